@@ -1,0 +1,1010 @@
+"""The `uop` dialect: Z-Ant's micro-ops as an MLIR-style dialect.
+
+A model lowered to uop is a flat program over flat buffers:
+
+* buffers: `uop.define_global` (a graph input, output or constant) and `uop.define_local`
+  (a scratch intermediate; `plan-arenas` gives it an offset in the scratch arena);
+* `uop.view` re-reads a buffer with a shape, strides (0 = broadcast) and an offset, emitting no code,
+  so transposes, broadcasts, reshapes and slices cost nothing;
+* `uop.gep` turns a buffer or view and one index per dimension into a `!uop.ptr`, which
+  `uop.load` / `uop.store` read and write;
+* `uop.range` is a counted loop whose region's block argument is the induction variable;
+  `uop.endrange` terminates its body (implicitly, it is not printed);
+* scalar values are plain builtin types (`f32`, `i8`, `i1`, `index` …), computed by one op per
+  ALU primitive (`uop.add`, `uop.exp`, `uop.cmplt` …), `uop.cast`, `uop.where` and `uop.const`;
+* `uop.define_acc` makes a mutable scalar cell (`!uop.acc<T>`) for reductions: `uop.mulacc`
+  adds a product into it, `uop.acc_set` overwrites it, `uop.acc_get` reads it.
+
+Index arithmetic uses the same ALU ops on `index` values; integer `div` truncates toward zero and
+`rem` takes the sign of the dividend (C semantics), as Zig's `@divTrunc` / `@rem` do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    I64,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    i1,
+)
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsTerminator,
+    NoMemoryEffect,
+    Pure,
+    RecursiveMemoryEffect,
+    SingleBlockImplicitTerminator,
+)
+from xdsl.utils.exceptions import VerifyException
+
+ScalarType = IntegerType | IndexType | AnyFloat
+"""The types of scalar uop values: integers (signless, signed, unsigned, i1), index, floats."""
+
+
+def is_scalar_type(t: Attribute) -> bool:
+    return isinstance(t, IntegerType | IndexType) or isinstance(t, AnyFloat)
+
+
+def is_float_type(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+# ---------------------------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------------------------
+
+
+def _print_shape_and_type(printer: Printer, shape: Sequence[int], element_type: Attribute):
+    for dim in shape:
+        printer.print_string(f"{dim}x")
+    printer.print_attribute(element_type)
+
+
+def _parse_int_list(parser: AttrParser) -> list[int]:
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+
+
+@irdl_attr_definition
+class BufferType(ParametrizedAttribute, TypeAttribute):
+    """A flat buffer of `size` elements: `!uop.buffer<64xf32>`."""
+
+    name = "uop.buffer"
+
+    size: IntAttr
+    element_type: Attribute
+
+    def __init__(self, size: int | IntAttr, element_type: Attribute):
+        super().__init__(IntAttr(size) if isinstance(size, int) else size, element_type)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            _print_shape_and_type(printer, [self.size.data], self.element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, Attribute]:
+        with parser.in_angle_brackets():
+            shape, element_type = parser.parse_ranked_shape()
+        if len(shape) != 1:
+            parser.raise_error("!uop.buffer takes one size: !uop.buffer<64xf32>")
+        return IntAttr(shape[0]), element_type
+
+    def verify(self) -> None:
+        if self.size.data < 0:
+            raise VerifyException(f"buffer size must be non-negative, got {self.size.data}")
+        if not is_scalar_type(self.element_type) or isinstance(self.element_type, IndexType):
+            raise VerifyException(f"buffer element type must be a number type, got {self.element_type}")
+
+    @property
+    def byte_size(self) -> int:
+        return self.size.data * element_byte_size(self.element_type)
+
+
+@irdl_attr_definition
+class ViewType(ParametrizedAttribute, TypeAttribute):
+    """A strided view of a buffer: `!uop.view<2x3xf32, strides [3, 1], offset 0>`.
+
+    Element (i0, …, in) of the view is element `offset + Σ ik·strides[k]` of the buffer; a stride of
+    0 broadcasts that dimension.
+    """
+
+    name = "uop.view"
+
+    shape: ArrayAttr[IntAttr]
+    strides: ArrayAttr[IntAttr]
+    offset: IntAttr
+    element_type: Attribute
+
+    def __init__(
+        self,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        offset: int,
+        element_type: Attribute,
+    ):
+        super().__init__(
+            ArrayAttr(IntAttr(d) for d in shape),
+            ArrayAttr(IntAttr(s) for s in strides),
+            IntAttr(offset),
+            element_type,
+        )
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape)
+
+    def get_strides(self) -> tuple[int, ...]:
+        return tuple(s.data for s in self.strides)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            _print_shape_and_type(printer, self.get_shape(), self.element_type)
+            printer.print_string(", strides [")
+            printer.print_list(self.get_strides(), lambda s: printer.print_string(str(s)))
+            printer.print_string(f"], offset {self.offset.data}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[Attribute, ...]:
+        with parser.in_angle_brackets():
+            shape, element_type = parser.parse_ranked_shape()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("strides")
+            strides = _parse_int_list(parser)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("offset")
+            offset = parser.parse_integer()
+        return (
+            ArrayAttr(IntAttr(d) for d in shape),
+            ArrayAttr(IntAttr(s) for s in strides),
+            IntAttr(offset),
+            element_type,
+        )
+
+    def verify(self) -> None:
+        if len(self.shape) != len(self.strides):
+            raise VerifyException(
+                f"view has {len(self.shape)} dimensions but {len(self.strides)} strides"
+            )
+        if any(d < 0 for d in self.get_shape()):
+            raise VerifyException("view dimensions must be non-negative")
+
+    def element_range(self) -> tuple[int, int]:
+        """The lowest and highest buffer element the view can touch (for a non-empty view)."""
+        low = high = self.offset.data
+        for dim, stride in zip(self.get_shape(), self.get_strides()):
+            reach = (dim - 1) * stride
+            if reach < 0:
+                low += reach
+            else:
+                high += reach
+        return low, high
+
+
+@irdl_attr_definition
+class PtrType(ParametrizedAttribute, TypeAttribute):
+    """The address of one element: `!uop.ptr<f32>`, made by `uop.gep`."""
+
+    name = "uop.ptr"
+
+    element_type: Attribute
+
+
+@irdl_attr_definition
+class AccType(ParametrizedAttribute, TypeAttribute):
+    """A mutable scalar accumulator cell: `!uop.acc<f32>`, made by `uop.define_acc`."""
+
+    name = "uop.acc"
+
+    element_type: Attribute
+
+
+def element_byte_size(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return max(1, (t.width.data + 7) // 8)
+    if isinstance(t, AnyFloat):
+        return t.bitwidth // 8
+    raise ValueError(f"no storage size for {t}")
+
+
+def memory_element_type(t: Attribute) -> Attribute:
+    if isinstance(t, BufferType | ViewType | PtrType):
+        return t.element_type
+    raise ValueError(f"{t} is not a memory type")
+
+
+# ---------------------------------------------------------------------------------------------
+# Buffers and views
+# ---------------------------------------------------------------------------------------------
+
+BUFFER_ROLES = ("input", "output", "constant")
+
+
+@irdl_op_definition
+class DefineGlobalOp(IRDLOperation):
+    """A buffer owned outside the scratch arena: a graph input, output, or constant.
+
+    `index` is the position among the graph's inputs / outputs (or constants); `tensor_name` is
+    the original ONNX name, kept verbatim for reports and sanitized by the backend. A constant
+    carries its `value`.
+    """
+
+    name = "uop.define_global"
+
+    role = prop_def(StringAttr)
+    index = prop_def(IntegerAttr[I64])
+    tensor_name = prop_def(StringAttr)
+    value = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    result = result_def(BufferType)
+
+    assembly_format = (
+        "$role $index $tensor_name (`value` $value^)? attr-dict `:` type($result)"
+    )
+
+    def __init__(
+        self,
+        role: str,
+        index: int,
+        tensor_name: str,
+        buffer_type: BufferType,
+        value: Attribute | None = None,
+    ):
+        super().__init__(
+            properties={
+                "role": StringAttr(role),
+                "index": IntegerAttr(index, 64),
+                "tensor_name": StringAttr(tensor_name),
+                "value": value,
+            },
+            result_types=[buffer_type],
+        )
+
+    def verify_(self) -> None:
+        role = self.role.data
+        if role not in BUFFER_ROLES:
+            raise VerifyException(
+                f"role must be one of {', '.join(BUFFER_ROLES)}, got '{role}'"
+            )
+        if (role == "constant") != (self.value is not None):
+            raise VerifyException("a constant buffer needs a value, and only a constant has one")
+        if self.value is not None:
+            value_type = self.value.get_type()
+            count = math.prod(value_type.get_shape())
+            buffer_type = self.result.type
+            assert isinstance(buffer_type, BufferType)
+            if count != buffer_type.size.data:
+                raise VerifyException(
+                    f"value has {count} elements but the buffer holds {buffer_type.size.data}"
+                )
+            if value_type.get_element_type() != buffer_type.element_type:
+                raise VerifyException("value and buffer element types differ")
+
+
+@irdl_op_definition
+class DefineLocalOp(IRDLOperation):
+    """A scratch buffer for an intermediate; `offset` (bytes into the scratch arena) is set by
+    `plan-arenas`."""
+
+    name = "uop.define_local"
+
+    tensor_name = prop_def(StringAttr)
+    offset = opt_prop_def(IntegerAttr[I64])
+    result = result_def(BufferType)
+
+    assembly_format = "$tensor_name (`at` $offset^)? attr-dict `:` type($result)"
+
+    def __init__(self, tensor_name: str, buffer_type: BufferType, offset: int | None = None):
+        super().__init__(
+            properties={
+                "tensor_name": StringAttr(tensor_name),
+                "offset": None if offset is None else IntegerAttr(offset, 64),
+            },
+            result_types=[buffer_type],
+        )
+
+    def verify_(self) -> None:
+        if self.offset is not None and self.offset.value.data < 0:
+            raise VerifyException("offset must be non-negative")
+
+
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """A strided alias of a buffer; no code is emitted for it."""
+
+    name = "uop.view"
+
+    source = operand_def(BufferType)
+    result = result_def(ViewType)
+
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue | Operation, view_type: ViewType):
+        super().__init__(operands=[source], result_types=[view_type])
+
+    def verify_(self) -> None:
+        source_type = self.source.type
+        view_type = self.result.type
+        assert isinstance(source_type, BufferType) and isinstance(view_type, ViewType)
+        if source_type.element_type != view_type.element_type:
+            raise VerifyException(
+                f"view element type {view_type.element_type} differs from the buffer's "
+                f"{source_type.element_type}"
+            )
+        if math.prod(view_type.get_shape()) == 0:
+            return
+        low, high = view_type.element_range()
+        if low < 0 or high >= source_type.size.data:
+            raise VerifyException(
+                f"view reaches elements {low}..{high}, outside the buffer of "
+                f"{source_type.size.data} elements"
+            )
+
+
+@irdl_op_definition
+class GepOp(IRDLOperation):
+    """The address of one element of a buffer (one flat index) or view (one index per dimension).
+
+    `%p = uop.gep %v[%i, %j] : !uop.view<2x3xf32, strides [3, 1], offset 0>`
+    """
+
+    name = "uop.gep"
+
+    source = operand_def(BufferType | ViewType)
+    indices = var_operand_def(IndexType)
+    result = result_def(PtrType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        source_type = SSAValue.get(source).type
+        super().__init__(
+            operands=[source, indices],
+            result_types=[PtrType(memory_element_type(source_type))],
+        )
+
+    def verify_(self) -> None:
+        source_type = self.source.type
+        rank = len(source_type.shape) if isinstance(source_type, ViewType) else 1
+        if len(self.indices) != rank:
+            raise VerifyException(
+                f"expected {rank} indices for {source_type}, got {len(self.indices)}"
+            )
+        assert isinstance(self.result.type, PtrType)
+        if self.result.type.element_type != memory_element_type(source_type):
+            raise VerifyException("result pointer element type differs from the source's")
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_operand)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GepOp:
+        source = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+        )
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(source, source_type),
+            [parser.resolve_operand(i, IndexType()) for i in indices],
+        )
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """`%x = uop.load %p : f32` reads the element at `%p`."""
+
+    name = "uop.load"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    ptr = operand_def(PtrType)
+    result = result_def()
+
+    def __init__(self, ptr: SSAValue | Operation):
+        ptr_type = SSAValue.get(ptr).type
+        assert isinstance(ptr_type, PtrType)
+        super().__init__(operands=[ptr], result_types=[ptr_type.element_type])
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        if self.result.type != self.ptr.type.element_type:
+            raise VerifyException(
+                f"loaded type {self.result.type} differs from the pointer's element type "
+                f"{self.ptr.type.element_type}"
+            )
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        ptr = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        element_type = parser.parse_type()
+        op = cls(parser.resolve_operand(ptr, PtrType(element_type)))
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """`uop.store %x, %p : f32` writes `%x` to the element at `%p`."""
+
+    name = "uop.store"
+
+    value = operand_def()
+    ptr = operand_def(PtrType)
+
+    def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation):
+        super().__init__(operands=[value, ptr])
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        if self.value.type != self.ptr.type.element_type:
+            raise VerifyException(
+                f"stored type {self.value.type} differs from the pointer's element type "
+                f"{self.ptr.type.element_type}"
+            )
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.ptr)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        ptr = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        element_type = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(value, element_type),
+            parser.resolve_operand(ptr, PtrType(element_type)),
+        )
+        op.attributes.update(attributes)
+        return op
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalars: constants, ALU primitives, casts, select
+# ---------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ConstOp(IRDLOperation):
+    """A scalar literal: `%c = uop.const 1.5 : f32`, `%n = uop.const 3 : index`."""
+
+    name = "uop.const"
+
+    value = prop_def(IntegerAttr | FloatAttr)
+    result = result_def()
+
+    traits = traits_def(Pure())
+
+    def __init__(self, value: int | float | bool, value_type: Attribute):
+        if isinstance(value_type, AnyFloat):
+            attr: Attribute = FloatAttr(float(value), value_type)
+        else:
+            attr = IntegerAttr(int(value), value_type)
+        super().__init__(properties={"value": attr}, result_types=[value_type])
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstOp:
+        value = parser.parse_attribute()
+        attributes = parser.parse_optional_attr_dict()
+        if not isinstance(value, IntegerAttr | FloatAttr):
+            parser.raise_error("uop.const takes an integer or float literal with its type")
+        op = cls.create(properties={"value": value}, result_types=[value.type])
+        op.attributes.update(attributes)
+        return op
+
+    def verify_(self) -> None:
+        if self.result.type != self.value.type:
+            raise VerifyException("result type differs from the literal's type")
+
+
+class BinaryOp(IRDLOperation):
+    """`%z = uop.<op> %x, %y : T` with operands and result of one scalar type."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        super().__init__(operands=[lhs, rhs], result_types=[SSAValue.get(lhs).type])
+
+    def verify_(self) -> None:
+        if not is_scalar_type(self.result.type):
+            raise VerifyException(f"{self.name} takes scalar operands, got {self.result.type}")
+
+
+class FloatOnlyCheck:
+    """Mixin: the op is only defined on floating-point values."""
+
+    def verify_(self) -> None:
+        t = self.result.type  # type: ignore[attr-defined]
+        if not is_float_type(t):
+            raise VerifyException(f"{self.name} takes floating-point operands, got {t}")  # type: ignore[attr-defined]
+
+
+class IntegerOnlyCheck:
+    """Mixin: the op is only defined on integers (including i1 and index)."""
+
+    def verify_(self) -> None:
+        t = self.result.type  # type: ignore[attr-defined]
+        if not isinstance(t, IntegerType | IndexType):
+            raise VerifyException(f"{self.name} takes integer operands, got {t}")  # type: ignore[attr-defined]
+
+
+class UnaryOp(IRDLOperation):
+    """`%y = uop.<op> %x : T` with operand and result of one scalar type."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    input = operand_def(T)
+    result = result_def(T)
+
+    assembly_format = "$input attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation):
+        super().__init__(operands=[input], result_types=[SSAValue.get(input).type])
+
+    def verify_(self) -> None:
+        if not is_scalar_type(self.result.type):
+            raise VerifyException(f"{self.name} takes a scalar operand, got {self.result.type}")
+
+
+class CompareOp(IRDLOperation):
+    """`%c = uop.<cmp> %x, %y : T` compares two scalars of type T into an `i1`."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(i1)
+
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        super().__init__(operands=[lhs, rhs], result_types=[i1])
+
+    def verify_(self) -> None:
+        if not is_scalar_type(self.lhs.type):
+            raise VerifyException(f"{self.name} takes scalar operands, got {self.lhs.type}")
+        if self.result.type != i1:
+            raise VerifyException(f"{self.name} produces i1, got {self.result.type}")
+
+
+def _make_ops(base_class: type, table: dict[str, str], mixin: type | None = None) -> list[type]:
+    """Declare one op class per (name → doc) entry of a table, all sharing `base_class`."""
+    ops = []
+    for op_name, doc in table.items():
+        class_name = "".join(part.capitalize() for part in op_name.split("_")) + "Op"
+        bases = (mixin, base_class) if mixin else (base_class,)
+        ops.append(
+            irdl_op_definition(type(class_name, bases, {"name": f"uop.{op_name}", "__doc__": doc}))
+        )
+    return ops
+
+
+BINARY_OPS = {
+    "add": "x + y (wrapping for integers)",
+    "sub": "x - y (wrapping for integers)",
+    "mul": "x * y (wrapping for integers)",
+    "div": "x / y; integers truncate toward zero",
+    "rem": "remainder with the sign of x (C fmod / Zig @rem)",
+    "max": "the larger of x and y (NaN-propagating for floats)",
+    "min": "the smaller of x and y (NaN-propagating for floats)",
+}
+FLOAT_BINARY_OPS = {"pow": "x raised to the power y"}
+INTEGER_BINARY_OPS = {
+    "and": "bitwise (or logical, for i1) and",
+    "or": "bitwise (or logical, for i1) or",
+    "xor": "bitwise (or logical, for i1) exclusive or",
+    "shl": "x shifted left by y bits (zero if y ≥ width)",
+    "shr": "x shifted right by y bits (arithmetic for signed types)",
+}
+UNARY_OPS = {
+    "neg": "-x",
+    "abs": "|x|",
+    "sign": "-1, 0 or 1 by the sign of x",
+}
+FLOAT_UNARY_OPS = {
+    "sqrt": "square root",
+    "recip": "1 / x",
+    "exp": "e to the x",
+    "log": "natural logarithm",
+    "tanh": "hyperbolic tangent",
+    "erf": "error function",
+    "floor": "round toward -inf",
+    "ceil": "round toward +inf",
+    "round": "round half to even",
+    "sin": "sine",
+    "cos": "cosine",
+    "isnan": "1.0 if x is NaN else 0.0",
+}
+INTEGER_UNARY_OPS = {"not": "bitwise (or logical, for i1) complement"}
+COMPARE_OPS = {
+    "cmplt": "x < y",
+    "cmple": "x <= y",
+    "cmpeq": "x == y",
+    "cmpne": "x != y",
+}
+
+_BINARY = _make_ops(BinaryOp, BINARY_OPS)
+_FLOAT_BINARY = _make_ops(BinaryOp, FLOAT_BINARY_OPS, FloatOnlyCheck)
+_INTEGER_BINARY = _make_ops(BinaryOp, INTEGER_BINARY_OPS, IntegerOnlyCheck)
+_UNARY = _make_ops(UnaryOp, UNARY_OPS)
+_FLOAT_UNARY = _make_ops(UnaryOp, FLOAT_UNARY_OPS, FloatOnlyCheck)
+_INTEGER_UNARY = _make_ops(UnaryOp, INTEGER_UNARY_OPS, IntegerOnlyCheck)
+_COMPARE = _make_ops(CompareOp, COMPARE_OPS)
+
+ALU_OPS: dict[str, type[IRDLOperation]] = {
+    op.name.removeprefix("uop."): op
+    for op in (
+        *_BINARY,
+        *_FLOAT_BINARY,
+        *_INTEGER_BINARY,
+        *_UNARY,
+        *_FLOAT_UNARY,
+        *_INTEGER_UNARY,
+        *_COMPARE,
+    )
+}
+"""Every scalar ALU primitive by its short name (`"add"`, `"exp"`, `"cmplt"` …)."""
+
+globals().update({op.__name__: op for op in ALU_OPS.values()})
+
+
+@irdl_op_definition
+class CastOp(IRDLOperation):
+    """`%y = uop.cast %x : f32 to i32`: numeric conversion (float→int truncates toward zero,
+    saturating; int→i1 is `x != 0`)."""
+
+    name = "uop.cast"
+
+    input = operand_def()
+    result = result_def()
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        for t in (self.input.type, self.result.type):
+            if not is_scalar_type(t):
+                raise VerifyException(f"uop.cast converts scalars, got {t}")
+
+
+@irdl_op_definition
+class WhereOp(IRDLOperation):
+    """`%z = uop.where %c, %x, %y : f32` is x if the i1 `%c` is true, else y."""
+
+    name = "uop.where"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    condition = operand_def(i1)
+    true_value = operand_def(T)
+    false_value = operand_def(T)
+    result = result_def(T)
+
+    assembly_format = "$condition `,` $true_value `,` $false_value attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        condition: SSAValue | Operation,
+        true_value: SSAValue | Operation,
+        false_value: SSAValue | Operation,
+    ):
+        super().__init__(
+            operands=[condition, true_value, false_value],
+            result_types=[SSAValue.get(true_value).type],
+        )
+
+    def verify_(self) -> None:
+        if self.condition.type != i1:
+            raise VerifyException(f"condition must be i1, got {self.condition.type}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Loops
+# ---------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class EndRangeOp(IRDLOperation):
+    """Terminates the body of a `uop.range` (implicit in the custom format)."""
+
+    name = "uop.endrange"
+
+    assembly_format = "attr-dict"
+
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(RangeOp), Pure()))
+
+
+@irdl_op_definition
+class RangeOp(IRDLOperation):
+    """A counted loop: `uop.range %i = 0 to 10 step 1 { … }`.
+
+    The body's single block argument (an `index`) takes `start, start+step, …` while below `end`.
+    """
+
+    name = "uop.range"
+
+    start = prop_def(IntAttr)
+    end = prop_def(IntAttr)
+    step = prop_def(IntAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(SingleBlockImplicitTerminator(EndRangeOp), RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        step: int = 1,
+        body: Region | Block | None = None,
+    ):
+        if body is None:
+            body = Block(arg_types=[IndexType()])
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(
+            properties={"start": IntAttr(start), "end": IntAttr(end), "step": IntAttr(step)},
+            regions=[body],
+        )
+
+    @property
+    def induction_var(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    @property
+    def trip_count(self) -> int:
+        start, end, step = self.start.data, self.end.data, self.step.data
+        return max(0, -(-(end - start) // step))
+
+    def verify_(self) -> None:
+        if self.step.data <= 0:
+            raise VerifyException(f"step must be positive, got {self.step.data}")
+        args = self.body.block.args
+        if len(args) != 1 or not isinstance(args[0].type, IndexType):
+            raise VerifyException("the body must have exactly one index block argument")
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.induction_var)
+        printer.print_string(f" = {self.start.data} to {self.end.data}")
+        if self.step.data != 1:
+            printer.print_string(f" step {self.step.data}")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RangeOp:
+        induction_var = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        start = parser.parse_integer()
+        parser.parse_keyword("to")
+        end = parser.parse_integer()
+        step = parser.parse_integer() if parser.parse_optional_keyword("step") else 1
+        attributes = parser.parse_optional_attr_dict_with_keyword()
+        attributes = attributes.data if attributes is not None else {}
+        body = parser.parse_region((induction_var.resolve(IndexType()),))
+        block = body.block
+        if not isinstance(block.last_op, EndRangeOp):
+            block.add_op(EndRangeOp())
+        op = cls(start, end, step, body)
+        op.attributes.update(attributes)
+        return op
+
+
+# ---------------------------------------------------------------------------------------------
+# Accumulators
+# ---------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class DefineAccOp(IRDLOperation):
+    """`%acc = uop.define_acc 0.0 : f32` makes an accumulator cell holding the initial value."""
+
+    name = "uop.define_acc"
+
+    init = prop_def(IntegerAttr | FloatAttr)
+    result = result_def(AccType)
+
+    def __init__(self, init: int | float, element_type: Attribute):
+        value = ConstOp(init, element_type).value
+        super().__init__(properties={"init": value}, result_types=[AccType(element_type)])
+
+    def verify_(self) -> None:
+        assert isinstance(self.result.type, AccType)
+        if self.init.type != self.result.type.element_type:
+            raise VerifyException("initial value type differs from the accumulator's")
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_attribute(self.init)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DefineAccOp:
+        init = parser.parse_attribute()
+        if not isinstance(init, IntegerAttr | FloatAttr):
+            parser.raise_error("uop.define_acc takes an integer or float literal with its type")
+        attributes = parser.parse_optional_attr_dict()
+        op = cls.create(properties={"init": init}, result_types=[AccType(init.type)])
+        op.attributes.update(attributes)
+        return op
+
+
+def _acc_element_type(acc: SSAValue) -> Attribute:
+    assert isinstance(acc.type, AccType)
+    return acc.type.element_type
+
+
+@irdl_op_definition
+class MulAccOp(IRDLOperation):
+    """`uop.mulacc %acc, %x, %y : f32` adds x·y into the accumulator."""
+
+    name = "uop.mulacc"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    acc = operand_def(AccType)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+
+    assembly_format = "$acc `,` $lhs `,` $rhs attr-dict `:` type($acc) `,` type($lhs)"
+
+    def __init__(self, acc: SSAValue | Operation, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        super().__init__(operands=[acc, lhs, rhs])
+
+    def verify_(self) -> None:
+        element_type = _acc_element_type(self.acc)
+        if self.lhs.type != element_type or self.rhs.type != element_type:
+            raise VerifyException(
+                f"operands must match the accumulator's type {element_type}, "
+                f"got {self.lhs.type} and {self.rhs.type}"
+            )
+
+
+@irdl_op_definition
+class AccSetOp(IRDLOperation):
+    """`uop.acc_set %acc, %x : !uop.acc<f32>` overwrites the accumulator with x."""
+
+    name = "uop.acc_set"
+
+    acc = operand_def(AccType)
+    value = operand_def()
+
+    assembly_format = "$acc `,` $value attr-dict `:` type($acc) `,` type($value)"
+
+    def __init__(self, acc: SSAValue | Operation, value: SSAValue | Operation):
+        super().__init__(operands=[acc, value])
+
+    def verify_(self) -> None:
+        element_type = _acc_element_type(self.acc)
+        if self.value.type != element_type:
+            raise VerifyException(
+                f"value type {self.value.type} differs from the accumulator's {element_type}"
+            )
+
+
+@irdl_op_definition
+class AccGetOp(IRDLOperation):
+    """`%x = uop.acc_get %acc : !uop.acc<f32>, f32` reads the accumulator."""
+
+    name = "uop.acc_get"
+
+    acc = operand_def(AccType)
+    result = result_def()
+
+    assembly_format = "$acc attr-dict `:` type($acc) `,` type($result)"
+
+    def __init__(self, acc: SSAValue | Operation):
+        super().__init__(operands=[acc], result_types=[_acc_element_type(SSAValue.get(acc))])
+
+    def verify_(self) -> None:
+        if self.result.type != _acc_element_type(self.acc):
+            raise VerifyException("result type differs from the accumulator's")
+
+
+UOp = Dialect(
+    "uop",
+    [
+        DefineGlobalOp,
+        DefineLocalOp,
+        ViewOp,
+        GepOp,
+        LoadOp,
+        StoreOp,
+        ConstOp,
+        *ALU_OPS.values(),
+        CastOp,
+        WhereOp,
+        RangeOp,
+        EndRangeOp,
+        DefineAccOp,
+        MulAccOp,
+        AccSetOp,
+        AccGetOp,
+    ],
+    [BufferType, ViewType, PtrType, AccType],
+)

@@ -1,0 +1,22 @@
+"""Zant's passes, keyed by kebab-case name, as lazy factories: importing `zant-opt` imports none."""
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    def get_onnx_to_uop():
+        from zant.passes.onnx_to_uop import OnnxToUopPass
+
+        return OnnxToUopPass
+
+    def get_plan_arenas():
+        from zant.passes.plan_arenas import PlanArenasPass
+
+        return PlanArenasPass
+
+    return {
+        "onnx-to-uop": get_onnx_to_uop,
+        "plan-arenas": get_plan_arenas,
+    }

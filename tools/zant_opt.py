@@ -1,0 +1,118 @@
+"""`zant-opt`: xDSL's optimizer driver with Zant's dialects, passes, `.onnx` frontend and Zig target.
+
+It behaves like `mlir-opt`/`xdsl-opt` (same flags, same `-p` pipeline syntax, `--split-input-file`,
+`--verify-diagnostics`), and adds:
+
+* `.onnx` files as input (`--input-shape NAME=1x3x32x32` fixes symbolic dimensions),
+* the `zig` target (`-t zig` or `-t 'zig{name=net}'`),
+* clean error reporting: a user error prints one message and exits 1; `--debug` shows tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from zant.errors import ZantError
+
+
+def parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
+    """Parse repeated `NAME=1x3x32x32` options into a name → shape mapping."""
+    shapes: dict[str, list[int]] = {}
+    for spec in specs or ():
+        name, sep, dims = spec.rpartition("=")
+        try:
+            shape = [int(d) for d in dims.split("x")] if dims else []
+        except ValueError:
+            shape = None
+        if not sep or not name or shape is None or any(d <= 0 for d in shape):
+            raise ZantError(
+                f"invalid --input-shape '{spec}': expected NAME=D0xD1x... with positive sizes"
+            )
+        shapes[name] = shape
+    return shapes
+
+
+class ZantOptMain(xDSLOptMain):
+    version_format = "zant-opt (xdsl {xdsl_version})"
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        from zant.dialects import get_all_dialects
+
+        for name, factory in get_all_dialects().items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        from zant.passes import get_all_passes
+
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+
+        def get_zig():
+            from zant.backend.zig_target import ZigTarget
+
+            return ZigTarget
+
+        self.available_targets["zig"] = get_zig
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+
+        def parse_onnx(io: IO[bytes]):
+            from zant.frontend.onnx_importer import import_model_bytes
+
+            return import_model_bytes(
+                io.read(),
+                model_dir=self._input_dir(),
+                input_shapes=parse_input_shapes(self.args.input_shape),
+            )
+
+        self.available_frontends["onnx"] = parse_onnx
+
+    def _input_dir(self) -> str:
+        import os
+
+        if self.args.input_file is None:
+            return os.getcwd()
+        return os.path.dirname(os.path.abspath(self.args.input_file))
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--input-shape",
+            action="append",
+            metavar="NAME=D0xD1x...",
+            help="fix the shape of a graph input with symbolic dimensions (repeatable)",
+        )
+        arg_parser.add_argument(
+            "--debug",
+            action="store_true",
+            help="show Python tracebacks for errors instead of one-line messages",
+        )
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    debug = "--debug" in (sys.argv[1:] if args is None else args)
+    try:
+        ZantOptMain(args=args).run()
+    except (ZantError, DiagnosticException, ParseError, VerifyException, OSError) as error:
+        if debug:
+            raise
+        message = str(error).rstrip()
+        print(f"zant-opt: error: {message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
