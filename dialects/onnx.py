@@ -1,0 +1,427 @@
+"""The `onnx` dialect: one operation per ONNX operator, generated from the `onnx.defs` schemas.
+
+Writing 200 operator classes by hand would copy the ONNX specification and drift from it, so each
+default-domain operator (latest version in the installed `onnx`) gets a class generated from its
+`OpSchema`: `onnx.Conv` is `ConvOp`, with
+
+* one operand definition per schema input, named after it (sanitized to a Python identifier):
+  `operand_def` for single inputs, `opt_operand_def` for optional ones, `var_operand_def` for the
+  variadic last input. When an op has more than one optional/variadic input (`Clip`, `Pad`,
+  `LSTM` ...), `AttrSizedOperandSegments` (as a property) says which are present; results alike;
+* one optional property per schema attribute, typed from the schema (INT → `IntegerAttr` of i64,
+  FLOAT → `FloatAttr` of f32, STRING → `StringAttr`, INTS/FLOATS → `array<i64: ...>`/`array<f32:
+  ...>`, STRINGS → `ArrayAttr` of strings, TENSOR → `dense<...>`/`dense_resource<...>`,
+  TYPE_PROTO → a type; GRAPH and SPARSE_TENSOR attributes are accepted as any attribute, the
+  importer refuses them). Discardable attributes carry metadata such as `onnx.node_name`.
+
+Operands and results are builtin tensors of any element type.
+
+Custom format: the ONNX inputs in schema order, an absent optional input written `none` (its type
+is `none` too), trailing absent inputs left out; attributes in one dictionary (ONNX attribute
+names become properties, dotted names stay discardable attributes); then the function type, where
+an absent optional *result* in the middle of the list is written `none`:
+
+    %y = onnx.Conv(%x, %w) {strides = array<i64: 1, 1>} : (tensor<1x1x5x5xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+    %c = onnx.Clip(%x, none, %hi) : (tensor<4xf32>, none, tensor<f32>) -> tensor<4xf32>
+
+The generic format (`--print-op-generic`) shows the same op with `operandSegmentSizes` when the
+op has them. The verifier checks input/output counts, unknown, mistyped and missing required
+attributes with messages naming the op and the attribute, before xDSL's structural checks.
+
+Helpers for passes: `onnx_op_class`, `inputs`/`input_value` (ONNX input positions, `None` for an
+absent optional input), `outputs`, and `get_attr` (attribute as a Python value, schema default
+applied).
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import onnx.defs
+from onnx import AttributeProto, helper, numpy_helper
+from onnx.defs import OpSchema
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    NoneType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    AttrSizedResultSegments,
+    IRDLOperation,
+    VerificationContext,
+    irdl_op_definition,
+    irdl_to_attr_constraint,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    opt_result_def,
+    result_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+_Option = OpSchema.FormalParameterOption
+_AttrType = OpSchema.AttrType
+
+_ATTRIBUTE_KINDS: dict[Any, tuple[Any, str]] = {
+    _AttrType.INT: (IntegerAttr[I64], "an integer `N : i64`"),
+    _AttrType.FLOAT: (FloatAttr[Float32Type], "a float `X : f32`"),
+    _AttrType.STRING: (StringAttr, 'a string "..."'),
+    _AttrType.INTS: (DenseArrayBase[I64], "array<i64: ...>"),
+    _AttrType.FLOATS: (DenseArrayBase[Float32Type], "array<f32: ...>"),
+    _AttrType.STRINGS: (ArrayAttr[StringAttr], 'an array of strings ["...", ...]'),
+    _AttrType.TENSOR: (
+        DenseIntOrFPElementsAttr | DenseResourceAttr,
+        "a dense<...> or dense_resource<...> tensor",
+    ),
+    _AttrType.TYPE_PROTO: (TypeAttribute, "a type"),
+}
+"""ONNX attribute type → (property constraint, how the verifier describes it)."""
+
+_SEGMENT_PROPERTIES = ("operandSegmentSizes", "resultSegmentSizes")
+
+
+@dataclass(frozen=True)
+class Formal:
+    """One schema input or output and the Python field that holds it."""
+
+    onnx_name: str
+    field: str
+    option: _Option
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """What the generated class knows about its ONNX operator."""
+
+    schema: OpSchema
+    inputs: tuple[Formal, ...]
+    outputs: tuple[Formal, ...]
+
+
+_SPECS: dict[str, OpSpec] = {}
+"""Op name (`onnx.Conv`) → its spec; filled in by the generator below."""
+
+
+def _arity(low: int, high: int) -> str:
+    if low == high:
+        return str(low)
+    if high >= 2**31 - 1:
+        return f"at least {low}"
+    return f"{low} to {high}"
+
+
+def _group(name: str, formals: Sequence[Formal], values: Sequence[Any], what: str) -> list[Any]:
+    """Split ONNX-positional values (None = absent) into one entry per formal parameter."""
+    grouped: list[Any] = []
+    for index, formal in enumerate(formals):
+        if formal.option == _Option.Variadic:
+            rest = list(values[index:])
+            if any(v is None for v in rest):
+                raise ValueError(f"{name}: variadic {what} '{formal.onnx_name}' cannot be absent")
+            grouped.append(rest)
+            return grouped
+        value = values[index] if index < len(values) else None
+        if value is None and formal.option == _Option.Single:
+            raise ValueError(f"{name}: {what} {index} ('{formal.onnx_name}') is required")
+        grouped.append(value)
+    if len(values) > len(formals):
+        raise ValueError(f"{name}: expected at most {len(formals)} {what}s, got {len(values)}")
+    return grouped
+
+
+class OnnxOp(IRDLOperation):
+    """Base of every generated ONNX operation: custom format, verifier, schema access."""
+
+    @classmethod
+    def spec(cls) -> OpSpec:
+        return _SPECS[cls.name]
+
+    @classmethod
+    def from_onnx(
+        cls,
+        inputs: Sequence[SSAValue | None],
+        result_types: Sequence[Attribute | None],
+        properties: dict[str, Attribute] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> OnnxOp:
+        """Build from ONNX-positional inputs and result types (None = absent optional)."""
+        spec = cls.spec()
+        return cls.build(
+            operands=_group(cls.name, spec.inputs, inputs, "input"),
+            result_types=_group(cls.name, spec.outputs, result_types, "output"),
+            properties=properties or {},
+            attributes=attributes or {},
+        )
+
+    def _flatten(self, formals: Sequence[Formal]) -> list[Any]:
+        flat: list[Any] = []
+        for formal in formals:
+            value = getattr(self, formal.field)
+            if formal.option == _Option.Variadic:
+                flat.extend(value)
+            else:
+                flat.append(value)
+        while flat and flat[-1] is None:
+            flat.pop()
+        return flat
+
+    def print(self, printer: Printer) -> None:
+        spec = self.spec()
+        operands = self._flatten(spec.inputs)
+        printer.print_string("(")
+        printer.print_list(
+            operands,
+            lambda v: printer.print_string("none") if v is None else printer.print_operand(v),
+        )
+        printer.print_string(")")
+        shown = {k: v for k, v in self.properties.items() if k not in _SEGMENT_PROPERTIES}
+        shown.update(self.attributes)
+        if shown:
+            printer.print_string(" ")
+            printer.print_attr_dict(shown)
+        printer.print_string(" : ")
+        printer.print_function_type(
+            [NoneType() if v is None else v.type for v in operands],
+            [NoneType() if r is None else r.type for r in self._flatten(spec.outputs)],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> OnnxOp:
+        def parse_input() -> UnresolvedOperand | None:
+            if parser.parse_optional_keyword("none") is not None:
+                return None
+            return parser.parse_unresolved_operand()
+
+        start = parser.pos
+        unresolved = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_input)
+        dictionary = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        end = parser.pos
+        function_type = parser.parse_function_type()
+        input_types = function_type.inputs.data
+        if len(input_types) != len(unresolved):
+            parser.raise_error(
+                f"{cls.name}: {len(unresolved)} inputs but {len(input_types)} input types",
+                start,
+                end,
+            )
+        inputs: list[SSAValue | None] = []
+        for operand, type in zip(unresolved, input_types, strict=True):
+            if (operand is None) != isinstance(type, NoneType):
+                parser.raise_error(
+                    f"{cls.name}: an absent input is written `none` and has type `none`",
+                    start,
+                    end,
+                )
+            inputs.append(None if operand is None else parser.resolve_operand(operand, type))
+        schema_attributes = cls.spec().schema.attributes
+        try:
+            return cls.from_onnx(
+                inputs,
+                [None if isinstance(t, NoneType) else t for t in function_type.outputs.data],
+                {k: v for k, v in dictionary.items() if k in schema_attributes},
+                {k: v for k, v in dictionary.items() if k not in schema_attributes},
+            )
+        except ValueError as error:
+            parser.raise_error(str(error), start, end)
+
+    def verify_onnx(self) -> None:
+        """Schema checks with ONNX-level messages, run before xDSL's structural checks."""
+        schema = self.spec().schema
+        for what, count, low, high in (
+            ("inputs", len(self.operands), schema.min_input, schema.max_input),
+            ("outputs", len(self.results), schema.min_output, schema.max_output),
+        ):
+            if not low <= count <= high:
+                raise VerifyException(
+                    f"{self.name}: expected {_arity(low, high)} {what}, got {count}"
+                )
+        for name in self.properties:
+            if name not in schema.attributes and name not in _SEGMENT_PROPERTIES:
+                raise VerifyException(f"{self.name}: unknown attribute '{name}'")
+        for name in self.attributes:
+            # ONNX attribute names have no dots; dotted names (onnx.node_name) are metadata.
+            if "." not in name:
+                raise VerifyException(f"{self.name}: unknown attribute '{name}'")
+        for name, attribute in schema.attributes.items():
+            value = self.properties.get(name)
+            if value is None:
+                if attribute.required:
+                    raise VerifyException(
+                        f"{self.name}: missing required attribute '{name}'"
+                    )
+                continue
+            kind = _ATTRIBUTE_KINDS.get(attribute.type)
+            if kind is None:
+                continue
+            try:
+                irdl_to_attr_constraint(kind[0]).verify(value, VerificationContext())
+            except VerifyException:
+                raise VerifyException(
+                    f"{self.name}: attribute '{name}' must be {kind[1]}"
+                ) from None
+
+    def verify_all(self) -> None:
+        self.verify_onnx()
+        type(self).get_irdl_definition().verify(self)
+
+
+# --------------------------------------------------------------------------------------------
+# The generator.
+# --------------------------------------------------------------------------------------------
+
+_RESERVED = set(dir(OnnxOp))
+
+
+def _field_name(onnx_name: str, used: set[str]) -> str:
+    name = re.sub(r"\W", "_", onnx_name) or "arg"
+    if name[0].isdigit():
+        name = "_" + name
+    while keyword.iskeyword(name) or name in _RESERVED or name in used:
+        name += "_"
+    used.add(name)
+    return name
+
+
+def _make_op_class(schema: OpSchema) -> type[OnnxOp]:
+    used: set[str] = set()
+    body: dict[str, Any] = {"name": f"onnx.{schema.name}", "__module__": __name__}
+    body["__doc__"] = f"ONNX `{schema.name}` (opset {schema.since_version}), from its schema."
+
+    def formals(params: Sequence[OpSchema.FormalParameter], defs: tuple[Any, Any, Any]):
+        result: list[Formal] = []
+        for param in params:
+            formal = Formal(param.name, _field_name(param.name, used), param.option)
+            single, optional, variadic = defs
+            body[formal.field] = {
+                _Option.Single: single,
+                _Option.Optional: optional,
+                _Option.Variadic: variadic,
+            }[param.option](TensorType)
+            result.append(formal)
+        return tuple(result)
+
+    inputs = formals(schema.inputs, (operand_def, opt_operand_def, var_operand_def))
+    outputs = formals(schema.outputs, (result_def, opt_result_def, var_result_def))
+    options: list[Any] = []
+    if sum(f.option != _Option.Single for f in inputs) > 1:
+        options.append(AttrSizedOperandSegments(as_property=True))
+    if sum(f.option != _Option.Single for f in outputs) > 1:
+        options.append(AttrSizedResultSegments(as_property=True))
+    if options:
+        body["irdl_options"] = tuple(options)
+    for attr_name, attribute in schema.attributes.items():
+        constraint = _ATTRIBUTE_KINDS.get(attribute.type, (Attribute, ""))[0]
+        body[_field_name(attr_name, used)] = opt_prop_def(constraint, prop_name=attr_name)
+
+    cls = irdl_op_definition(type(f"{schema.name}Op", (OnnxOp,), body))
+    # IRDL would run its generic checks first; ours name the ONNX attribute and op, so go first.
+    cls.verify_ = OnnxOp.verify_all
+    _SPECS[cls.name] = OpSpec(schema, inputs, outputs)
+    return cls
+
+
+def _latest_schemas() -> list[OpSchema]:
+    latest: dict[str, OpSchema] = {}
+    for schema in onnx.defs.get_all_schemas():
+        if schema.domain in ("", "ai.onnx"):
+            latest[schema.name] = schema
+    return [latest[name] for name in sorted(latest)]
+
+
+_OP_CLASSES: dict[str, type[OnnxOp]] = {
+    schema.name: _make_op_class(schema) for schema in _latest_schemas()
+}
+globals().update({cls.__name__: cls for cls in _OP_CLASSES.values()})
+
+ONNX = Dialect("onnx", list(_OP_CLASSES.values()), [])
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers for passes.
+# --------------------------------------------------------------------------------------------
+
+
+def onnx_op_class(op_type: str) -> type[OnnxOp]:
+    """The op class of an ONNX operator type (`"Conv"` → `ConvOp`); KeyError if unknown."""
+    return _OP_CLASSES[op_type]
+
+
+def inputs(op: OnnxOp) -> list[SSAValue | None]:
+    """All ONNX inputs in ONNX order, variadic ones flattened, None for absent optional ones."""
+    return op._flatten(op.spec().inputs)
+
+
+def input_value(op: OnnxOp, index: int) -> SSAValue | None:
+    """The ONNX input at `index`, or None when that optional input is absent."""
+    values = inputs(op)
+    return values[index] if index < len(values) else None
+
+
+def outputs(op: OnnxOp) -> list[SSAValue | None]:
+    """All ONNX outputs in ONNX order, None for an absent optional output."""
+    return op._flatten(op.spec().outputs)
+
+
+def _python_value(kind: Any, value: Any) -> Any:
+    if kind == _AttrType.STRING and isinstance(value, bytes):
+        return value.decode("utf-8")
+    if kind == _AttrType.STRINGS:
+        return [v.decode("utf-8") if isinstance(v, bytes) else v for v in value]
+    if kind == _AttrType.TENSOR:
+        return numpy_helper.to_array(value)
+    if kind in (_AttrType.INTS, _AttrType.FLOATS):
+        return list(value)
+    return value
+
+
+def get_attr(op: OnnxOp, name: str) -> Any:
+    """An ONNX attribute as a Python value, with the schema default applied when absent.
+
+    int, float, str, list[int], list[float], list[str], a numpy array for TENSOR, the type for
+    TYPE_PROTO; None when absent without a default. KeyError if the op has no such attribute.
+    """
+    attribute = op.spec().schema.attributes.get(name)
+    if attribute is None:
+        raise KeyError(f"{op.name} has no attribute '{name}'")
+    value = op.properties.get(name)
+    if value is None:
+        default = attribute.default_value
+        if default is None or default.type == AttributeProto.UNDEFINED:
+            return None
+        return _python_value(attribute.type, helper.get_attribute_value(default))
+    match value:
+        case IntegerAttr():
+            return value.value.data
+        case FloatAttr():
+            return value.value.data
+        case StringAttr():
+            return value.data
+        case DenseArrayBase():
+            return list(value.get_values())
+        case ArrayAttr():
+            return [s.data if isinstance(s, StringAttr) else s for s in value.data]
+        case DenseIntOrFPElementsAttr() | DenseResourceAttr():
+            from zant.frontend.resources import attr_to_array
+
+            return attr_to_array(value)
+        case _:
+            return value
