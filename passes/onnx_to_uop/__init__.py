@@ -1,0 +1,147 @@
+"""`onnx-to-uop`: lower the onnx dialect to uop loops over flat buffers.
+
+The pass works on the `func.func @main` the frontend makes:
+
+1. graph inputs (the function arguments) become `uop.define_global "input" i` buffers;
+2. one pattern per op family (modules in this package) lowers each onnx op, in program order,
+   to scratch buffers (`uop.define_local`), views and `uop.range` loop nests;
+3. each returned tensor is written to a `uop.define_global "output" j` buffer — the producer's
+   scratch buffer simply becomes the output when it holds exactly that tensor, otherwise a copy
+   loop is emitted; the function then takes and returns nothing.
+
+An op without a lowering is an error naming its node, before anything is rewritten.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnrealizedConversionCastOp,
+)
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from zant.dialects import uop
+from zant.errors import ZantError
+from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
+
+
+def all_patterns() -> tuple[OnnxLowering, ...]:
+    """Every op family's patterns; each family module exports a `PATTERNS` tuple."""
+    from zant.passes.onnx_to_uop import constants, elementwise
+
+    families = [constants, elementwise]
+    for optional in ("linalg", "conv", "pool", "norm", "movement", "reduce"):
+        try:
+            families.append(__import__(f"zant.passes.onnx_to_uop.{optional}", fromlist=["PATTERNS"]))
+        except ModuleNotFoundError as error:
+            if error.name != f"zant.passes.onnx_to_uop.{optional}":
+                raise
+    return tuple(p for family in families for p in family.PATTERNS)
+
+
+def supported_ops() -> frozenset[str]:
+    return frozenset(name for p in all_patterns() for name in p.op_names)
+
+
+def _names(function: func.FuncOp, key: str, count: int, default: str) -> list[str]:
+    names = function.attributes.get(key)
+    if isinstance(names, ArrayAttr) and len(names) == count:
+        return [n.data if isinstance(n, StringAttr) else str(n) for n in names]
+    return [f"{default}{i}" for i in range(count)]
+
+
+def _buffer_type(tensor: SSAValue) -> uop.BufferType:
+    assert isinstance(tensor.type, TensorType)
+    return uop.BufferType(math.prod(tensor.type.get_shape()), tensor.type.get_element_type())
+
+
+@dataclass(frozen=True)
+class OnnxToUopPass(ModulePass):
+    """Lower every onnx op of `@main` to uop; graph inputs and outputs become global buffers."""
+
+    name = "onnx-to-uop"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in op.walk():
+            if isinstance(function, func.FuncOp) and not function.is_declaration:
+                self._lower_function(function)
+
+    def _lower_function(self, function: func.FuncOp) -> None:
+        self._check_supported(function)
+        block = function.body.block
+        rewriter = Rewriter()
+
+        input_names = _names(function, "onnx.input_names", len(block.args), "input")
+        for index, arg in enumerate(block.args):
+            buffer = uop.DefineGlobalOp("input", index, input_names[index], _buffer_type(arg))
+            buffer.result.name_hint = arg.name_hint
+            cast = UnrealizedConversionCastOp.get([buffer.result], [arg.type])
+            rewriter.insert_op([buffer, cast], InsertPoint.at_start(block))
+            arg.replace_all_uses_with(cast.results[0])
+
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(list(all_patterns())), apply_recursively=False
+        ).rewrite_region(function.body)
+
+        self._write_outputs(function)
+
+        for arg in reversed(block.args):
+            block.erase_arg(arg)
+        function.function_type = FunctionType.from_lists([], [])
+        for cast in reversed([o for o in block.ops if isinstance(o, UnrealizedConversionCastOp)]):
+            if not any(r.uses for r in cast.results):
+                rewriter.erase_op(cast)
+
+    def _check_supported(self, function: func.FuncOp) -> None:
+        known = supported_ops()
+        missing = [
+            node_label(o)
+            for o in function.walk()
+            if o.name.startswith("onnx.") and o.name not in known
+        ]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            raise ZantError(f"no lowering to uop yet for {shown}")
+
+    def _write_outputs(self, function: func.FuncOp) -> None:
+        ret = function.body.block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        names = _names(function, "onnx.output_names", len(ret.arguments), "output")
+        claimed: set[SSAValue] = set()
+        for index, value in enumerate(ret.arguments):
+            layout = layout_of(value)
+            owner = layout.buffer.owner
+            if (
+                isinstance(owner, uop.DefineLocalOp)
+                and layout.covers_buffer()
+                and layout.buffer not in claimed
+            ):
+                # The producer wrote exactly this tensor into its own scratch buffer: that
+                # buffer becomes the caller's output, no copy.
+                output = uop.DefineGlobalOp("output", index, names[index], owner.result.type)
+                output.result.name_hint = owner.result.name_hint
+                Rewriter.replace_op(owner, output)
+                claimed.add(output.result)
+                continue
+            output = uop.DefineGlobalOp("output", index, names[index], _buffer_type(value))
+            Rewriter.insert_op(output, InsertPoint.before(ret))
+            claimed.add(output.result)
+            kb = KernelBuilder(ret)
+            copy_layout(kb, layout, Layout.contiguous(output.result, layout.shape))
+        ret.operands = []
+
+
+__all__ = ["OnnxToUopPass", "all_patterns", "supported_ops"]

@@ -1,0 +1,83 @@
+"""The base of every onnx-to-uop pattern: lower one op family, publish the result layouts."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from xdsl.dialects.builtin import StringAttr, UnrealizedConversionCastOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from zant.dialects import uop
+from zant.errors import ZantError
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
+
+
+def node_label(op: Operation) -> str:
+    """How errors name an op: its ONNX node name (if any) and its op name."""
+    name = op.attributes.get("onnx.node_name")
+    if isinstance(name, StringAttr) and name.data:
+        return f"node '{name.data}' ({op.name})"
+    return f"an unnamed {op.name} node"
+
+
+def result_name(op: Operation, index: int = 0) -> str:
+    """A readable name for a result buffer: the value's name hint, else the node name."""
+    hint = op.results[index].name_hint
+    if hint:
+        return hint
+    node = op.attributes.get("onnx.node_name")
+    base = node.data if isinstance(node, StringAttr) and node.data else op.name.split(".")[-1]
+    return f"{base}_out{index}" if len(op.results) > 1 else f"{base}_out"
+
+
+class LoweringError(ZantError):
+    """A node whose attributes or shapes this lowering does not handle."""
+
+
+class OnnxLowering(RewritePattern, ABC):
+    """Lowers the ops named in `op_names` (one family) to uop loops.
+
+    `lower` builds the code with a KernelBuilder placed in front of the op and returns one
+    Layout per result; this class replaces each result by a cast of that layout, for the
+    consumers lowered after it.
+    """
+
+    op_names: ClassVar[frozenset[str]]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name not in self.op_names:
+            return
+        kb = KernelBuilder(op)
+        try:
+            layouts = self.lower(op, kb)
+        except (ValueError, NotImplementedError) as error:
+            raise LoweringError(f"{node_label(op)}: {error}") from error
+        replacements: list[SSAValue] = []
+        for result, layout in zip(op.results, layouts, strict=True):
+            source = layout.buffer if layout.covers_buffer() else kb.view(layout)
+            cast = UnrealizedConversionCastOp.get([source], [result.type])
+            rewriter.insert_op(cast, InsertPoint.before(op))
+            replacements.append(cast.results[0])
+        rewriter.replace_matched_op([], replacements)
+
+    @abstractmethod
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]: ...
+
+
+def copy_layout(kb: KernelBuilder, source: Layout, target: Layout) -> None:
+    """Element-wise copy between two layouts of one shape."""
+    with kb.loop_nest(source.shape) as ivs:
+        kb.store(kb.load(source, ivs), target, ivs)
+
+
+def materialize(kb: KernelBuilder, layout: Layout, name: str) -> Layout:
+    """A row-major copy of `layout` in a fresh scratch buffer (when a view cannot express it)."""
+    target = kb.alloc(name, layout.shape, layout.element_type)
+    copy_layout(kb, layout, target)
+    return target
+
+
+__all__ = ["OnnxLowering", "LoweringError", "node_label", "result_name", "materialize", "uop"]

@@ -1,0 +1,281 @@
+"""What every onnx-to-uop pattern shares: tensor layouts and a builder for loop nests.
+
+During the lowering a tensor value is backed by a `Layout`: a uop buffer read through a shape,
+strides and an offset. A lowered op's result is replaced by an `unrealized_conversion_cast` of
+the buffer (or of a `uop.view` of it) to the original tensor type, so that consumers lowered
+later find the layout behind their operands with `layout_of`; the pass erases the casts at the end.
+Movement ops (Transpose, broadcasting, most Reshapes, Slices) therefore only make a new Layout.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import (
+    IndexType,
+    TensorType,
+    UnrealizedConversionCastOp,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from zant.dialects import uop
+from zant.errors import ZantError
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    strides = []
+    running = 1
+    for dim in reversed(shape):
+        strides.append(running)
+        running *= dim
+    return tuple(reversed(strides))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a tensor's elements live: element (i0…in) is `buffer[offset + Σ ik·strides[k]]`."""
+
+    buffer: SSAValue
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int = 0
+
+    @staticmethod
+    def contiguous(buffer: SSAValue, shape: Sequence[int]) -> Layout:
+        return Layout(buffer, tuple(shape), contiguous_strides(shape), 0)
+
+    @property
+    def element_type(self) -> Attribute:
+        return uop.memory_element_type(self.buffer.type)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def is_contiguous(self) -> bool:
+        """Dense row-major, ignoring strides of size-1 dimensions."""
+        expected = contiguous_strides(self.shape)
+        return all(d == 1 or s == e for d, s, e in zip(self.shape, self.strides, expected))
+
+    def covers_buffer(self) -> bool:
+        """The layout is exactly its whole buffer in row-major order."""
+        assert isinstance(self.buffer.type, uop.BufferType)
+        return (
+            self.offset == 0
+            and self.is_contiguous()
+            and self.size == self.buffer.type.size.data
+        )
+
+    def permute(self, perm: Sequence[int]) -> Layout:
+        return replace(
+            self,
+            shape=tuple(self.shape[p] for p in perm),
+            strides=tuple(self.strides[p] for p in perm),
+        )
+
+    def broadcast_to(self, shape: Sequence[int]) -> Layout:
+        """NumPy broadcasting as stride-0 dimensions."""
+        shape = tuple(shape)
+        missing = len(shape) - self.rank
+        if missing < 0:
+            raise ValueError(f"cannot broadcast {self.shape} to {shape}")
+        dims = (1,) * missing + self.shape
+        strides = (0,) * missing + self.strides
+        new_strides = []
+        for dim, stride, target in zip(dims, strides, shape):
+            if dim == target:
+                new_strides.append(stride if dim != 1 else 0)
+            elif dim == 1:
+                new_strides.append(0)
+            else:
+                raise ValueError(f"cannot broadcast {self.shape} to {shape}")
+        return replace(self, shape=shape, strides=tuple(new_strides))
+
+    def reshape(self, shape: Sequence[int]) -> Layout | None:
+        """The same elements under a new shape, or None if the strides cannot express it."""
+        if math.prod(shape) != self.size:
+            raise ValueError(f"cannot reshape {self.shape} to {tuple(shape)}")
+        if self.is_contiguous():
+            return replace(self, shape=tuple(shape), strides=contiguous_strides(shape))
+        return None
+
+    def slice(self, axis: int, start: int, step: int, count: int) -> Layout:
+        """Elements start, start+step, … (count of them) along `axis`; step may be negative."""
+        shape = list(self.shape)
+        strides = list(self.strides)
+        offset = self.offset + start * strides[axis]
+        shape[axis] = count
+        strides[axis] *= step
+        return replace(self, shape=tuple(shape), strides=tuple(strides), offset=offset)
+
+
+def _cast_source(value: SSAValue) -> SSAValue | None:
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        return owner.inputs[0]
+    return None
+
+
+def layout_of(value: SSAValue) -> Layout:
+    """The layout behind a tensor operand whose producer is already lowered."""
+    source = _cast_source(value)
+    assert isinstance(value.type, TensorType)
+    if source is None:
+        raise ZantError(f"internal error: operand {value} was not lowered before its use")
+    if isinstance(source.type, uop.BufferType):
+        return Layout.contiguous(source, value.type.get_shape())
+    assert isinstance(source.owner, uop.ViewOp)
+    view_type = source.type
+    assert isinstance(view_type, uop.ViewType)
+    return Layout(
+        source.owner.source,
+        view_type.get_shape(),
+        view_type.get_strides(),
+        view_type.offset.data,
+    )
+
+
+def tensor_shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def tensor_element_type(value: SSAValue) -> Attribute:
+    assert isinstance(value.type, TensorType)
+    return value.type.get_element_type()
+
+
+class KernelBuilder:
+    """Builds the uop code of one lowered op, in front of it.
+
+    Buffers and views go to the op's position (they must dominate every loop that uses them);
+    loop bodies are built by entering `loop`/`loop_nest` contexts.
+    """
+
+    def __init__(self, op: Operation):
+        self.op = op
+        self._outer = Builder(InsertPoint.before(op))
+        self._builder = self._outer
+        self._views: dict[Layout, SSAValue] = {}
+        self._first_code_op: Operation | None = None
+
+    def _declare(self, op: Operation) -> Operation:
+        """Insert a buffer or view ahead of all of this kernel's code, so it dominates it."""
+        anchor = self._first_code_op or self.op
+        return Builder(InsertPoint.before(anchor)).insert(op)
+
+    # -- buffers and views -------------------------------------------------------------------
+
+    def alloc(self, name: str, shape: Sequence[int], element_type: Attribute) -> Layout:
+        """A fresh scratch buffer holding a tensor of `shape`, row-major."""
+        size = math.prod(shape)
+        buffer = self._declare(uop.DefineLocalOp(name, uop.BufferType(size, element_type))).result
+        buffer.name_hint = _hint(name)
+        return Layout.contiguous(buffer, shape)
+
+    def view(self, layout: Layout) -> SSAValue:
+        """The value to gep into for `layout`: the buffer itself when it is a plain 1-D read."""
+        if layout.rank == 1 and layout.covers_buffer():
+            return layout.buffer
+        if layout not in self._views:
+            view_type = uop.ViewType(
+                layout.shape, layout.strides, layout.offset, layout.element_type
+            )
+            self._views[layout] = self._declare(uop.ViewOp(layout.buffer, view_type)).result
+        return self._views[layout]
+
+    # -- scalar code -------------------------------------------------------------------------
+
+    def insert(self, op: Operation) -> Operation:
+        if self._builder is self._outer and self._first_code_op is None:
+            self._first_code_op = op
+        return self._builder.insert(op)
+
+    def const(self, value: int | float | bool, value_type: Attribute) -> SSAValue:
+        return self.insert(uop.ConstOp(value, value_type)).result
+
+    def index(self, value: int) -> SSAValue:
+        return self.const(value, IndexType())
+
+    def alu(self, name: str, *operands: SSAValue) -> SSAValue:
+        return self.insert(uop.ALU_OPS[name](*operands)).result
+
+    def cast(self, value: SSAValue, to: Attribute) -> SSAValue:
+        if value.type == to:
+            return value
+        return self.insert(uop.CastOp(value, to)).result
+
+    def where(self, condition: SSAValue, true_value: SSAValue, false_value: SSAValue) -> SSAValue:
+        return self.insert(uop.WhereOp(condition, true_value, false_value)).result
+
+    def load(self, layout: Layout, indices: Sequence[SSAValue]) -> SSAValue:
+        source = self.view(layout)
+        ptr = self.insert(uop.GepOp(source, list(indices))).result
+        return self.insert(uop.LoadOp(ptr)).result
+
+    def store(self, value: SSAValue, layout: Layout, indices: Sequence[SSAValue]) -> None:
+        source = self.view(layout)
+        ptr = self.insert(uop.GepOp(source, list(indices))).result
+        self.insert(uop.StoreOp(value, ptr))
+
+    def define_acc(self, init: int | float, element_type: Attribute) -> SSAValue:
+        return self.insert(uop.DefineAccOp(init, element_type)).result
+
+    def acc_get(self, acc: SSAValue) -> SSAValue:
+        return self.insert(uop.AccGetOp(acc)).result
+
+    def acc_set(self, acc: SSAValue, value: SSAValue) -> None:
+        self.insert(uop.AccSetOp(acc, value))
+
+    def mulacc(self, acc: SSAValue, lhs: SSAValue, rhs: SSAValue) -> None:
+        self.insert(uop.MulAccOp(acc, lhs, rhs))
+
+    # -- loops -------------------------------------------------------------------------------
+
+    @contextmanager
+    def loop(self, end: int, start: int = 0, step: int = 1) -> Iterator[SSAValue]:
+        """`with kb.loop(n) as i:` builds the body of `uop.range %i = start to end step step`."""
+        range_op = self.insert(uop.RangeOp(start, end, step))
+        terminator = uop.EndRangeOp()
+        range_op.body.block.add_op(terminator)
+        outer = self._builder
+        self._builder = Builder(InsertPoint.before(terminator))
+        try:
+            yield range_op.induction_var
+        finally:
+            self._builder = outer
+
+    @contextmanager
+    def loop_nest(self, shape: Sequence[int]) -> Iterator[list[SSAValue]]:
+        """Nested loops over every index of `shape` (outermost first); rank 0 runs once."""
+        ivs: list[SSAValue] = []
+        with _nest(self, list(shape), ivs):
+            yield ivs
+
+
+@contextmanager
+def _nest(kb: KernelBuilder, shape: list[int], ivs: list[SSAValue]) -> Iterator[None]:
+    if not shape:
+        yield
+        return
+    with kb.loop(shape[0]) as iv:
+        ivs.append(iv)
+        with _nest(kb, shape[1:], ivs):
+            yield
+
+
+def _hint(name: str) -> str | None:
+    """A legal SSA name hint from an ONNX name (the backend sanitizes the real identifiers)."""
+    import re
+
+    hint = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return hint if hint and not hint[0].isdigit() else None
