@@ -1,0 +1,162 @@
+"""Write small ONNX models for the frontend tests: `make_model.py KIND OUT.onnx`.
+
+Each kind is a function below returning a `ModelProto`; the lit tests and pytest share them.
+Models are deterministic (fixed seeds) so CHECK lines can name their constants.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = onnx.defs.onnx_opset_version()
+
+
+def _model(nodes, inputs, outputs, initializers=(), opset=OPSET, name="g"):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def mlp():
+    """Gemm → Relu → Gemm with weight initializers."""
+    rng = np.random.default_rng(0)
+    w1 = numpy_helper.from_array(rng.standard_normal((4, 3)).astype(np.float32), "w1")
+    b1 = numpy_helper.from_array(np.arange(4, dtype=np.float32), "b1")
+    w2 = numpy_helper.from_array(rng.standard_normal((2, 4)).astype(np.float32), "w2")
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="gemm0", transB=1),
+        helper.make_node("Relu", ["h"], ["r"], name="relu0"),
+        helper.make_node("Gemm", ["r", "w2"], ["y"], name="gemm1", transB=1),
+    ]
+    return _model(nodes, [_f32("x", [1, 3])], [_f32("y", [1, 2])], [w1, b1, w2], name="mlp")
+
+
+def conv():
+    """Conv without bias, a Constant node, Clip with an absent `min`, Concat, Split."""
+    w = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "conv.weight")
+    nodes = [
+        helper.make_node("Conv", ["x", "conv.weight"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+        helper.make_node(
+            "Constant", [], ["hi"], name="k", value=numpy_helper.from_array(np.float32(6.0))
+        ),
+        helper.make_node("Clip", ["c", "", "hi"], ["clipped"], name="clip0"),
+        helper.make_node("Concat", ["clipped", "c"], ["cat"], name="cat0", axis=1),
+        helper.make_node("Split", ["cat"], ["s0", "s1"], name="split0", axis=1, num_outputs=2),
+    ]
+    outputs = [_f32("s0", ["a", "b", "c", "d"]), _f32("s1", ["a", "b", "c", "d"])]
+    return _model(nodes, [_f32("x", [1, 1, 4, 4])], outputs, [w], name="conv")
+
+
+def old_opset():
+    """An opset-7 model (Softmax semantics and Clip attributes changed since)."""
+    nodes = [
+        helper.make_node("Clip", ["x"], ["c"], name="clip", min=0.0, max=6.0),
+        helper.make_node("Softmax", ["c"], ["y"], name="softmax", axis=1),
+    ]
+    return _model(nodes, [_f32("x", [2, 5])], [_f32("y", [2, 5])], opset=7, name="old")
+
+
+def passthrough():
+    """Graph outputs that are directly an input and an initializer."""
+    k = numpy_helper.from_array(np.array([1, 2, 3], np.int64), "k")
+    return _model([], [_f32("x", [2])], [_f32("x", [2]), helper.make_tensor_value_info(
+        "k", TensorProto.INT64, [3])], [k], name="pass")
+
+
+def hostile():
+    """Names with quotes, newlines, backslashes and non-ASCII characters."""
+    x, y = 'in "x"\n\\', "out ü €"
+    nodes = [helper.make_node("Relu", [x], [y], name='node "0"\n\\é')]
+    return _model(nodes, [_f32(x, [2])], [_f32(y, [2])], name='graph "g"\n')
+
+
+def symbolic():
+    """An input with a symbolic batch dimension."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"])]
+    return _model(nodes, [_f32("x", ["N", 3])], [_f32("y", ["N", 3])])
+
+
+def big():
+    """About 1 MB of weights (a 512x512 float32 MatMul)."""
+    rng = np.random.default_rng(1)
+    w = numpy_helper.from_array(rng.standard_normal((512, 512)).astype(np.float32), "w")
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    return _model(nodes, [_f32("x", [1, 512])], [_f32("y", [1, 512])], [w])
+
+
+def custom_domain():
+    nodes = [helper.make_node("FusedThing", ["x"], ["y"], name="fused", domain="com.example")]
+    model = _model(nodes, [_f32("x", [2])], [_f32("y", [2])])
+    model.opset_import.append(helper.make_opsetid("com.example", 1))
+    return model
+
+
+def unknown_op():
+    nodes = [helper.make_node("NoSuchOp", ["x"], ["y"], name="n0")]
+    return _model(nodes, [_f32("x", [2])], [_f32("y", [2])])
+
+
+def subgraph():
+    then = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["t"])], "then", [], [_f32("t", [2])]
+    )
+    nodes = [
+        helper.make_node("If", ["c"], ["y"], name="n", then_branch=then, else_branch=then)
+    ]
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    return _model(nodes, [c, _f32("x", [2])], [_f32("y", [2])])
+
+
+def string_input():
+    nodes = [helper.make_node("Identity", ["s"], ["y"])]
+    s = helper.make_tensor_value_info("s", TensorProto.STRING, [2])
+    return _model(nodes, [s], [helper.make_tensor_value_info("y", TensorProto.STRING, [2])])
+
+
+def bad_checker():
+    """Gemm with one input: the checker rejects it."""
+    nodes = [helper.make_node("Gemm", ["x"], ["y"], name="g0")]
+    return _model(nodes, [_f32("x", [2, 2])], [_f32("y", [2, 2])])
+
+
+def dynamic_shape():
+    """Reshape to a shape computed from a graph input: no static output shape."""
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape0")]
+    shape = helper.make_tensor_value_info("shape", TensorProto.INT64, [2])
+    return _model(nodes, [_f32("x", [6]), shape], [_f32("y", ["a", "b"])])
+
+
+def external(escape: str):
+    """A weight stored as external data at location `escape` (relative to the model)."""
+    w = numpy_helper.from_array(np.ones((4,), np.float32), "w")
+    w.data_location = TensorProto.EXTERNAL
+    entry = w.external_data.add()
+    entry.key, entry.value = "location", escape
+    w.ClearField("raw_data")
+    nodes = [helper.make_node("Add", ["x", "w"], ["y"])]
+    return _model(nodes, [_f32("x", [4])], [_f32("y", [4])], [w])
+
+
+def main() -> None:
+    kind, out = sys.argv[1], sys.argv[2]
+    if kind.startswith("external="):
+        model = external(kind.split("=", 1)[1])
+        with open(out, "wb") as f:
+            f.write(model.SerializeToString())
+        return
+    model = globals()[kind]()
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "wb") as f:
+        f.write(model.SerializeToString())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,356 @@
+"""ONNX model → `onnx` dialect module (the `.onnx` frontend of `zant-opt`).
+
+Steps, each turning library failures into one `ZantError` message:
+
+1. parse the protobuf; refuse operators outside the default domain and unknown operators;
+2. load external data, refusing any location that leaves the model's folder;
+3. `onnx.checker.check_model`;
+4. opset: models older than the installed `onnx`'s default opset are converted to it with
+   `onnx.version_converter`, so the dialect (generated from the latest schemas) describes every
+   node exactly; the module records the opset used as `onnx.opset`;
+5. apply `--input-shape` overrides, insist on static graph inputs, then strict shape inference
+   with data propagation; every value must end up with a static tensor type;
+6. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node.
+
+Names stay verbatim in string attributes (`onnx.input_names`, `onnx.node_name` ...); SSA name
+hints are sanitized copies, for readability only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import AttributeProto, ModelProto, TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import (
+    i64,
+    ArrayAttr,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from zant.dialects.onnx import onnx_op_class
+from zant.errors import ZantError
+from zant.frontend.resources import make_constant_attr
+from zant.frontend.types import mlir_element_type
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+_CONSTANT_VALUE_ATTRIBUTES = (
+    "value",
+    "value_float",
+    "value_floats",
+    "value_int",
+    "value_ints",
+    "value_string",
+    "value_strings",
+)
+
+
+def import_model(path: str, input_shapes: dict[str, list[int]] | None = None) -> ModuleOp:
+    """Import the ONNX model file at `path`."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise ZantError(f"cannot read model '{path}': {error.strerror}") from None
+    return import_model_bytes(data, os.path.dirname(os.path.abspath(path)), input_shapes)
+
+
+def import_model_bytes(
+    data: bytes, model_dir: str, input_shapes: dict[str, list[int]] | None = None
+) -> ModuleOp:
+    """Import a serialized ONNX model; `model_dir` is where its external data files live."""
+    model = ModelProto()
+    try:
+        model.ParseFromString(data)
+    except (DecodeError, ValueError, RuntimeError) as error:
+        raise ZantError(f"malformed ONNX model (not a valid protobuf): {error}") from None
+    if not model.HasField("graph"):
+        raise ZantError("malformed ONNX model: no graph (empty or truncated file?)")
+    _check_operators(model)
+    _load_external_data(model, model_dir)
+    try:
+        onnx.checker.check_model(model)
+    except (onnx.checker.ValidationError, ValueError) as error:
+        raise ZantError(f"invalid ONNX model: {_first_line(error)}") from None
+    model, opset = _convert_opset(model)
+    _apply_input_shapes(model, input_shapes or {})
+    try:
+        model = onnx.shape_inference.infer_shapes(
+            model, check_type=True, strict_mode=True, data_prop=True
+        )
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+        raise ZantError(f"shape inference failed: {_first_line(error)}") from None
+    return _GraphImporter(model, opset).build()
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _node_label(node: onnx.NodeProto) -> str:
+    return f"node '{node.name}' ({node.op_type})" if node.name else f"node {node.op_type}"
+
+
+def _check_operators(model: ModelProto) -> None:
+    """Only default-domain operators known to the installed `onnx` are supported."""
+    for node in model.graph.node:
+        if node.domain not in _DEFAULT_DOMAINS:
+            raise ZantError(
+                f"{_node_label(node)}: unsupported operator domain '{node.domain}'"
+            )
+        if not onnx.defs.has(node.op_type):
+            raise ZantError(f"{_node_label(node)}: unsupported operator '{node.op_type}'")
+        for attribute in node.attribute:
+            if attribute.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
+                raise ZantError(f"{_node_label(node)}: subgraph attributes are not supported")
+
+
+def _load_external_data(model: ModelProto, model_dir: str) -> None:
+    """Read external tensor data, refusing locations outside the model's folder."""
+    from onnx import external_data_helper
+
+    tensors = [
+        t
+        for t in external_data_helper._get_all_tensors(model)
+        if external_data_helper.uses_external_data(t)
+    ]
+    if not tensors:
+        return
+    root = os.path.realpath(model_dir)
+    for tensor in tensors:
+        location = next((e.value for e in tensor.external_data if e.key == "location"), "")
+        parts = re.split(r"[\\/]", location)
+        target = os.path.realpath(os.path.join(root, location))
+        if (
+            not location
+            or os.path.isabs(location)
+            or ".." in parts
+            or os.path.commonpath([root, target]) != root
+        ):
+            raise ZantError(
+                f"tensor '{tensor.name}': external data location '{location}' is outside "
+                "the model's folder"
+            )
+    try:
+        external_data_helper.load_external_data_for_model(model, root)
+    except (OSError, ValueError, onnx.checker.ValidationError) as error:
+        raise ZantError(f"cannot load external data: {_first_line(error)}") from None
+
+
+def _convert_opset(model: ModelProto) -> tuple[ModelProto, int]:
+    target = onnx.defs.onnx_opset_version()
+    version = next(
+        (o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS), None
+    )
+    if version is None:
+        raise ZantError("model imports no default-domain ('ai.onnx') opset")
+    if version >= target:
+        return model, version
+    try:
+        converted = onnx.version_converter.convert_version(model, target)
+    except Exception as error:  # the converter raises bare RuntimeErrors and more
+        raise ZantError(
+            f"cannot convert the model from opset {version} to {target}: {_first_line(error)}"
+        ) from None
+    return converted, target
+
+
+def _graph_inputs(model: ModelProto) -> list[onnx.ValueInfoProto]:
+    initializers = {t.name for t in model.graph.initializer}
+    return [v for v in model.graph.input if v.name not in initializers]
+
+
+def _apply_input_shapes(model: ModelProto, input_shapes: dict[str, list[int]]) -> None:
+    inputs = {v.name: v for v in _graph_inputs(model)}
+    for name, shape in input_shapes.items():
+        value = inputs.get(name)
+        if value is None:
+            known = ", ".join(inputs) or "none"
+            raise ZantError(f"--input-shape names unknown input '{name}' (inputs: {known})")
+        tensor_type = value.type.tensor_type
+        if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(shape):
+            raise ZantError(
+                f"--input-shape {name}: rank {len(shape)} does not match the input's rank "
+                f"{len(tensor_type.shape.dim)}"
+            )
+        tensor_type.shape.Clear()
+        for size in shape:
+            tensor_type.shape.dim.add().dim_value = size
+    for value in inputs.values():
+        if not value.type.HasField("tensor_type"):
+            raise ZantError(f"input '{value.name}' is not a tensor")
+        tensor_type = value.type.tensor_type
+        if not tensor_type.HasField("shape"):
+            raise ZantError(
+                f"input '{value.name}' has unknown rank; fix it with --input-shape "
+                f"{value.name}=D0xD1x..."
+            )
+        dims = tensor_type.shape.dim
+        for index, dim in enumerate(dims):
+            if not dim.HasField("dim_value") or dim.dim_value <= 0:
+                symbol = f" ('{dim.dim_param}')" if dim.dim_param else ""
+                example = "x".join(
+                    str(d.dim_value) if d.HasField("dim_value") and d.dim_value > 0 else "1"
+                    for d in dims
+                )
+                raise ZantError(
+                    f"input '{value.name}' has symbolic dimension {index}{symbol}; fix it "
+                    f"with --input-shape {value.name}={example}"
+                )
+
+
+def _sanitize(name: str) -> str | None:
+    hint = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_")
+    if not hint:
+        return None
+    return hint if not hint[0].isdigit() else "v" + hint
+
+
+class _GraphImporter:
+    """Builds `@main` from a checked, shape-inferred model; one instance per import."""
+
+    def __init__(self, model: ModelProto, opset: int):
+        self.model = model
+        self.opset = opset
+        self.graph = model.graph
+        self.values: dict[str, SSAValue] = {}
+        self.types: dict[str, onnx.TypeProto] = {
+            v.name: v.type
+            for v in [*self.graph.input, *self.graph.value_info, *self.graph.output]
+        }
+        self.producers = {out: node for node in self.graph.node for out in node.output}
+
+    def tensor_type(self, name: str) -> TensorType:
+        type_proto = self.types.get(name)
+        producer = self.producers.get(name)
+        where = f" (output of {_node_label(producer)})" if producer is not None else ""
+        if type_proto is None or not type_proto.HasField("tensor_type"):
+            raise ZantError(f"cannot infer a static tensor type for '{name}'{where}")
+        tensor = type_proto.tensor_type
+        if not tensor.HasField("shape") or any(
+            not d.HasField("dim_value") for d in tensor.shape.dim
+        ):
+            raise ZantError(f"cannot infer a static shape for '{name}'{where}")
+        return TensorType(
+            mlir_element_type(tensor.elem_type, name), [d.dim_value for d in tensor.shape.dim]
+        )
+
+    def bind(self, name: str, value: SSAValue) -> None:
+        value.name_hint = _sanitize(name)
+        self.values[name] = value
+
+    def build(self) -> ModuleOp:
+        inputs = _graph_inputs(self.model)
+        block = Block(arg_types=[self.tensor_type(v.name) for v in inputs])
+        for value, arg in zip(inputs, block.args, strict=True):
+            self.bind(value.name, arg)
+        for initializer in self.graph.initializer:
+            block.add_op(self.constant(initializer.name, self.tensor_array(initializer)))
+        for node in self.graph.node:
+            block.add_op(self.import_node(node))
+        results = [self.values[v.name] for v in self.graph.output]
+        block.add_op(ReturnOp(*results))
+        main = FuncOp(
+            "main", ([a.type for a in block.args], [r.type for r in results]), Region(block)
+        )
+        main.attributes["onnx.input_names"] = ArrayAttr([StringAttr(v.name) for v in inputs])
+        main.attributes["onnx.output_names"] = ArrayAttr(
+            [StringAttr(v.name) for v in self.graph.output]
+        )
+        main.attributes["onnx.graph_name"] = StringAttr(self.graph.name)
+        return ModuleOp([main], attributes={"onnx.opset": IntegerAttr(self.opset, i64)})
+
+    def tensor_array(self, tensor: TensorProto) -> np.ndarray:
+        mlir_element_type(tensor.data_type, tensor.name)
+        if tensor.HasField("segment"):
+            raise ZantError(f"tensor '{tensor.name}': segmented tensors are not supported")
+        return numpy_helper.to_array(tensor)
+
+    def constant(self, name: str, array: np.ndarray):
+        op = onnx_op_class("Constant").from_onnx(
+            [],
+            [self.tensor_type(name) if name in self.types else self._array_type(array, name)],
+            {"value": make_constant_attr(array, name)},
+        )
+        self.bind(name, op.results[0])
+        return op
+
+    @staticmethod
+    def _array_type(array: np.ndarray, name: str) -> TensorType:
+        return TensorType(
+            mlir_element_type(helper.np_dtype_to_tensor_dtype(array.dtype), name), array.shape
+        )
+
+    def import_node(self, node: onnx.NodeProto):
+        if node.op_type == "Constant":
+            return self.import_constant(node)
+        properties = {a.name: self.attribute(node, a) for a in node.attribute}
+        op_inputs: list[SSAValue | None] = [self.values[n] if n else None for n in node.input]
+        result_types = [self.tensor_type(n) if n else None for n in node.output]
+        attributes = {"onnx.node_name": StringAttr(node.name)} if node.name else {}
+        try:
+            op = onnx_op_class(node.op_type).from_onnx(
+                op_inputs, result_types, properties, attributes
+            )
+        except ValueError as error:
+            raise ZantError(f"{_node_label(node)}: {error}") from None
+        for name, result in zip([n for n in node.output if n], op.results, strict=True):
+            self.bind(name, result)
+        return op
+
+    def import_constant(self, node: onnx.NodeProto):
+        (attribute,) = node.attribute
+        if attribute.name not in _CONSTANT_VALUE_ATTRIBUTES:
+            raise ZantError(
+                f"{_node_label(node)}: Constant attribute '{attribute.name}' is not supported"
+            )
+        if attribute.type == AttributeProto.TENSOR:
+            array = self.tensor_array(attribute.t)
+        elif attribute.type in (AttributeProto.STRING, AttributeProto.STRINGS):
+            raise ZantError(f"{_node_label(node)}: string constants are not supported")
+        else:
+            array = np.array(
+                helper.get_attribute_value(attribute),
+                dtype=np.float32 if attribute.name.startswith("value_float") else np.int64,
+            )
+        op = self.constant(node.output[0], array)
+        if node.name:
+            op.attributes["onnx.node_name"] = StringAttr(node.name)
+        return op
+
+    def attribute(self, node: onnx.NodeProto, attribute: AttributeProto) -> Attribute:
+        kind = attribute.type
+        if kind == AttributeProto.INT:
+            return IntegerAttr(attribute.i, i64)
+        if kind == AttributeProto.FLOAT:
+            return FloatAttr(attribute.f, Float32Type())
+        if kind == AttributeProto.STRING:
+            return StringAttr(attribute.s.decode("utf-8", errors="replace"))
+        if kind == AttributeProto.INTS:
+            return DenseArrayBase.from_list(i64, list(attribute.ints))
+        if kind == AttributeProto.FLOATS:
+            return DenseArrayBase.from_list(Float32Type(), list(attribute.floats))
+        if kind == AttributeProto.STRINGS:
+            return ArrayAttr(
+                [StringAttr(s.decode("utf-8", errors="replace")) for s in attribute.strings]
+            )
+        if kind == AttributeProto.TENSOR:
+            hint = f"{node.name or node.op_type}_{attribute.name}"
+            return make_constant_attr(self.tensor_array(attribute.t), hint)
+        kind_name = AttributeProto.AttributeType.Name(kind)
+        raise ZantError(
+            f"{_node_label(node)}: attribute '{attribute.name}' of type {kind_name} is not "
+            "supported"
+        )
