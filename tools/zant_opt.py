@@ -71,11 +71,15 @@ class ZantOptMain(xDSLOptMain):
         def parse_onnx(io: IO[bytes]):
             from zant.frontend.onnx_importer import import_model_bytes
 
-            return import_model_bytes(
+            module = import_model_bytes(
                 io.read(),
                 model_dir=self._input_dir(),
                 input_shapes=parse_input_shapes(self.args.input_shape),
             )
+            # Weights live in the builtin dialect's resource storage; printing them needs the
+            # dialect loaded, which parsing text would otherwise have done.
+            self.ctx.get_optional_dialect("builtin")
+            return module
 
         self.available_frontends["onnx"] = parse_onnx
 
@@ -111,6 +115,14 @@ def main(args: Sequence[str] | None = None) -> int:
         message = str(error).rstrip()
         print(f"zant-opt: error: {message}", file=sys.stderr)
         return 1
+    except Exception as error:  # a bug in Zant: say so, keep the traceback behind --debug
+        if debug:
+            raise
+        print(
+            f"zant-opt: internal error: {type(error).__name__}: {error} (rerun with --debug for the traceback)",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

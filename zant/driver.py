@@ -1,0 +1,227 @@
+"""The compilation driver behind `zant compile` and `zant run`: one path from .onnx to a build.
+
+Stages (each timed): import → the pass pipeline (default `onnx-to-uop,plan-arenas`) → Zig,
+header and plan JSON → `python -m ziglang` build. Files are written into a private staging
+folder and moved into the output folder only when every stage has succeeded, so a failed
+compile never leaves a half-written `.zig` that looks valid.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
+from xdsl.passes import PassPipeline
+
+from zant.errors import ZantError
+
+DEFAULT_PIPELINE = "onnx-to-uop,plan-arenas"
+
+TARGETS = ("host", "cortex-m0plus", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "riscv32")
+OPTIMIZE_MODES = ("ReleaseFast", "ReleaseSmall", "ReleaseSafe", "Debug")
+
+
+@dataclass
+class CompileOptions:
+    name: str = "model"
+    target: str = "host"
+    optimize: str = "ReleaseFast"
+    build: bool = True
+    input_shapes: dict[str, list[int]] | None = None
+    pipeline: str = DEFAULT_PIPELINE
+
+
+@dataclass
+class TensorSignature:
+    """One graph input or output as the generated entry point takes it."""
+
+    name: str
+    shape: list[int]
+    dtype: str  # numpy dtype name
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass
+class CompileResult:
+    zig_path: Path
+    header_path: Path
+    plan_path: Path
+    library_path: Path | None
+    plan: dict
+    inputs: list[TensorSignature]
+    outputs: list[TensorSignature]
+    sizes: dict[str, int] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def make_context() -> Context:
+    """A context with the dialects a Zant pipeline uses (func, builtin, onnx, uop, xDSL's own)."""
+    from xdsl.universe import Universe
+
+    from zant.dialects import get_all_dialects
+
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def run_pipeline(module: ModuleOp, pipeline: str, ctx: Context | None = None) -> None:
+    """Apply a `zant-opt`-style pass pipeline to `module`, verifying after each pass."""
+    from xdsl.transforms import get_all_passes as xdsl_passes
+
+    from zant.passes import get_all_passes
+
+    available = {**xdsl_passes(), **get_all_passes()}
+
+    def verify_after(_previous, module: ModuleOp, _next) -> None:
+        module.verify()
+
+    try:
+        PassPipeline.parse_spec(available, pipeline, verify_after).apply(ctx or make_context(), module)
+    except ZantError:
+        raise
+    except Exception as error:  # a pass spec error or a verifier failure, with its location
+        from xdsl.utils.exceptions import DiagnosticException, PassPipelineParseError, VerifyException
+
+        if isinstance(error, DiagnosticException | PassPipelineParseError | VerifyException):
+            raise ZantError(str(error)) from error
+        raise
+
+
+def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:
+    """The inputs and outputs of the imported `@main`, before lowering removes its arguments."""
+    from zant.frontend.types import numpy_dtype
+
+    main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+
+    def names(key: str, count: int, default: str) -> list[str]:
+        attr = main.attributes.get(key)
+        if isinstance(attr, ArrayAttr) and len(attr) == count:
+            return [a.data for a in attr if isinstance(a, StringAttr)]
+        return [f"{default}{i}" for i in range(count)]
+
+    def signature(types, labels) -> list[TensorSignature]:
+        result = []
+        for t, label in zip(types, labels):
+            assert isinstance(t, TensorType)
+            result.append(
+                TensorSignature(label, list(t.get_shape()), numpy_dtype(t.get_element_type()).name)
+            )
+        return result
+
+    inputs = main.function_type.inputs.data
+    outputs = main.function_type.outputs.data
+    return (
+        signature(inputs, names("onnx.input_names", len(inputs), "input")),
+        signature(outputs, names("onnx.output_names", len(outputs), "output")),
+    )
+
+
+@contextmanager
+def _stage(timings: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = time.perf_counter() - start
+
+
+def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, options: CompileOptions) -> CompileResult:
+    """Compile an .onnx file into `out_dir` (NAME.zig, NAME.h, NAME.plan.json, and the build)."""
+    from zant.backend.names import validate_prefix
+    from zant.frontend.onnx_importer import import_model
+
+    name = validate_prefix(options.name)
+    if options.target not in TARGETS:
+        raise ZantError(f"unknown target '{options.target}' (choose from {', '.join(TARGETS)})")
+    if options.optimize not in OPTIMIZE_MODES:
+        raise ZantError(f"unknown optimize mode '{options.optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
+
+    timings: dict[str, float] = {}
+    with _stage(timings, "import"):
+        module = import_model(str(model_path), options.input_shapes)
+        inputs, outputs = graph_signature(module)
+    with _stage(timings, "passes"):
+        run_pipeline(module, options.pipeline)
+    with _stage(timings, "emit"):
+        zig_source, header, plan = emit_artifacts(module, name)
+        plan["inputs"] = [vars(t) for t in inputs]
+        plan["outputs"] = [vars(t) for t in outputs]
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".zant-", dir=out))
+    try:
+        files = {
+            f"{name}.zig": zig_source,
+            f"{name}.h": header,
+            f"{name}.plan.json": json.dumps(plan, indent=2) + "\n",
+        }
+        for file_name, text in files.items():
+            (staging / file_name).write_text(text, encoding="utf-8")
+        library = None
+        sizes = None
+        if options.build:
+            with _stage(timings, "build"):
+                library = build_artifact(staging / f"{name}.zig", name, options.target, options.optimize)
+                sizes = section_sizes(library)
+        for path in staging.iterdir():
+            if path.is_file():
+                os.replace(path, out / path.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+    return CompileResult(
+        zig_path=out / f"{name}.zig",
+        header_path=out / f"{name}.h",
+        plan_path=out / f"{name}.plan.json",
+        library_path=None if library is None else out / library.name,
+        plan=plan,
+        inputs=inputs,
+        outputs=outputs,
+        sizes=sizes,
+        timings=timings,
+    )
+
+
+def emit_artifacts(module: ModuleOp, name: str) -> tuple[str, str, dict]:
+    """The Zig source, the C header and the plan of a lowered, planned module."""
+    from zant.backend.zig_printer import emit_header, emit_plan_json, print_zig
+
+    return print_zig(module, name), emit_header(module, name), emit_plan_json(module, name)
+
+
+def library_file_name(name: str, target: str) -> str:
+    return f"lib{name}.so" if target == "host" else f"lib{name}.a"
+
+
+def build_artifact(zig_path: Path, name: str, target: str, optimize: str) -> Path:
+    """Build the generated file: a shared library for the host, a static library for an MCU."""
+    from zant.backend.build import build_zig
+
+    out_path = zig_path.parent / library_file_name(name, target)
+    build_zig(zig_path, out_path, target, optimize, "shared" if target == "host" else "static")
+    return out_path
+
+
+def section_sizes(path: Path) -> dict[str, int]:
+    from zant.backend.elf import section_sizes as read_sizes
+
+    return read_sizes(path)

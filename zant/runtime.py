@@ -1,0 +1,71 @@
+"""Call a host build of a generated model from Python (for `zant run`, tests and benchmarks)."""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from zant.driver import TensorSignature
+from zant.errors import ZantError
+
+
+class CompiledModel:
+    """`NAME_predict` of a shared library, taking and returning numpy arrays."""
+
+    def __init__(
+        self,
+        library_path: str | Path,
+        name: str,
+        inputs: Sequence[TensorSignature],
+        outputs: Sequence[TensorSignature],
+    ):
+        self._library = ctypes.CDLL(str(Path(library_path).resolve()))
+        self._predict = getattr(self._library, f"{name}_predict")
+        self._predict.restype = ctypes.c_int32
+        self._predict.argtypes = [ctypes.c_void_p] * (len(inputs) + len(outputs))
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        if len(arrays) != len(self.inputs):
+            raise ZantError(f"the model takes {len(self.inputs)} inputs, got {len(arrays)}")
+        args = []
+        keep_alive = []
+        for array, signature in zip(arrays, self.inputs):
+            dense = np.ascontiguousarray(array, dtype=signature.dtype)
+            if list(dense.shape) != signature.shape:
+                raise ZantError(
+                    f"input '{signature.name}' has shape {list(dense.shape)}, expected {signature.shape}"
+                )
+            keep_alive.append(dense)
+            args.append(dense.ctypes.data)
+        results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
+        args.extend(r.ctypes.data for r in results)
+        status = self._predict(*args)
+        if status != 0:
+            raise ZantError(f"the generated predict function returned {status}")
+        return results
+
+    def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        missing = [s.name for s in self.inputs if s.name not in feeds]
+        if missing:
+            raise ZantError(f"missing inputs: {', '.join(missing)}")
+        return self(*(feeds[s.name] for s in self.inputs))
+
+
+def load_compiled(result) -> CompiledModel:
+    """The callable model of a host `CompileResult`."""
+    if result.library_path is None:
+        raise ZantError("the model was compiled without a build (--no-build)")
+    name = result.zig_path.stem
+    return CompiledModel(result.library_path, name, result.inputs, result.outputs)
+
+
+def reference_outputs(model_path: str | Path, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """The ONNX reference evaluator's outputs for the same feeds."""
+    from onnx.reference import ReferenceEvaluator
+
+    return list(ReferenceEvaluator(str(model_path)).run(None, dict(feeds)))
