@@ -28,7 +28,7 @@ The generic format (`--print-op-generic`) shows the same op with `operandSegment
 op has them. The verifier checks input/output counts, unknown, mistyped and missing required
 attributes with messages naming the op and the attribute, before xDSL's structural checks.
 
-Helpers for passes: `onnx_op_class`, `inputs`/`input_value` (ONNX input positions, `None` for an
+Helpers for passes: `onnx_op_class`, `string_value`, `inputs`/`input_value` (ONNX input positions, `None` for an
 absent optional input), `outputs`, and `get_attr` (attribute as a Python value, schema default
 applied).
 """
@@ -381,6 +381,12 @@ def outputs(op: OnnxOp) -> list[SSAValue | None]:
     return op._flatten(op.spec().outputs)
 
 
+def string_value(attr: StringAttr) -> str:
+    """The text of a string attribute (xDSL's parser keeps escaped non-ASCII strings as bytes)."""
+    data = attr.data
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+
+
 def _python_value(kind: Any, value: Any) -> Any:
     if kind == _AttrType.STRING and isinstance(value, bytes):
         return value.decode("utf-8")
@@ -414,11 +420,11 @@ def get_attr(op: OnnxOp, name: str) -> Any:
         case FloatAttr():
             return value.value.data
         case StringAttr():
-            return value.data
+            return string_value(value)
         case DenseArrayBase():
             return list(value.get_values())
         case ArrayAttr():
-            return [s.data if isinstance(s, StringAttr) else s for s in value.data]
+            return [string_value(s) if isinstance(s, StringAttr) else s for s in value.data]
         case DenseIntOrFPElementsAttr() | DenseResourceAttr():
             from zant.frontend.resources import attr_to_array
 
