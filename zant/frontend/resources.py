@@ -65,7 +65,8 @@ def make_constant_attr(array: np.ndarray, name_hint: str) -> Attribute:
     data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
     storage = _resource_storage()
     key = storage.declare_resource(_resource_key(name_hint))
-    storage.parse_resource(key, "0x" + _BLOB_ALIGNMENT.to_bytes(4, "little").hex() + data.hex())
+    blob = _BLOB_ALIGNMENT.to_bytes(4, "little") + data
+    storage.parse_resource(key, "0x" + blob.hex().upper())  # upper-case hex, as MLIR prints
     return DenseResourceAttr.from_params(key, tensor_type)
 
 
