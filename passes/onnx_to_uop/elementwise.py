@@ -21,7 +21,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 
-ScalarFn = Callable[[KernelBuilder, Operation, list[SSAValue]], SSAValue]
+ScalarFn = Callable[[KernelBuilder, Operation, list[SSAValue | None]], SSAValue]
 
 
 def _alu(name: str) -> ScalarFn:
@@ -58,15 +58,11 @@ def _sigmoid(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     return kb.alu("div", one, kb.alu("add", one, kb.alu("exp", kb.alu("neg", x))))
 
 
-def _clip(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
-    # Operands after x are the optional min/max inputs (opset ≥ 11), already loaded; the
-    # attribute forms (opset < 11) are read here.
-    x, *bounds = xs
-    low, high = (bounds + [None, None])[:2]
-    if not bounds and get_attr(op, "min") is not None:
-        low = kb.const(get_attr(op, "min"), x.type)
-    if not bounds and get_attr(op, "max") is not None:
-        high = kb.const(get_attr(op, "max"), x.type)
+def _clip(kb: KernelBuilder, op: Operation, xs: list[SSAValue | None]) -> SSAValue:
+    # The optional min/max inputs (None when absent); the frontend converts models to the
+    # current opset, where they replaced the old attributes.
+    x, low, high = (xs + [None, None])[:3]
+    assert x is not None
     if low is not None:
         x = kb.alu("max", x, low)
     if high is not None:
@@ -111,10 +107,11 @@ BINARY: dict[str, ScalarFn] = {
 def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[Layout]:
     """One loop nest over the output shape; each present operand broadcast to it."""
     out_shape = tensor_shape(op.results[0])
-    operands = [layout_of(v).broadcast_to(out_shape) for v in inputs(op) if v is not None]
+    operands = [None if v is None else layout_of(v).broadcast_to(out_shape) for v in inputs(op)]
     out = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
     with kb.loop_nest(out_shape) as ivs:
-        values = [kb.load(layout, ivs) for layout in operands]
+        # Absent optional inputs stay None, so each scalar function sees ONNX input positions.
+        values = [None if layout is None else kb.load(layout, ivs) for layout in operands]
         kb.store(fn(kb, op, values), out, ivs)
     return [out]
 

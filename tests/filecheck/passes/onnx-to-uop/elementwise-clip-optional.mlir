@@ -1,5 +1,4 @@
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s
-// XFAIL: *
 // Known bug in elementwise.py `_clip`: absent optional inputs are dropped before the scalar
 // function sees them, so Clip(x, none, hi) takes `hi` as the *low* bound; and Clip(x) asks for
 // the opset < 11 `min`/`max` attributes the latest schema no longer has (KeyError). Remove the
