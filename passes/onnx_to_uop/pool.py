@@ -1,0 +1,146 @@
+"""Pooling: MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool over N spatial dimensions.
+
+One loop nest over the output (n, c, o…), an accumulator reduced over the kernel taps (k…);
+the window arithmetic (pads, strides, dilations, auto_pad, ceil_mode) is shared with Conv
+(`conv.py`). A global pool is the same kernel with one window covering the whole input.
+
+Padded positions never contribute to a max (they read -inf). For an average, the divisor counts
+the taps inside the input (count_include_pad=0) or inside the input plus its explicit pads
+(count_include_pad=1); taps that ceil_mode lets hang past the end pad are never counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import AnyFloat, IntegerType, Signedness
+from xdsl.ir import Attribute, Operation
+
+from zant.dialects.onnx import get_attr, input_value, outputs
+from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.conv import (
+    Window,
+    load_window,
+    sliding_windows,
+    tap_positions,
+    within,
+)
+from zant.passes.onnx_to_uop.kernel import (
+    KernelBuilder,
+    Layout,
+    layout_of,
+    tensor_element_type,
+    tensor_shape,
+)
+
+
+def _lowest(element_type: Attribute) -> float | int:
+    """The identity of max: -inf, or the smallest integer of the type."""
+    if isinstance(element_type, AnyFloat):
+        return float("-inf")
+    if isinstance(element_type, IntegerType):
+        if element_type.signedness.data == Signedness.UNSIGNED:
+            return 0
+        return -(2 ** (element_type.width.data - 1))
+    raise ValueError(f"cannot take the maximum of {element_type}")
+
+
+def _lower_pool(
+    op: Operation,
+    kb: KernelBuilder,
+    windows: Sequence[Window],
+    kind: str,
+    count_include_pad: bool = False,
+) -> list[Layout]:
+    """`kind` is "max" or "avg"; X and Y are (N, C, spatial…)."""
+    x = layout_of(input_value(op, 0))
+    out_shape = tensor_shape(op.results[0])
+    element_type = tensor_element_type(op.results[0])
+    if kind == "avg" and not isinstance(element_type, AnyFloat):
+        raise ValueError(f"average pooling of {element_type} is not defined")
+    kernel = [w.kernel for w in windows]
+    fill = _lowest(element_type) if kind == "max" else 0
+    combine = "max" if kind == "max" else "add"
+    # The taps an average divides by lie in [low, high) per dimension; when every tap of the
+    # loop nest does, the divisor is the constant kernel size, else a second accumulator.
+    if count_include_pad:
+        low, high = [-w.pad_begin for w in windows], [w.in_size + w.pad_end for w in windows]
+    else:
+        low, high = [0] * len(windows), [w.in_size for w in windows]
+    constant_count = all(
+        w.lowest >= lo and w.highest < hi for w, lo, hi in zip(windows, low, high)
+    )
+
+    y = kb.alloc(result_name(op), out_shape, element_type)
+    with kb.loop_nest(out_shape) as (n, c, *out_ivs):
+        acc = kb.define_acc(fill, element_type)
+        count = None
+        if kind == "avg" and not constant_count:
+            count = kb.define_acc(0, element_type)
+        with kb.loop_nest(kernel) as taps:
+            positions = tap_positions(kb, windows, out_ivs, taps)
+            value, inside = load_window(kb, x, [n, c], windows, positions, fill)
+            kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), value))
+            if count is not None:
+                counted = within(kb, windows, positions, low, high) if count_include_pad else inside
+                assert counted is not None
+                one = kb.where(counted, kb.const(1, element_type), kb.const(0, element_type))
+                kb.acc_set(count, kb.alu("add", kb.acc_get(count), one))
+        result = kb.acc_get(acc)
+        if kind == "avg":
+            divisor = kb.acc_get(count) if count is not None else kb.const(math.prod(kernel), element_type)
+            result = kb.alu("div", result, divisor)
+        kb.store(result, y, [n, c, *out_ivs])
+    return [y]
+
+
+def _windows(op: Operation, x_shape: Sequence[int], out_shape: Sequence[int]) -> list[Window]:
+    kernel = get_attr(op, "kernel_shape")
+    if len(kernel) != len(x_shape) - 2:
+        raise ValueError(f"kernel_shape {kernel} does not fit an input of shape {tuple(x_shape)}")
+    ceil_mode = bool(get_attr(op, "ceil_mode"))
+    if ceil_mode and get_attr(op, "auto_pad") != "NOTSET":
+        raise ValueError("ceil_mode is only defined with auto_pad NOTSET")
+    return sliding_windows(op, x_shape[2:], kernel, out_shape[2:], ceil_mode)
+
+
+class MaxPoolLowering(OnnxLowering):
+    """`MaxPool` (without its optional Indices output)."""
+
+    op_names = frozenset({"onnx.MaxPool"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        if len(outputs(op)) > 1 and outputs(op)[1] is not None:
+            raise NotImplementedError("the Indices output of MaxPool is not supported")
+        x_shape = tensor_shape(input_value(op, 0))
+        windows = _windows(op, x_shape, tensor_shape(op.results[0]))
+        return _lower_pool(op, kb, windows, "max")
+
+
+class AveragePoolLowering(OnnxLowering):
+    """`AveragePool`, with count_include_pad 0 or 1."""
+
+    op_names = frozenset({"onnx.AveragePool"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x_shape = tensor_shape(input_value(op, 0))
+        windows = _windows(op, x_shape, tensor_shape(op.results[0]))
+        return _lower_pool(op, kb, windows, "avg", bool(get_attr(op, "count_include_pad")))
+
+
+class GlobalPoolLowering(OnnxLowering):
+    """`GlobalMaxPool` / `GlobalAveragePool`: one window over all spatial dimensions."""
+
+    op_names = frozenset({"onnx.GlobalMaxPool", "onnx.GlobalAveragePool"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x_shape = tensor_shape(input_value(op, 0))
+        if len(x_shape) < 3:
+            raise ValueError(f"expected an input of rank ≥ 3, got shape {x_shape}")
+        windows = [Window(size, 1, size) for size in x_shape[2:]]
+        kind = "max" if op.name == "onnx.GlobalMaxPool" else "avg"
+        return _lower_pool(op, kb, windows, kind)
+
+
+PATTERNS = (MaxPoolLowering(), AveragePoolLowering(), GlobalPoolLowering())
