@@ -203,7 +203,8 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
 
 def emit_artifacts(module: ModuleOp, name: str) -> tuple[str, str, dict]:
     """The Zig source, the C header and the plan of a lowered, planned module."""
-    from zant.backend.zig_printer import emit_header, emit_plan_json, print_zig
+    from zant.backend.plan import emit_header, emit_plan_json
+    from zant.backend.zig_printer import print_zig
 
     return print_zig(module, name), emit_header(module, name), emit_plan_json(module, name)
 

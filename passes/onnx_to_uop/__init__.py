@@ -22,6 +22,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FunctionType,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
@@ -104,6 +105,21 @@ class OnnxToUopPass(ModulePass):
         for cast in reversed([o for o in block.ops if isinstance(o, UnrealizedConversionCastOp)]):
             if not any(r.uses for r in cast.results):
                 rewriter.erase_op(cast)
+        self._erase_dead_buffers(block)
+
+    @staticmethod
+    def _erase_dead_buffers(block) -> None:
+        """Drop views the casts no longer need and constants only shape inference read (e.g. a
+        Reshape's target shape); graph inputs and outputs stay, they are the ABI."""
+        for op in reversed(list(block.ops)):
+            dead = isinstance(op, uop.ViewOp | uop.DefineLocalOp) or (
+                isinstance(op, uop.DefineGlobalOp) and op.role.data == "constant"
+            )
+            if dead and not op.results[0].uses:
+                Rewriter.erase_op(op)
+        constants = [o for o in block.ops if isinstance(o, uop.DefineGlobalOp) and o.role.data == "constant"]
+        for index, constant in enumerate(constants):
+            constant.index = IntegerAttr(index, 64)
 
     def _check_supported(self, function: func.FuncOp) -> None:
         known = supported_ops()
