@@ -1,0 +1,63 @@
+"""Build a generated Zig file with the `ziglang` wheel (`python -m ziglang`), no system toolchain.
+
+`build_zig(zig_path, out_path, target="host", optimize="ReleaseSafe", kind="shared")` runs
+`zig build-lib -dynamic` (kind "shared"), `build-lib` ("static") or `build-obj` ("obj"). Zig's
+caches live under `cache_dir` (default: `<out dir>/.zig-cache`), so parallel builds into different
+directories never share a lock; pass one shared `cache_dir` to reuse compiler_rt between builds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from zant.errors import ZantError
+
+TARGETS: dict[str, tuple[str, ...]] = {
+    "host": (),
+    "cortex-m0plus": ("-target", "thumb-freestanding-eabi", "-mcpu", "cortex_m0plus"),
+    "cortex-m4": ("-target", "thumb-freestanding-eabihf", "-mcpu", "cortex_m4"),
+    "cortex-m7": ("-target", "thumb-freestanding-eabihf", "-mcpu", "cortex_m7"),
+    "cortex-m33": ("-target", "thumb-freestanding-eabihf", "-mcpu", "cortex_m33"),
+    "cortex-m55": ("-target", "thumb-freestanding-eabihf", "-mcpu", "cortex_m55"),
+    "riscv32": ("-target", "riscv32-freestanding-none", "-mcpu", "generic_rv32+m+f+c"),
+}
+"""Target name → Zig target flags (`host` builds for the machine running Zant)."""
+
+KINDS: dict[str, tuple[str, ...]] = {
+    "shared": ("build-lib", "-dynamic"),
+    "static": ("build-lib",),
+    "obj": ("build-obj",),
+}
+OPTIMIZE_MODES = ("Debug", "ReleaseSafe", "ReleaseFast", "ReleaseSmall")
+
+
+def build_zig(
+    zig_path: str | Path,
+    out_path: str | Path,
+    target: str = "host",
+    optimize: str = "ReleaseSafe",
+    kind: str = "shared",
+    cache_dir: str | Path | None = None,
+) -> Path:
+    """Compile `zig_path` into `out_path`; raise `ZantError` with Zig's messages on failure."""
+    if target not in TARGETS:
+        raise ZantError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
+    if kind not in KINDS:
+        raise ZantError(f"unknown build kind '{kind}' (choose from {', '.join(KINDS)})")
+    if optimize not in OPTIMIZE_MODES:
+        raise ZantError(f"unknown optimize mode '{optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
+    out_path = Path(out_path).resolve()
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    cache = Path(cache_dir) if cache_dir is not None else out_path.parent / ".zig-cache"
+    command = [
+        sys.executable, "-m", "ziglang", *KINDS[kind], str(Path(zig_path).resolve()),
+        f"-O{optimize}", *TARGETS[target], f"-femit-bin={out_path}",
+        "--cache-dir", str(cache / "local"), "--global-cache-dir", str(cache / "global"),
+        "-fno-emit-h",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=out_path.parent)
+    if result.returncode != 0:
+        raise ZantError(f"zig failed to build {zig_path} for {target}:\n{result.stderr.strip()}")
+    return out_path

@@ -1,0 +1,73 @@
+"""Section sizes of ELF objects and static archives, in pure Python (no binutils).
+
+`section_sizes(path) -> dict[str, int]` sums the sizes of the sections named `.text`, `.rodata`,
+`.data` and `.bss` (and their `.text.*`-style subsections, as `-ffunction-sections` makes) over
+an ELF file or every ELF member of an `ar` archive.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from zant.errors import ZantError
+
+SECTIONS = (".text", ".rodata", ".data", ".bss")
+
+
+def _group(section_name: str) -> str | None:
+    for group in SECTIONS:
+        if section_name == group or section_name.startswith(group + "."):
+            return group
+    return None
+
+
+def elf_section_sizes(data: bytes) -> dict[str, int]:
+    if data[:4] != b"\x7fELF":
+        raise ZantError("not an ELF file")
+    is64 = data[4] == 2
+    endian = "<" if data[5] == 1 else ">"
+    if is64:
+        shoff, = struct.unpack_from(endian + "Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from(endian + "HHH", data, 0x3A)
+        header = endian + "IIQQQQIIQQ"
+    else:
+        shoff, = struct.unpack_from(endian + "I", data, 0x20)
+        shentsize, shnum, shstrndx = struct.unpack_from(endian + "HHH", data, 0x2E)
+        header = endian + "IIIIIIIIII"
+    sections = [struct.unpack_from(header, data, shoff + i * shentsize) for i in range(shnum)]
+    strtab_offset = sections[shstrndx][4]
+    sizes = dict.fromkeys(SECTIONS, 0)
+    for name_offset, _type, _flags, _addr, _offset, size, *_ in sections:
+        end = data.index(b"\0", strtab_offset + name_offset)
+        group = _group(data[strtab_offset + name_offset : end].decode("latin-1"))
+        if group is not None:
+            sizes[group] += size
+    return sizes
+
+
+def _archive_members(data: bytes):
+    position = 8
+    while position + 60 <= len(data):
+        header = data[position : position + 60]
+        name = header[:16].decode("latin-1").strip()
+        size = int(header[48:58].decode("latin-1").strip())
+        body = data[position + 60 : position + 60 + size]
+        if name not in ("/", "//", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED"):
+            if name.startswith("#1/"):  # BSD long name stored before the member data
+                body = body[int(name[3:]) :]
+            yield body
+        position += 60 + size + (size & 1)
+
+
+def section_sizes(path: str | Path) -> dict[str, int]:
+    """`{".text": …, ".rodata": …, ".data": …, ".bss": …}` in bytes for an object or archive."""
+    data = Path(path).read_bytes()
+    if data.startswith(b"!<arch>\n"):
+        total = dict.fromkeys(SECTIONS, 0)
+        for member in _archive_members(data):
+            if member[:4] == b"\x7fELF":
+                for key, value in elf_section_sizes(member).items():
+                    total[key] += value
+        return total
+    return elf_section_sizes(data)

@@ -1,0 +1,165 @@
+"""Small Zig functions the printer emits into a generated file, each only when an op uses it.
+
+They hold the semantics that are more than one Zig operator: NaN-propagating max/min, round half
+to even, shifts without undefined behaviour, ONNX casts, erf, and f16 fallbacks for std.math
+functions that only exist for f32/f64. Every helper is generic over the element type, so one
+definition covers all widths.
+"""
+
+HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
+    # name: (helpers it calls, source)
+    "zant_fmax": (
+        (),
+        """\
+/// max with NaN propagation (ONNX / NumPy): NaN if either operand is NaN.
+inline fn zant_fmax(comptime T: type, a: T, b: T) T {
+    return if (a != a or b != b) a + b else @max(a, b);
+}""",
+    ),
+    "zant_fmin": (
+        (),
+        """\
+/// min with NaN propagation (ONNX / NumPy): NaN if either operand is NaN.
+inline fn zant_fmin(comptime T: type, a: T, b: T) T {
+    return if (a != a or b != b) a + b else @min(a, b);
+}""",
+    ),
+    "zant_sign": (
+        (),
+        """\
+/// -1, 0 or 1 by the sign of x (NaN and signed zeros are returned unchanged).
+inline fn zant_sign(comptime T: type, x: T) T {
+    if (comptime (@typeInfo(T) == .int and @typeInfo(T).int.signedness == .unsigned)) {
+        return if (x > 0) 1 else 0;
+    } else {
+        return if (x > 0) 1 else if (x < 0) -1 else x;
+    }
+}""",
+    ),
+    "zant_round": (
+        (),
+        """\
+/// Round half to even (ONNX Round, NumPy rint).
+inline fn zant_round(comptime T: type, x: T) T {
+    return if (@abs(x - @trunc(x)) == 0.5) 2.0 * @round(x * 0.5) else @round(x);
+}""",
+    ),
+    "zant_shl": (
+        (),
+        """\
+/// x << y on the bit pattern; 0 when y is negative or at least the width (no UB, no trap).
+inline fn zant_shl(comptime T: type, x: T, y: T) T {
+    const bits = @typeInfo(T).int.bits;
+    const U = @Int(.unsigned, bits);
+    if (y < 0 or y >= bits) return 0;
+    return @bitCast(@as(U, @bitCast(x)) << @intCast(y));
+}""",
+    ),
+    "zant_shr": (
+        (),
+        """\
+/// x >> y (arithmetic for signed types); a shift by the width or more fills with the sign bit.
+inline fn zant_shr(comptime T: type, x: T, y: T) T {
+    const bits = @typeInfo(T).int.bits;
+    if (y < 0) return 0;
+    if (comptime @typeInfo(T).int.signedness == .signed) {
+        return x >> @intCast(@min(y, bits - 1));
+    } else {
+        return if (y >= bits) 0 else x >> @intCast(y);
+    }
+}""",
+    ),
+    "zant_tanh": (
+        (),
+        """\
+/// std.math.tanh, through f32 for f16.
+inline fn zant_tanh(comptime T: type, x: T) T {
+    if (comptime T == f16) {
+        return @floatCast(std.math.tanh(@as(f32, x)));
+    } else {
+        return std.math.tanh(x);
+    }
+}""",
+    ),
+    "zant_pow": (
+        (),
+        """\
+/// std.math.pow (C pow semantics), through f32 for f16.
+inline fn zant_pow(comptime T: type, x: T, y: T) T {
+    if (comptime T == f16) {
+        return @floatCast(std.math.pow(f32, x, y));
+    } else {
+        return std.math.pow(T, x, y);
+    }
+}""",
+    ),
+    "zant_erf": (
+        (),
+        """\
+/// erf(x) = 2/sqrt(pi) * exp(-x^2) * sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)).
+/// Every term is positive, so the sum has no cancellation; exp and the series use the same
+/// rounded x^2, whose error then cancels to first order. Computed in f64 (within 16 ulp: the
+/// term recurrence accumulates rounding), so f32 and f16 results are correctly rounded in practice. |x| >= 6 gives +-1 (erf(6) = 1 - 2e-17).
+fn zant_erf(comptime T: type, x: T) T {
+    const xd: f64 = x;
+    if (xd != xd) return x;
+    const ax = @abs(xd);
+    var r: f64 = 1.0;
+    if (ax < 6.0) {
+        const x2 = ax * ax;
+        var term: f64 = ax;
+        var sum: f64 = ax;
+        var n: f64 = 0.0;
+        while (term > sum * 0x1p-56) {
+            n += 1.0;
+            term *= 2.0 * x2 / (2.0 * n + 1.0);
+            sum += term;
+        }
+        r = 1.1283791670955126 * @exp(-x2) * sum;
+    }
+    return @floatCast(std.math.copysign(r, xd));
+}""",
+    ),
+    "zant_cast": (
+        (),
+        """\
+/// ONNX Cast: float->int truncates toward zero and saturates (NaN -> 0); int->int keeps the low
+/// bits (wraps), sign- or zero-extending by the source type; x->bool is x != 0.
+inline fn zant_cast(comptime To: type, x: anytype) To {
+    const From = @TypeOf(x);
+    if (comptime From == To) {
+        return x;
+    } else if (comptime To == bool) {
+        return x != 0;
+    } else if (comptime From == bool) {
+        if (comptime @typeInfo(To) == .float) {
+            return @floatFromInt(@intFromBool(x));
+        } else {
+            return @intFromBool(x);
+        }
+    } else if (comptime @typeInfo(To) == .float) {
+        if (comptime @typeInfo(From) == .float) {
+            return @floatCast(x);
+        } else {
+            return @floatFromInt(x);
+        }
+    } else if (comptime @typeInfo(From) == .float) {
+        const t: f64 = @trunc(@as(f64, x));
+        if (t != t) return 0;
+        const lo: f64 = @floatFromInt(std.math.minInt(To));
+        const hi: f64 = @floatFromInt(std.math.maxInt(To));
+        if (t <= lo) return std.math.minInt(To);
+        if (t >= hi) return std.math.maxInt(To);
+        return @intFromFloat(t);
+    } else {
+        const from = @typeInfo(From).int;
+        const S = @Int(from.signedness, @typeInfo(To).int.bits);
+        if (comptime @typeInfo(To).int.bits <= from.bits) {
+            return @bitCast(@as(S, @truncate(x)));
+        } else {
+            return @bitCast(@as(S, x));
+        }
+    }
+}""",
+    ),
+}

@@ -1,0 +1,512 @@
+"""Print a planned uop module as one self-contained Zig file (the contract is /work/shared/DESIGN.md).
+
+A thin printer: one `singledispatchmethod` case per op, names from `name_hint`, indentation
+handled once. Decisions (buffer offsets, loop order, fusion) were made by the passes before.
+
+Layout of the generated file:
+
+* `const std = @import("std");`
+* constants as file-scope `const const_<name>: [N]T align(16) = ...;` arrays. Floats are written as
+  the `@bitCast` of their bit patterns, so every value (NaN payloads, -0.0, inf, f16) is exact;
+* `var NAME_scratch: [S]u8 align(A) = undefined;`, the scratch arena (absent when S is 0);
+* the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
+* `export fn NAME_predict(input_…: [*]const T, …, output_…: [*]T, …) callconv(.c) i32`.
+
+Inside the function, each `uop.define_local` is a typed many-pointer into the arena, index values
+are `isize` (converted with `@intCast` at each `uop.gep`, so ReleaseSafe traps on a negative or
+out-of-range address), integer arithmetic wraps (`+%`), and every declared name is either used or
+discarded with `_ = name;`. `uop.const` values are printed inline where used.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import singledispatchmethod
+from typing import IO
+
+import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    Builtin,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from zant.backend.names import Namer, sanitize_zig, validate_prefix
+from zant.backend.plan import describe_plan, globals_by_role, main_function, parameter_names
+from zant.backend.zig_helpers import HELPERS
+from zant.dialects import uop
+from zant.errors import ZantError
+
+# ---------------------------------------------------------------------------------------------
+# Types and literals
+# ---------------------------------------------------------------------------------------------
+
+
+def zig_type(t: Attribute) -> str:
+    """The Zig type of a scalar: f32, bool (i1), i8, u8 (ui8), isize (index) …"""
+    if isinstance(t, AnyFloat):
+        return f"f{t.bitwidth}"
+    if isinstance(t, IndexType):
+        return "isize"
+    if isinstance(t, IntegerType):
+        width = t.width.data
+        if width == 1:
+            return "bool"
+        return f"{'u' if t.signedness.data == Signedness.UNSIGNED else 'i'}{width}"
+    raise ZantError(f"no Zig type for {t}")
+
+
+def _is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def _is_int(t: Attribute) -> bool:
+    return isinstance(t, IntegerType | IndexType) and not _is_bool(t)
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    """The little-endian storage dtype of an element type (bool as one byte)."""
+    if isinstance(t, AnyFloat):
+        return np.dtype(f"<f{t.bitwidth // 8}")
+    if isinstance(t, IntegerType):
+        width = t.width.data
+        if width == 1:
+            return np.dtype("?")
+        kind = "u" if t.signedness.data == Signedness.UNSIGNED else "i"
+        return np.dtype(f"<{kind}{width // 8}")
+    raise ZantError(f"no storage type for {t}")
+
+
+def constant_array(value: Attribute, element_type: Attribute) -> np.ndarray:
+    """The flat values of a `dense<…>` or `dense_resource<…>` attribute.
+
+    A resource blob is MLIR's: "0x", 4 bytes of alignment, then raw little-endian elements.
+    (The frontend has the same decoder; the two are to be merged.)
+    """
+    dtype = numpy_dtype(element_type)
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        raw = value.data.data
+    elif isinstance(value, DenseResourceAttr):
+        storage = Builtin.get_interface(OpAsmDialectInterface)
+        key = value.resource_handle.data
+        blob = storage.lookup(key) if storage is not None else None
+        if not blob:
+            raise ZantError(f"dense_resource<{key}> has no data in the resource section")
+        raw = bytes.fromhex(blob[2 + 8 :])
+    else:
+        raise ZantError(f"unsupported constant value {value}")
+    return np.frombuffer(raw, dtype=dtype).reshape(-1)
+
+
+def float_literal(value: float, t: AnyFloat) -> str:
+    """An exact Zig expression of type `t` for `value` rounded to `t`."""
+    dtype = numpy_dtype(t)
+    rounded = np.array([value], dtype=np.float64).astype(dtype)[0]
+    zt = zig_type(t)
+    if math.isfinite(rounded) and not (rounded == 0 and math.copysign(1.0, rounded) < 0):
+        return f"@as({zt}, {float(rounded).hex()})"
+    bits = int(rounded.view(f"<u{dtype.itemsize}"))
+    return f"@as({zt}, @bitCast(@as(u{dtype.itemsize * 8}, 0x{bits:x})))"
+
+
+def int_literal(value: int, t: Attribute) -> str:
+    if _is_bool(t):
+        return "true" if value else "false"
+    if isinstance(t, IntegerType):
+        width = t.width.data
+        value &= (1 << width) - 1
+        if t.signedness.data != Signedness.UNSIGNED and value >= 1 << (width - 1):
+            value -= 1 << width
+    return f"@as({zig_type(t)}, {value})"
+
+
+def scalar_literal(attr: IntegerAttr | FloatAttr) -> str:
+    if isinstance(attr, FloatAttr):
+        return float_literal(attr.value.data, attr.type)  # type: ignore[arg-type]
+    return int_literal(attr.value.data, attr.type)
+
+
+def _array_initializer(values: np.ndarray, element_type: Attribute, per_line: int = 8) -> str:
+    count = len(values)
+    if isinstance(element_type, AnyFloat):
+        bits = values.view(f"<u{values.dtype.itemsize}")
+        items = [f"0x{int(b):x}" for b in bits]
+        head, tail = f"@bitCast([{count}]u{values.dtype.itemsize * 8}{{", "})"
+    elif _is_bool(element_type):
+        items = ["true" if v else "false" for v in values]
+        head, tail = f"[{count}]bool{{", "}"
+    else:
+        items = [str(int(v)) for v in values]
+        head, tail = f"[{count}]{zig_type(element_type)}{{", "}"
+    if count <= per_line:
+        return head + " " + ", ".join(items) + (" " if items else "") + tail
+    rows = [", ".join(items[i : i + per_line]) + "," for i in range(0, count, per_line)]
+    return head + "\n" + "\n".join("    " + row for row in rows) + "\n" + tail
+
+
+# ---------------------------------------------------------------------------------------------
+# ALU tables: op name → Zig expression template by operand kind ({a}, {b}, {T})
+# ---------------------------------------------------------------------------------------------
+
+FLOAT_ALU = {
+    "add": "{a} + {b}",
+    "sub": "{a} - {b}",
+    "mul": "{a} * {b}",
+    "div": "{a} / {b}",
+    "rem": "@rem({a}, {b})",
+    "max": "zant_fmax({T}, {a}, {b})",
+    "min": "zant_fmin({T}, {a}, {b})",
+    "pow": "zant_pow({T}, {a}, {b})",
+    "neg": "-{a}",
+    "abs": "@abs({a})",
+    "sign": "zant_sign({T}, {a})",
+    "sqrt": "@sqrt({a})",
+    "recip": "1.0 / {a}",
+    "exp": "@exp({a})",
+    "log": "@log({a})",
+    "tanh": "zant_tanh({T}, {a})",
+    "erf": "zant_erf({T}, {a})",
+    "floor": "@floor({a})",
+    "ceil": "@ceil({a})",
+    "round": "zant_round({T}, {a})",
+    "sin": "@sin({a})",
+    "cos": "@cos({a})",
+    "isnan": "@as({T}, if ({a} != {a}) 1.0 else 0.0)",
+}
+INT_ALU = {
+    "add": "{a} +% {b}",
+    "sub": "{a} -% {b}",
+    "mul": "{a} *% {b}",
+    "div": "@divTrunc({a}, {b})",
+    "rem": "@rem({a}, {b})",
+    "max": "@max({a}, {b})",
+    "min": "@min({a}, {b})",
+    "and": "{a} & {b}",
+    "or": "{a} | {b}",
+    "xor": "{a} ^ {b}",
+    "shl": "zant_shl({T}, {a}, {b})",
+    "shr": "zant_shr({T}, {a}, {b})",
+    "neg": "-%{a}",
+    "abs": "@as({T}, @bitCast(@abs({a})))",
+    "sign": "zant_sign({T}, {a})",
+    "not": "~{a}",
+}
+INDEX_ALU = INT_ALU | {"add": "{a} + {b}", "sub": "{a} - {b}", "mul": "{a} * {b}", "neg": "-{a}"}
+"""Index arithmetic does not wrap: an overflow is a bug that ReleaseSafe should trap."""
+BOOL_ALU = {
+    "and": "{a} and {b}",
+    "or": "{a} or {b}",
+    "xor": "{a} != {b}",
+    "not": "!{a}",
+    "max": "{a} or {b}",
+    "min": "{a} and {b}",
+}
+COMPARE = {"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}
+
+
+def reserved_names(name: str) -> set[str]:
+    """File-scope names no local may take (Zig forbids shadowing)."""
+    return {"std", f"{name}_scratch", f"{name}_predict", *HELPERS}
+
+
+class ZigPrinter:
+    """Prints one planned uop module as Zig source; `NAME` prefixes every exported symbol."""
+
+    def __init__(self, module: ModuleOp, name: str = "model"):
+        self.module = module
+        self.name = validate_prefix(name)
+        self.namer = Namer(reserved_names(name))
+        self.names: dict[SSAValue, str] = {}
+        self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
+        self.helpers_used: set[str] = set()
+        self.lines: list[str] = []
+        self.level = 0
+
+    # -- output -------------------------------------------------------------------------------
+
+    def emit(self, line: str = "") -> None:
+        self.lines.append(("    " * self.level + line) if line else "")
+
+    def fresh(self, value: SSAValue, prefix: str) -> str:
+        hint = sanitize_zig(value.name_hint) if value.name_hint else str(len(self.names))
+        name = self.namer.fresh(f"{prefix}{hint}")
+        self.names[value] = name
+        return name
+
+    def expr(self, value: SSAValue) -> str:
+        """The Zig expression of a scalar value: its name, or a literal for `uop.const`."""
+        owner = value.owner
+        if isinstance(owner, uop.ConstOp):
+            return scalar_literal(owner.value)
+        return self.names[value]
+
+    def discard_unused(self, op: Operation) -> None:
+        for result in op.results:
+            if not result.uses and result in self.names:
+                self.emit(f"_ = {self.names[result]};")
+
+    def use_helper(self, template: str) -> str:
+        for helper in HELPERS:
+            if helper + "(" in template:
+                self.helpers_used.add(helper)
+        return template
+
+    # -- the file -----------------------------------------------------------------------------
+
+    def print_module(self, output: IO[str]) -> None:
+        function = main_function(self.module)
+        info = describe_plan(self.module)
+        header = [
+            f"// {self.name}.zig: generated by zant from a uop module. Do not edit.",
+            f"// plan {info.plan_hash}, tensor layout {info.tensor_layout_hash}; scratch "
+            f"{info.scratch_size} B, constants {info.constant_size} B.",
+            'const std = @import("std");',
+            "",
+        ]
+        file_scope = self.print_constants(function)
+        if info.scratch_size:
+            file_scope.append(
+                f"var {self.name}_scratch: [{info.scratch_size}]u8 "
+                f"align({info.scratch_alignment}) = undefined;"
+            )
+            file_scope.append("")
+        self.print_function(function)
+        helpers = [HELPERS[h][1] + "\n" for h in sorted(self.helpers_used)]
+        output.write("\n".join(header + file_scope + helpers + self.lines) + "\n")
+
+    def print_constants(self, function: func.FuncOp) -> list[str]:
+        lines = []
+        for op in globals_by_role(function, "constant"):
+            buffer_type = op.result.type
+            assert isinstance(buffer_type, uop.BufferType) and op.value is not None
+            name = self.namer.fresh(f"const_{sanitize_zig(op.tensor_name.data)}")
+            self.names[op.result] = name
+            values = constant_array(op.value, buffer_type.element_type)
+            init = _array_initializer(values, buffer_type.element_type)
+            lines.append(f"// {_comment(op.tensor_name.data)}")
+            lines.append(
+                f"const {name}: [{len(values)}]{zig_type(buffer_type.element_type)} align(16) = "
+                f"{init};"
+            )
+            lines.append("")
+        return lines
+
+    def print_function(self, function: func.FuncOp) -> None:
+        params = parameter_names(function, self.namer)
+        signature = []
+        for op, pname in params.items():
+            self.names[op.result] = pname
+            element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
+            const = "const " if op.role.data == "input" else ""
+            signature.append(f"{pname}: [*]{const}{element}")
+        self.emit(
+            f"export fn {self.name}_predict({', '.join(signature)}) callconv(.c) i32 {{"
+        )
+        self.level += 1
+        for op, pname in params.items():
+            if not _buffer_is_accessed(op.result):
+                self.emit(f"_ = {pname};")
+        for op in function.body.block.ops:
+            self.print(op)
+        self.emit("return 0;")
+        self.level -= 1
+        self.emit("}")
+
+    # -- ops ----------------------------------------------------------------------------------
+
+    @singledispatchmethod
+    def print(self, op: Operation) -> None:
+        raise ZantError(f"the Zig backend cannot print '{op.name}'")
+
+    @print.register
+    def _(self, op: func.ReturnOp) -> None:
+        if op.operands:
+            raise ZantError("@main must not return values: outputs are written to buffers")
+
+    @print.register
+    def _(self, op: uop.DefineGlobalOp) -> None:
+        pass  # a parameter or a file-scope constant, named in print_module
+
+    @print.register
+    def _(self, op: uop.DefineLocalOp) -> None:
+        if op.offset is None:
+            raise ZantError(f"scratch buffer '{op.tensor_name.data}' has no offset: run plan-arenas")
+        name = self.namer.fresh(f"scratch_{sanitize_zig(op.tensor_name.data)}")
+        self.names[op.result] = name
+        element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
+        if not _buffer_is_accessed(op.result):
+            return  # no code for a buffer nobody reads or writes
+        self.emit(f"// {_comment(op.tensor_name.data)}")
+        self.emit(
+            f"const {name}: [*]{element} = @ptrCast(@alignCast("
+            f"@as([*]u8, &{self.name}_scratch) + {op.offset.value.data}));"
+        )
+
+    @print.register
+    def _(self, op: uop.ViewOp) -> None:
+        pass  # folded into every gep through it
+
+    @print.register
+    def _(self, op: uop.GepOp) -> None:
+        source = op.source
+        if isinstance(source.owner, uop.ViewOp):
+            view = source.type
+            assert isinstance(view, uop.ViewType)
+            base = self.names[source.owner.source]
+            strides, offset = view.get_strides(), view.offset.data
+        else:
+            base, strides, offset = self.names[source], (1,), 0
+        terms = []
+        for index, stride in zip(op.indices, strides):
+            if stride == 0:
+                continue
+            if isinstance(index.owner, uop.ConstOp):
+                offset += index.owner.value.value.data * stride  # type: ignore[attr-defined]
+                continue
+            name = self.expr(index)
+            terms.append(name if stride == 1 else f"{name} * {stride}")
+        if offset or not terms:
+            terms.append(str(offset))
+        address = " + ".join(terms)
+        index_expr = address if address.isdigit() else f"@intCast({address})"
+        name = self.fresh(op.result, "addr_")
+        self.emit(f"const {name} = &{base}[{index_expr}];")
+        self.discard_unused(op)
+
+    @print.register
+    def _(self, op: uop.LoadOp) -> None:
+        name = self.fresh(op.result, "buf_")
+        self.emit(f"const {name}: {zig_type(op.result.type)} = {self.expr(op.ptr)}.*;")
+        self.discard_unused(op)
+
+    @print.register
+    def _(self, op: uop.StoreOp) -> None:
+        self.emit(f"{self.expr(op.ptr)}.* = {self.expr(op.value)};")
+
+    @print.register
+    def _(self, op: uop.ConstOp) -> None:
+        pass  # printed inline at each use
+
+    @print.register
+    def _(self, op: uop.CastOp) -> None:
+        self.helpers_used.add("zant_cast")
+        self.define(op.result, f"zant_cast({zig_type(op.result.type)}, {self.expr(op.input)})")
+
+    @print.register
+    def _(self, op: uop.WhereOp) -> None:
+        c, a, b = (self.expr(v) for v in op.operands)
+        self.define(op.result, f"if ({c}) {a} else {b}")
+
+    @print.register
+    def _(self, op: uop.RangeOp) -> None:
+        name = self.fresh(op.induction_var, "idx_")
+        self.emit(f"var {name}: isize = {op.start.data};")
+        self.emit(f"while ({name} < {op.end.data}) : ({name} += {op.step.data}) {{")
+        self.level += 1
+        for child in op.body.block.ops:
+            self.print(child)
+        self.level -= 1
+        self.emit("}")
+
+    @print.register
+    def _(self, op: uop.EndRangeOp) -> None:
+        pass
+
+    @print.register
+    def _(self, op: uop.DefineAccOp) -> None:
+        name = self.fresh(op.result, "acc_")
+        element_type = op.result.type.element_type  # type: ignore[attr-defined]
+        mutated = any(isinstance(u.operation, uop.MulAccOp | uop.AccSetOp) for u in op.result.uses)
+        keyword = "var" if mutated else "const"
+        self.emit(f"{keyword} {name}: {zig_type(element_type)} = {scalar_literal(op.init)};")
+        self.discard_unused(op)
+
+    @print.register
+    def _(self, op: uop.MulAccOp) -> None:
+        acc, a, b = self.expr(op.acc), self.expr(op.lhs), self.expr(op.rhs)
+        t = op.lhs.type
+        if _is_bool(t):
+            self.emit(f"{acc} = {acc} or ({a} and {b});")
+        elif _is_int(t) and not isinstance(t, IndexType):
+            self.emit(f"{acc} +%= {a} *% {b};")
+        else:
+            self.emit(f"{acc} += {a} * {b};")
+
+    @print.register
+    def _(self, op: uop.AccSetOp) -> None:
+        self.emit(f"{self.expr(op.acc)} = {self.expr(op.value)};")
+
+    @print.register
+    def _(self, op: uop.AccGetOp) -> None:
+        self.define(op.result, self.expr(op.acc))
+
+    def define(self, result: SSAValue, expression: str) -> None:
+        prefix = "idx_" if isinstance(result.type, IndexType) else "buf_"
+        name = self.fresh(result, prefix)
+        self.emit(f"const {name}: {zig_type(result.type)} = {expression};")
+        if not result.uses:
+            self.emit(f"_ = {name};")
+
+    def print_alu(self, op: Operation) -> None:
+        short = op.name.removeprefix("uop.")
+        operand_type = op.operands[0].type
+        args = {"T": zig_type(operand_type)}
+        for key, value in zip("ab", op.operands):
+            args[key] = self.expr(value)
+        if short in COMPARE:
+            a, b = args["a"], args["b"]
+            if _is_bool(operand_type) and short in ("cmplt", "cmple"):
+                a, b = f"@intFromBool({a})", f"@intFromBool({b})"
+            self.define(op.results[0], f"{a} {COMPARE[short]} {b}")
+            return
+        if isinstance(operand_type, AnyFloat):
+            table = FLOAT_ALU
+        elif isinstance(operand_type, IndexType):
+            table = INDEX_ALU
+        elif _is_bool(operand_type):
+            table = BOOL_ALU
+        else:
+            table = INT_ALU
+        if short not in table:
+            raise ZantError(f"uop.{short} is not supported on {operand_type} by the Zig backend")
+        self.define(op.results[0], self.use_helper(table[short]).format(**args))
+
+
+for _alu in uop.ALU_OPS.values():
+    ZigPrinter.__dict__["print"].register(_alu)(ZigPrinter.print_alu)
+
+
+def _buffer_is_accessed(value: SSAValue) -> bool:
+    """True if some gep reads or writes the buffer, directly or through views."""
+    for use in value.uses:
+        user = use.operation
+        if isinstance(user, uop.ViewOp):
+            if _buffer_is_accessed(user.result):
+                return True
+        elif isinstance(user, uop.GepOp):
+            return True
+    return False
+
+
+def _comment(text: str) -> str:
+    """`text` made safe for a one-line Zig comment."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def print_zig(module: ModuleOp, name: str = "model") -> str:
+    """The Zig source of a planned uop module."""
+    import io
+
+    stream = io.StringIO()
+    ZigPrinter(module, name).print_module(stream)
+    return stream.getvalue()

@@ -1,0 +1,41 @@
+"""The `zig` target of `zant-opt`: `-t zig` or `-t 'zig{name=net}'` prints the model's Zig file.
+
+An unplanned module (a `uop.define_local` without offset) is planned first with the default
+`plan-arenas`, so `zant-opt model.mlir -t zig` works on the output of `onnx-to-uop` directly.
+Constants are printed inline in the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.arg_spec import ArgSpec
+from xdsl.utils.target import Target
+
+from zant.backend.zig_printer import ZigPrinter
+from zant.passes.plan_arenas import PlanArenasPass, is_planned
+
+
+@dataclass(frozen=True)
+class ZigTarget(Target):
+    name: ClassVar[str] = "zig"
+
+    prefix: str = "model"
+    """The symbol prefix (`NAME_predict`, `NAME_scratch` …); a C identifier."""
+
+    @classmethod
+    def from_spec(cls, spec: ArgSpec) -> ZigTarget:
+        # `name` is the option users write (`zig{name=net}`), but a spec field called `name` is
+        # reserved for the target's own name, so it is stored as `prefix`.
+        parameters = dict(spec.normalize_parameter_names().parameters)
+        if "name" in parameters:
+            parameters["prefix"] = parameters.pop("name")
+        return super().from_spec(ArgSpec(spec.name, parameters))
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if not is_planned(module):
+            PlanArenasPass().apply(ctx, module)
+        ZigPrinter(module, self.prefix).print_module(output)
