@@ -1,0 +1,69 @@
+// RUN: zant-opt %s -t 'zig{name=net}' | filecheck %s
+// RUN: zant-opt %s -t zig | filecheck %s --check-prefix=DEFAULT
+
+// An unplanned module is planned by the target; constants are file-scope arrays with exact bits.
+
+// CHECK:      const std = @import("std");
+// CHECK:      const const_w: [3]f32 align(16) = @bitCast([3]u32{ 0x3fc00000, 0x80000000, 0x40200000 });
+// CHECK:      var net_scratch: [32]u8 align(16) = undefined;
+// CHECK:      inline fn zant_fmax(comptime T: type, a: T, b: T) T {
+// CHECK:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// CHECK-NEXT:     // sum
+// CHECK-NEXT:     const scratch_sum: [*]f32 = @ptrCast(@alignCast(@as([*]u8, &net_scratch) + 0));
+// CHECK-NEXT:     var idx_i: isize = 0;
+// CHECK-NEXT:     while (idx_i < 2) : (idx_i += 1) {
+// CHECK-NEXT:         var idx_j: isize = 0;
+// CHECK-NEXT:         while (idx_j < 3) : (idx_j += 1) {
+// CHECK-NEXT:             const addr_p = &input_x[@intCast(idx_i * 3 + idx_j + 1)];
+// CHECK-NEXT:             const buf_a: f32 = addr_p.*;
+// CHECK-NEXT:             const addr_q = &const_w[@intCast(idx_j)];
+// CHECK-NEXT:             const buf_c: f32 = addr_q.*;
+// CHECK-NEXT:             const buf_s: f32 = buf_a + buf_c;
+// CHECK-NEXT:             const buf_r: f32 = zant_fmax(f32, buf_s, @as(f32, 0x0.0p+0));
+// CHECK-NEXT:             const addr_o = &scratch_sum[@intCast(idx_i * 3 + idx_j)];
+// CHECK-NEXT:             addr_o.* = buf_r;
+// CHECK-NEXT:         }
+// CHECK-NEXT:     }
+// CHECK-NEXT:     var idx_k: isize = 0;
+// CHECK-NEXT:     while (idx_k < 6) : (idx_k += 2) {
+// CHECK-NEXT:         const addr_p2 = &scratch_sum[@intCast(idx_k)];
+// CHECK-NEXT:         const buf_a2: f32 = addr_p2.*;
+// CHECK-NEXT:         const addr_o2 = &output_y[@intCast(idx_k)];
+// CHECK-NEXT:         addr_o2.* = buf_a2;
+// CHECK-NEXT:     }
+// CHECK-NEXT:     return 0;
+// CHECK-NEXT: }
+
+// DEFAULT: export fn model_predict(
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<7xf32>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<6xf32>
+    %w = uop.define_global "constant" 0 "w" value dense<[1.5, -0.0, 2.5]> : tensor<3xf32> : !uop.buffer<3xf32>
+    %t = uop.define_local "sum" : !uop.buffer<6xf32>
+    %v = uop.view %x : !uop.buffer<7xf32> -> !uop.view<2x3xf32, strides [3, 1], offset 1>
+    %b = uop.view %w : !uop.buffer<3xf32> -> !uop.view<2x3xf32, strides [0, 1], offset 0>
+    %tv = uop.view %t : !uop.buffer<6xf32> -> !uop.view<2x3xf32, strides [3, 1], offset 0>
+    uop.range %i = 0 to 2 {
+      uop.range %j = 0 to 3 {
+        %p = uop.gep %v[%i, %j] : !uop.view<2x3xf32, strides [3, 1], offset 1>
+        %a = uop.load %p : f32
+        %q = uop.gep %b[%i, %j] : !uop.view<2x3xf32, strides [0, 1], offset 0>
+        %c = uop.load %q : f32
+        %s = uop.add %a, %c : f32
+        %z = uop.const 0.0 : f32
+        %r = uop.max %s, %z : f32
+        %o = uop.gep %tv[%i, %j] : !uop.view<2x3xf32, strides [3, 1], offset 0>
+        uop.store %r, %o : f32
+      }
+    }
+    uop.range %k = 0 to 6 step 2 {
+      %p2 = uop.gep %t[%k] : !uop.buffer<6xf32>
+      %a2 = uop.load %p2 : f32
+      %o2 = uop.gep %y[%k] : !uop.buffer<6xf32>
+      uop.store %a2, %o2 : f32
+    }
+    func.return
+  }
+}
