@@ -1,0 +1,201 @@
+// RUN: zant-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_global "weird" 0 "x" : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: role must be one of input, output, constant, got 'weird'
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_global "constant" 0 "x" : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: a constant buffer needs a value, and only a constant has one
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_global "constant" 0 "x" value dense<[1.0, 2.0, 3.0]> : tensor<3xf32> : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: value has 3 elements but the buffer holds 2
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_global "constant" 0 "x" value dense<[1, 2]> : tensor<2xi32> : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: value and buffer element types differ
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_local "t" at -16 : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: offset must be non-negative
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_local "t" : !uop.buffer<2xindex>
+    func.return
+  }
+}
+
+// CHECK: buffer element type must be a number type, got index
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_local "t" : !uop.buffer<2xf32>
+    %v = uop.view %x : !uop.buffer<2xf32> -> !uop.view<2x2xf32, strides [2, 1], offset 0>
+    func.return
+  }
+}
+
+// CHECK: view reaches elements 0..3, outside the buffer of 2 elements
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_local "t" : !uop.buffer<2xf32>
+    %v = uop.view %x : !uop.buffer<2xf32> -> !uop.view<2xi32, strides [1], offset 0>
+    func.return
+  }
+}
+
+// CHECK: view element type i32 differs from the buffer's f32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_local "t" : !uop.buffer<2xf32>
+    %v = uop.view %x : !uop.buffer<2xf32> -> !uop.view<2xf32, strides [1, 1], offset 0>
+    func.return
+  }
+}
+
+// CHECK: view has 1 dimensions but 2 strides
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_local "t" : !uop.buffer<6xf32>
+    %v = uop.view %x : !uop.buffer<6xf32> -> !uop.view<2x3xf32, strides [3, 1], offset 0>
+    %i = uop.const 0 : index
+    %p = uop.gep %v[%i] : !uop.view<2x3xf32, strides [3, 1], offset 0>
+    func.return
+  }
+}
+
+// CHECK: expected 2 indices for
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 1 : i32
+    %p = uop.pow %c, %c : i32
+    func.return
+  }
+}
+
+// CHECK: uop.pow takes floating-point operands, got i32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 1.0 : f32
+    %p = uop.shl %c, %c : f32
+    func.return
+  }
+}
+
+// CHECK: uop.shl takes integer operands, got f32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 1.0 : f32
+    %p = uop.not %c : f32
+    func.return
+  }
+}
+
+// CHECK: uop.not takes integer operands, got f32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.range %i = 0 to 4 step 0 {
+    }
+    func.return
+  }
+}
+
+// CHECK: step must be positive, got 0
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %a = uop.define_acc 0.0 : f32
+    %c = uop.const 1 : i32
+    uop.mulacc %a, %c, %c : !uop.acc<f32>, i32
+    func.return
+  }
+}
+
+// CHECK: operands must match the accumulator's type f32, got i32 and i32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %a = uop.define_acc 0.0 : f32
+    %c = uop.const 1 : i32
+    uop.acc_set %a, %c : !uop.acc<f32>, i32
+    func.return
+  }
+}
+
+// CHECK: value type i32 differs from the accumulator's f32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %a = uop.define_acc 0.0 : f32
+    %g = uop.acc_get %a : !uop.acc<f32>, i32
+    func.return
+  }
+}
+
+// CHECK: result type differs from the accumulator's
