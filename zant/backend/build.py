@@ -1,13 +1,16 @@
 """Build a generated Zig file with the `ziglang` wheel (`python -m ziglang`), no system toolchain.
 
 `build_zig(zig_path, out_path, target="host", optimize="ReleaseSafe", kind="shared")` runs
-`zig build-lib -dynamic` (kind "shared"), `build-lib` ("static") or `build-obj` ("obj"). Zig's
-caches live under `cache_dir` (default: `<out dir>/.zig-cache`), so parallel builds into different
-directories never share a lock; pass one shared `cache_dir` to reuse compiler_rt between builds.
+`zig build-lib -dynamic` (kind "shared"), `build-lib` ("static") or `build-obj` ("obj"). Each
+build has its own local cache beside its output; Zig's global cache (compiler_rt and the other
+runtime libraries, ~20 s to build per target and mode) is shared between builds, in
+`$ZANT_CACHE_DIR` or the user's cache folder (`$XDG_CACHE_HOME/zant/zig`, `~/.cache/zant/zig`).
+Zig locks its cache entries, so concurrent builds may share it.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +36,14 @@ KINDS: dict[str, tuple[str, ...]] = {
 OPTIMIZE_MODES = ("Debug", "ReleaseSafe", "ReleaseFast", "ReleaseSmall")
 
 
+def default_global_cache() -> Path:
+    """Where Zig's global cache lives unless a build names one."""
+    if os.environ.get("ZANT_CACHE_DIR"):
+        return Path(os.environ["ZANT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "zant" / "zig"
+
+
 def build_zig(
     zig_path: str | Path,
     out_path: str | Path,
@@ -50,11 +61,12 @@ def build_zig(
         raise ZantError(f"unknown optimize mode '{optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
     out_path = Path(out_path).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    cache = Path(cache_dir) if cache_dir is not None else out_path.parent / ".zig-cache"
+    local_cache = out_path.parent / ".zig-cache"
+    global_cache = Path(cache_dir) if cache_dir is not None else default_global_cache()
     command = [
         sys.executable, "-m", "ziglang", *KINDS[kind], str(Path(zig_path).resolve()),
         f"-O{optimize}", *TARGETS[target], f"-femit-bin={out_path}",
-        "--cache-dir", str(cache / "local"), "--global-cache-dir", str(cache / "global"),
+        "--cache-dir", str(local_cache), "--global-cache-dir", str(global_cache),
         "-fno-emit-h",
     ]
     result = subprocess.run(command, capture_output=True, text=True, cwd=out_path.parent)

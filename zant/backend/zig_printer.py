@@ -216,7 +216,7 @@ COMPARE = {"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}
 
 def reserved_names(name: str) -> set[str]:
     """File-scope names no local may take (Zig forbids shadowing)."""
-    return {"std", f"{name}_scratch", f"{name}_predict", *HELPERS}
+    return {"std", "panic", "trapOnPanic", f"{name}_scratch", f"{name}_predict", *HELPERS}
 
 
 class ZigPrinter:
@@ -271,6 +271,15 @@ class ZigPrinter:
             f"// plan {info.plan_hash}, tensor layout {info.tensor_layout_hash}; scratch "
             f"{info.scratch_size} B, constants {info.constant_size} B.",
             'const std = @import("std");',
+            "",
+            "// Safety checks (ReleaseSafe, Debug) trap: a model has no OS, stderr or stack traces,",
+            "// and std's default handler would add seconds of build time and kilobytes of code.",
+            "pub const panic = std.debug.FullPanic(trapOnPanic);",
+            "fn trapOnPanic(message: []const u8, first_trace_address: ?usize) noreturn {",
+            "    _ = message;",
+            "    _ = first_trace_address;",
+            "    @trap();",
+            "}",
             "",
         ]
         file_scope = self.print_constants(function)
