@@ -1,0 +1,160 @@
+"""The `zant` command line: the compile summary, `zant run`, and bad input.
+
+Every bad input exits non-zero with one `zant: error:` line, no traceback, and leaves no
+generated file behind in the output folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+ZANT = [sys.executable, "-m", "zant.tools.cli"]
+
+
+def run_zant(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*ZANT, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def add_relu_model(shape=(2, 3), op="Relu", input_name="x") -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [
+            helper.make_node("Add", [input_name, "b"], ["s"], name="add"),
+            helper.make_node(op, ["s"], ["y"], name="act"),
+        ],
+        "g",
+        [helper.make_tensor_value_info(input_name, TensorProto.FLOAT, list(shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
+        [numpy_helper.from_array(np.arange(shape[-1], dtype=np.float32), "b")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def assert_clean_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("zant: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_compile_writes_sources_and_prints_summary(tmp_path):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--name", "net")
+    assert result.returncode == 0, result.stderr
+    for file_name in ("net.zig", "net.h", "net.plan.json", "libnet.so"):
+        assert (tmp_path / "out" / file_name).exists(), file_name
+    assert "scratch arena" in result.stdout and ".text" in result.stdout and "time" in result.stdout
+
+
+def test_compile_no_build_writes_only_sources(tmp_path):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--no-build")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["model.h", "model.plan.json", "model.zig"]
+
+
+def test_run_prints_outputs_beside_reference(tmp_path):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    np.save(tmp_path / "x.npy", np.array([[-1, 0, 1], [2, -3, 4]], np.float32))
+    result = run_zant("run", tmp_path / "m.onnx", "--input", f"x={tmp_path / 'x.npy'}")
+    assert result.returncode == 0, result.stderr
+    assert "reference" in result.stdout
+    assert "max abs error 0" in result.stdout
+
+
+def test_missing_file(tmp_path):
+    assert_clean_error(run_zant("compile", tmp_path / "nope.onnx", "-o", tmp_path / "out"), "nope.onnx")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("content", [b"", b"not an onnx file at all", None])
+def test_malformed_or_truncated_file(tmp_path, content):
+    path = tmp_path / "bad.onnx"
+    if content is None:  # a real model cut in half
+        content = add_relu_model().SerializeToString()[:40]
+    path.write_bytes(content)
+    result = run_zant("compile", path, "-o", tmp_path / "out")
+    assert_clean_error(result)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_unsupported_operator_names_node_and_op(tmp_path):
+    graph = helper.make_graph(
+        [helper.make_node("Det", ["x"], ["y"], name="determinant")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "m.onnx")
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out")
+    assert_clean_error(result, "determinant", "Det", "no lowering")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_symbolic_dimension_needs_input_shape(tmp_path):
+    onnx.save(add_relu_model(shape=("N", 3)), tmp_path / "m.onnx")
+    assert_clean_error(run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out"), "'x'", "--input-shape")
+    fixed = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--no-build", "--input-shape", "x=4x3")
+    assert fixed.returncode == 0, fixed.stderr
+    plan = json.loads((tmp_path / "out" / "model.plan.json").read_text())
+    assert plan["inputs"] == [{"name": "x", "shape": [4, 3], "dtype": "float32"}]
+
+
+def test_unsupported_element_type(tmp_path):
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"], name="id")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.COMPLEX64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.COMPLEX64, [2])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "m.onnx")
+    assert_clean_error(run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out"), "element type")
+
+
+def test_external_data_outside_model_folder_is_refused(tmp_path):
+    model = add_relu_model(shape=(2, 64))
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(np.arange(64, dtype=np.float32).tobytes())
+    weight = model.graph.initializer[0]
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "../secret.bin"), ("offset", "0"), ("length", str(64 * 4))):
+        entry = weight.external_data.add()
+        entry.key, entry.value = key, value
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "m.onnx").write_bytes(model.SerializeToString())
+    result = run_zant("compile", folder / "m.onnx", "-o", tmp_path / "out")
+    assert_clean_error(result, "external data")
+
+
+def test_invalid_name_prefix(tmp_path):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    assert_clean_error(run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--name", "1-bad name"))
+
+
+def test_debug_shows_traceback(tmp_path):
+    result = run_zant("compile", tmp_path / "nope.onnx", "-o", tmp_path / "out", "--debug")
+    assert result.returncode != 0
+    assert "Traceback" in result.stderr
+
+
+def test_zant_opt_invalid_ir_reports_location(tmp_path):
+    source = tmp_path / "bad.mlir"
+    source.write_text("func.func @main() {\n  %x = uop.const 1 : f32\n  func.return\n}\n")
+    result = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "zant-opt"), str(source)], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "bad.mlir:2" in result.stderr
