@@ -53,7 +53,6 @@ from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
     VarConstraint,
-    base,
     irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
@@ -65,12 +64,11 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
     HasParent,
     IsTerminator,
-    NoMemoryEffect,
     Pure,
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
@@ -643,8 +641,6 @@ class CompareOp(IRDLOperation):
     def verify_(self) -> None:
         if not is_scalar_type(self.lhs.type):
             raise VerifyException(f"{self.name} takes scalar operands, got {self.lhs.type}")
-        if self.result.type != i1:
-            raise VerifyException(f"{self.name} produces i1, got {self.result.type}")
 
 
 def _make_ops(base_class: type, table: dict[str, str], mixin: type | None = None) -> list[type]:
@@ -777,10 +773,6 @@ class WhereOp(IRDLOperation):
             operands=[condition, true_value, false_value],
             result_types=[SSAValue.get(true_value).type],
         )
-
-    def verify_(self) -> None:
-        if self.condition.type != i1:
-            raise VerifyException(f"condition must be i1, got {self.condition.type}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -151,10 +151,17 @@ def test_debug_shows_traceback(tmp_path):
 
 def test_zant_opt_invalid_ir_reports_location(tmp_path):
     source = tmp_path / "bad.mlir"
-    source.write_text("func.func @main() {\n  %x = uop.const 1 : f32\n  func.return\n}\n")
+    source.write_text(
+        "func.func @main() {\n"
+        '  %b = uop.define_global "input" 0 "x" : !uop.buffer<4xf32>\n'
+        "  %v = uop.view %b : !uop.buffer<4xf32> -> !uop.view<8xf32, strides [1], offset 0>\n"
+        "  func.return\n"
+        "}\n"
+    )
     result = subprocess.run(
         [os.path.join(os.path.dirname(sys.executable), "zant-opt"), str(source)], capture_output=True, text=True
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert "bad.mlir:2" in result.stderr
+    assert "outside the buffer" in result.stderr
+    assert "\"uop.view\"(%b)" in result.stderr  # the failing op, marked

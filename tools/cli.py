@@ -13,7 +13,6 @@ import argparse
 import sys
 import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 

@@ -83,6 +83,12 @@ class ZantOptMain(xDSLOptMain):
 
         self.available_frontends["onnx"] = parse_onnx
 
+    def prepare_input(self):
+        try:
+            return super().prepare_input()
+        except ValueError as error:  # an input whose extension has no frontend
+            raise ZantError(f"{error} (use -f/--frontend to choose one of: {', '.join(self.available_frontends)})") from error
+
     def _input_dir(self) -> str:
         import os
 
@@ -105,6 +111,25 @@ class ZantOptMain(xDSLOptMain):
         )
 
 
+def format_error(error: Exception, context_lines: int = 2) -> str:
+    """The error's message and, for a verifier error, the failing op as xDSL marked it.
+
+    xDSL attaches the whole module, printed with the failing op underlined, as an exception
+    note; only the lines around the marker are kept (a module may hold megabytes of weights).
+    """
+    message = str(error).rstrip()
+    for note in getattr(error, "__notes__", ()):
+        lines = note.splitlines()
+        marked = [i for i, line in enumerate(lines) if line.strip().startswith("^")]
+        if not marked:
+            continue
+        first = max(0, marked[0] - context_lines)
+        last = min(len(lines), marked[-1] + 2)
+        excerpt = [line[:200] for line in lines[first:last]]
+        message += "\n" + "\n".join(excerpt)
+    return message
+
+
 def main(args: Sequence[str] | None = None) -> int:
     debug = "--debug" in (sys.argv[1:] if args is None else args)
     try:
@@ -112,8 +137,7 @@ def main(args: Sequence[str] | None = None) -> int:
     except (ZantError, DiagnosticException, ParseError, VerifyException, OSError) as error:
         if debug:
             raise
-        message = str(error).rstrip()
-        print(f"zant-opt: error: {message}", file=sys.stderr)
+        print(f"zant-opt: error: {format_error(error)}", file=sys.stderr)
         return 1
     except Exception as error:  # a bug in Zant: say so, keep the traceback behind --debug
         if debug:

@@ -35,7 +35,7 @@ class CompiledModel:
         args = []
         keep_alive = []
         for array, signature in zip(arrays, self.inputs):
-            dense = np.ascontiguousarray(array, dtype=signature.dtype)
+            dense = np.array(array, dtype=signature.dtype, order="C")  # keeps 0-d shapes
             if list(dense.shape) != signature.shape:
                 raise ZantError(
                     f"input '{signature.name}' has shape {list(dense.shape)}, expected {signature.shape}"

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.backend.names import Namer, sanitize_zig, validate_prefix
-from zant.dialects.uop import BufferType, DefineGlobalOp, DefineLocalOp, RangeOp, ViewOp
+from zant.dialects.uop import DefineGlobalOp, DefineLocalOp, RangeOp, ViewOp
 from zant.errors import ZantError
 from zant.passes.plan_arenas import ALIGNMENT_ATTR, SCRATCH_SIZE_ATTR, align_up
 

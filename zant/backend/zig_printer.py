@@ -25,13 +25,9 @@ from functools import singledispatchmethod
 from typing import IO
 
 import numpy as np
-from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
-    Builtin,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -46,6 +42,8 @@ from zant.backend.plan import describe_plan, globals_by_role, main_function, par
 from zant.backend.zig_helpers import HELPERS
 from zant.dialects import uop
 from zant.errors import ZantError
+from zant.frontend.resources import attr_to_array
+from zant.frontend.types import numpy_dtype
 
 # ---------------------------------------------------------------------------------------------
 # Types and literals
@@ -74,38 +72,11 @@ def _is_int(t: Attribute) -> bool:
     return isinstance(t, IntegerType | IndexType) and not _is_bool(t)
 
 
-def numpy_dtype(t: Attribute) -> np.dtype:
-    """The little-endian storage dtype of an element type (bool as one byte)."""
-    if isinstance(t, AnyFloat):
-        return np.dtype(f"<f{t.bitwidth // 8}")
-    if isinstance(t, IntegerType):
-        width = t.width.data
-        if width == 1:
-            return np.dtype("?")
-        kind = "u" if t.signedness.data == Signedness.UNSIGNED else "i"
-        return np.dtype(f"<{kind}{width // 8}")
-    raise ZantError(f"no storage type for {t}")
-
-
 def constant_array(value: Attribute, element_type: Attribute) -> np.ndarray:
-    """The flat values of a `dense<…>` or `dense_resource<…>` attribute.
-
-    A resource blob is MLIR's: "0x", 4 bytes of alignment, then raw little-endian elements.
-    (The frontend has the same decoder; the two are to be merged.)
-    """
-    dtype = numpy_dtype(element_type)
-    if isinstance(value, DenseIntOrFPElementsAttr):
-        raw = value.data.data
-    elif isinstance(value, DenseResourceAttr):
-        storage = Builtin.get_interface(OpAsmDialectInterface)
-        key = value.resource_handle.data
-        blob = storage.lookup(key) if storage is not None else None
-        if not blob:
-            raise ZantError(f"dense_resource<{key}> has no data in the resource section")
-        raw = bytes.fromhex(blob[2 + 8 :])
-    else:
-        raise ZantError(f"unsupported constant value {value}")
-    return np.frombuffer(raw, dtype=dtype).reshape(-1)
+    """The flat values of a constant buffer's `dense<…>` or `dense_resource<…>` value."""
+    array = attr_to_array(value).reshape(-1)
+    assert array.dtype == numpy_dtype(element_type)
+    return array
 
 
 def float_literal(value: float, t: AnyFloat) -> str:
