@@ -59,9 +59,9 @@ class OnnxLowering(RewritePattern, ABC):
         for result, layout in zip(op.results, layouts, strict=True):
             source = layout.buffer if layout.covers_buffer() else kb.view(layout)
             cast = UnrealizedConversionCastOp.get([source], [result.type])
-            rewriter.insert_op(cast, InsertPoint.before(op))
+            rewriter.insert(cast, InsertPoint.before(op))
             replacements.append(cast.results[0])
-        rewriter.replace_matched_op([], replacements)
+        rewriter.replace(op, [], replacements)
 
     @abstractmethod
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]: ...
