@@ -1,0 +1,226 @@
+"""MLPerf-Tiny-shaped ONNX models for the benchmarks and end-to-end tests (batch 1, opset 13).
+
+Every builder is deterministic: weights come from a seeded generator, scaled (He-style,
+sqrt(2 / fan_in)) so activations stay O(1) through the depth of the network, and every
+BatchNormalization has non-trivial scale, bias, mean and variance (it is not folded away here:
+the compiler sees the same operators as the exported MLPerf models).
+
+    python bench/models.py OUTDIR      # writes OUTDIR/<name>.onnx for every model
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 13
+
+
+class GraphBuilder:
+    """Collects nodes and initializers; each layer helper returns its output's name."""
+
+    def __init__(self, name: str, seed: int):
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
+        self.counter = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}_{self.counter}"
+
+    def const(self, prefix: str, array: np.ndarray) -> str:
+        name = self.fresh(prefix)
+        self.initializers.append(numpy_helper.from_array(np.asarray(array, dtype=np.float32), name))
+        return name
+
+    def node(self, op: str, inputs: list[str], prefix: str | None = None, **attrs) -> str:
+        out = self.fresh(prefix or op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    # --- layers ---------------------------------------------------------------------------
+
+    def conv(self, x: str, cin: int, cout: int, kernel, stride=1, pads=None, group=1, bias=True) -> str:
+        kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
+        fan_in = (cin // group) * kh * kw
+        w = self.rng.standard_normal((cout, cin // group, kh, kw)) * np.sqrt(2.0 / fan_in)
+        inputs = [x, self.const("w", w)]
+        if bias:
+            inputs.append(self.const("b", self.rng.standard_normal(cout) * 0.05))
+        if pads is None:  # SAME-like for odd kernels
+            pads = [kh // 2, kw // 2, kh // 2, kw // 2]
+        return self.node(
+            "Conv", inputs, "conv", kernel_shape=[kh, kw], strides=[stride, stride], pads=list(pads), group=group
+        )
+
+    def bn(self, x: str, channels: int) -> str:
+        rng = self.rng
+        scale = rng.uniform(0.5, 1.5, channels)
+        bias = rng.standard_normal(channels) * 0.1
+        mean = rng.standard_normal(channels) * 0.1
+        var = rng.uniform(0.5, 1.5, channels)
+        return self.node(
+            "BatchNormalization",
+            [x, self.const("bn_scale", scale), self.const("bn_bias", bias),
+             self.const("bn_mean", mean), self.const("bn_var", var)],
+            "bn",
+            epsilon=1e-3,
+        )
+
+    def relu(self, x: str) -> str:
+        return self.node("Relu", [x], "relu")
+
+    def relu6(self, x: str) -> str:
+        return self.node("Clip", [x, self.const("zero", np.array(0.0)), self.const("six", np.array(6.0))], "relu6")
+
+    def gemm(self, x: str, fan_in: int, fan_out: int, gain: float = 2.0) -> str:
+        w = self.rng.standard_normal((fan_out, fan_in)) * np.sqrt(gain / fan_in)
+        b = self.rng.standard_normal(fan_out) * 0.05
+        return self.node("Gemm", [x, self.const("fc_w", w), self.const("fc_b", b)], "fc", transB=1)
+
+    def build(self, inputs: list[tuple[str, list[int]]], outputs: list[tuple[str, str, list[int]]]) -> onnx.ModelProto:
+        # Rename the final tensors to readable output names.
+        renames = {internal: public for internal, public, _ in outputs}
+        for node in self.nodes:
+            node.output[:] = [renames.get(o, o) for o in node.output]
+            node.input[:] = [renames.get(i, i) for i in node.input]
+        graph = helper.make_graph(
+            self.nodes,
+            self.name,
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for _, n, s in outputs],
+            self.initializers,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="zant-bench")
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        return model
+
+
+def kws_dscnn() -> onnx.ModelProto:
+    """MLPerf-Tiny keyword spotting DS-CNN: 1×1×49×10 MFCCs → 12 classes."""
+    g = GraphBuilder("kws_dscnn", seed=10)
+    # Conv 64 10×4 stride 2, SAME padding: out 25×5; pads (4,1,5,1) as TF's SAME would give.
+    x = g.conv("input", 1, 64, (10, 4), stride=2, pads=[4, 1, 5, 1])
+    x = g.relu(g.bn(x, 64))
+    for _ in range(4):
+        x = g.relu(g.bn(g.conv(x, 64, 64, 3, group=64), 64))  # depthwise
+        x = g.relu(g.bn(g.conv(x, 64, 64, 1), 64))  # pointwise
+    x = g.node("AveragePool", [x], "avgpool", kernel_shape=[25, 5])
+    x = g.node("Flatten", [x], "flatten", axis=1)
+    x = g.gemm(x, 64, 12, gain=1.0)
+    x = g.node("Softmax", [x], "softmax", axis=1)
+    return g.build([("input", [1, 1, 49, 10])], [(x, "probs", [1, 12])])
+
+
+def resnet8() -> onnx.ModelProto:
+    """MLPerf-Tiny image classification ResNet-8 (CIFAR-10): 1×3×32×32 → 10 classes."""
+    g = GraphBuilder("resnet8", seed=11)
+    x = g.relu(g.bn(g.conv("input", 3, 16, 3), 16))
+    cin = 16
+    for cout, stride in ((16, 1), (32, 2), (64, 2)):
+        y = g.relu(g.bn(g.conv(x, cin, cout, 3, stride=stride), cout))
+        y = g.bn(g.conv(y, cout, cout, 3), cout)
+        shortcut = x if (cin == cout and stride == 1) else g.conv(x, cin, cout, 1, stride=stride, pads=[0, 0, 0, 0])
+        x = g.relu(g.node("Add", [y, shortcut], "add"))
+        cin = cout
+    x = g.node("AveragePool", [x], "avgpool", kernel_shape=[8, 8])
+    x = g.node("Flatten", [x], "flatten", axis=1)
+    x = g.gemm(x, 64, 10, gain=1.0)
+    x = g.node("Softmax", [x], "softmax", axis=1)
+    return g.build([("input", [1, 3, 32, 32])], [(x, "probs", [1, 10])])
+
+
+def fc_autoencoder() -> onnx.ModelProto:
+    """MLPerf-Tiny anomaly detection autoencoder: 640-128×4-8-128×4-640, BatchNorm after each
+    hidden Gemm (rank-2 BatchNormalization on [1, C])."""
+    g = GraphBuilder("fc_autoencoder", seed=12)
+    widths = [640, 128, 128, 128, 128, 8, 128, 128, 128, 128]
+    x = "input"
+    for fan_in, fan_out in zip(widths, widths[1:]):
+        x = g.relu(g.bn(g.gemm(x, fan_in, fan_out), fan_out))
+    x = g.gemm(x, 128, 640, gain=1.0)
+    return g.build([("input", [1, 640])], [(x, "reconstruction", [1, 640])])
+
+
+def mobilenet_v1_025() -> onnx.ModelProto:
+    """MLPerf-Tiny visual wake words MobileNetV1 0.25: 1×3×96×96 → 2 classes (ReLU6 as Clip)."""
+    g = GraphBuilder("mobilenet_v1_025", seed=13)
+    x = g.relu6(g.bn(g.conv("input", 3, 8, 3, stride=2, pads=[0, 0, 1, 1]), 8))  # 48×48
+    # (output channels, depthwise stride) of the 13 depthwise-separable blocks.
+    blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2),
+              (128, 1), (128, 1), (128, 1), (128, 1), (128, 1), (256, 2), (256, 1)]
+    cin = 8
+    for cout, stride in blocks:
+        pads = [1, 1, 1, 1] if stride == 1 else [0, 0, 1, 1]  # TF SAME for stride 2 on even sizes
+        x = g.relu6(g.bn(g.conv(x, cin, cin, 3, stride=stride, pads=pads, group=cin, bias=False), cin))
+        x = g.relu6(g.bn(g.conv(x, cin, cout, 1, bias=False), cout))
+        cin = cout
+    x = g.node("GlobalAveragePool", [x], "gap")  # 3×3 → 1×1
+    x = g.node("Flatten", [x], "flatten", axis=1)
+    x = g.gemm(x, 256, 2, gain=1.0)
+    x = g.node("Softmax", [x], "softmax", axis=1)
+    return g.build([("input", [1, 3, 96, 96])], [(x, "probs", [1, 2])])
+
+
+def mlp() -> onnx.ModelProto:
+    """A small MLP: 1×64 → 128 → 64 → 10, Relu between, Softmax at the end."""
+    g = GraphBuilder("mlp", seed=14)
+    x = g.relu(g.gemm("input", 64, 128))
+    x = g.relu(g.gemm(x, 128, 64))
+    x = g.node("Softmax", [g.gemm(x, 64, 10, gain=1.0)], "softmax", axis=1)
+    return g.build([("input", [1, 64])], [(x, "probs", [1, 10])])
+
+
+def branches() -> onnx.ModelProto:
+    """An inception-like block with parallel branches of different widths, the arena planner's
+    test case: stem conv → {1×1; 1×1→3×3; 3×3 maxpool→1×1; 1×1→5×5} → Concat → 1×1 conv → pool."""
+    g = GraphBuilder("branches", seed=15)
+    stem = g.relu(g.bn(g.conv("input", 3, 16, 3), 16))  # 16×24×24
+    b1 = g.relu(g.conv(stem, 16, 8, 1, pads=[0, 0, 0, 0]))
+    b2 = g.relu(g.conv(g.relu(g.conv(stem, 16, 12, 1, pads=[0, 0, 0, 0])), 12, 16, 3))
+    b3 = g.node("MaxPool", [stem], "maxpool", kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])
+    b3 = g.relu(g.conv(b3, 16, 8, 1, pads=[0, 0, 0, 0]))
+    b4 = g.relu(g.conv(g.relu(g.conv(stem, 16, 4, 1, pads=[0, 0, 0, 0])), 4, 8, 5))
+    x = g.node("Concat", [b1, b2, b3, b4], "concat", axis=1)  # 40 channels
+    x = g.relu(g.bn(g.conv(x, 40, 32, 1, pads=[0, 0, 0, 0]), 32))
+    x = g.node("MaxPool", [x], "maxpool", kernel_shape=[2, 2], strides=[2, 2])  # 12×12
+    x = g.node("GlobalAveragePool", [x], "gap")
+    x = g.node("Flatten", [x], "flatten", axis=1)
+    x = g.node("Softmax", [g.gemm(x, 32, 10, gain=1.0)], "softmax", axis=1)
+    return g.build([("input", [1, 3, 24, 24])], [(x, "probs", [1, 10])])
+
+
+MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
+    "kws": kws_dscnn,
+    "resnet8": resnet8,
+    "autoencoder": fc_autoencoder,
+    "mobilenet": mobilenet_v1_025,
+    "mlp": mlp,
+    "branches": branches,
+}
+
+
+def save_all(folder: str | Path) -> dict[str, Path]:
+    """Write every model as FOLDER/<name>.onnx; return the paths by name."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, build in MODELS.items():
+        paths[name] = out / f"{name}.onnx"
+        onnx.save(build(), paths[name])
+    return paths
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python bench/models.py OUTDIR")
+    for name, path in save_all(sys.argv[1]).items():
+        print(f"{name:12s} {path}")

@@ -1,0 +1,69 @@
+"""The MLPerf-Tiny-shaped benchmark models (bench/models.py) compile and match the reference.
+
+The models are built at opset 13, where `onnx.reference.ReferenceEvaluator` runs
+BatchNormalization-9 in training mode whenever `momentum` is set (its schema default fills it
+in), i.e. it normalizes with the batch statistics instead of the given mean/var. So the
+ReferenceEvaluator comparisons run on the models converted to opset 14 (BatchNormalization-14,
+`training_mode=0`: inference, the same arithmetic); one test checks the opset-13 model itself
+against onnxruntime, which implements opset-13 BatchNormalization as inference.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from e2e import check_model, compile_and_run, random_inputs
+from onnx import version_converter
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from models import MODELS  # noqa: E402
+
+# Deep models accumulate float rounding differently from NumPy; shallow ones get the default.
+TOLERANCES = {
+    "kws": (1e-3, 1e-4),
+    "resnet8": (1e-3, 1e-4),
+    "autoencoder": (1e-3, 1e-4),
+    "mobilenet": (1e-3, 1e-4),
+    "mlp": (1e-4, 1e-5),
+    "branches": (1e-3, 1e-4),
+}
+
+
+def test_registry_has_the_six_models():
+    assert sorted(MODELS) == sorted(TOLERANCES)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_matches_reference(name):
+    model = MODELS[name]()
+    assert model.opset_import[0].version == 13
+    rtol, atol = TOLERANCES[name]
+    check_model(version_converter.convert_version(model, 14), rtol=rtol, atol=atol)
+
+
+def test_opset13_kws_matches_onnxruntime():
+    ort = pytest.importorskip("onnxruntime")
+    model = MODELS["kws"]()
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    (want,) = ort.InferenceSession(model.SerializeToString()).run(None, feeds)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+
+
+def test_models_are_deterministic():
+    for build in MODELS.values():
+        assert build().SerializeToString() == build().SerializeToString()
+
+
+def test_save_all(tmp_path):
+    from models import save_all
+
+    paths = save_all(tmp_path)
+    assert set(paths) == set(MODELS)
+    for path in paths.values():
+        onnx.checker.check_model(onnx.load(path))
