@@ -101,6 +101,7 @@ def format_table(rows: list[dict]) -> str:
         ])
     full = [r for r in lines if len(r) == len(headers)]
     widths = [max(len(h), *(len(r[i]) for r in full)) if full else len(h) for i, h in enumerate(headers)]
+    widths[0] = max(widths[0], *(len(r[0]) for r in lines)) if lines else widths[0]
 
     def render(cells: list[str]) -> str:
         if len(cells) != len(headers):
