@@ -67,3 +67,16 @@ def test_save_all(tmp_path):
     assert set(paths) == set(MODELS)
     for path in paths.values():
         onnx.checker.check_model(onnx.load(path))
+
+
+def test_memory_bench_json(capsys):
+    import json
+
+    import memory
+
+    assert memory.main(["--models", "mlp,branches", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [row["model"] for row in report["models"]] == ["mlp", "branches"]
+    for row in report["models"]:
+        assert 0 < row["lower_bound_bytes"] <= row["scratch_bytes"]
+        assert row["lower_bound_bytes"] <= row["naive_bytes"]
