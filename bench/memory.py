@@ -12,8 +12,9 @@ Each model from bench/models.py is compiled with `zant.driver` without a build
 - const:   the constant arena (weights, flash)
 - compile: import + passes + emit, seconds (informative only: this is not a timed test)
 
-`--strategy X` runs the pipeline `onnx-to-uop,plan-arenas{strategy=X}`; without it the driver's
-default pipeline (`onnx-to-uop,plan-arenas`) runs, so the planner's own default is measured.
+Without `--strategy` the driver's default pipeline runs (`onnx-to-uop,plan-arenas` …), so the
+planner's own default is measured; `--strategy X` runs the same pipeline with
+`plan-arenas{strategy=X}` in place of `plan-arenas`.
 """
 
 from __future__ import annotations
@@ -35,9 +36,14 @@ from zant.driver import DEFAULT_PIPELINE, CompileOptions, compile_model  # noqa:
 
 
 def pipeline_for(strategy: str | None) -> str:
+    """The driver's default pipeline, with `plan-arenas{strategy=X}` when a strategy is given."""
     if strategy is None:
         return DEFAULT_PIPELINE
-    return f"onnx-to-uop,plan-arenas{{strategy={strategy}}}"
+    passes = DEFAULT_PIPELINE.split(",")
+    with_strategy = [f"plan-arenas{{strategy={strategy}}}" if p == "plan-arenas" else p for p in passes]
+    if with_strategy == passes:  # no bare plan-arenas in the default: fall back to the basic pipeline
+        return f"onnx-to-uop,plan-arenas{{strategy={strategy}}}"
+    return ",".join(with_strategy)
 
 
 def arena_size(plan: dict, role: str) -> int:
