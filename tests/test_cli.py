@@ -165,3 +165,11 @@ def test_zant_opt_invalid_ir_reports_location(tmp_path):
     assert "Traceback" not in result.stderr
     assert "outside the buffer" in result.stderr
     assert "\"uop.view\"(%b)" in result.stderr  # the failing op, marked
+
+
+@pytest.mark.parametrize("pipeline", ["no-such-pass", "onnx-to-uop{bogus=1}", "onnx-to-uop{"])
+def test_invalid_pipeline(tmp_path, pipeline):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--pipeline", pipeline)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "invalid pass pipeline" in result.stderr

@@ -23,6 +23,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from zant.errors import ZantError
 
@@ -94,15 +95,13 @@ def run_pipeline(module: ModuleOp, pipeline: str, ctx: Context | None = None) ->
         module.verify()
 
     try:
-        PassPipeline.parse_spec(available, pipeline, verify_after).apply(ctx or make_context(), module)
-    except ZantError:
-        raise
-    except Exception as error:  # a pass spec error or a verifier failure, with its location
-        from xdsl.utils.exceptions import DiagnosticException, PassPipelineParseError, VerifyException
-
-        if isinstance(error, DiagnosticException | PassPipelineParseError | VerifyException):
-            raise ZantError(str(error)) from error
-        raise
+        passes = PassPipeline.parse_spec(available, pipeline, verify_after)
+    except (ValueError, KeyError, TypeError, ArgSpecParseError) as error:
+        raise ZantError(f"invalid pass pipeline '{pipeline}': {error}") from error
+    try:
+        passes.apply(ctx or make_context(), module)
+    except DiagnosticException as error:  # a verifier failure or a failed pass
+        raise ZantError(str(error)) from error
 
 
 def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:

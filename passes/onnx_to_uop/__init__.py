@@ -41,16 +41,10 @@ from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
 
 def all_patterns() -> tuple[OnnxLowering, ...]:
     """Every op family's patterns; each family module exports a `PATTERNS` tuple."""
-    from zant.passes.onnx_to_uop import constants, elementwise
+    from zant.passes.onnx_to_uop import constants, conv, elementwise, linalg, movement, norm, pool
 
-    families = [constants, elementwise]
-    for optional in ("linalg", "conv", "pool", "norm", "movement", "reduce"):
-        try:
-            families.append(__import__(f"zant.passes.onnx_to_uop.{optional}", fromlist=["PATTERNS"]))
-        except ModuleNotFoundError as error:
-            if error.name != f"zant.passes.onnx_to_uop.{optional}":
-                raise
-    return tuple(p for family in families for p in family.PATTERNS)
+    families = (constants, elementwise, linalg, conv, pool, norm, movement)
+    return tuple(pattern for family in families for pattern in family.PATTERNS)
 
 
 def supported_ops() -> frozenset[str]:
