@@ -270,10 +270,12 @@ class DefineGlobalOp(IRDLOperation):
     index = prop_def(IntegerAttr[I64])
     tensor_name = prop_def(StringAttr)
     value = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    offset = opt_prop_def(IntegerAttr[I64])
+    """For a constant: its byte offset in the constant arena, set by `plan-arenas`."""
     result = result_def(BufferType)
 
     assembly_format = (
-        "$role $index $tensor_name (`value` $value^)? attr-dict `:` type($result)"
+        "$role $index $tensor_name (`at` $offset^)? (`value` $value^)? attr-dict `:` type($result)"
     )
 
     def __init__(
@@ -302,6 +304,10 @@ class DefineGlobalOp(IRDLOperation):
             )
         if (role == "constant") != (self.value is not None):
             raise VerifyException("a constant buffer needs a value, and only a constant has one")
+        if self.offset is not None and role != "constant":
+            raise VerifyException("only a constant has an arena offset")
+        if self.offset is not None and self.offset.value.data < 0:
+            raise VerifyException("offset must be non-negative")
         if self.value is not None:
             value_type = self.value.get_type()
             count = math.prod(value_type.get_shape())
@@ -776,6 +782,92 @@ class WhereOp(IRDLOperation):
 
 
 # ---------------------------------------------------------------------------------------------
+# Arenas
+# ---------------------------------------------------------------------------------------------
+
+ARENA_ROLES = ("scratch", "constant", "persistent")
+PLAN_STRATEGIES = ("naive", "greedy", "best")
+
+
+@irdl_op_definition
+class ArenaOp(IRDLOperation):
+    """One memory arena of a planned function, set by `plan-arenas`.
+
+    `uop.arena "scratch" size 96 align 16 lower_bound 64 strategy "best"`: the scratch arena holds
+    every `uop.define_local` at its offset; `lower_bound` is the most bytes of scratch live at
+    once. `uop.arena "constant" size 2048 align 16 section ".rodata.zant"`: the read-only blob of
+    the constants (each `uop.define_global "constant"` at its offset), in the given link section.
+    `uop.arena "persistent" size 0 align 16`: state kept across calls (no op has any yet).
+    """
+
+    name = "uop.arena"
+
+    role = prop_def(StringAttr)
+    size = prop_def(IntegerAttr[I64])
+    alignment = prop_def(IntegerAttr[I64])
+    lower_bound = opt_prop_def(IntegerAttr[I64])
+    strategy = opt_prop_def(StringAttr)
+    link_section = opt_prop_def(StringAttr)
+
+    assembly_format = (
+        "$role `size` $size `align` $alignment (`lower_bound` $lower_bound^)? "
+        "(`strategy` $strategy^)? (`section` $link_section^)? attr-dict"
+    )
+
+    def __init__(
+        self,
+        role: str,
+        size: int,
+        alignment: int,
+        lower_bound: int | None = None,
+        strategy: str | None = None,
+        link_section: str | None = None,
+    ):
+        super().__init__(
+            properties={
+                "role": StringAttr(role),
+                "size": IntegerAttr(size, 64),
+                "alignment": IntegerAttr(alignment, 64),
+                "lower_bound": None if lower_bound is None else IntegerAttr(lower_bound, 64),
+                "strategy": None if strategy is None else StringAttr(strategy),
+                "link_section": None if link_section is None else StringAttr(link_section),
+            }
+        )
+
+    def verify_(self) -> None:
+        role, size, alignment = self.role.data, self.size.value.data, self.alignment.value.data
+        if role not in ARENA_ROLES:
+            raise VerifyException(f"arena role must be one of {', '.join(ARENA_ROLES)}, got '{role}'")
+        if alignment <= 0 or alignment & (alignment - 1):
+            raise VerifyException(f"arena alignment must be a power of two, got {alignment}")
+        if size < 0 or size % alignment:
+            raise VerifyException(
+                f"arena size must be a non-negative multiple of its alignment, got {size}"
+            )
+        if self.lower_bound is not None:
+            if role != "scratch":
+                raise VerifyException("only the scratch arena has a lower bound")
+            if not 0 <= self.lower_bound.value.data <= size:
+                raise VerifyException(
+                    f"lower bound {self.lower_bound.value.data} is not within 0..{size}"
+                )
+        if self.strategy is not None:
+            if role != "scratch":
+                raise VerifyException("only the scratch arena has a strategy")
+            if self.strategy.data not in PLAN_STRATEGIES:
+                raise VerifyException(
+                    f"strategy must be one of {', '.join(PLAN_STRATEGIES)}, got '{self.strategy.data}'"
+                )
+        if self.link_section is not None and role != "constant":
+            raise VerifyException("only the constant arena has a link section")
+        block = self.parent_block()
+        if block is not None:
+            for other in block.ops:
+                if other is not self and isinstance(other, ArenaOp) and other.role.data == role:
+                    raise VerifyException(f"more than one {role} arena in one block")
+
+
+# ---------------------------------------------------------------------------------------------
 # Loops
 # ---------------------------------------------------------------------------------------------
 
@@ -983,6 +1075,7 @@ UOp = Dialect(
     [
         DefineGlobalOp,
         DefineLocalOp,
+        ArenaOp,
         ViewOp,
         GepOp,
         LoadOp,

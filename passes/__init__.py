@@ -16,7 +16,13 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PlanArenasPass
 
+    def get_verify_arena_plan():
+        from zant.passes.verify_arena_plan import VerifyArenaPlanPass
+
+        return VerifyArenaPlanPass
+
     return {
         "onnx-to-uop": get_onnx_to_uop,
         "plan-arenas": get_plan_arenas,
+        "verify-arena-plan": get_verify_arena_plan,
     }

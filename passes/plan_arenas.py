@@ -1,68 +1,237 @@
-"""`plan-arenas`: give every scratch buffer (`uop.define_local`) a byte offset in one scratch arena.
+"""`plan-arenas`: the bufferization pass. Every scratch buffer gets an offset in one scratch arena,
+every constant an offset in one deduplicated constant arena; the arenas become `uop.arena` ops.
 
-This first planner is deliberately trivial: each buffer gets its own slot, in program order, each
-slot aligned to `alignment` bytes; nothing is reused yet (a later planner works from liveness).
-The function records the arena envelope as `uop.scratch_size` and `uop.alignment` (bytes, i64).
-Running the pass twice gives the same IR: offsets are recomputed from scratch every time.
+`-p 'plan-arenas{strategy=naive|greedy|best alignment=16 link_section=".rodata.zant"}'`:
+
+* `naive`: one aligned slot per `uop.define_local`, in program order (no reuse);
+* `greedy`: liveness (`zant.passes.liveness`), in-place reuse (a buffer written element-wise over
+  an input that dies in the same loop nest shares its slot), then greedy placement by decreasing
+  size, each buffer in the best-fitting (smallest) free gap among the buffers live with it;
+* `best` (default): greedy, then an improvement step over the placement order (every order for up
+  to 7 slots, otherwise hill climbing over swaps) that stops once it reaches the lower bound.
+
+The lower bound is the peak over the schedule of the aligned bytes live at once, with an in-place
+pair counted once: no plan of this schedule with these in-place decisions can be smaller.
+Constants are packed in index order, each aligned; identical bytes are stored once.
+Running the pass twice gives the same IR: everything is recomputed from scratch, deterministically.
 """
 
 from __future__ import annotations
 
+import itertools
+import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.dialects.uop import BufferType, DefineLocalOp
+from zant.dialects.uop import PLAN_STRATEGIES, ArenaOp, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
+from zant.passes.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
 
-SCRATCH_SIZE_ATTR = "uop.scratch_size"
-ALIGNMENT_ATTR = "uop.alignment"
-
-
-def align_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
+EXACT_SEARCH_LIMIT = 7
+"""Up to this many slots, `best` tries every placement order."""
+HILL_CLIMB_STEPS = 4000
 
 
-def plan_function(function: func.FuncOp, alignment: int) -> int:
-    """Place the define_locals of `function` one after the other; return the arena size."""
+@dataclass(frozen=True)
+class Slot:
+    """One region of the scratch arena: buffers chained by in-place reuse share it."""
+
+    members: tuple[Lifetime, ...]
+    size: int  # aligned bytes
+    first: int
+    last: int
+
+    def overlaps(self, other: Slot) -> bool:
+        return self.first <= other.last and other.first <= self.last
+
+
+def make_slots(lifetimes: Sequence[Lifetime], schedule: Schedule, alignment: int, in_place: bool) -> list[Slot]:
+    pairs = in_place_pairs(lifetimes, schedule) if in_place else {}
+    by_buffer = {life.buffer: life for life in lifetimes}
+    root: dict[DefineLocalOp, DefineLocalOp] = {}
+    for life in lifetimes:  # program order: a dying buffer's root is known before its successor
+        source = pairs.get(life.buffer)
+        root[life.buffer] = root[source] if source is not None else life.buffer
+    groups: dict[DefineLocalOp, list[Lifetime]] = {}
+    for life in lifetimes:
+        groups.setdefault(root[life.buffer], []).append(life)
+    slots = []
+    for head, members in groups.items():
+        slots.append(
+            Slot(
+                tuple(members),
+                align_up(max(by_buffer[head].size, max(m.size for m in members)), alignment),
+                min(m.first for m in members),
+                max(m.last for m in members),
+            )
+        )
+    return slots
+
+
+def lower_bound(slots: Sequence[Slot]) -> int:
+    return peak_bytes((s.first, s.last, s.size) for s in slots)
+
+
+def place(order: Sequence[Slot], alignment: int) -> tuple[list[int], int]:
+    """Offsets (parallel to `order`) placing each slot in the smallest free gap that fits among
+    the already placed slots live with it (or above them all); and the arena size."""
+    offsets: list[int] = []
+    top = 0
+    for index, slot in enumerate(order):
+        busy = sorted(
+            (offsets[j], offsets[j] + order[j].size)
+            for j in range(index)
+            if order[j].overlaps(slot)
+        )
+        best: tuple[int, int] | None = None  # (gap size, offset)
+        cursor = 0
+        for start, end in busy:
+            if start - cursor >= slot.size and (best is None or start - cursor < best[0]):
+                best = (start - cursor, cursor)
+            cursor = max(cursor, end)
+        offset = best[1] if best is not None else cursor
+        offsets.append(offset)
+        top = max(top, offset + slot.size)
+    return offsets, align_up(top, alignment)
+
+
+def greedy_order(slots: Sequence[Slot]) -> list[Slot]:
+    return sorted(slots, key=lambda s: (-s.size, s.first, s.members[0].name))
+
+
+def improve(order: list[Slot], alignment: int, bound: int) -> list[Slot]:
+    """The improvement step of `best`: exact over orders for few slots, else hill climbing."""
+    _, size = place(order, alignment)
+    if size <= bound:
+        return order
+    if len(order) <= EXACT_SEARCH_LIMIT:
+        best_order, best_size = order, size
+        for candidate in itertools.permutations(order):
+            _, candidate_size = place(candidate, alignment)
+            if candidate_size < best_size:
+                best_order, best_size = list(candidate), candidate_size
+                if best_size <= bound:
+                    break
+        return best_order
+    rng = random.Random(0)  # deterministic: same model, same plan
+    for _ in range(HILL_CLIMB_STEPS):
+        i, j = rng.sample(range(len(order)), 2)
+        candidate = list(order)
+        candidate[i], candidate[j] = candidate[j], candidate[i]
+        _, candidate_size = place(candidate, alignment)
+        if candidate_size <= size:  # sideways moves let the search cross plateaus
+            order, size = candidate, candidate_size
+            if size <= bound:
+                break
+    return order
+
+
+def plan_scratch(function: func.FuncOp, strategy: str, alignment: int) -> tuple[int, int]:
+    """Set every define_local's offset; return (arena size, lower bound)."""
+    schedule = Schedule.of(function)
+    lifetimes = scratch_lifetimes(function, schedule)
+    slots = make_slots(lifetimes, schedule, alignment, in_place=True)
+    bound = lower_bound(slots)
+    if strategy == "naive":
+        cursor = 0
+        for life in lifetimes:
+            life.buffer.offset = IntegerAttr(cursor, 64)
+            cursor = align_up(cursor + life.size, alignment)
+        return cursor, bound
+    order = greedy_order(slots)
+    if strategy == "best":
+        order = improve(order, alignment, bound)
+    offsets, size = place(order, alignment)
+    for slot, offset in zip(order, offsets):
+        for member in slot.members:
+            member.buffer.offset = IntegerAttr(offset, 64)
+    return size, bound
+
+
+def constant_bytes(op: DefineGlobalOp) -> bytes:
+    from zant.frontend.resources import attr_to_array
+
+    assert op.value is not None
+    array = attr_to_array(op.value).reshape(-1)
+    return array.astype(array.dtype.newbyteorder("<")).tobytes()
+
+
+def plan_constants(function: func.FuncOp, alignment: int) -> int:
+    """Pack the constants in index order, aligned, identical bytes stored once; the arena size."""
+    constants = sorted(
+        (op for op in function.walk() if isinstance(op, DefineGlobalOp) and op.role.data == "constant"),
+        key=lambda op: op.index.value.data,
+    )
+    seen: dict[bytes, int] = {}
     cursor = 0
-    for op in function.walk():
-        if isinstance(op, DefineLocalOp):
-            buffer_type = op.result.type
-            assert isinstance(buffer_type, BufferType)
-            offset = align_up(cursor, alignment)
-            op.offset = IntegerAttr(offset, 64)
-            cursor = offset + buffer_type.byte_size
-    size = align_up(cursor, alignment)
-    function.attributes[SCRATCH_SIZE_ATTR] = IntegerAttr(size, 64)
-    function.attributes[ALIGNMENT_ATTR] = IntegerAttr(alignment, 64)
-    return size
+    for op in constants:
+        data = constant_bytes(op)
+        if data not in seen:
+            seen[data] = align_up(cursor, alignment)
+            cursor = seen[data] + len(data)
+        op.offset = IntegerAttr(seen[data], 64)
+    return align_up(cursor, alignment)
+
+
+def plan_function(
+    function: func.FuncOp, strategy: str = "best", alignment: int = 16, link_section: str = ""
+) -> int:
+    """Plan the arenas of `function` (replacing any earlier plan); return the scratch size."""
+    for op in list(function.body.block.ops):
+        if isinstance(op, ArenaOp):
+            Rewriter.erase_op(op)
+    for key in ("uop.scratch_size", "uop.alignment"):
+        function.attributes.pop(key, None)
+    scratch, bound = plan_scratch(function, strategy, alignment)
+    constants = plan_constants(function, alignment)
+    arenas = [
+        ArenaOp("scratch", scratch, alignment, lower_bound=bound, strategy=strategy),
+        ArenaOp("constant", constants, alignment, link_section=link_section or None),
+        ArenaOp("persistent", 0, alignment),
+    ]
+    Rewriter.insert_op(arenas, InsertPoint.at_start(function.body.block))
+    return scratch
+
+
+def scratch_arena(function: func.FuncOp, role: str = "scratch") -> ArenaOp | None:
+    for op in function.body.block.ops:
+        if isinstance(op, ArenaOp) and op.role.data == role:
+            return op
+    return None
 
 
 def is_planned(module: ModuleOp) -> bool:
-    """True if every define_local has an offset and every function records its arena."""
+    """True if every define_local has an offset and every function records its arenas."""
     for op in module.walk():
         if isinstance(op, DefineLocalOp) and op.offset is None:
             return False
-        if isinstance(op, func.FuncOp) and SCRATCH_SIZE_ATTR not in op.attributes:
+        if isinstance(op, func.FuncOp) and scratch_arena(op) is None:
             return False
     return True
 
 
 @dataclass(frozen=True)
 class PlanArenasPass(ModulePass):
-    """Assign scratch-arena offsets to every `uop.define_local` (one aligned slot each)."""
+    """Plan the scratch, constant and persistent arenas of every function."""
 
     name = "plan-arenas"
 
+    strategy: str = "best"
     alignment: int = 16
+    link_section: str = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.alignment <= 0 or self.alignment & (self.alignment - 1):
             raise ZantError(f"plan-arenas: alignment must be a power of two, got {self.alignment}")
-        for function in op.walk():
-            if isinstance(function, func.FuncOp):
-                plan_function(function, self.alignment)
+        if self.strategy not in PLAN_STRATEGIES:
+            raise ZantError(
+                f"plan-arenas: strategy must be one of {', '.join(PLAN_STRATEGIES)}, got '{self.strategy}'"
+            )
+        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
+                plan_function(function, self.strategy, self.alignment, self.link_section)

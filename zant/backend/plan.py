@@ -22,15 +22,16 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     Signedness,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute
 
 from zant.backend.names import Namer, sanitize_zig, validate_prefix
-from zant.dialects.uop import DefineGlobalOp, DefineLocalOp, RangeOp, ViewOp
+from zant.dialects.uop import ArenaOp, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
-from zant.passes.plan_arenas import ALIGNMENT_ATTR, SCRATCH_SIZE_ATTR, align_up
+from zant.passes.liveness import Schedule, align_up, scratch_lifetimes
+from zant.passes.plan_arenas import lower_bound, make_slots
 
 CONSTANT_ALIGNMENT = 16
-"""Every constant array is emitted with `align(16)`; the constant arena is their aligned sum."""
+"""Alignment of constants in a module planned before constants had offsets."""
 
 
 def main_function(module: ModuleOp) -> func.FuncOp:
@@ -85,17 +86,37 @@ class TensorPlacement:
 
 
 @dataclass(frozen=True)
+class Lifetime:
+    """A scratch tensor's live span in top-level schedule steps (ops of the function body)."""
+
+    name: str
+    first_use: int
+    last_use: int
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "first_use": self.first_use, "last_use": self.last_use}
+
+
+@dataclass(frozen=True)
 class PlanInfo:
     scratch_size: int
     scratch_alignment: int
     constant_size: int
     lower_bound_bytes: int
     tensors: tuple[TensorPlacement, ...]
+    constant_alignment: int = CONSTANT_ALIGNMENT
+    aligned_lower_bound_bytes: int = 0
+    strategy: str = ""
+    link_section: str = ""
+    persistent_size: int = 0
+    lifetimes: tuple[Lifetime, ...] = ()
+    step_count: int = 0
 
     def arenas(self) -> list[dict]:
         return [
             {"role": "scratch", "size": self.scratch_size, "alignment": self.scratch_alignment},
-            {"role": "constant", "size": self.constant_size, "alignment": CONSTANT_ALIGNMENT},
+            {"role": "constant", "size": self.constant_size, "alignment": self.constant_alignment},
+            {"role": "persistent", "size": self.persistent_size, "alignment": self.scratch_alignment},
         ]
 
     @property
@@ -112,74 +133,29 @@ def _hash(payload) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _linear_order(function: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, int]]:
-    """Each op's position in program order, and for each op the last position nested in it."""
-    position: dict[Operation, int] = {}
-    last: dict[Operation, int] = {}
-
-    def visit(op: Operation):
-        position[op] = len(position)
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.ops:
-                    visit(child)
-        last[op] = len(position) - 1
-
-    for op in function.body.block.ops:
-        visit(op)
-    return position, last
-
-
-def _use_interval(use: Operation, definition: Operation, position, last) -> tuple[int, int]:
-    """The span of program order during which a use inside loops may run: a use in a loop that
-    does not also contain the definition recurs over the whole loop."""
-    start, end = position[use], position[use]
-    parent = use.parent_op()
-    while parent is not None and isinstance(parent, RangeOp) and not parent.is_ancestor(definition):
-        start, end = position[parent], last[parent]
-        parent = parent.parent_op()
-    return start, end
-
-
-def _users(value: SSAValue) -> list[Operation]:
-    """Ops that touch a buffer, looking through views (which emit no code)."""
-    result = []
-    for use in value.uses:
-        if isinstance(use.operation, ViewOp):
-            result.extend(_users(use.operation.result))
-        else:
-            result.append(use.operation)
-    return result
-
-
 def lower_bound_bytes(function: func.FuncOp) -> int:
-    """Max over program order of the bytes of scratch buffers live at once (first use … last
-    use, loops counted whole): no plan of this schedule can use less scratch."""
-    position, last = _linear_order(function)
-    events: list[tuple[int, int]] = []
-    for op in function.walk():
-        if not isinstance(op, DefineLocalOp):
-            continue
-        users = _users(op.result)
-        if not users:
-            continue
-        spans = [_use_interval(user, op, position, last) for user in users]
-        size = op.result.type.byte_size  # type: ignore[attr-defined]
-        events.append((min(s for s, _ in spans), size))
-        events.append((max(e for _, e in spans) + 1, -size))
-    live = peak = 0
-    for _, delta in sorted(events, key=lambda e: (e[0], e[1])):
-        live += delta
-        peak = max(peak, live)
-    return peak
+    """Max over the schedule of the bytes of scratch live at once (unaligned; an in-place pair
+    counted once): no plan of this schedule can use less scratch."""
+    schedule = Schedule.of(function)
+    slots = make_slots(scratch_lifetimes(function, schedule), schedule, 1, in_place=True)
+    return lower_bound(slots)
+
+
+def arena_op(function: func.FuncOp, role: str) -> ArenaOp | None:
+    return next(
+        (op for op in function.body.block.ops if isinstance(op, ArenaOp) and op.role.data == role),
+        None,
+    )
 
 
 def describe_plan(module: ModuleOp) -> PlanInfo:
     function = main_function(module)
-    if SCRATCH_SIZE_ATTR not in function.attributes:
+    scratch = arena_op(function, "scratch")
+    if scratch is None:
         raise ZantError("the module has no arena plan: run the plan-arenas pass first")
-    scratch_size = function.attributes[SCRATCH_SIZE_ATTR].value.data  # type: ignore[attr-defined]
-    alignment = function.attributes[ALIGNMENT_ATTR].value.data  # type: ignore[attr-defined]
+    constant = arena_op(function, "constant")
+    persistent = arena_op(function, "persistent")
+    constant_alignment = constant.alignment.value.data if constant else CONSTANT_ALIGNMENT
     tensors: list[TensorPlacement] = []
     constant_cursor = 0
     for role in ("input", "output", "constant"):
@@ -187,24 +163,52 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
             size = op.result.type.byte_size  # type: ignore[attr-defined]
             offset = None
             if role == "constant":
-                offset = align_up(constant_cursor, CONSTANT_ALIGNMENT)
-                constant_cursor = offset + size
+                if op.offset is not None:
+                    offset = op.offset.value.data
+                else:
+                    offset = align_up(constant_cursor, constant_alignment)
+                constant_cursor = max(constant_cursor, offset + size)
             tensors.append(TensorPlacement(op.tensor_name.data, role, offset, size))
-    for op in function.walk():
-        if isinstance(op, DefineLocalOp):
-            if op.offset is None:
-                raise ZantError(
-                    f"scratch buffer '{op.tensor_name.data}' has no offset: run plan-arenas first"
-                )
-            size = op.result.type.byte_size  # type: ignore[attr-defined]
-            tensors.append(TensorPlacement(op.tensor_name.data, "scratch", op.offset.value.data, size))
+    schedule = Schedule.of(function)
+    lifetimes = scratch_lifetimes(function, schedule)
+    for life in lifetimes:
+        if life.buffer.offset is None:
+            raise ZantError(f"scratch buffer '{life.name}' has no offset: run plan-arenas first")
+        tensors.append(TensorPlacement(life.name, "scratch", life.buffer.offset.value.data, life.size))
     return PlanInfo(
-        scratch_size=scratch_size,
-        scratch_alignment=alignment,
-        constant_size=align_up(constant_cursor, CONSTANT_ALIGNMENT),
+        scratch_size=scratch.size.value.data,
+        scratch_alignment=scratch.alignment.value.data,
+        constant_size=constant.size.value.data if constant else align_up(constant_cursor, constant_alignment),
         lower_bound_bytes=lower_bound_bytes(function),
         tensors=tuple(tensors),
+        constant_alignment=constant_alignment,
+        aligned_lower_bound_bytes=scratch.lower_bound.value.data if scratch.lower_bound else 0,
+        strategy=scratch.strategy.data if scratch.strategy else "",
+        link_section=constant.link_section.data if constant and constant.link_section else "",
+        persistent_size=persistent.size.value.data if persistent else 0,
+        lifetimes=tuple(
+            Lifetime(l.name, schedule.step[l.first], schedule.step[l.last]) for l in lifetimes
+        ),
+        step_count=schedule.step_count,
     )
+
+
+def plan_summary(module: ModuleOp) -> dict:
+    """The figures of a planned module that compare strategies: scratch bytes, the lower bounds
+    (unaligned, and with every buffer rounded up to the alignment: the best any aligned plan can
+    do), the scratch a naive plan (one slot per buffer) would take, constant and persistent bytes."""
+    info = describe_plan(module)
+    alignment = info.scratch_alignment
+    naive = sum(align_up(t.size, alignment) for t in info.tensors if t.role == "scratch")
+    return {
+        "strategy": info.strategy,
+        "scratch_bytes": info.scratch_size,
+        "lower_bound_bytes": info.lower_bound_bytes,
+        "aligned_lower_bound_bytes": info.aligned_lower_bound_bytes,
+        "naive_bytes": naive,
+        "constant_bytes": info.constant_size,
+        "persistent_bytes": info.persistent_size,
+    }
 
 
 def emit_plan_json(module: ModuleOp, name: str) -> dict:
@@ -215,9 +219,13 @@ def emit_plan_json(module: ModuleOp, name: str) -> dict:
         "name": name,
         "arenas": info.arenas(),
         "lower_bound_bytes": info.lower_bound_bytes,
+        "aligned_lower_bound_bytes": info.aligned_lower_bound_bytes,
+        "strategy": info.strategy,
+        "constant_link_section": info.link_section,
         "plan_hash": info.plan_hash,
         "tensor_layout_hash": info.tensor_layout_hash,
         "tensors": [t.as_dict() for t in info.tensors],
+        "lifetimes": [l.as_dict() for l in info.lifetimes],
     }
 
 

@@ -253,7 +253,7 @@ class ZigPrinter:
             "}",
             "",
         ]
-        file_scope = self.print_constants(function)
+        file_scope = self.print_constants(function, info.link_section)
         if info.scratch_size:
             file_scope.append(
                 f"var {self.name}_scratch: [{info.scratch_size}]u8 "
@@ -264,20 +264,34 @@ class ZigPrinter:
         helpers = [HELPERS[h][1] + "\n" for h in sorted(self.helpers_used)]
         output.write("\n".join(header + file_scope + helpers + self.lines) + "\n")
 
-    def print_constants(self, function: func.FuncOp) -> list[str]:
+    def print_constants(self, function: func.FuncOp, link_section: str) -> list[str]:
+        """One aligned array per distinct constant, in the constant arena's link section if it
+        has one; a constant whose bytes duplicate an earlier one's (same arena offset) is a
+        pointer to that array, so the bytes are stored once."""
         lines = []
+        section = f' linksection("{link_section}")' if link_section else ""
+        by_offset: dict[int, tuple[str, int]] = {}
         for op in globals_by_role(function, "constant"):
             buffer_type = op.result.type
             assert isinstance(buffer_type, uop.BufferType) and op.value is not None
             name = self.namer.fresh(f"const_{sanitize_zig(op.tensor_name.data)}")
             self.names[op.result] = name
+            element = zig_type(buffer_type.element_type)
+            count = buffer_type.size.data
+            offset = op.offset.value.data if op.offset is not None else None
+            lines.append(f"// {_comment(op.tensor_name.data)}")
+            if offset is not None and offset in by_offset and by_offset[offset][1] == buffer_type.byte_size:
+                lines.append(
+                    f"const {name}: *const [{count}]{element} = @ptrCast(&{by_offset[offset][0]});"
+                    " // same bytes"
+                )
+                lines.append("")
+                continue
+            if offset is not None:
+                by_offset[offset] = (name, buffer_type.byte_size)
             values = constant_array(op.value, buffer_type.element_type)
             init = _array_initializer(values, buffer_type.element_type)
-            lines.append(f"// {_comment(op.tensor_name.data)}")
-            lines.append(
-                f"const {name}: [{len(values)}]{zig_type(buffer_type.element_type)} align(16) = "
-                f"{init};"
-            )
+            lines.append(f"const {name}: [{len(values)}]{element} align(16){section} = {init};")
             lines.append("")
         return lines
 
@@ -335,6 +349,10 @@ class ZigPrinter:
     @print.register
     def _(self, op: uop.ViewOp) -> None:
         pass  # folded into every gep through it
+
+    @print.register
+    def _(self, op: uop.ArenaOp) -> None:
+        pass  # the arenas are printed at file scope
 
     @print.register
     def _(self, op: uop.GepOp) -> None:

@@ -1,25 +1,91 @@
-// RUN: zant-opt %s -p plan-arenas | filecheck %s
-// RUN: zant-opt %s -p plan-arenas,plan-arenas | filecheck %s
-// RUN: zant-opt %s -p 'plan-arenas{alignment=64}' | filecheck %s --check-prefix=ALIGN64
+// RUN: zant-opt %s -p 'plan-arenas{strategy=naive}' | filecheck %s --check-prefix=NAIVE
+// RUN: zant-opt %s -p 'plan-arenas{strategy=greedy}' | filecheck %s --check-prefix=GREEDY
+// RUN: zant-opt %s -p plan-arenas | filecheck %s --check-prefix=BEST
+// RUN: zant-opt %s -p plan-arenas,plan-arenas,verify-arena-plan | filecheck %s --check-prefix=BEST
+// RUN: zant-opt %s -p 'plan-arenas{alignment=64},verify-arena-plan' | filecheck %s --check-prefix=ALIGN64
 
-// Each scratch buffer gets its own aligned slot, in program order (no reuse yet).
+// %a is filled, then read element-wise into %b where it dies (so %b is written in place over
+// %a); %c is live with %b; %d is born after %a/%b died and may take their bytes.
 
-// CHECK-LABEL: func.func @main()
-// CHECK-SAME:    attributes {uop.scratch_size = 64 : i64, uop.alignment = 16 : i64}
-// CHECK-NEXT:    %a = uop.define_local "a" at 0 : !uop.buffer<5xf32>
-// CHECK-NEXT:    %b = uop.define_local "b" at 32 : !uop.buffer<3xi8>
-// CHECK-NEXT:    %c = uop.define_local "c" at 48 : !uop.buffer<2xf64>
+// NAIVE-LABEL:  func.func @main()
+// NAIVE-NEXT:     uop.arena "scratch" size 112 align 16 lower_bound 48 strategy "naive"
+// NAIVE-NEXT:     uop.arena "constant" size 0 align 16
+// NAIVE-NEXT:     uop.arena "persistent" size 0 align 16
+// NAIVE:          uop.define_local "a" at 0 : !uop.buffer<8xf32>
+// NAIVE:          uop.define_local "b" at 32 : !uop.buffer<8xf32>
+// NAIVE:          uop.define_local "c" at 64 : !uop.buffer<4xf32>
+// NAIVE:          uop.define_local "d" at 80 : !uop.buffer<5xf32>
 
-// ALIGN64:       attributes {uop.scratch_size = 192 : i64, uop.alignment = 64 : i64}
-// ALIGN64:       uop.define_local "a" at 0
-// ALIGN64:       uop.define_local "b" at 64
-// ALIGN64:       uop.define_local "c" at 128
+// GREEDY-LABEL: func.func @main()
+// GREEDY-NEXT:    uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "greedy"
+// GREEDY:         uop.define_local "a" at 0 : !uop.buffer<8xf32>
+// GREEDY:         uop.define_local "b" at 0 : !uop.buffer<8xf32>
+// GREEDY:         uop.define_local "c" at 32 : !uop.buffer<4xf32>
+// GREEDY:         uop.define_local "d" at 0 : !uop.buffer<5xf32>
+
+// BEST-LABEL:   func.func @main()
+// BEST-NEXT:      uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "best"
+// BEST-NEXT:      uop.arena "constant" size 0 align 16
+// BEST-NEXT:      uop.arena "persistent" size 0 align 16
+// BEST-NOT:       uop.arena
+// BEST:           uop.define_local "a" at 0 : !uop.buffer<8xf32>
+// BEST:           uop.define_local "b" at 0 : !uop.buffer<8xf32>
+// BEST:           uop.define_local "c" at 32 : !uop.buffer<4xf32>
+// BEST:           uop.define_local "d" at 0 : !uop.buffer<5xf32>
+
+// ALIGN64:        uop.arena "scratch" size 128 align 64 lower_bound 128 strategy "best"
+// ALIGN64:        uop.define_local "c" at 64
 
 builtin.module {
   func.func @main() {
-    %a = uop.define_local "a" : !uop.buffer<5xf32>
-    %b = uop.define_local "b" : !uop.buffer<3xi8>
-    %c = uop.define_local "c" at 999 : !uop.buffer<2xf64>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<4xf32>
+    %a = uop.define_local "a" : !uop.buffer<8xf32>
+    uop.range %i = 0 to 8 {
+      %p = uop.gep %a[%i] : !uop.buffer<8xf32>
+      %one = uop.const 1.0 : f32
+      uop.store %one, %p : f32
+    }
+    %b = uop.define_local "b" : !uop.buffer<8xf32>
+    %av = uop.view %a : !uop.buffer<8xf32> -> !uop.view<2x4xf32, strides [4, 1], offset 0>
+    %bv = uop.view %b : !uop.buffer<8xf32> -> !uop.view<2x4xf32, strides [4, 1], offset 0>
+    uop.range %i = 0 to 2 {
+      uop.range %j = 0 to 4 {
+        %p = uop.gep %av[%i, %j] : !uop.view<2x4xf32, strides [4, 1], offset 0>
+        %v = uop.load %p : f32
+        %e = uop.exp %v : f32
+        %q = uop.gep %bv[%i, %j] : !uop.view<2x4xf32, strides [4, 1], offset 0>
+        uop.store %e, %q : f32
+      }
+    }
+    %c = uop.define_local "c" : !uop.buffer<4xf32>
+    uop.range %i = 0 to 4 {
+      %p = uop.gep %b[%i] : !uop.buffer<8xf32>
+      %v = uop.load %p : f32
+      %q = uop.gep %c[%i] : !uop.buffer<4xf32>
+      uop.store %v, %q : f32
+    }
+    uop.range %i = 0 to 4 {
+      %p = uop.gep %b[%i] : !uop.buffer<8xf32>
+      %v = uop.load %p : f32
+      %r = uop.gep %c[%i] : !uop.buffer<4xf32>
+      %w = uop.load %r : f32
+      %s = uop.add %v, %w : f32
+      %q = uop.gep %c[%i] : !uop.buffer<4xf32>
+      uop.store %s, %q : f32
+    }
+    %d = uop.define_local "d" : !uop.buffer<5xf32>
+    uop.range %i = 0 to 4 {
+      %p = uop.gep %c[%i] : !uop.buffer<4xf32>
+      %v = uop.load %p : f32
+      %q = uop.gep %d[%i] : !uop.buffer<5xf32>
+      uop.store %v, %q : f32
+    }
+    uop.range %i = 0 to 4 {
+      %p = uop.gep %d[%i] : !uop.buffer<5xf32>
+      %v = uop.load %p : f32
+      %q = uop.gep %y[%i] : !uop.buffer<4xf32>
+      uop.store %v, %q : f32
+    }
     func.return
   }
 }

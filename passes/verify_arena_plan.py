@@ -1,0 +1,158 @@
+"""`verify-arena-plan`: check an arena plan independently of the planner that made it.
+
+Fails (naming the buffers or the op) unless, in every function:
+
+* there is a scratch arena (`uop.arena "scratch"`) and every `uop.define_local` has an offset,
+  aligned to the arena's alignment, with the whole buffer inside the arena;
+* no two scratch buffers live at the same time (`zant.passes.liveness`) share a byte, except a
+  pair written in place: same offset and size, legal by `in_place_legal` at the loop nest where
+  one dies and the other is born;
+* every `uop.gep` into a scratch buffer stays inside it, from static bounds of its indices (loop
+  ranges, constants, index arithmetic) and the view's strides and offset. An index with no static
+  bound (one loaded from memory) is not checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import VerifyException
+
+from zant.dialects import uop
+from zant.passes.liveness import Schedule, in_place_legal, scratch_lifetimes
+
+
+def index_bounds(value: SSAValue, cache: dict[SSAValue, tuple[int, int] | None]) -> tuple[int, int] | None:
+    """Static [low, high] of an index value, or None if unknown."""
+    if value in cache:
+        return cache[value]
+    result: tuple[int, int] | None = None
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        if isinstance(loop, uop.RangeOp) and loop.trip_count > 0:
+            result = (loop.start.data, loop.start.data + loop.step.data * (loop.trip_count - 1))
+    elif isinstance(owner, uop.ConstOp):
+        v = owner.value.value.data
+        result = (int(v), int(v))
+    elif len(owner.operands) in (1, 2):
+        bounds = [index_bounds(o, cache) for o in owner.operands]
+        if all(b is not None for b in bounds):
+            result = _combine(owner.name.removeprefix("uop."), bounds)  # type: ignore[arg-type]
+    cache[value] = result
+    return result
+
+
+def _combine(name: str, bounds: list[tuple[int, int]]) -> tuple[int, int] | None:
+    if len(bounds) == 1:
+        (lo, hi), = bounds
+        return {"neg": (-hi, -lo), "abs": (0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))}.get(name)
+    (a, b), (c, d) = bounds
+    if name == "add":
+        return a + c, b + d
+    if name == "sub":
+        return a - d, b - c
+    if name == "mul":
+        products = (a * c, a * d, b * c, b * d)
+        return min(products), max(products)
+    if name == "max":
+        return max(a, c), max(b, d)
+    if name == "min":
+        return min(a, c), min(b, d)
+    if name == "div" and a >= 0 and c > 0:
+        return a // d, b // c
+    if name == "rem" and a >= 0 and c > 0:
+        return 0, min(b, d - 1)
+    return None
+
+
+def gep_element_range(gep: uop.GepOp, cache) -> tuple[int, int] | None:
+    """The lowest and highest buffer element a gep can address, or None if unknown."""
+    view = gep.source.type
+    strides = view.get_strides() if isinstance(view, uop.ViewType) else (1,)
+    low = high = view.offset.data if isinstance(view, uop.ViewType) else 0
+    for index, stride in zip(gep.indices, strides):
+        bounds = index_bounds(index, cache)
+        if bounds is None:
+            return None
+        ends = (bounds[0] * stride, bounds[1] * stride)
+        low, high = low + min(ends), high + max(ends)
+    return low, high
+
+
+def _geps(value: SSAValue):
+    for use in value.uses:
+        if isinstance(use.operation, uop.ViewOp):
+            yield from _geps(use.operation.result)
+        elif isinstance(use.operation, uop.GepOp):
+            yield use.operation
+
+
+def verify_function(function: func.FuncOp) -> None:
+    arena = next(
+        (op for op in function.body.block.ops if isinstance(op, uop.ArenaOp) and op.role.data == "scratch"),
+        None,
+    )
+    if arena is None:
+        raise VerifyException(f"verify-arena-plan: @{function.sym_name.data} has no scratch arena (run plan-arenas)")
+    size, alignment = arena.size.value.data, arena.alignment.value.data
+    schedule = Schedule.of(function)
+    lifetimes = scratch_lifetimes(function, schedule)
+    for life in lifetimes:
+        if life.buffer.offset is None:
+            raise VerifyException(f"verify-arena-plan: scratch buffer '{life.name}' has no offset")
+        offset = life.buffer.offset.value.data
+        if offset % alignment:
+            raise VerifyException(
+                f"verify-arena-plan: scratch buffer '{life.name}' at offset {offset} is not aligned to {alignment}"
+            )
+        if offset + life.size > size:
+            raise VerifyException(
+                f"verify-arena-plan: scratch buffer '{life.name}' at [{offset}, {offset + life.size}) "
+                f"lies outside the scratch arena of {size} bytes"
+            )
+    placed = sorted(lifetimes, key=lambda l: l.buffer.offset.value.data)  # type: ignore[union-attr]
+    for i, a in enumerate(placed):
+        a_start = a.buffer.offset.value.data  # type: ignore[union-attr]
+        for b in placed[i + 1 :]:
+            b_start = b.buffer.offset.value.data  # type: ignore[union-attr]
+            if b_start >= a_start + a.size:
+                break
+            if b.size == 0 or a.size == 0 or not a.overlaps(b):
+                continue
+            if a_start == b_start and a.size == b.size:
+                first, second = (a, b) if a.first < b.first else (b, a)
+                if in_place_legal(first, second, schedule) is not None:
+                    continue
+            raise VerifyException(
+                f"verify-arena-plan: scratch buffers '{a.name}' [{a_start}, {a_start + a.size}) and "
+                f"'{b.name}' [{b_start}, {b_start + b.size}) overlap while both are live "
+                f"(steps {schedule.step[max(a.first, b.first)]}..{schedule.step[min(a.last, b.last)]})"
+            )
+    cache: dict = {}
+    for life in lifetimes:
+        count = life.buffer.result.type.size.data  # type: ignore[attr-defined]
+        for gep in _geps(life.buffer.result):
+            reach = gep_element_range(gep, cache)
+            if reach is not None and (reach[0] < 0 or reach[1] >= count):
+                raise VerifyException(
+                    f"verify-arena-plan: a uop.gep into '{life.name}' reaches elements "
+                    f"{reach[0]}..{reach[1]}, outside its {count} elements"
+                )
+
+
+@dataclass(frozen=True)
+class VerifyArenaPlanPass(ModulePass):
+    """Fail unless the arena plan of every function is sound (see the module docstring)."""
+
+    name = "verify-arena-plan"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in op.walk():
+            if isinstance(function, func.FuncOp):
+                verify_function(function)

@@ -1,0 +1,150 @@
+// RUN: zant-opt %s --split-input-file --verify-diagnostics -p verify-arena-plan | filecheck %s
+
+// A legal in-place pair: %b written over %a where %a dies, same offset.
+
+// CHECK-LABEL: func.func @in_place
+// CHECK:         uop.define_local "b" at 0
+builtin.module {
+  func.func @in_place() {
+    uop.arena "scratch" size 32 align 16
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<8xf32>
+    %a = uop.define_local "a" at 0 : !uop.buffer<8xf32>
+    uop.range %i = 0 to 8 {
+      %p = uop.gep %a[%i] : !uop.buffer<8xf32>
+      %one = uop.const 1.0 : f32
+      uop.store %one, %p : f32
+    }
+    %b = uop.define_local "b" at 0 : !uop.buffer<8xf32>
+    uop.range %i = 0 to 8 {
+      %p = uop.gep %a[%i] : !uop.buffer<8xf32>
+      %v = uop.load %p : f32
+      %q = uop.gep %b[%i] : !uop.buffer<8xf32>
+      uop.store %v, %q : f32
+    }
+    uop.range %i = 0 to 8 {
+      %p = uop.gep %b[%i] : !uop.buffer<8xf32>
+      %v = uop.load %p : f32
+      %q = uop.gep %y[%i] : !uop.buffer<8xf32>
+      uop.store %v, %q : f32
+    }
+    func.return
+  }
+}
+
+// -----
+
+// The same pair, but %a is read transposed: element k of %b would overwrite an element of %a
+// still to be read, so sharing the bytes is an overlap.
+
+builtin.module {
+  func.func @transposed() {
+    uop.arena "scratch" size 32 align 16
+    %a = uop.define_local "a" at 0 : !uop.buffer<8xf32>
+    uop.range %i = 0 to 8 {
+      %p = uop.gep %a[%i] : !uop.buffer<8xf32>
+      %one = uop.const 1.0 : f32
+      uop.store %one, %p : f32
+    }
+    %b = uop.define_local "b" at 0 : !uop.buffer<8xf32>
+    %at = uop.view %a : !uop.buffer<8xf32> -> !uop.view<2x4xf32, strides [1, 2], offset 0>
+    %bv = uop.view %b : !uop.buffer<8xf32> -> !uop.view<2x4xf32, strides [4, 1], offset 0>
+    uop.range %i = 0 to 2 {
+      uop.range %j = 0 to 4 {
+        %p = uop.gep %at[%i, %j] : !uop.view<2x4xf32, strides [1, 2], offset 0>
+        %v = uop.load %p : f32
+        %q = uop.gep %bv[%i, %j] : !uop.view<2x4xf32, strides [4, 1], offset 0>
+        uop.store %v, %q : f32
+      }
+    }
+    func.return
+  }
+}
+
+// CHECK: verify-arena-plan: scratch buffers 'a' [0, 32) and 'b' [0, 32) overlap while both are live (steps 6..6)
+
+// -----
+
+builtin.module {
+  func.func @overlap() {
+    uop.arena "scratch" size 32 align 16
+    %a = uop.define_local "a" at 0 : !uop.buffer<4xf32>
+    %b = uop.define_local "b" at 0 : !uop.buffer<4xf32>
+    uop.range %i = 0 to 4 {
+      %p = uop.gep %a[%i] : !uop.buffer<4xf32>
+      %q = uop.gep %b[%i] : !uop.buffer<4xf32>
+      %v = uop.load %p : f32
+      uop.store %v, %q : f32
+      uop.store %v, %p : f32
+    }
+    func.return
+  }
+}
+
+// CHECK: verify-arena-plan: scratch buffers 'a' [0, 16) and 'b' [0, 16) overlap while both are live (steps 3..3)
+
+// -----
+
+builtin.module {
+  func.func @outside() {
+    uop.arena "scratch" size 16 align 16
+    %a = uop.define_local "a" at 16 : !uop.buffer<4xf32>
+    func.return
+  }
+}
+
+// CHECK: verify-arena-plan: scratch buffer 'a' at [16, 32) lies outside the scratch arena of 16 bytes
+
+// -----
+
+builtin.module {
+  func.func @misaligned() {
+    uop.arena "scratch" size 32 align 16
+    %a = uop.define_local "a" at 8 : !uop.buffer<4xf32>
+    func.return
+  }
+}
+
+// CHECK: verify-arena-plan: scratch buffer 'a' at offset 8 is not aligned to 16
+
+// -----
+
+builtin.module {
+  func.func @unplanned() {
+    uop.arena "scratch" size 32 align 16
+    %a = uop.define_local "a" : !uop.buffer<4xf32>
+    func.return
+  }
+}
+
+// CHECK: verify-arena-plan: scratch buffer 'a' has no offset
+
+// -----
+
+builtin.module {
+  func.func @no_arena() {
+    %a = uop.define_local "a" at 0 : !uop.buffer<4xf32>
+    func.return
+  }
+}
+
+// CHECK: verify-arena-plan: @no_arena has no scratch arena (run plan-arenas)
+
+// -----
+
+builtin.module {
+  func.func @gep_out_of_bounds() {
+    uop.arena "scratch" size 16 align 16
+    %a = uop.define_local "a" at 0 : !uop.buffer<4xf32>
+    uop.range %i = 0 to 2 {
+      %two = uop.const 2 : index
+      %k = uop.mul %i, %two : index
+      %j = uop.add %k, %two : index
+      %p = uop.gep %a[%j] : !uop.buffer<4xf32>
+      %one = uop.const 1.0 : f32
+      uop.store %one, %p : f32
+    }
+    func.return
+  }
+}
+
+// CHECK: verify-arena-plan: a uop.gep into 'a' reaches elements 2..4, outside its 4 elements
