@@ -1,0 +1,155 @@
+"""The ONNX backend node-test conformance runner (`zant conformance`, zant.tools.conformance)."""
+
+from __future__ import annotations
+
+import ctypes
+from types import SimpleNamespace
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from zant.driver import TensorSignature
+from zant.passes.onnx_to_uop import supported_ops
+from zant.tools import conformance
+
+# Single-node cases of ops that have lowerings (no `_expanded` function bodies, which need
+# ops such as ReduceMax, and no MaxPool with its Indices output).
+SLICE = (
+    r"^test_(relu|add(_bcast|_int8|_uint8)?|basic_conv_with_padding|conv_with_strides_padding"
+    r"|gemm_(default_.*|all_attributes|transposeA)|softmax_(axis_\d|example|large_number)"
+    r"|maxpool_2d_(default|pads|strides|ceil|same_upper|dilations)|transpose_.*|concat_2d_.*)$"
+)
+
+
+def _case(nodes, inputs, outputs, name="test_x", data_sets=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    return SimpleNamespace(name=name, model=model, data_sets=list(data_sets), rtol=1e-3, atol=1e-7)
+
+
+def _f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def test_slice_of_supported_ops_passes():
+    records, stats = conformance.run_conformance(SLICE, jobs=2, batch_size=16)
+    in_scope = [r for r in records if r["status"] != "out_of_scope"]
+    failed = [(r["name"], r["status"], r["reason"]) for r in in_scope if r["status"] != "pass"]
+    assert len(in_scope) >= 30 and stats["batches"] >= 2
+    assert not failed
+    assert conformance.totals(records)["passed"] == len(in_scope)
+    assert {r["op"] for r in records} == {"Relu", "Add", "Conv", "Gemm", "Softmax", "MaxPool", "Transpose", "Concat"}
+
+
+def test_random_op_is_out_of_scope():
+    case = _case([helper.make_node("RandomNormalLike", ["x"], ["y"])], [_f32("x", [2])], [_f32("y", [2])])
+    record = conformance.classify(case, 7, supported_ops())
+    assert record.status == "out_of_scope" and "random" in record.reason
+    assert record.op == "RandomNormalLike"
+
+
+def test_data_dependent_and_sequence_cases_are_out_of_scope():
+    nonzero = _case(
+        [helper.make_node("NonZero", ["x"], ["y"])],
+        [_f32("x", [2])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
+    )
+    assert "data-dependent" in conformance.classify(nonzero, 0, supported_ops()).reason
+    sequence = _case(
+        [helper.make_node("SequenceConstruct", ["x"], ["y"])],
+        [_f32("x", [2])],
+        [helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, None)],
+    )
+    record = conformance.classify(sequence, 0, supported_ops())
+    assert record.status == "out_of_scope" and "sequence" in record.reason and not record.numeric
+
+
+def test_op_without_lowering_is_unsupported_with_its_name():
+    op = next(o for o in ("Det", "Einsum", "DFT", "Hardmax") if f"onnx.{o}" not in supported_ops())
+    node = helper.make_node(op, ["x"], ["y"]) if op != "Einsum" else helper.make_node(op, ["x"], ["y"], equation="ij->ji")
+    case = _case([helper.make_node("Relu", ["a"], ["x"]), node], [_f32("a", [2, 2])], [_f32("y", [2, 2])])
+    record = conformance.classify(case, 0, supported_ops())
+    assert record.status == "unsupported"
+    assert record.missing_ops == [op] and op in record.reason
+
+
+def test_parameter_inputs_are_frozen():
+    case = _case(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+        [_f32("x", [2, 3]), helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [_f32("y", [3, 2])],
+        data_sets=[([np.zeros((2, 3), np.float32), np.array([3, 2], np.int64)], [np.zeros((3, 2), np.float32)])],
+    )
+    model, data_sets, frozen = conformance.freeze_parameters(case)
+    assert frozen == ["shape"]
+    assert [v.name for v in model.graph.input] == ["x"] and len(data_sets[0][0]) == 1
+    assert [i.name for i in model.graph.initializer] == ["shape"]
+
+
+def _write(directory, name, body):
+    (directory / f"{name}.zig").write_text(body, encoding="utf-8")
+
+
+def test_batch_build_bisects_to_the_broken_file(tmp_path):
+    names = [f"t{i}" for i in range(5)]
+    for i, name in enumerate(names):
+        body = f"export fn {name}_predict() callconv(.c) i32 {{ return {i}; }}\n"
+        if i == 3:
+            body = f"export fn {name}_predict() callconv(.c) i32 {{ return no_such_value; }}\n"
+        # every generated file carries its own root-only panic handler: it must not matter
+        body = "const std = @import(\"std\");\npub const panic = std.debug.FullPanic(std.debug.defaultPanic);\n" + body
+        _write(tmp_path, name, body)
+    for use_error_names in (False, True):
+        library, broken, builds = conformance.build_batch(tmp_path, names, f"b{int(use_error_names)}", use_error_names)
+        assert set(broken) == {"t3"} and "no_such_value" in broken["t3"]
+        assert broken["t3"].startswith("compile error: zig:")
+        assert builds >= 3
+        loaded = ctypes.CDLL(str(library))
+        for i, name in enumerate(names):
+            if name != "t3":
+                assert getattr(loaded, f"{name}_predict")() == i
+        with pytest.raises(AttributeError):
+            getattr(loaded, "t3_predict")
+
+
+def test_trapping_case_is_pinpointed(tmp_path):
+    # Like generated code: a runtime index cast with @intCast; x[0] = -1 makes it trap in ReleaseSafe.
+    for name, index in (("ok1", "0"), ("bad", "@intFromFloat(x[0])"), ("ok2", "1")):
+        _write(
+            tmp_path,
+            name,
+            f"export fn {name}_predict(x: [*]const f32, y: [*]f32) callconv(.c) i32 {{\n"
+            f"    const i: isize = {index};\n"
+            f"    y[0] = x[@intCast(i)] * 2;\n"
+            f"    return 0;\n}}\n",
+        )
+    library, broken, _ = conformance.build_batch(tmp_path, ["ok1", "bad", "ok2"], "traps")
+    assert library is not None and not broken
+    x = np.array([-1.0, 5.0], np.float32)
+    specs = [
+        {
+            "name": name,
+            "inputs": [TensorSignature("x", [2], "float32")],
+            "outputs": [TensorSignature("y", [1], "float32")],
+            "data_sets": [([x], [np.array([want], np.float32)])],
+            "rtol": 0.0,
+            "atol": 0.0,
+        }
+        for name, want in (("ok1", -2.0), ("bad", 0.0), ("ok2", 9.0))
+    ]
+    results, children = conformance.run_batch(library, specs, tmp_path, timeout=120)
+    assert results["ok1"]["status"] == "pass"
+    assert results["bad"]["status"] == "trap" and "SIG" in results["bad"]["reason"]
+    assert results["ok2"]["status"] == "mismatch" and "max abs error 1" in results["ok2"]["reason"]
+    assert children == 3  # the batch, the trapping case alone, the rest
+
+
+def test_compare_semantics():
+    nan = np.float32("nan")
+    assert conformance.compare(np.array([1.0, nan], np.float32), np.array([1.0005, nan], np.float32), 1e-3, 0)[0]
+    ok, reason, max_abs, max_ulp = conformance.compare(np.float32(1.0).reshape(()), np.float32(1.0 + 2**-22).reshape(()), 0, 0)
+    assert not ok and max_ulp == 2.0
+    assert not conformance.compare(np.array([1, 2]), np.array([1, 3]), 1, 1)[0]  # integers: exactly
+    assert not conformance.compare(np.array([1.0], np.float32), np.array([1.0]), 0, 0)[0]  # dtype

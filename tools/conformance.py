@@ -1,0 +1,890 @@
+"""`zant conformance`: run the ONNX backend node-test suite through the whole compiler.
+
+    zant conformance [--filter REGEX] [--jobs N] [--batch-size N] [--output-json PATH] [--output-md PATH]
+    python -m zant.tools.conformance ...   (the same, standalone)
+
+Every case of `onnx.backend.test.case.node.collect_testcases()` is first classified:
+
+* out of scope: non-tensor values (sequence, optional, map), string tensors, ops whose output
+  shape depends on input values (NonZero, Unique, Compress, ...), random ops, training-mode
+  Dropout, training-domain ops;
+* unsupported: an operator with no lowering (`supported_ops()`), another operator domain, or a
+  control-flow op with subgraphs;
+* otherwise compiled: `import_model_bytes` → `run_pipeline(DEFAULT_PIPELINE)` → `emit_artifacts`
+  with the name `cNNNN` (the case's index). Python-side failures are compile errors.
+
+Inputs that real models carry as constants (shapes, axes, pads, k, Clip bounds, Resize scales ...,
+see `PARAMETER_INPUTS`) are frozen into initializers with the case's values when every data set
+agrees on them; the record lists them (`frozen`).
+
+The generated files are built in batches (`--batch-size`, 100) into one ReleaseSafe shared
+library per batch, from a generated root file that imports each case file; a failing build is
+bisected to the broken case(s) ("compile error: zig: ...") and the rest rebuilt. Each batch then
+runs in a child process (`python -m zant.tools.conformance --run-batch SPEC`): ReleaseSafe code
+traps on out-of-bounds or overflow and kills its process; when the child dies, the batch's
+remaining cases run one per process to pinpoint the trapping ones ("trap"). Outputs are compared
+with the case's rtol/atol (`np.testing.assert_allclose`, NaN equals NaN), exactly for integers
+and booleans. `--jobs` workers (default 2) each compile, build and run whole batches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import multiprocessing
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# -- classification -------------------------------------------------------------------------
+
+DATA_DEPENDENT_OPS = frozenset(
+    {"NonZero", "Unique", "Compress", "NonMaxSuppression", "StringSplit", "ImageDecoder"}
+)
+RANDOM_OPS = frozenset(
+    {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
+)
+SEQUENCE_OPS = frozenset(
+    {
+        "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
+        "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap",
+        "Optional", "OptionalHasElement", "OptionalGetElement",
+    }
+)
+STRING_OPS = frozenset({"StringNormalizer", "StringConcat", "RegexFullMatch"})
+SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
+TRAINING_DOMAIN = "ai.onnx.preview.training"
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
+    "Reshape": (1,), "Expand": (1,), "Tile": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 2, 3),
+    "Squeeze": (1,), "Unsqueeze": (1,), "Resize": (1, 2, 3), "Upsample": (1,), "TopK": (1,),
+    "ConstantOfShape": (0,), "Range": (0, 1, 2), "OneHot": (1,), "Split": (1,),
+    "ReduceSum": (1,), "ReduceMean": (1,), "ReduceMax": (1,), "ReduceMin": (1,), "ReduceProd": (1,),
+    "ReduceL1": (1,), "ReduceL2": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,),
+    "ReduceSumSquare": (1,), "CenterCropPad": (1,), "Trilu": (1,), "CumSum": (1,), "Clip": (1, 2),
+    "Dropout": (1, 2), "MaxUnpool": (2,), "Col2Im": (1, 2), "DFT": (1, 2), "STFT": (1, 3),
+    "BlackmanWindow": (0,), "HammingWindow": (0,), "HannWindow": (0,), "MelWeightMatrix": (0, 1, 2, 3, 4),
+}
+"""Op → indices of inputs that models normally hold as constants (frozen when the data agree)."""
+
+STATUSES = ("pass", "mismatch", "trap", "compile_error", "unsupported", "out_of_scope")
+
+
+@dataclass
+class Record:
+    index: int
+    name: str
+    op: str
+    status: str = ""
+    reason: str = ""
+    numeric: bool = True
+    ops: list[str] = field(default_factory=list)
+    missing_ops: list[str] = field(default_factory=list)
+    frozen: list[str] = field(default_factory=list)
+    max_abs_error: float | None = None
+    max_ulp: float | None = None
+    rtol: float = 0.0
+    atol: float = 0.0
+
+
+def case_name(index: int) -> str:
+    return f"c{index:04d}"
+
+
+def _value_kind(value) -> str:
+    return value.type.WhichOneof("value") or "none"
+
+
+def _all_nodes(graph):
+    for node in graph.node:
+        yield node
+        for attribute in node.attribute:
+            if attribute.type == attribute.GRAPH:
+                yield from _all_nodes(attribute.g)
+            for g in attribute.graphs:
+                yield from _all_nodes(g)
+
+
+_SCHEMA_NAMES: dict[str, str] | None = None
+
+
+def operator_label(case) -> str:
+    """The operator a case tests: its single node, else the schema its name starts with."""
+    global _SCHEMA_NAMES
+    nodes = list(case.model.graph.node)
+    if len(nodes) == 1:
+        return nodes[0].op_type
+    if _SCHEMA_NAMES is None:
+        import onnx.defs
+
+        _SCHEMA_NAMES = {s.name.lower(): s.name for s in onnx.defs.get_all_schemas_with_history()}
+    tokens = case.name.removeprefix("test_").split("_")
+    best = None
+    for i in range(1, len(tokens) + 1):
+        joined = "".join(tokens[:i]).lower()
+        if joined in _SCHEMA_NAMES:
+            best = _SCHEMA_NAMES[joined]
+    if best is None and nodes:
+        counts = collections.Counter(n.op_type for n in nodes)
+        best = counts.most_common(1)[0][0]
+    return best or "?"
+
+
+def _is_numeric(case) -> bool:
+    from onnx import TensorProto
+
+    for value in [*case.model.graph.input, *case.model.graph.output]:
+        if _value_kind(value) != "tensor_type" or value.type.tensor_type.elem_type == TensorProto.STRING:
+            return False
+    return True
+
+
+def classify(case, index: int, supported: frozenset[str]) -> Record:
+    """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
+    from onnx import TensorProto
+
+    graph = case.model.graph
+    nodes = list(_all_nodes(graph))
+    record = Record(
+        index=index,
+        name=case.name,
+        op=operator_label(case),
+        ops=sorted({n.op_type for n in nodes}),
+        numeric=_is_numeric(case),
+        rtol=float(case.rtol),
+        atol=float(case.atol),
+    )
+
+    def out(reason: str) -> Record:
+        record.status, record.reason = "out_of_scope", reason
+        return record
+
+    for value in [*graph.input, *graph.output]:
+        kind = _value_kind(value)
+        if kind != "tensor_type":
+            return out(f"non-tensor type ({kind.removesuffix('_type')})")
+        if value.type.tensor_type.elem_type == TensorProto.STRING:
+            return out("string tensors")
+    types = {n.op_type for n in nodes}
+    if any(n.domain == TRAINING_DOMAIN for n in nodes):
+        return out("training op (ai.onnx.preview.training)")
+    if types & SEQUENCE_OPS:
+        return out(f"non-tensor type (sequence/optional: {', '.join(sorted(types & SEQUENCE_OPS))})")
+    if types & STRING_OPS:
+        return out(f"string tensors ({', '.join(sorted(types & STRING_OPS))})")
+    if types & DATA_DEPENDENT_OPS:
+        return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
+    if types & RANDOM_OPS:
+        return out(f"random op ({', '.join(sorted(types & RANDOM_OPS))})")
+    for node in nodes:
+        if node.op_type == "Dropout" and len(node.input) >= 3 and node.input[2] and "zero_ratio" not in case.name:
+            return out("random op (Dropout in training mode)")
+
+    foreign = sorted({f"{n.domain}.{n.op_type}" for n in nodes if n.domain not in DEFAULT_DOMAINS})
+    if foreign:
+        record.status, record.missing_ops = "unsupported", foreign
+        record.reason = f"operator domain not supported: {', '.join(foreign)}"
+        return record
+    if types & SUBGRAPH_OPS:
+        record.status, record.missing_ops = "unsupported", sorted(types & SUBGRAPH_OPS)
+        record.reason = f"control flow with subgraphs: {', '.join(record.missing_ops)}"
+        return record
+    if case.model.functions:
+        record.status = "unsupported"
+        record.reason = "model-local functions"
+        return record
+    missing = sorted(t for t in types if f"onnx.{t}" not in supported)
+    if missing:
+        record.status, record.missing_ops = "unsupported", missing
+        record.reason = f"no lowering for {', '.join(missing)}"
+    return record
+
+
+def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]:
+    """A copy of the model whose parameter inputs (see PARAMETER_INPUTS) are initializers."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.ModelProto()
+    model.CopyFrom(case.model)
+    graph = model.graph
+    initializers = {i.name for i in graph.initializer}
+    inputs = [v.name for v in graph.input if v.name not in initializers]
+    data_sets = [(list(ins), list(outs)) for ins, outs in case.data_sets]
+    candidates = set()
+    for node in graph.node:
+        for slot in PARAMETER_INPUTS.get(node.op_type, ()):
+            if slot < len(node.input) and node.input[slot] in inputs:
+                candidates.add(node.input[slot])
+    frozen = []
+    for name in inputs:
+        if name not in candidates:
+            continue
+        position = inputs.index(name)
+        values = [np.asarray(ins[position]) for ins, _ in data_sets if position < len(ins)]
+        if len(values) != len(data_sets) or not values:
+            continue
+        if any(v.shape != values[0].shape or not np.array_equal(v, values[0]) for v in values[1:]):
+            continue
+        graph.initializer.append(numpy_helper.from_array(values[0], name))
+        frozen.append(name)
+    if frozen:
+        keep = [v for v in graph.input if v.name not in frozen]
+        del graph.input[:]
+        graph.input.extend(keep)
+        positions = [i for i, n in enumerate(inputs) if n in frozen]
+        data_sets = [([x for i, x in enumerate(ins) if i not in positions], outs) for ins, outs in data_sets]
+    return model, data_sets, frozen
+
+
+# -- compiling ------------------------------------------------------------------------------
+
+
+@dataclass
+class Compiled:
+    name: str
+    inputs: list  # TensorSignature
+    outputs: list
+    data_sets: list
+
+
+def compile_case(case, index: int, out_dir: Path, record: Record) -> Compiled | None:
+    """Frontend, passes and emission of one case into `out_dir/cNNNN.zig`; None on an error."""
+    from zant.driver import DEFAULT_PIPELINE, emit_artifacts, graph_signature, run_pipeline
+    from zant.frontend.onnx_importer import import_model_bytes
+
+    name = case_name(index)
+    try:
+        model, data_sets, frozen = freeze_parameters(case)
+        record.frozen = frozen
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = import_model_bytes(model.SerializeToString(), str(out_dir))
+        inputs, outputs = graph_signature(module)
+        run_pipeline(module, DEFAULT_PIPELINE)
+        zig_source, _header, _plan = emit_artifacts(module, name)
+    except Exception as error:  # ZantError or a compiler bug: both are compile errors here
+        record.status = "compile_error"
+        record.reason = "compile error: " + _one_line(_describe(error))
+        return None
+    (out_dir / f"{name}.zig").write_text(zig_source, encoding="utf-8")
+    return Compiled(name, inputs, outputs, data_sets)
+
+
+def _describe(error: BaseException) -> str:
+    kind = "" if type(error).__name__ == "ZantError" else f"{type(error).__name__}: "
+    text = f"{kind}{error}"
+    cause = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    if cause is not None and type(error).__name__ != "ZantError" and str(cause) not in text:
+        text += f" (while handling {type(cause).__name__}: {cause})"
+    return text
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+ROOT_TEMPLATE = """\
+// {root}.zig: generated by zant conformance; one shared library for {count} case(s).
+const std = @import("std");
+
+// Only the root file's panic handler counts: trap, like each generated file asks for.
+pub const panic = std.debug.FullPanic(trapOnPanic);
+fn trapOnPanic(message: []const u8, first_trace_address: ?usize) noreturn {{
+    _ = message;
+    _ = first_trace_address;
+    @trap();
+}}
+
+comptime {{
+{imports}
+}}
+"""
+
+
+def write_root(directory: Path, root: str, names: list[str]) -> Path:
+    imports = "\n".join(f'    _ = @import("{n}.zig");' for n in names)
+    path = directory / f"{root}.zig"
+    path.write_text(ROOT_TEMPLATE.format(root=root, count=len(names), imports=imports), encoding="utf-8")
+    return path
+
+
+def _zig_build(directory: Path, root: str, names: list[str]) -> tuple[Path | None, str]:
+    from zant.backend.build import build_zig
+    from zant.errors import ZantError
+
+    path = write_root(directory, root, names)
+    out = directory / f"lib{root}.so"
+    try:
+        build_zig(path, out, "host", "ReleaseSafe", "shared")
+    except ZantError as error:
+        return None, str(error)
+    return out, ""
+
+
+def _zig_error_lines(message: str, name: str | None = None) -> str:
+    lines = [line for line in message.splitlines() if "error:" in line]
+    if name is not None:
+        lines = [line for line in lines if f"{name}.zig:" in line] or lines
+    text = "; ".join(re.sub(r"^.*/", "", line) for line in lines[:3]) or message.strip().splitlines()[-1:]
+    return _one_line(text if isinstance(text, str) else " ".join(text))
+
+
+def build_batch(
+    directory: Path, names: list[str], root: str = "batch", use_error_names: bool = True
+) -> tuple[Path | None, dict[str, str], int]:
+    """Build `names` (files NAME.zig in `directory`) into one ReleaseSafe shared library.
+
+    Returns (library or None, {broken name: zig error}, number of builds). A failing build drops
+    the files Zig's errors name (each confirmed by a build of its own), then bisects what still
+    fails, and finally rebuilds the remaining cases into the library.
+    """
+    builds = 0
+    broken: dict[str, str] = {}
+
+    def attempt(group: list[str], tag: str) -> tuple[Path | None, str]:
+        nonlocal builds
+        builds += 1
+        return _zig_build(directory, tag, group)
+
+    def bisect(group: list[str], tag: str) -> None:
+        library, message = attempt(group, tag)
+        if library is not None:
+            return
+        if len(group) == 1:
+            broken[group[0]] = "compile error: zig: " + _zig_error_lines(message, group[0])
+            return
+        half = len(group) // 2
+        bisect(group[:half], tag + "a")
+        bisect(group[half:], tag + "b")
+
+    library, message = attempt(names, root)
+    if library is not None:
+        return library, broken, builds
+    remaining = list(names)
+    if use_error_names:
+        named = [n for n in names if f"{n}.zig:" in message]
+        if named and len(named) < len(names):
+            for name in named:
+                solo, solo_message = attempt([name], f"{root}_{name}")
+                if solo is None:
+                    broken[name] = "compile error: zig: " + _zig_error_lines(solo_message, name)
+                    remaining.remove(name)
+            if len(remaining) < len(names):
+                library, message = attempt(remaining, root)
+                if library is not None:
+                    return library, broken, builds
+    bisect(remaining, f"{root}_x")
+    remaining = [n for n in remaining if n not in broken]
+    if not remaining:
+        return None, broken, builds
+    library, message = attempt(remaining, root)
+    if library is None:  # should not happen: every part built on its own
+        for name in remaining:
+            broken[name] = "compile error: zig: " + _zig_error_lines(message)
+    return library, broken, builds
+
+
+# -- running --------------------------------------------------------------------------------
+
+
+def _ulp_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """The largest distance in units in the last place between float arrays (NaN==NaN)."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}.get(a.dtype.itemsize)
+    if bits is None or a.size == 0 or a.dtype != b.dtype:
+        return 0.0
+    a, b = np.atleast_1d(a), np.atleast_1d(b)
+    both_nan = np.isnan(a) & np.isnan(b)
+    one_nan = np.isnan(a) ^ np.isnan(b)
+    if one_nan.any():
+        return float("inf")
+
+    def ordered(x: np.ndarray) -> np.ndarray:
+        i = x.view(bits).astype(np.int64)
+        low = np.int64(np.iinfo(bits).min)
+        return np.where(i < 0, low - i, i)
+
+    distance = np.abs(ordered(a) - ordered(b)).astype(np.float64)
+    distance[both_nan] = 0
+    return float(distance.max())
+
+
+def compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> tuple[bool, str, float | None, float | None]:
+    """(ok, reason, max abs error, max ulp) with assert_allclose semantics for floats."""
+    want = np.asarray(want)
+    if got.shape != want.shape:
+        return False, f"shape {list(got.shape)} != expected {list(want.shape)}", None, None
+    if got.dtype != want.dtype:
+        return False, f"dtype {got.dtype} != expected {want.dtype}", None, None
+    if got.size == 0:
+        return True, "", 0.0, 0.0
+    if want.dtype.kind == "f":
+        g64, w64 = got.astype(np.float64), want.astype(np.float64)
+        both_nan = np.isnan(g64) & np.isnan(w64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.where(both_nan | (g64 == w64), 0.0, np.abs(g64 - w64))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        max_abs, max_ulp = float(diff.max()), _ulp_distance(got, want)
+        try:
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        except AssertionError:
+            return False, f"values differ (max abs error {max_abs:.3g}, max ulp {max_ulp:.3g})", max_abs, max_ulp
+        return True, "", max_abs, max_ulp
+    if want.dtype.kind in "iub":
+        equal = got == want
+        if not equal.all():
+            max_abs = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
+            return False, f"values differ ({int((~equal).sum())} of {want.size} elements, max abs error {max_abs:.3g})", max_abs, None
+        return True, "", 0.0, None
+    if not np.array_equal(got, want):
+        return False, "values differ", None, None
+    return True, "", None, None
+
+
+def run_case(library: str, spec: dict) -> dict:
+    """Run every data set of one case; a dict with status, reason, max_abs_error, max_ulp."""
+    from zant.runtime import CompiledModel
+
+    name = spec["name"]
+    try:
+        model = CompiledModel(library, name, spec["inputs"], spec["outputs"])
+    except (AttributeError, OSError) as error:
+        return {"status": "compile_error", "reason": f"compile error: {name}_predict missing from the batch library ({_one_line(error, 120)})"}
+    worst_abs, worst_ulp = None, None
+    for set_index, (ins, outs) in enumerate(spec["data_sets"]):
+        if len(ins) != len(model.inputs) or len(outs) != len(model.outputs):
+            return {"status": "mismatch", "reason": f"data set {set_index}: {len(ins)} inputs/{len(outs)} outputs, the model has {len(model.inputs)}/{len(model.outputs)}"}
+        try:
+            got = model(*ins)
+        except Exception as error:
+            return {"status": "mismatch", "reason": f"data set {set_index}: {_one_line(error, 200)}"}
+        for signature, g, w in zip(model.outputs, got, outs):
+            ok, reason, max_abs, max_ulp = compare(g, w, spec["rtol"], spec["atol"])
+            if max_abs is not None:
+                worst_abs = max_abs if worst_abs is None else max(worst_abs, max_abs)
+            if max_ulp is not None:
+                worst_ulp = max_ulp if worst_ulp is None else max(worst_ulp, max_ulp)
+            if not ok:
+                return {"status": "mismatch", "reason": f"output '{signature.name}': {reason}", "max_abs_error": max_abs, "max_ulp": max_ulp}
+    return {"status": "pass", "reason": "", "max_abs_error": worst_abs, "max_ulp": worst_ulp}
+
+
+def _runner_main(spec_path: str, results_path: str, only: list[str]) -> int:
+    """Child process: run the cases of a batch spec, one JSON line per event, flushed."""
+    with open(spec_path, "rb") as file:
+        batch = pickle.load(file)
+    with warnings.catch_warnings(), open(results_path, "a", encoding="utf-8") as out:
+        warnings.simplefilter("ignore")
+        for spec in batch["cases"]:
+            if only and spec["name"] not in only:
+                continue
+            out.write(json.dumps({"start": spec["name"]}) + "\n")
+            out.flush()
+            try:
+                result = run_case(batch["library"], spec)
+            except Exception as error:  # a harness bug: say so, keep going
+                result = {"status": "mismatch", "reason": f"runner error: {_one_line(_describe(error), 200)}"}
+            out.write(json.dumps({"name": spec["name"], **result}) + "\n")
+            out.flush()
+    return 0
+
+
+def _read_results(path: Path) -> tuple[dict[str, dict], str | None]:
+    results, in_flight = {}, None
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "start" in event:
+                in_flight = event["start"]
+            else:
+                results[event["name"]] = event
+                in_flight = None
+    return results, in_flight
+
+
+def _death(returncode: int | None) -> str:
+    import signal
+
+    if returncode is None:
+        return "timed out"
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+def _spawn_runner(spec_path: Path, results_path: Path, only: list[str], timeout: float) -> tuple[int | None, str]:
+    command = [sys.executable, "-m", "zant.tools.conformance", "--run-batch", str(spec_path), "--results", str(results_path)]
+    for name in only:
+        command += ["--only", name]
+    try:
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return done.returncode, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+
+
+def run_batch(library: Path, specs: list[dict], directory: Path, timeout: float = 300.0) -> tuple[dict[str, dict], int]:
+    """Run a built batch in child processes; returns the results and the number of children.
+
+    The child logs each case before running it. When it dies, the case it was running is rerun
+    alone in a process of its own (a death there is recorded as a trap, with the signal), and
+    the cases it had not reached run in a fresh child, again and again until all have a result.
+    """
+    spec_path = directory / "batch.pkl"
+    with open(spec_path, "wb") as file:
+        pickle.dump({"library": str(library), "cases": specs}, file)
+    results: dict[str, dict] = {}
+    children = 0
+    order = [spec["name"] for spec in specs]
+    while True:
+        pending = [name for name in order if name not in results]
+        if not pending:
+            return results, children
+        path = directory / f"results{children}.jsonl"
+        path.unlink(missing_ok=True)
+        children += 1
+        code, _ = _spawn_runner(spec_path, path, pending if len(pending) < len(order) else [], timeout)
+        found, in_flight = _read_results(path)
+        results.update(found)
+        if code == 0:
+            for name in pending:  # a child that exits cleanly has run everything it was given
+                results.setdefault(name, {"name": name, "status": "mismatch", "reason": "runner error: no result"})
+            continue
+        suspect = in_flight or next((n for n in pending if n not in results), None)
+        if suspect is None:
+            continue
+        solo = directory / f"results_{suspect}.jsonl"
+        solo.unlink(missing_ok=True)
+        children += 1
+        solo_code, last_line = _spawn_runner(spec_path, solo, [suspect], min(timeout, 60.0))
+        found, _ = _read_results(solo)
+        if suspect in found:
+            results[suspect] = found[suspect]
+        elif solo_code is not None and solo_code > 0:
+            results[suspect] = {"name": suspect, "status": "mismatch", "reason": f"runner error: {_one_line(last_line, 200)}"}
+        else:
+            results[suspect] = {"name": suspect, "status": "trap", "reason": f"trap: the process {_death(solo_code)}"}
+
+
+# -- the driver -----------------------------------------------------------------------------
+
+_CASES: list | None = None
+
+
+def load_cases() -> list:
+    global _CASES
+    if _CASES is None:
+        from onnx.backend.test.case.node import collect_testcases
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _CASES = list(collect_testcases())
+    return _CASES
+
+
+def process_batch(task: tuple[int, list[tuple[int, dict]], str]) -> tuple[list[dict], dict]:
+    """Worker: compile, build and run one batch; returns its records and timings."""
+    batch_index, items, work_dir = task
+    cases = load_cases()
+    directory = Path(work_dir) / f"batch{batch_index:03d}"
+    directory.mkdir(parents=True, exist_ok=True)
+    timings = {"children": 0}
+    start = time.perf_counter()
+    records = {r["index"]: Record(**r) for _, r in items}
+    compiled: list[Compiled] = []
+    for index, _ in items:
+        result = compile_case(cases[index], index, directory, records[index])
+        if result is not None:
+            compiled.append(result)
+    timings["compile"] = time.perf_counter() - start
+    start = time.perf_counter()
+    by_name = {case_name(i): records[i] for i in records}
+    library, broken, builds = (None, {}, 0)
+    if compiled:
+        library, broken, builds = build_batch(directory, [c.name for c in compiled], f"batch{batch_index:03d}")
+    for name, message in broken.items():
+        by_name[name].status, by_name[name].reason = "compile_error", message
+    timings["build"] = time.perf_counter() - start
+    timings["builds"] = builds
+    start = time.perf_counter()
+    runnable = [c for c in compiled if c.name not in broken]
+    if library is not None and runnable:
+        specs = [
+            {
+                "name": c.name,
+                "inputs": c.inputs,
+                "outputs": c.outputs,
+                "data_sets": c.data_sets,
+                "rtol": records[int(c.name[1:])].rtol,
+                "atol": records[int(c.name[1:])].atol,
+            }
+            for c in runnable
+        ]
+        results, timings["children"] = run_batch(library, specs, directory)
+        for name, result in results.items():
+            record = by_name[name]
+            record.status = result["status"]
+            record.reason = result.get("reason", "")
+            record.max_abs_error = result.get("max_abs_error")
+            record.max_ulp = result.get("max_ulp")
+    timings["run"] = time.perf_counter() - start
+    return [asdict(r) for r in records.values()], timings
+
+
+def run_conformance(
+    filter_regex: str | None = None,
+    jobs: int = 2,
+    batch_size: int = 100,
+    work_dir: str | None = None,
+    progress=None,
+) -> tuple[list[dict], dict]:
+    """Classify, compile, build and run the node suite (or the `filter_regex` subset)."""
+    from zant.passes.onnx_to_uop import supported_ops
+
+    started = time.perf_counter()
+    cases = load_cases()
+    supported = supported_ops()
+    pattern = re.compile(filter_regex, re.IGNORECASE) if filter_regex else None
+    records: list[Record] = []
+    for index, case in enumerate(cases):
+        record = classify(case, index, supported)
+        if pattern and not (
+            pattern.search(record.op) or pattern.search(case.name) or pattern.search(case.name.removeprefix("test_"))
+        ):
+            continue
+        records.append(record)
+    todo = [r for r in records if not r.status]
+    batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
+    owned = work_dir is None
+    root = Path(work_dir or tempfile.mkdtemp(prefix="zant-conformance-"))
+    root.mkdir(parents=True, exist_ok=True)
+    tasks = [(i, [(r.index, asdict(r)) for r in batch], str(root)) for i, batch in enumerate(batches)]
+    done: dict[int, dict] = {r.index: asdict(r) for r in records if r.status}
+    stats = {"batches": len(batches), "builds": 0, "children": 0, "compile": 0.0, "build": 0.0, "run": 0.0}
+    try:
+        if jobs <= 1 or len(tasks) <= 1:
+            outcomes = map(process_batch, tasks)
+            pool = None
+        else:
+            pool = multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)))
+            outcomes = pool.imap_unordered(process_batch, tasks)
+        for finished, (batch_records, timings) in enumerate(outcomes, 1):
+            for record in batch_records:
+                done[record["index"]] = record
+            for key in ("builds", "children", "compile", "build", "run"):
+                stats[key] += timings[key]
+            if progress:
+                passed = sum(1 for r in batch_records if r["status"] == "pass")
+                progress(
+                    f"batch {finished}/{len(tasks)}: {passed}/{len(batch_records)} passed "
+                    f"(compile {timings['compile']:.1f}s, build {timings['build']:.1f}s in {timings['builds']} build(s), run {timings['run']:.1f}s in {timings['children']} process(es))"
+                )
+        if pool is not None:
+            pool.close()
+            pool.join()
+    finally:
+        if owned:
+            shutil.rmtree(root, ignore_errors=True)
+    stats["seconds"] = time.perf_counter() - started
+    return [done[i] for i in sorted(done)], stats
+
+
+# -- reports --------------------------------------------------------------------------------
+
+
+def totals(records: list[dict]) -> dict[str, int]:
+    counts = collections.Counter(r["status"] for r in records)
+    return {
+        "cases": len(records),
+        "numeric cases": sum(1 for r in records if r["numeric"]),
+        "passed": counts["pass"],
+        "mismatched": counts["mismatch"],
+        "compile errors": counts["compile_error"],
+        "traps": counts["trap"],
+        "unsupported": counts["unsupported"],
+        "out of scope": counts["out_of_scope"],
+    }
+
+
+def _reason_key(record: dict) -> str:
+    """A failure reason with case-specific numbers and names stripped, for grouping."""
+    reason = record["reason"]
+    if record["status"] == "unsupported":
+        return reason
+    reason = re.sub(r"\(max abs error.*\)", "", reason)
+    reason = re.sub(r"\(\d+ of \d+ elements.*\)", "", reason)
+    reason = re.sub(r"'[^']*'", "'…'", reason)
+    reason = re.sub(r"%[\w.]+", "%…", reason)
+    reason = re.sub(r"\bc\d{4}\b", "cNNNN", reason)
+    reason = re.sub(r":\d+:\d+:", ":", reason)
+    reason = re.sub(r"\d+", "N", reason)
+    return _one_line(reason, 140)
+
+
+def top_unsupported(records: list[dict]) -> list[tuple[str, int]]:
+    counts = collections.Counter(op for r in records if r["status"] == "unsupported" for op in r["missing_ops"])
+    return counts.most_common()
+
+
+def failure_causes(records: list[dict]) -> list[tuple[str, int]]:
+    return collections.Counter(
+        f"{r['status']}: {_reason_key(r)}" for r in records if r["status"] in ("mismatch", "trap", "compile_error")
+    ).most_common()
+
+
+def write_json(records: list[dict], stats: dict, path: str | Path, command: str) -> None:
+    import onnx
+
+    payload = {
+        "command": command,
+        "onnx": onnx.__version__,
+        "totals": totals(records),
+        "seconds": round(stats.get("seconds", 0.0), 1),
+        "cases": records,
+    }
+    Path(path).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(records: list[dict], stats: dict, command: str, note: str | None = None) -> str:
+    import onnx
+
+    t = totals(records)
+    lines = [
+        "# ONNX backend node-test conformance",
+        "",
+        f"Generated by `{command}` (onnx {onnx.__version__}, {len(records)} cases, "
+        f"{stats.get('seconds', 0):.0f} s with {stats.get('jobs', 2)} jobs). Do not edit: rerun the command.",
+        *(["", note, ""] if note else [""]),
+        "Each case of `onnx.backend.test.case.node.collect_testcases()` is classified (out of scope,",
+        "unsupported = an op without a lowering), else compiled with the default pipeline, built in",
+        "ReleaseSafe (batched shared libraries), run on every data set and compared with the case's",
+        "rtol/atol (integers and booleans exactly). Inputs that real models hold as constants (shapes,",
+        "axes, pads, k, Clip bounds, ...) are frozen to the data set's values (`frozen` in the JSON).",
+        "\"numeric cases\": every graph input and output is a tensor of a non-string type.",
+        "Per-case records: [onnx-conformance.json](onnx-conformance.json).",
+        "",
+        "## Totals",
+        "",
+        "| | cases |",
+        "|---|---:|",
+    ]
+    lines += [f"| {k} | {v} |" for k, v in t.items()]
+    in_scope = t["cases"] - t["out of scope"]
+    if in_scope:
+        lines += ["", f"Passed {t['passed']} of {in_scope} in-scope cases ({100 * t['passed'] / in_scope:.1f} %)."]
+
+    unsupported = top_unsupported(records)
+    if unsupported:
+        lines += ["", "## Operators without a lowering (by cases blocked)", ""]
+        lines.append(", ".join(f"{op} {n}" for op, n in unsupported[:40]) + ("" if len(unsupported) <= 40 else ", …"))
+    causes = failure_causes(records)
+    if causes:
+        lines += ["", "## Failures among compiled cases", "", "| cases | cause |", "|---:|---|"]
+        lines += [f"| {n} | {_md_escape(c)} |" for c, n in causes[:30]]
+
+    lines += ["", "## Per operator", "", "| operator | cases | passed | status / notes |", "|---|---:|---:|---|"]
+    by_op: dict[str, list[dict]] = collections.defaultdict(list)
+    for r in records:
+        by_op[r["op"]].append(r)
+    for op in sorted(by_op, key=str.lower):
+        group = by_op[op]
+        passed = sum(1 for r in group if r["status"] == "pass")
+        scope = [r for r in group if r["status"] != "out_of_scope"]
+        if not scope:
+            note = "out of scope: " + "; ".join(sorted({r["reason"] for r in group}))
+        elif passed == len(scope):
+            note = "all pass" + (f" ({len(group) - len(scope)} out of scope)" if len(scope) < len(group) else "")
+        else:
+            reasons = collections.Counter(
+                f"{r['status'].replace('_', ' ')}: {_reason_key(r)}" if r["status"] != "unsupported" else r["reason"]
+                for r in scope
+                if r["status"] != "pass"
+            )
+            note = "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common(3))
+        lines.append(f"| {op} | {len(group)} | {passed} | {_md_escape(_one_line(note, 400))} |")
+
+    out_of_scope = [r for r in records if r["status"] == "out_of_scope"]
+    if out_of_scope:
+        lines += ["", "## Out-of-scope cases", "", "| case | operator | reason |", "|---|---|---|"]
+        lines += [f"| {r['name']} | {r['op']} | {_md_escape(r['reason'])} |" for r in out_of_scope]
+    return "\n".join(lines) + "\n"
+
+
+# -- command line ---------------------------------------------------------------------------
+
+
+def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--filter", default=None, metavar="REGEX", help="only cases whose operator or name matches")
+    parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel workers (default 2)")
+    parser.add_argument("--batch-size", type=int, default=100, help="cases per library build (default 100)")
+    parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-case records as JSON")
+    parser.add_argument("--output-md", default=None, metavar="PATH", help="write the Markdown report")
+    parser.add_argument("--work-dir", default=None, metavar="DIR", help="keep the generated files here")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    parser.add_argument("--note", default=None, help="a line for the Markdown report (e.g. the commit measured)")
+    parser.set_defaults(handler=cmd_conformance)
+    return parser
+
+
+def add_conformance_command(subparsers) -> argparse.ArgumentParser:
+    """Add `conformance` to a `zant` sub-command parser set."""
+    parser = subparsers.add_parser(
+        "conformance", help="run the ONNX backend node-test suite and report conformance"
+    )
+    return _configure(parser)
+
+
+def cmd_conformance(args: argparse.Namespace) -> int:
+    quiet = getattr(args, "quiet", False)
+    progress = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    jobs = max(1, args.jobs)
+    records, stats = run_conformance(args.filter, jobs, max(1, args.batch_size), args.work_dir, progress)
+    stats["jobs"] = jobs
+    command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "")
+    t = totals(records)
+    print("  ".join(f"{k} {v}" for k, v in t.items()) + f"  ({stats['seconds']:.0f} s)")
+    if args.output_json:
+        write_json(records, stats, args.output_json, command)
+    if args.output_md:
+        Path(args.output_md).write_text(render_markdown(records, stats, command, args.note), encoding="utf-8")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "--run-batch":  # the child process of `run_batch`
+        runner = argparse.ArgumentParser()
+        runner.add_argument("--run-batch", required=True)
+        runner.add_argument("--results", required=True)
+        runner.add_argument("--only", action="append", default=[])
+        args = runner.parse_args(argv)
+        return _runner_main(args.run_batch, args.results, args.only)
+    parser = _configure(argparse.ArgumentParser(prog="zant conformance", description=__doc__.split("\n\n")[0]))
+    return cmd_conformance(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
