@@ -199,3 +199,81 @@ builtin.module {
 }
 
 // CHECK: result type differs from the accumulator's
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "heap" size 16 align 16
+    func.return
+  }
+}
+
+// CHECK: arena role must be one of scratch, constant, persistent, got 'heap'
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "scratch" size 24 align 16
+    func.return
+  }
+}
+
+// CHECK: arena size must be a non-negative multiple of its alignment, got 24
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "scratch" size 32 align 16 lower_bound 48
+    func.return
+  }
+}
+
+// CHECK: lower bound 48 is not within 0..32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "scratch" size 32 align 16 strategy "clever"
+    func.return
+  }
+}
+
+// CHECK: strategy must be one of naive, greedy, best, got 'clever'
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "scratch" size 32 align 16 section ".data"
+    func.return
+  }
+}
+
+// CHECK: only the constant arena has a link section
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "scratch" size 32 align 16
+    uop.arena "scratch" size 64 align 16
+    func.return
+  }
+}
+
+// CHECK: more than one scratch arena in one block
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %x = uop.define_global "input" 0 "x" at 16 : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: only a constant has an arena offset

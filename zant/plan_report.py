@@ -1,0 +1,138 @@
+"""`zant plan MODEL.onnx [--svg plan.svg]`: the arena plan of a model, as text and as a chart.
+
+The chart is time × offset: one rectangle per scratch tensor (x from its first to its last use in
+the schedule, y from its offset to offset + size), labelled with its name and size; a dashed line
+marks the lower bound and a solid line the arena size. Plain SVG text, no plotting library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import json
+import sys
+
+from zant.errors import ZantError
+
+PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69",
+           "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f")
+
+
+def add_plan_command(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("plan", help="plan the arenas of a model and report (or draw) them")
+    parser.add_argument("model", help="the .onnx file")
+    parser.add_argument("--strategy", default="best", choices=("naive", "greedy", "best"))
+    parser.add_argument("--alignment", type=int, default=16)
+    parser.add_argument("--svg", help="write the time × offset chart of the scratch arena here")
+    parser.add_argument("--json", action="store_true", help="print the plan JSON instead of a table")
+    parser.set_defaults(func=cmd_plan)
+    return parser
+
+
+def plan_model(path: str, strategy: str = "best", alignment: int = 16) -> dict:
+    from zant.backend.plan import emit_plan_json, plan_summary
+    from zant.driver import run_pipeline
+    from zant.frontend.onnx_importer import import_model
+
+    module = import_model(path)
+    run_pipeline(module, f"onnx-to-uop,plan-arenas{{strategy={strategy} alignment={alignment}}},verify-arena-plan")
+    plan = emit_plan_json(module, "model")
+    plan["summary"] = plan_summary(module)
+    return plan
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    try:
+        plan = plan_model(args.model, args.strategy, args.alignment)
+    except ZantError as error:
+        print(f"zant plan: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(plan, indent=2))
+    else:
+        print(format_plan(plan))
+    if args.svg:
+        with open(args.svg, "w", encoding="utf-8") as out:
+            out.write(render_svg(plan))
+        print(f"wrote {args.svg}")
+    return 0
+
+
+def format_plan(plan: dict) -> str:
+    s = plan["summary"]
+    lines = [
+        f"strategy {s['strategy']}: scratch {s['scratch_bytes']:,} B, lower bound {s['lower_bound_bytes']:,} B "
+        f"(aligned {s['aligned_lower_bound_bytes']:,} B), naive {s['naive_bytes']:,} B, "
+        f"constants {s['constant_bytes']:,} B, persistent {s['persistent_bytes']:,} B",
+        f"plan {plan['plan_hash']}  tensor layout {plan['tensor_layout_hash']}",
+        f"{'tensor':<24} {'offset':>8} {'size':>8} {'first':>6} {'last':>6}",
+    ]
+    lives = {l["name"]: l for l in plan["lifetimes"]}
+    for t in plan["tensors"]:
+        if t["role"] == "scratch":
+            l = lives[t["name"]]
+            lines.append(f"{t['name'][:24]:<24} {t['offset']:>8} {t['size']:>8} {l['first_use']:>6} {l['last_use']:>6}")
+    return "\n".join(lines)
+
+
+def _color(name: str) -> str:
+    return PALETTE[hashlib.sha256(name.encode()).digest()[0] % len(PALETTE)]
+
+
+def render_svg(plan: dict, width: int = 960, height: int = 560) -> str:
+    """The time × offset chart of the scratch arena (offset 0 at the bottom)."""
+    s = plan["summary"]
+    arena = max(s["scratch_bytes"], 1)
+    bound = s["lower_bound_bytes"]
+    lives = {l["name"]: l for l in plan["lifetimes"]}
+    scratch = [t for t in plan["tensors"] if t["role"] == "scratch"]
+    steps = max([l["last_use"] for l in plan["lifetimes"]] + [0]) + 1
+    left, right, top, bottom = 80, 30, 50, 50
+    plot_w, plot_h = width - left - right, height - top - bottom
+    top_value = max(arena, bound) * 1.08
+
+    def x(step: float) -> float:
+        return left + plot_w * step / steps
+
+    def y(offset: float) -> float:
+        return top + plot_h * (1 - offset / top_value)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'font-family="sans-serif" font-size="11">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="22" font-size="15" font-weight="bold">scratch arena: '
+        f'{s["scratch_bytes"]:,} B ({s["strategy"]}), lower bound {bound:,} B, naive {s["naive_bytes"]:,} B</text>',
+        f'<line x1="{left}" y1="{y(0)}" x2="{left + plot_w}" y2="{y(0)}" stroke="black"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{y(0)}" stroke="black"/>',
+        f'<text x="{left + plot_w / 2}" y="{height - 12}" text-anchor="middle">schedule step</text>',
+        f'<text x="16" y="{top + plot_h / 2}" transform="rotate(-90 16 {top + plot_h / 2})" '
+        f'text-anchor="middle">offset (bytes)</text>',
+    ]
+    tick_every = max(1, steps // 20)
+    for step in range(0, steps + 1, tick_every):
+        out.append(f'<text x="{x(step):.1f}" y="{y(0) + 14:.1f}" text-anchor="middle">{step}</text>')
+    for k in range(6):
+        value = round(top_value * k / 5)
+        out.append(f'<line x1="{left - 4}" y1="{y(value):.1f}" x2="{left}" y2="{y(value):.1f}" stroke="black"/>')
+        out.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{value:,}</text>')
+    for t in scratch:
+        l = lives[t["name"]]
+        x0, x1 = x(l["first_use"]), x(l["last_use"] + 1)
+        y0, y1 = y(t["offset"] + t["size"]), y(t["offset"])
+        label = html.escape(f'{t["name"]} {t["size"]:,} B')
+        out.append(
+            f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{max(y1 - y0, 1):.1f}" '
+            f'fill="{_color(t["name"])}" fill-opacity="0.75" stroke="#333"><title>{label} at '
+            f'{t["offset"]:,}, steps {l["first_use"]}..{l["last_use"]}</title></rect>'
+        )
+        if y1 - y0 >= 12 and x1 - x0 >= 6 * len(label) * 0.6:
+            out.append(f'<text x="{x0 + 3:.1f}" y="{(y0 + y1) / 2 + 4:.1f}">{label}</text>')
+    lines = ((arena, "", "arena", left + plot_w - 4, "end"),
+             (bound, ' stroke-dasharray="6 4"', "lower bound", left + 4, "start"))
+    for value, style, text, tx, anchor in lines:
+        out.append(f'<line x1="{left}" y1="{y(value):.1f}" x2="{left + plot_w}" y2="{y(value):.1f}" stroke="#c00"{style}/>')
+        out.append(f'<text x="{tx}" y="{y(value) - 4:.1f}" text-anchor="{anchor}" fill="#c00">{text} {value:,} B</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
