@@ -118,6 +118,12 @@ def _all_nodes(graph):
 
 
 _SCHEMA_NAMES: dict[str, str] | None = None
+_NAME_ALIASES = {
+    "sce": "SoftmaxCrossEntropyLoss",
+    "nllloss": "NegativeLogLikelihoodLoss",
+    "mvn": "MeanVarianceNormalization",
+    "batchnorm": "BatchNormalization",
+}
 
 
 def operator_label(case) -> str:
@@ -130,6 +136,7 @@ def operator_label(case) -> str:
         import onnx.defs
 
         _SCHEMA_NAMES = {s.name.lower(): s.name for s in onnx.defs.get_all_schemas_with_history()}
+        _SCHEMA_NAMES.update(_NAME_ALIASES)
     tokens = case.name.removeprefix("test_").split("_")
     best = None
     for i in range(1, len(tokens) + 1):
@@ -730,6 +737,8 @@ def _reason_key(record: dict) -> str:
     reason = record["reason"]
     if record["status"] == "unsupported":
         return reason
+    for prefix in ("compile error: ", "trap: "):
+        reason = reason.removeprefix(prefix)
     reason = re.sub(r"\(max abs error.*\)", "", reason)
     reason = re.sub(r"\(\d+ of \d+ elements.*\)", "", reason)
     reason = re.sub(r"'[^']*'", "'…'", reason)
@@ -747,7 +756,7 @@ def top_unsupported(records: list[dict]) -> list[tuple[str, int]]:
 
 def failure_causes(records: list[dict]) -> list[tuple[str, int]]:
     return collections.Counter(
-        f"{r['status']}: {_reason_key(r)}" for r in records if r["status"] in ("mismatch", "trap", "compile_error")
+        f"{r['status'].replace('_', ' ')}: {_reason_key(r)}" for r in records if r["status"] in ("mismatch", "trap", "compile_error")
     ).most_common()
 
 
