@@ -58,6 +58,10 @@ def make_parser() -> argparse.ArgumentParser:
         help="an input tensor (repeatable); inputs not given are random, seeded",
     )
     run_cmd.add_argument("-O", "--optimize", default="ReleaseSafe", choices=OPTIMIZE_MODES)
+
+    from zant.tools.conformance import add_conformance_command
+
+    add_conformance_command(commands)
     return parser
 
 
@@ -147,15 +151,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = make_parser().parse_args(argv)
+    from zant.tools.conformance import cmd_conformance
+
+    handlers = {"compile": cmd_compile, "run": cmd_run, "conformance": cmd_conformance}
+    debug = getattr(args, "debug", False)
     try:
-        return {"compile": cmd_compile, "run": cmd_run}[args.command](args)
+        return handlers[args.command](args)
     except (ZantError, OSError) as error:
-        if args.debug:
+        if debug:
             raise
         print(f"zant: error: {error}", file=sys.stderr)
         return 1
     except Exception as error:  # a bug in Zant: say so, keep the traceback behind --debug
-        if args.debug:
+        if debug:
             raise
         print(
             f"zant: internal error: {type(error).__name__}: {error} (rerun with --debug for the traceback)",
