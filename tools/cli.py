@@ -59,8 +59,10 @@ def make_parser() -> argparse.ArgumentParser:
     )
     run_cmd.add_argument("-O", "--optimize", default="ReleaseSafe", choices=OPTIMIZE_MODES)
 
+    from zant.plan_report import add_plan_command
     from zant.tools.conformance import add_conformance_command
 
+    add_plan_command(commands)
     add_conformance_command(commands)
     return parser
 
@@ -151,9 +153,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = make_parser().parse_args(argv)
+    from zant.plan_report import cmd_plan
     from zant.tools.conformance import cmd_conformance
 
-    handlers = {"compile": cmd_compile, "run": cmd_run, "conformance": cmd_conformance}
+    handlers = {"compile": cmd_compile, "run": cmd_run, "plan": cmd_plan, "conformance": cmd_conformance}
     debug = getattr(args, "debug", False)
     try:
         return handlers[args.command](args)

@@ -11,9 +11,7 @@ import argparse
 import hashlib
 import html
 import json
-import sys
 
-from zant.errors import ZantError
 
 PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69",
            "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f")
@@ -43,11 +41,7 @@ def plan_model(path: str, strategy: str = "best", alignment: int = 16) -> dict:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    try:
-        plan = plan_model(args.model, args.strategy, args.alignment)
-    except ZantError as error:
-        print(f"zant plan: {error}", file=sys.stderr)
-        return 1
+    plan = plan_model(args.model, args.strategy, args.alignment)
     if args.json:
         print(json.dumps(plan, indent=2))
     else:
