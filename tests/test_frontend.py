@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import io
 import os
 import subprocess
