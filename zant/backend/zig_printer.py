@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.backend.names import Namer, sanitize_zig, validate_prefix
-from zant.backend.plan import describe_plan, globals_by_role, main_function, parameter_names
+from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
 from zant.backend.zig_helpers import HELPERS
 from zant.dialects import uop
 from zant.errors import ZantError
@@ -107,24 +107,6 @@ def scalar_literal(attr: IntegerAttr | FloatAttr) -> str:
     return int_literal(attr.value.data, attr.type)
 
 
-def _array_initializer(values: np.ndarray, element_type: Attribute, per_line: int = 8) -> str:
-    count = len(values)
-    if isinstance(element_type, AnyFloat):
-        bits = values.view(f"<u{values.dtype.itemsize}")
-        items = [f"0x{int(b):x}" for b in bits]
-        head, tail = f"@bitCast([{count}]u{values.dtype.itemsize * 8}{{", "})"
-    elif _is_bool(element_type):
-        items = ["true" if v else "false" for v in values]
-        head, tail = f"[{count}]bool{{", "}"
-    else:
-        items = [str(int(v)) for v in values]
-        head, tail = f"[{count}]{zig_type(element_type)}{{", "}"
-    if count <= per_line:
-        return head + " " + ", ".join(items) + (" " if items else "") + tail
-    rows = [", ".join(items[i : i + per_line]) + "," for i in range(0, count, per_line)]
-    return head + "\n" + "\n".join("    " + row for row in rows) + "\n" + tail
-
-
 # ---------------------------------------------------------------------------------------------
 # ALU tables: op name → Zig expression template by operand kind ({a}, {b}, {T})
 # ---------------------------------------------------------------------------------------------
@@ -187,7 +169,7 @@ COMPARE = {"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}
 
 def reserved_names(name: str) -> set[str]:
     """File-scope names no local may take (Zig forbids shadowing)."""
-    return {"std", "panic", "trapOnPanic", f"{name}_scratch", f"{name}_predict", *HELPERS}
+    return {"std", "panic", "trapOnPanic", f"{name}_scratch", f"{name}_constants", f"{name}_predict", *HELPERS}
 
 
 class ZigPrinter:
@@ -253,7 +235,7 @@ class ZigPrinter:
             "}",
             "",
         ]
-        file_scope = self.print_constants(function, info.link_section)
+        file_scope = self.print_constants(function, info)
         if info.scratch_size:
             file_scope.append(
                 f"var {self.name}_scratch: [{info.scratch_size}]u8 "
@@ -264,36 +246,47 @@ class ZigPrinter:
         helpers = [HELPERS[h][1] + "\n" for h in sorted(self.helpers_used)]
         output.write("\n".join(header + file_scope + helpers + self.lines) + "\n")
 
-    def print_constants(self, function: func.FuncOp, link_section: str) -> list[str]:
-        """One aligned array per distinct constant, in the constant arena's link section if it
-        has one; a constant whose bytes duplicate an earlier one's (same arena offset) is a
-        pointer to that array, so the bytes are stored once."""
-        lines = []
-        section = f' linksection("{link_section}")' if link_section else ""
-        by_offset: dict[int, tuple[str, int]] = {}
-        for op in globals_by_role(function, "constant"):
+    def print_constants(self, function: func.FuncOp, info: PlanInfo) -> list[str]:
+        """The constant arena as one aligned, read-only byte blob laid out as the plan says
+        (duplicates share their bytes), and each constant as a bounds-checked typed view of it."""
+        constants = globals_by_role(function, "constant")
+        if not constants:
+            return []
+        blob = bytearray(info.constant_size)
+        views = []
+        for op in constants:
             buffer_type = op.result.type
             assert isinstance(buffer_type, uop.BufferType) and op.value is not None
+            if op.offset is None:
+                raise ZantError("constants have no arena offsets: run plan-arenas before printing")
+            offset = op.offset.value.data
+            data = constant_array(op.value, buffer_type.element_type).astype(
+                numpy_dtype(buffer_type.element_type).newbyteorder("<")
+            ).tobytes()
+            blob[offset : offset + len(data)] = data
             name = self.namer.fresh(f"const_{sanitize_zig(op.tensor_name.data)}")
             self.names[op.result] = name
             element = zig_type(buffer_type.element_type)
-            count = buffer_type.size.data
-            offset = op.offset.value.data if op.offset is not None else None
-            lines.append(f"// {_comment(op.tensor_name.data)}")
-            if offset is not None and offset in by_offset and by_offset[offset][1] == buffer_type.byte_size:
-                lines.append(
-                    f"const {name}: *const [{count}]{element} = @ptrCast(&{by_offset[offset][0]});"
-                    " // same bytes"
-                )
-                lines.append("")
-                continue
-            if offset is not None:
-                by_offset[offset] = (name, buffer_type.byte_size)
-            values = constant_array(op.value, buffer_type.element_type)
-            init = _array_initializer(values, buffer_type.element_type)
-            lines.append(f"const {name}: [{len(values)}]{element} align(16){section} = {init};")
-            lines.append("")
-        return lines
+            views.append(f"// {_comment(op.tensor_name.data)}")
+            views.append(
+                f"const {name}: *const [{buffer_type.size.data}]{element} = "
+                f"@ptrCast(@alignCast(&{self.name}_constants[{offset}]));"
+            )
+        section = f' linksection("{info.link_section}")' if info.link_section else ""
+        rows = [
+            "    " + ", ".join(f"0x{byte:02x}" for byte in blob[i : i + 16]) + ","
+            for i in range(0, len(blob), 16)
+        ]
+        return [
+            "// The constant arena: every weight, aligned and deduplicated, in one read-only blob",
+            "// (little-endian, as the plan lays it out).",
+            'comptime { std.debug.assert(@import("builtin").cpu.arch.endian() == .little); }',
+            f"const {self.name}_constants: [{len(blob)}]u8 align({info.constant_alignment}){section} = .{{",
+            *rows,
+            "};",
+            *views,
+            "",
+        ]
 
     def print_function(self, function: func.FuncOp) -> None:
         params = parameter_names(function, self.namer)

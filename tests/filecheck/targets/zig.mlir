@@ -1,10 +1,15 @@
 // RUN: zant-opt %s -t 'zig{name=net}' | filecheck %s
 // RUN: zant-opt %s -t zig | filecheck %s --check-prefix=DEFAULT
 
-// An unplanned module is planned by the target; constants are file-scope arrays with exact bits.
+// An unplanned module is planned by the target; the constants are one aligned blob with their
+// exact bytes (1.5, -0.0, 2.5 little-endian), each a typed view at its planned offset.
 
 // CHECK:      const std = @import("std");
-// CHECK:      const const_w: [3]f32 align(16) = @bitCast([3]u32{ 0x3fc00000, 0x80000000, 0x40200000 });
+// CHECK:      const net_constants: [16]u8 align(16) = .{
+// CHECK-NEXT:     0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x20, 0x40, 0x00, 0x00, 0x00, 0x00,
+// CHECK-NEXT: };
+// CHECK-NEXT: // w
+// CHECK-NEXT: const const_w: *const [3]f32 = @ptrCast(@alignCast(&net_constants[0]));
 // CHECK:      var net_scratch: [32]u8 align(16) = undefined;
 // CHECK:      inline fn zant_fmax(comptime T: type, a: T, b: T) T {
 // CHECK:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
