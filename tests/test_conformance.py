@@ -41,6 +41,10 @@ def test_slice_of_supported_ops_passes():
     assert not failed
     assert conformance.totals(records)["passed"] == len(in_scope)
     assert {r["op"] for r in records} == {"Relu", "Add", "Conv", "Gemm", "Softmax", "MaxPool", "Transpose", "Concat"}
+    # Every compiled case went through verify-arena-plan and planned at the lower bound.
+    planned = [r for r in in_scope if r["scratch_bytes"] is not None]
+    assert len(planned) == len(in_scope)
+    assert all(r["scratch_bytes"] <= r["lower_bound_bytes"] for r in planned)
 
 
 def test_random_op_is_out_of_scope():

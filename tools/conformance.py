@@ -97,6 +97,8 @@ class Record:
     max_ulp: float | None = None
     rtol: float = 0.0
     atol: float = 0.0
+    scratch_bytes: int | None = None
+    lower_bound_bytes: int | None = None
 
 
 def case_name(index: int) -> str:
@@ -281,7 +283,9 @@ def compile_case(case, index: int, out_dir: Path, record: Record) -> Compiled | 
             module = import_model_bytes(model.SerializeToString(), str(out_dir))
         inputs, outputs = graph_signature(module)
         run_pipeline(module, DEFAULT_PIPELINE)
-        zig_source, _header, _plan = emit_artifacts(module, name)
+        zig_source, _header, plan = emit_artifacts(module, name)
+        record.scratch_bytes = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
+        record.lower_bound_bytes = plan["aligned_lower_bound_bytes"]
     except Exception as error:  # ZantError or a compiler bug: both are compile errors here
         record.status = "compile_error"
         record.reason = "compile error: " + _one_line(_describe(error))
@@ -777,6 +781,24 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def arena_summary(records: list[dict]) -> list[str]:
+    """How the arena planner did on every compiled case: scratch against the (aligned) lower
+    bound; `verify-arena-plan` ran on each as part of the default pipeline."""
+    planned = [r for r in records if r.get("scratch_bytes") is not None]
+    if not planned:
+        return []
+    above = [r for r in planned if r["scratch_bytes"] > r["lower_bound_bytes"]]
+    lines = [
+        "",
+        f"Arena plans: {len(planned)} compiled cases planned and checked by `verify-arena-plan`; "
+        f"scratch / aligned lower bound ≤ 1.00 on {len(planned) - len(above)} of them.",
+    ]
+    lines += [
+        f"Above the bound: {r['name']} ({r['scratch_bytes']} B vs {r['lower_bound_bytes']} B)" for r in above
+    ]
+    return lines
+
+
 def render_markdown(records: list[dict], stats: dict, command: str, note: str | None = None) -> str:
     import onnx
 
@@ -804,6 +826,8 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
     in_scope = t["cases"] - t["out of scope"]
     if in_scope:
         lines += ["", f"Passed {t['passed']} of {in_scope} in-scope cases ({100 * t['passed'] / in_scope:.1f} %)."]
+
+    lines += arena_summary(records)
 
     unsupported = top_unsupported(records)
     if unsupported:
