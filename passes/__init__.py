@@ -6,6 +6,11 @@ from xdsl.passes import ModulePass
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    def get_fold_constants():
+        from zant.passes.fold_constants import FoldConstantsPass
+
+        return FoldConstantsPass
+
     def get_onnx_to_uop():
         from zant.passes.onnx_to_uop import OnnxToUopPass
 
@@ -22,6 +27,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return VerifyArenaPlanPass
 
     return {
+        "fold-constants": get_fold_constants,
         "onnx-to-uop": get_onnx_to_uop,
         "plan-arenas": get_plan_arenas,
         "verify-arena-plan": get_verify_arena_plan,

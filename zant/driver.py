@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from zant.errors import ZantError
 
-DEFAULT_PIPELINE = "onnx-to-uop,plan-arenas,verify-arena-plan"
+DEFAULT_PIPELINE = "fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
 
 TARGETS = ("host", "cortex-m0plus", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "riscv32")
 OPTIMIZE_MODES = ("ReleaseFast", "ReleaseSmall", "ReleaseSafe", "Debug")
