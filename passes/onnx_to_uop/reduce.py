@@ -1,0 +1,312 @@
+"""Reductions: the Reduce* family, ArgMax / ArgMin, CumSum / CumProd.
+
+Every Reduce* op is one kernel, parameterized by a table entry: an element-wise `map` applied
+to each input element, an initial value and a `combine` for the accumulator, and a `finalize`
+applied to the accumulated value (ReduceL2 = sqrt ∘ Σ x², ReduceLogSumExp = log ∘ Σ exp, ...).
+The input is read through a permuted view with the reduced axes innermost; a loop nest walks
+the kept axes, and inside it one accumulator (`uop.define_acc`) runs over the reduced axes.
+
+Float16/bfloat16 accumulate in f32. ReduceLogSumExp is stabilized by a first pass for the
+maximum. Empty `axes` reduce every axis, unless `noop_with_empty_axes`: then nothing is reduced
+and the kernel is the element-wise map/finalize (ReduceSumSquare gives x², as ONNX says).
+
+ArgMax / ArgMin and the cumulative ops work along one axis moved last; a reversed view (a
+negative stride) gives CumSum/CumProd `reverse`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from zant.dialects import uop
+from zant.dialects.onnx import get_attr, input_value, inputs
+from zant.frontend.resources import attr_to_array
+from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.kernel import (
+    KernelBuilder,
+    Layout,
+    layout_of,
+    tensor_element_type,
+    tensor_shape,
+)
+
+
+def constant_input(op: Operation, index: int) -> np.ndarray | None:
+    """The value of ONNX input `index` when a constant produced it; None when absent."""
+    value = input_value(op, index)
+    if value is None:
+        return None
+    owner = layout_of(value).buffer.owner
+    if isinstance(owner, uop.DefineGlobalOp) and owner.value is not None:
+        return attr_to_array(owner.value)
+    raise NotImplementedError(f"input {index} must be a constant")
+
+
+def normalize_axes(axes: Sequence[int], rank: int) -> list[int]:
+    result = []
+    for axis in axes:
+        axis = int(axis)
+        if not -rank <= axis < rank:
+            raise ValueError(f"axis {axis} out of range for rank {rank}")
+        if axis % rank in result:
+            raise ValueError(f"axis {axis} repeated")
+        result.append(axis % rank)
+    return sorted(result)
+
+
+def _is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def _is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def _accumulator_type(t: Attribute) -> Attribute:
+    """f16/bf16 accumulate in f32; every other type in itself."""
+    if _is_float(t) and t.bitwidth < 32:  # type: ignore[union-attr]
+        return Float32Type()
+    return t
+
+
+def _lowest(t: Attribute) -> int | float:
+    if _is_float(t):
+        return float("-inf")
+    assert isinstance(t, IntegerType)
+    if t.width.data == 1:
+        return 0
+    signed = t.signedness.data.name != "UNSIGNED"
+    return -(1 << (t.width.data - 1)) if signed else 0
+
+
+def _highest(t: Attribute) -> int | float:
+    if _is_float(t):
+        return float("inf")
+    assert isinstance(t, IntegerType)
+    if t.width.data == 1:
+        return 1
+    signed = t.signedness.data.name != "UNSIGNED"
+    return (1 << (t.width.data - 1)) - 1 if signed else (1 << t.width.data) - 1
+
+
+Unary = Callable[[KernelBuilder, SSAValue], SSAValue]
+
+
+def _identity(kb: KernelBuilder, x: SSAValue) -> SSAValue:
+    return x
+
+
+def _square(kb: KernelBuilder, x: SSAValue) -> SSAValue:
+    return kb.alu("mul", x, x)
+
+
+def _unary(name: str) -> Unary:
+    return lambda kb, x: kb.alu(name, x)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How one Reduce* op folds: acc = init; acc = combine(acc, map(x)) …; y = finalize(acc)."""
+
+    init: Callable[[Attribute], int | float]
+    combine: str
+    map: Unary = _identity
+    finalize: Unary = _identity
+    mean: bool = False  # divide by the number of reduced elements before `finalize`
+    float_only: bool = False
+    shift_by_max: bool = False  # log-sum-exp: subtract the maximum first, add it back at the end
+
+
+REDUCTIONS: dict[str, Reduction] = {
+    "onnx.ReduceSum": Reduction(lambda t: 0, "add"),
+    "onnx.ReduceMean": Reduction(lambda t: 0, "add", mean=True),
+    "onnx.ReduceProd": Reduction(lambda t: 1, "mul"),
+    "onnx.ReduceMax": Reduction(_lowest, "max"),
+    "onnx.ReduceMin": Reduction(_highest, "min"),
+    "onnx.ReduceL1": Reduction(lambda t: 0, "add", map=_unary("abs")),
+    "onnx.ReduceL2": Reduction(lambda t: 0, "add", map=_square, finalize=_unary("sqrt"), float_only=True),
+    "onnx.ReduceSumSquare": Reduction(lambda t: 0, "add", map=_square),
+    "onnx.ReduceLogSum": Reduction(lambda t: 0, "add", finalize=_unary("log"), float_only=True),
+    "onnx.ReduceLogSumExp": Reduction(
+        lambda t: 0, "add", map=_unary("exp"), finalize=_unary("log"), float_only=True, shift_by_max=True
+    ),
+}
+
+_BOOL_COMBINE = {"max": "or", "min": "and"}
+
+
+def reduce_axes(op: Operation, rank: int) -> list[int]:
+    """The reduced axes (sorted, non-negative) from the `axes` input or attribute; [] = none."""
+    axes = constant_input(op, 1) if len(inputs(op)) > 1 else None
+    if axes is None:
+        try:
+            axes = get_attr(op, "axes")
+        except KeyError:
+            axes = None
+    axes = [] if axes is None else list(np.asarray(axes).reshape(-1))
+    if not axes:
+        noop = get_attr(op, "noop_with_empty_axes")
+        return [] if noop else list(range(rank))
+    return normalize_axes(axes, rank)
+
+
+def _kept_view(out: Layout, kept: Sequence[int], keepdims: bool) -> Layout:
+    """The output read with only the kept axes (the reduced ones have size 1 with keepdims)."""
+    if not keepdims:
+        return out
+    return Layout(out.buffer, tuple(out.shape[k] for k in kept), tuple(out.strides[k] for k in kept), out.offset)
+
+
+class ReduceLowering(OnnxLowering):
+    """Every Reduce* op: one accumulator per output element, looping over the reduced axes."""
+
+    op_names = frozenset(REDUCTIONS)
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        reduction = REDUCTIONS[op.name]
+        x = inputs(op)[0]
+        assert x is not None
+        in_shape = tensor_shape(x)
+        rank = len(in_shape)
+        element_type = tensor_element_type(op.results[0])
+        if reduction.float_only and not _is_float(element_type):
+            raise ValueError(f"{op.name} on {element_type} is not supported")
+        axes = reduce_axes(op, rank)
+        kept = [d for d in range(rank) if d not in axes]
+        keepdims = bool(get_attr(op, "keepdims"))
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
+        if out.size == 0:
+            return [out]
+        x_view = layout_of(x).permute(kept + axes)
+        out_view = _kept_view(out, kept, keepdims)
+        reduced_shape = [in_shape[a] for a in axes]
+        count = int(np.prod(reduced_shape)) if reduced_shape else 1
+
+        combine = reduction.combine
+        acc_type = _accumulator_type(element_type)
+        if _is_bool(element_type):
+            combine = _BOOL_COMBINE.get(combine, combine)
+            if combine not in ("or", "and"):
+                raise ValueError(f"{op.name} on booleans is not supported")
+
+        with kb.loop_nest([in_shape[k] for k in kept]) as outer:
+            shift = None
+            if reduction.shift_by_max and count > 0:
+                maximum = kb.define_acc(_lowest(acc_type), acc_type)
+                with kb.loop_nest(reduced_shape) as inner:
+                    value = kb.cast(kb.load(x_view, [*outer, *inner]), acc_type)
+                    kb.acc_set(maximum, kb.alu("max", kb.acc_get(maximum), value))
+                shift = kb.acc_get(maximum)
+                # An all -inf (or inf) slice: shift by 0, so the result is exp/log of it unshifted.
+                finite = kb.alu("cmpeq", kb.alu("sub", shift, shift), kb.const(0.0, acc_type))
+                shift = kb.where(finite, shift, kb.const(0.0, acc_type))
+
+            acc = kb.define_acc(reduction.init(acc_type), acc_type)
+            with kb.loop_nest(reduced_shape) as inner:
+                value = kb.cast(kb.load(x_view, [*outer, *inner]), acc_type)
+                if shift is not None:
+                    value = kb.alu("sub", value, shift)
+                kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), reduction.map(kb, value)))
+            result = kb.acc_get(acc)
+            if reduction.mean:
+                result = kb.alu("div", result, kb.const(count, acc_type))
+            result = reduction.finalize(kb, result)
+            if shift is not None:
+                result = kb.alu("add", result, shift)
+            kb.store(kb.cast(result, element_type), out_view, outer)
+        return [out]
+
+
+class ArgLowering(OnnxLowering):
+    """ArgMax / ArgMin along `axis`: the first (or, with select_last_index, last) extremum."""
+
+    op_names = frozenset({"onnx.ArgMax", "onnx.ArgMin"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        (x,) = inputs(op)
+        assert x is not None
+        in_shape = tensor_shape(x)
+        rank = len(in_shape)
+        (axis,) = normalize_axes([get_attr(op, "axis")], rank)
+        keepdims = bool(get_attr(op, "keepdims"))
+        last = bool(get_attr(op, "select_last_index"))
+        out_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), out_type)
+        n = in_shape[axis]
+        if out.size == 0:
+            return [out]
+        if n == 0:
+            raise ValueError("ArgMax/ArgMin over an empty axis")
+        kept = [d for d in range(rank) if d != axis]
+        x_view = layout_of(x).permute(kept + [axis])
+        out_view = _kept_view(out, kept, keepdims)
+        element_type = x_view.element_type
+        is_max = op.name == "onnx.ArgMax"
+
+        with kb.loop_nest([in_shape[k] for k in kept]) as outer:
+            best = kb.define_acc(0, element_type)
+            kb.acc_set(best, kb.load(x_view, [*outer, kb.index(0)]))
+            best_index = kb.define_acc(0, out_type)
+            with kb.loop(n, start=1) as k:
+                value = kb.load(x_view, [*outer, k])
+                current = kb.acc_get(best)
+                lhs, rhs = (current, value) if is_max else (value, current)
+                # max: current < value (first) or current <= value (last); min mirrored.
+                better = kb.alu("cmple" if last else "cmplt", lhs, rhs)
+                kb.acc_set(best, kb.where(better, value, current))
+                kb.acc_set(best_index, kb.where(better, kb.cast(k, out_type), kb.acc_get(best_index)))
+            kb.store(kb.acc_get(best_index), out_view, outer)
+        return [out]
+
+
+class CumulativeLowering(OnnxLowering):
+    """CumSum / CumProd along the constant `axis` input, with `exclusive` and `reverse`."""
+
+    op_names = frozenset({"onnx.CumSum", "onnx.CumProd"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x = inputs(op)[0]
+        assert x is not None
+        shape = tensor_shape(x)
+        rank = len(shape)
+        if rank == 1:
+            axis = 0  # the only axis, whether or not `axis` is a constant
+        else:
+            axis_value = constant_input(op, 1)
+            assert axis_value is not None
+            (axis,) = normalize_axes([int(np.asarray(axis_value).reshape(-1)[0])], rank)
+        element_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), shape, element_type)
+        n = shape[axis]
+        if out.size == 0:
+            return [out]
+        x_layout, out_layout = layout_of(x), out
+        if get_attr(op, "reverse"):
+            x_layout = x_layout.slice(axis, n - 1, -1, n)
+            out_layout = out_layout.slice(axis, n - 1, -1, n)
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        x_rows, out_rows = x_layout.permute(perm), out_layout.permute(perm)
+        exclusive = bool(get_attr(op, "exclusive"))
+        combine, init = ("add", 0) if op.name == "onnx.CumSum" else ("mul", 1)
+        acc_type = _accumulator_type(element_type)
+
+        with kb.loop_nest(x_rows.shape[:-1]) as outer:
+            acc = kb.define_acc(init, acc_type)
+            with kb.loop(n) as k:
+                value = kb.cast(kb.load(x_rows, [*outer, k]), acc_type)
+                if exclusive:
+                    kb.store(kb.cast(kb.acc_get(acc), element_type), out_rows, [*outer, k])
+                kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), value))
+                if not exclusive:
+                    kb.store(kb.cast(kb.acc_get(acc), element_type), out_rows, [*outer, k])
+        return [out]
+
+
+PATTERNS = (ReduceLowering(), ArgLowering(), CumulativeLowering())
+
+__all__ = ["PATTERNS", "REDUCTIONS", "constant_input", "normalize_axes", "reduce_axes"]

@@ -1,0 +1,138 @@
+"""End-to-end numerics of the reduction lowerings (Reduce*, ArgMax/ArgMin, CumSum/CumProd).
+
+Each case is a one-node ONNX model built here with its `axes`/`axis` as an initializer, compiled
+and run by `e2e.check_model` against `onnx.reference`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper, numpy_helper
+
+from e2e import check_model
+
+rng = np.random.default_rng(0)
+
+REDUCE_OPS = [
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceProd",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "ReduceSumSquare",
+]
+FLOAT_ONLY = {"ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}
+POSITIVE = {"ReduceLogSum"}
+
+
+def _model(node, inputs, outputs, initializers=()):
+    graph = helper.make_graph([node], "g", inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", onnx.defs.onnx_opset_version())])
+
+
+def _elem(dtype) -> int:
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+def _data(shape, dtype, positive=False):
+    if np.dtype(dtype).kind == "f":
+        x = rng.uniform(0.5, 2.0, shape) if positive else rng.standard_normal(shape)
+        return x.astype(dtype)
+    return rng.integers(1 if positive else -3, 4, shape).astype(dtype)
+
+
+def _reference_shape(x, axes, keepdims):
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    return list(np.sum(x, axis=tuple(axes), keepdims=bool(keepdims)).shape)
+
+
+def _reduce_model(op, x, axes, keepdims, noop=0):
+    inputs = ["x"]
+    initializers = []
+    if axes is not None:
+        initializers.append(numpy_helper.from_array(np.array(axes, dtype=np.int64), "axes"))
+        inputs.append("axes")
+    attrs = {"keepdims": keepdims}
+    if noop:
+        attrs["noop_with_empty_axes"] = 1
+    node = helper.make_node(op, inputs, ["y"], **attrs)
+    out_shape = list(x.shape) if noop else _reference_shape(x, axes, keepdims)
+    return _model(
+        node,
+        [helper.make_tensor_value_info("x", _elem(x.dtype), list(x.shape))],
+        [helper.make_tensor_value_info("y", _elem(x.dtype), out_shape)],
+        initializers,
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64], ids=["f32", "i64"])
+@pytest.mark.parametrize("axes", [None, [0, -1]], ids=["all", "axes0_-1"])
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("op", REDUCE_OPS)
+def test_reduce(op, keepdims, axes, dtype):
+    if op in FLOAT_ONLY and dtype != np.float32:
+        dtype = np.float64
+    x = _data((2, 3, 4), dtype, positive=op in POSITIVE)
+    if op == "ReduceProd" and np.dtype(dtype).kind == "f":
+        x = x / 2 + np.sign(x)  # keep the product of 24 elements in range
+    check_model(_reduce_model(op, x, axes, keepdims), {"x": x}, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["ReduceSum", "ReduceSumSquare", "ReduceL2"])
+def test_reduce_noop_with_empty_axes(op):
+    x = _data((3, 4), np.float32)
+    check_model(_reduce_model(op, x, [], 1, noop=1), {"x": x})
+
+
+def test_reduce_max_bool():
+    x = rng.integers(0, 2, (3, 4)).astype(bool)
+    check_model(_reduce_model("ReduceMax", x, [1], 0), {"x": x})
+
+
+def test_reduce_mean_float16_accumulates_in_f32():
+    x = _data((4, 64), np.float16)
+    check_model(_reduce_model("ReduceMean", x, [1], 1), {"x": x}, rtol=1e-3, atol=1e-3)
+
+
+def test_reduce_log_sum_exp_large_values():
+    x = (_data((2, 5), np.float32) * 100).astype(np.float32)
+    check_model(_reduce_model("ReduceLogSumExp", x, [1], 0), {"x": x})
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64], ids=["f32", "i64"])
+@pytest.mark.parametrize("last", [0, 1])
+@pytest.mark.parametrize("axis,keepdims", [(0, 0), (-1, 1)])
+@pytest.mark.parametrize("op", ["ArgMax", "ArgMin"])
+def test_arg(op, axis, keepdims, last, dtype):
+    x = rng.integers(-2, 3, (3, 4, 2)).astype(dtype)  # ties, to exercise select_last_index
+    out_shape = list(np.argmax(x, axis=axis, keepdims=bool(keepdims)).shape)
+    node = helper.make_node(op, ["x"], ["y"], axis=axis, keepdims=keepdims, select_last_index=last)
+    model = _model(
+        node,
+        [helper.make_tensor_value_info("x", _elem(dtype), list(x.shape))],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.INT64, out_shape)],
+    )
+    check_model(model, {"x": x})
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32], ids=["f64", "i32"])
+@pytest.mark.parametrize("exclusive,reverse", [(0, 0), (1, 1)])
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("op", ["CumSum", "CumProd"])
+def test_cumulative(op, axis, exclusive, reverse, dtype):
+    x = _data((3, 4, 2), dtype)
+    node = helper.make_node(op, ["x", "axis"], ["y"], exclusive=exclusive, reverse=reverse)
+    model = _model(
+        node,
+        [helper.make_tensor_value_info("x", _elem(dtype), list(x.shape))],
+        [helper.make_tensor_value_info("y", _elem(dtype), list(x.shape))],
+        [numpy_helper.from_array(np.array(axis, dtype=np.int64), "axis")],
+    )
+    check_model(model, {"x": x})
