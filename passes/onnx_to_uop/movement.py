@@ -1,4 +1,6 @@
-"""Movement ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Identity as views; Concat.
+"""Movement ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Expand, Slice, Split
+and DepthToSpace/SpaceToDepth as views; Concat, Gather*, Tile, Pad, Trilu, EyeLike, OneHot and
+Scatter* as copy loops; Shape, Size and ConstantOfShape as constants.
 
 A movement op only re-reads its input's buffer under a new Layout, so it emits no code unless
 the new shape cannot be expressed by strides over the old one (a reshape of a non-contiguous
@@ -14,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import uop
-from zant.dialects.onnx import get_attr, inputs
-from zant.frontend.resources import attr_to_array
+from zant.dialects.onnx import get_attr, input_value, inputs
+from zant.frontend.resources import attr_to_array, make_constant_attr
+from zant.frontend.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, materialize, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -139,4 +143,412 @@ class ConcatLowering(OnnxLowering):
         return [out]
 
 
-PATTERNS = (ReshapeLowering(), TransposeLowering(), IdentityLowering(), ConcatLowering())
+
+
+# -- helpers for index arithmetic ------------------------------------------------------------
+
+_I64 = IntegerType(64)
+
+
+def _i64(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    return kb.cast(value, _I64)
+
+
+def _to_index(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    return kb.cast(value, IndexType())
+
+
+def _wrap(kb: KernelBuilder, value: SSAValue, dim: int) -> SSAValue:
+    """A loaded (possibly negative) index as an `index` value in [0, dim): negative ones wrap."""
+    value = _i64(kb, value)
+    negative = kb.alu("cmplt", value, kb.const(0, _I64))
+    return _to_index(kb, kb.where(negative, kb.alu("add", value, kb.const(dim, _I64)), value))
+
+
+def _clamp(kb: KernelBuilder, value: SSAValue, low: int, high: int) -> SSAValue:
+    """An i64 value clamped to [low, high]."""
+    return kb.alu("min", kb.alu("max", value, kb.const(low, _I64)), kb.const(high, _I64))
+
+
+def _required_constant(op: Operation, index: int, what: str) -> np.ndarray | None:
+    value = input_value(op, index)
+    if value is None:
+        return None
+    array = _constant_value(value)
+    if array is None:
+        raise NotImplementedError(f"{what} must be a constant")
+    return array
+
+
+def _constant_layout(kb: KernelBuilder, op: Operation, array: np.ndarray) -> Layout:
+    result = op.results[0]
+    array = np.asarray(array, dtype=numpy_dtype(tensor_element_type(result)))
+    buffer_type = uop.BufferType(array.size, tensor_element_type(result))
+    value = make_constant_attr(array.reshape(tensor_shape(result)), result_name(op))
+    buffer = kb.insert(uop.DefineGlobalOp("constant", 0, result_name(op), buffer_type, value))
+    buffer.result.name_hint = result.name_hint
+    return Layout.contiguous(buffer.result, tensor_shape(result))
+
+
+def _zero(kb: KernelBuilder, element_type) -> SSAValue:
+    return kb.const(0.0 if isinstance(element_type, AnyFloat) else 0, element_type)
+
+
+# -- constants from static shapes ------------------------------------------------------------
+
+
+class ShapeLowering(OnnxLowering):
+    """Shape and Size of a statically shaped tensor: constants (fold-constants usually got them)."""
+
+    op_names = frozenset({"onnx.Shape", "onnx.Size"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        shape = list(tensor_shape(inputs(op)[0]))
+        if op.name == "onnx.Size":
+            return [_constant_layout(kb, op, np.array(int(np.prod(shape))))]
+        start = get_attr(op, "start") or 0
+        end = get_attr(op, "end")
+        return [_constant_layout(kb, op, np.array(shape[start:end], dtype=np.int64))]
+
+
+class ConstantOfShapeLowering(OnnxLowering):
+    """ConstantOfShape: the result (its shape is static) filled with `value` (default 0)."""
+
+    op_names = frozenset({"onnx.ConstantOfShape"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        shape = tensor_shape(op.results[0])
+        element_type = tensor_element_type(op.results[0])
+        value = get_attr(op, "value")
+        scalar = 0 if value is None else np.asarray(value).reshape(-1)[0].item()
+        out = kb.alloc(result_name(op), shape, element_type)
+        fill = kb.const(float(scalar) if isinstance(element_type, AnyFloat) else int(scalar), element_type)
+        with kb.loop_nest(shape) as ivs:
+            kb.store(fill, out, ivs)
+        return [out]
+
+
+class RangeLowering(OnnxLowering):
+    """Range: out[i] = start + i * delta (the length is static, from the result type)."""
+
+    op_names = frozenset({"onnx.Range"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        shape = tensor_shape(op.results[0])
+        element_type = tensor_element_type(op.results[0])
+        start = kb.load(layout_of(inputs(op)[0]), [])
+        delta = kb.load(layout_of(inputs(op)[2]), [])
+        out = kb.alloc(result_name(op), shape, element_type)
+        with kb.loop(shape[0]) as i:
+            step = kb.alu("mul", kb.cast(_i64(kb, i), element_type), delta)
+            kb.store(kb.alu("add", start, step), out, [i])
+        return [out]
+
+
+# -- views -----------------------------------------------------------------------------------
+
+
+class ExpandLowering(OnnxLowering):
+    """Expand: a broadcast (stride-0) view of the input."""
+
+    op_names = frozenset({"onnx.Expand"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        return [layout_of(inputs(op)[0]).broadcast_to(tensor_shape(op.results[0]))]
+
+
+class SliceLowering(OnnxLowering):
+    """Slice with constant starts/ends/axes/steps: a strided view (negative steps included)."""
+
+    op_names = frozenset({"onnx.Slice"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        layout = layout_of(inputs(op)[0])
+        starts = _required_constant(op, 1, "starts").reshape(-1).tolist()
+        ends = _required_constant(op, 2, "ends").reshape(-1).tolist()
+        axes = _required_constant(op, 3, "axes")
+        steps = _required_constant(op, 4, "steps")
+        axes = list(range(len(starts))) if axes is None else axes.reshape(-1).tolist()
+        steps = [1] * len(starts) if steps is None else steps.reshape(-1).tolist()
+        for start, end, axis, step in zip(starts, ends, axes, steps, strict=True):
+            axis = _normalize_axis(axis, layout.rank)
+            if step == 0:
+                raise ValueError("slice step 0")
+            # Python's slice.indices clamps exactly as ONNX Slice specifies, for both signs of step.
+            picked = range(*slice(start, end, step).indices(layout.shape[axis]))
+            layout = layout.slice(axis, picked.start if len(picked) else 0, step, len(picked))
+        if layout.shape != tensor_shape(op.results[0]):
+            raise ValueError(f"slice gives {layout.shape}, the result type is {tensor_shape(op.results[0])}")
+        return [layout]
+
+
+class SplitLowering(OnnxLowering):
+    """Split: each output a slice view of the input (sizes from the result types)."""
+
+    op_names = frozenset({"onnx.Split"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        layout = layout_of(inputs(op)[0])
+        axis = _normalize_axis(get_attr(op, "axis"), layout.rank)
+        views, start = [], 0
+        for result in op.results:
+            count = tensor_shape(result)[axis]
+            views.append(layout.slice(axis, start, 1, count))
+            start += count
+        if start != layout.shape[axis]:
+            raise ValueError(f"outputs add up to {start} along axis {axis}, the input has {layout.shape[axis]}")
+        return views
+
+
+class SpaceDepthLowering(OnnxLowering):
+    """DepthToSpace / SpaceToDepth: reshape, permute, reshape (a copy only where strides can't)."""
+
+    op_names = frozenset({"onnx.DepthToSpace", "onnx.SpaceToDepth"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        layout = layout_of(inputs(op)[0])
+        n, c, h, w = layout.shape
+        b = get_attr(op, "blocksize")
+        if op.name == "onnx.DepthToSpace":
+            if get_attr(op, "mode") == "CRD":
+                split, perm = (n, c // (b * b), b, b, h, w), (0, 1, 4, 2, 5, 3)
+            else:
+                split, perm = (n, b, b, c // (b * b), h, w), (0, 3, 4, 1, 5, 2)
+        else:
+            crd = "mode" in op.spec().schema.attributes and get_attr(op, "mode") == "CRD"
+            split, perm = (n, c, h // b, b, w // b, b), ((0, 1, 3, 5, 2, 4) if crd else (0, 3, 5, 1, 2, 4))
+        permuted = reshaped(kb, op, layout, split).permute(perm)
+        return [reshaped(kb, op, permuted, tensor_shape(op.results[0]))]
+
+
+# -- copy loops ------------------------------------------------------------------------------
+
+
+class GatherLowering(OnnxLowering):
+    """Gather, GatherElements and GatherND: load the index, wrap negatives, then read the data."""
+
+    op_names = frozenset({"onnx.Gather", "onnx.GatherElements", "onnx.GatherND"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data = layout_of(inputs(op)[0])
+        indices = layout_of(inputs(op)[1])
+        shape = tensor_shape(op.results[0])
+        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
+        if op.name != "onnx.GatherND":
+            axis = _normalize_axis(get_attr(op, "axis"), data.rank)
+        with kb.loop_nest(shape) as ivs:
+            if op.name == "onnx.Gather":
+                q = indices.rank
+                index = _wrap(kb, kb.load(indices, ivs[axis : axis + q]), data.shape[axis])
+                where = [*ivs[:axis], index, *ivs[axis + q :]]
+            elif op.name == "onnx.GatherElements":
+                index = _wrap(kb, kb.load(indices, ivs), data.shape[axis])
+                where = [*ivs[:axis], index, *ivs[axis + 1 :]]
+            else:
+                batch = get_attr(op, "batch_dims")
+                q, k = indices.rank, indices.shape[-1]
+                prefix = ivs[: q - 1]
+                picked = [
+                    _wrap(kb, kb.load(indices, [*prefix, kb.index(j)]), data.shape[batch + j])
+                    for j in range(k)
+                ]
+                where = [*ivs[:batch], *picked, *ivs[q - 1 :]]
+            kb.store(kb.load(data, where), out, ivs)
+        return [out]
+
+
+class TileLowering(OnnxLowering):
+    """Tile: out[i] = x[i mod dim] along every axis."""
+
+    op_names = frozenset({"onnx.Tile"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data = layout_of(inputs(op)[0])
+        shape = tensor_shape(op.results[0])
+        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
+        with kb.loop_nest(shape) as ivs:
+            where = [
+                iv if dim == out_dim else kb.alu("rem", iv, kb.index(dim))
+                for iv, dim, out_dim in zip(ivs, data.shape, shape)
+            ]
+            kb.store(kb.load(data, where), out, ivs)
+        return [out]
+
+
+class PadLowering(OnnxLowering):
+    """Pad (constant, reflect, edge, wrap) with constant pads/axes: one loop over the output."""
+
+    op_names = frozenset({"onnx.Pad"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data = layout_of(inputs(op)[0])
+        rank = data.rank
+        shape = tensor_shape(op.results[0])
+        element_type = tensor_element_type(op.results[0])
+        pads = _required_constant(op, 1, "pads").reshape(-1).tolist()
+        axes = _required_constant(op, 3, "axes")
+        axes = list(range(rank)) if axes is None else [_normalize_axis(a, rank) for a in axes.reshape(-1).tolist()]
+        begin = [0] * rank
+        for position, axis in enumerate(axes):
+            begin[axis] = pads[position]
+        mode = get_attr(op, "mode")
+        constant = input_value(op, 2)
+        out = kb.alloc(result_name(op), shape, element_type)
+        if 0 in data.shape:
+            if mode != "constant":
+                raise NotImplementedError(f"{mode} padding of an empty tensor")
+        with kb.loop_nest(shape) as ivs:
+            inside = None
+            where = []
+            for iv, dim, low, out_dim in zip(ivs, data.shape, begin, shape):
+                if dim == out_dim and low == 0:
+                    where.append(iv)
+                    continue
+                i = kb.alu("sub", _i64(kb, iv), kb.const(low, _I64))
+                if mode == "constant":
+                    ok = kb.alu(
+                        "and",
+                        kb.alu("cmple", kb.const(0, _I64), i),
+                        kb.alu("cmplt", i, kb.const(dim, _I64)),
+                    )
+                    inside = ok if inside is None else kb.alu("and", inside, ok)
+                elif mode == "reflect" and dim > 1:
+                    i = kb.alu("abs", i)
+                    i = kb.alu("sub", kb.const(dim - 1, _I64), kb.alu("abs", kb.alu("sub", kb.const(dim - 1, _I64), i)))
+                elif mode == "wrap":
+                    d = kb.const(dim, _I64)
+                    i = kb.alu("rem", kb.alu("add", kb.alu("rem", i, d), d), d)
+                elif mode not in ("edge", "reflect"):
+                    raise NotImplementedError(f"Pad mode {mode!r}")
+                where.append(_to_index(kb, _clamp(kb, i, 0, max(dim - 1, 0))))
+            if 0 in data.shape:
+                value = None
+            else:
+                value = kb.load(data, where)
+            if mode == "constant":
+                if constant is None:
+                    fill = _zero(kb, element_type)
+                else:
+                    fill_layout = layout_of(constant)
+                    fill = kb.load(fill_layout, [kb.index(0)] * fill_layout.rank)
+                if value is None:
+                    value = fill
+                elif inside is not None:
+                    value = kb.where(inside, value, fill)
+            kb.store(value, out, ivs)
+        return [out]
+
+
+class TriluLowering(OnnxLowering):
+    """Trilu: keep x[..., i, j] where j - i >= k (upper) or j - i <= k (lower), else 0."""
+
+    op_names = frozenset({"onnx.Trilu"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data = layout_of(inputs(op)[0])
+        k_value = _required_constant(op, 1, "k")
+        k = 0 if k_value is None else int(k_value.reshape(-1)[0])
+        shape = tensor_shape(op.results[0])
+        element_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), shape, element_type)
+        with kb.loop_nest(shape) as ivs:
+            row = kb.alu("add", _i64(kb, ivs[-2]), kb.const(k, _I64))
+            col = _i64(kb, ivs[-1])
+            keep = kb.alu("cmple", row, col) if get_attr(op, "upper") else kb.alu("cmple", col, row)
+            kb.store(kb.where(keep, kb.load(data, ivs), _zero(kb, element_type)), out, ivs)
+        return [out]
+
+
+class EyeLikeLowering(OnnxLowering):
+    """EyeLike: ones on the k-th diagonal."""
+
+    op_names = frozenset({"onnx.EyeLike"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        shape = tensor_shape(op.results[0])
+        element_type = tensor_element_type(op.results[0])
+        k = get_attr(op, "k")
+        out = kb.alloc(result_name(op), shape, element_type)
+        one = kb.const(1.0 if isinstance(element_type, AnyFloat) else 1, element_type)
+        with kb.loop_nest(shape) as ivs:
+            on = kb.alu("cmpeq", kb.alu("add", _i64(kb, ivs[0]), kb.const(k, _I64)), _i64(kb, ivs[1]))
+            kb.store(kb.where(on, one, _zero(kb, element_type)), out, ivs)
+        return [out]
+
+
+class OneHotLowering(OnnxLowering):
+    """OneHot: values[1] where the (wrapped) index equals the position along `axis`, else values[0]."""
+
+    op_names = frozenset({"onnx.OneHot"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        indices = layout_of(inputs(op)[0])
+        values = layout_of(inputs(op)[2])
+        shape = tensor_shape(op.results[0])
+        axis = _normalize_axis(get_attr(op, "axis"), len(shape))
+        depth = shape[axis]
+        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
+        off = kb.load(values, [kb.index(0)])
+        on = kb.load(values, [kb.index(1)])
+        with kb.loop_nest(shape) as ivs:
+            index = _i64(kb, kb.load(indices, [*ivs[:axis], *ivs[axis + 1 :]]))
+            negative = kb.alu("cmplt", index, kb.const(0, _I64))
+            index = kb.where(negative, kb.alu("add", index, kb.const(depth, _I64)), index)
+            hit = kb.alu("cmpeq", index, _i64(kb, ivs[axis]))
+            kb.store(kb.where(hit, on, off), out, ivs)
+        return [out]
+
+
+class ScatterLowering(OnnxLowering):
+    """ScatterElements / ScatterND: copy the data, then write (or reduce) each update in order."""
+
+    op_names = frozenset({"onnx.ScatterElements", "onnx.ScatterND", "onnx.Scatter"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data = layout_of(inputs(op)[0])
+        indices = layout_of(inputs(op)[1])
+        updates = layout_of(inputs(op)[2])
+        out = materialize(kb, data, result_name(op))
+        reduction = get_attr(op, "reduction") if op.name != "onnx.Scatter" else "none"
+        with kb.loop_nest(updates.shape) as ivs:
+            if op.name != "onnx.ScatterND":
+                axis = _normalize_axis(get_attr(op, "axis"), data.rank)
+                index = _wrap(kb, kb.load(indices, ivs), data.shape[axis])
+                where = [*ivs[:axis], index, *ivs[axis + 1 :]]
+            else:
+                q, k = indices.rank, indices.shape[-1]
+                picked = [
+                    _wrap(kb, kb.load(indices, [*ivs[: q - 1], kb.index(j)]), data.shape[j])
+                    for j in range(k)
+                ]
+                where = [*picked, *ivs[q - 1 :]]
+            value = kb.load(updates, ivs)
+            if reduction != "none":
+                name = {"add": "add", "mul": "mul", "max": "max", "min": "min"}.get(reduction)
+                if name is None:
+                    raise NotImplementedError(f"reduction {reduction!r}")
+                value = kb.alu(name, kb.load(out, where), value)
+            kb.store(value, out, where)
+        return [out]
+
+
+PATTERNS = (
+    ReshapeLowering(),
+    TransposeLowering(),
+    IdentityLowering(),
+    ConcatLowering(),
+    ShapeLowering(),
+    ConstantOfShapeLowering(),
+    RangeLowering(),
+    ExpandLowering(),
+    SliceLowering(),
+    SplitLowering(),
+    SpaceDepthLowering(),
+    GatherLowering(),
+    TileLowering(),
+    PadLowering(),
+    TriluLowering(),
+    EyeLikeLowering(),
+    OneHotLowering(),
+    ScatterLowering(),
+)
