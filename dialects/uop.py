@@ -695,6 +695,15 @@ FLOAT_UNARY_OPS = {
     "round": "round half to even",
     "sin": "sine",
     "cos": "cosine",
+    "tan": "tangent",
+    "asin": "arcsine",
+    "acos": "arccosine",
+    "atan": "arctangent",
+    "sinh": "hyperbolic sine",
+    "cosh": "hyperbolic cosine",
+    "asinh": "inverse hyperbolic sine",
+    "acosh": "inverse hyperbolic cosine",
+    "atanh": "inverse hyperbolic tangent",
     "isnan": "1.0 if x is NaN else 0.0",
 }
 INTEGER_UNARY_OPS = {"not": "bitwise (or logical, for i1) complement"}

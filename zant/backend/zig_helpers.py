@@ -58,12 +58,13 @@ inline fn zant_shl(comptime T: type, x: T, y: T) T {
     "zant_shr": (
         (),
         """\
-/// x >> y (arithmetic for signed types); a shift by the width or more fills with the sign bit.
+/// x >> y (arithmetic for signed types); a shift by the width or more fills with the sign bit,
+/// and so does a negative one (NumPy: a huge unsigned shift count).
 inline fn zant_shr(comptime T: type, x: T, y: T) T {
     const bits = @typeInfo(T).int.bits;
-    if (y < 0) return 0;
     if (comptime @typeInfo(T).int.signedness == .signed) {
-        return x >> @intCast(@min(y, bits - 1));
+        const shift: T = if (y < 0 or y >= bits) bits - 1 else y;
+        return x >> @intCast(shift);
     } else {
         return if (y >= bits) 0 else x >> @intCast(y);
     }
@@ -78,6 +79,18 @@ inline fn zant_tanh(comptime T: type, x: T) T {
         return @floatCast(std.math.tanh(@as(f32, x)));
     } else {
         return std.math.tanh(x);
+    }
+}""",
+    ),
+    "zant_math": (
+        (),
+        """\
+/// A one-argument std.math function (asin, atanh …), through f32 for f16.
+inline fn zant_math(comptime T: type, comptime f: anytype, x: T) T {
+    if (comptime T == f16) {
+        return @floatCast(f(@as(f32, x)));
+    } else {
+        return f(x);
     }
 }""",
     ),

@@ -134,6 +134,11 @@ FLOAT_ALU = {
     "round": "zant_round({T}, {a})",
     "sin": "@sin({a})",
     "cos": "@cos({a})",
+    "tan": "@tan({a})",
+    **{
+        f: f"zant_math({{T}}, std.math.{f}, {{a}})"
+        for f in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")
+    },
     "isnan": "@as({T}, if ({a} != {a}) 1.0 else 0.0)",
 }
 INT_ALU = {
