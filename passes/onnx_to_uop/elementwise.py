@@ -1,16 +1,23 @@
 """Element-wise ONNX ops: one loop nest over the output, operands read through broadcast views.
 
 Each op is an entry in a table mapping it to the scalar code of one element, so adding an
-element-wise op is one line; the two patterns below build the loops for all of them.
+element-wise op is one line; the patterns below build the loops for all of them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
-from xdsl.dialects.builtin import AnyFloat
-from xdsl.ir import Operation, SSAValue
-
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    IntegerType,
+    Signedness,
+    f64,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
@@ -20,6 +27,9 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+
+TRIGONOMETRY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")
+"""The ONNX ops that are one uop primitive of the same (lowercased) name."""
 
 ScalarFn = Callable[[KernelBuilder, Operation, list[SSAValue | None]], SSAValue]
 
@@ -70,9 +80,183 @@ def _clip(kb: KernelBuilder, op: Operation, xs: list[SSAValue | None]) -> SSAVal
     return x
 
 
+def _out_type(op: Operation) -> Attribute:
+    return tensor_element_type(op.results[0])
+
+
+def _is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def _in_f64(fn: ScalarFn) -> ScalarFn:
+    """`fn` on float operands as is; on integer ones computed in f64 and cast back (ONNX Pow and
+    Shrink on integers: the reference computes in floating point)."""
+
+    def wrapped(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+        if _is_float(xs[0].type):
+            return fn(kb, op, xs)
+        return kb.cast(fn(kb, op, [kb.cast(x, f64) for x in xs]), _out_type(op))
+
+    return wrapped
+
+
 def _pow(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     base, exponent = xs
     return kb.alu("pow", base, kb.cast(exponent, base.type))
+
+
+def _cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    """Cast and CastLike (whose second operand only gives the type): the ONNX result type."""
+    return kb.cast(xs[0], _out_type(op))
+
+
+def _swap(name: str) -> ScalarFn:
+    """A comparison with its operands swapped: Greater(a, b) is cmplt(b, a)."""
+    return lambda kb, op, xs: kb.alu(name, xs[1], xs[0])
+
+
+def _where(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    return kb.where(*xs)
+
+
+def _mod(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    """fmod=1: C fmod (the sign of the dividend); fmod=0: the sign of the divisor, as Python."""
+    a, b = xs
+    r = kb.alu("rem", a, b)
+    t = a.type
+    unsigned = isinstance(t, IntegerType) and t.signedness.data == Signedness.UNSIGNED
+    if get_attr(op, "fmod") == 1 or unsigned:
+        return r
+    zero = kb.const(0, t)
+    signs_differ = kb.alu("cmpne", kb.alu("cmplt", r, zero), kb.alu("cmplt", b, zero))
+    fix = kb.alu("and", kb.alu("cmpne", r, zero), signs_differ)
+    return kb.where(fix, kb.alu("add", r, b), r)
+
+
+def _bit_shift(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    return kb.alu("shl" if get_attr(op, "direction") == "LEFT" else "shr", *xs)
+
+
+def _isnan(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    return kb.alu("cmpne", x, x)
+
+
+def _isinf(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    tests = [
+        kb.alu("cmpeq", x, kb.const(sign * math.inf, x.type))
+        for sign, attr in ((1, "detect_positive"), (-1, "detect_negative"))
+        if get_attr(op, attr)
+    ]
+    if not tests:
+        return kb.const(0, i1)
+    return tests[0] if len(tests) == 1 else kb.alu("or", *tests)
+
+
+def _log1p(kb: KernelBuilder, u: SSAValue) -> SSAValue:
+    """log(1 + u), accurate for small u (Kahan: log(w) · u / (w - 1) with w = 1 + u)."""
+    w = kb.alu("add", kb.const(1, u.type), u)
+    scaled = kb.alu("div", kb.alu("mul", kb.alu("log", w), u), kb.alu("sub", w, kb.const(1, u.type)))
+    return kb.where(kb.alu("cmpeq", w, kb.const(1, u.type)), u, scaled)
+
+
+def _softplus_of(kb: KernelBuilder, x: SSAValue) -> SSAValue:
+    """log(1 + e^x) as max(x, 0) + log1p(e^-|x|), which neither overflows nor loses small values."""
+    tail = _log1p(kb, kb.alu("exp", kb.alu("neg", kb.alu("abs", x))))
+    return kb.alu("add", kb.alu("max", x, kb.const(0, x.type)), tail)
+
+
+def _elu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    alpha = kb.const(get_attr(op, "alpha"), x.type)
+    expm1 = kb.alu("sub", kb.alu("exp", x), kb.const(1, x.type))
+    return kb.where(kb.alu("cmplt", x, kb.const(0, x.type)), kb.alu("mul", alpha, expm1), x)
+
+
+def _selu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    alpha = kb.const(get_attr(op, "alpha"), x.type)
+    gamma = kb.const(get_attr(op, "gamma"), x.type)
+    negative = kb.alu("sub", kb.alu("mul", alpha, kb.alu("exp", x)), alpha)
+    chosen = kb.where(kb.alu("cmple", x, kb.const(0, x.type)), negative, x)
+    return kb.alu("mul", gamma, chosen)
+
+
+def _celu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    alpha = kb.const(get_attr(op, "alpha"), x.type)
+    zero = kb.const(0, x.type)
+    expm1 = kb.alu("sub", kb.alu("exp", kb.alu("div", x, alpha)), kb.const(1, x.type))
+    return kb.alu("add", kb.alu("max", zero, x), kb.alu("min", zero, kb.alu("mul", alpha, expm1)))
+
+
+def _gelu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    """0.5·x·(1 + erf(x/√2)), or with approximate="tanh" 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))."""
+    (x,) = xs
+    c = lambda v: kb.const(v, x.type)
+    if get_attr(op, "approximate") == "tanh":
+        cube = kb.alu("mul", kb.alu("mul", x, x), x)
+        inner = kb.alu("mul", c(math.sqrt(2 / math.pi)), kb.alu("add", x, kb.alu("mul", c(0.044715), cube)))
+        t = kb.alu("tanh", inner)
+    else:
+        t = kb.alu("erf", kb.alu("mul", x, c(math.sqrt(0.5))))
+    return kb.alu("mul", kb.alu("mul", c(0.5), x), kb.alu("add", c(1), t))
+
+
+def _hard_sigmoid_of(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    line = kb.alu("add", kb.alu("mul", kb.const(alpha, x.type), x), kb.const(beta, x.type))
+    return kb.alu("max", kb.const(0, x.type), kb.alu("min", kb.const(1, x.type), line))
+
+
+def _hard_sigmoid(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    return _hard_sigmoid_of(kb, xs[0], get_attr(op, "alpha"), get_attr(op, "beta"))
+
+
+def _hard_swish(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    return kb.alu("mul", x, _hard_sigmoid_of(kb, x, 1 / 6, 0.5))
+
+
+def _mish(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    return kb.alu("mul", x, kb.alu("tanh", _softplus_of(kb, x)))
+
+
+def _softplus(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    return _softplus_of(kb, xs[0])
+
+
+def _softsign(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    return kb.alu("div", x, kb.alu("add", kb.const(1, x.type), kb.alu("abs", x)))
+
+
+def _swish(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    scaled = kb.alu("mul", kb.const(get_attr(op, "alpha"), x.type), x)
+    return kb.alu("mul", x, _sigmoid(kb, op, [scaled]))
+
+
+def _prelu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    x, slope = xs
+    negative = kb.alu("cmplt", x, kb.const(0, x.type))
+    return kb.where(negative, kb.alu("mul", slope, x), x)
+
+
+def _thresholded_relu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    above = kb.alu("cmplt", kb.const(get_attr(op, "alpha"), x.type), x)
+    return kb.where(above, x, kb.const(0, x.type))
+
+
+def _shrink(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    (x,) = xs
+    lambd, bias = (kb.const(get_attr(op, a), x.type) for a in ("lambd", "bias"))
+    low = kb.alu("cmplt", x, kb.alu("neg", lambd))
+    high = kb.alu("cmplt", lambd, x)
+    rest = kb.where(high, kb.alu("sub", x, bias), kb.const(0, x.type))
+    return kb.where(low, kb.alu("add", x, bias), rest)
 
 
 UNARY: dict[str, ScalarFn] = {
@@ -90,6 +274,26 @@ UNARY: dict[str, ScalarFn] = {
     "onnx.Floor": _alu("floor"),
     "onnx.Ceil": _alu("ceil"),
     "onnx.Clip": _clip,
+    "onnx.Cast": _cast,
+    "onnx.Not": _alu("not"),
+    "onnx.BitwiseNot": _alu("not"),
+    "onnx.Sign": _alu("sign"),
+    "onnx.IsNaN": _isnan,
+    "onnx.IsInf": _isinf,
+    "onnx.Round": _alu("round"),
+    **{f"onnx.{name.capitalize()}": _alu(name) for name in TRIGONOMETRY},
+    "onnx.Elu": _elu,
+    "onnx.Selu": _selu,
+    "onnx.Celu": _celu,
+    "onnx.Gelu": _gelu,
+    "onnx.HardSigmoid": _hard_sigmoid,
+    "onnx.HardSwish": _hard_swish,
+    "onnx.Mish": _mish,
+    "onnx.Softplus": _softplus,
+    "onnx.Softsign": _softsign,
+    "onnx.Swish": _swish,
+    "onnx.ThresholdedRelu": _thresholded_relu,
+    "onnx.Shrink": _in_f64(_shrink),
 }
 
 BINARY: dict[str, ScalarFn] = {
@@ -97,17 +301,51 @@ BINARY: dict[str, ScalarFn] = {
     "onnx.Sub": _alu("sub"),
     "onnx.Mul": _alu("mul"),
     "onnx.Div": _alu("div"),
-    "onnx.Pow": _pow,
+    "onnx.Pow": _in_f64(_pow),
     "onnx.Max": _fold("max"),
     "onnx.Min": _fold("min"),
     "onnx.Sum": _fold("add"),
+    "onnx.CastLike": _cast,
+    "onnx.Equal": _alu("cmpeq"),
+    "onnx.Less": _alu("cmplt"),
+    "onnx.LessOrEqual": _alu("cmple"),
+    "onnx.Greater": _swap("cmplt"),
+    "onnx.GreaterOrEqual": _swap("cmple"),
+    "onnx.And": _alu("and"),
+    "onnx.Or": _alu("or"),
+    "onnx.Xor": _alu("xor"),
+    "onnx.BitwiseAnd": _alu("and"),
+    "onnx.BitwiseOr": _alu("or"),
+    "onnx.BitwiseXor": _alu("xor"),
+    "onnx.Mod": _mod,
+    "onnx.BitShift": _bit_shift,
+    "onnx.PRelu": _prelu,
 }
+
+TERNARY: dict[str, ScalarFn] = {
+    "onnx.Where": _where,
+}
+
+FLOAT_ONLY = frozenset(
+    {
+        "onnx.Sigmoid", "onnx.Tanh", "onnx.Erf", "onnx.Exp", "onnx.Log", "onnx.Round",
+        *(f"onnx.{name.capitalize()}" for name in TRIGONOMETRY),
+        "onnx.Elu", "onnx.Selu", "onnx.Celu", "onnx.Gelu", "onnx.HardSigmoid", "onnx.HardSwish",
+        "onnx.Mish", "onnx.Softplus", "onnx.Softsign", "onnx.Swish", "onnx.ThresholdedRelu",
+    }
+)
+"""Ops ONNX defines on floating-point tensors only."""
+
+TYPE_ONLY_SECOND = frozenset({"onnx.CastLike"})
+"""Ops whose second operand only gives a type."""
 
 
 def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[Layout]:
     """One loop nest over the output shape; each present operand broadcast to it."""
     out_shape = tensor_shape(op.results[0])
-    operands = [None if v is None else layout_of(v).broadcast_to(out_shape) for v in inputs(op)]
+    # CastLike's second operand only gives the element type: it is neither broadcast nor read.
+    values = inputs(op)[:1] if op.name in TYPE_ONLY_SECOND else inputs(op)
+    operands = [None if v is None else layout_of(v).broadcast_to(out_shape) for v in values]
     out = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
     with kb.loop_nest(out_shape) as ivs:
         # Absent optional inputs stay None, so each scalar function sees ONNX input positions.
@@ -116,25 +354,47 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
     return [out]
 
 
+def _check_types(op: Operation) -> None:
+    """Reject element types the Zig backend cannot compute in, and float-only ops on integers."""
+    values = [v for v in (*inputs(op), *op.results) if v is not None]
+    for value in values:
+        t = tensor_element_type(value)
+        if isinstance(t, BFloat16Type):
+            raise NotImplementedError(f"{op.name} on bfloat16 tensors is not supported")
+    x = tensor_element_type(inputs(op)[0])
+    if op.name in FLOAT_ONLY and not _is_float(x):
+        raise ValueError(f"{op.name} on {x} is not defined")
+
+
 class ElementwiseUnaryLowering(OnnxLowering):
-    """Activations and unary math (Relu, Sigmoid, Exp, Clip …): `y[i] = f(x[i])`."""
+    """Activations, unary math and casts (Relu, Sigmoid, Exp, Clip, Cast …): `y[i] = f(x[i])`."""
 
     op_names = frozenset(UNARY)
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        x = tensor_element_type(inputs(op)[0])
-        if op.name in ("onnx.Sigmoid", "onnx.Tanh", "onnx.Erf", "onnx.Exp", "onnx.Log") and not isinstance(x, AnyFloat):
-            raise ValueError(f"{op.name} on {x} is not defined")
+        _check_types(op)
         return lower_elementwise(op, kb, UNARY[op.name])
 
 
 class ElementwiseBinaryLowering(OnnxLowering):
-    """Arithmetic with NumPy broadcasting (Add, Mul, Pow, variadic Max …) through stride-0 views."""
+    """Arithmetic, comparisons and logic with NumPy broadcasting (Add, Less, And, variadic Max …)
+    through stride-0 views."""
 
     op_names = frozenset(BINARY)
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        _check_types(op)
         return lower_elementwise(op, kb, BINARY[op.name])
 
 
-PATTERNS = (ElementwiseUnaryLowering(), ElementwiseBinaryLowering())
+class ElementwiseTernaryLowering(OnnxLowering):
+    """Where(condition, x, y), all three operands broadcast to the output."""
+
+    op_names = frozenset(TERNARY)
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        _check_types(op)
+        return lower_elementwise(op, kb, TERNARY[op.name])
+
+
+PATTERNS = (ElementwiseUnaryLowering(), ElementwiseBinaryLowering(), ElementwiseTernaryLowering())
