@@ -136,3 +136,75 @@ def test_cumulative(op, axis, exclusive, reverse, dtype):
         [numpy_helper.from_array(np.array(axis, dtype=np.int64), "axis")],
     )
     check_model(model, {"x": x})
+
+
+# -- statistics-based normalizations (norm.py), which are reductions per group -------------------
+
+
+def _norm_model(op, x, params, n_outputs=1, **attrs):
+    names = ["x"] + [f"p{i}" for i in range(len(params))]
+    node = helper.make_node(op, names, ["y", "mean", "inv"][:n_outputs], **attrs)
+    inputs = [helper.make_tensor_value_info(n, _elem(a.dtype), list(a.shape)) for n, a in zip(names, [x, *params])]
+    outs = [helper.make_tensor_value_info("y", _elem(x.dtype), list(x.shape))]
+    if n_outputs > 1:
+        axis = attrs.get("axis", -1) % x.ndim
+        stats = list(x.shape[:axis]) + [1] * (x.ndim - axis)
+        stash = onnx.TensorProto.FLOAT  # Mean and InvStdDev have the stash type
+        outs += [helper.make_tensor_value_info(n, stash, stats) for n in ["mean", "inv"][: n_outputs - 1]]
+    return _model(node, inputs, outs), dict(zip(names, [x, *params]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_layer_normalization(axis, dtype):
+    x = _data((2, 3, 4), dtype)
+    shape = x.shape[axis:] if axis > 0 else x.shape[-1:]
+    model, feeds = _norm_model(
+        # Mean/InvStdDev only in f32 (onnx.reference returns them in the input type, not the stash type)
+        "LayerNormalization", x, [_data(shape, dtype), _data(shape, dtype)], n_outputs=3 if dtype == np.float32 else 1, axis=axis
+    )
+    check_model(model, feeds)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_rms_normalization(dtype):
+    x = _data((2, 3, 4), dtype)
+    model, feeds = _norm_model("RMSNormalization", x, [_data((4,), dtype)], axis=-1, epsilon=1e-3)
+    check_model(model, feeds)
+
+
+@pytest.mark.parametrize("op,attrs", [("InstanceNormalization", {}), ("GroupNormalization", {"num_groups": 2})])
+def test_channel_normalization(op, attrs):
+    x = _data((2, 4, 3, 2), np.float32)
+    model, feeds = _norm_model(op, x, [_data((4,), np.float32), _data((4,), np.float32)], **attrs)
+    check_model(model, feeds)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_lp_normalization(p):
+    # onnx.reference sums x**p without abs (wrong for p=1 on negatives): positive inputs for p=1
+    x = _data((3, 4), np.float32, positive=p == 1)
+    x[:, 1] = 0  # a zero norm gives 0
+    model, feeds = _norm_model("LpNormalization", x, [], axis=0, p=p)
+    check_model(model, feeds)
+
+
+def test_mean_variance_normalization():
+    x = _data((2, 3, 2, 2), np.float32)
+    model, feeds = _norm_model("MeanVarianceNormalization", x, [], axes=[0, 2])
+    check_model(model, feeds)
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+def test_hardmax(axis):
+    x = rng.integers(-2, 3, (3, 4)).astype(np.float32)  # ties: the first maximum wins
+    model, feeds = _norm_model("Hardmax", x, [], axis=axis)
+    check_model(model, feeds)
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float64], ids=["f16", "f64"])
+def test_softmax_other_floats(op, dtype):
+    x = _data((2, 5), dtype)
+    model, feeds = _norm_model(op, x, [], axis=1)
+    check_model(model, feeds, rtol=1e-2 if dtype == np.float16 else 1e-6, atol=1e-3 if dtype == np.float16 else 1e-9)

@@ -1,19 +1,30 @@
-"""Normalizations: BatchNormalization (inference) and Softmax / LogSoftmax along one axis.
+"""Normalizations: BatchNormalization (inference), Softmax / LogSoftmax / Hardmax along one
+axis, and the statistics-based ones (Layer, RMS, Instance, Group, MeanVariance, Lp) and LRN.
 
 BatchNormalization is element-wise once its per-channel operands are read through views that
 broadcast them along every dimension but the channel one. Softmax is a row kernel: for each
 index of the other dimensions, one pass for the maximum, one for the sum of exponentials
 (writing them to the output), one to normalize.
+
+Layer/RMS/Instance/Group/MeanVariance normalization share one kernel (`_normalize_groups`): the
+input is viewed as (outer…, inner…) where each outer index is one normalized group (for
+GroupNormalization the channel dimension is split into (groups, channels per group) by strides
+alone); per group, one pass accumulates the mean, one the variance (or the mean square, for
+RMS), one writes `(x - mean) · invstd · scale + bias`. Statistics are computed in f32 for
+16-bit floats (the ONNX `stash_type`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from xdsl.dialects.builtin import AnyFloat
-from xdsl.ir import Operation
+import math
+from collections.abc import Sequence
 
-from zant.dialects.onnx import get_attr, inputs
+from xdsl.dialects.builtin import AnyFloat, Float32Type, IndexType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from zant.dialects.onnx import get_attr, inputs, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -122,4 +133,260 @@ class SoftmaxLowering(OnnxLowering):
         return [out]
 
 
-PATTERNS = (BatchNormalizationLowering(), SoftmaxLowering())
+def _compute_type(element_type: Attribute) -> Attribute:
+    """Statistics of 16-bit floats are computed in f32 (ONNX `stash_type` = float)."""
+    if isinstance(element_type, AnyFloat) and element_type.bitwidth < 32:
+        return Float32Type()
+    return element_type
+
+
+def _drop_unit_dims(layout: Layout, keep: int) -> Layout:
+    """The first `keep` dimensions of `layout`, whose remaining dimensions all have size 1."""
+    return replace(layout, shape=layout.shape[:keep], strides=layout.strides[:keep])
+
+
+def _normalize_groups(
+    kb: KernelBuilder,
+    x: Layout,
+    out: Layout,
+    n_outer: int,
+    epsilon: float,
+    *,
+    rms: bool = False,
+    eps_after_sqrt: bool = False,
+    scale: Layout | None = None,
+    bias: Layout | None = None,
+    mean_out: Layout | None = None,
+    inv_std_out: Layout | None = None,
+) -> None:
+    """Normalize `x` (outer dims first, then the dims of one group) into `out`, same shape.
+
+    `(x - mean) / sqrt(var + eps)` (`rms`: `x / sqrt(mean(x²) + eps)`; `eps_after_sqrt`:
+    `/ (sqrt(var) + eps)`), then `· scale + bias` (views of x's full shape); the mean and
+    1/std go to `mean_out` / `inv_std_out` (shape = the outer dims) when given.
+    """
+    element_type = out.element_type
+    ct = _compute_type(element_type)
+    outer_shape, inner_shape = x.shape[:n_outer], x.shape[n_outer:]
+    count = math.prod(inner_shape)
+    if count == 0 or math.prod(outer_shape) == 0:
+        return
+    n = kb.const(float(count), ct)
+    eps = kb.const(epsilon, ct)
+
+    def load(layout: Layout, ivs: Sequence[SSAValue]) -> SSAValue:
+        return kb.cast(kb.load(layout, ivs), ct)
+
+    with kb.loop_nest(outer_shape) as outer:
+        mean = None
+        if not rms:
+            total = kb.define_acc(0.0, ct)
+            with kb.loop_nest(inner_shape) as inner:
+                kb.acc_set(total, kb.alu("add", kb.acc_get(total), load(x, [*outer, *inner])))
+            mean = kb.alu("div", kb.acc_get(total), n)
+        squares = kb.define_acc(0.0, ct)
+        with kb.loop_nest(inner_shape) as inner:
+            value = load(x, [*outer, *inner])
+            deviation = value if mean is None else kb.alu("sub", value, mean)
+            kb.acc_set(squares, kb.alu("add", kb.acc_get(squares), kb.alu("mul", deviation, deviation)))
+        variance = kb.alu("div", kb.acc_get(squares), n)
+        if eps_after_sqrt:
+            inv_std = kb.alu("recip", kb.alu("add", kb.alu("sqrt", variance), eps))
+        else:
+            inv_std = kb.alu("recip", kb.alu("sqrt", kb.alu("add", variance, eps)))
+        with kb.loop_nest(inner_shape) as inner:
+            ivs = [*outer, *inner]
+            value = load(x, ivs)
+            centered = value if mean is None else kb.alu("sub", value, mean)
+            y = kb.alu("mul", centered, inv_std)
+            if scale is not None:
+                y = kb.alu("mul", y, load(scale, ivs))
+            if bias is not None:
+                y = kb.alu("add", y, load(bias, ivs))
+            kb.store(kb.cast(y, element_type), out, ivs)
+        if mean_out is not None:
+            kb.store(kb.cast(mean if mean is not None else kb.const(0.0, ct), mean_out.element_type), mean_out, outer)
+        if inv_std_out is not None:
+            kb.store(kb.cast(inv_std, inv_std_out.element_type), inv_std_out, outer)
+
+
+def _axis(op: Operation, rank: int, name: str = "axis") -> int:
+    axis = get_attr(op, name)
+    if not -rank <= axis < rank:
+        raise ValueError(f"{name} {axis} out of range for rank {rank}")
+    return axis % rank
+
+
+class LayerNormalizationLowering(OnnxLowering):
+    """LayerNormalization and RMSNormalization over the dimensions from `axis` on."""
+
+    op_names = frozenset({"onnx.LayerNormalization", "onnx.RMSNormalization"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        _require_float(op)
+        x, scale, *rest = inputs(op)
+        bias = rest[0] if rest else None
+        shape = tensor_shape(op.results[0])
+        axis = _axis(op, len(shape))
+        results: list[Layout] = []
+        stats: dict[int, Layout] = {}
+        for index, value in enumerate(outputs(op)):
+            if value is None:
+                continue
+            layout = kb.alloc(result_name(op, op.results.index(value)), tensor_shape(value), tensor_element_type(value))
+            results.append(layout)
+            if index:
+                stats[index] = _drop_unit_dims(layout, axis)
+        _normalize_groups(
+            kb,
+            layout_of(x),
+            results[0],
+            axis,
+            get_attr(op, "epsilon"),
+            rms=op.name == "onnx.RMSNormalization",
+            scale=layout_of(scale).broadcast_to(shape),
+            bias=layout_of(bias).broadcast_to(shape) if bias is not None else None,
+            mean_out=stats.get(1),
+            inv_std_out=stats.get(2),
+        )
+        return results
+
+
+def _split_channels(layout: Layout, groups: int) -> Layout:
+    """(N, C, D…) read as (N, G, C/G, D…): strides alone split the channel dimension."""
+    n, c, *rest = layout.shape
+    sn, sc, *rest_strides = layout.strides
+    if c % groups:
+        raise ValueError(f"{c} channels do not split into {groups} groups")
+    return replace(
+        layout,
+        shape=(n, groups, c // groups, *rest),
+        strides=(sn, sc * (c // groups), sc, *rest_strides),
+    )
+
+
+class ChannelNormalizationLowering(OnnxLowering):
+    """InstanceNormalization (one group per (n, c)) and GroupNormalization (per (n, group))."""
+
+    op_names = frozenset({"onnx.InstanceNormalization", "onnx.GroupNormalization"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        _require_float(op)
+        x, scale, bias = inputs(op)
+        shape = tensor_shape(op.results[0])
+        if len(shape) < 2:
+            raise ValueError(f"input of rank {len(shape)}, expected (N, C, …)")
+        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
+        scale_l = _per_channel(layout_of(scale), shape)
+        bias_l = _per_channel(layout_of(bias), shape)
+        x_l, out_l = layout_of(x), out
+        if op.name == "onnx.GroupNormalization":
+            groups = get_attr(op, "num_groups")
+            x_l, out_l, scale_l, bias_l = (_split_channels(v, groups) for v in (x_l, out_l, scale_l, bias_l))
+        _normalize_groups(kb, x_l, out_l, 2, get_attr(op, "epsilon"), scale=scale_l, bias=bias_l)
+        return [out]
+
+
+class MeanVarianceNormalizationLowering(OnnxLowering):
+    """`(x - mean) / (sqrt(var) + 1e-9)` over `axes`, like the ONNX function body."""
+
+    op_names = frozenset({"onnx.MeanVarianceNormalization"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        _require_float(op)
+        (x,) = inputs(op)
+        shape = tensor_shape(op.results[0])
+        rank = len(shape)
+        axes = sorted({a % rank for a in get_attr(op, "axes")})
+        kept = [d for d in range(rank) if d not in axes]
+        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
+        perm = kept + axes
+        _normalize_groups(
+            kb, layout_of(x).permute(perm), out.permute(perm), len(kept), 1e-9, eps_after_sqrt=True
+        )
+        return [out]
+
+
+class LpNormalizationLowering(OnnxLowering):
+    """`x / ‖x‖_p` along `axis` (p = 1 or 2); a zero norm gives 0."""
+
+    op_names = frozenset({"onnx.LpNormalization"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        _require_float(op)
+        (x,) = inputs(op)
+        shape = tensor_shape(op.results[0])
+        rank = len(shape)
+        axis = _axis(op, rank)
+        p = get_attr(op, "p")
+        if p not in (1, 2):
+            raise ValueError(f"p = {p}, expected 1 or 2")
+        element_type = tensor_element_type(op.results[0])
+        ct = _compute_type(element_type)
+        out = kb.alloc(result_name(op), shape, element_type)
+        if out.size == 0:
+            return [out]
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        x_rows, out_rows = layout_of(x).permute(perm), out.permute(perm)
+        n = shape[axis]
+        zero = kb.const(0.0, ct)
+        with kb.loop_nest(x_rows.shape[:-1]) as outer:
+            total = kb.define_acc(0.0, ct)
+            with kb.loop(n) as k:
+                value = kb.cast(kb.load(x_rows, [*outer, k]), ct)
+                term = kb.alu("abs", value) if p == 1 else kb.alu("mul", value, value)
+                kb.acc_set(total, kb.alu("add", kb.acc_get(total), term))
+            norm = kb.acc_get(total)
+            if p == 2:
+                norm = kb.alu("sqrt", norm)
+            is_zero = kb.alu("cmpeq", norm, zero)
+            with kb.loop(n) as k:
+                value = kb.cast(kb.load(x_rows, [*outer, k]), ct)
+                y = kb.where(is_zero, zero, kb.alu("div", value, norm))
+                kb.store(kb.cast(y, element_type), out_rows, [*outer, k])
+        return [out]
+
+
+class HardmaxLowering(OnnxLowering):
+    """1 at the first maximum along `axis`, 0 elsewhere."""
+
+    op_names = frozenset({"onnx.Hardmax"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        (x,) = inputs(op)
+        shape = tensor_shape(op.results[0])
+        rank = len(shape)
+        axis = _axis(op, rank)
+        element_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), shape, element_type)
+        n = shape[axis]
+        if out.size == 0:
+            return [out]
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        x_rows, out_rows = layout_of(x).permute(perm), out.permute(perm)
+        one, zero = kb.const(1, element_type), kb.const(0, element_type)
+        with kb.loop_nest(x_rows.shape[:-1]) as outer:
+            best = kb.define_acc(0, element_type)
+            kb.acc_set(best, kb.load(x_rows, [*outer, kb.index(0)]))
+            best_index = kb.define_acc(0, IndexType())
+            with kb.loop(n, start=1) as k:
+                value = kb.load(x_rows, [*outer, k])
+                current = kb.acc_get(best)
+                better = kb.alu("cmplt", current, value)
+                kb.acc_set(best, kb.where(better, value, current))
+                kb.acc_set(best_index, kb.where(better, k, kb.acc_get(best_index)))
+            chosen = kb.acc_get(best_index)
+            with kb.loop(n) as k:
+                kb.store(kb.where(kb.alu("cmpeq", k, chosen), one, zero), out_rows, [*outer, k])
+        return [out]
+
+
+PATTERNS = (
+    BatchNormalizationLowering(),
+    SoftmaxLowering(),
+    LayerNormalizationLowering(),
+    ChannelNormalizationLowering(),
+    MeanVarianceNormalizationLowering(),
+    LpNormalizationLowering(),
+    HardmaxLowering(),
+)
