@@ -73,7 +73,7 @@ PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
     "ConstantOfShape": (0,), "Range": (0, 1, 2), "OneHot": (1,), "Split": (1,),
     "ReduceSum": (1,), "ReduceMean": (1,), "ReduceMax": (1,), "ReduceMin": (1,), "ReduceProd": (1,),
     "ReduceL1": (1,), "ReduceL2": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,),
-    "ReduceSumSquare": (1,), "CenterCropPad": (1,), "Trilu": (1,), "CumSum": (1,), "Clip": (1, 2),
+    "ReduceSumSquare": (1,), "CenterCropPad": (1,), "Trilu": (1,), "CumSum": (1,), "CumProd": (1,), "Clip": (1, 2),
     "Dropout": (1, 2), "MaxUnpool": (2,), "Col2Im": (1, 2), "DFT": (1, 2), "STFT": (1, 3),
     "BlackmanWindow": (0,), "HammingWindow": (0,), "HannWindow": (0,), "MelWeightMatrix": (0, 1, 2, 3, 4),
 }
@@ -231,7 +231,9 @@ def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]
     graph = model.graph
     initializers = {i.name for i in graph.initializer}
     inputs = [v.name for v in graph.input if v.name not in initializers]
-    data_sets = [(list(ins), list(outs)) for ins, outs in case.data_sets]
+    # Some cases store their data as TensorProto (e.g. float casts): use numpy throughout.
+    as_array = lambda x: numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x  # noqa: E731
+    data_sets = [([as_array(x) for x in ins], [as_array(y) for y in outs]) for ins, outs in case.data_sets]
     candidates = set()
     for node in graph.node:
         for slot in PARAMETER_INPUTS.get(node.op_type, ()):
@@ -269,6 +271,21 @@ class Compiled:
     data_sets: list
 
 
+def _unknown_input_shapes(model, data_sets) -> dict[str, list[int]]:
+    """Shapes for the graph inputs a case declares without static dimensions, taken from its
+    first data set (what `--input-shape` does for a user)."""
+    initializers = {i.name for i in model.graph.initializer}
+    graph_inputs = [v for v in model.graph.input if v.name not in initializers]
+    shapes = {}
+    if not data_sets:
+        return shapes
+    for value, array in zip(graph_inputs, data_sets[0][0]):
+        dims = value.type.tensor_type.shape.dim
+        if not value.type.tensor_type.HasField("shape") or any(not d.HasField("dim_value") for d in dims):
+            shapes[value.name] = list(np.asarray(array).shape)
+    return shapes
+
+
 def compile_case(case, index: int, out_dir: Path, record: Record) -> Compiled | None:
     """Frontend, passes and emission of one case into `out_dir/cNNNN.zig`; None on an error."""
     from zant.driver import DEFAULT_PIPELINE, emit_artifacts, graph_signature, run_pipeline
@@ -280,7 +297,9 @@ def compile_case(case, index: int, out_dir: Path, record: Record) -> Compiled | 
         record.frozen = frozen
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            module = import_model_bytes(model.SerializeToString(), str(out_dir))
+            module = import_model_bytes(
+                model.SerializeToString(), str(out_dir), input_shapes=_unknown_input_shapes(model, data_sets)
+            )
         inputs, outputs = graph_signature(module)
         run_pipeline(module, DEFAULT_PIPELINE)
         zig_source, _header, plan = emit_artifacts(module, name)

@@ -273,6 +273,9 @@ class ZigPrinter:
             self.names[op.result] = name
             element = zig_type(buffer_type.element_type)
             views.append(f"// {_comment(op.tensor_name.data)}")
+            if not data:  # an empty tensor has no bytes to point into
+                views.append(f"const {name}: *const [0]{element} = &.{{}};")
+                continue
             views.append(
                 f"const {name}: *const [{buffer_type.size.data}]{element} = "
                 f"@ptrCast(@alignCast(&{self.name}_constants[{offset}]));"

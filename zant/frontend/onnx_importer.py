@@ -199,7 +199,8 @@ def _apply_input_shapes(model: ModelProto, input_shapes: dict[str, list[int]]) -
             )
         dims = tensor_type.shape.dim
         for index, dim in enumerate(dims):
-            if not dim.HasField("dim_value") or dim.dim_value <= 0:
+            # A set dim_value of 0 is a real, empty dimension; only an unset one is symbolic.
+            if not dim.HasField("dim_value") or dim.dim_value < 0:
                 symbol = f" ('{dim.dim_param}')" if dim.dim_param else ""
                 example = "x".join(
                     str(d.dim_value) if d.HasField("dim_value") and d.dim_value > 0 else "1"
