@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
-
 from zant.dialects.onnx import get_attr, input_value
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    accumulator_type,
     layout_of,
     tensor_element_type,
     tensor_shape,
@@ -244,13 +244,13 @@ class ConvLowering(OnnxLowering):
             if group > 1:
                 g = kb.alu("div", m, kb.index(out_per_group))
                 first_channel = kb.alu("mul", g, kb.index(group_channels))
-            acc = kb.define_acc(0, element_type)
+            acc = kb.define_acc(0, accumulator_type(element_type))
             with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
                 channel = c if first_channel is None else kb.alu("add", first_channel, c)
                 positions = tap_positions(kb, windows, out_ivs, taps)
                 xv, _ = load_window(kb, x, [n, channel], windows, positions, 0)
                 kb.mulacc(acc, xv, kb.load(w, [m, c, *taps]))
-            value = kb.acc_get(acc)
+            value = kb.cast(kb.acc_get(acc), element_type)
             if bias is not None:
                 value = kb.alu("add", value, kb.load(bias, [m]))
             kb.store(value, y, [n, m, *out_ivs])

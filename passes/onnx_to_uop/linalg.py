@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from xdsl.ir import Operation, SSAValue
-
 from zant.dialects.onnx import get_attr, input_value
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    accumulator_type,
     layout_of,
     tensor_element_type,
     tensor_shape,
@@ -40,10 +40,10 @@ def _reduce_k(
     j: SSAValue,
 ) -> SSAValue:
     """Σ_k a[*batch, i, k] · b[*batch, k, j]."""
-    acc = kb.define_acc(0, a.element_type)
+    acc = kb.define_acc(0, accumulator_type(a.element_type))
     with kb.loop(a.shape[-1]) as k:
         kb.mulacc(acc, kb.load(a, [*batch, i, k]), kb.load(b, [*batch, k, j]))
-    return kb.acc_get(acc)
+    return kb.cast(kb.acc_get(acc), a.element_type)
 
 
 class MatMulLowering(OnnxLowering):

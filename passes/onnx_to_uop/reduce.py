@@ -20,20 +20,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType
+from xdsl.dialects.builtin import AnyFloat, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
-
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
-from zant.frontend.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    accumulator_type,
     layout_of,
     tensor_element_type,
     tensor_shape,
 )
+
+from zant.frontend.resources import attr_to_array
 
 
 def constant_input(op: Operation, index: int) -> np.ndarray | None:
@@ -65,13 +66,6 @@ def _is_float(t: Attribute) -> bool:
 
 def _is_bool(t: Attribute) -> bool:
     return isinstance(t, IntegerType) and t.width.data == 1
-
-
-def _accumulator_type(t: Attribute) -> Attribute:
-    """f16/bf16 accumulate in f32; every other type in itself."""
-    if _is_float(t) and t.bitwidth < 32:  # type: ignore[union-attr]
-        return Float32Type()
-    return t
 
 
 def _lowest(t: Attribute) -> int | float:
@@ -188,7 +182,7 @@ class ReduceLowering(OnnxLowering):
         count = int(np.prod(reduced_shape)) if reduced_shape else 1
 
         combine = reduction.combine
-        acc_type = _accumulator_type(element_type)
+        acc_type = accumulator_type(element_type)
         if _is_bool(element_type):
             combine = _BOOL_COMBINE.get(combine, combine)
             if combine not in ("or", "and"):
@@ -293,7 +287,7 @@ class CumulativeLowering(OnnxLowering):
         x_rows, out_rows = x_layout.permute(perm), out_layout.permute(perm)
         exclusive = bool(get_attr(op, "exclusive"))
         combine, init = ("add", 0) if op.name == "onnx.CumSum" else ("mul", 1)
-        acc_type = _accumulator_type(element_type)
+        acc_type = accumulator_type(element_type)
 
         with kb.loop_nest(x_rows.shape[:-1]) as outer:
             acc = kb.define_acc(init, acc_type)

@@ -41,6 +41,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import onnx_op_class
 from zant.errors import ZantError
+from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.frontend.resources import make_constant_attr
 from zant.frontend.types import mlir_element_type
 
@@ -89,6 +90,8 @@ def import_model_bytes(
         model = onnx.shape_inference.infer_shapes(
             model, check_type=True, strict_mode=True, data_prop=True
         )
+        if not all_shapes_static(model):
+            model = fold_shape_subgraphs(model, opset)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
         raise ZantError(f"shape inference failed: {_first_line(error)}") from None
     return _GraphImporter(model, opset).build()

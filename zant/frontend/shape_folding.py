@@ -1,0 +1,112 @@
+"""Static shapes for models whose shapes are computed by subgraphs (`Shape → Gather → Concat →
+Reshape`, `ConstantOfShape`, `Range` …).
+
+ONNX shape inference propagates only a little data, so such a model can leave values without a
+static shape even though every shape is known at compile time. This step alternates the two:
+fold what is computable now into initializers (Shape/Size of a tensor with a static shape; any
+deterministic node whose inputs are all constants, evaluated with ONNX's reference evaluator),
+then infer shapes again, until every value is static or nothing more folds. It runs only when
+shape inference left something unknown, so ordinary models import untouched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import ModelProto, NodeProto, numpy_helper
+
+NONDETERMINISTIC = frozenset(
+    {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout"}
+)
+MAX_ROUNDS = 16
+MAX_ELEMENTS = 1 << 20
+"""Folded values larger than this stay computed at run time (they would bloat flash)."""
+
+
+def _static_shape(value_type: onnx.TypeProto) -> list[int] | None:
+    if not value_type.HasField("tensor_type") or not value_type.tensor_type.HasField("shape"):
+        return None
+    dims = value_type.tensor_type.shape.dim
+    if any(not d.HasField("dim_value") for d in dims):
+        return None
+    return [d.dim_value for d in dims]
+
+
+def all_shapes_static(model: ModelProto) -> bool:
+    graph = model.graph
+    typed = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+    constants = {i.name for i in graph.initializer}
+    for node in graph.node:
+        for name in node.output:
+            if name and name not in constants and (name not in typed or _static_shape(typed[name]) is None):
+                return False
+    return True
+
+
+def _shape_node_value(node: NodeProto, shape: list[int]) -> np.ndarray:
+    attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    if node.op_type == "Size":
+        return np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)
+    start = attributes.get("start", 0)
+    end = attributes.get("end", len(shape))
+    return np.array(shape[slice(start, end)], dtype=np.int64)
+
+
+def _evaluate(node: NodeProto, feeds: dict[str, np.ndarray], opset: int) -> list[np.ndarray] | None:
+    from onnx.reference import ReferenceEvaluator
+
+    try:
+        results = ReferenceEvaluator(node, opsets={"": opset}).run(None, feeds)
+    except Exception:  # the reference cannot run it: leave the node to its lowering
+        return None
+    return [np.asarray(r) for r in results]
+
+
+def _foldable(node: NodeProto) -> bool:
+    return (
+        node.domain in ("", "ai.onnx")
+        and node.op_type not in NONDETERMINISTIC
+        and not any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute)
+    )
+
+
+def _fold_round(model: ModelProto, opset: int) -> bool:
+    """Replace every node computable now by initializers; True if anything was folded."""
+    graph = model.graph
+    known = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    typed = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+    kept: list[NodeProto] = []
+    folded = False
+    for node in graph.node:
+        values = None
+        if node.op_type in ("Shape", "Size") and node.input[0] in typed and _foldable(node):
+            shape = _static_shape(typed[node.input[0]])
+            if shape is not None:
+                values = [_shape_node_value(node, shape)]
+        elif all(not name or name in known for name in node.input) and _foldable(node):
+            values = _evaluate(node, {name: known[name] for name in node.input if name}, opset)
+        if values is None or len(values) != len(node.output) or any(v.size > MAX_ELEMENTS for v in values):
+            kept.append(node)
+            continue
+        for name, value in zip(node.output, values):
+            if name:
+                known[name] = value
+                graph.initializer.append(numpy_helper.from_array(value, name))
+        folded = True
+    if folded:
+        del graph.node[:]
+        graph.node.extend(kept)
+        constants = {i.name for i in graph.initializer}
+        remaining = [v for v in graph.value_info if v.name not in constants]
+        del graph.value_info[:]
+        graph.value_info.extend(remaining)
+    return folded
+
+
+def fold_shape_subgraphs(model: ModelProto, opset: int) -> ModelProto:
+    """Fold and re-infer until every value has a static shape or nothing more folds."""
+    for _ in range(MAX_ROUNDS):
+        if all_shapes_static(model) or not _fold_round(model, opset):
+            break
+        model = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    return model
