@@ -52,6 +52,7 @@ from xdsl.ir import (
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
+    ParamAttrConstraint,
     VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
@@ -450,38 +451,15 @@ class LoadOp(IRDLOperation):
     name = "uop.load"
 
     T: ClassVar = VarConstraint("T", AnyAttr())
-    ptr = operand_def(PtrType)
-    result = result_def()
+    ptr = operand_def(ParamAttrConstraint(PtrType, (T,)))
+    result = result_def(T)
+
+    assembly_format = "$ptr attr-dict `:` type($result)"
 
     def __init__(self, ptr: SSAValue | Operation):
         ptr_type = SSAValue.get(ptr).type
         assert isinstance(ptr_type, PtrType)
         super().__init__(operands=[ptr], result_types=[ptr_type.element_type])
-
-    def verify_(self) -> None:
-        assert isinstance(self.ptr.type, PtrType)
-        if self.result.type != self.ptr.type.element_type:
-            raise VerifyException(
-                f"loaded type {self.result.type} differs from the pointer's element type "
-                f"{self.ptr.type.element_type}"
-            )
-
-    def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        ptr = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        element_type = parser.parse_type()
-        op = cls(parser.resolve_operand(ptr, PtrType(element_type)))
-        op.attributes.update(attributes)
-        return op
 
 
 @irdl_op_definition
@@ -490,43 +468,14 @@ class StoreOp(IRDLOperation):
 
     name = "uop.store"
 
-    value = operand_def()
-    ptr = operand_def(PtrType)
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    value = operand_def(T)
+    ptr = operand_def(ParamAttrConstraint(PtrType, (T,)))
+
+    assembly_format = "$value `,` $ptr attr-dict `:` type($value)"
 
     def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation):
         super().__init__(operands=[value, ptr])
-
-    def verify_(self) -> None:
-        assert isinstance(self.ptr.type, PtrType)
-        if self.value.type != self.ptr.type.element_type:
-            raise VerifyException(
-                f"stored type {self.value.type} differs from the pointer's element type "
-                f"{self.ptr.type.element_type}"
-            )
-
-    def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        printer.print_operand(self.ptr)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ptr = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        element_type = parser.parse_type()
-        op = cls(
-            parser.resolve_operand(value, element_type),
-            parser.resolve_operand(ptr, PtrType(element_type)),
-        )
-        op.attributes.update(attributes)
-        return op
 
 
 # ---------------------------------------------------------------------------------------------

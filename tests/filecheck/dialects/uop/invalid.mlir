@@ -277,3 +277,30 @@ builtin.module {
 }
 
 // CHECK: only a constant has an arena offset
+
+// -----
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<4xf32>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<4xf32>
+    %x = "uop.load"(%p) : (!uop.ptr<f32>) -> i32
+    func.return
+  }
+}
+
+// CHECK: attribute f32 expected from variable 'T', but got i32
+
+// -----
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "output" 0 "y" : !uop.buffer<4xf32>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<4xf32>
+    %v = uop.const 1 : i32
+    "uop.store"(%v, %p) : (i32, !uop.ptr<f32>) -> ()
+    func.return
+  }
+}
+
+// CHECK: attribute i32 expected from variable 'T', but got f32
