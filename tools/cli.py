@@ -15,10 +15,16 @@ import tempfile
 from collections.abc import Sequence
 
 import numpy as np
-
-from zant.driver import OPTIMIZE_MODES, TARGETS, CompileOptions, CompileResult, compile_model
-from zant.errors import ZantError
 from zant.tools.zant_opt import parse_input_shapes
+
+from zant.driver import (
+    OPTIMIZE_MODES,
+    TARGETS,
+    CompileOptions,
+    CompileResult,
+    compile_model,
+)
+from zant.errors import ZantError, run_cli
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -59,8 +65,9 @@ def make_parser() -> argparse.ArgumentParser:
     )
     run_cmd.add_argument("-O", "--optimize", default="ReleaseSafe", choices=OPTIMIZE_MODES)
 
-    from zant.plan_report import add_plan_command
     from zant.tools.conformance import add_conformance_command
+
+    from zant.plan_report import add_plan_command
 
     add_plan_command(commands)
     add_conformance_command(commands)
@@ -153,26 +160,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = make_parser().parse_args(argv)
-    from zant.plan_report import cmd_plan
     from zant.tools.conformance import cmd_conformance
 
+    from zant.plan_report import cmd_plan
+
     handlers = {"compile": cmd_compile, "run": cmd_run, "plan": cmd_plan, "conformance": cmd_conformance}
-    debug = getattr(args, "debug", False)
-    try:
-        return handlers[args.command](args)
-    except (ZantError, OSError) as error:
-        if debug:
-            raise
-        print(f"zant: error: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:  # a bug in Zant: say so, keep the traceback behind --debug
-        if debug:
-            raise
-        print(
-            f"zant: internal error: {type(error).__name__}: {error} (rerun with --debug for the traceback)",
-            file=sys.stderr,
-        )
-        return 2
+    return run_cli("zant", lambda: handlers[args.command](args), getattr(args, "debug", False))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import IO
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from zant.errors import ZantError
+from zant.errors import ZantError, run_cli
 
 
 def parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
@@ -132,22 +132,13 @@ def format_error(error: Exception, context_lines: int = 2) -> str:
 
 def main(args: Sequence[str] | None = None) -> int:
     debug = "--debug" in (sys.argv[1:] if args is None else args)
-    try:
-        ZantOptMain(args=args).run()
-    except (ZantError, DiagnosticException, ParseError, VerifyException, OSError) as error:
-        if debug:
-            raise
-        print(f"zant-opt: error: {format_error(error)}", file=sys.stderr)
-        return 1
-    except Exception as error:  # a bug in Zant: say so, keep the traceback behind --debug
-        if debug:
-            raise
-        print(
-            f"zant-opt: internal error: {type(error).__name__}: {error} (rerun with --debug for the traceback)",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+    return run_cli(
+        "zant-opt",
+        lambda: ZantOptMain(args=args).run(),
+        debug,
+        (ZantError, DiagnosticException, ParseError, VerifyException, OSError),
+        format_error,
+    )
 
 
 if __name__ == "__main__":
