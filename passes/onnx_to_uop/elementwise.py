@@ -10,7 +10,6 @@ import math
 from collections.abc import Callable
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
     BFloat16Type,
     IntegerType,
     Signedness,
@@ -19,6 +18,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.uop import is_float_type
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -84,16 +84,12 @@ def _out_type(op: Operation) -> Attribute:
     return tensor_element_type(op.results[0])
 
 
-def _is_float(t: Attribute) -> bool:
-    return isinstance(t, AnyFloat)
-
-
 def _in_f64(fn: ScalarFn) -> ScalarFn:
     """`fn` on float operands as is; on integer ones computed in f64 and cast back (ONNX Pow and
     Shrink on integers: the reference computes in floating point)."""
 
     def wrapped(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
-        if _is_float(xs[0].type):
+        if is_float_type(xs[0].type):
             return fn(kb, op, xs)
         return kb.cast(fn(kb, op, [kb.cast(x, f64) for x in xs]), _out_type(op))
 
@@ -362,7 +358,7 @@ def _check_types(op: Operation) -> None:
         if isinstance(t, BFloat16Type):
             raise NotImplementedError(f"{op.name} on bfloat16 tensors is not supported")
     x = tensor_element_type(inputs(op)[0])
-    if op.name in FLOAT_ONLY and not _is_float(x):
+    if op.name in FLOAT_ONLY and not is_float_type(x):
         raise ValueError(f"{op.name} on {x} is not defined")
 
 

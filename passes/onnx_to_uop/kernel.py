@@ -19,6 +19,8 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     Float32Type,
     IndexType,
+    IntegerType,
+    Signedness,
     TensorType,
     UnrealizedConversionCastOp,
 )
@@ -152,6 +154,30 @@ def accumulator_type(t: Attribute) -> Attribute:
     if isinstance(t, AnyFloat) and t.bitwidth < 32:
         return Float32Type()
     return t
+
+
+def lowest_value(t: Attribute) -> int | float:
+    """The identity of max over `t`: -inf, or the type's smallest integer (false for bool)."""
+    if isinstance(t, AnyFloat):
+        return float("-inf")
+    if not isinstance(t, IntegerType):
+        raise ValueError(f"{t} has no ordering")
+    if t.width.data == 1 or t.signedness.data == Signedness.UNSIGNED:
+        return 0
+    return -(1 << (t.width.data - 1))
+
+
+def highest_value(t: Attribute) -> int | float:
+    """The identity of min over `t`: +inf, or the type's largest integer (true for bool)."""
+    if isinstance(t, AnyFloat):
+        return float("inf")
+    if not isinstance(t, IntegerType):
+        raise ValueError(f"{t} has no ordering")
+    if t.width.data == 1:
+        return 1
+    if t.signedness.data == Signedness.UNSIGNED:
+        return (1 << t.width.data) - 1
+    return (1 << (t.width.data - 1)) - 1
 
 
 def tensor_shape(value: SSAValue) -> tuple[int, ...]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import uop
@@ -191,7 +191,7 @@ def _constant_layout(kb: KernelBuilder, op: Operation, array: np.ndarray) -> Lay
 
 
 def _zero(kb: KernelBuilder, element_type) -> SSAValue:
-    return kb.const(0.0 if isinstance(element_type, AnyFloat) else 0, element_type)
+    return kb.const(0, element_type)
 
 
 # -- constants from static shapes ------------------------------------------------------------
@@ -222,7 +222,7 @@ class ConstantOfShapeLowering(OnnxLowering):
         value = get_attr(op, "value")
         scalar = 0 if value is None else np.asarray(value).reshape(-1)[0].item()
         out = kb.alloc(result_name(op), shape, element_type)
-        fill = kb.const(float(scalar) if isinstance(element_type, AnyFloat) else int(scalar), element_type)
+        fill = kb.const(scalar, element_type)
         with kb.loop_nest(shape) as ivs:
             kb.store(fill, out, ivs)
         return [out]
@@ -469,7 +469,7 @@ class EyeLikeLowering(OnnxLowering):
         element_type = tensor_element_type(op.results[0])
         k = get_attr(op, "k")
         out = kb.alloc(result_name(op), shape, element_type)
-        one = kb.const(1.0 if isinstance(element_type, AnyFloat) else 1, element_type)
+        one = kb.const(1, element_type)
         with kb.loop_nest(shape) as ivs:
             on = kb.alu("cmpeq", kb.alu("add", _i64(kb, ivs[0]), kb.const(k, _I64)), _i64(kb, ivs[1]))
             kb.store(kb.where(on, one, _zero(kb, element_type)), out, ivs)

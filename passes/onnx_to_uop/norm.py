@@ -21,12 +21,13 @@ from dataclasses import replace
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import AnyFloat, Float32Type, IndexType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import AnyFloat, IndexType
+from xdsl.ir import Operation, SSAValue
 
 from zant.dialects.onnx import get_attr, inputs, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
+    accumulator_type,
     KernelBuilder,
     Layout,
     layout_of,
@@ -133,13 +134,6 @@ class SoftmaxLowering(OnnxLowering):
         return [out]
 
 
-def _compute_type(element_type: Attribute) -> Attribute:
-    """Statistics of 16-bit floats are computed in f32 (ONNX `stash_type` = float)."""
-    if isinstance(element_type, AnyFloat) and element_type.bitwidth < 32:
-        return Float32Type()
-    return element_type
-
-
 def _drop_unit_dims(layout: Layout, keep: int) -> Layout:
     """The first `keep` dimensions of `layout`, whose remaining dimensions all have size 1."""
     return replace(layout, shape=layout.shape[:keep], strides=layout.strides[:keep])
@@ -166,7 +160,7 @@ def _normalize_groups(
     1/std go to `mean_out` / `inv_std_out` (shape = the outer dims) when given.
     """
     element_type = out.element_type
-    ct = _compute_type(element_type)
+    ct = accumulator_type(element_type)
     outer_shape, inner_shape = x.shape[:n_outer], x.shape[n_outer:]
     count = math.prod(inner_shape)
     if count == 0 or math.prod(outer_shape) == 0:
@@ -322,7 +316,7 @@ class LpNormalizationLowering(OnnxLowering):
         if p not in (1, 2):
             raise ValueError(f"p = {p}, expected 1 or 2")
         element_type = tensor_element_type(op.results[0])
-        ct = _compute_type(element_type)
+        ct = accumulator_type(element_type)
         out = kb.alloc(result_name(op), shape, element_type)
         if out.size == 0:
             return [out]

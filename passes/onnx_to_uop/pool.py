@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import AnyFloat, IntegerType, Signedness
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import AnyFloat
+from xdsl.ir import Operation
 
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
@@ -27,23 +27,13 @@ from zant.passes.onnx_to_uop.conv import (
     within,
 )
 from zant.passes.onnx_to_uop.kernel import (
+    lowest_value,
     KernelBuilder,
     Layout,
     layout_of,
     tensor_element_type,
     tensor_shape,
 )
-
-
-def _lowest(element_type: Attribute) -> float | int:
-    """The identity of max: -inf, or the smallest integer of the type."""
-    if isinstance(element_type, AnyFloat):
-        return float("-inf")
-    if isinstance(element_type, IntegerType):
-        if element_type.signedness.data == Signedness.UNSIGNED:
-            return 0
-        return -(2 ** (element_type.width.data - 1))
-    raise ValueError(f"cannot take the maximum of {element_type}")
 
 
 def _lower_pool(
@@ -60,7 +50,7 @@ def _lower_pool(
     if kind == "avg" and not isinstance(element_type, AnyFloat):
         raise ValueError(f"average pooling of {element_type} is not defined")
     kernel = [w.kernel for w in windows]
-    fill = _lowest(element_type) if kind == "max" else 0
+    fill = lowest_value(element_type) if kind == "max" else 0
     combine = "max" if kind == "max" else "add"
     # The taps an average divides by lie in [low, high) per dimension; when every tap of the
     # loop nest does, the divisor is the constant kernel size, else a second accumulator.

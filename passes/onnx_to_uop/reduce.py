@@ -20,12 +20,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, IntegerType
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.dialects.uop import is_float_type
 from zant.passes.onnx_to_uop.kernel import (
+    highest_value,
+    lowest_value,
     KernelBuilder,
     Layout,
     accumulator_type,
@@ -60,32 +63,8 @@ def normalize_axes(axes: Sequence[int], rank: int) -> list[int]:
     return sorted(result)
 
 
-def _is_float(t: Attribute) -> bool:
-    return isinstance(t, AnyFloat)
-
-
 def _is_bool(t: Attribute) -> bool:
     return isinstance(t, IntegerType) and t.width.data == 1
-
-
-def _lowest(t: Attribute) -> int | float:
-    if _is_float(t):
-        return float("-inf")
-    assert isinstance(t, IntegerType)
-    if t.width.data == 1:
-        return 0
-    signed = t.signedness.data.name != "UNSIGNED"
-    return -(1 << (t.width.data - 1)) if signed else 0
-
-
-def _highest(t: Attribute) -> int | float:
-    if _is_float(t):
-        return float("inf")
-    assert isinstance(t, IntegerType)
-    if t.width.data == 1:
-        return 1
-    signed = t.signedness.data.name != "UNSIGNED"
-    return (1 << (t.width.data - 1)) - 1 if signed else (1 << t.width.data) - 1
 
 
 Unary = Callable[[KernelBuilder, SSAValue], SSAValue]
@@ -120,8 +99,8 @@ REDUCTIONS: dict[str, Reduction] = {
     "onnx.ReduceSum": Reduction(lambda t: 0, "add"),
     "onnx.ReduceMean": Reduction(lambda t: 0, "add", mean=True),
     "onnx.ReduceProd": Reduction(lambda t: 1, "mul"),
-    "onnx.ReduceMax": Reduction(_lowest, "max"),
-    "onnx.ReduceMin": Reduction(_highest, "min"),
+    "onnx.ReduceMax": Reduction(lowest_value, "max"),
+    "onnx.ReduceMin": Reduction(highest_value, "min"),
     "onnx.ReduceL1": Reduction(lambda t: 0, "add", map=_unary("abs")),
     "onnx.ReduceL2": Reduction(lambda t: 0, "add", map=_square, finalize=_unary("sqrt"), float_only=True),
     "onnx.ReduceSumSquare": Reduction(lambda t: 0, "add", map=_square),
@@ -168,7 +147,7 @@ class ReduceLowering(OnnxLowering):
         in_shape = tensor_shape(x)
         rank = len(in_shape)
         element_type = tensor_element_type(op.results[0])
-        if reduction.float_only and not _is_float(element_type):
+        if reduction.float_only and not is_float_type(element_type):
             raise ValueError(f"{op.name} on {element_type} is not supported")
         axes = reduce_axes(op, rank)
         kept = [d for d in range(rank) if d not in axes]
@@ -191,7 +170,7 @@ class ReduceLowering(OnnxLowering):
         with kb.loop_nest([in_shape[k] for k in kept]) as outer:
             shift = None
             if reduction.shift_by_max and count > 0:
-                maximum = kb.define_acc(_lowest(acc_type), acc_type)
+                maximum = kb.define_acc(lowest_value(acc_type), acc_type)
                 with kb.loop_nest(reduced_shape) as inner:
                     value = kb.cast(kb.load(x_view, [*outer, *inner]), acc_type)
                     kb.acc_set(maximum, kb.alu("max", kb.acc_get(maximum), value))
