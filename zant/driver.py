@@ -25,12 +25,13 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
+from zant.backend.build import OPTIMIZE_MODES
+from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
 
 DEFAULT_PIPELINE = "fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
 
-TARGETS = ("host", "cortex-m0plus", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "riscv32")
-OPTIMIZE_MODES = ("ReleaseFast", "ReleaseSmall", "ReleaseSafe", "Debug")
+TARGETS = tuple(ZIG_TARGETS)
 
 
 @dataclass
