@@ -41,9 +41,25 @@ from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
 
 def all_patterns() -> tuple[OnnxLowering, ...]:
     """Every op family's patterns; each family module exports a `PATTERNS` tuple."""
-    from zant.passes.onnx_to_uop import constants, conv, elementwise, linalg, movement, norm, pool, reduce
+    from zant.passes.onnx_to_uop import (
+        constants,
+        conv,
+        elementwise,
+        linalg,
+        movement,
+        norm,
+        pool,
+        quant,
+        recurrent,
+        reduce,
+        resample,
+        spectral,
+    )
 
-    families = (constants, elementwise, linalg, conv, pool, norm, reduce, movement)
+    families = (
+        constants, elementwise, linalg, conv, pool, norm, reduce, movement,
+        resample, quant, recurrent, spectral,
+    )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 
 

@@ -1,0 +1,5 @@
+"""Signal processing: DFT, STFT, window functions (filled in by its owner)."""
+
+from __future__ import annotations
+
+PATTERNS: tuple = ()
