@@ -50,6 +50,12 @@ def _fold(name: str) -> ScalarFn:
     return fn
 
 
+def _mean(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    """Mean: the variadic sum divided by the number of operands."""
+    total = _fold("add")(kb, op, xs)
+    return kb.alu("div", total, kb.const(len(xs), total.type))
+
+
 def _relu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     (x,) = xs
     return kb.alu("max", x, kb.const(0, x.type))
@@ -104,6 +110,16 @@ def _pow(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
 def _cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     """Cast and CastLike (whose second operand only gives the type): the ONNX result type."""
     return kb.cast(xs[0], _out_type(op))
+
+
+def _bit_cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    """BitCast between integer types of one width: the wrapping integer conversion keeps the
+    bits (bool to an 8-bit integer is 0 or 1). A float's bits have no uop primitive yet."""
+    (x,) = xs
+    to = _out_type(op)
+    if is_float_type(x.type) or is_float_type(to):
+        raise NotImplementedError(f"BitCast from {x.type} to {to} (no bit reinterpretation of floats in uop)")
+    return kb.cast(x, to)
 
 
 def _swap(name: str) -> ScalarFn:
@@ -271,6 +287,7 @@ UNARY: dict[str, ScalarFn] = {
     "onnx.Ceil": _alu("ceil"),
     "onnx.Clip": _clip,
     "onnx.Cast": _cast,
+    "onnx.BitCast": _bit_cast,
     "onnx.Not": _alu("not"),
     "onnx.BitwiseNot": _alu("not"),
     "onnx.Sign": _alu("sign"),
@@ -301,6 +318,7 @@ BINARY: dict[str, ScalarFn] = {
     "onnx.Max": _fold("max"),
     "onnx.Min": _fold("min"),
     "onnx.Sum": _fold("add"),
+    "onnx.Mean": _mean,
     "onnx.CastLike": _cast,
     "onnx.Equal": _alu("cmpeq"),
     "onnx.Less": _alu("cmplt"),
@@ -324,7 +342,7 @@ TERNARY: dict[str, ScalarFn] = {
 
 FLOAT_ONLY = frozenset(
     {
-        "onnx.Sigmoid", "onnx.Tanh", "onnx.Erf", "onnx.Exp", "onnx.Log", "onnx.Round",
+        "onnx.Mean", "onnx.Sigmoid", "onnx.Tanh", "onnx.Erf", "onnx.Exp", "onnx.Log", "onnx.Round",
         *(f"onnx.{name.capitalize()}" for name in TRIGONOMETRY),
         "onnx.Elu", "onnx.Selu", "onnx.Celu", "onnx.Gelu", "onnx.HardSigmoid", "onnx.HardSwish",
         "onnx.Mish", "onnx.Softplus", "onnx.Softsign", "onnx.Swish", "onnx.ThresholdedRelu",

@@ -1,16 +1,19 @@
-"""Matrix products: MatMul (NumPy `matmul`) and Gemm.
+"""Matrix products: MatMul (NumPy `matmul`), Gemm and Einsum; the determinant, Det.
 
-Both are one loop nest over the output with an accumulator reduced over K. Everything that only
-changes how operands are read (1-D promotion, broadcast batch dimensions, transA/transB, Gemm's
-broadcast C) is a view: a permuted or stride-0 Layout, no copy.
+The products are one loop nest over the output with an accumulator over the reduced indices.
+Everything that only changes how operands are read (1-D promotion, broadcast batch dimensions,
+transA/transB, Gemm's broadcast C, Einsum's diagonals) is a view: a permuted, stride-0 or
+summed-stride Layout, no copy.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
 
-from xdsl.ir import Operation, SSAValue
-from zant.dialects.onnx import get_attr, input_value
+from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.ir import Attribute, Operation, SSAValue
+from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -20,6 +23,8 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+
+_I64 = IntegerType(64)
 
 
 def _insert_unit_dim(layout: Layout, axis: int) -> Layout:
@@ -117,4 +122,180 @@ class GemmLowering(OnnxLowering):
         return [y]
 
 
-PATTERNS = (MatMulLowering(), GemmLowering())
+ELLIPSIS = "..."
+
+
+@dataclass(frozen=True)
+class EinsumSpec:
+    """A parsed Einsum equation: the labels of each operand's dimensions and of the output.
+
+    A label is a letter, or `...k` for the k-th of the dimensions an ellipsis stands for
+    (counted from the left of the widest ellipsis; narrower ones are right-aligned, as NumPy
+    broadcasting does).
+    """
+
+    operands: tuple[tuple[str, ...], ...]
+    output: tuple[str, ...]
+
+    @staticmethod
+    def parse(equation: str, ranks: list[int]) -> EinsumSpec:
+        equation = equation.replace(" ", "")
+        lhs, arrow, rhs = equation.partition("->")
+        terms = lhs.split(",")
+        if len(terms) != len(ranks):
+            raise ValueError(f"equation {equation!r} has {len(terms)} operands, the node {len(ranks)}")
+        for term in [*terms, rhs]:
+            if not re.fullmatch(r"[A-Za-z]*(\.\.\.)?[A-Za-z]*", term):
+                raise ValueError(f"cannot parse the Einsum term {term!r}")
+        widths = [rank - len(term.replace(ELLIPSIS, "")) for term, rank in zip(terms, ranks)]
+        for term, width in zip(terms, widths):
+            if width < 0 or (width and ELLIPSIS not in term):
+                raise ValueError(f"the term {term!r} does not match its operand's rank")
+        ellipsis = tuple(f"{ELLIPSIS}{k}" for k in range(max(widths, default=0)))
+
+        def labels(term: str, width: int) -> tuple[str, ...]:
+            head, dots, tail = term.partition(ELLIPSIS)
+            return (*head, *(ellipsis[len(ellipsis) - width :] if dots else ()), *tail)
+
+        operands = tuple(labels(t, w) for t, w in zip(terms, widths))
+        if arrow:
+            output = labels(rhs, len(ellipsis))
+        else:
+            # Implicit output: the ellipsis dimensions, then the letters used once, sorted.
+            letters = [label for term in operands for label in term if len(label) == 1]
+            output = (*ellipsis, *sorted(label for label in set(letters) if letters.count(label) == 1))
+        if len(set(output)) != len(output):
+            raise ValueError(f"the output of {equation!r} repeats a label")
+        return EinsumSpec(operands, output)
+
+
+def _label_view(layout: Layout, labels: tuple[str, ...], sizes: dict[str, int]) -> Layout:
+    """`layout` indexed by its distinct labels: a repeated label reads the diagonal (the strides
+    of its dimensions add up) and a size-1 dimension of a wider label is broadcast (stride 0)."""
+    distinct = tuple(dict.fromkeys(labels))
+    strides = dict.fromkeys(distinct, 0)
+    for label, dim, stride in zip(labels, layout.shape, layout.strides):
+        if dim != sizes[label] and dim != 1:
+            raise ValueError(f"label {label!r} has sizes {dim} and {sizes[label]}")
+        strides[label] += stride if dim == sizes[label] else 0
+    return Layout(layout.buffer, tuple(sizes[d] for d in distinct), tuple(strides.values()), layout.offset)
+
+
+def _product(kb: KernelBuilder, values: list[SSAValue]) -> SSAValue:
+    product = values[0]
+    for value in values[1:]:
+        product = kb.alu("mul", product, value)
+    return product
+
+
+class EinsumLowering(OnnxLowering):
+    """`Einsum`: the equation is parsed at compile time; each output element is one accumulator
+    over the labels that do not appear in the output, of the product of the operands."""
+
+    op_names = frozenset({"onnx.Einsum"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        layouts = [layout_of(v) for v in inputs(op)]
+        spec = EinsumSpec.parse(get_attr(op, "equation"), [a.rank for a in layouts])
+        sizes: dict[str, int] = {}
+        for layout, labels in zip(layouts, spec.operands):
+            for label, dim in zip(labels, layout.shape):
+                sizes[label] = max(sizes.get(label, 1), dim)
+        unknown = set(spec.output) - sizes.keys()
+        if unknown:
+            raise ValueError(f"output labels {sorted(unknown)} appear in no operand")
+        reduced = [label for label in sizes if label not in spec.output]
+        operands = [
+            (_label_view(layout, labels, sizes), tuple(dict.fromkeys(labels)))
+            for layout, labels in zip(layouts, spec.operands)
+        ]
+        out_shape = tuple(sizes[label] for label in spec.output)
+        if out_shape != tensor_shape(op.results[0]):
+            raise ValueError(f"the equation gives shape {out_shape}, the result type is {tensor_shape(op.results[0])}")
+        if len(operands) == 1 and not reduced:
+            # A transpose or a diagonal of one operand is a view, no code.
+            view, labels = operands[0]
+            return [view.permute([labels.index(label) for label in spec.output])]
+        element_type = tensor_element_type(op.results[0])
+        acc_type = accumulator_type(element_type)
+        out = kb.alloc(result_name(op), out_shape, element_type)
+
+        def factors(index: dict[str, SSAValue], to: Attribute) -> list[SSAValue]:
+            return [kb.cast(kb.load(view, [index[label] for label in labels]), to) for view, labels in operands]
+
+        with kb.loop_nest(out_shape) as outer:
+            if not reduced:
+                # Nothing to sum (an outer or element-wise product): store the product.
+                kb.store(_product(kb, factors(dict(zip(spec.output, outer)), element_type)), out, outer)
+            else:
+                acc = kb.define_acc(0, acc_type)
+                with kb.loop_nest([sizes[label] for label in reduced]) as inner:
+                    *head, last = factors(dict(zip([*spec.output, *reduced], [*outer, *inner])), acc_type)
+                    if head:
+                        kb.mulacc(acc, _product(kb, head), last)
+                    else:
+                        kb.acc_set(acc, kb.alu("add", kb.acc_get(acc), last))
+                kb.store(kb.cast(kb.acc_get(acc), element_type), out, outer)
+        return [out]
+
+
+class DetLowering(OnnxLowering):
+    """`Det` of each (…, n, n) matrix: Gaussian elimination with partial pivoting on a scratch
+    copy of one matrix at a time; the determinant is the product of the pivots, negated once
+    per row exchange. The column loop is unrolled (n is static) so that every loop over the
+    rows and columns still to eliminate has a static start."""
+
+    op_names = frozenset({"onnx.Det"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x = layout_of(inputs(op)[0])
+        if x.rank < 2 or x.shape[-1] != x.shape[-2]:
+            raise ValueError(f"Det takes square matrices, got shape {x.shape}")
+        n = x.shape[-1]
+        element_type = tensor_element_type(op.results[0])
+        work_type = accumulator_type(element_type)
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
+        a = kb.alloc(f"{result_name(op)}_lu", (n, n), work_type)
+        zero = lambda: kb.const(0, work_type)  # noqa: E731
+        with kb.loop_nest(x.shape[:-2]) as batch:
+            with kb.loop_nest((n, n)) as (i, j):
+                kb.store(kb.cast(kb.load(x, [*batch, i, j]), work_type), a, [i, j])
+            det = kb.define_acc(1, work_type)
+            for k in range(n):
+                col, row = kb.index(k), kb.index(k)
+                pivot_row = self._pivot_row(kb, a, k)
+                with kb.loop(n, start=k) as j:
+                    upper, lower = kb.load(a, [row, j]), kb.load(a, [pivot_row, j])
+                    kb.store(lower, a, [row, j])
+                    kb.store(upper, a, [pivot_row, j])
+                exchanged = kb.alu("cmpne", pivot_row, row)
+                signed = kb.where(exchanged, kb.alu("neg", kb.acc_get(det)), kb.acc_get(det))
+                pivot = kb.load(a, [row, col])
+                kb.acc_set(det, kb.alu("mul", signed, pivot))
+                # A zero pivot means a zero determinant; eliminate nothing rather than divide by 0.
+                singular = kb.alu("cmpeq", pivot, zero())
+                with kb.loop(n, start=k + 1) as i:
+                    ratio = kb.alu("div", kb.load(a, [i, col]), pivot)
+                    factor = kb.where(singular, zero(), ratio)
+                    with kb.loop(n, start=k + 1) as j:
+                        update = kb.alu("mul", factor, kb.load(a, [row, j]))
+                        kb.store(kb.alu("sub", kb.load(a, [i, j]), update), a, [i, j])
+            kb.store(kb.cast(kb.acc_get(det), element_type), out, batch)
+        return [out]
+
+    @staticmethod
+    def _pivot_row(kb: KernelBuilder, a: Layout, k: int) -> SSAValue:
+        """The row, from k down, with the largest |a[row, k]| (the first of equal ones)."""
+        col = kb.index(k)
+        best = kb.define_acc(0, a.element_type)
+        kb.acc_set(best, kb.alu("abs", kb.load(a, [col, col])))
+        best_row = kb.define_acc(k, _I64)
+        with kb.loop(a.shape[0], start=k + 1) as i:
+            candidate = kb.alu("abs", kb.load(a, [i, col]))
+            better = kb.alu("cmplt", kb.acc_get(best), candidate)
+            kb.acc_set(best, kb.where(better, candidate, kb.acc_get(best)))
+            kb.acc_set(best_row, kb.where(better, kb.cast(i, _I64), kb.acc_get(best_row)))
+        return kb.cast(kb.acc_get(best_row), IndexType())
+
+
+PATTERNS = (MatMulLowering(), GemmLowering(), EinsumLowering(), DetLowering())

@@ -1,6 +1,7 @@
 """Movement ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Expand, Slice, Split
 and DepthToSpace/SpaceToDepth as views; Concat, Gather*, Tile, Pad, Trilu, EyeLike, OneHot and
-Scatter* as copy loops; Shape, Size and ConstantOfShape as constants.
+Scatter*, ReverseSequence and TensorScatter as copy loops; Shape, Size and ConstantOfShape as
+constants; Dropout (inference) as the input itself and an all-true mask.
 
 A movement op only re-reads its input's buffer under a new Layout, so it emits no code unless
 the new shape cannot be expressed by strides over the old one (a reshape of a non-contiguous
@@ -532,6 +533,84 @@ class ScatterLowering(OnnxLowering):
         return [out]
 
 
+class DropoutLowering(OnnxLowering):
+    """Dropout at inference (or with ratio 0): the output is the input, the mask all true.
+
+    Training mode with a non-zero ratio draws random numbers, which generated code does not do.
+    """
+
+    op_names = frozenset({"onnx.Dropout"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        training = _required_constant(op, 2, "training_mode")
+        if training is not None and training.reshape(-1)[0]:
+            ratio = _required_constant(op, 1, "ratio")
+            # The ratio defaults to 0.5.
+            if ratio is None or float(ratio.reshape(-1)[0]) != 0:
+                raise NotImplementedError("Dropout in training mode with a non-zero ratio is random")
+        layouts = [layout_of(inputs(op)[0])]
+        if len(op.results) > 1:
+            mask = op.results[1]
+            layouts.append(kb.alloc(result_name(op, 1), tensor_shape(mask), tensor_element_type(mask)))
+            true = kb.const(1, tensor_element_type(mask))
+            with kb.loop_nest(tensor_shape(mask)) as ivs:
+                kb.store(true, layouts[1], ivs)
+        return layouts
+
+
+class ReverseSequenceLowering(OnnxLowering):
+    """ReverseSequence: along `time_axis`, the first sequence_lens[b] elements of batch b reversed."""
+
+    op_names = frozenset({"onnx.ReverseSequence"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data = layout_of(inputs(op)[0])
+        lengths = layout_of(inputs(op)[1])
+        batch_axis = _normalize_axis(get_attr(op, "batch_axis"), data.rank)
+        time_axis = _normalize_axis(get_attr(op, "time_axis"), data.rank)
+        out = kb.alloc(result_name(op), data.shape, data.element_type)
+        with kb.loop_nest(data.shape) as ivs:
+            length = _i64(kb, kb.load(lengths, [ivs[batch_axis]]))
+            t = _i64(kb, ivs[time_axis])
+            mirrored = kb.alu("sub", kb.alu("sub", length, kb.const(1, _I64)), t)
+            source = kb.where(kb.alu("cmplt", t, length), mirrored, t)
+            where = list(ivs)
+            where[time_axis] = _to_index(kb, _clamp(kb, source, 0, data.shape[time_axis] - 1))
+            kb.store(kb.load(data, where), out, ivs)
+        return [out]
+
+
+class TensorScatterLowering(OnnxLowering):
+    """TensorScatter: a copy of the cache with `update` written along `axis` from each batch's
+    write index (0 when absent), wrapping around in "circular" mode."""
+
+    op_names = frozenset({"onnx.TensorScatter"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        cache = layout_of(inputs(op)[0])
+        update = layout_of(inputs(op)[1])
+        write_value = input_value(op, 2)
+        axis = _normalize_axis(get_attr(op, "axis"), cache.rank)
+        if axis == 0:
+            raise ValueError("TensorScatter's axis cannot be the batch axis")
+        mode = get_attr(op, "mode")
+        if mode not in ("linear", "circular"):
+            raise NotImplementedError(f"TensorScatter mode {mode!r}")
+        out = materialize(kb, cache, result_name(op))
+        capacity = cache.shape[axis]
+        with kb.loop_nest(update.shape) as ivs:
+            position = _i64(kb, ivs[axis])
+            if write_value is not None:
+                start = _i64(kb, kb.load(layout_of(write_value), [ivs[0]]))
+                position = kb.alu("add", position, start)
+            if mode == "circular":
+                position = kb.alu("rem", position, kb.const(capacity, _I64))
+            where = list(ivs)
+            where[axis] = _to_index(kb, position)
+            kb.store(kb.load(update, ivs), out, where)
+        return [out]
+
+
 PATTERNS = (
     ReshapeLowering(),
     TransposeLowering(),
@@ -551,4 +630,7 @@ PATTERNS = (
     EyeLikeLowering(),
     OneHotLowering(),
     ScatterLowering(),
+    DropoutLowering(),
+    ReverseSequenceLowering(),
+    TensorScatterLowering(),
 )

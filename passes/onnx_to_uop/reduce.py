@@ -10,7 +10,7 @@ Float16/bfloat16 accumulate in f32. ReduceLogSumExp is stabilized by a first pas
 maximum. Empty `axes` reduce every axis, unless `noop_with_empty_axes`: then nothing is reduced
 and the kernel is the element-wise map/finalize (ReduceSumSquare gives x², as ONNX says).
 
-ArgMax / ArgMin and the cumulative ops work along one axis moved last; a reversed view (a
+ArgMax / ArgMin, TopK and the cumulative ops work along one axis moved last; a reversed view (a
 negative stride) gives CumSum/CumProd `reverse`.
 """
 
@@ -280,6 +280,63 @@ class CumulativeLowering(OnnxLowering):
         return [out]
 
 
-PATTERNS = (ReduceLowering(), ArgLowering(), CumulativeLowering())
+class TopKLowering(OnnxLowering):
+    """TopK along `axis`: K selection passes over each slice, without scratch memory.
+
+    Elements are totally ordered by value (descending for `largest`, else ascending), then by
+    index (ascending), which is the order the spec gives equal values. Pass k picks the first
+    element, in that order, that comes after the one pass k-1 picked; the passes start after a
+    sentinel (the type's extreme value at index -1) that precedes every element. The results
+    are therefore always sorted, which `sorted=0` allows too.
+    """
+
+    op_names = frozenset({"onnx.TopK"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x = inputs(op)[0]
+        assert x is not None
+        shape = tensor_shape(x)
+        (axis,) = normalize_axes([get_attr(op, "axis")], len(shape))
+        values, indices = op.results
+        k = tensor_shape(values)[axis]
+        element_type, index_type = tensor_element_type(values), tensor_element_type(indices)
+        largest = bool(get_attr(op, "largest"))
+        out_values = kb.alloc(result_name(op, 0), tensor_shape(values), element_type)
+        out_indices = kb.alloc(result_name(op, 1), tensor_shape(indices), index_type)
+        if out_values.size == 0:
+            return [out_values, out_indices]
+        perm = [d for d in range(len(shape)) if d != axis] + [axis]
+        rows = layout_of(x).permute(perm)
+        value_rows, index_rows = out_values.permute(perm), out_indices.permute(perm)
+        first, last = (highest_value, lowest_value) if largest else (lowest_value, highest_value)
+
+        def precedes(v: SSAValue, i: SSAValue, w: SSAValue, j: SSAValue) -> SSAValue:
+            """(v, i) comes before (w, j): v is better than w, or equal to it at a lower index."""
+            strictly = kb.alu("cmplt", w, v) if largest else kb.alu("cmplt", v, w)
+            tie = kb.alu("and", kb.alu("cmpeq", v, w), kb.alu("cmplt", i, j))
+            return kb.alu("or", strictly, tie)
+
+        with kb.loop_nest(rows.shape[:-1]) as outer:
+            previous_value = kb.define_acc(first(element_type), element_type)
+            previous_index = kb.define_acc(-1, index_type)
+            with kb.loop(k) as rank:
+                best_value = kb.define_acc(last(element_type), element_type)
+                best_index = kb.define_acc(rows.shape[-1], index_type)
+                with kb.loop(rows.shape[-1]) as position:
+                    value = kb.load(rows, [*outer, position])
+                    index = kb.cast(position, index_type)
+                    after = precedes(kb.acc_get(previous_value), kb.acc_get(previous_index), value, index)
+                    wins = precedes(value, index, kb.acc_get(best_value), kb.acc_get(best_index))
+                    take = kb.alu("and", after, wins)
+                    kb.acc_set(best_value, kb.where(take, value, kb.acc_get(best_value)))
+                    kb.acc_set(best_index, kb.where(take, index, kb.acc_get(best_index)))
+                kb.store(kb.acc_get(best_value), value_rows, [*outer, rank])
+                kb.store(kb.acc_get(best_index), index_rows, [*outer, rank])
+                kb.acc_set(previous_value, kb.acc_get(best_value))
+                kb.acc_set(previous_index, kb.acc_get(best_index))
+        return [out_values, out_indices]
+
+
+PATTERNS = (ReduceLowering(), ArgLowering(), CumulativeLowering(), TopKLowering())
 
 __all__ = ["PATTERNS", "REDUCTIONS", "constant_input", "normalize_axes", "reduce_axes"]
