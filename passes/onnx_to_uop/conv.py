@@ -13,7 +13,7 @@ no check at all, so unpadded windows are plain loads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
@@ -80,6 +80,24 @@ def _expected_out_size(
     return out
 
 
+def _window_attributes(op: Operation, rank: int) -> tuple[list[int], list[int], list[int], str]:
+    """`strides`, `dilations`, `pads` (defaults filled in) and `auto_pad`, checked."""
+    strides = _optional_attr(op, "strides") or [1] * rank
+    dilations = _optional_attr(op, "dilations") or [1] * rank
+    pads = _optional_attr(op, "pads") or [0] * (2 * rank)
+    auto_pad = _optional_attr(op, "auto_pad") or "NOTSET"
+    if len(strides) != rank or len(dilations) != rank or len(pads) != 2 * rank:
+        raise ValueError(
+            f"strides, dilations and pads must have {rank}, {rank} and {2 * rank} entries "
+            f"for {rank} spatial dimensions"
+        )
+    if any(s <= 0 for s in strides) or any(d <= 0 for d in dilations):
+        raise ValueError("strides and dilations must be positive")
+    if auto_pad not in ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"):
+        raise ValueError(f"unknown auto_pad '{auto_pad}'")
+    return strides, dilations, pads, auto_pad
+
+
 def sliding_windows(
     op: Operation,
     in_spatial: Sequence[int],
@@ -93,18 +111,7 @@ def sliding_windows(
     SAME_UPPER / SAME_LOWER pads are derived from them.
     """
     rank = len(in_spatial)
-    strides = _optional_attr(op, "strides") or [1] * rank
-    dilations = _optional_attr(op, "dilations") or [1] * rank
-    pads = _optional_attr(op, "pads") or [0] * (2 * rank)
-    auto_pad = _optional_attr(op, "auto_pad") or "NOTSET"
-    if len(strides) != rank or len(dilations) != rank or len(pads) != 2 * rank:
-        raise ValueError(
-            f"strides, dilations and pads must have {rank}, {rank} and {2 * rank} entries "
-            f"for {rank} spatial dimensions"
-        )
-    if any(s <= 0 for s in strides) or any(d <= 0 for d in dilations):
-        raise ValueError("strides and dilations must be positive")
-
+    strides, dilations, pads, auto_pad = _window_attributes(op, rank)
     windows = []
     for dim in range(rank):
         in_size, k, out = in_spatial[dim], kernel[dim], out_spatial[dim]
@@ -118,11 +125,9 @@ def sliding_windows(
         elif auto_pad == "VALID":
             begin = end = 0
             expected = _expected_out_size(in_size, extent, stride, 0, 0, False)
-        elif auto_pad == "NOTSET":
+        else:  # NOTSET
             begin, end = pads[dim], pads[rank + dim]
             expected = _expected_out_size(in_size, extent, stride, begin, end, ceil_mode)
-        else:
-            raise ValueError(f"unknown auto_pad '{auto_pad}'")
         if out != expected:
             raise ValueError(
                 f"output size {out} of spatial dimension {dim} does not match the attributes "
@@ -181,13 +186,16 @@ def load_window(
     windows: Sequence[Window],
     positions: Sequence[SSAValue],
     fill: float,
+    also: SSAValue | None = None,
 ) -> tuple[SSAValue, SSAValue | None]:
-    """`source[*leading, *positions]`, or `fill` where a position is outside the input.
+    """`source[*leading, *positions]`, or `fill` where a position is outside the input (or
+    where the i1 `also`, when given, is false).
 
-    Returns the value and the i1 saying it is inside (None when it always is). Positions are
+    Returns the value and the i1 saying it is read (None when it always is). Positions are
     clamped before the gep, so the address is always inside the buffer.
     """
-    valid = within(kb, windows, positions, [0] * len(windows), [w.in_size for w in windows])
+    inside = within(kb, windows, positions, [0] * len(windows), [w.in_size for w in windows])
+    valid = _all(kb, [c for c in (inside, also) if c is not None])
     clamped = []
     for w, pos in zip(windows, positions):
         if w.lowest < 0:
@@ -202,8 +210,150 @@ def load_window(
 
 
 # ---------------------------------------------------------------------------------------------
-# Conv
+# Transposed windows (ConvTranspose)
 # ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TransposedWindow(Window):
+    """One spatial dimension of a ConvTranspose, read as a gather: output `out` and tap `tap`
+    read input `(out + pad_begin - tap·dilation) / stride`, where that division is exact.
+
+    `lowest`/`highest` bound that input position over the whole loop nest (the exactness check
+    rejects every inexact quotient, so floor division is a safe bound).
+    """
+
+    @property
+    def lowest(self) -> int:
+        return (self.pad_begin - (self.kernel - 1) * self.dilation) // self.stride
+
+    @property
+    def highest(self) -> int:
+        return (self.out_size - 1 + self.pad_begin) // self.stride
+
+
+def transposed_windows(
+    op: Operation, in_spatial: Sequence[int], kernel: Sequence[int], out_spatial: Sequence[int]
+) -> list[TransposedWindow]:
+    """The windows of a ConvTranspose from `strides`, `dilations`, `pads`, `auto_pad`,
+    `output_padding` and `output_shape`.
+
+    The full output of one dimension is `stride·(in - 1) + output_padding + extent`; pads cut
+    it down. With `output_shape` (or SAME_* auto_pad, whose target is `in·stride`) the pads are
+    derived from the target size, the odd one going to the end (SAME_UPPER) or the beginning.
+    """
+    rank = len(in_spatial)
+    strides, dilations, pads, auto_pad = _window_attributes(op, rank)
+    output_padding = _optional_attr(op, "output_padding") or [0] * rank
+    output_shape = _optional_attr(op, "output_shape")
+    if len(output_padding) != rank or (output_shape and len(output_shape) != rank):
+        raise ValueError(f"output_padding and output_shape must have {rank} entries")
+    windows = []
+    for dim in range(rank):
+        in_size, k, out = in_spatial[dim], kernel[dim], out_spatial[dim]
+        stride, dilation = strides[dim], dilations[dim]
+        full = stride * (in_size - 1) + output_padding[dim] + (k - 1) * dilation + 1
+        if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            total = full - (output_shape[dim] if output_shape else in_size * stride)
+            begin = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            end = total - begin
+        elif auto_pad == "VALID":
+            begin = end = 0
+        else:
+            begin, end = pads[dim], pads[rank + dim]
+        if out != full - begin - end:
+            raise ValueError(
+                f"output size {out} of spatial dimension {dim} does not match the attributes "
+                f"(expected {full - begin - end})"
+            )
+        windows.append(TransposedWindow(in_size, out, k, stride, dilation, begin, end))
+    return windows
+
+
+def transposed_positions(
+    kb: KernelBuilder,
+    windows: Sequence[TransposedWindow],
+    out_ivs: Sequence[SSAValue],
+    tap_ivs: Sequence[SSAValue],
+) -> tuple[list[SSAValue], SSAValue | None]:
+    """The input positions `(out + pad_begin - tap·dilation) / stride` per dimension, and the
+    i1 that every division is exact (None when all strides are 1)."""
+    positions, exact = [], []
+    for w, out, tap in zip(windows, out_ivs, tap_ivs, strict=True):
+        pos = out if not w.pad_begin else kb.alu("add", out, kb.index(w.pad_begin))
+        step = tap if w.dilation == 1 else kb.alu("mul", tap, kb.index(w.dilation))
+        pos = kb.alu("sub", pos, step)
+        if w.stride > 1:
+            stride = kb.index(w.stride)
+            exact.append(kb.alu("cmpeq", kb.alu("rem", pos, stride), kb.index(0)))
+            pos = kb.alu("div", pos, stride)
+        positions.append(pos)
+    return positions, _all(kb, exact)
+
+
+# ---------------------------------------------------------------------------------------------
+# Conv and ConvTranspose
+# ---------------------------------------------------------------------------------------------
+
+Products = Callable[
+    [SSAValue, SSAValue, SSAValue | None, SSAValue, SSAValue, list[SSAValue], list[SSAValue]],
+    tuple[SSAValue, SSAValue],
+]
+"""(n, m, group, input channel, channel in group, out…, taps…) → the (x, w) pair to multiply."""
+
+
+def _convolve(
+    op: Operation,
+    kb: KernelBuilder,
+    group_channels: int,
+    out_per_group: int,
+    kernel: Sequence[int],
+    products: Products,
+) -> Layout:
+    """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with (x, w) from `products`;
+    output channel m belongs to group m / out_per_group, whose input channels start at
+    group·group_channels."""
+    bias_value = input_value(op, 2)
+    bias = layout_of(bias_value) if bias_value is not None else None
+    out_shape = tensor_shape(op.results[0])
+    element_type = tensor_element_type(op.results[0])
+    y = kb.alloc(result_name(op), out_shape, element_type)
+    grouped = out_shape[1] > out_per_group
+    with kb.loop_nest(out_shape) as (n, m, *out_ivs):
+        g = first_channel = None
+        if grouped:
+            g = kb.alu("div", m, kb.index(out_per_group))
+            first_channel = kb.alu("mul", g, kb.index(group_channels))
+        acc = kb.define_acc(0, accumulator_type(element_type))
+        with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
+            channel = c if first_channel is None else kb.alu("add", first_channel, c)
+            kb.mulacc(acc, *products(n, m, g, channel, c, out_ivs, taps))
+        value = kb.cast(kb.acc_get(acc), element_type)
+        if bias is not None:
+            value = kb.alu("add", value, kb.load(bias, [m]))
+        kb.store(value, y, [n, m, *out_ivs])
+    return y
+
+
+def _conv_group(op: Operation, x: Layout, w: Layout) -> int:
+    """Checks X's and W's ranks and kernel_shape; returns a positive `group`."""
+    if x.rank < 3 or w.rank != x.rank:
+        raise ValueError(f"expected X and W of one rank ≥ 3, got {x.shape} and {w.shape}")
+    kernel_shape = get_attr(op, "kernel_shape")
+    if kernel_shape and list(kernel_shape) != list(w.shape[2:]):
+        raise ValueError(f"kernel_shape {kernel_shape} differs from W's {list(w.shape[2:])}")
+    group = get_attr(op, "group")
+    if group <= 0:
+        raise ValueError(f"group {group} is not positive")
+    return group
+
+
+def _check_groups(channels: int, out_channels: int, group: int, group_channels: int) -> None:
+    if channels != group_channels * group or out_channels % group:
+        raise ValueError(
+            f"{channels} input and {out_channels} output channels do not split into "
+            f"{group} groups of {group_channels} input channels"
+        )
 
 
 class ConvLowering(OnnxLowering):
@@ -217,54 +367,67 @@ class ConvLowering(OnnxLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x, w = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
-        bias_value = input_value(op, 2)
-        bias = layout_of(bias_value) if bias_value is not None else None
         out_shape = tensor_shape(op.results[0])
-        element_type = tensor_element_type(op.results[0])
+        group = _conv_group(op, x, w)
+        out_channels, group_channels = w.shape[0], w.shape[1]
+        _check_groups(x.shape[1], out_channels, group, group_channels)
+        kernel = list(w.shape[2:])
+        windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
 
-        if x.rank < 3 or w.rank != x.rank:
-            raise ValueError(f"expected X and W of one rank ≥ 3, got {x.shape} and {w.shape}")
-        _, channels, *in_spatial = x.shape
-        out_channels, group_channels, *kernel = w.shape
-        group = get_attr(op, "group")
-        if channels != group_channels * group or out_channels % group:
+        def products(n, m, g, channel, c, out_ivs, taps):
+            positions = tap_positions(kb, windows, out_ivs, taps)
+            xv, _ = load_window(kb, x, [n, channel], windows, positions, 0)
+            return xv, kb.load(w, [m, c, *taps])
+
+        return [_convolve(op, kb, group_channels, out_channels // group, kernel, products)]
+
+
+class ConvTransposeLowering(OnnxLowering):
+    """`ConvTranspose` as a gather over the output, so each output is one accumulator:
+
+    Y[n, m, o…] = B[m] + Σ_{c, k…} X[n, g·Cg + c, i…] · W[g·Cg + c, m - g·Mg, k…]
+    over the taps where i = (o + pad_begin - k·dilation) / stride is exact and inside X;
+    W is (C, M / group, k…), g = m / Mg the group of output channel m, Cg = C / group.
+    """
+
+    op_names = frozenset({"onnx.ConvTranspose"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x, w = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
+        out_shape = tensor_shape(op.results[0])
+        group = _conv_group(op, x, w)
+        channels, out_per_group = w.shape[0], w.shape[1]
+        _check_groups(x.shape[1], out_shape[1], group, channels // group)
+        if channels != x.shape[1] or out_shape[1] != out_per_group * group:
             raise ValueError(
-                f"{channels} input and {out_channels} output channels do not split into "
-                f"{group} groups of W's {group_channels} input channels"
+                f"W of shape {w.shape} does not map {x.shape[1]} input to {out_shape[1]} "
+                f"output channels in {group} groups"
             )
-        kernel_shape = get_attr(op, "kernel_shape")
-        if kernel_shape and list(kernel_shape) != kernel:
-            raise ValueError(f"kernel_shape {kernel_shape} differs from W's {kernel}")
-        windows = sliding_windows(op, in_spatial, kernel, out_shape[2:])
-        out_per_group = out_channels // group
+        group_channels = channels // group
+        kernel = list(w.shape[2:])
+        windows = transposed_windows(op, x.shape[2:], kernel, out_shape[2:])
 
-        y = kb.alloc(result_name(op), out_shape, element_type)
-        with kb.loop_nest(out_shape) as (n, m, *out_ivs):
-            first_channel = None
-            if group > 1:
-                g = kb.alu("div", m, kb.index(out_per_group))
-                first_channel = kb.alu("mul", g, kb.index(group_channels))
-            acc = kb.define_acc(0, accumulator_type(element_type))
-            with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
-                channel = c if first_channel is None else kb.alu("add", first_channel, c)
-                positions = tap_positions(kb, windows, out_ivs, taps)
-                xv, _ = load_window(kb, x, [n, channel], windows, positions, 0)
-                kb.mulacc(acc, xv, kb.load(w, [m, c, *taps]))
-            value = kb.cast(kb.acc_get(acc), element_type)
-            if bias is not None:
-                value = kb.alu("add", value, kb.load(bias, [m]))
-            kb.store(value, y, [n, m, *out_ivs])
-        return [y]
+        def products(n, m, g, channel, c, out_ivs, taps):
+            positions, exact = transposed_positions(kb, windows, out_ivs, taps)
+            xv, _ = load_window(kb, x, [n, channel], windows, positions, 0, also=exact)
+            local = m if g is None else kb.alu("sub", m, kb.alu("mul", g, kb.index(out_per_group)))
+            return xv, kb.load(w, [channel, local, *taps])
+
+        return [_convolve(op, kb, group_channels, out_per_group, kernel, products)]
 
 
-PATTERNS = (ConvLowering(),)
+PATTERNS = (ConvLowering(), ConvTransposeLowering())
 
 __all__ = [
     "Window",
+    "TransposedWindow",
     "sliding_windows",
+    "transposed_windows",
     "tap_positions",
+    "transposed_positions",
     "within",
     "load_window",
     "ConvLowering",
+    "ConvTransposeLowering",
     "PATTERNS",
 ]

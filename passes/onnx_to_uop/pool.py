@@ -1,4 +1,5 @@
-"""Pooling: MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool over N spatial dimensions.
+"""Pooling: MaxPool, AveragePool, LpPool, GlobalMaxPool, GlobalAveragePool over N spatial
+dimensions.
 
 One loop nest over the output (n, c, o…), an accumulator reduced over the kernel taps (k…);
 the window arithmetic (pads, strides, dilations, auto_pad, ceil_mode) is shared with Conv
@@ -15,7 +16,7 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import AnyFloat
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
@@ -36,19 +37,39 @@ from zant.passes.onnx_to_uop.kernel import (
 )
 
 
+def _lp_term(kb: KernelBuilder, value: SSAValue, p: int) -> SSAValue:
+    """|x|^p, by multiplication for the usual p = 1, 2."""
+    if p == 2:
+        return kb.alu("mul", value, value)
+    magnitude = kb.alu("abs", value)
+    if p == 1:
+        return magnitude
+    return kb.alu("pow", magnitude, kb.const(float(p), value.type))
+
+
+def _lp_root(kb: KernelBuilder, total: SSAValue, p: int) -> SSAValue:
+    """total^(1/p)."""
+    if p == 1:
+        return total
+    if p == 2:
+        return kb.alu("sqrt", total)
+    return kb.alu("pow", total, kb.const(1.0 / p, total.type))
+
+
 def _lower_pool(
     op: Operation,
     kb: KernelBuilder,
     windows: Sequence[Window],
     kind: str,
     count_include_pad: bool = False,
+    p: int = 2,
 ) -> list[Layout]:
-    """`kind` is "max" or "avg"; X and Y are (N, C, spatial…)."""
+    """`kind` is "max", "avg" or "lp" (the p-norm of the window); X and Y are (N, C, spatial…)."""
     x = layout_of(input_value(op, 0))
     out_shape = tensor_shape(op.results[0])
     element_type = tensor_element_type(op.results[0])
-    if kind == "avg" and not isinstance(element_type, AnyFloat):
-        raise ValueError(f"average pooling of {element_type} is not defined")
+    if kind != "max" and not isinstance(element_type, AnyFloat):
+        raise ValueError(f"{kind} pooling of {element_type} is not defined")
     kernel = [w.kernel for w in windows]
     fill = lowest_value(element_type) if kind == "max" else 0
     combine = "max" if kind == "max" else "add"
@@ -71,6 +92,8 @@ def _lower_pool(
         with kb.loop_nest(kernel) as taps:
             positions = tap_positions(kb, windows, out_ivs, taps)
             value, inside = load_window(kb, x, [n, c], windows, positions, fill)
+            if kind == "lp":
+                value = _lp_term(kb, value, p)
             kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), value))
             if count is not None:
                 counted = within(kb, windows, positions, low, high) if count_include_pad else inside
@@ -81,6 +104,8 @@ def _lower_pool(
         if kind == "avg":
             divisor = kb.acc_get(count) if count is not None else kb.const(math.prod(kernel), element_type)
             result = kb.alu("div", result, divisor)
+        elif kind == "lp":
+            result = _lp_root(kb, result, p)
         kb.store(result, y, [n, c, *out_ivs])
     return [y]
 
@@ -119,6 +144,20 @@ class AveragePoolLowering(OnnxLowering):
         return _lower_pool(op, kb, windows, "avg", bool(get_attr(op, "count_include_pad")))
 
 
+class LpPoolLowering(OnnxLowering):
+    """`LpPool`: (Σ |x|^p)^(1/p) over each window; padding contributes nothing."""
+
+    op_names = frozenset({"onnx.LpPool"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        p = get_attr(op, "p")
+        if p <= 0:
+            raise ValueError(f"p = {p}, expected a positive integer")
+        x_shape = tensor_shape(input_value(op, 0))
+        windows = _windows(op, x_shape, tensor_shape(op.results[0]))
+        return _lower_pool(op, kb, windows, "lp", p=p)
+
+
 class GlobalPoolLowering(OnnxLowering):
     """`GlobalMaxPool` / `GlobalAveragePool`: one window over all spatial dimensions."""
 
@@ -133,4 +172,4 @@ class GlobalPoolLowering(OnnxLowering):
         return _lower_pool(op, kb, windows, kind)
 
 
-PATTERNS = (MaxPoolLowering(), AveragePoolLowering(), GlobalPoolLowering())
+PATTERNS = (MaxPoolLowering(), AveragePoolLowering(), LpPoolLowering(), GlobalPoolLowering())

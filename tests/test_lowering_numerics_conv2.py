@@ -1,0 +1,125 @@
+"""End-to-end numerics of ConvTranspose, LpPool, MaxPool's Indices, MaxUnpool, LRN and training
+BatchNormalization against the ONNX reference evaluator.
+
+Each test batches several cases into one model (one node per case, with its own inputs and
+outputs), so one Zig build covers them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+from e2e import check_model, compile_and_run, random_inputs
+
+FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+@dataclass
+class Case:
+    """One node: its inputs (name → shape, float), its outputs (shape, element type) in order."""
+
+    op: str
+    inputs: dict[str, list[int]]
+    outputs: list[tuple[list[int], int]]
+    attributes: dict = field(default_factory=dict)
+
+
+def batched_model(cases: dict[str, Case], opset: int = 22):
+    """One graph holding every case; names are prefixed with the case's position."""
+    nodes, graph_inputs, graph_outputs = [], [], []
+    for i, case in enumerate(cases.values()):
+        names = [f"c{i}_{name}" if name else "" for name in case.inputs]
+        outs = [f"c{i}_y{k}" for k in range(len(case.outputs))]
+        nodes.append(helper.make_node(case.op, names, outs, **case.attributes))
+        graph_inputs += [
+            helper.make_tensor_value_info(n, FLOAT, s)
+            for n, s in zip(names, case.inputs.values())
+            if n
+        ]
+        graph_outputs += [
+            helper.make_tensor_value_info(n, t, s) for n, (s, t) in zip(outs, case.outputs)
+        ]
+    graph = helper.make_graph(nodes, "cases", graph_inputs, graph_outputs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def y(*shape: int) -> list[tuple[list[int], int]]:
+    return [(list(shape), FLOAT)]
+
+
+CONV_TRANSPOSE = {
+    "plain-bias": Case("ConvTranspose", {"x": [1, 2, 3, 3], "w": [2, 3, 3, 3], "b": [3]}, y(1, 3, 5, 5)),
+    "strides-pads-output-padding": Case(
+        "ConvTranspose",
+        {"x": [2, 2, 3, 4], "w": [2, 2, 3, 2]},
+        y(2, 2, 7, 8),
+        {"strides": [3, 2], "pads": [1, 0, 2, 1], "output_padding": [1, 1]},
+    ),
+    "dilations": Case("ConvTranspose", {"x": [1, 1, 3, 3], "w": [1, 2, 2, 2]}, y(1, 2, 5, 5), {"dilations": [2, 2]}),
+    "output-shape": Case(
+        "ConvTranspose",
+        {"x": [1, 1, 3, 3], "w": [1, 2, 3, 3]},
+        y(1, 2, 10, 8),
+        {"strides": [3, 2], "output_shape": [10, 8]},
+    ),
+    "same-upper": Case(
+        "ConvTranspose", {"x": [1, 1, 3, 3], "w": [1, 2, 3, 3]}, y(1, 2, 6, 6), {"strides": [2, 2], "auto_pad": "SAME_UPPER"}
+    ),
+    "same-lower": Case(
+        "ConvTranspose", {"x": [1, 1, 3, 4], "w": [1, 1, 2, 3]}, y(1, 1, 6, 8), {"strides": [2, 2], "auto_pad": "SAME_LOWER"}
+    ),
+    "depthwise": Case("ConvTranspose", {"x": [1, 3, 4], "w": [3, 1, 3]}, y(1, 3, 9), {"group": 3, "strides": [2]}),
+    "3d": Case("ConvTranspose", {"x": [1, 2, 2, 3, 2], "w": [2, 1, 2, 2, 3]}, y(1, 1, 3, 4, 4)),
+}
+
+
+def test_conv_transpose():
+    check_model(batched_model(CONV_TRANSPOSE))
+
+
+def _conv_transpose_numpy(x, w, bias, stride, group):
+    """A direct scatter-form 1-D ConvTranspose (no pads), the definition itself."""
+    n, c, length = x.shape
+    cg, mg, k = c // group, w.shape[1], w.shape[2]
+    out = np.zeros((n, mg * group, (length - 1) * stride + k), np.float64)
+    for image, ci, i, kk, mm in np.ndindex(n, c, length, k, mg):
+        out[image, ci // cg * mg + mm, i * stride + kk] += x[image, ci, i] * w[ci, mm, kk]
+    return (out + bias[:, None]).astype(np.float32)
+
+
+def test_conv_transpose_groups():
+    """Groups with several channels each, and a bias: checked against the definition, since
+    the reference evaluator handles neither (onnx 1.23's ConvTranspose slices W by output
+    channel and adds B[0] to every group)."""
+    model = batched_model({"g": Case("ConvTranspose", {"x": [2, 4, 3], "w": [4, 3, 2], "b": [6]}, y(2, 6, 6), {"group": 2, "strides": [2]})})
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    np.testing.assert_allclose(got, _conv_transpose_numpy(feeds["c0_x"], feeds["c0_w"], feeds["c0_b"], 2, 2), rtol=1e-5, atol=1e-5)
+
+
+LP_POOL = {
+    "p2-strides": Case("LpPool", {"x": [1, 2, 5, 5]}, y(1, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    "p1-1d": Case("LpPool", {"x": [2, 3, 7]}, y(2, 3, 5), {"kernel_shape": [3], "p": 1}),
+    "p3-dilations": Case("LpPool", {"x": [1, 1, 6, 6]}, y(1, 1, 4, 4), {"kernel_shape": [2, 2], "dilations": [2, 2], "p": 3}),
+    "3d": Case("LpPool", {"x": [1, 1, 3, 4, 4]}, y(1, 1, 2, 3, 2), {"kernel_shape": [2, 2, 2], "strides": [1, 1, 2]}),
+}
+
+
+def test_lp_pool():
+    check_model(batched_model(LP_POOL))
+
+
+def test_lp_pool_padding_contributes_nothing():
+    """The reference evaluator rescales an average (wrong at the border), so padded windows are
+    checked against the definition: the p-norm of the taps inside the input."""
+    model = batched_model({"pads": Case("LpPool", {"x": [1, 1, 4]}, y(1, 1, 3), {"kernel_shape": [3], "pads": [2, 1], "strides": [2]})})
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    padded = np.pad(feeds["c0_x"][0, 0], (2, 1))
+    want = [np.sqrt(np.sum(padded[o * 2 : o * 2 + 3] ** 2)) for o in range(3)]
+    np.testing.assert_allclose(got[0, 0], want, rtol=1e-5)
