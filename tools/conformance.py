@@ -151,13 +151,32 @@ def operator_label(case) -> str:
     return best or "?"
 
 
+NUMERIC_TYPES = frozenset(
+    {"FLOAT", "FLOAT16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL"}
+)
+"""The element types the compiler targets; cases on other types (float8, int4, bfloat16 …) still run."""
+
+
 def _is_numeric(case) -> bool:
     from onnx import TensorProto
 
     for value in [*case.model.graph.input, *case.model.graph.output]:
-        if _value_kind(value) != "tensor_type" or value.type.tensor_type.elem_type == TensorProto.STRING:
+        if _value_kind(value) != "tensor_type":
+            return False
+        if TensorProto.DataType.Name(value.type.tensor_type.elem_type) not in NUMERIC_TYPES:
             return False
     return True
+
+
+def _expandable(op_type: str) -> bool:
+    """The importer replaces an op without a lowering by its schema's function body, if it has one."""
+    from onnx import defs
+
+    try:
+        schema = defs.get_schema(op_type, defs.onnx_opset_version(), "")
+    except defs.SchemaError:
+        return False
+    return bool(schema.has_function or schema.has_context_dependent_function)
 
 
 def classify(case, index: int, supported: frozenset[str]) -> Record:
@@ -206,15 +225,15 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         record.status, record.missing_ops = "unsupported", foreign
         record.reason = f"operator domain not supported: {', '.join(foreign)}"
         return record
-    if types & SUBGRAPH_OPS:
-        record.status, record.missing_ops = "unsupported", sorted(types & SUBGRAPH_OPS)
-        record.reason = f"control flow with subgraphs: {', '.join(record.missing_ops)}"
-        return record
     if case.model.functions:
         record.status = "unsupported"
         record.reason = "model-local functions"
         return record
-    missing = sorted(t for t in types if f"onnx.{t}" not in supported)
+    # Control flow and function bodies are decided by the importer (unrolled, expanded, or a
+    # compile error that `compile_case` turns into "unsupported").
+    missing = sorted(
+        t for t in types if f"onnx.{t}" not in supported and t not in SUBGRAPH_OPS and not _expandable(t)
+    )
     if missing:
         record.status, record.missing_ops = "unsupported", missing
         record.reason = f"no lowering for {', '.join(missing)}"
@@ -306,11 +325,30 @@ def compile_case(case, index: int, out_dir: Path, record: Record) -> Compiled | 
         record.scratch_bytes = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
         record.lower_bound_bytes = plan["aligned_lower_bound_bytes"]
     except Exception as error:  # ZantError or a compiler bug: both are compile errors here
-        record.status = "compile_error"
-        record.reason = "compile error: " + _one_line(_describe(error))
+        missing = _unsupported_ops(error)
+        if missing:
+            record.status, record.missing_ops = "unsupported", missing
+            record.reason = f"no lowering for {', '.join(missing)} (after expansion)"
+        else:
+            record.status = "compile_error"
+            record.reason = "compile error: " + _one_line(_describe(error))
         return None
     (out_dir / f"{name}.zig").write_text(zig_source, encoding="utf-8")
     return Compiled(name, inputs, outputs, data_sets)
+
+
+def _unsupported_ops(error: BaseException) -> list[str]:
+    """The ops a compile error blames for having no lowering, or for holding subgraphs left over."""
+    from zant.errors import ZantError
+
+    if not isinstance(error, ZantError):
+        return []
+    text = str(error)
+    if text.startswith("no lowering to uop yet for "):
+        return sorted(set(re.findall(r"onnx\.(\w+)", text)))
+    if text.endswith("subgraph attributes are not supported"):
+        return sorted(set(re.findall(r"\((\w+)\): subgraph", text)))
+    return []
 
 
 def _describe(error: BaseException) -> str:

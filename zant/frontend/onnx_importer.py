@@ -10,7 +10,9 @@ Steps, each turning library failures into one `ZantError` message:
    node exactly; the module records the opset used as `onnx.opset`;
 5. apply `--input-shape` overrides, insist on static graph inputs, then strict shape inference
    with data propagation; every value must end up with a static tensor type;
-6. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node.
+6. ops without a uop lowering that ONNX defines by a function body are replaced by that body
+   (`expand.py`), with shape inference again; subgraphs left after that are refused;
+7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node.
 
 Names stay verbatim in string attributes (`onnx.input_names`, `onnx.node_name` ...); SSA name
 hints are sanitized copies, for readability only.
@@ -41,6 +43,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import onnx_op_class
 from zant.errors import ZantError
+from zant.frontend.expand import expand_model
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.frontend.resources import make_constant_attr
 from zant.frontend.types import mlir_element_type
@@ -86,6 +89,14 @@ def import_model_bytes(
         raise ZantError(f"invalid ONNX model: {_first_line(error)}") from None
     model, opset = _convert_opset(model)
     _apply_input_shapes(model, input_shapes or {})
+    infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
+    model = expand_model(infer(model), opset, _has_lowering, infer)
+    _check_no_subgraphs(model)
+    return _GraphImporter(model, opset).build()
+
+
+def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
+    """Strict shape inference with data propagation; shape subgraphs folded when it is not enough."""
     try:
         model = onnx.shape_inference.infer_shapes(
             model, check_type=True, strict_mode=True, data_prop=True
@@ -94,7 +105,13 @@ def import_model_bytes(
             model = fold_shape_subgraphs(model, opset)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
         raise ZantError(f"shape inference failed: {_first_line(error)}") from None
-    return _GraphImporter(model, opset).build()
+    return model
+
+
+def _has_lowering(op_type: str) -> bool:
+    from zant.passes.onnx_to_uop import supported_ops
+
+    return f"onnx.{op_type}" in supported_ops()
 
 
 def _first_line(error: Exception) -> str:
@@ -115,6 +132,11 @@ def _check_operators(model: ModelProto) -> None:
             )
         if not onnx.defs.has(node.op_type):
             raise ZantError(f"{_node_label(node)}: unsupported operator '{node.op_type}'")
+
+
+def _check_no_subgraphs(model: ModelProto) -> None:
+    """Control flow must have been unrolled by `expand_model`; what is left cannot be lowered."""
+    for node in model.graph.node:
         for attribute in node.attribute:
             if attribute.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
                 raise ZantError(f"{_node_label(node)}: subgraph attributes are not supported")

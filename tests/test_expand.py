@@ -1,0 +1,92 @@
+"""Function-body expansion in the importer (zant/frontend/expand.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from e2e import check_model
+from zant.frontend.expand import expand_functions, function_body
+from zant.frontend.onnx_importer import _has_lowering, _infer_shapes
+
+OPSET = onnx.defs.onnx_opset_version()
+
+
+def _nll_model(reduction: str | None, with_weight: bool) -> onnx.ModelProto:
+    """Two NLL losses over the same input: their inlined bodies must not share value names."""
+    attributes = {} if reduction is None else {"reduction": reduction}
+    weight = ["W"] if with_weight else []
+    nodes = [
+        helper.make_node("NegativeLogLikelihoodLoss", ["X", "T", *weight], ["L1"], **attributes),
+        helper.make_node("NegativeLogLikelihoodLoss", ["X", "T"], ["L2"], reduction="sum"),
+    ]
+    out_shape = [2, 3] if reduction == "none" else []
+    inputs = [
+        helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 4, 3]),
+        helper.make_tensor_value_info("T", TensorProto.INT64, [2, 3]),
+    ]
+    if with_weight:
+        inputs.append(helper.make_tensor_value_info("W", TensorProto.FLOAT, [4]))
+    graph = helper.make_graph(
+        nodes,
+        "nll",
+        inputs,
+        [
+            helper.make_tensor_value_info("L1", TensorProto.FLOAT, out_shape),
+            helper.make_tensor_value_info("L2", TensorProto.FLOAT, []),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+
+
+def _expand(model: onnx.ModelProto) -> onnx.ModelProto:
+    infer = lambda m: _infer_shapes(m, OPSET)  # noqa: E731
+    return expand_functions(infer(model), OPSET, _has_lowering, infer)
+
+
+def test_function_body_found_for_context_dependent_op():
+    model = onnx.shape_inference.infer_shapes(_nll_model("mean", False))
+    types = {v.name: v.type for v in model.graph.input}
+    body = function_body(model.graph.node[0], OPSET, types)
+    assert body is not None and len(body.node) > 3
+
+
+def test_op_without_function_body_is_left_alone():
+    node = helper.make_node("Conv", ["X", "W"], ["Y"])
+    assert function_body(node, OPSET, {}) is None
+
+
+def test_expansion_replaces_both_nodes_with_distinct_names():
+    expanded = _expand(_nll_model("mean", True))
+    ops = [n.op_type for n in expanded.graph.node]
+    assert "NegativeLogLikelihoodLoss" not in ops
+    produced = [name for n in expanded.graph.node for name in n.output if name]
+    assert len(produced) == len(set(produced)), "inlined bodies reuse a value name"
+    assert {"L1", "L2"} <= set(produced)
+
+
+def test_op_with_a_lowering_is_kept():
+    graph = helper.make_graph(
+        [helper.make_node("LayerNormalization", ["X", "S"], ["Y"])],
+        "ln",
+        [
+            helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 4]),
+            helper.make_tensor_value_info("S", TensorProto.FLOAT, [4]),
+        ],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 4])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    assert [n.op_type for n in _expand(model).graph.node] == ["LayerNormalization"]
+
+
+def test_expanded_losses_match_the_reference():
+    rng = np.random.default_rng(3)
+    feeds = {
+        "X": rng.standard_normal((2, 4, 3)).astype(np.float32),
+        "T": rng.integers(0, 4, (2, 3)).astype(np.int64),
+        "W": rng.random(4).astype(np.float32),
+    }
+    # The default reduction ("mean") comes from the schema, not from the node.
+    check_model(_nll_model(None, True), feeds)
+    check_model(_nll_model("none", True), feeds)

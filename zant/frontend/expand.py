@@ -1,0 +1,202 @@
+"""Graph-level decomposition before import: ops without a lowering become their ONNX definition.
+
+Many ONNX operators are defined by a function body in their schema (NegativeLogLikelihoodLoss,
+SoftmaxCrossEntropyLoss, Attention, RMSNormalization, the window ops …), some of them built for
+the node's attributes and input types ("context-dependent"). A node whose op has no uop lowering
+but has such a body is replaced by the body's nodes, inlined: formal inputs and outputs renamed to
+the node's values, the body's own values given fresh names, attribute references (`ref_attr_name`)
+resolved from the node or from the schema's defaults. Bodies may call other functions (the loss
+ops nest), so expansion repeats, with shape inference in between (the next round's
+context-dependent bodies need the types), until nothing changes.
+
+Ops that have a lowering are kept even when they have a body: a dedicated kernel is better code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import onnx
+from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TypeProto, defs
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+MAX_ROUNDS = 8
+"""Function bodies nest a few levels at most (a loss calls another loss); this bounds a cycle."""
+
+Infer = Callable[[ModelProto], ModelProto]
+
+
+def expand_model(
+    model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer
+) -> ModelProto:
+    """Every graph-level decomposition the importer applies, in order; `infer` re-runs shape inference."""
+    return expand_functions(model, opset, has_lowering, infer)
+
+
+def function_body(node: NodeProto, opset: int, types: dict[str, TypeProto]) -> FunctionProto | None:
+    """The schema's function body for `node` at `opset`, or None when the op has none."""
+    if node.domain not in DEFAULT_DOMAINS:
+        return None
+    try:
+        schema = defs.get_schema(node.op_type, opset, "")
+    except defs.SchemaError:
+        return None
+    body = FunctionProto()
+    if schema.has_function:
+        version = _body_version(schema.function_opset_versions, opset)
+        body.ParseFromString(schema.get_function_with_opset_version(version))
+        return body if body.node else None
+    if schema.has_context_dependent_function:
+        version = _body_version(schema.context_dependent_function_opset_versions, opset)
+        input_types = [types.get(name, TypeProto()).SerializeToString() for name in node.input]
+        try:
+            data = schema.get_context_dependent_function_with_opset_version(
+                version, node.SerializeToString(), input_types
+            )
+        except Exception:  # the schema's builder refuses this node (e.g. missing types)
+            return None
+        body.ParseFromString(data)
+        return body if body.node else None
+    return None
+
+
+def _body_version(versions: Iterable[int], opset: int) -> int:
+    """A body is registered at the opsets where it changed: take the newest one not after `opset`."""
+    return max((v for v in versions if v <= opset), default=opset)
+
+
+def expand_functions(
+    model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer
+) -> ModelProto:
+    """Inline the function body of every node whose op has no lowering (repeatedly)."""
+    names = _NameSource(_all_names(model.graph))
+    for _ in range(MAX_ROUNDS):
+        types = _value_types(model.graph)
+        nodes: list[NodeProto] = []
+        changed = False
+        for node in model.graph.node:
+            body = None if has_lowering(node.op_type) else function_body(node, opset, types)
+            if body is None:
+                nodes.append(node)
+                continue
+            schema = defs.get_schema(node.op_type, opset, "")
+            nodes.extend(_inline(node, body, schema, names))
+            _import_opsets(model, body.opset_import)
+            changed = True
+        if not changed:
+            return model
+        del model.graph.node[:]
+        model.graph.node.extend(nodes)
+        model = infer(model)
+    return model
+
+
+def _inline(node: NodeProto, body: FunctionProto, schema: defs.OpSchema, names: _NameSource) -> list[NodeProto]:
+    renamed: dict[str, str] = {}
+    for index, formal in enumerate(body.input):
+        renamed[formal] = node.input[index] if index < len(node.input) else ""
+    for index, formal in enumerate(body.output):
+        renamed[formal] = node.output[index] if index < len(node.output) and node.output[index] else names.fresh(formal)
+    prefix = f"{node.name or node.op_type}/"
+
+    def rename(name: str) -> str:
+        if not name:
+            return ""
+        if name not in renamed:
+            renamed[name] = names.fresh(prefix + name)
+        return renamed[name]
+
+    given = {a.name: a for a in node.attribute}
+    defaults = {a.name: a for a in body.attribute_proto}
+    for name, attribute in schema.attributes.items():
+        if attribute.default_value.type != AttributeProto.UNDEFINED:
+            defaults.setdefault(name, attribute.default_value)
+
+    inlined = []
+    for index, inner in enumerate(body.node):
+        copy = NodeProto()
+        copy.CopyFrom(inner)
+        copy.name = f"{prefix}{inner.name or f'{inner.op_type}_{index}'}"
+        _rename_node(copy, rename)
+        attributes = []
+        for attribute in copy.attribute:
+            if attribute.ref_attr_name:
+                source = given.get(attribute.ref_attr_name) or defaults.get(attribute.ref_attr_name)
+                if source is None:
+                    continue  # an optional attribute the node does not set: leave it unset
+                resolved = AttributeProto()
+                resolved.CopyFrom(source)
+                resolved.name = attribute.name
+                attributes.append(resolved)
+            else:
+                attributes.append(attribute)
+        del copy.attribute[:]
+        copy.attribute.extend(attributes)
+        inlined.append(copy)
+    return inlined
+
+
+def _rename_node(node: NodeProto, rename: Callable[[str], str]) -> None:
+    node.input[:] = [rename(n) for n in node.input]
+    node.output[:] = [rename(n) for n in node.output]
+    for attribute in node.attribute:
+        for graph in _subgraphs(attribute):
+            _rename_graph(graph, rename)
+
+
+def _rename_graph(graph: GraphProto, rename: Callable[[str], str]) -> None:
+    """Subgraphs of a body node see the body's values; all their names move together."""
+    for value in [*graph.input, *graph.output, *graph.value_info]:
+        value.name = rename(value.name)
+    for tensor in graph.initializer:
+        tensor.name = rename(tensor.name)
+    for inner in graph.node:
+        _rename_node(inner, rename)
+
+
+def _subgraphs(attribute: AttributeProto) -> Iterable[GraphProto]:
+    if attribute.type == AttributeProto.GRAPH:
+        yield attribute.g
+    elif attribute.type == AttributeProto.GRAPHS:
+        yield from attribute.graphs
+
+
+def _import_opsets(model: ModelProto, imports: Iterable[onnx.OperatorSetIdProto]) -> None:
+    known = {o.domain for o in model.opset_import}
+    for entry in imports:
+        if entry.domain not in known and entry.domain not in DEFAULT_DOMAINS:
+            model.opset_import.append(entry)
+            known.add(entry.domain)
+
+
+def _value_types(graph: GraphProto) -> dict[str, TypeProto]:
+    types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+    for tensor in graph.initializer:
+        types.setdefault(tensor.name, onnx.helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims)))
+    return types
+
+
+def _all_names(graph: GraphProto) -> set[str]:
+    names = {v.name for v in [*graph.input, *graph.output, *graph.value_info]}
+    names.update(t.name for t in graph.initializer)
+    for node in graph.node:
+        names.update(node.input)
+        names.update(node.output)
+        for attribute in node.attribute:
+            for sub in _subgraphs(attribute):
+                names.update(_all_names(sub))
+    return names
+
+
+class _NameSource:
+    """Fresh value names that collide with nothing in the model."""
+
+    def __init__(self, taken: set[str]):
+        self.taken = taken
+
+    def fresh(self, base: str) -> str:
+        name, suffix = base, 1
+        while name in self.taken:
+            name, suffix = f"{base}_{suffix}", suffix + 1
+        self.taken.add(name)
+        return name
