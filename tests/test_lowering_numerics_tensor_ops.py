@@ -4,6 +4,8 @@ build) where their inputs allow it."""
 
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -62,15 +64,39 @@ def test_einsum_integers():
                             [("y", TensorProto.INT32, [2, 2])]))
 
 
-def test_einsum_bad_equation_is_an_error(tmp_path):
+UNSUPPORTED = {
+    "bfloat16-sum": ("Einsum", "ij->i", TensorProto.BFLOAT16, [2, 3], [2], "bfloat16"),
+    "float-bitcast": ("BitCast", None, F, [3], [3], "BitCast from f32 to i32"),
+}
+
+
+@pytest.mark.parametrize("case", UNSUPPORTED)
+def test_unsupported_is_a_clear_error(case, tmp_path):
     import onnx
 
-    node = helper.make_node("Einsum", ["a"], ["y"], equation="ij->ij")
-    model = graph_model([node], [("a", F, [2, 3, 4])], [("y", F, [2, 3])])
+    op_type, equation, element_type, shape, out_shape, message = UNSUPPORTED[case]
+    attributes = {"equation": equation} if equation else {"to": TensorProto.INT32}
+    out_type = TensorProto.INT32 if op_type == "BitCast" else element_type
+    node = helper.make_node(op_type, ["a"], ["y"], **attributes)
+    model = graph_model([node], [("a", element_type, shape)], [("y", out_type, out_shape)], opset=26)
     path = tmp_path / "m.onnx"
     onnx.save(model, path)
-    with pytest.raises(ZantError, match="Einsum"):
+    with pytest.raises(ZantError, match=message):
         compile_model(path, tmp_path / "out", CompileOptions(name="m"))
+
+
+def test_einsum_equation_not_matching_rank(tmp_path):
+    """ONNX shape inference catches this for models; zant-opt input must be checked too."""
+    source = tmp_path / "e.mlir"
+    source.write_text(
+        'func.func @main(%a: tensor<2x3x4xf32>) -> tensor<2x3xf32> {\n'
+        '  %y = onnx.Einsum(%a) {equation = "ij->ij"} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>\n'
+        "  func.return %y : tensor<2x3xf32>\n}\n"
+    )
+    result = subprocess.run(["zant-opt", str(source), "-p", "onnx-to-uop"], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "onnx.Einsum" in result.stderr and "does not match its operand's rank" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 TOPK = [

@@ -368,13 +368,19 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
     return [out]
 
 
-def _check_types(op: Operation) -> None:
-    """Reject element types the Zig backend cannot compute in, and float-only ops on integers."""
+def reject_bfloat16(op: Operation) -> None:
+    """Refuse arithmetic on bfloat16, which the Zig backend cannot compute in yet (copies are
+    fine)."""
     values = [v for v in (*inputs(op), *op.results) if v is not None]
     for value in values:
         t = tensor_element_type(value)
         if isinstance(t, BFloat16Type):
             raise NotImplementedError(f"{op.name} on bfloat16 tensors is not supported")
+
+
+def _check_types(op: Operation) -> None:
+    """Reject element types the Zig backend cannot compute in, and float-only ops on integers."""
+    reject_bfloat16(op)
     x = tensor_element_type(inputs(op)[0])
     if op.name in FLOAT_ONLY and not is_float_type(x):
         raise ValueError(f"{op.name} on {x} is not defined")

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -216,6 +217,7 @@ class EinsumLowering(OnnxLowering):
             # A transpose or a diagonal of one operand is a view, no code.
             view, labels = operands[0]
             return [view.permute([labels.index(label) for label in spec.output])]
+        reject_bfloat16(op)
         element_type = tensor_element_type(op.results[0])
         acc_type = accumulator_type(element_type)
         out = kb.alloc(result_name(op), out_shape, element_type)
@@ -251,6 +253,7 @@ class DetLowering(OnnxLowering):
         x = layout_of(inputs(op)[0])
         if x.rank < 2 or x.shape[-1] != x.shape[-2]:
             raise ValueError(f"Det takes square matrices, got shape {x.shape}")
+        reject_bfloat16(op)
         n = x.shape[-1]
         element_type = tensor_element_type(op.results[0])
         work_type = accumulator_type(element_type)

@@ -25,6 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.dialects.uop import is_float_type
 from zant.passes.onnx_to_uop.kernel import (
     highest_value,
@@ -293,6 +294,7 @@ class TopKLowering(OnnxLowering):
     op_names = frozenset({"onnx.TopK"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        reject_bfloat16(op)
         x = inputs(op)[0]
         assert x is not None
         shape = tensor_shape(x)
