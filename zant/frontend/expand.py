@@ -30,6 +30,8 @@ def expand_model(
     model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer
 ) -> ModelProto:
     """Every graph-level decomposition the importer applies, in order; `infer` re-runs shape inference."""
+    # Control flow (If/Loop/Scan with static trip counts) is to be unrolled here, before the
+    # function bodies are expanded (some bodies hold a Scan).
     return expand_functions(model, opset, has_lowering, infer)
 
 
