@@ -1,0 +1,133 @@
+"""End-to-end numerics of the resampling lowerings (Resize, Upsample, GridSample, Col2Im)
+against the ONNX reference evaluator. Each test compiles one model that holds several nodes
+of one op, one per attribute combination, to keep the number of Zig builds small."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from e2e import check_model
+from zant.driver import CompileOptions, compile_model
+from zant.errors import ZantError
+
+
+def multi_node_model(op_type, x_shape, cases, opset=21, elem_type=TensorProto.FLOAT, extra_inputs=()):
+    """One input `x` (plus `extra_inputs`: (name, shape) pairs), one node per case.
+
+    `cases` holds (constant inputs as name → array or None, attributes, output shape); the
+    constants become initializers, None an absent optional input.
+    """
+    nodes, outputs, initializers = [], [], []
+    for index, (constants, attributes, out_shape) in enumerate(cases):
+        names = ["x", *(name for name, _ in extra_inputs)]
+        for key, array in constants.items():
+            if array is None:
+                names.append("")
+                continue
+            name = f"{key}{index}"
+            initializers.append(numpy_helper.from_array(np.asarray(array), name))
+            names.append(name)
+        while names and names[-1] == "":
+            names.pop()
+        nodes.append(helper.make_node(op_type, names, [f"y{index}"], **attributes))
+        outputs.append(helper.make_tensor_value_info(f"y{index}", elem_type, out_shape))
+    graph_inputs = [helper.make_tensor_value_info("x", elem_type, x_shape)] + [
+        helper.make_tensor_value_info(name, TensorProto.FLOAT, shape) for name, shape in extra_inputs
+    ]
+    graph = helper.make_graph(nodes, op_type.lower(), graph_inputs, outputs, initializer=initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def scales(*values):
+    return {"roi": None, "scales": np.array(values, np.float32)}
+
+
+def sizes(*values, roi=None):
+    return {"roi": None if roi is None else np.array(roi, np.float32), "scales": None, "sizes": np.array(values, np.int64)}
+
+
+def test_resize_nearest_modes():
+    """Every nearest_mode with several coordinate transformations, up and down, N-D and axes."""
+    x_shape = [2, 3, 5]
+    cases = [
+        (scales(1, 2.0, 1.6), {"mode": "nearest"}, [2, 6, 8]),
+        (scales(1, 0.7, 0.6), {"mode": "nearest", "nearest_mode": "round_prefer_ceil"}, [2, 2, 3]),
+        # asymmetric ×2 puts every other position on a tie, where the two round modes differ
+        (scales(1, 2, 2), {"mode": "nearest", "coordinate_transformation_mode": "asymmetric"}, [2, 6, 10]),
+        (scales(1, 2, 2), {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+                           "nearest_mode": "round_prefer_ceil"}, [2, 6, 10]),
+        (sizes(4, 7), {"mode": "nearest", "nearest_mode": "floor", "axes": [1, 2],
+                       "coordinate_transformation_mode": "align_corners"}, [2, 4, 7]),
+        (sizes(9), {"mode": "nearest", "nearest_mode": "ceil", "axes": [2],
+                    "coordinate_transformation_mode": "asymmetric"}, [2, 3, 9]),
+        (sizes(3, 2, 8), {"mode": "nearest", "coordinate_transformation_mode": "pytorch_half_pixel"}, [3, 2, 8]),
+        (sizes(6, 6), {"mode": "nearest", "axes": [2, 1], "keep_aspect_ratio_policy": "not_larger"}, [2, 4, 6]),
+        (sizes(6, 6), {"mode": "nearest", "axes": [1, 2], "keep_aspect_ratio_policy": "not_smaller"}, [2, 6, 10]),
+    ]
+    check_model(multi_node_model("Resize", x_shape, cases))
+
+
+def test_resize_linear_and_cubic():
+    """Interpolating modes over every coordinate transformation, exclude_outside and antialias."""
+    x_shape = [1, 2, 5, 6]
+    cases = [
+        (scales(1, 1, 1.5, 0.5), {"mode": "linear"}, [1, 2, 7, 3]),
+        (scales(1, 1, 2, 0.6), {"mode": "linear", "coordinate_transformation_mode": "align_corners"}, [1, 2, 10, 3]),
+        (sizes(1, 2, 3, 9), {"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"}, [1, 2, 3, 9]),
+        (scales(1, 1, 0.7, 1.3), {"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"}, [1, 2, 3, 7]),
+        (scales(1, 1, 1.6, 2), {"mode": "cubic"}, [1, 2, 8, 12]),
+        (scales(1, 1, 0.8, 0.5), {"mode": "cubic", "cubic_coeff_a": -0.5, "exclude_outside": 1}, [1, 2, 4, 3]),
+        (scales(1, 1, 1.4, 1.5), {"mode": "cubic", "coordinate_transformation_mode": "asymmetric"}, [1, 2, 6, 9]),
+        (sizes(3, 4), {"mode": "linear", "antialias": 1, "axes": [2, 3]}, [1, 2, 3, 4]),
+        (scales(1, 1, 0.6, 0.4), {"mode": "cubic", "antialias": 1}, [1, 2, 3, 2]),
+    ]
+    check_model(multi_node_model("Resize", x_shape, cases))
+
+
+def test_resize_tf_crop_and_resize():
+    """roi crops, positions outside the input take extrapolation_value (linear, cubic, nearest)."""
+    x_shape = [1, 1, 5, 4]
+    crop = {"coordinate_transformation_mode": "tf_crop_and_resize"}
+    cases = [
+        (sizes(1, 1, 3, 3, roi=[0, 0, 0.4, 0.6, 1, 1, 0.8, 0.8]), {"mode": "linear", **crop}, [1, 1, 3, 3]),
+        (sizes(4, 5, roi=[-0.3, 0.2, 1.2, 0.9]), {"mode": "linear", "axes": [2, 3], "extrapolation_value": 10.0, **crop}, [1, 1, 4, 5]),
+        (sizes(5, 3, roi=[0.1, -0.5, 0.9, 1.5]), {"mode": "cubic", "axes": [3, 2], "extrapolation_value": -2.0, **crop}, [1, 1, 3, 5]),
+        (sizes(1, 1, 6, 1, roi=[0, 0, -0.2, 0.5, 1, 1, 1.1, 0.5]), {"mode": "nearest", "extrapolation_value": 3.0, **crop}, [1, 1, 6, 1]),
+    ]
+    check_model(multi_node_model("Resize", x_shape, cases))
+
+
+def test_resize_integer_and_half():
+    """uint8 interpolation rounds and saturates; f16 nearest is a plain gather."""
+    cases = [
+        (scales(1, 1.5, 1.75), {"mode": "linear"}, [1, 6, 7]),
+        (scales(1, 1.5, 1.75), {"mode": "cubic"}, [1, 6, 7]),
+        (scales(1, 0.5, 2), {"mode": "nearest"}, [1, 2, 8]),
+    ]
+    model = multi_node_model("Resize", [1, 4, 4], cases, elem_type=TensorProto.UINT8)
+    rng = np.random.default_rng(1)
+    check_model(model, {"x": rng.integers(0, 256, [1, 4, 4]).astype(np.uint8)})
+    half = multi_node_model("Resize", [1, 4, 4], cases[2:], elem_type=TensorProto.FLOAT16)
+    check_model(half, {"x": rng.standard_normal([1, 4, 4]).astype(np.float16)})
+
+
+def test_upsample_nearest():
+    cases = [({"scales": np.array([1, 1, 2, 3], np.float32)}, {"mode": "nearest"}, [1, 2, 4, 6])]
+    check_model(multi_node_model("Upsample", [1, 2, 2, 2], cases, opset=9))
+
+
+def test_resize_runtime_scales_is_an_error(tmp_path):
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest")
+    graph = helper.make_graph(
+        [node],
+        "resize",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2]),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 4])],
+    )
+    path = tmp_path / "model.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]).SerializeToString())
+    with pytest.raises(ZantError, match="Resize.*scales must be a constant"):
+        compile_model(path, tmp_path / "out", CompileOptions(name="m"))
