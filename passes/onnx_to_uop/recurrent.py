@@ -1,5 +1,420 @@
-"""Recurrent layers: RNN, GRU, LSTM (filled in by its owner)."""
+"""Recurrent layers: RNN, GRU, LSTM.
+
+The sequence length is static, so each direction is one `uop.range` over the time steps; a step
+is a loop nest over (batch, hidden) whose body computes the gates as dot products over the input
+and the previous hidden state, then the cell's update as scalar ALU code. The hidden state is
+double-buffered (a step reads every element of the previous one); the LSTM cell state is only
+read at the element being written, so it is updated in place.
+
+Everything that only changes where elements are read is a view: layout=1 is a permutation, a
+reverse direction reads X and writes Y through time-reversed views, a direction or a gate is a
+slice of W/R/B. With `sequence_lens`, a step past a batch entry's length keeps its state and
+writes zeros to Y (ONNX: outputs past the length are 0; Y_h is the state at the last valid step).
+Gate math runs in the accumulator type (f32 for 16-bit floats).
+"""
 
 from __future__ import annotations
 
-PATTERNS: tuple = ()
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from zant.dialects.onnx import get_attr, input_value, outputs
+from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.elementwise import _hard_sigmoid_of, _softplus_of
+from zant.passes.onnx_to_uop.kernel import (
+    KernelBuilder,
+    Layout,
+    accumulator_type,
+    layout_of,
+    tensor_element_type,
+    tensor_shape,
+)
+
+Activation = Callable[[KernelBuilder, SSAValue, float, float], SSAValue]
+
+
+def _c(kb: KernelBuilder, value: float, like: SSAValue) -> SSAValue:
+    return kb.const(value, like.type)
+
+
+def _sigmoid(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    one = _c(kb, 1, x)
+    return kb.alu("div", one, kb.alu("add", one, kb.alu("exp", kb.alu("neg", x))))
+
+
+def _affine(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    return kb.alu("add", kb.alu("mul", _c(kb, alpha, x), x), _c(kb, beta, x))
+
+
+def _leaky_relu(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    negative = kb.alu("cmplt", x, _c(kb, 0, x))
+    return kb.where(negative, kb.alu("mul", _c(kb, alpha, x), x), x)
+
+
+def _thresholded_relu(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    return kb.where(kb.alu("cmplt", _c(kb, alpha, x), x), x, _c(kb, 0, x))
+
+
+def _scaled_tanh(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    return kb.alu("mul", _c(kb, alpha, x), kb.alu("tanh", kb.alu("mul", _c(kb, beta, x), x)))
+
+
+def _elu(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    expm1 = kb.alu("sub", kb.alu("exp", x), _c(kb, 1, x))
+    return kb.where(kb.alu("cmplt", x, _c(kb, 0, x)), kb.alu("mul", _c(kb, alpha, x), expm1), x)
+
+
+def _softsign(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    return kb.alu("div", x, kb.alu("add", _c(kb, 1, x), kb.alu("abs", x)))
+
+
+@dataclass(frozen=True)
+class ActivationKind:
+    fn: Activation
+    defaults: tuple[float, ...] = ()
+    """Default alpha (and beta): an activation with defaults consumes that many entries of
+    activation_alpha (and activation_beta), in the order of the activations list."""
+
+
+ACTIVATIONS: dict[str, ActivationKind] = {
+    "relu": ActivationKind(lambda kb, x, a, b: kb.alu("max", x, _c(kb, 0, x))),
+    "tanh": ActivationKind(lambda kb, x, a, b: kb.alu("tanh", x)),
+    "sigmoid": ActivationKind(_sigmoid),
+    "affine": ActivationKind(_affine, (1.0, 0.0)),
+    "leakyrelu": ActivationKind(_leaky_relu, (0.01,)),
+    "thresholdedrelu": ActivationKind(_thresholded_relu, (1.0,)),
+    "scaledtanh": ActivationKind(_scaled_tanh, (1.0, 1.0)),
+    "hardsigmoid": ActivationKind(lambda kb, x, a, b: _hard_sigmoid_of(kb, x, a, b), (0.2, 0.5)),
+    "elu": ActivationKind(_elu, (1.0,)),
+    "softsign": ActivationKind(_softsign),
+    "softplus": ActivationKind(lambda kb, x, a, b: _softplus_of(kb, x)),
+}
+
+ScalarFn = Callable[[KernelBuilder, SSAValue], SSAValue]
+
+
+def _activations(op: Operation, defaults: tuple[str, ...], directions: int) -> list[list[ScalarFn]]:
+    """The activation functions of each direction, alpha/beta bound, from the attributes."""
+    # Not the schema default: RNN's lists two Tanh even for one direction.
+    given = op.properties.get("activations") is not None
+    names = get_attr(op, "activations") if given else list(defaults) * directions
+    if len(names) != len(defaults) * directions:
+        raise ValueError(f"expected {len(defaults) * directions} activations, got {len(names)}")
+    alphas = list(get_attr(op, "activation_alpha") or [])
+    betas = list(get_attr(op, "activation_beta") or [])
+    bound: list[ScalarFn] = []
+    for name in names:
+        kind = ACTIVATIONS.get(name.lower())
+        if kind is None:
+            raise NotImplementedError(f"activation function '{name}' is not supported")
+        alpha = alphas.pop(0) if len(kind.defaults) > 0 and alphas else (kind.defaults + (0.0,))[0]
+        beta = betas.pop(0) if len(kind.defaults) > 1 and betas else (kind.defaults + (0.0, 0.0))[1]
+        bound.append(lambda kb, x, fn=kind.fn, a=alpha, b=beta: fn(kb, x, a, b))
+    return [bound[d * len(defaults) : (d + 1) * len(defaults)] for d in range(directions)]
+
+
+def _select(layout: Layout, axis: int, index: int) -> Layout:
+    """The sub-tensor at `index` along `axis`, that dimension dropped."""
+    return replace(
+        layout,
+        shape=layout.shape[:axis] + layout.shape[axis + 1 :],
+        strides=layout.strides[:axis] + layout.strides[axis + 1 :],
+        offset=layout.offset + index * layout.strides[axis],
+    )
+
+
+def _pick(layout: Layout | None, axis: int, index: int) -> Layout | None:
+    """`_select` of an optional tensor."""
+    return None if layout is None else _select(layout, axis, index)
+
+
+def _split(layout: Layout, parts: int) -> list[Layout]:
+    """`parts` equal slices along the first axis (the gates stacked in W, R, B, P)."""
+    size = layout.shape[0] // parts
+    return [layout.slice(0, p * size, 1, size) for p in range(parts)]
+
+
+def _reverse_time(layout: Layout) -> Layout:
+    return layout.slice(0, layout.shape[0] - 1, -1, layout.shape[0])
+
+
+@dataclass
+class Direction:
+    """One direction's operands, its state buffers and its place in the outputs (all logical
+    layout-0 views: X (T, B, I), Y (T, B, H), states (B, H); gate-indexed lists)."""
+
+    x: Layout
+    w: list[Layout]
+    r: list[Layout]
+    wb: list[Layout] | None
+    rb: list[Layout] | None
+    p: list[Layout] | None
+    acts: list[ScalarFn]
+    y: Layout | None
+    h: Layout
+    h_next: Layout
+    c: Layout | None
+    reverse: bool
+
+
+@dataclass
+class Step:
+    """The code context of one (time, batch, hidden) element."""
+
+    kb: KernelBuilder
+    d: Direction
+    t: SSAValue
+    b: SSAValue
+    j: SSAValue
+    compute: Attribute
+    clip: float | None
+    mask: SSAValue | None
+    """i1: this time step is within the batch entry's sequence length (None: always)."""
+
+    def load(self, layout: Layout, indices: Sequence[SSAValue]) -> SSAValue:
+        return self.kb.cast(self.kb.load(layout, indices), self.compute)
+
+    def dot(self, vector: Callable[[SSAValue], SSAValue], matrix: Layout, length: int) -> SSAValue:
+        """Σ_k vector(k) · matrix[j, k]."""
+        acc = self.kb.define_acc(0, self.compute)
+        with self.kb.loop(length) as k:
+            self.kb.mulacc(acc, vector(k), self.load(matrix, [self.j, k]))
+        return self.kb.acc_get(acc)
+
+    def input_part(self, gate: int) -> SSAValue:
+        """X_t·W_gᵀ + Wb_g at this element."""
+        value = self.dot(lambda k: self.load(self.d.x, [self.t, self.b, k]), self.d.w[gate], self.d.x.shape[2])
+        return self.bias(value, self.d.wb, gate)
+
+    def hidden_part(self, gate: int, scale: Layout | None = None) -> SSAValue:
+        """H_{t-1}·R_gᵀ + Rb_g, H optionally multiplied element-wise by `scale` (GRU's reset)."""
+
+        def vector(k: SSAValue) -> SSAValue:
+            h = self.load(self.d.h, [self.b, k])
+            return h if scale is None else self.kb.alu("mul", self.load(scale, [self.b, k]), h)
+
+        value = self.dot(vector, self.d.r[gate], self.d.h.shape[1])
+        return self.bias(value, self.d.rb, gate)
+
+    def bias(self, value: SSAValue, biases: list[Layout] | None, gate: int) -> SSAValue:
+        if biases is None:
+            return value
+        return self.kb.alu("add", value, self.load(biases[gate], [self.j]))
+
+    def gate(self, gate: int) -> SSAValue:
+        return self.kb.alu("add", self.input_part(gate), self.hidden_part(gate))
+
+    def peephole(self, value: SSAValue, index: int, cell: SSAValue) -> SSAValue:
+        if self.d.p is None:
+            return value
+        return self.kb.alu("add", value, self.kb.alu("mul", self.load(self.d.p[index], [self.j]), cell))
+
+    def activate(self, index: int, value: SSAValue, clipped: bool = True) -> SSAValue:
+        """The direction's activation `index` of a gate input, clipped to ±clip when set (the
+        cell state passed to LSTM's h is not a gate input and is not clipped)."""
+        if self.clip is not None and clipped:
+            value = self.kb.alu("max", value, _c(self.kb, -self.clip, value))
+            value = self.kb.alu("min", value, _c(self.kb, self.clip, value))
+        return self.d.acts[index](self.kb, value)
+
+    def h_prev(self) -> SSAValue:
+        return self.load(self.d.h, [self.b, self.j])
+
+    def one_minus(self, value: SSAValue) -> SSAValue:
+        return self.kb.alu("sub", _c(self.kb, 1, value), value)
+
+
+def _rnn_cell(s: Step) -> SSAValue:
+    return s.activate(0, s.gate(0))
+
+
+def _lstm_cell(s: Step, input_forget: bool) -> SSAValue:
+    """Gates i, o, f, c; peepholes P = (p_i, p_o, p_f); returns H and updates the cell state."""
+    assert s.d.c is not None
+    c_prev = s.load(s.d.c, [s.b, s.j])
+    i = s.activate(0, s.peephole(s.gate(0), 0, c_prev))
+    f = s.one_minus(i) if input_forget else s.activate(0, s.peephole(s.gate(2), 2, c_prev))
+    g = s.activate(1, s.gate(3))
+    c = s.kb.alu("add", s.kb.alu("mul", f, c_prev), s.kb.alu("mul", i, g))
+    o = s.activate(0, s.peephole(s.gate(1), 1, c))
+    s.kb.store(s.kb.cast(_masked_state(s, c, lambda: c_prev), s.d.c.element_type), s.d.c, [s.b, s.j])
+    return s.kb.alu("mul", o, s.activate(2, c, clipped=False))
+
+
+def _gru_cell(s: Step, linear_before_reset: bool, reset: Layout | None) -> SSAValue:
+    """Gates z, r, h: H = (1 - z)·h̃ + z·H_{t-1}, where h̃ applies the reset gate r to H_{t-1}
+    before R_h (default; r precomputed into `reset`) or to the product (linear_before_reset)."""
+    z = s.activate(0, s.gate(0))
+    if linear_before_reset:
+        r = s.activate(0, s.gate(1))
+        candidate = s.kb.alu("add", s.input_part(2), s.kb.alu("mul", r, s.hidden_part(2)))
+    else:
+        candidate = s.kb.alu("add", s.input_part(2), s.hidden_part(2, scale=reset))
+    h_tilde = s.activate(1, candidate)
+    return s.kb.alu("add", s.kb.alu("mul", s.one_minus(z), h_tilde), s.kb.alu("mul", z, s.h_prev()))
+
+
+def _masked_state(s: Step, new: SSAValue, old: Callable[[], SSAValue]) -> SSAValue:
+    """Past a batch entry's sequence length the state is kept (`old` is only read then)."""
+    return new if s.mask is None else s.kb.where(s.mask, new, old())
+
+
+@dataclass(frozen=True)
+class CellKind:
+    gates: int
+    activations: tuple[str, ...]
+    """The default activation of each role (f, g, h): one list entry per role and direction."""
+
+
+CELLS = {
+    "onnx.RNN": CellKind(1, ("Tanh",)),
+    "onnx.GRU": CellKind(3, ("Sigmoid", "Tanh")),
+    "onnx.LSTM": CellKind(4, ("Sigmoid", "Tanh", "Tanh")),
+}
+SEQUENCE_LENS, INITIAL_H, INITIAL_C, PEEPHOLES = 4, 5, 6, 7
+
+
+def _optional(op: Operation, index: int) -> Layout | None:
+    value = input_value(op, index)
+    return None if value is None else layout_of(value)
+
+
+def _batch_major(layout: Layout | None, perm: Sequence[int], batch_major: bool) -> Layout | None:
+    """A layout=1 tensor seen in the layout=0 order."""
+    return layout.permute(perm) if layout is not None and batch_major else layout
+
+
+class RecurrentLowering(OnnxLowering):
+    """`RNN`, `GRU` and `LSTM`: every direction, activation list (with alpha/beta), clip,
+    layout, GRU's linear_before_reset, LSTM's input_forget and peepholes, sequence_lens and
+    optional initial states; any subset of the outputs Y, Y_h, Y_c."""
+
+    op_names = frozenset(CELLS)
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        cell = CELLS[op.name]
+        batch_major = get_attr(op, "layout") == 1
+        direction = get_attr(op, "direction")
+        if direction not in ("forward", "reverse", "bidirectional"):
+            raise ValueError(f"unknown direction '{direction}'")
+        x = _batch_major(layout_of(input_value(op, 0)), (1, 0, 2), batch_major)
+        w, r = layout_of(input_value(op, 1)), layout_of(input_value(op, 2))
+        assert x is not None
+        steps, batch, _ = x.shape
+        directions, _, hidden = r.shape
+        if directions != (2 if direction == "bidirectional" else 1):
+            raise ValueError(f"{directions} directions in W/R for direction '{direction}'")
+        element_type = tensor_element_type(input_value(op, 0))
+        compute = accumulator_type(element_type)
+        acts = _activations(op, cell.activations, directions)
+
+        results: list[Layout] = []
+        logical: list[Layout | None] = []
+        for index, value in enumerate(outputs(op)):
+            if value is None:
+                logical.append(None)
+                continue
+            layout = kb.alloc(result_name(op, op.results.index(value)), tensor_shape(value), element_type)
+            results.append(layout)
+            perm = (1, 2, 0, 3) if index == 0 else (1, 0, 2)
+            logical.append(_batch_major(layout, perm, batch_major))
+        logical += [None] * (3 - len(logical))
+
+        b = _optional(op, 3)
+        lstm = op.name == "onnx.LSTM"
+        p = _optional(op, PEEPHOLES) if lstm else None
+        initial_h = _batch_major(_optional(op, INITIAL_H), (1, 0, 2), batch_major)
+        initial_c = _batch_major(_optional(op, INITIAL_C), (1, 0, 2), batch_major) if lstm else None
+        sequence_lens = _optional(op, SEQUENCE_LENS)
+        clip = get_attr(op, "clip")
+        name = result_name(op, 0)
+        for d in range(directions):
+            reverse = direction == "reverse" or d == 1
+            in_time = _reverse_time if reverse else lambda layout: layout
+            y = _pick(logical[0], 1, d)
+            biases = None if b is None else _split(_select(b, 0, d), 2 * cell.gates)
+            state = Direction(
+                x=in_time(x),
+                w=_split(_select(w, 0, d), cell.gates),
+                r=_split(_select(r, 0, d), cell.gates),
+                wb=None if biases is None else biases[: cell.gates],
+                rb=None if biases is None else biases[cell.gates :],
+                p=None if p is None else _split(_select(p, 0, d), 3),
+                acts=acts[d],
+                y=None if y is None else in_time(y),
+                h=kb.alloc(f"{name}_h{d}", (batch, hidden), compute),
+                h_next=kb.alloc(f"{name}_hnext{d}", (batch, hidden), compute),
+                c=kb.alloc(f"{name}_c{d}", (batch, hidden), compute) if lstm else None,
+                reverse=reverse,
+            )
+            _init_state(kb, state.h, _pick(initial_h, 0, d))
+            if state.c is not None:
+                _init_state(kb, state.c, _pick(initial_c, 0, d))
+            with kb.loop(steps) as t:
+                self._step(op, kb, state, t, sequence_lens, compute, clip)
+            for final, out in ((state.h, logical[1]), (state.c, logical[2])):
+                if final is not None and out is not None:
+                    _copy(kb, final, _select(out, 0, d))
+        return results
+
+    def _step(
+        self,
+        op: Operation,
+        kb: KernelBuilder,
+        d: Direction,
+        t: SSAValue,
+        sequence_lens: Layout | None,
+        compute: Attribute,
+        clip: float | None,
+    ) -> None:
+        steps, batch, _ = d.x.shape
+        hidden = d.h.shape[1]
+
+        def element_step(b: SSAValue, j: SSAValue) -> Step:
+            mask = None
+            if sequence_lens is not None:
+                time = kb.alu("sub", kb.index(steps - 1), t) if d.reverse else t
+                length = kb.cast(kb.load(sequence_lens, [b]), IndexType())
+                mask = kb.alu("cmplt", time, length)
+            return Step(kb, d, t, b, j, compute, clip, mask)
+
+        reset = None
+        if op.name == "onnx.GRU" and not get_attr(op, "linear_before_reset"):
+            # The reset gate of every hidden unit, before R_h reads r ⊙ H_{t-1} as a whole.
+            reset = kb.alloc(f"{result_name(op, 0)}_reset", (batch, hidden), compute)
+            with kb.loop_nest((batch, hidden)) as (b, j):
+                s = element_step(b, j)
+                kb.store(s.activate(0, s.gate(1)), reset, [b, j])
+        with kb.loop_nest((batch, hidden)) as (b, j):
+            s = element_step(b, j)
+            if op.name == "onnx.LSTM":
+                h = _lstm_cell(s, bool(get_attr(op, "input_forget")))
+            elif op.name == "onnx.GRU":
+                h = _gru_cell(s, bool(get_attr(op, "linear_before_reset")), reset)
+            else:
+                h = _rnn_cell(s)
+            kb.store(_masked_state(s, h, s.h_prev), d.h_next, [b, j])
+            if d.y is not None:
+                out = h if s.mask is None else kb.where(s.mask, h, _c(kb, 0, h))
+                kb.store(kb.cast(out, d.y.element_type), d.y, [t, b, j])
+        _copy(kb, d.h_next, d.h)
+
+
+def _init_state(kb: KernelBuilder, state: Layout, initial: Layout | None) -> None:
+    if initial is not None:
+        _copy(kb, initial, state)
+        return
+    with kb.loop_nest(state.shape) as ivs:
+        kb.store(kb.const(0, state.element_type), state, ivs)
+
+
+def _copy(kb: KernelBuilder, source: Layout, target: Layout) -> None:
+    """An element-wise copy converting the element type (state ↔ tensor)."""
+    with kb.loop_nest(source.shape) as ivs:
+        kb.store(kb.cast(kb.load(source, ivs), target.element_type), target, ivs)
+
+
+PATTERNS = (RecurrentLowering(),)
