@@ -123,3 +123,57 @@ def test_lp_pool_padding_contributes_nothing():
     padded = np.pad(feeds["c0_x"][0, 0], (2, 1))
     want = [np.sqrt(np.sum(padded[o * 2 : o * 2 + 3] ** 2)) for o in range(3)]
     np.testing.assert_allclose(got[0, 0], want, rtol=1e-5)
+
+
+def with_indices(*shape: int) -> list[tuple[list[int], int]]:
+    return [(list(shape), FLOAT), (list(shape), INT64)]
+
+
+MAX_POOL_INDICES = {
+    "2d-pads-strides": Case(
+        "MaxPool", {"x": [2, 2, 5, 5]}, with_indices(2, 2, 3, 3), {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]}
+    ),
+    "3d-storage-order": Case(
+        "MaxPool", {"x": [1, 2, 3, 4, 5]}, with_indices(1, 2, 2, 2, 2), {"kernel_shape": [2, 2, 2], "strides": [1, 2, 2], "storage_order": 1}
+    ),
+    "1d-dilations-ceil": Case(
+        "MaxPool", {"x": [2, 1, 7]}, with_indices(2, 1, 3), {"kernel_shape": [2], "dilations": [2], "strides": [2], "ceil_mode": 1}
+    ),
+}
+
+
+def test_max_pool_indices():
+    check_model(batched_model(MAX_POOL_INDICES))
+
+
+def test_max_pool_indices_of_equal_values():
+    """Ties (and a window whose values all equal the type's lowest) give the first position."""
+    model = batched_model({"ties": Case("MaxPool", {"x": [1, 1, 4, 4]}, with_indices(1, 1, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]})})
+    x = np.zeros((1, 1, 4, 4), np.float32)
+    x[0, 0, 2:, 2:] = -np.inf
+    check_model(model, {"c0_x": x})
+
+
+def test_max_unpool_inverts_max_pool():
+    """MaxPool's values and indices unpooled into the input's shape, and into a larger
+    output_shape (the unpooled block then sits at the origin, zero-padded)."""
+    x_shape, pooled = [2, 2, 5, 5], [2, 2, 3, 3]
+    attributes = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]}
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["v", "i"], **attributes),
+        helper.make_node("MaxUnpool", ["v", "i"], ["y"], **attributes),
+        helper.make_node("MaxUnpool", ["v", "i", "shape"], ["y_big"], **attributes),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "unpool",
+        [helper.make_tensor_value_info("x", FLOAT, x_shape)],
+        [
+            helper.make_tensor_value_info("y", FLOAT, x_shape),
+            helper.make_tensor_value_info("y_big", FLOAT, [2, 2, 6, 7]),
+        ],
+        [helper.make_tensor("shape", INT64, [4], [2, 2, 6, 7])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    _, y_big = check_model(model)
+    assert not y_big[:, :, 5:, :].any() and not y_big[:, :, :, 5:].any()

@@ -1,5 +1,5 @@
-"""Pooling: MaxPool, AveragePool, LpPool, GlobalMaxPool, GlobalAveragePool over N spatial
-dimensions.
+"""Pooling: MaxPool (and its Indices), AveragePool, LpPool, GlobalMaxPool, GlobalAveragePool
+over N spatial dimensions, and MaxUnpool.
 
 One loop nest over the output (n, c, o…), an accumulator reduced over the kernel taps (k…);
 the window arithmetic (pads, strides, dilations, auto_pad, ceil_mode) is shared with Conv
@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import AnyFloat
+from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
 
 from zant.dialects.onnx import get_attr, input_value, outputs
@@ -28,6 +28,7 @@ from zant.passes.onnx_to_uop.conv import (
     within,
 )
 from zant.passes.onnx_to_uop.kernel import (
+    contiguous_strides,
     lowest_value,
     KernelBuilder,
     Layout,
@@ -110,6 +111,52 @@ def _lower_pool(
     return [y]
 
 
+def _index_strides(spatial: Sequence[int], column_major: bool) -> list[int]:
+    """Strides of a flat index over the spatial dims: row-major, or first dimension fastest."""
+    if not column_major:
+        return list(contiguous_strides(spatial))
+    return [math.prod(spatial[:d]) for d in range(len(spatial))]
+
+
+def _lower_max_pool_with_indices(
+    op: Operation, kb: KernelBuilder, windows: Sequence[Window], column_major: bool
+) -> list[Layout]:
+    """MaxPool with its Indices output: the flat index into X of each window's first maximum,
+    `(n·C + c)·S + spatial index` (S the spatial size; `column_major` is storage_order=1)."""
+    x = layout_of(input_value(op, 0))
+    out_shape = tensor_shape(op.results[0])
+    element_type = tensor_element_type(op.results[0])
+    index_type = tensor_element_type(op.results[1])
+    channels, spatial = x.shape[1], x.shape[2:]
+    strides = _index_strides(spatial, column_major)
+    fill = lowest_value(element_type)
+
+    y = kb.alloc(result_name(op, 0), out_shape, element_type)
+    indices = kb.alloc(result_name(op, 1), out_shape, index_type)
+    with kb.loop_nest(out_shape) as (n, c, *out_ivs):
+        plane = kb.alu("add", kb.alu("mul", n, kb.index(channels)), c)
+        base = kb.alu("mul", plane, kb.index(math.prod(spatial)))
+        best = kb.define_acc(fill, element_type)
+        # -1 until the first tap inside X: a window of values all equal to `fill` still
+        # reports where its first one is.
+        best_index = kb.define_acc(-1, IndexType())
+        with kb.loop_nest([w.kernel for w in windows]) as taps:
+            positions = tap_positions(kb, windows, out_ivs, taps)
+            value, inside = load_window(kb, x, [n, c], windows, positions, fill)
+            unset = kb.alu("cmplt", kb.acc_get(best_index), kb.index(0))
+            better = kb.alu("or", kb.alu("cmplt", kb.acc_get(best), value), unset)
+            if inside is not None:
+                better = kb.alu("and", better, inside)
+            flat = base
+            for pos, stride in zip(positions, strides):
+                flat = kb.alu("add", flat, kb.alu("mul", pos, kb.index(stride)))
+            kb.acc_set(best, kb.where(better, value, kb.acc_get(best)))
+            kb.acc_set(best_index, kb.where(better, flat, kb.acc_get(best_index)))
+        kb.store(kb.acc_get(best), y, [n, c, *out_ivs])
+        kb.store(kb.cast(kb.acc_get(best_index), index_type), indices, [n, c, *out_ivs])
+    return [y, indices]
+
+
 def _windows(op: Operation, x_shape: Sequence[int], out_shape: Sequence[int]) -> list[Window]:
     kernel = get_attr(op, "kernel_shape")
     if len(kernel) != len(x_shape) - 2:
@@ -121,16 +168,21 @@ def _windows(op: Operation, x_shape: Sequence[int], out_shape: Sequence[int]) ->
 
 
 class MaxPoolLowering(OnnxLowering):
-    """`MaxPool` (without its optional Indices output)."""
+    """`MaxPool`, with its optional Indices output (storage_order 0 or 1)."""
 
     op_names = frozenset({"onnx.MaxPool"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        if len(outputs(op)) > 1 and outputs(op)[1] is not None:
-            raise NotImplementedError("the Indices output of MaxPool is not supported")
         x_shape = tensor_shape(input_value(op, 0))
         windows = _windows(op, x_shape, tensor_shape(op.results[0]))
-        return _lower_pool(op, kb, windows, "max")
+        if outputs(op)[0] is None:
+            raise NotImplementedError("MaxPool with Indices but without Y is not supported")
+        if len(op.results) == 1:
+            return _lower_pool(op, kb, windows, "max")
+        storage_order = get_attr(op, "storage_order")
+        if storage_order not in (0, 1):
+            raise ValueError(f"storage_order {storage_order}, expected 0 or 1")
+        return _lower_max_pool_with_indices(op, kb, windows, storage_order == 1)
 
 
 class AveragePoolLowering(OnnxLowering):
@@ -158,6 +210,58 @@ class LpPoolLowering(OnnxLowering):
         return _lower_pool(op, kb, windows, "lp", p=p)
 
 
+def _unravel(kb: KernelBuilder, flat: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
+    """The row-major coordinates of index `flat` in `shape`."""
+    coordinates = []
+    for dim in reversed(shape[1:]):
+        size = kb.index(dim)
+        coordinates.append(kb.alu("rem", flat, size))
+        flat = kb.alu("div", flat, size)
+    return [flat, *reversed(coordinates)]
+
+
+class MaxUnpoolLowering(OnnxLowering):
+    """`MaxUnpool`: zero but for `Y.flat[I[i]] = X[i]` (I as MaxPool's Indices give them).
+
+    I indexes the shape MaxPool's attributes infer, `(in - 1)·stride - pads + kernel`; a larger
+    output_shape (a constant, so shape inference knows Y's shape) pads that block with zeros at
+    the end of each dimension, as the node tests and the reference do. Indices are trusted like
+    any MaxPool output, but one past Y's buffer traps in safe builds instead of writing there.
+    """
+
+    op_names = frozenset({"onnx.MaxUnpool"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x, indices = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
+        if x.shape != indices.shape or x.rank < 3:
+            raise ValueError(f"expected X and I of one shape (N, C, …), got {x.shape} and {indices.shape}")
+        out_shape = tensor_shape(op.results[0])
+        element_type = tensor_element_type(op.results[0])
+        kernel = get_attr(op, "kernel_shape")
+        rank = len(kernel)
+        strides = get_attr(op, "strides") or [1] * rank
+        pads = get_attr(op, "pads") or [0] * (2 * rank)
+        block = (*x.shape[:2], *(
+            (size - 1) * stride - pads[d] - pads[rank + d] + k
+            for d, (size, stride, k) in enumerate(zip(x.shape[2:], strides, kernel))
+        ))
+        if len(out_shape) != len(block) or any(b > o for b, o in zip(block, out_shape)):
+            raise ValueError(f"output shape {out_shape} does not hold the unpooled {block}")
+
+        y = kb.alloc(result_name(op), out_shape, element_type)
+        flat_y = Layout.contiguous(y.buffer, (y.size,))
+        zero = kb.const(0, element_type)
+        with kb.loop(y.size) as i:
+            kb.store(zero, flat_y, [i])
+        with kb.loop_nest(x.shape) as ivs:
+            target = kb.cast(kb.load(indices, ivs), IndexType())
+            if block == out_shape:
+                kb.store(kb.load(x, ivs), flat_y, [target])
+            else:
+                kb.store(kb.load(x, ivs), y, _unravel(kb, target, block))
+        return [y]
+
+
 class GlobalPoolLowering(OnnxLowering):
     """`GlobalMaxPool` / `GlobalAveragePool`: one window over all spatial dimensions."""
 
@@ -172,4 +276,10 @@ class GlobalPoolLowering(OnnxLowering):
         return _lower_pool(op, kb, windows, kind)
 
 
-PATTERNS = (MaxPoolLowering(), AveragePoolLowering(), LpPoolLowering(), GlobalPoolLowering())
+PATTERNS = (
+    MaxPoolLowering(),
+    AveragePoolLowering(),
+    LpPoolLowering(),
+    MaxUnpoolLowering(),
+    GlobalPoolLowering(),
+)
