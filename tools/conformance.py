@@ -724,8 +724,9 @@ def run_conformance(
     batch_size: int = 100,
     work_dir: str | None = None,
     progress=None,
+    names: frozenset[str] | None = None,
 ) -> tuple[list[dict], dict]:
-    """Classify, compile, build and run the node suite (or the `filter_regex` subset)."""
+    """Classify, compile, build and run the node suite (or the `filter_regex` / `names` subset)."""
     from zant.passes.onnx_to_uop import supported_ops
 
     started = time.perf_counter()
@@ -734,6 +735,8 @@ def run_conformance(
     pattern = re.compile(filter_regex, re.IGNORECASE) if filter_regex else None
     records: list[Record] = []
     for index, case in enumerate(cases):
+        if names is not None and case.name not in names:
+            continue
         record = classify(case, index, supported)
         if pattern and not (
             pattern.search(record.op) or pattern.search(case.name) or pattern.search(case.name.removeprefix("test_"))
@@ -776,6 +779,20 @@ def run_conformance(
     return [done[i] for i in sorted(done)], stats
 
 
+DEFAULT_REPORT = Path(__file__).resolve().parent.parent / "docs" / "onnx-conformance.json"
+
+
+def representative_slice(report_path: Path = DEFAULT_REPORT, per_operator: int = 1) -> frozenset[str]:
+    """Case names covering every operator that passes in a committed report: its first passing
+    case(s). A regression slice: each of them must still pass."""
+    report = json.loads(Path(report_path).read_text(encoding="utf-8"))
+    chosen: dict[str, list[str]] = collections.defaultdict(list)
+    for record in report["cases"]:
+        if record["status"] == "pass" and len(chosen[record["op"]]) < per_operator:
+            chosen[record["op"]].append(record["name"])
+    return frozenset(name for names in chosen.values() for name in names)
+
+
 # -- reports --------------------------------------------------------------------------------
 
 
@@ -784,6 +801,7 @@ def totals(records: list[dict]) -> dict[str, int]:
     return {
         "cases": len(records),
         "numeric cases": sum(1 for r in records if r["numeric"]),
+        "numeric passed": sum(1 for r in records if r["numeric"] and r["status"] == "pass"),
         "passed": counts["pass"],
         "mismatched": counts["mismatch"],
         "compile errors": counts["compile_error"],
@@ -867,11 +885,14 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
         f"{stats.get('seconds', 0):.0f} s with {stats.get('jobs', 2)} jobs). Do not edit: rerun the command.",
         *(["", note, ""] if note else [""]),
         "Each case of `onnx.backend.test.case.node.collect_testcases()` is classified (out of scope,",
-        "unsupported = an op without a lowering), else compiled with the default pipeline, built in",
+        "unsupported = an op with neither a lowering nor an ONNX function body to expand, or one the",
+        "compiler names as missing after expansion), else compiled with the default pipeline, built in",
         "ReleaseSafe (batched shared libraries), run on every data set and compared with the case's",
         "rtol/atol (integers and booleans exactly). Inputs that real models hold as constants (shapes,",
         "axes, pads, k, Clip bounds, ...) are frozen to the data set's values (`frozen` in the JSON).",
-        "\"numeric cases\": every graph input and output is a tensor of a non-string type.",
+        "\"numeric cases\": every graph input and output is a tensor of float32/16/64, (u)int8/16/32/64",
+        "or bool: the element types the compiler targets. Cases on other types (float8, int4, bfloat16 …)",
+        "still run and count in the other totals.",
         "Per-case records: [onnx-conformance.json](onnx-conformance.json).",
         "",
         "## Totals",
@@ -883,6 +904,12 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
     in_scope = t["cases"] - t["out of scope"]
     if in_scope:
         lines += ["", f"Passed {t['passed']} of {in_scope} in-scope cases ({100 * t['passed'] / in_scope:.1f} %)."]
+    if t["numeric cases"]:
+        lines += [
+            "",
+            f"Passed {t['numeric passed']} of the {t['numeric cases']} numeric cases "
+            f"({100 * t['numeric passed'] / t['numeric cases']:.1f} %).",
+        ]
 
     lines += arena_summary(records)
 
@@ -928,6 +955,14 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
 
 def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--filter", default=None, metavar="REGEX", help="only cases whose operator or name matches")
+    parser.add_argument(
+        "--slice",
+        nargs="?",
+        const=str(DEFAULT_REPORT),
+        default=None,
+        metavar="REPORT",
+        help="only the first passing case of each operator in REPORT (default: the committed docs/onnx-conformance.json)",
+    )
     parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel workers (default 2)")
     parser.add_argument("--batch-size", type=int, default=100, help="cases per library build (default 100)")
     parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-case records as JSON")
@@ -951,9 +986,10 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     quiet = getattr(args, "quiet", False)
     progress = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     jobs = max(1, args.jobs)
-    records, stats = run_conformance(args.filter, jobs, max(1, args.batch_size), args.work_dir, progress)
+    names = representative_slice(Path(args.slice)) if args.slice else None
+    records, stats = run_conformance(args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names)
     stats["jobs"] = jobs
-    command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "")
+    command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if args.slice else "")
     t = totals(records)
     print("  ".join(f"{k} {v}" for k, v in t.items()) + f"  ({stats['seconds']:.0f} s)")
     if args.output_json:
