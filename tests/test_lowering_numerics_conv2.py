@@ -11,21 +11,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
-
 from e2e import check_model, compile_and_run, random_inputs
+from onnx import TensorProto, helper
 
 FLOAT, INT64 = TensorProto.FLOAT, TensorProto.INT64
 
 
 @dataclass
 class Case:
-    """One node: its inputs (name → shape, float), its outputs (shape, element type) in order."""
+    """One node: its inputs (name → shape, float), its outputs (shape, element type) in order,
+    None for an absent optional output."""
 
     op: str
     inputs: dict[str, list[int]]
-    outputs: list[tuple[list[int], int]]
+    outputs: list[tuple[list[int], int] | None]
     attributes: dict = field(default_factory=dict)
 
 
@@ -34,7 +33,7 @@ def batched_model(cases: dict[str, Case], opset: int = 22):
     nodes, graph_inputs, graph_outputs = [], [], []
     for i, case in enumerate(cases.values()):
         names = [f"c{i}_{name}" if name else "" for name in case.inputs]
-        outs = [f"c{i}_y{k}" for k in range(len(case.outputs))]
+        outs = [f"c{i}_y{k}" if o is not None else "" for k, o in enumerate(case.outputs)]
         nodes.append(helper.make_node(case.op, names, outs, **case.attributes))
         graph_inputs += [
             helper.make_tensor_value_info(n, FLOAT, s)
@@ -42,7 +41,7 @@ def batched_model(cases: dict[str, Case], opset: int = 22):
             if n
         ]
         graph_outputs += [
-            helper.make_tensor_value_info(n, t, s) for n, (s, t) in zip(outs, case.outputs)
+            helper.make_tensor_value_info(n, o[1], o[0]) for n, o in zip(outs, case.outputs) if o
         ]
     graph = helper.make_graph(nodes, "cases", graph_inputs, graph_outputs)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -157,7 +156,7 @@ def test_max_pool_indices_of_equal_values():
 def test_max_unpool_inverts_max_pool():
     """MaxPool's values and indices unpooled into the input's shape, and into a larger
     output_shape (the unpooled block then sits at the origin, zero-padded)."""
-    x_shape, pooled = [2, 2, 5, 5], [2, 2, 3, 3]
+    x_shape = [2, 2, 5, 5]
     attributes = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]}
     nodes = [
         helper.make_node("MaxPool", ["x"], ["v", "i"], **attributes),
@@ -177,3 +176,73 @@ def test_max_unpool_inverts_max_pool():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
     _, y_big = check_model(model)
     assert not y_big[:, :, 5:, :].any() and not y_big[:, :, :, 5:].any()
+
+
+def test_lrn():
+    """Odd and even window sizes. The reference evaluator (onnx 1.23) walks the window over
+    range(N) instead of range(C), so N = C keeps it right."""
+    check_model(
+        batched_model(
+            {
+                "size-3": Case("LRN", {"x": [4, 4, 2, 3]}, y(4, 4, 2, 3), {"size": 3}),
+                "size-2-attributes": Case(
+                    "LRN", {"x": [5, 5, 3, 2]}, y(5, 5, 3, 2), {"size": 2, "alpha": 0.01, "beta": 0.5, "bias": 2.0}
+                ),
+            }
+        )
+    )
+
+
+def test_lrn_3d_input():
+    """A rank-3 input (the reference only takes rank 4): against the definition."""
+    model = batched_model({"1d": Case("LRN", {"x": [1, 6, 4]}, y(1, 6, 4), {"size": 4, "alpha": 0.5})})
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    x = feeds["c0_x"].astype(np.float64)
+    squares = np.pad(x**2, ((0, 0), (1, 2), (0, 0)))
+    window = sum(squares[:, j : j + 6] for j in range(4))
+    np.testing.assert_allclose(got, x / (1.0 + 0.5 / 4 * window) ** 0.75, rtol=1e-5)
+
+
+def test_batch_normalization_training():
+    """Batch statistics, with both running mean/var outputs and with only the variance."""
+    bn_inputs = {"x": [3, 2, 4, 5], "scale": [2], "bias": [2], "mean": [2], "var": [2]}
+    model = batched_model(
+        {
+            "running-stats": Case(
+                "BatchNormalization",
+                bn_inputs,
+                [([3, 2, 4, 5], FLOAT), ([2], FLOAT), ([2], FLOAT)],
+                {"training_mode": 1, "momentum": 0.8, "epsilon": 1e-3},
+            ),
+            "y-only-1d": Case(
+                "BatchNormalization",
+                {"x": [4, 3], "scale": [3], "bias": [3], "mean": [3], "var": [3]},
+                [([4, 3], FLOAT), None, ([3], FLOAT)],
+                {"training_mode": 1},
+            ),
+        }
+    )
+    feeds = random_inputs(model)
+    for name in ("c0_var", "c1_var"):
+        feeds[name] = np.abs(feeds[name])
+    check_model(model, feeds)
+
+
+ERRORS = {
+    "lp-pool-p0": (Case("LpPool", {"x": [1, 1, 4]}, y(1, 1, 3), {"kernel_shape": [2], "p": 0}), "LpPool.*p = 0"),
+    "max-pool-storage-order": (
+        Case("MaxPool", {"x": [1, 1, 4]}, with_indices(1, 1, 3), {"kernel_shape": [2], "storage_order": 2}),
+        "MaxPool.*storage_order 2",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_unsupported_attributes_are_clear_errors(case):
+    from zant.errors import ZantError
+
+    node, message = ERRORS[case]
+    model = batched_model({case: node})
+    with pytest.raises(ZantError, match=message):
+        compile_and_run(model, random_inputs(model))

@@ -419,15 +419,15 @@ class ConvTransposeLowering(OnnxLowering):
 PATTERNS = (ConvLowering(), ConvTransposeLowering())
 
 __all__ = [
-    "Window",
-    "TransposedWindow",
-    "sliding_windows",
-    "transposed_windows",
-    "tap_positions",
-    "transposed_positions",
-    "within",
-    "load_window",
+    "PATTERNS",
     "ConvLowering",
     "ConvTransposeLowering",
-    "PATTERNS",
+    "TransposedWindow",
+    "Window",
+    "load_window",
+    "sliding_windows",
+    "tap_positions",
+    "transposed_positions",
+    "transposed_windows",
+    "within",
 ]

@@ -1,4 +1,4 @@
-"""Normalizations: BatchNormalization (inference), Softmax / LogSoftmax / Hardmax along one
+"""Normalizations: BatchNormalization (inference and training), Softmax / LogSoftmax / Hardmax along one
 axis, and the statistics-based ones (Layer, RMS, Instance, Group, MeanVariance, Lp) and LRN.
 
 BatchNormalization is element-wise once its per-channel operands are read through views that
@@ -16,20 +16,19 @@ RMS), one writes `(x - mean) · invstd · scale + bias`. Statistics are computed
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
-
 from zant.dialects.onnx import get_attr, inputs, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.conv import Window, load_window, tap_positions
 from zant.passes.onnx_to_uop.kernel import (
-    accumulator_type,
     KernelBuilder,
     Layout,
+    accumulator_type,
     layout_of,
     tensor_element_type,
     tensor_shape,
@@ -51,20 +50,28 @@ def _require_float(op: Operation) -> None:
 
 
 class BatchNormalizationLowering(OnnxLowering):
-    """Inference BatchNormalization: `y = scale[c] * (x - mean[c]) / sqrt(var[c] + eps) + B[c]`."""
+    """BatchNormalization: `y = scale[c] * (x - mean[c]) / sqrt(var[c] + eps) + B[c]`.
+
+    In inference the statistics are the mean/var inputs. With training_mode=1 they are the
+    batch's (over every dimension but the channel one, population variance), and the optional
+    running_mean / running_var outputs are `input · momentum + batch · (1 - momentum)`.
+    """
 
     op_names = frozenset({"onnx.BatchNormalization"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        if get_attr(op, "training_mode"):
-            raise NotImplementedError("training_mode=1 (batch statistics) is not supported")
-        if len(op.results) != 1:
+        training = bool(get_attr(op, "training_mode"))
+        if not training and len(op.results) != 1:
             raise NotImplementedError("running mean/var outputs are only produced in training")
+        if len(outputs(op)) > 3:
+            raise NotImplementedError("the saved_mean/saved_var outputs (opset < 14) are not supported")
         _require_float(op)
         x, scale, bias, mean, var = inputs(op)
         shape = tensor_shape(op.results[0])
         if len(shape) < 2:
             raise ValueError(f"input of rank {len(shape)}, expected (N, C, …)")
+        if training:
+            return self._lower_training(op, kb, shape)
         x_layout = layout_of(x)
         scale_l, bias_l, mean_l, var_l = (
             _per_channel(layout_of(v), shape) for v in (scale, bias, mean, var)
@@ -79,6 +86,42 @@ class BatchNormalizationLowering(OnnxLowering):
             y = kb.alu("add", kb.alu("div", scaled, std), kb.load(bias_l, ivs))
             kb.store(y, out, ivs)
         return [out]
+
+    @staticmethod
+    def _lower_training(op: Operation, kb: KernelBuilder, shape: tuple[int, ...]) -> list[Layout]:
+        x, scale, bias, mean, var = inputs(op)
+        # Channel first: each channel is one normalized group of _normalize_groups.
+        perm = [1, 0, *range(2, len(shape))]
+        results = [
+            kb.alloc(result_name(op, i), tensor_shape(r), tensor_element_type(r))
+            for i, r in enumerate(op.results)
+        ]
+        named = dict(zip((v for v in outputs(op) if v is not None), results))
+        running = [named.get(v) for v in (outputs(op) + [None, None])[1:3]]
+        scale_l, bias_l = (_per_channel(layout_of(v), shape).permute(perm) for v in (scale, bias))
+        _normalize_groups(
+            kb,
+            layout_of(x).permute(perm),
+            results[0].permute(perm),
+            1,
+            get_attr(op, "epsilon"),
+            scale=scale_l,
+            bias=bias_l,
+            mean_out=running[0],
+            var_out=running[1],
+        )
+        # The batch statistics were stored into the running outputs; blend them in place.
+        momentum = get_attr(op, "momentum")
+        for out, stat in zip(running, (mean, var)):
+            if out is None:
+                continue
+            ct = accumulator_type(out.element_type)
+            stat_l = layout_of(stat)
+            with kb.loop(shape[1]) as c:
+                given = kb.alu("mul", kb.cast(kb.load(stat_l, [c]), ct), kb.const(momentum, ct))
+                batch = kb.alu("mul", kb.cast(kb.load(out, [c]), ct), kb.const(1 - momentum, ct))
+                kb.store(kb.cast(kb.alu("add", given, batch), out.element_type), out, [c])
+        return results
 
 
 class SoftmaxLowering(OnnxLowering):
@@ -152,12 +195,14 @@ def _normalize_groups(
     bias: Layout | None = None,
     mean_out: Layout | None = None,
     inv_std_out: Layout | None = None,
+    var_out: Layout | None = None,
 ) -> None:
     """Normalize `x` (outer dims first, then the dims of one group) into `out`, same shape.
 
     `(x - mean) / sqrt(var + eps)` (`rms`: `x / sqrt(mean(x²) + eps)`; `eps_after_sqrt`:
     `/ (sqrt(var) + eps)`), then `· scale + bias` (views of x's full shape); the mean and
-    1/std go to `mean_out` / `inv_std_out` (shape = the outer dims) when given.
+    1/std and the variance go to `mean_out` / `inv_std_out` / `var_out` (shape = the outer
+    dims) when given.
     """
     element_type = out.element_type
     ct = accumulator_type(element_type)
@@ -202,6 +247,8 @@ def _normalize_groups(
             kb.store(kb.cast(mean if mean is not None else kb.const(0.0, ct), mean_out.element_type), mean_out, outer)
         if inv_std_out is not None:
             kb.store(kb.cast(inv_std, inv_std_out.element_type), inv_std_out, outer)
+        if var_out is not None:
+            kb.store(kb.cast(variance, var_out.element_type), var_out, outer)
 
 
 def _axis(op: Operation, rank: int, name: str = "axis") -> int:
@@ -341,6 +388,46 @@ class LpNormalizationLowering(OnnxLowering):
         return [out]
 
 
+class LRNLowering(OnnxLowering):
+    """Local response normalization across channels:
+    `y = x / (bias + alpha / size · Σ x[c']²)^beta` over the channels
+    c - ⌊(size-1)/2⌋ … c + ⌈(size-1)/2⌉ that exist (a window like a pool's, so it reuses
+    conv.py's padded window reads with the channel dimension moved last)."""
+
+    op_names = frozenset({"onnx.LRN"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        _require_float(op)
+        (x,) = inputs(op)
+        shape = tensor_shape(op.results[0])
+        if len(shape) < 3:
+            raise ValueError(f"input of rank {len(shape)}, expected (N, C, D1, …)")
+        size = get_attr(op, "size")
+        if size <= 0:
+            raise ValueError(f"size {size} is not positive")
+        element_type = tensor_element_type(op.results[0])
+        ct = accumulator_type(element_type)
+        out = kb.alloc(result_name(op), shape, element_type)
+        channels = shape[1]
+        before = (size - 1) // 2
+        window = Window(channels, channels, size, pad_begin=before, pad_end=size - 1 - before)
+        perm = [0, *range(2, len(shape)), 1]
+        x_last = layout_of(x).permute(perm)
+        alpha_over_size = kb.const(get_attr(op, "alpha") / size, ct)
+        bias, beta = kb.const(get_attr(op, "bias"), ct), kb.const(get_attr(op, "beta"), ct)
+        with kb.loop_nest(x_last.shape) as (*leading, c):
+            total = kb.define_acc(0.0, ct)
+            with kb.loop(size) as tap:
+                (position,) = tap_positions(kb, [window], [c], [tap])
+                value, _ = load_window(kb, x_last, leading, [window], [position], 0)
+                value = kb.cast(value, ct)
+                kb.acc_set(total, kb.alu("add", kb.acc_get(total), kb.alu("mul", value, value)))
+            base = kb.alu("add", bias, kb.alu("mul", alpha_over_size, kb.acc_get(total)))
+            y = kb.alu("div", kb.cast(kb.load(x_last, [*leading, c]), ct), kb.alu("pow", base, beta))
+            kb.store(kb.cast(y, element_type), out.permute(perm), [*leading, c])
+        return [out]
+
+
 class HardmaxLowering(OnnxLowering):
     """1 at the first maximum along `axis`, 0 elsewhere."""
 
@@ -382,5 +469,6 @@ PATTERNS = (
     ChannelNormalizationLowering(),
     MeanVarianceNormalizationLowering(),
     LpNormalizationLowering(),
+    LRNLowering(),
     HardmaxLowering(),
 )

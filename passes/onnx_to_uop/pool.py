@@ -17,7 +17,6 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
-
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import (
@@ -28,11 +27,11 @@ from zant.passes.onnx_to_uop.conv import (
     within,
 )
 from zant.passes.onnx_to_uop.kernel import (
-    contiguous_strides,
-    lowest_value,
     KernelBuilder,
     Layout,
+    contiguous_strides,
     layout_of,
+    lowest_value,
     tensor_element_type,
     tensor_shape,
 )
