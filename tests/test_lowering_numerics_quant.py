@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
 
-from e2e import check_model
 from zant.errors import ZantError
 
 RNG = np.random.default_rng(7)
@@ -126,4 +126,131 @@ def test_quantize_rejects_a_mismatched_scale():
     g.const("s", np.array([1.0, 2.0], np.float32))
     g.node("QuantizeLinear", [x, "s"], [("y", UINT8)], axis=0, block_size=1)
     with pytest.raises(ZantError, match="QuantizeLinear.*blocked scale"):
+        check_model(g.model(), g.feeds)
+
+
+def _ints(t: int, shape, low: int = -128, high: int = 128) -> np.ndarray:
+    info = np.iinfo(_np(t))
+    return RNG.integers(max(low, info.min), min(high, int(info.max) + 1), shape).astype(_np(t))
+
+
+def test_dynamic_quantize_linear():
+    g = Graph(opset=11)
+    rows = {
+        "mixed": RNG.standard_normal([2, 5]).astype(np.float32) * 3,
+        "positive": RNG.random([5]).astype(np.float32) + 1,
+        "negative": -RNG.random([3, 2]).astype(np.float32) - 0.5,
+        "zeros": np.zeros([4], np.float32),
+    }
+    for name, x in rows.items():
+        g.input(name, x)
+        g.node(
+            "DynamicQuantizeLinear",
+            [name],
+            [(f"y_{name}", UINT8), (f"s_{name}", TensorProto.FLOAT), (f"zp_{name}", UINT8)],
+        )
+    g.check(rtol=0, atol=0)
+
+
+def test_matmul_integer():
+    g = Graph(opset=10)
+    a8, b8 = g.input("a8", _ints(UINT8, [3, 4], 0, 256)), g.input("b8", _ints(UINT8, [4, 5], 0, 256))
+    g.const("a_zp", np.array(12, np.uint8))
+    g.const("b_zp_col", _ints(UINT8, [5], 0, 256))
+    g.node("MatMulInteger", [a8, b8, "a_zp", "b_zp_col"], [("y_u8", INT32)])
+    g.node("MatMulInteger", [a8, b8], [("y_nozp", INT32)])
+    # int8 with broadcast batch dimensions and single-element zero points
+    a = g.input("a", _ints(INT8, [2, 1, 3, 4]))
+    b = g.input("b", _ints(INT8, [3, 4, 2]))
+    g.const("a_zp1", np.array([-3], np.int8))
+    g.const("b_zp1", np.array([5], np.int8))
+    g.node("MatMulInteger", [a, b, "a_zp1", "b_zp1"], [("y_i8", INT32)])
+    g.check()
+
+
+CONV_INTEGER = {
+    "pads-strides-channel-zp": ([1, 2, 6, 7], [3, 2, 3, 3], {"pads": [1, 2, 0, 1], "strides": [2, 1]}),
+    "groups-dilations": ([2, 4, 7, 7], [4, 2, 2, 3], {"group": 2, "dilations": [2, 1]}),
+    "1d-same-upper": ([1, 3, 9], [2, 3, 4], {"auto_pad": "SAME_UPPER", "strides": [2]}),
+}
+
+
+def test_conv_integer():
+    g = Graph(opset=10)
+    for name, (x_shape, w_shape, attributes) in CONV_INTEGER.items():
+        x = g.input(f"x_{name}", _ints(UINT8, x_shape, 0, 256))
+        w = g.input(f"w_{name}", _ints(UINT8, w_shape, 0, 256))
+        g.const(f"x_zp_{name}", np.array(100, np.uint8))
+        # The reference takes per-channel zero points of a 2-D kernel only.
+        channels = [w_shape[0]] if len(w_shape) == 4 else []
+        g.const(f"w_zp_{name}", _ints(UINT8, channels, 100, 140))
+        g.node("ConvInteger", [x, w, f"x_zp_{name}", f"w_zp_{name}"], [(f"y_{name}", INT32)], **attributes)
+    x = g.input("x_i8", _ints(INT8, [1, 2, 5, 5]))
+    w = g.input("w_i8", _ints(INT8, [2, 2, 3, 3]))
+    g.node("ConvInteger", [x, w], [("y_i8", INT32)], pads=[1, 1, 1, 1])
+    g.check()
+
+
+def _qlinear_inputs(g: Graph, prefix: str, t: int, scale_type, scale_count: int = 1) -> list[str]:
+    """(scale, zero point) constant names; several scales make a per-axis parameter."""
+    shape = [scale_count] if scale_count > 1 else []
+    scale = (RNG.random(shape) * 0.05 + 0.01).astype(scale_type)
+    zero_point = _ints(t, shape, -20, 150)
+    return [g.const(f"{prefix}_scale", scale), g.const(f"{prefix}_zp", zero_point)]
+
+
+QLINEAR_MATMUL = {
+    # name: (type, scale type, a shape, b shape, per-column b scale and zero point)
+    "u8-f32": (UINT8, np.float32, [3, 4], [4, 5], False),
+    "i8-f16-batched": (INT8, np.float16, [2, 3, 6], [6, 2], False),
+    "i8-f32-per-column": (INT8, np.float32, [3, 8], [8, 4], True),
+}
+
+
+def test_qlinear_matmul():
+    g = Graph()
+    for name, (t, scale_type, a_shape, b_shape, per_column) in QLINEAR_MATMUL.items():
+        a = g.input(f"a_{name}", _ints(t, a_shape, -128, 256))
+        b = g.input(f"b_{name}", _ints(t, b_shape, -128, 256))
+        columns = b_shape[-1] if per_column else 1
+        inputs = [
+            a, *_qlinear_inputs(g, f"a_{name}", t, scale_type),
+            b, *_qlinear_inputs(g, f"b_{name}", t, scale_type, columns),
+            *_qlinear_inputs(g, f"y_{name}", t, scale_type),
+        ]
+        g.node("QLinearMatMul", inputs, [(f"y_{name}", t)])
+    g.check()
+
+
+QLINEAR_CONV = {
+    # name: (type, x shape, w shape, per-channel w scale and zero point, bias, attributes)
+    "u8-pads-strides-bias": (UINT8, [1, 2, 6, 6], [3, 2, 3, 3], False, True, {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    "i8-per-channel-groups": (INT8, [1, 4, 5, 5], [4, 2, 2, 2], True, True, {"group": 2}),
+    "u8-per-channel-no-bias": (UINT8, [2, 1, 4, 4], [2, 1, 3, 3], True, False, {"pads": [0, 1, 2, 1]}),
+}
+
+
+def test_qlinear_conv():
+    g = Graph()
+    for name, (t, x_shape, w_shape, per_channel, bias, attributes) in QLINEAR_CONV.items():
+        x = g.input(f"x_{name}", _ints(t, x_shape, -128, 256))
+        w = g.input(f"w_{name}", _ints(t, w_shape, -128, 256))
+        channels = w_shape[0] if per_channel else 1
+        inputs = [
+            x, *_qlinear_inputs(g, f"x_{name}", t, np.float32),
+            w, *_qlinear_inputs(g, f"w_{name}", t, np.float32, channels),
+            *_qlinear_inputs(g, f"y_{name}", t, np.float32),
+        ]
+        if bias:
+            inputs.append(g.input(f"b_{name}", RNG.integers(-2000, 2000, [w_shape[0]]).astype(np.int32)))
+        g.node("QLinearConv", inputs, [(f"y_{name}", t)], **attributes)
+    g.check()
+
+
+def test_integer_kernels_reject_what_they_do_not_support():
+    g = Graph(opset=10)
+    a, b = g.input("a", _ints(UINT8, [3, 4], 0, 256)), g.input("b", _ints(UINT8, [4, 5], 0, 256))
+    g.const("a_zp_rows", np.array([1, 2, 3], np.uint8))
+    g.node("MatMulInteger", [a, b, "a_zp_rows"], [("y", INT32)])
+    with pytest.raises(ZantError, match="MatMulInteger.*single-element"):
         check_model(g.model(), g.feeds)

@@ -17,18 +17,14 @@ The QLinear ops then requantize that int32 sum (`Requantization`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from onnx import TensorProto, helper
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
+from xdsl.dialects.builtin import Float32Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
-
 from zant.dialects.onnx import get_attr, input_value
-from zant.dialects.uop import is_float_type
-from zant.frontend.types import ONNX_TO_MLIR_ELEMENT_TYPE, numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import load_window, sliding_windows, tap_positions
 from zant.passes.onnx_to_uop.kernel import (
@@ -38,6 +34,8 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+
+from zant.frontend.types import ONNX_TO_MLIR_ELEMENT_TYPE, numpy_dtype
 
 I32 = IntegerType(32)
 
@@ -219,6 +217,232 @@ class DequantizeLinearLowering(OnnxLowering):
         return [y]
 
 
+class DynamicQuantizeLinearLowering(OnnxLowering):
+    """`DynamicQuantizeLinear`: uint8 quantization of a float32 tensor over its own range
+    [min(0, min x), max(0, max x)], returning y, the scale and the zero point, as the reference:
+    scale = (max - min) / 255 (1/255 for an all-zero range), zero point = round(clamp(-min / scale)).
+    """
+
+    op_names = frozenset({"onnx.DynamicQuantizeLinear"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x = layout_of(input_value(op, 0))
+        f32, u8 = Float32Type(), tensor_element_type(op.results[0])
+        if x.element_type != f32:
+            raise NotImplementedError(f"DynamicQuantizeLinear of {x.element_type} is not supported")
+        y = kb.alloc(result_name(op, 0), x.shape, u8)
+        scale = kb.alloc(result_name(op, 1), (), f32)
+        zero_point = kb.alloc(result_name(op, 2), (), u8)
+
+        # Both accumulators start at 0: the range always includes zero.
+        high, low = kb.define_acc(0.0, f32), kb.define_acc(0.0, f32)
+        with kb.loop_nest(x.shape) as ivs:
+            value = kb.load(x, ivs)
+            kb.acc_set(high, kb.alu("max", kb.acc_get(high), value))
+            kb.acc_set(low, kb.alu("min", kb.acc_get(low), value))
+        top, bottom = kb.acc_get(high), kb.acc_get(low)
+        span = kb.where(kb.alu("cmpeq", top, bottom), kb.const(1.0, f32), kb.alu("sub", top, bottom))
+        s = kb.alu("div", span, kb.const(255.0, f32))
+        initial = kb.alu("neg", kb.alu("div", bottom, s))
+        clamped = kb.alu("max", kb.alu("min", initial, kb.const(255.0, f32)), kb.const(0.0, f32))
+        zp = kb.alu("round", clamped)
+        kb.store(s, scale, [])
+        kb.store(kb.cast(zp, u8), zero_point, [])
+        with kb.loop_nest(x.shape) as ivs:
+            q = kb.alu("add", kb.alu("round", kb.alu("div", kb.load(x, ivs), s)), zp)
+            kb.store(kb.cast(q, u8), y, ivs)
+        return [y, scale, zero_point]
+
+
+# ---------------------------------------------------------------------------------------------
+# Integer kernels: int32 accumulation of zero-point-centered products
+# ---------------------------------------------------------------------------------------------
+
+Finish = Callable[[KernelBuilder, SSAValue, list[SSAValue]], SSAValue]
+"""(builder, int32 sum, output indices) → the value stored in the output."""
+
+
+def _keep_int32(kb: KernelBuilder, total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+    return total
+
+
+@dataclass(frozen=True)
+class Requantization:
+    """How a QLinear op turns its int32 sum into the output: y = saturate(round(sum · M) + zp)
+    with M = input_scale · weight_scale / output_scale.
+
+    This computes it as the reference does, so conformance is exact: M in the scales' type, the
+    product in the type NumPy promotes int32 and that type to (f64), rounded half to even, the
+    saturating cast as the clip. Every QLinear lowering requantizes through this one object, so a
+    fixed-point variant (CMSIS-NN / TFLite: M = m0 · 2^-shift with m0 a Q31 integer computed at
+    compile time from constant scales, applied with a rounding doubling high multiply and a
+    rounding right shift, no float unit) replaces only `__call__`: a later pass or option can
+    switch to it where the scales are constants and the last-ulp difference is acceptable.
+    """
+
+    input_scale: QuantParam
+    weight_scale: QuantParam
+    output_scale: QuantParam
+    zero_point: QuantParam | None
+    output_type: Attribute
+
+    def __call__(self, kb: KernelBuilder, total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+        scales = [p.load(kb, indices) for p in (self.input_scale, self.weight_scale, self.output_scale)]
+        scale_type = promote(*(s.type for s in scales))
+        in_s, w_s, out_s = (kb.cast(s, scale_type) for s in scales)
+        multiplier = kb.alu("div", kb.alu("mul", in_s, w_s), out_s)
+        wide = promote(I32, scale_type)
+        value = kb.alu("mul", kb.cast(total, wide), kb.cast(multiplier, wide))
+        if self.zero_point is not None:
+            value = kb.alu("add", value, kb.cast(self.zero_point.load(kb, indices), wide))
+        return kb.cast(kb.alu("round", value), self.output_type)
+
+
+def _integer_matmul(
+    op: Operation,
+    kb: KernelBuilder,
+    operands: tuple[int, int, int | None, int | None],
+    out_type: Attribute,
+    finish: Finish,
+) -> Layout:
+    """Y[…, i, j] = finish(Σ_k (A[…, i, k] - a_zp) · (B[…, k, j] - b_zp[j])) for the ONNX inputs
+    `operands` = (A, B, a_zero_point, b_zero_point); batch dimensions broadcast as views."""
+    a, b = (layout_of(input_value(op, i)) for i in operands[:2])
+    out_shape = tensor_shape(op.results[0])
+    if a.rank < 2 or b.rank < 2:
+        raise NotImplementedError(f"1-D operands are not supported, got {a.shape} and {b.shape}")
+    depth = a.shape[-1]
+    if depth != b.shape[-2]:
+        raise ValueError(f"inner dimensions differ: {a.shape} @ {b.shape}")
+    *batch_shape, rows, columns = out_shape
+    a = a.broadcast_to([*batch_shape, rows, depth])
+    b = b.broadcast_to([*batch_shape, depth, columns])
+    # Per-row zero points of A are not taken: the spec and the reference disagree on them.
+    a_zp = _optional_param(op, operands[2], (rows, depth))
+    b_zp = _optional_param(op, operands[3], (depth, columns), axis=1)
+
+    y = kb.alloc(result_name(op), out_shape, out_type)
+    with kb.loop_nest(out_shape) as (*batch, i, j):
+        acc = kb.define_acc(0, I32)
+        with kb.loop(depth) as k:
+            lhs = _centered(kb, kb.load(a, [*batch, i, k]), a_zp, [i, k])
+            rhs = _centered(kb, kb.load(b, [*batch, k, j]), b_zp, [k, j])
+            kb.mulacc(acc, lhs, rhs)
+        kb.store(finish(kb, kb.acc_get(acc), [*batch, i, j]), y, [*batch, i, j])
+    return y
+
+
+def _integer_conv(
+    op: Operation,
+    kb: KernelBuilder,
+    operands: tuple[int, int, int | None, int | None, int | None],
+    out_type: Attribute,
+    finish: Finish,
+) -> Layout:
+    """Conv's loop nest (groups, pads, strides, dilations, auto_pad via conv.py's window helpers)
+    over int32 products (X - x_zp) · (W[m] - w_zp[m]), plus an int32 bias B[m]; `operands` are
+    the ONNX input indices of (X, W, x_zero_point, w_zero_point, B)."""
+    x, w = (layout_of(input_value(op, i)) for i in operands[:2])
+    out_shape = tensor_shape(op.results[0])
+    if x.rank < 3 or w.rank != x.rank:
+        raise ValueError(f"expected X and W of one rank ≥ 3, got {x.shape} and {w.shape}")
+    out_channels, group_channels, *kernel = w.shape
+    kernel_shape = get_attr(op, "kernel_shape")
+    if kernel_shape and list(kernel_shape) != kernel:
+        raise ValueError(f"kernel_shape {kernel_shape} differs from W's {kernel}")
+    group = get_attr(op, "group")
+    if group <= 0 or x.shape[1] != group_channels * group or out_channels % group:
+        raise ValueError(
+            f"{x.shape[1]} input and {out_channels} output channels do not split into "
+            f"{group} groups of W's {group_channels} input channels"
+        )
+    windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
+    out_per_group = out_channels // group
+    x_zp = _optional_param(op, operands[2], x.shape[:2])
+    w_zp = _optional_param(op, operands[3], w.shape, axis=0)
+    bias = None if operands[4] is None else input_value(op, operands[4])
+    bias = None if bias is None else layout_of(bias)
+    zero = kb.const(0, I32)
+
+    y = kb.alloc(result_name(op), out_shape, out_type)
+    with kb.loop_nest(out_shape) as (n, m, *out_ivs):
+        first_channel = None
+        if group > 1:
+            group_index = kb.alu("div", m, kb.index(out_per_group))
+            first_channel = kb.alu("mul", group_index, kb.index(group_channels))
+        acc = kb.define_acc(0, I32)
+        with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
+            channel = c if first_channel is None else kb.alu("add", first_channel, c)
+            positions = tap_positions(kb, windows, out_ivs, taps)
+            xv, inside = load_window(kb, x, [n, channel], windows, positions, 0)
+            lhs = _centered(kb, xv, x_zp, [n, channel])
+            if inside is not None:
+                # The reference pads the centered input: a padded tap adds 0, not -x_zp·w.
+                lhs = kb.where(inside, lhs, zero)
+            rhs = _centered(kb, kb.load(w, [m, c, *taps]), w_zp, [m, c, *taps])
+            kb.mulacc(acc, lhs, rhs)
+        total = kb.acc_get(acc)
+        if bias is not None:
+            total = kb.alu("add", total, kb.cast(kb.load(bias, [m]), I32))
+        kb.store(finish(kb, total, [n, m, *out_ivs]), y, [n, m, *out_ivs])
+    return y
+
+
+class MatMulIntegerLowering(OnnxLowering):
+    """`MatMulInteger`: int32 (A - a_zero_point) @ (B - b_zero_point), zero point of B per-tensor
+    or per column."""
+
+    op_names = frozenset({"onnx.MatMulInteger"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        return [_integer_matmul(op, kb, (0, 1, 2, 3), I32, _keep_int32)]
+
+
+class ConvIntegerLowering(OnnxLowering):
+    """`ConvInteger`: int32 Conv of (X - x_zero_point) and (W - w_zero_point[m])."""
+
+    op_names = frozenset({"onnx.ConvInteger"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, _keep_int32)]
+
+
+def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Requantization:
+    """The QLinear inputs (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp) as a Requantization
+    over an output of `shape`; the weight scale may be per `weight_axis` of the output."""
+    out_type = tensor_element_type(op.results[0])
+    _check_quantized(out_type)
+    return Requantization(
+        quant_param(input_value(op, 1), shape),
+        quant_param(input_value(op, 4), shape, weight_axis),
+        quant_param(input_value(op, 6), shape),
+        _optional_param(op, 7, shape),
+        out_type,
+    )
+
+
+class QLinearMatMulLowering(OnnxLowering):
+    """`QLinearMatMul`: MatMulInteger's int32 kernel, then requantized; b's scale and zero point
+    per-tensor or per column."""
+
+    op_names = frozenset({"onnx.QLinearMatMul"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        requantize = _requantization(op, tensor_shape(op.results[0]), -1)
+        return [_integer_matmul(op, kb, (0, 3, 2, 5), requantize.output_type, requantize)]
+
+
+class QLinearConvLowering(OnnxLowering):
+    """`QLinearConv`: ConvInteger's int32 kernel plus the int32 bias, then requantized; w's
+    scale and zero point per-tensor or per output channel."""
+
+    op_names = frozenset({"onnx.QLinearConv"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        requantize = _requantization(op, tensor_shape(op.results[0]), 1)
+        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, requantize)]
+
+
 def _optional_attr(op: Operation, name: str):
     """An attribute that only later opsets define (None when the op's schema has none)."""
     try:
@@ -227,6 +451,14 @@ def _optional_attr(op: Operation, name: str):
         return None
 
 
-__all__ = ["QuantParam", "quant_param", "promote"]
+PATTERNS = (
+    QuantizeLinearLowering(),
+    DequantizeLinearLowering(),
+    DynamicQuantizeLinearLowering(),
+    MatMulIntegerLowering(),
+    ConvIntegerLowering(),
+    QLinearMatMulLowering(),
+    QLinearConvLowering(),
+)
 
-PATTERNS = (QuantizeLinearLowering(), DequantizeLinearLowering())
+__all__ = ["PATTERNS", "QuantParam", "Requantization", "promote", "quant_param"]
