@@ -131,3 +131,43 @@ def test_resize_runtime_scales_is_an_error(tmp_path):
     path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]).SerializeToString())
     with pytest.raises(ZantError, match="Resize.*scales must be a constant"):
         compile_model(path, tmp_path / "out", CompileOptions(name="m"))
+
+
+GRID_MODES = ["nearest", "linear", "cubic"]
+GRID_PADDINGS = ["zeros", "border", "reflection"]
+
+
+def grid_cases(modes, out_shape, aligns=(0, 1)):
+    return [
+        ({}, {"mode": mode, "padding_mode": padding, "align_corners": align}, out_shape)
+        for mode in modes
+        for padding in GRID_PADDINGS
+        for align in aligns
+    ]
+
+
+def grid_inputs(x_shape, grid_shape):
+    """Grid coordinates up to ±3.5: reflection padding folds some of them more than once."""
+    rng = np.random.default_rng(2)
+    return {
+        "x": rng.standard_normal(x_shape).astype(np.float32),
+        "grid": rng.uniform(-3.5, 3.5, grid_shape).astype(np.float32),
+    }
+
+
+def test_gridsample_2d():
+    """Every mode × padding mode × align_corners."""
+    model = multi_node_model(
+        "GridSample", [2, 3, 4, 5], grid_cases(GRID_MODES, [2, 3, 3, 6]), opset=22, extra_inputs=[("grid", [2, 3, 6, 2])]
+    )
+    check_model(model, grid_inputs([2, 3, 4, 5], [2, 3, 6, 2]))
+
+
+def test_gridsample_3d():
+    """Volumetric sampling: the grid's last axis lists (x, y, z), innermost input axis first."""
+    cases = grid_cases(["nearest"], [1, 2, 2, 3, 2], [0]) + grid_cases(["linear"], [1, 2, 2, 3, 2], [1])
+    model = multi_node_model(
+        "GridSample", [1, 2, 3, 4, 2], cases, opset=22,
+        extra_inputs=[("grid", [1, 2, 3, 2, 3])],
+    )
+    check_model(model, grid_inputs([1, 2, 3, 4, 2], [1, 2, 3, 2, 3]))

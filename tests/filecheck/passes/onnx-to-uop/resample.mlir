@@ -27,3 +27,32 @@ func.func @main(%x: tensor<2x2xf32>) -> tensor<2x3xf32> attributes {onnx.input_n
   %y = onnx.Resize(%x, none, %s) {mode = "linear", coordinate_transformation_mode = "align_corners"} : (tensor<2x2xf32>, none, tensor<2xf32>) -> tensor<2x3xf32>
   func.return %y : tensor<2x3xf32>
 }
+
+// -----
+
+// GridSample (nearest, border, align_corners): the grid is read at run time, so the tap of each
+// output position is computed in scalar code — coordinate y (grid[..., 1]) first, then x — once,
+// outside the channel loop, and clamped into the input before it indexes.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         uop.range [[N:%.*]] = 0 to 1 {
+// CHECK-NEXT:      uop.range [[OH:%.*]] = 0 to 1 {
+// CHECK-NEXT:        uop.range [[OW:%.*]] = 0 to 5 {
+// CHECK-NEXT:          [[ONE:%.*]] = uop.const 1 : index
+// CHECK-NEXT:          [[PG:%.*]] = uop.gep {{%.*}}[[[N]], [[OH]], [[OW]], [[ONE]]]
+// CHECK-NEXT:          [[G:%.*]] = uop.load [[PG]] : f32
+// CHECK:               [[R:%.*]] = uop.round {{%.*}} : f32
+// CHECK:               uop.where
+// CHECK:               uop.max
+// CHECK:               uop.min
+// CHECK-NEXT:          [[H:%.*]] = uop.cast {{%.*}} : f32 to index
+// CHECK:               [[W:%.*]] = uop.cast {{%.*}} : f32 to index
+// CHECK-NEXT:          uop.range [[C:%.*]] = 0 to 2 {
+// CHECK-NEXT:            [[PX:%.*]] = uop.gep {{%.*}}[[[N]], [[C]], [[H]], [[W]]]
+// CHECK-NEXT:            [[V:%.*]] = uop.load [[PX]] : f32
+// CHECK-NEXT:            [[PY:%.*]] = uop.gep {{%.*}}[[[N]], [[C]], [[OH]], [[OW]]]
+// CHECK-NEXT:            uop.store [[V]], [[PY]] : f32
+func.func @main(%x: tensor<1x2x3x4xf32>, %g: tensor<1x1x5x2xf32>) -> tensor<1x2x1x5xf32> attributes {onnx.input_names = ["x", "grid"], onnx.output_names = ["y"]} {
+  %y = onnx.GridSample(%x, %g) {mode = "nearest", padding_mode = "border", align_corners = 1 : i64} : (tensor<1x2x3x4xf32>, tensor<1x1x5x2xf32>) -> tensor<1x2x1x5xf32>
+  func.return %y : tensor<1x2x1x5xf32>
+}
