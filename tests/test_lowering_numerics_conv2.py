@@ -246,3 +246,42 @@ def test_unsupported_attributes_are_clear_errors(case):
     model = batched_model({case: node})
     with pytest.raises(ZantError, match=message):
         compile_and_run(model, random_inputs(model))
+
+
+def test_deform_conv():
+    """Offsets ~ N(0, 1) move taps between pixels and past the border; mask, bias, groups and
+    offset groups, strides, pads and dilations."""
+    model = batched_model(
+        {
+            "plain": Case("DeformConv", {"x": [1, 1, 3, 3], "w": [1, 1, 2, 2], "offset": [1, 8, 2, 2]}, y(1, 1, 2, 2)),
+            "mask-bias-pads": Case(
+                "DeformConv",
+                {"x": [2, 2, 4, 3], "w": [3, 2, 2, 2], "offset": [2, 8, 5, 4], "b": [3], "mask": [2, 4, 5, 4]},
+                y(2, 3, 5, 4),
+                {"pads": [1, 1, 1, 1]},
+            ),
+            "groups-offset-groups-strides-dilations": Case(
+                "DeformConv",
+                {"x": [1, 4, 5, 5], "w": [2, 2, 2, 2], "offset": [1, 16, 2, 2]},
+                y(1, 2, 2, 2),
+                {"group": 2, "offset_group": 2, "strides": [2, 2], "dilations": [2, 1]},
+            ),
+        }
+    )
+    check_model(model)
+
+
+def test_deform_conv_1d():
+    """One spatial dimension (the reference only takes 2-D): linear interpolation, zero outside."""
+    model = batched_model({"1d": Case("DeformConv", {"x": [1, 1, 5], "w": [1, 1, 2], "offset": [1, 2, 4]}, y(1, 1, 4))})
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    x, w, offset = feeds["c0_x"][0, 0], feeds["c0_w"][0, 0], feeds["c0_offset"][0]
+
+    def sample(p):
+        low = int(np.floor(p))
+        at = lambda i: x[i] if 0 <= i < len(x) else 0.0
+        return (1 - (p - low)) * at(low) + (p - low) * at(low + 1)
+
+    want = [sum(w[k] * sample(o + k + offset[k, o]) for k in range(2)) for o in range(4)]
+    np.testing.assert_allclose(got[0, 0], want, rtol=1e-5, atol=1e-6)
