@@ -186,3 +186,17 @@ def test_bit_cast_between_integers():
     inputs = [("u", TensorProto.UINT32, [5]), ("i", TensorProto.INT8, [4]), ("flags", TensorProto.BOOL, [3])]
     outputs = [("s", TensorProto.INT32, [5]), ("w", TensorProto.UINT8, [4]), ("bytes", TensorProto.UINT8, [3])]
     check_model(graph_model(nodes, inputs, outputs, opset=26), feeds)
+
+
+def test_empty_tensors_emit_no_dead_loops():
+    """An element-wise op on an empty tensor and a reduction over an empty axis: no loop may
+    index the empty buffers (Zig rejects indexing a zero-size scratch arena)."""
+    nodes = [
+        helper.make_node("Abs", ["x"], ["a"]),
+        helper.make_node("ReduceSum", ["a", "axes"], ["y"], keepdims=1),
+        helper.make_node("ReduceMax", ["x", "axes"], ["m"], keepdims=0),
+    ]
+    model = graph_model(
+        nodes, [("x", F, [2, 0, 4])], [("y", F, [2, 1, 4]), ("m", F, [2, 4])], [("axes", np.array([1], np.int64))]
+    )
+    check_model(model)

@@ -361,6 +361,8 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
     values = inputs(op)[:1] if op.name in TYPE_ONLY_SECOND else inputs(op)
     operands = [None if v is None else layout_of(v).broadcast_to(out_shape) for v in values]
     out = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
+    if out.size == 0:
+        return [out]  # no loop over nothing: it would index empty buffers
     with kb.loop_nest(out_shape) as ivs:
         # Absent optional inputs stay None, so each scalar function sees ONNX input positions.
         values = [None if layout is None else kb.load(layout, ivs) for layout in operands]

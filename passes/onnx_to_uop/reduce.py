@@ -181,11 +181,12 @@ class ReduceLowering(OnnxLowering):
                 shift = kb.where(finite, shift, kb.const(0.0, acc_type))
 
             acc = kb.define_acc(reduction.init(acc_type), acc_type)
-            with kb.loop_nest(reduced_shape) as inner:
-                value = kb.cast(kb.load(x_view, [*outer, *inner]), acc_type)
-                if shift is not None:
-                    value = kb.alu("sub", value, shift)
-                kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), reduction.map(kb, value)))
+            if count:  # an empty reduction is the initial value; no loop reads the empty input
+                with kb.loop_nest(reduced_shape) as inner:
+                    value = kb.cast(kb.load(x_view, [*outer, *inner]), acc_type)
+                    if shift is not None:
+                        value = kb.alu("sub", value, shift)
+                    kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), reduction.map(kb, value)))
             result = kb.acc_get(acc)
             if reduction.mean:
                 result = kb.alu("div", result, kb.const(count, acc_type))
