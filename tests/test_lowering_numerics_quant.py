@@ -91,12 +91,18 @@ def test_quantize_linear():
     g.check()
 
 
-def test_quantize_linear_float16_and_runtime_scale():
-    g = Graph()
+def test_quantize_linear_float16_precision_and_runtime_scale():
+    g = Graph(opset=23)
     x = g.input("x", _halves([5], 0.5).astype(np.float16))
     s = g.input("s", np.array([0.5], np.float16))
     g.const("zp", np.array(-100, np.int8))
     g.node("QuantizeLinear", [x, s, "zp"], [("y", INT8)])
+    # x / scale in float16 although both are float32: 2050.5 is 2050 in float16, so 4100 not 4101.
+    x32 = g.input("x32", np.array([1000.25, 3.3, -7.77, 2050.5], np.float32))
+    g.const("s32", np.float32(0.5))
+    g.const("zp16", np.array(0, np.int16))
+    g.node("QuantizeLinear", [x32, "s32", "zp16"], [("y_precision", INT16)], precision=TensorProto.FLOAT16)
+    g.node("QuantizeLinear", [x32, "s32", "zp16"], [("y_full", INT16)])
     g.check()
 
 

@@ -35,7 +35,11 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 
-from zant.frontend.types import ONNX_TO_MLIR_ELEMENT_TYPE, numpy_dtype
+from zant.frontend.types import (
+    ONNX_TO_MLIR_ELEMENT_TYPE,
+    mlir_element_type,
+    numpy_dtype,
+)
 
 I32 = IntegerType(32)
 
@@ -60,6 +64,10 @@ def promote(*types: Attribute) -> Attribute:
 # ---------------------------------------------------------------------------------------------
 
 
+Reader = Callable[[Sequence[SSAValue]], SSAValue]
+"""Reads a scale or zero point at the indices of the tensor it belongs to, inside a loop nest."""
+
+
 @dataclass(frozen=True)
 class QuantParam:
     """A scale or zero point read at the indices of the tensor it belongs to."""
@@ -78,6 +86,23 @@ class QuantParam:
             axis = self.block_axis
             indices[axis] = kb.alu("div", indices[axis], kb.index(self.block_size))
         return kb.load(self.layout, indices)
+
+    @property
+    def is_per_tensor(self) -> bool:
+        return not self.block_size and not any(self.layout.strides)
+
+    def reader(self, kb: KernelBuilder, to: Attribute | None = None) -> Reader:
+        """A Reader for the loops built after this call, converting to `to`; a per-tensor value
+        is loaded and converted once, here, ahead of the loops."""
+
+        def read(indices: Sequence[SSAValue]) -> SSAValue:
+            value = self.load(kb, indices)
+            return value if to is None else kb.cast(value, to)
+
+        if not self.is_per_tensor:
+            return read
+        value = read([kb.index(0)] * self.layout.rank)
+        return lambda indices: value
 
 
 def quant_param(
@@ -116,19 +141,26 @@ def quant_param(
     return QuantParam(layout, axis, block_size)
 
 
-def _optional_param(op: Operation, index: int, shape: Sequence[int], axis: int | None = None) -> QuantParam | None:
-    value = input_value(op, index)
-    return None if value is None else quant_param(value, shape, axis)
+def _optional_param(
+    op: Operation, index: int | None, shape: Sequence[int], axis: int | None = None, block_size: int = 0
+) -> QuantParam | None:
+    """The optional ONNX input `index` as a QuantParam (None when absent)."""
+    value = None if index is None else input_value(op, index)
+    return None if value is None else quant_param(value, shape, axis, block_size)
+
+
+def _optional_reader(kb: KernelBuilder, param: QuantParam | None, to: Attribute) -> Reader | None:
+    return None if param is None else param.reader(kb, to)
 
 
 def _centered(
-    kb: KernelBuilder, value: SSAValue, zero_point: QuantParam | None, indices: Sequence[SSAValue]
+    kb: KernelBuilder, value: SSAValue, zero_point: Reader | None, indices: Sequence[SSAValue]
 ) -> SSAValue:
-    """`value - zero_point` in int32."""
+    """`value - zero_point` in int32 (`zero_point` reads int32)."""
     value = kb.cast(value, I32)
     if zero_point is None:
         return value
-    return kb.alu("sub", value, kb.cast(zero_point.load(kb, indices), I32))
+    return kb.alu("sub", value, zero_point(indices))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,22 +171,6 @@ def _centered(
 def _check_quantized(t: Attribute) -> None:
     if t not in _QUANTIZED_TYPES:
         raise NotImplementedError(f"quantization to {t} is not supported (int8, uint8, int16, uint16 are)")
-
-
-def _quantize(
-    kb: KernelBuilder, x: SSAValue, scale: SSAValue, zero_point: SSAValue | None, out_type: Attribute
-) -> SSAValue:
-    """saturate(round_half_even(x / scale) + zero_point), every step in the reference's types.
-
-    The zero point is added in a float wide enough to hold every sum that does not saturate
-    anyway; the saturating cast to `out_type` is the clip."""
-    compute = promote(x.type, scale.type)
-    q = kb.alu("round", kb.alu("div", kb.cast(x, compute), kb.cast(scale, compute)))
-    if zero_point is None:
-        return kb.cast(q, out_type)
-    wide = promote(compute, Float32Type())
-    q = kb.alu("add", kb.cast(q, wide), kb.cast(zero_point, wide))
-    return kb.cast(q, out_type)
 
 
 def _axis_and_block(op: Operation) -> tuple[int, int]:
@@ -171,17 +187,27 @@ class QuantizeLinearLowering(OnnxLowering):
         out_type = tensor_element_type(op.results[0])
         _check_quantized(out_type)
         axis, block_size = _axis_and_block(op)
+        scale = quant_param(input_value(op, 1), x.shape, axis, block_size)
+        zero_point = _optional_param(op, 2, x.shape, axis, block_size)
+        # The reference divides in `precision` when set, else in NumPy's promotion of x and the
+        # scale; the zero point is then added in a float wide enough for every sum that does not
+        # saturate anyway, and the saturating cast is the clip.
         precision = _optional_attr(op, "precision")
         if precision:
-            raise NotImplementedError("the precision attribute is not supported")
-        scale = quant_param(input_value(op, 1), x.shape, axis, block_size)
-        zp_value = input_value(op, 2)
-        zero_point = None if zp_value is None else quant_param(zp_value, x.shape, axis, block_size)
+            compute = mlir_element_type(precision, "precision")
+        else:
+            compute = promote(x.element_type, scale.element_type)
+        wide = promote(compute, Float32Type())
+        read_scale = scale.reader(kb, compute)
+        read_zero_point = _optional_reader(kb, zero_point, wide)
 
         y = kb.alloc(result_name(op), x.shape, out_type)
         with kb.loop_nest(x.shape) as ivs:
-            zp = None if zero_point is None else zero_point.load(kb, ivs)
-            kb.store(_quantize(kb, kb.load(x, ivs), scale.load(kb, ivs), zp, out_type), y, ivs)
+            ratio = kb.alu("div", kb.cast(kb.load(x, ivs), compute), read_scale(ivs))
+            q = kb.alu("round", ratio)
+            if read_zero_point is not None:
+                q = kb.alu("add", kb.cast(q, wide), read_zero_point(ivs))
+            kb.store(kb.cast(q, out_type), y, ivs)
         return [y]
 
 
@@ -197,22 +223,23 @@ class DequantizeLinearLowering(OnnxLowering):
         x = layout_of(input_value(op, 0))
         out_type = tensor_element_type(op.results[0])
         axis, block_size = _axis_and_block(op)
-        scale = quant_param(input_value(op, 1), x.shape, axis, block_size)
-        zp_value = input_value(op, 2)
-        zero_point = None if zp_value is None else quant_param(zp_value, x.shape, axis, block_size)
         if not isinstance(x.element_type, IntegerType):
             raise NotImplementedError(f"dequantization of {x.element_type} is not supported")
+        scale = quant_param(input_value(op, 1), x.shape, axis, block_size)
+        zero_point = _optional_param(op, 2, x.shape, axis, block_size)
+        centered_type = Float32Type()
+        if zero_point is not None:
+            centered_type = promote(centered_type, zero_point.element_type)
+        product_type = promote(centered_type, scale.element_type)
+        read_zero_point = _optional_reader(kb, zero_point, centered_type)
+        read_scale = scale.reader(kb, product_type)
 
         y = kb.alloc(result_name(op), x.shape, out_type)
         with kb.loop_nest(x.shape) as ivs:
-            value = kb.cast(kb.load(x, ivs), Float32Type())
-            if zero_point is not None:
-                zp = zero_point.load(kb, ivs)
-                compute = promote(value.type, zp.type)
-                value = kb.alu("sub", kb.cast(value, compute), kb.cast(zp, compute))
-            s = scale.load(kb, ivs)
-            compute = promote(value.type, s.type)
-            value = kb.alu("mul", kb.cast(value, compute), kb.cast(s, compute))
+            value = kb.cast(kb.cast(kb.load(x, ivs), Float32Type()), centered_type)
+            if read_zero_point is not None:
+                value = kb.alu("sub", value, read_zero_point(ivs))
+            value = kb.alu("mul", kb.cast(value, product_type), read_scale(ivs))
             kb.store(kb.cast(value, out_type), y, ivs)
         return [y]
 
@@ -258,11 +285,11 @@ class DynamicQuantizeLinearLowering(OnnxLowering):
 # Integer kernels: int32 accumulation of zero-point-centered products
 # ---------------------------------------------------------------------------------------------
 
-Finish = Callable[[KernelBuilder, SSAValue, list[SSAValue]], SSAValue]
-"""(builder, int32 sum, output indices) → the value stored in the output."""
+Finish = Callable[[SSAValue, list[SSAValue]], SSAValue]
+"""(int32 sum, output indices) → the value stored in the output."""
 
 
-def _keep_int32(kb: KernelBuilder, total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+def _keep_int32(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
     return total
 
 
@@ -271,13 +298,17 @@ class Requantization:
     """How a QLinear op turns its int32 sum into the output: y = saturate(round(sum · M) + zp)
     with M = input_scale · weight_scale / output_scale.
 
-    This computes it as the reference does, so conformance is exact: M in the scales' type, the
-    product in the type NumPy promotes int32 and that type to (f64), rounded half to even, the
-    saturating cast as the clip. Every QLinear lowering requantizes through this one object, so a
-    fixed-point variant (CMSIS-NN / TFLite: M = m0 · 2^-shift with m0 a Q31 integer computed at
-    compile time from constant scales, applied with a rounding doubling high multiply and a
-    rounding right shift, no float unit) replaces only `__call__`: a later pass or option can
-    switch to it where the scales are constants and the last-ulp difference is acceptable.
+    The choice: compute it as the reference does, so conformance is exact — M in the scales'
+    type, the product and the zero point in the type NumPy promotes int32 and that type to (f64),
+    rounded half to even, the saturating cast as the clip. Per-tensor scales make M one value,
+    computed once ahead of the loops.
+
+    Every QLinear lowering requantizes through this one object (`bind` gives the step the
+    kernel applies to each int32 sum), so the fixed-point form of CMSIS-NN / TFLite — M = m0 ·
+    2^-shift with m0 a Q31 integer derived at compile time from constant scales, applied with
+    a rounding doubling high multiply and a rounding right shift, no float unit — replaces only
+    `bind`: a later option or pass can switch to it where the scales are constants and a
+    last-bit difference from the reference is acceptable.
     """
 
     input_scale: QuantParam
@@ -286,16 +317,29 @@ class Requantization:
     zero_point: QuantParam | None
     output_type: Attribute
 
-    def __call__(self, kb: KernelBuilder, total: SSAValue, indices: list[SSAValue]) -> SSAValue:
-        scales = [p.load(kb, indices) for p in (self.input_scale, self.weight_scale, self.output_scale)]
-        scale_type = promote(*(s.type for s in scales))
-        in_s, w_s, out_s = (kb.cast(s, scale_type) for s in scales)
-        multiplier = kb.alu("div", kb.alu("mul", in_s, w_s), out_s)
+    def bind(self, kb: KernelBuilder) -> Finish:
+        """The Finish step for the loops built after this call."""
+        scales = (self.input_scale, self.weight_scale, self.output_scale)
+        scale_type = promote(*(p.element_type for p in scales))
         wide = promote(I32, scale_type)
-        value = kb.alu("mul", kb.cast(total, wide), kb.cast(multiplier, wide))
-        if self.zero_point is not None:
-            value = kb.alu("add", value, kb.cast(self.zero_point.load(kb, indices), wide))
-        return kb.cast(kb.alu("round", value), self.output_type)
+        in_s, w_s, out_s = (p.reader(kb, scale_type) for p in scales)
+
+        def multiplier(indices: Sequence[SSAValue]) -> SSAValue:
+            m = kb.alu("div", kb.alu("mul", in_s(indices), w_s(indices)), out_s(indices))
+            return kb.cast(m, wide)
+
+        if all(p.is_per_tensor for p in scales):
+            constant = multiplier([])
+            multiplier = lambda indices: constant
+        zero_point = _optional_reader(kb, self.zero_point, wide)
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            value = kb.alu("mul", kb.cast(total, wide), multiplier(indices))
+            if zero_point is not None:
+                value = kb.alu("add", value, zero_point(indices))
+            return kb.cast(kb.alu("round", value), self.output_type)
+
+        return finish
 
 
 def _integer_matmul(
@@ -318,8 +362,8 @@ def _integer_matmul(
     a = a.broadcast_to([*batch_shape, rows, depth])
     b = b.broadcast_to([*batch_shape, depth, columns])
     # Per-row zero points of A are not taken: the spec and the reference disagree on them.
-    a_zp = _optional_param(op, operands[2], (rows, depth))
-    b_zp = _optional_param(op, operands[3], (depth, columns), axis=1)
+    a_zp = _optional_reader(kb, _optional_param(op, operands[2], (rows, depth)), I32)
+    b_zp = _optional_reader(kb, _optional_param(op, operands[3], (depth, columns), axis=1), I32)
 
     y = kb.alloc(result_name(op), out_shape, out_type)
     with kb.loop_nest(out_shape) as (*batch, i, j):
@@ -328,7 +372,7 @@ def _integer_matmul(
             lhs = _centered(kb, kb.load(a, [*batch, i, k]), a_zp, [i, k])
             rhs = _centered(kb, kb.load(b, [*batch, k, j]), b_zp, [k, j])
             kb.mulacc(acc, lhs, rhs)
-        kb.store(finish(kb, kb.acc_get(acc), [*batch, i, j]), y, [*batch, i, j])
+        kb.store(finish(kb.acc_get(acc), [*batch, i, j]), y, [*batch, i, j])
     return y
 
 
@@ -358,10 +402,10 @@ def _integer_conv(
         )
     windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
     out_per_group = out_channels // group
-    x_zp = _optional_param(op, operands[2], x.shape[:2])
-    w_zp = _optional_param(op, operands[3], w.shape, axis=0)
-    bias = None if operands[4] is None else input_value(op, operands[4])
-    bias = None if bias is None else layout_of(bias)
+    x_zp = _optional_reader(kb, _optional_param(op, operands[2], x.shape[:2]), I32)
+    w_zp = _optional_reader(kb, _optional_param(op, operands[3], w.shape, axis=0), I32)
+    bias_value = None if operands[4] is None else input_value(op, operands[4])
+    bias = None if bias_value is None else layout_of(bias_value)
     zero = kb.const(0, I32)
 
     y = kb.alloc(result_name(op), out_shape, out_type)
@@ -384,7 +428,7 @@ def _integer_conv(
         total = kb.acc_get(acc)
         if bias is not None:
             total = kb.alu("add", total, kb.cast(kb.load(bias, [m]), I32))
-        kb.store(finish(kb, total, [n, m, *out_ivs]), y, [n, m, *out_ivs])
+        kb.store(finish(total, [n, m, *out_ivs]), y, [n, m, *out_ivs])
     return y
 
 
@@ -429,7 +473,7 @@ class QLinearMatMulLowering(OnnxLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         requantize = _requantization(op, tensor_shape(op.results[0]), -1)
-        return [_integer_matmul(op, kb, (0, 3, 2, 5), requantize.output_type, requantize)]
+        return [_integer_matmul(op, kb, (0, 3, 2, 5), requantize.output_type, requantize.bind(kb))]
 
 
 class QLinearConvLowering(OnnxLowering):
@@ -440,7 +484,7 @@ class QLinearConvLowering(OnnxLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         requantize = _requantization(op, tensor_shape(op.results[0]), 1)
-        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, requantize)]
+        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, requantize.bind(kb))]
 
 
 def _optional_attr(op: Operation, name: str):

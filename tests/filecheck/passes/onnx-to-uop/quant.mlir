@@ -9,14 +9,14 @@
 // CHECK-DAG:     [[S:%.*]] = uop.view %s : !uop.buffer<3xf32> -> !uop.view<2x3xf32, strides [0, 1], offset 0>
 // CHECK:         uop.range [[I:%.*]] = 0 to 2 {
 // CHECK-NEXT:      uop.range [[J:%.*]] = 0 to 3 {
-// CHECK-NEXT:        [[PZ:%.*]] = uop.gep [[ZP]][[[I]], [[J]]]
-// CHECK-NEXT:        [[Z:%.*]] = uop.load [[PZ]] : i8
 // CHECK-NEXT:        [[PX:%.*]] = uop.gep {{%.*}}[[[I]], [[J]]]
 // CHECK-NEXT:        [[X:%.*]] = uop.load [[PX]] : f32
 // CHECK-NEXT:        [[PS:%.*]] = uop.gep [[S]][[[I]], [[J]]]
 // CHECK-NEXT:        [[SV:%.*]] = uop.load [[PS]] : f32
 // CHECK-NEXT:        [[D:%.*]] = uop.div [[X]], [[SV]] : f32
 // CHECK-NEXT:        [[R:%.*]] = uop.round [[D]] : f32
+// CHECK-NEXT:        [[PZ:%.*]] = uop.gep [[ZP]][[[I]], [[J]]]
+// CHECK-NEXT:        [[Z:%.*]] = uop.load [[PZ]] : i8
 // CHECK-NEXT:        [[ZF:%.*]] = uop.cast [[Z]] : i8 to f32
 // CHECK-NEXT:        [[Q:%.*]] = uop.add [[R]], [[ZF]] : f32
 // CHECK-NEXT:        [[Y:%.*]] = uop.cast [[Q]] : f32 to i8
@@ -29,30 +29,38 @@ func.func @main(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %zp: tensor<3xi8>) -> te
 
 // -----
 
-// QLinearMatMul with a per-column scale and zero point of b: an int32 accumulator of centered
-// products, then requantization — M = a_scale · b_scale / y_scale in f32 as the reference
-// computes it, the product and the zero point in f64, round half to even, saturating cast.
+// QLinearMatMul with a per-column scale and zero point of b: per-tensor parameters are loaded
+// once ahead of the loops; an int32 accumulator sums centered products; requantization forms
+// M = a_scale · b_scale / y_scale in f32 as the reference does, the product and the zero point in
+// f64, rounds half to even and saturates in the cast.
 
 // CHECK-LABEL: func.func @main()
 // CHECK-DAG:     [[BZP:%.*]] = uop.view %bzp : !uop.buffer<3xui8> -> !uop.view<4x3xui8, strides [0, 1], offset 0>
 // CHECK-DAG:     [[BS:%.*]] = uop.view %bs : !uop.buffer<3xf32> -> !uop.view<2x3xf32, strides [0, 1], offset 0>
-// CHECK:         uop.range [[I:%.*]] = 0 to 2 {
+// CHECK:         [[AS:%.*]] = uop.load {{%.*}} : f32
+// CHECK:         [[YS:%.*]] = uop.load {{%.*}} : f32
+// CHECK:         [[YZPL:%.*]] = uop.load {{%.*}} : ui8
+// CHECK-NEXT:    [[YZP:%.*]] = uop.cast [[YZPL]] : ui8 to f64
+// CHECK:         [[AZPL:%.*]] = uop.load {{%.*}} : ui8
+// CHECK-NEXT:    [[AZP:%.*]] = uop.cast [[AZPL]] : ui8 to i32
+// CHECK-NEXT:    uop.range [[I:%.*]] = 0 to 2 {
 // CHECK-NEXT:      uop.range [[J:%.*]] = 0 to 3 {
 // CHECK-NEXT:        [[ACC:%.*]] = uop.define_acc 0 : i32
 // CHECK-NEXT:        uop.range [[K:%.*]] = 0 to 4 {
-// CHECK:               [[A:%.*]] = uop.sub {{%.*}}, {{%.*}} : i32
+// CHECK:               [[AI:%.*]] = uop.cast {{%.*}} : ui8 to i32
+// CHECK-NEXT:          [[A:%.*]] = uop.sub [[AI]], [[AZP]] : i32
 // CHECK:               uop.gep [[BZP]][[[K]], [[J]]]
 // CHECK:               [[B:%.*]] = uop.sub {{%.*}}, {{%.*}} : i32
 // CHECK-NEXT:          uop.mulacc [[ACC]], [[A]], [[B]] : !uop.acc<i32>, i32
 // CHECK-NEXT:        }
 // CHECK-NEXT:        [[SUM:%.*]] = uop.acc_get [[ACC]] : !uop.acc<i32>, i32
-// CHECK:             uop.gep [[BS]][[[I]], [[J]]]
-// CHECK:             [[AB:%.*]] = uop.mul {{%.*}}, {{%.*}} : f32
-// CHECK-NEXT:        [[M:%.*]] = uop.div [[AB]], {{%.*}} : f32
 // CHECK-NEXT:        [[SUMF:%.*]] = uop.cast [[SUM]] : i32 to f64
+// CHECK-NEXT:        [[PBS:%.*]] = uop.gep [[BS]][[[I]], [[J]]]
+// CHECK-NEXT:        [[BSV:%.*]] = uop.load [[PBS]] : f32
+// CHECK-NEXT:        [[AB:%.*]] = uop.mul [[AS]], [[BSV]] : f32
+// CHECK-NEXT:        [[M:%.*]] = uop.div [[AB]], [[YS]] : f32
 // CHECK-NEXT:        [[MF:%.*]] = uop.cast [[M]] : f32 to f64
 // CHECK-NEXT:        [[P:%.*]] = uop.mul [[SUMF]], [[MF]] : f64
-// CHECK:             [[YZP:%.*]] = uop.cast {{%.*}} : ui8 to f64
 // CHECK-NEXT:        [[V:%.*]] = uop.add [[P]], [[YZP]] : f64
 // CHECK-NEXT:        [[R:%.*]] = uop.round [[V]] : f64
 // CHECK-NEXT:        [[Y:%.*]] = uop.cast [[R]] : f64 to ui8
