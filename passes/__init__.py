@@ -1,4 +1,7 @@
-"""Zant's passes, keyed by kebab-case name, as lazy factories: importing `zant-opt` imports none."""
+"""Zant's passes, keyed by kebab-case name, as lazy factories: importing `zant-opt` imports none.
+
+Passes of installed packages (entry point group `zant.passes`) are listed too; see zant/plugins.py.
+"""
 
 from collections.abc import Callable
 
@@ -26,9 +29,12 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return VerifyArenaPlanPass
 
-    return {
+    builtin = {
         "fold-constants": get_fold_constants,
         "onnx-to-uop": get_onnx_to_uop,
         "plan-arenas": get_plan_arenas,
         "verify-arena-plan": get_verify_arena_plan,
     }
+    from zant.plugins import entry_point_passes
+
+    return builtin | entry_point_passes(builtin)

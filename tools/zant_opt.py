@@ -5,6 +5,8 @@ It behaves like `mlir-opt`/`xdsl-opt` (same flags, same `-p` pipeline syntax, `-
 
 * `.onnx` files as input (`--input-shape NAME=1x3x32x32` fixes symbolic dimensions),
 * the `zig` target (`-t zig` or `-t 'zig{name=net}'`),
+* `--load-passes FILE.py|MODULE`: passes written outside the tree join the pipeline (and
+  installed packages' passes through the `zant.passes` entry point group), see zant/plugins.py;
 * clean error reporting: a user error prints one message and exits 1; `--debug` shows tracebacks.
 """
 
@@ -55,6 +57,19 @@ class ZantOptMain(xDSLOptMain):
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
 
+    def setup_pipeline(self):
+        # Plugins are known only once the arguments are parsed, just before the pipeline is.
+        from zant.plugins import load_pass_plugins
+
+        for name, factory in load_pass_plugins(self.args.load_passes, self.available_passes).items():
+            self.register_pass(name, factory)
+        try:
+            super().setup_pipeline()
+        except ValueError as error:
+            if not str(error).startswith("Unrecognized passes"):
+                raise
+            raise ZantError(f"{error} (passes written outside Zant need --load-passes FILE.py)") from error
+
     def register_all_targets(self):
         super().register_all_targets()
 
@@ -103,6 +118,13 @@ class ZantOptMain(xDSLOptMain):
             action="append",
             metavar="NAME=D0xD1x...",
             help="fix the shape of a graph input with symbolic dimensions (repeatable)",
+        )
+        arg_parser.add_argument(
+            "--load-passes",
+            action="append",
+            default=[],
+            metavar="FILE.py|MODULE",
+            help="register the ModulePass classes defined in a Python file or module (repeatable)",
         )
         arg_parser.add_argument(
             "--debug",
