@@ -177,6 +177,19 @@ def reserved_names(name: str) -> set[str]:
     return {"std", "panic", "trapOnPanic", f"{name}_scratch", f"{name}_constants", f"{name}_predict", *HELPERS}
 
 
+def _unprinted(value: SSAValue) -> bool:
+    """Whether no use of `value` shows in the Zig text (Zig rejects unused constants): a gep
+    through a view drops the indices of its stride-0 (broadcast) dimensions."""
+
+    def printed(use) -> bool:
+        gep = use.operation
+        if isinstance(gep, uop.GepOp) and isinstance(gep.source.type, uop.ViewType) and use.index > 0:
+            return gep.source.type.get_strides()[use.index - 1] != 0
+        return True
+
+    return not any(printed(use) for use in value.uses)
+
+
 class ZigPrinter:
     """Prints one planned uop module as Zig source; `NAME` prefixes every exported symbol."""
 
@@ -210,7 +223,7 @@ class ZigPrinter:
 
     def discard_unused(self, op: Operation) -> None:
         for result in op.results:
-            if not result.uses and result in self.names:
+            if _unprinted(result) and result in self.names:
                 self.emit(f"_ = {self.names[result]};")
 
     def use_helper(self, template: str) -> str:
@@ -453,7 +466,7 @@ class ZigPrinter:
         prefix = "idx_" if isinstance(result.type, IndexType) else "buf_"
         name = self.fresh(result, prefix)
         self.emit(f"const {name}: {zig_type(result.type)} = {expression};")
-        if not result.uses:
+        if _unprinted(result):
             self.emit(f"_ = {name};")
 
     def print_alu(self, op: Operation) -> None:
