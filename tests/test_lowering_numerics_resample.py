@@ -171,3 +171,44 @@ def test_gridsample_3d():
         extra_inputs=[("grid", [1, 2, 3, 2, 3])],
     )
     check_model(model, grid_inputs([1, 2, 3, 4, 2], [1, 2, 3, 2, 3]))
+
+
+def col2im(image, block):
+    return {"image_shape": np.array(image, np.int64), "block_shape": np.array(block, np.int64)}
+
+
+def test_col2im():
+    """Blocks summed back into images: overlaps, strides, pads, dilations, 1-D to 3-D."""
+    cases = [
+        (col2im([4, 5], [2, 2]), {}, [1, 1, 4, 5]),
+        (col2im([5, 5], [2, 2]), {"strides": [2, 1], "pads": [1, 0, 1, 0]}, [1, 1, 5, 5]),
+        (col2im([4, 6], [2, 2]), {"dilations": [1, 2]}, [1, 1, 4, 6]),
+        (col2im([3, 4], [1, 1]), {}, [1, 4, 3, 4]),
+        (col2im([18], [4]), {"dilations": [2]}, [1, 1, 18]),
+        (col2im([3, 3, 3], [1, 2, 2]), {}, [1, 1, 3, 3, 3]),
+    ]
+    check_model(multi_node_model("Col2Im", [1, 4, 12], cases, opset=18))
+
+
+def test_roialign():
+    """avg and max, both coordinate modes; rois partly off the map, tiny and in both images."""
+    rois = np.array([[0.5, 0.2, 3.1, 4.6], [-2.0, -1.5, 6.5, 7.0], [2.0, 2.0, 2.3, 2.1], [1.0, 0.0, 4.9, 3.0]], np.float32)
+    batch = np.array([0, 1, 1, 0], np.int64)
+    cases = [
+        ({}, {"mode": mode, "coordinate_transformation_mode": ctm, "output_height": 3, "output_width": 2,
+              "sampling_ratio": ratio, "spatial_scale": scale}, [4, 2, 3, 2])
+        for mode, ctm, ratio, scale in [
+            ("avg", "half_pixel", 2, 1.0),
+            ("avg", "output_half_pixel", 1, 0.5),
+            ("max", "half_pixel", 3, 1.0),
+            ("max", "output_half_pixel", 2, 1.0),
+        ]
+    ]
+    node_inputs = [("rois", [4, 4])]
+    model = multi_node_model("RoiAlign", [2, 2, 5, 6], cases, opset=22, extra_inputs=node_inputs)
+    batch_input = helper.make_tensor_value_info("batch", TensorProto.INT64, [4])
+    model.graph.input.append(batch_input)
+    for node in model.graph.node:
+        node.input.append("batch")
+    rng = np.random.default_rng(3)
+    check_model(model, {"x": rng.standard_normal([2, 2, 5, 6]).astype(np.float32), "rois": rois, "batch": batch})

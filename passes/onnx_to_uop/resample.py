@@ -1,4 +1,4 @@
-"""Resampling: Resize, Upsample, GridSample, Col2Im.
+"""Resampling: Resize, Upsample, GridSample, RoiAlign, Col2Im.
 
 Resize (and Upsample, a Resize with fixed attributes) reads its scales, sizes and roi as
 constants, so every decision is made here, in numpy: for each resized axis and each output
@@ -15,6 +15,9 @@ extrapolation value.
 GridSample's grid is a runtime input: the coordinate arithmetic (denormalization, padding
 modes, taps and their weights) is emitted as scalar code, once per output position and shared
 by every channel.
+
+RoiAlign (with a fixed sampling_ratio) computes its bilinear samples from the runtime rois
+in scalar code too.
 
 Col2Im scatters each column of its input into the image: a zeroed output and a loop nest over
 (n, c, block…, column…) that adds every element at its position when it lies inside.
@@ -349,7 +352,8 @@ def emit_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, plan:
     x = layout_of(input_value(op, 0))
     element_type = tensor_element_type(op.results[0])
     if plan.out_shape != tensor_shape(op.results[0]):
-        raise ValueError(f"the scales or sizes give shape {plan.out_shape}, the result type has {tensor_shape(op.results[0])}")
+        declared = tensor_shape(op.results[0])
+        raise ValueError(f"the scales or sizes give shape {plan.out_shape}, the result type has {declared}")
     name = result_name(op)
     y = kb.alloc(name, plan.out_shape, element_type)
     if attrs.mode == "nearest" or not plan.taps:
@@ -419,7 +423,7 @@ class UpsampleLowering(OnnxLowering):
         return [emit_resize(kb, op, attrs, plan)]
 
 
-# -- GridSample ------------------------------------------------------------------------------
+# -- GridSample (and the scalar helpers RoiAlign shares) ------------------------------------
 
 
 @dataclass(frozen=True)
@@ -560,10 +564,11 @@ class GridSampleLowering(OnnxLowering):
         y = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
         with kb.loop_nest([x.shape[0], *grid.shape[1:-1]]) as (n, *out):
             # The grid's last axis lists the coordinates innermost axis first (x, y, z).
-            per_axis = [
-                _grid_axis_taps(f, kb.cast(kb.load(grid, [n, *out, kb.index(len(spatial) - 1 - i)]), f.t), size, attrs)
-                for i, size in enumerate(spatial)
+            coordinates = [
+                kb.cast(kb.load(grid, [n, *out, kb.index(len(spatial) - 1 - i)]), f.t)
+                for i in range(len(spatial))
             ]
+            per_axis = [_grid_axis_taps(f, g, size, attrs) for g, size in zip(coordinates, spatial)]
             combined = [_combine(f, taps) for taps in itertools.product(*per_axis)]
             with kb.loop(x.shape[1]) as c:
                 total = None
@@ -589,4 +594,162 @@ def _combine(f: _Scalar, taps: Sequence[_Tap]) -> tuple[list[SSAValue], SSAValue
     return [tap.index for tap in taps], weight, inside
 
 
-PATTERNS = (ResizeLowering(), UpsampleLowering(), GridSampleLowering())
+# -- Col2Im ---------------------------------------------------------------------------------
+
+
+class Col2ImLowering(OnnxLowering):
+    """`Col2Im`: input (N, C·Πblock, L) viewed as (N, C, block…, positions…); each element is
+    added into the image at position·stride - pad_begin + offset·dilation, when inside."""
+
+    op_names = frozenset({"onnx.Col2Im"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        image = constant_input(op, 1, "image_shape")
+        block = constant_input(op, 2, "block_shape")
+        if image is None or block is None or len(image) != len(block):
+            raise ValueError("image_shape and block_shape must be non-empty constants of one length")
+        image, block = [int(v) for v in image], [int(v) for v in block]
+        rank = len(image)
+        dilations = get_attr(op, "dilations") or [1] * rank
+        strides = get_attr(op, "strides") or [1] * rank
+        pads = get_attr(op, "pads") or [0] * (2 * rank)
+        if len(dilations) != rank or len(strides) != rank or len(pads) != 2 * rank:
+            raise ValueError(f"dilations, strides and pads do not fit {rank} spatial axes")
+        counts = [
+            (size + pads[d] + pads[rank + d] - dilations[d] * (block[d] - 1) - 1) // strides[d] + 1
+            for d, size in enumerate(image)
+        ]
+        x = layout_of(input_value(op, 0))
+        n, rows, columns = x.shape
+        channels = rows // math.prod(block) if math.prod(block) else 0
+        if channels * math.prod(block) != rows or math.prod(counts) != columns:
+            raise ValueError(f"input of shape {x.shape} does not fit blocks {block} over image {image}")
+        columns_view = x.reshape([n, channels, *block, *counts])
+        if columns_view is None:
+            raise NotImplementedError("Col2Im of a non-contiguous input")
+        element_type = tensor_element_type(op.results[0])
+        y = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
+        with kb.loop_nest(y.shape) as ivs:
+            kb.store(kb.const(0, element_type), y, ivs)
+        with kb.loop_nest(columns_view.shape) as ivs:
+            offsets, positions = ivs[2 : 2 + rank], ivs[2 + rank :]
+            pixel, inside = [], None
+            for d in range(rank):
+                at = kb.alu(
+                    "add",
+                    kb.alu("mul", positions[d], kb.index(strides[d])),
+                    kb.alu("mul", offsets[d], kb.index(dilations[d])),
+                )
+                at = kb.alu("sub", at, kb.index(pads[d]))
+                ok = kb.alu("and", kb.alu("cmple", kb.index(0), at), kb.alu("cmplt", at, kb.index(image[d])))
+                inside = ok if inside is None else kb.alu("and", inside, ok)
+                pixel.append(kb.alu("min", kb.alu("max", at, kb.index(0)), kb.index(image[d] - 1)))
+            target = [ivs[0], ivs[1], *pixel]
+            old = kb.load(y, target)
+            new = kb.alu("add", old, kb.load(columns_view, ivs))
+            assert inside is not None
+            kb.store(kb.where(inside, new, old), y, target)
+        return [y]
+
+
+# -- RoiAlign --------------------------------------------------------------------------------
+
+
+def _bilinear_corner(f: _Scalar, y: SSAValue, size: int) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """RoiAlign's sample at y ≥ 0 along an axis of `size`: the low and high pixel (as floats)
+    and the weight of the high one; from the last pixel on, both are the last pixel."""
+    kb = f.kb
+    last = f.c(size - 1.0)
+    low = f.floor(y)
+    at_edge = f.cmple(last, low)
+    low = kb.where(at_edge, last, low)
+    high = kb.where(at_edge, last, f.add(low, f.c(1.0)))
+    fraction = f.sub(kb.where(at_edge, low, y), low)
+    return low, high, fraction
+
+
+class RoiAlignLowering(OnnxLowering):
+    """`RoiAlign` with a fixed sampling_ratio: per roi, channel and output bin, an average (or
+    max) of sampling_ratio² bilinear samples; the rois are read at run time."""
+
+    op_names = frozenset({"onnx.RoiAlign"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        ratio = get_attr(op, "sampling_ratio")
+        if ratio <= 0:
+            raise NotImplementedError("sampling_ratio 0 (a sampling grid sized by each roi at run time)")
+        mode = get_attr(op, "mode")
+        if mode not in ("avg", "max"):
+            raise ValueError(f"unknown mode '{mode}'")
+        coordinate_mode = get_attr(op, "coordinate_transformation_mode")
+        if coordinate_mode not in ("half_pixel", "output_half_pixel"):
+            raise ValueError(f"unknown coordinate_transformation_mode '{coordinate_mode}'")
+        half_pixel = coordinate_mode == "half_pixel"
+        x, rois, batch = (layout_of(input_value(op, i)) for i in range(3))
+        if x.rank != 4 or rois.rank != 2 or rois.shape[1] != 4:
+            raise ValueError(f"expected X (N, C, H, W) and rois (R, 4), got {x.shape} and {rois.shape}")
+        element_type = tensor_element_type(op.results[0])
+        if not isinstance(element_type, AnyFloat):
+            raise ValueError(f"RoiAlign of {element_type} is not defined")
+        f = _Scalar(kb, compute_type(element_type))
+        height, width = x.shape[2:]
+        out_shape = tensor_shape(op.results[0])
+        pooled = out_shape[2:]
+        scale = get_attr(op, "spatial_scale")
+        y = kb.alloc(result_name(op), out_shape, element_type)
+        with kb.loop_nest(out_shape) as (r, c, ph, pw):
+            image = kb.cast(kb.load(batch, [r]), IndexType())
+            image = kb.alu("min", kb.alu("max", image, kb.index(0)), kb.index(x.shape[0] - 1))
+            # (x1, y1, x2, y2) → per axis (h, w): the roi's start and the size of one bin
+            shift = f.c(0.5 if half_pixel else 0.0)
+            corners = [
+                f.sub(f.mul(kb.cast(kb.load(rois, [r, kb.index(k)]), f.t), f.c(scale)), shift)
+                for k in range(4)
+            ]
+            starts, bins = [], []
+            for axis, (first, bin_iv) in enumerate(((1, ph), (0, pw))):
+                extent = f.sub(corners[first + 2], corners[first])
+                if not half_pixel:
+                    extent = f.max(extent, f.c(1.0))  # malformed rois count as 1×1
+                bin_size = f.div(extent, f.c(float(pooled[axis])))
+                starts.append(f.add(corners[first], f.mul(kb.cast(bin_iv, f.t), bin_size)))
+                bins.append(bin_size)
+            acc = kb.define_acc(0.0 if mode == "avg" else float("-inf"), f.t)
+            with kb.loop_nest([ratio, ratio]) as samples:
+                position = [
+                    f.add(start, f.div(f.mul(f.add(kb.cast(iv, f.t), f.c(0.5)), size), f.c(float(ratio))))
+                    for start, size, iv in zip(starts, bins, samples)
+                ]
+                outside = None
+                for p, size in zip(position, (height, width)):
+                    off = kb.alu("or", f.cmplt(p, f.c(-1.0)), f.cmplt(f.c(float(size)), p))
+                    outside = off if outside is None else kb.alu("or", outside, off)
+                (y0, y1, ly), (x0, x1, lx) = (
+                    _bilinear_corner(f, f.max(p, f.c(0.0)), size)
+                    for p, size in zip(position, (height, width))
+                )
+                hy, hx = f.sub(f.c(1.0), ly), f.sub(f.c(1.0), lx)
+                terms = []
+                for row, wy in ((y0, hy), (y1, ly)):
+                    for col, wx in ((x0, hx), (x1, lx)):
+                        # Samples off the map weigh 0; the index is clamped for them.
+                        weight = kb.where(outside, f.c(0.0), f.mul(wy, wx))
+                        at = [_clamped_index(f, row, height), _clamped_index(f, col, width)]
+                        terms.append(f.mul(weight, kb.cast(kb.load(x, [image, c, *at]), f.t)))
+                combine = "add" if mode == "avg" else "max"
+                sample = terms[0]
+                for term in terms[1:]:
+                    sample = kb.alu(combine, sample, term)
+                kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), sample))
+            result = kb.acc_get(acc)
+            if mode == "avg":
+                result = f.div(result, f.c(float(ratio * ratio)))
+            kb.store(kb.cast(result, element_type), y, [r, c, ph, pw])
+        return [y]
+
+
+def _clamped_index(f: _Scalar, p: SSAValue, size: int) -> SSAValue:
+    return f.kb.cast(f.min(f.max(p, f.c(0.0)), f.c(size - 1.0)), IndexType())
+
+
+PATTERNS = (ResizeLowering(), UpsampleLowering(), GridSampleLowering(), Col2ImLowering(), RoiAlignLowering())
