@@ -1,7 +1,8 @@
 """`zant`: compile an ONNX model to Zig, build it, and run it against the ONNX reference.
 
     zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build]
-    zant run MODEL.onnx [--input NAME=file.npy ...]
+                 [--firmware [--board B] [--input NAME=file.npy ...]]
+    zant run MODEL.onnx [--target T [--board B]] [--input NAME=file.npy ...]
 
 Errors in the user's input print one line `zant: error: ...` and exit with status 1; `--debug`
 shows the Python traceback instead.
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from zant.tools.zant_opt import parse_input_shapes
 
+from zant.backend.build import BOARDS
 from zant.driver import (
     OPTIMIZE_MODES,
     TARGETS,
@@ -43,6 +45,13 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
 
 
+def _add_inputs(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help=help_text)
+    parser.add_argument(
+        "--board", choices=BOARDS, help="QEMU board of the firmware image (default: the target's)"
+    )
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zant", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -54,15 +63,17 @@ def make_parser() -> argparse.ArgumentParser:
     compile_cmd.add_argument("--target", default="host", choices=TARGETS)
     compile_cmd.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
     compile_cmd.add_argument("--no-build", action="store_true", help="write the sources only")
-
-    run_cmd = commands.add_parser("run", help="compile for the host, run, compare with the reference")
-    _add_common(run_cmd)
-    run_cmd.add_argument(
-        "--input",
-        action="append",
-        metavar="NAME=FILE.npy",
-        help="an input tensor (repeatable); inputs not given are random, seeded",
+    compile_cmd.add_argument(
+        "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
     )
+    _add_inputs(compile_cmd, "an input embedded in the firmware (repeatable); others are random, seeded")
+
+    run_cmd = commands.add_parser(
+        "run", help="compile for the host (or an MCU under QEMU), run, compare with the reference"
+    )
+    _add_common(run_cmd)
+    run_cmd.add_argument("--target", default="host", choices=TARGETS, help="an MCU target runs under QEMU")
+    _add_inputs(run_cmd, "an input tensor (repeatable); inputs not given are random, seeded")
     run_cmd.add_argument("-O", "--optimize", default="ReleaseSafe", choices=OPTIMIZE_MODES)
 
     from zant.tools.conformance import add_conformance_command
@@ -100,15 +111,29 @@ def format_summary(result: CompileResult, target: str, optimize: str) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    if (args.input or args.board) and not args.firmware:
+        raise ZantError("--input and --board describe a firmware image: add --firmware")
     options = _options(
-        args, name=args.name, target=args.target, optimize=args.optimize, build=not args.no_build
+        args, name=args.name, target=args.target, optimize=args.optimize, build=not args.no_build,
+        firmware=args.firmware, board=args.board, inputs=_read_inputs(args),
     )
     result = compile_model(args.model, args.output_dir, options)
     print(format_summary(result, args.target, args.optimize))
+    if result.firmware_path is not None:
+        print(format_firmware(result))
     return 0
 
 
-def _load_feeds(args: argparse.Namespace, result: CompileResult) -> dict[str, np.ndarray]:
+def format_firmware(result: CompileResult) -> str:
+    sizes = result.firmware_sizes or {}
+    assert result.board is not None
+    return (
+        f"firmware        {result.firmware_path} ({result.board.name}): flash {sizes['flash']:,} bytes, "
+        f"static RAM {sizes['static_ram']:,} bytes (+ stack)"
+    )
+
+
+def _read_inputs(args: argparse.Namespace) -> dict[str, np.ndarray]:
     given: dict[str, np.ndarray] = {}
     for spec in args.input or ():
         name, sep, path = spec.partition("=")
@@ -118,42 +143,53 @@ def _load_feeds(args: argparse.Namespace, result: CompileResult) -> dict[str, np
             given[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as error:
             raise ZantError(f"cannot read input '{name}' from {path}: {error}") from error
-    known = {s.name for s in result.inputs}
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise ZantError(f"--input names unknown inputs: {', '.join(unknown)} (the model has {', '.join(sorted(known))})")
-    rng = np.random.default_rng(0)
-    feeds = {}
+    return given
+
+
+def _report_made_up(result: CompileResult, given: dict[str, np.ndarray], feeds: dict[str, np.ndarray]) -> None:
     for signature in result.inputs:
-        if signature.name in given:
-            feeds[signature.name] = given[signature.name].astype(signature.dtype)
-        elif np.dtype(signature.dtype).kind == "f":
-            feeds[signature.name] = rng.standard_normal(signature.shape).astype(signature.dtype)
-            print(f"input '{signature.name}': random normal {signature.shape}")
-        elif np.dtype(signature.dtype).kind == "b":
-            feeds[signature.name] = rng.integers(0, 2, signature.shape).astype(bool)
-            print(f"input '{signature.name}': random bool {signature.shape}")
-        else:
-            feeds[signature.name] = rng.integers(0, 10, signature.shape).astype(signature.dtype)
-            print(f"input '{signature.name}': random integers {signature.shape}")
-    return feeds
+        if signature.name not in given:
+            kind = {"f": "random normal", "b": "random bool"}.get(np.dtype(signature.dtype).kind, "random integers")
+            print(f"input '{signature.name}': {kind} {list(feeds[signature.name].shape)}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from zant.runtime import load_compiled, reference_outputs
+    from zant.runtime import complete_feeds, load_compiled, reference_outputs
 
+    given = _read_inputs(args)
+    on_mcu = args.target != "host"
+    if args.board and not on_mcu:
+        raise ZantError("--board needs an MCU --target")
     with tempfile.TemporaryDirectory(prefix="zant-run-") as out_dir:
-        result = compile_model(args.model, out_dir, _options(args, name="model", optimize=args.optimize))
-        feeds = _load_feeds(args, result)
-        ours = load_compiled(result)(*(feeds[s.name] for s in result.inputs))
+        options = _options(
+            args, name="model", optimize=args.optimize, target=args.target,
+            firmware=on_mcu, board=args.board, inputs=given,
+        )
+        result = compile_model(args.model, out_dir, options)
+        if on_mcu:
+            from zant.backend.firmware import run_firmware
+
+            assert result.feeds is not None and result.board is not None and result.firmware_path
+            feeds = result.feeds
+            _report_made_up(result, given, feeds)
+            run = run_firmware(result.firmware_path, result.board, result.outputs)
+            ours, label = run.outputs, result.board.name
+        else:
+            feeds, _ = complete_feeds(result.inputs, given)
+            _report_made_up(result, given, feeds)
+            ours, label = load_compiled(result)(*(feeds[s.name] for s in result.inputs)), "zant"
     reference = reference_outputs(args.model, feeds)
     np.set_printoptions(precision=6, suppress=True, linewidth=100, threshold=40)
+    width = max(len(label), len("reference"))
     for signature, got, want in zip(result.outputs, ours, reference):
         error = float(np.max(np.abs(got.astype(np.float64) - np.asarray(want, np.float64)))) if got.size else 0.0
         print(f"output '{signature.name}' {signature.shape} {signature.dtype}")
-        print(f"  zant      {got.reshape(-1)[:20]}")
-        print(f"  reference {np.asarray(want).reshape(-1)[:20]}")
+        print(f"  {label:<{width}} {got.reshape(-1)[:20]}")
+        print(f"  {'reference':<{width}} {np.asarray(want).reshape(-1)[:20]}")
         print(f"  max abs error {error:.3g}")
+    if on_mcu:
+        print(format_firmware(result))
+        print(f"stack           {run.stack_bytes:,} bytes (high-water mark)")
     return 0
 
 

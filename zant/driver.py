@@ -1,7 +1,8 @@
 """The compilation driver behind `zant compile` and `zant run`: one path from .onnx to a build.
 
 Stages (each timed): import → the pass pipeline (default `onnx-to-uop,plan-arenas`) → Zig,
-header and plan JSON → `python -m ziglang` build. Files are written into a private staging
+header and plan JSON → `python -m ziglang` build → with `firmware`, an image `NAME.elf` for a
+QEMU board with the inputs embedded (`zant.backend.firmware`). Files are written into a private staging
 folder and moved into the output folder only when every stage has succeeded, so a failed
 compile never leaves a half-written `.zig` that looks valid.
 """
@@ -19,13 +20,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
-from zant.backend.build import OPTIMIZE_MODES
+from zant.backend.build import OPTIMIZE_MODES, Board, board_for
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
 
@@ -42,6 +44,9 @@ class CompileOptions:
     build: bool = True
     input_shapes: dict[str, list[int]] | None = None
     pipeline: str = DEFAULT_PIPELINE
+    firmware: bool = False  # also link NAME.elf for `board` (default: the target's board)
+    board: str | None = None
+    inputs: dict[str, np.ndarray] | None = None  # embedded in the image; missing ones are seeded
 
 
 @dataclass
@@ -68,6 +73,10 @@ class CompileResult:
     outputs: list[TensorSignature]
     sizes: dict[str, int] | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    firmware_path: Path | None = None
+    board: Board | None = None
+    firmware_sizes: dict[str, int] | None = None
+    feeds: dict[str, np.ndarray] | None = None  # the inputs embedded in the image
 
 
 def make_context() -> Context:
@@ -153,6 +162,13 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError(f"unknown target '{options.target}' (choose from {', '.join(TARGETS)})")
     if options.optimize not in OPTIMIZE_MODES:
         raise ZantError(f"unknown optimize mode '{options.optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
+    board = None
+    if options.firmware:
+        if not options.build:
+            raise ZantError("a firmware image needs a build (drop --no-build)")
+        board = board_for(options.target, options.board)
+    elif options.board is not None:
+        raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
     with _stage(timings, "import"):
@@ -182,6 +198,13 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
             with _stage(timings, "build"):
                 library = build_artifact(staging / f"{name}.zig", name, options.target, options.optimize)
                 sizes = section_sizes(library)
+        firmware = feeds = None
+        if board is not None:
+            from zant.runtime import complete_feeds
+
+            with _stage(timings, "firmware"):
+                feeds, _ = complete_feeds(inputs, options.inputs or {})
+                firmware = build_image(staging, name, inputs, outputs, feeds, board, options.optimize)
         for path in staging.iterdir():
             if path.is_file():
                 os.replace(path, out / path.name)
@@ -198,6 +221,10 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         outputs=outputs,
         sizes=sizes,
         timings=timings,
+        firmware_path=None if firmware is None else out / firmware.name,
+        board=board,
+        firmware_sizes=None if firmware is None else image_sizes(out / firmware.name),
+        feeds=feeds,
     )
 
 
@@ -220,6 +247,28 @@ def build_artifact(zig_path: Path, name: str, target: str, optimize: str) -> Pat
     out_path = zig_path.parent / library_file_name(name, target)
     build_zig(zig_path, out_path, target, optimize, "shared" if target == "host" else "static")
     return out_path
+
+
+def build_image(
+    folder: Path,
+    name: str,
+    inputs: list[TensorSignature],
+    outputs: list[TensorSignature],
+    feeds: dict[str, np.ndarray],
+    board: Board,
+    optimize: str,
+) -> Path:
+    """Write and link the firmware image of the model built in `folder`."""
+    from zant.backend.firmware import build_firmware, write_firmware
+
+    root = write_firmware(folder, name, inputs, outputs, [feeds[t.name] for t in inputs], board)
+    return build_firmware(root, name, board, optimize)
+
+
+def image_sizes(path: Path) -> dict[str, int]:
+    from zant.backend.firmware import image_sizes as read_sizes
+
+    return read_sizes(path)
 
 
 def section_sizes(path: Path) -> dict[str, int]:

@@ -64,6 +64,30 @@ def load_compiled(result) -> CompiledModel:
     return CompiledModel(result.library_path, name, result.inputs, result.outputs)
 
 
+def complete_feeds(
+    signatures: Sequence[TensorSignature], given: Mapping[str, np.ndarray], seed: int = 0
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The given inputs in graph order, converted to their dtypes, and seeded values for the rest
+    (floats ~ N(0, 1), bools, small integers); also the names of the inputs made up."""
+    known = {s.name for s in signatures}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise ZantError(f"--input names unknown inputs: {', '.join(unknown)} (the model has {', '.join(sorted(known))})")
+    rng = np.random.default_rng(seed)
+    feeds: dict[str, np.ndarray] = {}
+    for signature in signatures:
+        kind = np.dtype(signature.dtype).kind
+        if signature.name in given:
+            feeds[signature.name] = np.asarray(given[signature.name]).astype(signature.dtype)
+        elif kind == "f":
+            feeds[signature.name] = rng.standard_normal(signature.shape).astype(signature.dtype)
+        elif kind == "b":
+            feeds[signature.name] = rng.integers(0, 2, signature.shape).astype(bool)
+        else:
+            feeds[signature.name] = rng.integers(0, 10, signature.shape).astype(signature.dtype)
+    return feeds, [s.name for s in signatures if s.name not in given]
+
+
 def reference_outputs(model_path: str | Path, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
     """The ONNX reference evaluator's outputs for the same feeds."""
     from onnx.reference import ReferenceEvaluator

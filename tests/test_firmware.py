@@ -1,0 +1,206 @@
+"""Firmware images under QEMU: the model, its inputs and a thin runtime on an emulated MCU.
+
+Each image prints its outputs through semihosting; they must equal the host build's on the same
+inputs. Tests that run QEMU skip (saying how to install it) where it is missing. The default run
+covers the Cortex-M4 board; every other board runs under `-m slow` (these tests skip otherwise,
+so a plain `pytest` stays fast even without a `-m 'not slow'` default).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from zant.backend.build import BOARDS, DEFAULT_BOARDS, board_for, build_zig
+from zant.backend.firmware import (
+    build_firmware,
+    count_instructions,
+    linker_script,
+    qemu_missing,
+    run_firmware,
+    run_image,
+    write_firmware,
+)
+from zant.driver import CompileOptions, TensorSignature, compile_model
+from zant.errors import ZantError
+from zant.runtime import load_compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+DIGITS = ROOT / "examples" / "digits" / "digits_cnn.onnx"
+sys.path.insert(0, str(ROOT / "bench"))
+
+from models import MODELS  # noqa: E402
+
+
+def require_qemu(board_name: str) -> None:
+    missing = qemu_missing(BOARDS[board_name])
+    if missing:
+        pytest.skip(missing)
+
+
+@pytest.fixture
+def slow(request):
+    """Skips a `slow` test unless the run selects it (`pytest -m slow`)."""
+    if "slow" not in (request.config.getoption("markexpr") or "") or "not slow" in request.config.getoption("markexpr"):
+        pytest.skip("a slow test: run with `pytest -m slow`")
+
+
+def run_on_board(model_path: Path, target: str, folder: Path, inputs=None, rtol=1e-4, atol=1e-5):
+    """Build the model for the host and as a firmware image; assert the image's outputs equal
+    the host build's on the same inputs; return the compile result and the run."""
+    require_qemu(DEFAULT_BOARDS[target])
+    firmware = compile_model(
+        model_path, folder / target,
+        CompileOptions(name="net", target=target, optimize="ReleaseSafe", firmware=True, inputs=inputs),
+    )
+    host = compile_model(model_path, folder / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
+    assert firmware.feeds is not None and firmware.board is not None and firmware.firmware_path
+    expected = load_compiled(host)(*(firmware.feeds[s.name] for s in host.inputs))
+    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
+    for index, (got, want) in enumerate(zip(run.outputs, expected, strict=True)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"output {index} on {target}")
+    assert 0 < run.stack_bytes < firmware.board.ram.size
+    return firmware, run
+
+
+# -- without QEMU ----------------------------------------------------------------------------------
+
+
+def test_every_mcu_target_has_a_board_with_its_core():
+    for target, board in DEFAULT_BOARDS.items():
+        assert BOARDS[board].target == target
+    assert board_for("cortex-m4").name == "mps2-an386"
+
+
+def test_linker_script_follows_the_memory_map():
+    m4 = linker_script("net", BOARDS["mps2-an386"])
+    assert "ORIGIN = 0x00000000, LENGTH = 0x400000" in m4 and "ORIGIN = 0x20000000" in m4
+    assert "KEEP(*(.vectors))" in m4 and "ENTRY(net_reset)" in m4 and "} > RAM AT > FLASH" in m4
+    # A separate region for the weights where the boot flash is small (the M55's ITCM).
+    m55 = linker_script("net", BOARDS["mps3-an547"])
+    assert "WEIGHTS (r) : ORIGIN = 0x11000000" in m55 and "} > RAM AT > WEIGHTS" in m55
+    assert "ENTRY(_start)" in linker_script("net", BOARDS["virt"])
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(firmware=True), "needs an MCU target"),
+        (dict(firmware=True, target="riscv32", board="mps2-an386"), "has a cortex-m4 core, not riscv32"),
+        (dict(firmware=True, target="cortex-m4", board="nope"), "unknown board 'nope'"),
+        (dict(target="cortex-m4", board="mps2-an386"), "add --firmware"),
+        (dict(firmware=True, target="cortex-m4", build=False), "needs a build"),
+    ],
+)
+def test_bad_firmware_options_are_clear_errors(tmp_path, options, message):
+    with pytest.raises(ZantError, match=message):
+        compile_model(DIGITS, tmp_path, CompileOptions(**options))
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_firmware_options_need_firmware(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "zant.tools.cli", "compile", str(DIGITS), "-o", str(tmp_path), "--board", "microbit"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 1 and "add --firmware" in result.stderr and "Traceback" not in result.stderr
+
+
+# -- under QEMU, Cortex-M4 -------------------------------------------------------------------------
+
+
+def test_digits_on_cortex_m4_equals_host_build(tmp_path):
+    images = np.load(ROOT / "examples" / "digits" / "digits_heldout.npz")["images"]
+    firmware, run = run_on_board(DIGITS, "cortex-m4", tmp_path, inputs={"image": images[3][None]})
+    sizes = firmware.firmware_sizes
+    weights = sum(a["size"] for a in firmware.plan["arenas"] if a["role"] == "constant")
+    assert sizes is not None and sizes["flash"] >= sizes[".rodata"] >= weights > 0
+    assert "OUTPUT 0 " in run.stdout and "STACK " in run.stdout
+    # Measured, exactly: the same image executes the same instructions every time.
+    assert firmware.board is not None and firmware.firmware_path is not None
+    count = count_instructions(firmware.board, firmware.firmware_path)
+    assert 10_000 < count == count_instructions(firmware.board, firmware.firmware_path)
+
+
+def test_mlperf_tiny_kws_on_cortex_m4_equals_host_build(tmp_path):
+    onnx.save(MODELS["kws"](), tmp_path / "kws.onnx")
+    run_on_board(tmp_path / "kws.onnx", "cortex-m4", tmp_path, rtol=1e-4, atol=1e-5)
+
+
+FAKE_MODEL = """\
+export fn net_predict(x: [*]const f32, y: [*]f32) callconv(.c) i32 {{
+    y[0] = x[0];
+    {body}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "body, status, printed",
+    [("return 7;", "status 1 (predict)", "ERROR net_predict returned 7"), ('@panic("boom");', "status 2 (panic)", "PANIC boom")],
+)
+def test_a_failing_predict_exits_non_zero(tmp_path, body, status, printed):
+    require_qemu("mps2-an386")
+    board = BOARDS["mps2-an386"]
+    (tmp_path / "net.zig").write_text(FAKE_MODEL.format(body=body))
+    signature = [TensorSignature("x", [1], "float32")], [TensorSignature("y", [1], "float32")]
+    root = write_firmware(tmp_path, "net", *signature, [np.ones(1, np.float32)], board)
+    elf = build_firmware(root, "net", board, "ReleaseSafe")
+    with pytest.raises(ZantError, match=r"status") as error:
+        run_image(board, elf)
+    assert status in str(error.value) and printed in str(error.value)
+
+
+def add_model() -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "b"], ["y"], name="add")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.arange(3, dtype=np.float32), "b")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_cli_compile_firmware_and_run_under_qemu(tmp_path):
+    require_qemu("mps2-an386")
+    onnx.save(add_model(), tmp_path / "m.onnx")
+    np.save(tmp_path / "x.npy", np.full((2, 3), 0.5, np.float32))
+    cli = [sys.executable, "-m", "zant.tools.cli"]
+    compiled = subprocess.run(
+        [*cli, "compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--name", "net", "--target", "cortex-m4",
+         "--firmware", "--input", f"x={tmp_path / 'x.npy'}"],
+        capture_output=True, text=True,
+    )
+    assert compiled.returncode == 0, compiled.stderr
+    assert (tmp_path / "out" / "net.elf").exists() and "firmware" in compiled.stdout
+    ran = subprocess.run(
+        [*cli, "run", tmp_path / "m.onnx", "--target", "cortex-m4", "--input", f"x={tmp_path / 'x.npy'}"],
+        capture_output=True, text=True,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "mps2-an386 [0.5 1.5 2.5 0.5 1.5 2.5]" in ran.stdout and "max abs error 0" in ran.stdout
+    assert "stack" in ran.stdout
+
+
+# -- the other boards (slow) -----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", sorted(set(DEFAULT_BOARDS) - {"cortex-m4"}))
+def test_digits_on_every_board(tmp_path, slow, target):
+    run_on_board(DIGITS, target, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["cortex-m7", "cortex-m33", "cortex-m55", "riscv32"])
+def test_mlperf_tiny_resnet8_on_other_boards(tmp_path, slow, target):
+    onnx.save(MODELS["resnet8"](), tmp_path / "resnet8.onnx")
+    run_on_board(tmp_path / "resnet8.onnx", target, tmp_path, rtol=1e-4, atol=1e-5)

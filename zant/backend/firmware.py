@@ -1,0 +1,487 @@
+"""Firmware images: a generated model, embedded inputs and a thin runtime, run under QEMU.
+
+`write_firmware(out_dir, name, inputs, outputs, feeds, board)` writes beside `NAME.zig`:
+
+* `NAME.firmware.zig`, the root of the image: a vector table (Arm) or `_start` (RISC-V), startup
+  (enable the FPU, copy `.data`, zero `.bss`, paint the stack), the inputs as `@embedFile`s of
+  `NAME.input<i>.bin`, a call to `NAME_predict`, then one semihosting line per output
+  `OUTPUT <index> <hex of its little-endian bytes>`, a line `STACK <bytes>` (the high-water mark
+  of the painted stack) and an exit with status 0, or 1 if `NAME_predict` failed (a panic, such as
+  a ReleaseSafe bounds check, exits with 2 and a fault with 3);
+* `NAME.ld`, the linker script of the board's memory map.
+
+`build_zig(..., kind="exe")` links them into `NAME.elf` with the pinned Zig. `run_firmware` runs an
+image under QEMU and decodes its outputs; `count_instructions` measures the instructions one
+`NAME_predict` executes, exactly, with a TCG plugin (`insn_plugin.zig`, built with the same Zig):
+the image runs `NAME_predict` once and then twice (the count is read from the semihosting command
+line), and the difference is the cost of one call.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from zant.backend.build import Board, build_zig, default_global_cache
+from zant.errors import ZantError
+
+PAINT = 0xDEADBEEF
+"""The word the stack is painted with before `NAME_predict` runs."""
+
+EXIT_STATUS = {"ok": 0, "predict": 1, "panic": 2, "fault": 3}
+
+QEMU_INSTALL_HINT = (
+    "install QEMU to run firmware images: apt-get install qemu-system-arm qemu-system-misc"
+)
+
+# -- the Zig root of an image ----------------------------------------------------------------------
+
+_SEMIHOSTING = {
+    "arm": '''\
+fn semihost(op: usize, arg: usize) usize {
+    return asm volatile ("bkpt #0xab"
+        : [ret] "={r0}" (-> usize),
+        : [op] "{r0}" (op),
+          [arg] "{r1}" (arg),
+        : .{ .memory = true });
+}''',
+    # The magic sequence must stay uncompressed for QEMU to recognise it.
+    "riscv": '''\
+fn semihost(op: usize, arg: usize) usize {
+    return asm volatile (
+        \\\\.option push
+        \\\\.option norvc
+        \\\\slli x0, x0, 0x1f
+        \\\\ebreak
+        \\\\srai x0, x0, 7
+        \\\\.option pop
+        : [ret] "={a0}" (-> usize),
+        : [op] "{a0}" (op),
+          [arg] "{a1}" (arg),
+        : .{ .memory = true });
+}''',
+}
+
+_STACK_POINTER = {"arm": "mov %[sp], sp", "riscv": "mv %[sp], sp"}
+
+_ENTRY = {
+    "arm": '''\
+fn fault() callconv(.c) noreturn {{
+    exit(EXIT_FAULT);
+}}
+
+// Initial stack pointer, reset, then NMI, HardFault, MemManage, BusFault and UsageFault.
+export const {name}_vectors linksection(".vectors") = [_]*const anyopaque{{
+    @ptrCast(&__stack_top), @ptrCast(&{name}_reset), @ptrCast(&fault), @ptrCast(&fault),
+    @ptrCast(&fault), @ptrCast(&fault), @ptrCast(&fault),
+}};
+
+fn enableFpu() void {{
+    if (!{fpu}) return;
+    const cpacr: *volatile u32 = @ptrFromInt(0xE000_ED88);
+    cpacr.* |= 0xF << 20; // full access to CP10 and CP11
+    asm volatile ("dsb\\nisb" ::: .{{ .memory = true }});
+}}''',
+    "riscv": '''\
+fn fault() align(4) callconv(.c) noreturn {{
+    exit(EXIT_FAULT);
+}}
+
+export fn _start() linksection(".text.start") callconv(.naked) noreturn {{
+    asm volatile (
+        \\\\la sp, __stack_top
+        \\\\j {name}_reset
+    );
+}}
+
+fn enableFpu() void {{
+    asm volatile ("csrw mtvec, %[handler]"
+        :
+        : [handler] "r" (@intFromPtr(&fault)),
+    );
+    if ({fpu}) asm volatile ("csrs mstatus, %[fs]"
+        :
+        : [fs] "r" (@as(usize, 0x2000)), // FS = initial: floating-point instructions allowed
+    );
+}}''',
+}
+
+_RUNTIME = '''\
+extern var __data_start: u8;
+extern var __data_end: u8;
+extern const __data_load: u8;
+extern var __bss_start: u8;
+extern var __bss_end: u8;
+extern var __stack_bottom: u8;
+extern var __stack_top: u8;
+
+const EXIT_PREDICT = {predict};
+const EXIT_PANIC = {panic};
+const EXIT_FAULT = {fault};
+const PAINT: u32 = 0x{paint:08X};
+
+{semihosting}
+
+fn exit(code: u32) noreturn {{
+    const block = [2]usize{{ 0x20026, code }}; // ADP_Stopped_ApplicationExit, status
+    _ = semihost(0x20, @intFromPtr(&block)); // SYS_EXIT_EXTENDED
+    while (true) {{}}
+}}
+
+/// Writes `bytes` through SYS_WRITE0 in NUL-terminated chunks.
+fn write(bytes: []const u8) void {{
+    var chunk: [129]u8 = undefined;
+    var start: usize = 0;
+    while (start < bytes.len) {{
+        const n = @min(bytes.len - start, chunk.len - 1);
+        @memcpy(chunk[0..n], bytes[start..][0..n]);
+        chunk[n] = 0;
+        _ = semihost(0x04, @intFromPtr(&chunk));
+        start += n;
+    }}
+}}
+
+fn writeDecimal(value: usize) void {{
+    var digits: [20]u8 = undefined;
+    var i: usize = digits.len;
+    var rest = value;
+    while (true) {{
+        i -= 1;
+        digits[i] = @intCast('0' + rest % 10);
+        rest /= 10;
+        if (rest == 0) break;
+    }}
+    write(digits[i..]);
+}}
+
+fn writeHex(bytes: []const u8) void {{
+    const hex = "0123456789abcdef";
+    var line: [128]u8 = undefined;
+    var start: usize = 0;
+    while (start < bytes.len) : (start += line.len / 2) {{
+        const n = @min(bytes.len - start, line.len / 2);
+        for (bytes[start..][0..n], 0..) |byte, i| {{
+            line[2 * i] = hex[byte >> 4];
+            line[2 * i + 1] = hex[byte & 15];
+        }}
+        write(line[0 .. 2 * n]);
+    }}
+}}
+
+pub const panic = std.debug.FullPanic(onPanic);
+fn onPanic(message: []const u8, first_trace_address: ?usize) noreturn {{
+    _ = first_trace_address;
+    write("PANIC ");
+    write(message);
+    write("\\n");
+    exit(EXIT_PANIC);
+}}
+
+/// How many times to run the model: the last word of the semihosting command line, or 1.
+fn repeatCount() usize {{
+    var text: [64]u8 = undefined;
+    var block = [2]usize{{ @intFromPtr(&text), text.len }};
+    if (semihost(0x15, @intFromPtr(&block)) != 0) return 1; // SYS_GET_CMDLINE
+    var count: usize = 0;
+    for (text[0..@min(block[1], text.len)]) |c| {{
+        count = if (c >= '0' and c <= '9') count * 10 + (c - '0') else 0;
+    }}
+    return @max(count, 1);
+}}
+
+fn stackPointer() usize {{
+    return asm volatile ("{stack_pointer}"
+        : [sp] "=r" (-> usize),
+    );
+}}
+
+/// Fills the free stack below the current frame with PAINT.
+noinline fn paintStack() void {{
+    const bottom: [*]volatile u32 = @ptrCast(@alignCast(&__stack_bottom));
+    const words = (stackPointer() - @intFromPtr(&__stack_bottom)) / 4;
+    for (0..words) |i| bottom[i] = PAINT;
+}}
+
+/// Bytes of stack ever used: from the top down to the lowest word no longer painted.
+fn stackHighWater() usize {{
+    const bottom: [*]volatile u32 = @ptrCast(@alignCast(&__stack_bottom));
+    var i: usize = 0;
+    while (bottom[i] == PAINT) i += 1;
+    return @intFromPtr(&__stack_top) - @intFromPtr(&bottom[i]);
+}}
+
+export fn {name}_reset() callconv(.c) noreturn {{
+    enableFpu();
+    const data_len = @intFromPtr(&__data_end) - @intFromPtr(&__data_start);
+    const data: [*]u8 = @ptrCast(&__data_start);
+    const load: [*]const u8 = @ptrCast(&__data_load);
+    @memcpy(data[0..data_len], load[0..data_len]);
+    const bss: [*]u8 = @ptrCast(&__bss_start);
+    @memset(bss[0 .. @intFromPtr(&__bss_end) - @intFromPtr(&__bss_start)], 0);
+    paintStack();
+    exit(run());
+}}
+
+fn run() u32 {{
+    for (0..repeatCount()) |_| {{
+        const status = {name}_predict({arguments});
+        if (status != 0) {{
+            write("ERROR {name}_predict returned ");
+            writeDecimal(@bitCast(@as(isize, status)));
+            write("\\n");
+            return EXIT_PREDICT;
+        }}
+    }}
+{print_outputs}    write("STACK ");
+    writeDecimal(stackHighWater());
+    write("\\n");
+    return 0;
+}}
+'''
+
+
+class Tensor(Protocol):
+    """A graph input or output as the driver describes it (`TensorSignature`)."""
+
+    name: str
+    shape: list[int]
+    dtype: str
+
+
+def nbytes(tensor: Tensor) -> int:
+    return math.prod(tensor.shape) * np.dtype(tensor.dtype).itemsize
+
+
+def input_file(name: str, index: int) -> str:
+    return f"{name}.input{index}.bin"
+
+
+def firmware_source(name: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor], board: Board) -> str:
+    """The Zig root of the image of model `name` (whose `NAME.zig` sits beside it)."""
+    fpu = "true" if board.target not in ("cortex-m0plus", "cortex-m3") else "false"
+    buffers = [
+        f'const input{i}: [{nbytes(t)}]u8 align(16) = @embedFile("{input_file(name, i)}").*;'
+        for i, t in enumerate(inputs)
+    ] + [f"var output{i}: [{nbytes(t)}]u8 align(16) = undefined;" for i, t in enumerate(outputs)]
+    arguments = ", ".join(
+        [f"&input{i}" for i in range(len(inputs))] + [f"&output{i}" for i in range(len(outputs))]
+    )
+    parameters = ", ".join(["*const anyopaque"] * len(inputs) + ["*anyopaque"] * len(outputs))
+    print_outputs = "".join(
+        f'    write("OUTPUT {i} ");\n    writeHex(&output{i});\n    write("\\n");\n'
+        for i in range(len(outputs))
+    )
+    entry = _ENTRY[board.arch]
+    return "\n".join(
+        [
+            f"// {name}.firmware.zig: generated by zant for {board.name} ({board.target}). Do not edit.",
+            'const std = @import("std");',
+            "",
+            "// The model, through its C ABI entry point (analysing the file exports it).",
+            f'comptime {{ _ = @import("{name}.zig"); }}',
+            f"extern fn {name}_predict({parameters}) callconv(.c) i32;",
+            "",
+            *buffers,
+            "",
+            _RUNTIME.format(
+                name=name, arguments=arguments, print_outputs=print_outputs, paint=PAINT,
+                semihosting=_SEMIHOSTING[board.arch], stack_pointer=_STACK_POINTER[board.arch],
+                **EXIT_STATUS,
+            ),
+            entry.format(name=name, fpu=fpu),
+            "",
+        ]
+    )
+
+
+MIN_STACK = 4096
+"""Bytes of RAM the linker script requires to be left for the stack."""
+
+
+def linker_script(name: str, board: Board) -> str:
+    """The linker script of `board`: code in flash, weights in flash (or their own region),
+    `.data` and `.bss` at the start of RAM and the stack above them up to its end."""
+    weights = "WEIGHTS" if board.weights else "FLASH"
+    regions = [("FLASH", "rx", board.flash), ("RAM", "rwx", board.ram)]
+    if board.weights:
+        regions.insert(1, ("WEIGHTS", "r", board.weights))
+    memory = "\n".join(
+        f"  {region} ({mode}) : ORIGIN = 0x{r.origin:08x}, LENGTH = 0x{r.size:x}" for region, mode, r in regions
+    )
+    entry = "_start" if board.arch == "riscv" else f"{name}_reset"
+    return f"""\
+/* {name}.ld: generated by zant for {board.name} ({board.target}). Do not edit. */
+MEMORY {{
+{memory}
+}}
+ENTRY({entry})
+SECTIONS {{
+  .text : {{ KEEP(*(.vectors)) KEEP(*(.text.start)) *(.text .text.*) }} > FLASH
+  .rodata : ALIGN(16) {{ *(.rodata .rodata.* .srodata .srodata.*) }} > {weights}
+  .data : ALIGN(16) {{
+    __data_start = .;
+    *(.data .data.* .sdata .sdata.*)
+    . = ALIGN(16);
+    __data_end = .;
+  }} > RAM AT > {weights}
+  __data_load = LOADADDR(.data);
+  .bss (NOLOAD) : ALIGN(16) {{
+    __bss_start = .;
+    *(.bss .bss.* .sbss .sbss.* COMMON)
+    . = ALIGN(16);
+    __bss_end = .;
+  }} > RAM
+  __stack_bottom = __bss_end;
+  __stack_top = ORIGIN(RAM) + LENGTH(RAM);
+  ASSERT(__stack_top - __stack_bottom >= {MIN_STACK}, "{name}: .data and .bss leave less than {MIN_STACK} bytes of stack on {board.name}")
+}}
+"""
+
+
+def write_firmware(
+    out_dir: Path,
+    name: str,
+    inputs: Sequence[Tensor],
+    outputs: Sequence[Tensor],
+    feeds: Sequence[np.ndarray],
+    board: Board,
+) -> Path:
+    """Write the image's sources beside `out_dir/NAME.zig`; return the Zig root."""
+    for index, (tensor, array) in enumerate(zip(inputs, feeds, strict=True)):
+        dense = np.ascontiguousarray(array, dtype=np.dtype(tensor.dtype).newbyteorder("<"))
+        if list(dense.shape) != list(tensor.shape):
+            raise ZantError(f"input '{tensor.name}' has shape {list(dense.shape)}, expected {tensor.shape}")
+        (out_dir / input_file(name, index)).write_bytes(dense.tobytes())
+    (out_dir / f"{name}.ld").write_text(linker_script(name, board), encoding="utf-8")
+    root = out_dir / f"{name}.firmware.zig"
+    root.write_text(firmware_source(name, inputs, outputs, board), encoding="utf-8")
+    return root
+
+
+def build_firmware(root: Path, name: str, board: Board, optimize: str) -> Path:
+    """Link `NAME.firmware.zig` (and the model it imports) into `NAME.elf`."""
+    script = root.parent / f"{name}.ld"
+    return build_zig(root, root.parent / f"{name}.elf", board.target, optimize, "exe", extra=("-T", str(script)))
+
+
+def image_sizes(elf: Path) -> dict[str, int]:
+    """`.text`/`.rodata`/`.data`/`.bss` of a linked image and its flash and static RAM."""
+    from zant.backend.elf import section_sizes
+
+    sizes = section_sizes(elf)
+    sizes["flash"] = sizes[".text"] + sizes[".rodata"] + sizes[".data"]
+    sizes["static_ram"] = sizes[".data"] + sizes[".bss"]
+    return sizes
+
+
+# -- running under QEMU ----------------------------------------------------------------------------
+
+
+def qemu_missing(board: Board) -> str | None:
+    """Why `board`'s emulator cannot run here (a message with the install command), or None."""
+    if shutil.which(board.qemu) is None:
+        return f"{board.qemu} not found; {QEMU_INSTALL_HINT}"
+    return None
+
+
+def qemu_command(board: Board, elf: Path, repeat: int = 1, plugin: Path | None = None) -> list[str]:
+    # The last semihosting argument is how many times the image runs the model.
+    # Semihosting writes to stdout (through a chardev), QEMU's own log (the plugin) to stderr.
+    command = [
+        board.qemu, "-M", board.name, "-display", "none", "-monitor", "none", "-serial", "none",
+        "-chardev", "stdio,id=semihosting",
+        "-semihosting-config", f"enable=on,target=native,chardev=semihosting,arg={elf.stem},arg={repeat}",
+        "-kernel", str(elf),
+    ]
+    if board.arch == "riscv":
+        command[3:3] = ["-bios", "none"]
+    if plugin is not None:
+        command += ["-plugin", str(plugin), "-d", "plugin"]
+    return command
+
+
+@dataclass
+class FirmwareRun:
+    outputs: list[np.ndarray]
+    stack_bytes: int
+    stdout: str
+
+
+def run_image(board: Board, elf: Path, repeat: int = 1, plugin: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run an image under QEMU; raise `ZantError` with its output unless it exits with status 0."""
+    missing = qemu_missing(board)
+    if missing:
+        raise ZantError(missing)
+    try:
+        result = subprocess.run(
+            qemu_command(board, elf, repeat, plugin), capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as error:
+        raise ZantError(f"{elf.name} did not finish within {timeout:.0f} s on {board.name}") from error
+    if result.returncode != 0:
+        meaning = {v: k for k, v in EXIT_STATUS.items()}.get(result.returncode, "qemu")
+        raise ZantError(
+            f"{elf.name} on {board.name} exited with status {result.returncode} ({meaning}):\n"
+            f"{(result.stdout + result.stderr).strip()[-2000:]}"
+        )
+    return result
+
+
+_OUTPUT_LINE = re.compile(r"^OUTPUT (\d+) ([0-9a-f]*)$", re.MULTILINE)
+_STACK_LINE = re.compile(r"^STACK (\d+)$", re.MULTILINE)
+
+
+def parse_output(stdout: str, outputs: Sequence[Tensor]) -> FirmwareRun:
+    """The outputs and the stack high-water mark an image printed."""
+    found = {int(index): bytes.fromhex(data) for index, data in _OUTPUT_LINE.findall(stdout)}
+    stack = _STACK_LINE.search(stdout)
+    if sorted(found) != list(range(len(outputs))) or stack is None:
+        raise ZantError(f"the image printed no complete result:\n{stdout.strip()[-2000:]}")
+    arrays = [
+        np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype).reshape(t.shape)
+        for i, t in enumerate(outputs)
+    ]
+    return FirmwareRun(arrays, int(stack.group(1)), stdout)
+
+
+def run_firmware(elf: Path, board: Board, outputs: Sequence[Tensor], timeout: float = 600) -> FirmwareRun:
+    """Run an image once under QEMU and decode what it printed."""
+    return parse_output(run_image(board, elf, timeout=timeout).stdout, outputs)
+
+
+# -- exact instruction counts ----------------------------------------------------------------------
+
+PLUGIN_SOURCE = Path(__file__).with_name("insn_plugin.zig")
+
+
+def insn_plugin() -> Path:
+    """The instruction-counting TCG plugin, built once per source version into Zig's cache."""
+    import hashlib
+
+    digest = hashlib.sha256(PLUGIN_SOURCE.read_bytes()).hexdigest()[:16]
+    path = default_global_cache().parent / "qemu-plugins" / f"libzant-insn-{digest}.so"
+    if not path.exists():
+        built = build_zig(PLUGIN_SOURCE, path.with_suffix(".tmp.so"), "host", "ReleaseFast", "shared")
+        built.replace(path)  # atomic: concurrent builders never load a half-written plugin
+    return path
+
+
+def executed_instructions(board: Board, elf: Path, repeat: int) -> int:
+    result = run_image(board, elf, repeat, insn_plugin())
+    found = re.search(r"^INSNS (\d+)$", result.stderr, re.MULTILINE)
+    if found is None:
+        raise ZantError(f"the instruction-counting plugin reported nothing:\n{result.stderr.strip()[-2000:]}")
+    return int(found.group(1))
+
+
+def count_instructions(board: Board, elf: Path) -> int:
+    """Instructions one `NAME_predict` call executes (the image run twice minus run once)."""
+    return executed_instructions(board, elf, 2) - executed_instructions(board, elf, 1)
