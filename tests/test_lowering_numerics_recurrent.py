@@ -12,6 +12,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from e2e import check_model, compile_and_run
+from ort_reference import check_with_onnxruntime
 from zant.errors import ZantError
 
 T, BATCH, INPUT, HIDDEN = 3, 2, 4, 3
@@ -105,16 +106,6 @@ def test_batch_major_layout():
     check_model(m.model(), m.feeds)
 
 
-def _check_with_onnxruntime(m: ModelBuilder, rtol=1e-4, atol=1e-5):
-    ort = pytest.importorskip("onnxruntime")
-    model = m.model()
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    want = session.run(None, m.feeds)
-    got = compile_and_run(model, m.feeds)
-    for index, (g, w) in enumerate(zip(got, want, strict=True)):
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"output {index}")
-
-
 def test_activations_clip_sequence_lens_input_forget():
     m = ModelBuilder(seed=1)
     m.add(
@@ -153,7 +144,7 @@ def test_activations_clip_sequence_lens_input_forget():
     )
     m.add("RNN", "forward", activations=["Relu"], outputs=("Y",))
     m.add("RNN", "reverse", activations=["ThresholdedRelu"], activation_alpha=[0.2], outputs=("Y",))
-    _check_with_onnxruntime(m)
+    check_with_onnxruntime(m.model(), m.feeds)
 
 
 def test_unknown_activation_is_a_clear_error(tmp_path):

@@ -30,9 +30,12 @@ def expand_model(
     model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer
 ) -> ModelProto:
     """Every graph-level decomposition the importer applies, in order; `infer` re-runs shape inference."""
-    # Control flow (If/Loop/Scan with static trip counts) is to be unrolled here, before the
-    # function bodies are expanded (some bodies hold a Scan).
-    return expand_functions(model, opset, has_lowering, infer)
+    # Control flow (If/Loop/Scan with static trip counts) is unrolled before the function bodies
+    # are expanded, and again after: some bodies hold a Scan (LinearAttention).
+    from zant.frontend.control_flow import unroll_control_flow  # it imports this module's renaming
+
+    model = expand_functions(unroll_control_flow(model, infer), opset, has_lowering, infer)
+    return unroll_control_flow(model, infer)
 
 
 def function_body(node: NodeProto, opset: int, types: dict[str, TypeProto]) -> FunctionProto | None:

@@ -1,0 +1,322 @@
+"""Control flow unrolled at compile time: If, Loop and Scan become straight-line ONNX.
+
+A microcontroller model has static shapes, so its control flow is usually static too: an `If`
+on a condition known at compile time (an initializer, or foldable from constants and static
+shapes), a `Loop` with a constant trip count, a `Scan` over a sequence of static length. Each
+such node is replaced by copies of its subgraph, inlined into the main graph:
+
+- `If` with a known condition: the chosen branch. With a run-time condition, both branches and
+  one `Where` per output, when the branches produce tensors of one static shape (ONNX ops have
+  no side effects, so computing both is only slower).
+- `Loop`: one body copy per iteration, `iter_num` a constant, the loop-carried values threaded
+  from copy to copy; the condition must be known after every iteration (absent, constant, or
+  foldable), so an early exit is decided at compile time. Scan outputs are concatenated.
+- `Scan`: one body copy per element of the scan axis, each scan input element a `Gather` of
+  one index (counted from the end for a reverse direction), the scan outputs unsqueezed and
+  concatenated along their axes (in reverse order for a reverse direction).
+
+Every value defined in a copy (nested subgraphs included) gets a fresh name; values the body
+reads from the enclosing scope keep theirs. Nodes are unrolled one at a time, in graph order,
+with shape inference in between, so nested control flow, and conditions or lengths that
+depend on earlier unrolled values, are handled by later rounds. What cannot be decided
+statically raises a ZantError naming the node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+import onnx
+from onnx import GraphProto, ModelProto, NodeProto, helper, numpy_helper
+
+from zant.errors import ZantError
+from zant.frontend.expand import _all_names, _NameSource, _rename_node
+from zant.frontend.shape_folding import _evaluate, _foldable, _shape_node_value, _static_shape
+
+CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan"})
+MAX_ITERATIONS = 4096
+"""A Loop without a trip count stops when its condition folds to false; this bounds the copies."""
+
+Infer = Callable[[ModelProto], ModelProto]
+
+
+def _default_infer(model: ModelProto) -> ModelProto:
+    return onnx.shape_inference.infer_shapes(model, data_prop=True)
+
+
+def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> ModelProto:
+    """The model with every If, Loop and Scan of its main graph unrolled (see the module doc);
+    the model itself when it has none."""
+    if not any(node.op_type in CONTROL_FLOW_OPS for node in model.graph.node):
+        return model
+    names = _NameSource(_all_names(model.graph))
+    opset = _default_opset(model)
+    while True:
+        model = infer(model)
+        graph = model.graph
+        position = next((i for i, n in enumerate(graph.node) if n.op_type in CONTROL_FLOW_OPS), None)
+        if position is None:
+            return model
+        node = graph.node[position]
+        unroller = _Unroller(graph, node, names, opset)
+        try:
+            UNROLLERS[node.op_type](unroller)
+        except (ValueError, NotImplementedError) as error:
+            raise ZantError(f"{_label(node)}: {error}") from None
+        nodes = [*graph.node[:position], *unroller.nodes, *graph.node[position + 1 :]]
+        del graph.node[:]
+        graph.node.extend(nodes)
+        graph.initializer.extend(unroller.initializers)
+
+
+def _default_opset(model: ModelProto) -> int:
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
+
+
+def _label(node: NodeProto) -> str:
+    return f"node '{node.name}' ({node.op_type})" if node.name else f"a {node.op_type} node"
+
+
+class _Constants:
+    """Values known at compile time: initializers, and nodes folded on demand from them and
+    from static shapes (Shape/Size), with ONNX's reference evaluator."""
+
+    def __init__(self, graph: GraphProto, opset: int):
+        self.opset = opset
+        self.values = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+        self.types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+        self.producers: dict[str, NodeProto] = {}
+        self.add_nodes(graph.node)
+
+    def add_nodes(self, nodes: Iterable[NodeProto]) -> None:
+        for node in nodes:
+            self.producers.update((name, node) for name in node.output if name)
+
+    def value(self, name: str) -> np.ndarray | None:
+        if name in self.values:
+            return self.values[name]
+        node = self.producers.get(name)
+        if node is None or not _foldable(node):
+            return None
+        results = None
+        if node.op_type in ("Shape", "Size") and node.input[0] in self.types:
+            shape = _static_shape(self.types[node.input[0]])
+            results = None if shape is None else [_shape_node_value(node, shape)]
+        else:
+            inputs = {n: self.value(n) for n in node.input if n}
+            if all(v is not None for v in inputs.values()):
+                results = _evaluate(node, inputs, self.opset)
+        if results is None:
+            return None
+        self.values.update((n, v) for n, v in zip(node.output, results) if n)
+        return self.values.get(name)
+
+
+class _Unroller:
+    """Builds the replacement of one control-flow node: `nodes` and `initializers`."""
+
+    def __init__(self, graph: GraphProto, node: NodeProto, names: _NameSource, opset: int):
+        self.node = node
+        self.names = names
+        self.opset = opset
+        self.constants = _Constants(graph, opset)
+        self.prefix = node.name or node.op_type
+        self.nodes: list[NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
+
+    def attribute(self, name: str, default=None):
+        for attribute in self.node.attribute:
+            if attribute.name == name:
+                return helper.get_attribute_value(attribute)
+        return default
+
+    def constant(self, value: np.ndarray, hint: str) -> str:
+        name = self.names.fresh(f"{self.prefix}/{hint}")
+        self.initializers.append(numpy_helper.from_array(np.asarray(value), name))
+        self.constants.values[name] = np.asarray(value)
+        return name
+
+    def emit(self, op_type: str, inputs: Sequence[str], output: str | None = None, **attributes) -> str:
+        output = output or self.names.fresh(f"{self.prefix}/{op_type.lower()}")
+        self.nodes.append(helper.make_node(op_type, list(inputs), [output], **attributes))
+        return output
+
+    def inline(self, body: GraphProto, bound: Sequence[str], copy: str) -> list[str]:
+        """A copy of `body` whose inputs are the values `bound`; the names of its outputs."""
+        if len(bound) != len(body.input):
+            raise ValueError(f"the subgraph takes {len(body.input)} inputs, {len(bound)} given")
+        renamed = {formal.name: actual for formal, actual in zip(body.input, bound)}
+        defined = _defined_names(body)
+
+        def rename(name: str) -> str:
+            if name in renamed:
+                return renamed[name]
+            if name in defined:  # a value of this copy (else: the enclosing scope's, kept)
+                renamed[name] = self.names.fresh(f"{self.prefix}/{copy}/{name}")
+                return renamed[name]
+            return name
+
+        for tensor in body.initializer:
+            moved = onnx.TensorProto()
+            moved.CopyFrom(tensor)
+            moved.name = rename(tensor.name)
+            self.initializers.append(moved)
+            self.constants.values[moved.name] = numpy_helper.to_array(moved)
+        copies = []
+        for inner in body.node:
+            node = NodeProto()
+            node.CopyFrom(inner)
+            node.name = self.names.fresh(f"{self.prefix}/{copy}/{inner.name or inner.op_type}")
+            _rename_node(node, rename)
+            copies.append(node)
+        self.nodes.extend(copies)
+        self.constants.add_nodes(copies)
+        return [rename(output.name) for output in body.output]
+
+    def bind_outputs(self, values: Sequence[str]) -> None:
+        """The node's outputs as Identities of `values` (absent outputs skipped)."""
+        for output, value in zip(self.node.output, values):
+            if output:
+                self.emit("Identity", [value], output)
+
+    def stack(self, parts: Sequence[str], axis: int, output: str) -> None:
+        """Concatenate per-iteration values along a new `axis` (ONNX scan outputs)."""
+        if not parts:
+            raise ValueError("zero iterations: the scan outputs would be empty")
+        if self.opset >= 13:
+            axes = self.constant(np.array([axis], np.int64), "axes")
+            expanded = [self.emit("Unsqueeze", [p, axes]) for p in parts]
+        else:
+            expanded = [self.emit("Unsqueeze", [p], axes=[axis]) for p in parts]
+        self.emit("Concat", expanded, output, axis=axis)
+
+    def tensor_shape(self, name: str) -> list[int] | None:
+        value_type = self.constants.types.get(name)
+        return None if value_type is None else _static_shape(value_type)
+
+
+def _defined_names(graph: GraphProto) -> set[str]:
+    """Every value a subgraph defines, its nested subgraphs' included."""
+    names = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    for node in graph.node:
+        names.update(n for n in node.output if n)
+        for attribute in node.attribute:
+            for sub in [attribute.g] if attribute.type == attribute.GRAPH else attribute.graphs:
+                names |= _defined_names(sub)
+    return names
+
+
+def _tensor_outputs(graph: GraphProto, what: str) -> None:
+    for output in graph.output:
+        if output.type.WhichOneof("value") not in (None, "tensor_type"):
+            raise NotImplementedError(f"{what} returns a non-tensor value ('{output.name}')")
+
+
+def _unroll_if(u: _Unroller) -> None:
+    then_branch, else_branch = u.attribute("then_branch"), u.attribute("else_branch")
+    for branch, what in ((then_branch, "then_branch"), (else_branch, "else_branch")):
+        _tensor_outputs(branch, what)
+    condition = u.constants.value(u.node.input[0])
+    if condition is not None:
+        chosen = then_branch if bool(np.asarray(condition).reshape(-1)[0]) else else_branch
+        u.bind_outputs(u.inline(chosen, [], "then" if chosen is then_branch else "else"))
+        return
+    shapes = [[_static_shape(o.type) for o in b.output] for b in (then_branch, else_branch)]
+    if any(s is None for s in shapes[0]) or shapes[0] != shapes[1]:
+        raise NotImplementedError(
+            "the condition is only known at run time and the branches' outputs do not have "
+            "one declared static shape, so neither can be chosen statically nor selected with Where"
+        )
+    then_values = u.inline(then_branch, [], "then")
+    else_values = u.inline(else_branch, [], "else")
+    for output, a, b in zip(u.node.output, then_values, else_values):
+        if output:
+            u.emit("Where", [u.node.input[0], a, b], output)
+
+
+def _unroll_loop(u: _Unroller) -> None:
+    body = u.attribute("body")
+    _tensor_outputs(body, "the body")
+    trip_input, cond_input, *carried = (list(u.node.input) + ["", ""])[: max(2, len(u.node.input))]
+    trip_count = None
+    if trip_input:
+        value = u.constants.value(trip_input)
+        if value is None:
+            raise NotImplementedError("the trip count is only known at run time; it must be a constant")
+        trip_count = int(np.asarray(value).reshape(-1)[0])
+    running = _loop_condition(u, cond_input, "the initial condition")
+    if trip_count is None and not cond_input:
+        raise ValueError("a Loop without trip count nor condition never ends")
+    scan_count = len(body.output) - 1 - len(carried)
+    scans: list[list[str]] = [[] for _ in range(scan_count)]
+    always = u.constant(np.array(True), "true")
+    iteration = 0
+    while running and (trip_count is None or iteration < trip_count):
+        if iteration >= MAX_ITERATIONS:
+            raise NotImplementedError(f"more than {MAX_ITERATIONS} iterations")
+        index = u.constant(np.array(iteration, np.int64), f"iter{iteration}")
+        cond_out, *outs = u.inline(body, [index, always, *carried], f"iter{iteration}")
+        running = _loop_condition(u, cond_out, f"the condition after iteration {iteration}")
+        carried = outs[: len(carried)]
+        for part, value in zip(scans, outs[len(carried) :]):
+            part.append(value)
+        iteration += 1
+    u.bind_outputs(carried)
+    for output, parts in zip(u.node.output[len(carried) :], scans):
+        if output:
+            u.stack(parts, 0, output)
+
+
+def _loop_condition(u: _Unroller, name: str, what: str) -> bool:
+    if not name:
+        return True
+    value = u.constants.value(name)
+    if value is None:
+        raise NotImplementedError(f"{what} is only known at run time; it must fold to a constant")
+    return bool(np.asarray(value).reshape(-1)[0])
+
+
+def _unroll_scan(u: _Unroller) -> None:
+    body = u.attribute("body")
+    _tensor_outputs(body, "the body")
+    scan_inputs = u.attribute("num_scan_inputs")
+    states = list(u.node.input[: len(u.node.input) - scan_inputs])
+    sequences = list(u.node.input[len(states) :])
+    scan_outputs = len(body.output) - len(states)
+    in_axes = u.attribute("scan_input_axes", [0] * scan_inputs)
+    in_reverse = u.attribute("scan_input_directions", [0] * scan_inputs)
+    out_axes = u.attribute("scan_output_axes", [0] * scan_outputs)
+    out_reverse = u.attribute("scan_output_directions", [0] * scan_outputs)
+
+    lengths = set()
+    for name, axis in zip(sequences, in_axes):
+        shape = u.tensor_shape(name)
+        if shape is None:
+            raise NotImplementedError(f"scan input '{name}' has no static shape")
+        lengths.add(shape[axis])
+    if len(lengths) != 1:
+        raise ValueError(f"scan inputs of different lengths {sorted(lengths)}")
+    (length,) = lengths
+
+    parts: list[list[str]] = [[] for _ in range(scan_outputs)]
+    for step in range(length):
+        elements = [
+            u.emit("Gather", [name, u.constant(np.array(length - 1 - step if rev else step, np.int64), f"t{step}")], axis=axis)
+            for name, axis, rev in zip(sequences, in_axes, in_reverse)
+        ]
+        outs = u.inline(body, [*states, *elements], f"t{step}")
+        states = outs[: len(states)]
+        for part, value in zip(parts, outs[len(states) :]):
+            part.append(value)
+    u.bind_outputs(states)
+    for output, values, axis, rev in zip(u.node.output[len(states) :], parts, out_axes, out_reverse):
+        if output:
+            u.stack(values[::-1] if rev else values, axis, output)
+
+
+UNROLLERS: dict[str, Callable[[_Unroller], None]] = {
+    "If": _unroll_if,
+    "Loop": _unroll_loop,
+    "Scan": _unroll_scan,
+}
