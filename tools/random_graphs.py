@@ -811,6 +811,8 @@ def _factor(d: Draft, n: int) -> list[int]:
         k = d.pick(divisors)
         dims.append(k)
         n //= k
+    if n > 1:
+        dims[-1] *= n
     return dims or [1]
 
 
@@ -1005,6 +1007,44 @@ def make_space_depth(name: str) -> Callable[[Draft, Value], None]:
     return make
 
 
+def make_sum(d: Draft, x: Value) -> None:
+    """Sum and variadic Max/Min of two or three operands."""
+    name = d.pick(["Sum", "Max", "Min"])
+    parts = [x, *(d.partner(x) for _ in range(int(d.rng.integers(1, 3))))]
+    if name == "Sum":
+        lo, hi = _checked(x.dtype, sum(p.lo for p in parts), sum(p.hi for p in parts))
+        exact = all(p.exact for p in parts) and max(abs(lo), abs(hi)) <= EXACT_LIMIT
+    else:
+        lo, hi, exact = min(p.lo for p in parts), max(p.hi for p in parts), all(p.exact for p in parts)
+    d.emit(name, parts, [_result(x, shape=_broadcast(*(p.shape for p in parts)), lo=lo, hi=hi, exact=exact)])
+
+
+def make_shape(d: Draft, x: Value) -> None:
+    if d.chance(0.3):
+        d.emit("Size", [x], [_result(x, shape=(), dtype="int64", lo=x.size, hi=x.size, exact=True)])
+        return
+    rank = len(x.shape)
+    start, end = sorted(int(v) for v in d.rng.integers(-rank, rank + 1, 2)) if rank and d.chance(0.4) else (0, rank)
+    dims = x.shape[slice(start, end)] if rank else ()
+    if not dims:
+        raise Skip("an empty shape")
+    attributes = {"start": start, "end": end} if (start, end) != (0, rank) else {}
+    d.emit("Shape", [x], [_result(x, shape=(len(dims),), dtype="int64", lo=min(dims, default=0), hi=max(dims, default=0),
+                                   exact=True)], **attributes)
+
+
+def make_gather_elements(d: Draft, x: Value) -> None:
+    if not x.shape:
+        raise Skip("scalar")
+    axis = int(d.rng.integers(len(x.shape)))
+    n = x.shape[axis]
+    if n > 64:
+        raise Skip("onnx.reference's GatherElements fails on long axes")
+    shape = x.shape  # onnx.reference's GatherElements needs int64 indices of the data's shape
+    indices = d.const(d.rng.integers(-n, n, shape).astype("int64"))
+    d.emit("GatherElements", [x, indices], [_result(x, shape=shape)], axis=axis - len(x.shape) if d.chance(0.3) else axis)
+
+
 def _table() -> tuple[Op, ...]:
     ops = [Op(n, FLOATS, _unary(n, f, domain, floor)) for n, (f, domain, floor) in UNARY_FLOAT.items()]
     ops += [Op(n, dtypes, _exact_unary(n, f)) for n, (f, dtypes) in EXACT_UNARY.items()]
@@ -1055,6 +1095,9 @@ def _table() -> tuple[Op, ...]:
         Op("Pad", NUMERIC, make_pad, 2.0),
         Op("Trilu", ALL, make_trilu),
         Op("CumSum", (*FLOATS, "int32", "int64"), make_cumsum),
+        Op("Sum", NUMERIC, make_sum),
+        Op("Shape", ALL, make_shape, 0.5),
+        Op("GatherElements", ALL, make_gather_elements),
         *[Op(n, ALL, make_space_depth(n)) for n in ("DepthToSpace", "SpaceToDepth")],
     ]
     return tuple(ops)
@@ -1063,7 +1106,7 @@ def _table() -> tuple[Op, ...]:
 OPS = _table()
 """Every op the generator knows; `available_ops()` keeps those with a lowering at HEAD."""
 
-_SECOND_OP = {"Squeeze": "Unsqueeze", "Gemm": "Gemm"}
+_SECOND_OP = {"Squeeze": "Unsqueeze", "Shape": "Size", "Sum": "Max"}
 """Ops a generator may emit besides its own name (all must be supported for it to be used)."""
 
 
