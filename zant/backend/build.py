@@ -104,6 +104,12 @@ class Board:
         return "riscv" if self.target.startswith("riscv") else "arm"
 
     @property
+    def fpu(self) -> bool:
+        """Whether the target's code uses an FPU that the startup code must switch on."""
+        flags = " ".join(TARGETS[self.target])
+        return "eabihf" in flags or "+f" in flags
+
+    @property
     def qemu(self) -> str:
         return "qemu-system-riscv32" if self.arch == "riscv" else "qemu-system-arm"
 

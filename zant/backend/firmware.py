@@ -84,7 +84,8 @@ export const {name}_vectors linksection(".vectors") = [_]*const anyopaque{{
     @ptrCast(&fault), @ptrCast(&fault), @ptrCast(&fault),
 }};
 
-fn enableFpu() void {{
+/// Before any other code: the FPU on (float code would fault without it) and, on RISC-V, the trap vector.
+fn initCore() void {{
     if (!{fpu}) return;
     const cpacr: *volatile u32 = @ptrFromInt(0xE000_ED88);
     cpacr.* |= 0xF << 20; // full access to CP10 and CP11
@@ -102,7 +103,8 @@ export fn _start() linksection(".text.start") callconv(.naked) noreturn {{
     );
 }}
 
-fn enableFpu() void {{
+/// Before any other code: the FPU on (float code would fault without it) and, on RISC-V, the trap vector.
+fn initCore() void {{
     asm volatile ("csrw mtvec, %[handler]"
         :
         : [handler] "r" (@intFromPtr(&fault)),
@@ -219,7 +221,7 @@ fn stackHighWater() usize {{
 }}
 
 export fn {name}_reset() callconv(.c) noreturn {{
-    enableFpu();
+    initCore();
     const data_len = @intFromPtr(&__data_end) - @intFromPtr(&__data_start);
     const data: [*]u8 = @ptrCast(&__data_start);
     const load: [*]const u8 = @ptrCast(&__data_load);
@@ -266,7 +268,7 @@ def input_file(name: str, index: int) -> str:
 
 def firmware_source(name: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor], board: Board) -> str:
     """The Zig root of the image of model `name` (whose `NAME.zig` sits beside it)."""
-    fpu = "true" if board.target not in ("cortex-m0plus", "cortex-m3") else "false"
+    fpu = "true" if board.fpu else "false"
     buffers = [
         f'const input{i}: [{nbytes(t)}]u8 align(16) = @embedFile("{input_file(name, i)}").*;'
         for i, t in enumerate(inputs)
@@ -415,7 +417,9 @@ class FirmwareRun:
     stdout: str
 
 
-def run_image(board: Board, elf: Path, repeat: int = 1, plugin: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+def run_image(
+    board: Board, elf: Path, repeat: int = 1, plugin: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess:
     """Run an image under QEMU; raise `ZantError` with its output unless it exits with status 0."""
     missing = qemu_missing(board)
     if missing:

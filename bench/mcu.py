@@ -1,0 +1,175 @@
+"""Cost of the models on emulated MCUs: flash, RAM and executed instructions, per QEMU board.
+
+    python bench/mcu.py [--models digits,kws] [--boards mps2-an386,virt] [-O ReleaseSmall]
+                        [--json] [--output-md docs/mcu.md]
+
+Every model (the digits demo and the MLPerf-Tiny-shaped models of bench/models.py) is compiled
+into a firmware image per board (`zant.driver`, `firmware=True`, seeded inputs), run under QEMU and
+compared with the host build of the same model on the same inputs. Everything is measured:
+
+- flash:  .text + .rodata + .data of the linked image (model, runtime, embedded inputs)
+- RAM:    .data + .bss + the stack high-water mark the image measured (stack painting)
+- stack:  that high-water mark alone
+- instr:  instructions one `NAME_predict` call executes, counted exactly by a QEMU TCG plugin
+          (the image run with two calls minus the run with one)
+- err:    max |image - host build| over the outputs
+
+A model that does not fit a board's memory is reported as such. This is not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from models import MODELS  # noqa: E402
+
+from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
+from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
+from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.errors import ZantError  # noqa: E402
+from zant.runtime import load_compiled  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODELS = ("digits", "kws", "resnet8", "autoencoder", "mobilenet")
+
+
+def model_file(name: str, folder: Path) -> Path:
+    if name == "digits":
+        return ROOT / "examples" / "digits" / "digits_cnn.onnx"
+    path = folder / f"{name}.onnx"
+    onnx.save(MODELS[name](), path)
+    return path
+
+
+def does_not_fit(error: ZantError) -> bool:
+    text = str(error)
+    return "will not fit in region" in text or "stack on" in text or "overflowed by" in text
+
+
+def measure(model: str, path: Path, board_name: str, optimize: str, host, folder: Path) -> dict:
+    """One model on one board: build the image, run it, compare, count its instructions."""
+    board = BOARDS[board_name]
+    row = {"model": model, "board": board_name, "core": board.target}
+    try:
+        result = compile_model(
+            path, folder / model / board_name,
+            CompileOptions(name=model, target=board.target, optimize=optimize, firmware=True, board=board_name),
+        )
+    except ZantError as error:
+        if does_not_fit(error):
+            return {**row, "error": "does not fit"}
+        raise
+    assert result.firmware_path is not None and result.firmware_sizes is not None and result.feeds is not None
+    run = run_firmware(result.firmware_path, board, result.outputs)
+    expected = host(*(result.feeds[s.name] for s in result.inputs))
+    error = max(
+        (float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) for got, want in zip(run.outputs, expected) if got.size),
+        default=0.0,
+    )
+    sizes = result.firmware_sizes
+    return {
+        **row,
+        "flash_bytes": sizes["flash"],
+        "ram_bytes": sizes["static_ram"] + run.stack_bytes,
+        "stack_bytes": run.stack_bytes,
+        "sections": {k: sizes[k] for k in (".text", ".rodata", ".data", ".bss")},
+        "instructions": count_instructions(board, result.firmware_path),
+        "max_error_vs_host": error,
+    }
+
+
+HEADERS = ["model", "board", "core", "flash B", "RAM B", "stack B", "instructions", "max err"]
+
+
+def table_rows(rows: list[dict]) -> list[list[str]]:
+    cells = []
+    for row in rows:
+        if "error" in row:
+            cells.append([row["model"], row["board"], row["core"], row["error"], "", "", "", ""])
+            continue
+        cells.append([
+            row["model"], row["board"], row["core"], f"{row['flash_bytes']:,}", f"{row['ram_bytes']:,}",
+            f"{row['stack_bytes']:,}", f"{row['instructions']:,}", f"{row['max_error_vs_host']:.1e}",
+        ])
+    return cells
+
+
+def format_table(rows: list[dict]) -> str:
+    cells = table_rows(rows)
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(HEADERS)]
+
+    def render(line: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+
+    return "\n".join([render(HEADERS), render(["-" * w for w in widths]), *map(render, cells)])
+
+
+def format_markdown(rows: list[dict], optimize: str) -> str:
+    qemu = subprocess.run(["qemu-system-arm", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    lines = [
+        "# Models on emulated MCUs",
+        "",
+        "Generated by `python bench/mcu.py --output-md docs/mcu.md` from a real run; do not edit.",
+        f"Build: `{optimize}` with the pinned Zig; emulator: {qemu}; host: {platform.machine()}.",
+        "",
+        "Each model runs as a firmware image (`zant compile --firmware`) on the board's emulated core,",
+        "on seeded inputs, and its outputs are compared with the host build's (`max err`).",
+        "Flash is `.text + .rodata + .data` of the whole image (model, startup, semihosting output and",
+        "the embedded inputs); RAM is `.data + .bss + the stack high-water mark` measured by stack",
+        "painting; instructions are those one `NAME_predict` call executes, counted exactly by a QEMU",
+        "TCG plugin (they are instructions, not cycles: QEMU does not model timing).",
+        "",
+        "| " + " | ".join(HEADERS) + " |",
+        "|" + "|".join(["---"] * 3 + ["---:"] * (len(HEADERS) - 3)) + "|",
+    ]
+    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows)]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default=",".join(DEFAULT_MODELS), help="comma-separated models")
+    parser.add_argument("--boards", default=",".join(BOARDS), help="comma-separated QEMU boards")
+    parser.add_argument("-O", "--optimize", default="ReleaseSmall", choices=OPTIMIZE_MODES)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--output-md", help="also write the table as Markdown (docs/mcu.md)")
+    args = parser.parse_args(argv)
+    models = [m for m in args.models.split(",") if m]
+    boards = [b for b in args.boards.split(",") if b]
+    unknown = [m for m in models if m != "digits" and m not in MODELS] + [b for b in boards if b not in BOARDS]
+    if unknown:
+        parser.error(f"unknown model or board: {', '.join(unknown)}")
+    for board in boards:
+        missing = qemu_missing(BOARDS[board])
+        if missing:
+            parser.error(missing)
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="zant-bench-mcu-") as name:
+        folder = Path(name)
+        for model in models:
+            path = model_file(model, folder)
+            host = load_compiled(compile_model(path, folder / model / "host", CompileOptions(name=model, optimize=args.optimize)))
+            for board in boards:
+                rows.append(measure(model, path, board, args.optimize, host, folder))
+                if not args.json:
+                    print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    print(json.dumps(rows, indent=2) if args.json else format_table(rows))
+    if args.output_md:
+        Path(args.output_md).write_text(format_markdown(rows, args.optimize), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
