@@ -143,7 +143,7 @@ fn write(bytes: []const u8) void {{
     var chunk: [129]u8 = undefined;
     var start: usize = 0;
     while (start < bytes.len) {{
-        const n = @min(bytes.len - start, chunk.len - 1);
+        const n: usize = @min(bytes.len - start, chunk.len - 1); // (@min narrows its type)
         @memcpy(chunk[0..n], bytes[start..][0..n]);
         chunk[n] = 0;
         _ = semihost(0x04, @intFromPtr(&chunk));
@@ -169,7 +169,7 @@ fn writeHex(bytes: []const u8) void {{
     var line: [128]u8 = undefined;
     var start: usize = 0;
     while (start < bytes.len) : (start += line.len / 2) {{
-        const n = @min(bytes.len - start, line.len / 2);
+        const n: usize = @min(bytes.len - start, line.len / 2);
         for (bytes[start..][0..n], 0..) |byte, i| {{
             line[2 * i] = hex[byte >> 4];
             line[2 * i + 1] = hex[byte & 15];
