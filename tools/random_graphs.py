@@ -40,7 +40,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
-
 from zant.tools import conformance
 
 OPSET = 24
@@ -516,15 +515,13 @@ def make_cast(d: Draft, x: Value) -> None:
         lo, hi = 0, 1
     else:
         lo, hi = _checked(to, x.lo, x.hi)
+    # a narrowing float cast rounds; integers and booleans convert exactly
     exact = x.exact and (to not in FLOATS or x.dtype not in FLOATS or RTOL[to] <= RTOL[x.dtype])
-    operand = x
-    if to != "bool" and x.dtype in FLOATS and to in FLOATS and not exact:
-        exact = False
+    result = _result(x, dtype=to, lo=lo, hi=hi, exact=exact)
     if d.chance(0.2):
-        like = d.const(np.zeros((1,), dtype=to))
-        d.emit("CastLike", [operand, like], [_result(x, dtype=to, lo=lo, hi=hi, exact=exact)])
+        d.emit("CastLike", [x, d.const(np.zeros((1,), dtype=to))], [result])
     else:
-        d.emit("Cast", [operand], [_result(x, dtype=to, lo=lo, hi=hi, exact=exact)], to=helper.np_dtype_to_tensor_dtype(np.dtype(to)))
+        d.emit("Cast", [x], [result], to=helper.np_dtype_to_tensor_dtype(np.dtype(to)))
 
 
 def make_matmul(d: Draft, x: Value) -> None:
@@ -532,14 +529,15 @@ def make_matmul(d: Draft, x: Value) -> None:
         raise Skip("scalar")
     k, n = x.shape[-1], int(d.rng.integers(1, 6))
     w_shape = (k, n) if len(x.shape) == 1 or d.chance(0.6) else (*x.shape[:-2], k, n)
-    w = d.new_input(w_shape, x.dtype, -2 if x.dtype != "uint8" else 0, 2) if d.chance(0.4) else d.const(
-        (d.rng.integers(-16 if x.dtype != "uint8" else 0, 17, w_shape) / (8 if x.dtype in FLOATS else 8)).astype(x.dtype)
-        if x.dtype in FLOATS else d.rng.integers(-2 if x.dtype != "uint8" else 0, 3, w_shape).astype(x.dtype)
-    )
+    low = 0 if x.dtype == "uint8" else -2
+    if d.chance(0.4):
+        w = d.new_input(w_shape, x.dtype, low, 2)
+    else:
+        steps = 8 if x.dtype in FLOATS else 1  # weights in [low, 2], in steps of 1/8 for floats
+        w = d.const((d.rng.integers(low * steps, 2 * steps + 1, w_shape) / steps).astype(x.dtype))
     bound = k * x.bound * w.bound
-    lo, hi = _checked(x.dtype, -bound if x.dtype != "uint8" else 0, bound)
-    out = (*x.shape[:-1], n) if len(w_shape) == 2 else (*x.shape[:-1], n)
-    d.emit("MatMul", [x, w], [_result(x, shape=out, lo=lo, hi=hi, exact=x.dtype not in FLOATS)])
+    lo, hi = _checked(x.dtype, 0 if x.dtype == "uint8" else -bound, bound)
+    d.emit("MatMul", [x, w], [_result(x, shape=(*x.shape[:-1], n), lo=lo, hi=hi, exact=x.dtype not in FLOATS)])
 
 
 def make_gemm(d: Draft, x: Value) -> None:
@@ -956,7 +954,7 @@ def make_pad(d: Draft, x: Value) -> None:
         raise Skip("scalar")
     mode = d.pick(["constant", "reflect", "edge"])
     rank = len(x.shape)
-    limit = lambda s: s - 1 if mode == "reflect" else 2  # noqa: E731
+    limit = lambda s: s - 1 if mode == "reflect" else 2
     pads = [int(d.rng.integers(0, min(limit(s), 2) + 1)) for s in x.shape] * 2
     pads = [int(p) if d.chance(0.6) else 0 for p in pads]
     shape = [s + pads[i] + pads[i + rank] for i, s in enumerate(x.shape)]
@@ -1127,7 +1125,7 @@ def _schema_dtypes(name: str, dtypes: tuple[str, ...]) -> tuple[str, ...]:
     """`dtypes` less those the op's schema (at OPSET) refuses for its first input."""
     schema = onnx.defs.get_schema(name, OPSET)
     allowed = next(c.allowed_type_strs for c in schema.type_constraints if c.type_param_str == schema.inputs[0].type_str)
-    tensor = lambda t: f"tensor({'double' if t == 'float64' else 'float' if t == 'float32' else 'float16' if t == 'float16' else t})"  # noqa: E731
+    tensor = lambda t: f"tensor({'double' if t == 'float64' else 'float' if t == 'float32' else 'float16' if t == 'float16' else t})"
     return tuple(t for t in dtypes if tensor(t) in allowed)
 
 
@@ -1178,6 +1176,8 @@ def generate(seed: int, index: int, ops: Sequence[Op] | None = None, max_nodes: 
         saved = (len(d.nodes), len(d.inputs), len(d.initializers), len(d.pool), d.uses.copy())
         try:
             op.make(d, x)
+            if len(d.nodes) > max_nodes:  # its guards made the graph too long
+                raise Skip("too many nodes")
         except Skip:
             n_nodes, n_inputs, n_inits, n_pool, uses = saved
             for value in d.inputs[n_inputs:]:
@@ -1196,7 +1196,7 @@ def _finish(d: Draft, seed: int, index: int) -> Graph:
         outputs = d.emit("Identity", [d.inputs[0]], [_result(d.inputs[0])])
     used = {name for node in d.nodes for name in node.input}
     graph_inputs = [v for v in d.inputs if v.name in used]
-    info = lambda v: helper.make_tensor_value_info(v.name, helper.np_dtype_to_tensor_dtype(np.dtype(v.dtype)), v.shape)  # noqa: E731
+    info = lambda v: helper.make_tensor_value_info(v.name, helper.np_dtype_to_tensor_dtype(np.dtype(v.dtype)), v.shape)
     graph = helper.make_graph(
         d.nodes, f"random_{seed}_{index}", [info(v) for v in graph_inputs], [info(v) for v in outputs],
         initializer=[t for t in d.initializers if t.name in used],
@@ -1289,7 +1289,7 @@ def prepared(seed: int, index: int, ops: Sequence[Op] | None = None) -> Graph | 
     try:
         onnx.checker.check_model(graph.model, full_check=True)
         with_reference(graph)
-    except Exception as error:  # any refusal of the reference is the generator's fault
+    except Exception as error:  # noqa: BLE001 - any refusal of the reference is the generator's fault
         return f"generator error: {conformance._one_line(conformance._describe(error), 200)}"
     bad = [y for y in graph.expected if y.dtype.kind == "f" and not np.isfinite(y).all()]
     if bad:
@@ -1337,7 +1337,7 @@ def _retyped(model: onnx.ModelProto, feeds: dict[str, np.ndarray], base: Graph) 
         del graph.output[:]
         graph.output.extend(typed)
         onnx.checker.check_model(model, full_check=True)
-    except Exception:
+    except Exception:  # noqa: BLE001 - the reference raises anything on an invalid candidate
         return None
     if any(y.dtype.kind == "f" and not np.isfinite(y).all() for y in outputs):
         return None
