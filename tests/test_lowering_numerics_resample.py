@@ -1,4 +1,4 @@
-"""End-to-end numerics of the resampling lowerings (Resize, Upsample, GridSample, Col2Im)
+"""End-to-end numerics of the resampling lowerings (Resize, Upsample, GridSample, RoiAlign, Col2Im)
 against the ONNX reference evaluator. Each test compiles one model that holds several nodes
 of one op, one per attribute combination, to keep the number of Zig builds small."""
 
@@ -114,22 +114,39 @@ def test_resize_integer_and_half():
 
 
 def test_upsample_nearest():
+    """An opset-9 Upsample reaches the pass as the Resize the frontend converts it to."""
     cases = [({"scales": np.array([1, 1, 2, 3], np.float32)}, {"mode": "nearest"}, [1, 2, 4, 6])]
     check_model(multi_node_model("Upsample", [1, 2, 2, 2], cases, opset=9))
 
 
-def test_resize_runtime_scales_is_an_error(tmp_path):
-    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest")
+UNSUPPORTED = {
+    "resize-runtime-scales": (
+        helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest"),
+        [("x", TensorProto.FLOAT, [1, 1, 2, 2]), ("s", TensorProto.FLOAT, [4])],
+        [1, 1, 4, 4],
+        "Resize.*scales must be a constant",
+    ),
+    "roialign-adaptive-sampling": (
+        helper.make_node("RoiAlign", ["x", "rois", "b"], ["y"], output_height=2, output_width=2),
+        [("x", TensorProto.FLOAT, [1, 1, 4, 4]), ("rois", TensorProto.FLOAT, [1, 4]), ("b", TensorProto.INT64, [1])],
+        [1, 1, 2, 2],
+        "RoiAlign.*sampling_ratio 0",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", UNSUPPORTED)
+def test_unsupported_is_an_error_naming_the_node(case, tmp_path):
+    node, inputs, out_shape, message = UNSUPPORTED[case]
     graph = helper.make_graph(
         [node],
-        "resize",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2]),
-         helper.make_tensor_value_info("s", TensorProto.FLOAT, [4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 4])],
+        case,
+        [helper.make_tensor_value_info(*i) for i in inputs],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
     )
     path = tmp_path / "model.onnx"
-    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]).SerializeToString())
-    with pytest.raises(ZantError, match="Resize.*scales must be a constant"):
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)]).SerializeToString())
+    with pytest.raises(ZantError, match=message):
         compile_model(path, tmp_path / "out", CompileOptions(name="m"))
 
 

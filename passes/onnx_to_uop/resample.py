@@ -1,9 +1,10 @@
-"""Resampling: Resize, Upsample, GridSample, RoiAlign, Col2Im.
+"""Resampling: Resize (and so Upsample), GridSample, RoiAlign, Col2Im.
 
-Resize (and Upsample, a Resize with fixed attributes) reads its scales, sizes and roi as
-constants, so every decision is made here, in numpy: for each resized axis and each output
-position, which input positions contribute and with what weight (`AxisTaps`). The tables go to
-the constant arena and the generated loop only gathers and accumulates:
+Resize reads its scales, sizes and roi as constants (Upsample arrives as a Resize: the
+frontend converts every model to the current opset), so every decision is made here, in
+numpy: for each resized axis and each output position, which input positions contribute and
+with what weight (`AxisTaps`). The tables go to the constant arena and the generated loop only
+gathers and accumulates:
 
     y[..., o, ...] = Σ_k weight[o, k] · x[..., index[o, k], ...]
 
@@ -409,7 +410,10 @@ class ResizeLowering(OnnxLowering):
 
 
 class UpsampleLowering(OnnxLowering):
-    """`Upsample` (deprecated): Resize with asymmetric coordinates, nearest rounding down."""
+    """`Upsample` (deprecated): Resize with asymmetric coordinates, nearest rounding down.
+
+    Models reach the pass with their Upsample converted to a Resize by the frontend; this
+    lowers an `onnx.Upsample` written in the dialect directly."""
 
     op_names = frozenset({"onnx.Upsample"})
 

@@ -56,3 +56,18 @@ func.func @main(%x: tensor<1x2x3x4xf32>, %g: tensor<1x1x5x2xf32>) -> tensor<1x2x
   %y = onnx.GridSample(%x, %g) {mode = "nearest", padding_mode = "border", align_corners = 1 : i64} : (tensor<1x2x3x4xf32>, tensor<1x1x5x2xf32>) -> tensor<1x2x1x5xf32>
   func.return %y : tensor<1x2x1x5xf32>
 }
+
+// -----
+
+// Upsample (linear) is a Resize with asymmetric coordinates: x = o / 2, the last position
+// reads past the end, which the clamped index table turns into the edge pixel.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         uop.define_global "constant" 0 "y_axis1_index" value dense<{{\[\[}}0, 0], [0, 1], [0, 1], [1, 2], [1, 2], [2, 2]]>
+// CHECK-NEXT:    uop.define_global "constant" 1 "y_axis1_weight" value dense<{{\[\[}}0.000000e+00, 1.000000e+00], [5.000000e-01, 5.000000e-01], [0.000000e+00, 1.000000e+00], [5.000000e-01, 5.000000e-01], [0.000000e+00, 1.000000e+00], [5.000000e-01, 5.000000e-01]]>
+// CHECK:         uop.mulacc
+func.func @main(%x: tensor<1x3xf32>) -> tensor<1x6xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
+  %s = onnx.Constant() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %y = onnx.Upsample(%x, %s) {mode = "linear"} : (tensor<1x3xf32>, tensor<2xf32>) -> tensor<1x6xf32>
+  func.return %y : tensor<1x6xf32>
+}
