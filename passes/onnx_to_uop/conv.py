@@ -10,13 +10,19 @@ outside the input reads a fill value instead (0 for Conv and AveragePool, -inf f
 position is clamped into the input before the gep, so every address stays inside the buffer, and
 `uop.where` picks the fill. A bound that no (out, tap) pair of the whole loop nest can cross gets
 no check at all, so unpadded windows are plain loads.
+
+Conv splits its output box into regions (`window_regions`): the outputs whose whole window lies
+inside the input (the interior, plain strided loads) and the border around it (checked loads),
+so the checks run only where a tap can reach the padding.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
@@ -47,11 +53,13 @@ class Window:
     dilation: int = 1
     pad_begin: int = 0
     pad_end: int = 0
+    first_out: int = 0
+    """The loop covers outputs [first_out, out_size): a region of the full output range."""
 
     @property
     def lowest(self) -> int:
         """The lowest input position any (out, tap) pair reads."""
-        return -self.pad_begin
+        return self.first_out * self.stride - self.pad_begin
 
     @property
     def highest(self) -> int:
@@ -212,6 +220,54 @@ def load_window(
     return value, valid
 
 
+def interior(w: Window) -> tuple[int, int]:
+    """The outputs [lo, hi) of `w` whose every tap reads inside the input (lo == hi if none)."""
+    lo = min(-(-w.pad_begin // w.stride), w.out_size)
+    last = w.in_size - 1 + w.pad_begin - (w.kernel - 1) * w.dilation
+    hi = min(last // w.stride + 1, w.out_size) if last >= 0 else 0
+    return lo, max(hi, lo)
+
+
+@dataclass(frozen=True)
+class Region:
+    """A box of outputs, [start, end) per spatial dimension, and the windows whose bounds decide
+    which of its loads are checked."""
+
+    bounds: tuple[tuple[int, int], ...]
+    windows: tuple[Window, ...]
+
+    @staticmethod
+    def whole(windows: Sequence[Window]) -> Region:
+        """Every output of the windows, each load checked as they require."""
+        return Region(tuple((w.first_out, w.out_size) for w in windows), tuple(windows))
+
+
+def window_regions(windows: Sequence[Window]) -> list[Region]:
+    """The output box split into border regions and one interior region.
+
+    Dimension by dimension, inside the interior of the dimensions before it, the outputs below
+    and above the interior of dimension d are a border region: checked like the whole window
+    in d and the dimensions after it. What remains, the interior of every dimension, reads no
+    padding: its windows are restricted to it, so its loads have no checks and no clamps.
+    Unpadded windows have no border at all. Borders come first, the interior last.
+    """
+    regions: list[Region] = []
+    inner: list[Window] = []
+    for d, w in enumerate(windows):
+        lo, hi = interior(w)
+        checked = Region.whole((*inner, *windows[d:]))
+        for start, end in ((0, lo), (hi, w.out_size)):
+            if start < end:
+                bounds = list(checked.bounds)
+                bounds[d] = (start, end)
+                regions.append(replace(checked, bounds=tuple(bounds)))
+        if lo == hi:
+            return regions
+        inner.append(replace(w, first_out=lo, out_size=hi))
+    regions.append(Region.whole(inner))
+    return regions
+
+
 # ---------------------------------------------------------------------------------------------
 # Transposed windows (ConvTranspose)
 # ---------------------------------------------------------------------------------------------
@@ -299,10 +355,20 @@ def transposed_positions(
 # ---------------------------------------------------------------------------------------------
 
 Products = Callable[
-    [SSAValue, SSAValue, SSAValue | None, SSAValue, SSAValue, list[SSAValue], list[SSAValue]],
+    [
+        Sequence[Window],
+        SSAValue,
+        SSAValue,
+        SSAValue | None,
+        SSAValue,
+        SSAValue,
+        list[SSAValue],
+        list[SSAValue],
+    ],
     tuple[SSAValue, SSAValue],
 ]
-"""(n, m, group, input channel, channel in group, out…, taps…) → the (x, w) pair to multiply."""
+"""(windows, n, m, group, input channel, channel in group, out…, taps…) → the (x, w) pair to
+multiply; `windows` are the region's, deciding which bounds its loads check."""
 
 
 def _convolve(
@@ -311,32 +377,43 @@ def _convolve(
     group_channels: int,
     out_per_group: int,
     kernel: Sequence[int],
+    regions: Sequence[Region],
     products: Products,
     bias_input: int = 2,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with (x, w) from `products` and B
     the optional input `bias_input`; output channel m belongs to group m / out_per_group,
-    whose input channels start at group·group_channels."""
+    whose input channels start at group·group_channels. The spatial outputs are looped over
+    region by region, each with its own copy of the reduction."""
     bias_value = input_value(op, bias_input)
     bias = layout_of(bias_value) if bias_value is not None else None
     out_shape = tensor_shape(op.results[0])
     element_type = tensor_element_type(op.results[0])
     y = kb.alloc(result_name(op), out_shape, element_type)
     grouped = out_shape[1] > out_per_group
-    with kb.loop_nest(out_shape) as (n, m, *out_ivs):
-        g = first_channel = None
-        if grouped:
-            g = kb.alu("div", m, kb.index(out_per_group))
-            first_channel = kb.alu("mul", g, kb.index(group_channels))
-        acc = kb.define_acc(0, accumulator_type(element_type))
-        with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
-            channel = c if first_channel is None else kb.alu("add", first_channel, c)
-            kb.mulacc(acc, *products(n, m, g, channel, c, out_ivs, taps))
-        value = kb.cast(kb.acc_get(acc), element_type)
-        if bias is not None:
-            value = kb.alu("add", value, kb.load(bias, [m]))
-        kb.store(value, y, [n, m, *out_ivs])
+    with kb.loop_nest(out_shape[:2]) as (n, m):
+        for region in regions:
+            with _region_loops(kb, region.bounds) as out_ivs:
+                g = first_channel = None
+                if grouped:
+                    g = kb.alu("div", m, kb.index(out_per_group))
+                    first_channel = kb.alu("mul", g, kb.index(group_channels))
+                acc = kb.define_acc(0, accumulator_type(element_type))
+                with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
+                    channel = c if first_channel is None else kb.alu("add", first_channel, c)
+                    kb.mulacc(acc, *products(region.windows, n, m, g, channel, c, out_ivs, taps))
+                value = kb.cast(kb.acc_get(acc), element_type)
+                if bias is not None:
+                    value = kb.alu("add", value, kb.load(bias, [m]))
+                kb.store(value, y, [n, m, *out_ivs])
     return y
+
+
+@contextmanager
+def _region_loops(kb: KernelBuilder, bounds: Sequence[tuple[int, int]]) -> Iterator[list[SSAValue]]:
+    """Nested loops over the box `bounds` ([start, end) per dimension, outermost first)."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(kb.loop(end, start)) for start, end in bounds]
 
 
 def _conv_group(op: Operation, x: Layout, w: Layout) -> int:
@@ -378,12 +455,13 @@ class ConvLowering(OnnxLowering):
         kernel = list(w.shape[2:])
         windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
 
-        def products(n, m, g, channel, c, out_ivs, taps):
+        def products(windows, n, m, g, channel, c, out_ivs, taps):
             positions = tap_positions(kb, windows, out_ivs, taps)
             xv, _ = load_window(kb, x, [n, channel], windows, positions, 0)
             return xv, kb.load(w, [m, c, *taps])
 
-        return [_convolve(op, kb, group_channels, out_channels // group, kernel, products)]
+        regions = window_regions(windows)
+        return [_convolve(op, kb, group_channels, out_channels // group, kernel, regions, products)]
 
 
 class ConvTransposeLowering(OnnxLowering):
@@ -411,13 +489,14 @@ class ConvTransposeLowering(OnnxLowering):
         kernel = list(w.shape[2:])
         windows = transposed_windows(op, x.shape[2:], kernel, out_shape[2:])
 
-        def products(n, m, g, channel, c, out_ivs, taps):
+        def products(windows, n, m, g, channel, c, out_ivs, taps):
             positions, exact = transposed_positions(kb, windows, out_ivs, taps)
             xv, _ = load_window(kb, x, [n, channel], windows, positions, 0, also=exact)
             local = m if g is None else kb.alu("sub", m, kb.alu("mul", g, kb.index(out_per_group)))
             return xv, kb.load(w, [channel, local, *taps])
 
-        return [_convolve(op, kb, group_channels, out_per_group, kernel, products)]
+        regions = [Region.whole(windows)]
+        return [_convolve(op, kb, group_channels, out_per_group, kernel, regions, products)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -510,7 +589,7 @@ class DeformConvLowering(OnnxLowering):
         ct = accumulator_type(element_type)
         per_offset_group = channels // offset_group
 
-        def products(n, m, g, channel, c, out_ivs, taps):
+        def products(windows, n, m, g, channel, c, out_ivs, taps):
             og = kb.alu("div", channel, kb.index(per_offset_group))
             positions = []
             for d, pos in enumerate(tap_positions(kb, windows, out_ivs, taps)):
@@ -521,7 +600,8 @@ class DeformConvLowering(OnnxLowering):
                 sample = kb.alu("mul", sample, kb.cast(kb.load(mask, [n, og, *taps, *out_ivs]), ct))
             return sample, kb.load(w, [m, c, *taps])
 
-        return [_convolve(op, kb, group_channels, out_channels // group, kernel, products, 3)]
+        regions = [Region.whole(windows)]
+        return [_convolve(op, kb, group_channels, out_channels // group, kernel, regions, products, 3)]
 
 
 PATTERNS = (ConvLowering(), ConvTransposeLowering(), DeformConvLowering())
@@ -531,13 +611,16 @@ __all__ = [
     "ConvLowering",
     "ConvTransposeLowering",
     "DeformConvLowering",
+    "Region",
     "SampledWindow",
     "TransposedWindow",
     "Window",
+    "interior",
     "load_window",
     "sliding_windows",
     "tap_positions",
     "transposed_positions",
     "transposed_windows",
+    "window_regions",
     "within",
 ]
