@@ -197,59 +197,64 @@ def test_conv_integer():
     g.check()
 
 
-def _qlinear_inputs(g: Graph, prefix: str, t: int, scale_type, scale_count: int = 1) -> list[str]:
-    """(scale, zero point) constant names; several scales make a per-axis parameter."""
+def _qlinear_inputs(
+    g: Graph, prefix: str, t: int, scale_type, scale_count: int = 1, magnitude: float = 0.05
+) -> list[str]:
+    """(scale, zero point) constant names; several scales make a per-axis parameter. Output
+    scales take a larger `magnitude`, so that most results fall inside the output range."""
     shape = [scale_count] if scale_count > 1 else []
-    scale = (RNG.random(shape) * 0.05 + 0.01).astype(scale_type)
-    zero_point = _ints(t, shape, -20, 150)
+    scale = ((RNG.random(shape) + 0.5) * magnitude).astype(scale_type)
+    middle = (int(np.iinfo(_np(t)).min) + int(np.iinfo(_np(t)).max) + 1) // 2
+    zero_point = _ints(t, shape, middle - 10, middle + 10)
     return [g.const(f"{prefix}_scale", scale), g.const(f"{prefix}_zp", zero_point)]
 
 
 QLINEAR_MATMUL = {
-    # name: (type, scale type, a shape, b shape, per-column b scale and zero point)
-    "u8-f32": (UINT8, np.float32, [3, 4], [4, 5], False),
-    "i8-f16-batched": (INT8, np.float16, [2, 3, 6], [6, 2], False),
-    "i8-f32-per-column": (INT8, np.float32, [3, 8], [8, 4], True),
+    # name: (types of a, b and y, scale type, a shape, b shape, per-column b scale and zero point)
+    "u8-f32": ((UINT8,) * 3, np.float32, [3, 4], [4, 5], False),
+    "u8-i8-mixed": ((UINT8, INT8, UINT8), np.float32, [2, 5], [5, 3], True),
+    "i8-f16-batched": ((INT8,) * 3, np.float16, [2, 3, 6], [6, 2], False),
+    "i8-f32-per-column": ((INT8,) * 3, np.float32, [3, 8], [8, 4], True),
 }
 
 
 def test_qlinear_matmul():
     g = Graph()
-    for name, (t, scale_type, a_shape, b_shape, per_column) in QLINEAR_MATMUL.items():
-        a = g.input(f"a_{name}", _ints(t, a_shape, -128, 256))
-        b = g.input(f"b_{name}", _ints(t, b_shape, -128, 256))
+    for name, ((a_t, b_t, y_t), scale_type, a_shape, b_shape, per_column) in QLINEAR_MATMUL.items():
+        a = g.input(f"a_{name}", _ints(a_t, a_shape, -128, 256))
+        b = g.input(f"b_{name}", _ints(b_t, b_shape, -128, 256))
         columns = b_shape[-1] if per_column else 1
         inputs = [
-            a, *_qlinear_inputs(g, f"a_{name}", t, scale_type),
-            b, *_qlinear_inputs(g, f"b_{name}", t, scale_type, columns),
-            *_qlinear_inputs(g, f"y_{name}", t, scale_type),
+            a, *_qlinear_inputs(g, f"a_{name}", a_t, scale_type),
+            b, *_qlinear_inputs(g, f"b_{name}", b_t, scale_type, columns),
+            *_qlinear_inputs(g, f"y_{name}", y_t, scale_type, magnitude=2.0),
         ]
-        g.node("QLinearMatMul", inputs, [(f"y_{name}", t)])
+        g.node("QLinearMatMul", inputs, [(f"y_{name}", y_t)])
     g.check()
 
 
 QLINEAR_CONV = {
-    # name: (type, x shape, w shape, per-channel w scale and zero point, bias, attributes)
-    "u8-pads-strides-bias": (UINT8, [1, 2, 6, 6], [3, 2, 3, 3], False, True, {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
-    "i8-per-channel-groups": (INT8, [1, 4, 5, 5], [4, 2, 2, 2], True, True, {"group": 2}),
-    "u8-per-channel-no-bias": (UINT8, [2, 1, 4, 4], [2, 1, 3, 3], True, False, {"pads": [0, 1, 2, 1]}),
+    # name: (types of x, w and y, x shape, w shape, per-channel w scale and zero point, bias, attributes)
+    "u8-pads-strides-bias": ((UINT8,) * 3, [1, 2, 6, 6], [3, 2, 3, 3], False, True, {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    "i8-per-channel-groups": ((INT8,) * 3, [1, 4, 5, 5], [4, 2, 2, 2], True, True, {"group": 2}),
+    "u8-i8-per-channel-no-bias": ((UINT8, INT8, UINT8), [2, 1, 4, 4], [2, 1, 3, 3], True, False, {"pads": [0, 1, 2, 1]}),
 }
 
 
 def test_qlinear_conv():
     g = Graph()
-    for name, (t, x_shape, w_shape, per_channel, bias, attributes) in QLINEAR_CONV.items():
-        x = g.input(f"x_{name}", _ints(t, x_shape, -128, 256))
-        w = g.input(f"w_{name}", _ints(t, w_shape, -128, 256))
+    for name, ((x_t, w_t, y_t), x_shape, w_shape, per_channel, bias, attributes) in QLINEAR_CONV.items():
+        x = g.input(f"x_{name}", _ints(x_t, x_shape, -128, 256))
+        w = g.input(f"w_{name}", _ints(w_t, w_shape, -128, 256))
         channels = w_shape[0] if per_channel else 1
         inputs = [
-            x, *_qlinear_inputs(g, f"x_{name}", t, np.float32),
-            w, *_qlinear_inputs(g, f"w_{name}", t, np.float32, channels),
-            *_qlinear_inputs(g, f"y_{name}", t, np.float32),
+            x, *_qlinear_inputs(g, f"x_{name}", x_t, np.float32),
+            w, *_qlinear_inputs(g, f"w_{name}", w_t, np.float32, channels),
+            *_qlinear_inputs(g, f"y_{name}", y_t, np.float32, magnitude=2.0),
         ]
         if bias:
             inputs.append(g.input(f"b_{name}", RNG.integers(-2000, 2000, [w_shape[0]]).astype(np.int32)))
-        g.node("QLinearConv", inputs, [(f"y_{name}", t)], **attributes)
+        g.node("QLinearConv", inputs, [(f"y_{name}", y_t)], **attributes)
     g.check()
 
 
@@ -260,3 +265,21 @@ def test_integer_kernels_reject_what_they_do_not_support():
     g.node("MatMulInteger", [a, b, "a_zp_rows"], [("y", INT32)])
     with pytest.raises(ZantError, match="MatMulInteger.*single-element"):
         check_model(g.model(), g.feeds)
+
+
+def test_quantization_rejects_bfloat16():
+    g = Graph()
+    x = g.input("x", np.arange(4, dtype=np.int8))
+    g.initializers.append(helper.make_tensor("s", TensorProto.BFLOAT16, [], [0.5]))
+    g.node("DequantizeLinear", [x, "s"], [("y", TensorProto.BFLOAT16)])
+    with pytest.raises(ZantError, match="DequantizeLinear.*bfloat16"):
+        check_model(g.model(), g.feeds)
+
+
+def test_quantize_linear_of_int32():
+    g = Graph()
+    x = g.input("x", RNG.integers(-1000, 1000, [7]).astype(np.int32))
+    g.const("s", np.float32(3.0))
+    g.const("zp", np.array(5, np.int16))
+    g.node("QuantizeLinear", [x, "s", "zp"], [("y", INT16)])
+    g.check()

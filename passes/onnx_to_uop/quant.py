@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from onnx import TensorProto, helper
-from xdsl.dialects.builtin import Float32Type, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
@@ -53,6 +53,8 @@ _QUANTIZED_TYPES = frozenset(
 
 def promote(*types: Attribute) -> Attribute:
     """The element type NumPy gives an arithmetic result of arrays of `types` (the reference's)."""
+    if any(isinstance(t, BFloat16Type) for t in types):
+        raise NotImplementedError("bfloat16 arithmetic is not supported")
     dtype = np.result_type(*(numpy_dtype(t) for t in types))
     return ONNX_TO_MLIR_ELEMENT_TYPE[helper.np_dtype_to_tensor_dtype(dtype)]
 
