@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-
 from e2e import compile_and_run
 
 

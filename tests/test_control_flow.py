@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
-
 from e2e import check_model, compile_and_run, random_inputs
+from onnx import TensorProto, helper, numpy_helper
 from ort_reference import check_with_onnxruntime
+
 from zant.errors import ZantError
 from zant.frontend.control_flow import CONTROL_FLOW_OPS, unroll_control_flow
 
@@ -56,11 +56,12 @@ def test_if_constant_and_runtime_conditions():
             if_node("no", "b", "c2"),  # a foldable condition: the else branch
             if_node("flag", "c", "r1"),  # a run-time condition: both branches and a Where
             helper.make_node("Not", ["flag"], ["not_flag"]),
-            if_node("not_flag", "d", "r2"),
+            helper.make_node("Reshape", ["not_flag", "shape_1x1x1"], ["not_flag_1x1x1"]),
+            if_node("not_flag_1x1x1", "d", "r2"),  # a one-element condition of higher rank than x
         ],
         [tensor("x", [2, 3]), tensor("flag", [], TensorProto.BOOL)],
         [tensor(n, [2, 3]) for n in "abcd"],
-        [const("yes", True), const("one", np.float32(1)), const("two", 2), const("three", 3)],
+        [const("yes", True), const("one", np.float32(1)), const("two", 2), const("three", 3), const("shape_1x1x1", [1, 1, 1])],
     )
     unrolled = no_control_flow_left(m)
     assert [n.op_type for n in unrolled.graph.node].count("Where") == 2

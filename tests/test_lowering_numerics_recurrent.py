@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
-
 from e2e import check_model, compile_and_run
+from onnx import TensorProto, helper
 from ort_reference import check_with_onnxruntime
+
 from zant.errors import ZantError
 
 T, BATCH, INPUT, HIDDEN = 3, 2, 4, 3

@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
-
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.elementwise import _hard_sigmoid_of, _softplus_of

@@ -32,7 +32,12 @@ from onnx import GraphProto, ModelProto, NodeProto, helper, numpy_helper
 
 from zant.errors import ZantError
 from zant.frontend.expand import _all_names, _NameSource, _rename_node
-from zant.frontend.shape_folding import _evaluate, _foldable, _shape_node_value, _static_shape
+from zant.frontend.shape_folding import (
+    _evaluate,
+    _foldable,
+    _shape_node_value,
+    _static_shape,
+)
 
 CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan"})
 MAX_ITERATIONS = 4096
@@ -228,11 +233,14 @@ def _unroll_if(u: _Unroller) -> None:
             "the condition is only known at run time and the branches' outputs do not have "
             "one declared static shape, so neither can be chosen statically nor selected with Where"
         )
+    condition_name = u.node.input[0]
+    if u.tensor_shape(condition_name) != []:  # a one-element tensor: as a scalar, not to broadcast
+        condition_name = u.emit("Reshape", [condition_name, u.constant(np.zeros(0, np.int64), "scalar")])
     then_values = u.inline(then_branch, [], "then")
     else_values = u.inline(else_branch, [], "else")
     for output, a, b in zip(u.node.output, then_values, else_values):
         if output:
-            u.emit("Where", [u.node.input[0], a, b], output)
+            u.emit("Where", [condition_name, a, b], output)
 
 
 def _unroll_loop(u: _Unroller) -> None:
