@@ -8,8 +8,8 @@ import itertools
 
 import numpy as np
 import pytest
-from e2e import check_model
-from test_lowering_numerics_conv2 import Case, batched_model, y
+from e2e import check_model, compile_and_run, random_inputs
+from test_lowering_numerics_conv2 import Case, _conv_transpose_numpy, batched_model, y
 from zant.passes.onnx_to_uop.conv import Window, interior, window_regions
 
 
@@ -77,8 +77,34 @@ CONVS = {
     "groups": conv([1, 4, 6, 6], [6, 2, 3, 3], [1, 6, 3, 3], group=2, strides=[2, 2], pads=[1, 1, 1, 1]),
     "depthwise": conv([1, 3, 5, 5], [3, 1, 3, 3], [1, 3, 5, 5], group=3, pads=[1, 1, 1, 1]),
     "pointwise": conv([1, 8, 3, 4], [5, 8, 1, 1], [1, 5, 3, 4]),
+    # Output channels in blocks of 8 and of 4 (within each of 2 groups), one accumulator each.
+    "channel-block-8": conv([2, 3, 4, 4], [16, 3, 3, 3], [2, 16, 4, 4], pads=[1, 1, 1, 1]),
+    "channel-block-4-groups": conv([1, 4, 5, 5], [8, 2, 1, 1], [1, 8, 5, 5], group=2),
+    # (onnx.reference's ConvTranspose mishandles groups: test_lowering_numerics_conv2 has them.)
+    "transpose-channel-block-4": Case(
+        "ConvTranspose",
+        {"x": [1, 4, 3, 3], "w": [4, 4, 3, 3], "b": [4]},
+        y(1, 4, 5, 5),
+        {"strides": [2, 2], "pads": [1, 1, 1, 1]},
+    ),
+    "deform-channel-block-4": Case(
+        "DeformConv",
+        {"x": [1, 2, 4, 4], "w": [4, 2, 2, 2], "offset": [1, 8, 3, 3], "b": [4]},
+        y(1, 4, 3, 3),
+    ),
 }
 
 
 def test_conv_regions_numerics():
     check_model(batched_model(CONVS), rtol=1e-4, atol=1e-5)
+
+
+def test_conv_transpose_channel_blocks_within_groups():
+    """Two groups of 4 output channels, one block each (checked against the definition: the
+    reference evaluator mishandles grouped ConvTranspose)."""
+    case = Case("ConvTranspose", {"x": [1, 4, 3], "w": [4, 4, 2], "b": [8]}, y(1, 8, 6), {"group": 2, "strides": [2]})
+    model = batched_model({"g": case})
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    expected = _conv_transpose_numpy(feeds["c0_x"], feeds["c0_w"], feeds["c0_b"], 2, 2)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

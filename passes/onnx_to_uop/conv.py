@@ -354,21 +354,21 @@ def transposed_positions(
 # Conv and ConvTranspose
 # ---------------------------------------------------------------------------------------------
 
-Products = Callable[
-    [
-        Sequence[Window],
-        SSAValue,
-        SSAValue,
-        SSAValue | None,
-        SSAValue,
-        SSAValue,
-        list[SSAValue],
-        list[SSAValue],
-    ],
-    tuple[SSAValue, SSAValue],
-]
-"""(windows, n, m, group, input channel, channel in group, out…, taps…) → the (x, w) pair to
-multiply; `windows` are the region's, deciding which bounds its loads check."""
+InputTerm = Callable[[Sequence[Window], SSAValue, SSAValue, list[SSAValue], list[SSAValue]], SSAValue]
+"""(windows, n, input channel, out…, taps…) → the input factor of one product; `windows` are
+the region's, deciding which bounds its loads check."""
+
+WeightTerm = Callable[[SSAValue, SSAValue | None, SSAValue, SSAValue, list[SSAValue]], SSAValue]
+"""(m, group, input channel, channel in group, taps…) → the weight factor of one product."""
+
+CHANNEL_BLOCKS = (8, 4)
+"""How many output channels one pass over the window computes, when the group's channels
+split into such blocks: one input load feeds that many independent accumulators, which stay in
+registers and hide the latency of the additions (one accumulator is a serial chain)."""
+
+
+def _channel_block(out_per_group: int) -> int:
+    return next((b for b in CHANNEL_BLOCKS if out_per_group % b == 0), 1)
 
 
 def _convolve(
@@ -378,35 +378,50 @@ def _convolve(
     out_per_group: int,
     kernel: Sequence[int],
     regions: Sequence[Region],
-    products: Products,
+    input_term: InputTerm,
+    weight_term: WeightTerm,
     bias_input: int = 2,
 ) -> Layout:
-    """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with (x, w) from `products` and B
-    the optional input `bias_input`; output channel m belongs to group m / out_per_group,
-    whose input channels start at group·group_channels. The spatial outputs are looped over
-    region by region, each with its own copy of the reduction."""
+    """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
+    `weight_term` and B the optional input `bias_input`; output channel m belongs to group
+    m / out_per_group, whose input channels start at group·group_channels.
+
+    The spatial outputs are looped over region by region, each with its own copy of the
+    reduction; the output channels in blocks of `_channel_block`, one accumulator each.
+    """
     bias_value = input_value(op, bias_input)
     bias = layout_of(bias_value) if bias_value is not None else None
     out_shape = tensor_shape(op.results[0])
     element_type = tensor_element_type(op.results[0])
     y = kb.alloc(result_name(op), out_shape, element_type)
     grouped = out_shape[1] > out_per_group
-    with kb.loop_nest(out_shape[:2]) as (n, m):
+    block = _channel_block(out_per_group)
+    with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1], step=block) as m:
+        # A block never straddles two groups, so its first channel's group is everyone's.
+        block_channels = [m, *(kb.alu("add", m, kb.index(j)) for j in range(1, block))]
         for region in regions:
             with _region_loops(kb, region.bounds) as out_ivs:
                 g = first_channel = None
                 if grouped:
                     g = kb.alu("div", m, kb.index(out_per_group))
                     first_channel = kb.alu("mul", g, kb.index(group_channels))
-                acc = kb.define_acc(0, accumulator_type(element_type))
+                accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in block_channels]
                 with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
                     channel = c if first_channel is None else kb.alu("add", first_channel, c)
-                    kb.mulacc(acc, *products(region.windows, n, m, g, channel, c, out_ivs, taps))
-                value = kb.cast(kb.acc_get(acc), element_type)
-                if bias is not None:
-                    value = kb.alu("add", value, kb.load(bias, [m]))
-                kb.store(value, y, [n, m, *out_ivs])
+                    xv = input_term(region.windows, n, channel, out_ivs, taps)
+                    for acc, mj in zip(accs, block_channels):
+                        kb.mulacc(acc, xv, weight_term(mj, g, channel, c, taps))
+                for acc, mj in zip(accs, block_channels):
+                    value = kb.cast(kb.acc_get(acc), element_type)
+                    if bias is not None:
+                        value = kb.alu("add", value, kb.load(bias, [mj]))
+                    kb.store(value, y, [n, mj, *out_ivs])
     return y
+
+
+def _plain_weights(kb: KernelBuilder, w: Layout) -> WeightTerm:
+    """W[m, c, k…], the weights of Conv and DeformConv."""
+    return lambda m, g, channel, c, taps: kb.load(w, [m, c, *taps])
 
 
 @contextmanager
@@ -455,13 +470,16 @@ class ConvLowering(OnnxLowering):
         kernel = list(w.shape[2:])
         windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
 
-        def products(windows, n, m, g, channel, c, out_ivs, taps):
+        def input_term(windows, n, channel, out_ivs, taps):
             positions = tap_positions(kb, windows, out_ivs, taps)
-            xv, _ = load_window(kb, x, [n, channel], windows, positions, 0)
-            return xv, kb.load(w, [m, c, *taps])
+            return load_window(kb, x, [n, channel], windows, positions, 0)[0]
 
         regions = window_regions(windows)
-        return [_convolve(op, kb, group_channels, out_channels // group, kernel, regions, products)]
+        weight_term = _plain_weights(kb, w)
+        out_per_group = out_channels // group
+        return [
+            _convolve(op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term)
+        ]
 
 
 class ConvTransposeLowering(OnnxLowering):
@@ -489,14 +507,18 @@ class ConvTransposeLowering(OnnxLowering):
         kernel = list(w.shape[2:])
         windows = transposed_windows(op, x.shape[2:], kernel, out_shape[2:])
 
-        def products(windows, n, m, g, channel, c, out_ivs, taps):
+        def input_term(windows, n, channel, out_ivs, taps):
             positions, exact = transposed_positions(kb, windows, out_ivs, taps)
-            xv, _ = load_window(kb, x, [n, channel], windows, positions, 0, also=exact)
+            return load_window(kb, x, [n, channel], windows, positions, 0, also=exact)[0]
+
+        def weight_term(m, g, channel, c, taps):
             local = m if g is None else kb.alu("sub", m, kb.alu("mul", g, kb.index(out_per_group)))
-            return xv, kb.load(w, [channel, local, *taps])
+            return kb.load(w, [channel, local, *taps])
 
         regions = [Region.whole(windows)]
-        return [_convolve(op, kb, group_channels, out_per_group, kernel, regions, products)]
+        return [
+            _convolve(op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term)
+        ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,7 +611,7 @@ class DeformConvLowering(OnnxLowering):
         ct = accumulator_type(element_type)
         per_offset_group = channels // offset_group
 
-        def products(windows, n, m, g, channel, c, out_ivs, taps):
+        def input_term(windows, n, channel, out_ivs, taps):
             og = kb.alu("div", channel, kb.index(per_offset_group))
             positions = []
             for d, pos in enumerate(tap_positions(kb, windows, out_ivs, taps)):
@@ -598,10 +620,14 @@ class DeformConvLowering(OnnxLowering):
             sample = _bilinear(kb, x, [n, channel], positions, ct)
             if mask is not None:
                 sample = kb.alu("mul", sample, kb.cast(kb.load(mask, [n, og, *taps, *out_ivs]), ct))
-            return sample, kb.load(w, [m, c, *taps])
+            return sample
 
         regions = [Region.whole(windows)]
-        return [_convolve(op, kb, group_channels, out_channels // group, kernel, regions, products, 3)]
+        out_per_group = out_channels // group
+        weight_term = _plain_weights(kb, w)
+        return [
+            _convolve(op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term, 3)
+        ]
 
 
 PATTERNS = (ConvLowering(), ConvTransposeLowering(), DeformConvLowering())
