@@ -400,3 +400,32 @@ def test_names():
     for bad in ("1net", "my-net", "", "while", "int", "u8"):
         with pytest.raises(ZantError):
             validate_prefix(bad)
+
+
+def test_empty_tensors_compile_and_run():
+    """Copies and element-wise loops over zero-size tensors are dropped (Zig refuses to index an
+    empty array even in a loop that never runs)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from e2e import check_model
+
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], start=2, end=1),  # empty int64 output
+        helper.make_node("ConstantOfShape", ["zero"], ["z"], value=helper.make_tensor("v", TensorProto.INT32, [1], [7])),
+        helper.make_node("Relu", ["x"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "empty",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [
+            helper.make_tensor_value_info("s", TensorProto.INT64, [0]),
+            helper.make_tensor_value_info("z", TensorProto.INT32, [0]),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+        ],
+        [helper.make_tensor("zero", TensorProto.INT64, [1], [0])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    s, z, y = check_model(model)
+    assert s.shape == (0,) and z.shape == (0,) and y.shape == (2, 3)

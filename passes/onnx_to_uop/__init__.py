@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrealizedConversionCastOp,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -74,6 +74,13 @@ def _names(function: func.FuncOp, key: str, count: int, default: str) -> list[st
     return [f"{default}{i}" for i in range(count)]
 
 
+def _ancestors(op: Operation):
+    parent = op.parent_op()
+    while parent is not None:
+        yield parent
+        parent = parent.parent_op()
+
+
 def _buffer_type(tensor: SSAValue) -> uop.BufferType:
     assert isinstance(tensor.type, TensorType)
     return uop.BufferType(math.prod(tensor.type.get_shape()), tensor.type.get_element_type())
@@ -115,7 +122,17 @@ class OnnxToUopPass(ModulePass):
         for cast in reversed([o for o in block.ops if isinstance(o, UnrealizedConversionCastOp)]):
             if not any(r.uses for r in cast.results):
                 rewriter.erase_op(cast)
+        self._erase_empty_loops(function)
         self._erase_dead_buffers(block)
+
+    @staticmethod
+    def _erase_empty_loops(function: func.FuncOp) -> None:
+        """Loops over empty tensors never run; their bodies may index zero-size buffers, which
+        Zig refuses to compile even where unreachable."""
+        empty = [o for o in function.walk() if isinstance(o, uop.RangeOp) and o.start.data >= o.end.data]
+        for loop in empty:
+            if not any(isinstance(a, uop.RangeOp) and a in empty for a in _ancestors(loop)):
+                Rewriter.erase_op(loop, safe_erase=False)
 
     @staticmethod
     def _erase_dead_buffers(block) -> None:
