@@ -106,6 +106,24 @@ def test_parameter_inputs_are_frozen():
     assert [i.name for i in model.graph.initializer] == ["shape"]
 
 
+def test_parameters_computed_by_scalar_arithmetic_are_frozen():
+    """Expanded function bodies compute a Range limit from an input through Cast/Sub: the
+    inputs it comes from are candidates; an input that only feeds data ops is not."""
+    case = _case(
+        [
+            helper.make_node("Cast", ["n"], ["nf"], to=TensorProto.FLOAT),
+            helper.make_node("Sub", ["nf", "x"], ["limit"]),
+            helper.make_node("Range", ["x", "limit", "one"], ["r"]),
+        ],
+        [helper.make_tensor_value_info("n", TensorProto.INT64, []), _f32("x", []), _f32("one", [])],
+        [_f32("r", [3])],
+        data_sets=[([np.array(4, np.int64), np.float32(1.0), np.float32(1.0)], [np.arange(1, 4, dtype=np.float32)])],
+    )
+    assert conformance._parameter_sources(case.model.graph, {"n", "x", "one"}) == {"n", "x", "one"}
+    relu = _case([helper.make_node("Relu", ["x"], ["y"])], [_f32("x", [2])], [_f32("y", [2])])
+    assert conformance._parameter_sources(relu.model.graph, {"x"}) == set()
+
+
 def _write(directory, name, body):
     (directory / f"{name}.zig").write_text(body, encoding="utf-8")
 

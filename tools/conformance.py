@@ -76,6 +76,7 @@ PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
     "ReduceSumSquare": (1,), "CenterCropPad": (1,), "Trilu": (1,), "CumSum": (1,), "CumProd": (1,), "Clip": (1, 2),
     "Dropout": (1, 2), "MaxUnpool": (2,), "Col2Im": (1, 2), "DFT": (1, 2), "STFT": (1, 3),
     "BlackmanWindow": (0,), "HammingWindow": (0,), "HannWindow": (0,), "MelWeightMatrix": (0, 1, 2, 3, 4),
+    "Loop": (0, 1), "AffineGrid": (1,),
 }
 """Op → indices of inputs that models normally hold as constants (frozen when the data agree)."""
 
@@ -240,6 +241,36 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     return record
 
 
+SCALAR_ARITHMETIC_OPS = frozenset(
+    {"Cast", "CastLike", "Add", "Sub", "Mul", "Div", "Ceil", "Floor", "Neg", "Abs", "Max", "Min",
+     "Identity", "Reshape", "Unsqueeze", "Squeeze", "Concat", "Gather", "Mod"}
+)
+"""Ops through which a parameter is computed from a graph input (expanded function bodies do this)."""
+
+
+def _parameter_sources(graph, inputs: set[str]) -> set[str]:
+    """Graph inputs that feed a parameter slot, directly or through scalar arithmetic only."""
+    producers = {out: node for node in graph.node for out in node.output}
+    sources: set[str] = set()
+    pending = [
+        node.input[slot]
+        for node in graph.node
+        for slot in PARAMETER_INPUTS.get(node.op_type, ())
+        if slot < len(node.input) and node.input[slot]
+    ]
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in inputs:
+            sources.add(name)
+        elif name in producers and producers[name].op_type in SCALAR_ARITHMETIC_OPS:
+            pending.extend(n for n in producers[name].input if n)
+    return sources
+
+
 def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]:
     """A copy of the model whose parameter inputs (see PARAMETER_INPUTS) are initializers."""
     import onnx
@@ -253,11 +284,7 @@ def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]
     # Some cases store their data as TensorProto (e.g. float casts): use numpy throughout.
     as_array = lambda x: numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x  # noqa: E731
     data_sets = [([as_array(x) for x in ins], [as_array(y) for y in outs]) for ins, outs in case.data_sets]
-    candidates = set()
-    for node in graph.node:
-        for slot in PARAMETER_INPUTS.get(node.op_type, ()):
-            if slot < len(node.input) and node.input[slot] in inputs:
-                candidates.add(node.input[slot])
+    candidates = _parameter_sources(graph, set(inputs))
     frozen = []
     for name in inputs:
         if name not in candidates:

@@ -105,14 +105,23 @@ def unknown_op():
 
 
 def subgraph():
-    then = helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["t"])], "then", [], [_f32("t", [2])]
+    """A Loop whose trip count is a graph input: it cannot be unrolled at compile time."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Add", ["v_in", "v_in"], ["v_out"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            _f32("v_in", [2]),
+        ],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), _f32("v_out", [2])],
     )
-    nodes = [
-        helper.make_node("If", ["c"], ["y"], name="n", then_branch=then, else_branch=then)
-    ]
-    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
-    return _model(nodes, [c, _f32("x", [2])], [_f32("y", [2])])
+    nodes = [helper.make_node("Loop", ["m", "", "x"], ["y"], name="n", body=body)]
+    m = helper.make_tensor_value_info("m", TensorProto.INT64, [])
+    return _model(nodes, [m, _f32("x", [2])], [_f32("y", [2])])
 
 
 def string_input():
