@@ -118,3 +118,25 @@ def test_regressions(tmp_path):
     records = rg.run_graphs(graphs, tmp_path)
     failures = [f"{stems[i].name}: {r['status']}: {r['reason']}" for i, r in records.items() if r["status"] != "pass"]
     assert not failures, "\n".join(failures)
+
+
+def test_integer_division_by_zero_is_not_a_valid_graph():
+    """Found by the long run (seed 1, graph 1731): Clip(x, 0.5, 0.5) on int32 is 0, not 0.5,
+    so a Div by it was not guarded; the reference must refuse such a graph, not wrap."""
+    x, zero = np.array(-45, np.int32), np.array(0, np.int32)
+    div = onnx.helper.make_model(
+        onnx.helper.make_graph(
+            [onnx.helper.make_node("Div", ["x", "y"], ["z"])], "div",
+            [onnx.helper.make_tensor_value_info(n, onnx.TensorProto.INT32, []) for n in "xy"],
+            [onnx.helper.make_tensor_value_info("z", onnx.TensorProto.INT32, [])],
+        ),
+        opset_imports=[onnx.helper.make_opsetid("", rg.OPSET)],
+    )
+    with pytest.raises(FloatingPointError):
+        rg.reference(div, [x, zero])
+    d = rg.Draft(np.random.default_rng(0))
+    clipped = rg.Value("x", (), "int32", -50, 50)
+    for _ in range(50):
+        rg.make_clip(d, clipped)
+    for value in d.pool:  # every Clip bound is what the int32 constant holds
+        assert value.lo == int(value.lo) and value.hi == int(value.hi)

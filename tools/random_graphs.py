@@ -420,6 +420,7 @@ def make_clip(d: Draft, x: Value) -> None:
     if x.dtype == "uint8":
         low, high = abs(low), abs(high) + abs(low)
     operands = [x, d.const(np.asarray(low, dtype=x.dtype)), d.const(np.asarray(high, dtype=x.dtype))]
+    low, high = operands[1].lo, operands[2].lo  # as the dtype holds them (0.5 is 0 in integers)
     if d.chance(0.3):
         operands[1] = None
         low = x.lo
@@ -1226,7 +1227,8 @@ def reference(model: onnx.ModelProto, feeds: Sequence[np.ndarray]) -> list[np.nd
     from onnx.reference import ReferenceEvaluator
 
     names = [v.name for v in model.graph.input if v.name not in {i.name for i in model.graph.initializer}]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    # a division by zero is undefined (ReleaseSafe traps on it): the graph is invalid
+    with warnings.catch_warnings(), np.errstate(all="ignore", divide="raise"):
         warnings.simplefilter("ignore")
         return [np.asarray(y) for y in ReferenceEvaluator(model).run(None, dict(zip(names, feeds)))]
 
