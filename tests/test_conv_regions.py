@@ -77,6 +77,11 @@ CONVS = {
     "groups": conv([1, 4, 6, 6], [6, 2, 3, 3], [1, 6, 3, 3], group=2, strides=[2, 2], pads=[1, 1, 1, 1]),
     "depthwise": conv([1, 3, 5, 5], [3, 1, 3, 3], [1, 3, 5, 5], group=3, pads=[1, 1, 1, 1]),
     "pointwise": conv([1, 8, 3, 4], [5, 8, 1, 1], [1, 5, 3, 4]),
+    # Interior columns in blocks of 4 (channels that do not block), with a remainder.
+    "depthwise-pixel-blocks": conv([1, 3, 5, 11], [3, 1, 3, 3], [1, 3, 5, 11], group=3, pads=[1, 1, 1, 1]),
+    "pixel-blocks-strided-dilated": conv(
+        [1, 2, 7, 20], [2, 1, 2, 3], [1, 2, 6, 8], group=2, strides=[1, 2], dilations=[1, 2]
+    ),
     # Output channels in blocks of 8 and of 4 (within each of 2 groups), one accumulator each.
     "channel-block-8": conv([2, 3, 4, 4], [16, 3, 3, 3], [2, 16, 4, 4], pads=[1, 1, 1, 1]),
     "channel-block-4-groups": conv([1, 4, 5, 5], [8, 2, 1, 1], [1, 8, 5, 5], group=2),

@@ -235,6 +235,13 @@ class Region:
 
     bounds: tuple[tuple[int, int], ...]
     windows: tuple[Window, ...]
+    pixel_block: int = 1
+    """Outputs of the last dimension computed per iteration (that loop steps by it)."""
+
+    @property
+    def unchecked(self) -> bool:
+        """No load of the region can read outside the input."""
+        return all(w.lowest >= 0 and w.highest < w.in_size for w in self.windows)
 
     @staticmethod
     def whole(windows: Sequence[Window]) -> Region:
@@ -266,6 +273,25 @@ def window_regions(windows: Sequence[Window]) -> list[Region]:
         inner.append(replace(w, first_out=lo, out_size=hi))
     regions.append(Region.whole(inner))
     return regions
+
+
+def pixel_blocked(region: Region, block: int) -> list[Region]:
+    """`region` with its last dimension in steps of `block` outputs, and the remainder.
+
+    The blocked part's last window ends where its last block does, so its checks stay sound
+    (an interior stays unchecked).
+    """
+    if block == 1 or not region.bounds:
+        return [region]
+    start, end = region.bounds[-1]
+    split = start + (end - start) // block * block
+    parts = []
+    for first, last, step in ((start, split, block), (split, end, 1)):
+        if first < last:
+            window = replace(region.windows[-1], first_out=first, out_size=last)
+            bounds = (*region.bounds[:-1], (first, last))
+            parts.append(Region(bounds, (*region.windows[:-1], window), step))
+    return parts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,6 +392,10 @@ CHANNEL_BLOCKS = (8, 4)
 split into such blocks: one input load feeds that many independent accumulators, which stay in
 registers and hide the latency of the additions (one accumulator is a serial chain)."""
 
+PIXEL_BLOCK = 4
+"""For grouped convs whose groups' channels do not block (depthwise), how many neighbouring outputs of the last spatial dimension one
+pass over the window computes: one weight load feeds that many accumulators."""
+
 
 def _channel_block(out_per_group: int) -> int:
     return next((b for b in CHANNEL_BLOCKS if out_per_group % b == 0), 1)
@@ -396,27 +426,44 @@ def _convolve(
     y = kb.alloc(result_name(op), out_shape, element_type)
     grouped = out_shape[1] > out_per_group
     block = _channel_block(out_per_group)
+    if grouped and block == 1:  # depthwise: block the interior's pixels (borders are few)
+        regions = [
+            part
+            for region in regions
+            for part in (pixel_blocked(region, PIXEL_BLOCK) if region.unchecked else [region])
+        ]
     with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1], step=block) as m:
         # A block never straddles two groups, so its first channel's group is everyone's.
-        block_channels = [m, *(kb.alu("add", m, kb.index(j)) for j in range(1, block))]
+        block_channels = _offsets(kb, m, block)
         for region in regions:
-            with _region_loops(kb, region.bounds) as out_ivs:
+            with _region_loops(kb, region) as out_ivs:
                 g = first_channel = None
                 if grouped:
                     g = kb.alu("div", m, kb.index(out_per_group))
                     first_channel = kb.alu("mul", g, kb.index(group_channels))
-                accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in block_channels]
+                pixels = [out_ivs]
+                if region.pixel_block > 1:
+                    *outer, last = out_ivs
+                    pixels = [[*outer, o] for o in _offsets(kb, last, region.pixel_block)]
+                lanes = list(itertools.product(block_channels, pixels))
+                accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in lanes]
                 with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
                     channel = c if first_channel is None else kb.alu("add", first_channel, c)
-                    xv = input_term(region.windows, n, channel, out_ivs, taps)
-                    for acc, mj in zip(accs, block_channels):
-                        kb.mulacc(acc, xv, weight_term(mj, g, channel, c, taps))
-                for acc, mj in zip(accs, block_channels):
+                    xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
+                    ws = [weight_term(mj, g, channel, c, taps) for mj in block_channels]
+                    for acc, (i, j) in zip(accs, itertools.product(range(len(ws)), range(len(xs)))):
+                        kb.mulacc(acc, xs[j], ws[i])
+                for acc, (mj, pixel) in zip(accs, lanes):
                     value = kb.cast(kb.acc_get(acc), element_type)
                     if bias is not None:
                         value = kb.alu("add", value, kb.load(bias, [mj]))
-                    kb.store(value, y, [n, mj, *out_ivs])
+                    kb.store(value, y, [n, mj, *pixel])
     return y
+
+
+def _offsets(kb: KernelBuilder, base: SSAValue, count: int) -> list[SSAValue]:
+    """base, base + 1, …, base + count - 1."""
+    return [base, *(kb.alu("add", base, kb.index(j)) for j in range(1, count))]
 
 
 def _plain_weights(kb: KernelBuilder, w: Layout) -> WeightTerm:
@@ -425,10 +472,14 @@ def _plain_weights(kb: KernelBuilder, w: Layout) -> WeightTerm:
 
 
 @contextmanager
-def _region_loops(kb: KernelBuilder, bounds: Sequence[tuple[int, int]]) -> Iterator[list[SSAValue]]:
-    """Nested loops over the box `bounds` ([start, end) per dimension, outermost first)."""
+def _region_loops(kb: KernelBuilder, region: Region) -> Iterator[list[SSAValue]]:
+    """Nested loops over the box of `region` (outermost first), the last by its pixel block."""
+    steps = [1] * (len(region.bounds) - 1) + [region.pixel_block]
     with contextlib.ExitStack() as stack:
-        yield [stack.enter_context(kb.loop(end, start)) for start, end in bounds]
+        yield [
+            stack.enter_context(kb.loop(end, start, step))
+            for (start, end), step in zip(region.bounds, steps)
+        ]
 
 
 def _conv_group(op: Operation, x: Layout, w: Layout) -> int:

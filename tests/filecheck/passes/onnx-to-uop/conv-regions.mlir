@@ -79,3 +79,28 @@ func.func @main(%x: tensor<1x4x3x3xf32>, %w: tensor<8x4x1x1xf32>) -> tensor<1x8x
   %y = onnx.Conv(%x, %w) : (tensor<1x4x3x3xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x3x3xf32>
   func.return %y : tensor<1x8x3x3xf32>
 }
+
+// -----
+
+// Depthwise: the channels do not block, so the interior's columns do, 4 per iteration (one
+// weight load feeds 4 accumulators); the remainder column 5 has its own loop.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:             uop.range [[OW:%.*]] = 6 to 7 {
+// CHECK:           uop.range [[OH:%.*]] = 1 to 3 {
+// CHECK-NEXT:        uop.range [[OW:%.*]] = 1 to 5 step 4 {
+// CHECK-COUNT-3:       uop.add [[OW]], {{%.*}} : index
+// CHECK-COUNT-4:       uop.define_acc
+// CHECK-NOT:           uop.where
+// CHECK:               uop.mulacc {{%.*}}, {{%.*}}, [[W:%.*]] : !uop.acc<f32>, f32
+// CHECK-COUNT-3:       uop.mulacc {{%.*}}, {{%.*}}, [[W]] : !uop.acc<f32>, f32
+// CHECK:           uop.range [[OH:%.*]] = 1 to 3 {
+// CHECK-NEXT:        uop.range [[OW:%.*]] = 5 to 6 {
+// CHECK:               uop.define_acc
+// CHECK-NEXT:          uop.range
+// CHECK-NOT:       uop.where
+// CHECK:           func.return
+func.func @main(%x: tensor<1x2x4x7xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x7xf32> attributes {onnx.input_names = ["x", "w"], onnx.output_names = ["y"]} {
+  %y = onnx.Conv(%x, %w) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x7xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x7xf32>
+  func.return %y : tensor<1x2x4x7xf32>
+}
