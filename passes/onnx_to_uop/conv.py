@@ -393,8 +393,9 @@ split into such blocks: one input load feeds that many independent accumulators,
 registers and hide the latency of the additions (one accumulator is a serial chain)."""
 
 PIXEL_BLOCK = 4
-"""For grouped convs whose groups' channels do not block (depthwise), how many neighbouring outputs of the last spatial dimension one
-pass over the window computes: one weight load feeds that many accumulators."""
+"""For grouped convs whose channels do not block (depthwise), how many neighbouring interior
+outputs of the last spatial dimension one pass over the window computes: one weight load
+feeds that many accumulators."""
 
 
 def _channel_block(out_per_group: int) -> int:
@@ -451,8 +452,8 @@ def _convolve(
                     channel = c if first_channel is None else kb.alu("add", first_channel, c)
                     xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
                     ws = [weight_term(mj, g, channel, c, taps) for mj in block_channels]
-                    for acc, (i, j) in zip(accs, itertools.product(range(len(ws)), range(len(xs)))):
-                        kb.mulacc(acc, xs[j], ws[i])
+                    for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):  # as `lanes`
+                        kb.mulacc(acc, xv, wv)
                 for acc, (mj, pixel) in zip(accs, lanes):
                     value = kb.cast(kb.acc_get(acc), element_type)
                     if bias is not None:
