@@ -75,3 +75,30 @@ def test_entry_points_are_lazy_and_checked(monkeypatch):
     assert list(found) == ["example-hoist"]
     with pytest.raises(ZantError, match="is not a ModulePass class"):
         found["example-hoist"]()
+
+
+def test_zant_compile_runs_a_plugin_pass(tmp_path):
+    """`zant compile --load-passes FILE --pipeline …` runs the researcher's pass; numerics hold."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+
+    from zant.driver import DEFAULT_PIPELINE, CompileOptions, compile_model
+    from zant.runtime import load_compiled
+
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["y"]), helper.make_node("Relu", ["y"], ["z"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), tmp_path / "m.onnx")
+    pipeline = DEFAULT_PIPELINE.replace("onnx-to-uop", "onnx-to-uop,example-hoist-constants")
+    options = CompileOptions(name="m", optimize="ReleaseSafe", pipeline=pipeline, plugins=(str(EXAMPLE),))
+    result = compile_model(tmp_path / "m.onnx", tmp_path / "out", options)
+    x = np.array([[-1, 2, 3], [4, -5, 6]], np.float32)
+    (z,) = load_compiled(result)(x)
+    np.testing.assert_array_equal(z, np.maximum(2 * x, 0))
+    with pytest.raises(ZantError, match="invalid pass pipeline"):
+        compile_model(tmp_path / "m.onnx", tmp_path / "out2", CompileOptions(name="m", pipeline=pipeline))

@@ -42,6 +42,13 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="pass pipeline to run instead of the default (zant-opt -p syntax)",
     )
+    parser.add_argument(
+        "--load-passes",
+        action="append",
+        default=[],
+        metavar="FILE.py|MODULE",
+        help="register the ModulePass classes of a Python file or module, for --pipeline (repeatable)",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
 
 
@@ -89,6 +96,7 @@ def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
     options = CompileOptions(input_shapes=parse_input_shapes(args.input_shape), **overrides)
     if args.pipeline:
         options.pipeline = args.pipeline
+    options.plugins = tuple(args.load_passes)
     return options
 
 

@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +44,7 @@ class CompileOptions:
     build: bool = True
     input_shapes: dict[str, list[int]] | None = None
     pipeline: str = DEFAULT_PIPELINE
+    plugins: tuple[str, ...] = ()  # --load-passes: files or modules with passes the pipeline names
     firmware: bool = False  # also link NAME.elf for `board` (default: the target's board)
     board: str | None = None
     inputs: dict[str, np.ndarray] | None = None  # embedded in the image; missing ones are seeded
@@ -93,13 +94,18 @@ def make_context() -> Context:
     return ctx
 
 
-def run_pipeline(module: ModuleOp, pipeline: str, ctx: Context | None = None) -> None:
-    """Apply a `zant-opt`-style pass pipeline to `module`, verifying after each pass."""
+def run_pipeline(
+    module: ModuleOp, pipeline: str, ctx: Context | None = None, plugins: Sequence[str] = ()
+) -> None:
+    """Apply a `zant-opt`-style pass pipeline to `module`, verifying after each pass; `plugins`
+    are `--load-passes` files or modules whose passes the pipeline may name."""
     from xdsl.transforms import get_all_passes as xdsl_passes
 
     from zant.passes import get_all_passes
+    from zant.plugins import load_pass_plugins
 
     available = {**xdsl_passes(), **get_all_passes()}
+    available |= load_pass_plugins(plugins, available)
 
     def verify_after(_previous, module: ModuleOp, _next) -> None:
         module.verify()
@@ -175,7 +181,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         module = import_model(str(model_path), options.input_shapes)
         inputs, outputs = graph_signature(module)
     with _stage(timings, "passes"):
-        run_pipeline(module, options.pipeline)
+        run_pipeline(module, options.pipeline, plugins=options.plugins)
     with _stage(timings, "emit"):
         zig_source, header, plan = emit_artifacts(module, name)
         plan["inputs"] = [vars(t) for t in inputs]
