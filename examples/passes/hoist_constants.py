@@ -42,7 +42,7 @@ class HoistConstantOutOfLoop(RewritePattern):
         if not isinstance(loop, uop.RangeOp):
             return
         op.detach()
-        rewriter.insert_op(op, InsertPoint.before(loop))
+        rewriter.insert(op, InsertPoint.before(loop))
 
 
 @dataclass(frozen=True)
