@@ -65,7 +65,6 @@ SEQUENCE_OPS = frozenset(
 STRING_OPS = frozenset({"StringNormalizer", "StringConcat", "RegexFullMatch"})
 SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
 TRAINING_DOMAIN = "ai.onnx.preview.training"
-DEFAULT_DOMAINS = ("", "ai.onnx")
 
 PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
     "Reshape": (1,), "Expand": (1,), "Tile": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 2, 3),
@@ -173,16 +172,16 @@ def _expandable(op_type: str) -> bool:
     """The importer replaces an op without a lowering by its schema's function body, if it has one."""
     from onnx import defs
 
-    try:
-        schema = defs.get_schema(op_type, defs.onnx_opset_version(), "")
-    except defs.SchemaError:
-        return False
-    return bool(schema.has_function or schema.has_context_dependent_function)
+    from zant.frontend.expand import has_function_body
+
+    return has_function_body(op_type, defs.onnx_opset_version())
 
 
 def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
     from onnx import TensorProto
+
+    from zant.frontend.expand import DEFAULT_DOMAINS
 
     graph = case.model.graph
     nodes = list(_all_nodes(graph))

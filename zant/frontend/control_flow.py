@@ -31,7 +31,7 @@ import onnx
 from onnx import GraphProto, ModelProto, NodeProto, helper, numpy_helper
 
 from zant.errors import ZantError
-from zant.frontend.expand import _all_names, _NameSource, _rename_node
+from zant.frontend.expand import all_names, NameSource, rename_node
 from zant.frontend.shape_folding import (
     _evaluate,
     _foldable,
@@ -55,7 +55,7 @@ def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> Mod
     the model itself when it has none."""
     if not any(node.op_type in CONTROL_FLOW_OPS for node in model.graph.node):
         return model
-    names = _NameSource(_all_names(model.graph))
+    names = NameSource(all_names(model.graph))
     opset = _default_opset(model)
     while True:
         model = infer(model)
@@ -121,7 +121,7 @@ class _Constants:
 class _Unroller:
     """Builds the replacement of one control-flow node: `nodes` and `initializers`."""
 
-    def __init__(self, graph: GraphProto, node: NodeProto, names: _NameSource, opset: int):
+    def __init__(self, graph: GraphProto, node: NodeProto, names: NameSource, opset: int):
         self.node = node
         self.names = names
         self.opset = opset
@@ -173,7 +173,7 @@ class _Unroller:
             node = NodeProto()
             node.CopyFrom(inner)
             node.name = self.names.fresh(f"{self.prefix}/{copy}/{inner.name or inner.op_type}")
-            _rename_node(node, rename)
+            rename_node(node, rename)
             copies.append(node)
         self.nodes.extend(copies)
         self.constants.add_nodes(copies)

@@ -38,13 +38,23 @@ def expand_model(
     return unroll_control_flow(model, infer)
 
 
+def _schema_with_body(op_type: str, opset: int) -> defs.OpSchema | None:
+    try:
+        schema = defs.get_schema(op_type, opset, "")
+    except defs.SchemaError:
+        return None
+    return schema if schema.has_function or schema.has_context_dependent_function else None
+
+
+def has_function_body(op_type: str, opset: int) -> bool:
+    """Whether ONNX defines the default-domain op `op_type` by a function body at `opset`."""
+    return _schema_with_body(op_type, opset) is not None
+
+
 def function_body(node: NodeProto, opset: int, types: dict[str, TypeProto]) -> FunctionProto | None:
     """The schema's function body for `node` at `opset`, or None when the op has none."""
-    if node.domain not in DEFAULT_DOMAINS:
-        return None
-    try:
-        schema = defs.get_schema(node.op_type, opset, "")
-    except defs.SchemaError:
+    schema = _schema_with_body(node.op_type, opset) if node.domain in DEFAULT_DOMAINS else None
+    if schema is None:
         return None
     body = FunctionProto()
     if schema.has_function:
@@ -74,7 +84,7 @@ def expand_functions(
     model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer
 ) -> ModelProto:
     """Inline the function body of every node whose op has no lowering (repeatedly)."""
-    names = _NameSource(_all_names(model.graph))
+    names = NameSource(all_names(model.graph))
     for _ in range(MAX_ROUNDS):
         types = _value_types(model.graph)
         nodes: list[NodeProto] = []
@@ -96,7 +106,7 @@ def expand_functions(
     return model
 
 
-def _inline(node: NodeProto, body: FunctionProto, schema: defs.OpSchema, names: _NameSource) -> list[NodeProto]:
+def _inline(node: NodeProto, body: FunctionProto, schema: defs.OpSchema, names: NameSource) -> list[NodeProto]:
     renamed: dict[str, str] = {}
     for index, formal in enumerate(body.input):
         renamed[formal] = node.input[index] if index < len(node.input) else ""
@@ -122,7 +132,7 @@ def _inline(node: NodeProto, body: FunctionProto, schema: defs.OpSchema, names: 
         copy = NodeProto()
         copy.CopyFrom(inner)
         copy.name = f"{prefix}{inner.name or f'{inner.op_type}_{index}'}"
-        _rename_node(copy, rename)
+        rename_node(copy, rename)
         attributes = []
         for attribute in copy.attribute:
             if attribute.ref_attr_name:
@@ -141,7 +151,7 @@ def _inline(node: NodeProto, body: FunctionProto, schema: defs.OpSchema, names: 
     return inlined
 
 
-def _rename_node(node: NodeProto, rename: Callable[[str], str]) -> None:
+def rename_node(node: NodeProto, rename: Callable[[str], str]) -> None:
     node.input[:] = [rename(n) for n in node.input]
     node.output[:] = [rename(n) for n in node.output]
     for attribute in node.attribute:
@@ -156,7 +166,7 @@ def _rename_graph(graph: GraphProto, rename: Callable[[str], str]) -> None:
     for tensor in graph.initializer:
         tensor.name = rename(tensor.name)
     for inner in graph.node:
-        _rename_node(inner, rename)
+        rename_node(inner, rename)
 
 
 def _subgraphs(attribute: AttributeProto) -> Iterable[GraphProto]:
@@ -181,7 +191,7 @@ def _value_types(graph: GraphProto) -> dict[str, TypeProto]:
     return types
 
 
-def _all_names(graph: GraphProto) -> set[str]:
+def all_names(graph: GraphProto) -> set[str]:
     names = {v.name for v in [*graph.input, *graph.output, *graph.value_info]}
     names.update(t.name for t in graph.initializer)
     for node in graph.node:
@@ -189,11 +199,11 @@ def _all_names(graph: GraphProto) -> set[str]:
         names.update(node.output)
         for attribute in node.attribute:
             for sub in _subgraphs(attribute):
-                names.update(_all_names(sub))
+                names.update(all_names(sub))
     return names
 
 
-class _NameSource:
+class NameSource:
     """Fresh value names that collide with nothing in the model."""
 
     def __init__(self, taken: set[str]):

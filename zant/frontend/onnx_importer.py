@@ -43,12 +43,11 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import onnx_op_class
 from zant.errors import ZantError
-from zant.frontend.expand import expand_model
+from zant.frontend.expand import DEFAULT_DOMAINS, expand_model
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.frontend.resources import make_constant_attr
 from zant.frontend.types import mlir_element_type
 
-_DEFAULT_DOMAINS = ("", "ai.onnx")
 _CONSTANT_VALUE_ATTRIBUTES = (
     "value",
     "value_float",
@@ -126,7 +125,7 @@ def _node_label(node: onnx.NodeProto) -> str:
 def _check_operators(model: ModelProto) -> None:
     """Only default-domain operators known to the installed `onnx` are supported."""
     for node in model.graph.node:
-        if node.domain not in _DEFAULT_DOMAINS:
+        if node.domain not in DEFAULT_DOMAINS:
             raise ZantError(
                 f"{_node_label(node)}: unsupported operator domain '{node.domain}'"
             )
@@ -177,7 +176,7 @@ def _load_external_data(model: ModelProto, model_dir: str) -> None:
 def _convert_opset(model: ModelProto) -> tuple[ModelProto, int]:
     target = onnx.defs.onnx_opset_version()
     version = next(
-        (o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS), None
+        (o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), None
     )
     if version is None:
         raise ZantError("model imports no default-domain ('ai.onnx') opset")
