@@ -3,38 +3,31 @@
 Passes of installed packages (entry point group `zant.passes`) are listed too; see zant/plugins.py.
 """
 
+import importlib
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
+BUILTIN_PASSES: dict[str, str] = {
+    "fold-constants": "fold_constants:FoldConstantsPass",
+    "fold-batchnorm": "fold_batchnorm:FoldBatchNormPass",
+    "fold-qdq": "fold_qdq:FoldQdqPass",
+    "onnx-to-uop": "onnx_to_uop:OnnxToUopPass",
+    "fuse-loops": "fuse_loops:FuseLoopsPass",
+    "vectorize": "vectorize:VectorizePass",
+    "plan-arenas": "plan_arenas:PlanArenasPass",
+    "verify-arena-plan": "verify_arena_plan:VerifyArenaPlanPass",
+}
+"""Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""
+
+
+def _factory(target: str) -> Callable[[], type[ModulePass]]:
+    module, cls = target.split(":")
+    return lambda: getattr(importlib.import_module(f"zant.passes.{module}"), cls)
+
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    def get_fold_constants():
-        from zant.passes.fold_constants import FoldConstantsPass
-
-        return FoldConstantsPass
-
-    def get_onnx_to_uop():
-        from zant.passes.onnx_to_uop import OnnxToUopPass
-
-        return OnnxToUopPass
-
-    def get_plan_arenas():
-        from zant.passes.plan_arenas import PlanArenasPass
-
-        return PlanArenasPass
-
-    def get_verify_arena_plan():
-        from zant.passes.verify_arena_plan import VerifyArenaPlanPass
-
-        return VerifyArenaPlanPass
-
-    builtin = {
-        "fold-constants": get_fold_constants,
-        "onnx-to-uop": get_onnx_to_uop,
-        "plan-arenas": get_plan_arenas,
-        "verify-arena-plan": get_verify_arena_plan,
-    }
+    builtin = {name: _factory(target) for name, target in BUILTIN_PASSES.items()}
     from zant.plugins import entry_point_passes
 
     return builtin | entry_point_passes(builtin)
