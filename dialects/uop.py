@@ -712,6 +712,33 @@ class CastOp(IRDLOperation):
 
 
 @irdl_op_definition
+class BitcastOp(IRDLOperation):
+    """`%y = uop.bitcast %x : f32 to i32`: the same bits read as another scalar type of the same
+    width (ONNX BitCast; no numeric conversion, so NaN payloads and -0.0 survive)."""
+
+    name = "uop.bitcast"
+
+    input = operand_def()
+    result = result_def()
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        source, target = self.input.type, self.result.type
+        for t in (source, target):
+            if not is_scalar_type(t) or isinstance(t, IndexType) or t == i1:
+                raise VerifyException(f"uop.bitcast reinterprets sized scalars, got {t}")
+        if source.bitwidth != target.bitwidth:
+            raise VerifyException(f"uop.bitcast needs equal widths, got {source} ({source.bitwidth} bits) "
+                                  f"to {target} ({target.bitwidth} bits)")
+
+
+@irdl_op_definition
 class WhereOp(IRDLOperation):
     """`%z = uop.where %c, %x, %y : f32` is x if the i1 `%c` is true, else y."""
 
@@ -1041,6 +1068,7 @@ UOp = Dialect(
         ConstOp,
         *ALU_OPS.values(),
         CastOp,
+        BitcastOp,
         WhereOp,
         RangeOp,
         EndRangeOp,

@@ -66,7 +66,6 @@ def test_einsum_integers():
 
 UNSUPPORTED = {
     "bfloat16-sum": ("Einsum", "ij->i", TensorProto.BFLOAT16, [2, 3], [2], "bfloat16"),
-    "float-bitcast": ("BitCast", None, F, [3], [3], "BitCast from f32 to i32"),
 }
 
 
@@ -75,10 +74,8 @@ def test_unsupported_is_a_clear_error(case, tmp_path):
     import onnx
 
     op_type, equation, element_type, shape, out_shape, message = UNSUPPORTED[case]
-    attributes = {"equation": equation} if equation else {"to": TensorProto.INT32}
-    out_type = TensorProto.INT32 if op_type == "BitCast" else element_type
-    node = helper.make_node(op_type, ["a"], ["y"], **attributes)
-    model = graph_model([node], [("a", element_type, shape)], [("y", out_type, out_shape)], opset=26)
+    node = helper.make_node(op_type, ["a"], ["y"], equation=equation)
+    model = graph_model([node], [("a", element_type, shape)], [("y", element_type, out_shape)], opset=26)
     path = tmp_path / "m.onnx"
     onnx.save(model, path)
     with pytest.raises(ZantError, match=message):
@@ -185,6 +182,27 @@ def test_bit_cast_between_integers():
     }
     inputs = [("u", TensorProto.UINT32, [5]), ("i", TensorProto.INT8, [4]), ("flags", TensorProto.BOOL, [3])]
     outputs = [("s", TensorProto.INT32, [5]), ("w", TensorProto.UINT8, [4]), ("bytes", TensorProto.UINT8, [3])]
+    check_model(graph_model(nodes, inputs, outputs, opset=26), feeds)
+
+
+def test_bit_cast_between_floats_and_integers():
+    """Bits, not values: NaN payloads, -0.0 and infinities read as integers, and back."""
+    nodes = [
+        helper.make_node("BitCast", ["f"], ["fi"], to=TensorProto.INT32),
+        helper.make_node("BitCast", ["h"], ["hu"], to=TensorProto.UINT16),
+        helper.make_node("BitCast", ["d"], ["di"], to=TensorProto.INT64),
+        helper.make_node("BitCast", ["i"], ["if"], to=TensorProto.FLOAT),
+    ]
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.5]
+    feeds = {
+        "f": np.array(specials + [np.float32(1e-45)], np.float32),
+        "h": np.array(specials, np.float16),
+        "d": np.array(specials, np.float64),
+        "i": np.array([0, -(2**31), 0x3FC00000, 1, 0x7F7FFFFF], np.int32),
+    }
+    inputs = [("f", F, [7]), ("h", TensorProto.FLOAT16, [6]), ("d", TensorProto.DOUBLE, [6]), ("i", TensorProto.INT32, [5])]
+    outputs = [("fi", TensorProto.INT32, [7]), ("hu", TensorProto.UINT16, [6]), ("di", TensorProto.INT64, [6]),
+               ("if", F, [5])]
     check_model(graph_model(nodes, inputs, outputs, opset=26), feeds)
 
 

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, inputs
+from zant.dialects import uop
 from zant.dialects.uop import is_float_type
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
@@ -113,13 +114,15 @@ def _cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
 
 
 def _bit_cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
-    """BitCast between integer types of one width: the wrapping integer conversion keeps the
-    bits (bool to an 8-bit integer is 0 or 1). A float's bits have no uop primitive yet."""
+    """BitCast: the same bits read as the result type (a bool has no bit pattern of its own
+    width, so bool to an 8-bit integer is 0 or 1, a conversion)."""
     (x,) = xs
     to = _out_type(op)
-    if is_float_type(x.type) or is_float_type(to):
-        raise NotImplementedError(f"BitCast from {x.type} to {to} (no bit reinterpretation of floats in uop)")
-    return kb.cast(x, to)
+    if x.type == to:
+        return x
+    if i1 in (x.type, to):
+        return kb.cast(x, to)
+    return kb.insert(uop.BitcastOp(x, to)).result
 
 
 def _swap(name: str) -> ScalarFn:

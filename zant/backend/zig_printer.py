@@ -415,6 +415,10 @@ class ZigPrinter:
         self.define(op.result, f"zant_cast({zig_type(op.result.type)}, {self.expr(op.input)})")
 
     @print.register
+    def _(self, op: uop.BitcastOp) -> None:
+        self.define(op.result, f"@as({zig_type(op.result.type)}, @bitCast({self.expr(op.input)}))")
+
+    @print.register
     def _(self, op: uop.WhereOp) -> None:
         c, a, b = (self.expr(v) for v in op.operands)
         self.define(op.result, f"if ({c}) {a} else {b}")

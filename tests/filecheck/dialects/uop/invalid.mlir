@@ -304,3 +304,25 @@ builtin.module {
 }
 
 // CHECK: attribute i32 expected from variable 'T', but got f32
+
+// -----
+builtin.module {
+  func.func @main() {
+    %v = uop.const 1 : i32
+    %x = uop.bitcast %v : i32 to f16
+    func.return
+  }
+}
+
+// CHECK: uop.bitcast needs equal widths, got i32 (32 bits) to f16 (16 bits)
+
+// -----
+builtin.module {
+  func.func @main() {
+    %v = uop.const 1 : index
+    %x = uop.bitcast %v : index to i64
+    func.return
+  }
+}
+
+// CHECK: uop.bitcast reinterprets sized scalars, got index

@@ -45,6 +45,7 @@
 // CHECK-NEXT:         %eq = uop.cmpeq %lt, %le : i1
 // CHECK-NEXT:         %ne = uop.cmpne %eq, %lt : i1
 // CHECK-NEXT:         %k = uop.cast %isnan : f32 to i32
+// CHECK-NEXT:         %bits = uop.bitcast %k : i32 to f32
 // CHECK-NEXT:         %and = uop.and %k, %k : i32
 // CHECK-NEXT:         %or = uop.or %and, %k : i32
 // CHECK-NEXT:         %xor = uop.xor %or, %k : i32
@@ -106,6 +107,7 @@ builtin.module {
         %eq = uop.cmpeq %lt, %le : i1
         %ne = uop.cmpne %eq, %lt : i1
         %k = uop.cast %isnan : f32 to i32
+        %bits = uop.bitcast %k : i32 to f32
         %and = uop.and %k, %k : i32
         %or = uop.or %and, %k : i32
         %xor = uop.xor %or, %k : i32
