@@ -14,7 +14,9 @@ default-domain operator (latest version in the installed `onnx`) gets a class ge
   TYPE_PROTO → a type; GRAPH and SPARSE_TENSOR attributes are accepted as any attribute, the
   importer refuses them). Discardable attributes carry metadata such as `onnx.node_name`.
 
-Operands and results are builtin tensors of any element type.
+Operands and results are builtin tensors of any element type. Every op but the random ones
+(and If/Loop/Scan/SequenceMap, which hold subgraphs) has the `NoMemoryEffect` trait, so xDSL's
+`dce` and `cse` passes work on the dialect.
 
 Custom format: the ONNX inputs in schema order, an absent optional input written `none` (its type
 is `none` too), trailing absent inputs left out; attributes in one dictionary (ONNX attribute
@@ -70,11 +72,13 @@ from xdsl.irdl import (
     opt_prop_def,
     opt_result_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 _Option = OpSchema.FormalParameterOption
@@ -96,6 +100,27 @@ _ATTRIBUTE_KINDS: dict[Any, tuple[Any, str]] = {
 """ONNX attribute type → (property constraint, how the verifier describes it)."""
 
 _SEGMENT_PROPERTIES = ("operandSegmentSizes", "resultSegmentSizes")
+
+_NOT_A_FUNCTION_OF_INPUTS = frozenset(
+    {
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+        "Bernoulli",
+        "Multinomial",
+        "Dropout",  # random in training mode
+    }
+)
+"""Operators whose results are not determined by their inputs and attributes."""
+
+
+def _is_side_effect_free(schema: OpSchema) -> bool:
+    """ONNX ops only compute their outputs, except the random ones; ops holding a subgraph are
+    left unmarked, since the subgraph is not visible as IR that xDSL could inspect."""
+    return schema.name not in _NOT_A_FUNCTION_OF_INPUTS and all(
+        a.type != _AttrType.GRAPH for a in schema.attributes.values()
+    )
 
 
 @dataclass(frozen=True)
@@ -328,6 +353,10 @@ def _make_op_class(schema: OpSchema) -> type[OnnxOp]:
         options.append(AttrSizedResultSegments(as_property=True))
     if options:
         body["irdl_options"] = tuple(options)
+    if _is_side_effect_free(schema):
+        # NoMemoryEffect (not Pure) lets `dce` erase and `cse` merge the op; it is not marked
+        # speculatable, since e.g. an integer Div by zero traps and must not be hoisted.
+        body["traits"] = traits_def(NoMemoryEffect())
     for attr_name, attribute in schema.attributes.items():
         constraint = _ATTRIBUTE_KINDS.get(attribute.type, (Attribute, ""))[0]
         body[_field_name(attr_name, used)] = opt_prop_def(constraint, prop_name=attr_name)
