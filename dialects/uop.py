@@ -13,7 +13,11 @@ A model lowered to uop is a flat program over flat buffers:
 * scalar values are plain builtin types (`f32`, `i8`, `i1`, `index` …), computed by one op per
   ALU primitive (`uop.add`, `uop.exp`, `uop.cmplt` …), `uop.cast`, `uop.where` and `uop.const`;
 * `uop.define_acc` makes a mutable scalar cell (`!uop.acc<T>`) for reductions: `uop.mulacc`
-  adds a product into it, `uop.acc_set` overwrites it, `uop.acc_get` reads it.
+  adds a product into it, `uop.acc_set` overwrites it, `uop.acc_get` reads it;
+* vectors (`vector<8xf32>`, made by the `vectorize` pass): `uop.vload` / `uop.vstore` read and
+  write N consecutive elements from a gep, `uop.broadcast` splats a scalar, the ALU ops of
+  `VECTOR_ALU_OPS`, `uop.mulacc` (on a `!uop.acc<vector<…>>`) and lossless `uop.cast`s work
+  lane by lane, and `uop.reduce_add` sums the lanes.
 
 Index arithmetic uses the same ALU ops on `index` values; integer `div` truncates toward zero and
 `rem` takes the sign of the dividend (C semantics), as Zig's `@divTrunc` / `@rem` do.
@@ -27,6 +31,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloat,
+    VectorType,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -36,6 +41,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     i1,
 )
@@ -86,6 +92,26 @@ def is_scalar_type(t: Attribute) -> bool:
 
 def is_float_type(t: Attribute) -> bool:
     return isinstance(t, AnyFloat)
+
+
+def is_vector_type(t: Attribute) -> bool:
+    """A 1-D vector of a sized scalar type (not index): `vector<8xf32>`."""
+    return (
+        isinstance(t, VectorType)
+        and t.get_num_dims() == 1
+        and is_scalar_type(t.get_element_type())
+        and not isinstance(t.get_element_type(), IndexType)
+    )
+
+
+def lane_type(t: Attribute) -> Attribute:
+    """The element type of a vector, or the scalar type itself."""
+    return t.get_element_type() if isinstance(t, VectorType) else t
+
+
+def lanes(t: Attribute) -> int:
+    """The lane count of a vector type; 1 for a scalar."""
+    return t.get_shape()[0] if isinstance(t, VectorType) else 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,6 +505,144 @@ class StoreOp(IRDLOperation):
 
 
 # ---------------------------------------------------------------------------------------------
+# Vectors
+# ---------------------------------------------------------------------------------------------
+
+
+def _verify_vector_of(t: Attribute, element_type: Attribute, what: str) -> None:
+    if not is_vector_type(t):
+        raise VerifyException(f"{what} must be a 1-D vector of a number type, got {t}")
+    if lane_type(t) != element_type:
+        raise VerifyException(f"{what} {t} has lanes of {lane_type(t)}, expected {element_type}")
+
+
+def _print_vector_access(
+    printer: Printer, op: Operation, operands: Sequence[SSAValue], vector_type: Attribute
+) -> None:
+    printer.print_string(" ")
+    printer.print_list(operands, printer.print_operand)
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(vector_type)
+
+
+def _parse_vector_access(parser: Parser, count: int):
+    """`%v?, %p attr-dict : vector<NxT>`: the pointer is a `!uop.ptr<T>`, the value the vector."""
+    names = [parser.parse_unresolved_operand()]
+    for _ in range(count - 1):
+        parser.parse_punctuation(",")
+        names.append(parser.parse_unresolved_operand())
+    attributes = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    vector_type = parser.parse_type()
+    if not is_vector_type(vector_type):
+        parser.raise_error(f"expected a vector type, got {vector_type}")
+    types = [vector_type, PtrType(lane_type(vector_type))][-count:]
+    operands = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
+    return operands, vector_type, attributes
+
+
+@irdl_op_definition
+class VLoadOp(IRDLOperation):
+    """`%v = uop.vload %p : vector<8xf32>` reads the 8 consecutive elements starting at `%p`
+    (no alignment is assumed)."""
+
+    name = "uop.vload"
+
+    ptr = operand_def(PtrType)
+    result = result_def(VectorType)
+
+    def __init__(self, ptr: SSAValue | Operation, vector_type: VectorType):
+        super().__init__(operands=[ptr], result_types=[vector_type])
+
+    def print(self, printer: Printer):
+        _print_vector_access(printer, self, [self.ptr], self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VLoadOp:
+        (ptr,), vector_type, attributes = _parse_vector_access(parser, 1)
+        op = cls(ptr, vector_type)
+        op.attributes.update(attributes)
+        return op
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        _verify_vector_of(self.result.type, self.ptr.type.element_type, "the result")
+
+
+@irdl_op_definition
+class VStoreOp(IRDLOperation):
+    """`uop.vstore %v, %p : vector<8xf32>` writes the lanes of `%v` to the 8 consecutive
+    elements starting at `%p`."""
+
+    name = "uop.vstore"
+
+    value = operand_def(VectorType)
+    ptr = operand_def(PtrType)
+
+    def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation):
+        super().__init__(operands=[value, ptr])
+
+    def print(self, printer: Printer):
+        _print_vector_access(printer, self, [self.value, self.ptr], self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VStoreOp:
+        (value, ptr), _, attributes = _parse_vector_access(parser, 2)
+        op = cls(value, ptr)
+        op.attributes.update(attributes)
+        return op
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        _verify_vector_of(self.value.type, self.ptr.type.element_type, "the value")
+
+
+@irdl_op_definition
+class BroadcastOp(IRDLOperation):
+    """`%v = uop.broadcast %x : f32 to vector<8xf32>` copies a scalar into every lane."""
+
+    name = "uop.broadcast"
+
+    input = operand_def()
+    result = result_def(VectorType)
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation, vector_type: VectorType):
+        super().__init__(operands=[input], result_types=[vector_type])
+
+    def verify_(self) -> None:
+        _verify_vector_of(self.result.type, self.input.type, "the result")
+
+
+@irdl_op_definition
+class ReduceAddOp(IRDLOperation):
+    """`%s = uop.reduce_add %v : vector<8xf32> to f32` sums the lanes (wrapping for integers;
+    for floats in an unspecified order)."""
+
+    name = "uop.reduce_add"
+
+    input = operand_def(VectorType)
+    result = result_def()
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation):
+        vector_type = SSAValue.get(input).type
+        super().__init__(operands=[input], result_types=[lane_type(vector_type)])
+
+    def verify_(self) -> None:
+        _verify_vector_of(self.input.type, self.result.type, "the operand")
+        if self.result.type == i1:
+            raise VerifyException("uop.reduce_add takes no i1 vectors")
+
+
+# ---------------------------------------------------------------------------------------------
 # Scalars: constants, ALU primitives, casts, select
 # ---------------------------------------------------------------------------------------------
 
@@ -521,6 +685,24 @@ class ConstOp(IRDLOperation):
             raise VerifyException("result type differs from the literal's type")
 
 
+VECTOR_ALU_OPS = frozenset(
+    {"add", "sub", "mul", "div", "max", "min", "neg", "abs", "sqrt", "and", "or", "xor"}
+)
+"""The ALU ops that also take vectors (lane by lane); integer `div` only on scalars (a zero
+lane would trap)."""
+
+
+def _verify_alu_type(op: IRDLOperation, t: Attribute, what: str) -> None:
+    short = op.name.removeprefix("uop.")
+    if is_vector_type(t):
+        if short not in VECTOR_ALU_OPS:
+            raise VerifyException(f"{op.name} takes no vectors, got {t}")
+        if short == "div" and not is_float_type(lane_type(t)):
+            raise VerifyException(f"{op.name} takes no integer vectors, got {t}")
+    elif not is_scalar_type(t):
+        raise VerifyException(f"{op.name} takes scalar or vector {what}, got {t}")
+
+
 class BinaryOp(IRDLOperation):
     """`%z = uop.<op> %x, %y : T` with operands and result of one scalar type."""
 
@@ -537,26 +719,27 @@ class BinaryOp(IRDLOperation):
         super().__init__(operands=[lhs, rhs], result_types=[SSAValue.get(lhs).type])
 
     def verify_(self) -> None:
-        if not is_scalar_type(self.result.type):
-            raise VerifyException(f"{self.name} takes scalar operands, got {self.result.type}")
+        _verify_alu_type(self, self.result.type, "operands")
 
 
 class FloatOnlyCheck:
     """Mixin: the op is only defined on floating-point values."""
 
     def verify_(self) -> None:
-        t = self.result.type  # type: ignore[attr-defined]
+        t = lane_type(self.result.type)  # type: ignore[attr-defined]
         if not is_float_type(t):
             raise VerifyException(f"{self.name} takes floating-point operands, got {t}")  # type: ignore[attr-defined]
+        super().verify_()  # type: ignore[misc]
 
 
 class IntegerOnlyCheck:
     """Mixin: the op is only defined on integers (including i1 and index)."""
 
     def verify_(self) -> None:
-        t = self.result.type  # type: ignore[attr-defined]
+        t = lane_type(self.result.type)  # type: ignore[attr-defined]
         if not isinstance(t, IntegerType | IndexType):
             raise VerifyException(f"{self.name} takes integer operands, got {t}")  # type: ignore[attr-defined]
+        super().verify_()  # type: ignore[misc]
 
 
 class UnaryOp(IRDLOperation):
@@ -574,8 +757,7 @@ class UnaryOp(IRDLOperation):
         super().__init__(operands=[input], result_types=[SSAValue.get(input).type])
 
     def verify_(self) -> None:
-        if not is_scalar_type(self.result.type):
-            raise VerifyException(f"{self.name} takes a scalar operand, got {self.result.type}")
+        _verify_alu_type(self, self.result.type, "operand")
 
 
 class CompareOp(IRDLOperation):
@@ -706,9 +888,39 @@ class CastOp(IRDLOperation):
         super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
-        for t in (self.input.type, self.result.type):
+        source, target = self.input.type, self.result.type
+        if is_vector_type(source) or is_vector_type(target):
+            _verify_vector_cast(source, target)
+            return
+        for t in (source, target):
             if not is_scalar_type(t):
-                raise VerifyException(f"uop.cast converts scalars, got {t}")
+                raise VerifyException(f"uop.cast converts scalars or vectors, got {t}")
+
+
+def is_lossless_cast(source: Attribute, target: Attribute) -> bool:
+    """Casts whose lane-wise form needs no saturation or wrapping: float to float, integer to
+    float, and integer widening that keeps every value (not to or from i1)."""
+    if is_float_type(target):
+        return is_float_type(source) or (isinstance(source, IntegerType) and source != i1)
+    if not isinstance(source, IntegerType) or not isinstance(target, IntegerType) or i1 in (source, target):
+        return False
+    unsigned = Signedness.UNSIGNED
+    source_signed = source.signedness.data != unsigned
+    target_signed = target.signedness.data != unsigned
+    if source_signed and not target_signed:
+        return False
+    extra = 1 if target_signed and not source_signed else 0
+    return target.width.data >= source.width.data + extra
+
+
+def _verify_vector_cast(source: Attribute, target: Attribute) -> None:
+    if not (is_vector_type(source) and is_vector_type(target)) or lanes(source) != lanes(target):
+        raise VerifyException(f"uop.cast of vectors needs two vectors of one length, got {source} to {target}")
+    if not is_lossless_cast(lane_type(source), lane_type(target)):
+        raise VerifyException(
+            f"uop.cast of vectors must be lossless (float, int to float, or widening), "
+            f"got {source} to {target}"
+        )
 
 
 @irdl_op_definition
@@ -952,7 +1164,8 @@ class RangeOp(IRDLOperation):
 
 @irdl_op_definition
 class DefineAccOp(IRDLOperation):
-    """`%acc = uop.define_acc 0.0 : f32` makes an accumulator cell holding the initial value."""
+    """`%acc = uop.define_acc 0.0 : f32` makes an accumulator cell holding the initial value;
+    `uop.define_acc 0.0 : f32 to vector<8xf32>` a vector cell with the value in every lane."""
 
     name = "uop.define_acc"
 
@@ -960,18 +1173,22 @@ class DefineAccOp(IRDLOperation):
     result = result_def(AccType)
 
     def __init__(self, init: int | float, element_type: Attribute):
-        value = ConstOp(init, element_type).value
+        value = ConstOp(init, lane_type(element_type)).value
         super().__init__(properties={"init": value}, result_types=[AccType(element_type)])
 
     def verify_(self) -> None:
         assert isinstance(self.result.type, AccType)
-        if self.init.type != self.result.type.element_type:
+        if self.init.type != lane_type(self.result.type.element_type):
             raise VerifyException("initial value type differs from the accumulator's")
 
     def print(self, printer: Printer):
         printer.print_string(" ")
         printer.print_attribute(self.init)
         printer.print_op_attributes(self.attributes)
+        assert isinstance(self.result.type, AccType)
+        if is_vector_type(self.result.type.element_type):
+            printer.print_string(" to ")
+            printer.print_attribute(self.result.type.element_type)
 
     @classmethod
     def parse(cls, parser: Parser) -> DefineAccOp:
@@ -979,7 +1196,8 @@ class DefineAccOp(IRDLOperation):
         if not isinstance(init, IntegerAttr | FloatAttr):
             parser.raise_error("uop.define_acc takes an integer or float literal with its type")
         attributes = parser.parse_optional_attr_dict()
-        op = cls.create(properties={"init": init}, result_types=[AccType(init.type)])
+        element_type = parser.parse_type() if parser.parse_optional_keyword("to") else init.type
+        op = cls.create(properties={"init": init}, result_types=[AccType(element_type)])
         op.attributes.update(attributes)
         return op
 
@@ -1070,6 +1288,10 @@ UOp = Dialect(
         CastOp,
         BitcastOp,
         WhereOp,
+        VLoadOp,
+        VStoreOp,
+        BroadcastOp,
+        ReduceAddOp,
         RangeOp,
         EndRangeOp,
         DefineAccOp,

@@ -1,0 +1,188 @@
+// RUN: zant-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Verifier errors of the vector ops and of the vector forms of scalar ops.
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<16xf32>
+    %v = "uop.vload"(%p) : (!uop.ptr<f32>) -> vector<8xf16>
+    func.return
+  }
+}
+
+// CHECK: the result vector<8xf16> has lanes of f16, expected f32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<16xf32>
+    %v = "uop.vload"(%p) : (!uop.ptr<f32>) -> vector<2x4xf32>
+    func.return
+  }
+}
+
+// CHECK: the result must be a 1-D vector of a number type, got vector<2x4xf32>
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<16xf32>
+    %v = "uop.vload"(%p) : (!uop.ptr<f32>) -> vector<8xf32>
+    %q = uop.gep %c[%i] : !uop.buffer<16xi32>
+    "uop.vstore"(%v, %q) : (vector<8xf32>, !uop.ptr<i32>) -> ()
+    func.return
+  }
+}
+
+// CHECK: the value vector<8xf32> has lanes of f32, expected i32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1.0 : f32
+    %v = uop.broadcast %x : f32 to vector<4xf16>
+    func.return
+  }
+}
+
+// CHECK: the result vector<4xf16> has lanes of f16, expected f32
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1 : i1
+    %v = uop.broadcast %x : i1 to vector<4xi1>
+    %s = uop.reduce_add %v : vector<4xi1> to i1
+    func.return
+  }
+}
+
+// CHECK: uop.reduce_add takes no i1 vectors
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1.0 : f32
+    %v = uop.broadcast %x : f32 to vector<4xf32>
+    %e = uop.exp %v : vector<4xf32>
+    func.return
+  }
+}
+
+// CHECK: uop.exp takes no vectors, got vector<4xf32>
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1 : i32
+    %v = uop.broadcast %x : i32 to vector<4xi32>
+    %e = uop.div %v, %v : vector<4xi32>
+    func.return
+  }
+}
+
+// CHECK: uop.div takes no integer vectors, got vector<4xi32>
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1.0 : f32
+    %v = uop.broadcast %x : f32 to vector<4xf32>
+    %e = uop.cast %v : vector<4xf32> to vector<4xi32>
+    func.return
+  }
+}
+
+// CHECK: uop.cast of vectors must be lossless (float, int to float, or widening), got vector<4xf32> to vector<4xi32>
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1 : i32
+    %v = uop.broadcast %x : i32 to vector<4xi32>
+    %e = uop.cast %v : vector<4xi32> to vector<4xi8>
+    func.return
+  }
+}
+
+// CHECK: uop.cast of vectors must be lossless (float, int to float, or widening), got vector<4xi32> to vector<4xi8>
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1.0 : f32
+    %v = uop.broadcast %x : f32 to vector<4xf32>
+    %e = uop.cast %v : vector<4xf32> to vector<8xf64>
+    func.return
+  }
+}
+
+// CHECK: uop.cast of vectors needs two vectors of one length, got vector<4xf32> to vector<8xf64>
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %x = uop.const 1.0 : f32
+    %e = uop.cast %x : f32 to vector<4xf32>
+    func.return
+  }
+}
+
+// CHECK: uop.cast of vectors needs two vectors of one length, got f32 to vector<4xf32>
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %c = uop.define_global "output" 0 "c" : !uop.buffer<16xi32>
+    %i = uop.const 0 : index
+    %a = "uop.define_acc"() <{init = 0 : i32}> : () -> !uop.acc<vector<4xf32>>
+    func.return
+  }
+}
+
+// CHECK: initial value type differs from the accumulator's
