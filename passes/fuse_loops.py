@@ -1,0 +1,501 @@
+"""`fuse-loops`: producer→consumer fusion of uop loop nests, so intermediate buffers disappear.
+
+`-p 'fuse-loops{elementwise=true epilogue=true reduction=true}'`, each option turning one kind off:
+
+* **elementwise**: an element-wise consumer nest is computed inside an element-wise producer nest,
+  at the producer's store (`Add → Relu → Mul` becomes one loop nest);
+* **epilogue**: the same, when the producer is an accumulating kernel (Conv, Gemm, MatMul, pools,
+  reductions): it stores each output element once, after its accumulation, so the consumer's
+  computation runs on the stored value right there (`Conv → Relu`, `Gemm → Add`);
+* **reduction**: an element-wise producer is computed inside an accumulating consumer, at the
+  consumer's load (`Exp → ReduceSum`).
+
+A *nest* is a top-level `uop.range` of the function. An *element-wise nest* is a perfect nest of
+loops `0 to n step 1` whose innermost body has no regions, no accumulators, only pure ops, loads
+and exactly one store, at the identity index (loop k indexes dimension k) of an injective view.
+
+Legality, checked in code, for a producer nest P writing buffer B and a consumer nest C reading it:
+
+1. every store to B is in P and P does not read B, so B holds exactly what P stored when C runs;
+2. P's stores to B and C's loads of B go through views of B with the same offset and the same
+   (extent, stride) pairs once extent-1 dimensions are dropped, and that view is injective: a
+   view index names one element of B, the same one for both. Broadcast or transposed reads, and
+   reads at any other index, differ and are not fused;
+3. into the producer (elementwise, epilogue): C reads B only at the identity index, so iteration
+   c of C needs only B[c]; P's store indices are affine functions of its loop variables within
+   the view's bounds, so each store of B[q] runs iteration c = q of C right after it. C's other
+   inputs are not written by P or between P and C, C's output is not touched by P or between
+   them and is not read by C, so moving C's iterations earlier and reordering them changes no
+   value read or written;
+4. into the consumer (reduction): P is element-wise, B has no reader but C, C's loads of B are
+   affine, in bounds and injective over C's loops (each element is recomputed at most once, as
+   often as it was stored), and P's inputs are not written after P up to and including C.
+
+A fused buffer with no other reader (and not a graph output) loses its stores, views and
+definition; otherwise the producer still stores it and the fusion saves no memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import Pure
+
+from zant.dialects.uop import (
+    ALU_OPS,
+    AccGetOp,
+    AccSetOp,
+    ConstOp,
+    DefineAccOp,
+    DefineLocalOp,
+    EndRangeOp,
+    GepOp,
+    LoadOp,
+    MulAccOp,
+    RangeOp,
+    StoreOp,
+    ViewOp,
+    ViewType,
+)
+
+_ACC_OPS = (DefineAccOp, MulAccOp, AccSetOp, AccGetOp)
+
+
+# ---------------------------------------------------------------------------------------------
+# Accesses: which element of which buffer a gep names
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Access:
+    """A gep into a buffer, seen through its view (a plain buffer gep is a 1-D contiguous view)."""
+
+    gep: GepOp
+    buffer: SSAValue
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+
+    @staticmethod
+    def of(gep: GepOp) -> Access:
+        source = gep.source
+        if isinstance(source.type, ViewType):
+            assert isinstance(source.owner, ViewOp)
+            view = source.type
+            return Access(gep, source.owner.source, view.get_shape(), view.get_strides(), view.offset.data)
+        return Access(gep, source, (source.type.size.data,), (1,), 0)  # type: ignore[attr-defined]
+
+    def key(self) -> tuple[int, tuple[tuple[int, int], ...]]:
+        """The element map without extent-1 dimensions (their index is always 0)."""
+        return self.offset, tuple((d, s) for d, s in zip(self.shape, self.strides) if d != 1)
+
+    def injective(self) -> bool:
+        """True if distinct view indices name distinct elements (strides nest like a mixed radix)."""
+        reach = 0
+        for dim, stride in sorted(self.key()[1], key=lambda t: abs(t[1])):
+            if abs(stride) <= reach:
+                return False
+            reach += abs(stride) * (dim - 1)
+        return True
+
+    def kind(self) -> str:
+        """"load", "store" or "other" (anything else may read and write through the pointer)."""
+        users = {type(use.operation) for use in self.gep.result.uses}
+        if users == {LoadOp}:
+            return "load"
+        if users == {StoreOp} and all(u.index == 1 for u in self.gep.result.uses):
+            return "store"
+        return "other"
+
+
+def accesses(buffer: SSAValue) -> list[Access]:
+    """Every gep into `buffer`, directly or through views."""
+    result = []
+    for use in buffer.uses:
+        user = use.operation
+        if isinstance(user, ViewOp):
+            result += [Access.of(u.operation) for u in user.result.uses if isinstance(u.operation, GepOp)]
+        elif isinstance(user, GepOp):
+            result.append(Access.of(user))
+    return result
+
+
+def _top(op: Operation, function: func.FuncOp) -> Operation:
+    """The op of the function body that holds `op`."""
+    while op.parent_op() is not function:
+        parent = op.parent_op()
+        assert parent is not None
+        op = parent
+    return op
+
+
+# ---------------------------------------------------------------------------------------------
+# Affine index values
+# ---------------------------------------------------------------------------------------------
+
+
+def _loop_of(value: SSAValue) -> RangeOp | None:
+    if isinstance(value.owner, Block) and isinstance(loop := value.owner.parent_op(), RangeOp):
+        return loop
+    return None
+
+
+def affine(value: SSAValue) -> dict[SSAValue | None, int] | None:
+    """`value` as `Σ coefficient·induction variable (+ constant under key None)`, or None."""
+    if _loop_of(value) is not None:
+        return {value: 1}
+    op = value.owner
+    if isinstance(op, ConstOp) and isinstance(value.type, IndexType):
+        return {None: op.value.value.data}  # type: ignore[attr-defined]
+    if isinstance(op, ALU_OPS["add"] | ALU_OPS["sub"] | ALU_OPS["mul"]):
+        lhs, rhs = affine(op.operands[0]), affine(op.operands[1])
+        if lhs is None or rhs is None:
+            return None
+        if isinstance(op, ALU_OPS["mul"]):
+            constant = next((e for e in (lhs, rhs) if set(e) <= {None}), None)
+            if constant is None:
+                return None
+            other = rhs if constant is lhs else lhs
+            return {v: c * constant.get(None, 0) for v, c in other.items()}
+        sign = -1 if isinstance(op, ALU_OPS["sub"]) else 1
+        result = dict(lhs)
+        for v, c in rhs.items():
+            result[v] = result.get(v, 0) + sign * c
+        return result
+    return None
+
+
+def _bounds(expr: dict[SSAValue | None, int]) -> tuple[int, int]:
+    low = high = expr.get(None, 0)
+    for value, coefficient in expr.items():
+        if value is None:
+            continue
+        loop = _loop_of(value)
+        assert loop is not None
+        first, last = loop.start.data, loop.start.data + max(0, loop.trip_count - 1) * loop.step.data
+        low += min(coefficient * first, coefficient * last)
+        high += max(coefficient * first, coefficient * last)
+    return low, high
+
+
+def in_bounds_affine(access: Access) -> bool:
+    """Every index of the gep is affine in loop variables and stays within its view dimension."""
+    for index, dim in zip(access.gep.indices, access.shape):
+        expr = affine(index)
+        if expr is None:
+            return False
+        low, high = _bounds(expr)
+        if low < 0 or high >= dim:
+            return False
+    return True
+
+
+def injective_over_loops(access: Access) -> bool:
+    """Each element is addressed at most once over all iterations of the loops around the gep."""
+    terms: dict[SSAValue, int] = {}
+    for index, (dim, stride) in zip(access.gep.indices, zip(access.shape, access.strides)):
+        expr = affine(index)
+        assert expr is not None
+        for value, coefficient in expr.items():
+            if value is not None and dim != 1:
+                terms[value] = terms.get(value, 0) + coefficient * stride
+    reach = 0
+    for value, stride in sorted(terms.items(), key=lambda t: abs(t[1])):
+        loop = _loop_of(value)
+        assert loop is not None
+        step = abs(stride) * loop.step.data
+        if stride == 0 or step <= reach:
+            return False
+        reach += step * max(0, loop.trip_count - 1)
+    enclosing = [op for op in _ancestors(access.gep) if isinstance(op, RangeOp)]
+    # a loop that does not move the index re-reads the same element on every trip
+    return all(loop.induction_var in terms or loop.trip_count <= 1 for loop in enclosing)
+
+
+def _ancestors(op: Operation) -> Iterator[Operation]:
+    parent = op.parent_op()
+    while parent is not None:
+        yield parent
+        parent = parent.parent_op()
+
+
+# ---------------------------------------------------------------------------------------------
+# Element-wise nests
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ElementwiseNest:
+    """A perfect nest `0 to n step 1` whose innermost body stores once at the identity index."""
+
+    root: RangeOp
+    ivs: tuple[SSAValue, ...]
+    body: Block
+    store: StoreOp
+    output: Access
+
+    @staticmethod
+    def match(op: Operation) -> ElementwiseNest | None:
+        if not isinstance(op, RangeOp):
+            return None
+        ivs, extents, loop = [], [], op
+        while True:
+            if loop.start.data != 0 or loop.step.data != 1:
+                return None
+            ivs.append(loop.induction_var)
+            extents.append(loop.end.data)
+            inner = [o for o in loop.body.block.ops if not isinstance(o, EndRangeOp)]
+            if len(inner) != 1 or not isinstance(inner[0], RangeOp):
+                break
+            loop = inner[0]
+        body = loop.body.block
+        stores = [o for o in body.ops if isinstance(o, StoreOp)]
+        for o in body.ops:
+            if o.regions or isinstance(o, _ACC_OPS):
+                return None
+            if not (o.has_trait(Pure) or isinstance(o, LoadOp | StoreOp)):
+                return None
+        if len(stores) != 1 or not isinstance(stores[0].ptr.owner, GepOp):
+            return None
+        nest = ElementwiseNest(op, tuple(ivs), body, stores[0], Access.of(stores[0].ptr.owner))
+        if not nest.is_identity(nest.output) or not nest.output.injective():
+            return None
+        return nest
+
+    def is_identity(self, access: Access) -> bool:
+        """Loop k indexes dimension k of the view, over its whole extent."""
+        return tuple(access.gep.indices) == self.ivs and access.shape == tuple(
+            _loop_of(iv).end.data for iv in self.ivs  # type: ignore[union-attr]
+        )
+
+
+def _index_map(source: Access, target: Access, zero: SSAValue) -> dict[SSAValue, SSAValue]:
+    """The identity-gep loop variables of `source` → the index values of `target`, matching
+    non-unit dimensions in order (the keys are equal); extent-1 dimensions map to `zero`."""
+    target_indices = [i for i, d in zip(target.gep.indices, target.shape) if d != 1]
+    mapping, position = {}, 0
+    for iv, dim in zip(source.gep.indices, source.shape):
+        if dim == 1:
+            mapping[iv] = zero
+        else:
+            mapping[iv] = target_indices[position]
+            position += 1
+    return mapping
+
+
+# ---------------------------------------------------------------------------------------------
+# The pass
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FuseLoopsPass(ModulePass):
+    """Fuse producer→consumer loop nests of every function (see the module docstring)."""
+
+    name = "fuse-loops"
+
+    elementwise: bool = True
+    epilogue: bool = True
+    reduction: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in op.walk():
+            if isinstance(function, func.FuncOp) and function.body.blocks:
+                _Fuser(self, function).run()
+
+
+class _Fuser:
+    def __init__(self, options: FuseLoopsPass, function: func.FuncOp):
+        self.options = options
+        self.function = function
+        self.block = function.body.block
+
+    def run(self) -> None:
+        while any(self._fuse_at(op) for op in list(self.block.ops) if isinstance(op, RangeOp)):
+            pass
+
+    def _fuse_at(self, consumer: RangeOp) -> bool:
+        nest = ElementwiseNest.match(consumer)
+        if nest is not None and (self.options.elementwise or self.options.epilogue):
+            if any(self._into_producer(nest, b) for b in _loaded_buffers(nest.body)):
+                return True
+        if self.options.reduction and any(isinstance(o, DefineAccOp) for o in consumer.walk()):
+            return any(self._into_consumer(consumer, b) for b in _loaded_buffers(consumer))
+        return False
+
+    # -- helpers over top-level ops ------------------------------------------------------------
+
+    def _between(self, first: Operation, last: Operation) -> list[Operation]:
+        """Top-level ops from `first` up to but excluding `last`."""
+        ops, op = [], first
+        while op is not None and op is not last:
+            ops.append(op)
+            op = op.next_op
+        return ops
+
+    def _tops(self, buffer: SSAValue, kinds: Sequence[str]) -> set[Operation]:
+        """The top-level ops holding accesses of `buffer` of the given kinds."""
+        return {_top(a.gep, self.function) for a in accesses(buffer) if a.kind() in kinds}
+
+    def _writers(self, buffer: SSAValue) -> set[Operation]:
+        return self._tops(buffer, ("store", "other"))
+
+    def _producer(self, buffer: SSAValue) -> tuple[RangeOp, list[Access]] | None:
+        """The one nest storing `buffer`, which does not read it, and its stores."""
+        writers = self._writers(buffer)
+        if len(writers) != 1:
+            return None
+        producer = writers.pop()
+        own = [a for a in accesses(buffer) if producer.is_ancestor(a.gep)]
+        if not isinstance(producer, RangeOp) or any(a.kind() != "store" for a in own):
+            return None
+        return producer, own
+
+    def _removable(self, buffer: SSAValue, users: set[Operation]) -> bool:
+        """`buffer` is scratch and nothing but `users` touches it."""
+        return isinstance(buffer.owner, DefineLocalOp) and {
+            _top(a.gep, self.function) for a in accesses(buffer)
+        } <= users
+
+    # -- consumer into producer (elementwise, epilogue) -----------------------------------------
+
+    def _into_producer(self, nest: ElementwiseNest, buffer: SSAValue) -> bool:
+        loads = [a for a in accesses(buffer) if nest.root.is_ancestor(a.gep)]
+        output = nest.output.buffer
+        found = self._producer(buffer)
+        if found is None or output is buffer:
+            return False
+        producer, stores = found
+        if not producer.is_before_in_block(nest.root):
+            return False
+        accumulates = any(isinstance(o, DefineAccOp) for o in producer.walk())
+        if not (self.options.epilogue if accumulates else self.options.elementwise):
+            return False
+        key = loads[0].key()
+        if any(a.kind() != "load" or not nest.is_identity(a) or a.key() != key for a in loads):
+            return False
+        if not loads[0].injective():
+            return False
+        if any(a.key() != key or not in_bounds_affine(a) for a in stores):
+            return False
+        span = self._between(producer, nest.root)
+        if any(op in span for op in self._tops(output, ("load", "store", "other"))):
+            return False
+        if any(Access.of(g).buffer is output for g in _geps(nest.body) if g is not nest.output.gep):
+            return False
+        for other in _loaded_buffers(nest.body):
+            if other is not buffer and (other is output or self._writers(other) & set(span)):
+                return False
+        self._hoist_operands(nest.body, producer)
+        remove = self._removable(buffer, {producer, nest.root})
+        load_values = {a.gep: a for a in loads}
+        rewriter = Rewriter()
+        for store in stores:
+            store_op = _store_of(store)
+            zero = ConstOp(0, IndexType())
+            rewriter.insert_op(zero, InsertPoint.before(store_op))
+            mapping = _index_map(loads[0], store, zero.result)
+            for load in loads:
+                for use in load.gep.result.uses:
+                    mapping[use.operation.results[0]] = store_op.value
+            ops = [o for o in nest.body.ops if not isinstance(o, EndRangeOp)]
+            skip = {load.gep for load in loads} | {u.operation for l in loads for u in l.gep.result.uses}
+            clones = [o.clone(value_mapper=mapping) for o in ops if o not in skip]
+            rewriter.insert_op(clones, InsertPoint.after(store_op))
+            if remove:
+                rewriter.erase_op(store_op)
+                rewriter.erase_op(store.gep)
+            if not zero.result.uses:
+                rewriter.erase_op(zero)
+        rewriter.erase_op(nest.root)
+        self._erase_dead_views()
+        if remove:
+            rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
+        return True
+
+    def _hoist_operands(self, body: Block, anchor: Operation) -> None:
+        """Move the top-level definitions `body` uses (views, buffers) ahead of `anchor`."""
+        for op in body.ops:
+            for operand in op.operands:
+                self._hoist(operand, anchor)
+
+    def _hoist(self, value: SSAValue, anchor: Operation) -> None:
+        owner = value.owner
+        if not isinstance(owner, Operation) or owner.parent_op() is not self.function:
+            return
+        if owner.is_before_in_block(anchor):
+            return
+        for operand in owner.operands:
+            self._hoist(operand, anchor)
+        owner.detach()
+        self.block.insert_op_before(owner, anchor)
+
+    def _erase_dead_views(self) -> None:
+        for op in list(self.block.ops):
+            if isinstance(op, ViewOp) and not op.result.uses:
+                Rewriter.erase_op(op)
+
+    # -- producer into consumer (reduction) ----------------------------------------------------
+
+    def _into_consumer(self, consumer: RangeOp, buffer: SSAValue) -> bool:
+        found = self._producer(buffer)
+        if found is None:
+            return False
+        producer_op, stores = found
+        producer = ElementwiseNest.match(producer_op)
+        if producer is None or producer.output.buffer is not buffer:
+            return False
+        if not self._removable(buffer, {producer_op, consumer}):
+            return False
+        loads = [a for a in accesses(buffer) if consumer.is_ancestor(a.gep)]
+        if len(loads) != 1 or loads[0].kind() != "load" or loads[0].key() != producer.output.key():
+            return False
+        load = loads[0]
+        if not producer.output.injective() or not in_bounds_affine(load) or not injective_over_loops(load):
+            return False
+        span = set(self._between(producer_op, consumer)) | {consumer}
+        span.discard(producer_op)
+        if any(self._writers(b) & span for b in _loaded_buffers(producer.body)):
+            return False
+        load_op = next(u.operation for u in load.gep.result.uses)
+        zero = ConstOp(0, IndexType())
+        Rewriter.insert_op(zero, InsertPoint.before(load_op))
+        mapping = _index_map(producer.output, load, zero.result)
+        skip = {producer.store, producer.output.gep}
+        ops = [o for o in producer.body.ops if not isinstance(o, EndRangeOp) and o not in skip]
+        clones = [o.clone(value_mapper=mapping) for o in ops]
+        Rewriter.insert_op(clones, InsertPoint.before(load_op))
+        value = mapping.get(producer.store.value, producer.store.value)
+        Rewriter.replace_op(load_op, [], [value])
+        Rewriter.erase_op(load.gep)
+        if not zero.result.uses:
+            Rewriter.erase_op(zero)
+        Rewriter.erase_op(producer_op)
+        self._erase_dead_views()
+        Rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
+        return True
+
+
+def _geps(region_holder: Operation | Block) -> list[GepOp]:
+    return [o for o in region_holder.walk() if isinstance(o, GepOp)]
+
+
+def _store_of(access: Access) -> StoreOp:
+    return next(u.operation for u in access.gep.result.uses)  # type: ignore[return-value]
+
+
+def _loaded_buffers(region_holder: Operation | Block) -> list[SSAValue]:
+    """The buffers loaded in `region_holder`, in first-use order."""
+    seen: dict[SSAValue, None] = {}
+    for gep in _geps(region_holder):
+        access = Access.of(gep)
+        if access.kind() == "load":
+            seen.setdefault(access.buffer, None)
+    return list(seen)
