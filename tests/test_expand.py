@@ -90,3 +90,41 @@ def test_expanded_losses_match_the_reference():
     # The default reduction ("mean") comes from the schema, not from the node.
     check_model(_nll_model(None, True), feeds)
     check_model(_nll_model("none", True), feeds)
+
+
+def _flex_attention_model(score_mod: bool) -> onnx.ModelProto:
+    """FlexAttention (domain ai.onnx.preview), optionally with a score_mod subgraph (scores · 0.5)."""
+    attributes = {}
+    if score_mod:
+        half = helper.make_tensor("half", TensorProto.FLOAT, [], [0.5])
+        body = helper.make_graph(
+            [helper.make_node("Mul", ["s", "half"], ["t"])],
+            "score_mod",
+            [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)],
+            [helper.make_tensor_value_info("t", TensorProto.FLOAT, None)],
+            [half],
+        )
+        attributes["score_mod"] = body
+    node = helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], domain="ai.onnx.preview", **attributes)
+    shape = [1, 2, 3, 4]
+    graph = helper.make_graph(
+        [node],
+        "flex",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in "QKV"],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, shape)],
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("ai.onnx.preview", 1)]
+    )
+
+
+def test_preview_domain_op_is_expanded_from_its_body():
+    model = _expand(_flex_attention_model(score_mod=False))
+    assert {n.domain for n in model.graph.node} <= {"", "ai.onnx"}
+    assert "Softmax" in {n.op_type for n in model.graph.node}
+
+
+def test_flex_attention_with_score_mod_numerics():
+    rng = np.random.default_rng(0)
+    feeds = {n: rng.standard_normal((1, 2, 3, 4)).astype(np.float32) for n in "QKV"}
+    check_model(_flex_attention_model(score_mod=True), feeds, rtol=1e-5, atol=1e-6)

@@ -168,13 +168,15 @@ def _is_numeric(case) -> bool:
     return True
 
 
-def _expandable(op_type: str) -> bool:
+def _expandable(op_type: str, domain: str = "", model=None) -> bool:
     """The importer replaces an op without a lowering by its schema's function body, if it has one."""
     from onnx import defs
 
-    from zant.frontend.expand import has_function_body
+    from zant.frontend.expand import domain_version, has_function_body
 
-    return has_function_body(op_type, defs.onnx_opset_version())
+    opset = defs.onnx_opset_version()
+    version = domain_version(model, domain, opset) if model is not None else opset
+    return has_function_body(op_type, version, domain)
 
 
 def classify(case, index: int, supported: frozenset[str]) -> Record:
@@ -220,7 +222,8 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         if node.op_type == "Dropout" and len(node.input) >= 3 and node.input[2] and "zero_ratio" not in case.name:
             return out("random op (Dropout in training mode)")
 
-    foreign = sorted({f"{n.domain}.{n.op_type}" for n in nodes if n.domain not in DEFAULT_DOMAINS})
+    foreign = sorted({f"{n.domain}.{n.op_type}" for n in nodes
+                      if n.domain not in DEFAULT_DOMAINS and not _expandable(n.op_type, n.domain, case.model)})
     if foreign:
         record.status, record.missing_ops = "unsupported", foreign
         record.reason = f"operator domain not supported: {', '.join(foreign)}"
@@ -231,9 +234,11 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         return record
     # Control flow and function bodies are decided by the importer (unrolled, expanded, or a
     # compile error that `compile_case` turns into "unsupported").
-    missing = sorted(
-        t for t in types if f"onnx.{t}" not in supported and t not in SUBGRAPH_OPS and not _expandable(t)
-    )
+    missing = sorted({
+        n.op_type for n in nodes
+        if f"onnx.{n.op_type}" not in supported and n.op_type not in SUBGRAPH_OPS
+        and not _expandable(n.op_type, n.domain, case.model)
+    })
     if missing:
         record.status, record.missing_ops = "unsupported", missing
         record.reason = f"no lowering for {', '.join(missing)}"

@@ -20,6 +20,9 @@ import onnx
 from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TypeProto, defs
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
+EXPANDABLE_DOMAINS = ("ai.onnx.preview",)
+"""Other domains whose ops are accepted when ONNX defines them by a function body (FlexAttention);
+they never have a lowering of their own."""
 MAX_ROUNDS = 8
 """Function bodies nest a few levels at most (a loss calls another loss); this bounds a cycle."""
 
@@ -38,22 +41,32 @@ def expand_model(
     return unroll_control_flow(model, infer)
 
 
-def _schema_with_body(op_type: str, opset: int) -> defs.OpSchema | None:
+def _schema_with_body(op_type: str, opset: int, domain: str = "") -> defs.OpSchema | None:
+    if domain not in DEFAULT_DOMAINS + EXPANDABLE_DOMAINS:
+        return None
     try:
-        schema = defs.get_schema(op_type, opset, "")
+        schema = defs.get_schema(op_type, opset, "" if domain in DEFAULT_DOMAINS else domain)
     except defs.SchemaError:
         return None
     return schema if schema.has_function or schema.has_context_dependent_function else None
 
 
-def has_function_body(op_type: str, opset: int) -> bool:
-    """Whether ONNX defines the default-domain op `op_type` by a function body at `opset`."""
-    return _schema_with_body(op_type, opset) is not None
+def has_function_body(op_type: str, opset: int, domain: str = "") -> bool:
+    """Whether ONNX defines `op_type` of `domain` by a function body at `opset` (that domain's version)."""
+    return _schema_with_body(op_type, opset, domain) is not None
+
+
+def domain_version(model: ModelProto, domain: str, opset: int) -> int:
+    """The version `model` imports of `domain`; `opset` for the default domain."""
+    if domain in DEFAULT_DOMAINS:
+        return opset
+    return next((o.version for o in model.opset_import if o.domain == domain), 1)
 
 
 def function_body(node: NodeProto, opset: int, types: dict[str, TypeProto]) -> FunctionProto | None:
-    """The schema's function body for `node` at `opset`, or None when the op has none."""
-    schema = _schema_with_body(node.op_type, opset) if node.domain in DEFAULT_DOMAINS else None
+    """The schema's function body for `node` at `opset` (its domain's version), or None when the
+    op has none."""
+    schema = _schema_with_body(node.op_type, opset, node.domain)
     if schema is None:
         return None
     body = FunctionProto()
@@ -90,11 +103,13 @@ def expand_functions(
         nodes: list[NodeProto] = []
         changed = False
         for node in model.graph.node:
-            body = None if has_lowering(node.op_type) else function_body(node, opset, types)
+            version = domain_version(model, node.domain, opset)
+            lowered = node.domain in DEFAULT_DOMAINS and has_lowering(node.op_type)
+            body = None if lowered else function_body(node, version, types)
             if body is None:
                 nodes.append(node)
                 continue
-            schema = defs.get_schema(node.op_type, opset, "")
+            schema = _schema_with_body(node.op_type, version, node.domain)
             nodes.extend(_inline(node, body, schema, names))
             _import_opsets(model, body.opset_import)
             changed = True

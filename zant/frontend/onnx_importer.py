@@ -43,7 +43,13 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import onnx_op_class
 from zant.errors import ZantError
-from zant.frontend.expand import DEFAULT_DOMAINS, expand_model
+from zant.frontend.expand import (
+    DEFAULT_DOMAINS,
+    EXPANDABLE_DOMAINS,
+    domain_version,
+    expand_model,
+    has_function_body,
+)
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.frontend.resources import make_constant_attr
 from zant.frontend.types import mlir_element_type
@@ -90,7 +96,7 @@ def import_model_bytes(
     _apply_input_shapes(model, input_shapes or {})
     infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
     model = expand_model(infer(model), opset, _has_lowering, infer)
-    _check_no_subgraphs(model)
+    _check_expanded(model)
     return _GraphImporter(model, opset).build()
 
 
@@ -123,8 +129,13 @@ def _node_label(node: onnx.NodeProto) -> str:
 
 
 def _check_operators(model: ModelProto) -> None:
-    """Only default-domain operators known to the installed `onnx` are supported."""
+    """Only default-domain operators known to the installed `onnx` are supported, and ops of
+    other domains that ONNX defines by a function body (they are expanded)."""
     for node in model.graph.node:
+        if node.domain in EXPANDABLE_DOMAINS and has_function_body(
+            node.op_type, domain_version(model, node.domain, 0), node.domain
+        ):
+            continue
         if node.domain not in DEFAULT_DOMAINS:
             raise ZantError(
                 f"{_node_label(node)}: unsupported operator domain '{node.domain}'"
@@ -133,9 +144,13 @@ def _check_operators(model: ModelProto) -> None:
             raise ZantError(f"{_node_label(node)}: unsupported operator '{node.op_type}'")
 
 
-def _check_no_subgraphs(model: ModelProto) -> None:
-    """Control flow must have been unrolled by `expand_model`; what is left cannot be lowered."""
+def _check_expanded(model: ModelProto) -> None:
+    """Control flow must have been unrolled and other domains' ops expanded by `expand_model`;
+    what is left cannot be lowered."""
     for node in model.graph.node:
+        if node.domain not in DEFAULT_DOMAINS:
+            raise ZantError(f"{_node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
+                            "fits this node's attributes and input types")
         for attribute in node.attribute:
             if attribute.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
                 raise ZantError(f"{_node_label(node)}: subgraph attributes are not supported")
