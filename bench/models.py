@@ -6,6 +6,11 @@ BatchNormalization has non-trivial scale, bias, mean and variance (it is not fol
 the compiler sees the same operators as the exported MLPerf models).
 
     python bench/models.py OUTDIR      # writes OUTDIR/<name>.onnx for every model
+
+`quantize` makes the int8 variants (`QUANTIZED`: kws_int8, resnet8_int8 …): BatchNorm folded
+into the layer before it, then onnxruntime's `quantize_static` (QDQ or QOperator format,
+int8 activations and weights, per-channel weights, seeded calibration data). onnxruntime is a
+bench/test extra: only this function imports it.
 """
 
 from __future__ import annotations
@@ -206,6 +211,98 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "mlp": mlp,
     "branches": branches,
 }
+
+
+DIGITS = Path(__file__).resolve().parents[1] / "examples" / "digits" / "digits_cnn.onnx"
+
+
+def digits() -> onnx.ModelProto:
+    """The bundled digits demo (examples/digits)."""
+    return onnx.load(DIGITS)
+
+
+def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Fold each BatchNormalization into the Conv or Gemm (transB=1) that alone feeds it, as
+    exporters do before quantizing: W·γ/σ per output channel, (b − μ)·γ/σ + β."""
+    graph = model.graph
+    values = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+    uses: dict[str, int] = {}
+    for node in graph.node:
+        for name in node.input:
+            uses[name] = uses.get(name, 0) + 1
+    kept = []
+    for node in graph.node:
+        layer = producer.get(node.input[0]) if node.op_type == "BatchNormalization" else None
+        transposed = layer is not None and any(a.name == "transB" and a.i for a in layer.attribute)
+        if layer is None or uses[node.input[0]] != 1 or not (layer.op_type == "Conv" or transposed):
+            kept.append(node)
+            continue
+        gamma, beta, mean, var = (values[n] for n in node.input[1:5])
+        eps = next((a.f for a in node.attribute if a.name == "epsilon"), 1e-5)
+        factor = gamma / np.sqrt(var + eps)
+        w = values[layer.input[1]]
+        b = values[layer.input[2]] if len(layer.input) > 2 else np.zeros(w.shape[0], np.float32)
+        weight = w * factor.reshape(-1, *[1] * (w.ndim - 1))
+        bias = (b - mean) * factor + beta
+        names = [f"{layer.output[0]}_w", f"{layer.output[0]}_b"]
+        values.update(zip(names, (weight, bias)))
+        del layer.input[1:]
+        layer.input.extend(names)
+        layer.output[0] = node.output[0]
+    used = {i for n in kept for i in n.input}
+    initializers = [numpy_helper.from_array(v.astype(np.float32), k) for k, v in values.items() if k in used]
+    folded = helper.make_graph(kept, graph.name, graph.input, graph.output, initializers)
+    result = helper.make_model(folded, opset_imports=model.opset_import, producer_name=model.producer_name)
+    result.ir_version = model.ir_version
+    onnx.checker.check_model(result)
+    return result
+
+
+def calibration_inputs(model: onnx.ModelProto, count: int = 8, seed: int = 0) -> list[dict[str, np.ndarray]]:
+    """Seeded inputs for calibration (and tests): the digits model gets held-out images, the
+    others standard-normal tensors of their input shapes."""
+    rng = np.random.default_rng(seed)
+    (graph_input,) = model.graph.input
+    if graph_input.name == "image":
+        images = np.load(DIGITS.parent / "digits_heldout.npz")["images"]
+        return [{"image": images[i : i + 1]} for i in rng.choice(len(images), count, replace=False)]
+    shape = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
+    return [{graph_input.name: rng.standard_normal(shape).astype(np.float32)} for _ in range(count)]
+
+
+def quantize(model: onnx.ModelProto, fmt: str = "qdq", per_channel: bool = True) -> onnx.ModelProto:
+    """The int8 model onnxruntime's `quantize_static` makes of `model` (BatchNorm folded first):
+    `fmt` "qdq" (QuantizeLinear/DequantizeLinear around float ops) or "qoperator" (QLinearConv,
+    QLinearMatMul and com.microsoft ops such as QLinearAdd); calibrated on `calibration_inputs`."""
+    import tempfile
+
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self, feeds):
+            self.feeds = iter(feeds)
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    formats = {"qdq": QuantFormat.QDQ, "qoperator": QuantFormat.QOperator}
+    folded = fold_batchnorm(model)
+    with tempfile.TemporaryDirectory(prefix="zant-quantize-") as folder:
+        path = Path(folder) / "model_int8.onnx"
+        quantize_static(
+            folded, path, Reader(calibration_inputs(folded, seed=1)), quant_format=formats[fmt],
+            per_channel=per_channel, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+        )
+        return onnx.load(path)
+
+
+QUANTIZED: dict[str, Callable[[], onnx.ModelProto]] = {
+    f"{name}_int8": (lambda build=build: quantize(build()))
+    for name, build in {"digits": digits, "kws": kws_dscnn, "resnet8": resnet8,
+                        "autoencoder": fc_autoencoder, "mobilenet": mobilenet_v1_025}.items()
+}
+"""The QDQ int8 models by name (per-channel weights, int8 activations)."""
 
 
 def save_all(folder: str | Path) -> dict[str, Path]:

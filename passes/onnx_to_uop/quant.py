@@ -12,25 +12,32 @@ rounds half to even, and the saturating `uop.cast` to the output type is the cli
 
 The integer kernels accumulate (x - x_zero_point)·(w - w_zero_point) in an int32 accumulator; a
 padded convolution tap contributes 0, as the reference pads after subtracting the zero point.
-The QLinear ops then requantize that int32 sum (`Requantization`).
+The QLinear ops then requantize that int32 sum (`Requantization`): as the reference by default,
+or, on ops `fold-qdq` marks `zant.fixed_point`, with a Q31 multiplier and a shift derived at
+compile time from the constant scales, as CMSIS-NN and TFLite do (integer arithmetic only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
+from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
+from zant.frontend.resources import attr_to_array, make_constant_attr
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import load_window, sliding_windows, tap_positions
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    highest_value,
     layout_of,
+    lowest_value,
     tensor_element_type,
     tensor_shape,
 )
@@ -42,6 +49,9 @@ from zant.frontend.types import (
 )
 
 I32 = IntegerType(32)
+I64 = IntegerType(64)
+FIXED_POINT = "zant.fixed_point"
+"""The discardable attribute (set by `fold-qdq`) that selects fixed-point requantization."""
 
 # The integer types a QuantizeLinear may produce here (float8/int4/int2 never reach the lowering:
 # the importer has no element type for them).
@@ -88,6 +98,19 @@ class QuantParam:
             axis = self.block_axis
             indices[axis] = kb.alu("div", indices[axis], kb.index(self.block_size))
         return kb.load(self.layout, indices)
+
+    def constant_values(self) -> np.ndarray:
+        """The values at every index of the tensor it belongs to, when it is a constant."""
+        layout = self.layout
+        owner = layout.buffer.owner
+        if self.block_size or not isinstance(owner, uop.DefineGlobalOp) or owner.value is None:
+            raise NotImplementedError("fixed-point requantization needs constant per-tensor or per-axis scales")
+        flat = attr_to_array(owner.value).reshape(-1)
+        index = sum(
+            (np.arange(n) * stride).reshape([n] + [1] * (layout.rank - 1 - axis))
+            for axis, (n, stride) in enumerate(zip(layout.shape, layout.strides))
+        )
+        return flat[np.broadcast_to(layout.offset + np.asarray(index), layout.shape)]
 
     @property
     def is_per_tensor(self) -> bool:
@@ -295,6 +318,36 @@ def _keep_int32(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
     return total
 
 
+def fixed_point_multipliers(multiplier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each real multiplier 0 ≤ M < 2^31 as (m0, shift) with M ≈ m0 · 2^-shift and m0 a Q31
+    integer in [2^30, 2^31) (TFLite's QuantizeMultiplier). The shift is capped at 62, dropping
+    low bits of m0 for tiny multipliers, so `(sum · m0) >> shift` stays in int64."""
+    fraction, exponent = np.frexp(np.asarray(multiplier, dtype=np.float64))
+    m0 = np.round(fraction * 2.0**31).astype(np.int64)
+    carry = m0 == 2**31  # the fraction rounded up to 1.0
+    m0, exponent = np.where(carry, m0 // 2, m0), exponent + carry
+    shift = 31 - exponent
+    if np.any(shift < 0):
+        raise NotImplementedError(f"requantization multiplier {float(np.max(multiplier))} is too large")
+    excess = np.maximum(shift - 62, 0)
+    return m0 >> excess, shift - excess
+
+
+def _axis_constant(kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], axis: int, name: str) -> Reader:
+    """A Reader of `values` (one per index along `axis` of `shape`) from a new constant buffer;
+    a single value becomes an inline constant."""
+    if values.size == 1:
+        value = kb.const(int(values.reshape(-1)[0]), I64)
+        return lambda indices: value
+    buffer = kb.insert(
+        uop.DefineGlobalOp("constant", 0, name, uop.BufferType(values.size, I32), make_constant_attr(values.astype(np.int32), name))
+    )
+    strides = [0] * len(shape)
+    strides[axis] = 1
+    layout = Layout(buffer.results[0], tuple(shape), tuple(strides), 0)
+    return lambda indices: kb.cast(kb.load(layout, indices), I64)
+
+
 @dataclass(frozen=True)
 class Requantization:
     """How a QLinear op turns its int32 sum into the output: y = saturate(round(sum · M) + zp)
@@ -318,9 +371,13 @@ class Requantization:
     output_scale: QuantParam
     zero_point: QuantParam | None
     output_type: Attribute
+    fixed_point: bool = False
+    weight_axis: int = 1
 
     def bind(self, kb: KernelBuilder) -> Finish:
         """The Finish step for the loops built after this call."""
+        if self.fixed_point:
+            return self._bind_fixed_point(kb)
         scales = (self.input_scale, self.weight_scale, self.output_scale)
         scale_type = promote(*(p.element_type for p in scales))
         wide = promote(I32, scale_type)
@@ -340,6 +397,38 @@ class Requantization:
             if zero_point is not None:
                 value = kb.alu("add", value, zero_point(indices))
             return kb.cast(kb.alu("round", value), self.output_type)
+
+        return finish
+
+    def _bind_fixed_point(self, kb: KernelBuilder) -> Finish:
+        """y = clamp(((sum · m0 + 2^(shift-1)) >> shift) + zp): M rounded half up, all in
+        int64 (a 32×32→64 multiply on a Cortex-M). M is computed as the reference does, in the
+        scales' type, then split into m0 and shift per output channel."""
+        scales = (self.input_scale, self.weight_scale, self.output_scale)
+        scale_type = numpy_dtype(promote(*(p.element_type for p in scales)))
+        in_s, w_s, out_s = (p.constant_values().astype(scale_type) for p in scales)
+        multiplier = in_s * w_s / out_s
+        shape = multiplier.shape
+        axis = self.weight_axis % len(shape)
+        along_axis = np.moveaxis(multiplier, axis, 0).reshape(shape[axis], -1)[:, 0]
+        if not np.array_equal(multiplier, np.broadcast_to(along_axis.reshape([-1] + [1] * (len(shape) - 1 - axis)), shape)):
+            raise NotImplementedError("fixed-point requantization needs scales that vary along the weight axis only")
+        m0, shift = fixed_point_multipliers(along_axis if np.ptp(along_axis) else along_axis[:1])
+        read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
+        read_shift = _axis_constant(kb, shift, shape, axis, "requant_shift")
+        one = kb.const(1, I64)
+        zero_point = _optional_reader(kb, self.zero_point, I64)
+        low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            shift_by = read_shift(indices)
+            # Half of the divisor rounds to nearest; shift 0 adds 1 >> 1 = 0.
+            half = kb.alu("shr", kb.alu("shl", one, shift_by), one)
+            product = kb.alu("add", kb.alu("mul", kb.cast(total, I64), read_m0(indices)), half)
+            value = kb.alu("shr", product, shift_by)
+            if zero_point is not None:
+                value = kb.alu("add", value, zero_point(indices))
+            return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
 
         return finish
 
@@ -464,6 +553,8 @@ def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Re
         quant_param(input_value(op, 6), shape),
         _optional_param(op, 7, shape),
         out_type,
+        fixed_point=FIXED_POINT in op.attributes,
+        weight_axis=weight_axis,
     )
 
 
@@ -507,4 +598,12 @@ PATTERNS = (
     QLinearConvLowering(),
 )
 
-__all__ = ["PATTERNS", "QuantParam", "Requantization", "promote", "quant_param"]
+__all__ = [
+    "FIXED_POINT",
+    "PATTERNS",
+    "QuantParam",
+    "Requantization",
+    "fixed_point_multipliers",
+    "promote",
+    "quant_param",
+]

@@ -1,0 +1,355 @@
+"""`fold-qdq`: fold DequantizeLinear → op → QuantizeLinear into integer ops.
+
+A QDQ model (onnxruntime's `quantize_static`, QDQ format) computes every layer in float between
+a DequantizeLinear of its int8 inputs and a QuantizeLinear of its output. Rooted at each
+QuantizeLinear, this pass replaces
+
+* Conv, with a DQ'd activation, a constant DQ'd weight and an optional constant int32 bias
+  whose scale is x_scale · w_scale (as quantizers make it), by `QLinearConv`;
+* Gemm (alpha = beta = 1, 2-D) by a 1×1 `QLinearConv` between two Reshapes, the weight
+  transposed to [N, K, 1, 1] at compile time;
+* MatMul by `QLinearMatMul`;
+* AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
+  `QLinearConv` with a weight of ones and a weight scale of 1 / window size;
+* MaxPool, Reshape, Flatten whose DQ and Q parameters are equal, and Relu / Clip with constant
+  bounds, by the same op (Clip for Relu) on the int8 tensor;
+* Q(DQ(x)) with equal parameters by x.
+
+The integer ops it makes carry `zant.fixed_point`: onnx-to-uop requantizes them with a Q31
+multiplier and a shift (CMSIS-NN / TFLite), so no float is left in their loops. What does not
+match (Softmax, Add …) stays float between its DQ and Q; `unfolded_ops` lists those ops.
+Dead DequantizeLinear ops and constants are erased.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from zant.dialects.onnx import get_attr, input_value, onnx_op_class
+from zant.frontend.resources import constant_array, make_constant_attr
+from zant.passes.onnx_to_uop.quant import FIXED_POINT
+
+INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
+
+
+# ---------------------------------------------------------------------------------------------
+# Matching helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _owner(value: SSAValue | None, name: str) -> Operation | None:
+    owner = value.owner if value is not None else None
+    return owner if isinstance(owner, Operation) and owner.name == name else None
+
+
+def _constant(value: SSAValue | None) -> np.ndarray | None:
+    owner = _owner(value, "onnx.Constant")
+    return None if owner is None or "value" not in owner.properties else constant_array(owner)
+
+
+@dataclass(frozen=True)
+class Quantized:
+    """A tensor as (int values, scale, zero point): a DequantizeLinear's inputs, or a
+    QuantizeLinear's scale and zero point."""
+
+    value: SSAValue
+    scale: SSAValue
+    zero_point: SSAValue | None
+    axis: int
+
+    @staticmethod
+    def of(op: Operation) -> Quantized:
+        return Quantized(op.operands[0], input_value(op, 1), input_value(op, 2), get_attr(op, "axis"))
+
+    @property
+    def is_per_tensor(self) -> bool:
+        return math.prod(self.scale.type.get_shape()) == 1
+
+    def same_parameters(self, other: Quantized) -> bool:
+        """Equal scales and zero points (the same values, or equal constants)."""
+        return all(
+            _same(a, b) for a, b in ((self.scale, other.scale), (self.zero_point, other.zero_point))
+        )
+
+
+def _same(a: SSAValue | None, b: SSAValue | None) -> bool:
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    x, y = _constant(a), _constant(b)
+    return x is not None and y is not None and x.dtype == y.dtype and np.array_equal(x.reshape(-1), y.reshape(-1))
+
+
+def _dequantized(value: SSAValue | None, constant: bool = False) -> Quantized | None:
+    """`value` as the output of a DequantizeLinear of an int8 tensor (a constant one if asked)."""
+    dq = _owner(value, "onnx.DequantizeLinear")
+    if dq is None:
+        return None
+    q = Quantized.of(dq)
+    if constant and _constant(q.value) is None:
+        return None
+    return q
+
+
+def _element_type(value: SSAValue):
+    return value.type.get_element_type()
+
+
+def _is_int8(value: SSAValue) -> bool:
+    return _element_type(value) in INT8_TYPES
+
+
+# ---------------------------------------------------------------------------------------------
+# Building helpers
+# ---------------------------------------------------------------------------------------------
+
+
+class Builder:
+    """Inserts onnx ops before `anchor`, named after it."""
+
+    def __init__(self, rewriter: PatternRewriter, anchor: Operation):
+        self.rewriter = rewriter
+        self.anchor = anchor
+
+    def op(self, op_type: str, inputs: list[SSAValue | None], result_type, properties=None, fixed_point=False) -> SSAValue:
+        attributes = {FIXED_POINT: UnitAttr()} if fixed_point else {}
+        if "onnx.node_name" in self.anchor.attributes:
+            attributes["onnx.node_name"] = self.anchor.attributes["onnx.node_name"]
+        op = onnx_op_class(op_type).from_onnx(inputs, [result_type], properties, attributes)
+        self.rewriter.insert(op)
+        return op.results[0]
+
+    def constant(self, array: np.ndarray, element_type, hint: str) -> SSAValue:
+        value_type = TensorType(element_type, array.shape)
+        return self.op("Constant", [], value_type, {"value": make_constant_attr(array, hint)})
+
+    def reshape(self, value: SSAValue, shape: list[int]) -> SSAValue:
+        target = self.constant(np.array(shape, np.int64), IntegerType(64), "shape")
+        return self.op("Reshape", [value, target], TensorType(_element_type(value), shape))
+
+
+Fold = Callable[[Operation, Quantized, Builder], SSAValue | None]
+"""(the float op between DQ and Q, the Q's output parameters, a builder) → the int8 result, or
+None when the op does not fold."""
+
+
+def _bias(op: Operation, x: Quantized, w: Quantized) -> tuple[bool, SSAValue | None]:
+    """The int32 bias of a Conv / Gemm (input 2) when it is a constant DQ with scale
+    x_scale · w_scale and zero point 0: (foldable, the int32 bias or None)."""
+    value = input_value(op, 2)
+    if value is None:
+        return True, None
+    b = _dequantized(value, constant=True)
+    if b is None or _element_type(b.value) != IntegerType(32):
+        return False, None
+    scales = [_constant(v) for v in (b.scale, x.scale, w.scale)]
+    zero_point = _constant(b.zero_point) if b.zero_point is not None else np.zeros(1)
+    if any(s is None for s in scales) or np.any(zero_point):
+        return False, None
+    bias_scale, x_scale, w_scale = scales
+    return np.allclose(bias_scale, x_scale * w_scale, rtol=1e-6, atol=0), b.value
+
+
+def _int8_operands(x: Quantized | None, w: Quantized | None) -> bool:
+    return x is not None and w is not None and x.is_per_tensor and _is_int8(x.value) and _is_int8(w.value)
+
+
+def _qlinear_conv(b: Builder, x: Quantized, w: Quantized, y: Quantized, bias, result_type, properties) -> SSAValue:
+    return b.op(
+        "QLinearConv",
+        [x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point, bias],
+        result_type,
+        properties,
+        fixed_point=True,
+    )
+
+
+def fold_conv(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1), constant=True)
+    foldable, bias = _bias(op, x, w) if _int8_operands(x, w) else (False, None)
+    if not foldable or (not w.is_per_tensor and w.axis != 0):
+        return None
+    return _qlinear_conv(b, x, w, y, bias, _int8_result(op, y), dict(op.properties))
+
+
+def fold_gemm(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1), constant=True)
+    if get_attr(op, "alpha") != 1.0 or get_attr(op, "beta") != 1.0 or get_attr(op, "transA"):
+        return None
+    foldable, bias = _bias(op, x, w) if _int8_operands(x, w) else (False, None)
+    transposed = get_attr(op, "transB")
+    # Per-channel weights must vary along N (axis 0 of W[N, K], axis 1 of W[K, N]).
+    if not foldable or (not w.is_per_tensor and w.axis % 2 != (0 if transposed else 1)):
+        return None
+    weight = _constant(w.value)
+    weight = weight if transposed else weight.T
+    rows, depth = x.value.type.get_shape()
+    columns = weight.shape[0]
+    w_value = b.constant(weight.reshape(columns, depth, 1, 1), _element_type(w.value), "weight")
+    conv = _qlinear_conv(
+        b, Quantized(b.reshape(x.value, [rows, depth, 1, 1]), x.scale, x.zero_point, 0),
+        Quantized(w_value, w.scale, w.zero_point, 0), y, bias,
+        TensorType(_element_type(y.zero_point or y.scale), [rows, columns, 1, 1]), {},
+    )
+    return b.reshape(conv, [rows, columns])
+
+
+def fold_matmul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    a, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
+    if not _int8_operands(a, w) or (not w.is_per_tensor and w.axis not in (-1, len(w.value.type.get_shape()) - 1)):
+        return None
+    return b.op(
+        "QLinearMatMul",
+        [a.value, a.scale, a.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
+        _int8_result(op, y),
+        fixed_point=True,
+    )
+
+
+def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    x = _dequantized(input_value(op, 0))
+    if x is None or not x.is_per_tensor or not _is_int8(x.value):
+        return None
+    channels, *spatial = x.value.type.get_shape()[1:]
+    properties = {}
+    kernel = spatial
+    if op.name == "onnx.AveragePool":
+        kernel = get_attr(op, "kernel_shape")
+        padded = any(get_attr(op, "pads") or [])
+        if get_attr(op, "auto_pad") != "NOTSET" or get_attr(op, "ceil_mode") or (padded and not get_attr(op, "count_include_pad")):
+            return None
+        properties = {k: v for k, v in op.properties.items() if k in ("kernel_shape", "pads", "strides", "dilations")}
+    # The window sum of (x - zp) times a weight of 1 scaled by 1/n is the average.
+    ones = b.constant(np.ones((channels, 1, *kernel), np.int8), IntegerType(8), "ones")
+    scale = b.constant(np.array(1.0 / math.prod(kernel), np.float32), x.scale.type.get_element_type(), "window")
+    zero = b.constant(np.array(0, np.int8), IntegerType(8), "zero")
+    properties["group"] = IntegerAttr(channels, 64)
+    return _qlinear_conv(b, x, Quantized(ones, scale, zero, 0), y, None, _int8_result(op, y), properties)
+
+
+def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Ops that commute with an order-preserving quantization: the same op on the int8 tensor."""
+    x = _dequantized(input_value(op, 0))
+    if x is None or not x.same_parameters(y):
+        return None
+    rest = [input_value(op, i) for i in range(1, len(op.operands))]
+    return b.op(op.name.removeprefix("onnx."), [x.value, *rest], _int8_result(op, y), dict(op.properties))
+
+
+def _quantize_bound(bound: np.ndarray, y: Quantized) -> np.ndarray | None:
+    scale = _constant(y.scale)
+    zero_point = _constant(y.zero_point) if y.zero_point is not None else np.zeros(1, np.int8)
+    if scale is None or zero_point is None:
+        return None
+    info = np.iinfo(zero_point.dtype)
+    q = np.round(bound.astype(np.float32) / scale.reshape(())) + zero_point.reshape(())
+    return np.clip(q, info.min, info.max).astype(zero_point.dtype)
+
+
+def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Relu → Clip(x, zp); Clip(lo, hi) → Clip(x, q(lo), q(hi)), bounds quantized with y's."""
+    x = _dequantized(input_value(op, 0))
+    if x is None or not x.same_parameters(y) or not x.is_per_tensor:
+        return None
+    bounds = [np.array(0.0)] if op.name == "onnx.Relu" else [_constant(input_value(op, i)) for i in (1, 2)]
+    if any(v is None and input_value(op, i + 1) is not None for i, v in enumerate(bounds)):
+        return None
+    quantized = [None if v is None else _quantize_bound(v, y) for v in bounds]
+    element = _element_type(x.value)
+    limits = [None if q is None else b.constant(q.reshape(()), element, "bound") for q in quantized]
+    return b.op("Clip", [x.value, *limits], _int8_result(op, y))
+
+
+def _int8_result(op: Operation, y: Quantized):
+    return TensorType(_element_type(y.zero_point) if y.zero_point is not None else IntegerType(8), op.results[0].type.get_shape())
+
+
+FOLDS: dict[str, Fold] = {
+    "onnx.Conv": fold_conv,
+    "onnx.Gemm": fold_gemm,
+    "onnx.MatMul": fold_matmul,
+    "onnx.AveragePool": fold_average_pool,
+    "onnx.GlobalAveragePool": fold_average_pool,
+    "onnx.MaxPool": fold_unchanged,
+    "onnx.Reshape": fold_unchanged,
+    "onnx.Flatten": fold_unchanged,
+    "onnx.Relu": fold_activation,
+    "onnx.Clip": fold_activation,
+}
+"""The float op between DQ and Q → how it folds."""
+
+
+class FoldQuantizeLinear(RewritePattern):
+    """Rooted at a QuantizeLinear: fold the op producing its input (see FOLDS), or cancel a DQ
+    with equal parameters."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "onnx.QuantizeLinear":
+            return
+        y = Quantized.of(op)
+        if not y.is_per_tensor or op.results[0].type.get_element_type() not in INT8_TYPES:
+            return
+        source = op.operands[0].owner
+        if not isinstance(source, Operation):
+            return
+        if source.name == "onnx.DequantizeLinear":
+            x = Quantized.of(source)
+            if x.same_parameters(y) and x.value.type == op.results[0].type:
+                rewriter.replace_op(op, [], [x.value])
+            return
+        fold = FOLDS.get(source.name)
+        if fold is None or source.results[0].uses.get_length() != 1 or len(source.results) != 1:
+            return
+        folded = fold(source, y, Builder(rewriter, op))
+        if folded is None:
+            return
+        rewriter.replace_op(op, [], [folded])
+        rewriter.erase(source)
+
+
+def _erase_dead(module: ModuleOp) -> None:
+    """DequantizeLinear ops and constants nothing reads any more."""
+    for op in reversed(list(module.walk())):
+        if op.name in ("onnx.DequantizeLinear", "onnx.Constant") and not any(r.uses for r in op.results):
+            op.detach()
+            op.erase()
+
+
+def unfolded_ops(module: ModuleOp) -> list[Operation]:
+    """Float ops still computing on a DequantizeLinear's output (left in float)."""
+    return [
+        use.operation
+        for op in module.walk()
+        if op.name == "onnx.DequantizeLinear"
+        for use in op.results[0].uses
+        if use.operation.name != "func.return"
+    ]
+
+
+@dataclass(frozen=True)
+class FoldQdqPass(ModulePass):
+    """Fold DQ → {Conv, Gemm, MatMul, pools, Relu/Clip, Reshape/Flatten} → Q into integer ops."""
+
+    name = "fold-qdq"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear()]), apply_recursively=True).rewrite_module(op)
+        _erase_dead(op)
+
+
+__all__ = ["FOLDS", "FoldQdqPass", "unfolded_ops"]
