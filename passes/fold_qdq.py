@@ -11,13 +11,14 @@ QuantizeLinear, this pass replaces
 * MatMul by `QLinearMatMul`;
 * AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
   `QLinearConv` with a weight of ones and a weight scale of 1 / window size;
+* Add of two DQ'd tensors by `QLinearAdd` (com.microsoft's contrib op, defined in quant.py);
 * MaxPool, Reshape, Flatten whose DQ and Q parameters are equal, and Relu / Clip with constant
   bounds, by the same op (Clip for Relu) on the int8 tensor;
 * Q(DQ(x)) with equal parameters by x.
 
 The integer ops it makes carry `zant.fixed_point`: onnx-to-uop requantizes them with a Q31
 multiplier and a shift (CMSIS-NN / TFLite), so no float is left in their loops. What does not
-match (Softmax, Add …) stays float between its DQ and Q; `unfolded_ops` lists those ops.
+match (Softmax …) stays float between its DQ and Q; `unfolded_ops` lists those ops.
 Dead DequantizeLinear ops and constants are erased.
 """
 
@@ -41,7 +42,7 @@ from xdsl.pattern_rewriter import (
 
 from zant.dialects.onnx import get_attr, input_value, onnx_op_class
 from zant.frontend.resources import constant_array, make_constant_attr
-from zant.passes.onnx_to_uop.quant import FIXED_POINT
+from zant.passes.onnx_to_uop.quant import FIXED_POINT, QLinearAddOp
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
 
@@ -131,6 +132,12 @@ class Builder:
         if "onnx.node_name" in self.anchor.attributes:
             attributes["onnx.node_name"] = self.anchor.attributes["onnx.node_name"]
         op = onnx_op_class(op_type).from_onnx(inputs, [result_type], properties, attributes)
+        self.rewriter.insert(op)
+        return op.results[0]
+
+    def insert(self, op: Operation) -> SSAValue:
+        if "onnx.node_name" in self.anchor.attributes:
+            op.attributes["onnx.node_name"] = self.anchor.attributes["onnx.node_name"]
         self.rewriter.insert(op)
         return op.results[0]
 
@@ -275,6 +282,20 @@ def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     return b.op("Clip", [x.value, *limits], _int8_result(op, y))
 
 
+def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Add of two DQ'd int8 tensors → `QLinearAdd` (integer-only lowering in quant.py)."""
+    x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
+    if x is None or w is None or not all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)):
+        return None
+    if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
+        return None
+    add = QLinearAddOp.build(
+        operands=[x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
+        result_types=[_int8_result(op, y)],
+    )
+    return b.insert(add)
+
+
 def _int8_result(op: Operation, y: Quantized):
     return TensorType(_element_type(y.zero_point) if y.zero_point is not None else IntegerType(8), op.results[0].type.get_shape())
 
@@ -283,6 +304,7 @@ FOLDS: dict[str, Fold] = {
     "onnx.Conv": fold_conv,
     "onnx.Gemm": fold_gemm,
     "onnx.MatMul": fold_matmul,
+    "onnx.Add": fold_add,
     "onnx.AveragePool": fold_average_pool,
     "onnx.GlobalAveragePool": fold_average_pool,
     "onnx.MaxPool": fold_unchanged,
@@ -343,7 +365,7 @@ def unfolded_ops(module: ModuleOp) -> list[Operation]:
 
 @dataclass(frozen=True)
 class FoldQdqPass(ModulePass):
-    """Fold DQ → {Conv, Gemm, MatMul, pools, Relu/Clip, Reshape/Flatten} → Q into integer ops."""
+    """Fold DQ → {Conv, Gemm, MatMul, Add, pools, Relu/Clip, Reshape/Flatten} → Q into integer ops."""
 
     name = "fold-qdq"
 

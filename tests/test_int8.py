@@ -90,11 +90,7 @@ def test_int8_model_within_one_lsb_of_onnxruntime(tmp_path, name):
 
 
 def test_kws_folds_to_integer_ops_and_leaves_only_softmax_in_float(tmp_path):
-    onnx.save(int8_model("kws_int8"), tmp_path / "kws.onnx")
-    module = import_model(str(tmp_path / "kws.onnx"))
-    from zant.driver import run_pipeline
-
-    run_pipeline(module, "fold-qdq")
+    module = folded(int8_model("kws_int8"), tmp_path)
     names = [op.name for op in module.walk() if op.name.startswith("onnx.") and op.name != "onnx.Constant"]
     assert names.count("onnx.QLinearConv") == 11  # 9 convs, the pool and the Gemm
     assert not {"onnx.Conv", "onnx.Gemm", "onnx.AveragePool"} & set(names)
@@ -128,7 +124,25 @@ def test_kws_conv_loops_are_integer_only(tmp_path):
 # -- slow ------------------------------------------------------------------------------------------
 
 
+def folded(model: onnx.ModelProto, folder: Path):
+    """The module of `model` after fold-qdq."""
+    from zant.driver import run_pipeline
+
+    onnx.save(model, folder / "model.onnx")
+    module = import_model(str(folder / "model.onnx"))
+    run_pipeline(module, "fold-qdq")
+    return module
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["resnet8_int8", "autoencoder_int8", "mobilenet_int8"])
 def test_mlperf_tiny_int8_within_one_lsb_of_onnxruntime(tmp_path, name):
     check_int8(name, tmp_path)
+
+
+@pytest.mark.slow
+def test_resnet8_adds_fold_to_qlinear_add(tmp_path):
+    module = folded(int8_model("resnet8_int8"), tmp_path)
+    names = [op.name for op in module.walk()]
+    assert names.count("onnx.QLinearAdd") == 3 and "onnx.Add" not in names
+    assert [op.name for op in unfolded_ops(module)] == ["onnx.Softmax"]

@@ -27,6 +27,7 @@ import numpy as np
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.frontend.resources import attr_to_array, make_constant_attr
@@ -580,6 +581,70 @@ class QLinearConvLowering(OnnxLowering):
         return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, requantize.bind(kb))]
 
 
+# ---------------------------------------------------------------------------------------------
+# QLinearAdd: the element-wise sum of two int8 tensors, requantized
+# ---------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class QLinearAddOp(IRDLOperation):
+    """`onnx.QLinearAdd`: com.microsoft's contrib op (the onnx dialect holds the default domain
+    only), C = quantize(dequantize(A) + dequantize(B)) with per-tensor scales and zero points.
+    `fold-qdq` makes it of DQ → Add → Q."""
+
+    name = "onnx.QLinearAdd"
+
+    a = operand_def()
+    a_scale = operand_def()
+    a_zero_point = operand_def()
+    b = operand_def()
+    b_scale = operand_def()
+    b_zero_point = operand_def()
+    c_scale = operand_def()
+    c_zero_point = operand_def()
+    c = result_def()
+
+
+def common_shift_multipliers(multipliers: Sequence[float]) -> tuple[list[int], int]:
+    """Integers m_i and one shift with m_i · 2^-shift ≈ M_i, the largest m_i below 2^31."""
+    exponent = max(math.frexp(m)[1] for m in multipliers)
+    shift = min(max(31 - exponent, 0), 62)
+    return [round(m * 2.0**shift) for m in multipliers], shift
+
+
+class QLinearAddLowering(OnnxLowering):
+    """`QLinearAdd`, integer only: C = clamp(((A - za)·m_a + (B - zb)·m_b + 2^(s-1)) >> s + zc)
+    in int64, with m_a · 2^-s ≈ A_scale / C_scale and m_b alike (constant per-tensor scales);
+    A and B broadcast as views."""
+
+    op_names = frozenset({"onnx.QLinearAdd"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        shape = tensor_shape(op.results[0])
+        out_type = tensor_element_type(op.results[0])
+        _check_quantized(out_type)
+        a, b = (layout_of(op.operands[i]).broadcast_to(shape) for i in (0, 3))
+        a_s, a_zp, b_s, b_zp, c_s, c_zp = (quant_param(op.operands[i], shape) for i in (1, 2, 4, 5, 6, 7))
+        scale_type = numpy_dtype(promote(a_s.element_type, c_s.element_type))
+        out_scale = c_s.constant_values().reshape(-1)[0].astype(scale_type)
+        multipliers = [float(p.constant_values().reshape(-1)[0].astype(scale_type) / out_scale) for p in (a_s, b_s)]
+        (m_a, m_b), shift = common_shift_multipliers(multipliers)
+        terms = [(a, a_zp.reader(kb, I64), kb.const(m_a, I64)), (b, b_zp.reader(kb, I64), kb.const(m_b, I64))]
+        read_c_zp = c_zp.reader(kb, I64)
+        half, by = kb.const((1 << shift) >> 1, I64), kb.const(shift, I64)
+        low, high = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+
+        y = kb.alloc(result_name(op), shape, out_type)
+        with kb.loop_nest(shape) as ivs:
+            total = half
+            for layout, zero_point, multiplier in terms:
+                centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), I64), zero_point(ivs))
+                total = kb.alu("add", total, kb.alu("mul", centered, multiplier))
+            value = kb.alu("add", kb.alu("shr", total, by), read_c_zp(ivs))
+            kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
+        return [y]
+
+
 def _optional_attr(op: Operation, name: str):
     """An attribute that only later opsets define (None when the op's schema has none)."""
     try:
@@ -596,13 +661,16 @@ PATTERNS = (
     ConvIntegerLowering(),
     QLinearMatMulLowering(),
     QLinearConvLowering(),
+    QLinearAddLowering(),
 )
 
 __all__ = [
     "FIXED_POINT",
     "PATTERNS",
+    "QLinearAddOp",
     "QuantParam",
     "Requantization",
+    "common_shift_multipliers",
     "fixed_point_multipliers",
     "promote",
     "quant_param",
