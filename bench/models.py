@@ -40,9 +40,9 @@ class GraphBuilder:
         self.counter += 1
         return f"{prefix}_{self.counter}"
 
-    def const(self, prefix: str, array: np.ndarray) -> str:
+    def const(self, prefix: str, array: np.ndarray, dtype=np.float32) -> str:
         name = self.fresh(prefix)
-        self.initializers.append(numpy_helper.from_array(np.asarray(array, dtype=np.float32), name))
+        self.initializers.append(numpy_helper.from_array(np.asarray(array, dtype=dtype), name))
         return name
 
     def node(self, op: str, inputs: list[str], prefix: str | None = None, **attrs) -> str:
@@ -246,12 +246,12 @@ def fold_batchnorm(model: onnx.ModelProto) -> onnx.ModelProto:
         weight = w * factor.reshape(-1, *[1] * (w.ndim - 1))
         bias = (b - mean) * factor + beta
         names = [f"{layer.output[0]}_w", f"{layer.output[0]}_b"]
-        values.update(zip(names, (weight, bias)))
+        values.update(zip(names, (weight.astype(np.float32), bias.astype(np.float32))))
         del layer.input[1:]
         layer.input.extend(names)
         layer.output[0] = node.output[0]
     used = {i for n in kept for i in n.input}
-    initializers = [numpy_helper.from_array(v.astype(np.float32), k) for k, v in values.items() if k in used]
+    initializers = [numpy_helper.from_array(v, k) for k, v in values.items() if k in used]
     folded = helper.make_graph(kept, graph.name, graph.input, graph.output, initializers)
     result = helper.make_model(folded, opset_imports=model.opset_import, producer_name=model.producer_name)
     result.ir_version = model.ir_version

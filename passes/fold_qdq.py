@@ -12,8 +12,9 @@ QuantizeLinear, this pass replaces
 * AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
   `QLinearConv` with a weight of ones and a weight scale of 1 / window size;
 * Add of two DQ'd tensors by `QLinearAdd` (com.microsoft's contrib op, defined in quant.py);
-* MaxPool, Reshape, Flatten whose DQ and Q parameters are equal, and Relu / Clip with constant
-  bounds, by the same op (Clip for Relu) on the int8 tensor;
+* MaxPool, Reshape, Flatten by the same op on the int8 tensor (followed, where the DQ and Q
+  parameters differ, by a requantizing 1×1 depthwise QLinearConv for 4-D tensors), and Relu /
+  Clip with constant bounds and equal parameters by Clip with quantized bounds;
 * Q(DQ(x)) with equal parameters by x.
 
 The integer ops it makes carry `zant.fixed_point`: onnx-to-uop requantizes them with a Q31
@@ -228,34 +229,48 @@ def fold_matmul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     )
 
 
+def _window_sum(b: Builder, x: Quantized, y: Quantized, kernel, properties, result_type) -> SSAValue:
+    """A depthwise QLinearConv of x with a weight of ones scaled by 1 / window size: the window
+    average requantized from x's parameters to y's (a 1×1 window just requantizes)."""
+    channels = x.value.type.get_shape()[1]
+    ones = b.constant(np.ones((channels, 1, *kernel), np.int8), IntegerType(8), "ones")
+    scale = b.constant(np.array(1.0 / math.prod(kernel), np.float32), x.scale.type.get_element_type(), "window")
+    zero = b.constant(np.array(0, np.int8), IntegerType(8), "zero")
+    properties = {**properties, "group": IntegerAttr(channels, 64)}
+    return _qlinear_conv(b, x, Quantized(ones, scale, zero, 0), y, None, result_type, properties)
+
+
 def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x = _dequantized(input_value(op, 0))
     if x is None or not x.is_per_tensor or not _is_int8(x.value):
         return None
-    channels, *spatial = x.value.type.get_shape()[1:]
+    kernel = x.value.type.get_shape()[2:]
     properties = {}
-    kernel = spatial
     if op.name == "onnx.AveragePool":
         kernel = get_attr(op, "kernel_shape")
         padded = any(get_attr(op, "pads") or [])
         if get_attr(op, "auto_pad") != "NOTSET" or get_attr(op, "ceil_mode") or (padded and not get_attr(op, "count_include_pad")):
             return None
         properties = {k: v for k, v in op.properties.items() if k in ("kernel_shape", "pads", "strides", "dilations")}
-    # The window sum of (x - zp) times a weight of 1 scaled by 1/n is the average.
-    ones = b.constant(np.ones((channels, 1, *kernel), np.int8), IntegerType(8), "ones")
-    scale = b.constant(np.array(1.0 / math.prod(kernel), np.float32), x.scale.type.get_element_type(), "window")
-    zero = b.constant(np.array(0, np.int8), IntegerType(8), "zero")
-    properties["group"] = IntegerAttr(channels, 64)
-    return _qlinear_conv(b, x, Quantized(ones, scale, zero, 0), y, None, _int8_result(op, y), properties)
+    return _window_sum(b, x, y, kernel, properties, _int8_result(op, y))
 
 
 def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """Ops that commute with an order-preserving quantization: the same op on the int8 tensor."""
+    """Ops that commute with an order-preserving quantization: the same op on the int8 tensor,
+    then (for NCHW tensors whose DQ and Q parameters differ) a requantization."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not x.same_parameters(y):
+    if x is None or not _is_int8(x.value):
+        return None
+    same = x.same_parameters(y)
+    rank = len(op.results[0].type.get_shape())
+    if not same and (rank != 4 or not x.is_per_tensor):
         return None
     rest = [input_value(op, i) for i in range(1, len(op.operands))]
-    return b.op(op.name.removeprefix("onnx."), [x.value, *rest], _int8_result(op, y), dict(op.properties))
+    result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
+    value = b.op(op.name.removeprefix("onnx."), [x.value, *rest], result_type, dict(op.properties))
+    if same:
+        return value
+    return _window_sum(b, Quantized(value, x.scale, x.zero_point, 0), y, [1, 1], {}, _int8_result(op, y))
 
 
 def _quantize_bound(bound: np.ndarray, y: Quantized) -> np.ndarray | None:

@@ -35,7 +35,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DIGITS = ROOT / "examples" / "digits" / "digits_cnn.onnx"
 sys.path.insert(0, str(ROOT / "bench"))
 
-from models import MODELS  # noqa: E402
+from models import MODELS, QUANTIZED  # noqa: E402
+
+INT8_PIPELINE = "fold-qdq,fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
+
+
+def int8_kws(folder: Path) -> Path:
+    """The QDQ int8 KWS model (onnxruntime's quantize_static; skipped without onnxruntime)."""
+    pytest.importorskip("onnxruntime")
+    path = folder / "kws_int8.onnx"
+    onnx.save(QUANTIZED["kws_int8"](), path)
+    return path
 
 
 def require_qemu(board_name: str) -> None:
@@ -51,15 +61,17 @@ def slow(request):
         pytest.skip("a slow test: run with `pytest -m slow`")
 
 
-def run_on_board(model_path: Path, target: str, folder: Path, inputs=None, rtol=1e-4, atol=1e-5):
-    """Build the model for the host and as a firmware image; assert the image's outputs equal
-    the host build's on the same inputs; return the compile result and the run."""
+def run_on_board(model_path: Path, target: str, folder: Path, inputs=None, rtol=1e-4, atol=1e-5, pipeline=None):
+    """Build the model for the host and as a firmware image (with `pipeline`, if given); assert
+    the image's outputs equal the host build's on the same inputs; return the compile result
+    and the run."""
     require_qemu(DEFAULT_BOARDS[target])
+    passes = {} if pipeline is None else {"pipeline": pipeline}
     firmware = compile_model(
         model_path, folder / target,
-        CompileOptions(name="net", target=target, optimize="ReleaseSafe", firmware=True, inputs=inputs),
+        CompileOptions(name="net", target=target, optimize="ReleaseSafe", firmware=True, inputs=inputs, **passes),
     )
-    host = compile_model(model_path, folder / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
+    host = compile_model(model_path, folder / "host", CompileOptions(name="net", optimize="ReleaseSafe", **passes))
     assert firmware.feeds is not None and firmware.board is not None and firmware.firmware_path
     expected = load_compiled(host)(*(firmware.feeds[s.name] for s in host.inputs))
     run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
@@ -134,6 +146,13 @@ def test_mlperf_tiny_kws_on_cortex_m4_equals_host_build(tmp_path):
     run_on_board(tmp_path / "kws.onnx", "cortex-m4", tmp_path, rtol=1e-4, atol=1e-5)
 
 
+def test_mlperf_tiny_kws_int8_on_cortex_m4_equals_host_build(tmp_path):
+    firmware, _ = run_on_board(int8_kws(tmp_path), "cortex-m4", tmp_path, rtol=0, atol=0, pipeline=INT8_PIPELINE)
+    # The folded model: int8 activations in a scratch arena below TVM/USMP's 17,232 B for KWS.
+    scratch = next(a["size"] for a in firmware.plan["arenas"] if a["role"] == "scratch")
+    assert scratch < 17_232
+
+
 FAKE_MODEL = """\
 export fn net_predict(x: [*]const f32, y: [*]f32) callconv(.c) i32 {{
     y[0] = x[0];
@@ -205,3 +224,9 @@ def test_digits_on_every_board(tmp_path, slow, target):
 def test_mlperf_tiny_resnet8_on_other_boards(tmp_path, slow, target):
     onnx.save(MODELS["resnet8"](), tmp_path / "resnet8.onnx")
     run_on_board(tmp_path / "resnet8.onnx", target, tmp_path, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", sorted(set(DEFAULT_BOARDS) - {"cortex-m4"}))
+def test_mlperf_tiny_kws_int8_on_other_boards(tmp_path, slow, target):
+    run_on_board(int8_kws(tmp_path), target, tmp_path, rtol=0, atol=0, pipeline=INT8_PIPELINE)

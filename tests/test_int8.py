@@ -56,9 +56,8 @@ def output_scales(model: onnx.ModelProto) -> list[float]:
     return [float(values[producers[o.name].input[1]]) for o in model.graph.output]
 
 
-def check_int8(name: str, folder: Path, inputs: int = INPUTS) -> dict:
+def check_int8(model: onnx.ModelProto, name: str, folder: Path, inputs: int = INPUTS) -> dict:
     """Compile the folded model, run it on seeded inputs, compare with onnxruntime."""
-    model = int8_model(name)
     onnx.save(model, folder / f"{name}.onnx")
     result = compile_model(
         folder / f"{name}.onnx", folder / "out", CompileOptions(name=name, optimize="ReleaseSafe", pipeline=PIPELINE)
@@ -86,7 +85,7 @@ def test_fixed_point_multipliers_match_the_real_ones():
 
 @pytest.mark.parametrize("name", ["digits_int8", "kws_int8"])
 def test_int8_model_within_one_lsb_of_onnxruntime(tmp_path, name):
-    check_int8(name, tmp_path)
+    check_int8(int8_model(name), name, tmp_path)
 
 
 def test_kws_folds_to_integer_ops_and_leaves_only_softmax_in_float(tmp_path):
@@ -137,7 +136,7 @@ def folded(model: onnx.ModelProto, folder: Path):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["resnet8_int8", "autoencoder_int8", "mobilenet_int8"])
 def test_mlperf_tiny_int8_within_one_lsb_of_onnxruntime(tmp_path, name):
-    check_int8(name, tmp_path)
+    check_int8(int8_model(name), name, tmp_path)
 
 
 @pytest.mark.slow
@@ -146,3 +145,62 @@ def test_resnet8_adds_fold_to_qlinear_add(tmp_path):
     names = [op.name for op in module.walk()]
     assert names.count("onnx.QLinearAdd") == 3 and "onnx.Add" not in names
     assert [op.name for op in unfolded_ops(module)] == ["onnx.Softmax"]
+
+
+def mixed_model() -> onnx.ModelProto:
+    """A float model with the ops the bench models lack: a MaxPool whose Relu quantize_static
+    removes (so its DQ and Q parameters differ), a padded AveragePool counting its pads, a
+    broadcast Add, a Reshape and a MatMul."""
+    from models import GraphBuilder
+
+    g = GraphBuilder("mixed", seed=3)
+    x = g.conv("input", 3, 8, 3)
+    pooled = g.node("MaxPool", [x], "maxpool", kernel_shape=[2, 2], strides=[2, 2])  # 8×4×4
+    relu = g.relu(pooled)
+    average = g.node("AveragePool", [relu], "avgpool", kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)
+    x = g.node("Add", [average, g.const("offset", g.rng.standard_normal((8, 1, 1)))], "add")
+    x = g.relu6(x)
+    x = g.node("Reshape", [x, g.const("shape", [1, 128], np.int64)], "reshape")
+    x = g.node("MatMul", [x, g.const("mm_w", g.rng.standard_normal((128, 6)) * 0.1)], "matmul")
+    return g.build([("input", [1, 3, 8, 8])], [(x, "y", [1, 6])])
+
+
+def test_mixed_ops_fold_and_stay_within_one_lsb(tmp_path):
+    from models import quantize
+
+    model = quantize(mixed_model())
+    module = folded(model, tmp_path)
+    names = {op.name for op in module.walk()}
+    assert {"onnx.QLinearConv", "onnx.QLinearMatMul", "onnx.QLinearAdd", "onnx.MaxPool"} <= names
+    assert not unfolded_ops(module)
+    check_int8(model, "mixed", tmp_path)
+
+
+def test_relu_and_clip_between_equal_parameters_become_int8_clips(tmp_path):
+    """quantize_static removes activations; a hand-made DQ → Relu → Q → DQ → Clip(0, 6) → Q
+    folds to Clips on int8 and equals the reference evaluator exactly."""
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    params = ["s", "z"]
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", *params], ["xf"]),
+        helper.make_node("Relu", ["xf"], ["rf"]),
+        helper.make_node("QuantizeLinear", ["rf", *params], ["r"]),
+        helper.make_node("DequantizeLinear", ["r", *params], ["rd"]),
+        helper.make_node("Clip", ["rd", "lo", "hi"], ["cf"]),
+        helper.make_node("QuantizeLinear", ["cf", *params], ["y"]),
+    ]
+    constants = {"s": np.float32(0.05), "z": np.int8(-10), "lo": np.float32(0.0), "hi": np.float32(6.0)}
+    graph = helper.make_graph(
+        nodes, "acts", [helper.make_tensor_value_info("x", TensorProto.INT8, [2, 128])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [2, 128])],
+        [numpy_helper.from_array(np.array(v), k) for k, v in constants.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    assert [op.name for op in folded(model, tmp_path).walk() if op.name.startswith("onnx.Clip")] == ["onnx.Clip"] * 2
+    onnx.save(model, tmp_path / "acts.onnx")
+    result = compile_model(tmp_path / "acts.onnx", tmp_path / "out", CompileOptions(name="acts", optimize="ReleaseSafe", pipeline=PIPELINE))
+    x = np.arange(-128, 128, dtype=np.int8).reshape(2, 128)
+    (ours,) = load_compiled(result)(x)
+    np.testing.assert_array_equal(ours, ReferenceEvaluator(model).run(None, {"x": x})[0])

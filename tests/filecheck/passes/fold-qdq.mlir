@@ -1,0 +1,95 @@
+// RUN: zant-opt %s --split-input-file -p fold-qdq | filecheck %s
+
+// A Conv between DequantizeLinear of its int8 input, weight and int32 bias (bias scale =
+// x_scale · w_scale, zero point 0) and a QuantizeLinear becomes one QLinearConv on the int8
+// tensors, marked for fixed-point requantization; the DQ ops and the bias's scale go.
+
+// CHECK-LABEL: func.func @main
+// CHECK-NOT:     onnx.DequantizeLinear
+// CHECK-NOT:     %bs = onnx.Constant
+// CHECK:         %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) {kernel_shape = array<i64: 1, 1>, zant.fixed_point}
+// CHECK-NEXT:    func.return %y
+func.func @main(%x: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
+  %xs = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[1]], [[2]]], [[[3]], [[-4]]]]> : tensor<2x2x1x1xi8>} : () -> tensor<2x2x1x1xi8>
+  %ws = onnx.Constant() {value = dense<[0.25, 0.125]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %b = onnx.Constant() {value = dense<[5, -7]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %bs = onnx.Constant() {value = dense<[0.125, 0.0625]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %bz = onnx.Constant() {value = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %ys = onnx.Constant() {value = dense<0.75> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
+  %xf = onnx.DequantizeLinear(%x, %xs, %xz) : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xf32>
+  %wf = onnx.DequantizeLinear(%w, %ws, %wz) {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x2x1x1xf32>
+  %bf = onnx.DequantizeLinear(%b, %bs, %bz) {axis = 0 : i64} : (tensor<2xi32>, tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32>
+  %c = onnx.Conv(%xf, %wf, %bf) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %y = onnx.QuantizeLinear(%c, %ys, %yz) : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xi8>
+  func.return %y : tensor<1x2x3x3xi8>
+}
+
+// -----
+
+// The same Conv with a bias whose scale is not x_scale · w_scale does not fold: it stays in
+// float between its DQ and Q ops.
+
+// CHECK-LABEL: func.func @main
+// CHECK:         onnx.DequantizeLinear
+// CHECK:         onnx.Conv
+// CHECK:         onnx.QuantizeLinear
+// CHECK-NOT:     onnx.QLinearConv
+func.func @main(%x: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
+  %xs = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[1]], [[2]]], [[[3]], [[-4]]]]> : tensor<2x2x1x1xi8>} : () -> tensor<2x2x1x1xi8>
+  %ws = onnx.Constant() {value = dense<[0.25, 0.125]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %b = onnx.Constant() {value = dense<[5, -7]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %bs = onnx.Constant() {value = dense<[0.125, 0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %bz = onnx.Constant() {value = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %ys = onnx.Constant() {value = dense<0.75> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
+  %xf = onnx.DequantizeLinear(%x, %xs, %xz) : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xf32>
+  %wf = onnx.DequantizeLinear(%w, %ws, %wz) {axis = 0 : i64} : (tensor<2x2x1x1xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x2x1x1xf32>
+  %bf = onnx.DequantizeLinear(%b, %bs, %bz) {axis = 0 : i64} : (tensor<2xi32>, tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32>
+  %c = onnx.Conv(%xf, %wf, %bf) {kernel_shape = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %y = onnx.QuantizeLinear(%c, %ys, %yz) : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xi8>
+  func.return %y : tensor<1x2x3x3xi8>
+}
+
+// -----
+
+// Relu and Clip between DQ and Q of equal parameters become Clip on the int8 tensor, with the
+// bounds quantized (0 → the zero point -10; 6 / 0.05 - 10 = 110). Q(DQ(x)) with equal
+// parameters is x. Softmax does not fold: DQ → Softmax → Q stays.
+
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT:    %s = onnx.Constant() {value = dense<5.000000e-02> : tensor<f32>}
+// CHECK-NEXT:    %z = onnx.Constant() {value = dense<-10> : tensor<i8>}
+// CHECK-NEXT:    [[ZERO:%.*]] = onnx.Constant() {value = dense<-10> : tensor<i8>}
+// CHECK-NEXT:    %r = onnx.Clip(%x, [[ZERO]])
+// CHECK-NEXT:    [[LOW:%.*]] = onnx.Constant() {value = dense<-10> : tensor<i8>}
+// CHECK-NEXT:    [[HIGH:%.*]] = onnx.Constant() {value = dense<110> : tensor<i8>}
+// CHECK-NEXT:    %c = onnx.Clip(%r, [[LOW]], [[HIGH]])
+// CHECK-NEXT:    %cf = onnx.DequantizeLinear(%c, %s, %z)
+// CHECK-NEXT:    %sm = onnx.Softmax(%cf)
+// CHECK-NEXT:    %q = onnx.QuantizeLinear(%sm, %s, %z)
+// CHECK-NEXT:    func.return %q
+func.func @main(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {
+  %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<-10> : tensor<i8>} : () -> tensor<i8>
+  %zero = onnx.Constant() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %six = onnx.Constant() {value = dense<6.0> : tensor<f32>} : () -> tensor<f32>
+  %xf = onnx.DequantizeLinear(%x, %s, %z) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %rf = onnx.Relu(%xf) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %r = onnx.QuantizeLinear(%rf, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  %rd = onnx.DequantizeLinear(%r, %s, %z) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %cl = onnx.Clip(%rd, %zero, %six) : (tensor<1x4xf32>, tensor<f32>, tensor<f32>) -> tensor<1x4xf32>
+  %c = onnx.QuantizeLinear(%cl, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  %cd = onnx.DequantizeLinear(%c, %s, %z) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %cq = onnx.QuantizeLinear(%cd, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  %cf = onnx.DequantizeLinear(%cq, %s, %z) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %sm = onnx.Softmax(%cf) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %q = onnx.QuantizeLinear(%sm, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  func.return %q : tensor<1x4xi8>
+}
