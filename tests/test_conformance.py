@@ -124,6 +124,29 @@ def test_parameters_computed_by_scalar_arithmetic_are_frozen():
     assert conformance._parameter_sources(relu.model.graph, {"x"}) == set()
 
 
+def test_parameters_computed_inside_if_branches_are_frozen():
+    """AffineGrid's body splits `size` inside an If's branches and builds a shape from the If's
+    outputs: the walk goes from an If result to the branches' values."""
+    i64 = TensorProto.INT64
+
+    def branch(name):
+        return helper.make_graph(
+            [helper.make_node("Split", ["size"], ["h", "w"], num_outputs=2)],
+            name, [], [helper.make_tensor_value_info(o, i64, [1]) for o in ("h", "w")],
+        )
+
+    case = _case(
+        [
+            helper.make_node("If", ["c"], ["H", "W"], then_branch=branch("t"), else_branch=branch("e")),
+            helper.make_node("Concat", ["H", "W"], ["shape"], axis=0),
+            helper.make_node("ConstantOfShape", ["shape"], ["z"]),
+        ],
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("size", i64, [2])],
+        [_f32("z", [2, 3])],
+    )
+    assert conformance._parameter_sources(case.model.graph, {"c", "size"}) == {"size"}
+
+
 def _write(directory, name, body):
     (directory / f"{name}.zig").write_text(body, encoding="utf-8")
 

@@ -247,18 +247,20 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
 
 SCALAR_ARITHMETIC_OPS = frozenset(
     {"Cast", "CastLike", "Add", "Sub", "Mul", "Div", "Ceil", "Floor", "Neg", "Abs", "Max", "Min",
-     "Identity", "Reshape", "Unsqueeze", "Squeeze", "Concat", "Gather", "Mod"}
+     "Identity", "Reshape", "Unsqueeze", "Squeeze", "Concat", "Gather", "Mod", "Relu", "Split", "Slice"}
 )
 """Ops through which a parameter is computed from a graph input (expanded function bodies do this)."""
 
 
 def _parameter_sources(graph, inputs: set[str]) -> set[str]:
-    """Graph inputs that feed a parameter slot, directly or through scalar arithmetic only."""
-    producers = {out: node for node in graph.node for out in node.output}
+    """Graph inputs that feed a parameter slot, directly or through scalar arithmetic only (in
+    subgraphs too: an expanded body may compute a shape inside an If branch)."""
+    nodes = list(_all_nodes(graph))
+    producers = {out: node for node in nodes for out in node.output}
     sources: set[str] = set()
     pending = [
         node.input[slot]
-        for node in graph.node
+        for node in nodes
         for slot in PARAMETER_INPUTS.get(node.op_type, ())
         if slot < len(node.input) and node.input[slot]
     ]
@@ -272,6 +274,8 @@ def _parameter_sources(graph, inputs: set[str]) -> set[str]:
             sources.add(name)
         elif name in producers and producers[name].op_type in SCALAR_ARITHMETIC_OPS:
             pending.extend(n for n in producers[name].input if n)
+        elif name in producers and producers[name].op_type == "If":  # either branch's value
+            pending.extend(o.name for a in producers[name].attribute if a.type == a.GRAPH for o in a.g.output)
     return sources
 
 
