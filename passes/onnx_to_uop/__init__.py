@@ -54,11 +54,12 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         reduce,
         resample,
         spectral,
+        text,
     )
 
     families = (
         constants, elementwise, linalg, conv, pool, norm, reduce, movement,
-        resample, quant, recurrent, spectral,
+        resample, quant, recurrent, spectral, text,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 
