@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
-
 from e2e import check_model
+from onnx import TensorProto, helper
 from ort_reference import check_with_onnxruntime
 from zant.passes.onnx_to_uop.text import pool_grams
 
@@ -59,7 +58,7 @@ def test_pool_grams_by_length_with_repeated_gram():
     attributes = dict(pool_strings=None, pool_int64s=[1, 2, 1, 3, 4, 3, 4], ngram_counts=[0, 3],
                       ngram_indexes=[0, 1, 2, 3, 4], min_gram_length=2, max_gram_length=2)
     op = SimpleNamespace(name="onnx.TfIdfVectorizer")
-    import zant.passes.onnx_to_uop.text as text
+    from zant.passes.onnx_to_uop import text
 
     original = text.get_attr
     text.get_attr = lambda _op, name: attributes[name]

@@ -13,10 +13,14 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import IndexType, f32, i32
 from xdsl.ir import Operation
-
 from zant.dialects.onnx import get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_shape
+from zant.passes.onnx_to_uop.kernel import (
+    KernelBuilder,
+    Layout,
+    layout_of,
+    tensor_shape,
+)
 from zant.passes.onnx_to_uop.resample import constant_table
 
 Grams = dict[int, tuple[np.ndarray, np.ndarray]]
