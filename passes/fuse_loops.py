@@ -54,6 +54,7 @@ from zant.dialects.uop import (
     AccSetOp,
     ConstOp,
     DefineAccOp,
+    DefineGlobalOp,
     DefineLocalOp,
     EndRangeOp,
     GepOp,
@@ -66,6 +67,8 @@ from zant.dialects.uop import (
 )
 
 _ACC_OPS = (DefineAccOp, MulAccOp, AccSetOp, AccGetOp)
+_HOISTABLE = (DefineGlobalOp, DefineLocalOp, ViewOp, ConstOp)
+"""Top-level definitions that read no state, so they may move ahead of a producer."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -318,8 +321,11 @@ class _Fuser:
         self.block = function.body.block
 
     def run(self) -> None:
-        while any(self._fuse_at(op) for op in list(self.block.ops) if isinstance(op, RangeOp)):
-            pass
+        # One sweep in program order: a consumer fused into its producer is erased, and the
+        # producer (earlier) already saw its own producers; a reduction may take several producers.
+        for op in list(self.block.ops):
+            while isinstance(op, RangeOp) and op.parent is not None and self._fuse_at(op):
+                pass
 
     def _fuse_at(self, consumer: RangeOp) -> bool:
         nest = ElementwiseNest.match(consumer)
@@ -393,7 +399,8 @@ class _Fuser:
         for other in _loaded_buffers(nest.body):
             if other is not buffer and (other is output or self._writers(other) & set(span)):
                 return False
-        self._hoist_operands(nest.body, producer)
+        if not self._hoist_operands(nest.body, producer):
+            return False
         remove = self._removable(buffer, {producer, nest.root})
         load_values = {a.gep: a for a in loads}
         rewriter = Rewriter()
@@ -420,22 +427,30 @@ class _Fuser:
             rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
         return True
 
-    def _hoist_operands(self, body: Block, anchor: Operation) -> None:
-        """Move the top-level definitions `body` uses (views, buffers) ahead of `anchor`."""
-        for op in body.ops:
-            for operand in op.operands:
-                self._hoist(operand, anchor)
+    def _hoist_operands(self, body: Block, anchor: Operation) -> bool:
+        """Move the top-level definitions `body` uses (buffers, views, constants) ahead of
+        `anchor`; False, moving nothing, if it uses a value computed after `anchor` otherwise."""
+        moves: list[Operation] = []
+        if not all(self._hoistable(v, anchor, moves) for op in body.ops for v in op.operands):
+            return False
+        for op in moves:
+            op.detach()
+            self.block.insert_op_before(op, anchor)
+        return True
 
-    def _hoist(self, value: SSAValue, anchor: Operation) -> None:
+    def _hoistable(self, value: SSAValue, anchor: Operation, moves: list[Operation]) -> bool:
+        """Collect in `moves` (operands first) what must move for `value` to dominate `anchor`."""
         owner = value.owner
         if not isinstance(owner, Operation) or owner.parent_op() is not self.function:
-            return
-        if owner.is_before_in_block(anchor):
-            return
-        for operand in owner.operands:
-            self._hoist(operand, anchor)
-        owner.detach()
-        self.block.insert_op_before(owner, anchor)
+            return True
+        if owner in moves or owner.is_before_in_block(anchor):
+            return True
+        if not isinstance(owner, _HOISTABLE):
+            return False
+        if not all(self._hoistable(v, anchor, moves) for v in owner.operands):
+            return False
+        moves.append(owner)
+        return True
 
     def _erase_dead_views(self) -> None:
         for op in list(self.block.ops):

@@ -134,6 +134,17 @@ def test_chain_in_each_dtype(dtype):
     assert not [t for t in plan["tensors"] if t["role"] == "scratch"]
 
 
+def test_consumer_waits_for_the_sum_it_divides_by():
+    """LpNormalization's last nest divides by a sum computed after its input's producer: it must
+    not move into that producer (found by the random graphs)."""
+    nodes = [
+        helper.make_node("HardSigmoid", ["x"], ["h"]),
+        helper.make_node("Add", ["h", "x"], ["a"]),
+        helper.make_node("LpNormalization", ["a"], ["y"], axis=0, p=2),
+    ]
+    check_fused(_model(nodes, {"x": (F32, [5])}, {"y": (F32, [5])}))
+
+
 def test_scratch_shrinks_below_the_unfused_lower_bound():
     model = dense_block()
     with tempfile.TemporaryDirectory(prefix="zant-fuse-") as folder:

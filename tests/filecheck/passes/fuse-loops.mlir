@@ -377,3 +377,41 @@ func.func @producer_reads_b() {
   }
   func.return
 }
+
+// -----
+
+// No fusion: the consumer divides by a sum computed between producer and consumer, so it
+// may not move ahead of that sum.
+
+// CHECK-LABEL: func.func @state_between()
+// CHECK:         uop.define_local "b"
+// CHECK-COUNT-3: uop.range {{.*}} = 0 to 4
+func.func @state_between() {
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<4xf32>
+  %y = uop.define_global "output" 0 "y" : !uop.buffer<4xf32>
+  %b = uop.define_local "b" : !uop.buffer<4xf32>
+  uop.range %i = 0 to 4 {
+    %0 = uop.gep %x[%i] : !uop.buffer<4xf32>
+    %1 = uop.load %0 : f32
+    %2 = uop.neg %1 : f32
+    %3 = uop.gep %b[%i] : !uop.buffer<4xf32>
+    uop.store %2, %3 : f32
+  }
+  %acc = uop.define_acc 0.0 : f32
+  uop.range %i = 0 to 4 {
+    %0 = uop.gep %b[%i] : !uop.buffer<4xf32>
+    %1 = uop.load %0 : f32
+    %2 = uop.acc_get %acc : !uop.acc<f32>, f32
+    %3 = uop.add %2, %1 : f32
+    uop.acc_set %acc, %3 : !uop.acc<f32>, f32
+  }
+  %sum = uop.acc_get %acc : !uop.acc<f32>, f32
+  uop.range %i = 0 to 4 {
+    %0 = uop.gep %b[%i] : !uop.buffer<4xf32>
+    %1 = uop.load %0 : f32
+    %2 = uop.div %1, %sum : f32
+    %3 = uop.gep %y[%i] : !uop.buffer<4xf32>
+    uop.store %2, %3 : f32
+  }
+  func.return
+}
