@@ -1,0 +1,306 @@
+"""`fold-batchnorm`: fold per-channel affine ops into the weights of the Conv/Gemm producing them.
+
+An inference BatchNormalization, an Add of a per-channel constant and a Mul by one are all
+y = x·s[c] + t[c] along the channel axis (axis 1) of x. When x is the only use of a Conv,
+ConvTranspose or Gemm with constant weights, the affine map moves into those weights:
+
+    W' = W·s (along W's output-channel axis)      B' = B·s + t      (B absent: 0)
+
+so the op disappears with its intermediate tensor. For BatchNormalization
+s = gamma / sqrt(var + eps) and t = beta − mean·s. A Gemm's C is scaled by beta first
+(C' = beta·C·s + t, beta' = 1). A MatMul of a 2-D A and a constant 2-D B followed by the Add of
+a constant becomes a Gemm with that constant as C, which the folds above then extend.
+
+Arithmetic is in float64, the result stored in the weight's element type. Nothing fires unless
+the weights, bias and the other operand are `onnx.Constant`, the producer's result has one use,
+the element type is floating point, and (BatchNormalization) it is the one-result inference form.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, Float32Type, FloatAttr, ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from zant.dialects.onnx import OnnxOp, get_attr, inputs, onnx_op_class
+from zant.frontend.resources import constant_array, make_constant_attr
+from zant.frontend.types import numpy_dtype
+
+# --------------------------------------------------------------------------------------------
+# Constants.
+# --------------------------------------------------------------------------------------------
+
+
+def _constant(value: SSAValue | None) -> np.ndarray | None:
+    """The value of an `onnx.Constant` result, None for anything else."""
+    owner = value.owner if value is not None else None
+    if isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties:
+        return constant_array(owner)
+    return None
+
+
+def _new_constant(
+    rewriter: PatternRewriter, array: np.ndarray, like: SSAValue, name: str, before: Operation
+) -> SSAValue:
+    """An `onnx.Constant` holding `array` in `like`'s element type, inserted before `before`."""
+    dtype = numpy_dtype(like.type.get_element_type())
+    value = np.asarray(array, dtype=dtype)
+    constant = onnx_op_class("Constant").from_onnx(
+        [],
+        [TensorType(like.type.get_element_type(), value.shape)],
+        {"value": make_constant_attr(value, name)},
+    )
+    constant.results[0].name_hint = name
+    rewriter.insert(constant, InsertPoint.before(before))
+    return constant.results[0]
+
+
+def _erase_if_unused(rewriter: PatternRewriter, values: list[SSAValue | None]) -> None:
+    """Erase the constants among `values` that the rewrite left without uses."""
+    for value in values:
+        if value is not None and _constant(value) is not None and not value.uses:
+            rewriter.erase(value.owner)
+
+
+def _is_float_tensor(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and numpy_dtype(value.type.get_element_type()).kind == "f"
+
+
+def _channel_vector(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The values along axis 1 of a constant that, broadcast against a tensor of `shape`, varies
+    along that axis only and leaves the shape unchanged; None for any other constant."""
+    if len(shape) < 2 or array.ndim > len(shape):
+        return None
+    aligned = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
+    if aligned.shape[1] not in (1, shape[1]):
+        return None
+    if any(size != 1 for axis, size in enumerate(aligned.shape) if axis != 1):
+        return None
+    return np.broadcast_to(aligned.reshape(-1).astype(np.float64), (shape[1],))
+
+
+# --------------------------------------------------------------------------------------------
+# Producers: how the output channel c of each op scales with its weight.
+# --------------------------------------------------------------------------------------------
+
+
+def _scale_conv_weight(op: OnnxOp, weight: np.ndarray, s: np.ndarray) -> np.ndarray:
+    # W is [M, C/group, k...]: output channel m is W[m].
+    return weight * s.reshape((-1,) + (1,) * (weight.ndim - 1))
+
+
+def _scale_conv_transpose_weight(op: OnnxOp, weight: np.ndarray, s: np.ndarray) -> np.ndarray:
+    # W is [C, M/group, k...]: W[ci, j] feeds output channel (ci's group)·M/group + j.
+    per_group_in = weight.shape[0] // get_attr(op, "group")
+    out_channel = (np.arange(weight.shape[0])[:, None] // per_group_in) * weight.shape[1]
+    out_channel = out_channel + np.arange(weight.shape[1])[None, :]
+    return weight * s[out_channel].reshape(out_channel.shape + (1,) * (weight.ndim - 2))
+
+
+def _scale_gemm_weight(op: OnnxOp, weight: np.ndarray, s: np.ndarray) -> np.ndarray:
+    # B is [K, N] (transB = 0) or [N, K]: output column n is B[:, n] or B[n].
+    return weight * (s[:, None] if get_attr(op, "transB") else s[None, :])
+
+
+WEIGHT_SCALERS: dict[str, Callable[[OnnxOp, np.ndarray, np.ndarray], np.ndarray]] = {
+    "onnx.Conv": _scale_conv_weight,
+    "onnx.ConvTranspose": _scale_conv_transpose_weight,
+    "onnx.Gemm": _scale_gemm_weight,
+}
+"""Producer op → W' from W and the per-output-channel scale s. W is input 1, the bias input 2."""
+
+
+def _fold_into_producer(
+    rewriter: PatternRewriter, consumer: Operation, x: SSAValue, s: np.ndarray, t: np.ndarray
+) -> None:
+    """Replace `consumer`, which computes x·s[c] + t[c], by a copy of x's producer with folded
+    weights; the producer's name stays for diagnostics, the consumer's result name for the value."""
+    producer = x.owner
+    assert isinstance(producer, OnnxOp)
+    operands = inputs(producer)
+    weight, bias = operands[1], operands[2] if len(operands) > 2 else None
+    properties = dict(producer.properties)
+    bias_scale = 1.0
+    if producer.name == "onnx.Gemm":
+        bias_scale = get_attr(producer, "beta")
+        properties["beta"] = FloatAttr(1.0, Float32Type())
+    new_weight = WEIGHT_SCALERS[producer.name](producer, _constant(weight).astype(np.float64), s)
+    old_bias = _constant(bias).astype(np.float64) if bias is not None else np.float64(0.0)
+    new_bias = bias_scale * old_bias * s + t
+    # A chain of folds names its constants once: w → w_folded, absent bias → w_bias_folded.
+    weight_name = (weight.name_hint or "weight").removesuffix("_folded")
+    operands[1] = _new_constant(rewriter, new_weight, weight, f"{weight_name}_folded", producer)
+    if bias is not None or np.any(new_bias != 0):
+        bias_name = f"{weight_name}_bias" if bias is None else bias.name_hint or "bias"
+        bias_name = bias_name.removesuffix("_folded")
+        operands[2:] = [_new_constant(rewriter, new_bias, weight, f"{bias_name}_folded", producer)]
+    else:
+        properties.pop("beta", None)
+    folded = type(producer).from_onnx(
+        operands, [consumer.results[0].type], properties, dict(producer.attributes)
+    )
+    folded.results[0].name_hint = consumer.results[0].name_hint
+    old_operands = [*inputs(consumer), *inputs(producer)]
+    rewriter.replace(consumer, folded)
+    rewriter.erase(producer)
+    _erase_if_unused(rewriter, old_operands)
+
+
+def _foldable_producer(value: SSAValue | None, consumer: Operation) -> bool:
+    """`value` is the single-use float result of a Conv/ConvTranspose/Gemm with constant weights
+    (and bias), of the consumer's result type."""
+    producer = value.owner if value is not None else None
+    if not isinstance(producer, OnnxOp) or producer.name not in WEIGHT_SCALERS:
+        return False
+    if not value.has_one_use() or value.type != consumer.results[0].type or not _is_float_tensor(value):
+        return False
+    weights = inputs(producer)[1:3]
+    return all(_constant(w) is not None for w in weights if w is not None)
+
+
+# --------------------------------------------------------------------------------------------
+# Consumers: one pattern per fold, each saying which x·s + t it computes.
+# --------------------------------------------------------------------------------------------
+
+
+class _ChannelAffineFold(RewritePattern, ABC):
+    """Fold an op that computes x·s[c] + t[c] into the Conv/ConvTranspose/Gemm producing x."""
+
+    op_name: str
+
+    @abstractmethod
+    def channel_affine(self, op: OnnxOp) -> tuple[SSAValue, np.ndarray, np.ndarray] | None:
+        """(x, s, t) in float64 when `op` is such an affine map of its input x, else None."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != self.op_name or len(op.results) != 1:
+            return
+        assert isinstance(op, OnnxOp)
+        affine = self.channel_affine(op)
+        if affine is not None and _foldable_producer(affine[0], op):
+            _fold_into_producer(rewriter, op, *affine)
+
+
+class FoldBatchNormalization(_ChannelAffineFold):
+    """Conv/ConvTranspose/Gemm → BatchNormalization (inference, constant statistics)."""
+
+    op_name = "onnx.BatchNormalization"
+
+    def channel_affine(self, op: OnnxOp):
+        if get_attr(op, "training_mode"):
+            return None
+        x, *parameters = inputs(op)
+        gamma, beta, mean, var = (_constant(p) for p in parameters)
+        if any(p is None for p in (gamma, beta, mean, var)):
+            return None
+        s = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + get_attr(op, "epsilon"))
+        return x, s, beta.astype(np.float64) - mean.astype(np.float64) * s
+
+
+class _ChannelConstantFold(_ChannelAffineFold):
+    """A commutative binary op of the producer's result and a per-channel constant."""
+
+    @abstractmethod
+    def affine_of(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(s, t) of the op with per-channel constant k."""
+
+    def channel_affine(self, op: OnnxOp):
+        a, b = inputs(op)
+        x, other = (b, a) if _constant(a) is not None else (a, b)
+        k = _constant(other)
+        if k is None or not isinstance(x.type, TensorType):
+            return None
+        vector = _channel_vector(k, tuple(x.type.get_shape()))
+        return None if vector is None else (x, *self.affine_of(vector))
+
+
+class FoldChannelAdd(_ChannelConstantFold):
+    """Conv/ConvTranspose/Gemm → Add of a per-channel constant: into the bias."""
+
+    op_name = "onnx.Add"
+
+    def affine_of(self, k):
+        return np.ones_like(k), k
+
+
+class FoldChannelMul(_ChannelConstantFold):
+    """Conv/ConvTranspose/Gemm → Mul by a per-channel constant: into the weights and bias."""
+
+    op_name = "onnx.Mul"
+
+    def affine_of(self, k):
+        return k, np.zeros_like(k)
+
+
+class MatMulAddToGemm(RewritePattern):
+    """MatMul(A, B) → Add(constant C), A and B 2-D, B constant: Gemm(A, B, C).
+
+    Any C that broadcasts to the MatMul's [N, M] result without changing it is a valid Gemm C.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "onnx.Add":
+            return
+        a, b = inputs(op)
+        product, c = (b, a) if _constant(a) is not None else (a, b)
+        matmul = product.owner
+        if not isinstance(matmul, OnnxOp) or matmul.name != "onnx.MatMul" or _constant(c) is None:
+            return
+        left, right = inputs(matmul)
+        if not (
+            product.has_one_use()
+            and product.type == op.results[0].type
+            and _is_float_tensor(product)
+            and _constant(right) is not None
+            and all(isinstance(v.type, TensorType) and v.type.get_num_dims() == 2 for v in (left, right))
+            and c.type.get_num_dims() <= 2
+        ):
+            return
+        gemm = onnx_op_class("Gemm").from_onnx(
+            [left, right, c], [op.results[0].type], {}, dict(matmul.attributes)
+        )
+        gemm.results[0].name_hint = op.results[0].name_hint
+        rewriter.replace(op, gemm)
+        rewriter.erase(matmul)
+
+
+@dataclass(frozen=True)
+class FoldBatchNormPass(ModulePass):
+    """Fold BatchNormalization and per-channel Add/Mul into Conv/ConvTranspose/Gemm weights;
+    MatMul + constant Add into Gemm."""
+
+    name = "fold-batchnorm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Folded weights live in the builtin dialect's resource section: printing it needs the
+        # dialect loaded.
+        if all(d.name != "builtin" for d in ctx.loaded_dialects):
+            if "builtin" in ctx.registered_dialect_names:
+                ctx.load_registered_dialect("builtin")
+            else:
+                ctx.load_dialect(Builtin)
+        patterns = GreedyRewritePatternApplier(
+            [
+                MatMulAddToGemm(),
+                FoldBatchNormalization(),
+                FoldChannelAdd(),
+                FoldChannelMul(),
+            ]
+        )
+        PatternRewriteWalker(patterns).rewrite_module(op)
+
+
+__all__ = ["FoldBatchNormPass"]
