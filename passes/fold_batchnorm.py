@@ -44,12 +44,22 @@ from zant.frontend.types import numpy_dtype
 # --------------------------------------------------------------------------------------------
 
 
+def _is_constant(value: SSAValue | None) -> bool:
+    owner = value.owner if value is not None else None
+    return isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties
+
+
 def _constant(value: SSAValue | None) -> np.ndarray | None:
     """The value of an `onnx.Constant` result, None for anything else."""
-    owner = value.owner if value is not None else None
-    if isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties:
-        return constant_array(owner)
-    return None
+    return constant_array(value.owner) if _is_constant(value) else None
+
+
+def _split_constant(op: OnnxOp) -> tuple[SSAValue, SSAValue] | None:
+    """(the other operand, the constant one) of a binary op with one constant operand."""
+    a, b = inputs(op)
+    if _is_constant(a) == _is_constant(b):
+        return None
+    return (b, a) if _is_constant(a) else (a, b)
 
 
 def _new_constant(
@@ -71,7 +81,7 @@ def _new_constant(
 def _erase_if_unused(rewriter: PatternRewriter, values: list[SSAValue | None]) -> None:
     """Erase the constants among `values` that the rewrite left without uses."""
     for value in values:
-        if value is not None and _constant(value) is not None and not value.uses:
+        if _is_constant(value) and not value.uses:
             rewriter.erase(value.owner)
 
 
@@ -168,7 +178,7 @@ def _foldable_producer(value: SSAValue | None, consumer: Operation) -> bool:
     if not value.has_one_use() or value.type != consumer.results[0].type or not _is_float_tensor(value):
         return False
     weights = inputs(producer)[1:3]
-    return all(_constant(w) is not None for w in weights if w is not None)
+    return all(_is_constant(w) for w in weights if w is not None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,16 +192,24 @@ class _ChannelAffineFold(RewritePattern, ABC):
     op_name: str
 
     @abstractmethod
-    def channel_affine(self, op: OnnxOp) -> tuple[SSAValue, np.ndarray, np.ndarray] | None:
-        """(x, s, t) in float64 when `op` is such an affine map of its input x, else None."""
+    def affine_input(self, op: OnnxOp) -> SSAValue | None:
+        """The input x that `op` maps, None when the op has no such form."""
+
+    @abstractmethod
+    def channel_affine(self, op: OnnxOp, x: SSAValue) -> tuple[np.ndarray, np.ndarray] | None:
+        """(s, t) in float64 when `op` maps x to x·s[c] + t[c], else None."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.name != self.op_name or len(op.results) != 1:
             return
         assert isinstance(op, OnnxOp)
-        affine = self.channel_affine(op)
-        if affine is not None and _foldable_producer(affine[0], op):
-            _fold_into_producer(rewriter, op, *affine)
+        # The cheap structural checks first: constants are decoded only for a foldable chain.
+        x = self.affine_input(op)
+        if x is None or not _foldable_producer(x, op):
+            return
+        affine = self.channel_affine(op, x)
+        if affine is not None:
+            _fold_into_producer(rewriter, op, x, *affine)
 
 
 class FoldBatchNormalization(_ChannelAffineFold):
@@ -199,15 +217,15 @@ class FoldBatchNormalization(_ChannelAffineFold):
 
     op_name = "onnx.BatchNormalization"
 
-    def channel_affine(self, op: OnnxOp):
-        if get_attr(op, "training_mode"):
-            return None
-        x, *parameters = inputs(op)
-        gamma, beta, mean, var = (_constant(p) for p in parameters)
-        if any(p is None for p in (gamma, beta, mean, var)):
-            return None
-        s = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + get_attr(op, "epsilon"))
-        return x, s, beta.astype(np.float64) - mean.astype(np.float64) * s
+    def affine_input(self, op: OnnxOp) -> SSAValue | None:
+        x, *statistics = inputs(op)
+        foldable = not get_attr(op, "training_mode") and all(_is_constant(v) for v in statistics)
+        return x if foldable else None
+
+    def channel_affine(self, op: OnnxOp, x: SSAValue):
+        gamma, beta, mean, var = (_constant(v).astype(np.float64) for v in inputs(op)[1:])
+        s = gamma / np.sqrt(var + get_attr(op, "epsilon"))
+        return s, beta - mean * s
 
 
 class _ChannelConstantFold(_ChannelAffineFold):
@@ -217,14 +235,14 @@ class _ChannelConstantFold(_ChannelAffineFold):
     def affine_of(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(s, t) of the op with per-channel constant k."""
 
-    def channel_affine(self, op: OnnxOp):
-        a, b = inputs(op)
-        x, other = (b, a) if _constant(a) is not None else (a, b)
-        k = _constant(other)
-        if k is None or not isinstance(x.type, TensorType):
-            return None
-        vector = _channel_vector(k, tuple(x.type.get_shape()))
-        return None if vector is None else (x, *self.affine_of(vector))
+    def affine_input(self, op: OnnxOp) -> SSAValue | None:
+        split = _split_constant(op)
+        return None if split is None else split[0]
+
+    def channel_affine(self, op: OnnxOp, x: SSAValue):
+        _, k = _split_constant(op)
+        vector = _channel_vector(_constant(k), tuple(x.type.get_shape()))
+        return None if vector is None else self.affine_of(vector)
 
 
 class FoldChannelAdd(_ChannelConstantFold):
@@ -254,17 +272,17 @@ class MatMulAddToGemm(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.name != "onnx.Add":
             return
-        a, b = inputs(op)
-        product, c = (b, a) if _constant(a) is not None else (a, b)
-        matmul = product.owner
-        if not isinstance(matmul, OnnxOp) or matmul.name != "onnx.MatMul" or _constant(c) is None:
+        split = _split_constant(op)
+        matmul = split[0].owner if split is not None else None
+        if not isinstance(matmul, OnnxOp) or matmul.name != "onnx.MatMul":
             return
+        product, c = split
         left, right = inputs(matmul)
         if not (
             product.has_one_use()
             and product.type == op.results[0].type
             and _is_float_tensor(product)
-            and _constant(right) is not None
+            and _is_constant(right)
             and all(isinstance(v.type, TensorType) and v.type.get_num_dims() == 2 for v in (left, right))
             and c.type.get_num_dims() <= 2
         ):
