@@ -373,59 +373,57 @@ class _Fuser:
     # -- consumer into producer (elementwise, epilogue) -----------------------------------------
 
     def _into_producer(self, nest: ElementwiseNest, buffer: SSAValue) -> bool:
-        loads = [a for a in accesses(buffer) if nest.root.is_ancestor(a.gep)]
-        output = nest.output.buffer
-        found = self._producer(buffer)
-        if found is None or output is buffer:
+        found = self._legal_into_producer(nest, buffer)
+        if found is None or not self._hoist_operands(nest.body, found[0]):
             return False
-        producer, stores = found
-        if not producer.is_before_in_block(nest.root):
-            return False
-        accumulates = any(isinstance(o, DefineAccOp) for o in producer.walk())
-        if not (self.options.epilogue if accumulates else self.options.elementwise):
-            return False
-        key = loads[0].key()
-        if any(a.kind() != "load" or not nest.is_identity(a) or a.key() != key for a in loads):
-            return False
-        if not loads[0].injective():
-            return False
-        if any(a.key() != key or not in_bounds_affine(a) for a in stores):
-            return False
-        span = self._between(producer, nest.root)
-        if any(op in span for op in self._tops(output, ("load", "store", "other"))):
-            return False
-        if any(Access.of(g).buffer is output for g in _geps(nest.body) if g is not nest.output.gep):
-            return False
-        for other in _loaded_buffers(nest.body):
-            if other is not buffer and (other is output or self._writers(other) & set(span)):
-                return False
-        if not self._hoist_operands(nest.body, producer):
-            return False
+        producer, stores, loads = found
         remove = self._removable(buffer, {producer, nest.root})
-        load_values = {a.gep: a for a in loads}
-        rewriter = Rewriter()
+        skip = {a.gep for a in loads} | {u.operation for a in loads for u in a.gep.result.uses}
+        body = [o for o in nest.body.ops if not isinstance(o, EndRangeOp) and o not in skip]
         for store in stores:
             store_op = _store_of(store)
-            zero = ConstOp(0, IndexType())
-            rewriter.insert_op(zero, InsertPoint.before(store_op))
+            zero = ConstOp(0, IndexType())  # the index of extent-1 dimensions, erased if unused
+            Rewriter.insert_op(zero, InsertPoint.before(store_op))
             mapping = _index_map(loads[0], store, zero.result)
-            for load in loads:
-                for use in load.gep.result.uses:
-                    mapping[use.operation.results[0]] = store_op.value
-            ops = [o for o in nest.body.ops if not isinstance(o, EndRangeOp)]
-            skip = {load.gep for load in loads} | {u.operation for l in loads for u in l.gep.result.uses}
-            clones = [o.clone(value_mapper=mapping) for o in ops if o not in skip]
-            rewriter.insert_op(clones, InsertPoint.after(store_op))
+            mapping |= {u.operation.results[0]: store_op.value for a in loads for u in a.gep.result.uses}
+            Rewriter.insert_op([o.clone(value_mapper=mapping) for o in body], InsertPoint.after(store_op))
             if remove:
-                rewriter.erase_op(store_op)
-                rewriter.erase_op(store.gep)
+                Rewriter.erase_op(store_op)
+                Rewriter.erase_op(store.gep)
             if not zero.result.uses:
-                rewriter.erase_op(zero)
-        rewriter.erase_op(nest.root)
+                Rewriter.erase_op(zero)
+        Rewriter.erase_op(nest.root)
         self._erase_dead_views()
         if remove:
-            rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
+            Rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
         return True
+
+    def _legal_into_producer(
+        self, nest: ElementwiseNest, buffer: SSAValue
+    ) -> tuple[RangeOp, list[Access], list[Access]] | None:
+        """(producer, its stores of `buffer`, the nest's loads of it) if rules 1-3 hold."""
+        output = nest.output.buffer
+        found = self._producer(buffer)
+        if found is None or output is buffer or not found[0].is_before_in_block(nest.root):
+            return None
+        producer, stores = found
+        accumulates = any(isinstance(o, DefineAccOp) for o in producer.walk())
+        if not (self.options.epilogue if accumulates else self.options.elementwise):
+            return None
+        loads = [a for a in accesses(buffer) if nest.root.is_ancestor(a.gep)]
+        key = loads[0].key()
+        if any(a.kind() != "load" or not nest.is_identity(a) or a.key() != key for a in loads):
+            return None
+        if not loads[0].injective() or any(a.key() != key or not in_bounds_affine(a) for a in stores):
+            return None
+        span = set(self._between(producer, nest.root))
+        if self._tops(output, ("load", "store", "other")) & span:
+            return None
+        if any(Access.of(g).buffer is output for g in _geps(nest.body) if g is not nest.output.gep):
+            return None
+        if any(b is not buffer and self._writers(b) & span for b in _loaded_buffers(nest.body)):
+            return None
+        return producer, stores, loads
 
     def _hoist_operands(self, body: Block, anchor: Operation) -> bool:
         """Move the top-level definitions `body` uses (buffers, views, constants) ahead of
@@ -463,9 +461,11 @@ class _Fuser:
         found = self._producer(buffer)
         if found is None:
             return False
-        producer_op, stores = found
+        producer_op = found[0]
         producer = ElementwiseNest.match(producer_op)
         if producer is None or producer.output.buffer is not buffer:
+            return False
+        if not producer_op.is_before_in_block(consumer):
             return False
         if not self._removable(buffer, {producer_op, consumer}):
             return False
@@ -479,16 +479,15 @@ class _Fuser:
         span.discard(producer_op)
         if any(self._writers(b) & span for b in _loaded_buffers(producer.body)):
             return False
-        load_op = next(u.operation for u in load.gep.result.uses)
+        # the recomputed value goes right after the gep, which dominates every load through it
         zero = ConstOp(0, IndexType())
-        Rewriter.insert_op(zero, InsertPoint.before(load_op))
         mapping = _index_map(producer.output, load, zero.result)
         skip = {producer.store, producer.output.gep}
-        ops = [o for o in producer.body.ops if not isinstance(o, EndRangeOp) and o not in skip]
-        clones = [o.clone(value_mapper=mapping) for o in ops]
-        Rewriter.insert_op(clones, InsertPoint.before(load_op))
+        body = [o for o in producer.body.ops if not isinstance(o, EndRangeOp) and o not in skip]
+        Rewriter.insert_op([zero, *(o.clone(value_mapper=mapping) for o in body)], InsertPoint.after(load.gep))
         value = mapping.get(producer.store.value, producer.store.value)
-        Rewriter.replace_op(load_op, [], [value])
+        for use in list(load.gep.result.uses):
+            Rewriter.replace_op(use.operation, [], [value])
         Rewriter.erase_op(load.gep)
         if not zero.result.uses:
             Rewriter.erase_op(zero)
