@@ -7,7 +7,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from e2e import check_model
-from zant.frontend.expand import expand_functions, function_body
+from zant.frontend.expand import expand_functions, function_body, spell_out_defaults
 from zant.frontend.onnx_importer import _has_lowering, _infer_shapes
 
 OPSET = onnx.defs.onnx_opset_version()
@@ -128,3 +128,20 @@ def test_flex_attention_with_score_mod_numerics():
     rng = np.random.default_rng(0)
     feeds = {n: rng.standard_normal((1, 2, 3, 4)).astype(np.float32) for n in "QKV"}
     check_model(_flex_attention_model(score_mod=True), feeds, rtol=1e-5, atol=1e-6)
+
+
+def test_schema_defaults_are_spelled_out_for_shape_inference():
+    """MeanVarianceNormalization without `axes`: ONNX's inference of its body needs the default."""
+    node = helper.make_node("MeanVarianceNormalization", ["X"], ["Y"])
+    shape = [2, 3, 2, 2]
+    graph = helper.make_graph(
+        [node], "mvn", [helper.make_tensor_value_info("X", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, shape)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    spelled = onnx.ModelProto()
+    spelled.CopyFrom(model)
+    spell_out_defaults(spelled, OPSET)
+    assert [(a.name, list(a.ints)) for a in spelled.graph.node[0].attribute] == [("axes", [0, 2, 3])]
+    assert not model.graph.node[0].attribute
+    check_model(model, {"X": np.random.default_rng(1).standard_normal(shape).astype(np.float32)})

@@ -88,6 +88,22 @@ def function_body(node: NodeProto, opset: int, types: dict[str, TypeProto]) -> F
     return None
 
 
+def spell_out_defaults(model: ModelProto, opset: int) -> ModelProto:
+    """Give every node whose op has a function body the schema defaults of the attributes it
+    omits, in place. ONNX's shape inference runs such bodies without applying the defaults
+    (MeanVarianceNormalization without `axes` fails there); the node means the same either way."""
+    for node in model.graph.node:
+        schema = _schema_with_body(node.op_type, domain_version(model, node.domain, opset), node.domain)
+        if schema is None:
+            continue
+        given = {a.name for a in node.attribute}
+        for name, attribute in schema.attributes.items():
+            if name not in given and attribute.default_value.type != AttributeProto.UNDEFINED:
+                node.attribute.append(attribute.default_value)
+                node.attribute[-1].name = name
+    return model
+
+
 def _body_version(versions: Iterable[int], opset: int) -> int:
     """A body is registered at the opsets where it changed: take the newest one not after `opset`."""
     return max((v for v in versions if v <= opset), default=opset)

@@ -49,6 +49,7 @@ from zant.frontend.expand import (
     domain_version,
     expand_model,
     has_function_body,
+    spell_out_defaults,
 )
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.frontend.resources import make_constant_attr
@@ -95,7 +96,7 @@ def import_model_bytes(
     model, opset = _convert_opset(model)
     _apply_input_shapes(model, input_shapes or {})
     infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
-    model = expand_model(infer(model), opset, _has_lowering, infer)
+    model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer)
     _check_expanded(model)
     return _GraphImporter(model, opset).build()
 
