@@ -310,13 +310,15 @@ class FoldBatchNormPass(ModulePass):
                 ctx.load_registered_dialect("builtin")
             else:
                 ctx.load_dialect(Builtin)
+        # dce_enabled=False: erasing unrelated dead ops is the `dce` pass's job, not this one's.
         patterns = GreedyRewritePatternApplier(
             [
                 MatMulAddToGemm(),
                 FoldBatchNormalization(),
                 FoldChannelAdd(),
                 FoldChannelMul(),
-            ]
+            ],
+            dce_enabled=False,
         )
         PatternRewriteWalker(patterns).rewrite_module(op)
 

@@ -28,6 +28,8 @@ from models import MODELS  # noqa: E402
 
 GRAPH_PASSES = "fold-constants,fold-batchnorm"
 PIPELINE = f"{GRAPH_PASSES},onnx-to-uop,plan-arenas,verify-arena-plan"
+WITH_DCE_CSE = f"{GRAPH_PASSES},dce,onnx-to-uop,cse,plan-arenas,verify-arena-plan"
+"""xDSL's own dce on the onnx graph and cse on the uop IR, around the lowering."""
 
 
 def graph_ops(model: onnx.ModelProto, pipeline: str = GRAPH_PASSES) -> list[str]:
@@ -37,8 +39,8 @@ def graph_ops(model: onnx.ModelProto, pipeline: str = GRAPH_PASSES) -> list[str]
     return [op.name for op in module.walk()]
 
 
-def check_pipeline(model: onnx.ModelProto, rtol: float, atol: float) -> None:
-    """Compile with PIPELINE, build in ReleaseSafe, run and compare with onnxruntime."""
+def check_pipeline(model: onnx.ModelProto, rtol: float, atol: float, pipeline: str = PIPELINE) -> dict:
+    """Compile with `pipeline`, build in ReleaseSafe, run and compare with onnxruntime; the plan."""
     ort = pytest.importorskip("onnxruntime")
     feeds = random_inputs(model)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -46,12 +48,13 @@ def check_pipeline(model: onnx.ModelProto, rtol: float, atol: float) -> None:
     with tempfile.TemporaryDirectory(prefix="zant-graph-") as folder:
         path = Path(folder) / "model.onnx"
         onnx.save(model, path)
-        options = CompileOptions(name="m", optimize="ReleaseSafe", pipeline=PIPELINE)
+        options = CompileOptions(name="m", optimize="ReleaseSafe", pipeline=pipeline)
         result = compile_model(path, Path(folder) / "out", options)
         ours = load_compiled(result)(*(feeds[s.name] for s in result.inputs))
     assert len(ours) == len(want)
     for index, (got, expected) in enumerate(zip(ours, want)):
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, err_msg=f"output {index}")
+    return result.plan
 
 
 # --- every fold, one model --------------------------------------------------------------------
@@ -60,7 +63,7 @@ def check_pipeline(model: onnx.ModelProto, rtol: float, atol: float) -> None:
 def _folds_model() -> onnx.ModelProto:
     """One output per fold: Conv(group, bias)→BN, ConvTranspose(group, stride)→BN,
     Gemm(transB, alpha, beta, broadcast C)→BN, Conv→Add[C,1,1]→Mul[1,C,1,1],
-    MatMul→Add[M]→BN, Gemm(no C)→Mul[M]→Add[1,M]."""
+    MatMul→Add[M]→BN, Gemm(no C)→Mul[M]→Add[1,M]; and a dead chain (Sigmoid→Exp, no output)."""
     rng = np.random.default_rng(5)
     initializers: list[onnx.TensorProto] = []
     nodes: list[onnx.NodeProto] = []
@@ -97,6 +100,7 @@ def _folds_model() -> onnx.ModelProto:
     bn(node("Add", [matmul, const("c5", 3)], "add5"), 3, "y5")
     gemm = node("Gemm", ["v", const("w6", 6, 4)], "gemm6")
     node("Add", [node("Mul", [gemm, const("m6", 4)], "mul6"), const("c6", 1, 4)], "y6")
+    node("Exp", [node("Sigmoid", ["x"], "dead")], "dead_too")
 
     shapes = {"y1": [1, 4, 5, 5], "y2": [1, 6, 10, 10], "y3": [2, 5], "y4": [1, 3, 5, 5], "y5": [2, 3], "y6": [2, 4]}
     graph = helper.make_graph(
@@ -112,13 +116,30 @@ def _folds_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
 
 
-def test_every_fold_leaves_only_conv_and_gemm():
-    ops = [name for name in graph_ops(_folds_model()) if name.startswith("onnx.") and name != "onnx.Constant"]
-    assert sorted(ops) == sorted(["onnx.Conv", "onnx.ConvTranspose", "onnx.Gemm", "onnx.Conv", "onnx.Gemm", "onnx.Gemm"])
+FOLDED = ["onnx.Conv", "onnx.ConvTranspose", "onnx.Gemm", "onnx.Conv", "onnx.Gemm", "onnx.Gemm"]
 
 
-def test_every_fold_matches_reference():
-    check_pipeline(_folds_model(), rtol=1e-4, atol=1e-5)
+@pytest.mark.parametrize(
+    ("pipeline", "left"),
+    [(GRAPH_PASSES, FOLDED + ["onnx.Sigmoid", "onnx.Exp"]), (f"{GRAPH_PASSES},dce", FOLDED)],
+)
+def test_every_fold_leaves_only_conv_and_gemm(pipeline, left):
+    ops = graph_ops(_folds_model(), pipeline)
+    assert sorted(n for n in ops if n.startswith("onnx.") and n != "onnx.Constant") == sorted(left)
+
+
+def _scratch(plan: dict) -> tuple[int, set[str]]:
+    """The scratch arena's size and the names of the tensors in it."""
+    size = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
+    return size, {t["name"] for t in plan["tensors"] if t["role"] == "scratch"}
+
+
+def test_every_fold_matches_onnxruntime_with_and_without_dce_cse():
+    plain_size, plain = _scratch(check_pipeline(_folds_model(), rtol=1e-4, atol=1e-5))
+    pruned_size, pruned = _scratch(check_pipeline(_folds_model(), rtol=1e-4, atol=1e-5, pipeline=WITH_DCE_CSE))
+    # The lowering computes the dead Sigmoid into scratch; dce before it frees that buffer.
+    assert "dead" in plain and "dead" not in pruned
+    assert pruned_size < plain_size
 
 
 # --- the bench models ---------------------------------------------------------------------------

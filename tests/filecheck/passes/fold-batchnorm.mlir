@@ -149,7 +149,7 @@ func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // Not folded: weights that are not constants, a Conv result with two uses, a training-mode
 // BatchNormalization (three results), an Add whose constant varies along the width, and a
-// MatMul whose A is 3-D.
+// MatMul whose A is 3-D. An unused op stays: erasing dead code is the `dce` pass's job.
 
 // CHECK-LABEL: func.func @main
 // CHECK-NOT:     _folded
@@ -163,6 +163,7 @@ func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // CHECK-NEXT:    %wide = onnx.Add(%wide_in, %row)
 // CHECK-NEXT:    %mm = onnx.MatMul(%a3, %m2)
 // CHECK-NEXT:    %mm_add = onnx.Add(%mm, %c2)
+// CHECK-NEXT:    %unused = onnx.Relu(%x)
 // CHECK-NOT:     onnx.Gemm
 func.func @main(%x: tensor<1x2x4x4xf32>, %wx: tensor<2x2x1x1xf32>, %a3: tensor<2x2x2xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<2x2x2xf32>) {
   %w = onnx.Constant() {value = dense<1.0> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
@@ -183,5 +184,6 @@ func.func @main(%x: tensor<1x2x4x4xf32>, %wx: tensor<2x2x1x1xf32>, %a3: tensor<2
   %wide = onnx.Add(%wide_in, %row) : (tensor<1x2x4x4xf32>, tensor<4xf32>) -> tensor<1x2x4x4xf32>
   %mm = onnx.MatMul(%a3, %m2) : (tensor<2x2x2xf32>, tensor<2x2xf32>) -> tensor<2x2x2xf32>
   %mm_add = onnx.Add(%mm, %c2) : (tensor<2x2x2xf32>, tensor<2xf32>) -> tensor<2x2x2xf32>
+  %unused = onnx.Relu(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   func.return %bn_dyn, %shared, %bn_shared, %bn_train, %wide, %mm_add : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<2x2x2xf32>
 }
