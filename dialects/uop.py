@@ -952,7 +952,8 @@ class BitcastOp(IRDLOperation):
 
 @irdl_op_definition
 class WhereOp(IRDLOperation):
-    """`%z = uop.where %c, %x, %y : f32` is x if the i1 `%c` is true, else y."""
+    """`%z = uop.where %c, %x, %y : f32` is x if the i1 `%c` is true, else y (x and y may be
+    vectors, picked whole)."""
 
     name = "uop.where"
 

@@ -175,4 +175,22 @@ inline fn zant_cast(comptime To: type, x: anytype) To {
     }
 }""",
     ),
+    "zant_vfmax": (
+        (),
+        """\
+/// Lane-wise max of float vectors with NaN propagation, as zant_fmax.
+inline fn zant_vfmax(comptime T: type, a: T, b: T) T {
+    const E = @typeInfo(T).vector.child;
+    return @select(E, a != a, a, @select(E, b != b, b, @max(a, b)));
+}""",
+    ),
+    "zant_vfmin": (
+        (),
+        """\
+/// Lane-wise min of float vectors with NaN propagation, as zant_fmin.
+inline fn zant_vfmin(comptime T: type, a: T, b: T) T {
+    const E = @typeInfo(T).vector.child;
+    return @select(E, a != a, a, @select(E, b != b, b, @min(a, b)));
+}""",
+    ),
 }

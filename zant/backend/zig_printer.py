@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     Signedness,
+    VectorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -51,7 +52,9 @@ from zant.frontend.types import numpy_dtype
 
 
 def zig_type(t: Attribute) -> str:
-    """The Zig type of a scalar: f32, bool (i1), i8, u8 (ui8), isize (index) …"""
+    """The Zig type of a value: f32, bool (i1), i8, u8 (ui8), isize (index) …, @Vector(8, f32)."""
+    if isinstance(t, VectorType):
+        return f"@Vector({uop.lanes(t)}, {zig_type(uop.lane_type(t))})"
     if isinstance(t, AnyFloat):
         return f"f{t.bitwidth}"
     if isinstance(t, IndexType):
@@ -170,6 +173,15 @@ BOOL_ALU = {
     "min": "{a} and {b}",
 }
 COMPARE = {"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}
+VECTOR_FLOAT_ALU = {
+    **{k: FLOAT_ALU[k] for k in ("add", "sub", "mul", "div", "neg", "abs", "sqrt")},
+    "max": "zant_vfmax({T}, {a}, {b})",
+    "min": "zant_vfmin({T}, {a}, {b})",
+}
+VECTOR_INT_ALU = {k: INT_ALU[k] for k in uop.VECTOR_ALU_OPS if k in INT_ALU and k != "div"}
+"""Lane-wise forms of `uop.VECTOR_ALU_OPS` ({T} is the vector type)."""
+VECTOR_CAST = {"float": "@floatCast({a})", "int": "@floatFromInt({a})"}
+"""Lossless lane-wise casts to a float type by source kind; integer widening is `@intCast`."""
 
 
 def reserved_names(name: str) -> set[str]:
@@ -406,11 +418,35 @@ class ZigPrinter:
         self.emit(f"{self.expr(op.ptr)}.* = {self.expr(op.value)};")
 
     @print.register
+    def _(self, op: uop.VLoadOp) -> None:
+        n, element = uop.lanes(op.result.type), zig_type(uop.lane_type(op.result.type))
+        self.define(op.result, f"@as(*align(1) const [{n}]{element}, @ptrCast({self.expr(op.ptr)})).*")
+
+    @print.register
+    def _(self, op: uop.VStoreOp) -> None:
+        n, element = uop.lanes(op.value.type), zig_type(uop.lane_type(op.value.type))
+        self.emit(f"@as(*align(1) [{n}]{element}, @ptrCast({self.expr(op.ptr)})).* = {self.expr(op.value)};")
+
+    @print.register
+    def _(self, op: uop.BroadcastOp) -> None:
+        self.define(op.result, f"@splat({self.expr(op.input)})")
+
+    @print.register
+    def _(self, op: uop.ReduceAddOp) -> None:
+        self.define(op.result, f"@reduce(.Add, {self.expr(op.input)})")
+
+    @print.register
     def _(self, op: uop.ConstOp) -> None:
         pass  # printed inline at each use
 
     @print.register
     def _(self, op: uop.CastOp) -> None:
+        if isinstance(op.result.type, VectorType):
+            source = uop.lane_type(op.input.type)
+            kind = "float" if isinstance(source, AnyFloat) else "int"
+            template = VECTOR_CAST[kind] if isinstance(uop.lane_type(op.result.type), AnyFloat) else "@intCast({a})"
+            self.define(op.result, template.format(a=self.expr(op.input)))
+            return
         self.helpers_used.add("zant_cast")
         self.define(op.result, f"zant_cast({zig_type(op.result.type)}, {self.expr(op.input)})")
 
@@ -444,17 +480,23 @@ class ZigPrinter:
         element_type = op.result.type.element_type  # type: ignore[attr-defined]
         mutated = any(isinstance(u.operation, uop.MulAccOp | uop.AccSetOp) for u in op.result.uses)
         keyword = "var" if mutated else "const"
-        self.emit(f"{keyword} {name}: {zig_type(element_type)} = {scalar_literal(op.init)};")
+        init = scalar_literal(op.init)
+        if isinstance(element_type, VectorType):
+            init = f"@splat({init})"
+        self.emit(f"{keyword} {name}: {zig_type(element_type)} = {init};")
         self.discard_unused(op)
 
     @print.register
     def _(self, op: uop.MulAccOp) -> None:
         acc, a, b = self.expr(op.acc), self.expr(op.lhs), self.expr(op.rhs)
-        t = op.lhs.type
+        t = uop.lane_type(op.lhs.type)
         if _is_bool(t):
             self.emit(f"{acc} = {acc} or ({a} and {b});")
         elif _is_int(t) and not isinstance(t, IndexType):
             self.emit(f"{acc} +%= {a} *% {b};")
+        elif isinstance(op.lhs.type, VectorType):
+            # One fused multiply-add per lane: vector loops are where the FLOPs are.
+            self.emit(f"{acc} = @mulAdd({zig_type(op.lhs.type)}, {a}, {b}, {acc});")
         else:
             self.emit(f"{acc} += {a} * {b};")
 
@@ -485,7 +527,9 @@ class ZigPrinter:
                 a, b = f"@intFromBool({a})", f"@intFromBool({b})"
             self.define(op.results[0], f"{a} {COMPARE[short]} {b}")
             return
-        if isinstance(operand_type, AnyFloat):
+        if isinstance(operand_type, VectorType):
+            table = VECTOR_FLOAT_ALU if isinstance(uop.lane_type(operand_type), AnyFloat) else VECTOR_INT_ALU
+        elif isinstance(operand_type, AnyFloat):
             table = FLOAT_ALU
         elif isinstance(operand_type, IndexType):
             table = INDEX_ALU

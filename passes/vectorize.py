@@ -1,0 +1,378 @@
+"""`vectorize`: unit-stride `uop.range` loops become loops over `vector<width x T>` plus a scalar
+tail.
+
+`-p 'vectorize{width=8 min_width=4 only_innermost=false}'`
+
+A loop `uop.range %i = s to e` (step 1, at least `width` iterations; a shorter loop uses width/2,
+width/4 … down to `min_width`) is run as `uop.range %i = s to s + ⌊(e - s) / width⌋·width step
+width`, each iteration computing lanes %i … %i + width - 1, followed by the remaining iterations
+(the tail): one more vector iteration over the last `width` lanes, overlapping the ones before,
+when running an iteration twice is harmless (no accumulator is summed over the loop and no
+buffer is both stored and loaded in it); otherwise the original scalar loop over the rest.
+Inside the vector loop every value is either *uniform* (the same for all lanes: it is kept
+scalar, and broadcast where a vector op needs it) or *varying* (one value per lane):
+
+* an index value is affine in %i, `%i·c + uniform` (built from %i by add, sub and mul by a
+  constant); a gep through a buffer or view whose address moves by 0 elements per lane reads a
+  uniform scalar, by 1 element a `uop.vload` / `uop.vstore` at the lane-0 address;
+* a load that varies is a `uop.vload`; ALU ops (`uop.VECTOR_ALU_OPS`) and lossless casts on
+  varying values work lane-wise;
+* an accumulator defined inside the loop and fed varying values is a vector accumulator (this
+  vectorizes an outer loop, e.g. the output pixels of a convolution whose reduction loops are
+  nested inside it: the weights are broadcast, the inputs are vector loads);
+* an accumulator defined outside the loop and fed by `uop.mulacc` of varying values is a
+  reduction: it is accumulated in a fresh vector accumulator, whose lanes are summed with
+  `uop.reduce_add` and added to it after the vector loop (floats: in another order than the
+  scalar loop, a rounding difference).
+
+Legality (a loop that fails any check is left as it is):
+
+* every index value that depends on %i is affine in it, and used only by geps and affine ops
+  (no compare, division, clamp or cast of it: border checks stay scalar);
+* every gep moves 0 or 1 element per lane; every store moves 1 (a uniform store would be a
+  loop-carried write);
+* no loop-carried dependence but accumulators: an accumulator from outside the loop is only
+  `uop.mulacc`ed of a varying product (or not written at all), and a buffer both stored and
+  loaded in the loop is loaded only at the addresses it is stored to (same source and indices);
+* no i1 or bitcast values or compares that vary; a `uop.where` may pick varying values, by a
+  uniform condition (a padding check of an outer dimension) only.
+
+Loops are visited inner first: the innermost legal loop with enough iterations of each nest
+is vectorized (with `only_innermost`, only loops without nested loops are candidates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IndexType, IntAttr, ModuleOp, VectorType, i1
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from zant.dialects import uop
+
+AFFINE_OPS = ("add", "sub", "mul")
+
+
+class Refused(Exception):
+    """The loop cannot be vectorized; the message says why (for tests and debugging)."""
+
+
+def _root(value: SSAValue) -> SSAValue:
+    """The buffer behind a buffer or view value."""
+    owner = value.owner
+    return owner.source if isinstance(owner, uop.ViewOp) else value
+
+
+def _strides(source: SSAValue) -> tuple[int, ...]:
+    t = source.type
+    return t.get_strides() if isinstance(t, uop.ViewType) else (1,)
+
+
+def _nested_ops(block: Block) -> Iterator[Operation]:
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from _nested_ops(inner)
+
+
+@dataclass
+class LoopAnalysis:
+    """Which values of one loop's body vary by lane; raises `Refused` if the loop is illegal."""
+
+    loop: uop.RangeOp
+    coefficient: dict[SSAValue, int] = field(default_factory=dict)
+    """Index values inside the loop: elements per lane (0 = uniform)."""
+    varying: set[SSAValue] = field(default_factory=set)
+    """Non-index values (and accumulators defined inside) with one value per lane."""
+    reductions: dict[SSAValue, None] = field(default_factory=dict)
+    """Accumulators defined outside the loop that varying products are added into."""
+
+    def __post_init__(self) -> None:
+        self.inside = set(_nested_ops(self.loop.body.block))
+        # Accumulators may be read before they are written in program order: iterate to a fixpoint.
+        while True:
+            before = (len(self.varying), len(self.reductions))
+            self.coefficient = {self.loop.induction_var: 1}
+            self._check_block(self.loop.body.block)
+            if before == (len(self.varying), len(self.reductions)):
+                break
+        self._check_memory()
+
+    def defined_inside(self, value: SSAValue) -> bool:
+        owner = value.owner
+        if isinstance(owner, Block):
+            return owner.parent_op() in self.inside or owner is self.loop.body.block
+        return owner in self.inside
+
+    def coef(self, value: SSAValue) -> int:
+        return self.coefficient.get(value, 0)
+
+    def is_varying(self, value: SSAValue) -> bool:
+        return value in self.varying or self.coef(value) != 0
+
+    def gep_step(self, gep: uop.GepOp) -> int:
+        return sum(self.coef(i) * s for i, s in zip(gep.indices, _strides(gep.source)))
+
+    def _check_block(self, block: Block) -> None:
+        for op in block.ops:
+            self._check(op)
+
+    def _check(self, op: Operation) -> None:
+        operands_vary = any(self.is_varying(v) for v in op.operands)
+        if isinstance(op, uop.RangeOp):
+            self._check_block(op.body.block)
+        elif isinstance(op, uop.EndRangeOp | uop.ConstOp):
+            pass
+        elif isinstance(op, uop.GepOp):
+            if self.gep_step(op) not in (0, 1):
+                raise Refused(f"a gep moves {self.gep_step(op)} elements per lane")
+        elif isinstance(op, uop.LoadOp):
+            if self.gep_step(_gep(op.ptr)) == 1:
+                self._vary(op.result)
+        elif isinstance(op, uop.StoreOp):
+            if self.gep_step(_gep(op.ptr)) != 1:
+                raise Refused("a store does not move one element per lane")
+            self._check_lane_type(op.value.type)
+        elif op.name.removeprefix("uop.") in uop.ALU_OPS and isinstance(op.results[0].type, IndexType):
+            self._check_index(op)
+        elif not operands_vary and not isinstance(op, uop.MulAccOp | uop.AccSetOp | uop.AccGetOp):
+            pass  # uniform: stays scalar
+        elif isinstance(op, uop.CastOp):
+            if not uop.is_lossless_cast(op.input.type, op.result.type):
+                raise Refused(f"a varying cast {op.input.type} to {op.result.type} is not lossless")
+            self._vary(op.result)
+        elif op.name.removeprefix("uop.") in uop.VECTOR_ALU_OPS and not isinstance(op, uop.CompareOp):
+            if op.name == "uop.div" and not uop.is_float_type(op.results[0].type):
+                raise Refused("integer division of varying values")
+            self._vary(op.results[0])
+        elif isinstance(op, uop.WhereOp):
+            if self.is_varying(op.condition):
+                raise Refused("a uop.where whose condition varies by lane")
+            self._vary(op.result)  # one condition picks whole vectors
+        elif isinstance(op, uop.DefineAccOp):
+            pass
+        elif isinstance(op, uop.MulAccOp | uop.AccSetOp):
+            self._check_acc_write(op, operands_vary)
+        elif isinstance(op, uop.AccGetOp):
+            if not self.defined_inside(op.acc):
+                if op.acc in self.reductions:
+                    raise Refused("an accumulator reduced over the loop is read inside it")
+            elif op.acc in self.varying:
+                self._vary(op.result)
+        else:
+            raise Refused(f"{op.name} of varying values has no vector form")
+
+    def _vary(self, value: SSAValue) -> None:
+        self._check_lane_type(value.type)
+        self.varying.add(value)
+
+    @staticmethod
+    def _check_lane_type(t) -> None:
+        if t == i1 or isinstance(t, IndexType) or not uop.is_scalar_type(t):
+            raise Refused(f"no vectors of {t}")
+
+    def _check_index(self, op: Operation) -> None:
+        short = op.name.removeprefix("uop.")
+        coefs = [self.coef(v) for v in op.operands]
+        if not any(coefs):
+            return
+        if short == "add":
+            result = coefs[0] + coefs[1]
+        elif short == "sub":
+            result = coefs[0] - coefs[1]
+        elif short == "mul" and coefs[1] == 0 and isinstance(op.operands[1].owner, uop.ConstOp):
+            result = coefs[0] * op.operands[1].owner.value.value.data  # type: ignore[attr-defined]
+        else:
+            raise Refused(f"uop.{short} of a lane-varying index")
+        self.coefficient[op.results[0]] = result
+
+    def _check_acc_write(self, op: uop.MulAccOp | uop.AccSetOp, operands_vary: bool) -> None:
+        if self.defined_inside(op.acc):
+            if operands_vary or op.acc in self.varying:
+                self._check_lane_type(op.acc.type.element_type)  # type: ignore[attr-defined]
+                self.varying.add(op.acc)
+            return
+        if not isinstance(op, uop.MulAccOp) or not operands_vary:
+            raise Refused("an accumulator from outside the loop is written with a uniform value")
+        self._check_lane_type(op.lhs.type)
+        self.reductions[op.acc] = None
+
+    def _check_memory(self) -> None:
+        stored: dict[SSAValue, set] = {}
+        loaded: dict[SSAValue, set] = {}
+        for op in self.inside:
+            if isinstance(op, uop.StoreOp | uop.LoadOp):
+                gep = _gep(op.ptr)
+                target = stored if isinstance(op, uop.StoreOp) else loaded
+                target.setdefault(_root(gep.source), set()).add((gep.source, tuple(gep.indices)))
+        for buffer, addresses in loaded.items():
+            if buffer in stored and not addresses <= stored[buffer]:
+                raise Refused("a buffer is stored and loaded at other addresses in the loop")
+        # Running some iterations twice changes nothing when no stored value depends on memory
+        # the loop writes, and nothing is summed over the loop.
+        self.idempotent = not self.reductions and not stored.keys() & loaded.keys()
+
+
+def _gep(ptr: SSAValue) -> uop.GepOp:
+    if not isinstance(ptr.owner, uop.GepOp):
+        raise Refused("a pointer that is not a gep")
+    return ptr.owner
+
+
+class LoopVectorizer:
+    """Rewrites one legal loop as a vector loop plus a scalar tail."""
+
+    def __init__(self, analysis: LoopAnalysis, width: int):
+        self.analysis = analysis
+        self.width = width
+        self.values: dict[SSAValue, SSAValue] = {}
+        self.hoisted: dict[SSAValue, SSAValue] = {}
+
+    def vector_type(self, t) -> VectorType:
+        return VectorType(t, [self.width])
+
+    def rewrite(self) -> None:
+        loop, width = self.analysis.loop, self.width
+        start, end = loop.start.data, loop.end.data
+        vector_end = start + loop.trip_count // width * width
+        self.preheader: InsertPoint | None = None
+        for acc in self.analysis.reductions:
+            vacc = uop.DefineAccOp(0, self.vector_type(acc.type.element_type))  # type: ignore[attr-defined]
+            Rewriter.insert_op(vacc, InsertPoint.before(loop))
+            self.values[acc] = vacc.result
+        self.vector_loop(start, vector_end)
+        for acc in self.analysis.reductions:
+            vector_sum = uop.AccGetOp(self.values[acc])
+            total = uop.ReduceAddOp(vector_sum.result)
+            old = uop.AccGetOp(acc)
+            new = uop.ALU_OPS["add"](old.result, total.result)
+            update = uop.AccSetOp(acc, new.results[0])
+            Rewriter.insert_op([vector_sum, total, old, new, update], InsertPoint.before(loop))
+        if vector_end != end and self.analysis.idempotent:
+            self.vector_loop(end - width, end)  # the last lanes again, overlapping the loop's
+            vector_end = end
+        if vector_end == end:
+            Rewriter.erase_op(loop)
+        else:
+            loop.properties["start"] = IntAttr(vector_end)
+
+    def vector_loop(self, start: int, end: int) -> None:
+        """A copy of the loop's body over lanes [start, end), `width` lanes per iteration."""
+        loop = self.analysis.loop
+        vector_loop = uop.RangeOp(start, end, self.width)
+        Rewriter.insert_op(vector_loop, InsertPoint.before(loop))
+        if self.preheader is None:  # where broadcasts of values from outside the loop go
+            self.preheader = InsertPoint.before(vector_loop)
+        self.values[loop.induction_var] = vector_loop.induction_var
+        vector_loop.induction_var.name_hint = loop.induction_var.name_hint
+        self.copy_block(loop.body.block, vector_loop.body.block)
+
+    def copy_block(self, source: Block, target: Block) -> None:
+        for op in source.ops:
+            self.copy(op, target)
+
+    def vector(self, value: SSAValue, block: Block) -> SSAValue:
+        """The vector form of an operand: its varying copy, or a broadcast of a uniform one
+        (hoisted in front of the vector loop when the value is defined outside it)."""
+        if self.analysis.is_varying(value):
+            return self.values[value]
+        if value in self.hoisted:
+            return self.hoisted[value]
+        broadcast = uop.BroadcastOp(self.values.get(value, value), self.vector_type(value.type))
+        if self.analysis.defined_inside(value):
+            block.add_op(broadcast)
+        else:
+            assert self.preheader is not None
+            Rewriter.insert_op(broadcast, self.preheader)
+            self.hoisted[value] = broadcast.result
+        return broadcast.result
+
+    def copy(self, op: Operation, block: Block) -> None:
+        """Add the vector-loop form of `op` to `block`."""
+        a = self.analysis
+        vec = lambda v: self.vector(v, block)  # noqa: E731
+        if isinstance(op, uop.RangeOp):
+            new: Operation = uop.RangeOp(op.start.data, op.end.data, op.step.data)
+            self.values[op.induction_var] = new.induction_var
+            new.induction_var.name_hint = op.induction_var.name_hint
+            self.copy_block(op.body.block, new.body.block)
+        elif isinstance(op, uop.LoadOp) and op.result in a.varying:
+            new = uop.VLoadOp(self.values[op.ptr], self.vector_type(op.result.type))
+        elif isinstance(op, uop.StoreOp):
+            new = uop.VStoreOp(vec(op.value), self.values[op.ptr])
+        elif isinstance(op, uop.DefineAccOp) and op.result in a.varying:
+            new = uop.DefineAccOp(op.init.value.data, self.vector_type(op.init.type))
+        elif isinstance(op, uop.MulAccOp) and (op.acc in a.varying or op.acc in a.reductions):
+            new = uop.MulAccOp(self.values[op.acc], vec(op.lhs), vec(op.rhs))
+        elif isinstance(op, uop.AccSetOp) and op.acc in a.varying:
+            new = uop.AccSetOp(self.values[op.acc], vec(op.value))
+        elif isinstance(op, uop.AccGetOp) and op.acc in a.varying:
+            new = uop.AccGetOp(self.values[op.acc])
+        elif isinstance(op, uop.WhereOp) and op.result in a.varying:
+            condition = self.values.get(op.condition, op.condition)
+            new = uop.WhereOp(condition, vec(op.true_value), vec(op.false_value))
+        elif isinstance(op, uop.CastOp) and op.result in a.varying:
+            new = uop.CastOp(vec(op.input), self.vector_type(op.result.type))
+        elif op.results and op.results[0] in a.varying:
+            new = type(op)(*(vec(v) for v in op.operands))
+        else:
+            new = op.clone(value_mapper=self.values)
+        block.add_op(new)
+        for old, result in zip(op.results, new.results):
+            self.values[old] = result
+            result.name_hint = old.name_hint
+
+
+@dataclass(frozen=True)
+class VectorizePass(ModulePass):
+    """Vectorize unit-stride loops (see the module docstring)."""
+
+    name = "vectorize"
+
+    width: int = 8
+    min_width: int = 4
+    """Loops shorter than `width` use the widest power-of-two fraction of it down to this."""
+    only_innermost: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.width < 2:
+            raise ValueError(f"vectorize width must be at least 2, got {self.width}")
+        for loop in self.candidates(op):
+            LoopVectorizer(LoopAnalysis(loop), self.loop_width(loop)).rewrite()
+
+    def candidates(self, module: ModuleOp) -> list[uop.RangeOp]:
+        """Loops to vectorize, inner first: each legal-looking loop without a chosen loop inside."""
+        chosen: list[uop.RangeOp] = []
+
+        def visit(loop: uop.RangeOp) -> bool:
+            """Visit the nest under `loop`; True if a loop in it was chosen."""
+            inner = [o for o in loop.body.block.ops if isinstance(o, uop.RangeOp)]
+            found = any([visit(o) for o in inner])
+            if found or (self.only_innermost and inner) or not self.suitable(loop):
+                return found
+            try:
+                LoopAnalysis(loop)
+            except Refused:
+                return False
+            chosen.append(loop)
+            return True
+
+        for top in module.walk():
+            if isinstance(top, uop.RangeOp) and not isinstance(top.parent_op(), uop.RangeOp):
+                visit(top)
+        return chosen
+
+    def loop_width(self, loop: uop.RangeOp) -> int:
+        """`width`, halved (down to `min_width`) while the loop is shorter than one vector."""
+        width = self.width
+        while loop.trip_count < width and width // 2 >= self.min_width:
+            width //= 2
+        return width
+
+    def suitable(self, loop: uop.RangeOp) -> bool:
+        return loop.step.data == 1 and loop.trip_count >= self.loop_width(loop)
