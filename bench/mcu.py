@@ -1,9 +1,10 @@
 """Cost of the models on emulated MCUs: flash, RAM and executed instructions, per QEMU board.
 
     python bench/mcu.py [--models digits,kws] [--boards mps2-an386,virt] [-O ReleaseSmall]
-                        [--json] [--output-md docs/mcu.md]
+                        [--json] [--output-md docs/mcu.md [--section TITLE]]
 
-Every model (the digits demo and the MLPerf-Tiny-shaped models of bench/models.py) is compiled
+Every model (the digits demo and the MLPerf-Tiny-shaped models of bench/models.py, float, and
+their int8 QDQ versions `*_int8`, compiled through `fold-qdq`) is compiled
 into a firmware image per board (`zant.driver`, `firmware=True`, seeded inputs), run under QEMU and
 compared with the host build of the same model on the same inputs. Everything is measured:
 
@@ -13,6 +14,11 @@ compared with the host build of the same model on the same inputs. Everything is
 - instr:  instructions one `NAME_predict` call executes, counted exactly by a QEMU TCG plugin
           (the image run with two calls minus the run with one)
 - err:    max |image - host build| over the outputs
+- scratch: the planned scratch arena (activations), beside TVM/USMP's published workspace for
+          the int8 MLPerf Tiny models
+
+With `--section TITLE`, `--output-md` replaces (or appends) the section `## TITLE` of the
+existing file instead of rewriting it, so the int8 rows can be measured on their own.
 
 A model that does not fit a board's memory is reported as such. This is not a timed test.
 """
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -32,24 +39,30 @@ import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import MODELS  # noqa: E402
+from models import DIGITS, INT8_PIPELINE, MODELS, QUANTIZED  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
-from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.driver import DEFAULT_PIPELINE, CompileOptions, compile_model  # noqa: E402
 from zant.errors import ZantError  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODELS = ("digits", "kws", "resnet8", "autoencoder", "mobilenet")
+TVM_USMP_WORKSPACE = {"kws_int8": 17_232, "mobilenet_int8": 64_800, "resnet8_int8": 66_112, "autoencoder_int8": 1_160}
+"""Published TVM (USMP) workspace bytes of the int8 MLPerf Tiny models (KWS, VWW, ResNet-8, AD)."""
 
 
 def model_file(name: str, folder: Path) -> Path:
     if name == "digits":
-        return ROOT / "examples" / "digits" / "digits_cnn.onnx"
+        return DIGITS
     path = folder / f"{name}.onnx"
-    onnx.save(MODELS[name](), path)
+    onnx.save((QUANTIZED | MODELS)[name](), path)
     return path
+
+
+def options(model: str, **kwargs) -> CompileOptions:
+    pipeline = INT8_PIPELINE if model in QUANTIZED else DEFAULT_PIPELINE
+    return CompileOptions(name=model, pipeline=pipeline, **kwargs)
 
 
 def does_not_fit(error: ZantError) -> bool:
@@ -64,7 +77,7 @@ def measure(model: str, path: Path, board_name: str, optimize: str, host, folder
     try:
         result = compile_model(
             path, folder / model / board_name,
-            CompileOptions(name=model, target=board.target, optimize=optimize, firmware=True, board=board_name),
+            options(model, target=board.target, optimize=optimize, firmware=True, board=board_name),
         )
     except ZantError as error:
         if does_not_fit(error):
@@ -86,21 +99,25 @@ def measure(model: str, path: Path, board_name: str, optimize: str, host, folder
         "sections": {k: sizes[k] for k in (".text", ".rodata", ".data", ".bss")},
         "instructions": count_instructions(board, result.firmware_path),
         "max_error_vs_host": error,
+        "scratch_bytes": next(a["size"] for a in result.plan["arenas"] if a["role"] == "scratch"),
+        "lower_bound_bytes": result.plan["lower_bound_bytes"],
     }
 
 
-HEADERS = ["model", "board", "core", "flash B", "RAM B", "stack B", "instructions", "max err"]
+HEADERS = ["model", "board", "core", "flash B", "RAM B", "stack B", "instructions", "max err", "scratch B", "TVM/USMP B"]
 
 
 def table_rows(rows: list[dict]) -> list[list[str]]:
     cells = []
     for row in rows:
         if "error" in row:
-            cells.append([row["model"], row["board"], row["core"], row["error"], "", "", "", ""])
+            cells.append([row["model"], row["board"], row["core"], row["error"], *[""] * (len(HEADERS) - 4)])
             continue
+        tvm = TVM_USMP_WORKSPACE.get(row["model"])
         cells.append([
             row["model"], row["board"], row["core"], f"{row['flash_bytes']:,}", f"{row['ram_bytes']:,}",
             f"{row['stack_bytes']:,}", f"{row['instructions']:,}", f"{row['max_error_vs_host']:.1e}",
+            f"{row['scratch_bytes']:,}", "" if tvm is None else f"{tvm:,}",
         ])
     return cells
 
@@ -115,13 +132,25 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join([render(HEADERS), render(["-" * w for w in widths]), *map(render, cells)])
 
 
-def format_markdown(rows: list[dict], optimize: str) -> str:
+def markdown_table(rows: list[dict]) -> list[str]:
+    return [
+        "| " + " | ".join(HEADERS) + " |",
+        "|" + "|".join(["---"] * 3 + ["---:"] * (len(HEADERS) - 3)) + "|",
+        *("| " + " | ".join(cells) + " |" for cells in table_rows(rows)),
+    ]
+
+
+def build_line(optimize: str) -> str:
     qemu = subprocess.run(["qemu-system-arm", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    return f"Build: `{optimize}` with the pinned Zig; emulator: {qemu}; host: {platform.machine()}."
+
+
+def format_markdown(rows: list[dict], optimize: str) -> str:
     lines = [
         "# Models on emulated MCUs",
         "",
         "Generated by `python bench/mcu.py --output-md docs/mcu.md` from a real run; do not edit.",
-        f"Build: `{optimize}` with the pinned Zig; emulator: {qemu}; host: {platform.machine()}.",
+        build_line(optimize),
         "",
         "Each model runs as a firmware image (`zant compile --firmware`) on the board's emulated core,",
         "on seeded inputs, and its outputs are compared with the host build's (`max err`).",
@@ -129,12 +158,40 @@ def format_markdown(rows: list[dict], optimize: str) -> str:
         "the embedded inputs); RAM is `.data + .bss + the stack high-water mark` measured by stack",
         "painting; instructions are those one `NAME_predict` call executes, counted exactly by a QEMU",
         "TCG plugin (they are instructions, not cycles: QEMU does not model timing).",
+        "`scratch B` is the planned scratch (activation) arena; `TVM/USMP B` the workspace TVM's",
+        "unified static memory planner publishes for the int8 MLPerf Tiny model of that name.",
         "",
-        "| " + " | ".join(HEADERS) + " |",
-        "|" + "|".join(["---"] * 3 + ["---:"] * (len(HEADERS) - 3)) + "|",
+        *markdown_table(rows),
     ]
-    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows)]
     return "\n".join(lines) + "\n"
+
+
+def replace_section(text: str, title: str, body: str) -> str:
+    """`text` with its `## title` section (up to the next `## ` heading) replaced by `body`,
+    or `body` appended when there is none."""
+    heading = f"## {title}\n"
+    start = text.find(heading)
+    if start < 0:
+        return text.rstrip("\n") + "\n\n" + body
+    end = text.find("\n## ", start + len(heading))
+    return text[:start] + body + ("" if end < 0 else text[end + 1 :])
+
+
+INT8_NOTE = (
+    "The `*_int8` models are the float models with BatchNorm folded, quantized by onnxruntime's "
+    "`quantize_static` (QDQ format, int8 activations, per-channel int8 weights, seeded calibration "
+    "data; `bench/models.py`) and compiled with `fold-qdq` first: every Conv, Gemm, Add, pool and "
+    "reshape becomes an integer op requantized with a Q31 multiplier and a shift; only the final "
+    "Softmax stays float. `scratch B` is the planned scratch arena; `TVM/USMP B` the workspace TVM "
+    "publishes for the same MLPerf Tiny model (KWS, ResNet-8, AD = autoencoder, VWW = mobilenet)."
+)
+
+
+def format_section(rows: list[dict], optimize: str, title: str, command: str) -> str:
+    lines = [f"## {title}", "", f"Generated by `{command}` from a real run; do not edit.", build_line(optimize), ""]
+    if any(row["model"] in QUANTIZED for row in rows):
+        lines += [INT8_NOTE, ""]
+    return "\n".join([*lines, *markdown_table(rows)]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,10 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-O", "--optimize", default="ReleaseSmall", choices=OPTIMIZE_MODES)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--output-md", help="also write the table as Markdown (docs/mcu.md)")
+    parser.add_argument("--section", help="with --output-md: replace only the section of this title")
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
     boards = [b for b in args.boards.split(",") if b]
-    unknown = [m for m in models if m != "digits" and m not in MODELS] + [b for b in boards if b not in BOARDS]
+    unknown = [m for m in models if m != "digits" and m not in MODELS | QUANTIZED] + [b for b in boards if b not in BOARDS]
     if unknown:
         parser.error(f"unknown model or board: {', '.join(unknown)}")
     for board in boards:
@@ -160,13 +218,18 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(name)
         for model in models:
             path = model_file(model, folder)
-            host = load_compiled(compile_model(path, folder / model / "host", CompileOptions(name=model, optimize=args.optimize)))
+            host = load_compiled(compile_model(path, folder / model / "host", options(model, optimize=args.optimize)))
             for board in boards:
                 rows.append(measure(model, path, board, args.optimize, host, folder))
                 if not args.json:
                     print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     print(json.dumps(rows, indent=2) if args.json else format_table(rows))
-    if args.output_md:
+    if args.output_md and args.section:
+        path = Path(args.output_md)
+        command = "python bench/mcu.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+        section = format_section(rows, args.optimize, args.section, command)
+        path.write_text(replace_section(path.read_text(encoding="utf-8"), args.section, section), encoding="utf-8")
+    elif args.output_md:
         Path(args.output_md).write_text(format_markdown(rows, args.optimize), encoding="utf-8")
     return 0
 

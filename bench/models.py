@@ -271,10 +271,20 @@ def calibration_inputs(model: onnx.ModelProto, count: int = 8, seed: int = 0) ->
     return [{graph_input.name: rng.standard_normal(shape).astype(np.float32)} for _ in range(count)]
 
 
-def quantize(model: onnx.ModelProto, fmt: str = "qdq", per_channel: bool = True) -> onnx.ModelProto:
+QOPERATOR_STANDARD_OPS = ["Conv", "MatMul", "MaxPool", "Flatten", "Reshape"]
+"""The ops whose QOperator form is in the default ONNX domain (QLinearConv, QLinearMatMul, int8
+MaxPool/Flatten/Reshape); quantize_static turns Gemm, Add, Softmax and the average pools into
+com.microsoft ops (QGemm, QLinearAdd, QLinearSoftmax, QLinear(Global)AveragePool)."""
+
+
+def quantize(
+    model: onnx.ModelProto, fmt: str = "qdq", per_channel: bool = True, op_types: list[str] | None = None
+) -> onnx.ModelProto:
     """The int8 model onnxruntime's `quantize_static` makes of `model` (BatchNorm folded first):
     `fmt` "qdq" (QuantizeLinear/DequantizeLinear around float ops) or "qoperator" (QLinearConv,
-    QLinearMatMul and com.microsoft ops such as QLinearAdd); calibrated on `calibration_inputs`."""
+    QLinearMatMul and com.microsoft ops such as QLinearAdd); only `op_types` if given (e.g.
+    QOPERATOR_STANDARD_OPS); calibrated on `calibration_inputs`."""
+    import logging
     import tempfile
 
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
@@ -288,14 +298,20 @@ def quantize(model: onnx.ModelProto, fmt: str = "qdq", per_channel: bool = True)
 
     formats = {"qdq": QuantFormat.QDQ, "qoperator": QuantFormat.QOperator}
     folded = fold_batchnorm(model)
+    logging.getLogger().setLevel(logging.ERROR)  # quantize_static's advice to pre-process
     with tempfile.TemporaryDirectory(prefix="zant-quantize-") as folder:
         path = Path(folder) / "model_int8.onnx"
         quantize_static(
             folded, path, Reader(calibration_inputs(folded, seed=1)), quant_format=formats[fmt],
             per_channel=per_channel, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+            op_types_to_quantize=op_types,
         )
         return onnx.load(path)
 
+
+INT8_PIPELINE = "fold-qdq,fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
+"""The pipeline for the int8 models: QDQ groups folded to integer ops before anything else (so
+fold-constants does not turn the int8 weights' DequantizeLinear into float constants)."""
 
 QUANTIZED: dict[str, Callable[[], onnx.ModelProto]] = {
     f"{name}_int8": (lambda build=build: quantize(build()))

@@ -18,7 +18,9 @@ QuantizeLinear, this pass replaces
 * Q(DQ(x)) with equal parameters by x.
 
 The integer ops it makes carry `zant.fixed_point`: onnx-to-uop requantizes them with a Q31
-multiplier and a shift (CMSIS-NN / TFLite), so no float is left in their loops. What does not
+multiplier and a shift (CMSIS-NN / TFLite), so no float is left in their loops. QLinearConv and
+QLinearMatMul already in the graph (QOperator models) get the mark too when their scales are
+constants. What does not
 match (Softmax …) stays float between its DQ and Q; `unfolded_ops` lists those ops.
 Dead DequantizeLinear ops and constants are erased.
 """
@@ -359,6 +361,18 @@ class FoldQuantizeLinear(RewritePattern):
         rewriter.erase(source)
 
 
+class MarkFixedPoint(RewritePattern):
+    """QLinearConv / QLinearMatMul with constant scales requantize in fixed point."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name not in ("onnx.QLinearConv", "onnx.QLinearMatMul") or FIXED_POINT in op.attributes:
+            return
+        # Both ops take (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, …).
+        if all(_constant(input_value(op, i)) is not None for i in (1, 4, 6)):
+            op.attributes[FIXED_POINT] = UnitAttr()
+            rewriter.handle_operation_modification(op)
+
+
 def _erase_dead(module: ModuleOp) -> None:
     """DequantizeLinear ops and constants nothing reads any more."""
     for op in reversed(list(module.walk())):
@@ -385,7 +399,7 @@ class FoldQdqPass(ModulePass):
     name = "fold-qdq"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear()]), apply_recursively=True).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear(), MarkFixedPoint()]), apply_recursively=True).rewrite_module(op)
         _erase_dead(op)
 
 

@@ -35,9 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DIGITS = ROOT / "examples" / "digits" / "digits_cnn.onnx"
 sys.path.insert(0, str(ROOT / "bench"))
 
-from models import MODELS, QUANTIZED  # noqa: E402
-
-INT8_PIPELINE = "fold-qdq,fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
+from models import INT8_PIPELINE, MODELS, QUANTIZED  # noqa: E402
 
 
 def int8_kws(folder: Path) -> Path:

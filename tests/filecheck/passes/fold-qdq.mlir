@@ -93,3 +93,19 @@ func.func @main(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {
   %q = onnx.QuantizeLinear(%sm, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
   func.return %q : tensor<1x4xi8>
 }
+
+// -----
+
+// A QLinearMatMul already in the graph (QOperator format) is marked fixed-point when its
+// scales are constants, and left as the reference computes it when a scale is an argument.
+
+// CHECK-LABEL: func.func @main
+// CHECK:         %y = onnx.QLinearMatMul(%a, %s, %z, %b, %s, %z, %s, %z) {zant.fixed_point}
+// CHECK-NEXT:    %v = onnx.QLinearMatMul(%a, %t, %z, %b, %s, %z, %s, %z) :
+func.func @main(%a: tensor<2x3xi8>, %b: tensor<3x2xi8>, %t: tensor<f32>) -> (tensor<2x2xi8>, tensor<2x2xi8>) {
+  %s = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<1> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearMatMul(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<2x3xi8>, tensor<f32>, tensor<i8>, tensor<3x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x2xi8>
+  %v = onnx.QLinearMatMul(%a, %t, %z, %b, %s, %z, %s, %z) : (tensor<2x3xi8>, tensor<f32>, tensor<i8>, tensor<3x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x2xi8>
+  func.return %y, %v : tensor<2x2xi8>, tensor<2x2xi8>
+}
