@@ -160,3 +160,18 @@ def test_bench_model_has_no_batchnorm_left(name):
 )
 def test_bench_model_matches_onnxruntime(name):
     check_pipeline(MODELS[name](), rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["kws", "autoencoder"])
+def test_folding_shrinks_the_constant_arena(name):
+    """The BatchNormalization statistics leave flash; the folded weights take the old ones' place."""
+
+    def constant_bytes(pipeline: str) -> int:
+        with tempfile.TemporaryDirectory(prefix="zant-graph-") as folder:
+            path = Path(folder) / "model.onnx"
+            onnx.save(MODELS[name](), path)
+            options = CompileOptions(name="m", build=False, pipeline=pipeline)
+            plan = compile_model(path, Path(folder) / "out", options).plan
+        return next(a["size"] for a in plan["arenas"] if a["role"] == "constant")
+
+    assert constant_bytes(PIPELINE) < constant_bytes(PIPELINE.replace("fold-batchnorm,", ""))
