@@ -170,9 +170,16 @@ def quant_param(
 def _optional_param(
     op: Operation, index: int | None, shape: Sequence[int], axis: int | None = None, block_size: int = 0
 ) -> QuantParam | None:
-    """The optional ONNX input `index` as a QuantParam (None when absent)."""
+    """The optional ONNX input `index` (a zero point) as a QuantParam; None when absent or a
+    constant of zeros, so the kernels skip subtracting it (symmetric int8 weights)."""
     value = None if index is None else input_value(op, index)
-    return None if value is None else quant_param(value, shape, axis, block_size)
+    if value is None:
+        return None
+    param = quant_param(value, shape, axis, block_size)
+    owner = param.layout.buffer.owner
+    if isinstance(owner, uop.DefineGlobalOp) and owner.value is not None and not attr_to_array(owner.value).any():
+        return None
+    return param
 
 
 def _optional_reader(kb: KernelBuilder, param: QuantParam | None, to: Attribute) -> Reader | None:
