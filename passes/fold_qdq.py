@@ -100,12 +100,13 @@ def _same(a: SSAValue | None, b: SSAValue | None) -> bool:
 
 
 def _dequantized(value: SSAValue | None, constant: bool = False) -> Quantized | None:
-    """`value` as the output of a DequantizeLinear of an int8 tensor (a constant one if asked)."""
+    """`value` as the output of a DequantizeLinear with a zero point (the QLinear ops require
+    one) of a tensor, a constant one if asked."""
     dq = _owner(value, "onnx.DequantizeLinear")
     if dq is None:
         return None
     q = Quantized.of(dq)
-    if constant and _constant(q.value) is None:
+    if q.zero_point is None or (constant and _constant(q.value) is None):
         return None
     return q
 
@@ -132,11 +133,7 @@ class Builder:
 
     def op(self, op_type: str, inputs: list[SSAValue | None], result_type, properties=None, fixed_point=False) -> SSAValue:
         attributes = {FIXED_POINT: UnitAttr()} if fixed_point else {}
-        if "onnx.node_name" in self.anchor.attributes:
-            attributes["onnx.node_name"] = self.anchor.attributes["onnx.node_name"]
-        op = onnx_op_class(op_type).from_onnx(inputs, [result_type], properties, attributes)
-        self.rewriter.insert(op)
-        return op.results[0]
+        return self.insert(onnx_op_class(op_type).from_onnx(inputs, [result_type], properties, attributes))
 
     def insert(self, op: Operation) -> SSAValue:
         if "onnx.node_name" in self.anchor.attributes:
@@ -146,7 +143,9 @@ class Builder:
 
     def constant(self, array: np.ndarray, element_type, hint: str) -> SSAValue:
         value_type = TensorType(element_type, array.shape)
-        return self.op("Constant", [], value_type, {"value": make_constant_attr(array, hint)})
+        value = self.op("Constant", [], value_type, {"value": make_constant_attr(array, hint)})
+        value.name_hint = hint
+        return value
 
     def reshape(self, value: SSAValue, shape: list[int]) -> SSAValue:
         target = self.constant(np.array(shape, np.int64), IntegerType(64), "shape")
@@ -201,7 +200,7 @@ def fold_gemm(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1), constant=True)
     if get_attr(op, "alpha") != 1.0 or get_attr(op, "beta") != 1.0 or get_attr(op, "transA"):
         return None
-    foldable, bias = _bias(op, x, w) if _int8_operands(x, w) else (False, None)
+    foldable, bias = _bias(op, x, w) if _int8_operands(x, w) and x.value.type.get_num_dims() == 2 else (False, None)
     transposed = get_attr(op, "transB")
     # Per-channel weights must vary along N (axis 0 of W[N, K], axis 1 of W[K, N]).
     if not foldable or (not w.is_per_tensor and w.axis % 2 != (0 if transposed else 1)):
@@ -214,7 +213,7 @@ def fold_gemm(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     conv = _qlinear_conv(
         b, Quantized(b.reshape(x.value, [rows, depth, 1, 1]), x.scale, x.zero_point, 0),
         Quantized(w_value, w.scale, w.zero_point, 0), y, bias,
-        TensorType(_element_type(y.zero_point or y.scale), [rows, columns, 1, 1]), {},
+        _int8_tensor(y, [rows, columns, 1, 1]), {},
     )
     return b.reshape(conv, [rows, columns])
 
@@ -275,27 +274,26 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     return _window_sum(b, Quantized(value, x.scale, x.zero_point, 0), y, [1, 1], {}, _int8_result(op, y))
 
 
-def _quantize_bound(bound: np.ndarray, y: Quantized) -> np.ndarray | None:
-    scale = _constant(y.scale)
-    zero_point = _constant(y.zero_point) if y.zero_point is not None else np.zeros(1, np.int8)
-    if scale is None or zero_point is None:
-        return None
+def _quantize_bound(bound: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
+    """A float bound quantized as QuantizeLinear would (saturated to the zero point's type)."""
     info = np.iinfo(zero_point.dtype)
     q = np.round(bound.astype(np.float32) / scale.reshape(())) + zero_point.reshape(())
-    return np.clip(q, info.min, info.max).astype(zero_point.dtype)
+    return np.clip(q, info.min, info.max).astype(zero_point.dtype).reshape(())
 
 
 def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """Relu → Clip(x, zp); Clip(lo, hi) → Clip(x, q(lo), q(hi)), bounds quantized with y's."""
+    """Relu → Clip(x, zp); Clip(lo, hi) → Clip(x, q(lo), q(hi)), bounds quantized with y's
+    constant parameters."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not x.same_parameters(y) or not x.is_per_tensor:
+    scale, zero_point = _constant(y.scale), _constant(y.zero_point)
+    if x is None or not x.same_parameters(y) or scale is None or zero_point is None:
         return None
-    bounds = [np.array(0.0)] if op.name == "onnx.Relu" else [_constant(input_value(op, i)) for i in (1, 2)]
-    if any(v is None and input_value(op, i + 1) is not None for i, v in enumerate(bounds)):
-        return None
-    quantized = [None if v is None else _quantize_bound(v, y) for v in bounds]
+    given = [1, 2] if op.name == "onnx.Clip" else []
+    bounds = [np.array(0.0)] if op.name == "onnx.Relu" else [_constant(input_value(op, i)) for i in given]
+    if any(v is None and input_value(op, i) is not None for i, v in zip(given, bounds)):
+        return None  # a bound computed at run time
     element = _element_type(x.value)
-    limits = [None if q is None else b.constant(q.reshape(()), element, "bound") for q in quantized]
+    limits = [None if v is None else b.constant(_quantize_bound(v, scale, zero_point), element, "bound") for v in bounds]
     return b.op("Clip", [x.value, *limits], _int8_result(op, y))
 
 
@@ -313,8 +311,13 @@ def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     return b.insert(add)
 
 
-def _int8_result(op: Operation, y: Quantized):
-    return TensorType(_element_type(y.zero_point) if y.zero_point is not None else IntegerType(8), op.results[0].type.get_shape())
+def _int8_tensor(y: Quantized, shape) -> TensorType:
+    """A tensor of `shape` of the type y's zero point quantizes to."""
+    return TensorType(_element_type(y.zero_point), shape)
+
+
+def _int8_result(op: Operation, y: Quantized) -> TensorType:
+    return _int8_tensor(y, op.results[0].type.get_shape())
 
 
 FOLDS: dict[str, Fold] = {
@@ -341,7 +344,7 @@ class FoldQuantizeLinear(RewritePattern):
         if op.name != "onnx.QuantizeLinear":
             return
         y = Quantized.of(op)
-        if not y.is_per_tensor or op.results[0].type.get_element_type() not in INT8_TYPES:
+        if y.zero_point is None or not y.is_per_tensor or not _is_int8(op.results[0]):
             return
         source = op.operands[0].owner
         if not isinstance(source, Operation):

@@ -20,7 +20,7 @@ import numpy as np
 import onnx
 import pytest
 
-from zant.driver import CompileOptions, compile_model
+from zant.driver import CompileOptions, compile_model, run_pipeline
 from zant.frontend.onnx_importer import import_model
 from zant.passes.fold_qdq import unfolded_ops
 from zant.passes.onnx_to_uop.quant import fixed_point_multipliers
@@ -75,6 +75,14 @@ def check_int8(model: onnx.ModelProto, name: str, folder: Path, inputs: int = IN
     return result.plan
 
 
+def folded(model: onnx.ModelProto, folder: Path):
+    """The module of `model` after fold-qdq."""
+    onnx.save(model, folder / "model.onnx")
+    module = import_model(str(folder / "model.onnx"))
+    run_pipeline(module, "fold-qdq")
+    return module
+
+
 # -- fast ------------------------------------------------------------------------------------------
 
 
@@ -123,16 +131,6 @@ def test_kws_conv_loops_are_integer_only(tmp_path):
 
 
 # -- slow ------------------------------------------------------------------------------------------
-
-
-def folded(model: onnx.ModelProto, folder: Path):
-    """The module of `model` after fold-qdq."""
-    from zant.driver import run_pipeline
-
-    onnx.save(model, folder / "model.onnx")
-    module = import_model(str(folder / "model.onnx"))
-    run_pipeline(module, "fold-qdq")
-    return module
 
 
 @pytest.mark.slow

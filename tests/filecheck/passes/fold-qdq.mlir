@@ -109,3 +109,26 @@ func.func @main(%a: tensor<2x3xi8>, %b: tensor<3x2xi8>, %t: tensor<f32>) -> (ten
   %v = onnx.QLinearMatMul(%a, %t, %z, %b, %s, %z, %s, %z) : (tensor<2x3xi8>, tensor<f32>, tensor<i8>, tensor<3x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x2xi8>
   func.return %y, %v : tensor<2x2xi8>, tensor<2x2xi8>
 }
+
+// -----
+
+// An AveragePool whose padded windows divide by fewer elements (count_include_pad = 0) has no
+// depthwise-conv form: it stays float. A GlobalAveragePool becomes a depthwise QLinearConv with
+// a weight of ones and a weight scale of 1/4.
+
+// CHECK-LABEL: func.func @main
+// CHECK:         onnx.AveragePool
+// CHECK:         %ones = onnx.Constant() {value = dense<1> : tensor<2x1x2x2xi8>}
+// CHECK-NEXT:    %window = onnx.Constant() {value = dense<2.500000e-01> : tensor<f32>}
+// CHECK-NEXT:    %zero = onnx.Constant() {value = dense<0> : tensor<i8>}
+// CHECK-NEXT:    %g = onnx.QLinearConv(%x, %s, %z, %ones, %window, %zero, %s, %z) {group = 2 : i64, zant.fixed_point}
+func.func @main(%x: tensor<1x2x2x2xi8>) -> (tensor<1x2x1x1xi8>, tensor<1x2x1x1xi8>) {
+  %s = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<1> : tensor<i8>} : () -> tensor<i8>
+  %xf = onnx.DequantizeLinear(%x, %s, %z) : (tensor<1x2x2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xf32>
+  %af = onnx.AveragePool(%xf) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x1x1xf32>
+  %a0 = onnx.QuantizeLinear(%af, %s, %z) : (tensor<1x2x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x1x1xi8>
+  %gf = onnx.GlobalAveragePool(%xf) : (tensor<1x2x2x2xf32>) -> tensor<1x2x1x1xf32>
+  %g = onnx.QuantizeLinear(%gf, %s, %z) : (tensor<1x2x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x1x1xi8>
+  func.return %a0, %g : tensor<1x2x1x1xi8>, tensor<1x2x1x1xi8>
+}
