@@ -25,8 +25,9 @@ Legality, checked in code, for a producer nest P writing buffer B and a consumer
    c of C needs only B[c]; P's store indices are affine functions of its loop variables within
    the view's bounds, so each store of B[q] runs iteration c = q of C right after it. C's other
    inputs are not written by P or between P and C, C's output is not touched by P or between
-   them and is not read by C, so moving C's iterations earlier and reordering them changes no
-   value read or written;
+   them and is not read by C, and every value C takes from outside is defined before P or is a
+   buffer, view or constant that can move ahead of P (not, say, a sum computed after P), so
+   moving C's iterations earlier and reordering them changes no value read or written;
 4. into the consumer (reduction): P is element-wise, B has no reader but C, C's loads of B are
    affine, in bounds and injective over C's loops (each element is recomputed at most once, as
    often as it was stored), and P's inputs are not written after P up to and including C.
