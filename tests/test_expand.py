@@ -145,3 +145,34 @@ def test_schema_defaults_are_spelled_out_for_shape_inference():
     assert [(a.name, list(a.ints)) for a in spelled.graph.node[0].attribute] == [("axes", [0, 2, 3])]
     assert not model.graph.node[0].attribute
     check_model(model, {"X": np.random.default_rng(1).standard_normal(shape).astype(np.float32)})
+
+
+def test_narrow_float_op_is_expanded_in_f32():
+    """An f16 Attention is one operator: its body runs in f32 between two casts, so the result is
+    the f32 computation rounded once (within 1 f16 ulp of it), not a chain of f16 roundings."""
+    shape = [1, 2, 4, 8]
+    node = helper.make_node("Attention", ["Q", "K", "V"], ["Y"])
+    graph = helper.make_graph(
+        [node], "attention16",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT16, shape) for n in "QKV"],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT16, shape)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    expanded = _expand(model)
+    casts = [n for n in expanded.graph.node if n.op_type == "Cast"]
+    assert casts[0].input[0] == "Q" and casts[-1].output[0] == "Y"
+    assert {a.i for n in casts[:3] for a in n.attribute} == {TensorProto.FLOAT}
+    from e2e import compile_and_run
+
+    rng = np.random.default_rng(3)
+    feeds = {n: rng.standard_normal(shape).astype(np.float16) for n in "QKV"}
+    (ours,) = compile_and_run(model, feeds)
+    f32 = onnx.ModelProto()
+    f32.CopyFrom(model)
+    for value in [*f32.graph.input, *f32.graph.output]:
+        value.type.tensor_type.elem_type = TensorProto.FLOAT
+    from onnx.reference import ReferenceEvaluator
+
+    (exact,) = ReferenceEvaluator(f32).run(None, {k: v.astype(np.float32) for k, v in feeds.items()})
+    ulp = np.abs(np.spacing(exact.astype(np.float16)).astype(np.float32))
+    assert (np.abs(ours.astype(np.float32) - exact) <= ulp).all()

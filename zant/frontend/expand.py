@@ -125,6 +125,11 @@ def expand_functions(
             if body is None:
                 nodes.append(node)
                 continue
+            widened = _widened(node, types, names)
+            if widened:  # expanded next round, in f32
+                nodes.extend(widened)
+                changed = True
+                continue
             schema = _schema_with_body(node.op_type, version, node.domain)
             nodes.extend(_inline(node, body, schema, names))
             _import_opsets(model, body.opset_import)
@@ -135,6 +140,41 @@ def expand_functions(
         model.graph.node.extend(nodes)
         model = infer(model)
     return model
+
+
+NARROW_FLOATS = (onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16)
+
+
+def _widened(node: NodeProto, types: dict[str, TypeProto], names: NameSource) -> list[NodeProto]:
+    """The node computing in f32 between casts, when it reads f16/bf16 tensors; [] otherwise.
+
+    An expanded op is still one operator: its body's intermediates (Attention's scores and
+    softmax …) are computed in f32, as our own kernels accumulate narrow floats in f32, and only
+    its results are rounded; rounding every intermediate to 11 bits would cost several ulp.
+    """
+    def element_type(name: str) -> int:
+        value = types.get(name)
+        return value.tensor_type.elem_type if value is not None and value.HasField("tensor_type") else 0
+
+    narrow_inputs = [name for name in node.input if name and element_type(name) in NARROW_FLOATS]
+    if not narrow_inputs or any(element_type(name) == 0 for name in node.output if name):
+        return []
+    prefix = f"{node.name or node.op_type}/f32"
+    casts, wide = [], {}
+    for name in dict.fromkeys(narrow_inputs):
+        wide[name] = names.fresh(f"{prefix}/{name}")
+        casts.append(onnx.helper.make_node("Cast", [name], [wide[name]], name=f"{prefix}/cast_{name}",
+                                           to=onnx.TensorProto.FLOAT))
+    copy = NodeProto()
+    copy.CopyFrom(node)
+    copy.input[:] = [wide.get(name, name) for name in node.input]
+    narrowed = []
+    for index, name in enumerate(node.output):
+        if name and element_type(name) in NARROW_FLOATS:
+            copy.output[index] = names.fresh(f"{prefix}/{name}")
+            narrowed.append(onnx.helper.make_node("Cast", [copy.output[index]], [name], name=f"{prefix}/cast_{name}",
+                                                  to=element_type(name)))
+    return [*casts, copy, *narrowed]
 
 
 def _inline(node: NodeProto, body: FunctionProto, schema: defs.OpSchema, names: NameSource) -> list[NodeProto]:
