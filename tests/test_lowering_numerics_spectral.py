@@ -1,4 +1,4 @@
-"""End-to-end numerics of DFT and STFT against the ONNX reference evaluator (one model each)."""
+"""End-to-end numerics of DFT, STFT and MelWeightMatrix against the ONNX reference evaluator."""
 
 from __future__ import annotations
 
@@ -58,3 +58,33 @@ def test_stft_with_window():
     initializers = [("step", np.array(4, np.int64)), ("w", window), ("len", np.array(8, np.int64))]
     model = _model(nodes, [("s", [2, 16, 1])], [("y", [2, 3, 8, 2]), ("y2", [2, 3, 8, 2])], initializers)
     check_model(model, rtol=1e-4, atol=1e-5)
+
+
+MEL_PARAMETERS = [(8, 16, 8192, 0.0, 4096.0), (3, 8, 8000, 0.0, 4000.0), (10, 64, 16000, 20.0, 7600.0), (4, 10, 100, 5.0, 20.0)]
+
+
+def test_mel_weight_matrix_table_matches_the_reference():
+    from onnx.reference import ReferenceEvaluator
+
+    from zant.passes.onnx_to_uop.spectral import mel_weight_matrix
+
+    node = helper.make_node("MelWeightMatrix", ["n", "d", "r", "lo", "hi"], ["w"])
+    for n, d, r, lo, hi in MEL_PARAMETERS:
+        feeds = {"n": np.int64(n), "d": np.int64(d), "r": np.int64(r), "lo": np.float32(lo), "hi": np.float32(hi)}
+        (want,) = ReferenceEvaluator(node).run(None, feeds)
+        np.testing.assert_allclose(mel_weight_matrix(n, d, r, lo, hi), want, rtol=1e-6, err_msg=str((n, d, r, lo, hi)))
+
+
+def test_mel_weight_matrix_of_constants_compiles_to_a_table():
+    n, d, r, lo, hi = MEL_PARAMETERS[2]
+    integer = lambda name, v: numpy_helper.from_array(np.int64(v), name)  # noqa: E731
+    graph = helper.make_graph(
+        [helper.make_node("MelWeightMatrix", ["n", "d", "r", "lo", "hi"], ["w"]), helper.make_node("Relu", ["x"], ["y"])],
+        "mel",
+        [helper.make_tensor_value_info("x", F, [2])],
+        [helper.make_tensor_value_info("w", F, [d // 2 + 1, n]), helper.make_tensor_value_info("y", F, [2])],
+        [integer("n", n), integer("d", d), integer("r", r),
+         numpy_helper.from_array(np.float32(lo), "lo"), numpy_helper.from_array(np.float32(hi), "hi")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    check_model(model, {"x": np.array([-1.0, 2.0], np.float32)})

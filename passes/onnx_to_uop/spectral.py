@@ -32,6 +32,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 from zant.passes.onnx_to_uop.reduce import constant_input, normalize_axes
+from zant.passes.onnx_to_uop.resample import constant_table
 
 Sample = Callable[[SSAValue], tuple[SSAValue, SSAValue | None]]
 """The n-th term's (real, imaginary) parts, in the accumulator type; None for a zero imaginary."""
@@ -163,4 +164,51 @@ class STFTLowering(OnnxLowering):
         return [out]
 
 
-PATTERNS = (DFTLowering(), STFTLowering())
+def mel_weight_matrix(mel_bins: int, dft_length: int, sample_rate: int, low_hz: float, high_hz: float) -> np.ndarray:
+    """The [dft_length // 2 + 1, mel_bins] triangular filter bank of ONNX's MelWeightMatrix.
+
+    As the operator defines it: mel_bins + 2 edges evenly spaced on the mel scale (the step
+    divides the range by mel_bins + 2), each mapped to the spectrogram bin
+    floor((dft_length + 1) · hz / sample_rate); filter i rises from edge i to edge i + 1 and
+    falls to edge i + 2.
+    """
+    def to_mel(hz: float) -> float:
+        return 2595 * math.log10(1 + hz / 700)
+
+    low, high = to_mel(low_hz), to_mel(high_hz)
+    step = (high - low) / (mel_bins + 2)
+    mels = np.arange(mel_bins + 2) * step + low
+    hertz = 700 * (10 ** (mels / 2595) - 1)
+    edges = ((dft_length + 1) * hertz // sample_rate).astype(int)
+    table = np.zeros((dft_length // 2 + 1, mel_bins))
+    for i in range(mel_bins):
+        left, center, right = edges[i : i + 3]
+        if center == left:
+            table[center, i] = 1
+        else:
+            table[left : center + 1, i] = (np.arange(left, center + 1) - left) / (center - left)
+        if right > center:
+            table[center:right, i] = (right - np.arange(center, right)) / (right - center)
+    return table
+
+
+class MelWeightMatrixLowering(OnnxLowering):
+    """MelWeightMatrix of constant inputs: a constant table computed at compile time (its
+    inputs fix its shape, so they are constants in any model with static shapes)."""
+
+    op_names = frozenset({"onnx.MelWeightMatrix"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        values = [constant_input(op, index) for index in range(5)]
+        if any(v is None for v in values):
+            raise ValueError("MelWeightMatrix needs constant inputs")
+        mel_bins, dft_length, sample_rate = (int(np.asarray(v).reshape(-1)[0]) for v in values[:3])
+        low_hz, high_hz = (float(np.asarray(v).reshape(-1)[0]) for v in values[3:])
+        table = mel_weight_matrix(mel_bins, dft_length, sample_rate, low_hz, high_hz)
+        expected = tensor_shape(op.results[0])
+        if table.shape != expected:
+            raise ValueError(f"MelWeightMatrix table is {table.shape}, the result type says {expected}")
+        return [constant_table(op, result_name(op), table, tensor_element_type(op.results[0]))]
+
+
+PATTERNS = (DFTLowering(), STFTLowering(), MelWeightMatrixLowering())
