@@ -545,29 +545,53 @@ def _parse_vector_access(parser: Parser, count: int):
 @irdl_op_definition
 class VLoadOp(IRDLOperation):
     """`%v = uop.vload %p : vector<8xf32>` reads the 8 consecutive elements starting at `%p`
-    (no alignment is assumed)."""
+    (no alignment is assumed); `uop.vload %p stride 2 : vector<8xf32>` every second one (a
+    gather, e.g. the inputs of a stride-2 Conv)."""
 
     name = "uop.vload"
 
     ptr = operand_def(PtrType)
+    stride = opt_prop_def(IntAttr)
     result = result_def(VectorType)
 
-    def __init__(self, ptr: SSAValue | Operation, vector_type: VectorType):
-        super().__init__(operands=[ptr], result_types=[vector_type])
+    def __init__(self, ptr: SSAValue | Operation, vector_type: VectorType, stride: int = 1):
+        super().__init__(
+            operands=[ptr],
+            result_types=[vector_type],
+            properties={"stride": IntAttr(stride)} if stride != 1 else {},
+        )
+
+    @property
+    def element_stride(self) -> int:
+        return 1 if self.stride is None else self.stride.data
 
     def print(self, printer: Printer):
-        _print_vector_access(printer, self, [self.ptr], self.result.type)
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        if self.element_stride != 1:
+            printer.print_string(f" stride {self.element_stride}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> VLoadOp:
-        (ptr,), vector_type, attributes = _parse_vector_access(parser, 1)
-        op = cls(ptr, vector_type)
+        ptr = parser.parse_unresolved_operand()
+        stride = parser.parse_integer() if parser.parse_optional_keyword("stride") else 1
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        vector_type = parser.parse_type()
+        if not is_vector_type(vector_type):
+            parser.raise_error(f"expected a vector type, got {vector_type}")
+        op = cls(parser.resolve_operand(ptr, PtrType(lane_type(vector_type))), vector_type, stride)
         op.attributes.update(attributes)
         return op
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PtrType)
         _verify_vector_of(self.result.type, self.ptr.type.element_type, "the result")
+        if self.element_stride < 1:
+            raise VerifyException(f"stride must be positive, got {self.element_stride}")
 
 
 @irdl_op_definition

@@ -98,9 +98,9 @@ def test_arithmetic(width, elem, products, rtol, atol):
 
 
 def test_convolutions():
-    """Convs vectorized over output columns (a padded 3×3's interior, a pointwise, a depthwise);
-    a stride-2 Conv stays scalar (its loads move 2 elements per lane); Relu and the bias
-    epilogue vectorized."""
+    """Convs vectorized over output columns: a padded 3×3 (its interior, and the interior
+    columns of its border rows after index-set splitting), a pointwise, a depthwise, a
+    stride-2 Conv (strided vector loads); Relu and the bias epilogue too."""
     rng = np.random.default_rng(0)
 
     def weight(name, shape):

@@ -193,4 +193,15 @@ inline fn zant_vfmin(comptime T: type, a: T, b: T) T {
     return @select(E, a != a, a, @select(E, b != b, b, @min(a, b)));
 }""",
     ),
+    "zant_vgather": (
+        (),
+        """\
+/// n elements `stride` apart from p, as a vector (a strided vector load).
+inline fn zant_vgather(comptime n: usize, comptime T: type, comptime stride: usize, p: *const T) @Vector(n, T) {
+    const base: [*]const T = @ptrCast(p);
+    var v: @Vector(n, T) = undefined;
+    inline for (0..n) |i| v[i] = base[i * stride];
+    return v;
+}""",
+    ),
 }

@@ -420,6 +420,10 @@ class ZigPrinter:
     @print.register
     def _(self, op: uop.VLoadOp) -> None:
         n, element = uop.lanes(op.result.type), zig_type(uop.lane_type(op.result.type))
+        if op.element_stride != 1:
+            self.helpers_used.add("zant_vgather")
+            self.define(op.result, f"zant_vgather({n}, {element}, {op.element_stride}, {self.expr(op.ptr)})")
+            return
         self.define(op.result, f"@as(*align(1) const [{n}]{element}, @ptrCast({self.expr(op.ptr)})).*")
 
     @print.register

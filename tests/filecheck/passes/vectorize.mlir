@@ -1,5 +1,6 @@
 // RUN: zant-opt %s --split-input-file -p 'vectorize{width=8}' | filecheck %s
 // RUN: zant-opt %s --split-input-file -p 'vectorize{width=4 only_innermost=true}' | filecheck %s --check-prefix=WIDTH4
+// RUN: zant-opt %s --split-input-file -p 'vectorize{split=false}' | filecheck %s --check-prefix=NOSPLIT
 
 // CHECK-LABEL: func.func @elementwise
 // CHECK:         uop.range %i = 0 to 8 step 8 {
@@ -147,14 +148,17 @@ builtin.module {
 
 // -----
 
-// Refused: the load moves 2 elements per lane.
-// CHECK-LABEL: func.func @refused_stride
-// CHECK:         uop.range %i = 0 to 12 {
-// CHECK-NOT:     vector
-// CHECK:         func.return
+// A load that moves 2 elements per lane is a strided vector load (a gather).
+// CHECK-LABEL: func.func @strided
+// CHECK:         uop.range %i = 0 to 8 step 8 {
+// CHECK-NEXT:      %j = uop.mul %i, %two : index
+// CHECK-NEXT:      %p = uop.gep %x[%j] : !uop.buffer<24xf32>
+// CHECK-NEXT:      %a = uop.vload %p stride 2 : vector<8xf32>
+// CHECK-NEXT:      %q = uop.gep %y[%i] : !uop.buffer<12xf32>
+// CHECK-NEXT:      uop.vstore %a, %q : vector<8xf32>
 
 builtin.module {
-  func.func @refused_stride() {
+  func.func @strided() {
     %x = uop.define_global "input" 0 "x" : !uop.buffer<24xf32>
     %y = uop.define_global "output" 0 "y" : !uop.buffer<12xf32>
     %two = uop.const 2 : index
@@ -187,6 +191,131 @@ builtin.module {
       %a = uop.load %p : f32
       %q = uop.gep %y[%i] : !uop.buffer<13xf32>
       uop.store %a, %q : f32
+    }
+    func.return
+  }
+}
+
+// -----
+
+// Index-set splitting: a padded read whose bounds checks depend on %i. Iterations 1 to 10 read
+// inside x: there the checks are constants and the clamps are gone, so that part is vectorized;
+// iterations 0 and 11 keep their checks in scalar loops.
+// CHECK-LABEL: func.func @split
+// CHECK:         uop.range %i = 0 to 1 {
+// CHECK:           uop.cmple
+// CHECK:           uop.store
+// CHECK:         uop.range %[[V:.*]] = 1 to 9 step 8 {
+// CHECK:           %[[POS:.*]] = uop.sub %[[V]], %{{.*}} : index
+// CHECK:           uop.const true
+// CHECK-NOT:       uop.max
+// CHECK:           %[[P:.*]] = uop.gep %x[%[[POS]]] : !uop.buffer<10xf32>
+// CHECK-NEXT:      %{{.*}} = uop.vload %[[P]] : vector<8xf32>
+// CHECK:           uop.where %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK:         uop.range %{{.*}} = 3 to 11 step 8 {
+// CHECK:         uop.range %{{.*}} = 11 to 12 {
+// CHECK:           uop.cmple
+// CHECK:           uop.min
+// CHECK:           uop.store %{{.*}}, %{{.*}} : f32
+// NOSPLIT-LABEL: func.func @split
+// NOSPLIT:         uop.range %i = 0 to 12 {
+// NOSPLIT-NOT:     vector
+
+builtin.module {
+  func.func @split() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<10xf32>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<12xf32>
+    uop.range %i = 0 to 12 {
+      %one = uop.const 1 : index
+      %pos = uop.sub %i, %one : index
+      %zero = uop.const 0 : index
+      %lo = uop.cmple %zero, %pos : index
+      %ten = uop.const 10 : index
+      %hi = uop.cmplt %pos, %ten : index
+      %valid = uop.and %lo, %hi : i1
+      %c0 = uop.max %pos, %zero : index
+      %nine = uop.const 9 : index
+      %c1 = uop.min %c0, %nine : index
+      %p = uop.gep %x[%c1] : !uop.buffer<10xf32>
+      %a = uop.load %p : f32
+      %fill = uop.const 0.0 : f32
+      %v = uop.where %valid, %a, %fill : f32
+      %q = uop.gep %y[%i] : !uop.buffer<12xf32>
+      uop.store %v, %q : f32
+    }
+    func.return
+  }
+}
+
+// -----
+
+// Refused: the load moves -1 element per lane.
+// CHECK-LABEL: func.func @refused_reversed
+// CHECK:         uop.range %i = 0 to 12 {
+// CHECK-NOT:     vector
+// CHECK:         func.return
+
+builtin.module {
+  func.func @refused_reversed() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<12xf32>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<12xf32>
+    %last = uop.const 11 : index
+    uop.range %i = 0 to 12 {
+      %j = uop.sub %last, %i : index
+      %p = uop.gep %x[%j] : !uop.buffer<12xf32>
+      %a = uop.load %p : f32
+      %q = uop.gep %y[%i] : !uop.buffer<12xf32>
+      uop.store %a, %q : f32
+    }
+    func.return
+  }
+}
+
+// -----
+
+// Loop coalescing: rows of 5 as one loop of 10 (every address moves 5 per row); the row-
+// broadcast bias of @no_coalesce does not (it moves 0 per row but 1 per column).
+// CHECK-LABEL: func.func @coalesce
+// CHECK:         uop.range %j = 0 to 8 step 8 {
+// CHECK-NEXT:      %[[ZERO:.*]] = uop.const 0 : index
+// CHECK-NEXT:      %p = uop.gep %xv[%[[ZERO]], %j] : !uop.view<2x5xf32, strides [5, 1], offset 0>
+// CHECK-NEXT:      %a = uop.vload %p : vector<8xf32>
+// CHECK:         uop.range %{{.*}} = 2 to 10 step 8 {
+// CHECK-LABEL: func.func @no_coalesce
+// CHECK:         uop.range %i = 0 to 2 {
+// CHECK-NEXT:      uop.range %j = 0 to 4 step 4 {
+// NOSPLIT-LABEL: func.func @coalesce
+// NOSPLIT:         uop.range %j = 0 to 8 step 8 {
+
+builtin.module {
+  func.func @coalesce() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<10xf32>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<10xf32>
+    %xv = uop.view %x : !uop.buffer<10xf32> -> !uop.view<2x5xf32, strides [5, 1], offset 0>
+    %yv = uop.view %y : !uop.buffer<10xf32> -> !uop.view<2x5xf32, strides [5, 1], offset 0>
+    uop.range %i = 0 to 2 {
+      uop.range %j = 0 to 5 {
+        %p = uop.gep %xv[%i, %j] : !uop.view<2x5xf32, strides [5, 1], offset 0>
+        %a = uop.load %p : f32
+        %b = uop.add %a, %a : f32
+        %q = uop.gep %yv[%i, %j] : !uop.view<2x5xf32, strides [5, 1], offset 0>
+        uop.store %b, %q : f32
+      }
+    }
+    func.return
+  }
+  func.func @no_coalesce() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<5xf32>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<10xf32>
+    %xv = uop.view %x : !uop.buffer<5xf32> -> !uop.view<2x5xf32, strides [0, 1], offset 0>
+    %yv = uop.view %y : !uop.buffer<10xf32> -> !uop.view<2x5xf32, strides [5, 1], offset 0>
+    uop.range %i = 0 to 2 {
+      uop.range %j = 0 to 5 {
+        %p = uop.gep %xv[%i, %j] : !uop.view<2x5xf32, strides [0, 1], offset 0>
+        %a = uop.load %p : f32
+        %q = uop.gep %yv[%i, %j] : !uop.view<2x5xf32, strides [5, 1], offset 0>
+        uop.store %a, %q : f32
+      }
     }
     func.return
   }

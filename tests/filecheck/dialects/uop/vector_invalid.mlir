@@ -186,3 +186,17 @@ builtin.module {
 }
 
 // CHECK: initial value type differs from the accumulator's
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "b" : !uop.buffer<16xf32>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<16xf32>
+    %v = uop.vload %p stride 0 : vector<4xf32>
+    func.return
+  }
+}
+
+// CHECK: stride must be positive, got 0

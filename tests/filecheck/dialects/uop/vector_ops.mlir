@@ -12,6 +12,7 @@
 // CHECK-NEXT:    uop.range %i = 0 to 16 step 8 {
 // CHECK-NEXT:      %p = uop.gep %x[%i] : !uop.buffer<16xf16>
 // CHECK-NEXT:      %h = uop.vload %p : vector<8xf16>
+// CHECK-NEXT:      %gather = uop.vload %p stride 2 : vector<4xf16>
 // CHECK-NEXT:      %v = uop.cast %h : vector<8xf16> to vector<8xf32>
 // CHECK-NEXT:      %c = uop.const 2.000000e+00 : f32
 // CHECK-NEXT:      %s = uop.broadcast %c : f32 to vector<8xf32>
@@ -45,6 +46,7 @@ builtin.module {
     uop.range %i = 0 to 16 step 8 {
       %p = uop.gep %x[%i] : !uop.buffer<16xf16>
       %h = uop.vload %p : vector<8xf16>
+      %gather = uop.vload %p stride 2 : vector<4xf16>
       %v = uop.cast %h : vector<8xf16> to vector<8xf32>
       %c = uop.const 2.0 : f32
       %s = uop.broadcast %c : f32 to vector<8xf32>
