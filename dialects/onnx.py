@@ -2,7 +2,9 @@
 
 Writing 200 operator classes by hand would copy the ONNX specification and drift from it, so each
 default-domain operator (latest version in the installed `onnx`) gets a class generated from its
-`OpSchema`: `onnx.Conv` is `ConvOp`, with
+`OpSchema`: `onnx.Conv` is `ConvOp`. The `ai.onnx.ml` operators (latest live version) are
+generated the same way under the `onnx.ml.` prefix: `onnx.ml.TreeEnsemble` is `MlTreeEnsembleOp`
+(`op_name` spells these names). Each op class has
 
 * one operand definition per schema input, named after it (sanitized to a Python identifier):
   `operand_def` for single inputs, `opt_operand_def` for optional ones, `var_operand_def` for the
@@ -30,7 +32,7 @@ The generic format (`--print-op-generic`) shows the same op with `operandSegment
 op has them. The verifier checks input/output counts, unknown, mistyped and missing required
 attributes with messages naming the op and the attribute, before xDSL's structural checks.
 
-Helpers for passes: `onnx_op_class`, `string_value`, `inputs`/`input_value` (ONNX input positions, `None` for an
+Helpers for passes: `op_name`, `onnx_op_class`, `string_value`, `inputs`/`input_value` (ONNX input positions, `None` for an
 absent optional input), `outputs`, and `get_attr` (attribute as a Python value, schema default
 applied).
 """
@@ -328,8 +330,12 @@ def _field_name(onnx_name: str, used: set[str]) -> str:
 
 def _make_op_class(schema: OpSchema) -> type[OnnxOp]:
     used: set[str] = set()
-    body: dict[str, Any] = {"name": f"onnx.{schema.name}", "__module__": __name__}
-    body["__doc__"] = f"ONNX `{schema.name}` (opset {schema.since_version}), from its schema."
+    prefix = _DOMAIN_PREFIXES[schema.domain]
+    body: dict[str, Any] = {"name": op_name(schema.name, schema.domain), "__module__": __name__}
+    body["__doc__"] = (
+        f"ONNX `{schema.domain or 'ai.onnx'}.{schema.name}` (opset {schema.since_version}), "
+        "from its schema."
+    )
 
     def formals(params: Sequence[OpSchema.FormalParameter], defs: tuple[Any, Any, Any]):
         result: list[Formal] = []
@@ -361,24 +367,51 @@ def _make_op_class(schema: OpSchema) -> type[OnnxOp]:
         constraint = _ATTRIBUTE_KINDS.get(attribute.type, (Attribute, ""))[0]
         body[_field_name(attr_name, used)] = opt_prop_def(constraint, prop_name=attr_name)
 
-    cls = irdl_op_definition(type(f"{schema.name}Op", (OnnxOp,), body))
+    class_name = f"{prefix.title().replace('.', '')}{schema.name}Op"
+    cls = irdl_op_definition(type(class_name, (OnnxOp,), body))
     # IRDL would run its generic checks first; ours name the ONNX attribute and op, so go first.
     cls.verify_ = OnnxOp.verify_all
     _SPECS[cls.name] = OpSpec(schema, inputs, outputs)
     return cls
 
 
-def _latest_schemas() -> list[OpSchema]:
+ML_DOMAIN = "ai.onnx.ml"
+"""The traditional machine-learning operators (tree ensembles, linear models, scalers)."""
+
+_DOMAIN_PREFIXES = {"": "", "ai.onnx": "", ML_DOMAIN: "ml."}
+"""ONNX domain → the op-name prefix inside the `onnx` dialect. ONNX op types have no dots, so
+`onnx.ml.TreeEnsemble` cannot clash with a default-domain op."""
+
+
+def op_name(op_type: str, domain: str = "") -> str:
+    """The dialect op name of an ONNX operator: `onnx.Conv`, `onnx.ml.TreeEnsemble`; other
+    domains get a name no op of the dialect has (`onnx.com.example.Op`)."""
+    return f"onnx.{_DOMAIN_PREFIXES.get(domain, domain + '.')}{op_type}"
+
+
+def _latest_schemas(domain: str) -> list[OpSchema]:
+    """The newest schema of each operator of `domain` (both spellings of the default domain).
+
+    Deprecated ai.onnx.ml versions are skipped: the importer does not convert that domain's
+    opset, and converters still emit TreeEnsembleRegressor/Classifier, whose last live schema
+    (opset 3) accepts the nodes of every earlier version."""
     latest: dict[str, OpSchema] = {}
-    for schema in onnx.defs.get_all_schemas():
-        if schema.domain in ("", "ai.onnx"):
+    domains = ("", "ai.onnx") if domain in ("", "ai.onnx") else (domain,)
+    for schema in onnx.defs.get_all_schemas_with_history():
+        if schema.domain not in domains or (schema.deprecated and domain == ML_DOMAIN):
+            continue
+        known = latest.get(schema.name)
+        if known is None or schema.since_version > known.since_version:
             latest[schema.name] = schema
     return [latest[name] for name in sorted(latest)]
 
 
-_OP_CLASSES: dict[str, type[OnnxOp]] = {
-    schema.name: _make_op_class(schema) for schema in _latest_schemas()
+_OP_CLASSES: dict[tuple[str, str], type[OnnxOp]] = {
+    (domain, schema.name): _make_op_class(schema)
+    for domain in ("", ML_DOMAIN)
+    for schema in _latest_schemas(domain)
 }
+"""(domain, op type) → op class; the default domain is spelled ""."""
 globals().update({cls.__name__: cls for cls in _OP_CLASSES.values()})
 
 ONNX = Dialect("onnx", list(_OP_CLASSES.values()), [])
@@ -389,9 +422,10 @@ ONNX = Dialect("onnx", list(_OP_CLASSES.values()), [])
 # --------------------------------------------------------------------------------------------
 
 
-def onnx_op_class(op_type: str) -> type[OnnxOp]:
-    """The op class of an ONNX operator type (`"Conv"` → `ConvOp`); KeyError if unknown."""
-    return _OP_CLASSES[op_type]
+def onnx_op_class(op_type: str, domain: str = "") -> type[OnnxOp]:
+    """The op class of an ONNX operator type (`"Conv"` → `ConvOp`, `("Scaler", "ai.onnx.ml")`
+    → `MlScalerOp`); KeyError if unknown."""
+    return _OP_CLASSES[("" if domain == "ai.onnx" else domain, op_type)]
 
 
 def inputs(op: OnnxOp) -> list[SSAValue | None]:

@@ -82,11 +82,33 @@ def test_op_with_a_function_body_goes_to_the_compiler():
     assert conformance.classify(case, 0, supported).status == ""
 
 
+def _ml_case(op_type, **attributes):
+    node = helper.make_node(op_type, ["x"], ["y"], domain="ai.onnx.ml", **attributes)
+    graph = helper.make_graph([node], "g", [_f32("x", [2, 3])], [_f32("y", [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 1)])
+    return SimpleNamespace(name=f"test_{op_type}", model=model, data_sets=[], rtol=1e-3, atol=1e-7)
+
+
+def test_ml_ops_with_a_lowering_go_to_the_compiler():
+    assert conformance.classify(_ml_case("Binarizer"), 0, supported_ops()).status == ""
+    record = conformance.classify(_ml_case("SVMRegressor"), 0, supported_ops())
+    assert record.status == "unsupported"
+    assert record.missing_ops == ["ai.onnx.ml.SVMRegressor"]
+    # Without its lowering an ml op is reported like a default-domain one, not as a foreign domain.
+    supported = supported_ops() - {"onnx.ml.Binarizer"}
+    record = conformance.classify(_ml_case("Binarizer"), 0, supported)
+    assert record.missing_ops == ["ai.onnx.ml.Binarizer"] and "no lowering" in record.reason
+
+
 def test_compile_errors_that_name_missing_lowerings_count_as_unsupported():
     from zant.errors import ZantError
 
     blamed = ZantError("no lowering to uop yet for node 'n1' (onnx.Foo), an unnamed onnx.Bar node")
     assert conformance._unsupported_ops(blamed) == ["Bar", "Foo"]
+    ml = ZantError("no lowering to uop yet for node 'n' (onnx.ml.SVMRegressor)")
+    assert conformance._unsupported_ops(ml) == ["ai.onnx.ml.SVMRegressor"]
+    refused = ZantError("node 'n' (LabelEncoder): no lowering for operator 'ai.onnx.ml.LabelEncoder'")
+    assert conformance._unsupported_ops(refused) == ["ai.onnx.ml.LabelEncoder"]
     loop = ZantError("node 'l' (Loop): subgraph attributes are not supported")
     assert conformance._unsupported_ops(loop) == ["Loop"]
     assert conformance._unsupported_ops(ZantError("shape inference failed: x")) == []

@@ -201,8 +201,74 @@ def test_dialect_helpers(tmp_path: Path):
     assert constant_array(constant).shape == (1, 1, 3, 3)
 
 
-def test_every_default_domain_schema_has_an_op():
+def test_every_default_and_ml_domain_schema_has_an_op():
     import onnx.defs
 
-    names = {s.name for s in onnx.defs.get_all_schemas() if s.domain in ("", "ai.onnx")}
-    assert {op.name for op in ONNX.operations} == {f"onnx.{n}" for n in names}
+    schemas = onnx.defs.get_all_schemas()
+    names = {f"onnx.{s.name}" for s in schemas if s.domain in ("", "ai.onnx")}
+    names |= {f"onnx.ml.{s.name}" for s in schemas if s.domain == "ai.onnx.ml"}
+    assert {op.name for op in ONNX.operations} == names
+    # Deprecated ml versions are skipped: the regressor keeps its opset-3 attributes.
+    regressor = onnx_op_class("TreeEnsembleRegressor", "ai.onnx.ml")
+    assert "nodes_values_as_tensor" in regressor.spec().schema.attributes
+    assert not regressor.spec().schema.deprecated
+
+
+def _ml_model(tmp_path: Path, op_type: str, ml_opset: int = 1, **attributes) -> Path:
+    import onnx
+    from onnx import TensorProto, helper
+
+    node = helper.make_node(op_type, ["x"], ["y"], name="n0", domain="ai.onnx.ml", **attributes)
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", ml_opset)])
+    path = tmp_path / "ml.onnx"
+    onnx.save(model, path)
+    return path
+
+
+def test_ml_node_imports_with_its_domain_opset(tmp_path: Path):
+    # A model that imports only ai.onnx.ml (as the backend suite's ml cases do).
+    module = import_model(str(_ml_model(tmp_path, "Binarizer", threshold=0.25)))
+    assert module.attributes["onnx.ml_opset"].value.data == 1
+    (binarizer,) = [op for op in module.walk() if op.name == "onnx.ml.Binarizer"]
+    assert get_attr(binarizer, "threshold") == 0.25
+    assert binarizer.attributes["onnx.node_name"].data == "n0"
+
+
+def test_ml_output_shapes_onnx_leaves_open_are_inferred(tmp_path: Path):
+    """ONNX infers no shape for Scaler's output; the importer does, so Binarizer after it types."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    nodes = [
+        helper.make_node("Scaler", ["x"], ["s"], domain="ai.onnx.ml", scale=[2.0]),
+        helper.make_node("Binarizer", ["s"], ["y"], domain="ai.onnx.ml"),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 1)])
+    onnx.save(model, tmp_path / "chain.onnx")
+    module = import_model(str(tmp_path / "chain.onnx"))
+    (scaler,) = [op for op in module.walk() if op.name == "onnx.ml.Scaler"]
+    assert str(scaler.results[0].type) == "tensor<2x3xf32>"
+
+
+@pytest.mark.parametrize(
+    ("op_type", "message"),
+    [
+        ("ZipMap", "node 'n0' (ZipMap): ai.onnx.ml.ZipMap works on maps or sequences, which are out of scope"),
+        ("LabelEncoder", "node 'n0' (LabelEncoder): no lowering for operator 'ai.onnx.ml.LabelEncoder'"),
+    ],
+)
+def test_ml_nodes_without_lowering_are_refused_by_name(tmp_path: Path, op_type: str, message: str):
+    from zant.errors import ZantError
+
+    with pytest.raises(ZantError) as error:
+        import_model(str(_ml_model(tmp_path, op_type)))
+    assert message in str(error.value)

@@ -183,6 +183,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
     from onnx import TensorProto
 
+    from zant.dialects.onnx import ML_DOMAIN, op_name
     from zant.frontend.expand import DEFAULT_DOMAINS
 
     graph = case.model.graph
@@ -222,8 +223,10 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         if node.op_type == "Dropout" and len(node.input) >= 3 and node.input[2] and "zero_ratio" not in case.name:
             return out("random op (Dropout in training mode)")
 
+    # ai.onnx.ml ops are the compiler's to refuse (no lowering) like default-domain ones.
     foreign = sorted({f"{n.domain}.{n.op_type}" for n in nodes
-                      if n.domain not in DEFAULT_DOMAINS and not _expandable(n.op_type, n.domain, case.model)})
+                      if n.domain not in (*DEFAULT_DOMAINS, ML_DOMAIN)
+                      and not _expandable(n.op_type, n.domain, case.model)})
     if foreign:
         record.status, record.missing_ops = "unsupported", foreign
         record.reason = f"operator domain not supported: {', '.join(foreign)}"
@@ -235,8 +238,8 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     # Control flow and function bodies are decided by the importer (unrolled, expanded, or a
     # compile error that `compile_case` turns into "unsupported").
     missing = sorted({
-        n.op_type for n in nodes
-        if f"onnx.{n.op_type}" not in supported and n.op_type not in SUBGRAPH_OPS
+        n.op_type if n.domain in DEFAULT_DOMAINS else f"{n.domain}.{n.op_type}" for n in nodes
+        if op_name(n.op_type, n.domain) not in supported and n.op_type not in SUBGRAPH_OPS
         and not _expandable(n.op_type, n.domain, case.model)
     })
     if missing:
@@ -380,7 +383,12 @@ def _unsupported_ops(error: BaseException) -> list[str]:
         return []
     text = str(error)
     if text.startswith("no lowering to uop yet for "):
-        return sorted(set(re.findall(r"onnx\.(\w+)", text)))
+        # `onnx.Foo` is the default domain's Foo, `onnx.ml.Foo` ai.onnx.ml's (named in full).
+        return sorted({f"ai.onnx.{name}" if name.startswith("ml.") else name
+                       for name in re.findall(r"onnx\.((?:ml\.)?\w+)", text)})
+    ml = re.search(r"no lowering for operator '(ai\.onnx\.ml\.\w+)'", text)
+    if ml:
+        return [ml.group(1)]
     if text.endswith("subgraph attributes are not supported"):
         return sorted(set(re.findall(r"\((\w+)\): subgraph", text)))
     return []

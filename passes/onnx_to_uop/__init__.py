@@ -46,6 +46,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         conv,
         elementwise,
         linalg,
+        ml,
         movement,
         norm,
         pool,
@@ -59,7 +60,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
 
     families = (
         constants, elementwise, linalg, conv, pool, norm, reduce, movement,
-        resample, quant, recurrent, spectral, text,
+        resample, quant, recurrent, spectral, text, ml,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 

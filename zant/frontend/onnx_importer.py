@@ -2,7 +2,9 @@
 
 Steps, each turning library failures into one `ZantError` message:
 
-1. parse the protobuf; refuse operators outside the default domain and unknown operators;
+1. parse the protobuf; refuse unknown operators and operators outside the default domain,
+   except `ai.onnx.ml` ones that have a lowering (imported with that domain's opset, which is
+   recorded as `onnx.ml_opset`: only the default domain is converted);
 2. load external data, refusing any location that leaves the model's folder;
 3. `onnx.checker.check_model`;
 4. opset: models older than the installed `onnx`'s default opset are converted to it with
@@ -41,7 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from zant.dialects.onnx import onnx_op_class
+from zant.dialects.onnx import ML_DOMAIN, onnx_op_class, op_name
 from zant.errors import ZantError
 from zant.frontend.expand import (
     DEFAULT_DOMAINS,
@@ -107,6 +109,10 @@ def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
         model = onnx.shape_inference.infer_shapes(
             model, check_type=True, strict_mode=True, data_prop=True
         )
+        while _infer_ml_shapes(model):  # then again, for what follows those nodes
+            model = onnx.shape_inference.infer_shapes(
+                model, check_type=True, strict_mode=True, data_prop=True
+            )
         if not all_shapes_static(model):
             model = fold_shape_subgraphs(model, opset)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
@@ -114,10 +120,63 @@ def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
     return model
 
 
-def _has_lowering(op_type: str) -> bool:
+_ML_SHAPES = {
+    "Scaler": lambda node, shape: shape,
+    "Normalizer": lambda node, shape: shape,
+    "LinearRegressor": lambda node, shape: [
+        shape[0] if len(shape) == 2 else 1,
+        next((a.i for a in node.attribute if a.name == "targets"), 1),
+    ],
+}
+"""ai.onnx.ml ops whose schema infers no output shape: (node, input shape) → output shape; the
+output is always float."""
+
+
+def _infer_ml_shapes(model: ModelProto) -> bool:
+    """Give the outputs of `_ML_SHAPES` nodes their type where ONNX left it open; True if any."""
+    graph = model.graph
+    values = {v.name: v for v in [*graph.input, *graph.value_info, *graph.output]}
+    changed = False
+    for node in graph.node:
+        rule = _ML_SHAPES.get(node.op_type) if node.domain == ML_DOMAIN else None
+        source = values.get(node.input[0]) if rule else None
+        target = values.get(node.output[0])
+        if source is None or not source.type.tensor_type.HasField("shape"):
+            continue
+        if target is not None and target.type.tensor_type.HasField("shape"):
+            continue
+        shape = rule(node, [d.dim_value for d in source.type.tensor_type.shape.dim])
+        typed = helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, shape)
+        if target is None:
+            graph.value_info.append(typed)
+        else:
+            target.type.CopyFrom(typed.type)
+        changed = True
+    return changed
+
+
+def _has_lowering(op_type: str, domain: str = "") -> bool:
     from zant.passes.onnx_to_uop import supported_ops
 
-    return f"onnx.{op_type}" in supported_ops()
+    return op_name(op_type, domain) in supported_ops()
+
+
+_ML_NON_TENSOR_OPS = frozenset({"ZipMap", "CastMap", "DictVectorizer"})
+"""ai.onnx.ml operators that read or produce maps or sequences of maps: out of scope, the
+generated code passes dense tensors only."""
+
+
+def _check_ml_operator(node: onnx.NodeProto) -> None:
+    if node.op_type in _ML_NON_TENSOR_OPS:
+        raise ZantError(
+            f"{_node_label(node)}: {ML_DOMAIN}.{node.op_type} works on maps or sequences, which "
+            "are out of scope (tensors only; convert classifiers without ZipMap, e.g. skl2onnx's "
+            "options={'zipmap': False})"
+        )
+    if not _has_lowering(node.op_type, ML_DOMAIN):
+        raise ZantError(
+            f"{_node_label(node)}: no lowering for operator '{ML_DOMAIN}.{node.op_type}'"
+        )
 
 
 def _first_line(error: Exception) -> str:
@@ -130,9 +189,13 @@ def _node_label(node: onnx.NodeProto) -> str:
 
 
 def _check_operators(model: ModelProto) -> None:
-    """Only default-domain operators known to the installed `onnx` are supported, and ops of
-    other domains that ONNX defines by a function body (they are expanded)."""
+    """Only default-domain operators known to the installed `onnx` are supported, `ai.onnx.ml`
+    operators with a lowering, and ops of other domains that ONNX defines by a function body
+    (they are expanded)."""
     for node in model.graph.node:
+        if node.domain == ML_DOMAIN:
+            _check_ml_operator(node)
+            continue
         if node.domain in EXPANDABLE_DOMAINS and has_function_body(
             node.op_type, domain_version(model, node.domain, 0), node.domain
         ):
@@ -149,7 +212,7 @@ def _check_expanded(model: ModelProto) -> None:
     """Control flow must have been unrolled and other domains' ops expanded by `expand_model`;
     what is left cannot be lowered."""
     for node in model.graph.node:
-        if node.domain not in DEFAULT_DOMAINS:
+        if node.domain not in (*DEFAULT_DOMAINS, ML_DOMAIN):
             raise ZantError(f"{_node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
                             "fits this node's attributes and input types")
         for attribute in node.attribute:
@@ -195,7 +258,9 @@ def _convert_opset(model: ModelProto) -> tuple[ModelProto, int]:
         (o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), None
     )
     if version is None:
-        raise ZantError("model imports no default-domain ('ai.onnx') opset")
+        if any(node.domain in DEFAULT_DOMAINS for node in model.graph.node):
+            raise ZantError("model imports no default-domain ('ai.onnx') opset")
+        return model, target  # only other domains' ops (a lone ai.onnx.ml node): nothing to convert
     if version >= target:
         return model, version
     try:
@@ -311,7 +376,11 @@ class _GraphImporter:
             [StringAttr(v.name) for v in self.graph.output]
         )
         main.attributes["onnx.graph_name"] = StringAttr(self.graph.name)
-        return ModuleOp([main], attributes={"onnx.opset": IntegerAttr(self.opset, i64)})
+        attributes = {"onnx.opset": IntegerAttr(self.opset, i64)}
+        ml_opset = next((o.version for o in self.model.opset_import if o.domain == ML_DOMAIN), None)
+        if ml_opset is not None:
+            attributes["onnx.ml_opset"] = IntegerAttr(ml_opset, i64)
+        return ModuleOp([main], attributes=attributes)
 
     def tensor_array(self, tensor: TensorProto) -> np.ndarray:
         mlir_element_type(tensor.data_type, tensor.name)
@@ -342,7 +411,7 @@ class _GraphImporter:
         result_types = [self.tensor_type(n) if n else None for n in node.output]
         attributes = {"onnx.node_name": StringAttr(node.name)} if node.name else {}
         try:
-            op = onnx_op_class(node.op_type).from_onnx(
+            op = onnx_op_class(node.op_type, node.domain).from_onnx(
                 op_inputs, result_types, properties, attributes
             )
         except ValueError as error:
