@@ -100,6 +100,33 @@ def test_ml_ops_with_a_lowering_go_to_the_compiler():
     assert record.missing_ops == ["ai.onnx.ml.Binarizer"] and "no lowering" in record.reason
 
 
+def test_pipeline_option_compiles_with_it_and_is_reported(tmp_path):
+    """`zant conformance --pipeline P`: the cases compile with P (here without `dce` and the
+    onnx-level folds) and the JSON and Markdown reports name it; the default is the driver's."""
+    import json
+
+    from zant.driver import DEFAULT_PIPELINE
+
+    pipeline = "onnx-to-uop,plan-arenas,verify-arena-plan"
+    report, md = tmp_path / "r.json", tmp_path / "r.md"
+    argv = ["--filter", "^test_ai_onnx_ml_binarizer$", "--pipeline", pipeline, "--quiet", "--jobs", "1",
+            "--output-json", str(report), "--output-md", str(md)]
+    assert conformance.main(argv) == 0
+    saved = json.loads(report.read_text())
+    assert saved["pipeline"] == pipeline and saved["command"].endswith(f"--pipeline '{pipeline}'")
+    assert [r["status"] for r in saved["cases"]] == ["pass"]
+    assert f"Pass pipeline: `{pipeline}`." in md.read_text()
+    # A pipeline the driver refuses is every compiled case's compile error, named.
+    node = helper.make_node("Relu", ["x"], ["y"])
+    case = _case([node], [_f32("x", [2])], [_f32("y", [2])], data_sets=[([np.ones(2, np.float32)], [np.ones(2, np.float32)])])
+    record = conformance.Record(index=0, name="test_x", op="Relu")
+    assert conformance.compile_case(case, 0, tmp_path, record, "no-such-pass") is None
+    assert record.status == "compile_error" and "invalid pass pipeline 'no-such-pass'" in record.reason
+    record = conformance.Record(index=0, name="test_x", op="Relu")
+    assert conformance.compile_case(case, 0, tmp_path, record) is not None  # DEFAULT_PIPELINE
+    assert conformance.run_conformance(names=frozenset())[1]["pipeline"] == DEFAULT_PIPELINE
+
+
 def test_compile_errors_that_name_missing_lowerings_count_as_unsupported():
     from zant.errors import ZantError
 

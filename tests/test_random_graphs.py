@@ -140,3 +140,33 @@ def test_integer_division_by_zero_is_not_a_valid_graph():
         rg.make_clip(d, clipped)
     for value in d.pool:  # every Clip bound is what the int32 constant holds
         assert value.lo == int(value.lo) and value.hi == int(value.hi)
+
+
+def test_pipeline_option_reaches_the_compiler_and_the_report(tmp_path):
+    """`--pipeline` compiles every graph with it (a bad one is each graph's compile error) and
+    the JSON report records it."""
+    records, _ = rg.run(2, seed=SEED, jobs=1, do_shrink=False, pipeline="no-such-pass")
+    assert [r["status"] for r in records] == ["compile_error"] * 2
+    assert all("invalid pass pipeline 'no-such-pass'" in r["reason"] for r in records)
+    pipeline = "fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
+    report = tmp_path / "report.json"
+    argv = ["--count", "2", "--seed", str(SEED), "--jobs", "1", "--quiet", "--pipeline", pipeline,
+            "--output-json", str(report)]
+    assert rg.main(argv) == 0
+    import json
+
+    saved = json.loads(report.read_text())
+    assert saved["pipeline"] == pipeline and [r["status"] for r in saved["records"]] == ["pass"] * 2
+
+
+def test_default_pipeline_is_recorded(tmp_path, monkeypatch):
+    from zant.driver import DEFAULT_PIPELINE
+
+    seen = {}
+    monkeypatch.setattr(rg, "run", lambda *args, **kwargs: seen.setdefault("call", (args, kwargs)) and ([], 0.0))
+    report = tmp_path / "report.json"
+    assert rg.main(["--count", "0", "--output-json", str(report)]) == 0
+    import json
+
+    assert json.loads(report.read_text())["pipeline"] == DEFAULT_PIPELINE
+    assert seen["call"][0][-1] == DEFAULT_PIPELINE

@@ -1,6 +1,6 @@
 """`zant conformance`: run the ONNX backend node-test suite through the whole compiler.
 
-    zant conformance [--filter REGEX] [--jobs N] [--batch-size N] [--output-json PATH] [--output-md PATH]
+    zant conformance [--filter REGEX] [--pipeline PIPELINE] [--jobs N] [--batch-size N] [--output-json PATH] [--output-md PATH]
     python -m zant.tools.conformance ...   (the same, standalone)
 
 Every case of `onnx.backend.test.case.node.collect_testcases()` is first classified:
@@ -10,8 +10,9 @@ Every case of `onnx.backend.test.case.node.collect_testcases()` is first classif
   Dropout, training-domain ops;
 * unsupported: an operator with no lowering (`supported_ops()`), another operator domain, or a
   control-flow op with subgraphs;
-* otherwise compiled: `import_model_bytes` → `run_pipeline(DEFAULT_PIPELINE)` → `emit_artifacts`
-  with the name `cNNNN` (the case's index). Python-side failures are compile errors.
+* otherwise compiled: `import_model_bytes` → `run_pipeline(PIPELINE)` → `emit_artifacts`
+  with the name `cNNNN` (the case's index). Python-side failures are compile errors. PIPELINE is
+  the driver's `DEFAULT_PIPELINE` unless `--pipeline` names another (the reports record it).
 
 Inputs that real models carry as constants (shapes, axes, pads, k, Clip bounds, Resize scales ...,
 see `PARAMETER_INPUTS`) are frozen into initializers with the case's values when every data set
@@ -343,8 +344,9 @@ def _unknown_input_shapes(model, data_sets) -> dict[str, list[int]]:
     return shapes
 
 
-def compile_case(case, index: int, out_dir: Path, record: Record) -> Compiled | None:
-    """Frontend, passes and emission of one case into `out_dir/cNNNN.zig`; None on an error."""
+def compile_case(case, index: int, out_dir: Path, record: Record, pipeline: str | None = None) -> Compiled | None:
+    """Frontend, passes (`pipeline`, default the driver's) and emission of one case into
+    `out_dir/cNNNN.zig`; None on an error."""
     from zant.driver import DEFAULT_PIPELINE, emit_artifacts, graph_signature, run_pipeline
     from zant.frontend.onnx_importer import import_model_bytes
 
@@ -358,7 +360,7 @@ def compile_case(case, index: int, out_dir: Path, record: Record) -> Compiled | 
                 model.SerializeToString(), str(out_dir), input_shapes=_unknown_input_shapes(model, data_sets)
             )
         inputs, outputs = graph_signature(module)
-        run_pipeline(module, DEFAULT_PIPELINE)
+        run_pipeline(module, pipeline or DEFAULT_PIPELINE)
         zig_source, _header, plan = emit_artifacts(module, name)
         record.scratch_bytes = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
         record.lower_bound_bytes = plan["aligned_lower_bound_bytes"]
@@ -712,9 +714,9 @@ def load_cases() -> list:
     return _CASES
 
 
-def process_batch(task: tuple[int, list[tuple[int, dict]], str]) -> tuple[list[dict], dict]:
+def process_batch(task: tuple[int, list[tuple[int, dict]], str, str | None]) -> tuple[list[dict], dict]:
     """Worker: compile, build and run one batch; returns its records and timings."""
-    batch_index, items, work_dir = task
+    batch_index, items, work_dir, pipeline = task
     cases = load_cases()
     directory = Path(work_dir) / f"batch{batch_index:03d}"
     directory.mkdir(parents=True, exist_ok=True)
@@ -723,7 +725,7 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str]) -> tuple[list[d
     records = {r["index"]: Record(**r) for _, r in items}
     compiled: list[Compiled] = []
     for index, _ in items:
-        result = compile_case(cases[index], index, directory, records[index])
+        result = compile_case(cases[index], index, directory, records[index], pipeline)
         if result is not None:
             compiled.append(result)
     timings["compile"] = time.perf_counter() - start
@@ -768,8 +770,11 @@ def run_conformance(
     work_dir: str | None = None,
     progress=None,
     names: frozenset[str] | None = None,
+    pipeline: str | None = None,
 ) -> tuple[list[dict], dict]:
-    """Classify, compile, build and run the node suite (or the `filter_regex` / `names` subset)."""
+    """Classify, compile (with `pipeline`, default the driver's), build and run the node suite
+    (or the `filter_regex` / `names` subset)."""
+    from zant.driver import DEFAULT_PIPELINE
     from zant.passes.onnx_to_uop import supported_ops
 
     started = time.perf_counter()
@@ -791,9 +796,10 @@ def run_conformance(
     owned = work_dir is None
     root = Path(work_dir or tempfile.mkdtemp(prefix="zant-conformance-"))
     root.mkdir(parents=True, exist_ok=True)
-    tasks = [(i, [(r.index, asdict(r)) for r in batch], str(root)) for i, batch in enumerate(batches)]
+    tasks = [(i, [(r.index, asdict(r)) for r in batch], str(root), pipeline) for i, batch in enumerate(batches)]
     done: dict[int, dict] = {r.index: asdict(r) for r in records if r.status}
-    stats = {"batches": len(batches), "builds": 0, "children": 0, "compile": 0.0, "build": 0.0, "run": 0.0}
+    stats = {"batches": len(batches), "builds": 0, "children": 0, "compile": 0.0, "build": 0.0, "run": 0.0,
+             "pipeline": pipeline or DEFAULT_PIPELINE}
     try:
         if jobs <= 1 or len(tasks) <= 1:
             outcomes = map(process_batch, tasks)
@@ -888,6 +894,7 @@ def write_json(records: list[dict], stats: dict, path: str | Path, command: str)
     payload = {
         "command": command,
         "onnx": onnx.__version__,
+        "pipeline": stats.get("pipeline"),
         "totals": totals(records),
         "seconds": round(stats.get("seconds", 0.0), 1),
         "cases": records,
@@ -926,10 +933,12 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
         "",
         f"Generated by `{command}` (onnx {onnx.__version__}, {len(records)} cases, "
         f"{stats.get('seconds', 0):.0f} s with {stats.get('jobs', 2)} jobs). Do not edit: rerun the command.",
+        "",
+        f"Pass pipeline: `{stats.get('pipeline')}`.",
         *(["", note, ""] if note else [""]),
         "Each case of `onnx.backend.test.case.node.collect_testcases()` is classified (out of scope,",
         "unsupported = an op with neither a lowering nor an ONNX function body to expand, or one the",
-        "compiler names as missing after expansion), else compiled with the default pipeline, built in",
+        "compiler names as missing after expansion), else compiled with the pass pipeline above, built in",
         "ReleaseSafe (batched shared libraries), run on every data set and compared with the case's",
         "rtol/atol (integers and booleans exactly). Inputs that real models hold as constants (shapes,",
         "axes, pads, k, Clip bounds, ...) are frozen to the data set's values (`frozen` in the JSON).",
@@ -1006,6 +1015,10 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="REPORT",
         help="only the first passing case of each operator in REPORT (default: the committed docs/onnx-conformance.json)",
     )
+    parser.add_argument(
+        "--pipeline", default=None, metavar="PIPELINE",
+        help="the pass pipeline to compile with, as zant-opt -p takes it (default: the driver's DEFAULT_PIPELINE)",
+    )
     parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel workers (default 2)")
     parser.add_argument("--batch-size", type=int, default=100, help="cases per library build (default 100)")
     parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-case records as JSON")
@@ -1030,9 +1043,11 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     progress = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     jobs = max(1, args.jobs)
     names = representative_slice(Path(args.slice)) if args.slice else None
-    records, stats = run_conformance(args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names)
+    pipeline = getattr(args, "pipeline", None)
+    records, stats = run_conformance(args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline)
     stats["jobs"] = jobs
     command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if args.slice else "")
+    command += f" --pipeline '{pipeline}'" if pipeline else ""
     t = totals(records)
     print("  ".join(f"{k} {v}" for k, v in t.items()) + f"  ({stats['seconds']:.0f} s)")
     if args.output_json:

@@ -1,6 +1,6 @@
 """Random-graph differential testing: seeded random ONNX graphs, compiled and compared.
 
-    python -m zant.tools.random_graphs --count N --seed S [--jobs 2] [--keep-failures DIR]
+    python -m zant.tools.random_graphs --count N --seed S [--jobs 2] [--keep-failures DIR] [--pipeline P]
 
 Graph `i` of a run is generated from `(seed, i)` alone, so any graph can be regenerated.
 A graph is a chain or a DAG of 2-12 nodes over the supported operators (`OPS`, a table,
@@ -19,6 +19,8 @@ Graphs are compiled, built and run in batches with the machinery of `zant confor
 batch so that traps are caught) and compared with `onnx.reference.ReferenceEvaluator`.
 A compile error, a trap or a mismatch is a finding: it is shrunk (`shrink`) to a minimal
 model that still fails the same way and, with `--keep-failures DIR`, written there.
+Graphs compile with the driver's `DEFAULT_PIPELINE`, or with `--pipeline` (e.g. to test a new
+pass on every graph); the summary and the JSON report name the pipeline.
 """
 
 from __future__ import annotations
@@ -1253,16 +1255,16 @@ class _Case:
     data_sets: list
 
 
-def run_graphs(graphs: Sequence[Graph], directory: Path, tag: str = "batch") -> dict[int, dict]:
-    """Compile, build (one shared library) and run `graphs`, each with `expected` filled in;
-    a conformance record (as a dict) per graph index."""
+def run_graphs(graphs: Sequence[Graph], directory: Path, tag: str = "batch", pipeline: str | None = None) -> dict[int, dict]:
+    """Compile (with `pipeline`, default the driver's), build (one shared library) and run
+    `graphs`, each with `expected` filled in; a conformance record (as a dict) per graph index."""
     directory.mkdir(parents=True, exist_ok=True)
     records = {g.index: conformance.Record(index=g.index, name=f"graph{g.index}", op="random", rtol=g.rtol, atol=g.atol)
                for g in graphs}
     compiled = []
     for g in graphs:
         case = _Case(g.model, [(list(g.feeds), list(g.expected))])
-        result = conformance.compile_case(case, g.index, directory, records[g.index])
+        result = conformance.compile_case(case, g.index, directory, records[g.index], pipeline)
         if result is not None:
             compiled.append((g, result))
     library, broken = None, {}
@@ -1440,14 +1442,15 @@ def shrink(graph: Graph, still_fails: Predicate, max_rounds: int = 40) -> Graph:
     return graph
 
 
-def same_failure(status: str, directory: Path) -> Predicate:
-    """A predicate: the candidates that still end with `status` when compiled and run."""
+def same_failure(status: str, directory: Path, pipeline: str | None = None) -> Predicate:
+    """A predicate: the candidates that still end with `status` when compiled (with `pipeline`)
+    and run."""
     rounds = iter(range(10**6))
 
     def fails(graphs: list[Graph]) -> list[bool]:
         n = next(rounds)
         renumbered = [replace(g, index=k) for k, g in enumerate(graphs)]
-        records = run_graphs(renumbered, directory / f"shrink{n}", f"shrink{n}")
+        records = run_graphs(renumbered, directory / f"shrink{n}", f"shrink{n}", pipeline)
         shutil.rmtree(directory / f"shrink{n}", ignore_errors=True)
         return [records[k]["status"] == status for k in range(len(graphs))]
 
@@ -1481,9 +1484,9 @@ def load_graph(path: Path, index: int = 0) -> Graph:
     return graph
 
 
-def process_batch(task: tuple[int, list[int], str, str | None, bool]) -> list[dict]:
+def process_batch(task: tuple[int, list[int], str, str | None, bool, str | None]) -> list[dict]:
     """Worker: generate, compile, build and run one batch of graphs; shrink and keep the findings."""
-    seed, indices, work_dir, keep, do_shrink = task
+    seed, indices, work_dir, keep, do_shrink, pipeline = task
     directory = Path(work_dir) / f"batch{indices[0]:06d}"
     ops = available_ops()
     graphs, records = [], {}
@@ -1493,14 +1496,14 @@ def process_batch(task: tuple[int, list[int], str, str | None, bool]) -> list[di
             records[index] = {"index": index, "status": "generator_error", "reason": graph}
         else:
             graphs.append(graph)
-    records.update(run_graphs(graphs, directory))
+    records.update(run_graphs(graphs, directory, pipeline=pipeline))
     for graph in graphs:
         record = records[graph.index]
         record["ops"] = sorted({n.op_type for n in graph.model.graph.node})
         if record["status"] in FINDINGS and keep:
             stem = Path(keep) / f"seed{seed}_graph{graph.index}_{record['status']}"
             save_graph(graph, stem.with_name(stem.name + "_original"))
-            small = shrink(graph, same_failure(record["status"], directory)) if do_shrink else graph
+            small = shrink(graph, same_failure(record["status"], directory, pipeline)) if do_shrink else graph
             save_graph(small, stem)
             record["shrunk_ops"] = [n.op_type for n in small.model.graph.node]
     shutil.rmtree(directory, ignore_errors=True)
@@ -1508,12 +1511,14 @@ def process_batch(task: tuple[int, list[int], str, str | None, bool]) -> list[di
 
 
 def run(count: int, seed: int = 0, jobs: int = 2, batch_size: int = 100, keep: str | None = None,
-        do_shrink: bool = True, start: int = 0, progress=None) -> tuple[list[dict], float]:
-    """Graphs `start` ... `start + count - 1` of seed `seed`; their records and the seconds taken."""
+        do_shrink: bool = True, start: int = 0, progress=None, pipeline: str | None = None) -> tuple[list[dict], float]:
+    """Graphs `start` ... `start + count - 1` of seed `seed`, compiled with `pipeline` (default the
+    driver's); their records and the seconds taken."""
     started = time.perf_counter()
     indices = list(range(start, start + count))
     root = Path(tempfile.mkdtemp(prefix="zant-random-"))
-    tasks = [(seed, indices[i : i + batch_size], str(root), keep, do_shrink) for i in range(0, count, batch_size)]
+    tasks = [(seed, indices[i : i + batch_size], str(root), keep, do_shrink, pipeline)
+             for i in range(0, count, batch_size)]
     records: list[dict] = []
     try:
         if jobs <= 1 or len(tasks) <= 1:
@@ -1549,16 +1554,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-shrink", action="store_true", help="keep findings as generated")
     parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-graph records as JSON")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    parser.add_argument("--pipeline", default=None, metavar="PIPELINE",
+                        help="the pass pipeline to compile with, as zant-opt -p takes it (default: the driver's DEFAULT_PIPELINE)")
     args = parser.parse_args(argv)
+    from zant.driver import DEFAULT_PIPELINE
+
+    pipeline = args.pipeline or DEFAULT_PIPELINE
     progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     records, seconds = run(args.count, args.seed, max(1, args.jobs), max(1, args.batch_size), args.keep_failures,
-                           not args.no_shrink, args.start, progress)
+                           not args.no_shrink, args.start, progress, pipeline)
     counts = collections.Counter(r["status"] for r in records)
-    print(f"{len(records)} graphs (seed {args.seed}) in {seconds:.0f} s: "
+    print(f"{len(records)} graphs (seed {args.seed}, pipeline {pipeline}) in {seconds:.0f} s: "
           + ", ".join(f"{s} {counts[s]}" for s in ("pass", *FINDINGS, "generator_error")))
     if args.output_json:
-        Path(args.output_json).write_text(json.dumps({"seed": args.seed, "seconds": round(seconds, 1), "records": records},
-                                                     indent=1, default=str) + "\n", encoding="utf-8")
+        report = {"seed": args.seed, "pipeline": pipeline, "seconds": round(seconds, 1), "records": records}
+        Path(args.output_json).write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
     return 0 if all(counts[s] == 0 for s in (*FINDINGS, "generator_error")) else 1
 
 
