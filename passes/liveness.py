@@ -10,7 +10,8 @@ report and `zant plan`.
   the end of the loop and be there from its first iteration. This rule is what makes reuse safe.
 * A buffer nobody touches is live at its definition only (it still needs a slot).
 * `in_place_legal(a, b)` decides from the IR (geps, views, strides, loop ranges) whether `b` may
-  be written over `a` at the loop nest where `a` dies and `b` is born.
+  be written over `a` at the loop nest where `a` dies and `b` is born: every element of `a` is
+  read only just before the one store that writes the same element of `b` (its docstring).
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
 from zant.dialects.uop import (
+    ALU_OPS,
     BufferType,
     ConstOp,
     DefineLocalOp,
@@ -150,7 +154,8 @@ def peak_bytes(spans: Iterable[tuple[int, int, int]]) -> int:
 
 
 def _accesses(value: SSAValue) -> list[tuple[GepOp, ViewType | None]]:
-    """Every gep into a buffer, with the view it goes through (None for a direct gep)."""
+    """Every gep into a buffer, with the view it goes through (None for a direct gep). Views are
+    only ever taken of buffers (the verifier's rule), so one view at most lies on the way."""
     result = []
     for use in value.uses:
         user = use.operation
@@ -161,49 +166,115 @@ def _accesses(value: SSAValue) -> list[tuple[GepOp, ViewType | None]]:
     return result
 
 
-def flat_index(gep: GepOp, view: ViewType | None) -> tuple[int, tuple[tuple[SSAValue, int], ...]]:
-    """The buffer element a gep addresses as `offset + Σ stride·index`: (offset, sorted terms),
-    constants and single-trip loop indices folded, repeated indices merged, zero strides dropped."""
+@dataclass(frozen=True)
+class Affine:
+    """`offset + Σ coefficient·induction variable`, zero coefficients dropped."""
+
+    offset: int
+    terms: frozenset[tuple[SSAValue, int]] = frozenset()
+
+    def scaled(self, factor: int) -> Affine:
+        return Affine(self.offset * factor, frozenset((v, c * factor) for v, c in self.terms if c * factor))
+
+    def __add__(self, other: Affine) -> Affine:
+        merged = dict(self.terms)
+        for value, coefficient in other.terms:
+            merged[value] = merged.get(value, 0) + coefficient
+        return Affine(self.offset + other.offset, frozenset((v, c) for v, c in merged.items() if c))
+
+
+def _product(lhs: Affine, rhs: Affine) -> Affine | None:
+    if not rhs.terms:
+        return lhs.scaled(rhs.offset)
+    return rhs.scaled(lhs.offset) if not lhs.terms else None
+
+
+_INDEX_ALU = {
+    ALU_OPS["add"]: lambda a, b: a + b,
+    ALU_OPS["sub"]: lambda a, b: a + b.scaled(-1),
+    ALU_OPS["mul"]: _product,
+}
+
+
+def affine_index(value: SSAValue) -> Affine | None:
+    """`value` as an affine function of loop induction variables (a single-trip loop's variable is
+    its start), or None if it is not one (clamps, loaded indices, products of two variables)."""
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        if not isinstance(loop, RangeOp):
+            return None
+        return Affine(loop.start.data) if loop.trip_count == 1 else Affine(0, frozenset({(value, 1)}))
+    if isinstance(owner, ConstOp):
+        constant = owner.value.value.data  # type: ignore[attr-defined]
+        return Affine(constant) if isinstance(constant, int) else None
+    combine = _INDEX_ALU.get(type(owner))
+    if combine is None:
+        return None
+    lhs, rhs = (affine_index(operand) for operand in owner.operands)
+    return combine(lhs, rhs) if lhs is not None and rhs is not None else None
+
+
+def flat_index(gep: GepOp, view: ViewType | None) -> Affine | None:
+    """The buffer element a gep addresses, `view offset + Σ stride·index`, as an affine function of
+    the loop variables; None if an index is not affine."""
     strides: Sequence[int] = view.get_strides() if view is not None else (1,)
-    offset = view.offset.data if view is not None else 0
-    terms: dict[SSAValue, int] = {}
-    for index, stride in zip(gep.indices, strides):
-        loop = index.owner.parent_op() if isinstance(index.owner, Block) else None
-        if isinstance(index.owner, ConstOp):
-            offset += index.owner.value.value.data * stride  # type: ignore[attr-defined]
-        elif isinstance(loop, RangeOp) and loop.trip_count == 1:  # the index is always `start`
-            offset += loop.start.data * stride
-        else:
-            terms[index] = terms.get(index, 0) + stride
-    ordered = sorted(((v, s) for v, s in terms.items() if s), key=lambda t: (t[1], id(t[0])))
-    return offset, tuple(ordered)
+    result = Affine(view.offset.data if view is not None else 0)
+    for index, stride in zip(gep.indices, strides, strict=True):
+        term = affine_index(index)
+        if term is None:
+            return None
+        result = result + term.scaled(stride)
+    return result
 
 
-def _injective(terms: tuple[tuple[SSAValue, int], ...]) -> bool:
-    """True if the index map visits each element at most once over the loop nest: every index is
-    the induction variable of a distinct loop and the strides nest like a mixed-radix number."""
-    reach = 0
-    seen = set()
-    for value, stride in sorted(terms, key=lambda t: abs(t[1])):
-        loop = value.owner.parent_op() if isinstance(value.owner, Block) else None
-        if not isinstance(loop, RangeOp) or loop.induction_var is not value or loop in seen:
-            return False
-        seen.add(loop)
-        step = abs(stride) * loop.step.data
-        if step <= reach:
-            return False
-        reach += step * max(0, loop.trip_count - 1)
-    return True
+def _users_in(gep: GepOp, nest: RangeOp, kind: type[LoadOp] | type[StoreOp]) -> list[Operation] | None:
+    """The gep's users inside `nest` if all are loads (or all stores through it as the address),
+    else None. The gep itself may sit outside the nest (it is pure and may be hoisted)."""
+    users = [use.operation for use in gep.result.uses if nest.is_ancestor(use.operation)]
+    if kind is StoreOp:
+        ok = all(isinstance(u, StoreOp) and u.ptr is gep.result and u.value is not gep.result for u in users)
+    else:
+        ok = all(isinstance(u, LoadOp) for u in users)
+    return users if ok else None
+
+
+def _elements_written(store: Operation, index: Affine, nest: RangeOp) -> np.ndarray:
+    """Every element index `store` writes over all iterations of the loops around it up to `nest`
+    (repeats included: a loop its index does not depend on writes the same elements again)."""
+    coefficients = dict(index.terms)
+    elements = np.array([index.offset], dtype=np.int64)
+    loop = store.parent_op()
+    while True:
+        assert isinstance(loop, RangeOp)
+        values = np.arange(loop.start.data, loop.end.data, loop.step.data, dtype=np.int64)
+        moves = values * coefficients.get(loop.induction_var, 0)
+        elements = (elements[:, None] + moves[None, :]).reshape(-1)
+        if loop is nest:
+            return elements
+        loop = loop.parent_op()
 
 
 def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Operation | None:
     """The loop nest at which `born` may be written over `dying`, or None if that is not legal.
 
-    Legal when both buffers have the same byte size and element type, `dying` ends and `born`
-    starts in the same top-level loop nest, and inside that nest the only accesses are loads of
-    `dying` and one store to `born`, all in one block, the loads first, all at the same flat
-    element index, and that index map is injective over the nest: each element of `dying` is read
-    exactly where (and before) the same element of `born` is written, and never again.
+    The rule: both buffers have the same type (so element i of each is the same bytes), `dying`
+    ends and `born` starts in the same top-level loop nest, and inside that nest
+
+    1. `dying` is only loaded and `born` only stored (through geps, directly or via views);
+    2. every index is an affine function of the loop variables, composed through the view's
+       strides and offset, and the stores of `born`, over all their iterations together, write
+       each element at most once (checked by enumerating the elements they write; more writes
+       than `born` has elements can't be distinct and are refused);
+    3. every load of `dying` is followed, in its own block, by a store of `born` at the identical
+       affine index.
+
+    Then the element `dying[i]` read by a load is written (as `born[i]`) only by the store that
+    follows it in the same iteration (2 makes that store the only write of element i), so every
+    read of an element of `dying` happens before its bytes are overwritten, and nothing else in
+    the nest touches those bytes. A blocked Conv nest with an epilogue reading its shortcut at the
+    output index (many stores, one per output-channel block and border region) qualifies; a
+    transposed, shifted or clamped read, or a store ahead of its matching load, does not.
     """
     a_type, b_type = dying.buffer.result.type, born.buffer.result.type
     assert isinstance(a_type, BufferType) and isinstance(b_type, BufferType)
@@ -214,29 +285,44 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
     nest = schedule.ops[born.first]
     if not isinstance(nest, RangeOp) or dying.last != schedule.last[nest]:
         return None
-    stores = [(g, v) for g, v in _accesses(born.buffer.result) if nest.is_ancestor(g)]
-    loads = [(g, v) for g, v in _accesses(dying.buffer.result) if nest.is_ancestor(g)]
-    if len(stores) != 1 or not loads:
+    if not isinstance(nest.parent_op(), func.FuncOp):
         return None
-    store_gep, store_view = stores[0]
-    store_users = [u.operation for u in store_gep.result.uses]
-    if len(store_users) != 1 or not isinstance(store_users[0], StoreOp):
+    inside = [u for life in (dying, born) for u in buffer_users(life.buffer.result) if nest.is_ancestor(u)]
+    if not all(isinstance(u, GepOp) for u in inside):
         return None
-    store = store_users[0]
-    index = flat_index(store_gep, store_view)
-    if not _injective(index[1]):
-        return None
-    block = store.parent_block()
-    assert block is not None
-    for gep, view in loads:
-        if flat_index(gep, view) != index:
+    stores: list[tuple[Operation, Affine]] = []
+    for gep, view in _accesses(born.buffer.result):
+        users = _users_in(gep, nest, StoreOp)
+        index = flat_index(gep, view)
+        if users is None or (users and index is None):
             return None
-        for use in gep.result.uses:
-            load = use.operation
-            if not isinstance(load, LoadOp) or load.parent_block() is not block:
+        stores += [(store, index) for store in users]  # type: ignore[misc]
+    if not stores:
+        return None
+    for gep, view in _accesses(dying.buffer.result):
+        loads = _users_in(gep, nest, LoadOp)
+        index = flat_index(gep, view)
+        if loads is None or (loads and index is None):
+            return None
+        for load in loads:
+            block = load.parent_block()
+            assert block is not None
+            position = block.get_operation_index(load)
+            if not any(
+                store.parent_block() is block and block.get_operation_index(store) > position
+                and store_index == index
+                for store, store_index in stores
+            ):
                 return None
-            if block.get_operation_index(load) > block.get_operation_index(store):
-                return None
+    count = b_type.size.data
+    written: list[np.ndarray] = []
+    for store, index in stores:
+        written.append(_elements_written(store, index, nest))
+        if sum(len(w) for w in written) > count:
+            return None
+    elements = np.concatenate(written)
+    if elements.min() < 0 or elements.max() >= count or len(np.unique(elements)) != len(elements):
+        return None
     return nest
 
 

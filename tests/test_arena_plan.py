@@ -1,5 +1,6 @@
 """plan-arenas and verify-arena-plan on real models: every strategy, ratio to the lower bound,
-hash stability, in-place reuse on an element-wise chain with numerics checked end to end."""
+hash stability, in-place reuse on an element-wise chain and on a fused residual block, with
+numerics checked end to end."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import onnx
 import pytest
 from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
+from test_fuse_loops import FUSED, UNFUSED, _compile, check_fused
 from test_models import make_lenet, make_mlp
 
 from zant.backend.plan import emit_plan_json, plan_summary
@@ -114,3 +116,41 @@ def test_constants_in_a_link_section_build(tmp_path):
     result = compile_model(tmp_path / "mlp.onnx", tmp_path / "out", CompileOptions(name="m", pipeline=pipeline))
     assert 'linksection(".rodata.zant")' in result.zig_path.read_text()
     assert result.sizes is not None
+
+
+def make_residual_block(channels: int = 12) -> onnx.ModelProto:
+    """Relu → Conv → Relu → Conv → Add(shortcut) → Relu → GlobalAveragePool: with fusion the last
+    Conv nest (an 8- and a 4-channel block, so many stores) computes Add and Relu at its stores,
+    reading the shortcut at each output element, and may write its result over the shortcut."""
+    rng = np.random.default_rng(8)
+    weights = {
+        name: numpy_helper.from_array(rng.standard_normal((channels, channels, 3, 3)).astype(np.float32) * 0.2, name)
+        for name in ("w1", "w2")
+    }
+    nodes = [
+        helper.make_node("Relu", ["x"], ["s"]),
+        helper.make_node("Conv", ["s", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c2", "s"], ["a"]),
+        helper.make_node("Relu", ["a"], ["r2"]),
+        helper.make_node("GlobalAveragePool", ["r2"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "residual",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, 1, 1])],
+        list(weights.values()),
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_fused_residual_block_plans_below_the_unfused_lower_bound(tmp_path):
+    model = make_residual_block()
+    fused = check_fused(model)  # ReleaseSafe, against the reference evaluator
+    unfused = _compile(model, tmp_path, UNFUSED, build=False).plan
+    scratch = {t["name"]: t["offset"] for t in fused["tensors"] if t["role"] == "scratch"}
+    assert scratch["r2"] == scratch["s"]  # the residual output took the shortcut's bytes
+    fused_size = next(a["size"] for a in fused["arenas"] if a["role"] == "scratch")
+    assert fused_size == fused["lower_bound_bytes"] < unfused["lower_bound_bytes"]
+    assert _compile(model, tmp_path, FUSED, build=False).plan["plan_hash"] == fused["plan_hash"]
