@@ -221,13 +221,13 @@ def test_tree_ensemble_probit_is_refused_by_name():
 _MODE_NAMES = ["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
 
 
-def _regressor(ensemble: RandomEnsemble, inputs, outputs, rng, **attributes):
-    """The same trees as a TreeEnsembleRegressor: (tree id, node id) names, LEAF nodes, and
-    one or two target weights per leaf."""
+def _regressor(ensemble: RandomEnsemble, inputs, outputs, rng, op_type="TreeEnsembleRegressor", weighs="target", **attributes):
+    """The same trees as a TreeEnsembleRegressor (or Classifier, weighs="class"): (tree id,
+    node id) names, LEAF nodes, and one or two target weights per leaf."""
     attrs = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_modes", "nodes_featureids",
                              "nodes_values", "nodes_truenodeids", "nodes_falsenodeids",
-                             "nodes_missing_value_tracks_true", "target_treeids", "target_nodeids",
-                             "target_ids", "target_weights")}
+                             "nodes_missing_value_tracks_true")}
+    attrs |= {f"{weighs}_{k}": [] for k in ("treeids", "nodeids", "ids", "weights")}
 
     def emit(tree, ref, ids):
         index, is_leaf = ref
@@ -243,10 +243,8 @@ def _regressor(ensemble: RandomEnsemble, inputs, outputs, rng, **attributes):
             attrs["nodes_values"].append(0.0)
             target, weight = ensemble.leaves[index]
             for t in sorted({target, int(rng.integers(ensemble.n_targets))}):
-                attrs["target_treeids"].append(tree)
-                attrs["target_nodeids"].append(node_id)
-                attrs["target_ids"].append(t)
-                attrs["target_weights"].append(weight + t)
+                for key, value in (("treeids", tree), ("nodeids", node_id), ("ids", t), ("weights", weight + t)):
+                    attrs[f"{weighs}_{key}"].append(value)
             return node_id
         node = ensemble.nodes[index]
         attrs["nodes_modes"].append(_MODE_NAMES[node["mode"]])
@@ -261,7 +259,7 @@ def _regressor(ensemble: RandomEnsemble, inputs, outputs, rng, **attributes):
 
     for tree, root in enumerate(ensemble.roots):
         emit(tree, (root, 0), [])
-    return helper.make_node("TreeEnsembleRegressor", inputs, outputs, domain=ML, **attrs, **attributes)
+    return helper.make_node(op_type, inputs, outputs, domain=ML, **attrs, **attributes)
 
 
 def test_tree_ensemble_regressor_aggregates_and_base_values():
@@ -277,6 +275,26 @@ def test_tree_ensemble_regressor_aggregates_and_base_values():
     names = [n.output[0] for n in nodes]
     model = _model(nodes, [_value("x", [12, 4])], [_value(n, [12, 2]) for n in names], ml_opset=3, opset=17)
     check_model(model, {"x": _grid_input(12, 4, seed=6)})
+
+
+def test_tree_ensemble_classifier_labels_and_post_transforms():
+    """Three classes under NONE, LOGISTIC and SOFTMAX (the reference applies them for the
+    classifier), labels from `classlabels_int64s`; and a binary one (every leaf weighs class 0)."""
+    ensemble = RandomEnsemble(seed=13, trees=3, depth=3, features=3, n_targets=3, modes=[LEQ, LT, GTE])
+    rng = np.random.default_rng(1)
+    nodes = [
+        _regressor(ensemble, ["x"], [f"label_{t.lower()}", f"scores_{t.lower()}"], rng, "TreeEnsembleClassifier", "class",
+                   classlabels_int64s=[10, 20, 30], post_transform=t, base_values=[0.1, 0.0, -0.1])
+        for t in ("NONE", "LOGISTIC", "SOFTMAX")
+    ]
+    binary = RandomEnsemble(seed=17, trees=2, depth=3, features=3, n_targets=1, modes=[LEQ])
+    nodes.append(_regressor(binary, ["x"], ["label_binary", "scores_binary"], rng, "TreeEnsembleClassifier", "class",
+                            classlabels_int64s=[0, 1], post_transform="LOGISTIC", base_values=[0.25]))
+    outputs = [_value(o, [8] if o.startswith("label") else [8, 3 if "binary" not in o else 2],
+                      TensorProto.INT64 if o.startswith("label") else TensorProto.FLOAT)
+               for n in nodes for o in n.output]
+    model = _model(nodes, [_value("x", [8, 3])], outputs, ml_opset=3, opset=17)
+    check_model(model, {"x": np.nan_to_num(_grid_input(8, 3, seed=9))})
 
 
 # -- a real scikit-learn model ------------------------------------------------------------------
@@ -303,3 +321,29 @@ def test_scikit_learn_forest_pipeline():
         assert any(n.op_type == "TreeEnsembleRegressor" for n in model.graph.node)
         (got,) = check_model(model, {"x": test})
         np.testing.assert_allclose(got.ravel(), estimator.predict(test), rtol=1e-4, atol=1e-4)
+
+
+def test_scikit_learn_forest_classifiers():
+    """A three-class random forest and a binary gradient-boosted classifier (LOGISTIC, one base
+    value), converted without ZipMap: labels and probabilities as scikit-learn predicts them."""
+    skl2onnx = pytest.importorskip("skl2onnx", reason="skl2onnx converts scikit-learn models to ONNX")
+    from skl2onnx.common.data_types import FloatTensorType
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((300, 4)).astype(np.float32)
+    three = (x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5).astype(int)
+    two = (x[:, 0] + x[:, 2] > 0).astype(int)
+    test = rng.standard_normal((16, 4)).astype(np.float32)
+    for estimator, y in (
+        (RandomForestClassifier(n_estimators=5, max_depth=4, random_state=0), three),
+        (GradientBoostingClassifier(n_estimators=5, max_depth=3, random_state=0), two),
+    ):
+        estimator.fit(x, y)
+        model = skl2onnx.to_onnx(
+            estimator, initial_types=[("x", FloatTensorType([16, 4]))],
+            target_opset={"": 17, ML: 3}, options={id(estimator): {"zipmap": False}},
+        )
+        labels, probabilities = check_model(model, {"x": test})
+        np.testing.assert_array_equal(labels, estimator.predict(test))
+        np.testing.assert_allclose(probabilities, estimator.predict_proba(test), rtol=1e-4, atol=1e-5)

@@ -275,10 +275,25 @@ def _member_sets(values: Sequence[float], count: int) -> list[tuple[float, ...]]
     return sets
 
 
+def ensemble_classifier(op: Operation, n_scores: int) -> Ensemble:
+    """TreeEnsembleClassifier (opsets 1 and 3): see `_ensemble_v3`; weights per class, summed."""
+    return _ensemble_v3(op, "class", n_scores)
+
+
 def ensemble_regressor(op: Operation) -> Ensemble:
-    """TreeEnsembleRegressor (opsets 1 and 3): nodes named by (tree id, node id), leaves are the
-    nodes of mode LEAF, each tree's root its first node, targets listed per (tree, leaf node); a
-    NaN feature follows `nodes_missing_value_tracks_true` whatever the mode."""
+    """TreeEnsembleRegressor (opsets 1 and 3): see `_ensemble_v3`; weights per target."""
+    ensemble = _ensemble_v3(op, "target", get_attr(op, "n_targets") or 1)
+    ensemble.aggregate = get_attr(op, "aggregate_function")
+    if ensemble.aggregate not in _AGGREGATES:
+        raise ValueError(f"aggregate_function {ensemble.aggregate}")
+    return ensemble
+
+
+def _ensemble_v3(op: Operation, weighs: str, n_targets: int) -> Ensemble:
+    """The older tree ensembles: nodes named by (tree id, node id), leaves are the nodes of
+    mode LEAF, each tree's root its first node, weights listed per (tree, leaf node) in the
+    `<weighs>_*` attributes (`target_*` or `class_*`); a NaN feature follows
+    `nodes_missing_value_tracks_true` whatever the mode."""
     modes = get_attr(op, "nodes_modes")
     tree_ids, node_ids = get_attr(op, "nodes_treeids"), get_attr(op, "nodes_nodeids")
     node_lists = {
@@ -296,13 +311,12 @@ def ensemble_regressor(op: Operation) -> Ensemble:
     if unknown:
         raise NotImplementedError(f"node modes {unknown}")
     ensemble = Ensemble(
-        n_targets=get_attr(op, "n_targets") or 1,
-        aggregate=get_attr(op, "aggregate_function"),
+        n_targets=n_targets,
         post_transform=get_attr(op, "post_transform"),
         base_values=_tensor_or_list(op, "base_values") or None,
     )
-    if ensemble.aggregate not in _AGGREGATES or ensemble.post_transform not in _POST_TRANSFORMS:
-        raise ValueError(f"aggregate {ensemble.aggregate} / post_transform {ensemble.post_transform}")
+    if ensemble.post_transform not in _POST_TRANSFORMS:
+        raise ValueError(f"post_transform {ensemble.post_transform}")
     branches = [i for i, m in enumerate(modes) if m != "LEAF"]
     leaves = [i for i, m in enumerate(modes) if m == "LEAF"]
     slot = {(tree_ids[i], node_ids[i]): s for s, i in enumerate(branches)}
@@ -331,12 +345,10 @@ def ensemble_regressor(op: Operation) -> Ensemble:
         first.setdefault(tree, index)
     ensemble.roots = [slot[(tree, node_ids[first[tree]])] for tree in sorted(first)]
     target_lists = {
-        "target_treeids": get_attr(op, "target_treeids"),
-        "target_nodeids": get_attr(op, "target_nodeids"),
-        "target_ids": get_attr(op, "target_ids"),
-        "target_weights": _tensor_or_list(op, "target_weights"),
+        f"{weighs}_{key}": (_tensor_or_list if key == "weights" else get_attr)(op, f"{weighs}_{key}")
+        for key in ("treeids", "nodeids", "ids", "weights")
     }
-    _check_lengths("target", target_lists)
+    _check_lengths(weighs, target_lists)
     for tree, node, target, weight in zip(*target_lists.values(), strict=True):
         leaf = slot.get((tree, node), -1) - len(branches)
         if leaf < 0:
@@ -429,15 +441,18 @@ def _fold(kb: KernelBuilder, name: str, values: list[SSAValue]) -> SSAValue:
     return result
 
 
-def lower_ensemble(op: Operation, kb: KernelBuilder, ensemble: Ensemble) -> Layout:
-    """The scores [N, n_targets] of an ensemble over the rows of X."""
+def lower_ensemble(
+    op: Operation, kb: KernelBuilder, ensemble: Ensemble, result: int = 0, binary: bool = False
+) -> Layout:
+    """The scores [N, n_targets] of an ensemble over the rows of X, as `op.results[result]`;
+    `binary`: TreeEnsembleClassifier's two-class rule (see `_binary_scores`)."""
     if ensemble.post_transform == "PROBIT":
         raise NotImplementedError("post_transform PROBIT (needs an inverse erf)")
     x = _as_rows(layout_of(inputs(op)[0]))
-    out_type = tensor_element_type(op.results[0])
+    out_type = tensor_element_type(op.results[result])
     compute = _compute_type(out_type)
     feature_type = _compute_type(x.element_type)
-    name = result_name(op)
+    name = result_name(op, result)
     tables = _tables(op, ensemble, feature_type, compute, name)
     rows, targets = x.shape[0], ensemble.n_targets
     out = kb.alloc(name, (rows, targets), out_type)
@@ -466,17 +481,22 @@ def lower_ensemble(op: Operation, kb: KernelBuilder, ensemble: Ensemble) -> Layo
                 if "named" in tables:
                     new = kb.where(kb.load(tables["named"], [leaf, t]), new, old)
                 kb.store(new, scores, score_at(t))
-        _finish_row(kb, ensemble, scores, score_at, compute)
+        _finish_row(kb, ensemble, scores, score_at, compute, binary)
         if scores is not out:
             with kb.loop(targets) as t:
                 kb.store(kb.cast(kb.load(scores, [t]), out_type), out, [row, t])
     return out
 
 
-def _finish_row(kb: KernelBuilder, ensemble: Ensemble, scores: Layout, score_at, compute: Attribute) -> None:
-    """Average, base values, then the post transform, over one row's scores in place."""
+def _finish_row(
+    kb: KernelBuilder, ensemble: Ensemble, scores: Layout, score_at, compute: Attribute, binary: bool
+) -> None:
+    """Average, base values, the binary rule, then the post transform, over one row's scores
+    in place."""
     targets = ensemble.n_targets
     base = ensemble.base_values
+    if base is not None and len(base) == 1:
+        base = base * targets  # one base value is every target's, as numpy broadcasts it
     if base is not None and len(base) != targets:
         raise ValueError(f"{len(base)} base values for {targets} targets")
     if ensemble.aggregate == "AVERAGE":
@@ -486,7 +506,22 @@ def _finish_row(kb: KernelBuilder, ensemble: Ensemble, scores: Layout, score_at,
     for target, offset in enumerate(base or ()):
         at = score_at(kb.index(target))
         kb.store(kb.alu("add", kb.load(scores, at), kb.const(float(offset), compute)), scores, at)
+    if binary:
+        _binary_scores(kb, ensemble.post_transform, scores, score_at, compute)
     post_transform(kb, ensemble.post_transform, targets, scores, score_at, compute)
+
+
+def _binary_scores(kb: KernelBuilder, transform: str, scores: Layout, score_at, compute: Attribute) -> None:
+    """A classifier whose leaves all weigh one class scores s for it: the row becomes
+    (1 - s, s) before NONE (and PROBIT), (-s, s) before the other transforms."""
+    first, second = score_at(kb.index(0)), score_at(kb.index(1))
+    score = kb.load(scores, first)
+    kb.store(score, scores, second)
+    if transform in ("NONE", "PROBIT"):
+        other = kb.alu("sub", kb.const(1.0, compute), score)
+    else:
+        other = kb.alu("neg", score)
+    kb.store(other, scores, first)
 
 
 def post_transform(kb: KernelBuilder, kind: str, count: int, scores: Layout, score_at, compute: Attribute) -> None:
@@ -510,11 +545,16 @@ def post_transform(kb: KernelBuilder, kind: str, count: int, scores: Layout, sco
         value = kb.load(scores, score_at(t))
         exp = kb.alu("exp", kb.alu("sub", value, kb.acc_get(peak)))
         if keep_zero:
-            exp = kb.where(kb.alu("cmpeq", value, c(0.0)), c(0.0), exp)
+            # As onnxruntime: a score within 1e-7 of 0 is scaled by e^-max (about 0), not exp'ed.
+            near_zero = kb.alu("cmple", kb.alu("abs", value), c(1e-7))
+            scaled = kb.alu("mul", value, kb.alu("exp", kb.alu("neg", kb.acc_get(peak))))
+            exp = kb.where(near_zero, scaled, exp)
         kb.store(exp, scores, score_at(t))
         kb.acc_set(total, kb.alu("add", kb.acc_get(total), exp))
+    empty = kb.alu("cmpeq", kb.acc_get(total), c(0.0))  # all scores 0 under SOFTMAX_ZERO: 0.5 each
     with kb.loop(count) as t:
-        kb.store(kb.alu("div", kb.load(scores, score_at(t)), kb.acc_get(total)), scores, score_at(t))
+        share = kb.alu("div", kb.load(scores, score_at(t)), kb.acc_get(total))
+        kb.store(kb.where(empty, c(0.5), share) if keep_zero else share, scores, score_at(t))
 
 
 class TreeEnsembleLowering(OnnxLowering):
@@ -527,9 +567,56 @@ class TreeEnsembleLowering(OnnxLowering):
         return [lower_ensemble(op, kb, read(op))]
 
 
+# -- classifiers: scores, then the label of the best score ---------------------------------------
+
+
+def label_table(op: Operation, labels_attribute: str, width: int) -> Layout:
+    """The label of each score column, as a constant table: the class labels, or for a single
+    label 1 the columns (0, 1) of a binary classifier, as ONNX's reference labels them."""
+    if get_attr(op, "classlabels_strings"):
+        raise NotImplementedError("string class labels (string tensors are out of scope)")
+    labels = list(get_attr(op, labels_attribute) or [])
+    if labels == [1] and width == 2:
+        labels = [0, 1]
+    if len(labels) != width:
+        raise NotImplementedError(f"{len(labels)} class labels for {width} score columns")
+    return constant_table(op, f"{result_name(op, 0)}_labels", np.array(labels, np.int64), tensor_element_type(op.results[0]))
+
+
+def store_labels(kb: KernelBuilder, op: Operation, scores: Layout, labels: Layout) -> Layout:
+    """Each row's label: that of its first highest score."""
+    out = kb.alloc(result_name(op, 0), (scores.shape[0],), labels.element_type)
+    compute = scores.element_type
+    with kb.loop(scores.shape[0]) as row:
+        best = kb.define_acc(0, i32)
+        peak = kb.define_acc(float("-inf"), compute)
+        with kb.loop(scores.shape[1]) as column:
+            value = kb.load(scores, [row, column])
+            better = kb.alu("cmplt", kb.acc_get(peak), value)
+            kb.acc_set(peak, kb.where(better, value, kb.acc_get(peak)))
+            kb.acc_set(best, kb.where(better, kb.cast(column, i32), kb.acc_get(best)))
+        kb.store(kb.load(labels, [kb.cast(kb.acc_get(best), IndexType())]), out, [row])
+    return out
+
+
+class TreeEnsembleClassifierLowering(OnnxLowering):
+    """TreeEnsembleClassifier: class scores summed over the trees (plus base values), the
+    binary rule when every leaf weighs one class, the post transform, then the labels."""
+
+    op_names = _ml("TreeEnsembleClassifier")
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        width = tensor_shape(op.results[1])[-1]
+        labels = label_table(op, "classlabels_int64s", width)
+        binary = len(set(get_attr(op, "class_ids") or [])) == 1 and width == 2
+        scores = lower_ensemble(op, kb, ensemble_classifier(op, width), result=1, binary=binary)
+        return [store_labels(kb, op, scores, labels), scores]
+
+
 PATTERNS = (
     BinarizerLowering(),
     ScalerLowering(),
     ArrayFeatureExtractorLowering(),
     TreeEnsembleLowering(),
+    TreeEnsembleClassifierLowering(),
 )

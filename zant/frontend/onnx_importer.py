@@ -106,13 +106,11 @@ def import_model_bytes(
 def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
     """Strict shape inference with data propagation; shape subgraphs folded when it is not enough."""
     try:
+        if any(node.domain == ML_DOMAIN and node.op_type in _ML_SHAPES for node in model.graph.node):
+            model = _infer_ml_shapes(model)
         model = onnx.shape_inference.infer_shapes(
             model, check_type=True, strict_mode=True, data_prop=True
         )
-        while _infer_ml_shapes(model):  # then again, for what follows those nodes
-            model = onnx.shape_inference.infer_shapes(
-                model, check_type=True, strict_mode=True, data_prop=True
-            )
         if not all_shapes_static(model):
             model = fold_shape_subgraphs(model, opset)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
@@ -120,38 +118,69 @@ def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
     return model
 
 
+def _attribute(node: onnx.NodeProto, name: str, default=None):
+    found = next((a for a in node.attribute if a.name == name), None)
+    return default if found is None else helper.get_attribute_value(found)
+
+
+def _classes(node: onnx.NodeProto) -> int:
+    return max(len(_attribute(node, f"classlabels_{kind}", [])) for kind in ("ints", "int64s", "strings"))
+
+
+def _linear_scores(node: onnx.NodeProto, rows: int, features: int) -> list[int]:
+    """LinearClassifier: one score per coefficient row; one row for two classes scores both."""
+    columns = len(_attribute(node, "coefficients", [])) // max(features, 1)
+    return [rows, 2 if columns == 1 and _classes(node) == 2 else columns]
+
+
+_FLOAT, _INT64 = TensorProto.FLOAT, TensorProto.INT64
 _ML_SHAPES = {
-    "Scaler": lambda node, shape: shape,
-    "Normalizer": lambda node, shape: shape,
-    "LinearRegressor": lambda node, shape: [
-        shape[0] if len(shape) == 2 else 1,
-        next((a.i for a in node.attribute if a.name == "targets"), 1),
-    ],
+    "Scaler": lambda node, n, f, shape: [(0, _FLOAT, shape)],
+    "Normalizer": lambda node, n, f, shape: [(0, _FLOAT, shape)],
+    "LinearRegressor": lambda node, n, f, shape: [(0, _FLOAT, [n, _attribute(node, "targets", 1)])],
+    "LinearClassifier": lambda node, n, f, shape: [(0, _INT64, [n]), (1, _FLOAT, _linear_scores(node, n, f))],
+    # A binary classifier scores both classes even when it labels one.
+    "TreeEnsembleClassifier": lambda node, n, f, shape: [(0, _INT64, [n]), (1, _FLOAT, [n, max(_classes(node), 2)])],
 }
-"""ai.onnx.ml ops whose schema infers no output shape: (node, input shape) → output shape; the
-output is always float."""
+"""ai.onnx.ml ops whose output types ONNX's shape inference leaves open: (node, rows, features,
+input shape) → (output index, element type, shape) of each output."""
 
 
-def _infer_ml_shapes(model: ModelProto) -> bool:
-    """Give the outputs of `_ML_SHAPES` nodes their type where ONNX left it open; True if any."""
+def _infer_ml_shapes(model: ModelProto) -> ModelProto:
+    """Lenient inference and the `_ML_SHAPES` rules in turn until no output is left open; the
+    strict inference that follows then checks the whole graph (strict inference fails on the
+    first consumer of an untyped value, before these rules could run)."""
+    for _ in range(len(model.graph.node) + 1):
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        if not _fill_ml_shapes(model):
+            break
+    return model
+
+
+def _fill_ml_shapes(model: ModelProto) -> bool:
+    """Give the outputs of `_ML_SHAPES` nodes their types where still open; True if any."""
     graph = model.graph
     values = {v.name: v for v in [*graph.input, *graph.value_info, *graph.output]}
     changed = False
     for node in graph.node:
         rule = _ML_SHAPES.get(node.op_type) if node.domain == ML_DOMAIN else None
         source = values.get(node.input[0]) if rule else None
-        target = values.get(node.output[0])
         if source is None or not source.type.tensor_type.HasField("shape"):
             continue
-        if target is not None and target.type.tensor_type.HasField("shape"):
-            continue
-        shape = rule(node, [d.dim_value for d in source.type.tensor_type.shape.dim])
-        typed = helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, shape)
-        if target is None:
-            graph.value_info.append(typed)
-        else:
-            target.type.CopyFrom(typed.type)
-        changed = True
+        shape = [d.dim_value for d in source.type.tensor_type.shape.dim]
+        rows, features = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[-1] if shape else 1)
+        for index, element_type, result in rule(node, rows, features, shape):
+            if index >= len(node.output) or not node.output[index]:
+                continue
+            target = values.get(node.output[index])
+            if target is not None and target.type.tensor_type.HasField("shape"):
+                continue
+            typed = helper.make_tensor_value_info(node.output[index], element_type, result)
+            if target is None:
+                graph.value_info.append(typed)
+            else:
+                target.type.CopyFrom(typed.type)
+            changed = True
     return changed
 
 
