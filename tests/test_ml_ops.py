@@ -100,6 +100,28 @@ def test_binarizer_scaler_array_feature_extractor():
     check_model(model, feeds)
 
 
+def test_normalizer_and_linear_models():
+    """Normalizer's three norms, LinearRegressor with two targets, LinearClassifier with three
+    classes under SOFTMAX and with one coefficient row for two classes (scores (-s, s))."""
+    coefficients = [0.5, -1.0, 2.0, 1.5, 0.0, -0.5, -2.0, 1.0, 0.25]
+    nodes = [helper.make_node("Normalizer", ["x"], [f"norm_{n.lower()}"], domain=ML, norm=n) for n in ("MAX", "L1", "L2")]
+    nodes += [
+        helper.make_node("LinearRegressor", ["x"], ["regressed"], domain=ML, targets=2,
+                         coefficients=coefficients[:6], intercepts=[0.5, -0.25]),
+        helper.make_node("LinearClassifier", ["x"], ["label3", "scores3"], domain=ML, classlabels_ints=[4, 5, 6],
+                         coefficients=coefficients, intercepts=[0.1, 0.2, 0.3], post_transform="SOFTMAX"),
+        helper.make_node("LinearClassifier", ["x"], ["label2", "scores2"], domain=ML, classlabels_ints=[0, 1],
+                         coefficients=coefficients[:3], intercepts=[0.1]),
+    ]
+    outputs = [_value(f"norm_{n}", [5, 3]) for n in ("max", "l1", "l2")] + [_value("regressed", [5, 2])]
+    outputs += [_value("label3", [5], TensorProto.INT64), _value("scores3", [5, 3]),
+                _value("label2", [5], TensorProto.INT64), _value("scores2", [5, 2])]
+    model = _model(nodes, [_value("x", [5, 3])], outputs, ml_opset=1)
+    x = np.random.default_rng(2).standard_normal((5, 3)).astype(np.float32)
+    x[4] = 0.0  # a zero row: the norm's floor 1e-30 keeps it 0
+    check_model(model, {"x": x})
+
+
 # -- TreeEnsemble (ai.onnx.ml opset 5) -----------------------------------------------------------
 
 
@@ -321,6 +343,30 @@ def test_scikit_learn_forest_pipeline():
         assert any(n.op_type == "TreeEnsembleRegressor" for n in model.graph.node)
         (got,) = check_model(model, {"x": test})
         np.testing.assert_allclose(got.ravel(), estimator.predict(test), rtol=1e-4, atol=1e-4)
+
+
+def test_scikit_learn_linear_models():
+    """LinearRegression and LogisticRegression (binary; three classes, whose probabilities
+    skl2onnx computes with a Normalizer), behind a Normalizer."""
+    skl2onnx = pytest.importorskip("skl2onnx", reason="skl2onnx converts scikit-learn models to ONNX")
+    from skl2onnx.common.data_types import FloatTensorType
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Normalizer
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((300, 4)).astype(np.float32)
+    test = rng.standard_normal((16, 4)).astype(np.float32)
+    convert = lambda estimator, options=None: skl2onnx.to_onnx(  # noqa: E731
+        estimator, initial_types=[("x", FloatTensorType([16, 4]))], target_opset={"": 17, ML: 3}, options=options)
+    regression = make_pipeline(Normalizer(), LinearRegression()).fit(x, x @ np.array([1, -2, 0.5, 3.0]))
+    (got,) = check_model(convert(regression), {"x": test})
+    np.testing.assert_allclose(got.ravel(), regression.predict(test), rtol=1e-4, atol=1e-5)
+    for y in ((x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5), (x[:, 0] + x[:, 2] > 0).astype(int)):
+        classifier = LogisticRegression().fit(x, y)
+        labels, probabilities = check_model(convert(classifier, {id(classifier): {"zipmap": False}}), {"x": test})
+        np.testing.assert_array_equal(labels, classifier.predict(test))
+        np.testing.assert_allclose(probabilities, classifier.predict_proba(test), rtol=1e-4, atol=1e-5)
 
 
 def test_scikit_learn_forest_classifiers():

@@ -132,6 +132,101 @@ class ArrayFeatureExtractorLowering(OnnxLowering):
         return [out]
 
 
+class NormalizerLowering(OnnxLowering):
+    """Each row divided by its MAX (largest magnitude), L1 or L2 norm, at least 1e-30."""
+
+    op_names = _ml("Normalizer")
+
+    _NORMS = {  # (term of x, how terms combine)
+        "MAX": ("abs", "max"),
+        "L1": ("abs", "add"),
+        "L2": ("square", "add"),
+    }
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x = _as_rows(layout_of(inputs(op)[0]))
+        norm = get_attr(op, "norm")
+        if norm not in self._NORMS:
+            raise ValueError(f"norm '{norm}' (MAX, L1 or L2)")
+        term, combine = self._NORMS[norm]
+        out_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), x.shape, out_type)
+        with kb.loop(x.shape[0]) as row:
+            total = kb.define_acc(0.0, out_type)
+            with kb.loop(x.shape[1]) as column:
+                value = kb.cast(kb.load(x, [row, column]), out_type)
+                part = kb.alu("mul", value, value) if term == "square" else kb.alu("abs", value)
+                kb.acc_set(total, kb.alu(combine, kb.acc_get(total), part))
+            size = kb.alu("sqrt", kb.acc_get(total)) if term == "square" else kb.acc_get(total)
+            size = kb.alu("max", size, kb.const(1e-30, out_type))
+            with kb.loop(x.shape[1]) as column:
+                value = kb.cast(kb.load(x, [row, column]), out_type)
+                kb.store(kb.alu("div", value, size), out, [row, column])
+        return [Layout.contiguous(out.buffer, tensor_shape(op.results[0]))]
+
+
+# -- linear models ---------------------------------------------------------------------------
+
+
+def linear_scores(op: Operation, kb: KernelBuilder, result: int, classes: int = 0) -> Layout:
+    """scores[n, k] = Σ_f x[n, f]·coefficients[k·F + f] + intercepts[k], then the post
+    transform; one score row for two `classes` scores both, (-s, s), as ONNX's reference does."""
+    x = _as_rows(layout_of(inputs(op)[0]))
+    rows, features = x.shape
+    out_type = tensor_element_type(op.results[result])
+    coefficients = np.asarray(get_attr(op, "coefficients"), np.float32)
+    if features == 0 or coefficients.size % features:
+        raise ValueError(f"{coefficients.size} coefficients for {features} features")
+    count = coefficients.size // features
+    intercepts = np.asarray(get_attr(op, "intercepts") or [0.0] * count, np.float32)
+    if intercepts.size != count:
+        raise ValueError(f"{intercepts.size} intercepts for {count} score columns")
+    transform = get_attr(op, "post_transform")
+    if transform not in _POST_TRANSFORMS or transform == "PROBIT":
+        raise NotImplementedError(f"post_transform {transform}")
+    name = result_name(op, result)
+    weights = constant_table(op, f"{name}_coefficients", coefficients.reshape(count, features), out_type)
+    bias = constant_table(op, f"{name}_intercepts", intercepts, out_type)
+    both = count == 1 and classes == 2
+    out = kb.alloc(name, (rows, 2 if both else count), out_type)
+    with kb.loop(rows) as row:
+        with kb.loop(count) as k:
+            acc = kb.define_acc(0.0, out_type)
+            with kb.loop(features) as f:
+                kb.mulacc(acc, kb.load(x, [row, f]), kb.load(weights, [k, f]))
+            score = kb.alu("add", kb.acc_get(acc), kb.load(bias, [k]))
+            if both:
+                kb.store(kb.alu("neg", score), out, [row, kb.index(0)])
+                kb.store(score, out, [row, kb.index(1)])
+            else:
+                kb.store(score, out, [row, k])
+        post_transform(kb, transform, out.shape[1], out, lambda t: [row, t], out_type)
+    return out
+
+
+class LinearRegressorLowering(OnnxLowering):
+    """Y = X·coefficientsᵀ + intercepts, `targets` columns, then the post transform."""
+
+    op_names = _ml("LinearRegressor")
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        return [linear_scores(op, kb, 0)]
+
+
+class LinearClassifierLowering(OnnxLowering):
+    """Scores as LinearRegressor's (two classes from one row: (-s, s)), labels of the best."""
+
+    op_names = _ml("LinearClassifier")
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        width = tensor_shape(op.results[1])[-1]
+        if width < 2:
+            raise NotImplementedError("a single score column (labels by threshold)")
+        labels = label_table(op, "classlabels_ints", width)
+        scores = linear_scores(op, kb, 1, len(get_attr(op, "classlabels_ints") or []))
+        return [store_labels(kb, op, scores, labels), scores]
+
+
 # -- tree ensembles --------------------------------------------------------------------------
 
 LEQ, LT, GTE, GT, EQ, NEQ, MEMBER = range(7)
@@ -619,4 +714,7 @@ PATTERNS = (
     ArrayFeatureExtractorLowering(),
     TreeEnsembleLowering(),
     TreeEnsembleClassifierLowering(),
+    NormalizerLowering(),
+    LinearRegressorLowering(),
+    LinearClassifierLowering(),
 )

@@ -85,3 +85,27 @@ func.func @main(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2x2xf32> attri
   %y = onnx.ml.ArrayFeatureExtractor(%x, %i) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x2xf32>
   func.return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// LinearClassifier with one coefficient row for two classes: a dot product per row, stored as
+// (-s, s); then each row's label is that of its first best score, from a label table.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         %label_labels = uop.define_global "constant" 0 "label_labels" value dense<[3, 7]> : tensor<2xi64>
+// CHECK-NEXT:    %scores_coefficients = uop.define_global "constant" 1 "scores_coefficients" value dense<{{\[\[}}5.000000e-01, -1.000000e+00]]> : tensor<1x2xf32>
+// CHECK:         uop.range {{%.*}} = 0 to 2 {
+// CHECK:             uop.mulacc
+// CHECK:           [[S:%.*]] = uop.add
+// CHECK-NEXT:      [[NEG:%.*]] = uop.neg [[S]] : f32
+// CHECK:           uop.store [[NEG]]
+// CHECK:           uop.store [[S]]
+// CHECK:         uop.range {{%.*}} = 0 to 3 {
+// CHECK:           uop.define_acc 0 : i32
+// CHECK:           uop.range {{%.*}} = 0 to 2 {
+// CHECK:             uop.cmplt
+// CHECK:           uop.gep %label_labels
+func.func @main(%x: tensor<3x2xf32>) -> (tensor<3xi64>, tensor<3x2xf32>) attributes {onnx.input_names = ["x"], onnx.output_names = ["label", "scores"]} {
+  %label, %scores = onnx.ml.LinearClassifier(%x) {classlabels_ints = array<i64: 3, 7>, coefficients = array<f32: 0.5, -1.0>, intercepts = array<f32: 0.25>} : (tensor<3x2xf32>) -> (tensor<3xi64>, tensor<3x2xf32>)
+  func.return %label, %scores : tensor<3xi64>, tensor<3x2xf32>
+}
