@@ -12,6 +12,7 @@ import onnx
 import pytest
 from e2e import check_model, compile_and_run
 from onnx import TensorProto, helper
+from onnx.reference.ops.aionnxml._common_classifier import probit as reference_probit
 
 from zant.errors import ZantError
 
@@ -218,23 +219,36 @@ def test_tree_ensemble_post_transforms():
 
     ensemble = RandomEnsemble(seed=7, trees=4, depth=3, features=3, n_targets=3, modes=[LEQ, GT])
     ensemble.leaves[:3] = [(t, 0.0) for t, _ in ensemble.leaves[:3]]
-    nodes = [ensemble.node(["x"], ["raw"], aggregate_function=1)]
-    nodes += [ensemble.node(["x"], [name], post_transform=t, aggregate_function=1)
-              for name, (t, _) in POST_TRANSFORMS.items()]
+    # PROBIT wants scores in (0, 1): its own trees, weights in (0.05, 0.3) summed over 3 trees.
+    probit = RandomEnsemble(seed=8, trees=3, depth=3, features=3, n_targets=3, modes=[LEQ])
+    probit.leaves = [(t, 0.05 + abs(w) % 0.25) for t, w in probit.leaves]
+    pairs = [(ensemble, "raw", 0)] + [(ensemble, name, t) for name, (t, _) in POST_TRANSFORMS.items()]
+    pairs += [(probit, "probit_raw", 0), (probit, "probit", 4)]
+    nodes = [e.node(["x"], [name], post_transform=t, aggregate_function=1) for e, name, t in pairs]
     model = _model(nodes, [_value("x", [6, 3])], [_value(n.output[0], [6, 3]) for n in nodes])
     x = _grid_input(6, 3, seed=4)
-    raw, *transformed = compile_and_run(model, {"x": x})
-    (want_raw,) = ReferenceEvaluator(_model(nodes[:1], [_value("x", [6, 3])], [_value("raw", [6, 3])])).run(None, {"x": x})
-    np.testing.assert_allclose(raw, want_raw, rtol=1e-5, atol=1e-6)
-    for got, (_, transform) in zip(transformed, POST_TRANSFORMS.values(), strict=True):
-        np.testing.assert_allclose(got, transform(want_raw.astype(np.float64)), rtol=1e-5, atol=1e-6)
+    got = dict(zip([n.output[0] for n in nodes], compile_and_run(model, {"x": x}), strict=True))
+    raw_nodes = [nodes[0], nodes[-2]]
+    reference = ReferenceEvaluator(_model(raw_nodes, [_value("x", [6, 3])], [_value(n.output[0], [6, 3]) for n in raw_nodes]))
+    want_raw, want_probit_raw = reference.run(None, {"x": x})
+    np.testing.assert_allclose(got["raw"], want_raw, rtol=1e-5, atol=1e-6)
+    for name, (_, transform) in POST_TRANSFORMS.items():
+        np.testing.assert_allclose(got[name], transform(want_raw.astype(np.float64)), rtol=1e-5, atol=1e-6)
+    assert ((want_probit_raw >= 0) & (want_probit_raw < 1)).all()  # 0 (no tree names the target): probit 0
+    np.testing.assert_allclose(got["probit"], reference_probit(want_probit_raw.astype(np.float64)), rtol=1e-4, atol=1e-5)
 
 
-def test_tree_ensemble_probit_is_refused_by_name():
+def test_tree_ensemble_with_a_cycle_is_refused_by_name():
+    """The walk's step count is the trees' depth: a cycle has none (ONNX's checker lets it by)."""
     ensemble = RandomEnsemble(seed=1, trees=1, depth=2, features=2, n_targets=1, modes=[LEQ])
-    node = ensemble.node(["x"], ["y"], post_transform=4, name="forest")
+    node = ensemble.node(["x"], ["y"], name="forest")
+    for attribute in node.attribute:
+        if attribute.name == "nodes_falsenodeids":
+            attribute.ints[-1] = 0  # the last branch's false successor: the root
+        if attribute.name == "nodes_falseleafs":
+            attribute.ints[-1] = 0
     model = _model([node], [_value("x", [2, 2])], [_value("y", [2, 1])])
-    with pytest.raises(ZantError, match=r"node 'forest' \(onnx.ml.TreeEnsemble\): post_transform PROBIT"):
+    with pytest.raises(ZantError, match=r"node 'forest' \(onnx.ml.TreeEnsemble\): the trees have a cycle"):
         compile_and_run(model, {"x": np.zeros((2, 2), np.float32)})
 
 
@@ -357,7 +371,7 @@ def test_scikit_learn_linear_models():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((300, 4)).astype(np.float32)
     test = rng.standard_normal((16, 4)).astype(np.float32)
-    convert = lambda estimator, options=None: skl2onnx.to_onnx(  # noqa: E731
+    convert = lambda estimator, options=None: skl2onnx.to_onnx(
         estimator, initial_types=[("x", FloatTensorType([16, 4]))], target_opset={"": 17, ML: 3}, options=options)
     regression = make_pipeline(Normalizer(), LinearRegression()).fit(x, x @ np.array([1, -2, 0.5, 3.0]))
     (got,) = check_model(convert(regression), {"x": test})

@@ -1,4 +1,9 @@
-"""The `ai.onnx.ml` operators: Binarizer, ArrayFeatureExtractor, Scaler, tree ensembles.
+"""The `ai.onnx.ml` operators on dense tensors: Binarizer, Scaler, ArrayFeatureExtractor,
+Normalizer, LinearRegressor/LinearClassifier and the tree ensembles.
+
+Classifiers write their scores, then each row's label: that of its first best score, from a
+constant label table (integer labels only: string tensors are out of scope). Scores go through
+the post transforms NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO and PROBIT as onnxruntime applies them.
 
 Tree ensembles (TreeEnsemble of ai.onnx.ml opset 5, and the older TreeEnsembleRegressor that
 converters still emit) are read at compile time into one `Ensemble`: every branch node and
@@ -11,7 +16,8 @@ tree's depth — with no data-dependent loop count:
 then the leaf's weights (a dense [leaf, target] table) are aggregated into the row's scores.
 Only what the ensemble uses is emitted: the mode table and its selection when nodes mix
 comparison modes, the NaN handling when some node sends missing values another way than its
-comparison does, the set-membership table when a node tests membership.
+comparison does, the set-membership table when a node tests membership (its sets read from
+`membership_values` in node order, as the specification says).
 """
 
 from __future__ import annotations
@@ -23,9 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, i1, i8, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-
 from zant.dialects.onnx import ML_DOMAIN, get_attr, inputs, op_name
-from zant.frontend.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -36,6 +40,8 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 from zant.passes.onnx_to_uop.resample import constant_table
+
+from zant.frontend.types import numpy_dtype
 
 
 def _ml(*op_types: str) -> frozenset[str]:
@@ -132,23 +138,21 @@ class ArrayFeatureExtractorLowering(OnnxLowering):
         return [out]
 
 
+_NORMS = {"MAX": ("abs", "max"), "L1": ("abs", "add"), "L2": ("square", "add")}
+"""Normalizer's norms: (each element's term, how the terms combine)."""
+
+
 class NormalizerLowering(OnnxLowering):
     """Each row divided by its MAX (largest magnitude), L1 or L2 norm, at least 1e-30."""
 
     op_names = _ml("Normalizer")
 
-    _NORMS = {  # (term of x, how terms combine)
-        "MAX": ("abs", "max"),
-        "L1": ("abs", "add"),
-        "L2": ("square", "add"),
-    }
-
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x = _as_rows(layout_of(inputs(op)[0]))
         norm = get_attr(op, "norm")
-        if norm not in self._NORMS:
+        if norm not in _NORMS:
             raise ValueError(f"norm '{norm}' (MAX, L1 or L2)")
-        term, combine = self._NORMS[norm]
+        term, combine = _NORMS[norm]
         out_type = tensor_element_type(op.results[0])
         out = kb.alloc(result_name(op), x.shape, out_type)
         with kb.loop(x.shape[0]) as row:
@@ -182,8 +186,8 @@ def linear_scores(op: Operation, kb: KernelBuilder, result: int, classes: int = 
     if intercepts.size != count:
         raise ValueError(f"{intercepts.size} intercepts for {count} score columns")
     transform = get_attr(op, "post_transform")
-    if transform not in _POST_TRANSFORMS or transform == "PROBIT":
-        raise NotImplementedError(f"post_transform {transform}")
+    if transform not in _POST_TRANSFORMS:
+        raise ValueError(f"post_transform {transform}")
     name = result_name(op, result)
     weights = constant_table(op, f"{name}_coefficients", coefficients.reshape(count, features), out_type)
     bias = constant_table(op, f"{name}_intercepts", intercepts, out_type)
@@ -460,7 +464,7 @@ def _tables(
     optional ones only when the ensemble needs them."""
     slots = ensemble.branches + len(ensemble.leaf_weights)
     leaf_slots = range(ensemble.branches, slots)
-    index = lambda values: np.array(values, np.int32)  # noqa: E731
+    index = lambda values: np.array(values, np.int32)
     tables = {
         "root": index(ensemble.roots),
         "feature": index(ensemble.feature + [0] * len(leaf_slots)),
@@ -541,8 +545,6 @@ def lower_ensemble(
 ) -> Layout:
     """The scores [N, n_targets] of an ensemble over the rows of X, as `op.results[result]`;
     `binary`: TreeEnsembleClassifier's two-class rule (see `_binary_scores`)."""
-    if ensemble.post_transform == "PROBIT":
-        raise NotImplementedError("post_transform PROBIT (needs an inverse erf)")
     x = _as_rows(layout_of(inputs(op)[0]))
     out_type = tensor_element_type(op.results[result])
     compute = _compute_type(out_type)
@@ -557,7 +559,7 @@ def lower_ensemble(
     initial = {"MIN": extreme, "MAX": -extreme}.get(ensemble.aggregate, 0.0)
     combine = {"MIN": "min", "MAX": "max"}.get(ensemble.aggregate, "add")
     with kb.loop(rows) as row:
-        score_at = (lambda t: [row, t]) if scores is out else (lambda t: [t])  # noqa: E731
+        score_at = (lambda t: [row, t]) if scores is out else (lambda t: [t])
         with kb.loop(targets) as t:
             kb.store(kb.const(initial, compute), scores, score_at(t))
         with kb.loop(len(ensemble.roots)) as tree:
@@ -619,15 +621,38 @@ def _binary_scores(kb: KernelBuilder, transform: str, scores: Layout, score_at, 
     kb.store(other, scores, first)
 
 
+def _logistic(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    one = kb.const(1.0, value.type)
+    return kb.alu("recip", kb.alu("add", one, kb.alu("exp", kb.alu("neg", value))))
+
+
+def _probit(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    """√2·erf⁻¹(2s - 1), erf⁻¹ by Winitzki's approximation (a = 0.147), as onnxruntime and
+    ONNX's reference compute it (0 where 2s - 1 is ±1)."""
+    c = lambda v: kb.const(v, value.type)
+    x = kb.alu("sub", kb.alu("mul", c(2.0), value), c(1.0))
+    sign = kb.where(kb.alu("cmplt", x, c(0.0)), c(-1.0), c(1.0))
+    square = kb.alu("mul", kb.alu("sub", c(1.0), x), kb.alu("add", c(1.0), x))
+    log = kb.alu("log", square)
+    a = kb.alu("add", c(2.0 / (math.pi * 0.147)), kb.alu("mul", c(0.5), log))
+    root = kb.alu("sqrt", kb.alu("sub", kb.alu("mul", a, a), kb.alu("mul", c(1.0 / 0.147), log)))
+    inverse = kb.alu("mul", sign, kb.alu("sqrt", kb.alu("sub", root, a)))
+    result = kb.alu("mul", c(1.41421356), inverse)
+    return kb.where(kb.alu("cmpeq", square, c(0.0)), c(0.0), result)
+
+
+_ELEMENTWISE_TRANSFORMS = {"LOGISTIC": _logistic, "PROBIT": _probit}
+
+
 def post_transform(kb: KernelBuilder, kind: str, count: int, scores: Layout, score_at, compute: Attribute) -> None:
-    """NONE, LOGISTIC (1 / (1 + e^-s)), SOFTMAX, SOFTMAX_ZERO (zeros stay zero) over one row."""
-    c = lambda v: kb.const(v, compute)  # noqa: E731
+    """NONE, LOGISTIC (1 / (1 + e^-s)), PROBIT, SOFTMAX, SOFTMAX_ZERO over one row, in place."""
+    c = lambda v: kb.const(v, compute)
     if kind == "NONE":
         return
-    if kind == "LOGISTIC":
+    if kind in _ELEMENTWISE_TRANSFORMS:
         with kb.loop(count) as t:
             value = kb.load(scores, score_at(t))
-            kb.store(kb.alu("recip", kb.alu("add", c(1.0), kb.alu("exp", kb.alu("neg", value)))), scores, score_at(t))
+            kb.store(_ELEMENTWISE_TRANSFORMS[kind](kb, value), scores, score_at(t))
         return
     if kind not in ("SOFTMAX", "SOFTMAX_ZERO"):
         raise NotImplementedError(f"post_transform {kind}")
