@@ -259,6 +259,38 @@ def test_ml_output_shapes_onnx_leaves_open_are_inferred(tmp_path: Path):
     assert str(scaler.results[0].type) == "tensor<2x3xf32>"
 
 
+def test_ml_classifier_scores_onnx_leaves_untyped_are_inferred(tmp_path: Path):
+    """Strict inference fails on the first consumer of a classifier's untyped scores (as
+    skl2onnx emits them, behind an Identity); lenient inference and the importer's rules type
+    them: one coefficient row for two classes scores both, a binary tree ensemble scores two."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    ml = {"domain": "ai.onnx.ml"}
+    leaf = {"nodes_treeids": [0], "nodes_nodeids": [0], "nodes_modes": ["LEAF"], "class_treeids": [0],
+            "class_nodeids": [0], "class_ids": [0], "class_weights": [0.5], "classlabels_int64s": [0, 1]}
+    nodes = [
+        helper.make_node("LinearClassifier", ["x"], ["l1", "s1"], coefficients=[1.0, 2.0, 3.0], intercepts=[0.5],
+                         classlabels_ints=[0, 1], **ml),
+        helper.make_node("TreeEnsembleClassifier", ["x"], ["l2", "s2"], **leaf, **ml),
+        helper.make_node("Identity", ["s1"], ["y1"]),
+        helper.make_node("Identity", ["s2"], ["y2"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4, 2]) for n in ("y1", "y2")]
+        + [helper.make_tensor_value_info(n, TensorProto.INT64, [4]) for n in ("l1", "l2")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("ai.onnx.ml", 3), helper.make_opsetid("", 21)])
+    onnx.save(model, tmp_path / "classifiers.onnx")
+    module = import_model(str(tmp_path / "classifiers.onnx"))
+    types = {op.name: [str(r.type) for r in op.results] for op in module.walk() if op.name.startswith("onnx.ml.")}
+    assert types == {
+        "onnx.ml.LinearClassifier": ["tensor<4xi64>", "tensor<4x2xf32>"],
+        "onnx.ml.TreeEnsembleClassifier": ["tensor<4xi64>", "tensor<4x2xf32>"],
+    }
+
+
 @pytest.mark.parametrize(
     ("op_type", "message"),
     [
