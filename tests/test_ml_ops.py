@@ -123,6 +123,33 @@ def test_normalizer_and_linear_models():
     check_model(model, {"x": x})
 
 
+def test_imputer_and_svm_regressor():
+    """Imputer for NaN, for a value and on int64; SVMRegressor with each kernel, without support
+    vectors (linear) and as a one-class SVM: one model."""
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((4, 3)).round(2).ravel().tolist()
+    svm = {"n_supports": 4, "support_vectors": vectors, "coefficients": [0.5, -1.0, 0.75, 0.25], "rho": [0.1],
+           "kernel_params": [0.3, 0.5, 3.0]}
+    nodes = [
+        helper.make_node("Imputer", ["x"], ["imputed"], domain=ML, imputed_value_floats=[1.0, 2.0, 3.0],
+                         replaced_value_float=float("nan")),
+        helper.make_node("Imputer", ["x"], ["imputed_one"], domain=ML, imputed_value_floats=[9.0], replaced_value_float=0.5),
+        helper.make_node("Imputer", ["n"], ["imputed_int"], domain=ML, imputed_value_int64s=[7], replaced_value_int64=-1),
+        *[helper.make_node("SVMRegressor", ["imputed"], [f"svm_{k.lower()}"], domain=ML, kernel_type=k, **svm)
+          for k in ("LINEAR", "POLY", "RBF", "SIGMOID")],
+        helper.make_node("SVMRegressor", ["imputed"], ["svm_one_class"], domain=ML, kernel_type="RBF", one_class=1, **svm),
+        helper.make_node("SVMRegressor", ["imputed"], ["svm_plain"], domain=ML, coefficients=[1.0, -0.5, 0.25], rho=[0.2]),
+    ]
+    svm_outputs = [n.output[0] for n in nodes if n.op_type == "SVMRegressor"]
+    model = _model(
+        nodes, [_value("x", [6, 3]), _value("n", [6, 3], TensorProto.INT64)],
+        [_value("imputed", [6, 3]), _value("imputed_one", [6, 3]), _value("imputed_int", [6, 3], TensorProto.INT64)]
+        + [_value(o, [6, 1]) for o in svm_outputs],
+        ml_opset=1,
+    )
+    check_model(model, {"x": _grid_input(6, 3, seed=5), "n": rng.integers(-2, 3, (6, 3)).astype(np.int64)})
+
+
 # -- TreeEnsemble (ai.onnx.ml opset 5) -----------------------------------------------------------
 
 
@@ -381,6 +408,25 @@ def test_scikit_learn_linear_models():
         labels, probabilities = check_model(convert(classifier, {id(classifier): {"zipmap": False}}), {"x": test})
         np.testing.assert_array_equal(labels, classifier.predict(test))
         np.testing.assert_allclose(probabilities, classifier.predict_proba(test), rtol=1e-4, atol=1e-5)
+
+
+def test_scikit_learn_imputer_and_support_vector_regression():
+    skl2onnx = pytest.importorskip("skl2onnx", reason="skl2onnx converts scikit-learn models to ONNX")
+    from skl2onnx.common.data_types import FloatTensorType
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.svm import SVR
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((100, 4)).astype(np.float32)
+    y = x @ np.array([1, -2, 0.5, 3.0]) + np.sin(x[:, 0])
+    test = rng.standard_normal((16, 4)).astype(np.float32)
+    test[0, 1] = test[3, 2] = np.nan  # imputed with the training means
+    for kernel in ("rbf", "poly"):
+        estimator = make_pipeline(SimpleImputer(), SVR(kernel=kernel)).fit(x, y)
+        model = skl2onnx.to_onnx(estimator, initial_types=[("x", FloatTensorType([16, 4]))], target_opset={"": 17, ML: 3})
+        (got,) = check_model(model, {"x": test})
+        np.testing.assert_allclose(got.ravel(), estimator.predict(test), rtol=1e-4, atol=1e-4)
 
 
 def test_scikit_learn_forest_classifiers():

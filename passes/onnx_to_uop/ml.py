@@ -1,5 +1,5 @@
-"""The `ai.onnx.ml` operators on dense tensors: Binarizer, Scaler, ArrayFeatureExtractor,
-Normalizer, LinearRegressor/LinearClassifier and the tree ensembles.
+"""The `ai.onnx.ml` operators on dense tensors: Binarizer, Scaler, Imputer, Normalizer,
+ArrayFeatureExtractor, LinearRegressor/LinearClassifier, SVMRegressor and the tree ensembles.
 
 Classifiers write their scores, then each row's label: that of its first best score, from a
 constant label table (integer labels only: string tensors are out of scope). Scores go through
@@ -138,6 +138,36 @@ class ArrayFeatureExtractorLowering(OnnxLowering):
         return [out]
 
 
+class ImputerLowering(OnnxLowering):
+    """Y = X with every `replaced_value` (NaN: every NaN) replaced by its column's imputed value
+    (one value: every column's)."""
+
+    op_names = _ml("Imputer")
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x = _as_rows(layout_of(inputs(op)[0]))
+        floats = get_attr(op, "imputed_value_floats") or []
+        values, replaced = (
+            (floats, get_attr(op, "replaced_value_float"))
+            if floats
+            else (get_attr(op, "imputed_value_int64s") or [], get_attr(op, "replaced_value_int64"))
+        )
+        if len(values) not in (1, x.shape[1]):
+            raise ValueError(f"{len(values)} imputed values for {x.shape[1]} columns")
+        element_type = x.element_type
+        table = constant_table(op, f"{result_name(op)}_imputed", np.array(values), element_type)
+        out = kb.alloc(result_name(op), x.shape, element_type)
+        with kb.loop_nest(x.shape) as (row, column):
+            value = kb.load(x, [row, column])
+            if isinstance(replaced, float) and math.isnan(replaced):
+                missing = kb.alu("cmpne", value, value)
+            else:
+                missing = kb.alu("cmpeq", value, kb.const(replaced, element_type))
+            imputed = kb.load(table, [column if len(values) > 1 else kb.index(0)])
+            kb.store(kb.where(missing, imputed, value), out, [row, column])
+        return [Layout.contiguous(out.buffer, tensor_shape(op.results[0]))]
+
+
 _NORMS = {"MAX": ("abs", "max"), "L1": ("abs", "add"), "L2": ("square", "add")}
 """Normalizer's norms: (each element's term, how the terms combine)."""
 
@@ -206,6 +236,70 @@ def linear_scores(op: Operation, kb: KernelBuilder, result: int, classes: int = 
                 kb.store(score, out, [row, k])
         post_transform(kb, transform, out.shape[1], out, lambda t: [row, t], out_type)
     return out
+
+
+_KERNELS = {
+    # (x·v, |x - v|², γ, c0) → the kernel of the SVM ops
+    "LINEAR": lambda kb, dot, distance, gamma, coef0, degree: dot,
+    "POLY": lambda kb, dot, distance, gamma, coef0, degree: _power(kb, kb.alu("add", kb.alu("mul", gamma, dot), coef0), degree),
+    "SIGMOID": lambda kb, dot, distance, gamma, coef0, degree: kb.alu("tanh", kb.alu("add", kb.alu("mul", gamma, dot), coef0)),
+    "RBF": lambda kb, dot, distance, gamma, coef0, degree: kb.alu("exp", kb.alu("mul", kb.alu("neg", gamma), distance)),
+}
+
+
+def _power(kb: KernelBuilder, value: SSAValue, degree: int) -> SSAValue:
+    """value^degree by repeated products (the degree is an integer attribute)."""
+    return _fold(kb, "mul", [value] * degree) if degree > 0 else kb.const(1.0, value.type)
+
+
+class SVMRegressorLowering(OnnxLowering):
+    """Y[n] = Σ_j coefficients[j]·K(x[n], support_vectors[j]) + rho (linear without support
+    vectors: x[n]·coefficients + rho); a one-class SVM answers ±1."""
+
+    op_names = _ml("SVMRegressor")
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x = _as_rows(layout_of(inputs(op)[0]))
+        rows, features = x.shape
+        out_type = tensor_element_type(op.results[0])
+        supports = get_attr(op, "n_supports") or 0
+        kernel = get_attr(op, "kernel_type") if supports else "LINEAR"
+        if kernel not in _KERNELS:
+            raise ValueError(f"kernel_type {kernel}")
+        if get_attr(op, "post_transform") != "NONE":
+            raise NotImplementedError(f"post_transform {get_attr(op, 'post_transform')} for SVMRegressor")
+        coefficients = np.asarray(get_attr(op, "coefficients"), np.float32)
+        vectors = (
+            np.asarray(get_attr(op, "support_vectors"), np.float32).reshape(supports, features)
+            if supports
+            else coefficients.reshape(1, features)
+        )
+        weights = coefficients if supports else np.ones(1, np.float32)
+        if weights.size != vectors.shape[0]:
+            raise ValueError(f"{coefficients.size} coefficients for {supports} support vectors")
+        params = list(get_attr(op, "kernel_params") or [0.0, 0.0, 0.0])
+        name = result_name(op)
+        vector_table = constant_table(op, f"{name}_vectors", vectors, out_type)
+        weight_table = constant_table(op, f"{name}_weights", weights, out_type)
+        out = kb.alloc(name, (rows, 1), out_type)
+        c = lambda v: kb.const(float(v), out_type)
+        rho = float((get_attr(op, "rho") or [0.0])[0])
+        with kb.loop(rows) as row:
+            total = kb.define_acc(0.0, out_type)
+            with kb.loop(vectors.shape[0]) as j:
+                dot, distance = kb.define_acc(0.0, out_type), kb.define_acc(0.0, out_type)
+                with kb.loop(features) as f:
+                    value, support = kb.cast(kb.load(x, [row, f]), out_type), kb.load(vector_table, [j, f])
+                    kb.mulacc(dot, value, support)
+                    difference = kb.alu("sub", value, support)
+                    kb.mulacc(distance, difference, difference)
+                similarity = _KERNELS[kernel](kb, kb.acc_get(dot), kb.acc_get(distance), c(params[0]), c(params[1]), int(params[2]))
+                kb.mulacc(total, kb.load(weight_table, [j]), similarity)
+            score = kb.alu("add", kb.acc_get(total), c(rho))
+            if get_attr(op, "one_class"):
+                score = kb.where(kb.alu("cmplt", c(0.0), score), c(1.0), c(-1.0))
+            kb.store(score, out, [row, kb.index(0)])
+        return [Layout.contiguous(out.buffer, tensor_shape(op.results[0]))]
 
 
 class LinearRegressorLowering(OnnxLowering):
@@ -742,4 +836,6 @@ PATTERNS = (
     NormalizerLowering(),
     LinearRegressorLowering(),
     LinearClassifierLowering(),
+    ImputerLowering(),
+    SVMRegressorLowering(),
 )

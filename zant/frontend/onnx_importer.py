@@ -137,13 +137,15 @@ _FLOAT, _INT64 = TensorProto.FLOAT, TensorProto.INT64
 _ML_SHAPES = {
     "Scaler": lambda node, n, f, shape: [(0, _FLOAT, shape)],
     "Normalizer": lambda node, n, f, shape: [(0, _FLOAT, shape)],
+    "Imputer": lambda node, n, f, shape: [(0, None, shape)],
+    "SVMRegressor": lambda node, n, f, shape: [(0, _FLOAT, [n, 1])],
     "LinearRegressor": lambda node, n, f, shape: [(0, _FLOAT, [n, _attribute(node, "targets", 1)])],
     "LinearClassifier": lambda node, n, f, shape: [(0, _INT64, [n]), (1, _FLOAT, _linear_scores(node, n, f))],
     # A binary classifier scores both classes even when it labels one.
     "TreeEnsembleClassifier": lambda node, n, f, shape: [(0, _INT64, [n]), (1, _FLOAT, [n, max(_classes(node), 2)])],
 }
 """ai.onnx.ml ops whose output types ONNX's shape inference leaves open: (node, rows, features,
-input shape) → (output index, element type, shape) of each output."""
+input shape) → (output index, element type (None: the input's), shape) of each output."""
 
 
 def _infer_ml_shapes(model: ModelProto) -> ModelProto:
@@ -175,6 +177,7 @@ def _fill_ml_shapes(model: ModelProto) -> bool:
             target = values.get(node.output[index])
             if target is not None and target.type.tensor_type.HasField("shape"):
                 continue
+            element_type = element_type or source.type.tensor_type.elem_type
             typed = helper.make_tensor_value_info(node.output[index], element_type, result)
             if target is None:
                 graph.value_info.append(typed)
