@@ -91,9 +91,9 @@ def _ml_case(op_type, **attributes):
 
 def test_ml_ops_with_a_lowering_go_to_the_compiler():
     assert conformance.classify(_ml_case("Binarizer"), 0, supported_ops()).status == ""
-    record = conformance.classify(_ml_case("SVMRegressor"), 0, supported_ops())
+    record = conformance.classify(_ml_case("SVMClassifier"), 0, supported_ops())
     assert record.status == "unsupported"
-    assert record.missing_ops == ["ai.onnx.ml.SVMRegressor"]
+    assert record.missing_ops == ["ai.onnx.ml.SVMClassifier"]
     # Without its lowering an ml op is reported like a default-domain one, not as a foreign domain.
     supported = supported_ops() - {"onnx.ml.Binarizer"}
     record = conformance.classify(_ml_case("Binarizer"), 0, supported)
@@ -132,10 +132,10 @@ def test_compile_errors_that_name_missing_lowerings_count_as_unsupported():
 
     blamed = ZantError("no lowering to uop yet for node 'n1' (onnx.Foo), an unnamed onnx.Bar node")
     assert conformance._unsupported_ops(blamed) == ["Bar", "Foo"]
-    ml = ZantError("no lowering to uop yet for node 'n' (onnx.ml.SVMRegressor)")
-    assert conformance._unsupported_ops(ml) == ["ai.onnx.ml.SVMRegressor"]
-    refused = ZantError("node 'n' (LabelEncoder): no lowering for operator 'ai.onnx.ml.LabelEncoder'")
-    assert conformance._unsupported_ops(refused) == ["ai.onnx.ml.LabelEncoder"]
+    ml = ZantError("no lowering to uop yet for node 'n' (onnx.ml.SVMClassifier)")
+    assert conformance._unsupported_ops(ml) == ["ai.onnx.ml.SVMClassifier"]
+    refused = ZantError("node 'n' (OneHotEncoder): no lowering for operator 'ai.onnx.ml.OneHotEncoder'")
+    assert conformance._unsupported_ops(refused) == ["ai.onnx.ml.OneHotEncoder"]
     loop = ZantError("node 'l' (Loop): subgraph attributes are not supported")
     assert conformance._unsupported_ops(loop) == ["Loop"]
     assert conformance._unsupported_ops(ZantError("shape inference failed: x")) == []

@@ -295,7 +295,7 @@ def test_ml_classifier_scores_onnx_leaves_untyped_are_inferred(tmp_path: Path):
     ("op_type", "message"),
     [
         ("ZipMap", "node 'n0' (ZipMap): ai.onnx.ml.ZipMap works on maps or sequences, which are out of scope"),
-        ("LabelEncoder", "node 'n0' (LabelEncoder): no lowering for operator 'ai.onnx.ml.LabelEncoder'"),
+        ("SVMClassifier", "node 'n0' (SVMClassifier): no lowering for operator 'ai.onnx.ml.SVMClassifier'"),
     ],
 )
 def test_ml_nodes_without_lowering_are_refused_by_name(tmp_path: Path, op_type: str, message: str):

@@ -150,6 +150,28 @@ def test_imputer_and_svm_regressor():
     check_model(model, {"x": _grid_input(6, 3, seed=5), "n": rng.integers(-2, 3, (6, 3)).astype(np.int64)})
 
 
+def test_label_encoder_numeric():
+    """int64 → float and float → int64 lists (a repeated key maps to its last value), and
+    int64 → int64 tensors (opset 4), each with its default."""
+    tensor = lambda name, values, elem: helper.make_tensor(name, elem, [len(values)], values)
+    nodes = [
+        helper.make_node("LabelEncoder", ["n"], ["to_float"], domain=ML, keys_int64s=[1, 2, 3, 2],
+                         values_floats=[0.5, 1.5, 2.5, 9.0], default_float=-1.0),
+        helper.make_node("LabelEncoder", ["x"], ["to_int"], domain=ML, keys_floats=[-1.0, 0.5, 2.0],
+                         values_int64s=[10, 20, 30], default_int64=-7),
+        helper.make_node("LabelEncoder", ["n"], ["to_int_tensor"], domain=ML,
+                         keys_tensor=tensor("k", [0, 1], TensorProto.INT64), values_tensor=tensor("v", [5, 6], TensorProto.INT64),
+                         default_tensor=helper.make_tensor("d", TensorProto.INT64, [1], [42])),
+    ]
+    model = _model(
+        nodes, [_value("x", [4, 3]), _value("n", [4, 3], TensorProto.INT64)],
+        [_value("to_float", [4, 3]), _value("to_int", [4, 3], TensorProto.INT64), _value("to_int_tensor", [4, 3], TensorProto.INT64)],
+        ml_opset=4,
+    )
+    rng = np.random.default_rng(4)
+    check_model(model, {"x": _grid_input(4, 3, seed=3), "n": rng.integers(-1, 4, (4, 3)).astype(np.int64)})
+
+
 # -- TreeEnsemble (ai.onnx.ml opset 5) -----------------------------------------------------------
 
 

@@ -1,5 +1,6 @@
 """The `ai.onnx.ml` operators on dense tensors: Binarizer, Scaler, Imputer, Normalizer,
-ArrayFeatureExtractor, LinearRegressor/LinearClassifier, SVMRegressor and the tree ensembles.
+ArrayFeatureExtractor, LabelEncoder (numeric), LinearRegressor/LinearClassifier, SVMRegressor
+and the tree ensembles.
 
 Classifiers write their scores, then each row's label: that of its first best score, from a
 constant label table (integer labels only: string tensors are out of scope). Scores go through
@@ -56,9 +57,7 @@ def _compute_type(t: Attribute) -> Attribute:
 def _as_rows(layout: Layout) -> Layout:
     """A [F] feature vector as one row [1, F]; ml operators see batches of rows."""
     if layout.rank == 1:
-        reshaped = layout.reshape((1, layout.shape[0]))
-        assert reshaped is not None  # a rank-1 layout is a plain strided vector
-        return reshaped
+        return Layout(layout.buffer, (1, *layout.shape), (0, *layout.strides), layout.offset)
     if layout.rank != 2:
         raise NotImplementedError(f"input of rank {layout.rank} (rows [N, F] or one row [F] only)")
     return layout
@@ -166,6 +165,46 @@ class ImputerLowering(OnnxLowering):
             imputed = kb.load(table, [column if len(values) > 1 else kb.index(0)])
             kb.store(kb.where(missing, imputed, value), out, [row, column])
         return [Layout.contiguous(out.buffer, tensor_shape(op.results[0]))]
+
+
+class LabelEncoderLowering(OnnxLowering):
+    """Numeric keys to numeric values (lists or tensors), the default where no key matches; a
+    key listed twice maps to its last value, as in ONNX's reference."""
+
+    op_names = _ml("LabelEncoder")
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        if any(get_attr(op, f"{kind}_strings") for kind in ("keys", "values")):
+            raise NotImplementedError("string keys or values (string tensors are out of scope)")
+        keys, values = (self._listed(op, kind) for kind in ("keys", "values"))
+        if keys is None or values is None or len(keys) != len(values):
+            raise ValueError("keys and values must be given, one value per key")
+        x = layout_of(inputs(op)[0])
+        out_type = tensor_element_type(op.results[0])
+        default = get_attr(op, "default_tensor")
+        if default is None:
+            default = get_attr(op, "default_float" if isinstance(out_type, AnyFloat) else "default_int64")
+        name = result_name(op)
+        key_table = constant_table(op, f"{name}_keys", np.asarray(keys), x.element_type)
+        value_table = constant_table(op, f"{name}_values", np.asarray(values), out_type)
+        out = kb.alloc(name, x.shape, out_type)
+        with kb.loop_nest(x.shape) as ivs:
+            value = kb.load(x, ivs)
+            result = kb.define_acc(float(np.asarray(default).item()) if isinstance(out_type, AnyFloat)
+                                   else int(np.asarray(default).item()), out_type)
+            with kb.loop(len(keys)) as k:
+                hit = kb.alu("cmpeq", value, kb.load(key_table, [k]))
+                kb.acc_set(result, kb.where(hit, kb.load(value_table, [k]), kb.acc_get(result)))
+            kb.store(kb.acc_get(result), out, ivs)
+        return [out]
+
+    @staticmethod
+    def _listed(op: Operation, kind: str) -> list | None:
+        for suffix in ("tensor", "floats", "int64s"):
+            found = get_attr(op, f"{kind}_{suffix}")
+            if found is not None and len(found):
+                return np.asarray(found).ravel().tolist()
+        return None
 
 
 _NORMS = {"MAX": ("abs", "max"), "L1": ("abs", "add"), "L2": ("square", "add")}
@@ -838,4 +877,5 @@ PATTERNS = (
     LinearClassifierLowering(),
     ImputerLowering(),
     SVMRegressorLowering(),
+    LabelEncoderLowering(),
 )
