@@ -172,6 +172,24 @@ def test_label_encoder_numeric():
     check_model(model, {"x": _grid_input(4, 3, seed=3), "n": rng.integers(-1, 4, (4, 3)).astype(np.int64)})
 
 
+def test_one_hot_encoder():
+    """Integer and float inputs against int64 categories; an unknown value gives a zero row."""
+    nodes = [helper.make_node("OneHotEncoder", [name], [f"{name}_hot"], domain=ML, cats_int64s=[3, 1, 4], zeros=1)
+             for name in ("n", "x")]
+    model = _model(
+        nodes, [_value("n", [2, 3], TensorProto.INT64), _value("x", [4])],
+        [_value("n_hot", [2, 3, 3]), _value("x_hot", [4, 3])], ml_opset=1,
+    )
+    check_model(model, {"n": np.array([[3, 1, 0], [4, 4, 9]], np.int64), "x": np.array([1.0, 4.0, 2.5, 3.0], np.float32)})
+
+
+def test_one_hot_encoder_without_zeros_is_refused_by_name():
+    node = helper.make_node("OneHotEncoder", ["n"], ["y"], domain=ML, cats_int64s=[1, 2], zeros=0, name="hot")
+    model = _model([node], [_value("n", [3], TensorProto.INT64)], [_value("y", [3, 2])], ml_opset=1)
+    with pytest.raises(ZantError, match=r"node 'hot' \(onnx.ml.OneHotEncoder\): zeros=0"):
+        compile_and_run(model, {"n": np.array([1, 2, 1], np.int64)})
+
+
 # -- TreeEnsemble (ai.onnx.ml opset 5) -----------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """The `ai.onnx.ml` operators on dense tensors: Binarizer, Scaler, Imputer, Normalizer,
-ArrayFeatureExtractor, LabelEncoder (numeric), LinearRegressor/LinearClassifier, SVMRegressor
-and the tree ensembles.
+ArrayFeatureExtractor, LabelEncoder and OneHotEncoder (numeric), LinearRegressor/
+LinearClassifier, SVMRegressor and the tree ensembles.
 
 Classifiers write their scores, then each row's label: that of its first best score, from a
 constant label table (integer labels only: string tensors are out of scope). Scores go through
@@ -205,6 +205,32 @@ class LabelEncoderLowering(OnnxLowering):
             if found is not None and len(found):
                 return np.asarray(found).ravel().tolist()
         return None
+
+
+class OneHotEncoderLowering(OnnxLowering):
+    """Y[..., c] = 1.0 where X[...] is category c (`cats_int64s`), else 0.0. With zeros=0 ONNX
+    makes an unknown category a run-time error, which generated code cannot raise: refused."""
+
+    op_names = _ml("OneHotEncoder")
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        if get_attr(op, "cats_strings"):
+            raise NotImplementedError("string categories (string tensors are out of scope)")
+        if not get_attr(op, "zeros"):
+            raise NotImplementedError("zeros=0 (an unknown category is a run-time error); use zeros=1")
+        categories = list(get_attr(op, "cats_int64s") or [])
+        x = layout_of(inputs(op)[0])
+        out_type = tensor_element_type(op.results[0])
+        out_shape = tensor_shape(op.results[0])
+        if tuple(out_shape) != (*x.shape, len(categories)):
+            raise ValueError(f"output shape {out_shape} for input {x.shape} and {len(categories)} categories")
+        table = constant_table(op, f"{result_name(op)}_categories", np.array(categories, np.int64), _compute_type(x.element_type))
+        out = kb.alloc(result_name(op), out_shape, out_type)
+        one, zero = kb.const(1.0, out_type), kb.const(0.0, out_type)
+        with kb.loop_nest(out_shape) as ivs:
+            value = kb.cast(kb.load(x, ivs[:-1]), _compute_type(x.element_type))
+            kb.store(kb.where(kb.alu("cmpeq", value, kb.load(table, [ivs[-1]])), one, zero), out, ivs)
+        return [out]
 
 
 _NORMS = {"MAX": ("abs", "max"), "L1": ("abs", "add"), "L2": ("square", "add")}
@@ -878,4 +904,5 @@ PATTERNS = (
     ImputerLowering(),
     SVMRegressorLowering(),
     LabelEncoderLowering(),
+    OneHotEncoderLowering(),
 )
