@@ -8,8 +8,9 @@ Every case of `onnx.backend.test.case.node.collect_testcases()` is first classif
 * out of scope: non-tensor values (sequence, optional, map), string tensors, ops whose output
   shape depends on input values (NonZero, Unique, Compress, ...), random ops, training-mode
   Dropout, training-domain ops;
-* unsupported: an operator with no lowering (`supported_ops()`), another operator domain, or a
-  control-flow op with subgraphs;
+* unsupported: an operator with no lowering (`supported_ops()`; ai.onnx.ml operators count
+  like default-domain ones, named `ai.onnx.ml.Op`), another operator domain, or a control-flow
+  op with subgraphs;
 * otherwise compiled: `import_model_bytes` → `run_pipeline(PIPELINE)` → `emit_artifacts`
   with the name `cNNNN` (the case's index). Python-side failures are compile errors. PIPELINE is
   the driver's `DEFAULT_PIPELINE` unless `--pipeline` names another (the reports record it).
