@@ -1,6 +1,6 @@
 """The compilation driver behind `zant compile` and `zant run`: one path from .onnx to a build.
 
-Stages (each timed): import → the pass pipeline (default `onnx-to-uop,plan-arenas`) → Zig,
+Stages (each timed): import → the pass pipeline (`DEFAULT_PIPELINE` unless given) → Zig,
 header and plan JSON → `python -m ziglang` build → with `firmware`, an image `NAME.elf` for a
 QEMU board with the inputs embedded (`zant.backend.firmware`). Files are written into a private staging
 folder and moved into the output folder only when every stage has succeeded, so a failed
@@ -31,7 +31,17 @@ from zant.backend.build import OPTIMIZE_MODES, Board, board_for
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
 
-DEFAULT_PIPELINE = "fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
+DEFAULT_PIPELINE = ",".join((
+    "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
+    "fold-constants",
+    "fold-batchnorm",
+    "dce",
+    "onnx-to-uop",
+    "fuse-loops",
+    "plan-arenas",
+    "verify-arena-plan",
+))
+"""What `zant compile`, the conformance runner and the benchmarks run; see the README's pass table."""
 
 TARGETS = tuple(ZIG_TARGETS)
 
