@@ -352,7 +352,7 @@ class FoldQuantizeLinear(RewritePattern):
         if source.name == "onnx.DequantizeLinear":
             x = Quantized.of(source)
             if x.same_parameters(y) and x.value.type == op.results[0].type:
-                rewriter.replace_op(op, [], [x.value])
+                rewriter.replace(op, [], [x.value])
             return
         fold = FOLDS.get(source.name)
         if fold is None or source.results[0].uses.get_length() != 1 or len(source.results) != 1:
@@ -360,7 +360,7 @@ class FoldQuantizeLinear(RewritePattern):
         folded = fold(source, y, Builder(rewriter, op))
         if folded is None:
             return
-        rewriter.replace_op(op, [], [folded])
+        rewriter.replace(op, [], [folded])
         rewriter.erase(source)
 
 
