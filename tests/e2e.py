@@ -7,6 +7,7 @@ test process dies) instead of passing silently.
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,11 +41,16 @@ def compile_and_run(
     model: onnx.ModelProto,
     feeds: dict[str, np.ndarray],
     optimize: str = "ReleaseSafe",
+    pipeline: str | None = None,
 ) -> list[np.ndarray]:
+    """Outputs of `model` compiled for the host (the driver's pipeline unless `pipeline`)."""
+    options = CompileOptions(name="m", optimize=optimize)
+    if pipeline is not None:
+        options = replace(options, pipeline=pipeline)
     with tempfile.TemporaryDirectory(prefix="zant-e2e-") as folder:
         path = Path(folder) / "model.onnx"
         onnx.save(model, path)
-        result = compile_model(path, Path(folder) / "out", CompileOptions(name="m", optimize=optimize))
+        result = compile_model(path, Path(folder) / "out", options)
         return load_compiled(result)(*(feeds[s.name] for s in result.inputs))
 
 
@@ -53,10 +59,11 @@ def check_model(
     inputs: dict[str, np.ndarray] | None = None,
     rtol: float = 1e-4,
     atol: float = 1e-5,
+    pipeline: str | None = None,
 ) -> list[np.ndarray]:
     """Assert that the compiled model matches the ONNX reference evaluator on `inputs`."""
     feeds = inputs if inputs is not None else random_inputs(model)
-    ours = compile_and_run(model, feeds)
+    ours = compile_and_run(model, feeds, pipeline=pipeline)
     with tempfile.TemporaryDirectory(prefix="zant-ref-") as folder:
         path = Path(folder) / "model.onnx"
         onnx.save(model, path)

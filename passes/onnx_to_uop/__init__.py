@@ -90,9 +90,25 @@ def _buffer_type(tensor: SSAValue) -> uop.BufferType:
 
 @dataclass(frozen=True)
 class OnnxToUopPass(ModulePass):
-    """Lower every onnx op of `@main` to uop; graph inputs and outputs become global buffers."""
+    """Lower every onnx op of `@main` to uop; graph inputs and outputs become global buffers.
+
+    `conv-lanes=L conv-pixels=P` (host targets with vector registers; 0 = off, the default):
+    Convs with constant weights take the output-channel-lane form, tiles of P output pixels ×
+    L output channels for `vectorize` to make L-lane vectors of (see `conv.ChannelLanes`).
+    """
 
     name = "onnx-to-uop"
+
+    conv_lanes: int = 0
+    conv_pixels: int = 6
+
+    def patterns(self) -> list[OnnxLowering]:
+        from zant.passes.onnx_to_uop.conv import ChannelLanes, ConvLowering
+
+        if self.conv_lanes < 0 or self.conv_pixels < 1:
+            raise ZantError("onnx-to-uop: conv-lanes must be ≥ 0 and conv-pixels ≥ 1")
+        lanes = ChannelLanes(self.conv_lanes, self.conv_pixels) if self.conv_lanes else None
+        return [ConvLowering(lanes) if isinstance(p, ConvLowering) else p for p in all_patterns()]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.walk():
@@ -113,7 +129,7 @@ class OnnxToUopPass(ModulePass):
             arg.replace_all_uses_with(cast.results[0])
 
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(list(all_patterns())), apply_recursively=False
+            GreedyRewritePatternApplier(self.patterns()), apply_recursively=False
         ).rewrite_region(function.body)
 
         self._write_outputs(function)

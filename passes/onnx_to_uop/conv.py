@@ -24,9 +24,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+import numpy as np
 from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
+from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
+from zant.frontend.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -236,7 +239,8 @@ class Region:
     bounds: tuple[tuple[int, int], ...]
     windows: tuple[Window, ...]
     pixel_block: int = 1
-    """Outputs of the last dimension computed per iteration (that loop steps by it)."""
+    """Outputs of dimension `block_axis` computed per iteration (that loop steps by it)."""
+    block_axis: int = -1
 
     @property
     def unchecked(self) -> bool:
@@ -275,23 +279,39 @@ def window_regions(windows: Sequence[Window]) -> list[Region]:
     return regions
 
 
-def pixel_blocked(region: Region, block: int) -> list[Region]:
-    """`region` with its last dimension in steps of `block` outputs, and the remainder.
+def pixel_blocked(region: Region, block: int, axis: int = -1, whole_rest: bool = False) -> list[Region]:
+    """`region` with dimension `axis` in steps of `block` outputs, and the remainder: in steps
+    of 1, or with `whole_rest` as one block of its own size.
 
-    The blocked part's last window ends where its last block does, so its checks stay sound
-    (an interior stays unchecked).
+    The blocked part's window ends where its last block does, so its checks stay sound (an
+    interior stays unchecked).
     """
     if block == 1 or not region.bounds:
         return [region]
-    start, end = region.bounds[-1]
+    axis %= len(region.bounds)
+    start, end = region.bounds[axis]
     split = start + (end - start) // block * block
+    rest = (end - split) if whole_rest else 1
     parts = []
-    for first, last, step in ((start, split, block), (split, end, 1)):
+    for first, last, step in ((start, split, block), (split, end, rest)):
         if first < last:
-            window = replace(region.windows[-1], first_out=first, out_size=last)
-            bounds = (*region.bounds[:-1], (first, last))
-            parts.append(Region(bounds, (*region.windows[:-1], window), step))
+            windows = list(region.windows)
+            windows[axis] = replace(windows[axis], first_out=first, out_size=last)
+            bounds = list(region.bounds)
+            bounds[axis] = (first, last)
+            parts.append(Region(tuple(bounds), tuple(windows), step, axis))
     return parts
+
+
+def balanced_blocks(region: Region, most: int) -> list[Region]:
+    """`region` in blocks of at most `most` outputs along its longest dimension, the block size
+    chosen so the blocks come out about equal (14 outputs by at most 6: 5, 5 and 4)."""
+    if not region.bounds:
+        return [region]
+    extents = [end - start for start, end in region.bounds]
+    axis = max(range(len(extents)), key=lambda d: (extents[d], d))
+    count = -(-extents[axis] // most)
+    return pixel_blocked(region, -(-extents[axis] // count), axis, whole_rest=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,10 +462,7 @@ def _convolve(
                 if grouped:
                     g = kb.alu("div", m, kb.index(out_per_group))
                     first_channel = kb.alu("mul", g, kb.index(group_channels))
-                pixels = [out_ivs]
-                if region.pixel_block > 1:
-                    *outer, last = out_ivs
-                    pixels = [[*outer, o] for o in _offsets(kb, last, region.pixel_block)]
+                pixels = _block_pixels(kb, region, out_ivs)
                 lanes = list(itertools.product(block_channels, pixels))
                 accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in lanes]
                 with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
@@ -462,6 +479,96 @@ def _convolve(
     return y
 
 
+@dataclass(frozen=True)
+class ChannelLanes:
+    """The output-channel-lane form of a Conv (`onnx-to-uop{conv-lanes=L conv-pixels=P}`), for
+    targets with vector registers.
+
+    Output channels go in blocks of L (16 or, when they do not split so, 8): the loop over the
+    L channels of a block is the *outermost* loop around one block of up to P neighbouring
+    output pixels, its body the P accumulators, the reduction over input channels and taps, and
+    the P stores. The weights are repacked at compile time as W'[m / L, c, k…, m % L], so across
+    that loop they are consecutive while each input value is the same: `vectorize` makes the
+    channel loop one iteration of L-lane vectors, P vector accumulators fed by one weight vector
+    and P broadcast inputs per tap, whatever the stride (a register tile of P × L outputs).
+    """
+
+    lanes: int
+    pixels: int
+
+    def for_channels(self, out_per_group: int) -> tuple[int, int] | None:
+        """(lanes, pixels) for a group of `out_per_group` output channels, or None when they
+        do not split into blocks of 8 or more; fewer lanes get more pixels."""
+        lanes = self.lanes
+        while lanes >= 8 and out_per_group % lanes:
+            lanes //= 2
+        if lanes < 8:
+            return None
+        return lanes, self.pixels * self.lanes // lanes
+
+
+def _constant_tensor(layout: Layout) -> np.ndarray | None:
+    """The values behind `layout` when it is a whole constant buffer, else None."""
+    owner = layout.buffer.owner
+    if not (isinstance(owner, uop.DefineGlobalOp) and owner.value is not None and layout.covers_buffer()):
+        return None
+    if not layout.is_contiguous():
+        return None
+    return attr_to_array(owner.value).reshape(layout.shape)
+
+
+def _packed_weights(kb: KernelBuilder, weights: np.ndarray, lanes: int, name: str) -> Layout:
+    """W[m, c, k…] as a new constant W'[m / lanes, c, k…, m % lanes]."""
+    blocks = weights.reshape(weights.shape[0] // lanes, lanes, *weights.shape[1:])
+    packed = np.ascontiguousarray(np.moveaxis(blocks, 1, -1))
+    return kb.constant(name, packed, tensor_element_type(kb.op.operands[1]))
+
+
+def _convolve_lanes(
+    op: Operation,
+    kb: KernelBuilder,
+    group_channels: int,
+    out_per_group: int,
+    kernel: Sequence[int],
+    regions: Sequence[Region],
+    input_term: InputTerm,
+    packed: Layout,
+    lanes: int,
+    pixels: int,
+) -> Layout:
+    """`_convolve` in the output-channel-lane form (`ChannelLanes`), weights from `packed`."""
+    bias_value = input_value(op, 2)
+    bias = layout_of(bias_value) if bias_value is not None else None
+    out_shape = tensor_shape(op.results[0])
+    element_type = tensor_element_type(op.results[0])
+    y = kb.alloc(result_name(op), out_shape, element_type)
+    grouped = out_shape[1] > out_per_group
+    blocks = [part for region in regions for part in balanced_blocks(region, pixels)]
+    with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1] // lanes) as block:
+        first_out = kb.alu("mul", block, kb.index(lanes))
+        first_channel = None
+        if grouped:
+            group = kb.alu("div", first_out, kb.index(out_per_group))
+            first_channel = kb.alu("mul", group, kb.index(group_channels))
+        for region in blocks:
+            with _region_loops(kb, region) as out_ivs:
+                outputs = _block_pixels(kb, region, out_ivs)
+                with kb.loop(lanes) as lane:
+                    m = kb.alu("add", first_out, lane)
+                    accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in outputs]
+                    with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
+                        channel = c if first_channel is None else kb.alu("add", first_channel, c)
+                        w = kb.load(packed, [block, c, *taps, lane])
+                        for acc, pixel in zip(accs, outputs):
+                            kb.mulacc(acc, input_term(region.windows, n, channel, pixel, taps), w)
+                    for acc, pixel in zip(accs, outputs):
+                        value = kb.cast(kb.acc_get(acc), element_type)
+                        if bias is not None:
+                            value = kb.alu("add", value, kb.load(bias, [m]))
+                        kb.store(value, y, [n, m, *pixel])
+    return y
+
+
 def _offsets(kb: KernelBuilder, base: SSAValue, count: int) -> list[SSAValue]:
     """base, base + 1, …, base + count - 1."""
     return [base, *(kb.alu("add", base, kb.index(j)) for j in range(1, count))]
@@ -472,10 +579,24 @@ def _plain_weights(kb: KernelBuilder, w: Layout) -> WeightTerm:
     return lambda m, g, channel, c, taps: kb.load(w, [m, c, *taps])
 
 
+def _block_pixels(kb: KernelBuilder, region: Region, out_ivs: list[SSAValue]) -> list[list[SSAValue]]:
+    """The output positions of one iteration of `region`'s loops: its pixel block."""
+    if region.pixel_block == 1:
+        return [out_ivs]
+    axis = region.block_axis % len(out_ivs)
+    return [
+        [*out_ivs[:axis], o, *out_ivs[axis + 1 :]]
+        for o in _offsets(kb, out_ivs[axis], region.pixel_block)
+    ]
+
+
 @contextmanager
 def _region_loops(kb: KernelBuilder, region: Region) -> Iterator[list[SSAValue]]:
-    """Nested loops over the box of `region` (outermost first), the last by its pixel block."""
-    steps = [1] * (len(region.bounds) - 1) + [region.pixel_block]
+    """Nested loops over the box of `region` (outermost first), its block axis by its pixel
+    block."""
+    steps = [1] * len(region.bounds)
+    if steps:
+        steps[region.block_axis] = region.pixel_block
     with contextlib.ExitStack() as stack:
         yield [
             stack.enter_context(kb.loop(end, start, step))
@@ -509,9 +630,16 @@ class ConvLowering(OnnxLowering):
 
     Y[n, m, o…] = B[m] + Σ_{c, k…} X[n, g·Cg + c, o·stride + k·dilation - pad…] · W[m, c, k…]
     where g = m / (M / group) is the group of output channel m and Cg = C / group.
+
+    With `channel_lanes`, a Conv with constant weights whose groups have 8 or more output
+    channels (not depthwise) takes the output-channel-lane form (`ChannelLanes`).
     """
 
     op_names = frozenset({"onnx.Conv"})
+
+    def __init__(self, channel_lanes: ChannelLanes | None = None):
+        super().__init__()
+        self.channel_lanes = channel_lanes
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x, w = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
@@ -527,8 +655,18 @@ class ConvLowering(OnnxLowering):
             return load_window(kb, x, [n, channel], windows, positions, 0)[0]
 
         regions = window_regions(windows)
-        weight_term = _plain_weights(kb, w)
         out_per_group = out_channels // group
+        tile = self.channel_lanes.for_channels(out_per_group) if self.channel_lanes else None
+        weights = _constant_tensor(w) if tile else None
+        if tile and weights is not None:
+            lanes, pixels = tile
+            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights")
+            return [
+                _convolve_lanes(
+                    op, kb, group_channels, out_per_group, kernel, regions, input_term, packed, lanes, pixels
+                )
+            ]
+        weight_term = _plain_weights(kb, w)
         return [
             _convolve(op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term)
         ]
@@ -686,6 +824,7 @@ PATTERNS = (ConvLowering(), ConvTransposeLowering(), DeformConvLowering())
 
 __all__ = [
     "PATTERNS",
+    "ChannelLanes",
     "ConvLowering",
     "ConvTransposeLowering",
     "DeformConvLowering",

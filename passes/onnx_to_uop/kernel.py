@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -29,6 +30,7 @@ from xdsl.rewriter import InsertPoint
 from zant.dialects import uop
 
 from zant.errors import ZantError
+from zant.frontend.resources import make_constant_attr
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -217,6 +219,15 @@ class KernelBuilder:
         buffer = self._declare(uop.DefineLocalOp(name, uop.BufferType(size, element_type))).result
         buffer.name_hint = _hint(name)
         return Layout.contiguous(buffer, shape)
+
+    def constant(self, name: str, array: np.ndarray, element_type: Attribute) -> Layout:
+        """A new read-only global buffer holding `array` (compile-time data a lowering makes,
+        e.g. repacked weights), row-major."""
+        value = make_constant_attr(array, name)
+        buffer_type = uop.BufferType(array.size, element_type)
+        buffer = self._declare(uop.DefineGlobalOp("constant", 0, name, buffer_type, value)).results[0]
+        buffer.name_hint = _hint(name)
+        return Layout.contiguous(buffer, array.shape)
 
     def view(self, layout: Layout) -> SSAValue:
         """The value to gep into for `layout`: the buffer itself when it is a plain 1-D read."""

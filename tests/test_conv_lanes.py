@@ -1,0 +1,98 @@
+"""End-to-end numerics of the output-channel-lane Conv (`onnx-to-uop{conv-lanes=… conv-pixels=…}`),
+alone and vectorized, in ReleaseSafe against the ONNX reference evaluator.
+
+One model holds many Convs of one input (each its own output), so one build covers strides,
+dilations, asymmetric pads, groups, 1-D and 3-D windows, 8- and 16-lane blocks, no bias, the
+fallbacks (depthwise, channel counts that do not split into 8) and a fused residual epilogue.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from e2e import check_model
+from onnx import TensorProto, helper, numpy_helper
+
+LANES = "onnx-to-uop{conv-lanes=16 conv-pixels=6}"
+SCALAR = f"fold-constants,dce,{LANES},fuse-loops,plan-arenas,verify-arena-plan"
+VECTOR = f"fold-constants,dce,{LANES},fuse-loops,vectorize{{width=16}},plan-arenas,verify-arena-plan"
+
+
+class ConvModel:
+    """Convs of one input `x`, each with its own seeded weights and its own graph output."""
+
+    def __init__(self, x_shape: list[int], seed: int = 0):
+        self.rng = np.random.default_rng(seed)
+        self.x_shape = x_shape
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
+        self.outputs: list[str] = []
+
+    def const(self, name: str, array: np.ndarray) -> str:
+        self.initializers.append(numpy_helper.from_array(array.astype(np.float32), name))
+        return name
+
+    def conv(self, out_channels: int, kernel: list[int], bias: bool = True, output: bool = True, **attrs) -> str:
+        k = len(self.nodes)
+        group = attrs.get("group", 1)
+        w = self.rng.standard_normal((out_channels, self.x_shape[1] // group, *kernel))
+        inputs = ["x", self.const(f"w{k}", w)]
+        if bias:
+            inputs.append(self.const(f"b{k}", self.rng.standard_normal(out_channels)))
+        name = f"y{k}"
+        self.nodes.append(helper.make_node("Conv", inputs, [name], **attrs))
+        if output:
+            self.outputs.append(name)
+        return name
+
+    def node(self, op: str, inputs: list[str]) -> str:
+        name = f"{op.lower()}{len(self.nodes)}"
+        self.nodes.append(helper.make_node(op, inputs, [name]))
+        return name
+
+    def model(self) -> onnx.ModelProto:
+        graph = helper.make_graph(
+            self.nodes,
+            "convs",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, self.x_shape)],
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in self.outputs],
+            self.initializers,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        return onnx.shape_inference.infer_shapes(model, strict_mode=True)
+
+
+def conv2d_model() -> onnx.ModelProto:
+    m = ConvModel([2, 6, 9, 11])
+    m.conv(16, [3, 3], pads=[1, 1, 1, 1])  # one 16-lane block, border regions
+    m.conv(32, [3, 3], pads=[1, 0, 2, 1], strides=[2, 2])  # two blocks, asymmetric pads
+    m.conv(16, [3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], bias=False)
+    m.conv(24, [1, 1])  # 8-lane blocks, a 1×1 Conv
+    m.conv(16, [2, 3], group=2, strides=[1, 2])  # groups of 8 output channels
+    m.conv(6, [3, 3], group=6, pads=[1, 1, 1, 1])  # depthwise: the scalar form
+    m.conv(12, [3, 3])  # 12 channels do not split into 8: the scalar form
+    # A residual epilogue that fuse-loops folds into the lane form's stores.
+    first = m.conv(16, [3, 3], pads=[1, 1, 1, 1], output=False)
+    second = m.conv(16, [1, 1], output=False)
+    m.outputs.append(m.node("Relu", [m.node("Add", [first, second])]))
+    return m.model()
+
+
+def conv_1d_3d_models() -> list[onnx.ModelProto]:
+    one = ConvModel([1, 5, 23], seed=1)
+    one.conv(16, [5], pads=[2, 1], strides=[2])
+    one.conv(8, [3], dilations=[3])
+    three = ConvModel([1, 3, 4, 5, 6], seed=2)
+    three.conv(16, [3, 3, 3], pads=[1, 1, 1, 1, 1, 1])
+    return [one.model(), three.model()]
+
+
+@pytest.mark.parametrize("pipeline", [SCALAR, VECTOR], ids=["scalar", "vectorized"])
+def test_conv_lanes_2d(pipeline):
+    check_model(conv2d_model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["1d", "3d"])
+def test_conv_lanes_1d_3d(index):
+    check_model(conv_1d_3d_models()[index], rtol=1e-4, atol=1e-4, pipeline=VECTOR)
