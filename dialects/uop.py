@@ -517,21 +517,25 @@ def _verify_vector_of(t: Attribute, element_type: Attribute, what: str) -> None:
 
 
 def _print_vector_access(
-    printer: Printer, op: Operation, operands: Sequence[SSAValue], vector_type: Attribute
+    printer: Printer, op: Operation, operands: Sequence[SSAValue], vector_type: Attribute, stride: int = 1
 ) -> None:
     printer.print_string(" ")
     printer.print_list(operands, printer.print_operand)
+    if stride != 1:
+        printer.print_string(f" stride {stride}")
     printer.print_op_attributes(op.attributes)
     printer.print_string(" : ")
     printer.print_attribute(vector_type)
 
 
 def _parse_vector_access(parser: Parser, count: int):
-    """`%v?, %p attr-dict : vector<NxT>`: the pointer is a `!uop.ptr<T>`, the value the vector."""
+    """`%v?, %p (stride S)? attr-dict : vector<NxT>`: the pointer is a `!uop.ptr<T>`, the value
+    the vector."""
     names = [parser.parse_unresolved_operand()]
     for _ in range(count - 1):
         parser.parse_punctuation(",")
         names.append(parser.parse_unresolved_operand())
+    stride = parser.parse_integer() if parser.parse_optional_keyword("stride") else 1
     attributes = parser.parse_optional_attr_dict()
     parser.parse_punctuation(":")
     vector_type = parser.parse_type()
@@ -539,7 +543,7 @@ def _parse_vector_access(parser: Parser, count: int):
         parser.raise_error(f"expected a vector type, got {vector_type}")
     types = [vector_type, PtrType(lane_type(vector_type))][-count:]
     operands = [parser.resolve_operand(n, t) for n, t in zip(names, types)]
-    return operands, vector_type, attributes
+    return operands, vector_type, stride, attributes
 
 
 @irdl_op_definition
@@ -597,29 +601,37 @@ class VLoadOp(IRDLOperation):
 @irdl_op_definition
 class VStoreOp(IRDLOperation):
     """`uop.vstore %v, %p : vector<8xf32>` writes the lanes of `%v` to the 8 consecutive
-    elements starting at `%p`."""
+    elements starting at `%p`; `uop.vstore %v, %p stride 4 : vector<8xf32>` lane k to the
+    element 4·k after `%p` (a scatter, e.g. one pixel of 8 output channels of a Conv)."""
 
     name = "uop.vstore"
 
     value = operand_def(VectorType)
     ptr = operand_def(PtrType)
+    stride = opt_prop_def(IntAttr)
 
-    def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation):
-        super().__init__(operands=[value, ptr])
+    def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation, stride: int = 1):
+        super().__init__(operands=[value, ptr], properties={"stride": IntAttr(stride)} if stride != 1 else {})
+
+    @property
+    def element_stride(self) -> int:
+        return 1 if self.stride is None else self.stride.data
 
     def print(self, printer: Printer):
-        _print_vector_access(printer, self, [self.value, self.ptr], self.value.type)
+        _print_vector_access(printer, self, [self.value, self.ptr], self.value.type, self.element_stride)
 
     @classmethod
     def parse(cls, parser: Parser) -> VStoreOp:
-        (value, ptr), _, attributes = _parse_vector_access(parser, 2)
-        op = cls(value, ptr)
+        (value, ptr), _, stride, attributes = _parse_vector_access(parser, 2)
+        op = cls(value, ptr, stride)
         op.attributes.update(attributes)
         return op
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PtrType)
         _verify_vector_of(self.value.type, self.ptr.type.element_type, "the value")
+        if self.element_stride < 1:
+            raise VerifyException(f"stride must be positive, got {self.element_stride}")
 
 
 @irdl_op_definition

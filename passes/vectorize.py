@@ -15,7 +15,8 @@ scalar, and broadcast where a vector op needs it) or *varying* (one value per la
 * an index value is affine in %i, `%i·c + uniform` (built from %i by add, sub and mul by a
   constant); a gep through a buffer or view whose address moves by 0 elements per lane reads a
   uniform scalar, by 1 element a `uop.vload` / `uop.vstore` at the lane-0 address, by s > 1
-  a `uop.vload … stride s`;
+  a `uop.vload … stride s` / `uop.vstore … stride s` (a gather / scatter: an outer loop over
+  output channels whose pixels are `s` elements apart);
 * a load that varies is a `uop.vload`; ALU ops (`uop.VECTOR_ALU_OPS`) and lossless casts on
   varying values work lane-wise;
 * an accumulator defined inside the loop and fed varying values is a vector accumulator (this
@@ -31,10 +32,11 @@ Legality (a loop that fails any check is left as it is):
 * every index value that depends on %i is affine in it, and used only by geps and affine ops
   (no compare, division, clamp or cast of it: border checks stay scalar);
 * every gep moves 0 or more elements per lane: a load moving 1 is a `uop.vload`, more a
-  strided one (a gather); every store moves 1 (a uniform store would be a loop-carried write);
+  strided one (a gather); every store moves 1 or more (a uniform store would be a loop-carried
+  write), more a strided store (a scatter);
 * no loop-carried dependence but accumulators: an accumulator from outside the loop is only
-  `uop.mulacc`ed of a varying product (or not written at all), and a buffer both stored and
-  loaded in the loop is loaded only at the addresses it is stored to (same source and indices);
+  `uop.mulacc`ed of a varying product (or not written at all), a buffer is stored at one
+  address (same source and indices) in the loop, and loaded, if at all, only there;
 * no i1 or bitcast values or compares that vary; a `uop.where` may pick varying values, by a
   uniform condition (a padding check of an outer dimension) only.
 
@@ -152,8 +154,8 @@ class LoopAnalysis:
                 self._vary(op.result)
                 self.gathers |= self.gep_step(_gep(op.ptr)) > 1
         elif isinstance(op, uop.StoreOp):
-            if self.gep_step(_gep(op.ptr)) != 1:
-                raise Refused("a store does not move one element per lane")
+            if self.gep_step(_gep(op.ptr)) == 0:
+                raise Refused("a uniform store (a loop-carried write)")
             self._check_lane_type(op.value.type)
         elif op.name.removeprefix("uop.") in uop.ALU_OPS and isinstance(op.results[0].type, IndexType):
             self._check_index(op)
@@ -227,6 +229,11 @@ class LoopAnalysis:
                 gep = _gep(op.ptr)
                 target = stored if isinstance(op, uop.StoreOp) else loaded
                 target.setdefault(_root(gep.source), set()).add((gep.source, tuple(gep.indices)))
+        # Each stored address moves by at least one element per lane, so no two iterations
+        # write it: with one address per buffer, no iteration reads or overwrites another's.
+        for buffer, addresses in stored.items():
+            if len(addresses) > 1:
+                raise Refused("a buffer is stored at several addresses in the loop")
         for buffer, addresses in loaded.items():
             if buffer in stored and not addresses <= stored[buffer]:
                 raise Refused("a buffer is stored and loaded at other addresses in the loop")
@@ -322,7 +329,7 @@ class LoopVectorizer:
             stride = a.gep_step(_gep(op.ptr))
             new = uop.VLoadOp(self.values[op.ptr], self.vector_type(op.result.type), stride)
         elif isinstance(op, uop.StoreOp):
-            new = uop.VStoreOp(vec(op.value), self.values[op.ptr])
+            new = uop.VStoreOp(vec(op.value), self.values[op.ptr], a.gep_step(_gep(op.ptr)))
         elif isinstance(op, uop.DefineAccOp) and op.result in a.varying:
             new = uop.DefineAccOp(op.init.value.data, self.vector_type(op.init.type))
         elif isinstance(op, uop.MulAccOp) and (op.acc in a.varying or op.acc in a.reductions):

@@ -22,8 +22,11 @@ def pipeline(width: int) -> str:
     return f"fold-constants,onnx-to-uop,vectorize{{width={width}}},plan-arenas,verify-arena-plan"
 
 
-def check_vectorized(model: onnx.ModelProto, width: int, rtol: float, atol: float, vectors: bool = True) -> None:
-    """Compile with `vectorize{width=…}`, check the Zig uses vectors, compare with the reference."""
+def check_vectorized(
+    model: onnx.ModelProto, width: int, rtol: float, atol: float, vectors: bool = True, uses: tuple[str, ...] = ()
+) -> None:
+    """Compile with `vectorize{width=…}`, check the Zig uses vectors (and the helpers `uses`),
+    compare with the reference."""
     feeds = random_inputs(model)
     with tempfile.TemporaryDirectory(prefix="zant-vec-") as folder:
         path = Path(folder) / "model.onnx"
@@ -32,6 +35,7 @@ def check_vectorized(model: onnx.ModelProto, width: int, rtol: float, atol: floa
         result = compile_model(path, Path(folder) / "out", options)
         source = result.zig_path.read_text()
         assert (f"@Vector({width}," in source) == vectors
+        assert all(f"{helper}(" in source for helper in uses)
         ours = load_compiled(result)(*(feeds[s.name] for s in result.inputs))
         reference = reference_outputs(path, feeds)
     for index, (got, want) in enumerate(zip(ours, reference, strict=True)):
@@ -128,3 +132,19 @@ def test_convolutions():
         initializers,
     )
     check_vectorized(m, 8, 1e-4, 1e-5)
+
+
+def test_transposes():
+    """Transposes whose output rows are shorter than a vector: the loop over output rows is
+    vectorized, its stores moving a row length per lane (strided vector stores, scatters),
+    its loads unit-stride; 21 and 13 rows leave overlapping tails."""
+    nodes = [
+        helper.make_node("Transpose", ["a"], ["t"], perm=[1, 0]),
+        helper.make_node("Transpose", ["b"], ["u"], perm=[2, 0, 1]),
+    ]
+    m = model(
+        nodes,
+        [("a", TensorProto.FLOAT, [3, COLS]), ("b", TensorProto.FLOAT, [2, 3, OUT])],
+        [("t", TensorProto.FLOAT, [COLS, 3]), ("u", TensorProto.FLOAT, [OUT, 2, 3])],
+    )
+    check_vectorized(m, 8, 0, 0, uses=("zant_vscatter",))

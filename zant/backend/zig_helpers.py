@@ -199,9 +199,21 @@ inline fn zant_vfmin(comptime T: type, a: T, b: T) T {
 /// n elements `stride` apart from p, as a vector (a strided vector load).
 inline fn zant_vgather(comptime n: usize, comptime T: type, comptime stride: usize, p: *const T) @Vector(n, T) {
     const base: [*]const T = @ptrCast(p);
-    var v: @Vector(n, T) = undefined;
-    inline for (0..n) |i| v[i] = base[i * stride];
-    return v;
+    var lanes: [n]T = undefined;
+    // A runtime loop (LLVM unrolls it): `inline for` would count against the comptime branch
+    // quota of the whole function that inlines many of these.
+    for (&lanes, 0..) |*lane, i| lane.* = base[i * stride];
+    return lanes;
+}""",
+    ),
+    "zant_vscatter": (
+        (),
+        """\
+/// The lanes of v to n elements `stride` apart from p (a strided vector store).
+inline fn zant_vscatter(comptime n: usize, comptime T: type, comptime stride: usize, p: *T, v: @Vector(n, T)) void {
+    const base: [*]T = @ptrCast(p);
+    const lanes: [n]T = v;
+    for (lanes, 0..) |lane, i| base[i * stride] = lane;
 }""",
     ),
 }

@@ -429,6 +429,10 @@ class ZigPrinter:
     @print.register
     def _(self, op: uop.VStoreOp) -> None:
         n, element = uop.lanes(op.value.type), zig_type(uop.lane_type(op.value.type))
+        if op.element_stride != 1:
+            self.helpers_used.add("zant_vscatter")
+            self.emit(f"zant_vscatter({n}, {element}, {op.element_stride}, {self.expr(op.ptr)}, {self.expr(op.value)});")
+            return
         self.emit(f"@as(*align(1) [{n}]{element}, @ptrCast({self.expr(op.ptr)})).* = {self.expr(op.value)};")
 
     @print.register
