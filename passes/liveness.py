@@ -9,9 +9,10 @@ report and `zant plan`.
   whole outermost such loop: the loop body runs again after the use, so the buffer must survive to
   the end of the loop and be there from its first iteration. This rule is what makes reuse safe.
 * A buffer nobody touches is live at its definition only (it still needs a slot).
-* `in_place_legal(a, b)` decides from the IR (geps, views, strides, loop ranges) whether `b` may
-  be written over `a` at the loop nest where `a` dies and `b` is born: every element of `a` is
-  read only just before the one store that writes the same element of `b` (its docstring).
+* `in_place_legal(a, b)` decides from the IR (geps, views, strides, loop ranges, the lanes of
+  vector loads and stores) whether `b` may be written over `a` at the loop nest where `a` dies
+  and `b` is born: every element of `a` is read only just before the one store that writes the
+  same element of `b` (its docstring).
 """
 
 from __future__ import annotations
@@ -20,10 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
-
 from zant.dialects.uop import (
     ALU_OPS,
     BufferType,
@@ -35,6 +34,9 @@ from zant.dialects.uop import (
     StoreOp,
     ViewOp,
     ViewType,
+    VLoadOp,
+    VStoreOp,
+    lanes,
 )
 
 
@@ -228,22 +230,37 @@ def flat_index(gep: GepOp, view: ViewType | None) -> Affine | None:
     return result
 
 
-def _users_in(gep: GepOp, nest: RangeOp, kind: type[LoadOp] | type[StoreOp]) -> list[Operation] | None:
+_LOADS = (LoadOp, VLoadOp)
+_STORES = (StoreOp, VStoreOp)
+
+
+def _lane_pattern(access: Operation) -> tuple[int, int]:
+    """(lane count, element stride) of a load or store: (1, 1) for a scalar one, (8, S) for a
+    `vector<8xT>` access of elements p, p + S … p + 7·S. A vstore without a stride property
+    (before strided stores existed) writes consecutive elements."""
+    value = access.results[0] if isinstance(access, _LOADS) else access.value  # type: ignore[attr-defined]
+    return lanes(value.type), getattr(access, "element_stride", 1)
+
+
+def _users_in(gep: GepOp, nest: RangeOp, kinds: tuple[type[Operation], ...]) -> list[Operation] | None:
     """The gep's users inside `nest` if all are loads (or all stores through it as the address),
-    else None. The gep itself may sit outside the nest (it is pure and may be hoisted)."""
+    scalar or vector, else None. The gep itself may sit outside the nest (it is pure and may be
+    hoisted)."""
     users = [use.operation for use in gep.result.uses if nest.is_ancestor(use.operation)]
-    if kind is StoreOp:
-        ok = all(isinstance(u, StoreOp) and u.ptr is gep.result and u.value is not gep.result for u in users)
+    if kinds is _STORES:
+        ok = all(isinstance(u, kinds) and u.ptr is gep.result and u.value is not gep.result for u in users)
     else:
-        ok = all(isinstance(u, LoadOp) for u in users)
+        ok = all(isinstance(u, kinds) for u in users)
     return users if ok else None
 
 
 def _elements_written(store: Operation, index: Affine, nest: RangeOp) -> np.ndarray:
     """Every element index `store` writes over all iterations of the loops around it up to `nest`
-    (repeats included: a loop its index does not depend on writes the same elements again)."""
+    (each lane of a vector store; repeats included: a loop its index does not depend on, or a
+    vector tail overlapping the lanes before it, writes the same elements again)."""
     coefficients = dict(index.terms)
-    elements = np.array([index.offset], dtype=np.int64)
+    count, stride = _lane_pattern(store)
+    elements = index.offset + stride * np.arange(count, dtype=np.int64)
     loop = store.parent_op()
     while True:
         assert isinstance(loop, RangeOp)
@@ -261,20 +278,25 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
     The rule: both buffers have the same type (so element i of each is the same bytes), `dying`
     ends and `born` starts in the same top-level loop nest, and inside that nest
 
-    1. `dying` is only loaded and `born` only stored (through geps, directly or via views);
+    1. `dying` is only loaded and `born` only stored (through geps, directly or via views;
+       `uop.vload` / `uop.vstore` included);
     2. every index is an affine function of the loop variables, composed through the view's
-       strides and offset, and the stores of `born`, over all their iterations together, write
-       each element at most once (checked by enumerating the elements they write; more writes
-       than `born` has elements can't be distinct and are refused);
+       strides and offset, and the stores of `born`, over all their iterations and lanes
+       together, write each element at most once (checked by enumerating the elements they
+       write; more writes than `born` has elements can't be distinct and are refused);
     3. every load of `dying` is followed, in its own block, by a store of `born` at the identical
-       affine index.
+       affine index with the same lanes: both scalar, or vectors of as many lanes at the same
+       element stride, so the store writes exactly the elements the load read.
 
     Then the element `dying[i]` read by a load is written (as `born[i]`) only by the store that
     follows it in the same iteration (2 makes that store the only write of element i), so every
     read of an element of `dying` happens before its bytes are overwritten, and nothing else in
     the nest touches those bytes. A blocked Conv nest with an epilogue reading its shortcut at the
     output index (many stores, one per output-channel block and border region) qualifies; a
-    transposed, shifted or clamped read, or a store ahead of its matching load, does not.
+    transposed, shifted or clamped read, or a store ahead of its matching load, does not. Nor
+    does the `vectorize` pass's overlapping tail (the last lanes run again): it re-reads elements
+    of `dying` already overwritten, and writes them twice, which 2 refuses; a tail that is its own
+    top-level loop is refused anyway, `dying` ending in another nest than the one `born` starts in.
     """
     a_type, b_type = dying.buffer.result.type, born.buffer.result.type
     assert isinstance(a_type, BufferType) and isinstance(b_type, BufferType)
@@ -292,7 +314,7 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
         return None
     stores: list[tuple[Operation, Affine]] = []
     for gep, view in _accesses(born.buffer.result):
-        users = _users_in(gep, nest, StoreOp)
+        users = _users_in(gep, nest, _STORES)
         index = flat_index(gep, view)
         if users is None or (users and index is None):
             return None
@@ -300,7 +322,7 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
     if not stores:
         return None
     for gep, view in _accesses(dying.buffer.result):
-        loads = _users_in(gep, nest, LoadOp)
+        loads = _users_in(gep, nest, _LOADS)
         index = flat_index(gep, view)
         if loads is None or (loads and index is None):
             return None
@@ -310,7 +332,7 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
             position = block.get_operation_index(load)
             if not any(
                 store.parent_block() is block and block.get_operation_index(store) > position
-                and store_index == index
+                and store_index == index and _lane_pattern(store) == _lane_pattern(load)
                 for store, store_index in stores
             ):
                 return None
