@@ -236,10 +236,12 @@ _STORES = (StoreOp, VStoreOp)
 
 def _lane_pattern(access: Operation) -> tuple[int, int]:
     """(lane count, element stride) of a load or store: (1, 1) for a scalar one, (8, S) for a
-    `vector<8xT>` access of elements p, p + S … p + 7·S. A vstore without a stride property
-    (before strided stores existed) writes consecutive elements."""
-    value = access.results[0] if isinstance(access, _LOADS) else access.value  # type: ignore[attr-defined]
-    return lanes(value.type), getattr(access, "element_stride", 1)
+    `vector<8xT>` access of the elements p, p + S … p + 7·S."""
+    if isinstance(access, VLoadOp):
+        return lanes(access.result.type), access.element_stride
+    if isinstance(access, VStoreOp):
+        return lanes(access.value.type), access.element_stride
+    return 1, 1
 
 
 def _users_in(gep: GepOp, nest: RangeOp, kinds: tuple[type[Operation], ...]) -> list[Operation] | None:

@@ -198,3 +198,73 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+// A strided gather and a strided scatter of the same lanes (b[c + 2k] = -a[c + 2k], k < 8, for
+// c = 0, 1): each element is read just before the same lane writes it: in place.
+
+// CHECK-LABEL: func.func @strided_pair
+// CHECK:         uop.define_local "a" at 0
+// CHECK:         uop.define_local "b" at 0
+builtin.module {
+  func.func @strided_pair() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<16xf32>
+    %a = uop.define_local "a" : !uop.buffer<16xf32>
+    uop.range %i = 0 to 16 {
+      %p = uop.gep %a[%i] : !uop.buffer<16xf32>
+      %one = uop.const 1.0 : f32
+      uop.store %one, %p : f32
+    }
+    %b = uop.define_local "b" : !uop.buffer<16xf32>
+    uop.range %c = 0 to 2 {
+      %p = uop.gep %a[%c] : !uop.buffer<16xf32>
+      %v = uop.vload %p stride 2 : vector<8xf32>
+      %n = uop.neg %v : vector<8xf32>
+      %q = uop.gep %b[%c] : !uop.buffer<16xf32>
+      uop.vstore %n, %q stride 2 : vector<8xf32>
+    }
+    uop.range %i = 0 to 16 {
+      %p = uop.gep %b[%i] : !uop.buffer<16xf32>
+      %v = uop.load %p : f32
+      %q = uop.gep %y[%i] : !uop.buffer<16xf32>
+      uop.store %v, %q : f32
+    }
+    func.return
+  }
+}
+
+// -----
+
+// The load's lanes are consecutive, the store's every second element: at c = 1 the load reads
+// a[2], which the store at c = 0 already overwrote. The lane ranges differ: not in place.
+
+// CHECK-LABEL: func.func @stride_mismatch
+// CHECK:         uop.define_local "a" at 0
+// CHECK:         uop.define_local "b" at 64
+builtin.module {
+  func.func @stride_mismatch() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<16xf32>
+    %a = uop.define_local "a" : !uop.buffer<16xf32>
+    uop.range %i = 0 to 16 {
+      %p = uop.gep %a[%i] : !uop.buffer<16xf32>
+      %one = uop.const 1.0 : f32
+      uop.store %one, %p : f32
+    }
+    %b = uop.define_local "b" : !uop.buffer<16xf32>
+    uop.range %c = 0 to 2 {
+      %p = uop.gep %a[%c] : !uop.buffer<16xf32>
+      %v = uop.vload %p : vector<8xf32>
+      %n = uop.neg %v : vector<8xf32>
+      %q = uop.gep %b[%c] : !uop.buffer<16xf32>
+      uop.vstore %n, %q stride 2 : vector<8xf32>
+    }
+    uop.range %i = 0 to 16 {
+      %p = uop.gep %b[%i] : !uop.buffer<16xf32>
+      %v = uop.load %p : f32
+      %q = uop.gep %y[%i] : !uop.buffer<16xf32>
+      uop.store %v, %q : f32
+    }
+    func.return
+  }
+}
