@@ -35,8 +35,9 @@ Legality (a loop that fails any check is left as it is):
   strided one (a gather); every store moves 1 or more (a uniform store would be a loop-carried
   write), more a strided store (a scatter);
 * no loop-carried dependence but accumulators: an accumulator from outside the loop is only
-  `uop.mulacc`ed of a varying product (or not written at all), a buffer is stored at one
-  address (same source and indices) in the loop, and loaded, if at all, only there;
+  `uop.mulacc`ed of a varying product (or not written at all), a buffer stored at several
+  addresses in the loop is stored at ones a constant apart that no two iterations share, and a
+  buffer both stored and loaded is loaded only where it is stored (same source and indices);
 * no i1 or bitcast values or compares that vary; a `uop.where` may pick varying values, by a
   uniform condition (a padding check of an outer dimension) only.
 
@@ -60,6 +61,7 @@ is vectorized; the short ends stay scalar, checked as before.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -87,6 +89,39 @@ def _root(value: SSAValue) -> SSAValue:
 def _strides(source: SSAValue) -> tuple[int, ...]:
     t = source.type
     return t.get_strides() if isinstance(t, uop.ViewType) else (1,)
+
+
+Linear = dict[SSAValue | None, int]
+"""An index value as Σ coefficient·atom + the constant (keyed None); atoms are values that are
+not an affine op or a constant (induction variables, loaded indices)."""
+
+
+def _linear(value: SSAValue) -> Linear:
+    owner = value.owner
+    if isinstance(owner, uop.ConstOp) and isinstance(value.type, IndexType):
+        return {None: owner.value.value.data}  # type: ignore[attr-defined]
+    short = owner.name.removeprefix("uop.") if isinstance(owner, Operation) else ""
+    if short not in AFFINE_OPS or not isinstance(value.type, IndexType):
+        return {value: 1}
+    a, b = (_linear(v) for v in owner.operands)
+    if short == "mul":
+        if b.keys() <= {None}:
+            return {k: c * b.get(None, 0) for k, c in a.items()}
+        if a.keys() <= {None}:
+            return {k: c * a.get(None, 0) for k, c in b.items()}
+        return {value: 1}  # a product of two varying values is an atom of its own
+    sign = 1 if short == "add" else -1
+    return {k: a.get(k, 0) + sign * b.get(k, 0) for k in a.keys() | b.keys()}
+
+
+def _address(gep: uop.GepOp) -> Linear:
+    """The element of its buffer a gep points to, as a linear form."""
+    t = gep.source.type
+    address: Linear = {None: t.offset.data if isinstance(t, uop.ViewType) else 0}
+    for index, stride in zip(gep.indices, _strides(gep.source)):
+        for k, c in _linear(index).items():
+            address[k] = address.get(k, 0) + c * stride
+    return {k: c for k, c in address.items() if c or k is None}
 
 
 def _nested_ops(block: Block) -> Iterator[Operation]:
@@ -222,24 +257,41 @@ class LoopAnalysis:
         self.reductions[op.acc] = None
 
     def _check_memory(self) -> None:
-        stored: dict[SSAValue, set] = {}
-        loaded: dict[SSAValue, set] = {}
+        stored: dict[SSAValue, dict] = {}
+        loaded: dict[SSAValue, dict] = {}
         for op in self.inside:
             if isinstance(op, uop.StoreOp | uop.LoadOp):
                 gep = _gep(op.ptr)
                 target = stored if isinstance(op, uop.StoreOp) else loaded
-                target.setdefault(_root(gep.source), set()).add((gep.source, tuple(gep.indices)))
-        # Each stored address moves by at least one element per lane, so no two iterations
-        # write it: with one address per buffer, no iteration reads or overwrites another's.
-        for buffer, addresses in stored.items():
-            if len(addresses) > 1:
-                raise Refused("a buffer is stored at several addresses in the loop")
+                target.setdefault(_root(gep.source), {})[(gep.source, tuple(gep.indices))] = gep
+        for geps in stored.values():
+            self._check_disjoint(list(geps.values()))
         for buffer, addresses in loaded.items():
-            if buffer in stored and not addresses <= stored[buffer]:
+            if buffer in stored and not addresses.keys() <= stored[buffer].keys():
                 raise Refused("a buffer is stored and loaded at other addresses in the loop")
         # Running some iterations twice changes nothing when no stored value depends on memory
         # the loop writes, and nothing is summed over the loop.
         self.idempotent = not self.reductions and not stored.keys() & loaded.keys()
+
+    def _check_disjoint(self, geps: list[uop.GepOp]) -> None:
+        """Stores of one buffer at several addresses (the channels of a register-blocked Conv)
+        must not write an element another iteration writes too: the lanes of a vector store
+        would reorder those writes. Each address moves by the same step s ≥ 1 per iteration, so
+        two whose difference is a constant d overlap in other iterations iff s divides d and
+        |d| < s·trip count; anything else (a difference through an inner loop's index or a
+        value computed inside the loop) is refused."""
+        if len(geps) < 2:
+            return
+        iv = self.loop.induction_var
+        forms = [_address(g) for g in geps]
+        if any(k is not None and k is not iv and self.defined_inside(k) for f in forms for k in f):
+            raise Refused("a buffer is stored at several addresses that an inner loop moves")
+        for a, b in itertools.combinations(forms, 2):
+            if {k: c for k, c in a.items() if k is not None} != {k: c for k, c in b.items() if k is not None}:
+                raise Refused("a buffer is stored at several addresses whose distance varies")
+            distance, step = b[None] - a[None], a.get(iv, 0)
+            if distance and distance % step == 0 and abs(distance) < step * self.loop.trip_count:
+                raise Refused("stores of one buffer overlap across iterations")
 
 
 def _gep(ptr: SSAValue) -> uop.GepOp:

@@ -140,3 +140,45 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+// One buffer stored at two addresses a constant 16 elements apart, each moving 1 per lane
+// over 16 iterations (two channels of a register-blocked Conv): no element is written by two
+// iterations, so the loop is vectorized; 15 apart they would overlap, and it is not.
+// CHECK-LABEL: func.func @channel_pair
+// CHECK:         uop.range %i = 0 to 16 step 8 {
+// CHECK:           uop.vstore %a, %q0 : vector<8xf32>
+// CHECK:           uop.vstore %a, %q1 : vector<8xf32>
+// CHECK:         uop.range %j = 0 to 16 {
+// CHECK:           uop.store %b, %r1 : f32
+// CHECK-NEXT:    }
+
+builtin.module {
+  func.func @channel_pair() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<16xf32>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<32xf32>
+    %yv = uop.view %y : !uop.buffer<32xf32> -> !uop.view<2x16xf32, strides [16, 1], offset 0>
+    %zv = uop.view %y : !uop.buffer<32xf32> -> !uop.view<2x15xf32, strides [15, 1], offset 1>
+    %c0 = uop.const 0 : index
+    %one = uop.const 1 : index
+    %c1 = uop.add %c0, %one : index
+    uop.range %i = 0 to 16 {
+      %p = uop.gep %x[%i] : !uop.buffer<16xf32>
+      %a = uop.load %p : f32
+      %q0 = uop.gep %yv[%c0, %i] : !uop.view<2x16xf32, strides [16, 1], offset 0>
+      uop.store %a, %q0 : f32
+      %q1 = uop.gep %yv[%c1, %i] : !uop.view<2x16xf32, strides [16, 1], offset 0>
+      uop.store %a, %q1 : f32
+    }
+    uop.range %j = 0 to 16 {
+      %pj = uop.gep %x[%j] : !uop.buffer<16xf32>
+      %b = uop.load %pj : f32
+      %r0 = uop.gep %zv[%c0, %j] : !uop.view<2x15xf32, strides [15, 1], offset 1>
+      uop.store %b, %r0 : f32
+      %r1 = uop.gep %zv[%c1, %j] : !uop.view<2x15xf32, strides [15, 1], offset 1>
+      uop.store %b, %r1 : f32
+    }
+    func.return
+  }
+}
