@@ -147,12 +147,13 @@ class LoopAnalysis:
     def __post_init__(self) -> None:
         self.gathers = False
         self.inside = set(_nested_ops(self.loop.body.block))
-        # Accumulators may be read before they are written in program order: iterate to a fixpoint.
+        # An accumulator may be read before it is written in program order: check again while
+        # one read as uniform turned out varying or reduced (usually there is none: one pass).
         while True:
-            before = (len(self.varying), len(self.reductions))
+            self.uniform_reads: set[SSAValue] = set()
             self.coefficient = {self.loop.induction_var: 1}
             self._check_block(self.loop.body.block)
-            if before == (len(self.varying), len(self.reductions)):
+            if not self.uniform_reads & (self.varying | self.reductions.keys()):
                 break
         self._check_memory()
 
@@ -218,6 +219,8 @@ class LoopAnalysis:
                     raise Refused("an accumulator reduced over the loop is read inside it")
             elif op.acc in self.varying:
                 self._vary(op.result)
+            if op.acc not in self.varying and op.acc not in self.reductions:
+                self.uniform_reads.add(op.acc)
         else:
             raise Refused(f"{op.name} of varying values has no vector form")
 
