@@ -68,7 +68,8 @@ def conv2d_model() -> onnx.ModelProto:
     m.conv(16, [3, 3], pads=[1, 1, 1, 1])  # one 16-lane block, border regions
     m.conv(32, [3, 3], pads=[1, 0, 2, 1], strides=[2, 2])  # two blocks, asymmetric pads
     m.conv(16, [3, 3], pads=[2, 2, 2, 2], dilations=[2, 2], bias=False)
-    m.conv(24, [1, 1])  # 8-lane blocks, a 1×1 Conv
+    m.conv(24, [1, 1], strides=[2, 2])  # 8-lane blocks, a strided 1×1 Conv
+    m.conv(16, [1, 1])  # 6 products per output at unit stride: the scalar form
     m.conv(16, [2, 3], group=2, strides=[1, 2])  # groups of 8 output channels
     m.conv(6, [3, 3], group=6, pads=[1, 1, 1, 1])  # depthwise: the scalar form
     m.conv(12, [3, 3])  # 12 channels do not split into 8: the scalar form

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -279,9 +280,9 @@ def window_regions(windows: Sequence[Window]) -> list[Region]:
     return regions
 
 
-def pixel_blocked(region: Region, block: int, axis: int = -1, whole_rest: bool = False) -> list[Region]:
-    """`region` with dimension `axis` in steps of `block` outputs, and the remainder: in steps
-    of 1, or with `whole_rest` as one block of its own size.
+def pixel_blocked(region: Region, block: int, axis: int = -1) -> list[Region]:
+    """`region` with dimension `axis` in steps of `block` outputs, and the remainder in steps
+    of 1.
 
     The blocked part's window ends where its last block does, so its checks stay sound (an
     interior stays unchecked).
@@ -291,9 +292,8 @@ def pixel_blocked(region: Region, block: int, axis: int = -1, whole_rest: bool =
     axis %= len(region.bounds)
     start, end = region.bounds[axis]
     split = start + (end - start) // block * block
-    rest = (end - split) if whole_rest else 1
     parts = []
-    for first, last, step in ((start, split, block), (split, end, rest)):
+    for first, last, step in ((start, split, block), (split, end, 1)):
         if first < last:
             windows = list(region.windows)
             windows[axis] = replace(windows[axis], first_out=first, out_size=last)
@@ -301,17 +301,6 @@ def pixel_blocked(region: Region, block: int, axis: int = -1, whole_rest: bool =
             bounds[axis] = (first, last)
             parts.append(Region(tuple(bounds), tuple(windows), step, axis))
     return parts
-
-
-def balanced_blocks(region: Region, most: int) -> list[Region]:
-    """`region` in blocks of at most `most` outputs along its longest dimension, the block size
-    chosen so the blocks come out about equal (14 outputs by at most 6: 5, 5 and 4)."""
-    if not region.bounds:
-        return [region]
-    extents = [end - start for start, end in region.bounds]
-    axis = max(range(len(extents)), key=lambda d: (extents[d], d))
-    count = -(-extents[axis] // most)
-    return pixel_blocked(region, -(-extents[axis] // count), axis, whole_rest=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,6 +421,7 @@ def _convolve(
     input_term: InputTerm,
     weight_term: WeightTerm,
     bias_input: int = 2,
+    pixel_block: int = PIXEL_BLOCK,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
     `weight_term` and B the optional input `bias_input`; output channel m belongs to group
@@ -451,7 +441,7 @@ def _convolve(
         regions = [
             part
             for region in regions
-            for part in (pixel_blocked(region, PIXEL_BLOCK) if region.unchecked else [region])
+            for part in (pixel_blocked(region, pixel_block) if region.unchecked else [region])
         ]
     with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1], step=block) as m:
         # A block never straddles two groups, so its first channel's group is everyone's.
@@ -479,6 +469,10 @@ def _convolve(
     return y
 
 
+MIN_REDUCTION = 32
+"""Fewer products per output than this, at unit stride, keep a Conv in the scalar form."""
+
+
 @dataclass(frozen=True)
 class ChannelLanes:
     """The output-channel-lane form of a Conv (`onnx-to-uop{conv-lanes=L conv-pixels=P}`), for
@@ -496,9 +490,15 @@ class ChannelLanes:
     lanes: int
     pixels: int
 
-    def for_channels(self, out_per_group: int) -> tuple[int, int] | None:
-        """(lanes, pixels) for a group of `out_per_group` output channels, or None when they
-        do not split into blocks of 8 or more; fewer lanes get more pixels."""
+    def for_conv(self, out_per_group: int, reduction: int, strides: Sequence[int]) -> tuple[int, int] | None:
+        """(lanes, pixels) for a Conv whose groups have `out_per_group` output channels and
+        sum `reduction` products per output, or None for the scalar form: when the channels
+        do not split into blocks of 8 or more, or when a unit-stride Conv sums fewer than
+        `MIN_REDUCTION` products (the first layer of an image model: its scattered stores
+        would cost more than its few products; `vectorize` does better along its pixel rows).
+        Fewer lanes get more pixels."""
+        if reduction < MIN_REDUCTION and all(s == 1 for s in strides):
+            return None
         lanes = self.lanes
         while lanes >= 8 and out_per_group % lanes:
             lanes //= 2
@@ -524,49 +524,136 @@ def _packed_weights(kb: KernelBuilder, weights: np.ndarray, lanes: int, name: st
     return kb.constant(name, packed, tensor_element_type(kb.op.operands[1]))
 
 
-def _convolve_lanes(
-    op: Operation,
-    kb: KernelBuilder,
-    group_channels: int,
-    out_per_group: int,
-    kernel: Sequence[int],
-    regions: Sequence[Region],
-    input_term: InputTerm,
-    packed: Layout,
-    lanes: int,
-    pixels: int,
-) -> Layout:
-    """`_convolve` in the output-channel-lane form (`ChannelLanes`), weights from `packed`."""
-    bias_value = input_value(op, 2)
-    bias = layout_of(bias_value) if bias_value is not None else None
-    out_shape = tensor_shape(op.results[0])
-    element_type = tensor_element_type(op.results[0])
-    y = kb.alloc(result_name(op), out_shape, element_type)
-    grouped = out_shape[1] > out_per_group
-    blocks = [part for region in regions for part in balanced_blocks(region, pixels)]
-    with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1] // lanes) as block:
-        first_out = kb.alu("mul", block, kb.index(lanes))
-        first_channel = None
-        if grouped:
-            group = kb.alu("div", first_out, kb.index(out_per_group))
-            first_channel = kb.alu("mul", group, kb.index(group_channels))
-        for region in blocks:
-            with _region_loops(kb, region) as out_ivs:
-                outputs = _block_pixels(kb, region, out_ivs)
-                with kb.loop(lanes) as lane:
-                    m = kb.alu("add", first_out, lane)
-                    accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in outputs]
-                    with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
-                        channel = c if first_channel is None else kb.alu("add", first_channel, c)
-                        w = kb.load(packed, [block, c, *taps, lane])
-                        for acc, pixel in zip(accs, outputs):
-                            kb.mulacc(acc, input_term(region.windows, n, channel, pixel, taps), w)
-                    for acc, pixel in zip(accs, outputs):
-                        value = kb.cast(kb.acc_get(acc), element_type)
-                        if bias is not None:
-                            value = kb.alu("add", value, kb.load(bias, [m]))
-                        kb.store(value, y, [n, m, *pixel])
-    return y
+def _padded_input(kb: KernelBuilder, x: Layout, windows: Sequence[Window], name: str) -> tuple[Layout, list[Window]]:
+    """X copied into a zero-bordered buffer (the pads made real), and the windows over it,
+    which need no checks; X itself and unpadded windows when there are no pads."""
+    if not any(w.pad_begin or w.pad_end for w in windows):
+        return x, list(windows)
+    sizes = [w.in_size + w.pad_begin + w.pad_end for w in windows]
+    padded = kb.alloc(name, [*x.shape[:2], *sizes], x.element_type)
+    # Zeros everywhere, then X inside: two plain unit-stride loops (no per-element checks).
+    with kb.loop_nest(padded.shape) as indices:
+        kb.store(kb.const(0, x.element_type), padded, indices)
+    with kb.loop_nest(x.shape) as (n, c, *positions):
+        shifted = [kb.alu("add", p, kb.index(w.pad_begin)) if w.pad_begin else p for w, p in zip(windows, positions)]
+        kb.store(kb.load(x, [n, c, *positions]), padded, [n, c, *shifted])
+    inner = [replace(w, in_size=size, pad_begin=0, pad_end=0) for w, size in zip(windows, sizes)]
+    return padded, inner
+
+
+@dataclass(frozen=True)
+class TilePiece:
+    """A box of outputs, [start, end) per spatial dimension, computed in tiles of `tile`
+    outputs per dimension (every extent a multiple of its tile)."""
+
+    bounds: tuple[tuple[int, int], ...]
+    tile: tuple[int, ...]
+
+    @property
+    def blocks(self) -> int:
+        return math.prod((end - start) // t for (start, end), t in zip(self.bounds, self.tile))
+
+
+def tile_pieces(out_spatial: Sequence[int], tile: Sequence[int]) -> list[TilePiece]:
+    """The output box split into pieces whose extents are multiples of their tiles: along
+    each dimension the largest multiple of `tile` first, then the rest as one smaller tile."""
+    pieces = [TilePiece((), ())]
+    for size, t in zip(out_spatial, tile):
+        whole = size - size % t
+        spans = [(0, whole, t), (whole, size, size - whole)]
+        pieces = [
+            TilePiece((*p.bounds, (start, end)), (*p.tile, step))
+            for p in pieces
+            for start, end, step in spans
+            if start < end
+        ]
+    return pieces
+
+
+def best_tile(out_spatial: Sequence[int], most: int) -> tuple[int, ...]:
+    """The tile of at most `most` outputs, over the last two spatial dimensions, that covers
+    the output box at the lowest cost: a tile of k outputs takes about max(k, `most` - 1)
+    steps per reduction step (k vector FMAs chains; fewer leave the FMA latency exposed)."""
+    rank = len(out_spatial)
+    candidates = [
+        (1,) * (rank - 2) + (r, q) if rank >= 2 else (q,)
+        for r in range(1, most + 1 if rank >= 2 else 2)
+        for q in range(1, most // r + 1)
+    ]
+
+    def cost(tile: tuple[int, ...]) -> tuple[int, int]:
+        total = sum(p.blocks * max(math.prod(p.tile), most - 1) for p in tile_pieces(out_spatial, tile))
+        return total, -math.prod(tile)
+
+    return min(candidates, key=cost)
+
+
+@contextmanager
+def _reduction_loops(kb: KernelBuilder, channels: int, kernel: Sequence[int]) -> Iterator[tuple[SSAValue, list[SSAValue]]]:
+    """Loops over the input channels and the taps, the channels innermost when there are at
+    least as many of them as taps: the innermost loop is the long one (a 3-iteration loop
+    costs a mispredicted exit every 3 steps)."""
+    if channels >= math.prod(kernel):
+        with kb.loop_nest([*kernel, channels]) as (*taps, c):
+            yield c, taps
+    else:
+        with kb.loop_nest([channels, *kernel]) as (c, *taps):
+            yield c, taps
+
+
+@dataclass
+class LaneConv:
+    """The output-channel-lane form of one Conv (`ChannelLanes`): weights from `packed`, X
+    padded first so no load needs a check, the output box in tiles of `best_tile`."""
+
+    kb: KernelBuilder
+    x: Layout
+    y: Layout
+    windows: Sequence[Window]
+    bias: Layout | None
+    packed: Layout
+    group_channels: int
+    out_per_group: int
+    lanes: int
+
+    def build(self, pixels: int) -> None:
+        kb, out_shape = self.kb, self.y.shape
+        pieces = tile_pieces(out_shape[2:], best_tile(out_shape[2:], pixels))
+        with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1] // self.lanes) as block:
+            first_out = kb.alu("mul", block, kb.index(self.lanes))
+            first_channel = None
+            if out_shape[1] > self.out_per_group:  # grouped: a block lies in one group
+                group = kb.alu("div", first_out, kb.index(self.out_per_group))
+                first_channel = kb.alu("mul", group, kb.index(self.group_channels))
+            for piece in pieces:
+                with contextlib.ExitStack() as stack:
+                    corner = [
+                        stack.enter_context(kb.loop(end, start, step))
+                        for (start, end), step in zip(piece.bounds, piece.tile)
+                    ]
+                    offsets = [_offsets(kb, iv, t) for iv, t in zip(corner, piece.tile)]
+                    outputs = [list(p) for p in itertools.product(*offsets)]
+                    self.tile(n, block, first_out, first_channel, outputs)
+
+    def tile(self, n, block, first_out, first_channel, outputs: list[list[SSAValue]]) -> None:
+        """The loop over a block's output channels around one accumulator per output of the
+        tile, the reduction and the stores."""
+        kb, element_type = self.kb, self.y.element_type
+        kernel = [w.kernel for w in self.windows]
+        with kb.loop(self.lanes) as lane:
+            m = kb.alu("add", first_out, lane)
+            accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in outputs]
+            with _reduction_loops(kb, self.group_channels, kernel) as (c, taps):
+                channel = c if first_channel is None else kb.alu("add", first_channel, c)
+                w = kb.load(self.packed, [block, c, *taps, lane])
+                for acc, pixel in zip(accs, outputs):
+                    positions = tap_positions(kb, self.windows, pixel, taps)
+                    kb.mulacc(acc, kb.load(self.x, [n, channel, *positions]), w)
+            for acc, pixel in zip(accs, outputs):
+                value = kb.cast(kb.acc_get(acc), element_type)
+                if self.bias is not None:
+                    value = kb.alu("add", value, kb.load(self.bias, [m]))
+                kb.store(value, self.y, [n, m, *pixel])
 
 
 def _offsets(kb: KernelBuilder, base: SSAValue, count: int) -> list[SSAValue]:
@@ -650,25 +737,38 @@ class ConvLowering(OnnxLowering):
         kernel = list(w.shape[2:])
         windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
 
+        out_per_group = out_channels // group
+        tile = None
+        if self.channel_lanes:
+            tile = self.channel_lanes.for_conv(out_per_group, group_channels * math.prod(kernel), [w.stride for w in windows])
+        weights = _constant_tensor(w) if tile else None
+        if tile and weights is not None:
+            lanes, pixels = tile
+            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights")
+            x, windows = _padded_input(kb, x, windows, f"{result_name(op)}_padded")
+            y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
+            bias = input_value(op, 2)
+            bias = layout_of(bias) if bias is not None else None
+            LaneConv(kb, x, y, windows, bias, packed, group_channels, out_per_group, lanes).build(pixels)
+            return [y]
+        pixel_block = PIXEL_BLOCK
+        if self.channel_lanes and out_per_group == 1 and group > 1:
+            # Depthwise on a vector target: X padded, so each output row is one unchecked
+            # loop whose taps read consecutive inputs, for `vectorize` to make lanes of.
+            x, windows = _padded_input(kb, x, windows, f"{result_name(op)}_padded")
+            pixel_block = 1
+
         def input_term(windows, n, channel, out_ivs, taps):
             positions = tap_positions(kb, windows, out_ivs, taps)
             return load_window(kb, x, [n, channel], windows, positions, 0)[0]
 
         regions = window_regions(windows)
-        out_per_group = out_channels // group
-        tile = self.channel_lanes.for_channels(out_per_group) if self.channel_lanes else None
-        weights = _constant_tensor(w) if tile else None
-        if tile and weights is not None:
-            lanes, pixels = tile
-            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights")
-            return [
-                _convolve_lanes(
-                    op, kb, group_channels, out_per_group, kernel, regions, input_term, packed, lanes, pixels
-                )
-            ]
         weight_term = _plain_weights(kb, w)
         return [
-            _convolve(op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term)
+            _convolve(
+                op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term,
+                pixel_block=pixel_block,
+            )
         ]
 
 

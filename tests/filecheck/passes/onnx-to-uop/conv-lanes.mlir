@@ -1,10 +1,11 @@
 // RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-lanes=8 conv-pixels=4}' | filecheck %s
 
-// The output-channel-lane form of a 1x1 Conv with constant weights: W (8x2x1x1) is repacked
-// as W'[m / 8, c, kh, kw, m % 8] (the 8 output channels of a block innermost). Around the
-// block of output pixels (the 5 columns in balanced blocks of at most 4: 3, then 2), the loop
-// over the block's 8 channels holds the accumulators, the reduction (one weight load W'[.., lane]
-// shared by the block's pixels) and the stores; it is the loop `vectorize` turns into lanes.
+// The output-channel-lane form of a strided 1x1 Conv with constant weights: W (8x2x1x1) is
+// repacked as W'[m / 8, c, kh, kw, m % 8] (the 8 output channels of a block innermost). The 3x5
+// outputs go in tiles of 3 rows x 1 column (`best_tile` with at most 4 outputs: 5 tiles of 3
+// cover them exactly). Around a tile, the loop over the block's 8 channels holds the 3
+// accumulators, the reduction (taps outside, input channels inside; one weight load
+// W'[.., lane] shared by the tile) and the 3 stores: the loop `vectorize` turns into lanes.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         [[PACKED:%.*]] = uop.define_global "constant" 0 "y_packed_weights" value dense<{{\[\[\[\[\[}}1.000000e+00, 3.000000e+00, 5.000000e+00, {{.*}}]]], {{\[\[\[}}2.000000e+00, 4.000000e+00, {{.*}} : tensor<1x2x1x1x8xf32>
@@ -13,26 +14,27 @@
 // CHECK-NEXT:      uop.range [[BLOCK:%.*]] = 0 to 1 {
 // CHECK-NEXT:        [[EIGHT:%.*]] = uop.const 8 : index
 // CHECK-NEXT:        [[FIRST:%.*]] = uop.mul [[BLOCK]], [[EIGHT]] : index
-// CHECK-NEXT:        uop.range [[OH:%.*]] = 0 to 3 {
-// CHECK-NEXT:          uop.range [[OW:%.*]] = 0 to 3 step 3 {
-// CHECK:                 uop.range [[LANE:%.*]] = 0 to 8 {
+// CHECK-NEXT:        uop.range [[OH:%.*]] = 0 to 3 step 3 {
+// CHECK-NEXT:          uop.range [[OW:%.*]] = 0 to 5 {
+// CHECK:                 [[OH1:%.*]] = uop.add [[OH]], {{%.*}} : index
+// CHECK:                 [[OH2:%.*]] = uop.add [[OH]], {{%.*}} : index
+// CHECK-NEXT:            uop.range [[LANE:%.*]] = 0 to 8 {
 // CHECK-NEXT:              [[M:%.*]] = uop.add [[FIRST]], [[LANE]] : index
 // CHECK-COUNT-3:           uop.define_acc 0.000000e+00 : f32
-// CHECK-NEXT:              uop.range [[C:%.*]] = 0 to 2 {
-// CHECK-NEXT:                uop.range [[KH:%.*]] = 0 to 1 {
-// CHECK-NEXT:                  uop.range [[KW:%.*]] = 0 to 1 {
+// CHECK-NEXT:              uop.range [[KH:%.*]] = 0 to 1 {
+// CHECK-NEXT:                uop.range [[KW:%.*]] = 0 to 1 {
+// CHECK-NEXT:                  uop.range [[C:%.*]] = 0 to 2 {
 // CHECK-NEXT:                    [[PW:%.*]] = uop.gep [[W]][[[BLOCK]], [[C]], [[KH]], [[KW]], [[LANE]]]
 // CHECK-NEXT:                    [[WV:%.*]] = uop.load [[PW]] : f32
 // CHECK-COUNT-3:                 uop.mulacc {{%.*}}, {{%.*}}, [[WV]] : !uop.acc<f32>, f32
 // CHECK:                   uop.gep {{%.*}}[[[N]], [[M]], [[OH]], [[OW]]]
-// CHECK-COUNT-2:           uop.store
-// CHECK:               uop.range [[OW2:%.*]] = 3 to 5 step 2 {
-// CHECK:                 uop.range {{%.*}} = 0 to 8 {
-// CHECK-COUNT-2:           uop.define_acc
+// CHECK:                   uop.gep {{%.*}}[[[N]], [[M]], [[OH1]], [[OW]]]
+// CHECK:                   uop.gep {{%.*}}[[[N]], [[M]], [[OH2]], [[OW]]]
+// CHECK-NOT:       uop.range
 // CHECK:           func.return
-func.func @main(%x: tensor<1x2x3x5xf32>) -> tensor<1x8x3x5xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
+func.func @main(%x: tensor<1x2x5x9xf32>) -> tensor<1x8x3x5xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
   %w = onnx.Constant() {value = dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]], [[[5.0]], [[6.0]]], [[[7.0]], [[8.0]]], [[[9.0]], [[10.0]]], [[[11.0]], [[12.0]]], [[[13.0]], [[14.0]]], [[[15.0]], [[16.0]]]]> : tensor<8x2x1x1xf32>} : () -> tensor<8x2x1x1xf32>
-  %y = onnx.Conv(%x, %w) : (tensor<1x2x3x5xf32>, tensor<8x2x1x1xf32>) -> tensor<1x8x3x5xf32>
+  %y = onnx.Conv(%x, %w) {strides = array<i64: 2, 2>} : (tensor<1x2x5x9xf32>, tensor<8x2x1x1xf32>) -> tensor<1x8x3x5xf32>
   func.return %y : tensor<1x8x3x5xf32>
 }
 
