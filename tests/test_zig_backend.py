@@ -306,10 +306,30 @@ def test_math_accuracy(library):
     np.testing.assert_array_max_ulp(outs[6], np.tanh(x32.astype(np.float16)), maxulp=1)
 
 
-def test_nan_propagating_max():
-    # NaN in either operand of max gives NaN (checked in the printed helper's source).
-    text = print_zig(parse(ADD_BROADCAST), "m")
-    assert "a != a or b != b" in text
+@pytest.mark.parametrize("pipeline", [None, "fold-constants,onnx-to-uop,plan-arenas"], ids=["vector", "scalar"])
+def test_nan_propagating_max_min(pipeline):
+    # NaN in either operand of max/min gives NaN, against a constant bound too (Relu, Clip,
+    # Max with a constant: the one-compare form) and between two tensors (the helpers).
+    from e2e import check_model
+    from onnx import TensorProto, helper, numpy_helper
+
+    shape = [3, 21]
+    nodes = [
+        helper.make_node("Relu", ["x"], ["relu"]),
+        helper.make_node("Clip", ["x", "lo", "hi"], ["clip"]),
+        helper.make_node("Max", ["x", "y"], ["max"]),
+        helper.make_node("Min", ["two", "y"], ["min"]),
+    ]
+    constants = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("lo", -1), ("hi", 1), ("two", 2))]
+    values = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in ("x", "y")]
+    outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in ("relu", "clip", "max", "min")]
+    model = helper.make_model(helper.make_graph(nodes, "nan", values, outputs, constants),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    rng = np.random.default_rng(0)
+    x, y = (rng.standard_normal(shape).astype(np.float32) * 3 for _ in range(2))
+    x[0, ::3], y[1, ::4], x[2, 5], y[2, 5] = np.nan, np.nan, np.nan, np.nan
+    ours = check_model(model, {"x": x, "y": y}, pipeline=pipeline)
+    assert all(np.isnan(o).any() for o in ours)
 
 
 def test_hostile_names_build_and_run(library):

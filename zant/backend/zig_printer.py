@@ -180,6 +180,13 @@ VECTOR_FLOAT_ALU = {
 }
 VECTOR_INT_ALU = {k: INT_ALU[k] for k in uop.VECTOR_ALU_OPS if k in INT_ALU and k != "div"}
 """Lane-wise forms of `uop.VECTOR_ALU_OPS` ({T} is the vector type)."""
+CLAMP_AGAINST_CONSTANT = {
+    "max": ("if ({a} < {b}) {b} else {a}", "@select(@typeInfo({T}).vector.child, {a} < {b}, {b}, {a})"),
+    "min": ("if ({a} > {b}) {b} else {a}", "@select(@typeInfo({T}).vector.child, {a} > {b}, {b}, {a})"),
+}
+"""Float max/min against a constant {b} that is not NaN (scalar, vector): a NaN {a} fails the
+compare and is returned, as the NaN-propagating helpers do, with one compare and one select
+(on x86 a single maxps/minps) instead of two NaN tests."""
 VECTOR_CAST = {"float": "@floatCast({a})", "int": "@floatFromInt({a})"}
 """Lossless lane-wise casts to a float type by source kind; integer widening is `@intCast`."""
 
@@ -547,11 +554,30 @@ class ZigPrinter:
             table = INT_ALU
         if short not in table:
             raise ZantError(f"uop.{short} is not supported on {operand_type} by the Zig backend")
-        self.define(op.results[0], self.use_helper(table[short]).format(**args))
+        template = table[short]
+        if table in (FLOAT_ALU, VECTOR_FLOAT_ALU) and short in CLAMP_AGAINST_CONSTANT:
+            constant = [i for i, v in enumerate(op.operands) if _is_number_constant(v)]
+            if constant:  # a Relu or Clip bound: only the other operand can be NaN
+                if constant[0] == 0:
+                    args["a"], args["b"] = args["b"], args["a"]
+                vector = isinstance(operand_type, VectorType)
+                template = CLAMP_AGAINST_CONSTANT[short][vector]
+        self.define(op.results[0], self.use_helper(template).format(**args))
 
 
 for _alu in uop.ALU_OPS.values():
     ZigPrinter.__dict__["print"].register(_alu)(ZigPrinter.print_alu)
+
+
+def _is_number_constant(value: SSAValue) -> bool:
+    """A `uop.const` (or a broadcast of one) that is not NaN."""
+    owner = value.owner
+    if isinstance(owner, uop.BroadcastOp):
+        owner = owner.input.owner
+    if not isinstance(owner, uop.ConstOp):
+        return False
+    number = owner.value.value.data
+    return number == number
 
 
 def _buffer_is_accessed(value: SSAValue) -> bool:
