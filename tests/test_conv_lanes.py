@@ -1,12 +1,15 @@
-"""End-to-end numerics of the output-channel-lane Conv (`onnx-to-uop{conv-lanes=… conv-pixels=…}`),
-alone and vectorized, in ReleaseSafe against the ONNX reference evaluator.
+"""End-to-end numerics of the vector forms of Conv (`onnx-to-uop{conv-lanes=… conv-tile=…}`,
+`conv.VectorConv`), as scalar code and vectorized, in ReleaseSafe against the ONNX reference
+evaluator; and the tile choice.
 
 One model holds many Convs of one input (each its own output), so one build covers strides,
-dilations, asymmetric pads, groups, 1-D and 3-D windows, 8- and 16-lane blocks, no bias, the
-fallbacks (depthwise, channel counts that do not split into 8) and a fused residual epilogue.
+dilations, asymmetric pads, groups, 1-D and 3-D windows, 8- and 16-lane blocks, no bias, every
+form (channel lanes, pixel lanes, depthwise rows, scalar) and fused residual epilogues.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import onnx
@@ -14,7 +17,9 @@ import pytest
 from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
 
-LANES = "onnx-to-uop{conv-lanes=16 conv-pixels=6}"
+from zant.passes.onnx_to_uop.conv import best_tile, tile_pieces
+
+LANES = "onnx-to-uop{conv-lanes=16 conv-tile=6}"
 SCALAR = f"fold-constants,dce,{LANES},fuse-loops,plan-arenas,verify-arena-plan"
 VECTOR = f"fold-constants,dce,{LANES},fuse-loops,vectorize{{width=16}},plan-arenas,verify-arena-plan"
 
@@ -80,6 +85,18 @@ def conv2d_model() -> onnx.ModelProto:
     return m.model()
 
 
+def wide_model() -> onnx.ModelProto:
+    """Rows of 20 outputs: the pixel-lane form (16 lanes and a tail), channel tiles of 6 and
+    the rest (16 = 6 + 6 + 4, 13 = 6 + 6 + 1)."""
+    m = ConvModel([1, 5, 7, 20], seed=3)
+    m.conv(16, [3, 3], pads=[1, 1, 1, 1])
+    m.conv(13, [3, 3], pads=[0, 1, 2, 1], dilations=[2, 1])
+    m.conv(5, [3, 3], group=5, pads=[1, 1, 1, 1], strides=[2, 2])  # depthwise rows, strided
+    first = m.conv(16, [3, 3], pads=[1, 1, 1, 1], output=False)
+    m.outputs.append(m.node("Relu", [m.node("Add", [first, m.conv(16, [1, 1], output=False)])]))
+    return m.model()
+
+
 def conv_1d_3d_models() -> list[onnx.ModelProto]:
     one = ConvModel([1, 5, 23], seed=1)
     one.conv(16, [5], pads=[2, 1], strides=[2])
@@ -92,6 +109,29 @@ def conv_1d_3d_models() -> list[onnx.ModelProto]:
 @pytest.mark.parametrize("pipeline", [SCALAR, VECTOR], ids=["scalar", "vectorized"])
 def test_conv_lanes_2d(pipeline):
     check_model(conv2d_model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+@pytest.mark.parametrize("pipeline", [SCALAR, VECTOR], ids=["scalar", "vectorized"])
+def test_conv_pixel_lanes(pipeline):
+    check_model(wide_model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+def test_tiles_cover_the_outputs_once():
+    for shape, most in (([32, 32], 6), ([8, 8], 6), ([25, 5], 6), ([3, 3], 6), ([7], 4), ([2, 3, 5], 6)):
+        tile = best_tile(shape, most)
+        assert math.prod(tile) <= most
+        covered = np.zeros(shape, int)
+        for piece in tile_pieces(shape, tile):
+            for (start, end), t in zip(piece.bounds, piece.tile):
+                assert (end - start) % t == 0
+            covered[tuple(slice(start, end) for start, end in piece.bounds)] += 1
+        assert (covered == 1).all()
+    # Tiles of at most 6: rows of 5 or 6 take whole rows; 32 x 32 takes 6 outputs as 2 x 3 or
+    # 3 x 2, whose rest is a 2-wide strip (1 x 6 would leave 1 x 2 tiles of two FMA chains).
+    assert best_tile([25, 5], 6) == (1, 5)
+    assert best_tile([6, 6], 6) == (1, 6)
+    assert best_tile([32, 32], 6) in ((2, 3), (3, 2))
+    assert best_tile([7], 4) == (4,) and best_tile([2, 3, 5], 6) == (1, 1, 5)
 
 
 @pytest.mark.parametrize("index", [0, 1], ids=["1d", "3d"])

@@ -92,23 +92,23 @@ def _buffer_type(tensor: SSAValue) -> uop.BufferType:
 class OnnxToUopPass(ModulePass):
     """Lower every onnx op of `@main` to uop; graph inputs and outputs become global buffers.
 
-    `conv-lanes=L conv-pixels=P` (host targets with vector registers; 0 = off, the default):
-    Convs with constant weights take the output-channel-lane form, tiles of P output pixels ×
-    L output channels for `vectorize` to make L-lane vectors of (see `conv.ChannelLanes`).
+    `conv-lanes=L conv-tile=P` (targets with vector registers; L = 0, the default, is off):
+    Convs take the forms of `conv.VectorConv`, scalar code shaped for `vectorize{width=L}` to
+    make register tiles of P × L outputs of.
     """
 
     name = "onnx-to-uop"
 
     conv_lanes: int = 0
-    conv_pixels: int = 6
+    conv_tile: int = 6
 
     def patterns(self) -> list[OnnxLowering]:
-        from zant.passes.onnx_to_uop.conv import ChannelLanes, ConvLowering
+        from zant.passes.onnx_to_uop.conv import ConvLowering, VectorConv
 
-        if self.conv_lanes < 0 or self.conv_pixels < 1:
-            raise ZantError("onnx-to-uop: conv-lanes must be ≥ 0 and conv-pixels ≥ 1")
-        lanes = ChannelLanes(self.conv_lanes, self.conv_pixels) if self.conv_lanes else None
-        return [ConvLowering(lanes) if isinstance(p, ConvLowering) else p for p in all_patterns()]
+        if self.conv_lanes not in (0, 8, 16) or self.conv_tile < 1:
+            raise ZantError("onnx-to-uop: conv-lanes must be 0 (off), 8 or 16, and conv-tile ≥ 1")
+        vector = VectorConv(self.conv_lanes, self.conv_tile) if self.conv_lanes else None
+        return [ConvLowering(vector) if isinstance(p, ConvLowering) else p for p in all_patterns()]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.walk():

@@ -422,6 +422,7 @@ def _convolve(
     weight_term: WeightTerm,
     bias_input: int = 2,
     pixel_block: int = PIXEL_BLOCK,
+    channel_tile: int | None = None,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
     `weight_term` and B the optional input `bias_input`; output channel m belongs to group
@@ -443,68 +444,83 @@ def _convolve(
             for region in regions
             for part in (pixel_blocked(region, pixel_block) if region.unchecked else [region])
         ]
-    with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1], step=block) as m:
-        # A block never straddles two groups, so its first channel's group is everyone's.
-        block_channels = _offsets(kb, m, block)
-        for region in regions:
-            with _region_loops(kb, region) as out_ivs:
-                g = first_channel = None
-                if grouped:
-                    g = kb.alu("div", m, kb.index(out_per_group))
-                    first_channel = kb.alu("mul", g, kb.index(group_channels))
-                pixels = _block_pixels(kb, region, out_ivs)
-                lanes = list(itertools.product(block_channels, pixels))
-                accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in lanes]
-                with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
-                    channel = c if first_channel is None else kb.alu("add", first_channel, c)
-                    xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
-                    ws = [weight_term(mj, g, channel, c, taps) for mj in block_channels]
-                    for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):  # as `lanes`
-                        kb.mulacc(acc, xv, wv)
-                for acc, (mj, pixel) in zip(accs, lanes):
-                    value = kb.cast(kb.acc_get(acc), element_type)
-                    if bias is not None:
-                        value = kb.alu("add", value, kb.load(bias, [mj]))
-                    kb.store(value, y, [n, mj, *pixel])
+    # Output channels in blocks (a block never straddles two groups, so its first channel's
+    # group is everyone's); with `channel_tile`, tiles of that many, then one of the rest.
+    pieces = [(0, out_shape[1], block)]
+    if channel_tile and not grouped:
+        whole = out_shape[1] - out_shape[1] % channel_tile
+        pieces = [(0, whole, channel_tile), (whole, out_shape[1], out_shape[1] - whole)]
+    with kb.loop(out_shape[0]) as n:
+        for first, last, block in (p for p in pieces if p[0] < p[1]):
+            with kb.loop(last, first, block) as m:
+                block_channels = _offsets(kb, m, block)
+                for region in regions:
+                    with _region_loops(kb, region) as out_ivs:
+                        g = first_channel = None
+                        if grouped:
+                            g = kb.alu("div", m, kb.index(out_per_group))
+                            first_channel = kb.alu("mul", g, kb.index(group_channels))
+                        pixels = _block_pixels(kb, region, out_ivs)
+                        lanes = list(itertools.product(block_channels, pixels))
+                        accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in lanes]
+                        with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
+                            channel = c if first_channel is None else kb.alu("add", first_channel, c)
+                            xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
+                            ws = [weight_term(mj, g, channel, c, taps) for mj in block_channels]
+                            for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):  # as `lanes`
+                                kb.mulacc(acc, xv, wv)
+                        for acc, (mj, pixel) in zip(accs, lanes):
+                            value = kb.cast(kb.acc_get(acc), element_type)
+                            if bias is not None:
+                                value = kb.alu("add", value, kb.load(bias, [mj]))
+                            kb.store(value, y, [n, mj, *pixel])
     return y
 
 
+
+
+
 MIN_REDUCTION = 32
-"""Fewer products per output than this, at unit stride, keep a Conv in the scalar form."""
+"""Fewer products per output than this, at unit stride, keep a Conv out of the channel-lane form."""
 
 
 @dataclass(frozen=True)
-class ChannelLanes:
-    """The output-channel-lane form of a Conv (`onnx-to-uop{conv-lanes=L conv-pixels=P}`), for
-    targets with vector registers.
+class VectorConv:
+    """How Convs are laid out for a target with vector registers (`onnx-to-uop{conv-lanes=L
+    conv-tile=P}`): each form is scalar uop code shaped so that `vectorize` turns one loop into
+    L-lane vectors with P independent vector accumulators (a register tile of P × L outputs).
+    X is always copied into a zero-bordered buffer first, so no load needs a padding check.
 
-    Output channels go in blocks of L (16 or, when they do not split so, 8): the loop over the
-    L channels of a block is the *outermost* loop around one block of up to P neighbouring
-    output pixels, its body the P accumulators, the reduction over input channels and taps, and
-    the P stores. The weights are repacked at compile time as W'[m / L, c, k…, m % L], so across
-    that loop they are consecutive while each input value is the same: `vectorize` makes the
-    channel loop one iteration of L-lane vectors, P vector accumulators fed by one weight vector
-    and P broadcast inputs per tap, whatever the stride (a register tile of P × L outputs).
+    * **pixel lanes** (unit stride, no groups, output rows of at least L): output rows are the
+      vector loop (the inputs of a tap are consecutive, the stores too), P output channels per
+      tile, each weight broadcast;
+    * **channel lanes** (other Convs whose groups have 8 or more output channels, constant
+      weights): the loop over a block of L output channels is the vector loop, around a tile of
+      up to P output pixels (`LaneConv`): weights repacked as W'[m / L, c, k…, m % L] are
+      consecutive across it, each input is broadcast, whatever the stride (stores scatter);
+    * **depthwise rows** (one input channel per output channel): each output row one loop,
+      vectorized along the row;
+    * otherwise the scalar form.
     """
 
     lanes: int
-    pixels: int
+    tile: int
 
-    def for_conv(self, out_per_group: int, reduction: int, strides: Sequence[int]) -> tuple[int, int] | None:
-        """(lanes, pixels) for a Conv whose groups have `out_per_group` output channels and
-        sum `reduction` products per output, or None for the scalar form: when the channels
-        do not split into blocks of 8 or more, or when a unit-stride Conv sums fewer than
-        `MIN_REDUCTION` products (the first layer of an image model: its scattered stores
-        would cost more than its few products; `vectorize` does better along its pixel rows).
-        Fewer lanes get more pixels."""
-        if reduction < MIN_REDUCTION and all(s == 1 for s in strides):
-            return None
-        lanes = self.lanes
-        while lanes >= 8 and out_per_group % lanes:
-            lanes //= 2
-        if lanes < 8:
-            return None
-        return lanes, self.pixels * self.lanes // lanes
+    def form(self, group: int, out_per_group: int, reduction: int, strides: Sequence[int], row: int) -> str:
+        unit_stride = all(s == 1 for s in strides)
+        if group == 1 and unit_stride and row >= self.lanes:
+            return "pixel lanes"
+        if out_per_group == 1 and group > 1:
+            return "depthwise rows"
+        if out_per_group % 8 == 0 and (reduction >= MIN_REDUCTION or not unit_stride):
+            return "channel lanes"
+        return "scalar"
+
+    def channel_lanes(self, out_per_group: int) -> tuple[int, int]:
+        """(lanes, pixels) of the channel-lane form: 16 lanes, or 8 with twice the pixels when
+        the channels do not split into 16s."""
+        lanes = self.lanes if out_per_group % self.lanes == 0 else 8
+        return lanes, self.tile * self.lanes // lanes
 
 
 def _constant_tensor(layout: Layout) -> np.ndarray | None:
@@ -575,10 +591,11 @@ def best_tile(out_spatial: Sequence[int], most: int) -> tuple[int, ...]:
     the output box at the lowest cost: a tile of k outputs takes about max(k, `most` - 1)
     steps per reduction step (k vector FMAs chains; fewer leave the FMA latency exposed)."""
     rank = len(out_spatial)
+    rows = out_spatial[-2] if rank >= 2 else 1
     candidates = [
         (1,) * (rank - 2) + (r, q) if rank >= 2 else (q,)
-        for r in range(1, most + 1 if rank >= 2 else 2)
-        for q in range(1, most // r + 1)
+        for r in range(1, min(most, rows) + 1)
+        for q in range(1, min(most // r, out_spatial[-1]) + 1)
     ]
 
     def cost(tile: tuple[int, ...]) -> tuple[int, int]:
@@ -603,7 +620,7 @@ def _reduction_loops(kb: KernelBuilder, channels: int, kernel: Sequence[int]) ->
 
 @dataclass
 class LaneConv:
-    """The output-channel-lane form of one Conv (`ChannelLanes`): weights from `packed`, X
+    """The channel-lane form of one Conv (`VectorConv`): weights from `packed`, X
     padded first so no load needs a check, the output box in tiles of `best_tile`."""
 
     kb: KernelBuilder
@@ -718,15 +735,14 @@ class ConvLowering(OnnxLowering):
     Y[n, m, o…] = B[m] + Σ_{c, k…} X[n, g·Cg + c, o·stride + k·dilation - pad…] · W[m, c, k…]
     where g = m / (M / group) is the group of output channel m and Cg = C / group.
 
-    With `channel_lanes`, a Conv with constant weights whose groups have 8 or more output
-    channels (not depthwise) takes the output-channel-lane form (`ChannelLanes`).
+    With `vector` (targets with vector registers), the forms of `VectorConv`.
     """
 
     op_names = frozenset({"onnx.Conv"})
 
-    def __init__(self, channel_lanes: ChannelLanes | None = None):
+    def __init__(self, vector: VectorConv | None = None):
         super().__init__()
-        self.channel_lanes = channel_lanes
+        self.vector = vector
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x, w = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
@@ -736,38 +752,38 @@ class ConvLowering(OnnxLowering):
         _check_groups(x.shape[1], out_channels, group, group_channels)
         kernel = list(w.shape[2:])
         windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
-
         out_per_group = out_channels // group
-        tile = None
-        if self.channel_lanes:
-            tile = self.channel_lanes.for_conv(out_per_group, group_channels * math.prod(kernel), [w.stride for w in windows])
-        weights = _constant_tensor(w) if tile else None
-        if tile and weights is not None:
-            lanes, pixels = tile
-            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights")
+
+        form = "scalar"
+        if self.vector is not None:
+            strides = [window.stride for window in windows]
+            reduction = group_channels * math.prod(kernel)
+            form = self.vector.form(group, out_per_group, reduction, strides, out_shape[-1])
+        weights = _constant_tensor(w) if form == "channel lanes" else None
+        if form == "channel lanes" and weights is None:
+            form = "scalar"
+        if form != "scalar":
             x, windows = _padded_input(kb, x, windows, f"{result_name(op)}_padded")
+        if form == "channel lanes":
+            lanes, pixels = self.vector.channel_lanes(out_per_group)
+            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights")
             y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)
             bias = layout_of(bias) if bias is not None else None
             LaneConv(kb, x, y, windows, bias, packed, group_channels, out_per_group, lanes).build(pixels)
             return [y]
-        pixel_block = PIXEL_BLOCK
-        if self.channel_lanes and out_per_group == 1 and group > 1:
-            # Depthwise on a vector target: X padded, so each output row is one unchecked
-            # loop whose taps read consecutive inputs, for `vectorize` to make lanes of.
-            x, windows = _padded_input(kb, x, windows, f"{result_name(op)}_padded")
-            pixel_block = 1
 
         def input_term(windows, n, channel, out_ivs, taps):
             positions = tap_positions(kb, windows, out_ivs, taps)
             return load_window(kb, x, [n, channel], windows, positions, 0)[0]
 
-        regions = window_regions(windows)
-        weight_term = _plain_weights(kb, w)
+        # Padded rows are single unchecked loops: no pixel blocks (vectorize takes the row).
+        pixel_block = PIXEL_BLOCK if form == "scalar" else 1
+        channel_tile = self.vector.tile if form == "pixel lanes" else None
         return [
             _convolve(
-                op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term,
-                pixel_block=pixel_block,
+                op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term,
+                _plain_weights(kb, w), pixel_block=pixel_block, channel_tile=channel_tile,
             )
         ]
 
@@ -924,7 +940,7 @@ PATTERNS = (ConvLowering(), ConvTransposeLowering(), DeformConvLowering())
 
 __all__ = [
     "PATTERNS",
-    "ChannelLanes",
+    "VectorConv",
     "ConvLowering",
     "ConvTransposeLowering",
     "DeformConvLowering",

@@ -1,4 +1,4 @@
-// RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-lanes=8 conv-pixels=4}' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-lanes=8 conv-tile=4}' | filecheck %s
 
 // The output-channel-lane form of a strided 1x1 Conv with constant weights: W (8x2x1x1) is
 // repacked as W'[m / 8, c, kh, kw, m % 8] (the 8 output channels of a block innermost). The 3x5
