@@ -12,7 +12,7 @@ For each MLPerf-Tiny-shaped model of bench/models.py:
 - both run interleaved (ours, ort, ours, ort …) after a warm-up, so machine noise hits both
   alike, for about `--seconds` per model; the medians are printed with ours/ort (< 1: we are
   faster), and the outputs of both are compared once (max abs difference);
-- the Cortex-M4 ReleaseSmall build of the same pipeline: `.text` and the scratch arena, and the
+- the Cortex-M4 ReleaseSmall build (its own default pipeline, or `--pipeline`): `.text` and the scratch arena, and the
   host compile time (import + passes + emit + Zig build).
 
 `--pipeline`/`--load-passes` compile with another pass pipeline (e.g. a researcher's fusion pass):
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from models import MODELS  # noqa: E402
 
-from zant.driver import DEFAULT_PIPELINE, CompileOptions, compile_model  # noqa: E402
+from zant.driver import CompileOptions, compile_model, default_pipeline  # noqa: E402
 
 BENCH_MODELS = ("kws", "resnet8", "autoencoder", "mobilenet")
 WARMUP = 5
@@ -85,7 +85,7 @@ def interleaved_medians(ours, theirs, seconds: float) -> tuple[float, float, int
     return statistics.median(ours_times), statistics.median(theirs_times), len(ours_times)
 
 
-def measure(name: str, pipeline: str, plugins: list[str], seconds: float, folder: Path) -> dict:
+def measure(name: str, pipeline: str | None, plugins: list[str], seconds: float, folder: Path) -> dict:
     model = MODELS[name]()
     path = folder / f"{name}.onnx"
     onnx.save(model, path)
@@ -152,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(BENCH_MODELS), help="comma-separated (default: %(default)s)")
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per model (default 2)")
-    parser.add_argument("--pipeline", default=DEFAULT_PIPELINE, help="pass pipeline (default: the driver's)")
+    parser.add_argument("--pipeline", default=None,
+                        help="pass pipeline for both builds (default: the driver's for each target)")
     parser.add_argument("--load-passes", action="append", default=[], metavar="FILE.py|MODULE",
                         help="passes from outside Zant that --pipeline names (repeatable)")
     parser.add_argument("--json", action="store_true", help="print JSON rows instead of the table")
@@ -166,7 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print(f"pipeline: {args.pipeline}")
+        if args.pipeline:
+            print(f"pipeline: {args.pipeline}")
+        else:
+            print(f"pipeline: host {default_pipeline('host')}; Cortex-M4 {default_pipeline('cortex-m4')}")
         print(format_table(rows))
     return 0
 

@@ -43,7 +43,7 @@ from models import DIGITS, INT8_PIPELINE, MODELS, QUANTIZED  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
-from zant.driver import DEFAULT_PIPELINE, CompileOptions, compile_model  # noqa: E402
+from zant.driver import MCU_PIPELINE, CompileOptions, compile_model  # noqa: E402
 from zant.errors import ZantError  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 
@@ -61,7 +61,7 @@ def model_file(name: str, folder: Path) -> Path:
 
 
 def options(model: str, **kwargs) -> CompileOptions:
-    pipeline = INT8_PIPELINE if model in QUANTIZED else DEFAULT_PIPELINE
+    pipeline = INT8_PIPELINE if model in QUANTIZED else MCU_PIPELINE
     return CompileOptions(name=model, pipeline=pipeline, **kwargs)
 
 

@@ -174,3 +174,24 @@ def test_invalid_pipeline(tmp_path, pipeline):
     result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--pipeline", pipeline)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "invalid pass pipeline" in result.stderr
+
+
+def test_default_pipeline_follows_the_target(tmp_path):
+    # The host vectorizes; a microcontroller (no float SIMD) keeps scalar loops.
+    from zant.driver import DEFAULT_PIPELINE, MCU_PIPELINE, default_pipeline
+
+    assert default_pipeline("host") == DEFAULT_PIPELINE and "vectorize" in DEFAULT_PIPELINE
+    assert default_pipeline("cortex-m4") == MCU_PIPELINE and "vectorize" not in MCU_PIPELINE
+    onnx.save(add_relu_model(shape=(4, 64)), tmp_path / "m.onnx")
+    for target, vectors in (("host", True), ("cortex-m4", False)):
+        out = tmp_path / target
+        result = run_zant("compile", tmp_path / "m.onnx", "-o", out, "--target", target, "--no-build")
+        assert result.returncode == 0, result.stderr
+        assert ("@Vector(" in (out / "model.zig").read_text()) == vectors, target
+
+
+@pytest.mark.parametrize("option", ["conv-lanes=4", "conv-tile=0"])
+def test_invalid_conv_vector_options(tmp_path, option):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--pipeline", f"onnx-to-uop{{{option}}}")
+    assert_clean_error(result, "conv-lanes must be 0 (off), 8 or 16")

@@ -1,6 +1,6 @@
 """The compilation driver behind `zant compile` and `zant run`: one path from .onnx to a build.
 
-Stages (each timed): import → the pass pipeline (`DEFAULT_PIPELINE` unless given) → Zig,
+Stages (each timed): import → the pass pipeline (`default_pipeline(target)` unless given) → Zig,
 header and plan JSON → `python -m ziglang` build → with `firmware`, an image `NAME.elf` for a
 QEMU board with the inputs embedded (`zant.backend.firmware`). Files are written into a private staging
 folder and moved into the output folder only when every stage has succeeded, so a failed
@@ -31,7 +31,7 @@ from zant.backend.build import OPTIMIZE_MODES, Board, board_for
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
 
-DEFAULT_PIPELINE = ",".join((
+MCU_PIPELINE = ",".join((
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
     "fold-constants",
     "fold-batchnorm",
@@ -41,7 +41,21 @@ DEFAULT_PIPELINE = ",".join((
     "plan-arenas",
     "verify-arena-plan",
 ))
-"""What `zant compile`, the conformance runner and the benchmarks run; see the README's pass table."""
+"""The pipeline for the microcontroller targets: scalar loops (their cores have no float vector
+registers worth the code size); see the README's pass table."""
+
+DEFAULT_PIPELINE = MCU_PIPELINE.replace(
+    "onnx-to-uop,fuse-loops", "onnx-to-uop{conv-lanes=16 conv-tile=6},fuse-loops,vectorize{width=16}"
+)
+"""The host's pipeline, which `zant compile`, the conformance runner, the random graphs and the
+benchmarks run by default: the MCU pipeline plus the vector forms (register-tiled Convs whose
+output channels are 16-lane vectors, and `vectorize`)."""
+
+
+def default_pipeline(target: str) -> str:
+    """The pipeline a compile for `target` runs unless it names another."""
+    return DEFAULT_PIPELINE if target == "host" else MCU_PIPELINE
+
 
 TARGETS = tuple(ZIG_TARGETS)
 
@@ -53,7 +67,7 @@ class CompileOptions:
     optimize: str = "ReleaseFast"
     build: bool = True
     input_shapes: dict[str, list[int]] | None = None
-    pipeline: str = DEFAULT_PIPELINE
+    pipeline: str | None = None  # None: `default_pipeline(target)`
     plugins: tuple[str, ...] = ()  # --load-passes: files or modules with passes the pipeline names
     firmware: bool = False  # also link NAME.elf for `board` (default: the target's board)
     board: str | None = None
@@ -191,7 +205,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         module = import_model(str(model_path), options.input_shapes)
         inputs, outputs = graph_signature(module)
     with _stage(timings, "passes"):
-        run_pipeline(module, options.pipeline, plugins=options.plugins)
+        run_pipeline(module, options.pipeline or default_pipeline(options.target), plugins=options.plugins)
     with _stage(timings, "emit"):
         zig_source, header, plan = emit_artifacts(module, name)
         plan["inputs"] = [vars(t) for t in inputs]
