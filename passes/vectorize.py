@@ -583,8 +583,8 @@ def affine_coefficients(iv: SSAValue, block: Block) -> dict[SSAValue, int] | Non
             strides = _strides(op.source)
             geps[op.result] = sum(coefficient.get(i, 0) * s for i, s in zip(op.indices, strides))
             continue
-        if len(op.results) != 1 or not isinstance(op.results[0].type, IndexType):
-            return None
+        if len(op.results) != 1 or not isinstance(op.results[0].type, IndexType) or len(op.operands) != 2:
+            return None  # also an index picked by `uop.where` or negated: not affine
         a, b = (coefficient.get(v, 0) for v in op.operands)
         if short == "add":
             coefficient[op.results[0]] = a + b

@@ -148,3 +148,15 @@ def test_transposes():
         [("t", TensorProto.FLOAT, [COLS, 3]), ("u", TensorProto.FLOAT, [OUT, 2, 3])],
     )
     check_vectorized(m, 8, 0, 0, uses=("zant_vscatter",))
+
+
+def test_index_picked_by_where_is_not_coalesced():
+    """MaxPool's Indices output picks an index with `uop.where`: loop coalescing must see it as
+    not affine (it used to take only binary index ops and crashed on this one)."""
+    nodes = [helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 2])]
+    m = model(
+        nodes,
+        [("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [("y", TensorProto.FLOAT, [1, 3, 4, 4]), ("i", TensorProto.INT64, [1, 3, 4, 4])],
+    )
+    check_vectorized(m, 8, 0, 0, vectors=False)
