@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from zant.driver import CompileOptions, compile_model
+from zant.driver import CompileOptions, CompileResult, compile_model
 from zant.runtime import load_compiled, reference_outputs
 
 
@@ -43,7 +43,17 @@ def compile_and_run(
     optimize: str = "ReleaseSafe",
     pipeline: str | None = None,
 ) -> list[np.ndarray]:
-    """Outputs of `model` compiled for the host (the driver's pipeline unless `pipeline`)."""
+    """The outputs of `model` compiled for the host (the driver's pipeline unless `pipeline`)."""
+    return compile_and_run_result(model, feeds, optimize, pipeline)[1]
+
+
+def compile_and_run_result(
+    model: onnx.ModelProto,
+    feeds: dict[str, np.ndarray],
+    optimize: str = "ReleaseSafe",
+    pipeline: str | None = None,
+) -> tuple[CompileResult, list[np.ndarray]]:
+    """`compile_and_run`, with the compile result (plan, sizes) first."""
     options = CompileOptions(name="m", optimize=optimize)
     if pipeline is not None:
         options = replace(options, pipeline=pipeline)
@@ -51,19 +61,20 @@ def compile_and_run(
         path = Path(folder) / "model.onnx"
         onnx.save(model, path)
         result = compile_model(path, Path(folder) / "out", options)
-        return load_compiled(result)(*(feeds[s.name] for s in result.inputs))
+        return result, load_compiled(result)(*(feeds[s.name] for s in result.inputs))
 
 
-def check_model(
+def check_compiled(
     model: onnx.ModelProto,
     inputs: dict[str, np.ndarray] | None = None,
     rtol: float = 1e-4,
     atol: float = 1e-5,
     pipeline: str | None = None,
-) -> list[np.ndarray]:
-    """Assert that the compiled model matches the ONNX reference evaluator on `inputs`."""
+) -> tuple[CompileResult, list[np.ndarray]]:
+    """Assert that the compiled model matches the ONNX reference evaluator on `inputs`; the
+    compile result (its plan, sizes) and the outputs."""
     feeds = inputs if inputs is not None else random_inputs(model)
-    ours = compile_and_run(model, feeds, pipeline=pipeline)
+    result, ours = compile_and_run_result(model, feeds, pipeline=pipeline)
     with tempfile.TemporaryDirectory(prefix="zant-ref-") as folder:
         path = Path(folder) / "model.onnx"
         onnx.save(model, path)
@@ -77,4 +88,15 @@ def check_model(
             np.testing.assert_array_equal(got, want, err_msg=f"output {index}")
         else:
             np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"output {index}")
-    return ours
+    return result, ours
+
+
+def check_model(
+    model: onnx.ModelProto,
+    inputs: dict[str, np.ndarray] | None = None,
+    rtol: float = 1e-4,
+    atol: float = 1e-5,
+    pipeline: str | None = None,
+) -> list[np.ndarray]:
+    """Assert that the compiled model matches the ONNX reference evaluator on `inputs`."""
+    return check_compiled(model, inputs, rtol, atol, pipeline)[1]

@@ -12,9 +12,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import zant.driver
-from e2e import random_inputs
+from e2e import check_compiled
 from zant.driver import CompileOptions, compile_model
-from zant.runtime import load_compiled, reference_outputs
 from zant.tools import random_graphs as rg
 
 FUSED = "fold-constants,onnx-to-uop,fuse-loops,plan-arenas,verify-arena-plan"
@@ -43,16 +42,7 @@ def _compile(model: onnx.ModelProto, folder: Path, pipeline: str, build: bool = 
 
 def check_fused(model: onnx.ModelProto, rtol: float = 1e-4, atol: float = 1e-5):
     """Compile with fusion, run, compare with the reference; the fused plan is returned."""
-    feeds = random_inputs(model)
-    with tempfile.TemporaryDirectory(prefix="zant-fuse-") as folder:
-        result = _compile(model, Path(folder), FUSED)
-        ours = load_compiled(result)(*(feeds[s.name] for s in result.inputs))
-        reference = reference_outputs(Path(folder) / "model.onnx", feeds)
-    for index, (got, want) in enumerate(zip(ours, reference, strict=True)):
-        want = np.asarray(want)
-        assert got.shape == want.shape and got.dtype == want.dtype, f"output {index}"
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"output {index}")
-    return result.plan
+    return check_compiled(model, rtol=rtol, atol=atol, pipeline=FUSED)[0].plan
 
 
 F32 = TensorProto.FLOAT
