@@ -94,7 +94,8 @@ def test_zant_compile_runs_a_plugin_pass(tmp_path):
         [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])],
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), tmp_path / "m.onnx")
-    pipeline = DEFAULT_PIPELINE.replace("onnx-to-uop", "onnx-to-uop,example-hoist-constants")
+    pipeline = DEFAULT_PIPELINE.replace(",fuse-loops", ",example-hoist-constants,fuse-loops")
+    assert "example-hoist-constants" in pipeline
     options = CompileOptions(name="m", optimize="ReleaseSafe", pipeline=pipeline, plugins=(str(EXAMPLE),))
     result = compile_model(tmp_path / "m.onnx", tmp_path / "out", options)
     x = np.array([[-1, 2, 3], [4, -5, 6]], np.float32)
