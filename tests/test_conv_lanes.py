@@ -137,3 +137,20 @@ def test_tiles_cover_the_outputs_once():
 @pytest.mark.parametrize("index", [0, 1], ids=["1d", "3d"])
 def test_conv_lanes_1d_3d(index):
     check_model(conv_1d_3d_models()[index], rtol=1e-4, atol=1e-4, pipeline=VECTOR)
+
+
+def test_padding_copy_fuses_into_the_producer():
+    """Conv → Relu → padded Conv: fuse-loops moves the copy into the padded buffer's interior
+    into the first Conv's stores (with the Relu), so neither the Conv's nor the Relu's output
+    has a buffer of its own."""
+    from e2e import check_compiled
+
+    m = ConvModel([1, 4, 6, 20], seed=4)
+    first = m.conv(16, [3, 3], pads=[1, 1, 1, 1], output=False)
+    relu = m.node("Relu", [first])
+    w = m.const("w_second", m.rng.standard_normal((8, 16, 3, 3)))
+    m.nodes.append(helper.make_node("Conv", [relu, w], ["second"], pads=[1, 1, 1, 1]))
+    m.outputs.append("second")
+    result, _ = check_compiled(m.model(), rtol=1e-4, atol=1e-4, pipeline=VECTOR)
+    scratch = {t["name"] for t in result.plan["tensors"] if t["role"] == "scratch"}
+    assert first not in scratch and relu not in scratch and "second_padded" in scratch, scratch

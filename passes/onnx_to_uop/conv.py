@@ -547,12 +547,20 @@ def _padded_input(kb: KernelBuilder, x: Layout, windows: Sequence[Window], name:
         return x, list(windows)
     sizes = [w.in_size + w.pad_begin + w.pad_end for w in windows]
     padded = kb.alloc(name, [*x.shape[:2], *sizes], x.element_type)
-    # Zeros everywhere, then X inside: two plain unit-stride loops (no per-element checks).
-    with kb.loop_nest(padded.shape) as indices:
-        kb.store(kb.const(0, x.element_type), padded, indices)
-    with kb.loop_nest(x.shape) as (n, c, *positions):
-        shifted = [kb.alu("add", p, kb.index(w.pad_begin)) if w.pad_begin else p for w, p in zip(windows, positions)]
-        kb.store(kb.load(x, [n, c, *positions]), padded, [n, c, *shifted])
+    # X into the interior, an element-wise copy at the identity index of the interior view (so
+    # fuse-loops can move it into X's producer, whose stores then land there directly); then
+    # zeros in the border slabs, which the copy does not touch. No per-element checks.
+    offset = sum(w.pad_begin * stride for w, stride in zip(windows, padded.strides[2:]))
+    interior = Layout(padded.buffer, x.shape, padded.strides, offset)
+    with kb.loop_nest(x.shape) as indices:
+        kb.store(kb.load(x, indices), interior, indices)
+    zero = kb.const(0, x.element_type)
+    for d, w in enumerate(windows):
+        for start, end in ((0, w.pad_begin), (w.pad_begin + w.in_size, sizes[d])):
+            if start < end:
+                slab = padded.slice(2 + d, start, 1, end - start)
+                with kb.loop_nest(slab.shape) as indices:
+                    kb.store(zero, slab, indices)
     inner = [replace(w, in_size=size, pad_begin=0, pad_end=0) for w, size in zip(windows, sizes)]
     return padded, inner
 
