@@ -570,24 +570,12 @@ class VLoadOp(IRDLOperation):
         return 1 if self.stride is None else self.stride.data
 
     def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        if self.element_stride != 1:
-            printer.print_string(f" stride {self.element_stride}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        _print_vector_access(printer, self, [self.ptr], self.result.type, self.element_stride)
 
     @classmethod
     def parse(cls, parser: Parser) -> VLoadOp:
-        ptr = parser.parse_unresolved_operand()
-        stride = parser.parse_integer() if parser.parse_optional_keyword("stride") else 1
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        vector_type = parser.parse_type()
-        if not is_vector_type(vector_type):
-            parser.raise_error(f"expected a vector type, got {vector_type}")
-        op = cls(parser.resolve_operand(ptr, PtrType(lane_type(vector_type))), vector_type, stride)
+        (ptr,), vector_type, stride, attributes = _parse_vector_access(parser, 1)
+        op = cls(ptr, vector_type, stride)
         op.attributes.update(attributes)
         return op
 
