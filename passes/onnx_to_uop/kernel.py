@@ -31,6 +31,7 @@ from zant.dialects import uop
 
 from zant.errors import ZantError
 from zant.frontend.resources import make_constant_attr
+from zant.frontend.types import numpy_dtype
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -221,13 +222,9 @@ class KernelBuilder:
         return Layout.contiguous(buffer, shape)
 
     def constant(self, name: str, array: np.ndarray, element_type: Attribute) -> Layout:
-        """A new read-only global buffer holding `array` (compile-time data a lowering makes,
-        e.g. repacked weights), row-major."""
-        value = make_constant_attr(array, name)
-        buffer_type = uop.BufferType(array.size, element_type)
-        buffer = self._declare(uop.DefineGlobalOp("constant", 0, name, buffer_type, value)).results[0]
-        buffer.name_hint = _hint(name)
-        return Layout.contiguous(buffer, array.shape)
+        """`constant_table` ahead of this kernel's code (so it may be made after code, e.g.
+        repacked weights)."""
+        return constant_table(self._first_code_op or self.op, name, array, element_type)
 
     def view(self, layout: Layout) -> SSAValue:
         """The value to gep into for `layout`: the buffer itself when it is a plain 1-D read."""
@@ -309,6 +306,19 @@ class KernelBuilder:
         ivs: list[SSAValue] = []
         with _nest(self, list(shape), ivs):
             yield ivs
+
+
+def constant_table(anchor: Operation, name: str, array: np.ndarray, element_type: Attribute) -> Layout:
+    """`array` (converted to `element_type`) as a read-only buffer in the constant arena,
+    defined right before `anchor`: a lowering's own op when it makes its tables before it
+    emits code (the KernelBuilder declares its views ahead of its first code op, and they must
+    come after the buffers they view); `KernelBuilder.constant` anywhere."""
+    array = np.ascontiguousarray(array, dtype=numpy_dtype(element_type))
+    buffer_type = uop.BufferType(array.size, element_type)
+    define = uop.DefineGlobalOp("constant", 0, name, buffer_type, make_constant_attr(array, name))
+    Builder(InsertPoint.before(anchor)).insert(define)
+    define.result.name_hint = _hint(name)
+    return Layout.contiguous(define.result, array.shape)
 
 
 @contextmanager

@@ -36,11 +36,11 @@ from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
     accumulator_type,
+    constant_table,
     layout_of,
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.resample import constant_table
 
 from zant.frontend.types import numpy_dtype
 

@@ -28,25 +28,22 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import AnyFloat, Float32Type, IndexType, IntegerType, i1
-from xdsl.builder import Builder
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.rewriter import InsertPoint
 
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
-from zant.frontend.resources import attr_to_array, make_constant_attr
-from zant.frontend.types import numpy_dtype
+from zant.frontend.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
     accumulator_type,
+    constant_table,
     layout_of,
     tensor_element_type,
     tensor_shape,
@@ -68,22 +65,6 @@ def constant_input(op: Operation, index: int, what: str) -> np.ndarray | None:
         raise NotImplementedError(f"{what} must be a constant")
     array = attr_to_array(owner.value)
     return array if array.size else None
-
-
-def constant_table(op: Operation, name: str, array: np.ndarray, element_type: Attribute) -> Layout:
-    """`array` as a read-only buffer in the constant arena, placed right before `op`.
-
-    Make every table before the kernel emits code: the KernelBuilder declares its views ahead
-    of its first code op, and they must come after the buffers they view.
-    """
-    array = np.ascontiguousarray(array, dtype=numpy_dtype(element_type))
-    value = make_constant_attr(array, name)
-    buffer_type = uop.BufferType(array.size, element_type)
-    define = uop.DefineGlobalOp("constant", 0, name, buffer_type, value)
-    Builder(InsertPoint.before(op)).insert(define)
-    hint = re.sub(r"\W", "_", name)
-    define.result.name_hint = hint if not hint[0].isdigit() else None
-    return Layout.contiguous(define.result, array.shape)
 
 
 def compute_type(element_type: Attribute) -> Attribute:

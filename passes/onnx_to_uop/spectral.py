@@ -27,12 +27,12 @@ from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    constant_table,
     layout_of,
     tensor_element_type,
     tensor_shape,
 )
 from zant.passes.onnx_to_uop.reduce import constant_input, normalize_axes
-from zant.passes.onnx_to_uop.resample import constant_table
 
 Sample = Callable[[SSAValue], tuple[SSAValue, SSAValue | None]]
 """The n-th term's (real, imaginary) parts, in the accumulator type; None for a zero imaginary."""

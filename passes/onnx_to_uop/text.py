@@ -18,10 +18,10 @@ from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    constant_table,
     layout_of,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.resample import constant_table
 
 Grams = dict[int, tuple[np.ndarray, np.ndarray]]
 """Gram length n → (tokens [count, n], output column of each gram [count])."""
