@@ -240,8 +240,7 @@ class Region:
     bounds: tuple[tuple[int, int], ...]
     windows: tuple[Window, ...]
     pixel_block: int = 1
-    """Outputs of dimension `block_axis` computed per iteration (that loop steps by it)."""
-    block_axis: int = -1
+    """Outputs of the last dimension computed per iteration (that loop steps by it)."""
 
     @property
     def unchecked(self) -> bool:
@@ -280,26 +279,22 @@ def window_regions(windows: Sequence[Window]) -> list[Region]:
     return regions
 
 
-def pixel_blocked(region: Region, block: int, axis: int = -1) -> list[Region]:
-    """`region` with dimension `axis` in steps of `block` outputs, and the remainder in steps
-    of 1.
+def pixel_blocked(region: Region, block: int) -> list[Region]:
+    """`region` with its last dimension in steps of `block` outputs, and the remainder.
 
-    The blocked part's window ends where its last block does, so its checks stay sound (an
-    interior stays unchecked).
+    The blocked part's last window ends where its last block does, so its checks stay sound
+    (an interior stays unchecked).
     """
     if block == 1 or not region.bounds:
         return [region]
-    axis %= len(region.bounds)
-    start, end = region.bounds[axis]
+    start, end = region.bounds[-1]
     split = start + (end - start) // block * block
     parts = []
     for first, last, step in ((start, split, block), (split, end, 1)):
         if first < last:
-            windows = list(region.windows)
-            windows[axis] = replace(windows[axis], first_out=first, out_size=last)
-            bounds = list(region.bounds)
-            bounds[axis] = (first, last)
-            parts.append(Region(tuple(bounds), tuple(windows), step, axis))
+            window = replace(region.windows[-1], first_out=first, out_size=last)
+            bounds = (*region.bounds[:-1], (first, last))
+            parts.append(Region(bounds, (*region.windows[:-1], window), step))
     return parts
 
 
@@ -445,13 +440,11 @@ def _convolve(
             for part in (pixel_blocked(region, pixel_block) if region.unchecked else [region])
         ]
     # Output channels in blocks (a block never straddles two groups, so its first channel's
-    # group is everyone's); with `channel_tile`, tiles of that many, then one of the rest.
-    pieces = [(0, out_shape[1], block)]
-    if channel_tile and not grouped:
-        whole = out_shape[1] - out_shape[1] % channel_tile
-        pieces = [(0, whole, channel_tile), (whole, out_shape[1], out_shape[1] - whole)]
+    # group is everyone's); with `channel_tile` (never grouped), tiles of that many, then one
+    # of the rest.
     with kb.loop(out_shape[0]) as n:
-        for first, last, block in (p for p in pieces if p[0] < p[1]):
+        for piece in tile_pieces([out_shape[1]], [channel_tile or block]):
+            ((first, last),), (block,) = piece.bounds, piece.tile
             with kb.loop(last, first, block) as m:
                 block_channels = _offsets(kb, m, block)
                 for region in regions:
@@ -695,20 +688,14 @@ def _block_pixels(kb: KernelBuilder, region: Region, out_ivs: list[SSAValue]) ->
     """The output positions of one iteration of `region`'s loops: its pixel block."""
     if region.pixel_block == 1:
         return [out_ivs]
-    axis = region.block_axis % len(out_ivs)
-    return [
-        [*out_ivs[:axis], o, *out_ivs[axis + 1 :]]
-        for o in _offsets(kb, out_ivs[axis], region.pixel_block)
-    ]
+    *outer, last = out_ivs
+    return [[*outer, o] for o in _offsets(kb, last, region.pixel_block)]
 
 
 @contextmanager
 def _region_loops(kb: KernelBuilder, region: Region) -> Iterator[list[SSAValue]]:
-    """Nested loops over the box of `region` (outermost first), its block axis by its pixel
-    block."""
-    steps = [1] * len(region.bounds)
-    if steps:
-        steps[region.block_axis] = region.pixel_block
+    """Nested loops over the box of `region` (outermost first), the last by its pixel block."""
+    steps = [1] * (len(region.bounds) - 1) + [region.pixel_block]
     with contextlib.ExitStack() as stack:
         yield [
             stack.enter_context(kb.loop(end, start, step))
