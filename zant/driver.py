@@ -31,22 +31,25 @@ from zant.backend.build import OPTIMIZE_MODES, Board, board_for
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
 
-MCU_PIPELINE = ",".join((
-    "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
-    "fold-constants",
-    "fold-batchnorm",
-    "dce",
-    "onnx-to-uop",
-    "fuse-loops",
-    "plan-arenas",
-    "verify-arena-plan",
-))
+def _pipeline(lower: str, *loop_passes: str) -> str:
+    return ",".join((
+        "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
+        "fold-constants",
+        "fold-batchnorm",
+        "dce",
+        lower,
+        "fuse-loops",
+        *loop_passes,
+        "plan-arenas",
+        "verify-arena-plan",
+    ))
+
+
+MCU_PIPELINE = _pipeline("onnx-to-uop")
 """The pipeline for the microcontroller targets: scalar loops (their cores have no float vector
 registers worth the code size); see the README's pass table."""
 
-DEFAULT_PIPELINE = MCU_PIPELINE.replace(
-    "onnx-to-uop,fuse-loops", "onnx-to-uop{conv-lanes=16 conv-tile=6},fuse-loops,vectorize{width=16}"
-)
+DEFAULT_PIPELINE = _pipeline("onnx-to-uop{conv-lanes=16 conv-tile=6}", "vectorize{width=16}")
 """The host's pipeline, which `zant compile`, the conformance runner, the random graphs and the
 benchmarks run by default: the MCU pipeline plus the vector forms (register-tiled Convs whose
 output channels are 16-lane vectors, and `vectorize`)."""
