@@ -555,7 +555,7 @@ class ZigPrinter:
         if short not in table:
             raise ZantError(f"uop.{short} is not supported on {operand_type} by the Zig backend")
         template = table[short]
-        if table in (FLOAT_ALU, VECTOR_FLOAT_ALU) and short in CLAMP_AGAINST_CONSTANT:
+        if (table is FLOAT_ALU or table is VECTOR_FLOAT_ALU) and short in CLAMP_AGAINST_CONSTANT:
             constant = [i for i, v in enumerate(op.operands) if _is_number_constant(v)]
             if constant:  # a Relu or Clip bound: only the other operand can be NaN
                 if constant[0] == 0:
