@@ -50,7 +50,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure
 
 from zant.dialects.uop import (
-    ALU_OPS,
     AccGetOp,
     AccSetOp,
     ConstOp,
@@ -66,6 +65,7 @@ from zant.dialects.uop import (
     ViewOp,
     ViewType,
 )
+from zant.passes.linear_index import linear_form
 
 _ACC_OPS = (DefineAccOp, MulAccOp, AccSetOp, AccGetOp)
 _HOISTABLE = (DefineGlobalOp, DefineLocalOp, ViewOp, ConstOp)
@@ -153,27 +153,7 @@ def _loop_of(value: SSAValue) -> RangeOp | None:
 
 def affine(value: SSAValue) -> dict[SSAValue | None, int] | None:
     """`value` as `Σ coefficient·induction variable (+ constant under key None)`, or None."""
-    if _loop_of(value) is not None:
-        return {value: 1}
-    op = value.owner
-    if isinstance(op, ConstOp) and isinstance(value.type, IndexType):
-        return {None: op.value.value.data}  # type: ignore[attr-defined]
-    if isinstance(op, ALU_OPS["add"] | ALU_OPS["sub"] | ALU_OPS["mul"]):
-        lhs, rhs = affine(op.operands[0]), affine(op.operands[1])
-        if lhs is None or rhs is None:
-            return None
-        if isinstance(op, ALU_OPS["mul"]):
-            constant = next((e for e in (lhs, rhs) if set(e) <= {None}), None)
-            if constant is None:
-                return None
-            other = rhs if constant is lhs else lhs
-            return {v: c * constant.get(None, 0) for v, c in other.items()}
-        sign = -1 if isinstance(op, ALU_OPS["sub"]) else 1
-        result = dict(lhs)
-        for v, c in rhs.items():
-            result[v] = result.get(v, 0) + sign * c
-        return result
-    return None
+    return linear_form(value, lambda v: {v: 1} if _loop_of(v) is not None else None)
 
 
 def _bounds(expr: dict[SSAValue | None, int]) -> tuple[int, int]:

@@ -72,8 +72,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
+from zant.passes.linear_index import Linear, linear_form
 
-AFFINE_OPS = ("add", "sub", "mul")
 
 
 class Refused(Exception):
@@ -91,35 +91,12 @@ def _strides(source: SSAValue) -> tuple[int, ...]:
     return t.get_strides() if isinstance(t, uop.ViewType) else (1,)
 
 
-Linear = dict[SSAValue | None, int]
-"""An index value as Σ coefficient·atom + the constant (keyed None); atoms are values that are
-not an affine op or a constant (induction variables, loaded indices)."""
-
-
-def _linear(value: SSAValue) -> Linear:
-    owner = value.owner
-    if isinstance(owner, uop.ConstOp) and isinstance(value.type, IndexType):
-        return {None: owner.value.value.data}  # type: ignore[attr-defined]
-    short = owner.name.removeprefix("uop.") if isinstance(owner, Operation) else ""
-    if short not in AFFINE_OPS or not isinstance(value.type, IndexType):
-        return {value: 1}
-    a, b = (_linear(v) for v in owner.operands)
-    if short == "mul":
-        if b.keys() <= {None}:
-            return {k: c * b.get(None, 0) for k, c in a.items()}
-        if a.keys() <= {None}:
-            return {k: c * a.get(None, 0) for k, c in b.items()}
-        return {value: 1}  # a product of two varying values is an atom of its own
-    sign = 1 if short == "add" else -1
-    return {k: a.get(k, 0) + sign * b.get(k, 0) for k in a.keys() | b.keys()}
-
-
 def _address(gep: uop.GepOp) -> Linear:
     """The element of its buffer a gep points to, as a linear form."""
     t = gep.source.type
     address: Linear = {None: t.offset.data if isinstance(t, uop.ViewType) else 0}
     for index, stride in zip(gep.indices, _strides(gep.source)):
-        for k, c in _linear(index).items():
+        for k, c in linear_form(index, lambda v: {v: 1}).items():  # type: ignore[union-attr]
             address[k] = address.get(k, 0) + c * stride
     return {k: c for k, c in address.items() if c or k is None}
 

@@ -1,0 +1,40 @@
+"""Index values as linear forms: `Σ coefficient·atom + constant`, built through `uop.add`,
+`uop.sub`, `uop.mul` by a constant and index constants. Shared by the passes that reason about
+addresses (`fuse-loops`, `vectorize`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Operation, SSAValue
+
+from zant.dialects import uop
+
+Linear = dict[SSAValue | None, int]
+"""Coefficient per atom; the constant term under the key None."""
+
+AFFINE_OPS = ("add", "sub", "mul")
+
+
+def linear_form(value: SSAValue, opaque: Callable[[SSAValue], Linear | None]) -> Linear | None:
+    """`value` as a linear form; any other value (not an affine index op or index constant, or
+    a product of two non-constants) is `opaque(value)`: an atom of its own (`{value: 1}`), or
+    None to give up."""
+    owner = value.owner
+    if isinstance(owner, uop.ConstOp) and isinstance(value.type, IndexType):
+        return {None: owner.value.value.data}  # type: ignore[attr-defined]
+    short = owner.name.removeprefix("uop.") if isinstance(owner, Operation) else ""
+    if short not in AFFINE_OPS or not isinstance(value.type, IndexType):
+        return opaque(value)
+    lhs, rhs = (linear_form(v, opaque) for v in owner.operands)
+    if lhs is None or rhs is None:
+        return None
+    if short == "mul":
+        constant = next((e for e in (lhs, rhs) if e.keys() <= {None}), None)
+        if constant is None:
+            return opaque(value)
+        other = rhs if constant is lhs else lhs
+        return {k: c * constant.get(None, 0) for k, c in other.items()}
+    sign = 1 if short == "add" else -1
+    return {k: lhs.get(k, 0) + sign * rhs.get(k, 0) for k in lhs.keys() | rhs.keys()}
