@@ -159,17 +159,56 @@ def test_pipeline_option_reaches_the_compiler_and_the_report(tmp_path):
     assert saved["pipeline"] == pipeline and [r["status"] for r in saved["records"]] == ["pass"] * 2
 
 
-def test_default_pipeline_is_recorded(tmp_path, monkeypatch):
-    from zant.driver import DEFAULT_PIPELINE
+@pytest.mark.parametrize("argv, target, pipeline", [
+    ([], "host", "DEFAULT_PIPELINE"),
+    (["--target", "cortex-m4"], "cortex-m4", "MCU_PIPELINE"),
+    (["--target", "riscv32"], "riscv32", "MCU_PIPELINE"),
+    (["--target", "cortex-m4", "--pipeline", "onnx-to-uop,plan-arenas"], "cortex-m4", "onnx-to-uop,plan-arenas"),
+])
+def test_target_picks_the_default_pipeline_and_is_recorded(tmp_path, monkeypatch, capsys, argv, target, pipeline):
+    """The target's default pipeline (the driver's constant of that name), unless --pipeline
+    overrides it; the summary and the JSON report name both."""
+    import json
 
+    from zant import driver
+
+    expected = getattr(driver, pipeline, pipeline)
     seen = {}
     monkeypatch.setattr(rg, "run", lambda *args, **kwargs: seen.setdefault("call", (args, kwargs)) and ([], 0.0))
     report = tmp_path / "report.json"
-    assert rg.main(["--count", "0", "--output-json", str(report)]) == 0
+    assert rg.main(["--count", "0", "--output-json", str(report), *argv]) == 0
+    saved = json.loads(report.read_text())
+    assert (saved["target"], saved["pipeline"]) == (target, expected)
+    assert seen["call"][0][-1] == expected
+    assert f"target {target}, pipeline {expected})" in capsys.readouterr().out
+
+
+def test_mcu_pipeline_graphs_compile_and_match(tmp_path, capsys, monkeypatch):
+    """`--target cortex-m4`: graphs compiled with the scalar MCU pipeline (no vector code in the
+    Zig it generates), built for the host, match the reference."""
     import json
 
-    assert json.loads(report.read_text())["pipeline"] == DEFAULT_PIPELINE
-    assert seen["call"][0][-1] == DEFAULT_PIPELINE
+    from zant.driver import MCU_PIPELINE
+
+    compiled = []
+    original = rg.conformance.compile_case
+
+    def spy(case, index, out_dir, record, pipeline=None):
+        compiled.append(pipeline)
+        result = original(case, index, out_dir, record, pipeline)
+        if result is not None:
+            assert "@Vector" not in (out_dir / f"{result.name}.zig").read_text()
+        return result
+
+    monkeypatch.setattr(rg.conformance, "compile_case", spy)
+    report = tmp_path / "report.json"
+    status = rg.main(["--count", "40", "--seed", str(SEED + 7), "--jobs", "1", "--batch-size", "40", "--quiet",
+                      "--no-shrink", "--target", "cortex-m4", "--output-json", str(report)])
+    records = json.loads(report.read_text())["records"]
+    failures = [f"graph {r['index']}: {r['status']}: {r['reason']}" for r in records if r["status"] != "pass"]
+    assert status == 0 and len(records) == 40 and not failures, "\n".join(failures)
+    assert compiled and set(compiled) == {MCU_PIPELINE}
+    assert "40 graphs (seed" in capsys.readouterr().out
 
 
 def test_gelu_f64_far_tail_is_exact_where_the_reference_is_not():

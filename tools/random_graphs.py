@@ -1,6 +1,6 @@
 """Random-graph differential testing: seeded random ONNX graphs, compiled and compared.
 
-    python -m zant.tools.random_graphs --count N --seed S [--jobs 2] [--keep-failures DIR] [--pipeline P]
+    python -m zant.tools.random_graphs --count N --seed S [--jobs 2] [--keep-failures DIR] [--target T] [--pipeline P]
 
 Graph `i` of a run is generated from `(seed, i)` alone, so any graph can be regenerated.
 A graph is a chain or a DAG of 2-12 nodes over the supported operators (`OPS`, a table,
@@ -19,8 +19,10 @@ Graphs are compiled, built and run in batches with the machinery of `zant confor
 batch so that traps are caught) and compared with `onnx.reference.ReferenceEvaluator`.
 A compile error, a trap or a mismatch is a finding: it is shrunk (`shrink`) to a minimal
 model that still fails the same way and, with `--keep-failures DIR`, written there.
-Graphs compile with the driver's `DEFAULT_PIPELINE`, or with `--pipeline` (e.g. to test a new
-pass on every graph); the summary and the JSON report name the pipeline.
+Graphs compile with the pipeline the driver gives `--target` (`default_pipeline`: the host's
+vector forms by default, the scalar `MCU_PIPELINE` for a microcontroller), or with `--pipeline`
+(e.g. to test a new pass on every graph); the summary and the JSON report name both. The Zig a
+pipeline generates does not depend on the target, so every run builds and checks it on the host.
 """
 
 from __future__ import annotations
@@ -1555,20 +1557,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-shrink", action="store_true", help="keep findings as generated")
     parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-graph records as JSON")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
-    parser.add_argument("--pipeline", default=None, metavar="PIPELINE",
-                        help="the pass pipeline to compile with, as zant-opt -p takes it (default: the driver's DEFAULT_PIPELINE)")
-    args = parser.parse_args(argv)
-    from zant.driver import DEFAULT_PIPELINE
+    from zant.driver import TARGETS, default_pipeline
 
-    pipeline = args.pipeline or DEFAULT_PIPELINE
+    parser.add_argument("--target", default="host", choices=TARGETS,
+                        help="whose default pipeline to compile with (default host); the code is built for the host")
+    parser.add_argument("--pipeline", default=None, metavar="PIPELINE",
+                        help="the pass pipeline to compile with, as zant-opt -p takes it (default: the target's)")
+    args = parser.parse_args(argv)
+    pipeline = args.pipeline or default_pipeline(args.target)
     progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     records, seconds = run(args.count, args.seed, max(1, args.jobs), max(1, args.batch_size), args.keep_failures,
                            not args.no_shrink, args.start, progress, pipeline)
     counts = collections.Counter(r["status"] for r in records)
-    print(f"{len(records)} graphs (seed {args.seed}, pipeline {pipeline}) in {seconds:.0f} s: "
+    print(f"{len(records)} graphs (seed {args.seed}, target {args.target}, pipeline {pipeline}) in {seconds:.0f} s: "
           + ", ".join(f"{s} {counts[s]}" for s in ("pass", *FINDINGS, "generator_error")))
     if args.output_json:
-        report = {"seed": args.seed, "pipeline": pipeline, "seconds": round(seconds, 1), "records": records}
+        report = {"seed": args.seed, "target": args.target, "pipeline": pipeline, "seconds": round(seconds, 1), "records": records}
         Path(args.output_json).write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
     return 0 if all(counts[s] == 0 for s in (*FINDINGS, "generator_error")) else 1
 
