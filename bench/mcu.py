@@ -1,12 +1,15 @@
 """Cost of the models on emulated MCUs: flash, RAM and executed instructions, per QEMU board.
 
-    python bench/mcu.py [--models digits,kws] [--boards mps2-an386,virt] [-O ReleaseSmall]
+    python bench/mcu.py [--models digits,kws] [--boards mps2-an386,virt]
+                        [-O ReleaseFast | --modes Debug,ReleaseSafe,ReleaseFast,ReleaseSmall]
                         [--json] [--output-md docs/mcu.md [--section TITLE]]
 
 Every model (the digits demo and the MLPerf-Tiny-shaped models of bench/models.py, float, and
-their int8 QDQ versions `*_int8`, compiled through `fold-qdq`) is compiled
-into a firmware image per board (`zant.driver`, `firmware=True`, seeded inputs), run under QEMU and
-compared with the host build of the same model on the same inputs. Everything is measured:
+their int8 QDQ versions `*_int8`) is compiled as `zant compile --target T --firmware` compiles it:
+the MCU pipeline (`zant.driver.MCU_PIPELINE`, `fold-qdq` first) and, unless `-O`/`--modes` says
+otherwise, the default mode of `zant compile` (ReleaseFast). Each firmware image per board and
+mode (seeded inputs) runs under QEMU and is compared with the host build of the same pipeline on
+the same inputs. Everything is measured:
 
 - flash:  .text + .rodata + .data of the linked image (model, runtime, embedded inputs)
 - RAM:    .data + .bss + the stack high-water mark the image measured (stack painting)
@@ -39,7 +42,7 @@ import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import DIGITS, INT8_PIPELINE, MODELS, QUANTIZED  # noqa: E402
+from models import DIGITS, MODELS, QUANTIZED  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
@@ -60,9 +63,13 @@ def model_file(name: str, folder: Path) -> Path:
     return path
 
 
+DEFAULT_MODE = CompileOptions().optimize
+"""What `zant compile` builds unless told otherwise: the mode the main table measures."""
+
+
 def options(model: str, **kwargs) -> CompileOptions:
-    pipeline = INT8_PIPELINE if model in QUANTIZED else MCU_PIPELINE
-    return CompileOptions(name=model, pipeline=pipeline, **kwargs)
+    # The MCU pipeline for the host reference too: the comparison isolates the target's code.
+    return CompileOptions(name=model, pipeline=MCU_PIPELINE, **kwargs)
 
 
 def does_not_fit(error: ZantError) -> bool:
@@ -73,7 +80,7 @@ def does_not_fit(error: ZantError) -> bool:
 def measure(model: str, path: Path, board_name: str, optimize: str, host, folder: Path) -> dict:
     """One model on one board: build the image, run it, compare, count its instructions."""
     board = BOARDS[board_name]
-    row = {"model": model, "board": board_name, "core": board.target}
+    row = {"model": model, "board": board_name, "core": board.target, "mode": optimize}
     try:
         result = compile_model(
             path, folder / model / board_name,
@@ -104,18 +111,37 @@ def measure(model: str, path: Path, board_name: str, optimize: str, host, folder
     }
 
 
-HEADERS = ["model", "board", "core", "flash B", "RAM B", "stack B", "instructions", "max err", "scratch B", "TVM/USMP B"]
+HEADERS = ["model", "board", "core", "mode", "flash B", "RAM B", "stack B", "instructions", "max err", "scratch B", "TVM/USMP B"]
+
+
+TEXT_COLUMNS = 4  # model, board, core, mode: left-aligned
+
+
+def parse_markdown_rows(text: str) -> list[dict[str, str]]:
+    """The rows of every table `markdown_table` wrote into `text`, as header → cell (to check
+    a committed document against a new run)."""
+    rows, header = [], None
+    for line in text.splitlines():
+        if not line.startswith("| "):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if header is None:
+            header = cells
+        elif not set(line) <= set("|-: "):
+            rows.append(dict(zip(header, cells)))
+    return rows
 
 
 def table_rows(rows: list[dict]) -> list[list[str]]:
     cells = []
     for row in rows:
         if "error" in row:
-            cells.append([row["model"], row["board"], row["core"], row["error"], *[""] * (len(HEADERS) - 4)])
+            cells.append([row["model"], row["board"], row["core"], row["mode"], row["error"], *[""] * (len(HEADERS) - 5)])
             continue
         tvm = TVM_USMP_WORKSPACE.get(row["model"])
         cells.append([
-            row["model"], row["board"], row["core"], f"{row['flash_bytes']:,}", f"{row['ram_bytes']:,}",
+            row["model"], row["board"], row["core"], row["mode"], f"{row['flash_bytes']:,}", f"{row['ram_bytes']:,}",
             f"{row['stack_bytes']:,}", f"{row['instructions']:,}", f"{row['max_error_vs_host']:.1e}",
             f"{row['scratch_bytes']:,}", "" if tvm is None else f"{tvm:,}",
         ])
@@ -127,7 +153,7 @@ def format_table(rows: list[dict]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(HEADERS)]
 
     def render(line: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+        return "  ".join(c.ljust(w) if i < TEXT_COLUMNS else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
 
     return "\n".join([render(HEADERS), render(["-" * w for w in widths]), *map(render, cells)])
 
@@ -135,22 +161,23 @@ def format_table(rows: list[dict]) -> str:
 def markdown_table(rows: list[dict]) -> list[str]:
     return [
         "| " + " | ".join(HEADERS) + " |",
-        "|" + "|".join(["---"] * 3 + ["---:"] * (len(HEADERS) - 3)) + "|",
+        "|" + "|".join(["---"] * TEXT_COLUMNS + ["---:"] * (len(HEADERS) - TEXT_COLUMNS)) + "|",
         *("| " + " | ".join(cells) + " |" for cells in table_rows(rows)),
     ]
 
 
-def build_line(optimize: str) -> str:
+def build_line(modes: list[str]) -> str:
     qemu = subprocess.run(["qemu-system-arm", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    return f"Build: `{optimize}` with the pinned Zig; emulator: {qemu}; host: {platform.machine()}."
+    built = ", ".join(f"`{m}`" for m in modes)
+    return f"Build: {built} with the pinned Zig and the MCU pipeline; emulator: {qemu}; host: {platform.machine()}."
 
 
-def format_markdown(rows: list[dict], optimize: str) -> str:
+def format_markdown(rows: list[dict], modes: list[str]) -> str:
     lines = [
         "# Models on emulated MCUs",
         "",
         "Generated by `python bench/mcu.py --output-md docs/mcu.md` from a real run; do not edit.",
-        build_line(optimize),
+        build_line(modes),
         "",
         "Each model runs as a firmware image (`zant compile --firmware`) on the board's emulated core,",
         "on seeded inputs, and its outputs are compared with the host build's (`max err`).",
@@ -187,8 +214,8 @@ INT8_NOTE = (
 )
 
 
-def format_section(rows: list[dict], optimize: str, title: str, command: str) -> str:
-    lines = [f"## {title}", "", f"Generated by `{command}` from a real run; do not edit.", build_line(optimize), ""]
+def format_section(rows: list[dict], modes: list[str], title: str, command: str) -> str:
+    lines = [f"## {title}", "", f"Generated by `{command}` from a real run; do not edit.", build_line(modes), ""]
     if any(row["model"] in QUANTIZED for row in rows):
         lines += [INT8_NOTE, ""]
     return "\n".join([*lines, *markdown_table(rows)]) + "\n"
@@ -198,16 +225,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS), help="comma-separated models")
     parser.add_argument("--boards", default=",".join(BOARDS), help="comma-separated QEMU boards")
-    parser.add_argument("-O", "--optimize", default="ReleaseSmall", choices=OPTIMIZE_MODES)
+    parser.add_argument("-O", "--optimize", default=DEFAULT_MODE, choices=OPTIMIZE_MODES,
+                        help=f"the build mode (default {DEFAULT_MODE}, as zant compile)")
+    parser.add_argument("--modes", help="comma-separated build modes, each measured (instead of -O)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--output-md", help="also write the table as Markdown (docs/mcu.md)")
     parser.add_argument("--section", help="with --output-md: replace only the section of this title")
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
     boards = [b for b in args.boards.split(",") if b]
+    modes = [m for m in (args.modes or args.optimize).split(",") if m]
     unknown = [m for m in models if m != "digits" and m not in MODELS | QUANTIZED] + [b for b in boards if b not in BOARDS]
+    unknown += [m for m in modes if m not in OPTIMIZE_MODES]
     if unknown:
-        parser.error(f"unknown model or board: {', '.join(unknown)}")
+        parser.error(f"unknown model, board or mode: {', '.join(unknown)}")
     for board in boards:
         missing = qemu_missing(BOARDS[board])
         if missing:
@@ -218,19 +249,20 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(name)
         for model in models:
             path = model_file(model, folder)
-            host = load_compiled(compile_model(path, folder / model / "host", options(model, optimize=args.optimize)))
+            host = load_compiled(compile_model(path, folder / model / "host", options(model)))
             for board in boards:
-                rows.append(measure(model, path, board, args.optimize, host, folder))
-                if not args.json:
-                    print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+                for mode in modes:
+                    rows.append(measure(model, path, board, mode, host, folder / mode))
+                    if not args.json:
+                        print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     print(json.dumps(rows, indent=2) if args.json else format_table(rows))
     if args.output_md and args.section:
         path = Path(args.output_md)
         command = "python bench/mcu.py " + shlex.join(argv if argv is not None else sys.argv[1:])
-        section = format_section(rows, args.optimize, args.section, command)
+        section = format_section(rows, modes, args.section, command)
         path.write_text(replace_section(path.read_text(encoding="utf-8"), args.section, section), encoding="utf-8")
     elif args.output_md:
-        Path(args.output_md).write_text(format_markdown(rows, args.optimize), encoding="utf-8")
+        Path(args.output_md).write_text(format_markdown(rows, modes), encoding="utf-8")
     return 0
 
 
