@@ -127,6 +127,34 @@ def test_pipeline_option_compiles_with_it_and_is_reported(tmp_path):
     assert conformance.run_conformance(names=frozenset())[1]["pipeline"] == DEFAULT_PIPELINE
 
 
+def test_target_option_compiles_with_the_mcu_pipeline(tmp_path):
+    """`zant conformance --target cortex-m4`: the cases compile with MCU_PIPELINE (scalar code, no
+    `@Vector`), pass on the host, and both reports name the target and the pipeline."""
+    import json
+
+    from zant.driver import MCU_PIPELINE
+
+    report, md, work = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "work"
+    argv = ["--filter", "^test_(conv_with_strides_padding|maxpool_2d_pads|gemm_all_attributes)$",
+            "--target", "cortex-m4", "--quiet", "--jobs", "1", "--work-dir", str(work),
+            "--output-json", str(report), "--output-md", str(md)]
+    assert conformance.main(argv) == 0
+    saved = json.loads(report.read_text())
+    assert saved["target"] == "cortex-m4" and saved["pipeline"] == MCU_PIPELINE
+    assert saved["command"].endswith("--target cortex-m4")
+    assert [r["status"] for r in saved["cases"]] == ["pass"] * 3
+    assert f"Target: `cortex-m4`; pass pipeline: `{MCU_PIPELINE}`." in md.read_text()
+    sources = [p for p in work.rglob("c*.zig") if p.stem[1:].isdigit()]
+    assert len(sources) == 3 and not any("@Vector" in p.read_text() for p in sources)
+
+
+def test_unknown_target_is_one_error_line(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    assert conformance.main(["--target", "cortex-m99", "--output-json", str(report)]) == 1
+    assert capsys.readouterr().err.strip().startswith("zant: error: unknown target 'cortex-m99'")
+    assert not report.exists()
+
+
 def test_compile_errors_that_name_missing_lowerings_count_as_unsupported():
     from zant.errors import ZantError
 
