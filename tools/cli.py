@@ -2,7 +2,10 @@
 
     zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build]
                  [--firmware [--board B] [--input NAME=file.npy ...]]
-    zant run MODEL.onnx [--target T [--board B]] [--input NAME=file.npy ...]
+    zant run MODEL.onnx [--target T] [--board B] [--safe | -O MODE] [--input NAME=file.npy ...]
+
+A board B is a built-in board's name or a board file (`zant.backend.boards`); without --target,
+the board's core is the target. `zant run` tells each stage on stderr as it starts.
 
 Errors in the user's input print one line `zant: error: ...` and exit with status 1; `--debug`
 shows the Python traceback instead.
@@ -11,14 +14,16 @@ shows the Python traceback instead.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import time
 import tempfile
 from collections.abc import Sequence
 
 import numpy as np
 from zant.tools.zant_opt import parse_input_shapes
 
-from zant.backend.build import BOARDS
+from zant.backend.boards import BOARDS, Board, board_for, find_board
 from zant.driver import (
     OPTIMIZE_MODES,
     TARGETS,
@@ -55,7 +60,10 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 def _add_inputs(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help=help_text)
     parser.add_argument(
-        "--board", choices=BOARDS, help="QEMU board of the firmware image (default: the target's)"
+        "--board",
+        metavar="NAME|FILE.toml",
+        help=f"board of the firmware image: {', '.join(BOARDS)}, or a board file "
+        "(default: the target's; without --target, the board's core is the target)",
     )
 
 
@@ -67,7 +75,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_common(compile_cmd)
     compile_cmd.add_argument("-o", "--output-dir", required=True, help="folder for the outputs")
     compile_cmd.add_argument("--name", default="model", help="symbol prefix and file name (a C identifier)")
-    compile_cmd.add_argument("--target", default="host", choices=TARGETS)
+    compile_cmd.add_argument("--target", choices=TARGETS, help="default: host, or the core of --board")
     compile_cmd.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
     compile_cmd.add_argument("--no-build", action="store_true", help="write the sources only")
     compile_cmd.add_argument(
@@ -79,9 +87,14 @@ def make_parser() -> argparse.ArgumentParser:
         "run", help="compile for the host (or an MCU under QEMU), run, compare with the reference"
     )
     _add_common(run_cmd)
-    run_cmd.add_argument("--target", default="host", choices=TARGETS, help="an MCU target runs under QEMU")
+    run_cmd.add_argument(
+        "--target", choices=TARGETS, help="an MCU target runs under QEMU (default: host, or the core of --board)"
+    )
     _add_inputs(run_cmd, "an input tensor (repeatable); inputs not given are random, seeded")
-    run_cmd.add_argument("-O", "--optimize", default="ReleaseSafe", choices=OPTIMIZE_MODES)
+    run_cmd.add_argument("-O", "--optimize", choices=OPTIMIZE_MODES, help="default: ReleaseFast")
+    run_cmd.add_argument(
+        "--safe", action="store_true", help="-O ReleaseSafe: trap on out-of-bounds accesses and overflow"
+    )
 
     from zant.tools.conformance import add_conformance_command
 
@@ -118,15 +131,22 @@ def format_summary(result: CompileResult, target: str, optimize: str) -> str:
     return "\n".join(lines)
 
 
+def _board_and_target(args: argparse.Namespace) -> tuple[Board | None, str]:
+    """The --board (a name or a file) and the target: --target, else the board's core, else host."""
+    board = None if args.board is None else find_board(args.board)
+    return board, args.target or (board.target if board else "host")
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     if (args.input or args.board) and not args.firmware:
         raise ZantError("--input and --board describe a firmware image: add --firmware")
+    board, target = _board_and_target(args)
     options = _options(
-        args, name=args.name, target=args.target, optimize=args.optimize, build=not args.no_build,
-        firmware=args.firmware, board=args.board, inputs=_read_inputs(args),
+        args, name=args.name, target=target, optimize=args.optimize, build=not args.no_build,
+        firmware=args.firmware, board=board, inputs=_read_inputs(args),
     )
     result = compile_model(args.model, args.output_dir, options)
-    print(format_summary(result, args.target, args.optimize))
+    print(format_summary(result, target, args.optimize))
     if result.firmware_path is not None:
         print(format_firmware(result))
     return 0
@@ -161,17 +181,40 @@ def _report_made_up(result: CompileResult, given: dict[str, np.ndarray], feeds: 
             print(f"input '{signature.name}': {kind} {list(feeds[signature.name].shape)}")
 
 
+def _progress(line: str) -> None:
+    print(f"zant: {line}", file=sys.stderr, flush=True)
+
+
+def _run_mode(args: argparse.Namespace) -> str:
+    if args.safe and args.optimize not in (None, "ReleaseSafe"):
+        raise ZantError(f"--safe means -O ReleaseSafe, not -O {args.optimize}: give one of them")
+    return "ReleaseSafe" if args.safe else args.optimize or "ReleaseFast"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from zant.runtime import complete_feeds, load_compiled, reference_outputs
 
+    started = time.perf_counter()
     given = _read_inputs(args)
-    on_mcu = args.target != "host"
-    if args.board and not on_mcu:
+    optimize = _run_mode(args)
+    board, target = _board_and_target(args)
+    on_mcu = target != "host"
+    if board is not None and not on_mcu:
         raise ZantError("--board needs an MCU --target")
+    if on_mcu:
+        board = board_for(target, board)
+        if board.machine is None:
+            raise ZantError(
+                f"board '{board.label}' names no QEMU machine to run on: add one to its file "
+                "(qemu = \"mps2-an386\"), or build its image with `zant compile --firmware`"
+            )
+    where = f"{target} on {board.label} under QEMU" if board else target
+    checks = "bounds and overflow checked" if optimize == "ReleaseSafe" else "--safe adds bounds and overflow checks"
+    _progress(f"building {optimize} for {where} ({checks})")
     with tempfile.TemporaryDirectory(prefix="zant-run-") as out_dir:
         options = _options(
-            args, name="model", optimize=args.optimize, target=args.target,
-            firmware=on_mcu, board=args.board, inputs=given,
+            args, name="model", optimize=optimize, target=target,
+            firmware=on_mcu, board=board, inputs=given, progress=_progress,
         )
         result = compile_model(args.model, out_dir, options)
         if on_mcu:
@@ -180,13 +223,19 @@ def cmd_run(args: argparse.Namespace) -> int:
             assert result.feeds is not None and result.board is not None and result.firmware_path
             feeds = result.feeds
             _report_made_up(result, given, feeds)
-            run = run_firmware(result.firmware_path, result.board, result.outputs)
+            _progress(f"run on {result.board.machine} under QEMU")
+            # qemu_command runs `-M board.name`: a board file's QEMU machine has another name.
+            emulated = dataclasses.replace(result.board, name=result.board.machine)
+            run = run_firmware(result.firmware_path, emulated, result.outputs)
             ours, label = run.outputs, result.board.name
         else:
             feeds, _ = complete_feeds(result.inputs, given)
             _report_made_up(result, given, feeds)
+            _progress("run on the host")
             ours, label = load_compiled(result)(*(feeds[s.name] for s in result.inputs)), "zant"
+    _progress("reference (onnx.reference.ReferenceEvaluator)")
     reference = reference_outputs(args.model, feeds)
+    _progress(f"done in {time.perf_counter() - started:.1f} s")
     np.set_printoptions(precision=6, suppress=True, linewidth=100, threshold=40)
     width = max(len(label), len("reference"))
     for signature, got, want in zip(result.outputs, ours, reference):

@@ -2,9 +2,11 @@
 
 Stages (each timed): import → the pass pipeline (`default_pipeline(target)` unless given) → Zig,
 header and plan JSON → `python -m ziglang` build → with `firmware`, an image `NAME.elf` for a
-QEMU board with the inputs embedded (`zant.backend.firmware`). Files are written into a private staging
-folder and moved into the output folder only when every stage has succeeded, so a failed
-compile never leaves a half-written `.zig` that looks valid.
+QEMU board with the inputs embedded (`zant.backend.firmware`). Between the passes and the Zig, the
+plan is checked against what the target can address and, for an image, against the board's memory
+(`zant.backend.limits`). Files are written into a private staging folder and moved into the output
+folder only when every stage has succeeded, so a failed compile never leaves a half-written `.zig`
+that looks valid.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +29,8 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
-from zant.backend.build import OPTIMIZE_MODES, Board, board_for
+from zant.backend.boards import Board, board_for
+from zant.backend.build import OPTIMIZE_MODES
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
 
@@ -73,8 +76,9 @@ class CompileOptions:
     pipeline: str | None = None  # None: `default_pipeline(target)`
     plugins: tuple[str, ...] = ()  # --load-passes: files or modules with passes the pipeline names
     firmware: bool = False  # also link NAME.elf for `board` (default: the target's board)
-    board: str | None = None
+    board: str | os.PathLike | Board | None = None  # a built-in board's name or a board file
     inputs: dict[str, np.ndarray] | None = None  # embedded in the image; missing ones are seeded
+    progress: Callable[[str], None] | None = None  # told each stage as it starts ("import m.onnx")
 
 
 @dataclass
@@ -177,7 +181,11 @@ def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[Tenso
 
 
 @contextmanager
-def _stage(timings: dict[str, float], stage: str) -> Iterator[None]:
+def _stage(
+    timings: dict[str, float], stage: str, progress: Callable[[str], None] | None = None, detail: str = ""
+) -> Iterator[None]:
+    if progress is not None:
+        progress(f"{stage} {detail}".strip())
     start = time.perf_counter()
     try:
         yield
@@ -204,15 +212,18 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
-    with _stage(timings, "import"):
+    progress = options.progress
+    with _stage(timings, "import", progress, str(model_path)):
         module = import_model(str(model_path), options.input_shapes)
         inputs, outputs = graph_signature(module)
-    with _stage(timings, "passes"):
+    which = "given pipeline" if options.pipeline else f"default pipeline of {options.target}"
+    with _stage(timings, "passes", progress, f"({which})"):
         run_pipeline(module, options.pipeline or default_pipeline(options.target), plugins=options.plugins)
-    with _stage(timings, "emit"):
-        zig_source, header, plan = emit_artifacts(module, name)
+    with _stage(timings, "emit", progress, f"{name}.zig, {name}.h, {name}.plan.json"):
+        plan = checked_plan(module, name, options.target, board)
         plan["inputs"] = [vars(t) for t in inputs]
         plan["outputs"] = [vars(t) for t in outputs]
+        zig_source, header = zig_and_header(module, name)
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -228,14 +239,15 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         library = None
         sizes = None
         if options.build:
-            with _stage(timings, "build"):
+            kind = "shared library" if options.target == "host" else "static library"
+            with _stage(timings, "build", progress, f"{options.optimize} {kind} for {options.target}"):
                 library = build_artifact(staging / f"{name}.zig", name, options.target, options.optimize)
                 sizes = section_sizes(library)
         firmware = feeds = None
         if board is not None:
             from zant.runtime import complete_feeds
 
-            with _stage(timings, "firmware"):
+            with _stage(timings, "firmware", progress, f"image {name}.elf for {board.label}"):
                 feeds, _ = complete_feeds(inputs, options.inputs or {})
                 firmware = build_image(staging, name, inputs, outputs, feeds, board, options.optimize)
         for path in staging.iterdir():
@@ -263,10 +275,31 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
 
 def emit_artifacts(module: ModuleOp, name: str) -> tuple[str, str, dict]:
     """The Zig source, the C header and the plan of a lowered, planned module."""
-    from zant.backend.plan import emit_header, emit_plan_json
+    from zant.backend.plan import emit_plan_json
+
+    return (*zig_and_header(module, name), emit_plan_json(module, name))
+
+
+def checked_plan(module: ModuleOp, name: str, target: str, board: Board | None = None) -> dict:
+    """The plan JSON of a planned module, once it is known to fit `target` (and `board`'s memory
+    for a firmware image): checked before any Zig is printed, so an impossible model stops here."""
+    from zant.backend.firmware import MIN_STACK
+    from zant.backend.limits import check_board_memory, check_target_limits
+    from zant.backend.plan import emit_plan_json
+
+    plan = emit_plan_json(module, name)
+    check_target_limits(module, plan, target)
+    if board is not None:
+        check_board_memory(plan, board, MIN_STACK)
+    return plan
+
+
+def zig_and_header(module: ModuleOp, name: str) -> tuple[str, str]:
+    """The Zig source and the C header of a lowered, planned module."""
+    from zant.backend.plan import emit_header
     from zant.backend.zig_printer import print_zig
 
-    return print_zig(module, name), emit_header(module, name), emit_plan_json(module, name)
+    return print_zig(module, name), emit_header(module, name)
 
 
 def library_file_name(name: str, target: str) -> str:

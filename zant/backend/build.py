@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from zant.errors import ZantError
@@ -83,81 +82,5 @@ def build_zig(
     return out_path
 
 
-@dataclass(frozen=True)
-class Region:
-    origin: int
-    size: int
-
-
-@dataclass(frozen=True)
-class Board:
-    """A QEMU machine a firmware image runs on: its core, memory map and emulator."""
-
-    name: str  # the QEMU machine (`-M`)
-    target: str  # a key of TARGETS
-    flash: Region  # vectors and code; the initial vector table address on Arm
-    ram: Region  # .data, .bss, then the stack up to the end
-    weights: Region | None = None  # .rodata and .data's load image when flash is too small
-
-    @property
-    def arch(self) -> str:
-        return "riscv" if self.target.startswith("riscv") else "arm"
-
-    @property
-    def fpu(self) -> bool:
-        """Whether the target's code uses an FPU that the startup code must switch on."""
-        flags = " ".join(TARGETS[self.target])
-        return "eabihf" in flags or "+f" in flags
-
-    @property
-    def qemu(self) -> str:
-        return "qemu-system-riscv32" if self.arch == "riscv" else "qemu-system-arm"
-
-
-KB = 1024
-MB = 1024 * KB
-_MPS2_FLASH, _MPS2_RAM = Region(0x0000_0000, 4 * MB), Region(0x2000_0000, 4 * MB)
-BOARDS: dict[str, Board] = {
-    b.name: b
-    for b in (
-        # nRF51: a Cortex-M0 runs the v6-M code of the M0+ target; 256 KB flash, 16 KB RAM.
-        Board("microbit", "cortex-m0plus", Region(0x0000_0000, 256 * KB), Region(0x2000_0000, 16 * KB)),
-        Board("mps2-an385", "cortex-m3", _MPS2_FLASH, _MPS2_RAM),
-        Board("mps2-an386", "cortex-m4", _MPS2_FLASH, _MPS2_RAM),
-        Board("mps2-an500", "cortex-m7", _MPS2_FLASH, _MPS2_RAM),
-        # Secure aliases: the M33 boots secure with its vector table at 0x10000000 (SSRAM1).
-        Board("mps2-an505", "cortex-m33", Region(0x1000_0000, 4 * MB), Region(0x3800_0000, 4 * MB)),
-        # SSE-300: code in the 512 KB ITCM (the boot vector table), weights in the 2 MB SRAM,
-        # data in the 4 MB internal SRAM (all secure aliases).
-        Board(
-            "mps3-an547", "cortex-m55", Region(0x1000_0000, 512 * KB), Region(0x3100_0000, 4 * MB),
-            weights=Region(0x1100_0000, 2 * MB),
-        ),
-        # QEMU's virt machine without firmware (-bios none) starts at the base of its RAM.
-        Board("virt", "riscv32", Region(0x8000_0000, 4 * MB), Region(0x8040_0000, 4 * MB)),
-    )
-}
-"""QEMU machine → board; `DEFAULT_BOARDS` picks one per target."""
-
-DEFAULT_BOARDS: dict[str, str] = {
-    "cortex-m0plus": "microbit",
-    "cortex-m3": "mps2-an385",
-    "cortex-m4": "mps2-an386",
-    "cortex-m7": "mps2-an500",
-    "cortex-m33": "mps2-an505",
-    "cortex-m55": "mps3-an547",
-    "riscv32": "virt",
-}
-
-
-def board_for(target: str, board: str | None = None) -> Board:
-    """The named board (which must have `target`'s core), or the target's default board."""
-    if board is None:
-        if target not in DEFAULT_BOARDS:
-            raise ZantError(f"a firmware image needs an MCU target, not '{target}' (choose from {', '.join(DEFAULT_BOARDS)})")
-        board = DEFAULT_BOARDS[target]
-    if board not in BOARDS:
-        raise ZantError(f"unknown board '{board}' (choose from {', '.join(BOARDS)})")
-    if BOARDS[board].target != target:
-        raise ZantError(f"board '{board}' has a {BOARDS[board].target} core, not {target}")
-    return BOARDS[board]
+# The boards live in boards.py; other modules import them from here too.
+from zant.backend.boards import BOARDS, DEFAULT_BOARDS, Board, Region, board_for  # noqa: E402, F401

@@ -1,0 +1,242 @@
+"""The boards a firmware image is linked for: the built-in QEMU machines and a user's board file.
+
+A board is a core (one of the MCU targets) and a memory map: flash (vectors and code, and the
+weights unless the board has a separate weights region), RAM (`.data`, `.bss`, then the stack up
+to its end), and the QEMU machine that runs its images, if any.
+
+A board file is a small TOML file (`--board my_board.toml`, see the README):
+
+    name = "stm32f411"                    # optional: the file's stem
+    core = "cortex-m4"
+    qemu = "mps2-an386"                   # optional: the QEMU machine (-M) that runs its images
+    flash = { origin = 0x0800_0000, size = "512 KB" }
+    ram = { origin = 0x2000_0000, size = "128 KB" }
+    weights = { origin = 0x9000_0000, size = "8 MB" }   # optional: where .rodata goes instead
+
+A mistake in it is one `ZantError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from zant.errors import ZantError
+
+KB = 1024
+MB = 1024 * KB
+
+ADDRESS_SPACE = 1 << 32
+"""Every MCU target is a 32-bit part."""
+
+
+@dataclass(frozen=True)
+class Region:
+    origin: int
+    size: int
+
+    @property
+    def end(self) -> int:
+        return self.origin + self.size
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board a firmware image is linked for: its core, memory map and emulator."""
+
+    name: str
+    target: str  # a key of `zant.backend.build.TARGETS`
+    flash: Region  # vectors and code; the initial vector table address on Arm
+    ram: Region  # .data, .bss, then the stack up to the end
+    weights: Region | None = None  # .rodata and .data's load image when flash is too small
+    machine: str | None = None  # the QEMU machine (`-M`) that runs its images; None: none does
+    source: Path | None = None  # the board file it was read from; None: built in
+
+    @property
+    def arch(self) -> str:
+        return "riscv" if self.target.startswith("riscv") else "arm"
+
+    @property
+    def fpu(self) -> bool:
+        """Whether the target's code uses an FPU that the startup code must switch on."""
+        from zant.backend.build import TARGETS  # build.py re-exports this module
+
+        flags = " ".join(TARGETS[self.target])
+        return "eabihf" in flags or "+f" in flags
+
+    @property
+    def qemu(self) -> str:
+        return "qemu-system-riscv32" if self.arch == "riscv" else "qemu-system-arm"
+
+    @property
+    def label(self) -> str:
+        """The board's name, and its file for a board file (for messages)."""
+        return self.name if self.source is None else f"{self.name} ({self.source})"
+
+
+def _machine(name: str, target: str, flash: Region, ram: Region, weights: Region | None = None) -> Board:
+    """A built-in board: a QEMU machine of the same name."""
+    return Board(name, target, flash, ram, weights, machine=name)
+
+
+_MPS2_FLASH, _MPS2_RAM = Region(0x0000_0000, 4 * MB), Region(0x2000_0000, 4 * MB)
+BOARDS: dict[str, Board] = {
+    b.name: b
+    for b in (
+        # nRF51: a Cortex-M0 runs the v6-M code of the M0+ target; 256 KB flash, 16 KB RAM.
+        _machine("microbit", "cortex-m0plus", Region(0x0000_0000, 256 * KB), Region(0x2000_0000, 16 * KB)),
+        _machine("mps2-an385", "cortex-m3", _MPS2_FLASH, _MPS2_RAM),
+        _machine("mps2-an386", "cortex-m4", _MPS2_FLASH, _MPS2_RAM),
+        _machine("mps2-an500", "cortex-m7", _MPS2_FLASH, _MPS2_RAM),
+        # Secure aliases: the M33 boots secure with its vector table at 0x10000000 (SSRAM1).
+        _machine("mps2-an505", "cortex-m33", Region(0x1000_0000, 4 * MB), Region(0x3800_0000, 4 * MB)),
+        # SSE-300: code in the 512 KB ITCM (the boot vector table), weights in the 2 MB SRAM,
+        # data in the 4 MB internal SRAM (all secure aliases).
+        _machine(
+            "mps3-an547", "cortex-m55", Region(0x1000_0000, 512 * KB), Region(0x3100_0000, 4 * MB),
+            weights=Region(0x1100_0000, 2 * MB),
+        ),
+        # QEMU's virt machine without firmware (-bios none) starts at the base of its RAM.
+        _machine("virt", "riscv32", Region(0x8000_0000, 4 * MB), Region(0x8040_0000, 4 * MB)),
+    )
+}
+"""QEMU machine → board; `DEFAULT_BOARDS` picks one per target."""
+
+DEFAULT_BOARDS: dict[str, str] = {
+    "cortex-m0plus": "microbit",
+    "cortex-m3": "mps2-an385",
+    "cortex-m4": "mps2-an386",
+    "cortex-m7": "mps2-an500",
+    "cortex-m33": "mps2-an505",
+    "cortex-m55": "mps3-an547",
+    "riscv32": "virt",
+}
+"""The MCU targets (every core a board may have) and the board each links for by default."""
+
+
+def find_board(spec: str | os.PathLike | Board) -> Board:
+    """A built-in board by name, or the board a file describes (a path, or any name ending in
+    `.toml`)."""
+    if isinstance(spec, Board):
+        return spec
+    if isinstance(spec, str) and spec in BOARDS:
+        return BOARDS[spec]
+    path = Path(spec)
+    if path.suffix == ".toml" or path.exists():
+        return load_board_file(path)
+    raise ZantError(f"unknown board '{spec}' (choose from {', '.join(BOARDS)}, or give a board file NAME.toml)")
+
+
+def board_for(target: str, board: str | os.PathLike | Board | None = None) -> Board:
+    """The given board (a name, a board file or a `Board`, which must have `target`'s core), or
+    the target's default board."""
+    if board is None:
+        if target not in DEFAULT_BOARDS:
+            raise ZantError(f"a firmware image needs an MCU target, not '{target}' (choose from {', '.join(DEFAULT_BOARDS)})")
+        return BOARDS[DEFAULT_BOARDS[target]]
+    found = find_board(board)
+    if found.target != target:
+        raise ZantError(f"board '{found.label}' has a {found.target} core, not {target}")
+    return found
+
+
+# -- board files -------------------------------------------------------------------------------
+
+_KEYS = ("name", "core", "qemu", "flash", "ram", "weights")
+_REGION_KEYS = ("origin", "size")
+_NAME = re.compile(r"[A-Za-z0-9_.+-]+")  # it appears in the linker script and generated comments
+_BYTES = re.compile(r"(0[xX][0-9a-fA-F][0-9a-fA-F_]*|[0-9][0-9_]*)\s*(B|K|KB|KiB|M|MB|MiB)?")
+_UNITS = {None: 1, "B": 1, "K": KB, "KB": KB, "KiB": KB, "M": MB, "MB": MB, "MiB": MB}
+_ALIGNMENT = 8  # the stack starts at the end of RAM, and Arm's and RISC-V's ABIs align it to 8
+
+
+def load_board_file(path: str | os.PathLike) -> Board:
+    """The board a TOML board file describes (see the module docstring)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as file:
+            table = tomllib.load(file)
+    except OSError as error:
+        raise ZantError(f"cannot read board file {path}: {error.strerror or error}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ZantError(f"board file {path}: not valid TOML: {error}") from error
+
+    def fail(field: str, problem: str) -> ZantError:
+        return ZantError(f"board file {path}: {field}: {problem}")
+
+    for key in table:
+        if key not in _KEYS:
+            raise fail(key, f"unknown key (expected {', '.join(_KEYS)})")
+    name = table.get("name", path.stem)
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise fail("name", f"{name!r} is not a board name (letters, digits, '_', '.', '+', '-')")
+    core = table.get("core")
+    if core is None:
+        raise fail("core", f"missing (one of {', '.join(DEFAULT_BOARDS)})")
+    if not isinstance(core, str) or core not in DEFAULT_BOARDS:
+        raise fail("core", f"unknown core {core!r} (choose from {', '.join(DEFAULT_BOARDS)})")
+    machine = table.get("qemu")
+    if machine is not None and (not isinstance(machine, str) or not _NAME.fullmatch(machine)):
+        raise fail("qemu", f"{machine!r} is not a QEMU machine name (`qemu-system-arm -M help` lists them)")
+
+    def region(key: str, required: bool) -> Region | None:
+        entry = table.get(key)
+        if entry is None:
+            if required:
+                raise fail(key, "missing region (a table with origin and size)")
+            return None
+        if not isinstance(entry, dict):
+            raise fail(key, "expected a table with origin and size")
+        for field in entry:
+            if field not in _REGION_KEYS:
+                raise fail(f"{key}.{field}", "unknown key (expected origin, size)")
+        for field in _REGION_KEYS:
+            if field not in entry:
+                raise fail(f"{key}.{field}", "missing")
+        origin, size = (_byte_count(entry[f], lambda problem, f=f: fail(f"{key}.{f}", problem)) for f in _REGION_KEYS)
+        if size == 0:
+            raise fail(f"{key}.size", "must be more than 0")
+        for field, value in (("origin", origin), ("size", size)):
+            if value % _ALIGNMENT:
+                raise fail(f"{key}.{field}", f"0x{value:x} is not a multiple of {_ALIGNMENT}")
+        if origin + size > ADDRESS_SPACE:
+            raise fail(key, f"0x{origin:x} + {size:,} B ends beyond the 32-bit address space")
+        return Region(origin, size)
+
+    regions = {key: region(key, key != "weights") for key in ("flash", "ram", "weights")}
+    placed = [(key, r) for key, r in regions.items() if r is not None]
+    for i, (key, r) in enumerate(placed):
+        for other, s in placed[:i]:
+            if r.origin < s.end and s.origin < r.end:
+                raise fail(key, f"overlaps {other} (0x{r.origin:x}..0x{r.end:x} and 0x{s.origin:x}..0x{s.end:x})")
+    flash, ram = regions["flash"], regions["ram"]
+    assert flash is not None and ram is not None
+    return Board(name, core, flash, ram, regions["weights"], machine=machine, source=path)
+
+
+def _byte_count(value: object, fail) -> int:
+    """An address or size: a TOML integer (0x… too) or a string such as "512 KB" or "0x800"."""
+    if isinstance(value, bool):
+        raise fail(f"{value!r} is not a byte count")
+    if isinstance(value, int):
+        if value < 0:
+            raise fail(f"{value} is negative")
+        return value
+    if isinstance(value, str):
+        found = _BYTES.fullmatch(value.strip())
+        if found:
+            digits = found.group(1).replace("_", "")
+            number = int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)
+            return number * _UNITS[found.group(2)]
+    raise fail(f"{value!r} is not a byte count (an integer such as 0x2000_0000, or a string such as \"128 KB\")")
+
+
+def format_bytes(size: int) -> str:
+    """A region size as a datasheet writes it: 16 KB, 4 MB, or bytes."""
+    for unit, scale in (("MB", MB), ("KB", KB)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size:,} B"

@@ -1,0 +1,116 @@
+"""What a target and a board can hold: the checks a compile makes before it prints any Zig.
+
+Sizes and indices in the generated code are the target's `isize` (index values are `isize`, see
+`zig_printer`), and LLVM assumes no object is larger than that either; so no tensor, arena or
+loop index may exceed `maxInt(isize)`: 2,147,483,647 on the 32-bit microcontrollers, and on the
+host that of the machine running Zant. Left unchecked, such a model compiles to a header that
+promises a 2^50-element input to a 32-bit part.
+
+A firmware image must also fit its board: the arenas, the embedded inputs and outputs and a
+minimum stack (what the plan already knows; the code only the linker does) against the board's
+RAM, flash and weights region.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+
+from zant.backend.boards import Board, format_bytes
+from zant.dialects.uop import ConstOp, RangeOp
+from zant.errors import ZantError
+
+HOST_BITS = struct.calcsize("P") * 8
+EMBEDDED_ALIGNMENT = 16
+"""Each embedded input and output buffer of a firmware image is `align(16)`."""
+
+
+def address_bits(target: str) -> int:
+    """The pointer width of `target`: every MCU target is a 32-bit part."""
+    return HOST_BITS if target == "host" else 32
+
+
+def largest_object(target: str) -> int:
+    """The most bytes (and the largest index) one object may have on `target`: `maxInt(isize)`."""
+    return (1 << (address_bits(target) - 1)) - 1
+
+
+def check_target_limits(module: ModuleOp, plan: dict, target: str) -> None:
+    """Raise `ZantError` naming the first tensor, arena or loop of a planned module (`plan` is
+    its plan JSON) that cannot exist on `target`."""
+    limit = largest_object(target)
+    bits = address_bits(target)
+    beyond = f"{target} is a {bits}-bit target, where no object exceeds {limit:,} B"
+    for tensor in plan["tensors"]:
+        if tensor["size"] > limit:
+            raise ZantError(f"{tensor['role']} tensor '{tensor['name']}' needs {tensor['size']:,} B; {beyond}")
+    for arena in plan["arenas"]:
+        if arena["size"] > limit:
+            raise ZantError(f"the {arena['role']} arena needs {arena['size']:,} B; {beyond}")
+    together = sum(a["size"] for a in plan["arenas"]) + sum(
+        t["size"] for t in plan["tensors"] if t["role"] in ("input", "output")
+    )
+    if together > 1 << bits:
+        raise ZantError(
+            f"the arenas, inputs and outputs need {together:,} B together, more than the "
+            f"{1 << bits:,} B address space of {target}"
+        )
+    for op in module.walk():
+        if isinstance(op, RangeOp):
+            bound = max(abs(op.start.data), abs(op.end.data))
+        elif (
+            isinstance(op, ConstOp) and isinstance(op.result.type, IndexType) and isinstance(op.value, IntegerAttr)
+        ):
+            bound = abs(op.value.value.data)
+        else:
+            continue
+        if bound > limit:
+            what = "a loop counts to" if isinstance(op, RangeOp) else "an index reaches"
+            raise ZantError(
+                f"{what} {bound:,} (a broadcast or a loop over too many elements); indices on "
+                f"{target} ({bits}-bit) are at most {limit:,}"
+            )
+
+
+def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
+    """Raise `ZantError` if what a firmware image of `plan` needs in RAM (scratch and persistent
+    arenas, outputs, `min_stack`) or in flash / the weights region (weights and embedded inputs)
+    exceeds the board's, saying which memory, the bytes needed and by how much it misses."""
+
+    def embedded(role: str) -> int:
+        return sum(_align(t["size"]) for t in plan["tensors"] if t["role"] == role)
+
+    arenas = {a["role"]: a["size"] for a in plan["arenas"]}
+    needs = [
+        ("RAM", board.ram, [
+            ("scratch arena", arenas.get("scratch", 0)),
+            ("persistent arena", arenas.get("persistent", 0)),
+            ("outputs", embedded("output")),
+            ("stack", min_stack),
+        ]),
+        (
+            "weights region" if board.weights else "flash",
+            board.weights or board.flash,
+            [("weights", arenas.get("constant", 0)), ("inputs", embedded("input"))],
+        ),
+    ]
+    problems = []
+    for memory, region, parts in needs:
+        total = sum(size for _, size in parts)
+        if total > region.size:
+            terms = " + ".join(f"{label} {size:,} B" for label, size in parts if size)
+            code = " even without the code" if memory == "flash" else ""
+            capacity = format_bytes(region.size)
+            if not capacity.endswith(" B"):
+                capacity += f" ({region.size:,} B)"
+            problems.append(
+                f"{terms} = {total:,} B do not fit the {capacity} {memory} of "
+                f"{board.label}{code}: {total - region.size:,} B over"
+            )
+    if problems:
+        raise ZantError("; ".join(problems))
+
+
+def _align(size: int) -> int:
+    return -(-size // EMBEDDED_ALIGNMENT) * EMBEDDED_ALIGNMENT
