@@ -70,6 +70,40 @@ def test_run_prints_outputs_beside_reference(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "reference" in result.stdout
     assert "max abs error 0" in result.stdout
+    # ReleaseFast by default, and each stage told on stderr as it starts, in order.
+    stages = [line.split()[1] for line in result.stderr.splitlines()]
+    assert stages == ["building", "import", "passes", "emit", "build", "run", "reference", "done"], result.stderr
+    assert result.stderr.startswith(
+        "zant: building ReleaseFast for host (--safe adds bounds and overflow checks)\n"
+        f"zant: import {tmp_path / 'm.onnx'}\n"
+        "zant: passes (default pipeline of host)\n"
+    )
+    assert "zant: build ReleaseFast shared library for host\n" in result.stderr
+
+
+def test_run_safe_builds_release_safe(tmp_path):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    result = run_zant("run", tmp_path / "m.onnx", "--safe")
+    assert result.returncode == 0, result.stderr
+    assert "zant: building ReleaseSafe for host (bounds and overflow checked)" in result.stderr
+    assert "zant: build ReleaseSafe shared library for host" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "flags, mode",
+    [([], "ReleaseFast"), (["--safe"], "ReleaseSafe"), (["-O", "Debug"], "Debug"),
+     (["--safe", "-O", "ReleaseSafe"], "ReleaseSafe")],
+)
+def test_run_build_mode(flags, mode):
+    from zant.tools.cli import _run_mode, make_parser
+
+    assert _run_mode(make_parser().parse_args(["run", "m.onnx", *flags])) == mode
+
+
+def test_run_safe_contradicting_optimize(tmp_path):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    result = run_zant("run", tmp_path / "m.onnx", "--safe", "-O", "ReleaseSmall")
+    assert_clean_error(result, "--safe means -O ReleaseSafe, not -O ReleaseSmall")
 
 
 def test_missing_file(tmp_path):
