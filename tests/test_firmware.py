@@ -2,14 +2,18 @@
 
 Each image prints its outputs through semihosting; they must equal the host build's on the same
 inputs. Tests that run QEMU skip (saying how to install it) where it is missing. The default run
-covers the Cortex-M4 board; every other board runs under `-m slow` (these tests skip otherwise,
-so a plain `pytest` stays fast even without a `-m 'not slow'` default).
+covers the Cortex-M4 and Cortex-M55 boards in every `-O` mode; every other board runs under
+`-m slow` (these tests skip otherwise, so a plain `pytest` stays fast even without a
+`-m 'not slow'` default).
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +21,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from zant.backend.build import BOARDS, DEFAULT_BOARDS, board_for, build_zig
+from zant.backend.build import BOARDS, DEFAULT_BOARDS, OPTIMIZE_MODES, board_for, build_zig
 from zant.backend.firmware import (
     build_firmware,
     count_instructions,
@@ -27,9 +31,9 @@ from zant.backend.firmware import (
     run_image,
     write_firmware,
 )
-from zant.driver import CompileOptions, TensorSignature, compile_model
+from zant.driver import CompileOptions, CompileResult, TensorSignature, build_image, compile_model
 from zant.errors import ZantError
-from zant.runtime import load_compiled
+from zant.runtime import complete_feeds, load_compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGITS = ROOT / "examples" / "digits" / "digits_cnn.onnx"
@@ -139,11 +143,6 @@ def test_digits_on_cortex_m4_equals_host_build(tmp_path):
     assert 10_000 < count == count_instructions(firmware.board, firmware.firmware_path)
 
 
-def test_mlperf_tiny_kws_on_cortex_m4_equals_host_build(tmp_path):
-    onnx.save(MODELS["kws"](), tmp_path / "kws.onnx")
-    run_on_board(tmp_path / "kws.onnx", "cortex-m4", tmp_path, rtol=1e-4, atol=1e-5)
-
-
 def test_mlperf_tiny_kws_int8_on_cortex_m4_equals_host_build(tmp_path):
     firmware, _ = run_on_board(int8_kws(tmp_path), "cortex-m4", tmp_path, rtol=0, atol=0, pipeline=INT8_PIPELINE)
     # The folded model: int8 activations in a scratch arena below TVM/USMP's 17,232 B for KWS.
@@ -208,13 +207,87 @@ def test_cli_compile_firmware_and_run_under_qemu(tmp_path):
     assert "stack" in ran.stdout
 
 
+# -- every -O mode ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Reference:
+    """A model, the inputs its images embed and the host build's outputs on them."""
+
+    path: Path
+    feeds: dict[str, np.ndarray]
+    expected: list[np.ndarray]
+
+
+class ModeModels:
+    """Each model's host reference and each target's generated sources, made once per module:
+    an image per mode then costs only its link (the `-O` mode changes nothing before the build)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    @cache
+    def reference(self, model: str) -> Reference:
+        if model == "digits":
+            path = DIGITS
+            given = {"image": np.load(ROOT / "examples" / "digits" / "digits_heldout.npz")["images"][3][None]}
+        else:
+            path = self.folder / f"{model}.onnx"
+            onnx.save(MODELS[model](), path)
+            given = {}
+        host = compile_model(path, self.folder / model / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
+        feeds, _ = complete_feeds(host.inputs, given)
+        expected = load_compiled(host)(*(feeds[s.name] for s in host.inputs))
+        return Reference(path, feeds, expected)
+
+    @cache
+    def sources(self, model: str, target: str) -> CompileResult:
+        folder = self.folder / model / target
+        return compile_model(self.reference(model).path, folder, CompileOptions(name="net", target=target, build=False))
+
+
+@pytest.fixture(scope="module")
+def mode_models(tmp_path_factory) -> ModeModels:
+    return ModeModels(tmp_path_factory.mktemp("modes"))
+
+
+def check_image_in_mode(models: ModeModels, model: str, target: str, optimize: str) -> None:
+    """Link `model`'s image for `target` in `optimize` mode, as `zant compile --firmware` does,
+    run it and compare its outputs with the host build's."""
+    board = board_for(target)
+    require_qemu(board.name)
+    reference, sources = models.reference(model), models.sources(model, target)
+    folder = sources.zig_path.parent / optimize
+    folder.mkdir()
+    shutil.copy(sources.zig_path, folder)
+    elf = build_image(folder, "net", sources.inputs, sources.outputs, reference.feeds, board, optimize)
+    run = run_firmware(elf, board, sources.outputs)
+    for index, (got, want) in enumerate(zip(run.outputs, reference.expected, strict=True)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"output {index}, {target} {optimize}")
+    assert 0 < run.stack_bytes < board.ram.size
+
+
+# 16 images in ~160 s on two loaded cores, half of it KWS (MLPerf-Tiny's float DS-CNN) in
+# ReleaseSafe (~30 s per image); its other modes take a few seconds each, Debug's run under QEMU ~1 s.
+@pytest.mark.parametrize("optimize", OPTIMIZE_MODES)
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
+@pytest.mark.parametrize("model", ["digits", "kws"])
+def test_image_runs_in_every_mode(mode_models, model, target, optimize):
+    check_image_in_mode(mode_models, model, target, optimize)
+
+
 # -- the other boards (slow) -----------------------------------------------------------------------
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", sorted(set(DEFAULT_BOARDS) - {"cortex-m4"}))
-def test_digits_on_every_board(tmp_path, slow, target):
-    run_on_board(DIGITS, target, tmp_path)
+@pytest.mark.parametrize("optimize", OPTIMIZE_MODES)
+@pytest.mark.parametrize("target", sorted(set(DEFAULT_BOARDS) - {"cortex-m4", "cortex-m55"}))
+@pytest.mark.parametrize("model", ["digits", "kws"])
+def test_image_runs_in_every_mode_on_other_boards(mode_models, slow, model, target, optimize):
+    if model == "kws" and target == "cortex-m0plus":
+        pytest.skip("the micro:bit's 16 KB of RAM cannot hold float KWS's 64 KB arena")
+    check_image_in_mode(mode_models, model, target, optimize)
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@
 `write_firmware(out_dir, name, inputs, outputs, feeds, board)` writes beside `NAME.zig`:
 
 * `NAME.firmware.zig`, the root of the image: a vector table (Arm) or `_start` (RISC-V), startup
-  (enable the FPU, copy `.data`, zero `.bss`, paint the stack), the inputs as `@embedFile`s of
+  (paint the stack, enable the FPU, copy `.data`, zero `.bss`), the inputs as `@embedFile`s of
   `NAME.input<i>.bin`, a call to `NAME_predict`, then one semihosting line per output
   `OUTPUT <index> <hex of its little-endian bytes>`, a line `STACK <bytes>` (the high-water mark
   of the painted stack) and an exit with status 0, or 1 if `NAME_predict` failed (a panic, such as
@@ -70,8 +70,6 @@ fn semihost(op: usize, arg: usize) usize {
 }''',
 }
 
-_STACK_POINTER = {"arm": "mov %[sp], sp", "riscv": "mv %[sp], sp"}
-
 _ENTRY = {
     "arm": '''\
 fn fault() callconv(.c) noreturn {{
@@ -84,7 +82,29 @@ export const {name}_vectors linksection(".vectors") = [_]*const anyopaque{{
     @ptrCast(&fault), @ptrCast(&fault), @ptrCast(&fault),
 }};
 
-/// Before any other code: the FPU on (float code would fault without it) and, on RISC-V, the trap vector.
+/// Reset: the whole stack painted while nothing is on it yet, then startup. Naked, registers only:
+/// a compiled function may push its frame after reading `sp` (shrink-wrapping, as ReleaseFast
+/// does) and so paint over its own return address. Thumb-1 instructions, for the Cortex-M0+ too.
+export fn {name}_reset() callconv(.naked) noreturn {{
+    asm volatile (
+        \\\\ldr r0, =__stack_bottom
+        \\\\ldr r1, =__stack_top
+        \\\\ldr r2, ={paint}
+        \\\\1:
+        \\\\cmp r0, r1
+        \\\\bhs 2f
+        \\\\str r2, [r0]
+        \\\\adds r0, #4
+        \\\\b 1b
+        \\\\2:
+        \\\\bl %[startup]
+        \\\\.ltorg
+        :
+        : [startup] "X" (&startup),
+    );
+}}
+
+/// First once the stack is painted: the FPU on (float code would fault without it) and, on RISC-V, the trap vector.
 fn initCore() void {{
     if (!{fpu}) return;
     const cpacr: *volatile u32 = @ptrFromInt(0xE000_ED88);
@@ -96,14 +116,27 @@ fn fault() align(4) callconv(.c) noreturn {{
     exit(EXIT_FAULT);
 }}
 
+/// Reset: the stack pointer set and the whole stack painted while nothing is on it yet, then
+/// startup. Naked, registers only: a compiled function may push its frame after reading `sp` and so
+/// paint over its own return address.
 export fn _start() linksection(".text.start") callconv(.naked) noreturn {{
     asm volatile (
         \\\\la sp, __stack_top
-        \\\\j {name}_reset
+        \\\\la t0, __stack_bottom
+        \\\\li t1, {paint}
+        \\\\1:
+        \\\\bgeu t0, sp, 2f
+        \\\\sw t1, 0(t0)
+        \\\\addi t0, t0, 4
+        \\\\j 1b
+        \\\\2:
+        \\\\tail %[startup]
+        :
+        : [startup] "X" (&startup),
     );
 }}
 
-/// Before any other code: the FPU on (float code would fault without it) and, on RISC-V, the trap vector.
+/// First once the stack is painted: the FPU on (float code would fault without it) and, on RISC-V, the trap vector.
 fn initCore() void {{
     asm volatile ("csrw mtvec, %[handler]"
         :
@@ -199,19 +232,6 @@ fn repeatCount() usize {{
     return @max(count, 1);
 }}
 
-fn stackPointer() usize {{
-    return asm volatile ("{stack_pointer}"
-        : [sp] "=r" (-> usize),
-    );
-}}
-
-/// Fills the free stack below the current frame with PAINT.
-noinline fn paintStack() void {{
-    const bottom: [*]volatile u32 = @ptrCast(@alignCast(&__stack_bottom));
-    const words = (stackPointer() - @intFromPtr(&__stack_bottom)) / 4;
-    for (0..words) |i| bottom[i] = PAINT;
-}}
-
 /// Bytes of stack ever used: from the top down to the lowest word no longer painted.
 fn stackHighWater() usize {{
     const bottom: [*]volatile u32 = @ptrCast(@alignCast(&__stack_bottom));
@@ -220,7 +240,8 @@ fn stackHighWater() usize {{
     return @intFromPtr(&__stack_top) - @intFromPtr(&bottom[i]);
 }}
 
-export fn {name}_reset() callconv(.c) noreturn {{
+/// Called by the reset code once the stack is painted.
+fn startup() callconv(.c) noreturn {{
     initCore();
     const data_len = @intFromPtr(&__data_end) - @intFromPtr(&__data_start);
     const data: [*]u8 = @ptrCast(&__data_start);
@@ -228,7 +249,6 @@ export fn {name}_reset() callconv(.c) noreturn {{
     @memcpy(data[0..data_len], load[0..data_len]);
     const bss: [*]u8 = @ptrCast(&__bss_start);
     @memset(bss[0 .. @intFromPtr(&__bss_end) - @intFromPtr(&__bss_start)], 0);
-    paintStack();
     exit(run());
 }}
 
@@ -295,10 +315,10 @@ def firmware_source(name: str, inputs: Sequence[Tensor], outputs: Sequence[Tenso
             "",
             _RUNTIME.format(
                 name=name, arguments=arguments, print_outputs=print_outputs, paint=PAINT,
-                semihosting=_SEMIHOSTING[board.arch], stack_pointer=_STACK_POINTER[board.arch],
+                semihosting=_SEMIHOSTING[board.arch],
                 **EXIT_STATUS,
             ),
-            entry.format(name=name, fpu=fpu),
+            entry.format(name=name, fpu=fpu, paint=f"0x{PAINT:08X}"),
             "",
         ]
     )
@@ -370,7 +390,8 @@ def write_firmware(
 
 def build_firmware(root: Path, name: str, board: Board, optimize: str) -> Path:
     """Link `NAME.firmware.zig` (and the model it imports) into `NAME.elf`."""
-    script = root.parent / f"{name}.ld"
+    # Absolute: Zig links with the output folder as its working directory.
+    script = (root.parent / f"{name}.ld").resolve()
     return build_zig(root, root.parent / f"{name}.elf", board.target, optimize, "exe", extra=("-T", str(script)))
 
 
