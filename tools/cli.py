@@ -209,7 +209,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "(qemu = \"mps2-an386\"), or build its image with `zant compile --firmware`"
             )
     where = f"{target} on {board.label} under QEMU" if board else target
-    checks = "bounds and overflow checked" if optimize == "ReleaseSafe" else "--safe adds bounds and overflow checks"
+    checked = optimize in ("ReleaseSafe", "Debug")
+    checks = "bounds and overflow checked" if checked else "--safe adds bounds and overflow checks"
     _progress(f"building {optimize} for {where} ({checks})")
     with tempfile.TemporaryDirectory(prefix="zant-run-") as out_dir:
         options = _options(
