@@ -11,6 +11,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from zant.driver import TensorSignature
+from zant.errors import ZantError
 from zant.passes.onnx_to_uop import supported_ops
 from zant.tools import conformance
 
@@ -115,7 +116,7 @@ def test_pipeline_option_compiles_with_it_and_is_reported(tmp_path):
     saved = json.loads(report.read_text())
     assert saved["pipeline"] == pipeline and saved["command"].endswith(f"--pipeline '{pipeline}'")
     assert [r["status"] for r in saved["cases"]] == ["pass"]
-    assert f"Pass pipeline: `{pipeline}`." in md.read_text()
+    assert f"Target: `host`; pass pipeline: `{pipeline}`." in md.read_text()
     # A pipeline the driver refuses is every compiled case's compile error, named.
     node = helper.make_node("Relu", ["x"], ["y"])
     case = _case([node], [_f32("x", [2])], [_f32("y", [2])], data_sets=[([np.ones(2, np.float32)], [np.ones(2, np.float32)])])
@@ -153,6 +154,33 @@ def test_unknown_target_is_one_error_line(tmp_path, capsys):
     assert conformance.main(["--target", "cortex-m99", "--output-json", str(report)]) == 1
     assert capsys.readouterr().err.strip().startswith("zant: error: unknown target 'cortex-m99'")
     assert not report.exists()
+
+
+def _record(index, op, status, reason=""):
+    return {**conformance.asdict(conformance.Record(index=index, name=f"test_{op.lower()}_{index}", op=op)),
+            "status": status, "reason": reason}
+
+
+def test_beside_report_is_shown_side_by_side(tmp_path):
+    """`--beside REPORT`: the totals of both runs in one table, the cases whose status differs,
+    and per operator both pass counts."""
+    ours = [_record(0, "Relu", "pass"), _record(1, "Relu", "pass"), _record(2, "Conv", "pass")]
+    theirs = [_record(0, "Relu", "pass"), _record(1, "Relu", "trap", "trap: the process killed by SIGILL"),
+              _record(2, "Conv", "pass")]
+    path = tmp_path / "docs" / "mcu.json"
+    path.parent.mkdir()
+    conformance.write_json(theirs, {"target": "cortex-m4", "pipeline": "P", "seconds": 3.0}, path, "zant conformance --target cortex-m4")
+    beside = conformance._load_beside(str(path), str(tmp_path / "docs" / "report.md"))
+    md = conformance.render_markdown(ours, {"target": "host", "pipeline": "H"}, "zant conformance", beside=beside)
+    assert "| | host | cortex-m4 |" in md and "| traps | 0 | 1 |" in md and "| passed | 3 | 2 |" in md
+    assert "`cortex-m4`: `P`, from `zant conformance --target cortex-m4`" in md and "(mcu.json)" in md
+    assert "| test_relu_1 | Relu | pass | trap: trap: the process killed by SIGILL |" in md
+    assert "| Relu | 2 | 2 | 1 | all pass |" in md and "| Conv | 1 | 1 | 1 | all pass |" in md
+    alone = conformance.render_markdown(ours, {"target": "host", "pipeline": "H"}, "zant conformance")
+    assert "| Relu | 2 | 2 | all pass |" in alone and "cortex-m4" not in alone
+    (tmp_path / "bad.json").write_text("[]")
+    with pytest.raises(ZantError, match="not a conformance JSON report"):
+        conformance._load_beside(str(tmp_path / "bad.json"), None)
 
 
 def test_compile_errors_that_name_missing_lowerings_count_as_unsupported():

@@ -838,6 +838,12 @@ def run_conformance(
 
 
 DEFAULT_REPORT = Path(__file__).resolve().parent.parent / "docs" / "onnx-conformance.json"
+MCU_REPORT = DEFAULT_REPORT.with_name("onnx-conformance-mcu.json")
+"""The committed reports of the host pipeline and of the MCU pipeline (`--target cortex-m4`)."""
+
+
+def committed_report(target: str) -> Path:
+    return DEFAULT_REPORT if target == "host" else MCU_REPORT
 
 
 def representative_slice(report_path: Path = DEFAULT_REPORT, per_operator: int = 1) -> frozenset[str]:
@@ -934,7 +940,77 @@ def arena_summary(records: list[dict]) -> list[str]:
     return lines
 
 
-def render_markdown(records: list[dict], stats: dict, command: str, note: str | None = None) -> str:
+@dataclass
+class Beside:
+    """Another run's JSON report (e.g. the MCU pipeline's), shown side by side with this run."""
+
+    report: dict
+    link: str  # its path relative to the Markdown file
+
+    @property
+    def target(self) -> str:
+        return self.report.get("target", "host")
+
+    def passed_by_operator(self) -> dict[str, int]:
+        counts = collections.Counter(r["op"] for r in self.report["cases"] if r["status"] == "pass")
+        return {r["op"]: counts[r["op"]] for r in self.report["cases"]}
+
+
+def _pass_rates(t: dict, label: str = "") -> list[str]:
+    lines = []
+    in_scope = t["cases"] - t["out of scope"]
+    if in_scope:
+        lines += ["", f"{label}Passed {t['passed']} of {in_scope} in-scope cases ({100 * t['passed'] / in_scope:.1f} %)."]
+    if t["numeric cases"]:
+        lines += [
+            "",
+            f"{label}Passed {t['numeric passed']} of the {t['numeric cases']} numeric cases "
+            f"({100 * t['numeric passed'] / t['numeric cases']:.1f} %).",
+        ]
+    return lines
+
+
+def totals_section(records: list[dict], stats: dict, beside: Beside | None) -> list[str]:
+    """The totals of this run, beside those of the other report if given (and the cases whose
+    status differs between the two)."""
+    t = totals(records)
+    if beside is None:
+        return ["## Totals", "", "| | cases |", "|---|---:|", *(f"| {k} | {v} |" for k, v in t.items()), *_pass_rates(t)]
+    ours, theirs = stats.get("target", "host"), beside.target
+    if ours == theirs:
+        theirs += " (beside)"
+    b = beside.report["totals"]
+    lines = [
+        "## Totals",
+        "",
+        f"`{ours}`: the pass pipeline above. `{theirs}`: `{beside.report.get('pipeline')}`, from "
+        f"`{beside.report.get('command')}` ({beside.report.get('seconds', 0):.0f} s; [per-case records]({beside.link})).",
+        "",
+        f"| | {ours} | {theirs} |",
+        "|---|---:|---:|",
+        *(f"| {k} | {v} | {b.get(k, '–')} |" for k, v in t.items()),
+        *_pass_rates(t, f"`{ours}`: "),
+        *_pass_rates(b, f"`{theirs}`: "),
+    ]
+    others = {r["name"]: r for r in beside.report["cases"]}
+    differ = [(r, others[r["name"]]) for r in records if r["name"] in others and r["status"] != others[r["name"]]["status"]]
+    if not differ:
+        return lines + ["", "Every case has the same status in both runs."]
+    lines += ["", "Cases whose status differs:", "", f"| case | operator | {ours} | {theirs} |", "|---|---|---|---|"]
+    return lines + [
+        f"| {r['name']} | {r['op']} | {r['status']} | {o['status']}: {_md_escape(_one_line(o['reason'], 200))} |"
+        for r, o in differ
+    ]
+
+
+def render_markdown(
+    records: list[dict],
+    stats: dict,
+    command: str,
+    note: str | None = None,
+    json_link: str | None = None,
+    beside: Beside | None = None,
+) -> str:
     import onnx
 
     t = totals(records)
@@ -955,23 +1031,10 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
         "\"numeric cases\": every graph input and output is a tensor of float32/16/64, (u)int8/16/32/64",
         "or bool: the element types the compiler targets. Cases on other types (float8, int4, bfloat16 …)",
         "still run and count in the other totals.",
-        "Per-case records: [onnx-conformance.json](onnx-conformance.json).",
+        *([f"Per-case records: [{Path(json_link).name}]({json_link})."] if json_link else []),
         "",
-        "## Totals",
-        "",
-        "| | cases |",
-        "|---|---:|",
+        *totals_section(records, stats, beside),
     ]
-    lines += [f"| {k} | {v} |" for k, v in t.items()]
-    in_scope = t["cases"] - t["out of scope"]
-    if in_scope:
-        lines += ["", f"Passed {t['passed']} of {in_scope} in-scope cases ({100 * t['passed'] / in_scope:.1f} %)."]
-    if t["numeric cases"]:
-        lines += [
-            "",
-            f"Passed {t['numeric passed']} of the {t['numeric cases']} numeric cases "
-            f"({100 * t['numeric passed'] / t['numeric cases']:.1f} %).",
-        ]
 
     lines += arena_summary(records)
 
@@ -984,7 +1047,17 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
         lines += ["", "## Failures among compiled cases", "", "| cases | cause |", "|---:|---|"]
         lines += [f"| {n} | {_md_escape(c)} |" for c, n in causes[:30]]
 
-    lines += ["", "## Per operator", "", "| operator | cases | passed | status / notes |", "|---|---:|---:|---|"]
+    beside_passed = beside.passed_by_operator() if beside else None
+    if beside_passed is None:
+        lines += ["", "## Per operator", "", "| operator | cases | passed | status / notes |", "|---|---:|---:|---|"]
+    else:
+        ours, theirs = stats.get("target", "host"), beside.target
+        lines += [
+            "", "## Per operator", "",
+            f"Status and notes are `{ours}`'s.", "",
+            f"| operator | cases | passed ({ours}) | passed ({theirs}) | status / notes |",
+            "|---|---:|---:|---:|---|",
+        ]
     by_op: dict[str, list[dict]] = collections.defaultdict(list)
     for r in records:
         by_op[r["op"]].append(r)
@@ -1003,7 +1076,8 @@ def render_markdown(records: list[dict], stats: dict, command: str, note: str | 
                 if r["status"] != "pass"
             )
             note = "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common(3))
-        lines.append(f"| {op} | {len(group)} | {passed} | {_md_escape(_one_line(note, 400))} |")
+        other = "" if beside_passed is None else f" {beside_passed.get(op, '–')} |"
+        lines.append(f"| {op} | {len(group)} | {passed} |{other} {_md_escape(_one_line(note, 400))} |")
 
     out_of_scope = [r for r in records if r["status"] == "out_of_scope"]
     if out_of_scope:
@@ -1020,10 +1094,11 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--slice",
         nargs="?",
-        const=str(DEFAULT_REPORT),
+        const="",
         default=None,
         metavar="REPORT",
-        help="only the first passing case of each operator in REPORT (default: the committed docs/onnx-conformance.json)",
+        help="only the first passing case of each operator in REPORT (default: the target's committed report, "
+        "docs/onnx-conformance.json or, for a microcontroller, docs/onnx-conformance-mcu.json)",
     )
     parser.add_argument(
         "--target", default="host", metavar="T",
@@ -1041,6 +1116,10 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--work-dir", default=None, metavar="DIR", help="keep the generated files here")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     parser.add_argument("--note", default=None, help="a line for the Markdown report (e.g. the commit measured)")
+    parser.add_argument(
+        "--beside", default=None, metavar="REPORT",
+        help="another run's JSON report (e.g. --target cortex-m4's) to show side by side in the Markdown report",
+    )
     parser.set_defaults(handler=cmd_conformance)
     return parser
 
@@ -1057,14 +1136,16 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     quiet = getattr(args, "quiet", False)
     progress = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     jobs = max(1, args.jobs)
-    names = representative_slice(Path(args.slice)) if args.slice else None
     pipeline = getattr(args, "pipeline", None)
     target = getattr(args, "target", "host")
+    slice_report = getattr(args, "slice", None)
+    names = representative_slice(Path(slice_report or committed_report(target))) if slice_report is not None else None
+    beside = _load_beside(args.beside, args.output_md) if getattr(args, "beside", None) else None
     records, stats = run_conformance(
         args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline, target
     )
     stats["jobs"] = jobs
-    command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if args.slice else "")
+    command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if slice_report is not None else "")
     command += f" --target {target}" if target != "host" else ""
     command += f" --pipeline '{pipeline}'" if pipeline else ""
     t = totals(records)
@@ -1072,8 +1153,27 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     if args.output_json:
         write_json(records, stats, args.output_json, command)
     if args.output_md:
-        Path(args.output_md).write_text(render_markdown(records, stats, command, args.note), encoding="utf-8")
+        json_link = _relative_link(args.output_json, args.output_md) if args.output_json else None
+        markdown = render_markdown(records, stats, command, args.note, json_link, beside)
+        Path(args.output_md).write_text(markdown, encoding="utf-8")
     return 0
+
+
+def _relative_link(path: str | Path, markdown: str | Path) -> str:
+    return os.path.relpath(Path(path).resolve(), Path(markdown).resolve().parent)
+
+
+def _load_beside(path: str, markdown: str | None) -> Beside:
+    """The --beside report, read before the run so a bad path fails at once."""
+    from zant.errors import ZantError
+
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ZantError(f"cannot read --beside {path}: {_one_line(error, 120)}") from error
+    if not isinstance(report, dict) or not {"cases", "totals"} <= report.keys():
+        raise ZantError(f"--beside {path} is not a conformance JSON report (no cases and totals)")
+    return Beside(report, _relative_link(path, markdown) if markdown else str(path))
 
 
 def main(argv: list[str] | None = None) -> int:
