@@ -956,15 +956,19 @@ class Beside:
         return {r["op"]: counts[r["op"]] for r in self.report["cases"]}
 
 
-def _pass_rates(t: dict, label: str = "") -> list[str]:
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "–"
+
+
+def _pass_rates(t: dict) -> list[str]:
     lines = []
     in_scope = t["cases"] - t["out of scope"]
     if in_scope:
-        lines += ["", f"{label}Passed {t['passed']} of {in_scope} in-scope cases ({100 * t['passed'] / in_scope:.1f} %)."]
+        lines += ["", f"Passed {t['passed']} of {in_scope} in-scope cases ({100 * t['passed'] / in_scope:.1f} %)."]
     if t["numeric cases"]:
         lines += [
             "",
-            f"{label}Passed {t['numeric passed']} of the {t['numeric cases']} numeric cases "
+            f"Passed {t['numeric passed']} of the {t['numeric cases']} numeric cases "
             f"({100 * t['numeric passed'] / t['numeric cases']:.1f} %).",
         ]
     return lines
@@ -989,8 +993,10 @@ def totals_section(records: list[dict], stats: dict, beside: Beside | None) -> l
         f"| | {ours} | {theirs} |",
         "|---|---:|---:|",
         *(f"| {k} | {v} | {b.get(k, '–')} |" for k, v in t.items()),
-        *_pass_rates(t, f"`{ours}`: "),
-        *_pass_rates(b, f"`{theirs}`: "),
+        f"| in-scope cases passed | {_percent(t['passed'], t['cases'] - t['out of scope'])} "
+        f"| {_percent(b['passed'], b['cases'] - b['out of scope'])} |",
+        f"| numeric cases passed | {_percent(t['numeric passed'], t['numeric cases'])} "
+        f"| {_percent(b['numeric passed'], b['numeric cases'])} |",
     ]
     others = {r["name"]: r for r in beside.report["cases"]}
     differ = [(r, others[r["name"]]) for r in records if r["name"] in others and r["status"] != others[r["name"]]["status"]]
