@@ -158,13 +158,25 @@ export fn net_predict(x: [*]const f32, y: [*]f32) callconv(.c) i32 {{
 """
 
 
+# 32 KB of stack: more than the micro:bit's 16 KB of RAM.
+STACK_OVERFLOW = """\
+var big: [32768]u8 = undefined;
+    const v: *volatile [32768]u8 = &big;
+    for (0..v.len) |i| v[i] = @truncate(i);
+    return v[0];"""
+
+
 @pytest.mark.parametrize(
-    "body, status, printed",
-    [("return 7;", "status 1 (predict)", "ERROR net_predict returned 7"), ('@panic("boom");', "status 2 (panic)", "PANIC boom")],
+    "board_name, body, status, printed",
+    [
+        ("mps2-an386", "return 7;", "status 1 (predict)", "ERROR net_predict returned 7"),
+        ("mps2-an386", '@panic("boom");', "status 2 (panic)", "PANIC boom"),
+        ("microbit", STACK_OVERFLOW, "locked up", "the stack overflows RAM"),
+    ],
 )
-def test_a_failing_predict_exits_non_zero(tmp_path, body, status, printed):
-    require_qemu("mps2-an386")
-    board = BOARDS["mps2-an386"]
+def test_a_failing_predict_exits_non_zero(tmp_path, board_name, body, status, printed):
+    require_qemu(board_name)
+    board = BOARDS[board_name]
     (tmp_path / "net.zig").write_text(FAKE_MODEL.format(body=body))
     signature = [TensorSignature("x", [1], "float32")], [TensorSignature("y", [1], "float32")]
     root = write_firmware(tmp_path, "net", *signature, [np.ones(1, np.float32)], board)
@@ -268,8 +280,8 @@ def check_image_in_mode(models: ModeModels, model: str, target: str, optimize: s
     assert 0 < run.stack_bytes < board.ram.size
 
 
-# 16 images in ~160 s on two loaded cores, half of it KWS (MLPerf-Tiny's float DS-CNN) in
-# ReleaseSafe (~30 s per image); its other modes take a few seconds each, Debug's run under QEMU ~1 s.
+# 16 images in ~35 s on two loaded cores; the slowest, KWS (MLPerf-Tiny's float DS-CNN) in
+# ReleaseSafe, links in ~7 s, and its Debug image runs in ~1 s under QEMU.
 @pytest.mark.parametrize("optimize", OPTIMIZE_MODES)
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
 @pytest.mark.parametrize("model", ["digits", "kws"])
@@ -287,6 +299,9 @@ def test_image_runs_in_every_mode(mode_models, model, target, optimize):
 def test_image_runs_in_every_mode_on_other_boards(mode_models, slow, model, target, optimize):
     if model == "kws" and target == "cortex-m0plus":
         pytest.skip("the micro:bit's 16 KB of RAM cannot hold float KWS's 64 KB arena")
+    if (model, target, optimize) == ("digits", "cortex-m0plus", "Debug"):
+        # Unoptimized frames: 12.6 KB of stack on the M4, more in Thumb-1; 13.8 KB are left.
+        pytest.skip("digits' Debug stack overflows the micro:bit's 16 KB of RAM (the image locks up)")
     check_image_in_mode(mode_models, model, target, optimize)
 
 
