@@ -138,11 +138,6 @@ def test_conformance_reports_and_work_dir(folder, spell):
     assert list((folder / "work").glob("batch000/*.zig"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="build.py passes ZANT_CACHE_DIR to Zig as given, and Zig runs in the output folder: "
-    "a relative cache lands inside it (in the driver's staging folder, deleted after each compile)",
-)
 def test_relative_cache_dir_is_read_from_the_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ZANT_CACHE_DIR", "cache")

@@ -69,7 +69,8 @@ def build_zig(
     out_path = Path(out_path).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     local_cache = out_path.parent / ".zig-cache"
-    global_cache = Path(cache_dir) if cache_dir is not None else default_global_cache()
+    # Resolved here: Zig runs in the output folder, where a relative path would mean another place.
+    global_cache = (Path(cache_dir) if cache_dir is not None else default_global_cache()).resolve()
     command = [
         sys.executable, "-m", "ziglang", *KINDS[kind], str(Path(zig_path).resolve()),
         f"-O{optimize}", *TARGETS[target], f"-femit-bin={out_path}",
