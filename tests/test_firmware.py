@@ -23,13 +23,16 @@ from onnx import TensorProto, helper, numpy_helper
 
 from zant.backend.build import BOARDS, DEFAULT_BOARDS, OPTIMIZE_MODES, board_for, build_zig
 from zant.backend.firmware import (
+    ImageModel,
     build_firmware,
     count_instructions,
     linker_script,
     qemu_missing,
     run_firmware,
     run_image,
+    run_models,
     write_firmware,
+    write_image,
 )
 from zant.driver import CompileOptions, CompileResult, TensorSignature, build_image, compile_model
 from zant.errors import ZantError
@@ -136,7 +139,7 @@ def test_digits_on_cortex_m4_equals_host_build(tmp_path):
     sizes = firmware.firmware_sizes
     weights = sum(a["size"] for a in firmware.plan["arenas"] if a["role"] == "constant")
     assert sizes is not None and sizes["flash"] >= sizes[".rodata"] >= weights > 0
-    assert "OUTPUT 0 " in run.stdout and "STACK " in run.stdout
+    assert "OUTPUT net 0 " in run.stdout and "STACK " in run.stdout
     # Measured, exactly: the same image executes the same instructions every time.
     assert firmware.board is not None and firmware.firmware_path is not None
     count = count_instructions(firmware.board, firmware.firmware_path)
@@ -169,8 +172,8 @@ var big: [32768]u8 = undefined;
 @pytest.mark.parametrize(
     "board_name, body, status, printed",
     [
-        ("mps2-an386", "return 7;", "status 1 (predict)", "ERROR net_predict returned 7"),
-        ("mps2-an386", '@panic("boom");', "status 2 (panic)", "PANIC boom"),
+        ("mps2-an386", "return 7;", "status 1 (predict)", "ERROR net returned 7"),
+        ("mps2-an386", '@panic("boom");', "status 2 (panic)", "PANIC net boom"),
         ("microbit", STACK_OVERFLOW, "locked up", "the stack overflows RAM"),
     ],
 )
@@ -217,6 +220,74 @@ def test_cli_compile_firmware_and_run_under_qemu(tmp_path):
     assert ran.returncode == 0, ran.stderr
     assert "mps2-an386 [ 0.5  1.5  2.5" in ran.stdout and "max abs error 0\n" in ran.stdout
     assert "stack" in ran.stdout
+
+
+# -- several models in one image ------------------------------------------------------------------
+
+
+def test_an_image_needs_distinct_models_with_sources(tmp_path):
+    board = BOARDS["mps2-an386"]
+    (tmp_path / "a.zig").write_text("")
+    with pytest.raises(ZantError, match=r"distinct names, not \['a', 'a'\]"):
+        write_image(tmp_path, "image", [ImageModel("a", [], []), ImageModel("a", [], [])], board)
+    with pytest.raises(ZantError, match=r"image 'image': no b.zig in"):
+        write_image(tmp_path, "image", [ImageModel("a", [], []), ImageModel("b", [], [])], board)
+    assert [p.name for p in tmp_path.iterdir()] == ["a.zig"]
+
+
+def test_several_models_in_one_image_equal_their_host_builds(tmp_path):
+    require_qemu("mps2-an386")
+    board = BOARDS["mps2-an386"]
+    onnx.save(add_model(3), tmp_path / "add.onnx")
+    image = np.load(ROOT / "examples" / "digits" / "digits_heldout.npz")["images"][5][None]
+    models, expected = [], {}
+    for name, path, given in [("add", tmp_path / "add.onnx", {}), ("digits", DIGITS, {"image": image})]:
+        sources = compile_model(path, tmp_path / "image", CompileOptions(name=name, target="cortex-m4", build=False))
+        host = compile_model(path, tmp_path / "host", CompileOptions(name=name, optimize="ReleaseSafe"))
+        feeds, _ = complete_feeds(sources.inputs, given)
+        models.append(ImageModel(name, sources.inputs, sources.outputs, [feeds[s.name] for s in sources.inputs]))
+        expected[name] = load_compiled(host)(*(feeds[s.name] for s in host.inputs))
+    root = write_image(tmp_path / "image", "image", models, board)
+    run = run_models(build_firmware(root, "image", board, "ReleaseFast"), board, models)
+    assert run.errors == {} and run.not_run == [] and run.stack_bytes is not None and run.stack_bytes > 0
+    assert list(run.outputs) == ["add", "digits"]
+    for name, want in expected.items():
+        for got, ref in zip(run.outputs[name], want, strict=True):
+            np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+FAKE_STEP = """\
+export fn {name}_predict(x: [*]const f32, y: [*]f32) callconv(.c) i32 {{
+    y[0] = x[0] + 1;
+    {body}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "body, error, not_run",
+    [
+        ("return -7;", "returned -7", []),
+        ('@panic("boom");', "panic: boom", ["after"]),
+        ('asm volatile ("udf #0");\n    return 0;', "fault", ["after"]),
+    ],
+    ids=["error", "panic", "fault"],
+)
+def test_a_failing_model_is_named_and_the_others_keep_their_outputs(tmp_path, body, error, not_run):
+    require_qemu("mps2-an386")
+    board = BOARDS["mps2-an386"]
+    bodies = {"before": "return 0;", "failing": body, "after": "return 0;"}
+    for name, text in bodies.items():
+        (tmp_path / f"{name}.zig").write_text(FAKE_STEP.format(name=name, body=text))
+    signature = [TensorSignature("x", [1], "float32")], [TensorSignature("y", [1], "float32")]
+    models = [ImageModel(name, *signature, [np.full(1, 0.5, np.float32)]) for name in bodies]
+    root = write_image(tmp_path, "image", models, board)
+    run = run_models(build_firmware(root, "image", board, "ReleaseSafe"), board, models)
+    assert run.errors == {"failing": error} and run.not_run == not_run
+    assert {name: out[0].tolist() for name, out in run.outputs.items()} == {
+        name: [1.5] for name in ["before", "after"] if name not in not_run
+    }
+    assert (run.stack_bytes is None) == bool(not_run)
 
 
 # -- every -O mode ---------------------------------------------------------------------------------

@@ -1,20 +1,30 @@
-"""Firmware images: a generated model, embedded inputs and a thin runtime, run under QEMU.
+"""Firmware images: generated models, embedded inputs and a thin runtime, run under QEMU.
 
-`write_firmware(out_dir, name, inputs, outputs, feeds, board)` writes beside `NAME.zig`:
+`write_image(out_dir, name, models, board)` writes the sources of an image holding one or several
+models, each an `ImageModel(name, inputs, outputs, feeds)` whose generated `MODEL.zig` sits in
+`out_dir` (every exported symbol starts with `MODEL_`, so they link side by side):
 
 * `NAME.firmware.zig`, the root of the image: a vector table (Arm) or `_start` (RISC-V), startup
-  (paint the stack, enable the FPU, copy `.data`, zero `.bss`), the inputs as `@embedFile`s of
-  `NAME.input<i>.bin`, a call to `NAME_predict`, then one semihosting line per output
-  `OUTPUT <index> <hex of its little-endian bytes>`, a line `STACK <bytes>` (the high-water mark
-  of the painted stack) and an exit with status 0, or 1 if `NAME_predict` failed (a panic, such as
-  a ReleaseSafe bounds check, exits with 2 and a fault with 3);
+  (paint the stack, enable the FPU, copy `.data`, zero `.bss`), each model's inputs as
+  `@embedFile`s of `MODEL.input<i>.bin`; then, for each model in turn, a call to `MODEL_predict`
+  and one semihosting line per output `OUTPUT <model> <index> <hex of its little-endian bytes>`,
+  or `ERROR <model> returned <status>` if it returned non-zero (the next model still runs); then
+  a line `STACK <bytes>` (the high-water mark of the painted stack) and an exit with status 0,
+  or 1 if any model returned non-zero. A panic (such as a ReleaseSafe bounds check) prints
+  `PANIC <model> <message>` and exits with 2, a fault `FAULT <model>` and 3: the models after it
+  do not run;
 * `NAME.ld`, the linker script of the board's memory map.
 
-`build_zig(..., kind="exe")` links them into `NAME.elf` with the pinned Zig. `run_firmware` runs an
-image under QEMU and decodes its outputs; `count_instructions` measures the instructions one
-`NAME_predict` executes, exactly, with a TCG plugin (`insn_plugin.zig`, built with the same Zig):
-the image runs `NAME_predict` once and then twice (the count is read from the semihosting command
-line), and the difference is the cost of one call.
+`write_firmware(out_dir, name, inputs, outputs, feeds, board)` is the image of the one model
+`name`. `build_firmware(root, name, board, optimize)` links `NAME.elf` with the pinned Zig.
+
+`run_models(elf, board, models)` runs an image under QEMU and returns an `ImageRun`: each model's
+outputs, or why it has none (`errors`, `not_run`); `parse_output(stdout, models)` decodes what an
+image printed. `run_firmware(elf, board, outputs)` runs a one-model image and raises `ZantError`
+unless it succeeded. `count_instructions` measures the instructions one `MODEL_predict` executes,
+exactly, with a TCG plugin (`insn_plugin.zig`, built with the same Zig): the image runs its models
+once and then twice (the count is read from the semihosting command line), and the difference is
+the cost of one call of each.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ import math
 import re
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -73,7 +83,7 @@ fn semihost(op: usize, arg: usize) usize {
 _ENTRY = {
     "arm": '''\
 fn fault() callconv(.c) noreturn {{
-    exit(EXIT_FAULT);
+    reportFault();
 }}
 
 // Initial stack pointer, reset, then NMI, HardFault, MemManage, BusFault and UsageFault.
@@ -113,7 +123,7 @@ fn initCore() void {{
 }}''',
     "riscv": '''\
 fn fault() align(4) callconv(.c) noreturn {{
-    exit(EXIT_FAULT);
+    reportFault();
 }}
 
 /// Reset: the stack pointer set and the whole stack painted while nothing is on it yet, then
@@ -211,13 +221,35 @@ fn writeHex(bytes: []const u8) void {{
     }}
 }}
 
+/// The model whose `MODEL_predict` runs, for the PANIC and FAULT lines.
+var running: []const u8 = "(startup)";
+
 pub const panic = std.debug.FullPanic(onPanic);
 fn onPanic(message: []const u8, first_trace_address: ?usize) noreturn {{
     _ = first_trace_address;
     write("PANIC ");
+    write(running);
+    write(" ");
     write(message);
     write("\\n");
     exit(EXIT_PANIC);
+}}
+
+fn reportFault() noreturn {{
+    write("FAULT ");
+    write(running);
+    write("\\n");
+    exit(EXIT_FAULT);
+}}
+
+/// A model's `MODEL_predict` returned non-zero: one line, then the next model.
+fn failed(status: i32) u32 {{
+    write("ERROR ");
+    write(running);
+    write(if (status < 0) " returned -" else " returned ");
+    writeDecimal(@abs(status));
+    write("\\n");
+    return EXIT_PREDICT;
 }}
 
 /// How many times to run the model: the last word of the semihosting command line, or 1.
@@ -253,19 +285,23 @@ fn startup() callconv(.c) noreturn {{
 }}
 
 fn run() u32 {{
-    for (0..repeatCount()) |_| {{
-        const status = {name}_predict({arguments});
-        if (status != 0) {{
-            write("ERROR {name}_predict returned ");
-            writeDecimal(@bitCast(@as(isize, status)));
-            write("\\n");
-            return EXIT_PREDICT;
-        }}
-    }}
-{print_outputs}    write("STACK ");
+    const repeat = repeatCount();
+    var status: u32 = 0;
+{run_models}    write("STACK ");
     writeDecimal(stackHighWater());
     write("\\n");
-    return 0;
+    return status;
+}}
+'''
+
+_RUN_MODEL = '''\
+fn run_{model}(repeat: usize) u32 {{
+    running = "{model}";
+    for (0..repeat) |_| {{
+        const status = {model}_predict({arguments});
+        if (status != 0) return failed(status);
+    }}
+{print_outputs}    return 0;
 }}
 '''
 
@@ -286,39 +322,57 @@ def input_file(name: str, index: int) -> str:
     return f"{name}.input{index}.bin"
 
 
-def firmware_source(name: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor], board: Board) -> str:
-    """The Zig root of the image of model `name` (whose `NAME.zig` sits beside it)."""
-    fpu = "true" if board.fpu else "false"
+@dataclass(frozen=True)
+class ImageModel:
+    """One model of an image: its generated `NAME.zig` beside the image's root, its signature
+    and the inputs embedded for it (`feeds`, in input order; only `write_image` reads them)."""
+
+    name: str
+    inputs: Sequence[Tensor]
+    outputs: Sequence[Tensor]
+    feeds: Sequence[np.ndarray] = ()
+
+
+def _model_source(model: ImageModel) -> str:
+    """A model's declarations and the function that runs it and prints its outputs."""
+    name, inputs, outputs = model.name, model.inputs, model.outputs
     buffers = [
-        f'const input{i}: [{nbytes(t)}]u8 align(16) = @embedFile("{input_file(name, i)}").*;'
+        f'const {name}_input{i}: [{nbytes(t)}]u8 align(16) = @embedFile("{input_file(name, i)}").*;'
         for i, t in enumerate(inputs)
-    ] + [f"var output{i}: [{nbytes(t)}]u8 align(16) = undefined;" for i, t in enumerate(outputs)]
+    ] + [f"var {name}_output{i}: [{nbytes(t)}]u8 align(16) = undefined;" for i, t in enumerate(outputs)]
     arguments = ", ".join(
-        [f"&input{i}" for i in range(len(inputs))] + [f"&output{i}" for i in range(len(outputs))]
+        [f"&{name}_input{i}" for i in range(len(inputs))] + [f"&{name}_output{i}" for i in range(len(outputs))]
     )
     parameters = ", ".join(["*const anyopaque"] * len(inputs) + ["*anyopaque"] * len(outputs))
     print_outputs = "".join(
-        f'    write("OUTPUT {i} ");\n    writeHex(&output{i});\n    write("\\n");\n'
+        f'    write("OUTPUT {name} {i} ");\n    writeHex(&{name}_output{i});\n    write("\\n");\n'
         for i in range(len(outputs))
     )
-    entry = _ENTRY[board.arch]
+    return "\n".join(
+        [
+            "// Through its C ABI entry point (analysing the file exports it).",
+            f'comptime {{ _ = @import("{name}.zig"); }}',
+            f"extern fn {name}_predict({parameters}) callconv(.c) i32;",
+            *buffers,
+            _RUN_MODEL.format(model=name, arguments=arguments, print_outputs=print_outputs),
+        ]
+    )
+
+
+def firmware_source(name: str, models: Sequence[ImageModel], board: Board) -> str:
+    """The Zig root of image `name`, which runs `models` in turn."""
+    fpu = "true" if board.fpu else "false"
+    run_models = "".join(f"    if (run_{m.name}(repeat) != 0) status = EXIT_PREDICT;\n" for m in models)
     return "\n".join(
         [
             f"// {name}.firmware.zig: generated by zant for {board.name} ({board.target}). Do not edit.",
             'const std = @import("std");',
             "",
-            "// The model, through its C ABI entry point (analysing the file exports it).",
-            f'comptime {{ _ = @import("{name}.zig"); }}',
-            f"extern fn {name}_predict({parameters}) callconv(.c) i32;",
-            "",
-            *buffers,
-            "",
+            *(_model_source(m) for m in models),
             _RUNTIME.format(
-                name=name, arguments=arguments, print_outputs=print_outputs, paint=PAINT,
-                semihosting=_SEMIHOSTING[board.arch],
-                **EXIT_STATUS,
+                name=name, run_models=run_models, paint=PAINT, semihosting=_SEMIHOSTING[board.arch], **EXIT_STATUS
             ),
-            entry.format(name=name, fpu=fpu, paint=f"0x{PAINT:08X}"),
+            _ENTRY[board.arch].format(name=name, fpu=fpu, paint=f"0x{PAINT:08X}"),
             "",
         ]
     )
@@ -372,6 +426,32 @@ SECTIONS {{
 """
 
 
+def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: Board) -> Path:
+    """Write the sources of image `name`, which runs `models` (each `MODEL.zig` already in
+    `out_dir`), and their inputs; return the Zig root."""
+    from zant.backend.names import validate_prefix
+
+    validate_prefix(name)
+    names = [validate_prefix(m.name) for m in models]
+    if not models or len(set(names)) != len(names):
+        raise ZantError(f"an image needs models of distinct names, not {names}")
+    missing = [f"{n}.zig" for n in names if not (out_dir / f"{n}.zig").is_file()]
+    if missing:
+        raise ZantError(f"image '{name}': no {', '.join(missing)} in {out_dir}")
+    for model in models:
+        for index, (tensor, array) in enumerate(zip(model.inputs, model.feeds, strict=True)):
+            dense = np.ascontiguousarray(array, dtype=np.dtype(tensor.dtype).newbyteorder("<"))
+            if list(dense.shape) != list(tensor.shape):
+                raise ZantError(
+                    f"{model.name}: input '{tensor.name}' has shape {list(dense.shape)}, expected {tensor.shape}"
+                )
+            (out_dir / input_file(model.name, index)).write_bytes(dense.tobytes())
+    (out_dir / f"{name}.ld").write_text(linker_script(name, board), encoding="utf-8")
+    root = out_dir / f"{name}.firmware.zig"
+    root.write_text(firmware_source(name, models, board), encoding="utf-8")
+    return root
+
+
 def write_firmware(
     out_dir: Path,
     name: str,
@@ -380,16 +460,8 @@ def write_firmware(
     feeds: Sequence[np.ndarray],
     board: Board,
 ) -> Path:
-    """Write the image's sources beside `out_dir/NAME.zig`; return the Zig root."""
-    for index, (tensor, array) in enumerate(zip(inputs, feeds, strict=True)):
-        dense = np.ascontiguousarray(array, dtype=np.dtype(tensor.dtype).newbyteorder("<"))
-        if list(dense.shape) != list(tensor.shape):
-            raise ZantError(f"input '{tensor.name}' has shape {list(dense.shape)}, expected {tensor.shape}")
-        (out_dir / input_file(name, index)).write_bytes(dense.tobytes())
-    (out_dir / f"{name}.ld").write_text(linker_script(name, board), encoding="utf-8")
-    root = out_dir / f"{name}.firmware.zig"
-    root.write_text(firmware_source(name, inputs, outputs, board), encoding="utf-8")
-    return root
+    """Write the sources of the image of the one model `name` beside `out_dir/NAME.zig`."""
+    return write_image(out_dir, name, [ImageModel(name, inputs, outputs, feeds)], board)
 
 
 def build_firmware(root: Path, name: str, board: Board, optimize: str) -> Path:
@@ -441,15 +513,34 @@ def qemu_command(board: Board, elf: Path, repeat: int = 1, plugin: Path | None =
 
 @dataclass
 class FirmwareRun:
+    """What the image of one model printed."""
+
     outputs: list[np.ndarray]
     stack_bytes: int
     stdout: str
 
 
+@dataclass
+class ImageRun:
+    """What an image of several models printed: each model's outputs, or why it has none."""
+
+    outputs: dict[str, list[np.ndarray]]  # the models that returned 0
+    errors: dict[str, str]  # the models that failed: "returned 7", "panic: <message>" or "fault"
+    not_run: list[str]  # the models after a panic or a fault
+    stack_bytes: int | None  # None after a panic or a fault
+    stdout: str
+
+
 def run_image(
-    board: Board, elf: Path, repeat: int = 1, plugin: Path | None = None, timeout: float = 600
+    board: Board,
+    elf: Path,
+    repeat: int = 1,
+    plugin: Path | None = None,
+    timeout: float = 600,
+    statuses: Collection[int] = (0,),
 ) -> subprocess.CompletedProcess:
-    """Run an image under QEMU; raise `ZantError` with its output unless it exits with status 0."""
+    """Run an image under QEMU; raise `ZantError` with its output unless it exits with one of
+    `statuses`."""
     missing = qemu_missing(board)
     if missing:
         raise ZantError(missing)
@@ -459,7 +550,7 @@ def run_image(
         )
     except subprocess.TimeoutExpired as error:
         raise ZantError(f"{elf.name} did not finish within {timeout:.0f} s on {board.name}") from error
-    if result.returncode != 0:
+    if result.returncode not in statuses:
         meaning = {v: k for k, v in EXIT_STATUS.items()}.get(result.returncode, "qemu")
         if "Lockup" in result.stderr:  # the fault handler's own push faulted
             meaning = "locked up: a fault while entering the fault handler, as when the stack overflows RAM"
@@ -470,26 +561,59 @@ def run_image(
     return result
 
 
-_OUTPUT_LINE = re.compile(r"^OUTPUT (\d+) ([0-9a-f]*)$", re.MULTILINE)
+_OUTPUT_LINE = re.compile(r"^OUTPUT (\w+) (\d+) ([0-9a-f]*)$", re.MULTILINE)
+_ERROR_LINE = re.compile(r"^ERROR (\w+) returned (-?\d+)$", re.MULTILINE)
+_STOP_LINE = re.compile(r"^(PANIC|FAULT) (\S+) ?(.*)$", re.MULTILINE)
 _STACK_LINE = re.compile(r"^STACK (\d+)$", re.MULTILINE)
 
 
-def parse_output(stdout: str, outputs: Sequence[Tensor]) -> FirmwareRun:
-    """The outputs and the stack high-water mark an image printed."""
-    found = {int(index): bytes.fromhex(data) for index, data in _OUTPUT_LINE.findall(stdout)}
+def _incomplete(what: str, stdout: str) -> ZantError:
+    return ZantError(f"the image printed no complete result {what}:\n{stdout.strip()[-2000:]}")
+
+
+def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
+    """Each model's outputs (or why it has none) and the stack high-water mark an image printed."""
+    printed: dict[str, dict[int, bytes]] = {m.name: {} for m in models}
+    for model, index, data in _OUTPUT_LINE.findall(stdout):
+        printed.setdefault(model, {})[int(index)] = bytes.fromhex(data)
+    errors = {model: f"returned {status}" for model, status in _ERROR_LINE.findall(stdout)}
+    stop = _STOP_LINE.search(stdout)
+    if stop is not None:
+        errors[stop[2]] = f"panic: {stop[3]}" if stop[1] == "PANIC" else "fault"
+    outputs: dict[str, list[np.ndarray]] = {}
+    not_run = []
+    for model in models:
+        found = printed[model.name]
+        if model.name in errors:
+            continue
+        if sorted(found) == list(range(len(model.outputs))):
+            outputs[model.name] = [
+                np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype).reshape(t.shape)
+                for i, t in enumerate(model.outputs)
+            ]
+        elif stop is not None and not found:
+            not_run.append(model.name)
+        else:
+            raise _incomplete(f"for {model.name}", stdout)
     stack = _STACK_LINE.search(stdout)
-    if sorted(found) != list(range(len(outputs))) or stack is None:
-        raise ZantError(f"the image printed no complete result:\n{stdout.strip()[-2000:]}")
-    arrays = [
-        np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype).reshape(t.shape)
-        for i, t in enumerate(outputs)
-    ]
-    return FirmwareRun(arrays, int(stack.group(1)), stdout)
+    if stack is None and stop is None:
+        raise _incomplete("(no STACK line)", stdout)
+    return ImageRun(outputs, errors, not_run, None if stack is None else int(stack[1]), stdout)
+
+
+def run_models(elf: Path, board: Board, models: Sequence[ImageModel], timeout: float = 600) -> ImageRun:
+    """Run an image of several models once under QEMU: a model that fails is in the result's
+    `errors`; only QEMU's own failures (a lockup, a timeout) raise `ZantError`."""
+    result = run_image(board, elf, timeout=timeout, statuses=tuple(EXIT_STATUS.values()))
+    return parse_output(result.stdout, models)
 
 
 def run_firmware(elf: Path, board: Board, outputs: Sequence[Tensor], timeout: float = 600) -> FirmwareRun:
-    """Run an image once under QEMU and decode what it printed."""
-    return parse_output(run_image(board, elf, timeout=timeout).stdout, outputs)
+    """Run the image of one model (`NAME.elf` of model NAME) once under QEMU and decode its
+    outputs; raise `ZantError` unless it succeeded."""
+    run = parse_output(run_image(board, elf, timeout=timeout).stdout, [ImageModel(elf.stem, (), outputs)])
+    assert run.stack_bytes is not None  # status 0: no panic, no fault
+    return FirmwareRun(run.outputs[elf.stem], run.stack_bytes, run.stdout)
 
 
 # -- exact instruction counts ----------------------------------------------------------------------
@@ -518,5 +642,6 @@ def executed_instructions(board: Board, elf: Path, repeat: int) -> int:
 
 
 def count_instructions(board: Board, elf: Path) -> int:
-    """Instructions one `NAME_predict` call executes (the image run twice minus run once)."""
+    """Instructions one call of each model's `MODEL_predict` executes (the image run twice minus
+    run once)."""
     return executed_instructions(board, elf, 2) - executed_instructions(board, elf, 1)
