@@ -14,7 +14,6 @@ shows the Python traceback instead.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 import tempfile
@@ -225,9 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             feeds = result.feeds
             _report_made_up(result, given, feeds)
             _progress(f"run on {result.board.machine} under QEMU")
-            # qemu_command runs `-M board.name`: a board file's QEMU machine has another name.
-            emulated = dataclasses.replace(result.board, name=result.board.machine)
-            run = run_firmware(result.firmware_path, emulated, result.outputs)
+            run = run_firmware(result.firmware_path, result.board, result.outputs)
             ours, label = run.outputs, result.board.name
         else:
             feeds, _ = complete_feeds(result.inputs, given)

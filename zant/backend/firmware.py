@@ -490,6 +490,8 @@ def image_sizes(elf: Path) -> dict[str, int]:
 
 def qemu_missing(board: Board) -> str | None:
     """Why `board`'s emulator cannot run here (a message with the install command), or None."""
+    if board.machine is None:
+        return f"board '{board.name}' names no QEMU machine to run its images on (a board file's `qemu` key)"
     if shutil.which(board.qemu) is None:
         return f"{board.qemu} not found; {QEMU_INSTALL_HINT}"
     return None
@@ -499,7 +501,7 @@ def qemu_command(board: Board, elf: Path, repeat: int = 1, plugin: Path | None =
     # The last semihosting argument is how many times the image runs the model.
     # Semihosting writes to stdout (through a chardev), QEMU's own log (the plugin) to stderr.
     command = [
-        board.qemu, "-M", board.name, "-display", "none", "-monitor", "none", "-serial", "none",
+        board.qemu, "-M", board.machine, "-display", "none", "-monitor", "none", "-serial", "none",
         "-chardev", "stdio,id=semihosting",
         "-semihosting-config", f"enable=on,target=native,chardev=semihosting,arg={elf.stem},arg={repeat}",
         "-kernel", str(elf),
