@@ -178,6 +178,13 @@ def test_invalid_name_prefix(tmp_path):
     assert_clean_error(run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--name", "1-bad name"))
 
 
+def test_output_folder_that_is_a_file(tmp_path):
+    onnx.save(add_relu_model(), tmp_path / "m.onnx")
+    (tmp_path / "out").write_text("not a folder")
+    assert_clean_error(run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--no-build"), "is a file")
+    assert (tmp_path / "out").read_text() == "not a folder"
+
+
 def test_debug_shows_traceback(tmp_path):
     result = run_zant("compile", tmp_path / "nope.onnx", "-o", tmp_path / "out", "--debug")
     assert result.returncode != 0

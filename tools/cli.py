@@ -151,11 +151,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_firmware(result: CompileResult) -> str:
+def format_firmware(result: CompileResult, kept: bool = True) -> str:
+    """The image's line of the summary; `kept` False when it was built in a folder since deleted."""
     sizes = result.firmware_sizes or {}
     assert result.board is not None
+    where = f"{result.firmware_path} " if kept else ""
     return (
-        f"firmware        {result.firmware_path} ({result.board.name}): flash {sizes['flash']:,} bytes, "
+        f"firmware        {where}({result.board.name}): flash {sizes['flash']:,} bytes, "
         f"static RAM {sizes['static_ram']:,} bytes (+ stack)"
     )
 
@@ -243,7 +245,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"  {'reference':<{width}} {np.asarray(want).reshape(-1)[:20]}")
         print(f"  max abs error {error:.3g}")
     if on_mcu:
-        print(format_firmware(result))
+        print(format_firmware(result, kept=False))
         print(f"stack           {run.stack_bytes:,} bytes (high-water mark)")
     return 0
 

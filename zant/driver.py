@@ -226,6 +226,8 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         zig_source, header = zig_and_header(module, name)
 
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ZantError(f"output folder {out} is a file")
     out.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".zant-", dir=out))
     try:
