@@ -440,7 +440,7 @@ def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: B
         raise ZantError(f"image '{name}': no {', '.join(missing)} in {out_dir}")
     for model in models:
         for index, (tensor, array) in enumerate(zip(model.inputs, model.feeds, strict=True)):
-            dense = np.ascontiguousarray(array, dtype=np.dtype(tensor.dtype).newbyteorder("<"))
+            dense = np.array(array, dtype=np.dtype(tensor.dtype).newbyteorder("<"), order="C")  # keeps 0-d shapes
             if list(dense.shape) != list(tensor.shape):
                 raise ZantError(
                     f"{model.name}: input '{tensor.name}' has shape {list(dense.shape)}, expected {tensor.shape}"
