@@ -317,3 +317,107 @@ def test_compare_semantics():
     assert not ok and max_ulp == 2.0
     assert not conformance.compare(np.array([1, 2]), np.array([1, 3]), 1, 1)[0]  # integers: exactly
     assert not conformance.compare(np.array([1.0], np.float32), np.array([1.0]), 0, 0)[0]  # dtype
+
+
+# -- the firmware slice ----------------------------------------------------------------------------
+
+
+def _m4():
+    from zant.backend.build import board_for
+    from zant.backend.firmware import qemu_missing
+
+    board = board_for("cortex-m4")
+    missing = qemu_missing(board)
+    if missing:
+        pytest.skip(missing)
+    return board
+
+
+FIRMWARE_CASES = (
+    "conv_with_strides_padding", "maxpool_2d_pads", "gemm_all_attributes", "lstm_defaults",
+    "dequantizelinear",  # 0-d inputs
+    "reduce_sum_empty_set", "cast_FLOAT_to_FLOAT16", "argmax_keepdims_example", "where_example",
+)
+
+
+def test_firmware_runs_cases_in_one_image_under_qemu(tmp_path):
+    """`zant conformance --target cortex-m4 --firmware --filter …`: the cases are linked into
+    one ReleaseFast image for mps2-an386, run under QEMU, their outputs compared with the suite's."""
+    import json
+
+    from zant.driver import MCU_PIPELINE
+
+    _m4()
+    report, work = tmp_path / "r.json", tmp_path / "work"
+    argv = ["--filter", f"^test_({'|'.join(FIRMWARE_CASES)})$", "--target", "cortex-m4", "--firmware",
+            "--quiet", "--jobs", "1", "--work-dir", str(work), "--output-json", str(report)]
+    assert conformance.main(argv) == 0
+    saved = json.loads(report.read_text())
+    assert saved["firmware"] == {"board": "mps2-an386", "optimize": "ReleaseFast"}
+    assert saved["pipeline"] == MCU_PIPELINE and saved["command"].endswith("--target cortex-m4 --firmware")
+    assert sorted(r["name"] for r in saved["cases"]) == sorted(f"test_{n}" for n in FIRMWARE_CASES)
+    assert [(r["name"], r["status"], r["reason"]) for r in saved["cases"] if r["status"] != "pass"] == []
+    assert [p.name for p in work.rglob("*.elf")] == ["image000_1.elf"]
+
+
+def test_firmware_failures_are_pinned_to_their_case(tmp_path):
+    """A case whose predict returns non-zero is a mismatch; one that panics (a ReleaseSafe
+    bounds check) is a trap, and the cases it kept from running go into a second image."""
+    board = _m4()
+    bodies = {
+        "c0001": "y[0] = x[0] * 2;",
+        "c0002": "if (x[0] > 0) return 3;\n    y[0] = 0;",
+        "c0003": "const i: isize = @intFromFloat(x[0]);\n    y[0] = x[@intCast(i)];",  # x[0] = -1: panics
+        "c0004": "y[0] = x[1];",
+    }
+    for name, body in bodies.items():
+        _write(tmp_path, name, f"export fn {name}_predict(x: [*]const f32, y: [*]f32) callconv(.c) i32 {{\n    {body}\n    return 0;\n}}\n")
+    x = np.array([-1.0, 5.0], np.float32)
+    wants = {"c0001": -2.0, "c0002": 0.0, "c0003": 0.0, "c0004": 4.0}
+    x_positive = np.array([1.0, 5.0], np.float32)
+    compiled = [
+        conformance.Compiled(name, [TensorSignature("x", [2], "float32")], [TensorSignature("y", [1], "float32")],
+                             [([x_positive if name == "c0002" else x], [np.array([want], np.float32)])])
+        for name, want in wants.items()
+    ]
+    records = {int(n[1:]): conformance.Record(index=int(n[1:]), name=n, op="Custom") for n in bodies}
+    timings = {}
+    conformance.run_images(tmp_path, compiled, records, conformance.Firmware(board, "ReleaseSafe"), "image", timings)
+    status = {r.name: (r.status, r.reason) for r in records.values()}
+    assert status["c0001"] == ("pass", "")
+    assert status["c0002"] == ("mismatch", "firmware: c0002_predict returned 3")
+    assert status["c0003"][0] == "trap" and status["c0003"][1].startswith("trap: c0003_predict panic:")
+    assert status["c0004"][0] == "mismatch" and "max abs error 1" in status["c0004"][1]
+    assert timings["children"] == 2  # the image, then c0004 alone in a second one
+
+
+def test_firmware_options_are_checked_before_anything_runs(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    for argv, message in (
+        (["--firmware"], "--firmware runs the cases on a microcontroller: give an MCU --target"),
+        (["--target", "cortex-m4", "--board", "mps2-an386"], "--board and -O describe the firmware images: add --firmware"),
+        (["--target", "cortex-m4", "--firmware", "-O", "Fastest"], "unknown optimize mode 'Fastest'"),
+        (["--target", "cortex-m4", "--firmware", "--board", "microbit"], "has a cortex-m0plus core, not cortex-m4"),
+    ):
+        assert conformance.main([*argv, "--output-json", str(report)]) == 1
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("zant: error: ") and message in err and len(err.splitlines()) == 1
+    assert not report.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSafe"])
+def test_firmware_slice_passes(tmp_path, optimize):
+    """The MCU report's representative slice (one passing case per operator) as firmware: every
+    case passes on the emulated Cortex-M4 too."""
+    import json
+
+    _m4()
+    names = conformance.representative_slice(conformance.MCU_REPORT)
+    report = tmp_path / "r.json"
+    argv = ["--target", "cortex-m4", "--firmware", "-O", optimize, "--quiet", "--output-json", str(report)]
+    assert conformance.main(argv) == 0
+    saved = json.loads(report.read_text())
+    assert {r["name"] for r in saved["cases"]} == names
+    assert [(r["name"], r["status"], r["reason"]) for r in saved["cases"] if r["status"] != "pass"] == []
+

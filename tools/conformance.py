@@ -45,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -461,21 +462,24 @@ def _zig_error_lines(message: str, name: str | None = None) -> str:
 
 
 def build_batch(
-    directory: Path, names: list[str], root: str = "batch", use_error_names: bool = True
+    directory: Path, names: list[str], root: str = "batch", use_error_names: bool = True, build=None
 ) -> tuple[Path | None, dict[str, str], int]:
-    """Build `names` (files NAME.zig in `directory`) into one ReleaseSafe shared library.
+    """Build `names` (files NAME.zig in `directory`) into one ReleaseSafe shared library, or with
+    `build(directory, root, names) -> (path or None, zig's message)` into something else (a
+    firmware image).
 
     Returns (library or None, {broken name: zig error}, number of builds). A failing build drops
     the files Zig's errors name (each confirmed by a build of its own), then bisects what still
     fails, and finally rebuilds the remaining cases into the library.
     """
+    build = build or _zig_build
     builds = 0
     broken: dict[str, str] = {}
 
     def attempt(group: list[str], tag: str) -> tuple[Path | None, str]:
         nonlocal builds
         builds += 1
-        return _zig_build(directory, tag, group)
+        return build(directory, tag, group)
 
     def bisect(group: list[str], tag: str) -> None:
         library, message = attempt(group, tag)
@@ -580,7 +584,7 @@ def run_case(library: str, spec: dict) -> dict:
         model = CompiledModel(library, name, spec["inputs"], spec["outputs"])
     except (AttributeError, OSError) as error:
         return {"status": "compile_error", "reason": f"compile error: {name}_predict missing from the batch library ({_one_line(error, 120)})"}
-    worst_abs, worst_ulp = None, None
+    worst: dict = {"status": "pass", "reason": "", "max_abs_error": None, "max_ulp": None}
     for set_index, (ins, outs) in enumerate(spec["data_sets"]):
         if len(ins) != len(model.inputs) or len(outs) != len(model.outputs):
             return {"status": "mismatch", "reason": f"data set {set_index}: {len(ins)} inputs/{len(outs)} outputs, the model has {len(model.inputs)}/{len(model.outputs)}"}
@@ -588,14 +592,27 @@ def run_case(library: str, spec: dict) -> dict:
             got = model(*ins)
         except Exception as error:
             return {"status": "mismatch", "reason": f"data set {set_index}: {_one_line(error, 200)}"}
-        for signature, g, w in zip(model.outputs, got, outs):
-            ok, reason, max_abs, max_ulp = compare(g, w, spec["rtol"], spec["atol"])
-            if max_abs is not None:
-                worst_abs = max_abs if worst_abs is None else max(worst_abs, max_abs)
-            if max_ulp is not None:
-                worst_ulp = max_ulp if worst_ulp is None else max(worst_ulp, max_ulp)
-            if not ok:
-                return {"status": "mismatch", "reason": f"output '{signature.name}': {reason}", "max_abs_error": max_abs, "max_ulp": max_ulp}
+        result = compare_outputs(model.outputs, got, outs, spec["rtol"], spec["atol"])
+        if result["status"] != "pass":
+            return result
+        for key in ("max_abs_error", "max_ulp"):
+            if result[key] is not None:
+                worst[key] = result[key] if worst[key] is None else max(worst[key], result[key])
+    return worst
+
+
+def compare_outputs(signatures: list, got: list[np.ndarray], wants: list, rtol: float, atol: float) -> dict:
+    """One data set's outputs against the expected ones: status ("pass" or "mismatch", at the
+    first output that differs), reason, max_abs_error, max_ulp."""
+    worst_abs, worst_ulp = None, None
+    for signature, g, w in zip(signatures, got, wants):
+        ok, reason, max_abs, max_ulp = compare(g, w, rtol, atol)
+        if max_abs is not None:
+            worst_abs = max_abs if worst_abs is None else max(worst_abs, max_abs)
+        if max_ulp is not None:
+            worst_ulp = max_ulp if worst_ulp is None else max(worst_ulp, max_ulp)
+        if not ok:
+            return {"status": "mismatch", "reason": f"output '{signature.name}': {reason}", "max_abs_error": max_abs, "max_ulp": max_ulp}
     return {"status": "pass", "reason": "", "max_abs_error": worst_abs, "max_ulp": worst_ulp}
 
 
@@ -718,9 +735,18 @@ def load_cases() -> list:
     return _CASES
 
 
-def process_batch(task: tuple[int, list[tuple[int, dict]], str, str | None]) -> tuple[list[dict], dict]:
-    """Worker: compile, build and run one batch; returns its records and timings."""
-    batch_index, items, work_dir, pipeline = task
+@dataclass(frozen=True)
+class Firmware:
+    """`--firmware`: each batch is one image for `board`, linked in `optimize` mode, run under QEMU."""
+
+    board: object  # zant.backend.boards.Board
+    optimize: str = "ReleaseFast"
+
+
+def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | None]) -> tuple[list[dict], dict]:
+    """Worker: compile, build and run one batch (a host library, or a firmware image); returns
+    its records and timings."""
+    batch_index, items, work_dir, pipeline, firmware = task
     cases = load_cases()
     directory = Path(work_dir) / f"batch{batch_index:03d}"
     directory.mkdir(parents=True, exist_ok=True)
@@ -733,6 +759,9 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str, str | None]) -> 
         if result is not None:
             compiled.append(result)
     timings["compile"] = time.perf_counter() - start
+    if firmware is not None:
+        run_images(directory, compiled, records, firmware, f"image{batch_index:03d}", timings)
+        return [asdict(r) for r in records.values()], timings
     start = time.perf_counter()
     by_name = {case_name(i): records[i] for i in records}
     library, broken, builds = (None, {}, 0)
@@ -767,6 +796,76 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str, str | None]) -> 
     return [asdict(r) for r in records.values()], timings
 
 
+def _image_builder(models: dict, firmware: Firmware):
+    """A `build_batch` builder that links the named cases into one firmware image."""
+    from zant.backend.firmware import build_firmware, write_image
+    from zant.errors import ZantError
+
+    def build(directory: Path, root: str, names: list[str]) -> tuple[Path | None, str]:
+        try:
+            source = write_image(directory, root, [models[n] for n in names], firmware.board)
+            return build_firmware(source, root, firmware.board, firmware.optimize), ""
+        except ZantError as error:
+            return None, str(error)
+
+    return build
+
+
+def run_images(
+    directory: Path, compiled: list[Compiled], records: dict[int, Record], firmware: Firmware, tag: str, timings: dict
+) -> None:
+    """Link the compiled cases into one image, run it under QEMU and compare each case's outputs
+    with its first data set's (every case of the suite has one). A panic or a fault stops the
+    image: that case is a trap, and the cases it had not reached go into a new image. An image
+    QEMU itself gives up on (a lockup, a timeout) is split in halves down to the case at fault."""
+    from zant.backend.firmware import ImageModel, run_models
+    from zant.errors import ZantError
+
+    by_name = {c.name: c for c in compiled}
+    record_of = {c.name: records[int(c.name[1:])] for c in compiled}
+    models = {c.name: ImageModel(c.name, c.inputs, c.outputs, c.data_sets[0][0]) for c in compiled}
+    timings.update(build=0.0, run=0.0, builds=0, children=0)
+    groups, attempt = [list(by_name)], 0
+    while groups:
+        pending, attempt = groups.pop(0), attempt + 1
+        start = time.perf_counter()
+        image, broken, builds = build_batch(directory, pending, f"{tag}_{attempt}", build=_image_builder(models, firmware))
+        timings["build"] += time.perf_counter() - start
+        timings["builds"] += builds
+        for name, message in broken.items():
+            record_of[name].status, record_of[name].reason = "compile_error", message
+        pending = [n for n in pending if n not in broken]
+        if image is None or not pending:
+            continue
+        start = time.perf_counter()
+        try:
+            run = run_models(image, firmware.board, [models[n] for n in pending])
+        except ZantError as error:
+            if len(pending) > 1:
+                groups += [pending[: len(pending) // 2], pending[len(pending) // 2 :]]
+            else:
+                record_of[pending[0]].status = "trap"
+                record_of[pending[0]].reason = f"trap: {_one_line(error, 200)}"
+            continue
+        finally:
+            timings["run"] += time.perf_counter() - start
+            timings["children"] += 1
+        for name in pending:
+            record = record_of[name]
+            if name in run.outputs:
+                case = by_name[name]
+                result = compare_outputs(case.outputs, run.outputs[name], case.data_sets[0][1], record.rtol, record.atol)
+                record.status, record.reason = result["status"], result["reason"]
+                record.max_abs_error, record.max_ulp = result["max_abs_error"], result["max_ulp"]
+            elif name in run.errors:
+                error = run.errors[name]
+                trapped = not error.startswith("returned")
+                record.status = "trap" if trapped else "mismatch"
+                record.reason = f"{'trap' if trapped else 'firmware'}: {name}_predict {_one_line(error, 200)}"
+        if run.not_run:
+            groups.append(list(run.not_run))
+
+
 def run_conformance(
     filter_regex: str | None = None,
     jobs: int = 2,
@@ -776,9 +875,11 @@ def run_conformance(
     names: frozenset[str] | None = None,
     pipeline: str | None = None,
     target: str = "host",
+    firmware: Firmware | None = None,
 ) -> tuple[list[dict], dict]:
     """Classify, compile (with `pipeline`, default `default_pipeline(target)`), build and run the
-    node suite (or the `filter_regex` / `names` subset) on the host."""
+    node suite (or the `filter_regex` / `names` subset) on the host, or with `firmware` as
+    images under QEMU."""
     from zant.driver import TARGETS, default_pipeline
     from zant.errors import ZantError
     from zant.passes.onnx_to_uop import supported_ops
@@ -805,10 +906,12 @@ def run_conformance(
     owned = work_dir is None
     root = Path(work_dir or tempfile.mkdtemp(prefix="zant-conformance-"))
     root.mkdir(parents=True, exist_ok=True)
-    tasks = [(i, [(r.index, asdict(r)) for r in batch], str(root), pipeline) for i, batch in enumerate(batches)]
+    tasks = [(i, [(r.index, asdict(r)) for r in batch], str(root), pipeline, firmware) for i, batch in enumerate(batches)]
     done: dict[int, dict] = {r.index: asdict(r) for r in records if r.status}
     stats = {"batches": len(batches), "builds": 0, "children": 0, "compile": 0.0, "build": 0.0, "run": 0.0,
              "target": target, "pipeline": pipeline}
+    if firmware is not None:
+        stats["firmware"] = {"board": firmware.board.name, "optimize": firmware.optimize}
     try:
         if jobs <= 1 or len(tasks) <= 1:
             outcomes = map(process_batch, tasks)
@@ -825,7 +928,8 @@ def run_conformance(
                 passed = sum(1 for r in batch_records if r["status"] == "pass")
                 progress(
                     f"batch {finished}/{len(tasks)}: {passed}/{len(batch_records)} passed "
-                    f"(compile {timings['compile']:.1f}s, build {timings['build']:.1f}s in {timings['builds']} build(s), run {timings['run']:.1f}s in {timings['children']} process(es))"
+                    f"(compile {timings['compile']:.1f}s, build {timings['build']:.1f}s in {timings['builds']} build(s), "
+                    f"run {timings['run']:.1f}s in {timings['children']} {'image run' if firmware else 'process'}(es))"
                 )
         if pool is not None:
             pool.close()
@@ -911,6 +1015,7 @@ def write_json(records: list[dict], stats: dict, path: str | Path, command: str)
         "onnx": onnx.__version__,
         "target": stats.get("target", "host"),
         "pipeline": stats.get("pipeline"),
+        "firmware": stats.get("firmware"),
         "totals": totals(records),
         "seconds": round(stats.get("seconds", 0.0), 1),
         "cases": records,
@@ -1009,6 +1114,15 @@ def totals_section(records: list[dict], stats: dict, beside: Beside | None) -> l
     ]
 
 
+def _how_run(firmware: dict | None) -> str:
+    if firmware is None:
+        return "built in ReleaseSafe (batched shared libraries), run on the host on every data set and"
+    return (
+        f"linked into {firmware['optimize']} firmware images for {firmware['board']} (a batch per image), run "
+        "under QEMU on the first data set (every case of the suite has one) and"
+    )
+
+
 def render_markdown(
     records: list[dict],
     stats: dict,
@@ -1028,15 +1142,17 @@ def render_markdown(
         "",
         f"Target: `{stats.get('target', 'host')}`; pass pipeline: `{stats.get('pipeline')}`.",
         *(["", note, ""] if note else [""]),
-        "Each case of `onnx.backend.test.case.node.collect_testcases()` is classified (out of scope,",
-        "unsupported = an op with neither a lowering nor an ONNX function body to expand, or one the",
-        "compiler names as missing after expansion), else compiled with the pass pipeline above, built in",
-        "ReleaseSafe (batched shared libraries), run on every data set and compared with the case's",
-        "rtol/atol (integers and booleans exactly). Inputs that real models hold as constants (shapes,",
-        "axes, pads, k, Clip bounds, ...) are frozen to the data set's values (`frozen` in the JSON).",
-        "\"numeric cases\": every graph input and output is a tensor of float32/16/64, (u)int8/16/32/64",
-        "or bool: the element types the compiler targets. Cases on other types (float8, int4, bfloat16 …)",
-        "still run and count in the other totals.",
+        *textwrap.wrap(
+            "Each case of `onnx.backend.test.case.node.collect_testcases()` is classified (out of scope, "
+            "unsupported = an op with neither a lowering nor an ONNX function body to expand, or one the "
+            f"compiler names as missing after expansion), else compiled with the pass pipeline above, {_how_run(stats.get('firmware'))} "
+            "compared with the case's rtol/atol (integers and booleans exactly). Inputs that real models "
+            "hold as constants (shapes, axes, pads, k, Clip bounds, ...) are frozen to the data set's values "
+            "(`frozen` in the JSON). \"numeric cases\": every graph input and output is a tensor of "
+            "float32/16/64, (u)int8/16/32/64 or bool: the element types the compiler targets. Cases on other "
+            "types (float8, int4, bfloat16 …) still run and count in the other totals.",
+            100,
+        ),
         *([f"Per-case records: [{Path(json_link).name}]({json_link})."] if json_link else []),
         "",
         *totals_section(records, stats, beside),
@@ -1115,8 +1231,18 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--pipeline", default=None, metavar="PIPELINE",
         help="the pass pipeline to compile with, as zant-opt -p takes it (default: the target's)",
     )
+    parser.add_argument(
+        "--firmware", action="store_true",
+        help="run the cases as firmware under QEMU (an MCU --target): each batch linked into one image; "
+        "without --filter or --slice, the target's representative slice",
+    )
+    parser.add_argument("--board", default=None, metavar="BOARD", help="the board of the images (default: the target's)")
+    parser.add_argument(
+        "-O", dest="optimize", default=None, metavar="MODE",
+        help="the images' build mode (default ReleaseFast; the host libraries are always ReleaseSafe)",
+    )
     parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel workers (default 2)")
-    parser.add_argument("--batch-size", type=int, default=100, help="cases per library build (default 100)")
+    parser.add_argument("--batch-size", type=int, default=100, help="cases per library build or image (default 100)")
     parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-case records as JSON")
     parser.add_argument("--output-md", default=None, metavar="PATH", help="write the Markdown report")
     parser.add_argument("--work-dir", default=None, metavar="DIR", help="keep the generated files here")
@@ -1145,14 +1271,20 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     pipeline = getattr(args, "pipeline", None)
     target = getattr(args, "target", "host")
     slice_report = getattr(args, "slice", None)
+    firmware = _firmware(args, target)
+    if firmware is not None and args.filter is None and slice_report is None:
+        slice_report = ""  # the target's representative slice
     names = representative_slice(Path(slice_report or committed_report(target))) if slice_report is not None else None
     beside = _load_beside(args.beside, args.output_md) if getattr(args, "beside", None) else None
     records, stats = run_conformance(
-        args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline, target
+        args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline, target, firmware
     )
     stats["jobs"] = jobs
     command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if slice_report is not None else "")
     command += f" --target {target}" if target != "host" else ""
+    if firmware is not None:
+        command += " --firmware" + (f" --board {args.board}" if args.board else "")
+        command += f" -O {args.optimize}" if args.optimize else ""
     command += f" --pipeline '{pipeline}'" if pipeline else ""
     t = totals(records)
     print("  ".join(f"{k} {v}" for k, v in t.items()) + f"  ({stats['seconds']:.0f} s)")
@@ -1163,6 +1295,28 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         markdown = render_markdown(records, stats, command, args.note, json_link, beside)
         Path(args.output_md).write_text(markdown, encoding="utf-8")
     return 0
+
+
+def _firmware(args: argparse.Namespace, target: str) -> Firmware | None:
+    """`--firmware [--board B] [-O MODE]`, checked before anything runs."""
+    from zant.backend.build import OPTIMIZE_MODES, board_for
+    from zant.backend.firmware import qemu_missing
+    from zant.errors import ZantError
+
+    if not getattr(args, "firmware", False):
+        if getattr(args, "board", None) or getattr(args, "optimize", None):
+            raise ZantError("--board and -O describe the firmware images: add --firmware")
+        return None
+    if target == "host":
+        raise ZantError("--firmware runs the cases on a microcontroller: give an MCU --target (e.g. cortex-m4)")
+    optimize = args.optimize or "ReleaseFast"
+    if optimize not in OPTIMIZE_MODES:
+        raise ZantError(f"unknown optimize mode '{optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
+    board = board_for(target, args.board)
+    missing = qemu_missing(board)
+    if missing:
+        raise ZantError(missing)
+    return Firmware(board, optimize)
 
 
 def _relative_link(path: str | Path, markdown: str | Path) -> str:
