@@ -1,6 +1,8 @@
 """`zant conformance`: run the ONNX backend node-test suite through the whole compiler.
 
-    zant conformance [--filter REGEX] [--target T] [--pipeline PIPELINE] [--jobs N] [--batch-size N] [--output-json PATH] [--output-md PATH]
+    zant conformance [--filter REGEX | --slice [REPORT]] [--target T] [--pipeline PIPELINE] [--jobs N] [--batch-size N]
+                     [--output-json PATH] [--output-md PATH] [--beside REPORT]
+    zant conformance --target T --firmware [--board B] [-O MODE] ...
     python -m zant.tools.conformance ...   (the same, standalone)
 
 Every case of `onnx.backend.test.case.node.collect_testcases()` is first classified:
@@ -15,8 +17,8 @@ Every case of `onnx.backend.test.case.node.collect_testcases()` is first classif
   with the name `cNNNN` (the case's index). Python-side failures are compile errors. PIPELINE is
   the driver's `default_pipeline(TARGET)` (`--target`, default host: `DEFAULT_PIPELINE`; a
   microcontroller: `MCU_PIPELINE`) unless `--pipeline` names another (the reports record both).
-  Whatever the target, the generated Zig is built and run on the host: it is the same source a
-  firmware build compiles.
+  Without `--firmware`, the generated Zig is built and run on the host whatever the target: it
+  is the same source a firmware build compiles.
 
 Inputs that real models carry as constants (shapes, axes, pads, k, Clip bounds, Resize scales ...,
 see `PARAMETER_INPUTS`) are frozen into initializers with the case's values when every data set
@@ -30,6 +32,15 @@ traps on out-of-bounds or overflow and kills its process; when the child dies, t
 remaining cases run one per process to pinpoint the trapping ones ("trap"). Outputs are compared
 with the case's rtol/atol (`np.testing.assert_allclose`, NaN equals NaN), exactly for integers
 and booleans. `--jobs` workers (default 2) each compile, build and run whole batches.
+
+With `--firmware` (an MCU target; the cases default to the target's representative slice), each
+batch is linked instead into one firmware image (`zant.backend.firmware.write_image`, every case a
+model of it) for the target's board, in `-O` mode (ReleaseFast), and run under QEMU: each case on
+its first data set, its outputs compared in the same way. A panic or fault in a case is a trap;
+the cases it kept from running go into a new image.
+
+`--beside REPORT` shows another run's JSON report next to this one in the Markdown (the host
+report beside the MCU pipeline's, docs/onnx-conformance.md).
 """
 
 from __future__ import annotations
