@@ -940,7 +940,7 @@ def run_conformance(
                 progress(
                     f"batch {finished}/{len(tasks)}: {passed}/{len(batch_records)} passed "
                     f"(compile {timings['compile']:.1f}s, build {timings['build']:.1f}s in {timings['builds']} build(s), "
-                    f"run {timings['run']:.1f}s in {timings['children']} {'image run' if firmware else 'process'}(es))"
+                    f"run {timings['run']:.1f}s in {timings['children']} {'image run(s)' if firmware else 'process(es)'})"
                 )
         if pool is not None:
             pool.close()
