@@ -6,16 +6,18 @@ handled once. Decisions (buffer offsets, loop order, fusion) were made by the pa
 Layout of the generated file:
 
 * `const std = @import("std");`
-* constants as file-scope `const const_<name>: [N]T align(16) = ...;` arrays. Floats are written as
-  the `@bitCast` of their bit patterns, so every value (NaN payloads, -0.0, inf, f16) is exact;
+* the constants as one aligned byte blob `NAME_constants`, each a `const const_<name>: [*]const T`
+  pointer into it (little-endian bytes, so every value, NaN payloads, -0.0, inf, f16, is exact);
 * `var NAME_scratch: [S]u8 align(A) = undefined;`, the scratch arena (absent when S is 0);
 * the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
 * `export fn NAME_predict(input_…: [*]const T, …, output_…: [*]T, …) callconv(.c) i32`.
 
 Inside the function, each `uop.define_local` is a typed many-pointer into the arena, index values
-are `isize` (converted with `@intCast` at each `uop.gep`, so ReleaseSafe traps on a negative or
-out-of-range address), integer arithmetic wraps (`+%`), and every declared name is either used or
-discarded with `_ = name;`. `uop.const` values are printed inline where used.
+are `isize`, integer arithmetic wraps (`+%`) but index arithmetic does not, and every declared
+name is either used or discarded with `_ = name;`. `uop.const` values are printed inline where
+used. A `uop.gep` whose every address is proven inside its buffer (static index bounds) is
+unchecked: `&b[@as(usize, @bitCast(i *% 3 +% j))]`; any other is checked, so ReleaseSafe traps on a
+negative, out-of-range or overflowing address: `&b[0..N][@intCast(i * 3 + j)]`.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from zant.dialects import uop
 from zant.errors import ZantError
 from zant.frontend.resources import attr_to_array
 from zant.frontend.types import numpy_dtype
+from zant.passes.verify_arena_plan import gep_element_range
 
 # ---------------------------------------------------------------------------------------------
 # Types and literals
@@ -219,6 +222,8 @@ class ZigPrinter:
         self.names: dict[SSAValue, str] = {}
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
         self.helpers_used: set[str] = set()
+        self.index_bounds: dict[SSAValue, tuple[int, int] | None] = {}  # gep_element_range's cache
+        self.constant_values: dict[SSAValue, np.ndarray] = {}  # each constant buffer's elements
         self.lines: list[str] = []
         self.level = 0
 
@@ -285,7 +290,8 @@ class ZigPrinter:
 
     def print_constants(self, function: func.FuncOp, info: PlanInfo) -> list[str]:
         """The constant arena as one aligned, read-only byte blob laid out as the plan says
-        (duplicates share their bytes), and each constant as a bounds-checked typed view of it."""
+        (duplicates share their bytes), and each constant as a typed many-pointer into it, like
+        every other buffer (each gep says how it is checked)."""
         constants = globals_by_role(function, "constant")
         if not constants:
             return []
@@ -297,7 +303,8 @@ class ZigPrinter:
             if op.offset is None:
                 raise ZantError("constants have no arena offsets: run plan-arenas before printing")
             offset = op.offset.value.data
-            data = constant_array(op.value, buffer_type.element_type).astype(
+            self.constant_values[op.result] = constant_array(op.value, buffer_type.element_type)
+            data = self.constant_values[op.result].astype(
                 numpy_dtype(buffer_type.element_type).newbyteorder("<")
             ).tobytes()
             blob[offset : offset + len(data)] = data
@@ -306,11 +313,10 @@ class ZigPrinter:
             element = zig_type(buffer_type.element_type)
             views.append(f"// {_comment(op.tensor_name.data)}")
             if not data:  # an empty tensor has no bytes to point into
-                views.append(f"const {name}: *const [0]{element} = &.{{}};")
+                views.append(f"const {name}: [*]const {element} = &[0]{element}{{}};")
                 continue
             views.append(
-                f"const {name}: *const [{buffer_type.size.data}]{element} = "
-                f"@ptrCast(@alignCast(&{self.name}_constants[{offset}]));"
+                f"const {name}: [*]const {element} = @ptrCast(@alignCast(&{self.name}_constants[{offset}]));"
             )
         section = f' linksection("{info.link_section}")' if info.link_section else ""
         rows = [
@@ -389,14 +395,18 @@ class ZigPrinter:
 
     @print.register
     def _(self, op: uop.GepOp) -> None:
-        source = op.source
-        if isinstance(source.owner, uop.ViewOp):
-            view = source.type
-            assert isinstance(view, uop.ViewType)
-            base = self.names[source.owner.source]
-            strides, offset = view.get_strides(), view.offset.data
-        else:
-            base, strides, offset = self.names[source], (1,), 0
+        loads_only = all(isinstance(use.operation, uop.LoadOp) for use in op.result.uses)
+        if loads_only and self.constant_element(op) is not None:
+            return  # each load prints the value
+        buffer, strides, offset = _addressed(op)
+        base = self.names[buffer]
+        # An address proven inside its buffer needs no runtime check, and ReleaseSafe's checks on
+        # every gep of a large kernel are what made LLVM's loop passes take minutes: it is
+        # computed with wrapping arithmetic (exact, as its value is in range) and reinterpreted
+        # as usize. Any other address traps in ReleaseSafe if negative, past its buffer or
+        # overflowing.
+        proven = self.in_bounds(op)
+        plus, times = (" +% ", " *% ") if proven else (" + ", " * ")
         terms = []
         for index, stride in zip(op.indices, strides):
             if stride == 0:
@@ -405,17 +415,62 @@ class ZigPrinter:
                 offset += index.owner.value.value.data * stride  # type: ignore[attr-defined]
                 continue
             name = self.expr(index)
-            terms.append(name if stride == 1 else f"{name} * {stride}")
+            terms.append(name if stride == 1 else f"{name}{times}{stride}")
         if offset or not terms:
             terms.append(str(offset))
-        address = " + ".join(terms)
-        index_expr = address if address.isdigit() else f"@intCast({address})"
+        address = plus.join(terms)
+        if address.isdigit():
+            index_expr = address
+        elif proven:
+            index_expr = f"@as(usize, @bitCast({address}))"
+        else:
+            index_expr = f"@intCast({address})"
+            size = buffer.type.size.data  # type: ignore[attr-defined]
+            if size:  # Zig rejects a runtime index into a zero-length array
+                base = f"{base}[0..{size}]"
         name = self.fresh(op.result, "addr_")
         self.emit(f"const {name} = &{base}[{index_expr}];")
         self.discard_unused(op)
 
+    def in_bounds(self, gep: uop.GepOp) -> bool:
+        """Whether every element a gep and the vector accesses through it reach lies inside its
+        buffer, by static bounds of its indices (loop ranges, constants, index arithmetic: the
+        analysis verify-arena-plan checks scratch accesses with)."""
+        reach = gep_element_range(gep, self.index_bounds)
+        if reach is None:
+            return False
+        last = reach[1] + max((_vector_span(use.operation) for use in gep.result.uses), default=0)
+        return reach[0] >= 0 and last < _addressed(gep)[0].type.size.data  # type: ignore[attr-defined]
+
+    def constant_element(self, gep: uop.GepOp) -> str | None:
+        """The literal of the element a gep reads from a constant buffer at a fixed address."""
+        buffer, strides, address = _addressed(gep)
+        if buffer not in self.constant_values:
+            return None
+        for index, stride in zip(gep.indices, strides):
+            if stride == 0:
+                continue
+            if not isinstance(index.owner, uop.ConstOp):
+                return None
+            address += index.owner.value.value.data * stride  # type: ignore[attr-defined]
+        array = self.constant_values[buffer]
+        if not 0 <= address < array.size:
+            return None  # left to the checked gep
+        element_type = buffer.type.element_type  # type: ignore[attr-defined]
+        value = array[address].item()
+        if isinstance(element_type, AnyFloat):
+            return float_literal(value, element_type)
+        return int_literal(int(value), element_type)
+
     @print.register
     def _(self, op: uop.LoadOp) -> None:
+        # A constant's element at a fixed address is printed as its value: Zig would evaluate
+        # the load at compile time by reinterpreting the whole constant blob, for each load
+        # (25 s for the 280 Clip bounds of a MobileNet, in every build mode).
+        value = self.constant_element(op.ptr.owner) if isinstance(op.ptr.owner, uop.GepOp) else None
+        if value is not None:
+            self.define(op.result, value)
+            return
         name = self.fresh(op.result, "buf_")
         self.emit(f"const {name}: {zig_type(op.result.type)} = {self.expr(op.ptr)}.*;")
         self.discard_unused(op)
@@ -578,6 +633,25 @@ def _is_number_constant(value: SSAValue) -> bool:
         return False
     number = owner.value.value.data
     return number == number
+
+
+def _addressed(gep: uop.GepOp) -> tuple[SSAValue, tuple[int, ...], int]:
+    """The buffer a gep addresses, and the strides and offset of its indices into it."""
+    source = gep.source
+    if isinstance(source.owner, uop.ViewOp):
+        view = source.type
+        assert isinstance(view, uop.ViewType)
+        return source.owner.source, tuple(view.get_strides()), view.offset.data
+    return source, (1,), 0
+
+
+def _vector_span(access: Operation) -> int:
+    """How many elements past its address a vector access reaches (0 for a scalar one)."""
+    if isinstance(access, uop.VLoadOp):
+        return (uop.lanes(access.result.type) - 1) * access.element_stride
+    if isinstance(access, uop.VStoreOp):
+        return (uop.lanes(access.value.type) - 1) * access.element_stride
+    return 0
 
 
 def _buffer_is_accessed(value: SSAValue) -> bool:
