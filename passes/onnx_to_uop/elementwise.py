@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, inputs
 from zant.dialects import uop
 from zant.dialects.uop import is_float_type
+from zant.frontend.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -368,9 +369,21 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
         return [out]  # no loop over nothing: it would index empty buffers
     with kb.loop_nest(out_shape) as ivs:
         # Absent optional inputs stay None, so each scalar function sees ONNX input positions.
-        values = [None if layout is None else kb.load(layout, ivs) for layout in operands]
+        values = [None if layout is None else _read(kb, layout, ivs) for layout in operands]
         kb.store(fn(kb, op, values), out, ivs)
     return [out]
+
+
+def _read(kb: KernelBuilder, layout: Layout, ivs: list[SSAValue]) -> SSAValue:
+    """An operand's element at `ivs`. A constant operand that reads one element everywhere (a
+    Clip bound, a scalar factor) is a `uop.const`: loaded from the constant arena, its value is
+    hidden from the Zig printer's one-compare clamp and LLVM must fold a load per element (a
+    stack of Conv + Clip blocks built 2-4× slower than with Relu)."""
+    owner = layout.buffer.owner
+    constant = isinstance(owner, uop.DefineGlobalOp) and owner.value is not None
+    if constant and not any(layout.strides) and not isinstance(layout.element_type, BFloat16Type):
+        return kb.const(attr_to_array(owner.value).reshape(-1)[layout.offset].item(), layout.element_type)
+    return kb.load(layout, ivs)
 
 
 def reject_bfloat16(op: Operation) -> None:
