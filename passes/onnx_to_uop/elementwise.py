@@ -376,9 +376,9 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
 
 def _read(kb: KernelBuilder, layout: Layout, ivs: list[SSAValue]) -> SSAValue:
     """An operand's element at `ivs`. A constant operand that reads one element everywhere (a
-    Clip bound, a scalar factor) is a `uop.const`: loaded from the constant arena, its value is
-    hidden from the Zig printer's one-compare clamp and LLVM must fold a load per element (a
-    stack of Conv + Clip blocks built 2-4× slower than with Relu)."""
+    Clip bound, a scalar factor) is a `uop.const`: loaded, its value would be hidden from the Zig
+    printer's one-compare clamp (Clip would test both operands for NaN) and from LLVM until it
+    folds a load per element."""
     owner = layout.buffer.owner
     constant = isinstance(owner, uop.DefineGlobalOp) and owner.value is not None
     if constant and not any(layout.strides) and not isinstance(layout.element_type, BFloat16Type):
