@@ -234,3 +234,42 @@ def test_gelu_f64_far_tail_is_exact_where_the_reference_is_not():
     (ours,) = compile_and_run(model, {"x": x})
     np.testing.assert_allclose(ours, exact, rtol=1e-8)
     assert abs(ours[1] - 4.0371e-4) > 5e-5  # far from what the reference says
+
+
+def test_group_norm_f64_statistics_are_float64_where_the_reference_stashes_float32():
+    """Found by the MCU-pipeline run (seed 13, graph 1459), shrunk to one GroupNormalization on
+    f64 (3 values per group): with the default stash_type=1 the reference's function body casts
+    X to float32 and takes the variance as E[x²] - E[x]², 4.7e-6 from the exact result (float64
+    is held to 2.4e-7 there). Ours computes the statistics in float64 and is within 1e-11 of it,
+    as the reference is once stash_type=11 asks for float64; the generator now asks for it."""
+    from e2e import compile_and_run
+    from zant.driver import MCU_PIPELINE
+
+    f64 = onnx.TensorProto.DOUBLE
+    x = np.array([2.25, -0.125, -2.375, -2.25, -3.625, 3.0, -1.75, -0.25, -1.0,
+                  -3.375, 0.25, -1.0, 0.75, -2.875, 0.5, -1.125, -1.5, -1.25]).reshape(3, 2, 3)
+    scale, bias = np.array([-0.5, -1.25]), np.array([-1.0, 0.0])
+
+    def group_norm(**stash):
+        node = onnx.helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=2, **stash)
+        graph = onnx.helper.make_graph(
+            [node], "group_norm", [onnx.helper.make_tensor_value_info("x", f64, x.shape)],
+            [onnx.helper.make_tensor_value_info("y", f64, x.shape)],
+            initializer=[onnx.numpy_helper.from_array(scale, "scale"), onnx.numpy_helper.from_array(bias, "bias")],
+        )
+        return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", rg.OPSET)])
+
+    epsilon = float(np.float32(1e-5))  # the attribute's default, a float32
+    exact = (x - x.mean(2, keepdims=True)) / np.sqrt(x.var(2, keepdims=True) + epsilon) * scale[:, None] + bias[:, None]
+    (ours,) = compile_and_run(group_norm(), {"x": x}, pipeline=MCU_PIPELINE)
+    np.testing.assert_allclose(ours, exact, rtol=0, atol=1e-11)
+    (stashed,) = rg.reference(group_norm(), [x])
+    assert np.abs(stashed - exact).max() > 1e-6
+    (asked,) = rg.reference(group_norm(stash_type=f64), [x])
+    np.testing.assert_allclose(asked, exact, rtol=0, atol=1e-13)
+
+    d = rg.Draft(np.random.default_rng(0))
+    for dtype in ("float64", "float32"):
+        rg.make_channel_norm("GroupNormalization")(d, rg.Value("x", (3, 2, 3), dtype, -4, 4))
+    stash = [{a.name: a.i for a in n.attribute}.get("stash_type") for n in d.nodes]
+    assert stash == [f64, None]

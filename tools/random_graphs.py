@@ -784,6 +784,11 @@ def make_channel_norm(name: str) -> Callable[[Draft, Value], None]:
         r = _normalized(x, x.size // max(x.shape[0], 1))[1] * s + b
         if name == "GroupNormalization":
             attributes["num_groups"] = d.pick([g for g in range(1, c + 1) if c % g == 0])
+            if x.dtype == "float64":
+                # The default stash_type (1) makes the reference's function body compute the
+                # statistics in float32, as E[x²] - E[x]², whose cancellation exceeds float64's
+                # tolerance; the compiler computes them in float64.
+                attributes["stash_type"] = onnx.TensorProto.DOUBLE
         d.emit(name, [x, scale, bias], [_result(x, lo=-r, hi=r, exact=False)], **attributes)
 
     return make
