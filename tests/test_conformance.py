@@ -161,21 +161,27 @@ def _record(index, op, status, reason=""):
             "status": status, "reason": reason}
 
 
-def test_beside_report_is_shown_side_by_side(tmp_path):
-    """`--beside REPORT`: the totals of both runs in one table, the cases whose status differs,
-    and per operator both pass counts."""
+def test_beside_reports_are_shown_side_by_side(tmp_path):
+    """`--beside REPORT` (repeatable): the totals of every run in one table, the cases whose
+    status differs from this run's, and per operator each run's pass count."""
     ours = [_record(0, "Relu", "pass"), _record(1, "Relu", "pass"), _record(2, "Conv", "pass")]
     theirs = [_record(0, "Relu", "pass"), _record(1, "Relu", "trap", "trap: the process killed by SIGILL"),
               _record(2, "Conv", "pass")]
-    path = tmp_path / "docs" / "mcu.json"
-    path.parent.mkdir()
-    conformance.write_json(theirs, {"target": "cortex-m4", "pipeline": "P", "seconds": 3.0}, path, "zant conformance --target cortex-m4")
-    beside = conformance._load_beside(str(path), str(tmp_path / "docs" / "report.md"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    conformance.write_json(theirs, {"target": "cortex-m4", "pipeline": "P", "seconds": 3.0}, docs / "mcu.json",
+                           "zant conformance --target cortex-m4")
+    firmware = {"target": "cortex-m4", "pipeline": "P", "firmware": {"board": "mps2-an386", "optimize": "ReleaseSafe"}}
+    conformance.write_json(ours[:2], firmware, docs / "fw.json", "zant conformance --target cortex-m4 --firmware")
+    beside = [conformance._load_beside(str(docs / name), str(docs / "report.md")) for name in ("mcu.json", "fw.json")]
     md = conformance.render_markdown(ours, {"target": "host", "pipeline": "H"}, "zant conformance", beside=beside)
-    assert "| | host | cortex-m4 |" in md and "| traps | 0 | 1 |" in md and "| passed | 3 | 2 |" in md
+    assert "| | host | cortex-m4 | cortex-m4 on mps2-an386 |" in md
+    assert "| traps | 0 | 1 | 0 |" in md and "| passed | 3 | 2 | 2 |" in md and "| cases | 3 | 3 | 2 |" in md
     assert "`cortex-m4`: `P`, from `zant conformance --target cortex-m4`" in md and "(mcu.json)" in md
     assert "| test_relu_1 | Relu | pass | trap: trap: the process killed by SIGILL |" in md
-    assert "| Relu | 2 | 2 | 1 | all pass |" in md and "| Conv | 1 | 1 | 1 | all pass |" in md
+    assert "Every case has the same status in `host` and `cortex-m4 on mps2-an386`." in md
+    assert "| operator | cases | passed (host) | passed (cortex-m4) | passed (cortex-m4 on mps2-an386) |" in md
+    assert "| Relu | 2 | 2 | 1 | 2 | all pass |" in md and "| Conv | 1 | 1 | 1 | – | all pass |" in md
     alone = conformance.render_markdown(ours, {"target": "host", "pipeline": "H"}, "zant conformance")
     assert "| Relu | 2 | 2 | all pass |" in alone and "cortex-m4" not in alone
     (tmp_path / "bad.json").write_text("[]")

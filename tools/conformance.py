@@ -1,7 +1,7 @@
 """`zant conformance`: run the ONNX backend node-test suite through the whole compiler.
 
     zant conformance [--filter REGEX | --slice [REPORT]] [--target T] [--pipeline PIPELINE] [--jobs N] [--batch-size N]
-                     [--output-json PATH] [--output-md PATH] [--beside REPORT]
+                     [--output-json PATH] [--output-md PATH] [--beside REPORT ...]
     zant conformance --target T --firmware [--board B] [-O MODE] ...
     python -m zant.tools.conformance ...   (the same, standalone)
 
@@ -39,8 +39,9 @@ model of it) for the target's board, in `-O` mode (ReleaseFast), and run under Q
 its first data set, its outputs compared in the same way. A panic or fault in a case is a trap;
 the cases it kept from running go into a new image.
 
-`--beside REPORT` shows another run's JSON report next to this one in the Markdown (the host
-report beside the MCU pipeline's, docs/onnx-conformance.md).
+`--beside REPORT` (repeatable) shows other runs' JSON reports next to this one in the Markdown
+(docs/onnx-conformance.md: the host pipeline's, beside the MCU pipeline's built for the host and
+as firmware).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ import textwrap
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -1064,8 +1066,8 @@ class Beside:
     link: str  # its path relative to the Markdown file
 
     @property
-    def target(self) -> str:
-        return self.report.get("target", "host")
+    def label(self) -> str:
+        return run_label(self.report)
 
     def passed_by_operator(self) -> dict[str, int]:
         counts = collections.Counter(r["op"] for r in self.report["cases"] if r["status"] == "pass")
@@ -1090,39 +1092,52 @@ def _pass_rates(t: dict) -> list[str]:
     return lines
 
 
-def totals_section(records: list[dict], stats: dict, beside: Beside | None) -> list[str]:
-    """The totals of this run, beside those of the other report if given (and the cases whose
-    status differs between the two)."""
+def run_label(report: dict) -> str:
+    """A run's column heading: its target, and the board for a firmware run."""
+    firmware = report.get("firmware")
+    target = report.get("target", "host")
+    return f"{target} on {firmware['board']}" if firmware else target
+
+
+def totals_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -> list[str]:
+    """The totals of this run, beside those of the other reports if given (and the cases whose
+    status differs from this run's in any of them)."""
     t = totals(records)
-    if beside is None:
+    if not beside:
         return ["## Totals", "", "| | cases |", "|---|---:|", *(f"| {k} | {v} |" for k, v in t.items()), *_pass_rates(t)]
-    ours, theirs = stats.get("target", "host"), beside.target
-    if ours == theirs:
-        theirs += " (beside)"
-    b = beside.report["totals"]
+    ours = run_label(stats)
+    columns = [t, *(b.report["totals"] for b in beside)]
     lines = [
         "## Totals",
         "",
-        f"`{ours}`: the pass pipeline above. `{theirs}`: `{beside.report.get('pipeline')}`, from "
-        f"`{beside.report.get('command')}` ({beside.report.get('seconds', 0):.0f} s; [per-case records]({beside.link})).",
+        f"`{ours}`: the pass pipeline above.",
+        *(
+            f"`{b.label}`: `{b.report.get('pipeline')}`, from `{b.report.get('command')}` "
+            f"({b.report.get('seconds', 0):.0f} s; [per-case records]({b.link}))."
+            for b in beside
+        ),
         "",
-        f"| | {ours} | {theirs} |",
-        "|---|---:|---:|",
-        *(f"| {k} | {v} | {b.get(k, '–')} |" for k, v in t.items()),
-        f"| in-scope cases passed | {_percent(t['passed'], t['cases'] - t['out of scope'])} "
-        f"| {_percent(b['passed'], b['cases'] - b['out of scope'])} |",
-        f"| numeric cases passed | {_percent(t['numeric passed'], t['numeric cases'])} "
-        f"| {_percent(b['numeric passed'], b['numeric cases'])} |",
+        "| | " + " | ".join([ours, *(b.label for b in beside)]) + " |",
+        "|---|" + "---:|" * len(columns),
+        *("| " + " | ".join([k, *(str(c.get(k, "–")) for c in columns)]) + " |" for k in t),
+        "| in-scope cases passed | "
+        + " | ".join(_percent(c["passed"], c["cases"] - c["out of scope"]) for c in columns) + " |",
+        "| numeric cases passed | "
+        + " | ".join(_percent(c["numeric passed"], c["numeric cases"]) for c in columns) + " |",
     ]
-    others = {r["name"]: r for r in beside.report["cases"]}
-    differ = [(r, others[r["name"]]) for r in records if r["name"] in others and r["status"] != others[r["name"]]["status"]]
-    if not differ:
-        return lines + ["", "Every case has the same status in both runs."]
-    lines += ["", "Cases whose status differs:", "", f"| case | operator | {ours} | {theirs} |", "|---|---|---|---|"]
-    return lines + [
-        f"| {r['name']} | {r['op']} | {r['status']} | {o['status']}: {_md_escape(_one_line(o['reason'], 200))} |"
-        for r, o in differ
-    ]
+    for other in beside:
+        statuses = {r["name"]: r for r in other.report["cases"]}
+        differ = [(r, statuses[r["name"]]) for r in records if r["name"] in statuses and r["status"] != statuses[r["name"]]["status"]]
+        if not differ:
+            lines += ["", f"Every case has the same status in `{ours}` and `{other.label}`."]
+            continue
+        lines += ["", f"Cases whose status differs in `{other.label}`:", "",
+                  f"| case | operator | {ours} | {other.label} |", "|---|---|---|---|"]
+        lines += [
+            f"| {r['name']} | {r['op']} | {r['status']} | {o['status']}: {_md_escape(_one_line(o['reason'], 200))} |"
+            for r, o in differ
+        ]
+    return lines
 
 
 def _how_run(firmware: dict | None) -> str:
@@ -1140,7 +1155,7 @@ def render_markdown(
     command: str,
     note: str | None = None,
     json_link: str | None = None,
-    beside: Beside | None = None,
+    beside: Sequence[Beside] = (),
 ) -> str:
     import onnx
 
@@ -1180,16 +1195,17 @@ def render_markdown(
         lines += ["", "## Failures among compiled cases", "", "| cases | cause |", "|---:|---|"]
         lines += [f"| {n} | {_md_escape(c)} |" for c, n in causes[:30]]
 
-    beside_passed = beside.passed_by_operator() if beside else None
-    if beside_passed is None:
+    beside_passed = [b.passed_by_operator() for b in beside]
+    if not beside:
         lines += ["", "## Per operator", "", "| operator | cases | passed | status / notes |", "|---|---:|---:|---|"]
     else:
-        ours, theirs = stats.get("target", "host"), beside.target
+        ours = run_label(stats)
         lines += [
             "", "## Per operator", "",
             f"Status and notes are `{ours}`'s.", "",
-            f"| operator | cases | passed ({ours}) | passed ({theirs}) | status / notes |",
-            "|---|---:|---:|---:|---|",
+            "| operator | cases | " + " | ".join(f"passed ({label})" for label in [ours, *(b.label for b in beside)])
+            + " | status / notes |",
+            "|---|---:|" + "---:|" * (1 + len(beside)) + "---|",
         ]
     by_op: dict[str, list[dict]] = collections.defaultdict(list)
     for r in records:
@@ -1209,7 +1225,7 @@ def render_markdown(
                 if r["status"] != "pass"
             )
             note = "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common(3))
-        other = "" if beside_passed is None else f" {beside_passed.get(op, '–')} |"
+        other = "".join(f" {passed_there.get(op, '–')} |" for passed_there in beside_passed)
         lines.append(f"| {op} | {len(group)} | {passed} |{other} {_md_escape(_one_line(note, 400))} |")
 
     out_of_scope = [r for r in records if r["status"] == "out_of_scope"]
@@ -1260,8 +1276,8 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     parser.add_argument("--note", default=None, help="a line for the Markdown report (e.g. the commit measured)")
     parser.add_argument(
-        "--beside", default=None, metavar="REPORT",
-        help="another run's JSON report (e.g. --target cortex-m4's) to show side by side in the Markdown report",
+        "--beside", action="append", default=[], metavar="REPORT",
+        help="another run's JSON report (e.g. --target cortex-m4's) to show side by side in the Markdown report (repeatable)",
     )
     parser.set_defaults(handler=cmd_conformance)
     return parser
@@ -1286,7 +1302,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     if firmware is not None and args.filter is None and slice_report is None:
         slice_report = ""  # the target's representative slice
     names = representative_slice(Path(slice_report or committed_report(target))) if slice_report is not None else None
-    beside = _load_beside(args.beside, args.output_md) if getattr(args, "beside", None) else None
+    beside = [_load_beside(path, args.output_md) for path in getattr(args, "beside", [])]
     records, stats = run_conformance(
         args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline, target, firmware
     )
@@ -1297,6 +1313,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         command += " --firmware" + (f" --board {args.board}" if args.board else "")
         command += f" -O {args.optimize}" if args.optimize else ""
     command += f" --pipeline '{pipeline}'" if pipeline else ""
+    command += "".join(f" --beside {path}" for path in getattr(args, "beside", []))
     t = totals(records)
     print("  ".join(f"{k} {v}" for k, v in t.items()) + f"  ({stats['seconds']:.0f} s)")
     if args.output_json:
