@@ -2,15 +2,17 @@
 
 // A load of a constant's element at a fixed address (a quantization scale, a zero point) is
 // printed as the element's value, not as a load that Zig would evaluate at compile time by
-// reinterpreting the whole constant blob. A load at a varying address stays a load.
+// reinterpreting the whole constant blob. A load at a varying address stays a load. The values
+// the entry point computes reach the loop nest's function as arguments.
 
+// CHECK:      fn kernel_y(input_x: [*]const f32, buf_s: f32, buf_zf: f32, output_y: [*]f32) void {
+// CHECK:              const addr_pw = &const_w[@as(usize, @bitCast(idx_i))];
+// CHECK-NEXT:         const buf_w1: f32 = addr_pw.*;
 // CHECK:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
 // CHECK-NEXT:     const buf_s: f32 = @as(f32, 0x1.0000000000000p-2);
 // CHECK-NEXT:     const buf_z: i8 = @as(i8, -3);
 // CHECK-NEXT:     const buf_zf: f32 = zant_cast(f32, buf_z);
-// CHECK-NEXT:     var idx_i: isize = 0;
-// CHECK:              const addr_pw = &const_w[@as(usize, @bitCast(idx_i))];
-// CHECK-NEXT:         const buf_w1: f32 = addr_pw.*;
+// CHECK-NEXT:     @call(kernel_call, kernel_y, .{input_x, buf_s, buf_zf, output_y});
 
 builtin.module {
   func.func @main() {

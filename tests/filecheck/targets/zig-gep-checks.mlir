@@ -6,13 +6,15 @@
 // A vector load whose last lane can pass the end is checked too.
 
 // CHECK:      const const_table: [*]const f32 = @ptrCast(@alignCast(&net_constants[0]));
-// CHECK:      export fn net_predict(input_x: [*]const i64, input_v: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// CHECK:      fn kernel_y(input_x: [*]const i64, output_y: [*]f32) void {
 // CHECK:          const addr_p = &input_x[@as(usize, @bitCast(idx_i))];
 // CHECK-NEXT:     const buf_n: i64 = addr_p.*;
 // CHECK-NEXT:     const idx_n2: isize = zant_cast(isize, buf_n);
 // CHECK-NEXT:     const addr_q = &const_table[0..4][@intCast(idx_n2 * 2 + 1)];
+// CHECK:      fn kernel_y_1(input_v: [*]const f32, output_y: [*]f32) void {
 // CHECK:          const addr_pe = &input_v[@as(usize, @bitCast(idx_e))];
 // CHECK-NEXT:     const buf_four: @Vector(4, f32) = @as(*align(1) const [4]f32, @ptrCast(addr_pe)).*;
+// CHECK:      fn kernel_y_2(input_v: [*]const f32, output_y: [*]f32) void {
 // CHECK:          const addr_pf = &input_v[0..8][@intCast(idx_f)];
 // CHECK-NEXT:     const buf_tail: @Vector(4, f32) = @as(*align(1) const [4]f32, @ptrCast(addr_pf)).*;
 

@@ -4,7 +4,9 @@
 // An unplanned module is planned by the target; the constants are one aligned blob with their
 // exact bytes (1.5, -0.0, 2.5 little-endian), each a typed pointer at its planned offset. A max
 // against the constant 0 is one compare (a NaN sum fails it and passes through): no helper.
-// Every address here is proven inside its buffer from the loop ranges, so none is checked.
+// Every address here is proven inside its buffer from the loop ranges, so none is checked. Each
+// top-level loop nest is a function named after the tensor it stores, the scratch buffers are
+// file-scope pointers into the arena, and the entry point calls the nests in order.
 
 // CHECK:      const std = @import("std");
 // CHECK:      const net_constants: [16]u8 align(16) = .{
@@ -13,10 +15,12 @@
 // CHECK-NEXT: // w
 // CHECK-NEXT: const const_w: [*]const f32 = @ptrCast(@alignCast(&net_constants[0]));
 // CHECK:      var net_scratch: [32]u8 align(16) = undefined;
+// CHECK-EMPTY:
+// CHECK-NEXT: // sum
+// CHECK-NEXT: const scratch_sum: [*]f32 = @ptrCast(@alignCast(@as([*]u8, &net_scratch) + 0));
+// CHECK:      const kernel_call: std.builtin.CallModifier = if (@import("builtin").mode == .safe) .never_inline else .auto;
 // CHECK-NOT:  inline fn zant_fmax
-// CHECK:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
-// CHECK-NEXT:     // sum
-// CHECK-NEXT:     const scratch_sum: [*]f32 = @ptrCast(@alignCast(@as([*]u8, &net_scratch) + 0));
+// CHECK:      fn kernel_sum(input_x: [*]const f32) void {
 // CHECK-NEXT:     var idx_i: isize = 0;
 // CHECK-NEXT:     while (idx_i < 2) : (idx_i += 1) {
 // CHECK-NEXT:         var idx_j: isize = 0;
@@ -31,6 +35,9 @@
 // CHECK-NEXT:             addr_o.* = buf_r;
 // CHECK-NEXT:         }
 // CHECK-NEXT:     }
+// CHECK-NEXT: }
+// CHECK-EMPTY:
+// CHECK-NEXT: fn kernel_y(output_y: [*]f32) void {
 // CHECK-NEXT:     var idx_k: isize = 0;
 // CHECK-NEXT:     while (idx_k < 6) : (idx_k += 2) {
 // CHECK-NEXT:         const addr_p2 = &scratch_sum[@as(usize, @bitCast(idx_k))];
@@ -38,6 +45,11 @@
 // CHECK-NEXT:         const addr_o2 = &output_y[@as(usize, @bitCast(idx_k))];
 // CHECK-NEXT:         addr_o2.* = buf_a2;
 // CHECK-NEXT:     }
+// CHECK-NEXT: }
+// CHECK-EMPTY:
+// CHECK-NEXT: export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// CHECK-NEXT:     @call(kernel_call, kernel_sum, .{input_x});
+// CHECK-NEXT:     @call(kernel_call, kernel_y, .{output_y});
 // CHECK-NEXT:     return 0;
 // CHECK-NEXT: }
 
