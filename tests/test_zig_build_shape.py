@@ -1,14 +1,17 @@
 """The generated code keeps the shape that Zig builds quickly, in every pipeline (no timing here).
 
-Three constructs made builds take minutes (bench/build_time.py measures them):
+Four constructs made builds slow, up to minutes (bench/build_time.py measures them):
 
 * a runtime check on every address: ReleaseSafe's overflow, sign and bounds checks on each gep
   of a Conv kernel made LLVM's loop passes (LoopIdiomRecognize, IndVarSimplify) superlinear in
   the function (three Conv 3×3 layers: 21 s of CPU against 1.3 s in ReleaseFast; ResNet-8 for
   the Cortex-M4: 100 s). An address proven inside its buffer is now unchecked;
-* a Clip bound loaded from the constant arena for every element, instead of a literal;
+* a Clip bound loaded from the constant arena for every element, instead of a literal (and
+  clamped with NaN tests on both operands);
 * a load of a constant at a fixed address, which Zig evaluates at compile time by reinterpreting
-  the whole constant blob, for each load (MobileNet's 280 Clip bounds: 25 s in every mode).
+  the whole constant blob, for each load (MobileNet's 280 Clip bounds: 25 s in every mode);
+* every layer in one function: LLVM's GVN is superlinear in it (MobileNet, Cortex-M4
+  ReleaseSafe: 11.4 s of CPU in one function, 4.5 s with a function per loop nest).
 
 The checks that remain must still trap: an index read from memory is checked against its buffer.
 """
@@ -73,6 +76,19 @@ def test_conv_clip_stack_has_no_runtime_checked_address(tmp_path, pipeline):
     checked = [g for g in geps if g[1] or "@intCast" in g[2]]
     assert not checked, checked[:3]
     assert all(g[2].isdigit() or g[2].startswith("@as(usize, @bitCast(") for g in geps)
+
+
+@pytest.mark.parametrize("pipeline", [MCU_PIPELINE, DEFAULT_PIPELINE], ids=["mcu", "host"])
+def test_each_loop_nest_is_a_function_of_its_own(tmp_path, pipeline):
+    zig, _ = generated_zig(clip_stack(), tmp_path, pipeline, build=False)
+    # LLVM's passes are superlinear in the size of a function: the entry point only calls the
+    # kernels, each a loop nest (at least one per fused Conv + Clip block), kept apart in
+    # ReleaseSafe, whose checks make them large.
+    entry = zig[zig.index("export fn m_predict"):]
+    kernels = re.findall(r"^fn (kernel_\w+)\(", zig, re.MULTILINE)
+    assert "while" not in entry and len(kernels) >= 4
+    assert all(f"@call(kernel_call, {kernel}, " in entry for kernel in kernels)
+    assert "mode == .safe) .never_inline else .auto;" in zig
 
 
 @pytest.mark.parametrize("pipeline", [MCU_PIPELINE, DEFAULT_PIPELINE], ids=["mcu", "host"])
