@@ -177,7 +177,8 @@ def test_beside_reports_are_shown_side_by_side(tmp_path):
     md = conformance.render_markdown(ours, {"target": "host", "pipeline": "H"}, "zant conformance", beside=beside)
     assert "| | host | cortex-m4 | cortex-m4 on mps2-an386 |" in md
     assert "| traps | 0 | 1 | 0 |" in md and "| passed | 3 | 2 | 2 |" in md and "| cases | 3 | 3 | 2 |" in md
-    assert "`cortex-m4`: `P`, from `zant conformance --target cortex-m4`" in md and "(mcu.json)" in md
+    assert "`cortex-m4`: `P` (built and run on the host), from `zant conformance --target cortex-m4`" in md and "(mcu.json)" in md
+    assert "`cortex-m4 on mps2-an386`: `P` in ReleaseSafe firmware images run under QEMU" in md
     assert "| test_relu_1 | Relu | pass | trap: trap: the process killed by SIGILL |" in md
     assert "Every case has the same status in `host` and `cortex-m4 on mps2-an386`." in md
     assert "| operator | cases | passed (host) | passed (cortex-m4) | passed (cortex-m4 on mps2-an386) |" in md

@@ -1099,6 +1099,12 @@ def run_label(report: dict) -> str:
     return f"{target} on {firmware['board']}" if firmware else target
 
 
+def _as_firmware(firmware: dict | None) -> str:
+    if firmware is None:
+        return " (built and run on the host)"
+    return f" in {firmware['optimize']} firmware images run under QEMU (each case on its first data set)"
+
+
 def totals_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -> list[str]:
     """The totals of this run, beside those of the other reports if given (and the cases whose
     status differs from this run's in any of them)."""
@@ -1112,8 +1118,8 @@ def totals_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -
         "",
         f"`{ours}`: the pass pipeline above.",
         *(
-            f"`{b.label}`: `{b.report.get('pipeline')}`, from `{b.report.get('command')}` "
-            f"({b.report.get('seconds', 0):.0f} s; [per-case records]({b.link}))."
+            f"`{b.label}`: `{b.report.get('pipeline')}`{_as_firmware(b.report.get('firmware'))}, from "
+            f"`{b.report.get('command')}` ({b.report.get('seconds', 0):.0f} s; [per-case records]({b.link}))."
             for b in beside
         ),
         "",
