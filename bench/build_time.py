@@ -33,11 +33,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import DIGITS, MODELS, QUANTIZED  # noqa: E402
+from models import MODELS, QUANTIZED, model_file  # noqa: E402
 
 from zant.backend.build import OPTIMIZE_MODES  # noqa: E402
 from zant.driver import DEFAULT_PIPELINE, MCU_PIPELINE, CompileOptions, compile_model, default_pipeline  # noqa: E402
@@ -58,14 +57,6 @@ class Row:
     zig_lines: int
     cpu_seconds: float | None  # None: stopped at the timeout
     wall_seconds: float
-
-
-def model_file(name: str, folder: Path) -> Path:
-    if name == "digits":
-        return DIGITS
-    path = folder / f"{name}.onnx"
-    onnx.save((MODELS | QUANTIZED)[name](), path)
-    return path
 
 
 def pipeline_of(which: str, target: str) -> str:

@@ -38,11 +38,10 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import DIGITS, MODELS, QUANTIZED  # noqa: E402
+from models import MODELS, QUANTIZED, model_file  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
@@ -53,14 +52,6 @@ from zant.runtime import load_compiled  # noqa: E402
 DEFAULT_MODELS = ("digits", "kws", "resnet8", "autoencoder", "mobilenet")
 TVM_USMP_WORKSPACE = {"kws_int8": 17_232, "mobilenet_int8": 64_800, "resnet8_int8": 66_112, "autoencoder_int8": 1_160}
 """Published TVM (USMP) workspace bytes of the int8 MLPerf Tiny models (KWS, VWW, ResNet-8, AD)."""
-
-
-def model_file(name: str, folder: Path) -> Path:
-    if name == "digits":
-        return DIGITS
-    path = folder / f"{name}.onnx"
-    onnx.save((QUANTIZED | MODELS)[name](), path)
-    return path
 
 
 DEFAULT_MODE = CompileOptions().optimize

@@ -321,6 +321,16 @@ QUANTIZED: dict[str, Callable[[], onnx.ModelProto]] = {
 """The QDQ int8 models by name (per-channel weights, int8 activations)."""
 
 
+def model_file(name: str, folder: Path) -> Path:
+    """The .onnx file of a bench model by name: the bundled digits model, or FOLDER/NAME.onnx
+    written from `MODELS` or `QUANTIZED`."""
+    if name == "digits":
+        return DIGITS
+    path = Path(folder) / f"{name}.onnx"
+    onnx.save((MODELS | QUANTIZED)[name](), path)
+    return path
+
+
 def save_all(folder: str | Path) -> dict[str, Path]:
     """Write every model as FOLDER/<name>.onnx; return the paths by name."""
     out = Path(folder)
