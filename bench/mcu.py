@@ -65,7 +65,8 @@ def options(model: str, **kwargs) -> CompileOptions:
 
 def does_not_fit(error: ZantError) -> bool:
     text = str(error)
-    return "will not fit in region" in text or "stack on" in text or "overflowed by" in text
+    # The driver's check before linking, or the linker's for what the plan does not know (code).
+    return "do not fit" in text or "will not fit in region" in text or "stack on" in text or "overflowed by" in text
 
 
 def measure(model: str, path: Path, board_name: str, optimize: str, host, folder: Path) -> dict:
