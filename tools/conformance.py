@@ -61,10 +61,17 @@ import textwrap
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from zant.backend.boards import Board
+
+Builder = Callable[[Path, str, list[str]], tuple[Path | None, str]]
+"""Builds the named case files of a folder into one artifact: (its path or None, zig's message)."""
 
 # -- classification -------------------------------------------------------------------------
 
@@ -475,11 +482,10 @@ def _zig_error_lines(message: str, name: str | None = None) -> str:
 
 
 def build_batch(
-    directory: Path, names: list[str], root: str = "batch", use_error_names: bool = True, build=None
+    directory: Path, names: list[str], root: str = "batch", use_error_names: bool = True, build: Builder | None = None
 ) -> tuple[Path | None, dict[str, str], int]:
     """Build `names` (files NAME.zig in `directory`) into one ReleaseSafe shared library, or with
-    `build(directory, root, names) -> (path or None, zig's message)` into something else (a
-    firmware image).
+    `build` into something else (a firmware image).
 
     Returns (library or None, {broken name: zig error}, number of builds). A failing build drops
     the files Zig's errors name (each confirmed by a build of its own), then bisects what still
@@ -752,7 +758,7 @@ def load_cases() -> list:
 class Firmware:
     """`--firmware`: each batch is one image for `board`, linked in `optimize` mode, run under QEMU."""
 
-    board: object  # zant.backend.boards.Board
+    board: Board
     optimize: str = "ReleaseFast"
 
 
@@ -809,7 +815,7 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | 
     return [asdict(r) for r in records.values()], timings
 
 
-def _image_builder(models: dict, firmware: Firmware):
+def _image_builder(models: dict, firmware: Firmware) -> Builder:
     """A `build_batch` builder that links the named cases into one firmware image."""
     from zant.backend.firmware import build_firmware, write_image
     from zant.errors import ZantError
