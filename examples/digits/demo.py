@@ -1,8 +1,11 @@
 """Zant's main job, end to end, on a real model: the digits CNN trained by `train.py`.
 
-Compiles `digits_cnn.onnx` to Zig, builds it for the host and for a Cortex-M4, classifies every
-held-out image with the compiled model and with the ONNX reference evaluator, and prints both
-accuracies, whether the predictions agree, and the Cortex-M4 build's section sizes.
+Compiles `digits_cnn.onnx` to Zig, builds it for the host and as a Cortex-M4 firmware image
+(`zant compile`'s defaults: ReleaseFast, the MCU pipeline), classifies every held-out image with
+the compiled model and with the ONNX reference evaluator, and prints both accuracies and whether
+the predictions agree. Where QEMU is installed, the image then classifies one held-out image on
+the emulated Cortex-M4 (mps2-an386), beside the reference, with the instructions that inference
+executed; the image's flash and RAM are printed either way.
 
     python examples/digits/demo.py [--out OUTDIR]
 
@@ -44,9 +47,11 @@ def main() -> int:
 
     print(f"compiling {MODEL.name} for the host (ReleaseFast) …")
     host = compile_model(MODEL, out / "host", CompileOptions(name="digits", optimize="ReleaseFast"))
-    print(f"compiling {MODEL.name} for cortex-m4 (ReleaseSmall) …")
+    print(f"compiling {MODEL.name} as a cortex-m4 firmware image (ReleaseFast) …")
+    on_m4 = 0  # the held-out image the firmware classifies
     m4 = compile_model(
-        MODEL, out / "cortex-m4", CompileOptions(name="digits", target="cortex-m4", optimize="ReleaseSmall")
+        MODEL, out / "cortex-m4",
+        CompileOptions(name="digits", target="cortex-m4", firmware=True, inputs={"image": images[on_m4][None]}),
     )
 
     model = load_compiled(host)
@@ -66,14 +71,33 @@ def main() -> int:
     print(f"identical predictions      {agree}/{len(images)}")
     print(f"max |Δ probability|        {np.abs(ours - reference).max():.2e}")
     arenas = {a["role"]: a["size"] for a in m4.plan["arenas"]}
-    sizes = m4.sizes or {}
+    image = m4.firmware_sizes or {}
     print(
-        f"cortex-m4 ReleaseSmall     .text {sizes.get('.text', 0):,} B   .rodata {sizes.get('.rodata', 0):,} B   "
-        f".data {sizes.get('.data', 0):,} B   .bss {sizes.get('.bss', 0):,} B   "
+        f"cortex-m4 image            flash {image.get('flash', 0):,} B   static RAM {image.get('static_ram', 0):,} B   "
         f"(scratch arena {arenas.get('scratch', 0):,} B, weights {arenas.get('constant', 0):,} B)"
     )
+    m4_agrees = run_on_m4(m4, reference[on_m4], labels[on_m4])
     print(f"generated code             {host.zig_path}, {host.header_path.name}, {host.plan_path.name}")
-    return 0 if agree == len(images) else 1
+    print(f"firmware image             {m4.firmware_path}")
+    return 0 if agree == len(images) and m4_agrees else 1
+
+
+def run_on_m4(m4, reference: np.ndarray, label: int) -> bool:
+    """Classify the embedded image on the emulated Cortex-M4; print it beside the reference.
+    Returns whether the prediction agrees (True when QEMU is missing: nothing to compare)."""
+    from zant.backend.firmware import count_instructions, qemu_missing, run_firmware
+
+    missing = qemu_missing(m4.board)
+    if missing:
+        print(f"on the emulated cortex-m4  not run: {missing}")
+        return True
+    run = run_firmware(m4.firmware_path, m4.board, m4.outputs)
+    got = run.outputs[0][0]
+    instructions = count_instructions(m4.board, m4.firmware_path)
+    print(f"on the emulated cortex-m4  digit {got.argmax()} (label {label}), reference {reference.argmax()}, "
+          f"max |Δ probability| {np.abs(got - reference).max():.2e}")
+    print(f"                           {instructions:,} instructions per inference, stack {run.stack_bytes:,} B")
+    return int(got.argmax()) == int(reference.argmax())
 
 
 if __name__ == "__main__":
