@@ -114,7 +114,7 @@ def parse_markdown_rows(text: str) -> list[dict[str, str]]:
     a committed document against a new run)."""
     rows, header = [], None
     for line in text.splitlines():
-        if not line.startswith("| "):
+        if not line.startswith("|"):
             header = None
             continue
         cells = [c.strip() for c in line.strip("|").split("|")]
