@@ -31,13 +31,8 @@ import onnx
 from onnx import GraphProto, ModelProto, NodeProto, helper, numpy_helper
 
 from zant.errors import ZantError
-from zant.frontend.expand import all_names, NameSource, rename_node
-from zant.frontend.shape_folding import (
-    _evaluate,
-    _foldable,
-    _shape_node_value,
-    _static_shape,
-)
+from zant.frontend.graph_names import NameSource, all_names, rename_node
+from zant.frontend.shape_folding import evaluate_node, is_foldable, shape_node_value, static_shape
 
 CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan"})
 MAX_ITERATIONS = 4096
@@ -102,16 +97,16 @@ class _Constants:
         if name in self.values:
             return self.values[name]
         node = self.producers.get(name)
-        if node is None or not _foldable(node):
+        if node is None or not is_foldable(node):
             return None
         results = None
         if node.op_type in ("Shape", "Size") and node.input[0] in self.types:
-            shape = _static_shape(self.types[node.input[0]])
-            results = None if shape is None else [_shape_node_value(node, shape)]
+            shape = static_shape(self.types[node.input[0]])
+            results = None if shape is None else [shape_node_value(node, shape)]
         else:
             inputs = {n: self.value(n) for n in node.input if n}
             if all(v is not None for v in inputs.values()):
-                results = _evaluate(node, inputs, self.opset)
+                results = evaluate_node(node, inputs, self.opset)
         if results is None:
             return None
         self.values.update((n, v) for n, v in zip(node.output, results) if n)
@@ -198,7 +193,7 @@ class _Unroller:
 
     def tensor_shape(self, name: str) -> list[int] | None:
         value_type = self.constants.types.get(name)
-        return None if value_type is None else _static_shape(value_type)
+        return None if value_type is None else static_shape(value_type)
 
 
 def _defined_names(graph: GraphProto) -> set[str]:
@@ -227,7 +222,7 @@ def _unroll_if(u: _Unroller) -> None:
         chosen = then_branch if bool(np.asarray(condition).reshape(-1)[0]) else else_branch
         u.bind_outputs(u.inline(chosen, [], "then" if chosen is then_branch else "else"))
         return
-    shapes = [[_static_shape(o.type) for o in b.output] for b in (then_branch, else_branch)]
+    shapes = [[static_shape(o.type) for o in b.output] for b in (then_branch, else_branch)]
     if any(s is None for s in shapes[0]) or shapes[0] != shapes[1]:
         raise NotImplementedError(
             "the condition is only known at run time and the branches' outputs do not have "

@@ -19,6 +19,9 @@ from collections.abc import Callable, Iterable
 import onnx
 from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TypeProto, defs
 
+from zant.frontend.control_flow import unroll_control_flow
+from zant.frontend.graph_names import NameSource, all_names, rename_node
+
 DEFAULT_DOMAINS = ("", "ai.onnx")
 EXPANDABLE_DOMAINS = ("ai.onnx.preview",)
 """Other domains whose ops are accepted when ONNX defines them by a function body (FlexAttention);
@@ -35,8 +38,6 @@ def expand_model(
     """Every graph-level decomposition the importer applies, in order; `infer` re-runs shape inference."""
     # Control flow (If/Loop/Scan with static trip counts) is unrolled before the function bodies
     # are expanded, and again after: some bodies hold a Scan (LinearAttention).
-    from zant.frontend.control_flow import unroll_control_flow  # it imports this module's renaming
-
     model = expand_functions(unroll_control_flow(model, infer), opset, has_lowering, infer)
     return unroll_control_flow(model, infer)
 
@@ -222,31 +223,6 @@ def _inline(node: NodeProto, body: FunctionProto, schema: defs.OpSchema, names: 
     return inlined
 
 
-def rename_node(node: NodeProto, rename: Callable[[str], str]) -> None:
-    node.input[:] = [rename(n) for n in node.input]
-    node.output[:] = [rename(n) for n in node.output]
-    for attribute in node.attribute:
-        for graph in _subgraphs(attribute):
-            _rename_graph(graph, rename)
-
-
-def _rename_graph(graph: GraphProto, rename: Callable[[str], str]) -> None:
-    """Subgraphs of a body node see the body's values; all their names move together."""
-    for value in [*graph.input, *graph.output, *graph.value_info]:
-        value.name = rename(value.name)
-    for tensor in graph.initializer:
-        tensor.name = rename(tensor.name)
-    for inner in graph.node:
-        rename_node(inner, rename)
-
-
-def _subgraphs(attribute: AttributeProto) -> Iterable[GraphProto]:
-    if attribute.type == AttributeProto.GRAPH:
-        yield attribute.g
-    elif attribute.type == AttributeProto.GRAPHS:
-        yield from attribute.graphs
-
-
 def _import_opsets(model: ModelProto, imports: Iterable[onnx.OperatorSetIdProto]) -> None:
     known = {o.domain for o in model.opset_import}
     for entry in imports:
@@ -260,29 +236,3 @@ def _value_types(graph: GraphProto) -> dict[str, TypeProto]:
     for tensor in graph.initializer:
         types.setdefault(tensor.name, onnx.helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims)))
     return types
-
-
-def all_names(graph: GraphProto) -> set[str]:
-    names = {v.name for v in [*graph.input, *graph.output, *graph.value_info]}
-    names.update(t.name for t in graph.initializer)
-    for node in graph.node:
-        names.update(node.input)
-        names.update(node.output)
-        for attribute in node.attribute:
-            for sub in _subgraphs(attribute):
-                names.update(all_names(sub))
-    return names
-
-
-class NameSource:
-    """Fresh value names that collide with nothing in the model."""
-
-    def __init__(self, taken: set[str]):
-        self.taken = taken
-
-    def fresh(self, base: str) -> str:
-        name, suffix = base, 1
-        while name in self.taken:
-            name, suffix = f"{base}_{suffix}", suffix + 1
-        self.taken.add(name)
-        return name

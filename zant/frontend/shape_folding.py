@@ -23,7 +23,8 @@ MAX_ELEMENTS = 1 << 20
 """Folded values larger than this stay computed at run time (they would bloat flash)."""
 
 
-def _static_shape(value_type: onnx.TypeProto) -> list[int] | None:
+def static_shape(value_type: onnx.TypeProto) -> list[int] | None:
+    """The dimensions of a tensor type when all of them are known; None otherwise."""
     if not value_type.HasField("tensor_type") or not value_type.tensor_type.HasField("shape"):
         return None
     dims = value_type.tensor_type.shape.dim
@@ -38,12 +39,13 @@ def all_shapes_static(model: ModelProto) -> bool:
     constants = {i.name for i in graph.initializer}
     for node in graph.node:
         for name in node.output:
-            if name and name not in constants and (name not in typed or _static_shape(typed[name]) is None):
+            if name and name not in constants and (name not in typed or static_shape(typed[name]) is None):
                 return False
     return True
 
 
-def _shape_node_value(node: NodeProto, shape: list[int]) -> np.ndarray:
+def shape_node_value(node: NodeProto, shape: list[int]) -> np.ndarray:
+    """The value a Shape (with its start/end) or Size node computes on a tensor of `shape`."""
     attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
     if node.op_type == "Size":
         return np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)
@@ -52,7 +54,8 @@ def _shape_node_value(node: NodeProto, shape: list[int]) -> np.ndarray:
     return np.array(shape[slice(start, end)], dtype=np.int64)
 
 
-def _evaluate(node: NodeProto, feeds: dict[str, np.ndarray], opset: int) -> list[np.ndarray] | None:
+def evaluate_node(node: NodeProto, feeds: dict[str, np.ndarray], opset: int) -> list[np.ndarray] | None:
+    """`node`'s outputs on constant `feeds`, by ONNX's reference evaluator; None if it cannot run it."""
     from onnx.reference import ReferenceEvaluator
 
     try:
@@ -62,7 +65,8 @@ def _evaluate(node: NodeProto, feeds: dict[str, np.ndarray], opset: int) -> list
     return [np.asarray(r) for r in results]
 
 
-def _foldable(node: NodeProto) -> bool:
+def is_foldable(node: NodeProto) -> bool:
+    """Whether `node` may be computed at compile time: a deterministic default-domain op without subgraphs."""
     return (
         node.domain in ("", "ai.onnx")
         and node.op_type not in NONDETERMINISTIC
@@ -79,12 +83,12 @@ def _fold_round(model: ModelProto, opset: int) -> bool:
     folded = False
     for node in graph.node:
         values = None
-        if node.op_type in ("Shape", "Size") and node.input[0] in typed and _foldable(node):
-            shape = _static_shape(typed[node.input[0]])
+        if node.op_type in ("Shape", "Size") and node.input[0] in typed and is_foldable(node):
+            shape = static_shape(typed[node.input[0]])
             if shape is not None:
-                values = [_shape_node_value(node, shape)]
-        elif all(not name or name in known for name in node.input) and _foldable(node):
-            values = _evaluate(node, {name: known[name] for name in node.input if name}, opset)
+                values = [shape_node_value(node, shape)]
+        elif all(not name or name in known for name in node.input) and is_foldable(node):
+            values = evaluate_node(node, {name: known[name] for name in node.input if name}, opset)
         if values is None or len(values) != len(node.output) or any(v.size > MAX_ELEMENTS for v in values):
             kept.append(node)
             continue
