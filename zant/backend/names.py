@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from zant.backend.zig_helpers import HELPERS
 from zant.errors import ZantError
 
 ZIG_KEYWORDS = frozenset(
@@ -90,3 +91,12 @@ class Namer:
             counter += 1
         self.used.add(name)
         return name
+
+
+def reserved_names(name: str) -> set[str]:
+    """File-scope names of the Zig file generated under prefix `name` that no local may take (Zig
+    forbids shadowing): the printer's and the plan's parameter namers both start from these."""
+    return {
+        "std", "panic", "trapOnPanic", "kernel_call",
+        f"{name}_scratch", f"{name}_constants", f"{name}_predict", *HELPERS,
+    }

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from zant.backend.names import Namer, sanitize_zig, validate_prefix
+from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.dialects.uop import ArenaOp, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
 from zant.passes.liveness import Schedule, align_up, scratch_lifetimes
@@ -239,7 +239,6 @@ def emit_header(module: ModuleOp, name: str) -> str:
     validate_prefix(name)
     function = main_function(module)
     info = describe_plan(module)
-    from zant.backend.zig_printer import reserved_names
 
     parameters = parameter_names(function, Namer(reserved_names(name)))
     lines = [

@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from zant.backend.names import Namer, sanitize_zig, validate_prefix
+from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
 from zant.backend.zig_helpers import HELPERS
 from zant.dialects import uop
@@ -205,14 +205,6 @@ KERNEL_CALL = [
     "const kernel_call: std.builtin.CallModifier = if (@import(\"builtin\").mode == .safe) .never_inline else .auto;",
     "",
 ]
-
-
-def reserved_names(name: str) -> set[str]:
-    """File-scope names no local may take (Zig forbids shadowing)."""
-    return {
-        "std", "panic", "trapOnPanic", "kernel_call",
-        f"{name}_scratch", f"{name}_constants", f"{name}_predict", *HELPERS,
-    }
 
 
 def _unprinted(value: SSAValue) -> bool:
