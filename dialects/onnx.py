@@ -32,6 +32,10 @@ The generic format (`--print-op-generic`) shows the same op with `operandSegment
 op has them. The verifier checks input/output counts, unknown, mistyped and missing required
 attributes with messages naming the op and the attribute, before xDSL's structural checks.
 
+One op of another domain is defined here too, because `fold-qdq` creates it: com.microsoft's
+`QLinearAdd` (`onnx.QLinearAdd`, `QLinearAddOp`), from a schema written in this module, with a
+verifier for its type constraints.
+
 Helpers for passes: `op_name`, `onnx_op_class`, `string_value`, `inputs`/`input_value` (ONNX input positions, `None` for an
 absent optional input), `outputs`, and `get_attr` (attribute as a Python value, schema default
 applied).
@@ -40,6 +44,7 @@ applied).
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,7 +62,9 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     NoneType,
+    Signedness,
     StringAttr,
     TensorType,
 )
@@ -328,10 +335,12 @@ def _field_name(onnx_name: str, used: set[str]) -> str:
     return name
 
 
-def _make_op_class(schema: OpSchema) -> type[OnnxOp]:
+def _make_op_class(
+    schema: OpSchema, base: type[OnnxOp] = OnnxOp, name: str | None = None
+) -> type[OnnxOp]:
+    """The op class of `schema`, derived from `base`, named `name` (default: `op_name`)."""
     used: set[str] = set()
-    prefix = _DOMAIN_PREFIXES[schema.domain]
-    body: dict[str, Any] = {"name": op_name(schema.name, schema.domain), "__module__": __name__}
+    body: dict[str, Any] = {"name": name or op_name(schema.name, schema.domain), "__module__": __name__}
     body["__doc__"] = (
         f"ONNX `{schema.domain or 'ai.onnx'}.{schema.name}` (opset {schema.since_version}), "
         "from its schema."
@@ -367,10 +376,11 @@ def _make_op_class(schema: OpSchema) -> type[OnnxOp]:
         constraint = _ATTRIBUTE_KINDS.get(attribute.type, (Attribute, ""))[0]
         body[_field_name(attr_name, used)] = opt_prop_def(constraint, prop_name=attr_name)
 
+    prefix = "" if name else _DOMAIN_PREFIXES[schema.domain]
     class_name = f"{prefix.title().replace('.', '')}{schema.name}Op"
-    cls = irdl_op_definition(type(class_name, (OnnxOp,), body))
+    cls = irdl_op_definition(type(class_name, (base,), body))
     # IRDL would run its generic checks first; ours name the ONNX attribute and op, so go first.
-    cls.verify_ = OnnxOp.verify_all
+    cls.verify_ = base.verify_all
     _SPECS[cls.name] = OpSpec(schema, inputs, outputs)
     return cls
 
@@ -412,6 +422,73 @@ _OP_CLASSES: dict[tuple[str, str], type[OnnxOp]] = {
     for schema in _latest_schemas(domain)
 }
 """(domain, op type) → op class; the default domain is spelled ""."""
+
+
+# --------------------------------------------------------------------------------------------
+# Ops of other domains that passes create.
+# --------------------------------------------------------------------------------------------
+
+CONTRIB_DOMAIN = "com.microsoft"
+"""onnxruntime's contrib operators; `onnx.defs` has no schemas for them, so the ones a pass
+creates are written here, and registered like the generated ops so printed IR parses back."""
+
+
+def _scalar_type(value: SSAValue) -> Attribute | None:
+    """The element type of a one-element tensor (a per-tensor scale or zero point), else None."""
+    type = value.type
+    if isinstance(type, TensorType) and math.prod(type.get_shape()) == 1:
+        return type.get_element_type()
+    return None
+
+
+_INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
+_QLINEAR_ADD_INPUTS = (
+    "A", "A_scale", "A_zero_point", "B", "B_scale", "B_zero_point", "C_scale", "C_zero_point"
+)
+
+
+class _QLinearAddBase(OnnxOp):
+    """Checks the schema's type constraints, which the generated ops leave to the importer's
+    ONNX checker but which nothing checks for an op that a pass makes."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        tensors = (self.operands[0], self.operands[3], self.results[0])
+        elements = {v.type.get_element_type() if isinstance(v.type, TensorType) else None for v in tensors}
+        element = elements.pop()
+        if elements or element not in _INT8_TYPES:
+            raise VerifyException(f"{self.name}: A, B and C must have one element type, i8 or ui8")
+        for scale, zero_point in ((1, 2), (4, 5), (6, 7)):
+            names = f"'{_QLINEAR_ADD_INPUTS[scale]}' and '{_QLINEAR_ADD_INPUTS[zero_point]}'"
+            if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(
+                self.operands[zero_point]
+            ) != element:
+                raise VerifyException(
+                    f"{self.name}: {names} must be one-element tensors of f32 and of {element}"
+                )
+
+
+def _qlinear_add_schema() -> OpSchema:
+    """com.microsoft's QLinearAdd: C = quantize(dequantize(A) + dequantize(B)), per-tensor scales
+    and zero points, A and B broadcast. Its zero points are optional there; here they are
+    required, as `fold-qdq` always gives them and the lowering reads every input."""
+    types = {"A": "T", "B": "T", "A_zero_point": "T", "B_zero_point": "T", "C_zero_point": "T"}
+    return OpSchema(
+        "QLinearAdd",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_add_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in _QLINEAR_ADD_INPUTS],
+        outputs=[OpSchema.FormalParameter("C", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+    )
+
+
+# Spelled without the domain (not `onnx.com.microsoft.QLinearAdd`): the name `fold-qdq` has
+# always given it, and the importer refuses com.microsoft ops, so the two cannot meet.
+QLinearAddOp = _make_op_class(_qlinear_add_schema(), _QLinearAddBase, "onnx.QLinearAdd")
+_OP_CLASSES[(CONTRIB_DOMAIN, "QLinearAdd")] = QLinearAddOp
+
 globals().update({cls.__name__: cls for cls in _OP_CLASSES.values()})
 
 ONNX = Dialect("onnx", list(_OP_CLASSES.values()), [])

@@ -11,7 +11,7 @@ QuantizeLinear, this pass replaces
 * MatMul by `QLinearMatMul`;
 * AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
   `QLinearConv` with a weight of ones and a weight scale of 1 / window size;
-* Add of two DQ'd tensors by `QLinearAdd` (com.microsoft's contrib op, defined in quant.py);
+* Add of two DQ'd tensors by `QLinearAdd` (com.microsoft's contrib op, in the onnx dialect);
 * MaxPool, Reshape, Flatten by the same op on the int8 tensor (followed, where the DQ and Q
   parameters differ, by a requantizing 1×1 depthwise QLinearConv for 4-D tensors), and Relu /
   Clip with constant bounds and equal parameters by Clip with quantized bounds;
@@ -43,9 +43,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from zant.dialects.onnx import get_attr, input_value, onnx_op_class
+from zant.dialects.onnx import QLinearAddOp, get_attr, input_value, onnx_op_class
 from zant.frontend.resources import constant_array, make_constant_attr
-from zant.passes.onnx_to_uop.quant import FIXED_POINT, QLinearAddOp
+from zant.passes.onnx_to_uop.quant import FIXED_POINT
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
 
@@ -304,9 +304,9 @@ def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
         return None
     if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
         return None
-    add = QLinearAddOp.build(
-        operands=[x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
-        result_types=[_int8_result(op, y)],
+    add = QLinearAddOp.from_onnx(
+        [x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
+        [_int8_result(op, y)],
     )
     return b.insert(add)
 

@@ -27,7 +27,6 @@ import numpy as np
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.frontend.resources import attr_to_array, make_constant_attr
@@ -593,25 +592,6 @@ class QLinearConvLowering(OnnxLowering):
 # ---------------------------------------------------------------------------------------------
 
 
-@irdl_op_definition
-class QLinearAddOp(IRDLOperation):
-    """`onnx.QLinearAdd`: com.microsoft's contrib op (the onnx dialect holds the default domain
-    only), C = quantize(dequantize(A) + dequantize(B)) with per-tensor scales and zero points.
-    `fold-qdq` makes it of DQ → Add → Q."""
-
-    name = "onnx.QLinearAdd"
-
-    a = operand_def()
-    a_scale = operand_def()
-    a_zero_point = operand_def()
-    b = operand_def()
-    b_scale = operand_def()
-    b_zero_point = operand_def()
-    c_scale = operand_def()
-    c_zero_point = operand_def()
-    c = result_def()
-
-
 def common_shift_multipliers(multipliers: Sequence[float]) -> tuple[list[int], int]:
     """Integers m_i and one shift with m_i · 2^-shift ≈ M_i, the largest m_i below 2^31."""
     exponent = max(math.frexp(m)[1] for m in multipliers)
@@ -620,9 +600,10 @@ def common_shift_multipliers(multipliers: Sequence[float]) -> tuple[list[int], i
 
 
 class QLinearAddLowering(OnnxLowering):
-    """`QLinearAdd`, integer only: C = clamp(((A - za)·m_a + (B - zb)·m_b + 2^(s-1)) >> s + zc)
-    in int64, with m_a · 2^-s ≈ A_scale / C_scale and m_b alike (constant per-tensor scales);
-    A and B broadcast as views."""
+    """`QLinearAdd` (com.microsoft's, in the onnx dialect), integer only:
+    C = clamp(((A - za)·m_a + (B - zb)·m_b + 2^(s-1)) >> s + zc) in int64, with
+    m_a · 2^-s ≈ A_scale / C_scale and m_b alike (constant per-tensor scales); A and B broadcast
+    as views."""
 
     op_names = frozenset({"onnx.QLinearAdd"})
 
@@ -674,7 +655,6 @@ PATTERNS = (
 __all__ = [
     "FIXED_POINT",
     "PATTERNS",
-    "QLinearAddOp",
     "QuantParam",
     "Requantization",
     "common_shift_multipliers",

@@ -1,0 +1,23 @@
+// RUN: zant-opt %s | zant-opt | filecheck %s
+// RUN: zant-opt %s --print-op-generic | zant-opt | filecheck %s
+// RUN: zant-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
+
+// com.microsoft's QLinearAdd, which `fold-qdq` makes of DQ → Add → Q: registered in the onnx
+// dialect like the generated ops, so a folded module prints and parses back. B broadcasts;
+// scales and zero points are one-element tensors of any rank.
+
+// CHECK-LABEL: func.func @qlinear_add
+func.func @qlinear_add(%a: tensor<1x4x2xi8>, %b: tensor<4x1xi8>, %s: tensor<f32>, %z: tensor<i8>, %cs: tensor<1xf32>, %cz: tensor<1xi8>) -> tensor<1x4x2xi8> {
+  // CHECK-NEXT: %c = onnx.QLinearAdd(%a, %s, %z, %b, %s, %z, %cs, %cz) {onnx.node_name = "add"} : (tensor<1x4x2xi8>, tensor<f32>, tensor<i8>, tensor<4x1xi8>, tensor<f32>, tensor<i8>, tensor<1xf32>, tensor<1xi8>) -> tensor<1x4x2xi8>
+  // GENERIC: "onnx.QLinearAdd"(%a, %s, %z, %b, %s, %z, %cs, %cz) {onnx.node_name = "add"}
+  %c = onnx.QLinearAdd(%a, %s, %z, %b, %s, %z, %cs, %cz) {onnx.node_name = "add"} : (tensor<1x4x2xi8>, tensor<f32>, tensor<i8>, tensor<4x1xi8>, tensor<f32>, tensor<i8>, tensor<1xf32>, tensor<1xi8>) -> tensor<1x4x2xi8>
+  // CHECK-NEXT: func.return %c : tensor<1x4x2xi8>
+  func.return %c : tensor<1x4x2xi8>
+}
+
+// CHECK-LABEL: func.func @qlinear_add_unsigned
+func.func @qlinear_add_unsigned(%a: tensor<3xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<3xui8> {
+  // CHECK-NEXT: %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<3xui8>
+  %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<3xui8>
+  func.return %c : tensor<3xui8>
+}
