@@ -12,7 +12,6 @@ that looks valid.
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import tempfile
@@ -33,6 +32,7 @@ from zant.backend.boards import Board, board_for
 from zant.backend.build import OPTIMIZE_MODES
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
+from zant.signature import TensorSignature, complete_feeds
 
 def _pipeline(lower: str, *loop_passes: str) -> str:
     return ",".join((
@@ -79,19 +79,6 @@ class CompileOptions:
     board: str | os.PathLike | Board | None = None  # a built-in board's name or a board file
     inputs: dict[str, np.ndarray] | None = None  # embedded in the image; missing ones are seeded
     progress: Callable[[str], None] | None = None  # told each stage as it starts ("import m.onnx")
-
-
-@dataclass
-class TensorSignature:
-    """One graph input or output as the generated entry point takes it."""
-
-    name: str
-    shape: list[int]
-    dtype: str  # numpy dtype name
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
 
 
 @dataclass
@@ -247,8 +234,6 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 sizes = section_sizes(library)
         firmware = feeds = None
         if board is not None:
-            from zant.runtime import complete_feeds
-
             with _stage(timings, "firmware", progress, f"image {name}.elf for {board.label}"):
                 feeds, _ = complete_feeds(inputs, options.inputs or {})
                 firmware = build_image(staging, name, inputs, outputs, feeds, board, options.optimize)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from zant.driver import TensorSignature
 from zant.errors import ZantError
+from zant.signature import TensorSignature, complete_feeds  # noqa: F401 (complete_feeds: re-exported)
 
 
 class CompiledModel:
@@ -62,30 +62,6 @@ def load_compiled(result) -> CompiledModel:
         raise ZantError("the model was compiled without a build (--no-build)")
     name = result.zig_path.stem
     return CompiledModel(result.library_path, name, result.inputs, result.outputs)
-
-
-def complete_feeds(
-    signatures: Sequence[TensorSignature], given: Mapping[str, np.ndarray], seed: int = 0
-) -> tuple[dict[str, np.ndarray], list[str]]:
-    """The given inputs in graph order, converted to their dtypes, and seeded values for the rest
-    (floats ~ N(0, 1), bools, small integers); also the names of the inputs made up."""
-    known = {s.name for s in signatures}
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise ZantError(f"--input names unknown inputs: {', '.join(unknown)} (the model has {', '.join(sorted(known))})")
-    rng = np.random.default_rng(seed)
-    feeds: dict[str, np.ndarray] = {}
-    for signature in signatures:
-        kind = np.dtype(signature.dtype).kind
-        if signature.name in given:
-            feeds[signature.name] = np.asarray(given[signature.name]).astype(signature.dtype)
-        elif kind == "f":
-            feeds[signature.name] = rng.standard_normal(signature.shape).astype(signature.dtype)
-        elif kind == "b":
-            feeds[signature.name] = rng.integers(0, 2, signature.shape).astype(bool)
-        else:
-            feeds[signature.name] = rng.integers(0, 10, signature.shape).astype(signature.dtype)
-    return feeds, [s.name for s in signatures if s.name not in given]
 
 
 def reference_outputs(model_path: str | Path, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
