@@ -20,26 +20,14 @@ PACKAGE_DIRS = {
     "zant.tools": ROOT / "tools",
 }
 
-# Known debts. The test fails on anything not listed here, and on an entry that no longer occurs,
+# Known debts (none left). The test fails on anything not listed here, and on an entry that no longer occurs,
 # so these lists only shrink.
 #
 # Import edges (importer, imported) that close a cycle; the cycle check ignores them.
-KNOWN_CYCLE_EDGES: set[tuple[str, str]] = {
-    # Board.fpu reads build.TARGETS (function-local import) while build.py re-exports the boards:
-    # TARGETS (the Zig target triples and CPU flags) belongs below both, e.g. in boards.py or a
-    # zant/backend/targets.py that build.py re-exports.
-    ("zant.backend.boards", "zant.backend.build"),
-}
+KNOWN_CYCLE_EDGES: set[tuple[str, str]] = set()
 # (importing module, imported module, private name): a private helper one module borrows from
 # another, by `from M import _name` or as `M._name` on an imported module; it should become public.
-KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = {
-    # The recurrent lowerings reuse the element-wise lowering's activation builders.
-    ("zant.passes.onnx_to_uop.recurrent", "zant.passes.onnx_to_uop.elementwise", "_hard_sigmoid_of"),
-    ("zant.passes.onnx_to_uop.recurrent", "zant.passes.onnx_to_uop.elementwise", "_softplus_of"),
-    # The random-graph runner reports generator errors the way the conformance runner does.
-    ("zant.tools.random_graphs", "zant.tools.conformance", "_describe"),
-    ("zant.tools.random_graphs", "zant.tools.conformance", "_one_line"),
-}
+KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = set()
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

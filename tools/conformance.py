@@ -396,7 +396,7 @@ def compile_case(case, index: int, out_dir: Path, record: Record, pipeline: str 
             record.reason = f"no lowering for {', '.join(missing)} (after expansion)"
         else:
             record.status = "compile_error"
-            record.reason = "compile error: " + _one_line(_describe(error))
+            record.reason = "compile error: " + one_line(describe_error(error))
         return None
     (out_dir / f"{name}.zig").write_text(zig_source, encoding="utf-8")
     return Compiled(name, inputs, outputs, data_sets)
@@ -421,7 +421,7 @@ def _unsupported_ops(error: BaseException) -> list[str]:
     return []
 
 
-def _describe(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
     kind = "" if type(error).__name__ == "ZantError" else f"{type(error).__name__}: "
     text = f"{kind}{error}"
     cause = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
@@ -430,7 +430,7 @@ def _describe(error: BaseException) -> str:
     return text
 
 
-def _one_line(text: str, limit: int = 300) -> str:
+def one_line(text: str, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -478,7 +478,7 @@ def _zig_error_lines(message: str, name: str | None = None) -> str:
     if name is not None:
         lines = [line for line in lines if f"{name}.zig:" in line] or lines
     text = "; ".join(re.sub(r"^.*/", "", line) for line in lines[:3]) or message.strip().splitlines()[-1:]
-    return _one_line(text if isinstance(text, str) else " ".join(text))
+    return one_line(text if isinstance(text, str) else " ".join(text))
 
 
 def build_batch(
@@ -602,7 +602,7 @@ def run_case(library: str, spec: dict) -> dict:
     try:
         model = CompiledModel(library, name, spec["inputs"], spec["outputs"])
     except (AttributeError, OSError) as error:
-        return {"status": "compile_error", "reason": f"compile error: {name}_predict missing from the batch library ({_one_line(error, 120)})"}
+        return {"status": "compile_error", "reason": f"compile error: {name}_predict missing from the batch library ({one_line(error, 120)})"}
     worst: dict = {"status": "pass", "reason": "", "max_abs_error": None, "max_ulp": None}
     for set_index, (ins, outs) in enumerate(spec["data_sets"]):
         if len(ins) != len(model.inputs) or len(outs) != len(model.outputs):
@@ -610,7 +610,7 @@ def run_case(library: str, spec: dict) -> dict:
         try:
             got = model(*ins)
         except Exception as error:
-            return {"status": "mismatch", "reason": f"data set {set_index}: {_one_line(error, 200)}"}
+            return {"status": "mismatch", "reason": f"data set {set_index}: {one_line(error, 200)}"}
         result = compare_outputs(model.outputs, got, outs, spec["rtol"], spec["atol"])
         if result["status"] != "pass":
             return result
@@ -649,7 +649,7 @@ def _runner_main(spec_path: str, results_path: str, only: list[str]) -> int:
             try:
                 result = run_case(batch["library"], spec)
             except Exception as error:  # a harness bug: say so, keep going
-                result = {"status": "mismatch", "reason": f"runner error: {_one_line(_describe(error), 200)}"}
+                result = {"status": "mismatch", "reason": f"runner error: {one_line(describe_error(error), 200)}"}
             out.write(json.dumps({"name": spec["name"], **result}) + "\n")
             out.flush()
     return 0
@@ -733,7 +733,7 @@ def run_batch(library: Path, specs: list[dict], directory: Path, timeout: float 
         if suspect in found:
             results[suspect] = found[suspect]
         elif solo_code is not None and solo_code > 0:
-            results[suspect] = {"name": suspect, "status": "mismatch", "reason": f"runner error: {_one_line(last_line, 200)}"}
+            results[suspect] = {"name": suspect, "status": "mismatch", "reason": f"runner error: {one_line(last_line, 200)}"}
         else:
             results[suspect] = {"name": suspect, "status": "trap", "reason": f"trap: the process {_death(solo_code)}"}
 
@@ -864,7 +864,7 @@ def run_images(
                 groups += [pending[: len(pending) // 2], pending[len(pending) // 2 :]]
             else:
                 record_of[pending[0]].status = "trap"
-                record_of[pending[0]].reason = f"trap: {_one_line(error, 200)}"
+                record_of[pending[0]].reason = f"trap: {one_line(error, 200)}"
             continue
         finally:
             timings["run"] += time.perf_counter() - start
@@ -880,7 +880,7 @@ def run_images(
                 error = run.errors[name]
                 trapped = not error.startswith("returned")
                 record.status = "trap" if trapped else "mismatch"
-                record.reason = f"{'trap' if trapped else 'firmware'}: {name}_predict {_one_line(error, 200)}"
+                record.reason = f"{'trap' if trapped else 'firmware'}: {name}_predict {one_line(error, 200)}"
         if run.not_run:
             groups.append(list(run.not_run))
 
@@ -1012,7 +1012,7 @@ def _reason_key(record: dict) -> str:
     reason = re.sub(r"\bc\d{4}\b", "cNNNN", reason)
     reason = re.sub(r":\d+:\d+:", ":", reason)
     reason = re.sub(r"\d+", "N", reason)
-    return _one_line(reason, 140)
+    return one_line(reason, 140)
 
 
 def top_unsupported(records: list[dict]) -> list[tuple[str, int]]:
@@ -1146,7 +1146,7 @@ def totals_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -
         lines += ["", f"Cases whose status differs in `{other.label}`:", "",
                   f"| case | operator | {ours} | {other.label} |", "|---|---|---|---|"]
         lines += [
-            f"| {r['name']} | {r['op']} | {r['status']} | {o['status']}: {_md_escape(_one_line(o['reason'], 200))} |"
+            f"| {r['name']} | {r['op']} | {r['status']} | {o['status']}: {_md_escape(one_line(o['reason'], 200))} |"
             for r, o in differ
         ]
     return lines
@@ -1238,7 +1238,7 @@ def render_markdown(
             )
             note = "; ".join(f"{reason} ({n})" for reason, n in reasons.most_common(3))
         other = "".join(f" {passed_there.get(op, '–')} |" for passed_there in beside_passed)
-        lines.append(f"| {op} | {len(group)} | {passed} |{other} {_md_escape(_one_line(note, 400))} |")
+        lines.append(f"| {op} | {len(group)} | {passed} |{other} {_md_escape(one_line(note, 400))} |")
 
     out_of_scope = [r for r in records if r["status"] == "out_of_scope"]
     if out_of_scope:
@@ -1370,7 +1370,7 @@ def _load_beside(path: str, markdown: str | None) -> Beside:
     try:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise ZantError(f"cannot read --beside {path}: {_one_line(error, 120)}") from error
+        raise ZantError(f"cannot read --beside {path}: {one_line(error, 120)}") from error
     if not isinstance(report, dict) or not {"cases", "totals"} <= report.keys():
         raise ZantError(f"--beside {path} is not a conformance JSON report (no cases and totals)")
     return Beside(report, _relative_link(path, markdown) if markdown else str(path))

@@ -1302,7 +1302,7 @@ def prepared(seed: int, index: int, ops: Sequence[Op] | None = None) -> Graph | 
         onnx.checker.check_model(graph.model, full_check=True)
         with_reference(graph)
     except Exception as error:  # noqa: BLE001 - any refusal of the reference is the generator's fault
-        return f"generator error: {conformance._one_line(conformance._describe(error), 200)}"
+        return f"generator error: {conformance.one_line(conformance.describe_error(error), 200)}"
     bad = [y for y in graph.expected if y.dtype.kind == "f" and not np.isfinite(y).all()]
     if bad:
         return "generator error: a reference output is not finite"

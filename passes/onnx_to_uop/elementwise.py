@@ -177,7 +177,7 @@ def _log1p(kb: KernelBuilder, u: SSAValue) -> SSAValue:
     return kb.where(kb.alu("cmpeq", w, kb.const(1, u.type)), u, scaled)
 
 
-def _softplus_of(kb: KernelBuilder, x: SSAValue) -> SSAValue:
+def softplus_of(kb: KernelBuilder, x: SSAValue) -> SSAValue:
     """log(1 + e^x) as max(x, 0) + log1p(e^-|x|), which neither overflows nor loses small values."""
     tail = _log1p(kb, kb.alu("exp", kb.alu("neg", kb.alu("abs", x))))
     return kb.alu("add", kb.alu("max", x, kb.const(0, x.type)), tail)
@@ -220,27 +220,27 @@ def _gelu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     return kb.alu("mul", kb.alu("mul", c(0.5), x), kb.alu("add", c(1), t))
 
 
-def _hard_sigmoid_of(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+def hard_sigmoid_of(kb: KernelBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     line = kb.alu("add", kb.alu("mul", kb.const(alpha, x.type), x), kb.const(beta, x.type))
     return kb.alu("max", kb.const(0, x.type), kb.alu("min", kb.const(1, x.type), line))
 
 
 def _hard_sigmoid(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
-    return _hard_sigmoid_of(kb, xs[0], get_attr(op, "alpha"), get_attr(op, "beta"))
+    return hard_sigmoid_of(kb, xs[0], get_attr(op, "alpha"), get_attr(op, "beta"))
 
 
 def _hard_swish(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     (x,) = xs
-    return kb.alu("mul", x, _hard_sigmoid_of(kb, x, 1 / 6, 0.5))
+    return kb.alu("mul", x, hard_sigmoid_of(kb, x, 1 / 6, 0.5))
 
 
 def _mish(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     (x,) = xs
-    return kb.alu("mul", x, kb.alu("tanh", _softplus_of(kb, x)))
+    return kb.alu("mul", x, kb.alu("tanh", softplus_of(kb, x)))
 
 
 def _softplus(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
-    return _softplus_of(kb, xs[0])
+    return softplus_of(kb, xs[0])
 
 
 def _softsign(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.elementwise import _hard_sigmoid_of, _softplus_of
+from zant.passes.onnx_to_uop.elementwise import hard_sigmoid_of, softplus_of
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -86,10 +86,10 @@ ACTIVATIONS: dict[str, ActivationKind] = {
     "leakyrelu": ActivationKind(_leaky_relu, (0.01,)),
     "thresholdedrelu": ActivationKind(_thresholded_relu, (1.0,)),
     "scaledtanh": ActivationKind(_scaled_tanh, (1.0, 1.0)),
-    "hardsigmoid": ActivationKind(lambda kb, x, a, b: _hard_sigmoid_of(kb, x, a, b), (0.2, 0.5)),
+    "hardsigmoid": ActivationKind(lambda kb, x, a, b: hard_sigmoid_of(kb, x, a, b), (0.2, 0.5)),
     "elu": ActivationKind(_elu, (1.0,)),
     "softsign": ActivationKind(_softsign),
-    "softplus": ActivationKind(lambda kb, x, a, b: _softplus_of(kb, x)),
+    "softplus": ActivationKind(lambda kb, x, a, b: softplus_of(kb, x)),
 }
 
 ScalarFn = Callable[[KernelBuilder, SSAValue], SSAValue]

@@ -24,6 +24,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from zant.backend.targets import TARGETS
 from zant.errors import ZantError
 
 KB = 1024
@@ -48,7 +49,7 @@ class Board:
     """A board a firmware image is linked for: its core, memory map and emulator."""
 
     name: str
-    target: str  # a key of `zant.backend.build.TARGETS`
+    target: str  # a key of `zant.backend.targets.TARGETS`
     flash: Region  # vectors and code; the initial vector table address on Arm
     ram: Region  # .data, .bss, then the stack up to the end
     weights: Region | None = None  # .rodata and .data's load image when flash is too small
@@ -62,8 +63,6 @@ class Board:
     @property
     def fpu(self) -> bool:
         """Whether the target's code uses an FPU that the startup code must switch on."""
-        from zant.backend.build import TARGETS  # build.py re-exports this module
-
         flags = " ".join(TARGETS[self.target])
         return "eabihf" in flags or "+f" in flags
 
