@@ -432,6 +432,20 @@ class GepOp(IRDLOperation):
             result_types=[PtrType(memory_element_type(source_type))],
         )
 
+    @property
+    def buffer(self) -> SSAValue:
+        """The buffer addressed: the source, or the buffer behind a view."""
+        owner = self.source.owner
+        return owner.source if isinstance(owner, ViewOp) else self.source
+
+    @property
+    def layout(self) -> tuple[tuple[int, ...], int]:
+        """The strides of the indices into the buffer and the offset they start from."""
+        view = self.source.type
+        if isinstance(view, ViewType):
+            return tuple(view.get_strides()), view.offset.data
+        return (1,), 0
+
     def verify_(self) -> None:
         source_type = self.source.type
         rank = len(source_type.shape) if isinstance(source_type, ViewType) else 1

@@ -73,9 +73,8 @@ def _combine(name: str, bounds: list[tuple[int, int]]) -> tuple[int, int] | None
 
 def gep_element_range(gep: uop.GepOp, cache) -> tuple[int, int] | None:
     """The lowest and highest buffer element a gep can address, or None if unknown."""
-    view = gep.source.type
-    strides = view.get_strides() if isinstance(view, uop.ViewType) else (1,)
-    low = high = view.offset.data if isinstance(view, uop.ViewType) else 0
+    strides, low = gep.layout
+    high = low
     for index, stride in zip(gep.indices, strides):
         bounds = index_bounds(index, cache)
         if bounds is None:

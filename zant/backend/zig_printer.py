@@ -404,10 +404,10 @@ class ZigPrinter:
         return list(inputs)
 
     def print_kernel(self, loop: uop.RangeOp, inputs: list[SSAValue]) -> None:
-        """`loop` as `noinline fn kernel_T(inputs…) void`, called here; T is the tensor it
-        stores last (the end of a fused chain)."""
+        """`loop` as `fn kernel_T(inputs…) void`, called here through `kernel_call`; T is the
+        tensor it stores last (the end of a fused chain)."""
         stores = [op for op in loop.walk() if isinstance(op, uop.StoreOp | uop.VStoreOp)]
-        tensor = _addressed(stores[-1].ptr.owner)[0].owner.tensor_name.data if stores else "loop"
+        tensor = stores[-1].ptr.owner.buffer.owner.tensor_name.data if stores else "loop"
         name = self.namer.fresh(f"kernel_{sanitize_zig(tensor)}")
         outer_lines, outer_level = self.lines, self.level
         self.lines, self.level = [], 1
@@ -471,7 +471,7 @@ class ZigPrinter:
         loads_only = all(isinstance(use.operation, uop.LoadOp) for use in op.result.uses)
         if loads_only and self.constant_element(op) is not None:
             return  # each load prints the value
-        buffer, strides, offset = _addressed(op)
+        buffer, (strides, offset) = op.buffer, op.layout
         base = self.names[buffer]
         # An address proven inside its buffer needs no runtime check, and ReleaseSafe's checks on
         # every gep of a large kernel are what made LLVM's loop passes take minutes: it is
@@ -513,11 +513,11 @@ class ZigPrinter:
         if reach is None:
             return False
         last = reach[1] + max((_vector_span(use.operation) for use in gep.result.uses), default=0)
-        return reach[0] >= 0 and last < _addressed(gep)[0].type.size.data  # type: ignore[attr-defined]
+        return reach[0] >= 0 and last < gep.buffer.type.size.data  # type: ignore[attr-defined]
 
     def constant_element(self, gep: uop.GepOp) -> str | None:
         """The literal of the element a gep reads from a constant buffer at a fixed address."""
-        buffer, strides, address = _addressed(gep)
+        buffer, (strides, address) = gep.buffer, gep.layout
         if buffer not in self.constant_values:
             return None
         for index, stride in zip(gep.indices, strides):
@@ -712,16 +712,6 @@ def _defined_in(value: SSAValue, loop: Operation) -> bool:
     owner = value.owner
     op = owner.parent_op() if isinstance(owner, Block) else owner
     return op is not None and loop.is_ancestor(op)
-
-
-def _addressed(gep: uop.GepOp) -> tuple[SSAValue, tuple[int, ...], int]:
-    """The buffer a gep addresses, and the strides and offset of its indices into it."""
-    source = gep.source
-    if isinstance(source.owner, uop.ViewOp):
-        view = source.type
-        assert isinstance(view, uop.ViewType)
-        return source.owner.source, tuple(view.get_strides()), view.offset.data
-    return source, (1,), 0
 
 
 def _vector_span(access: Operation) -> int:
