@@ -1,6 +1,7 @@
 """Zant's passes, keyed by kebab-case name, as lazy factories: importing `zant-opt` imports none.
 
-Passes of installed packages (entry point group `zant.passes`) are listed too; see zant/plugins.py.
+Passes from outside the tree (files, modules, installed packages) join these in zant/plugins.py,
+one layer up: `zant.plugins.all_passes()` is what the tools register.
 """
 
 import importlib
@@ -26,8 +27,6 @@ def _factory(target: str) -> Callable[[], type[ModulePass]]:
     return lambda: getattr(importlib.import_module(f"zant.passes.{module}"), cls)
 
 
-def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    builtin = {name: _factory(target) for name, target in BUILTIN_PASSES.items()}
-    from zant.plugins import entry_point_passes
-
-    return builtin | entry_point_passes(builtin)
+def builtin_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Lazy factories for Zant's own passes."""
+    return {name: _factory(target) for name, target in BUILTIN_PASSES.items()}

@@ -36,8 +36,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from zant.dialects.onnx import OnnxOp, get_attr, inputs, onnx_op_class
-from zant.frontend.resources import constant_array, make_constant_attr
-from zant.frontend.types import numpy_dtype
+from zant.ir.resources import constant_array, make_constant_attr
+from zant.ir.types import numpy_dtype
 
 # --------------------------------------------------------------------------------------------
 # Constants.

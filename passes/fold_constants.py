@@ -36,8 +36,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from zant.dialects.onnx import OnnxOp, inputs, onnx_op_class, outputs, string_value
-from zant.frontend.resources import attr_to_array, constant_array, make_constant_attr
-from zant.frontend.types import numpy_dtype
+from zant.ir.resources import attr_to_array, constant_array, make_constant_attr
+from zant.ir.types import numpy_dtype
 
 NEVER_FOLDED = frozenset(
     {

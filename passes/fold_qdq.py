@@ -44,7 +44,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from zant.dialects.onnx import QLinearAddOp, get_attr, input_value, onnx_op_class
-from zant.frontend.resources import constant_array, make_constant_attr
+from zant.ir.resources import constant_array, make_constant_attr
 from zant.passes.onnx_to_uop.quant import FIXED_POINT
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))

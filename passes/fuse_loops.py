@@ -65,7 +65,7 @@ from zant.dialects.uop import (
     ViewOp,
     ViewType,
 )
-from zant.passes.linear_index import linear_form
+from zant.analysis.linear_index import linear_form
 
 _ACC_OPS = (DefineAccOp, MulAccOp, AccSetOp, AccGetOp)
 _HOISTABLE = (DefineGlobalOp, DefineLocalOp, ViewOp, ConstOp)

@@ -4,7 +4,7 @@ every constant an offset in one deduplicated constant arena; the arenas become `
 `-p 'plan-arenas{strategy=naive|greedy|best alignment=16 link_section=".rodata.zant"}'`:
 
 * `naive`: one aligned slot per `uop.define_local`, in program order (no reuse);
-* `greedy`: liveness (`zant.passes.liveness`), in-place reuse (a buffer written element-wise over
+* `greedy`: liveness (`zant.analysis.liveness`), in-place reuse (a buffer written element-wise over
   an input that dies in the same loop nest shares its slot), then greedy placement by decreasing
   size, each buffer in the best-fitting (smallest) free gap among the buffers live with it;
 * `best` (default): greedy, then an improvement step over the placement order (every order for up
@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects.uop import PLAN_STRATEGIES, ArenaOp, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
-from zant.passes.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
+from zant.analysis.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
 
 EXACT_SEARCH_LIMIT = 7
 """Up to this many slots, `best` tries every placement order."""
@@ -155,7 +155,7 @@ def plan_scratch(function: func.FuncOp, strategy: str, alignment: int) -> tuple[
 
 
 def constant_bytes(op: DefineGlobalOp) -> bytes:
-    from zant.frontend.resources import attr_to_array
+    from zant.ir.resources import attr_to_array
 
     assert op.value is not None
     array = attr_to_array(op.value).reshape(-1)

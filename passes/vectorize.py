@@ -72,7 +72,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
-from zant.passes.linear_index import Linear, linear_form
+from zant.analysis.linear_index import Linear, linear_form
 
 
 

@@ -4,7 +4,7 @@ Fails (naming the buffers or the op) unless, in every function:
 
 * there is a scratch arena (`uop.arena "scratch"`) and every `uop.define_local` has an offset,
   aligned to the arena's alignment, with the whole buffer inside the arena;
-* no two scratch buffers live at the same time (`zant.passes.liveness`) share a byte, except a
+* no two scratch buffers live at the same time (`zant.analysis.liveness`) share a byte, except a
   pair written in place: same offset and size, legal by `in_place_legal` at the loop nest where
   one dies and the other is born;
 * every `uop.gep` into a scratch buffer stays inside it, from static bounds of its indices (loop
@@ -19,69 +19,13 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects import uop
-from zant.passes.liveness import Schedule, in_place_legal, scratch_lifetimes
-
-
-def index_bounds(value: SSAValue, cache: dict[SSAValue, tuple[int, int] | None]) -> tuple[int, int] | None:
-    """Static [low, high] of an index value, or None if unknown."""
-    if value in cache:
-        return cache[value]
-    result: tuple[int, int] | None = None
-    owner = value.owner
-    if isinstance(owner, Block):
-        loop = owner.parent_op()
-        if isinstance(loop, uop.RangeOp) and loop.trip_count > 0:
-            result = (loop.start.data, loop.start.data + loop.step.data * (loop.trip_count - 1))
-    elif isinstance(owner, uop.ConstOp):
-        v = owner.value.value.data
-        result = (int(v), int(v))
-    elif len(owner.operands) in (1, 2):
-        bounds = [index_bounds(o, cache) for o in owner.operands]
-        if all(b is not None for b in bounds):
-            result = _combine(owner.name.removeprefix("uop."), bounds)  # type: ignore[arg-type]
-    cache[value] = result
-    return result
-
-
-def _combine(name: str, bounds: list[tuple[int, int]]) -> tuple[int, int] | None:
-    if len(bounds) == 1:
-        (lo, hi), = bounds
-        return {"neg": (-hi, -lo), "abs": (0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))}.get(name)
-    (a, b), (c, d) = bounds
-    if name == "add":
-        return a + c, b + d
-    if name == "sub":
-        return a - d, b - c
-    if name == "mul":
-        products = (a * c, a * d, b * c, b * d)
-        return min(products), max(products)
-    if name == "max":
-        return max(a, c), max(b, d)
-    if name == "min":
-        return min(a, c), min(b, d)
-    if name == "div" and a >= 0 and c > 0:
-        return a // d, b // c
-    if name == "rem" and a >= 0 and c > 0:
-        return 0, min(b, d - 1)
-    return None
-
-
-def gep_element_range(gep: uop.GepOp, cache) -> tuple[int, int] | None:
-    """The lowest and highest buffer element a gep can address, or None if unknown."""
-    strides, low = gep.layout
-    high = low
-    for index, stride in zip(gep.indices, strides):
-        bounds = index_bounds(index, cache)
-        if bounds is None:
-            return None
-        ends = (bounds[0] * stride, bounds[1] * stride)
-        low, high = low + min(ends), high + max(ends)
-    return low, high
+from zant.analysis.bounds import gep_element_range
+from zant.analysis.liveness import Schedule, in_place_legal, scratch_lifetimes
 
 
 def _geps(value: SSAValue):

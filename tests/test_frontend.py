@@ -30,7 +30,7 @@ from zant.dialects.onnx import (  # noqa: E402
     string_value,
 )
 from zant.frontend.onnx_importer import import_model  # noqa: E402
-from zant.frontend.resources import constant_array  # noqa: E402
+from zant.ir.resources import constant_array  # noqa: E402
 
 ZANT_OPT = str(Path(sys.executable).parent / "zant-opt")
 

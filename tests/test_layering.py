@@ -151,3 +151,34 @@ def test_no_private_names_imported_across_modules():
     )
     paid = sorted(KNOWN_PRIVATE_IMPORTS - private)
     assert not paid, "debts paid, remove them from KNOWN_PRIVATE_IMPORTS: " + repr(paid)
+
+
+# The layers, bottom up: a module may import its own layer and the ones below, never one above.
+# The frontend sits above the passes because the importer asks the lowering which ops it supports
+# (to report every unsupported node before anything is generated).
+LAYERS: list[tuple[str, ...]] = [
+    ("zant.errors", "zant.ir", "zant.dialects", "zant.signature"),
+    ("zant.analysis",),
+    ("zant.passes",),
+    ("zant.frontend",),
+    ("zant.backend",),
+    ("zant.pipelines", "zant.driver", "zant.runtime", "zant.plan_report", "zant.plugins"),
+    ("zant.tools",),
+]
+
+
+def _layer(module: str) -> int:
+    for rank, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return rank
+    raise AssertionError(f"{module} belongs to no layer: add it to LAYERS")
+
+
+def test_imports_point_down_the_layers():
+    graph, _ = _graph()
+    upward = sorted(
+        (m, t) for m, targets in graph.items() for t in targets if _layer(t) > _layer(m)
+    )
+    assert not upward, "imports that point up the layers:\n" + "\n".join(
+        f"  {m} ({LAYERS[_layer(m)][0]}…) imports {t} ({LAYERS[_layer(t)][0]}…)" for m, t in upward
+    )

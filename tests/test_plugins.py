@@ -8,13 +8,13 @@ import pytest
 
 from zant import plugins
 from zant.errors import ZantError
-from zant.passes import get_all_passes
+from zant.plugins import all_passes
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "passes" / "hoist_constants.py"
 
 
 def test_example_file_registers_its_pass():
-    factories = plugins.load_pass_plugins([str(EXAMPLE)], get_all_passes())
+    factories = plugins.load_pass_plugins([str(EXAMPLE)], all_passes())
     assert list(factories) == ["example-hoist-constants"]
     assert factories["example-hoist-constants"]().__name__ == "HoistConstantsPass"
 
@@ -50,7 +50,7 @@ def test_clash_with_a_builtin_pass_is_an_error(tmp_path):
         "        pass\n"
     )
     with pytest.raises(ZantError, match="'plan-arenas' .* clashes"):
-        plugins.load_pass_plugins([str(plugin)], get_all_passes())
+        plugins.load_pass_plugins([str(plugin)], all_passes())
 
 
 def test_broken_plugin_reports_the_error(tmp_path):

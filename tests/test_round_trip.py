@@ -23,7 +23,7 @@ from xdsl.transforms import get_all_passes as xdsl_passes
 
 from zant.driver import DEFAULT_PIPELINE, MCU_PIPELINE, make_context
 from zant.frontend.onnx_importer import import_model
-from zant.passes import get_all_passes
+from zant.plugins import all_passes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
@@ -89,7 +89,7 @@ def test_every_pass_output_parses_back(name, pipeline, tmp_path_factory):
     ctx = make_context()
     ctx.get_optional_dialect("builtin")  # its resource storage holds the weights the printer writes
     module = _parsed_back(module, ctx, f"{name}: import")
-    available = {**xdsl_passes(), **get_all_passes()}
+    available = {**xdsl_passes(), **all_passes()}
     for spec in PassPipeline.parse_spec(available, pipeline).passes:
         spec.apply(ctx, module)
         module.verify()

@@ -52,9 +52,9 @@ class ZantOptMain(xDSLOptMain):
 
     def register_all_passes(self):
         super().register_all_passes()
-        from zant.passes import get_all_passes
+        from zant.plugins import all_passes
 
-        for name, factory in get_all_passes().items():
+        for name, factory in all_passes().items():
             self.register_pass(name, factory)
 
     def setup_pipeline(self):

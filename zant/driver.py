@@ -119,10 +119,9 @@ def run_pipeline(
     are `--load-passes` files or modules whose passes the pipeline may name."""
     from xdsl.transforms import get_all_passes as xdsl_passes
 
-    from zant.passes import get_all_passes
-    from zant.plugins import load_pass_plugins
+    from zant.plugins import all_passes, load_pass_plugins
 
-    available = {**xdsl_passes(), **get_all_passes()}
+    available = {**xdsl_passes(), **all_passes()}
     available |= load_pass_plugins(plugins, available)
 
     def verify_after(_previous, module: ModuleOp, _next) -> None:
@@ -140,7 +139,7 @@ def run_pipeline(
 
 def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:
     """The inputs and outputs of the imported `@main`, before lowering removes its arguments."""
-    from zant.frontend.types import numpy_dtype
+    from zant.ir.types import numpy_dtype
 
     main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
 

@@ -1,6 +1,6 @@
 """Passes from outside the tree: a researcher's Python file, a module, or an installed package.
 
-Two ways in, both ending as lazy factories beside Zant's own passes (`zant.passes.get_all_passes`):
+Two ways in, both ending as lazy factories beside Zant's own passes (`zant.passes.builtin_passes`):
 
 * `--load-passes SPEC` (zant-opt, `zant compile`, the benchmarks): SPEC is a `.py` file or an
   importable module name; every `ModulePass` subclass the module defines (with a `name`) is
@@ -108,3 +108,11 @@ def entry_point_passes(taken: Iterable[str]) -> dict[str, PassFactory]:
 
         found[entry.name] = factory
     return found
+
+
+def all_passes() -> dict[str, PassFactory]:
+    """Zant's own passes and those of installed packages (the `zant.passes` entry point group)."""
+    from zant.passes import builtin_passes
+
+    builtin = builtin_passes()
+    return builtin | entry_point_passes(builtin)

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
-from zant.frontend.resources import attr_to_array
+from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,

@@ -20,7 +20,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, inputs
 from zant.dialects import uop
 from zant.dialects.uop import is_float_type
-from zant.frontend.resources import attr_to_array
+from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,

@@ -30,8 +30,8 @@ from xdsl.rewriter import InsertPoint
 from zant.dialects import uop
 
 from zant.errors import ZantError
-from zant.frontend.resources import make_constant_attr
-from zant.frontend.types import numpy_dtype
+from zant.ir.resources import make_constant_attr
+from zant.ir.types import numpy_dtype
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:

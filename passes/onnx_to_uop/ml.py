@@ -42,7 +42,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 
-from zant.frontend.types import numpy_dtype
+from zant.ir.types import numpy_dtype
 
 
 def _ml(*op_types: str) -> frozenset[str]:

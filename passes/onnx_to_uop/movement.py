@@ -22,8 +22,8 @@ from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
-from zant.frontend.resources import attr_to_array, make_constant_attr
-from zant.frontend.types import numpy_dtype
+from zant.ir.resources import attr_to_array, make_constant_attr
+from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, materialize, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
-from zant.frontend.resources import attr_to_array, make_constant_attr
+from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import load_window, sliding_windows, tap_positions
 from zant.passes.onnx_to_uop.kernel import (
@@ -42,7 +42,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 
-from zant.frontend.types import (
+from zant.ir.types import (
     ONNX_TO_MLIR_ELEMENT_TYPE,
     mlir_element_type,
     numpy_dtype,

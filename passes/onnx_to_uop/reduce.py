@@ -38,7 +38,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 
-from zant.frontend.resources import attr_to_array
+from zant.ir.resources import attr_to_array
 
 
 def constant_input(op: Operation, index: int) -> np.ndarray | None:

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.dialects.uop import ArenaOp, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
-from zant.passes.liveness import Schedule, align_up, scratch_lifetimes
+from zant.analysis.liveness import Schedule, align_up, scratch_lifetimes
 from zant.passes.plan_arenas import lower_bound, make_slots
 
 CONSTANT_ALIGNMENT = 16

@@ -50,9 +50,9 @@ from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_fun
 from zant.backend.zig_helpers import HELPERS
 from zant.dialects import uop
 from zant.errors import ZantError
-from zant.frontend.resources import attr_to_array
-from zant.frontend.types import numpy_dtype
-from zant.passes.verify_arena_plan import gep_element_range
+from zant.ir.resources import attr_to_array
+from zant.ir.types import numpy_dtype
+from zant.analysis.bounds import gep_element_range
 
 # ---------------------------------------------------------------------------------------------
 # Types and literals

@@ -54,8 +54,8 @@ from zant.frontend.expand import (
     spell_out_defaults,
 )
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
-from zant.frontend.resources import make_constant_attr
-from zant.frontend.types import mlir_element_type
+from zant.ir.resources import make_constant_attr
+from zant.ir.types import mlir_element_type
 
 _CONSTANT_VALUE_ATTRIBUTES = (
     "value",

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from zant.errors import ZantError
-from zant.frontend.types import ONNX_TO_MLIR_ELEMENT_TYPE, numpy_dtype
+from zant.ir.types import ONNX_TO_MLIR_ELEMENT_TYPE, numpy_dtype
 
 INLINE_MAX_ELEMENTS = 16
 """Constants with at most this many elements are printed inline as `dense<...>`."""

@@ -1,0 +1,69 @@
+"""Static bounds of index values and of the elements a `uop.gep` can address.
+
+Bounds come from loop ranges, constants and index arithmetic; an index loaded from memory has
+none. `verify-arena-plan` uses them to prove every scratch access in bounds; the printer to drop
+the run-time check of an access proven in bounds.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block, SSAValue
+
+from zant.dialects import uop
+
+
+def index_bounds(value: SSAValue, cache: dict[SSAValue, tuple[int, int] | None]) -> tuple[int, int] | None:
+    """Static [low, high] of an index value, or None if unknown."""
+    if value in cache:
+        return cache[value]
+    result: tuple[int, int] | None = None
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        if isinstance(loop, uop.RangeOp) and loop.trip_count > 0:
+            result = (loop.start.data, loop.start.data + loop.step.data * (loop.trip_count - 1))
+    elif isinstance(owner, uop.ConstOp):
+        v = owner.value.value.data
+        result = (int(v), int(v))
+    elif len(owner.operands) in (1, 2):
+        bounds = [index_bounds(o, cache) for o in owner.operands]
+        if all(b is not None for b in bounds):
+            result = _combine(owner.name.removeprefix("uop."), bounds)  # type: ignore[arg-type]
+    cache[value] = result
+    return result
+
+
+def _combine(name: str, bounds: list[tuple[int, int]]) -> tuple[int, int] | None:
+    if len(bounds) == 1:
+        (lo, hi), = bounds
+        return {"neg": (-hi, -lo), "abs": (0 if lo <= 0 <= hi else min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))}.get(name)
+    (a, b), (c, d) = bounds
+    if name == "add":
+        return a + c, b + d
+    if name == "sub":
+        return a - d, b - c
+    if name == "mul":
+        products = (a * c, a * d, b * c, b * d)
+        return min(products), max(products)
+    if name == "max":
+        return max(a, c), max(b, d)
+    if name == "min":
+        return min(a, c), min(b, d)
+    if name == "div" and a >= 0 and c > 0:
+        return a // d, b // c
+    if name == "rem" and a >= 0 and c > 0:
+        return 0, min(b, d - 1)
+    return None
+
+
+def gep_element_range(gep: uop.GepOp, cache) -> tuple[int, int] | None:
+    """The lowest and highest buffer element a gep can address, or None if unknown."""
+    strides, low = gep.layout
+    high = low
+    for index, stride in zip(gep.indices, strides):
+        bounds = index_bounds(index, cache)
+        if bounds is None:
+            return None
+        ends = (bounds[0] * stride, bounds[1] * stride)
+        low, high = low + min(ends), high + max(ends)
+    return low, high

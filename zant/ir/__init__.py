@@ -1,0 +1,1 @@
+"""IR helpers below the dialects: element types and constant payloads."""
