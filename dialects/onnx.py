@@ -566,7 +566,7 @@ def get_attr(op: OnnxOp, name: str) -> Any:
         case ArrayAttr():
             return [string_value(s) if isinstance(s, StringAttr) else s for s in value.data]
         case DenseIntOrFPElementsAttr() | DenseResourceAttr():
-            from zant.frontend.resources import attr_to_array
+            from zant.ir.resources import attr_to_array
 
             return attr_to_array(value)
         case _:
