@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     StringAttr,
+    UnitAttr,
     i1,
 )
 from xdsl.ir import (
@@ -414,22 +415,32 @@ class ViewOp(IRDLOperation):
 class GepOp(IRDLOperation):
     """The address of one element of a buffer (one flat index) or view (one index per dimension).
 
-    `%p = uop.gep %v[%i, %j] : !uop.view<2x3xf32, strides [3, 1], offset 0>`
+    `%p = uop.gep %v[%i, %j] : !uop.view<2x3xf32, strides [3, 1], offset 0>`;
+    `uop.gep inbounds %v[…]` when the address is proven inside the buffer.
     """
 
     name = "uop.gep"
 
     source = operand_def(BufferType | ViewType)
     indices = var_operand_def(IndexType)
+    inbounds = opt_prop_def(UnitAttr)
+    """Set when the address is proven inside its buffer for every index value the loops give:
+    the backend then emits no run-time bounds check for it (`uop.gep inbounds %v[%i] …`)."""
     result = result_def(PtrType)
 
     traits = traits_def(Pure())
 
-    def __init__(self, source: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+    def __init__(
+        self,
+        source: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        inbounds: bool = False,
+    ):
         source_type = SSAValue.get(source).type
         super().__init__(
             operands=[source, indices],
             result_types=[PtrType(memory_element_type(source_type))],
+            properties={"inbounds": UnitAttr()} if inbounds else {},
         )
 
     @property
@@ -458,7 +469,7 @@ class GepOp(IRDLOperation):
             raise VerifyException("result pointer element type differs from the source's")
 
     def print(self, printer: Printer):
-        printer.print_string(" ")
+        printer.print_string(" inbounds " if self.inbounds is not None else " ")
         printer.print_operand(self.source)
         printer.print_string("[")
         printer.print_list(self.indices, printer.print_operand)
@@ -469,6 +480,7 @@ class GepOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> GepOp:
+        inbounds = parser.parse_optional_keyword("inbounds") is not None
         source = parser.parse_unresolved_operand()
         indices = parser.parse_comma_separated_list(
             parser.Delimiter.SQUARE, parser.parse_unresolved_operand
@@ -479,6 +491,7 @@ class GepOp(IRDLOperation):
         op = cls(
             parser.resolve_operand(source, source_type),
             [parser.resolve_operand(i, IndexType()) for i in indices],
+            inbounds,
         )
         op.attributes.update(attributes)
         return op
@@ -1248,7 +1261,8 @@ def _acc_element_type(acc: SSAValue) -> Attribute:
 
 @irdl_op_definition
 class MulAccOp(IRDLOperation):
-    """`uop.mulacc %acc, %x, %y : f32` adds x·y into the accumulator."""
+    """`uop.mulacc %acc, %x, %y : !uop.acc<f32>, f32` adds x·y into the accumulator;
+    `uop.mulacc fused …` computes acc + x·y with a single rounding (a fused multiply-add)."""
 
     name = "uop.mulacc"
 
@@ -1256,11 +1270,22 @@ class MulAccOp(IRDLOperation):
     acc = operand_def(AccType)
     lhs = operand_def(T)
     rhs = operand_def(T)
+    fused = opt_prop_def(UnitAttr)
 
-    assembly_format = "$acc `,` $lhs `,` $rhs attr-dict `:` type($acc) `,` type($lhs)"
+    assembly_format = (
+        "(`fused` $fused^)? $acc `,` $lhs `,` $rhs attr-dict `:` type($acc) `,` type($lhs)"
+    )
 
-    def __init__(self, acc: SSAValue | Operation, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        super().__init__(operands=[acc, lhs, rhs])
+    def __init__(
+        self,
+        acc: SSAValue | Operation,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        fused: bool = False,
+    ):
+        super().__init__(
+            operands=[acc, lhs, rhs], properties={"fused": UnitAttr()} if fused else {}
+        )
 
     def verify_(self) -> None:
         element_type = _acc_element_type(self.acc)
@@ -1269,6 +1294,9 @@ class MulAccOp(IRDLOperation):
                 f"operands must match the accumulator's type {element_type}, "
                 f"got {self.lhs.type} and {self.rhs.type}"
             )
+        # Integer arithmetic does not round, so `fused` there would be a flag that means nothing.
+        if self.fused is not None and not is_float_type(lane_type(element_type)):
+            raise VerifyException(f"only a float accumulator can be fused, got {element_type}")
 
 
 @irdl_op_definition

@@ -326,3 +326,15 @@ builtin.module {
 }
 
 // CHECK: uop.bitcast reinterprets sized scalars, got index
+
+// -----
+builtin.module {
+  func.func @main() {
+    %acc = uop.define_acc 0 : i32
+    %v = uop.const 1 : i32
+    uop.mulacc fused %acc, %v, %v : !uop.acc<i32>, i32
+    func.return
+  }
+}
+
+// CHECK: only a float accumulator can be fused, got i32

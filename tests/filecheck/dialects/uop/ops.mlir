@@ -59,6 +59,9 @@
 // CHECK-NEXT:         %g = uop.acc_get %acc : !uop.acc<i32>, i32
 // CHECK-NEXT:         %q = uop.gep %y[%i] : !uop.buffer<6xi32>
 // CHECK-NEXT:         uop.store %g, %q : i32
+// CHECK-NEXT:         %q_in = uop.gep inbounds %y[%i] : !uop.buffer<6xi32>
+// CHECK-NEXT:         %facc = uop.define_acc 0.000000e+00 : f32
+// CHECK-NEXT:         uop.mulacc fused %facc, %a, %c : !uop.acc<f32>, f32
 // CHECK-NEXT:       }
 // CHECK-NEXT:     }
 // CHECK-NEXT:     func.return
@@ -121,6 +124,9 @@ builtin.module {
         %g = uop.acc_get %acc : !uop.acc<i32>, i32
         %q = uop.gep %y[%i] : !uop.buffer<6xi32>
         uop.store %g, %q : i32
+        %q_in = uop.gep inbounds %y[%i] : !uop.buffer<6xi32>
+        %facc = uop.define_acc 0.0 : f32
+        uop.mulacc fused %facc, %a, %c : !uop.acc<f32>, f32
       }
     }
     func.return
