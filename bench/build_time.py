@@ -13,7 +13,7 @@ anything is measured, so no model pays for it.
 
 Printed per build: the CPU time of the Zig build (user + system, the figure to compare: the
 machine may be shared), its wall time, and the size of the generated `.zig`. `--pipelines`
-picks the pipelines: `default` (each target's own, `zant.driver.default_pipeline`), `host`
+picks the pipelines: `default` (each target's own, `zant.pipelines.pipeline_for`), `host`
 (`DEFAULT_PIPELINE`), `mcu` (`MCU_PIPELINE`). A build over `--timeout` seconds is stopped and
 shown as `>T`. This is a benchmark, not a test: it prints figures and always exits 0 unless a
 build fails.
@@ -39,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from models import MODELS, QUANTIZED, model_file  # noqa: E402
 
 from zant.backend.build import OPTIMIZE_MODES  # noqa: E402
-from zant.driver import DEFAULT_PIPELINE, MCU_PIPELINE, CompileOptions, compile_model, default_pipeline  # noqa: E402
+from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for  # noqa: E402
 
 ALL_MODELS = ("digits", *MODELS, *QUANTIZED)
 PIPELINES = {"host": DEFAULT_PIPELINE, "mcu": MCU_PIPELINE}
@@ -60,7 +61,7 @@ class Row:
 
 
 def pipeline_of(which: str, target: str) -> str:
-    return default_pipeline(target) if which == "default" else PIPELINES[which]
+    return pipeline_for(target) if which == "default" else PIPELINES[which]
 
 
 def timed_build(zig_path: Path, out_dir: Path, target: str, mode: str, timeout: float) -> tuple[float | None, float]:

@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from models import MODELS  # noqa: E402
 
-from zant.driver import CompileOptions, compile_model, default_pipeline  # noqa: E402
+from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.pipelines import pipeline_for  # noqa: E402
 
 BENCH_MODELS = ("kws", "resnet8", "autoencoder", "mobilenet")
 WARMUP = 5
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.pipeline:
             print(f"pipeline: {args.pipeline}")
         else:
-            print(f"pipeline: host {default_pipeline('host')}; Cortex-M4 {default_pipeline('cortex-m4')}")
+            print(f"pipeline: host {pipeline_for('host')}; Cortex-M4 {pipeline_for('cortex-m4')}")
         print(format_table(rows))
     return 0
 

@@ -6,7 +6,7 @@
 
 Every model (the digits demo and the MLPerf-Tiny-shaped models of bench/models.py, float, and
 their int8 QDQ versions `*_int8`) is compiled as `zant compile --target T --firmware` compiles it:
-the MCU pipeline (`zant.driver.MCU_PIPELINE`, `fold-qdq` first) and, unless `-O`/`--modes` says
+the MCU pipeline (`zant.pipelines.MCU_PIPELINE`, `fold-qdq` first) and, unless `-O`/`--modes` says
 otherwise, the default mode of `zant compile` (ReleaseFast). Each firmware image per board and
 mode (seeded inputs) runs under QEMU and is compared with the host build of the same pipeline on
 the same inputs. Everything is measured:
@@ -45,7 +45,8 @@ from models import MODELS, QUANTIZED, model_file  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
-from zant.driver import MCU_PIPELINE, CompileOptions, compile_model  # noqa: E402
+from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.pipelines import MCU_PIPELINE  # noqa: E402
 from zant.errors import ZantError  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 

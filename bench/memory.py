@@ -32,18 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from models import MODELS  # noqa: E402
 
-from zant.driver import DEFAULT_PIPELINE, CompileOptions, compile_model  # noqa: E402
-
-
-def pipeline_for(strategy: str | None) -> str:
-    """The driver's default pipeline, with `plan-arenas{strategy=X}` when a strategy is given."""
-    if strategy is None:
-        return DEFAULT_PIPELINE
-    passes = DEFAULT_PIPELINE.split(",")
-    with_strategy = [f"plan-arenas{{strategy={strategy}}}" if p == "plan-arenas" else p for p in passes]
-    if with_strategy == passes:  # no bare plan-arenas in the default: fall back to the basic pipeline
-        return f"onnx-to-uop,plan-arenas{{strategy={strategy}}}"
-    return ",".join(with_strategy)
+from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.pipelines import pipeline_for  # noqa: E402
 
 
 def arena_size(plan: dict, role: str) -> int:
@@ -130,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)} (choose from {', '.join(MODELS)})")
-    pipeline = pipeline_for(args.strategy)
+    pipeline = pipeline_for("host", strategy=args.strategy)  # the host pipeline, as before
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="zant-bench-memory-") as folder:

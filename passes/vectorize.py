@@ -73,6 +73,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
 from zant.analysis.linear_index import Linear, linear_form
+from zant.analysis.vectorization import check_lanes
 
 
 
@@ -633,6 +634,7 @@ class VectorizePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.width < 2:
             raise ValueError(f"vectorize width must be at least 2, got {self.width}")
+        check_lanes(op, self.width, self.name)
         if self.coalesce:
             coalesce_all(op)
         for loop in self.candidates(op):

@@ -219,10 +219,10 @@ def test_invalid_pipeline(tmp_path, pipeline):
 
 def test_default_pipeline_follows_the_target(tmp_path):
     # The host vectorizes; a microcontroller (no float SIMD) keeps scalar loops.
-    from zant.driver import DEFAULT_PIPELINE, MCU_PIPELINE, default_pipeline
+    from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for
 
-    assert default_pipeline("host") == DEFAULT_PIPELINE and "vectorize" in DEFAULT_PIPELINE
-    assert default_pipeline("cortex-m4") == MCU_PIPELINE and "vectorize" not in MCU_PIPELINE
+    assert pipeline_for("host") == DEFAULT_PIPELINE and "vectorize" in DEFAULT_PIPELINE
+    assert pipeline_for("cortex-m4") == MCU_PIPELINE and "vectorize" not in MCU_PIPELINE
     onnx.save(add_relu_model(shape=(4, 64)), tmp_path / "m.onnx")
     for target, vectors in (("host", True), ("cortex-m4", False)):
         out = tmp_path / target

@@ -106,7 +106,7 @@ def test_pipeline_option_compiles_with_it_and_is_reported(tmp_path):
     onnx-level folds) and the JSON and Markdown reports name it; the default is the driver's."""
     import json
 
-    from zant.driver import DEFAULT_PIPELINE
+    from zant.pipelines import DEFAULT_PIPELINE
 
     pipeline = "onnx-to-uop,plan-arenas,verify-arena-plan"
     report, md = tmp_path / "r.json", tmp_path / "r.md"
@@ -133,7 +133,7 @@ def test_target_option_compiles_with_the_mcu_pipeline(tmp_path):
     `@Vector`), pass on the host, and both reports name the target and the pipeline."""
     import json
 
-    from zant.driver import MCU_PIPELINE
+    from zant.pipelines import MCU_PIPELINE
 
     report, md, work = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "work"
     argv = ["--filter", "^test_(conv_with_strides_padding|maxpool_2d_pads|gemm_all_attributes)$",
@@ -352,7 +352,7 @@ def test_firmware_runs_cases_in_one_image_under_qemu(tmp_path):
     one ReleaseFast image for mps2-an386, run under QEMU, their outputs compared with the suite's."""
     import json
 
-    from zant.driver import MCU_PIPELINE
+    from zant.pipelines import MCU_PIPELINE
 
     _m4()
     report, work = tmp_path / "r.json", tmp_path / "work"

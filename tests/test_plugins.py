@@ -83,7 +83,8 @@ def test_zant_compile_runs_a_plugin_pass(tmp_path):
     import onnx
     from onnx import TensorProto, helper
 
-    from zant.driver import DEFAULT_PIPELINE, CompileOptions, compile_model
+    from zant.driver import CompileOptions, compile_model
+    from zant.pipelines import DEFAULT_PIPELINE
     from zant.runtime import load_compiled
 
     graph = helper.make_graph(

@@ -188,7 +188,7 @@ def test_mcu_pipeline_graphs_compile_and_match(tmp_path, capsys, monkeypatch):
     Zig it generates), built for the host, match the reference."""
     import json
 
-    from zant.driver import MCU_PIPELINE
+    from zant.pipelines import MCU_PIPELINE
 
     compiled = []
     original = rg.conformance.compile_case
@@ -243,7 +243,7 @@ def test_group_norm_f64_statistics_are_float64_where_the_reference_stashes_float
     is held to 2.4e-7 there). Ours computes the statistics in float64 and is within 1e-11 of it,
     as the reference is once stash_type=11 asks for float64; the generator now asks for it."""
     from e2e import compile_and_run
-    from zant.driver import MCU_PIPELINE
+    from zant.pipelines import MCU_PIPELINE
 
     f64 = onnx.TensorProto.DOUBLE
     x = np.array([2.25, -0.125, -2.375, -2.25, -3.625, 3.0, -1.75, -0.25, -1.0,

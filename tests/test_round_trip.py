@@ -21,7 +21,8 @@ from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
 from xdsl.transforms import get_all_passes as xdsl_passes
 
-from zant.driver import DEFAULT_PIPELINE, MCU_PIPELINE, make_context
+from zant.driver import make_context
+from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE
 from zant.frontend.onnx_importer import import_model
 from zant.plugins import all_passes
 

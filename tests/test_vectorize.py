@@ -160,3 +160,37 @@ def test_index_picked_by_where_is_not_coalesced():
         [("y", TensorProto.FLOAT, [1, 3, 4, 4]), ("i", TensorProto.INT64, [1, 3, 4, 4])],
     )
     check_vectorized(m, 8, 0, 0, vectors=False)
+
+
+def conv_model() -> onnx.ModelProto:
+    weights = numpy_helper.from_array(np.ones([16, 3, 3, 3], np.float32), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])]
+    return model(nodes, [("x", TensorProto.FLOAT, [1, 3, 20, 20])], [("y", TensorProto.FLOAT, [1, 16, 20, 20])], [weights])
+
+
+@pytest.mark.parametrize("vector_pass", ["vectorize"])
+def test_width_must_match_the_conv_lanes(vector_pass):
+    """Convs tiled for 16 lanes and vectorized 8 wide: the vector pass refuses, naming both."""
+    from zant.driver import run_pipeline
+    from zant.errors import ZantError
+    from zant.frontend.onnx_importer import import_model_bytes
+
+    module = import_model_bytes(conv_model().SerializeToString(), ".")
+    with pytest.raises(ZantError, match=r"width=8\} after onnx-to-uop\{conv-lanes=16\}"):
+        run_pipeline(module, f"onnx-to-uop{{conv-lanes=16}},{vector_pass}{{width=8}}")
+    module = import_model_bytes(conv_model().SerializeToString(), ".")
+    run_pipeline(module, f"onnx-to-uop{{conv-lanes=16}},{vector_pass}{{width=16}}")
+
+
+def test_pipelines_take_the_lanes_from_the_target():
+    """One number per target: the host's conv-lanes and vector widths are all its vector_lanes;
+    the microcontrollers' pipelines have neither."""
+    import re
+
+    from zant.pipelines import MCU_PIPELINE, pipeline_for, target_parameters
+
+    lanes = target_parameters("host").vector_lanes
+    host = pipeline_for("host")
+    assert lanes > 1 and set(re.findall(r"(?:conv-lanes|width)=(\d+)", host)) == {str(lanes)}
+    assert len(re.findall(r"width=", host)) == 1
+    assert MCU_PIPELINE == pipeline_for("cortex-m0plus") and not re.search("lanes|width|vectorize", MCU_PIPELINE)

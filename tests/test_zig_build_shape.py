@@ -27,7 +27,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from zant.driver import DEFAULT_PIPELINE, MCU_PIPELINE, CompileOptions, CompileResult, compile_model
+from zant.driver import CompileOptions, CompileResult, compile_model
+from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE
 
 GEP = re.compile(r"= &(\w+)(\[0\.\.\d+\])?\[(.*)\];$", re.MULTILINE)
 """A printed gep: `const addr_… = &buffer[address];` (checked ones index `buffer[0..N]`)."""

@@ -1,6 +1,6 @@
 """The compilation driver behind `zant compile` and `zant run`: one path from .onnx to a build.
 
-Stages (each timed): import → the pass pipeline (`default_pipeline(target)` unless given) → Zig,
+Stages (each timed): import → the pass pipeline (`zant.pipelines.pipeline_for(target)` unless given) → Zig,
 header and plan JSON → `python -m ziglang` build → with `firmware`, an image `NAME.elf` for a
 QEMU board with the inputs embedded (`zant.backend.firmware`). Between the passes and the Zig, the
 plan is checked against what the target can address and, for an image, against the board's memory
@@ -32,36 +32,12 @@ from zant.backend.boards import Board, board_for
 from zant.backend.build import OPTIMIZE_MODES
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
+from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, complete_feeds
 
-def _pipeline(lower: str, *loop_passes: str) -> str:
-    return ",".join((
-        "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
-        "fold-constants",
-        "fold-batchnorm",
-        "dce",
-        lower,
-        "fuse-loops",
-        *loop_passes,
-        "plan-arenas",
-        "verify-arena-plan",
-    ))
-
-
-MCU_PIPELINE = _pipeline("onnx-to-uop")
-"""The pipeline for the microcontroller targets: scalar loops (their cores have no float vector
-registers worth the code size); see the README's pass table."""
-
-DEFAULT_PIPELINE = _pipeline("onnx-to-uop{conv-lanes=16 conv-tile=6}", "vectorize{width=16}")
-"""The host's pipeline, which `zant compile`, the conformance runner, the random graphs and the
-benchmarks run by default: the MCU pipeline plus the vector forms (register-tiled Convs whose
-output channels are 16-lane vectors, and `vectorize`)."""
-
-
-def default_pipeline(target: str) -> str:
-    """The pipeline a compile for `target` runs unless it names another."""
-    return DEFAULT_PIPELINE if target == "host" else MCU_PIPELINE
-
+default_pipeline = pipeline_for
+"""Kept for callers not yet moved to `zant.pipelines.pipeline_for` (the conformance runner, the
+random graphs)."""
 
 TARGETS = tuple(ZIG_TARGETS)
 
@@ -73,7 +49,7 @@ class CompileOptions:
     optimize: str = "ReleaseFast"
     build: bool = True
     input_shapes: dict[str, list[int]] | None = None
-    pipeline: str | None = None  # None: `default_pipeline(target)`
+    pipeline: str | None = None  # None: `pipeline_for(target)`
     plugins: tuple[str, ...] = ()  # --load-passes: files or modules with passes the pipeline names
     firmware: bool = False  # also link NAME.elf for `board` (default: the target's board)
     board: str | os.PathLike | Board | None = None  # a built-in board's name or a board file
@@ -204,7 +180,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         inputs, outputs = graph_signature(module)
     which = "given pipeline" if options.pipeline else f"default pipeline of {options.target}"
     with _stage(timings, "passes", progress, f"({which})"):
-        run_pipeline(module, options.pipeline or default_pipeline(options.target), plugins=options.plugins)
+        run_pipeline(module, options.pipeline or pipeline_for(options.target), plugins=options.plugins)
     with _stage(timings, "emit", progress, f"{name}.zig, {name}.h, {name}.plan.json"):
         plan = checked_plan(module, name, options.target, board)
         plan["inputs"] = [vars(t) for t in inputs]

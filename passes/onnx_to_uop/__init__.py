@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from zant.analysis.vectorization import CONV_LANES_ATTR
 from zant.dialects import uop
 from zant.errors import ZantError
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
@@ -111,6 +112,8 @@ class OnnxToUopPass(ModulePass):
         return [ConvLowering(vector) if isinstance(p, ConvLowering) else p for p in all_patterns()]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.conv_lanes:  # the vector passes check their width against it
+            op.attributes[CONV_LANES_ATTR] = IntegerAttr(self.conv_lanes, 64)
         for function in op.walk():
             if isinstance(function, func.FuncOp) and not function.is_declaration:
                 self._lower_function(function)

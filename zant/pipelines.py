@@ -1,0 +1,83 @@
+"""The pass pipelines Zant ships: one per target, built from the target's parameters.
+
+`pipeline_for(target)` is what `zant compile`, `zant run`, `zant plan`, the conformance runner,
+the random graphs and the benchmarks run unless given another pipeline. A pipeline is a tuple of
+stages (each a `zant-opt -p` pass spelling) joined by commas:
+
+    graph folds → lowering → loop passes → vector passes (vector targets) → arena planning
+
+The vector width appears once, in `TargetParameters.vector_lanes`: the lowering shapes each Conv
+for that many lanes (`onnx-to-uop{conv-lanes=L}`) and the vector passes use the same width.
+`onnx-to-uop` records L on the module (`uop.conv_lanes`), and the vector passes refuse another
+width, so a hand-written pipeline that disagrees fails instead of silently mis-tiling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GRAPH_STAGES: tuple[str, ...] = (
+    "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
+    "fold-constants",
+    "fold-batchnorm",
+    "dce",
+)
+"""ONNX-level folds, before lowering."""
+
+LOOP_STAGES: tuple[str, ...] = ("fuse-loops",)
+"""uop loop passes every target runs."""
+
+PLAN_STAGES: tuple[str, ...] = ("plan-arenas", "verify-arena-plan")
+"""Arena planning and its independent check; passes that prepare the planned module for the
+printer go after these."""
+
+
+@dataclass(frozen=True)
+class TargetParameters:
+    """What the pipeline of a target needs to know about it."""
+
+    vector_lanes: int = 0
+    """Lanes of the vector code (`@Vector` of this many elements); 0: scalar loops only (the
+    microcontrollers: the Cortex-M4 has no float SIMD and vector code grows `.text` 3–5×)."""
+    conv_tile: int = 6
+    """Outputs per register tile along the Conv dimension that is not the lanes."""
+
+
+TARGET_PARAMETERS: dict[str, TargetParameters] = {"host": TargetParameters(vector_lanes=16)}
+"""Targets with other parameters than the scalar default."""
+
+
+def target_parameters(target: str) -> TargetParameters:
+    return TARGET_PARAMETERS.get(target, TargetParameters())
+
+
+def vector_stages(lanes: int) -> tuple[str, ...]:
+    """The vector passes for `lanes`-wide vectors."""
+    return (f"vectorize{{width={lanes}}}",) if lanes else ()
+
+
+def plan_stages(strategy: str | None = None, alignment: int | None = None) -> tuple[str, ...]:
+    """`PLAN_STAGES`, with `plan-arenas` options where given (`zant plan --strategy`)."""
+    options = " ".join(f"{k}={v}" for k, v in (("strategy", strategy), ("alignment", alignment)) if v is not None)
+    return tuple(f"{s}{{{options}}}" if s == "plan-arenas" and options else s for s in PLAN_STAGES)
+
+
+def stages_for(target: str, strategy: str | None = None, alignment: int | None = None) -> tuple[str, ...]:
+    """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options)."""
+    p = target_parameters(target)
+    lower = f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}" if p.vector_lanes else "onnx-to-uop"
+    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment))
+
+
+def pipeline_for(target: str, *, strategy: str | None = None, alignment: int | None = None) -> str:
+    """The pipeline a compile for `target` runs unless it names another (`zant-opt -p` syntax);
+    `strategy` and `alignment`, when given, are `plan-arenas` options."""
+    return ",".join(stages_for(target, strategy, alignment))
+
+
+DEFAULT_PIPELINE = pipeline_for("host")
+"""The host's pipeline: vector forms (register-tiled Convs whose outputs are 16-lane vectors,
+`vectorize`)."""
+
+MCU_PIPELINE = pipeline_for("cortex-m4")
+"""Every microcontroller's pipeline: scalar loops."""
