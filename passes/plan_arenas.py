@@ -14,6 +14,15 @@ The lower bound is the peak over the schedule of the aligned bytes live at once,
 pair counted once: no plan of this schedule with these in-place decisions can be smaller.
 Constants are packed in index order, each aligned; identical bytes are stored once.
 Running the pass twice gives the same IR: everything is recomputed from scratch, deterministically.
+
+The plan is recorded on the IR, so the backend's header and plan JSON read it instead of
+re-running the schedule and liveness (and later passes that add ops do not move it):
+
+* each `uop.define_local` gets its offset and `{uop.live = array<i64: FIRST, LAST>}`, the first
+  and last top-level step (op of the function body) it is live at;
+* the scratch `uop.arena` its size, alignment, aligned `lower_bound` and `strategy`, and
+  `{uop.steps = N : i64, uop.unaligned_lower_bound = B : i64}`: the number of top-level steps and
+  the lower bound counted in unaligned bytes (what no plan of this schedule can beat).
 """
 
 from __future__ import annotations
@@ -25,17 +34,24 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.dialects.uop import PLAN_STRATEGIES, ArenaOp, DefineGlobalOp, DefineLocalOp
+from zant.dialects.uop import ARENA_ROLES, PLAN_STRATEGIES, ArenaOp, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
 from zant.analysis.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
 
 EXACT_SEARCH_LIMIT = 7
 """Up to this many slots, `best` tries every placement order."""
 HILL_CLIMB_STEPS = 4000
+
+LIVE_ATTR = "uop.live"
+"""On a `uop.define_local`: its first and last top-level step alive."""
+STEPS_ATTR = "uop.steps"
+"""On the scratch `uop.arena`: how many top-level steps the schedule has."""
+UNALIGNED_LOWER_BOUND_ATTR = "uop.unaligned_lower_bound"
+"""On the scratch `uop.arena`: the lower bound in unaligned bytes (an in-place pair once)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +71,10 @@ def make_slots(lifetimes: Sequence[Lifetime], schedule: Schedule, alignment: int
     pairs = in_place_pairs(lifetimes, schedule) if in_place else {}
     by_buffer = {life.buffer: life for life in lifetimes}
     root: dict[DefineLocalOp, DefineLocalOp] = {}
-    for life in lifetimes:  # program order: a dying buffer's root is known before its successor
+    # By first use, not by definition: a lowering may define an output buffer before the state it
+    # is later written over in place (a recurrent op's Y_h before its hidden state), and a
+    # dying buffer is always first used before its successor.
+    for life in sorted(lifetimes, key=lambda life: life.first):
         source = pairs.get(life.buffer)
         root[life.buffer] = root[source] if source is not None else life.buffer
     groups: dict[DefineLocalOp, list[Lifetime]] = {}
@@ -132,10 +151,31 @@ def improve(order: list[Slot], alignment: int, bound: int) -> list[Slot]:
     return order
 
 
-def plan_scratch(function: func.FuncOp, strategy: str, alignment: int) -> tuple[int, int]:
-    """Set every define_local's offset; return (arena size, lower bound)."""
+@dataclass(frozen=True)
+class ScratchPlan:
+    size: int
+    lower_bound: int  # aligned bytes
+    unaligned_lower_bound: int
+    steps: int
+
+
+def plan_scratch(function: func.FuncOp, strategy: str, alignment: int, steps_before: int = 0) -> ScratchPlan:
+    """Set every define_local's offset and live steps; return the arena's figures. The steps
+    count `steps_before` top-level ops that will be inserted at the start (the arenas)."""
     schedule = Schedule.of(function)
     lifetimes = scratch_lifetimes(function, schedule)
+    for life in lifetimes:
+        span = [steps_before + schedule.step[life.first], steps_before + schedule.step[life.last]]
+        life.buffer.attributes[LIVE_ATTR] = DenseArrayBase.from_list(i64, span)
+    unaligned = lower_bound(make_slots(lifetimes, schedule, 1, in_place=True))
+    size, bound = _place_scratch(lifetimes, schedule, strategy, alignment)
+    return ScratchPlan(size, bound, unaligned, steps_before + schedule.step_count)
+
+
+def _place_scratch(
+    lifetimes: Sequence[Lifetime], schedule: Schedule, strategy: str, alignment: int
+) -> tuple[int, int]:
+    """Set every define_local's offset; return (arena size, lower bound)."""
     slots = make_slots(lifetimes, schedule, alignment, in_place=True)
     bound = lower_bound(slots)
     if strategy == "naive":
@@ -188,15 +228,18 @@ def plan_function(
             Rewriter.erase_op(op)
     for key in ("uop.scratch_size", "uop.alignment"):
         function.attributes.pop(key, None)
-    scratch, bound = plan_scratch(function, strategy, alignment)
+    scratch = plan_scratch(function, strategy, alignment, steps_before=len(ARENA_ROLES))
     constants = plan_constants(function, alignment)
+    scratch_op = ArenaOp("scratch", scratch.size, alignment, lower_bound=scratch.lower_bound, strategy=strategy)
+    scratch_op.attributes[STEPS_ATTR] = IntegerAttr(scratch.steps, 64)
+    scratch_op.attributes[UNALIGNED_LOWER_BOUND_ATTR] = IntegerAttr(scratch.unaligned_lower_bound, 64)
     arenas = [
-        ArenaOp("scratch", scratch, alignment, lower_bound=bound, strategy=strategy),
+        scratch_op,
         ArenaOp("constant", constants, alignment, link_section=link_section or None),
         ArenaOp("persistent", 0, alignment),
     ]
     Rewriter.insert_op(arenas, InsertPoint.at_start(function.body.block))
-    return scratch
+    return scratch.size
 
 
 def scratch_arena(function: func.FuncOp, role: str = "scratch") -> ArenaOp | None:

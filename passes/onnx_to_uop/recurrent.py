@@ -319,7 +319,9 @@ class RecurrentLowering(OnnxLowering):
             layout = kb.alloc(result_name(op, op.results.index(value)), tensor_shape(value), element_type)
             results.append(layout)
             perm = (1, 2, 0, 3) if index == 0 else (1, 0, 2)
-            logical.append(_batch_major(layout, perm, batch_major))
+            # An unused output (the TorchScript exporter names Y_h and Y_c always) is not
+            # written: its buffer only stands in for the result.
+            logical.append(_batch_major(layout, perm, batch_major) if value.uses else None)
         logical += [None] * (3 - len(logical))
 
         b = _optional(op, 3)
