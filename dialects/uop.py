@@ -773,7 +773,7 @@ class BinaryOp(IRDLOperation):
         _verify_alu_type(self, self.result.type, "operands")
 
 
-class FloatOnlyCheck:
+class FloatOnly:
     """Mixin: the op is only defined on floating-point values."""
 
     def verify_(self) -> None:
@@ -783,7 +783,7 @@ class FloatOnlyCheck:
         super().verify_()  # type: ignore[misc]
 
 
-class IntegerOnlyCheck:
+class IntegerOnly:
     """Mixin: the op is only defined on integers (including i1 and index)."""
 
     def verify_(self) -> None:
@@ -831,94 +831,334 @@ class CompareOp(IRDLOperation):
             raise VerifyException(f"{self.name} takes scalar operands, got {self.lhs.type}")
 
 
-def _make_ops(base_class: type, table: dict[str, str], mixin: type | None = None) -> list[type]:
-    """Declare one op class per (name → doc) entry of a table, all sharing `base_class`."""
-    ops = []
-    for op_name, doc in table.items():
-        class_name = "".join(part.capitalize() for part in op_name.split("_")) + "Op"
-        bases = (mixin, base_class) if mixin else (base_class,)
-        ops.append(
-            irdl_op_definition(type(class_name, bases, {"name": f"uop.{op_name}", "__doc__": doc}))
-        )
-    return ops
+# One class per ALU primitive; the base gives the operands, format and traits, a mixin the type
+# rule, the docstring the semantics (the `*_OPS` tables below are read off these classes).
 
 
-BINARY_OPS = {
-    "add": "x + y (wrapping for integers)",
-    "sub": "x - y (wrapping for integers)",
-    "mul": "x * y (wrapping for integers)",
-    "div": "x / y; integers truncate toward zero",
-    "rem": "remainder with the sign of x (C fmod / Zig @rem)",
-    "max": "the larger of x and y (NaN-propagating for floats)",
-    "min": "the smaller of x and y (NaN-propagating for floats)",
-}
-FLOAT_BINARY_OPS = {"pow": "x raised to the power y"}
-INTEGER_BINARY_OPS = {
-    "and": "bitwise (or logical, for i1) and",
-    "or": "bitwise (or logical, for i1) or",
-    "xor": "bitwise (or logical, for i1) exclusive or",
-    "shl": "x shifted left by y bits (zero if y ≥ width)",
-    "shr": "x shifted right by y bits (arithmetic for signed types)",
-}
-UNARY_OPS = {
-    "neg": "-x",
-    "abs": "|x|",
-    "sign": "-1, 0 or 1 by the sign of x",
-}
-FLOAT_UNARY_OPS = {
-    "sqrt": "square root",
-    "recip": "1 / x",
-    "exp": "e to the x",
-    "log": "natural logarithm",
-    "tanh": "hyperbolic tangent",
-    "erf": "error function",
-    "floor": "round toward -inf",
-    "ceil": "round toward +inf",
-    "round": "round half to even",
-    "sin": "sine",
-    "cos": "cosine",
-    "tan": "tangent",
-    "asin": "arcsine",
-    "acos": "arccosine",
-    "atan": "arctangent",
-    "sinh": "hyperbolic sine",
-    "cosh": "hyperbolic cosine",
-    "asinh": "inverse hyperbolic sine",
-    "acosh": "inverse hyperbolic cosine",
-    "atanh": "inverse hyperbolic tangent",
-    "isnan": "1.0 if x is NaN else 0.0",
-}
-INTEGER_UNARY_OPS = {"not": "bitwise (or logical, for i1) complement"}
-COMPARE_OPS = {
-    "cmplt": "x < y",
-    "cmple": "x <= y",
-    "cmpeq": "x == y",
-    "cmpne": "x != y",
-}
+@irdl_op_definition
+class AddOp(BinaryOp):
+    """x + y (wrapping for integers)"""
 
-_BINARY = _make_ops(BinaryOp, BINARY_OPS)
-_FLOAT_BINARY = _make_ops(BinaryOp, FLOAT_BINARY_OPS, FloatOnlyCheck)
-_INTEGER_BINARY = _make_ops(BinaryOp, INTEGER_BINARY_OPS, IntegerOnlyCheck)
-_UNARY = _make_ops(UnaryOp, UNARY_OPS)
-_FLOAT_UNARY = _make_ops(UnaryOp, FLOAT_UNARY_OPS, FloatOnlyCheck)
-_INTEGER_UNARY = _make_ops(UnaryOp, INTEGER_UNARY_OPS, IntegerOnlyCheck)
-_COMPARE = _make_ops(CompareOp, COMPARE_OPS)
+    name = "uop.add"
 
-ALU_OPS: dict[str, type[IRDLOperation]] = {
-    op.name.removeprefix("uop."): op
-    for op in (
-        *_BINARY,
-        *_FLOAT_BINARY,
-        *_INTEGER_BINARY,
-        *_UNARY,
-        *_FLOAT_UNARY,
-        *_INTEGER_UNARY,
-        *_COMPARE,
-    )
-}
+
+@irdl_op_definition
+class SubOp(BinaryOp):
+    """x - y (wrapping for integers)"""
+
+    name = "uop.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryOp):
+    """x * y (wrapping for integers)"""
+
+    name = "uop.mul"
+
+
+@irdl_op_definition
+class DivOp(BinaryOp):
+    """x / y; integers truncate toward zero"""
+
+    name = "uop.div"
+
+
+@irdl_op_definition
+class RemOp(BinaryOp):
+    """remainder with the sign of x (C fmod / Zig @rem)"""
+
+    name = "uop.rem"
+
+
+@irdl_op_definition
+class MaxOp(BinaryOp):
+    """the larger of x and y (NaN-propagating for floats)"""
+
+    name = "uop.max"
+
+
+@irdl_op_definition
+class MinOp(BinaryOp):
+    """the smaller of x and y (NaN-propagating for floats)"""
+
+    name = "uop.min"
+
+
+@irdl_op_definition
+class PowOp(FloatOnly, BinaryOp):
+    """x raised to the power y"""
+
+    name = "uop.pow"
+
+
+@irdl_op_definition
+class AndOp(IntegerOnly, BinaryOp):
+    """bitwise (or logical, for i1) and"""
+
+    name = "uop.and"
+
+
+@irdl_op_definition
+class OrOp(IntegerOnly, BinaryOp):
+    """bitwise (or logical, for i1) or"""
+
+    name = "uop.or"
+
+
+@irdl_op_definition
+class XorOp(IntegerOnly, BinaryOp):
+    """bitwise (or logical, for i1) exclusive or"""
+
+    name = "uop.xor"
+
+
+@irdl_op_definition
+class ShlOp(IntegerOnly, BinaryOp):
+    """x shifted left by y bits (zero if y ≥ width)"""
+
+    name = "uop.shl"
+
+
+@irdl_op_definition
+class ShrOp(IntegerOnly, BinaryOp):
+    """x shifted right by y bits (arithmetic for signed types)"""
+
+    name = "uop.shr"
+
+
+@irdl_op_definition
+class NegOp(UnaryOp):
+    """-x"""
+
+    name = "uop.neg"
+
+
+@irdl_op_definition
+class AbsOp(UnaryOp):
+    """|x|"""
+
+    name = "uop.abs"
+
+
+@irdl_op_definition
+class SignOp(UnaryOp):
+    """-1, 0 or 1 by the sign of x"""
+
+    name = "uop.sign"
+
+
+@irdl_op_definition
+class SqrtOp(FloatOnly, UnaryOp):
+    """square root"""
+
+    name = "uop.sqrt"
+
+
+@irdl_op_definition
+class RecipOp(FloatOnly, UnaryOp):
+    """1 / x"""
+
+    name = "uop.recip"
+
+
+@irdl_op_definition
+class ExpOp(FloatOnly, UnaryOp):
+    """e to the x"""
+
+    name = "uop.exp"
+
+
+@irdl_op_definition
+class LogOp(FloatOnly, UnaryOp):
+    """natural logarithm"""
+
+    name = "uop.log"
+
+
+@irdl_op_definition
+class TanhOp(FloatOnly, UnaryOp):
+    """hyperbolic tangent"""
+
+    name = "uop.tanh"
+
+
+@irdl_op_definition
+class ErfOp(FloatOnly, UnaryOp):
+    """error function"""
+
+    name = "uop.erf"
+
+
+@irdl_op_definition
+class FloorOp(FloatOnly, UnaryOp):
+    """round toward -inf"""
+
+    name = "uop.floor"
+
+
+@irdl_op_definition
+class CeilOp(FloatOnly, UnaryOp):
+    """round toward +inf"""
+
+    name = "uop.ceil"
+
+
+@irdl_op_definition
+class RoundOp(FloatOnly, UnaryOp):
+    """round half to even"""
+
+    name = "uop.round"
+
+
+@irdl_op_definition
+class SinOp(FloatOnly, UnaryOp):
+    """sine"""
+
+    name = "uop.sin"
+
+
+@irdl_op_definition
+class CosOp(FloatOnly, UnaryOp):
+    """cosine"""
+
+    name = "uop.cos"
+
+
+@irdl_op_definition
+class TanOp(FloatOnly, UnaryOp):
+    """tangent"""
+
+    name = "uop.tan"
+
+
+@irdl_op_definition
+class AsinOp(FloatOnly, UnaryOp):
+    """arcsine"""
+
+    name = "uop.asin"
+
+
+@irdl_op_definition
+class AcosOp(FloatOnly, UnaryOp):
+    """arccosine"""
+
+    name = "uop.acos"
+
+
+@irdl_op_definition
+class AtanOp(FloatOnly, UnaryOp):
+    """arctangent"""
+
+    name = "uop.atan"
+
+
+@irdl_op_definition
+class SinhOp(FloatOnly, UnaryOp):
+    """hyperbolic sine"""
+
+    name = "uop.sinh"
+
+
+@irdl_op_definition
+class CoshOp(FloatOnly, UnaryOp):
+    """hyperbolic cosine"""
+
+    name = "uop.cosh"
+
+
+@irdl_op_definition
+class AsinhOp(FloatOnly, UnaryOp):
+    """inverse hyperbolic sine"""
+
+    name = "uop.asinh"
+
+
+@irdl_op_definition
+class AcoshOp(FloatOnly, UnaryOp):
+    """inverse hyperbolic cosine"""
+
+    name = "uop.acosh"
+
+
+@irdl_op_definition
+class AtanhOp(FloatOnly, UnaryOp):
+    """inverse hyperbolic tangent"""
+
+    name = "uop.atanh"
+
+
+@irdl_op_definition
+class IsnanOp(FloatOnly, UnaryOp):
+    """1.0 if x is NaN else 0.0"""
+
+    name = "uop.isnan"
+
+
+@irdl_op_definition
+class NotOp(IntegerOnly, UnaryOp):
+    """bitwise (or logical, for i1) complement"""
+
+    name = "uop.not"
+
+
+@irdl_op_definition
+class CmpltOp(CompareOp):
+    """x < y"""
+
+    name = "uop.cmplt"
+
+
+@irdl_op_definition
+class CmpleOp(CompareOp):
+    """x <= y"""
+
+    name = "uop.cmple"
+
+
+@irdl_op_definition
+class CmpeqOp(CompareOp):
+    """x == y"""
+
+    name = "uop.cmpeq"
+
+
+@irdl_op_definition
+class CmpneOp(CompareOp):
+    """x != y"""
+
+    name = "uop.cmpne"
+
+
+_ALU_CLASSES: tuple[type[IRDLOperation], ...] = (
+    *(AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, PowOp),
+    *(AndOp, OrOp, XorOp, ShlOp, ShrOp),
+    *(NegOp, AbsOp, SignOp, SqrtOp, RecipOp, ExpOp, LogOp, TanhOp, ErfOp),
+    *(FloorOp, CeilOp, RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp),
+    *(SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, IsnanOp, NotOp),
+    *(CmpltOp, CmpleOp, CmpeqOp, CmpneOp),
+)
+
+ALU_OPS: dict[str, type[IRDLOperation]] = {op.name.removeprefix("uop."): op for op in _ALU_CLASSES}
 """Every scalar ALU primitive by its short name (`"add"`, `"exp"`, `"cmplt"` …)."""
 
-globals().update({op.__name__: op for op in ALU_OPS.values()})
+
+def _docs(base: type, mixin: type | None = None) -> dict[str, str]:
+    """Short name → docstring of the ALU ops on `base` (with `mixin`, or with neither mixin)."""
+    return {
+        short: op.__doc__ or ""
+        for short, op in ALU_OPS.items()
+        if issubclass(op, base)
+        and (issubclass(op, mixin) if mixin else not issubclass(op, (FloatOnly, IntegerOnly)))
+    }
+
+
+BINARY_OPS = _docs(BinaryOp)
+FLOAT_BINARY_OPS = _docs(BinaryOp, FloatOnly)
+INTEGER_BINARY_OPS = _docs(BinaryOp, IntegerOnly)
+UNARY_OPS = _docs(UnaryOp)
+FLOAT_UNARY_OPS = _docs(UnaryOp, FloatOnly)
+INTEGER_UNARY_OPS = _docs(UnaryOp, IntegerOnly)
+COMPARE_OPS = _docs(CompareOp)
 
 
 @irdl_op_definition
