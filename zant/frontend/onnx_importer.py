@@ -8,8 +8,9 @@ Steps, each turning library failures into one `ZantError` message:
 2. load external data, refusing any location that leaves the model's folder;
 3. `onnx.checker.check_model`;
 4. opset: models older than the installed `onnx`'s default opset are converted to it with
-   `onnx.version_converter`, so the dialect (generated from the latest schemas) describes every
-   node exactly; the module records the opset used as `onnx.opset`;
+   `onnx.version_converter` (`legacy_opsets.py`: in hops from the oldest opsets, with their old
+   forms rewritten), so the dialect (generated from the latest schemas) describes every node
+   exactly; the module records the opset used as `onnx.opset`;
 5. apply `--input-shape` overrides, insist on static graph inputs, then strict shape inference
    with data propagation; every value must end up with a static tensor type;
 6. ops without a uop lowering that ONNX defines by a function body are replaced by that body
@@ -53,6 +54,7 @@ from zant.frontend.expand import (
     has_function_body,
     spell_out_defaults,
 )
+from zant.frontend.legacy_opsets import convert_opset
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.ir.resources import make_constant_attr
 from zant.ir.types import mlir_element_type
@@ -295,13 +297,7 @@ def _convert_opset(model: ModelProto) -> tuple[ModelProto, int]:
         return model, target  # only other domains' ops (a lone ai.onnx.ml node): nothing to convert
     if version >= target:
         return model, version
-    try:
-        converted = onnx.version_converter.convert_version(model, target)
-    except Exception as error:  # the converter raises bare RuntimeErrors and more
-        raise ZantError(
-            f"cannot convert the model from opset {version} to {target}: {_first_line(error)}"
-        ) from None
-    return converted, target
+    return convert_opset(model, version, target), target
 
 
 def _graph_inputs(model: ModelProto) -> list[onnx.ValueInfoProto]:

@@ -1,0 +1,210 @@
+"""Opset conversion, including the oldest opsets, which `onnx.version_converter` alone cannot start
+from or converts with a changed meaning.
+
+The converter upgrades one opset at a time with per-operator adapters. From old models:
+
+* its 6 → 7 adapters of the broadcasting ops (Add with `broadcast`/`axis`, Gemm …) need the shapes
+  of their inputs, which it does not infer, and ops of opsets 1–5 (Add-1 …) have no shape
+  inference at all: `mnist-1` fails with "Shape of input 0 is not available". A model older than
+  opset 9 is therefore converted in hops (to 6, 7, 9, then the target), its shapes inferred
+  before each;
+* PRelu up to opset 6 applies a 1-D slope per channel (axis 1); from opset 7 the slope broadcasts
+  like NumPy's (from the last axis), and the converter calls the two compatible. The slope is
+  unsqueezed to (C, 1, …, 1) before the hop to 7;
+* BatchNormalization up to opset 8 with `spatial=0` normalizes every element by its own statistics
+  (scale, B, mean and var shaped (C, D1, …)); opset 9 dropped the attribute and the converter
+  refuses it. Such a node becomes its arithmetic, (X − mean) / √(var + ε) · scale + B, before
+  the hop to 9.
+
+Whatever the converter still refuses is reported with the node, its operator and the model's
+opset, found by converting the nodes one at a time.
+"""
+
+from __future__ import annotations
+
+import onnx
+from onnx import ModelProto, NodeProto, TensorProto, helper
+
+from zant.errors import ZantError
+from zant.frontend.graph_names import NameSource, all_names
+
+LEGACY_BELOW = 9
+"""Models of an older opset take the hops below; newer ones are converted in one call."""
+HOPS = (6, 7, 9)
+"""6: every op has shape inference (and still the old PRelu); 7: NumPy broadcasting; 9: no
+BatchNormalization `spatial`."""
+
+
+def convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
+    """`model` (default-domain opset `version`) converted to opset `target`."""
+    if version >= LEGACY_BELOW:
+        return _convert(model, version, target)
+    given = {v.name for v in model.graph.value_info}
+    for hop in (*(h for h in HOPS if version < h < target), target):
+        model = _with_shapes(model)
+        if version <= 6 < hop:
+            _per_channel_prelu(model, version)
+        if version <= 8 < hop:
+            _elementwise_batchnorm(model, version)
+        model = _convert(model, version, hop)
+        version = hop
+    # The shapes inferred on the way were the old ops'; the importer infers the new ones.
+    kept = [v for v in model.graph.value_info if v.name in given]
+    del model.graph.value_info[:]
+    model.graph.value_info.extend(kept)
+    return model
+
+
+def _convert(model: ModelProto, version: int, target: int) -> ModelProto:
+    try:
+        return onnx.version_converter.convert_version(model, target)
+    except Exception as error:  # the converter raises bare RuntimeErrors and more
+        raise ZantError(_conversion_failure(model, version, target, error)) from None
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def node_label(node: NodeProto) -> str:
+    return f"node '{node.name}' ({node.op_type})" if node.name else f"node {node.op_type}"
+
+
+def _conversion_failure(model: ModelProto, version: int, target: int, error: Exception) -> str:
+    """The message for a failed conversion: the first node that fails alone, else the model."""
+    types = _value_types(model)
+    for node in model.graph.node:
+        try:
+            onnx.version_converter.convert_version(_single_node_model(model, node, types), target)
+        except Exception as node_error:  # as above
+            return (
+                f"{node_label(node)} of opset {version}: cannot convert it to opset {target}: "
+                f"{_first_line(node_error)}"
+            )
+    return f"cannot convert the model from opset {version} to {target}: {_first_line(error)}"
+
+
+def _single_node_model(model: ModelProto, node: NodeProto, types: dict[str, onnx.TypeProto]) -> ModelProto:
+    initializers = {t.name: t for t in model.graph.initializer}
+
+    def value(name: str) -> onnx.ValueInfoProto:
+        info = onnx.ValueInfoProto(name=name)
+        if name in types:
+            info.type.CopyFrom(types[name])
+        return info
+
+    inputs = [n for n in dict.fromkeys(node.input) if n]
+    graph = helper.make_graph(
+        [node],
+        "node",
+        [value(n) for n in inputs],
+        [value(n) for n in node.output if n],
+        [initializers[n] for n in inputs if n in initializers],
+    )
+    return helper.make_model(graph, opset_imports=model.opset_import, ir_version=model.ir_version)
+
+
+def _with_shapes(model: ModelProto) -> ModelProto:
+    """Lenient shape inference: what it cannot infer at an old opset stays open."""
+    try:
+        return onnx.shape_inference.infer_shapes(model)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return model
+
+
+def _value_types(model: ModelProto) -> dict[str, onnx.TypeProto]:
+    graph = model.graph
+    types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+    for tensor in graph.initializer:
+        if tensor.name not in types:
+            types[tensor.name] = helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
+    return types
+
+
+def _rank(types: dict[str, onnx.TypeProto], name: str) -> int | None:
+    found = types.get(name)
+    if found is None or not found.tensor_type.HasField("shape"):
+        return None
+    return len(found.tensor_type.shape.dim)
+
+
+def _dims(types: dict[str, onnx.TypeProto], name: str) -> list[int] | None:
+    found = types.get(name)
+    if found is None or not found.tensor_type.HasField("shape"):
+        return None
+    dims = found.tensor_type.shape.dim
+    return [d.dim_value if d.HasField("dim_value") else -1 for d in dims]
+
+
+def _rebuild(model: ModelProto, replace: dict[int, list[NodeProto]]) -> None:
+    """Replace the nodes at the given indices by node lists, keeping the order."""
+    nodes = list(model.graph.node)
+    del model.graph.node[:]
+    for index, node in enumerate(nodes):
+        model.graph.node.extend(replace.get(index, [node]))
+
+
+def _per_channel_prelu(model: ModelProto, version: int) -> None:
+    """PRelu ≤ 6: a 1-D slope of C > 1 values applies along axis 1; unsqueeze it to
+    (C, 1, …, 1) so that NumPy broadcasting (opset 7) puts it there."""
+    types = _value_types(model)
+    names = NameSource(all_names(model.graph))
+    replace: dict[int, list[NodeProto]] = {}
+    for index, node in enumerate(model.graph.node):
+        if node.op_type != "PRelu" or node.domain not in ("", "ai.onnx"):
+            continue
+        slope = _dims(types, node.input[1])
+        if slope is not None and (len(slope) != 1 or slope[0] == 1):
+            continue  # shared, or already shaped for broadcasting
+        rank = _rank(types, node.input[0])
+        if slope is None or rank is None:
+            raise ZantError(
+                f"{node_label(node)} of opset {version}: cannot infer the shapes of its input and "
+                "slope, needed to apply its slope per channel"
+            )
+        if rank <= 2:
+            continue  # (N, C): the last axis is the channel axis
+        per_channel = names.fresh(f"{node.input[1]}_per_channel")
+        unsqueeze = helper.make_node(
+            "Unsqueeze", [node.input[1]], [per_channel], axes=list(range(1, rank - 1))
+        )
+        node.input[1] = per_channel
+        replace[index] = [unsqueeze, node]
+    _rebuild(model, replace)
+
+
+def _elementwise_batchnorm(model: ModelProto, version: int) -> None:
+    """BatchNormalization ≤ 8 with `spatial=0`: its arithmetic, the statistics per element."""
+    types = _value_types(model)
+    names = NameSource(all_names(model.graph))
+    replace: dict[int, list[NodeProto]] = {}
+    for index, node in enumerate(model.graph.node):
+        if node.op_type != "BatchNormalization" or node.domain not in ("", "ai.onnx"):
+            continue
+        attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        if attributes.get("spatial", 1) != 0:
+            continue
+        if attributes.get("is_test", 1) == 0 or any(node.output[1:]):
+            raise ZantError(
+                f"{node_label(node)} of opset {version}: training mode (is_test=0 or running "
+                "statistics as outputs) is not supported"
+            )
+        x, scale, bias, mean, var = node.input
+        element_type = types[x].tensor_type.elem_type if x in types else TensorProto.FLOAT
+        epsilon = names.fresh(f"{node.output[0]}_epsilon")
+        epsilon_value = helper.make_tensor(epsilon, element_type, [], [attributes.get("epsilon", 1e-5)])
+        centered, shifted, deviation, normalized, scaled = (
+            names.fresh(f"{node.output[0]}_{part}")
+            for part in ("centered", "var_eps", "deviation", "normalized", "scaled")
+        )
+        replace[index] = [
+            helper.make_node("Constant", [], [epsilon], value=epsilon_value),
+            helper.make_node("Sub", [x, mean], [centered]),
+            helper.make_node("Add", [var, epsilon], [shifted]),
+            helper.make_node("Sqrt", [shifted], [deviation]),
+            helper.make_node("Div", [centered, deviation], [normalized]),
+            helper.make_node("Mul", [normalized, scale], [scaled]),
+            helper.make_node("Add", [scaled, bias], [node.output[0]], name=node.name),
+        ]
+    _rebuild(model, replace)
