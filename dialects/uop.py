@@ -26,7 +26,8 @@ Index arithmetic uses the same ALU ops on `index` values; integer `div` truncate
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -75,8 +76,12 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
+    EffectInstance,
     HasParent,
     IsTerminator,
+    MemoryEffect,
+    MemoryEffectKind,
+    OpTrait,
     Pure,
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
@@ -113,6 +118,44 @@ def lane_type(t: Attribute) -> Attribute:
 def lanes(t: Attribute) -> int:
     """The lane count of a vector type; 1 for a scalar."""
     return t.get_shape()[0] if isinstance(t, VectorType) else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory effects: what an op touches, so xDSL's cse, licm and dce can reason about it
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Accesses(MemoryEffect):
+    """The op reads, writes or allocates the memory named by one of its values: `Accesses(READ,
+    "ptr")` on `uop.load`. The effect carries that value, so an analysis can ask which buffer."""
+
+    kind: MemoryEffectKind
+    value: str
+    """The name of the operand or result (a property of the op) the effect is on."""
+
+    def get_effects(self, op: Operation) -> Set[EffectInstance]:  # type: ignore[override]
+        return frozenset({EffectInstance(self.kind, getattr(op, self.value))})
+
+
+class BindsOutsideMemory(MemoryEffect):
+    """The op binds memory that lives on after the function (a graph input or output, an arena):
+    an allocation of no value of this function, so dce keeps it even unused (it is part of the
+    C signature or of the plan) and cse never merges two."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> Set[EffectInstance]:
+        return frozenset({EffectInstance(MemoryEffectKind.ALLOC)})
+
+
+class PureUnlessTrapping(Pure):
+    """No memory effects; speculatable (licm may hoist it out of a loop that might not run)
+    unless the op's `may_trap()` says so. `Pure` still holds for passes that ask only about
+    effects (`fuse-loops`)."""
+
+    @classmethod
+    def is_speculatable(cls, op: Operation) -> bool:
+        return not op.may_trap()  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,6 +349,8 @@ class DefineGlobalOp(IRDLOperation):
         "$role $index $tensor_name (`at` $offset^)? (`value` $value^)? attr-dict `:` type($result)"
     )
 
+    traits = lazy_traits_def(lambda: (GlobalBufferEffect(),))
+
     def __init__(
         self,
         role: str,
@@ -349,6 +394,18 @@ class DefineGlobalOp(IRDLOperation):
                 raise VerifyException("value and buffer element types differ")
 
 
+class GlobalBufferEffect(MemoryEffect):
+    """A constant is a value of this function (an allocation of its result: dce drops an unused
+    one); an input or output is the caller's memory (kept even unused: it is in the signature)."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> Set[EffectInstance]:
+        assert isinstance(op, DefineGlobalOp)
+        if op.role.data == "constant":
+            return Accesses(MemoryEffectKind.ALLOC, "result").get_effects(op)
+        return BindsOutsideMemory.get_effects(op)
+
+
 @irdl_op_definition
 class DefineLocalOp(IRDLOperation):
     """A scratch buffer for an intermediate; `offset` (bytes into the scratch arena) is set by
@@ -361,6 +418,8 @@ class DefineLocalOp(IRDLOperation):
     result = result_def(BufferType)
 
     assembly_format = "$tensor_name (`at` $offset^)? attr-dict `:` type($result)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.ALLOC, "result"))
 
     def __init__(self, tensor_name: str, buffer_type: BufferType, offset: int | None = None):
         super().__init__(
@@ -509,6 +568,8 @@ class LoadOp(IRDLOperation):
 
     assembly_format = "$ptr attr-dict `:` type($result)"
 
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
     def __init__(self, ptr: SSAValue | Operation):
         ptr_type = SSAValue.get(ptr).type
         assert isinstance(ptr_type, PtrType)
@@ -526,6 +587,8 @@ class StoreOp(IRDLOperation):
     ptr = operand_def(ParamAttrConstraint(PtrType, (T,)))
 
     assembly_format = "$value `,` $ptr attr-dict `:` type($value)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.WRITE, "ptr"))
 
     def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation):
         super().__init__(operands=[value, ptr])
@@ -585,6 +648,8 @@ class VLoadOp(IRDLOperation):
     stride = opt_prop_def(IntAttr)
     result = result_def(VectorType)
 
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
     def __init__(self, ptr: SSAValue | Operation, vector_type: VectorType, stride: int = 1):
         super().__init__(
             operands=[ptr],
@@ -624,6 +689,8 @@ class VStoreOp(IRDLOperation):
     value = operand_def(VectorType)
     ptr = operand_def(PtrType)
     stride = opt_prop_def(IntAttr)
+
+    traits = traits_def(Accesses(MemoryEffectKind.WRITE, "ptr"))
 
     def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation, stride: int = 1):
         super().__init__(operands=[value, ptr], properties={"stride": IntAttr(stride)} if stride != 1 else {})
@@ -764,10 +831,13 @@ class BinaryOp(IRDLOperation):
 
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
 
-    traits = traits_def(Pure())
+    traits = traits_def(PureUnlessTrapping())
 
     def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
         super().__init__(operands=[lhs, rhs], result_types=[SSAValue.get(lhs).type])
+
+    def may_trap(self) -> bool:
+        return False
 
     def verify_(self) -> None:
         _verify_alu_type(self, self.result.type, "operands")
@@ -831,6 +901,16 @@ class CompareOp(IRDLOperation):
             raise VerifyException(f"{self.name} takes scalar operands, got {self.lhs.type}")
 
 
+def _integer_division_may_trap(op: BinaryOp) -> bool:
+    """Integer x / y and x % y trap on y = 0 (and on MIN / -1), so licm must not hoist them out
+    of a loop that might not run; float division gives inf or NaN instead. A constant divisor
+    other than 0 and -1 cannot trap."""
+    if is_float_type(lane_type(op.result.type)):
+        return False
+    divisor = op.rhs.owner
+    return not (isinstance(divisor, ConstOp) and divisor.value.value.data not in (0, -1))
+
+
 # One class per ALU primitive; the base gives the operands, format and traits, a mixin the type
 # rule, the docstring the semantics (the `*_OPS` tables below are read off these classes).
 
@@ -862,12 +942,18 @@ class DivOp(BinaryOp):
 
     name = "uop.div"
 
+    def may_trap(self) -> bool:
+        return _integer_division_may_trap(self)
+
 
 @irdl_op_definition
 class RemOp(BinaryOp):
     """remainder with the sign of x (C fmod / Zig @rem)"""
 
     name = "uop.rem"
+
+    def may_trap(self) -> bool:
+        return _integer_division_may_trap(self)
 
 
 @irdl_op_definition
@@ -1303,6 +1389,8 @@ class ArenaOp(IRDLOperation):
         "(`strategy` $strategy^)? (`section` $link_section^)? attr-dict"
     )
 
+    traits = traits_def(BindsOutsideMemory())
+
     def __init__(
         self,
         role: str,
@@ -1361,6 +1449,16 @@ class ArenaOp(IRDLOperation):
 # ---------------------------------------------------------------------------------------------
 
 
+class LoopLike(OpTrait):
+    """The op is a loop whose body region runs zero or more times, with the values defined
+    outside it unchanged between iterations (MLIR's LoopLikeOpInterface, the part `licm`
+    needs). An op hoisted out of the body must be speculatable: the loop may not run."""
+
+    @classmethod
+    def body(cls, op: Operation) -> Region:
+        return op.regions[0]
+
+
 @irdl_op_definition
 class EndRangeOp(IRDLOperation):
     """Terminates the body of a `uop.range` (implicit in the custom format)."""
@@ -1386,7 +1484,9 @@ class RangeOp(IRDLOperation):
     step = prop_def(IntAttr)
     body = region_def("single_block")
 
-    traits = traits_def(SingleBlockImplicitTerminator(EndRangeOp), RecursiveMemoryEffect())
+    traits = traits_def(
+        SingleBlockImplicitTerminator(EndRangeOp), RecursiveMemoryEffect(), LoopLike()
+    )
 
     def __init__(
         self,
@@ -1464,6 +1564,9 @@ class DefineAccOp(IRDLOperation):
     init = prop_def(IntegerAttr | FloatAttr)
     result = result_def(AccType)
 
+    # A fresh cell each time: two with one initial value are not one (cse), nor hoisted (licm).
+    traits = traits_def(Accesses(MemoryEffectKind.ALLOC, "result"))
+
     def __init__(self, init: int | float, element_type: Attribute):
         value = ConstOp(init, lane_type(element_type)).value
         super().__init__(properties={"init": value}, result_types=[AccType(element_type)])
@@ -1512,6 +1615,8 @@ class MulAccOp(IRDLOperation):
     rhs = operand_def(T)
     fused = opt_prop_def(UnitAttr)
 
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "acc"), Accesses(MemoryEffectKind.WRITE, "acc"))
+
     assembly_format = (
         "(`fused` $fused^)? $acc `,` $lhs `,` $rhs attr-dict `:` type($acc) `,` type($lhs)"
     )
@@ -1550,6 +1655,8 @@ class AccSetOp(IRDLOperation):
 
     assembly_format = "$acc `,` $value attr-dict `:` type($acc) `,` type($value)"
 
+    traits = traits_def(Accesses(MemoryEffectKind.WRITE, "acc"))
+
     def __init__(self, acc: SSAValue | Operation, value: SSAValue | Operation):
         super().__init__(operands=[acc, value])
 
@@ -1571,6 +1678,8 @@ class AccGetOp(IRDLOperation):
     result = result_def()
 
     assembly_format = "$acc attr-dict `:` type($acc) `,` type($result)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "acc"))
 
     def __init__(self, acc: SSAValue | Operation):
         super().__init__(operands=[acc], result_types=[_acc_element_type(SSAValue.get(acc))])
