@@ -250,9 +250,10 @@ def scratch_arena(function: func.FuncOp, role: str = "scratch") -> ArenaOp | Non
 
 
 def is_planned(module: ModuleOp) -> bool:
-    """True if every define_local has an offset and every function records its arenas."""
+    """True if every define_local has an offset and live steps and every function records its
+    arenas."""
     for op in module.walk():
-        if isinstance(op, DefineLocalOp) and op.offset is None:
+        if isinstance(op, DefineLocalOp) and (op.offset is None or LIVE_ATTR not in op.attributes):
             return False
         if isinstance(op, func.FuncOp) and scratch_arena(op) is None:
             return False

@@ -14,9 +14,12 @@ from onnx import TensorProto, helper, numpy_helper
 from test_fuse_loops import FUSED, UNFUSED, _compile, check_fused
 from test_models import make_lenet, make_mlp
 
-from zant.backend.plan import emit_plan_json, plan_summary
+from zant.analysis.liveness import Schedule, scratch_lifetimes
+from zant.backend.plan import emit_plan_json, main_function, plan_summary
 from zant.driver import run_pipeline
+from zant.errors import ZantError
 from zant.frontend.onnx_importer import import_model
+from zant.passes.plan_arenas import lower_bound, make_slots
 
 
 def make_branches() -> onnx.ModelProto:
@@ -78,6 +81,31 @@ def test_hashes_are_stable(tmp_path, model):
     names = {t["name"] for t in first["tensors"] if t["role"] == "scratch"}
     assert {l["name"] for l in first["lifetimes"]} == names
     assert all(l["first_use"] <= l["last_use"] for l in first["lifetimes"])
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_the_plan_json_reads_what_plan_arenas_recorded(tmp_path, model):
+    # The live steps and lower bounds the header and JSON show are the liveness analysis's on
+    # the planned module, recorded by plan-arenas rather than recomputed by the backend.
+    module = planned(tmp_path, MODELS[model], "best")
+    function = main_function(module)
+    schedule = Schedule.of(function)
+    lifetimes = scratch_lifetimes(function, schedule)
+    plan = emit_plan_json(module, "m")
+    assert plan["lifetimes"] == [
+        {"name": l.name, "first_use": schedule.step[l.first], "last_use": schedule.step[l.last]}
+        for l in lifetimes
+    ]
+    assert plan["lower_bound_bytes"] == lower_bound(make_slots(lifetimes, schedule, 1, in_place=True))
+
+
+def test_an_unplanned_module_is_refused(tmp_path):
+    path = tmp_path / "model.onnx"
+    onnx.save(make_mlp(), path)
+    module = import_model(str(path))
+    run_pipeline(module, "onnx-to-uop")
+    with pytest.raises(ZantError, match="run the plan-arenas pass first"):
+        emit_plan_json(module, "m")
 
 
 def test_in_place_reuse_on_an_element_wise_chain(tmp_path):

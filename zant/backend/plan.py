@@ -1,7 +1,9 @@
 """What the generated code promises about memory: the arena plan, its hashes, header and JSON.
 
-Everything here reads a planned uop module (see `zant.passes.plan_arenas`) and is deterministic:
-the same module gives byte-identical header and JSON on every run.
+Everything here reads what `plan-arenas` recorded on a planned uop module (offsets, live steps,
+arena sizes, lower bounds; see `zant.passes.plan_arenas`) and recomputes nothing but the hashes
+of it, so the same module gives byte-identical header and JSON on every run. An unplanned module
+is refused.
 
 * `describe_plan(module, name)` → `PlanInfo`: scratch / constant arenas, every tensor's placement,
   the liveness lower bound and the two hashes;
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
+    IntegerAttr,
     IntegerType,
     ModuleOp,
     Signedness,
@@ -27,12 +31,8 @@ from xdsl.ir import Attribute
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.dialects.uop import ArenaOp, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
-from zant.analysis.liveness import Schedule, align_up, scratch_lifetimes
-from zant.passes.plan_arenas import lower_bound, make_slots
-
-CONSTANT_ALIGNMENT = 16
-"""Alignment of constants in a module planned before constants had offsets."""
-
+from zant.analysis.liveness import align_up
+from zant.passes.plan_arenas import LIVE_ATTR, STEPS_ATTR, UNALIGNED_LOWER_BOUND_ATTR
 
 def main_function(module: ModuleOp) -> func.FuncOp:
     functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
@@ -104,7 +104,7 @@ class PlanInfo:
     constant_size: int
     lower_bound_bytes: int
     tensors: tuple[TensorPlacement, ...]
-    constant_alignment: int = CONSTANT_ALIGNMENT
+    constant_alignment: int = 16
     aligned_lower_bound_bytes: int = 0
     strategy: str = ""
     link_section: str = ""
@@ -133,14 +133,6 @@ def _hash(payload) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def lower_bound_bytes(function: func.FuncOp) -> int:
-    """Max over the schedule of the bytes of scratch live at once (unaligned; an in-place pair
-    counted once): no plan of this schedule can use less scratch."""
-    schedule = Schedule.of(function)
-    slots = make_slots(scratch_lifetimes(function, schedule), schedule, 1, in_place=True)
-    return lower_bound(slots)
-
-
 def arena_op(function: func.FuncOp, role: str) -> ArenaOp | None:
     return next(
         (op for op in function.body.block.ops if isinstance(op, ArenaOp) and op.role.data == role),
@@ -148,48 +140,57 @@ def arena_op(function: func.FuncOp, role: str) -> ArenaOp | None:
     )
 
 
+def _unplanned(what: str) -> ZantError:
+    return ZantError(f"{what}: the module has no arena plan; run the plan-arenas pass first")
+
+
+def _recorded_int(op: ArenaOp, key: str) -> int:
+    value = op.attributes.get(key)
+    if not isinstance(value, IntegerAttr):
+        raise _unplanned(f"the scratch arena does not record '{key}'")
+    return value.value.data
+
+
 def describe_plan(module: ModuleOp) -> PlanInfo:
+    """The plan as `plan-arenas` recorded it on the IR (nothing is recomputed)."""
     function = main_function(module)
     scratch = arena_op(function, "scratch")
-    if scratch is None:
-        raise ZantError("the module has no arena plan: run the plan-arenas pass first")
     constant = arena_op(function, "constant")
     persistent = arena_op(function, "persistent")
-    constant_alignment = constant.alignment.value.data if constant else CONSTANT_ALIGNMENT
+    if scratch is None or constant is None or persistent is None:
+        raise _unplanned("no scratch, constant or persistent uop.arena")
     tensors: list[TensorPlacement] = []
-    constant_cursor = 0
     for role in ("input", "output", "constant"):
         for op in globals_by_role(function, role):
-            size = op.result.type.byte_size  # type: ignore[attr-defined]
             offset = None
             if role == "constant":
-                if op.offset is not None:
-                    offset = op.offset.value.data
-                else:
-                    offset = align_up(constant_cursor, constant_alignment)
-                constant_cursor = max(constant_cursor, offset + size)
-            tensors.append(TensorPlacement(op.tensor_name.data, role, offset, size))
-    schedule = Schedule.of(function)
-    lifetimes = scratch_lifetimes(function, schedule)
-    for life in lifetimes:
-        if life.buffer.offset is None:
-            raise ZantError(f"scratch buffer '{life.name}' has no offset: run plan-arenas first")
-        tensors.append(TensorPlacement(life.name, "scratch", life.buffer.offset.value.data, life.size))
+                if op.offset is None:
+                    raise _unplanned(f"constant '{op.tensor_name.data}' has no offset")
+                offset = op.offset.value.data
+            tensors.append(TensorPlacement(op.tensor_name.data, role, offset, op.result.type.byte_size))  # type: ignore[attr-defined]
+    lifetimes = []
+    for op in function.walk():
+        if not isinstance(op, DefineLocalOp):
+            continue
+        live = op.attributes.get(LIVE_ATTR)
+        if op.offset is None or not isinstance(live, DenseArrayBase):
+            raise _unplanned(f"scratch buffer '{op.tensor_name.data}' has no offset or live steps")
+        first, last = live.get_values()
+        tensors.append(TensorPlacement(op.tensor_name.data, "scratch", op.offset.value.data, op.result.type.byte_size))  # type: ignore[attr-defined]
+        lifetimes.append(Lifetime(op.tensor_name.data, first, last))
     return PlanInfo(
         scratch_size=scratch.size.value.data,
         scratch_alignment=scratch.alignment.value.data,
-        constant_size=constant.size.value.data if constant else align_up(constant_cursor, constant_alignment),
-        lower_bound_bytes=lower_bound_bytes(function),
+        constant_size=constant.size.value.data,
+        lower_bound_bytes=_recorded_int(scratch, UNALIGNED_LOWER_BOUND_ATTR),
         tensors=tuple(tensors),
-        constant_alignment=constant_alignment,
+        constant_alignment=constant.alignment.value.data,
         aligned_lower_bound_bytes=scratch.lower_bound.value.data if scratch.lower_bound else 0,
         strategy=scratch.strategy.data if scratch.strategy else "",
-        link_section=constant.link_section.data if constant and constant.link_section else "",
-        persistent_size=persistent.size.value.data if persistent else 0,
-        lifetimes=tuple(
-            Lifetime(l.name, schedule.step[l.first], schedule.step[l.last]) for l in lifetimes
-        ),
-        step_count=schedule.step_count,
+        link_section=constant.link_section.data if constant.link_section else "",
+        persistent_size=persistent.size.value.data,
+        lifetimes=tuple(lifetimes),
+        step_count=_recorded_int(scratch, STEPS_ATTR),
     )
 
 

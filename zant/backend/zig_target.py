@@ -1,8 +1,7 @@
 """The `zig` target of `zant-opt`: `-t zig` or `-t 'zig{name=net}'` prints the model's Zig file.
 
-An unplanned module (a `uop.define_local` without offset) is planned first with the default
-`plan-arenas`, so `zant-opt model.mlir -t zig` works on the output of `onnx-to-uop` directly.
-Constants are printed inline in the file.
+The module must be planned (`zant-opt model.mlir -p plan-arenas -t zig`): the target prints
+what the passes decided and refuses an unplanned module. Constants are printed inline in the file.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.target import Target
 
 from zant.backend.zig_printer import ZigPrinter
+from zant.errors import ZantError
 from zant.passes.plan_arenas import PlanArenasPass, is_planned
 
 
@@ -37,5 +37,8 @@ class ZigTarget(Target):
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         if not is_planned(module):
-            PlanArenasPass().apply(ctx, module)
+            raise ZantError(
+                f"the zig target prints a planned module: run the {PlanArenasPass.name} pass first "
+                f"(zant-opt -p {PlanArenasPass.name} -t zig)"
+            )
         ZigPrinter(module, self.prefix).print_module(output)

@@ -5,33 +5,35 @@
 // RUN: zant-opt %s -p 'plan-arenas{alignment=64},verify-arena-plan' | filecheck %s --check-prefix=ALIGN64
 
 // %a is filled, then read element-wise into %b where it dies (so %b is written in place over
-// %a); %c is live with %b; %d is born after %a/%b died and may take their bytes.
+// %a); %c is live with %b; %d is born after %a/%b died and may take their bytes. The plan is
+// recorded for the backend: each buffer's first and last live top-level step (`uop.live`, the
+// three arenas counted), the step count and the lower bound in unaligned bytes.
 
 // NAIVE-LABEL:  func.func @main()
 // NAIVE-NEXT:     uop.arena "scratch" size 112 align 16 lower_bound 48 strategy "naive"
 // NAIVE-NEXT:     uop.arena "constant" size 0 align 16
 // NAIVE-NEXT:     uop.arena "persistent" size 0 align 16
-// NAIVE:          uop.define_local "a" at 0 : !uop.buffer<8xf32>
-// NAIVE:          uop.define_local "b" at 32 : !uop.buffer<8xf32>
-// NAIVE:          uop.define_local "c" at 64 : !uop.buffer<4xf32>
-// NAIVE:          uop.define_local "d" at 80 : !uop.buffer<5xf32>
+// NAIVE:          uop.define_local "a" at 0 {{.*}}: !uop.buffer<8xf32>
+// NAIVE:          uop.define_local "b" at 32 {{.*}}: !uop.buffer<8xf32>
+// NAIVE:          uop.define_local "c" at 64 {{.*}}: !uop.buffer<4xf32>
+// NAIVE:          uop.define_local "d" at 80 {{.*}}: !uop.buffer<5xf32>
 
 // GREEDY-LABEL: func.func @main()
 // GREEDY-NEXT:    uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "greedy"
-// GREEDY:         uop.define_local "a" at 0 : !uop.buffer<8xf32>
-// GREEDY:         uop.define_local "b" at 0 : !uop.buffer<8xf32>
-// GREEDY:         uop.define_local "c" at 32 : !uop.buffer<4xf32>
-// GREEDY:         uop.define_local "d" at 0 : !uop.buffer<5xf32>
+// GREEDY:         uop.define_local "a" at 0 {{.*}}: !uop.buffer<8xf32>
+// GREEDY:         uop.define_local "b" at 0 {{.*}}: !uop.buffer<8xf32>
+// GREEDY:         uop.define_local "c" at 32 {{.*}}: !uop.buffer<4xf32>
+// GREEDY:         uop.define_local "d" at 0 {{.*}}: !uop.buffer<5xf32>
 
 // BEST-LABEL:   func.func @main()
-// BEST-NEXT:      uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "best"
+// BEST-NEXT:      uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "best" {uop.steps = 17 : i64, uop.unaligned_lower_bound = 48 : i64}
 // BEST-NEXT:      uop.arena "constant" size 0 align 16
 // BEST-NEXT:      uop.arena "persistent" size 0 align 16
 // BEST-NOT:       uop.arena
-// BEST:           uop.define_local "a" at 0 : !uop.buffer<8xf32>
-// BEST:           uop.define_local "b" at 0 : !uop.buffer<8xf32>
-// BEST:           uop.define_local "c" at 32 : !uop.buffer<4xf32>
-// BEST:           uop.define_local "d" at 0 : !uop.buffer<5xf32>
+// BEST:           uop.define_local "a" at 0 {uop.live = array<i64: 5, 9>} : !uop.buffer<8xf32>
+// BEST:           uop.define_local "b" at 0 {uop.live = array<i64: 9, 12>} : !uop.buffer<8xf32>
+// BEST:           uop.define_local "c" at 32 {uop.live = array<i64: 11, 14>} : !uop.buffer<4xf32>
+// BEST:           uop.define_local "d" at 0 {uop.live = array<i64: 14, 15>} : !uop.buffer<5xf32>
 
 // ALIGN64:        uop.arena "scratch" size 128 align 64 lower_bound 128 strategy "best"
 // ALIGN64:        uop.define_local "c" at 64
