@@ -15,6 +15,8 @@ BUILTIN_PASSES: dict[str, str] = {
     "fold-qdq": "fold_qdq:FoldQdqPass",
     "onnx-to-uop": "onnx_to_uop:OnnxToUopPass",
     "fuse-loops": "fuse_loops:FuseLoopsPass",
+    "coalesce-loops": "coalesce_loops:CoalesceLoopsPass",
+    "split-index-sets": "split_index_sets:SplitIndexSetsPass",
     "vectorize": "vectorize:VectorizePass",
     "plan-arenas": "plan_arenas:PlanArenasPass",
     "verify-arena-plan": "verify_arena_plan:VerifyArenaPlanPass",

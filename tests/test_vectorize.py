@@ -19,7 +19,8 @@ from zant.runtime import load_compiled, reference_outputs
 
 
 def pipeline(width: int) -> str:
-    return f"fold-constants,onnx-to-uop,vectorize{{width={width}}},plan-arenas,verify-arena-plan"
+    vector = f"coalesce-loops,split-index-sets{{width={width}}},vectorize{{width={width}}}"
+    return f"fold-constants,onnx-to-uop,{vector},plan-arenas,verify-arena-plan"
 
 
 def check_vectorized(
@@ -168,7 +169,7 @@ def conv_model() -> onnx.ModelProto:
     return model(nodes, [("x", TensorProto.FLOAT, [1, 3, 20, 20])], [("y", TensorProto.FLOAT, [1, 16, 20, 20])], [weights])
 
 
-@pytest.mark.parametrize("vector_pass", ["vectorize"])
+@pytest.mark.parametrize("vector_pass", ["vectorize", "split-index-sets"])
 def test_width_must_match_the_conv_lanes(vector_pass):
     """Convs tiled for 16 lanes and vectorized 8 wide: the vector pass refuses, naming both."""
     from zant.driver import run_pipeline
@@ -192,5 +193,5 @@ def test_pipelines_take_the_lanes_from_the_target():
     lanes = target_parameters("host").vector_lanes
     host = pipeline_for("host")
     assert lanes > 1 and set(re.findall(r"(?:conv-lanes|width)=(\d+)", host)) == {str(lanes)}
-    assert len(re.findall(r"width=", host)) == 1
+    assert len(re.findall(r"width=", host)) == 2  # split-index-sets and vectorize
     assert MCU_PIPELINE == pipeline_for("cortex-m0plus") and not re.search("lanes|width|vectorize", MCU_PIPELINE)

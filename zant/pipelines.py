@@ -31,6 +31,10 @@ PLAN_STAGES: tuple[str, ...] = ("plan-arenas", "verify-arena-plan")
 """Arena planning and its independent check; passes that prepare the planned module for the
 printer go after these."""
 
+PRINT_STAGES: tuple[str, ...] = ("mark-inbounds", "contract-mulacc")
+"""After planning, the choices the Zig printer only spells: which addresses need no run-time
+check, which multiply-adds are fused."""
+
 
 @dataclass(frozen=True)
 class TargetParameters:
@@ -52,8 +56,11 @@ def target_parameters(target: str) -> TargetParameters:
 
 
 def vector_stages(lanes: int) -> tuple[str, ...]:
-    """The vector passes for `lanes`-wide vectors."""
-    return (f"vectorize{{width={lanes}}}",) if lanes else ()
+    """The vector passes for `lanes`-wide vectors, in order: rows merged into long loops, loops
+    split around their decided bounds checks, then vectorized."""
+    if not lanes:
+        return ()
+    return ("coalesce-loops", f"split-index-sets{{width={lanes}}}", f"vectorize{{width={lanes}}}")
 
 
 def plan_stages(strategy: str | None = None, alignment: int | None = None) -> tuple[str, ...]:
@@ -66,7 +73,7 @@ def stages_for(target: str, strategy: str | None = None, alignment: int | None =
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options)."""
     p = target_parameters(target)
     lower = f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}" if p.vector_lanes else "onnx-to-uop"
-    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment))
+    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment), *PRINT_STAGES)
 
 
 def pipeline_for(target: str, *, strategy: str | None = None, alignment: int | None = None) -> str:
@@ -77,7 +84,7 @@ def pipeline_for(target: str, *, strategy: str | None = None, alignment: int | N
 
 DEFAULT_PIPELINE = pipeline_for("host")
 """The host's pipeline: vector forms (register-tiled Convs whose outputs are 16-lane vectors,
-`vectorize`)."""
+coalescing, index-set splitting, `vectorize`)."""
 
 MCU_PIPELINE = pipeline_for("cortex-m4")
 """Every microcontroller's pipeline: scalar loops."""

@@ -1,6 +1,6 @@
-// RUN: zant-opt %s --split-input-file -p 'vectorize{width=8}' | filecheck %s
-// RUN: zant-opt %s --split-input-file -p 'vectorize{width=4 only_innermost=true}' | filecheck %s --check-prefix=WIDTH4
-// RUN: zant-opt %s --split-input-file -p 'vectorize{split=false}' | filecheck %s --check-prefix=NOSPLIT
+// RUN: zant-opt %s --split-input-file -p 'coalesce-loops,split-index-sets{width=8},vectorize{width=8}' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p 'coalesce-loops,split-index-sets{width=4 only_innermost=true},vectorize{width=4 only_innermost=true}' | filecheck %s --check-prefix=WIDTH4
+// RUN: zant-opt %s --split-input-file -p 'coalesce-loops,vectorize' | filecheck %s --check-prefix=NOSPLIT
 
 // CHECK-LABEL: func.func @elementwise
 // CHECK:         uop.range %i = 0 to 8 step 8 {
