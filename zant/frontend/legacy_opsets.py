@@ -6,11 +6,13 @@ The converter upgrades one opset at a time with per-operator adapters. From old 
 * its 6 → 7 adapters of the broadcasting ops (Add with `broadcast`/`axis`, Gemm …) need the shapes
   of their inputs, which it does not infer, and ops of opsets 1–5 (Add-1 …) have no shape
   inference at all: `mnist-1` fails with "Shape of input 0 is not available". A model older than
-  opset 9 is therefore converted in hops (to 6, 7, 9, then the target), its shapes inferred
+  opset 10 is therefore converted in hops (to 6, 7, 9, then the target), its shapes inferred
   before each;
 * PRelu up to opset 6 applies a 1-D slope per channel (axis 1); from opset 7 the slope broadcasts
   like NumPy's (from the last axis), and the converter calls the two compatible. The slope is
   unsqueezed to (C, 1, …, 1) before the hop to 7;
+* Upsample (to opset 9) becomes Resize (opset 10) keeping Resize's default sampling
+  (`half_pixel`), not Upsample's (x_out / scale, floored when nearest): set after conversion;
 * BatchNormalization up to opset 8 with `spatial=0` normalizes every element by its own statistics
   (scale, B, mean and var shaped (C, D1, …)); opset 9 dropped the attribute and the converter
   refuses it. Such a node becomes its arithmetic, (X − mean) / √(var + ε) · scale + B, before
@@ -22,14 +24,17 @@ opset, found by converting the nodes one at a time.
 
 from __future__ import annotations
 
+import re
+
 import onnx
 from onnx import ModelProto, NodeProto, TensorProto, helper
 
 from zant.errors import ZantError
 from zant.frontend.graph_names import NameSource, all_names
 
-LEGACY_BELOW = 9
-"""Models of an older opset take the hops below; newer ones are converted in one call."""
+LEGACY_BELOW = 10
+"""Models of an older opset (Upsample's included) take the hops below; newer ones are converted
+in one call."""
 HOPS = (6, 7, 9)
 """6: every op has shape inference (and still the old PRelu); 7: NumPy broadcasting; 9: no
 BatchNormalization `spatial`."""
@@ -40,14 +45,17 @@ def convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
     if version >= LEGACY_BELOW:
         return _convert(model, version, target)
     given = {v.name for v in model.graph.value_info}
+    upsampled = {n.output[0] for n in model.graph.node if n.op_type == "Upsample" and n.domain in ("", "ai.onnx")}
     for hop in (*(h for h in HOPS if version < h < target), target):
         model = _with_shapes(model)
         if version <= 6 < hop:
+            _refuse_training_mode(model, version)
             _per_channel_prelu(model, version)
         if version <= 8 < hop:
             _elementwise_batchnorm(model, version)
         model = _convert(model, version, hop)
         version = hop
+    _asymmetric_resize(model, upsampled)
     # The shapes inferred on the way were the old ops'; the importer infers the new ones.
     kept = [v for v in model.graph.value_info if v.name in given]
     del model.graph.value_info[:]
@@ -63,8 +71,10 @@ def _convert(model: ModelProto, version: int, target: int) -> ModelProto:
 
 
 def _first_line(error: Exception) -> str:
+    """The converter's message without its source location and assertion text."""
     text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
+    line = text.splitlines()[0] if text else type(error).__name__
+    return re.sub(r"^\S+:\d+: [^:]+: Assertion `.*?` failed: ", "", line).replace("$", "")
 
 
 def node_label(node: NodeProto) -> str:
@@ -79,8 +89,8 @@ def _conversion_failure(model: ModelProto, version: int, target: int, error: Exc
             onnx.version_converter.convert_version(_single_node_model(model, node, types), target)
         except Exception as node_error:  # as above
             return (
-                f"{node_label(node)} of opset {version}: cannot convert it to opset {target}: "
-                f"{_first_line(node_error)}"
+                f"{node_label(node)} of opset {version}: the ONNX version converter cannot "
+                f"upgrade it to opset {target}: {_first_line(node_error)}"
             )
     return f"cannot convert the model from opset {version} to {target}: {_first_line(error)}"
 
@@ -145,6 +155,30 @@ def _rebuild(model: ModelProto, replace: dict[int, list[NodeProto]]) -> None:
         model.graph.node.extend(replace.get(index, [node]))
 
 
+def _asymmetric_resize(model: ModelProto, upsampled: set[str]) -> None:
+    """Upsample samples input x_out / scale, and its nearest mode floors that; the converter's
+    Resize keeps Resize's defaults (half_pixel, round_prefer_floor), which shift `linear`."""
+    for node in model.graph.node:
+        if node.op_type == "Resize" and node.output[0] in upsampled:
+            kept = [a for a in node.attribute if a.name not in ("coordinate_transformation_mode", "nearest_mode")]
+            del node.attribute[:]
+            node.attribute.extend(kept)
+            node.attribute.append(helper.make_attribute("coordinate_transformation_mode", "asymmetric"))
+            node.attribute.append(helper.make_attribute("nearest_mode", "floor"))
+
+
+def _refuse_training_mode(model: ModelProto, version: int) -> None:
+    """BatchNormalization and Dropout ≤ 6 with `is_test=0` run as in training (batch statistics,
+    random dropout): not an inference model."""
+    for node in model.graph.node:
+        if node.op_type in ("BatchNormalization", "Dropout") and node.domain in ("", "ai.onnx"):
+            if any(a.name == "is_test" and a.i == 0 for a in node.attribute):
+                raise ZantError(
+                    f"{node_label(node)} of opset {version}: is_test=0 (training mode) is not "
+                    "supported; export the model for inference"
+                )
+
+
 def _per_channel_prelu(model: ModelProto, version: int) -> None:
     """PRelu ≤ 6: a 1-D slope of C > 1 values applies along axis 1; unsqueeze it to
     (C, 1, …, 1) so that NumPy broadcasting (opset 7) puts it there."""
@@ -185,10 +219,10 @@ def _elementwise_batchnorm(model: ModelProto, version: int) -> None:
         attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
         if attributes.get("spatial", 1) != 0:
             continue
-        if attributes.get("is_test", 1) == 0 or any(node.output[1:]):
+        if any(node.output[1:]):
             raise ZantError(
-                f"{node_label(node)} of opset {version}: training mode (is_test=0 or running "
-                "statistics as outputs) is not supported"
+                f"{node_label(node)} of opset {version}: spatial=0 with the running statistics "
+                "as outputs (training mode) is not supported"
             )
         x, scale, bias, mean, var = node.input
         element_type = types[x].tensor_type.elem_type if x in types else TensorProto.FLOAT
