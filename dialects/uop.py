@@ -26,12 +26,16 @@ Index arithmetic uses the same ALU ops on `index` values; integer `div` truncate
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from typing import ClassVar
 
+from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
 from xdsl.dialects.builtin import (
     AnyFloat,
+    Float32Type,
+    Float64Type,
     VectorType,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -73,9 +77,12 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
+from xdsl.interfaces import HasFolderInterface
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
+    Commutative,
+    ConstantLike,
     EffectInstance,
     HasParent,
     IsTerminator,
@@ -766,7 +773,7 @@ class ReduceAddOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ConstOp(IRDLOperation):
+class ConstOp(IRDLOperation, HasFolderInterface):
     """A scalar literal: `%c = uop.const 1.5 : f32`, `%n = uop.const 3 : index`."""
 
     name = "uop.const"
@@ -774,7 +781,10 @@ class ConstOp(IRDLOperation):
     value = prop_def(IntegerAttr | FloatAttr)
     result = result_def()
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ConstantLike())
+
+    def fold(self) -> Sequence[SSAValue | Attribute]:
+        return (self.value,)
 
     def __init__(self, value: int | float | bool, value_type: Attribute):
         if isinstance(value_type, AnyFloat):
@@ -803,6 +813,102 @@ class ConstOp(IRDLOperation):
             raise VerifyException("result type differs from the literal's type")
 
 
+# ---------------------------------------------------------------------------------------------
+# Folding: what canonicalize may compute at compile time. Integers wrap as the generated code
+# does; floats are folded only where the result is exact for every input (no reassociation, and
+# no `x * 0 → 0` or `x + 0 → x`: NaN * 0 is NaN and -0.0 + 0.0 is +0.0).
+# ---------------------------------------------------------------------------------------------
+
+_INDEX_RANGE = range(-(2**31), 2**31)
+"""Index values folded at compile time stay within the smallest target's isize (32 bits)."""
+
+
+def wrap_integer(value: int, t: Attribute) -> int | None:
+    """`value` as a value of type `t` (two's complement wrap; i1 is 0 or 1), None for an index
+    outside `_INDEX_RANGE` (its width is the target's, unknown here)."""
+    if isinstance(t, IndexType):
+        return value if value in _INDEX_RANGE else None
+    assert isinstance(t, IntegerType)
+    width = t.width.data
+    if width == 1:
+        return value & 1
+    if t.signedness.data == Signedness.UNSIGNED:
+        return value % (1 << width)
+    half = 1 << (width - 1)
+    return (value + half) % (1 << width) - half
+
+
+def constant_of(value: SSAValue) -> IntegerAttr | FloatAttr | None:
+    """The literal behind a scalar value, if a `uop.const` (or another constant-like op) makes it."""
+    attr = ConstantLike.get_constant_value(value)
+    return attr if isinstance(attr, IntegerAttr | FloatAttr) else None
+
+
+def _integer(attr: IntegerAttr) -> int:
+    wrapped = wrap_integer(attr.value.data, attr.type)
+    return attr.value.data if wrapped is None else wrapped
+
+
+def _is_integer(attr: Attribute | None, value: int) -> bool:
+    return isinstance(attr, IntegerAttr) and _integer(attr) == value
+
+
+def _is_number(attr: Attribute | None, value: int) -> bool:
+    """An integer or float literal equal to `value` (1 and 1.0 are both units of `mul`)."""
+    return _is_integer(attr, value) or (isinstance(attr, FloatAttr) and attr.value.data == value)
+
+
+def _truncating_division(x: int, y: int) -> int:
+    quotient = abs(x) // abs(y)
+    return quotient if (x < 0) == (y < 0) else -quotient
+
+
+def _round_float(value: float, t: Attribute) -> float | None:
+    """`value` rounded to f32 (to nearest, ties to even, as the generated code does) or f64;
+    None for other float types or when it overflows."""
+    if isinstance(t, Float64Type):
+        return value
+    if isinstance(t, Float32Type):
+        try:
+            return struct.unpack("f", struct.pack("f", value))[0]
+        except OverflowError:
+            return None
+    return None
+
+
+def fold_cast(attr: IntegerAttr | FloatAttr, target: Attribute) -> Attribute | None:
+    """`uop.cast` of a literal, where the result is exact (no wrapping, saturation or rounding
+    question): integer to a type that holds the value, integer to float without rounding, float
+    to float, finite float to an integer type that holds its truncation, integer to i1."""
+    if attr.type == i1 or not is_scalar_type(target):
+        return None
+    if isinstance(attr, IntegerAttr):
+        value = _integer(attr)
+        if target == i1:
+            return IntegerAttr(int(value != 0), i1)
+        if isinstance(target, IntegerType | IndexType):
+            return IntegerAttr(value, target) if wrap_integer(value, target) == value else None
+        as_float = _round_float(float(value), target)
+        return FloatAttr(as_float, target) if as_float == value else None
+    value = attr.value.data
+    if not math.isfinite(value) or target == i1:
+        return None
+    if isinstance(target, IntegerType | IndexType):
+        whole = math.trunc(value)
+        return IntegerAttr(whole, target) if wrap_integer(whole, target) == whole else None
+    rounded = _round_float(value, target)
+    return None if rounded is None else FloatAttr(rounded, target)
+
+
+class UOpConstantMaterialization(ConstantMaterializationInterface):
+    """Folded literals become `uop.const` ops."""
+
+    def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
+        if not isinstance(value, IntegerAttr | FloatAttr) or value.type != type:
+            return None
+        return ConstOp.create(properties={"value": value}, result_types=[type])
+
+
 VECTOR_ALU_OPS = frozenset(
     {"add", "sub", "mul", "div", "max", "min", "neg", "abs", "sqrt", "and", "or", "xor"}
 )
@@ -821,8 +927,11 @@ def _verify_alu_type(op: IRDLOperation, t: Attribute, what: str) -> None:
         raise VerifyException(f"{op.name} takes scalar or vector {what}, got {t}")
 
 
-class BinaryOp(IRDLOperation):
-    """`%z = uop.<op> %x, %y : T` with operands and result of one scalar type."""
+class BinaryOp(IRDLOperation, HasFolderInterface):
+    """`%z = uop.<op> %x, %y : T` with operands and result of one scalar type.
+
+    An op folds two integer literals with `evaluate` and `x op c` with `fold_with_constant`
+    (`c op x` too when it is `Commutative`)."""
 
     T: ClassVar = VarConstraint("T", AnyAttr())
     lhs = operand_def(T)
@@ -838,6 +947,27 @@ class BinaryOp(IRDLOperation):
 
     def may_trap(self) -> bool:
         return False
+
+    def evaluate(self, x: int, y: int) -> int | None:
+        """x op y on integer literals before wrapping; None: not folded."""
+        return None
+
+    def fold_with_constant(self, x: SSAValue, c: IntegerAttr | FloatAttr) -> SSAValue | Attribute | None:
+        """`x op c` when it is x itself or a literal whatever x is; None otherwise."""
+        return None
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        lhs, rhs = constant_of(self.lhs), constant_of(self.rhs)
+        if isinstance(lhs, IntegerAttr) and isinstance(rhs, IntegerAttr):
+            value = self.evaluate(_integer(lhs), _integer(rhs))
+            if value is not None and (wrapped := wrap_integer(value, self.result.type)) is not None:
+                return (IntegerAttr(wrapped, self.result.type),)
+        if rhs is not None and (folded := self.fold_with_constant(self.lhs, rhs)) is not None:
+            return (folded,)
+        if lhs is not None and self.has_trait(Commutative):
+            if (folded := self.fold_with_constant(self.rhs, lhs)) is not None:
+                return (folded,)
+        return None
 
     def verify_(self) -> None:
         _verify_alu_type(self, self.result.type, "operands")
@@ -881,8 +1011,9 @@ class UnaryOp(IRDLOperation):
         _verify_alu_type(self, self.result.type, "operand")
 
 
-class CompareOp(IRDLOperation):
-    """`%c = uop.<cmp> %x, %y : T` compares two scalars of type T into an `i1`."""
+class CompareOp(IRDLOperation, HasFolderInterface):
+    """`%c = uop.<cmp> %x, %y : T` compares two scalars of type T into an `i1`; two literals
+    fold (floats too: a comparison is exact, NaN compares unequal)."""
 
     T: ClassVar = VarConstraint("T", AnyAttr())
     lhs = operand_def(T)
@@ -895,6 +1026,16 @@ class CompareOp(IRDLOperation):
 
     def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
         super().__init__(operands=[lhs, rhs], result_types=[i1])
+
+    def compare(self, x: int | float, y: int | float) -> bool:
+        raise NotImplementedError
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        lhs, rhs = constant_of(self.lhs), constant_of(self.rhs)
+        if lhs is None or rhs is None:
+            return None
+        x, y = (_integer(a) if isinstance(a, IntegerAttr) else a.value.data for a in (lhs, rhs))
+        return (IntegerAttr(int(self.compare(x, y)), i1),)
 
     def verify_(self) -> None:
         if not is_scalar_type(self.lhs.type):
@@ -921,6 +1062,14 @@ class AddOp(BinaryOp):
 
     name = "uop.add"
 
+    traits = traits_def(Commutative())
+
+    def evaluate(self, x: int, y: int) -> int:
+        return x + y
+
+    def fold_with_constant(self, x: SSAValue, c: IntegerAttr | FloatAttr) -> SSAValue | None:
+        return x if _is_integer(c, 0) else None
+
 
 @irdl_op_definition
 class SubOp(BinaryOp):
@@ -928,12 +1077,31 @@ class SubOp(BinaryOp):
 
     name = "uop.sub"
 
+    def evaluate(self, x: int, y: int) -> int:
+        return x - y
+
+    def fold_with_constant(self, x: SSAValue, c: IntegerAttr | FloatAttr) -> SSAValue | None:
+        if isinstance(c, IntegerAttr):
+            return x if _is_integer(c, 0) else None
+        # x - (+0.0) is x for every float, -0.0 and NaN included; x - (-0.0) is not, for -0.0.
+        return x if c.value.data == 0 and math.copysign(1.0, c.value.data) > 0 else None
+
 
 @irdl_op_definition
 class MulOp(BinaryOp):
     """x * y (wrapping for integers)"""
 
     name = "uop.mul"
+
+    traits = traits_def(Commutative())
+
+    def evaluate(self, x: int, y: int) -> int:
+        return x * y
+
+    def fold_with_constant(self, x: SSAValue, c: IntegerAttr | FloatAttr) -> SSAValue | Attribute | None:
+        if _is_number(c, 1):
+            return x
+        return IntegerAttr(0, c.type) if _is_integer(c, 0) else None
 
 
 @irdl_op_definition
@@ -945,6 +1113,13 @@ class DivOp(BinaryOp):
     def may_trap(self) -> bool:
         return _integer_division_may_trap(self)
 
+    def evaluate(self, x: int, y: int) -> int | None:
+        # By 0 or -1 (MIN / -1) the generated code traps: that stays for run time to report.
+        return None if y in (0, -1) else _truncating_division(x, y)
+
+    def fold_with_constant(self, x: SSAValue, c: IntegerAttr | FloatAttr) -> SSAValue | None:
+        return x if _is_number(c, 1) else None
+
 
 @irdl_op_definition
 class RemOp(BinaryOp):
@@ -955,6 +1130,9 @@ class RemOp(BinaryOp):
     def may_trap(self) -> bool:
         return _integer_division_may_trap(self)
 
+    def evaluate(self, x: int, y: int) -> int | None:
+        return None if y in (0, -1) else x - _truncating_division(x, y) * y
+
 
 @irdl_op_definition
 class MaxOp(BinaryOp):
@@ -962,12 +1140,22 @@ class MaxOp(BinaryOp):
 
     name = "uop.max"
 
+    traits = traits_def(Commutative())
+
+    def evaluate(self, x: int, y: int) -> int:
+        return max(x, y)
+
 
 @irdl_op_definition
 class MinOp(BinaryOp):
     """the smaller of x and y (NaN-propagating for floats)"""
 
     name = "uop.min"
+
+    traits = traits_def(Commutative())
+
+    def evaluate(self, x: int, y: int) -> int:
+        return min(x, y)
 
 
 @irdl_op_definition
@@ -983,6 +1171,11 @@ class AndOp(IntegerOnly, BinaryOp):
 
     name = "uop.and"
 
+    traits = traits_def(Commutative())
+
+    def evaluate(self, x: int, y: int) -> int:
+        return x & y
+
 
 @irdl_op_definition
 class OrOp(IntegerOnly, BinaryOp):
@@ -990,12 +1183,22 @@ class OrOp(IntegerOnly, BinaryOp):
 
     name = "uop.or"
 
+    traits = traits_def(Commutative())
+
+    def evaluate(self, x: int, y: int) -> int:
+        return x | y
+
 
 @irdl_op_definition
 class XorOp(IntegerOnly, BinaryOp):
     """bitwise (or logical, for i1) exclusive or"""
 
     name = "uop.xor"
+
+    traits = traits_def(Commutative())
+
+    def evaluate(self, x: int, y: int) -> int:
+        return x ^ y
 
 
 @irdl_op_definition
@@ -1193,12 +1396,18 @@ class CmpltOp(CompareOp):
 
     name = "uop.cmplt"
 
+    def compare(self, x: int | float, y: int | float) -> bool:
+        return x < y
+
 
 @irdl_op_definition
 class CmpleOp(CompareOp):
     """x <= y"""
 
     name = "uop.cmple"
+
+    def compare(self, x: int | float, y: int | float) -> bool:
+        return x <= y
 
 
 @irdl_op_definition
@@ -1207,12 +1416,22 @@ class CmpeqOp(CompareOp):
 
     name = "uop.cmpeq"
 
+    traits = traits_def(Commutative())
+
+    def compare(self, x: int | float, y: int | float) -> bool:
+        return x == y
+
 
 @irdl_op_definition
 class CmpneOp(CompareOp):
     """x != y"""
 
     name = "uop.cmpne"
+
+    traits = traits_def(Commutative())
+
+    def compare(self, x: int | float, y: int | float) -> bool:
+        return x != y
 
 
 _ALU_CLASSES: tuple[type[IRDLOperation], ...] = (
@@ -1248,7 +1467,7 @@ COMPARE_OPS = _docs(CompareOp)
 
 
 @irdl_op_definition
-class CastOp(IRDLOperation):
+class CastOp(IRDLOperation, HasFolderInterface):
     """`%y = uop.cast %x : f32 to i32`: numeric conversion (float→int truncates toward zero,
     saturating; int→i1 is `x != 0`)."""
 
@@ -1263,6 +1482,13 @@ class CastOp(IRDLOperation):
 
     def __init__(self, input: SSAValue | Operation, result_type: Attribute):
         super().__init__(operands=[input], result_types=[result_type])
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        if self.input.type == self.result.type:
+            return (self.input,)
+        attr = constant_of(self.input)
+        folded = None if attr is None else fold_cast(attr, self.result.type)
+        return None if folded is None else (folded,)
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
@@ -1328,7 +1554,7 @@ class BitcastOp(IRDLOperation):
 
 
 @irdl_op_definition
-class WhereOp(IRDLOperation):
+class WhereOp(IRDLOperation, HasFolderInterface):
     """`%z = uop.where %c, %x, %y : f32` is x if the i1 `%c` is true, else y (x and y may be
     vectors, picked whole)."""
 
@@ -1354,6 +1580,14 @@ class WhereOp(IRDLOperation):
             operands=[condition, true_value, false_value],
             result_types=[SSAValue.get(true_value).type],
         )
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        if self.true_value == self.false_value:
+            return (self.true_value,)
+        condition = constant_of(self.condition)
+        if condition is None:
+            return None
+        return (self.true_value if _integer(condition) else self.false_value,)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1716,4 +1950,5 @@ UOp = Dialect(
         AccGetOp,
     ],
     [BufferType, ViewType, PtrType, AccType],
+    [UOpConstantMaterialization()],
 )
