@@ -77,8 +77,10 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.interfaces import HasFolderInterface
+from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
 from xdsl.parser import AttrParser, Parser
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 from xdsl.printer import Printer
 from xdsl.traits import (
     Commutative,
@@ -1705,7 +1707,7 @@ class EndRangeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class RangeOp(IRDLOperation):
+class RangeOp(IRDLOperation, HasCanonicalizationPatternsInterface):
     """A counted loop: `uop.range %i = 0 to 10 step 1 { … }`.
 
     The body's single block argument (an `index`) takes `start, start+step, …` while below `end`.
@@ -1741,6 +1743,10 @@ class RangeOp(IRDLOperation):
     @property
     def induction_var(self) -> SSAValue:
         return self.body.block.args[0]
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (EraseEmptyRange(), InlineSingleIterationRange())
 
     @property
     def trip_count(self) -> int:
@@ -1781,6 +1787,32 @@ class RangeOp(IRDLOperation):
         op = cls(start, end, step, body)
         op.attributes.update(attributes)
         return op
+
+
+class EraseEmptyRange(RewritePattern):
+    """A loop that runs zero times does nothing."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: RangeOp, rewriter: PatternRewriter) -> None:
+        if op.trip_count == 0:
+            rewriter.erase_op(op)
+
+
+class InlineSingleIterationRange(RewritePattern):
+    """A loop that runs once is its body, with the induction variable a `uop.const` start."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: RangeOp, rewriter: PatternRewriter) -> None:
+        if op.trip_count != 1:
+            return
+        start = ConstOp(op.start.data, IndexType())
+        rewriter.insert_op(start, InsertPoint.before(op))
+        block = op.body.block
+        assert block.last_op is not None
+        rewriter.erase_op(block.last_op)
+        rewriter.inline_block(block, InsertPoint.before(op), (start.result,))
+        rewriter.erase_op(op)
+
 
 
 # ---------------------------------------------------------------------------------------------

@@ -123,3 +123,40 @@ func.func @literals() {
   "test.use"(%c, %q, %r, %wrap, %uwrap, %mx, %or, %lt, %sel, %tofloat, %toint, %byzero, %byminus, %sat, %narrow) : (index, index, index, i8, ui8, i32, i32, i1, f32, f32, i32, i32, i32, i8, i8) -> ()
   func.return
 }
+
+// -----
+
+// A loop that runs once is inlined with its induction variable a literal (which then folds);
+// a loop that never runs goes; others stay.
+
+// CHECK-LABEL: func.func @trip_counts()
+// CHECK-NEXT:    %y = uop.define_global "output" 0 "y" : !uop.buffer<8xf32>
+// CHECK-NEXT:    %v = uop.const 1.000000e+00 : f32
+// CHECK-NEXT:    [[SIX:%.*]] = uop.const 6 : index
+// CHECK-NEXT:    %p = uop.gep %y[[[SIX]]] : !uop.buffer<8xf32>
+// CHECK-NEXT:    uop.store %v, %p : f32
+// CHECK-NEXT:    uop.range %k = 0 to 8 step 4 {
+// CHECK-NEXT:      %q = uop.gep %y[%k] : !uop.buffer<8xf32>
+// CHECK-NEXT:      uop.store %v, %q : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+
+func.func @trip_counts() {
+  %y = uop.define_global "output" 0 "y" : !uop.buffer<8xf32>
+  %v = uop.const 1.0 : f32
+  uop.range %i = 4 to 8 step 8 {
+    %two = uop.const 2 : index
+    %j = uop.add %i, %two : index
+    %p = uop.gep %y[%j] : !uop.buffer<8xf32>
+    uop.store %v, %p : f32
+  }
+  uop.range %e = 3 to 3 {
+    %p = uop.gep %y[%e] : !uop.buffer<8xf32>
+    uop.store %v, %p : f32
+  }
+  uop.range %k = 0 to 8 step 4 {
+    %q = uop.gep %y[%k] : !uop.buffer<8xf32>
+    uop.store %v, %q : f32
+  }
+  func.return
+}
