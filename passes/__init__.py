@@ -20,6 +20,8 @@ BUILTIN_PASSES: dict[str, str] = {
     "vectorize": "vectorize:VectorizePass",
     "plan-arenas": "plan_arenas:PlanArenasPass",
     "verify-arena-plan": "verify_arena_plan:VerifyArenaPlanPass",
+    "mark-inbounds": "mark_inbounds:MarkInboundsPass",
+    "contract-mulacc": "contract_mulacc:ContractMulaccPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
 }
 """Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""

@@ -27,6 +27,8 @@ from zant.backend.plan import emit_header, emit_plan_json
 from zant.backend.zig_printer import print_zig
 from zant.dialects.uop import UOp
 from zant.errors import ZantError
+from zant.passes.contract_mulacc import ContractMulaccPass
+from zant.passes.mark_inbounds import MarkInboundsPass
 from zant.passes.plan_arenas import PlanArenasPass
 
 
@@ -37,7 +39,8 @@ def parse(text: str) -> ModuleOp:
     ctx.load_dialect(UOp)
     module = Parser(ctx, text).parse_module()
     module.verify()
-    PlanArenasPass().apply(ctx, module)
+    for stage in (PlanArenasPass(), MarkInboundsPass(), ContractMulaccPass()):
+        stage.apply(ctx, module)
     return module
 
 

@@ -31,6 +31,10 @@ PLAN_STAGES: tuple[str, ...] = ("plan-arenas", "verify-arena-plan")
 """Arena planning and its independent check; passes that prepare the planned module for the
 printer go after these."""
 
+PRINT_STAGES: tuple[str, ...] = ("mark-inbounds", "contract-mulacc")
+"""After planning, the choices the Zig printer only spells: which addresses need no run-time
+check, which multiply-adds are fused."""
+
 
 @dataclass(frozen=True)
 class TargetParameters:
@@ -69,7 +73,7 @@ def stages_for(target: str, strategy: str | None = None, alignment: int | None =
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options)."""
     p = target_parameters(target)
     lower = f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}" if p.vector_lanes else "onnx-to-uop"
-    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment))
+    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment), *PRINT_STAGES)
 
 
 def pipeline_for(target: str, *, strategy: str | None = None, alignment: int | None = None) -> str:

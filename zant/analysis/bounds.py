@@ -1,8 +1,8 @@
 """Static bounds of index values and of the elements a `uop.gep` can address.
 
 Bounds come from loop ranges, constants and index arithmetic; an index loaded from memory has
-none. `verify-arena-plan` uses them to prove every scratch access in bounds; the printer to drop
-the run-time check of an access proven in bounds.
+none. `verify-arena-plan` uses them to prove every scratch access in bounds; `mark-inbounds` to
+mark the geps proven in bounds (`uop.gep inbounds`), whose addresses the printer leaves unchecked.
 """
 
 from __future__ import annotations
@@ -67,3 +67,23 @@ def gep_element_range(gep: uop.GepOp, cache) -> tuple[int, int] | None:
         ends = (bounds[0] * stride, bounds[1] * stride)
         low, high = low + min(ends), high + max(ends)
     return low, high
+
+
+def access_span(access) -> int:
+    """How many elements past its address an access reaches: 0 for a scalar load or store,
+    (lanes - 1) · stride for a vector one."""
+    if isinstance(access, uop.VLoadOp):
+        return (uop.lanes(access.result.type) - 1) * access.element_stride
+    if isinstance(access, uop.VStoreOp):
+        return (uop.lanes(access.value.type) - 1) * access.element_stride
+    return 0
+
+
+def proven_in_bounds(gep: uop.GepOp, cache) -> bool:
+    """Whether every element the gep and the (vector) accesses through it reach lies inside its
+    buffer, for every index value its loops give."""
+    reach = gep_element_range(gep, cache)
+    if reach is None:
+        return False
+    last = reach[1] + max((access_span(use.operation) for use in gep.result.uses), default=0)
+    return reach[0] >= 0 and last < gep.buffer.type.size.data  # type: ignore[attr-defined]

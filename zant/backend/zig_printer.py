@@ -18,8 +18,8 @@ Layout of the generated file:
 
 Index values are `isize`, integer arithmetic wraps (`+%`) but index arithmetic does not, and
 every declared name is either used or discarded with `_ = name;`. `uop.const` values are printed
-inline where used. A `uop.gep` whose every address is proven inside its buffer (static index
-bounds) is unchecked: `&b[@as(usize, @bitCast(i *% 3 +% j))]`; any other is checked, so
+inline where used. A `uop.gep inbounds` (every address proven inside its buffer by
+`mark-inbounds`) is unchecked: `&b[@as(usize, @bitCast(i *% 3 +% j))]`; any other is checked, so
 ReleaseSafe traps on a negative, out-of-range or overflowing address:
 `&b[0..N][@intCast(i * 3 + j)]`.
 """
@@ -52,7 +52,6 @@ from zant.dialects import uop
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
-from zant.analysis.bounds import gep_element_range
 
 # ---------------------------------------------------------------------------------------------
 # Types and literals
@@ -230,7 +229,6 @@ class ZigPrinter:
         self.names: dict[SSAValue, str] = {}
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
         self.helpers_used: set[str] = set()
-        self.index_bounds: dict[SSAValue, tuple[int, int] | None] = {}  # gep_element_range's cache
         self.constant_values: dict[SSAValue, np.ndarray] = {}  # each constant buffer's elements
         self.lines: list[str] = []
         self.level = 0
@@ -473,12 +471,12 @@ class ZigPrinter:
             return  # each load prints the value
         buffer, (strides, offset) = op.buffer, op.layout
         base = self.names[buffer]
-        # An address proven inside its buffer needs no runtime check, and ReleaseSafe's checks on
-        # every gep of a large kernel are what made LLVM's loop passes take minutes: it is
-        # computed with wrapping arithmetic (exact, as its value is in range) and reinterpreted
-        # as usize. Any other address traps in ReleaseSafe if negative, past its buffer or
-        # overflowing.
-        proven = self.in_bounds(op)
+        # An `inbounds` address (mark-inbounds proved it) needs no runtime check, and
+        # ReleaseSafe's checks on every gep of a large kernel are what made LLVM's loop passes
+        # take minutes: it is computed with wrapping arithmetic (exact, as its value is in range)
+        # and reinterpreted as usize. Any other address traps in ReleaseSafe if negative, past
+        # its buffer or overflowing.
+        proven = op.inbounds is not None
         plus, times = (" +% ", " *% ") if proven else (" + ", " * ")
         terms = []
         for index, stride in zip(op.indices, strides):
@@ -504,16 +502,6 @@ class ZigPrinter:
         name = self.fresh(op.result, "addr_")
         self.emit(f"const {name} = &{base}[{index_expr}];")
         self.discard_unused(op)
-
-    def in_bounds(self, gep: uop.GepOp) -> bool:
-        """Whether every element a gep and the vector accesses through it reach lies inside its
-        buffer, by static bounds of its indices (loop ranges, constants, index arithmetic: the
-        analysis verify-arena-plan checks scratch accesses with)."""
-        reach = gep_element_range(gep, self.index_bounds)
-        if reach is None:
-            return False
-        last = reach[1] + max((_vector_span(use.operation) for use in gep.result.uses), default=0)
-        return reach[0] >= 0 and last < gep.buffer.type.size.data  # type: ignore[attr-defined]
 
     def constant_element(self, gep: uop.GepOp) -> str | None:
         """The literal of the element a gep reads from a constant buffer at a fixed address."""
@@ -637,8 +625,7 @@ class ZigPrinter:
             self.emit(f"{acc} = {acc} or ({a} and {b});")
         elif _is_int(t) and not isinstance(t, IndexType):
             self.emit(f"{acc} +%= {a} *% {b};")
-        elif isinstance(op.lhs.type, VectorType):
-            # One fused multiply-add per lane: vector loops are where the FLOPs are.
+        elif op.fused is not None:
             self.emit(f"{acc} = @mulAdd({zig_type(op.lhs.type)}, {a}, {b}, {acc});")
         else:
             self.emit(f"{acc} += {a} * {b};")
@@ -712,15 +699,6 @@ def _defined_in(value: SSAValue, loop: Operation) -> bool:
     owner = value.owner
     op = owner.parent_op() if isinstance(owner, Block) else owner
     return op is not None and loop.is_ancestor(op)
-
-
-def _vector_span(access: Operation) -> int:
-    """How many elements past its address a vector access reaches (0 for a scalar one)."""
-    if isinstance(access, uop.VLoadOp):
-        return (uop.lanes(access.result.type) - 1) * access.element_stride
-    if isinstance(access, uop.VStoreOp):
-        return (uop.lanes(access.value.type) - 1) * access.element_stride
-    return 0
 
 
 def _buffer_is_accessed(value: SSAValue) -> bool:
