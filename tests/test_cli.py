@@ -236,3 +236,96 @@ def test_invalid_conv_vector_options(tmp_path, option):
     onnx.save(add_relu_model(), tmp_path / "m.onnx")
     result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--pipeline", f"onnx-to-uop{{{option}}}")
     assert_clean_error(result, "conv-lanes must be 0 (off), 8 or 16")
+
+
+def padded_conv_model() -> onnx.ModelProto:
+    """A padded 3×3 Conv and a Relu: the host pipeline copies the input into a zero-bordered
+    buffer (more scratch) and vectorizes, the MCU pipeline does neither, so their plans differ."""
+    weights = numpy_helper.from_array(np.linspace(-1, 1, 4 * 3 * 9, dtype=np.float32).reshape(4, 3, 3, 3), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 20, 20])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 20, 20])],
+        [weights],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_plan_reports_the_plan_compile_ships(tmp_path):
+    """`zant plan --target T --json` is the plan JSON `zant compile --target T` writes (plus the
+    summary the table and chart read), for the host and a microcontroller, whose plans differ."""
+    onnx.save(padded_conv_model(), tmp_path / "m.onnx")
+    shipped = {}
+    for target in ("host", "cortex-m4"):
+        out = tmp_path / target
+        result = run_zant("compile", tmp_path / "m.onnx", "-o", out, "--target", target, "--no-build")
+        assert result.returncode == 0, result.stderr
+        written = json.loads((out / "model.plan.json").read_text())
+        result = run_zant("plan", tmp_path / "m.onnx", "--target", target, "--json")
+        assert result.returncode == 0, result.stderr
+        reported = json.loads(result.stdout)
+        assert reported.pop("summary")["scratch_bytes"] == next(a["size"] for a in written["arenas"] if a["role"] == "scratch")
+        assert reported == written, target
+        shipped[target] = written
+    assert shipped["host"]["plan_hash"] != shipped["cortex-m4"]["plan_hash"]
+
+
+def clip_model() -> onnx.ModelProto:
+    """Clip whose bounds are graph inputs: configuration a user would freeze."""
+    graph = helper.make_graph(
+        [helper.make_node("Clip", ["x", "lo", "hi"], ["y"])],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("lo", TensorProto.FLOAT, []),
+            helper.make_tensor_value_info("hi", TensorProto.FLOAT, []),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_freeze_makes_inputs_constants(tmp_path):
+    onnx.save(clip_model(), tmp_path / "m.onnx")
+    np.save(tmp_path / "lo.npy", np.array(-0.5, np.float32))
+    np.save(tmp_path / "hi.npy", np.array(0.5, np.float32))
+    freeze = ["--freeze", f"lo={tmp_path / 'lo.npy'}", "--freeze", f"hi={tmp_path / 'hi.npy'}"]
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--no-build", *freeze)
+    assert result.returncode == 0, result.stderr
+    plan = json.loads((tmp_path / "out" / "model.plan.json").read_text())
+    assert [t["name"] for t in plan["inputs"]] == ["x"]
+    assert "model_predict(const float *input_x, float *output_y);" in (tmp_path / "out" / "model.h").read_text()
+    # `zant run` compares with the reference run on the original model, the frozen values as inputs.
+    np.save(tmp_path / "x.npy", np.array([[-2, -0.25, 0], [0.25, 1, 3]], np.float32))
+    result = run_zant("run", tmp_path / "m.onnx", "--input", f"x={tmp_path / 'x.npy'}", *freeze)
+    assert result.returncode == 0, result.stderr
+    assert "max abs error 0" in result.stdout and "[-0.5  -0.25  0.    0.25  0.5   0.5 ]" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "name, value, fragments",
+    [
+        ("low", np.float32(0), ["--freeze low: the model has no input 'low' (inputs: 'x', 'lo', 'hi')"]),
+        ("lo", np.zeros([2], np.float32), ["--freeze lo: the value has shape [2], the input is declared a scalar"]),
+        ("x", np.zeros([3, 2], np.float32), ["--freeze x: the value has shape [3, 2], the input is declared 2x3"]),
+        ("lo", np.float64(0), ["--freeze lo: the value is float64, the input is declared float32"]),
+    ],
+    ids=["unknown-name", "rank", "shape", "dtype"],
+)
+def test_freeze_refuses_a_value_unlike_the_input(tmp_path, name, value, fragments):
+    onnx.save(clip_model(), tmp_path / "m.onnx")
+    np.save(tmp_path / "v.npy", np.asarray(value))
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--freeze", f"{name}={tmp_path / 'v.npy'}")
+    assert_clean_error(result, *fragments)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("spec", ["lo", "lo={missing}", "lo={garbage}"], ids=["no-file", "missing", "not-npy"])
+def test_freeze_unreadable_value(tmp_path, spec):
+    onnx.save(clip_model(), tmp_path / "m.onnx")
+    (tmp_path / "garbage.npy").write_text("not an array")
+    spec = spec.format(missing=tmp_path / "missing.npy", garbage=tmp_path / "garbage.npy")
+    result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--freeze", spec)
+    expected = "expected NAME=FILE.npy" if "=" not in spec else "cannot read the value of 'lo' from"
+    assert_clean_error(result, expected)

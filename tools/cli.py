@@ -1,7 +1,7 @@
 """`zant`: compile an ONNX model to Zig, build it, and run it against the ONNX reference.
 
     zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build]
-                 [--firmware [--board B] [--input NAME=file.npy ...]]
+                 [--freeze NAME=file.npy ...] [--firmware [--board B] [--input NAME=file.npy ...]]
     zant run MODEL.onnx [--target T] [--board B] [--safe | -O MODE] [--input NAME=file.npy ...]
 
 A board B is a built-in board's name or a board file (`zant.backend.boards`); without --target,
@@ -40,6 +40,12 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="NAME=D0xD1x...",
         help="fix the shape of an input with symbolic dimensions (repeatable)",
+    )
+    parser.add_argument(
+        "--freeze",
+        action="append",
+        metavar="NAME=FILE.npy",
+        help="make graph input NAME a constant with this value before compiling (repeatable)",
     )
     parser.add_argument(
         "--pipeline",
@@ -105,7 +111,9 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
-    options = CompileOptions(input_shapes=parse_input_shapes(args.input_shape), **overrides)
+    options = CompileOptions(
+        input_shapes=parse_input_shapes(args.input_shape), freeze=_read_arrays(args.freeze, "--freeze"), **overrides
+    )
     if args.pipeline:
         options.pipeline = args.pipeline
     options.plugins = tuple(args.load_passes)
@@ -163,15 +171,21 @@ def format_firmware(result: CompileResult, kept: bool = True) -> str:
 
 
 def _read_inputs(args: argparse.Namespace) -> dict[str, np.ndarray]:
+    return _read_arrays(args.input, "--input")
+
+
+def _read_arrays(specs: Sequence[str] | None, option: str) -> dict[str, np.ndarray]:
+    """`NAME=FILE.npy` options as name → array."""
     given: dict[str, np.ndarray] = {}
-    for spec in args.input or ():
+    for spec in specs or ():
         name, sep, path = spec.partition("=")
-        if not sep:
-            raise ZantError(f"invalid --input '{spec}': expected NAME=FILE.npy")
+        if not sep or not name:
+            raise ZantError(f"invalid {option} '{spec}': expected NAME=FILE.npy")
         try:
             given[name] = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as error:
-            raise ZantError(f"cannot read input '{name}' from {path}: {error}") from error
+            what = "input" if option == "--input" else "the value of"
+            raise ZantError(f"cannot read {what} '{name}' from {path}: {error}") from error
     return given
 
 
@@ -234,7 +248,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             _progress("run on the host")
             ours, label = load_compiled(result)(*(feeds[s.name] for s in result.inputs)), "zant"
     _progress("reference (onnx.reference.ReferenceEvaluator)")
-    reference = reference_outputs(args.model, feeds)
+    reference = reference_outputs(args.model, {**feeds, **(options.freeze or {})})  # frozen: inputs there
     _progress(f"done in {time.perf_counter() - started:.1f} s")
     np.set_printoptions(precision=6, suppress=True, linewidth=100, threshold=40)
     width = max(len(label), len("reference"))

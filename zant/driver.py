@@ -16,10 +16,11 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.context import Context
@@ -35,6 +36,9 @@ from zant.errors import ZantError
 from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, complete_feeds
 
+if TYPE_CHECKING:
+    import onnx
+
 default_pipeline = pipeline_for
 """Kept for callers not yet moved to `zant.pipelines.pipeline_for` (the conformance runner, the
 random graphs)."""
@@ -49,6 +53,7 @@ class CompileOptions:
     optimize: str = "ReleaseFast"
     build: bool = True
     input_shapes: dict[str, list[int]] | None = None
+    freeze: dict[str, np.ndarray] | None = None  # graph inputs made constants before import
     pipeline: str | None = None  # None: `pipeline_for(target)`
     plugins: tuple[str, ...] = ()  # --load-passes: files or modules with passes the pipeline names
     firmware: bool = False  # also link NAME.elf for `board` (default: the target's board)
@@ -155,10 +160,93 @@ def _stage(
         timings[stage] = time.perf_counter() - start
 
 
+@dataclass
+class PlannedModule:
+    """A model imported and run through its pipeline: the lowered, planned module every output
+    (Zig, header, plan JSON) is emitted from, and the graph's signature from before lowering."""
+
+    module: ModuleOp
+    inputs: list[TensorSignature]
+    outputs: list[TensorSignature]
+    pipeline: str
+
+
+def compile_to_module(
+    model: str | os.PathLike | bytes | onnx.ModelProto,
+    target: str = "host",
+    *,
+    pipeline: str | None = None,
+    input_shapes: dict[str, list[int]] | None = None,
+    freeze: Mapping[str, np.ndarray] | None = None,
+    plugins: Sequence[str] = (),
+    model_dir: str | os.PathLike | None = None,
+    timings: dict[str, float] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> PlannedModule:
+    """The one compile path: import → (`freeze`) → `pipeline` (default `pipeline_for(target)`)
+    → a planned module. `zant compile`/`zant run` (`compile_model`), `zant plan` and the
+    conformance runner all go through it, so they report and ship the same module.
+
+    `model` is an .onnx path, its bytes or a ModelProto (`model_dir`: where its external data
+    lives, default the path's folder or the working directory); `freeze` maps graph inputs to
+    the values they are frozen to (`zant.frontend.freeze`); `timings` receives the seconds of
+    the "import" and "passes" stages, `progress` is told each as it starts. Emit with
+    `planned_json` and `zig_and_header` (or `emit_artifacts`)."""
+    import onnx
+
+    from zant.frontend.freeze import freeze_inputs
+    from zant.frontend.onnx_importer import import_model_bytes
+
+    if target not in TARGETS:
+        raise ZantError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
+    timings = {} if timings is None else timings
+    label = "model" if isinstance(model, (bytes, onnx.ModelProto)) else str(model)
+    with _stage(timings, "import", progress, label):
+        if isinstance(model, (str, os.PathLike)):
+            path = Path(model)
+            try:
+                data = path.read_bytes()
+            except OSError as error:
+                raise ZantError(f"cannot read model '{model}': {error.strerror}") from None
+            model_dir = os.path.dirname(os.path.abspath(path)) if model_dir is None else model_dir
+        else:
+            data = model.SerializeToString() if isinstance(model, onnx.ModelProto) else model
+        if freeze:
+            data = freeze_inputs(parse_model(data), freeze).SerializeToString()
+        module = import_model_bytes(data, str(model_dir or os.getcwd()), input_shapes)
+        inputs, outputs = graph_signature(module)
+    pipeline_text = pipeline or pipeline_for(target)
+    which = "given pipeline" if pipeline else f"default pipeline of {target}"
+    with _stage(timings, "passes", progress, f"({which})"):
+        run_pipeline(module, pipeline_text, plugins=plugins)
+    return PlannedModule(module, inputs, outputs, pipeline_text)
+
+
+def parse_model(data: bytes) -> onnx.ModelProto:
+    """A serialized ONNX model, parsed (the importer checks it further)."""
+    import onnx
+    from google.protobuf.message import DecodeError
+
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except (DecodeError, ValueError, RuntimeError) as error:
+        raise ZantError(f"malformed ONNX model (not a valid protobuf): {error}") from None
+    return model
+
+
+def planned_json(planned: PlannedModule, name: str, target: str, board: Board | None = None) -> dict:
+    """The plan JSON `zant compile` writes (NAME.plan.json): `checked_plan` and the graph's
+    inputs and outputs."""
+    plan = checked_plan(planned.module, name, target, board)
+    plan["inputs"] = [vars(t) for t in planned.inputs]
+    plan["outputs"] = [vars(t) for t in planned.outputs]
+    return plan
+
+
 def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, options: CompileOptions) -> CompileResult:
     """Compile an .onnx file into `out_dir` (NAME.zig, NAME.h, NAME.plan.json, and the build)."""
     from zant.backend.names import validate_prefix
-    from zant.frontend.onnx_importer import import_model
 
     name = validate_prefix(options.name)
     if options.target not in TARGETS:
@@ -174,17 +262,13 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
-    progress = options.progress
-    with _stage(timings, "import", progress, str(model_path)):
-        module = import_model(str(model_path), options.input_shapes)
-        inputs, outputs = graph_signature(module)
-    which = "given pipeline" if options.pipeline else f"default pipeline of {options.target}"
-    with _stage(timings, "passes", progress, f"({which})"):
-        run_pipeline(module, options.pipeline or pipeline_for(options.target), plugins=options.plugins)
-    with _stage(timings, "emit", progress, f"{name}.zig, {name}.h, {name}.plan.json"):
-        plan = checked_plan(module, name, options.target, board)
-        plan["inputs"] = [vars(t) for t in inputs]
-        plan["outputs"] = [vars(t) for t in outputs]
+    planned = compile_to_module(
+        model_path, options.target, pipeline=options.pipeline, input_shapes=options.input_shapes,
+        freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
+    )
+    inputs, outputs, module = planned.inputs, planned.outputs, planned.module
+    with _stage(timings, "emit", options.progress, f"{name}.zig, {name}.h, {name}.plan.json"):
+        plan = planned_json(planned, name, options.target, board)
         zig_source, header = zig_and_header(module, name)
 
     out = Path(out_dir)
@@ -204,12 +288,12 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         sizes = None
         if options.build:
             kind = "shared library" if options.target == "host" else "static library"
-            with _stage(timings, "build", progress, f"{options.optimize} {kind} for {options.target}"):
+            with _stage(timings, "build", options.progress, f"{options.optimize} {kind} for {options.target}"):
                 library = build_artifact(staging / f"{name}.zig", name, options.target, options.optimize)
                 sizes = section_sizes(library)
         firmware = feeds = None
         if board is not None:
-            with _stage(timings, "firmware", progress, f"image {name}.elf for {board.label}"):
+            with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
                 feeds, _ = complete_feeds(inputs, options.inputs or {})
                 firmware = build_image(staging, name, inputs, outputs, feeds, board, options.optimize)
         for path in staging.iterdir():

@@ -1,4 +1,6 @@
-"""`zant plan MODEL.onnx [--svg plan.svg]`: the arena plan of a model, as text and as a chart.
+"""`zant plan MODEL.onnx [--target T] [--svg plan.svg]`: the arena plan of a model, as text and as a
+chart: the plan of the very module `zant compile --target T` ships (same compile path, same
+pipeline).
 
 The chart is time × offset: one rectangle per scratch tensor (x from its first to its last use in
 the schedule, y from its offset to offset + size), labelled with its name and size; a dashed line
@@ -18,30 +20,37 @@ PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b
 
 
 def add_plan_command(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser("plan", help="plan the arenas of a model and report (or draw) them")
+    from zant.driver import TARGETS
+
+    parser = subparsers.add_parser(
+        "plan", help="plan the arenas of a model as `zant compile` does and report (or draw) them"
+    )
     parser.add_argument("model", help="the .onnx file")
-    parser.add_argument("--strategy", default="best", choices=("naive", "greedy", "best"))
-    parser.add_argument("--alignment", type=int, default=16)
+    parser.add_argument("--target", default="host", choices=TARGETS, help="plan with this target's pipeline (default host)")
+    parser.add_argument("--strategy", choices=("naive", "greedy", "best"), help="plan-arenas strategy (default best)")
+    parser.add_argument("--alignment", type=int, help="plan-arenas alignment in bytes (default 16)")
     parser.add_argument("--svg", help="write the time × offset chart of the scratch arena here")
     parser.add_argument("--json", action="store_true", help="print the plan JSON instead of a table")
     parser.set_defaults(func=cmd_plan)
     return parser
 
 
-def plan_model(path: str, strategy: str = "best", alignment: int = 16) -> dict:
-    from zant.backend.plan import emit_plan_json, plan_summary
-    from zant.driver import run_pipeline
-    from zant.frontend.onnx_importer import import_model
+def plan_model(path: str, strategy: str | None = None, alignment: int | None = None, target: str = "host") -> dict:
+    """The plan `zant compile --target target` writes for the model (NAME `model`), with a
+    `summary` for the table and the chart. `strategy` and `alignment` replace `plan-arenas`'
+    defaults in the target's pipeline; without them the pipeline is exactly the compile's."""
+    from zant.backend.plan import plan_summary
+    from zant.driver import compile_to_module, planned_json
+    from zant.pipelines import pipeline_for
 
-    module = import_model(path)
-    run_pipeline(module, f"onnx-to-uop,plan-arenas{{strategy={strategy} alignment={alignment}}},verify-arena-plan")
-    plan = emit_plan_json(module, "model")
-    plan["summary"] = plan_summary(module)
+    planned = compile_to_module(path, target, pipeline=pipeline_for(target, strategy=strategy, alignment=alignment))
+    plan = planned_json(planned, "model", target)
+    plan["summary"] = plan_summary(planned.module)
     return plan
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    plan = plan_model(args.model, args.strategy, args.alignment)
+    plan = plan_model(args.model, args.strategy, args.alignment, args.target)
     if args.json:
         print(json.dumps(plan, indent=2))
     else:
