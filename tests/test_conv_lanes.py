@@ -1,5 +1,5 @@
 """End-to-end numerics of the vector forms of Conv (`onnx-to-uop{conv-lanes=… conv-tile=…}`,
-`conv.VectorConv`), as scalar code and vectorized, in ReleaseSafe against the ONNX reference
+`conv_tiling.VectorConv`), as scalar code and vectorized, in ReleaseSafe against the ONNX reference
 evaluator; and the tile choice.
 
 One model holds many Convs of one input (each its own output), so one build covers strides,
@@ -17,7 +17,7 @@ import pytest
 from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
 
-from zant.passes.onnx_to_uop.conv import best_tile, tile_pieces
+from zant.passes.onnx_to_uop.conv_tiling import best_tile, tile_pieces
 
 LANES = "onnx-to-uop{conv-lanes=16 conv-tile=6}"
 SCALAR = f"fold-constants,dce,{LANES},fuse-loops,plan-arenas,verify-arena-plan"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from e2e import check_model, compile_and_run, random_inputs
 from test_lowering_numerics_conv2 import Case, _conv_transpose_numpy, batched_model, y
-from zant.passes.onnx_to_uop.conv import Window, interior, window_regions
+from zant.passes.onnx_to_uop.windows import Window, interior, window_regions
 
 
 def _window(in_size, kernel, stride, dilation, pad_begin, pad_end) -> Window:

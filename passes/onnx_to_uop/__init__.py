@@ -43,11 +43,14 @@ from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
 def all_patterns() -> tuple[OnnxLowering, ...]:
     """Every op family's patterns; each family module exports a `PATTERNS` tuple."""
     from zant.passes.onnx_to_uop import (
+        col2im,
         constants,
         conv,
+        deform_conv,
         elementwise,
         linalg,
-        ml,
+        ml_features,
+        ml_linear,
         movement,
         norm,
         pool,
@@ -55,13 +58,16 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         recurrent,
         reduce,
         resample,
+        sampling,
         spectral,
         text,
+        tree_ensemble,
     )
 
     families = (
-        constants, elementwise, linalg, conv, pool, norm, reduce, movement,
-        resample, quant, recurrent, spectral, text, ml,
+        constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
+        resample, sampling, col2im, quant, recurrent, spectral, text,
+        ml_features, ml_linear, tree_ensemble,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 
@@ -94,8 +100,8 @@ class OnnxToUopPass(ModulePass):
     """Lower every onnx op of `@main` to uop; graph inputs and outputs become global buffers.
 
     `conv-lanes=L conv-tile=P` (targets with vector registers; L = 0, the default, is off):
-    Convs take the forms of `conv.VectorConv`, scalar code shaped for `vectorize{width=L}` to
-    make register tiles of P × L outputs of.
+    Convs take the forms of `conv_tiling.VectorConv`, scalar code shaped for
+    `vectorize{width=L}` to make register tiles of P × L outputs of.
     """
 
     name = "onnx-to-uop"
@@ -104,7 +110,8 @@ class OnnxToUopPass(ModulePass):
     conv_tile: int = 6
 
     def patterns(self) -> list[OnnxLowering]:
-        from zant.passes.onnx_to_uop.conv import ConvLowering, VectorConv
+        from zant.passes.onnx_to_uop.conv import ConvLowering
+        from zant.passes.onnx_to_uop.conv_tiling import VectorConv
 
         if self.conv_lanes not in (0, 8, 16) or self.conv_tile < 1:
             raise ZantError("onnx-to-uop: conv-lanes must be 0 (off), 8 or 16, and conv-tile ≥ 1")

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
 from zant.dialects.onnx import get_attr, inputs, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.conv import Window, load_window, tap_positions
+from zant.passes.onnx_to_uop.windows import Window, load_window, tap_positions
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -392,7 +392,7 @@ class LRNLowering(OnnxLowering):
     """Local response normalization across channels:
     `y = x / (bias + alpha / size · Σ x[c']²)^beta` over the channels
     c - ⌊(size-1)/2⌋ … c + ⌈(size-1)/2⌉ that exist (a window like a pool's, so it reuses
-    conv.py's padded window reads with the channel dimension moved last)."""
+    windows.py's padded window reads with the channel dimension moved last)."""
 
     op_names = frozenset({"onnx.LRN"})
 

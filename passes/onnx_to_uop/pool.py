@@ -3,7 +3,7 @@ over N spatial dimensions, and MaxUnpool.
 
 One loop nest over the output (n, c, o…), an accumulator reduced over the kernel taps (k…);
 the window arithmetic (pads, strides, dilations, auto_pad, ceil_mode) is shared with Conv
-(`conv.py`). A global pool is the same kernel with one window covering the whole input.
+(`windows.py`). A global pool is the same kernel with one window covering the whole input.
 
 Padded positions never contribute to a max (they read -inf). For an average, the divisor counts
 the taps inside the input (count_include_pad=0) or inside the input plus its explicit pads
@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.conv import (
+from zant.passes.onnx_to_uop.windows import (
     Window,
     load_window,
     sliding_windows,

@@ -31,7 +31,7 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.conv import load_window, sliding_windows, tap_positions
+from zant.passes.onnx_to_uop.windows import load_window, sliding_windows, tap_positions
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -481,7 +481,7 @@ def _integer_conv(
     out_type: Attribute,
     finish: Finish,
 ) -> Layout:
-    """Conv's loop nest (groups, pads, strides, dilations, auto_pad via conv.py's window helpers)
+    """Conv's loop nest (groups, pads, strides, dilations, auto_pad via windows.py)
     over int32 products (X - x_zp) · (W[m] - w_zp[m]), plus an int32 bias B[m]; `operands` are
     the ONNX input indices of (X, W, x_zero_point, w_zero_point, B)."""
     x, w = (layout_of(input_value(op, i)) for i in operands[:2])

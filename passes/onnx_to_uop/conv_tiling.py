@@ -1,0 +1,103 @@
+"""How Convs are laid out for targets with vector registers: the choice of form (`VectorConv`)
+and the tiling of an output box (`tile_pieces`) with its cost model (`best_tile`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MIN_REDUCTION = 32
+"""Fewer products per output than this, at unit stride, keep a Conv out of the channel-lane form."""
+
+
+@dataclass(frozen=True)
+class VectorConv:
+    """How Convs are laid out for a target with vector registers (`onnx-to-uop{conv-lanes=L
+    conv-tile=P}`): each form is scalar uop code shaped so that `vectorize` turns one loop into
+    L-lane vectors with P independent vector accumulators (a register tile of P × L outputs).
+    X is always copied into a zero-bordered buffer first, so no load needs a padding check.
+
+    * **pixel lanes** (unit stride, no groups, output rows of at least L): output rows are the
+      vector loop (the inputs of a tap are consecutive, the stores too), P output channels per
+      tile, each weight broadcast;
+    * **channel lanes** (other Convs whose groups have 8 or more output channels, constant
+      weights): the loop over a block of L output channels is the vector loop, around a tile of
+      up to P output pixels (`LaneConv`): weights repacked as W'[m / L, c, k…, m % L] are
+      consecutive across it, each input is broadcast, whatever the stride (stores scatter);
+    * **depthwise rows** (one input channel per output channel): each output row one loop,
+      vectorized along the row;
+    * otherwise the scalar form.
+    """
+
+    lanes: int
+    tile: int
+
+    def form(self, group: int, out_per_group: int, reduction: int, strides: Sequence[int], row: int) -> str:
+        unit_stride = all(s == 1 for s in strides)
+        if group == 1 and unit_stride and row >= self.lanes:
+            return "pixel lanes"
+        if out_per_group == 1 and group > 1:
+            return "depthwise rows"
+        if out_per_group % 8 == 0 and (reduction >= MIN_REDUCTION or not unit_stride):
+            return "channel lanes"
+        return "scalar"
+
+    def channel_lanes(self, out_per_group: int) -> tuple[int, int]:
+        """(lanes, pixels) of the channel-lane form: 16 lanes, or 8 with twice the pixels when
+        the channels do not split into 16s."""
+        lanes = self.lanes if out_per_group % self.lanes == 0 else 8
+        return lanes, self.tile * self.lanes // lanes
+
+
+
+@dataclass(frozen=True)
+class TilePiece:
+    """A box of outputs, [start, end) per spatial dimension, computed in tiles of `tile`
+    outputs per dimension (every extent a multiple of its tile)."""
+
+    bounds: tuple[tuple[int, int], ...]
+    tile: tuple[int, ...]
+
+    @property
+    def blocks(self) -> int:
+        return math.prod((end - start) // t for (start, end), t in zip(self.bounds, self.tile))
+
+
+def tile_pieces(out_spatial: Sequence[int], tile: Sequence[int]) -> list[TilePiece]:
+    """The output box split into pieces whose extents are multiples of their tiles: along
+    each dimension the largest multiple of `tile` first, then the rest as one smaller tile."""
+    pieces = [TilePiece((), ())]
+    for size, t in zip(out_spatial, tile):
+        whole = size - size % t
+        spans = [(0, whole, t), (whole, size, size - whole)]
+        pieces = [
+            TilePiece((*p.bounds, (start, end)), (*p.tile, step))
+            for p in pieces
+            for start, end, step in spans
+            if start < end
+        ]
+    return pieces
+
+
+def best_tile(out_spatial: Sequence[int], most: int) -> tuple[int, ...]:
+    """The tile of at most `most` outputs, over the last two spatial dimensions, that covers
+    the output box at the lowest cost: a tile of k outputs takes about max(k, `most` - 1)
+    steps per reduction step (k vector FMAs chains; fewer leave the FMA latency exposed)."""
+    rank = len(out_spatial)
+    rows = out_spatial[-2] if rank >= 2 else 1
+    candidates = [
+        (1,) * (rank - 2) + (r, q) if rank >= 2 else (q,)
+        for r in range(1, min(most, rows) + 1)
+        for q in range(1, min(most // r, out_spatial[-1]) + 1)
+    ]
+
+    def cost(tile: tuple[int, ...]) -> tuple[int, int]:
+        total = sum(p.blocks * max(math.prod(p.tile), most - 1) for p in tile_pieces(out_spatial, tile))
+        return total, -math.prod(tile)
+
+    return min(candidates, key=cost)
+
+
+
+__all__ = ["MIN_REDUCTION", "TilePiece", "VectorConv", "best_tile", "tile_pieces"]
