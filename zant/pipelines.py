@@ -27,9 +27,10 @@ GRAPH_STAGES: tuple[str, ...] = (
 LOOP_STAGES: tuple[str, ...] = ("fuse-loops",)
 """uop loop passes every target runs."""
 
-PLAN_STAGES: tuple[str, ...] = ("plan-arenas", "verify-arena-plan")
-"""Arena planning and its independent check; passes that prepare the planned module for the
-printer go after these."""
+PLAN_STAGES: tuple[str, ...] = ("dce", "plan-arenas", "verify-arena-plan")
+"""Arena planning and its independent check, after `dce` (a buffer nothing reads or writes, and
+its views, go: it gets no slot, and the printer prints every buffer it is given); passes that
+prepare the planned module for the printer go after these."""
 
 PRINT_STAGES: tuple[str, ...] = ("mark-inbounds", "contract-mulacc")
 """After planning, the choices the Zig printer only spells: which addresses need no run-time

@@ -448,8 +448,6 @@ class ZigPrinter:
         name = self.namer.fresh(f"scratch_{sanitize_zig(op.tensor_name.data)}")
         self.names[op.result] = name
         element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
-        if not _buffer_is_accessed(op.result):
-            return  # no code for a buffer nobody reads or writes
         self.scratch_lines.append(f"// {_comment(op.tensor_name.data)}")
         self.scratch_lines.append(
             f"const {name}: [*]{element} = @ptrCast(@alignCast("
