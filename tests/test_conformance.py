@@ -190,19 +190,54 @@ def test_beside_reports_are_shown_side_by_side(tmp_path):
         conformance._load_beside(str(tmp_path / "bad.json"), None)
 
 
-def test_compile_errors_that_name_missing_lowerings_count_as_unsupported():
-    from zant.errors import ZantError
+def test_compile_errors_that_name_missing_lowerings_count_as_unsupported(tmp_path, monkeypatch):
+    """The compiler's `UnsupportedOpsError` carries every node without a lowering, also where its
+    message stops after five; the runner counts the case unsupported, each operator named once."""
+    import zant.passes.onnx_to_uop as onnx_to_uop
+    from zant.errors import UnsupportedOp, UnsupportedOpsError
 
-    blamed = ZantError("no lowering to uop yet for node 'n1' (onnx.Foo), an unnamed onnx.Bar node")
-    assert conformance._unsupported_ops(blamed) == ["Bar", "Foo"]
-    ml = ZantError("no lowering to uop yet for node 'n' (onnx.ml.SVMClassifier)")
-    assert conformance._unsupported_ops(ml) == ["ai.onnx.ml.SVMClassifier"]
-    refused = ZantError("node 'n' (OneHotEncoder): no lowering for operator 'ai.onnx.ml.OneHotEncoder'")
-    assert conformance._unsupported_ops(refused) == ["ai.onnx.ml.OneHotEncoder"]
-    loop = ZantError("node 'l' (Loop): subgraph attributes are not supported")
-    assert conformance._unsupported_ops(loop) == ["Loop"]
-    assert conformance._unsupported_ops(ZantError("shape inference failed: x")) == []
-    assert conformance._unsupported_ops(ValueError("no lowering to uop yet for onnx.Foo")) == []
+    known = onnx_to_uop.supported_ops()
+    monkeypatch.setattr(onnx_to_uop, "supported_ops", lambda: known - {"onnx.Sin", "onnx.Cos"})
+    names = ["x", *(f"r{i}" for i in range(6)), "y"]
+    nodes = [helper.make_node("Sin", [a], [b], name=f"sin{i}") for i, (a, b) in enumerate(zip(names, names[1:-1]))]
+    nodes.append(helper.make_node("Cos", [names[-2]], ["y"]))
+    case = _case(nodes, [_f32("x", [2])], [_f32("y", [2])])
+    record = conformance.Record(index=0, name="test_x", op="Sin")
+    assert conformance.compile_case(case, 0, tmp_path, record) is None
+    assert record.status == "unsupported" and record.missing_ops == ["Cos", "Sin"]
+
+    with pytest.raises(UnsupportedOpsError, match="and 2 more") as raised:
+        from zant.driver import run_pipeline
+        from zant.frontend.onnx_importer import import_model_bytes
+
+        run_pipeline(import_model_bytes(case.model.SerializeToString(), str(tmp_path)), "onnx-to-uop")
+    assert raised.value.ops[-1] == UnsupportedOp("", "Cos", "")
+    assert [op.node for op in raised.value.ops[:6]] == [f"sin{i}" for i in range(6)]
+
+    ml = UnsupportedOpsError("…", [UnsupportedOp("n", "SVMClassifier", "ai.onnx.ml")])
+    assert conformance.unsupported_ops(ml) == ["ai.onnx.ml.SVMClassifier"]
+    assert conformance.unsupported_ops(ZantError("no lowering to uop yet for onnx.Foo")) == []
+    assert conformance.unsupported_ops(ValueError("no lowering to uop yet for onnx.Foo")) == []
+
+
+def test_importer_names_the_nodes_it_refuses(tmp_path):
+    """An ai.onnx.ml operator without a lowering and a subgraph left after expansion are
+    `UnsupportedOpsError`s naming the node (the runner reads them, not the message)."""
+    from zant.errors import UnsupportedOp, UnsupportedOpsError
+    from zant.frontend.onnx_importer import import_model_bytes
+
+    svm = helper.make_node("SVMClassifier", ["x"], ["label", "scores"], name="n0", domain="ai.onnx.ml")
+    graph = helper.make_graph(
+        [svm], "g", [_f32("x", [1, 2])],
+        [helper.make_tensor_value_info("label", TensorProto.INT64, [1]), _f32("scores", [1, 2])],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("ai.onnx.ml", 3)]
+    )
+    with pytest.raises(UnsupportedOpsError, match="no lowering for operator 'ai.onnx.ml.SVMClassifier'") as raised:
+        import_model_bytes(model.SerializeToString(), str(tmp_path))
+    assert raised.value.ops == (UnsupportedOp("n0", "SVMClassifier", "ai.onnx.ml"),)
+    assert conformance.unsupported_ops(raised.value) == ["ai.onnx.ml.SVMClassifier"]
 
 
 def test_parameter_inputs_are_frozen():

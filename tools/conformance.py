@@ -390,7 +390,7 @@ def compile_case(case, index: int, out_dir: Path, record: Record, pipeline: str 
         record.scratch_bytes = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
         record.lower_bound_bytes = plan["aligned_lower_bound_bytes"]
     except Exception as error:  # ZantError or a compiler bug: both are compile errors here
-        missing = _unsupported_ops(error)
+        missing = unsupported_ops(error)
         if missing:
             record.status, record.missing_ops = "unsupported", missing
             record.reason = f"no lowering for {', '.join(missing)} (after expansion)"
@@ -402,23 +402,14 @@ def compile_case(case, index: int, out_dir: Path, record: Record, pipeline: str 
     return Compiled(name, inputs, outputs, data_sets)
 
 
-def _unsupported_ops(error: BaseException) -> list[str]:
-    """The ops a compile error blames for having no lowering, or for holding subgraphs left over."""
-    from zant.errors import ZantError
+def unsupported_ops(error: BaseException) -> list[str]:
+    """The operators a compile error names as having no lowering (`UnsupportedOpsError.ops`),
+    each once: `Conv` for the default domain, `ai.onnx.ml.SVMClassifier` for another."""
+    from zant.errors import UnsupportedOpsError
 
-    if not isinstance(error, ZantError):
+    if not isinstance(error, UnsupportedOpsError):
         return []
-    text = str(error)
-    if text.startswith("no lowering to uop yet for "):
-        # `onnx.Foo` is the default domain's Foo, `onnx.ml.Foo` ai.onnx.ml's (named in full).
-        return sorted({f"ai.onnx.{name}" if name.startswith("ml.") else name
-                       for name in re.findall(r"onnx\.((?:ml\.)?\w+)", text)})
-    ml = re.search(r"no lowering for operator '(ai\.onnx\.ml\.\w+)'", text)
-    if ml:
-        return [ml.group(1)]
-    if text.endswith("subgraph attributes are not supported"):
-        return sorted(set(re.findall(r"\((\w+)\): subgraph", text)))
-    return []
+    return sorted({op.qualified for op in error.ops})
 
 
 def describe_error(error: BaseException) -> str:

@@ -5,11 +5,36 @@ Every user-facing failure (bad model file, unsupported operator, toolchain error
 """
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 
 class ZantError(Exception):
     """An error caused by the user's input or environment, reported as one clear message."""
+
+
+@dataclass(frozen=True)
+class UnsupportedOp:
+    """One node the compiler cannot take: its name ("" if unnamed), operator and domain ("" for
+    the default domain)."""
+
+    node: str
+    op_type: str
+    domain: str = ""
+
+    @property
+    def qualified(self) -> str:
+        """`Conv` for the default domain, `ai.onnx.ml.TreeEnsemble` or `com.example.Op` else."""
+        return self.op_type if self.domain in ("", "ai.onnx") else f"{self.domain}.{self.op_type}"
+
+
+class UnsupportedOpsError(ZantError):
+    """Nodes whose operators the compiler has no lowering for, each in `ops` (the message may
+    name only the first few)."""
+
+    def __init__(self, message: str, ops: Iterable[UnsupportedOp]):
+        super().__init__(message)
+        self.ops = tuple(ops)
 
 
 def run_cli(

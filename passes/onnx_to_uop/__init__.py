@@ -35,7 +35,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.analysis.vectorization import CONV_LANES_ATTR
 from zant.dialects import uop
-from zant.errors import ZantError
+from zant.dialects.onnx import OnnxOp
+from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
 
@@ -88,6 +89,15 @@ def _ancestors(op: Operation):
     while parent is not None:
         yield parent
         parent = parent.parent_op()
+
+
+def _unsupported_op(op: Operation) -> UnsupportedOp:
+    name = op.attributes.get("onnx.node_name")
+    node = name.data if isinstance(name, StringAttr) else ""
+    if isinstance(op, OnnxOp):
+        schema = op.spec().schema
+        return UnsupportedOp(node, schema.name, schema.domain)
+    return UnsupportedOp(node, op.name.removeprefix("onnx."))
 
 
 def _buffer_type(tensor: SSAValue) -> uop.BufferType:
@@ -178,14 +188,13 @@ class OnnxToUopPass(ModulePass):
 
     def _check_supported(self, function: func.FuncOp) -> None:
         known = supported_ops()
-        missing = [
-            node_label(o)
-            for o in function.walk()
-            if o.name.startswith("onnx.") and o.name not in known
-        ]
+        missing = [o for o in function.walk() if o.name.startswith("onnx.") and o.name not in known]
         if missing:
-            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-            raise ZantError(f"no lowering to uop yet for {shown}")
+            labels = [node_label(o) for o in missing]
+            shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+            raise UnsupportedOpsError(
+                f"no lowering to uop yet for {shown}", [_unsupported_op(o) for o in missing]
+            )
 
     def _write_outputs(self, function: func.FuncOp) -> None:
         ret = function.body.block.last_op

@@ -45,7 +45,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import ML_DOMAIN, onnx_op_class, op_name
-from zant.errors import ZantError
+from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.frontend.expand import (
     DEFAULT_DOMAINS,
     EXPANDABLE_DOMAINS,
@@ -208,9 +208,7 @@ def _check_ml_operator(node: onnx.NodeProto) -> None:
             "options={'zipmap': False})"
         )
     if not _has_lowering(node.op_type, ML_DOMAIN):
-        raise ZantError(
-            f"{_node_label(node)}: no lowering for operator '{ML_DOMAIN}.{node.op_type}'"
-        )
+        raise _unsupported(node, f"no lowering for operator '{ML_DOMAIN}.{node.op_type}'")
 
 
 def _first_line(error: Exception) -> str:
@@ -220,6 +218,12 @@ def _first_line(error: Exception) -> str:
 
 def _node_label(node: onnx.NodeProto) -> str:
     return f"node '{node.name}' ({node.op_type})" if node.name else f"node {node.op_type}"
+
+
+def _unsupported(node: onnx.NodeProto, problem: str) -> UnsupportedOpsError:
+    return UnsupportedOpsError(
+        f"{_node_label(node)}: {problem}", [UnsupportedOp(node.name, node.op_type, node.domain)]
+    )
 
 
 def _check_operators(model: ModelProto) -> None:
@@ -235,11 +239,9 @@ def _check_operators(model: ModelProto) -> None:
         ):
             continue
         if node.domain not in DEFAULT_DOMAINS:
-            raise ZantError(
-                f"{_node_label(node)}: unsupported operator domain '{node.domain}'"
-            )
+            raise _unsupported(node, f"unsupported operator domain '{node.domain}'")
         if not onnx.defs.has(node.op_type):
-            raise ZantError(f"{_node_label(node)}: unsupported operator '{node.op_type}'")
+            raise _unsupported(node, f"unsupported operator '{node.op_type}'")
 
 
 def _check_expanded(model: ModelProto) -> None:
@@ -251,7 +253,7 @@ def _check_expanded(model: ModelProto) -> None:
                             "fits this node's attributes and input types")
         for attribute in node.attribute:
             if attribute.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
-                raise ZantError(f"{_node_label(node)}: subgraph attributes are not supported")
+                raise _unsupported(node, "subgraph attributes are not supported")
 
 
 def _load_external_data(model: ModelProto, model_dir: str) -> None:
