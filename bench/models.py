@@ -23,6 +23,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from zant.pipelines import MCU_PIPELINE
+
 OPSET = 13
 
 
@@ -309,9 +311,11 @@ def quantize(
         return onnx.load(path)
 
 
-INT8_PIPELINE = "fold-qdq,fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
-"""The pipeline for the int8 models: QDQ groups folded to integer ops before anything else (so
-fold-constants does not turn the int8 weights' DequantizeLinear into float constants)."""
+INT8_PIPELINE = MCU_PIPELINE
+"""The pipeline the int8 tests compile with: the microcontrollers' own, which users get (its
+`fold-qdq` runs first, so fold-constants does not turn the int8 weights' DequantizeLinear into
+float constants). It was a narrower one (no fold-batchnorm, dce, fuse-loops) before the default
+pipelines began with `fold-qdq`."""
 
 QUANTIZED: dict[str, Callable[[], onnx.ModelProto]] = {
     f"{name}_int8": (lambda build=build: quantize(build()))
