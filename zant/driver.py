@@ -1,12 +1,14 @@
-"""The compilation driver behind `zant compile` and `zant run`: one path from .onnx to a build.
+"""The compilation driver behind `zant compile`, `zant run` and `zant plan`: one path from .onnx
+to a build.
 
-Stages (each timed): import → the pass pipeline (`zant.pipelines.pipeline_for(target)` unless given) → Zig,
-header and plan JSON → `python -m ziglang` build → with `firmware`, an image `NAME.elf` for a
-QEMU board with the inputs embedded (`zant.backend.firmware`). Between the passes and the Zig, the
-plan is checked against what the target can address and, for an image, against the board's memory
-(`zant.backend.limits`). Files are written into a private staging folder and moved into the output
-folder only when every stage has succeeded, so a failed compile never leaves a half-written `.zig`
-that looks valid.
+Stages (each timed): import (with `freeze`: graph inputs made constants first) → the pass
+pipeline (`zant.pipelines.pipeline_for(target)` unless given) — together `compile_to_module`,
+the one compile path every tool goes through → Zig, header and plan JSON → `python -m ziglang`
+build → with `firmware`, an image `NAME.elf` for a QEMU board with the inputs embedded
+(`zant.backend.firmware`). Between the passes and the Zig, the plan is checked against what the
+target can address and, for an image, against the board's memory (`zant.backend.limits`). Files
+are written into a private staging folder and moved into the output folder only when every stage
+has succeeded, so a failed compile never leaves a half-written `.zig` that looks valid.
 """
 
 from __future__ import annotations
