@@ -401,6 +401,58 @@ class DefineGlobalOp(IRDLOperation):
                 )
             if value_type.get_element_type() != buffer_type.element_type:
                 raise VerifyException("value and buffer element types differ")
+        if role in ("input", "output"):
+            _verify_signature_indices(self)
+
+
+def _verify_signature_indices(op: DefineGlobalOp) -> None:
+    """The inputs (outputs) of one block are numbered 0..k-1, each once, and k is at most the
+    length of the function's `onnx.input_names` (`onnx.output_names`) when it has them. Only the
+    block's first global of the role walks the whole block; the others stop at that first one."""
+    block = op.parent_block()
+    if block is None:
+        return
+    role = op.role.data
+    first = next(
+        o for o in block.ops if isinstance(o, DefineGlobalOp) and o.role.data == role
+    )
+    if first is not op:
+        return
+    seen: dict[int, DefineGlobalOp] = {}
+    for other in block.ops:
+        if not isinstance(other, DefineGlobalOp) or other.role.data != role:
+            continue
+        index = other.index.value.data
+        if index in seen:
+            raise VerifyException(
+                f"two {role} buffers with index {index}: "
+                f"'{seen[index].tensor_name.data}' and '{other.tensor_name.data}'"
+            )
+        seen[index] = other
+    missing = sorted(set(range(len(seen))) - seen.keys())
+    if missing:
+        raise VerifyException(
+            f"{role} indices must be 0..{len(seen) - 1}, got {sorted(seen)} (no {role} {missing[0]})"
+        )
+    function = block.parent_op()
+    names = None if function is None else function.attributes.get(f"onnx.{role}_names")
+    if isinstance(names, ArrayAttr) and len(seen) > len(names):
+        raise VerifyException(
+            f"{role} index {len(seen) - 1} ('{seen[len(seen) - 1].tensor_name.data}') is past "
+            f"the graph's {len(names)} {role}s"
+        )
+
+
+def _verify_writable(ptr: SSAValue) -> None:
+    """A store's pointer must not reach (through its gep and view) a constant or input buffer."""
+    gep = ptr.owner
+    if not isinstance(gep, GepOp):
+        return
+    owner = gep.buffer.owner
+    if isinstance(owner, DefineGlobalOp) and owner.role.data in ("constant", "input"):
+        raise VerifyException(
+            f"store into the {owner.role.data} buffer '{owner.tensor_name.data}'"
+        )
 
 
 class GlobalBufferEffect(MemoryEffect):
@@ -602,6 +654,9 @@ class StoreOp(IRDLOperation):
     def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation):
         super().__init__(operands=[value, ptr])
 
+    def verify_(self) -> None:
+        _verify_writable(self.ptr)
+
 
 # ---------------------------------------------------------------------------------------------
 # Vectors
@@ -723,6 +778,7 @@ class VStoreOp(IRDLOperation):
         _verify_vector_of(self.value.type, self.ptr.type.element_type, "the value")
         if self.element_stride < 1:
             raise VerifyException(f"stride must be positive, got {self.element_stride}")
+        _verify_writable(self.ptr)
 
 
 @irdl_op_definition

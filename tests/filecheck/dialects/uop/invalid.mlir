@@ -338,3 +338,76 @@ builtin.module {
 }
 
 // CHECK: only a float accumulator can be fused, got i32
+
+// -----
+builtin.module {
+  func.func @main() {
+    %w = uop.define_global "constant" 0 "conv.weight" value dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]> : tensor<6xf32> : !uop.buffer<6xf32>
+    %v = uop.view %w : !uop.buffer<6xf32> -> !uop.view<2x3xf32, strides [3, 1], offset 0>
+    %i = uop.const 1 : index
+    %x = uop.const 0.0 : f32
+    %p = uop.gep %v[%i, %i] : !uop.view<2x3xf32, strides [3, 1], offset 0>
+    uop.store %x, %p : f32
+    func.return
+  }
+}
+
+// CHECK: store into the constant buffer 'conv.weight'
+
+// -----
+builtin.module {
+  func.func @main() {
+    %in = uop.define_global "input" 0 "image" : !uop.buffer<16xf32>
+    %i = uop.const 0 : index
+    %x = uop.const 0.0 : f32
+    %s = uop.broadcast %x : f32 to vector<8xf32>
+    %p = uop.gep %in[%i] : !uop.buffer<16xf32>
+    uop.vstore %s, %p : vector<8xf32>
+    func.return
+  }
+}
+
+// CHECK: store into the input buffer 'image'
+
+// -----
+builtin.module {
+  func.func @main() {
+    %a = uop.define_global "output" 0 "y" : !uop.buffer<2xf32>
+    %b = uop.define_global "output" 0 "z" : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: two output buffers with index 0: 'y' and 'z'
+
+// -----
+builtin.module {
+  func.func @main() {
+    %a = uop.define_global "input" 0 "a" : !uop.buffer<2xf32>
+    %c = uop.define_global "input" 2 "c" : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: input indices must be 0..1, got [0, 2] (no input 1)
+
+// -----
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "output" 1 "b" : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: output indices must be 0..0, got [1] (no output 0)
+
+// -----
+builtin.module {
+  func.func @main() attributes {onnx.input_names = ["a"]} {
+    %a = uop.define_global "input" 0 "a" : !uop.buffer<2xf32>
+    %b = uop.define_global "input" 1 "b" : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: input index 1 ('b') is past the graph's 1 inputs
