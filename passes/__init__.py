@@ -22,6 +22,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "verify-arena-plan": "verify_arena_plan:VerifyArenaPlanPass",
     "mark-inbounds": "mark_inbounds:MarkInboundsPass",
     "contract-mulacc": "contract_mulacc:ContractMulaccPass",
+    "expand-float-minmax": "expand_float_minmax:ExpandFloatMinmaxPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
 }
 """Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""

@@ -28,6 +28,7 @@ from zant.backend.zig_printer import print_zig
 from zant.dialects.uop import UOp
 from zant.errors import ZantError
 from zant.passes.contract_mulacc import ContractMulaccPass
+from zant.passes.expand_float_minmax import ExpandFloatMinmaxPass
 from zant.passes.mark_inbounds import MarkInboundsPass
 from zant.passes.plan_arenas import PlanArenasPass
 
@@ -39,7 +40,7 @@ def parse(text: str) -> ModuleOp:
     ctx.load_dialect(UOp)
     module = Parser(ctx, text).parse_module()
     module.verify()
-    for stage in (PlanArenasPass(), MarkInboundsPass(), ContractMulaccPass()):
+    for stage in (PlanArenasPass(), MarkInboundsPass(), ContractMulaccPass(), ExpandFloatMinmaxPass()):
         stage.apply(ctx, module)
     return module
 
@@ -309,7 +310,11 @@ def test_math_accuracy(library):
     np.testing.assert_array_max_ulp(outs[6], np.tanh(x32.astype(np.float16)), maxulp=1)
 
 
-@pytest.mark.parametrize("pipeline", [None, "fold-constants,onnx-to-uop,plan-arenas"], ids=["vector", "scalar"])
+@pytest.mark.parametrize(
+    "pipeline",
+    [None, "fold-constants,onnx-to-uop,plan-arenas,expand-float-minmax", "fold-constants,onnx-to-uop,plan-arenas"],
+    ids=["vector", "scalar", "helpers"],
+)
 def test_nan_propagating_max_min(pipeline):
     # NaN in either operand of max/min gives NaN, against a constant bound too (Relu, Clip,
     # Max with a constant: the one-compare form) and between two tensors (the helpers).

@@ -32,9 +32,9 @@ PLAN_STAGES: tuple[str, ...] = ("dce", "plan-arenas", "verify-arena-plan")
 its views, go: it gets no slot, and the printer prints every buffer it is given); passes that
 prepare the planned module for the printer go after these."""
 
-PRINT_STAGES: tuple[str, ...] = ("mark-inbounds", "contract-mulacc")
+PRINT_STAGES: tuple[str, ...] = ("mark-inbounds", "contract-mulacc", "expand-float-minmax")
 """After planning, the choices the Zig printer only spells: which addresses need no run-time
-check, which multiply-adds are fused."""
+check, which multiply-adds are fused, which float max/min are a compare and a select."""
 
 
 @dataclass(frozen=True)

@@ -82,13 +82,6 @@ def _is_int(t: Attribute) -> bool:
     return isinstance(t, IntegerType | IndexType) and not _is_bool(t)
 
 
-def constant_array(value: Attribute, element_type: Attribute) -> np.ndarray:
-    """The flat values of a constant buffer's `dense<…>` or `dense_resource<…>` value."""
-    array = attr_to_array(value).reshape(-1)
-    assert array.dtype == numpy_dtype(element_type)
-    return array
-
-
 def float_literal(value: float, t: AnyFloat) -> str:
     """An exact Zig expression of type `t` for `value` rounded to `t`."""
     dtype = numpy_dtype(t)
@@ -187,13 +180,14 @@ VECTOR_FLOAT_ALU = {
 }
 VECTOR_INT_ALU = {k: INT_ALU[k] for k in uop.VECTOR_ALU_OPS if k in INT_ALU and k != "div"}
 """Lane-wise forms of `uop.VECTOR_ALU_OPS` ({T} is the vector type)."""
-CLAMP_AGAINST_CONSTANT = {
-    "max": ("if ({a} < {b}) {b} else {a}", "@select(@typeInfo({T}).vector.child, {a} < {b}, {b}, {a})"),
-    "min": ("if ({a} > {b}) {b} else {a}", "@select(@typeInfo({T}).vector.child, {a} > {b}, {b}, {a})"),
+VECTOR_CLAMP_AGAINST_CONSTANT = {
+    "max": "@select(@typeInfo({T}).vector.child, {a} < {b}, {b}, {a})",
+    "min": "@select(@typeInfo({T}).vector.child, {a} > {b}, {b}, {a})",
 }
-"""Float max/min against a constant {b} that is not NaN (scalar, vector): a NaN {a} fails the
-compare and is returned, as the NaN-propagating helpers do, with one compare and one select
-(on x86 a single maxps/minps) instead of two NaN tests."""
+"""Vector float max/min against a broadcast constant {b} that is not NaN: a NaN lane of {a}
+fails the compare and is returned, as zant_vfmax does, with one compare and one select (on x86
+a single maxps/minps). The scalar form is `expand-float-minmax`'s compare and `uop.where`; this
+one stays here until uop has lane-wise compares and selects for that pass to build."""
 VECTOR_CAST = {"float": "@floatCast({a})", "int": "@floatFromInt({a})"}
 """Lossless lane-wise casts to a float type by source kind; integer widening is `@intCast`."""
 
@@ -227,6 +221,7 @@ class ZigPrinter:
         self.name = validate_prefix(name)
         self.namer = Namer(reserved_names(name))
         self.names: dict[SSAValue, str] = {}
+        self.inline: dict[SSAValue, str] = {}  # values printed at their one use
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
         self.helpers_used: set[str] = set()
         self.constant_values: dict[SSAValue, np.ndarray] = {}  # each constant buffer's elements
@@ -247,10 +242,13 @@ class ZigPrinter:
         return name
 
     def expr(self, value: SSAValue) -> str:
-        """The Zig expression of a scalar value: its name, or a literal for `uop.const`."""
+        """The Zig expression of a scalar value: its name, a literal for `uop.const`, or the
+        expression of a value printed where it is used."""
         owner = value.owner
         if isinstance(owner, uop.ConstOp):
             return scalar_literal(owner.value)
+        if value in self.inline:
+            return self.inline[value]
         return self.names[value]
 
     def discard_unused(self, op: Operation) -> None:
@@ -315,7 +313,9 @@ class ZigPrinter:
             if op.offset is None:
                 raise ZantError("constants have no arena offsets: run plan-arenas before printing")
             offset = op.offset.value.data
-            self.constant_values[op.result] = constant_array(op.value, buffer_type.element_type)
+            values = attr_to_array(op.value).reshape(-1)
+            assert values.dtype == numpy_dtype(buffer_type.element_type)
+            self.constant_values[op.result] = values
             data = self.constant_values[op.result].astype(
                 numpy_dtype(buffer_type.element_type).newbyteorder("<")
             ).tobytes()
@@ -653,7 +653,10 @@ class ZigPrinter:
             a, b = args["a"], args["b"]
             if _is_bool(operand_type) and short in ("cmplt", "cmple"):
                 a, b = f"@intFromBool({a})", f"@intFromBool({b})"
-            self.define(op.results[0], f"{a} {COMPARE[short]} {b}")
+            if _is_select_condition(op.results[0]):
+                self.inline[op.results[0]] = f"{a} {COMPARE[short]} {b}"
+            else:
+                self.define(op.results[0], f"{a} {COMPARE[short]} {b}")
             return
         if isinstance(operand_type, VectorType):
             table = VECTOR_FLOAT_ALU if isinstance(uop.lane_type(operand_type), AnyFloat) else VECTOR_INT_ALU
@@ -668,18 +671,26 @@ class ZigPrinter:
         if short not in table:
             raise ZantError(f"uop.{short} is not supported on {operand_type} by the Zig backend")
         template = table[short]
-        if (table is FLOAT_ALU or table is VECTOR_FLOAT_ALU) and short in CLAMP_AGAINST_CONSTANT:
+        if table is VECTOR_FLOAT_ALU and short in VECTOR_CLAMP_AGAINST_CONSTANT:
             constant = [i for i, v in enumerate(op.operands) if _is_number_constant(v)]
             if constant:  # a Relu or Clip bound: only the other operand can be NaN
                 if constant[0] == 0:
                     args["a"], args["b"] = args["b"], args["a"]
-                vector = isinstance(operand_type, VectorType)
-                template = CLAMP_AGAINST_CONSTANT[short][vector]
+                template = VECTOR_CLAMP_AGAINST_CONSTANT[short]
         self.define(op.results[0], self.use_helper(template).format(**args))
 
 
 for _alu in uop.ALU_OPS.values():
     ZigPrinter.__dict__["print"].register(_alu)(ZigPrinter.print_alu)
+
+
+def _is_select_condition(value: SSAValue) -> bool:
+    """A compare used once, as the condition of the `uop.where` right after it: printed inside
+    it (`if (x < c) c else x`, an `expand-float-minmax` clamp) rather than named."""
+    uses = list(value.uses)
+    if len(uses) != 1 or uses[0].index != 0 or not isinstance(uses[0].operation, uop.WhereOp):
+        return False
+    return uses[0].operation is value.owner.next_op  # type: ignore[union-attr]
 
 
 def _is_number_constant(value: SSAValue) -> bool:
