@@ -110,7 +110,7 @@ _ATTRIBUTE_KINDS: dict[Any, tuple[Any, str]] = {
 
 _SEGMENT_PROPERTIES = ("operandSegmentSizes", "resultSegmentSizes")
 
-_NOT_A_FUNCTION_OF_INPUTS = frozenset(
+NOT_A_FUNCTION_OF_INPUTS = frozenset(
     {
         "RandomNormal",
         "RandomNormalLike",
@@ -127,7 +127,7 @@ _NOT_A_FUNCTION_OF_INPUTS = frozenset(
 def _is_side_effect_free(schema: OpSchema) -> bool:
     """ONNX ops only compute their outputs, except the random ones; ops holding a subgraph are
     left unmarked, since the subgraph is not visible as IR that xDSL could inspect."""
-    return schema.name not in _NOT_A_FUNCTION_OF_INPUTS and all(
+    return schema.name not in NOT_A_FUNCTION_OF_INPUTS and all(
         a.type != _AttrType.GRAPH for a in schema.attributes.values()
     )
 

@@ -35,24 +35,21 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from zant.dialects.onnx import OnnxOp, inputs, onnx_op_class, outputs, string_value
-from zant.ir.resources import attr_to_array, constant_array, make_constant_attr
+from zant.dialects.onnx import (
+    NOT_A_FUNCTION_OF_INPUTS,
+    OnnxOp,
+    inputs,
+    onnx_op_class,
+    op_name,
+    outputs,
+    string_value,
+)
+from zant.ir.resources import MAX_FOLDED_ELEMENTS, attr_to_array, constant_array, make_constant_attr
 from zant.ir.types import numpy_dtype
 
 NEVER_FOLDED = frozenset(
-    {
-        "onnx.Constant",
-        "onnx.RandomNormal",
-        "onnx.RandomNormalLike",
-        "onnx.RandomUniform",
-        "onnx.RandomUniformLike",
-        "onnx.Bernoulli",
-        "onnx.Multinomial",
-        "onnx.Dropout",
-        "onnx.If",
-        "onnx.Loop",
-        "onnx.Scan",
-    }
+    {"onnx.Constant", "onnx.If", "onnx.Loop", "onnx.Scan"}
+    | {op_name(op_type) for op_type in NOT_A_FUNCTION_OF_INPUTS}
 )
 """Ops whose value is not a function of their inputs (or that hold subgraphs)."""
 
@@ -155,7 +152,7 @@ class FoldConstantsPass(ModulePass):
 
     name = "fold-constants"
 
-    max_elements: int = 1 << 20
+    max_elements: int = MAX_FOLDED_ELEMENTS
     """Ops whose result would have more elements than this are not folded."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

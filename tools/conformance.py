@@ -78,9 +78,6 @@ Builder = Callable[[Path, str, list[str]], tuple[Path | None, str]]
 DATA_DEPENDENT_OPS = frozenset(
     {"NonZero", "Unique", "Compress", "NonMaxSuppression", "StringSplit", "ImageDecoder"}
 )
-RANDOM_OPS = frozenset(
-    {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
-)
 SEQUENCE_OPS = frozenset(
     {
         "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
@@ -209,7 +206,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
     from onnx import TensorProto
 
-    from zant.dialects.onnx import ML_DOMAIN, op_name
+    from zant.dialects.onnx import ML_DOMAIN, NOT_A_FUNCTION_OF_INPUTS, op_name
     from zant.frontend.expand import DEFAULT_DOMAINS
 
     graph = case.model.graph
@@ -243,8 +240,9 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         return out(f"string tensors ({', '.join(sorted(types & STRING_OPS))})")
     if types & DATA_DEPENDENT_OPS:
         return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
-    if types & RANDOM_OPS:
-        return out(f"random op ({', '.join(sorted(types & RANDOM_OPS))})")
+    random_ops = types & (NOT_A_FUNCTION_OF_INPUTS - {"Dropout"})  # Dropout: in training mode only
+    if random_ops:
+        return out(f"random op ({', '.join(sorted(random_ops))})")
     for node in nodes:
         if node.op_type == "Dropout" and len(node.input) >= 3 and node.input[2] and "zero_ratio" not in case.name:
             return out("random op (Dropout in training mode)")

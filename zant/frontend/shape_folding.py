@@ -15,12 +15,10 @@ import numpy as np
 import onnx
 from onnx import ModelProto, NodeProto, numpy_helper
 
-NONDETERMINISTIC = frozenset(
-    {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout"}
-)
+from zant.dialects.onnx import NOT_A_FUNCTION_OF_INPUTS
+from zant.ir.resources import MAX_FOLDED_ELEMENTS
+
 MAX_ROUNDS = 16
-MAX_ELEMENTS = 1 << 20
-"""Folded values larger than this stay computed at run time (they would bloat flash)."""
 
 
 def static_shape(value_type: onnx.TypeProto) -> list[int] | None:
@@ -69,7 +67,7 @@ def is_foldable(node: NodeProto) -> bool:
     """Whether `node` may be computed at compile time: a deterministic default-domain op without subgraphs."""
     return (
         node.domain in ("", "ai.onnx")
-        and node.op_type not in NONDETERMINISTIC
+        and node.op_type not in NOT_A_FUNCTION_OF_INPUTS
         and not any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute)
     )
 
@@ -89,7 +87,7 @@ def _fold_round(model: ModelProto, opset: int) -> bool:
                 values = [shape_node_value(node, shape)]
         elif all(not name or name in known for name in node.input) and is_foldable(node):
             values = evaluate_node(node, {name: known[name] for name in node.input if name}, opset)
-        if values is None or len(values) != len(node.output) or any(v.size > MAX_ELEMENTS for v in values):
+        if values is None or len(values) != len(node.output) or any(v.size > MAX_FOLDED_ELEMENTS for v in values):
             kept.append(node)
             continue
         for name, value in zip(node.output, values):

@@ -70,6 +70,11 @@ def make_constant_attr(array: np.ndarray, name_hint: str) -> Attribute:
     return DenseResourceAttr.from_params(key, tensor_type)
 
 
+MAX_FOLDED_ELEMENTS = 1 << 20
+"""The most elements a value folded at compile time may have (import-time shape folding and
+`fold-constants`): larger ones stay computed at run time, as they would bloat flash."""
+
+
 def attr_to_array(attr: Attribute) -> np.ndarray:
     """Decode a `dense<...>` or `dense_resource<...>` tensor attribute into a numpy array."""
     if isinstance(attr, DenseResourceAttr):
