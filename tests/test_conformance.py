@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 from zant.driver import TensorSignature
 from zant.errors import ZantError
 from zant.passes.onnx_to_uop import supported_ops
-from zant.tools import conformance
+from zant.tools import batch, conformance
 
 def _case(nodes, inputs, outputs, name="test_x", data_sets=()):
     graph = helper.make_graph(nodes, name, inputs, outputs)
@@ -308,7 +308,7 @@ def test_batch_build_bisects_to_the_broken_file(tmp_path):
         body = "const std = @import(\"std\");\npub const panic = std.debug.FullPanic(std.debug.defaultPanic);\n" + body
         _write(tmp_path, name, body)
     for use_error_names in (False, True):
-        library, broken, builds = conformance.build_batch(tmp_path, names, f"b{int(use_error_names)}", use_error_names)
+        library, broken, builds = batch.build_batch(tmp_path, names, f"b{int(use_error_names)}", use_error_names)
         assert set(broken) == {"t3"} and "no_such_value" in broken["t3"]
         assert broken["t3"].startswith("compile error: zig:")
         assert builds >= 3
@@ -331,7 +331,7 @@ def test_trapping_case_is_pinpointed(tmp_path):
             f"    y[0] = x[@intCast(i)] * 2;\n"
             f"    return 0;\n}}\n",
         )
-    library, broken, _ = conformance.build_batch(tmp_path, ["ok1", "bad", "ok2"], "traps")
+    library, broken, _ = batch.build_batch(tmp_path, ["ok1", "bad", "ok2"], "traps")
     assert library is not None and not broken
     x = np.array([-1.0, 5.0], np.float32)
     specs = [
@@ -345,7 +345,7 @@ def test_trapping_case_is_pinpointed(tmp_path):
         }
         for name, want in (("ok1", -2.0), ("bad", 0.0), ("ok2", 9.0))
     ]
-    results, children = conformance.run_batch(library, specs, tmp_path, timeout=120)
+    results, children = batch.run_batch(library, specs, tmp_path, timeout=120)
     assert results["ok1"]["status"] == "pass"
     assert results["bad"]["status"] == "trap" and "SIG" in results["bad"]["reason"]
     assert results["ok2"]["status"] == "mismatch" and "max abs error 1" in results["ok2"]["reason"]
@@ -354,11 +354,11 @@ def test_trapping_case_is_pinpointed(tmp_path):
 
 def test_compare_semantics():
     nan = np.float32("nan")
-    assert conformance.compare(np.array([1.0, nan], np.float32), np.array([1.0005, nan], np.float32), 1e-3, 0)[0]
-    ok, reason, max_abs, max_ulp = conformance.compare(np.float32(1.0).reshape(()), np.float32(1.0 + 2**-22).reshape(()), 0, 0)
+    assert batch.compare(np.array([1.0, nan], np.float32), np.array([1.0005, nan], np.float32), 1e-3, 0)[0]
+    ok, reason, max_abs, max_ulp = batch.compare(np.float32(1.0).reshape(()), np.float32(1.0 + 2**-22).reshape(()), 0, 0)
     assert not ok and max_ulp == 2.0
-    assert not conformance.compare(np.array([1, 2]), np.array([1, 3]), 1, 1)[0]  # integers: exactly
-    assert not conformance.compare(np.array([1.0], np.float32), np.array([1.0]), 0, 0)[0]  # dtype
+    assert not batch.compare(np.array([1, 2]), np.array([1, 3]), 1, 1)[0]  # integers: exactly
+    assert not batch.compare(np.array([1.0], np.float32), np.array([1.0]), 0, 0)[0]  # dtype
 
 
 # -- the firmware slice ----------------------------------------------------------------------------
@@ -418,7 +418,7 @@ def test_firmware_failures_are_pinned_to_their_case(tmp_path):
     wants = {"c0001": -2.0, "c0002": 0.0, "c0003": 0.0, "c0004": 4.0}
     x_positive = np.array([1.0, 5.0], np.float32)
     compiled = [
-        conformance.Compiled(name, [TensorSignature("x", [2], "float32")], [TensorSignature("y", [1], "float32")],
+        batch.Compiled(name, [TensorSignature("x", [2], "float32")], [TensorSignature("y", [1], "float32")],
                              [([x_positive if name == "c0002" else x], [np.array([want], np.float32)])])
         for name, want in wants.items()
     ]

@@ -191,16 +191,15 @@ def test_mcu_pipeline_graphs_compile_and_match(tmp_path, capsys, monkeypatch):
     from zant.pipelines import MCU_PIPELINE
 
     compiled = []
-    original = rg.conformance.compile_case
+    original = rg.batch.compile_zig
 
-    def spy(case, index, out_dir, record, pipeline=None):
+    def spy(model, name, out_dir, *, pipeline=None, **options):
         compiled.append(pipeline)
-        result = original(case, index, out_dir, record, pipeline)
-        if result is not None:
-            assert "@Vector" not in (out_dir / f"{result.name}.zig").read_text()
+        result = original(model, name, out_dir, pipeline=pipeline, **options)
+        assert "@Vector" not in (out_dir / f"{name}.zig").read_text()
         return result
 
-    monkeypatch.setattr(rg.conformance, "compile_case", spy)
+    monkeypatch.setattr(rg.batch, "compile_zig", spy)
     report = tmp_path / "report.json"
     status = rg.main(["--count", "40", "--seed", str(SEED + 7), "--jobs", "1", "--batch-size", "40", "--quiet",
                       "--no-shrink", "--target", "cortex-m4", "--output-json", str(report)])

@@ -27,7 +27,7 @@ agrees on them; the record lists them (`frozen`).
 The generated files are built in batches (`--batch-size`, 100) into one ReleaseSafe shared
 library per batch, from a generated root file that imports each case file; a failing build is
 bisected to the broken case(s) ("compile error: zig: ...") and the rest rebuilt. Each batch then
-runs in a child process (`python -m zant.tools.conformance --run-batch SPEC`): ReleaseSafe code
+runs in a child process (`zant.tools.batch`, shared with the random-graph tests): ReleaseSafe code
 traps on out-of-bounds or overflow and kills its process; when the child dies, the batch's
 remaining cases run one per process to pinpoint the trapping ones ("trap"). Outputs are compared
 with the case's rtol/atol (`np.testing.assert_allclose`, NaN equals NaN), exactly for integers
@@ -51,27 +51,34 @@ import collections
 import json
 import multiprocessing
 import os
-import pickle
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from zant.tools.batch import (
+    Builder,
+    Compiled,
+    build_batch,
+    compare_outputs,
+    compile_zig,
+    describe_error,
+    one_line,
+    run_batch,
+)
+
 if TYPE_CHECKING:
     from zant.backend.boards import Board
 
-Builder = Callable[[Path, str, list[str]], tuple[Path | None, str]]
-"""Builds the named case files of a folder into one artifact: (its path or None, zig's message)."""
 
 # -- classification -------------------------------------------------------------------------
 
@@ -344,14 +351,6 @@ def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]
 # -- compiling ------------------------------------------------------------------------------
 
 
-@dataclass
-class Compiled:
-    name: str
-    inputs: list  # TensorSignature
-    outputs: list
-    data_sets: list
-
-
 def _unknown_input_shapes(model, data_sets) -> dict[str, list[int]]:
     """Shapes for the graph inputs a case declares without static dimensions, taken from its
     first data set (what `--input-shape` does for a user)."""
@@ -368,23 +367,15 @@ def _unknown_input_shapes(model, data_sets) -> dict[str, list[int]]:
 
 
 def compile_case(case, index: int, out_dir: Path, record: Record, pipeline: str | None = None) -> Compiled | None:
-    """Frontend, passes (`pipeline`, default the driver's) and emission of one case into
+    """Frontend, passes (`pipeline`, default the host's) and emission of one case into
     `out_dir/cNNNN.zig`; None on an error."""
-    from zant.driver import DEFAULT_PIPELINE, emit_artifacts, graph_signature, run_pipeline
-    from zant.frontend.onnx_importer import import_model_bytes
-
     name = case_name(index)
     try:
         model, data_sets, frozen = freeze_parameters(case)
         record.frozen = frozen
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = import_model_bytes(
-                model.SerializeToString(), str(out_dir), input_shapes=_unknown_input_shapes(model, data_sets)
-            )
-        inputs, outputs = graph_signature(module)
-        run_pipeline(module, pipeline or DEFAULT_PIPELINE)
-        zig_source, _header, plan = emit_artifacts(module, name)
+        compiled, plan = compile_zig(
+            model, name, out_dir, pipeline=pipeline, input_shapes=_unknown_input_shapes(model, data_sets)
+        )
         record.scratch_bytes = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
         record.lower_bound_bytes = plan["aligned_lower_bound_bytes"]
     except Exception as error:  # ZantError or a compiler bug: both are compile errors here
@@ -396,8 +387,8 @@ def compile_case(case, index: int, out_dir: Path, record: Record, pipeline: str 
             record.status = "compile_error"
             record.reason = "compile error: " + one_line(describe_error(error))
         return None
-    (out_dir / f"{name}.zig").write_text(zig_source, encoding="utf-8")
-    return Compiled(name, inputs, outputs, data_sets)
+    compiled.data_sets = data_sets
+    return compiled
 
 
 def unsupported_ops(error: BaseException) -> list[str]:
@@ -408,323 +399,6 @@ def unsupported_ops(error: BaseException) -> list[str]:
     if not isinstance(error, UnsupportedOpsError):
         return []
     return sorted({op.qualified for op in error.ops})
-
-
-def describe_error(error: BaseException) -> str:
-    kind = "" if type(error).__name__ == "ZantError" else f"{type(error).__name__}: "
-    text = f"{kind}{error}"
-    cause = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
-    if cause is not None and type(error).__name__ != "ZantError" and str(cause) not in text:
-        text += f" (while handling {type(cause).__name__}: {cause})"
-    return text
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-ROOT_TEMPLATE = """\
-// {root}.zig: generated by zant conformance; one shared library for {count} case(s).
-const std = @import("std");
-
-// Only the root file's panic handler counts: trap, like each generated file asks for.
-pub const panic = std.debug.FullPanic(trapOnPanic);
-fn trapOnPanic(message: []const u8, first_trace_address: ?usize) noreturn {{
-    _ = message;
-    _ = first_trace_address;
-    @trap();
-}}
-
-comptime {{
-{imports}
-}}
-"""
-
-
-def write_root(directory: Path, root: str, names: list[str]) -> Path:
-    imports = "\n".join(f'    _ = @import("{n}.zig");' for n in names)
-    path = directory / f"{root}.zig"
-    path.write_text(ROOT_TEMPLATE.format(root=root, count=len(names), imports=imports), encoding="utf-8")
-    return path
-
-
-def _zig_build(directory: Path, root: str, names: list[str]) -> tuple[Path | None, str]:
-    from zant.backend.build import build_zig
-    from zant.errors import ZantError
-
-    path = write_root(directory, root, names)
-    out = directory / f"lib{root}.so"
-    try:
-        build_zig(path, out, "host", "ReleaseSafe", "shared")
-    except ZantError as error:
-        return None, str(error)
-    return out, ""
-
-
-def _zig_error_lines(message: str, name: str | None = None) -> str:
-    lines = [line for line in message.splitlines() if "error:" in line]
-    if name is not None:
-        lines = [line for line in lines if f"{name}.zig:" in line] or lines
-    text = "; ".join(re.sub(r"^.*/", "", line) for line in lines[:3]) or message.strip().splitlines()[-1:]
-    return one_line(text if isinstance(text, str) else " ".join(text))
-
-
-def build_batch(
-    directory: Path, names: list[str], root: str = "batch", use_error_names: bool = True, build: Builder | None = None
-) -> tuple[Path | None, dict[str, str], int]:
-    """Build `names` (files NAME.zig in `directory`) into one ReleaseSafe shared library, or with
-    `build` into something else (a firmware image).
-
-    Returns (library or None, {broken name: zig error}, number of builds). A failing build drops
-    the files Zig's errors name (each confirmed by a build of its own), then bisects what still
-    fails, and finally rebuilds the remaining cases into the library.
-    """
-    build = build or _zig_build
-    builds = 0
-    broken: dict[str, str] = {}
-
-    def attempt(group: list[str], tag: str) -> tuple[Path | None, str]:
-        nonlocal builds
-        builds += 1
-        return build(directory, tag, group)
-
-    def bisect(group: list[str], tag: str) -> None:
-        library, message = attempt(group, tag)
-        if library is not None:
-            return
-        if len(group) == 1:
-            broken[group[0]] = "compile error: zig: " + _zig_error_lines(message, group[0])
-            return
-        half = len(group) // 2
-        bisect(group[:half], tag + "a")
-        bisect(group[half:], tag + "b")
-
-    library, message = attempt(names, root)
-    if library is not None:
-        return library, broken, builds
-    remaining = list(names)
-    if use_error_names:
-        named = [n for n in names if f"{n}.zig:" in message]
-        if named and len(named) < len(names):
-            for name in named:
-                solo, solo_message = attempt([name], f"{root}_{name}")
-                if solo is None:
-                    broken[name] = "compile error: zig: " + _zig_error_lines(solo_message, name)
-                    remaining.remove(name)
-            if len(remaining) < len(names):
-                library, message = attempt(remaining, root)
-                if library is not None:
-                    return library, broken, builds
-    bisect(remaining, f"{root}_x")
-    remaining = [n for n in remaining if n not in broken]
-    if not remaining:
-        return None, broken, builds
-    library, message = attempt(remaining, root)
-    if library is None:  # should not happen: every part built on its own
-        for name in remaining:
-            broken[name] = "compile error: zig: " + _zig_error_lines(message)
-    return library, broken, builds
-
-
-# -- running --------------------------------------------------------------------------------
-
-
-def _ulp_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """The largest distance in units in the last place between float arrays (NaN==NaN)."""
-    bits = {2: np.int16, 4: np.int32, 8: np.int64}.get(a.dtype.itemsize)
-    if bits is None or a.size == 0 or a.dtype != b.dtype:
-        return 0.0
-    a, b = np.atleast_1d(a), np.atleast_1d(b)
-    both_nan = np.isnan(a) & np.isnan(b)
-    one_nan = np.isnan(a) ^ np.isnan(b)
-    if one_nan.any():
-        return float("inf")
-
-    def ordered(x: np.ndarray) -> np.ndarray:
-        i = x.view(bits).astype(np.int64)
-        low = np.int64(np.iinfo(bits).min)
-        return np.where(i < 0, low - i, i)
-
-    distance = np.abs(ordered(a) - ordered(b)).astype(np.float64)
-    distance[both_nan] = 0
-    return float(distance.max())
-
-
-def compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> tuple[bool, str, float | None, float | None]:
-    """(ok, reason, max abs error, max ulp) with assert_allclose semantics for floats."""
-    want = np.asarray(want)
-    if got.shape != want.shape:
-        return False, f"shape {list(got.shape)} != expected {list(want.shape)}", None, None
-    if got.dtype != want.dtype:
-        return False, f"dtype {got.dtype} != expected {want.dtype}", None, None
-    if got.size == 0:
-        return True, "", 0.0, 0.0
-    if want.dtype.kind == "f":
-        g64, w64 = got.astype(np.float64), want.astype(np.float64)
-        both_nan = np.isnan(g64) & np.isnan(w64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            diff = np.where(both_nan | (g64 == w64), 0.0, np.abs(g64 - w64))
-        diff = np.where(np.isnan(diff), np.inf, diff)
-        max_abs, max_ulp = float(diff.max()), _ulp_distance(got, want)
-        try:
-            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-        except AssertionError:
-            return False, f"values differ (max abs error {max_abs:.3g}, max ulp {max_ulp:.3g})", max_abs, max_ulp
-        return True, "", max_abs, max_ulp
-    if want.dtype.kind in "iub":
-        equal = got == want
-        if not equal.all():
-            max_abs = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
-            return False, f"values differ ({int((~equal).sum())} of {want.size} elements, max abs error {max_abs:.3g})", max_abs, None
-        return True, "", 0.0, None
-    if not np.array_equal(got, want):
-        return False, "values differ", None, None
-    return True, "", None, None
-
-
-def run_case(library: str, spec: dict) -> dict:
-    """Run every data set of one case; a dict with status, reason, max_abs_error, max_ulp."""
-    from zant.runtime import CompiledModel
-
-    name = spec["name"]
-    try:
-        model = CompiledModel(library, name, spec["inputs"], spec["outputs"])
-    except (AttributeError, OSError) as error:
-        return {"status": "compile_error", "reason": f"compile error: {name}_predict missing from the batch library ({one_line(error, 120)})"}
-    worst: dict = {"status": "pass", "reason": "", "max_abs_error": None, "max_ulp": None}
-    for set_index, (ins, outs) in enumerate(spec["data_sets"]):
-        if len(ins) != len(model.inputs) or len(outs) != len(model.outputs):
-            return {"status": "mismatch", "reason": f"data set {set_index}: {len(ins)} inputs/{len(outs)} outputs, the model has {len(model.inputs)}/{len(model.outputs)}"}
-        try:
-            got = model(*ins)
-        except Exception as error:
-            return {"status": "mismatch", "reason": f"data set {set_index}: {one_line(error, 200)}"}
-        result = compare_outputs(model.outputs, got, outs, spec["rtol"], spec["atol"])
-        if result["status"] != "pass":
-            return result
-        for key in ("max_abs_error", "max_ulp"):
-            if result[key] is not None:
-                worst[key] = result[key] if worst[key] is None else max(worst[key], result[key])
-    return worst
-
-
-def compare_outputs(signatures: list, got: list[np.ndarray], wants: list, rtol: float, atol: float) -> dict:
-    """One data set's outputs against the expected ones: status ("pass" or "mismatch", at the
-    first output that differs), reason, max_abs_error, max_ulp."""
-    worst_abs, worst_ulp = None, None
-    for signature, g, w in zip(signatures, got, wants):
-        ok, reason, max_abs, max_ulp = compare(g, w, rtol, atol)
-        if max_abs is not None:
-            worst_abs = max_abs if worst_abs is None else max(worst_abs, max_abs)
-        if max_ulp is not None:
-            worst_ulp = max_ulp if worst_ulp is None else max(worst_ulp, max_ulp)
-        if not ok:
-            return {"status": "mismatch", "reason": f"output '{signature.name}': {reason}", "max_abs_error": max_abs, "max_ulp": max_ulp}
-    return {"status": "pass", "reason": "", "max_abs_error": worst_abs, "max_ulp": worst_ulp}
-
-
-def _runner_main(spec_path: str, results_path: str, only: list[str]) -> int:
-    """Child process: run the cases of a batch spec, one JSON line per event, flushed."""
-    with open(spec_path, "rb") as file:
-        batch = pickle.load(file)
-    with warnings.catch_warnings(), open(results_path, "a", encoding="utf-8") as out:
-        warnings.simplefilter("ignore")
-        for spec in batch["cases"]:
-            if only and spec["name"] not in only:
-                continue
-            out.write(json.dumps({"start": spec["name"]}) + "\n")
-            out.flush()
-            try:
-                result = run_case(batch["library"], spec)
-            except Exception as error:  # a harness bug: say so, keep going
-                result = {"status": "mismatch", "reason": f"runner error: {one_line(describe_error(error), 200)}"}
-            out.write(json.dumps({"name": spec["name"], **result}) + "\n")
-            out.flush()
-    return 0
-
-
-def _read_results(path: Path) -> tuple[dict[str, dict], str | None]:
-    results, in_flight = {}, None
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if "start" in event:
-                in_flight = event["start"]
-            else:
-                results[event["name"]] = event
-                in_flight = None
-    return results, in_flight
-
-
-def _death(returncode: int | None) -> str:
-    import signal
-
-    if returncode is None:
-        return "timed out"
-    if returncode < 0:
-        try:
-            return f"killed by {signal.Signals(-returncode).name}"
-        except ValueError:
-            return f"killed by signal {-returncode}"
-    return f"exited with status {returncode}"
-
-
-def _spawn_runner(spec_path: Path, results_path: Path, only: list[str], timeout: float) -> tuple[int | None, str]:
-    command = [sys.executable, "-m", "zant.tools.conformance", "--run-batch", str(spec_path), "--results", str(results_path)]
-    for name in only:
-        command += ["--only", name]
-    try:
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, ""
-    return done.returncode, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
-
-
-def run_batch(library: Path, specs: list[dict], directory: Path, timeout: float = 300.0) -> tuple[dict[str, dict], int]:
-    """Run a built batch in child processes; returns the results and the number of children.
-
-    The child logs each case before running it. When it dies, the case it was running is rerun
-    alone in a process of its own (a death there is recorded as a trap, with the signal), and
-    the cases it had not reached run in a fresh child, again and again until all have a result.
-    """
-    spec_path = directory / "batch.pkl"
-    with open(spec_path, "wb") as file:
-        pickle.dump({"library": str(library), "cases": specs}, file)
-    results: dict[str, dict] = {}
-    children = 0
-    order = [spec["name"] for spec in specs]
-    while True:
-        pending = [name for name in order if name not in results]
-        if not pending:
-            return results, children
-        path = directory / f"results{children}.jsonl"
-        path.unlink(missing_ok=True)
-        children += 1
-        code, _ = _spawn_runner(spec_path, path, pending if len(pending) < len(order) else [], timeout)
-        found, in_flight = _read_results(path)
-        results.update(found)
-        if code == 0:
-            for name in pending:  # a child that exits cleanly has run everything it was given
-                results.setdefault(name, {"name": name, "status": "mismatch", "reason": "runner error: no result"})
-            continue
-        suspect = in_flight or next((n for n in pending if n not in results), None)
-        if suspect is None:
-            continue
-        solo = directory / f"results_{suspect}.jsonl"
-        solo.unlink(missing_ok=True)
-        children += 1
-        solo_code, last_line = _spawn_runner(spec_path, solo, [suspect], min(timeout, 60.0))
-        found, _ = _read_results(solo)
-        if suspect in found:
-            results[suspect] = found[suspect]
-        elif solo_code is not None and solo_code > 0:
-            results[suspect] = {"name": suspect, "status": "mismatch", "reason": f"runner error: {one_line(last_line, 200)}"}
-        else:
-            results[suspect] = {"name": suspect, "status": "trap", "reason": f"trap: the process {_death(solo_code)}"}
 
 
 # -- the driver -----------------------------------------------------------------------------
@@ -1367,13 +1041,6 @@ def _load_beside(path: str, markdown: str | None) -> Beside:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "--run-batch":  # the child process of `run_batch`
-        runner = argparse.ArgumentParser()
-        runner.add_argument("--run-batch", required=True)
-        runner.add_argument("--results", required=True)
-        runner.add_argument("--only", action="append", default=[])
-        args = runner.parse_args(argv)
-        return _runner_main(args.run_batch, args.results, args.only)
     from zant.errors import run_cli
 
     parser = _configure(argparse.ArgumentParser(prog="zant conformance", description=__doc__.split("\n\n")[0]))

@@ -14,8 +14,8 @@ no integer overflow (ReleaseSafe traps on it), and no discontinuous op (Floor, c
 ArgMax, casts to integers, normalisations ...) applied to a rounded value, where the two
 implementations could legitimately round to different sides.
 
-Graphs are compiled, built and run in batches with the machinery of `zant conformance`
-(one ReleaseSafe shared library per batch, bisection of broken builds, a child process per
+Graphs are compiled, built and run in batches with the machinery `zant conformance` uses too
+(`zant.tools.batch`: one ReleaseSafe shared library per batch, bisection of broken builds, a child process per
 batch so that traps are caught) and compared with `onnx.reference.ReferenceEvaluator`.
 A compile error, a trap or a mismatch is a finding: it is shrunk (`shrink`) to a minimal
 model that still fails the same way and, with `--keep-failures DIR`, written there.
@@ -38,13 +38,13 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
-from zant.tools import conformance
+from zant.tools import batch
 
 OPSET = 24
 """The opset graphs are written in (every generated op exists in it with today's semantics)."""
@@ -1255,44 +1255,43 @@ def with_reference(graph: Graph) -> Graph:
 # -- compiling, building and running a batch --------------------------------------------------
 
 
-@dataclass
-class _Case:
-    """What `conformance.compile_case` reads from a node-test case."""
-
-    model: onnx.ModelProto
-    data_sets: list
-
-
 def run_graphs(graphs: Sequence[Graph], directory: Path, tag: str = "batch", pipeline: str | None = None) -> dict[int, dict]:
-    """Compile (with `pipeline`, default the driver's), build (one shared library) and run
-    `graphs`, each with `expected` filled in; a conformance record (as a dict) per graph index."""
+    """Compile (with `pipeline`, default the host's), build (one shared library) and run
+    `graphs`, each with `expected` filled in; a record (index, name, status, reason, rtol, atol,
+    max_abs_error, max_ulp) per graph index."""
     directory.mkdir(parents=True, exist_ok=True)
-    records = {g.index: conformance.Record(index=g.index, name=f"graph{g.index}", op="random", rtol=g.rtol, atol=g.atol)
-               for g in graphs}
+    records = {
+        g.index: {"index": g.index, "name": f"graph{g.index}", "status": "", "reason": "", "rtol": g.rtol,
+                  "atol": g.atol, "max_abs_error": None, "max_ulp": None}
+        for g in graphs
+    }
     compiled = []
     for g in graphs:
-        case = _Case(g.model, [(list(g.feeds), list(g.expected))])
-        result = conformance.compile_case(case, g.index, directory, records[g.index], pipeline)
-        if result is not None:
-            compiled.append((g, result))
+        try:
+            result, _ = batch.compile_zig(g.model, f"c{g.index:04d}", directory, pipeline=pipeline)
+        except Exception as error:  # ZantError or a compiler bug: both are findings
+            records[g.index].update(status="compile_error", reason="compile error: " + batch.one_line(batch.describe_error(error)))
+            continue
+        result.data_sets = [(list(g.feeds), list(g.expected))]
+        compiled.append((g, result))
     library, broken = None, {}
     if compiled:
-        library, broken, _ = conformance.build_batch(directory, [c.name for _, c in compiled], tag)
+        library, broken, _ = batch.build_batch(directory, [c.name for _, c in compiled], tag)
     for name, message in broken.items():
-        record = records[int(name[1:])]
-        record.status, record.reason = "compile_error", message
+        records[int(name[1:])].update(status="compile_error", reason=message)
     specs = [
         {"name": c.name, "inputs": c.inputs, "outputs": c.outputs, "data_sets": c.data_sets, "rtol": g.rtol, "atol": g.atol}
         for g, c in compiled
         if c.name not in broken
     ]
     if library is not None and specs:
-        results, _ = conformance.run_batch(library, specs, directory)
+        results, _ = batch.run_batch(library, specs, directory)
         for name, result in results.items():
-            record = records[int(name[1:])]
-            record.status, record.reason = result["status"], result.get("reason", "")
-            record.max_abs_error, record.max_ulp = result.get("max_abs_error"), result.get("max_ulp")
-    return {i: asdict(r) for i, r in records.items()}
+            records[int(name[1:])].update(
+                status=result["status"], reason=result.get("reason", ""),
+                max_abs_error=result.get("max_abs_error"), max_ulp=result.get("max_ulp"),
+            )
+    return records
 
 
 def prepared(seed: int, index: int, ops: Sequence[Op] | None = None) -> Graph | str:
@@ -1302,7 +1301,7 @@ def prepared(seed: int, index: int, ops: Sequence[Op] | None = None) -> Graph | 
         onnx.checker.check_model(graph.model, full_check=True)
         with_reference(graph)
     except Exception as error:  # noqa: BLE001 - any refusal of the reference is the generator's fault
-        return f"generator error: {conformance.one_line(conformance.describe_error(error), 200)}"
+        return f"generator error: {batch.one_line(batch.describe_error(error), 200)}"
     bad = [y for y in graph.expected if y.dtype.kind == "f" and not np.isfinite(y).all()]
     if bad:
         return "generator error: a reference output is not finite"
