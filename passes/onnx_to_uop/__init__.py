@@ -111,22 +111,37 @@ class OnnxToUopPass(ModulePass):
 
     `conv-lanes=L conv-tile=P` (targets with vector registers; L = 0, the default, is off):
     Convs take the forms of `conv_tiling.VectorConv`, scalar code shaped for
-    `vectorize{width=L}` to make register tiles of P × L outputs of.
+    `vectorize{width=L}` to make register tiles of P × L outputs of. `conv-channel-block=B`
+    (default 8): scalar Convs, float and integer, compute B output channels per pass over the
+    window, one register accumulator each — 4 on a Cortex-M, whose 13 registers do not hold 8.
     """
 
     name = "onnx-to-uop"
 
     conv_lanes: int = 0
     conv_tile: int = 6
+    conv_channel_block: int = 8
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
         from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+        from zant.passes.onnx_to_uop.quant import ConvIntegerLowering
 
         if self.conv_lanes not in (0, 8, 16) or self.conv_tile < 1:
             raise ZantError("onnx-to-uop: conv-lanes must be 0 (off), 8 or 16, and conv-tile ≥ 1")
+        if self.conv_channel_block < 1:
+            raise ZantError("onnx-to-uop: conv-channel-block must be ≥ 1")
         vector = VectorConv(self.conv_lanes, self.conv_tile) if self.conv_lanes else None
-        return [ConvLowering(vector) if isinstance(p, ConvLowering) else p for p in all_patterns()]
+        block = self.conv_channel_block
+
+        def configured(pattern: OnnxLowering) -> OnnxLowering:
+            if isinstance(pattern, ConvLowering):
+                return ConvLowering(vector, block)
+            if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
+                return type(pattern)(block)
+            return pattern
+
+        return [configured(p) for p in all_patterns()]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.conv_lanes:  # the vector passes check their width against it

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
@@ -48,10 +48,15 @@ the region's, deciding which bounds its loads check."""
 WeightTerm = Callable[[SSAValue, SSAValue | None, SSAValue, SSAValue, list[SSAValue]], SSAValue]
 """(m, group, input channel, channel in group, taps…) → the weight factor of one product."""
 
-CHANNEL_BLOCKS = (8, 4)
-"""How many output channels one pass over the window computes, when the group's channels
-split into such blocks: one input load feeds that many independent accumulators, which stay in
-registers and hide the latency of the additions (one accumulator is a serial chain)."""
+Epilogue = Callable[[SSAValue, SSAValue, list[SSAValue]], SSAValue]
+"""(the accumulated sum, output channel, output position…) → the value stored in the output."""
+
+CHANNEL_BLOCK = 8
+"""How many output channels one pass over the window computes (or half as many, when the
+group's channels do not split into such blocks): one input load feeds that many independent
+accumulators, which stay in registers and hide the latency of the additions (one accumulator
+is a serial chain). `onnx-to-uop{conv-channel-block=B}` sets it per target: 8 suits x86-64's
+and AArch64's 16 or more registers; a Cortex-M's 13 hold 4 (8 spill)."""
 
 PIXEL_BLOCK = 4
 """For grouped convs whose channels do not block (depthwise), how many neighbouring interior
@@ -59,8 +64,8 @@ outputs of the last spatial dimension one pass over the window computes: one wei
 feeds that many accumulators."""
 
 
-def _channel_block(out_per_group: int) -> int:
-    return next((b for b in CHANNEL_BLOCKS if out_per_group % b == 0), 1)
+def _channel_block(out_per_group: int, largest: int) -> int:
+    return next((b for b in (largest, largest // 2) if b > 1 and out_per_group % b == 0), 1)
 
 
 def convolve(
@@ -75,21 +80,27 @@ def convolve(
     bias_input: int = 2,
     pixel_block: int = PIXEL_BLOCK,
     channel_tile: int | None = None,
+    acc_type: Attribute | None = None,
+    epilogue: Epilogue | None = None,
+    channel_block: int = CHANNEL_BLOCK,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
     `weight_term` and B the optional input `bias_input`; output channel m belongs to group
-    m / out_per_group, whose input channels start at group·group_channels.
+    m / out_per_group, whose input channels start at group·group_channels. With `epilogue`
+    (the integer convs: an int32 `acc_type` sum requantized to int8), Y[n, m, o…] =
+    epilogue(Σ, m, o…) instead of the cast and the bias.
 
     The spatial outputs are looped over region by region, each with its own copy of the
-    reduction; the output channels in blocks of `_channel_block`, one accumulator each.
+    reduction; the output channels in blocks of `channel_block` (or half), one accumulator each.
     """
-    bias_value = input_value(op, bias_input)
+    bias_value = input_value(op, bias_input) if epilogue is None else None
     bias = layout_of(bias_value) if bias_value is not None else None
     out_shape = tensor_shape(op.results[0])
     element_type = tensor_element_type(op.results[0])
+    acc_type = acc_type or accumulator_type(element_type)
     y = kb.alloc(result_name(op), out_shape, element_type)
     grouped = out_shape[1] > out_per_group
-    block = _channel_block(out_per_group)
+    block = _channel_block(out_per_group, channel_block)
     if grouped and block == 1:  # depthwise: block the interior's pixels (borders are few)
         regions = [
             part
@@ -112,7 +123,7 @@ def convolve(
                             first_channel = kb.alu("mul", g, kb.index(group_channels))
                         pixels = _block_pixels(kb, region, out_ivs)
                         lanes = list(itertools.product(block_channels, pixels))
-                        accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in lanes]
+                        accs = [kb.define_acc(0, acc_type) for _ in lanes]
                         with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
                             channel = c if first_channel is None else kb.alu("add", first_channel, c)
                             xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
@@ -120,6 +131,9 @@ def convolve(
                             for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):  # as `lanes`
                                 kb.mulacc(acc, xv, wv)
                         for acc, (mj, pixel) in zip(accs, lanes):
+                            if epilogue is not None:
+                                kb.store(epilogue(kb.acc_get(acc), mj, pixel), y, [n, mj, *pixel])
+                                continue
                             value = kb.cast(kb.acc_get(acc), element_type)
                             if bias is not None:
                                 value = kb.alu("add", value, kb.load(bias, [mj]))
@@ -299,9 +313,10 @@ class ConvLowering(OnnxLowering):
 
     op_names = frozenset({"onnx.Conv"})
 
-    def __init__(self, vector: VectorConv | None = None):
+    def __init__(self, vector: VectorConv | None = None, channel_block: int = CHANNEL_BLOCK):
         super().__init__()
         self.vector = vector
+        self.channel_block = channel_block
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x, w = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
@@ -343,6 +358,7 @@ class ConvLowering(OnnxLowering):
             convolve(
                 op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term,
                 plain_weights(kb, w), pixel_block=pixel_block, channel_tile=channel_tile,
+                channel_block=self.channel_block,
             )
         ]
 
@@ -389,7 +405,8 @@ class ConvTransposeLowering(OnnxLowering):
 PATTERNS = (ConvLowering(), ConvTransposeLowering())
 
 __all__ = [
-    "CHANNEL_BLOCKS",
+    "CHANNEL_BLOCK",
+    "Epilogue",
     "PATTERNS",
     "PIXEL_BLOCK",
     "ConvLowering",

@@ -31,7 +31,8 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.windows import load_window, sliding_windows, tap_positions
+from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve
+from zant.passes.onnx_to_uop.windows import load_window, sliding_windows, tap_positions, window_regions
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -101,16 +102,10 @@ class QuantParam:
 
     def constant_values(self) -> np.ndarray:
         """The values at every index of the tensor it belongs to, when it is a constant."""
-        layout = self.layout
-        owner = layout.buffer.owner
-        if self.block_size or not isinstance(owner, uop.DefineGlobalOp) or owner.value is None:
+        values = None if self.block_size else constant_tensor(self.layout)
+        if values is None:
             raise NotImplementedError("fixed-point requantization needs constant per-tensor or per-axis scales")
-        flat = attr_to_array(owner.value).reshape(-1)
-        index = sum(
-            (np.arange(n) * stride).reshape([n] + [1] * (layout.rank - 1 - axis))
-            for axis, (n, stride) in enumerate(zip(layout.shape, layout.strides))
-        )
-        return flat[np.broadcast_to(layout.offset + np.asarray(index), layout.shape)]
+        return values
 
     @property
     def is_per_tensor(self) -> bool:
@@ -128,6 +123,19 @@ class QuantParam:
             return read
         value = read([kb.index(0)] * self.layout.rank)
         return lambda indices: value
+
+
+def constant_tensor(layout: Layout) -> np.ndarray | None:
+    """The tensor a layout reads, when its buffer is a constant with a value; else None."""
+    owner = layout.buffer.owner
+    if not isinstance(owner, uop.DefineGlobalOp) or owner.value is None:
+        return None
+    flat = attr_to_array(owner.value).reshape(-1)
+    index = sum(
+        (np.arange(n) * stride).reshape([n] + [1] * (layout.rank - 1 - axis))
+        for axis, (n, stride) in enumerate(zip(layout.shape, layout.strides))
+    )
+    return flat[np.broadcast_to(layout.offset + np.asarray(index, dtype=np.int64), layout.shape)]
 
 
 def quant_param(
@@ -381,10 +389,12 @@ class Requantization:
     fixed_point: bool = False
     weight_axis: int = 1
 
-    def bind(self, kb: KernelBuilder) -> Finish:
-        """The Finish step for the loops built after this call."""
+    def bind(self, kb: KernelBuilder, sum_bound: int | None = None) -> Finish:
+        """The Finish step for the loops built after this call; `sum_bound`, when the kernel
+        knows it, bounds |sum| (from constant weights), which lets fixed-point requantization
+        use one shift for every channel and 32-bit arithmetic after the multiply."""
         if self.fixed_point:
-            return self._bind_fixed_point(kb)
+            return self._bind_fixed_point(kb, sum_bound)
         scales = (self.input_scale, self.weight_scale, self.output_scale)
         scale_type = promote(*(p.element_type for p in scales))
         wide = promote(I32, scale_type)
@@ -407,10 +417,13 @@ class Requantization:
 
         return finish
 
-    def _bind_fixed_point(self, kb: KernelBuilder) -> Finish:
+    def _bind_fixed_point(self, kb: KernelBuilder, sum_bound: int | None) -> Finish:
         """y = clamp(((sum · m0 + 2^(shift-1)) >> shift) + zp): M rounded half up, all in
         int64 (a 32×32→64 multiply on a Cortex-M). M is computed as the reference does, in the
-        scales' type, then split into m0 and shift per output channel."""
+        scales' type, then split into m0 and shift per output channel — or, when `sum_bound`
+        shows one shift loses nothing that matters (`common_shift`), into per-channel m with a
+        single constant shift, and the result narrowed to int32 when it provably fits: no
+        variable 64-bit shift, no 64-bit clamp."""
         scales = (self.input_scale, self.weight_scale, self.output_scale)
         scale_type = numpy_dtype(promote(*(p.element_type for p in scales)))
         in_s, w_s, out_s = (p.constant_values().astype(scale_type) for p in scales)
@@ -420,6 +433,8 @@ class Requantization:
         along_axis = np.moveaxis(multiplier, axis, 0).reshape(shape[axis], -1)[:, 0]
         if not np.array_equal(multiplier, np.broadcast_to(along_axis.reshape([-1] + [1] * (len(shape) - 1 - axis)), shape)):
             raise NotImplementedError("fixed-point requantization needs scales that vary along the weight axis only")
+        if sum_bound is not None and (common := common_shift(along_axis, sum_bound)) is not None:
+            return self._bind_common_shift(kb, *common, shape, axis, sum_bound * float(np.max(along_axis)))
         m0, shift = fixed_point_multipliers(along_axis if np.ptp(along_axis) else along_axis[:1])
         read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
         read_shift = _axis_constant(kb, shift, shape, axis, "requant_shift")
@@ -438,6 +453,47 @@ class Requantization:
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
 
         return finish
+
+    def _bind_common_shift(
+        self, kb: KernelBuilder, m: np.ndarray, shift: int, shape: Sequence[int], axis: int, largest: float
+    ) -> Finish:
+        """y = clamp(((sum · m + 2^(shift-1)) >> shift) + zp) with one constant shift: a
+        32×32→64 multiply, a 64-bit add and a shift by a constant; then int32 arithmetic when
+        |sum · M| (at most `largest`) cannot leave int32."""
+        read_m = _axis_constant(kb, m if np.ptp(m) else m[:1], shape, axis, "requant_multiplier")
+        narrow = largest + 2 < 2**31 - 2**16
+        wide = I32 if narrow else I64
+        half, by = kb.const(1 << (shift - 1), I64), kb.const(shift, I64)
+        zero_point = _optional_reader(kb, self.zero_point, wide)
+        low, high = (kb.const(v, wide) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            product = kb.alu("add", kb.alu("mul", kb.cast(total, I64), read_m(indices)), half)
+            value = kb.alu("shr", product, by)
+            if narrow:
+                value = kb.cast(value, I32)  # wraps, and provably in range
+            if zero_point is not None:
+                value = kb.alu("add", value, zero_point(indices))
+            return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
+
+        return finish
+
+
+def common_shift(multipliers: np.ndarray, sum_bound: int) -> tuple[np.ndarray, int] | None:
+    """Per-channel integers m (below 2^31) and one shift with m · 2^-shift ≈ M, when the
+    coarser m of the small multipliers costs at most 2^-12 of an output step for any sum up
+    to `sum_bound` (|sum| · |M - m · 2^-shift| ≤ sum_bound · 2^-(shift+1)); else None."""
+    largest = float(np.max(multipliers))
+    if largest <= 0 or sum_bound <= 0:
+        return None
+    exponent = math.frexp(largest)[1]  # largest < 2^exponent
+    shift = min(31 - exponent, 62)
+    if shift < 1 or sum_bound * 2.0 ** -(shift + 1) > 2.0**-12:
+        return None
+    m = np.round(np.asarray(multipliers, dtype=np.float64) * 2.0**shift).astype(np.int64)
+    if np.any(m >= 2**31) or np.any(m < 0):
+        return None
+    return m, shift
 
 
 def _integer_matmul(
@@ -474,16 +530,57 @@ def _integer_matmul(
     return y
 
 
+def _wrap_int32(values: np.ndarray) -> np.ndarray:
+    """int64 values modulo 2^32 as int32: the accumulator wraps, so sums agree modulo 2^32."""
+    return ((values.astype(np.int64) + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+@dataclass(frozen=True)
+class FoldedZeroPoint:
+    """Σ (x - x_zp)·w' = Σ x·w' - x_zp·Σ w' for a per-tensor constant x_zp and constant
+    weights w' (= w - w_zp): the second sum, per output channel, is added to the bias at compile
+    time, so the taps read x as it is (CMSIS-NN's and TFLite's form). A padded tap must then
+    read x_zp itself (it contributes (x_zp - x_zp)·w' = 0, as the reference's zero)."""
+
+    x_zero_point: int
+    bias: np.ndarray
+    """int32, per output channel: the ONNX bias (or 0) minus x_zp · Σ w'."""
+    sum_bound: int
+    """A bound on |Σ (x - x_zp)·w' + bias| over every input."""
+
+
+def fold_zero_point(
+    x_zp: QuantParam | None, x_type: Attribute, weights: np.ndarray | None, w_zp: QuantParam | None, bias: np.ndarray | None
+) -> FoldedZeroPoint | None:
+    """The folded form of a conv whose weights (out_channels first) and zero points are
+    constants and whose x_zp is per-tensor; None otherwise."""
+    if weights is None or (x_zp is not None and not x_zp.is_per_tensor):
+        return None
+    try:
+        x_zero = 0 if x_zp is None else int(x_zp.constant_values().reshape(-1)[0])
+        w_zero = 0 if w_zp is None else w_zp.constant_values().astype(np.int64)
+    except NotImplementedError:
+        return None
+    centered = (weights.astype(np.int64) - w_zero).reshape(weights.shape[0], -1)
+    bias64 = np.zeros(weights.shape[0], np.int64) if bias is None else bias.astype(np.int64).reshape(-1)
+    span = int(max(abs(lowest_value(x_type) - x_zero), abs(highest_value(x_type) - x_zero)))
+    bound = int(np.max(np.abs(centered).sum(axis=1) * span + np.abs(bias64)))
+    return FoldedZeroPoint(x_zero, _wrap_int32(bias64 - x_zero * centered.sum(axis=1)), bound)
+
+
 def _integer_conv(
     op: Operation,
     kb: KernelBuilder,
     operands: tuple[int, int, int | None, int | None, int | None],
     out_type: Attribute,
-    finish: Finish,
+    bind: Callable[[int | None], Finish],
+    channel_block: int,
 ) -> Layout:
     """Conv's loop nest (groups, pads, strides, dilations, auto_pad via windows.py)
     over int32 products (X - x_zp) · (W[m] - w_zp[m]), plus an int32 bias B[m]; `operands` are
-    the ONNX input indices of (X, W, x_zero_point, w_zero_point, B)."""
+    the ONNX input indices of (X, W, x_zero_point, w_zero_point, B). `bind(sum_bound)` makes
+    the step applied to each sum. With constant weights the x zero point is folded into the
+    bias (`FoldedZeroPoint`)."""
     x, w = (layout_of(input_value(op, i)) for i in operands[:2])
     out_shape = tensor_shape(op.results[0])
     if x.rank < 3 or w.rank != x.rank:
@@ -500,34 +597,46 @@ def _integer_conv(
         )
     windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
     out_per_group = out_channels // group
-    x_zp = _optional_reader(kb, _optional_param(op, operands[2], x.shape[:2]), I32)
-    w_zp = _optional_reader(kb, _optional_param(op, operands[3], w.shape, axis=0), I32)
+    x_zp_param = _optional_param(op, operands[2], x.shape[:2])
+    w_zp_param = _optional_param(op, operands[3], w.shape, axis=0)
     bias_value = None if operands[4] is None else input_value(op, operands[4])
     bias = None if bias_value is None else layout_of(bias_value)
-    zero = kb.const(0, I32)
+    folded = fold_zero_point(
+        x_zp_param, x.element_type, constant_tensor(w), w_zp_param, None if bias is None else constant_tensor(bias)
+    )
+    if folded is not None and (bias is None or constant_tensor(bias) is not None):
+        x_zp = None
+        bias = kb.constant(f"{result_name(op)}_bias", folded.bias, I32) if folded.bias.any() else None
+        fill = folded.x_zero_point
+    else:
+        folded = None
+        x_zp = _optional_reader(kb, x_zp_param, I32)
+        fill = 0
+    w_zp = _optional_reader(kb, w_zp_param, I32)
+    finish = bind(None if folded is None else folded.sum_bound)
 
-    y = kb.alloc(result_name(op), out_shape, out_type)
-    with kb.loop_nest(out_shape) as (n, m, *out_ivs):
-        first_channel = None
-        if group > 1:
-            group_index = kb.alu("div", m, kb.index(out_per_group))
-            first_channel = kb.alu("mul", group_index, kb.index(group_channels))
-        acc = kb.define_acc(0, I32)
-        with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
-            channel = c if first_channel is None else kb.alu("add", first_channel, c)
-            positions = tap_positions(kb, windows, out_ivs, taps)
-            xv, inside = load_window(kb, x, [n, channel], windows, positions, 0)
-            lhs = _centered(kb, xv, x_zp, [n, channel])
-            if inside is not None:
-                # The reference pads the centered input: a padded tap adds 0, not -x_zp·w.
-                lhs = kb.where(inside, lhs, zero)
-            rhs = _centered(kb, kb.load(w, [m, c, *taps]), w_zp, [m, c, *taps])
-            kb.mulacc(acc, lhs, rhs)
-        total = kb.acc_get(acc)
+    def input_term(windows, n, channel, out_ivs, taps):
+        positions = tap_positions(kb, windows, out_ivs, taps)
+        xv, inside = load_window(kb, x, [n, channel], windows, positions, fill)
+        lhs = _centered(kb, xv, x_zp, [n, channel])
+        if inside is not None and folded is None:
+            # The reference pads the centered input: a padded tap adds 0, not -x_zp·w.
+            lhs = kb.where(inside, lhs, kb.const(0, I32))
+        return lhs
+
+    def weight_term(m, g, channel, c, taps):
+        return _centered(kb, kb.load(w, [m, c, *taps]), w_zp, [m, c, *taps])
+
+    def epilogue(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
         if bias is not None:
             total = kb.alu("add", total, kb.cast(kb.load(bias, [m]), I32))
-        kb.store(finish(total, [n, m, *out_ivs]), y, [n, m, *out_ivs])
-    return y
+        # Scales and zero points never vary along the batch: any batch index reads them.
+        return finish(total, [kb.index(0), m, *pixel])
+
+    return convolve(
+        op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term, weight_term,
+        acc_type=I32, epilogue=epilogue, channel_block=channel_block,
+    )
 
 
 class MatMulIntegerLowering(OnnxLowering):
@@ -541,12 +650,17 @@ class MatMulIntegerLowering(OnnxLowering):
 
 
 class ConvIntegerLowering(OnnxLowering):
-    """`ConvInteger`: int32 Conv of (X - x_zero_point) and (W - w_zero_point[m])."""
+    """`ConvInteger`: int32 Conv of (X - x_zero_point) and (W - w_zero_point[m]); output
+    channels in register blocks of `channel_block` (as `conv.ConvLowering`)."""
 
     op_names = frozenset({"onnx.ConvInteger"})
 
+    def __init__(self, channel_block: int = CHANNEL_BLOCK):
+        super().__init__()
+        self.channel_block = channel_block
+
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, _keep_int32)]
+        return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, lambda bound: _keep_int32, self.channel_block)]
 
 
 def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Requantization:
@@ -576,7 +690,7 @@ class QLinearMatMulLowering(OnnxLowering):
         return [_integer_matmul(op, kb, (0, 3, 2, 5), requantize.output_type, requantize.bind(kb))]
 
 
-class QLinearConvLowering(OnnxLowering):
+class QLinearConvLowering(ConvIntegerLowering):
     """`QLinearConv`: ConvInteger's int32 kernel plus the int32 bias, then requantized; w's
     scale and zero point per-tensor or per output channel."""
 
@@ -584,7 +698,8 @@ class QLinearConvLowering(OnnxLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         requantize = _requantization(op, tensor_shape(op.results[0]), 1)
-        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, requantize.bind(kb))]
+        bind = lambda bound: requantize.bind(kb, bound)  # noqa: E731
+        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block)]
 
 
 # ---------------------------------------------------------------------------------------------
