@@ -16,6 +16,10 @@ the same inputs. Everything is measured:
 - stack:  that high-water mark alone
 - instr:  instructions one `NAME_predict` call executes, counted exactly by a QEMU TCG plugin
           (the image run with two calls minus the run with one)
+- instr/MAC: those instructions per multiply-accumulate of the model (`models.count_macs`)
+- CMSIS-NN: for KWS int8, our instructions over those of Arm's CMSIS-NN s8 kernels running the
+          same layer stack (-Os, measured with the same counting plugin; the figures of the
+          MCU-kernels issue): below 1 is fewer than CMSIS-NN
 - err:    max |image - host build| over the outputs
 - scratch: the planned scratch arena (activations), beside TVM/USMP's published workspace for
           the int8 MLPerf Tiny models
@@ -41,7 +45,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import MODELS, QUANTIZED, model_file  # noqa: E402
+import onnx  # noqa: E402
+from models import MODELS, QUANTIZED, count_macs, model_file  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
@@ -53,6 +58,11 @@ from zant.runtime import load_compiled  # noqa: E402
 DEFAULT_MODELS = ("digits", "kws", "resnet8", "autoencoder", "mobilenet")
 TVM_USMP_WORKSPACE = {"kws_int8": 17_232, "mobilenet_int8": 64_800, "resnet8_int8": 66_112, "autoencoder_int8": 1_160}
 """Published TVM (USMP) workspace bytes of the int8 MLPerf Tiny models (KWS, VWW, ResNet-8, AD)."""
+
+CMSIS_NN_INSTRUCTIONS = {("kws_int8", "mps2-an386"): 8_564_118, ("kws_int8", "mps3-an547"): 1_702_128}
+"""Instructions of one KWS inference with CMSIS-NN's s8 kernels (the same layer stack, -Os; M55
+with its Helium kernels), counted under QEMU with the same plugin: the yardstick of the MCU
+kernels."""
 
 
 DEFAULT_MODE = CompileOptions().optimize
@@ -98,13 +108,17 @@ def measure(model: str, path: Path, board_name: str, optimize: str, host, folder
         "stack_bytes": run.stack_bytes,
         "sections": {k: sizes[k] for k in (".text", ".rodata", ".data", ".bss")},
         "instructions": count_instructions(board, result.firmware_path),
+        "macs": count_macs(onnx.load(path)),
         "max_error_vs_host": error,
         "scratch_bytes": next(a["size"] for a in result.plan["arenas"] if a["role"] == "scratch"),
         "lower_bound_bytes": result.plan["lower_bound_bytes"],
     }
 
 
-HEADERS = ["model", "board", "core", "mode", "flash B", "RAM B", "stack B", "instructions", "max err", "scratch B", "TVM/USMP B"]
+HEADERS = [
+    "model", "board", "core", "mode", "flash B", "RAM B", "stack B", "instructions", "instr/MAC", "CMSIS-NN",
+    "max err", "scratch B", "TVM/USMP B",
+]
 
 
 TEXT_COLUMNS = 4  # model, board, core, mode: left-aligned
@@ -133,10 +147,12 @@ def table_rows(rows: list[dict]) -> list[list[str]]:
             cells.append([row["model"], row["board"], row["core"], row["mode"], row["error"], *[""] * (len(HEADERS) - 5)])
             continue
         tvm = TVM_USMP_WORKSPACE.get(row["model"])
+        cmsis = CMSIS_NN_INSTRUCTIONS.get((row["model"], row["board"]))
         cells.append([
             row["model"], row["board"], row["core"], row["mode"], f"{row['flash_bytes']:,}", f"{row['ram_bytes']:,}",
-            f"{row['stack_bytes']:,}", f"{row['instructions']:,}", f"{row['max_error_vs_host']:.1e}",
-            f"{row['scratch_bytes']:,}", "" if tvm is None else f"{tvm:,}",
+            f"{row['stack_bytes']:,}", f"{row['instructions']:,}", f"{row['instructions'] / row['macs']:.2f}",
+            "" if cmsis is None else f"{row['instructions'] / cmsis:.2f}×",
+            f"{row['max_error_vs_host']:.1e}", f"{row['scratch_bytes']:,}", "" if tvm is None else f"{tvm:,}",
         ])
     return cells
 

@@ -325,6 +325,33 @@ QUANTIZED: dict[str, Callable[[], onnx.ModelProto]] = {
 """The QDQ int8 models by name (per-channel weights, int8 activations)."""
 
 
+def count_macs(model: onnx.ModelProto) -> int:
+    """Multiply-accumulates of one inference: every Conv and MatMul-like node's outputs times
+    the length of its reduction (QDQ, QOperator and integer forms alike), from inferred shapes."""
+    model = onnx.shape_inference.infer_shapes(model)
+    graph = model.graph
+    shapes = {
+        v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+        for v in [*graph.input, *graph.value_info, *graph.output]
+    }
+    shapes |= {t.name: list(t.dims) for t in graph.initializer}
+    weight_input = {"Conv": 1, "ConvInteger": 1, "QLinearConv": 3}
+    matmul_input = {"MatMul": 0, "MatMulInteger": 0, "QLinearMatMul": 0, "Gemm": 0}
+    total = 0
+    for node in graph.node:
+        out = shapes.get(node.output[0])
+        if not out:
+            continue
+        if node.op_type in weight_input:
+            w = shapes[node.input[weight_input[node.op_type]]]
+            total += int(np.prod(out)) * int(np.prod(w[1:]))
+        elif node.op_type in matmul_input:
+            a = shapes[node.input[0]]
+            trans_a = next((attr.i for attr in node.attribute if attr.name == "transA"), 0)
+            total += int(np.prod(out)) * (a[-2] if trans_a else a[-1])
+    return total
+
+
 def model_file(name: str, folder: Path) -> Path:
     """The .onnx file of a bench model by name: the bundled digits model, or FOLDER/NAME.onnx
     written from `MODELS` or `QUANTIZED`."""

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import mcu  # noqa: E402
 
 DOC = ROOT / "docs" / "mcu.md"
-MEASURED = ("flash B", "RAM B", "stack B", "instructions", "max err", "scratch B")
+MEASURED = ("flash B", "RAM B", "stack B", "instructions", "instr/MAC", "max err", "scratch B")
 
 
 def documented_row(model: str, board: str, mode: str) -> dict[str, str]:
@@ -43,9 +43,14 @@ def test_the_main_table_measures_the_default_mode():
 
 def test_parse_markdown_rows_reads_what_markdown_table_writes():
     row = {"model": "m", "board": "b", "core": "c", "mode": "ReleaseFast", "flash_bytes": 1234, "ram_bytes": 5,
-           "stack_bytes": 4, "instructions": 1_000_000, "max_error_vs_host": 0.0, "scratch_bytes": 64}
+           "stack_bytes": 4, "instructions": 1_000_000, "macs": 400_000, "max_error_vs_host": 0.0, "scratch_bytes": 64}
     (parsed,) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([row])))
     assert parsed["flash B"] == "1,234" and parsed["instructions"] == "1,000,000" and parsed["mode"] == "ReleaseFast"
+    assert parsed["instr/MAC"] == "2.50" and parsed["CMSIS-NN"] == ""
+    # KWS int8 on the boards CMSIS-NN was measured on: our instructions over CMSIS-NN's.
+    kws = {**row, "model": "kws_int8", "board": "mps2-an386", "instructions": 2 * mcu.CMSIS_NN_INSTRUCTIONS[("kws_int8", "mps2-an386")]}
+    (parsed,) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([kws])))
+    assert parsed["CMSIS-NN"] == "2.00×"
 
 
 @pytest.mark.parametrize("mode", [mcu.DEFAULT_MODE])
