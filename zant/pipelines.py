@@ -46,9 +46,13 @@ class TargetParameters:
     microcontrollers: the Cortex-M4 has no float SIMD and vector code grows `.text` 3–5×)."""
     conv_tile: int = 6
     """Outputs per register tile along the Conv dimension that is not the lanes."""
+    conv_channel_block: int = 4
+    """Output channels of a scalar Conv (float or integer) computed per pass over its window,
+    one register accumulator each: 4 for a Cortex-M's 13 general registers (8 spill), 8 on the
+    host."""
 
 
-TARGET_PARAMETERS: dict[str, TargetParameters] = {"host": TargetParameters(vector_lanes=16)}
+TARGET_PARAMETERS: dict[str, TargetParameters] = {"host": TargetParameters(vector_lanes=16, conv_channel_block=8)}
 """Targets with other parameters than the scalar default."""
 
 
@@ -73,7 +77,11 @@ def plan_stages(strategy: str | None = None, alignment: int | None = None) -> tu
 def stages_for(target: str, strategy: str | None = None, alignment: int | None = None) -> tuple[str, ...]:
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options)."""
     p = target_parameters(target)
-    lower = f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}" if p.vector_lanes else "onnx-to-uop"
+    lower = (
+        f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}"
+        if p.vector_lanes
+        else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
+    )
     return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment), *PRINT_STAGES)
 
 
