@@ -23,6 +23,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "mark-inbounds": "mark_inbounds:MarkInboundsPass",
     "contract-mulacc": "contract_mulacc:ContractMulaccPass",
     "expand-float-minmax": "expand_float_minmax:ExpandFloatMinmaxPass",
+    "linearize-geps": "linearize_geps:LinearizeGepsPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
 }
 """Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""

@@ -63,7 +63,7 @@ class ExpandMaxAgainstLiteral(RewritePattern):
             return
         value, bound = operands
         below = uop.CmpltOp(value, bound)
-        rewriter.replace_op(op, [below, uop.WhereOp(below, bound, value)])
+        rewriter.replace(op, [below, uop.WhereOp(below, bound, value)])
 
 
 class ExpandMinAgainstLiteral(RewritePattern):
@@ -76,7 +76,7 @@ class ExpandMinAgainstLiteral(RewritePattern):
             return
         value, bound = operands
         above = uop.CmpltOp(bound, value)
-        rewriter.replace_op(op, [above, uop.WhereOp(above, bound, value)])
+        rewriter.replace(op, [above, uop.WhereOp(above, bound, value)])
 
 
 @dataclass(frozen=True)

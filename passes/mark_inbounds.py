@@ -2,7 +2,9 @@
 
 A gep is proven when static bounds of its indices (loop ranges, constants, index arithmetic;
 `zant.analysis.bounds`) keep every element it addresses, and the lanes of the vector loads and
-stores through it, inside its buffer. The Zig printer emits no run-time check for an `inbounds`
+stores through it, inside its buffer, and every part of its address (each index's arithmetic,
+each product by a stride, each partial sum) fits a 32-bit `isize`, so the printer may compute it
+with wrapping arithmetic. The Zig printer emits no run-time check for an `inbounds`
 gep and a checked access (a trap in ReleaseSafe) for any other; so ReleaseSafe keeps a check
 exactly where this pass could not prove one unnecessary. A gep already marked stays marked.
 """

@@ -20,6 +20,7 @@ from zant.driver import run_pipeline
 from zant.errors import ZantError
 from zant.frontend.onnx_importer import import_model
 from zant.passes.plan_arenas import lower_bound, make_slots
+from zant.pipelines import PRINT_PIPELINE
 
 
 def make_branches() -> onnx.ModelProto:
@@ -142,7 +143,7 @@ def test_constants_in_a_link_section_build(tmp_path):
     from zant.driver import CompileOptions, compile_model
 
     onnx.save(make_mlp(), tmp_path / "mlp.onnx")
-    pipeline = 'onnx-to-uop,plan-arenas{link_section=".rodata.zant"},verify-arena-plan'
+    pipeline = f'onnx-to-uop,plan-arenas{{link_section=".rodata.zant"}},verify-arena-plan,{PRINT_PIPELINE}'
     result = compile_model(tmp_path / "mlp.onnx", tmp_path / "out", CompileOptions(name="m", pipeline=pipeline))
     assert 'linksection(".rodata.zant")' in result.zig_path.read_text()
     assert result.sizes is not None
@@ -186,7 +187,7 @@ def test_fused_residual_block_plans_below_the_unfused_lower_bound(tmp_path):
     assert _compile(model, tmp_path, FUSED, build=False).plan["plan_hash"] == fused["plan_hash"]
 
 
-VECTORIZED = "fold-constants,onnx-to-uop,vectorize,plan-arenas,verify-arena-plan"
+VECTORIZED = f"fold-constants,onnx-to-uop,vectorize,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
 
 
 def check_planned(model: onnx.ModelProto, pipeline: str) -> dict[str, int]:

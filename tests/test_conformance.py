@@ -108,7 +108,9 @@ def test_pipeline_option_compiles_with_it_and_is_reported(tmp_path):
 
     from zant.pipelines import DEFAULT_PIPELINE
 
-    pipeline = "onnx-to-uop,plan-arenas,verify-arena-plan"
+    from zant.pipelines import PRINT_PIPELINE
+
+    pipeline = f"onnx-to-uop,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
     report, md = tmp_path / "r.json", tmp_path / "r.md"
     argv = ["--filter", "^test_ai_onnx_ml_binarizer$", "--pipeline", pipeline, "--quiet", "--jobs", "1",
             "--output-json", str(report), "--output-md", str(md)]

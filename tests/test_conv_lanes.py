@@ -18,10 +18,11 @@ from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
 
 from zant.passes.onnx_to_uop.conv_tiling import best_tile, tile_pieces
+from zant.pipelines import PRINT_PIPELINE
 
 LANES = "onnx-to-uop{conv-lanes=16 conv-tile=6}"
-SCALAR = f"fold-constants,dce,{LANES},fuse-loops,plan-arenas,verify-arena-plan"
-VECTOR = f"fold-constants,dce,{LANES},fuse-loops,vectorize{{width=16}},plan-arenas,verify-arena-plan"
+SCALAR = f"fold-constants,dce,{LANES},fuse-loops,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
+VECTOR = f"fold-constants,dce,{LANES},fuse-loops,vectorize{{width=16}},plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
 
 
 class ConvModel:

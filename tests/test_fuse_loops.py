@@ -15,9 +15,10 @@ import zant.driver
 from e2e import check_compiled
 from zant.driver import CompileOptions, compile_model
 from zant.tools import random_graphs as rg
+from zant.pipelines import PRINT_PIPELINE
 
-FUSED = "fold-constants,onnx-to-uop,fuse-loops,plan-arenas,verify-arena-plan"
-UNFUSED = "fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
+FUSED = f"fold-constants,onnx-to-uop,fuse-loops,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
+UNFUSED = f"fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
 
 
 def _model(nodes, inputs, outputs, initializers=()):

@@ -21,14 +21,15 @@ from onnx import TensorProto, helper, numpy_helper
 from zant.driver import CompileOptions, compile_model, run_pipeline
 from zant.frontend.onnx_importer import import_model_bytes
 from zant.runtime import load_compiled
+from zant.pipelines import PRINT_PIPELINE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from models import MODELS  # noqa: E402
 
 GRAPH_PASSES = "fold-constants,fold-batchnorm"
-PIPELINE = f"{GRAPH_PASSES},onnx-to-uop,plan-arenas,verify-arena-plan"
-WITH_DCE_CSE = f"{GRAPH_PASSES},dce,onnx-to-uop,cse,plan-arenas,verify-arena-plan"
+PIPELINE = f"{GRAPH_PASSES},onnx-to-uop,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
+WITH_DCE_CSE = f"{GRAPH_PASSES},dce,onnx-to-uop,cse,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
 """xDSL's own dce on the onnx graph and cse on the uop IR, around the lowering."""
 
 

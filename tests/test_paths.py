@@ -21,10 +21,11 @@ from onnx import TensorProto, helper, numpy_helper
 from zant.backend.build import BOARDS, build_zig
 from zant.backend.firmware import qemu_missing, run_firmware
 from zant.driver import TensorSignature
+from zant.pipelines import PRINT_PIPELINE
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = ROOT / "examples" / "passes" / "hoist_constants.py"
-PLUGIN_PIPELINE = "fold-constants,onnx-to-uop,example-hoist-constants,plan-arenas,verify-arena-plan"
+PLUGIN_PIPELINE = f"fold-constants,onnx-to-uop,example-hoist-constants,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
 
 X = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]], np.float32)
 B = np.array([1.0, 2.0, 3.0], np.float32)

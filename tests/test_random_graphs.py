@@ -10,6 +10,7 @@ import numpy as np
 import onnx
 import pytest
 from zant.tools import random_graphs as rg
+from zant.pipelines import PRINT_PIPELINE
 
 REGRESSIONS = Path(__file__).parent / "regressions"
 SEED = 20261122
@@ -148,7 +149,7 @@ def test_pipeline_option_reaches_the_compiler_and_the_report(tmp_path):
     records, _ = rg.run(2, seed=SEED, jobs=1, do_shrink=False, pipeline="no-such-pass")
     assert [r["status"] for r in records] == ["compile_error"] * 2
     assert all("invalid pass pipeline 'no-such-pass'" in r["reason"] for r in records)
-    pipeline = "fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan"
+    pipeline = f"fold-constants,onnx-to-uop,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
     report = tmp_path / "report.json"
     argv = ["--count", "2", "--seed", str(SEED), "--jobs", "1", "--quiet", "--pipeline", pipeline,
             "--output-json", str(report)]

@@ -16,11 +16,12 @@ from onnx import TensorProto, helper, numpy_helper
 
 from zant.driver import CompileOptions, compile_model
 from zant.runtime import load_compiled, reference_outputs
+from zant.pipelines import PRINT_PIPELINE
 
 
 def pipeline(width: int) -> str:
     vector = f"coalesce-loops,split-index-sets{{width={width}}},vectorize{{width={width}}}"
-    return f"fold-constants,onnx-to-uop,{vector},plan-arenas,verify-arena-plan"
+    return f"fold-constants,onnx-to-uop,{vector},plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
 
 
 def check_vectorized(

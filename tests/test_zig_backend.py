@@ -29,6 +29,7 @@ from zant.dialects.uop import UOp
 from zant.errors import ZantError
 from zant.passes.contract_mulacc import ContractMulaccPass
 from zant.passes.expand_float_minmax import ExpandFloatMinmaxPass
+from zant.passes.linearize_geps import LinearizeGepsPass
 from zant.passes.mark_inbounds import MarkInboundsPass
 from zant.passes.plan_arenas import PlanArenasPass
 
@@ -40,7 +41,7 @@ def parse(text: str) -> ModuleOp:
     ctx.load_dialect(UOp)
     module = Parser(ctx, text).parse_module()
     module.verify()
-    for stage in (PlanArenasPass(), MarkInboundsPass(), ContractMulaccPass(), ExpandFloatMinmaxPass()):
+    for stage in (PlanArenasPass(), MarkInboundsPass(), ContractMulaccPass(), ExpandFloatMinmaxPass(), LinearizeGepsPass()):
         stage.apply(ctx, module)
     return module
 
@@ -312,7 +313,11 @@ def test_math_accuracy(library):
 
 @pytest.mark.parametrize(
     "pipeline",
-    [None, "fold-constants,onnx-to-uop,plan-arenas,expand-float-minmax", "fold-constants,onnx-to-uop,plan-arenas"],
+    [
+        None,
+        "fold-constants,onnx-to-uop,plan-arenas,expand-float-minmax,linearize-geps",
+        "fold-constants,onnx-to-uop,plan-arenas,linearize-geps",
+    ],
     ids=["vector", "scalar", "helpers"],
 )
 def test_nan_propagating_max_min(pipeline):

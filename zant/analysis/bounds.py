@@ -79,11 +79,40 @@ def access_span(access) -> int:
     return 0
 
 
+SMALLEST_ISIZE_LIMIT = 2**31 - 1
+"""The largest `isize` of the smallest target (32-bit): every part of a proven address fits it."""
+
+
+def _fits(low: int, high: int) -> bool:
+    return -SMALLEST_ISIZE_LIMIT <= low and high <= SMALLEST_ISIZE_LIMIT
+
+
+def _arithmetic_fits(value: SSAValue, cache) -> bool:
+    """Whether every index add/sub/mul computing `value` stays within every target's `isize`."""
+    owner = value.owner
+    if not isinstance(owner, uop.AddOp | uop.SubOp | uop.MulOp):
+        return True
+    bounds = index_bounds(value, cache)
+    return bounds is not None and _fits(*bounds) and all(_arithmetic_fits(o, cache) for o in owner.operands)
+
+
 def proven_in_bounds(gep: uop.GepOp, cache) -> bool:
     """Whether every element the gep and the (vector) accesses through it reach lies inside its
-    buffer, for every index value its loops give."""
+    buffer, for every index value its loops give, and no part of its address overflows: each
+    index's arithmetic, each product by a stride and each partial sum (in index order, the
+    offset last: as `linearize-geps` computes it) fits a 32-bit `isize`."""
     reach = gep_element_range(gep, cache)
     if reach is None:
         return False
     last = reach[1] + max((access_span(use.operation) for use in gep.result.uses), default=0)
-    return reach[0] >= 0 and last < gep.buffer.type.size.data  # type: ignore[attr-defined]
+    if reach[0] < 0 or last >= gep.buffer.type.size.data:  # type: ignore[attr-defined]
+        return False
+    strides, offset = gep.layout
+    low = high = 0
+    for index, stride in zip(gep.indices, strides):
+        lo, hi = index_bounds(index, cache)  # type: ignore[misc]  (known: reach is)
+        ends = (lo * stride, hi * stride)
+        low, high = low + min(ends), high + max(ends)
+        if not (_arithmetic_fits(index, cache) and _fits(min(ends), max(ends)) and _fits(low, high)):
+            return False
+    return _fits(low + offset, high + offset)

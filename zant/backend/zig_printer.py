@@ -201,16 +201,8 @@ KERNEL_CALL = [
 
 
 def _unprinted(value: SSAValue) -> bool:
-    """Whether no use of `value` shows in the Zig text (Zig rejects unused constants): a gep
-    through a view drops the indices of its stride-0 (broadcast) dimensions."""
-
-    def printed(use) -> bool:
-        gep = use.operation
-        if isinstance(gep, uop.GepOp) and isinstance(gep.source.type, uop.ViewType) and use.index > 0:
-            return gep.source.type.get_strides()[use.index - 1] != 0
-        return True
-
-    return not any(printed(use) for use in value.uses)
+    """Whether no use of `value` shows in the Zig text (Zig rejects unused constants)."""
+    return not value.uses
 
 
 class ZigPrinter:
@@ -222,6 +214,7 @@ class ZigPrinter:
         self.namer = Namer(reserved_names(name))
         self.names: dict[SSAValue, str] = {}
         self.inline: dict[SSAValue, str] = {}  # values printed at their one use
+        self.address_ops: set[SSAValue] = set()  # index arithmetic printed in its gep's address
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
         self.helpers_used: set[str] = set()
         self.constant_values: dict[SSAValue, np.ndarray] = {}  # each constant buffer's elements
@@ -467,27 +460,17 @@ class ZigPrinter:
         loads_only = all(isinstance(use.operation, uop.LoadOp) for use in op.result.uses)
         if loads_only and self.constant_element(op) is not None:
             return  # each load prints the value
-        buffer, (strides, offset) = op.buffer, op.layout
+        if isinstance(op.source.type, uop.ViewType):
+            raise ZantError("a uop.gep through a view reached the Zig printer: run the linearize-geps pass first")
+        buffer = op.source
         base = self.names[buffer]
         # An `inbounds` address (mark-inbounds proved it) needs no runtime check, and
         # ReleaseSafe's checks on every gep of a large kernel are what made LLVM's loop passes
-        # take minutes: it is computed with wrapping arithmetic (exact, as its value is in range)
-        # and reinterpreted as usize. Any other address traps in ReleaseSafe if negative, past
-        # its buffer or overflowing.
+        # take minutes: it is computed with wrapping arithmetic (exact, as its value and those
+        # of its parts are in range) and reinterpreted as usize. Any other address traps in
+        # ReleaseSafe if negative, past its buffer or overflowing.
         proven = op.inbounds is not None
-        plus, times = (" +% ", " *% ") if proven else (" + ", " * ")
-        terms = []
-        for index, stride in zip(op.indices, strides):
-            if stride == 0:
-                continue
-            if isinstance(index.owner, uop.ConstOp):
-                offset += index.owner.value.value.data * stride  # type: ignore[attr-defined]
-                continue
-            name = self.expr(index)
-            terms.append(name if stride == 1 else f"{name}{times}{stride}")
-        if offset or not terms:
-            terms.append(str(offset))
-        address = plus.join(terms)
+        address = self.address(op.indices[0], proven)[0]
         if address.isdigit():
             index_expr = address
         elif proven:
@@ -500,6 +483,26 @@ class ZigPrinter:
         name = self.fresh(op.result, "addr_")
         self.emit(f"const {name} = &{base}[{index_expr}];")
         self.discard_unused(op)
+
+    def address(self, value: SSAValue, wrapping: bool) -> tuple[str, int]:
+        """The Zig expression of a gep's index and its precedence (0 sum, 1 product, 2 atom):
+        its address arithmetic (`_is_address_arithmetic`) spelled out, index literals bare."""
+        owner = value.owner
+        if isinstance(owner, uop.ConstOp):
+            return str(owner.value.value.data), 2  # type: ignore[attr-defined]
+        if value not in self.address_ops:
+            return self.expr(value), 2
+        (lhs, lp), (rhs, rp) = (self.address(v, wrapping) for v in owner.operands)  # type: ignore[union-attr]
+        if isinstance(owner, uop.MulOp):
+            lhs = f"({lhs})" if lp < 1 else lhs
+            rhs = f"({rhs})" if rp < 1 or (rp < 2 and not wrapping) else rhs
+            return f"{lhs} {'*%' if wrapping else '*'} {rhs}", 1
+        if isinstance(owner, uop.SubOp):
+            rhs = f"({rhs})" if rp < 1 else rhs
+            return f"{lhs} {'-%' if wrapping else '-'} {rhs}", 0
+        # Wrapping sums reassociate exactly; a checked one keeps its grouping (and its traps).
+        rhs = f"({rhs})" if rp < 1 and not wrapping else rhs
+        return f"{lhs} {'+%' if wrapping else '+'} {rhs}", 0
 
     def constant_element(self, gep: uop.GepOp) -> str | None:
         """The literal of the element a gep reads from a constant buffer at a fixed address."""
@@ -644,6 +647,9 @@ class ZigPrinter:
             self.emit(f"_ = {name};")
 
     def print_alu(self, op: Operation) -> None:
+        if _is_address_arithmetic(op.results[0]):
+            self.address_ops.add(op.results[0])
+            return
         short = op.name.removeprefix("uop.")
         operand_type = op.operands[0].type
         args = {"T": zig_type(operand_type)}
@@ -682,6 +688,22 @@ class ZigPrinter:
 
 for _alu in uop.ALU_OPS.values():
     ZigPrinter.__dict__["print"].register(_alu)(ZigPrinter.print_alu)
+
+
+def _is_address_arithmetic(value: SSAValue) -> bool:
+    """Index `uop.add` / `uop.sub` / `uop.mul` used once, in its block, as a gep's index or by
+    other such arithmetic: printed inside the gep's address (`&b[i *% 3 +% j]`), spelled as the
+    gep is checked, rather than named."""
+    owner = value.owner
+    if not isinstance(owner, uop.AddOp | uop.SubOp | uop.MulOp) or not isinstance(value.type, IndexType):
+        return False
+    uses = list(value.uses)
+    if len(uses) != 1 or uses[0].operation.parent_block() is not owner.parent_block():
+        return False
+    user = uses[0].operation
+    if isinstance(user, uop.GepOp):
+        return True
+    return bool(user.results) and _is_address_arithmetic(user.results[0])
 
 
 def _is_select_condition(value: SSAValue) -> bool:

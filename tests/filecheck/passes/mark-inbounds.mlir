@@ -4,7 +4,8 @@
 // A gep is marked when static bounds of its indices keep every element it reaches, and every
 // lane of a vector access through it, inside its buffer: loop ranges and constants through
 // index arithmetic and the view's strides and offset. An index loaded from memory has no bound;
-// a vector load whose last lane can pass the end is not proven either.
+// a vector load whose last lane can pass the end is not proven either, nor an address with a
+// part that could overflow a 32-bit isize (the printer computes a proven address wrapping).
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         %p = uop.gep inbounds %x[%i] : !uop.buffer<3xi64>
@@ -15,6 +16,7 @@
 // CHECK:         %o1 = uop.gep inbounds %y[%f] : !uop.buffer<8xf32>
 // CHECK:         %r = uop.gep inbounds %pairs[%k, %k2] : !uop.view<2x2xf32, strides [2, 1], offset 0>
 // CHECK:         %s = uop.gep %pairs[%k, %k3] : !uop.view<2x2xf32, strides [2, 1], offset 0>
+// CHECK:         %w = uop.gep %v[%zero] : !uop.buffer<8xf32>
 
 builtin.module {
   func.func @main() {
@@ -55,6 +57,12 @@ builtin.module {
       %k3 = uop.add %k, %c1 : index
       %s = uop.gep %pairs[%k, %k3] : !uop.view<2x2xf32, strides [2, 1], offset 0>
       %sv = uop.load %s : f32
+      %huge = uop.const 1099511627776 : index
+      %c0 = uop.const 0 : index
+      %big = uop.mul %k, %huge : index
+      %zero = uop.mul %big, %c0 : index
+      %w = uop.gep %v[%zero] : !uop.buffer<8xf32>
+      %wv = uop.load %w : f32
     }
     func.return
   }

@@ -1,4 +1,4 @@
-// RUN: zant-opt %s -p plan-arenas,mark-inbounds,contract-mulacc,expand-float-minmax -t 'zig{name=net}' | filecheck %s
+// RUN: zant-opt %s -p plan-arenas,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps -t 'zig{name=net}' | filecheck %s
 
 // A load of a constant's element at a fixed address (a quantization scale, a zero point) is
 // printed as the element's value, not as a load that Zig would evaluate at compile time by

@@ -1,5 +1,5 @@
-// RUN: zant-opt %s -p dce,plan-arenas -t 'zig{name=net}' | filecheck %s
-// RUN: zant-opt %s -p plan-arenas -t 'zig{name=net}' | filecheck %s --check-prefix=KEPT
+// RUN: zant-opt %s -p dce,plan-arenas,linearize-geps -t 'zig{name=net}' | filecheck %s
+// RUN: zant-opt %s -p plan-arenas,linearize-geps -t 'zig{name=net}' | filecheck %s --check-prefix=KEPT
 
 // The printer prints every buffer it is given. A buffer nothing reads or writes (nor its views)
 // is dce's to drop, before plan-arenas, so it gets no slot either (here it would share one).
