@@ -1,7 +1,15 @@
 """Print a planned uop module as one self-contained Zig file (the contract is /work/shared/DESIGN.md).
 
 A thin printer: one `singledispatchmethod` case per op, names from `name_hint`, indentation
-handled once. Decisions (buffer offsets, loop order, fusion) were made by the passes before.
+handled once. Decisions were made by the passes before, and it reads them off the IR:
+`plan-arenas` (offsets, arena sizes, live steps, for the header comment), `mark-inbounds` (which
+addresses are unchecked), `contract-mulacc` (`@mulAdd` iff `fused`), `expand-float-minmax`
+(clamps as compare and select), `linearize-geps` (every gep indexes its flat buffer; a gep
+through a view is refused), `dce` (every scratch buffer it is given is printed). What it still
+chooses: spelling (a single-use index add/sub/mul inside its address, a compare inside the where
+right after it, a constant's element at a fixed address as a literal), a function per top-level
+loop nest, and the @select form of a vector clamp against a literal (uop has no lane-wise compare
+or select for a pass to build it from).
 
 Layout of the generated file:
 
@@ -18,9 +26,9 @@ Layout of the generated file:
 
 Index values are `isize`, integer arithmetic wraps (`+%`) but index arithmetic does not, and
 every declared name is either used or discarded with `_ = name;`. `uop.const` values are printed
-inline where used. A `uop.gep inbounds` (every address proven inside its buffer by
-`mark-inbounds`) is unchecked: `&b[@as(usize, @bitCast(i *% 3 +% j))]`; any other is checked, so
-ReleaseSafe traps on a negative, out-of-range or overflowing address:
+inline where used. A `uop.gep inbounds` is unchecked and its address arithmetic wraps (exact:
+`mark-inbounds` proved every part of it in range): `&b[@as(usize, @bitCast(i *% 3 +% j))]`; any
+other is checked, so ReleaseSafe traps on a negative, out-of-range or overflowing address:
 `&b[0..N][@intCast(i * 3 + j)]`.
 """
 

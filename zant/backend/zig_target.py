@@ -1,7 +1,9 @@
 """The `zig` target of `zant-opt`: `-t zig` or `-t 'zig{name=net}'` prints the model's Zig file.
 
-The module must be planned (`zant-opt model.mlir -p plan-arenas -t zig`): the target prints
-what the passes decided and refuses an unplanned module. Constants are printed inline in the file.
+The module must be planned and its geps linearized (`zant-opt model.mlir -p
+plan-arenas,linearize-geps -t zig`; the default pipelines also run `zant.pipelines.PRINT_STAGES`):
+the target prints what the passes decided and refuses a module they have not prepared, naming
+the pass to run. Constants are printed inline in the file.
 """
 
 from __future__ import annotations
