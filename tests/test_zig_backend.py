@@ -27,11 +27,8 @@ from zant.backend.plan import emit_header, emit_plan_json
 from zant.backend.zig_printer import print_zig
 from zant.dialects.uop import UOp
 from zant.errors import ZantError
-from zant.passes.contract_mulacc import ContractMulaccPass
-from zant.passes.expand_float_minmax import ExpandFloatMinmaxPass
-from zant.passes.linearize_geps import LinearizeGepsPass
-from zant.passes.mark_inbounds import MarkInboundsPass
-from zant.passes.plan_arenas import PlanArenasPass
+from zant.driver import run_pipeline
+from zant.pipelines import PRINT_PIPELINE
 
 
 def parse(text: str) -> ModuleOp:
@@ -41,8 +38,7 @@ def parse(text: str) -> ModuleOp:
     ctx.load_dialect(UOp)
     module = Parser(ctx, text).parse_module()
     module.verify()
-    for stage in (PlanArenasPass(), MarkInboundsPass(), ContractMulaccPass(), ExpandFloatMinmaxPass(), LinearizeGepsPass()):
-        stage.apply(ctx, module)
+    run_pipeline(module, f"plan-arenas,{PRINT_PIPELINE}", ctx)
     return module
 
 

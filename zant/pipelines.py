@@ -32,10 +32,16 @@ PLAN_STAGES: tuple[str, ...] = ("dce", "plan-arenas", "verify-arena-plan")
 its views, go: it gets no slot, and the printer prints every buffer it is given); passes that
 prepare the planned module for the printer go after these."""
 
-PRINT_STAGES: tuple[str, ...] = ("mark-inbounds", "contract-mulacc", "expand-float-minmax", "linearize-geps")
-"""After planning, the choices the Zig printer only spells: which addresses need no run-time
-check, which multiply-adds are fused, which float max/min are a compare and a select, and each
-address as one index into its flat buffer."""
+PRINT_STAGES: tuple[str, ...] = (
+    "fold-constant-loads",
+    "mark-inbounds",
+    "contract-mulacc",
+    "expand-float-minmax",
+    "linearize-geps",
+)
+"""After planning, the choices the Zig printer only spells: which loads are literals, which
+addresses need no run-time check, which multiply-adds are fused, which float max/min are a
+compare and a select, and each address as one index into its flat buffer."""
 
 PRINT_PIPELINE = ",".join(PRINT_STAGES)
 """`PRINT_STAGES` as a pipeline, to end a hand-written one with: the Zig printer refuses a gep

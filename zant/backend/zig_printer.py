@@ -7,7 +7,7 @@ addresses are unchecked), `contract-mulacc` (`@mulAdd` iff `fused`), `expand-flo
 (clamps as compare and select), `linearize-geps` (every gep indexes its flat buffer; a gep
 through a view is refused), `dce` (every scratch buffer it is given is printed). What it still
 chooses: spelling (a single-use index add/sub/mul inside its address, a compare inside the where
-right after it, a constant's element at a fixed address as a literal), a function per top-level
+right after it), a function per top-level
 loop nest, and the @select form of a vector clamp against a literal (uop has no lane-wise compare
 or select for a pass to build it from).
 
@@ -225,7 +225,6 @@ class ZigPrinter:
         self.address_ops: set[SSAValue] = set()  # index arithmetic printed in its gep's address
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
         self.helpers_used: set[str] = set()
-        self.constant_values: dict[SSAValue, np.ndarray] = {}  # each constant buffer's elements
         self.lines: list[str] = []
         self.level = 0
         self.scratch_lines: list[str] = []  # file scope: a typed pointer per scratch buffer
@@ -316,8 +315,7 @@ class ZigPrinter:
             offset = op.offset.value.data
             values = attr_to_array(op.value).reshape(-1)
             assert values.dtype == numpy_dtype(buffer_type.element_type)
-            self.constant_values[op.result] = values
-            data = self.constant_values[op.result].astype(
+            data = values.astype(
                 numpy_dtype(buffer_type.element_type).newbyteorder("<")
             ).tobytes()
             blob[offset : offset + len(data)] = data
@@ -465,9 +463,6 @@ class ZigPrinter:
 
     @print.register
     def _(self, op: uop.GepOp) -> None:
-        loads_only = all(isinstance(use.operation, uop.LoadOp) for use in op.result.uses)
-        if loads_only and self.constant_element(op) is not None:
-            return  # each load prints the value
         if isinstance(op.source.type, uop.ViewType):
             raise ZantError("a uop.gep through a view reached the Zig printer: run the linearize-geps pass first")
         buffer = op.source
@@ -512,35 +507,8 @@ class ZigPrinter:
         rhs = f"({rhs})" if rp < 1 and not wrapping else rhs
         return f"{lhs} {'+%' if wrapping else '+'} {rhs}", 0
 
-    def constant_element(self, gep: uop.GepOp) -> str | None:
-        """The literal of the element a gep reads from a constant buffer at a fixed address."""
-        buffer, (strides, address) = gep.buffer, gep.layout
-        if buffer not in self.constant_values:
-            return None
-        for index, stride in zip(gep.indices, strides):
-            if stride == 0:
-                continue
-            if not isinstance(index.owner, uop.ConstOp):
-                return None
-            address += index.owner.value.value.data * stride  # type: ignore[attr-defined]
-        array = self.constant_values[buffer]
-        if not 0 <= address < array.size:
-            return None  # left to the checked gep
-        element_type = buffer.type.element_type  # type: ignore[attr-defined]
-        value = array[address].item()
-        if isinstance(element_type, AnyFloat):
-            return float_literal(value, element_type)
-        return int_literal(int(value), element_type)
-
     @print.register
     def _(self, op: uop.LoadOp) -> None:
-        # A constant's element at a fixed address is printed as its value: Zig would evaluate
-        # the load at compile time by reinterpreting the whole constant blob, for each load
-        # (25 s for the 280 Clip bounds of a MobileNet, in every build mode).
-        value = self.constant_element(op.ptr.owner) if isinstance(op.ptr.owner, uop.GepOp) else None
-        if value is not None:
-            self.define(op.result, value)
-            return
         name = self.fresh(op.result, "buf_")
         self.emit(f"const {name}: {zig_type(op.result.type)} = {self.expr(op.ptr)}.*;")
         self.discard_unused(op)

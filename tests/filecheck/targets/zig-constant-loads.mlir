@@ -1,18 +1,18 @@
-// RUN: zant-opt %s -p plan-arenas,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps -t 'zig{name=net}' | filecheck %s
+// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps -t 'zig{name=net}' | filecheck %s
 
-// A load of a constant's element at a fixed address (a quantization scale, a zero point) is
-// printed as the element's value, not as a load that Zig would evaluate at compile time by
-// reinterpreting the whole constant blob. A load at a varying address stays a load. The values
-// the entry point computes reach the loop nest's function as arguments.
+// A load of a constant's element at a fixed address (a quantization scale, a zero point) is a
+// literal after fold-constant-loads, printed where it is used, not a load that Zig would
+// evaluate at compile time by reinterpreting the whole constant blob. A load at a varying
+// address stays a load. The values the entry point computes reach the loop nest's function as
+// arguments.
 
-// CHECK:      fn kernel_y(input_x: [*]const f32, buf_s: f32, buf_zf: f32, output_y: [*]f32) void {
+// CHECK:      fn kernel_y(input_x: [*]const f32, buf_zf: f32, output_y: [*]f32) void {
 // CHECK:              const addr_pw = &const_w[@as(usize, @bitCast(idx_i))];
 // CHECK-NEXT:         const buf_w1: f32 = addr_pw.*;
+// CHECK-NEXT:         const buf_m: f32 = buf_a * @as(f32, 0x1.0000000000000p-2);
 // CHECK:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
-// CHECK-NEXT:     const buf_s: f32 = @as(f32, 0x1.0000000000000p-2);
-// CHECK-NEXT:     const buf_z: i8 = @as(i8, -3);
-// CHECK-NEXT:     const buf_zf: f32 = zant_cast(f32, buf_z);
-// CHECK-NEXT:     @call(kernel_call, kernel_y, .{input_x, buf_s, buf_zf, output_y});
+// CHECK-NEXT:     const buf_zf: f32 = zant_cast(f32, @as(i8, -3));
+// CHECK-NEXT:     @call(kernel_call, kernel_y, .{input_x, buf_zf, output_y});
 
 builtin.module {
   func.func @main() {
