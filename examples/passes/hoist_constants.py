@@ -6,7 +6,7 @@ kebab-case `name`, defined in a plain Python file that Zant loads at run time:
     zant-opt model.onnx --load-passes examples/passes/hoist_constants.py \
         -p 'fold-constants,onnx-to-uop,example-hoist-constants,plan-arenas,linearize-geps' -t zig
     zant compile model.onnx --load-passes examples/passes/hoist_constants.py \
-        --pipeline 'fold-constants,onnx-to-uop,example-hoist-constants,plan-arenas,verify-arena-plan,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps'
+        --pipeline 'fold-constants,onnx-to-uop,example-hoist-constants,plan-arenas,verify-arena-plan,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps'
 
 The transformation itself is real and small: a literal defined inside a loop body is the same on
 every iteration, so it moves in front of the loop (out of each enclosing loop in turn). The
