@@ -119,10 +119,16 @@ def scalar_literal(attr: IntegerAttr | FloatAttr) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# ALU tables: op name → Zig expression template by operand kind ({a}, {b}, {T})
+# ALU tables: op class → Zig expression template by operand kind ({a}, {b}, {T}), written by
+# the ops' short names
 # ---------------------------------------------------------------------------------------------
 
-FLOAT_ALU = {
+
+def _by_class(templates: dict[str, str]) -> dict[type, str]:
+    return {uop.ALU_OPS[name]: template for name, template in templates.items()}
+
+
+FLOAT_ALU_BY_NAME = {
     "add": "{a} + {b}",
     "sub": "{a} - {b}",
     "mul": "{a} * {b}",
@@ -152,7 +158,7 @@ FLOAT_ALU = {
     },
     "isnan": "@as({T}, if ({a} != {a}) 1.0 else 0.0)",
 }
-INT_ALU = {
+INT_ALU_BY_NAME = {
     "add": "{a} +% {b}",
     "sub": "{a} -% {b}",
     "mul": "{a} *% {b}",
@@ -170,27 +176,29 @@ INT_ALU = {
     "sign": "zant_sign({T}, {a})",
     "not": "~{a}",
 }
-INDEX_ALU = INT_ALU | {"add": "{a} + {b}", "sub": "{a} - {b}", "mul": "{a} * {b}", "neg": "-{a}"}
+INDEX_ALU = _by_class(INT_ALU_BY_NAME | {"add": "{a} + {b}", "sub": "{a} - {b}", "mul": "{a} * {b}", "neg": "-{a}"})
 """Index arithmetic does not wrap: an overflow is a bug that ReleaseSafe should trap."""
-BOOL_ALU = {
+BOOL_ALU = _by_class({
     "and": "{a} and {b}",
     "or": "{a} or {b}",
     "xor": "{a} != {b}",
     "not": "!{a}",
     "max": "{a} or {b}",
     "min": "{a} and {b}",
-}
-COMPARE = {"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="}
-VECTOR_FLOAT_ALU = {
-    **{k: FLOAT_ALU[k] for k in ("add", "sub", "mul", "div", "neg", "abs", "sqrt")},
+})
+COMPARE = _by_class({"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="})
+VECTOR_FLOAT_ALU = _by_class({
+    **{k: FLOAT_ALU_BY_NAME[k] for k in ("add", "sub", "mul", "div", "neg", "abs", "sqrt")},
     "max": "zant_vfmax({T}, {a}, {b})",
     "min": "zant_vfmin({T}, {a}, {b})",
-}
-VECTOR_INT_ALU = {k: INT_ALU[k] for k in uop.VECTOR_ALU_OPS if k in INT_ALU and k != "div"}
+})
+VECTOR_INT_ALU = _by_class({k: INT_ALU_BY_NAME[k] for k in uop.VECTOR_ALU_OPS if k in INT_ALU_BY_NAME and k != "div"})
 """Lane-wise forms of `uop.VECTOR_ALU_OPS` ({T} is the vector type)."""
+FLOAT_ALU = _by_class(FLOAT_ALU_BY_NAME)
+INT_ALU = _by_class(INT_ALU_BY_NAME)
 VECTOR_CLAMP_AGAINST_CONSTANT = {
-    "max": "@select(@typeInfo({T}).vector.child, {a} < {b}, {b}, {a})",
-    "min": "@select(@typeInfo({T}).vector.child, {a} > {b}, {b}, {a})",
+    uop.MaxOp: "@select(@typeInfo({T}).vector.child, {a} < {b}, {b}, {a})",
+    uop.MinOp: "@select(@typeInfo({T}).vector.child, {a} > {b}, {b}, {a})",
 }
 """Vector float max/min against a broadcast constant {b} that is not NaN: a NaN lane of {a}
 fails the compare and is returned, as zant_vfmax does, with one compare and one select (on x86
@@ -626,19 +634,19 @@ class ZigPrinter:
         if _is_address_arithmetic(op.results[0]):
             self.address_ops.add(op.results[0])
             return
-        short = op.name.removeprefix("uop.")
+        kind = type(op)
         operand_type = op.operands[0].type
         args = {"T": zig_type(operand_type)}
         for key, value in zip("ab", op.operands):
             args[key] = self.expr(value)
-        if short in COMPARE:
+        if kind in COMPARE:
             a, b = args["a"], args["b"]
-            if _is_bool(operand_type) and short in ("cmplt", "cmple"):
+            if _is_bool(operand_type) and kind in (uop.CmpltOp, uop.CmpleOp):
                 a, b = f"@intFromBool({a})", f"@intFromBool({b})"
             if _is_select_condition(op.results[0]):
-                self.inline[op.results[0]] = f"{a} {COMPARE[short]} {b}"
+                self.inline[op.results[0]] = f"{a} {COMPARE[kind]} {b}"
             else:
-                self.define(op.results[0], f"{a} {COMPARE[short]} {b}")
+                self.define(op.results[0], f"{a} {COMPARE[kind]} {b}")
             return
         if isinstance(operand_type, VectorType):
             table = VECTOR_FLOAT_ALU if isinstance(uop.lane_type(operand_type), AnyFloat) else VECTOR_INT_ALU
@@ -650,17 +658,16 @@ class ZigPrinter:
             table = BOOL_ALU
         else:
             table = INT_ALU
-        if short not in table:
-            raise ZantError(f"uop.{short} is not supported on {operand_type} by the Zig backend")
-        template = table[short]
-        if table is VECTOR_FLOAT_ALU and short in VECTOR_CLAMP_AGAINST_CONSTANT:
+        if kind not in table:
+            raise ZantError(f"{op.name} is not supported on {operand_type} by the Zig backend")
+        template = table[kind]
+        if table is VECTOR_FLOAT_ALU and kind in VECTOR_CLAMP_AGAINST_CONSTANT:
             constant = [i for i, v in enumerate(op.operands) if _is_number_constant(v)]
             if constant:  # a Relu or Clip bound: only the other operand can be NaN
                 if constant[0] == 0:
                     args["a"], args["b"] = args["b"], args["a"]
-                template = VECTOR_CLAMP_AGAINST_CONSTANT[short]
+                template = VECTOR_CLAMP_AGAINST_CONSTANT[kind]
         self.define(op.results[0], self.use_helper(template).format(**args))
-
 
 for _alu in uop.ALU_OPS.values():
     ZigPrinter.__dict__["print"].register(_alu)(ZigPrinter.print_alu)
