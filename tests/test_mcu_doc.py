@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import mcu  # noqa: E402
 
 DOC = ROOT / "docs" / "mcu.md"
-MEASURED = ("flash B", "RAM B", "stack B", "instructions", "instr/MAC", "max err", "scratch B")
+MEASURED = ("flash B", "RAM B", "stack B", "instructions", "max err", "scratch B")
 
 
 def documented_row(model: str, board: str, mode: str) -> dict[str, str]:
