@@ -58,7 +58,7 @@ class TargetParameters:
     conv_tile: int = 6
     """Outputs per register tile along the Conv dimension that is not the lanes."""
     conv_channel_block: int = 4
-    """Output channels of an integer Conv computed per pass over its window,
+    """Output channels of a scalar Conv (float or integer) computed per pass over its window,
     one register accumulator each: 4 for a Cortex-M's 13 general registers (8 spill), 8 on the
     host."""
 

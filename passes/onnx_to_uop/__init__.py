@@ -112,9 +112,8 @@ class OnnxToUopPass(ModulePass):
     `conv-lanes=L conv-tile=P` (targets with vector registers; L = 0, the default, is off):
     Convs take the forms of `conv_tiling.VectorConv`, scalar code shaped for
     `vectorize{width=L}` to make register tiles of P × L outputs of. `conv-channel-block=B`
-    (default 8): integer Convs (ConvInteger, QLinearConv) compute B output channels per pass
-    over the window, one register accumulator each — 4 on a Cortex-M, whose 13 registers do not
-    hold 8. (Float Convs keep 8: 4 measured better for them too on the M4, not yet adopted.)
+    (default 8): scalar Convs, float and integer, compute B output channels per pass over the
+    window, one register accumulator each — 4 on a Cortex-M, whose 13 registers do not hold 8.
     """
 
     name = "onnx-to-uop"
@@ -137,7 +136,7 @@ class OnnxToUopPass(ModulePass):
 
         def configured(pattern: OnnxLowering) -> OnnxLowering:
             if isinstance(pattern, ConvLowering):
-                return ConvLowering(vector)
+                return ConvLowering(vector, block)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
                 return type(pattern)(block)
             return pattern
