@@ -614,6 +614,12 @@ def _integer_conv(
         fill = 0
     w_zp = _optional_reader(kb, w_zp_param, I32)
     finish = bind(None if folded is None else folded.sum_bound)
+    # One weight value everywhere (the all-ones weights fold-qdq gives an average pool): the
+    # product's factor is a literal and the weight tensor, unread, is dropped — a pool is a sum.
+    weights = constant_tensor(w)
+    uniform = None
+    if weights is not None and weights.size and w_zp is None and np.all(weights == weights.flat[0]):
+        uniform = kb.const(int(weights.flat[0]), I32)
 
     def input_term(windows, n, channel, out_ivs, taps):
         positions = tap_positions(kb, windows, out_ivs, taps)
@@ -625,6 +631,8 @@ def _integer_conv(
         return lhs
 
     def weight_term(m, g, channel, c, taps):
+        if uniform is not None:
+            return uniform
         return _centered(kb, kb.load(w, [m, c, *taps]), w_zp, [m, c, *taps])
 
     def epilogue(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
