@@ -16,4 +16,9 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return UOp
 
-    return {"onnx": get_onnx, "uop": get_uop}
+    def get_arm_dsp() -> Dialect:
+        from zant.dialects.arm_dsp import ArmDsp
+
+        return ArmDsp
+
+    return {"onnx": get_onnx, "uop": get_uop, "arm_dsp": get_arm_dsp}

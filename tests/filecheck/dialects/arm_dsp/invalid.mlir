@@ -1,0 +1,50 @@
+// RUN: zant-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi16>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi16>
+    %w = arm_dsp.load_word %p : !uop.ptr<i16>
+    func.return
+  }
+}
+
+// CHECK: load_word reads int8 elements, got a pointer to i16
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 7 : i32
+    %s = arm_dsp.sxtb16 %c ror 4 : i32
+    func.return
+  }
+}
+
+// CHECK: sxtb16 rotates by 0, 8, 16 or 24 bits, got 4
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 7 : i16
+    %s = arm_dsp.sxtb16 %c : i16
+    func.return
+  }
+}
+
+// CHECK: operand 'input' at position 0 does not verify
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 7 : i32
+    %d = uop.const 7 : i64
+    %r = "arm_dsp.smlad"(%c, %c, %d) : (i32, i32, i64) -> i32
+    func.return
+  }
+}
+
+// CHECK: operand 'addend' at position 2 does not verify
