@@ -26,6 +26,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "fold-constant-loads": "fold_constant_loads:FoldConstantLoadsPass",
     "linearize-geps": "linearize_geps:LinearizeGepsPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
+    "arm-dsp-dot": "arm_dsp_dot:ArmDspDotPass",
 }
 """Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""
 

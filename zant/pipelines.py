@@ -61,9 +61,15 @@ class TargetParameters:
     """Output channels of a scalar Conv (float or integer) computed per pass over its window,
     one register accumulator each: 4 for a Cortex-M's 13 general registers (8 spill), 8 on the
     host."""
+    dsp: bool = False
+    """The core has the Arm DSP extension (Cortex-M4, M7, M33, M55): int8 dot products become
+    `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages)."""
 
 
-TARGET_PARAMETERS: dict[str, TargetParameters] = {"host": TargetParameters(vector_lanes=16, conv_channel_block=8)}
+TARGET_PARAMETERS: dict[str, TargetParameters] = {
+    "host": TargetParameters(vector_lanes=16, conv_channel_block=8),
+    **{core: TargetParameters(dsp=True) for core in ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")},
+}
 """Targets with other parameters than the scalar default."""
 
 
@@ -93,7 +99,8 @@ def stages_for(target: str, strategy: str | None = None, alignment: int | None =
         if p.vector_lanes
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
     )
-    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment), *PRINT_STAGES)
+    dsp = ("arm-dsp-dot",) if p.dsp else ()
+    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment), *PRINT_STAGES, *dsp)
 
 
 def pipeline_for(target: str, *, strategy: str | None = None, alignment: int | None = None) -> str:

@@ -55,8 +55,9 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
+from zant.backend.zig_arm_dsp import ARM_DSP_HELPERS
 from zant.backend.zig_helpers import HELPERS
-from zant.dialects import uop
+from zant.dialects import arm_dsp, uop
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
@@ -303,7 +304,7 @@ class ZigPrinter:
             file_scope += self.scratch_lines + [""]
         if self.kernel_lines:
             file_scope += KERNEL_CALL
-        helpers = [HELPERS[h][1] + "\n" for h in sorted(self.helpers_used)]
+        helpers = [(HELPERS | ARM_DSP_HELPERS)[h][1] + "\n" for h in sorted(self.helpers_used)]
         output.write("\n".join(header + file_scope + helpers + self.kernel_lines + self.lines) + "\n")
 
     def print_constants(self, function: func.FuncOp, info: PlanInfo) -> list[str]:
@@ -359,7 +360,7 @@ class ZigPrinter:
         for op, pname in params.items():
             self.names[op.result] = pname
             element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
-            const = "const " if op.role.data == "input" else ""
+            const = "const " if op.role.data == uop.BufferRole.INPUT else ""
             signature.append(f"{pname}: [*]{const}{element}")
         self.emit(
             f"export fn {self.name}_predict({', '.join(signature)}) callconv(.c) i32 {{"
@@ -402,7 +403,7 @@ class ZigPrinter:
                 if isinstance(owner, uop.DefineAccOp):
                     return None
                 file_scope = isinstance(owner, uop.ConstOp | uop.DefineLocalOp) or (
-                    isinstance(owner, uop.DefineGlobalOp) and owner.role.data == "constant"
+                    isinstance(owner, uop.DefineGlobalOp) and owner.role.data == uop.BufferRole.CONSTANT
                 )
                 if not file_scope:
                     inputs[value] = None
@@ -429,7 +430,7 @@ class ZigPrinter:
     def parameter_type(self, value: SSAValue) -> str:
         owner = value.owner
         if isinstance(owner, uop.DefineGlobalOp):
-            const = "const " if owner.role.data == "input" else ""
+            const = "const " if owner.role.data == uop.BufferRole.INPUT else ""
             return f"[*]{const}{zig_type(value.type.element_type)}"  # type: ignore[attr-defined]
         return zig_type(value.type)
 
@@ -622,6 +623,24 @@ class ZigPrinter:
     @print.register
     def _(self, op: uop.AccGetOp) -> None:
         self.define(op.result, self.expr(op.acc))
+
+    # -- arm_dsp (the Cortex-M DSP extension; its Zig is in zant.backend.zig_arm_dsp) ----------
+
+    @print.register
+    def _(self, op: arm_dsp.LoadWordOp) -> None:
+        self.helpers_used.add("zant_load_word")
+        self.define(op.result, f"zant_load_word({self.expr(op.ptr)})")
+
+    @print.register
+    def _(self, op: arm_dsp.Sxtb16Op) -> None:
+        self.helpers_used.add("zant_sxtb16")
+        self.define(op.result, f"zant_sxtb16({self.expr(op.input)}, {op.rotation})")
+
+    @print.register
+    def _(self, op: arm_dsp.SmladOp) -> None:
+        self.helpers_used.add("zant_smlad")
+        a, b, c = (self.expr(v) for v in op.operands)
+        self.define(op.result, f"zant_smlad({a}, {b}, {c})")
 
     def define(self, result: SSAValue, expression: str) -> None:
         prefix = "idx_" if isinstance(result.type, IndexType) else "buf_"

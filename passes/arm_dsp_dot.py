@@ -1,0 +1,207 @@
+"""`arm-dsp-dot`: int8 dot-product loops as Cortex-M DSP multiply-accumulates (`arm_dsp`).
+
+A loop `uop.range %k = s to e` (step 1) whose body, seen through its nested single-iteration
+loops, only computes indices and addresses, loads int8 through `uop.gep`s of flat buffers whose
+index moves by exactly one element per `k`, casts them to i32 and multiply-accumulates pairs of
+them into `!uop.acc<i32>` accumulators (the integer Conv/Gemm/MatMul reductions after
+`linearize-geps`; several accumulators may share a load) becomes a loop of step 4 over the
+first `4·⌊(e-s)/4⌋` values of `k`: each int8 load becomes one `arm_dsp.load_word` of the 4
+elements at `k .. k+3` and two `arm_dsp.sxtb16` (bytes 0,2 and, rotated by 8, bytes 1,3), each
+multiply-accumulate two `arm_dsp.smlad` between an `acc_get` and an `acc_set`. The original
+loop, started at the first value left over, keeps the 1–3 remaining values of `k` (it goes when
+none remain).
+
+Exact: integer multiply-accumulates wrap modulo 2^32, so regrouping the sum changes nothing,
+and every byte a word load reads is one the original loop loaded. Only `inbounds` geps (proven
+by `mark-inbounds`) qualify: a checked gep would trap on its own element only, not on the three
+after it. Run it after `linearize-geps`, on cores with the DSP extension (Cortex-M4, M7, M33,
+M55: `zant.pipelines`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IndexType, IntAttr, IntegerType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from zant.dialects import arm_dsp, uop
+
+LANES = 4
+"""int8 elements per word load."""
+
+_INDEX_OPS = (uop.AddOp, uop.SubOp, uop.MulOp, uop.ConstOp)
+
+
+def _flat_body(loop: uop.RangeOp) -> list[Operation] | None:
+    """The ops of `loop`'s body with every nested single-iteration loop replaced by its body, in
+    order (terminators left out); None if some nested loop runs more than once."""
+    ops: list[Operation] = []
+    for op in loop.body.block.ops:
+        if isinstance(op, uop.EndRangeOp):
+            continue
+        if isinstance(op, uop.RangeOp):
+            if op.trip_count != 1:
+                return None
+            inner = _flat_body(op)
+            if inner is None:
+                return None
+            ops.append(op)  # stands for its induction variable's value, `start`
+            ops += inner
+            continue
+        ops.append(op)
+    return ops
+
+
+def _stride(value: SSAValue, k: SSAValue, inside: set[Operation], memo: dict[SSAValue, int | None]) -> int | None:
+    """How much `value` (an index) grows per step of `k`; None when not affine in `k` with a
+    constant coefficient or not computed by plain index arithmetic."""
+    if value in memo:
+        return memo[value]
+    owner = value.owner
+    result: int | None
+    if value is k:
+        result = 1
+    elif not isinstance(owner, Operation) or owner not in inside:
+        result = 0  # defined outside the loop, or a single-iteration loop's variable: invariant
+    elif isinstance(owner, uop.ConstOp):
+        result = 0
+    elif isinstance(owner, uop.AddOp | uop.SubOp):
+        a, b = (_stride(v, k, inside, memo) for v in owner.operands)
+        result = None if a is None or b is None else (a + b if isinstance(owner, uop.AddOp) else a - b)
+    elif isinstance(owner, uop.MulOp):
+        a, b = (_stride(v, k, inside, memo) for v in owner.operands)
+        if a is None or b is None:
+            result = None
+        elif a == 0 and b == 0:
+            result = 0
+        else:
+            const = owner.rhs if b == 0 else owner.lhs if a == 0 else None
+            if const is None or not isinstance(const.owner, uop.ConstOp):
+                result = None
+            else:
+                result = (a or b) * const.owner.value.value.data  # type: ignore[union-attr]
+    else:
+        result = None
+    memo[value] = result
+    return result
+
+
+@dataclass
+class _Dot:
+    loop: uop.RangeOp
+    ops: list[Operation]
+    mulaccs: list[uop.MulAccOp]
+    loads: list[uop.LoadOp]
+
+
+def _match(loop: uop.RangeOp) -> _Dot | None:
+    if loop.step.data != 1 or loop.trip_count < LANES:
+        return None
+    ops = _flat_body(loop)
+    if ops is None:
+        return None
+    inside = set(ops)
+    k = loop.induction_var
+    i8, i32 = IntegerType(8), IntegerType(32)
+    mulaccs: list[uop.MulAccOp] = []
+    loads: dict[uop.LoadOp, None] = {}
+    memo: dict[SSAValue, int | None] = {}
+    for op in ops:
+        if isinstance(op, uop.RangeOp | uop.GepOp | uop.LoadOp | uop.CastOp):
+            continue  # checked through the multiply-accumulates that use them
+        if isinstance(op, _INDEX_OPS) and isinstance(op.results[0].type, IndexType):
+            continue
+        if not isinstance(op, uop.MulAccOp) or op.acc.type != uop.AccType(i32):
+            return None
+        for operand in (op.lhs, op.rhs):
+            cast = operand.owner
+            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type == i8):
+                return None
+            load = cast.input.owner
+            if not (isinstance(load, uop.LoadOp) and load in inside):
+                return None
+            gep = load.ptr.owner
+            if not (isinstance(gep, uop.GepOp) and gep.inbounds is not None and isinstance(gep.source.type, uop.BufferType)):
+                return None
+            if len(gep.indices) != 1 or _stride(gep.indices[0], k, inside, memo) != 1:
+                return None
+            loads[load] = None
+        mulaccs.append(op)
+    if not mulaccs:
+        return None
+    # Every load, cast and gep of the body must feed only what is rewritten (nothing else reads
+    # the int8 values), and casts must be i8 → i32.
+    for op in ops:
+        if isinstance(op, uop.LoadOp) and op not in loads:
+            return None
+        if isinstance(op, uop.CastOp) and (op.result.type != i32 or op.input.owner not in loads):
+            return None
+        if isinstance(op, uop.GepOp) and not all(isinstance(u.operation, uop.LoadOp) for u in op.result.uses):
+            return None
+    return _Dot(loop, ops, mulaccs, list(loads))
+
+
+def _rewrite(dot: _Dot) -> None:
+    loop = dot.loop
+    start = loop.start.data
+    words_end = start + (loop.trip_count // LANES) * LANES
+    block = Block(arg_types=[IndexType()])
+    new = uop.RangeOp(start, words_end, LANES, block)
+    Rewriter.insert_op(new, InsertPoint.before(loop))
+    mapping: dict[SSAValue, SSAValue] = {loop.induction_var: block.args[0]}
+
+    def add(op: Operation) -> Operation:
+        block.add_op(op)
+        return op
+
+    # Indices and addresses, cloned in order; a single-iteration loop's variable is its start.
+    needed: set[Operation] = set()
+    work = [load.ptr.owner for load in dot.loads]
+    while work:
+        op = work.pop()
+        if isinstance(op, Operation) and op in dot.ops and op not in needed:
+            needed.add(op)
+            work += [v.owner for v in op.operands]
+    for op in dot.ops:
+        if isinstance(op, uop.RangeOp):
+            if any(u.operation in needed for u in op.induction_var.uses):
+                mapping[op.induction_var] = add(uop.ConstOp(op.start.data, IndexType())).results[0]
+        elif op in needed:
+            clone = add(op.clone(value_mapper=mapping))
+            for old, cloned in zip(op.results, clone.results):
+                mapping[old] = cloned
+    halves: dict[uop.LoadOp, tuple[SSAValue, SSAValue]] = {}
+    for load in dot.loads:
+        word = add(arm_dsp.LoadWordOp(mapping[load.ptr]))
+        even = add(arm_dsp.Sxtb16Op(word))  # bytes 0 and 2
+        odd = add(arm_dsp.Sxtb16Op(word, rotate=8))  # bytes 1 and 3
+        halves[load] = (even.results[0], odd.results[0])
+    for mulacc in dot.mulaccs:
+        (a_even, a_odd), (b_even, b_odd) = (halves[v.owner.input.owner] for v in (mulacc.lhs, mulacc.rhs))  # type: ignore[union-attr]
+        acc = add(uop.AccGetOp(mulacc.acc))
+        first = add(arm_dsp.SmladOp(a_even, b_even, acc.results[0]))
+        second = add(arm_dsp.SmladOp(a_odd, b_odd, first.results[0]))
+        add(uop.AccSetOp(mulacc.acc, second.results[0]))
+    add(uop.EndRangeOp())
+    if words_end == loop.end.data:
+        Rewriter.erase_op(loop)
+    else:
+        loop.start = IntAttr(words_end)
+
+
+@dataclass(frozen=True)
+class ArmDspDotPass(ModulePass):
+    """int8 dot-product loops as word loads, `SXTB16` and `SMLAD` (`arm_dsp`)."""
+
+    name = "arm-dsp-dot"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        loops = [loop for loop in op.walk() if isinstance(loop, uop.RangeOp)]
+        for loop in loops:
+            dot = _match(loop)
+            if dot is not None:
+                _rewrite(dot)

@@ -1,0 +1,74 @@
+"""The Zig of the `arm_dsp` ops: small helpers the printer emits when an op uses them.
+
+On an Arm core with the DSP extension (`builtin.cpu` has the `dsp` feature: Cortex-M4, M7,
+M33, M55) `zant_sxtb16` and `zant_smlad` are one `SXTB16` / `SMLAD` instruction each, as inline
+assembly: LLVM has no int8 pattern it turns into `SXTB16`, and its ARM parallel-DSP pass only
+forms `SMLAD` from pairs of adjacent 16-bit loads. Elsewhere (the host, for tests) they are the
+same functions in plain Zig, so a module `arm-dsp-dot` rewrote still builds and computes the
+same values on any target. `zant_load_word` is an unaligned 32-bit load (one `LDR` on
+Armv7-M/Armv8-M Mainline, see `zant.dialects.arm_dsp`).
+"""
+
+from __future__ import annotations
+
+_HAS_DSP = (
+    '@import("builtin").cpu.arch.isThumb() and '
+    'std.Target.arm.featureSetHas(@import("builtin").cpu.features, .dsp)'
+)
+
+ARM_DSP_HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
+    # name: (helpers it calls, source), as zant.backend.zig_helpers.HELPERS
+    "zant_load_word": (
+        (),
+        """\
+/// The 4 int8 at p as one little-endian i32 (arm_dsp.load_word; p need not be word-aligned).
+inline fn zant_load_word(p: *const i8) i32 {
+    return std.mem.readInt(i32, @as(*align(1) const [4]u8, @ptrCast(p)), .little);
+}""",
+    ),
+    "zant_sxtb16": (
+        (),
+        f"""\
+/// Bytes 0 and 2 of x rotated right by `rot` bits, sign-extended into two 16-bit halves (SXTB16).
+inline fn zant_sxtb16(x: i32, comptime rot: u5) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const ror = switch (rot) {{
+            0 => "",
+            8 => ", ror #8",
+            16 => ", ror #16",
+            24 => ", ror #24",
+            else => @compileError("sxtb16 rotates by 0, 8, 16 or 24 bits"),
+        }};
+        return asm ("sxtb16 %[r], %[x]" ++ ror
+            : [r] "=r" (-> i32),
+            : [x] "r" (x),
+        );
+    }}
+    const u: u32 = std.math.rotr(u32, @bitCast(x), rot);
+    const lo: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @truncate(u)))));
+    const hi: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @truncate(u >> 16)))));
+    return @bitCast(lo | (hi << 16));
+}}""",
+    ),
+    "zant_smlad": (
+        (),
+        f"""\
+/// c + a.lo * b.lo + a.hi * b.hi of the signed 16-bit halves, wrapping (SMLAD).
+inline fn zant_smlad(a: i32, b: i32, c: i32) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        return asm ("smlad %[r], %[a], %[b], %[c]"
+            : [r] "=r" (-> i32),
+            : [a] "r" (a),
+              [b] "r" (b),
+              [c] "r" (c),
+        );
+    }}
+    const a_lo: i32 = @as(i16, @truncate(a));
+    const b_lo: i32 = @as(i16, @truncate(b));
+    const a_hi: i32 = @as(i16, @truncate(a >> 16));
+    const b_hi: i32 = @as(i16, @truncate(b >> 16));
+    return c +% a_lo *% b_lo +% a_hi *% b_hi;
+}}""",
+    ),
+}
+"""The helpers of the `arm_dsp` ops by name."""
