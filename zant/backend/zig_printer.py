@@ -360,7 +360,7 @@ class ZigPrinter:
         for op, pname in params.items():
             self.names[op.result] = pname
             element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
-            const = "const " if op.role.data == uop.BufferRole.INPUT else ""
+            const = "const " if op.role.data == "input" else ""
             signature.append(f"{pname}: [*]{const}{element}")
         self.emit(
             f"export fn {self.name}_predict({', '.join(signature)}) callconv(.c) i32 {{"
@@ -403,7 +403,7 @@ class ZigPrinter:
                 if isinstance(owner, uop.DefineAccOp):
                     return None
                 file_scope = isinstance(owner, uop.ConstOp | uop.DefineLocalOp) or (
-                    isinstance(owner, uop.DefineGlobalOp) and owner.role.data == uop.BufferRole.CONSTANT
+                    isinstance(owner, uop.DefineGlobalOp) and owner.role.data == "constant"
                 )
                 if not file_scope:
                     inputs[value] = None
@@ -430,7 +430,7 @@ class ZigPrinter:
     def parameter_type(self, value: SSAValue) -> str:
         owner = value.owner
         if isinstance(owner, uop.DefineGlobalOp):
-            const = "const " if owner.role.data == uop.BufferRole.INPUT else ""
+            const = "const " if owner.role.data == "input" else ""
             return f"[*]{const}{zig_type(value.type.element_type)}"  # type: ignore[attr-defined]
         return zig_type(value.type)
 
