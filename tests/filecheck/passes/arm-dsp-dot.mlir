@@ -1,0 +1,118 @@
+// RUN: zant-opt %s -p arm-dsp-dot | filecheck %s
+
+// An int8 dot product over k (contiguous in both operands, inbounds) becomes a loop of step 4:
+// one word load and two sxtb16 per operand, two smlad per multiply-accumulate, through the
+// single-iteration loop around the body; 10 = 8 + 2 leaves a remainder loop from 8.
+
+// CHECK-LABEL: func.func @dot()
+// CHECK:         %acc = uop.define_acc 0 : i32
+// CHECK-NEXT:    %acc2 = uop.define_acc 0 : i32
+// CHECK:         uop.range %[[K:.*]] = 0 to 8 step 4 {
+// CHECK-NEXT:      %[[J:.*]] = uop.const 0 : index
+// CHECK-NEXT:      %[[XI:.*]] = uop.add %[[K]], %[[J]] : index
+// CHECK-NEXT:      %[[XP:.*]] = uop.gep inbounds %x[%[[XI]]] : !uop.buffer<10xi8>
+// CHECK-NEXT:      %[[WI:.*]] = uop.add %{{.*}}, %[[K]] : index
+// CHECK-NEXT:      %[[WP:.*]] = uop.gep inbounds %w[%[[WI]]] : !uop.buffer<20xi8>
+// CHECK-NEXT:      %[[W2I:.*]] = uop.add %[[WI]], %{{.*}} : index
+// CHECK-NEXT:      %[[W2P:.*]] = uop.gep inbounds %w[%[[W2I]]] : !uop.buffer<20xi8>
+// CHECK-NEXT:      %[[XW:.*]] = arm_dsp.load_word %[[XP]] : !uop.ptr<i8>
+// CHECK-NEXT:      %[[XE:.*]] = arm_dsp.sxtb16 %[[XW]] : i32
+// CHECK-NEXT:      %[[XO:.*]] = arm_dsp.sxtb16 %[[XW]] ror 8 : i32
+// CHECK-NEXT:      %[[WW:.*]] = arm_dsp.load_word %[[WP]] : !uop.ptr<i8>
+// CHECK-NEXT:      %[[WE:.*]] = arm_dsp.sxtb16 %[[WW]] : i32
+// CHECK-NEXT:      %[[WO:.*]] = arm_dsp.sxtb16 %[[WW]] ror 8 : i32
+// CHECK-NEXT:      %[[W2W:.*]] = arm_dsp.load_word %[[W2P]] : !uop.ptr<i8>
+// CHECK-NEXT:      %[[W2E:.*]] = arm_dsp.sxtb16 %[[W2W]] : i32
+// CHECK-NEXT:      %[[W2O:.*]] = arm_dsp.sxtb16 %[[W2W]] ror 8 : i32
+// CHECK-NEXT:      %[[A:.*]] = uop.acc_get %acc : !uop.acc<i32>, i32
+// CHECK-NEXT:      %[[A1:.*]] = arm_dsp.smlad %[[XE]], %[[WE]], %[[A]] : i32
+// CHECK-NEXT:      %[[A2:.*]] = arm_dsp.smlad %[[XO]], %[[WO]], %[[A1]] : i32
+// CHECK-NEXT:      uop.acc_set %acc, %[[A2]] : !uop.acc<i32>, i32
+// CHECK-NEXT:      %[[B:.*]] = uop.acc_get %acc2 : !uop.acc<i32>, i32
+// CHECK-NEXT:      %[[B1:.*]] = arm_dsp.smlad %[[XE]], %[[W2E]], %[[B]] : i32
+// CHECK-NEXT:      %[[B2:.*]] = arm_dsp.smlad %[[XO]], %[[W2O]], %[[B1]] : i32
+// CHECK-NEXT:      uop.acc_set %acc2, %[[B2]] : !uop.acc<i32>, i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    uop.range %{{.*}} = 8 to 10 {
+// CHECK:           uop.mulacc %acc, %{{.*}}, %{{.*}} : !uop.acc<i32>, i32
+// CHECK:           uop.mulacc %acc2, %{{.*}}, %{{.*}} : !uop.acc<i32>, i32
+// CHECK-NOT:     arm_dsp
+
+// CHECK-LABEL: func.func @left_alone()
+// CHECK-NOT:     arm_dsp
+// CHECK:         func.return
+
+builtin.module {
+  func.func @dot() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<10xi8>
+    %w = uop.define_global "input" 1 "w" : !uop.buffer<20xi8>
+    %acc = uop.define_acc 0 : i32
+    %acc2 = uop.define_acc 0 : i32
+    %ten = uop.const 10 : index
+    uop.range %k = 0 to 10 {
+      uop.range %j = 0 to 1 {
+        %xi = uop.add %k, %j : index
+        %xp = uop.gep inbounds %x[%xi] : !uop.buffer<10xi8>
+        %xv = uop.load %xp : i8
+        %xc = uop.cast %xv : i8 to i32
+        %wi = uop.add %ten, %k : index
+        %wp = uop.gep inbounds %w[%wi] : !uop.buffer<20xi8>
+        %wv = uop.load %wp : i8
+        %wc = uop.cast %wv : i8 to i32
+        %w2i = uop.add %wi, %ten : index
+        %w2p = uop.gep inbounds %w[%w2i] : !uop.buffer<20xi8>
+        %w2v = uop.load %w2p : i8
+        %w2c = uop.cast %w2v : i8 to i32
+        uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
+        uop.mulacc %acc2, %xc, %w2c : !uop.acc<i32>, i32
+      }
+    }
+    func.return
+  }
+
+  // Not rewritten: a stride-2 operand (%w[2k]), a gep not proven in bounds, an i16 operand, a
+  // trip count below 4, and a multiply-accumulate of a value that is not a loaded int8.
+  func.func @left_alone() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %w = uop.define_global "input" 1 "w" : !uop.buffer<16xi8>
+    %h = uop.define_global "input" 2 "h" : !uop.buffer<8xi16>
+    %acc = uop.define_acc 0 : i32
+    %two = uop.const 2 : index
+    uop.range %k = 0 to 8 {
+      %xp = uop.gep inbounds %x[%k] : !uop.buffer<8xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      %wi = uop.mul %k, %two : index
+      %wp = uop.gep inbounds %w[%wi] : !uop.buffer<16xi8>
+      %wv = uop.load %wp : i8
+      %wc = uop.cast %wv : i8 to i32
+      uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
+    }
+    uop.range %k2 = 0 to 8 {
+      %xp = uop.gep %x[%k2] : !uop.buffer<8xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      uop.mulacc %acc, %xc, %xc : !uop.acc<i32>, i32
+    }
+    uop.range %k3 = 0 to 8 {
+      %hp = uop.gep inbounds %h[%k3] : !uop.buffer<8xi16>
+      %hv = uop.load %hp : i16
+      %hc = uop.cast %hv : i16 to i32
+      uop.mulacc %acc, %hc, %hc : !uop.acc<i32>, i32
+    }
+    uop.range %k4 = 0 to 3 {
+      %xp = uop.gep inbounds %x[%k4] : !uop.buffer<8xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      uop.mulacc %acc, %xc, %xc : !uop.acc<i32>, i32
+    }
+    %c = uop.const 3 : i32
+    uop.range %k5 = 0 to 8 {
+      %xp = uop.gep inbounds %x[%k5] : !uop.buffer<8xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      uop.mulacc %acc, %xc, %c : !uop.acc<i32>, i32
+    }
+    func.return
+  }
+}
