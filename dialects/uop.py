@@ -95,7 +95,10 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
 )
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import SpacedOpaqueSyntaxAttribute
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
 ScalarType = IntegerType | IndexType | AnyFloat
 """The types of scalar uop values: integers (signless, signed, unsigned, i1), index, floats."""
@@ -332,7 +335,49 @@ def memory_element_type(t: Attribute) -> Attribute:
 # Buffers and views
 # ---------------------------------------------------------------------------------------------
 
-BUFFER_ROLES = ("input", "output", "constant")
+class BufferRole(StrEnum):
+    """Who owns a `uop.define_global`: the caller (a graph input or output) or the function (a
+    constant, placed in the constant arena)."""
+
+    INPUT = "input"
+    OUTPUT = "output"
+    CONSTANT = "constant"
+
+
+BUFFER_ROLES = tuple(r.value for r in BufferRole)
+
+
+def _print_quoted_enum(attr: EnumAttribute, printer: Printer) -> None:
+    """The roles and strategies print as string literals (`uop.define_global "input" 0 ...`),
+    the spelling the uop text had before they were enums; the parser takes either form."""
+    printer.print_string_literal(attr.data.value)
+
+
+def _parse_enum(cls: type[EnumAttribute], parser: AttrParser, what: str) -> StrEnum:
+    span_start = parser.pos
+    value = parser.parse_optional_identifier_or_str_literal()
+    if value is None:
+        parser.raise_error(f"expected {what}")
+    values = [e.value for e in cls.enum_type]
+    if value not in values:
+        parser.raise_error(
+            f"{what} must be one of {', '.join(values)}, got '{value}'", span_start, parser.pos
+        )
+    return cls.enum_type(value)
+
+
+@irdl_attr_definition
+class BufferRoleAttr(EnumAttribute[BufferRole], SpacedOpaqueSyntaxAttribute):
+    """`#uop<buffer_role "input">` in the generic form; `"input"` in `uop.define_global`'s."""
+
+    name = "uop.buffer_role"
+
+    def print_parameter(self, printer: Printer) -> None:
+        _print_quoted_enum(self, printer)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> BufferRole:
+        return _parse_enum(cls, parser, "role")
 
 
 @irdl_op_definition
@@ -346,7 +391,7 @@ class DefineGlobalOp(IRDLOperation):
 
     name = "uop.define_global"
 
-    role = prop_def(StringAttr)
+    role = prop_def(BufferRoleAttr)
     index = prop_def(IntegerAttr[I64])
     tensor_name = prop_def(StringAttr)
     value = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
@@ -362,7 +407,7 @@ class DefineGlobalOp(IRDLOperation):
 
     def __init__(
         self,
-        role: str,
+        role: BufferRole | str,
         index: int,
         tensor_name: str,
         buffer_type: BufferType,
@@ -370,7 +415,7 @@ class DefineGlobalOp(IRDLOperation):
     ):
         super().__init__(
             properties={
-                "role": StringAttr(role),
+                "role": BufferRoleAttr(BufferRole(role)),
                 "index": IntegerAttr(index, 64),
                 "tensor_name": StringAttr(tensor_name),
                 "value": value,
@@ -380,13 +425,9 @@ class DefineGlobalOp(IRDLOperation):
 
     def verify_(self) -> None:
         role = self.role.data
-        if role not in BUFFER_ROLES:
-            raise VerifyException(
-                f"role must be one of {', '.join(BUFFER_ROLES)}, got '{role}'"
-            )
-        if (role == "constant") != (self.value is not None):
+        if (role == BufferRole.CONSTANT) != (self.value is not None):
             raise VerifyException("a constant buffer needs a value, and only a constant has one")
-        if self.offset is not None and role != "constant":
+        if self.offset is not None and role != BufferRole.CONSTANT:
             raise VerifyException("only a constant has an arena offset")
         if self.offset is not None and self.offset.value.data < 0:
             raise VerifyException("offset must be non-negative")
@@ -401,7 +442,7 @@ class DefineGlobalOp(IRDLOperation):
                 )
             if value_type.get_element_type() != buffer_type.element_type:
                 raise VerifyException("value and buffer element types differ")
-        if role in ("input", "output"):
+        if role in (BufferRole.INPUT, BufferRole.OUTPUT):
             _verify_signature_indices(self)
 
 
@@ -449,7 +490,7 @@ def _verify_writable(ptr: SSAValue) -> None:
     if not isinstance(gep, GepOp):
         return
     owner = gep.buffer.owner
-    if isinstance(owner, DefineGlobalOp) and owner.role.data in ("constant", "input"):
+    if isinstance(owner, DefineGlobalOp) and owner.role.data in (BufferRole.CONSTANT, BufferRole.INPUT):
         raise VerifyException(
             f"store into the {owner.role.data} buffer '{owner.tensor_name.data}'"
         )
@@ -462,7 +503,7 @@ class GlobalBufferEffect(MemoryEffect):
     @classmethod
     def get_effects(cls, op: Operation) -> Set[EffectInstance]:
         assert isinstance(op, DefineGlobalOp)
-        if op.role.data == "constant":
+        if op.role.data == BufferRole.CONSTANT:
             return Accesses(MemoryEffectKind.ALLOC, "result").get_effects(op)
         return BindsOutsideMemory.get_effects(op)
 
@@ -1652,8 +1693,51 @@ class WhereOp(IRDLOperation, HasFolderInterface):
 # Arenas
 # ---------------------------------------------------------------------------------------------
 
-ARENA_ROLES = ("scratch", "constant", "persistent")
-PLAN_STRATEGIES = ("naive", "greedy", "best")
+class ArenaRole(StrEnum):
+    SCRATCH = "scratch"
+    CONSTANT = "constant"
+    PERSISTENT = "persistent"
+
+
+class PlanStrategy(StrEnum):
+    """How `plan-arenas` placed the scratch buffers: in definition order (`naive`), greedy by
+    size with best fit (`greedy`), or the better of greedy and its improvement (`best`)."""
+
+    NAIVE = "naive"
+    GREEDY = "greedy"
+    BEST = "best"
+
+
+ARENA_ROLES = tuple(r.value for r in ArenaRole)
+PLAN_STRATEGIES = tuple(s.value for s in PlanStrategy)
+
+
+@irdl_attr_definition
+class ArenaRoleAttr(EnumAttribute[ArenaRole], SpacedOpaqueSyntaxAttribute):
+    """`#uop<arena_role "scratch">` in the generic form; `"scratch"` in `uop.arena`'s."""
+
+    name = "uop.arena_role"
+
+    def print_parameter(self, printer: Printer) -> None:
+        _print_quoted_enum(self, printer)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> ArenaRole:
+        return _parse_enum(cls, parser, "arena role")
+
+
+@irdl_attr_definition
+class PlanStrategyAttr(EnumAttribute[PlanStrategy], SpacedOpaqueSyntaxAttribute):
+    """`#uop<plan_strategy "best">` in the generic form; `strategy "best"` in `uop.arena`'s."""
+
+    name = "uop.plan_strategy"
+
+    def print_parameter(self, printer: Printer) -> None:
+        _print_quoted_enum(self, printer)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> PlanStrategy:
+        return _parse_enum(cls, parser, "strategy")
 
 
 @irdl_op_definition
@@ -1669,11 +1753,11 @@ class ArenaOp(IRDLOperation):
 
     name = "uop.arena"
 
-    role = prop_def(StringAttr)
+    role = prop_def(ArenaRoleAttr)
     size = prop_def(IntegerAttr[I64])
     alignment = prop_def(IntegerAttr[I64])
     lower_bound = opt_prop_def(IntegerAttr[I64])
-    strategy = opt_prop_def(StringAttr)
+    strategy = opt_prop_def(PlanStrategyAttr)
     link_section = opt_prop_def(StringAttr)
 
     assembly_format = (
@@ -1685,28 +1769,26 @@ class ArenaOp(IRDLOperation):
 
     def __init__(
         self,
-        role: str,
+        role: ArenaRole | str,
         size: int,
         alignment: int,
         lower_bound: int | None = None,
-        strategy: str | None = None,
+        strategy: PlanStrategy | str | None = None,
         link_section: str | None = None,
     ):
         super().__init__(
             properties={
-                "role": StringAttr(role),
+                "role": ArenaRoleAttr(ArenaRole(role)),
                 "size": IntegerAttr(size, 64),
                 "alignment": IntegerAttr(alignment, 64),
                 "lower_bound": None if lower_bound is None else IntegerAttr(lower_bound, 64),
-                "strategy": None if strategy is None else StringAttr(strategy),
+                "strategy": None if strategy is None else PlanStrategyAttr(PlanStrategy(strategy)),
                 "link_section": None if link_section is None else StringAttr(link_section),
             }
         )
 
     def verify_(self) -> None:
         role, size, alignment = self.role.data, self.size.value.data, self.alignment.value.data
-        if role not in ARENA_ROLES:
-            raise VerifyException(f"arena role must be one of {', '.join(ARENA_ROLES)}, got '{role}'")
         if alignment <= 0 or alignment & (alignment - 1):
             raise VerifyException(f"arena alignment must be a power of two, got {alignment}")
         if size < 0 or size % alignment:
@@ -1714,20 +1796,16 @@ class ArenaOp(IRDLOperation):
                 f"arena size must be a non-negative multiple of its alignment, got {size}"
             )
         if self.lower_bound is not None:
-            if role != "scratch":
+            if role != ArenaRole.SCRATCH:
                 raise VerifyException("only the scratch arena has a lower bound")
             if not 0 <= self.lower_bound.value.data <= size:
                 raise VerifyException(
                     f"lower bound {self.lower_bound.value.data} is not within 0..{size}"
                 )
         if self.strategy is not None:
-            if role != "scratch":
+            if role != ArenaRole.SCRATCH:
                 raise VerifyException("only the scratch arena has a strategy")
-            if self.strategy.data not in PLAN_STRATEGIES:
-                raise VerifyException(
-                    f"strategy must be one of {', '.join(PLAN_STRATEGIES)}, got '{self.strategy.data}'"
-                )
-        if self.link_section is not None and role != "constant":
+        if self.link_section is not None and role != ArenaRole.CONSTANT:
             raise VerifyException("only the constant arena has a link section")
         block = self.parent_block()
         if block is not None:
@@ -2037,6 +2115,6 @@ UOp = Dialect(
         AccSetOp,
         AccGetOp,
     ],
-    [BufferType, ViewType, PtrType, AccType],
+    [BufferType, ViewType, PtrType, AccType, BufferRoleAttr, ArenaRoleAttr, PlanStrategyAttr],
     [UOpConstantMaterialization()],
 )

@@ -38,7 +38,16 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.dialects.uop import ARENA_ROLES, PLAN_STRATEGIES, ArenaOp, DefineGlobalOp, DefineLocalOp
+from zant.dialects.uop import (
+    ARENA_ROLES,
+    PLAN_STRATEGIES,
+    ArenaOp,
+    ArenaRole,
+    BufferRole,
+    DefineGlobalOp,
+    DefineLocalOp,
+    PlanStrategy,
+)
 from zant.errors import ZantError
 from zant.analysis.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
 
@@ -159,7 +168,9 @@ class ScratchPlan:
     steps: int
 
 
-def plan_scratch(function: func.FuncOp, strategy: str, alignment: int, steps_before: int = 0) -> ScratchPlan:
+def plan_scratch(
+    function: func.FuncOp, strategy: PlanStrategy | str, alignment: int, steps_before: int = 0
+) -> ScratchPlan:
     """Set every define_local's offset and live steps; return the arena's figures. The steps
     count `steps_before` top-level ops that will be inserted at the start (the arenas)."""
     schedule = Schedule.of(function)
@@ -168,24 +179,24 @@ def plan_scratch(function: func.FuncOp, strategy: str, alignment: int, steps_bef
         span = [steps_before + schedule.step[life.first], steps_before + schedule.step[life.last]]
         life.buffer.attributes[LIVE_ATTR] = DenseArrayBase.from_list(i64, span)
     unaligned = lower_bound(make_slots(lifetimes, schedule, 1, in_place=True))
-    size, bound = _place_scratch(lifetimes, schedule, strategy, alignment)
+    size, bound = _place_scratch(lifetimes, schedule, PlanStrategy(strategy), alignment)
     return ScratchPlan(size, bound, unaligned, steps_before + schedule.step_count)
 
 
 def _place_scratch(
-    lifetimes: Sequence[Lifetime], schedule: Schedule, strategy: str, alignment: int
+    lifetimes: Sequence[Lifetime], schedule: Schedule, strategy: PlanStrategy, alignment: int
 ) -> tuple[int, int]:
     """Set every define_local's offset; return (arena size, lower bound)."""
     slots = make_slots(lifetimes, schedule, alignment, in_place=True)
     bound = lower_bound(slots)
-    if strategy == "naive":
+    if strategy == PlanStrategy.NAIVE:
         cursor = 0
         for life in lifetimes:
             life.buffer.offset = IntegerAttr(cursor, 64)
             cursor = align_up(cursor + life.size, alignment)
         return cursor, bound
     order = greedy_order(slots)
-    if strategy == "best":
+    if strategy == PlanStrategy.BEST:
         order = improve(order, alignment, bound)
     offsets, size = place(order, alignment)
     for slot, offset in zip(order, offsets):
@@ -205,7 +216,7 @@ def constant_bytes(op: DefineGlobalOp) -> bytes:
 def plan_constants(function: func.FuncOp, alignment: int) -> int:
     """Pack the constants in index order, aligned, identical bytes stored once; the arena size."""
     constants = sorted(
-        (op for op in function.walk() if isinstance(op, DefineGlobalOp) and op.role.data == "constant"),
+        (op for op in function.walk() if isinstance(op, DefineGlobalOp) and op.role.data == BufferRole.CONSTANT),
         key=lambda op: op.index.value.data,
     )
     seen: dict[bytes, int] = {}
@@ -220,7 +231,10 @@ def plan_constants(function: func.FuncOp, alignment: int) -> int:
 
 
 def plan_function(
-    function: func.FuncOp, strategy: str = "best", alignment: int = 16, link_section: str = ""
+    function: func.FuncOp,
+    strategy: PlanStrategy | str = PlanStrategy.BEST,
+    alignment: int = 16,
+    link_section: str = "",
 ) -> int:
     """Plan the arenas of `function` (replacing any earlier plan); return the scratch size."""
     for op in list(function.body.block.ops):
@@ -230,19 +244,19 @@ def plan_function(
         function.attributes.pop(key, None)
     scratch = plan_scratch(function, strategy, alignment, steps_before=len(ARENA_ROLES))
     constants = plan_constants(function, alignment)
-    scratch_op = ArenaOp("scratch", scratch.size, alignment, lower_bound=scratch.lower_bound, strategy=strategy)
+    scratch_op = ArenaOp(ArenaRole.SCRATCH, scratch.size, alignment, lower_bound=scratch.lower_bound, strategy=strategy)
     scratch_op.attributes[STEPS_ATTR] = IntegerAttr(scratch.steps, 64)
     scratch_op.attributes[UNALIGNED_LOWER_BOUND_ATTR] = IntegerAttr(scratch.unaligned_lower_bound, 64)
     arenas = [
         scratch_op,
-        ArenaOp("constant", constants, alignment, link_section=link_section or None),
-        ArenaOp("persistent", 0, alignment),
+        ArenaOp(ArenaRole.CONSTANT, constants, alignment, link_section=link_section or None),
+        ArenaOp(ArenaRole.PERSISTENT, 0, alignment),
     ]
     Rewriter.insert_op(arenas, InsertPoint.at_start(function.body.block))
     return scratch.size
 
 
-def scratch_arena(function: func.FuncOp, role: str = "scratch") -> ArenaOp | None:
+def scratch_arena(function: func.FuncOp, role: ArenaRole = ArenaRole.SCRATCH) -> ArenaOp | None:
     for op in function.body.block.ops:
         if isinstance(op, ArenaOp) and op.role.data == role:
             return op

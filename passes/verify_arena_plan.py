@@ -38,7 +38,7 @@ def _geps(value: SSAValue):
 
 def verify_function(function: func.FuncOp) -> None:
     arena = next(
-        (op for op in function.body.block.ops if isinstance(op, uop.ArenaOp) and op.role.data == "scratch"),
+        (op for op in function.body.block.ops if isinstance(op, uop.ArenaOp) and op.role.data == uop.ArenaRole.SCRATCH),
         None,
     )
     if arena is None:

@@ -83,3 +83,26 @@ def test_a_division_by_a_run_time_value_is_not_speculatable():
     module = ModuleOp([])
     value = module.body.block.insert_arg(i32, 0)
     assert not is_speculatable(uop.DivOp(value, value))
+
+
+def test_roles_and_strategies_are_enum_attributes_printed_as_strings():
+    """The parser builds the enum attributes from the quoted spelling (and from the bare one),
+    the printer writes the quoted one back, and the generic form names the attribute."""
+    text = (
+        'builtin.module {\n  func.func @main() {\n'
+        '    uop.arena scratch size 32 align 16 strategy greedy\n'
+        '    %x = uop.define_global "input" 0 "x" : !uop.buffer<2xf32>\n'
+        '    func.return\n  }\n}\n'
+    )
+    module = Parser(make_context(), text).parse_module()
+    module.verify()
+    arena, define = [op for op in module.walk() if isinstance(op, uop.ArenaOp | uop.DefineGlobalOp)]
+    assert isinstance(arena.role, uop.ArenaRoleAttr) and arena.role.data is uop.ArenaRole.SCRATCH
+    assert isinstance(arena.strategy, uop.PlanStrategyAttr) and arena.strategy.data is uop.PlanStrategy.GREEDY
+    assert isinstance(define.role, uop.BufferRoleAttr) and define.role.data is uop.BufferRole.INPUT
+    printed = str(module)
+    assert 'uop.arena "scratch" size 32 align 16 strategy "greedy"' in printed
+    generic = _zant_opt("--print-op-generic", stdin=text)
+    assert '#uop<arena_role "scratch">' in generic and '#uop<plan_strategy "greedy">' in generic
+    assert '#uop<buffer_role "input">' in generic
+    assert _zant_opt(stdin=generic) == _zant_opt(stdin=text)

@@ -22,7 +22,7 @@ class ConstantLowering(OnnxLowering):
         index = sum(
             1
             for other in op.parent_block().ops  # type: ignore[union-attr]
-            if isinstance(other, uop.DefineGlobalOp) and other.role.data == "constant"
+            if isinstance(other, uop.DefineGlobalOp) and other.role.data == uop.BufferRole.CONSTANT
         )
         shape = tensor_shape(result)
         buffer_type = uop.BufferType(value.get_type().element_count(), value.get_type().get_element_type())

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
-from zant.dialects.uop import ArenaOp, DefineGlobalOp, DefineLocalOp
+from zant.dialects.uop import ArenaOp, ArenaRole, BufferRole, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
 from zant.analysis.liveness import align_up
 from zant.passes.plan_arenas import LIVE_ATTR, STEPS_ATTR, UNALIGNED_LOWER_BOUND_ATTR
@@ -41,7 +41,7 @@ def main_function(module: ModuleOp) -> func.FuncOp:
     return functions[0]
 
 
-def globals_by_role(function: func.FuncOp, role: str) -> list[DefineGlobalOp]:
+def globals_by_role(function: func.FuncOp, role: BufferRole) -> list[DefineGlobalOp]:
     ops = [op for op in function.walk() if isinstance(op, DefineGlobalOp) and op.role.data == role]
     return sorted(ops, key=lambda op: op.index.value.data)
 
@@ -49,7 +49,7 @@ def globals_by_role(function: func.FuncOp, role: str) -> list[DefineGlobalOp]:
 def parameter_names(function: func.FuncOp, namer: Namer) -> dict[DefineGlobalOp, str]:
     """The entry point's parameter names: `input_<name>` then `output_<name>`, unique."""
     names = {}
-    for role in ("input", "output"):
+    for role in (BufferRole.INPUT, BufferRole.OUTPUT):
         for op in globals_by_role(function, role):
             names[op] = namer.fresh(f"{role}_{sanitize_zig(op.tensor_name.data)}")
     return names
@@ -133,7 +133,7 @@ def _hash(payload) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def arena_op(function: func.FuncOp, role: str) -> ArenaOp | None:
+def arena_op(function: func.FuncOp, role: ArenaRole) -> ArenaOp | None:
     return next(
         (op for op in function.body.block.ops if isinstance(op, ArenaOp) and op.role.data == role),
         None,
@@ -154,20 +154,20 @@ def _recorded_int(op: ArenaOp, key: str) -> int:
 def describe_plan(module: ModuleOp) -> PlanInfo:
     """The plan as `plan-arenas` recorded it on the IR (nothing is recomputed)."""
     function = main_function(module)
-    scratch = arena_op(function, "scratch")
-    constant = arena_op(function, "constant")
-    persistent = arena_op(function, "persistent")
+    scratch = arena_op(function, ArenaRole.SCRATCH)
+    constant = arena_op(function, ArenaRole.CONSTANT)
+    persistent = arena_op(function, ArenaRole.PERSISTENT)
     if scratch is None or constant is None or persistent is None:
         raise _unplanned("no scratch, constant or persistent uop.arena")
     tensors: list[TensorPlacement] = []
-    for role in ("input", "output", "constant"):
+    for role in BufferRole:
         for op in globals_by_role(function, role):
             offset = None
-            if role == "constant":
+            if role == BufferRole.CONSTANT:
                 if op.offset is None:
                     raise _unplanned(f"constant '{op.tensor_name.data}' has no offset")
                 offset = op.offset.value.data
-            tensors.append(TensorPlacement(op.tensor_name.data, role, offset, op.result.type.byte_size))  # type: ignore[attr-defined]
+            tensors.append(TensorPlacement(op.tensor_name.data, role.value, offset, op.result.type.byte_size))  # type: ignore[attr-defined]
     lifetimes = []
     for op in function.walk():
         if not isinstance(op, DefineLocalOp):
@@ -186,7 +186,7 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
         tensors=tuple(tensors),
         constant_alignment=constant.alignment.value.data,
         aligned_lower_bound_bytes=scratch.lower_bound.value.data if scratch.lower_bound else 0,
-        strategy=scratch.strategy.data if scratch.strategy else "",
+        strategy=scratch.strategy.data.value if scratch.strategy else "",
         link_section=constant.link_section.data if constant.link_section else "",
         persistent_size=persistent.size.value.data,
         lifetimes=tuple(lifetimes),
@@ -261,7 +261,7 @@ def emit_header(module: ModuleOp, name: str) -> str:
         "",
     ]
     params = []
-    for role in ("input", "output"):
+    for role in (BufferRole.INPUT, BufferRole.OUTPUT):
         for op in globals_by_role(function, role):
             count = op.result.type.size.data  # type: ignore[attr-defined]
             element_type = op.result.type.element_type  # type: ignore[attr-defined]
@@ -269,7 +269,7 @@ def emit_header(module: ModuleOp, name: str) -> str:
                 f"#define {name}_{role.upper()}_{op.index.value.data}_SIZE {count}u "
                 f"/* {_c_string(op.tensor_name.data)} */"
             )
-            const = "const " if role == "input" else ""
+            const = "const " if role == BufferRole.INPUT else ""
             note = " /* f16 bits */" if c_type(element_type) == "uint16_t" and isinstance(
                 element_type, AnyFloat
             ) else ""

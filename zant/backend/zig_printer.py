@@ -311,7 +311,7 @@ class ZigPrinter:
         """The constant arena as one aligned, read-only byte blob laid out as the plan says
         (duplicates share their bytes), and each constant as a typed many-pointer into it, like
         every other buffer (each gep says how it is checked)."""
-        constants = globals_by_role(function, "constant")
+        constants = globals_by_role(function, uop.BufferRole.CONSTANT)
         if not constants:
             return []
         blob = bytearray(info.constant_size)
@@ -360,7 +360,7 @@ class ZigPrinter:
         for op, pname in params.items():
             self.names[op.result] = pname
             element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
-            const = "const " if op.role.data == "input" else ""
+            const = "const " if op.role.data == uop.BufferRole.INPUT else ""
             signature.append(f"{pname}: [*]{const}{element}")
         self.emit(
             f"export fn {self.name}_predict({', '.join(signature)}) callconv(.c) i32 {{"
@@ -403,7 +403,7 @@ class ZigPrinter:
                 if isinstance(owner, uop.DefineAccOp):
                     return None
                 file_scope = isinstance(owner, uop.ConstOp | uop.DefineLocalOp) or (
-                    isinstance(owner, uop.DefineGlobalOp) and owner.role.data == "constant"
+                    isinstance(owner, uop.DefineGlobalOp) and owner.role.data == uop.BufferRole.CONSTANT
                 )
                 if not file_scope:
                     inputs[value] = None
@@ -430,7 +430,7 @@ class ZigPrinter:
     def parameter_type(self, value: SSAValue) -> str:
         owner = value.owner
         if isinstance(owner, uop.DefineGlobalOp):
-            const = "const " if owner.role.data == "input" else ""
+            const = "const " if owner.role.data == uop.BufferRole.INPUT else ""
             return f"[*]{const}{zig_type(value.type.element_type)}"  # type: ignore[attr-defined]
         return zig_type(value.type)
 

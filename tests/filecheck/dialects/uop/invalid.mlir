@@ -1,4 +1,4 @@
-// RUN: zant-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: zant-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
 
 builtin.module {
   func.func @main() {
