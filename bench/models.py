@@ -280,12 +280,13 @@ com.microsoft ops (QGemm, QLinearAdd, QLinearSoftmax, QLinear(Global)AveragePool
 
 
 def quantize(
-    model: onnx.ModelProto, fmt: str = "qdq", per_channel: bool = True, op_types: list[str] | None = None
+    model: onnx.ModelProto, fmt: str = "qdq", per_channel: bool = True, op_types: list[str] | None = None,
+    activations: str = "int8",
 ) -> onnx.ModelProto:
     """The int8 model onnxruntime's `quantize_static` makes of `model` (BatchNorm folded first):
     `fmt` "qdq" (QuantizeLinear/DequantizeLinear around float ops) or "qoperator" (QLinearConv,
     QLinearMatMul and com.microsoft ops such as QLinearAdd); only `op_types` if given (e.g.
-    QOPERATOR_STANDARD_OPS); calibrated on `calibration_inputs`."""
+    QOPERATOR_STANDARD_OPS); `activations` "int8" or "uint8"; calibrated on `calibration_inputs`."""
     import logging
     import tempfile
 
@@ -305,7 +306,7 @@ def quantize(
         path = Path(folder) / "model_int8.onnx"
         quantize_static(
             folded, path, Reader(calibration_inputs(folded, seed=1)), quant_format=formats[fmt],
-            per_channel=per_channel, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+            per_channel=per_channel, activation_type={"int8": QuantType.QInt8, "uint8": QuantType.QUInt8}[activations], weight_type=QuantType.QInt8,
             op_types_to_quantize=op_types,
         )
         return onnx.load(path)

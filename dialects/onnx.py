@@ -32,9 +32,9 @@ The generic format (`--print-op-generic`) shows the same op with `operandSegment
 op has them. The verifier checks input/output counts, unknown, mistyped and missing required
 attributes with messages naming the op and the attribute, before xDSL's structural checks.
 
-One op of another domain is defined here too, because `fold-qdq` creates it: com.microsoft's
-`QLinearAdd` (`onnx.QLinearAdd`, `QLinearAddOp`), from a schema written in this module, with a
-verifier for its type constraints.
+Ops of another domain are defined here too, because `fold-qdq` creates them: com.microsoft's
+`QLinearAdd`, `QLinearMul` and `QLinearLeakyRelu` (`onnx.QLinearAdd`, `QLinearAddOp` …), from
+schemas written in this module, with verifiers for their type constraints.
 
 Helpers for passes: `op_name`, `onnx_op_class`, `string_value`, `inputs`/`input_value` (ONNX input positions, `None` for an
 absent optional input), `outputs`, and `get_attr` (attribute as a Python value, schema default
@@ -488,6 +488,65 @@ def _qlinear_add_schema() -> OpSchema:
 # always given it, and the importer refuses com.microsoft ops, so the two cannot meet.
 QLinearAddOp = _make_op_class(_qlinear_add_schema(), _QLinearAddBase, "onnx.QLinearAdd")
 _OP_CLASSES[(CONTRIB_DOMAIN, "QLinearAdd")] = QLinearAddOp
+
+
+class _QLinearMulBase(_QLinearAddBase):
+    """QLinearMul has QLinearAdd's inputs and type constraints."""
+
+
+def _qlinear_mul_schema() -> OpSchema:
+    """com.microsoft's QLinearMul: C = quantize(dequantize(A) · dequantize(B)), per-tensor scales
+    and zero points (required here, as for QLinearAdd), A and B broadcast."""
+    types = {"A": "T", "B": "T", "A_zero_point": "T", "B_zero_point": "T", "C_zero_point": "T"}
+    return OpSchema(
+        "QLinearMul",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_mul_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in _QLINEAR_ADD_INPUTS],
+        outputs=[OpSchema.FormalParameter("C", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+    )
+
+
+QLinearMulOp = _make_op_class(_qlinear_mul_schema(), _QLinearMulBase, "onnx.QLinearMul")
+_OP_CLASSES[(CONTRIB_DOMAIN, "QLinearMul")] = QLinearMulOp
+
+
+class _QLinearLeakyReluBase(OnnxOp):
+    """X and Y of one 8-bit type, per-tensor f32 scales and zero points of that type."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        element = self.operands[0].type.get_element_type() if isinstance(self.operands[0].type, TensorType) else None
+        result = self.results[0].type.get_element_type() if isinstance(self.results[0].type, TensorType) else None
+        if element != result or element not in _INT8_TYPES:
+            raise VerifyException(f"{self.name}: X and Y must have one element type, i8 or ui8")
+        for scale, zero_point, names in ((1, 2, "'X_scale' and 'X_zero_point'"), (3, 4, "'Y_scale' and 'Y_zero_point'")):
+            if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(self.operands[zero_point]) != element:
+                raise VerifyException(f"{self.name}: {names} must be one-element tensors of f32 and of {element}")
+
+
+def _qlinear_leaky_relu_schema() -> OpSchema:
+    """com.microsoft's QLinearLeakyRelu: Y = quantize(leaky_relu(dequantize(X), alpha)), per-tensor
+    scales and zero points (required here). With alpha = 1 it requantizes X from X's parameters
+    to Y's, which `fold-qdq` makes of Q(DQ(x)) with different parameters."""
+    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
+    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
+    return OpSchema(
+        "QLinearLeakyRelu",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_leaky_relu_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=[OpSchema.Attribute("alpha", helper.make_attribute("alpha", 0.01), "Slope for X < 0.")],
+    )
+
+
+QLinearLeakyReluOp = _make_op_class(_qlinear_leaky_relu_schema(), _QLinearLeakyReluBase, "onnx.QLinearLeakyRelu")
+_OP_CLASSES[(CONTRIB_DOMAIN, "QLinearLeakyRelu")] = QLinearLeakyReluOp
 
 globals().update({cls.__name__: cls for cls in _OP_CLASSES.values()})
 

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
+from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -43,7 +44,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from zant.dialects.onnx import QLinearAddOp, get_attr, input_value, onnx_op_class
+from zant.dialects.onnx import QLinearAddOp, QLinearLeakyReluOp, QLinearMulOp, get_attr, input_value, onnx_op_class
 from zant.ir.resources import constant_array, make_constant_attr
 from zant.passes.onnx_to_uop.quant import FIXED_POINT
 
@@ -241,6 +242,22 @@ def _window_sum(b: Builder, x: Quantized, y: Quantized, kernel, properties, resu
     return _qlinear_conv(b, x, Quantized(ones, scale, zero, 0), y, None, result_type, properties)
 
 
+def _requantize(b: Builder, x: Quantized, y: Quantized, result_type) -> SSAValue | None:
+    """x requantized from its parameters to y's: `QLinearLeakyRelu` with alpha = 1 (an integer
+    op of any rank); None unless both are per tensor with f32 scales and zero points of x's
+    type."""
+    element = _element_type(x.value)
+    for q in (x, y):
+        if not q.is_per_tensor or q.zero_point is None or _element_type(q.scale) != Float32Type():
+            return None
+        if _element_type(q.zero_point) != element:
+            return None
+    op = QLinearLeakyReluOp.from_onnx(
+        [x.value, x.scale, x.zero_point, y.scale, y.zero_point], [result_type], {"alpha": FloatAttr(1.0, 32)}
+    )
+    return b.insert(op)
+
+
 def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x = _dequantized(input_value(op, 0))
     if x is None or not x.is_per_tensor or not _is_int8(x.value):
@@ -263,15 +280,24 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     if x is None or not _is_int8(x.value):
         return None
     same = x.same_parameters(y)
-    rank = len(op.results[0].type.get_shape())
-    if not same and (rank != 4 or not x.is_per_tensor):
+    if not same and _requantize_shape_check(x, y) is False:
         return None
     rest = [input_value(op, i) for i in range(1, len(op.operands))]
     result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
     value = b.op(op.name.removeprefix("onnx."), [x.value, *rest], result_type, dict(op.properties))
     if same:
         return value
-    return _window_sum(b, Quantized(value, x.scale, x.zero_point, 0), y, [1, 1], {}, _int8_result(op, y))
+    return _requantize(b, Quantized(value, x.scale, x.zero_point, 0), y, _int8_result(op, y))
+
+
+def _requantize_shape_check(x: Quantized, y: Quantized) -> bool:
+    """Whether `_requantize` can take x to y's parameters (checked before building anything)."""
+    element = _element_type(x.value)
+    return all(
+        q.is_per_tensor and q.zero_point is not None and _element_type(q.scale) == Float32Type()
+        and _element_type(q.zero_point) == element
+        for q in (x, y)
+    )
 
 
 def _quantize_bound(bound: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
@@ -283,18 +309,24 @@ def _quantize_bound(bound: np.ndarray, scale: np.ndarray, zero_point: np.ndarray
 
 def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Relu → Clip(x, zp); Clip(lo, hi) → Clip(x, q(lo), q(hi)), bounds quantized with y's
-    constant parameters."""
+    constant parameters. When x's DQ parameters differ from y's, x is requantized to y's first
+    (`_requantize`): Q_y is monotone and saturating, so Q_y(clip(v, lo, hi)) =
+    clip(Q_y(v), Q_y(lo), Q_y(hi))."""
     x = _dequantized(input_value(op, 0))
     scale, zero_point = _constant(y.scale), _constant(y.zero_point)
-    if x is None or not x.same_parameters(y) or scale is None or zero_point is None:
+    if x is None or not _is_int8(x.value) or scale is None or zero_point is None:
+        return None
+    same = x.same_parameters(y)
+    if not same and not _requantize_shape_check(x, y):
         return None
     given = [1, 2] if op.name == "onnx.Clip" else []
     bounds = [np.array(0.0)] if op.name == "onnx.Relu" else [_constant(input_value(op, i)) for i in given]
     if any(v is None and input_value(op, i) is not None for i, v in zip(given, bounds)):
         return None  # a bound computed at run time
-    element = _element_type(x.value)
+    value = x.value if same else _requantize(b, x, y, _int8_result(op, y))
+    element = _element_type(value)
     limits = [None if v is None else b.constant(_quantize_bound(v, scale, zero_point), element, "bound") for v in bounds]
-    return b.op("Clip", [x.value, *limits], _int8_result(op, y))
+    return b.op("Clip", [value, *limits], _int8_result(op, y))
 
 
 def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
@@ -311,6 +343,20 @@ def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     return b.insert(add)
 
 
+def fold_mul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Mul of two DQ'd int8 tensors → `QLinearMul` (integer-only lowering in quant_elementwise.py)."""
+    x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
+    if x is None or w is None or not _requantize_shape_check(x, y) or not _requantize_shape_check(w, y):
+        return None
+    if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
+        return None
+    mul = QLinearMulOp.from_onnx(
+        [x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
+        [_int8_result(op, y)],
+    )
+    return b.insert(mul)
+
+
 def _int8_tensor(y: Quantized, shape) -> TensorType:
     """A tensor of `shape` of the type y's zero point quantizes to."""
     return TensorType(_element_type(y.zero_point), shape)
@@ -325,6 +371,7 @@ FOLDS: dict[str, Fold] = {
     "onnx.Gemm": fold_gemm,
     "onnx.MatMul": fold_matmul,
     "onnx.Add": fold_add,
+    "onnx.Mul": fold_mul,
     "onnx.AveragePool": fold_average_pool,
     "onnx.GlobalAveragePool": fold_average_pool,
     "onnx.MaxPool": fold_unchanged,
@@ -353,15 +400,73 @@ class FoldQuantizeLinear(RewritePattern):
             x = Quantized.of(source)
             if x.same_parameters(y) and x.value.type == op.results[0].type:
                 rewriter.replace(op, [], [x.value])
+            elif _is_int8(x.value) and x.zero_point is not None and _requantize_shape_check(x, y):
+                requantized = _requantize(Builder(rewriter, op), x, y, op.results[0].type)
+                rewriter.replace(op, [], [requantized])
             return
         fold = FOLDS.get(source.name)
         if fold is None or source.results[0].uses.get_length() != 1 or len(source.results) != 1:
             return
+        if source.name in _BINARY and _read_quantized_siblings(source, rewriter):
+            return  # operands rewritten: the walker comes back to this op
         folded = fold(source, y, Builder(rewriter, op))
         if folded is None:
             return
         rewriter.replace(op, [], [folded])
         rewriter.erase(source)
+
+
+_BINARY = ("onnx.Add", "onnx.Mul")
+
+
+def _sibling_quantize(value: SSAValue, before: Operation) -> Operation | None:
+    """A per-tensor int8 QuantizeLinear of the float `value` that can stand before `before` (in
+    `before`'s block, and either already before it or with operands that are)."""
+    block = before.parent_block()
+    for use in value.uses:
+        q = use.operation
+        if q.name != "onnx.QuantizeLinear" or q.parent_block() is not block or use.index != 0:
+            continue
+        params = Quantized.of(q)
+        if params.zero_point is None or not params.is_per_tensor or not _is_int8(q.results[0]):
+            continue
+        if block.get_operation_index(q) < block.get_operation_index(before):
+            return q
+        if all(
+            not isinstance(o.owner, Operation)
+            or (o.owner.parent_block() is block and block.get_operation_index(o.owner) < block.get_operation_index(before))
+            for o in q.operands
+        ):
+            q.detach()
+            block.insert_op_before(q, before)
+            return q
+    return None
+
+
+def _read_quantized_siblings(op: Operation, rewriter: PatternRewriter) -> bool:
+    """QOperator models feed a residual Add the float output of an activation that a
+    QuantizeLinear also reads (ReLU6 → Q → QLinearConv, and → Add). Such an operand is replaced
+    by DQ(that Q), as the QDQ form of the graph reads it (a change of at most half a step of
+    the Q's scale), so the activation has one reader and folds, and so does the Add. Whether an
+    operand changed."""
+    changed = False
+    for index, value in enumerate(op.operands):
+        owner = value.owner
+        if not isinstance(owner, Operation) or owner.name in ("onnx.DequantizeLinear", "onnx.Constant"):
+            continue
+        q = _sibling_quantize(value, op)
+        if q is None:
+            continue
+        params = Quantized.of(q)
+        dq = onnx_op_class("DequantizeLinear").from_onnx(
+            [q.results[0], params.scale, params.zero_point], [value.type], {}, {}
+        )
+        rewriter.insert(dq, InsertPoint.before(op))
+        op.operands[index] = dq.results[0]
+        changed = True
+    if changed:
+        rewriter.handle_operation_modification(op)
+    return changed
 
 
 class MarkFixedPoint(RewritePattern):

@@ -56,6 +56,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         norm,
         pool,
         quant,
+        quant_elementwise,
         recurrent,
         reduce,
         resample,
@@ -67,7 +68,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
 
     families = (
         constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
-        resample, sampling, col2im, quant, recurrent, spectral, text,
+        resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
         ml_features, ml_linear, tree_ensemble,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)

@@ -1,0 +1,112 @@
+"""Quantized models stay in integers (issue 15): a MobileNetV2-style model quantized by
+onnxruntime in the QDQ and QOperator formats, int8 and uint8 activations, folds with `fold-qdq`
+to integer ops only — no float op but the graph input's QuantizeLinear and the output's
+DequantizeLinear, no float buffer in the scratch arena — and stays within 1 LSB of onnxruntime.
+
+The QOperator form keeps ReLU6 as a float Clip between a DequantizeLinear of a QLinearConv's
+output and a QuantizeLinear of other parameters, and feeds the residual Add the Clip's float
+output; the QDQ form quantized with Conv and Add only keeps the Clips alike. `fold-qdq` turns
+each into a requantizing `QLinearLeakyRelu` (alpha 1) and an int8 Clip, and the Adds into
+`QLinearAdd`.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import BlockArgument
+
+ort = pytest.importorskip("onnxruntime")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from models import QOPERATOR_STANDARD_OPS, GraphBuilder, quantize  # noqa: E402
+from test_int8 import PIPELINE, check_int8, folded  # noqa: E402
+
+from zant.driver import compile_to_module  # noqa: E402
+from zant.passes.fold_qdq import unfolded_ops  # noqa: E402
+
+
+def mobilenet_v2_style() -> onnx.ModelProto:
+    """A stem Conv + ReLU6, three inverted residual blocks (1×1 expand, ReLU6 as Clip(0, 6), 3×3
+    depthwise, ReLU6, 1×1 project, a residual Add where the shapes match) and a 1×1 head Conv;
+    input 1×3×32×32."""
+    g = GraphBuilder("mobilenet_v2_style", seed=7)
+    x = g.relu6(g.conv("input", 3, 8, 3, stride=2))
+    channels = 8
+    for out_channels, stride in [(8, 1), (12, 2), (12, 1)]:
+        hidden = channels * 3
+        h = g.relu6(g.conv(x, channels, hidden, 1))
+        h = g.relu6(g.conv(h, hidden, hidden, 3, stride=stride, group=hidden))
+        h = g.conv(h, hidden, out_channels, 1)
+        x = g.node("Add", [x, h], "add") if stride == 1 and channels == out_channels else h
+        channels = out_channels
+    x = g.conv(x, channels, 16, 1)
+    return g.build([("input", [1, 3, 32, 32])], [(x, "y", [1, 16, 8, 8])])
+
+
+VARIANTS = {
+    # name: (format, activations, op types)
+    "qdq_int8": ("qdq", "int8", None),
+    "qdq_relu6_int8": ("qdq", "int8", ["Conv", "Add"]),  # the Clips stay between DQ and Q
+    "qoperator_int8": ("qoperator", "int8", QOPERATOR_STANDARD_OPS),
+    "qoperator_uint8": ("qoperator", "uint8", QOPERATOR_STANDARD_OPS),
+    "qdq_relu6_uint8": ("qdq", "uint8", ["Conv", "Add"]),
+}
+
+
+@cache
+def quantized(variant: str) -> onnx.ModelProto:
+    fmt, activations, op_types = VARIANTS[variant]
+    return quantize(mobilenet_v2_style(), fmt, per_channel=True, op_types=op_types, activations=activations)
+
+
+def graph_ops(module) -> list:
+    return [op for op in module.walk() if op.name.startswith("onnx.") and op.name != "onnx.Constant"]
+
+
+def float_ops(module) -> list:
+    """Ops with a float result (constants aside)."""
+    return [
+        op for op in graph_ops(module)
+        if any(not isinstance(r.type.get_element_type(), IntegerType) for r in op.results)
+    ]
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_only_the_graph_edges_stay_float(tmp_path, variant):
+    model = quantized(variant)
+    before = [n.op_type for n in model.graph.node]
+    if variant.startswith(("qoperator", "qdq_relu6")):
+        assert before.count("Clip") == 7 and before.count("Add") == 2  # what the issue measured
+    module = folded(model, tmp_path)
+    names = [op.name for op in graph_ops(module)]
+    assert not unfolded_ops(module)
+    assert names.count("onnx.QLinearConv") == 11 and names.count("onnx.QLinearAdd") == 2
+    # The one float op: the output's DequantizeLinear; the one QuantizeLinear: the input's.
+    assert [op.name for op in float_ops(module)] == ["onnx.DequantizeLinear"]
+    (dq,) = float_ops(module)
+    assert {use.operation.name for use in dq.results[0].uses} == {"func.return"}
+    (q,) = [op for op in graph_ops(module) if op.name == "onnx.QuantizeLinear"]
+    assert isinstance(q.operands[0], BlockArgument)  # the graph input
+    if variant.startswith(("qoperator", "qdq_relu6")):
+        assert names.count("onnx.QLinearLeakyRelu") == 7 and names.count("onnx.Clip") == 7
+
+
+@pytest.mark.parametrize("variant", ["qoperator_int8", "qdq_relu6_uint8"])
+def test_scratch_arena_holds_no_float_buffer(tmp_path, variant):
+    onnx.save(quantized(variant), tmp_path / "m.onnx")
+    module = compile_to_module(tmp_path / "m.onnx", "cortex-m4", pipeline=PIPELINE).module
+    locals_ = [op.results[0].type for op in module.walk() if op.name == "uop.define_local"]
+    assert locals_ and all(isinstance(t.element_type, IntegerType) for t in locals_), locals_
+
+
+@pytest.mark.parametrize("variant", ["qoperator_int8", "qoperator_uint8", "qdq_relu6_int8"])
+def test_within_one_lsb_of_onnxruntime(tmp_path, variant):
+    check_int8(quantized(variant), variant, tmp_path)
