@@ -45,8 +45,8 @@ inline fn zant_sxtb16(x: i32, comptime rot: u5) i32 {{
         );
     }}
     const u: u32 = std.math.rotr(u32, @bitCast(x), rot);
-    const lo: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @truncate(u)))));
-    const hi: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @truncate(u >> 16)))));
+    const lo: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @bitCast(@as(u8, @truncate(u)))))));
+    const hi: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @bitCast(@as(u8, @truncate(u >> 16)))))));
     return @bitCast(lo | (hi << 16));
 }}""",
     ),

@@ -1,0 +1,99 @@
+"""`arm-dsp-dot` end to end: int8 dense layers become `SXTB16`/`SMLAD` on Cortex-M cores with
+the DSP extension, and compute exactly what the loops they replace computed.
+
+The model is two quantized Gemms (fold-qdq makes them 1x1 integer Convs whose reductions run
+over contiguous int8 in both operands); the first's 70 inputs leave a 2-element remainder loop.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from zant.driver import CompileOptions, compile_model
+from zant.pipelines import pipeline_for, stages_for
+from zant.runtime import load_compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from models import GraphBuilder, quantize  # noqa: E402
+
+OBJDUMP = shutil.which("llvm-objdump") or "/usr/bin/llvm-objdump"
+DSP_CORES = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
+
+
+def dense_int8(folder: Path) -> Path:
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("dense", seed=5)
+    x = g.relu(g.gemm("input", 70, 12))
+    x = g.gemm(x, 12, 5, gain=1.0)
+    path = folder / "dense_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 70])], [(x, "out", [1, 5])])), path)
+    return path
+
+
+def without_dsp(target: str) -> str:
+    return ",".join(s for s in stages_for(target) if s != "arm-dsp-dot")
+
+
+def test_only_cores_with_the_dsp_extension_run_the_pass():
+    for target in DSP_CORES:
+        assert stages_for(target)[-1] == "arm-dsp-dot"
+    for target in ("host", "cortex-m0plus", "cortex-m3", "riscv32"):
+        assert "arm-dsp-dot" not in stages_for(target)
+
+
+def test_portable_zig_equals_the_loops_it_replaces(tmp_path):
+    """On the host the arm_dsp helpers are plain Zig: the rewritten module's outputs equal the
+    pass-less build's bit for bit, on inputs spanning the whole int8 range."""
+    model = dense_int8(tmp_path)
+    dsp = compile_model(model, tmp_path / "dsp", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    plain = compile_model(model, tmp_path / "plain", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=without_dsp("cortex-m4")))
+    zig = (tmp_path / "dsp" / "net.zig").read_text()
+    assert zig.count("zant_smlad(") >= 4 and "zant_sxtb16(" in zig and "zant_load_word(" in zig
+    assert "zant_smlad" not in (tmp_path / "plain" / "net.zig").read_text()
+    run_dsp, run_plain = load_compiled(dsp), load_compiled(plain)
+    rng = np.random.default_rng(0)
+    for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
+        x = (rng.standard_normal((1, 70)) * scale).astype(np.float32)
+        np.testing.assert_array_equal(run_dsp(x)[0], run_plain(x)[0])
+
+
+def disassembly(elf: Path) -> str:
+    if not Path(OBJDUMP).exists():
+        pytest.skip("llvm-objdump is missing")
+    return subprocess.run([OBJDUMP, "-d", str(elf)], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
+def test_firmware_runs_smlad_and_equals_the_host(tmp_path, target):
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS[target]])
+    if missing:
+        pytest.skip(missing)
+    model = dense_int8(tmp_path)
+    firmware = compile_model(model, tmp_path / target, CompileOptions(name="net", target=target, firmware=True))
+    text = disassembly(firmware.firmware_path)
+    assert text.count("smlad") >= 4 and "sxtb16" in text
+    host = compile_model(model, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
+    assert "zant_smlad" not in (tmp_path / "host" / "net.zig").read_text()
+    expected = load_compiled(host)(*(firmware.feeds[s.name] for s in host.inputs))
+    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
+    for got, want in zip(run.outputs, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_cortex_m3_firmware_has_no_dsp_instruction(tmp_path):
+    model = dense_int8(tmp_path)
+    result = compile_model(model, tmp_path / "m3", CompileOptions(name="net", target="cortex-m3", firmware=True))
+    text = disassembly(result.firmware_path)
+    assert "smlad" not in text and "sxtb16" not in text
