@@ -508,18 +508,52 @@ class GlobalBufferEffect(MemoryEffect):
         return BindsOutsideMemory.get_effects(op)
 
 
+@irdl_attr_definition
+class StepRangeAttr(ParametrizedAttribute, SpacedOpaqueSyntaxAttribute):
+    """The first and last top-level step (op of the function body) a scratch buffer is live at,
+    both included: `5 to 9` in `uop.define_local`'s format, `#uop<step_range 5 to 9>` generic."""
+
+    name = "uop.step_range"
+
+    first: IntAttr
+    last: IntAttr
+
+    def __init__(self, first: int, last: int):
+        super().__init__(IntAttr(first), IntAttr(last))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"{self.first.data} to {self.last.data}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr]:
+        first = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("to")
+        last = parser.parse_integer(allow_boolean=False)
+        return IntAttr(first), IntAttr(last)
+
+    def verify(self) -> None:
+        if not 0 <= self.first.data <= self.last.data:
+            raise VerifyException(
+                f"a live range needs 0 <= first <= last, got {self.first.data} to {self.last.data}"
+            )
+
+
 @irdl_op_definition
 class DefineLocalOp(IRDLOperation):
-    """A scratch buffer for an intermediate; `offset` (bytes into the scratch arena) is set by
-    `plan-arenas`."""
+    """A scratch buffer for an intermediate: `uop.define_local "t" at 32 live 5 to 9 : ...`.
+    `offset` (bytes into the scratch arena) and `live` (the top-level steps it is live at) are set
+    by `plan-arenas`."""
 
     name = "uop.define_local"
 
     tensor_name = prop_def(StringAttr)
     offset = opt_prop_def(IntegerAttr[I64])
+    live = opt_prop_def(StepRangeAttr)
     result = result_def(BufferType)
 
-    assembly_format = "$tensor_name (`at` $offset^)? attr-dict `:` type($result)"
+    assembly_format = (
+        "$tensor_name (`at` $offset^)? (`live` $live^)? attr-dict `:` type($result)"
+    )
 
     traits = traits_def(Accesses(MemoryEffectKind.ALLOC, "result"))
 
@@ -535,6 +569,8 @@ class DefineLocalOp(IRDLOperation):
     def verify_(self) -> None:
         if self.offset is not None and self.offset.value.data < 0:
             raise VerifyException("offset must be non-negative")
+        if self.live is not None and self.offset is None:
+            raise VerifyException("a live range without an offset: plan-arenas sets both")
 
 
 @irdl_op_definition
@@ -1744,9 +1780,12 @@ class PlanStrategyAttr(EnumAttribute[PlanStrategy], SpacedOpaqueSyntaxAttribute)
 class ArenaOp(IRDLOperation):
     """One memory arena of a planned function, set by `plan-arenas`.
 
-    `uop.arena "scratch" size 96 align 16 lower_bound 64 strategy "best"`: the scratch arena holds
-    every `uop.define_local` at its offset; `lower_bound` is the most bytes of scratch live at
-    once. `uop.arena "constant" size 2048 align 16 section ".rodata.zant"`: the read-only blob of
+    `uop.arena "scratch" size 96 align 16 lower_bound 64 strategy "best" steps 17
+    unaligned_lower_bound 60`: the scratch arena holds every `uop.define_local` at its offset;
+    `lower_bound` is the most bytes of scratch live at once (each buffer rounded up to the
+    alignment), `unaligned_lower_bound` the same in unaligned bytes (what no plan of this schedule
+    can beat), `steps` the number of top-level steps of the planned schedule (the steps the
+    define_locals' `live` ranges count). `uop.arena "constant" size 2048 align 16 section ".rodata.zant"`: the read-only blob of
     the constants (each `uop.define_global "constant"` at its offset), in the given link section.
     `uop.arena "persistent" size 0 align 16`: state kept across calls (no op has any yet).
     """
@@ -1758,11 +1797,14 @@ class ArenaOp(IRDLOperation):
     alignment = prop_def(IntegerAttr[I64])
     lower_bound = opt_prop_def(IntegerAttr[I64])
     strategy = opt_prop_def(PlanStrategyAttr)
+    steps = opt_prop_def(IntegerAttr[I64])
+    unaligned_lower_bound = opt_prop_def(IntegerAttr[I64])
     link_section = opt_prop_def(StringAttr)
 
     assembly_format = (
         "$role `size` $size `align` $alignment (`lower_bound` $lower_bound^)? "
-        "(`strategy` $strategy^)? (`section` $link_section^)? attr-dict"
+        "(`strategy` $strategy^)? (`steps` $steps^)? "
+        "(`unaligned_lower_bound` $unaligned_lower_bound^)? (`section` $link_section^)? attr-dict"
     )
 
     traits = traits_def(BindsOutsideMemory())
@@ -1775,6 +1817,8 @@ class ArenaOp(IRDLOperation):
         lower_bound: int | None = None,
         strategy: PlanStrategy | str | None = None,
         link_section: str | None = None,
+        steps: int | None = None,
+        unaligned_lower_bound: int | None = None,
     ):
         super().__init__(
             properties={
@@ -1784,6 +1828,10 @@ class ArenaOp(IRDLOperation):
                 "lower_bound": None if lower_bound is None else IntegerAttr(lower_bound, 64),
                 "strategy": None if strategy is None else PlanStrategyAttr(PlanStrategy(strategy)),
                 "link_section": None if link_section is None else StringAttr(link_section),
+                "steps": None if steps is None else IntegerAttr(steps, 64),
+                "unaligned_lower_bound": (
+                    None if unaligned_lower_bound is None else IntegerAttr(unaligned_lower_bound, 64)
+                ),
             }
         )
 
@@ -1805,6 +1853,21 @@ class ArenaOp(IRDLOperation):
         if self.strategy is not None:
             if role != ArenaRole.SCRATCH:
                 raise VerifyException("only the scratch arena has a strategy")
+        if self.steps is not None:
+            if role != ArenaRole.SCRATCH:
+                raise VerifyException("only the scratch arena has steps")
+            if self.steps.value.data < 0:
+                raise VerifyException(f"steps must be non-negative, got {self.steps.value.data}")
+        if self.unaligned_lower_bound is not None:
+            if role != ArenaRole.SCRATCH:
+                raise VerifyException("only the scratch arena has an unaligned lower bound")
+            bound = self.unaligned_lower_bound.value.data
+            aligned = size if self.lower_bound is None else self.lower_bound.value.data
+            if not 0 <= bound <= aligned:
+                raise VerifyException(
+                    f"unaligned lower bound {bound} is not within 0..{aligned} (the aligned "
+                    "lower bound, or the size)"
+                )
         if self.link_section is not None and role != ArenaRole.CONSTANT:
             raise VerifyException("only the constant arena has a link section")
         block = self.parent_block()
@@ -2115,6 +2178,15 @@ UOp = Dialect(
         AccSetOp,
         AccGetOp,
     ],
-    [BufferType, ViewType, PtrType, AccType, BufferRoleAttr, ArenaRoleAttr, PlanStrategyAttr],
+    [
+        BufferType,
+        ViewType,
+        PtrType,
+        AccType,
+        BufferRoleAttr,
+        ArenaRoleAttr,
+        PlanStrategyAttr,
+        StepRangeAttr,
+    ],
     [UOpConstantMaterialization()],
 )

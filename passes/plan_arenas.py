@@ -18,11 +18,11 @@ Running the pass twice gives the same IR: everything is recomputed from scratch,
 The plan is recorded on the IR, so the backend's header and plan JSON read it instead of
 re-running the schedule and liveness (and later passes that add ops do not move it):
 
-* each `uop.define_local` gets its offset and `{uop.live = array<i64: FIRST, LAST>}`, the first
-  and last top-level step (op of the function body) it is live at;
-* the scratch `uop.arena` its size, alignment, aligned `lower_bound` and `strategy`, and
-  `{uop.steps = N : i64, uop.unaligned_lower_bound = B : i64}`: the number of top-level steps and
-  the lower bound counted in unaligned bytes (what no plan of this schedule can beat).
+* each `uop.define_local` gets its offset and `live FIRST to LAST`, the first and last top-level
+  step (op of the function body) it is live at;
+* the scratch `uop.arena` its size, alignment, aligned `lower_bound`, `strategy`, `steps N` (the
+  number of top-level steps) and `unaligned_lower_bound B` (the lower bound counted in unaligned
+  bytes: what no plan of this schedule can beat).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -47,6 +47,7 @@ from zant.dialects.uop import (
     DefineGlobalOp,
     DefineLocalOp,
     PlanStrategy,
+    StepRangeAttr,
 )
 from zant.errors import ZantError
 from zant.analysis.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
@@ -55,12 +56,6 @@ EXACT_SEARCH_LIMIT = 7
 """Up to this many slots, `best` tries every placement order."""
 HILL_CLIMB_STEPS = 4000
 
-LIVE_ATTR = "uop.live"
-"""On a `uop.define_local`: its first and last top-level step alive."""
-STEPS_ATTR = "uop.steps"
-"""On the scratch `uop.arena`: how many top-level steps the schedule has."""
-UNALIGNED_LOWER_BOUND_ATTR = "uop.unaligned_lower_bound"
-"""On the scratch `uop.arena`: the lower bound in unaligned bytes (an in-place pair once)."""
 
 
 @dataclass(frozen=True)
@@ -176,8 +171,9 @@ def plan_scratch(
     schedule = Schedule.of(function)
     lifetimes = scratch_lifetimes(function, schedule)
     for life in lifetimes:
-        span = [steps_before + schedule.step[life.first], steps_before + schedule.step[life.last]]
-        life.buffer.attributes[LIVE_ATTR] = DenseArrayBase.from_list(i64, span)
+        life.buffer.live = StepRangeAttr(
+            steps_before + schedule.step[life.first], steps_before + schedule.step[life.last]
+        )
     unaligned = lower_bound(make_slots(lifetimes, schedule, 1, in_place=True))
     size, bound = _place_scratch(lifetimes, schedule, PlanStrategy(strategy), alignment)
     return ScratchPlan(size, bound, unaligned, steps_before + schedule.step_count)
@@ -244,9 +240,15 @@ def plan_function(
         function.attributes.pop(key, None)
     scratch = plan_scratch(function, strategy, alignment, steps_before=len(ARENA_ROLES))
     constants = plan_constants(function, alignment)
-    scratch_op = ArenaOp(ArenaRole.SCRATCH, scratch.size, alignment, lower_bound=scratch.lower_bound, strategy=strategy)
-    scratch_op.attributes[STEPS_ATTR] = IntegerAttr(scratch.steps, 64)
-    scratch_op.attributes[UNALIGNED_LOWER_BOUND_ATTR] = IntegerAttr(scratch.unaligned_lower_bound, 64)
+    scratch_op = ArenaOp(
+        ArenaRole.SCRATCH,
+        scratch.size,
+        alignment,
+        lower_bound=scratch.lower_bound,
+        strategy=strategy,
+        steps=scratch.steps,
+        unaligned_lower_bound=scratch.unaligned_lower_bound,
+    )
     arenas = [
         scratch_op,
         ArenaOp(ArenaRole.CONSTANT, constants, alignment, link_section=link_section or None),
@@ -267,7 +269,7 @@ def is_planned(module: ModuleOp) -> bool:
     """True if every define_local has an offset and live steps and every function records its
     arenas."""
     for op in module.walk():
-        if isinstance(op, DefineLocalOp) and (op.offset is None or LIVE_ATTR not in op.attributes):
+        if isinstance(op, DefineLocalOp) and (op.offset is None or op.live is None):
             return False
         if isinstance(op, func.FuncOp) and scratch_arena(op) is None:
             return False

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
-    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -32,7 +31,6 @@ from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_pre
 from zant.dialects.uop import ArenaOp, ArenaRole, BufferRole, DefineGlobalOp, DefineLocalOp
 from zant.errors import ZantError
 from zant.analysis.liveness import align_up
-from zant.passes.plan_arenas import LIVE_ATTR, STEPS_ATTR, UNALIGNED_LOWER_BOUND_ATTR
 
 def main_function(module: ModuleOp) -> func.FuncOp:
     functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
@@ -144,9 +142,8 @@ def _unplanned(what: str) -> ZantError:
     return ZantError(f"{what}: the module has no arena plan; run the plan-arenas pass first")
 
 
-def _recorded_int(op: ArenaOp, key: str) -> int:
-    value = op.attributes.get(key)
-    if not isinstance(value, IntegerAttr):
+def _recorded_int(value: IntegerAttr | None, key: str) -> int:
+    if value is None:
         raise _unplanned(f"the scratch arena does not record '{key}'")
     return value.value.data
 
@@ -172,17 +169,16 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
     for op in function.walk():
         if not isinstance(op, DefineLocalOp):
             continue
-        live = op.attributes.get(LIVE_ATTR)
-        if op.offset is None or not isinstance(live, DenseArrayBase):
+        if op.offset is None or op.live is None:
             raise _unplanned(f"scratch buffer '{op.tensor_name.data}' has no offset or live steps")
-        first, last = live.get_values()
+        first, last = op.live.first.data, op.live.last.data
         tensors.append(TensorPlacement(op.tensor_name.data, "scratch", op.offset.value.data, op.result.type.byte_size))  # type: ignore[attr-defined]
         lifetimes.append(Lifetime(op.tensor_name.data, first, last))
     return PlanInfo(
         scratch_size=scratch.size.value.data,
         scratch_alignment=scratch.alignment.value.data,
         constant_size=constant.size.value.data,
-        lower_bound_bytes=_recorded_int(scratch, UNALIGNED_LOWER_BOUND_ATTR),
+        lower_bound_bytes=_recorded_int(scratch.unaligned_lower_bound, "unaligned_lower_bound"),
         tensors=tuple(tensors),
         constant_alignment=constant.alignment.value.data,
         aligned_lower_bound_bytes=scratch.lower_bound.value.data if scratch.lower_bound else 0,
@@ -190,7 +186,7 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
         link_section=constant.link_section.data if constant.link_section else "",
         persistent_size=persistent.size.value.data,
         lifetimes=tuple(lifetimes),
-        step_count=_recorded_int(scratch, STEPS_ATTR),
+        step_count=_recorded_int(scratch.steps, "steps"),
     )
 
 

@@ -6,7 +6,7 @@
 
 // %a is filled, then read element-wise into %b where it dies (so %b is written in place over
 // %a); %c is live with %b; %d is born after %a/%b died and may take their bytes. The plan is
-// recorded for the backend: each buffer's first and last live top-level step (`uop.live`, the
+// recorded for the backend: each buffer's first and last live top-level step (`live`, the
 // three arenas counted), the step count and the lower bound in unaligned bytes.
 
 // NAIVE-LABEL:  func.func @main()
@@ -26,14 +26,14 @@
 // GREEDY:         uop.define_local "d" at 0 {{.*}}: !uop.buffer<5xf32>
 
 // BEST-LABEL:   func.func @main()
-// BEST-NEXT:      uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "best" {uop.steps = 17 : i64, uop.unaligned_lower_bound = 48 : i64}
+// BEST-NEXT:      uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "best" steps 17 unaligned_lower_bound 48
 // BEST-NEXT:      uop.arena "constant" size 0 align 16
 // BEST-NEXT:      uop.arena "persistent" size 0 align 16
 // BEST-NOT:       uop.arena
-// BEST:           uop.define_local "a" at 0 {uop.live = array<i64: 5, 9>} : !uop.buffer<8xf32>
-// BEST:           uop.define_local "b" at 0 {uop.live = array<i64: 9, 12>} : !uop.buffer<8xf32>
-// BEST:           uop.define_local "c" at 32 {uop.live = array<i64: 11, 14>} : !uop.buffer<4xf32>
-// BEST:           uop.define_local "d" at 0 {uop.live = array<i64: 14, 15>} : !uop.buffer<5xf32>
+// BEST:           uop.define_local "a" at 0 live 5 to 9 : !uop.buffer<8xf32>
+// BEST:           uop.define_local "b" at 0 live 9 to 12 : !uop.buffer<8xf32>
+// BEST:           uop.define_local "c" at 32 live 11 to 14 : !uop.buffer<4xf32>
+// BEST:           uop.define_local "d" at 0 live 14 to 15 : !uop.buffer<5xf32>
 
 // ALIGN64:        uop.arena "scratch" size 128 align 64 lower_bound 128 strategy "best"
 // ALIGN64:        uop.define_local "c" at 64

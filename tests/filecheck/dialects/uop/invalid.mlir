@@ -411,3 +411,69 @@ builtin.module {
 }
 
 // CHECK: input index 1 ('b') is past the graph's 1 inputs
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %t = uop.define_local "t" at 0 live 6 to 4 : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: a live range needs 0 <= first <= last, got 6 to 4
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %t = uop.define_local "t" live 1 to 4 : !uop.buffer<2xf32>
+    func.return
+  }
+}
+
+// CHECK: a live range without an offset: plan-arenas sets both
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "scratch" size 32 align 16 steps -1
+    func.return
+  }
+}
+
+// CHECK: steps must be non-negative, got -1
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "constant" size 32 align 16 steps 3
+    func.return
+  }
+}
+
+// CHECK: only the scratch arena has steps
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "scratch" size 64 align 16 lower_bound 32 unaligned_lower_bound 40
+    func.return
+  }
+}
+
+// CHECK: unaligned lower bound 40 is not within 0..32 (the aligned lower bound, or the size)
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    uop.arena "persistent" size 0 align 16 unaligned_lower_bound 0
+    func.return
+  }
+}
+
+// CHECK: only the scratch arena has an unaligned lower bound
