@@ -443,16 +443,39 @@ def _sibling_quantize(value: SSAValue, before: Operation) -> Operation | None:
     return None
 
 
+def _clip_in_own_parameters(
+    activation: Operation, value: SSAValue, op: Operation, index: int, rewriter: PatternRewriter
+) -> bool:
+    """Operand `index` of `op`, the float output of a Relu / Clip of DQ(x), becomes DQ(clip of x
+    with bounds quantized in x's own parameters): equal to the float value but where it
+    saturates at a bound off x's grid (by at most half a step of x's scale)."""
+    x = _dequantized(input_value(activation, 0))
+    if x is None or not _is_int8(x.value) or _constant(x.scale) is None or _constant(x.zero_point) is None:
+        return False
+    b = Builder(rewriter, op)
+    clipped = fold_activation(activation, x, b)
+    if clipped is None:
+        return False
+    dq = onnx_op_class("DequantizeLinear").from_onnx([clipped, x.scale, x.zero_point], [value.type], {}, {})
+    b.insert(dq)
+    op.operands[index] = dq.results[0]
+    return True
+
+
 def _read_quantized_siblings(op: Operation, rewriter: PatternRewriter) -> bool:
     """QOperator models feed a residual Add the float output of an activation that a
-    QuantizeLinear also reads (ReLU6 → Q → QLinearConv, and → Add). Such an operand is replaced
-    by DQ(that Q), as the QDQ form of the graph reads it (a change of at most half a step of
-    the Q's scale), so the activation has one reader and folds, and so does the Add. Whether an
-    operand changed."""
+    QuantizeLinear also reads (ReLU6 → Q → QLinearConv, and → Add). Such an operand, when a
+    Relu / Clip of a DQ, becomes the DQ of an int8 Clip in the DQ's parameters
+    (`_clip_in_own_parameters`); another becomes DQ(that Q), as the QDQ form of the graph reads
+    it (a change of at most half a step of the Q's scale). Then the activation has one reader
+    and folds, and so does the Add. Whether an operand changed."""
     changed = False
     for index, value in enumerate(op.operands):
         owner = value.owner
         if not isinstance(owner, Operation) or owner.name in ("onnx.DequantizeLinear", "onnx.Constant"):
+            continue
+        if owner.name in ("onnx.Relu", "onnx.Clip") and _clip_in_own_parameters(owner, value, op, index, rewriter):
+            changed = True
             continue
         q = _sibling_quantize(value, op)
         if q is None:
