@@ -17,7 +17,8 @@ A model lowered to uop is a flat program over flat buffers:
 * vectors (`vector<8xf32>`, made by the `vectorize` pass): `uop.vload` / `uop.vstore` read and
   write N consecutive elements from a gep, `uop.broadcast` splats a scalar, the ALU ops of
   `VECTOR_ALU_OPS`, `uop.mulacc` (on a `!uop.acc<vector<…>>`) and lossless `uop.cast`s work
-  lane by lane, and `uop.reduce_add` sums the lanes.
+  lane by lane, the compares give a `vector<N x i1>` that a `uop.where` selects lanes with, and
+  `uop.reduce_add` sums the lanes.
 
 Index arithmetic uses the same ALU ops on `index` values; integer `div` truncates toward zero and
 `rem` takes the sign of the dividend (C semantics), as Zig's `@divTrunc` / `@rem` do.
@@ -1146,21 +1147,49 @@ class UnaryOp(IRDLOperation):
         _verify_alu_type(self, self.result.type, "operand")
 
 
+def compare_result_type(operand_type: Attribute) -> Attribute:
+    """`i1` for scalar operands, `vector<N x i1>` for `vector<N x T>` ones (lane by lane)."""
+    if isinstance(operand_type, VectorType):
+        return VectorType(i1, operand_type.get_shape())
+    return i1
+
+
 class CompareOp(IRDLOperation, HasFolderInterface):
     """`%c = uop.<cmp> %x, %y : T` compares two scalars of type T into an `i1`; two literals
-    fold (floats too: a comparison is exact, NaN compares unequal)."""
+    fold (floats too: a comparison is exact, NaN compares unequal). On vectors it compares lane
+    by lane: `%m = uop.cmplt %x, %y : vector<8xf32>` is a `vector<8xi1>` (the result type is
+    implied by the operands', so it is not printed)."""
 
     T: ClassVar = VarConstraint("T", AnyAttr())
     lhs = operand_def(T)
     rhs = operand_def(T)
-    result = result_def(i1)
-
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs)"
+    result = result_def(IntegerType | VectorType)
 
     traits = traits_def(Pure())
 
     def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        super().__init__(operands=[lhs, rhs], result_types=[i1])
+        operand_type = SSAValue.get(lhs).type
+        super().__init__(operands=[lhs, rhs], result_types=[compare_result_type(operand_type)])
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_list((self.lhs, self.rhs), printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CompareOp:
+        unresolved = [parser.parse_unresolved_operand()]
+        parser.parse_punctuation(",")
+        unresolved.append(parser.parse_unresolved_operand())
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        operand_type = parser.parse_type()
+        lhs, rhs = (parser.resolve_operand(u, operand_type) for u in unresolved)
+        op = cls(lhs, rhs)
+        op.attributes.update(attributes)
+        return op
 
     def compare(self, x: int | float, y: int | float) -> bool:
         raise NotImplementedError
@@ -1173,8 +1202,16 @@ class CompareOp(IRDLOperation, HasFolderInterface):
         return (IntegerAttr(int(self.compare(x, y)), i1),)
 
     def verify_(self) -> None:
-        if not is_scalar_type(self.lhs.type):
-            raise VerifyException(f"{self.name} takes scalar operands, got {self.lhs.type}")
+        operand_type = self.lhs.type
+        if not (is_scalar_type(operand_type) or is_vector_type(operand_type)):
+            raise VerifyException(
+                f"{self.name} takes scalar or 1-D vector operands, got {operand_type}"
+            )
+        expected = compare_result_type(operand_type)
+        if self.result.type != expected:
+            raise VerifyException(
+                f"{self.name} of {operand_type} gives {expected}, got {self.result.type}"
+            )
 
 
 def _integer_division_may_trap(op: BinaryOp) -> bool:
@@ -1691,17 +1728,58 @@ class BitcastOp(IRDLOperation):
 @irdl_op_definition
 class WhereOp(IRDLOperation, HasFolderInterface):
     """`%z = uop.where %c, %x, %y : f32` is x if the i1 `%c` is true, else y (x and y may be
-    vectors, picked whole)."""
+    vectors, picked whole). With a `vector<N x i1>` condition it picks lane by lane between two
+    `vector<N x T>`: `%z = uop.where %m, %x, %y : vector<8xi1>, vector<8xf32>` (the condition's
+    type is printed only when it is a vector)."""
 
     name = "uop.where"
 
     T: ClassVar = VarConstraint("T", AnyAttr())
-    condition = operand_def(i1)
+    condition = operand_def(IntegerType | VectorType)
     true_value = operand_def(T)
     false_value = operand_def(T)
     result = result_def(T)
 
-    assembly_format = "$condition `,` $true_value `,` $false_value attr-dict `:` type($result)"
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        if isinstance(self.condition.type, VectorType):
+            printer.print_attribute(self.condition.type)
+            printer.print_string(", ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WhereOp:
+        unresolved = [parser.parse_unresolved_operand()]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            unresolved.append(parser.parse_unresolved_operand())
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = [parser.parse_type()]
+        if parser.parse_optional_punctuation(","):
+            types.append(parser.parse_type())
+        condition_type = types[0] if len(types) == 2 else i1
+        condition = parser.resolve_operand(unresolved[0], condition_type)
+        x, y = (parser.resolve_operand(u, types[-1]) for u in unresolved[1:])
+        op = cls(condition, x, y)
+        op.attributes.update(attributes)
+        return op
+
+    def verify_(self) -> None:
+        condition = self.condition.type
+        if condition == i1:
+            return
+        if not (isinstance(condition, VectorType) and condition.get_num_dims() == 1
+                and condition.get_element_type() == i1):
+            raise VerifyException(f"the condition must be i1 or a 1-D vector of i1, got {condition}")
+        values = self.result.type
+        if not is_vector_type(values) or lanes(values) != lanes(condition):
+            raise VerifyException(
+                f"a {condition} condition picks lanes of a {lanes(condition)}-lane vector, got {values}"
+            )
 
     traits = traits_def(Pure())
 

@@ -14,8 +14,14 @@ compare is false and `%x` (the NaN) is the result: the same value as the NaN-tes
 compare and one select (the printer's general form tests both operands for NaN). A signed zero
 compares equal to the other, so `%x` is returned, as before.
 
-Scalars only: uop compares and `uop.where` take a scalar condition, so a vector clamp keeps its
-`uop.max` / `uop.min` (lane-wise compare and select are not in the dialect yet).
+Vectors too, against a splat of such a literal (`uop.broadcast` of a `uop.const`), lane by lane:
+
+    %r = uop.max %x, %s : vector<8xf32>       (%s = uop.broadcast %c : f32 to vector<8xf32>)
+  → %lt = uop.cmplt %x, %s : vector<8xf32>
+    %r = uop.where %lt, %s, %x : vector<8xi1>, vector<8xf32>
+
+which the Zig printer spells `@select(f32, x < s, s, x)` (one maxps/minps on x86): a NaN lane of
+`%x` fails its compare and is kept, as the NaN-propagating `zant_vfmax` would.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, ModuleOp, VectorType
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -38,13 +44,19 @@ from zant.dialects import uop
 
 
 def _number_literal(value: SSAValue) -> bool:
+    """A float literal that is not NaN, or (for a vector) a broadcast of one."""
+    if isinstance(value.type, VectorType):
+        owner = value.owner
+        if not isinstance(owner, uop.BroadcastOp):
+            return False
+        value = owner.input
     attr = uop.constant_of(value)
     return isinstance(attr, FloatAttr) and attr.value.data == attr.value.data
 
 
 def _clamp_operands(op: uop.MaxOp | uop.MinOp) -> tuple[SSAValue, SSAValue] | None:
-    """(the value, the non-NaN literal bound) of a scalar float max/min, or None."""
-    if not isinstance(op.result.type, AnyFloat):
+    """(the value, the non-NaN literal bound) of a scalar or vector float max/min, or None."""
+    if not isinstance(uop.lane_type(op.result.type), AnyFloat):
         return None
     if _number_literal(op.rhs):
         return op.lhs, op.rhs
@@ -81,7 +93,8 @@ class ExpandMinAgainstLiteral(RewritePattern):
 
 @dataclass(frozen=True)
 class ExpandFloatMinmaxPass(ModulePass):
-    """Rewrite scalar float max/min against a non-NaN literal as compare and select."""
+    """Rewrite scalar (and vector) float max/min against a non-NaN literal (a splat of one) as
+    compare and select."""
 
     name = "expand-float-minmax"
 

@@ -7,9 +7,8 @@ addresses are unchecked), `contract-mulacc` (`@mulAdd` iff `fused`), `expand-flo
 (clamps as compare and select), `linearize-geps` (every gep indexes its flat buffer; a gep
 through a view is refused), `dce` (every scratch buffer it is given is printed). What it still
 chooses: spelling (a single-use index add/sub/mul inside its address, a compare inside the where
-right after it), a function per top-level
-loop nest, and the @select form of a vector clamp against a literal (uop has no lane-wise compare
-or select for a pass to build it from).
+right after it: `if (x < c) c else x`, or `@select(f32, x < c, c, x)` lane by lane) and a function
+per top-level loop nest.
 
 Layout of the generated file:
 
@@ -197,14 +196,6 @@ VECTOR_INT_ALU = _by_class({k: INT_ALU_BY_NAME[k] for k in uop.VECTOR_ALU_OPS if
 """Lane-wise forms of `uop.VECTOR_ALU_OPS` ({T} is the vector type)."""
 FLOAT_ALU = _by_class(FLOAT_ALU_BY_NAME)
 INT_ALU = _by_class(INT_ALU_BY_NAME)
-VECTOR_CLAMP_AGAINST_CONSTANT = {
-    uop.MaxOp: "@select(@typeInfo({T}).vector.child, {a} < {b}, {b}, {a})",
-    uop.MinOp: "@select(@typeInfo({T}).vector.child, {a} > {b}, {b}, {a})",
-}
-"""Vector float max/min against a broadcast constant {b} that is not NaN: a NaN lane of {a}
-fails the compare and is returned, as zant_vfmax does, with one compare and one select (on x86
-a single maxps/minps). The scalar form is `expand-float-minmax`'s compare and `uop.where`; this
-one stays here until uop has lane-wise compares and selects for that pass to build."""
 VECTOR_CAST = {"float": "@floatCast({a})", "int": "@floatFromInt({a})"}
 """Lossless lane-wise casts to a float type by source kind; integer widening is `@intCast`."""
 
@@ -574,7 +565,11 @@ class ZigPrinter:
     @print.register
     def _(self, op: uop.WhereOp) -> None:
         c, a, b = (self.expr(v) for v in op.operands)
-        self.define(op.result, f"if ({c}) {a} else {b}")
+        if isinstance(op.condition.type, VectorType):  # lane by lane
+            lane = zig_type(uop.lane_type(op.result.type))
+            self.define(op.result, f"@select({lane}, {c}, {a}, {b})")
+        else:
+            self.define(op.result, f"if ({c}) {a} else {b}")
 
     @print.register
     def _(self, op: uop.RangeOp) -> None:
@@ -660,7 +655,9 @@ class ZigPrinter:
             args[key] = self.expr(value)
         if kind in COMPARE:
             a, b = args["a"], args["b"]
-            if _is_bool(operand_type) and kind in (uop.CmpltOp, uop.CmpleOp):
+            if _is_bool(uop.lane_type(operand_type)) and kind in (uop.CmpltOp, uop.CmpleOp):
+                if isinstance(operand_type, VectorType):
+                    raise ZantError(f"{op.name} is not supported on {operand_type} by the Zig backend")
                 a, b = f"@intFromBool({a})", f"@intFromBool({b})"
             if _is_select_condition(op.results[0]):
                 self.inline[op.results[0]] = f"{a} {COMPARE[kind]} {b}"
@@ -680,12 +677,6 @@ class ZigPrinter:
         if kind not in table:
             raise ZantError(f"{op.name} is not supported on {operand_type} by the Zig backend")
         template = table[kind]
-        if table is VECTOR_FLOAT_ALU and kind in VECTOR_CLAMP_AGAINST_CONSTANT:
-            constant = [i for i, v in enumerate(op.operands) if _is_number_constant(v)]
-            if constant:  # a Relu or Clip bound: only the other operand can be NaN
-                if constant[0] == 0:
-                    args["a"], args["b"] = args["b"], args["a"]
-                template = VECTOR_CLAMP_AGAINST_CONSTANT[kind]
         self.define(op.results[0], self.use_helper(template).format(**args))
 
 for _alu in uop.ALU_OPS.values():
@@ -710,22 +701,12 @@ def _is_address_arithmetic(value: SSAValue) -> bool:
 
 def _is_select_condition(value: SSAValue) -> bool:
     """A compare used once, as the condition of the `uop.where` right after it: printed inside
-    it (`if (x < c) c else x`, an `expand-float-minmax` clamp) rather than named."""
+    it (`if (x < c) c else x`, or `@select(f32, x < c, c, x)` on vectors: an
+    `expand-float-minmax` clamp) rather than named."""
     uses = list(value.uses)
     if len(uses) != 1 or uses[0].index != 0 or not isinstance(uses[0].operation, uop.WhereOp):
         return False
     return uses[0].operation is value.owner.next_op  # type: ignore[union-attr]
-
-
-def _is_number_constant(value: SSAValue) -> bool:
-    """A `uop.const` (or a broadcast of one) that is not NaN."""
-    owner = value.owner
-    if isinstance(owner, uop.BroadcastOp):
-        owner = owner.input.owner
-    if not isinstance(owner, uop.ConstOp):
-        return False
-    number = owner.value.value.data
-    return number == number
 
 
 def _defined_in(value: SSAValue, loop: Operation) -> bool:

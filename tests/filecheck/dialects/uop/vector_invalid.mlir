@@ -200,3 +200,58 @@ builtin.module {
 }
 
 // CHECK: stride must be positive, got 0
+
+// -----
+
+builtin.module {
+  func.func @main(%x: vector<4xf32>, %y: vector<4xf32>) {
+    %m = "uop.cmplt"(%x, %y) : (vector<4xf32>, vector<4xf32>) -> i1
+    func.return
+  }
+}
+
+// CHECK: uop.cmplt of vector<4xf32> gives vector<4xi1>, got i1
+
+// -----
+
+builtin.module {
+  func.func @main(%x: vector<2x2xf32>, %y: vector<2x2xf32>) {
+    %m = "uop.cmplt"(%x, %y) : (vector<2x2xf32>, vector<2x2xf32>) -> vector<2x2xi1>
+    func.return
+  }
+}
+
+// CHECK: uop.cmplt takes scalar or 1-D vector operands, got vector<2x2xf32>
+
+// -----
+
+builtin.module {
+  func.func @main(%m: vector<8xi1>, %x: vector<4xf32>, %y: vector<4xf32>) {
+    %z = uop.where %m, %x, %y : vector<8xi1>, vector<4xf32>
+    func.return
+  }
+}
+
+// CHECK: a vector<8xi1> condition picks lanes of a 8-lane vector, got vector<4xf32>
+
+// -----
+
+builtin.module {
+  func.func @main(%m: vector<4xi1>, %x: f32, %y: f32) {
+    %z = uop.where %m, %x, %y : vector<4xi1>, f32
+    func.return
+  }
+}
+
+// CHECK: a vector<4xi1> condition picks lanes of a 4-lane vector, got f32
+
+// -----
+
+builtin.module {
+  func.func @main(%m: i8, %x: f32, %y: f32) {
+    %z = "uop.where"(%m, %x, %y) : (i8, f32, f32) -> f32
+    func.return
+  }
+}
+
+// CHECK: the condition must be i1 or a 1-D vector of i1, got i8

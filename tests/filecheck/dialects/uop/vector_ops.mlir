@@ -71,3 +71,25 @@ builtin.module {
     func.return
   }
 }
+
+// Lane-wise compares give a vector of i1 (implied by the operands' type); a where picks lane by
+// lane with a vector condition (its type printed first) and whole vectors with a scalar one.
+
+// CHECK-LABEL: func.func @lanewise
+// CHECK-NEXT:    %lt = uop.cmplt %x, %y : vector<4xf32>
+// CHECK-NEXT:    %eq = uop.cmpeq %i, %j : vector<8xi8>
+// CHECK-NEXT:    %z = uop.where %lt, %x, %y : vector<4xi1>, vector<4xf32>
+// CHECK-NEXT:    %k = uop.where %eq, %i, %j : vector<8xi1>, vector<8xi8>
+// CHECK-NEXT:    %w = uop.where %c, %x, %y : vector<4xf32>
+// CHECK-NEXT:    func.return
+
+builtin.module {
+  func.func @lanewise(%x: vector<4xf32>, %y: vector<4xf32>, %i: vector<8xi8>, %j: vector<8xi8>, %c: i1) {
+    %lt = uop.cmplt %x, %y : vector<4xf32>
+    %eq = uop.cmpeq %i, %j : vector<8xi8>
+    %z = uop.where %lt, %x, %y : vector<4xi1>, vector<4xf32>
+    %k = uop.where %eq, %i, %j : vector<8xi1>, vector<8xi8>
+    %w = uop.where %c, %x, %y : vector<4xf32>
+    func.return
+  }
+}
