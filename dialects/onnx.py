@@ -468,16 +468,16 @@ class _QLinearAddBase(OnnxOp):
                 )
 
 
-def _qlinear_add_schema() -> OpSchema:
-    """com.microsoft's QLinearAdd: C = quantize(dequantize(A) + dequantize(B)), per-tensor scales
-    and zero points, A and B broadcast. Its zero points are optional there; here they are
-    required, as `fold-qdq` always gives them and the lowering reads every input."""
+def _qlinear_binary_schema(name: str, doc: str) -> OpSchema:
+    """A com.microsoft QLinear binary op (QLinearAdd, QLinearMul): per-tensor scales and zero
+    points, A and B broadcast. Its zero points are optional there; here they are required, as
+    `fold-qdq` always gives them and the lowering reads every input."""
     types = {"A": "T", "B": "T", "A_zero_point": "T", "B_zero_point": "T", "C_zero_point": "T"}
     return OpSchema(
-        "QLinearAdd",
+        name,
         CONTRIB_DOMAIN,
         1,
-        doc=_qlinear_add_schema.__doc__ or "",
+        doc=doc,
         inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in _QLINEAR_ADD_INPUTS],
         outputs=[OpSchema.FormalParameter("C", "T")],
         type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
@@ -486,7 +486,9 @@ def _qlinear_add_schema() -> OpSchema:
 
 # Spelled without the domain (not `onnx.com.microsoft.QLinearAdd`): the name `fold-qdq` has
 # always given it, and the importer refuses com.microsoft ops, so the two cannot meet.
-QLinearAddOp = _make_op_class(_qlinear_add_schema(), _QLinearAddBase, "onnx.QLinearAdd")
+QLinearAddOp = _make_op_class(
+    _qlinear_binary_schema("QLinearAdd", "C = quantize(dequantize(A) + dequantize(B))"), _QLinearAddBase, "onnx.QLinearAdd"
+)
 _OP_CLASSES[(CONTRIB_DOMAIN, "QLinearAdd")] = QLinearAddOp
 
 
@@ -494,22 +496,9 @@ class _QLinearMulBase(_QLinearAddBase):
     """QLinearMul has QLinearAdd's inputs and type constraints."""
 
 
-def _qlinear_mul_schema() -> OpSchema:
-    """com.microsoft's QLinearMul: C = quantize(dequantize(A) · dequantize(B)), per-tensor scales
-    and zero points (required here, as for QLinearAdd), A and B broadcast."""
-    types = {"A": "T", "B": "T", "A_zero_point": "T", "B_zero_point": "T", "C_zero_point": "T"}
-    return OpSchema(
-        "QLinearMul",
-        CONTRIB_DOMAIN,
-        1,
-        doc=_qlinear_mul_schema.__doc__ or "",
-        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in _QLINEAR_ADD_INPUTS],
-        outputs=[OpSchema.FormalParameter("C", "T")],
-        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
-    )
-
-
-QLinearMulOp = _make_op_class(_qlinear_mul_schema(), _QLinearMulBase, "onnx.QLinearMul")
+QLinearMulOp = _make_op_class(
+    _qlinear_binary_schema("QLinearMul", "C = quantize(dequantize(A) · dequantize(B))"), _QLinearMulBase, "onnx.QLinearMul"
+)
 _OP_CLASSES[(CONTRIB_DOMAIN, "QLinearMul")] = QLinearMulOp
 
 
