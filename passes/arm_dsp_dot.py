@@ -2,14 +2,25 @@
 
 A loop `uop.range %k = s to e` (step 1) whose body, seen through its nested single-iteration
 loops, only computes indices and addresses, loads int8 through `uop.gep`s of flat buffers whose
-index moves by exactly one element per `k`, casts them to i32 and multiply-accumulates pairs of
-them into `!uop.acc<i32>` accumulators (the integer Conv/Gemm/MatMul reductions after
-`linearize-geps`; several accumulators may share a load) becomes a loop of step 4 over the
-first `4·⌊(e-s)/4⌋` values of `k`: each int8 load becomes one `arm_dsp.load_word` of the 4
-elements at `k .. k+3` and two `arm_dsp.sxtb16` (bytes 0,2 and, rotated by 8, bytes 1,3), each
-multiply-accumulate two `arm_dsp.smlad` between an `acc_get` and an `acc_set`. The original
-loop, started at the first value left over, keeps the 1–3 remaining values of `k` (it goes when
-none remain).
+index moves by exactly one element per `k` (or a constant stride: see below), casts them to i32
+and multiply-accumulates pairs of them into `!uop.acc<i32>` accumulators (the integer
+Conv/Gemm/MatMul reductions after `linearize-geps`; several accumulators may share a load)
+becomes a loop of step 4 over the first `4·⌊(e-s)/4⌋` values of `k`: each int8 load becomes
+one `arm_dsp.load_word` of the 4 elements at `k .. k+3` and two `arm_dsp.sxtb16` (bytes 0,2
+and, rotated by 8, bytes 1,3), each multiply-accumulate two `arm_dsp.smlad` between an
+`acc_get` and an `acc_set`. The original loop, started at the first value left over, keeps the
+1–3 remaining values of `k` (it goes when none remain).
+
+An operand whose index moves by a constant other than one element per `k` (an NCHW activation
+read along its channels by a pointwise Conv: stride H·W) is loaded byte by byte instead, at the
+original loop's own addresses `k, k+s, k+2s, k+3s`, and packed into the lanes the other
+operand's `sxtb16` pair has, elements (0, 2) and (1, 3), as `(lo & 0xffff) | (hi << 16)` (one
+`PKHBT` after LLVM); the packs are shared by every multiply-accumulate that reads that operand,
+and each multiply-accumulate must have one contiguous operand (two strided ones would gain
+nothing). Per 4 `k` and n accumulators sharing the strided operand: 4 byte loads + 2 packs +
+n·(1 word load + 2 sxtb16 + 2 smlad), against 4·(1 + 2n) before (n = 4: 26 against 36). Each
+word operand's load and sxtb16 are emitted just before its first smlad, which keeps LLVM's
+schedule from holding every word at once (on Cortex-M4 it spilled accumulators otherwise).
 
 Exact: integer multiply-accumulates wrap modulo 2^32, so regrouping the sum changes nothing,
 and every byte a word load reads is one the original loop loaded. Only `inbounds` geps (proven
@@ -95,7 +106,8 @@ class _Dot:
     loop: uop.RangeOp
     ops: list[Operation]
     mulaccs: list[uop.MulAccOp]
-    loads: list[uop.LoadOp]
+    loads: dict[uop.LoadOp, int]
+    """The int8 loads and their strides along `k` (1: contiguous)."""
 
 
 def _match(loop: uop.RangeOp) -> _Dot | None:
@@ -108,7 +120,7 @@ def _match(loop: uop.RangeOp) -> _Dot | None:
     k = loop.induction_var
     i8, i32 = IntegerType(8), IntegerType(32)
     mulaccs: list[uop.MulAccOp] = []
-    loads: dict[uop.LoadOp, None] = {}
+    loads: dict[uop.LoadOp, int] = {}  # each load's stride along k
     memo: dict[SSAValue, int | None] = {}
     for op in ops:
         if isinstance(op, uop.RangeOp | uop.GepOp | uop.LoadOp | uop.CastOp):
@@ -127,9 +139,14 @@ def _match(loop: uop.RangeOp) -> _Dot | None:
             gep = load.ptr.owner
             if not (isinstance(gep, uop.GepOp) and gep.inbounds is not None and isinstance(gep.source.type, uop.BufferType)):
                 return None
-            if len(gep.indices) != 1 or _stride(gep.indices[0], k, inside, memo) != 1:
+            if len(gep.indices) != 1:
                 return None
-            loads[load] = None
+            stride = _stride(gep.indices[0], k, inside, memo)
+            if not stride:  # None (not affine in k) or 0 (invariant)
+                return None
+            loads[load] = stride
+        if all(loads[operand.owner.input.owner] != 1 for operand in (op.lhs, op.rhs)):  # type: ignore[union-attr]
+            return None  # two strided operands: 8 byte loads and 4 packs save nothing
         mulaccs.append(op)
     if not mulaccs:
         return None
@@ -142,7 +159,7 @@ def _match(loop: uop.RangeOp) -> _Dot | None:
             return None
         if isinstance(op, uop.GepOp) and not all(isinstance(u.operation, uop.LoadOp) for u in op.result.uses):
             return None
-    return _Dot(loop, ops, mulaccs, list(loads))
+    return _Dot(loop, ops, mulaccs, loads)
 
 
 def _rewrite(dot: _Dot) -> None:
@@ -174,14 +191,47 @@ def _rewrite(dot: _Dot) -> None:
             clone = add(op.clone(value_mapper=mapping))
             for old, cloned in zip(op.results, clone.results):
                 mapping[old] = cloned
+    i32 = IntegerType(32)
     halves: dict[uop.LoadOp, tuple[SSAValue, SSAValue]] = {}
-    for load in dot.loads:
-        word = add(arm_dsp.LoadWordOp(mapping[load.ptr]))
-        even = add(arm_dsp.Sxtb16Op(word))  # bytes 0 and 2
-        odd = add(arm_dsp.Sxtb16Op(word, rotate=8))  # bytes 1 and 3
-        halves[load] = (even.results[0], odd.results[0])
+    def halves_of(load: uop.LoadOp) -> tuple[SSAValue, SSAValue]:
+        """The (elements 0, 2) and (1, 3) of `load` at k .. k+3 as 16-bit halves, made at first use
+        (so each weight word is loaded next to the multiply-accumulates that read it)."""
+        if load in halves:
+            return halves[load]
+        stride = dot.loads[load]
+        if stride == 1:
+            word = add(arm_dsp.LoadWordOp(mapping[load.ptr]))
+            even = add(arm_dsp.Sxtb16Op(word))  # bytes 0 and 2
+            odd = add(arm_dsp.Sxtb16Op(word, rotate=8))  # bytes 1 and 3
+            halves[load] = (even.results[0], odd.results[0])
+            return halves[load]
+        # A strided operand: its 4 elements one by one (the original loop's own addresses),
+        # packed as the sxtb16 halves of a word are, elements (0, 2) and (1, 3).
+        gep = load.ptr.owner
+        assert isinstance(gep, uop.GepOp)
+        index = mapping[gep.indices[0]]
+        values: list[SSAValue] = []
+        for j in range(LANES):
+            if j == 0:
+                ptr = mapping[load.ptr]
+            else:
+                at = add(uop.AddOp(index, add(uop.ConstOp(j * stride, IndexType()))))
+                ptr = add(uop.GepOp(mapping.get(gep.source, gep.source), [at], inbounds=True)).results[0]
+            values.append(add(uop.CastOp(add(uop.LoadOp(ptr)), i32)).results[0])
+        low_half = add(uop.ConstOp(0xFFFF, i32))
+        sixteen = add(uop.ConstOp(16, i32))
+
+        def pack(lo: SSAValue, hi: SSAValue) -> SSAValue:
+            """lo's low 16 bits below hi's (PKHBT lo, hi, lsl #16)."""
+            low = add(uop.AndOp(lo, low_half))
+            high = add(uop.ShlOp(hi, sixteen))
+            return add(uop.OrOp(low, high)).results[0]
+
+        halves[load] = (pack(values[0], values[2]), pack(values[1], values[3]))
+        return halves[load]
+
     for mulacc in dot.mulaccs:
-        (a_even, a_odd), (b_even, b_odd) = (halves[v.owner.input.owner] for v in (mulacc.lhs, mulacc.rhs))  # type: ignore[union-attr]
+        (a_even, a_odd), (b_even, b_odd) = (halves_of(v.owner.input.owner) for v in (mulacc.lhs, mulacc.rhs))  # type: ignore[union-attr]
         acc = add(uop.AccGetOp(mulacc.acc))
         first = add(arm_dsp.SmladOp(a_even, b_even, acc.results[0]))
         second = add(arm_dsp.SmladOp(a_odd, b_odd, first.results[0]))

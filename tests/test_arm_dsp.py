@@ -39,6 +39,18 @@ def dense_int8(folder: Path) -> Path:
     return path
 
 
+def pointwise_int8(folder: Path) -> Path:
+    """Two 1x1 Convs over NCHW activations: the reduction over input channels reads x with
+    stride H·W = 25 and the weights contiguously; 10 channels leave a 2-element remainder."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("pointwise", seed=7)
+    x = g.relu(g.conv("input", 10, 8, 1))
+    x = g.conv(x, 8, 6, 1)
+    path = folder / "pointwise_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 10, 5, 5])], [(x, "out", [1, 6, 5, 5])])), path)
+    return path
+
+
 def without_dsp(target: str) -> str:
     return ",".join(s for s in stages_for(target) if s != "arm-dsp-dot")
 
@@ -64,6 +76,29 @@ def test_portable_zig_equals_the_loops_it_replaces(tmp_path):
     for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
         x = (rng.standard_normal((1, 70)) * scale).astype(np.float32)
         np.testing.assert_array_equal(run_dsp(x)[0], run_plain(x)[0])
+
+
+def test_strided_activations_pack_and_equal_the_loops_they_replace(tmp_path):
+    """Pointwise Convs in NCHW: the strided x bytes are packed into halfword pairs for SMLAD
+    against the contiguous weight words; outputs equal the pass-less build's bit for bit."""
+    model = pointwise_int8(tmp_path)
+    dsp = compile_model(model, tmp_path / "dsp", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    plain = compile_model(model, tmp_path / "plain", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=without_dsp("cortex-m4")))
+    zig = (tmp_path / "dsp" / "net.zig").read_text()
+    assert zig.count("& @as(i32, 65535)") >= 4 and zig.count("zant_smlad(") >= 4
+    run_dsp, run_plain = load_compiled(dsp), load_compiled(plain)
+    rng = np.random.default_rng(1)
+    for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
+        x = (rng.standard_normal((1, 10, 5, 5)) * scale).astype(np.float32)
+        np.testing.assert_array_equal(run_dsp(x)[0], run_plain(x)[0])
+
+
+def test_cortex_m4_packs_strided_bytes_with_pkhbt(tmp_path):
+    """LLVM makes one PKHBT of each (lo & 0xffff) | (hi << 16) pack on a DSP core."""
+    model = pointwise_int8(tmp_path)
+    result = compile_model(model, tmp_path / "m4", CompileOptions(name="net", target="cortex-m4", firmware=True))
+    text = disassembly(result.firmware_path)
+    assert "pkhbt" in text and text.count("smlad") >= 4
 
 
 def disassembly(elf: Path) -> str:
