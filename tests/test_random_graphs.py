@@ -161,19 +161,19 @@ def test_pipeline_option_reaches_the_compiler_and_the_report(tmp_path):
 
 
 @pytest.mark.parametrize("argv, target, pipeline", [
-    ([], "host", "DEFAULT_PIPELINE"),
-    (["--target", "cortex-m4"], "cortex-m4", "MCU_PIPELINE"),
-    (["--target", "riscv32"], "riscv32", "MCU_PIPELINE"),
+    ([], "host", None),
+    (["--target", "cortex-m4"], "cortex-m4", None),
+    (["--target", "riscv32"], "riscv32", None),
     (["--target", "cortex-m4", "--pipeline", "onnx-to-uop,plan-arenas"], "cortex-m4", "onnx-to-uop,plan-arenas"),
 ])
 def test_target_picks_the_default_pipeline_and_is_recorded(tmp_path, monkeypatch, capsys, argv, target, pipeline):
-    """The target's default pipeline (the driver's constant of that name), unless --pipeline
-    overrides it; the summary and the JSON report name both."""
+    """The target's default pipeline (`pipeline_for(target)`), unless --pipeline overrides it;
+    the summary and the JSON report name both."""
     import json
 
-    from zant import driver
+    from zant.pipelines import pipeline_for
 
-    expected = getattr(driver, pipeline, pipeline)
+    expected = pipeline or pipeline_for(target)
     seen = {}
     monkeypatch.setattr(rg, "run", lambda *args, **kwargs: seen.setdefault("call", (args, kwargs)) and ([], 0.0))
     report = tmp_path / "report.json"
