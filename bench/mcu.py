@@ -210,7 +210,9 @@ def replace_section(text: str, title: str, body: str) -> str:
     if start < 0:
         return text.rstrip("\n") + "\n\n" + body
     end = text.find("\n## ", start + len(heading))
-    return text[:start] + body + ("" if end < 0 else text[end + 1 :])
+    if end < 0:
+        return text[:start] + body
+    return text[:start] + body.rstrip("\n") + "\n\n" + text[end + 1 :]
 
 
 INT8_NOTE = (
