@@ -329,32 +329,35 @@ def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     return b.op("Clip", [value, *limits], _int8_result(op, y))
 
 
-def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """Add of two DQ'd int8 tensors → `QLinearAdd` (integer-only lowering in quant.py)."""
+def _fold_qlinear_binary(op: Operation, y: Quantized, b: Builder, op_class, accepts) -> SSAValue | None:
+    """A binary op of two DQ'd int8 tensors of one type → `op_class` (QLinearAdd, QLinearMul),
+    when `accepts(x, w, y)`."""
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
-    if x is None or w is None or not all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)):
+    if x is None or w is None or not accepts(x, w, y):
         return None
     if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
         return None
-    add = QLinearAddOp.from_onnx(
+    folded = op_class.from_onnx(
         [x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
         [_int8_result(op, y)],
     )
-    return b.insert(add)
+    return b.insert(folded)
+
+
+def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Add of two DQ'd int8 tensors → `QLinearAdd` (integer-only lowering in quant.py)."""
+    return _fold_qlinear_binary(
+        op, y, b, QLinearAddOp,
+        lambda x, w, y: all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)),
+    )
 
 
 def fold_mul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Mul of two DQ'd int8 tensors → `QLinearMul` (integer-only lowering in quant_elementwise.py)."""
-    x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
-    if x is None or w is None or not _requantize_shape_check(x, y) or not _requantize_shape_check(w, y):
-        return None
-    if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
-        return None
-    mul = QLinearMulOp.from_onnx(
-        [x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
-        [_int8_result(op, y)],
+    return _fold_qlinear_binary(
+        op, y, b, QLinearMulOp,
+        lambda x, w, y: _requantize_shape_check(x, y) and _requantize_shape_check(w, y),
     )
-    return b.insert(mul)
 
 
 def _int8_tensor(y: Quantized, shape) -> TensorType:
