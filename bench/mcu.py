@@ -6,7 +6,7 @@
 
 Every model (the digits demo and the MLPerf-Tiny-shaped models of bench/models.py, float, and
 their int8 QDQ versions `*_int8`) is compiled as `zant compile --target T --firmware` compiles it:
-the MCU pipeline (`zant.pipelines.MCU_PIPELINE`, `fold-qdq` first) and, unless `-O`/`--modes` says
+the target's own pipeline (`zant.pipelines.pipeline_for`, `fold-qdq` first) and, unless `-O`/`--modes` says
 otherwise, the default mode of `zant compile` (ReleaseFast). Each firmware image per board and
 mode (seeded inputs) runs under QEMU and is compared with the host build of the same pipeline on
 the same inputs. Everything is measured:
@@ -51,7 +51,7 @@ from models import MODELS, QUANTIZED, count_macs, model_file  # noqa: E402
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
 from zant.driver import CompileOptions, compile_model  # noqa: E402
-from zant.pipelines import MCU_PIPELINE  # noqa: E402
+from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: E402
 from zant.errors import ZantError  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 
@@ -69,9 +69,12 @@ DEFAULT_MODE = CompileOptions().optimize
 """What `zant compile` builds unless told otherwise: the mode the main table measures."""
 
 
-def options(model: str, **kwargs) -> CompileOptions:
-    # The MCU pipeline for the host reference too: the comparison isolates the target's code.
-    return CompileOptions(name=model, pipeline=MCU_PIPELINE, **kwargs)
+def options(model: str, target: str = "host", **kwargs) -> CompileOptions:
+    """What `zant compile --target T` runs for the image (that target's own pipeline); the host
+    reference takes the microcontrollers' pipeline too, so the comparison isolates the target's
+    code (the DSP cores' `arm-dsp-dot` is exact, so every MCU pipeline computes the same)."""
+    pipeline = MCU_PIPELINE if target == "host" else pipeline_for(target)
+    return CompileOptions(name=model, target=target, pipeline=pipeline, **kwargs)
 
 
 def does_not_fit(error: ZantError) -> bool:
