@@ -601,22 +601,23 @@ def _integer_conv(
     w_zp_param = _optional_param(op, operands[3], w.shape, axis=0)
     bias_value = None if operands[4] is None else input_value(op, operands[4])
     bias = None if bias_value is None else layout_of(bias_value)
-    folded = fold_zero_point(
-        x_zp_param, x.element_type, constant_tensor(w), w_zp_param, None if bias is None else constant_tensor(bias)
-    )
-    if folded is not None and (bias is None or constant_tensor(bias) is not None):
+    weights = constant_tensor(w)
+    bias_values = None if bias is None else constant_tensor(bias)
+    # Folding needs the bias known at compile time too (or no bias).
+    folded = None
+    if bias is None or bias_values is not None:
+        folded = fold_zero_point(x_zp_param, x.element_type, weights, w_zp_param, bias_values)
+    if folded is not None:
         x_zp = None
         bias = kb.constant(f"{result_name(op)}_bias", folded.bias, I32) if folded.bias.any() else None
         fill = folded.x_zero_point
     else:
-        folded = None
         x_zp = _optional_reader(kb, x_zp_param, I32)
         fill = 0
     w_zp = _optional_reader(kb, w_zp_param, I32)
     finish = bind(None if folded is None else folded.sum_bound)
     # One weight value everywhere (the all-ones weights fold-qdq gives an average pool): the
     # product's factor is a literal and the weight tensor, unread, is dropped — a pool is a sum.
-    weights = constant_tensor(w)
     uniform = None
     if weights is not None and weights.size and w_zp is None and np.all(weights == weights.flat[0]):
         uniform = kb.const(int(weights.flat[0]), I32)
