@@ -49,3 +49,28 @@ def test_folded_zero_point_moves_x_zp_times_the_weight_sums_into_the_bias():
     assert folded is not None and folded.x_zero_point == 0 and list(folded.bias) == [10, -20]
     # |Σ (x - 0)·w + B| over int8 x: Σ|w| · 128 + |B| per channel, the largest of the two.
     assert folded.sum_bound == max(10 * 128 + 10, 26 * 128 + 20)
+
+
+def test_reference_runs_an_opset_13_qdq_model(tmp_path):
+    """onnx's reference evaluator has no DequantizeLinear-13 (every opset-13 QDQ model has it):
+    `zant run`'s reference converts such a model instead of failing."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from zant.runtime import reference_outputs
+
+    graph = helper.make_graph(
+        [
+            helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+            helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"]),
+        ],
+        "qdq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+        [numpy_helper.from_array(np.array(0.5, np.float32), "s"), numpy_helper.from_array(np.array(1, np.int8), "z")],
+    )
+    path = tmp_path / "qdq13.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    (y,) = reference_outputs(path, {"x": np.array([0.0, 0.26, -1.0, 100.0], np.float32)})
+    # round(x / 0.5) + 1, saturated to int8, then (q - 1) · 0.5
+    assert np.array_equal(y, np.array([0.0, 0.5, -1.0, 63.0], np.float32))
