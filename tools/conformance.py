@@ -1,6 +1,7 @@
 """`zant conformance`: run the ONNX backend node-test suite through the whole compiler.
 
-    zant conformance [--filter REGEX | --slice [REPORT]] [--target T] [--pipeline PIPELINE] [--jobs N] [--batch-size N]
+    zant conformance [--filter REGEX | --slice [REPORT]] [--as-written] [--target T] [--pipeline PIPELINE] [--jobs N]
+                     [--batch-size N]
                      [--output-json PATH] [--output-md PATH] [--beside REPORT ...]
     zant conformance --target T --firmware [--board B] [-O MODE] ...
     python -m zant.tools.conformance ...   (the same, standalone)
@@ -22,7 +23,9 @@ Every case of `onnx.backend.test.case.node.collect_testcases()` is first classif
 
 Inputs that real models carry as constants (shapes, axes, pads, k, Clip bounds, Resize scales ...,
 see `PARAMETER_INPUTS`) are frozen into initializers with the case's values when every data set
-agrees on them; the record lists them (`frozen`).
+agrees on them; the record lists them (`frozen`). With `--as-written` nothing is frozen: every graph
+input stays a run-time input, as the file is written and as `zant compile` takes it. The reports
+record the mode (`"mode": "as-written"` or `"frozen"`).
 
 The generated files are built in batches (`--batch-size`, 100) into one ReleaseSafe shared
 library per batch, from a generated root file that imports each case file; a failing build is
@@ -366,12 +369,28 @@ def _unknown_input_shapes(model, data_sets) -> dict[str, list[int]]:
     return shapes
 
 
-def compile_case(case, index: int, out_dir: Path, record: Record, pipeline: str | None = None) -> Compiled | None:
+def as_written(case) -> tuple[object, list[tuple[list, list]], list[str]]:
+    """The case's model and data sets as the file has them: every graph input a run-time input."""
+    import onnx
+    from onnx import numpy_helper
+
+    as_array = lambda x: numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x  # noqa: E731
+    data_sets = [([as_array(x) for x in ins], [as_array(y) for y in outs]) for ins, outs in case.data_sets]
+    return case.model, data_sets, []
+
+
+MODES = ("frozen", "as-written")
+"""`frozen`: parameter inputs become initializers (`freeze_parameters`); `as-written`: none do."""
+
+
+def compile_case(
+    case, index: int, out_dir: Path, record: Record, pipeline: str | None = None, mode: str = "frozen"
+) -> Compiled | None:
     """Frontend, passes (`pipeline`, default the host's) and emission of one case into
-    `out_dir/cNNNN.zig`; None on an error."""
+    `out_dir/cNNNN.zig`, its parameter inputs frozen or not (`mode`, see MODES); None on an error."""
     name = case_name(index)
     try:
-        model, data_sets, frozen = freeze_parameters(case)
+        model, data_sets, frozen = freeze_parameters(case) if mode == "frozen" else as_written(case)
         record.frozen = frozen
         compiled, plan = compile_zig(
             model, name, out_dir, pipeline=pipeline, input_shapes=_unknown_input_shapes(model, data_sets)
@@ -425,10 +444,10 @@ class Firmware:
     optimize: str = "ReleaseFast"
 
 
-def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | None]) -> tuple[list[dict], dict]:
+def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | None, str]) -> tuple[list[dict], dict]:
     """Worker: compile, build and run one batch (a host library, or a firmware image); returns
     its records and timings."""
-    batch_index, items, work_dir, pipeline, firmware = task
+    batch_index, items, work_dir, pipeline, firmware, mode = task
     cases = load_cases()
     directory = Path(work_dir) / f"batch{batch_index:03d}"
     directory.mkdir(parents=True, exist_ok=True)
@@ -437,7 +456,7 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | 
     records = {r["index"]: Record(**r) for _, r in items}
     compiled: list[Compiled] = []
     for index, _ in items:
-        result = compile_case(cases[index], index, directory, records[index], pipeline)
+        result = compile_case(cases[index], index, directory, records[index], pipeline, mode)
         if result is not None:
             compiled.append(result)
     timings["compile"] = time.perf_counter() - start
@@ -558,16 +577,19 @@ def run_conformance(
     pipeline: str | None = None,
     target: str = "host",
     firmware: Firmware | None = None,
+    mode: str = "frozen",
 ) -> tuple[list[dict], dict]:
-    """Classify, compile (with `pipeline`, default `default_pipeline(target)`), build and run the
-    node suite (or the `filter_regex` / `names` subset) on the host, or with `firmware` as
-    images under QEMU."""
+    """Classify, compile (with `pipeline`, default `default_pipeline(target)`; parameter inputs
+    frozen or not, `mode`), build and run the node suite (or the `filter_regex` / `names` subset)
+    on the host, or with `firmware` as images under QEMU."""
     from zant.driver import TARGETS, default_pipeline
     from zant.errors import ZantError
     from zant.passes.onnx_to_uop import supported_ops
 
     if target not in TARGETS:
         raise ZantError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
+    if mode not in MODES:
+        raise ZantError(f"unknown conformance mode '{mode}' (choose from {', '.join(MODES)})")
     pipeline = pipeline or default_pipeline(target)
     started = time.perf_counter()
     cases = load_cases()
@@ -588,10 +610,12 @@ def run_conformance(
     owned = work_dir is None
     root = Path(work_dir or tempfile.mkdtemp(prefix="zant-conformance-"))
     root.mkdir(parents=True, exist_ok=True)
-    tasks = [(i, [(r.index, asdict(r)) for r in batch], str(root), pipeline, firmware) for i, batch in enumerate(batches)]
+    tasks = [
+        (i, [(r.index, asdict(r)) for r in batch], str(root), pipeline, firmware, mode) for i, batch in enumerate(batches)
+    ]
     done: dict[int, dict] = {r.index: asdict(r) for r in records if r.status}
     stats = {"batches": len(batches), "builds": 0, "children": 0, "compile": 0.0, "build": 0.0, "run": 0.0,
-             "target": target, "pipeline": pipeline}
+             "target": target, "pipeline": pipeline, "mode": mode}
     if firmware is not None:
         stats["firmware"] = {"board": firmware.board.name, "optimize": firmware.optimize}
     try:
@@ -697,6 +721,7 @@ def write_json(records: list[dict], stats: dict, path: str | Path, command: str)
         "onnx": onnx.__version__,
         "target": stats.get("target", "host"),
         "pipeline": stats.get("pipeline"),
+        "mode": stats.get("mode", "frozen"),
         "firmware": stats.get("firmware"),
         "totals": totals(records),
         "seconds": round(stats.get("seconds", 0.0), 1),
@@ -762,10 +787,24 @@ def _pass_rates(t: dict) -> list[str]:
 
 
 def run_label(report: dict) -> str:
-    """A run's column heading: its target, and the board for a firmware run."""
+    """A run's column heading: its target, the board for a firmware run, and "as written" for a
+    run that freezes no parameter input (reports before the mode was recorded froze them)."""
     firmware = report.get("firmware")
     target = report.get("target", "host")
-    return f"{target} on {firmware['board']}" if firmware else target
+    label = f"{target} on {firmware['board']}" if firmware else target
+    return label + (", as written" if report.get("mode") == "as-written" else "")
+
+
+def _freezing(mode: str | None) -> str:
+    if mode == "as-written":
+        return (
+            "Every graph input stays a run-time input, as the file is written (`--as-written`: nothing is "
+            "frozen, as with `zant compile`)."
+        )
+    return (
+        "Inputs that real models hold as constants (shapes, axes, pads, k, Clip bounds, ...) are frozen "
+        "to the data set's values (`frozen` in the JSON)."
+    )
 
 
 def _as_firmware(firmware: dict | None) -> str:
@@ -787,7 +826,8 @@ def totals_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -
         "",
         f"`{ours}`: the pass pipeline above.",
         *(
-            f"`{b.label}`: `{b.report.get('pipeline')}`{_as_firmware(b.report.get('firmware'))}, from "
+            f"`{b.label}`: `{b.report.get('pipeline')}`{_as_firmware(b.report.get('firmware'))}"
+            f"{', parameters frozen' if b.report.get('mode', 'frozen') == 'frozen' else ', as written'}, from "
             f"`{b.report.get('command')}` ({b.report.get('seconds', 0):.0f} s; [per-case records]({b.link}))."
             for b in beside
         ),
@@ -847,9 +887,8 @@ def render_markdown(
             "Each case of `onnx.backend.test.case.node.collect_testcases()` is classified (out of scope, "
             "unsupported = an op with neither a lowering nor an ONNX function body to expand, or one the "
             f"compiler names as missing after expansion), else compiled with the pass pipeline above, {_how_run(stats.get('firmware'))} "
-            "compared with the case's rtol/atol (integers and booleans exactly). Inputs that real models "
-            "hold as constants (shapes, axes, pads, k, Clip bounds, ...) are frozen to the data set's values "
-            "(`frozen` in the JSON). \"numeric cases\": every graph input and output is a tensor of "
+            f"compared with the case's rtol/atol (integers and booleans exactly). {_freezing(stats.get('mode'))} "
+            "\"numeric cases\": every graph input and output is a tensor of "
             "float32/16/64, (u)int8/16/32/64 or bool: the element types the compiler targets. Cases on other "
             "types (float8, int4, bfloat16 …) still run and count in the other totals.",
             100,
@@ -943,6 +982,11 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "-O", dest="optimize", default=None, metavar="MODE",
         help="the images' build mode (default ReleaseFast; the host libraries are always ReleaseSafe)",
     )
+    parser.add_argument(
+        "--as-written", action="store_true",
+        help="freeze no parameter input (shapes, axes, pads, ...): every graph input a run-time input, as the "
+        "file is written and as zant compile takes it",
+    )
     parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel workers (default 2)")
     parser.add_argument("--batch-size", type=int, default=100, help="cases per library build or image (default 100)")
     parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-case records as JSON")
@@ -974,15 +1018,18 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     target = getattr(args, "target", "host")
     slice_report = getattr(args, "slice", None)
     firmware = _firmware(args, target)
+    mode = "as-written" if getattr(args, "as_written", False) else "frozen"
     if firmware is not None and args.filter is None and slice_report is None:
         slice_report = ""  # the target's representative slice
     names = representative_slice(Path(slice_report or committed_report(target))) if slice_report is not None else None
     beside = [_load_beside(path, args.output_md) for path in getattr(args, "beside", [])]
     records, stats = run_conformance(
-        args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline, target, firmware
+        args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline, target, firmware,
+        mode,
     )
     stats["jobs"] = jobs
     command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if slice_report is not None else "")
+    command += " --as-written" if mode == "as-written" else ""
     command += f" --target {target}" if target != "host" else ""
     if firmware is not None:
         command += " --firmware" + (f" --board {args.board}" if args.board else "")
