@@ -215,6 +215,52 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
 }
 
 
+def mobilenet_v1_10(size: int = 96) -> onnx.ModelProto:
+    """MobileNetV1 1.0 (ImageNet head, 4.2 M parameters, 17 MB of weights), 1×3×size×size →
+    1000 classes, ReLU6 as Clip: the compile-time benchmark's 4 M-parameter model."""
+    g = GraphBuilder("mobilenet_v1_10", seed=16)
+    x = g.relu6(g.bn(g.conv("input", 3, 32, 3, stride=2), 32))
+    blocks = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),
+              (512, 1), (512, 1), (512, 1), (512, 1), (512, 1), (1024, 2), (1024, 1)]
+    cin = 32
+    for cout, stride in blocks:
+        x = g.relu6(g.bn(g.conv(x, cin, cin, 3, stride=stride, group=cin, bias=False), cin))
+        x = g.relu6(g.bn(g.conv(x, cin, cout, 1, bias=False), cout))
+        cin = cout
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    x = g.node("Softmax", [g.gemm(x, 1024, 1000, gain=1.0)], "softmax", axis=1)
+    return g.build([("input", [1, 3, size, size])], [(x, "probs", [1, 1000])])
+
+
+def mobilenet_v2(size: int = 96) -> onnx.ModelProto:
+    """MobileNetV2 1.0 (3.5 M parameters) as PyTorch exports it: inverted residuals, ReLU6 as
+    Clip(0, 6) with its bounds as initializer inputs (35 Clips), 1×3×size×size → 1000 classes."""
+    g = GraphBuilder("mobilenet_v2", seed=17)
+    x = g.relu6(g.bn(g.conv("input", 3, 32, 3, stride=2, bias=False), 32))
+    cin = 32
+    # (expansion, output channels, repeats, first stride) per stage.
+    for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                       (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+        for i in range(n):
+            stride, hidden = (s if i == 0 else 1), cin * t
+            y = x if t == 1 else g.relu6(g.bn(g.conv(x, cin, hidden, 1, bias=False), hidden))
+            y = g.relu6(g.bn(g.conv(y, hidden, hidden, 3, stride=stride, group=hidden, bias=False), hidden))
+            y = g.bn(g.conv(y, hidden, c, 1, bias=False), c)
+            x = g.node("Add", [x, y], "add") if stride == 1 and cin == c else y
+            cin = c
+    x = g.relu6(g.bn(g.conv(x, cin, 1280, 1, bias=False), 1280))
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    x = g.node("Softmax", [g.gemm(x, 1280, 1000, gain=1.0)], "softmax", axis=1)
+    return g.build([("input", [1, 3, size, size])], [(x, "probs", [1, 1000])])
+
+
+LARGE: dict[str, Callable[[], onnx.ModelProto]] = {
+    "mobilenet_v1_10": mobilenet_v1_10,
+    "mobilenet_v2": mobilenet_v2,
+}
+"""Models too large for the tests: the compile-time benchmark's (`bench/compile.py`)."""
+
+
 DIGITS = Path(__file__).resolve().parents[1] / "examples" / "digits" / "digits_cnn.onnx"
 
 
@@ -355,11 +401,11 @@ def count_macs(model: onnx.ModelProto) -> int:
 
 def model_file(name: str, folder: Path) -> Path:
     """The .onnx file of a bench model by name: the bundled digits model, or FOLDER/NAME.onnx
-    written from `MODELS` or `QUANTIZED`."""
+    written from `MODELS`, `QUANTIZED` or `LARGE`."""
     if name == "digits":
         return DIGITS
     path = Path(folder) / f"{name}.onnx"
-    onnx.save((MODELS | QUANTIZED)[name](), path)
+    onnx.save((MODELS | QUANTIZED | LARGE)[name](), path)
     return path
 
 

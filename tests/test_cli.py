@@ -60,7 +60,9 @@ def test_compile_no_build_writes_only_sources(tmp_path):
     onnx.save(add_relu_model(), tmp_path / "m.onnx")
     result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--no-build")
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["model.h", "model.plan.json", "model.zig"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "model.h", "model.plan.json", "model.weights.bin", "model.zig"
+    ]
 
 
 def test_run_prints_outputs_beside_reference(tmp_path):

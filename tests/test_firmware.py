@@ -343,6 +343,7 @@ def check_image_in_mode(models: ModeModels, model: str, target: str, optimize: s
     folder = sources.zig_path.parent / optimize
     folder.mkdir()
     shutil.copy(sources.zig_path, folder)
+    shutil.copy(sources.zig_path.with_suffix(".weights.bin"), folder)  # the constants it embeds
     elf = build_image(folder, "net", sources.inputs, sources.outputs, reference.feeds, board, optimize)
     run = run_firmware(elf, board, sources.outputs)
     for index, (got, want) in enumerate(zip(run.outputs, reference.expected, strict=True)):

@@ -2,7 +2,8 @@
 the random-graph tests share.
 
 * `compile_zig`: a model through the driver's one compile path (`compile_to_module`) into
-  `NAME.zig` of a folder, every exported symbol prefixed with NAME;
+  `NAME.zig` of a folder (and its constant blob `NAME.weights.bin`), every exported symbol
+  prefixed with NAME;
 * `build_batch`: the folder's files into one ReleaseSafe shared library (or, with a `Builder`,
   a firmware image), a generated root importing each; a failing build is bisected to the broken
   files ("compile error: zig: ...") and the rest rebuilt;
@@ -55,8 +56,10 @@ def compile_zig(
         planned = compile_to_module(
             model, target, pipeline=pipeline, input_shapes=input_shapes, model_dir=str(out_dir)
         )
-    zig_source, _header, plan = emit_artifacts(planned.module, name)
-    (out_dir / f"{name}.zig").write_text(zig_source, encoding="utf-8")
+    sources, _header, plan = emit_artifacts(planned.module, name)
+    for file_name, content in sources.items():  # NAME.zig and its constant blob NAME.weights.bin
+        path = out_dir / file_name
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content, encoding="utf-8")
     return Compiled(name, planned.inputs, planned.outputs, []), plan
 
 

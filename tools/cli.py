@@ -84,6 +84,12 @@ def make_parser() -> argparse.ArgumentParser:
     compile_cmd.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
     compile_cmd.add_argument("--no-build", action="store_true", help="write the sources only")
     compile_cmd.add_argument(
+        "--constants", default="embedded", choices=("embedded", "external", "staged"),
+        help="the weights: embedded in the image (NAME.weights.bin read by @embedFile), external "
+        "(the firmware places NAME.weights.bin and passes its address to NAME_init) or staged "
+        "(copied from flash into RAM by NAME_init)",
+    )
+    compile_cmd.add_argument(
         "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
     )
     _add_inputs(compile_cmd, "an input embedded in the firmware (repeatable); others are random, seeded")
@@ -150,6 +156,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     board, target = _board_and_target(args)
     options = _options(
         args, name=args.name, target=target, optimize=args.optimize, build=not args.no_build,
+        constants=args.constants,
         firmware=args.firmware, board=board, inputs=_read_inputs(args),
     )
     result = compile_model(args.model, args.output_dir, options)

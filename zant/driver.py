@@ -62,6 +62,7 @@ class CompileOptions:
     board: str | os.PathLike | Board | None = None  # a built-in board's name or a board file
     inputs: dict[str, np.ndarray] | None = None  # embedded in the image; missing ones are seeded
     progress: Callable[[str], None] | None = None  # told each stage as it starts ("import m.onnx")
+    constants: str = "embedded"  # embedded | external | staged: where the constant arena lives
 
 
 @dataclass
@@ -237,12 +238,20 @@ def parse_model(data: bytes) -> onnx.ModelProto:
     return model
 
 
-def planned_json(planned: PlannedModule, name: str, target: str, board: Board | None = None) -> dict:
-    """The plan JSON `zant compile` writes (NAME.plan.json): `checked_plan` and the graph's
-    inputs and outputs."""
+def planned_json(
+    planned: PlannedModule, name: str, target: str, board: Board | None = None, constants: str = "embedded"
+) -> dict:
+    """The plan JSON `zant compile` writes (NAME.plan.json): `checked_plan`, the graph's inputs
+    and outputs, where the constants live (`constants`) and the files written."""
+    from zant.backend.zig_printer import blob_file_name
+
     plan = checked_plan(planned.module, name, target, board)
     plan["inputs"] = [vars(t) for t in planned.inputs]
     plan["outputs"] = [vars(t) for t in planned.outputs]
+    plan["constants"] = constants
+    constant_bytes = sum(a["size"] for a in plan["arenas"] if a["role"] == "constant")
+    blob = constant_bytes > 0 or constants == "external"
+    plan["files"] = sorted([f"{name}.zig", f"{name}.h", f"{name}.plan.json", *([blob_file_name(name)] if blob else [])])
     return plan
 
 
@@ -255,6 +264,10 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError(f"unknown target '{options.target}' (choose from {', '.join(TARGETS)})")
     if options.optimize not in OPTIMIZE_MODES:
         raise ZantError(f"unknown optimize mode '{options.optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
+    from zant.backend.zig_printer import CONSTANT_MODES
+
+    if options.constants not in CONSTANT_MODES:
+        raise ZantError(f"unknown constants mode '{options.constants}' (choose from {', '.join(CONSTANT_MODES)})")
     board = None
     if options.firmware:
         if not options.build:
@@ -270,8 +283,8 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     )
     inputs, outputs, module = planned.inputs, planned.outputs, planned.module
     with _stage(timings, "emit", options.progress, f"{name}.zig, {name}.h, {name}.plan.json"):
-        plan = planned_json(planned, name, options.target, board)
-        zig_source, header = zig_and_header(module, name)
+        plan = planned_json(planned, name, options.target, board, options.constants)
+        sources, header = zig_and_header(module, name, options.constants)
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -280,12 +293,15 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     staging = Path(tempfile.mkdtemp(prefix=".zant-", dir=out))
     try:
         files = {
-            f"{name}.zig": zig_source,
+            **sources,
             f"{name}.h": header,
             f"{name}.plan.json": json.dumps(plan, indent=2) + "\n",
         }
-        for file_name, text in files.items():
-            (staging / file_name).write_text(text, encoding="utf-8")
+        for file_name, content in files.items():
+            if isinstance(content, bytes):
+                (staging / file_name).write_bytes(content)
+            else:
+                (staging / file_name).write_text(content, encoding="utf-8")
         library = None
         sizes = None
         if options.build:
@@ -297,7 +313,9 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         if board is not None:
             with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
                 feeds, _ = complete_feeds(inputs, options.inputs or {})
-                firmware = build_image(staging, name, inputs, outputs, feeds, board, options.optimize)
+                firmware = build_image(
+                    staging, name, inputs, outputs, feeds, board, options.optimize, options.constants
+                )
         for path in staging.iterdir():
             if path.is_file():
                 os.replace(path, out / path.name)
@@ -321,8 +339,9 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     )
 
 
-def emit_artifacts(module: ModuleOp, name: str) -> tuple[str, str, dict]:
-    """The Zig source, the C header and the plan of a lowered, planned module."""
+def emit_artifacts(module: ModuleOp, name: str) -> tuple[dict[str, str | bytes], str, dict]:
+    """The source files (`NAME.zig` and its constant blob `NAME.weights.bin`, by file name), the
+    C header and the plan of a lowered, planned module."""
     from zant.backend.plan import emit_plan_json
 
     return (*zig_and_header(module, name), emit_plan_json(module, name))
@@ -342,12 +361,16 @@ def checked_plan(module: ModuleOp, name: str, target: str, board: Board | None =
     return plan
 
 
-def zig_and_header(module: ModuleOp, name: str) -> tuple[str, str]:
-    """The Zig source and the C header of a lowered, planned module."""
+def zig_and_header(
+    module: ModuleOp, name: str, constants: str = "embedded"
+) -> tuple[dict[str, str | bytes], str]:
+    """The source files (`NAME.zig` and, if the model has constants, `NAME.weights.bin`) and the
+    C header of a lowered, planned module, its constant arena `constants` (embedded, external,
+    staged: `zant.backend.zig_printer.CONSTANT_MODES`)."""
     from zant.backend.plan import emit_header
-    from zant.backend.zig_printer import print_zig
+    from zant.backend.zig_printer import zig_files
 
-    return print_zig(module, name), emit_header(module, name)
+    return zig_files(module, name, constants), emit_header(module, name, constants)
 
 
 def library_file_name(name: str, target: str) -> str:
@@ -371,11 +394,12 @@ def build_image(
     feeds: dict[str, np.ndarray],
     board: Board,
     optimize: str,
+    constants: str = "embedded",
 ) -> Path:
     """Write and link the firmware image of the model built in `folder`."""
     from zant.backend.firmware import build_firmware, write_firmware
 
-    root = write_firmware(folder, name, inputs, outputs, [feeds[t.name] for t in inputs], board)
+    root = write_firmware(folder, name, inputs, outputs, [feeds[t.name] for t in inputs], board, constants)
     return build_firmware(root, name, board, optimize)
 
 

@@ -297,7 +297,7 @@ fn run() u32 {{
 _RUN_MODEL = '''\
 fn run_{model}(repeat: usize) u32 {{
     running = "{model}";
-    for (0..repeat) |_| {{
+{init}    for (0..repeat) |_| {{
         const status = {model}_predict({arguments});
         if (status != 0) return failed(status);
     }}
@@ -331,6 +331,7 @@ class ImageModel:
     inputs: Sequence[Tensor]
     outputs: Sequence[Tensor]
     feeds: Sequence[np.ndarray] = ()
+    constants: str = "embedded"  # external, staged: the image calls MODEL_init first
 
 
 def _model_source(model: ImageModel) -> str:
@@ -344,6 +345,7 @@ def _model_source(model: ImageModel) -> str:
         [f"&{name}_input{i}" for i in range(len(inputs))] + [f"&{name}_output{i}" for i in range(len(outputs))]
     )
     parameters = ", ".join(["*const anyopaque"] * len(inputs) + ["*anyopaque"] * len(outputs))
+    init, declarations = _constants_source(model)
     print_outputs = "".join(
         f'    write("OUTPUT {name} {i} ");\n    writeHex(&{name}_output{i});\n    write("\\n");\n'
         for i in range(len(outputs))
@@ -353,10 +355,34 @@ def _model_source(model: ImageModel) -> str:
             "// Through its C ABI entry point (analysing the file exports it).",
             f'comptime {{ _ = @import("{name}.zig"); }}',
             f"extern fn {name}_predict({parameters}) callconv(.c) i32;",
+            *declarations,
             *buffers,
-            _RUN_MODEL.format(model=name, arguments=arguments, print_outputs=print_outputs),
+            _RUN_MODEL.format(model=name, arguments=arguments, print_outputs=print_outputs, init=init),
         ]
     )
+
+
+EXTERNAL_ALIGNMENT = 64
+"""Where an image puts an external constant blob: aligned to this (at least any plan's)."""
+
+
+def _constants_source(model: ImageModel) -> tuple[str, list[str]]:
+    """The call of `MODEL_init` (external or staged constants) and what it needs: for external
+    ones, the blob `MODEL.weights.bin` placed by the image, in its RAM (`.data`, copied from
+    flash at boot like any initialised variable), its address passed to `MODEL_init`."""
+    name = model.name
+    failed = "if (init_status != 0) return failed(init_status);\n"
+    if model.constants == "staged":
+        return f"    const init_status = {name}_init();\n    {failed}", [
+            f"extern fn {name}_init() callconv(.c) i32;"
+        ]
+    if model.constants == "external":
+        return f"    const init_status = {name}_init(&{name}_weights);\n    {failed}", [
+            f"extern fn {name}_init(constants: *const anyopaque) callconv(.c) i32;",
+            "// The external constant arena, placed by the image (in RAM) and handed to the model.",
+            f'var {name}_weights align({EXTERNAL_ALIGNMENT}) = @embedFile("{name}.weights.bin").*;',
+        ]
+    return "", []
 
 
 def firmware_source(name: str, models: Sequence[ImageModel], board: Board) -> str:
@@ -459,9 +485,11 @@ def write_firmware(
     outputs: Sequence[Tensor],
     feeds: Sequence[np.ndarray],
     board: Board,
+    constants: str = "embedded",
 ) -> Path:
-    """Write the sources of the image of the one model `name` beside `out_dir/NAME.zig`."""
-    return write_image(out_dir, name, [ImageModel(name, inputs, outputs, feeds)], board)
+    """Write the sources of the image of the one model `name` beside `out_dir/NAME.zig`
+    (`constants`: how its constant arena is reached, `ImageModel.constants`)."""
+    return write_image(out_dir, name, [ImageModel(name, inputs, outputs, feeds, constants)], board)
 
 
 def build_firmware(root: Path, name: str, board: Board, optimize: str) -> Path:

@@ -231,8 +231,33 @@ def _c_string(text: str) -> str:
     return "".join(c if c.isascii() and c.isprintable() and c not in "*/\\" else "?" for c in text)
 
 
-def emit_header(module: ModuleOp, name: str) -> str:
-    """The C header `NAME.h`: the entry point, arena sizes, plan hashes, tensor sizes."""
+def _init_declaration(name: str, constants: str, info: PlanInfo) -> list[str]:
+    """`NAME_init` and its statuses, for a constant arena that is staged or external."""
+    if constants == "embedded":
+        return []
+    lines = [
+        f"#define {name}_STATUS_NOT_INITIALIZED 1 /* {name}_predict before {name}_init succeeded */",
+        f"#define {name}_STATUS_BAD_CONSTANTS 2 /* {name}_init: a null or misaligned address */",
+        f"#define {name}_CONSTANT_ALIGNMENT {info.constant_alignment}u",
+        "",
+    ]
+    if constants == "staged":
+        return lines + [
+            "/* Copies the constants from read-only memory into their RAM arena; returns 0. */",
+            f"int32_t {name}_init(void);",
+            "",
+        ]
+    return lines + [
+        f"/* Where the firmware placed {name}.weights.bin ({name}_CONSTANT_BYTES bytes, aligned to",
+        f"   {name}_CONSTANT_ALIGNMENT); returns 0, or {name}_STATUS_BAD_CONSTANTS. */",
+        f"int32_t {name}_init(const void *constants);",
+        "",
+    ]
+
+
+def emit_header(module: ModuleOp, name: str, constants: str = "embedded") -> str:
+    """The C header `NAME.h`: the entry point (and `NAME_init` for external or staged
+    constants), arena sizes, plan hashes, tensor sizes."""
     validate_prefix(name)
     function = main_function(module)
     info = describe_plan(module)
@@ -270,8 +295,7 @@ def emit_header(module: ModuleOp, name: str) -> str:
                 element_type, AnyFloat
             ) else ""
             params.append(f"{const}{c_type(element_type)} *{parameters[op]}{note}")
-    lines += [
-        "",
+    lines += ["", *_init_declaration(name, constants, info)] + [
         "/* Runs the model; inputs then outputs, dense row-major. Returns 0 on success. */",
         f"int32_t {name}_predict({', '.join(params) or 'void'});",
         "",

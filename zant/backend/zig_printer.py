@@ -200,6 +200,16 @@ VECTOR_CAST = {"float": "@floatCast({a})", "int": "@floatFromInt({a})"}
 """Lossless lane-wise casts to a float type by source kind; integer widening is `@intCast`."""
 
 
+CONSTANT_MODES = ("embedded", "external", "staged")
+"""Where the constant arena lives (`zant compile --constants`): in the image's read-only data,
+placed by the firmware (`NAME_init(address)`), or copied from read-only data into RAM by
+`NAME_init()`."""
+STATUS_NOT_INITIALIZED = 1
+"""What `NAME_predict` returns before `NAME_init` has succeeded (external and staged constants)."""
+STATUS_BAD_CONSTANTS = 2
+"""What `NAME_init(address)` returns for a null or misaligned address (external constants)."""
+
+
 KERNEL_CALL = [
     "// Each loop nest is a function. ReleaseSafe keeps them apart: LLVM's passes are superlinear in",
     "// the size of a function, and its checks make every kernel large. Other modes may inline them.",
@@ -216,9 +226,17 @@ def _unprinted(value: SSAValue) -> bool:
 class ZigPrinter:
     """Prints one planned uop module as Zig source; `NAME` prefixes every exported symbol."""
 
-    def __init__(self, module: ModuleOp, name: str = "model"):
+    def __init__(
+        self, module: ModuleOp, name: str = "model", constants: str = "embedded", blob_file: str | None = None
+    ):
+        if constants not in CONSTANT_MODES:
+            raise ZantError(f"unknown constants mode '{constants}' (choose from {', '.join(CONSTANT_MODES)})")
         self.module = module
         self.name = validate_prefix(name)
+        self.constants = constants
+        self.blob_file = blob_file  # None: the constant bytes printed inline
+        self.blob = b""
+        self.external_views: dict[str, str] = {}  # external constants: name → its declaration
         self.namer = Namer(reserved_names(name))
         self.names: dict[SSAValue, str] = {}
         self.inline: dict[SSAValue, str] = {}  # values printed at their one use
@@ -299,12 +317,16 @@ class ZigPrinter:
         output.write("\n".join(header + file_scope + helpers + self.kernel_lines + self.lines) + "\n")
 
     def print_constants(self, function: func.FuncOp, info: PlanInfo) -> list[str]:
-        """The constant arena as one aligned, read-only byte blob laid out as the plan says
-        (duplicates share their bytes), and each constant as a typed many-pointer into it, like
-        every other buffer (each gep says how it is checked)."""
+        """The constant arena as one aligned byte blob laid out as the plan says (duplicates
+        share their bytes; `self.blob`, written beside the file as `NAME.weights.bin` unless it
+        is printed inline), and each constant as a typed many-pointer into it, like every other
+        buffer (each gep says how it is checked). Where the arena lives is `self.constants`:
+
+        * embedded: a read-only array in the file (`@embedFile` of the blob, or its bytes);
+        * staged: the blob read-only (flash) and a RAM arena `NAME_init` copies it into;
+        * external: only a pointer, which `NAME_init(constants)` sets to where the firmware put
+          the blob; each function that reads constants declares its pointers from it."""
         constants = globals_by_role(function, uop.BufferRole.CONSTANT)
-        if not constants:
-            return []
         blob = bytearray(info.constant_size)
         views = []
         for op in constants:
@@ -315,35 +337,103 @@ class ZigPrinter:
             offset = op.offset.value.data
             values = attr_to_array(op.value).reshape(-1)
             assert values.dtype == numpy_dtype(buffer_type.element_type)
-            data = values.astype(
-                numpy_dtype(buffer_type.element_type).newbyteorder("<")
-            ).tobytes()
+            data = values.astype(numpy_dtype(buffer_type.element_type).newbyteorder("<"), copy=False).tobytes()
             blob[offset : offset + len(data)] = data
             name = self.namer.fresh(f"const_{sanitize_zig(op.tensor_name.data)}")
             self.names[op.result] = name
             element = zig_type(buffer_type.element_type)
-            views.append(f"// {_comment(op.tensor_name.data)}")
             if not data:  # an empty tensor has no bytes to point into
-                views.append(f"const {name}: [*]const {element} = &[0]{element}{{}};")
-                continue
-            views.append(
-                f"const {name}: [*]const {element} = @ptrCast(@alignCast(&{self.name}_constants[{offset}]));"
-            )
+                views += [f"// {_comment(op.tensor_name.data)}", f"const {name}: [*]const {element} = &[0]{element}{{}};"]
+            elif self.constants == "external":
+                self.external_views[name] = (
+                    f"const {name}: [*]const {element} = @ptrCast(@alignCast({self.name}_constants.? + {offset}));"
+                )
+            else:
+                views.append(f"// {_comment(op.tensor_name.data)}")
+                views.append(
+                    f"const {name}: [*]const {element} = @ptrCast(@alignCast(@as([*]const u8, &{self.name}_constants) + {offset}));"
+                )
+        self.blob = bytes(blob)
+        if not constants and self.constants == "embedded":
+            return []
         section = f' linksection("{info.link_section}")' if info.link_section else ""
-        rows = [
-            "    " + ", ".join(f"0x{byte:02x}" for byte in blob[i : i + 16]) + ","
-            for i in range(0, len(blob), 16)
-        ]
-        return [
-            "// The constant arena: every weight, aligned and deduplicated, in one read-only blob",
-            "// (little-endian, as the plan lays it out).",
+        arena = f"[{len(blob)}]u8 align({info.constant_alignment})"
+        if self.blob_file is None:
+            rows = [
+                "    " + ", ".join(f"0x{byte:02x}" for byte in blob[i : i + 16]) + ","
+                for i in range(0, len(blob), 16)
+            ]
+            source = [".{", *rows, "};"]
+        else:
+            source = [f'@embedFile("{self.blob_file}").*;']
+        lines = [
+            "// The constant arena: every weight, aligned and deduplicated, in one blob (little-endian,",
+            f"// as the plan lays it out{f', in {self.blob_file}' if self.blob_file else ''}).",
             'comptime { std.debug.assert(@import("builtin").cpu.arch.endian() == .little); }',
-            f"const {self.name}_constants: [{len(blob)}]u8 align({info.constant_alignment}){section} = .{{",
-            *rows,
-            "};",
+        ]
+        if self.constants == "embedded":
+            source[0] = f"const {self.name}_constants: {arena}{section} = {source[0]}"
+            return [*lines, *source, *views, ""]
+        status = [
+            f"// {self.name}_predict returns {STATUS_NOT_INITIALIZED} until {self.name}_init has succeeded; "
+            f"{self.name}_init returns 0,",
+            f"// or {STATUS_BAD_CONSTANTS} for a null or misaligned address.",
+        ]
+        if self.constants == "staged":
+            source[0] = f"const {self.name}_constants_source: {arena}{section} = {source[0]}"
+            return [
+                *lines, *source,
+                "// Staged: the arena in RAM, copied from the read-only blob by the init function.",
+                f"var {self.name}_constants: {arena} = undefined;",
+                f"var {self.name}_ready: bool = false;",
+                *status,
+                f"export fn {self.name}_init() callconv(.c) i32 {{",
+                f"    @memcpy(&{self.name}_constants, &{self.name}_constants_source);",
+                f"    {self.name}_ready = true;",
+                "    return 0;",
+                "}",
+                *views,
+                "",
+            ]
+        # External: no bytes in the file; the firmware places the blob and passes its address.
+        return [
+            *lines[:1],
+            f"// External: the blob ({len(blob)} bytes, {self.blob_file or 'not written'}) is placed by the firmware,",
+            f"// at an address aligned to {info.constant_alignment}, and passed to {self.name}_init.",
+            lines[2],
+            f"var {self.name}_constants: ?[*]const u8 = null;",
+            *status,
+            f"export fn {self.name}_init(constants: ?*const anyopaque) callconv(.c) i32 {{",
+            *(
+                [
+                    "    const address = @intFromPtr(constants);",
+                    f"    if (address == 0 or address % {info.constant_alignment} != 0) return {STATUS_BAD_CONSTANTS};",
+                    f"    {self.name}_constants = @ptrCast(constants);",
+                ]
+                if blob
+                else ["    _ = constants; // no constants: any address will do"]
+            ),
+            "    return 0;",
+            "}",
             *views,
             "",
         ]
+
+    def ready_check(self) -> list[str]:
+        """The first statement of `NAME_predict` when the constants need `NAME_init` first."""
+        if self.constants == "staged":
+            return [f"if (!{self.name}_ready) return {STATUS_NOT_INITIALIZED};"]
+        if self.constants == "external" and self.blob:
+            return [f"if ({self.name}_constants == null) return {STATUS_NOT_INITIALIZED};"]
+        return []
+
+    def constant_prologue(self, body: list[str], level: int) -> list[str]:
+        """External constants: the pointer declarations of those a function's `body` reads."""
+        if not self.external_views:
+            return []
+        text = "\n".join(body)
+        indent = "    " * level
+        return [indent + line for name, line in self.external_views.items() if re.search(rf"\b{name}\b", text)]
 
     def print_function(self, function: func.FuncOp) -> None:
         params = parameter_names(function, self.namer)
@@ -357,15 +447,19 @@ class ZigPrinter:
             f"export fn {self.name}_predict({', '.join(signature)}) callconv(.c) i32 {{"
         )
         self.level += 1
+        for line in self.ready_check():
+            self.emit(line)
         for op, pname in params.items():
             if not _buffer_is_accessed(op.result):
                 self.emit(f"_ = {pname};")
+        start = len(self.lines)
         for op in function.body.block.ops:
             inputs = self.kernel_inputs(op) if isinstance(op, uop.RangeOp) else None
             if inputs is None:
                 self.print(op)
             else:
                 self.print_kernel(op, inputs)
+        self.lines[start:start] = self.constant_prologue(self.lines[start:], self.level)
         self.emit("return 0;")
         self.level -= 1
         self.emit("}")
@@ -415,7 +509,7 @@ class ZigPrinter:
         text = "\n".join(body)
         used = [v for v in inputs if re.search(rf"\b{self.names[v]}\b", text)]
         params = ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in used)
-        self.kernel_lines += [f"fn {name}({params}) void {{", *body, "}", ""]
+        self.kernel_lines += [f"fn {name}({params}) void {{", *self.constant_prologue(body, 1), *body, "}", ""]
         self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in used)}}});")
 
     def parameter_type(self, value: SSAValue) -> str:
@@ -732,10 +826,31 @@ def _comment(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def print_zig(module: ModuleOp, name: str = "model") -> str:
-    """The Zig source of a planned uop module."""
+def blob_file_name(name: str) -> str:
+    """The sidecar file of the constant arena of model `name`."""
+    return f"{name}.weights.bin"
+
+
+def print_zig(module: ModuleOp, name: str = "model", constants: str = "embedded") -> str:
+    """The Zig source of a planned uop module, in one file: the constant bytes printed inline
+    (`zig_files` writes them as a sidecar blob instead, as `zant compile` does)."""
     import io
 
     stream = io.StringIO()
-    ZigPrinter(module, name).print_module(stream)
+    ZigPrinter(module, name, constants).print_module(stream)
     return stream.getvalue()
+
+
+def zig_files(module: ModuleOp, name: str = "model", constants: str = "embedded") -> dict[str, str | bytes]:
+    """The files of a planned uop module by name: `NAME.zig`, and beside it the constant arena's
+    bytes `NAME.weights.bin` (when the model has constants), which it reads with `@embedFile`
+    (embedded, staged) or the firmware places (external)."""
+    import io
+
+    stream = io.StringIO()
+    printer = ZigPrinter(module, name, constants, blob_file_name(name))
+    printer.print_module(stream)
+    files: dict[str, str | bytes] = {f"{name}.zig": stream.getvalue()}
+    if printer.blob or constants == "external":  # the firmware places even an empty one
+        files[blob_file_name(name)] = printer.blob
+    return files

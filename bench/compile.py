@@ -1,0 +1,112 @@
+"""Time of `zant compile`, stage by stage, per model × target.
+
+    python bench/compile.py [--models kws,resnet8,mobilenet_v1_10,...] [--targets host,cortex-m4]
+                            [-O ReleaseFast] [--constants embedded] [--json]
+
+Each model (bench/models.py's `MODELS`, and `LARGE`: a 4.2 M-parameter MobileNetV1 1.0 and a
+MobileNetV2 with 35 ReLU6-as-Clip layers) is compiled as `zant compile` compiles it
+(`zant.driver.compile_model`, the default build mode ReleaseFast, the target's own pipeline) into
+a fresh folder, so the Zig build starts from an empty local cache. Zig's global cache
+(compiler_rt …) is warmed up once per target first, so no model pays for it.
+
+Printed per compile: the wall seconds of each stage as `zant compile` reports them (import,
+passes, emit, build), their total, the CPU seconds (user + system) of the Zig build (the figure
+to compare when the machine is shared: it is read from the rusage of the children, which only
+Zig is), and the sizes of the generated `.zig` and of the constant blob beside it. A benchmark,
+not a test: it prints figures and exits 0 unless a compile fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from models import LARGE, MODELS, model_file  # noqa: E402
+
+from zant.backend.build import OPTIMIZE_MODES, TARGETS, build_zig  # noqa: E402
+from zant.driver import CompileOptions, compile_model  # noqa: E402
+
+ALL_MODELS = (*MODELS, *LARGE)
+DEFAULT_MODELS = ("kws", "resnet8", "mobilenet", *LARGE)
+STAGES = ("import", "passes", "emit", "build")
+WARM_UP = 'export fn zant_warm_up(x: [*]f32) callconv(.c) i32 { x[0] += 1.0; return 0; }\n'
+
+
+@dataclass
+class Row:
+    model: str
+    target: str
+    stages: dict[str, float]
+    total: float
+    build_cpu: float
+    zig_bytes: int
+    blob_bytes: int
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(model: str, path: Path, target: str, optimize: str, constants: str, out: Path) -> Row:
+    options = CompileOptions(name=model, target=target, optimize=optimize, constants=constants)
+    before = children_cpu()
+    result = compile_model(path, out, options)
+    cpu = children_cpu() - before
+    stages = {s: result.timings.get(s, 0.0) for s in STAGES}
+    blob = sum(p.stat().st_size for p in out.glob(f"{model}*.bin"))
+    return Row(model, target, stages, sum(stages.values()), cpu, result.zig_path.stat().st_size, blob)
+
+
+def format_rows(rows: list[Row]) -> str:
+    head = f"{'model':16s} {'target':10s} " + " ".join(f"{s:>7s}" for s in STAGES)
+    lines = [head + f" {'total':>7s} {'zig CPU':>8s} {'.zig KB':>8s} {'blob KB':>8s}"]
+    for r in rows:
+        lines.append(
+            f"{r.model:16s} {r.target:10s} " + " ".join(f"{r.stages[s]:7.2f}" for s in STAGES)
+            + f" {r.total:7.2f} {r.build_cpu:8.2f} {r.zig_bytes / 1024:8.0f} {r.blob_bytes / 1024:8.0f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default=",".join(DEFAULT_MODELS), help=f"comma-separated, of {', '.join(ALL_MODELS)}")
+    parser.add_argument("--targets", default="host,cortex-m4", help="comma-separated targets (host,cortex-m4)")
+    parser.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
+    parser.add_argument("--constants", default="embedded", choices=("embedded", "external", "staged"))
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    models = [m for m in args.models.split(",") if m]
+    targets = [t for t in args.targets.split(",") if t]
+    for value, allowed in ((models, ALL_MODELS), (targets, tuple(TARGETS))):
+        unknown = [v for v in value if v not in allowed]
+        if unknown:
+            parser.error(f"unknown: {', '.join(unknown)} (choose from {', '.join(allowed)})")
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="zant-bench-compile-") as name:
+        folder = Path(name)
+        (folder / "warm_up.zig").write_text(WARM_UP)
+        for target in targets:
+            kind = "shared" if target == "host" else "static"
+            build_zig(folder / "warm_up.zig", folder / "warm" / target / "libwarm", target, args.optimize, kind)
+        for model in models:
+            path = model_file(model, folder)
+            for target in targets:
+                rows.append(measure(model, path, target, args.optimize, args.constants, folder / model / target))
+                if not args.json:
+                    print(format_rows(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    print(json.dumps([asdict(r) for r in rows], indent=2) if args.json else format_rows(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""The constant arena as a binary blob beside the generated file (`zant compile --constants`).
+
+* embedded (default): `NAME.weights.bin`, read by `@embedFile` into read-only data;
+* staged: the same read-only blob, copied into a RAM arena by `NAME_init()`;
+* external: the firmware places `NAME.weights.bin` and passes its address to
+  `NAME_init(constants)`; a null or misaligned address is refused.
+
+`NAME_predict` before `NAME_init` returns `NAME_STATUS_NOT_INITIALIZED` (1). Numerics on the
+host and as a Cortex-M4 firmware image under QEMU, against the ONNX reference.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from zant.backend.boards import BOARDS
+from zant.backend.firmware import qemu_missing, run_firmware
+from zant.driver import CompileOptions, compile_model
+from zant.errors import ZantError
+from zant.runtime import load_compiled
+
+
+def conv_model(channels: int = 8, size: int = 6, seed: int = 0) -> onnx.ModelProto:
+    """Conv 3×3 → Clip(0, 6) → Conv 1×1 → Add of a constant: a few weight tensors of odd sizes."""
+    rng = np.random.default_rng(seed)
+
+    def const(name: str, *shape: int) -> onnx.TensorProto:
+        return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w0", "b0"], ["c0"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Clip", ["c0", "low", "high"], ["r0"]),
+        helper.make_node("Conv", ["r0", "w1"], ["c1"], kernel_shape=[1, 1]),
+        helper.make_node("Add", ["c1", "shift"], ["y"]),
+    ]
+    initializers = [
+        const("w0", channels, 3, 3, 3), const("b0", channels), const("w1", 5, channels, 1, 1),
+        const("shift", 5, 1, 1),
+        numpy_helper.from_array(np.array(0.0, np.float32), "low"),
+        numpy_helper.from_array(np.array(6.0, np.float32), "high"),
+    ]
+    graph = helper.make_graph(
+        nodes, "conv_model",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, size, size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5, size, size])],
+        initializers,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.fixture
+def model_path(tmp_path):
+    path = tmp_path / "conv.onnx"
+    onnx.save(conv_model(), path)
+    return path
+
+
+def feeds_and_expected(path) -> tuple[np.ndarray, np.ndarray]:
+    x = np.random.default_rng(1).standard_normal((1, 3, 6, 6)).astype(np.float32)
+    (expected,) = ReferenceEvaluator(str(path)).run(None, {"x": x})
+    return x, expected
+
+
+def aligned_copy(data: bytes, alignment: int, misalign: int = 0) -> tuple[np.ndarray, int]:
+    """`data` in a numpy buffer at an address `misalign` bytes past a multiple of `alignment`;
+    the buffer (keep it alive) and that address."""
+    buffer = np.zeros(len(data) + 2 * alignment, np.uint8)
+    start = (-buffer.ctypes.data) % alignment + misalign
+    buffer[start : start + len(data)] = np.frombuffer(data, np.uint8)
+    return buffer, buffer.ctypes.data + start
+
+
+@pytest.mark.parametrize("mode", ["embedded", "staged", "external"])
+def test_constants_on_the_host(tmp_path, model_path, mode):
+    result = compile_model(model_path, tmp_path / mode, CompileOptions(name="m", constants=mode))
+    blob = (tmp_path / mode / "m.weights.bin").read_bytes()
+    zig = result.zig_path.read_text()
+    header = result.header_path.read_text()
+    assert len(blob) == result.plan["arenas"][1]["size"] > 4 * (8 * 27 + 8 + 40 + 5)
+    assert "m.weights.bin" in result.plan["files"] and result.plan["constants"] == mode
+    assert not re.search(r"0x[0-9a-f]{2}, 0x[0-9a-f]{2}", zig)  # no bytes as Zig literals
+    model = load_compiled(result)
+    x, expected = feeds_and_expected(model_path)
+    library = model._library
+    if mode == "embedded":
+        assert '@embedFile("m.weights.bin")' in zig and "m_init" not in header
+    else:
+        assert "#define m_STATUS_NOT_INITIALIZED 1" in header
+        out = np.zeros(expected.shape, np.float32)
+        assert library.m_predict(ctypes.c_void_p(x.ctypes.data), ctypes.c_void_p(out.ctypes.data)) == 1
+        assert not out.any()  # nothing ran
+    if mode == "staged":
+        assert "int32_t m_init(void);" in header and '@embedFile("m.weights.bin")' in zig
+        assert library.m_init() == 0
+    if mode == "external":
+        assert "int32_t m_init(const void *constants);" in header and "@embedFile" not in zig
+        alignment = result.plan["arenas"][1]["alignment"]
+        keep, misaligned = aligned_copy(blob, alignment, misalign=4)
+        assert library.m_init(ctypes.c_void_p(misaligned)) == 2
+        assert library.m_init(ctypes.c_void_p(None)) == 2
+        keep, address = aligned_copy(blob, alignment)
+        assert library.m_init(ctypes.c_void_p(address)) == 0
+    (got,) = model(x)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    if mode == "external":  # the model reads the blob where the caller put it
+        keep[:] = 0
+        (zeros,) = model(x)
+        assert not np.allclose(zeros, expected)
+
+
+@pytest.mark.parametrize("mode", ["embedded", "staged", "external"])
+def test_constants_in_a_firmware_image(tmp_path, model_path, mode):
+    missing = qemu_missing(BOARDS["mps2-an386"])
+    if missing:
+        pytest.skip(missing)
+    x, expected = feeds_and_expected(model_path)
+    result = compile_model(
+        model_path, tmp_path,
+        CompileOptions(name="m", target="cortex-m4", constants=mode, firmware=True, inputs={"x": x}),
+    )
+    run = run_firmware(result.firmware_path, result.board, result.outputs)
+    np.testing.assert_allclose(run.outputs[0], expected, rtol=1e-5, atol=1e-5)
+    root = (tmp_path / "m.firmware.zig").read_text()
+    assert ("m_init(" in root) == (mode != "embedded")
+
+
+def test_emitted_zig_of_a_10_megabyte_model_is_small(tmp_path):
+    # Two Gemms with 2.6 M float weights (10.5 MB): the weights go to the blob, not the text.
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((1024, 2048)).astype(np.float32)
+    w1 = rng.standard_normal((2048, 256)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w0"], ["h"]), helper.make_node("MatMul", ["h", "w1"], ["y"])],
+        "big",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1024])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256])],
+        [numpy_helper.from_array(w0, "w0"), numpy_helper.from_array(w1, "w1")],
+    )
+    path = tmp_path / "big.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    result = compile_model(path, tmp_path / "out", CompileOptions(name="big", build=False))
+    blob = (tmp_path / "out" / "big.weights.bin").read_bytes()
+    assert len(blob) >= w0.nbytes + w1.nbytes >= 10 * 2**20
+    assert result.zig_path.stat().st_size < 2**20
+    offsets = {t["name"]: t["offset"] for t in result.plan["tensors"] if t["role"] == "constant"}
+    assert blob[offsets["w0"] : offsets["w0"] + w0.nbytes] == w0.tobytes()  # little-endian, as laid out
+
+
+def test_unknown_constants_mode_is_a_user_error(tmp_path, model_path):
+    with pytest.raises(ZantError, match="unknown constants mode 'flash'"):
+        compile_model(model_path, tmp_path, CompileOptions(constants="flash", build=False))
