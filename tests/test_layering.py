@@ -158,11 +158,11 @@ def test_no_private_names_imported_across_modules():
 # (to report every unsupported node before anything is generated).
 LAYERS: list[tuple[str, ...]] = [
     ("zant.errors", "zant.ir", "zant.dialects", "zant.signature"),
-    ("zant.analysis",),
+    ("zant.analysis", "zant.interpreter"),
     ("zant.passes",),
     ("zant.frontend",),
     ("zant.backend",),
-    ("zant.pipelines", "zant.driver", "zant.runtime", "zant.plan_report", "zant.plugins"),
+    ("zant.pipelines", "zant.driver", "zant.runtime", "zant.plan_report", "zant.plugins", "zant.diagnostics"),
     ("zant.tools",),
 ]
 

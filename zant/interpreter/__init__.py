@@ -1,0 +1,42 @@
+"""A uop interpreter on xDSL's interpreter framework: the second numerics oracle.
+
+It runs a module in the `uop` (and `arm_dsp`) dialect between any two passes, without a Zig
+build: one `@impl` per op (`zant.interpreter.functions`), buffers as flat NumPy arrays, integers
+exact with the wrapping and truncating semantics of the generated Zig, floats IEEE in their own
+type (`zant.interpreter.semantics`). `check_each_pass` (`zant-opt --check-each-pass`) uses it
+to name the first pass of a pipeline that changes a result.
+
+    outputs = run_module(module, [x])          # flat arrays, in output-index order
+"""
+
+from zant.interpreter.check import (
+    ATOL,
+    RTOL,
+    CheckReport,
+    PassChangedResult,
+    check_each_pass,
+    first_difference,
+)
+from zant.interpreter.run import (
+    InterpreterTrap,
+    graph_functions,
+    run_function,
+    run_module,
+    seeded_inputs,
+    unsupported_ops,
+)
+
+__all__ = [
+    "ATOL",
+    "RTOL",
+    "CheckReport",
+    "InterpreterTrap",
+    "PassChangedResult",
+    "check_each_pass",
+    "first_difference",
+    "graph_functions",
+    "run_function",
+    "run_module",
+    "seeded_inputs",
+    "unsupported_ops",
+]

@@ -1,0 +1,158 @@
+"""`check_each_pass`: run a pipeline pass by pass, interpret the module after each, and name the
+first pass that changes a result (`zant-opt --check-each-pass`).
+
+The module is interpreted (on seeded inputs, the same for every pass) once it is in the uop
+dialect: passes before that (the ONNX-level folds and `onnx-to-uop` itself) are not checked, and
+the first uop module is the baseline. Each pass's results are compared with the previous
+interpretable module's: integers and booleans exactly, floats within `RTOL` relative plus `ATOL`
+absolute (legal passes reassociate float sums: `vectorize` reductions, `contract-mulacc`), NaN
+equal to NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from zant.errors import ZantError
+from zant.interpreter.run import (
+    InterpreterTrap,
+    graph_functions,
+    run_function,
+    seeded_inputs,
+    unsupported_ops,
+)
+
+RTOL = 1e-4
+"""Relative tolerance between two passes' float results (at least 4 ulp of the type)."""
+ATOL = 1e-5
+"""Absolute tolerance between two passes' float results (sums that cancel to about 0)."""
+
+
+class PassChangedResult(ZantError):
+    """A pass changed what the module computes; the message names the pass, the output, the
+    largest difference and the seed."""
+
+    def __init__(self, message: str, pass_name: str, output: int, function: str):
+        super().__init__(message)
+        self.pass_name = pass_name
+        self.output = output
+        self.function = function
+
+
+@dataclass
+class CheckReport:
+    """What `check_each_pass` did: the passes after which the module was interpreted, and those
+    it could not interpret after (still the onnx dialect …), in pipeline order."""
+
+    checked: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Difference:
+    output: int
+    max_abs_diff: float
+    index: int
+
+
+def first_difference(
+    before: Sequence[np.ndarray], after: Sequence[np.ndarray], rtol: float = RTOL, atol: float = ATOL
+) -> Difference | None:
+    """The first output whose values differ between two runs (exactly for integers, within the
+    tolerances for floats), its largest difference and where; None when they agree."""
+    for k, (a, b) in enumerate(zip(before, after)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return Difference(k, float("nan"), 0)
+        if a.dtype.kind == "f":
+            tolerance = max(rtol, 4 * float(np.finfo(a.dtype).eps))
+            wa, wb = a.astype(np.float64), b.astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                diff = np.abs(wa - wb)
+                close = (wa == wb) | (np.isnan(wa) & np.isnan(wb)) | (
+                    diff <= atol + tolerance * np.maximum(np.abs(wa), np.abs(wb))
+                )
+        else:
+            wa, wb = a.astype(np.int64), b.astype(np.int64)
+            diff = np.abs(wa - wb).astype(np.float64)
+            close = wa == wb
+        if close.all():
+            continue
+        bad = np.flatnonzero(~close)
+        worst = np.where(np.isnan(diff[bad]), np.inf, diff[bad])
+        index = int(bad[int(np.argmax(worst))])
+        return Difference(k, float(diff[index]), index)
+    if len(before) != len(after):
+        return Difference(min(len(before), len(after)), float("nan"), 0)
+    return None
+
+
+def _format_diff(x: float) -> str:
+    return f"{x:.6g}" if x == x else "nan"
+
+
+def check_each_pass(
+    module: ModuleOp,
+    passes: Sequence[ModulePass],
+    ctx: Context,
+    *,
+    seed: int = 0,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+    after_each: Callable[[ModulePass, ModuleOp], None] | None = None,
+) -> CheckReport:
+    """Apply `passes` to `module` in order (as a pipeline does, in place), interpreting every
+    graph function after each pass on inputs drawn from `seed`; raise `PassChangedResult` at
+    the first pass whose results differ from the previous pass's (or that makes a run trap).
+    `after_each(pass, module)` runs after each pass, before the check (zant-opt verifies there).
+    """
+    inputs: dict[str, list[np.ndarray]] = {}
+    previous: dict[str, list[np.ndarray]] = {}
+    report = CheckReport()
+    many = len(graph_functions(module)) > 1
+
+    def where(name: str) -> str:
+        return f" of @{name}" if many else ""
+
+    def interpret(stage: str | None) -> bool:
+        functions = graph_functions(module)
+        if not functions or any(unsupported_ops(f) for f in functions):
+            return False
+        for function in functions:
+            name = function.sym_name.data
+            if name not in inputs:
+                inputs[name] = seeded_inputs(function, seed)
+            try:
+                results = run_function(function, inputs[name])
+            except InterpreterTrap as trap:
+                if stage is None or name not in previous:
+                    before = "the input module" if stage is None else f"the module after pass '{stage}'"
+                    raise ZantError(f"cannot check: {before} traps{where(name)}: {trap} (seed {seed})") from None
+                raise PassChangedResult(
+                    f"pass '{stage}' made the module trap{where(name)}: {trap} (seed {seed})", stage, -1, name
+                ) from None
+            if stage is not None and name in previous:
+                difference = first_difference(previous[name], results, rtol, atol)
+                if difference is not None:
+                    raise PassChangedResult(
+                        f"pass '{stage}' changed output {difference.output}{where(name)}: max abs diff "
+                        f"{_format_diff(difference.max_abs_diff)} at index {difference.index} (seed {seed})",
+                        stage,
+                        difference.output,
+                        name,
+                    )
+            previous[name] = results
+        return True
+
+    interpret(None)
+    for p in passes:
+        p.apply(ctx, module)
+        if after_each is not None:
+            after_each(p, module)
+        (report.checked if interpret(p.name) else report.unchecked).append(p.name)
+    return report

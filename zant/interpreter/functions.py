@@ -1,0 +1,480 @@
+"""`@impl` functions for every op of the `uop` and `arm_dsp` dialects, on xDSL's interpreter.
+
+Memory: a buffer is a flat NumPy array of its element type. A graph input holds the caller's
+values, a graph output and a scratch buffer start filled with `POISON` bytes (what a read before
+the first write sees). Once `plan-arenas` has given the scratch buffers offsets, each is a typed
+view of one shared scratch arena at its byte offset, so buffers the plan overlaps share their
+bytes, as in the generated code. A `uop.view` is the array with strides and an offset, a
+`uop.gep` a (array, flat index) pointer, checked against the buffer as a checked Zig address is
+(an `inbounds` one too: the interpreter trusts no proof). An accumulator is a one-element cell.
+Scalars and vectors are described in `zant.interpreter.semantics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, VectorType
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_callable,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Block, Operation, SSAValue
+
+from zant.dialects import arm_dsp, uop
+import zant.interpreter.semantics as sem
+from zant.interpreter.semantics import Trap
+from zant.ir.resources import attr_to_array
+
+_MISSING = object()
+
+POISON = 0xA5
+"""The byte every graph output and scratch buffer holds before it is written."""
+
+
+@dataclass(frozen=True)
+class View:
+    """A `uop.view` of a buffer: element (i0, …) is `data[offset + Σ ik·strides[k]]`."""
+
+    data: np.ndarray
+    strides: tuple[int, ...]
+    offset: int
+
+
+class Ptr(NamedTuple):
+    """A `uop.gep` address: element `index` of the flat array `data`."""
+
+    data: np.ndarray
+    index: int
+
+
+class Cell:
+    """A `uop.define_acc` accumulator."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+@dataclass
+class Memory:
+    """The graph's buffers of one run: the inputs given, the outputs made (by index)."""
+
+    inputs: list[np.ndarray]
+    outputs: dict[int, np.ndarray]
+    scratch: np.ndarray | None = None
+
+
+def _memory(interpreter: Interpreter) -> Memory:
+    return interpreter.get_data(UOpFunctions, "memory", lambda: Memory([], {}))
+
+
+def _tensor_name(value) -> str:
+    owner = value.owner
+    if isinstance(owner, uop.ViewOp):
+        owner = owner.source.owner
+    name = getattr(owner, "tensor_name", None)
+    return f"'{name.data}'" if name is not None else "a buffer"
+
+
+def _check(op: Operation, data: np.ndarray, first: int, last: int) -> None:
+    if first < 0 or last >= data.shape[0]:
+        buffer = op.operands[-1]
+        gep = buffer.owner
+        what = _tensor_name(gep.source) if isinstance(gep, uop.GepOp) else "a buffer"
+        raise Trap(
+            f"{op.name} reaches element {first if first < 0 else last} of {what}, "
+            f"which has {data.shape[0]} elements"
+        )
+
+
+def _scratch_arena(interpreter: Interpreter, op: uop.DefineLocalOp) -> np.ndarray:
+    """The planned scratch arena of `op`'s function: as large as its `uop.arena "scratch"` or,
+    without one, as its buffers reach."""
+    memory = _memory(interpreter)
+    if memory.scratch is None:
+        block = op.parent_block()
+        size = 0
+        for other in block.ops if block is not None else ():
+            if isinstance(other, uop.ArenaOp) and other.role.data == uop.ArenaRole.SCRATCH:
+                size = max(size, other.size.value.data)
+            elif isinstance(other, uop.DefineLocalOp) and other.offset is not None:
+                size = max(size, other.offset.value.data + other.result.type.byte_size)
+        memory.scratch = np.full(size, POISON, np.uint8)
+    return memory.scratch
+
+
+def _poisoned(buffer_type: uop.BufferType) -> np.ndarray:
+    dtype = sem.dtype_of(buffer_type.element_type)
+    return np.full(buffer_type.size.data * dtype.itemsize, POISON, np.uint8).view(dtype)
+
+
+def _alu_name(op: Operation) -> str:
+    return op.name.removeprefix("uop.")
+
+
+class UOpFunctions(InterpreterFunctions):
+    """The `uop` ops. Loops run their body once per induction value, in order."""
+
+    def __init__(self):
+        self.bodies: dict[Block, _Body] = {}
+        self.specialized: dict[Operation, Any] = {}
+        """Per op, what its implementation derives from its types once (an ALU op's function,
+        a literal, whether a load reads integers)."""
+
+    def once(self, op: Operation, make: Callable[[Operation], Any]) -> Any:
+        found = self.specialized.get(op, _MISSING)
+        if found is _MISSING:
+            found = self.specialized[op] = make(op)
+        return found
+
+    # -- functions ----------------------------------------------------------------------------
+
+    @impl_callable(func.FuncOp)
+    def call_func(self, interpreter: Interpreter, op: func.FuncOp, args: tuple[Any, ...]):
+        return interpreter.run_ssacfg_region(op.body, args, op.sym_name.data)
+
+    @impl_terminator(func.ReturnOp)
+    def run_return(
+        self, interpreter: Interpreter, op: func.ReturnOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    # -- buffers ------------------------------------------------------------------------------
+
+    @impl(uop.DefineGlobalOp)
+    def run_define_global(self, interpreter: Interpreter, op: uop.DefineGlobalOp, args: PythonValues):
+        buffer_type = op.result.type
+        assert isinstance(buffer_type, uop.BufferType)
+        index = op.index.value.data
+        role = op.role.data
+        if role == uop.BufferRole.CONSTANT:
+            assert op.value is not None
+            data = attr_to_array(op.value).reshape(-1).copy()
+            data.flags.writeable = False
+            return (data,)
+        memory = _memory(interpreter)
+        if role == uop.BufferRole.OUTPUT:
+            memory.outputs[index] = _poisoned(buffer_type)
+            return (memory.outputs[index],)
+        if index >= len(memory.inputs):
+            raise Trap(f"input {index} ('{op.tensor_name.data}') was not given")
+        return (memory.inputs[index],)
+
+    @impl(uop.DefineLocalOp)
+    def run_define_local(self, interpreter: Interpreter, op: uop.DefineLocalOp, args: PythonValues):
+        buffer_type = op.result.type
+        assert isinstance(buffer_type, uop.BufferType)
+        if op.offset is None:
+            return (_poisoned(buffer_type),)
+        dtype = sem.dtype_of(buffer_type.element_type)
+        start = op.offset.value.data
+        arena = _scratch_arena(interpreter, op)
+        return (arena[start : start + buffer_type.size.data * dtype.itemsize].view(dtype),)
+
+    @impl(uop.ArenaOp)
+    def run_arena(self, interpreter: Interpreter, op: uop.ArenaOp, args: PythonValues):
+        return ()
+
+    @impl(uop.ViewOp)
+    def run_view(self, interpreter: Interpreter, op: uop.ViewOp, args: PythonValues):
+        view_type = op.result.type
+        assert isinstance(view_type, uop.ViewType)
+        return (View(args[0], view_type.get_strides(), view_type.offset.data),)
+
+    @impl(uop.GepOp)
+    def run_gep(self, interpreter: Interpreter, op: uop.GepOp, args: PythonValues):
+        source, *indices = args
+        if isinstance(source, View):
+            address = source.offset
+            for index, stride in zip(indices, source.strides):
+                address += index * stride
+            data = source.data
+        else:
+            data, address = source, indices[0]
+        if not 0 <= address < data.shape[0]:
+            raise Trap(
+                f"uop.gep addresses element {address} of {_tensor_name(op.source)}, which has "
+                f"{data.shape[0]} elements"
+            )
+        return (Ptr(data, address),)
+
+    @impl(uop.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: uop.LoadOp, args: PythonValues):
+        data, index = args[0]
+        element = data[index]
+        return (int(element) if self.once(op, _loads_integers) else element,)
+
+    @impl(uop.StoreOp)
+    def run_store(self, interpreter: Interpreter, op: uop.StoreOp, args: PythonValues):
+        value, (data, index) = args
+        data[index] = value
+        return ()
+
+    @impl(uop.VLoadOp)
+    def run_vload(self, interpreter: Interpreter, op: uop.VLoadOp, args: PythonValues):
+        data, index = args[0]
+        n, stride = uop.lanes(op.result.type), op.element_stride
+        _check(op, data, index, index + (n - 1) * stride)
+        return (data[index : index + n * stride : stride].copy(),)
+
+    @impl(uop.VStoreOp)
+    def run_vstore(self, interpreter: Interpreter, op: uop.VStoreOp, args: PythonValues):
+        value, (data, index) = args
+        n, stride = uop.lanes(op.value.type), op.element_stride
+        _check(op, data, index, index + (n - 1) * stride)
+        data[index : index + n * stride : stride] = value
+        return ()
+
+    # -- scalars and vectors ------------------------------------------------------------------
+
+    @impl(uop.ConstOp)
+    def run_const(self, interpreter: Interpreter, op: uop.ConstOp, args: PythonValues):
+        return (self.once(op, lambda op: _literal(op.value)),)
+
+    @impl(uop.BroadcastOp)
+    def run_broadcast(self, interpreter: Interpreter, op: uop.BroadcastOp, args: PythonValues):
+        t = op.result.type
+        return (np.full(uop.lanes(t), args[0], dtype=sem.dtype_of(t)),)
+
+    @impl(uop.ReduceAddOp)
+    def run_reduce_add(self, interpreter: Interpreter, op: uop.ReduceAddOp, args: PythonValues):
+        lanes = args[0]
+        t = op.result.type
+        if sem.is_int(t):
+            return (sem.wrapper(t)(sum(int(v) for v in lanes)),)
+        total = lanes[0]
+        for lane in lanes[1:]:  # lane order, one rounding per lane
+            total = total + lane
+        return (total,)
+
+    @impl(uop.CastOp)
+    def run_cast(self, interpreter: Interpreter, op: uop.CastOp, args: PythonValues):
+        source, target = op.input.type, op.result.type
+        if isinstance(target, VectorType):
+            return (args[0].astype(sem.dtype_of(target)),)
+        return (sem.caster(source, target)(args[0]),)
+
+    @impl(uop.BitcastOp)
+    def run_bitcast(self, interpreter: Interpreter, op: uop.BitcastOp, args: PythonValues):
+        return (sem.bitcaster(op.input.type, op.result.type)(args[0]),)
+
+    @impl(uop.WhereOp)
+    def run_where(self, interpreter: Interpreter, op: uop.WhereOp, args: PythonValues):
+        condition, a, b = args
+        if isinstance(op.condition.type, VectorType):
+            return (np.where(condition, a, b).astype(sem.dtype_of(op.result.type)),)
+        return (a if condition else b,)
+
+    # -- loops and accumulators ---------------------------------------------------------------
+
+    @impl(uop.RangeOp)
+    def run_range(self, interpreter: Interpreter, op: uop.RangeOp, args: PythonValues):
+        """The body once per induction value. The body's ops run through a plain table of their
+        `@impl`s (`_Body`), not `Interpreter.run_ssacfg_region`: its scopes and per-op checks
+        cost ten times the op itself, and a model runs millions of ops inside loops."""
+        block = op.body.block
+        body = self.bodies.get(block)
+        if body is None:
+            body = self.bodies[block] = _Body(self, block)
+        outer = interpreter.get_data(UOpFunctions, "env", lambda: None)
+        env = _Env(interpreter, outer)
+        interpreter.set_data(UOpFunctions, "env", env)
+        try:
+            induction_var = block.args[0]
+            steps = body.steps
+            for i in range(op.start.data, op.end.data, op.step.data):
+                env[induction_var] = i
+                for run, ft, body_op, operands, results in steps:
+                    values = run(ft, interpreter, body_op, tuple([env[v] for v in operands])).values
+                    for result, value in zip(results, values):
+                        env[result] = value
+        finally:
+            interpreter.set_data(UOpFunctions, "env", outer)
+        return ()
+
+    @impl_terminator(uop.EndRangeOp)
+    def run_endrange(
+        self, interpreter: Interpreter, op: uop.EndRangeOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(()), ()
+
+    @impl(uop.DefineAccOp)
+    def run_define_acc(self, interpreter: Interpreter, op: uop.DefineAccOp, args: PythonValues):
+        element_type = op.result.type.element_type  # type: ignore[attr-defined]
+        init = _literal(op.init)
+        if isinstance(element_type, VectorType):
+            init = np.full(uop.lanes(element_type), init, dtype=sem.dtype_of(element_type))
+        return (Cell(init),)
+
+    @impl(uop.MulAccOp)
+    def run_mulacc(self, interpreter: Interpreter, op: uop.MulAccOp, args: PythonValues):
+        cell, a, b = args
+        t = op.lhs.type
+        lane = uop.lane_type(t)
+        if sem.is_bool(lane):
+            cell.value = (cell.value | (a & b)) if isinstance(t, VectorType) else int(cell.value or (a and b))
+        elif sem.is_int(lane):
+            if isinstance(t, VectorType):
+                cell.value = cell.value + a * b
+            else:
+                cell.value = sem.wrapper(t)(cell.value + a * b)
+        elif op.fused is not None:
+            # One rounding: the product of two floats is exact in f64 (f32, f16), then the sum
+            # is rounded to f64 and to the type (a double rounding only on rare exact ties).
+            wide = np.float64 if sem.dtype_of(lane).itemsize < 8 else np.longdouble
+            exact = np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(cell.value, wide)
+            dtype = sem.dtype_of(lane)
+            cell.value = exact.astype(dtype) if isinstance(t, VectorType) else dtype.type(exact)
+        else:
+            cell.value = cell.value + a * b
+        return ()
+
+    @impl(uop.AccSetOp)
+    def run_acc_set(self, interpreter: Interpreter, op: uop.AccSetOp, args: PythonValues):
+        cell, value = args
+        cell.value = value
+        return ()
+
+    @impl(uop.AccGetOp)
+    def run_acc_get(self, interpreter: Interpreter, op: uop.AccGetOp, args: PythonValues):
+        return (args[0].value,)
+
+
+class _Env(dict):
+    """The values of a loop body: its own, and (looked up once, then kept) those of the code
+    around it: the enclosing loop's `_Env`, or the interpreter's scopes at the top."""
+
+    def __init__(self, interpreter: Interpreter, outer: _Env | None):
+        super().__init__()
+        self.interpreter = interpreter
+        self.outer = outer
+
+    def __missing__(self, value: SSAValue):
+        found = self.outer[value] if self.outer is not None else self.interpreter.get_values((value,))[0]
+        self[value] = found
+        return found
+
+
+class _Body:
+    """A loop body as a table: for each op (the terminator excluded), its implementation, the
+    functions object it belongs to, the op, its operands and its results."""
+
+    def __init__(self, functions: UOpFunctions, block: Block):
+        self.steps = []
+        for op in block.ops:
+            if isinstance(op, uop.EndRangeOp):
+                continue
+            entry = IMPLEMENTATIONS.get(type(op))
+            if entry is None:
+                raise Trap(f"the uop interpreter cannot run '{op.name}'")
+            owner, run = entry
+            ft = functions if owner is UOpFunctions else owner()
+            self.steps.append((run, ft, op, tuple(op.operands), tuple(op.results)))
+
+
+def _literal(attr: IntegerAttr | FloatAttr):
+    return sem.scalar(attr.value.data, attr.type)
+
+
+# -- the ALU ops: one implementation per family, registered for every op of it ----------------
+
+
+def _alu_function(op: Operation) -> Callable:
+    """The Python function of an ALU op on its operands' values, chosen by its types."""
+    name = _alu_name(op)
+    t = op.operands[0].type
+    lane = uop.lane_type(t)
+    if isinstance(op, uop.CompareOp):
+        compare = sem.compare(name)
+        if isinstance(t, VectorType):
+            return compare
+        return lambda a, b: int(compare(a, b))
+    binary = isinstance(op, uop.BinaryOp)
+    if isinstance(t, VectorType):
+        if binary:
+            table = sem.VECTOR_FLOAT_BINARY if isinstance(lane, AnyFloat) else sem.VECTOR_INT_BINARY
+        else:
+            table = sem.VECTOR_UNARY
+        if name not in table:
+            raise Trap(f"{op.name} takes no {t}")
+        return table[name]
+    if isinstance(t, AnyFloat):
+        table = sem.FLOAT_BINARY if binary else sem.FLOAT_UNARY
+        if name not in table:
+            raise Trap(f"{op.name} takes no {t}")
+        return table[name]
+    return sem.integer_binary(name, t) if binary else sem.integer_unary(name, t)
+
+
+def _alu(self: UOpFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
+    return (self.once(op, _alu_function)(*args),)
+
+
+def _loads_integers(op: Operation) -> bool:
+    return sem.is_int(op.results[0].type)
+
+
+for _op in uop.ALU_OPS.values():
+    setattr(UOpFunctions, f"run_{_alu_name(_op)}", impl(_op)(_alu))
+register_impls(UOpFunctions)
+
+
+@register_impls
+class ArmDspFunctions(InterpreterFunctions):
+    """The `arm_dsp` ops, in plain integers (what the instructions compute)."""
+
+    @impl(arm_dsp.LoadWordOp)
+    def run_load_word(self, interpreter: Interpreter, op: arm_dsp.LoadWordOp, args: PythonValues):
+        data, index = args[0]
+        _check(op, data, index, index + 3)
+        return (int.from_bytes(data[index : index + 4].astype(np.int8).tobytes(), "little", signed=True),)
+
+    @impl(arm_dsp.Sxtb16Op)
+    def run_sxtb16(self, interpreter: Interpreter, op: arm_dsp.Sxtb16Op, args: PythonValues):
+        word = args[0] & 0xFFFFFFFF
+        rotation = op.rotation
+        word = ((word >> rotation) | (word << (32 - rotation))) & 0xFFFFFFFF if rotation else word
+        low, high = _sext8(word & 0xFF), _sext8((word >> 16) & 0xFF)
+        return (_i32((low & 0xFFFF) | ((high & 0xFFFF) << 16)),)
+
+    @impl(arm_dsp.SmladOp)
+    def run_smlad(self, interpreter: Interpreter, op: arm_dsp.SmladOp, args: PythonValues):
+        a, b, c = args
+        return (_i32(c + _half(a, 0) * _half(b, 0) + _half(a, 16) * _half(b, 16)),)
+
+
+def _sext8(byte: int) -> int:
+    return byte - 256 if byte >= 128 else byte
+
+
+def _half(word: int, shift: int) -> int:
+    half = (word >> shift) & 0xFFFF
+    return half - 0x10000 if half >= 0x8000 else half
+
+
+def _i32(value: int) -> int:
+    return ((value + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+IMPLEMENTATIONS: dict[type[Operation], tuple[type[InterpreterFunctions], Any]] = {
+    op: (functions, run)
+    for functions in (UOpFunctions, ArmDspFunctions)
+    for op, run in functions._impls()  # xDSL's table of a class's @impl functions
+}
+"""Each op's `@impl` function and the class that defines it (the loop bodies' dispatch)."""
+
+SUPPORTED: frozenset[type[Operation]] = frozenset({*IMPLEMENTATIONS, func.FuncOp})
+"""The ops the interpreter runs."""
