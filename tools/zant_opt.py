@@ -13,13 +13,24 @@ It behaves like `mlir-opt`/`xdsl-opt` (same flags, same `-p` pipeline syntax, `-
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from collections.abc import Sequence
+import textwrap
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO
 
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+
+from zant.diagnostics import VerifyFailure, describe_options, pass_summary
 from zant.errors import ZantError, run_cli
 
 
@@ -40,8 +51,138 @@ def parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
     return shapes
 
 
+EXPECTATION = re.compile(r"expected-(error|warning|note|remark)(?:@(above|below|unknown|[+-]\d+))?\s*\{\{(.*?)\}\}")
+"""`expected-error {{text}}`, `expected-error@+1 {{…}}`, `@-2`, `@above`, `@below`, `@unknown`."""
+
+
+@dataclass
+class Expectation:
+    kind: str  # error, warning, note or remark
+    line: int | None  # the line (in the split) the diagnostic must be reported on; None: @unknown
+    text: str  # a substring of the diagnostic's message
+    at: int  # the annotation's own line (in the split)
+    met: bool = False
+
+
+class DiagnosticCheck:
+    """The `expected-*` annotations of one split of the input, matched against what it produced.
+
+    Zant reports one diagnostic per split, an error: the first parse error, or the first op that
+    does not verify (on the input or after a pass), or a pass's failure. An expectation is met by
+    an error on its line whose message contains its text; a diagnostic whose op has no source
+    line (a pass's own error, an op a pass created) needs `@unknown`. Zant emits no warnings,
+    notes or remarks, so `expected-warning`/`-note`/`-remark` annotations are never met."""
+
+    def __init__(self, text: str, line_offset: int):
+        self.line_offset = line_offset
+        self.op_lines: dict[Operation, int] = {}
+        self.expected: list[Expectation] = []
+        self.unexpected: list[tuple[int | None, str]] = []
+        lines = text.splitlines()
+        annotated = {n for n, line in enumerate(lines, 1) if EXPECTATION.search(line)}
+
+        def neighbour(start: int, step: int) -> int:
+            n = start + step
+            while n in annotated:
+                n += step
+            return n
+
+        for number, line in enumerate(lines, 1):
+            for match in EXPECTATION.finditer(line):
+                kind, where, body = match.groups()
+                if where in ("above", "below"):
+                    target: int | None = neighbour(number, -1 if where == "above" else 1)
+                else:
+                    target = None if where == "unknown" else number + int(where or 0)
+                self.expected.append(Expectation(kind, target, body, number))
+
+    def produced(self, message: str, line: int | None, report: str | None = None) -> None:
+        """An error on `line` of the split (None: no source line); `report`: its full text."""
+        for expectation in self.expected:
+            if not expectation.met and expectation.kind == "error" and expectation.line == line:
+                if expectation.text in message:
+                    expectation.met = True
+                    return
+        self.unexpected.append((line, report or message))
+
+    def mismatches(self) -> list[str]:
+        """`LINE: error: …` for every unexpected diagnostic and every unmet expectation."""
+        found = [
+            f"{'?' if line is None else line + self.line_offset}: error: unexpected error: {report}"
+            for line, report in self.unexpected
+        ]
+        for e in self.expected:
+            if not e.met:
+                where = "with no source line" if e.line is None else f"on line {e.line + self.line_offset}"
+                found.append(f'{e.at + self.line_offset}: error: expected {e.kind} "{e.text}" {where} was not produced')
+        return found
+
+
+class LineRecordingParser(Parser):
+    """xDSL's parser, remembering the source line each op starts on (xDSL keeps no location
+    unless the text spells a `loc(...)`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.op_lines: dict[Operation, int] = {}
+
+    def parse_operation(self) -> Operation:
+        line = self._current_token.span.get_location().line
+        op = super().parse_operation()
+        self.op_lines[op] = line
+        return op
+
+    def current_span(self):
+        return self._current_token.span
+
+
+ZANT_PASS_GROUPS: dict[str, tuple[str, ...]] = {
+    "onnx dialect": ("fold-qdq", "fold-constants", "fold-batchnorm"),
+    "lowering": ("onnx-to-uop",),
+    "uop loops": ("fuse-loops", "coalesce-loops", "split-index-sets", "vectorize", "licm"),
+    "arena planning": ("plan-arenas", "verify-arena-plan"),
+    "after planning": (
+        "fold-constant-loads", "mark-inbounds", "contract-mulacc", "expand-float-minmax", "linearize-geps",
+    ),
+    "target instructions": ("arm-dsp-dot", "mve-dot"),
+}
+"""How `--list-passes` groups Zant's passes (in pipeline order); a pass not named here is listed
+under "other Zant passes"."""
+
+
+def list_passes(available: Mapping[str, Callable[[], type[ModulePass]]]) -> str:
+    """`--list-passes`: Zant's passes by group with their description and options, the passes of
+    plugins and installed packages the same way, then xDSL's names."""
+    from xdsl.transforms import get_all_passes as xdsl_passes
+
+    from zant.passes import builtin_passes
+
+    zant = [n for n in builtin_passes() if n in available]
+    xdsl = {n for n in xdsl_passes() if n in available and n not in zant}
+    plugins = [n for n in available if n not in zant and n not in xdsl]
+    grouped = [n for names in ZANT_PASS_GROUPS.values() for n in names]
+    groups = [(f"Zant: {title}", [n for n in names if n in zant]) for title, names in ZANT_PASS_GROUPS.items()]
+    groups.append(("Zant: other passes", [n for n in zant if n not in grouped]))
+    groups.append(("from --load-passes and installed packages", plugins))
+    lines: list[str] = []
+    for title, names in groups:
+        if not names:
+            continue
+        lines.append(f"{title}:")
+        for name in names:
+            cls = available[name]()
+            lines.append(f"  {name:<22} {pass_summary(cls)}".rstrip())
+            lines.append(f"  {'':<22} options: {describe_options(cls)}")
+    lines.append("xDSL passes (see xDSL's documentation):")
+    lines.extend(textwrap.wrap(", ".join(sorted(xdsl)), width=100, initial_indent="  ", subsequent_indent="  "))
+    return "\n".join(lines) + "\n"
+
+
 class ZantOptMain(xDSLOptMain):
     version_format = "zant-opt (xdsl {xdsl_version})"
+
+    def __init__(self, description: str = __doc__.split("\n\n")[0].strip("`"), args: Sequence[str] | None = None):
+        super().__init__(description, args)
 
     def register_all_dialects(self):
         super().register_all_dialects()
@@ -59,16 +200,99 @@ class ZantOptMain(xDSLOptMain):
 
     def setup_pipeline(self):
         # Plugins are known only once the arguments are parsed, just before the pipeline is.
+        from zant.diagnostics import parse_passes
         from zant.plugins import load_pass_plugins
 
         for name, factory in load_pass_plugins(self.args.load_passes, self.available_passes).items():
             self.register_pass(name, factory)
+        self.pipeline = PassPipeline(parse_passes(self.available_passes, self.args.passes), self._between_passes)
+
+    def _between_passes(self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None) -> None:
+        """xDSL's `--time-passes` and `--print-between-passes`; verification is `apply_passes`'."""
+        now = time.perf_counter()
+        if self.args.time_passes and previous is not None:
+            print(f"Pass {previous.name} took {now - self._pass_started} seconds")
+        if previous is not None and next_pass is not None and self.args.print_between_passes:
+            print(f"IR after {previous.name}:")
+            Printer(stream=sys.stdout).print_op(module)
+            print("\n\n\n")
+        self._pass_started = time.perf_counter()
+
+    def apply_passes(self, prog: ModuleOp):
+        """Run the pipeline so that a failure names its pass (`zant.diagnostics`): the input and
+        the module after each pass are verified, unless --disable-verify."""
+        from zant.diagnostics import check_verifies, run_pass
+
+        verify = not self.args.disable_verify
+        passes = self.pipeline.passes
+        callback = self.pipeline.callback or (lambda *_: None)
+        if verify:
+            check_verifies(prog, None)
+        callback(None, prog, passes[0] if passes else None)
+        for index, p in enumerate(passes):
+            run_pass(p, self.ctx, prog)
+            if verify:
+                check_verifies(prog, p.name)
+            callback(p, prog, passes[index + 1] if index + 1 < len(passes) else None)
+
+    def run(self):
+        if self.args.list_passes:
+            print(list_passes(self.available_passes), end="")
+            return 0
+        if self.args.verify_diagnostics:
+            return self._run_verifying_diagnostics()
+        return super().run()
+
+    def _run_verifying_diagnostics(self) -> int:
+        """`--verify-diagnostics` as mlir-opt does it: every diagnostic must be announced by an
+        `expected-error` annotation of its split, and every annotation met (see DiagnosticCheck)."""
+        chunks, file_extension = self.prepare_input()
+        output = self.prepare_output()
+        file_name = self.args.input_file or "<stdin>"
+        failures = 0
         try:
-            super().setup_pipeline()
-        except ValueError as error:
-            if not str(error).startswith("Unrecognized passes"):
-                raise
-            raise ZantError(f"{error} (passes written outside Zant need --load-passes FILE.py)") from error
+            for index, (chunk, offset) in enumerate(chunks):
+                text = chunk.read().decode()
+                chunk.close()
+                check = DiagnosticCheck(text, offset)
+                module = None
+                try:
+                    module = self._parse_located(text, file_extension, check)
+                    self.apply_passes(module)
+                    printed = self.output_resulting_program(module)
+                except ParseError as error:
+                    check.produced(error.msg, error.span.get_location().line)
+                except VerifyFailure as error:
+                    check.produced(error.message, check.op_lines.get(error.op), str(error))
+                except (ZantError, DiagnosticException) as error:
+                    check.produced(str(error).splitlines()[0], None, str(error))
+                else:
+                    if index > 0:
+                        output.write("// -----\n")
+                    output.write(printed)
+                for message in check.mismatches():
+                    print(f"{file_name}:{message}", file=sys.stderr)
+                    failures += 1
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        return 1 if failures else 0
+
+    def _parse_located(self, text: str, file_extension: str, check: DiagnosticCheck) -> ModuleOp:
+        """Parse one split, remembering the source line of every op (for `expected-error`)."""
+        from io import BytesIO
+
+        if file_extension != "mlir":
+            module = self.parse_chunk(BytesIO(text.encode()), file_extension)
+            assert module is not None
+            return module
+        parser = LineRecordingParser(self.ctx, text, self.get_input_name())
+        try:
+            module = parser.parse_module(not self.args.no_implicit_module)
+        except DiagnosticException as error:  # an attribute's verifier, while parsing
+            raise ParseError(parser.current_span(), str(error)) from error
+        check.op_lines = parser.op_lines
+        return module
 
     def register_all_targets(self):
         super().register_all_targets()
@@ -113,6 +337,15 @@ class ZantOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
+        # xDSL lists every pass name in -p's help, and describes --verify-diagnostics its way.
+        for action in arg_parser._actions:
+            if "--passes" in action.option_strings:
+                action.help = "pass pipeline, e.g. 'onnx-to-uop{conv-lanes=16},plan-arenas' (--list-passes)"
+            elif "--verify-diagnostics" in action.option_strings:
+                action.help = (
+                    "check the diagnostics against the input's `// expected-error {{...}}` "
+                    "annotations (as mlir-opt); exit 1 on a missing or unexpected one"
+                )
         arg_parser.add_argument(
             "--input-shape",
             action="append",
@@ -125,6 +358,11 @@ class ZantOptMain(xDSLOptMain):
             default=[],
             metavar="FILE.py|MODULE",
             help="register the ModulePass classes defined in a Python file or module (repeatable)",
+        )
+        arg_parser.add_argument(
+            "--list-passes",
+            action="store_true",
+            help="list the passes: Zant's with a description and their options, then xDSL's",
         )
         arg_parser.add_argument(
             "--debug",

@@ -28,8 +28,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
-from xdsl.passes import PassPipeline
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from zant.backend.boards import Board, board_for
 from zant.backend.build import OPTIMIZE_MODES
@@ -100,25 +98,17 @@ def run_pipeline(
     module: ModuleOp, pipeline: str, ctx: Context | None = None, plugins: Sequence[str] = ()
 ) -> None:
     """Apply a `zant-opt`-style pass pipeline to `module`, verifying after each pass; `plugins`
-    are `--load-passes` files or modules whose passes the pipeline may name."""
+    are `--load-passes` files or modules whose passes the pipeline may name. A failure names
+    its pass (`zant.diagnostics`): an unknown option lists the pass's options, a module that
+    stops verifying says `after pass 'X':` and shows the failing op in its context."""
     from xdsl.transforms import get_all_passes as xdsl_passes
 
+    from zant.diagnostics import apply_passes, parse_passes
     from zant.plugins import all_passes, load_pass_plugins
 
     available = {**xdsl_passes(), **all_passes()}
     available |= load_pass_plugins(plugins, available)
-
-    def verify_after(_previous, module: ModuleOp, _next) -> None:
-        module.verify()
-
-    try:
-        passes = PassPipeline.parse_spec(available, pipeline, verify_after)
-    except (ValueError, KeyError, TypeError, ArgSpecParseError) as error:
-        raise ZantError(f"invalid pass pipeline '{pipeline}': {error}") from error
-    try:
-        passes.apply(ctx or make_context(), module)
-    except DiagnosticException as error:  # a verifier failure or a failed pass
-        raise ZantError(str(error)) from error
+    apply_passes(parse_passes(available, pipeline), ctx or make_context(), module)
 
 
 def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:

@@ -13,6 +13,11 @@ class ZantError(Exception):
     """An error caused by the user's input or environment, reported as one clear message."""
 
 
+class InternalError(Exception):
+    """A bug in Zant, reported with what was being done (`pass 'vectorize' raised KeyError: 3`);
+    the cause is chained (`--debug` shows its traceback)."""
+
+
 @dataclass(frozen=True)
 class UnsupportedOp:
     """One node the compiler cannot take: its name ("" if unnamed), operator and domain ("" for
@@ -57,8 +62,9 @@ def run_cli(
     except Exception as error:
         if debug:
             raise
+        what = str(error) if isinstance(error, InternalError) else f"{type(error).__name__}: {error}"
         print(
-            f"{tool}: internal error: {type(error).__name__}: {error} "
+            f"{tool}: internal error: {what} "
             "(rerun with --debug for the traceback)",
             file=sys.stderr,
         )

@@ -22,7 +22,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 
-// UNLOADED: zant-opt: error: Unrecognized passes: {{.*}}example-hoist-constants{{.*}} (passes written outside Zant need --load-passes FILE.py)
+// UNLOADED: zant-opt: error: invalid pass pipeline {{.*}}: unknown pass 'example-hoist-constants' ({{.*}}one written outside Zant needs --load-passes FILE.py)
 // MISSING: zant-opt: error: cannot load passes from '{{.*}}no_such_file.py': no such file
 
 func.func @main() {

@@ -1,40 +1,37 @@
-// RUN: zant-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: zant-opt %s --split-input-file --verify-diagnostics
 
 builtin.module {
   func.func @main() {
     %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi16>
     %i = uop.const 0 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi16>
+    // expected-error@+1 {{load_word reads int8 elements, got a pointer to i16}}
     %w = arm_dsp.load_word %p : !uop.ptr<i16>
     func.return
   }
 }
-
-// CHECK: load_word reads int8 elements, got a pointer to i16
 
 // -----
 
 builtin.module {
   func.func @main() {
     %c = uop.const 7 : i32
+    // expected-error@+1 {{sxtb16 rotates by 0, 8, 16 or 24 bits, got 4}}
     %s = arm_dsp.sxtb16 %c ror 4 : i32
     func.return
   }
 }
-
-// CHECK: sxtb16 rotates by 0, 8, 16 or 24 bits, got 4
 
 // -----
 
 builtin.module {
   func.func @main() {
     %c = uop.const 7 : i16
+    // expected-error@+1 {{operand 'input' at position 0 does not verify}}
     %s = arm_dsp.sxtb16 %c : i16
     func.return
   }
 }
-
-// CHECK: operand 'input' at position 0 does not verify
 
 // -----
 
@@ -42,9 +39,9 @@ builtin.module {
   func.func @main() {
     %c = uop.const 7 : i32
     %d = uop.const 7 : i64
+    // expected-error@+1 {{operand 'addend' at position 2 does not verify}}
     %r = "arm_dsp.smlad"(%c, %c, %d) : (i32, i32, i64) -> i32
     func.return
   }
 }
 
-// CHECK: operand 'addend' at position 2 does not verify

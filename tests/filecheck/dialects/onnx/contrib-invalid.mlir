@@ -1,38 +1,38 @@
-// RUN: zant-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
+// RUN: zant-opt %s --split-input-file --verify-diagnostics
 
 // QLinearAdd's constraints: A, B and C of one 8-bit integer type; per-tensor f32 scales and
 // zero points of that type; all eight inputs (fold-qdq gives every zero point).
 
 %a, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>)
+// expected-error@+1 {{onnx.QLinearAdd: input 7 ('C_zero_point') is required}}
 %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s) : (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>) -> tensor<3xi8>
-// CHECK: onnx.QLinearAdd: input 7 ('C_zero_point') is required
 
 // -----
 
 %a, %b, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<3xui8>, tensor<f32>, tensor<i8>)
+// expected-error@+1 {{onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8}}
 %c = onnx.QLinearAdd(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xui8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<3xi8>
-// CHECK: Operation does not verify: onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8
 
 // -----
 
 %a, %s, %z = "test.op"() : () -> (tensor<3xi32>, tensor<f32>, tensor<i32>)
+// expected-error@+1 {{onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8}}
 %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xi32>, tensor<f32>, tensor<i32>, tensor<3xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<3xi32>
-// CHECK: Operation does not verify: onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8
 
 // -----
 
 %a, %s, %ps, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<3xf32>, tensor<i8>)
+// expected-error@+1 {{onnx.QLinearAdd: 'A_scale' and 'A_zero_point' must be one-element tensors of f32 and of i8}}
 %c = onnx.QLinearAdd(%a, %ps, %z, %a, %s, %z, %s, %z) : (tensor<3xi8>, tensor<3xf32>, tensor<i8>, tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<3xi8>
-// CHECK: Operation does not verify: onnx.QLinearAdd: 'A_scale' and 'A_zero_point' must be one-element tensors of f32 and of i8
 
 // -----
 
 %a, %s, %z, %uz = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<ui8>)
+// expected-error@+1 {{onnx.QLinearAdd: 'C_scale' and 'C_zero_point' must be one-element tensors of f32 and of i8}}
 %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %uz) : (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<3xi8>
-// CHECK: Operation does not verify: onnx.QLinearAdd: 'C_scale' and 'C_zero_point' must be one-element tensors of f32 and of i8
 
 // -----
 
 %a, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f64>, tensor<i8>)
+// expected-error@+1 {{onnx.QLinearAdd: 'A_scale' and 'A_zero_point' must be one-element tensors of f32 and of i8}}
 %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f64>, tensor<i8>, tensor<3xi8>, tensor<f64>, tensor<i8>, tensor<f64>, tensor<i8>) -> tensor<3xi8>
-// CHECK: Operation does not verify: onnx.QLinearAdd: 'A_scale' and 'A_zero_point' must be one-element tensors of f32 and of i8
