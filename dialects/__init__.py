@@ -21,4 +21,9 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return ArmDsp
 
-    return {"onnx": get_onnx, "uop": get_uop, "arm_dsp": get_arm_dsp}
+    def get_arm_mve() -> Dialect:
+        from zant.dialects.arm_mve import ArmMve
+
+        return ArmMve
+
+    return {"onnx": get_onnx, "uop": get_uop, "arm_dsp": get_arm_dsp, "arm_mve": get_arm_mve}

@@ -27,6 +27,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "linearize-geps": "linearize_geps:LinearizeGepsPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
     "arm-dsp-dot": "arm_dsp_dot:ArmDspDotPass",
+    "mve-dot": "mve_dot:MveDotPass",
 }
 """Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""
 

@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
+from zant.ir.locations import locate
 
 LANES = 4
 """int8 elements per word load."""
@@ -102,7 +103,9 @@ def _stride(value: SSAValue, k: SSAValue, inside: set[Operation], memo: dict[SSA
 
 
 @dataclass
-class _Dot:
+class DotLoop:
+    """An int8 dot-product loop this pass (and `mve-dot`) rewrites: `match_dot_loop`'s answer."""
+
     loop: uop.RangeOp
     ops: list[Operation]
     mulaccs: list[uop.MulAccOp]
@@ -110,7 +113,8 @@ class _Dot:
     """The int8 loads and their strides along `k` (1: contiguous)."""
 
 
-def _match(loop: uop.RangeOp) -> _Dot | None:
+def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
+    """`loop` as an int8 dot product (the form the module docstring describes), or None."""
     if loop.step.data != 1 or loop.trip_count < LANES:
         return None
     ops = _flat_body(loop)
@@ -159,10 +163,10 @@ def _match(loop: uop.RangeOp) -> _Dot | None:
             return None
         if isinstance(op, uop.GepOp) and not all(isinstance(u.operation, uop.LoadOp) for u in op.result.uses):
             return None
-    return _Dot(loop, ops, mulaccs, loads)
+    return DotLoop(loop, ops, mulaccs, loads)
 
 
-def _rewrite(dot: _Dot) -> None:
+def _rewrite(dot: DotLoop) -> None:
     loop = dot.loop
     start = loop.start.data
     words_end = start + (loop.trip_count // LANES) * LANES
@@ -237,6 +241,7 @@ def _rewrite(dot: _Dot) -> None:
         second = add(arm_dsp.SmladOp(a_odd, b_odd, first.results[0]))
         add(uop.AccSetOp(mulacc.acc, second.results[0]))
     add(uop.EndRangeOp())
+    locate([new], loop.location)
     if words_end == loop.end.data:
         Rewriter.erase_op(loop)
     else:
@@ -252,6 +257,6 @@ class ArmDspDotPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         loops = [loop for loop in op.walk() if isinstance(loop, uop.RangeOp)]
         for loop in loops:
-            dot = _match(loop)
+            dot = match_dot_loop(loop)
             if dot is not None:
                 _rewrite(dot)

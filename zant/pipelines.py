@@ -64,11 +64,16 @@ class TargetParameters:
     dsp: bool = False
     """The core has the Arm DSP extension (Cortex-M4, M7, M33, M55): int8 dot products become
     `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages)."""
+    mve: bool = False
+    """The core has Helium, the M-profile Vector Extension (Cortex-M55): int8 dot products of 8
+    or more values become vector loads and `VMLAVA` (`mve-dot`, before `arm-dsp-dot`, which
+    takes the shorter ones and the remainders)."""
 
 
 TARGET_PARAMETERS: dict[str, TargetParameters] = {
     "host": TargetParameters(vector_lanes=16, conv_channel_block=8),
-    **{core: TargetParameters(dsp=True) for core in ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")},
+    **{core: TargetParameters(dsp=True) for core in ("cortex-m4", "cortex-m7", "cortex-m33")},
+    "cortex-m55": TargetParameters(dsp=True, mve=True),
 }
 """Targets with other parameters than the scalar default."""
 
@@ -99,7 +104,7 @@ def stages_for(target: str, strategy: str | None = None, alignment: int | None =
         if p.vector_lanes
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
     )
-    dsp = ("arm-dsp-dot",) if p.dsp else ()
+    dsp = (*(("mve-dot",) if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
     return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment), *PRINT_STAGES, *dsp)
 
 

@@ -55,8 +55,9 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
 from zant.backend.zig_arm_dsp import ARM_DSP_HELPERS
+from zant.backend.zig_arm_mve import ARM_MVE_HELPERS
 from zant.backend.zig_helpers import HELPERS
-from zant.dialects import arm_dsp, uop
+from zant.dialects import arm_dsp, arm_mve, uop
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
@@ -313,7 +314,7 @@ class ZigPrinter:
             file_scope += self.scratch_lines + [""]
         if self.kernel_lines:
             file_scope += KERNEL_CALL
-        helpers = [(HELPERS | ARM_DSP_HELPERS)[h][1] + "\n" for h in sorted(self.helpers_used)]
+        helpers = [(HELPERS | ARM_DSP_HELPERS | ARM_MVE_HELPERS)[h][1] + "\n" for h in sorted(self.helpers_used)]
         output.write("\n".join(header + file_scope + helpers + self.kernel_lines + self.lines) + "\n")
 
     def print_constants(self, function: func.FuncOp, info: PlanInfo) -> list[str]:
@@ -730,6 +731,20 @@ class ZigPrinter:
         self.helpers_used.add("zant_smlad")
         a, b, c = (self.expr(v) for v in op.operands)
         self.define(op.result, f"zant_smlad({a}, {b}, {c})")
+
+    # -- arm_mve (Helium; its Zig is in zant.backend.zig_arm_mve) -------------------------------
+
+    @print.register
+    def _(self, op: arm_mve.VldrbGatherOp) -> None:
+        self.helpers_used.add("zant_vldrb_gather")
+        self.define(op.result, f"zant_vldrb_gather({op.element_stride}, {self.expr(op.ptr)})")
+
+    @print.register
+    def _(self, op: arm_mve.VmlavaOp) -> None:
+        self.helpers_used.add("zant_vmlava")
+        n, lane = uop.lanes(op.lhs.type), zig_type(uop.lane_type(op.lhs.type))
+        acc, a, b = (self.expr(v) for v in op.operands)
+        self.define(op.result, f"zant_vmlava({n}, {lane}, {acc}, {a}, {b})")
 
     def define(self, result: SSAValue, expression: str) -> None:
         prefix = "idx_" if isinstance(result.type, IndexType) else "buf_"

@@ -1,0 +1,142 @@
+"""`arm_mve`: a small target dialect beside uop for Armv8.1-M's M-profile Vector Extension
+(Helium: Cortex-M55, M85).
+
+Two ops, each one instruction on a core with MVE, made by the `mve-dot` pass from int8
+dot-product loops and printed by the Zig printer (the contiguous loads stay `uop.vload`, and a
+`uop.cast` of one from `vector<8xi8>` to `vector<8xi16>` is one widening `VLDRB.S16`):
+
+* `%v = arm_mve.vldrb_gather %p stride 125 : !uop.ptr<i8> -> vector<8xi16>` — the 8 int8 at
+  `%p + k·125` (k = 0 … 7), each sign-extended to a 16-bit lane (`VLDRB.S16 Qd, [Rn, Qm]` with
+  the byte offsets 0, 125, …, 875 in the 16-bit lanes of Qm, a loop-invariant constant). The
+  offsets are unsigned 16-bit: 7·stride ≤ 65535. Bytes need no alignment. LLVM makes MVE
+  gathers only from its own vectorizer's intrinsics, which Zig cannot spell.
+* `%r = arm_mve.vmlava %acc, %a, %b : vector<16xi8>` — `acc + Σ a[i]·b[i]` over the lanes of two
+  `vector<16xi8>` or `vector<8xi16>`, products and sum in 32 bits, wrapping (`VMLAVA.S8` /
+  `VMLAVA.S16`: multiply, add across the vector, accumulate into a general register). LLVM
+  forms it from `acc + @reduce(.Add, a·b)` in a loop, but not once such loops are unrolled
+  (it merges the reductions of the unrolled iterations first), so it is an op too.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I32, IntAttr, IntegerType, VectorType
+from xdsl.ir import Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import MemoryEffectKind, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from zant.dialects.uop import Accesses, PtrType
+
+GATHER_LANES = 8
+"""Lanes of a `VLDRB.S16` gather: 8 bytes into 16-bit lanes."""
+
+GATHER_TYPE = VectorType(IntegerType(16), [GATHER_LANES])
+"""What `vldrb_gather` gives: `vector<8xi16>`."""
+
+DOT_TYPES = (VectorType(IntegerType(8), [16]), GATHER_TYPE)
+"""The operand types of `vmlava`: 16 int8 or 8 int16 lanes."""
+
+MAX_OFFSET = 2**16 - 1
+"""The largest byte offset a 16-bit offset lane holds."""
+
+
+@irdl_op_definition
+class VldrbGatherOp(IRDLOperation):
+    """`%v = arm_mve.vldrb_gather %p stride S : !uop.ptr<i8> -> vector<8xi16>`: the 8 int8 at
+    `%p + k·S`, sign-extended to 16 bits (`VLDRB.S16` with a vector of offsets)."""
+
+    name = "arm_mve.vldrb_gather"
+
+    ptr = operand_def(PtrType)
+    stride = prop_def(IntAttr)
+    result = result_def(VectorType)
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
+    def __init__(self, ptr: SSAValue | Operation, stride: int):
+        super().__init__(operands=[ptr], properties={"stride": IntAttr(stride)}, result_types=[GATHER_TYPE])
+
+    @property
+    def element_stride(self) -> int:
+        return self.stride.data
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        if self.ptr.type.element_type != IntegerType(8):
+            raise VerifyException(f"vldrb_gather reads int8 elements, got a pointer to {self.ptr.type.element_type}")
+        if self.result.type != GATHER_TYPE:
+            raise VerifyException(f"vldrb_gather gives {GATHER_TYPE}, got {self.result.type}")
+        if not 1 <= self.element_stride or (GATHER_LANES - 1) * self.element_stride > MAX_OFFSET:
+            raise VerifyException(
+                f"vldrb_gather needs a stride from 1 to {MAX_OFFSET // (GATHER_LANES - 1)} "
+                f"(16-bit byte offsets), got {self.element_stride}"
+            )
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(f" stride {self.element_stride}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VldrbGatherOp:
+        ptr = parser.parse_unresolved_operand()
+        parser.parse_keyword("stride")
+        stride = parser.parse_integer()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(ptr, ptr_type)],
+            properties={"stride": IntAttr(stride)},
+            result_types=[result_type],
+        )
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
+class VmlavaOp(IRDLOperation):
+    """`%r = arm_mve.vmlava %acc, %a, %b : vector<16xi8>`: acc + Σ a[i]·b[i] in 32 bits,
+    wrapping (`VMLAVA.S8`, or `VMLAVA.S16` on `vector<8xi16>`)."""
+
+    name = "arm_mve.vmlava"
+
+    T: ClassVar = VarConstraint("T", base(VectorType))
+
+    acc = operand_def(I32)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(I32)
+
+    assembly_format = "$acc `,` $lhs `,` $rhs attr-dict `:` type($lhs)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, acc: SSAValue | Operation, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        super().__init__(operands=[acc, lhs, rhs], result_types=[IntegerType(32)])
+
+    def verify_(self) -> None:
+        if self.lhs.type not in DOT_TYPES:
+            raise VerifyException(f"vmlava multiplies vector<16xi8> or vector<8xi16>, got {self.lhs.type}")
+
+
+ArmMve = Dialect("arm_mve", [VldrbGatherOp, VmlavaOp], [])

@@ -1,0 +1,70 @@
+// RUN: zant-opt %s --split-input-file --verify-diagnostics
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi16>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi16>
+    // expected-error@+1 {{vldrb_gather reads int8 elements, got a pointer to i16}}
+    %g = arm_mve.vldrb_gather %p stride 2 : !uop.ptr<i16> -> vector<8xi16>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
+    // expected-error@+1 {{vldrb_gather gives vector<8xi16>, got vector<4xi32>}}
+    %g = arm_mve.vldrb_gather %p stride 2 : !uop.ptr<i8> -> vector<4xi32>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
+    // expected-error@+1 {{vldrb_gather needs a stride from 1 to 9362 (16-bit byte offsets), got 10000}}
+    %g = arm_mve.vldrb_gather %p stride 10000 : !uop.ptr<i8> -> vector<8xi16>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
+    %c = uop.const 0 : i32
+    %v = uop.vload %p : vector<8xi8>
+    // expected-error@+1 {{vmlava multiplies vector<16xi8> or vector<8xi16>, got vector<8xi8>}}
+    %r = arm_mve.vmlava %c, %v, %v : vector<8xi8>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<32xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<32xi8>
+    %c = uop.const 0 : i32
+    %v = uop.vload %p : vector<16xi8>
+    %h = uop.vload %p : vector<8xi8>
+    %w = uop.cast %h : vector<8xi8> to vector<8xi16>
+    // expected-error@+1 {{operand 'rhs' at position 2 does not verify}}
+    %r = "arm_mve.vmlava"(%c, %v, %w) : (i32, vector<16xi8>, vector<8xi16>) -> i32
+    func.return
+  }
+}

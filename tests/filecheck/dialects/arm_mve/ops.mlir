@@ -1,0 +1,27 @@
+// RUN: zant-opt %s | filecheck %s
+// RUN: zant-opt %s | zant-opt | filecheck %s
+// RUN: zant-opt %s --print-op-generic | zant-opt | filecheck %s
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         %g = arm_mve.vldrb_gather %p stride 125 : !uop.ptr<i8> -> vector<8xi16>
+// CHECK-NEXT:    %v = uop.vload %p : vector<8xi8>
+// CHECK-NEXT:    %h = uop.cast %v : vector<8xi8> to vector<8xi16>
+// CHECK-NEXT:    %r = arm_mve.vmlava %c, %g, %h : vector<8xi16>
+// CHECK-NEXT:    %b16 = uop.vload %p : vector<16xi8>
+// CHECK-NEXT:    %s = arm_mve.vmlava %r, %b16, %b16 : vector<16xi8>
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<1000xi8>
+    %i = uop.const 4 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<1000xi8>
+    %c = uop.const 7 : i32
+    %g = arm_mve.vldrb_gather %p stride 125 : !uop.ptr<i8> -> vector<8xi16>
+    %v = uop.vload %p : vector<8xi8>
+    %h = uop.cast %v : vector<8xi8> to vector<8xi16>
+    %r = arm_mve.vmlava %c, %g, %h : vector<8xi16>
+    %b16 = uop.vload %p : vector<16xi8>
+    %s = arm_mve.vmlava %r, %b16, %b16 : vector<16xi8>
+    func.return
+  }
+}

@@ -1,0 +1,165 @@
+// RUN: zant-opt %s -p mve-dot | filecheck %s
+
+// Contiguous int8 in both operands over 40 values of k: a loop of step 16 (16 int8 lanes, one
+// vload per operand, one vmlava per multiply-accumulate: VLDRB.U8 and VMLAVA.S8); the x vector is shared by both
+// multiply-accumulates, each w vector loaded just before its own; 40 = 32 + 8 leaves a
+// remainder loop from 32.
+
+// CHECK-LABEL: func.func @dot()
+// CHECK:         uop.range %[[K:.*]] = 0 to 32 step 16 {
+// CHECK-NEXT:      %[[J:.*]] = uop.const 0 : index
+// CHECK-NEXT:      %[[XI:.*]] = uop.add %[[K]], %[[J]] : index
+// CHECK-NEXT:      %[[XP:.*]] = uop.gep inbounds %x[%[[XI]]] : !uop.buffer<40xi8>
+// CHECK-NEXT:      %[[WI:.*]] = uop.add %{{.*}}, %[[K]] : index
+// CHECK-NEXT:      %[[WP:.*]] = uop.gep inbounds %w[%[[WI]]] : !uop.buffer<100xi8>
+// CHECK-NEXT:      %[[W2I:.*]] = uop.add %[[WI]], %{{.*}} : index
+// CHECK-NEXT:      %[[W2P:.*]] = uop.gep inbounds %w[%[[W2I]]] : !uop.buffer<100xi8>
+// CHECK-NEXT:      %[[X:.*]] = uop.vload %[[XP]] : vector<16xi8>
+// CHECK-NEXT:      %[[W:.*]] = uop.vload %[[WP]] : vector<16xi8>
+// CHECK-NEXT:      %[[A:.*]] = uop.acc_get %acc : !uop.acc<i32>, i32
+// CHECK-NEXT:      %[[A1:.*]] = arm_mve.vmlava %[[A]], %[[X]], %[[W]] : vector<16xi8>
+// CHECK-NEXT:      uop.acc_set %acc, %[[A1]] : !uop.acc<i32>, i32
+// CHECK-NEXT:      %[[W2:.*]] = uop.vload %[[W2P]] : vector<16xi8>
+// CHECK-NEXT:      %[[B:.*]] = uop.acc_get %acc2 : !uop.acc<i32>, i32
+// CHECK-NEXT:      %[[B1:.*]] = arm_mve.vmlava %[[B]], %[[X]], %[[W2]] : vector<16xi8>
+// CHECK-NEXT:      uop.acc_set %acc2, %[[B1]] : !uop.acc<i32>, i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    uop.range %{{.*}} = 32 to 40 {
+// CHECK:           uop.mulacc %acc, %{{.*}}, %{{.*}} : !uop.acc<i32>, i32
+// CHECK:           uop.mulacc %acc2, %{{.*}}, %{{.*}} : !uop.acc<i32>, i32
+// CHECK-NOT:     uop.vload
+// CHECK:         func.return
+
+builtin.module {
+  func.func @dot() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<40xi8>
+    %w = uop.define_global "input" 1 "w" : !uop.buffer<100xi8>
+    %acc = uop.define_acc 0 : i32
+    %acc2 = uop.define_acc 0 : i32
+    %forty = uop.const 40 : index
+    uop.range %k = 0 to 40 {
+      uop.range %j = 0 to 1 {
+        %xi = uop.add %k, %j : index
+        %xp = uop.gep inbounds %x[%xi] : !uop.buffer<40xi8>
+        %xv = uop.load %xp : i8
+        %xc = uop.cast %xv : i8 to i32
+        %wi = uop.add %forty, %k : index
+        %wp = uop.gep inbounds %w[%wi] : !uop.buffer<100xi8>
+        %wv = uop.load %wp : i8
+        %wc = uop.cast %wv : i8 to i32
+        %w2i = uop.add %wi, %forty : index
+        %w2p = uop.gep inbounds %w[%w2i] : !uop.buffer<100xi8>
+        %w2v = uop.load %w2p : i8
+        %w2c = uop.cast %w2v : i8 to i32
+        uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
+        uop.mulacc %acc2, %xc, %w2c : !uop.acc<i32>, i32
+      }
+    }
+    func.return
+  }
+
+  // x strided (x[125k], an NCHW activation along its 10 channels), w contiguous: 8 lanes, x one
+  // arm_mve.vldrb_gather (8 bytes 125 apart into 16-bit lanes) shared by both accumulators,
+  // w 8-byte vloads; 10 = 8 + 2 leaves a remainder loop from 8.
+  // CHECK-LABEL: func.func @strided()
+  // CHECK:         uop.range %[[K:.*]] = 0 to 8 step 8 {
+  // CHECK-NEXT:      %[[XI:.*]] = uop.mul %[[K]], %stride : index
+  // CHECK-NEXT:      %[[XP:.*]] = uop.gep inbounds %x[%[[XI]]] : !uop.buffer<1250xi8>
+  // CHECK-NEXT:      %[[WP:.*]] = uop.gep inbounds %w[%[[K]]] : !uop.buffer<20xi8>
+  // CHECK-NEXT:      %[[W2I:.*]] = uop.add %[[K]], %ten : index
+  // CHECK-NEXT:      %[[W2P:.*]] = uop.gep inbounds %w[%[[W2I]]] : !uop.buffer<20xi8>
+  // CHECK-NEXT:      %[[X:.*]] = arm_mve.vldrb_gather %[[XP]] stride 125 : !uop.ptr<i8> -> vector<8xi16>
+  // CHECK-NEXT:      %[[WV:.*]] = uop.vload %[[WP]] : vector<8xi8>
+  // CHECK-NEXT:      %[[W:.*]] = uop.cast %[[WV]] : vector<8xi8> to vector<8xi16>
+  // CHECK-NEXT:      %[[A:.*]] = uop.acc_get %acc : !uop.acc<i32>, i32
+  // CHECK-NEXT:      %[[A1:.*]] = arm_mve.vmlava %[[A]], %[[X]], %[[W]] : vector<8xi16>
+  // CHECK-NEXT:      uop.acc_set %acc, %[[A1]] : !uop.acc<i32>, i32
+  // CHECK-NEXT:      %[[W2V:.*]] = uop.vload %[[W2P]] : vector<8xi8>
+  // CHECK-NEXT:      %[[W2:.*]] = uop.cast %[[W2V]] : vector<8xi8> to vector<8xi16>
+  // CHECK-NEXT:      %[[B:.*]] = uop.acc_get %acc2 : !uop.acc<i32>, i32
+  // CHECK-NEXT:      %[[B1:.*]] = arm_mve.vmlava %[[B]], %[[X]], %[[W2]] : vector<8xi16>
+  // CHECK-NEXT:      uop.acc_set %acc2, %[[B1]] : !uop.acc<i32>, i32
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    uop.range %{{.*}} = 8 to 10 {
+  // CHECK-NOT:     arm_mve
+  // CHECK:         func.return
+  func.func @strided() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<1250xi8>
+    %w = uop.define_global "input" 1 "w" : !uop.buffer<20xi8>
+    %acc = uop.define_acc 0 : i32
+    %acc2 = uop.define_acc 0 : i32
+    %stride = uop.const 125 : index
+    %ten = uop.const 10 : index
+    uop.range %k = 0 to 10 {
+      %xi = uop.mul %k, %stride : index
+      %xp = uop.gep inbounds %x[%xi] : !uop.buffer<1250xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      %wp = uop.gep inbounds %w[%k] : !uop.buffer<20xi8>
+      %wv = uop.load %wp : i8
+      %wc = uop.cast %wv : i8 to i32
+      %w2i = uop.add %k, %ten : index
+      %w2p = uop.gep inbounds %w[%w2i] : !uop.buffer<20xi8>
+      %w2v = uop.load %w2p : i8
+      %w2c = uop.cast %w2v : i8 to i32
+      uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
+      uop.mulacc %acc2, %xc, %w2c : !uop.acc<i32>, i32
+    }
+    func.return
+  }
+
+  // Contiguous over 12 values of k: 8 lanes (VLDRB.S16, VMLAVA.S16), a remainder from 8.
+  // CHECK-LABEL: func.func @short()
+  // CHECK:         uop.range %[[K:.*]] = 0 to 8 step 8 {
+  // CHECK:           %[[V:.*]] = uop.vload %{{.*}} : vector<8xi8>
+  // CHECK-NEXT:      %[[H:.*]] = uop.cast %[[V]] : vector<8xi8> to vector<8xi16>
+  // CHECK:           arm_mve.vmlava %{{.*}}, %[[H]], %[[H]] : vector<8xi16>
+  // CHECK:         uop.range %{{.*}} = 8 to 12 {
+  func.func @short() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<12xi8>
+    %acc = uop.define_acc 0 : i32
+    uop.range %k = 0 to 12 {
+      %xp = uop.gep inbounds %x[%k] : !uop.buffer<12xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      uop.mulacc %acc, %xc, %xc : !uop.acc<i32>, i32
+    }
+    func.return
+  }
+
+  // Not rewritten: fewer than 8 values of k (arm-dsp-dot's), a stride whose 16-bit gather
+  // offsets overflow (7·10000 > 65535), and a gep not proven in bounds.
+  // CHECK-LABEL: func.func @left_alone()
+  // CHECK-NOT:     uop.vload
+  // CHECK-NOT:     arm_mve
+  // CHECK:         func.return
+  func.func @left_alone() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<80000xi8>
+    %w = uop.define_global "input" 1 "w" : !uop.buffer<8xi8>
+    %acc = uop.define_acc 0 : i32
+    %far = uop.const 10000 : index
+    uop.range %k = 0 to 7 {
+      %wp = uop.gep inbounds %w[%k] : !uop.buffer<8xi8>
+      %wv = uop.load %wp : i8
+      %wc = uop.cast %wv : i8 to i32
+      uop.mulacc %acc, %wc, %wc : !uop.acc<i32>, i32
+    }
+    uop.range %k2 = 0 to 8 {
+      %xi = uop.mul %k2, %far : index
+      %xp = uop.gep inbounds %x[%xi] : !uop.buffer<80000xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      %wp = uop.gep inbounds %w[%k2] : !uop.buffer<8xi8>
+      %wv = uop.load %wp : i8
+      %wc = uop.cast %wv : i8 to i32
+      uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
+    }
+    uop.range %k3 = 0 to 8 {
+      %wp = uop.gep %w[%k3] : !uop.buffer<8xi8>
+      %wv = uop.load %wp : i8
+      %wc = uop.cast %wv : i8 to i32
+      uop.mulacc %acc, %wc, %wc : !uop.acc<i32>, i32
+    }
+    func.return
+  }
+}

@@ -1,0 +1,123 @@
+"""`mve-dot` end to end: int8 dot products become Helium (MVE) vector loads and `VMLAVA` on the
+Cortex-M55, and compute exactly what the loops they replace computed.
+
+Two models: quantized Gemms (fold-qdq makes them 1x1 integer Convs whose reductions run over
+contiguous int8 in both operands: 16 lanes, `VMLAVA.S8`; 70 = 64 + 6 leaves a remainder that
+`arm-dsp-dot` takes), and pointwise Convs over NCHW activations (the reduction over input
+channels reads x with stride H·W = 25: 8-lane gathers, `VLDRB.S16` with an offset vector and
+`VMLAVA.S16`; 20 channels = 16 + 4).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from zant.driver import CompileOptions, compile_model
+from zant.pipelines import pipeline_for, stages_for
+from zant.runtime import load_compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from models import GraphBuilder, quantize  # noqa: E402
+
+OBJDUMP = shutil.which("llvm-objdump") or "/usr/bin/llvm-objdump"
+
+
+def dense_int8(folder: Path) -> Path:
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("dense", seed=5)
+    x = g.relu(g.gemm("input", 70, 12))
+    x = g.gemm(x, 12, 5, gain=1.0)
+    path = folder / "dense_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 70])], [(x, "out", [1, 5])])), path)
+    return path
+
+
+def pointwise_int8(folder: Path) -> Path:
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("pointwise", seed=7)
+    x = g.relu(g.conv("input", 20, 16, 1))
+    x = g.conv(x, 16, 6, 1)
+    path = folder / "pointwise_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 20, 5, 5])], [(x, "out", [1, 6, 5, 5])])), path)
+    return path
+
+
+MODELS = {"dense": (dense_int8, (1, 70)), "pointwise": (pointwise_int8, (1, 20, 5, 5))}
+
+
+def without_mve(target: str) -> str:
+    return ",".join(s for s in stages_for(target) if s != "mve-dot")
+
+
+def disassembly(elf: Path) -> str:
+    if not Path(OBJDUMP).exists():
+        pytest.skip("llvm-objdump is missing")
+    return subprocess.run([OBJDUMP, "-d", str(elf)], capture_output=True, text=True, check=True).stdout
+
+
+def test_only_the_cortex_m55_runs_the_pass_before_arm_dsp_dot():
+    stages = stages_for("cortex-m55")
+    assert stages[-2:] == ("mve-dot", "arm-dsp-dot")
+    for target in ("host", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "riscv32"):
+        assert "mve-dot" not in stages_for(target)
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_portable_zig_equals_the_loops_it_replaces(tmp_path, model):
+    """On the host the gather helper is plain Zig and the vector ops are @Vector: the rewritten
+    module's outputs equal the pass-less build's bit for bit, on inputs spanning the int8 range."""
+    make, shape = MODELS[model]
+    path = make(tmp_path)
+    options = dict(name="net", optimize="ReleaseSafe")
+    mve = compile_model(path, tmp_path / "mve", CompileOptions(pipeline=pipeline_for("cortex-m55"), **options))
+    plain = compile_model(path, tmp_path / "plain", CompileOptions(pipeline=without_mve("cortex-m55"), **options))
+    zig = (tmp_path / "mve" / "net.zig").read_text()
+    assert "zant_vmlava(" in zig
+    assert ("zant_vldrb_gather(25," in zig) == (model == "pointwise")
+    run_mve, run_plain = load_compiled(mve), load_compiled(plain)
+    rng = np.random.default_rng(0)
+    for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
+        x = (rng.standard_normal(shape) * scale).astype(np.float32)
+        np.testing.assert_array_equal(run_mve(x)[0], run_plain(x)[0])
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_firmware_runs_vmlava_and_equals_the_host(tmp_path, model):
+    """On the Cortex-M55 (mps3-an547 under QEMU) the image multiplies with VMLAVA (and gathers
+    with VLDRB.S16 for the strided operand) and its outputs equal the host build's."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m55"]])
+    if missing:
+        pytest.skip(missing)
+    make, _ = MODELS[model]
+    path = make(tmp_path)
+    firmware = compile_model(path, tmp_path / "m55", CompileOptions(name="net", target="cortex-m55", firmware=True))
+    text = disassembly(firmware.firmware_path)
+    if model == "dense":
+        assert "vmlava.s8" in text
+    else:
+        assert "vmlava.s16" in text
+        assert any("vldrb.s16" in line and ", q" in line.split("[", 1)[-1] for line in text.splitlines())  # a gather
+    host = compile_model(path, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
+    expected = load_compiled(host)(*(firmware.feeds[s.name] for s in host.inputs))
+    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
+    for got, want in zip(run.outputs, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_cortex_m4_image_has_no_mve_instruction(tmp_path):
+    path = pointwise_int8(tmp_path)
+    result = compile_model(path, tmp_path / "m4", CompileOptions(name="net", target="cortex-m4", firmware=True))
+    text = disassembly(result.firmware_path)
+    assert "vmlava" not in text and "vldrb" not in text

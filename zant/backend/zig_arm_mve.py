@@ -1,0 +1,64 @@
+"""The Zig of the `arm_mve` ops: helpers the printer emits when an op uses them.
+
+On a core with MVE (`builtin.cpu` has the `mve` feature: Cortex-M55, M85) `zant_vldrb_gather`
+is one `VLDRB.S16` gather and `zant_vmlava` one `VMLAVA.S8` / `VMLAVA.S16`, as inline assembly
+(why LLVM does not make them itself: `zant.dialects.arm_mve`). The gather's offset vector is a
+comptime constant, which LLVM keeps in a register across the loop; VMLAVA's accumulator must
+be an even-numbered register, the `^Te` constraint (LLVM's spelling of GCC's `Te`). Elsewhere (the host, for tests) it is the same
+function in plain Zig, so a module `mve-dot` rewrote still builds and computes the same values
+on any target.
+"""
+
+from __future__ import annotations
+
+_HAS_MVE = (
+    '@import("builtin").cpu.arch.isThumb() and '
+    'std.Target.arm.featureSetHas(@import("builtin").cpu.features, .mve)'
+)
+
+ARM_MVE_HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
+    # name: (helpers it calls, source), as zant.backend.zig_helpers.HELPERS
+    "zant_vldrb_gather": (
+        (),
+        f"""\
+/// The 8 int8 `stride` bytes apart from p, sign-extended to 16 bits (arm_mve.vldrb_gather:
+/// VLDRB.S16 with a vector of byte offsets).
+inline fn zant_vldrb_gather(comptime stride: u16, p: *const i8) @Vector(8, i16) {{
+    if (comptime {_HAS_MVE}) {{
+        const offsets: @Vector(8, u16) = comptime std.simd.iota(u16, 8) * @as(@Vector(8, u16), @splat(stride));
+        return asm ("vldrb.s16 %[r], [%[p], %[o]]"
+            : [r] "=&w" (-> @Vector(8, i16)),
+            : [p] "r" (p),
+              [o] "w" (offsets),
+        );
+    }}
+    const base: [*]const i8 = @ptrCast(p);
+    var lanes: [8]i16 = undefined;
+    for (&lanes, 0..) |*lane, i| lane.* = base[i * stride];
+    return lanes;
+}}""",
+    ),
+    "zant_vmlava": (
+        (),
+        f"""\
+/// acc + the sum of a[i] * b[i] over the n lanes, in 32 bits, wrapping (arm_mve.vmlava:
+/// VMLAVA.S8 on 16 int8 lanes, VMLAVA.S16 on 8 int16 lanes).
+inline fn zant_vmlava(comptime n: usize, comptime T: type, acc: i32, a: @Vector(n, T), b: @Vector(n, T)) i32 {{
+    if (comptime {_HAS_MVE}) {{
+        const suffix = switch (T) {{
+            i8 => "s8",
+            i16 => "s16",
+            else => @compileError("vmlava multiplies i8 or i16 lanes"),
+        }};
+        return asm ("vmlava." ++ suffix ++ " %[acc], %[a], %[b]"
+            : [acc] "=^Te" (-> i32),
+            : [a] "w" (a),
+              [b] "w" (b),
+              [c] "0" (acc),
+        );
+    }}
+    return acc +% @reduce(.Add, @as(@Vector(n, i32), a) *% @as(@Vector(n, i32), b));
+}}""",
+    ),
+}
+"""The helpers of the `arm_mve` ops by name."""
