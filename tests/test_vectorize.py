@@ -198,3 +198,54 @@ def test_pipelines_take_the_lanes_from_the_target():
     assert MCU_PIPELINE == pipeline_for("cortex-m4")
     for core in ("cortex-m0plus", "cortex-m4"):
         assert not re.search("lanes|width|vectorize", pipeline_for(core))
+
+
+def test_many_strided_accesses_in_one_function_compile(tmp_path):
+    """Zig counts every `inline fn` call against its caller's comptime branch quota (1000): a
+    kernel with more strided vector loads and stores than that did not compile ("evaluation
+    exceeded 1000 backwards branches" at a zant_vscatter call in ONNX's light_densenet121). The
+    helpers are plain generic functions: 1,100 of each in one function build."""
+    from zant.backend.build import build_zig
+    from zant.backend.zig_helpers import HELPERS
+
+    calls = "\n".join(
+        f"    zant_vscatter(16, f32, 81, &buf[{i % 7}], zant_vgather(16, f32, 81, &buf[{i % 5}]));" for i in range(1100)
+    )
+    source = tmp_path / "many.zig"
+    source.write_text(
+        f"{HELPERS['zant_vgather'][1]}\n{HELPERS['zant_vscatter'][1]}\n"
+        f"export fn many(buf: [*]f32) void {{\n{calls}\n}}\n"
+    )
+    assert build_zig(source, tmp_path / "many.o", optimize="ReleaseSafe", kind="obj").exists()
+
+
+def test_densenet_block_scatters_into_the_padded_buffer():
+    """A DenseNet bottleneck on a 7x7 map (1x1 Conv, Relu, padded 3x3 Conv), compiled with the
+    host's default pipeline: the 1x1 Conv's channel lanes are stored 81 elements apart into the
+    padded 9x9 buffer (zant_vscatter(16, f32, 81, …), the call light_densenet121 failed on), and
+    the model builds and matches the reference."""
+    rng = np.random.default_rng(0)
+
+    def weight(name, shape):
+        return numpy_helper.from_array((0.2 * rng.standard_normal(shape)).astype(np.float32), name)
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["h"]),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Conv", ["r", "w2"], ["y"], pads=[1, 1, 1, 1]),
+    ]
+    m = model(
+        nodes,
+        [("x", TensorProto.FLOAT, [1, 32, 7, 7])],
+        [("y", TensorProto.FLOAT, [1, 8, 7, 7])],
+        [weight("w1", [16, 32, 1, 1]), weight("b1", [16]), weight("w2", [8, 16, 3, 3])],
+    )
+    feeds = random_inputs(m)
+    with tempfile.TemporaryDirectory(prefix="zant-vec-") as folder:
+        path = Path(folder) / "model.onnx"
+        onnx.save(m, path)
+        result = compile_model(path, Path(folder) / "out", CompileOptions(name="m", optimize="ReleaseSafe"))
+        assert "zant_vscatter(16, f32, 81, " in result.zig_path.read_text()
+        (got,) = load_compiled(result)(feeds["x"])
+        (want,) = reference_outputs(path, feeds)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -196,12 +196,14 @@ inline fn zant_vfmin(comptime T: type, a: T, b: T) T {
     "zant_vgather": (
         (),
         """\
-/// n elements `stride` apart from p, as a vector (a strided vector load).
-inline fn zant_vgather(comptime n: usize, comptime T: type, comptime stride: usize, p: *const T) @Vector(n, T) {
+/// n elements `stride` apart from p, as a vector (a strided vector load). Not `inline fn`:
+/// Zig counts every inline call against the caller's comptime branch quota (1000), so a
+/// kernel with that many strided accesses would not compile; LLVM inlines this plain generic
+/// fn in ReleaseFast and ReleaseSafe all the same. The loop is a runtime one that LLVM unrolls
+/// (`inline for` would count against the quota too).
+fn zant_vgather(comptime n: usize, comptime T: type, comptime stride: usize, p: *const T) @Vector(n, T) {
     const base: [*]const T = @ptrCast(p);
     var lanes: [n]T = undefined;
-    // A runtime loop (LLVM unrolls it): `inline for` would count against the comptime branch
-    // quota of the whole function that inlines many of these.
     for (&lanes, 0..) |*lane, i| lane.* = base[i * stride];
     return lanes;
 }""",
@@ -209,8 +211,9 @@ inline fn zant_vgather(comptime n: usize, comptime T: type, comptime stride: usi
     "zant_vscatter": (
         (),
         """\
-/// The lanes of v to n elements `stride` apart from p (a strided vector store).
-inline fn zant_vscatter(comptime n: usize, comptime T: type, comptime stride: usize, p: *T, v: @Vector(n, T)) void {
+/// The lanes of v to n elements `stride` apart from p (a strided vector store); a plain fn
+/// for the reason zant_vgather is.
+fn zant_vscatter(comptime n: usize, comptime T: type, comptime stride: usize, p: *T, v: @Vector(n, T)) void {
     const base: [*]T = @ptrCast(p);
     const lanes: [n]T = v;
     for (lanes, 0..) |lane, i| base[i * stride] = lane;
