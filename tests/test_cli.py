@@ -345,3 +345,46 @@ def test_freeze_unreadable_value(tmp_path, spec):
     result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out", "--freeze", spec)
     expected = "expected NAME=FILE.npy" if "=" not in spec else "cannot read the value of 'lo' from"
     assert_clean_error(result, expected)
+
+
+def test_lit_config_runs_an_out_of_tree_suite(tmp_path):
+    # A researcher's own suite: their pass in passes/, FileCheck tests beside it, the lit.cfg
+    # from `zant lit-config`; lit finds zant-opt and filecheck itself.
+    suite = tmp_path / "my-tests"
+    (suite / "passes").mkdir(parents=True)
+    example = Path(__file__).resolve().parent.parent / "examples" / "passes" / "hoist_constants.py"
+    (suite / "passes" / "hoist.py").write_text(example.read_text())
+    body = (
+        "func.func @main() {\n"
+        '  %y = uop.define_global "output" 0 "y" : !uop.buffer<4xf32>\n'
+        "  uop.range %i = 0 to 4 {\n"
+        "    %c = uop.const 1.500000e+00 : f32\n"
+        "    %q = uop.gep %y[%i] : !uop.buffer<4xf32>\n"
+        "    uop.store %c, %q : f32\n"
+        "  }\n"
+        "  func.return\n"
+        "}\n"
+    )
+    run_line = "// RUN: zant-opt %s %load-passes -p example-hoist-constants | filecheck %s\n"
+    (suite / "hoist.mlir").write_text(run_line + body + "// CHECK: uop.const\n// CHECK-NEXT: uop.range\n")
+    (suite / "wrong.mlir").write_text(run_line + body + "// CHECK: uop.range\n// CHECK-NEXT: uop.const\n")
+    (suite / "invalid.mlir").write_text(
+        "// RUN: zant-opt %s --verify-diagnostics\n"
+        "func.func @main() {\n"
+        "  // expected-error@+1 {{role must be one of input, output, constant}}\n"
+        '  %x = uop.define_global "weird" 0 "x" : !uop.buffer<2xf32>\n'
+        "  func.return\n"
+        "}\n"
+    )
+    result = run_zant("lit-config", suite)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"wrote {suite / 'lit.cfg'}; run the suite with: lit -v {suite}\n"
+    assert_clean_error(run_zant("lit-config", suite), "lit.cfg exists (--force overwrites it)")
+
+    lit = os.path.join(os.path.dirname(sys.executable), "lit")
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}  # the venv's tools come from lit.cfg, not PATH
+    ran = subprocess.run([lit, "-v", str(suite)], capture_output=True, text=True, env=env)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "PASS: my-tests :: hoist.mlir" in ran.stdout
+    assert "PASS: my-tests :: invalid.mlir" in ran.stdout
+    assert "FAIL: my-tests :: wrong.mlir" in ran.stdout

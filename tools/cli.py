@@ -3,6 +3,7 @@
     zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build]
                  [--freeze NAME=file.npy ...] [--firmware [--board B] [--input NAME=file.npy ...]]
     zant run MODEL.onnx [--target T] [--board B] [--safe | -O MODE] [--input NAME=file.npy ...]
+    zant lit-config [FOLDER]     a lit.cfg for FileCheck tests of your own passes
 
 A board B is a built-in board's name or a board file (`zant.backend.boards`); without --target,
 the board's core is the target. `zant run` tells each stage on stderr as it starts.
@@ -111,8 +112,11 @@ def make_parser() -> argparse.ArgumentParser:
 
     from zant.plan_report import add_plan_command
 
+    from zant.tools.lit_config import add_lit_config_command
+
     add_plan_command(commands)
     add_conformance_command(commands)
+    add_lit_config_command(commands)
     return parser
 
 
@@ -278,7 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from zant.plan_report import cmd_plan
 
-    handlers = {"compile": cmd_compile, "run": cmd_run, "plan": cmd_plan, "conformance": cmd_conformance}
+    from zant.tools.lit_config import cmd_lit_config
+
+    handlers = {
+        "compile": cmd_compile, "run": cmd_run, "plan": cmd_plan, "conformance": cmd_conformance,
+        "lit-config": cmd_lit_config,
+    }
     return run_cli("zant", lambda: handlers[args.command](args), getattr(args, "debug", False))
 
 
