@@ -103,13 +103,15 @@ def write_root(directory: Path, root: str, names: list[str]) -> Path:
 
 
 def _zig_build(directory: Path, root: str, names: list[str]) -> tuple[Path | None, str]:
-    from zant.backend.build import build_zig
+    from zant.backend.build import ZigCompileError, build_zig
     from zant.errors import ZantError
 
     path = write_root(directory, root, names)
     out = directory / f"lib{root}.so"
     try:
         build_zig(path, out, "host", "ReleaseSafe", "shared")
+    except ZigCompileError as error:  # every error line: they name the broken files
+        return None, error.output
     except ZantError as error:
         return None, str(error)
     return out, ""

@@ -499,6 +499,7 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | 
 
 def _image_builder(models: dict, firmware: Firmware) -> Builder:
     """A `build_batch` builder that links the named cases into one firmware image."""
+    from zant.backend.build import ZigCompileError
     from zant.backend.firmware import build_firmware, write_image
     from zant.errors import ZantError
 
@@ -506,6 +507,8 @@ def _image_builder(models: dict, firmware: Firmware) -> Builder:
         try:
             source = write_image(directory, root, [models[n] for n in names], firmware.board)
             return build_firmware(source, root, firmware.board, firmware.optimize), ""
+        except ZigCompileError as error:  # every error line: they name the broken cases
+            return None, error.output
         except ZantError as error:
             return None, str(error)
 

@@ -28,9 +28,10 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
+from xdsl.passes import ModulePass
 
 from zant.backend.boards import Board, board_for
-from zant.backend.build import OPTIMIZE_MODES
+from zant.backend.build import OPTIMIZE_MODES, ZigCompileError
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
 from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
@@ -101,14 +102,22 @@ def run_pipeline(
     are `--load-passes` files or modules whose passes the pipeline may name. A failure names
     its pass (`zant.diagnostics`): an unknown option lists the pass's options, a module that
     stops verifying says `after pass 'X':` and shows the failing op in its context."""
+    from zant.diagnostics import apply_passes
+
+    apply_passes(parse_pipeline(pipeline, plugins), ctx or make_context(), module)
+
+
+def parse_pipeline(pipeline: str, plugins: Sequence[str] = ()) -> tuple[ModulePass, ...]:
+    """The passes of `pipeline` (xDSL's, Zant's, installed ones and those of `plugins`); a bad
+    pipeline is a `ZantError` naming the pass (so a tool can check one before a long run)."""
     from xdsl.transforms import get_all_passes as xdsl_passes
 
-    from zant.diagnostics import apply_passes, parse_passes
+    from zant.diagnostics import parse_passes
     from zant.plugins import all_passes, load_pass_plugins
 
     available = {**xdsl_passes(), **all_passes()}
     available |= load_pass_plugins(plugins, available)
-    apply_passes(parse_passes(available, pipeline), ctx or make_context(), module)
+    return parse_passes(available, pipeline)
 
 
 def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:
@@ -294,18 +303,24 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 (staging / file_name).write_text(content, encoding="utf-8")
         library = None
         sizes = None
-        if options.build:
-            kind = "shared library" if options.target == "host" else "static library"
-            with _stage(timings, "build", options.progress, f"{options.optimize} {kind} for {options.target}"):
-                library = build_artifact(staging / f"{name}.zig", name, options.target, options.optimize)
-                sizes = section_sizes(library)
         firmware = feeds = None
-        if board is not None:
-            with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
-                feeds, _ = complete_feeds(inputs, options.inputs or {})
-                firmware = build_image(
-                    staging, name, inputs, outputs, feeds, board, options.optimize, options.constants
-                )
+        try:
+            if options.build:
+                kind = "shared library" if options.target == "host" else "static library"
+                with _stage(timings, "build", options.progress, f"{options.optimize} {kind} for {options.target}"):
+                    library = build_artifact(staging / f"{name}.zig", name, options.target, options.optimize)
+                    sizes = section_sizes(library)
+            if board is not None:
+                with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
+                    feeds, _ = complete_feeds(inputs, options.inputs or {})
+                    firmware = build_image(
+                        staging, name, inputs, outputs, feeds, board, options.optimize, options.constants
+                    )
+        except ZigCompileError as error:  # a Zant bug: keep the sources for the report
+            for path in staging.iterdir():
+                if path.is_file():
+                    os.replace(path, out / path.name)
+            raise error.kept_in(out) from error
         for path in staging.iterdir():
             if path.is_file():
                 os.replace(path, out / path.name)

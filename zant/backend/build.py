@@ -7,17 +7,24 @@ build has its own local cache beside its output; Zig's global cache (compiler_rt
 runtime libraries, ~20 s to build per target and mode) is shared between builds, in
 `$ZANT_CACHE_DIR` or the user's cache folder (`$XDG_CACHE_HOME/zant/zig`, `~/.cache/zant/zig`).
 Zig locks its cache entries, so concurrent builds may share it.
+
+Every Zig file built here is generated, so a compile error in one (`FILE.zig:L:C: error: …`) is a
+Zant bug: `ZigCompileError`, an `InternalError` whose message is its first error line and where
+the source is (the tools print `zant: internal error: generated Zig does not compile (this is a
+Zant bug): …`, not Zig's output). Other failures (a link that does not fit, a toolchain that
+cannot start) stay `ZantError`s with Zig's messages.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from zant.errors import ZantError
+from zant.errors import InternalError, ZantError
 
 from zant.backend.targets import TARGETS  # noqa: E402, F401  (the Zig flags of each target)
 
@@ -28,6 +35,33 @@ KINDS: dict[str, tuple[str, ...]] = {
     "exe": ("build-exe",),
 }
 OPTIMIZE_MODES = ("Debug", "ReleaseSafe", "ReleaseFast", "ReleaseSmall")
+
+
+_COMPILE_ERROR = re.compile(r"^(\S[^:\n]*\.zig):\d+:\d+: error: .*$", re.MULTILINE)
+
+
+class ZigCompileError(InternalError):
+    """Zig rejected generated source: `first` is its first error line, `source` the file that
+    line is in (or the copy the caller keeps: `kept_in`), `output` Zig's whole output."""
+
+    def __init__(self, first: str, source: Path, output: str):
+        super().__init__(f"generated Zig does not compile (this is a Zant bug): {first}; the source is {source}")
+        self.first, self.source, self.output = first, source, output
+
+    def kept_in(self, folder: Path) -> ZigCompileError:
+        """The same error pointing at the source's copy in `folder`."""
+        return ZigCompileError(self.first, Path(folder) / self.source.name, self.output)
+
+
+def zig_failure(zig_path: str | Path, target: str, stderr: str, cwd: Path) -> ZantError | ZigCompileError:
+    """The error for a failed build of `zig_path` (Zig run in `cwd`): a `ZigCompileError` if Zig
+    names an error in a .zig file, else a `ZantError` with Zig's output."""
+    stderr = stderr.strip()
+    match = _COMPILE_ERROR.search(stderr)
+    if match is None:
+        return ZantError(f"zig failed to build {zig_path} for {target}:\n{stderr}")
+    file = cwd / match.group(1)
+    return ZigCompileError(file.name + match.group(0).strip()[len(match.group(1)) :], file, stderr)
 
 
 def default_global_cache() -> Path:
@@ -47,7 +81,8 @@ def build_zig(
     cache_dir: str | Path | None = None,
     extra: Sequence[str] = (),
 ) -> Path:
-    """Compile `zig_path` into `out_path`; raise `ZantError` with Zig's messages on failure."""
+    """Compile `zig_path` into `out_path`; on failure raise `ZigCompileError` (Zig names an error
+    in a .zig file: a Zant bug) or `ZantError` with Zig's messages (see `zig_failure`)."""
     if target not in TARGETS:
         raise ZantError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
     if kind not in KINDS:
@@ -67,7 +102,7 @@ def build_zig(
     ]
     result = subprocess.run(command, capture_output=True, text=True, cwd=out_path.parent)
     if result.returncode != 0:
-        raise ZantError(f"zig failed to build {zig_path} for {target}:\n{result.stderr.strip()}")
+        raise zig_failure(zig_path, target, result.stderr, out_path.parent)
     return out_path
 
 

@@ -1,0 +1,60 @@
+"""Generated Zig that does not compile is a Zant bug: the build reports it as an internal error
+with Zig's first error line and where the source is kept, never Zig's raw output."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from zant.backend import zig_helpers
+from zant.backend.build import ZigCompileError, build_zig, zig_failure
+from zant.errors import InternalError, ZantError
+from zant.tools import cli
+
+
+def test_a_compile_error_is_an_internal_error_with_its_first_line(tmp_path):
+    source = tmp_path / "broken.zig"
+    source.write_text("export fn f() i32 {\n    return no_such_value;\n}\nexport fn g() i32 {\n    return nor_this;\n}\n")
+    with pytest.raises(ZigCompileError) as raised:
+        build_zig(source, tmp_path / "out" / "broken.o", kind="obj")
+    error = raised.value
+    assert isinstance(error, InternalError) and not isinstance(error, ZantError)
+    assert error.first == "broken.zig:2:12: error: use of undeclared identifier 'no_such_value'"
+    assert str(error) == (
+        "generated Zig does not compile (this is a Zant bug): "
+        f"broken.zig:2:12: error: use of undeclared identifier 'no_such_value'; the source is {source}"
+    )
+    assert "nor_this" in error.output and "\n" not in str(error)
+    assert error.kept_in(tmp_path / "kept").source == tmp_path / "kept" / "broken.zig"
+
+
+def test_other_build_failures_stay_user_errors(tmp_path):
+    """A link that does not fit (no .zig error line) is Zig's output as a `ZantError`."""
+    stderr = "error: ld.lld: section '.bss' will not fit in region 'RAM': overflowed by 4096 bytes\n"
+    error = zig_failure(tmp_path / "image.zig", "cortex-m4", stderr, tmp_path)
+    assert type(error) is ZantError and "will not fit in region 'RAM'" in str(error)
+
+
+def test_zant_compile_reports_broken_zig_in_one_line_and_keeps_it(tmp_path, monkeypatch, capsys):
+    """`zant compile` of a model whose generated Zig Zig rejects (here: a helper broken on
+    purpose) exits 2 with one `zant: internal error:` line naming the error and the kept file."""
+    source, body = zig_helpers.HELPERS["zant_fmax"]
+    monkeypatch.setitem(zig_helpers.HELPERS, "zant_fmax", (source, body.replace("return", "return no_such_value +", 1)))
+    graph = helper.make_graph(
+        [helper.make_node("Max", ["a", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "ab"],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    )
+    path = tmp_path / "max.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    out = tmp_path / "out"
+    assert cli.main(["compile", str(path), "-o", str(out), "--name", "m", "--target", "cortex-m4"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("zant: internal error: generated Zig does not compile (this is a Zant bug): m.zig:")
+    assert "use of undeclared identifier 'no_such_value'" in err and f"the source is {out / 'm.zig'}" in err
+    assert len(err.splitlines()) == 1
+    assert "no_such_value" in (out / "m.zig").read_text()
+    assert not list(out.glob(".zant-*"))
+    np.testing.assert_equal(sorted(p.name for p in out.iterdir()), ["m.h", "m.plan.json", "m.zig"])
