@@ -15,8 +15,11 @@ Layout of the generated file:
 * `const std = @import("std");`
 * the constants as one aligned byte blob `NAME_constants`, each a `const const_<name>: [*]const T`
   pointer into it (little-endian bytes, so every value, NaN payloads, -0.0, inf, f16, is exact);
-* `var NAME_scratch: [S]u8 align(A) = undefined;`, the scratch arena (absent when S is 0), and
-  each `uop.define_local` as a `const scratch_<name>: [*]T` pointer into it;
+* `var NAME_scratch: [S]u8 align(A) = undefined;`, the scratch arena (absent when S is 0), or
+  after `place-memories` one `NAME_scratch_<memory>` per memory in section `.zant.<memory>`, and
+  each `uop.define_local` as a `const scratch_<name>: [*]T` pointer into its arena;
+* `NAME_plan_hash`, `NAME_layout_hash` (`u64`, exported, as in the header) and
+  `NAME_check_plan(expected)`: 0 if `expected` is the plan hash, else 3;
 * the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
 * `fn kernel_<tensor>(…) void` for each top-level loop nest (named after the tensor it stores
   last), taking the graph buffers and scalars it uses;
@@ -209,6 +212,8 @@ STATUS_NOT_INITIALIZED = 1
 """What `NAME_predict` returns before `NAME_init` has succeeded (external and staged constants)."""
 STATUS_BAD_CONSTANTS = 2
 """What `NAME_init(address)` returns for a null or misaligned address (external constants)."""
+STATUS_PLAN_MISMATCH = 3
+"""What `NAME_check_plan(expected)` returns when `expected` is not the file's plan hash."""
 
 
 KERNEL_CALL = [
@@ -246,7 +251,8 @@ class ZigPrinter:
         self.helpers_used: set[str] = set()
         self.lines: list[str] = []
         self.level = 0
-        self.scratch_lines: list[str] = []  # file scope: a typed pointer per scratch buffer
+        self.scratch_lines: list[str] = []
+        self.scratch_symbols: dict[str | None, str] = {}  # scratch arena array by memory  # file scope: a typed pointer per scratch buffer
         self.kernel_lines: list[str] = []  # file scope: one function per top-level loop nest
 
     # -- output -------------------------------------------------------------------------------
@@ -303,12 +309,7 @@ class ZigPrinter:
             "",
         ]
         file_scope = self.print_constants(function, info)
-        if info.scratch_size:
-            file_scope.append(
-                f"var {self.name}_scratch: [{info.scratch_size}]u8 "
-                f"align({info.scratch_alignment}) = undefined;"
-            )
-            file_scope.append("")
+        file_scope += self.print_scratch_arenas(info) + self.print_plan_hashes(info)
         self.print_function(function)
         if self.scratch_lines:
             file_scope += self.scratch_lines + [""]
@@ -316,6 +317,33 @@ class ZigPrinter:
             file_scope += KERNEL_CALL
         helpers = [(HELPERS | ARM_DSP_HELPERS | ARM_MVE_HELPERS)[h][1] + "\n" for h in sorted(self.helpers_used)]
         output.write("\n".join(header + file_scope + helpers + self.kernel_lines + self.lines) + "\n")
+
+    def print_scratch_arenas(self, info: PlanInfo) -> list[str]:
+        """One array per scratch region: `NAME_scratch` in `.bss`, or, for each memory
+        `place-memories` placed buffers in, `NAME_scratch_<memory>` in section `.zant.<memory>`
+        (which the firmware's linker script puts in that memory, not zeroed at startup)."""
+        lines = []
+        for region in info.scratch_regions:
+            memory = None if region.name == "scratch" else region.memory
+            symbol = f"{self.name}_scratch" if memory is None else f"{self.name}_scratch_{memory}"
+            self.scratch_symbols[memory] = symbol
+            if not region.size:
+                continue
+            section = "" if memory is None else f' linksection(".zant.{memory}")'
+            lines.append(f"var {symbol}: [{region.size}]u8 align({region.alignment}){section} = undefined;")
+        return lines + [""] if lines else []
+
+    def print_plan_hashes(self, info: PlanInfo) -> list[str]:
+        """The plan and layout hashes of the header, exported, and `NAME_check_plan`."""
+        name = self.name
+        return [
+            f"export const {name}_plan_hash: u64 = 0x{info.plan_hash};",
+            f"export const {name}_layout_hash: u64 = 0x{info.layout_hash};",
+            f"export fn {name}_check_plan(expected: u64) callconv(.c) i32 {{",
+            f"    return if (expected == {name}_plan_hash) 0 else {STATUS_PLAN_MISMATCH};",
+            "}",
+            "",
+        ]
 
     def print_constants(self, function: func.FuncOp, info: PlanInfo) -> list[str]:
         """The constant arena as one aligned byte blob laid out as the plan says (duplicates
@@ -364,32 +392,40 @@ class ZigPrinter:
                 "    " + ", ".join(f"0x{byte:02x}" for byte in blob[i : i + 16]) + ","
                 for i in range(0, len(blob), 16)
             ]
-            source = [".{", *rows, "};"]
+            source = [f"{arena}{section} = .{{", *rows, "};"]
         else:
-            source = [f'@embedFile("{self.blob_file}").*;']
+            # The embedded file's own type ([N:0]u8, one sentinel byte more): coercing it to
+            # [N]u8 made Zig's Sema copy it byte by byte (MobileNetV1's 16.9 MB: 11.7 s of CPU
+            # against 0.4 s).
+            source = [
+                f'align({info.constant_alignment}){section} = @embedFile("{self.blob_file}").*;',
+                f"comptime {{ std.debug.assert(@sizeOf(@TypeOf({{NAME}})) == {len(blob) + 1}); }}",
+            ]
         lines = [
             "// The constant arena: every weight, aligned and deduplicated, in one blob (little-endian,",
             f"// as the plan lays it out{f', in {self.blob_file}' if self.blob_file else ''}).",
             'comptime { std.debug.assert(@import("builtin").cpu.arch.endian() == .little); }',
         ]
+        def declare(name: str) -> list[str]:
+            first = f"const {name}: {source[0]}" if self.blob_file is None else f"const {name} {source[0]}"
+            return [first, *(line.replace("{NAME}", name) for line in source[1:])]
+
         if self.constants == "embedded":
-            source[0] = f"const {self.name}_constants: {arena}{section} = {source[0]}"
-            return [*lines, *source, *views, ""]
+            return [*lines, *declare(f"{self.name}_constants"), *views, ""]
         status = [
             f"// {self.name}_predict returns {STATUS_NOT_INITIALIZED} until {self.name}_init has succeeded; "
             f"{self.name}_init returns 0,",
             f"// or {STATUS_BAD_CONSTANTS} for a null or misaligned address.",
         ]
         if self.constants == "staged":
-            source[0] = f"const {self.name}_constants_source: {arena}{section} = {source[0]}"
             return [
-                *lines, *source,
+                *lines, *declare(f"{self.name}_constants_source"),
                 "// Staged: the arena in RAM, copied from the read-only blob by the init function.",
                 f"var {self.name}_constants: {arena} = undefined;",
                 f"var {self.name}_ready: bool = false;",
                 *status,
                 f"export fn {self.name}_init() callconv(.c) i32 {{",
-                f"    @memcpy(&{self.name}_constants, &{self.name}_constants_source);",
+                f"    @memcpy(&{self.name}_constants, {self.name}_constants_source[0..{len(blob)}]);",
                 f"    {self.name}_ready = true;",
                 "    return 0;",
                 "}",
@@ -543,9 +579,10 @@ class ZigPrinter:
         self.names[op.result] = name
         element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
         self.scratch_lines.append(f"// {_comment(op.tensor_name.data)}")
+        arena = self.scratch_symbols[None if op.memory is None else op.memory.data]
         self.scratch_lines.append(
             f"const {name}: [*]{element} = @ptrCast(@alignCast("
-            f"@as([*]u8, &{self.name}_scratch) + {op.offset.value.data}));"
+            f"@as([*]u8, &{arena}) + {op.offset.value.data}));"
         )
 
     @print.register
