@@ -1,22 +1,31 @@
 """Latency of the generated code beside onnxruntime on one thread, and the MCU cost of each model.
 
-    python bench/latency.py [--models kws,resnet8,autoencoder,mobilenet] [--seconds 2]
-                            [--pipeline P] [--load-passes FILE.py] [--json]
+    python bench/latency.py [MODEL ...] [--models kws,resnet8] [--seconds 2]
+                            [--host-pipeline P] [--mcu-pipeline P] [--mcu-target cortex-m4]
+                            [--compare-host-pipeline P] [--compare-mcu-pipeline P]
+                            [--load-passes FILE.py] [--json] [--dry-run]
 
-For each MLPerf-Tiny-shaped model of bench/models.py:
+A MODEL is a model of bench/models.py by name (default: kws, resnet8, autoencoder, mobilenet) or
+the path of an `.onnx` file (static shapes). For each model and each pipeline variant:
 
-- ours: compiled with `zant.driver` for the host in ReleaseFast, `NAME_predict` called through
-  ctypes on buffers prepared once (the call is all that is timed);
+- ours: compiled with `zant.driver` for the host in ReleaseFast with the host pipeline,
+  `NAME_predict` called through ctypes on buffers prepared once (the call is all that is timed);
 - ort: onnxruntime, one intra-op and one inter-op thread, sequential execution, all graph
   optimizations, `run()` on the same inputs;
-- both run interleaved (ours, ort, ours, ort …) after a warm-up, so machine noise hits both
-  alike, for about `--seconds` per model; the medians are printed with ours/ort (< 1: we are
-  faster), and the outputs of both are compared once (max abs difference);
-- the Cortex-M4 ReleaseSmall build (its own default pipeline, or `--pipeline`): `.text` and the scratch arena, and the
-  host compile time (import + passes + emit + Zig build).
+- every build and ort run interleaved (ours, [ours with the compared pipelines,] ort, …) after a
+  warm-up, so machine noise hits all alike, for about `--seconds` per model; each is reported as
+  min / median / max ms per call, with ours/ort of the medians (< 1: we are faster), and the
+  outputs are compared with ort's once (max abs difference);
+- the MCU build (`--mcu-target`, ReleaseSmall) with the MCU pipeline: its `.text` and its scratch
+  arena; the host build's scratch arena beside it (the host pipeline pads Conv inputs: more
+  scratch); the host compile time (import + passes + emit + Zig build).
 
-`--pipeline`/`--load-passes` compile with another pass pipeline (e.g. a researcher's fusion pass):
-run the script once per pipeline to compare latency and scratch bytes side by side.
+The host and the MCU have separate pipelines (default: `zant.pipelines.pipeline_for` of each
+target; a host-style pipeline would triple a Cortex-M4's `.text`). `--compare-host-pipeline` /
+`--compare-mcu-pipeline` add a second variant measured side by side with the first (the one not
+given is the first variant's): e.g. a researcher's fusion pass (`--load-passes`) against the
+default. `--pipeline P` sets both pipelines of the first variant, `--compare-pipeline P` both of
+the second. `--dry-run` prints the models and the pipelines of each build without compiling.
 """
 
 from __future__ import annotations
@@ -24,10 +33,13 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import re
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from models import MODELS  # noqa: E402
 
-from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.driver import TARGETS, CompileOptions, compile_model, parse_pipeline  # noqa: E402
+from zant.errors import ZantError, run_cli  # noqa: E402
 from zant.pipelines import pipeline_for  # noqa: E402
 
 BENCH_MODELS = ("kws", "resnet8", "autoencoder", "mobilenet")
@@ -67,76 +80,143 @@ def ort_session(path: Path):
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def interleaved_medians(ours, theirs, seconds: float) -> tuple[float, float, int]:
-    """Median seconds per call of both, alternating calls, for about `seconds` in all."""
+@dataclass(frozen=True)
+class Variant:
+    """One pair of pipelines measured: the host build's and the MCU build's."""
+
+    label: str
+    host_pipeline: str
+    mcu_pipeline: str
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Seconds per call: the fastest, the median and the slowest of the timed calls."""
+
+    min: float
+    median: float
+    max: float
+
+    @classmethod
+    def of(cls, times: list[float]) -> Spread:
+        return cls(min(times), statistics.median(times), max(times))
+
+    def ms(self) -> dict[str, float]:
+        return {"min": self.min * 1e3, "median": self.median * 1e3, "max": self.max * 1e3}
+
+
+def interleaved_times(calls: list[Callable[[], object]], seconds: float, min_rounds: int = 20) -> list[list[float]]:
+    """Seconds of each call of `calls`, called in turn (one round: each once) for about `seconds`
+    in all and at least `min_rounds` rounds, after a warm-up."""
     for _ in range(WARMUP):
-        ours()
-        theirs()
-    ours_times: list[float] = []
-    theirs_times: list[float] = []
+        for call in calls:
+            call()
+    times: list[list[float]] = [[] for _ in calls]
     deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline or len(ours_times) < 20:
+    while time.perf_counter() < deadline or len(times[0]) < min_rounds:
+        for call, spent in zip(calls, times):
+            start = time.perf_counter()
+            call()
+            spent.append(time.perf_counter() - start)
+    return times
+
+
+def resolve_model(spec: str, folder: Path) -> tuple[str, Path]:
+    """A bench model's name, or an .onnx path: (a C identifier for it, its .onnx file)."""
+    if spec.endswith(".onnx") or "/" in spec:
+        path = Path(spec)
+        if not path.is_file():
+            raise ZantError(f"no model file '{spec}'")
+        name = re.sub(r"\W", "_", path.stem)
+        return (name if name[:1].isalpha() else f"m_{name}"), path
+    if spec not in MODELS:
+        raise ZantError(f"unknown model '{spec}' (choose from {', '.join(MODELS)}, or give an .onnx path)")
+    path = folder / f"{spec}.onnx"
+    onnx.save(MODELS[spec](), path)
+    return spec, path
+
+
+def measure(
+    name: str, path: Path, variants: list[Variant], plugins: list[str], seconds: float, folder: Path,
+    mcu_target: str = "cortex-m4",
+) -> list[dict]:
+    """One model, every variant: the host builds timed together with ort, the MCU builds sized."""
+
+    def compile_for(variant: Variant, target: str, optimize: str):
+        pipeline = variant.host_pipeline if target == "host" else variant.mcu_pipeline
+        options = CompileOptions(name=name, target=target, optimize=optimize, pipeline=pipeline, plugins=tuple(plugins))
+        return compile_model(path, folder / f"{name}-{variant.label}-{target}", options)
+
+    builds = []
+    for variant in variants:
         start = time.perf_counter()
-        ours()
-        middle = time.perf_counter()
-        theirs()
-        end = time.perf_counter()
-        ours_times.append(middle - start)
-        theirs_times.append(end - middle)
-    return statistics.median(ours_times), statistics.median(theirs_times), len(ours_times)
+        host = compile_for(variant, "host", "ReleaseFast")
+        compile_seconds = time.perf_counter() - start
+        builds.append((variant, host, compile_for(variant, mcu_target, "ReleaseSmall"), compile_seconds))
 
-
-def measure(name: str, pipeline: str | None, plugins: list[str], seconds: float, folder: Path) -> dict:
-    model = MODELS[name]()
-    path = folder / f"{name}.onnx"
-    onnx.save(model, path)
-
-    def compile_for(target: str, optimize: str):
-        options = CompileOptions(
-            name=name, target=target, optimize=optimize, pipeline=pipeline, plugins=tuple(plugins)
-        )
-        return compile_model(path, folder / f"{name}-{target}", options)
-
-    start = time.perf_counter()
-    host = compile_for("host", "ReleaseFast")
-    compile_seconds = time.perf_counter() - start
-    mcu = compile_for("cortex-m4", "ReleaseSmall")
-
-    predict, inputs, outputs = bound_predict(host)
     session = ort_session(path)
-    feeds = {s.name: a for s, a in zip(host.inputs, inputs)}
-    reference = session.run(None, feeds)
-    status = predict()
-    if status != 0:
-        raise RuntimeError(f"{name}_predict returned {status}")
-    max_error = max(float(np.max(np.abs(o - r))) for o, r in zip(outputs, reference))
+    calls, checks = [], []
+    for variant, host, _, _ in builds:
+        predict, inputs, outputs = bound_predict(host)
+        feeds = {s.name: a for s, a in zip(host.inputs, inputs)}
+        status = predict()
+        if status != 0:
+            raise RuntimeError(f"{name}_predict ({variant.label}) returned {status}")
+        reference = session.run(None, feeds)
+        checks.append(max(float(np.max(np.abs(o - r))) for o, r in zip(outputs, reference)))
+        calls.append(predict)
+    calls.append(lambda: session.run(None, feeds))  # every build has the same seeded inputs
+    *ours_times, ort_times = interleaved_times(calls, seconds)
+    ort = Spread.of(ort_times)
 
-    ours, theirs, rounds = interleaved_medians(predict, lambda: session.run(None, feeds), seconds)
-    return {
-        "model": name,
-        "ours_ms": ours * 1e3,
-        "ort_ms": theirs * 1e3,
-        "ratio": ours / theirs,
-        "rounds": rounds,
-        "max_abs_error": max_error,
-        "m4_text_bytes": mcu.sizes.get(".text", 0) if mcu.sizes else None,
-        "scratch_bytes": sum(a["size"] for a in host.plan["arenas"] if a["role"] == "scratch"),
-        "compile_seconds": compile_seconds,
-    }
+    rows = []
+    for (variant, host, mcu, compile_seconds), times, max_error in zip(builds, ours_times, checks):
+        ours = Spread.of(times)
+        rows.append({
+            "model": name,
+            "variant": variant.label,
+            "host_pipeline": variant.host_pipeline,
+            "mcu_pipeline": variant.mcu_pipeline,
+            "ours_ms": ours.ms(),
+            "ort_ms": ort.ms(),
+            "ratio": ours.median / ort.median,
+            "rounds": len(times),
+            "max_abs_error": max_error,
+            "mcu_target": mcu_target,
+            "mcu_text_bytes": mcu.sizes.get(".text", 0) if mcu.sizes else None,
+            "mcu_scratch_bytes": scratch_bytes(mcu.plan),
+            "host_scratch_bytes": scratch_bytes(host.plan),
+            "compile_seconds": compile_seconds,
+        })
+    return rows
+
+
+def scratch_bytes(plan: dict) -> int:
+    return sum(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
+
+
+def spread_cell(ms: dict[str, float]) -> str:
+    return f"{ms['min']:.3f} / {ms['median']:.3f} / {ms['max']:.3f}"
 
 
 def format_table(rows: list[dict]) -> str:
-    headers = ["model", "ours ms", "ort ms", "ours/ort", "rounds", "max |Δ|", "M4 .text B", "scratch B", "compile s"]
+    target = rows[0]["mcu_target"] if rows else "MCU"
+    headers = [
+        "model", "variant", "ours ms min/med/max", "ort ms min/med/max", "ours/ort", "rounds", "max |Δ|",
+        f"{target} .text B", f"{target} scratch B", "host scratch B", "compile s",
+    ]
     cells = [
         [
             r["model"],
-            f"{r['ours_ms']:.3f}",
-            f"{r['ort_ms']:.3f}",
+            r["variant"],
+            spread_cell(r["ours_ms"]),
+            spread_cell(r["ort_ms"]),
             f"{r['ratio']:.2f}",
             str(r["rounds"]),
             f"{r['max_abs_error']:.1e}",
-            f"{r['m4_text_bytes']:,}",
-            f"{r['scratch_bytes']:,}",
+            f"{r['mcu_text_bytes']:,}",
+            f"{r['mcu_scratch_bytes']:,}",
+            f"{r['host_scratch_bytes']:,}",
             f"{r['compile_seconds']:.1f}",
         ]
         for r in rows
@@ -144,36 +224,77 @@ def format_table(rows: list[dict]) -> str:
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
 
     def line(values: list[str]) -> str:
-        return "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
+        return "  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(c) for c in cells)])
 
 
-def main(argv: list[str] | None = None) -> int:
+def variants_of(args: argparse.Namespace) -> list[Variant]:
+    """The first variant (the targets' pipelines unless given) and, if asked for, the second."""
+    host = args.host_pipeline or args.pipeline or pipeline_for("host")
+    mcu = args.mcu_pipeline or args.pipeline or pipeline_for(args.mcu_target)
+    variants = [Variant("A", host, mcu)]
+    compare_host = args.compare_host_pipeline or args.compare_pipeline
+    compare_mcu = args.compare_mcu_pipeline or args.compare_pipeline
+    if compare_host or compare_mcu:
+        variants.append(Variant("B", compare_host or host, compare_mcu or mcu))
+    return variants
+
+
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", default=",".join(BENCH_MODELS), help="comma-separated (default: %(default)s)")
+    parser.add_argument("model", nargs="*", help="bench model names or .onnx paths")
+    parser.add_argument("--models", default=None, help=f"comma-separated, as MODEL (default: {','.join(BENCH_MODELS)})")
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per model (default 2)")
-    parser.add_argument("--pipeline", default=None,
-                        help="pass pipeline for both builds (default: the driver's for each target)")
+    parser.add_argument("--host-pipeline", help="the host build's pipeline (default: pipeline_for('host'))")
+    parser.add_argument("--mcu-pipeline", help="the MCU build's pipeline (default: pipeline_for(--mcu-target))")
+    parser.add_argument("--pipeline", help="both pipelines of the first variant")
+    parser.add_argument("--compare-host-pipeline", help="a second variant's host pipeline, measured side by side")
+    parser.add_argument("--compare-mcu-pipeline", help="a second variant's MCU pipeline")
+    parser.add_argument("--compare-pipeline", help="both pipelines of the second variant")
+    parser.add_argument("--mcu-target", default="cortex-m4", choices=[t for t in TARGETS if t != "host"],
+                        help="the MCU build's target (default cortex-m4)")
     parser.add_argument("--load-passes", action="append", default=[], metavar="FILE.py|MODULE",
-                        help="passes from outside Zant that --pipeline names (repeatable)")
+                        help="passes from outside Zant that a pipeline names (repeatable)")
     parser.add_argument("--json", action="store_true", help="print JSON rows instead of the table")
-    args = parser.parse_args(argv)
-    names = [n for n in args.models.split(",") if n]
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        parser.error(f"unknown model(s) {', '.join(unknown)} (choose from {', '.join(MODELS)})")
-    with tempfile.TemporaryDirectory(prefix="zant-latency-") as folder:
-        rows = [measure(n, args.pipeline, args.load_passes, args.seconds, Path(folder)) for n in names]
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        if args.pipeline:
-            print(f"pipeline: {args.pipeline}")
+    parser.add_argument("--dry-run", action="store_true", help="print what would be measured, measure nothing")
+    return parser
+
+
+def describe_plan(names: list[str], variants: list[Variant], mcu_target: str) -> str:
+    lines = [f"models: {', '.join(names)}"]
+    for v in variants:
+        lines.append(f"variant {v.label}: host pipeline {v.host_pipeline}")
+        lines.append(f"variant {v.label}: {mcu_target} pipeline {v.mcu_pipeline}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    specs = list(args.model) + [m for m in (args.models or "").split(",") if m]
+    specs = specs or list(BENCH_MODELS)
+    variants = variants_of(args)
+
+    def run() -> int:
+        for variant in variants:  # a mistyped pipeline stops here, not after the first builds
+            parse_pipeline(variant.host_pipeline, args.load_passes)
+            parse_pipeline(variant.mcu_pipeline, args.load_passes)
+        with tempfile.TemporaryDirectory(prefix="zant-latency-") as folder:
+            models = [resolve_model(spec, Path(folder)) for spec in specs]
+            if args.dry_run:
+                print(describe_plan([f"{n} ({p})" if n not in MODELS else n for n, p in models], variants, args.mcu_target))
+                return 0
+            rows = []
+            for name, path in models:
+                rows += measure(name, path, variants, args.load_passes, args.seconds, Path(folder), args.mcu_target)
+        if args.json:
+            print(json.dumps(rows, indent=2))
         else:
-            print(f"pipeline: host {pipeline_for('host')}; Cortex-M4 {pipeline_for('cortex-m4')}")
-        print(format_table(rows))
-    return 0
+            print(describe_plan([r["model"] for r in rows if r["variant"] == "A"], variants, args.mcu_target))
+            print(format_table(rows))
+        return 0
+
+    return run_cli("latency.py", run, debug=False)
 
 
 if __name__ == "__main__":

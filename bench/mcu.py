@@ -1,15 +1,21 @@
 """Cost of the models on emulated MCUs: flash, RAM and executed instructions, per QEMU board.
 
-    python bench/mcu.py [--models digits,kws] [--boards mps2-an386,virt]
+    python bench/mcu.py [MODEL ...] [--models digits,kws] [--boards mps2-an386,virt]
                         [-O ReleaseFast | --modes Debug,ReleaseSafe,ReleaseFast,ReleaseSmall]
+                        [--mcu-pipeline P] [--compare-mcu-pipeline P] [--host-pipeline P]
+                        [--load-passes FILE.py] [--dry-run]
                         [--json] [--output-md docs/mcu.md [--section TITLE]]
 
-Every model (the digits demo and the MLPerf-Tiny-shaped models of bench/models.py, float, and
-their int8 QDQ versions `*_int8`) is compiled as `zant compile --target T --firmware` compiles it:
-the target's own pipeline (`zant.pipelines.pipeline_for`, `fold-qdq` first) and, unless `-O`/`--modes` says
-otherwise, the default mode of `zant compile` (ReleaseFast). Each firmware image per board and
-mode (seeded inputs) runs under QEMU and is compared with the host build of the same pipeline on
-the same inputs. Everything is measured:
+A MODEL is a bench model by name (the digits demo and the MLPerf-Tiny-shaped models of
+bench/models.py, float, and their int8 QDQ versions `*_int8`) or the path of an `.onnx` file.
+Each is compiled as `zant compile --target T --firmware` compiles it: the target's own pipeline
+(`zant.pipelines.pipeline_for`, `fold-qdq` first) unless `--mcu-pipeline` gives another, and,
+unless `-O`/`--modes` says otherwise, the default mode of `zant compile` (ReleaseFast).
+`--compare-mcu-pipeline` adds a second pipeline (rows `A` and `B` side by side; instruction counts
+are exact, so one run of each is the whole story). Each firmware image per board and mode (seeded
+inputs) runs under QEMU and is compared with the host build of `--host-pipeline` (default: the
+MCU pipeline, so the comparison isolates the target's code) on the same inputs. `--dry-run`
+prints the models and pipelines without building. Everything is measured:
 
 - flash:  .text + .rodata + .data of the linked image (model, runtime, embedded inputs)
 - RAM:    .data + .bss + the stack high-water mark the image measured (stack painting)
@@ -35,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -50,9 +57,9 @@ from models import MODELS, QUANTIZED, count_macs, model_file  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
-from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.driver import CompileOptions, compile_model, parse_pipeline  # noqa: E402
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: E402
-from zant.errors import ZantError  # noqa: E402
+from zant.errors import ZantError, run_cli  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 
 DEFAULT_MODELS = ("digits", "kws", "resnet8", "autoencoder", "mobilenet")
@@ -69,11 +76,13 @@ DEFAULT_MODE = CompileOptions().optimize
 """What `zant compile` builds unless told otherwise: the mode the main table measures."""
 
 
-def options(model: str, target: str = "host", **kwargs) -> CompileOptions:
-    """What `zant compile --target T` runs for the image (that target's own pipeline); the host
-    reference takes the microcontrollers' pipeline too, so the comparison isolates the target's
-    code (the DSP cores' `arm-dsp-dot` is exact, so every MCU pipeline computes the same)."""
-    pipeline = MCU_PIPELINE if target == "host" else pipeline_for(target)
+def options(model: str, target: str = "host", pipeline: str | None = None, **kwargs) -> CompileOptions:
+    """What `zant compile --target T` runs for the image (that target's own pipeline, unless
+    `pipeline`); the host reference takes the microcontrollers' pipeline too, so the comparison
+    isolates the target's code (the DSP cores' `arm-dsp-dot` is exact, so every MCU pipeline
+    computes the same)."""
+    if pipeline is None:
+        pipeline = MCU_PIPELINE if target == "host" else pipeline_for(target)
     return CompileOptions(name=model, target=target, pipeline=pipeline, **kwargs)
 
 
@@ -83,14 +92,20 @@ def does_not_fit(error: ZantError) -> bool:
     return "do not fit" in text or "will not fit in region" in text or "stack on" in text or "overflowed by" in text
 
 
-def measure(model: str, path: Path, board_name: str, optimize: str, host, folder: Path) -> dict:
-    """One model on one board: build the image, run it, compare, count its instructions."""
+def measure(
+    model: str, path: Path, board_name: str, optimize: str, host, folder: Path,
+    pipeline: str | None = None, plugins: tuple[str, ...] = (), variant: str | None = None,
+) -> dict:
+    """One model on one board: build the image (with `pipeline`, default the core's), run it,
+    compare, count its instructions; `variant` labels the row when pipelines are compared."""
     board = BOARDS[board_name]
-    row = {"model": model, "board": board_name, "core": board.target, "mode": optimize}
+    row = {"model": model, **({"variant": variant} if variant else {}), "board": board_name,
+           "core": board.target, "mode": optimize}
     try:
         result = compile_model(
-            path, folder / model / board_name,
-            options(model, target=board.target, optimize=optimize, firmware=True, board=board_name),
+            path, folder / model / board_name / (variant or ""),
+            options(model, target=board.target, pipeline=pipeline, optimize=optimize, firmware=True,
+                    board=board_name, plugins=plugins),
         )
     except ZantError as error:
         if does_not_fit(error):
@@ -143,7 +158,17 @@ def parse_markdown_rows(text: str) -> list[dict[str, str]]:
     return rows
 
 
+def headers_of(rows: list[dict]) -> list[str]:
+    """HEADERS, with a `variant` column after the model's when pipelines are compared."""
+    return ["model", "variant", *HEADERS[1:]] if any("variant" in r for r in rows) else HEADERS
+
+
 def table_rows(rows: list[dict]) -> list[list[str]]:
+    compared = any("variant" in r for r in rows)
+    return [([r["model"], r.get("variant", ""), *cells[1:]] if compared else cells) for r, cells in zip(rows, _cells(rows))]
+
+
+def _cells(rows: list[dict]) -> list[list[str]]:
     cells = []
     for row in rows:
         if "error" in row:
@@ -161,19 +186,22 @@ def table_rows(rows: list[dict]) -> list[list[str]]:
 
 
 def format_table(rows: list[dict]) -> str:
-    cells = table_rows(rows)
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(HEADERS)]
+    cells, headers = table_rows(rows), headers_of(rows)
+    text_columns = TEXT_COLUMNS + len(headers) - len(HEADERS)
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
 
     def render(line: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i < TEXT_COLUMNS else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+        return "  ".join(c.ljust(w) if i < text_columns else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
 
-    return "\n".join([render(HEADERS), render(["-" * w for w in widths]), *map(render, cells)])
+    return "\n".join([render(headers), render(["-" * w for w in widths]), *map(render, cells)])
 
 
 def markdown_table(rows: list[dict]) -> list[str]:
+    headers = headers_of(rows)
+    text_columns = TEXT_COLUMNS + len(headers) - len(HEADERS)
     return [
-        "| " + " | ".join(HEADERS) + " |",
-        "|" + "|".join(["---"] * TEXT_COLUMNS + ["---:"] * (len(HEADERS) - TEXT_COLUMNS)) + "|",
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join(["---"] * text_columns + ["---:"] * (len(headers) - text_columns)) + "|",
         *("| " + " | ".join(cells) + " |" for cells in table_rows(rows)),
     ]
 
@@ -235,49 +263,100 @@ def format_section(rows: list[dict], modes: list[str], title: str, command: str)
     return "\n".join([*lines, *markdown_table(rows)]) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", default=",".join(DEFAULT_MODELS), help="comma-separated models")
+    parser.add_argument("model", nargs="*", help="bench model names or .onnx paths")
+    parser.add_argument("--models", help=f"comma-separated, as MODEL (default: {','.join(DEFAULT_MODELS)})")
     parser.add_argument("--boards", default=",".join(BOARDS), help="comma-separated QEMU boards")
     parser.add_argument("-O", "--optimize", default=DEFAULT_MODE, choices=OPTIMIZE_MODES,
                         help=f"the build mode (default {DEFAULT_MODE}, as zant compile)")
     parser.add_argument("--modes", help="comma-separated build modes, each measured (instead of -O)")
+    parser.add_argument("--mcu-pipeline", help="the images' pipeline (default: each core's, pipeline_for)")
+    parser.add_argument("--compare-mcu-pipeline", help="a second images' pipeline, measured beside the first")
+    parser.add_argument("--host-pipeline", help="the host reference build's pipeline (default: the MCU pipeline)")
+    parser.add_argument("--load-passes", action="append", default=[], metavar="FILE.py|MODULE",
+                        help="passes from outside Zant that a pipeline names (repeatable)")
+    parser.add_argument("--dry-run", action="store_true", help="print the models and pipelines, build nothing")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--output-md", help="also write the table as Markdown (docs/mcu.md)")
     parser.add_argument("--section", help="with --output-md: replace only the section of this title")
+    return parser
+
+
+def resolve_model(spec: str, folder: Path) -> tuple[str, Path]:
+    """A bench model's name, or an .onnx path: (a C identifier for it, its .onnx file)."""
+    if spec.endswith(".onnx") or "/" in spec:
+        path = Path(spec)
+        if not path.is_file():
+            raise ZantError(f"no model file '{spec}'")
+        name = re.sub(r"\W", "_", path.stem)
+        return (name if name[:1].isalpha() else f"m_{name}"), path
+    return spec, model_file(spec, folder)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = make_parser()
     args = parser.parse_args(argv)
-    models = [m for m in args.models.split(",") if m]
+    models = list(args.model) + [m for m in (args.models or "").split(",") if m]
+    models = models or list(DEFAULT_MODELS)
     boards = [b for b in args.boards.split(",") if b]
     modes = [m for m in (args.modes or args.optimize).split(",") if m]
-    unknown = [m for m in models if m != "digits" and m not in MODELS | QUANTIZED] + [b for b in boards if b not in BOARDS]
+    named = [m for m in models if not (m.endswith(".onnx") or "/" in m)]
+    unknown = [m for m in named if m != "digits" and m not in MODELS | QUANTIZED] + [b for b in boards if b not in BOARDS]
     unknown += [m for m in modes if m not in OPTIMIZE_MODES]
     if unknown:
         parser.error(f"unknown model, board or mode: {', '.join(unknown)}")
-    for board in boards:
-        missing = qemu_missing(BOARDS[board])
-        if missing:
-            parser.error(missing)
+    variants: list[tuple[str | None, str | None]] = [(None, args.mcu_pipeline)]
+    if args.compare_mcu_pipeline:
+        variants = [("A", args.mcu_pipeline), ("B", args.compare_mcu_pipeline)]
+    plugins = tuple(args.load_passes)
 
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="zant-bench-mcu-") as name:
-        folder = Path(name)
-        for model in models:
-            path = model_file(model, folder)
-            host = load_compiled(compile_model(path, folder / model / "host", options(model)))
-            for board in boards:
-                for mode in modes:
-                    rows.append(measure(model, path, board, mode, host, folder / mode))
-                    if not args.json:
-                        print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
-    print(json.dumps(rows, indent=2) if args.json else format_table(rows))
-    if args.output_md and args.section:
-        path = Path(args.output_md)
-        command = "python bench/mcu.py " + shlex.join(argv if argv is not None else sys.argv[1:])
-        section = format_section(rows, modes, args.section, command)
-        path.write_text(replace_section(path.read_text(encoding="utf-8"), args.section, section), encoding="utf-8")
-    elif args.output_md:
-        Path(args.output_md).write_text(format_markdown(rows, modes), encoding="utf-8")
-    return 0
+    def run() -> int:
+        targets = sorted({BOARDS[b].target for b in boards})
+        for _, pipeline in variants:  # a mistyped pipeline stops here, before any build
+            for target in targets:
+                parse_pipeline(pipeline or pipeline_for(target), plugins)
+        if args.host_pipeline:
+            parse_pipeline(args.host_pipeline, plugins)
+        missing_files = [m for m in models if m not in named and not Path(m).is_file()]
+        if missing_files:
+            raise ZantError(f"no model file '{missing_files[0]}'")
+        if args.dry_run:
+            print(f"models: {', '.join(models)}")
+            print(f"host reference pipeline: {args.host_pipeline or MCU_PIPELINE}")
+            for label, pipeline in variants:
+                for board in boards:
+                    target = BOARDS[board].target
+                    print(f"{f'variant {label}: ' if label else ''}{board} ({target}) pipeline {pipeline or pipeline_for(target)}")
+            return 0
+        for board in boards:
+            missing = qemu_missing(BOARDS[board])
+            if missing:
+                raise ZantError(missing)
+        rows = []
+        with tempfile.TemporaryDirectory(prefix="zant-bench-mcu-") as name:
+            folder = Path(name)
+            for spec in models:
+                model, path = resolve_model(spec, folder)
+                reference = options(model, pipeline=args.host_pipeline, plugins=plugins)
+                host = load_compiled(compile_model(path, folder / model / "host", reference))
+                for board in boards:
+                    for mode in modes:
+                        for label, pipeline in variants:
+                            rows.append(measure(model, path, board, mode, host, folder / mode, pipeline, plugins, label))
+                            if not args.json:
+                                print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+        print(json.dumps(rows, indent=2) if args.json else format_table(rows))
+        if args.output_md and args.section:
+            path = Path(args.output_md)
+            command = "python bench/mcu.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+            section = format_section(rows, modes, args.section, command)
+            path.write_text(replace_section(path.read_text(encoding="utf-8"), args.section, section), encoding="utf-8")
+        elif args.output_md:
+            Path(args.output_md).write_text(format_markdown(rows, modes), encoding="utf-8")
+        return 0
+
+    return run_cli("mcu.py", run, debug=False)
 
 
 if __name__ == "__main__":

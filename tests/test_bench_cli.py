@@ -1,0 +1,113 @@
+"""bench/latency.py and bench/mcu.py take what a researcher has: `.onnx` paths beside the bench
+models, a host and an MCU pipeline apart, and a second pipeline measured side by side.
+
+Argument handling is checked with `--dry-run` (nothing built); one tiny model is measured for
+real by latency.py to check the rows' shape (spread, scratch per build), not its timings.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import latency  # noqa: E402
+import mcu  # noqa: E402
+
+from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: E402
+
+FUSION_OFF = pipeline_for("cortex-m4").replace("fuse-loops,", "")
+
+
+def tiny_model(path: Path) -> Path:
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "b"], ["s"]), helper.make_node("Relu", ["s"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+        [numpy_helper.from_array(np.linspace(-1, 1, 8, dtype=np.float32), "b")],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_latency_separate_host_and_mcu_pipelines(capsys, tmp_path):
+    model = tiny_model(tmp_path / "my-net.onnx")
+    assert latency.main([str(model), "kws", "--compare-mcu-pipeline", FUSION_OFF, "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"models: my_net ({model}), kws",
+        f"variant A: host pipeline {pipeline_for('host')}",
+        f"variant A: cortex-m4 pipeline {pipeline_for('cortex-m4')}",
+        f"variant B: host pipeline {pipeline_for('host')}",  # not compared: the first variant's
+        f"variant B: cortex-m4 pipeline {FUSION_OFF}",
+    ]
+    assert latency.main(["kws", "--mcu-target", "riscv32", "--pipeline", MCU_PIPELINE, "--dry-run"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        f"variant A: host pipeline {MCU_PIPELINE}",
+        f"variant A: riscv32 pipeline {MCU_PIPELINE}",
+    ]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["no-such-model"], "unknown model 'no-such-model'"),
+        (["missing.onnx"], "no model file 'missing.onnx'"),
+        (["kws", "--compare-host-pipeline", "onnx-to-uop{conv-lane=16}"], "unknown option 'conv-lane'"),
+    ],
+)
+def test_latency_bad_arguments_are_one_line(capsys, args, message):
+    assert latency.main([*args, "--dry-run"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("latency.py: error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_latency_measures_two_pipelines_side_by_side(tmp_path):
+    model = tiny_model(tmp_path / "net.onnx")
+    variants = [latency.Variant("A", pipeline_for("host"), pipeline_for("cortex-m4")),
+                latency.Variant("B", MCU_PIPELINE, FUSION_OFF)]
+    rows = latency.measure("net", model, variants, [], 0.0, tmp_path)
+    assert [r["variant"] for r in rows] == ["A", "B"]
+    for row in rows:
+        for spread in (row["ours_ms"], row["ort_ms"]):
+            assert 0 < spread["min"] <= spread["median"] <= spread["max"]
+        assert row["rounds"] >= 20 and row["max_abs_error"] == 0.0
+        assert row["mcu_scratch_bytes"] >= 0 and row["host_scratch_bytes"] >= 0 and row["mcu_text_bytes"] > 0
+    header, _, first, second = latency.format_table(rows).splitlines()
+    assert "ours ms min/med/max" in header and "cortex-m4 scratch B" in header and "host scratch B" in header
+    assert first.startswith("net    A") and second.startswith("net    B")
+    assert rows[0]["ort_ms"] == rows[1]["ort_ms"]  # one ort, timed in the same rounds as both builds
+
+
+def test_mcu_dry_run_and_pipelines(capsys, tmp_path):
+    model = tiny_model(tmp_path / "net.onnx")
+    status = mcu.main([str(model), "--boards", "mps2-an386,virt", "--compare-mcu-pipeline", FUSION_OFF, "--dry-run"])
+    assert status == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"models: {model}",
+        f"host reference pipeline: {MCU_PIPELINE}",
+        f"variant A: mps2-an386 (cortex-m4) pipeline {pipeline_for('cortex-m4')}",
+        f"variant A: virt (riscv32) pipeline {pipeline_for('riscv32')}",
+        f"variant B: mps2-an386 (cortex-m4) pipeline {FUSION_OFF}",
+        f"variant B: virt (riscv32) pipeline {FUSION_OFF}",
+    ]
+    assert mcu.main(["nope.onnx", "--dry-run"]) == 1
+    assert "mcu.py: error: no model file 'nope.onnx'" in capsys.readouterr().err
+    assert mcu.main(["kws", "--mcu-pipeline", "fuse-loop", "--dry-run"]) == 1
+    assert "unknown pass 'fuse-loop' (did you mean 'fuse-loops'?" in capsys.readouterr().err
+
+
+def test_mcu_table_labels_variants_only_when_compared():
+    row = {"model": "m", "board": "b", "core": "c", "mode": "ReleaseFast", "flash_bytes": 1, "ram_bytes": 2,
+           "stack_bytes": 3, "instructions": 40, "macs": 10, "max_error_vs_host": 0.0, "scratch_bytes": 64}
+    assert mcu.markdown_table([row])[0].startswith("| model | board |")
+    (a, b) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([{**row, "variant": "A"}, {**row, "variant": "B"}])))
+    assert (a["variant"], b["variant"], a["instr/MAC"], a["board"]) == ("A", "B", "4.00", "b")
