@@ -1,7 +1,7 @@
 """`plan-arenas`: the bufferization pass. Every scratch buffer gets an offset in one scratch arena,
 every constant an offset in one deduplicated constant arena; the arenas become `uop.arena` ops.
 
-`-p 'plan-arenas{strategy=naive|greedy|best alignment=16 link_section=".rodata.zant"}'`:
+`-p 'plan-arenas{strategy=naive|greedy|best alignment=16 link-section=".rodata.zant"}'`:
 
 * `naive`: one aligned slot per `uop.define_local`, in program order (no reuse);
 * `greedy`: liveness (`zant.analysis.liveness`), in-place reuse (a buffer written element-wise over

@@ -1,7 +1,7 @@
 """`split-index-sets`: a loop whose bounds checks alone keep it from being vectorized is split
 around the iterations where every check is decided.
 
-`-p 'split-index-sets{width=8 min_width=4 only_innermost=false}'` (the `vectorize` options it
+`-p 'split-index-sets{width=8 min-width=4 only-innermost=false}'` (the `vectorize` options it
 runs before: it splits exactly the loops `vectorize` would pick if their checks were gone)
 
 A loop `vectorize` would refuse because of bounds checks on its index (the compares and max/min

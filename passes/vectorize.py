@@ -1,7 +1,7 @@
 """`vectorize`: unit-stride `uop.range` loops become loops over `vector<width x T>` plus a scalar
 tail.
 
-`-p 'vectorize{width=8 min_width=4 only_innermost=false}'`
+`-p 'vectorize{width=8 min-width=4 only-innermost=false}'`
 
 A loop `uop.range %i = s to e` (step 1, at least `width` iterations; a shorter loop uses width/2,
 width/4 … down to `min_width`) is run as `uop.range %i = s to s + ⌊(e - s) / width⌋·width step

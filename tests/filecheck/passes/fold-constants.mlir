@@ -1,5 +1,5 @@
 // RUN: zant-opt %s --split-input-file -p fold-constants | filecheck %s
-// RUN: zant-opt %s --split-input-file -p 'fold-constants{max_elements=8}' | filecheck %s --check-prefix=SMALL
+// RUN: zant-opt %s --split-input-file -p 'fold-constants{max-elements=8}' | filecheck %s --check-prefix=SMALL
 
 // A shape subgraph: Shape/Size of a statically shaped input, Gather, ReduceProd, Concat, Cast
 // and ConstantOfShape of those all fold to onnx.Constant; the Reshape, Add and Mul read the
@@ -14,7 +14,7 @@
 // CHECK-NEXT:    %y = onnx.Mul(%a, %f)
 // CHECK-NEXT:    func.return %y
 
-// With max_elements=8 the 24-element ConstantOfShape stays an op (its shape operand folds).
+// With max-elements=8 the 24-element ConstantOfShape stays an op (its shape operand folds).
 // SMALL-LABEL: func.func @main
 // SMALL:         %c = onnx.Constant() {value = dense<[6, 4]> : tensor<2xi64>}
 // SMALL:         %z = onnx.ConstantOfShape(%c)

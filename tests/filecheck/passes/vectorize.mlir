@@ -1,5 +1,5 @@
 // RUN: zant-opt %s --split-input-file -p 'coalesce-loops,split-index-sets{width=8},vectorize{width=8}' | filecheck %s
-// RUN: zant-opt %s --split-input-file -p 'coalesce-loops,split-index-sets{width=4 only_innermost=true},vectorize{width=4 only_innermost=true}' | filecheck %s --check-prefix=WIDTH4
+// RUN: zant-opt %s --split-input-file -p 'coalesce-loops,split-index-sets{width=4 only-innermost=true},vectorize{width=4 only-innermost=true}' | filecheck %s --check-prefix=WIDTH4
 // RUN: zant-opt %s --split-input-file -p 'coalesce-loops,vectorize' | filecheck %s --check-prefix=NOSPLIT
 
 // CHECK-LABEL: func.func @elementwise
@@ -99,7 +99,7 @@ builtin.module {
 // -----
 
 // An outer loop with a reduction nested inside: the accumulator becomes a vector, the
-// weights are broadcast. only_innermost leaves it alone.
+// weights are broadcast. only-innermost leaves it alone.
 // CHECK-LABEL: func.func @outer
 // CHECK:         uop.range %o = 0 to 8 step 8 {
 // CHECK-NEXT:      %acc = uop.define_acc 0.000000e+00 : f32 to vector<8xf32>
