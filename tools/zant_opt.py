@@ -181,7 +181,7 @@ def list_passes(available: Mapping[str, Callable[[], type[ModulePass]]]) -> str:
 class ZantOptMain(xDSLOptMain):
     version_format = "zant-opt (xdsl {xdsl_version})"
 
-    def __init__(self, description: str = __doc__.split("\n\n")[0].strip("`"), args: Sequence[str] | None = None):
+    def __init__(self, description: str = __doc__.split("\n\n")[0].replace("`", ""), args: Sequence[str] | None = None):
         super().__init__(description, args)
 
     def register_all_dialects(self):
