@@ -1,13 +1,18 @@
 """`zant-opt`: xDSL's optimizer driver with Zant's dialects, passes, `.onnx` frontend and Zig target.
 
-It behaves like `mlir-opt`/`xdsl-opt` (same flags, same `-p` pipeline syntax, `--split-input-file`,
-`--verify-diagnostics`), and adds:
+It takes xDSL's flags and `-p` pipeline syntax (`--split-input-file`, `--print-op-generic` …),
+checks `--verify-diagnostics` as `mlir-opt` does (`// expected-error {{…}}` annotations, see
+`DiagnosticCheck`), and adds:
 
 * `.onnx` files as input (`--input-shape NAME=1x3x32x32` fixes symbolic dimensions),
 * the `zig` target (`-t zig` or `-t 'zig{name=net}'`),
 * `--load-passes FILE.py|MODULE`: passes written outside the tree join the pipeline (and
   installed packages' passes through the `zant.passes` entry point group), see zant/plugins.py;
-* clean error reporting: a user error prints one message and exits 1; `--debug` shows tracebacks.
+* `--list-passes`: Zant's passes by group with a description and their options, then xDSL's;
+* errors that name their culprit (`zant.diagnostics`): the pass after which the module stopped
+  verifying and the failing op among its neighbours, the pass (and plugin file) that raised, the
+  options of a pass given an unknown one; a user error prints one message and exits 1, `--debug`
+  shows tracebacks.
 """
 
 from __future__ import annotations
