@@ -5,10 +5,12 @@ Two ops, each one instruction on a core with MVE, made by the `mve-dot` pass fro
 dot-product loops and printed by the Zig printer (the contiguous loads stay `uop.vload`, and a
 `uop.cast` of one from `vector<8xi8>` to `vector<8xi16>` is one widening `VLDRB.S16`):
 
-* `%v = arm_mve.vldrb_gather %p stride 125 : !uop.ptr<i8> -> vector<8xi16>` — the 8 int8 at
-  `%p + k·125` (k = 0 … 7), each sign-extended to a 16-bit lane (`VLDRB.S16 Qd, [Rn, Qm]` with
-  the byte offsets 0, 125, …, 875 in the 16-bit lanes of Qm, a loop-invariant constant). The
-  offsets are unsigned 16-bit: 7·stride ≤ 65535. Bytes need no alignment. LLVM makes MVE
+* `%v = arm_mve.vldrb_gather %p [0, 125, 250, 375, 500, 625, 750, 875] : !uop.ptr<i8> ->
+  vector<8xi16>` — the 8 int8 at `%p + offset[k]`, each sign-extended to a 16-bit lane
+  (`VLDRB.S16 Qd, [Rn, Qm]` with the constant byte offsets in the 16-bit lanes of Qm, kept in a
+  register across loops): a channel column of an NCHW activation (stride H·W), or two rows of
+  a Conv window (0, 1, 2, 3, W, W+1, W+2, W+3). Offsets are unsigned 16-bit; bytes need no
+  alignment. LLVM makes MVE
   gathers only from its own vectorizer's intrinsics, which Zig cannot spell.
 * `%r = arm_mve.vmlava %acc, %a, %b : vector<16xi8>` — `acc + Σ a[i]·b[i]` over the lanes of two
   `vector<16xi8>` or `vector<8xi16>`, products and sum in 32 bits, wrapping (`VMLAVA.S8` /
@@ -18,9 +20,10 @@ dot-product loops and printed by the Zig printer (the contiguous loads stay `uop
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I32, IntAttr, IntegerType, VectorType
+from xdsl.dialects.builtin import I32, ArrayAttr, IntAttr, IntegerType, VectorType
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -54,23 +57,27 @@ MAX_OFFSET = 2**16 - 1
 
 @irdl_op_definition
 class VldrbGatherOp(IRDLOperation):
-    """`%v = arm_mve.vldrb_gather %p stride S : !uop.ptr<i8> -> vector<8xi16>`: the 8 int8 at
-    `%p + k·S`, sign-extended to 16 bits (`VLDRB.S16` with a vector of offsets)."""
+    """`%v = arm_mve.vldrb_gather %p [0, 125, …] : !uop.ptr<i8> -> vector<8xi16>`: the 8 int8
+    at `%p + offset[k]`, sign-extended to 16 bits (`VLDRB.S16` with a vector of offsets)."""
 
     name = "arm_mve.vldrb_gather"
 
     ptr = operand_def(PtrType)
-    stride = prop_def(IntAttr)
+    offsets = prop_def(ArrayAttr[IntAttr])
     result = result_def(VectorType)
 
     traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
 
-    def __init__(self, ptr: SSAValue | Operation, stride: int):
-        super().__init__(operands=[ptr], properties={"stride": IntAttr(stride)}, result_types=[GATHER_TYPE])
+    def __init__(self, ptr: SSAValue | Operation, offsets: Sequence[int]):
+        super().__init__(
+            operands=[ptr],
+            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
+            result_types=[GATHER_TYPE],
+        )
 
     @property
-    def element_stride(self) -> int:
-        return self.stride.data
+    def byte_offsets(self) -> list[int]:
+        return [o.data for o in self.offsets.data]
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PtrType)
@@ -78,16 +85,16 @@ class VldrbGatherOp(IRDLOperation):
             raise VerifyException(f"vldrb_gather reads int8 elements, got a pointer to {self.ptr.type.element_type}")
         if self.result.type != GATHER_TYPE:
             raise VerifyException(f"vldrb_gather gives {GATHER_TYPE}, got {self.result.type}")
-        if not 1 <= self.element_stride or (GATHER_LANES - 1) * self.element_stride > MAX_OFFSET:
-            raise VerifyException(
-                f"vldrb_gather needs a stride from 1 to {MAX_OFFSET // (GATHER_LANES - 1)} "
-                f"(16-bit byte offsets), got {self.element_stride}"
-            )
+        offsets = self.byte_offsets
+        if len(offsets) != GATHER_LANES:
+            raise VerifyException(f"vldrb_gather takes {GATHER_LANES} offsets, got {len(offsets)}")
+        if not all(0 <= o <= MAX_OFFSET for o in offsets):
+            raise VerifyException(f"vldrb_gather offsets are 16-bit unsigned, got {offsets}")
 
     def print(self, printer: Printer):
         printer.print_string(" ")
         printer.print_operand(self.ptr)
-        printer.print_string(f" stride {self.element_stride}")
+        printer.print_string(" [" + ", ".join(str(o) for o in self.byte_offsets) + "]")
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
@@ -97,8 +104,7 @@ class VldrbGatherOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> VldrbGatherOp:
         ptr = parser.parse_unresolved_operand()
-        parser.parse_keyword("stride")
-        stride = parser.parse_integer()
+        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ptr_type = parser.parse_type()
@@ -106,7 +112,7 @@ class VldrbGatherOp(IRDLOperation):
         result_type = parser.parse_type()
         op = cls.create(
             operands=[parser.resolve_operand(ptr, ptr_type)],
-            properties={"stride": IntAttr(stride)},
+            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
             result_types=[result_type],
         )
         op.attributes.update(attributes)

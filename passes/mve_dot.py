@@ -28,6 +28,8 @@ after `linearize-geps` and before `arm-dsp-dot`, on cores with MVE (Cortex-M55: 
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -96,7 +98,8 @@ def _rewrite(dot: DotLoop, lanes: int) -> None:
         if load not in vectors:
             ptr = mapping[load.ptr]
             if dot.loads[load] != 1:
-                vectors[load] = add(arm_mve.VldrbGatherOp(ptr, dot.loads[load])).results[0]
+                offsets = [j * dot.loads[load] for j in range(HALF_LANES)]
+                vectors[load] = add(arm_mve.VldrbGatherOp(ptr, offsets)).results[0]
             else:
                 vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [lanes]))).results[0]
                 if lanes == HALF_LANES:  # one widening VLDRB.S16
@@ -115,6 +118,211 @@ def _rewrite(dot: DotLoop, lanes: int) -> None:
         loop.start = IntAttr(vector_end)
 
 
+MAX_TAPS = 64
+"""The most products per accumulator a loop nest may have for `mve-dot` to unroll it."""
+
+
+@dataclass
+class _Nest:
+    """A nest of counted loops (a chain: each body holds at most one loop) whose innermost body
+    multiply-accumulates int8 products, as `DotLoop` but over every iteration of the nest."""
+
+    root: uop.RangeOp
+    loops: list[uop.RangeOp]
+    ops: list[Operation]
+    """The ops of the nest but its loops and terminators, in program order."""
+    mulaccs: list[uop.MulAccOp]
+    loads: dict[uop.LoadOp, tuple[int, ...]]
+    """The int8 loads and how many elements their address moves per step of each loop."""
+
+
+def _collect(loop: uop.RangeOp, loops: list[uop.RangeOp], ops: list[Operation]) -> bool:
+    loops.append(loop)
+    inner = [op for op in loop.body.block.ops if isinstance(op, uop.RangeOp)]
+    if len(inner) > 1:
+        return False
+    for op in loop.body.block.ops:
+        if isinstance(op, uop.RangeOp):
+            if not _collect(op, loops, ops):
+                return False
+        elif not isinstance(op, uop.EndRangeOp):
+            ops.append(op)
+    return True
+
+
+def _coefficients(
+    value: SSAValue, ivs: list[SSAValue], inside: set[Operation], memo: dict[SSAValue, tuple[int, ...] | None]
+) -> tuple[int, ...] | None:
+    """How much the index `value` grows per step of each induction variable in `ivs` (one
+    coefficient each); None when it is not affine in them with constant coefficients."""
+    if value in memo:
+        return memo[value]
+    owner = value.owner
+    zero = (0,) * len(ivs)
+    result: tuple[int, ...] | None
+    if value in ivs:
+        result = tuple(int(v is value) for v in ivs)
+    elif not isinstance(owner, Operation) or owner not in inside or isinstance(owner, uop.ConstOp):
+        result = zero  # invariant in the nest
+    elif isinstance(owner, uop.AddOp | uop.SubOp):
+        a, b = (_coefficients(v, ivs, inside, memo) for v in owner.operands)
+        sign = 1 if isinstance(owner, uop.AddOp) else -1
+        result = None if a is None or b is None else tuple(x + sign * y for x, y in zip(a, b))
+    elif isinstance(owner, uop.MulOp):
+        a, b = (_coefficients(v, ivs, inside, memo) for v in owner.operands)
+        if a is None or b is None:
+            result = None
+        elif a == zero and b == zero:
+            result = zero
+        else:
+            varying, const = (a, owner.rhs) if b == zero else (b, owner.lhs) if a == zero else (None, None)
+            if varying is None or not isinstance(const.owner, uop.ConstOp):  # type: ignore[union-attr]
+                result = None
+            else:
+                factor = const.owner.value.value.data  # type: ignore[union-attr]
+                result = tuple(c * factor for c in varying)
+    else:
+        result = None
+    memo[value] = result
+    return result
+
+
+def _match_nest(root: uop.RangeOp) -> _Nest | None:
+    loops: list[uop.RangeOp] = []
+    ops: list[Operation] = []
+    if not _collect(root, loops, ops) or len(loops) < 2:
+        return None
+    taps = math.prod(loop.trip_count for loop in loops)
+    if not HALF_LANES <= taps <= MAX_TAPS:
+        return None
+    inside = set(ops)
+    innermost = set(loops[-1].body.block.ops)
+    ivs = [loop.induction_var for loop in loops]
+    i8, i32 = IntegerType(8), IntegerType(32)
+    memo: dict[SSAValue, tuple[int, ...] | None] = {}
+    mulaccs: list[uop.MulAccOp] = []
+    loads: dict[uop.LoadOp, tuple[int, ...]] = {}
+    for op in ops:
+        if isinstance(op, uop.AddOp | uop.SubOp | uop.MulOp | uop.ConstOp) and isinstance(op.results[0].type, IndexType):
+            continue
+        if op not in innermost:
+            return None  # loads, casts and multiply-accumulates only in the innermost loop
+        if isinstance(op, uop.GepOp | uop.LoadOp | uop.CastOp):
+            continue  # checked through the multiply-accumulates that use them
+        if not isinstance(op, uop.MulAccOp) or op.acc.type != uop.AccType(i32) or op.acc.owner in inside:
+            return None
+        for operand in (op.lhs, op.rhs):
+            cast = operand.owner
+            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type == i8):
+                return None
+            load = cast.input.owner
+            if not (isinstance(load, uop.LoadOp) and load in inside):
+                return None
+            gep = load.ptr.owner
+            if not (isinstance(gep, uop.GepOp) and gep.inbounds is not None and isinstance(gep.source.type, uop.BufferType)):
+                return None
+            if len(gep.indices) != 1:
+                return None
+            coefficients = _coefficients(gep.indices[0], ivs, inside, memo)
+            if coefficients is None or not any(coefficients):
+                return None
+            loads[load] = coefficients
+        mulaccs.append(op)
+    if not mulaccs:
+        return None
+    for op in ops:
+        if isinstance(op, uop.LoadOp) and op not in loads:
+            return None
+        if isinstance(op, uop.CastOp) and (op.result.type != i32 or op.input.owner not in loads):
+            return None
+        if isinstance(op, uop.GepOp) and not all(isinstance(u.operation, uop.LoadOp) for u in op.result.uses):
+            return None
+    nest = _Nest(root, loops, ops, mulaccs, loads)
+    if any(_offsets(nest, points, load) is None for points in _groups(nest)[0] for load in loads):
+        return None
+    return nest
+
+
+def _points(nest: _Nest) -> list[tuple[int, ...]]:
+    """The values of the induction variables at each iteration of the nest, in order."""
+    return list(itertools.product(*(range(loop.start.data, loop.end.data, loop.step.data) for loop in nest.loops)))
+
+
+def _groups(nest: _Nest) -> tuple[list[list[tuple[int, ...]]], list[tuple[int, ...]]]:
+    """The iterations in groups of 8 (one vector each) and the ones left over."""
+    points = _points(nest)
+    whole = len(points) // HALF_LANES * HALF_LANES
+    return [points[i : i + HALF_LANES] for i in range(0, whole, HALF_LANES)], points[whole:]
+
+
+def _offsets(nest: _Nest, points: list[tuple[int, ...]], load: uop.LoadOp) -> list[int] | None:
+    """The elements `load` reads at `points`, counted from the first; None when one is before it
+    or beyond a gather's 16-bit offsets."""
+    coefficients = nest.loads[load]
+    offsets = [sum(c * (p - q) for c, p, q in zip(coefficients, point, points[0])) for point in points]
+    return offsets if all(0 <= o <= arm_mve.MAX_OFFSET for o in offsets) else None
+
+
+def _rewrite_nest(nest: _Nest) -> None:
+    """The nest unrolled: per group of 8 iterations one vector per operand (contiguous: a
+    widening vload; else a gather at the group's constant offsets) and one `vmlava` per
+    multiply-accumulate; the iterations left over as the scalar body at each."""
+    at = InsertPoint.before(nest.root)
+
+    def add(op: Operation) -> Operation:
+        Rewriter.insert_op(op, at)
+        return op
+
+    needed: set[Operation] = set()
+    work = [load.ptr.owner for load in nest.loads]
+    while work:
+        op = work.pop()
+        if isinstance(op, Operation) and op in nest.ops and op not in needed:
+            needed.add(op)
+            work += [v.owner for v in op.operands]
+
+    def addresses(point: tuple[int, ...]) -> dict[SSAValue, SSAValue]:
+        """The index ops and geps cloned with the induction variables at `point`."""
+        mapping: dict[SSAValue, SSAValue] = {
+            loop.induction_var: add(uop.ConstOp(value, IndexType())).results[0]
+            for loop, value in zip(nest.loops, point)
+        }
+        for op in nest.ops:
+            if op in needed:
+                clone = add(op.clone(value_mapper=mapping))
+                mapping.update(zip(op.results, clone.results))
+        return mapping
+
+    groups, rest = _groups(nest)
+    for points in groups:
+        mapping = addresses(points[0])
+        vectors: dict[uop.LoadOp, SSAValue] = {}
+
+        def vector_of(load: uop.LoadOp) -> SSAValue:
+            if load not in vectors:
+                ptr = mapping[load.ptr]
+                offsets = _offsets(nest, points, load)
+                assert offsets is not None
+                if offsets == list(range(HALF_LANES)):  # one widening VLDRB.S16
+                    vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [HALF_LANES]))).results[0]
+                    vectors[load] = add(uop.CastOp(vector, arm_mve.GATHER_TYPE)).results[0]
+                else:
+                    vectors[load] = add(arm_mve.VldrbGatherOp(ptr, offsets)).results[0]
+            return vectors[load]
+
+        for mulacc in nest.mulaccs:
+            a, b = (vector_of(v.owner.input.owner) for v in (mulacc.lhs, mulacc.rhs))  # type: ignore[union-attr]
+            acc = add(uop.AccGetOp(mulacc.acc))
+            add(uop.AccSetOp(mulacc.acc, add(arm_mve.VmlavaOp(acc, a, b)).results[0]))
+    for point in rest:
+        mapping = addresses(point)
+        for op in nest.ops:
+            if isinstance(op, uop.LoadOp | uop.CastOp | uop.MulAccOp):
+                clone = add(op.clone(value_mapper=mapping))
+                mapping.update(zip(op.results, clone.results))
+    Rewriter.erase_op(nest.root)
+
+
 @dataclass(frozen=True)
 class MveDotPass(ModulePass):
     """int8 dot-product loops as MVE vector loads and `VMLAVA` reductions."""
@@ -130,3 +338,10 @@ class MveDotPass(ModulePass):
             lanes = _lanes(dot)
             if lanes is not None:
                 _rewrite(dot, lanes)
+        # Then short nests (Conv windows), outermost first: a rewritten nest's loops are gone.
+        gone: set[uop.RangeOp] = set()
+        for loop in [loop for loop in op.walk() if isinstance(loop, uop.RangeOp)]:
+            nest = None if loop in gone else _match_nest(loop)
+            if nest is not None:
+                gone.update(nest.loops)
+                _rewrite_nest(nest)

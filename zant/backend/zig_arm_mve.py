@@ -21,11 +21,10 @@ ARM_MVE_HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
     "zant_vldrb_gather": (
         (),
         f"""\
-/// The 8 int8 `stride` bytes apart from p, sign-extended to 16 bits (arm_mve.vldrb_gather:
-/// VLDRB.S16 with a vector of byte offsets).
-inline fn zant_vldrb_gather(comptime stride: u16, p: *const i8) @Vector(8, i16) {{
+/// The 8 int8 at p + offsets[i], sign-extended to 16 bits (arm_mve.vldrb_gather: VLDRB.S16
+/// with a vector of byte offsets).
+inline fn zant_vldrb_gather(comptime offsets: @Vector(8, u16), p: *const i8) @Vector(8, i16) {{
     if (comptime {_HAS_MVE}) {{
-        const offsets: @Vector(8, u16) = comptime std.simd.iota(u16, 8) * @as(@Vector(8, u16), @splat(stride));
         return asm ("vldrb.s16 %[r], [%[p], %[o]]"
             : [r] "=&w" (-> @Vector(8, i16)),
             : [p] "r" (p),
@@ -34,7 +33,8 @@ inline fn zant_vldrb_gather(comptime stride: u16, p: *const i8) @Vector(8, i16) 
     }}
     const base: [*]const i8 = @ptrCast(p);
     var lanes: [8]i16 = undefined;
-    for (&lanes, 0..) |*lane, i| lane.* = base[i * stride];
+    const at: [8]u16 = offsets;
+    for (&lanes, at) |*lane, offset| lane.* = base[offset];
     return lanes;
 }}""",
     ),

@@ -774,7 +774,8 @@ class ZigPrinter:
     @print.register
     def _(self, op: arm_mve.VldrbGatherOp) -> None:
         self.helpers_used.add("zant_vldrb_gather")
-        self.define(op.result, f"zant_vldrb_gather({op.element_stride}, {self.expr(op.ptr)})")
+        offsets = ", ".join(str(o) for o in op.byte_offsets)
+        self.define(op.result, f"zant_vldrb_gather(.{{ {offsets} }}, {self.expr(op.ptr)})")
 
     @print.register
     def _(self, op: arm_mve.VmlavaOp) -> None:

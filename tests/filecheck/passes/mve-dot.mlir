@@ -1,6 +1,6 @@
 // RUN: zant-opt %s -p mve-dot | filecheck %s
 
-// Contiguous int8 in both operands over 40 values of k: a loop of step 16 (16 int8 lanes, one
+// Contiguous int8 in both operands over 36 values of k: a loop of step 16 (16 int8 lanes, one
 // vload per operand, one vmlava per multiply-accumulate: VLDRB.U8 and VMLAVA.S8); the x vector is shared by both
 // multiply-accumulates, each w vector loaded just before its own; 40 = 32 + 8 leaves a
 // remainder loop from 32.
@@ -9,7 +9,7 @@
 // CHECK:         uop.range %[[K:.*]] = 0 to 32 step 16 {
 // CHECK-NEXT:      %[[J:.*]] = uop.const 0 : index
 // CHECK-NEXT:      %[[XI:.*]] = uop.add %[[K]], %[[J]] : index
-// CHECK-NEXT:      %[[XP:.*]] = uop.gep inbounds %x[%[[XI]]] : !uop.buffer<40xi8>
+// CHECK-NEXT:      %[[XP:.*]] = uop.gep inbounds %x[%[[XI]]] : !uop.buffer<36xi8>
 // CHECK-NEXT:      %[[WI:.*]] = uop.add %{{.*}}, %[[K]] : index
 // CHECK-NEXT:      %[[WP:.*]] = uop.gep inbounds %w[%[[WI]]] : !uop.buffer<100xi8>
 // CHECK-NEXT:      %[[W2I:.*]] = uop.add %[[WI]], %{{.*}} : index
@@ -24,7 +24,7 @@
 // CHECK-NEXT:      %[[B1:.*]] = arm_mve.vmlava %[[B]], %[[X]], %[[W2]] : vector<16xi8>
 // CHECK-NEXT:      uop.acc_set %acc2, %[[B1]] : !uop.acc<i32>, i32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    uop.range %{{.*}} = 32 to 40 {
+// CHECK-NEXT:    uop.range %{{.*}} = 32 to 36 {
 // CHECK:           uop.mulacc %acc, %{{.*}}, %{{.*}} : !uop.acc<i32>, i32
 // CHECK:           uop.mulacc %acc2, %{{.*}}, %{{.*}} : !uop.acc<i32>, i32
 // CHECK-NOT:     uop.vload
@@ -32,15 +32,15 @@
 
 builtin.module {
   func.func @dot() {
-    %x = uop.define_global "input" 0 "x" : !uop.buffer<40xi8>
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<36xi8>
     %w = uop.define_global "input" 1 "w" : !uop.buffer<100xi8>
     %acc = uop.define_acc 0 : i32
     %acc2 = uop.define_acc 0 : i32
     %forty = uop.const 40 : index
-    uop.range %k = 0 to 40 {
+    uop.range %k = 0 to 36 {
       uop.range %j = 0 to 1 {
         %xi = uop.add %k, %j : index
-        %xp = uop.gep inbounds %x[%xi] : !uop.buffer<40xi8>
+        %xp = uop.gep inbounds %x[%xi] : !uop.buffer<36xi8>
         %xv = uop.load %xp : i8
         %xc = uop.cast %xv : i8 to i32
         %wi = uop.add %forty, %k : index
@@ -68,7 +68,7 @@ builtin.module {
   // CHECK-NEXT:      %[[WP:.*]] = uop.gep inbounds %w[%[[K]]] : !uop.buffer<20xi8>
   // CHECK-NEXT:      %[[W2I:.*]] = uop.add %[[K]], %ten : index
   // CHECK-NEXT:      %[[W2P:.*]] = uop.gep inbounds %w[%[[W2I]]] : !uop.buffer<20xi8>
-  // CHECK-NEXT:      %[[X:.*]] = arm_mve.vldrb_gather %[[XP]] stride 125 : !uop.ptr<i8> -> vector<8xi16>
+  // CHECK-NEXT:      %[[X:.*]] = arm_mve.vldrb_gather %[[XP]] [0, 125, 250, 375, 500, 625, 750, 875] : !uop.ptr<i8> -> vector<8xi16>
   // CHECK-NEXT:      %[[WV:.*]] = uop.vload %[[WP]] : vector<8xi8>
   // CHECK-NEXT:      %[[W:.*]] = uop.cast %[[WV]] : vector<8xi8> to vector<8xi16>
   // CHECK-NEXT:      %[[A:.*]] = uop.acc_get %acc : !uop.acc<i32>, i32
@@ -159,6 +159,59 @@ builtin.module {
       %wv = uop.load %wp : i8
       %wc = uop.cast %wv : i8 to i32
       uop.mulacc %acc, %wc, %wc : !uop.acc<i32>, i32
+    }
+    func.return
+  }
+
+  // A Conv window: 3 rows of 4 taps, x rows 10 apart, w contiguous over the 12 taps, two
+  // output channels. No loop is long enough; the nest is unrolled: the first 8 taps (rows 0
+  // and 1) are one group, x one gather at offsets 0-3 and 10-13, each w a widening vload; the
+  // last 4 taps (row 2) stay scalar, each at its constant tap.
+  // CHECK-LABEL: func.func @window()
+  // CHECK-NOT:     uop.range
+  // CHECK:         %[[X:.*]] = arm_mve.vldrb_gather %{{.*}} [0, 1, 2, 3, 10, 11, 12, 13] : !uop.ptr<i8> -> vector<8xi16>
+  // CHECK-NEXT:    %[[WV:.*]] = uop.vload %{{.*}} : vector<8xi8>
+  // CHECK-NEXT:    %[[W:.*]] = uop.cast %[[WV]] : vector<8xi8> to vector<8xi16>
+  // CHECK-NEXT:    %[[A:.*]] = uop.acc_get %acc : !uop.acc<i32>, i32
+  // CHECK-NEXT:    %[[A1:.*]] = arm_mve.vmlava %[[A]], %[[X]], %[[W]] : vector<8xi16>
+  // CHECK-NEXT:    uop.acc_set %acc, %[[A1]] : !uop.acc<i32>, i32
+  // CHECK-NEXT:    %[[W2V:.*]] = uop.vload %{{.*}} : vector<8xi8>
+  // CHECK-NEXT:    %[[W2:.*]] = uop.cast %[[W2V]] : vector<8xi8> to vector<8xi16>
+  // CHECK-NEXT:    %[[B:.*]] = uop.acc_get %acc2 : !uop.acc<i32>, i32
+  // CHECK-NEXT:    %[[B1:.*]] = arm_mve.vmlava %[[B]], %[[X]], %[[W2]] : vector<8xi16>
+  // CHECK-NEXT:    uop.acc_set %acc2, %[[B1]] : !uop.acc<i32>, i32
+  // CHECK-NEXT:    %[[KY:.*]] = uop.const 2 : index
+  // CHECK-NEXT:    %[[KX:.*]] = uop.const 0 : index
+  // CHECK-COUNT-8: uop.mulacc
+  // CHECK-NOT:     uop.mulacc
+  // CHECK:         func.return
+  func.func @window() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<40xi8>
+    %w = uop.define_global "input" 1 "w" : !uop.buffer<24xi8>
+    %acc = uop.define_acc 0 : i32
+    %acc2 = uop.define_acc 0 : i32
+    %row = uop.const 10 : index
+    %four = uop.const 4 : index
+    %twelve = uop.const 12 : index
+    uop.range %ky = 0 to 3 {
+      %xr = uop.mul %ky, %row : index
+      %wr = uop.mul %ky, %four : index
+      uop.range %kx = 0 to 4 {
+        %xi = uop.add %xr, %kx : index
+        %xp = uop.gep inbounds %x[%xi] : !uop.buffer<40xi8>
+        %xv = uop.load %xp : i8
+        %xc = uop.cast %xv : i8 to i32
+        %wi = uop.add %wr, %kx : index
+        %wp = uop.gep inbounds %w[%wi] : !uop.buffer<24xi8>
+        %wv = uop.load %wp : i8
+        %wc = uop.cast %wv : i8 to i32
+        %w2i = uop.add %wi, %twelve : index
+        %w2p = uop.gep inbounds %w[%w2i] : !uop.buffer<24xi8>
+        %w2v = uop.load %w2p : i8
+        %w2c = uop.cast %w2v : i8 to i32
+        uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
+        uop.mulacc %acc2, %xc, %w2c : !uop.acc<i32>, i32
+      }
     }
     func.return
   }

@@ -6,7 +6,7 @@ builtin.module {
     %i = uop.const 0 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi16>
     // expected-error@+1 {{vldrb_gather reads int8 elements, got a pointer to i16}}
-    %g = arm_mve.vldrb_gather %p stride 2 : !uop.ptr<i16> -> vector<8xi16>
+    %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 7] : !uop.ptr<i16> -> vector<8xi16>
     func.return
   }
 }
@@ -19,7 +19,7 @@ builtin.module {
     %i = uop.const 0 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
     // expected-error@+1 {{vldrb_gather gives vector<8xi16>, got vector<4xi32>}}
-    %g = arm_mve.vldrb_gather %p stride 2 : !uop.ptr<i8> -> vector<4xi32>
+    %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 7] : !uop.ptr<i8> -> vector<4xi32>
     func.return
   }
 }
@@ -31,8 +31,21 @@ builtin.module {
     %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
     %i = uop.const 0 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
-    // expected-error@+1 {{vldrb_gather needs a stride from 1 to 9362 (16-bit byte offsets), got 10000}}
-    %g = arm_mve.vldrb_gather %p stride 10000 : !uop.ptr<i8> -> vector<8xi16>
+    // expected-error@+1 {{vldrb_gather offsets are 16-bit unsigned, got [0, 1, 2, 3, 4, 5, 6, 70000]}}
+    %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 70000] : !uop.ptr<i8> -> vector<8xi16>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
+    // expected-error@+1 {{vldrb_gather takes 8 offsets, got 2}}
+    %g = arm_mve.vldrb_gather %p [0, 1] : !uop.ptr<i8> -> vector<8xi16>
     func.return
   }
 }

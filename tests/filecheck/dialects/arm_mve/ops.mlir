@@ -3,7 +3,7 @@
 // RUN: zant-opt %s --print-op-generic | zant-opt | filecheck %s
 
 // CHECK-LABEL: func.func @main()
-// CHECK:         %g = arm_mve.vldrb_gather %p stride 125 : !uop.ptr<i8> -> vector<8xi16>
+// CHECK:         %g = arm_mve.vldrb_gather %p [0, 125, 250, 375, 500, 625, 750, 875] : !uop.ptr<i8> -> vector<8xi16>
 // CHECK-NEXT:    %v = uop.vload %p : vector<8xi8>
 // CHECK-NEXT:    %h = uop.cast %v : vector<8xi8> to vector<8xi16>
 // CHECK-NEXT:    %r = arm_mve.vmlava %c, %g, %h : vector<8xi16>
@@ -16,7 +16,7 @@ builtin.module {
     %i = uop.const 4 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<1000xi8>
     %c = uop.const 7 : i32
-    %g = arm_mve.vldrb_gather %p stride 125 : !uop.ptr<i8> -> vector<8xi16>
+    %g = arm_mve.vldrb_gather %p [0, 125, 250, 375, 500, 625, 750, 875] : !uop.ptr<i8> -> vector<8xi16>
     %v = uop.vload %p : vector<8xi8>
     %h = uop.cast %v : vector<8xi8> to vector<8xi16>
     %r = arm_mve.vmlava %c, %g, %h : vector<8xi16>
