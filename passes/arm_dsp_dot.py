@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
+from zant.ir.locations import locate
 
 LANES = 4
 """int8 elements per word load."""
@@ -240,6 +241,7 @@ def _rewrite(dot: DotLoop) -> None:
         second = add(arm_dsp.SmladOp(a_odd, b_odd, first.results[0]))
         add(uop.AccSetOp(mulacc.acc, second.results[0]))
     add(uop.EndRangeOp())
+    locate([new], loop.location)
     if words_end == loop.end.data:
         Rewriter.erase_op(loop)
     else:

@@ -76,6 +76,7 @@ def coalesce(outer: uop.RangeOp) -> uop.RangeOp | None:
     merged = uop.RangeOp(outer.start.data * row, outer.end.data * row)
     merged.induction_var.name_hint = inner.induction_var.name_hint
     zero = uop.ConstOp(0, IndexType())
+    merged.location = zero.location = outer.location
     merged.body.block.add_op(zero)
     outer.induction_var.replace_all_uses_with(zero.result)
     inner.induction_var.replace_all_uses_with(merged.induction_var)

@@ -41,6 +41,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.ir import SSAValue
 
 from zant.dialects import uop
+from zant.ir.locations import located
 
 
 def _number_literal(value: SSAValue) -> bool:
@@ -75,7 +76,7 @@ class ExpandMaxAgainstLiteral(RewritePattern):
             return
         value, bound = operands
         below = uop.CmpltOp(value, bound)
-        rewriter.replace(op, [below, uop.WhereOp(below, bound, value)])
+        rewriter.replace(op, located([below, uop.WhereOp(below, bound, value)], op.location))
 
 
 class ExpandMinAgainstLiteral(RewritePattern):
@@ -88,7 +89,7 @@ class ExpandMinAgainstLiteral(RewritePattern):
             return
         value, bound = operands
         above = uop.CmpltOp(bound, value)
-        rewriter.replace(op, [above, uop.WhereOp(above, bound, value)])
+        rewriter.replace(op, located([above, uop.WhereOp(above, bound, value)], op.location))
 
 
 @dataclass(frozen=True)

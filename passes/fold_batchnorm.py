@@ -36,6 +36,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from zant.dialects.onnx import OnnxOp, get_attr, inputs, onnx_op_class
+from zant.ir.locations import fuse_locations
 from zant.ir.resources import constant_array, make_constant_attr
 from zant.ir.types import numpy_dtype
 
@@ -163,6 +164,7 @@ def _fold_into_producer(
         operands, [consumer.results[0].type], properties, dict(producer.attributes)
     )
     folded.results[0].name_hint = consumer.results[0].name_hint
+    folded.location = fuse_locations(producer.location, consumer.location)
     old_operands = [*inputs(consumer), *inputs(producer)]
     rewriter.replace(consumer, folded)
     rewriter.erase(producer)
@@ -291,6 +293,7 @@ class MatMulAddToGemm(RewritePattern):
             [left, right, c], [op.results[0].type], {}, dict(matmul.attributes)
         )
         gemm.results[0].name_hint = op.results[0].name_hint
+        gemm.location = fuse_locations(matmul.location, op.location)
         rewriter.replace(op, gemm)
         rewriter.erase(matmul)
 

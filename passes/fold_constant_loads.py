@@ -62,6 +62,8 @@ class FoldConstantLoadsPass(ModulePass):
             array = values[buffer.result]
             if address is None or not 0 <= address < array.size:
                 continue
-            Rewriter.replace_op(load, uop.ConstOp(array[address].item(), load.result.type))
+            literal = uop.ConstOp(array[address].item(), load.result.type)
+            literal.location = load.location
+            Rewriter.replace_op(load, literal)
             if not gep.result.uses:
                 Rewriter.erase_op(gep)

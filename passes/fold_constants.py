@@ -208,6 +208,7 @@ class FoldConstantsPass(ModulePass):
                 [], [result.type], {"value": make_constant_attr(np.asarray(value, dtype=dtype), name)}
             )
             constant.results[0].name_hint = result.name_hint
+            constant.location = op.location
             if "onnx.node_name" in op.attributes:
                 constant.attributes["onnx.node_name"] = op.attributes["onnx.node_name"]
             constants.append(constant)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
@@ -126,11 +126,12 @@ def _is_int8(value: SSAValue) -> bool:
 
 
 class Builder:
-    """Inserts onnx ops before `anchor`, named after it."""
+    """Inserts onnx ops before `anchor`, named after it, at `location` (the anchor's if None)."""
 
-    def __init__(self, rewriter: PatternRewriter, anchor: Operation):
+    def __init__(self, rewriter: PatternRewriter, anchor: Operation, location: Attribute | None = None):
         self.rewriter = rewriter
         self.anchor = anchor
+        self.location = anchor.location if location is None else location
 
     def op(self, op_type: str, inputs: list[SSAValue | None], result_type, properties=None, fixed_point=False) -> SSAValue:
         attributes = {FIXED_POINT: UnitAttr()} if fixed_point else {}
@@ -139,6 +140,7 @@ class Builder:
     def insert(self, op: Operation) -> SSAValue:
         if "onnx.node_name" in self.anchor.attributes:
             op.attributes["onnx.node_name"] = self.anchor.attributes["onnx.node_name"]
+        op.location = self.location
         self.rewriter.insert(op)
         return op.results[0]
 
@@ -412,7 +414,8 @@ class FoldQuantizeLinear(RewritePattern):
             return
         if source.name in _BINARY and _read_quantized_siblings(source, rewriter):
             return  # operands rewritten: the walker comes back to this op
-        folded = fold(source, y, Builder(rewriter, op))
+        # The int8 op stands for the float op: it has that op's location (its node's name).
+        folded = fold(source, y, Builder(rewriter, op, source.location))
         if folded is None:
             return
         rewriter.replace(op, [], [folded])
@@ -487,6 +490,7 @@ def _read_quantized_siblings(op: Operation, rewriter: PatternRewriter) -> bool:
         dq = onnx_op_class("DequantizeLinear").from_onnx(
             [q.results[0], params.scale, params.zero_point], [value.type], {}, {}
         )
+        dq.location = q.location
         rewriter.insert(dq, InsertPoint.before(op))
         op.operands[index] = dq.results[0]
         changed = True

@@ -33,7 +33,8 @@ Legality, checked in code, for a producer nest P writing buffer B and a consumer
    often as it was stored), and P's inputs are not written after P up to and including C.
 
 A fused buffer with no other reader (and not a graph output) loses its stores, views and
-definition; otherwise the producer still stores it and the fusion saves no memory.
+definition; otherwise the producer still stores it and the fusion saves no memory. The fused
+nest's location fuses both nests' (`loc(fused["conv1", "relu1"])`): the nodes it computes.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ from zant.dialects.uop import (
     ViewType,
 )
 from zant.analysis.linear_index import linear_form
+from zant.ir.locations import fuse_locations
 
 _ACC_OPS = (DefineAccOp, MulAccOp, AccSetOp, AccGetOp)
 _HOISTABLE = (DefineGlobalOp, DefineLocalOp, ViewOp, ConstOp)
@@ -364,6 +366,7 @@ class _Fuser:
         for store in stores:
             store_op = _store_of(store)
             zero = ConstOp(0, IndexType())  # the index of extent-1 dimensions, erased if unused
+            zero.location = store_op.location
             Rewriter.insert_op(zero, InsertPoint.before(store_op))
             mapping = _index_map(loads[0], store, zero.result)
             mapping |= {u.operation.results[0]: store_op.value for a in loads for u in a.gep.result.uses}
@@ -373,6 +376,7 @@ class _Fuser:
                 Rewriter.erase_op(store.gep)
             if not zero.result.uses:
                 Rewriter.erase_op(zero)
+        producer.location = fuse_locations(producer.location, nest.root.location)
         Rewriter.erase_op(nest.root)
         self._erase_dead_views()
         if remove:
@@ -462,6 +466,7 @@ class _Fuser:
             return False
         # the recomputed value goes right after the gep, which dominates every load through it
         zero = ConstOp(0, IndexType())
+        zero.location = load.gep.location
         mapping = _index_map(producer.output, load, zero.result)
         skip = {producer.store, producer.output.gep}
         body = [o for o in producer.body.ops if not isinstance(o, EndRangeOp) and o not in skip]
@@ -472,6 +477,7 @@ class _Fuser:
         Rewriter.erase_op(load.gep)
         if not zero.result.uses:
             Rewriter.erase_op(zero)
+        consumer.location = fuse_locations(producer_op.location, consumer.location)
         Rewriter.erase_op(producer_op)
         self._erase_dead_views()
         Rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]

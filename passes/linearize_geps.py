@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
+from zant.ir.locations import locate
 
 
 def linear_index(gep: uop.GepOp) -> tuple[list[Operation], SSAValue]:
@@ -77,6 +78,7 @@ class LinearizeGepsPass(ModulePass):
                 continue
             ops, index = linear_index(gep)
             flat = uop.GepOp(gep.buffer, [index], inbounds=gep.inbounds is not None)
+            locate([*ops, flat], gep.location)
             Rewriter.insert_op(ops, InsertPoint.before(gep))
             Rewriter.replace_op(gep, flat)
             views.add(view)

@@ -39,6 +39,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_mve, uop
+from zant.ir.locations import locate
 from zant.passes.arm_dsp_dot import DotLoop, match_dot_loop
 
 BYTE_LANES = 16
@@ -112,6 +113,7 @@ def _rewrite(dot: DotLoop, lanes: int) -> None:
         acc = add(uop.AccGetOp(mulacc.acc))
         add(uop.AccSetOp(mulacc.acc, add(arm_mve.VmlavaOp(acc, a, b)).results[0]))
     add(uop.EndRangeOp())
+    locate([block.parent_op()], loop.location)  # type: ignore[list-item]
     if vector_end == loop.end.data:
         Rewriter.erase_op(loop)
     else:

@@ -147,7 +147,9 @@ def decided_copy(loop: uop.RangeOp, start: int, end: int, outcomes: dict[int, in
     for position, outcome in outcomes.items():
         op = checks[position]
         if op.name in ("uop.cmple", "uop.cmplt"):
-            Rewriter.replace_op(op, uop.ConstOp(bool(outcome), i1))
+            decided = uop.ConstOp(bool(outcome), i1)
+            decided.location = op.location
+            Rewriter.replace_op(op, decided)
         else:
             op.results[0].replace_all_uses_with(op.operands[outcome])
             Rewriter.erase_op(op)

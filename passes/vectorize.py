@@ -64,6 +64,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.analysis.vectorization import LoopAnalysis, VectorPolicy, check_lanes, gep_of, select_loops
 from zant.dialects import uop
+from zant.ir.locations import located
 
 
 class LoopVectorizer:
@@ -85,6 +86,7 @@ class LoopVectorizer:
         self.preheader: InsertPoint | None = None
         for acc in self.analysis.reductions:
             vacc = uop.DefineAccOp(0, self.vector_type(acc.type.element_type))  # type: ignore[attr-defined]
+            vacc.location = loop.location
             Rewriter.insert_op(vacc, InsertPoint.before(loop))
             self.values[acc] = vacc.result
         self.vector_loop(start, vector_end)
@@ -94,7 +96,7 @@ class LoopVectorizer:
             old = uop.AccGetOp(acc)
             new = uop.ALU_OPS["add"](old.result, total.result)
             update = uop.AccSetOp(acc, new.results[0])
-            Rewriter.insert_op([vector_sum, total, old, new, update], InsertPoint.before(loop))
+            Rewriter.insert_op(located([vector_sum, total, old, new, update], loop.location), InsertPoint.before(loop))
         if vector_end != end and self.analysis.idempotent:
             self.vector_loop(end - width, end)  # the last lanes again, overlapping the loop's
             vector_end = end
@@ -107,6 +109,7 @@ class LoopVectorizer:
         """A copy of the loop's body over lanes [start, end), `width` lanes per iteration."""
         loop = self.analysis.loop
         vector_loop = uop.RangeOp(start, end, self.width)
+        vector_loop.location = loop.location
         Rewriter.insert_op(vector_loop, InsertPoint.before(loop))
         if self.preheader is None:  # where broadcasts of values from outside the loop go
             self.preheader = InsertPoint.before(vector_loop)
@@ -126,6 +129,7 @@ class LoopVectorizer:
         if value in self.hoisted:
             return self.hoisted[value]
         broadcast = uop.BroadcastOp(self.values.get(value, value), self.vector_type(value.type))
+        broadcast.location = self.analysis.loop.location
         if self.analysis.defined_inside(value):
             block.add_op(broadcast)
         else:
@@ -165,6 +169,7 @@ class LoopVectorizer:
             new = type(op)(*(vec(v) for v in op.operands))
         else:
             new = op.clone(value_mapper=self.values)
+        new.location = op.location
         block.add_op(new)
         for old, result in zip(op.results, new.results):
             self.values[old] = result

@@ -37,6 +37,7 @@ from zant.analysis.vectorization import CONV_LANES_ATTR
 from zant.dialects import uop
 from zant.dialects.onnx import OnnxOp
 from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
+from zant.ir.locations import locate
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
 
@@ -229,6 +230,7 @@ class OnnxToUopPass(ModulePass):
                 # buffer becomes the caller's output, no copy.
                 output = uop.DefineGlobalOp("output", index, names[index], owner.result.type)
                 output.result.name_hint = owner.result.name_hint
+                output.location = owner.location
                 Rewriter.replace_op(owner, output)
                 claimed.add(output.result)
                 continue
@@ -237,6 +239,13 @@ class OnnxToUopPass(ModulePass):
             claimed.add(output.result)
             kb = KernelBuilder(ret)
             copy_layout(kb, layout, Layout.contiguous(output.result, layout.shape))
+            # the copy is the producing node's last step (`value` is the cast it lowered to)
+            made, step = [], output
+            while step is not ret and step is not None:
+                made.append(step)
+                step = step.next_op
+            if isinstance(value.owner, Operation):
+                locate(made, value.owner.location)
         ret.operands = []
 
 

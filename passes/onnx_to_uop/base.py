@@ -12,6 +12,7 @@ from xdsl.rewriter import InsertPoint
 
 from zant.dialects import uop
 from zant.errors import ZantError
+from zant.ir.locations import locate
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
 
 
@@ -50,6 +51,7 @@ class OnnxLowering(RewritePattern, ABC):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.name not in self.op_names:
             return
+        before = op.prev_op  # everything a lowering makes lands between it and `op`
         kb = KernelBuilder(op)
         try:
             layouts = self.lower(op, kb)
@@ -61,10 +63,22 @@ class OnnxLowering(RewritePattern, ABC):
             cast = UnrealizedConversionCastOp.get([source], [result.type])
             rewriter.insert(cast, InsertPoint.before(op))
             replacements.append(cast.results[0])
+        inherit_location(op, before)
         rewriter.replace(op, [], replacements)
 
     @abstractmethod
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]: ...
+
+
+def inherit_location(op: Operation, before: Operation | None) -> None:
+    """Give every op lowered from `op` (those after `before` and ahead of `op` in its block,
+    and everything nested in them) `op`'s location: its ONNX node's name, for the kernels'
+    comments and `zant profile`. Done here once rather than in every pattern."""
+    made, step = [], op.prev_op
+    while step is not None and step is not before:
+        made.append(step)
+        step = step.prev_op
+    locate(made, op.location)
 
 
 def copy_layout(kb: KernelBuilder, source: Layout, target: Layout) -> None:

@@ -18,7 +18,8 @@ Steps, each turning library failures into one `ZantError` message:
 7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node.
 
 Names stay verbatim in string attributes (`onnx.input_names`, `onnx.node_name` ...); SSA name
-hints are sanitized copies, for readability only.
+hints are sanitized copies, for readability only. Each node's op has the node's name as its
+location (`loc("conv1")`, see `node_location`), which the passes carry down to the Zig kernels.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     ModuleOp,
+    NameLoc,
+    NoneAttr,
     StringAttr,
     TensorType,
 )
@@ -354,6 +357,13 @@ def _sanitize(name: str) -> str | None:
     return hint if not hint[0].isdigit() else "v" + hint
 
 
+def node_location(node: onnx.NodeProto, index: int) -> NameLoc:
+    """The location of the op made of `node`: its name, or `OpType_<index in the graph>` for an
+    unnamed node. Lowerings and loop passes carry it to the code made of the op (provenance for
+    the generated Zig's comments and `zant profile`)."""
+    return NameLoc(StringAttr(node.name or f"{node.op_type}_{index}"), NoneAttr())
+
+
 class _GraphImporter:
     """Builds `@main` from a checked, shape-inferred model; one instance per import."""
 
@@ -394,8 +404,10 @@ class _GraphImporter:
             self.bind(value.name, arg)
         for initializer in self.graph.initializer:
             block.add_op(self.constant(initializer.name, self.tensor_array(initializer)))
-        for node in self.graph.node:
-            block.add_op(self.import_node(node))
+        for index, node in enumerate(self.graph.node):
+            op = self.import_node(node)
+            op.location = node_location(node, index)
+            block.add_op(op)
         results = [self.values[v.name] for v in self.graph.output]
         block.add_op(ReturnOp(*results))
         main = FuncOp(
