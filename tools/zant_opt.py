@@ -233,12 +233,26 @@ class ZantOptMain(xDSLOptMain):
         callback = self.pipeline.callback or (lambda *_: None)
         if verify:
             check_verifies(prog, None)
+        checker = self._pass_checker(prog)
         callback(None, prog, passes[0] if passes else None)
         for index, p in enumerate(passes):
             run_pass(p, self.ctx, prog)
             if verify:
                 check_verifies(prog, p.name)
+            if checker is not None:
+                checker.after(p.name)
             callback(p, prog, passes[index + 1] if index + 1 < len(passes) else None)
+        if checker is not None and not checker.report.checked and passes:
+            print("zant-opt: note: --check-each-pass checked no pass: the module never was in the "
+                  "uop dialect", file=sys.stderr)
+
+    def _pass_checker(self, prog: ModuleOp):
+        """`--check-each-pass`: a `zant.interpreter.PassChecker` of `prog`, or None."""
+        if not self.args.check_each_pass:
+            return None
+        from zant.interpreter import PassChecker
+
+        return PassChecker(prog, seed=self.args.check_seed)
 
     def run(self):
         if self.args.list_passes:
@@ -368,6 +382,16 @@ class ZantOptMain(xDSLOptMain):
             "--list-passes",
             action="store_true",
             help="list the passes: Zant's with a description and their options, then xDSL's",
+        )
+        arg_parser.add_argument(
+            "--check-each-pass",
+            action="store_true",
+            help="interpret the module (once in the uop dialect) after every pass on seeded inputs and "
+            "fail naming the first pass that changes an output: integers exactly, floats within "
+            "1e-4 relative + 1e-5 absolute; passes before the module reaches uop are not checked",
+        )
+        arg_parser.add_argument(
+            "--check-seed", type=int, default=0, metavar="N", help="seed of --check-each-pass's inputs (default 0)"
         )
         arg_parser.add_argument(
             "--debug",

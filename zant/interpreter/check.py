@@ -6,7 +6,10 @@ dialect: passes before that (the ONNX-level folds and `onnx-to-uop` itself) are 
 the first uop module is the baseline. Each pass's results are compared with the previous
 interpretable module's: integers and booleans exactly, floats within `RTOL` relative plus `ATOL`
 absolute (legal passes reassociate float sums: `vectorize` reductions, `contract-mulacc`), NaN
-equal to NaN.
+equal to NaN. Each module runs twice, with scratch and output memory first filled with two
+different bytes: an output element that differs between the two was never written (or computed
+from memory that was not); such elements of the previous module are not compared, and a pass
+that leaves one undefined that was defined before changes the result.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from zant.errors import ZantError
 from zant.interpreter.run import (
     InterpreterTrap,
     graph_functions,
-    run_function,
+    run_defined,
     seeded_inputs,
     unsupported_ops,
 )
@@ -59,13 +62,22 @@ class Difference:
     output: int
     max_abs_diff: float
     index: int
+    undefined: bool = False
+    """The element at `index` was defined before and is not after (it reads unwritten memory)."""
 
 
 def first_difference(
-    before: Sequence[np.ndarray], after: Sequence[np.ndarray], rtol: float = RTOL, atol: float = ATOL
+    before: Sequence[np.ndarray],
+    after: Sequence[np.ndarray],
+    rtol: float = RTOL,
+    atol: float = ATOL,
+    before_defined: Sequence[np.ndarray] | None = None,
+    after_defined: Sequence[np.ndarray] | None = None,
 ) -> Difference | None:
     """The first output whose values differ between two runs (exactly for integers, within the
-    tolerances for floats), its largest difference and where; None when they agree."""
+    tolerances for floats), its largest difference and where; None when they agree. With the
+    runs' defined-element masks (`run_defined`), an element undefined before is not compared,
+    and one defined before but not after differs (by NaN)."""
     for k, (a, b) in enumerate(zip(before, after)):
         if a.shape != b.shape or a.dtype != b.dtype:
             return Difference(k, float("nan"), 0)
@@ -81,9 +93,18 @@ def first_difference(
             wa, wb = a.astype(np.int64), b.astype(np.int64)
             diff = np.abs(wa - wb).astype(np.float64)
             close = wa == wb
+        lost = np.zeros(close.shape, bool)
+        if before_defined is not None:
+            close |= ~before_defined[k]
+        if after_defined is not None:
+            lost = ~after_defined[k] & (before_defined[k] if before_defined is not None else True)
+            close &= ~lost
         if close.all():
             continue
         bad = np.flatnonzero(~close)
+        if lost.any():
+            index = int(np.flatnonzero(lost)[0])
+            return Difference(k, float(diff[index]), index, undefined=True)
         worst = np.where(np.isnan(diff[bad]), np.inf, diff[bad])
         index = int(bad[int(np.argmax(worst))])
         return Difference(k, float(diff[index]), index)
@@ -94,6 +115,70 @@ def first_difference(
 
 def _format_diff(x: float) -> str:
     return f"{x:.6g}" if x == x else "nan"
+
+
+class PassChecker:
+    """Interprets a module between passes and raises `PassChangedResult` at the first pass that
+    changes a result: `PassChecker(module, seed)` runs the module as it is (the baseline, if
+    interpretable), then `after(pass_name)` after each pass. Inputs are drawn from `seed` once
+    per graph function and reused."""
+
+    def __init__(self, module: ModuleOp, seed: int = 0, rtol: float = RTOL, atol: float = ATOL):
+        self.module = module
+        self.seed = seed
+        self.rtol = rtol
+        self.atol = atol
+        self.report = CheckReport()
+        self.inputs: dict[str, list[np.ndarray]] = {}
+        self.previous: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+        self.many = len(graph_functions(module)) > 1
+        self._interpret(None)
+
+    def after(self, pass_name: str) -> None:
+        """Check the module after `pass_name` ran on it."""
+        checked = self._interpret(pass_name)
+        (self.report.checked if checked else self.report.unchecked).append(pass_name)
+
+    def _where(self, name: str) -> str:
+        return f" of @{name}" if self.many else ""
+
+    def _interpret(self, stage: str | None) -> bool:
+        functions = graph_functions(self.module)
+        if not functions or any(unsupported_ops(f) for f in functions):
+            return False
+        seed = self.seed
+        for function in functions:
+            name = function.sym_name.data
+            if name not in self.inputs:
+                self.inputs[name] = seeded_inputs(function, seed)
+            try:
+                results, defined = run_defined(function, self.inputs[name])
+            except InterpreterTrap as trap:
+                if stage is None or name not in self.previous:
+                    before = "the input module" if stage is None else f"the module after pass '{stage}'"
+                    raise ZantError(
+                        f"cannot check: {before} traps{self._where(name)}: {trap} (seed {seed})"
+                    ) from None
+                raise PassChangedResult(
+                    f"pass '{stage}' made the module trap{self._where(name)}: {trap} (seed {seed})", stage, -1, name
+                ) from None
+            if stage is not None and name in self.previous:
+                before, before_defined = self.previous[name]
+                difference = first_difference(before, results, self.rtol, self.atol, before_defined, defined)
+                if difference is not None:
+                    what = (
+                        f"element {difference.index} now reads memory nothing wrote"
+                        if difference.undefined
+                        else f"max abs diff {_format_diff(difference.max_abs_diff)} at index {difference.index}"
+                    )
+                    raise PassChangedResult(
+                        f"pass '{stage}' changed output {difference.output}{self._where(name)}: {what} (seed {seed})",
+                        stage,
+                        difference.output,
+                        name,
+                    )
+            self.previous[name] = results, defined
+        return True
 
 
 def check_each_pass(
@@ -109,50 +194,12 @@ def check_each_pass(
     """Apply `passes` to `module` in order (as a pipeline does, in place), interpreting every
     graph function after each pass on inputs drawn from `seed`; raise `PassChangedResult` at
     the first pass whose results differ from the previous pass's (or that makes a run trap).
-    `after_each(pass, module)` runs after each pass, before the check (zant-opt verifies there).
+    `after_each(pass, module)` runs after each pass, before the check (e.g. `module.verify()`).
     """
-    inputs: dict[str, list[np.ndarray]] = {}
-    previous: dict[str, list[np.ndarray]] = {}
-    report = CheckReport()
-    many = len(graph_functions(module)) > 1
-
-    def where(name: str) -> str:
-        return f" of @{name}" if many else ""
-
-    def interpret(stage: str | None) -> bool:
-        functions = graph_functions(module)
-        if not functions or any(unsupported_ops(f) for f in functions):
-            return False
-        for function in functions:
-            name = function.sym_name.data
-            if name not in inputs:
-                inputs[name] = seeded_inputs(function, seed)
-            try:
-                results = run_function(function, inputs[name])
-            except InterpreterTrap as trap:
-                if stage is None or name not in previous:
-                    before = "the input module" if stage is None else f"the module after pass '{stage}'"
-                    raise ZantError(f"cannot check: {before} traps{where(name)}: {trap} (seed {seed})") from None
-                raise PassChangedResult(
-                    f"pass '{stage}' made the module trap{where(name)}: {trap} (seed {seed})", stage, -1, name
-                ) from None
-            if stage is not None and name in previous:
-                difference = first_difference(previous[name], results, rtol, atol)
-                if difference is not None:
-                    raise PassChangedResult(
-                        f"pass '{stage}' changed output {difference.output}{where(name)}: max abs diff "
-                        f"{_format_diff(difference.max_abs_diff)} at index {difference.index} (seed {seed})",
-                        stage,
-                        difference.output,
-                        name,
-                    )
-            previous[name] = results
-        return True
-
-    interpret(None)
+    checker = PassChecker(module, seed, rtol, atol)
     for p in passes:
         p.apply(ctx, module)
         if after_each is not None:
             after_each(p, module)
-        (report.checked if interpret(p.name) else report.unchecked).append(p.name)
-    return report
+        checker.after(p.name)
+    return checker.report

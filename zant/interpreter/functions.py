@@ -1,8 +1,8 @@
 """`@impl` functions for every op of the `uop` and `arm_dsp` dialects, on xDSL's interpreter.
 
 Memory: a buffer is a flat NumPy array of its element type. A graph input holds the caller's
-values, a graph output and a scratch buffer start filled with `POISON` bytes (what a read before
-the first write sees). Once `plan-arenas` has given the scratch buffers offsets, each is a typed
+values, a graph output and a scratch buffer start filled with a poison byte (`POISONS`: what a
+read before the first write sees). Once `plan-arenas` has given the scratch buffers offsets, each is a typed
 view of one shared scratch arena at its byte offset, so buffers the plan overlaps share their
 bytes, as in the generated code. A `uop.view` is the array with strides and an offset, a
 `uop.gep` a (array, flat index) pointer, checked against the buffer as a checked Zig address is
@@ -39,8 +39,11 @@ from zant.ir.resources import attr_to_array
 
 _MISSING = object()
 
-POISON = 0xA5
-"""The byte every graph output and scratch buffer holds before it is written."""
+POISONS = (0xFF, 0x00)
+"""The bytes graph outputs and scratch buffers hold before they are written, one per run: an
+output element that differs between a run with each was never written, or computed from
+memory that was not (`run_defined`). 0xFF bytes are a NaN for floats (which most float ops
+propagate) and -1 for integers."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class Memory:
 
     inputs: list[np.ndarray]
     outputs: dict[int, np.ndarray]
+    poison: int = 0xA5
+    """The byte the outputs and scratch buffers start filled with."""
     scratch: np.ndarray | None = None
 
 
@@ -112,13 +117,13 @@ def _scratch_arena(interpreter: Interpreter, op: uop.DefineLocalOp) -> np.ndarra
                 size = max(size, other.size.value.data)
             elif isinstance(other, uop.DefineLocalOp) and other.offset is not None:
                 size = max(size, other.offset.value.data + other.result.type.byte_size)
-        memory.scratch = np.full(size, POISON, np.uint8)
+        memory.scratch = np.full(size, memory.poison, np.uint8)
     return memory.scratch
 
 
-def _poisoned(buffer_type: uop.BufferType) -> np.ndarray:
+def _poisoned(buffer_type: uop.BufferType, poison: int) -> np.ndarray:
     dtype = sem.dtype_of(buffer_type.element_type)
-    return np.full(buffer_type.size.data * dtype.itemsize, POISON, np.uint8).view(dtype)
+    return np.full(buffer_type.size.data * dtype.itemsize, poison, np.uint8).view(dtype)
 
 
 def _alu_name(op: Operation) -> str:
@@ -167,7 +172,7 @@ class UOpFunctions(InterpreterFunctions):
             return (data,)
         memory = _memory(interpreter)
         if role == uop.BufferRole.OUTPUT:
-            memory.outputs[index] = _poisoned(buffer_type)
+            memory.outputs[index] = _poisoned(buffer_type, memory.poison)
             return (memory.outputs[index],)
         if index >= len(memory.inputs):
             raise Trap(f"input {index} ('{op.tensor_name.data}') was not given")
@@ -178,7 +183,7 @@ class UOpFunctions(InterpreterFunctions):
         buffer_type = op.result.type
         assert isinstance(buffer_type, uop.BufferType)
         if op.offset is None:
-            return (_poisoned(buffer_type),)
+            return (_poisoned(buffer_type, _memory(interpreter).poison),)
         dtype = sem.dtype_of(buffer_type.element_type)
         start = op.offset.value.data
         arena = _scratch_arena(interpreter, op)

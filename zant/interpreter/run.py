@@ -13,7 +13,7 @@ from xdsl.ir import Operation
 from zant.dialects import uop
 from zant.errors import ZantError
 import zant.interpreter.semantics as sem
-from zant.interpreter.functions import SUPPORTED, ArmDspFunctions, Memory, UOpFunctions
+from zant.interpreter.functions import POISONS, SUPPORTED, ArmDspFunctions, Memory, UOpFunctions
 from zant.interpreter.semantics import Trap
 
 
@@ -75,10 +75,13 @@ def seeded_inputs(function: func.FuncOp, seed: int) -> list[np.ndarray]:
     return inputs
 
 
-def run_function(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def run_function(
+    function: func.FuncOp, inputs: Sequence[np.ndarray], poison: int = POISONS[0]
+) -> list[np.ndarray]:
     """The outputs of a uop function (flat, in output-index order) for `inputs` (one array per
     graph input, in input-index order, any shape with the buffer's element count). Raises a
-    `ZantError` naming the first op the interpreter cannot run, or an `InterpreterTrap`."""
+    `ZantError` naming the first op the interpreter cannot run, or an `InterpreterTrap`.
+    Outputs and scratch buffers start filled with the byte `poison`."""
     unsupported = unsupported_ops(function)
     if unsupported:
         more = f" (and {len(unsupported) - 1} more)" if len(unsupported) > 1 else ""
@@ -99,7 +102,7 @@ def run_function(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np
     interpreter = Interpreter(module)
     interpreter.register_implementations(UOpFunctions())
     interpreter.register_implementations(ArmDspFunctions())
-    memory = Memory(arrays, {})
+    memory = Memory(arrays, {}, poison)
     interpreter.set_data(UOpFunctions, "memory", memory)
     try:
         with np.errstate(all="ignore"):
@@ -107,6 +110,22 @@ def run_function(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np
     except Trap as trap:
         raise InterpreterTrap(str(trap)) from None
     return [memory.outputs[i].copy() for i in sorted(memory.outputs)]
+
+
+def run_defined(
+    function: func.FuncOp, inputs: Sequence[np.ndarray]
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """`run_function` with each of the two `POISONS`: the outputs of the first run, and per
+    output a boolean mask of its defined elements (the same bits in both runs: written, and
+    computed from nothing that was not)."""
+    first = run_function(function, inputs, POISONS[0])
+    second = run_function(function, inputs, POISONS[1])
+    masks = []
+    for a, b in zip(first, second):
+        bytes_a = a.view(np.uint8).reshape(a.shape[0], a.dtype.itemsize)
+        bytes_b = b.view(np.uint8).reshape(b.shape[0], b.dtype.itemsize)
+        masks.append((bytes_a == bytes_b).all(axis=1))
+    return first, masks
 
 
 def run_module(
