@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
+    I32,
     I64,
     FloatAttr,
     IndexType,
@@ -543,17 +544,19 @@ class StepRangeAttr(ParametrizedAttribute, SpacedOpaqueSyntaxAttribute):
 class DefineLocalOp(IRDLOperation):
     """A scratch buffer for an intermediate: `uop.define_local "t" at 32 live 5 to 9 : ...`.
     `offset` (bytes into the scratch arena) and `live` (the top-level steps it is live at) are set
-    by `plan-arenas`."""
+    by `plan-arenas`; `in "dtcm"` (set by `place-memories`) names the board memory whose scratch
+    arena holds it (the offset is into that arena); without it, the one scratch arena."""
 
     name = "uop.define_local"
 
     tensor_name = prop_def(StringAttr)
     offset = opt_prop_def(IntegerAttr[I64])
     live = opt_prop_def(StepRangeAttr)
+    memory = opt_prop_def(StringAttr)
     result = result_def(BufferType)
 
     assembly_format = (
-        "$tensor_name (`at` $offset^)? (`live` $live^)? attr-dict `:` type($result)"
+        "$tensor_name (`at` $offset^)? (`live` $live^)? (`in` $memory^)? attr-dict `:` type($result)"
     )
 
     traits = traits_def(Accesses(MemoryEffectKind.ALLOC, "result"))
@@ -572,6 +575,8 @@ class DefineLocalOp(IRDLOperation):
             raise VerifyException("offset must be non-negative")
         if self.live is not None and self.offset is None:
             raise VerifyException("a live range without an offset: plan-arenas sets both")
+        if self.memory is not None and self.offset is None:
+            raise VerifyException("a memory without an offset: place-memories places planned buffers")
 
 
 @irdl_op_definition
@@ -1803,6 +1808,42 @@ class WhereOp(IRDLOperation, HasFolderInterface):
         return (self.true_value if _integer(condition) else self.false_value,)
 
 
+STATUS_BAD_PARAMETER = 4
+"""The status of a failed `uop.check` made by the onnx-to-uop lowerings: a run-time parameter
+input (reduction axes, Trilu's k, ...) contradicts the shapes the code was compiled for."""
+
+
+@irdl_op_definition
+class CheckOp(IRDLOperation):
+    """`uop.check %ok, 4` ends the function with status 4 (the generated `NAME_predict`
+    returns it) unless the i1 `%ok` is true. It guards values only known at run time, such as a
+    parameter input (axes, k, pads ...) that must agree with the shapes the code was compiled
+    for: the kernels after it rely on them. It lives in the function's body, never in a loop, so
+    no kernel after it has run when it fails; the status is never 0 (success)."""
+
+    name = "uop.check"
+
+    condition = operand_def(i1)
+    status = prop_def(IntegerAttr[I32])
+
+    assembly_format = "$condition `,` $status attr-dict"
+
+    # No memory effect is declared, so no pass may erase, hoist or reorder it: its effect is
+    # the function's return.
+
+    def __init__(self, condition: SSAValue | Operation, status: int = STATUS_BAD_PARAMETER):
+        super().__init__(operands=[condition], properties={"status": IntegerAttr(status, 32)})
+
+    def verify_(self) -> None:
+        if self.status.value.data == 0:
+            raise VerifyException("status 0 means success: a failed check needs another")
+        parent = self.parent_op()
+        while parent is not None:
+            if isinstance(parent, RangeOp):
+                raise VerifyException("uop.check must not be inside a loop")
+            parent = parent.parent_op()
+
+
 # ---------------------------------------------------------------------------------------------
 # Arenas
 # ---------------------------------------------------------------------------------------------
@@ -1866,6 +1907,9 @@ class ArenaOp(IRDLOperation):
     define_locals' `live` ranges count). `uop.arena "constant" size 2048 align 16 section ".rodata.zant"`: the read-only blob of
     the constants (each `uop.define_global "constant"` at its offset), in the given link section.
     `uop.arena "persistent" size 0 align 16`: state kept across calls (no op has any yet).
+    `uop.arena "scratch" ... memory "dtcm"` (set by `place-memories`): the scratch arena in one
+    memory of the board, holding the define_locals `in "dtcm"`; a function has one scratch arena
+    per memory it uses, or one without a memory.
     """
 
     name = "uop.arena"
@@ -1878,11 +1922,13 @@ class ArenaOp(IRDLOperation):
     steps = opt_prop_def(IntegerAttr[I64])
     unaligned_lower_bound = opt_prop_def(IntegerAttr[I64])
     link_section = opt_prop_def(StringAttr)
+    memory = opt_prop_def(StringAttr)
 
     assembly_format = (
         "$role `size` $size `align` $alignment (`lower_bound` $lower_bound^)? "
         "(`strategy` $strategy^)? (`steps` $steps^)? "
-        "(`unaligned_lower_bound` $unaligned_lower_bound^)? (`section` $link_section^)? attr-dict"
+        "(`unaligned_lower_bound` $unaligned_lower_bound^)? (`section` $link_section^)? "
+        "(`memory` $memory^)? attr-dict"
     )
 
     traits = traits_def(BindsOutsideMemory())
@@ -1897,9 +1943,11 @@ class ArenaOp(IRDLOperation):
         link_section: str | None = None,
         steps: int | None = None,
         unaligned_lower_bound: int | None = None,
+        memory: str | None = None,
     ):
         super().__init__(
             properties={
+                "memory": None if memory is None else StringAttr(memory),
                 "role": ArenaRoleAttr(ArenaRole(role)),
                 "size": IntegerAttr(size, 64),
                 "alignment": IntegerAttr(alignment, 64),
@@ -1948,11 +1996,16 @@ class ArenaOp(IRDLOperation):
                 )
         if self.link_section is not None and role != ArenaRole.CONSTANT:
             raise VerifyException("only the constant arena has a link section")
+        if self.memory is not None and role != ArenaRole.SCRATCH:
+            raise VerifyException("only a scratch arena is placed in a memory")
         block = self.parent_block()
         if block is not None:
             for other in block.ops:
                 if other is not self and isinstance(other, ArenaOp) and other.role.data == role:
-                    raise VerifyException(f"more than one {role} arena in one block")
+                    if other.memory != self.memory:
+                        continue
+                    where = "" if self.memory is None else f" in memory {self.memory.data}"
+                    raise VerifyException(f"more than one {role} arena{where} in one block")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2245,6 +2298,7 @@ UOp = Dialect(
         CastOp,
         BitcastOp,
         WhereOp,
+        CheckOp,
         VLoadOp,
         VStoreOp,
         BroadcastOp,

@@ -19,6 +19,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "split-index-sets": "split_index_sets:SplitIndexSetsPass",
     "vectorize": "vectorize:VectorizePass",
     "plan-arenas": "plan_arenas:PlanArenasPass",
+    "place-memories": "place_memories:PlaceMemoriesPass",
     "verify-arena-plan": "verify_arena_plan:VerifyArenaPlanPass",
     "mark-inbounds": "mark_inbounds:MarkInboundsPass",
     "contract-mulacc": "contract_mulacc:ContractMulaccPass",

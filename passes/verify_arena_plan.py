@@ -3,8 +3,9 @@
 Fails (naming the buffers or the op) unless, in every function:
 
 * there is a scratch arena (`uop.arena "scratch"`) and every `uop.define_local` has an offset,
-  aligned to the arena's alignment, with the whole buffer inside the arena;
-* no two scratch buffers live at the same time (`zant.analysis.liveness`) share a byte, except a
+  aligned to the alignment of its arena (the one of its memory, `place-memories`), with the
+  whole buffer inside that arena;
+* no two scratch buffers of one arena live at the same time (`zant.analysis.liveness`) share a byte, except a
   pair written in place: same offset and size, legal by `in_place_legal` at the loop nest where
   one dies and the other is born;
 * every `uop.gep` into a scratch buffer stays inside it, from static bounds of its indices (loop
@@ -36,19 +37,30 @@ def _geps(value: SSAValue):
             yield use.operation
 
 
+def _memory(op: uop.ArenaOp | uop.DefineLocalOp) -> str | None:
+    return None if op.memory is None else op.memory.data
+
+
 def verify_function(function: func.FuncOp) -> None:
-    arena = next(
-        (op for op in function.body.block.ops if isinstance(op, uop.ArenaOp) and op.role.data == uop.ArenaRole.SCRATCH),
-        None,
-    )
-    if arena is None:
+    arenas = {
+        _memory(op): op
+        for op in function.body.block.ops
+        if isinstance(op, uop.ArenaOp) and op.role.data == uop.ArenaRole.SCRATCH
+    }
+    if not arenas:
         raise VerifyException(f"verify-arena-plan: @{function.sym_name.data} has no scratch arena (run plan-arenas)")
-    size, alignment = arena.size.value.data, arena.alignment.value.data
     schedule = Schedule.of(function)
     lifetimes = scratch_lifetimes(function, schedule)
     for life in lifetimes:
         if life.buffer.offset is None:
             raise VerifyException(f"verify-arena-plan: scratch buffer '{life.name}' has no offset")
+        arena = arenas.get(_memory(life.buffer))
+        if arena is None:
+            raise VerifyException(
+                f"verify-arena-plan: scratch buffer '{life.name}' is in memory "
+                f"'{_memory(life.buffer)}', which has no scratch arena"
+            )
+        size, alignment = arena.size.value.data, arena.alignment.value.data
         offset = life.buffer.offset.value.data
         if offset % alignment:
             raise VerifyException(
@@ -66,6 +78,8 @@ def verify_function(function: func.FuncOp) -> None:
             b_start = b.buffer.offset.value.data  # type: ignore[union-attr]
             if b_start >= a_start + a.size:
                 break
+            if _memory(a.buffer) != _memory(b.buffer):
+                continue
             if b.size == 0 or a.size == 0 or not a.overlaps(b):
                 continue
             if a_start == b_start and a.size == b.size:
