@@ -167,7 +167,8 @@ def run_pass(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
     except ZantError:
         raise
     except (DiagnosticException, ParseError) as error:  # a pass's own diagnostic: a user error
-        raise ZantError(f"pass '{p.name}' failed: {error}") from error
+        message = str(error).removeprefix(f"{p.name}: ")  # a pass that names itself, once
+        raise ZantError(f"pass '{p.name}' failed: {message}") from error
     except Exception as error:
         origin = plugin_origin(type(p))
         if origin is None:

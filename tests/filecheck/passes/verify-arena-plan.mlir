@@ -60,7 +60,7 @@ builtin.module {
   }
 }
 
-// expected-error@unknown {{verify-arena-plan: scratch buffers 'a' [0, 32) and 'b' [0, 32) overlap while both are live (steps 6..6)}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: scratch buffers 'a' [0, 32) and 'b' [0, 32) overlap while both are live (steps 6..6)}}
 
 // -----
 
@@ -80,7 +80,7 @@ builtin.module {
   }
 }
 
-// expected-error@unknown {{verify-arena-plan: scratch buffers 'a' [0, 16) and 'b' [0, 16) overlap while both are live (steps 3..3)}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: scratch buffers 'a' [0, 16) and 'b' [0, 16) overlap while both are live (steps 3..3)}}
 
 // -----
 
@@ -92,7 +92,7 @@ builtin.module {
   }
 }
 
-// expected-error@unknown {{verify-arena-plan: scratch buffer 'a' at [16, 32) lies outside the scratch arena of 16 bytes}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: scratch buffer 'a' at [16, 32) lies outside the scratch arena of 16 bytes}}
 
 // -----
 
@@ -104,7 +104,7 @@ builtin.module {
   }
 }
 
-// expected-error@unknown {{verify-arena-plan: scratch buffer 'a' at offset 8 is not aligned to 16}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: scratch buffer 'a' at offset 8 is not aligned to 16}}
 
 // -----
 
@@ -116,7 +116,7 @@ builtin.module {
   }
 }
 
-// expected-error@unknown {{verify-arena-plan: scratch buffer 'a' has no offset}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: scratch buffer 'a' has no offset}}
 
 // -----
 
@@ -127,7 +127,7 @@ builtin.module {
   }
 }
 
-// expected-error@unknown {{verify-arena-plan: @no_arena has no scratch arena (run plan-arenas)}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: @no_arena has no scratch arena (run plan-arenas)}}
 
 // -----
 
@@ -147,4 +147,4 @@ builtin.module {
   }
 }
 
-// expected-error@unknown {{verify-arena-plan: a uop.gep into 'a' reaches elements 2..4, outside its 4 elements}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: a uop.gep into 'a' reaches elements 2..4, outside its 4 elements}}
