@@ -288,3 +288,326 @@ def test_first_difference_is_exact_for_integers_and_tolerant_for_floats():
     assert first_difference([a], [a * np.float32(1 + 2e-6)]) is None
     found = first_difference([a], [np.array([1.0, float("nan"), 0.5], np.float32)])
     assert found is not None and found.index == 2 and found.max_abs_diff == pytest.approx(0.5)
+
+
+# -- the lit suite's numerics cases: every pass checked by the interpreter, then the
+# interpreter against the Zig build of the final module --------------------------------------
+
+SUITE = ROOT / "tests" / "filecheck"
+
+MAKE_MODEL_KINDS = {"mlp": {}, "conv": {}, "old_opset": {}, "passthrough": {}, "hostile": {}, "symbolic": {"x": [4, 3]}}
+"""The models the frontend lit tests generate with Inputs/make_model.py (input shapes fixed)."""
+SLOW_MAKE_MODEL_KINDS = {"big": {}}
+
+def _pipelines(onnx_dialect: bool) -> list[str]:
+    from zant.pipelines import LOOP_STAGES, PLAN_STAGES, PRINT_STAGES, pipeline_for, vector_stages
+
+    if onnx_dialect:
+        return [pipeline_for("host"), pipeline_for("cortex-m4")]
+    # A uop case gets the host's uop passes; one they do not fit gets planning and printing only.
+    return [
+        ",".join((*LOOP_STAGES, *vector_stages(16), *PLAN_STAGES, *PRINT_STAGES)),
+        ",".join((*PLAN_STAGES, *PRINT_STAGES)),
+    ]
+
+
+def _lit_modules(slow: bool):
+    """(case name, module of one graph function, input shapes) for every lit case that parses,
+    verifies and has a graph function: each function of an .mlir split on its own, and the
+    models the frontend tests generate."""
+    import importlib.util
+
+    from xdsl.dialects.builtin import ModuleOp
+
+    from zant.frontend.onnx_importer import import_model_bytes
+    from zant.interpreter import graph_functions
+
+    for path in sorted(SUITE.rglob("*.mlir")):
+        if "Output" in path.parts:
+            continue
+        for k, chunk in enumerate(path.read_text().split("// -----")):
+            try:
+                module = parse(chunk)
+                module.verify()
+            except Exception:  # the invalid.mlir cases, and the frontend tests' RUN-only files
+                continue
+            for function in graph_functions(module):
+                alone = ModuleOp([function.clone()])
+                yield f"{path.relative_to(SUITE)}#{k}@{function.sym_name.data}", alone
+    spec = importlib.util.spec_from_file_location("make_model", INPUTS / "make_model.py")
+    make_model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_model)
+    kinds = MAKE_MODEL_KINDS | (SLOW_MAKE_MODEL_KINDS if slow else {})
+    for kind, shapes in kinds.items():
+        model = getattr(make_model, kind)()
+        yield f"Inputs/make_model.py {kind}", import_model_bytes(model.SerializeToString(), str(INPUTS), shapes)
+
+
+ZIG_RTOL, ZIG_ATOL = 1e-6, 1e-6
+"""Interpreter against Zig: the same operations in the same order, so the same floats but for
+the math library (exp, tanh … may differ in the last place)."""
+
+RUNNER = """
+import pickle, sys
+from zant.runtime import CompiledModel
+library, cases, out = sys.argv[1], pickle.load(open(sys.argv[2], "rb")), sys.argv[3]
+results = {}
+for name, inputs_in, outputs_in, inputs in cases:
+    print(name, flush=True)
+    results[name] = CompiledModel(library, name, inputs_in, outputs_in)(*inputs)
+pickle.dump(results, open(out, "wb"))
+"""
+
+
+def _run_built(library: Path, cases: list, folder: Path) -> dict:
+    """The outputs of each built case, run in a child process (a ReleaseSafe trap kills only
+    it: then {"_died": which case it was running})."""
+    import pickle
+
+    spec = folder / "cases.pkl"
+    out = folder / "outputs.pkl"
+    spec.write_bytes(pickle.dumps([(c[1], c[2], c[3], c[4]) for c in cases]))
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(library), str(spec), str(out)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        running = done.stdout.split()[-1:] or ["?"]
+        return {"_died": f"the Zig build died running {running[0]}: {done.stderr.strip()[-200:]}"}
+    return pickle.loads(out.read_bytes())
+
+
+def check_lit_cases(folder: Path, slow: bool, select=lambda index: True) -> dict[str, str]:
+    """Run every lit case through its pipeline with `check_each_pass`, then build the final
+    modules into one library and compare them with the interpreter; {case: outcome}."""
+    import warnings
+
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import emit_artifacts
+    from zant.interpreter import InterpreterTrap, graph_functions, run_defined, seeded_inputs
+    from zant.interpreter.run import input_buffers
+    from zant.interpreter.semantics import dtype_of
+    from zant.plugins import all_passes
+    from zant.signature import TensorSignature
+    from zant.tools import batch
+
+    available = {**get_all_passes(), **all_passes()}
+    outcomes: dict[str, str] = {}
+    cases = []
+    for index, (case, module) in enumerate(_lit_modules(slow)):
+        if not select(index):
+            continue
+        onnx_dialect = any(op.name.startswith("onnx.") for op in module.walk())
+        final = None
+        for pipeline in _pipelines(onnx_dialect):
+            candidate = module.clone()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    check_each_pass(
+                        candidate,
+                        PassPipeline.parse_spec(available, pipeline).passes,
+                        make_context(),
+                        seed=0,
+                        after_each=lambda _p, m: m.verify(),
+                    )
+            except PassChangedResult as error:
+                outcomes[case] = f"changed: {error}"
+                break
+            except ZantError as error:
+                outcomes[case] = f"skipped: {str(error).splitlines()[0]}"
+                if "traps" in str(error):
+                    break  # its input traps (data used as an index): the Zig build would too
+                continue
+            except Exception as error:  # a pipeline that does not fit this case
+                outcomes[case] = f"skipped: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+                continue
+            final = candidate
+            break
+        if final is None:
+            continue
+        (function,) = graph_functions(final)
+        inputs = seeded_inputs(function, 0)
+        name = f"c{len(cases)}"
+        try:
+            expected, defined = run_defined(function, inputs)
+            source, _header, _plan = emit_artifacts(final, name)
+        except (InterpreterTrap, ZantError) as error:
+            outcomes[case] = f"skipped: {str(error).splitlines()[0]}"
+            continue
+        files = source if isinstance(source, dict) else {f"{name}.zig": source}
+        for file_name, content in files.items():
+            (folder / file_name).write_bytes(content if isinstance(content, bytes) else content.encode())
+        inputs_in = [TensorSignature(f"in{i}", [t.size.data], dtype_of(t.element_type).name) for i, (_, t) in enumerate(input_buffers(function))]
+        outputs_in = [TensorSignature(f"out{i}", [len(e)], e.dtype.name) for i, e in enumerate(expected)]
+        cases.append((case, name, inputs_in, outputs_in, inputs, expected, defined))
+        outcomes[case] = "built"
+    if not cases:
+        return outcomes
+    library, broken, _ = batch.build_batch(folder, [c[1] for c in cases], "lit")
+    runnable = [c for c in cases if c[1] not in broken]
+    for case, name, *_ in cases:
+        if name in broken:
+            outcomes[case] = f"zig build failed: {broken[name]}"
+    if library is None:
+        return outcomes
+    got = _run_built(library, runnable, folder)
+    for case, name, _, _, _, expected, defined in runnable:
+        if name not in got:
+            outcomes[case] = got.get("_died", "not run")
+            continue
+        difference = first_difference(expected, got[name], ZIG_RTOL, ZIG_ATOL, defined)
+        outcomes[case] = "agrees" if difference is None else f"differs: {difference}"
+    return outcomes
+    library, broken, _ = batch.build_batch(folder, [s["name"] for s in specs], "lit")
+    results, _ = batch.run_batch(library, [s for s in specs if s["name"] not in broken], folder) if library else ({}, 0)
+    for spec, case in zip(specs, names):
+        if spec["name"] in broken:
+            outcomes[case] = f"zig build failed: {broken[spec['name']]}"
+        else:
+            result = results.get(spec["name"], {"status": "missing", "reason": ""})
+            outcomes[case] = "agrees" if result["status"] == "pass" else f"{result['status']}: {result['reason']}"
+    return outcomes
+
+
+def test_lit_numerics_cases_agree_with_their_zig_builds(tmp_path):
+    """Every lit case the interpreter can run goes through the host's passes with every pass
+    checked, and its final module agrees with its Zig build (elements nothing writes aside)."""
+    outcomes = check_lit_cases(tmp_path, slow=False)
+    _assert_lit_outcomes(outcomes)
+
+
+@pytest.mark.slow
+def test_lit_numerics_sweep_with_the_large_models(tmp_path):
+    outcomes = check_lit_cases(tmp_path, slow=True)
+    _assert_lit_outcomes(outcomes)
+
+
+def _assert_lit_outcomes(outcomes: dict[str, str]) -> None:
+    bad = {
+        case: outcome
+        for case, outcome in outcomes.items()
+        if not (outcome == "agrees" or outcome.startswith("skipped:"))
+    }
+    assert not bad, "\n".join(f"{case}: {outcome}" for case, outcome in bad.items())
+    agreeing = [case for case, outcome in outcomes.items() if outcome == "agrees"]
+    assert len(agreeing) >= 60, f"only {len(agreeing)} lit cases ran: {outcomes}"
+    assert any(case.startswith("Inputs/make_model.py conv") for case in agreeing)
+    assert any(case.startswith("passes/arm-dsp-dot.mlir") for case in agreeing)  # SXTB16/SMLAD
+    assert any(case.startswith("passes/vectorize.mlir") for case in agreeing)
+
+
+# -- whole models: the interpreter against the Zig build of the same pipeline ------------------
+
+
+def int8_conv_model():
+    """x int8 → QLinearConv (3x3, 8 → 6 channels, per-tensor scales, a bias) → int8 y."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(3)
+    inits = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
+        numpy_helper.from_array(np.array(3, np.int8), "xz"),
+        numpy_helper.from_array(rng.integers(-127, 128, (6, 8, 3, 3)).astype(np.int8), "w"),
+        numpy_helper.from_array(np.array(0.01, np.float32), "ws"),
+        numpy_helper.from_array(np.array(0, np.int8), "wz"),
+        numpy_helper.from_array(np.array(0.2, np.float32), "ys"),
+        numpy_helper.from_array(np.array(-2, np.int8), "yz"),
+        numpy_helper.from_array(rng.integers(-500, 500, 6).astype(np.int32), "b"),
+    ]
+    node = helper.make_node(
+        "QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], pads=[1, 1, 1, 1]
+    )
+    graph = helper.make_graph(
+        [node], "int8_conv",
+        [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 8, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 6, 5, 5])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+
+
+def float_mlp_model():
+    """Gemm 24 → 40 → Relu → Gemm 40 → 10 → Softmax: the host pipeline vectorizes it."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(4)
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((40, 24)).astype(np.float32), "w1"),
+        numpy_helper.from_array(rng.standard_normal(40).astype(np.float32), "b1"),
+        numpy_helper.from_array(rng.standard_normal((10, 40)).astype(np.float32), "w2"),
+    ]
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Gemm", ["r", "w2"], ["z"], transB=1),
+        helper.make_node("Softmax", ["z"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 24])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+
+
+@pytest.mark.parametrize(
+    "make, target, marker",
+    [
+        (float_mlp_model, "host", "uop.reduce_add"),  # the host pipeline's vector code
+        (int8_conv_model, "cortex-m4", "uop.shr"),  # int8, requantized in fixed point
+        (int8_conv_model, "host", "uop.shr"),
+    ],
+)
+def test_interpreter_agrees_with_the_zig_build_of_a_model(make, target, marker):
+    from e2e import compile_and_run, random_inputs
+
+    from zant.driver import compile_to_module
+    from zant.interpreter import graph_functions, run_defined
+    from zant.pipelines import pipeline_for
+
+    model = make()
+    planned = compile_to_module(model, target)
+    assert marker in str(planned.module)
+    feeds = random_inputs(model, seed=2)
+    (function,) = graph_functions(planned.module)
+    ours, defined = run_defined(function, [feeds[s.name] for s in planned.inputs])
+    assert all(mask.all() for mask in defined)
+    zig = compile_and_run(model, feeds, pipeline=pipeline_for(target))
+    for got, want in zip(ours, zig):
+        want = want.reshape(-1)
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def test_check_each_pass_names_the_seeded_bug_through_the_python_api():
+    from zant.plugins import load_module, passes_in
+    from zant.passes.fuse_loops import FuseLoopsPass
+
+    (buggy,) = passes_in(load_module(str(INPUTS / "buggy_fuse_loops.py")))
+    text = (SUITE / "passes" / "check-each-pass.mlir").read_text()
+    report = check_each_pass(parse(text), [FuseLoopsPass()], make_context(), seed=7)
+    assert report.checked == ["fuse-loops"]
+    with pytest.raises(PassChangedResult, match=r"pass 'buggy-fuse-loops' changed output 0: max abs diff") as found:
+        check_each_pass(parse(text), [FuseLoopsPass(), buggy()], make_context(), seed=7)
+    assert found.value.pass_name == "buggy-fuse-loops"
+
+
+def test_passes_before_the_uop_dialect_are_not_checked():
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.frontend.onnx_importer import import_model_bytes
+    from zant.pipelines import pipeline_for
+    from zant.plugins import all_passes
+
+    module = import_model_bytes(float_mlp_model().SerializeToString(), str(INPUTS), None)
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    report = check_each_pass(module, passes, make_context(), seed=1)
+    assert report.unchecked == ["fold-qdq", "fold-constants", "fold-batchnorm", "dce"]
+    assert report.checked[0] == "onnx-to-uop" and "plan-arenas" in report.checked
