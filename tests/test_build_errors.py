@@ -58,3 +58,46 @@ def test_zant_compile_reports_broken_zig_in_one_line_and_keeps_it(tmp_path, monk
     assert "no_such_value" in (out / "m.zig").read_text()
     assert not list(out.glob(".zant-*"))
     np.testing.assert_equal(sorted(p.name for p in out.iterdir()), ["m.h", "m.plan.json", "m.zig"])
+
+
+def wide_max_model(path, inputs: int = 1100) -> None:
+    """One Max node of `inputs` operands: as many inline zant_fmax/zant_vfmax calls in one function."""
+    graph = helper.make_graph(
+        [helper.make_node("Max", [f"x{i % 3}" for i in range(inputs)], ["y"])], "g",
+        [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, [5]) for i in range(3)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def test_a_thousand_inline_helper_calls_in_one_function_compile(tmp_path, monkeypatch):
+    """Zig counts each inline call against the function's comptime branch quota (1000): a Max of
+    1,100 operands (or a fused chain of as many Max nodes) did not compile. A function with that
+    many calls raises its quota (`zig_helpers.branch_quota`); without it, the same model is a
+    `ZigCompileError`."""
+    from zant.backend import zig_printer
+    from zant.driver import CompileOptions, compile_model
+    from zant.runtime import load_compiled
+
+    path = tmp_path / "wide.onnx"
+    wide_max_model(path)
+    result = compile_model(path, tmp_path / "out", CompileOptions(name="m", optimize="ReleaseSafe"))
+    assert "@setEvalBranchQuota(" in result.zig_path.read_text()
+    feeds = [np.random.default_rng(i).standard_normal(5).astype(np.float32) for i in range(3)]
+    (got,) = load_compiled(result)(*feeds)
+    np.testing.assert_array_equal(got, np.maximum(np.maximum(feeds[0], feeds[1]), feeds[2]))
+
+    monkeypatch.setattr(zig_printer, "branch_quota", lambda text, helpers: None)
+    with pytest.raises(ZigCompileError, match="evaluation exceeded 1000 backwards branches"):
+        compile_model(path, tmp_path / "unquoted", CompileOptions(name="m", optimize="ReleaseSafe"))
+
+
+def test_inline_calls_counts_inline_helpers_only():
+    helpers = {
+        "zant_a": ((), "inline fn zant_a(x: f32) f32 {\n    return x;\n}"),
+        "zant_b": (("zant_a",), "inline fn zant_b(x: f32) f32 {\n    return zant_a(zant_a(x));\n}"),
+        "zant_c": (("zant_b",), "fn zant_c(x: f32) f32 {\n    return zant_b(x);\n}"),
+    }
+    assert zig_helpers.inline_calls("zant_a(y) + zant_b(y) + zant_c(y) + other(y)", helpers) == 1 + 3
+    assert zig_helpers.branch_quota("zant_a(y);\n" * 249, helpers) is None
+    assert zig_helpers.branch_quota("zant_a(y);\n" * 600, helpers) == 2200

@@ -6,6 +6,8 @@ functions that only exist for f32/f64. Every helper is generic over the element 
 definition covers all widths.
 """
 
+import re
+
 HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
     # name: (helpers it calls, source)
     "zant_fmax": (
@@ -220,3 +222,38 @@ fn zant_vscatter(comptime n: usize, comptime T: type, comptime stride: usize, p:
 }""",
     ),
 }
+
+
+# -- Zig's comptime branch quota ------------------------------------------------------------
+
+DEFAULT_BRANCH_QUOTA = 1000
+"""Zig counts every `inline fn` call (and the inline calls in its body) against the comptime
+branch quota of the function it lands in, 1000 unless `@setEvalBranchQuota` raises it: a
+function with more calls of the inline helpers would not compile ("evaluation exceeded 1000
+backwards branches"), e.g. a fused chain of a thousand element-wise Max nodes."""
+
+_CALL = re.compile(r"\b(zant_\w+)\(")
+_INLINE = re.compile(r"^inline fn (zant_\w+)\(", re.MULTILINE)
+
+
+def inline_calls(text: str, helpers: dict[str, tuple[tuple[str, ...], str]]) -> int:
+    """The inline calls Zig counts for `text`: each call of an inline helper of `helpers`, with
+    the inline calls in that helper's body (in turn), once per call site."""
+    inline = {name for _, source in helpers.values() for name in _INLINE.findall(source)}
+    weights: dict[str, int] = {}
+
+    def weight(name: str) -> int:
+        if name not in weights:
+            weights[name] = 0  # a helper does not call itself
+            body = helpers[name][1].split("{", 1)[-1]
+            weights[name] = 1 + sum(weight(c) for c in _CALL.findall(body) if c in inline)
+        return weights[name]
+
+    return sum(weight(name) for name in _CALL.findall(text) if name in inline)
+
+
+def branch_quota(text: str, helpers: dict[str, tuple[tuple[str, ...], str]]) -> int | None:
+    """The `@setEvalBranchQuota` a function whose body is `text` needs (twice its inline calls,
+    for what the standard library inlines below them), None while Zig's default is ample."""
+    calls = inline_calls(text, helpers)
+    return 2 * calls + DEFAULT_BRANCH_QUOTA if 2 * calls >= DEFAULT_BRANCH_QUOTA // 2 else None

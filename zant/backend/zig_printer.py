@@ -59,7 +59,7 @@ from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_pre
 from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
 from zant.backend.zig_arm_dsp import ARM_DSP_HELPERS
 from zant.backend.zig_arm_mve import ARM_MVE_HELPERS
-from zant.backend.zig_helpers import HELPERS
+from zant.backend.zig_helpers import HELPERS, branch_quota
 from zant.dialects import arm_dsp, arm_mve, uop
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
@@ -497,6 +497,7 @@ class ZigPrinter:
             else:
                 self.print_kernel(op, inputs)
         self.lines[start:start] = self.constant_prologue(self.lines[start:], self.level)
+        self.lines[start:start] = self.quota(self.lines[start:], self.level)
         self.emit("return 0;")
         self.level -= 1
         self.emit("}")
@@ -546,8 +547,17 @@ class ZigPrinter:
         text = "\n".join(body)
         used = [v for v in inputs if re.search(rf"\b{self.names[v]}\b", text)]
         params = ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in used)
-        self.kernel_lines += [f"fn {name}({params}) void {{", *self.constant_prologue(body, 1), *body, "}", ""]
+        self.kernel_lines += [
+            f"fn {name}({params}) void {{", *self.quota(body, 1), *self.constant_prologue(body, 1), *body, "}", ""
+        ]
         self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in used)}}});")
+
+    @staticmethod
+    def quota(body: list[str], level: int) -> list[str]:
+        """`@setEvalBranchQuota` for a function body with more inline helper calls than Zig's
+        default quota allows (`zig_helpers.branch_quota`), else nothing."""
+        quota = branch_quota("\n".join(body), HELPERS | ARM_DSP_HELPERS | ARM_MVE_HELPERS)
+        return [] if quota is None else ["    " * level + f"@setEvalBranchQuota({quota});"]
 
     def parameter_type(self, value: SSAValue) -> str:
         owner = value.owner
