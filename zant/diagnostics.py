@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from io import StringIO
 
@@ -121,7 +122,7 @@ def _instantiate(cls: type[ModulePass], spec: ArgSpec) -> ModulePass:
     try:
         return cls.from_pass_spec(spec)
     except Exception as error:
-        message = str(error).replace('"', "'")
+        message = re.sub(r"<class '(\w+)'>", r"\1", str(error).replace('"', "'"))
         for field_name in fields:
             message = message.replace(f"'{field_name}'", f"'{option_name(field_name)}'")
         raise ZantError(
