@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
+    I32,
     I64,
     FloatAttr,
     IndexType,
@@ -1807,6 +1808,42 @@ class WhereOp(IRDLOperation, HasFolderInterface):
         return (self.true_value if _integer(condition) else self.false_value,)
 
 
+STATUS_BAD_PARAMETER = 4
+"""The status of a failed `uop.check` made by the onnx-to-uop lowerings: a run-time parameter
+input (reduction axes, Trilu's k, ...) contradicts the shapes the code was compiled for."""
+
+
+@irdl_op_definition
+class CheckOp(IRDLOperation):
+    """`uop.check %ok, 4` ends the function with status 4 (the generated `NAME_predict`
+    returns it) unless the i1 `%ok` is true. It guards values only known at run time, such as a
+    parameter input (axes, k, pads ...) that must agree with the shapes the code was compiled
+    for: the kernels after it rely on them. It lives in the function's body, never in a loop, so
+    no kernel after it has run when it fails; the status is never 0 (success)."""
+
+    name = "uop.check"
+
+    condition = operand_def(i1)
+    status = prop_def(IntegerAttr[I32])
+
+    assembly_format = "$condition `,` $status attr-dict"
+
+    # No memory effect is declared, so no pass may erase, hoist or reorder it: its effect is
+    # the function's return.
+
+    def __init__(self, condition: SSAValue | Operation, status: int = STATUS_BAD_PARAMETER):
+        super().__init__(operands=[condition], properties={"status": IntegerAttr(status, 32)})
+
+    def verify_(self) -> None:
+        if self.status.value.data == 0:
+            raise VerifyException("status 0 means success: a failed check needs another")
+        parent = self.parent_op()
+        while parent is not None:
+            if isinstance(parent, RangeOp):
+                raise VerifyException("uop.check must not be inside a loop")
+            parent = parent.parent_op()
+
+
 # ---------------------------------------------------------------------------------------------
 # Arenas
 # ---------------------------------------------------------------------------------------------
@@ -2261,6 +2298,7 @@ UOp = Dialect(
         CastOp,
         BitcastOp,
         WhereOp,
+        CheckOp,
         VLoadOp,
         VStoreOp,
         BroadcastOp,

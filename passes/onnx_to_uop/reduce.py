@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerType
@@ -39,6 +40,15 @@ from zant.passes.onnx_to_uop.kernel import (
 )
 
 from zant.ir.resources import attr_to_array
+from zant.passes.onnx_to_uop.parameters import (
+    all_of,
+    any_of,
+    axis_membership,
+    check,
+    constant_array,
+    load_all,
+    runtime_input,
+)
 
 
 def constant_input(op: Operation, index: int) -> np.ndarray | None:
@@ -115,8 +125,14 @@ _BOOL_COMBINE = {"max": "or", "min": "and"}
 
 
 def reduce_axes(op: Operation, rank: int) -> list[int]:
-    """The reduced axes (sorted, non-negative) from the `axes` input or attribute; [] = none."""
-    axes = constant_input(op, 1) if len(inputs(op)) > 1 else None
+    """The reduced axes (sorted, non-negative) from the `axes` input or attribute; [] = none.
+    An `axes` input known only at run time must be empty (its shape says so)."""
+    axes_input = input_value(op, 1) if len(inputs(op)) > 1 else None
+    if axes_input is not None and constant_array(axes_input) is None:
+        assert not int(np.prod(tensor_shape(axes_input))), "non-empty run-time axes: runtime_reduce_axes"
+        axes = None
+    else:
+        axes = constant_input(op, 1) if axes_input is not None else None
     if axes is None:
         try:
             axes = get_attr(op, "axes")
@@ -127,6 +143,100 @@ def reduce_axes(op: Operation, rank: int) -> list[int]:
         noop = get_attr(op, "noop_with_empty_axes")
         return [] if noop else list(range(rank))
     return normalize_axes(axes, rank)
+
+
+def _reduced_sets(in_shape: Sequence[int], out_shape: Sequence[int], keepdims: bool) -> list[frozenset[int]]:
+    """Every set of axes whose reduction turns `in_shape` into `out_shape` (keepdims or not)."""
+    rank = len(in_shape)
+    if keepdims:
+        if len(out_shape) != rank:
+            return []
+        # A size-1 dimension may be reduced or kept alike; count it kept.
+        reduced = frozenset(d for d in range(rank) if out_shape[d] != in_shape[d])
+        if any(out_shape[d] != 1 for d in reduced):
+            return []
+        free = [d for d in range(rank) if in_shape[d] == 1]
+        return [reduced | frozenset(c) for n in range(len(free) + 1) for c in combinations(free, n)]
+    count = rank - len(out_shape)
+    if count < 0:
+        return []
+    return [
+        frozenset(c)
+        for c in combinations(range(rank), count)
+        if [in_shape[d] for d in range(rank) if d not in c] == list(out_shape)
+    ]
+
+
+@dataclass(frozen=True)
+class RuntimeAxes:
+    """The reduction a run-time `axes` input may ask for: `candidates` (the sets consistent
+    with the compiled shapes, each reduced axes ordered alike by size) and, when more than one
+    reduces different data, the i1 `selects` saying which one the value names (else [])."""
+
+    candidates: list[list[int]]
+    selects: list[SSAValue]
+
+
+def runtime_reduce_axes(
+    kb: KernelBuilder, axes_input: SSAValue, in_shape: Sequence[int], out_shape: Sequence[int], keepdims: bool
+) -> RuntimeAxes:
+    """Read a run-time `axes` input and check it against the compiled shapes.
+
+    The shapes decide the reduced axes up to size-1 dimensions (reducing one changes no
+    value); what they leave open, keepdims=0 dropping one of several equal dimensions, is
+    chosen at run time. The value is checked exactly: every axis in range, none twice, and
+    the set one that turns `in_shape` into `out_shape`, else the entry point returns
+    `uop.STATUS_BAD_PARAMETER`.
+    """
+    rank = len(in_shape)
+    sets = _reduced_sets(in_shape, out_shape, keepdims)
+    count = int(np.prod(tensor_shape(axes_input)))
+    sets = [s for s in sets if len(s) == count]
+    if not sets:
+        raise ValueError(
+            f"no {count} axes reduce shape {list(in_shape)} to {list(out_shape)}"
+            f" with keepdims={int(keepdims)}; freeze the axes input"
+        )
+    named, valid = axis_membership(kb, load_all(kb, axes_input), rank)
+
+    def matches(s: frozenset[int]) -> SSAValue:
+        return all_of(kb, [named[d] if d in s else kb.alu("not", named[d]) for d in range(rank)])
+
+    match = {s: matches(s) for s in sets}
+    check(kb, kb.alu("and", valid, any_of(kb, list(match.values()))))
+    # Sets differing only in size-1 dimensions reduce the same data: one of each kind.
+    kinds: dict[frozenset[int], frozenset[int]] = {}
+    for s in sets:
+        kinds.setdefault(frozenset(d for d in s if in_shape[d] != 1), s)
+    # Reduced axes ordered by size, so every kind's loops have the same bounds.
+    candidates = [sorted((d for d in s if in_shape[d] != 1), key=lambda d: (in_shape[d], d)) for s in kinds]
+    if len(candidates) == 1:
+        return RuntimeAxes(candidates, [])
+    if len({tuple(in_shape[d] for d in c) for c in candidates}) != 1:
+        raise ValueError(
+            f"the axes reducing shape {list(in_shape)} to {list(out_shape)} are only known at run "
+            "time, and the possible reductions loop differently; freeze the axes input"
+        )
+    selects = [any_of(kb, [match[s] for s in sets if frozenset(d for d in s if in_shape[d] != 1) == kind]) for kind in kinds]
+    return RuntimeAxes(candidates, selects)
+
+
+def _runtime_strides(kb: KernelBuilder, x: Layout, choice: RuntimeAxes) -> list[SSAValue]:
+    """The strides of the kept-then-reduced view of `x` for the candidate the value chose, as
+    index values picked at run time (the last candidate when no select holds: the check failed)."""
+    per_candidate = []
+    for candidate in choice.candidates:
+        kept = [d for d in range(x.rank) if d not in candidate]
+        per_candidate.append(x.permute(kept + candidate).strides)
+    strides: list[SSAValue] = []
+    for position in range(x.rank):
+        values = [s[position] for s in per_candidate]
+        picked = kb.index(values[-1])
+        for value, select in zip(reversed(values[:-1]), reversed(choice.selects[:-1])):
+            if value != values[-1]:
+                picked = kb.where(select, kb.index(value), picked)
+        strides.append(picked)
+    return strides
 
 
 def _kept_view(out: Layout, kept: Sequence[int], keepdims: bool) -> Layout:
@@ -150,14 +260,41 @@ class ReduceLowering(OnnxLowering):
         element_type = tensor_element_type(op.results[0])
         if reduction.float_only and not is_float_type(element_type):
             raise ValueError(f"{op.name} on {element_type} is not supported")
-        axes = reduce_axes(op, rank)
-        kept = [d for d in range(rank) if d not in axes]
         keepdims = bool(get_attr(op, "keepdims"))
-        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
+        out_shape = tensor_shape(op.results[0])
+        axes_input = runtime_input(op, 1)
+        choice = None
+        if axes_input is not None and int(np.prod(tensor_shape(axes_input))):
+            choice = runtime_reduce_axes(kb, axes_input, in_shape, out_shape, keepdims)
+            axes = choice.candidates[0]
+        else:
+            axes = reduce_axes(op, rank)
+        kept = [d for d in range(rank) if d not in axes]
+        out = kb.alloc(result_name(op), out_shape, element_type)
         if out.size == 0:
             return [out]
         x_view = layout_of(x).permute(kept + axes)
-        out_view = _kept_view(out, kept, keepdims)
+        if choice is not None and choice.selects:
+            # Which equal-sized axes are reduced is known at run time: index x with its strides.
+            strides = _runtime_strides(kb, layout_of(x), choice)
+            flat = layout_of(x)
+            flat = Layout(flat.buffer, (flat.buffer.type.size.data,), (1,), 0)  # type: ignore[attr-defined]
+            offset = layout_of(x).offset
+
+            def read(ivs: Sequence[SSAValue]) -> SSAValue:
+                terms = [kb.alu("mul", iv, stride) for iv, stride in zip(ivs, strides)]
+                address = kb.index(offset)
+                for term in terms:
+                    address = kb.alu("add", address, term)
+                return kb.load(flat, [address])
+        else:
+
+            def read(ivs: Sequence[SSAValue]) -> SSAValue:
+                return kb.load(x_view, ivs)
+
+        kept_shape = [in_shape[k] for k in kept]
+        out_view = _kept_view(out, kept, keepdims) if keepdims else out.reshape(kept_shape)
+        assert out_view is not None
         reduced_shape = [in_shape[a] for a in axes]
         count = int(np.prod(reduced_shape)) if reduced_shape else 1
 
@@ -168,12 +305,12 @@ class ReduceLowering(OnnxLowering):
             if combine not in ("or", "and"):
                 raise ValueError(f"{op.name} on booleans is not supported")
 
-        with kb.loop_nest([in_shape[k] for k in kept]) as outer:
+        with kb.loop_nest(kept_shape) as outer:
             shift = None
             if reduction.shift_by_max and count > 0:
                 maximum = kb.define_acc(lowest_value(acc_type), acc_type)
                 with kb.loop_nest(reduced_shape) as inner:
-                    value = kb.cast(kb.load(x_view, [*outer, *inner]), acc_type)
+                    value = kb.cast(read([*outer, *inner]), acc_type)
                     kb.acc_set(maximum, kb.alu("max", kb.acc_get(maximum), value))
                 shift = kb.acc_get(maximum)
                 # An all -inf (or inf) slice: shift by 0, so the result is exp/log of it unshifted.
@@ -183,7 +320,7 @@ class ReduceLowering(OnnxLowering):
             acc = kb.define_acc(reduction.init(acc_type), acc_type)
             if count:  # an empty reduction is the initial value; no loop reads the empty input
                 with kb.loop_nest(reduced_shape) as inner:
-                    value = kb.cast(kb.load(x_view, [*outer, *inner]), acc_type)
+                    value = kb.cast(read([*outer, *inner]), acc_type)
                     if shift is not None:
                         value = kb.alu("sub", value, shift)
                     kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), reduction.map(kb, value)))

@@ -22,7 +22,8 @@ Layout of the generated file:
   `NAME_check_plan(expected)`: 0 if `expected` is the plan hash, else 3;
 * the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
 * `fn kernel_<tensor>(…) void` for each top-level loop nest (named after the tensor it stores
-  last), taking the graph buffers and scalars it uses;
+  last), taking the graph buffers and scalars it uses, after a comment naming the ONNX nodes it
+  computes, from its location: `// nodes: ["conv1", "relu1"]` (`kernel_nodes` reads them back);
 * `export fn NAME_predict(input_…: [*]const T, …, output_…: [*]T, …) callconv(.c) i32`: the
   top-level scalar code, and a call of each kernel in order (`@call(kernel_call, …)`).
 
@@ -36,6 +37,7 @@ other is checked, so ReleaseSafe traps on a negative, out-of-range or overflowin
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from functools import singledispatchmethod
@@ -62,6 +64,7 @@ from zant.backend.zig_arm_mve import ARM_MVE_HELPERS
 from zant.backend.zig_helpers import HELPERS, branch_quota
 from zant.dialects import arm_dsp, arm_mve, uop
 from zant.errors import ZantError
+from zant.ir.locations import node_names
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
 
@@ -218,10 +221,27 @@ STATUS_PLAN_MISMATCH = 3
 
 KERNEL_CALL = [
     "// Each loop nest is a function. ReleaseSafe keeps them apart: LLVM's passes are superlinear in",
-    "// the size of a function, and its checks make every kernel large. Other modes may inline them.",
-    "const kernel_call: std.builtin.CallModifier = if (@import(\"builtin\").mode == .safe) .never_inline else .auto;",
+    "// the size of a function, and its checks make every kernel large. Other modes may inline them,",
+    "// except in an image built to profile (its root declares `zant_profile_kernels`: `zant profile`).",
+    "const kernel_call: std.builtin.CallModifier = if (@import(\"builtin\").mode == .safe or "
+    "@hasDecl(@import(\"root\"), \"zant_profile_kernels\")) .never_inline else .auto;",
     "",
 ]
+
+
+def node_comment(location: Attribute) -> str:
+    """`// nodes: ["conv1", "relu1"]`: the ONNX nodes a kernel computes (`zant.ir.locations`),
+    as a JSON list of ASCII strings, so that an untrusted node name can neither end the comment
+    line nor put a control character into the Zig source; `zant profile` reads it back."""
+    return "// nodes: " + json.dumps(node_names(location), ensure_ascii=True)
+
+
+NODE_COMMENT = re.compile(r"^// nodes: (\[.*\])\nfn (\w+)\(", re.MULTILINE)
+
+
+def kernel_nodes(zig_source: str) -> dict[str, list[str]]:
+    """Each kernel function of a generated file → the ONNX node names it computes."""
+    return {m[2]: json.loads(m[1]) for m in NODE_COMMENT.finditer(zig_source)}
 
 
 def _unprinted(value: SSAValue) -> bool:
@@ -548,7 +568,8 @@ class ZigPrinter:
         used = [v for v in inputs if re.search(rf"\b{self.names[v]}\b", text)]
         params = ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in used)
         self.kernel_lines += [
-            f"fn {name}({params}) void {{", *self.quota(body, 1), *self.constant_prologue(body, 1), *body, "}", ""
+            node_comment(loop.location),
+            f"fn {name}({params}) void {{", *self.quota(body, 1), *self.constant_prologue(body, 1), *body, "}", "",
         ]
         self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in used)}}});")
 
@@ -654,6 +675,10 @@ class ZigPrinter:
         name = self.fresh(op.result, "buf_")
         self.emit(f"const {name}: {zig_type(op.result.type)} = {self.expr(op.ptr)}.*;")
         self.discard_unused(op)
+
+    @print.register
+    def _(self, op: uop.CheckOp) -> None:
+        self.emit(f"if (!{self.expr(op.condition)}) return {op.status.value.data};")
 
     @print.register
     def _(self, op: uop.StoreOp) -> None:

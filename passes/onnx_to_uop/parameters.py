@@ -1,0 +1,91 @@
+"""Parameter inputs read at run time: axes, k, pads ... that are graph inputs, not constants.
+
+A lowering that takes such an input keeps the shapes it was compiled for (declared in the model
+or inferred without the value) and reads the value when the generated code runs: it loads the
+(small, statically shaped) tensor's elements at the function's top level, checks them against
+the compiled shapes, and ends `NAME_predict` with `uop.STATUS_BAD_PARAMETER` through a
+`uop.check` when they disagree, before any kernel of the node has run. The helpers here build
+those loads and conditions; the decisions (which values are consistent) stay in each lowering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import reduce
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import Operation, SSAValue
+
+from zant.dialects import uop
+from zant.dialects.onnx import input_value
+from zant.ir.resources import attr_to_array
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, layout_of, tensor_shape
+
+I64 = IntegerType(64)
+
+
+def constant_array(value: SSAValue) -> np.ndarray | None:
+    """The value of a tensor a constant produced, else None (a run-time value)."""
+    owner = layout_of(value).buffer.owner
+    if isinstance(owner, uop.DefineGlobalOp) and owner.value is not None:
+        return attr_to_array(owner.value)
+    return None
+
+
+def runtime_input(op: Operation, index: int) -> SSAValue | None:
+    """ONNX input `index` when present and only known at run time, else None."""
+    value = input_value(op, index)
+    if value is None or constant_array(value) is not None:
+        return None
+    return value
+
+
+def load_all(kb: KernelBuilder, value: SSAValue) -> list[SSAValue]:
+    """Every element of the (small) tensor `value`, in row-major order, as i64 values loaded at
+    the function's top level."""
+    count = int(np.prod(tensor_shape(value)))
+    flat = layout_of(value).reshape((count,))
+    assert flat is not None, "a graph input is contiguous"
+    return [kb.cast(kb.load(flat, [kb.index(j)]), I64) for j in range(count)]
+
+
+def i64(kb: KernelBuilder, value: int) -> SSAValue:
+    return kb.const(value, I64)
+
+
+def all_of(kb: KernelBuilder, conditions: Sequence[SSAValue]) -> SSAValue:
+    """The conjunction of i1 values (true when there are none)."""
+    if not conditions:
+        return kb.const(1, IntegerType(1))
+    return reduce(lambda a, b: kb.alu("and", a, b), conditions)
+
+
+def any_of(kb: KernelBuilder, conditions: Sequence[SSAValue]) -> SSAValue:
+    """The disjunction of i1 values (false when there are none)."""
+    if not conditions:
+        return kb.const(0, IntegerType(1))
+    return reduce(lambda a, b: kb.alu("or", a, b), conditions)
+
+
+def check(kb: KernelBuilder, condition: SSAValue) -> None:
+    """End the entry point with `uop.STATUS_BAD_PARAMETER` unless `condition` holds."""
+    kb.insert(uop.CheckOp(condition))
+
+
+def axis_membership(kb: KernelBuilder, axes: Sequence[SSAValue], rank: int) -> tuple[list[SSAValue], SSAValue]:
+    """For loaded axis values (negative ones counting from the end): per dimension d of a
+    rank-`rank` tensor whether some value names d, and whether the values are valid: each in
+    [-rank, rank), no dimension named twice."""
+    counts = []
+    for d in range(rank):
+        hits = [kb.alu("or", kb.alu("cmpeq", a, i64(kb, d)), kb.alu("cmpeq", a, i64(kb, d - rank))) for a in axes]
+        one, zero = i64(kb, 1), i64(kb, 0)
+        counts.append(reduce(lambda s, h: kb.alu("add", s, kb.where(h, one, zero)), hits, zero))
+    named = [kb.alu("cmpeq", c, i64(kb, 1)) for c in counts]
+    total = reduce(lambda s, c: kb.alu("add", s, c), counts, i64(kb, 0))
+    valid = all_of(kb, [kb.alu("cmple", c, i64(kb, 1)) for c in counts] + [kb.alu("cmpeq", total, i64(kb, len(axes)))])
+    return named, valid
+
+
+__all__ = ["I64", "all_of", "any_of", "axis_membership", "check", "constant_array", "load_all", "runtime_input"]
