@@ -7,6 +7,7 @@ The tool runs in-process (`zant.tools.zant_opt.main`), its stdout and stderr cap
 from __future__ import annotations
 
 import dataclasses
+import re
 import textwrap
 
 import numpy as np
@@ -302,7 +303,8 @@ def test_driver_reports_like_zant_opt(tmp_path, plugin):
         run_pipeline(imported(), "onnx-to-uop,drop-local", plugins=[str(plugin)])
     first, *context = str(failure.value).splitlines()
     assert first.startswith("after pass 'drop-local': 'uop.view' op operand #0 is defined by uop.define_local")
-    assert 0 < len(context) <= 16 and "builtin.module" not in str(failure.value)
+    assert 0 < len(context) <= 17 and "builtin.module" not in str(failure.value)
+    assert re.fullmatch(r"  \(made from ONNX node 'Conv_[01]'\)", context[0])  # its provenance
     with pytest.raises(ZantError, match=r"^pass 'crash' \(from .*research.py\) raised KeyError: 'boom'$"):
         run_pipeline(imported(), "onnx-to-uop,crash", plugins=[str(plugin)])
     with pytest.raises(ZantError, match="unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes"):

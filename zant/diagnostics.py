@@ -34,6 +34,7 @@ from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
 from zant.errors import InternalError, ZantError
+from zant.ir.locations import node_names
 
 PassFactory = Callable[[], type[ModulePass]]
 
@@ -184,7 +185,12 @@ def check_verifies(module: ModuleOp, after: str | None) -> None:
     failure = first_failure(module)
     if failure is not None:
         op, message = failure
-        raise VerifyFailure(op, message, after, op_in_context(op, message))
+        context = op_in_context(op, message)
+        nodes = node_names(op.location)
+        if nodes:  # provenance (zant.ir.locations): the ONNX nodes the op was made of
+            listed = ", ".join(f"'{n}'" for n in nodes[:5]) + (", …" if len(nodes) > 5 else "")
+            context = f"  (made from ONNX node{'s' if len(nodes) > 1 else ''} {listed})\n{context}"
+        raise VerifyFailure(op, message, after, context.rstrip("\n"))
 
 
 def first_failure(module: ModuleOp) -> tuple[Operation, str] | None:
