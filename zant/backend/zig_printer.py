@@ -681,10 +681,6 @@ class ZigPrinter:
         self.emit(f"if (!{self.expr(op.condition)}) return {op.status.value.data};")
 
     @print.register
-    def _(self, op: uop.CheckOp) -> None:
-        self.emit(f"if (!{self.expr(op.condition)}) return {op.status.value.data};")
-
-    @print.register
     def _(self, op: uop.StoreOp) -> None:
         self.emit(f"{self.expr(op.ptr)}.* = {self.expr(op.value)};")
 
