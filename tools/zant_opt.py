@@ -271,12 +271,11 @@ class ZantOptMain(xDSLOptMain):
         failures = 0
         try:
             for index, (chunk, offset) in enumerate(chunks):
-                text = chunk.read().decode()
+                data = chunk.read()
                 chunk.close()
-                check = DiagnosticCheck(text, offset)
-                module = None
+                check = DiagnosticCheck(data.decode(errors="replace"), offset)
                 try:
-                    module = self._parse_located(text, file_extension, check)
+                    module = self._parse_located(data, file_extension, check)
                     self.apply_passes(module)
                     printed = self.output_resulting_program(module)
                 except ParseError as error:
@@ -297,15 +296,15 @@ class ZantOptMain(xDSLOptMain):
                 output.close()
         return 1 if failures else 0
 
-    def _parse_located(self, text: str, file_extension: str, check: DiagnosticCheck) -> ModuleOp:
+    def _parse_located(self, data: bytes, file_extension: str, check: DiagnosticCheck) -> ModuleOp:
         """Parse one split, remembering the source line of every op (for `expected-error`)."""
         from io import BytesIO
 
-        if file_extension != "mlir":
-            module = self.parse_chunk(BytesIO(text.encode()), file_extension)
+        if file_extension != "mlir":  # an .onnx model: its errors have no source line
+            module = self.parse_chunk(BytesIO(data), file_extension)
             assert module is not None
             return module
-        parser = LineRecordingParser(self.ctx, text, self.get_input_name())
+        parser = LineRecordingParser(self.ctx, data.decode(), self.get_input_name())
         try:
             module = parser.parse_module(not self.args.no_implicit_module)
         except DiagnosticException as error:  # an attribute's verifier, while parsing
