@@ -51,7 +51,23 @@ def pointwise_int8(folder: Path) -> Path:
     return path
 
 
-MODELS = {"dense": (dense_int8, (1, 70)), "pointwise": (pointwise_int8, (1, 20, 5, 5))}
+def window_int8(folder: Path) -> Path:
+    """A first layer as KWS's: one input channel, a 4x3 window over 12x8 with pads, stride 2.
+    Its input is small, so the lowering pads a copy of it and every output takes the interior's
+    loops; mve-dot unrolls each window (12 taps: one gather of rows 0-1, 4 scalar taps)."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("window", seed=3)
+    x = g.relu(g.conv("input", 1, 8, (4, 3), stride=2, pads=[1, 1, 2, 1]))
+    path = folder / "window_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 1, 12, 8])], [(x, "out", [1, 8, 6, 4])])), path)
+    return path
+
+
+MODELS = {
+    "dense": (dense_int8, (1, 70)),
+    "pointwise": (pointwise_int8, (1, 20, 5, 5)),
+    "window": (window_int8, (1, 1, 12, 8)),
+}
 
 
 def without_mve(target: str) -> str:
@@ -83,6 +99,7 @@ def test_portable_zig_equals_the_loops_it_replaces(tmp_path, model):
     zig = (tmp_path / "mve" / "net.zig").read_text()
     assert "zant_vmlava(" in zig
     assert ("zant_vldrb_gather(.{ 0, 25, 50," in zig) == (model == "pointwise")
+    assert ("zant_vldrb_gather(.{ 0, 1, 2, 10, 11, 12, 20, 21 }" in zig) == (model == "window")  # 10-wide padded rows
     run_mve, run_plain = load_compiled(mve), load_compiled(plain)
     rng = np.random.default_rng(0)
     for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
@@ -106,6 +123,8 @@ def test_firmware_runs_vmlava_and_equals_the_host(tmp_path, model):
     text = disassembly(firmware.firmware_path)
     if model == "dense":
         assert "vmlava.s8" in text
+    elif model == "window":
+        assert "vmlava.s16" in text and "vldrb.s16" in text
     else:
         assert "vmlava.s16" in text
         assert any("vldrb.s16" in line and ", q" in line.split("[", 1)[-1] for line in text.splitlines())  # a gather

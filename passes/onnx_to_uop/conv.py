@@ -159,9 +159,12 @@ def _packed_weights(kb: KernelBuilder, weights: np.ndarray, lanes: int, name: st
     return kb.constant(name, packed, tensor_element_type(kb.op.operands[1]))
 
 
-def _padded_input(kb: KernelBuilder, x: Layout, windows: Sequence[Window], name: str) -> tuple[Layout, list[Window]]:
-    """X copied into a zero-bordered buffer (the pads made real), and the windows over it,
-    which need no checks; X itself and unpadded windows when there are no pads."""
+def padded_input(
+    kb: KernelBuilder, x: Layout, windows: Sequence[Window], name: str, fill: int = 0
+) -> tuple[Layout, list[Window]]:
+    """X copied into a buffer bordered with `fill` (the pads made real; an int8 Conv's input
+    zero point), and the windows over it, which need no checks; X itself and unpadded windows
+    when there are no pads."""
     if not any(w.pad_begin or w.pad_end for w in windows):
         return x, list(windows)
     sizes = [w.in_size + w.pad_begin + w.pad_end for w in windows]
@@ -173,7 +176,7 @@ def _padded_input(kb: KernelBuilder, x: Layout, windows: Sequence[Window], name:
     interior = Layout(padded.buffer, x.shape, padded.strides, offset)
     with kb.loop_nest(x.shape) as indices:
         kb.store(kb.load(x, indices), interior, indices)
-    zero = kb.const(0, x.element_type)
+    zero = kb.const(fill, x.element_type)
     for d, w in enumerate(windows):
         for start, end in ((0, w.pad_begin), (w.pad_begin + w.in_size, sizes[d])):
             if start < end:
@@ -337,7 +340,7 @@ class ConvLowering(OnnxLowering):
         if form == "channel lanes" and weights is None:
             form = "scalar"
         if form != "scalar":
-            x, windows = _padded_input(kb, x, windows, f"{result_name(op)}_padded")
+            x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded")
         if form == "channel lanes":
             lanes, pixels = self.vector.channel_lanes(out_per_group)
             packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights")
@@ -417,5 +420,6 @@ __all__ = [
     "check_groups",
     "conv_group",
     "convolve",
+    "padded_input",
     "plain_weights",
 ]
