@@ -372,7 +372,9 @@ def test_header_compiles_and_plan_is_stable(tmp_path, zig_cache):
     assert {"arenas", "lower_bound_bytes", "plan_hash", "tensor_layout_hash", "tensors"} <= set(first)
     assert first["arenas"][0] == {"role": "scratch", "size": 32, "alignment": 16}
     assert first["lower_bound_bytes"] == 24
-    assert {"name": "sum", "role": "scratch", "offset": 0, "size": 24} in first["tensors"]
+    sum_ = next(t for t in first["tensors"] if t["name"] == "sum")
+    assert sum_ | {"region": None} == {"name": "sum", "role": "scratch", "memory": "ram", "region": None, "offset": 0, "size": 24}
+    assert sum_["region"] == next(r["id"] for r in first["regions"] if r["name"] == "scratch")
 
 
 def test_lower_bound_reuses_dead_buffers():

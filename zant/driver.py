@@ -288,8 +288,11 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
+    pipeline = options.pipeline
+    if pipeline is None and board is not None and board.place_memories:  # scratch over its memories
+        pipeline = pipeline_for(options.target, memories=board.place_memories)
     planned = compile_to_module(
-        model_path, options.target, pipeline=options.pipeline, input_shapes=options.input_shapes,
+        model_path, options.target, pipeline=pipeline, input_shapes=options.input_shapes,
         freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
     )
     inputs, outputs, module = planned.inputs, planned.outputs, planned.module

@@ -14,6 +14,7 @@ width, so a hand-written pipeline that disagrees fails instead of silently mis-t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 GRAPH_STAGES: tuple[str, ...] = (
@@ -90,14 +91,27 @@ def vector_stages(lanes: int) -> tuple[str, ...]:
     return ("coalesce-loops", f"split-index-sets{{width={lanes}}}", f"vectorize{{width={lanes}}}")
 
 
-def plan_stages(strategy: str | None = None, alignment: int | None = None) -> tuple[str, ...]:
-    """`PLAN_STAGES`, with `plan-arenas` options where given (`zant plan --strategy`)."""
+def plan_stages(
+    strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """`PLAN_STAGES`, with `plan-arenas` options where given (`zant plan --strategy`), and
+    `place-memories` after `plan-arenas` for a board with several memories for the scratch arena
+    (`memories`: `NAME:BYTES`, fastest first; `Board.place_memories`)."""
     options = " ".join(f"{k}={v}" for k, v in (("strategy", strategy), ("alignment", alignment)) if v is not None)
-    return tuple(f"{s}{{{options}}}" if s == "plan-arenas" and options else s for s in PLAN_STAGES)
+    stages = []
+    for s in PLAN_STAGES:
+        stages.append(f"{s}{{{options}}}" if s == "plan-arenas" and options else s)
+        if s == "plan-arenas" and memories:
+            quoted = ",".join(f'"{m}"' for m in memories)
+            stages.append(f"place-memories{{memories={quoted}}}")
+    return tuple(stages)
 
 
-def stages_for(target: str, strategy: str | None = None, alignment: int | None = None) -> tuple[str, ...]:
-    """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options)."""
+def stages_for(
+    target: str, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options;
+    `memories`: `place-memories`' option, for a board with several scratch memories)."""
     p = target_parameters(target)
     lower = (
         f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}"
@@ -105,13 +119,16 @@ def stages_for(target: str, strategy: str | None = None, alignment: int | None =
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
     )
     dsp = (*(("mve-dot",) if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
-    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment), *PRINT_STAGES, *dsp)
+    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment, memories), *PRINT_STAGES, *dsp)
 
 
-def pipeline_for(target: str, *, strategy: str | None = None, alignment: int | None = None) -> str:
+def pipeline_for(
+    target: str, *, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = ()
+) -> str:
     """The pipeline a compile for `target` runs unless it names another (`zant-opt -p` syntax);
-    `strategy` and `alignment`, when given, are `plan-arenas` options."""
-    return ",".join(stages_for(target, strategy, alignment))
+    `strategy` and `alignment`, when given, are `plan-arenas` options; `memories` (a firmware
+    board's `place_memories`) adds `place-memories` after `plan-arenas`."""
+    return ",".join(stages_for(target, strategy, alignment, memories))
 
 
 DEFAULT_PIPELINE = pipeline_for("host")

@@ -13,6 +13,19 @@ A board file is a small TOML file (`--board my_board.toml`, see the README):
     ram = { origin = 0x2000_0000, size = "128 KB" }
     weights = { origin = 0x9000_0000, size = "8 MB" }   # optional: where .rodata goes instead
 
+    [[memories]]                          # optional: more memories, for the scratch arena
+    name = "dtcm"
+    origin = 0x2002_0000
+    size = "64 KB"
+    speed = 0                             # rank: 0 is the fastest (default 1)
+    executable = false                    # whether code may run from it (default false)
+    kind = "ram"                          # ram (default) or flash
+
+Every board has a memory map (`Board.memories`): its flash, RAM and weights regions, named, and
+the memories a board file lists. When the board lists RAM memories beyond those, the scratch
+arena goes into them (`scratch_memories`, fastest first; `place-memories`), each an array in
+section `.zant.<name>` that the linker script places there, and nowhere else.
+
 A mistake in it is one `ZantError` naming the file and the field.
 """
 
@@ -45,6 +58,32 @@ class Region:
 
 
 @dataclass(frozen=True)
+class Memory:
+    """One memory of a board: where it is, how big, how fast (a rank: 0 is the fastest), whether
+    code can run from it, and its kind (`ram`: read-write, or `flash`: read-only at run time)."""
+
+    name: str
+    origin: int
+    size: int
+    speed: int = 1
+    executable: bool = False
+    kind: str = "ram"
+
+    @property
+    def region(self) -> Region:
+        return Region(self.origin, self.size)
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name, "origin": self.origin, "size": self.size, "speed": self.speed,
+            "executable": self.executable, "kind": self.kind,
+        }
+
+
+MEMORY_KINDS = ("ram", "flash")
+
+
+@dataclass(frozen=True)
 class Board:
     """A board a firmware image is linked for: its core, memory map and emulator."""
 
@@ -55,6 +94,33 @@ class Board:
     weights: Region | None = None  # .rodata and .data's load image when flash is too small
     machine: str | None = None  # the QEMU machine (`-M`) that runs its images; None: none does
     source: Path | None = None  # the board file it was read from; None: built in
+    extra_memories: tuple[Memory, ...] = ()  # memories besides flash, RAM and weights
+    names: tuple[str, str, str] = ("flash", "ram", "weights")  # of the flash, RAM, weights memories
+
+    @property
+    def memories(self) -> tuple[Memory, ...]:
+        """Every memory of the board: flash (code runs there), RAM, the weights region, then the
+        others, each named."""
+        flash, ram, weights = self.names
+        main = [
+            Memory(flash, self.flash.origin, self.flash.size, 1, True, "flash"),
+            Memory(ram, self.ram.origin, self.ram.size, 1, True, "ram"),
+        ]
+        if self.weights is not None:
+            main.append(Memory(weights, self.weights.origin, self.weights.size, 1, False, "flash"))
+        return (*main, *self.extra_memories)
+
+    @property
+    def scratch_memories(self) -> tuple[Memory, ...]:
+        """The RAM memories the scratch arena is split over, fastest first (listed order among
+        equals); none: the scratch arena is in `.bss`, in RAM."""
+        ram = [m for m in self.extra_memories if m.kind == "ram"]
+        return tuple(sorted(ram, key=lambda m: m.speed))
+
+    @property
+    def place_memories(self) -> tuple[str, ...]:
+        """`place-memories`' option for this board (`NAME:BYTES`, fastest first), or ()."""
+        return tuple(f"{m.name}:{m.size}" for m in self.scratch_memories)
 
     @property
     def arch(self) -> str:
@@ -76,9 +142,15 @@ class Board:
         return self.name if self.source is None else f"{self.name} ({self.source})"
 
 
-def _machine(name: str, target: str, flash: Region, ram: Region, weights: Region | None = None) -> Board:
-    """A built-in board: a QEMU machine of the same name."""
-    return Board(name, target, flash, ram, weights, machine=name)
+def _machine(
+    name: str, target: str, flash: Region, ram: Region, weights: Region | None = None,
+    names: tuple[str, str, str] = ("flash", "ram", "weights"),
+) -> Board:
+    """A built-in board: a QEMU machine of the same name; `names`: its memories' real names."""
+    return Board(name, target, flash, ram, weights, machine=name, names=names)
+
+
+_MPS2 = ("ssram1", "ssram23", "weights")  # QEMU's mps2.c: ZBT SSRAM1 at 0, SSRAM2&3 at 0x20000000
 
 
 _MPS2_FLASH, _MPS2_RAM = Region(0x0000_0000, 4 * MB), Region(0x2000_0000, 4 * MB)
@@ -87,16 +159,19 @@ BOARDS: dict[str, Board] = {
     for b in (
         # nRF51: a Cortex-M0 runs the v6-M code of the M0+ target; 256 KB flash, 16 KB RAM.
         _machine("microbit", "cortex-m0plus", Region(0x0000_0000, 256 * KB), Region(0x2000_0000, 16 * KB)),
-        _machine("mps2-an385", "cortex-m3", _MPS2_FLASH, _MPS2_RAM),
-        _machine("mps2-an386", "cortex-m4", _MPS2_FLASH, _MPS2_RAM),
-        _machine("mps2-an500", "cortex-m7", _MPS2_FLASH, _MPS2_RAM),
+        _machine("mps2-an385", "cortex-m3", _MPS2_FLASH, _MPS2_RAM, names=_MPS2),
+        _machine("mps2-an386", "cortex-m4", _MPS2_FLASH, _MPS2_RAM, names=_MPS2),
+        _machine("mps2-an500", "cortex-m7", _MPS2_FLASH, _MPS2_RAM, names=_MPS2),
         # Secure aliases: the M33 boots secure with its vector table at 0x10000000 (SSRAM1).
-        _machine("mps2-an505", "cortex-m33", Region(0x1000_0000, 4 * MB), Region(0x3800_0000, 4 * MB)),
+        _machine(
+            "mps2-an505", "cortex-m33", Region(0x1000_0000, 4 * MB), Region(0x3800_0000, 4 * MB),
+            names=("ssram1", "ssram23", "weights"),
+        ),
         # SSE-300: code in the 512 KB ITCM (the boot vector table), weights in the 2 MB SRAM,
         # data in the 4 MB internal SRAM (all secure aliases).
         _machine(
             "mps3-an547", "cortex-m55", Region(0x1000_0000, 512 * KB), Region(0x3100_0000, 4 * MB),
-            weights=Region(0x1100_0000, 2 * MB),
+            weights=Region(0x1100_0000, 2 * MB), names=("itcm", "isram", "sram"),
         ),
         # QEMU's virt machine without firmware (-bios none) starts at the base of its RAM.
         _machine("virt", "riscv32", Region(0x8000_0000, 4 * MB), Region(0x8040_0000, 4 * MB)),
@@ -144,9 +219,11 @@ def board_for(target: str, board: str | os.PathLike | Board | None = None) -> Bo
 
 # -- board files -------------------------------------------------------------------------------
 
-_KEYS = ("name", "core", "qemu", "flash", "ram", "weights")
+_KEYS = ("name", "core", "qemu", "flash", "ram", "weights", "memories")
+_MEMORY_KEYS = ("name", "origin", "size", "speed", "executable", "kind")
 _REGION_KEYS = ("origin", "size")
 _NAME = re.compile(r"[A-Za-z0-9_.+-]+")  # it appears in the linker script and generated comments
+_MEMORY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # in Zig names, sections, the linker script
 _BYTES = re.compile(r"(0[xX][0-9a-fA-F][0-9a-fA-F_]*|[0-9][0-9_]*)\s*(B|K|KB|KiB|M|MB|MiB)?")
 _UNITS = {None: 1, "B": 1, "K": KB, "KB": KB, "KiB": KB, "M": MB, "MB": MB, "MiB": MB}
 _ALIGNMENT = 8  # the stack starts at the end of RAM, and Arm's and RISC-V's ABIs align it to 8
@@ -195,6 +272,9 @@ def load_board_file(path: str | os.PathLike) -> Board:
         for field in _REGION_KEYS:
             if field not in entry:
                 raise fail(f"{key}.{field}", "missing")
+        return extent(key, entry)
+
+    def extent(key: str, entry: dict) -> Region:
         origin, size = (_byte_count(entry[f], lambda problem, f=f: fail(f"{key}.{f}", problem)) for f in _REGION_KEYS)
         if size == 0:
             raise fail(f"{key}.size", "must be more than 0")
@@ -205,15 +285,51 @@ def load_board_file(path: str | os.PathLike) -> Board:
             raise fail(key, f"0x{origin:x} + {size:,} B ends beyond the 32-bit address space")
         return Region(origin, size)
 
+    def memory(index: int, entry: object) -> Memory:
+        where = f"memories[{index}]"
+        if not isinstance(entry, dict):
+            raise fail(where, "expected a table with name, origin and size ([[memories]])")
+        for field in entry:
+            if field not in _MEMORY_KEYS:
+                raise fail(f"{where}.{field}", f"unknown key (expected {', '.join(_MEMORY_KEYS)})")
+        for field in ("name", "origin", "size"):
+            if field not in entry:
+                raise fail(f"{where}.{field}", "missing")
+        name = entry["name"]
+        if not isinstance(name, str) or not _MEMORY_NAME.fullmatch(name):
+            raise fail(f"{where}.name", f"{name!r} is not a memory name (a letter or '_', then letters, digits, '_')")
+        if name.lower() in ("flash", "ram", "weights"):
+            raise fail(f"{where}.name", f"'{name}' names the board's own {name} region; choose another name")
+        where = f"memories.{name}"
+        r = extent(where, entry)
+        speed = entry.get("speed", 1)
+        if isinstance(speed, bool) or not isinstance(speed, int) or speed < 0:
+            raise fail(f"{where}.speed", f"{speed!r} is not a speed rank (0 is the fastest, 1, 2, …)")
+        executable = entry.get("executable", False)
+        if not isinstance(executable, bool):
+            raise fail(f"{where}.executable", f"{executable!r} is not true or false")
+        kind = entry.get("kind", "ram")
+        if kind not in MEMORY_KINDS:
+            raise fail(f"{where}.kind", f"{kind!r} is not a memory kind ({', '.join(MEMORY_KINDS)})")
+        return Memory(name, r.origin, r.size, speed, executable, kind)
+
     regions = {key: region(key, key != "weights") for key in ("flash", "ram", "weights")}
+    listed = table.get("memories", [])
+    if not isinstance(listed, list):
+        raise fail("memories", "expected an array of tables ([[memories]] entries)")
+    memories = tuple(memory(i, entry) for i, entry in enumerate(listed))
+    for i, m in enumerate(memories):
+        if any(other.name == m.name for other in memories[:i]):
+            raise fail(f"memories.{m.name}", "listed twice")
     placed = [(key, r) for key, r in regions.items() if r is not None]
+    placed += [(f"memories.{m.name}", m.region) for m in memories]
     for i, (key, r) in enumerate(placed):
         for other, s in placed[:i]:
             if r.origin < s.end and s.origin < r.end:
                 raise fail(key, f"overlaps {other} (0x{r.origin:x}..0x{r.end:x} and 0x{s.origin:x}..0x{s.end:x})")
     flash, ram = regions["flash"], regions["ram"]
     assert flash is not None and ram is not None
-    return Board(name, core, flash, ram, regions["weights"], machine=machine, source=path)
+    return Board(name, core, flash, ram, regions["weights"], machine=machine, source=path, extra_memories=memories)
 
 
 def _byte_count(value: object, fail) -> int:

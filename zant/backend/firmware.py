@@ -414,13 +414,22 @@ def entry_symbol(name: str, board: Board) -> str:
 
 def linker_script(name: str, board: Board) -> str:
     """The linker script of `board`: code in flash, weights in flash (or their own region),
-    `.data` and `.bss` at the start of RAM and the stack above them up to its end."""
+    `.data` and `.bss` at the start of RAM and the stack above them up to its end; each other
+    memory of the board a MEMORY entry, and each scratch memory's section `.zant.<memory>` (the
+    scratch arena `place-memories` put there) placed in it, NOLOAD: nothing copies or zeroes it."""
     weights = "WEIGHTS" if board.weights else "FLASH"
     regions = [("FLASH", "rx", board.flash), ("RAM", "rwx", board.ram)]
     if board.weights:
         regions.insert(1, ("WEIGHTS", "r", board.weights))
+    for m in board.extra_memories:
+        mode = ("rw" if m.kind == "ram" else "r") + ("x" if m.executable else "")
+        regions.append((m.name, mode, m.region))
     memory = "\n".join(
         f"  {region} ({mode}) : ORIGIN = 0x{r.origin:08x}, LENGTH = 0x{r.size:x}" for region, mode, r in regions
+    )
+    scratch = "".join(
+        f"  .zant.{m.name} (NOLOAD) : ALIGN(16) {{ *(.zant.{m.name} .zant.{m.name}.*) }} > {m.name}\n"
+        for m in board.scratch_memories
     )
     entry = entry_symbol(name, board)
     return f"""\
@@ -445,7 +454,7 @@ SECTIONS {{
     . = ALIGN(16);
     __bss_end = .;
   }} > RAM
-  __stack_bottom = __bss_end;
+{scratch}  __stack_bottom = __bss_end;
   __stack_top = ORIGIN(RAM) + LENGTH(RAM);
   ASSERT(__stack_top - __stack_bottom >= {MIN_STACK}, "{name}: .data and .bss leave less than {MIN_STACK} bytes of stack on {board.name}")
 }}

@@ -81,7 +81,9 @@ def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
     def embedded(role: str) -> int:
         return sum(_align(t["size"]) for t in plan["tensors"] if t["role"] == role)
 
-    arenas = {a["role"]: a["size"] for a in plan["arenas"]}
+    # A scratch arena placed in one of the board's own memories (`place-memories`, which keeps it
+    # within that memory) takes nothing from RAM.
+    arenas = {a["role"]: a["size"] for a in plan["arenas"] if "memory" not in a}
     needs = [
         ("RAM", board.ram, [
             ("scratch arena", arenas.get("scratch", 0)),

@@ -5,8 +5,9 @@ arena sizes, lower bounds; see `zant.passes.plan_arenas`) and recomputes nothing
 of it, so the same module gives byte-identical header and JSON on every run. An unplanned module
 is refused.
 
-* `describe_plan(module, name)` → `PlanInfo`: scratch / constant arenas, every tensor's placement,
-  the liveness lower bound and the two hashes;
+* `describe_plan(module, name)` → `PlanInfo`: scratch / constant arenas, the regions (one per
+  arena, one per scratch memory after `place-memories`, one per input and output), every
+  tensor's region and offset, the liveness lower bound and the hashes;
 * `emit_header(module, name) -> str`: the C header `NAME.h`;
 * `emit_plan_json(module, name) -> dict`: the content of `NAME.plan.json`.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 
 from xdsl.dialects import func
@@ -78,9 +80,46 @@ class TensorPlacement:
     role: str
     offset: int | None
     size: int
+    region: int = 0  # the id of the region holding it (`PlanRegion.id`)
+    memory: str = ""
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "role": self.role, "offset": self.offset, "size": self.size}
+        return {
+            "name": self.name, "role": self.role, "region": self.region, "memory": self.memory,
+            "offset": self.offset, "size": self.size,
+        }
+
+
+DEFAULT_MEMORY = {"scratch": "ram", "persistent": "ram", "constant": "flash", "io": "caller"}
+"""The memory of a region no pass placed: the scratch and persistent arenas in the image's RAM
+(`.bss`), the constants in its read-only data, inputs and outputs wherever the caller keeps them."""
+
+
+def region_id(name: str) -> int:
+    """A region's stable id: 31 bits of the SHA-256 of its name (`scratch.dtcm`, `constant`,
+    `io.input.x`), so it depends on what the region is, not on how many others precede it."""
+    return int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) & 0x7FFF_FFFF
+
+
+@dataclass(frozen=True)
+class PlanRegion:
+    """One contiguous block of memory of the plan: an arena (in one memory) or a caller's tensor."""
+
+    name: str  # role, then the memory of a placed scratch arena or the tensor of an I/O region
+    role: str  # scratch, persistent, constant or io
+    memory: str
+    size: int
+    alignment: int
+
+    @property
+    def id(self) -> int:
+        return region_id(self.name)
+
+    def as_dict(self) -> dict:
+        return {
+            "id": self.id, "name": self.name, "role": self.role, "memory": self.memory,
+            "size": self.size, "alignment": self.alignment,
+        }
 
 
 @dataclass(frozen=True)
@@ -109,24 +148,44 @@ class PlanInfo:
     persistent_size: int = 0
     lifetimes: tuple[Lifetime, ...] = ()
     step_count: int = 0
+    regions: tuple[PlanRegion, ...] = ()
+    io: tuple[tuple[str, str, int, str], ...] = ()  # (role, name, element count, element type)
 
     def arenas(self) -> list[dict]:
-        return [
-            {"role": "scratch", "size": self.scratch_size, "alignment": self.scratch_alignment},
-            {"role": "constant", "size": self.constant_size, "alignment": self.constant_alignment},
-            {"role": "persistent", "size": self.persistent_size, "alignment": self.scratch_alignment},
-        ]
+        """The arenas (regions but the caller's tensors), each placed scratch arena with its memory."""
+        arenas = []
+        for r in self.regions:
+            if r.role == "io":
+                continue
+            arena = {"role": r.role, "size": r.size, "alignment": r.alignment}
+            if r.role == "scratch" and r.name != "scratch":
+                arena["memory"] = r.memory
+            arenas.append(arena)
+        return arenas
+
+    @property
+    def scratch_regions(self) -> list[PlanRegion]:
+        return [r for r in self.regions if r.role == "scratch"]
 
     @property
     def plan_hash(self) -> str:
-        return _hash(self.arenas())
+        """Over every region and every tensor's placement: any change of either changes it."""
+        return _hash([[r.as_dict() for r in self.regions], [t.as_dict() for t in self.tensors]])
 
     @property
     def tensor_layout_hash(self) -> str:
+        """Over every tensor's placement only."""
         return _hash([t.as_dict() for t in self.tensors])
+
+    @property
+    def layout_hash(self) -> str:
+        """Over the entry point's ABI: each input's and output's role, name, element count and
+        element type, in parameter order."""
+        return _hash([list(t) for t in self.io])
 
 
 def _hash(payload) -> str:
+    """SHA-256 of the canonical JSON of `payload`, truncated to 64 bits, in hex."""
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -136,6 +195,14 @@ def arena_op(function: func.FuncOp, role: ArenaRole) -> ArenaOp | None:
         (op for op in function.body.block.ops if isinstance(op, ArenaOp) and op.role.data == role),
         None,
     )
+
+
+def _element_bytes(t: Attribute) -> int:
+    if isinstance(t, AnyFloat):
+        return t.bitwidth // 8
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    return 1
 
 
 def _unplanned(what: str) -> ZantError:
@@ -151,37 +218,71 @@ def _recorded_int(value: IntegerAttr | None, key: str) -> int:
 def describe_plan(module: ModuleOp) -> PlanInfo:
     """The plan as `plan-arenas` recorded it on the IR (nothing is recomputed)."""
     function = main_function(module)
-    scratch = arena_op(function, ArenaRole.SCRATCH)
+    scratches = [
+        op for op in function.body.block.ops if isinstance(op, ArenaOp) and op.role.data == ArenaRole.SCRATCH
+    ]
+    scratch = scratches[0] if scratches else None
     constant = arena_op(function, ArenaRole.CONSTANT)
     persistent = arena_op(function, ArenaRole.PERSISTENT)
     if scratch is None or constant is None or persistent is None:
         raise _unplanned("no scratch, constant or persistent uop.arena")
+    regions: dict[str | None, PlanRegion] = {}  # scratch arenas by memory
+    for op in scratches:
+        memory = None if op.memory is None else op.memory.data
+        regions[memory] = PlanRegion(
+            "scratch" if memory is None else f"scratch.{memory}", "scratch", memory or DEFAULT_MEMORY["scratch"],
+            op.size.value.data, op.alignment.value.data,
+        )
+    constant_region = PlanRegion(
+        "constant", "constant", DEFAULT_MEMORY["constant"], constant.size.value.data, constant.alignment.value.data
+    )
+    arena_regions = [
+        *regions.values(),
+        constant_region,
+        PlanRegion("persistent", "persistent", DEFAULT_MEMORY["persistent"], persistent.size.value.data, persistent.alignment.value.data),
+    ]
     tensors: list[TensorPlacement] = []
+    io_regions: list[PlanRegion] = []
+    io: list[tuple[str, str, int, str]] = []
     for role in BufferRole:
         for op in globals_by_role(function, role):
-            offset = None
+            size = op.result.type.byte_size  # type: ignore[attr-defined]
             if role == BufferRole.CONSTANT:
                 if op.offset is None:
                     raise _unplanned(f"constant '{op.tensor_name.data}' has no offset")
-                offset = op.offset.value.data
-            tensors.append(TensorPlacement(op.tensor_name.data, role.value, offset, op.result.type.byte_size))  # type: ignore[attr-defined]
+                tensors.append(
+                    TensorPlacement(op.tensor_name.data, role.value, op.offset.value.data, size, constant_region.id, constant_region.memory)
+                )
+                continue
+            element_type = op.result.type.element_type  # type: ignore[attr-defined]
+            region = PlanRegion(f"io.{role.value}.{op.tensor_name.data}", "io", DEFAULT_MEMORY["io"], size, _element_bytes(element_type))
+            io_regions.append(region)
+            io.append((role.value, op.tensor_name.data, op.result.type.size.data, str(element_type)))  # type: ignore[attr-defined]
+            tensors.append(TensorPlacement(op.tensor_name.data, role.value, None, size, region.id, region.memory))
     lifetimes = []
     for op in function.walk():
         if not isinstance(op, DefineLocalOp):
             continue
         if op.offset is None or op.live is None:
             raise _unplanned(f"scratch buffer '{op.tensor_name.data}' has no offset or live steps")
+        home = regions.get(None if op.memory is None else op.memory.data)
+        if home is None:
+            raise _unplanned(f"scratch buffer '{op.tensor_name.data}' is in a memory without a scratch arena")
         first, last = op.live.first.data, op.live.last.data
-        tensors.append(TensorPlacement(op.tensor_name.data, "scratch", op.offset.value.data, op.result.type.byte_size))  # type: ignore[attr-defined]
+        tensors.append(
+            TensorPlacement(op.tensor_name.data, "scratch", op.offset.value.data, op.result.type.byte_size, home.id, home.memory)  # type: ignore[attr-defined]
+        )
         lifetimes.append(Lifetime(op.tensor_name.data, first, last))
     return PlanInfo(
-        scratch_size=scratch.size.value.data,
+        regions=(*arena_regions, *io_regions),
+        io=tuple(io),
+        scratch_size=sum(r.size for r in regions.values()),
         scratch_alignment=scratch.alignment.value.data,
         constant_size=constant.size.value.data,
-        lower_bound_bytes=_recorded_int(scratch.unaligned_lower_bound, "unaligned_lower_bound"),
+        lower_bound_bytes=sum(_recorded_int(op.unaligned_lower_bound, "unaligned_lower_bound") for op in scratches),
         tensors=tuple(tensors),
         constant_alignment=constant.alignment.value.data,
-        aligned_lower_bound_bytes=scratch.lower_bound.value.data if scratch.lower_bound else 0,
+        aligned_lower_bound_bytes=sum(op.lower_bound.value.data for op in scratches if op.lower_bound),
         strategy=scratch.strategy.data.value if scratch.strategy else "",
         link_section=constant.link_section.data if constant.link_section else "",
         persistent_size=persistent.size.value.data,
@@ -219,7 +320,9 @@ def emit_plan_json(module: ModuleOp, name: str) -> dict:
         "aligned_lower_bound_bytes": info.aligned_lower_bound_bytes,
         "strategy": info.strategy,
         "constant_link_section": info.link_section,
+        "regions": [r.as_dict() for r in info.regions],
         "plan_hash": info.plan_hash,
+        "layout_hash": info.layout_hash,
         "tensor_layout_hash": info.tensor_layout_hash,
         "tensors": [t.as_dict() for t in info.tensors],
         "lifetimes": [l.as_dict() for l in info.lifetimes],
@@ -255,6 +358,26 @@ def _init_declaration(name: str, constants: str, info: PlanInfo) -> list[str]:
     ]
 
 
+def _region_lines(name: str, info: PlanInfo) -> list[str]:
+    """The regions' ids, and each scratch arena's bytes when `place-memories` split it."""
+    lines = ["/* Regions: stable ids (from what each region is, not from their order). */"]
+    counts: dict[str, int] = {}
+    for r in info.regions:
+        if r.role == "io":  # by parameter index: tensor names need not be identifiers
+            role = r.name.split(".")[1]
+            counts[role] = counts.get(role, -1) + 1
+            macro = f"{role.upper()}_{counts[role]}"
+        else:
+            macro = re.sub(r"[^A-Za-z0-9]", "_", r.name).upper()
+        lines.append(
+            f"#define {name}_REGION_{macro} 0x{r.id:08x}u /* {r.role} in {_c_string(r.memory)}: {r.size} B, align {r.alignment} */"
+        )
+    placed = [r for r in info.scratch_regions if r.name != "scratch"]
+    for r in placed:
+        lines.append(f"#define {name}_SCRATCH_{r.memory.upper()}_BYTES {r.size}u")
+    return lines + ["", f"#define {name}_STATUS_PLAN_MISMATCH 3 /* {name}_check_plan: another plan */", ""]
+
+
 def emit_header(module: ModuleOp, name: str, constants: str = "embedded") -> str:
     """The C header `NAME.h`: the entry point (and `NAME_init` for external or staged
     constants), arena sizes, plan hashes, tensor sizes."""
@@ -277,9 +400,13 @@ def emit_header(module: ModuleOp, name: str, constants: str = "embedded") -> str
         "",
         f"#define {name}_SCRATCH_BYTES {info.scratch_size}u",
         f"#define {name}_CONSTANT_BYTES {info.constant_size}u",
-        f'#define {name}_PLAN_HASH "{info.plan_hash}"',
-        f'#define {name}_TENSOR_LAYOUT_HASH "{info.tensor_layout_hash}"',
+        "/* The plan (every region and tensor placement) and the layout (the inputs and outputs) this",
+        f"   file was generated with; {name}_check_plan compares a caller's expected plan hash. */",
+        f"#define {name}_PLAN_HASH 0x{info.plan_hash}ULL",
+        f"#define {name}_LAYOUT_HASH 0x{info.layout_hash}ULL",
+        f"#define {name}_TENSOR_LAYOUT_HASH 0x{info.tensor_layout_hash}ULL",
         "",
+        *_region_lines(name, info),
     ]
     params = []
     for role in (BufferRole.INPUT, BufferRole.OUTPUT):
@@ -296,6 +423,12 @@ def emit_header(module: ModuleOp, name: str, constants: str = "embedded") -> str
             ) else ""
             params.append(f"{const}{c_type(element_type)} *{parameters[op]}{note}")
     lines += ["", *_init_declaration(name, constants, info)] + [
+        f"/* Returns 0 if this file was generated with plan hash `expected` ({name}_PLAN_HASH), else",
+        f"   {name}_STATUS_PLAN_MISMATCH. */",
+        f"int32_t {name}_check_plan(uint64_t expected);",
+        f"extern const uint64_t {name}_plan_hash; /* {name}_PLAN_HASH, as linked */",
+        f"extern const uint64_t {name}_layout_hash; /* {name}_LAYOUT_HASH, as linked */",
+        "",
         "/* Runs the model; inputs then outputs, dense row-major. Returns 0 on success. */",
         f"int32_t {name}_predict({', '.join(params) or 'void'});",
         "",

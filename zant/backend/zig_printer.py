@@ -271,8 +271,8 @@ class ZigPrinter:
         self.helpers_used: set[str] = set()
         self.lines: list[str] = []
         self.level = 0
-        self.scratch_lines: list[str] = []
-        self.scratch_symbols: dict[str | None, str] = {}  # scratch arena array by memory  # file scope: a typed pointer per scratch buffer
+        self.scratch_lines: list[str] = []  # file scope: a typed pointer per scratch buffer
+        self.scratch_symbols: dict[str | None, str] = {}  # scratch arena array by memory
         self.kernel_lines: list[str] = []  # file scope: one function per top-level loop nest
 
     # -- output -------------------------------------------------------------------------------
