@@ -3,6 +3,7 @@
     zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build]
                  [--freeze NAME=file.npy ...] [--firmware [--board B] [--input NAME=file.npy ...]]
     zant run MODEL.onnx [--target T] [--board B] [--safe | -O MODE] [--input NAME=file.npy ...]
+    zant profile MODEL.onnx [--target T] [--board B] [-O MODE] [--svg FILE]   instructions per node
     zant lit-config [FOLDER]     a lit.cfg for FileCheck tests of your own passes
 
 A board B is a built-in board's name or a board file (`zant.backend.boards`); without --target,
@@ -113,8 +114,10 @@ def make_parser() -> argparse.ArgumentParser:
     from zant.plan_report import add_plan_command
 
     from zant.tools.lit_config import add_lit_config_command
+    from zant.tools.profile import add_profile_command
 
     add_plan_command(commands)
+    add_profile_command(commands)
     add_conformance_command(commands)
     add_lit_config_command(commands)
     return parser
@@ -283,10 +286,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from zant.plan_report import cmd_plan
 
     from zant.tools.lit_config import cmd_lit_config
+    from zant.tools.profile import cmd_profile
 
     handlers = {
         "compile": cmd_compile, "run": cmd_run, "plan": cmd_plan, "conformance": cmd_conformance,
-        "lit-config": cmd_lit_config,
+        "lit-config": cmd_lit_config, "profile": cmd_profile,
     }
     return run_cli("zant", lambda: handlers[args.command](args), getattr(args, "debug", False))
 

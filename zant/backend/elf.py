@@ -2,12 +2,14 @@
 
 `section_sizes(path) -> dict[str, int]` sums the sizes of the sections named `.text`, `.rodata`,
 `.data` and `.bss` (and their `.text.*`-style subsections, as `-ffunction-sections` makes) over
-an ELF file or every ELF member of an `ar` archive.
+an ELF file or every ELF member of an `ar` archive. `function_symbols(path)` lists the functions
+of a linked image's symbol table (`zant profile` counts instructions per function).
 """
 
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 from zant.errors import ZantError
@@ -22,7 +24,8 @@ def _group(section_name: str) -> str | None:
     return None
 
 
-def elf_section_sizes(data: bytes) -> dict[str, int]:
+def _sections(data: bytes) -> tuple[str, bool, list[tuple], int]:
+    """(byte-order prefix, 64-bit, the section headers as tuples, the section-name table's index)."""
     if data[:4] != b"\x7fELF":
         raise ZantError("not an ELF file")
     is64 = data[4] == 2
@@ -35,7 +38,11 @@ def elf_section_sizes(data: bytes) -> dict[str, int]:
         shoff, = struct.unpack_from(endian + "I", data, 0x20)
         shentsize, shnum, shstrndx = struct.unpack_from(endian + "HHH", data, 0x2E)
         header = endian + "IIIIIIIIII"
-    sections = [struct.unpack_from(header, data, shoff + i * shentsize) for i in range(shnum)]
+    return endian, is64, [struct.unpack_from(header, data, shoff + i * shentsize) for i in range(shnum)], shstrndx
+
+
+def elf_section_sizes(data: bytes) -> dict[str, int]:
+    _endian, _is64, sections, shstrndx = _sections(data)
     strtab_offset = sections[shstrndx][4]
     sizes = dict.fromkeys(SECTIONS, 0)
     for name_offset, _type, _flags, _addr, _offset, size, *_ in sections:
@@ -71,3 +78,38 @@ def section_sizes(path: str | Path) -> dict[str, int]:
                     total[key] += value
         return total
     return elf_section_sizes(data)
+
+
+SHT_SYMTAB = 2
+STT_FUNC = 2
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    address: int  # without the Thumb bit
+    size: int
+
+
+def function_symbols(path: str | Path) -> list[Symbol]:
+    """The functions (`STT_FUNC` symbols of non-zero size) of a linked ELF image, by address;
+    a Thumb function's address without its low bit. Raises `ZantError` for a stripped image."""
+    data = Path(path).read_bytes()
+    endian, is64, sections, _ = _sections(data)
+    symtab = next((s for s in sections if s[1] == SHT_SYMTAB), None)
+    if symtab is None:
+        raise ZantError(f"{Path(path).name} has no symbol table (stripped?)")
+    offset, size, link, entsize = symtab[4], symtab[5], symtab[6], symtab[9]
+    names_offset = sections[link][4]
+    entry = endian + ("IBBHQQ" if is64 else "IIIBBH")
+    symbols = []
+    for position in range(offset, offset + size, entsize):
+        if is64:
+            name, info, _other, _shndx, value, length = struct.unpack_from(entry, data, position)
+        else:
+            name, value, length, info, _other, _shndx = struct.unpack_from(entry, data, position)
+        if info & 0xF != STT_FUNC or length == 0:
+            continue
+        end = data.index(b"\0", names_offset + name)
+        symbols.append(Symbol(data[names_offset + name : end].decode("utf-8", "replace"), value & ~1, length))
+    return sorted(symbols, key=lambda s: (s.address, s.name))

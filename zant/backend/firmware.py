@@ -534,7 +534,9 @@ def qemu_missing(board: Board) -> str | None:
     return None
 
 
-def qemu_command(board: Board, elf: Path, repeat: int = 1, plugin: Path | None = None) -> list[str]:
+def qemu_command(
+    board: Board, elf: Path, repeat: int = 1, plugin: Path | None = None, plugin_args: Sequence[str] = ()
+) -> list[str]:
     # The last semihosting argument is how many times the image runs the model.
     # Semihosting writes to stdout (through a chardev), QEMU's own log (the plugin) to stderr.
     command = [
@@ -546,7 +548,9 @@ def qemu_command(board: Board, elf: Path, repeat: int = 1, plugin: Path | None =
     if board.arch == "riscv":
         command[3:3] = ["-bios", "none"]
     if plugin is not None:
-        command += ["-plugin", str(plugin), "-d", "plugin"]
+        # key=value arguments after the file; a comma inside a value is doubled (QEMU's escape)
+        spec = ",".join(part.replace(",", ",,") for part in [f"file={plugin}", *plugin_args])
+        command += ["-plugin", spec, "-d", "plugin"]
     return command
 
 
@@ -577,15 +581,16 @@ def run_image(
     plugin: Path | None = None,
     timeout: float = 600,
     statuses: Collection[int] = (0,),
+    plugin_args: Sequence[str] = (),
 ) -> subprocess.CompletedProcess:
     """Run an image under QEMU; raise `ZantError` with its output unless it exits with one of
-    `statuses`."""
+    `statuses`. `plugin_args` (`key=value`) go to the plugin."""
     missing = qemu_missing(board)
     if missing:
         raise ZantError(missing)
     try:
         result = subprocess.run(
-            qemu_command(board, elf, repeat, plugin), capture_output=True, text=True, timeout=timeout
+            qemu_command(board, elf, repeat, plugin, plugin_args), capture_output=True, text=True, timeout=timeout
         )
     except subprocess.TimeoutExpired as error:
         raise ZantError(f"{elf.name} did not finish within {timeout:.0f} s on {board.name}") from error
