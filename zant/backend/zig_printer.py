@@ -14,7 +14,12 @@ Layout of the generated file:
 
 * `const std = @import("std");`
 * the constants as one aligned byte blob `NAME_constants`, each a `const const_<name>: [*]const T`
-  pointer into it (little-endian bytes, so every value, NaN payloads, -0.0, inf, f16, is exact);
+  pointer into it (little-endian bytes, so every value, NaN payloads, -0.0, inf, f16, is exact).
+  `zig_files` writes the blob beside the file as `NAME.weights.bin`, read with `@embedFile`;
+  `print_zig` prints its bytes inline (one file, for small tests). Where the arena lives is the
+  constants mode (`CONSTANT_MODES`): embedded (read-only data), staged (`NAME_init()` copies it
+  into a RAM arena) or external (`NAME_init(address)` is told where the firmware put it; each
+  function reading constants then declares its pointers from that address);
 * `var NAME_scratch: [S]u8 align(A) = undefined;`, the scratch arena (absent when S is 0), or
   after `place-memories` one `NAME_scratch_<memory>` per memory in section `.zant.<memory>`, and
   each `uop.define_local` as a `const scratch_<name>: [*]T` pointer into its arena;
