@@ -7,6 +7,11 @@ fold what is computable now into initializers (Shape/Size of a tensor with a sta
 deterministic node whose inputs are all constants, evaluated with ONNX's reference evaluator),
 then infer shapes again, until every value is static or nothing more folds. It runs only when
 shape inference left something unknown, so ordinary models import untouched.
+
+What still has no static shape may get one from its consumer: a value whose only consumer is a
+shape-preserving unary node (Cast, Log, Sqrt ...) has that node's output shape, declared in the
+model or inferred (`shapes_from_consumers`). That is how a ReduceSum whose `axes` is a run-time
+input, followed by Log and a declared output, gets its shape (ReduceLogSum as a function body).
 """
 
 from __future__ import annotations
@@ -105,10 +110,60 @@ def _fold_round(model: ModelProto, opset: int) -> bool:
     return folded
 
 
+SAME_SHAPE_UNARY = frozenset(
+    "Abs Acos Acosh Asin Asinh Atan Atanh Cast CastLike Ceil Cos Cosh Elu Erf Exp Floor HardSigmoid "
+    "HardSwish Identity IsInf IsNaN LeakyRelu Log Mish Neg Not Reciprocal Relu Round Selu Sigmoid Sign "
+    "Sin Sinh Softplus Softsign Sqrt Tan Tanh ThresholdedRelu".split()
+)
+"""Ops whose output (the first) has the shape of their first input."""
+
+
+def shapes_from_consumers(model: ModelProto) -> bool:
+    """Give each value without a static shape whose only consumer is a `SAME_SHAPE_UNARY` node
+    with a statically shaped output that shape; True if any value got one."""
+    graph = model.graph
+    infos = {v.name: v for v in [*graph.input, *graph.value_info, *graph.output]}
+    consumers: dict[str, list[NodeProto]] = {}
+    for node in graph.node:
+        for name in set(node.input):
+            consumers.setdefault(name, []).append(node)
+    outputs = {v.name for v in graph.output}
+    changed = False
+    for node in reversed(graph.node):
+        for name in node.output:
+            info = infos.get(name)
+            if not name or name in outputs or (info is not None and static_shape(info.type) is not None):
+                continue
+            users = consumers.get(name, [])
+            if len(users) != 1 or users[0].op_type not in SAME_SHAPE_UNARY or users[0].input[0] != name:
+                continue
+            out = infos.get(users[0].output[0])
+            shape = None if out is None else static_shape(out.type)
+            if shape is None:
+                continue
+            if info is None:
+                info = graph.value_info.add()
+                info.name = name
+                infos[name] = info
+            tensor_type = info.type.tensor_type
+            if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(shape):
+                continue
+            tensor_type.shape.Clear()
+            for size in shape:
+                tensor_type.shape.dim.add().dim_value = size
+            changed = True
+    return changed
+
+
 def fold_shape_subgraphs(model: ModelProto, opset: int) -> ModelProto:
-    """Fold and re-infer until every value has a static shape or nothing more folds."""
+    """Fold and re-infer until every value has a static shape or nothing more folds; then take
+    shapes from consumers (`shapes_from_consumers`) and infer again while that helps."""
     for _ in range(MAX_ROUNDS):
         if all_shapes_static(model) or not _fold_round(model, opset):
+            break
+        model = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    for _ in range(MAX_ROUNDS):
+        if all_shapes_static(model) or not shapes_from_consumers(model):
             break
         model = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
     return model
