@@ -611,3 +611,20 @@ def test_passes_before_the_uop_dialect_are_not_checked():
     report = check_each_pass(module, passes, make_context(), seed=1)
     assert report.unchecked == ["fold-qdq", "fold-constants", "fold-batchnorm", "dce"]
     assert report.checked[0] == "onnx-to-uop" and "plan-arenas" in report.checked
+
+
+def test_random_graph_localize_hook():
+    """`random_graphs --localize`: a graph whose interpreted result matches the reference after
+    every pass points at the Zig side; one whose expected outputs are off points at the first
+    uop module."""
+    import copy
+
+    from zant.tools import random_graphs as rg
+
+    graph = next(g for g in (rg.prepared(0, i) for i in range(10)) if not isinstance(g, str))
+    assert rg.localize(graph, None).startswith("the interpreter agrees with the reference after every pass")
+    wrong = copy.copy(graph)
+    wrong.expected = [y + np.ones_like(y) for y in graph.expected]
+    assert rg.localize(wrong, None) == (
+        "the module after 'onnx-to-uop' (the first in uop) already differs from the reference"
+    )

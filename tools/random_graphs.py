@@ -18,7 +18,11 @@ Graphs are compiled, built and run in batches with the machinery `zant conforman
 (`zant.tools.batch`: one ReleaseSafe shared library per batch, bisection of broken builds, a child process per
 batch so that traps are caught) and compared with `onnx.reference.ReferenceEvaluator`.
 A compile error, a trap or a mismatch is a finding: it is shrunk (`shrink`) to a minimal
-model that still fails the same way and, with `--keep-failures DIR`, written there.
+model that still fails the same way and, with `--keep-failures DIR`, written there. Compile
+errors come in three kinds, each counted apart (`FINDINGS`): `compile_error`, the compiler refused
+the graph with a `ZantError` (an unsupported form: it should take every generated graph);
+`internal_error`, it crashed (any other exception: a bug); `zig_error`, the Zig it generated does not
+compile (a bug: valid ONNX must give Zig that builds).
 Graphs compile with the pipeline the driver gives `--target` (`default_pipeline`: the host's
 vector forms by default, the scalar `MCU_PIPELINE` for a microcontroller), or with `--pipeline`
 (e.g. to test a new pass on every graph); the summary and the JSON report name both. The Zig a
@@ -44,6 +48,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+from zant.errors import ZantError
 from zant.tools import batch
 
 OPSET = 24
@@ -618,6 +623,26 @@ def make_conv(d: Draft, x: Value) -> None:
     d.emit("Conv", operands, [_result(x, shape=(n, m, *spatial), lo=lo, hi=hi, exact=False)], **attributes)
 
 
+def make_conv_block(d: Draft, x: Value) -> None:
+    """A DenseNet bottleneck: a 1x1 Conv to 8 or 16 channels, Relu, a padded 3x3 Conv. On the host
+    the first Conv's channel lanes are stored into the second's padded buffer a padded image apart
+    (strided vector stores, zant_vscatter, where light_densenet121's Zig stopped building)."""
+    if x.dtype not in FLOATS or len(x.shape) != 4:
+        raise Skip("float NCHW")
+    n, c, h, w = x.shape
+    m = d.pick([8, 16])
+    w1 = d.const((d.rng.integers(-8, 9, (m, c, 1, 1)) / 8).astype(x.dtype))
+    b1 = d.const((d.rng.integers(-8, 9, (m,)) / 8).astype(x.dtype))
+    lo, hi = _checked(x.dtype, -(c * x.bound + 1), c * x.bound + 1)
+    (hidden,) = d.emit("Conv", [x, w1, b1], [_result(x, shape=(n, m, h, w), lo=lo, hi=hi, exact=False)])
+    (relu,) = d.emit("Relu", [hidden], [_result(hidden, lo=0.0)])
+    out = d.pick([1, 2, 4, 8])
+    w2 = d.const((d.rng.integers(-8, 9, (out, m, 3, 3)) / 8).astype(x.dtype))
+    bound = 9 * m * hi + 1
+    lo, hi = _checked(x.dtype, -bound, bound)
+    d.emit("Conv", [relu, w2], [_result(relu, shape=(n, out, h, w), lo=lo, hi=hi, exact=False)], pads=[1, 1, 1, 1])
+
+
 def make_pool(name: str) -> Callable[[Draft, Value], None]:
     def make(d: Draft, x: Value) -> None:
         if x.dtype not in FLOATS and not (name == "MaxPool" and x.dtype in ("int8", "uint8")):
@@ -1080,6 +1105,7 @@ def _table() -> tuple[Op, ...]:
         Op("MatMul", (*FLOATS, "int32", "int64"), make_matmul, 3.0),
         Op("Gemm", FLOATS, make_gemm, 2.0),
         Op("Conv", FLOATS, make_conv, 4.0),
+        Op("Conv", FLOATS, make_conv_block),
         *[Op(n, FLOATS, make_pool(n), 2.0) for n in ("MaxPool", "AveragePool")],  # onnx.reference pools floats only
         *[Op(n, FLOATS, make_global_pool(n)) for n in ("GlobalAveragePool", "GlobalMaxPool")],
         *[Op(n, dtypes, make_reduce(n)) for n, (dtypes, _) in REDUCTIONS.items()],
@@ -1269,16 +1295,17 @@ def run_graphs(graphs: Sequence[Graph], directory: Path, tag: str = "batch", pip
     for g in graphs:
         try:
             result, _ = batch.compile_zig(g.model, f"c{g.index:04d}", directory, pipeline=pipeline)
-        except Exception as error:  # ZantError or a compiler bug: both are findings
-            records[g.index].update(status="compile_error", reason="compile error: " + batch.one_line(batch.describe_error(error)))
+        except Exception as error:  # a ZantError or a compiler bug: both are findings, apart
+            status, what = ("compile_error", "compile error") if isinstance(error, ZantError) else ("internal_error", "internal error")
+            records[g.index].update(status=status, reason=f"{what}: " + batch.one_line(batch.describe_error(error)))
             continue
         result.data_sets = [(list(g.feeds), list(g.expected))]
         compiled.append((g, result))
     library, broken = None, {}
     if compiled:
         library, broken, _ = batch.build_batch(directory, [c.name for _, c in compiled], tag)
-    for name, message in broken.items():
-        records[int(name[1:])].update(status="compile_error", reason=message)
+    for name, message in broken.items():  # "compile error: zig: cNNNN.zig:L:C: error: …"
+        records[int(name[1:])].update(status="zig_error", reason=message.replace("compile error: zig:", "Zig compile error:", 1))
     specs = [
         {"name": c.name, "inputs": c.inputs, "outputs": c.outputs, "data_sets": c.data_sets, "rtol": g.rtol, "atol": g.atol}
         for g, c in compiled
@@ -1466,7 +1493,9 @@ def same_failure(status: str, directory: Path, pipeline: str | None = None) -> P
 
 # -- the driver -------------------------------------------------------------------------------
 
-FINDINGS = ("mismatch", "trap", "compile_error")
+FINDINGS = ("mismatch", "trap", "compile_error", "internal_error", "zig_error")
+"""The statuses that are findings: a wrong result, a ReleaseSafe trap, a graph the compiler refused
+(ZantError), one it crashed on, one whose generated Zig does not compile."""
 
 
 def save_graph(graph: Graph, path: Path) -> None:
@@ -1491,9 +1520,40 @@ def load_graph(path: Path, index: int = 0) -> Graph:
     return graph
 
 
-def process_batch(task: tuple[int, list[int], str, str | None, bool, str | None]) -> list[dict]:
-    """Worker: generate, compile, build and run one batch of graphs; shrink and keep the findings."""
-    seed, indices, work_dir, keep, do_shrink, pipeline = task
+def localize(graph: Graph, pipeline: str | None) -> str:
+    """Which pass of `pipeline` breaks `graph` on its inputs, by the uop interpreter
+    (`zant.interpreter`): the first module in uop is compared with the reference, each later one
+    with the one before."""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import default_pipeline, make_context
+    from zant.frontend.onnx_importer import import_model_bytes
+    from zant.interpreter import PassChangedResult, PassChecker, first_difference, unsupported_ops
+    from zant.plugins import all_passes
+
+    module = import_model_bytes(graph.model.SerializeToString(), ".", None)
+    ctx, checker = make_context(), None
+    try:
+        for p in PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline or default_pipeline("host")).passes:
+            p.apply(ctx, module)
+            if checker is not None:
+                checker.after(p.name)
+            elif not unsupported_ops(module):
+                checker = PassChecker(module, inputs=graph.feeds, rtol=graph.rtol, atol=graph.atol)
+                if first_difference([y.reshape(-1) for y in graph.expected], checker.outputs(), graph.rtol, graph.atol):
+                    return f"the module after '{p.name}' (the first in uop) already differs from the reference"
+    except PassChangedResult as error:
+        return str(error)
+    except Exception as error:  # noqa: BLE001 - a localization that fails says why
+        return f"not localized: {batch.one_line(batch.describe_error(error), 200)}"
+    return "the interpreter agrees with the reference after every pass: the Zig printer or build differs"
+
+
+def process_batch(task: tuple[int, list[int], str, str | None, bool, str | None, bool]) -> list[dict]:
+    """Worker: generate, compile, build and run one batch of graphs; shrink and keep the findings
+    (and, `--localize`, name the pass that breaks each mismatch)."""
+    seed, indices, work_dir, keep, do_shrink, pipeline, find_pass = task
     directory = Path(work_dir) / f"batch{indices[0]:06d}"
     ops = available_ops()
     graphs, records = [], {}
@@ -1507,6 +1567,8 @@ def process_batch(task: tuple[int, list[int], str, str | None, bool, str | None]
     for graph in graphs:
         record = records[graph.index]
         record["ops"] = sorted({n.op_type for n in graph.model.graph.node})
+        if find_pass and record["status"] in ("mismatch", "trap"):
+            record["culprit"] = localize(graph, pipeline)
         if record["status"] in FINDINGS and keep:
             stem = Path(keep) / f"seed{seed}_graph{graph.index}_{record['status']}"
             save_graph(graph, stem.with_name(stem.name + "_original"))
@@ -1518,13 +1580,14 @@ def process_batch(task: tuple[int, list[int], str, str | None, bool, str | None]
 
 
 def run(count: int, seed: int = 0, jobs: int = 2, batch_size: int = 100, keep: str | None = None,
-        do_shrink: bool = True, start: int = 0, progress=None, pipeline: str | None = None) -> tuple[list[dict], float]:
+        do_shrink: bool = True, start: int = 0, progress=None, pipeline: str | None = None,
+        find_pass: bool = False) -> tuple[list[dict], float]:
     """Graphs `start` ... `start + count - 1` of seed `seed`, compiled with `pipeline` (default the
     driver's); their records and the seconds taken."""
     started = time.perf_counter()
     indices = list(range(start, start + count))
     root = Path(tempfile.mkdtemp(prefix="zant-random-"))
-    tasks = [(seed, indices[i : i + batch_size], str(root), keep, do_shrink, pipeline)
+    tasks = [(seed, indices[i : i + batch_size], str(root), keep, do_shrink, pipeline, find_pass)
              for i in range(0, count, batch_size)]
     records: list[dict] = []
     try:
@@ -1542,6 +1605,8 @@ def run(count: int, seed: int = 0, jobs: int = 2, batch_size: int = 100, keep: s
                 for r in batch:
                     if r["status"] != "pass":
                         progress(f"  graph {r['index']}: {r['status']}: {r['reason']}")
+                        if "culprit" in r:
+                            progress(f"    localized: {r['culprit']}")
         if pool is not None:
             pool.close()
             pool.join()
@@ -1567,11 +1632,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="whose default pipeline to compile with (default host); the code is built for the host")
     parser.add_argument("--pipeline", default=None, metavar="PIPELINE",
                         help="the pass pipeline to compile with, as zant-opt -p takes it (default: the target's)")
+    parser.add_argument("--localize", action="store_true",
+                        help="on a mismatch or trap, name the first pass that changes the result under the uop interpreter")
     args = parser.parse_args(argv)
     pipeline = args.pipeline or default_pipeline(args.target)
     progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     records, seconds = run(args.count, args.seed, max(1, args.jobs), max(1, args.batch_size), args.keep_failures,
-                           not args.no_shrink, args.start, progress, pipeline)
+                           not args.no_shrink, args.start, progress, pipeline, args.localize)
     counts = collections.Counter(r["status"] for r in records)
     print(f"{len(records)} graphs (seed {args.seed}, target {args.target}, pipeline {pipeline}) in {seconds:.0f} s: "
           + ", ".join(f"{s} {counts[s]}" for s in ("pass", *FINDINGS, "generator_error")))

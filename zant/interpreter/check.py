@@ -121,15 +121,29 @@ class PassChecker:
     """Interprets a module between passes and raises `PassChangedResult` at the first pass that
     changes a result: `PassChecker(module, seed)` runs the module as it is (the baseline, if
     interpretable), then `after(pass_name)` after each pass. Inputs are drawn from `seed` once
-    per graph function and reused."""
+    per graph function and reused, or given (`inputs`, for a module of one graph function)."""
 
-    def __init__(self, module: ModuleOp, seed: int = 0, rtol: float = RTOL, atol: float = ATOL):
+    def outputs(self, function: str = "main") -> list[np.ndarray] | None:
+        """The last interpreted outputs of a graph function (flat), None before any."""
+        found = self.previous.get(function)
+        return None if found is None else found[0]
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        seed: int = 0,
+        rtol: float = RTOL,
+        atol: float = ATOL,
+        inputs: Sequence[np.ndarray] | None = None,
+    ):
         self.module = module
         self.seed = seed
         self.rtol = rtol
         self.atol = atol
         self.report = CheckReport()
         self.inputs: dict[str, list[np.ndarray]] = {}
+        if inputs is not None:  # given: for the graph's one function
+            self.inputs = {f.sym_name.data: list(inputs) for f in graph_functions(module)}
         self.previous: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
         self.many = len(graph_functions(module)) > 1
         self._interpret(None)
