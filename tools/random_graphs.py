@@ -18,11 +18,7 @@ Graphs are compiled, built and run in batches with the machinery `zant conforman
 (`zant.tools.batch`: one ReleaseSafe shared library per batch, bisection of broken builds, a child process per
 batch so that traps are caught) and compared with `onnx.reference.ReferenceEvaluator`.
 A compile error, a trap or a mismatch is a finding: it is shrunk (`shrink`) to a minimal
-model that still fails the same way and, with `--keep-failures DIR`, written there. Compile
-errors come in three kinds, each counted apart (`FINDINGS`): `compile_error`, the compiler refused
-the graph with a `ZantError` (an unsupported form: it should take every generated graph);
-`internal_error`, it crashed (any other exception: a bug); `zig_error`, the Zig it generated does not
-compile (a bug: valid ONNX must give Zig that builds).
+model that still fails the same way and, with `--keep-failures DIR`, written there.
 Graphs compile with the pipeline the driver gives `--target` (`default_pipeline`: the host's
 vector forms by default, the scalar `MCU_PIPELINE` for a microcontroller), or with `--pipeline`
 (e.g. to test a new pass on every graph); the summary and the JSON report name both. The Zig a
@@ -48,7 +44,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
-from zant.errors import ZantError
 from zant.tools import batch
 
 OPSET = 24
@@ -623,26 +618,6 @@ def make_conv(d: Draft, x: Value) -> None:
     d.emit("Conv", operands, [_result(x, shape=(n, m, *spatial), lo=lo, hi=hi, exact=False)], **attributes)
 
 
-def make_conv_block(d: Draft, x: Value) -> None:
-    """A DenseNet bottleneck: a 1x1 Conv to 8 or 16 channels, Relu, a padded 3x3 Conv. On the host
-    the first Conv's channel lanes are stored into the second's padded buffer a padded image apart
-    (strided vector stores, zant_vscatter, where light_densenet121's Zig stopped building)."""
-    if x.dtype not in FLOATS or len(x.shape) != 4:
-        raise Skip("float NCHW")
-    n, c, h, w = x.shape
-    m = d.pick([8, 16])
-    w1 = d.const((d.rng.integers(-8, 9, (m, c, 1, 1)) / 8).astype(x.dtype))
-    b1 = d.const((d.rng.integers(-8, 9, (m,)) / 8).astype(x.dtype))
-    lo, hi = _checked(x.dtype, -(c * x.bound + 1), c * x.bound + 1)
-    (hidden,) = d.emit("Conv", [x, w1, b1], [_result(x, shape=(n, m, h, w), lo=lo, hi=hi, exact=False)])
-    (relu,) = d.emit("Relu", [hidden], [_result(hidden, lo=0.0)])
-    out = d.pick([1, 2, 4, 8])
-    w2 = d.const((d.rng.integers(-8, 9, (out, m, 3, 3)) / 8).astype(x.dtype))
-    bound = 9 * m * hi + 1
-    lo, hi = _checked(x.dtype, -bound, bound)
-    d.emit("Conv", [relu, w2], [_result(relu, shape=(n, out, h, w), lo=lo, hi=hi, exact=False)], pads=[1, 1, 1, 1])
-
-
 def make_pool(name: str) -> Callable[[Draft, Value], None]:
     def make(d: Draft, x: Value) -> None:
         if x.dtype not in FLOATS and not (name == "MaxPool" and x.dtype in ("int8", "uint8")):
@@ -1105,7 +1080,6 @@ def _table() -> tuple[Op, ...]:
         Op("MatMul", (*FLOATS, "int32", "int64"), make_matmul, 3.0),
         Op("Gemm", FLOATS, make_gemm, 2.0),
         Op("Conv", FLOATS, make_conv, 4.0),
-        Op("Conv", FLOATS, make_conv_block),
         *[Op(n, FLOATS, make_pool(n), 2.0) for n in ("MaxPool", "AveragePool")],  # onnx.reference pools floats only
         *[Op(n, FLOATS, make_global_pool(n)) for n in ("GlobalAveragePool", "GlobalMaxPool")],
         *[Op(n, dtypes, make_reduce(n)) for n, (dtypes, _) in REDUCTIONS.items()],
@@ -1295,17 +1269,16 @@ def run_graphs(graphs: Sequence[Graph], directory: Path, tag: str = "batch", pip
     for g in graphs:
         try:
             result, _ = batch.compile_zig(g.model, f"c{g.index:04d}", directory, pipeline=pipeline)
-        except Exception as error:  # a ZantError or a compiler bug: both are findings, apart
-            status, what = ("compile_error", "compile error") if isinstance(error, ZantError) else ("internal_error", "internal error")
-            records[g.index].update(status=status, reason=f"{what}: " + batch.one_line(batch.describe_error(error)))
+        except Exception as error:  # ZantError or a compiler bug: both are findings
+            records[g.index].update(status="compile_error", reason="compile error: " + batch.one_line(batch.describe_error(error)))
             continue
         result.data_sets = [(list(g.feeds), list(g.expected))]
         compiled.append((g, result))
     library, broken = None, {}
     if compiled:
         library, broken, _ = batch.build_batch(directory, [c.name for _, c in compiled], tag)
-    for name, message in broken.items():  # "compile error: zig: cNNNN.zig:L:C: error: …"
-        records[int(name[1:])].update(status="zig_error", reason=message.replace("compile error: zig:", "Zig compile error:", 1))
+    for name, message in broken.items():
+        records[int(name[1:])].update(status="compile_error", reason=message)
     specs = [
         {"name": c.name, "inputs": c.inputs, "outputs": c.outputs, "data_sets": c.data_sets, "rtol": g.rtol, "atol": g.atol}
         for g, c in compiled
@@ -1493,9 +1466,7 @@ def same_failure(status: str, directory: Path, pipeline: str | None = None) -> P
 
 # -- the driver -------------------------------------------------------------------------------
 
-FINDINGS = ("mismatch", "trap", "compile_error", "internal_error", "zig_error")
-"""The statuses that are findings: a wrong result, a ReleaseSafe trap, a graph the compiler refused
-(ZantError), one it crashed on, one whose generated Zig does not compile."""
+FINDINGS = ("mismatch", "trap", "compile_error")
 
 
 def save_graph(graph: Graph, path: Path) -> None:
