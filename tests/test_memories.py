@@ -191,3 +191,21 @@ def test_board_file_memories_are_validated(tmp_path):
     for extra, message in cases:
         with pytest.raises(ZantError, match=message):
             load(extra)
+
+
+def test_check_plan_compares_the_callers_hash(tmp_path):
+    # NAME_check_plan and the exported hashes, through the host library's C ABI.
+    import ctypes
+
+    path = tmp_path / "relu.onnx"
+    onnx.save(relu_model(8), path)
+    result = compile_model(path, tmp_path / "out", CompileOptions(name="relu"))
+    library = ctypes.CDLL(str(result.library_path.resolve()))
+    check = library.relu_check_plan
+    check.restype, check.argtypes = ctypes.c_int32, [ctypes.c_uint64]
+    plan_hash = int(result.plan["plan_hash"], 16)
+    assert check(plan_hash) == 0
+    assert check(plan_hash ^ 1) == 3  # relu_STATUS_PLAN_MISMATCH
+    assert ctypes.c_uint64.in_dll(library, "relu_plan_hash").value == plan_hash
+    assert ctypes.c_uint64.in_dll(library, "relu_layout_hash").value == int(result.plan["layout_hash"], 16)
+    assert "#define relu_STATUS_PLAN_MISMATCH 3" in result.header_path.read_text()
