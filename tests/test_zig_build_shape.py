@@ -12,6 +12,8 @@ Four constructs made builds slow, up to minutes (bench/build_time.py measures th
   the whole constant blob, for each load (MobileNet's 280 Clip bounds: 25 s in every mode);
 * every layer in one function: LLVM's GVN is superlinear in it (MobileNet, Cortex-M4
   ReleaseSafe: 11.4 s of CPU in one function, 4.5 s with a function per loop nest).
+* the weights as Zig literals (MobileNetV1 1.0: a 103 MB `.zig`), or their `@embedFile` coerced
+  to `[N]u8`, which Zig's Sema copies byte by byte (16.9 MB: 10.6 s of CPU before LLVM starts).
 
 The checks that remain must still trap: an index read from memory is checked against its buffer.
 """
@@ -101,6 +103,18 @@ def test_clip_bounds_are_literals(tmp_path, pipeline):
     assert "zant_fmax" not in zig and "zant_vfmax" not in zig
     six = "@as(f32, 0x1.8000000000000p+2)"
     assert f"{six} < " in zig and f") {six} else" in zig  # min(x, 6): expand-float-minmax's compare and where
+
+
+@pytest.mark.parametrize("mode", ["embedded", "staged"])
+def test_constant_arena_is_embedded_with_its_own_type(tmp_path, mode):
+    zig, result = generated_zig(clip_stack(), tmp_path, MCU_PIPELINE, build=False, constants=mode)
+    arena = "m_constants" if mode == "embedded" else "m_constants_source"
+    blob = (result.zig_path.parent / "m.weights.bin").read_bytes()
+    # `@embedFile`'s [N:0]u8 as it is (only aligned), never coerced to [N]u8, and no byte literals.
+    declaration = re.search(rf"^const {arena}\b.*$", zig, re.MULTILINE)
+    assert declaration and declaration[0] == f'const {arena} align(16) = @embedFile("m.weights.bin").*;'
+    assert f"@sizeOf(@TypeOf({arena})) == {len(blob) + 1})" in zig
+    assert not re.search(r"\]u8[^=]*= @embedFile", zig) and not re.search(r"0x[0-9a-f]{2}, 0x", zig)
 
 
 def gather_model() -> onnx.ModelProto:
