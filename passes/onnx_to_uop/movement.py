@@ -25,6 +25,7 @@ from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, materialize, result_name
+from zant.passes.onnx_to_uop.parameters import load_all, runtime_input
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -447,13 +448,20 @@ class TriluLowering(OnnxLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         data = layout_of(inputs(op)[0])
-        k_value = _required_constant(op, 1, "k")
-        k = 0 if k_value is None else int(k_value.reshape(-1)[0])
         shape = tensor_shape(op.results[0])
+        k_input = runtime_input(op, 1)
+        if k_input is not None:
+            # A run-time k: any value is valid, and clamped to [-rows, cols] it selects the
+            # same elements without overflowing i + k.
+            (k_loaded,) = load_all(kb, k_input)
+            k: SSAValue = _clamp(kb, k_loaded, -shape[-2], shape[-1])
+        else:
+            k_value = _required_constant(op, 1, "k")
+            k = kb.const(0 if k_value is None else int(k_value.reshape(-1)[0]), _I64)
         element_type = tensor_element_type(op.results[0])
         out = kb.alloc(result_name(op), shape, element_type)
         with kb.loop_nest(shape) as ivs:
-            row = kb.alu("add", _i64(kb, ivs[-2]), kb.const(k, _I64))
+            row = kb.alu("add", _i64(kb, ivs[-2]), k)
             col = _i64(kb, ivs[-1])
             keep = kb.alu("cmple", row, col) if get_attr(op, "upper") else kb.alu("cmple", col, row)
             kb.store(kb.where(keep, kb.load(data, ivs), _zero(kb, element_type)), out, ivs)
