@@ -618,6 +618,26 @@ def make_conv(d: Draft, x: Value) -> None:
     d.emit("Conv", operands, [_result(x, shape=(n, m, *spatial), lo=lo, hi=hi, exact=False)], **attributes)
 
 
+def make_conv_block(d: Draft, x: Value) -> None:
+    """A DenseNet bottleneck: a 1x1 Conv to 8 or 16 channels, Relu, a padded 3x3 Conv. On the host
+    the first Conv's channel lanes are stored into the second's padded buffer a padded image apart
+    (strided vector stores, zant_vscatter, where light_densenet121's Zig stopped building)."""
+    if x.dtype not in FLOATS or len(x.shape) != 4:
+        raise Skip("float NCHW")
+    n, c, h, w = x.shape
+    m = d.pick([8, 16])
+    w1 = d.const((d.rng.integers(-8, 9, (m, c, 1, 1)) / 8).astype(x.dtype))
+    b1 = d.const((d.rng.integers(-8, 9, (m,)) / 8).astype(x.dtype))
+    lo, hi = _checked(x.dtype, -(c * x.bound + 1), c * x.bound + 1)
+    (hidden,) = d.emit("Conv", [x, w1, b1], [_result(x, shape=(n, m, h, w), lo=lo, hi=hi, exact=False)])
+    (relu,) = d.emit("Relu", [hidden], [_result(hidden, lo=0.0)])
+    out = d.pick([1, 2, 4, 8])
+    w2 = d.const((d.rng.integers(-8, 9, (out, m, 3, 3)) / 8).astype(x.dtype))
+    bound = 9 * m * hi + 1
+    lo, hi = _checked(x.dtype, -bound, bound)
+    d.emit("Conv", [relu, w2], [_result(relu, shape=(n, out, h, w), lo=lo, hi=hi, exact=False)], pads=[1, 1, 1, 1])
+
+
 def make_pool(name: str) -> Callable[[Draft, Value], None]:
     def make(d: Draft, x: Value) -> None:
         if x.dtype not in FLOATS and not (name == "MaxPool" and x.dtype in ("int8", "uint8")):
@@ -1080,6 +1100,7 @@ def _table() -> tuple[Op, ...]:
         Op("MatMul", (*FLOATS, "int32", "int64"), make_matmul, 3.0),
         Op("Gemm", FLOATS, make_gemm, 2.0),
         Op("Conv", FLOATS, make_conv, 4.0),
+        Op("Conv", FLOATS, make_conv_block),
         *[Op(n, FLOATS, make_pool(n), 2.0) for n in ("MaxPool", "AveragePool")],  # onnx.reference pools floats only
         *[Op(n, FLOATS, make_global_pool(n)) for n in ("GlobalAveragePool", "GlobalMaxPool")],
         *[Op(n, dtypes, make_reduce(n)) for n, (dtypes, _) in REDUCTIONS.items()],
