@@ -18,7 +18,11 @@ Graphs are compiled, built and run in batches with the machinery `zant conforman
 (`zant.tools.batch`: one ReleaseSafe shared library per batch, bisection of broken builds, a child process per
 batch so that traps are caught) and compared with `onnx.reference.ReferenceEvaluator`.
 A compile error, a trap or a mismatch is a finding: it is shrunk (`shrink`) to a minimal
-model that still fails the same way and, with `--keep-failures DIR`, written there.
+model that still fails the same way and, with `--keep-failures DIR`, written there. Compile
+errors come in three kinds, each counted apart (`FINDINGS`): `compile_error`, the compiler refused
+the graph with a `ZantError` (an unsupported form: it should take every generated graph);
+`internal_error`, it crashed (any other exception: a bug); `zig_error`, the Zig it generated does not
+compile (a bug: valid ONNX must give Zig that builds).
 Graphs compile with the pipeline the driver gives `--target` (`default_pipeline`: the host's
 vector forms by default, the scalar `MCU_PIPELINE` for a microcontroller), or with `--pipeline`
 (e.g. to test a new pass on every graph); the summary and the JSON report name both. The Zig a
@@ -44,6 +48,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+from zant.errors import ZantError
 from zant.tools import batch
 
 OPSET = 24
@@ -1290,16 +1295,17 @@ def run_graphs(graphs: Sequence[Graph], directory: Path, tag: str = "batch", pip
     for g in graphs:
         try:
             result, _ = batch.compile_zig(g.model, f"c{g.index:04d}", directory, pipeline=pipeline)
-        except Exception as error:  # ZantError or a compiler bug: both are findings
-            records[g.index].update(status="compile_error", reason="compile error: " + batch.one_line(batch.describe_error(error)))
+        except Exception as error:  # a ZantError or a compiler bug: both are findings, apart
+            status, what = ("compile_error", "compile error") if isinstance(error, ZantError) else ("internal_error", "internal error")
+            records[g.index].update(status=status, reason=f"{what}: " + batch.one_line(batch.describe_error(error)))
             continue
         result.data_sets = [(list(g.feeds), list(g.expected))]
         compiled.append((g, result))
     library, broken = None, {}
     if compiled:
         library, broken, _ = batch.build_batch(directory, [c.name for _, c in compiled], tag)
-    for name, message in broken.items():
-        records[int(name[1:])].update(status="compile_error", reason=message)
+    for name, message in broken.items():  # "compile error: zig: cNNNN.zig:L:C: error: …"
+        records[int(name[1:])].update(status="zig_error", reason=message.replace("compile error: zig:", "Zig compile error:", 1))
     specs = [
         {"name": c.name, "inputs": c.inputs, "outputs": c.outputs, "data_sets": c.data_sets, "rtol": g.rtol, "atol": g.atol}
         for g, c in compiled
@@ -1487,7 +1493,9 @@ def same_failure(status: str, directory: Path, pipeline: str | None = None) -> P
 
 # -- the driver -------------------------------------------------------------------------------
 
-FINDINGS = ("mismatch", "trap", "compile_error")
+FINDINGS = ("mismatch", "trap", "compile_error", "internal_error", "zig_error")
+"""The statuses that are findings: a wrong result, a ReleaseSafe trap, a graph the compiler refused
+(ZantError), one it crashed on, one whose generated Zig does not compile."""
 
 
 def save_graph(graph: Graph, path: Path) -> None:
