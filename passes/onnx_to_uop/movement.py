@@ -25,7 +25,7 @@ from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, materialize, result_name
-from zant.passes.onnx_to_uop.parameters import load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import all_of, axis_membership, check, load_all, runtime_input
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -265,6 +265,8 @@ class SliceLowering(OnnxLowering):
     op_names = frozenset({"onnx.Slice"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        if any(runtime_input(op, index) is not None for index in range(1, 5)):
+            return [_runtime_slice(op, kb)]
         layout = layout_of(inputs(op)[0])
         starts = _required_constant(op, 1, "starts").reshape(-1).tolist()
         ends = _required_constant(op, 2, "ends").reshape(-1).tolist()
@@ -282,6 +284,80 @@ class SliceLowering(OnnxLowering):
         if layout.shape != tensor_shape(op.results[0]):
             raise ValueError(f"slice gives {layout.shape}, the result type is {tensor_shape(op.results[0])}")
         return [layout]
+
+
+def _values(kb: KernelBuilder, op: Operation, index: int, default: Sequence[int]) -> list[SSAValue]:
+    """ONNX input `index` as i64 values: loaded when only known at run time, else constants
+    (`default` when the input is absent)."""
+    value = input_value(op, index)
+    if value is None:
+        return [kb.const(v, _I64) for v in default]
+    if runtime_input(op, index) is not None:
+        return load_all(kb, value)
+    return [kb.const(int(v), _I64) for v in _required_constant(op, index, "").reshape(-1)]
+
+
+def _runtime_slice(op: Operation, kb: KernelBuilder) -> Layout:
+    """Slice whose starts, ends, axes or steps are read at run time: a copy into the compiled
+    (static) result shape. Per input dimension the start and step come from the values (clamped
+    as ONNX says); `uop.check` makes NAME_predict return `STATUS_BAD_PARAMETER` unless every
+    axis is in range and named once, no step is 0 and each dimension's count is the compiled
+    one. The copy then reads x at start + i·step along each dimension, always in bounds."""
+    x = layout_of(inputs(op)[0])
+    shape, rank = x.shape, x.rank
+    out_shape = tensor_shape(op.results[0])
+    starts = _values(kb, op, 1, [])
+    count = len(starts)
+    ends = _values(kb, op, 2, [])
+    axes = _values(kb, op, 3, range(count))
+    steps = _values(kb, op, 4, [1] * count)
+    if not len(ends) == len(axes) == len(steps) == count:
+        raise ValueError("starts, ends, axes and steps differ in length")
+    named, valid = axis_membership(kb, axes, rank)
+    conditions = [valid]
+    zero, one = kb.const(0, _I64), kb.const(1, _I64)
+    base = kb.const(x.offset, _I64)
+    strides: list[SSAValue] = []
+    for d in range(rank):
+        dim = kb.const(shape[d], _I64)
+        picks = [kb.alu("or", kb.alu("cmpeq", a, kb.const(d, _I64)), kb.alu("cmpeq", a, kb.const(d - rank, _I64))) for a in axes]
+
+        def pick(values: list[SSAValue], default: SSAValue) -> SSAValue:
+            for hit, value in zip(picks, values):
+                default = kb.where(hit, value, default)
+            return default
+
+        start, end, step = pick(starts, zero), pick(ends, dim), pick(steps, one)
+        conditions.append(kb.alu("cmpne", step, zero))
+        # |step| above the dimension picks at most one element: clamp it, so nothing overflows.
+        limit = max(shape[d], 1)
+        step = _clamp(kb, step, -limit, limit)
+        step = kb.where(kb.alu("cmpeq", step, zero), one, step)
+        forward = kb.alu("cmplt", zero, step)
+        start = kb.where(kb.alu("cmplt", start, zero), kb.alu("add", _clamp(kb, start, -shape[d], 0), dim), start)
+        end = kb.where(kb.alu("cmplt", end, zero), kb.alu("add", _clamp(kb, end, -shape[d] - 1, 0), dim), end)
+        # Forward: start and end in [0, dim]; backward: start in [0, dim-1], end in [-1, dim-1].
+        start = kb.where(forward, _clamp(kb, start, 0, shape[d]), _clamp(kb, start, 0, shape[d] - 1))
+        end = kb.where(forward, _clamp(kb, end, 0, shape[d]), _clamp(kb, end, -1, shape[d] - 1))
+        span = kb.where(forward, kb.alu("sub", end, start), kb.alu("sub", start, end))
+        magnitude = kb.alu("abs", step)
+        length = kb.alu("div", kb.alu("add", kb.alu("max", span, zero), kb.alu("sub", magnitude, one)), magnitude)
+        conditions.append(kb.alu("cmpeq", length, kb.const(out_shape[d], _I64)))
+        base = kb.alu("add", base, kb.alu("mul", start, kb.const(x.strides[d], _I64)))
+        strides.append(_to_index(kb, kb.alu("mul", step, kb.const(x.strides[d], _I64))))
+    check(kb, all_of(kb, conditions))
+    base_index = _to_index(kb, base)
+    element_type = tensor_element_type(op.results[0])
+    out = kb.alloc(result_name(op), out_shape, element_type)
+    if out.size == 0:
+        return out
+    flat = Layout(x.buffer, (x.buffer.type.size.data,), (1,), 0)  # type: ignore[attr-defined]
+    with kb.loop_nest(out_shape) as ivs:
+        address = base_index
+        for iv, stride in zip(ivs, strides):
+            address = kb.alu("add", address, kb.alu("mul", iv, stride))
+        kb.store(kb.load(flat, [address]), out, ivs)
+    return out
 
 
 class SplitLowering(OnnxLowering):
