@@ -188,6 +188,18 @@ def test_list_passes(capsys, plugin):
     assert "canonicalize" in "\n".join(lines[xdsl_at:])
 
 
+def test_list_passes_survives_a_broken_installed_pass():
+    from zant.passes import builtin_passes
+    from zant.tools.zant_opt import list_passes
+
+    def broken():
+        raise ZantError("cannot load pass 'their-pass' (their_pkg:Pass): No module named 'their_pkg'")
+
+    text = list_passes({"licm": builtin_passes()["licm"], "their-pass": broken})
+    assert "  their-pass             (cannot be loaded: cannot load pass 'their-pass'" in text
+    assert "  licm " in text
+
+
 def test_help_does_not_list_every_pass(capsys):
     with pytest.raises(SystemExit):
         zant_opt(["-h"])

@@ -175,7 +175,11 @@ def list_passes(available: Mapping[str, Callable[[], type[ModulePass]]]) -> str:
             continue
         lines.append(f"{title}:")
         for name in names:
-            cls = available[name]()
+            try:
+                cls = available[name]()
+            except ZantError as error:  # an installed package's broken entry point: listed, not fatal
+                lines.append(f"  {name:<22} (cannot be loaded: {error})")
+                continue
             lines.append(f"  {name:<22} {pass_summary(cls)}".rstrip())
             lines.append(f"  {'':<22} options: {describe_options(cls)}")
     lines.append("xDSL passes (see xDSL's documentation):")
