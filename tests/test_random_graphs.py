@@ -273,3 +273,36 @@ def test_group_norm_f64_statistics_are_float64_where_the_reference_stashes_float
         rg.make_channel_norm("GroupNormalization")(d, rg.Value("x", (3, 2, 3), dtype, -4, 4))
     stash = [{a.name: a.i for a in n.attribute}.get("stash_type") for n in d.nodes]
     assert stash == [f64, None]
+
+
+def test_internal_and_zig_errors_are_findings_of_their_own(tmp_path, monkeypatch, sample):
+    """A graph the compiler crashes on is an `internal_error`, one whose generated Zig does not
+    compile a `zig_error`, one it refuses with a `ZantError` a `compile_error`: three findings,
+    counted apart (the summary names each), the other graphs of the batch unharmed."""
+    from dataclasses import replace
+
+    from zant.errors import ZantError
+    from zant.tools import batch
+
+    compile_zig = batch.compile_zig
+
+    def broken_compiler(model, name, out_dir, **options):
+        if name == "c0000":
+            raise KeyError("no such value")
+        if name == "c0002":
+            raise ZantError("cannot infer a static shape")
+        compiled = compile_zig(model, name, out_dir, **options)
+        if name == "c0001":
+            source = out_dir / f"{name}.zig"
+            source.write_text(source.read_text() + "\nconst broken: u8 = no_such_value;\ncomptime { _ = broken; }\n")
+        return compiled
+
+    monkeypatch.setattr(batch, "compile_zig", broken_compiler)
+    graphs = [replace(g, index=i) for i, g in enumerate(sample[:4])]
+    records = rg.run_graphs(graphs, tmp_path)
+    assert [records[i]["status"] for i in range(4)] == ["internal_error", "zig_error", "compile_error", "pass"]
+    assert records[0]["reason"] == "internal error: KeyError: 'no such value'"
+    assert records[1]["reason"].startswith("Zig compile error: c0001.zig:")
+    assert "use of undeclared identifier 'no_such_value'" in records[1]["reason"]
+    assert records[2]["reason"] == "compile error: cannot infer a static shape"
+    assert {"internal_error", "zig_error", "compile_error"} <= set(rg.FINDINGS)
