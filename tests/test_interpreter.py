@@ -267,6 +267,29 @@ def test_arm_dsp_ops_compute_sxtb16_and_smlad():
     assert int(out[0]) == 1000 + int(np.dot(x[:4].astype(int), x[4:].astype(int)))
 
 
+def test_arm_mve_ops_gather_and_multiply_accumulate_across_lanes():
+    body = """
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<32xi8>
+  %o = uop.define_global "output" 0 "o" : !uop.buffer<1xi32>
+  %c0 = uop.const 0 : index
+  %c16 = uop.const 16 : index
+  %p = uop.gep %x[%c0] : !uop.buffer<32xi8>
+  %g = arm_mve.vldrb_gather %p [0, 2, 4, 6, 8, 10, 12, 14] : !uop.ptr<i8> -> vector<8xi16>
+  %h = arm_mve.vldrb_gather %p [1, 3, 5, 7, 9, 11, 13, 15] : !uop.ptr<i8> -> vector<8xi16>
+  %q = uop.gep %x[%c16] : !uop.buffer<32xi8>
+  %a = uop.vload %p : vector<16xi8>
+  %b = uop.vload %q : vector<16xi8>
+  %acc = uop.const -7 : i32
+  %s = arm_mve.vmlava %acc, %a, %b : vector<16xi8>
+  %t = arm_mve.vmlava %s, %g, %h : vector<8xi16>
+  %r = uop.gep %o[%c0] : !uop.buffer<1xi32>
+  uop.store %t, %r : i32"""
+    x = np.random.default_rng(5).integers(-128, 128, 32).astype(np.int8)
+    (out,) = run_body(body, [x], [])
+    wide = x.astype(int)
+    assert int(out[0]) == -7 + int(wide[:16] @ wide[16:]) + int(wide[0:16:2] @ wide[1:16:2])
+
+
 def test_an_op_outside_uop_is_refused_by_name():
     module = parse(
         """
@@ -559,6 +582,7 @@ def float_mlp_model():
     [
         (float_mlp_model, "host", "uop.reduce_add"),  # the host pipeline's vector code
         (int8_conv_model, "cortex-m4", "uop.shr"),  # int8, requantized in fixed point
+        (int8_conv_model, "cortex-m55", "arm_mve.vmlava"),  # Helium dot products
         (int8_conv_model, "host", "uop.shr"),
     ],
 )

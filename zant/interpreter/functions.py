@@ -1,4 +1,5 @@
-"""`@impl` functions for every op of the `uop` and `arm_dsp` dialects, on xDSL's interpreter.
+"""`@impl` functions for every op of the `uop`, `arm_dsp` and `arm_mve` dialects, on xDSL's
+interpreter.
 
 Memory: a buffer is a flat NumPy array of its element type. A graph input holds the caller's
 values, a graph output and a scratch buffer start filled with a poison byte (`POISONS`: what a
@@ -32,7 +33,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from zant.dialects import arm_dsp, uop
+from zant.dialects import arm_dsp, arm_mve, uop
 import zant.interpreter.semantics as sem
 from zant.interpreter.semantics import Trap
 from zant.ir.resources import attr_to_array
@@ -461,6 +462,23 @@ class ArmDspFunctions(InterpreterFunctions):
         return (_i32(c + _half(a, 0) * _half(b, 0) + _half(a, 16) * _half(b, 16)),)
 
 
+@register_impls
+class ArmMveFunctions(InterpreterFunctions):
+    """The `arm_mve` ops (Helium), in plain integers."""
+
+    @impl(arm_mve.VldrbGatherOp)
+    def run_vldrb_gather(self, interpreter: Interpreter, op: arm_mve.VldrbGatherOp, args: PythonValues):
+        data, index = args[0]
+        offsets = op.byte_offsets
+        _check(op, data, index + min(offsets), index + max(offsets))
+        return (data[[index + o for o in offsets]].astype(np.int16),)
+
+    @impl(arm_mve.VmlavaOp)
+    def run_vmlava(self, interpreter: Interpreter, op: arm_mve.VmlavaOp, args: PythonValues):
+        acc, a, b = args
+        return (_i32(acc + int(np.dot(a.astype(np.int64), b.astype(np.int64)))),)
+
+
 def _sext8(byte: int) -> int:
     return byte - 256 if byte >= 128 else byte
 
@@ -476,7 +494,7 @@ def _i32(value: int) -> int:
 
 IMPLEMENTATIONS: dict[type[Operation], tuple[type[InterpreterFunctions], Any]] = {
     op: (functions, run)
-    for functions in (UOpFunctions, ArmDspFunctions)
+    for functions in (UOpFunctions, ArmDspFunctions, ArmMveFunctions)
     for op, run in functions._impls()  # xDSL's table of a class's @impl functions
 }
 """Each op's `@impl` function and the class that defines it (the loop bodies' dispatch)."""

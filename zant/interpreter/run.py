@@ -13,7 +13,14 @@ from xdsl.ir import Operation
 from zant.dialects import uop
 from zant.errors import ZantError
 import zant.interpreter.semantics as sem
-from zant.interpreter.functions import POISONS, SUPPORTED, ArmDspFunctions, Memory, UOpFunctions
+from zant.interpreter.functions import (
+    POISONS,
+    SUPPORTED,
+    ArmDspFunctions,
+    ArmMveFunctions,
+    Memory,
+    UOpFunctions,
+)
 from zant.interpreter.semantics import Trap
 
 
@@ -102,6 +109,7 @@ def run_function(
     interpreter = Interpreter(module)
     interpreter.register_implementations(UOpFunctions())
     interpreter.register_implementations(ArmDspFunctions())
+    interpreter.register_implementations(ArmMveFunctions())
     memory = Memory(arrays, {}, poison)
     interpreter.set_data(UOpFunctions, "memory", memory)
     try:
