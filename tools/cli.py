@@ -278,6 +278,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_profile(args: argparse.Namespace) -> int:
+    from zant.tools.profile import format_profile, profile_model, profile_svg
+
+    board = None if args.board is None else find_board(args.board)
+    target = args.target or (board.target if board else "cortex-m4")
+    options = {"inputs": _read_inputs(args), "input_shapes": parse_input_shapes(args.input_shape)}
+    profile = profile_model(args.model, target, board, args.optimize, options, args.output_dir, _progress)
+    print(format_profile(profile))
+    if args.svg:
+        with open(args.svg, "w", encoding="utf-8") as svg:
+            svg.write(profile_svg(profile))
+        print(f"\nwrote {args.svg}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = make_parser().parse_args(argv)
@@ -286,7 +301,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from zant.plan_report import cmd_plan
 
     from zant.tools.lit_config import cmd_lit_config
-    from zant.tools.profile import cmd_profile
 
     handlers = {
         "compile": cmd_compile, "run": cmd_run, "plan": cmd_plan, "conformance": cmd_conformance,

@@ -55,6 +55,7 @@ class Profile:
     board: str
     optimize: str
     total: int
+    inlined_total: int  # the image as `zant compile --firmware` builds it, where kernels may be inlined
     nodes: list[Row]
     outside: list[Row]
     kernels: list[Row]
@@ -156,7 +157,7 @@ def profile_model(
     more `CompileOptions` fields (inputs, input_shapes, pipeline …); `out_dir` keeps the build."""
     from zant.backend.boards import board_for
     from zant.backend.elf import function_symbols
-    from zant.backend.firmware import build_firmware, qemu_missing
+    from zant.backend.firmware import build_firmware, count_instructions, qemu_missing
     from zant.backend.zig_printer import kernel_nodes
     from zant.driver import TARGETS, CompileOptions, compile_model
 
@@ -175,6 +176,8 @@ def profile_model(
             **(options or {}),
         )
         result = compile_model(model_path, folder, compile_options)
+        assert result.firmware_path is not None
+        inlined = result.firmware_path.replace(folder / f"{NAME}.inlined.elf")
         root = folder / f"{NAME}.firmware.zig"
         root.write_text(root.read_text(encoding="utf-8") + PROFILE_DECLARATION, encoding="utf-8")
         if progress:
@@ -191,6 +194,7 @@ def profile_model(
             progress(f"run on {board.machine} under QEMU, once and twice, counting per function")
         # one inference: the image run twice minus run once (start-up and the first run cancel)
         counts = _counts(board, elf, 2, ranges, kinds) - _counts(board, elf, 1, ranges, kinds)
+        inlined_total = count_instructions(board, inlined)
     finally:
         if out_dir is None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -222,6 +226,7 @@ def profile_model(
         raise ZantError("zant profile: the per-function counts do not add up to the total (a plugin bug)")
     return Profile(
         model=Path(model_path).name, target=target, board=board.name, optimize=optimize, total=total,
+        inlined_total=inlined_total,
         nodes=list(groups.values()), outside=outside, kernels=kernel_rows,
     )
 
@@ -235,7 +240,8 @@ def _percent(part: int, total: int) -> str:
 
 def format_profile(profile: Profile) -> str:
     total = profile.total
-    label_width = min(48, max([len("node"), *(len(r.label) for r in profile.rows() + profile.kernels)]) + 2)
+    labels = [r.label for r in profile.nodes + profile.kernels] + ["  " + r.label for r in profile.outside]
+    label_width = min(48, max([len("node"), *map(len, labels)]) + 2)
     type_width = max([len("op types"), *(len(r.op_types) for r in profile.rows())]) + 2
 
     def line(label: str, op_types: str, extra: str, count: int) -> str:
@@ -253,8 +259,17 @@ def format_profile(profile: Profile) -> str:
     lines.append("outside the kernels:")
     lines += [line("  " + r.label, "", "", r.instructions) for r in profile.outside]
     lines.append(line("total", "", "", total))
-    lines += ["", f"{'uop kernel':<{label_width}}{'nodes':<{type_width}}{'':>8}{'instructions':>14}      %"]
-    lines += [line(r.kernels[0], r.label, "", r.instructions) for r in profile.kernels]
+    change = f"{100 * (total - profile.inlined_total) / profile.inlined_total:+.1f}%" if profile.inlined_total else "-"
+    lines.append(
+        f"(the image zant compile --firmware builds, where LLVM may inline the kernels: "
+        f"{profile.inlined_total:,} instructions; this one {change})"
+    )
+    kernel_width = max([len("uop kernel"), *(len(r.kernels[0]) for r in profile.kernels)]) + 2
+    lines += ["", f"{'uop kernel':<{kernel_width}}{'nodes':<{label_width}}{'instructions':>14}      %"]
+    lines += [
+        f"{r.kernels[0]:<{kernel_width}}{r.label:<{label_width}}{r.instructions:>14,}  {_percent(r.instructions, total)}"
+        for r in profile.kernels
+    ]
     return "\n".join(lines)
 
 
@@ -306,19 +321,3 @@ def add_profile_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output-dir", help="keep the build (sources, images) in this folder")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     return parser
-
-
-def cmd_profile(args: argparse.Namespace) -> int:
-    from zant.backend.boards import find_board
-    from zant.tools.cli import _progress, _read_arrays
-    from zant.tools.zant_opt import parse_input_shapes
-
-    board = None if args.board is None else find_board(args.board)
-    target = args.target or (board.target if board else "cortex-m4")
-    options = {"inputs": _read_arrays(args.input, "--input"), "input_shapes": parse_input_shapes(args.input_shape)}
-    profile = profile_model(args.model, target, board, args.optimize, options, args.output_dir, _progress)
-    print(format_profile(profile))
-    if args.svg:
-        Path(args.svg).write_text(profile_svg(profile), encoding="utf-8")
-        print(f"\nwrote {args.svg}")
-    return 0

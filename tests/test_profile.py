@@ -1,0 +1,116 @@
+"""`zant profile`: per-node instruction counts of a firmware image under QEMU (tools/profile.py),
+and the provenance it rests on: each kernel of the generated Zig names its ONNX nodes."""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from zant.backend.boards import board_for
+from zant.backend.firmware import count_instructions, qemu_missing
+from zant.backend.zig_printer import kernel_nodes
+from zant.driver import CompileOptions, compile_model
+from zant.errors import ZantError
+from zant.tools.profile import format_profile, profile_model, profile_svg
+
+ROOT = Path(__file__).resolve().parents[1]
+DIGITS = ROOT / "examples" / "digits" / "digits_cnn.onnx"
+sys.path.insert(0, str(ROOT / "bench"))
+
+from models import QUANTIZED  # noqa: E402
+
+
+def require_qemu(target: str) -> None:
+    missing = qemu_missing(board_for(target, None))
+    if missing:
+        pytest.skip(missing)
+
+
+def kws_int8(folder: Path) -> Path:
+    pytest.importorskip("onnxruntime")  # bench/models.py quantizes with it
+    path = folder / "kws_int8.onnx"
+    onnx.save(QUANTIZED["kws_int8"](), path)
+    return path
+
+
+@pytest.mark.parametrize("model", ["digits", "kws_int8"])
+def test_profile_rows_add_up_to_the_image_count(tmp_path, model):
+    require_qemu("cortex-m4")
+    path = DIGITS if model == "digits" else kws_int8(tmp_path)
+    build = tmp_path / "build"
+    profile = profile_model(str(path), "cortex-m4", out_dir=build)
+
+    # exactly one inference of the profiled image, as count_instructions measures it
+    assert profile.total == count_instructions(board_for("cortex-m4", None), build / "model.elf")
+    assert sum(r.instructions for r in profile.rows()) == profile.total
+    assert sum(r.instructions for r in profile.kernels) + sum(r.instructions for r in profile.outside) == profile.total
+    # the kernels do nearly all the work; the entry point's own code is a few instructions
+    assert sum(r.instructions for r in profile.nodes) > 0.99 * profile.total
+    # every Conv node has a row of its own work
+    graph = onnx.load(str(path)).graph
+    convs = [n.name for n in graph.node if n.op_type == "Conv"]
+    assert convs
+    for conv in convs:
+        rows = [r for r in profile.nodes if conv in r.label.split(", ")]
+        assert rows and sum(r.instructions for r in rows) > 0, conv
+    assert any("Conv" in r.op_types for r in profile.nodes)
+    # the image zant compile --firmware builds runs the same kernels, perhaps inlined
+    assert abs(profile.inlined_total - profile.total) < 0.05 * profile.total
+
+    text = format_profile(profile)
+    assert f"{profile.total:,} instructions per inference" in text
+    for conv in convs:
+        assert conv in text
+    svg = ElementTree.fromstring(profile_svg(profile))
+    bars = svg.findall("{http://www.w3.org/2000/svg}rect")
+    assert len(bars) == len(profile.nodes) + len(profile.outside)
+
+
+def test_profile_needs_an_mcu_target():
+    with pytest.raises(ZantError, match="give an MCU --target"):
+        profile_model(str(DIGITS), "host")
+
+
+def test_each_kernel_names_its_nodes(tmp_path):
+    compile_model(DIGITS, tmp_path, CompileOptions(name="digits", target="cortex-m4", build=False))
+    kernels = kernel_nodes((tmp_path / "digits.zig").read_text(encoding="utf-8"))
+    # conv and relu fuse (fuse-loops), the pools and the last Gemm stay apart
+    assert list(kernels.values()) == [
+        ["conv1", "relu1"], ["pool1"], ["conv2", "relu2"], ["pool2"], ["fc1", "relu3"], ["fc2"], ["softmax"]
+    ]
+
+
+def test_node_comments_quote_hostile_names(tmp_path):
+    name = 'relu "0"\n*/ \\ \x07é'
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name=name), helper.make_node("Exp", ["y"], ["z"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])],
+    )
+    model = tmp_path / "hostile.onnx"
+    onnx.save(helper.make_model(graph), model)
+    compile_model(model, tmp_path, CompileOptions(name="m", build=False, pipeline="onnx-to-uop,dce,plan-arenas,linearize-geps"))
+    source = (tmp_path / "m.zig").read_text(encoding="utf-8")
+    comments = [line for line in source.splitlines() if line.startswith("// nodes:")]
+    assert len(comments) == 2 and all(line.isascii() and line.isprintable() for line in comments)
+    # read back exactly; the unnamed node is named after its op type and position
+    assert list(kernel_nodes(source).values()) == [[name], ["Exp_1"]]
+
+
+def test_zant_profile_command(tmp_path, capsys):
+    require_qemu("cortex-m4")
+    from zant.tools.cli import main
+
+    svg = tmp_path / "digits.svg"
+    assert main(["profile", str(DIGITS), "--target", "cortex-m4", "--svg", str(svg), "-o", str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    total = count_instructions(board_for("cortex-m4", None), tmp_path / "b" / "model.elf")
+    assert f"): {total:,} instructions per inference" in out
+    assert "conv2, relu2" in out and "kernel_relu2_out" in out
+    assert ElementTree.parse(svg).getroot().tag == "{http://www.w3.org/2000/svg}svg"
