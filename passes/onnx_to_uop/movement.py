@@ -297,6 +297,19 @@ def _values(kb: KernelBuilder, op: Operation, index: int, default: Sequence[int]
     return [kb.const(int(v), _I64) for v in _required_constant(op, index, "").reshape(-1)]
 
 
+def _axis_picker(kb: KernelBuilder, axes: Sequence[SSAValue], d: int, rank: int):
+    """`pick(values, default)`: the value at the position where the run-time `axes` name
+    dimension `d` (negative axes count from the end), else `default`."""
+    hits = [kb.alu("or", kb.alu("cmpeq", a, kb.const(d, _I64)), kb.alu("cmpeq", a, kb.const(d - rank, _I64))) for a in axes]
+
+    def pick(values: Sequence[SSAValue], default: SSAValue) -> SSAValue:
+        for hit, value in zip(hits, values, strict=True):
+            default = kb.where(hit, value, default)
+        return default
+
+    return pick
+
+
 def _runtime_slice(op: Operation, kb: KernelBuilder) -> Layout:
     """Slice whose starts, ends, axes or steps are read at run time: a copy into the compiled
     (static) result shape. Per input dimension the start and step come from the values (clamped
@@ -320,13 +333,7 @@ def _runtime_slice(op: Operation, kb: KernelBuilder) -> Layout:
     strides: list[SSAValue] = []
     for d in range(rank):
         dim = kb.const(shape[d], _I64)
-        picks = [kb.alu("or", kb.alu("cmpeq", a, kb.const(d, _I64)), kb.alu("cmpeq", a, kb.const(d - rank, _I64))) for a in axes]
-
-        def pick(values: list[SSAValue], default: SSAValue) -> SSAValue:
-            for hit, value in zip(picks, values):
-                default = kb.where(hit, value, default)
-            return default
-
+        pick = _axis_picker(kb, axes, d, rank)
         start, end, step = pick(starts, zero), pick(ends, dim), pick(steps, one)
         conditions.append(kb.alu("cmpne", step, zero))
         # |step| above the dimension picks at most one element: clamp it, so nothing overflows.
@@ -463,12 +470,16 @@ class PadLowering(OnnxLowering):
         rank = data.rank
         shape = tensor_shape(op.results[0])
         element_type = tensor_element_type(op.results[0])
-        pads = _required_constant(op, 1, "pads").reshape(-1).tolist()
-        axes = _required_constant(op, 3, "axes")
-        axes = list(range(rank)) if axes is None else [_normalize_axis(a, rank) for a in axes.reshape(-1).tolist()]
-        begin = [0] * rank
-        for position, axis in enumerate(axes):
-            begin[axis] = pads[position]
+        begin: list[int | SSAValue]
+        if runtime_input(op, 1) is not None or runtime_input(op, 3) is not None:
+            begin = _runtime_pads(op, kb, data.shape, shape)
+        else:
+            pads = _required_constant(op, 1, "pads").reshape(-1).tolist()
+            axes = _required_constant(op, 3, "axes")
+            axes = list(range(rank)) if axes is None else [_normalize_axis(a, rank) for a in axes.reshape(-1).tolist()]
+            begin = [0] * rank
+            for position, axis in enumerate(axes):
+                begin[axis] = pads[position]
         mode = get_attr(op, "mode")
         constant = input_value(op, 2)
         out = kb.alloc(result_name(op), shape, element_type)
@@ -479,10 +490,10 @@ class PadLowering(OnnxLowering):
             inside = None
             where = []
             for iv, dim, low, out_dim in zip(ivs, data.shape, begin, shape):
-                if dim == out_dim and low == 0:
+                if dim == out_dim and isinstance(low, int) and low == 0:
                     where.append(iv)
                     continue
-                i = kb.alu("sub", _i64(kb, iv), kb.const(low, _I64))
+                i = kb.alu("sub", _i64(kb, iv), low if isinstance(low, SSAValue) else kb.const(low, _I64))
                 if mode == "constant":
                     ok = kb.alu(
                         "and",
@@ -515,6 +526,33 @@ class PadLowering(OnnxLowering):
                     value = kb.where(inside, value, fill)
             kb.store(value, out, ivs)
         return [out]
+
+
+def _runtime_pads(op: Operation, kb: KernelBuilder, in_shape: Sequence[int], out_shape: Sequence[int]) -> list[SSAValue]:
+    """The padding before each dimension when `pads` (or `axes`) are read at run time. What a
+    dimension grows by is the compiled shapes'; how it splits before and after is the value's.
+    `uop.check` makes NAME_predict return `STATUS_BAD_PARAMETER` unless the axes are in range
+    and distinct and each dimension's pads add up to its growth."""
+    rank = len(in_shape)
+    pads = _values(kb, op, 1, [])
+    axes = _values(kb, op, 3, range(len(pads) // 2))
+    if len(pads) != 2 * len(axes):
+        raise ValueError(f"{len(pads)} pads for {len(axes)} axes")
+    named, valid = axis_membership(kb, axes, rank)
+    conditions = [valid]
+    zero = kb.const(0, _I64)
+    begin = []
+    for d in range(rank):
+        pick = _axis_picker(kb, axes, d, rank)
+        low, high = pick(pads[: len(axes)], zero), pick(pads[len(axes) :], zero)
+        # Checked in i64 that cannot overflow: each pad clamped to what could still fit.
+        bound = out_shape[d] + in_shape[d] + 1
+        low, high = _clamp(kb, low, -bound, bound), _clamp(kb, high, -bound, bound)
+        grows = kb.alu("add", low, high)
+        conditions.append(kb.alu("cmpeq", grows, kb.const(out_shape[d] - in_shape[d], _I64)))
+        begin.append(low)
+    check(kb, all_of(kb, conditions))
+    return begin
 
 
 class TriluLowering(OnnxLowering):
