@@ -209,3 +209,15 @@ def test_check_plan_compares_the_callers_hash(tmp_path):
     assert ctypes.c_uint64.in_dll(library, "relu_plan_hash").value == plan_hash
     assert ctypes.c_uint64.in_dll(library, "relu_layout_hash").value == int(result.plan["layout_hash"], 16)
     assert "#define relu_STATUS_PLAN_MISMATCH 3" in result.header_path.read_text()
+
+
+def test_zant_plan_shows_the_memories_of_a_board(tmp_path):
+    board = board_file(tmp_path)
+    result = subprocess.run([*ZANT, "plan", str(DIGITS), "--board", str(board), "--svg", str(tmp_path / "p.svg")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.strip()}
+    assert rows["scratch.bram"][2:5] == ["scratch", "bram", "1,536"]
+    assert rows["relu1_out"][1] == "psram" and rows["logits"][1] == "bram"
+    svg = (tmp_path / "p.svg").read_text()
+    assert ">bram 1,536 B</text>" in svg and ">psram 2,048 B</text>" in svg

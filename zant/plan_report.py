@@ -1,10 +1,13 @@
-"""`zant plan MODEL.onnx [--target T] [--svg plan.svg]`: the arena plan of a model, as text and as a
-chart: the plan of the very module `zant compile --target T` ships (same compile path, same
-pipeline).
+"""`zant plan MODEL.onnx [--target T] [--board B] [--svg plan.svg]`: the arena plan of a model, as
+text and as a chart: the plan of the very module `zant compile --target T` ships (same compile
+path, same pipeline; with `--board`, the pipeline of `zant compile --firmware --board B`, which
+splits the scratch arena over the board's memories if it lists several).
 
 The chart is time × offset: one rectangle per scratch tensor (x from its first to its last use in
 the schedule, y from its offset to offset + size), labelled with its name and size; a dashed line
-marks the lower bound and a solid line the arena size. Plain SVG text, no plotting library.
+marks the lower bound and a solid line the arena size. With several scratch regions (one per
+memory) they are stacked, fastest at the bottom, each band labelled with its memory. Plain SVG
+text, no plotting library.
 """
 
 from __future__ import annotations
@@ -26,31 +29,51 @@ def add_plan_command(subparsers) -> argparse.ArgumentParser:
         "plan", help="plan the arenas of a model as `zant compile` does and report (or draw) them"
     )
     parser.add_argument("model", help="the .onnx file")
-    parser.add_argument("--target", default="host", choices=TARGETS, help="plan with this target's pipeline (default host)")
+    parser.add_argument(
+        "--target", choices=TARGETS, help="plan with this target's pipeline (default host, or the core of --board)"
+    )
     parser.add_argument("--strategy", choices=("naive", "greedy", "best"), help="plan-arenas strategy (default best)")
     parser.add_argument("--alignment", type=int, help="plan-arenas alignment in bytes (default 16)")
+    parser.add_argument(
+        "--board", help="plan for this board's memories (a built-in board or a board file; its core is the default target)"
+    )
     parser.add_argument("--svg", help="write the time × offset chart of the scratch arena here")
     parser.add_argument("--json", action="store_true", help="print the plan JSON instead of a table")
     parser.set_defaults(func=cmd_plan)
     return parser
 
 
-def plan_model(path: str, strategy: str | None = None, alignment: int | None = None, target: str = "host") -> dict:
+def plan_model(
+    path: str, strategy: str | None = None, alignment: int | None = None, target: str = "host", board=None
+) -> dict:
     """The plan `zant compile --target target` writes for the model (NAME `model`), with a
     `summary` for the table and the chart. `strategy` and `alignment` replace `plan-arenas`'
-    defaults in the target's pipeline; without them the pipeline is exactly the compile's."""
+    defaults in the target's pipeline; without them the pipeline is exactly the compile's.
+    `board` (a `Board`, a built-in board's name or a board file): that of a firmware image, whose
+    memories the scratch arena is split over."""
+    from zant.backend.boards import board_for
     from zant.backend.plan import plan_summary
     from zant.driver import compile_to_module, planned_json
     from zant.pipelines import pipeline_for
 
-    planned = compile_to_module(path, target, pipeline=pipeline_for(target, strategy=strategy, alignment=alignment))
-    plan = planned_json(planned, "model", target)
+    memories: tuple[str, ...] = ()
+    if board is not None:
+        board = board_for(target, board)
+        memories = board.place_memories
+    pipeline = pipeline_for(target, strategy=strategy, alignment=alignment, memories=memories)
+    planned = compile_to_module(path, target, pipeline=pipeline)
+    plan = planned_json(planned, "model", target, board)
     plan["summary"] = plan_summary(planned.module)
     return plan
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    plan = plan_model(args.model, args.strategy, args.alignment, args.target)
+    target = args.target
+    if args.board is not None and target is None:
+        from zant.backend.boards import find_board
+
+        target = find_board(args.board).target
+    plan = plan_model(args.model, args.strategy, args.alignment, target or "host", args.board)
     if args.json:
         print(json.dumps(plan, indent=2))
     else:
@@ -68,14 +91,21 @@ def format_plan(plan: dict) -> str:
         f"strategy {s['strategy']}: scratch {s['scratch_bytes']:,} B, lower bound {s['lower_bound_bytes']:,} B "
         f"(aligned {s['aligned_lower_bound_bytes']:,} B), naive {s['naive_bytes']:,} B, "
         f"constants {s['constant_bytes']:,} B, persistent {s['persistent_bytes']:,} B",
-        f"plan {plan['plan_hash']}  tensor layout {plan['tensor_layout_hash']}",
-        f"{'tensor':<24} {'offset':>8} {'size':>8} {'first':>6} {'last':>6}",
+        f"plan {plan['plan_hash']}  layout {plan['layout_hash']}  tensor layout {plan['tensor_layout_hash']}",
+        f"{'region':<24} {'id':>10} {'role':<10} {'memory':<10} {'size':>10} {'align':>5}",
     ]
+    for r in plan["regions"]:
+        lines.append(
+            f"{r['name'][:24]:<24} {r['id']:>#10x} {r['role']:<10} {r['memory'][:10]:<10} {r['size']:>10,} {r['alignment']:>5}"
+        )
+    lines.append(f"{'tensor':<24} {'memory':<10} {'offset':>8} {'size':>8} {'first':>6} {'last':>6}")
     lives = {l["name"]: l for l in plan["lifetimes"]}
     for t in plan["tensors"]:
         if t["role"] == "scratch":
             l = lives[t["name"]]
-            lines.append(f"{t['name'][:24]:<24} {t['offset']:>8} {t['size']:>8} {l['first_use']:>6} {l['last_use']:>6}")
+            lines.append(
+                f"{t['name'][:24]:<24} {t['memory'][:10]:<10} {t['offset']:>8} {t['size']:>8} {l['first_use']:>6} {l['last_use']:>6}"
+            )
     return "\n".join(lines)
 
 
@@ -90,6 +120,12 @@ def render_svg(plan: dict, width: int = 960, height: int = 560) -> str:
     bound = s["lower_bound_bytes"]
     lives = {l["name"]: l for l in plan["lifetimes"]}
     scratch = [t for t in plan["tensors"] if t["role"] == "scratch"]
+    # Several scratch regions (one per memory): stacked in plan order, fastest first, at the bottom.
+    bands = [r for r in plan["regions"] if r["role"] == "scratch"]
+    base, cursor = {}, 0
+    for r in bands:
+        base[r["memory"]] = cursor
+        cursor += r["size"]
     steps = max([l["last_use"] for l in plan["lifetimes"]] + [0]) + 1
     left, right, top, bottom = 80, 30, 50, 50
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -123,7 +159,8 @@ def render_svg(plan: dict, width: int = 960, height: int = 560) -> str:
     for t in scratch:
         l = lives[t["name"]]
         x0, x1 = x(l["first_use"]), x(l["last_use"] + 1)
-        y0, y1 = y(t["offset"] + t["size"]), y(t["offset"])
+        at = base.get(t["memory"], 0) + t["offset"]
+        y0, y1 = y(at + t["size"]), y(at)
         label = html.escape(f'{t["name"]} {t["size"]:,} B')
         out.append(
             f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{max(y1 - y0, 1):.1f}" '
@@ -132,6 +169,11 @@ def render_svg(plan: dict, width: int = 960, height: int = 560) -> str:
         )
         if y1 - y0 >= 12 and x1 - x0 >= 6 * len(label) * 0.6:
             out.append(f'<text x="{x0 + 3:.1f}" y="{(y0 + y1) / 2 + 4:.1f}">{label}</text>')
+    if len(bands) > 1:
+        for r in bands:
+            top_of = base[r["memory"]] + r["size"]
+            out.append(f'<line x1="{left}" y1="{y(top_of):.1f}" x2="{left + plot_w}" y2="{y(top_of):.1f}" stroke="#36c" stroke-dasharray="2 3"/>')
+            out.append(f'<text x="{left + 4}" y="{y(top_of) + 12:.1f}" fill="#36c">{html.escape(r["memory"])} {r["size"]:,} B</text>')
     lines = ((arena, "", "arena", left + plot_w - 4, "end"),
              (bound, ' stroke-dasharray="6 4"', "lower bound", left + 4, "start"))
     for value, style, text, tx, anchor in lines:
