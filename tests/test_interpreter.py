@@ -290,6 +290,32 @@ def test_arm_mve_ops_gather_and_multiply_accumulate_across_lanes():
     assert int(out[0]) == -7 + int(wide[:16] @ wide[16:]) + int(wide[0:16:2] @ wide[1:16:2])
 
 
+def test_every_op_of_the_loop_level_dialects_has_an_implementation():
+    from zant.dialects import arm_dsp, arm_mve, uop
+    from zant.interpreter.functions import SUPPORTED
+
+    for dialect in (uop.UOp, arm_dsp.ArmDsp, arm_mve.ArmMve):
+        missing = [op.name for op in dialect.operations if op not in SUPPORTED]
+        assert not missing, f"the interpreter cannot run {missing}"
+
+
+def test_a_failed_uop_check_stops_the_run_with_its_status():
+    body = """
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<1xi64>
+  %o = uop.define_global "output" 0 "o" : !uop.buffer<1xi64>
+  %c0 = uop.const 0 : index
+  %p = uop.gep %x[%c0] : !uop.buffer<1xi64>
+  %v = uop.load %p : i64
+  %two = uop.const 2 : i64
+  %ok = uop.cmpeq %v, %two : i64
+  uop.check %ok, 4
+  %q = uop.gep %o[%c0] : !uop.buffer<1xi64>
+  uop.store %v, %q : i64"""
+    assert list(run_body(body, [np.array([2], np.int64)], [])[0]) == [2]
+    with pytest.raises(InterpreterTrap, match="returns status 4"):
+        run_body(body, [np.array([3], np.int64)], [])
+
+
 def test_an_op_outside_uop_is_refused_by_name():
     module = parse(
         """

@@ -96,6 +96,8 @@ def _tensor_name(value) -> str:
 
 
 def _check(op: Operation, data: np.ndarray, first: int, last: int) -> None:
+    """Trap unless elements `first` … `last` of `data` exist (the lanes of a vector access; the
+    op's last operand is its pointer)."""
     if first < 0 or last >= data.shape[0]:
         buffer = op.operands[-1]
         gep = buffer.owner
@@ -283,6 +285,13 @@ class UOpFunctions(InterpreterFunctions):
         if isinstance(op.condition.type, VectorType):
             return (np.where(condition, a, b).astype(sem.dtype_of(op.result.type)),)
         return (a if condition else b,)
+
+    @impl(uop.CheckOp)
+    def run_check(self, interpreter: Interpreter, op: uop.CheckOp, args: PythonValues):
+        # The generated function returns the status here; the run stops as at a trap.
+        if not args[0]:
+            raise Trap(f"uop.check failed: the function returns status {op.status.value.data}")
+        return ()
 
     # -- loops and accumulators ---------------------------------------------------------------
 
