@@ -5,8 +5,9 @@
 // exact bytes (1.5, -0.0, 2.5 little-endian), each a typed pointer at its planned offset. A max
 // against the constant 0 is one compare (a NaN sum fails it and passes through): no helper.
 // Every address here is proven inside its buffer from the loop ranges, so none is checked. Each
-// top-level loop nest is a function named after the tensor it stores, the scratch buffers are
-// file-scope pointers into the arena, and the entry point calls the nests in order.
+// top-level loop nest is a function named after the tensor it stores, after a comment naming
+// the ONNX nodes of its location (a JSON list: quotes and newlines escaped; none if unknown), the
+// scratch buffers are file-scope pointers into the arena, and the entry point calls the nests in order.
 
 // CHECK:      const std = @import("std");
 // CHECK:      const net_constants: [16]u8 align(16) = .{
@@ -18,9 +19,10 @@
 // CHECK-EMPTY:
 // CHECK-NEXT: // sum
 // CHECK-NEXT: const scratch_sum: [*]f32 = @ptrCast(@alignCast(@as([*]u8, &net_scratch) + 0));
-// CHECK:      const kernel_call: std.builtin.CallModifier = if (@import("builtin").mode == .safe) .never_inline else .auto;
+// CHECK:      const kernel_call: std.builtin.CallModifier = if (@import("builtin").mode == .safe or @hasDecl(@import("root"), "zant_profile_kernels")) .never_inline else .auto;
 // CHECK-NOT:  inline fn zant_fmax
-// CHECK:      fn kernel_sum(input_x: [*]const f32) void {
+// CHECK:      // nodes: ["add0", "relu \"0\"\n"]
+// CHECK-NEXT: fn kernel_sum(input_x: [*]const f32) void {
 // CHECK-NEXT:     var idx_i: isize = 0;
 // CHECK-NEXT:     while (idx_i < 2) : (idx_i += 1) {
 // CHECK-NEXT:         var idx_j: isize = 0;
@@ -37,6 +39,7 @@
 // CHECK-NEXT:     }
 // CHECK-NEXT: }
 // CHECK-EMPTY:
+// CHECK-NEXT: // nodes: []
 // CHECK-NEXT: fn kernel_y(output_y: [*]f32) void {
 // CHECK-NEXT:     var idx_k: isize = 0;
 // CHECK-NEXT:     while (idx_k < 6) : (idx_k += 2) {
@@ -76,7 +79,7 @@ builtin.module {
         %o = uop.gep %tv[%i, %j] : !uop.view<2x3xf32, strides [3, 1], offset 0>
         uop.store %r, %o : f32
       }
-    }
+    } loc(fused["add0", "relu \220\22\0A"])
     uop.range %k = 0 to 6 step 2 {
       %p2 = uop.gep %t[%k] : !uop.buffer<6xf32>
       %a2 = uop.load %p2 : f32
