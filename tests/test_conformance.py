@@ -179,7 +179,8 @@ def test_beside_reports_are_shown_side_by_side(tmp_path):
     md = conformance.render_markdown(ours, {"target": "host", "pipeline": "H"}, "zant conformance", beside=beside)
     assert "| | host | cortex-m4 | cortex-m4 on mps2-an386 |" in md
     assert "| traps | 0 | 1 | 0 |" in md and "| passed | 3 | 2 | 2 |" in md and "| cases | 3 | 3 | 2 |" in md
-    assert "`cortex-m4`: `P` (built and run on the host), from `zant conformance --target cortex-m4`" in md and "(mcu.json)" in md
+    assert "`cortex-m4`: `P` (built and run on the host), parameters frozen, from `zant conformance --target cortex-m4`" in md
+    assert "(mcu.json)" in md
     assert "`cortex-m4 on mps2-an386`: `P` in ReleaseSafe firmware images run under QEMU" in md
     assert "| test_relu_1 | Relu | pass | trap: trap: the process killed by SIGILL |" in md
     assert "Every case has the same status in `host` and `cortex-m4 on mps2-an386`." in md
@@ -465,3 +466,60 @@ def test_firmware_slice_passes(tmp_path, optimize):
     assert {r["name"] for r in saved["cases"]} == names
     assert [(r["name"], r["status"], r["reason"]) for r in saved["cases"] if r["status"] != "pass"] == []
 
+
+
+def test_as_written_keeps_every_graph_input_a_runtime_input(tmp_path):
+    """`--as-written`: nothing is frozen (the Reshape's shape stays an input of the generated
+    function, as `zant compile` takes the file); the reports record the mode."""
+    import json
+
+    shape = np.array([3, 2], np.int64)
+    case = _case(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"])],
+        [_f32("x", [2, 3]), helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [_f32("y", [3, 2])],
+        data_sets=[([np.zeros((2, 3), np.float32), shape], [np.zeros((3, 2), np.float32)])],
+    )
+    frozen, written = (conformance.Record(index=0, name="test_x", op="Reshape") for _ in range(2))
+    compiled = conformance.compile_case(case, 0, tmp_path, frozen, mode="frozen")
+    assert frozen.frozen == ["shape"] and [s.name for s in compiled.inputs] == ["x"]
+    compiled = conformance.compile_case(case, 1, tmp_path, written, mode="as-written")
+    assert written.frozen == [] and [s.name for s in compiled.inputs] == ["x", "shape"]
+    assert [len(ins) for ins, _ in compiled.data_sets] == [2]
+
+    report, md = tmp_path / "r.json", tmp_path / "r.md"
+    argv = ["--filter", "^test_reshape_reduced_dims$", "--as-written", "--quiet", "--jobs", "1",
+            "--output-json", str(report), "--output-md", str(md)]
+    assert conformance.main(argv) == 0
+    saved = json.loads(report.read_text())
+    assert saved["mode"] == "as-written" and saved["command"] == "zant conformance --filter '^test_reshape_reduced_dims$' --as-written"
+    assert [(r["status"], r["frozen"]) for r in saved["cases"]] == [("pass", [])]
+    assert "Every graph input stays a run-time input" in md.read_text()
+    with pytest.raises(ZantError, match="unknown conformance mode 'thawed'"):
+        conformance.run_conformance(names=frozenset(), mode="thawed")
+
+
+def test_render_shows_a_saved_run_beside_others(tmp_path, capsys):
+    """`--render REPORT --output-md PATH --beside OTHER`: the Markdown of a saved run with another
+    beside it (here the same cases as written), per operator both pass counts; nothing runs."""
+    frozen = [_record(0, "ReduceSum", "pass"), _record(1, "ReduceSum", "pass"), _record(2, "Relu", "pass")]
+    written = [_record(0, "ReduceSum", "compile_error", "compile error: input 1 must be a constant"),
+               _record(1, "ReduceSum", "pass"), _record(2, "Relu", "pass")]
+    conformance.write_json(frozen, {"target": "host", "pipeline": "P", "seconds": 5.0, "note": "Measured at abc."},
+                           tmp_path / "host.json", "zant conformance")
+    conformance.write_json(written, {"target": "host", "pipeline": "P", "seconds": 6.0, "mode": "as-written"},
+                           tmp_path / "aw.json", "zant conformance --as-written")
+    md = tmp_path / "host.md"
+    argv = ["--render", str(tmp_path / "host.json"), "--beside", str(tmp_path / "aw.json"), "--output-md", str(md)]
+    assert conformance.main(argv) == 0
+    text = md.read_text()
+    assert "from the records of `zant conformance` (onnx" in text and "Measured at abc." in text
+    assert "| | host | host, as written |" in text and "| numeric passed | 3 | 2 |" in text
+    assert "`host, as written`: `P` (built and run on the host), as written, from `zant conformance --as-written`" in text
+    assert "| operator | cases | passed (host) | passed (host, as written) | status / notes |" in text
+    assert "| ReduceSum | 2 | 2 | 1 | all pass |" in text
+    assert "Inputs that real models hold as constants" in text  # the rendered run froze them
+    assert conformance.main(["--render", str(tmp_path / "host.json")]) == 1
+    assert "give --output-md" in capsys.readouterr().err
+    assert conformance.main(["--render", str(tmp_path / "host.json"), "--as-written", "--output-md", str(md)]) == 1
+    assert "--as-written would describe a new one" in capsys.readouterr().err
