@@ -42,6 +42,7 @@ from zant.backend.build import OPTIMIZE_MODES  # noqa: E402
 from zant.driver import CompileOptions, compile_model  # noqa: E402
 from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for  # noqa: E402
 
+os.environ["ZANT_BUILD_CACHE"] = "0"  # every build runs Zig (zant.backend.build caches them)
 ALL_MODELS = ("digits", *MODELS, *QUANTIZED)
 PIPELINES = {"host": DEFAULT_PIPELINE, "mcu": MCU_PIPELINE}
 TRIVIAL_SOURCE = 'export fn zant_warm_up(x: [*]f32) callconv(.c) i32 { x[0] += 1.0; return 0; }\n'

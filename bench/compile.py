@@ -6,7 +6,8 @@
 Each model (bench/models.py's `MODELS`, and `LARGE`: a 4.2 M-parameter MobileNetV1 1.0 and a
 MobileNetV2 with 35 ReLU6-as-Clip layers) is compiled as `zant compile` compiles it
 (`zant.driver.compile_model`, the default build mode ReleaseFast, the target's own pipeline) into
-a fresh folder, so the Zig build starts from an empty local cache. Zig's global cache
+a fresh folder, so the Zig build starts from an empty local cache (and `ZANT_BUILD_CACHE=0`: no
+build is copied from an earlier one, `zant.backend.build`). Zig's global cache
 (compiler_rt …) is warmed up once per target first, so no model pays for it.
 
 Printed per compile: the CPU seconds (user + system) of each stage (import, passes, emit,
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import tempfile
@@ -34,6 +36,7 @@ from models import LARGE, MODELS, model_file  # noqa: E402
 from zant.backend.build import OPTIMIZE_MODES, TARGETS, build_zig  # noqa: E402
 from zant.driver import CompileOptions, compile_model  # noqa: E402
 
+os.environ["ZANT_BUILD_CACHE"] = "0"  # every build runs Zig (zant.backend.build caches them)
 ALL_MODELS = (*MODELS, *LARGE)
 DEFAULT_MODELS = ("kws", "resnet8", "mobilenet", *LARGE)
 STAGES = ("import", "passes", "emit", "build")
