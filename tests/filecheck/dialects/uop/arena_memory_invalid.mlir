@@ -1,0 +1,30 @@
+// RUN: zant-opt %s --split-input-file --verify-diagnostics
+
+builtin.module {
+  func.func @main() {
+    // expected-error@+1 {{only a scratch arena is placed in a memory}}
+    uop.arena "constant" size 0 align 16 memory "dtcm"
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    // expected-error@+1 {{more than one scratch arena in memory dtcm in one block}}
+    uop.arena "scratch" size 16 align 16 memory "dtcm"
+    uop.arena "scratch" size 32 align 16 memory "dtcm"
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    // expected-error@+1 {{a memory without an offset: place-memories places planned buffers}}
+    %t = uop.define_local "t" in "dtcm" : !uop.buffer<8xf32>
+    func.return
+  }
+}
