@@ -1,0 +1,191 @@
+"""Parameter inputs that stay run-time values (axes, k, starts/ends/steps, pads).
+
+Each model takes its parameter as a graph input, as the ONNX node tests are written. Compiled
+once (host, ReleaseSafe: an out-of-bounds access traps and kills the process), it is called
+through ctypes with several values: a value consistent with the compiled shapes gives the ONNX
+reference's result; one that contradicts them makes `m_predict` return STATUS_BAD_PARAMETER (4)
+and leaves the output buffer as it was.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+from zant.dialects.uop import STATUS_BAD_PARAMETER
+from zant.driver import CompileOptions, compile_model
+from zant.errors import ZantError
+
+SENTINEL = -7.0
+
+
+def _model(nodes, inputs, outputs, opset: int = 21) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _tensor(name: str, elem: int, shape) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+class Compiled:
+    """`m_predict` of a host build, called with numpy arrays; returns (status, outputs)."""
+
+    def __init__(self, model: onnx.ModelProto, folder: Path):
+        path = folder / "model.onnx"
+        onnx.save(model, path)
+        result = compile_model(path, folder / "out", CompileOptions(name="m", optimize="ReleaseSafe"))
+        assert result.library_path is not None
+        self.model = model
+        self.outputs = result.outputs
+        self.predict = ctypes.CDLL(str(result.library_path)).m_predict
+        self.predict.restype = ctypes.c_int32
+
+    def __call__(self, *arrays: np.ndarray) -> tuple[int, list[np.ndarray]]:
+        arrays = tuple(np.ascontiguousarray(a) for a in arrays)
+        outputs = [np.full(s.shape, SENTINEL, dtype=s.dtype) for s in self.outputs]
+        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*arrays, *outputs)]
+        return self.predict(*pointers), outputs
+
+    def check(self, *arrays: np.ndarray) -> None:
+        """A consistent value: status 0 and the reference's outputs."""
+        status, outputs = self(*arrays)
+        assert status == 0
+        names = [i.name for i in self.model.graph.input]
+        reference = ReferenceEvaluator(self.model).run(None, dict(zip(names, arrays)))
+        for got, want in zip(outputs, reference, strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+    def refuses(self, *arrays: np.ndarray) -> None:
+        """A contradicting value: STATUS_BAD_PARAMETER, and no output written."""
+        status, outputs = self(*arrays)
+        assert status == STATUS_BAD_PARAMETER
+        for output in outputs:
+            assert np.all(output == SENTINEL)
+
+
+def _axes(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+rng = np.random.default_rng(0)
+
+
+def test_reduce_axes_keepdims_0_picked_at_run_time(tmp_path):
+    # [3, 2, 2] -> [3, 2] drops axis 1 or axis 2: the shapes cannot tell, the value does.
+    node = helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [3, 2, 2]), _tensor("axes", TensorProto.INT64, [1])],
+        [_tensor("y", TensorProto.FLOAT, [3, 2])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((3, 2, 2)).astype(np.float32)
+    for axes in (_axes(1), _axes(2), _axes(-1), _axes(-2)):
+        compiled.check(x, axes)
+    for axes in (_axes(0), _axes(3), _axes(-4), _axes(1 << 40)):
+        compiled.refuses(x, axes)
+
+
+def test_reduce_axes_keepdims_1(tmp_path):
+    # [2, 3, 1, 4] -> [2, 1, 1, 4]: axis 1 reduced; axis 2 (size 1) may be named or not.
+    node = helper.make_node("ReduceMean", ["x", "axes"], ["y"], keepdims=1)
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [2, 3, 1, 4]), _tensor("axes", TensorProto.INT64, [2])],
+        [_tensor("y", TensorProto.FLOAT, [2, 1, 1, 4])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((2, 3, 1, 4)).astype(np.float32)
+    for axes in (_axes(1, 2), _axes(2, 1), _axes(-3, -2)):
+        compiled.check(x, axes)
+    # repeated, another dimension, out of range
+    for axes in (_axes(1, 1), _axes(1, -3), _axes(0, 1), _axes(1, 3), _axes(1, 4)):
+        compiled.refuses(x, axes)
+
+
+def test_reduce_axes_that_no_value_can_satisfy_is_a_compile_error(tmp_path):
+    node = helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [3, 2]), _tensor("axes", TensorProto.INT64, [2])],
+        [_tensor("y", TensorProto.FLOAT, [3])],
+    )
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    with pytest.raises(ZantError, match=r"no 2 axes reduce shape \[3, 2\] to \[3\] with keepdims=0; freeze"):
+        compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))
+
+
+def test_trilu_k(tmp_path):
+    node = helper.make_node("Trilu", ["x", "k"], ["y"], upper=0)
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.INT32, [3, 4]), _tensor("k", TensorProto.INT64, [])],
+        [_tensor("y", TensorProto.INT32, [3, 4])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = np.arange(12, dtype=np.int32).reshape(3, 4) + 1
+    # Every k is valid.
+    for k in (0, 1, -1, 3, -5):
+        compiled.check(x, np.array(k, dtype=np.int64))
+    # The extremes must not overflow i + k (the reference evaluator cannot take them).
+    for k, expected in ((np.iinfo(np.int64).max, x), (np.iinfo(np.int64).min, np.zeros_like(x))):
+        status, (y,) = compiled(x, np.array(k, dtype=np.int64))
+        assert status == 0
+        np.testing.assert_array_equal(y, expected)
+
+
+def test_slice_starts_ends_axes_steps(tmp_path):
+    node = helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])
+    model = _model(
+        [node],
+        [
+            _tensor("x", TensorProto.FLOAT, [5, 6]),
+            *(_tensor(name, TensorProto.INT64, [2]) for name in ("starts", "ends", "axes", "steps")),
+        ],
+        [_tensor("y", TensorProto.FLOAT, [2, 3])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((5, 6)).astype(np.float32)
+    big = np.iinfo(np.int64).max
+    consistent = [
+        (_axes(0, 0), _axes(2, 3), _axes(0, 1), _axes(1, 1)),  # rows 0-1, columns 0-2
+        (_axes(3, 1), _axes(5, 6), _axes(0, 1), _axes(1, 2)),  # rows 3-4, columns 1, 3, 5
+        (_axes(-1, 5), _axes(-3, -big), _axes(-2, -1), _axes(-1, -2)),  # backwards, clamped
+        (_axes(0, 1), _axes(big, big), _axes(1, 0), _axes(2, 3)),  # columns 0,2,4 (len 3), rows 1,4
+    ]
+    for values in consistent:
+        compiled.check(x, *values)
+    contradicting = [
+        (_axes(0, 0), _axes(3, 3), _axes(0, 1), _axes(1, 1)),  # 3 rows
+        (_axes(0, 0), _axes(2, 3), _axes(0, 0), _axes(1, 1)),  # an axis twice
+        (_axes(0, 0), _axes(2, 3), _axes(0, 2), _axes(1, 1)),  # axis out of range
+        (_axes(0, 0), _axes(2, 3), _axes(0, 1), _axes(1, 0)),  # step 0
+        (_axes(4, 0), _axes(6, 3), _axes(0, 1), _axes(1, 1)),  # start clamped: 1 row left
+    ]
+    for values in contradicting:
+        compiled.refuses(x, *values)
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect"])
+def test_pad_pads(tmp_path, mode):
+    node = helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [3, 4]), _tensor("pads", TensorProto.INT64, [4])],
+        [_tensor("y", TensorProto.FLOAT, [5, 5])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    # rows grow by 2, columns by 1, split any way
+    for pads in (_axes(1, 0, 1, 1), _axes(2, 1, 0, 0), _axes(0, 0, 2, 1), _axes(1, 1, 1, 0)):
+        compiled.check(x, pads)
+    for pads in (_axes(1, 1, 1, 1), _axes(0, 0, 0, 0), _axes(1 << 62, 0, -(1 << 62), 1)):
+        compiled.refuses(x, pads)
