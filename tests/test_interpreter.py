@@ -348,16 +348,52 @@ MAKE_MODEL_KINDS = {"mlp": {}, "conv": {}, "old_opset": {}, "passthrough": {}, "
 """The models the frontend lit tests generate with Inputs/make_model.py (input shapes fixed)."""
 SLOW_MAKE_MODEL_KINDS = {"big": {}}
 
-def _pipelines(onnx_dialect: bool) -> list[str]:
+def _variants(module) -> list[tuple[str, list[str]]]:
+    """(case suffix, pipelines to try in order) for a lit module: an onnx-dialect one goes through
+    the host's and the Cortex-M4's pipelines, each a case; a uop one through the host's uop passes
+    or, where they do not fit, planning and printing only."""
     from zant.pipelines import LOOP_STAGES, PLAN_STAGES, PRINT_STAGES, pipeline_for, vector_stages
 
-    if onnx_dialect:
-        return [pipeline_for("host"), pipeline_for("cortex-m4")]
-    # A uop case gets the host's uop passes; one they do not fit gets planning and printing only.
-    return [
+    if any(op.name.startswith("onnx.") for op in module.walk()):
+        return [(f" @{target}", [pipeline_for(target)]) for target in ("host", "cortex-m4")]
+    return [("", [
         ",".join((*LOOP_STAGES, *vector_stages(16), *PLAN_STAGES, *PRINT_STAGES)),
         ",".join((*PLAN_STAGES, *PRINT_STAGES)),
-    ]
+    ])]
+
+
+def _checked_through(module, pipelines: list[str], available) -> tuple[object | None, str]:
+    """The module after the first of `pipelines` it goes through with every pass checked, or
+    None and why not."""
+    import warnings
+
+    from xdsl.passes import PassPipeline
+
+    outcome = "skipped: no pipeline"
+    for pipeline in pipelines:
+        candidate = module.clone()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check_each_pass(
+                    candidate,
+                    PassPipeline.parse_spec(available, pipeline).passes,
+                    make_context(),
+                    seed=0,
+                    after_each=lambda _p, m: m.verify(),
+                )
+        except PassChangedResult as error:
+            return None, f"changed: {error}"
+        except ZantError as error:
+            outcome = f"skipped: {str(error).splitlines()[0]}"
+            if "traps" in str(error):
+                return None, outcome  # its input traps (data used as an index): Zig would too
+            continue
+        except Exception as error:  # a pipeline that does not fit this case
+            outcome = f"skipped: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            continue
+        return candidate, ""
+    return None, outcome
 
 
 def _lit_modules(slow: bool):
@@ -425,82 +461,37 @@ def _run_built(library: Path, cases: list, folder: Path) -> dict:
     return pickle.loads(out.read_bytes())
 
 
-def check_lit_cases(folder: Path, slow: bool, select=lambda index: True) -> dict[str, str]:
-    """Run every lit case through its pipeline with `check_each_pass`, then build the final
+def check_lit_cases(folder: Path, slow: bool) -> dict[str, str]:
+    """Run every lit case through its pipelines with `check_each_pass`, then build the final
     modules into one library and compare them with the interpreter; {case: outcome}."""
-    import warnings
-
-    from xdsl.passes import PassPipeline
     from xdsl.transforms import get_all_passes
 
-    from zant.driver import emit_artifacts
-    from zant.interpreter import InterpreterTrap, graph_functions, run_defined, seeded_inputs
-    from zant.interpreter.run import input_buffers
-    from zant.interpreter.semantics import dtype_of
     from zant.plugins import all_passes
-    from zant.signature import TensorSignature
     from zant.tools import batch
 
     available = {**get_all_passes(), **all_passes()}
     outcomes: dict[str, str] = {}
     cases = []
-    for index, (case, module) in enumerate(_lit_modules(slow)):
-        if not select(index):
-            continue
-        onnx_dialect = any(op.name.startswith("onnx.") for op in module.walk())
-        final = None
-        for pipeline in _pipelines(onnx_dialect):
-            candidate = module.clone()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    check_each_pass(
-                        candidate,
-                        PassPipeline.parse_spec(available, pipeline).passes,
-                        make_context(),
-                        seed=0,
-                        after_each=lambda _p, m: m.verify(),
-                    )
-            except PassChangedResult as error:
-                outcomes[case] = f"changed: {error}"
-                break
-            except ZantError as error:
-                outcomes[case] = f"skipped: {str(error).splitlines()[0]}"
-                if "traps" in str(error):
-                    break  # its input traps (data used as an index): the Zig build would too
-                continue
-            except Exception as error:  # a pipeline that does not fit this case
-                outcomes[case] = f"skipped: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-                continue
-            final = candidate
-            break
-        if final is None:
-            continue
-        (function,) = graph_functions(final)
-        inputs = seeded_inputs(function, 0)
-        name = f"c{len(cases)}"
-        try:
-            expected, defined = run_defined(function, inputs)
-            source, _header, _plan = emit_artifacts(final, name)
-        except (InterpreterTrap, ZantError) as error:
-            outcomes[case] = f"skipped: {str(error).splitlines()[0]}"
-            continue
-        files = source if isinstance(source, dict) else {f"{name}.zig": source}
-        for file_name, content in files.items():
-            (folder / file_name).write_bytes(content if isinstance(content, bytes) else content.encode())
-        inputs_in = [TensorSignature(f"in{i}", [t.size.data], dtype_of(t.element_type).name) for i, (_, t) in enumerate(input_buffers(function))]
-        outputs_in = [TensorSignature(f"out{i}", [len(e)], e.dtype.name) for i, e in enumerate(expected)]
-        cases.append((case, name, inputs_in, outputs_in, inputs, expected, defined))
-        outcomes[case] = "built"
+    for lit_case, module in _lit_modules(slow):
+        for suffix, pipelines in _variants(module):
+            case = lit_case + suffix
+            final, outcomes[case] = _checked_through(module, pipelines, available)
+            if final is not None:
+                built = _emit_case(final, f"c{len(cases)}", folder)
+                if isinstance(built, str):
+                    outcomes[case] = built
+                else:
+                    cases.append((case, *built))
+                    outcomes[case] = "built"
     if not cases:
         return outcomes
     library, broken, _ = batch.build_batch(folder, [c[1] for c in cases], "lit")
-    runnable = [c for c in cases if c[1] not in broken]
     for case, name, *_ in cases:
         if name in broken:
             outcomes[case] = f"zig build failed: {broken[name]}"
     if library is None:
         return outcomes
+    runnable = [c for c in cases if c[1] not in broken]
     got = _run_built(library, runnable, folder)
     for case, name, _, _, _, expected, defined in runnable:
         if name not in got:
@@ -509,15 +500,33 @@ def check_lit_cases(folder: Path, slow: bool, select=lambda index: True) -> dict
         difference = first_difference(expected, got[name], ZIG_RTOL, ZIG_ATOL, defined)
         outcomes[case] = "agrees" if difference is None else f"differs: {difference}"
     return outcomes
-    library, broken, _ = batch.build_batch(folder, [s["name"] for s in specs], "lit")
-    results, _ = batch.run_batch(library, [s for s in specs if s["name"] not in broken], folder) if library else ({}, 0)
-    for spec, case in zip(specs, names):
-        if spec["name"] in broken:
-            outcomes[case] = f"zig build failed: {broken[spec['name']]}"
-        else:
-            result = results.get(spec["name"], {"status": "missing", "reason": ""})
-            outcomes[case] = "agrees" if result["status"] == "pass" else f"{result['status']}: {result['reason']}"
-    return outcomes
+
+
+def _emit_case(final, name: str, folder: Path):
+    """Interpret a final module on seeded inputs and write its Zig as `name` into `folder`:
+    (name, input and output signatures, inputs, outputs, defined masks), or why not."""
+    from zant.driver import emit_artifacts
+    from zant.interpreter import InterpreterTrap, graph_functions, run_defined, seeded_inputs
+    from zant.interpreter.run import input_buffers
+    from zant.interpreter.semantics import dtype_of
+    from zant.signature import TensorSignature
+
+    (function,) = graph_functions(final)
+    inputs = seeded_inputs(function, 0)
+    try:
+        expected, defined = run_defined(function, inputs)
+        source, _header, _plan = emit_artifacts(final, name)
+    except (InterpreterTrap, ZantError) as error:
+        return f"skipped: {str(error).splitlines()[0]}"
+    files = source if isinstance(source, dict) else {f"{name}.zig": source}
+    for file_name, content in files.items():
+        (folder / file_name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    signature_in = [
+        TensorSignature(f"in{i}", [t.size.data], dtype_of(t.element_type).name)
+        for i, (_, t) in enumerate(input_buffers(function))
+    ]
+    signature_out = [TensorSignature(f"out{i}", [len(e)], e.dtype.name) for i, e in enumerate(expected)]
+    return name, signature_in, signature_out, inputs, expected, defined
 
 
 def test_lit_numerics_cases_agree_with_their_zig_builds(tmp_path):
