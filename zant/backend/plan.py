@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     Signedness,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.dialects.uop import ArenaOp, ArenaRole, BufferRole, DefineGlobalOp, DefineLocalOp
@@ -42,7 +42,20 @@ def main_function(module: ModuleOp) -> func.FuncOp:
 
 
 def globals_by_role(function: func.FuncOp, role: BufferRole) -> list[DefineGlobalOp]:
-    ops = [op for op in function.walk() if isinstance(op, DefineGlobalOp) and op.role.data == role]
+    # Every op of the function in `walk`'s order, without its nested generators (twice as fast;
+    # printing a MobileNetV2 calls this 13 times over 14,000 ops).
+    ops: list[DefineGlobalOp] = []
+
+    def visit(op: Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    if isinstance(child, DefineGlobalOp) and child.role.data == role:
+                        ops.append(child)
+                    if child.regions:
+                        visit(child)
+
+    visit(function)
     return sorted(ops, key=lambda op: op.index.value.data)
 
 
