@@ -30,8 +30,10 @@ from xml.sax.saxutils import escape
 
 from zant.errors import ZantError
 
-PROFILE_DECLARATION = "\n// zant profile: every kernel a function of its own (see kernel_call in the model's file).\n" \
+PROFILE_DECLARATION = (
+    "\n// zant profile: every kernel a function of its own (see kernel_call in the model's file).\n"
     "pub const zant_profile_kernels = true;\n"
+)
 
 NAME = "model"
 """The model's symbol prefix in the profiled image."""
@@ -99,8 +101,12 @@ class Counts:
     in_kernels: list[int]  # a library range's: its instructions run while a kernel was current
 
     def __sub__(self, other: Counts) -> Counts:
-        return Counts(*([a - b for a, b in zip(x, y)] for x, y in ((self.own, other.own),
-                      (self.called, other.called), (self.in_kernels, other.in_kernels))))
+        def minus(mine: list[int], theirs: list[int]) -> list[int]:
+            return [a - b for a, b in zip(mine, theirs, strict=True)]
+
+        return Counts(
+            minus(self.own, other.own), minus(self.called, other.called), minus(self.in_kernels, other.in_kernels)
+        )
 
 
 def _counts(board, elf: Path, repeat: int, ranges: list[tuple[int, int]], kinds: dict[str, list[int]]) -> Counts:
@@ -267,7 +273,8 @@ def format_profile(profile: Profile) -> str:
     kernel_width = max([len("uop kernel"), *(len(r.kernels[0]) for r in profile.kernels)]) + 2
     lines += ["", f"{'uop kernel':<{kernel_width}}{'nodes':<{label_width}}{'instructions':>14}      %"]
     lines += [
-        f"{r.kernels[0]:<{kernel_width}}{r.label:<{label_width}}{r.instructions:>14,}  {_percent(r.instructions, total)}"
+        f"{r.kernels[0]:<{kernel_width}}{r.label:<{label_width}}{r.instructions:>14,}  "
+        + _percent(r.instructions, total)
         for r in profile.kernels
     ]
     return "\n".join(lines)
@@ -312,11 +319,17 @@ def add_profile_command(subparsers) -> argparse.ArgumentParser:
         "profile", help="run the firmware image under QEMU and count instructions per ONNX node"
     )
     parser.add_argument("model", help="the .onnx model")
-    parser.add_argument("--target", choices=[t for t in TARGETS if t != "host"], help="default: cortex-m4, or the core of --board")
+    parser.add_argument(
+        "--target", choices=[t for t in TARGETS if t != "host"], help="default: cortex-m4, or the core of --board"
+    )
     parser.add_argument("--board", metavar="NAME|FILE.toml", help="board of the image (default: the target's)")
     parser.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
-    parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input tensor (repeatable); others are random, seeded")
-    parser.add_argument("--input-shape", action="append", metavar="NAME=D0xD1x...", help="fix a symbolic input shape (repeatable)")
+    parser.add_argument(
+        "--input", action="append", metavar="NAME=FILE.npy", help="an input tensor (repeatable); others are random, seeded"
+    )
+    parser.add_argument(
+        "--input-shape", action="append", metavar="NAME=D0xD1x...", help="fix a symbolic input shape (repeatable)"
+    )
     parser.add_argument("--svg", metavar="FILE", help="also write the per-node table as a bar chart")
     parser.add_argument("-o", "--output-dir", help="keep the build (sources, images) in this folder")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")

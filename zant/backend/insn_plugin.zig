@@ -232,9 +232,9 @@ export fn qemu_plugin_install(id: u64, _: *const anyopaque, argc: c_int, argv: [
         }
     }
     for (argv[0..@intCast(argc)]) |argument| {
-        const kernels = valueOf(argument, "kernels");
-        const callers = valueOf(argument, "callers");
-        if ((kernels != null and !parseKinds(kernels.?, .kernel)) or (callers != null and !parseKinds(callers.?, .caller))) {
+        const kernels_ok = if (valueOf(argument, "kernels")) |text| parseKinds(text, .kernel) else true;
+        const callers_ok = if (valueOf(argument, "callers")) |text| parseKinds(text, .caller) else true;
+        if (!kernels_ok or !callers_ok) {
             qemu_plugin_outs("zant insn plugin: kernels= and callers= must be I:J:... range indexes\n");
             return -1;
         }
