@@ -272,6 +272,7 @@ def _rewrite_nest(nest: _Nest) -> None:
     at = InsertPoint.before(nest.root)
 
     def add(op: Operation) -> Operation:
+        op.location = nest.root.location  # the nest's node(s)
         Rewriter.insert_op(op, at)
         return op
 

@@ -16,6 +16,7 @@ from zant.backend.firmware import count_instructions, qemu_missing
 from zant.backend.zig_printer import kernel_nodes
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
+from zant.ir.locations import fuse_locations, node_names
 from zant.tools.profile import format_profile, profile_model, profile_svg
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,3 +116,34 @@ def test_zant_profile_command(tmp_path, capsys):
     assert f"): {total:,} instructions per inference" in out
     assert "conv2, relu2" in out and "kernel_relu2_out" in out
     assert ElementTree.parse(svg).getroot().tag == "{http://www.w3.org/2000/svg}svg"
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m55"])
+@pytest.mark.parametrize("model", ["digits", "kws_int8"])
+def test_every_pass_keeps_the_node_locations(tmp_path, model, target):
+    from xdsl.dialects.builtin import UnknownLoc
+
+    from zant.dialects import uop
+    from zant.driver import compile_to_module
+
+    path = DIGITS if model == "digits" else kws_int8(tmp_path)
+    module = compile_to_module(path, target).module
+    loops = [op for op in module.walk() if isinstance(op, uop.RangeOp)]
+    assert loops
+    lost = [op.name for loop in loops for op in loop.walk() if isinstance(op.location, UnknownLoc)]
+    assert not lost, lost[:10]
+    names = {n.name for n in onnx.load(str(path)).graph.node}
+    assert {n for loop in loops for n in node_names(loop.location)} <= names
+
+
+def test_fused_locations_flatten_and_drop_repeats():
+    from xdsl.dialects.builtin import NameLoc, NoneAttr, StringAttr, UnknownLoc
+
+    def loc(name: str) -> NameLoc:
+        return NameLoc(StringAttr(name), NoneAttr())
+
+    ab = fuse_locations(loc("a"), UnknownLoc(), loc("b"))
+    assert node_names(ab) == ["a", "b"]
+    assert node_names(fuse_locations(ab, loc("b"), loc("c"))) == ["a", "b", "c"]
+    assert fuse_locations(UnknownLoc(), loc("a")) == loc("a")
+    assert isinstance(fuse_locations(UnknownLoc()), UnknownLoc)
