@@ -368,8 +368,9 @@ EXTERNAL_ALIGNMENT = 64
 
 def _constants_source(model: ImageModel) -> tuple[str, list[str]]:
     """The call of `MODEL_init` (external or staged constants) and what it needs: for external
-    ones, the blob `MODEL.weights.bin` placed by the image, in its RAM (`.data`, copied from
-    flash at boot like any initialised variable), its address passed to `MODEL_init`."""
+    ones, the blob `MODEL.weights.bin` placed by the image in its own read-only data (where the
+    board has room for weights; a real firmware may load it anywhere), its address passed to
+    `MODEL_init`."""
     name = model.name
     failed = "if (init_status != 0) return failed(init_status);\n"
     if model.constants == "staged":
@@ -379,8 +380,8 @@ def _constants_source(model: ImageModel) -> tuple[str, list[str]]:
     if model.constants == "external":
         return f"    const init_status = {name}_init(&{name}_weights);\n    {failed}", [
             f"extern fn {name}_init(constants: *const anyopaque) callconv(.c) i32;",
-            "// The external constant arena, placed by the image (in RAM) and handed to the model.",
-            f'var {name}_weights align({EXTERNAL_ALIGNMENT}) = @embedFile("{name}.weights.bin").*;',
+            "// The external constant arena, placed by the image and handed to the model.",
+            f'const {name}_weights align({EXTERNAL_ALIGNMENT}) = @embedFile("{name}.weights.bin").*;',
         ]
     return "", []
 
