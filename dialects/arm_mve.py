@@ -9,7 +9,8 @@ dot-product loops and printed by the Zig printer (the contiguous loads stay `uop
   vector<8xi16>` — the 8 int8 at `%p + offset[k]`, each sign-extended to a 16-bit lane
   (`VLDRB.S16 Qd, [Rn, Qm]` with the constant byte offsets in the 16-bit lanes of Qm, kept in a
   register across loops): a channel column of an NCHW activation (stride H·W), or two rows of
-  a Conv window (0, 1, 2, 3, W, W+1, W+2, W+3). Offsets are unsigned 16-bit; bytes need no
+  a Conv window (0, 1, 2, 3, W, W+1, W+2, W+3). With 16 offsets it gives `vector<16xi8>` (two
+  `VLDRB.U16` gathers and a `VMOVNT.I16`). Offsets are unsigned 16-bit; bytes need no
   alignment. LLVM makes MVE
   gathers only from its own vectorizer's intrinsics, which Zig cannot spell.
 * `%r = arm_mve.vmlava %acc, %a, %b : vector<16xi8>` — `acc + Σ a[i]·b[i]` over the lanes of two
@@ -48,7 +49,10 @@ GATHER_LANES = 8
 GATHER_TYPE = VectorType(IntegerType(16), [GATHER_LANES])
 """What `vldrb_gather` gives: `vector<8xi16>`."""
 
-DOT_TYPES = (VectorType(IntegerType(8), [16]), GATHER_TYPE)
+BYTE_TYPE = VectorType(IntegerType(8), [16])
+"""16 int8 lanes: a 128-bit vector of bytes."""
+
+DOT_TYPES = (BYTE_TYPE, GATHER_TYPE)
 """The operand types of `vmlava`: 16 int8 or 8 int16 lanes."""
 
 MAX_OFFSET = 2**16 - 1
@@ -58,7 +62,10 @@ MAX_OFFSET = 2**16 - 1
 @irdl_op_definition
 class VldrbGatherOp(IRDLOperation):
     """`%v = arm_mve.vldrb_gather %p [0, 125, …] : !uop.ptr<i8> -> vector<8xi16>`: the 8 int8
-    at `%p + offset[k]`, sign-extended to 16 bits (`VLDRB.S16` with a vector of offsets)."""
+    at `%p + offset[k]`, sign-extended to 16 bits (`VLDRB.S16` with a vector of offsets); with
+    16 offsets, `-> vector<16xi8>`: the 16 int8 at `%p + offset[k]` (two `VLDRB.U16` gathers,
+    the even and the odd lanes, and one `VMOVNT.I16` that puts the odd ones into the high byte
+    of each 16-bit lane: 3 instructions)."""
 
     name = "arm_mve.vldrb_gather"
 
@@ -72,7 +79,7 @@ class VldrbGatherOp(IRDLOperation):
         super().__init__(
             operands=[ptr],
             properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
-            result_types=[GATHER_TYPE],
+            result_types=[BYTE_TYPE if len(offsets) == BYTE_TYPE.get_shape()[0] else GATHER_TYPE],
         )
 
     @property
@@ -83,11 +90,12 @@ class VldrbGatherOp(IRDLOperation):
         assert isinstance(self.ptr.type, PtrType)
         if self.ptr.type.element_type != IntegerType(8):
             raise VerifyException(f"vldrb_gather reads int8 elements, got a pointer to {self.ptr.type.element_type}")
-        if self.result.type != GATHER_TYPE:
-            raise VerifyException(f"vldrb_gather gives {GATHER_TYPE}, got {self.result.type}")
+        if self.result.type not in (GATHER_TYPE, BYTE_TYPE):
+            raise VerifyException(f"vldrb_gather gives {GATHER_TYPE} or {BYTE_TYPE}, got {self.result.type}")
         offsets = self.byte_offsets
-        if len(offsets) != GATHER_LANES:
-            raise VerifyException(f"vldrb_gather takes {GATHER_LANES} offsets, got {len(offsets)}")
+        lanes = self.result.type.get_shape()[0]
+        if len(offsets) != lanes:
+            raise VerifyException(f"vldrb_gather to {self.result.type} takes {lanes} offsets, got {len(offsets)}")
         if not all(0 <= o <= MAX_OFFSET for o in offsets):
             raise VerifyException(f"vldrb_gather offsets are 16-bit unsigned, got {offsets}")
 

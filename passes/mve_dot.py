@@ -14,11 +14,19 @@ this pass, takes it if 4 or more remain).
   `VMLAVA.S8`), or L = 8 when only 8 to 15 values of `k` run (a `vector<8xi8>` vload cast to
   `vector<8xi16>`: `VLDRB.S16`; `VMLAVA.S16`);
 * an operand `s` elements apart per `k` (an NCHW activation read along its channels by a
-  pointwise Conv: s = H·W): L = 8, that operand one `arm_mve.vldrb_gather … stride s` (8 bytes
-  into 16-bit lanes, `VLDRB.S16` with an offset vector), shared by every multiply-accumulate
-  that reads it; the contiguous operands `vector<8xi8>` loads cast to `vector<8xi16>`. Per 8 `k` and n
-  accumulators sharing the gathered operand: 1 + 2n instructions (n = 4: 9 for 32 products,
+  pointwise Conv: s = H·W): that operand one `arm_mve.vldrb_gather` at offsets 0, s, 2s, …,
+  shared by every multiply-accumulate that reads it: 16 lanes (`vector<16xi8>`, two
+  `VLDRB.U16` gathers and a `VMOVNT`: 3 instructions) when 16 values of `k` run and 15·s fits
+  the gather's 16-bit offsets, else 8 (`vector<8xi16>`, one `VLDRB.S16`). Per 16 `k` and n
+  accumulators sharing the gathered operand: 3 + 2n instructions (n = 4: 11 for 64 products,
   against 26 for 16 with `arm-dsp-dot`).
+
+Then a chain of counted loops (8 to 64 iterations in all) whose innermost body has that form
+(a Conv window: rows × taps, e.g. 10 × 4 or 3 × 3, no loop long enough) is unrolled: its
+iterations in groups of 16, then one of 8, each operand one vector per group (a vload where its elements are
+contiguous, else a gather at the group's constant offsets, e.g. 0-3 and 10-13 for two rows of
+a 10-wide input), one `vmlava` per multiply-accumulate; the iterations left over stay scalar,
+each at its constant indices.
 
 Exact: integer products and sums wrap modulo 2^32, so summing 8 or 16 products before adding
 them to the accumulator changes nothing, and every byte a vector load reads is one the original
@@ -50,15 +58,15 @@ HALF_LANES = 8
 
 
 def _lanes(dot: DotLoop) -> int | None:
-    """The lanes of `dot`'s vector loop; None when it runs too few iterations or a strided
-    operand's offsets do not fit a gather's 16-bit lanes."""
+    """The lanes of `dot`'s vector loop: 16 int8 when it runs 16 or more iterations and a
+    strided operand's 16 offsets fit a gather's 16-bit lanes, else 8; None when it runs fewer
+    than 8."""
     trips = dot.loop.trip_count
-    strides = set(dot.loads.values())
-    if strides == {1}:
-        return BYTE_LANES if trips >= BYTE_LANES else HALF_LANES if trips >= HALF_LANES else None
-    if trips < HALF_LANES or any((HALF_LANES - 1) * abs(s) > arm_mve.MAX_OFFSET or s < 0 for s in strides):
-        return None
-    return HALF_LANES
+    strides = dot.loads.values()
+    for lanes in (BYTE_LANES, HALF_LANES):
+        if trips >= lanes and all(0 < s and (lanes - 1) * s <= arm_mve.MAX_OFFSET for s in strides):
+            return lanes
+    return None
 
 
 def _rewrite(dot: DotLoop, lanes: int) -> None:
@@ -99,7 +107,7 @@ def _rewrite(dot: DotLoop, lanes: int) -> None:
         if load not in vectors:
             ptr = mapping[load.ptr]
             if dot.loads[load] != 1:
-                offsets = [j * dot.loads[load] for j in range(HALF_LANES)]
+                offsets = [j * dot.loads[load] for j in range(lanes)]
                 vectors[load] = add(arm_mve.VldrbGatherOp(ptr, offsets)).results[0]
             else:
                 vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [lanes]))).results[0]
@@ -251,10 +259,14 @@ def _points(nest: _Nest) -> list[tuple[int, ...]]:
 
 
 def _groups(nest: _Nest) -> tuple[list[list[tuple[int, ...]]], list[tuple[int, ...]]]:
-    """The iterations in groups of 8 (one vector each) and the ones left over."""
+    """The iterations in groups of 16, then one of 8 (one vector each), and the ones left over."""
     points = _points(nest)
-    whole = len(points) // HALF_LANES * HALF_LANES
-    return [points[i : i + HALF_LANES] for i in range(0, whole, HALF_LANES)], points[whole:]
+    groups: list[list[tuple[int, ...]]] = []
+    for lanes in (BYTE_LANES, HALF_LANES):
+        while len(points) >= lanes:
+            groups.append(points[:lanes])
+            points = points[lanes:]
+    return groups, points
 
 
 def _offsets(nest: _Nest, points: list[tuple[int, ...]], load: uop.LoadOp) -> list[int] | None:
@@ -306,9 +318,11 @@ def _rewrite_nest(nest: _Nest) -> None:
                 ptr = mapping[load.ptr]
                 offsets = _offsets(nest, points, load)
                 assert offsets is not None
-                if offsets == list(range(HALF_LANES)):  # one widening VLDRB.S16
-                    vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [HALF_LANES]))).results[0]
-                    vectors[load] = add(uop.CastOp(vector, arm_mve.GATHER_TYPE)).results[0]
+                if offsets == list(range(len(points))):  # contiguous: one VLDRB (widening to 16 bits)
+                    vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [len(points)]))).results[0]
+                    if len(points) == HALF_LANES:
+                        vector = add(uop.CastOp(vector, arm_mve.GATHER_TYPE)).results[0]
+                    vectors[load] = vector
                 else:
                     vectors[load] = add(arm_mve.VldrbGatherOp(ptr, offsets)).results[0]
             return vectors[load]

@@ -42,6 +42,42 @@ inline fn zant_vldrb_gather(comptime offsets: @Vector(8, u16), p: *const i8) @Ve
     return lanes;
 }}""",
     ),
+    "zant_vldrb_gather16": (
+        ("zant_vldrb_gather_u16",),
+        f"""\
+/// The 16 int8 at p + offsets[i] (arm_mve.vldrb_gather to 16 lanes): the even lanes and the
+/// odd ones by two VLDRB.U16 gathers (each byte into the low half of a 16-bit lane), which
+/// LLVM joins with one VMOVNT.I16.
+inline fn zant_vldrb_gather16(comptime even: @Vector(8, u16), comptime odd: @Vector(8, u16), p: *const i8) @Vector(16, i8) {{
+    if (comptime {_HAS_MVE}) {{
+        const lo: @Vector(8, u8) = @truncate(zant_vldrb_gather_u16(even, p));
+        const hi: @Vector(8, u8) = @truncate(zant_vldrb_gather_u16(odd, p));
+        return @bitCast(@shuffle(u8, lo, hi, [16]i32{{ 0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7, -8 }}));
+    }}
+    const base: [*]const i8 = @ptrCast(p);
+    var lanes: [16]i8 = undefined;
+    const at_even: [8]u16 = even;
+    const at_odd: [8]u16 = odd;
+    for (0..8) |i| {{
+        lanes[2 * i] = base[at_even[i]];
+        lanes[2 * i + 1] = base[at_odd[i]];
+    }}
+    return lanes;
+}}""",
+    ),
+    "zant_vldrb_gather_u16": (
+        (),
+        """\
+/// The 8 bytes at p + offsets[i], zero-extended to 16 bits (VLDRB.U16 with a vector of
+/// offsets; only on MVE cores).
+inline fn zant_vldrb_gather_u16(comptime offsets: @Vector(8, u16), p: *const i8) @Vector(8, u16) {
+    return asm volatile ("vldrb.u16 %[r], [%[p], %[o]]"
+        : [r] "=&w" (-> @Vector(8, u16)),
+        : [p] "r" (p),
+          [o] "w" (offsets),
+        : .{ .memory = true });
+}""",
+    ),
     "zant_vmlava": (
         (),
         f"""\

@@ -405,7 +405,7 @@ class ZigPrinter:
             else:
                 views.append(f"// {_comment(op.tensor_name.data)}")
                 views.append(
-                    f"const {name}: [*]const {element} = @ptrCast(@alignCast(@as([*]const u8, &{self.name}_constants) + {offset}));"
+                    f"const {name}: [*]const {element} = @ptrCast(@alignCast(&{self.name}_constants[{offset}]));"
                 )
         self.blob = bytes(blob)
         if not constants and self.constants == "embedded":
@@ -813,9 +813,15 @@ class ZigPrinter:
 
     @print.register
     def _(self, op: arm_mve.VldrbGatherOp) -> None:
+        offsets = op.byte_offsets
+        if len(offsets) == 16:  # even and odd lanes
+            self.helpers_used.update(("zant_vldrb_gather16", "zant_vldrb_gather_u16"))
+            even, odd = (", ".join(str(o) for o in offsets[i::2]) for i in (0, 1))
+            self.define(op.result, f"zant_vldrb_gather16(.{{ {even} }}, .{{ {odd} }}, {self.expr(op.ptr)})")
+            return
+        listed = ", ".join(str(o) for o in offsets)
         self.helpers_used.add("zant_vldrb_gather")
-        offsets = ", ".join(str(o) for o in op.byte_offsets)
-        self.define(op.result, f"zant_vldrb_gather(.{{ {offsets} }}, {self.expr(op.ptr)})")
+        self.define(op.result, f"zant_vldrb_gather(.{{ {listed} }}, {self.expr(op.ptr)})")
 
     @print.register
     def _(self, op: arm_mve.VmlavaOp) -> None:

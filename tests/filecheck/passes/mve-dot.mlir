@@ -58,7 +58,8 @@ builtin.module {
     func.return
   }
 
-  // x strided (x[125k], an NCHW activation along its 10 channels), w contiguous: 8 lanes, x one
+  // x strided (x[125k], an NCHW activation along its 10 channels), w contiguous: too few for 16
+  // lanes, so 8, x one
   // arm_mve.vldrb_gather (8 bytes 125 apart into 16-bit lanes) shared by both accumulators,
   // w 8-byte vloads; 10 = 8 + 2 leaves a remainder loop from 8.
   // CHECK-LABEL: func.func @strided()
@@ -212,6 +213,35 @@ builtin.module {
         uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
         uop.mulacc %acc2, %xc, %w2c : !uop.acc<i32>, i32
       }
+    }
+    func.return
+  }
+
+  // x strided over 20 channels: 16 lanes, x one 16-offset gather (vector<16xi8>: two VLDRB.U16
+  // and a VMOVNT), w a 16-byte vload, one vmlava of int8 lanes; 20 = 16 + 4.
+  // CHECK-LABEL: func.func @strided16()
+  // CHECK:         uop.range %[[K:.*]] = 0 to 16 step 16 {
+  // CHECK:           %[[X:.*]] = arm_mve.vldrb_gather %{{.*}} [0, 125, 250, 375, 500, 625, 750, 875, 1000, 1125, 1250, 1375, 1500, 1625, 1750, 1875] : !uop.ptr<i8> -> vector<16xi8>
+  // CHECK-NEXT:      %[[W:.*]] = uop.vload %{{.*}} : vector<16xi8>
+  // CHECK-NEXT:      %[[A:.*]] = uop.acc_get %acc : !uop.acc<i32>, i32
+  // CHECK-NEXT:      %[[A1:.*]] = arm_mve.vmlava %[[A]], %[[X]], %[[W]] : vector<16xi8>
+  // CHECK-NEXT:      uop.acc_set %acc, %[[A1]] : !uop.acc<i32>, i32
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    uop.range %{{.*}} = 16 to 20 {
+  func.func @strided16() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<2500xi8>
+    %w = uop.define_global "input" 1 "w" : !uop.buffer<20xi8>
+    %acc = uop.define_acc 0 : i32
+    %stride = uop.const 125 : index
+    uop.range %k = 0 to 20 {
+      %xi = uop.mul %k, %stride : index
+      %xp = uop.gep inbounds %x[%xi] : !uop.buffer<2500xi8>
+      %xv = uop.load %xp : i8
+      %xc = uop.cast %xv : i8 to i32
+      %wp = uop.gep inbounds %w[%k] : !uop.buffer<20xi8>
+      %wv = uop.load %wp : i8
+      %wc = uop.cast %wv : i8 to i32
+      uop.mulacc %acc, %xc, %wc : !uop.acc<i32>, i32
     }
     func.return
   }

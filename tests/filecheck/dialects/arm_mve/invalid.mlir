@@ -18,7 +18,7 @@ builtin.module {
     %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
     %i = uop.const 0 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
-    // expected-error@+1 {{vldrb_gather gives vector<8xi16>, got vector<4xi32>}}
+    // expected-error@+1 {{vldrb_gather gives vector<8xi16> or vector<16xi8>, got vector<4xi32>}}
     %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 7] : !uop.ptr<i8> -> vector<4xi32>
     func.return
   }
@@ -44,7 +44,7 @@ builtin.module {
     %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
     %i = uop.const 0 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
-    // expected-error@+1 {{vldrb_gather takes 8 offsets, got 2}}
+    // expected-error@+1 {{vldrb_gather to vector<8xi16> takes 8 offsets, got 2}}
     %g = arm_mve.vldrb_gather %p [0, 1] : !uop.ptr<i8> -> vector<8xi16>
     func.return
   }
@@ -78,6 +78,19 @@ builtin.module {
     %w = uop.cast %h : vector<8xi8> to vector<8xi16>
     // expected-error@+1 {{operand 'rhs' at position 2 does not verify}}
     %r = "arm_mve.vmlava"(%c, %v, %w) : (i32, vector<16xi8>, vector<8xi16>) -> i32
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
+    // expected-error@+1 {{vldrb_gather to vector<16xi8> takes 16 offsets, got 8}}
+    %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 7] : !uop.ptr<i8> -> vector<16xi8>
     func.return
   }
 }

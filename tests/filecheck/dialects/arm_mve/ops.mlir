@@ -9,6 +9,7 @@
 // CHECK-NEXT:    %r = arm_mve.vmlava %c, %g, %h : vector<8xi16>
 // CHECK-NEXT:    %b16 = uop.vload %p : vector<16xi8>
 // CHECK-NEXT:    %s = arm_mve.vmlava %r, %b16, %b16 : vector<16xi8>
+// CHECK-NEXT:    %g16 = arm_mve.vldrb_gather %p [0, 125, 250, 375, 500, 625, 750, 875, 1000, 1125, 1250, 1375, 1500, 1625, 1750, 1875] : !uop.ptr<i8> -> vector<16xi8>
 
 builtin.module {
   func.func @main() {
@@ -22,6 +23,7 @@ builtin.module {
     %r = arm_mve.vmlava %c, %g, %h : vector<8xi16>
     %b16 = uop.vload %p : vector<16xi8>
     %s = arm_mve.vmlava %r, %b16, %b16 : vector<16xi8>
+    %g16 = arm_mve.vldrb_gather %p [0, 125, 250, 375, 500, 625, 750, 875, 1000, 1125, 1250, 1375, 1500, 1625, 1750, 1875] : !uop.ptr<i8> -> vector<16xi8>
     func.return
   }
 }
