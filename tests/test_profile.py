@@ -147,3 +147,16 @@ def test_fused_locations_flatten_and_drop_repeats():
     assert node_names(fuse_locations(ab, loc("b"), loc("c"))) == ["a", "b", "c"]
     assert fuse_locations(UnknownLoc(), loc("a")) == loc("a")
     assert isinstance(fuse_locations(UnknownLoc()), UnknownLoc)
+
+
+def test_function_ranges_merge_aliases_and_clip_overlaps():
+    from zant.backend.elf import Symbol
+    from zant.tools.profile import _ranges
+
+    symbols = [
+        Symbol("__aeabi_memcpy", 0x100, 0x20), Symbol("memcpy", 0x100, 0x20),
+        Symbol("model.kernel_a", 0x120, 0x40), Symbol("inner", 0x150, 0x30), Symbol("model_predict", 0x200, 8),
+    ]
+    ranges, names = _ranges(symbols)
+    assert ranges == [(0x100, 0x120), (0x120, 0x160), (0x160, 0x180), (0x200, 0x208)]
+    assert names == [["__aeabi_memcpy", "memcpy"], ["model.kernel_a"], ["inner"], ["model_predict"]]
