@@ -6,7 +6,8 @@ models, each an `ImageModel(name, inputs, outputs, feeds)` whose generated `MODE
 
 * `NAME.firmware.zig`, the root of the image: a vector table (Arm) or `_start` (RISC-V), startup
   (paint the stack, enable the FPU, copy `.data`, zero `.bss`), each model's inputs as
-  `@embedFile`s of `MODEL.input<i>.bin`; then, for each model in turn, a call to `MODEL_predict`
+  `@embedFile`s of `MODEL.input<i>.bin`; then, for each model in turn (after `MODEL_init`, for a
+  model whose constants are staged or external: `ImageModel.constants`), a call to `MODEL_predict`
   and one semihosting line per output `OUTPUT <model> <index> <hex of its little-endian bytes>`,
   or `ERROR <model> returned <status>` if it returned non-zero (the next model still runs); then
   a line `STACK <bytes>` (the high-water mark of the painted stack) and an exit with status 0,
@@ -514,12 +515,13 @@ def build_firmware(root: Path, name: str, board: Board, optimize: str) -> Path:
 
 
 def image_sizes(elf: Path) -> dict[str, int]:
-    """`.text`/`.rodata`/`.data`/`.bss` of a linked image and its flash and static RAM."""
+    """`.text`/`.rodata`/`.data`/`.bss`/`.zant` of a linked image and its flash and static RAM
+    (`.data`, `.bss` and the scratch arenas in the board's other memories, `.zant.*`)."""
     from zant.backend.elf import section_sizes
 
     sizes = section_sizes(elf)
     sizes["flash"] = sizes[".text"] + sizes[".rodata"] + sizes[".data"]
-    sizes["static_ram"] = sizes[".data"] + sizes[".bss"]
+    sizes["static_ram"] = sizes[".data"] + sizes[".bss"] + sizes[".zant"]  # with other memories' scratch
     return sizes
 
 
