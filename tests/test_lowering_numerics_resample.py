@@ -120,12 +120,6 @@ def test_upsample_nearest():
 
 
 UNSUPPORTED = {
-    "resize-runtime-scales": (
-        helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest"),
-        [("x", TensorProto.FLOAT, [1, 1, 2, 2]), ("s", TensorProto.FLOAT, [4])],
-        [1, 1, 4, 4],
-        "Resize.*scales must be a constant",
-    ),
     "roialign-adaptive-sampling": (
         helper.make_node("RoiAlign", ["x", "rois", "b"], ["y"], output_height=2, output_width=2),
         [("x", TensorProto.FLOAT, [1, 1, 4, 4]), ("rois", TensorProto.FLOAT, [1, 4]), ("b", TensorProto.INT64, [1])],

@@ -189,3 +189,37 @@ def test_pad_pads(tmp_path, mode):
         compiled.check(x, pads)
     for pads in (_axes(1, 1, 1, 1), _axes(0, 0, 0, 0), _axes(1 << 62, 0, -(1 << 62), 1)):
         compiled.refuses(x, pads)
+
+
+@pytest.mark.parametrize(
+    ("mode", "coordinates"), [("nearest", "half_pixel"), ("linear", "align_corners"), ("cubic", "pytorch_half_pixel")]
+)
+def test_resize_scales(tmp_path, mode, coordinates):
+    # The scale moves the source coordinates: the tables are filled at run time.
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode, coordinate_transformation_mode=coordinates)
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [1, 1, 3, 4]), _tensor("scales", TensorProto.FLOAT, [4])],
+        [_tensor("y", TensorProto.FLOAT, [1, 1, 5, 2])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((1, 1, 3, 4)).astype(np.float32)
+    # ⌊3·s⌋ = 5 and ⌊4·s⌋ = 2: s in [5/3, 2) and [0.5, 0.75)
+    for scales in ([1, 1, 1.7, 0.5], [1, 1, 1.9, 0.7], [1.2, 1, 1.8, 0.6]):
+        compiled.check(x, np.array(scales, dtype=np.float32))
+    for scales in ([1, 1, 2, 0.5], [1, 1, 1.8, 0.75], [1, 2, 1.8, 0.6], [1, 1, -1.8, 0.6], [1, 1, np.nan, 0.6]):
+        compiled.refuses(x, np.array(scales, dtype=np.float32))
+
+
+def test_resize_sizes(tmp_path):
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear")
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [1, 1, 3, 4]), _tensor("sizes", TensorProto.INT64, [4])],
+        [_tensor("y", TensorProto.FLOAT, [1, 1, 5, 2])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((1, 1, 3, 4)).astype(np.float32)
+    compiled.check(x, _axes(1, 1, 5, 2))
+    for sizes in (_axes(1, 1, 2, 5), _axes(1, 1, 5, 3), _axes(2, 1, 5, 2)):
+        compiled.refuses(x, sizes)

@@ -15,7 +15,7 @@ from functools import reduce
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects import uop
 from zant.dialects.onnx import input_value
@@ -41,13 +41,13 @@ def runtime_input(op: Operation, index: int) -> SSAValue | None:
     return value
 
 
-def load_all(kb: KernelBuilder, value: SSAValue) -> list[SSAValue]:
-    """Every element of the (small) tensor `value`, in row-major order, as i64 values loaded at
-    the function's top level."""
+def load_all(kb: KernelBuilder, value: SSAValue, to: Attribute = I64) -> list[SSAValue]:
+    """Every element of the (small) tensor `value`, in row-major order, loaded at the function's
+    top level and converted to `to` (i64 unless told)."""
     count = int(np.prod(tensor_shape(value)))
     flat = layout_of(value).reshape((count,))
     assert flat is not None, "a graph input is contiguous"
-    return [kb.cast(kb.load(flat, [kb.index(j)]), I64) for j in range(count)]
+    return [kb.cast(kb.load(flat, [kb.index(j)]), to) for j in range(count)]
 
 
 def i64(kb: KernelBuilder, value: int) -> SSAValue:

@@ -21,13 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, Float32Type, IndexType, IntegerType, i1
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, load_all, runtime_input
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -319,7 +320,17 @@ def resample_pass(
         kb.store(convert_result(kb, value, target.element_type), target, ivs)
 
 
-def emit_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, plan: ResizePlan) -> Layout:
+TableMaker = Callable[[int, Attribute], _AxisTables]
+"""Makes the tables of one axis, given the weights' type."""
+
+
+def emit_resize(
+    kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, plan: ResizePlan, make: TableMaker | None = None
+) -> Layout:
+    """The Resize kernels for `plan`; `make` builds each tapped axis's tables (default: constant
+    tables of `plan.taps`; a run-time scale or roi fills scratch tables at run time)."""
+    if make is None:
+        make = lambda axis, weight_type: _tables(op, axis, plan.taps[axis], weight_type)  # noqa: E731
     x = layout_of(input_value(op, 0))
     element_type = tensor_element_type(op.results[0])
     if plan.out_shape != tensor_shape(op.results[0]):
@@ -329,7 +340,7 @@ def emit_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, plan:
     y = kb.alloc(name, plan.out_shape, element_type)
     if attrs.mode == "nearest" or not plan.taps:
         # One gather over all axes; no arithmetic, so any element type works.
-        tables = {a: _tables(op, a, t, element_type) for a, t in plan.taps.items()}
+        tables = {a: make(a, element_type) for a in plan.taps}
         resample_pass(kb, x, y, tables, element_type, attrs.extrapolation_value)
         return y
     if not isinstance(element_type, AnyFloat | IntegerType) or element_type == i1:
@@ -337,7 +348,7 @@ def emit_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, plan:
     value_type = compute_type(element_type)
     # One pass per axis, shrinking axes first to keep the intermediate tensors small.
     order = sorted(plan.taps, key=lambda a: plan.out_shape[a] / x.shape[a])
-    passes = [{axis: _tables(op, axis, plan.taps[axis], value_type)} for axis in order]
+    passes = [{axis: make(axis, value_type)} for axis in order]
     source, shape = x, list(x.shape)
     for step, (axis, tables) in enumerate(zip(order, passes)):
         shape[axis] = plan.out_shape[axis]
@@ -346,6 +357,233 @@ def emit_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, plan:
         resample_pass(kb, source, target, tables, value_type, attrs.extrapolation_value)
         source = target
     return y
+
+
+# -- Resize with run-time scales, sizes or roi ----------------------------------------------
+
+_F64 = Float64Type()
+
+
+def _optional_values(kb: KernelBuilder, op: Operation, index: int) -> list[SSAValue] | None:
+    """ONNX input `index` as f64 values (loaded at run time or constants); None when absent or
+    empty."""
+    value = input_value(op, index)
+    if value is None or not int(np.prod(tensor_shape(value))):
+        return None
+    array = constant_array(value)
+    if array is not None:
+        return [kb.const(float(v), _F64) for v in array.reshape(-1)]
+    return load_all(kb, value, _F64)
+
+
+def _runtime_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, in_shape: Sequence[int]) -> Layout:
+    """Resize whose scales, sizes or roi are read at run time, into the compiled result shape.
+
+    `sizes` with the "stretch" policy and no run-time roi fix every scale (out / in): the
+    tables are constants, and `uop.check` makes NAME_predict return `STATUS_BAD_PARAMETER`
+    unless the sizes are the compiled ones. Otherwise the scales (or roi) change the source
+    coordinates, so the tables are filled at run time, computed in f64 as the ONNX reference
+    does; the check asks that every scale give the compiled size (⌊scale·in⌋, or the rounded
+    common scale of the aspect ratio policies) and that the roi be finite.
+    """
+    out_shape = tensor_shape(op.results[0])
+    rank = len(in_shape)
+    axes = [a % rank for a in get_attr(op, "axes")] if get_attr(op, "axes") is not None else list(range(rank))
+    policy = get_attr(op, "keep_aspect_ratio_policy")
+    scales = _optional_values(kb, op, 2)
+    sizes = _optional_values(kb, op, 3)
+    roi = _optional_values(kb, op, 1) if attrs.coordinate_mode == "tf_crop_and_resize" else None
+    given = scales if scales is not None else sizes
+    if given is None:
+        raise ValueError("one of scales and sizes is required")
+    if len(given) != len(axes):
+        raise ValueError(f"{len(given)} scales or sizes for {len(axes)} axes")
+    if roi is not None and len(roi) != 2 * len(axes):
+        raise ValueError(f"roi has {len(roi)} values for {len(axes)} axes")
+    if attrs.coordinate_mode == "tf_crop_and_resize" and roi is None:
+        raise ValueError("tf_crop_and_resize needs a roi")
+    conditions = []
+    runtime_roi = runtime_input(op, 1) is not None and attrs.coordinate_mode == "tf_crop_and_resize"
+    if scales is None and policy == "stretch" and not runtime_roi:
+        assert sizes is not None
+        for axis, size in zip(axes, sizes):
+            conditions.append(kb.alu("cmpeq", size, kb.const(float(out_shape[axis]), _F64)))
+        check(kb, all_of(kb, conditions))
+        constant_roi = None if runtime_input(op, 1) is not None else constant_input(op, 1, "roi")
+        plan = plan_resize(attrs, in_shape, None, np.array([out_shape[a] for a in axes]), constant_roi, axes)
+        return emit_resize(kb, op, attrs, plan)
+    # The scale of each axis, and the size it gives.
+    scale: dict[int, SSAValue] = {}
+    if scales is not None:
+        for axis, value in zip(axes, scales):
+            scale[axis] = value
+            size = kb.alu("floor", kb.alu("mul", value, kb.const(float(in_shape[axis]), _F64)))
+            conditions.append(kb.alu("cmplt", kb.const(0.0, _F64), value))
+            conditions.append(kb.alu("cmpeq", size, kb.const(float(out_shape[axis]), _F64)))
+    else:
+        assert sizes is not None
+        ratios = [kb.alu("div", size, kb.const(float(in_shape[axis]), _F64)) for axis, size in zip(axes, sizes)]
+        if policy == "stretch":
+            picked = ratios
+        elif policy in ("not_larger", "not_smaller"):
+            combine = "min" if policy == "not_larger" else "max"
+            common = ratios[0]
+            for ratio in ratios[1:]:
+                common = kb.alu(combine, common, ratio)
+            picked = [common] * len(axes)
+        else:
+            raise ValueError(f"unknown keep_aspect_ratio_policy '{policy}'")
+        for axis, value, size in zip(axes, picked, sizes):
+            scale[axis] = value
+            if policy == "stretch":
+                got = size
+            else:  # round half up
+                got = kb.alu("floor", kb.alu("add", kb.alu("mul", value, kb.const(float(in_shape[axis]), _F64)), kb.const(0.5, _F64)))
+            conditions.append(kb.alu("cmplt", kb.const(0.0, _F64), value))
+            conditions.append(kb.alu("cmpeq", got, kb.const(float(out_shape[axis]), _F64)))
+    limits: dict[int, tuple[SSAValue, SSAValue]] = {}
+    if roi is not None:
+        for i, axis in enumerate(axes):
+            start, end = roi[i], roi[len(axes) + i]
+            limits[axis] = (start, end)
+            for v in (start, end):  # finite: v - v is 0, not NaN
+                conditions.append(kb.alu("cmpeq", kb.alu("sub", v, v), kb.const(0.0, _F64)))
+    check(kb, all_of(kb, conditions))
+    # Every listed axis gets tables: a run-time scale of 1 still moves the coordinates.
+    plan = ResizePlan(tuple(out_shape), {axis: None for axis in axes if out_shape[axis]})  # type: ignore[misc]
+
+    def make(axis: int, weight_type: Attribute) -> _AxisTables:
+        return _runtime_tables(kb, op, attrs, axis, in_shape[axis], out_shape[axis], scale[axis], limits.get(axis), weight_type)
+
+    return emit_resize(kb, op, attrs, plan, make)
+
+
+def _runtime_tables(
+    kb: KernelBuilder,
+    op: Operation,
+    attrs: ResizeAttributes,
+    axis: int,
+    in_size: int,
+    out_size: int,
+    scale: SSAValue,
+    roi: tuple[SSAValue, SSAValue] | None,
+    weight_type: Attribute,
+) -> _AxisTables:
+    """`axis_taps`, computed at run time into scratch tables: one loop over the output
+    positions, f64 arithmetic, the same formulas."""
+
+    def c(v: float) -> SSAValue:
+        return kb.const(float(v), _F64)
+
+    def op2(name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        return kb.alu(name, a, b)
+
+    def clamp_index(v: SSAValue) -> SSAValue:
+        return kb.cast(kb.alu("min", kb.alu("max", v, kb.const(0, I64)), kb.const(in_size - 1, I64)), _INDEX_TABLE_TYPE)
+
+    nearest = attrs.mode == "nearest"
+    if not nearest and attrs.mode not in _KERNELS:
+        raise ValueError(f"unknown mode '{attrs.mode}'")
+    kernel_support = 0 if nearest else _KERNELS[attrs.mode][1]
+    if attrs.antialias and not nearest:
+        # The widest kernel any scale giving out_size can ask for; the extra taps weigh 0.
+        stretch_low = min(out_size / in_size, 1.0)
+        width = -2 * math.floor(-kernel_support / stretch_low)
+    else:
+        width = 1 if nearest else 2 * kernel_support
+    prefix = f"{result_name(op)}_axis{axis}"
+    index = kb.alloc(f"{prefix}_index", (out_size, width), _INDEX_TABLE_TYPE)
+    weight = None if nearest else kb.alloc(f"{prefix}_weight", (out_size, width), weight_type)
+    outside = kb.alloc(f"{prefix}_outside", (out_size,), i1) if roi is not None else None
+    length = op2("mul", scale, c(in_size))
+    with kb.loop(out_size) as o:
+        y = kb.cast(kb.cast(o, I64), _F64)
+        half = op2("sub", op2("div", op2("add", y, c(0.5)), scale), c(0.5))
+        mode = attrs.coordinate_mode
+        if mode == "half_pixel":
+            x = half
+        elif mode == "pytorch_half_pixel":
+            x = kb.where(op2("cmpne", length, c(1.0)), half, c(-0.5))
+        elif mode == "half_pixel_symmetric":
+            offset = op2("mul", c(in_size / 2), op2("sub", c(1.0), op2("div", c(out_size), length)))
+            x = op2("add", offset, half)
+        elif mode == "asymmetric":
+            x = op2("div", y, scale)
+        elif mode == "align_corners":
+            x = kb.where(
+                op2("cmpne", length, c(1.0)), op2("div", op2("mul", y, c(in_size - 1)), op2("sub", length, c(1.0))), c(0.0)
+            )
+        elif mode == "tf_crop_and_resize":
+            assert roi is not None
+            start, end = roi
+            span = op2("mul", op2("sub", end, start), c(in_size - 1))
+            first = op2("mul", start, c(in_size - 1))
+            x = kb.where(
+                op2("cmpne", length, c(1.0)),
+                op2("add", op2("div", op2("mul", y, span), op2("sub", length, c(1.0))), first),
+                op2("add", op2("div", span, c(2.0)), first),
+            )
+        else:
+            raise ValueError(f"unknown coordinate_transformation_mode '{mode}'")
+        if outside is not None:
+            out_flag = op2("or", op2("cmplt", x, c(0.0)), op2("cmplt", c(in_size - 1), x))
+            kb.store(out_flag, outside, [o])
+        # Far outside the input every position clamps alike; keep the casts exact.
+        x = kb.alu("min", kb.alu("max", x, c(-4.0 * (in_size + width))), c(4.0 * (in_size + width)))
+        if nearest:
+            below = kb.alu("floor", x)
+            fraction = op2("sub", x, below)
+            upper = {
+                "round_prefer_floor": lambda: op2("cmplt", c(0.5), fraction),
+                "round_prefer_ceil": lambda: op2("cmple", c(0.5), fraction),
+                "floor": lambda: kb.const(0, i1),
+                "ceil": lambda: op2("cmplt", c(0.0), fraction),
+            }.get(attrs.nearest_mode)
+            if upper is None:
+                raise ValueError(f"unknown nearest_mode '{attrs.nearest_mode}'")
+            picked = op2("add", kb.cast(below, I64), kb.cast(upper(), I64))
+            kb.store(clamp_index(picked), index, [o, kb.index(0)])
+        else:
+            assert weight is not None
+            stretch = kb.alu("min", scale, c(1.0)) if attrs.antialias else c(1.0)
+            base = op2("sub", kb.alu("ceil", x), c(1.0))
+            distance = op2("sub", x, base)
+            base_index = kb.cast(base, I64)
+            weights, inside = [], []
+            for k in range(width):
+                offset = k + 1 - width // 2
+                position = op2("add", base_index, kb.const(offset, I64))
+                kb.store(clamp_index(position), index, [o, kb.index(k)])
+                d = op2("mul", stretch, op2("sub", c(offset), distance))
+                weights.append(_runtime_kernel(kb, attrs, d))
+                inside.append(op2("and", op2("cmple", kb.const(0, I64), position), op2("cmplt", position, kb.const(in_size, I64))))
+            if attrs.exclude_outside:
+                weights = [kb.where(ok, w, c(0.0)) for ok, w in zip(inside, weights)]
+            if attrs.antialias or attrs.exclude_outside:
+                total = weights[0]
+                for w in weights[1:]:
+                    total = op2("add", total, w)
+                total = kb.where(op2("cmpeq", total, c(0.0)), c(1.0), total)
+                weights = [op2("div", w, total) for w in weights]
+            for k, w in enumerate(weights):
+                kb.store(kb.cast(w, weight_type), weight, [o, kb.index(k)])
+    return _AxisTables(index, weight, outside)
+
+
+def _runtime_kernel(kb: KernelBuilder, attrs: ResizeAttributes, d: SSAValue) -> SSAValue:
+    """`_linear_kernel` / `_cubic_kernel` of an f64 distance, as uop arithmetic."""
+
+    def c(v: float) -> SSAValue:
+        return kb.const(float(v), _F64)
+
+    d = kb.alu("abs", d)
+    if attrs.mode == "linear":
+        return kb.alu("min", kb.alu("max", kb.alu("sub", c(1.0), d), c(0.0)), c(1.0))
+    a = attrs.cubic_a
+    mul, add, sub = (lambda x, y: kb.alu("mul", x, y)), (lambda x, y: kb.alu("add", x, y)), (lambda x, y: kb.alu("sub", x, y))
+    inner = add(mul(mul(sub(mul(c(a + 2), d), c(a + 3)), d), d), c(1.0))
+    outer = sub(mul(add(mul(sub(mul(c(a), d), c(5 * a)), d), c(8 * a)), d), c(4 * a))
+    return kb.where(kb.alu("cmple", d, c(1.0)), inner, kb.where(kb.alu("cmplt", d, c(2.0)), outer, c(0.0)))
 
 
 class ResizeLowering(OnnxLowering):
@@ -367,6 +605,8 @@ class ResizeLowering(OnnxLowering):
         if attrs.antialias and attrs.mode == "nearest":
             raise ValueError("antialias is only defined for linear and cubic modes")
         in_shape = tensor_shape(input_value(op, 0))
+        if any(runtime_input(op, index) is not None for index in (1, 2, 3)):
+            return [_runtime_resize(kb, op, attrs, in_shape)]
         plan = plan_resize(
             attrs,
             in_shape,
