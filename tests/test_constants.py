@@ -156,3 +156,15 @@ def test_emitted_zig_of_a_10_megabyte_model_is_small(tmp_path):
 def test_unknown_constants_mode_is_a_user_error(tmp_path, model_path):
     with pytest.raises(ZantError, match="unknown constants mode 'flash'"):
         compile_model(model_path, tmp_path, CompileOptions(constants="flash", build=False))
+
+
+def test_cli_constants_flag(tmp_path, model_path, capsys):
+    from zant.tools import cli
+
+    out = tmp_path / "out"
+    assert cli.main(["compile", str(model_path), "-o", str(out), "--name", "m", "--constants", "external", "--no-build"]) == 0
+    assert "int32_t m_init(const void *constants);" in (out / "m.h").read_text()
+    assert sorted(p.name for p in out.iterdir()) == ["m.h", "m.plan.json", "m.weights.bin", "m.zig"]
+    with pytest.raises(SystemExit):
+        cli.main(["compile", str(model_path), "-o", str(out), "--constants", "rom"])
+    assert "invalid choice: 'rom'" in capsys.readouterr().err
