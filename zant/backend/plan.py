@@ -388,7 +388,13 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
     placed = [r for r in info.scratch_regions if r.name != "scratch"]
     for r in placed:
         lines.append(f"#define {name}_SCRATCH_{r.memory.upper()}_BYTES {r.size}u")
-    return lines + ["", f"#define {name}_STATUS_PLAN_MISMATCH 3 /* {name}_check_plan: another plan */", ""]
+    return lines + [
+        "",
+        f"#define {name}_STATUS_PLAN_MISMATCH 3 /* {name}_check_plan: another plan */",
+        f"#define {name}_STATUS_BAD_PARAMETER 4 /* {name}_predict: a parameter input (axes, pads, k ...) "
+        "contradicts the compiled shapes */",
+        "",
+    ]
 
 
 def emit_header(module: ModuleOp, name: str, constants: str = "embedded") -> str:
