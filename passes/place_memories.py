@@ -1,7 +1,9 @@
 """`place-memories`: split the planned scratch arena over the memories of a board.
 
-`-p 'place-memories{memories="dtcm:131072","sram:524288"}'` (fastest memory first, each
-`NAME:BYTES`, the bytes it may give to scratch) runs after `plan-arenas`. The scratch buffers
+`-p 'place-memories{memories="dtcm:131072","bss:4190208","psram:16777216"}'` (fastest memory
+first, each `NAME:BYTES`, the bytes it may give to scratch; `bss` is the default scratch arena, the
+one `plan-arenas` made, which stays where it was: in the image's `.bss`, in its RAM) runs after
+`plan-arenas`. The scratch buffers
 (with the buffers written in place over them: one slot) go to memories by use density
 (`zant.analysis.use_density`: loads and stores per call, per byte), densest first, each into the
 fastest memory whose arena, packed again with liveness as `plan-arenas` packs it (its strategy
@@ -9,8 +11,9 @@ and alignment), stays within the memory's bytes. A buffer that fits in no memory
 naming it.
 
 Each memory holding buffers gets its own `uop.arena "scratch" ... memory "NAME"` (size, lower
-bounds and steps of its own plan) in place of the one scratch arena, and each `uop.define_local`
-its memory (`in "NAME"`) and its offset into that arena. The backend declares one array per
+bounds and steps of its own plan; `bss`: the arena without a memory) in place of the one scratch
+arena, and each `uop.define_local` its memory (`in "NAME"`; none in `bss`) and its offset into
+that arena. The backend declares one array per
 arena, in section `.zant.NAME`, which the firmware's linker script places in that memory.
 Running the pass again re-places from the same inputs and gives the same IR.
 """
@@ -35,6 +38,8 @@ from zant.passes.plan_arenas import Slot, greedy_order, improve, lower_bound, ma
 
 MEMORY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """A memory's name appears in Zig identifiers, section names and the linker script."""
+DEFAULT_ARENA = "bss"
+"""The name that stands for the default scratch arena (no memory: `NAME_scratch` in `.bss`)."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ def place_function(function: func.FuncOp, memories: Sequence[MemoryCapacity]) ->
                 break
         else:
             name = min(slot.members, key=lambda m: m.first).name
-            room = ", ".join(f"{m.name} {m.capacity:,} B" for m in memories)
+            room = ", ".join(f"{'.' if m.name == DEFAULT_ARENA else ''}{m.name} {m.capacity:,} B" for m in memories)
             raise ZantError(
                 f"scratch buffer '{name}' ({slot.size:,} B) fits in no memory of the board "
                 f"beside the buffers live with it ({room})"
@@ -121,13 +126,14 @@ def place_function(function: func.FuncOp, memories: Sequence[MemoryCapacity]) ->
         for slot, offset in zip(order, offsets):
             for member in slot.members:
                 member.buffer.offset = IntegerAttr(offset, 64)
-                member.buffer.memory = StringAttr(memory.name)
+                member.buffer.memory = None if memory.name == DEFAULT_ARENA else StringAttr(memory.name)
         members = [m for s in chosen for m in s.members]
         unaligned = lower_bound(make_slots(members, schedule, 1, in_place=True)) if members else 0
         arenas.append(
             ArenaOp(
                 ArenaRole.SCRATCH, size, alignment, lower_bound=lower_bound(chosen) if chosen else 0,
-                strategy=strategy, unaligned_lower_bound=unaligned, memory=memory.name,
+                strategy=strategy, unaligned_lower_bound=unaligned,
+                memory=None if memory.name == DEFAULT_ARENA else memory.name,
             )
         )
     point = InsertPoint.before(anchor) if anchor is not None else InsertPoint.at_end(block)

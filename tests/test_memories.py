@@ -2,7 +2,8 @@
 
 The board file lists two RAM memories of QEMU's mps2-an386 that the image does not otherwise
 use (the 16 KB FPGA block RAM at 0x01000000 and the PSRAM at 0x21000000), each given 2 KB:
-less than the digits CNN's 2,560 B scratch arena, enough for it together. The model compiles
+less than the digits CNN's 2,560 B scratch arena, enough for it together; its RAM (`.data`,
+`.bss`, the stack) ranks slowest, so it takes scratch only when they are full. The model compiles
 into both, the image runs under QEMU with the reference's outputs, and the ELF has each memory's
 section where the board says, NOLOAD.
 """
@@ -20,7 +21,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from zant.backend.boards import load_board_file
+from zant.backend.boards import BOARDS, load_board_file
 from zant.backend.firmware import ImageModel, linker_script, run_models
 from zant.driver import CompileOptions, compile_model, compile_to_module, planned_json
 from zant.errors import ZantError
@@ -36,7 +37,7 @@ name = "an386-two-rams"
 core = "cortex-m4"
 qemu = "mps2-an386"
 flash = {{ origin = 0, size = "4 MB" }}
-ram = {{ origin = 0x2000_0000, size = "4 MB" }}
+ram = {{ origin = 0x2000_0000, size = {ram}, speed = 3 }}
 
 [[memories]]
 name = "bram"          # FPGA block RAM: the fastest
@@ -52,9 +53,11 @@ speed = 2
 """
 
 
-def board_file(folder: Path, fast: str = '"2 KB"', slow: str = '"2 KB"', name: str = "board.toml") -> Path:
+def board_file(
+    folder: Path, fast: str = '"2 KB"', slow: str = '"2 KB"', name: str = "board.toml", ram: str = '"4 MB"'
+) -> Path:
     path = folder / name
-    path.write_text(TWO_MEMORIES.format(fast=fast, slow=slow))
+    path.write_text(TWO_MEMORIES.format(fast=fast, slow=slow, ram=ram))
     return path
 
 
@@ -83,7 +86,8 @@ def test_a_board_file_lists_its_memories(tmp_path):
     assert [m.name for m in board.memories] == ["flash", "ram", "bram", "psram"]
     assert [(m.name, m.origin, m.size, m.speed) for m in board.scratch_memories] == [
         ("bram", 0x0100_0000, 2048, 0), ("psram", 0x2100_0000, 2048, 2)]
-    assert board.place_memories == ("bram:2048", "psram:2048")
+    # The RAM last (speed 3), as `bss`: the default scratch arena, its bytes but the stack's.
+    assert board.place_memories == ("bram:2048", "psram:2048", f"bss:{4 * 1024 * 1024 - 4096}")
     script = linker_script("digits", board)
     assert "bram (rw) : ORIGIN = 0x01000000, LENGTH = 0x800" in script
     assert ".zant.psram (NOLOAD) : ALIGN(16) { *(.zant.psram .zant.psram.*) } > psram" in script
@@ -129,7 +133,7 @@ def test_two_small_memories_hold_the_scratch_and_the_image_runs(tmp_path):
 
 
 def test_memories_too_small_are_one_line_naming_the_buffer(tmp_path):
-    board = board_file(tmp_path, fast='"1 KB"', slow='"1 KB"')
+    board = board_file(tmp_path, fast='"1 KB"', slow='"1 KB"', ram='"5 KB"')
     result = subprocess.run(
         [*ZANT, "compile", str(DIGITS), "-o", str(tmp_path / "out"), "--firmware", "--board", str(board)],
         capture_output=True, text=True,
@@ -138,7 +142,7 @@ def test_memories_too_small_are_one_line_naming_the_buffer(tmp_path):
     message = result.stderr.strip()
     assert "\n" not in message and "Traceback" not in message
     assert "scratch buffer 'relu1_out' (2,048 B) fits in no memory of the board" in message
-    assert "bram 1,024 B, psram 1,024 B" in message
+    assert "bram 1,024 B, psram 1,024 B, .bss 1,024 B" in message
 
 
 def relu_model(width: int) -> onnx.ModelProto:
@@ -179,7 +183,7 @@ def test_board_file_memories_are_validated(tmp_path):
     cases = [
         ('[[memories]]\nname = "dtcm"\norigin = 0x3000_0000\n', r"memories\[0\].size: missing"),
         ('[[memories]]\nname = "2x"\norigin = 0x3000_0000\nsize = 64\n', r"'2x' is not a memory name"),
-        ('[[memories]]\nname = "RAM"\norigin = 0x3000_0000\nsize = 64\n', r"names the board's own"),
+        ('[[memories]]\nname = "RAM"\norigin = 0x3000_0000\nsize = 64\n', r"'RAM' is reserved"),
         ('[[memories]]\nname = "d"\norigin = 0x2000_0100\nsize = 64\n', r"memories.d: overlaps ram"),
         ('[[memories]]\nname = "d"\norigin = 0x3000_0000\nsize = 64\nspeed = -1\n', r"memories.d.speed: -1 is not a speed rank"),
         ('[[memories]]\nname = "d"\norigin = 0x3000_0000\nsize = 64\nkind = "rom"\n', r"memories.d.kind: 'rom' is not a memory kind"),
@@ -221,3 +225,14 @@ def test_zant_plan_shows_the_memories_of_a_board(tmp_path):
     assert rows["relu1_out"][1] == "psram" and rows["logits"][1] == "bram"
     svg = (tmp_path / "p.svg").read_text()
     assert ">bram 1,536 B</text>" in svg and ">psram 2,048 B</text>" in svg
+
+
+def test_built_in_boards_name_their_memories():
+    an547 = BOARDS["mps3-an547"]
+    assert [(m.name, m.kind, m.speed) for m in an547.memories] == [
+        ("itcm", "flash", 1), ("isram", "ram", 1), ("sram", "flash", 1), ("dtcm", "ram", 0)]
+    # The M55's DTCM first, then its SRAM's .bss (less the minimum stack).
+    assert an547.place_memories == (f"dtcm:{512 * 1024}", f"bss:{4 * 1024 * 1024 - 4096}")
+    an386 = BOARDS["mps2-an386"]
+    assert [m.name for m in an386.memories] == ["ssram1", "ssram23"] and an386.place_memories == ()
+    assert "place-memories" not in pipeline_for("cortex-m4", memories=an386.place_memories)

@@ -23,8 +23,9 @@ A board file is a small TOML file (`--board my_board.toml`, see the README):
 
 Every board has a memory map (`Board.memories`): its flash, RAM and weights regions, named, and
 the memories a board file lists. When the board lists RAM memories beyond those, the scratch
-arena goes into them (`scratch_memories`, fastest first; `place-memories`), each an array in
-section `.zant.<name>` that the linker script places there, and nowhere else.
+arena is split over them and its RAM (`scratch_memories`, fastest first, `ram`'s rank is its
+optional `speed` key, default 1; `place-memories`): each listed memory's part an array in section
+`.zant.<name>` that the linker script places there, RAM's part in `.bss` as without memories.
 
 A mistake in it is one `ZantError` naming the file and the field.
 """
@@ -34,7 +35,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from zant.backend.targets import TARGETS
@@ -96,6 +97,7 @@ class Board:
     source: Path | None = None  # the board file it was read from; None: built in
     extra_memories: tuple[Memory, ...] = ()  # memories besides flash, RAM and weights
     names: tuple[str, str, str] = ("flash", "ram", "weights")  # of the flash, RAM, weights memories
+    ram_speed: int = 1  # the speed rank of `ram` among the scratch memories (0: the fastest)
 
     @property
     def memories(self) -> tuple[Memory, ...]:
@@ -104,7 +106,7 @@ class Board:
         flash, ram, weights = self.names
         main = [
             Memory(flash, self.flash.origin, self.flash.size, 1, True, "flash"),
-            Memory(ram, self.ram.origin, self.ram.size, 1, True, "ram"),
+            Memory(ram, self.ram.origin, self.ram.size, self.ram_speed, True, "ram"),
         ]
         if self.weights is not None:
             main.append(Memory(weights, self.weights.origin, self.weights.size, 1, False, "flash"))
@@ -112,15 +114,22 @@ class Board:
 
     @property
     def scratch_memories(self) -> tuple[Memory, ...]:
-        """The RAM memories the scratch arena is split over, fastest first (listed order among
-        equals); none: the scratch arena is in `.bss`, in RAM."""
+        """The RAM memories besides `ram` that hold part of the scratch arena, fastest first
+        (listed order among equals); none: the scratch arena is in `.bss`, in RAM."""
         ram = [m for m in self.extra_memories if m.kind == "ram"]
         return tuple(sorted(ram, key=lambda m: m.speed))
 
     @property
     def place_memories(self) -> tuple[str, ...]:
-        """`place-memories`' option for this board (`NAME:BYTES`, fastest first), or ()."""
-        return tuple(f"{m.name}:{m.size}" for m in self.scratch_memories)
+        """`place-memories`' option for this board (`NAME:BYTES`, fastest first, `ram` as `bss`
+        with its bytes but the minimum stack), or () when the scratch memories are `ram` alone."""
+        from zant.backend.firmware import MIN_STACK
+
+        if not self.scratch_memories:
+            return ()
+        ram = Memory("bss", self.ram.origin, max(self.ram.size - MIN_STACK, 0), self.ram_speed)
+        ranked = sorted([ram, *self.scratch_memories], key=lambda m: m.speed)  # ram first among equals
+        return tuple(f"{m.name}:{m.size}" for m in ranked if m.size)
 
     @property
     def arch(self) -> str:
@@ -168,10 +177,14 @@ BOARDS: dict[str, Board] = {
             names=("ssram1", "ssram23", "weights"),
         ),
         # SSE-300: code in the 512 KB ITCM (the boot vector table), weights in the 2 MB SRAM,
-        # data in the 4 MB internal SRAM (all secure aliases).
-        _machine(
-            "mps3-an547", "cortex-m55", Region(0x1000_0000, 512 * KB), Region(0x3100_0000, 4 * MB),
-            weights=Region(0x1100_0000, 2 * MB), names=("itcm", "isram", "sram"),
+        # data in the 4 MB internal SRAM, the scratch arena's hottest buffers in the 512 KB DTCM
+        # (all secure aliases).
+        replace(
+            _machine(
+                "mps3-an547", "cortex-m55", Region(0x1000_0000, 512 * KB), Region(0x3100_0000, 4 * MB),
+                weights=Region(0x1100_0000, 2 * MB), names=("itcm", "isram", "sram"),
+            ),
+            extra_memories=(Memory("dtcm", 0x3000_0000, 512 * KB, speed=0),),
         ),
         # QEMU's virt machine without firmware (-bios none) starts at the base of its RAM.
         _machine("virt", "riscv32", Region(0x8000_0000, 4 * MB), Region(0x8040_0000, 4 * MB)),
@@ -259,6 +272,7 @@ def load_board_file(path: str | os.PathLike) -> Board:
         raise fail("qemu", f"{machine!r} is not a QEMU machine name (`qemu-system-arm -M help` lists them)")
 
     def region(key: str, required: bool) -> Region | None:
+        keys = (*_REGION_KEYS, "speed") if key == "ram" else _REGION_KEYS
         entry = table.get(key)
         if entry is None:
             if required:
@@ -267,8 +281,8 @@ def load_board_file(path: str | os.PathLike) -> Board:
         if not isinstance(entry, dict):
             raise fail(key, "expected a table with origin and size")
         for field in entry:
-            if field not in _REGION_KEYS:
-                raise fail(f"{key}.{field}", "unknown key (expected origin, size)")
+            if field not in keys:
+                raise fail(f"{key}.{field}", f"unknown key (expected {', '.join(keys)})")
         for field in _REGION_KEYS:
             if field not in entry:
                 raise fail(f"{key}.{field}", "missing")
@@ -298,8 +312,8 @@ def load_board_file(path: str | os.PathLike) -> Board:
         name = entry["name"]
         if not isinstance(name, str) or not _MEMORY_NAME.fullmatch(name):
             raise fail(f"{where}.name", f"{name!r} is not a memory name (a letter or '_', then letters, digits, '_')")
-        if name.lower() in ("flash", "ram", "weights"):
-            raise fail(f"{where}.name", f"'{name}' names the board's own {name} region; choose another name")
+        if name.lower() in ("flash", "ram", "weights", "bss"):
+            raise fail(f"{where}.name", f"'{name}' is reserved (flash, ram, weights: the board's own; bss: the scratch in ram)")
         where = f"memories.{name}"
         r = extent(where, entry)
         speed = entry.get("speed", 1)
@@ -321,6 +335,9 @@ def load_board_file(path: str | os.PathLike) -> Board:
     for i, m in enumerate(memories):
         if any(other.name == m.name for other in memories[:i]):
             raise fail(f"memories.{m.name}", "listed twice")
+    ram_speed = table["ram"].get("speed", 1)
+    if isinstance(ram_speed, bool) or not isinstance(ram_speed, int) or ram_speed < 0:
+        raise fail("ram.speed", f"{ram_speed!r} is not a speed rank (0 is the fastest, 1, 2, …)")
     placed = [(key, r) for key, r in regions.items() if r is not None]
     placed += [(f"memories.{m.name}", m.region) for m in memories]
     for i, (key, r) in enumerate(placed):
@@ -329,7 +346,10 @@ def load_board_file(path: str | os.PathLike) -> Board:
                 raise fail(key, f"overlaps {other} (0x{r.origin:x}..0x{r.end:x} and 0x{s.origin:x}..0x{s.end:x})")
     flash, ram = regions["flash"], regions["ram"]
     assert flash is not None and ram is not None
-    return Board(name, core, flash, ram, regions["weights"], machine=machine, source=path, extra_memories=memories)
+    return Board(
+        name, core, flash, ram, regions["weights"], machine=machine, source=path, extra_memories=memories,
+        ram_speed=ram_speed,
+    )
 
 
 def _byte_count(value: object, fail) -> int:

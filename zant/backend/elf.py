@@ -1,7 +1,7 @@
 """Section sizes of ELF objects and static archives, in pure Python (no binutils).
 
 `section_sizes(path) -> dict[str, int]` sums the sizes of the sections named `.text`, `.rodata`,
-`.data` and `.bss` (and their `.text.*`-style subsections, as `-ffunction-sections` makes) over
+`.data`, `.bss` and `.zant` (and their `.text.*`-style subsections, as `-ffunction-sections` makes) over
 an ELF file or every ELF member of an `ar` archive. `function_symbols(path)` lists the functions
 of a linked image's symbol table (`zant profile` counts instructions per function).
 """
@@ -14,7 +14,8 @@ from pathlib import Path
 
 from zant.errors import ZantError
 
-SECTIONS = (".text", ".rodata", ".data", ".bss")
+SECTIONS = (".text", ".rodata", ".data", ".bss", ".zant")
+"""`.zant` groups the scratch arenas placed in a board's other memories (`.zant.<memory>`)."""
 
 
 def _group(section_name: str) -> str | None:

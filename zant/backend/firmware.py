@@ -515,12 +515,13 @@ def build_firmware(root: Path, name: str, board: Board, optimize: str) -> Path:
 
 
 def image_sizes(elf: Path) -> dict[str, int]:
-    """`.text`/`.rodata`/`.data`/`.bss` of a linked image and its flash and static RAM."""
+    """`.text`/`.rodata`/`.data`/`.bss`/`.zant` of a linked image and its flash and static RAM
+    (`.data`, `.bss` and the scratch arenas in the board's other memories, `.zant.*`)."""
     from zant.backend.elf import section_sizes
 
     sizes = section_sizes(elf)
     sizes["flash"] = sizes[".text"] + sizes[".rodata"] + sizes[".data"]
-    sizes["static_ram"] = sizes[".data"] + sizes[".bss"]
+    sizes["static_ram"] = sizes[".data"] + sizes[".bss"] + sizes[".zant"]  # with other memories' scratch
     return sizes
 
 

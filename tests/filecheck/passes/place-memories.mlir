@@ -1,6 +1,7 @@
 // RUN: zant-opt %s -p 'plan-arenas,place-memories{memories="fast:32","slow:512"},verify-arena-plan' | filecheck %s
 // RUN: zant-opt %s -p 'plan-arenas,place-memories{memories="fast:32","slow:512"},place-memories{memories="fast:32","slow:512"}' | filecheck %s
 // RUN: zant-opt %s -p 'plan-arenas,place-memories{memories="fast:512"}' | filecheck %s --check-prefix=ONE
+// RUN: zant-opt %s -p 'plan-arenas,place-memories{memories="fast:16","bss:512"},verify-arena-plan' | filecheck %s --check-prefix=BSS
 // RUN: not zant-opt %s -p 'plan-arenas,place-memories{memories="fast:32","slow:128"}' 2>&1 | filecheck %s --check-prefix=NOFIT
 // RUN: not zant-opt %s -p 'plan-arenas,place-memories{memories="fast"}' 2>&1 | filecheck %s --check-prefix=BAD
 
@@ -23,6 +24,13 @@
 // ONE-NEXT:       uop.arena "scratch" size 272 align 16 lower_bound 272 strategy "best" steps 10 unaligned_lower_bound 272 memory "fast"
 // ONE:            uop.define_local "big" at 0 live 5 to 7 in "fast"
 // ONE:            uop.define_local "hot" at 256 live 7 to 8 in "fast"
+
+// `bss` is the default scratch arena (the one plan-arenas made, in the image's .bss): no memory.
+// BSS-LABEL:    func.func @main()
+// BSS-NEXT:       uop.arena "scratch" size 16 align 16 {{.*}} memory "fast"
+// BSS-NEXT:       uop.arena "scratch" size 256 align 16 lower_bound 256 strategy "best" steps 11 unaligned_lower_bound 256{{$}}
+// BSS:            uop.define_local "big" at 0 live 6 to 8 : !uop.buffer<64xf32>
+// BSS:            uop.define_local "hot" at 0 live 8 to 9 in "fast" : !uop.buffer<4xf32>
 
 // NOFIT: scratch buffer 'big' (256 B) fits in no memory of the board beside the buffers live with it (fast 32 B, slow 128 B)
 // BAD: place-memories: 'fast' is not NAME:BYTES
