@@ -169,18 +169,20 @@ def test_pipeline_option_reaches_the_compiler_and_the_report(tmp_path):
 def test_target_picks_the_default_pipeline_and_is_recorded(tmp_path, monkeypatch, capsys, argv, target, pipeline):
     """The target's default pipeline (`pipeline_for(target)`), unless --pipeline overrides it;
     the summary and the JSON report name both."""
+    import inspect
     import json
 
     from zant.pipelines import pipeline_for
 
     expected = pipeline or pipeline_for(target)
-    seen = {}
+    seen, signature = {}, inspect.signature(rg.run)
     monkeypatch.setattr(rg, "run", lambda *args, **kwargs: seen.setdefault("call", (args, kwargs)) and ([], 0.0))
     report = tmp_path / "report.json"
     assert rg.main(["--count", "0", "--output-json", str(report), *argv]) == 0
     saved = json.loads(report.read_text())
     assert (saved["target"], saved["pipeline"]) == (target, expected)
-    assert seen["call"][0][-1] == expected
+    args, kwargs = seen["call"]
+    assert signature.bind(*args, **kwargs).arguments["pipeline"] == expected
     assert f"target {target}, pipeline {expected})" in capsys.readouterr().out
 
 
