@@ -135,8 +135,9 @@ def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
 
 def format_summary(result: CompileResult, target: str, optimize: str) -> str:
     arenas = {a["role"]: a["size"] for a in result.plan.get("arenas", [])}
+    blobs = [f for f in result.plan.get("files", []) if f.endswith(".weights.bin")]
     lines = [
-        f"wrote {result.zig_path}, {result.header_path.name}, {result.plan_path.name}",
+        f"wrote {result.zig_path}, {', '.join([*blobs, result.header_path.name, result.plan_path.name])}",
         f"scratch arena   {arenas.get('scratch', 0):>10,} bytes (lower bound {result.plan.get('lower_bound_bytes', 0):,})",
         f"constant arena  {arenas.get('constant', 0):>10,} bytes",
     ]
