@@ -138,14 +138,17 @@ class UOpFunctions(InterpreterFunctions):
 
     def __init__(self):
         self.bodies: dict[Block, _Body] = {}
-        self.specialized: dict[Operation, Any] = {}
+        self.values: dict[int, SSAValue] = {}
+        """The SSA values of every loop body seen, by id (the key of `_Env`)."""
+        self.specialized: dict[int, Any] = {}
         """Per op, what its implementation derives from its types once (an ALU op's function,
         a literal, whether a load reads integers)."""
 
     def once(self, op: Operation, make: Callable[[Operation], Any]) -> Any:
-        found = self.specialized.get(op, _MISSING)
+        # Keyed by id: an op's own __hash__ is Python code, and this runs once per op executed.
+        found = self.specialized.get(id(op), _MISSING)
         if found is _MISSING:
-            found = self.specialized[op] = make(op)
+            found = self.specialized[id(op)] = make(op)
         return found
 
     # -- functions ----------------------------------------------------------------------------
@@ -305,10 +308,10 @@ class UOpFunctions(InterpreterFunctions):
         if body is None:
             body = self.bodies[block] = _Body(self, block)
         outer = interpreter.get_data(UOpFunctions, "env", lambda: None)
-        env = _Env(interpreter, outer)
+        env = _Env(interpreter, outer, self.values)
         interpreter.set_data(UOpFunctions, "env", env)
         try:
-            induction_var = block.args[0]
+            induction_var = id(block.args[0])
             steps = body.steps
             for i in range(op.start.data, op.end.data, op.step.data):
                 env[induction_var] = i
@@ -369,23 +372,28 @@ class UOpFunctions(InterpreterFunctions):
 
 
 class _Env(dict):
-    """The values of a loop body: its own, and (looked up once, then kept) those of the code
+    """The values of a loop body by the `id` of their SSA value (an int hashes in C; an
+    SSAValue's hash is Python code): its own, and (looked up once, then kept) those of the code
     around it: the enclosing loop's `_Env`, or the interpreter's scopes at the top."""
 
-    def __init__(self, interpreter: Interpreter, outer: _Env | None):
+    def __init__(self, interpreter: Interpreter, outer: _Env | None, values: dict[int, SSAValue]):
         super().__init__()
         self.interpreter = interpreter
         self.outer = outer
+        self.values = values
 
-    def __missing__(self, value: SSAValue):
-        found = self.outer[value] if self.outer is not None else self.interpreter.get_values((value,))[0]
-        self[value] = found
+    def __missing__(self, key: int):
+        if self.outer is not None:
+            found = self.outer[key]
+        else:
+            found = self.interpreter.get_values((self.values[key],))[0]
+        self[key] = found
         return found
 
 
 class _Body:
     """A loop body as a table: for each op (the terminator excluded), its implementation, the
-    functions object it belongs to, the op, its operands and its results."""
+    functions object it belongs to, the op, and the ids of its operands and results."""
 
     def __init__(self, functions: UOpFunctions, block: Block):
         self.steps = []
@@ -397,7 +405,11 @@ class _Body:
                 raise Trap(f"the uop interpreter cannot run '{op.name}'")
             owner, run = entry
             ft = functions if owner is UOpFunctions else owner()
-            self.steps.append((run, ft, op, tuple(op.operands), tuple(op.results)))
+            for value in (*op.operands, *op.results):
+                functions.values[id(value)] = value
+            operands = tuple(id(v) for v in op.operands)
+            self.steps.append((run, ft, op, operands, tuple(id(r) for r in op.results)))
+        functions.values[id(block.args[0])] = block.args[0]
 
 
 def _literal(attr: IntegerAttr | FloatAttr):
