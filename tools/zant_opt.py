@@ -9,6 +9,8 @@ checks `--verify-diagnostics` as `mlir-opt` does (`// expected-error {{…}}` an
 * `--load-passes FILE.py|MODULE`: passes written outside the tree join the pipeline (and
   installed packages' passes through the `zant.passes` entry point group), see zant/plugins.py;
 * `--list-passes`: Zant's passes by group with a description and their options, then xDSL's;
+* `--check-each-pass [--check-seed N]`: the uop interpreter (`zant.interpreter`) runs the module
+  after every pass on seeded inputs and names the first pass that changes an output;
 * errors that name their culprit (`zant.diagnostics`): the pass after which the module stopped
   verifying and the failing op among its neighbours, the pass (and plugin file) that raised, the
   options of a pass given an unknown one; a user error prints one message and exits 1, `--debug`
