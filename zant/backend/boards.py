@@ -47,6 +47,10 @@ MB = 1024 * KB
 ADDRESS_SPACE = 1 << 32
 """Every MCU target is a 32-bit part."""
 
+MIN_STACK = 4096
+"""Bytes of RAM an image leaves for the stack (its linker script asserts it): what a board's RAM
+cannot give to the scratch arena."""
+
 
 @dataclass(frozen=True)
 class Region:
@@ -123,8 +127,6 @@ class Board:
     def place_memories(self) -> tuple[str, ...]:
         """`place-memories`' option for this board (`NAME:BYTES`, fastest first, `ram` as `bss`
         with its bytes but the minimum stack), or () when the scratch memories are `ram` alone."""
-        from zant.backend.firmware import MIN_STACK
-
         if not self.scratch_memories:
             return ()
         ram = Memory("bss", self.ram.origin, max(self.ram.size - MIN_STACK, 0), self.ram_speed)

@@ -41,6 +41,7 @@ from typing import Protocol
 
 import numpy as np
 
+from zant.backend import boards
 from zant.backend.build import Board, build_zig, default_global_cache
 from zant.errors import ZantError
 
@@ -406,8 +407,8 @@ def firmware_source(name: str, models: Sequence[ImageModel], board: Board) -> st
     )
 
 
-MIN_STACK = 4096
-"""Bytes of RAM the linker script requires to be left for the stack."""
+MIN_STACK = boards.MIN_STACK
+"""Bytes of RAM the linker script requires to be left for the stack (`boards.MIN_STACK`)."""
 
 
 def entry_symbol(name: str, board: Board) -> str:
