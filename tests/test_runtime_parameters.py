@@ -223,3 +223,38 @@ def test_resize_sizes(tmp_path):
     compiled.check(x, _axes(1, 1, 5, 2))
     for sizes in (_axes(1, 1, 2, 5), _axes(1, 1, 5, 3), _axes(2, 1, 5, 2)):
         compiled.refuses(x, sizes)
+
+
+def test_range_length(tmp_path):
+    node = helper.make_node("Range", ["start", "limit", "delta"], ["y"])
+    model = _model(
+        [node],
+        [_tensor(name, TensorProto.FLOAT, []) for name in ("start", "limit", "delta")],
+        [_tensor("y", TensorProto.FLOAT, [3])],
+    )
+    compiled = Compiled(model, tmp_path)
+    scalars = lambda *v: [np.array(x, dtype=np.float32) for x in v]  # noqa: E731
+    for values in ((0, 3, 1), (1, 5.5, 2), (10, 8.5, -0.5)):
+        compiled.check(*scalars(*values))
+    for values in ((0, 4, 1), (0, 3, 0), (0, -3, 1), (0, np.nan, 1)):
+        compiled.refuses(*scalars(*values))
+
+
+def test_dropout_training_mode(tmp_path):
+    node = helper.make_node("Dropout", ["x", "ratio", "training_mode"], ["y"])
+    model = _model(
+        [node],
+        [
+            _tensor("x", TensorProto.FLOAT, [2, 3]),
+            _tensor("ratio", TensorProto.FLOAT, []),
+            _tensor("training_mode", TensorProto.BOOL, []),
+        ],
+        [_tensor("y", TensorProto.FLOAT, [2, 3])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    # Inference, or training without dropping anything: the identity.
+    for ratio, training in ((0.5, False), (0.0, True)):
+        compiled.check(x, np.array(ratio, dtype=np.float32), np.array(training))
+    # Training with a ratio draws random numbers, which generated code does not.
+    compiled.refuses(x, np.array(0.5, dtype=np.float32), np.array(True))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import Float64Type, IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import uop
@@ -25,6 +25,7 @@ from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, materialize, result_name
+from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.parameters import all_of, axis_membership, check, load_all, runtime_input
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -231,7 +232,11 @@ class ConstantOfShapeLowering(OnnxLowering):
 
 
 class RangeLowering(OnnxLowering):
-    """Range: out[i] = start + i * delta (the length is static, from the result type)."""
+    """Range: out[i] = start + i * delta (the length is static, from the result type).
+
+    start, limit and delta are read at run time; unless all three are constants, `uop.check`
+    makes NAME_predict return `STATUS_BAD_PARAMETER` when max(⌈(limit - start) / delta⌉, 0)
+    (in f64) is not the compiled length."""
 
     op_names = frozenset({"onnx.Range"})
 
@@ -240,6 +245,13 @@ class RangeLowering(OnnxLowering):
         element_type = tensor_element_type(op.results[0])
         start = kb.load(layout_of(inputs(op)[0]), [])
         delta = kb.load(layout_of(inputs(op)[2]), [])
+        if any(runtime_input(op, index) is not None for index in range(3)):
+            reject_bfloat16(op)  # the length check computes with the values
+            f64 = Float64Type()
+            limit = kb.cast(kb.load(layout_of(inputs(op)[1]), []), f64)
+            span = kb.alu("div", kb.alu("sub", limit, kb.cast(start, f64)), kb.cast(delta, f64))
+            count = kb.alu("max", kb.alu("ceil", span), kb.const(0.0, f64))
+            check(kb, kb.alu("cmpeq", count, kb.const(float(shape[0]), f64)))
         out = kb.alloc(result_name(op), shape, element_type)
         with kb.loop(shape[0]) as i:
             step = kb.alu("mul", kb.cast(_i64(kb, i), element_type), delta)
@@ -664,7 +676,17 @@ class DropoutLowering(OnnxLowering):
     op_names = frozenset({"onnx.Dropout"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        training = _required_constant(op, 2, "training_mode")
+        if runtime_input(op, 2) is not None:
+            # No random numbers: a run-time training_mode must be false, or the ratio 0.
+            (training_mode,) = load_all(kb, input_value(op, 2))
+            f64 = Float64Type()
+            ratio_value = input_value(op, 1)
+            ratio = kb.const(0.5, f64) if ratio_value is None else load_all(kb, ratio_value, f64)[0]
+            no_drop = kb.alu("or", kb.alu("cmpeq", training_mode, kb.const(0, _I64)), kb.alu("cmpeq", ratio, kb.const(0.0, f64)))
+            check(kb, no_drop)
+            training = None
+        else:
+            training = _required_constant(op, 2, "training_mode")
         if training is not None and training.reshape(-1)[0]:
             ratio = _required_constant(op, 1, "ratio")
             # The ratio defaults to 0.5.
