@@ -26,7 +26,7 @@ from zant.backend.firmware import ImageModel, linker_script, run_models
 from zant.driver import CompileOptions, compile_model, compile_to_module, planned_json
 from zant.errors import ZantError
 from zant.pipelines import pipeline_for
-from zant.runtime import reference_outputs
+from zant.runtime import load_compiled, reference_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 DIGITS = ROOT / "examples" / "digits" / "digits_cnn.onnx"
@@ -128,8 +128,17 @@ def test_two_small_memories_hold_the_scratch_and_the_image_runs(tmp_path):
 
     run = run_models(elf, result.board, [ImageModel("digits", result.inputs, result.outputs)])
     assert run.errors == {}
-    expected = reference_outputs(DIGITS, feeds)
-    np.testing.assert_allclose(run.outputs["digits"][0], expected[0], rtol=1e-4, atol=1e-5)
+    got = run.outputs["digits"][0]
+    np.testing.assert_allclose(got, reference_outputs(DIGITS, feeds)[0], rtol=1e-4, atol=1e-5)
+    host = compile_model(DIGITS, tmp_path / "host", CompileOptions(name="digits"))
+    np.testing.assert_allclose(got, load_compiled(host)(feeds["image"])[0], rtol=1e-4, atol=1e-5)
+    # The same image on the board's plain RAM computes the same bits: only addresses differ.
+    plain = compile_model(DIGITS, tmp_path / "plain", CompileOptions(
+        name="digits", target="cortex-m4", firmware=True, inputs=dict(feeds)))
+    assert [a.get("memory") for a in plain.plan["arenas"] if a["role"] == "scratch"] == [None]
+    assert plain.firmware_path is not None and plain.board is not None
+    same = run_models(plain.firmware_path, plain.board, [ImageModel("digits", plain.inputs, plain.outputs)])
+    assert same.outputs["digits"][0].tobytes() == got.tobytes()
 
 
 def test_memories_too_small_are_one_line_naming_the_buffer(tmp_path):
