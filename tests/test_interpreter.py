@@ -502,9 +502,10 @@ def check_lit_cases(folder: Path, slow: bool) -> dict[str, str]:
     return outcomes
 
 
-def _emit_case(final, name: str, folder: Path):
-    """Interpret a final module on seeded inputs and write its Zig as `name` into `folder`:
-    (name, input and output signatures, inputs, outputs, defined masks), or why not."""
+def _emit_case(final, name: str, folder: Path, inputs: list[np.ndarray] | None = None):
+    """Interpret a final module on `inputs` (default seeded ones) and write its Zig as `name`
+    into `folder`: (name, input and output signatures, inputs, outputs, defined masks), or why
+    not."""
     from zant.driver import emit_artifacts
     from zant.interpreter import InterpreterTrap, graph_functions, run_defined, seeded_inputs
     from zant.interpreter.run import input_buffers
@@ -512,7 +513,7 @@ def _emit_case(final, name: str, folder: Path):
     from zant.signature import TensorSignature
 
     (function,) = graph_functions(final)
-    inputs = seeded_inputs(function, 0)
+    inputs = seeded_inputs(function, 0) if inputs is None else inputs
     try:
         expected, defined = run_defined(function, inputs)
         source, _header, _plan = emit_artifacts(final, name)
@@ -687,3 +688,134 @@ def test_random_graph_localize_hook():
     assert rg.localize(wrong, None) == (
         "the module after 'onnx-to-uop' (the first in uop) already differs from the reference"
     )
+
+
+# -- edge values: every ALU op and cast on NaN, infinities, signed zeros, subnormals, integer
+# extremes, against its Zig build ------------------------------------------------------------
+
+FLOAT_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 2.5, 3.7, -3.7, 1e-40, 1e30, -1e30,
+               float("inf"), float("-inf"), float("nan"), 0.1, 100.0, 88.5, -88.5, 1e-5]
+TRANSCENDENTAL = {"exp", "log", "tanh", "erf", "sin", "cos", "tan", "asin", "acos", "atan",
+                  "sinh", "cosh", "asinh", "acosh", "atanh", "pow"}
+"""Ops the interpreter computes with NumPy's math library and Zig with its own: a few ulp apart
+(`EDGE_ULPS`); every other op must give the same bits (NaN payloads aside)."""
+EDGE_ULPS = {"erf f64": 16, "pow f64": 16}
+"""How many ulp a transcendental op may differ by (4 unless named): zant_erf is within 16 ulp
+in f64 (its docstring; 8 measured here), std.math.pow and NumPy's pow by 6 on these values."""
+
+
+def _edge_values(t: str) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """x and y operands of type `t`: the edge values, and a shuffle of them (integer divisors
+    that would trap replaced)."""
+    from zant.interpreter.semantics import dtype_of
+    from xdsl.parser import Parser as AttrParser
+
+    dtype = dtype_of(AttrParser(make_context(), t).parse_type())
+    if dtype.kind == "f":
+        with np.errstate(over="ignore"):  # 1e30 is inf in f16
+            x = np.array(FLOAT_EDGES, np.float64).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        values = [0, 1, 2, 3, 7, 8, 31, 64, 100, info.max, info.max - 1, info.min, info.min + 1]
+        values += [-v for v in (1, 2, 7, 100)] if info.min < 0 else [200, 255, 128, 127]
+        x = np.array([v for v in values if info.min <= v <= info.max], dtype)
+    y = np.roll(x, 3)
+    return x, y, dtype
+
+
+def _edge_module(op: str, source: str, target: str | None = None) -> tuple[str, list[np.ndarray]]:
+    """A uop function applying `op` (an ALU op name, or `cast`/`bitcast`) to every x[i] (and
+    y[i]) into o[i]: its text and inputs."""
+    x, y, dtype = _edge_values(source)
+    if op in ("div", "rem") and dtype.kind != "f":
+        y = np.where(y == 0, 1, y).astype(dtype)
+        if dtype.kind == "i":
+            y = np.where((x == np.iinfo(dtype).min) & (y == -1), 2, y).astype(dtype)
+    if op in ("shl", "shr"):
+        y = (np.arange(len(x)) % 12 - 2).astype(dtype) if dtype.kind == "i" else (np.arange(len(x)) % 12).astype(dtype)
+        y[-1] = dtype.itemsize * 8  # a shift by the width
+    n, r = len(x), target or source
+    compare = op.startswith("cmp")
+    result = "i1" if compare else r
+    binary = op in ("add", "sub", "mul", "div", "rem", "max", "min", "pow", "and", "or", "xor", "shl", "shr") or compare
+    if op in ("cast", "bitcast"):
+        expr = f"uop.{op} %a : {source} to {r}"
+    elif binary:
+        expr = f"uop.{op} %a, %b : {source}"
+    else:
+        expr = f"uop.{op} %a : {source}"
+    text = f"""
+func.func @main() {{
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<{n}x{source}>
+  %y = uop.define_global "input" 1 "y" : !uop.buffer<{n}x{source}>
+  %o = uop.define_global "output" 0 "o" : !uop.buffer<{n}x{result}>
+  uop.range %i = 0 to {n} {{
+    %px = uop.gep %x[%i] : !uop.buffer<{n}x{source}>
+    %py = uop.gep %y[%i] : !uop.buffer<{n}x{source}>
+    %po = uop.gep %o[%i] : !uop.buffer<{n}x{result}>
+    %a = uop.load %px : {source}
+    %b = uop.load %py : {source}
+    %v = {expr}
+    uop.store %v, %po : {result}
+  }}
+  func.return
+}}"""
+    return text, [x, y]
+
+
+def _edge_cases() -> list[tuple[str, str, str | None]]:
+    from zant.dialects import uop
+
+    cases: list[tuple[str, str, str | None]] = []
+    for t in ("f32", "f64", "f16"):
+        ops = [*uop.BINARY_OPS, *uop.FLOAT_BINARY_OPS, *uop.UNARY_OPS, *uop.FLOAT_UNARY_OPS, *uop.COMPARE_OPS]
+        cases += [(op, t, None) for op in ops if not (t == "f16" and op in TRANSCENDENTAL)]
+    for t in ("i8", "ui8", "i32", "i64", "ui32"):
+        ops = [*uop.BINARY_OPS, *uop.INTEGER_BINARY_OPS, *uop.UNARY_OPS, *uop.INTEGER_UNARY_OPS, *uop.COMPARE_OPS]
+        cases += [(op, t, None) for op in ops if not (op in ("abs", "neg", "sign") and t.startswith("u"))]
+    for source, target in [("f32", "i8"), ("f32", "ui8"), ("f32", "i32"), ("f32", "i64"), ("f64", "i32"),
+                           ("f64", "f32"), ("f32", "f16"), ("i32", "f32"), ("i64", "f32"), ("i8", "ui32"),
+                           ("i32", "i8"), ("ui8", "i8"), ("i64", "i1"), ("f32", "i1"), ("i32", "f64")]:
+        cases.append(("cast", source, target))
+    cases += [("bitcast", "f32", "i32"), ("bitcast", "i64", "f64")]
+    return cases
+
+
+def test_alu_edge_values_match_the_zig_build(tmp_path):
+    from zant.driver import run_pipeline
+    from zant.pipelines import PLAN_STAGES, PRINT_STAGES
+    from zant.tools import batch
+
+    built, ulps = [], {}
+    for op, source, target in _edge_cases():
+        text, inputs = _edge_module(op, source, target)
+        module = parse(text)
+        run_pipeline(module, ",".join((*PLAN_STAGES, *PRINT_STAGES)))
+        name = f"e{len(built)}"
+        case = _emit_case(module, name, tmp_path, inputs)
+        assert not isinstance(case, str), f"{op} {source}: {case}"
+        built.append((f"{op} {source}{' to ' + target if target else ''}", *case))
+    library, broken, _ = batch.build_batch(tmp_path, [b[1] for b in built], "edges")
+    assert library is not None and not broken, broken
+    got = _run_built(library, built, tmp_path)
+    assert "_died" not in got, got.get("_died")
+    wrong = []
+    for label, name, _, _, inputs, (want,), _ in built:
+        (have,) = got[name]
+        if want.dtype.kind != "f":
+            if not np.array_equal(want, have):
+                wrong.append(f"{label}: x={inputs[0].tolist()} interpreter {want.tolist()} zig {have.tolist()}")
+            continue
+        same = (want.view(np.uint8).reshape(len(want), -1) == have.view(np.uint8).reshape(len(have), -1)).all(axis=1)
+        same |= np.isnan(want) & np.isnan(have)
+        if label.split()[0] in TRANSCENDENTAL:
+            distance = batch.ulp_distance(want, have)
+            ulps[label] = distance
+            if distance <= EDGE_ULPS.get(label, 4):
+                continue
+        if not same.all():
+            bad = np.flatnonzero(~same)
+            wrong.append(f"{label}: x={inputs[0][bad].tolist()} y={inputs[1][bad].tolist()} "
+                         f"interpreter {want[bad].tolist()} zig {have[bad].tolist()}")
+    assert not wrong, "\n".join(wrong)
+    print("largest ulp distances:", sorted(ulps.items(), key=lambda kv: -kv[1])[:6])
