@@ -258,3 +258,20 @@ def test_dropout_training_mode(tmp_path):
         compiled.check(x, np.array(ratio, dtype=np.float32), np.array(training))
     # Training with a ratio draws random numbers, which generated code does not.
     compiled.refuses(x, np.array(0.5, dtype=np.float32), np.array(True))
+
+
+@pytest.mark.parametrize("op", ["CumSum", "CumProd"])
+def test_cumulative_axis(tmp_path, op):
+    node = helper.make_node(op, ["x", "axis"], ["y"], reverse=1)
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [2, 3]), _tensor("axis", TensorProto.INT64, [])],
+        [_tensor("y", TensorProto.FLOAT, [2, 3])],
+        opset=onnx.defs.onnx_opset_version(),  # CumProd is new
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    for axis in (0, 1, -1, -2):
+        compiled.check(x, np.array(axis, dtype=np.int64))
+    for axis in (2, -3):
+        compiled.refuses(x, np.array(axis, dtype=np.int64))

@@ -41,6 +41,7 @@ from zant.passes.onnx_to_uop.kernel import (
 
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.parameters import (
+    I64,
     all_of,
     any_of,
     axis_membership,
@@ -377,7 +378,13 @@ class ArgLowering(OnnxLowering):
 
 
 class CumulativeLowering(OnnxLowering):
-    """CumSum / CumProd along the constant `axis` input, with `exclusive` and `reverse`."""
+    """CumSum / CumProd along the `axis` input, with `exclusive` and `reverse`.
+
+    An `axis` only known at run time (on a tensor of rank > 1: rank 1 has one axis) cannot
+    change the result's shape, so the shapes do not choose it: there is one kernel per axis,
+    each storing only when the value names its axis (the others write back what is there), and
+    `uop.check` returns STATUS_BAD_PARAMETER for an axis out of range.
+    """
 
     op_names = frozenset({"onnx.CumSum", "onnx.CumProd"})
 
@@ -386,18 +393,38 @@ class CumulativeLowering(OnnxLowering):
         assert x is not None
         shape = tensor_shape(x)
         rank = len(shape)
+        element_type = tensor_element_type(op.results[0])
+        axis_input = runtime_input(op, 1) if rank > 1 else None
+        if axis_input is not None:
+            (axis_value,) = load_all(kb, axis_input)
+            selects = [
+                kb.alu("or", kb.alu("cmpeq", axis_value, kb.const(d, I64)), kb.alu("cmpeq", axis_value, kb.const(d - rank, I64)))
+                for d in range(rank)
+            ]
+            check(kb, any_of(kb, selects))
+            out = kb.alloc(result_name(op), shape, element_type)
+            if out.size:
+                for axis, select in enumerate(selects):
+                    self.cumulate(kb, op, layout_of(x), out, axis, select)
+            return [out]
         if rank == 1:
             axis = 0  # the only axis, whether or not `axis` is a constant
         else:
             axis_value = constant_input(op, 1)
             assert axis_value is not None
             (axis,) = normalize_axes([int(np.asarray(axis_value).reshape(-1)[0])], rank)
-        element_type = tensor_element_type(op.results[0])
         out = kb.alloc(result_name(op), shape, element_type)
-        n = shape[axis]
-        if out.size == 0:
-            return [out]
-        x_layout, out_layout = layout_of(x), out
+        if out.size:
+            self.cumulate(kb, op, layout_of(x), out, axis)
+        return [out]
+
+    @staticmethod
+    def cumulate(
+        kb: KernelBuilder, op: Operation, x_layout: Layout, out_layout: Layout, axis: int, select: SSAValue | None = None
+    ) -> None:
+        """The kernel along `axis`; with `select`, each store keeps the old value unless it holds."""
+        rank, n = x_layout.rank, x_layout.shape[axis]
+        element_type = out_layout.element_type
         if get_attr(op, "reverse"):
             x_layout = x_layout.slice(axis, n - 1, -1, n)
             out_layout = out_layout.slice(axis, n - 1, -1, n)
@@ -407,16 +434,21 @@ class CumulativeLowering(OnnxLowering):
         combine, init = ("add", 0) if op.name == "onnx.CumSum" else ("mul", 1)
         acc_type = accumulator_type(element_type)
 
+        def store(value: SSAValue, at: list[SSAValue]) -> None:
+            value = kb.cast(value, element_type)
+            if select is not None:
+                value = kb.where(select, value, kb.load(out_rows, at))
+            kb.store(value, out_rows, at)
+
         with kb.loop_nest(x_rows.shape[:-1]) as outer:
             acc = kb.define_acc(init, acc_type)
             with kb.loop(n) as k:
                 value = kb.cast(kb.load(x_rows, [*outer, k]), acc_type)
                 if exclusive:
-                    kb.store(kb.cast(kb.acc_get(acc), element_type), out_rows, [*outer, k])
+                    store(kb.acc_get(acc), [*outer, k])
                 kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), value))
                 if not exclusive:
-                    kb.store(kb.cast(kb.acc_get(acc), element_type), out_rows, [*outer, k])
-        return [out]
+                    store(kb.acc_get(acc), [*outer, k])
 
 
 class TopKLowering(OnnxLowering):
