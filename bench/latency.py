@@ -47,7 +47,7 @@ import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import MODELS  # noqa: E402
+from models import ARCHITECTURES, MODELS  # noqa: E402
 
 from zant.driver import TARGETS, CompileOptions, compile_model, parse_pipeline  # noqa: E402
 from zant.errors import ZantError, run_cli  # noqa: E402
@@ -129,10 +129,11 @@ def resolve_model(spec: str, folder: Path) -> tuple[str, Path]:
             raise ZantError(f"no model file '{spec}'")
         name = re.sub(r"\W", "_", path.stem)
         return (name if name[:1].isalpha() else f"m_{name}"), path
-    if spec not in MODELS:
-        raise ZantError(f"unknown model '{spec}' (choose from {', '.join(MODELS)}, or give an .onnx path)")
+    known = MODELS | ARCHITECTURES
+    if spec not in known:
+        raise ZantError(f"unknown model '{spec}' (choose from {', '.join(known)}, or give an .onnx path)")
     path = folder / f"{spec}.onnx"
-    onnx.save(MODELS[spec](), path)
+    onnx.save(known[spec](), path)
     return spec, path
 
 
@@ -282,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="zant-latency-") as folder:
             models = [resolve_model(spec, Path(folder)) for spec in specs]
             if args.dry_run:
-                print(describe_plan([f"{n} ({p})" if n not in MODELS else n for n, p in models], variants, args.mcu_target))
+                print(describe_plan([f"{n} ({p})" if n not in MODELS | ARCHITECTURES else n for n, p in models], variants, args.mcu_target))
                 return 0
             rows = []
             for name, path in models:

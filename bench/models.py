@@ -261,6 +261,167 @@ LARGE: dict[str, Callable[[], onnx.ModelProto]] = {
 """Models too large for the tests: the compile-time benchmark's (`bench/compile.py`)."""
 
 
+# --- real-network-shaped models (issue 18) ----------------------------------------------------
+# Shaped as PyTorch exports them in eval mode (BatchNorm folded into the conv's bias, SiLU as
+# Sigmoid·Mul, GELU through Erf, LayerNorm decomposed at opset 13, LSTM/GRU as the ONNX ops),
+# with weights scaled as trained networks have them (He-style): activations stay O(1), far from
+# the denormal range.
+
+
+def _conv_folded(g: GraphBuilder, x: str, cin: int, cout: int, kernel: int, stride: int = 1, group: int = 1,
+                 gain: float = 2.0) -> str:
+    """A Conv with its BatchNorm folded in: He-scaled weights and a small bias."""
+    fan_in = (cin // group) * kernel * kernel
+    w = g.rng.standard_normal((cout, cin // group, kernel, kernel)) * np.sqrt(gain / fan_in)
+    b = g.rng.standard_normal(cout) * 0.05
+    return g.node("Conv", [x, g.const("w", w), g.const("b", b)], "conv", kernel_shape=[kernel, kernel],
+                  strides=[stride, stride], pads=[kernel // 2] * 4, group=group)
+
+
+def _silu(g: GraphBuilder, x: str) -> str:
+    return g.node("Mul", [x, g.node("Sigmoid", [x], "sigmoid")], "silu")
+
+
+def effnet_se(size: int = 96) -> onnx.ModelProto:
+    """An EfficientNet-B0-shaped MBConv stack: SiLU everywhere, squeeze-excitation in every
+    block (GlobalAveragePool → 1×1 reduce → SiLU → 1×1 expand → Sigmoid → Mul), depthwise 3×3
+    and 5×5, residuals; 1×3×size×size → 1000 classes."""
+    g = GraphBuilder("effnet_se", seed=20)
+    x = _silu(g, _conv_folded(g, "input", 3, 32, 3, stride=2))
+    cin = 32
+    # (expansion, output channels, kernel, first stride, repeats): B0's first five stages.
+    for t, c, k, s, n in [(1, 16, 3, 1, 1), (6, 24, 3, 2, 2), (6, 40, 5, 2, 2), (6, 80, 3, 2, 3), (6, 112, 5, 1, 1)]:
+        for i in range(n):
+            stride, hidden = (s if i == 0 else 1), cin * t
+            y = x if t == 1 else _silu(g, _conv_folded(g, x, cin, hidden, 1))
+            y = _silu(g, _conv_folded(g, y, hidden, hidden, k, stride=stride, group=hidden))
+            squeezed = max(1, cin // 4)
+            se = g.node("GlobalAveragePool", [y], "se_pool")
+            se = _silu(g, _conv_folded(g, se, hidden, squeezed, 1))
+            se = g.node("Sigmoid", [_conv_folded(g, se, squeezed, hidden, 1, gain=1.0)], "se_gate")
+            y = g.node("Mul", [y, se], "se_scale")
+            y = _conv_folded(g, y, hidden, c, 1, gain=1.0)
+            x = g.node("Add", [x, y], "add") if stride == 1 and cin == c else y
+            cin = c
+    x = _silu(g, _conv_folded(g, x, cin, 640, 1))
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    x = g.gemm(x, 640, 1000, gain=1.0)
+    return g.build([("input", [1, 3, size, size])], [(x, "logits", [1, 1000])])
+
+
+def resnet18(size: int = 96) -> onnx.ModelProto:
+    """ResNet-18 (11.7 M parameters) at size×size: 7×7/2 stem, 3×3/2 max pool, four stages of
+    two basic blocks (64, 128, 256, 512 channels; 1×1/2 projection shortcuts), BatchNorm
+    folded; 1×3×size×size → 1000 classes."""
+    g = GraphBuilder("resnet18", seed=21)
+    x = g.relu(_conv_folded(g, "input", 3, 64, 7, stride=2))
+    x = g.node("MaxPool", [x], "maxpool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for c, s in [(64, 1), (128, 2), (256, 2), (512, 2)]:
+        for i in range(2):
+            stride = s if i == 0 else 1
+            y = g.relu(_conv_folded(g, x, cin, c, 3, stride=stride))
+            y = _conv_folded(g, y, c, c, 3, gain=1.0)  # trained residual branches start small
+            shortcut = x if stride == 1 and cin == c else _conv_folded(g, x, cin, c, 1, stride=stride, gain=1.0)
+            x = g.relu(g.node("Add", [shortcut, y], "add"))
+            cin = c
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    x = g.gemm(x, 512, 1000, gain=1.0)
+    return g.build([("input", [1, 3, size, size])], [(x, "logits", [1, 1000])])
+
+
+def _layer_norm(g: GraphBuilder, x: str, width: int) -> str:
+    """LayerNorm over the last axis as PyTorch exports it at opset 13."""
+    mean = g.node("ReduceMean", [x], "ln_mean", axes=[-1])
+    centred = g.node("Sub", [x, mean], "ln_centred")
+    var = g.node("ReduceMean", [g.node("Pow", [centred, g.const("two", np.array(2.0))], "ln_sq")], "ln_var", axes=[-1])
+    std = g.node("Sqrt", [g.node("Add", [var, g.const("eps", np.array(1e-12))], "ln_eps")], "ln_std")
+    y = g.node("Div", [centred, std], "ln_norm")
+    y = g.node("Mul", [y, g.const("ln_gamma", 1 + 0.1 * g.rng.standard_normal(width))], "ln_scale")
+    return g.node("Add", [y, g.const("ln_beta", 0.1 * g.rng.standard_normal(width))], "ln_shift")
+
+
+def _dense(g: GraphBuilder, x: str, fan_in: int, fan_out: int, gain: float = 1.0) -> str:
+    """A Linear layer on a [.., fan_in] tensor as MatMul + Add (PyTorch's export of nn.Linear on 3-D)."""
+    w = g.rng.standard_normal((fan_in, fan_out)) * np.sqrt(gain / fan_in)
+    y = g.node("MatMul", [x, g.const("dense_w", w)], "matmul")
+    return g.node("Add", [y, g.const("dense_b", 0.02 * g.rng.standard_normal(fan_out))], "dense")
+
+
+def bert_tiny(seq: int = 16, hidden: int = 64, heads: int = 2, layers: int = 2) -> onnx.ModelProto:
+    """A BERT-tiny encoder (2 layers, hidden 64, 2 heads, FFN 256, sequence 16) from its
+    embeddings on: multi-head self-attention (MatMul, Softmax), GELU through Erf, decomposed
+    LayerNorm; 1×seq×hidden → 1×seq×hidden."""
+    g = GraphBuilder("bert_tiny", seed=22)
+    head = hidden // heads
+    split = g.const("split_shape", np.array([1, seq, heads, head]), np.int64)
+    merge = g.const("merge_shape", np.array([1, seq, hidden]), np.int64)
+    x = _layer_norm(g, "input", hidden)
+    for _ in range(layers):
+        def heads_of(t: str, perm: list[int]) -> str:
+            return g.node("Transpose", [g.node("Reshape", [t, split], "split")], "heads", perm=perm)
+
+        q = heads_of(_dense(g, x, hidden, hidden), [0, 2, 1, 3])
+        k = heads_of(_dense(g, x, hidden, hidden), [0, 2, 3, 1])
+        v = heads_of(_dense(g, x, hidden, hidden), [0, 2, 1, 3])
+        scores = g.node("Div", [g.node("MatMul", [q, k], "scores"), g.const("scale", np.array(np.sqrt(head)))], "scaled")
+        probs = g.node("Softmax", [scores], "softmax", axis=-1)
+        context = g.node("Transpose", [g.node("MatMul", [probs, v], "context")], "merge", perm=[0, 2, 1, 3])
+        attention = _dense(g, g.node("Reshape", [context, merge], "merged"), hidden, hidden)
+        x = _layer_norm(g, g.node("Add", [x, attention], "residual"), hidden)
+        h = _dense(g, x, hidden, 4 * hidden, gain=2.0)
+        erf = g.node("Erf", [g.node("Div", [h, g.const("sqrt2", np.array(np.sqrt(2.0)))], "gelu_in")], "erf")
+        half = g.node("Mul", [h, g.const("half", np.array(0.5))], "gelu_half")
+        gelu = g.node("Mul", [half, g.node("Add", [erf, g.const("one", np.array(1.0))], "gelu_1")], "gelu")
+        x = _layer_norm(g, g.node("Add", [x, _dense(g, gelu, 4 * hidden, hidden)], "residual"), hidden)
+    return g.build([("input", [1, seq, hidden])], [(x, "hidden", [1, seq, hidden])])
+
+
+def _recurrent_kws(name: str, op: str, gates: int, seed: int, hidden: int, frames: int = 49,
+                   features: int = 10, classes: int = 12) -> onnx.ModelProto:
+    """A keyword spotter over frames×features MFCCs: two stacked `op` layers (PyTorch's
+    export: time-major, each layer's Y squeezed into the next), the last hidden state → Gemm."""
+    g = GraphBuilder(name, seed=seed)
+    x, width = "input", features
+    extra = {"linear_before_reset": 1} if op == "GRU" else {}
+    for layer in range(2):
+        scale = 1 / np.sqrt(hidden)  # PyTorch's uniform(-1/√H, 1/√H), as trained RNNs keep it
+        w = g.rng.uniform(-scale, scale, (1, gates * hidden, width))
+        r = g.rng.uniform(-scale, scale, (1, gates * hidden, hidden))
+        b = g.rng.uniform(-scale, scale, (1, 2 * gates * hidden))
+        out = g.fresh(op.lower())
+        g.nodes.append(helper.make_node(op, [x, g.const("w", w), g.const("r", r), g.const("b", b)],
+                                        [out, f"{out}_h"], name=out, hidden_size=hidden, **extra))
+        last = f"{out}_h"
+        x = g.node("Squeeze", [out, g.const("axis", np.array([1]), np.int64)], "squeeze")  # [frames, 1, hidden]
+        width = hidden
+    flat = g.node("Reshape", [last, g.const("shape", np.array([1, hidden]), np.int64)], "flatten")
+    logits = g.gemm(flat, hidden, classes, gain=1.0)
+    return g.build([("input", [frames, 1, features])], [(logits, "logits", [1, classes])])
+
+
+def lstm_kws() -> onnx.ModelProto:
+    """LSTM keyword spotter: 49×10 MFCCs → 2 LSTM layers of 128 → 12 classes."""
+    return _recurrent_kws("lstm_kws", "LSTM", 4, seed=23, hidden=128)
+
+
+def gru_kws() -> onnx.ModelProto:
+    """GRU keyword spotter: 49×10 MFCCs → 2 GRU layers of 128 (linear_before_reset, as PyTorch)
+    → 12 classes."""
+    return _recurrent_kws("gru_kws", "GRU", 3, seed=24, hidden=128)
+
+
+ARCHITECTURES: dict[str, Callable[[], onnx.ModelProto]] = {
+    "effnet_se": effnet_se,
+    "bert_tiny": bert_tiny,
+    "lstm_kws": lstm_kws,
+    "gru_kws": gru_kws,
+    "resnet18": resnet18,
+}
+"""Models shaped as real PyTorch exports (issue 18), measured by bench/latency.py beside the
+MLPerf-Tiny four; resnet18's 11.7 M parameters keep it out of the per-model tests."""
+
+
 DIGITS = Path(__file__).resolve().parents[1] / "examples" / "digits" / "digits_cnn.onnx"
 
 
@@ -401,11 +562,11 @@ def count_macs(model: onnx.ModelProto) -> int:
 
 def model_file(name: str, folder: Path) -> Path:
     """The .onnx file of a bench model by name: the bundled digits model, or FOLDER/NAME.onnx
-    written from `MODELS`, `QUANTIZED` or `LARGE`."""
+    written from `MODELS`, `QUANTIZED`, `LARGE` or `ARCHITECTURES`."""
     if name == "digits":
         return DIGITS
     path = Path(folder) / f"{name}.onnx"
-    onnx.save((MODELS | QUANTIZED | LARGE)[name](), path)
+    onnx.save((MODELS | QUANTIZED | LARGE | ARCHITECTURES)[name](), path)
     return path
 
 

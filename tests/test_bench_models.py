@@ -21,7 +21,7 @@ from onnx import version_converter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from models import MODELS  # noqa: E402
+from models import ARCHITECTURES, MODELS  # noqa: E402
 
 # Deep models accumulate float rounding differently from NumPy; shallow ones get the default.
 TOLERANCES = {
@@ -80,3 +80,33 @@ def test_memory_bench_json(capsys):
     for row in report["models"]:
         assert 0 < row["lower_bound_bytes"] <= row["scratch_bytes"]
         assert row["lower_bound_bytes"] <= row["naive_bytes"]
+
+
+# The real-network-shaped models (issue 18) against onnxruntime, which runs their opset-13
+# operators (LSTM, GRU, Erf, decomposed LayerNorm) as PyTorch's exports expect; resnet18's
+# 11.7 M parameters make it a bench-only model (bench/latency.py checks its outputs too).
+ARCHITECTURE_TOLERANCES = {
+    "effnet_se": (1e-3, 1e-5),
+    "bert_tiny": (1e-3, 1e-4),
+    "lstm_kws": (1e-3, 1e-5),
+    "gru_kws": (1e-3, 1e-5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARCHITECTURE_TOLERANCES))
+def test_architecture_matches_onnxruntime(name):
+    ort = pytest.importorskip("onnxruntime")
+    model = ARCHITECTURES[name]()
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    (want,) = ort.InferenceSession(model.SerializeToString()).run(None, feeds)
+    assert np.abs(want).max() > 1e-2  # activations in the normal range, not vanishing
+    rtol, atol = ARCHITECTURE_TOLERANCES[name]
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+def test_architectures_are_deterministic_and_valid():
+    assert sorted(ARCHITECTURES) == sorted([*ARCHITECTURE_TOLERANCES, "resnet18"])
+    for name in ("bert_tiny", "lstm_kws"):
+        assert ARCHITECTURES[name]().SerializeToString() == ARCHITECTURES[name]().SerializeToString()
+    onnx.checker.check_model(ARCHITECTURES["resnet18"]())
