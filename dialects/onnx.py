@@ -33,7 +33,8 @@ op has them. The verifier checks input/output counts, unknown, mistyped and miss
 attributes with messages naming the op and the attribute, before xDSL's structural checks.
 
 Ops of another domain are defined here too, because `fold-qdq` creates them: com.microsoft's
-`QLinearAdd`, `QLinearMul` and `QLinearLeakyRelu` (`onnx.QLinearAdd`, `QLinearAddOp` …), from
+`QLinearAdd`, `QLinearMul` and `QLinearLeakyRelu` (`onnx.QLinearAdd`, `QLinearAddOp` …), and Zant's
+own `LookupTable` (`onnx.LookupTable`: an 8-bit tensor mapped through a 256-entry table), from
 schemas written in this module, with verifiers for their type constraints.
 
 Helpers for passes: `op_name`, `onnx_op_class`, `string_value`, `inputs`/`input_value` (ONNX input positions, `None` for an
@@ -536,6 +537,52 @@ def _qlinear_leaky_relu_schema() -> OpSchema:
 
 QLinearLeakyReluOp = _make_op_class(_qlinear_leaky_relu_schema(), _QLinearLeakyReluBase, "onnx.QLinearLeakyRelu")
 _OP_CLASSES[(CONTRIB_DOMAIN, "QLinearLeakyRelu")] = QLinearLeakyReluOp
+
+ZANT_DOMAIN = "ai.zant"
+"""Zant's own operators, which passes make and no exporter writes (the importer refuses the
+domain): `LookupTable`."""
+
+
+class _LookupTableBase(OnnxOp):
+    """X of an 8-bit integer type, Table a 1-D tensor of 256 elements of Y's 8-bit type, Y of
+    X's shape."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        x, table, y = (v.type for v in (self.operands[0], self.operands[1], self.results[0]))
+        if not all(isinstance(t, TensorType) for t in (x, table, y)):
+            raise VerifyException(f"{self.name}: X, Table and Y must be tensors")
+        if x.get_element_type() not in _INT8_TYPES:
+            raise VerifyException(f"{self.name}: X must be a tensor of i8 or ui8")
+        if y.get_element_type() not in _INT8_TYPES or table.get_element_type() != y.get_element_type():
+            raise VerifyException(f"{self.name}: Table and Y must have one element type, i8 or ui8")
+        if tuple(table.get_shape()) != (256,):
+            raise VerifyException(f"{self.name}: Table must have shape [256], got {list(table.get_shape())}")
+        if tuple(x.get_shape()) != tuple(y.get_shape()):
+            raise VerifyException(f"{self.name}: X and Y must have one shape")
+
+
+def _lookup_table_schema() -> OpSchema:
+    """Y = Table[X - lowest(X)]: each 8-bit X element indexes a 256-entry table (X + 128 for
+    int8, X for uint8). `fold-qdq` makes it of DequantizeLinear → an element-wise float op →
+    QuantizeLinear, the table computed at compile time (as TFLite Micro does for Sigmoid and
+    Tanh)."""
+    return OpSchema(
+        "LookupTable",
+        ZANT_DOMAIN,
+        1,
+        doc=_lookup_table_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter("X", "T1"), OpSchema.FormalParameter("Table", "T2")],
+        outputs=[OpSchema.FormalParameter("Y", "T2")],
+        type_constraints=[
+            ("T1", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+            ("T2", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+        ],
+    )
+
+
+LookupTableOp = _make_op_class(_lookup_table_schema(), _LookupTableBase, "onnx.LookupTable")
+_OP_CLASSES[(ZANT_DOMAIN, "LookupTable")] = LookupTableOp
 
 globals().update({cls.__name__: cls for cls in _OP_CLASSES.values()})
 

@@ -44,7 +44,16 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from zant.dialects.onnx import QLinearAddOp, QLinearLeakyReluOp, QLinearMulOp, get_attr, input_value, onnx_op_class
+from zant.dialects.onnx import (
+    LookupTableOp,
+    QLinearAddOp,
+    QLinearLeakyReluOp,
+    QLinearMulOp,
+    get_attr,
+    input_value,
+    inputs,
+    onnx_op_class,
+)
 from zant.ir.resources import constant_array, make_constant_attr
 from zant.passes.onnx_to_uop.quant import FIXED_POINT
 
@@ -275,21 +284,57 @@ def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | Non
     return _window_sum(b, x, y, kernel, properties, _int8_result(op, y))
 
 
+MOVEMENT_OPS = frozenset({
+    "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "Identity", "MaxPool",
+    "Pad", "ReduceMax", "ReduceMin", "Reshape", "Resize", "Slice", "SpaceToDepth", "Squeeze", "Tile",
+    "Transpose", "Unsqueeze",
+})
+"""Ops that only move, repeat or select (or take the max/min of) their input 0's elements: they
+commute with an order-preserving quantization, so they run on the 8-bit tensor itself."""
+
+
 def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """Ops that commute with an order-preserving quantization: the same op on the int8 tensor,
-    then (for NCHW tensors whose DQ and Q parameters differ) a requantization."""
+    """MOVEMENT_OPS: the same op on the 8-bit tensor, then, where the DQ and Q parameters
+    differ, a requantization (`_requantize`). Pad's constant value is quantized in x's
+    parameters (absent, it is x's zero point: a float 0); Resize only in nearest mode."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not _is_int8(x.value):
+    if x is None or not _is_int8(x.value) or not x.is_per_tensor:
         return None
     same = x.same_parameters(y)
-    if not same and _requantize_shape_check(x, y) is False:
+    if not same and not _requantize_shape_check(x, y):
         return None
-    rest = [input_value(op, i) for i in range(1, len(op.operands))]
+    rest = inputs(op)[1:]
+    if op.name == "onnx.Resize" and get_attr(op, "mode") != "nearest":
+        return None
+    if op.name == "onnx.Pad":
+        rest = [*rest, None, None][:3]
+        value = np.zeros(()) if rest[1] is None else _constant(rest[1])
+        scale, zero_point = _constant(x.scale), _constant(x.zero_point)
+        if value is None or scale is None or zero_point is None:
+            return None
+        rest[1] = b.constant(_quantize_bound(value.reshape(()), scale, zero_point), _element_type(x.value), "pad")
+        while rest and rest[-1] is None:
+            rest.pop()
     result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
     value = b.op(op.name.removeprefix("onnx."), [x.value, *rest], result_type, dict(op.properties))
     if same:
         return value
     return _requantize(b, Quantized(value, x.scale, x.zero_point, 0), y, _int8_result(op, y))
+
+
+def fold_concat(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Concat of DQ'd 8-bit tensors of one type: each input requantized to y's parameters
+    where its own differ, then Concat on the 8-bit tensors."""
+    xs = [_dequantized(v) for v in op.operands]
+    if any(x is None or not x.is_per_tensor or _element_type(x.value) != _element_type(y.zero_point) for x in xs):
+        return None
+    if not all(x.same_parameters(y) or _requantize_shape_check(x, y) for x in xs):
+        return None
+    parts = [
+        x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
+        for x in xs
+    ]
+    return b.op("Concat", parts, _int8_result(op, y), dict(op.properties))
 
 
 def _requantize_shape_check(x: Quantized, y: Quantized) -> bool:
@@ -362,6 +407,76 @@ def fold_mul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     )
 
 
+LOOKUP_OPS = frozenset({
+    "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Cos", "Cosh", "Elu", "Erf",
+    "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Mish", "Neg", "Reciprocal",
+    "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Tan",
+    "Tanh", "ThresholdedRelu",
+    # Binary, with a constant one-element second operand.
+    "Add", "Div", "Max", "Min", "Mul", "Pow", "PRelu", "Sub",
+})
+"""Element-wise float ops a 256-entry table replaces between a per-tensor DQ and Q."""
+
+
+def lookup_table(op: Operation, x: Quantized, y: Quantized) -> np.ndarray | None:
+    """Q_y(op(DQ_x(v))) for each of the 256 values v of x's type (lowest first), as the ONNX
+    reference evaluates DequantizeLinear → op → QuantizeLinear; None unless x's and y's
+    parameters and op's other operands are constants."""
+    from onnx import helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    params = [_constant(v) for v in (x.scale, x.zero_point, y.scale, y.zero_point)]
+    others = [_constant(v) for v in op.operands[1:]]
+    if any(p is None for p in params) or any(o is None or o.size != 1 for o in others):
+        return None
+    names = ["xs", "xz", "ys", "yz"] + [f"c{i}" for i in range(len(others))]
+    initializers = [numpy_helper.from_array(a, n) for a, n in zip([*params, *others], names)]
+    attributes = {name: get_attr(op, name) for name in op.properties if name in op.spec().schema.attributes}
+    op_type = op.name.removeprefix("onnx.")
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["f"]),
+        helper.make_node(op_type, ["f", *names[4:]], ["g"], **attributes),
+        helper.make_node("QuantizeLinear", ["g", "ys", "yz"], ["y"]),
+    ]
+    x_type, y_type = (helper.np_dtype_to_tensor_dtype(a.dtype) for a in (params[1], params[3]))
+    graph = helper.make_graph(
+        nodes, "lookup", [helper.make_tensor_value_info("x", x_type, [256])],
+        [helper.make_tensor_value_info("y", y_type, [256])], initializers,
+    )
+    values = np.arange(256) + np.iinfo(params[1].dtype).min
+    (table,) = ReferenceEvaluator(helper.make_model(graph)).run(None, {"x": values.astype(params[1].dtype)})
+    return table.reshape(256)
+
+
+def fold_lookup_table(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """An element-wise op of a per-tensor DQ'd 8-bit tensor (see LOOKUP_OPS) → `LookupTable`
+    with the table `lookup_table` computes at compile time: exact where the float op is."""
+    x = _dequantized(input_value(op, 0))
+    if op.name.removeprefix("onnx.") not in LOOKUP_OPS or x is None or not _is_int8(x.value) or not x.is_per_tensor:
+        return None
+    if op.results[0].type.get_shape() != x.value.type.get_shape():
+        return None  # a broadcasting second operand
+    table = lookup_table(op, x, y)
+    if table is None:
+        return None
+    element = _element_type(y.zero_point)
+    table_value = b.constant(table, element, "table")
+    return b.insert(LookupTableOp.from_onnx([x.value, table_value], [_int8_result(op, y)]))
+
+
+def _first(*folds: Fold) -> Fold:
+    """The first of `folds` that folds."""
+
+    def fold(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+        for candidate in folds:
+            folded = candidate(op, y, b)
+            if folded is not None:
+                return folded
+        return None
+
+    return fold
+
+
 def _int8_tensor(y: Quantized, shape) -> TensorType:
     """A tensor of `shape` of the type y's zero point quantizes to."""
     return TensorType(_element_type(y.zero_point), shape)
@@ -375,15 +490,15 @@ FOLDS: dict[str, Fold] = {
     "onnx.Conv": fold_conv,
     "onnx.Gemm": fold_gemm,
     "onnx.MatMul": fold_matmul,
-    "onnx.Add": fold_add,
-    "onnx.Mul": fold_mul,
+    "onnx.Add": _first(fold_add, fold_lookup_table),
+    "onnx.Mul": _first(fold_mul, fold_lookup_table),
     "onnx.AveragePool": fold_average_pool,
     "onnx.GlobalAveragePool": fold_average_pool,
-    "onnx.MaxPool": fold_unchanged,
-    "onnx.Reshape": fold_unchanged,
-    "onnx.Flatten": fold_unchanged,
+    "onnx.Concat": fold_concat,
+    **{f"onnx.{name}": fold_unchanged for name in MOVEMENT_OPS},
     "onnx.Relu": fold_activation,
     "onnx.Clip": fold_activation,
+    **{f"onnx.{name}": fold_lookup_table for name in LOOKUP_OPS if name not in ("Add", "Mul")},
 }
 """The float op between DQ and Q → how it folds."""
 
@@ -537,6 +652,9 @@ class FoldQdqPass(ModulePass):
     name = "fold-qdq"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Lookup tables and repacked weights are dense_resource constants, which only print
+        # (dialect_resources) when the builtin dialect is loaded: text input may not have.
+        ctx.get_optional_dialect("builtin")
         PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear(), MarkFixedPoint()]), apply_recursively=True).rewrite_module(op)
         _erase_dead(op)
 

@@ -1,5 +1,6 @@
 """Quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, and the integer kernels
-MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv.
+MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv; com.microsoft's QLinearAdd and Zant's
+LookupTable (a gather from a 256-entry constant table).
 
 Scales and zero points are read at the indices of the tensor they quantize (`QuantParam`):
 one value (per-tensor, a stride-0 view), one per index along `axis` (per-axis, a view with one
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from onnx import TensorProto, helper
-from xdsl.dialects.builtin import BFloat16Type, Float32Type, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
@@ -763,6 +764,23 @@ class QLinearAddLowering(OnnxLowering):
         return [y]
 
 
+class LookupTableLowering(OnnxLowering):
+    """`LookupTable` (Zant's, in the onnx dialect): Y[i] = Table[X[i] - lowest(X)], a gather
+    from the constant table (the index X + 128 for int8, X for uint8)."""
+
+    op_names = frozenset({"onnx.LookupTable"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        shape = tensor_shape(op.results[0])
+        x, table = layout_of(op.operands[0]), layout_of(op.operands[1])
+        offset = kb.const(-lowest_value(x.element_type), I32)
+        y = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
+        with kb.loop_nest(shape) as ivs:
+            index = kb.alu("add", kb.cast(kb.load(x, ivs), I32), offset)
+            kb.store(kb.load(table, [kb.cast(index, IndexType())]), y, ivs)
+        return [y]
+
+
 def _optional_attr(op: Operation, name: str):
     """An attribute that only later opsets define (None when the op's schema has none)."""
     try:
@@ -780,6 +798,7 @@ PATTERNS = (
     QLinearMatMulLowering(),
     QLinearConvLowering(),
     QLinearAddLowering(),
+    LookupTableLowering(),
 )
 
 __all__ = [

@@ -36,3 +36,29 @@
 %a, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f64>, tensor<i8>)
 // expected-error@+1 {{onnx.QLinearAdd: 'A_scale' and 'A_zero_point' must be one-element tensors of f32 and of i8}}
 %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f64>, tensor<i8>, tensor<3xi8>, tensor<f64>, tensor<i8>, tensor<f64>, tensor<i8>) -> tensor<3xi8>
+
+// -----
+
+// LookupTable's constraints: an 8-bit X, a [256] table of Y's 8-bit type, Y of X's shape.
+
+%x, %t = "test.op"() : () -> (tensor<3xi16>, tensor<256xi8>)
+// expected-error@+1 {{onnx.LookupTable: X must be a tensor of i8 or ui8}}
+%y = onnx.LookupTable(%x, %t) : (tensor<3xi16>, tensor<256xi8>) -> tensor<3xi8>
+
+// -----
+
+%x, %t = "test.op"() : () -> (tensor<3xi8>, tensor<256xui8>)
+// expected-error@+1 {{onnx.LookupTable: Table and Y must have one element type, i8 or ui8}}
+%y = onnx.LookupTable(%x, %t) : (tensor<3xi8>, tensor<256xui8>) -> tensor<3xi8>
+
+// -----
+
+%x, %t = "test.op"() : () -> (tensor<3xi8>, tensor<128xi8>)
+// expected-error@+1 {{onnx.LookupTable: Table must have shape [256], got [128]}}
+%y = onnx.LookupTable(%x, %t) : (tensor<3xi8>, tensor<128xi8>) -> tensor<3xi8>
+
+// -----
+
+%x, %t = "test.op"() : () -> (tensor<3xi8>, tensor<256xi8>)
+// expected-error@+1 {{onnx.LookupTable: X and Y must have one shape}}
+%y = onnx.LookupTable(%x, %t) : (tensor<3xi8>, tensor<256xi8>) -> tensor<1x3xi8>

@@ -21,3 +21,15 @@ func.func @qlinear_add_unsigned(%a: tensor<3xui8>, %s: tensor<f32>, %z: tensor<u
   %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<3xui8>
   func.return %c : tensor<3xui8>
 }
+
+// Zant's LookupTable, which `fold-qdq` makes of DQ → an element-wise op → Q: Y = Table[X - lowest(X)];
+// X and Y may differ in signedness (the table has Y's type).
+
+// CHECK-LABEL: func.func @lookup_table
+func.func @lookup_table(%x: tensor<2x3xi8>, %t: tensor<256xui8>) -> tensor<2x3xui8> {
+  // CHECK-NEXT: %y = onnx.LookupTable(%x, %t) {onnx.node_name = "sigmoid"} : (tensor<2x3xi8>, tensor<256xui8>) -> tensor<2x3xui8>
+  // GENERIC: "onnx.LookupTable"(%x, %t) {onnx.node_name = "sigmoid"}
+  %y = onnx.LookupTable(%x, %t) {onnx.node_name = "sigmoid"} : (tensor<2x3xi8>, tensor<256xui8>) -> tensor<2x3xui8>
+  // CHECK-NEXT: func.return %y : tensor<2x3xui8>
+  func.return %y : tensor<2x3xui8>
+}

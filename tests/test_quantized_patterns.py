@@ -1,0 +1,242 @@
+"""Quantized patterns stay in integers (issue 15): small QDQ graphs, each branch one pattern,
+folded by `fold-qdq` into integer ops only and compared with onnxruntime (graph optimizations
+off, so it computes the graph as written) within 1 LSB of each output.
+
+* element-wise float ops between a DQ and a Q (Sigmoid, Tanh, HardSwish, Exp …) become a
+  `LookupTable` of 256 entries computed at compile time; the input covers all 256 codes, so
+  every table entry is checked;
+* data movement (Transpose, Slice, Pad, Resize nearest, Concat, MaxPool, Squeeze …) runs on the
+  8-bit tensor, requantized where the DQ and Q parameters differ;
+* a SiLU/HardSwish CNN quantized by onnxruntime's `quantize_static` (QDQ, int8 and uint8).
+
+One host build per model.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import BlockArgument
+
+ort = pytest.importorskip("onnxruntime")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from models import GraphBuilder, calibration_inputs, quantize  # noqa: E402
+from test_int8 import PIPELINE, folded, onnxruntime_session  # noqa: E402
+
+from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.passes.fold_qdq import unfolded_ops  # noqa: E402
+from zant.runtime import load_compiled  # noqa: E402
+
+OPSET = 19
+TYPES = {"i8": (TensorProto.INT8, np.int8), "u8": (TensorProto.UINT8, np.uint8)}
+
+
+class QdqGraph:
+    """A QDQ graph under construction: quantized inputs, branches DQ → op → Q → DQ to outputs."""
+
+    def __init__(self):
+        self.nodes, self.initializers, self.inputs, self.outputs, self.scales = [], [], [], [], {}
+        self.count = 0
+
+    def name(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def const(self, array: np.ndarray, prefix: str = "c") -> str:
+        name = self.name(prefix)
+        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(self, op: str, inputs: list[str], **attrs) -> str:
+        out = self.name(op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def params(self, scale: float, zero_point: int, kind: str) -> tuple[str, str]:
+        return self.const(np.array(scale, np.float32), "s"), self.const(np.array(zero_point, TYPES[kind][1]), "z")
+
+    def quantized_input(self, name: str, shape: list[int], scale: float, zero_point: int, kind: str):
+        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
+        params = self.params(scale, zero_point, kind)
+        return self.node("QuantizeLinear", [name, *params]), params
+
+    def dq(self, q: str, params) -> str:
+        return self.node("DequantizeLinear", [q, *params])
+
+    def q(self, value: str, params) -> str:
+        return self.node("QuantizeLinear", [value, *params])
+
+    def output(self, q: str, params, shape: list[int]) -> None:
+        name = f"out_{len(self.outputs)}"
+        self.nodes.append(helper.make_node("DequantizeLinear", [q, *params], [name]))
+        self.outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
+        self.scales[name] = float(numpy_helper.to_array(next(i for i in self.initializers if i.name == params[0])))
+
+    def build(self, name: str) -> onnx.ModelProto:
+        graph = helper.make_graph(self.nodes, name, self.inputs, self.outputs, self.initializers)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        onnx.checker.check_model(model, full_check=True)
+        return model
+
+
+# (op, attributes, constant operands, {kind: (output scale, output zero point)})
+UNARY = [
+    ("Sigmoid", {}, [], {"i8": (1 / 256, -128), "u8": (1 / 256, 0)}),
+    ("Tanh", {}, [], {"i8": (1 / 128, 0), "u8": (1 / 128, 128)}),
+    ("HardSwish", {}, [], {"i8": (0.03, -100), "u8": (0.03, 28)}),
+    ("HardSigmoid", {"alpha": 0.25}, [], {"i8": (1 / 255, -128), "u8": (1 / 255, 0)}),
+    ("LeakyRelu", {"alpha": 0.1}, [], {"i8": (0.03, -20), "u8": (0.03, 30)}),
+    ("Exp", {}, [], {"i8": (2.3, -128), "u8": (2.3, 0)}),
+    ("Elu", {}, [], {"i8": (0.04, -100), "u8": (0.04, 30)}),
+    ("Softplus", {}, [], {"i8": (0.03, -128), "u8": (0.03, 0)}),
+    ("Erf", {}, [], {"i8": (1 / 127, 0), "u8": (1 / 127, 128)}),
+    ("Div", {}, [np.array(3.0, np.float32)], {"i8": (0.02, 0), "u8": (0.02, 128)}),
+]
+INPUT_PARAMS = {"i8": (0.05, 3), "u8": (0.05, 131)}
+
+
+def every_code(kind: str) -> np.ndarray:
+    """Float inputs that quantize to each of the 256 codes once."""
+    scale, zero_point = INPUT_PARAMS[kind]
+    info = np.iinfo(TYPES[kind][1])
+    return ((np.arange(info.min, info.max + 1) - zero_point) * scale).astype(np.float32).reshape(1, 256)
+
+
+@cache
+def lookup_model() -> onnx.ModelProto:
+    g = QdqGraph()
+    for kind in TYPES:
+        q, params = g.quantized_input(f"x_{kind}", [1, 256], *INPUT_PARAMS[kind], kind)
+        for op, attrs, operands, outputs in UNARY:
+            y_params = g.params(*outputs[kind], kind)
+            y = g.q(g.node(op, [g.dq(q, params), *(g.const(c) for c in operands)], **attrs), y_params)
+            g.output(y, y_params, [1, 256])
+    return g.build("lookup_tables")
+
+
+@cache
+def movement_model() -> onnx.ModelProto:
+    """Branches of one int8 and one uint8 input 1×2×4×4; 'other' parameters make the Q differ
+    from the DQ (a requantize)."""
+    g = QdqGraph()
+    for kind, zero_point in (("i8", 3), ("u8", 131)):
+        q, same = g.quantized_input(f"x_{kind}", [1, 2, 4, 4], 0.05, zero_point, kind)
+        other = g.params(0.07, zero_point - 10, kind)
+        dq = g.dq(q, same)
+        i64 = lambda *v: g.const(np.array(v, np.int64))  # noqa: E731
+        branches = [
+            ("Transpose", [dq], {"perm": [0, 2, 3, 1]}, [1, 4, 4, 2]),
+            ("Slice", [dq, i64(1), i64(4), i64(2)], {}, [1, 2, 3, 4]),
+            ("Pad", [dq, i64(0, 0, 1, 1, 0, 0, 1, 1), g.const(np.array(0.37, np.float32))], {}, [1, 2, 6, 6]),
+            ("Pad", [dq, i64(0, 0, 1, 0, 0, 0, 0, 1)], {"mode": "reflect"}, [1, 2, 5, 5]),
+            ("Resize", [dq, "", g.const(np.array([1, 1, 2, 2], np.float32))], {"mode": "nearest"}, [1, 2, 8, 8]),
+            ("MaxPool", [dq], {"kernel_shape": [2, 2], "strides": [2, 2]}, [1, 2, 2, 2]),
+            ("Unsqueeze", [dq, i64(0)], {}, [1, 1, 2, 4, 4]),
+            ("Reshape", [dq, i64(1, 32)], {}, [1, 32]),
+            ("ReduceMax", [dq, i64(3)], {"keepdims": 0}, [1, 2, 4]),
+            ("SpaceToDepth", [dq], {"blocksize": 2}, [1, 8, 2, 2]),
+        ]
+        for op, operands, attrs, shape in branches:
+            for y_params in (same, other):
+                g.output(g.q(g.node(op, operands, **attrs), y_params), y_params, shape)
+        # Concat of inputs with different parameters: each requantized to the output's.
+        second = g.q(dq, other)
+        concat = g.node("Concat", [dq, g.dq(second, other)], axis=1)
+        g.output(g.q(concat, same), same, [1, 4, 4, 4])
+        g.output(g.q(g.node("Concat", [dq, g.dq(second, other)], axis=2), other), other, [1, 2, 8, 4])
+    return g.build("movement")
+
+
+def silu_cnn() -> onnx.ModelProto:
+    """Conv → SiLU (x · sigmoid(x)) → MaxPool ‖ Conv → Tanh, Concat, Resize ×2 nearest,
+    Conv → Sigmoid, Transpose to NHWC; input 1×3×16×16."""
+    g = GraphBuilder("silu_cnn", seed=5)
+    a = g.conv("input", 3, 8, 3, stride=2)
+    a = g.node("Mul", [a, g.node("Sigmoid", [a], "sig")], "silu")
+    a = g.node("MaxPool", [a], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    b = g.node("Tanh", [g.conv("input", 3, 8, 3, stride=4)], "tanh")
+    x = g.node("Concat", [a, b], "cat", axis=1)
+    x = g.node("Resize", [x, "", g.const("scales", np.array([1, 1, 2, 2], np.float32))], "up", mode="nearest")
+    x = g.node("Sigmoid", [g.conv(x, 16, 4, 1)], "gate")
+    x = g.node("Transpose", [x], "nhwc", perm=[0, 2, 3, 1])
+    return g.build([("input", [1, 3, 16, 16])], [(x, "y", [1, 8, 8, 4])])
+
+
+def assert_only_the_edges_are_float(module) -> None:
+    """No op has a float result but the output DequantizeLinears (read only by the return);
+    QuantizeLinear (an integer result) reads the graph inputs only."""
+    assert not unfolded_ops(module), [op.name for op in unfolded_ops(module)]
+    for op in module.walk():
+        if not op.name.startswith("onnx.") or op.name == "onnx.Constant":
+            continue
+        if any(not isinstance(r.type.get_element_type(), IntegerType) for r in op.results):
+            assert op.name == "onnx.DequantizeLinear", op.name
+            assert {u.operation.name for u in op.results[0].uses} == {"func.return"}
+        if op.name == "onnx.QuantizeLinear":
+            assert isinstance(op.operands[0], BlockArgument)
+
+
+def lsb_differences(model: onnx.ModelProto, name: str, folder: Path, feeds: list[dict]) -> list[float]:
+    """Per output, the largest |ours - onnxruntime| in that output's LSBs."""
+    onnx.save(model, folder / f"{name}.onnx")
+    result = compile_model(
+        folder / f"{name}.onnx", folder / "out", CompileOptions(name=name, optimize="ReleaseSafe", pipeline=PIPELINE)
+    )
+    compiled, session = load_compiled(result), onnxruntime_session(model, optimized=False)
+    producers = {o: n for n in model.graph.node for o in n.output}
+    values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    lsbs = [float(values[producers[o.name].input[1]]) for o in model.graph.output]
+    worst = [0.0] * len(lsbs)
+    for feed in feeds:
+        ours = compiled(*(feed[s.name] for s in result.inputs))
+        for i, (got, want) in enumerate(zip(ours, session.run(None, feed), strict=True)):
+            worst[i] = max(worst[i], float(np.max(np.abs(got - want))) / lsbs[i])
+    return worst
+
+
+def test_lookup_tables_fold_to_integer_ops(tmp_path):
+    module = folded(lookup_model(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    assert [op.name for op in module.walk()].count("onnx.LookupTable") == 2 * len(UNARY)
+
+
+def test_lookup_tables_within_one_lsb_of_onnxruntime(tmp_path):
+    feed = {f"x_{kind}": every_code(kind) for kind in TYPES}
+    worst = lsb_differences(lookup_model(), "lookup_tables", tmp_path, [feed])
+    assert max(worst) <= 1.0 + 1e-3, dict(zip([f"{op}_{k}" for k in TYPES for op, *_ in UNARY], worst))
+
+
+def test_movement_folds_to_integer_ops(tmp_path):
+    module = folded(movement_model(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    names = [op.name for op in module.walk()]
+    assert names.count("onnx.QuantizeLinear") == 2  # the inputs'
+    # A requantize per "other" branch, Q_other(DQ_same(x)), and one input of each Concat.
+    assert names.count("onnx.QLinearLeakyRelu") == 2 * (10 + 3)
+
+
+def test_movement_within_one_lsb_of_onnxruntime(tmp_path):
+    rng = np.random.default_rng(3)
+    feeds = [{f"x_{k}": rng.uniform(-7, 7, (1, 2, 4, 4)).astype(np.float32) for k in TYPES} for _ in range(3)]
+    assert max(lsb_differences(movement_model(), "movement", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+@pytest.mark.parametrize("activations", ["int8", "uint8"])
+def test_quantize_static_silu_cnn(tmp_path, activations):
+    """onnxruntime's own QDQ quantization of SiLU, Tanh, Concat, Resize, Transpose: only the
+    graph edges stay float, and the output is within 1 LSB."""
+    model = quantize(silu_cnn(), "qdq", per_channel=True, activations=activations)
+    module = folded(model, tmp_path)
+    assert_only_the_edges_are_float(module)
+    if activations == "int8":
+        feeds = calibration_inputs(model, count=3, seed=42)
+        assert max(lsb_differences(model, "silu_cnn", tmp_path, feeds)) <= 1.0 + 1e-3
