@@ -723,10 +723,13 @@ def _edge_values(t: str) -> tuple[np.ndarray, np.ndarray, np.dtype]:
     return x, y, dtype
 
 
-def _edge_module(op: str, source: str, target: str | None = None) -> tuple[str, list[np.ndarray]]:
+def _edge_module(op: str, source: str, target: str | None = None, lanes: int = 0) -> tuple[str, list[np.ndarray]]:
     """A uop function applying `op` (an ALU op name, or `cast`/`bitcast`) to every x[i] (and
-    y[i]) into o[i]: its text and inputs."""
+    y[i]) into o[i]: its text and inputs. With `lanes`, on vectors of that many lanes (a compare
+    then selects between x and y lane by lane)."""
     x, y, dtype = _edge_values(source)
+    if lanes:
+        return _vector_edge_module(op, source, target, lanes, x, y)
     if op in ("div", "rem") and dtype.kind != "f":
         y = np.where(y == 0, 1, y).astype(dtype)
         if dtype.kind == "i":
@@ -763,10 +766,53 @@ func.func @main() {{
     return text, [x, y]
 
 
-def _edge_cases() -> list[tuple[str, str, str | None]]:
+def _vector_edge_module(op, source, target, lanes, x, y):
+    n = -(-len(x) // lanes) * lanes
+    x, y = np.resize(x, n), np.resize(y, n)
+    r = target or source
+    vs, vr = f"vector<{lanes}x{source}>", f"vector<{lanes}x{r}>"
+    if op == "cast":
+        expr = f"uop.cast %a : {vs} to {vr}"
+    elif op.startswith("cmp"):
+        expr = f"uop.{op} %a, %b : {vs}\n    %v = uop.where %m, %a, %b : vector<{lanes}xi1>, {vs}"
+        expr = expr.replace("uop.", "%m = uop.", 1).removeprefix("%m = ")
+    elif op in ("neg", "abs", "sqrt"):
+        expr = f"uop.{op} %a : {vs}"
+    else:
+        expr = f"uop.{op} %a, %b : {vs}"
+    first = "%m = " if op.startswith("cmp") else "%v = "
+    text = f"""
+func.func @main() {{
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<{n}x{source}>
+  %y = uop.define_global "input" 1 "y" : !uop.buffer<{n}x{source}>
+  %o = uop.define_global "output" 0 "o" : !uop.buffer<{n}x{r}>
+  %s = uop.define_global "output" 1 "s" : !uop.buffer<1x{r}>
+  %acc = uop.define_acc 0 : {r} to {vr}
+  uop.range %i = 0 to {n} step {lanes} {{
+    %px = uop.gep %x[%i] : !uop.buffer<{n}x{source}>
+    %py = uop.gep %y[%i] : !uop.buffer<{n}x{source}>
+    %po = uop.gep %o[%i] : !uop.buffer<{n}x{r}>
+    %a = uop.vload %px : {vs}
+    %b = uop.vload %py : {vs}
+    {first}{expr}
+    uop.vstore %v, %po : {vr}
+    uop.mulacc %acc, %v, %v : !uop.acc<{vr}>, {vr}
+  }}
+  %c0 = uop.const 0 : index
+  %total = uop.acc_get %acc : !uop.acc<{vr}>, {vr}
+  %sum = uop.reduce_add %total : {vr} to {r}
+  %ps = uop.gep %s[%c0] : !uop.buffer<1x{r}>
+  uop.store %sum, %ps : {r}
+  func.return
+}}"""
+    return text, [x, y]
+
+
+def _edge_cases() -> list[tuple[str, str, str | None, int]]:
+    """(op, operand type, result type of a cast, lanes or 0 for scalars)."""
     from zant.dialects import uop
 
-    cases: list[tuple[str, str, str | None]] = []
+    cases: list = []
     for t in ("f32", "f64", "f16"):
         ops = [*uop.BINARY_OPS, *uop.FLOAT_BINARY_OPS, *uop.UNARY_OPS, *uop.FLOAT_UNARY_OPS, *uop.COMPARE_OPS]
         cases += [(op, t, None) for op in ops if not (t == "f16" and op in TRANSCENDENTAL)]
@@ -778,7 +824,37 @@ def _edge_cases() -> list[tuple[str, str, str | None]]:
                            ("i32", "i8"), ("ui8", "i8"), ("i64", "i1"), ("f32", "i1"), ("i32", "f64")]:
         cases.append(("cast", source, target))
     cases += [("bitcast", "f32", "i32"), ("bitcast", "i64", "f64")]
+    cases = [(op, source, target, 0) for op, source, target in cases]
+    compares = [*uop.COMPARE_OPS]
+    for t, lanes in (("f32", 8), ("f64", 4), ("f16", 8)):
+        cases += [(op, t, None, lanes) for op in ("add", "sub", "mul", "div", "max", "min", "neg", "abs", "sqrt", *compares)]
+    for t, lanes in (("i8", 16), ("ui8", 16), ("i32", 4), ("i64", 2)):
+        ops = ["add", "sub", "mul", "max", "min", "and", "or", "xor", *compares]
+        cases += [(op, t, None, lanes) for op in ops + ([] if t.startswith("u") else ["neg", "abs"])]
+    for source, target in (("i8", "i32"), ("ui8", "i16"), ("i32", "f32"), ("f32", "f64"), ("f16", "f32")):
+        cases.append(("cast", source, target, 4))
     return cases
+
+
+def _bitwise_difference(label: str, inputs, want: np.ndarray, have: np.ndarray, ulps: dict) -> str | None:
+    """Where the interpreter's and the Zig's outputs differ in their bits (NaN payloads aside;
+    a transcendental op within its ulp budget), or None."""
+    from zant.tools import batch
+
+    if want.dtype.kind == "f":
+        same = (want.view(np.uint8).reshape(len(want), -1) == have.view(np.uint8).reshape(len(have), -1)).all(axis=1)
+        same |= np.isnan(want) & np.isnan(have)
+        if label.split()[0] in TRANSCENDENTAL:
+            ulps[label] = max(ulps.get(label, 0.0), batch.ulp_distance(want, have))
+            if ulps[label] <= EDGE_ULPS.get(label, 4):
+                return None
+    else:
+        same = want == have
+    if same.all():
+        return None
+    bad = np.flatnonzero(~same)
+    operands = f"x={inputs[0][bad].tolist()} y={inputs[1][bad].tolist()} " if len(want) == len(inputs[0]) else ""
+    return f"{label}: {operands}interpreter {want[bad].tolist()} zig {have[bad].tolist()}"
 
 
 def test_alu_edge_values_match_the_zig_build(tmp_path):
@@ -787,35 +863,24 @@ def test_alu_edge_values_match_the_zig_build(tmp_path):
     from zant.tools import batch
 
     built, ulps = [], {}
-    for op, source, target in _edge_cases():
-        text, inputs = _edge_module(op, source, target)
+    for op, source, target, lanes in _edge_cases():
+        text, inputs = _edge_module(op, source, target, lanes)
         module = parse(text)
         run_pipeline(module, ",".join((*PLAN_STAGES, *PRINT_STAGES)))
         name = f"e{len(built)}"
         case = _emit_case(module, name, tmp_path, inputs)
-        assert not isinstance(case, str), f"{op} {source}: {case}"
-        built.append((f"{op} {source}{' to ' + target if target else ''}", *case))
+        label = f"{op} {source}{' to ' + target if target else ''}{f' x{lanes}' if lanes else ''}"
+        assert not isinstance(case, str), f"{label}: {case}"
+        built.append((label, *case))
     library, broken, _ = batch.build_batch(tmp_path, [b[1] for b in built], "edges")
     assert library is not None and not broken, broken
     got = _run_built(library, built, tmp_path)
     assert "_died" not in got, got.get("_died")
     wrong = []
-    for label, name, _, _, inputs, (want,), _ in built:
-        (have,) = got[name]
-        if want.dtype.kind != "f":
-            if not np.array_equal(want, have):
-                wrong.append(f"{label}: x={inputs[0].tolist()} interpreter {want.tolist()} zig {have.tolist()}")
-            continue
-        same = (want.view(np.uint8).reshape(len(want), -1) == have.view(np.uint8).reshape(len(have), -1)).all(axis=1)
-        same |= np.isnan(want) & np.isnan(have)
-        if label.split()[0] in TRANSCENDENTAL:
-            distance = batch.ulp_distance(want, have)
-            ulps[label] = distance
-            if distance <= EDGE_ULPS.get(label, 4):
-                continue
-        if not same.all():
-            bad = np.flatnonzero(~same)
-            wrong.append(f"{label}: x={inputs[0][bad].tolist()} y={inputs[1][bad].tolist()} "
-                         f"interpreter {want[bad].tolist()} zig {have[bad].tolist()}")
+    for label, name, _, _, inputs, wants, _ in built:
+        for want, have in zip(wants, got[name]):
+            problem = _bitwise_difference(label, inputs, want, have, ulps)
+            if problem:
+                wrong.append(problem)
     assert not wrong, "\n".join(wrong)
     print("largest ulp distances:", sorted(ulps.items(), key=lambda kv: -kv[1])[:6])
