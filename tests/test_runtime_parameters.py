@@ -275,3 +275,18 @@ def test_cumulative_axis(tmp_path, op):
         compiled.check(x, np.array(axis, dtype=np.int64))
     for axis in (2, -3):
         compiled.refuses(x, np.array(axis, dtype=np.int64))
+
+
+def test_center_crop_pad_shape(tmp_path):
+    # rows cropped 5 -> 2 (offset 1), columns padded 4 -> 7 (1 before, 2 after)
+    node = helper.make_node("CenterCropPad", ["x", "shape"], ["y"])
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [5, 4]), _tensor("shape", TensorProto.INT64, [2])],
+        [_tensor("y", TensorProto.FLOAT, [2, 7])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+    compiled.check(x, _axes(2, 7))
+    for shape in (_axes(2, 6), _axes(7, 2), _axes(5, 4)):
+        compiled.refuses(x, shape)

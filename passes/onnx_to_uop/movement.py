@@ -567,6 +567,57 @@ def _runtime_pads(op: Operation, kb: KernelBuilder, in_shape: Sequence[int], out
     return begin
 
 
+class CenterCropPadLowering(OnnxLowering):
+    """CenterCropPad: each listed axis cropped or zero-padded, centred, to the result's size.
+
+    The result type gives the sizes, so the offsets are constants (a crop of d drops ⌊d/2⌋ at
+    the start, a pad of d adds ⌊d/2⌋ there); a `shape` input only known at run time must name
+    those sizes, else `uop.check` makes NAME_predict return STATUS_BAD_PARAMETER."""
+
+    op_names = frozenset({"onnx.CenterCropPad"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data = layout_of(inputs(op)[0])
+        rank = data.rank
+        out_shape = tensor_shape(op.results[0])
+        axes = get_attr(op, "axes")
+        axes = list(range(rank)) if axes is None else [_normalize_axis(a, rank) for a in axes]
+        targets = [out_shape[a] for a in axes]
+        if any(out_shape[d] != data.shape[d] for d in range(rank) if d not in axes):
+            raise ValueError(f"the result shape {list(out_shape)} changes an axis not in {axes}")
+        if runtime_input(op, 1) is not None:
+            sizes = load_all(kb, input_value(op, 1))
+            if len(sizes) != len(axes):
+                raise ValueError(f"{len(sizes)} sizes for {len(axes)} axes")
+            check(kb, all_of(kb, [kb.alu("cmpeq", v, kb.const(t, _I64)) for v, t in zip(sizes, targets)]))
+        else:
+            shape = _required_constant(op, 1, "shape")
+            if shape is None or [int(v) for v in shape.reshape(-1)] != targets:
+                raise ValueError(f"shape {None if shape is None else shape.tolist()} differs from the result's {targets}")
+        # Input index = output index + offset: a crop's start, minus a pad's.
+        offsets = [(data.shape[d] - out_shape[d]) // 2 if data.shape[d] > out_shape[d] else -((out_shape[d] - data.shape[d]) // 2) for d in range(rank)]
+        element_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), out_shape, element_type)
+        if out.size == 0:
+            return [out]
+        empty = 0 in data.shape
+        with kb.loop_nest(out_shape) as ivs:
+            where, inside = [], []
+            for d, iv in enumerate(ivs):
+                if out_shape[d] <= data.shape[d]:
+                    where.append(iv if offsets[d] == 0 else kb.alu("add", iv, kb.index(offsets[d])))
+                    continue
+                i = kb.alu("add", _i64(kb, iv), kb.const(offsets[d], _I64))
+                inside.append(kb.alu("and", kb.alu("cmple", kb.const(0, _I64), i), kb.alu("cmplt", i, kb.const(data.shape[d], _I64))))
+                where.append(_to_index(kb, _clamp(kb, i, 0, max(data.shape[d] - 1, 0))))
+            zero = _zero(kb, element_type)
+            value = zero if empty else kb.load(data, where)
+            if inside and not empty:
+                value = kb.where(all_of(kb, inside), value, zero)
+            kb.store(value, out, ivs)
+        return [out]
+
+
 class TriluLowering(OnnxLowering):
     """Trilu: keep x[..., i, j] where j - i >= k (upper) or j - i <= k (lower), else 0."""
 
@@ -770,6 +821,7 @@ PATTERNS = (
     GatherLowering(),
     TileLowering(),
     PadLowering(),
+    CenterCropPadLowering(),
     TriluLowering(),
     EyeLikeLowering(),
     OneHotLowering(),
