@@ -459,9 +459,9 @@ class ZigPrinter:
             ]
         # External: no bytes in the file; the firmware places the blob and passes its address.
         return [
-            *lines[:1],
-            f"// External: the blob ({len(blob)} bytes, {self.blob_file or 'not written'}) is placed by the firmware,",
-            f"// at an address aligned to {info.constant_alignment}, and passed to {self.name}_init.",
+            "// The constant arena (every weight, aligned and deduplicated, little-endian) is external: the",
+            f"// firmware places its {len(blob)} bytes{f' ({self.blob_file})' if self.blob_file else ''} at an address aligned to "
+            f"{info.constant_alignment} and passes it to {self.name}_init.",
             lines[2],
             f"var {self.name}_constants: ?[*]const u8 = null;",
             *status,
