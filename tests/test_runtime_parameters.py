@@ -10,6 +10,7 @@ and leaves the output buffer as it was.
 from __future__ import annotations
 
 import ctypes
+import re
 from pathlib import Path
 
 import numpy as np
@@ -290,3 +291,22 @@ def test_center_crop_pad_shape(tmp_path):
     compiled.check(x, _axes(2, 7))
     for shape in (_axes(2, 6), _axes(7, 2), _axes(5, 4)):
         compiled.refuses(x, shape)
+
+
+def test_shape_that_needs_a_value_names_the_inputs_to_freeze(tmp_path):
+    # Nothing declares the Range's length: it depends on the values of its inputs.
+    nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"], name="range0"), helper.make_node("Add", ["r", "r"], ["y"])]
+    model = _model(
+        nodes,
+        [_tensor(name, TensorProto.FLOAT, []) for name in ("start", "limit", "delta")],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])],
+    )
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    message = (
+        "cannot infer a static shape for 'r' (output of node 'range0' (Range)): it depends on the value of "
+        "'delta', 'limit', 'start'; freeze it (--freeze delta=FILE.npy --freeze limit=FILE.npy "
+        "--freeze start=FILE.npy) or declare the shape in the model"
+    )
+    with pytest.raises(ZantError, match=re.escape(message)):
+        compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))

@@ -388,10 +388,32 @@ class _GraphImporter:
         if not tensor.HasField("shape") or any(
             not d.HasField("dim_value") for d in tensor.shape.dim
         ):
-            raise ZantError(f"cannot infer a static shape for '{name}'{where}")
+            raise ZantError(f"cannot infer a static shape for '{name}'{where}{self.freeze_hint(name)}")
         return TensorType(
             mlir_element_type(tensor.elem_type, name), [d.dim_value for d in tensor.shape.dim]
         )
+
+    def freeze_hint(self, name: str) -> str:
+        """How a user may make `name`'s shape static: freezing the small graph inputs (rank 0
+        or 1: axes, sizes, a Range's limit ...) it is computed from, or declaring it."""
+        inputs = {v.name: v for v in _graph_inputs(self.model)}
+        seen, todo, found = set(), [name], []
+        while todo:
+            value = todo.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            if value in inputs:
+                shape = inputs[value].type.tensor_type.shape
+                if len(shape.dim) <= 1:
+                    found.append(value)
+            elif value in self.producers:
+                todo.extend(v for v in self.producers[value].input if v)
+        if not found:
+            return "; declare its shape in the model or fix the inputs' with --input-shape"
+        names = ", ".join(f"'{v}'" for v in sorted(found))
+        example = " ".join(f"--freeze {v}=FILE.npy" for v in sorted(found))
+        return f": it depends on the value of {names}; freeze it ({example}) or declare the shape in the model"
 
     def bind(self, name: str, value: SSAValue) -> None:
         value.name_hint = _sanitize(name)
