@@ -29,6 +29,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
     "arm-dsp-dot": "arm_dsp_dot:ArmDspDotPass",
     "mve-dot": "mve_dot:MveDotPass",
+    "seed-accumulators": "seed_accumulators:SeedAccumulatorsPass",
 }
 """Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""
 

@@ -68,7 +68,8 @@ class TargetParameters:
     mve: bool = False
     """The core has Helium, the M-profile Vector Extension (Cortex-M55): int8 dot products of 8
     or more values become vector loads and `VMLAVA` (`mve-dot`, before `arm-dsp-dot`, which
-    takes the shorter ones and the remainders)."""
+    takes the shorter ones and the remainders), their accumulators seeded with the Conv's
+    bias first (`seed-accumulators`)."""
 
 
 TARGET_PARAMETERS: dict[str, TargetParameters] = {
@@ -118,7 +119,7 @@ def stages_for(
         if p.vector_lanes
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
     )
-    dsp = (*(("mve-dot",) if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
+    dsp = (*(("seed-accumulators", "mve-dot") if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
     return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment, memories), *PRINT_STAGES, *dsp)
 
 
