@@ -12,6 +12,8 @@ each into a requantizing `QLinearLeakyRelu` (alpha 1) and an int8 Clip, and the 
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -30,6 +32,7 @@ from models import QOPERATOR_STANDARD_OPS, GraphBuilder, calibration_inputs, qua
 from test_int8 import PIPELINE, folded, onnxruntime_session, output_tolerances  # noqa: E402
 
 from zant.driver import CompileOptions, compile_model, compile_to_module  # noqa: E402
+from zant.tools.cli import main as cli_main  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 from zant.passes.fold_qdq import unfolded_ops  # noqa: E402
 
@@ -108,6 +111,28 @@ def test_scratch_arena_holds_no_float_buffer(tmp_path, variant):
     module = compile_to_module(tmp_path / "m.onnx", "cortex-m4", pipeline=PIPELINE).module
     locals_ = [op.results[0].type for op in module.walk() if op.name == "uop.define_local"]
     assert locals_ and all(isinstance(t.element_type, IntegerType) for t in locals_), locals_
+
+
+def test_plan_records_element_types_and_no_float_scratch_bytes(tmp_path, capsys):
+    """The plan JSON gives every buffer's element type and the float bytes of the scratch arena
+    (0: only the graph's input and output, which the caller holds, are float), and `zant
+    compile` prints them; the float digits model's scratch arena is float throughout."""
+    onnx.save(quantized("qoperator_int8"), tmp_path / "m.onnx")
+    assert cli_main(["compile", str(tmp_path / "m.onnx"), "-o", str(tmp_path / "out"), "--target", "cortex-m4", "--no-build"]) == 0
+    assert re.search(r"^  of it float +0 bytes$", capsys.readouterr().out, re.M)
+    plan = json.loads((tmp_path / "out" / "model.plan.json").read_text())
+    assert plan["float_scratch_bytes"] == 0
+    floats = {(t["role"], t["name"]) for t in plan["tensors"] if t["element_type"] == "f32"}
+    assert {role for role, _ in floats} <= {"input", "output", "constant"}
+    assert {t["element_type"] for t in plan["tensors"] if t["role"] == "scratch"} == {"i8"}
+    # The float constants are the input's QuantizeLinear scale and the output's DQ scale.
+    assert len([1 for role, _ in floats if role == "constant"]) <= 2
+
+    digits = Path(__file__).resolve().parents[1] / "examples" / "digits" / "digits_cnn.onnx"
+    assert cli_main(["compile", str(digits), "-o", str(tmp_path / "digits"), "--no-build"]) == 0
+    plan = json.loads((tmp_path / "digits" / "model.plan.json").read_text())
+    scratch = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
+    assert plan["float_scratch_bytes"] == scratch > 0
 
 
 # qoperator_uint8 is left out: its QLinearConvs are 12-44 LSB from onnxruntime's own u8s8

@@ -373,7 +373,9 @@ def test_header_compiles_and_plan_is_stable(tmp_path, zig_cache):
     assert first["arenas"][0] == {"role": "scratch", "size": 32, "alignment": 16}
     assert first["lower_bound_bytes"] == 24
     sum_ = next(t for t in first["tensors"] if t["name"] == "sum")
-    assert sum_ | {"region": None} == {"name": "sum", "role": "scratch", "memory": "ram", "region": None, "offset": 0, "size": 24}
+    assert sum_ | {"region": None} == {
+        "name": "sum", "role": "scratch", "memory": "ram", "region": None, "offset": 0, "size": 24, "element_type": "f32"
+    }
     assert sum_["region"] == next(r["id"] for r in first["regions"] if r["name"] == "scratch")
 
 

@@ -139,6 +139,7 @@ def format_summary(result: CompileResult, target: str, optimize: str) -> str:
     lines = [
         f"wrote {result.zig_path}, {', '.join([*blobs, result.header_path.name, result.plan_path.name])}",
         f"scratch arena   {arenas.get('scratch', 0):>10,} bytes (lower bound {result.plan.get('lower_bound_bytes', 0):,})",
+        f"  of it float   {result.plan.get('float_scratch_bytes', 0):>10,} bytes",
         f"constant arena  {arenas.get('constant', 0):>10,} bytes",
     ]
     if result.library_path is not None:

@@ -95,12 +95,17 @@ class TensorPlacement:
     size: int
     region: int = 0  # the id of the region holding it (`PlanRegion.id`)
     memory: str = ""
+    element_type: str = ""  # as MLIR spells it: i8, ui8, f32 …
 
     def as_dict(self) -> dict:
         return {
             "name": self.name, "role": self.role, "region": self.region, "memory": self.memory,
-            "offset": self.offset, "size": self.size,
+            "offset": self.offset, "size": self.size, "element_type": self.element_type,
         }
+
+    @property
+    def is_float(self) -> bool:
+        return self.element_type.startswith(("f", "bf"))
 
 
 DEFAULT_MEMORY = {"scratch": "ram", "persistent": "ram", "constant": "flash", "io": "caller"}
@@ -264,14 +269,17 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
                 if op.offset is None:
                     raise _unplanned(f"constant '{op.tensor_name.data}' has no offset")
                 tensors.append(
-                    TensorPlacement(op.tensor_name.data, role.value, op.offset.value.data, size, constant_region.id, constant_region.memory)
+                    TensorPlacement(
+                        op.tensor_name.data, role.value, op.offset.value.data, size, constant_region.id,
+                        constant_region.memory, str(op.result.type.element_type),  # type: ignore[attr-defined]
+                    )
                 )
                 continue
             element_type = op.result.type.element_type  # type: ignore[attr-defined]
             region = PlanRegion(f"io.{role.value}.{op.tensor_name.data}", "io", DEFAULT_MEMORY["io"], size, _element_bytes(element_type))
             io_regions.append(region)
             io.append((role.value, op.tensor_name.data, op.result.type.size.data, str(element_type)))  # type: ignore[attr-defined]
-            tensors.append(TensorPlacement(op.tensor_name.data, role.value, None, size, region.id, region.memory))
+            tensors.append(TensorPlacement(op.tensor_name.data, role.value, None, size, region.id, region.memory, str(element_type)))
     lifetimes = []
     for op in function.walk():
         if not isinstance(op, DefineLocalOp):
@@ -283,7 +291,10 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
             raise _unplanned(f"scratch buffer '{op.tensor_name.data}' is in a memory without a scratch arena")
         first, last = op.live.first.data, op.live.last.data
         tensors.append(
-            TensorPlacement(op.tensor_name.data, "scratch", op.offset.value.data, op.result.type.byte_size, home.id, home.memory)  # type: ignore[attr-defined]
+            TensorPlacement(
+                op.tensor_name.data, "scratch", op.offset.value.data, op.result.type.byte_size,  # type: ignore[attr-defined]
+                home.id, home.memory, str(op.result.type.element_type),  # type: ignore[attr-defined]
+            )
         )
         lifetimes.append(Lifetime(op.tensor_name.data, first, last))
     return PlanInfo(
@@ -302,6 +313,22 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
         lifetimes=tuple(lifetimes),
         step_count=_recorded_int(scratch.steps, "steps"),
     )
+
+
+def float_scratch_bytes(info: PlanInfo) -> int:
+    """The bytes of the scratch arenas that some float buffer occupies (buffers sharing bytes
+    over time counted once)."""
+    covered = 0
+    for region in info.scratch_regions:
+        spans = sorted(
+            (t.offset, t.offset + t.size) for t in info.tensors
+            if t.role == "scratch" and t.region == region.id and t.is_float and t.offset is not None
+        )
+        end = 0
+        for start, stop in spans:
+            covered += max(0, stop - max(start, end))
+            end = max(end, stop)
+    return covered
 
 
 def plan_summary(module: ModuleOp) -> dict:
@@ -331,6 +358,7 @@ def emit_plan_json(module: ModuleOp, name: str) -> dict:
         "arenas": info.arenas(),
         "lower_bound_bytes": info.lower_bound_bytes,
         "aligned_lower_bound_bytes": info.aligned_lower_bound_bytes,
+        "float_scratch_bytes": float_scratch_bytes(info),
         "strategy": info.strategy,
         "constant_link_section": info.link_section,
         "regions": [r.as_dict() for r in info.regions],
