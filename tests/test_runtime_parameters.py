@@ -310,3 +310,13 @@ def test_shape_that_needs_a_value_names_the_inputs_to_freeze(tmp_path):
     )
     with pytest.raises(ZantError, match=re.escape(message)):
         compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))
+
+
+@pytest.mark.parametrize("op", ["HannWindow", "BlackmanWindow"])
+def test_window_size(tmp_path, op):
+    node = helper.make_node(op, ["size"], ["y"], periodic=0)
+    model = _model([node], [_tensor("size", TensorProto.INT64, [])], [_tensor("y", TensorProto.FLOAT, [6])])
+    compiled = Compiled(model, tmp_path)
+    compiled.check(np.array(6, dtype=np.int64))
+    for size in (5, 7, -6):
+        compiled.refuses(np.array(size, dtype=np.int64))

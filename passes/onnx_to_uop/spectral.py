@@ -8,8 +8,8 @@ residues of 1e-5 where the exact result (e.g. the imaginary part of a real signa
 bin) is 0, far outside an absolute tolerance. Complex tensors keep (real, imaginary) in a last dimension of 2;
 real ones have a last dimension of 1.
 
-The window ops (Hann, Hamming, Blackman) need no pattern: the frontend expands their ONNX
-function bodies.
+The window ops (Hann, Hamming, Blackman) are constant tables: the result type gives the length,
+and a `size` only known at run time must be that length (`uop.check`).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+from zant.passes.onnx_to_uop.parameters import I64, check, load_all, runtime_input
 from zant.passes.onnx_to_uop.reduce import constant_input, normalize_axes
 
 Sample = Callable[[SSAValue], tuple[SSAValue, SSAValue | None]]
@@ -211,4 +212,39 @@ class MelWeightMatrixLowering(OnnxLowering):
         return [constant_table(op, result_name(op), table, tensor_element_type(op.results[0]))]
 
 
-PATTERNS = (DFTLowering(), STFTLowering(), MelWeightMatrixLowering())
+def _window(name: str, size: int, periodic: bool) -> np.ndarray:
+    """The window's values in f64, by the ONNX definitions (N = size, or size - 1 symmetric)."""
+    n = np.arange(size, dtype=np.float64)
+    period = size if periodic else size - 1
+    angle = 2 * np.pi * n / period if period else np.zeros(size)
+    if name == "onnx.HannWindow":
+        return np.sin(angle / 2) ** 2
+    if name == "onnx.HammingWindow":
+        alpha = 25.0 / 46.0
+        return alpha - (1 - alpha) * np.cos(angle)
+    return 0.42 - 0.5 * np.cos(angle) + 0.08 * np.cos(2 * angle)
+
+
+class WindowLowering(OnnxLowering):
+    """HannWindow, HammingWindow, BlackmanWindow: a constant table of the result's length. A
+    `size` read at run time must be that length, else NAME_predict returns
+    STATUS_BAD_PARAMETER."""
+
+    op_names = frozenset({"onnx.HannWindow", "onnx.HammingWindow", "onnx.BlackmanWindow"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        (length,) = tensor_shape(op.results[0])
+        size_value = inputs(op)[0]
+        assert size_value is not None
+        if runtime_input(op, 0) is not None:
+            (size,) = load_all(kb, size_value)
+            check(kb, kb.alu("cmpeq", size, kb.const(length, I64)))
+        else:
+            size = int(constant_input(op, 0).reshape(-1)[0])
+            if size != length:
+                raise ValueError(f"size {size} differs from the result's length {length}")
+        table = _window(op.name, length, bool(get_attr(op, "periodic")))
+        return [kb.constant(result_name(op), table, tensor_element_type(op.results[0]))]
+
+
+PATTERNS = (DFTLowering(), STFTLowering(), MelWeightMatrixLowering(), WindowLowering())
