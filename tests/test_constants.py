@@ -168,3 +168,23 @@ def test_cli_constants_flag(tmp_path, model_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["compile", str(model_path), "-o", str(out), "--constants", "rom"])
     assert "invalid choice: 'rom'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["staged", "external"])
+def test_a_model_without_constants_needs_init_all_the_same(tmp_path, mode):
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])], "add",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "ab"],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    )
+    path = tmp_path / "add.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    result = compile_model(path, tmp_path / "out", CompileOptions(name="m", constants=mode))
+    # An external arena's (empty) blob is written all the same, for the firmware to place.
+    assert ("m.weights.bin" in result.plan["files"]) == (mode == "external")
+    assert (tmp_path / "out" / "m.weights.bin").exists() == (mode == "external")
+    model = load_compiled(result)
+    library = model._library
+    assert (library.m_init(ctypes.c_void_p(None)) if mode == "external" else library.m_init()) == 0
+    a = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(model(a, a)[0], 2 * a)

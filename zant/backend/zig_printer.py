@@ -412,7 +412,7 @@ class ZigPrinter:
             return []
         section = f' linksection("{info.link_section}")' if info.link_section else ""
         arena = f"[{len(blob)}]u8 align({info.constant_alignment})"
-        if self.blob_file is None:
+        if self.blob_file is None or not blob:  # inline (an empty arena has no file)
             rows = [
                 "    " + ", ".join(f"0x{byte:02x}" for byte in blob[i : i + 16]) + ","
                 for i in range(0, len(blob), 16)
@@ -432,7 +432,7 @@ class ZigPrinter:
             'comptime { std.debug.assert(@import("builtin").cpu.arch.endian() == .little); }',
         ]
         def declare(name: str) -> list[str]:
-            first = f"const {name}: {source[0]}" if self.blob_file is None else f"const {name} {source[0]}"
+            first = f"const {name}: {source[0]}" if source[0].startswith("[") else f"const {name} {source[0]}"
             return [first, *(line.replace("{NAME}", name) for line in source[1:])]
 
         if self.constants == "embedded":
