@@ -320,3 +320,24 @@ def test_window_size(tmp_path, op):
     compiled.check(np.array(6, dtype=np.int64))
     for size in (5, 7, -6):
         compiled.refuses(np.array(size, dtype=np.int64))
+
+
+def test_stft_frame_step_and_length(tmp_path):
+    node = helper.make_node("STFT", ["signal", "frame_step", "", "frame_length"], ["y"])
+    model = _model(
+        [node],
+        [
+            _tensor("signal", TensorProto.FLOAT, [1, 32, 1]),
+            _tensor("frame_step", TensorProto.INT64, []),
+            _tensor("frame_length", TensorProto.INT64, []),
+        ],
+        [_tensor("y", TensorProto.FLOAT, [1, 7, 5, 2])],  # (32 - 8) / 4 + 1 frames, 8 / 2 + 1 bins
+    )
+    compiled = Compiled(model, tmp_path)
+    signal = rng.standard_normal((1, 32, 1)).astype(np.float32)
+    scalar = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
+    compiled.check(signal, scalar(4), scalar(8))
+    # another frame count; a zero or negative step; 9 also has 5 one-sided bins, but the
+    # compiled transform is 8 long
+    for step, length in ((3, 8), (5, 8), (0, 8), (-4, 8), (4, 9)):
+        compiled.refuses(signal, scalar(step), scalar(length))

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from xdsl.dialects.builtin import f64
+from xdsl.dialects.builtin import IndexType, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects.onnx import get_attr, inputs
@@ -32,7 +32,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.parameters import I64, check, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import I64, all_of, check, load_all, runtime_input
 from zant.passes.onnx_to_uop.reduce import constant_input, normalize_axes
 
 Sample = Callable[[SSAValue], tuple[SSAValue, SSAValue | None]]
@@ -141,16 +141,44 @@ class STFTLowering(OnnxLowering):
         signal_value, _, window_value, _ = (inputs(op) + [None] * 4)[:4]
         signal = layout_of(signal_value)
         window = None if window_value is None else layout_of(window_value)
-        step = _scalar(op, 1, None)
-        frame_length = _scalar(op, 3, None if window is None else window.shape[0])
+        _, frames, bins, _ = tensor_shape(op.results[0])
+        conditions = []
+        if runtime_input(op, 3) is not None:
+            # Read at run time, the frame length must be the one the shapes give: the window's,
+            # else the bin count (two-sided) or the even length with that many bins (one-sided).
+            if window is not None:
+                frame_length = window.shape[0]
+            else:
+                frame_length = 2 * (bins - 1) if get_attr(op, "onesided") else bins
+            (length_value,) = load_all(kb, inputs(op)[3])
+            conditions.append(kb.alu("cmpeq", length_value, kb.const(frame_length, I64)))
+        else:
+            frame_length = _scalar(op, 3, None if window is None else window.shape[0])
+        step_index: SSAValue | None = None
+        if runtime_input(op, 1) is not None:
+            # frames = ⌊(N - L) / step⌋ + 1 for a positive step; each frame starts at f·step.
+            if frame_length is None:
+                raise ValueError("STFT needs a window or frame_length")
+            span = signal.shape[1] - frame_length
+            (step_value,) = load_all(kb, inputs(op)[1])
+            positive = kb.alu("cmplt", kb.const(0, I64), step_value)
+            step_value = kb.alu("max", kb.alu("min", step_value, kb.const(max(span, 0) + 1, I64)), kb.const(1, I64))
+            counted = kb.alu("add", kb.alu("div", kb.const(span, I64), step_value), kb.const(1, I64))
+            conditions += [positive, kb.alu("cmpeq", counted, kb.const(frames, I64))]
+            step_index = kb.cast(step_value, IndexType())
+            step = 0
+        else:
+            step = _scalar(op, 1, None)
         if step is None or frame_length is None:
             raise ValueError("STFT needs a frame_step and a window or frame_length")
+        if conditions:
+            check(kb, all_of(kb, conditions))
         element_type = tensor_element_type(op.results[0])
         acc_type = f64
         out = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
         batch, frames, bins, _ = out.shape
         with kb.loop_nest((batch, frames, bins)) as (b, f, k):
-            start = kb.alu("mul", f, kb.index(step))
+            start = kb.alu("mul", f, kb.index(step) if step_index is None else step_index)
             framed = _complex_sample(kb, signal, [b], acc_type)
 
             def sample(n: SSAValue) -> tuple[SSAValue, SSAValue | None]:
