@@ -30,9 +30,8 @@ def parse(text: str):
     return Parser(make_context(), text).parse_module()
 
 
-def run_body(body: str, inputs: list[np.ndarray], outputs: list[tuple[int, str]]) -> list[np.ndarray]:
-    """Run `body` inside `func.func @main()`: one input global per array (typed by `inputs`'
-    dtypes, as declared in the body by the caller) and the given outputs."""
+def run_body(body: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Run `body` (which declares its globals) as `func.func @main()` on `inputs`."""
     return run_module(parse("func.func @main() {\n" + body + "\n  func.return\n}"), inputs)
 
 
@@ -44,19 +43,15 @@ def binary(op: str, t: str, xs, ys, dtype) -> np.ndarray:
   %y = uop.define_global "input" 1 "y" : !uop.buffer<{n}x{t}>
   %o = uop.define_global "output" 0 "o" : !uop.buffer<{n}x{t}>
   uop.range %i = 0 to {n} {{
+    %pa = uop.gep %x[%i] : !uop.buffer<{n}x{t}>
+    %pb = uop.gep %y[%i] : !uop.buffer<{n}x{t}>
+    %po = uop.gep %o[%i] : !uop.buffer<{n}x{t}>
     %a = uop.load %pa : {t}
     %b = uop.load %pb : {t}
     %r = uop.{op} %a, %b : {t}
     uop.store %r, %po : {t}
   }}"""
-    # geps first (the loads use them)
-    body = body.replace(
-        f"    %a = uop.load",
-        f"    %pa = uop.gep %x[%i] : !uop.buffer<{n}x{t}>\n"
-        f"    %pb = uop.gep %y[%i] : !uop.buffer<{n}x{t}>\n"
-        f"    %po = uop.gep %o[%i] : !uop.buffer<{n}x{t}>\n    %a = uop.load",
-    )
-    (out,) = run_body(body, [np.array(xs, dtype), np.array(ys, dtype)], [])
+    (out,) = run_body(body, [np.array(xs, dtype), np.array(ys, dtype)])
     return out
 
 
@@ -72,7 +67,7 @@ def unary(op: str, t: str, xs, dtype, result: str | None = None) -> np.ndarray:
     %v = {op.format(a="%a", t=t, r=r)}
     uop.store %v, %po : {r}
   }}"""
-    (out,) = run_body(body, [np.array(xs, dtype)], [])
+    (out,) = run_body(body, [np.array(xs, dtype)])
     return out
 
 
@@ -174,7 +169,7 @@ def test_fused_mulacc_rounds_once():
   uop.store %fv, %q0 : f32
   %q1 = uop.gep %o[%c1] : !uop.buffer<2xf32>
   uop.store %uv, %q1 : f32"""
-    (out,) = run_body(body, [np.array([1 + 2.0**-12], np.float32)], [])
+    (out,) = run_body(body, [np.array([1 + 2.0**-12], np.float32)])
     assert list(out) == [2.0**-24, 0.0]
 
 
@@ -201,7 +196,7 @@ def test_strided_vector_load_store_reduce_and_select():
   %last = uop.gep %o[%c8] : !uop.buffer<9xi8>
   uop.store %r, %last : i8"""
     x = np.array([1, 2, 100, 50, 7, 3, -5, -1], np.int8)
-    (out,) = run_body(body, [x], [])
+    (out,) = run_body(body, [x])
     v, w = x[0::2].astype(int), x[1::2].astype(int)
     s = (v + w + 128) % 256 - 128
     assert list(out[0:8:2]) == list(np.where(v < w, s, v))
@@ -219,7 +214,7 @@ def test_a_gep_outside_its_buffer_traps_naming_it():
     uop.store %a, %q : f32
   }"""
     with pytest.raises(InterpreterTrap, match="element 4 of 'x', which has 4 elements"):
-        run_body(body, [np.zeros(4, np.float32)], [])
+        run_body(body, [np.zeros(4, np.float32)])
 
 
 def test_planned_scratch_buffers_share_the_arena_bytes():
@@ -239,7 +234,7 @@ def test_planned_scratch_buffers_share_the_arena_bytes():
   %v = uop.load %pa : i32
   %q = uop.gep %o[%c0] : !uop.buffer<1xi32>
   uop.store %v, %q : i32"""
-    (out,) = run_body(body, [], [])
+    (out,) = run_body(body, [])
     assert list(out) == [9]
 
 
@@ -263,7 +258,7 @@ def test_arm_dsp_ops_compute_sxtb16_and_smlad():
   %q = uop.gep %o[%c0] : !uop.buffer<1xi32>
   uop.store %t, %q : i32"""
     x = np.array([-128, 127, -3, 5, -128, -128, 77, -9], np.int8)
-    (out,) = run_body(body, [x], [])
+    (out,) = run_body(body, [x])
     assert int(out[0]) == 1000 + int(np.dot(x[:4].astype(int), x[4:].astype(int)))
 
 
@@ -285,7 +280,7 @@ def test_arm_mve_ops_gather_and_multiply_accumulate_across_lanes():
   %r = uop.gep %o[%c0] : !uop.buffer<1xi32>
   uop.store %t, %r : i32"""
     x = np.random.default_rng(5).integers(-128, 128, 32).astype(np.int8)
-    (out,) = run_body(body, [x], [])
+    (out,) = run_body(body, [x])
     wide = x.astype(int)
     assert int(out[0]) == -7 + int(wide[:16] @ wide[16:]) + int(wide[0:16:2] @ wide[1:16:2])
 
@@ -311,9 +306,9 @@ def test_a_failed_uop_check_stops_the_run_with_its_status():
   uop.check %ok, 4
   %q = uop.gep %o[%c0] : !uop.buffer<1xi64>
   uop.store %v, %q : i64"""
-    assert list(run_body(body, [np.array([2], np.int64)], [])[0]) == [2]
+    assert list(run_body(body, [np.array([2], np.int64)])[0]) == [2]
     with pytest.raises(InterpreterTrap, match="returns status 4"):
-        run_body(body, [np.array([3], np.int64)], [])
+        run_body(body, [np.array([3], np.int64)])
 
 
 def test_an_op_outside_uop_is_refused_by_name():

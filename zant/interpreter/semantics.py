@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import cache
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, Signedness, VectorType
+from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, VectorType
 from xdsl.ir import Attribute
 
 from zant.ir.types import numpy_dtype
@@ -314,7 +314,3 @@ def bitcaster(source: Attribute, target: Attribute) -> Callable:
 
     return bitcast
 
-
-def as_value(element, t: Attribute):
-    """An element read from a buffer of element type `t` as an interpreter value."""
-    return int(element) if is_int(t) else element
