@@ -341,3 +341,20 @@ def test_stft_frame_step_and_length(tmp_path):
     # compiled transform is 8 long
     for step, length in ((3, 8), (5, 8), (0, 8), (-4, 8), (4, 9)):
         compiled.refuses(signal, scalar(step), scalar(length))
+
+
+def test_dft_axis(tmp_path):
+    node = helper.make_node("DFT", ["x", "", "axis"], ["y"])
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [1, 4, 4, 1]), _tensor("axis", TensorProto.INT64, [])],
+        [_tensor("y", TensorProto.FLOAT, [1, 4, 4, 2])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((1, 4, 4, 1)).astype(np.float32)
+    # Axes 1 and 2 have one length: the value picks the transform at run time.
+    for axis in (0, 1, 2, -3, -2):
+        compiled.check(x, np.array(axis, dtype=np.int64))
+    # the last dimension holds (real, imaginary); out of range
+    for axis in (3, -1, 4, -5):
+        compiled.refuses(x, np.array(axis, dtype=np.int64))

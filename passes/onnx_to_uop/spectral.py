@@ -32,7 +32,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.parameters import I64, all_of, check, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import I64, all_of, any_of, check, load_all, runtime_input
 from zant.passes.onnx_to_uop.reduce import constant_input, normalize_axes
 
 Sample = Callable[[SSAValue], tuple[SSAValue, SSAValue | None]]
@@ -75,9 +75,16 @@ def _complex_sample(kb: KernelBuilder, x: Layout, outer: list[SSAValue], acc_typ
     return sample
 
 
-def _store_complex(kb: KernelBuilder, out: Layout, where: list[SSAValue], parts: tuple[SSAValue, ...]) -> None:
+def _store_complex(
+    kb: KernelBuilder, out: Layout, where: list[SSAValue], parts: tuple[SSAValue, ...], select: SSAValue | None = None
+) -> None:
+    """Stores the parts; with `select`, each keeps the old value unless it holds."""
     for p, value in enumerate(parts[: out.shape[-1]]):
-        kb.store(kb.cast(value, out.element_type), out, [*where, kb.index(p)])
+        at = [*where, kb.index(p)]
+        value = kb.cast(value, out.element_type)
+        if select is not None:
+            value = kb.where(select, value, kb.load(out, at))
+        kb.store(value, out, at)
 
 
 class DFTLowering(OnnxLowering):
@@ -91,15 +98,51 @@ class DFTLowering(OnnxLowering):
         reject_bfloat16(op)
         x = layout_of(inputs(op)[0])
         rank = x.rank
+        element_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
+        if runtime_input(op, 2) is not None:
+            # The axis is read at run time: one masked kernel per axis the shapes allow (the
+            # value picks the one that stores), and a check that it names one of them.
+            (axis_value,) = load_all(kb, inputs(op)[2])
+            candidates = [a for a in range(rank - 1) if self.fits(op, x.shape, out.shape, a)]
+            if not candidates:
+                raise ValueError(f"no axis transforms shape {list(x.shape)} into {list(out.shape)}")
+            selects = {
+                a: kb.alu("or", kb.alu("cmpeq", axis_value, kb.const(a, I64)), kb.alu("cmpeq", axis_value, kb.const(a - rank, I64)))
+                for a in candidates
+            }
+            check(kb, any_of(kb, list(selects.values())))
+            for axis, select in selects.items():
+                self.transform(kb, op, x, out, axis, select)
+            return [out]
         (axis,) = normalize_axes([_scalar(op, 2, -2)], rank)
         if axis == rank - 1:
             raise ValueError("the DFT axis cannot be the last (real, imaginary) dimension")
+        self.transform(kb, op, x, out, axis)
+        return [out]
+
+    @staticmethod
+    def n_fft(op: Operation, length: int) -> int:
+        inverse, onesided = bool(get_attr(op, "inverse")), bool(get_attr(op, "onesided"))
+        return _scalar(op, 1, 2 * (length - 1) if inverse and onesided else length)
+
+    @classmethod
+    def fits(cls, op: Operation, in_shape: tuple[int, ...], out_shape: tuple[int, ...], axis: int) -> bool:
+        """Whether transforming along `axis` gives `out_shape` (the other dimensions kept)."""
+        n_fft = cls.n_fft(op, in_shape[axis])
+        inverse, onesided = bool(get_attr(op, "inverse")), bool(get_attr(op, "onesided"))
+        size = n_fft // 2 + 1 if onesided and not inverse else n_fft
+        return out_shape[axis] == size and all(out_shape[d] == in_shape[d] for d in range(len(in_shape) - 1) if d != axis)
+
+    def transform(
+        self, kb: KernelBuilder, op: Operation, x: Layout, out: Layout, axis: int, select: SSAValue | None = None
+    ) -> None:
+        """The kernel along `axis`; with `select`, each store keeps the old value unless it holds."""
+        rank = x.rank
         inverse, onesided = bool(get_attr(op, "inverse")), bool(get_attr(op, "onesided"))
         length = x.shape[axis]
-        n_fft = _scalar(op, 1, 2 * (length - 1) if inverse and onesided else length)
-        element_type = tensor_element_type(op.results[0])
+        n_fft = self.n_fft(op, length)
         acc_type = f64
-        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
         perm = [d for d in range(rank - 1) if d != axis] + [axis, rank - 1]
         x_rows, out_rows = x.permute(perm), out.permute(perm)
         scale = kb.const(1 / n_fft, acc_type) if inverse else None
@@ -112,8 +155,7 @@ class DFTLowering(OnnxLowering):
                 parts = fourier_sum(kb, sample, count, k, n_fft, 1 if inverse else -1, acc_type)
                 if scale is not None:
                     parts = tuple(kb.alu("mul", p, scale) for p in parts)
-                _store_complex(kb, out_rows, [*outer, k], parts)
-        return [out]
+                _store_complex(kb, out_rows, [*outer, k], parts, select)
 
     @staticmethod
     def _mirrored(kb: KernelBuilder, sample: Sample, n_fft: int, acc_type: Attribute) -> Sample:
