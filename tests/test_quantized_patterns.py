@@ -240,3 +240,65 @@ def test_quantize_static_silu_cnn(tmp_path, activations):
     if activations == "int8":
         feeds = calibration_inputs(model, count=3, seed=42)
         assert max(lsb_differences(model, "silu_cnn", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+def contrib_cnn() -> onnx.ModelProto:
+    """A CNN whose QOperator form holds every com.microsoft op `quantize_static` writes for
+    CNNs: LeakyRelu, Sigmoid, Mul (SiLU), Add, Concat, AveragePool, GlobalAveragePool and Gemm
+    (QGemm); input 1×3×16×16, 10 outputs."""
+    g = GraphBuilder("contrib_cnn", seed=11)
+    a = g.node("LeakyRelu", [g.conv("input", 3, 8, 3, stride=2)], "leaky", alpha=0.1)
+    a = g.node("Mul", [a, g.node("Sigmoid", [a], "sig")], "silu")
+    b = g.conv("input", 3, 8, 3, stride=2)
+    x = g.node("Concat", [g.node("Add", [a, b], "add"), b], "cat", axis=1)
+    x = g.node("AveragePool", [x], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flat")
+    return g.build([("input", [1, 3, 16, 16])], [(g.gemm(x, 16, 10), "y", [1, 10])])
+
+
+CONTRIB_OPS = {
+    "QLinearLeakyRelu", "QLinearSigmoid", "QLinearMul", "QLinearAdd", "QLinearConcat", "QLinearAveragePool",
+    "QLinearGlobalAveragePool", "QGemm",
+}
+
+
+@pytest.mark.parametrize("activations", ["int8", "uint8"])
+def test_qoperator_contrib_ops_fold(tmp_path, activations):
+    """onnxruntime's com.microsoft ops import as their QDQ definition and fold to integer ops."""
+    model = quantize(contrib_cnn(), "qoperator", per_channel=True, activations=activations)
+    assert CONTRIB_OPS <= {n.op_type for n in model.graph.node if n.domain == "com.microsoft"}
+    module = folded(model, tmp_path)
+    assert_only_the_edges_are_float(module)
+    names = [op.name for op in module.walk()]
+    assert names.count("onnx.LookupTable") == 2 and names.count("onnx.QLinearAdd") == 1  # LeakyRelu, Sigmoid
+    assert names.count("onnx.QLinearMul") == 1 and names.count("onnx.Concat") == 1
+    if activations == "int8":  # uint8: onnxruntime's u8s8 QLinearConv is off by more (test_quantized_models)
+        feeds = calibration_inputs(model, count=3, seed=42)
+        assert max(lsb_differences(model, "contrib_cnn", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+def _contrib_node_model(op_type: str, **attributes) -> onnx.ModelProto:
+    inits = [numpy_helper.from_array(np.array(0.1, np.float32), "s"), numpy_helper.from_array(np.array(0, np.int8), "z")]
+    node = helper.make_node(op_type, ["x", "s", "z", "s", "z"], ["y"], name="gap", domain="com.microsoft", **attributes)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 2, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 2, 1, 1])], inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)])
+
+
+def test_contrib_ops_that_do_not_expand_are_named(tmp_path):
+    from zant.errors import ZantError
+    from zant.frontend.onnx_importer import import_model
+
+    onnx.save(_contrib_node_model("QLinearGlobalAveragePool", channels_last=1), tmp_path / "nhwc.onnx")
+    with pytest.raises(ZantError, match=r"^node 'gap' \(com.microsoft.QLinearGlobalAveragePool\): channels_last = 1 is not supported$"):
+        import_model(str(tmp_path / "nhwc.onnx"))
+    onnx.save(_contrib_node_model("QLinearReduceMean"), tmp_path / "other.onnx")
+    with pytest.raises(ZantError, match=r"node 'gap' \(QLinearReduceMean\): unsupported operator domain 'com.microsoft'"):
+        import_model(str(tmp_path / "other.onnx"))
+    onnx.save(_contrib_node_model("QLinearGlobalAveragePool"), tmp_path / "nchw.onnx")
+    module = import_model(str(tmp_path / "nchw.onnx"))
+    assert [op.name for op in module.walk() if op.name.startswith("onnx.") and op.name != "onnx.Constant"] == [
+        "onnx.DequantizeLinear", "onnx.GlobalAveragePool", "onnx.QuantizeLinear",
+    ]

@@ -48,6 +48,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import ML_DOMAIN, onnx_op_class, op_name
+from zant.frontend.contrib_quantized import expand_contrib_quantized
 from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.frontend.expand import (
     DEFAULT_DOMAINS,
@@ -94,6 +95,7 @@ def import_model_bytes(
         raise ZantError(f"malformed ONNX model (not a valid protobuf): {error}") from None
     if not model.HasField("graph"):
         raise ZantError("malformed ONNX model: no graph (empty or truncated file?)")
+    model = expand_contrib_quantized(model)  # com.microsoft QLinear ops as DQ → op → Q
     _check_operators(model)
     _load_external_data(model, model_dir)
     try:
