@@ -358,3 +358,23 @@ def test_dft_axis(tmp_path):
     # the last dimension holds (real, imaginary); out of range
     for axis in (3, -1, 4, -5):
         compiled.refuses(x, np.array(axis, dtype=np.int64))
+
+
+def test_col2im_image_and_block_shape(tmp_path):
+    # 5 rows of 5 columns into a 5x5 image: blocks 1x5 and 5x1 both fit; the value picks.
+    node = helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"])
+    model = _model(
+        [node],
+        [
+            _tensor("x", TensorProto.FLOAT, [1, 5, 5]),
+            _tensor("image_shape", TensorProto.INT64, [2]),
+            _tensor("block_shape", TensorProto.INT64, [2]),
+        ],
+        [_tensor("y", TensorProto.FLOAT, [1, 1, 5, 5])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((1, 5, 5)).astype(np.float32)
+    for block in (_axes(1, 5), _axes(5, 1)):
+        compiled.check(x, _axes(5, 5), block)
+    for image, block in ((_axes(5, 6), _axes(1, 5)), (_axes(5, 5), _axes(5, 5)), (_axes(5, 5), _axes(-1, -5))):
+        compiled.refuses(x, image, block)

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from zant.dialects.onnx import get_attr, input_value
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
@@ -16,6 +17,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+from zant.passes.onnx_to_uop.parameters import I64, all_of, any_of, check, load_all, runtime_input
 from zant.passes.onnx_to_uop.resample import constant_input
 
 # -- Col2Im ---------------------------------------------------------------------------------
@@ -23,41 +25,92 @@ from zant.passes.onnx_to_uop.resample import constant_input
 
 class Col2ImLowering(OnnxLowering):
     """`Col2Im`: input (N, C·Πblock, L) viewed as (N, C, block…, positions…); each element is
-    added into the image at position·stride - pad_begin + offset·dilation, when inside."""
+    added into the image at position·stride - pad_begin + offset·dilation, when inside.
+
+    A run-time image_shape must be the result's spatial shape; a run-time block_shape may be
+    any that fits the input's rows and columns: one scatter per such shape, the value picking
+    the one that adds. Other values make NAME_predict return STATUS_BAD_PARAMETER (`uop.check`).
+    """
 
     op_names = frozenset({"onnx.Col2Im"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        image = constant_input(op, 1, "image_shape")
-        block = constant_input(op, 2, "block_shape")
-        if image is None or block is None or len(image) != len(block):
-            raise ValueError("image_shape and block_shape must be non-empty constants of one length")
-        image, block = [int(v) for v in image], [int(v) for v in block]
-        rank = len(image)
+        out_shape = tensor_shape(op.results[0])
+        x = layout_of(input_value(op, 0))
+        n, rows, columns = x.shape
+        rank = len(out_shape) - 2
         dilations = get_attr(op, "dilations") or [1] * rank
         strides = get_attr(op, "strides") or [1] * rank
         pads = get_attr(op, "pads") or [0] * (2 * rank)
         if len(dilations) != rank or len(strides) != rank or len(pads) != 2 * rank:
             raise ValueError(f"dilations, strides and pads do not fit {rank} spatial axes")
-        counts = [
-            (size + pads[d] + pads[rank + d] - dilations[d] * (block[d] - 1) - 1) // strides[d] + 1
-            for d, size in enumerate(image)
-        ]
-        x = layout_of(input_value(op, 0))
-        n, rows, columns = x.shape
-        channels = rows // math.prod(block) if math.prod(block) else 0
-        if channels * math.prod(block) != rows or math.prod(counts) != columns:
-            raise ValueError(f"input of shape {x.shape} does not fit blocks {block} over image {image}")
-        columns_view = x.reshape([n, channels, *block, *counts])
-        if columns_view is None:
-            raise NotImplementedError("Col2Im of a non-contiguous input")
+
+        def counts(image: list[int], block: list[int]) -> list[int]:
+            return [
+                (size + pads[d] + pads[rank + d] - dilations[d] * (block[d] - 1) - 1) // strides[d] + 1
+                for d, size in enumerate(image)
+            ]
+
+        conditions = []
+        if runtime_input(op, 1) is not None:
+            # The image is the result's spatial shape; the value must say so.
+            image = list(out_shape[2:])
+            values = load_all(kb, input_value(op, 1))
+            if len(values) != rank:
+                raise ValueError(f"image_shape has {len(values)} values for {rank} spatial axes")
+            conditions += [kb.alu("cmpeq", v, kb.const(size, I64)) for v, size in zip(values, image)]
+        else:
+            constant = constant_input(op, 1, "image_shape")
+            if constant is None or len(constant) != rank:
+                raise ValueError("image_shape must have one value per spatial axis")
+            image = [int(v) for v in constant]
+        channels = out_shape[1]
+        selects: list[SSAValue | None] = [None]
+        if runtime_input(op, 2) is not None:
+            # The block shapes that fit the input's rows and columns; one masked kernel each,
+            # the value picks the one that adds.
+            per_block = rows // channels if channels else 0
+            blocks = [
+                list(b)
+                for b in itertools.product(*([d for d in range(1, per_block + 1) if per_block % d == 0] for _ in range(rank)))
+                if math.prod(b) == per_block and math.prod(counts(image, list(b))) == columns
+                and all(c > 0 for c in counts(image, list(b)))
+            ]
+            if not blocks or channels * per_block != rows:
+                raise ValueError(f"no block shape fits an input of shape {list(x.shape)} into {list(out_shape)}")
+            values = load_all(kb, input_value(op, 2))
+            if len(values) != rank:
+                raise ValueError(f"block_shape has {len(values)} values for {rank} spatial axes")
+            selects = [all_of(kb, [kb.alu("cmpeq", v, kb.const(b, I64)) for v, b in zip(values, block)]) for block in blocks]
+            conditions.append(any_of(kb, selects))
+        else:
+            constant = constant_input(op, 2, "block_shape")
+            if constant is None or len(constant) != rank:
+                raise ValueError("block_shape must have one value per spatial axis")
+            blocks = [[int(v) for v in constant]]
+        if conditions:
+            check(kb, all_of(kb, conditions))
+        for block in blocks:
+            if channels * math.prod(block) != rows or math.prod(counts(image, block)) != columns:
+                raise ValueError(f"input of shape {x.shape} does not fit blocks {block} over image {image}")
         element_type = tensor_element_type(op.results[0])
-        y = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
+        y = kb.alloc(result_name(op), out_shape, element_type)
         with kb.loop_nest(y.shape) as ivs:
             kb.store(kb.const(0, element_type), y, ivs)
+        for block, select in zip(blocks, selects):
+            columns_view = x.reshape([n, channels, *block, *counts(image, block)])
+            if columns_view is None:
+                raise NotImplementedError("Col2Im of a non-contiguous input")
+            self.scatter(kb, columns_view, y, image, strides, dilations, pads, select)
+        return [y]
+
+    @staticmethod
+    def scatter(kb, columns_view, y, image, strides, dilations, pads, select) -> None:
+        """Adds every column element into the image where it lands inside (and `select` holds)."""
+        rank = len(image)
         with kb.loop_nest(columns_view.shape) as ivs:
             offsets, positions = ivs[2 : 2 + rank], ivs[2 + rank :]
-            pixel, inside = [], None
+            pixel, inside = [], select
             for d in range(rank):
                 at = kb.alu(
                     "add",
@@ -73,7 +126,6 @@ class Col2ImLowering(OnnxLowering):
             new = kb.alu("add", old, kb.load(columns_view, ivs))
             assert inside is not None
             kb.store(kb.where(inside, new, old), y, target)
-        return [y]
 
 
 PATTERNS = (Col2ImLowering(),)
