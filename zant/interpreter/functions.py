@@ -144,6 +144,10 @@ class UOpFunctions(InterpreterFunctions):
         """Per op, what its implementation derives from its types once (an ALU op's function,
         a literal, whether a load reads integers)."""
 
+    def kernel(self, op: Operation) -> Callable:
+        """`op`'s kernel (`KERNELS`), made once."""
+        return self.once(op, KERNELS[type(op)])
+
     def once(self, op: Operation, make: Callable[[Operation], Any]) -> Any:
         # Keyed by id: an op's own __hash__ is Python code, and this runs once per op executed.
         found = self.specialized.get(id(op), _MISSING)
@@ -207,31 +211,15 @@ class UOpFunctions(InterpreterFunctions):
 
     @impl(uop.GepOp)
     def run_gep(self, interpreter: Interpreter, op: uop.GepOp, args: PythonValues):
-        source, *indices = args
-        if isinstance(source, View):
-            address = source.offset
-            for index, stride in zip(indices, source.strides):
-                address += index * stride
-            data = source.data
-        else:
-            data, address = source, indices[0]
-        if not 0 <= address < data.shape[0]:
-            raise Trap(
-                f"uop.gep addresses element {address} of {_tensor_name(op.source)}, which has "
-                f"{data.shape[0]} elements"
-            )
-        return (Ptr(data, address),)
+        return (self.kernel(op)(*args),)
 
     @impl(uop.LoadOp)
     def run_load(self, interpreter: Interpreter, op: uop.LoadOp, args: PythonValues):
-        data, index = args[0]
-        element = data[index]
-        return (int(element) if self.once(op, _loads_integers) else element,)
+        return (self.kernel(op)(*args),)
 
     @impl(uop.StoreOp)
     def run_store(self, interpreter: Interpreter, op: uop.StoreOp, args: PythonValues):
-        value, (data, index) = args
-        data[index] = value
+        self.kernel(op)(*args)
         return ()
 
     @impl(uop.VLoadOp)
@@ -253,7 +241,7 @@ class UOpFunctions(InterpreterFunctions):
 
     @impl(uop.ConstOp)
     def run_const(self, interpreter: Interpreter, op: uop.ConstOp, args: PythonValues):
-        return (self.once(op, lambda op: _literal(op.value)),)
+        return (self.kernel(op)(),)
 
     @impl(uop.BroadcastOp)
     def run_broadcast(self, interpreter: Interpreter, op: uop.BroadcastOp, args: PythonValues):
@@ -273,10 +261,7 @@ class UOpFunctions(InterpreterFunctions):
 
     @impl(uop.CastOp)
     def run_cast(self, interpreter: Interpreter, op: uop.CastOp, args: PythonValues):
-        source, target = op.input.type, op.result.type
-        if isinstance(target, VectorType):
-            return (args[0].astype(sem.dtype_of(target)),)
-        return (sem.caster(source, target)(args[0]),)
+        return (self.kernel(op)(*args),)
 
     @impl(uop.BitcastOp)
     def run_bitcast(self, interpreter: Interpreter, op: uop.BitcastOp, args: PythonValues):
@@ -284,10 +269,7 @@ class UOpFunctions(InterpreterFunctions):
 
     @impl(uop.WhereOp)
     def run_where(self, interpreter: Interpreter, op: uop.WhereOp, args: PythonValues):
-        condition, a, b = args
-        if isinstance(op.condition.type, VectorType):
-            return (np.where(condition, a, b).astype(sem.dtype_of(op.result.type)),)
-        return (a if condition else b,)
+        return (self.kernel(op)(*args),)
 
     @impl(uop.CheckOp)
     def run_check(self, interpreter: Interpreter, op: uop.CheckOp, args: PythonValues):
@@ -300,13 +282,14 @@ class UOpFunctions(InterpreterFunctions):
 
     @impl(uop.RangeOp)
     def run_range(self, interpreter: Interpreter, op: uop.RangeOp, args: PythonValues):
-        """The body once per induction value. The body's ops run through a plain table of their
-        `@impl`s (`_Body`), not `Interpreter.run_ssacfg_region`: its scopes and per-op checks
-        cost ten times the op itself, and a model runs millions of ops inside loops."""
+        """The body once per induction value. The body's ops run as a list of steps (`_Body`:
+        their kernels, or their `@impl`s), not through `Interpreter.run_ssacfg_region`: its
+        scopes and per-op checks cost ten times the op itself, and a model runs millions of ops
+        inside loops."""
         block = op.body.block
         body = self.bodies.get(block)
         if body is None:
-            body = self.bodies[block] = _Body(self, block)
+            body = self.bodies[block] = _Body(self, interpreter, block)
         outer = interpreter.get_data(UOpFunctions, "env", lambda: None)
         env = _Env(interpreter, outer, self.values)
         interpreter.set_data(UOpFunctions, "env", env)
@@ -315,10 +298,8 @@ class UOpFunctions(InterpreterFunctions):
             steps = body.steps
             for i in range(op.start.data, op.end.data, op.step.data):
                 env[induction_var] = i
-                for run, ft, body_op, operands, results in steps:
-                    values = run(ft, interpreter, body_op, tuple([env[v] for v in operands])).values
-                    for result, value in zip(results, values):
-                        env[result] = value
+                for step in steps:
+                    step(env)
         finally:
             interpreter.set_data(UOpFunctions, "env", outer)
         return ()
@@ -339,36 +320,113 @@ class UOpFunctions(InterpreterFunctions):
 
     @impl(uop.MulAccOp)
     def run_mulacc(self, interpreter: Interpreter, op: uop.MulAccOp, args: PythonValues):
-        cell, a, b = args
-        t = op.lhs.type
-        lane = uop.lane_type(t)
-        if sem.is_bool(lane):
-            cell.value = (cell.value | (a & b)) if isinstance(t, VectorType) else int(cell.value or (a and b))
-        elif sem.is_int(lane):
-            if isinstance(t, VectorType):
-                cell.value = cell.value + a * b
-            else:
-                cell.value = sem.wrapper(t)(cell.value + a * b)
-        elif op.fused is not None:
-            # One rounding: the product of two floats is exact in f64 (f32, f16), then the sum
-            # is rounded to f64 and to the type (a double rounding only on rare exact ties).
-            wide = np.float64 if sem.dtype_of(lane).itemsize < 8 else np.longdouble
-            exact = np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(cell.value, wide)
-            dtype = sem.dtype_of(lane)
-            cell.value = exact.astype(dtype) if isinstance(t, VectorType) else dtype.type(exact)
-        else:
-            cell.value = cell.value + a * b
+        self.kernel(op)(*args)
         return ()
 
     @impl(uop.AccSetOp)
     def run_acc_set(self, interpreter: Interpreter, op: uop.AccSetOp, args: PythonValues):
-        cell, value = args
-        cell.value = value
+        self.kernel(op)(*args)
         return ()
 
     @impl(uop.AccGetOp)
     def run_acc_get(self, interpreter: Interpreter, op: uop.AccGetOp, args: PythonValues):
-        return (args[0].value,)
+        return (self.kernel(op)(*args),)
+
+
+# -- kernels: what an op computes, as a Python function of its operands' values made once per
+# op from its types. The op's @impl calls it; a loop body calls it directly (`_Body`). ---------
+
+
+def _gep_kernel(op: uop.GepOp) -> Callable:
+    def gep(source, *indices) -> Ptr:
+        if isinstance(source, View):
+            address = source.offset
+            for index, stride in zip(indices, source.strides):
+                address += index * stride
+            data = source.data
+        else:
+            data, address = source, indices[0]
+        if not 0 <= address < data.shape[0]:
+            raise Trap(
+                f"uop.gep addresses element {address} of {_tensor_name(op.source)}, which has "
+                f"{data.shape[0]} elements"
+            )
+        return Ptr(data, address)
+
+    return gep
+
+
+def _load_kernel(op: uop.LoadOp) -> Callable:
+    if sem.is_int(op.result.type):
+        return lambda ptr: int(ptr[0][ptr[1]])
+    return lambda ptr: ptr[0][ptr[1]]
+
+
+def _store_kernel(op: uop.StoreOp) -> Callable:
+    def store(value, ptr) -> None:
+        ptr[0][ptr[1]] = value
+
+    return store
+
+
+def _const_kernel(op: uop.ConstOp) -> Callable:
+    value = _literal(op.value)
+    return lambda: value
+
+
+def _cast_kernel(op: uop.CastOp) -> Callable:
+    target = op.result.type
+    if isinstance(target, VectorType):
+        dtype = sem.dtype_of(target)
+        return lambda x: x.astype(dtype)
+    return sem.caster(op.input.type, target)
+
+
+def _where_kernel(op: uop.WhereOp) -> Callable:
+    if isinstance(op.condition.type, VectorType):
+        dtype = sem.dtype_of(op.result.type)
+        return lambda c, a, b: np.where(c, a, b).astype(dtype)
+    return lambda c, a, b: a if c else b
+
+
+def _mulacc_kernel(op: uop.MulAccOp) -> Callable:
+    t = op.lhs.type
+    lane = uop.lane_type(t)
+    vector = isinstance(t, VectorType)
+
+    def accumulate(cell: Cell, a, b) -> None:
+        cell.value = cell.value + a * b  # floats: two roundings; integer vectors wrap in NumPy
+
+    if sem.is_bool(lane):
+        def accumulate(cell: Cell, a, b) -> None:  # noqa: F811
+            cell.value = (cell.value | (a & b)) if vector else int(cell.value or (a and b))
+    elif sem.is_int(lane) and not vector:
+        wrap = sem.wrapper(t)
+
+        def accumulate(cell: Cell, a, b) -> None:  # noqa: F811
+            cell.value = wrap(cell.value + a * b)
+    elif op.fused is not None:
+        # One rounding: the product of two floats is exact in f64 (f32, f16), then the sum is
+        # rounded to f64 and to the type (a double rounding only on rare exact ties).
+        dtype = sem.dtype_of(lane)
+        wide = np.float64 if dtype.itemsize < 8 else np.longdouble
+
+        def accumulate(cell: Cell, a, b) -> None:  # noqa: F811
+            exact = np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(cell.value, wide)
+            cell.value = exact.astype(dtype) if vector else dtype.type(exact)
+
+    return accumulate
+
+
+def _acc_set_kernel(op: uop.AccSetOp) -> Callable:
+    def acc_set(cell: Cell, value) -> None:
+        cell.value = value
+
+    return acc_set
+
+
+def _acc_get_kernel(op: uop.AccGetOp) -> Callable:
+    return lambda cell: cell.value
 
 
 class _Env(dict):
@@ -392,24 +450,47 @@ class _Env(dict):
 
 
 class _Body:
-    """A loop body as a table: for each op (the terminator excluded), its implementation, the
-    functions object it belongs to, the op, and the ids of its operands and results."""
+    """A loop body as a list of steps, each a function of the body's `_Env`: an op with a
+    kernel (`KERNELS`) calls it on its operands' values; any other op calls its `@impl`."""
 
-    def __init__(self, functions: UOpFunctions, block: Block):
-        self.steps = []
+    def __init__(self, functions: UOpFunctions, interpreter: Interpreter, block: Block):
+        self.steps: list[Callable[[_Env], None]] = []
         for op in block.ops:
             if isinstance(op, uop.EndRangeOp):
                 continue
-            entry = IMPLEMENTATIONS.get(type(op))
-            if entry is None:
-                raise Trap(f"the uop interpreter cannot run '{op.name}'")
-            owner, run = entry
-            ft = functions if owner is UOpFunctions else owner()
             for value in (*op.operands, *op.results):
                 functions.values[id(value)] = value
-            operands = tuple(id(v) for v in op.operands)
-            self.steps.append((run, ft, op, operands, tuple(id(r) for r in op.results)))
+            self.steps.append(_step(functions, interpreter, op))
         functions.values[id(block.args[0])] = block.args[0]
+
+
+def _step(functions: UOpFunctions, interpreter: Interpreter, op: Operation) -> Callable[[_Env], None]:
+    operands = tuple(id(v) for v in op.operands)
+    results = tuple(id(r) for r in op.results)
+    if type(op) in KERNELS:
+        kernel = functions.kernel(op)
+        if len(results) == 1:
+            (r,) = results
+            if len(operands) == 1:
+                (a,) = operands
+                return lambda env: env.__setitem__(r, kernel(env[a]))
+            if len(operands) == 2:
+                a, b = operands
+                return lambda env: env.__setitem__(r, kernel(env[a], env[b]))
+            return lambda env: env.__setitem__(r, kernel(*[env[v] for v in operands]))
+        return lambda env: kernel(*[env[v] for v in operands])
+    entry = IMPLEMENTATIONS.get(type(op))
+    if entry is None:
+        raise Trap(f"the uop interpreter cannot run '{op.name}'")
+    owner, run = entry
+    ft = functions if owner is UOpFunctions else owner()
+
+    def step(env: _Env) -> None:
+        values = run(ft, interpreter, op, tuple([env[v] for v in operands])).values
+        for result, value in zip(results, values):
+            env[result] = value
+
+    return step
 
 
 def _literal(attr: IntegerAttr | FloatAttr):
@@ -447,16 +528,26 @@ def _alu_function(op: Operation) -> Callable:
 
 
 def _alu(self: UOpFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
-    return (self.once(op, _alu_function)(*args),)
-
-
-def _loads_integers(op: Operation) -> bool:
-    return sem.is_int(op.results[0].type)
+    return (self.kernel(op)(*args),)
 
 
 for _op in uop.ALU_OPS.values():
     setattr(UOpFunctions, f"run_{_alu_name(_op)}", impl(_op)(_alu))
 register_impls(UOpFunctions)
+
+KERNELS: dict[type[Operation], Callable[[Operation], Callable]] = {
+    uop.GepOp: _gep_kernel,
+    uop.LoadOp: _load_kernel,
+    uop.StoreOp: _store_kernel,
+    uop.ConstOp: _const_kernel,
+    uop.CastOp: _cast_kernel,
+    uop.WhereOp: _where_kernel,
+    uop.MulAccOp: _mulacc_kernel,
+    uop.AccSetOp: _acc_set_kernel,
+    uop.AccGetOp: _acc_get_kernel,
+    **dict.fromkeys(uop.ALU_OPS.values(), _alu_function),
+}
+"""The ops that run most often in loops, by the function that makes an op's kernel."""
 
 
 @register_impls
