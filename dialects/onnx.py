@@ -33,7 +33,7 @@ op has them. The verifier checks input/output counts, unknown, mistyped and miss
 attributes with messages naming the op and the attribute, before xDSL's structural checks.
 
 Ops of another domain are defined here too, because `fold-qdq` creates them: com.microsoft's
-`QLinearAdd`, `QLinearMul` and `QLinearLeakyRelu` (`onnx.QLinearAdd`, `QLinearAddOp` …), and Zant's
+`QLinearAdd`, `QLinearMul`, `QLinearLeakyRelu` and `QLinearSoftmax` (`onnx.QLinearAdd`, `QLinearAddOp` …), and Zant's
 own `LookupTable` (`onnx.LookupTable`: an 8-bit tensor mapped through a 256-entry table), from
 schemas written in this module, with verifiers for their type constraints.
 
@@ -537,6 +537,34 @@ def _qlinear_leaky_relu_schema() -> OpSchema:
 
 QLinearLeakyReluOp = _make_op_class(_qlinear_leaky_relu_schema(), _QLinearLeakyReluBase, "onnx.QLinearLeakyRelu")
 _OP_CLASSES[(CONTRIB_DOMAIN, "QLinearLeakyRelu")] = QLinearLeakyReluOp
+
+class _QLinearSoftmaxBase(_QLinearLeakyReluBase):
+    """QLinearSoftmax has QLinearLeakyRelu's inputs and type constraints."""
+
+
+def _qlinear_softmax_schema() -> OpSchema:
+    """com.microsoft's QLinearSoftmax: Y = quantize(softmax(dequantize(X), axis)), per-tensor
+    scales and zero points (required here); `opset` names the Softmax semantics (13: along
+    `axis` only, the only ones `fold-qdq` makes)."""
+    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
+    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
+    return OpSchema(
+        "QLinearSoftmax",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_softmax_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=[
+            OpSchema.Attribute("axis", helper.make_attribute("axis", -1), "The axis of the softmax."),
+            OpSchema.Attribute("opset", helper.make_attribute("opset", 13), "The Softmax opset whose semantics apply."),
+        ],
+    )
+
+
+QLinearSoftmaxOp = _make_op_class(_qlinear_softmax_schema(), _QLinearSoftmaxBase, "onnx.QLinearSoftmax")
+_OP_CLASSES[(CONTRIB_DOMAIN, "QLinearSoftmax")] = QLinearSoftmaxOp
 
 ZANT_DOMAIN = "ai.zant"
 """Zant's own operators, which passes make and no exporter writes (the importer refuses the

@@ -49,6 +49,7 @@ from zant.dialects.onnx import (
     QLinearAddOp,
     QLinearLeakyReluOp,
     QLinearMulOp,
+    QLinearSoftmaxOp,
     get_attr,
     input_value,
     inputs,
@@ -464,6 +465,21 @@ def fold_lookup_table(op: Operation, y: Quantized, b: Builder) -> SSAValue | Non
     return b.insert(LookupTableOp.from_onnx([x.value, table_value], [_int8_result(op, y)]))
 
 
+def fold_softmax(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Softmax of a per-tensor DQ'd 8-bit tensor → `QLinearSoftmax` of the same type (integer
+    only in quant.py: an exp table over max - x, an int64 sum, a division)."""
+    x = _dequantized(input_value(op, 0))
+    if x is None or not _is_int8(x.value) or _element_type(x.value) != _element_type(y.zero_point):
+        return None
+    if not _requantize_shape_check(x, y) or any(_constant(v) is None for v in (x.scale, y.scale)):
+        return None
+    folded = QLinearSoftmaxOp.from_onnx(
+        [x.value, x.scale, x.zero_point, y.scale, y.zero_point], [_int8_result(op, y)],
+        {"axis": IntegerAttr(get_attr(op, "axis"), 64)},
+    )
+    return b.insert(folded)
+
+
 def _first(*folds: Fold) -> Fold:
     """The first of `folds` that folds."""
 
@@ -495,6 +511,7 @@ FOLDS: dict[str, Fold] = {
     "onnx.AveragePool": fold_average_pool,
     "onnx.GlobalAveragePool": fold_average_pool,
     "onnx.Concat": fold_concat,
+    "onnx.Softmax": fold_softmax,
     **{f"onnx.{name}": fold_unchanged for name in MOVEMENT_OPS},
     "onnx.Relu": fold_activation,
     "onnx.Clip": fold_activation,
@@ -652,9 +669,6 @@ class FoldQdqPass(ModulePass):
     name = "fold-qdq"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # Lookup tables and repacked weights are dense_resource constants, which only print
-        # (dialect_resources) when the builtin dialect is loaded: text input may not have.
-        ctx.get_optional_dialect("builtin")
         PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear(), MarkFixedPoint()]), apply_recursively=True).rewrite_module(op)
         _erase_dead(op)
 

@@ -302,3 +302,29 @@ def test_contrib_ops_that_do_not_expand_are_named(tmp_path):
     assert [op.name for op in module.walk() if op.name.startswith("onnx.") and op.name != "onnx.Constant"] == [
         "onnx.DequantizeLinear", "onnx.GlobalAveragePool", "onnx.QuantizeLinear",
     ]
+
+
+@cache
+def softmax_model() -> onnx.ModelProto:
+    """Softmax between a DQ and a Q: int8 and uint8, along the last axis and a middle one,
+    onnxruntime's usual output parameters (1/256) and coarser ones."""
+    g = QdqGraph()
+    for kind, zero_point, outputs in (("i8", 3, [(1 / 256, -128), (0.01, -100)]), ("u8", 131, [(1 / 256, 0), (0.01, 20)])):
+        q, params = g.quantized_input(f"x_{kind}", [2, 3, 10], 0.08, zero_point, kind)
+        for axis in (-1, 1):
+            for y in outputs:
+                y_params = g.params(*y, kind)
+                g.output(g.q(g.node("Softmax", [g.dq(q, params)], axis=axis), y_params), y_params, [2, 3, 10])
+    return g.build("softmax")
+
+
+def test_softmax_folds_to_integer_ops(tmp_path):
+    module = folded(softmax_model(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    assert [op.name for op in module.walk()].count("onnx.QLinearSoftmax") == 8
+
+
+def test_softmax_within_one_lsb_of_onnxruntime(tmp_path):
+    rng = np.random.default_rng(5)
+    feeds = [{f"x_{k}": rng.normal(0, s, (2, 3, 10)).astype(np.float32) for k in TYPES} for s in (1, 3, 8)]
+    assert max(lsb_differences(softmax_model(), "softmax", tmp_path, feeds)) <= 1.0 + 1e-3

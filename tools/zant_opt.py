@@ -201,6 +201,9 @@ class ZantOptMain(xDSLOptMain):
 
         for name, factory in get_all_dialects().items():
             self.ctx.register_dialect(name, factory)
+        # Passes make dense_resource constants (lookup tables, repacked weights); their blobs
+        # print only when the builtin dialect is loaded, which text input may not have done.
+        self.ctx.get_optional_dialect("builtin")
 
     def register_all_passes(self):
         super().register_all_passes()

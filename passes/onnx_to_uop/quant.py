@@ -1,6 +1,7 @@
 """Quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, and the integer kernels
-MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv; com.microsoft's QLinearAdd and Zant's
-LookupTable (a gather from a 256-entry constant table).
+MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv; com.microsoft's QLinearAdd and QLinearSoftmax
+(integer only: an exp table, an int64 sum, a division) and Zant's LookupTable (a gather from a
+256-entry constant table).
 
 Scales and zero points are read at the indices of the tensor they quantize (`QuantParam`):
 one value (per-tensor, a stride-0 view), one per index along `axis` (per-axis, a view with one
@@ -764,6 +765,64 @@ class QLinearAddLowering(OnnxLowering):
         return [y]
 
 
+SOFTMAX_EXP_BITS = 20
+"""The exp table of QLinearSoftmax holds round(exp(-j · x_scale) · 2^20): its largest entry (j = 0)
+is 2^20, so the row sum S ≥ 2^20 and each quotient's error stays below n / 2^21 of a unit."""
+SOFTMAX_SCALE_BITS = 16
+"""1 / y_scale as a fixed-point integer with 16 fraction bits."""
+
+
+class QLinearSoftmaxLowering(OnnxLowering):
+    """`QLinearSoftmax` (com.microsoft's, in the onnx dialect), integer only, per row along
+    `axis`: m = max x; e_k = E[m - x_k] from a 256-entry int32 table E[j] = round(exp(-j ·
+    x_scale) · 2^20); S = Σ e_k in int64; y_k = clamp(round(e_k · R / (S · 2^16)) + y_zp) with
+    R = round(2^16 / y_scale) (the division rounds half up). Constant per-tensor scales;
+    opset-13 semantics (along `axis` only)."""
+
+    op_names = frozenset({"onnx.QLinearSoftmax"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        if get_attr(op, "opset") < 13:
+            raise NotImplementedError("QLinearSoftmax with opset < 13 semantics")
+        shape = tensor_shape(op.results[0])
+        rank, out_type = len(shape), tensor_element_type(op.results[0])
+        axis = get_attr(op, "axis") % rank
+        x_s, y_s, y_zp = (quant_param(op.operands[i], shape) for i in (1, 3, 4))
+        if not (x_s.is_per_tensor and y_s.is_per_tensor):
+            raise NotImplementedError("QLinearSoftmax needs per-tensor scales")
+        x_scale = float(x_s.constant_values().reshape(-1)[0])
+        y_scale = float(y_s.constant_values().reshape(-1)[0])
+        exps = np.round(np.exp(-np.arange(256, dtype=np.float64) * x_scale) * 2.0**SOFTMAX_EXP_BITS)
+        table = kb.constant(f"{result_name(op)}_exp", exps.astype(np.int32), I32)
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        x_rows = layout_of(op.operands[0]).permute(perm)
+        y = kb.alloc(result_name(op), shape, out_type)
+        y_rows, n = y.permute(perm), shape[axis]
+        reciprocal = kb.const(round(2.0**SOFTMAX_SCALE_BITS / y_scale), I64)
+        by, read_zp = kb.const(SOFTMAX_SCALE_BITS, I64), y_zp.reader(kb, I64)
+        low, high = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+
+        with kb.loop_nest(x_rows.shape[:-1]) as outer:
+            maximum = kb.define_acc(0, I32)
+            kb.acc_set(maximum, kb.cast(kb.load(x_rows, [*outer, kb.index(0)]), I32))
+            with kb.loop(n, start=1) as k:
+                kb.acc_set(maximum, kb.alu("max", kb.acc_get(maximum), kb.cast(kb.load(x_rows, [*outer, k]), I32)))
+
+            def exp(k: SSAValue) -> SSAValue:
+                distance = kb.alu("sub", kb.acc_get(maximum), kb.cast(kb.load(x_rows, [*outer, k]), I32))
+                return kb.cast(kb.load(table, [kb.cast(distance, IndexType())]), I64)
+
+            total = kb.define_acc(0, I64)
+            with kb.loop(n) as k:
+                kb.acc_set(total, kb.alu("add", kb.acc_get(total), exp(k)))
+            with kb.loop(n) as k:
+                denominator = kb.alu("shl", kb.acc_get(total), by)
+                numerator = kb.alu("add", kb.alu("mul", exp(k), reciprocal), kb.alu("shr", denominator, kb.const(1, I64)))
+                value = kb.alu("add", kb.alu("div", numerator, denominator), read_zp([*outer, k]))
+                kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y_rows, [*outer, k])
+        return [y]
+
+
 class LookupTableLowering(OnnxLowering):
     """`LookupTable` (Zant's, in the onnx dialect): Y[i] = Table[X[i] - lowest(X)], a gather
     from the constant table (the index X + 128 for int8, X for uint8)."""
@@ -799,6 +858,7 @@ PATTERNS = (
     QLinearConvLowering(),
     QLinearAddLowering(),
     LookupTableLowering(),
+    QLinearSoftmaxLowering(),
 )
 
 __all__ = [

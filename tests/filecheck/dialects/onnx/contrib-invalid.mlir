@@ -62,3 +62,17 @@
 %x, %t = "test.op"() : () -> (tensor<3xi8>, tensor<256xi8>)
 // expected-error@+1 {{onnx.LookupTable: X and Y must have one shape}}
 %y = onnx.LookupTable(%x, %t) : (tensor<3xi8>, tensor<256xi8>) -> tensor<1x3xi8>
+
+// -----
+
+// QLinearSoftmax: QLinearLeakyRelu's constraints.
+
+%x, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<ui8>)
+// expected-error@+1 {{onnx.QLinearSoftmax: 'X_scale' and 'X_zero_point' must be one-element tensors of f32 and of i8}}
+%y = onnx.QLinearSoftmax(%x, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<3xi8>
+
+// -----
+
+%x, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>)
+// expected-error@+1 {{onnx.QLinearSoftmax: X and Y must have one element type, i8 or ui8}}
+%y = onnx.QLinearSoftmax(%x, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<3xui8>

@@ -33,3 +33,14 @@ func.func @lookup_table(%x: tensor<2x3xi8>, %t: tensor<256xui8>) -> tensor<2x3xu
   // CHECK-NEXT: func.return %y : tensor<2x3xui8>
   func.return %y : tensor<2x3xui8>
 }
+
+// com.microsoft's QLinearSoftmax, which `fold-qdq` makes of DQ → Softmax → Q.
+
+// CHECK-LABEL: func.func @qlinear_softmax
+func.func @qlinear_softmax(%x: tensor<2x5xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<2x5xui8> {
+  // CHECK-NEXT: %y = onnx.QLinearSoftmax(%x, %s, %z, %s, %z) {axis = 1 : i64, opset = 13 : i64} : (tensor<2x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x5xui8>
+  // GENERIC: "onnx.QLinearSoftmax"(%x, %s, %z, %s, %z) <{axis = 1 : i64, opset = 13 : i64}>
+  %y = onnx.QLinearSoftmax(%x, %s, %z, %s, %z) {axis = 1 : i64, opset = 13 : i64} : (tensor<2x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x5xui8>
+  // CHECK-NEXT: func.return %y : tensor<2x5xui8>
+  func.return %y : tensor<2x5xui8>
+}
