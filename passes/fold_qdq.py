@@ -1,8 +1,9 @@
 """`fold-qdq`: fold DequantizeLinear → op → QuantizeLinear into integer ops.
 
-A QDQ model (onnxruntime's `quantize_static`, QDQ format) computes every layer in float between
-a DequantizeLinear of its int8 inputs and a QuantizeLinear of its output. Rooted at each
-QuantizeLinear, this pass replaces
+A QDQ model (onnxruntime's `quantize_static`, QDQ format; QOperator models' com.microsoft ops
+arrive in the same form, see `zant.frontend.contrib_quantized`) computes every layer in float
+between a DequantizeLinear of its 8-bit inputs and a QuantizeLinear of its output. Rooted at
+each QuantizeLinear, this pass replaces (FOLDS says which function folds which op)
 
 * Conv, with a DQ'd activation, a constant DQ'd weight and an optional constant int32 bias
   whose scale is x_scale · w_scale (as quantizers make it), by `QLinearConv`;
@@ -11,19 +12,24 @@ QuantizeLinear, this pass replaces
 * MatMul by `QLinearMatMul`;
 * AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
   `QLinearConv` with a weight of ones and a weight scale of 1 / window size;
-* Add of two DQ'd tensors by `QLinearAdd` (com.microsoft's contrib op, in the onnx dialect);
-* MaxPool, Reshape, Flatten by the same op on the int8 tensor (followed, where the DQ and Q
-  parameters differ, by a requantizing 1×1 depthwise QLinearConv for 4-D tensors), and Relu /
-  Clip with constant bounds and equal parameters by Clip with quantized bounds;
+* Add and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's);
+* Softmax by `QLinearSoftmax` (com.microsoft's; integer only in onnx-to-uop);
+* an element-wise op (LOOKUP_OPS: Sigmoid, Tanh, HardSwish, Exp …, or a binary one with a
+  constant scalar operand) by `LookupTable`, its 256 entries computed at compile time;
+* data movement (MOVEMENT_OPS: Transpose, Reshape, Slice, Pad, Resize nearest, MaxPool …) by
+  the same op on the 8-bit tensor, and Concat by Concat of the inputs;
+* Relu / Clip with constant bounds by Clip with quantized bounds;
 * Q(DQ(x)) with equal parameters by x.
 
-The integer ops it makes carry `zant.fixed_point`: onnx-to-uop requantizes them with a Q31
-multiplier and a shift (CMSIS-NN / TFLite), so no float is left in their loops. QLinearConv and
-QLinearMatMul already in the graph (QOperator models) get the mark too when their scales are
-constants. What does not
-match (Softmax …) stays float between its DQ and Q; `unfolded_ops` lists those ops.
+Where an input's DQ parameters differ from the Q's (movement, Concat, Clip, Q(DQ)), the input
+is requantized first by `QLinearLeakyRelu` with alpha 1. The integer ops requantize with a Q31
+multiplier and a shift (`zant.fixed_point` on QLinearConv / QLinearMatMul, always on the
+element-wise ones), as CMSIS-NN and TFLite do, so no float is left in their loops. QLinearConv
+and QLinearMatMul already in the graph (QOperator models) get the mark too when their scales are
+constants. What does not match stays float between its DQ and Q; `unfolded_ops` lists those ops.
 Dead DequantizeLinear ops and constants are erased.
 """
+
 
 from __future__ import annotations
 
@@ -664,7 +670,7 @@ def unfolded_ops(module: ModuleOp) -> list[Operation]:
 
 @dataclass(frozen=True)
 class FoldQdqPass(ModulePass):
-    """Fold DQ → {Conv, Gemm, MatMul, Add, pools, Relu/Clip, Reshape/Flatten} → Q into integer ops."""
+    """Fold DQ → op → Q into integer ops (see the module docstring)."""
 
     name = "fold-qdq"
 
