@@ -3,12 +3,17 @@ interpreter.
 
 Memory: a buffer is a flat NumPy array of its element type. A graph input holds the caller's
 values, a graph output and a scratch buffer start filled with a poison byte (`POISONS`: what a
-read before the first write sees). Once `plan-arenas` has given the scratch buffers offsets, each is a typed
-view of one shared scratch arena at its byte offset, so buffers the plan overlaps share their
-bytes, as in the generated code. A `uop.view` is the array with strides and an offset, a
-`uop.gep` a (array, flat index) pointer, checked against the buffer as a checked Zig address is
-(an `inbounds` one too: the interpreter trusts no proof). An accumulator is a one-element cell.
+read before the first write sees). Once `plan-arenas` has given the scratch buffers offsets,
+each is a typed view of one shared scratch arena at its byte offset, so buffers the plan
+overlaps share their bytes, as in the generated code. A `uop.view` is the array with strides
+and an offset, a `uop.gep` a (array, flat index) pointer, checked against the buffer as a
+checked Zig address is (an `inbounds` one too: the interpreter trusts no proof). An
+accumulator is a one-element cell.
 Scalars and vectors are described in `zant.interpreter.semantics`.
+
+Speed: the ops that fill loop bodies have a kernel (`KERNELS`), a Python function of their
+operands' values made once per op; their `@impl` calls it, and `uop.range` runs its body as a
+list of steps calling the kernels directly, keyed by value ids, without the interpreter's scopes.
 """
 
 from __future__ import annotations
