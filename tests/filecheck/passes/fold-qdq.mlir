@@ -61,7 +61,7 @@ func.func @main(%x: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
 
 // Relu and Clip between DQ and Q of equal parameters become Clip on the int8 tensor, with the
 // bounds quantized (0 → the zero point -10; 6 / 0.05 - 10 = 110). Q(DQ(x)) with equal
-// parameters is x. Softmax does not fold: DQ → Softmax → Q stays.
+// parameters is x. Softmax becomes QLinearSoftmax (fold-qdq-softmax.mlir).
 
 // CHECK-LABEL: func.func @main
 // CHECK-NEXT:    %s = onnx.Constant() {value = dense<5.000000e-02> : tensor<f32>}
@@ -71,9 +71,7 @@ func.func @main(%x: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
 // CHECK-NEXT:    [[LOW:%.*]] = onnx.Constant() {value = dense<-10> : tensor<i8>}
 // CHECK-NEXT:    [[HIGH:%.*]] = onnx.Constant() {value = dense<110> : tensor<i8>}
 // CHECK-NEXT:    %c = onnx.Clip(%r, [[LOW]], [[HIGH]])
-// CHECK-NEXT:    %cf = onnx.DequantizeLinear(%c, %s, %z)
-// CHECK-NEXT:    %sm = onnx.Softmax(%cf)
-// CHECK-NEXT:    %q = onnx.QuantizeLinear(%sm, %s, %z)
+// CHECK-NEXT:    %q = onnx.QLinearSoftmax(%c, %s, %z, %s, %z) {axis = -1 : i64}
 // CHECK-NEXT:    func.return %q
 func.func @main(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
