@@ -378,3 +378,87 @@ def test_col2im_image_and_block_shape(tmp_path):
         compiled.check(x, _axes(5, 5), block)
     for image, block in ((_axes(5, 6), _axes(1, 5)), (_axes(5, 5), _axes(5, 5)), (_axes(5, 5), _axes(-1, -5))):
         compiled.refuses(x, image, block)
+
+
+def test_reshape_shape(tmp_path):
+    node = helper.make_node("Reshape", ["x", "shape"], ["y"])
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [2, 3, 4]), _tensor("shape", TensorProto.INT64, [2])],
+        [_tensor("y", TensorProto.FLOAT, [2, 12])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    for shape in (_axes(2, 12), _axes(-1, 12), _axes(2, -1), _axes(0, 12), _axes(0, -1)):
+        compiled.check(x, shape)
+    for shape in (_axes(12, 2), _axes(-1, -1), _axes(4, 6), _axes(2, 0)):
+        compiled.refuses(x, shape)
+
+
+def test_unsqueeze_axes(tmp_path):
+    node = helper.make_node("Unsqueeze", ["x", "axes"], ["y"])
+    model = _model(
+        [node],
+        [_tensor("x", TensorProto.FLOAT, [3, 1]), _tensor("axes", TensorProto.INT64, [1])],
+        [_tensor("y", TensorProto.FLOAT, [3, 1, 1])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((3, 1)).astype(np.float32)
+    for axes in (_axes(1), _axes(2), _axes(-1)):
+        compiled.check(x, axes)
+    for axes in (_axes(0), _axes(3), _axes(-4)):
+        compiled.refuses(x, axes)
+
+
+PARAMETER_CASES = {
+    # op, its inputs (data first), the result shapes, the parameter's valid and contradicting values
+    "expand": (
+        helper.make_node("Expand", ["x", "p"], ["y"]),
+        [("x", [3, 1]), ("p", [3])],
+        [[2, 3, 4]],
+        [_axes(2, 3, 4), _axes(2, 1, 4)],
+        [_axes(2, 3, 5), _axes(1, 3, 4), _axes(2, 3, 1)],
+    ),
+    "tile": (
+        helper.make_node("Tile", ["x", "p"], ["y"]),
+        [("x", [3, 1]), ("p", [2])],
+        [[6, 2]],
+        [_axes(2, 2)],
+        [_axes(2, 1), _axes(1, 2), _axes(-2, 2)],
+    ),
+    "topk": (
+        helper.make_node("TopK", ["x", "p"], ["y", "i"]),
+        [("x", [6]), ("p", [1])],
+        [[2], [2]],
+        [_axes(2)],
+        [_axes(3), _axes(1), _axes(-2)],
+    ),
+    "split": (
+        helper.make_node("Split", ["x", "p"], ["y", "z"]),
+        [("x", [5]), ("p", [2])],
+        [[2], [3]],
+        [_axes(2, 3)],
+        [_axes(3, 2), _axes(1, 4)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PARAMETER_CASES))
+def test_parameter_equals_the_compiled_shape(tmp_path, case):
+    node, inputs, result_shapes, valid, contradicting = PARAMETER_CASES[case]
+    (data, data_shape), (parameter, parameter_shape) = inputs
+    index_type = {"i": TensorProto.INT64}
+    model = _model(
+        [node],
+        [_tensor(data, TensorProto.FLOAT, data_shape), _tensor(parameter, TensorProto.INT64, parameter_shape)],
+        [
+            _tensor(name, index_type.get(name, TensorProto.FLOAT), shape)
+            for name, shape in zip(node.output, result_shapes, strict=True)
+        ],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal(data_shape).astype(np.float32)
+    for value in valid:
+        compiled.check(x, value)
+    for value in contradicting:
+        compiled.refuses(x, value)

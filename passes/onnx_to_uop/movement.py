@@ -15,6 +15,7 @@ Concat copies each input into its slice of one output buffer.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 
 import numpy as np
 from xdsl.dialects.builtin import Float64Type, IndexType, IntegerType
@@ -26,7 +27,15 @@ from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
-from zant.passes.onnx_to_uop.parameters import all_of, axis_membership, check, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import (
+    all_of,
+    axis_membership,
+    check,
+    check_axis_sets,
+    check_values,
+    load_all,
+    runtime_input,
+)
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -98,7 +107,49 @@ class ReshapeLowering(OnnxLowering):
                 target = reshape_target(tensor_shape(data), requested.tolist(), bool(get_attr(op, "allowzero")))
                 if target != shape:
                     raise ValueError(f"shape {requested.tolist()} gives {target}, but the result type is {shape}")
+            elif runtime_input(op, 1) is not None:
+                _check_reshape(kb, op, tensor_shape(data), shape)
+        elif op.name in ("onnx.Squeeze", "onnx.Unsqueeze") and runtime_input(op, 1) is not None:
+            _check_squeeze_axes(kb, op, tensor_shape(data), shape)
         return [reshaped(kb, op, layout_of(data), shape)]
+
+
+def _check_reshape(kb: KernelBuilder, op: Operation, in_shape: Sequence[int], shape: Sequence[int]) -> None:
+    """A run-time Reshape `shape` must give the result's: each value that dimension, or -1 (at
+    most one: inferred), or 0 copying an equal input dimension (without allowzero)."""
+    values = load_all(kb, inputs(op)[1])
+    if len(values) != len(shape):
+        raise ValueError(f"shape has {len(values)} values for a rank-{len(shape)} result")
+    allowzero = bool(get_attr(op, "allowzero"))
+    conditions, inferred = [], []
+    for i, (v, size) in enumerate(zip(values, shape)):
+        is_inferred = kb.alu("cmpeq", v, kb.const(-1, _I64))
+        inferred.append(kb.cast(is_inferred, _I64))
+        ok = kb.alu("or", kb.alu("cmpeq", v, kb.const(size, _I64)), is_inferred)
+        if not allowzero and i < len(in_shape) and in_shape[i] == size:
+            ok = kb.alu("or", ok, kb.alu("cmpeq", v, kb.const(0, _I64)))
+        conditions.append(ok)
+    total = inferred[0] if inferred else kb.const(0, _I64)
+    for flag in inferred[1:]:
+        total = kb.alu("add", total, flag)
+    conditions.append(kb.alu("cmple", total, kb.const(1, _I64)))
+    check(kb, all_of(kb, conditions))
+
+
+def _check_squeeze_axes(kb: KernelBuilder, op: Operation, in_shape: Sequence[int], shape: Sequence[int]) -> None:
+    """Run-time Squeeze/Unsqueeze axes must be a set of size-1 dimensions (of the input, or of
+    the result for Unsqueeze) whose removal turns the longer shape into the shorter."""
+    longer, shorter = (shape, in_shape) if op.name == "onnx.Unsqueeze" else (in_shape, shape)
+    count = len(longer) - len(shorter)
+    sets = [
+        frozenset(c)
+        for c in combinations(range(len(longer)), count)
+        if all(longer[d] == 1 for d in c) and [longer[d] for d in range(len(longer)) if d not in c] == list(shorter)
+    ]
+    values = load_all(kb, inputs(op)[1])
+    if not sets or len(values) != count:
+        raise ValueError(f"no {len(values)} axes turn shape {list(in_shape)} into {list(shape)}")
+    check_axis_sets(kb, values, len(longer), sets)
 
 
 class TransposeLowering(OnnxLowering):
@@ -224,6 +275,7 @@ class ConstantOfShapeLowering(OnnxLowering):
         element_type = tensor_element_type(op.results[0])
         value = get_attr(op, "value")
         scalar = 0 if value is None else np.asarray(value).reshape(-1)[0].item()
+        check_values(kb, op, 0, shape, "shape")
         out = kb.alloc(result_name(op), shape, element_type)
         fill = kb.const(scalar, element_type)
         with kb.loop_nest(shape) as ivs:
@@ -268,7 +320,23 @@ class ExpandLowering(OnnxLowering):
     op_names = frozenset({"onnx.Expand"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        return [layout_of(inputs(op)[0]).broadcast_to(tensor_shape(op.results[0]))]
+        data = layout_of(inputs(op)[0])
+        shape = tensor_shape(op.results[0])
+        if runtime_input(op, 1) is not None:
+            # Each requested dimension is the result's, or 1 where the input's already is.
+            values = load_all(kb, inputs(op)[1])
+            if len(values) > len(shape):
+                raise ValueError(f"shape has {len(values)} values for a rank-{len(shape)} result")
+            conditions = []
+            for i, v in enumerate(values):
+                j = len(shape) - len(values) + i
+                k = j - (len(shape) - data.rank)
+                ok = kb.alu("cmpeq", v, kb.const(shape[j], _I64))
+                if k >= 0 and data.shape[k] == shape[j]:
+                    ok = kb.alu("or", ok, kb.alu("cmpeq", v, kb.const(1, _I64)))
+                conditions.append(ok)
+            check(kb, all_of(kb, conditions))
+        return [data.broadcast_to(shape)]
 
 
 class SliceLowering(OnnxLowering):
@@ -387,6 +455,7 @@ class SplitLowering(OnnxLowering):
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         layout = layout_of(inputs(op)[0])
         axis = _normalize_axis(get_attr(op, "axis"), layout.rank)
+        check_values(kb, op, 1, [tensor_shape(r)[axis] for r in op.results], "split")
         views, start = [], 0
         for result in op.results:
             count = tensor_shape(result)[axis]
@@ -462,6 +531,15 @@ class TileLowering(OnnxLowering):
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         data = layout_of(inputs(op)[0])
         shape = tensor_shape(op.results[0])
+        if runtime_input(op, 1) is not None:
+            # Each repeat is out / in; over an empty dimension, any count that is not negative.
+            repeats = load_all(kb, inputs(op)[1])
+            if len(repeats) != data.rank:
+                raise ValueError(f"repeats has {len(repeats)} values for rank {data.rank}")
+            check(kb, all_of(kb, [
+                kb.alu("cmpeq", r, kb.const(out_dim // dim, _I64)) if dim else kb.alu("cmple", kb.const(0, _I64), r)
+                for r, dim, out_dim in zip(repeats, data.shape, shape)
+            ]))
         out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
         with kb.loop_nest(shape) as ivs:
             where = [
@@ -673,6 +751,7 @@ class OneHotLowering(OnnxLowering):
         shape = tensor_shape(op.results[0])
         axis = _normalize_axis(get_attr(op, "axis"), len(shape))
         depth = shape[axis]
+        check_values(kb, op, 1, [depth], "depth")
         out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
         off = kb.load(values, [kb.index(0)])
         on = kb.load(values, [kb.index(1)])

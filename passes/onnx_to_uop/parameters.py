@@ -88,4 +88,35 @@ def axis_membership(kb: KernelBuilder, axes: Sequence[SSAValue], rank: int) -> t
     return named, valid
 
 
-__all__ = ["I64", "all_of", "any_of", "axis_membership", "check", "constant_array", "load_all", "runtime_input"]
+def check_values(kb: KernelBuilder, op: Operation, index: int, expected: Sequence[int], what: str) -> None:
+    """When ONNX input `index` is only known at run time: `check` that its values are
+    `expected` (the ones the compiled shapes imply)."""
+    value = runtime_input(op, index)
+    if value is None:
+        return
+    loaded = load_all(kb, value)
+    if len(loaded) != len(expected):
+        raise ValueError(f"{what} has {len(loaded)} values, the shapes need {len(expected)}")
+    check(kb, all_of(kb, [kb.alu("cmpeq", v, kb.const(int(e), I64)) for v, e in zip(loaded, expected)]))
+
+
+def check_axis_sets(kb: KernelBuilder, axes: Sequence[SSAValue], rank: int, sets: Sequence[frozenset[int]]) -> None:
+    """`check` that run-time axes (negative ones counting from the end of `rank`) are valid and
+    name exactly one of `sets`."""
+    named, valid = axis_membership(kb, axes, rank)
+    matches = [all_of(kb, [named[d] if d in s else kb.alu("not", named[d]) for d in range(rank)]) for s in sets]
+    check(kb, kb.alu("and", valid, any_of(kb, matches)))
+
+
+__all__ = [
+    "I64",
+    "all_of",
+    "any_of",
+    "axis_membership",
+    "check",
+    "check_axis_sets",
+    "check_values",
+    "constant_array",
+    "load_all",
+    "runtime_input",
+]

@@ -46,6 +46,7 @@ from zant.passes.onnx_to_uop.parameters import (
     any_of,
     axis_membership,
     check,
+    check_values,
     constant_array,
     load_all,
     runtime_input,
@@ -471,6 +472,7 @@ class TopKLowering(OnnxLowering):
         (axis,) = normalize_axes([get_attr(op, "axis")], len(shape))
         values, indices = op.results
         k = tensor_shape(values)[axis]
+        check_values(kb, op, 1, [k], "k")
         element_type, index_type = tensor_element_type(values), tensor_element_type(indices)
         largest = bool(get_attr(op, "largest"))
         out_values = kb.alloc(result_name(op, 0), tensor_shape(values), element_type)
