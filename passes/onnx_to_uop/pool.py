@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.parameters import check_values
 from zant.passes.onnx_to_uop.windows import (
     Window,
     load_window,
@@ -246,6 +247,7 @@ class MaxUnpoolLowering(OnnxLowering):
         ))
         if len(out_shape) != len(block) or any(b > o for b, o in zip(block, out_shape)):
             raise ValueError(f"output shape {out_shape} does not hold the unpooled {block}")
+        check_values(kb, op, 2, out_shape, "output_shape")  # when only known at run time
 
         y = kb.alloc(result_name(op), out_shape, element_type)
         flat_y = Layout.contiguous(y.buffer, (y.size,))
