@@ -238,6 +238,32 @@ def test_planned_scratch_buffers_share_the_arena_bytes():
     assert list(out) == [9]
 
 
+def test_scratch_arenas_of_different_memories_do_not_share_bytes():
+    # place-memories: one scratch arena per board memory, offsets relative to each.
+    body = """
+  uop.arena "scratch" size 16 align 16 memory "dtcm"
+  uop.arena "scratch" size 16 align 16 memory "sram"
+  %o = uop.define_global "output" 0 "o" : !uop.buffer<2xi32>
+  %a = uop.define_local "a" at 0 in "dtcm" : !uop.buffer<1xi32>
+  %b = uop.define_local "b" at 0 in "sram" : !uop.buffer<1xi32>
+  %c0 = uop.const 0 : index
+  %c1 = uop.const 1 : index
+  %seven = uop.const 7 : i32
+  %nine = uop.const 9 : i32
+  %pa = uop.gep %a[%c0] : !uop.buffer<1xi32>
+  %pb = uop.gep %b[%c0] : !uop.buffer<1xi32>
+  uop.store %seven, %pa : i32
+  uop.store %nine, %pb : i32
+  %va = uop.load %pa : i32
+  %vb = uop.load %pb : i32
+  %q0 = uop.gep %o[%c0] : !uop.buffer<2xi32>
+  uop.store %va, %q0 : i32
+  %q1 = uop.gep %o[%c1] : !uop.buffer<2xi32>
+  uop.store %vb, %q1 : i32"""
+    (out,) = run_body(body, [])
+    assert list(out) == [7, 9]
+
+
 def test_arm_dsp_ops_compute_sxtb16_and_smlad():
     body = """
   %x = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>

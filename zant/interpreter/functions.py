@@ -19,7 +19,7 @@ list of steps calling the kernels directly, keyed by value ids, without the inte
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -85,7 +85,8 @@ class Memory:
     outputs: dict[int, np.ndarray]
     poison: int = 0xA5
     """The byte the outputs and scratch buffers start filled with."""
-    scratch: np.ndarray | None = None
+    scratch: dict[str | None, np.ndarray] = field(default_factory=dict)
+    """The planned scratch arenas by board memory (None: the one without a memory)."""
 
 
 def _memory(interpreter: Interpreter) -> Memory:
@@ -114,19 +115,28 @@ def _check(op: Operation, data: np.ndarray, first: int, last: int) -> None:
 
 
 def _scratch_arena(interpreter: Interpreter, op: uop.DefineLocalOp) -> np.ndarray:
-    """The planned scratch arena of `op`'s function: as large as its `uop.arena "scratch"` or,
-    without one, as its buffers reach."""
+    """The planned scratch arena `op` is in (its function has one per board memory it uses,
+    `place-memories`): as large as its `uop.arena "scratch"` or, without one, as its buffers
+    reach."""
     memory = _memory(interpreter)
-    if memory.scratch is None:
+    where = _memory_name(op)
+    if where not in memory.scratch:
         block = op.parent_block()
         size = 0
         for other in block.ops if block is not None else ():
             if isinstance(other, uop.ArenaOp) and other.role.data == uop.ArenaRole.SCRATCH:
-                size = max(size, other.size.value.data)
-            elif isinstance(other, uop.DefineLocalOp) and other.offset is not None:
+                if _memory_name(other) == where:
+                    size = max(size, other.size.value.data)
+            elif isinstance(other, uop.DefineLocalOp) and other.offset is not None and _memory_name(other) == where:
                 size = max(size, other.offset.value.data + other.result.type.byte_size)
-        memory.scratch = np.full(size, memory.poison, np.uint8)
-    return memory.scratch
+        memory.scratch[where] = np.full(size, memory.poison, np.uint8)
+    return memory.scratch[where]
+
+
+def _memory_name(op: Operation) -> str | None:
+    """The board memory a scratch arena or buffer is placed in (`place-memories`), if any."""
+    name = getattr(op, "memory", None)
+    return None if name is None else name.data
 
 
 def _poisoned(buffer_type: uop.BufferType, poison: int) -> np.ndarray:
@@ -270,6 +280,8 @@ class UOpFunctions(InterpreterFunctions):
 
     @impl(uop.BitcastOp)
     def run_bitcast(self, interpreter: Interpreter, op: uop.BitcastOp, args: PythonValues):
+        if isinstance(op.result.type, VectorType):  # lane by lane: the same bytes
+            return (args[0].view(sem.dtype_of(op.result.type)).copy(),)
         return (sem.bitcaster(op.input.type, op.result.type)(args[0]),)
 
     @impl(uop.WhereOp)
