@@ -230,11 +230,11 @@ def test_movement_within_one_lsb_of_onnxruntime(tmp_path):
     assert max(lsb_differences(movement_model(), "movement", tmp_path, feeds)) <= 1.0 + 1e-3
 
 
-@pytest.mark.parametrize("activations", ["int8", "uint8"])
-def test_quantize_static_silu_cnn(tmp_path, activations):
+@pytest.mark.parametrize("activations,per_channel", [("int8", True), ("uint8", True), ("int8", False)])
+def test_quantize_static_silu_cnn(tmp_path, activations, per_channel):
     """onnxruntime's own QDQ quantization of SiLU, Tanh, Concat, Resize, Transpose: only the
     graph edges stay float, and the output is within 1 LSB."""
-    model = quantize(silu_cnn(), "qdq", per_channel=True, activations=activations)
+    model = quantize(silu_cnn(), "qdq", per_channel=per_channel, activations=activations)
     module = folded(model, tmp_path)
     assert_only_the_edges_are_float(module)
     if activations == "int8":
@@ -328,3 +328,27 @@ def test_softmax_within_one_lsb_of_onnxruntime(tmp_path):
     rng = np.random.default_rng(5)
     feeds = [{f"x_{k}": rng.normal(0, s, (2, 3, 10)).astype(np.float32) for k in TYPES} for s in (1, 3, 8)]
     assert max(lsb_differences(softmax_model(), "softmax", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+def test_lookup_tables_run_as_firmware_on_cortex_m4(tmp_path):
+    """The quantize_static SiLU/Tanh CNN (its LUTs, Concat, Resize, Transpose on int8) as a
+    Cortex-M4 firmware image under QEMU: within 1 LSB of onnxruntime on the embedded input."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    model = quantize(silu_cnn(), "qdq", per_channel=True, activations="int8")
+    onnx.save(model, tmp_path / "silu_cnn.onnx")
+    firmware = compile_model(
+        tmp_path / "silu_cnn.onnx", tmp_path / "m4",
+        CompileOptions(name="net", target="cortex-m4", optimize="ReleaseSmall", firmware=True, pipeline=PIPELINE),
+    )
+    assert firmware.plan["float_scratch_bytes"] == 0
+    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
+    (want,) = onnxruntime_session(model, optimized=False).run(None, dict(firmware.feeds))
+    (got,) = run.outputs
+    producers = {o: n for n in model.graph.node for o in n.output}
+    lsb = float(numpy_helper.to_array(next(t for t in model.graph.initializer if t.name == producers["y"].input[1])))
+    assert np.max(np.abs(got - want)) <= lsb * 1.001
