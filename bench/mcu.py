@@ -18,8 +18,10 @@ MCU pipeline, so the comparison isolates the target's code) on the same inputs. 
 prints the models and pipelines without building. Everything is measured:
 
 - flash:  .text + .rodata + .data of the linked image (model, runtime, embedded inputs)
-- RAM:    .data + .bss + the stack high-water mark the image measured (stack painting)
-- stack:  that high-water mark alone
+- RAM:    .data + .bss + the stack the model's own calls used (`NAME_init`, `NAME_predict`),
+          measured by painting the free stack just before them; the test harness's printing
+          buffers are not counted (the whole image's high-water mark is `image_stack_bytes`)
+- stack:  that stack alone
 - instr:  instructions one `NAME_predict` call executes, counted exactly by a QEMU TCG plugin
           (the image run with two calls minus the run with one)
 - instr/MAC: those instructions per multiply-accumulate of the model (`models.count_macs`)
@@ -122,8 +124,9 @@ def measure(
     return {
         **row,
         "flash_bytes": sizes["flash"],
-        "ram_bytes": sizes["static_ram"] + run.stack_bytes,
-        "stack_bytes": run.stack_bytes,
+        "ram_bytes": sizes["static_ram"] + run.model_stack_bytes,
+        "stack_bytes": run.model_stack_bytes,
+        "image_stack_bytes": run.stack_bytes,
         "sections": {k: sizes[k] for k in (".text", ".rodata", ".data", ".bss")},
         "instructions": count_instructions(board, result.firmware_path),
         "macs": count_macs(onnx.load(path)),
@@ -222,8 +225,9 @@ def format_markdown(rows: list[dict], modes: list[str]) -> str:
         "Each model runs as a firmware image (`zant compile --firmware`) on the board's emulated core,",
         "on seeded inputs, and its outputs are compared with the host build's (`max err`).",
         "Flash is `.text + .rodata + .data` of the whole image (model, startup, semihosting output and",
-        "the embedded inputs); RAM is `.data + .bss + the stack high-water mark` measured by stack",
-        "painting; instructions are those one `NAME_predict` call executes, counted exactly by a QEMU",
+        "the embedded inputs); RAM is `.data + .bss` plus the stack the model's calls used, measured by",
+        "painting the free stack just before them (not the harness's printing buffers); instructions",
+        "are those one `NAME_predict` call executes, counted exactly by a QEMU",
         "TCG plugin (they are instructions, not cycles: QEMU does not model timing).",
         "`scratch B` is the planned scratch (activation) arena; `TVM/USMP B` the workspace TVM's",
         "unified static memory planner publishes for the int8 MLPerf Tiny model of that name.",

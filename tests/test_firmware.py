@@ -251,6 +251,7 @@ def test_several_models_in_one_image_equal_their_host_builds(tmp_path):
     run = run_models(build_firmware(root, "image", board, "ReleaseFast"), board, models)
     assert run.errors == {} and run.not_run == [] and run.stack_bytes is not None and run.stack_bytes > 0
     assert list(run.outputs) == ["add", "digits"]
+    assert 0 < run.model_stack["add"] < run.model_stack["digits"] < run.stack_bytes
     for name, want in expected.items():
         for got, ref in zip(run.outputs[name], want, strict=True):
             np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5, err_msg=name)
@@ -350,6 +351,9 @@ def check_image_in_mode(models: ModeModels, model: str, target: str, optimize: s
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"output {index}, {target} {optimize}")
     assert 0 < run.stack_bytes < board.ram.size
+    # The model's own stack, painted just before its call: inside the image's, below the
+    # harness's printing (its 128-byte line buffers) at least.
+    assert run.model_stack_bytes is not None and 0 < run.model_stack_bytes <= run.stack_bytes - 128
 
 
 # 16 images in ~35 s on two loaded cores; the slowest, KWS (MLPerf-Tiny's float DS-CNN) in

@@ -35,7 +35,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -79,6 +79,44 @@ fn semihost(op: usize, arg: usize) usize {
         : [op] "{a0}" (op),
           [arg] "{a1}" (arg),
         : .{ .memory = true });
+}''',
+}
+
+# Paints the free stack below the current stack pointer and returns that pointer: one asm block
+# on registers only, so a frame the compiler pushes before or after it is never painted over.
+_PAINT_FREE_STACK = {
+    "arm": '''\
+inline fn paintFreeStack() usize {
+    return asm volatile (
+        \\\\mov r0, sp
+        \\\\mov r3, r1
+        \\\\1:
+        \\\\cmp r3, r0
+        \\\\bhs 2f
+        \\\\str r2, [r3]
+        \\\\adds r3, #4
+        \\\\b 1b
+        \\\\2:
+        : [sp] "={r0}" (-> usize),
+        : [bottom] "{r1}" (@intFromPtr(&__stack_bottom)),
+          [paint] "{r2}" (PAINT),
+        : .{ .r3 = true, .cpsr = true, .memory = true });
+}''',
+    "riscv": '''\
+inline fn paintFreeStack() usize {
+    return asm volatile (
+        \\\\mv a0, sp
+        \\\\mv t0, a1
+        \\\\1:
+        \\\\bgeu t0, a0, 2f
+        \\\\sw a2, 0(t0)
+        \\\\addi t0, t0, 4
+        \\\\j 1b
+        \\\\2:
+        : [sp] "={a0}" (-> usize),
+        : [bottom] "{a1}" (@intFromPtr(&__stack_bottom)),
+          [paint] "{a2}" (PAINT),
+        : .{ .x5 = true, .memory = true });
 }''',
 }
 
@@ -176,6 +214,16 @@ const EXIT_FAULT = {fault};
 const PAINT: u32 = 0x{paint:08X};
 
 {semihosting}
+
+{paint_free_stack}
+
+/// Bytes of stack used below `top` since `paintFreeStack` returned it.
+inline fn stackUsedBelow(top: usize) usize {{
+    const bottom: [*]volatile u32 = @ptrCast(@alignCast(&__stack_bottom));
+    var i: usize = 0;
+    while (bottom[i] == PAINT) i += 1;
+    return top - @intFromPtr(&bottom[i]);
+}}
 
 fn exit(code: u32) noreturn {{
     const block = [2]usize{{ 0x20026, code }}; // ADP_Stopped_ApplicationExit, status
@@ -299,10 +347,15 @@ fn run() u32 {{
 _RUN_MODEL = '''\
 fn run_{model}(repeat: usize) u32 {{
     running = "{model}";
+    const top = paintFreeStack();
 {init}    for (0..repeat) |_| {{
         const status = {model}_predict({arguments});
         if (status != 0) return failed(status);
     }}
+    const used = stackUsedBelow(top); // before any write: the model's own stack
+    write("MODEL_STACK {model} ");
+    writeDecimal(used);
+    write("\\n");
 {print_outputs}    return 0;
 }}
 '''
@@ -399,7 +452,8 @@ def firmware_source(name: str, models: Sequence[ImageModel], board: Board) -> st
             "",
             *(_model_source(m) for m in models),
             _RUNTIME.format(
-                name=name, run_models=run_models, paint=PAINT, semihosting=_SEMIHOSTING[board.arch], **EXIT_STATUS
+                name=name, run_models=run_models, paint=PAINT, semihosting=_SEMIHOSTING[board.arch],
+                paint_free_stack=_PAINT_FREE_STACK[board.arch], **EXIT_STATUS
             ),
             _ENTRY[board.arch].format(name=name, fpu=fpu, paint=f"0x{PAINT:08X}"),
             "",
@@ -563,8 +617,9 @@ class FirmwareRun:
     """What the image of one model printed."""
 
     outputs: list[np.ndarray]
-    stack_bytes: int
+    stack_bytes: int  # the whole image's high-water mark (start-up, the harness's printing)
     stdout: str
+    model_stack_bytes: int | None = None  # the stack its calls of NAME_init/NAME_predict used
 
 
 @dataclass
@@ -576,6 +631,7 @@ class ImageRun:
     not_run: list[str]  # the models after a panic or a fault
     stack_bytes: int | None  # None after a panic or a fault
     stdout: str
+    model_stack: dict[str, int] = field(default_factory=dict)  # per model: its own calls' stack
 
 
 def run_image(
@@ -613,6 +669,7 @@ _OUTPUT_LINE = re.compile(r"^OUTPUT (\w+) (\d+) ([0-9a-f]*)$", re.MULTILINE)
 _ERROR_LINE = re.compile(r"^ERROR (\w+) returned (-?\d+)$", re.MULTILINE)
 _STOP_LINE = re.compile(r"^(PANIC|FAULT) (\S+) ?(.*)$", re.MULTILINE)
 _STACK_LINE = re.compile(r"^STACK (\d+)$", re.MULTILINE)
+_MODEL_STACK_LINE = re.compile(r"^MODEL_STACK (\w+) (\d+)$", re.MULTILINE)
 
 
 def _incomplete(what: str, stdout: str) -> ZantError:
@@ -646,7 +703,8 @@ def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
     stack = _STACK_LINE.search(stdout)
     if stack is None and stop is None:
         raise _incomplete("(no STACK line)", stdout)
-    return ImageRun(outputs, errors, not_run, None if stack is None else int(stack[1]), stdout)
+    model_stack = {model: int(used) for model, used in _MODEL_STACK_LINE.findall(stdout)}
+    return ImageRun(outputs, errors, not_run, None if stack is None else int(stack[1]), stdout, model_stack)
 
 
 def run_models(elf: Path, board: Board, models: Sequence[ImageModel], timeout: float = 600) -> ImageRun:
@@ -661,7 +719,7 @@ def run_firmware(elf: Path, board: Board, outputs: Sequence[Tensor], timeout: fl
     outputs; raise `ZantError` unless it succeeded."""
     run = parse_output(run_image(board, elf, timeout=timeout).stdout, [ImageModel(elf.stem, (), outputs)])
     assert run.stack_bytes is not None  # status 0: no panic, no fault
-    return FirmwareRun(run.outputs[elf.stem], run.stack_bytes, run.stdout)
+    return FirmwareRun(run.outputs[elf.stem], run.stack_bytes, run.stdout, run.model_stack.get(elf.stem))
 
 
 # -- exact instruction counts ----------------------------------------------------------------------
