@@ -7,8 +7,9 @@ models, each an `ImageModel(name, inputs, outputs, feeds)` whose generated `MODE
 * `NAME.firmware.zig`, the root of the image: a vector table (Arm) or `_start` (RISC-V), startup
   (paint the stack, enable the FPU, copy `.data`, zero `.bss`), each model's inputs as
   `@embedFile`s of `MODEL.input<i>.bin`; then, for each model in turn (after `MODEL_init`, for a
-  model whose constants are staged or external: `ImageModel.constants`), a call to `MODEL_predict`
-  and one semihosting line per output `OUTPUT <model> <index> <hex of its little-endian bytes>`,
+  model whose constants are staged or external: `ImageModel.constants`), a call to `MODEL_predict`,
+  a line `MODEL_STACK <model> <bytes>` (the stack those calls used: the free stack is painted
+  again just before them) and one semihosting line per output `OUTPUT <model> <index> <hex of its little-endian bytes>`,
   or `ERROR <model> returned <status>` if it returned non-zero (the next model still runs); then
   a line `STACK <bytes>` (the high-water mark of the painted stack) and an exit with status 0,
   or 1 if any model returned non-zero. A panic (such as a ReleaseSafe bounds check) prints
