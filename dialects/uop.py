@@ -1866,6 +1866,24 @@ class PlanStrategy(StrEnum):
 ARENA_ROLES = tuple(r.value for r in ArenaRole)
 PLAN_STRATEGIES = tuple(s.value for s in PlanStrategy)
 
+CONSTANT_PLACEMENTS: dict[str, tuple[str | None, str | None]] = {
+    "embedded": ("flash", None),
+    "staged": ("ram", "flash"),
+    "external": ("external", None),
+    "": (None, None),  # planned before the constants had a memory: read in place, as embedded
+}
+"""`plan-arenas{constants=MODE}` → the constant arena's (memory, source memory)."""
+CONSTANT_MODES = tuple(mode for mode in CONSTANT_PLACEMENTS if mode)
+
+
+def constants_mode(arena: ArenaOp) -> str:
+    """embedded, staged or external: where a constant arena's memory and source put it."""
+    where = (
+        None if arena.memory is None else arena.memory.data,
+        None if arena.source is None else arena.source.data,
+    )
+    return next((mode for mode, place in CONSTANT_PLACEMENTS.items() if mode and place == where), "embedded")
+
 
 @irdl_attr_definition
 class ArenaRoleAttr(EnumAttribute[ArenaRole], SpacedOpaqueSyntaxAttribute):
@@ -1910,6 +1928,12 @@ class ArenaOp(IRDLOperation):
     `uop.arena "scratch" ... memory "dtcm"` (set by `place-memories`): the scratch arena in one
     memory of the board, holding the define_locals `in "dtcm"`; a function has one scratch arena
     per memory it uses, or one without a memory.
+
+    Where the constant arena lives (`plan-arenas{constants=...}`), as its runtime memory (where
+    the kernels read it) and, when it is copied there at init, its source memory:
+    `memory "flash"` (embedded: read in place from the image's read-only data), `memory "ram"
+    source "flash"` (staged: `NAME_init` copies it from flash into RAM) or `memory "external"`
+    (the firmware places the blob and passes its address to `NAME_init`). No memory: flash.
     """
 
     name = "uop.arena"
@@ -1923,12 +1947,13 @@ class ArenaOp(IRDLOperation):
     unaligned_lower_bound = opt_prop_def(IntegerAttr[I64])
     link_section = opt_prop_def(StringAttr)
     memory = opt_prop_def(StringAttr)
+    source = opt_prop_def(StringAttr)
 
     assembly_format = (
         "$role `size` $size `align` $alignment (`lower_bound` $lower_bound^)? "
         "(`strategy` $strategy^)? (`steps` $steps^)? "
         "(`unaligned_lower_bound` $unaligned_lower_bound^)? (`section` $link_section^)? "
-        "(`memory` $memory^)? attr-dict"
+        "(`memory` $memory^)? (`source` $source^)? attr-dict"
     )
 
     traits = traits_def(BindsOutsideMemory())
@@ -1944,10 +1969,12 @@ class ArenaOp(IRDLOperation):
         steps: int | None = None,
         unaligned_lower_bound: int | None = None,
         memory: str | None = None,
+        source: str | None = None,
     ):
         super().__init__(
             properties={
                 "memory": None if memory is None else StringAttr(memory),
+                "source": None if source is None else StringAttr(source),
                 "role": ArenaRoleAttr(ArenaRole(role)),
                 "size": IntegerAttr(size, 64),
                 "alignment": IntegerAttr(alignment, 64),
@@ -1996,8 +2023,20 @@ class ArenaOp(IRDLOperation):
                 )
         if self.link_section is not None and role != ArenaRole.CONSTANT:
             raise VerifyException("only the constant arena has a link section")
-        if self.memory is not None and role != ArenaRole.SCRATCH:
-            raise VerifyException("only a scratch arena is placed in a memory")
+        if role == ArenaRole.CONSTANT:
+            where = (
+                None if self.memory is None else self.memory.data,
+                None if self.source is None else self.source.data,
+            )
+            if where not in CONSTANT_PLACEMENTS.values():
+                raise VerifyException(
+                    "a constant arena is in memory flash, ram from source flash (staged) or "
+                    f"external, got memory {where[0]} source {where[1]}"
+                )
+        elif self.memory is not None and role != ArenaRole.SCRATCH:
+            raise VerifyException("only a scratch or constant arena is placed in a memory")
+        elif self.source is not None:
+            raise VerifyException("only a constant arena has a source memory (staged constants)")
         block = self.parent_block()
         if block is not None:
             for other in block.ops:

@@ -1,7 +1,8 @@
 """`plan-arenas`: the bufferization pass. Every scratch buffer gets an offset in one scratch arena,
 every constant an offset in one deduplicated constant arena; the arenas become `uop.arena` ops.
 
-`-p 'plan-arenas{strategy=naive|greedy|best alignment=16 link-section=".rodata.zant"}'`:
+`-p 'plan-arenas{strategy=naive|greedy|best alignment=16 link-section=".rodata.zant"
+constants=embedded|staged|external}'`:
 
 * `naive`: one aligned slot per `uop.define_local`, in program order (no reuse);
 * `greedy`: liveness (`zant.analysis.liveness`), in-place reuse (a buffer written element-wise over
@@ -22,7 +23,11 @@ re-running the schedule and liveness (and later passes that add ops do not move 
   step (op of the function body) it is live at;
 * the scratch `uop.arena` its size, alignment, aligned `lower_bound`, `strategy`, `steps N` (the
   number of top-level steps) and `unaligned_lower_bound B` (the lower bound counted in unaligned
-  bytes: what no plan of this schedule can beat).
+  bytes: what no plan of this schedule can beat);
+* the constant `uop.arena` where it lives (`constants`, `zant compile --constants`): `memory
+  "flash"` (embedded, the default: read in place from read-only data), `memory "ram" source
+  "flash"` (staged: copied into RAM by `NAME_init`) or `memory "external"` (a blob the firmware
+  places and passes to `NAME_init`). The header, plan JSON, Zig file and firmware read it there.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects.uop import (
     ARENA_ROLES,
+    CONSTANT_MODES,
+    CONSTANT_PLACEMENTS,
     PLAN_STRATEGIES,
     ArenaOp,
     ArenaRole,
@@ -231,15 +238,18 @@ def plan_function(
     strategy: PlanStrategy | str = PlanStrategy.BEST,
     alignment: int = 16,
     link_section: str = "",
+    constants: str = "embedded",
 ) -> int:
-    """Plan the arenas of `function` (replacing any earlier plan); return the scratch size."""
+    """Plan the arenas of `function` (replacing any earlier plan), its constants where
+    `constants` (embedded, staged, external) puts them; return the scratch size."""
     for op in list(function.body.block.ops):
         if isinstance(op, ArenaOp):
             Rewriter.erase_op(op)
     for key in ("uop.scratch_size", "uop.alignment"):
         function.attributes.pop(key, None)
     scratch = plan_scratch(function, strategy, alignment, steps_before=len(ARENA_ROLES))
-    constants = plan_constants(function, alignment)
+    constant_size = plan_constants(function, alignment)
+    memory, source = CONSTANT_PLACEMENTS[constants]
     scratch_op = ArenaOp(
         ArenaRole.SCRATCH,
         scratch.size,
@@ -251,7 +261,10 @@ def plan_function(
     )
     arenas = [
         scratch_op,
-        ArenaOp(ArenaRole.CONSTANT, constants, alignment, link_section=link_section or None),
+        ArenaOp(
+            ArenaRole.CONSTANT, constant_size, alignment, link_section=link_section or None,
+            memory=memory, source=source,
+        ),
         ArenaOp(ArenaRole.PERSISTENT, 0, alignment),
     ]
     Rewriter.insert_op(arenas, InsertPoint.at_start(function.body.block))
@@ -285,6 +298,7 @@ class PlanArenasPass(ModulePass):
     strategy: str = "best"
     alignment: int = 16
     link_section: str = ""
+    constants: str = "embedded"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.alignment <= 0 or self.alignment & (self.alignment - 1):
@@ -293,5 +307,9 @@ class PlanArenasPass(ModulePass):
             raise ZantError(
                 f"plan-arenas: strategy must be one of {', '.join(PLAN_STRATEGIES)}, got '{self.strategy}'"
             )
+        if self.constants not in CONSTANT_MODES:
+            raise ZantError(
+                f"plan-arenas: constants must be one of {', '.join(CONSTANT_MODES)}, got '{self.constants}'"
+            )
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-                plan_function(function, self.strategy, self.alignment, self.link_section)
+            plan_function(function, self.strategy, self.alignment, self.link_section, self.constants)

@@ -188,3 +188,95 @@ def test_a_model_without_constants_needs_init_all_the_same(tmp_path, mode):
     assert (library.m_init(ctypes.c_void_p(None)) if mode == "external" else library.m_init()) == 0
     a = np.arange(3, dtype=np.float32)
     np.testing.assert_array_equal(model(a, a)[0], 2 * a)
+
+
+def matmul_model(path, rows: int = 64, columns: int = 80) -> None:
+    """y = x @ w with `rows * columns` float weights (64 × 80: 20,480 B)."""
+    w = np.random.default_rng(0).standard_normal((rows, columns)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "matmul",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, rows])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, columns])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+@pytest.mark.parametrize(
+    "mode, memory, source", [("embedded", "flash", "flash"), ("staged", "ram", "flash"), ("external", "external", "external")]
+)
+def test_the_plan_records_where_the_constants_live(tmp_path, model_path, mode, memory, source):
+    # The mode is plan-arenas' decision on the IR; the plan JSON, header and RAM count read it.
+    result = compile_model(model_path, tmp_path, CompileOptions(name="m", constants=mode, build=False))
+    plan = result.plan
+    (region,) = [r for r in plan["regions"] if r["role"] == "constant"]
+    (arena,) = [a for a in plan["arenas"] if a["role"] == "constant"]
+    assert (region["memory"], region["source_memory"]) == (arena["memory"], arena["source_memory"]) == (memory, source)
+    assert plan["constants"] == mode
+    assert {t["memory"] for t in plan["tensors"] if t["role"] == "constant"} == {memory}
+    scratch = sum(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
+    assert plan["ram_arena_bytes"] == scratch + (arena["size"] if mode == "staged" else 0)
+    header = result.header_path.read_text()
+    assert f"/* constant in {memory}{' from flash' if mode == 'staged' else ''}: {arena['size']} B" in header
+
+
+def test_the_plan_hash_tells_the_modes_apart(tmp_path, model_path):
+    hashes = {
+        mode: compile_model(model_path, tmp_path / mode, CompileOptions(constants=mode, build=False)).plan["plan_hash"]
+        for mode in ("embedded", "staged", "external")
+    }
+    assert len(set(hashes.values())) == 3
+
+
+def test_a_given_pipeline_must_plan_the_mode_asked_for(tmp_path, model_path):
+    from zant.pipelines import pipeline_for
+
+    staged = pipeline_for("host", constants="staged")
+    assert "plan-arenas{constants=staged}" in staged
+    result = compile_model(model_path, tmp_path / "a", CompileOptions(pipeline=staged, build=False))
+    assert result.plan["constants"] == "staged"  # no --constants: as the pipeline planned it
+    with pytest.raises(ZantError, match=r"^--constants external, but the pipeline placed the constant arena "
+                       r"staged: give its plan-arenas constants=external$"):
+        compile_model(model_path, tmp_path / "b", CompileOptions(pipeline=staged, constants="external", build=False))
+
+
+def test_a_staged_arena_counts_in_the_boards_ram(tmp_path):
+    # 20 KB of weights fit the micro:bit's 256 KB flash read in place, but their staged copy does
+    # not fit its 16 KB of RAM: one line naming the arena and the sizes, before any build.
+    from zant.backend.boards import MIN_STACK
+    from zant.backend.limits import check_board_memory
+
+    path = tmp_path / "matmul.onnx"
+    matmul_model(path)
+    embedded = compile_model(path, tmp_path / "e", CompileOptions(target="cortex-m0plus", build=False))
+    check_board_memory(embedded.plan, BOARDS["microbit"], MIN_STACK)
+    with pytest.raises(ZantError) as error:
+        compile_model(
+            path, tmp_path / "s",
+            CompileOptions(target="cortex-m0plus", constants="staged", firmware=True, inputs={}),
+        )
+    message = str(error.value)
+    assert len(message.splitlines()) == 1 and "scratch arena" not in message  # no scratch here
+    assert message.startswith("staged constant arena 20,480 B + outputs 320 B + stack ")
+    assert message.endswith("do not fit the 16 KB (16,384 B) RAM of microbit: " f"{20_480 + 320 + MIN_STACK - 16_384:,} B over")
+    assert not (tmp_path / "s").exists() or not any((tmp_path / "s").glob("*.zig"))
+
+
+def test_compile_summary_counts_the_staged_copy(tmp_path, capsys):
+    from zant.tools import cli
+
+    path = tmp_path / "matmul.onnx"
+    matmul_model(path)
+    assert cli.main(["compile", str(path), "-o", str(tmp_path / "out"), "--constants", "staged", "--no-build"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^constant arena +20,480 bytes \(staged\)$", out, re.M)
+    assert re.search(r"^arenas in RAM +20,480 bytes$", out, re.M)  # no scratch: the copy only
+
+
+def test_zant_run_with_external_constants(tmp_path, model_path, capsys):
+    # zant run hands the blob's address to model_init before it runs the model.
+    from zant.tools import cli
+
+    assert cli.main(["run", str(model_path), "--constants", "external"]) == 0
+    errors = [float(e) for e in re.findall(r"max abs error (\S+)", capsys.readouterr().out)]
+    assert len(errors) == 1 and errors[0] < 1e-5

@@ -16,6 +16,7 @@ shows the Python traceback instead.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import sys
 import time
 import tempfile
@@ -25,6 +26,7 @@ import numpy as np
 from zant.tools.zant_opt import parse_input_shapes
 
 from zant.backend.boards import BOARDS, Board, board_for, find_board
+from zant.dialects.uop import CONSTANT_MODES
 from zant.driver import (
     OPTIMIZE_MODES,
     TARGETS,
@@ -86,10 +88,10 @@ def make_parser() -> argparse.ArgumentParser:
     compile_cmd.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
     compile_cmd.add_argument("--no-build", action="store_true", help="write the sources only")
     compile_cmd.add_argument(
-        "--constants", default="embedded", choices=("embedded", "external", "staged"),
-        help="the weights: embedded in the image (NAME.weights.bin read by @embedFile), external "
-        "(the firmware places NAME.weights.bin and passes its address to NAME_init) or staged "
-        "(copied from flash into RAM by NAME_init)",
+        "--constants", choices=CONSTANT_MODES,
+        help="the weights: embedded in the image (NAME.weights.bin read by @embedFile; the default), "
+        "external (the firmware places NAME.weights.bin and passes its address to NAME_init) or "
+        "staged (copied from flash into RAM by NAME_init)",
     )
     compile_cmd.add_argument(
         "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
@@ -107,6 +109,10 @@ def make_parser() -> argparse.ArgumentParser:
     run_cmd.add_argument("-O", "--optimize", choices=OPTIMIZE_MODES, help="default: ReleaseFast")
     run_cmd.add_argument(
         "--safe", action="store_true", help="-O ReleaseSafe: trap on out-of-bounds accesses and overflow"
+    )
+    run_cmd.add_argument(
+        "--constants", choices=CONSTANT_MODES,
+        help="where the weights live, as zant compile's option (the run calls NAME_init first)",
     )
 
     from zant.tools.conformance import add_conformance_command
@@ -140,7 +146,8 @@ def format_summary(result: CompileResult, target: str, optimize: str) -> str:
         f"wrote {result.zig_path}, {', '.join([*blobs, result.header_path.name, result.plan_path.name])}",
         f"scratch arena   {arenas.get('scratch', 0):>10,} bytes (lower bound {result.plan.get('lower_bound_bytes', 0):,})",
         f"  of it float   {result.plan.get('float_scratch_bytes', 0):>10,} bytes",
-        f"constant arena  {arenas.get('constant', 0):>10,} bytes",
+        f"constant arena  {arenas.get('constant', 0):>10,} bytes ({result.plan.get('constants', 'embedded')})",
+        f"arenas in RAM   {result.plan.get('ram_arena_bytes', 0):>10,} bytes",
     ]
     if result.library_path is not None:
         lines.append(f"built {result.library_path} ({target}, {optimize})")
@@ -245,7 +252,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _progress(f"building {optimize} for {where} ({checks})")
     with tempfile.TemporaryDirectory(prefix="zant-run-") as out_dir:
         options = _options(
-            args, name="model", optimize=optimize, target=target,
+            args, name="model", optimize=optimize, target=target, constants=args.constants,
             firmware=on_mcu, board=board, inputs=given, progress=_progress,
         )
         result = compile_model(args.model, out_dir, options)
@@ -262,7 +269,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             feeds, _ = complete_feeds(result.inputs, given)
             _report_made_up(result, given, feeds)
             _progress("run on the host")
-            ours, label = load_compiled(result)(*(feeds[s.name] for s in result.inputs)), "zant"
+            model = load_compiled(result)
+            keep = _init_constants(model, result)
+            ours, label = model(*(feeds[s.name] for s in result.inputs)), "zant"
+            del keep
     _progress("reference (onnx.reference.ReferenceEvaluator)")
     reference = reference_outputs(args.model, {**feeds, **(options.freeze or {})})  # frozen: inputs there
     _progress(f"done in {time.perf_counter() - started:.1f} s")
@@ -278,6 +288,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(format_firmware(result, kept=False))
         print(f"stack           {run.stack_bytes:,} bytes (high-water mark)")
     return 0
+
+
+def _init_constants(model, result: CompileResult) -> np.ndarray | None:
+    """Call `model_init` of a host build whose constants are staged (no argument) or external
+    (the address of its blob, read into an aligned buffer, which the caller keeps alive while
+    the model runs)."""
+    mode = result.plan["constants"]
+    if mode == "embedded":
+        return None
+    init = getattr(model._library, f"{result.zig_path.stem}_init")
+    init.restype = ctypes.c_int32
+    blob = None
+    if mode == "external":
+        data = (result.zig_path.parent / f"{result.zig_path.stem}.weights.bin").read_bytes()
+        alignment = next(a["alignment"] for a in result.plan["arenas"] if a["role"] == "constant")
+        buffer = np.zeros(len(data) + alignment, np.uint8)
+        start = (-buffer.ctypes.data) % alignment
+        buffer[start : start + len(data)] = np.frombuffer(data, np.uint8)
+        blob = buffer
+        status = init(ctypes.c_void_p(buffer.ctypes.data + start))
+    else:
+        status = init()
+    if status != 0:
+        raise ZantError(f"{result.zig_path.stem}_init returned {status}")
+    return blob
 
 
 def cmd_profile(args: argparse.Namespace) -> int:

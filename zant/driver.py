@@ -61,7 +61,8 @@ class CompileOptions:
     board: str | os.PathLike | Board | None = None  # a built-in board's name or a board file
     inputs: dict[str, np.ndarray] | None = None  # embedded in the image; missing ones are seeded
     progress: Callable[[str], None] | None = None  # told each stage as it starts ("import m.onnx")
-    constants: str = "embedded"  # embedded | external | staged: where the constant arena lives
+    constants: str | None = None  # embedded | staged | external: where the constant arena lives
+    # (plan-arenas' `constants` option); None: as the pipeline plans it (embedded by default)
 
 
 @dataclass
@@ -249,19 +250,16 @@ def parse_model(data: bytes) -> onnx.ModelProto:
     return model
 
 
-def planned_json(
-    planned: PlannedModule, name: str, target: str, board: Board | None = None, constants: str = "embedded"
-) -> dict:
-    """The plan JSON `zant compile` writes (NAME.plan.json): `checked_plan`, the graph's inputs
-    and outputs, where the constants live (`constants`) and the files written."""
+def planned_json(planned: PlannedModule, name: str, target: str, board: Board | None = None) -> dict:
+    """The plan JSON `zant compile` writes (NAME.plan.json): `checked_plan` (where the constants
+    live among it, as the plan placed them), the graph's inputs and outputs and the files written."""
     from zant.backend.zig_printer import blob_file_name
 
     plan = checked_plan(planned.module, name, target, board)
     plan["inputs"] = [vars(t) for t in planned.inputs]
     plan["outputs"] = [vars(t) for t in planned.outputs]
-    plan["constants"] = constants
     constant_bytes = sum(a["size"] for a in plan["arenas"] if a["role"] == "constant")
-    blob = constant_bytes > 0 or constants == "external"
+    blob = constant_bytes > 0 or plan["constants"] == "external"
     plan["files"] = sorted([f"{name}.zig", f"{name}.h", f"{name}.plan.json", *([blob_file_name(name)] if blob else [])])
     return plan
 
@@ -277,7 +275,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError(f"unknown optimize mode '{options.optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
     from zant.backend.zig_printer import CONSTANT_MODES
 
-    if options.constants not in CONSTANT_MODES:
+    if options.constants is not None and options.constants not in CONSTANT_MODES:
         raise ZantError(f"unknown constants mode '{options.constants}' (choose from {', '.join(CONSTANT_MODES)})")
     board = None
     if options.firmware:
@@ -289,16 +287,24 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
 
     timings: dict[str, float] = {}
     pipeline = options.pipeline
-    if pipeline is None and board is not None and board.place_memories:  # scratch over its memories
-        pipeline = pipeline_for(options.target, memories=board.place_memories)
+    if pipeline is None:  # plan-arenas places the constants; scratch over a board's memories
+        memories = board.place_memories if board is not None else ()
+        staged_or_external = options.constants if options.constants != "embedded" else None
+        if memories or staged_or_external:
+            pipeline = pipeline_for(options.target, memories=memories, constants=staged_or_external)
     planned = compile_to_module(
         model_path, options.target, pipeline=pipeline, input_shapes=options.input_shapes,
         freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
     )
     inputs, outputs, module = planned.inputs, planned.outputs, planned.module
     with _stage(timings, "emit", options.progress, f"{name}.zig, {name}.h, {name}.plan.json"):
-        plan = planned_json(planned, name, options.target, board, options.constants)
-        sources, header = zig_and_header(module, name, options.constants)
+        plan = planned_json(planned, name, options.target, board)
+        if options.constants is not None and plan["constants"] != options.constants:
+            raise ZantError(
+                f"--constants {options.constants}, but the pipeline placed the constant arena "
+                f"{plan['constants']}: give its plan-arenas constants={options.constants}"
+            )
+        sources, header = zig_and_header(module, name)
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -329,7 +335,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
                     feeds, _ = complete_feeds(inputs, options.inputs or {})
                     firmware = build_image(
-                        staging, name, inputs, outputs, feeds, board, options.optimize, options.constants
+                        staging, name, inputs, outputs, feeds, board, options.optimize, plan["constants"]
                     )
         except ZigCompileError as error:  # a Zant bug: keep the sources for the report
             for path in staging.iterdir():
@@ -381,16 +387,14 @@ def checked_plan(module: ModuleOp, name: str, target: str, board: Board | None =
     return plan
 
 
-def zig_and_header(
-    module: ModuleOp, name: str, constants: str = "embedded"
-) -> tuple[dict[str, str | bytes], str]:
+def zig_and_header(module: ModuleOp, name: str) -> tuple[dict[str, str | bytes], str]:
     """The source files (`NAME.zig` and, if the model has constants, `NAME.weights.bin`) and the
-    C header of a lowered, planned module, its constant arena `constants` (embedded, external,
-    staged: `zant.backend.zig_printer.CONSTANT_MODES`)."""
+    C header of a lowered, planned module, its constant arena where the plan placed it
+    (embedded, staged or external: `plan-arenas{constants=...}`)."""
     from zant.backend.plan import emit_header
     from zant.backend.zig_printer import zig_files
 
-    return zig_files(module, name, constants), emit_header(module, name, constants)
+    return zig_files(module, name), emit_header(module, name)
 
 
 def library_file_name(name: str, target: str) -> str:

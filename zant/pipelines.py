@@ -93,12 +93,15 @@ def vector_stages(lanes: int) -> tuple[str, ...]:
 
 
 def plan_stages(
-    strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = ()
+    strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
+    constants: str | None = None,
 ) -> tuple[str, ...]:
-    """`PLAN_STAGES`, with `plan-arenas` options where given (`zant plan --strategy`), and
+    """`PLAN_STAGES`, with `plan-arenas` options where given (`zant plan --strategy`,
+    `zant compile --constants`), and
     `place-memories` after `plan-arenas` for a board with several memories for the scratch arena
     (`memories`: `NAME:BYTES`, fastest first; `Board.place_memories`)."""
-    options = " ".join(f"{k}={v}" for k, v in (("strategy", strategy), ("alignment", alignment)) if v is not None)
+    given = (("strategy", strategy), ("alignment", alignment), ("constants", constants))
+    options = " ".join(f"{k}={v}" for k, v in given if v is not None)
     stages = []
     for s in PLAN_STAGES:
         stages.append(f"{s}{{{options}}}" if s == "plan-arenas" and options else s)
@@ -109,7 +112,8 @@ def plan_stages(
 
 
 def stages_for(
-    target: str, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = ()
+    target: str, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
+    constants: str | None = None,
 ) -> tuple[str, ...]:
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options;
     `memories`: `place-memories`' option, for a board with several scratch memories)."""
@@ -120,16 +124,18 @@ def stages_for(
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
     )
     dsp = (*(("seed-accumulators", "mve-dot") if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
-    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment, memories), *PRINT_STAGES, *dsp)
+    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp)
 
 
 def pipeline_for(
-    target: str, *, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = ()
+    target: str, *, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
+    constants: str | None = None,
 ) -> str:
     """The pipeline a compile for `target` runs unless it names another (`zant-opt -p` syntax);
-    `strategy` and `alignment`, when given, are `plan-arenas` options; `memories` (a firmware
-    board's `place_memories`) adds `place-memories` after `plan-arenas`."""
-    return ",".join(stages_for(target, strategy, alignment, memories))
+    `strategy`, `alignment` and `constants` (embedded, staged, external), when given, are
+    `plan-arenas` options; `memories` (a firmware board's `place_memories`) adds `place-memories`
+    after `plan-arenas`."""
+    return ",".join(stages_for(target, strategy, alignment, memories, constants))
 
 
 DEFAULT_PIPELINE = pipeline_for("host")

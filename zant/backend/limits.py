@@ -8,7 +8,8 @@ promises a 2^50-element input to a 32-bit part.
 
 A firmware image must also fit its board: the arenas, the embedded inputs and outputs and a
 minimum stack (what the plan already knows; the code only the linker does) against the board's
-RAM, flash and weights region.
+RAM, flash and weights region. A staged constant arena counts twice: its blob in flash, its
+copy in RAM.
 """
 
 from __future__ import annotations
@@ -73,28 +74,36 @@ def check_target_limits(module: ModuleOp, plan: dict, target: str) -> None:
             )
 
 
+def ram_parts(plan: dict, min_stack: int = 0) -> list[tuple[str, int]]:
+    """What a firmware image of `plan` takes from the board's RAM, by part: the scratch arena left
+    in `.bss` (a scratch arena `place-memories` put in one of the board's own memories takes
+    nothing from it), the persistent arena, a staged constant arena's copy (`NAME_init` copies
+    the weights from flash into it), the outputs and `min_stack`."""
+    arenas = plan["arenas"]
+    staged = sum(a["size"] for a in arenas if a["role"] == "constant" and a.get("memory") == "ram")
+    return [
+        ("scratch arena", sum(a["size"] for a in arenas if a["role"] == "scratch" and "memory" not in a)),
+        ("persistent arena", sum(a["size"] for a in arenas if a["role"] == "persistent")),
+        ("staged constant arena", staged),
+        ("outputs", _embedded(plan, "output")),
+        ("stack", min_stack),
+    ]
+
+
 def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
-    """Raise `ZantError` if what a firmware image of `plan` needs in RAM (scratch and persistent
-    arenas, outputs, `min_stack`) or in flash / the weights region (weights and embedded inputs)
+    """Raise `ZantError` if what a firmware image of `plan` needs in RAM (`ram_parts`: scratch,
+    persistent and staged constant arenas, outputs, `min_stack`) or in flash / the weights
+    region (the weights, read in place or the source of a staged copy, and embedded inputs)
     exceeds the board's, saying which memory, the bytes needed and by how much it misses."""
-
-    def embedded(role: str) -> int:
-        return sum(_align(t["size"]) for t in plan["tensors"] if t["role"] == role)
-
-    # A scratch arena placed in one of the board's own memories (`place-memories`, which keeps it
-    # within that memory) takes nothing from RAM.
-    arenas = {a["role"]: a["size"] for a in plan["arenas"] if "memory" not in a}
+    # Flash holds the blob whatever the mode: read in place, copied at init, or (external) kept
+    # in the image's read-only data for NAME_init.
+    weights = sum(a["size"] for a in plan["arenas"] if a["role"] == "constant")
     needs = [
-        ("RAM", board.ram, [
-            ("scratch arena", arenas.get("scratch", 0)),
-            ("persistent arena", arenas.get("persistent", 0)),
-            ("outputs", embedded("output")),
-            ("stack", min_stack),
-        ]),
+        ("RAM", board.ram, ram_parts(plan, min_stack)),
         (
             "weights region" if board.weights else "flash",
             board.weights or board.flash,
-            [("weights", arenas.get("constant", 0)), ("inputs", embedded("input"))],
+            [("weights", weights), ("inputs", _embedded(plan, "input"))],
         ),
     ]
     problems = []
@@ -112,6 +121,11 @@ def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
             )
     if problems:
         raise ZantError("; ".join(problems))
+
+
+def _embedded(plan: dict, role: str) -> int:
+    """The bytes of a firmware image's embedded inputs or outputs (each `align(16)`)."""
+    return sum(_align(t["size"]) for t in plan["tensors"] if t["role"] == role)
 
 
 def _align(size: int) -> int:

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
-from zant.dialects.uop import ArenaOp, ArenaRole, BufferRole, DefineGlobalOp, DefineLocalOp
+from zant.dialects.uop import ArenaOp, ArenaRole, BufferRole, DefineGlobalOp, DefineLocalOp, constants_mode
 from zant.errors import ZantError
 from zant.analysis.liveness import align_up
 
@@ -110,7 +110,9 @@ class TensorPlacement:
 
 DEFAULT_MEMORY = {"scratch": "ram", "persistent": "ram", "constant": "flash", "io": "caller"}
 """The memory of a region no pass placed: the scratch and persistent arenas in the image's RAM
-(`.bss`), the constants in its read-only data, inputs and outputs wherever the caller keeps them."""
+(`.bss`), the constants in its read-only data, inputs and outputs wherever the caller keeps them.
+`plan-arenas{constants=...}` records the constant arena's own: flash (embedded), ram from source
+flash (staged) or external."""
 
 
 def region_id(name: str) -> int:
@@ -128,15 +130,25 @@ class PlanRegion:
     memory: str
     size: int
     alignment: int
+    source: str = ""  # where a staged arena is copied from at init; "": it is not staged
 
     @property
     def id(self) -> int:
         return region_id(self.name)
 
+    @property
+    def source_memory(self) -> str:
+        """The memory its bytes come from: `memory` unless the arena is staged."""
+        return self.source or self.memory
+
+    @property
+    def staged(self) -> bool:
+        return self.source_memory != self.memory
+
     def as_dict(self) -> dict:
         return {
             "id": self.id, "name": self.name, "role": self.role, "memory": self.memory,
-            "size": self.size, "alignment": self.alignment,
+            "source_memory": self.source_memory, "size": self.size, "alignment": self.alignment,
         }
 
 
@@ -168,9 +180,11 @@ class PlanInfo:
     step_count: int = 0
     regions: tuple[PlanRegion, ...] = ()
     io: tuple[tuple[str, str, int, str], ...] = ()  # (role, name, element count, element type)
+    constants: str = "embedded"  # where the constant arena lives: embedded, staged or external
 
     def arenas(self) -> list[dict]:
-        """The arenas (regions but the caller's tensors), each placed scratch arena with its memory."""
+        """The arenas (regions but the caller's tensors), each placed scratch arena with its
+        memory, the constant arena with its memory and source memory."""
         arenas = []
         for r in self.regions:
             if r.role == "io":
@@ -178,8 +192,14 @@ class PlanInfo:
             arena = {"role": r.role, "size": r.size, "alignment": r.alignment}
             if r.role == "scratch" and r.name != "scratch":
                 arena["memory"] = r.memory
+            if r.role == "constant":
+                arena["memory"], arena["source_memory"] = r.memory, r.source_memory
             arenas.append(arena)
         return arenas
+
+    @property
+    def constant_region(self) -> PlanRegion:
+        return next(r for r in self.regions if r.role == "constant")
 
     @property
     def scratch_regions(self) -> list[PlanRegion]:
@@ -252,7 +272,8 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
             op.size.value.data, op.alignment.value.data,
         )
     constant_region = PlanRegion(
-        "constant", "constant", DEFAULT_MEMORY["constant"], constant.size.value.data, constant.alignment.value.data
+        "constant", "constant", constant.memory.data if constant.memory else DEFAULT_MEMORY["constant"],
+        constant.size.value.data, constant.alignment.value.data, constant.source.data if constant.source else "",
     )
     arena_regions = [
         *regions.values(),
@@ -300,6 +321,7 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
     return PlanInfo(
         regions=(*arena_regions, *io_regions),
         io=tuple(io),
+        constants=constants_mode(constant),
         scratch_size=sum(r.size for r in regions.values()),
         scratch_alignment=scratch.alignment.value.data,
         constant_size=constant.size.value.data,
@@ -329,6 +351,12 @@ def float_scratch_bytes(info: PlanInfo) -> int:
             covered += max(0, stop - max(start, end))
             end = max(end, stop)
     return covered
+
+
+def ram_arena_bytes(info: PlanInfo) -> int:
+    """The bytes of the arenas in the image's own RAM: the scratch arena no pass placed in another
+    memory, the persistent arena and a staged constant arena's copy."""
+    return sum(r.size for r in info.regions if r.memory == "ram" and r.role != "io")
 
 
 def plan_summary(module: ModuleOp) -> dict:
@@ -361,6 +389,8 @@ def emit_plan_json(module: ModuleOp, name: str) -> dict:
         "float_scratch_bytes": float_scratch_bytes(info),
         "strategy": info.strategy,
         "constant_link_section": info.link_section,
+        "constants": info.constants,
+        "ram_arena_bytes": ram_arena_bytes(info),
         "regions": [r.as_dict() for r in info.regions],
         "plan_hash": info.plan_hash,
         "layout_hash": info.layout_hash,
@@ -375,8 +405,9 @@ def _c_string(text: str) -> str:
     return "".join(c if c.isascii() and c.isprintable() and c not in "*/\\" else "?" for c in text)
 
 
-def _init_declaration(name: str, constants: str, info: PlanInfo) -> list[str]:
+def _init_declaration(name: str, info: PlanInfo) -> list[str]:
     """`NAME_init` and its statuses, for a constant arena that is staged or external."""
+    constants = info.constants
     if constants == "embedded":
         return []
     lines = [
@@ -411,7 +442,8 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
         else:
             macro = re.sub(r"[^A-Za-z0-9]", "_", r.name).upper()
         lines.append(
-            f"#define {name}_REGION_{macro} 0x{r.id:08x}u /* {r.role} in {_c_string(r.memory)}: {r.size} B, align {r.alignment} */"
+            f"#define {name}_REGION_{macro} 0x{r.id:08x}u /* {r.role} in {_c_string(r.memory)}"
+            f"{f' from {_c_string(r.source_memory)}' if r.staged else ''}: {r.size} B, align {r.alignment} */"
         )
     placed = [r for r in info.scratch_regions if r.name != "scratch"]
     for r in placed:
@@ -425,9 +457,9 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
     ]
 
 
-def emit_header(module: ModuleOp, name: str, constants: str = "embedded") -> str:
+def emit_header(module: ModuleOp, name: str) -> str:
     """The C header `NAME.h`: the entry point (and `NAME_init` for external or staged
-    constants), arena sizes, plan hashes, tensor sizes."""
+    constants, as the plan places them), arena sizes, plan hashes, tensor sizes."""
     validate_prefix(name)
     function = main_function(module)
     info = describe_plan(module)
@@ -469,7 +501,7 @@ def emit_header(module: ModuleOp, name: str, constants: str = "embedded") -> str
                 element_type, AnyFloat
             ) else ""
             params.append(f"{const}{c_type(element_type)} *{parameters[op]}{note}")
-    lines += ["", *_init_declaration(name, constants, info)] + [
+    lines += ["", *_init_declaration(name, info)] + [
         f"/* Returns 0 if this file was generated with plan hash `expected` ({name}_PLAN_HASH), else",
         f"   {name}_STATUS_PLAN_MISMATCH. */",
         f"int32_t {name}_check_plan(uint64_t expected);",

@@ -3,8 +3,9 @@
 The module must be planned and its geps linearized (`zant-opt model.mlir -p
 plan-arenas,linearize-geps -t zig`; the default pipelines also run `zant.pipelines.PRINT_STAGES`):
 the target prints what the passes decided and refuses a module they have not prepared, naming
-the pass to run. Constants are printed inline in the file (`zant compile` writes them beside it);
-`zig{constants=staged}` or `zig{constants=external}` prints the other arena modes.
+the pass to run. Constants are printed inline in the file (`zant compile` writes them beside it),
+where the plan put them (`plan-arenas{constants=staged}` or `{constants=external}` for the other
+arena modes).
 """
 
 from __future__ import annotations
@@ -29,9 +30,6 @@ class ZigTarget(Target):
     prefix: str = "model"
     """The symbol prefix (`NAME_predict`, `NAME_scratch` …); a C identifier."""
 
-    constants: str = "embedded"
-    """Where the constant arena lives: embedded, staged or external (`zant compile --constants`)."""
-
     @classmethod
     def from_spec(cls, spec: ArgSpec) -> ZigTarget:
         # `name` is the option users write (`zig{name=net}`), but a spec field called `name` is
@@ -47,4 +45,4 @@ class ZigTarget(Target):
                 f"the zig target prints a planned module: run the {PlanArenasPass.name} pass first "
                 f"(zant-opt -p {PlanArenasPass.name} -t zig)"
             )
-        ZigPrinter(module, self.prefix, self.constants).print_module(output)
+        ZigPrinter(module, self.prefix).print_module(output)

@@ -2,8 +2,38 @@
 
 builtin.module {
   func.func @main() {
-    // expected-error@+1 {{only a scratch arena is placed in a memory}}
+    // expected-error@+1 {{a constant arena is in memory flash, ram from source flash (staged) or external, got memory dtcm source None}}
     uop.arena "constant" size 0 align 16 memory "dtcm"
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    // expected-error@+1 {{a constant arena is in memory flash, ram from source flash (staged) or external, got memory ram source None}}
+    uop.arena "constant" size 0 align 16 memory "ram"
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    // expected-error@+1 {{only a scratch or constant arena is placed in a memory}}
+    uop.arena "persistent" size 0 align 16 memory "flash"
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    // expected-error@+1 {{only a constant arena has a source memory (staged constants)}}
+    uop.arena "scratch" size 16 align 16 memory "dtcm" source "flash"
     func.return
   }
 }
