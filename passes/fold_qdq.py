@@ -176,21 +176,37 @@ Fold = Callable[[Operation, Quantized, Builder], SSAValue | None]
 None when the op does not fold."""
 
 
-def _bias(op: Operation, x: Quantized, w: Quantized) -> tuple[bool, SSAValue | None]:
-    """The int32 bias of a Conv / Gemm (input 2) when it is a constant DQ with scale
-    x_scale · w_scale and zero point 0: (foldable, the int32 bias or None)."""
+def _bias(op: Operation, x: Quantized, w: Quantized, b: Builder) -> tuple[bool, SSAValue | None]:
+    """The int32 bias of a Conv / Gemm (input 2): a constant DQ with scale x_scale · w_scale and
+    zero point 0 (as onnxruntime's quantizer makes it), or a float constant (as PyTorch's
+    exporter leaves it), quantized here to int32 in that scale (an error of at most half a
+    step of x_scale · w_scale, far below one output step). (foldable, the int32 bias or None)."""
     value = input_value(op, 2)
     if value is None:
         return True, None
-    b = _dequantized(value, constant=True)
-    if b is None or _element_type(b.value) != IntegerType(32):
+    scales = [_constant(v) for v in (x.scale, w.scale)]
+    if any(s is None for s in scales):
         return False, None
-    scales = [_constant(v) for v in (b.scale, x.scale, w.scale)]
-    zero_point = _constant(b.zero_point) if b.zero_point is not None else np.zeros(1)
-    if any(s is None for s in scales) or np.any(zero_point):
+    x_scale, w_scale = scales
+    float_bias = _constant(value)
+    if float_bias is not None and float_bias.dtype.kind == "f":
+        channels = op.results[0].type.get_shape()[1]
+        if float_bias.size != channels:
+            return False, None  # a Gemm's C broadcast over rows
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = x_scale.astype(np.float64) * w_scale.astype(np.float64)
+            quantized = np.round(float_bias.astype(np.float64).reshape(-1) / step.reshape(-1))
+        if not np.all(np.isfinite(quantized)) or np.any(np.abs(quantized) >= 2**31):
+            return False, None
+        return True, b.constant(quantized.astype(np.int32), IntegerType(32), "bias")
+    dq = _dequantized(value, constant=True)
+    if dq is None or _element_type(dq.value) != IntegerType(32):
         return False, None
-    bias_scale, x_scale, w_scale = scales
-    return np.allclose(bias_scale, x_scale * w_scale, rtol=1e-6, atol=0), b.value
+    bias_scale = _constant(dq.scale)
+    zero_point = _constant(dq.zero_point) if dq.zero_point is not None else np.zeros(1)
+    if bias_scale is None or np.any(zero_point):
+        return False, None
+    return np.allclose(bias_scale, x_scale * w_scale, rtol=1e-6, atol=0), dq.value
 
 
 def _int8_operands(x: Quantized | None, w: Quantized | None) -> bool:
@@ -209,7 +225,7 @@ def _qlinear_conv(b: Builder, x: Quantized, w: Quantized, y: Quantized, bias, re
 
 def fold_conv(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1), constant=True)
-    foldable, bias = _bias(op, x, w) if _int8_operands(x, w) else (False, None)
+    foldable, bias = _bias(op, x, w, b) if _int8_operands(x, w) else (False, None)
     if not foldable or (not w.is_per_tensor and w.axis != 0):
         return None
     return _qlinear_conv(b, x, w, y, bias, _int8_result(op, y), dict(op.properties))
@@ -219,7 +235,7 @@ def fold_gemm(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1), constant=True)
     if get_attr(op, "alpha") != 1.0 or get_attr(op, "beta") != 1.0 or get_attr(op, "transA"):
         return None
-    foldable, bias = _bias(op, x, w) if _int8_operands(x, w) and x.value.type.get_num_dims() == 2 else (False, None)
+    foldable, bias = _bias(op, x, w, b) if _int8_operands(x, w) and x.value.type.get_num_dims() == 2 else (False, None)
     transposed = get_attr(op, "transB")
     # Per-channel weights must vary along N (axis 0 of W[N, K], axis 1 of W[K, N]).
     if not foldable or (not w.is_per_tensor and w.axis % 2 != (0 if transposed else 1)):

@@ -352,3 +352,33 @@ def test_lookup_tables_run_as_firmware_on_cortex_m4(tmp_path):
     producers = {o: n for n in model.graph.node for o in n.output}
     lsb = float(numpy_helper.to_array(next(t for t in model.graph.initializer if t.name == producers["y"].input[1])))
     assert np.max(np.abs(got - want)) <= lsb * 1.001
+
+
+def pytorch_style() -> onnx.ModelProto:
+    """What PyTorch's exporter writes for a quantized Conv and Linear: DQ'd int8 weights
+    (per channel) but a float bias, Q → DQ between layers; input 1×3×6×6."""
+    rng = np.random.default_rng(0)
+    g = QdqGraph()
+    q, params = g.quantized_input("x", [1, 3, 6, 6], 0.05, 3, "i8")
+    weight = g.const(rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8), "w")
+    w_scales, w_zero = g.const(np.array([0.01, 0.02, 0.015, 0.03], np.float32)), g.const(np.zeros(4, np.int8))
+    w = g.node("DequantizeLinear", [weight, w_scales, w_zero], axis=0)
+    conv = g.node("Conv", [g.dq(q, params), w, g.const(rng.normal(0, 1, 4).astype(np.float32))], pads=[1, 1, 1, 1])
+    c_params = g.params(0.2, -4, "i8")
+    c = g.q(conv, c_params)
+    flat = g.q(g.node("Flatten", [g.dq(c, c_params)]), c_params)
+    fc_weight = g.const(rng.integers(-127, 128, (5, 144)).astype(np.int8), "fc")
+    fc_w = g.node("DequantizeLinear", [fc_weight, g.const(np.array(0.004, np.float32)), g.const(np.array(0, np.int8))])
+    fc = g.node("Gemm", [g.dq(flat, c_params), fc_w, g.const(rng.normal(0, 1, 5).astype(np.float32))], transB=1)
+    y_params = g.params(0.5, 0, "i8")
+    g.output(g.q(fc, y_params), y_params, [1, 5])
+    return g.build("pytorch_style")
+
+
+def test_float_bias_is_quantized_at_compile_time(tmp_path):
+    module = folded(pytorch_style(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    assert [op.name for op in module.walk()].count("onnx.QLinearConv") == 2
+    rng = np.random.default_rng(2)
+    feeds = [{"x": rng.normal(0, 2, (1, 3, 6, 6)).astype(np.float32)} for _ in range(3)]
+    assert max(lsb_differences(pytorch_style(), "pytorch_style", tmp_path, feeds)) <= 1.0 + 1e-3
