@@ -134,7 +134,9 @@ def test_duplicate_constants_are_stored_once(tmp_path):
     module = import_model(str(path))
     run_pipeline(module, "onnx-to-uop,plan-arenas{link_section=\".rodata.zant\"},verify-arena-plan")
     plan = emit_plan_json(module, "m")
-    assert plan["arenas"][1] == {"role": "constant", "size": 32, "alignment": 16}
+    assert plan["arenas"][1] == {
+        "role": "constant", "size": 32, "alignment": 16, "memory": "flash", "source_memory": "flash",
+    }
     assert plan["constant_link_section"] == ".rodata.zant"
     check_model(model)
 
