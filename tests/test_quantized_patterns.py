@@ -382,3 +382,29 @@ def test_float_bias_is_quantized_at_compile_time(tmp_path):
     rng = np.random.default_rng(2)
     feeds = [{"x": rng.normal(0, 2, (1, 3, 6, 6)).astype(np.float32)} for _ in range(3)]
     assert max(lsb_differences(pytorch_style(), "pytorch_style", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+def quantize_reduced(model: onnx.ModelProto, fmt: str, folder: Path) -> onnx.ModelProto:
+    """`quantize_static` with reduce_range (7-bit weights) and per-tensor weights."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.feeds = iter(calibration_inputs(model, seed=1))
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    quantize_static(
+        model, folder / "reduced.onnx", Reader(), quant_format={"qdq": QuantFormat.QDQ, "qoperator": QuantFormat.QOperator}[fmt],
+        per_channel=False, reduce_range=True, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+    )
+    return onnx.load(folder / "reduced.onnx")
+
+
+@pytest.mark.parametrize("fmt,build", [("qdq", silu_cnn), ("qoperator", contrib_cnn)])
+def test_reduce_range_per_tensor(tmp_path, fmt, build):
+    model = quantize_reduced(build(), fmt, tmp_path)
+    assert_only_the_edges_are_float(folded(model, tmp_path))
+    feeds = calibration_inputs(model, count=3, seed=42)
+    assert max(lsb_differences(model, f"reduced_{fmt}", tmp_path, feeds)) <= 1.0 + 1e-3
