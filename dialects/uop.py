@@ -1706,7 +1706,8 @@ def _verify_vector_cast(source: Attribute, target: Attribute) -> None:
 @irdl_op_definition
 class BitcastOp(IRDLOperation):
     """`%y = uop.bitcast %x : f32 to i32`: the same bits read as another scalar type of the same
-    width (ONNX BitCast; no numeric conversion, so NaN payloads and -0.0 survive)."""
+    width (ONNX BitCast; no numeric conversion, so NaN payloads and -0.0 survive). Vectors lane
+    by lane: `uop.bitcast %v : vector<8xf32> to vector<8xi32>`."""
 
     name = "uop.bitcast"
 
@@ -1722,6 +1723,10 @@ class BitcastOp(IRDLOperation):
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
+        if is_vector_type(source) or is_vector_type(target):
+            if not (is_vector_type(source) and is_vector_type(target)) or lanes(source) != lanes(target):
+                raise VerifyException(f"uop.bitcast of vectors needs two vectors of one length, got {source} to {target}")
+            source, target = lane_type(source), lane_type(target)
         for t in (source, target):
             if not is_scalar_type(t) or isinstance(t, IndexType) or t == i1:
                 raise VerifyException(f"uop.bitcast reinterprets sized scalars, got {t}")

@@ -24,6 +24,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "mark-inbounds": "mark_inbounds:MarkInboundsPass",
     "contract-mulacc": "contract_mulacc:ContractMulaccPass",
     "expand-float-minmax": "expand_float_minmax:ExpandFloatMinmaxPass",
+    "expand-transcendentals": "expand_transcendentals:ExpandTranscendentalsPass",
     "fold-constant-loads": "fold_constant_loads:FoldConstantLoadsPass",
     "linearize-geps": "linearize_geps:LinearizeGepsPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",

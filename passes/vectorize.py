@@ -38,8 +38,9 @@ Legality (a loop that fails any check is left as it is):
   `uop.mulacc`ed of a varying product (or not written at all), a buffer stored at several
   addresses in the loop is stored at ones a constant apart that no two iterations share, and a
   buffer both stored and loaded is loaded only where it is stored (same source and indices);
-* no i1 or bitcast values or compares that vary; a `uop.where` may pick varying values, by a
-  uniform condition (a padding check of an outer dimension) only.
+* no i1 values that vary but compares used only as `uop.where` conditions (a lane mask: the
+  where picks lane by lane); a uniform condition (a padding check of an outer dimension) picks
+  whole vectors; bit casts work lane by lane.
 
 Loops are visited inner first: the innermost legal loop with enough iterations of each nest
 is vectorized (with `only_innermost`, only loops without nested loops are candidates), except
@@ -165,6 +166,8 @@ class LoopVectorizer:
             new = uop.WhereOp(condition, vec(op.true_value), vec(op.false_value))
         elif isinstance(op, uop.CastOp) and op.result in a.varying:
             new = uop.CastOp(vec(op.input), self.vector_type(op.result.type))
+        elif isinstance(op, uop.BitcastOp) and op.result in a.varying:
+            new = uop.BitcastOp(vec(op.input), self.vector_type(op.result.type))
         elif op.results and op.results[0] in a.varying:
             new = type(op)(*(vec(v) for v in op.operands))
         else:

@@ -84,6 +84,11 @@ def target_parameters(target: str) -> TargetParameters:
     return TARGET_PARAMETERS.get(target, TargetParameters())
 
 
+EXPAND_STAGES: tuple[str, ...] = ("expand-transcendentals",)
+"""On vector targets, right after the lowering: f32 exp/tanh/erf as polynomial arithmetic (≤ 2
+ulp), which `vectorize` runs 16 lanes at a time instead of one libm call per element."""
+
+
 def vector_stages(lanes: int) -> tuple[str, ...]:
     """The vector passes for `lanes`-wide vectors, in order: rows merged into long loops, loops
     split around their decided bounds checks, then vectorized."""
@@ -124,7 +129,9 @@ def stages_for(
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
     )
     dsp = (*(("seed-accumulators", "mve-dot") if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
-    return (*GRAPH_STAGES, lower, *LOOP_STAGES, *vector_stages(p.vector_lanes), *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp)
+    expand = EXPAND_STAGES if p.vector_lanes else ()
+    return (*GRAPH_STAGES, lower, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
+            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp)
 
 
 def pipeline_for(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 from xdsl.dialects.builtin import (
     BFloat16Type,
     IntegerType,
@@ -17,7 +19,7 @@ from xdsl.dialects.builtin import (
     i1,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.dialects import uop
 from zant.dialects.uop import is_float_type
 from zant.ir.resources import attr_to_array
@@ -29,6 +31,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+from zant.passes.onnx_to_uop.parameters import constant_array
 
 TRIGONOMETRY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")
 """The ONNX ops that are one uop primitive of the same (lowercased) name."""
@@ -71,9 +74,14 @@ def _leaky_relu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValu
 
 
 def _sigmoid(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    """e = exp(-|x|), s = 1/(1 + e): s for x ≥ 0, e·s = e/(1 + e) for x < 0. The exponential
+    never overflows, so a very negative x keeps its tiny (even subnormal) result instead of
+    1/(1 + inf) = 0."""
     (x,) = xs
     one = kb.const(1, x.type)
-    return kb.alu("div", one, kb.alu("add", one, kb.alu("exp", kb.alu("neg", x))))
+    e = kb.alu("exp", kb.alu("neg", kb.alu("abs", x)))
+    s = kb.alu("div", one, kb.alu("add", one, e))
+    return kb.where(kb.alu("cmplt", x, kb.const(0, x.type)), kb.alu("mul", e, s), s)
 
 
 def _clip(kb: KernelBuilder, op: Operation, xs: list[SSAValue | None]) -> SSAValue:
@@ -105,7 +113,12 @@ def _in_f64(fn: ScalarFn) -> ScalarFn:
 
 
 def _pow(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
+    """`pow`, or x·x for a constant exponent of 2 (a decomposed LayerNorm's square: the same
+    correctly rounded value, and it vectorizes)."""
     base, exponent = xs
+    constant = constant_array(input_value(op, 1))
+    if constant is not None and constant.size and np.all(constant == 2) and is_float_type(base.type):
+        return kb.alu("mul", base, base)
     return kb.alu("pow", base, kb.cast(exponent, base.type))
 
 

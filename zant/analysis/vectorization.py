@@ -142,10 +142,16 @@ class LoopAnalysis:
             if op.name == "uop.div" and not uop.is_float_type(op.results[0].type):
                 raise Refused("integer division of varying values")
             self._vary(op.results[0])
+        elif isinstance(op, uop.BitcastOp):
+            self._vary(op.result)  # lane by lane, same width
+        elif isinstance(op, uop.CompareOp):
+            # A lane mask (vector<N x i1>), only ever the condition of a uop.where.
+            if any(not isinstance(u.operation, uop.WhereOp) or u.index != 0 for u in op.result.uses):
+                raise Refused("a varying compare used other than as a uop.where condition")
+            self._check_lane_type(op.lhs.type)
+            self.varying.add(op.result)
         elif isinstance(op, uop.WhereOp):
-            if self.is_varying(op.condition):
-                raise Refused("a uop.where whose condition varies by lane")
-            self._vary(op.result)  # one condition picks whole vectors
+            self._vary(op.result)  # a uniform condition picks whole vectors, a mask lane by lane
         elif isinstance(op, uop.DefineAccOp):
             pass
         elif isinstance(op, uop.MulAccOp | uop.AccSetOp):
