@@ -70,12 +70,20 @@ class TargetParameters:
     or more values become vector loads and `VMLAVA` (`mve-dot`, before `arm-dsp-dot`, which
     takes the shorter ones and the remainders), their accumulators seeded with the Conv's
     bias first (`seed-accumulators`)."""
+    float_registers: int = 0
+    """Single-precision registers of the core's FPU, which also has a fused multiply-add (32:
+    the Cortex-M4F, M7, M33, M55 and RV32F); 0: none, floats are soft-float calls. Scalar float
+    Convs take register tiles of channels × pixels sized for them, chosen per layer
+    (`onnx-to-uop{conv-float-registers=R}`), and scalar float multiply-accumulates are fused
+    (`contract-mulacc{scalar=true}`: one `vfma.f32`/`fmadd.s` instead of a multiply and an add,
+    rounded once)."""
 
 
 TARGET_PARAMETERS: dict[str, TargetParameters] = {
     "host": TargetParameters(vector_lanes=16, conv_channel_block=8),
-    **{core: TargetParameters(dsp=True) for core in ("cortex-m4", "cortex-m7", "cortex-m33")},
-    "cortex-m55": TargetParameters(dsp=True, mve=True),
+    **{core: TargetParameters(dsp=True, float_registers=32) for core in ("cortex-m4", "cortex-m7", "cortex-m33")},
+    "cortex-m55": TargetParameters(dsp=True, mve=True, float_registers=32),
+    "riscv32": TargetParameters(float_registers=32),
 }
 """Targets with other parameters than the scalar default."""
 
@@ -126,12 +134,15 @@ def stages_for(
     lower = (
         f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}"
         if p.vector_lanes
-        else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}}}"
+        else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}"
+        + (f" conv-float-registers={p.float_registers}}}" if p.float_registers else "}")
     )
+    fused = "contract-mulacc{scalar=true}" if p.float_registers else "contract-mulacc"
+    print_stages = tuple(fused if s == "contract-mulacc" else s for s in PRINT_STAGES)
     dsp = (*(("seed-accumulators", "mve-dot") if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
     expand = EXPAND_STAGES if p.vector_lanes else ()
     return (*GRAPH_STAGES, lower, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
-            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp)
+            *plan_stages(strategy, alignment, memories, constants), *print_stages, *dsp)
 
 
 def pipeline_for(

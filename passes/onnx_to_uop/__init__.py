@@ -116,6 +116,9 @@ class OnnxToUopPass(ModulePass):
     `vectorize{width=L}` to make register tiles of P × L outputs of. `conv-channel-block=B`
     (default 8): scalar Convs, float and integer, compute B output channels per pass over the
     window, one register accumulator each — 4 on a Cortex-M, whose 13 registers do not hold 8.
+    `conv-float-registers=R` (scalar targets with R float registers; 0, the default, is off):
+    ungrouped f32 Convs take a register tile of channels × pixels chosen per layer for R
+    registers (`conv_tiling.register_tile`) instead of B channels.
     """
 
     name = "onnx-to-uop"
@@ -123,6 +126,7 @@ class OnnxToUopPass(ModulePass):
     conv_lanes: int = 0
     conv_tile: int = 6
     conv_channel_block: int = 8
+    conv_float_registers: int = 0
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -138,7 +142,7 @@ class OnnxToUopPass(ModulePass):
 
         def configured(pattern: OnnxLowering) -> OnnxLowering:
             if isinstance(pattern, ConvLowering):
-                return ConvLowering(vector, block)
+                return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
                 return type(pattern)(block)
             return pattern

@@ -15,12 +15,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
+from xdsl.dialects.builtin import f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.conv_tiling import VectorConv, best_tile, tile_pieces
+from zant.passes.onnx_to_uop.conv_tiling import VectorConv, best_tile, register_tile, tile_pieces
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -83,6 +84,7 @@ def convolve(
     acc_type: Attribute | None = None,
     epilogue: Epilogue | None = None,
     channel_block: int = CHANNEL_BLOCK,
+    pixel_tile: int = 1,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
     `weight_term` and B the optional input `bias_input`; output channel m belongs to group
@@ -92,6 +94,9 @@ def convolve(
 
     The spatial outputs are looped over region by region, each with its own copy of the
     reduction; the output channels in blocks of `channel_block` (or half), one accumulator each.
+    With `pixel_tile` (ungrouped convs), the unchecked regions also in blocks of that many
+    outputs of the last dimension: a register tile of channels × pixels accumulators, each
+    weight and input loaded once per step (depthwise convs take `pixel_block` instead).
     """
     bias_value = input_value(op, bias_input) if epilogue is None else None
     bias = layout_of(bias_value) if bias_value is not None else None
@@ -101,11 +106,12 @@ def convolve(
     y = kb.alloc(result_name(op), out_shape, element_type)
     grouped = out_shape[1] > out_per_group
     block = _channel_block(out_per_group, channel_block)
-    if grouped and block == 1:  # depthwise: block the interior's pixels (borders are few)
+    pixels = pixel_block if grouped and block == 1 else pixel_tile  # depthwise: one weight, many pixels
+    if pixels > 1:  # the interior's pixels in blocks (borders are few)
         regions = [
             part
             for region in regions
-            for part in (pixel_blocked(region, pixel_block) if region.unchecked else [region])
+            for part in (pixel_blocked(region, pixels) if region.unchecked else [region])
         ]
     # Output channels in blocks (a block never straddles two groups, so its first channel's
     # group is everyone's); with `channel_tile` (never grouped), tiles of that many, then one
@@ -311,15 +317,22 @@ class ConvLowering(OnnxLowering):
     Y[n, m, o…] = B[m] + Σ_{c, k…} X[n, g·Cg + c, o·stride + k·dilation - pad…] · W[m, c, k…]
     where g = m / (M / group) is the group of output channel m and Cg = C / group.
 
-    With `vector` (targets with vector registers), the forms of `VectorConv`.
+    With `vector` (targets with vector registers), the forms of `VectorConv`. With
+    `float_registers` (scalar targets with that many float registers), an ungrouped f32 Conv
+    takes the register tile `register_tile` chooses for it (channels × pixels) instead of
+    `channel_block` channels, and its X padded first when the copy is no larger than the
+    output (a first layer's small input: every output then takes the tiled interior).
     """
 
     op_names = frozenset({"onnx.Conv"})
 
-    def __init__(self, vector: VectorConv | None = None, channel_block: int = CHANNEL_BLOCK):
+    def __init__(
+        self, vector: VectorConv | None = None, channel_block: int = CHANNEL_BLOCK, float_registers: int = 0
+    ):
         super().__init__()
         self.vector = vector
         self.channel_block = channel_block
+        self.float_registers = float_registers
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x, w = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
@@ -357,11 +370,19 @@ class ConvLowering(OnnxLowering):
         # Padded rows are single unchecked loops: no pixel blocks (vectorize takes the row).
         pixel_block = PIXEL_BLOCK if form == "scalar" else 1
         channel_tile = self.vector.tile if form == "pixel lanes" else None
+        channel_block, pixel_tile = self.channel_block, 1
+        if form == "scalar" and group == 1 and self.float_registers and x.element_type == f32:
+            padded = math.prod(x.shape[:2]) * math.prod(v.in_size + v.pad_begin + v.pad_end for v in windows)
+            if padded <= math.prod(out_shape):
+                x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded")
+            interior = [r for r in window_regions(windows) if r.unchecked]
+            width = interior[0].bounds[-1][1] - interior[0].bounds[-1][0] if interior else 1
+            channel_block, pixel_tile = register_tile(out_per_group, width, self.float_registers)
         return [
             convolve(
                 op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term,
                 plain_weights(kb, w), pixel_block=pixel_block, channel_tile=channel_tile,
-                channel_block=self.channel_block,
+                channel_block=channel_block, pixel_tile=pixel_tile,
             )
         ]
 

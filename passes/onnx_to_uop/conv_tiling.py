@@ -100,4 +100,38 @@ def best_tile(out_spatial: Sequence[int], most: int) -> tuple[int, ...]:
 
 
 
-__all__ = ["MIN_REDUCTION", "TilePiece", "VectorConv", "best_tile", "tile_pieces"]
+STEP_OVERHEAD = 3
+"""Instructions of one reduction step besides its loads and multiply-adds: the loop's counter
+and branch and the pointer increments (an estimate; LLVM unrolls some of it away)."""
+
+
+def register_tile(out_per_group: int, width: int, registers: int) -> tuple[int, int]:
+    """(channels, pixels) of the register tile of a scalar float Conv on a core with `registers`
+    float registers (32 on the FPU Cortex-Ms and RV32F): channels × pixels accumulators, and per
+    reduction step `channels` weight and `pixels` input loads each used that many times, all in
+    registers. `channels` divides the group's output channels; the pixels are neighbours in the
+    last spatial dimension of a `width`-wide interior, whose remainder takes tiles of one pixel.
+
+    The cost is the instructions of the reduction, tile by tile: loads + multiply-adds +
+    `STEP_OVERHEAD` per step; among equals the smaller tile. 64 channels over a 5-wide row
+    (KWS's pointwise Convs): 4 × 5, 1.6 instructions per MAC (4 × 1: 2.75)."""
+    candidates = [
+        (c, p)
+        for c in range(1, out_per_group + 1)
+        if out_per_group % c == 0
+        for p in range(1, max(width, 1) + 1)
+        if c * p + c + p <= registers
+    ]
+
+    def step(c: int, p: int) -> int:
+        return c + p + c * p + STEP_OVERHEAD
+
+    def cost(tile: tuple[int, int]) -> tuple[int, int]:
+        c, p = tile
+        whole, rest = divmod(max(width, 1), p)
+        return out_per_group // c * (whole * step(c, p) + rest * step(c, 1)), c * p
+
+    return min(candidates, key=cost) if candidates else (1, 1)
+
+
+__all__ = ["MIN_REDUCTION", "STEP_OVERHEAD", "TilePiece", "VectorConv", "best_tile", "register_tile", "tile_pieces"]
