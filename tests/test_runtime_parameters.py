@@ -462,3 +462,20 @@ def test_parameter_equals_the_compiled_shape(tmp_path, case):
         compiled.check(x, value)
     for value in contradicting:
         compiled.refuses(x, value)
+
+
+@pytest.mark.parametrize("align_corners", [0, 1])
+def test_affine_grid_size(tmp_path, align_corners):
+    node = helper.make_node("AffineGrid", ["theta", "size"], ["grid"], align_corners=align_corners)
+    model = _model(
+        [node],
+        [_tensor("theta", TensorProto.FLOAT, [2, 2, 3]), _tensor("size", TensorProto.INT64, [4])],
+        [_tensor("grid", TensorProto.FLOAT, [2, 3, 5, 2])],
+        opset=onnx.defs.onnx_opset_version(),
+    )
+    compiled = Compiled(model, tmp_path)
+    theta = rng.standard_normal((2, 2, 3)).astype(np.float32)
+    for size in (_axes(2, 1, 3, 5), _axes(2, 7, 3, 5)):  # the channel count is free
+        compiled.check(theta, size)
+    for size in (_axes(2, 1, 5, 3), _axes(1, 1, 3, 5), _axes(2, 1, 3, 4)):
+        compiled.refuses(theta, size)

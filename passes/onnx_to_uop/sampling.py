@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -22,10 +23,12 @@ from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    accumulator_type,
     layout_of,
     tensor_element_type,
     tensor_shape,
 )
+from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, load_all, runtime_input
 from zant.passes.onnx_to_uop.resample import compute_type
 
 # -- GridSample (and the scalar helpers RoiAlign shares) ------------------------------------
@@ -300,6 +303,58 @@ def _clamped_index(f: _Scalar, p: SSAValue, size: int) -> SSAValue:
     return f.kb.cast(f.min(f.max(p, f.c(0.0)), f.c(size - 1.0)), IndexType())
 
 
-PATTERNS = (GridSampleLowering(), RoiAlignLowering())
+# -- AffineGrid -----------------------------------------------------------------------------
 
-__all__ = ["PATTERNS", "GridSampleLowering", "RoiAlignLowering"]
+
+def affine_base_grid(spatial: Sequence[int], align_corners: bool) -> np.ndarray:
+    """The homogeneous coordinates (x, y[, z], 1) of every output position, as ONNX's reference
+    lays them out (x along the last spatial axis), in f64: shape (*spatial, len(spatial) + 1)."""
+    axes = []
+    for size in spatial:
+        if align_corners:
+            axes.append(np.arange(-1, 1 + 0.0001, 2.0 / (size - 1)) if size > 1 else np.array([-1.0]))
+        else:
+            step = 2.0 / size
+            axes.append(np.arange(-1 + step / 2, 1, step))
+    mesh = np.meshgrid(*axes, indexing="ij")
+    return np.stack([*reversed(mesh), np.ones(tuple(spatial))], axis=-1)
+
+
+class AffineGridLowering(OnnxLowering):
+    """AffineGrid: grid[n, …, i] = Σ_j theta[n, i, j] · base[…, j], the base grid a constant
+    table of the result's spatial shape. A `size` read at run time must name that shape (and N;
+    the channel count is free), else NAME_predict returns STATUS_BAD_PARAMETER."""
+
+    op_names = frozenset({"onnx.AffineGrid"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        theta = layout_of(input_value(op, 0))
+        out_shape = tensor_shape(op.results[0])
+        n, spatial, dims = out_shape[0], list(out_shape[1:-1]), out_shape[-1]
+        if theta.shape != (n, dims, dims + 1) or len(spatial) != dims:
+            raise ValueError(f"theta of shape {list(theta.shape)} does not make a grid of shape {list(out_shape)}")
+        expected = [n, None, *spatial]
+        if runtime_input(op, 1) is not None:
+            values = load_all(kb, input_value(op, 1))
+            if len(values) != len(expected):
+                raise ValueError(f"size has {len(values)} values, the grid needs {len(expected)}")
+            check(kb, all_of(kb, [kb.alu("cmpeq", v, kb.const(e, I64)) for v, e in zip(values, expected) if e is not None]))
+        else:
+            size = [int(v) for v in constant_array(input_value(op, 1)).reshape(-1)]
+            if len(size) != len(expected) or any(e is not None and v != e for v, e in zip(size, expected)):
+                raise ValueError(f"size {size} differs from the grid's shape {list(out_shape)}")
+        element_type = tensor_element_type(op.results[0])
+        acc_type = accumulator_type(element_type)
+        base = kb.constant(f"{result_name(op)}_base", affine_base_grid(spatial, bool(get_attr(op, "align_corners"))), acc_type)
+        out = kb.alloc(result_name(op), out_shape, element_type)
+        with kb.loop_nest(out_shape) as ivs:
+            acc = kb.define_acc(0, acc_type)
+            for j in range(dims + 1):
+                kb.mulacc(acc, kb.load(theta, [ivs[0], ivs[-1], kb.index(j)]), kb.load(base, [*ivs[1:-1], kb.index(j)]))
+            kb.store(kb.cast(kb.acc_get(acc), element_type), out, ivs)
+        return [out]
+
+
+PATTERNS = (GridSampleLowering(), RoiAlignLowering(), AffineGridLowering())
+
+__all__ = ["PATTERNS", "AffineGridLowering", "GridSampleLowering", "RoiAlignLowering"]
