@@ -176,6 +176,7 @@ class PlanInfo:
     strategy: str = ""
     link_section: str = ""
     persistent_size: int = 0
+    persistent_alignment: int = 16
     lifetimes: tuple[Lifetime, ...] = ()
     step_count: int = 0
     regions: tuple[PlanRegion, ...] = ()
@@ -332,6 +333,7 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
         strategy=scratch.strategy.data.value if scratch.strategy else "",
         link_section=constant.link_section.data if constant.link_section else "",
         persistent_size=persistent.size.value.data,
+        persistent_alignment=persistent.alignment.value.data,
         lifetimes=tuple(lifetimes),
         step_count=_recorded_int(scratch.steps, "steps"),
     )
@@ -408,8 +410,21 @@ def _c_string(text: str) -> str:
 def _init_declaration(name: str, info: PlanInfo) -> list[str]:
     """`NAME_init` and its statuses, for a constant arena that is staged or external."""
     constants = info.constants
-    if constants == "embedded":
+    if constants == "embedded" and not info.persistent_size:
         return []
+    zeroes = (
+        f" and zeroes the persistent arena ({name}_PERSISTENT_BYTES bytes of state kept between calls)"
+        if info.persistent_size else ""
+    )
+    if constants == "embedded":
+        return [
+            f"#define {name}_STATUS_NOT_INITIALIZED 1 /* {name}_predict before {name}_init succeeded */",
+            "",
+            f"/* Zeroes the persistent arena ({name}_PERSISTENT_BYTES bytes of state kept between calls);",
+            "   returns 0. Call it first, and again to reset the state. */",
+            f"int32_t {name}_init(void);",
+            "",
+        ]
     lines = [
         f"#define {name}_STATUS_NOT_INITIALIZED 1 /* {name}_predict before {name}_init succeeded */",
         f"#define {name}_STATUS_BAD_CONSTANTS 2 /* {name}_init: a null or misaligned address */",
@@ -418,13 +433,13 @@ def _init_declaration(name: str, info: PlanInfo) -> list[str]:
     ]
     if constants == "staged":
         return lines + [
-            "/* Copies the constants from read-only memory into their RAM arena; returns 0. */",
+            f"/* Copies the constants from read-only memory into their RAM arena{zeroes}; returns 0. */",
             f"int32_t {name}_init(void);",
             "",
         ]
     return lines + [
         f"/* Where the firmware placed {name}.weights.bin ({name}_CONSTANT_BYTES bytes, aligned to",
-        f"   {name}_CONSTANT_ALIGNMENT); returns 0, or {name}_STATUS_BAD_CONSTANTS. */",
+        f"   {name}_CONSTANT_ALIGNMENT){zeroes}; returns 0, or {name}_STATUS_BAD_CONSTANTS. */",
         f"int32_t {name}_init(const void *constants);",
         "",
     ]
@@ -479,6 +494,7 @@ def emit_header(module: ModuleOp, name: str) -> str:
         "",
         f"#define {name}_SCRATCH_BYTES {info.scratch_size}u",
         f"#define {name}_CONSTANT_BYTES {info.constant_size}u",
+        *([f"#define {name}_PERSISTENT_BYTES {info.persistent_size}u"] if info.persistent_size else []),
         "/* The plan (every region and tensor placement) and the layout (the inputs and outputs) this",
         f"   file was generated with; {name}_check_plan compares a caller's expected plan hash. */",
         f"#define {name}_PLAN_HASH 0x{info.plan_hash}ULL",

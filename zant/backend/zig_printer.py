@@ -265,6 +265,8 @@ class ZigPrinter:
         self.blob_file = blob_file  # None: the constant bytes printed inline
         self.blob = b""
         self.external_views: dict[str, str] = {}  # external constants: name → its declaration
+        self.init_parameter: str | None = None  # NAME_init's parameter (external constants)
+        self.init_body: list[str] = []  # NAME_init's statements: copy, take the address, zero
         self.namer = Namer(reserved_names(name))
         self.names: dict[SSAValue, str] = {}
         self.inline: dict[SSAValue, str] = {}  # values printed at their one use
@@ -331,8 +333,8 @@ class ZigPrinter:
             "}",
             "",
         ]
-        file_scope = self.print_constants(function, info)
-        file_scope += self.print_scratch_arenas(info) + self.print_plan_hashes(info)
+        file_scope = self.print_constants(function, info) + self.print_persistent_arena(info)
+        file_scope += self.print_init() + self.print_scratch_arenas(info) + self.print_plan_hashes(info)
         self.print_function(function)
         if self.scratch_lines:
             file_scope += self.scratch_lines + [""]
@@ -436,57 +438,80 @@ class ZigPrinter:
 
         if self.constants == "embedded":
             return [*lines, *declare(f"{self.name}_constants"), *views, ""]
-        status = [
-            f"// {self.name}_predict returns {STATUS_NOT_INITIALIZED} until {self.name}_init has succeeded; "
-            f"{self.name}_init returns 0,",
-            f"// or {STATUS_BAD_CONSTANTS} for a null or misaligned address.",
-        ]
         if self.constants == "staged":
+            self.init_body += [f"@memcpy(&{self.name}_constants, {self.name}_constants_source[0..{len(blob)}]);"]
             return [
                 *lines, *declare(f"{self.name}_constants_source"),
                 "// Staged: the arena in RAM, copied from the read-only blob by the init function.",
                 f"var {self.name}_constants: {arena} = undefined;",
-                f"var {self.name}_ready: bool = false;",
-                *status,
-                f"export fn {self.name}_init() callconv(.c) i32 {{",
-                f"    @memcpy(&{self.name}_constants, {self.name}_constants_source[0..{len(blob)}]);",
-                f"    {self.name}_ready = true;",
-                "    return 0;",
-                "}",
                 *views,
                 "",
             ]
         # External: no bytes in the file; the firmware places the blob and passes its address.
+        self.init_parameter = "constants: ?*const anyopaque"
+        self.init_body += (
+            [
+                "const address = @intFromPtr(constants);",
+                f"if (address == 0 or address % {info.constant_alignment} != 0) return {STATUS_BAD_CONSTANTS};",
+                f"{self.name}_constants = @ptrCast(constants);",
+            ]
+            if blob
+            else ["_ = constants; // no constants: any address will do"]
+        )
         return [
             "// The constant arena (every weight, aligned and deduplicated, little-endian) is external: the",
             f"// firmware places its {len(blob)} bytes{f' ({self.blob_file})' if self.blob_file else ''} at an address aligned to "
             f"{info.constant_alignment} and passes it to {self.name}_init.",
             lines[2],
             f"var {self.name}_constants: ?[*]const u8 = null;",
-            *status,
-            f"export fn {self.name}_init(constants: ?*const anyopaque) callconv(.c) i32 {{",
-            *(
-                [
-                    "    const address = @intFromPtr(constants);",
-                    f"    if (address == 0 or address % {info.constant_alignment} != 0) return {STATUS_BAD_CONSTANTS};",
-                    f"    {self.name}_constants = @ptrCast(constants);",
-                ]
-                if blob
-                else ["    _ = constants; // no constants: any address will do"]
-            ),
-            "    return 0;",
-            "}",
             *views,
             "",
         ]
 
+    def print_persistent_arena(self, info: PlanInfo) -> list[str]:
+        """The persistent arena (state kept between calls), in `.bss`, zeroed by `NAME_init`."""
+        if not info.persistent_size:
+            return []
+        self.init_body.append(f"@memset(&{self.name}_persistent, 0);")
+        return [
+            "// The persistent arena: state kept between calls, zeroed by the init function.",
+            f"var {self.name}_persistent: [{info.persistent_size}]u8 align({info.persistent_alignment}) = undefined;",
+            "",
+        ]
+
+    def print_init(self) -> list[str]:
+        """`NAME_init`, when the plan needs one (staged or external constants, a persistent
+        arena), and the flag `NAME_predict` checks when nothing else says it has run."""
+        if self.init_parameter is None and not self.init_body:
+            return []
+        flag = self.needs_ready_flag
+        return [
+            *([f"var {self.name}_ready: bool = false;"] if flag else []),
+            f"// {self.name}_predict returns {STATUS_NOT_INITIALIZED} until {self.name}_init has succeeded; "
+            f"{self.name}_init returns 0"
+            + (f", or {STATUS_BAD_CONSTANTS} for a null or misaligned address." if self.init_parameter else "."),
+            f"export fn {self.name}_init({self.init_parameter or ''}) callconv(.c) i32 {{",
+            *("    " + line for line in self.init_body),
+            *([f"    {self.name}_ready = true;"] if flag else []),
+            "    return 0;",
+            "}",
+            "",
+        ]
+
+    @property
+    def needs_ready_flag(self) -> bool:
+        """Staged constants or a persistent arena: `NAME_init` sets `NAME_ready` (external
+        constants say it by their pointer)."""
+        return self.constants == "staged" or any("_persistent" in line for line in self.init_body)
+
     def ready_check(self) -> list[str]:
-        """The first statement of `NAME_predict` when the constants need `NAME_init` first."""
-        if self.constants == "staged":
-            return [f"if (!{self.name}_ready) return {STATUS_NOT_INITIALIZED};"]
+        """The first statements of `NAME_predict` when the plan needs `NAME_init` first."""
+        checks = []
+        if self.needs_ready_flag:
+            checks.append(f"if (!{self.name}_ready) return {STATUS_NOT_INITIALIZED};")
         if self.constants == "external" and self.blob:
-            return [f"if ({self.name}_constants == null) return {STATUS_NOT_INITIALIZED};"]
-        return []
+            checks.append(f"if ({self.name}_constants == null) return {STATUS_NOT_INITIALIZED};")
+        return checks
 
     def constant_prologue(self, body: list[str], level: int) -> list[str]:
         """External constants: the pointer declarations of those a function's `body` reads."""

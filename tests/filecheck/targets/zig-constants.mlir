@@ -9,14 +9,14 @@
 // STAGED-NEXT:     0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x20, 0x40, 0x00, 0x00, 0x00, 0x00,
 // STAGED-NEXT: };
 // STAGED:      var net_constants: [16]u8 align(16) = undefined;
-// STAGED-NEXT: var net_ready: bool = false;
+// STAGED-NEXT: // w
+// STAGED-NEXT: const const_w: [*]const f32 = @ptrCast(@alignCast(&net_constants[0]));
+// STAGED:      var net_ready: bool = false;
 // STAGED:      export fn net_init() callconv(.c) i32 {
 // STAGED-NEXT:     @memcpy(&net_constants, net_constants_source[0..16]);
 // STAGED-NEXT:     net_ready = true;
 // STAGED-NEXT:     return 0;
 // STAGED-NEXT: }
-// STAGED-NEXT: // w
-// STAGED-NEXT: const const_w: [*]const f32 = @ptrCast(@alignCast(&net_constants[0]));
 // STAGED:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
 // STAGED-NEXT:     if (!net_ready) return 1;
 

@@ -16,8 +16,8 @@
 // CHECK-NEXT: // w
 // CHECK-NEXT: const const_w: [*]const f32 = @ptrCast(@alignCast(&net_constants[0]));
 // CHECK:      var net_scratch: [32]u8 align(16) = undefined;
-// CHECK-EMPTY:
-// CHECK-NEXT: // sum
+// CHECK:      export fn net_check_plan(expected: u64) callconv(.c) i32 {
+// CHECK:      // sum
 // CHECK-NEXT: const scratch_sum: [*]f32 = @ptrCast(@alignCast(@as([*]u8, &net_scratch) + 0));
 // CHECK:      const kernel_call: std.builtin.CallModifier = if (@import("builtin").mode == .safe or @hasDecl(@import("root"), "zant_profile_kernels")) .never_inline else .auto;
 // CHECK-NOT:  inline fn zant_fmax
