@@ -5,7 +5,11 @@ One loop nest over the output (n, c, o…), an accumulator reduced over the kern
 the window arithmetic (pads, strides, dilations, auto_pad, ceil_mode) is shared with Conv
 (`windows.py`). A global pool is the same kernel with one window covering the whole input.
 
-Padded positions never contribute to a max (they read -inf). For an average, the divisor counts
+Padded positions never contribute to a max (they read -inf). A float MaxPool computes what the
+ONNX reference does: the window's first tap inside the input, then each tap that compares
+greater (a NaN tap is skipped unless it is that first one, which then stays): one compare and
+select per tap, no NaN-propagating max (which a Cortex-M4 calls `fmaxf` for). GlobalMaxPool's
+reference propagates every NaN, and so does its `uop.max`. For an average, the divisor counts
 the taps inside the input (count_include_pad=0) or inside the input plus its explicit pads
 (count_include_pad=1); taps that ceil_mode lets hang past the end pad are never counted.
 """
@@ -64,8 +68,11 @@ def _lower_pool(
     kind: str,
     count_include_pad: bool = False,
     p: int = 2,
+    skip_nan: bool = False,
 ) -> list[Layout]:
-    """`kind` is "max", "avg" or "lp" (the p-norm of the window); X and Y are (N, C, spatial…)."""
+    """`kind` is "max", "avg" or "lp" (the p-norm of the window); X and Y are (N, C, spatial…).
+    `skip_nan`: a float max starts at the window's first tap inside the input and takes each
+    tap that compares greater (MaxPool's reference) instead of propagating every NaN."""
     x = layout_of(input_value(op, 0))
     out_shape = tensor_shape(op.results[0])
     element_type = tensor_element_type(op.results[0])
@@ -87,6 +94,10 @@ def _lower_pool(
     y = kb.alloc(result_name(op), out_shape, element_type)
     with kb.loop_nest(out_shape) as (n, c, *out_ivs):
         acc = kb.define_acc(fill, element_type)
+        skip = kind == "max" and skip_nan and isinstance(element_type, AnyFloat)
+        if skip:
+            first = tap_positions(kb, windows, out_ivs, _first_inside_taps(kb, windows, out_ivs))
+            kb.acc_set(acc, load_window(kb, x, [n, c], windows, first, fill)[0])
         count = None
         if kind == "avg" and not constant_count:
             count = kb.define_acc(0, element_type)
@@ -95,7 +106,11 @@ def _lower_pool(
             value, inside = load_window(kb, x, [n, c], windows, positions, fill)
             if kind == "lp":
                 value = _lp_term(kb, value, p)
-            kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), value))
+            if skip:
+                greater = kb.alu("cmplt", kb.acc_get(acc), value)  # false for a NaN value
+                kb.acc_set(acc, kb.where(greater, value, kb.acc_get(acc)))
+            else:
+                kb.acc_set(acc, kb.alu(combine, kb.acc_get(acc), value))
             if count is not None:
                 counted = within(kb, windows, positions, low, high) if count_include_pad else inside
                 assert counted is not None
@@ -109,6 +124,22 @@ def _lower_pool(
             result = _lp_root(kb, result, p)
         kb.store(result, y, [n, c, *out_ivs])
     return [y]
+
+
+def _first_inside_taps(kb: KernelBuilder, windows: Sequence[Window], out_ivs: Sequence[SSAValue]) -> list[SSAValue]:
+    """Per dimension, the first tap of the window at `out_ivs` that reads inside the input:
+    ceil(max(0, pad_begin - out·stride) / dilation); 0 where no window starts in the padding."""
+    taps = []
+    for w, out in zip(windows, out_ivs, strict=True):
+        if w.lowest >= 0:
+            taps.append(kb.index(0))
+            continue
+        start = out if w.stride == 1 else kb.alu("mul", out, kb.index(w.stride))
+        before = kb.alu("max", kb.alu("sub", kb.index(w.pad_begin), start), kb.index(0))
+        if w.dilation > 1:
+            before = kb.alu("div", kb.alu("add", before, kb.index(w.dilation - 1)), kb.index(w.dilation))
+        taps.append(before)
+    return taps
 
 
 def _index_strides(spatial: Sequence[int], column_major: bool) -> list[int]:
@@ -178,7 +209,7 @@ class MaxPoolLowering(OnnxLowering):
         if outputs(op)[0] is None:
             raise NotImplementedError("MaxPool with Indices but without Y is not supported")
         if len(op.results) == 1:
-            return _lower_pool(op, kb, windows, "max")
+            return _lower_pool(op, kb, windows, "max", skip_nan=True)
         storage_order = get_attr(op, "storage_order")
         if storage_order not in (0, 1):
             raise ValueError(f"storage_order {storage_order}, expected 0 or 1")

@@ -1,6 +1,9 @@
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s
 
-// MaxPool with pads and strides: padded taps read -inf, so they never win the max.
+// MaxPool with pads and strides: padded taps read -inf, so they never win the max. As in the
+// ONNX reference, the accumulator starts at the window's first tap inside X (per dimension
+// tap max(0, pad - o*stride)) and takes a tap only when it compares greater (compare and
+// select, no NaN-propagating max): a NaN first tap stays, a later NaN is skipped.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         uop.range [[N:%.*]] = 0 to 1 {
@@ -8,6 +11,14 @@
 // CHECK-NEXT:        uop.range [[OH:%.*]] = 0 to 3 {
 // CHECK-NEXT:          uop.range [[OW:%.*]] = 0 to 3 {
 // CHECK-NEXT:            [[ACC:%.*]] = uop.define_acc 0xff800000 : f32
+// CHECK-NEXT:            [[S:%.*]] = uop.const 2 : index
+// CHECK-NEXT:            [[START:%.*]] = uop.mul [[OH]], [[S]] : index
+// CHECK-NEXT:            [[PAD:%.*]] = uop.const 1 : index
+// CHECK-NEXT:            [[BEFORE:%.*]] = uop.sub [[PAD]], [[START]] : index
+// CHECK-NEXT:            [[Z:%.*]] = uop.const 0 : index
+// CHECK-NEXT:            [[K0:%.*]] = uop.max [[BEFORE]], [[Z]] : index
+// CHECK:                 [[FIRST:%.*]] = uop.where {{%.*}}, {{%.*}}, {{%.*}} : f32
+// CHECK-NEXT:            uop.acc_set [[ACC]], [[FIRST]] : !uop.acc<f32>, f32
 // CHECK-NEXT:            uop.range [[KH:%.*]] = 0 to 3 {
 // CHECK-NEXT:              uop.range [[KW:%.*]] = 0 to 3 {
 // CHECK:                     uop.and
@@ -16,7 +27,9 @@
 // CHECK-NEXT:                [[NINF:%.*]] = uop.const 0xff800000 : f32
 // CHECK-NEXT:                [[X:%.*]] = uop.where {{%.*}}, [[XL]], [[NINF]] : f32
 // CHECK-NEXT:                [[OLD:%.*]] = uop.acc_get [[ACC]] : !uop.acc<f32>, f32
-// CHECK-NEXT:                [[NEW:%.*]] = uop.max [[OLD]], [[X]] : f32
+// CHECK-NEXT:                [[GT:%.*]] = uop.cmplt [[OLD]], [[X]] : f32
+// CHECK-NEXT:                [[OLD2:%.*]] = uop.acc_get [[ACC]] : !uop.acc<f32>, f32
+// CHECK-NEXT:                [[NEW:%.*]] = uop.where [[GT]], [[X]], [[OLD2]] : f32
 // CHECK-NEXT:                uop.acc_set [[ACC]], [[NEW]] : !uop.acc<f32>, f32
 // CHECK-NEXT:              }
 // CHECK-NEXT:            }
