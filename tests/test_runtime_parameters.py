@@ -479,3 +479,23 @@ def test_affine_grid_size(tmp_path, align_corners):
         compiled.check(theta, size)
     for size in (_axes(2, 1, 5, 3), _axes(1, 1, 3, 5), _axes(2, 1, 3, 4)):
         compiled.refuses(theta, size)
+
+
+def test_range_length_from_a_broadcasting_consumer(tmp_path):
+    # r's length is only declared through y = r * 2: the frontend gives r y's shape, and the
+    # Range checks it when the code runs.
+    two = helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])
+    nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"]), helper.make_node("Mul", ["r", "two"], ["y"])]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [_tensor(name, TensorProto.FLOAT, []) for name in ("start", "limit", "delta")],
+        [_tensor("y", TensorProto.FLOAT, [4])],
+        [two],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    compiled = Compiled(model, tmp_path)
+    scalars = lambda *v: [np.array(x, dtype=np.float32) for x in v]  # noqa: E731
+    compiled.check(*scalars(0, 4, 1))
+    compiled.check(*scalars(1, 2, 0.25))
+    compiled.refuses(*scalars(0, 5, 1))

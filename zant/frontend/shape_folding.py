@@ -12,6 +12,9 @@ What still has no static shape may get one from its consumer: a value whose only
 shape-preserving unary node (Cast, Log, Sqrt ...) has that node's output shape, declared in the
 model or inferred (`shapes_from_consumers`). That is how a ReduceSum whose `axes` is a run-time
 input, followed by Log and a declared output, gets its shape (ReduceLogSum as a function body).
+The only operand of a broadcasting op (Add, Mul ...) without a static shape is given the result's
+shape too: a guess, which the node computing it from a run-time value (a Range, an Expand ...)
+checks when the code runs (a window op's function body: Range, then Cos and Mul).
 """
 
 from __future__ import annotations
@@ -117,10 +120,17 @@ SAME_SHAPE_UNARY = frozenset(
 )
 """Ops whose output (the first) has the shape of their first input."""
 
+BROADCASTING = frozenset(
+    "Add And BitShift Div Equal Greater GreaterOrEqual Less LessOrEqual Max Mean Min Mod Mul Or Pow "
+    "PRelu Sub Sum Where Xor".split()
+)
+"""Element-wise ops whose output has the broadcast shape of their inputs."""
+
 
 def shapes_from_consumers(model: ModelProto) -> bool:
-    """Give each value without a static shape whose only consumer is a `SAME_SHAPE_UNARY` node
-    with a statically shaped output that shape; True if any value got one."""
+    """Give each value without a static shape the statically known output shape of its
+    consumers that are `SAME_SHAPE_UNARY` (as their first input) or `BROADCASTING` nodes, when
+    they agree on one; True if any value got one."""
     graph = model.graph
     infos = {v.name: v for v in [*graph.input, *graph.value_info, *graph.output]}
     consumers: dict[str, list[NodeProto]] = {}
@@ -134,13 +144,22 @@ def shapes_from_consumers(model: ModelProto) -> bool:
             info = infos.get(name)
             if not name or name in outputs or (info is not None and static_shape(info.type) is not None):
                 continue
-            users = consumers.get(name, [])
-            if len(users) != 1 or users[0].op_type not in SAME_SHAPE_UNARY or users[0].input[0] != name:
+            shapes = set()
+            for user in consumers.get(name, []):
+                if user.op_type in SAME_SHAPE_UNARY and user.input[0] != name:
+                    continue
+                if user.op_type not in SAME_SHAPE_UNARY | BROADCASTING:
+                    continue
+                # A broadcasting operand may have been smaller than the result: taking the
+                # result's shape is a guess. It is safe: the node whose shape depends on a value
+                # (Range, Expand ...) checks that value against it when the code runs.
+                out = infos.get(user.output[0])
+                shape = None if out is None else static_shape(out.type)
+                if shape is not None:
+                    shapes.add(tuple(shape))
+            if len(shapes) != 1:
                 continue
-            out = infos.get(users[0].output[0])
-            shape = None if out is None else static_shape(out.type)
-            if shape is None:
-                continue
+            (shape,) = shapes
             if info is None:
                 info = graph.value_info.add()
                 info.name = name
@@ -163,7 +182,14 @@ def fold_shape_subgraphs(model: ModelProto, opset: int) -> ModelProto:
             break
         model = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
     for _ in range(MAX_ROUNDS):
-        if all_shapes_static(model) or not shapes_from_consumers(model):
+        if all_shapes_static(model):
             break
-        model = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+        trial = ModelProto()
+        trial.CopyFrom(model)
+        if not shapes_from_consumers(trial):
+            break
+        try:
+            model = onnx.shape_inference.infer_shapes(trial, check_type=True, strict_mode=True, data_prop=True)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+            break  # a guess that contradicts the model: the values stay without a static shape
     return model
