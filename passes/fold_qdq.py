@@ -177,11 +177,15 @@ None when the op does not fold."""
 
 
 def _bias(op: Operation, x: Quantized, w: Quantized, b: Builder) -> tuple[bool, SSAValue | None]:
-    """The int32 bias of a Conv / Gemm (input 2): a constant DQ with scale x_scale · w_scale and
+    """The int32 bias of a Conv / Gemm, its input 2 (see `_bias_value`)."""
+    return _bias_value(input_value(op, 2), op.results[0].type.get_shape()[1], x, w, b)
+
+
+def _bias_value(value: SSAValue | None, channels: int, x: Quantized, w: Quantized, b: Builder) -> tuple[bool, SSAValue | None]:
+    """The int32 bias of `channels` output channels: a constant DQ with scale x_scale · w_scale and
     zero point 0 (as onnxruntime's quantizer makes it), or a float constant (as PyTorch's
     exporter leaves it), quantized here to int32 in that scale (an error of at most half a
     step of x_scale · w_scale, far below one output step). (foldable, the int32 bias or None)."""
-    value = input_value(op, 2)
     if value is None:
         return True, None
     scales = [_constant(v) for v in (x.scale, w.scale)]
@@ -190,7 +194,6 @@ def _bias(op: Operation, x: Quantized, w: Quantized, b: Builder) -> tuple[bool, 
     x_scale, w_scale = scales
     float_bias = _constant(value)
     if float_bias is not None and float_bias.dtype.kind == "f":
-        channels = op.results[0].type.get_shape()[1]
         if float_bias.size != channels:
             return False, None  # a Gemm's C broadcast over rows
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -204,7 +207,7 @@ def _bias(op: Operation, x: Quantized, w: Quantized, b: Builder) -> tuple[bool, 
         return False, None
     bias_scale = _constant(dq.scale)
     zero_point = _constant(dq.zero_point) if dq.zero_point is not None else np.zeros(1)
-    if bias_scale is None or np.any(zero_point):
+    if bias_scale is None or np.any(zero_point) or math.prod(dq.value.type.get_shape()) != channels:
         return False, None
     return np.allclose(bias_scale, x_scale * w_scale, rtol=1e-6, atol=0), dq.value
 
@@ -235,15 +238,40 @@ def fold_gemm(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1), constant=True)
     if get_attr(op, "alpha") != 1.0 or get_attr(op, "beta") != 1.0 or get_attr(op, "transA"):
         return None
-    foldable, bias = _bias(op, x, w, b) if _int8_operands(x, w) and x.value.type.get_num_dims() == 2 else (False, None)
-    transposed = get_attr(op, "transB")
+    return _gemm_as_conv(x, w, input_value(op, 2), bool(get_attr(op, "transB")), y, b)
+
+
+def fold_matmul_bias(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Add(MatMul(DQ x, DQ W), bias) with a 2-D x, a constant W and a constant bias (as tf2onnx
+    writes TFLite's FULLY_CONNECTED) → the Gemm fold."""
+    for index in (0, 1):
+        matmul = _owner(op.operands[index], "onnx.MatMul")
+        if matmul is None or matmul.results[0].uses.get_length() != 1:
+            continue
+        x, w = _dequantized(input_value(matmul, 0)), _dequantized(input_value(matmul, 1), constant=True)
+        folded = _gemm_as_conv(x, w, op.operands[1 - index], False, y, b)
+        if folded is not None:
+            return folded  # the MatMul, read only by the Add, is erased with it
+    return None
+
+
+def _gemm_as_conv(
+    x: Quantized | None, w: Quantized | None, bias_input: SSAValue | None, transposed: bool, y: Quantized, b: Builder
+) -> SSAValue | None:
+    """x[M, K] · W (W[N, K] if `transposed`, else W[K, N]) + bias → a 1×1 `QLinearConv` between
+    two Reshapes, the weight laid out as [N, K, 1, 1] at compile time."""
+    if not _int8_operands(x, w) or x.value.type.get_num_dims() != 2 or w.value.type.get_num_dims() != 2:
+        return None
     # Per-channel weights must vary along N (axis 0 of W[N, K], axis 1 of W[K, N]).
-    if not foldable or (not w.is_per_tensor and w.axis % 2 != (0 if transposed else 1)):
+    if not w.is_per_tensor and w.axis % 2 != (0 if transposed else 1):
         return None
     weight = _constant(w.value)
     weight = weight if transposed else weight.T
     rows, depth = x.value.type.get_shape()
     columns = weight.shape[0]
+    foldable, bias = _bias_value(bias_input, columns, x, w, b)
+    if not foldable:
+        return None
     w_value = b.constant(weight.reshape(columns, depth, 1, 1), _element_type(w.value), "weight")
     conv = _qlinear_conv(
         b, Quantized(b.reshape(x.value, [rows, depth, 1, 1]), x.scale, x.zero_point, 0),
@@ -381,22 +409,38 @@ def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Relu → Clip(x, zp); Clip(lo, hi) → Clip(x, q(lo), q(hi)), bounds quantized with y's
     constant parameters. When x's DQ parameters differ from y's, x is requantized to y's first
     (`_requantize`): Q_y is monotone and saturating, so Q_y(clip(v, lo, hi)) =
-    clip(Q_y(v), Q_y(lo), Q_y(hi))."""
-    x = _dequantized(input_value(op, 0))
+    clip(Q_y(v), Q_y(lo), Q_y(hi)). By the same identity an activation fused after a foldable
+    op with no Q between (Conv → Relu → Q, as PyTorch and tf2onnx write fused activations)
+    folds that op into y's parameters, then clips."""
     scale, zero_point = _constant(y.scale), _constant(y.zero_point)
-    if x is None or not _is_int8(x.value) or scale is None or zero_point is None:
-        return None
-    same = x.same_parameters(y)
-    if not same and not _requantize_shape_check(x, y):
-        return None
     given = [1, 2] if op.name == "onnx.Clip" else []
     bounds = [np.array(0.0)] if op.name == "onnx.Relu" else [_constant(input_value(op, i)) for i in given]
-    if any(v is None and input_value(op, i) is not None for i, v in zip(given, bounds)):
+    if scale is None or zero_point is None or any(v is None and input_value(op, i) is not None for i, v in zip(given, bounds)):
         return None  # a bound computed at run time
-    value = x.value if same else _requantize(b, x, y, _int8_result(op, y))
+    x = _dequantized(input_value(op, 0))
+    if x is not None:
+        if not _is_int8(x.value) or not (x.same_parameters(y) or _requantize_shape_check(x, y)):
+            return None
+        value = x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_result(op, y))
+    else:
+        value = _fold_producer(input_value(op, 0), y, b)
+        if value is None:
+            return None
     element = _element_type(value)
     limits = [None if v is None else b.constant(_quantize_bound(v, scale, zero_point), element, "bound") for v in bounds]
     return b.op("Clip", [value, *limits], _int8_result(op, y))
+
+
+_FUSED_PRODUCERS = ("onnx.Conv", "onnx.Gemm", "onnx.MatMul", "onnx.Add")
+"""Ops whose output an activation may read with no QuantizeLinear between."""
+
+
+def _fold_producer(value: SSAValue, y: Quantized, b: Builder) -> SSAValue | None:
+    """The op producing `value` (read only there) folded into y's parameters, or None."""
+    producer = value.owner
+    if not isinstance(producer, Operation) or producer.name not in _FUSED_PRODUCERS or value.uses.get_length() != 1:
+        return None
+    return FOLDS[producer.name](producer, y, Builder(b.rewriter, b.anchor, producer.location))
 
 
 def _fold_qlinear_binary(op: Operation, y: Quantized, b: Builder, op_class, accepts) -> SSAValue | None:
@@ -528,7 +572,7 @@ FOLDS: dict[str, Fold] = {
     "onnx.Conv": fold_conv,
     "onnx.Gemm": fold_gemm,
     "onnx.MatMul": fold_matmul,
-    "onnx.Add": _first(fold_add, fold_lookup_table),
+    "onnx.Add": _first(fold_add, fold_matmul_bias, fold_lookup_table),
     "onnx.Mul": _first(fold_mul, fold_lookup_table),
     "onnx.AveragePool": fold_average_pool,
     "onnx.GlobalAveragePool": fold_average_pool,
@@ -573,7 +617,11 @@ class FoldQuantizeLinear(RewritePattern):
         if folded is None:
             return
         rewriter.replace(op, [], [folded])
+        producers = [v.owner for v in source.operands if isinstance(v.owner, Operation)]
         rewriter.erase(source)
+        for producer in producers:  # e.g. the MatMul of fold_matmul_bias
+            if producer.name.startswith("onnx.") and producer.parent is not None and not any(r.uses for r in producer.results):
+                rewriter.erase(producer)
 
 
 _BINARY = ("onnx.Add", "onnx.Mul")
@@ -653,6 +701,49 @@ def _read_quantized_siblings(op: Operation, rewriter: PatternRewriter) -> bool:
     return changed
 
 
+_LAYOUT_OPS = frozenset({"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze"})
+"""Movement ops that only lay a tensor out anew: on a constant, done at compile time."""
+
+
+class SinkDequantize(RewritePattern):
+    """op(DQ(x)) → DQ(op(x)) for a data-movement op (MOVEMENT_OPS but Pad; Resize only nearest)
+    that no QuantizeLinear reads: it commutes with dequantization, so exporters' Transposes and
+    Reshapes between a DQ and a Conv (tf2onnx's NHWC edges, a weight laid out at run time) no
+    longer hide the DQ from the folds. A per-axis DQ (weights) sinks through Transpose only,
+    its axis permuted."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        name = op.name.removeprefix("onnx.")
+        if name not in MOVEMENT_OPS or name == "Pad" or len(op.results) != 1:
+            return
+        if name == "Resize" and get_attr(op, "mode") != "nearest":
+            return
+        if any(use.operation.name == "onnx.QuantizeLinear" for use in op.results[0].uses):
+            return  # FoldQuantizeLinear folds it
+        dq = _owner(input_value(op, 0), "onnx.DequantizeLinear")
+        if dq is None:
+            return
+        x = Quantized.of(dq)
+        if not _is_int8(x.value) or x.zero_point is None or (dq.properties.get("block_size") and get_attr(dq, "block_size")):
+            return
+        axis = x.axis
+        if not x.is_per_tensor:
+            if name != "Transpose" or get_attr(op, "perm") is None:
+                return
+            axis = get_attr(op, "perm").index(x.axis % x.value.type.get_num_dims())
+        b = Builder(rewriter, op)
+        shape = op.results[0].type.get_shape()
+        constant = _constant(x.value)
+        if constant is not None and name in _LAYOUT_OPS:  # a weight: laid out at compile time
+            array = np.transpose(constant, get_attr(op, "perm")) if name == "Transpose" else constant.reshape(shape)
+            moved = b.constant(np.ascontiguousarray(array), _element_type(x.value), "weight")
+        else:
+            moved = b.op(name, [x.value, *inputs(op)[1:]], TensorType(_element_type(x.value), shape), dict(op.properties))
+        properties = {} if x.is_per_tensor else {"axis": IntegerAttr(axis, 64)}
+        dequantized = b.op("DequantizeLinear", [moved, x.scale, x.zero_point], op.results[0].type, properties)
+        rewriter.replace(op, [], [dequantized])
+
+
 class MarkFixedPoint(RewritePattern):
     """QLinearConv / QLinearMatMul with constant scales requantize in fixed point."""
 
@@ -691,7 +782,7 @@ class FoldQdqPass(ModulePass):
     name = "fold-qdq"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear(), MarkFixedPoint()]), apply_recursively=True).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear(), SinkDequantize(), MarkFixedPoint()]), apply_recursively=True).rewrite_module(op)
         _erase_dead(op)
 
 

@@ -408,3 +408,43 @@ def test_reduce_range_per_tensor(tmp_path, fmt, build):
     assert_only_the_edges_are_float(folded(model, tmp_path))
     feeds = calibration_inputs(model, count=3, seed=42)
     assert max(lsb_differences(model, f"reduced_{fmt}", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+def tflite_style() -> onnx.ModelProto:
+    """What tf2onnx writes for a TFLite int8 model: an NHWC input transposed to NCHW after its
+    DQ, a Conv whose OHWI int8 weight is DQ'd per channel then transposed to OIHW, int32 biases
+    DQ'd in x_scale · w_scale, FULLY_CONNECTED as MatMul + Add, Softmax with TFLite's output
+    parameters (1/256, -128); input 1×6×6×3."""
+    rng = np.random.default_rng(4)
+    g = QdqGraph()
+    q, params = g.quantized_input("x", [1, 6, 6, 3], 0.05, -3, "i8")
+    nchw = g.node("Transpose", [g.dq(q, params)], perm=[0, 3, 1, 2])
+    w_scales = np.array([0.01, 0.02, 0.015, 0.03], np.float32)
+    w = g.node(
+        "DequantizeLinear",
+        [g.const(rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)), g.const(w_scales), g.const(np.zeros(4, np.int8))],
+        axis=0,
+    )
+    w = g.node("Transpose", [w], perm=[0, 3, 1, 2])  # OHWI → OIHW
+    bias = g.node("DequantizeLinear", [g.const(rng.integers(-500, 500, 4).astype(np.int32)), g.const(w_scales * 0.05), g.const(np.zeros(4, np.int32))], axis=0)
+    c_params = g.params(0.15, -10, "i8")
+    c = g.q(g.node("Relu", [g.node("Conv", [nchw, w, bias], pads=[1, 1, 1, 1])]), c_params)
+    nhwc = g.q(g.node("Transpose", [g.dq(c, c_params)], perm=[0, 2, 3, 1]), c_params)
+    flat = g.node("Reshape", [g.dq(nhwc, c_params), g.const(np.array([1, 144], np.int64))])
+    fc_w = g.node("DequantizeLinear", [g.const(rng.integers(-127, 128, (144, 5)).astype(np.int8)), g.const(np.array(0.004, np.float32)), g.const(np.array(0, np.int8))])
+    fc_b = g.node("DequantizeLinear", [g.const(rng.integers(-900, 900, 5).astype(np.int32)), g.const(np.array(0.15 * 0.004, np.float32)), g.const(np.array(0, np.int32))])
+    logits_params = g.params(0.3, 5, "i8")
+    logits = g.q(g.node("Add", [g.node("MatMul", [flat, fc_w]), fc_b]), logits_params)
+    probabilities = g.params(1 / 256, -128, "i8")
+    g.output(g.q(g.node("Softmax", [g.dq(logits, logits_params)]), probabilities), probabilities, [1, 5])
+    return g.build("tflite_style")
+
+
+def test_tflite_style_folds_and_stays_within_one_lsb(tmp_path):
+    module = folded(tflite_style(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    names = [op.name for op in module.walk()]
+    assert names.count("onnx.QLinearConv") == 2 and names.count("onnx.QLinearSoftmax") == 1
+    rng = np.random.default_rng(6)
+    feeds = [{"x": rng.normal(0, 2, (1, 6, 6, 3)).astype(np.float32)} for _ in range(4)]
+    assert max(lsb_differences(tflite_style(), "tflite_style", tmp_path, feeds)) <= 1.0 + 1e-3
