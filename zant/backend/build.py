@@ -136,6 +136,10 @@ def build_zig(
         raise ZantError(f"unknown build kind '{kind}' (choose from {', '.join(KINDS)})")
     if optimize not in OPTIMIZE_MODES:
         raise ZantError(f"unknown optimize mode '{optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
+    if kind == "exe" and optimize == "ReleaseSmall":
+        # An image keeps its symbol table in every mode (ReleaseSmall strips it by default):
+        # `zant profile` finds its kernels by name. Not loaded: flash and RAM are unchanged.
+        extra = (*extra, "-fno-strip")
     out_path = Path(out_path).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     local_cache = out_path.parent / ".zig-cache"
