@@ -485,26 +485,82 @@ LOOKUP_OPS = frozenset({
 """Element-wise float ops a 256-entry table replaces between a per-tensor DQ and Q."""
 
 
-def lookup_table(op: Operation, x: Quantized, y: Quantized) -> np.ndarray | None:
-    """Q_y(op(DQ_x(v))) for each of the 256 values v of x's type (lowest first), as the ONNX
-    reference evaluates DequantizeLinear → op → QuantizeLinear; None unless x's and y's
-    parameters and op's other operands are constants."""
+def _elementwise_region(root: Operation) -> tuple[Quantized, list[Operation]] | None:
+    """The element-wise ops (LOOKUP_OPS, Relu, Clip) computing `root`'s result from one
+    per-tensor DQ'd 8-bit tensor and one-element constants, in topological order, `root` last:
+    a single Sigmoid, or x · sigmoid(x), HardSwish spelled x · clip(x + 3, 0, 6) / 6 … None
+    when `root` is no such function of one DQ, or an inner value is read outside."""
+    dequantize: list[Operation] = []
+    order: list[Operation] = []
+    seen: set[Operation] = set()
+
+    def visit(value: SSAValue) -> bool:
+        owner = value.owner
+        if not isinstance(owner, Operation):
+            return False
+        if owner.name == "onnx.DequantizeLinear":
+            dequantize.append(owner)
+            return owner is dequantize[0]
+        if owner.name == "onnx.Constant":
+            constant = _constant(value)
+            return constant is not None and constant.size == 1
+        if owner.name.removeprefix("onnx.") not in REGION_OPS or len(owner.results) != 1:
+            return False
+        if owner not in seen:
+            seen.add(owner)
+            if not all(visit(v) for v in owner.operands):
+                return False
+            order.append(owner)
+        return True
+
+    if not visit(root.results[0]) or not dequantize:
+        return None
+    x = Quantized.of(dequantize[0])
+    if not _is_int8(x.value) or not x.is_per_tensor or x.zero_point is None:
+        return None
+    shape = x.value.type.get_shape()
+    if any(op.results[0].type.get_shape() != shape for op in order):
+        return None  # a broadcast: not one value per input element
+    if any(use.operation not in seen for op in order[:-1] for use in op.results[0].uses):
+        return None
+    return x, order
+
+
+REGION_OPS = LOOKUP_OPS | {"Relu", "Clip"}
+"""The element-wise ops an `_elementwise_region` may hold."""
+
+
+def lookup_table(ops: list[Operation], x: Quantized, y: Quantized) -> np.ndarray | None:
+    """Q_y(f(DQ_x(v))) for each of the 256 values v of x's type (lowest first), f the region
+    `ops` (topological order, the result last), as the ONNX reference evaluates it; None unless
+    the parameters are constants."""
     from onnx import helper, numpy_helper
     from onnx.reference import ReferenceEvaluator
 
     params = [_constant(v) for v in (x.scale, x.zero_point, y.scale, y.zero_point)]
-    others = [_constant(v) for v in op.operands[1:]]
-    if any(p is None for p in params) or any(o is None or o.size != 1 for o in others):
+    if any(p is None for p in params):
         return None
-    names = ["xs", "xz", "ys", "yz"] + [f"c{i}" for i in range(len(others))]
-    initializers = [numpy_helper.from_array(a, n) for a, n in zip([*params, *others], names)]
-    attributes = {name: get_attr(op, name) for name in op.properties if name in op.spec().schema.attributes}
-    op_type = op.name.removeprefix("onnx.")
-    nodes = [
-        helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["f"]),
-        helper.make_node(op_type, ["f", *names[4:]], ["g"], **attributes),
-        helper.make_node("QuantizeLinear", ["g", "ys", "yz"], ["y"]),
-    ]
+    initializers = [numpy_helper.from_array(a, n) for a, n in zip(params, ["xs", "xz", "ys", "yz"])]
+    names: dict[SSAValue, str] = {}
+
+    def name(value: SSAValue | None) -> str:
+        if value is None:
+            return ""
+        if value not in names:
+            owner = value.owner
+            names[value] = "f" if owner.name == "onnx.DequantizeLinear" else f"v{len(names)}"
+            if owner.name == "onnx.Constant":
+                initializers.append(numpy_helper.from_array(_constant(value), names[value]))
+        return names[value]
+
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["f"])]
+    for op in ops:
+        attributes = {n: get_attr(op, n) for n in op.properties if n in op.spec().schema.attributes}
+        operands = [name(v) for v in inputs(op)]
+        while operands and not operands[-1]:
+            operands.pop()
+        nodes.append(helper.make_node(op.name.removeprefix("onnx."), operands, [name(op.results[0])], **attributes))
+    nodes.append(helper.make_node("QuantizeLinear", [name(ops[-1].results[0]), "ys", "yz"], ["y"]))
     x_type, y_type = (helper.np_dtype_to_tensor_dtype(a.dtype) for a in (params[1], params[3]))
     graph = helper.make_graph(
         nodes, "lookup", [helper.make_tensor_value_info("x", x_type, [256])],
@@ -516,18 +572,17 @@ def lookup_table(op: Operation, x: Quantized, y: Quantized) -> np.ndarray | None
 
 
 def fold_lookup_table(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """An element-wise op of a per-tensor DQ'd 8-bit tensor (see LOOKUP_OPS) → `LookupTable`
-    with the table `lookup_table` computes at compile time: exact where the float op is."""
-    x = _dequantized(input_value(op, 0))
-    if op.name.removeprefix("onnx.") not in LOOKUP_OPS or x is None or not _is_int8(x.value) or not x.is_per_tensor:
+    """An element-wise function of one per-tensor DQ'd 8-bit tensor (`_elementwise_region`:
+    one op of LOOKUP_OPS, or several with Relu / Clip) → `LookupTable`, the table
+    `lookup_table` computes at compile time: exact where the float ops are."""
+    region = _elementwise_region(op)
+    if region is None:
         return None
-    if op.results[0].type.get_shape() != x.value.type.get_shape():
-        return None  # a broadcasting second operand
-    table = lookup_table(op, x, y)
+    x, ops = region
+    table = lookup_table(ops, x, y)
     if table is None:
         return None
-    element = _element_type(y.zero_point)
-    table_value = b.constant(table, element, "table")
+    table_value = b.constant(table, _element_type(y.zero_point), "table")
     return b.insert(LookupTableOp.from_onnx([x.value, table_value], [_int8_result(op, y)]))
 
 
@@ -579,8 +634,8 @@ FOLDS: dict[str, Fold] = {
     "onnx.Concat": fold_concat,
     "onnx.Softmax": fold_softmax,
     **{f"onnx.{name}": fold_unchanged for name in MOVEMENT_OPS},
-    "onnx.Relu": fold_activation,
-    "onnx.Clip": fold_activation,
+    "onnx.Relu": _first(fold_activation, fold_lookup_table),
+    "onnx.Clip": _first(fold_activation, fold_lookup_table),
     **{f"onnx.{name}": fold_lookup_table for name in LOOKUP_OPS if name not in ("Add", "Mul")},
 }
 """The float op between DQ and Q → how it folds."""
@@ -617,11 +672,21 @@ class FoldQuantizeLinear(RewritePattern):
         if folded is None:
             return
         rewriter.replace(op, [], [folded])
-        producers = [v.owner for v in source.operands if isinstance(v.owner, Operation)]
-        rewriter.erase(source)
-        for producer in producers:  # e.g. the MatMul of fold_matmul_bias
+        _erase_with_dead_producers(source, rewriter)
+
+
+def _erase_with_dead_producers(op: Operation, rewriter: PatternRewriter) -> None:
+    """Erase `op`, then every onnx op it read that nothing else reads any more (the MatMul of
+    fold_matmul_bias, a lookup table's inner ops, a fused activation's Conv)."""
+    work = [op]
+    while work:
+        current = work.pop()
+        producers = [v.owner for v in current.operands if isinstance(v.owner, Operation)]
+        rewriter.erase(current)
+        for producer in producers:
             if producer.name.startswith("onnx.") and producer.parent is not None and not any(r.uses for r in producer.results):
-                rewriter.erase(producer)
+                if producer not in work:
+                    work.append(producer)
 
 
 _BINARY = ("onnx.Add", "onnx.Mul")

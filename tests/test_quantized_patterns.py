@@ -448,3 +448,31 @@ def test_tflite_style_folds_and_stays_within_one_lsb(tmp_path):
     rng = np.random.default_rng(6)
     feeds = [{"x": rng.normal(0, 2, (1, 6, 6, 3)).astype(np.float32)} for _ in range(4)]
     assert max(lsb_differences(tflite_style(), "tflite_style", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+@cache
+def decomposed_model() -> onnx.ModelProto:
+    """Activations exporters spell as several element-wise ops between one DQ and one Q: SiLU
+    x · sigmoid(x), HardSwish x · clip(x + 3, 0, 6) / 6 (PyTorch before opset 14), GELU
+    0.5 · x · (1 + erf(x / √2)); each becomes one 256-entry table."""
+    g = QdqGraph()
+    for kind in TYPES:
+        q, params = g.quantized_input(f"x_{kind}", [1, 256], *INPUT_PARAMS[kind], kind)
+        c = lambda v: g.const(np.array(v, np.float32))  # noqa: E731
+        f = g.dq(q, params)
+        silu = g.node("Mul", [f, g.node("Sigmoid", [f])])
+        hardswish = g.node("Div", [g.node("Mul", [f, g.node("Clip", [g.node("Add", [f, c(3.0)]), c(0.0), c(6.0)])]), c(6.0)])
+        erf = g.node("Erf", [g.node("Div", [f, c(np.sqrt(2.0))])])
+        gelu = g.node("Mul", [g.node("Mul", [f, c(0.5)]), g.node("Add", [erf, c(1.0)])])
+        for value, y in ((silu, (0.03, -20)), (hardswish, (0.03, -20)), (gelu, (0.03, -20))):
+            y_params = g.params(y[0], y[1] + (128 if kind == "u8" else 0), kind)
+            g.output(g.q(value, y_params), y_params, [1, 256])
+    return g.build("decomposed")
+
+
+def test_decomposed_activations_become_one_table(tmp_path):
+    module = folded(decomposed_model(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    assert [op.name for op in module.walk()].count("onnx.LookupTable") == 6
+    feed = {f"x_{kind}": every_code(kind) for kind in TYPES}
+    assert max(lsb_differences(decomposed_model(), "decomposed", tmp_path, [feed])) <= 1.0 + 1e-3

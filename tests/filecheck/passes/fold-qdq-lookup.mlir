@@ -73,3 +73,39 @@ func.func @divide_by_input(%x: tensor<4xi8>, %d: tensor<f32>) -> tensor<4xi8> {
   %y = onnx.QuantizeLinear(%q, %s, %z) : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
   func.return %y : tensor<4xi8>
 }
+
+// -----
+
+// Several element-wise ops between one DQ and one Q (SiLU spelled x · sigmoid(x)) are one table.
+
+// CHECK-LABEL: func.func @silu
+// CHECK-NOT:     onnx.Sigmoid
+// CHECK-NOT:     onnx.Mul
+// CHECK:         %y = onnx.LookupTable(%x, %table) : (tensor<4xi8>, tensor<256xi8>) -> tensor<4xi8>
+// CHECK-NEXT:    func.return %y
+func.func @silu(%x: tensor<4xi8>) -> tensor<4xi8> {
+  %s = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %f = onnx.DequantizeLinear(%x, %s, %z) : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  %g = onnx.Sigmoid(%f) : (tensor<4xf32>) -> tensor<4xf32>
+  %m = onnx.Mul(%f, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %y = onnx.QuantizeLinear(%m, %s, %z) : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  func.return %y : tensor<4xi8>
+}
+
+// -----
+
+// Not one table: the Sigmoid's value is also returned, so it must be computed anyway.
+
+// CHECK-LABEL: func.func @silu_shared
+// CHECK:         onnx.Sigmoid
+// CHECK-NOT:     onnx.LookupTable
+func.func @silu_shared(%x: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xf32>) {
+  %s = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %f = onnx.DequantizeLinear(%x, %s, %z) : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  %g = onnx.Sigmoid(%f) : (tensor<4xf32>) -> tensor<4xf32>
+  %m = onnx.Mul(%f, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %y = onnx.QuantizeLinear(%m, %s, %z) : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  func.return %y, %g : tensor<4xi8>, tensor<4xf32>
+}
