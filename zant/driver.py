@@ -40,6 +40,8 @@ from zant.signature import TensorSignature, complete_feeds
 if TYPE_CHECKING:
     import onnx
 
+    from zant.backend.plan import PlanInfo
+
 default_pipeline = pipeline_for
 """Kept for callers not yet moved to `zant.pipelines.pipeline_for` (the conformance runner, the
 random graphs)."""
@@ -250,12 +252,14 @@ def parse_model(data: bytes) -> onnx.ModelProto:
     return model
 
 
-def planned_json(planned: PlannedModule, name: str, target: str, board: Board | None = None) -> dict:
+def planned_json(
+    planned: PlannedModule, name: str, target: str, board: Board | None = None, info: PlanInfo | None = None
+) -> dict:
     """The plan JSON `zant compile` writes (NAME.plan.json): `checked_plan` (where the constants
     live among it, as the plan placed them), the graph's inputs and outputs and the files written."""
     from zant.backend.zig_printer import blob_file_name
 
-    plan = checked_plan(planned.module, name, target, board)
+    plan = checked_plan(planned.module, name, target, board, info)
     plan["inputs"] = [vars(t) for t in planned.inputs]
     plan["outputs"] = [vars(t) for t in planned.outputs]
     constant_bytes = sum(a["size"] for a in plan["arenas"] if a["role"] == "constant")
@@ -298,13 +302,16 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     )
     inputs, outputs, module = planned.inputs, planned.outputs, planned.module
     with _stage(timings, "emit", options.progress, f"{name}.zig, {name}.h, {name}.plan.json"):
-        plan = planned_json(planned, name, options.target, board)
+        from zant.backend.plan import describe_plan
+
+        info = describe_plan(module)  # read once for the plan JSON, the header and the Zig
+        plan = planned_json(planned, name, options.target, board, info)
         if options.constants is not None and plan["constants"] != options.constants:
             raise ZantError(
                 f"--constants {options.constants}, but the pipeline placed the constant arena "
                 f"{plan['constants']}: give its plan-arenas constants={options.constants}"
             )
-        sources, header = zig_and_header(module, name)
+        sources, header = zig_and_header(module, name, info)
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -373,28 +380,33 @@ def emit_artifacts(module: ModuleOp, name: str) -> tuple[dict[str, str | bytes],
     return (*zig_and_header(module, name), emit_plan_json(module, name))
 
 
-def checked_plan(module: ModuleOp, name: str, target: str, board: Board | None = None) -> dict:
+def checked_plan(
+    module: ModuleOp, name: str, target: str, board: Board | None = None, info: PlanInfo | None = None
+) -> dict:
     """The plan JSON of a planned module, once it is known to fit `target` (and `board`'s memory
     for a firmware image): checked before any Zig is printed, so an impossible model stops here."""
     from zant.backend.firmware import MIN_STACK
     from zant.backend.limits import check_board_memory, check_target_limits
     from zant.backend.plan import emit_plan_json
 
-    plan = emit_plan_json(module, name)
+    plan = emit_plan_json(module, name, info)
     check_target_limits(module, plan, target)
     if board is not None:
         check_board_memory(plan, board, MIN_STACK)
     return plan
 
 
-def zig_and_header(module: ModuleOp, name: str) -> tuple[dict[str, str | bytes], str]:
+def zig_and_header(
+    module: ModuleOp, name: str, info: PlanInfo | None = None
+) -> tuple[dict[str, str | bytes], str]:
     """The source files (`NAME.zig` and, if the model has constants, `NAME.weights.bin`) and the
     C header of a lowered, planned module, its constant arena where the plan placed it
-    (embedded, staged or external: `plan-arenas{constants=...}`)."""
+    (embedded, staged or external: `plan-arenas{constants=...}`); `info`: its `describe_plan`,
+    if known (it is read once)."""
     from zant.backend.plan import emit_header
     from zant.backend.zig_printer import zig_files
 
-    return zig_files(module, name), emit_header(module, name)
+    return zig_files(module, name, info), emit_header(module, name, info)
 
 
 def library_file_name(name: str, target: str) -> str:

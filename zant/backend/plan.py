@@ -379,10 +379,10 @@ def plan_summary(module: ModuleOp) -> dict:
     }
 
 
-def emit_plan_json(module: ModuleOp, name: str) -> dict:
-    """The content of `NAME.plan.json`."""
+def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) -> dict:
+    """The content of `NAME.plan.json` (`info`: the module's `describe_plan`, if known)."""
     validate_prefix(name)
-    info = describe_plan(module)
+    info = info or describe_plan(module)
     return {
         "name": name,
         "arenas": info.arenas(),
@@ -472,12 +472,13 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
     ]
 
 
-def emit_header(module: ModuleOp, name: str) -> str:
+def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> str:
     """The C header `NAME.h`: the entry point (and `NAME_init` for external or staged
-    constants, as the plan places them), arena sizes, plan hashes, tensor sizes."""
+    constants, as the plan places them), arena sizes, plan hashes, tensor sizes (`info`: the
+    module's `describe_plan`, if known)."""
     validate_prefix(name)
     function = main_function(module)
-    info = describe_plan(module)
+    info = info or describe_plan(module)
 
     parameters = parameter_names(function, Namer(reserved_names(name)))
     lines = [
