@@ -28,12 +28,12 @@ CONTRIB_DOMAIN = "com.microsoft"
 @dataclass(frozen=True)
 class Definition:
     """A contrib op as DQ → `op` → Q: the (value, scale, zero point) input positions to
-    dequantize, the output's (scale, zero point) positions (None: the output stays float), and
-    the node's attributes the float op does not take."""
+    dequantize, the output's (scale, zero point) input positions (the output stays float when
+    that scale is absent: QGemm), and the node's attributes the float op does not take."""
 
     op: str
     quantized: tuple[tuple[int, int, int], ...]
-    output: tuple[int, int] | None
+    output: tuple[int, int]
     dropped: frozenset[str] = frozenset()
 
 
@@ -46,7 +46,7 @@ DEFINITIONS = {
     "QLinearSoftmax": Definition("Softmax", _UNARY, (3, 4), frozenset({"opset"})),
     "QLinearAveragePool": Definition("AveragePool", _UNARY, (3, 4), frozenset({"channels_last"})),
     "QLinearGlobalAveragePool": Definition("GlobalAveragePool", _UNARY, (3, 4), frozenset({"channels_last"})),
-    # QLinearConcat(Y_scale, Y_zero_point, X1, X1_scale, X1_zero_point, …): see _concat_inputs.
+    # QLinearConcat(Y_scale, Y_zero_point, X1, X1_scale, X1_zero_point, …): see _Expansion.quantized_inputs.
     "QLinearConcat": Definition("Concat", (), (0, 1)),
     # QGemm(A, a_scale, a_zp, B, b_scale, b_zp, C, y_scale, y_zp): C is an int32 bias of scale
     # a_scale · b_scale; without y_scale the output is float.
@@ -151,7 +151,7 @@ class _Expansion:
             raise ZantError(f"{self.label}: channels_last = 1 is not supported")
         if node.op_type == "QLinearSoftmax":
             opset = next((a.i for a in node.attribute if a.name == "opset"), 13)
-            if opset < 13 and attributes.get("axis", 1) != -1:
+            if opset < 13 and attributes.get("axis", -1) != -1:  # along the last axis, they agree
                 raise ZantError(f"{self.label}: the opset {opset} Softmax semantics (axis not -1) are not supported")
         dequantized = []
         for value, scale, zero_point in self.quantized_inputs():
