@@ -29,7 +29,7 @@ ort = pytest.importorskip("onnxruntime")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import GraphBuilder, calibration_inputs, quantize  # noqa: E402
+from models import QUANTIZED, GraphBuilder, calibration_inputs, quantize  # noqa: E402
 from test_int8 import PIPELINE, folded, onnxruntime_session  # noqa: E402
 
 from zant.driver import CompileOptions, compile_model  # noqa: E402
@@ -476,3 +476,11 @@ def test_decomposed_activations_become_one_table(tmp_path):
     assert [op.name for op in module.walk()].count("onnx.LookupTable") == 6
     feed = {f"x_{kind}": every_code(kind) for kind in TYPES}
     assert max(lsb_differences(decomposed_model(), "decomposed", tmp_path, [feed])) <= 1.0 + 1e-3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(QUANTIZED))
+def test_bench_int8_models_are_integers_only(tmp_path, name):
+    """digits, KWS, ResNet-8, the autoencoder and MobileNet in QDQ int8: no float op but the
+    graph edges (their Softmax too); test_int8 checks their numerics."""
+    assert_only_the_edges_are_float(folded(QUANTIZED[name](), tmp_path))
