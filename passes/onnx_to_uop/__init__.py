@@ -131,6 +131,8 @@ class OnnxToUopPass(ModulePass):
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
         from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+        from zant.passes.onnx_to_uop.linalg import GemmLowering, MatMulLowering
+        from zant.passes.onnx_to_uop.recurrent import RecurrentLowering
         from zant.passes.onnx_to_uop.quant import ConvIntegerLowering
 
         if self.conv_lanes not in (0, 8, 16) or self.conv_tile < 1:
@@ -145,6 +147,8 @@ class OnnxToUopPass(ModulePass):
                 return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
                 return type(pattern)(block)
+            if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
+                return type(pattern)(vector)
             return pattern
 
         return [configured(p) for p in all_patterns()]

@@ -4,17 +4,28 @@ The products are one loop nest over the output with an accumulator over the redu
 Everything that only changes how operands are read (1-D promotion, broadcast batch dimensions,
 transA/transB, Gemm's broadcast C, Einsum's diagonals) is a view: a permuted, stride-0 or
 summed-stride Layout, no copy.
+
+On targets with vector registers (`onnx-to-uop{conv-lanes=L conv-tile=P}`), an f32 MatMul or
+Gemm whose B is a constant matrix takes the **column-lane form** (`lane_tiled_product`): B is
+repacked as B'[N / L, K, L] (each block of L columns consecutive across the lanes, whatever
+transB was), and each row of A is multiplied by up to P blocks at once: P accumulators over K,
+one scalar of A broadcast per step, so `vectorize{width=L}` makes a register tile of P × L
+outputs with P independent FMA chains (the 1 × L form waits on one chain). The last N mod L
+columns keep the plain nest.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from xdsl.dialects.builtin import IndexType, IntegerType
+import numpy as np
+from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.conv_tiling import VectorConv
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -24,6 +35,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+from zant.passes.onnx_to_uop.parameters import constant_array
 
 _I64 = IntegerType(64)
 
@@ -52,6 +64,52 @@ def _reduce_k(
     return kb.cast(kb.acc_get(acc), a.element_type)
 
 
+Epilogue = Callable[[KernelBuilder, SSAValue, list[SSAValue], SSAValue, SSAValue], SSAValue]
+"""(kb, Σ, batch indices, i, j) → the output value (Gemm's alpha and C)."""
+
+
+def lane_tiled_product(
+    kb: KernelBuilder, vector: VectorConv, a: Layout, b: np.ndarray, y: Layout, epilogue: Epilogue | None = None
+) -> int:
+    """y[*batch, i, j] = epilogue(Σ_k a[*batch, i, k] · b[k, j]) for the columns j < N - N mod L
+    in the column-lane form (module docstring); returns how many columns it computed."""
+    lanes, tile = vector.lanes, vector.tile
+    *batch_shape, m, depth = a.shape
+    blocks = b.shape[1] // lanes
+    packed = np.ascontiguousarray(b[:, : blocks * lanes].reshape(depth, blocks, lanes).transpose(1, 0, 2))
+    weights = kb.constant("matmul_packed", packed, a.element_type)
+    with kb.loop_nest((*batch_shape, m)) as (*batch, i):
+        groups = [(tile, blocks // tile, 0)] if blocks >= tile else []
+        if blocks % tile:
+            groups.append((blocks % tile, 1, blocks - blocks % tile))
+        for width, count, first in groups:
+            with kb.loop(count) as group, kb.loop(lanes) as lane:
+                first_block = kb.alu("add", kb.alu("mul", group, kb.index(width)), kb.index(first))
+                block_ids = [kb.alu("add", first_block, kb.index(p)) for p in range(width)]
+                accs = [kb.define_acc(0, a.element_type) for _ in range(width)]
+                with kb.loop(depth) as k:
+                    x = kb.load(a, [*batch, i, k])
+                    for acc, block in zip(accs, block_ids):
+                        kb.mulacc(acc, x, kb.load(weights, [block, k, lane]))
+                for acc, block in zip(accs, block_ids):
+                    j = kb.alu("add", kb.alu("mul", block, kb.index(lanes)), lane)
+                    value = kb.acc_get(acc)
+                    if epilogue is not None:
+                        value = epilogue(kb, value, batch, i, j)
+                    kb.store(value, y, [*batch, i, j])
+    return blocks * lanes
+
+
+def _lane_tiled(vector: VectorConv | None, a: Layout, b_value: SSAValue, out_columns: int) -> np.ndarray | None:
+    """B as a constant 2-D array when the column-lane form applies, else None."""
+    if vector is None or not isinstance(a.element_type, Float32Type) or out_columns < vector.lanes:
+        return None
+    b = constant_array(b_value)
+    if b is None or b.ndim != 2 or b.dtype != np.float32:
+        return None
+    return b
+
+
 class MatMulLowering(OnnxLowering):
     """`MatMul` with NumPy semantics.
 
@@ -60,6 +118,9 @@ class MatMulLowering(OnnxLowering):
     """
 
     op_names = frozenset({"onnx.MatMul"})
+
+    def __init__(self, vector: VectorConv | None = None):
+        self.vector = vector
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         a, b = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
@@ -82,8 +143,13 @@ class MatMulLowering(OnnxLowering):
         a = a.broadcast_to([*batch_shape, m, a.shape[-1]])
         b = b.broadcast_to([*batch_shape, b.shape[-2], n])
 
-        with kb.loop_nest(full_y.shape) as (*batch, i, j):
-            kb.store(_reduce_k(kb, a, b, batch, i, j), full_y, [*batch, i, j])
+        first = 0
+        packed = _lane_tiled(self.vector, a, input_value(op, 1), n)
+        if packed is not None and packed.shape == (a.shape[-1], n):
+            first = lane_tiled_product(kb, self.vector, a, packed, full_y)
+        if first < n:
+            with kb.loop_nest(batch_shape) as batch, kb.loop(m) as i, kb.loop(n, first) as j:
+                kb.store(_reduce_k(kb, a, b, batch, i, j), full_y, [*batch, i, j])
         return [y]
 
 
@@ -92,6 +158,9 @@ class GemmLowering(OnnxLowering):
     when transA / transB is set, and C is broadcast to (M, N) as a view."""
 
     op_names = frozenset({"onnx.Gemm"})
+
+    def __init__(self, vector: VectorConv | None = None):
+        self.vector = vector
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         a, b = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))
@@ -109,9 +178,7 @@ class GemmLowering(OnnxLowering):
         c = layout_of(c_value).broadcast_to(out_shape) if c_value is not None else None
         alpha, beta = get_attr(op, "alpha"), get_attr(op, "beta")
 
-        y = kb.alloc(result_name(op), out_shape, element_type)
-        with kb.loop_nest(out_shape) as (i, j):
-            value = _reduce_k(kb, a, b, [], i, j)
+        def epilogue(kb: KernelBuilder, value: SSAValue, batch: list[SSAValue], i: SSAValue, j: SSAValue) -> SSAValue:
             if alpha != 1:
                 value = kb.alu("mul", value, kb.const(alpha, element_type))
             if c is not None and beta != 0:
@@ -119,7 +186,18 @@ class GemmLowering(OnnxLowering):
                 if beta != 1:
                     bias = kb.alu("mul", bias, kb.const(beta, element_type))
                 value = kb.alu("add", value, bias)
-            kb.store(value, y, [i, j])
+            return value
+
+        y = kb.alloc(result_name(op), out_shape, element_type)
+        first = 0
+        packed = _lane_tiled(self.vector, a, input_value(op, 1), out_shape[1])
+        if packed is not None and get_attr(op, "transB"):
+            packed = packed.T
+        if packed is not None and packed.shape == (a.shape[1], out_shape[1]):
+            first = lane_tiled_product(kb, self.vector, a, packed, y, epilogue)
+        if first < out_shape[1]:
+            with kb.loop(out_shape[0]) as i, kb.loop(out_shape[1], first) as j:
+                kb.store(epilogue(kb, _reduce_k(kb, a, b, [], i, j), [], i, j), y, [i, j])
         return [y]
 
 

@@ -11,17 +11,27 @@ reverse direction reads X and writes Y through time-reversed views, a direction 
 slice of W/R/B. With `sequence_lens`, a step past a batch entry's length keeps its state and
 writes zeros to Y (ONNX: outputs past the length are 0; Y_h is the state at the last valid step).
 Gate math runs in the accumulator type (f32 for 16-bit floats).
+
+On targets with vector registers (`onnx-to-uop{conv-lanes=L}`), an f32 layer with constant W
+and R and a hidden size that is a multiple of L runs each step's hidden units in blocks of L
+(`j = block·L + lane`, the lane loop innermost around the cell), every gate's W and R repacked
+as W'[H / L, K, L] (the L units of a block consecutive), as MatMul's column-lane form does: the
+lane loop is what `vectorize{width=L}` vectorizes, so the gates' dot products are L-lane FMA
+chains (one per gate and operand, independent) and the cell's activations run on vectors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 
-from xdsl.dialects.builtin import IndexType
+import numpy as np
+from xdsl.dialects.builtin import Float32Type, IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
+from zant.passes.onnx_to_uop.conv_tiling import VectorConv
 from zant.passes.onnx_to_uop.elementwise import hard_sigmoid_of, softplus_of
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -31,6 +41,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+from zant.passes.onnx_to_uop.parameters import constant_array
 
 Activation = Callable[[KernelBuilder, SSAValue, float, float], SSAValue]
 
@@ -157,6 +168,9 @@ class Direction:
     h_next: Layout
     c: Layout | None
     reverse: bool
+    w_lanes: list[Layout] | None = None
+    """W_g repacked as W'[H / L, I, L] for the lane form (None: the plain one)."""
+    r_lanes: list[Layout] | None = None
 
 
 @dataclass
@@ -172,20 +186,50 @@ class Step:
     clip: float | None
     mask: SSAValue | None
     """i1: this time step is within the batch entry's sequence length (None: always)."""
+    block: SSAValue | None = None
+    lane: SSAValue | None = None
+    """j = block·L + lane in the lane form (None: the plain one)."""
+    dots: dict[str, list[SSAValue]] = field(default_factory=dict)
+    """The lane form's gate dot products by operand ("input", "hidden"), once computed."""
+
+    def all_dots(self, operand: str) -> list[SSAValue]:
+        """Every gate's X_t·W_gᵀ (or H_{t-1}·R_gᵀ) of the lane form, in one loop over k: one
+        independent accumulator per gate, the operand's element loaded once."""
+        if operand not in self.dots:
+            packed = self.d.w_lanes if operand == "input" else self.d.r_lanes
+            assert packed is not None
+            length = self.d.x.shape[2] if operand == "input" else self.d.h.shape[1]
+            accs = [self.kb.define_acc(0, self.compute) for _ in packed]
+            with self.kb.loop(length) as k:
+                v = self.load(self.d.x, [self.t, self.b, k]) if operand == "input" else self.load(self.d.h, [self.b, k])
+                for acc, matrix in zip(accs, packed):
+                    self.kb.mulacc(acc, v, self.load(matrix, [self.block, k, self.lane]))
+            self.dots[operand] = [self.kb.acc_get(acc) for acc in accs]
+        return self.dots[operand]
 
     def load(self, layout: Layout, indices: Sequence[SSAValue]) -> SSAValue:
         return self.kb.cast(self.kb.load(layout, indices), self.compute)
 
-    def dot(self, vector: Callable[[SSAValue], SSAValue], matrix: Layout, length: int) -> SSAValue:
-        """Σ_k vector(k) · matrix[j, k]."""
+    def dot(
+        self, vector: Callable[[SSAValue], SSAValue], matrix: Layout, length: int, packed: list[Layout] | None, gate: int
+    ) -> SSAValue:
+        """Σ_k vector(k) · matrix[j, k] (read from its repacked copy in the lane form)."""
         acc = self.kb.define_acc(0, self.compute)
         with self.kb.loop(length) as k:
-            self.kb.mulacc(acc, vector(k), self.load(matrix, [self.j, k]))
+            v = vector(k)
+            if packed is not None and self.block is not None:
+                weight = self.load(packed[gate], [self.block, k, self.lane])
+            else:
+                weight = self.load(matrix, [self.j, k])
+            self.kb.mulacc(acc, v, weight)
         return self.kb.acc_get(acc)
 
     def input_part(self, gate: int) -> SSAValue:
         """X_t·W_gᵀ + Wb_g at this element."""
-        value = self.dot(lambda k: self.load(self.d.x, [self.t, self.b, k]), self.d.w[gate], self.d.x.shape[2])
+        if self.block is not None:
+            return self.bias(self.all_dots("input")[gate], self.d.wb, gate)
+        value = self.dot(lambda k: self.load(self.d.x, [self.t, self.b, k]), self.d.w[gate], self.d.x.shape[2],
+                         self.d.w_lanes, gate)
         return self.bias(value, self.d.wb, gate)
 
     def hidden_part(self, gate: int, scale: Layout | None = None) -> SSAValue:
@@ -195,7 +239,9 @@ class Step:
             h = self.load(self.d.h, [self.b, k])
             return h if scale is None else self.kb.alu("mul", self.load(scale, [self.b, k]), h)
 
-        value = self.dot(vector, self.d.r[gate], self.d.h.shape[1])
+        if self.block is not None and scale is None:
+            return self.bias(self.all_dots("hidden")[gate], self.d.rb, gate)
+        value = self.dot(vector, self.d.r[gate], self.d.h.shape[1], self.d.r_lanes, gate)
         return self.bias(value, self.d.rb, gate)
 
     def bias(self, value: SSAValue, biases: list[Layout] | None, gate: int) -> SSAValue:
@@ -293,6 +339,25 @@ class RecurrentLowering(OnnxLowering):
 
     op_names = frozenset(CELLS)
 
+    def __init__(self, vector: VectorConv | None = None):
+        self.vector = vector
+
+    def _packed(self, kb: KernelBuilder, value: SSAValue, d: int, gates: int, name: str) -> list[Layout] | None:
+        """Direction d's gate matrices of the constant W or R as W'[H / L, K, L], or None."""
+        if self.vector is None:
+            return None
+        array = constant_array(value)
+        lanes = self.vector.lanes
+        if array is None or array.dtype != np.float32 or array.shape[1] % (gates * lanes):
+            return None
+        hidden, depth = array.shape[1] // gates, array.shape[2]
+        return [
+            kb.constant(f"{name}_lanes", np.ascontiguousarray(
+                array[d, g * hidden:(g + 1) * hidden].reshape(hidden // lanes, lanes, depth).transpose(0, 2, 1)
+            ), Float32Type())
+            for g in range(gates)
+        ]
+
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         cell = CELLS[op.name]
         batch_major = get_attr(op, "layout") == 1
@@ -351,6 +416,11 @@ class RecurrentLowering(OnnxLowering):
                 c=kb.alloc(f"{name}_c{d}", (batch, hidden), compute) if lstm else None,
                 reverse=reverse,
             )
+            if isinstance(compute, Float32Type) and isinstance(element_type, Float32Type):
+                w_lanes = self._packed(kb, input_value(op, 1), d, cell.gates, f"{name}_w{d}")
+                r_lanes = self._packed(kb, input_value(op, 2), d, cell.gates, f"{name}_r{d}")
+                if w_lanes is not None and r_lanes is not None:
+                    state = replace(state, w_lanes=w_lanes, r_lanes=r_lanes)
             _init_state(kb, state.h, _pick(initial_h, 0, d))
             if state.c is not None:
                 _init_state(kb, state.c, _pick(initial_c, 0, d))
@@ -374,13 +444,13 @@ class RecurrentLowering(OnnxLowering):
         steps, batch, _ = d.x.shape
         hidden = d.h.shape[1]
 
-        def element_step(b: SSAValue, j: SSAValue) -> Step:
+        def element_step(b: SSAValue, j: SSAValue, block: SSAValue | None = None, lane: SSAValue | None = None) -> Step:
             mask = None
             if sequence_lens is not None:
                 time = kb.alu("sub", kb.index(steps - 1), t) if d.reverse else t
                 length = kb.cast(kb.load(sequence_lens, [b]), IndexType())
                 mask = kb.alu("cmplt", time, length)
-            return Step(kb, d, t, b, j, compute, clip, mask)
+            return Step(kb, d, t, b, j, compute, clip, mask, block, lane)
 
         reset = None
         if op.name == "onnx.GRU" and not get_attr(op, "linear_before_reset"):
@@ -389,8 +459,8 @@ class RecurrentLowering(OnnxLowering):
             with kb.loop_nest((batch, hidden)) as (b, j):
                 s = element_step(b, j)
                 kb.store(s.activate(0, s.gate(1)), reset, [b, j])
-        with kb.loop_nest((batch, hidden)) as (b, j):
-            s = element_step(b, j)
+        with _hidden_units(kb, d, batch, hidden, self.vector) as (b, j, block, lane):
+            s = element_step(b, j, block, lane)
             if op.name == "onnx.LSTM":
                 h = _lstm_cell(s, bool(get_attr(op, "input_forget")))
             elif op.name == "onnx.GRU":
@@ -402,6 +472,21 @@ class RecurrentLowering(OnnxLowering):
                 out = h if s.mask is None else kb.where(s.mask, h, _c(kb, 0, h))
                 kb.store(kb.cast(out, d.y.element_type), d.y, [t, b, j])
         _copy(kb, d.h_next, d.h)
+
+
+@contextmanager
+def _hidden_units(
+    kb: KernelBuilder, d: Direction, batch: int, hidden: int, vector: VectorConv | None
+) -> Iterator[tuple[SSAValue, SSAValue, SSAValue | None, SSAValue | None]]:
+    """Loops over (batch, hidden unit j): plain, or in the lane form (b, block, lane) with
+    j = block·L + lane; yields (b, j, block, lane), block and lane None when plain."""
+    if d.w_lanes is None or vector is None:
+        with kb.loop_nest((batch, hidden)) as (b, j):
+            yield b, j, None, None
+        return
+    lanes = vector.lanes
+    with kb.loop(batch) as b, kb.loop(hidden // lanes) as block, kb.loop(lanes) as lane:
+        yield b, kb.alu("add", kb.alu("mul", block, kb.index(lanes)), lane), block, lane
 
 
 def _init_state(kb: KernelBuilder, state: Layout, initial: Layout | None) -> None:

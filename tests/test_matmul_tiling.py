@@ -1,0 +1,96 @@
+"""The column-lane form of MatMul/Gemm with a constant B (onnx_to_uop/linalg.py) on the host
+pipeline: whole groups of blocks, a smaller last group, the scalar tail columns, transA/transB,
+alpha/beta/C and batched A, all against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from e2e import compile_and_run
+from onnx import TensorProto, helper, numpy_helper
+
+
+def gemm_model(m: int, k: int, n: int, trans_a: int, trans_b: int, alpha: float, beta: float, seed: int):
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((n, k) if trans_b else (k, n)).astype(np.float32)
+    c = rng.standard_normal(n).astype(np.float32)
+    a_shape = [k, m] if trans_a else [m, k]
+    node = helper.make_node("Gemm", ["a", "w", "c"], ["y"], transA=trans_a, transB=trans_b, alpha=alpha, beta=beta)
+    graph = helper.make_graph(
+        [node], "gemm", [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(c, "c")],
+    )
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    a2 = a.T if trans_a else a
+    want = alpha * (a2.astype(np.float64) @ (w.T if trans_b else w)) + beta * c
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), a, want
+
+
+@pytest.mark.parametrize(
+    "m, k, n, trans_a, trans_b, alpha, beta",
+    [
+        (1, 138, 512, 0, 1, 1.0, 1.0),  # an LSTM-gate-sized GEMV: groups of 6 blocks + 2
+        (3, 20, 40, 0, 1, 0.5, 2.0),  # 2 blocks and 8 tail columns
+        (2, 7, 112, 1, 0, 1.0, 0.0),  # 7 blocks: one group of 6 and one of 1; transA; no C
+        (1, 12, 12, 0, 1, 1.0, 1.0),  # narrower than the lanes: plain nest only
+    ],
+)
+def test_gemm_matches_numpy(m, k, n, trans_a, trans_b, alpha, beta):
+    model, a, want = gemm_model(m, k, n, trans_a, trans_b, alpha, beta, seed=m * 1000 + n)
+    (got,) = compile_and_run(model, {"a": a})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_batched_matmul_matches_numpy():
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((24, 56)).astype(np.float32)  # 3 blocks + 8 tail columns
+    node = helper.make_node("MatMul", ["a", "w"], ["y"])
+    graph = helper.make_graph(
+        [node], "matmul", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 5, 24])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 56])], [numpy_helper.from_array(w, "w")],
+    )
+    a = rng.standard_normal((2, 5, 24)).astype(np.float32)
+    (got,) = compile_and_run(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), {"a": a})
+    np.testing.assert_allclose(got, a.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)
+
+
+def recurrent_model(op: str, gates: int, hidden: int, direction: str, extra: dict, seed: int):
+    """One `op` layer with constant W, R, B over 5 steps, batch 2, 3 features; outputs Y and Y_h."""
+    rng = np.random.default_rng(seed)
+    dirs = 2 if direction == "bidirectional" else 1
+    scale = 1 / np.sqrt(hidden)
+    arrays = {
+        "w": rng.uniform(-scale, scale, (dirs, gates * hidden, 3)),
+        "r": rng.uniform(-scale, scale, (dirs, gates * hidden, hidden)),
+        "b": rng.uniform(-scale, scale, (dirs, 2 * gates * hidden)),
+    }
+    node = helper.make_node(op, ["x", "w", "r", "b", "lens"], ["y", "y_h"], hidden_size=hidden,
+                            direction=direction, **extra)
+    graph = helper.make_graph(
+        [node], op.lower(), [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, dirs, 2, hidden]),
+         helper.make_tensor_value_info("y_h", TensorProto.FLOAT, [dirs, 2, hidden])],
+        [numpy_helper.from_array(a.astype(np.float32), n) for n, a in arrays.items()]
+        + [numpy_helper.from_array(np.array([5, 3], np.int32), "lens")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
+@pytest.mark.parametrize(
+    "op, gates, direction, extra",
+    [
+        ("LSTM", 4, "bidirectional", {}),
+        ("GRU", 3, "forward", {"linear_before_reset": 1}),
+        ("GRU", 3, "reverse", {}),  # the reset gate's own loop keeps the plain form
+        ("RNN", 1, "forward", {"activations": ["Tanh"]}),
+    ],
+)
+def test_recurrent_lane_form_matches_onnxruntime(op, gates, direction, extra):
+    ort = pytest.importorskip("onnxruntime")
+    model = recurrent_model(op, gates, 32, direction, extra, seed=gates)
+    x = np.random.default_rng(1).standard_normal((5, 2, 3)).astype(np.float32)
+    got = compile_and_run(model, {"x": x})
+    want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
