@@ -58,6 +58,7 @@ def without_dsp(target: str) -> str:
 def test_only_cores_with_the_dsp_extension_run_the_pass():
     for target in DSP_CORES:
         assert stages_for(target)[-1] == "arm-dsp-dot"
+        assert "seed-accumulators" in stages_for(target)  # bias as each sum's first value
     for target in ("host", "cortex-m0plus", "cortex-m3", "riscv32"):
         assert "arm-dsp-dot" not in stages_for(target)
 

@@ -64,12 +64,12 @@ class TargetParameters:
     host."""
     dsp: bool = False
     """The core has the Arm DSP extension (Cortex-M4, M7, M33, M55): int8 dot products become
-    `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages)."""
+    `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages), their accumulators seeded with
+    the Conv's bias first (`seed-accumulators`: one add and one zero less per output)."""
     mve: bool = False
     """The core has Helium, the M-profile Vector Extension (Cortex-M55): int8 dot products of 8
     or more values become vector loads and `VMLAVA` (`mve-dot`, before `arm-dsp-dot`, which
-    takes the shorter ones and the remainders), their accumulators seeded with the Conv's
-    bias first (`seed-accumulators`)."""
+    takes the shorter ones and the remainders)."""
     float_registers: int = 0
     """Single-precision registers of the core's FPU, which also has a fused multiply-add (32:
     the Cortex-M4F, M7, M33, M55 and RV32F); 0: none, floats are soft-float calls. Scalar float
@@ -139,7 +139,8 @@ def stages_for(
     )
     fused = "contract-mulacc{scalar=true}" if p.float_registers else "contract-mulacc"
     print_stages = tuple(fused if s == "contract-mulacc" else s for s in PRINT_STAGES)
-    dsp = (*(("seed-accumulators", "mve-dot") if p.mve else ()), *(("arm-dsp-dot",) if p.dsp else ()))
+    dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
+           *(("arm-dsp-dot",) if p.dsp else ()))
     expand = EXPAND_STAGES if p.vector_lanes else ()
     return (*GRAPH_STAGES, lower, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
             *plan_stages(strategy, alignment, memories, constants), *print_stages, *dsp)
