@@ -770,20 +770,24 @@ _LAYOUT_OPS = frozenset({"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueez
 """Movement ops that only lay a tensor out anew: on a constant, done at compile time."""
 
 
+_SINKABLE = (MOVEMENT_OPS - {"Pad"}) | {"Split"}
+"""Ops a DQ sinks below (Pad's value would need quantizing)."""
+
+
 class SinkDequantize(RewritePattern):
-    """op(DQ(x)) → DQ(op(x)) for a data-movement op (MOVEMENT_OPS but Pad; Resize only nearest)
-    that no QuantizeLinear reads: it commutes with dequantization, so exporters' Transposes and
+    """op(DQ(x)) → DQ(op(x)) for a data-movement op (MOVEMENT_OPS but Pad, Resize only nearest,
+    and Split, one DQ per part) that no QuantizeLinear reads: it commutes with dequantization, so exporters' Transposes and
     Reshapes between a DQ and a Conv (tf2onnx's NHWC edges, a weight laid out at run time) no
     longer hide the DQ from the folds. A per-axis DQ (weights) sinks through Transpose only,
     its axis permuted."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         name = op.name.removeprefix("onnx.")
-        if name not in MOVEMENT_OPS or name == "Pad" or len(op.results) != 1:
+        if name not in _SINKABLE or (name != "Split" and len(op.results) != 1):
             return
         if name == "Resize" and get_attr(op, "mode") != "nearest":
             return
-        if any(use.operation.name == "onnx.QuantizeLinear" for use in op.results[0].uses):
+        if name != "Split" and any(use.operation.name == "onnx.QuantizeLinear" for use in op.results[0].uses):
             return  # FoldQuantizeLinear folds it
         dq = _owner(input_value(op, 0), "onnx.DequantizeLinear")
         if dq is None:
@@ -797,6 +801,15 @@ class SinkDequantize(RewritePattern):
                 return
             axis = get_attr(op, "perm").index(x.axis % x.value.type.get_num_dims())
         b = Builder(rewriter, op)
+        if name == "Split":  # several results: FoldQuantizeLinear never sees it, so sink always
+            if not x.is_per_tensor:
+                return
+            types = [TensorType(_element_type(x.value), r.type.get_shape()) for r in op.results]
+            split = onnx_op_class("Split").from_onnx([x.value, *inputs(op)[1:]], types, dict(op.properties))
+            b.insert(split)
+            parts = [b.op("DequantizeLinear", [r, x.scale, x.zero_point], old.type) for r, old in zip(split.results, op.results)]
+            rewriter.replace(op, [], parts)
+            return
         shape = op.results[0].type.get_shape()
         constant = _constant(x.value)
         if constant is not None and name in _LAYOUT_OPS:  # a weight: laid out at compile time

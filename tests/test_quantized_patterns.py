@@ -484,3 +484,19 @@ def test_bench_int8_models_are_integers_only(tmp_path, name):
     """digits, KWS, ResNet-8, the autoencoder and MobileNet in QDQ int8: no float op but the
     graph edges (their Softmax too); test_int8 checks their numerics."""
     assert_only_the_edges_are_float(folded(QUANTIZED[name](), tmp_path))
+
+
+def test_split_runs_on_int8(tmp_path):
+    """DQ → Split → Q per part (one part requantized): integers only, within 1 LSB."""
+    g = QdqGraph()
+    q, same = g.quantized_input("x", [1, 6, 4], 0.05, 3, "i8")
+    other = g.params(0.09, -7, "i8")
+    split = helper.make_node("Split", [g.dq(q, same), g.const(np.array([2, 4], np.int64))], ["a", "b"], axis=1, name="split")
+    g.nodes.append(split)
+    g.output(g.q("a", same), same, [1, 2, 4])
+    g.output(g.q("b", other), other, [1, 4, 4])
+    model = g.build("split")
+    assert_only_the_edges_are_float(folded(model, tmp_path))
+    rng = np.random.default_rng(8)
+    feeds = [{"x": rng.uniform(-7, 7, (1, 6, 4)).astype(np.float32)} for _ in range(3)]
+    assert max(lsb_differences(model, "split", tmp_path, feeds)) <= 1.0 + 1e-3

@@ -53,3 +53,25 @@ func.func @fully_connected(%x: tensor<2x3xi8>) -> tensor<2x4xi8> {
   %y = onnx.QuantizeLinear(%a, %xs, %xz) : (tensor<2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
   func.return %y : tensor<2x4xi8>
 }
+
+// -----
+
+// Split (several results) between a DQ and Qs: the DQ sinks below it, one per part, and each
+// Q(DQ) then cancels or requantizes.
+
+// CHECK-LABEL: func.func @split
+// CHECK-NOT:     onnx.DequantizeLinear
+// CHECK:         %[[A:.*]], %[[B:.*]] = onnx.Split(%x, %sizes) {axis = 1 : i64} : (tensor<1x4xi8>, tensor<2xi64>) -> (tensor<1x1xi8>, tensor<1x3xi8>)
+// CHECK-NEXT:    %qb = onnx.QLinearLeakyRelu(%[[B]], %s, %z, %s2, %z) {alpha = 1.000000e+00 : f32}
+// CHECK-NEXT:    func.return %[[A]], %qb
+func.func @split(%x: tensor<1x4xi8>) -> (tensor<1x1xi8>, tensor<1x3xi8>) {
+  %s = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %s2 = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %sizes = onnx.Constant() {value = dense<[1, 3]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %f = onnx.DequantizeLinear(%x, %s, %z) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %a, %b = onnx.Split(%f, %sizes) {axis = 1 : i64} : (tensor<1x4xf32>, tensor<2xi64>) -> (tensor<1x1xf32>, tensor<1x3xf32>)
+  %qa = onnx.QuantizeLinear(%a, %s, %z) : (tensor<1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1xi8>
+  %qb = onnx.QuantizeLinear(%b, %s2, %z) : (tensor<1x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3xi8>
+  func.return %qa, %qb : tensor<1x1xi8>, tensor<1x3xi8>
+}
