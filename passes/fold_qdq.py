@@ -479,10 +479,11 @@ LOOKUP_OPS = frozenset({
     "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Mish", "Neg", "Reciprocal",
     "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Tan",
     "Tanh", "ThresholdedRelu",
-    # Binary, with a constant one-element second operand.
+    # Binary: each operand a value of the region or a one-element constant.
     "Add", "Div", "Max", "Min", "Mul", "Pow", "PRelu", "Sub",
 })
-"""Element-wise float ops a 256-entry table replaces between a per-tensor DQ and Q."""
+"""Element-wise float ops a 256-entry table replaces between a per-tensor DQ and Q (alone, or
+with others and Relu / Clip in an `_elementwise_region`)."""
 
 
 def _elementwise_region(root: Operation) -> tuple[Quantized, list[Operation]] | None:
