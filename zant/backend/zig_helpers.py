@@ -41,9 +41,16 @@ inline fn zant_sign(comptime T: type, x: T) T {
     "zant_round": (
         (),
         """\
-/// Round half to even (ONNX Round, NumPy rint).
+/// Round half to even (ONNX Round, NumPy rint). Below 2^m (m mantissa bits) |x| + 2^m lands
+/// where the spacing is 1, so the add rounds |x| to an integer, nearest-even, and subtracting 2^m
+/// is exact; from 2^m up every float is an integer already. No libcall: @round and @trunc are
+/// calls to compiler-rt on cores without VRINT (Cortex-M4F: ~90 instructions per QuantizeLinear
+/// element before, mobilenet_int8's input 2.57 M of its 23.8 M).
 inline fn zant_round(comptime T: type, x: T) T {
-    return if (@abs(x - @trunc(x)) == 0.5) 2.0 * @round(x * 0.5) else @round(x);
+    const big: T = comptime @floatFromInt(@as(u64, 1) << @intCast(std.math.floatMantissaBits(T)));
+    const a = @abs(x);
+    const r = if (a < big) (a + big) - big else a;
+    return std.math.copysign(r, x);
 }""",
     ),
     "zant_shl": (
