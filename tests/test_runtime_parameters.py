@@ -499,3 +499,23 @@ def test_range_length_from_a_broadcasting_consumer(tmp_path):
     compiled.check(*scalars(0, 4, 1))
     compiled.check(*scalars(1, 2, 0.25))
     compiled.refuses(*scalars(0, 5, 1))
+
+
+def test_loop_trip_count_names_the_input_to_freeze(tmp_path):
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Add", ["y_in", "y_in"], ["y_out"])],
+        "body",
+        [_tensor("i", TensorProto.INT64, []), _tensor("cond_in", TensorProto.BOOL, []), _tensor("y_in", TensorProto.FLOAT, [1])],
+        [_tensor("cond_out", TensorProto.BOOL, []), _tensor("y_out", TensorProto.FLOAT, [1])],
+    )
+    node = helper.make_node("Loop", ["n", "", "y"], ["z"], body=body, name="loop0")
+    model = _model(
+        [node],
+        [_tensor("n", TensorProto.INT64, []), _tensor("y", TensorProto.FLOAT, [1])],
+        [_tensor("z", TensorProto.FLOAT, [1])],
+    )
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    message = "node 'loop0' (Loop): the trip count is only known at run time; it must be a constant: freeze 'n' (--freeze n=FILE.npy)"
+    with pytest.raises(ZantError, match=re.escape(message)):
+        compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))

@@ -118,12 +118,34 @@ class _Unroller:
 
     def __init__(self, graph: GraphProto, node: NodeProto, names: NameSource, opset: int):
         self.node = node
+        self.graph = graph
         self.names = names
         self.opset = opset
         self.constants = _Constants(graph, opset)
         self.prefix = node.name or node.op_type
         self.nodes: list[NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
+
+    def freeze_hint(self, name: str) -> str:
+        """`: freeze 'a', 'b' (--freeze a=FILE.npy …)`, naming the graph inputs `name` is computed
+        from; empty when it depends on none."""
+        producers = {output: node for node in self.graph.node for output in node.output}
+        inputs = {v.name for v in self.graph.input} - {t.name for t in self.graph.initializer}
+        seen, todo, found = set(), [name], set()
+        while todo:
+            value = todo.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            if value in inputs:
+                found.add(value)
+            elif value in producers:
+                todo.extend(v for v in producers[value].input if v)
+        if not found:
+            return ""
+        names = sorted(found)
+        flags = " ".join(f"--freeze {v}=FILE.npy" for v in names)
+        return f": freeze {', '.join(repr(v) for v in names)} ({flags})"
 
     def attribute(self, name: str, default=None):
         for attribute in self.node.attribute:
@@ -246,7 +268,9 @@ def _unroll_loop(u: _Unroller) -> None:
     if trip_input:
         value = u.constants.value(trip_input)
         if value is None:
-            raise NotImplementedError("the trip count is only known at run time; it must be a constant")
+            raise NotImplementedError(
+                f"the trip count is only known at run time; it must be a constant{u.freeze_hint(trip_input)}"
+            )
         trip_count = int(np.asarray(value).reshape(-1)[0])
     running = _loop_condition(u, cond_input, "the initial condition")
     if trip_count is None and not cond_input:
