@@ -73,8 +73,9 @@ def buffers_of(function: func.FuncOp) -> tuple[dict[BufferRole, list[DefineGloba
 def parameter_names(function: func.FuncOp, namer: Namer) -> dict[DefineGlobalOp, str]:
     """The entry point's parameter names: `input_<name>` then `output_<name>`, unique."""
     names = {}
+    globals_ = buffers_of(function)[0]
     for role in (BufferRole.INPUT, BufferRole.OUTPUT):
-        for op in globals_by_role(function, role):
+        for op in globals_[role]:
             names[op] = namer.fresh(f"{role}_{sanitize_zig(op.tensor_name.data)}")
     return names
 
@@ -515,8 +516,9 @@ def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> st
         *_region_lines(name, info),
     ]
     params = []
+    globals_ = buffers_of(function)[0]
     for role in (BufferRole.INPUT, BufferRole.OUTPUT):
-        for op in globals_by_role(function, role):
+        for op in globals_[role]:
             count = op.result.type.size.data  # type: ignore[attr-defined]
             element_type = op.result.type.element_type  # type: ignore[attr-defined]
             lines.append(
