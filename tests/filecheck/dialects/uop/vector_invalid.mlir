@@ -238,3 +238,23 @@ builtin.module {
   }
 }
 
+
+// -----
+
+builtin.module {
+  func.func @main(%v: vector<4xi32>) {
+    // expected-error@+1 {{uop.bitcast of vectors needs two vectors of one length, got vector<4xi32> to vector<8xf32>}}
+    %x = uop.bitcast %v : vector<4xi32> to vector<8xf32>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main(%v: vector<4xi32>) {
+    // expected-error@+1 {{uop.bitcast needs equal widths, got i32 (32 bits) to f16 (16 bits)}}
+    %x = uop.bitcast %v : vector<4xi32> to vector<4xf16>
+    func.return
+  }
+}

@@ -28,6 +28,7 @@
 // CHECK-NEXT:      %bv = uop.vload %pb : vector<4xi8>
 // CHECK-NEXT:      %w = uop.cast %bv : vector<4xi8> to vector<4xi32>
 // CHECK-NEXT:      %a = uop.add %w, %w : vector<4xi32>
+// CHECK-NEXT:      %fb = uop.bitcast %a : vector<4xi32> to vector<4xf32>
 // CHECK-NEXT:      uop.mulacc %iacc, %a, %w : !uop.acc<vector<4xi32>>, vector<4xi32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %total = uop.acc_get %acc : !uop.acc<vector<8xf32>>, vector<8xf32>
@@ -62,6 +63,7 @@ builtin.module {
       %bv = uop.vload %pb : vector<4xi8>
       %w = uop.cast %bv : vector<4xi8> to vector<4xi32>
       %a = uop.add %w, %w : vector<4xi32>
+      %fb = uop.bitcast %a : vector<4xi32> to vector<4xf32>
       uop.mulacc %iacc, %a, %w : !uop.acc<vector<4xi32>>, vector<4xi32>
     }
     %total = uop.acc_get %acc : !uop.acc<vector<8xf32>>, vector<8xf32>
