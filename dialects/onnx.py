@@ -33,7 +33,8 @@ op has them. The verifier checks input/output counts, unknown, mistyped and miss
 attributes with messages naming the op and the attribute, before xDSL's structural checks.
 
 Ops of another domain are defined here too, because `fold-qdq` creates them: com.microsoft's
-`QLinearAdd`, `QLinearMul`, `QLinearLeakyRelu` and `QLinearSoftmax` (`onnx.QLinearAdd`, `QLinearAddOp` …), and Zant's
+`QLinearAdd`, `QLinearMul`, `QLinearLeakyRelu`, `QLinearSoftmax` and `QLinearAveragePool` (`onnx.QLinearAdd`,
+`QLinearAddOp` …), and Zant's
 own `LookupTable` (`onnx.LookupTable`: an 8-bit tensor mapped through a 256-entry table), from
 schemas written in this module, with verifiers for their type constraints.
 
@@ -565,6 +566,40 @@ def _qlinear_softmax_schema() -> OpSchema:
 
 QLinearSoftmaxOp = _make_op_class(_qlinear_softmax_schema(), _QLinearSoftmaxBase, "onnx.QLinearSoftmax")
 _OP_CLASSES[(CONTRIB_DOMAIN, "QLinearSoftmax")] = QLinearSoftmaxOp
+
+class _QLinearAveragePoolBase(_QLinearLeakyReluBase):
+    """QLinearAveragePool has QLinearLeakyRelu's inputs and type constraints."""
+
+
+def _qlinear_average_pool_schema() -> OpSchema:
+    """com.microsoft's QLinearAveragePool: Y = quantize(average_pool(dequantize(X))), per-tensor
+    scales and zero points (required here), AveragePool's attributes (no dilations) and
+    `channels_last` (NHWC when 1)."""
+    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
+    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
+    ints = OpSchema.AttrType.INTS
+    return OpSchema(
+        "QLinearAveragePool",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_average_pool_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=[
+            OpSchema.Attribute("auto_pad", helper.make_attribute("auto_pad", "NOTSET"), "How pads are derived."),
+            OpSchema.Attribute("ceil_mode", helper.make_attribute("ceil_mode", 0), "Ceil for the output size."),
+            OpSchema.Attribute("channels_last", helper.make_attribute("channels_last", 0), "NHWC when 1."),
+            OpSchema.Attribute("count_include_pad", helper.make_attribute("count_include_pad", 0), "Count pads."),
+            OpSchema.Attribute("kernel_shape", ints, "The window.", required=True),
+            OpSchema.Attribute("pads", ints, "Begin and end pads.", required=False),
+            OpSchema.Attribute("strides", ints, "Strides.", required=False),
+        ],
+    )
+
+
+QLinearAveragePoolOp = _make_op_class(_qlinear_average_pool_schema(), _QLinearAveragePoolBase, "onnx.QLinearAveragePool")
+_OP_CLASSES[(CONTRIB_DOMAIN, "QLinearAveragePool")] = QLinearAveragePoolOp
 
 ZANT_DOMAIN = "ai.zant"
 """Zant's own operators, which passes make and no exporter writes (the importer refuses the

@@ -53,6 +53,7 @@ from xdsl.pattern_rewriter import (
 from zant.dialects.onnx import (
     LookupTableOp,
     QLinearAddOp,
+    QLinearAveragePoolOp,
     QLinearLeakyReluOp,
     QLinearMulOp,
     QLinearSoftmaxOp,
@@ -330,7 +331,7 @@ def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | Non
         kernel = get_attr(op, "kernel_shape")
         padded = any(get_attr(op, "pads") or [])
         if get_attr(op, "auto_pad") != "NOTSET" or get_attr(op, "ceil_mode") or (padded and not get_attr(op, "count_include_pad")):
-            return None
+            return _qlinear_average_pool(op, x, y, b)  # a divisor that varies at the borders
         properties = {k: v for k, v in op.properties.items() if k in ("kernel_shape", "pads", "strides", "dilations")}
     return _window_sum(b, x, y, kernel, properties, _int8_result(op, y))
 
@@ -342,6 +343,20 @@ MOVEMENT_OPS = frozenset({
 })
 """Ops that only move, repeat or select (or take the max/min of) their input 0's elements: they
 commute with an order-preserving quantization, so they run on the 8-bit tensor itself."""
+
+
+def _qlinear_average_pool(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:
+    """An AveragePool whose divisor varies (uncounted padding, ceil_mode, auto_pad) →
+    `QLinearAveragePool` (com.microsoft's; integer only in quant.py, the divisor counted per
+    output position)."""
+    if not (_requantize_shape_check(x, y) and all(_constant(v) is not None for v in (x.scale, x.zero_point, y.scale))):
+        return None
+    names = ("auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides")
+    if any(d != 1 for d in (get_attr(op, "dilations") or [])):
+        return None  # QLinearAveragePool has no dilations
+    properties = {k: v for k, v in op.properties.items() if k in names}
+    pool = QLinearAveragePoolOp.from_onnx([x.value, x.scale, x.zero_point, y.scale, y.zero_point], [_int8_result(op, y)], properties)
+    return b.insert(pool)
 
 
 def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:

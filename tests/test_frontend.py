@@ -208,7 +208,7 @@ def test_every_default_and_ml_domain_schema_has_an_op():
     names = {f"onnx.{s.name}" for s in schemas if s.domain in ("", "ai.onnx")}
     names |= {f"onnx.ml.{s.name}" for s in schemas if s.domain == "ai.onnx.ml"}
     # Besides the schemas: the ops fold-qdq creates (com.microsoft's and Zant's LookupTable, no onnx schema).
-    assert {op.name for op in ONNX.operations} == names | {"onnx.QLinearAdd", "onnx.QLinearMul", "onnx.QLinearLeakyRelu", "onnx.QLinearSoftmax", "onnx.LookupTable"}
+    assert {op.name for op in ONNX.operations} == names | {"onnx.QLinearAdd", "onnx.QLinearMul", "onnx.QLinearLeakyRelu", "onnx.QLinearSoftmax", "onnx.QLinearAveragePool", "onnx.LookupTable"}
     # Deprecated ml versions are skipped: the regressor keeps its opset-3 attributes.
     regressor = onnx_op_class("TreeEnsembleRegressor", "ai.onnx.ml")
     assert "nodes_values_as_tensor" in regressor.spec().schema.attributes

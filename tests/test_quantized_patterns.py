@@ -500,3 +500,30 @@ def test_split_runs_on_int8(tmp_path):
     rng = np.random.default_rng(8)
     feeds = [{"x": rng.uniform(-7, 7, (1, 6, 4)).astype(np.float32)} for _ in range(3)]
     assert max(lsb_differences(model, "split", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+@cache
+def padded_pool_model() -> onnx.ModelProto:
+    """AveragePools whose divisor varies at the borders: uncounted padding (onnxruntime's and
+    Keras' SAME pooling), ceil_mode; int8 and uint8, DQ and Q parameters equal and not."""
+    g = QdqGraph()
+    for kind, zero_point in (("i8", 3), ("u8", 131)):
+        q, same = g.quantized_input(f"x_{kind}", [1, 2, 5, 5], 0.05, zero_point, kind)
+        other = g.params(0.03, zero_point - 9, kind)
+        for attrs, shape in (
+            ({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, [1, 2, 5, 5]),
+            ({"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1}, [1, 2, 3, 3]),
+            ({"kernel_shape": [3, 3], "strides": [2, 2], "auto_pad": "SAME_UPPER"}, [1, 2, 3, 3]),
+        ):
+            for y_params in (same, other):
+                g.output(g.q(g.node("AveragePool", [g.dq(q, same)], **attrs), y_params), y_params, shape)
+    return g.build("padded_pools")
+
+
+def test_padded_average_pools_fold_and_stay_within_one_lsb(tmp_path):
+    module = folded(padded_pool_model(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    assert [op.name for op in module.walk()].count("onnx.QLinearAveragePool") == 12
+    rng = np.random.default_rng(9)
+    feeds = [{f"x_{k}": rng.uniform(-6, 6, (1, 2, 5, 5)).astype(np.float32) for k in TYPES} for _ in range(4)]
+    assert max(lsb_differences(padded_pool_model(), "padded_pools", tmp_path, feeds)) <= 1.0 + 1e-3

@@ -1,6 +1,7 @@
 """Quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, and the integer kernels
-MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv; com.microsoft's QLinearAdd and QLinearSoftmax
-(integer only: an exp table, an int64 sum, a division) and Zant's LookupTable (a gather from a
+MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv; com.microsoft's QLinearAdd, QLinearSoftmax
+(integer only: an exp table, an int64 sum, a division) and QLinearAveragePool (a per-position
+divisor) and Zant's LookupTable (a gather from a
 256-entry constant table).
 
 Scales and zero points are read at the indices of the tensor they quantize (`QuantParam`):
@@ -34,7 +35,7 @@ from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
-from zant.passes.onnx_to_uop.windows import load_window, sliding_windows, tap_positions, window_regions
+from zant.passes.onnx_to_uop.windows import load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -823,6 +824,64 @@ class QLinearSoftmaxLowering(OnnxLowering):
         return [y]
 
 
+class QLinearAveragePoolLowering(OnnxLowering):
+    """`QLinearAveragePool` (com.microsoft's, in the onnx dialect), integer only, for the pools
+    whose divisor varies (uncounted padding, ceil_mode): per output position the centered sum
+    S = Σ (x - x_zp) and the count c of the taps counted, both in int32; then y = clamp(round(S ·
+    m / (c · 2^s)) + y_zp) with m · 2^-s ≈ x_scale / y_scale, rounded half to even.
+    Constant per-tensor scales and x zero point; NCHW only."""
+
+    op_names = frozenset({"onnx.QLinearAveragePool"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        if get_attr(op, "channels_last"):
+            raise NotImplementedError("QLinearAveragePool with channels_last = 1")
+        x_shape, out_shape = tensor_shape(op.operands[0]), tensor_shape(op.results[0])
+        out_type = tensor_element_type(op.results[0])
+        kernel = get_attr(op, "kernel_shape")
+        windows = sliding_windows(op, x_shape[2:], kernel, out_shape[2:], bool(get_attr(op, "ceil_mode")))
+        x_s, x_zp = (quant_param(op.operands[i], x_shape) for i in (1, 2))
+        y_s, y_zp = (quant_param(op.operands[i], out_shape) for i in (3, 4))
+        if not all(q.is_per_tensor for q in (x_s, x_zp, y_s)):
+            raise NotImplementedError("QLinearAveragePool needs per-tensor scales and zero points")
+        scale_type = numpy_dtype(promote(x_s.element_type, y_s.element_type))
+        ratio = x_s.constant_values().reshape(-1)[0].astype(scale_type) / y_s.constant_values().reshape(-1)[0].astype(scale_type)
+        (multiplier,), shift = common_shift_multipliers([float(ratio)])
+        zero = int(x_zp.constant_values().reshape(-1)[0])
+        if get_attr(op, "count_include_pad"):
+            low, high = [-w.pad_begin for w in windows], [w.in_size + w.pad_end for w in windows]
+        else:
+            low, high = [0] * len(windows), [w.in_size for w in windows]
+        x = layout_of(op.operands[0])
+        x_zero, one, nothing = kb.const(zero, I32), kb.const(1, I32), kb.const(0, I32)
+        m, by, none = kb.const(multiplier, I64), kb.const(shift, I64), kb.const(0, I64)
+        read_y_zp = y_zp.reader(kb, I64)
+        low_out, high_out = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+
+        y = kb.alloc(result_name(op), out_shape, out_type)
+        with kb.loop_nest(out_shape) as (n, c, *out_ivs):
+            total, count = kb.define_acc(0, I32), kb.define_acc(0, I32)
+            with kb.loop_nest(kernel) as taps:
+                positions = tap_positions(kb, windows, out_ivs, taps)
+                value, _ = load_window(kb, x, [n, c], windows, positions, zero)  # outside: 0 once centered
+                kb.acc_set(total, kb.alu("add", kb.acc_get(total), kb.alu("sub", kb.cast(value, I32), x_zero)))
+                counted = within(kb, windows, positions, low, high)
+                kb.acc_set(count, kb.alu("add", kb.acc_get(count), one if counted is None else kb.where(counted, one, nothing)))
+            numerator = kb.alu("mul", kb.cast(kb.acc_get(total), I64), m)
+            denominator = kb.alu("shl", kb.cast(kb.acc_get(count), I64), by)
+            negative = kb.alu("cmplt", numerator, none)
+            magnitude = kb.where(negative, kb.alu("sub", none, numerator), numerator)
+            quotient = kb.alu("div", magnitude, denominator)
+            twice_remainder = kb.alu("shl", kb.alu("sub", magnitude, kb.alu("mul", quotient, denominator)), kb.const(1, I64))
+            # Half to even, as QuantizeLinear rounds: up past half, and at half when odd.
+            odd = kb.alu("cmpne", kb.alu("and", quotient, kb.const(1, I64)), none)
+            up = kb.alu("or", kb.alu("cmplt", denominator, twice_remainder), kb.alu("and", kb.alu("cmpeq", twice_remainder, denominator), odd))
+            rounded = kb.alu("add", quotient, kb.where(up, kb.const(1, I64), none))
+            value = kb.alu("add", kb.where(negative, kb.alu("sub", none, rounded), rounded), read_y_zp([n, c, *out_ivs]))
+            kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low_out), high_out), out_type), y, [n, c, *out_ivs])
+        return [y]
+
+
 class LookupTableLowering(OnnxLowering):
     """`LookupTable` (Zant's, in the onnx dialect): Y[i] = Table[X[i] - lowest(X)], a gather
     from the constant table (the index X + 128 for int8, X for uint8)."""
@@ -859,6 +918,7 @@ PATTERNS = (
     QLinearAddLowering(),
     LookupTableLowering(),
     QLinearSoftmaxLowering(),
+    QLinearAveragePoolLowering(),
 )
 
 __all__ = [

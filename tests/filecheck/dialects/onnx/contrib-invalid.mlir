@@ -76,3 +76,9 @@
 %x, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>)
 // expected-error@+1 {{onnx.QLinearSoftmax: X and Y must have one element type, i8 or ui8}}
 %y = onnx.QLinearSoftmax(%x, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<3xui8>
+
+// -----
+
+%x, %s, %z = "test.op"() : () -> (tensor<1x1x2x2xi8>, tensor<f32>, tensor<i8>)
+// expected-error@+1 {{onnx.QLinearAveragePool: missing required attribute 'kernel_shape'}}
+%y = onnx.QLinearAveragePool(%x, %s, %z, %s, %z) : (tensor<1x1x2x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x1x1x1xi8>

@@ -44,3 +44,14 @@ func.func @qlinear_softmax(%x: tensor<2x5xui8>, %s: tensor<f32>, %z: tensor<ui8>
   // CHECK-NEXT: func.return %y : tensor<2x5xui8>
   func.return %y : tensor<2x5xui8>
 }
+
+// com.microsoft's QLinearAveragePool, which `fold-qdq` makes of an AveragePool whose divisor varies.
+
+// CHECK-LABEL: func.func @qlinear_average_pool
+func.func @qlinear_average_pool(%x: tensor<1x2x4x4xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<1x2x2x2xi8> {
+  // CHECK-NEXT: %y = onnx.QLinearAveragePool(%x, %s, %z, %s, %z) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  // GENERIC: "onnx.QLinearAveragePool"(%x, %s, %z, %s, %z) <{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode = 1 : i64}>
+  %y = onnx.QLinearAveragePool(%x, %s, %z, %s, %z) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  // CHECK-NEXT: func.return %y : tensor<1x2x2x2xi8>
+  func.return %y : tensor<1x2x2x2xi8>
+}

@@ -53,3 +53,21 @@ func.func @main(%x: tensor<2x5xi8>) -> tensor<2x5xi8> attributes {onnx.input_nam
   %y = onnx.QLinearSoftmax(%x, %xs, %xz, %ys, %yz) {axis = 1 : i64} : (tensor<2x5xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x5xi8>
   func.return %y : tensor<2x5xi8>
 }
+
+// -----
+
+// QLinearAveragePool, integer only: the centered sum and the count of the taps inside the
+// input in i32 accumulators, then sum · m / (count · 2^s) rounded half to even in i64.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         [[SUM:%.*]] = uop.define_acc 0 : i32
+// CHECK-NEXT:    [[COUNT:%.*]] = uop.define_acc 0 : i32
+// CHECK:         uop.shl {{%.*}} : i64
+// CHECK:         uop.div {{%.*}} : i64
+// CHECK-NOT:     f32
+func.func @main(%x: tensor<1x1x3x3xi8>) -> tensor<1x1x3x3xi8> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
+  %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearAveragePool(%x, %s, %z, %s, %z) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x1x3x3xi8>
+  func.return %y : tensor<1x1x3x3xi8>
+}
