@@ -11,7 +11,8 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
   transposed to [N, K, 1, 1] at compile time;
 * MatMul by `QLinearMatMul`;
 * AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
-  `QLinearConv` with a weight of ones and a weight scale of 1 / window size;
+  `QLinearConv` with a weight of ones and a weight scale of 1 / window size, other
+  AveragePools (uncounted padding, ceil_mode) by `QLinearAveragePool` (com.microsoft's);
 * Add and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's);
 * Softmax by `QLinearSoftmax` (com.microsoft's; integer only in onnx-to-uop);
 * an element-wise op (LOOKUP_OPS: Sigmoid, Tanh, HardSwish, Exp …, or a binary one with a

@@ -7,7 +7,11 @@ off, so it computes the graph as written) within 1 LSB of each output.
   every table entry is checked;
 * data movement (Transpose, Slice, Pad, Resize nearest, Concat, MaxPool, Squeeze …) runs on the
   8-bit tensor, requantized where the DQ and Q parameters differ;
-* a SiLU/HardSwish CNN quantized by onnxruntime's `quantize_static` (QDQ, int8 and uint8).
+* Softmax (QLinearSoftmax), AveragePools with uncounted padding (QLinearAveragePool), Split;
+* models as onnxruntime's `quantize_static` (QDQ and QOperator with com.microsoft ops, int8 and
+  uint8, per-channel and per-tensor, reduce_range), tf2onnx (TFLite: NHWC Transposes, OHWI
+  weights, MatMul + Add) and PyTorch (float biases, fused activations, decomposed SiLU /
+  HardSwish / GELU) write them; one as Cortex-M4 firmware under QEMU.
 
 One host build per model.
 """
