@@ -519,3 +519,18 @@ def test_loop_trip_count_names_the_input_to_freeze(tmp_path):
     message = "node 'loop0' (Loop): the trip count is only known at run time; it must be a constant: freeze 'n' (--freeze n=FILE.npy)"
     with pytest.raises(ZantError, match=re.escape(message)):
         compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))
+
+
+def test_checks_run_before_every_kernel(tmp_path):
+    # The axes are a graph input: their check runs at the entry of m_predict, before the Relu's
+    # kernel writes its output, so a contradicting value leaves both outputs untouched.
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("ReduceSum", ["x", "axes"], ["s"], keepdims=0)]
+    model = _model(
+        nodes,
+        [_tensor("x", TensorProto.FLOAT, [2, 3]), _tensor("axes", TensorProto.INT64, [1])],
+        [_tensor("r", TensorProto.FLOAT, [2, 3]), _tensor("s", TensorProto.FLOAT, [2])],
+    )
+    compiled = Compiled(model, tmp_path)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    compiled.check(x, _axes(1))
+    compiled.refuses(x, _axes(0))

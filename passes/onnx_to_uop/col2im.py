@@ -17,7 +17,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.parameters import I64, all_of, any_of, check, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import I64, all_of, any_of, check, guard_builder, load_all, runtime_input
 from zant.passes.onnx_to_uop.resample import constant_input
 
 # -- Col2Im ---------------------------------------------------------------------------------
@@ -51,14 +51,15 @@ class Col2ImLowering(OnnxLowering):
                 for d, size in enumerate(image)
             ]
 
+        gb = guard_builder(kb, op, [1, 2])
         conditions = []
         if runtime_input(op, 1) is not None:
             # The image is the result's spatial shape; the value must say so.
             image = list(out_shape[2:])
-            values = load_all(kb, input_value(op, 1))
+            values = load_all(gb, input_value(op, 1))
             if len(values) != rank:
                 raise ValueError(f"image_shape has {len(values)} values for {rank} spatial axes")
-            conditions += [kb.alu("cmpeq", v, kb.const(size, I64)) for v, size in zip(values, image)]
+            conditions += [gb.alu("cmpeq", v, gb.const(size, I64)) for v, size in zip(values, image)]
         else:
             constant = constant_input(op, 1, "image_shape")
             if constant is None or len(constant) != rank:
@@ -78,18 +79,18 @@ class Col2ImLowering(OnnxLowering):
             ]
             if not blocks or channels * per_block != rows:
                 raise ValueError(f"no block shape fits an input of shape {list(x.shape)} into {list(out_shape)}")
-            values = load_all(kb, input_value(op, 2))
+            values = load_all(gb, input_value(op, 2))
             if len(values) != rank:
                 raise ValueError(f"block_shape has {len(values)} values for {rank} spatial axes")
-            selects = [all_of(kb, [kb.alu("cmpeq", v, kb.const(b, I64)) for v, b in zip(values, block)]) for block in blocks]
-            conditions.append(any_of(kb, selects))
+            selects = [all_of(gb, [gb.alu("cmpeq", v, gb.const(b, I64)) for v, b in zip(values, block)]) for block in blocks]
+            conditions.append(any_of(gb, selects))
         else:
             constant = constant_input(op, 2, "block_shape")
             if constant is None or len(constant) != rank:
                 raise ValueError("block_shape must have one value per spatial axis")
             blocks = [[int(v) for v in constant]]
         if conditions:
-            check(kb, all_of(kb, conditions))
+            check(gb, all_of(gb, conditions))
         for block in blocks:
             if channels * math.prod(block) != rows or math.prod(counts(image, block)) != columns:
                 raise ValueError(f"input of shape {x.shape} does not fit blocks {block} over image {image}")

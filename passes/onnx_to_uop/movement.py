@@ -33,6 +33,7 @@ from zant.passes.onnx_to_uop.parameters import (
     check,
     check_axis_sets,
     check_values,
+    guard_builder,
     load_all,
     runtime_input,
 )
@@ -108,9 +109,9 @@ class ReshapeLowering(OnnxLowering):
                 if target != shape:
                     raise ValueError(f"shape {requested.tolist()} gives {target}, but the result type is {shape}")
             elif runtime_input(op, 1) is not None:
-                _check_reshape(kb, op, tensor_shape(data), shape)
+                _check_reshape(guard_builder(kb, op, [1]), op, tensor_shape(data), shape)
         elif op.name in ("onnx.Squeeze", "onnx.Unsqueeze") and runtime_input(op, 1) is not None:
-            _check_squeeze_axes(kb, op, tensor_shape(data), shape)
+            _check_squeeze_axes(guard_builder(kb, op, [1]), op, tensor_shape(data), shape)
         return [reshaped(kb, op, layout_of(data), shape)]
 
 
@@ -300,10 +301,11 @@ class RangeLowering(OnnxLowering):
         if any(runtime_input(op, index) is not None for index in range(3)):
             reject_bfloat16(op)  # the length check computes with the values
             f64 = Float64Type()
-            limit = kb.cast(kb.load(layout_of(inputs(op)[1]), []), f64)
-            span = kb.alu("div", kb.alu("sub", limit, kb.cast(start, f64)), kb.cast(delta, f64))
-            count = kb.alu("max", kb.alu("ceil", span), kb.const(0.0, f64))
-            check(kb, kb.alu("cmpeq", count, kb.const(float(shape[0]), f64)))
+            gb = guard_builder(kb, op, [0, 1, 2])
+            first, limit, step = (gb.cast(gb.load(layout_of(inputs(op)[i]), []), f64) for i in range(3))
+            span = gb.alu("div", gb.alu("sub", limit, first), step)
+            count = gb.alu("max", gb.alu("ceil", span), gb.const(0.0, f64))
+            check(gb, gb.alu("cmpeq", count, gb.const(float(shape[0]), f64)))
         out = kb.alloc(result_name(op), shape, element_type)
         with kb.loop(shape[0]) as i:
             step = kb.alu("mul", kb.cast(_i64(kb, i), element_type), delta)
@@ -323,19 +325,20 @@ class ExpandLowering(OnnxLowering):
         data = layout_of(inputs(op)[0])
         shape = tensor_shape(op.results[0])
         if runtime_input(op, 1) is not None:
+            gb = guard_builder(kb, op, [1])
             # Each requested dimension is the result's, or 1 where the input's already is.
-            values = load_all(kb, inputs(op)[1])
+            values = load_all(gb, inputs(op)[1])
             if len(values) > len(shape):
                 raise ValueError(f"shape has {len(values)} values for a rank-{len(shape)} result")
             conditions = []
             for i, v in enumerate(values):
                 j = len(shape) - len(values) + i
                 k = j - (len(shape) - data.rank)
-                ok = kb.alu("cmpeq", v, kb.const(shape[j], _I64))
+                ok = gb.alu("cmpeq", v, gb.const(shape[j], _I64))
                 if k >= 0 and data.shape[k] == shape[j]:
-                    ok = kb.alu("or", ok, kb.alu("cmpeq", v, kb.const(1, _I64)))
+                    ok = gb.alu("or", ok, gb.alu("cmpeq", v, gb.const(1, _I64)))
                 conditions.append(ok)
-            check(kb, all_of(kb, conditions))
+            check(gb, all_of(gb, conditions))
         return [data.broadcast_to(shape)]
 
 
@@ -399,41 +402,42 @@ def _runtime_slice(op: Operation, kb: KernelBuilder) -> Layout:
     x = layout_of(inputs(op)[0])
     shape, rank = x.shape, x.rank
     out_shape = tensor_shape(op.results[0])
-    starts = _values(kb, op, 1, [])
+    gb = guard_builder(kb, op, [1, 2, 3, 4])
+    starts = _values(gb, op, 1, [])
     count = len(starts)
-    ends = _values(kb, op, 2, [])
-    axes = _values(kb, op, 3, range(count))
-    steps = _values(kb, op, 4, [1] * count)
+    ends = _values(gb, op, 2, [])
+    axes = _values(gb, op, 3, range(count))
+    steps = _values(gb, op, 4, [1] * count)
     if not len(ends) == len(axes) == len(steps) == count:
         raise ValueError("starts, ends, axes and steps differ in length")
-    named, valid = axis_membership(kb, axes, rank)
+    named, valid = axis_membership(gb, axes, rank)
     conditions = [valid]
-    zero, one = kb.const(0, _I64), kb.const(1, _I64)
-    base = kb.const(x.offset, _I64)
+    zero, one = gb.const(0, _I64), gb.const(1, _I64)
+    base = gb.const(x.offset, _I64)
     strides: list[SSAValue] = []
     for d in range(rank):
-        dim = kb.const(shape[d], _I64)
-        pick = _axis_picker(kb, axes, d, rank)
+        dim = gb.const(shape[d], _I64)
+        pick = _axis_picker(gb, axes, d, rank)
         start, end, step = pick(starts, zero), pick(ends, dim), pick(steps, one)
-        conditions.append(kb.alu("cmpne", step, zero))
+        conditions.append(gb.alu("cmpne", step, zero))
         # |step| above the dimension picks at most one element: clamp it, so nothing overflows.
         limit = max(shape[d], 1)
-        step = _clamp(kb, step, -limit, limit)
-        step = kb.where(kb.alu("cmpeq", step, zero), one, step)
-        forward = kb.alu("cmplt", zero, step)
-        start = kb.where(kb.alu("cmplt", start, zero), kb.alu("add", _clamp(kb, start, -shape[d], 0), dim), start)
-        end = kb.where(kb.alu("cmplt", end, zero), kb.alu("add", _clamp(kb, end, -shape[d] - 1, 0), dim), end)
+        step = _clamp(gb, step, -limit, limit)
+        step = gb.where(gb.alu("cmpeq", step, zero), one, step)
+        forward = gb.alu("cmplt", zero, step)
+        start = gb.where(gb.alu("cmplt", start, zero), gb.alu("add", _clamp(gb, start, -shape[d], 0), dim), start)
+        end = gb.where(gb.alu("cmplt", end, zero), gb.alu("add", _clamp(gb, end, -shape[d] - 1, 0), dim), end)
         # Forward: start and end in [0, dim]; backward: start in [0, dim-1], end in [-1, dim-1].
-        start = kb.where(forward, _clamp(kb, start, 0, shape[d]), _clamp(kb, start, 0, shape[d] - 1))
-        end = kb.where(forward, _clamp(kb, end, 0, shape[d]), _clamp(kb, end, -1, shape[d] - 1))
-        span = kb.where(forward, kb.alu("sub", end, start), kb.alu("sub", start, end))
-        magnitude = kb.alu("abs", step)
-        length = kb.alu("div", kb.alu("add", kb.alu("max", span, zero), kb.alu("sub", magnitude, one)), magnitude)
-        conditions.append(kb.alu("cmpeq", length, kb.const(out_shape[d], _I64)))
-        base = kb.alu("add", base, kb.alu("mul", start, kb.const(x.strides[d], _I64)))
-        strides.append(_to_index(kb, kb.alu("mul", step, kb.const(x.strides[d], _I64))))
-    check(kb, all_of(kb, conditions))
-    base_index = _to_index(kb, base)
+        start = gb.where(forward, _clamp(gb, start, 0, shape[d]), _clamp(gb, start, 0, shape[d] - 1))
+        end = gb.where(forward, _clamp(gb, end, 0, shape[d]), _clamp(gb, end, -1, shape[d] - 1))
+        span = gb.where(forward, gb.alu("sub", end, start), gb.alu("sub", start, end))
+        magnitude = gb.alu("abs", step)
+        length = gb.alu("div", gb.alu("add", gb.alu("max", span, zero), gb.alu("sub", magnitude, one)), magnitude)
+        conditions.append(gb.alu("cmpeq", length, gb.const(out_shape[d], _I64)))
+        base = gb.alu("add", base, gb.alu("mul", start, gb.const(x.strides[d], _I64)))
+        strides.append(_to_index(gb, gb.alu("mul", step, gb.const(x.strides[d], _I64))))
+    check(gb, all_of(gb, conditions))
+    base_index = _to_index(gb, base)
     element_type = tensor_element_type(op.results[0])
     out = kb.alloc(result_name(op), out_shape, element_type)
     if out.size == 0:
@@ -532,12 +536,13 @@ class TileLowering(OnnxLowering):
         data = layout_of(inputs(op)[0])
         shape = tensor_shape(op.results[0])
         if runtime_input(op, 1) is not None:
+            gb = guard_builder(kb, op, [1])
             # Each repeat is out / in; over an empty dimension, any count that is not negative.
-            repeats = load_all(kb, inputs(op)[1])
+            repeats = load_all(gb, inputs(op)[1])
             if len(repeats) != data.rank:
                 raise ValueError(f"repeats has {len(repeats)} values for rank {data.rank}")
-            check(kb, all_of(kb, [
-                kb.alu("cmpeq", r, kb.const(out_dim // dim, _I64)) if dim else kb.alu("cmple", kb.const(0, _I64), r)
+            check(gb, all_of(gb, [
+                gb.alu("cmpeq", r, gb.const(out_dim // dim, _I64)) if dim else gb.alu("cmple", gb.const(0, _I64), r)
                 for r, dim, out_dim in zip(repeats, data.shape, shape)
             ]))
         out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
@@ -562,7 +567,7 @@ class PadLowering(OnnxLowering):
         element_type = tensor_element_type(op.results[0])
         begin: list[int | SSAValue]
         if runtime_input(op, 1) is not None or runtime_input(op, 3) is not None:
-            begin = _runtime_pads(op, kb, data.shape, shape)
+            begin = _runtime_pads(op, guard_builder(kb, op, [1, 3]), data.shape, shape)
         else:
             pads = _required_constant(op, 1, "pads").reshape(-1).tolist()
             axes = _required_constant(op, 3, "axes")
@@ -664,10 +669,11 @@ class CenterCropPadLowering(OnnxLowering):
         if any(out_shape[d] != data.shape[d] for d in range(rank) if d not in axes):
             raise ValueError(f"the result shape {list(out_shape)} changes an axis not in {axes}")
         if runtime_input(op, 1) is not None:
-            sizes = load_all(kb, input_value(op, 1))
+            gb = guard_builder(kb, op, [1])
+            sizes = load_all(gb, input_value(op, 1))
             if len(sizes) != len(axes):
                 raise ValueError(f"{len(sizes)} sizes for {len(axes)} axes")
-            check(kb, all_of(kb, [kb.alu("cmpeq", v, kb.const(t, _I64)) for v, t in zip(sizes, targets)]))
+            check(gb, all_of(gb, [gb.alu("cmpeq", v, gb.const(t, _I64)) for v, t in zip(sizes, targets)]))
         else:
             shape = _required_constant(op, 1, "shape")
             if shape is None or [int(v) for v in shape.reshape(-1)] != targets:
@@ -708,8 +714,9 @@ class TriluLowering(OnnxLowering):
         if k_input is not None:
             # A run-time k: any value is valid, and clamped to [-rows, cols] it selects the
             # same elements without overflowing i + k.
-            (k_loaded,) = load_all(kb, k_input)
-            k: SSAValue = _clamp(kb, k_loaded, -shape[-2], shape[-1])
+            gb = guard_builder(kb, op, [1])
+            (k_loaded,) = load_all(gb, k_input)
+            k: SSAValue = _clamp(gb, k_loaded, -shape[-2], shape[-1])
         else:
             k_value = _required_constant(op, 1, "k")
             k = kb.const(0 if k_value is None else int(k_value.reshape(-1)[0]), _I64)
@@ -807,13 +814,14 @@ class DropoutLowering(OnnxLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         if runtime_input(op, 2) is not None:
+            gb = guard_builder(kb, op, [1, 2])
             # No random numbers: a run-time training_mode must be false, or the ratio 0.
-            (training_mode,) = load_all(kb, input_value(op, 2))
+            (training_mode,) = load_all(gb, input_value(op, 2))
             f64 = Float64Type()
             ratio_value = input_value(op, 1)
-            ratio = kb.const(0.5, f64) if ratio_value is None else load_all(kb, ratio_value, f64)[0]
-            no_drop = kb.alu("or", kb.alu("cmpeq", training_mode, kb.const(0, _I64)), kb.alu("cmpeq", ratio, kb.const(0.0, f64)))
-            check(kb, no_drop)
+            ratio = gb.const(0.5, f64) if ratio_value is None else load_all(gb, ratio_value, f64)[0]
+            no_drop = gb.alu("or", gb.alu("cmpeq", training_mode, gb.const(0, _I64)), gb.alu("cmpeq", ratio, gb.const(0.0, f64)))
+            check(gb, no_drop)
             training = None
         else:
             training = _required_constant(op, 2, "training_mode")

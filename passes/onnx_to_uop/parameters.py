@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import reduce
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import IntegerType, UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects import uop
@@ -39,6 +39,31 @@ def runtime_input(op: Operation, index: int) -> SSAValue | None:
     if value is None or constant_array(value) is not None:
         return None
     return value
+
+
+def guard_builder(kb: KernelBuilder, op: Operation, indices: Sequence[int]) -> KernelBuilder:
+    """Where a lowering reads and checks its parameters (ONNX inputs `indices`): at the
+    function's entry when each present one is a graph input, so that a contradicting value ends NAME_predict
+    before any kernel of the graph has run (no output written); else in front of `op`, with
+    `kb`. Values made there (the loaded parameters, what the kernels compute from them) dominate
+    every kernel."""
+    for index in indices:
+        value = input_value(op, index)
+        if value is None:
+            continue
+        # A constant's buffer may be defined after the entry: read there, each must be an input.
+        owner = layout_of(value).buffer.owner
+        if not (isinstance(owner, uop.DefineGlobalOp) and owner.role.data == uop.BufferRole.INPUT):
+            return kb
+    block = op.parent_block()
+    if block is None:
+        return kb
+    # After the graph inputs' buffers (and the casts that stand for their tensors), so that every
+    # input is defined there.
+    anchor = block.first_op
+    while isinstance(anchor, uop.DefineGlobalOp | uop.ArenaOp | UnrealizedConversionCastOp):
+        anchor = anchor.next_op
+    return kb if anchor is None or anchor is op else KernelBuilder(anchor)
 
 
 def load_all(kb: KernelBuilder, value: SSAValue, to: Attribute = I64) -> list[SSAValue]:
@@ -94,6 +119,7 @@ def check_values(kb: KernelBuilder, op: Operation, index: int, expected: Sequenc
     value = runtime_input(op, index)
     if value is None:
         return
+    kb = guard_builder(kb, op, [index])
     loaded = load_all(kb, value)
     if len(loaded) != len(expected):
         raise ValueError(f"{what} has {len(loaded)} values, the shapes need {len(expected)}")
@@ -117,6 +143,7 @@ __all__ = [
     "check_axis_sets",
     "check_values",
     "constant_array",
+    "guard_builder",
     "load_all",
     "runtime_input",
 ]

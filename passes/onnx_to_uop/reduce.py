@@ -48,6 +48,7 @@ from zant.passes.onnx_to_uop.parameters import (
     check,
     check_values,
     constant_array,
+    guard_builder,
     load_all,
     runtime_input,
 )
@@ -267,7 +268,7 @@ class ReduceLowering(OnnxLowering):
         axes_input = runtime_input(op, 1)
         choice = None
         if axes_input is not None and int(np.prod(tensor_shape(axes_input))):
-            choice = runtime_reduce_axes(kb, axes_input, in_shape, out_shape, keepdims)
+            choice = runtime_reduce_axes(guard_builder(kb, op, [1]), axes_input, in_shape, out_shape, keepdims)
             axes = choice.candidates[0]
         else:
             axes = reduce_axes(op, rank)
@@ -397,12 +398,13 @@ class CumulativeLowering(OnnxLowering):
         element_type = tensor_element_type(op.results[0])
         axis_input = runtime_input(op, 1) if rank > 1 else None
         if axis_input is not None:
-            (axis_value,) = load_all(kb, axis_input)
+            gb = guard_builder(kb, op, [1])
+            (axis_value,) = load_all(gb, axis_input)
             selects = [
-                kb.alu("or", kb.alu("cmpeq", axis_value, kb.const(d, I64)), kb.alu("cmpeq", axis_value, kb.const(d - rank, I64)))
+                gb.alu("or", gb.alu("cmpeq", axis_value, gb.const(d, I64)), gb.alu("cmpeq", axis_value, gb.const(d - rank, I64)))
                 for d in range(rank)
             ]
-            check(kb, any_of(kb, selects))
+            check(gb, any_of(gb, selects))
             out = kb.alloc(result_name(op), shape, element_type)
             if out.size:
                 for axis, select in enumerate(selects):

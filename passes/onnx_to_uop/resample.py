@@ -28,7 +28,7 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, guard_builder, load_all, runtime_input
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -390,9 +390,10 @@ def _runtime_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, i
     rank = len(in_shape)
     axes = [a % rank for a in get_attr(op, "axes")] if get_attr(op, "axes") is not None else list(range(rank))
     policy = get_attr(op, "keep_aspect_ratio_policy")
-    scales = _optional_values(kb, op, 2)
-    sizes = _optional_values(kb, op, 3)
-    roi = _optional_values(kb, op, 1) if attrs.coordinate_mode == "tf_crop_and_resize" else None
+    gb = guard_builder(kb, op, [1, 2, 3])
+    scales = _optional_values(gb, op, 2)
+    sizes = _optional_values(gb, op, 3)
+    roi = _optional_values(gb, op, 1) if attrs.coordinate_mode == "tf_crop_and_resize" else None
     given = scales if scales is not None else sizes
     if given is None:
         raise ValueError("one of scales and sizes is required")
@@ -407,8 +408,8 @@ def _runtime_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, i
     if scales is None and policy == "stretch" and not runtime_roi:
         assert sizes is not None
         for axis, size in zip(axes, sizes):
-            conditions.append(kb.alu("cmpeq", size, kb.const(float(out_shape[axis]), _F64)))
-        check(kb, all_of(kb, conditions))
+            conditions.append(gb.alu("cmpeq", size, gb.const(float(out_shape[axis]), _F64)))
+        check(gb, all_of(gb, conditions))
         constant_roi = None if runtime_input(op, 1) is not None else constant_input(op, 1, "roi")
         plan = plan_resize(attrs, in_shape, None, np.array([out_shape[a] for a in axes]), constant_roi, axes)
         return emit_resize(kb, op, attrs, plan)
@@ -417,19 +418,19 @@ def _runtime_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, i
     if scales is not None:
         for axis, value in zip(axes, scales):
             scale[axis] = value
-            size = kb.alu("floor", kb.alu("mul", value, kb.const(float(in_shape[axis]), _F64)))
-            conditions.append(kb.alu("cmplt", kb.const(0.0, _F64), value))
-            conditions.append(kb.alu("cmpeq", size, kb.const(float(out_shape[axis]), _F64)))
+            size = gb.alu("floor", gb.alu("mul", value, gb.const(float(in_shape[axis]), _F64)))
+            conditions.append(gb.alu("cmplt", gb.const(0.0, _F64), value))
+            conditions.append(gb.alu("cmpeq", size, gb.const(float(out_shape[axis]), _F64)))
     else:
         assert sizes is not None
-        ratios = [kb.alu("div", size, kb.const(float(in_shape[axis]), _F64)) for axis, size in zip(axes, sizes)]
+        ratios = [gb.alu("div", size, gb.const(float(in_shape[axis]), _F64)) for axis, size in zip(axes, sizes)]
         if policy == "stretch":
             picked = ratios
         elif policy in ("not_larger", "not_smaller"):
             combine = "min" if policy == "not_larger" else "max"
             common = ratios[0]
             for ratio in ratios[1:]:
-                common = kb.alu(combine, common, ratio)
+                common = gb.alu(combine, common, ratio)
             picked = [common] * len(axes)
         else:
             raise ValueError(f"unknown keep_aspect_ratio_policy '{policy}'")
@@ -438,17 +439,17 @@ def _runtime_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, i
             if policy == "stretch":
                 got = size
             else:  # round half up
-                got = kb.alu("floor", kb.alu("add", kb.alu("mul", value, kb.const(float(in_shape[axis]), _F64)), kb.const(0.5, _F64)))
-            conditions.append(kb.alu("cmplt", kb.const(0.0, _F64), value))
-            conditions.append(kb.alu("cmpeq", got, kb.const(float(out_shape[axis]), _F64)))
+                got = gb.alu("floor", gb.alu("add", gb.alu("mul", value, gb.const(float(in_shape[axis]), _F64)), gb.const(0.5, _F64)))
+            conditions.append(gb.alu("cmplt", gb.const(0.0, _F64), value))
+            conditions.append(gb.alu("cmpeq", got, gb.const(float(out_shape[axis]), _F64)))
     limits: dict[int, tuple[SSAValue, SSAValue]] = {}
     if roi is not None:
         for i, axis in enumerate(axes):
             start, end = roi[i], roi[len(axes) + i]
             limits[axis] = (start, end)
             for v in (start, end):  # finite: v - v is 0, not NaN
-                conditions.append(kb.alu("cmpeq", kb.alu("sub", v, v), kb.const(0.0, _F64)))
-    check(kb, all_of(kb, conditions))
+                conditions.append(gb.alu("cmpeq", gb.alu("sub", v, v), gb.const(0.0, _F64)))
+    check(gb, all_of(gb, conditions))
     # Every listed axis gets tables: a run-time scale of 1 still moves the coordinates.
     plan = ResizePlan(tuple(out_shape), {axis: None for axis in axes if out_shape[axis]})  # type: ignore[misc]
 

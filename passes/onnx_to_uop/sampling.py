@@ -28,7 +28,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, guard_builder, load_all, runtime_input
 from zant.passes.onnx_to_uop.resample import compute_type
 
 # -- GridSample (and the scalar helpers RoiAlign shares) ------------------------------------
@@ -335,10 +335,11 @@ class AffineGridLowering(OnnxLowering):
             raise ValueError(f"theta of shape {list(theta.shape)} does not make a grid of shape {list(out_shape)}")
         expected = [n, None, *spatial]
         if runtime_input(op, 1) is not None:
-            values = load_all(kb, input_value(op, 1))
+            gb = guard_builder(kb, op, [1])
+            values = load_all(gb, input_value(op, 1))
             if len(values) != len(expected):
                 raise ValueError(f"size has {len(values)} values, the grid needs {len(expected)}")
-            check(kb, all_of(kb, [kb.alu("cmpeq", v, kb.const(e, I64)) for v, e in zip(values, expected) if e is not None]))
+            check(gb, all_of(gb, [gb.alu("cmpeq", v, gb.const(e, I64)) for v, e in zip(values, expected) if e is not None]))
         else:
             size = [int(v) for v in constant_array(input_value(op, 1)).reshape(-1)]
             if len(size) != len(expected) or any(e is not None and v != e for v, e in zip(size, expected)):

@@ -32,7 +32,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.parameters import I64, all_of, any_of, check, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import I64, all_of, any_of, check, guard_builder, load_all, runtime_input
 from zant.passes.onnx_to_uop.reduce import constant_input, normalize_axes
 
 Sample = Callable[[SSAValue], tuple[SSAValue, SSAValue | None]]
@@ -103,15 +103,16 @@ class DFTLowering(OnnxLowering):
         if runtime_input(op, 2) is not None:
             # The axis is read at run time: one masked kernel per axis the shapes allow (the
             # value picks the one that stores), and a check that it names one of them.
-            (axis_value,) = load_all(kb, inputs(op)[2])
+            gb = guard_builder(kb, op, [2])
+            (axis_value,) = load_all(gb, inputs(op)[2])
             candidates = [a for a in range(rank - 1) if self.fits(op, x.shape, out.shape, a)]
             if not candidates:
                 raise ValueError(f"no axis transforms shape {list(x.shape)} into {list(out.shape)}")
             selects = {
-                a: kb.alu("or", kb.alu("cmpeq", axis_value, kb.const(a, I64)), kb.alu("cmpeq", axis_value, kb.const(a - rank, I64)))
+                a: gb.alu("or", gb.alu("cmpeq", axis_value, gb.const(a, I64)), gb.alu("cmpeq", axis_value, gb.const(a - rank, I64)))
                 for a in candidates
             }
-            check(kb, any_of(kb, list(selects.values())))
+            check(gb, any_of(gb, list(selects.values())))
             for axis, select in selects.items():
                 self.transform(kb, op, x, out, axis, select)
             return [out]
@@ -184,6 +185,7 @@ class STFTLowering(OnnxLowering):
         signal = layout_of(signal_value)
         window = None if window_value is None else layout_of(window_value)
         _, frames, bins, _ = tensor_shape(op.results[0])
+        gb = guard_builder(kb, op, [1, 3])
         conditions = []
         if runtime_input(op, 3) is not None:
             # Read at run time, the frame length must be the one the shapes give: the window's,
@@ -192,8 +194,8 @@ class STFTLowering(OnnxLowering):
                 frame_length = window.shape[0]
             else:
                 frame_length = 2 * (bins - 1) if get_attr(op, "onesided") else bins
-            (length_value,) = load_all(kb, inputs(op)[3])
-            conditions.append(kb.alu("cmpeq", length_value, kb.const(frame_length, I64)))
+            (length_value,) = load_all(gb, inputs(op)[3])
+            conditions.append(gb.alu("cmpeq", length_value, gb.const(frame_length, I64)))
         else:
             frame_length = _scalar(op, 3, None if window is None else window.shape[0])
         step_index: SSAValue | None = None
@@ -202,19 +204,19 @@ class STFTLowering(OnnxLowering):
             if frame_length is None:
                 raise ValueError("STFT needs a window or frame_length")
             span = signal.shape[1] - frame_length
-            (step_value,) = load_all(kb, inputs(op)[1])
-            positive = kb.alu("cmplt", kb.const(0, I64), step_value)
-            step_value = kb.alu("max", kb.alu("min", step_value, kb.const(max(span, 0) + 1, I64)), kb.const(1, I64))
-            counted = kb.alu("add", kb.alu("div", kb.const(span, I64), step_value), kb.const(1, I64))
-            conditions += [positive, kb.alu("cmpeq", counted, kb.const(frames, I64))]
-            step_index = kb.cast(step_value, IndexType())
+            (step_value,) = load_all(gb, inputs(op)[1])
+            positive = gb.alu("cmplt", gb.const(0, I64), step_value)
+            step_value = gb.alu("max", gb.alu("min", step_value, gb.const(max(span, 0) + 1, I64)), gb.const(1, I64))
+            counted = gb.alu("add", gb.alu("div", gb.const(span, I64), step_value), gb.const(1, I64))
+            conditions += [positive, gb.alu("cmpeq", counted, gb.const(frames, I64))]
+            step_index = gb.cast(step_value, IndexType())
             step = 0
         else:
             step = _scalar(op, 1, None)
         if step is None or frame_length is None:
             raise ValueError("STFT needs a frame_step and a window or frame_length")
         if conditions:
-            check(kb, all_of(kb, conditions))
+            check(gb, all_of(gb, conditions))
         element_type = tensor_element_type(op.results[0])
         acc_type = f64
         out = kb.alloc(result_name(op), tensor_shape(op.results[0]), element_type)
@@ -307,8 +309,9 @@ class WindowLowering(OnnxLowering):
         size_value = inputs(op)[0]
         assert size_value is not None
         if runtime_input(op, 0) is not None:
-            (size,) = load_all(kb, size_value)
-            check(kb, kb.alu("cmpeq", size, kb.const(length, I64)))
+            gb = guard_builder(kb, op, [0])
+            (size,) = load_all(gb, size_value)
+            check(gb, gb.alu("cmpeq", size, gb.const(length, I64)))
         else:
             size = int(constant_input(op, 0).reshape(-1)[0])
             if size != length:
