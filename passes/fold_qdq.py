@@ -13,7 +13,8 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
 * AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
   `QLinearConv` with a weight of ones and a weight scale of 1 / window size, other
   AveragePools (uncounted padding, ceil_mode) by `QLinearAveragePool` (com.microsoft's);
-* Add and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's);
+* Add, Sub and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's; Sub as
+  an Add with B's scale negated), Max / Min by the op on requantized 8-bit tensors;
 * Softmax by `QLinearSoftmax` (com.microsoft's; integer only in onnx-to-uop);
 * an element-wise op (LOOKUP_OPS: Sigmoid, Tanh, HardSwish, Exp …, or a binary one with a
   constant scalar operand) by `LookupTable`, its 256 entries computed at compile time;
@@ -490,6 +491,37 @@ def fold_mul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     )
 
 
+def fold_sub(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Sub of two DQ'd int8 tensors → `QLinearAdd` of A and B with B's scale negated (a constant
+    made here): dequantize(B) with scale -s is -dequantize(B)."""
+    x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
+    scale = None if w is None else _constant(w.scale)
+    if x is None or scale is None or not all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)):
+        return None
+    if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
+        return None
+    negated = b.constant(-scale, _element_type(w.scale), "negated_scale")
+    folded = QLinearAddOp.from_onnx(
+        [x.value, x.scale, x.zero_point, w.value, negated, w.zero_point, y.scale, y.zero_point], [_int8_result(op, y)]
+    )
+    return b.insert(folded)
+
+
+def fold_min_max(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Max / Min of DQ'd 8-bit tensors: each requantized to y's parameters where they differ
+    (Q_y is monotone), then the op on the 8-bit tensors."""
+    xs = [_dequantized(v) for v in op.operands]
+    if any(x is None or not x.is_per_tensor or _element_type(x.value) != _element_type(y.zero_point) for x in xs):
+        return None
+    if not all(x.same_parameters(y) or _requantize_shape_check(x, y) for x in xs):
+        return None
+    parts = [
+        x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
+        for x in xs
+    ]
+    return b.op(op.name.removeprefix("onnx."), parts, _int8_result(op, y))
+
+
 LOOKUP_OPS = frozenset({
     "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Cos", "Cosh", "Elu", "Erf",
     "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Mish", "Neg", "Reciprocal",
@@ -646,6 +678,9 @@ FOLDS: dict[str, Fold] = {
     "onnx.MatMul": fold_matmul,
     "onnx.Add": _first(fold_add, fold_matmul_bias, fold_lookup_table),
     "onnx.Mul": _first(fold_mul, fold_lookup_table),
+    "onnx.Sub": _first(fold_sub, fold_lookup_table),
+    "onnx.Max": _first(fold_min_max, fold_lookup_table),
+    "onnx.Min": _first(fold_min_max, fold_lookup_table),
     "onnx.AveragePool": fold_average_pool,
     "onnx.GlobalAveragePool": fold_average_pool,
     "onnx.Concat": fold_concat,
@@ -653,7 +688,7 @@ FOLDS: dict[str, Fold] = {
     **{f"onnx.{name}": fold_unchanged for name in MOVEMENT_OPS},
     "onnx.Relu": _first(fold_activation, fold_lookup_table),
     "onnx.Clip": _first(fold_activation, fold_lookup_table),
-    **{f"onnx.{name}": fold_lookup_table for name in LOOKUP_OPS if name not in ("Add", "Mul")},
+    **{f"onnx.{name}": fold_lookup_table for name in LOOKUP_OPS if name not in ("Add", "Max", "Min", "Mul", "Sub")},
 }
 """The float op between DQ and Q → how it folds."""
 
@@ -706,7 +741,7 @@ def _erase_with_dead_producers(op: Operation, rewriter: PatternRewriter) -> None
                     work.append(producer)
 
 
-_BINARY = ("onnx.Add", "onnx.Mul")
+_BINARY = ("onnx.Add", "onnx.Mul", "onnx.Sub")
 
 
 def _sibling_quantize(value: SSAValue, before: Operation) -> Operation | None:

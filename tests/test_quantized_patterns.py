@@ -531,3 +531,26 @@ def test_padded_average_pools_fold_and_stay_within_one_lsb(tmp_path):
     rng = np.random.default_rng(9)
     feeds = [{f"x_{k}": rng.uniform(-6, 6, (1, 2, 5, 5)).astype(np.float32) for k in TYPES} for _ in range(4)]
     assert max(lsb_differences(padded_pool_model(), "padded_pools", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+@cache
+def binary_model() -> onnx.ModelProto:
+    """Sub, Max and Min of two differently quantized tensors, int8 and uint8."""
+    g = QdqGraph()
+    for kind, zero_point in (("i8", 3), ("u8", 131)):
+        qa, pa = g.quantized_input(f"a_{kind}", [1, 2, 3], 0.05, zero_point, kind)
+        qb, pb = g.quantized_input(f"b_{kind}", [1, 1, 3], 0.08, zero_point - 20, kind)
+        y_params = g.params(0.07, zero_point + 5, kind)
+        for op in ("Sub", "Max", "Min"):
+            g.output(g.q(g.node(op, [g.dq(qa, pa), g.dq(qb, pb)]), y_params), y_params, [1, 2, 3])
+    return g.build("binary")
+
+
+def test_sub_max_min_of_two_quantized_tensors(tmp_path):
+    module = folded(binary_model(), tmp_path)
+    assert_only_the_edges_are_float(module)
+    names = [op.name for op in module.walk()]
+    assert names.count("onnx.QLinearAdd") == 2 and names.count("onnx.Max") == names.count("onnx.Min") == 2
+    rng = np.random.default_rng(10)
+    feeds = [{f"{v}_{k}": rng.uniform(-6, 6, (1, 2 if v == "a" else 1, 3)).astype(np.float32) for k in TYPES for v in "ab"} for _ in range(6)]
+    assert max(lsb_differences(binary_model(), "binary", tmp_path, feeds)) <= 1.0 + 1e-3

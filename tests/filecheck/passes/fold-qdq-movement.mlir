@@ -101,3 +101,26 @@ func.func @concat(%a: tensor<1x2xi8>, %b: tensor<1x2xi8>) -> tensor<1x4xi8> {
   %y = onnx.QuantizeLinear(%c, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
   func.return %y : tensor<1x4xi8>
 }
+
+// -----
+
+// Sub of two DQ'd tensors: QLinearAdd with B's scale negated; Max of two differently quantized
+// tensors: the one off y's parameters requantized, then Max on int8.
+
+// CHECK-LABEL: func.func @sub_max
+// CHECK:         %[[NEG:.*]] = onnx.Constant() {value = dense<-2.000000e-01> : tensor<f32>}
+// CHECK-NEXT:    %d = onnx.QLinearAdd(%a, %s, %z, %b, %[[NEG]], %z, %s, %z)
+// CHECK:         %[[R:.*]] = onnx.QLinearLeakyRelu(%b, %bs, %z, %s, %z) {alpha = 1.000000e+00 : f32}
+// CHECK-NEXT:    %m = onnx.Max(%a, %[[R]]) : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+func.func @sub_max(%a: tensor<3xi8>, %b: tensor<3xi8>) -> (tensor<3xi8>, tensor<3xi8>) {
+  %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %bs = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %fa = onnx.DequantizeLinear(%a, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>) -> tensor<3xf32>
+  %fb = onnx.DequantizeLinear(%b, %bs, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>) -> tensor<3xf32>
+  %df = onnx.Sub(%fa, %fb) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %d = onnx.QuantizeLinear(%df, %s, %z) : (tensor<3xf32>, tensor<f32>, tensor<i8>) -> tensor<3xi8>
+  %mf = onnx.Max(%fa, %fb) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %m = onnx.QuantizeLinear(%mf, %s, %z) : (tensor<3xf32>, tensor<f32>, tensor<i8>) -> tensor<3xi8>
+  func.return %d, %m : tensor<3xi8>, tensor<3xi8>
+}
