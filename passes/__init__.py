@@ -29,6 +29,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "linearize-geps": "linearize_geps:LinearizeGepsPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
     "arm-dsp-dot": "arm_dsp_dot:ArmDspDotPass",
+    "interleave-dot-rows": "interleave_dot_rows:InterleaveDotRowsPass",
     "mve-dot": "mve_dot:MveDotPass",
     "seed-accumulators": "seed_accumulators:SeedAccumulatorsPass",
 }
