@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from e2e import check_model
+from e2e import check_model, compile_and_run_result
 from onnx import helper
 
 
@@ -42,3 +42,24 @@ def test_round_half_to_even_at_the_edges(dtype):
     np.testing.assert_array_equal(y, expected)
     finite = ~np.isnan(expected)
     np.testing.assert_array_equal(np.signbit(y[finite]), np.signbit(expected[finite]))  # -0.4 -> -0.0
+
+
+def _cast_model(to, n: int) -> onnx.ModelProto:
+    t = helper.np_dtype_to_tensor_dtype(np.dtype(to))
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=t)], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [n])], [helper.make_tensor_value_info("y", t, [n])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("to", [np.int8, np.uint8, np.int32], ids=lambda t: np.dtype(t).name)
+def test_float_to_int_casts_saturate_the_truncated_value(to):
+    """`zant_cast` saturates then truncates (no `@trunc` call): the same as saturating trunc(x)
+    next to each bound, with NaN as 0."""
+    info = np.iinfo(to)
+    edges = [info.min, info.max, 0.0]
+    x = np.array([e + d for e in edges for d in (-1.5, -1.0, -0.99, -0.5, 0.0, 0.5, 0.99, 1.0, 1.5)]
+                 + [np.nan, np.inf, -np.inf, 1e30, -1e30], np.float32)
+    _, (y,) = compile_and_run_result(_cast_model(to, len(x)), {"x": x})
+    expected = np.where(np.isnan(x), 0, np.clip(np.trunc(x.astype(np.float64)), info.min, info.max)).astype(to)
+    np.testing.assert_array_equal(y, expected)

@@ -166,7 +166,9 @@ inline fn zant_cast(comptime To: type, x: anytype) To {
             return @floatFromInt(x);
         }
     } else if (comptime @typeInfo(From) == .float) {
-        const t: f64 = @trunc(@as(f64, x));
+        // Saturate, then @intFromFloat truncates toward zero: the same as saturating trunc(x)
+        // (lo and hi are integers), without @trunc's compiler-rt call on cores without VRINT.
+        const t: f64 = @as(f64, x);
         if (t != t) return 0;
         const lo: f64 = @floatFromInt(std.math.minInt(To));
         const hi: f64 = @floatFromInt(std.math.maxInt(To));
