@@ -28,17 +28,16 @@ BODIES = {
     "exp": "%r = uop.exp %a : f32",
     "tanh": "%r = uop.tanh %a : f32",
     "erf": "%r = uop.erf %a : f32",
-    # Sigmoid as onnx-to-uop lowers it: e = exp(-|x|), s = 1/(1 + e), x < 0 ? e·s : s.
+    # Sigmoid as onnx-to-uop lowers it: e = exp(-|x|), (x < 0 ? e : 1) / (1 + e).
     "sigmoid": """%m = uop.abs %a : f32
     %n = uop.neg %m : f32
     %e = uop.exp %n : f32
     %one = uop.const 1.0 : f32
-    %d = uop.add %one, %e : f32
-    %s = uop.div %one, %d : f32
-    %es = uop.mul %e, %s : f32
     %zero = uop.const 0.0 : f32
     %neg = uop.cmplt %a, %zero : f32
-    %r = uop.where %neg, %es, %s : f32""",
+    %num = uop.where %neg, %e, %one : f32
+    %d = uop.add %one, %e : f32
+    %r = uop.div %num, %d : f32""",
 }
 
 

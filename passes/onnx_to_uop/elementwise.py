@@ -74,14 +74,14 @@ def _leaky_relu(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValu
 
 
 def _sigmoid(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
-    """e = exp(-|x|), s = 1/(1 + e): s for x ≥ 0, e·s = e/(1 + e) for x < 0. The exponential
-    never overflows, so a very negative x keeps its tiny (even subnormal) result instead of
-    1/(1 + inf) = 0."""
+    """e = exp(-|x|): 1/(1 + e) for x ≥ 0, e/(1 + e) for x < 0 (one division either way). The
+    exponential never overflows, so a very negative x keeps its tiny (even subnormal) result
+    instead of 1/(1 + inf) = 0."""
     (x,) = xs
     one = kb.const(1, x.type)
     e = kb.alu("exp", kb.alu("neg", kb.alu("abs", x)))
-    s = kb.alu("div", one, kb.alu("add", one, e))
-    return kb.where(kb.alu("cmplt", x, kb.const(0, x.type)), kb.alu("mul", e, s), s)
+    numerator = kb.where(kb.alu("cmplt", x, kb.const(0, x.type)), e, one)
+    return kb.alu("div", numerator, kb.alu("add", one, e))
 
 
 def _clip(kb: KernelBuilder, op: Operation, xs: list[SSAValue | None]) -> SSAValue:
