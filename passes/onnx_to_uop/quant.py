@@ -35,7 +35,7 @@ from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
-from zant.passes.onnx_to_uop.windows import load_window, sliding_windows, tap_positions, window_regions, within
+from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -614,11 +614,17 @@ def _integer_conv(
         x_zp = None
         bias = kb.constant(f"{result_name(op)}_bias", folded.bias, I32) if folded.bias.any() else None
         fill = folded.x_zero_point
-        # A padded copy of X no larger than the output (a first layer's small input): every
-        # output then takes the unchecked interior's loop, whose window loads vectorize, and
-        # the copy seldom raises the scratch peak. A padded tap reads x_zp: it adds 0, as before.
+        # A padded copy of X no larger than the output (a first layer's small input), or for an
+        # ungrouped layer whose unchecked interior holds less than half its outputs (a 3x3
+        # window over 4x4: digits' conv2): every output then takes the unchecked interior's
+        # loop, whose window loads vectorize, and the copy seldom raises the scratch peak.
+        # Larger images keep their border regions (resnet8's 32x32 and mobilenet's 48x48 were
+        # slower padded: the copy costs more than the border's checks), and so do depthwise
+        # layers (mobilenet's 6x6 ones too). A padded tap reads x_zp: it adds 0, as before.
         padded_size = math.prod(x.shape[:2]) * math.prod(w.in_size + w.pad_begin + w.pad_end for w in windows)
-        if padded_size <= math.prod(out_shape):
+        inside = math.prod(max(0, hi - lo) for lo, hi in map(interior, windows))
+        small_interior = group == 1 and 2 * inside < math.prod(w.out_size for w in windows)
+        if padded_size <= math.prod(out_shape) or small_interior:
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", fill)
     else:
         x_zp = _optional_reader(kb, x_zp_param, I32)
