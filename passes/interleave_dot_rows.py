@@ -32,6 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
+from zant.ir.locations import located
 from zant.ir.resources import attr_to_array, make_constant_attr
 
 WORD = 4
@@ -143,7 +144,7 @@ def _interleave(buffer: uop.DefineGlobalOp, reads: list[_Read], M: int, K: int, 
             r_const := uop.ConstOp(R, index), col := uop.MulOp(read.k, r_const),
             word := uop.ConstOp(WORD * read.r, index), base := uop.AddOp(row, col), uop.AddOp(base, word),
         ]
-        Rewriter.insert_op(new, at)
+        Rewriter.insert_op(located(new, read.gep.location), at)
         old = read.gep.indices[0]
         read.gep.operands = [read.gep.source, new[-1].results[0]]
         _erase_dead(old)

@@ -30,6 +30,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
+from zant.ir.locations import located
 
 
 def _available_at(value: SSAValue, op: Operation) -> bool:
@@ -86,7 +87,7 @@ def _seed(acc: uop.DefineAccOp) -> bool:
         return False
     seed_gep = gep.clone()
     seed_load = uop.LoadOp(seed_gep)
-    Rewriter.insert_op([seed_gep, seed_load, uop.AccSetOp(acc, seed_load)], InsertPoint.after(acc))
+    Rewriter.insert_op(located([seed_gep, seed_load, uop.AccSetOp(acc, seed_load)], add.location), InsertPoint.after(acc))
     add.results[0].replace_all_uses_with(get.result)
     Rewriter.erase_op(add)
     if not load.result.uses:
