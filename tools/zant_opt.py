@@ -9,8 +9,9 @@ checks `--verify-diagnostics` as `mlir-opt` does (`// expected-error {{…}}` an
 * `--load-passes FILE.py|MODULE`: passes written outside the tree join the pipeline (and
   installed packages' passes through the `zant.passes` entry point group), see zant/plugins.py;
 * `--list-passes`: Zant's passes by group with a description and their options, then xDSL's;
-* `--check-each-pass [--check-seed N]`: the uop interpreter (`zant.interpreter`) runs the module
-  after every pass on seeded inputs and names the first pass that changes an output;
+* `--check-each-pass [--check-seed N]`: the interpreters of `zant.interpreter` (the ONNX
+  reference op by op in the onnx dialect, the uop interpreter in uop) run the module after every
+  pass on seeded inputs and name the first pass that changes an output;
 * errors that name their culprit (`zant.diagnostics`): the pass after which the module stopped
   verifying and the failing op among its neighbours, the pass (and plugin file) that raised, the
   options of a pass given an unknown one; a user error prints one message and exits 1, `--debug`
@@ -251,9 +252,11 @@ class ZantOptMain(xDSLOptMain):
             if checker is not None:
                 checker.after(p.name)
             callback(p, prog, passes[index + 1] if index + 1 < len(passes) else None)
-        if checker is not None and not checker.report.checked and passes:
-            print("zant-opt: note: --check-each-pass checked no pass: the module never was in the "
-                  "uop dialect", file=sys.stderr)
+        if checker is not None:
+            for note in checker.report.notes():
+                print(f"zant-opt: note: --check-each-pass {note}", file=sys.stderr)
+            if not checker.report.checked and passes:
+                print("zant-opt: note: --check-each-pass checked no pass", file=sys.stderr)
 
     def _pass_checker(self, prog: ModuleOp):
         """`--check-each-pass`: a `zant.interpreter.PassChecker` of `prog`, or None."""
@@ -394,9 +397,10 @@ class ZantOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--check-each-pass",
             action="store_true",
-            help="interpret the module (once in the uop dialect) after every pass on seeded inputs and "
-            "fail naming the first pass that changes an output: integers exactly, floats within "
-            "1e-4 relative + 1e-5 absolute; passes before the module reaches uop are not checked",
+            help="interpret the module after every pass on seeded inputs (the onnx dialect by the ONNX "
+            "reference evaluator, uop by the uop interpreter) and fail naming the first pass that "
+            "changes an output: integers exactly, floats within 1e-4 relative + 1e-5 absolute (1e-3 + "
+            "1e-4 when either module is in the onnx dialect); a module neither can run is noted unchecked",
         )
         arg_parser.add_argument(
             "--check-seed", type=int, default=0, metavar="N", help="seed of --check-each-pass's inputs (default 0)"

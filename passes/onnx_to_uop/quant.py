@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerT
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
-from zant.ir.resources import attr_to_array, make_constant_attr
+from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
@@ -357,12 +357,11 @@ def _axis_constant(kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], 
     if values.size == 1:
         value = kb.const(int(values.reshape(-1)[0]), I64)
         return lambda indices: value
-    buffer = kb.insert(
-        uop.DefineGlobalOp("constant", 0, name, uop.BufferType(values.size, I32), make_constant_attr(values.astype(np.int32), name))
-    )
+    # Ahead of the kernel's code, as its views are: the view of this buffer must follow it.
+    buffer = kb.constant(name, values.astype(np.int32), I32).buffer
     strides = [0] * len(shape)
     strides[axis] = 1
-    layout = Layout(buffer.results[0], tuple(shape), tuple(strides), 0)
+    layout = Layout(buffer, tuple(shape), tuple(strides), 0)
     return lambda indices: kb.cast(kb.load(layout, indices), I64)
 
 

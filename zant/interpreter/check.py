@@ -1,15 +1,22 @@
 """`check_each_pass`: run a pipeline pass by pass, interpret the module after each, and name the
 first pass that changes a result (`zant-opt --check-each-pass`).
 
-The module is interpreted (on seeded inputs, the same for every pass) once it is in the uop
-dialect: passes before that (the ONNX-level folds and `onnx-to-uop` itself) are not checked, and
-the first uop module is the baseline. Each pass's results are compared with the previous
-interpretable module's: integers and booleans exactly, floats within `RTOL` relative plus `ATOL`
-absolute (legal passes reassociate float sums: `vectorize` reductions, `contract-mulacc`), NaN
-equal to NaN. Each module runs twice, with scratch and output memory first filled with two
-different bytes: an output element that differs between the two was never written (or computed
-from memory that was not); such elements of the previous module are not compared, and a pass
-that leaves one undefined that was defined before changes the result.
+The module is interpreted on seeded inputs, the same for every pass, from the first pass on: in
+the `onnx` dialect by the ONNX reference evaluator op by op (`zant.interpreter.onnx_reference`,
+with Zant's integer ops as `onnx-to-uop` lowers them), in the uop dialect by the uop
+interpreter. So the ONNX-level folds and `onnx-to-uop` itself are checked too. A module neither
+can run (an op the reference lacks, inputs it fails on) is reported unchecked, with why, and the
+next pass is compared with the last module that ran.
+
+Each pass's results are compared with the previous interpretable module's: integers and booleans
+exactly, floats within `RTOL` relative plus `ATOL` absolute (legal passes reassociate float sums:
+`vectorize` reductions, `contract-mulacc`), NaN equal to NaN; when either module is at the onnx
+level, floats within `ONNX_RTOL` plus `ONNX_ATOL` (the reference computes each op by its own
+NumPy formula, in float32 or float64, and rounds to the tensor's type after each op). Each uop
+module runs twice, with scratch and output memory first filled with two different bytes: an
+output element that differs between the two was never written (or computed from memory that was
+not); such elements of the previous module are not compared, and a pass that leaves one
+undefined that was defined before changes the result.
 """
 
 from __future__ import annotations
@@ -23,10 +30,18 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from zant.errors import ZantError
+from zant.interpreter.onnx_reference import (
+    OnnxUnsupported,
+    onnx_graph_functions,
+    onnx_input_types,
+    onnx_opsets,
+    run_onnx_function,
+)
 from zant.interpreter.run import (
     InterpreterTrap,
     graph_functions,
     run_defined,
+    seeded_arrays,
     seeded_inputs,
     unsupported_ops,
 )
@@ -35,6 +50,10 @@ RTOL = 1e-4
 """Relative tolerance between two passes' float results (at least 4 ulp of the type)."""
 ATOL = 1e-5
 """Absolute tolerance between two passes' float results (sums that cancel to about 0)."""
+ONNX_RTOL = 1e-3
+"""Relative tolerance when either module is at the onnx level (the reference's own formulas)."""
+ONNX_ATOL = 1e-4
+"""Absolute tolerance when either module is at the onnx level."""
 
 
 class PassChangedResult(ZantError):
@@ -51,10 +70,19 @@ class PassChangedResult(ZantError):
 @dataclass
 class CheckReport:
     """What `check_each_pass` did: the passes after which the module was interpreted, and those
-    it could not interpret after (still the onnx dialect …), in pipeline order."""
+    it could not interpret after, in pipeline order, with why (`why`, by pass name; the input
+    module as `input`)."""
 
     checked: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
+    why: dict[str, str] = field(default_factory=dict)
+    levels: list[tuple[str, str]] = field(default_factory=list)
+    """(pass name or `input`, `onnx` or `uop`): the dialect each module that ran was interpreted at."""
+
+    def notes(self) -> list[str]:
+        """One line per pass (or the input module) that could not be checked, with why."""
+        return [f"could not check {'the input module' if stage == 'input' else f'pass {stage!r}'}: {why}"
+                for stage, why in self.why.items()]
 
 
 @dataclass(frozen=True)
@@ -145,7 +173,9 @@ class PassChecker:
         if inputs is not None:  # given: for the graph's one function
             self.inputs = {f.sym_name.data: list(inputs) for f in graph_functions(module)}
         self.previous: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
-        self.many = len(graph_functions(module)) > 1
+        self.many = max(len(graph_functions(module)), len(onnx_graph_functions(module))) > 1
+        self.level = "uop"
+        """The dialect of the last interpreted module."""
         self._interpret(None)
 
     def after(self, pass_name: str) -> None:
@@ -157,9 +187,34 @@ class PassChecker:
         return f" of @{name}" if self.many else ""
 
     def _interpret(self, stage: str | None) -> bool:
-        functions = graph_functions(self.module)
-        if not functions or any(unsupported_ops(f) for f in functions):
+        uop_functions = graph_functions(self.module)
+        if uop_functions and not any(unsupported_ops(f) for f in uop_functions):
+            return self._interpret_uop(stage, uop_functions)
+        onnx_functions = onnx_graph_functions(self.module)
+        if not onnx_functions:
+            unsupported = [n for f in uop_functions for n in unsupported_ops(f)]
+            self.report.why[stage or "input"] = (
+                f"the uop interpreter cannot run '{unsupported[0]}'" if unsupported else "no graph function to interpret"
+            )
             return False
+        opsets = onnx_opsets(self.module)
+        runs = {}
+        for function in onnx_functions:
+            name = function.sym_name.data
+            try:
+                if name not in self.inputs:
+                    self.inputs[name] = seeded_arrays(onnx_input_types(function), self.seed)
+                runs[name] = run_onnx_function(function, self.inputs[name], opsets)
+            except OnnxUnsupported as error:
+                self.report.why[stage or "input"] = f"{error}{self._where(name)}"
+                return False
+        for name, results in runs.items():
+            self._compare(stage, name, results, [np.ones(r.shape, bool) for r in results], "onnx")
+        self.level = "onnx"
+        self.report.levels.append((stage or "input", "onnx"))
+        return True
+
+    def _interpret_uop(self, stage: str | None, functions: list) -> bool:
         seed = self.seed
         for function in functions:
             name = function.sym_name.data
@@ -176,23 +231,33 @@ class PassChecker:
                 raise PassChangedResult(
                     f"pass '{stage}' made the module trap{self._where(name)}: {trap} (seed {seed})", stage, -1, name
                 ) from None
-            if stage is not None and name in self.previous:
-                before, before_defined = self.previous[name]
-                difference = first_difference(before, results, self.rtol, self.atol, before_defined, defined)
-                if difference is not None:
-                    what = (
-                        f"element {difference.index} now reads memory nothing wrote"
-                        if difference.undefined
-                        else f"max abs diff {_format_diff(difference.max_abs_diff)} at index {difference.index}"
-                    )
-                    raise PassChangedResult(
-                        f"pass '{stage}' changed output {difference.output}{self._where(name)}: {what} (seed {seed})",
-                        stage,
-                        difference.output,
-                        name,
-                    )
-            self.previous[name] = results, defined
+            self._compare(stage, name, results, defined, "uop")
+        self.level = "uop"
+        self.report.levels.append((stage or "input", "uop"))
         return True
+
+    def _compare(self, stage: str | None, name: str, results: list[np.ndarray], defined: list[np.ndarray], level: str) -> None:
+        """Compare a function's results with the last interpreted ones (raising
+        `PassChangedResult`), then keep them."""
+        if stage is not None and name in self.previous:
+            before, before_defined = self.previous[name]
+            rtol, atol = self.rtol, self.atol
+            if "onnx" in (level, self.level):
+                rtol, atol = max(rtol, ONNX_RTOL), max(atol, ONNX_ATOL)
+            difference = first_difference(before, results, rtol, atol, before_defined, defined)
+            if difference is not None:
+                what = (
+                    f"element {difference.index} now reads memory nothing wrote"
+                    if difference.undefined
+                    else f"max abs diff {_format_diff(difference.max_abs_diff)} at index {difference.index}"
+                )
+                raise PassChangedResult(
+                    f"pass '{stage}' changed output {difference.output}{self._where(name)}: {what} (seed {self.seed})",
+                    stage,
+                    difference.output,
+                    name,
+                )
+        self.previous[name] = results, defined
 
 
 def check_each_pass(

@@ -8,7 +8,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
 from zant.dialects import uop
 from zant.errors import ZantError
@@ -60,26 +60,30 @@ def input_buffers(function: func.FuncOp) -> list[tuple[str, uop.BufferType]]:
 
 
 def seeded_inputs(function: func.FuncOp, seed: int) -> list[np.ndarray]:
-    """Inputs for every graph input of `function`, drawn from `seed`: floats from N(0, 1),
-    booleans 0/1, 8-bit integers over their whole range, wider ones from -5..5 (0..10
-    unsigned: they are often indices or shapes)."""
+    """Inputs for every graph input of `function`, drawn from `seed` (`seeded_arrays`)."""
+    return seeded_arrays([(t.element_type, t.size.data) for _name, t in input_buffers(function)], seed)
+
+
+def seeded_arrays(inputs: Sequence[tuple[Attribute, int]], seed: int) -> list[np.ndarray]:
+    """One flat array per (element type, element count), drawn from `seed`: floats from
+    N(0, 1), booleans 0/1, 8-bit integers over their whole range, wider ones from -5..5 (0..10
+    unsigned: they are often indices or shapes). The onnx-level and uop-level forms of a graph
+    get the same arrays."""
     rng = np.random.default_rng(seed)
-    inputs = []
-    for _name, buffer_type in input_buffers(function):
-        t = buffer_type.element_type
+    arrays = []
+    for t, size in inputs:
         dtype = sem.dtype_of(t)
-        size = buffer_type.size.data
         if not sem.is_int(t):
-            inputs.append(rng.standard_normal(size).astype(dtype))
+            arrays.append(rng.standard_normal(size).astype(dtype))
         elif sem.is_bool(t):
-            inputs.append(rng.integers(0, 2, size).astype(dtype))
+            arrays.append(rng.integers(0, 2, size).astype(dtype))
         elif dtype.itemsize == 1:
             low, high = sem.int_range(t)  # type: ignore[misc]
-            inputs.append(rng.integers(low, high + 1, size).astype(dtype))
+            arrays.append(rng.integers(low, high + 1, size).astype(dtype))
         else:
             low = 0 if dtype.kind == "u" else -5
-            inputs.append(rng.integers(low, low + 11, size).astype(dtype))
-    return inputs
+            arrays.append(rng.integers(low, low + 11, size).astype(dtype))
+    return arrays
 
 
 def run_function(

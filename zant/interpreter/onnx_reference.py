@@ -1,0 +1,405 @@
+"""Running an `onnx`-dialect function on NumPy inputs: the oracle of the passes before `onnx-to-uop`.
+
+Each op of the graph function is evaluated on its own, in program order, by the ONNX reference
+evaluator (`onnx.reference`) on a one-node model rebuilt from the op: its type and domain, the
+module's opsets (`onnx.opset`, `onnx.ml_opset`), its attributes and its input types. The
+evaluator is built once per such signature and cached.
+
+The ops that no ONNX evaluator defines as Zant lowers them have NumPy implementations here
+(`ZANT_OPS`), which follow `passes/onnx_to_uop/quant.py` and `quant_elementwise.py` step by step
+so that `onnx-to-uop` can be checked exactly on them: com.microsoft's QLinearAdd, QLinearMul,
+QLinearLeakyRelu and QLinearSoftmax (integer only), Zant's LookupTable, and QLinearConv /
+QLinearMatMul marked `zant.fixed_point` by `fold-qdq` (a Q31 multiplier and a shift instead of
+the reference's float requantization). An op neither covers raises `OnnxUnsupported`.
+
+    outputs = run_onnx_function(function, [x], onnx_opsets(module))   # flat, in return order
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from onnx import AttributeProto, helper, numpy_helper
+from onnx.defs import OpSchema
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from zant.dialects.onnx import ML_DOMAIN, OnnxOp, get_attr, inputs, outputs
+from zant.errors import ZantError
+from zant.ir.resources import attr_to_array
+from zant.ir.types import numpy_dtype
+
+FIXED_POINT = "zant.fixed_point"
+"""The discardable attribute `fold-qdq` sets on QLinearConv / QLinearMatMul for fixed-point
+requantization (`passes/onnx_to_uop/quant.py`'s `FIXED_POINT`)."""
+
+_SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
+
+
+class OnnxUnsupported(ZantError):
+    """The reference cannot evaluate an op of the function (the message names it and why)."""
+
+
+def onnx_opsets(module: ModuleOp) -> dict[str, int]:
+    """The opsets an `onnx`-dialect module records (domain → version; "" the default domain)."""
+    opsets = {}
+    for domain, key in (("", "onnx.opset"), (ML_DOMAIN, "onnx.ml_opset")):
+        value = module.attributes.get(key)
+        if isinstance(value, IntegerAttr):
+            opsets[domain] = value.value.data
+    return opsets
+
+
+def onnx_graph_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The functions of a module in the `onnx` dialect: a body of onnx ops and a return."""
+    return [
+        op
+        for op in module.body.block.ops
+        if isinstance(op, func.FuncOp)
+        and op.body.blocks
+        and all(isinstance(o, OnnxOp | func.ReturnOp) for o in op.body.block.ops)
+    ]
+
+
+def onnx_input_types(function: func.FuncOp) -> list[tuple[Attribute, int]]:
+    """(element type, element count) of each graph input, in argument order."""
+    found = []
+    for arg in function.body.block.args:
+        if not isinstance(arg.type, TensorType):
+            raise OnnxUnsupported(f"graph input of type {arg.type} is not a tensor")
+        found.append((arg.type.get_element_type(), math.prod(arg.type.get_shape())))
+    return found
+
+
+def _tensor_type(value: SSAValue) -> TensorType:
+    if not isinstance(value.type, TensorType):
+        raise OnnxUnsupported(f"value of type {value.type} is not a tensor")
+    return value.type
+
+
+def _attribute_proto(op: OnnxOp, name: str, schema: OpSchema) -> AttributeProto:
+    kind = schema.attributes[name].type
+    value = get_attr(op, name)
+    if kind == AttributeProto.TENSOR:
+        return helper.make_attribute(name, numpy_helper.from_array(np.asarray(value)))
+    if kind in (AttributeProto.INTS, AttributeProto.FLOATS, AttributeProto.STRINGS):
+        return helper.make_attribute(name, list(value), attr_type=kind)
+    if kind in (AttributeProto.INT, AttributeProto.FLOAT, AttributeProto.STRING):
+        return helper.make_attribute(name, value)
+    raise OnnxUnsupported(f"'{op.name}': attribute '{name}' has a kind the checker does not rebuild")
+
+
+_EVALUATORS: dict[tuple, Callable[[dict[str, np.ndarray]], list[np.ndarray]]] = {}
+"""(node, input types, opsets) → the reference evaluator's run of the one-node model."""
+
+
+def _reference(op: OnnxOp, values: list[np.ndarray | None], opsets: dict[str, int]) -> list[np.ndarray]:
+    """The op's outputs by `onnx.reference` on a one-node model (cached per signature)."""
+    from onnx.reference import ReferenceEvaluator
+
+    schema = op.spec().schema
+    attributes = [
+        _attribute_proto(op, name, schema) for name in op.properties if name not in _SEGMENTS
+    ]
+    input_names = ["" if v is None else f"in{i}" for i, v in enumerate(values)]
+    output_names = ["" if r is None else f"out{i}" for i, r in enumerate(outputs(op))]
+    node = helper.make_node(schema.name, input_names, output_names, domain=schema.domain)
+    node.attribute.extend(attributes)
+    signature = tuple((v.dtype.str, v.shape) if v is not None else None for v in values)
+    key = (node.SerializeToString(), signature, tuple(sorted(opsets.items())))
+    run = _EVALUATORS.get(key)
+    if run is None:
+        graph = helper.make_graph(
+            [node],
+            "check",
+            [
+                helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+                for name, v in zip(input_names, values)
+                if v is not None
+            ],
+            [helper.make_empty_tensor_value_info(name) for name in output_names if name],
+        )
+        domains = {"": opsets.get("", 22), schema.domain: opsets.get(schema.domain, schema.since_version)}
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in domains.items()])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                evaluator = ReferenceEvaluator(model)
+        except Exception as error:  # noqa: BLE001 - "No implementation for operator …"
+            raise OnnxUnsupported(f"the ONNX reference cannot run '{op.name}': {str(error).splitlines()[0]}") from None
+        run = lambda feeds, evaluator=evaluator: evaluator.run(None, feeds)  # noqa: E731
+        _EVALUATORS[key] = run
+    feeds = {name: v for name, v in zip(input_names, values) if v is not None}
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return [np.asarray(r) for r in run(feeds)]
+    except Exception as error:  # noqa: BLE001 - the reference fails on these inputs
+        raise OnnxUnsupported(f"the ONNX reference fails on '{op.name}': {str(error).splitlines()[0]}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Zant's integer forms, as onnx-to-uop lowers them (passes/onnx_to_uop/quant.py).
+# --------------------------------------------------------------------------------------------
+
+
+def fixed_point_multipliers(multiplier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(m0, shift) with M ≈ m0 · 2^-shift, m0 in [2^30, 2^31), shift capped at 62: the lowering's
+    `fixed_point_multipliers` (this layer cannot import the passes; a test keeps them equal)."""
+    fraction, exponent = np.frexp(np.asarray(multiplier, dtype=np.float64))
+    m0 = np.round(fraction * 2.0**31).astype(np.int64)
+    carry = m0 == 2**31
+    m0, exponent = np.where(carry, m0 // 2, m0), exponent + carry
+    shift = 31 - exponent
+    if np.any(shift < 0):
+        raise OnnxUnsupported(f"requantization multiplier {float(np.max(multiplier))} is too large")
+    excess = np.maximum(shift - 62, 0)
+    return m0 >> excess, shift - excess
+
+
+def common_shift_multipliers(multipliers: Sequence[float]) -> tuple[list[int], int]:
+    """Integers m_i and one shift with m_i · 2^-shift ≈ M_i (the lowering's, as above)."""
+    exponent = max(math.frexp(m)[1] for m in multipliers)
+    shift = min(max(31 - exponent, 0), 62)
+    return [round(m * 2.0**shift) for m in multipliers], shift
+
+
+def common_shift(multipliers: np.ndarray, sum_bound: int) -> tuple[np.ndarray, int] | None:
+    """One shift for every channel when it costs at most 2^-12 of an output step (the
+    lowering's `common_shift`, as above)."""
+    largest = float(np.max(multipliers))
+    if largest <= 0 or sum_bound <= 0:
+        return None
+    shift = min(31 - math.frexp(largest)[1], 62)
+    if shift < 1 or sum_bound * 2.0 ** -(shift + 1) > 2.0**-12:
+        return None
+    m = np.round(np.asarray(multipliers, dtype=np.float64) * 2.0**shift).astype(np.int64)
+    if np.any(m >= 2**31) or np.any(m < 0):
+        return None
+    return m, shift
+
+
+def _limits(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _saturate(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    low, high = _limits(dtype)
+    return np.clip(values, low, high).astype(dtype)
+
+
+def _scalar(values: np.ndarray, dtype: np.dtype | None = None) -> np.generic:
+    if values.size != 1:
+        raise OnnxUnsupported("integer element-wise ops need per-tensor scales")
+    scalar = values.reshape(-1)[0]
+    return scalar if dtype is None else scalar.astype(dtype)
+
+
+def _wide(value: np.ndarray) -> np.ndarray:
+    return value.astype(np.int64)
+
+
+def _qlinear_add(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
+    scale_type = np.result_type(a_s.dtype, c_s.dtype)
+    out_scale = _scalar(c_s, scale_type)
+    multipliers = [float(_scalar(s, scale_type) / out_scale) for s in (a_s, b_s)]
+    (m_a, m_b), shift = common_shift_multipliers(multipliers)
+    total = (1 << shift) >> 1
+    total = total + (_wide(a) - _wide(a_zp)) * m_a + (_wide(b) - _wide(b_zp)) * m_b
+    return _saturate((total >> shift) + _wide(c_zp), out)
+
+
+def _qlinear_mul(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
+    scale_type = np.result_type(a_s.dtype, b_s.dtype, c_s.dtype)
+    multiplier = _scalar(a_s, scale_type) * _scalar(b_s, scale_type) / _scalar(c_s, scale_type)
+    m0, shift = (int(x[0]) for x in fixed_point_multipliers(np.array([multiplier])))
+    product = (_wide(a) - _wide(a_zp)) * (_wide(b) - _wide(b_zp)) * m0 + ((1 << shift) >> 1)
+    return _saturate((product >> shift) + _wide(c_zp), out)
+
+
+def _qlinear_leaky_relu(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    x, x_s, x_zp, y_s, y_zp = v
+    scale_type = np.result_type(x_s.dtype, y_s.dtype)
+    ratio = _scalar(x_s, scale_type) / _scalar(y_s, scale_type)
+    alpha = np.asarray(get_attr(op, "alpha"), dtype=scale_type)
+    (m_pos, m_neg), shift = common_shift_multipliers([float(ratio), float(abs(alpha * ratio))])
+    m_neg = -m_neg if alpha < 0 else m_neg
+    centered = _wide(x) - _wide(x_zp)
+    product = centered * np.where(centered < 0, m_neg, m_pos) + ((1 << shift) >> 1)
+    return _saturate((product >> shift) + _wide(y_zp), out)
+
+
+SOFTMAX_EXP_BITS = 20
+SOFTMAX_SCALE_BITS = 16
+
+
+def _qlinear_softmax(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    x, x_s, _x_zp, y_s, y_zp = v
+    if get_attr(op, "opset") < 13:
+        raise OnnxUnsupported("QLinearSoftmax with opset < 13 semantics")
+    axis = get_attr(op, "axis") % x.ndim
+    x_scale, y_scale = float(_scalar(x_s)), float(_scalar(y_s))
+    exps = np.round(np.exp(-np.arange(256, dtype=np.float64) * x_scale) * 2.0**SOFTMAX_EXP_BITS)
+    table = exps.astype(np.int32).astype(np.int64)
+    rows = np.moveaxis(_wide(x), axis, -1)
+    e = table[rows.max(axis=-1, keepdims=True) - rows]
+    denominator = e.sum(axis=-1, keepdims=True) << SOFTMAX_SCALE_BITS
+    numerator = e * round(2.0**SOFTMAX_SCALE_BITS / y_scale) + (denominator >> 1)
+    y = np.moveaxis(numerator // denominator, -1, axis) + _wide(y_zp)
+    return _saturate(y, out)
+
+
+def _lookup_table(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    x, table = v
+    return table.reshape(-1)[_wide(x) - _limits(x.dtype)[0]].astype(out)
+
+
+def _requantize_fixed_point(
+    total: np.ndarray, multiplier: np.ndarray, axis: int, y_zp: np.ndarray | None, out: np.dtype, sum_bound: int | None
+) -> np.ndarray:
+    """`Requantization._bind_fixed_point`: the int32 sums `total` scaled by per-`axis`
+    multipliers, rounded half up, plus the zero point, saturated."""
+    shape = [1] * total.ndim
+    shape[axis] = -1
+    along = multiplier.reshape(-1)
+    common = None if sum_bound is None else common_shift(along, sum_bound)
+    if common is not None:
+        m, shift = common
+        m = m if np.ptp(m) else m[:1]
+        value = (_wide(total) * m.reshape(shape) + (1 << (shift - 1))) >> shift
+    else:
+        m0, shift = fixed_point_multipliers(along if np.ptp(along) else along[:1])
+        shift = shift.reshape(shape)
+        value = (_wide(total) * m0.reshape(shape) + ((np.int64(1) << shift) >> 1)) >> shift
+    if y_zp is not None:
+        value = value + _wide(y_zp).reshape(shape if y_zp.size > 1 else ())
+    return _saturate(value, out)
+
+
+def _constant(op: OnnxOp, index: int) -> bool:
+    """Whether the op's ONNX input `index` is present and an `onnx.Constant`."""
+    values = inputs(op)
+    value = values[index] if index < len(values) else None
+    return value is not None and isinstance(value.owner, Operation) and value.owner.name == "onnx.Constant"
+
+
+def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: dict[str, int], out: np.dtype) -> np.ndarray:
+    """QLinearConv as `_integer_conv` with fixed-point requantization: ConvInteger's int32
+    sum plus the bias; the common shift when the weights (and bias) are constants."""
+    x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, *rest = [*v, None][:9]
+    bias = rest[0] if rest else None
+    total = _integer_sum(op, "ConvInteger", [x, w, x_zp, w_zp], opsets).astype(np.int64)
+    if bias is not None:
+        total = total + bias.astype(np.int64).reshape(1, -1, *([1] * (x.ndim - 2)))
+    total = ((total + 2**31) % 2**32 - 2**31).astype(np.int32)
+    scale_type = np.result_type(x_s.dtype, w_s.dtype, y_s.dtype)
+    multiplier = x_s.astype(scale_type).reshape(-1)[0] * w_s.astype(scale_type).reshape(-1) / y_s.astype(scale_type).reshape(-1)[0]
+    sum_bound = None
+    if _constant(op, 3) and (bias is None or _constant(op, 8)) and (x_zp is None or x_zp.size == 1):
+        x_zero = 0 if x_zp is None else int(x_zp.reshape(-1)[0])
+        w_zero = 0 if w_zp is None else w_zp.astype(np.int64).reshape(-1, *([1] * (w.ndim - 1)))
+        centered = (w.astype(np.int64) - w_zero).reshape(w.shape[0], -1)
+        bias64 = np.zeros(w.shape[0], np.int64) if bias is None else bias.astype(np.int64).reshape(-1)
+        low, high = _limits(x.dtype)
+        span = max(abs(low - x_zero), abs(high - x_zero))
+        sum_bound = int(np.max(np.abs(centered).sum(axis=1) * span + np.abs(bias64)))
+    return _requantize_fixed_point(total, multiplier, 1, y_zp, out, sum_bound)
+
+
+def _qlinear_matmul_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: dict[str, int], out: np.dtype) -> np.ndarray:
+    """QLinearMatMul as `_integer_matmul` with fixed-point requantization per column."""
+    a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = v
+    total = _integer_sum(op, "MatMulInteger", [a, b, a_zp, b_zp], opsets)
+    scale_type = np.result_type(a_s.dtype, b_s.dtype, y_s.dtype)
+    multiplier = a_s.astype(scale_type).reshape(-1)[0] * b_s.astype(scale_type).reshape(-1) / y_s.astype(scale_type).reshape(-1)[0]
+    return _requantize_fixed_point(total, multiplier, total.ndim - 1, y_zp, out, None)
+
+
+def _integer_sum(op: OnnxOp, op_type: str, values: list[np.ndarray | None], opsets: dict[str, int]) -> np.ndarray:
+    """ConvInteger / MatMulInteger of the reference, with the op's window attributes."""
+    from onnx.reference import ReferenceEvaluator
+
+    names = ["" if v is None else f"in{i}" for i, v in enumerate(values)]
+    while names and not names[-1]:
+        names.pop()
+    attributes = {}
+    if op_type == "ConvInteger":
+        for name in ("auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"):
+            if name in op.properties:
+                attributes[name] = get_attr(op, name)
+    node = helper.make_node(op_type, names, ["y"], **attributes)
+    feeds = {n: v for n, v in zip(names, values) if n}
+    graph = helper.make_graph(
+        [node],
+        "sum",
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opsets.get("", 22))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (total,) = ReferenceEvaluator(model).run(None, feeds)
+    return np.asarray(total)
+
+
+ZantImpl = Callable[[OnnxOp, list[np.ndarray], np.dtype], np.ndarray]
+
+ZANT_OPS: dict[str, ZantImpl] = {
+    "onnx.QLinearAdd": _qlinear_add,
+    "onnx.QLinearMul": _qlinear_mul,
+    "onnx.QLinearLeakyRelu": _qlinear_leaky_relu,
+    "onnx.QLinearSoftmax": _qlinear_softmax,
+    "onnx.LookupTable": _lookup_table,
+}
+"""Ops evaluated by NumPy as `onnx-to-uop` lowers them (one result each)."""
+
+
+def _evaluate(op: OnnxOp, values: list[np.ndarray | None], opsets: dict[str, int]) -> list[np.ndarray]:
+    result_types = [_tensor_type(r) for r in op.results]
+    if op.name == "onnx.Constant" and "value" in op.properties:
+        return [attr_to_array(op.properties["value"])]
+    if op.name in ZANT_OPS:
+        return [ZANT_OPS[op.name](op, values, numpy_dtype(result_types[0].get_element_type()))]
+    if FIXED_POINT in op.attributes and op.name in ("onnx.QLinearConv", "onnx.QLinearMatMul"):
+        implementation = _qlinear_conv_fixed_point if op.name == "onnx.QLinearConv" else _qlinear_matmul_fixed_point
+        return [implementation(op, values, opsets, numpy_dtype(result_types[0].get_element_type()))]
+    if op.name == "onnx.QLinearAveragePool":
+        raise OnnxUnsupported("the checker has no implementation of 'onnx.QLinearAveragePool'")
+    return _reference(op, values, opsets)
+
+
+def run_onnx_function(
+    function: func.FuncOp, given: Sequence[np.ndarray], opsets: dict[str, int]
+) -> list[np.ndarray]:
+    """The outputs of an `onnx`-dialect function (flat, in return order) for `given` (one array
+    per graph input, any shape with the input's element count). Raises `OnnxUnsupported` when
+    an op cannot be evaluated (on these inputs)."""
+    block = function.body.block
+    if len(given) != len(block.args):
+        raise ZantError(f"@{function.sym_name.data} takes {len(block.args)} inputs, got {len(given)}")
+    env: dict[SSAValue, np.ndarray] = {}
+    for arg, array in zip(block.args, given):
+        t = _tensor_type(arg)
+        env[arg] = np.asarray(array).astype(numpy_dtype(t.get_element_type())).reshape(t.get_shape())
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            return [env[v].reshape(-1).copy() for v in op.arguments]
+        assert isinstance(op, OnnxOp)
+        values = [None if v is None else env[v] for v in inputs(op)]
+        results = _evaluate(op, values, opsets)
+        for result, value in zip([r for r in outputs(op) if r is not None], results, strict=True):
+            t = _tensor_type(result)
+            array = np.asarray(value)
+            if array.size != math.prod(t.get_shape()):
+                raise OnnxUnsupported(
+                    f"the ONNX reference gives '{op.name}' {array.size} elements, its type {t} holds {math.prod(t.get_shape())}"
+                )
+            env[result] = array.astype(numpy_dtype(t.get_element_type())).reshape(t.get_shape())
+    raise ZantError(f"@{function.sym_name.data} has no return")
