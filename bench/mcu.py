@@ -254,8 +254,9 @@ INT8_NOTE = (
     "The `*_int8` models are the float models with BatchNorm folded, quantized by onnxruntime's "
     "`quantize_static` (QDQ format, int8 activations, per-channel int8 weights, seeded calibration "
     "data; `bench/models.py`) and compiled with `fold-qdq` first: every Conv, Gemm, Add, pool and "
-    "reshape becomes an integer op requantized with a Q31 multiplier and a shift; only the final "
-    "Softmax stays float. `scratch B` is the planned scratch arena; `TVM/USMP B` the workspace TVM "
+    "reshape becomes an integer op requantized with a Q31 multiplier and a shift, and the final "
+    "Softmax an integer QLinearSoftmax (an exp table): the graph is integer from the input's "
+    "QuantizeLinear to the output's DequantizeLinear. `scratch B` is the planned scratch arena; `TVM/USMP B` the workspace TVM "
     "publishes for the same MLPerf Tiny model (KWS, ResNet-8, AD = autoencoder, VWW = mobilenet)."
 )
 
