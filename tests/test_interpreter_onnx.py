@@ -220,3 +220,31 @@ def test_kws_int8_is_checked_through_fold_qdq_and_onnx_to_uop(tmp_path, target):
     its result (the later passes take the uop interpreter minutes on it)."""
     checked = _check_default_pipeline("kws_int8", target, tmp_path, stop="onnx-to-uop")
     assert checked[0] == "fold-qdq" and checked[-1] == "onnx-to-uop"
+
+
+def test_conformance_localize_names_the_pass_or_the_side(monkeypatch):
+    """`zant conformance --localize`: a passing case agrees after every pass (a mismatch would
+    be the Zig side's), wrong expected data differ at the first interpreted module, and a wrong
+    lowering in the pipeline is named."""
+    import copy
+
+    import zant.plugins
+    from zant.tools import conformance
+
+    cases = conformance.load_cases()
+    index = next(k for k, case in enumerate(cases) if case.name == "test_relu")
+    case = cases[index]
+    host = pipeline_for("host")
+    assert conformance.localize_case(case, index, host, "frozen", 0.0, 0.0).startswith(
+        "the interpreter agrees with the expected outputs after every pass"
+    )
+    wrong = copy.copy(case)
+    wrong.data_sets = [(ins, [y + 1 for y in outs]) for ins, outs in case.data_sets]
+    assert conformance.localize_case(wrong, index, host, "frozen", 0.0, 0.0) == (
+        "the input module (the first interpreted) already differs from the expected outputs"
+    )
+    buggy = type(plugin("buggy_onnx_to_uop.py"))
+    everything = zant.plugins.all_passes()
+    monkeypatch.setattr(zant.plugins, "all_passes", lambda: {**everything, buggy.name: lambda: buggy})
+    culprit = conformance.localize_case(case, index, host.replace("onnx-to-uop", "buggy-onnx-to-uop"), "frozen", 0.0, 0.0)
+    assert culprit.startswith("pass 'buggy-onnx-to-uop' changed output 0: max abs diff")

@@ -412,6 +412,45 @@ def compile_case(
     return compiled
 
 
+def localize_case(case, index: int, pipeline: str, mode: str, rtol: float, atol: float) -> str:
+    """`--localize`: which pass of `pipeline` changes a mismatched case's result on its first
+    data set, by `zant.interpreter`'s checker (the onnx-level module by the ONNX reference op by
+    op, each later module against the one before); or that the first interpreted module already
+    differs from the expected outputs, or that every pass agrees (the Zig side differs)."""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model_bytes
+    from zant.interpreter import PassChangedResult, PassChecker, first_difference
+    from zant.plugins import all_passes
+
+    try:
+        model, data_sets, _ = freeze_parameters(case) if mode == "frozen" else as_written(case)
+        inputs, expected = data_sets[0]
+        module = import_model_bytes(model.SerializeToString(), ".", _unknown_input_shapes(model, data_sets))
+        checker = PassChecker(module, inputs=[np.asarray(x).reshape(-1) for x in inputs])
+        ctx, compared = make_context(), False
+        for p in [None, *PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline).passes]:
+            if p is not None:
+                p.apply(ctx, module)
+                checker.after(p.name)
+            outputs = checker.outputs()
+            if not compared and outputs is not None:  # the first interpreted module: against the data
+                compared = True
+                want = [np.asarray(y).reshape(-1).astype(o.dtype) for y, o in zip(expected, outputs)]
+                if first_difference(want, outputs, max(rtol, 1e-6), max(atol, 1e-6)) is not None:
+                    stage = "input module" if p is None else f"module after '{p.name}'"
+                    return f"the {stage} (the first interpreted) already differs from the expected outputs"
+        if not compared:
+            return "not localized: no module of the pipeline could be interpreted"
+    except PassChangedResult as error:
+        return str(error)
+    except Exception as error:  # noqa: BLE001 - a localization that fails says why
+        return f"not localized: {one_line(describe_error(error), 200)}"
+    return "the interpreter agrees with the expected outputs after every pass: the Zig printer or build differs"
+
+
 def unsupported_ops(error: BaseException) -> list[str]:
     """The operators a compile error names as having no lowering (`UnsupportedOpsError.ops`),
     each once: `Conv` for the default domain, `ai.onnx.ml.SVMClassifier` for another."""
@@ -1010,6 +1049,11 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--output-md", default=None, metavar="PATH", help="write the Markdown report")
     parser.add_argument("--work-dir", default=None, metavar="DIR", help="keep the generated files here")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--localize", action="store_true",
+        help="on a numeric mismatch, name the first pass that changes the case's result (zant-opt "
+        "--check-each-pass's checker on its first data set), recorded as the case's 'culprit'",
+    )
     parser.add_argument("--note", default=None, help="a line for the Markdown report (e.g. the commit measured)")
     parser.add_argument(
         "--beside", action="append", default=[], metavar="REPORT",
@@ -1047,6 +1091,16 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         mode,
     )
     stats["jobs"] = jobs
+    if getattr(args, "localize", False):
+        cases = load_cases()
+        for record in records:
+            if record["status"] == "mismatch":
+                record["culprit"] = localize_case(
+                    cases[record["index"]], record["index"], stats["pipeline"], mode,
+                    record["rtol"], record["atol"],
+                )
+                if progress:
+                    progress(f"{record['name']} localized: {record['culprit']}")
     command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if slice_report is not None else "")
     command += " --as-written" if mode == "as-written" else ""
     command += f" --target {target}" if target != "host" else ""

@@ -170,8 +170,9 @@ class PassChecker:
         self.atol = atol
         self.report = CheckReport()
         self.inputs: dict[str, list[np.ndarray]] = {}
-        if inputs is not None:  # given: for the graph's one function
-            self.inputs = {f.sym_name.data: list(inputs) for f in graph_functions(module)}
+        if inputs is not None:  # given: for the graph's one function (uop or onnx)
+            functions = graph_functions(module) or onnx_graph_functions(module)
+            self.inputs = {f.sym_name.data: list(inputs) for f in functions}
         self.previous: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
         self.many = max(len(graph_functions(module)), len(onnx_graph_functions(module))) > 1
         self.level = "uop"
