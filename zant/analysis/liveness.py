@@ -55,6 +55,9 @@ class Schedule:
     """For each position, the index of the top-level op of the function body holding it."""
     ops: list[Operation] = field(default_factory=list)
     """The op at each position."""
+    flat_indices: dict[GepOp, Affine | None] = field(default_factory=dict)
+    """`flat_index` of the geps `in_place_legal` has looked at, each computed once (the IR does
+    not change while a schedule of it is in use)."""
 
     @staticmethod
     def of(function: func.FuncOp) -> Schedule:
@@ -117,7 +120,7 @@ def scratch_lifetimes(function: func.FuncOp, schedule: Schedule | None = None) -
     """Every `uop.define_local` of `function` with its live span, in program order."""
     schedule = schedule or Schedule.of(function)
     lifetimes = []
-    for op in function.walk():
+    for op in schedule.ops:  # the function's ops in walk order
         if not isinstance(op, DefineLocalOp):
             continue
         buffer_type = op.result.type
@@ -274,6 +277,12 @@ def _elements_written(store: Operation, index: Affine, nest: RangeOp) -> np.ndar
         loop = loop.parent_op()
 
 
+def _flat_index(gep: GepOp, view: ViewType | None, schedule: Schedule) -> Affine | None:
+    if gep not in schedule.flat_indices:
+        schedule.flat_indices[gep] = flat_index(gep, view)
+    return schedule.flat_indices[gep]
+
+
 def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Operation | None:
     """The loop nest at which `born` may be written over `dying`, or None if that is not legal.
 
@@ -317,7 +326,7 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
     stores: list[tuple[Operation, Affine]] = []
     for gep, view in _accesses(born.buffer.result):
         users = _users_in(gep, nest, _STORES)
-        index = flat_index(gep, view)
+        index = _flat_index(gep, view, schedule)
         if users is None or (users and index is None):
             return None
         stores += [(store, index) for store in users]  # type: ignore[misc]
@@ -325,15 +334,16 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
         return None
     for gep, view in _accesses(dying.buffer.result):
         loads = _users_in(gep, nest, _LOADS)
-        index = flat_index(gep, view)
+        index = _flat_index(gep, view, schedule)
         if loads is None or (loads and index is None):
             return None
         for load in loads:
             block = load.parent_block()
             assert block is not None
-            position = block.get_operation_index(load)
+            # In one block, program (pre-order) positions order the ops as the block does.
+            position = schedule.position[load]
             if not any(
-                store.parent_block() is block and block.get_operation_index(store) > position
+                store.parent_block() is block and schedule.position[store] > position
                 and store_index == index and _lane_pattern(store) == _lane_pattern(load)
                 for store, store_index in stores
             ):
