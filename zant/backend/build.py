@@ -140,6 +140,11 @@ def build_zig(
         # An image keeps its symbol table in every mode (ReleaseSmall strips it by default):
         # `zant profile` finds its kernels by name. Not loaded: flash and RAM are unchanged.
         extra = (*extra, "-fno-strip")
+    if kind == "static" and optimize in ("ReleaseFast", "ReleaseSmall") and "-fno-strip" not in extra:
+        # A microcontroller library in a release mode carries no DWARF (the code and the global
+        # symbols are the same): generating it was ~15% of Zig's time for ResNet-8 on the M4.
+        # Debug and ReleaseSafe keep it for stepping through the model.
+        extra = (*extra, "-fstrip")
     out_path = Path(out_path).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     local_cache = out_path.parent / ".zig-cache"
