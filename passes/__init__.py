@@ -28,6 +28,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "fold-constant-loads": "fold_constant_loads:FoldConstantLoadsPass",
     "linearize-geps": "linearize_geps:LinearizeGepsPass",
     "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
+    "dce": "dce:DeadCodeEliminationPass",
     "arm-dsp-dot": "arm_dsp_dot:ArmDspDotPass",
     "interleave-dot-rows": "interleave_dot_rows:InterleaveDotRowsPass",
     "mve-dot": "mve_dot:MveDotPass",
