@@ -16,6 +16,10 @@ children, which only Zig is) and their total, the figures to compare when the ma
 the wall seconds of the whole compile as `zant compile` reports them; and the sizes of the
 generated `.zig` and of the constant blob beside it. A benchmark, not a test: it prints figures
 and exits 0 unless a compile fails.
+
+`--command` also runs the whole `zant compile` command in a child process per model × target
+and prints its CPU seconds (`command`: the interpreter's start, the CLI's imports, the compile
+and Zig's build, ~0.4 s more than `total`), the figure issue 17's targets are stated in.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import argparse
 import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
@@ -52,6 +57,7 @@ class Row:
     wall: float
     zig_bytes: int
     blob_bytes: int
+    command: float | None = None  # CPU seconds of the whole `zant compile` command (--command)
 
 
 def cpu_now() -> float:
@@ -77,13 +83,28 @@ def measure(model: str, path: Path, target: str, optimize: str, constants: str, 
     return Row(model, target, stages, sum(stages.values()), wall, result.zig_path.stat().st_size, blob)
 
 
+def measure_command(path: Path, target: str, optimize: str, constants: str, out: Path) -> float:
+    """CPU seconds of `zant compile` as a user runs it, in a child process (with its Zig)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [sys.executable, "-c", "import sys; from zant.tools.cli import main; sys.exit(main())",
+         "compile", str(path), "-o", str(out), "--target", target, "-O", optimize, "--constants", constants],
+        check=True, capture_output=True,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
 def format_rows(rows: list[Row]) -> str:
+    command = any(r.command is not None for r in rows)
     head = f"{'model':16s} {'target':10s} " + " ".join(f"{s:>7s}" for s in STAGES)
-    lines = ["CPU seconds per stage (user + system)", head + f" {'total':>7s} {'wall':>7s} {'.zig KB':>8s} {'blob KB':>8s}"]
+    head += f" {'total':>7s} {'wall':>7s} {'.zig KB':>8s} {'blob KB':>8s}" + (f" {'command':>8s}" if command else "")
+    lines = ["CPU seconds per stage (user + system)", head]
     for r in rows:
         lines.append(
             f"{r.model:16s} {r.target:10s} " + " ".join(f"{r.stages[s]:7.2f}" for s in STAGES)
             + f" {r.total:7.2f} {r.wall:7.2f} {r.zig_bytes / 1024:8.0f} {r.blob_bytes / 1024:8.0f}"
+            + (f" {r.command:8.2f}" if r.command is not None else "")
         )
     return "\n".join(lines)
 
@@ -95,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
     parser.add_argument("--constants", default="embedded", choices=("embedded", "external", "staged"))
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--command", action="store_true", help="also time the whole `zant compile` command")
     args = parser.parse_args(argv)
     models = [m for m in args.models.split(",") if m]
     targets = [t for t in args.targets.split(",") if t]
@@ -114,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             path = model_file(model, folder)
             for target in targets:
                 rows.append(measure(model, path, target, args.optimize, args.constants, folder / model / target))
+                if args.command:
+                    rows[-1].command = measure_command(
+                        path, target, args.optimize, args.constants, folder / model / f"{target}-command"
+                    )
                 if not args.json:
                     print(format_rows(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     print(json.dumps([asdict(r) for r in rows], indent=2) if args.json else format_rows(rows))
