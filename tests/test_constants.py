@@ -145,7 +145,8 @@ def test_emitted_zig_of_a_10_megabyte_model_is_small(tmp_path):
     )
     path = tmp_path / "big.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
-    result = compile_model(path, tmp_path / "out", CompileOptions(name="big", build=False))
+    # The Cortex-M4 keeps the weights as given (the host repacks a constant MatMul B into tiles).
+    result = compile_model(path, tmp_path / "out", CompileOptions(name="big", target="cortex-m4", build=False))
     blob = (tmp_path / "out" / "big.weights.bin").read_bytes()
     assert len(blob) >= w0.nbytes + w1.nbytes >= 10 * 2**20
     assert result.zig_path.stat().st_size < 2**20

@@ -80,10 +80,14 @@ def test_profile_needs_an_mcu_target():
 def test_each_kernel_names_its_nodes(tmp_path):
     compile_model(DIGITS, tmp_path, CompileOptions(name="digits", target="cortex-m4", build=False))
     kernels = kernel_nodes((tmp_path / "digits.zig").read_text(encoding="utf-8"))
-    # conv and relu fuse (fuse-loops), the pools and the last Gemm stay apart
-    assert list(kernels.values()) == [
-        ["conv1", "relu1"], ["pool1"], ["conv2", "relu2"], ["pool2"], ["fc1", "relu3"], ["fc2"], ["softmax"]
-    ]
+    groups = list(kernels.values())
+    # conv and relu fuse (fuse-loops), the pools and the last Gemm stay apart; the first conv's
+    # padded input copy and its register-tiled parts are kernels of conv1 alone
+    fused = [["conv1", "relu1"], ["pool1"], ["conv2", "relu2"], ["pool2"], ["fc1", "relu3"], ["fc2"], ["softmax"]]
+    assert all(group in groups for group in fused)
+    assert all(group in fused or group == ["conv1"] for group in groups), groups
+    in_order = [name for group in groups for name in group]
+    assert sorted(set(in_order), key=in_order.index) == [name for group in fused for name in group]
 
 
 def test_node_comments_quote_hostile_names(tmp_path):

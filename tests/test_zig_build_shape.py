@@ -30,7 +30,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from zant.driver import CompileOptions, CompileResult, compile_model
-from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE
+from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for
 
 GEP = re.compile(r"= &(\w+)(\[0\.\.\d+\])?\[(.*)\];$", re.MULTILINE)
 """A printed gep: `const addr_… = &buffer[address];` (checked ones index `buffer[0..N]`)."""
@@ -107,7 +107,9 @@ def test_clip_bounds_are_literals(tmp_path, pipeline):
 
 @pytest.mark.parametrize("mode", ["embedded", "staged"])
 def test_constant_arena_is_embedded_with_its_own_type(tmp_path, mode):
-    zig, result = generated_zig(clip_stack(), tmp_path, MCU_PIPELINE, build=False, constants=mode)
+    # The placement is plan-arenas' decision: the pipeline names it (as zant compile --constants does).
+    pipeline = pipeline_for("cortex-m4", constants=mode)
+    zig, result = generated_zig(clip_stack(), tmp_path, pipeline, build=False, constants=mode)
     arena = "m_constants" if mode == "embedded" else "m_constants_source"
     blob = (result.zig_path.parent / "m.weights.bin").read_bytes()
     # `@embedFile`'s [N:0]u8 as it is (only aligned), never coerced to [N]u8, and no byte literals.

@@ -169,7 +169,10 @@ def run_pass(p: ModulePass, ctx: Context, module: ModuleOp) -> None:
     except ZantError:
         raise
     except (DiagnosticException, ParseError) as error:  # a pass's own diagnostic: a user error
-        message = str(error).removeprefix(f"{p.name}: ")  # a pass that names itself, once
+        message = str(error)
+        if message.startswith(f"{p.name}{{"):  # names itself with its options: already says which
+            raise ZantError(message) from error
+        message = message.removeprefix(f"{p.name}: ")  # a pass that names itself, once
         raise ZantError(f"pass '{p.name}' failed: {message}") from error
     except Exception as error:
         origin = plugin_origin(type(p))
