@@ -3,6 +3,9 @@ with Zig's first error line and where the source is kept, never Zig's raw output
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import onnx
 import pytest
@@ -59,6 +62,25 @@ def test_zant_compile_reports_broken_zig_in_one_line_and_keeps_it(tmp_path, monk
     assert not list(out.glob(".zant-*"))
     np.testing.assert_equal(sorted(p.name for p in out.iterdir()), ["m.h", "m.plan.json", "m.zig"])
 
+
+
+def test_zant_run_keeps_the_broken_zig_it_names(tmp_path, monkeypatch, capsys):
+    """`zant run` builds in a temporary folder: the file its internal error names still exists."""
+    source, body = zig_helpers.HELPERS["zant_fmax"]
+    monkeypatch.setitem(zig_helpers.HELPERS, "zant_fmax", (source, body.replace("return", "return no_such_value +", 1)))
+    graph = helper.make_graph(
+        [helper.make_node("Max", ["a", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "ab"],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    )
+    path = tmp_path / "max.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    assert cli.main(["run", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("zant: internal error: generated Zig does not compile (this is a Zant bug): model.zig:")
+    kept = Path(err.rpartition("the source is ")[2].split(" (")[0])
+    assert kept.name == "model.zig" and "no_such_value" in kept.read_text()
+    shutil.rmtree(kept.parent)
 
 def wide_max_model(path, inputs: int = 1100) -> None:
     """One Max node of `inputs` operands: as many inline zant_fmax/zant_vfmax calls in one function."""

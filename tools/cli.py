@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import shutil
 import sys
 import time
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 from zant.tools.zant_opt import parse_input_shapes
 
 from zant.backend.boards import BOARDS, Board, board_for, find_board
+from zant.backend.build import ZigCompileError
 from zant.dialects.uop import CONSTANT_MODES
 from zant.driver import (
     OPTIMIZE_MODES,
@@ -255,7 +258,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             args, name="model", optimize=optimize, target=target, constants=args.constants,
             firmware=on_mcu, board=board, inputs=given, progress=_progress,
         )
-        result = compile_model(args.model, out_dir, options)
+        try:
+            result = compile_model(args.model, out_dir, options)
+        except ZigCompileError as error:  # a Zant bug: the report points at sources that outlive the run
+            kept = Path(tempfile.mkdtemp(prefix="zant-run-failed-"))
+            for path in Path(out_dir).iterdir():
+                if path.is_file():
+                    shutil.copy(path, kept)
+            raise error.kept_in(kept) from error
         if on_mcu:
             from zant.backend.firmware import run_firmware
 
