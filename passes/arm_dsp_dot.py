@@ -166,20 +166,29 @@ def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
     return DotLoop(loop, ops, mulaccs, loads)
 
 
-def _rewrite(dot: DotLoop) -> None:
-    loop = dot.loop
-    start = loop.start.data
-    words_end = start + (loop.trip_count // LANES) * LANES
-    block = Block(arg_types=[IndexType()])
-    new = uop.RangeOp(start, words_end, LANES, block)
-    Rewriter.insert_op(new, InsertPoint.before(loop))
-    mapping: dict[SSAValue, SSAValue] = {loop.induction_var: block.args[0]}
+@dataclass
+class SteppedLoop:
+    """A loop over a dot loop's whole steps of `step` iterations, inserted before it: `end` is
+    where the dot loop's remainder starts, `mapping` takes the dot loop's index and address
+    values to their clones in the new body (`add` appends an op to it)."""
 
-    def add(op: Operation) -> Operation:
-        block.add_op(op)
+    range: uop.RangeOp
+    end: int
+    mapping: dict[SSAValue, SSAValue]
+
+    def add(self, op: Operation) -> Operation:
+        self.range.body.block.add_op(op)
         return op
 
-    # Indices and addresses, cloned in order; a single-iteration loop's variable is its start.
+
+def open_stepped_loop(dot: DotLoop, step: int) -> SteppedLoop:
+    """The stepped loop of `dot` with the index and address computations its loads need cloned
+    in order (a single-iteration loop's variable is its start); shared with mve-dot."""
+    loop = dot.loop
+    end = loop.start.data + (loop.trip_count // step) * step
+    block = Block(arg_types=[IndexType()])
+    stepped = SteppedLoop(uop.RangeOp(loop.start.data, end, step, block), end, {loop.induction_var: block.args[0]})
+    Rewriter.insert_op(stepped.range, InsertPoint.before(loop))
     needed: set[Operation] = set()
     work = [load.ptr.owner for load in dot.loads]
     while work:
@@ -190,11 +199,18 @@ def _rewrite(dot: DotLoop) -> None:
     for op in dot.ops:
         if isinstance(op, uop.RangeOp):
             if any(u.operation in needed for u in op.induction_var.uses):
-                mapping[op.induction_var] = add(uop.ConstOp(op.start.data, IndexType())).results[0]
+                stepped.mapping[op.induction_var] = stepped.add(uop.ConstOp(op.start.data, IndexType())).results[0]
         elif op in needed:
-            clone = add(op.clone(value_mapper=mapping))
+            clone = stepped.add(op.clone(value_mapper=stepped.mapping))
             for old, cloned in zip(op.results, clone.results):
-                mapping[old] = cloned
+                stepped.mapping[old] = cloned
+    return stepped
+
+
+def _rewrite(dot: DotLoop) -> None:
+    loop = dot.loop
+    stepped = open_stepped_loop(dot, LANES)
+    new, words_end, mapping, add = stepped.range, stepped.end, stepped.mapping, stepped.add
     i32 = IntegerType(32)
     halves: dict[uop.LoadOp, tuple[SSAValue, SSAValue]] = {}
     def halves_of(load: uop.LoadOp) -> tuple[SSAValue, SSAValue]:

@@ -42,13 +42,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IndexType, IntAttr, IntegerType, ModuleOp, VectorType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_mve, uop
 from zant.ir.locations import locate
-from zant.passes.arm_dsp_dot import DotLoop, match_dot_loop
+from zant.passes.arm_dsp_dot import DotLoop, match_dot_loop, open_stepped_loop
 
 BYTE_LANES = 16
 """int8 lanes of a 128-bit MVE vector."""
@@ -71,32 +71,8 @@ def _lanes(dot: DotLoop) -> int | None:
 
 def _rewrite(dot: DotLoop, lanes: int) -> None:
     loop = dot.loop
-    start = loop.start.data
-    vector_end = start + (loop.trip_count // lanes) * lanes
-    block = Block(arg_types=[IndexType()])
-    Rewriter.insert_op(uop.RangeOp(start, vector_end, lanes, block), InsertPoint.before(loop))
-    mapping: dict[SSAValue, SSAValue] = {loop.induction_var: block.args[0]}
-
-    def add(op: Operation) -> Operation:
-        block.add_op(op)
-        return op
-
-    # Indices and addresses, cloned in order; a single-iteration loop's variable is its start.
-    needed: set[Operation] = set()
-    work = [load.ptr.owner for load in dot.loads]
-    while work:
-        op = work.pop()
-        if isinstance(op, Operation) and op in dot.ops and op not in needed:
-            needed.add(op)
-            work += [v.owner for v in op.operands]
-    for op in dot.ops:
-        if isinstance(op, uop.RangeOp):
-            if any(u.operation in needed for u in op.induction_var.uses):
-                mapping[op.induction_var] = add(uop.ConstOp(op.start.data, IndexType())).results[0]
-        elif op in needed:
-            clone = add(op.clone(value_mapper=mapping))
-            for old, cloned in zip(op.results, clone.results):
-                mapping[old] = cloned
+    stepped = open_stepped_loop(dot, lanes)
+    vector_end, mapping, add = stepped.end, stepped.mapping, stepped.add
 
     vectors: dict[uop.LoadOp, SSAValue] = {}
 
@@ -121,7 +97,7 @@ def _rewrite(dot: DotLoop, lanes: int) -> None:
         acc = add(uop.AccGetOp(mulacc.acc))
         add(uop.AccSetOp(mulacc.acc, add(arm_mve.VmlavaOp(acc, a, b)).results[0]))
     add(uop.EndRangeOp())
-    locate([block.parent_op()], loop.location)  # type: ignore[list-item]
+    locate([stepped.range], loop.location)
     if vector_end == loop.end.data:
         Rewriter.erase_op(loop)
     else:
