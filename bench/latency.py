@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
-import re
 import statistics
 import sys
 import tempfile
@@ -43,14 +42,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import ARCHITECTURES, MODELS  # noqa: E402
+from models import ARCHITECTURES, MODELS, resolve_model  # noqa: E402
 
 from zant.driver import TARGETS, CompileOptions, compile_model, parse_pipeline  # noqa: E402
-from zant.errors import ZantError, run_cli  # noqa: E402
+from zant.errors import run_cli  # noqa: E402
 from zant.pipelines import pipeline_for  # noqa: E402
 
 BENCH_MODELS = ("kws", "resnet8", "autoencoder", "mobilenet")
@@ -119,22 +117,6 @@ def interleaved_times(calls: list[Callable[[], object]], seconds: float, min_rou
             call()
             spent.append(time.perf_counter() - start)
     return times
-
-
-def resolve_model(spec: str, folder: Path) -> tuple[str, Path]:
-    """A bench model's name, or an .onnx path: (a C identifier for it, its .onnx file)."""
-    if spec.endswith(".onnx") or "/" in spec:
-        path = Path(spec)
-        if not path.is_file():
-            raise ZantError(f"no model file '{spec}'")
-        name = re.sub(r"\W", "_", path.stem)
-        return (name if name[:1].isalpha() else f"m_{name}"), path
-    known = MODELS | ARCHITECTURES
-    if spec not in known:
-        raise ZantError(f"unknown model '{spec}' (choose from {', '.join(known)}, or give an .onnx path)")
-    path = folder / f"{spec}.onnx"
-    onnx.save(known[spec](), path)
-    return spec, path
 
 
 def measure(

@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import re
 import shlex
 import subprocess
 import sys
@@ -55,7 +54,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import onnx  # noqa: E402
-from models import MODELS, QUANTIZED, count_macs, model_file  # noqa: E402
+from models import MODELS, QUANTIZED, count_macs, resolve_model  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
@@ -286,17 +285,6 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-md", help="also write the table as Markdown (docs/mcu.md)")
     parser.add_argument("--section", help="with --output-md: replace only the section of this title")
     return parser
-
-
-def resolve_model(spec: str, folder: Path) -> tuple[str, Path]:
-    """A bench model's name, or an .onnx path: (a C identifier for it, its .onnx file)."""
-    if spec.endswith(".onnx") or "/" in spec:
-        path = Path(spec)
-        if not path.is_file():
-            raise ZantError(f"no model file '{spec}'")
-        name = re.sub(r"\W", "_", path.stem)
-        return (name if name[:1].isalpha() else f"m_{name}"), path
-    return spec, model_file(spec, folder)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,7 @@ bench/test extra: only this function imports it.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from zant.errors import ZantError
 from zant.pipelines import MCU_PIPELINE
 
 OPSET = 13
@@ -568,6 +570,21 @@ def model_file(name: str, folder: Path) -> Path:
     path = Path(folder) / f"{name}.onnx"
     onnx.save((MODELS | QUANTIZED | LARGE | ARCHITECTURES)[name](), path)
     return path
+
+
+def resolve_model(spec: str, folder: Path) -> tuple[str, Path]:
+    """A bench model's name, or an .onnx path: (a C identifier for it, its .onnx file; a named
+    model is written into `folder`)."""
+    if spec.endswith(".onnx") or "/" in spec:
+        path = Path(spec)
+        if not path.is_file():
+            raise ZantError(f"no model file '{spec}'")
+        name = re.sub(r"\W", "_", path.stem)
+        return (name if name[:1].isalpha() else f"m_{name}"), path
+    known = MODELS | QUANTIZED | LARGE | ARCHITECTURES
+    if spec != "digits" and spec not in known:
+        raise ZantError(f"unknown model '{spec}' (choose from digits, {', '.join(known)}, or give an .onnx path)")
+    return spec, model_file(spec, folder)
 
 
 def save_all(folder: str | Path) -> dict[str, Path]:
