@@ -20,6 +20,8 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
   constant scalar operand) by `LookupTable`, its 256 entries computed at compile time;
 * data movement (MOVEMENT_OPS: Transpose, Reshape, Slice, Pad, Resize nearest, MaxPool …) by
   the same op on the 8-bit tensor, and Concat by Concat of the inputs;
+* Resize in linear or cubic mode (constant scales or sizes) by the Resize on the 8-bit tensor
+  marked `REQUANTIZE` (integer interpolation and one requantization in onnx-to-uop);
 * Relu / Clip with constant bounds by Clip with quantized bounds;
 * Q(DQ(x)) with equal parameters by x.
 
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, Float32Type, Float64Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -66,6 +68,7 @@ from zant.dialects.onnx import (
 )
 from zant.ir.resources import constant_array, make_constant_attr
 from zant.passes.onnx_to_uop.quant import FIXED_POINT
+from zant.passes.onnx_to_uop.resample import REQUANTIZE
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
 
@@ -368,12 +371,12 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x = _dequantized(input_value(op, 0))
     if x is None or not _is_int8(x.value) or not x.is_per_tensor:
         return None
+    if op.name == "onnx.Resize" and get_attr(op, "mode") != "nearest":
+        return fold_interpolating_resize(op, x, y, b)
     same = x.same_parameters(y)
     if not same and not _requantize_shape_check(x, y):
         return None
     rest = inputs(op)[1:]
-    if op.name == "onnx.Resize" and get_attr(op, "mode") != "nearest":
-        return None
     if op.name == "onnx.Pad":
         rest = [*rest, None, None][:3]
         value = np.zeros(()) if rest[1] is None else _constant(rest[1])
@@ -388,6 +391,33 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     if same:
         return value
     return _requantize(b, Quantized(value, x.scale, x.zero_point, 0), y, _int8_result(op, y))
+
+
+def fold_interpolating_resize(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:
+    """Resize in linear or cubic mode of a per-tensor DQ'd 8-bit tensor, with constant roi,
+    scales and sizes, into a Q of the same type → the Resize on the 8-bit tensor marked with
+    `REQUANTIZE` [x_zp, y_zp, x_scale / y_scale]: integer interpolation on the
+    zero-point-shifted codes and one requantization in onnx-to-uop (`emit_requantized_resize`).
+    The interpolation weights of each output sum to 1, so the zero point passes through them.
+    tf_crop_and_resize (its extrapolated positions have a float value) stays float."""
+    if get_attr(op, "coordinate_transformation_mode") == "tf_crop_and_resize":
+        return None
+    rest = inputs(op)[1:]
+    if any(value is not None and _constant(value) is None for value in rest):
+        return None
+    scales = [_constant(v) for v in (x.scale, x.zero_point, y.scale, y.zero_point)]
+    if any(v is None or v.size != 1 for v in scales):
+        return None
+    x_scale, x_zero, y_scale, y_zero = (v.reshape(-1)[0] for v in scales)
+    if x_zero.dtype != y_zero.dtype:
+        return None  # Resize keeps its element type
+    ratio = float(x_scale / y_scale)
+    result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
+    value = b.op("Resize", [x.value, *rest], result_type, dict(op.properties))
+    value.owner.attributes[REQUANTIZE] = ArrayAttr(
+        [IntegerAttr(int(x_zero), 64), IntegerAttr(int(y_zero), 64), FloatAttr(ratio, Float64Type())]
+    )
+    return value
 
 
 def fold_concat(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:

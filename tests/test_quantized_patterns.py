@@ -38,6 +38,7 @@ from test_int8 import PIPELINE, folded, onnxruntime_session  # noqa: E402
 
 from zant.driver import CompileOptions, compile_model  # noqa: E402
 from zant.passes.fold_qdq import unfolded_ops  # noqa: E402
+from zant.passes.onnx_to_uop.resample import REQUANTIZE  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 
 OPSET = 19
@@ -160,6 +161,29 @@ def movement_model() -> onnx.ModelProto:
     return g.build("movement")
 
 
+RESIZE_SHAPES = {"x2": ("scales", [1, 1, 2, 2], [1, 2, 8, 8]), "to7x6": ("sizes", [1, 2, 7, 6], [1, 2, 7, 6])}
+RESIZE_COORDINATES = ("align_corners", "half_pixel", "asymmetric")
+
+
+def resize_model(mode: str) -> onnx.ModelProto:
+    """DQ → Resize(`mode`) → Q of an int8 and a uint8 input 1×2×4×4: ×2 and to 7×6 (scales
+    1.75 and 1.5), each coordinate transformation, with the DQ's parameters and with others (a
+    smaller scale, so cubic overshoot saturates)."""
+    g = QdqGraph()
+    for kind, zero_point in (("i8", 3), ("u8", 131)):
+        q, same = g.quantized_input(f"x_{kind}", [1, 2, 4, 4], 0.05, zero_point, kind)
+        other = g.params(0.03, zero_point - 10, kind)
+        dq = g.dq(q, same)
+        for given, values, shape in RESIZE_SHAPES.values():
+            array = np.array(values, np.float32 if given == "scales" else np.int64)
+            operands = [dq, "", g.const(array)] if given == "scales" else [dq, "", "", g.const(array)]
+            for coordinates in RESIZE_COORDINATES:
+                for y_params in (same, other):
+                    resized = g.node("Resize", operands, mode=mode, coordinate_transformation_mode=coordinates)
+                    g.output(g.q(resized, y_params), y_params, shape)
+    return g.build(f"resize_{mode}")
+
+
 def silu_cnn() -> onnx.ModelProto:
     """Conv → SiLU (x · sigmoid(x)) → MaxPool ‖ Conv → Tanh, Concat, Resize ×2 nearest,
     Conv → Sigmoid, Transpose to NHWC; input 1×3×16×16."""
@@ -189,21 +213,26 @@ def assert_only_the_edges_are_float(module) -> None:
             assert isinstance(op.operands[0], BlockArgument)
 
 
-def lsb_differences(model: onnx.ModelProto, name: str, folder: Path, feeds: list[dict]) -> list[float]:
-    """Per output, the largest |ours - onnxruntime| in that output's LSBs."""
+def lsb_differences(
+    model: onnx.ModelProto, name: str, folder: Path, feeds: list[dict], optimized: tuple[bool, ...] = (False,)
+) -> list[float]:
+    """Per output, the largest |ours - onnxruntime| in that output's LSBs, onnxruntime run with
+    its graph optimizations off and/or on as `optimized` lists."""
     onnx.save(model, folder / f"{name}.onnx")
     result = compile_model(
         folder / f"{name}.onnx", folder / "out", CompileOptions(name=name, optimize="ReleaseSafe", pipeline=PIPELINE)
     )
-    compiled, session = load_compiled(result), onnxruntime_session(model, optimized=False)
+    compiled = load_compiled(result)
+    sessions = [onnxruntime_session(model, optimized=o) for o in optimized]
     producers = {o: n for n in model.graph.node for o in n.output}
     values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     lsbs = [float(values[producers[o.name].input[1]]) for o in model.graph.output]
     worst = [0.0] * len(lsbs)
     for feed in feeds:
         ours = compiled(*(feed[s.name] for s in result.inputs))
-        for i, (got, want) in enumerate(zip(ours, session.run(None, feed), strict=True)):
-            worst[i] = max(worst[i], float(np.max(np.abs(got - want))) / lsbs[i])
+        for session in sessions:
+            for i, (got, want) in enumerate(zip(ours, session.run(None, feed), strict=True)):
+                worst[i] = max(worst[i], float(np.max(np.abs(got - want))) / lsbs[i])
     return worst
 
 
@@ -232,6 +261,26 @@ def test_movement_within_one_lsb_of_onnxruntime(tmp_path):
     rng = np.random.default_rng(3)
     feeds = [{f"x_{k}": rng.uniform(-7, 7, (1, 2, 4, 4)).astype(np.float32) for k in TYPES} for _ in range(3)]
     assert max(lsb_differences(movement_model(), "movement", tmp_path, feeds)) <= 1.0 + 1e-3
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+def test_interpolating_resize_folds_to_an_integer_resize(tmp_path, mode):
+    module = folded(resize_model(mode), tmp_path)
+    assert_only_the_edges_are_float(module)
+    resizes = [op for op in module.walk() if op.name == "onnx.Resize"]
+    assert len(resizes) == 2 * len(RESIZE_SHAPES) * len(RESIZE_COORDINATES) * 2
+    assert all(REQUANTIZE in op.attributes for op in resizes)
+    # No requantize op: the Resize requantizes its own sum once.
+    assert not [op for op in module.walk() if op.name == "onnx.QLinearLeakyRelu"]
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+def test_interpolating_resize_within_one_lsb_of_onnxruntime(tmp_path, mode):
+    rng = np.random.default_rng(4)
+    feeds = [{f"x_{k}": rng.uniform(-7, 7, (1, 2, 4, 4)).astype(np.float32) for k in TYPES} for _ in range(4)]
+    # onnxruntime's own unoptimized and optimized runs (the latter may fuse DQ → Resize → Q).
+    worst = lsb_differences(resize_model(mode), f"resize_{mode}", tmp_path, feeds, optimized=(False, True))
+    assert max(worst) <= 1.0 + 1e-3, worst
 
 
 @pytest.mark.parametrize("activations,per_channel", [("int8", True), ("uint8", True), ("int8", False)])

@@ -34,12 +34,20 @@ from zant.passes.onnx_to_uop.kernel import (
     Layout,
     accumulator_type,
     constant_table,
+    highest_value,
     layout_of,
+    lowest_value,
     tensor_element_type,
     tensor_shape,
 )
 
 _INDEX_TABLE_TYPE = IntegerType(32)
+_I32 = IntegerType(32)
+
+REQUANTIZE = "zant.requantize"
+"""On an 8-bit `Resize` (linear or cubic) that fold-qdq made of DQ → Resize → Q: [x zero
+point, y zero point, x_scale / y_scale]. The op then computes DQ → Resize → Q in integers
+(`emit_requantized_resize`)."""
 
 
 # -- constant inputs and tables --------------------------------------------------------------
@@ -359,6 +367,87 @@ def emit_resize(
     return y
 
 
+# -- Resize of 8-bit codes with one requantization (fold-qdq's DQ → Resize → Q) ----------
+
+
+def fixed_point_taps(plan: ResizePlan, code_range: int) -> tuple[dict[int, np.ndarray], int]:
+    """Each tapped axis's weights as integers with `bits` fraction bits, each row's sum the
+    rounded sum of its real weights (2^bits where they sum to 1; the rounding error goes to
+    the row's largest weight), `bits` the most (up to 14) that keeps Σ Π |w| · |x - x_zp|
+    (|x - x_zp| ≤ `code_range`) inside int32."""
+    tapped = {axis: taps.weight for axis, taps in plan.taps.items() if taps.weight is not None}
+    bound = float(code_range) * math.prod(float(np.abs(w).sum(axis=1).max()) for w in tapped.values())
+    bits = min(14, math.floor((30 - math.log2(bound)) / len(tapped))) if tapped else 0
+    weights = {}
+    for axis, w in tapped.items():
+        one = 1 << bits
+        q = np.round(w * one).astype(np.int64)
+        rows = np.arange(len(q))
+        largest = np.abs(w).argmax(axis=1)
+        q[rows, largest] += np.round(w.sum(axis=1) * one).astype(np.int64) - q.sum(axis=1)
+        weights[axis] = q
+    return weights, bits
+
+
+def emit_requantized_resize(kb: KernelBuilder, op: Operation, plan: ResizePlan) -> Layout:
+    """y = clamp(round_half_even(Σ Π w_q · (x - x_zp) · M / 2^(bits·axes)) + y_zp), all in
+    integers: the interpolation weights (fixed point, `fixed_point_taps`) and M = m · 2^-shift
+    ≈ x_scale / y_scale are computed here, the sum is int32 on the zero-point-shifted codes, one
+    32×32→64 multiply and a shift requantize it, rounding half to even as QuantizeLinear does."""
+    x_zp, y_zp, ratio = (a.value.data for a in op.attributes[REQUANTIZE].data)  # type: ignore[attr-defined]
+    x = layout_of(input_value(op, 0))
+    out_type = tensor_element_type(op.results[0])
+    if plan.out_shape != tensor_shape(op.results[0]):
+        raise ValueError(f"the scales or sizes give shape {plan.out_shape}, the result type has {tensor_shape(op.results[0])}")
+    if any(t.outside is not None for t in plan.taps.values()):
+        raise NotImplementedError("an integer Resize with extrapolated positions")
+    code_range = int(max(abs(lowest_value(x.element_type) - x_zp), abs(highest_value(x.element_type) - x_zp)))
+    weights, bits = fixed_point_taps(plan, code_range)
+    total_bits = bits * len(weights)
+    exponent = math.frexp(ratio)[1]
+    shift = min(31 - exponent + total_bits, 62)
+    multiplier = round(ratio * 2.0 ** (shift - total_bits))
+    name = result_name(op)
+    tables = {
+        axis: _AxisTables(
+            constant_table(op, f"{name}_axis{axis}_index", taps.index, _INDEX_TABLE_TYPE),
+            None if axis not in weights else constant_table(op, f"{name}_axis{axis}_weight", weights[axis], _I32),
+            None,
+        )
+        for axis, taps in plan.taps.items()
+    }
+    x_zero = kb.const(int(x_zp), _I32)
+    m, by, one = kb.const(multiplier, I64), kb.const(shift, I64), kb.const(1, I64)
+    half, mask, zero = kb.const(1 << (shift - 1), I64), kb.const((1 << shift) - 1, I64), kb.const(0, I64)
+    y_zero = kb.const(int(y_zp), I64)
+    low, high = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+    y = kb.alloc(name, plan.out_shape, out_type)
+    weighted = list(weights)
+    with kb.loop_nest(plan.out_shape) as ivs:
+        acc = kb.define_acc(0, _I32)
+        with kb.loop_nest([weights[a].shape[1] for a in weighted]) as ks:
+            tap = dict(zip(weighted, ks))
+            indices = list(ivs)
+            weight = None
+            for axis, t in tables.items():
+                at = [ivs[axis], tap[axis] if axis in tap else kb.index(0)]
+                indices[axis] = kb.cast(kb.load(t.index, at), IndexType())
+                if t.weight is not None:
+                    w = kb.load(t.weight, at)
+                    weight = w if weight is None else kb.alu("mul", weight, w)
+            value = kb.alu("sub", kb.cast(kb.load(x, indices), _I32), x_zero)
+            kb.mulacc(acc, value, weight if weight is not None else kb.const(1, _I32))
+        product = kb.alu("mul", kb.cast(kb.acc_get(acc), I64), m)
+        # Floor division by 2^shift, then half to even on the remainder (≥ 0 after a floor).
+        quotient = kb.alu("shr", product, by)
+        remainder = kb.alu("and", product, mask)
+        odd = kb.alu("cmpne", kb.alu("and", quotient, one), zero)
+        up = kb.alu("or", kb.alu("cmplt", half, remainder), kb.alu("and", kb.alu("cmpeq", remainder, half), odd))
+        value = kb.alu("add", kb.alu("add", quotient, kb.where(up, one, zero)), y_zero)
+        kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
+    return y
+
+
 # -- Resize with run-time scales, sizes or roi ----------------------------------------------
 
 _F64 = Float64Type()
@@ -617,6 +706,8 @@ class ResizeLowering(OnnxLowering):
             axes=get_attr(op, "axes"),
             keep_aspect_ratio_policy=get_attr(op, "keep_aspect_ratio_policy"),
         )
+        if REQUANTIZE in op.attributes:
+            return [emit_requantized_resize(kb, op, plan)]
         return [emit_resize(kb, op, attrs, plan)]
 
 

@@ -63,12 +63,12 @@ func.func @slice_requantized(%x: tensor<6xui8>) -> tensor<3xui8> {
 // -----
 
 // Resize: nearest runs on int8 (the absent roi stays absent); linear interpolates, so it
-// stays float.
+// is an int8 Resize that requantizes its integer sum (fold-qdq-resize.mlir).
 
 // CHECK-LABEL: func.func @resize
 // CHECK:         %[[N:.*]] = onnx.Resize(%x, none, %scales) {mode = "nearest"} : (tensor<1x1x2x2xi8>, none, tensor<4xf32>) -> tensor<1x1x4x4xi8>
-// CHECK:         onnx.DequantizeLinear
-// CHECK-NEXT:    onnx.Resize({{.*}}) {mode = "linear"} : (tensor<1x1x2x2xf32>, none, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+// CHECK-NEXT:    onnx.Resize(%x, none, %scales) {mode = "linear", zant.requantize = [3 : i64, 3 : i64, 1.000000e+00 : f64]} : (tensor<1x1x2x2xi8>, none, tensor<4xf32>) -> tensor<1x1x4x4xi8>
+// CHECK-NOT:     onnx.DequantizeLinear
 func.func @resize(%x: tensor<1x1x2x2xi8>) -> (tensor<1x1x4x4xi8>, tensor<1x1x4x4xi8>) {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
   %z = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
