@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from models import QUANTIZED, GraphBuilder, calibration_inputs, quantize  # noqa: E402
-from test_int8 import PIPELINE, folded, onnxruntime_session  # noqa: E402
+from test_int8 import PIPELINE, conv_loops, folded, onnxruntime_session  # noqa: E402
 
 from zant.driver import CompileOptions, compile_model  # noqa: E402
 from zant.passes.fold_qdq import unfolded_ops  # noqa: E402
@@ -272,6 +272,12 @@ def test_interpolating_resize_folds_to_an_integer_resize(tmp_path, mode):
     assert all(REQUANTIZE in op.attributes for op in resizes)
     # No requantize op: the Resize requantizes its own sum once.
     assert not [op for op in module.walk() if op.name == "onnx.QLinearLeakyRelu"]
+    # Each Resize is one loop nest with an int32 sum and no float.
+    onnx.save(resize_model(mode), tmp_path / "resize.onnx")
+    result = compile_model(tmp_path / "resize.onnx", tmp_path / "out", CompileOptions(name="resize", build=False, pipeline=PIPELINE))
+    loops = conv_loops(result.zig_path.read_text())
+    assert len(loops) == len(resizes)
+    assert not [loop for loop in loops if "f32" in loop or "f64" in loop]
 
 
 @pytest.mark.parametrize("mode", ["linear", "cubic"])
