@@ -182,3 +182,29 @@ def test_qoperator_uint8_equals_the_onnx_reference(tmp_path):
         (got,) = compiled(*(feeds[s.name] for s in result.inputs))
         (want,) = reference.run(None, feeds)
         assert np.max(np.abs(got - want)) <= lsb
+
+
+@pytest.mark.parametrize("variant", ["qoperator_int8", "qdq_relu6_uint8"])
+def test_runs_as_firmware_on_the_cortex_m4(tmp_path, variant):
+    """The image `zant compile --target cortex-m4 --firmware` builds by default (ReleaseFast, the
+    M4's pipeline) runs under QEMU with the host build's outputs bit for bit, within 1 LSB of
+    onnxruntime."""
+    from zant.backend.boards import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+
+    board = BOARDS[DEFAULT_BOARDS["cortex-m4"]]
+    missing = qemu_missing(board)
+    if missing:
+        pytest.skip(missing)
+    model = quantized(variant)
+    onnx.save(model, tmp_path / "m.onnx")
+    (feeds,) = calibration_inputs(model, count=1, seed=42)
+    image = compile_model(tmp_path / "m.onnx", tmp_path / "m4", CompileOptions(name="m", target="cortex-m4", firmware=True, inputs=feeds))
+    host = compile_model(tmp_path / "m.onnx", tmp_path / "host", CompileOptions(name="m"))
+    assert image.firmware_path is not None and image.board is not None
+    (got,) = run_firmware(image.firmware_path, image.board, image.outputs).outputs
+    (want,) = load_compiled(host)(*(feeds[s.name] for s in host.inputs))
+    np.testing.assert_array_equal(got, want)
+    (lsb,) = output_tolerances(model)
+    (ort_out,) = onnxruntime_session(model, optimized=False).run(None, feeds)
+    assert np.max(np.abs(got - ort_out)) <= lsb * 1.001
