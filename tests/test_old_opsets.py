@@ -224,3 +224,14 @@ def test_old_form_without_adapter_names_node_op_and_opset(tmp_path):
     model = legacy_model([node], [_value("x", [2, 3])], [_value("y", [2, 5])], 1)
     with pytest.raises(ZantError, match=r"node 'pad1' \(Pad\) of opset 1: the ONNX version converter cannot upgrade it"):
         _import(model, tmp_path)
+
+
+def test_a_conversion_that_changes_the_graph_signature_is_refused(tmp_path):
+    # onnx's Scan 8 -> 9 adapter drops the batch dimension of every graph input and output: the
+    # compiled model would take other buffers than the file declares (ONNX's test_scan_sum).
+    from onnx.backend.test.case.node import collect_testcases
+
+    (case,) = [c for c in collect_testcases() if c.name == "test_scan_sum"]
+    assert case.model.opset_import[0].version == 8
+    with pytest.raises(ZantError, match=r"from opset 8 to \d+ changes graph tensor 'initial' from \[1, 2\] to \[2\]"):
+        _import(case.model, tmp_path)

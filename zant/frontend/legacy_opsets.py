@@ -42,6 +42,33 @@ BatchNormalization `spatial`."""
 
 def convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
     """`model` (default-domain opset `version`) converted to opset `target`."""
+    converted = _convert_opset(model, version, target)
+    _check_signature_kept(model, converted, version, target)
+    return converted
+
+
+def _declared_shapes(model: ModelProto) -> dict[str, list[int | str]]:
+    return {
+        v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+        for v in [*model.graph.input, *model.graph.output]
+        if v.type.HasField("tensor_type") and v.type.tensor_type.HasField("shape")
+    }
+
+
+def _check_signature_kept(model: ModelProto, converted: ModelProto, version: int, target: int) -> None:
+    """onnx's converter may rewrite a graph's declared inputs and outputs (Scan 8 -> 9 drops the
+    batch dimension of every one): the caller's buffers would no longer be the model's."""
+    before, after = _declared_shapes(model), _declared_shapes(converted)
+    for name, shape in before.items():
+        if name in after and after[name] != shape:
+            raise ZantError(
+                f"converting the model from opset {version} to {target} changes graph tensor '{name}' "
+                f"from {shape} to {after[name]} (onnx's version converter); re-export the model at a "
+                "newer opset"
+            )
+
+
+def _convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
     if version >= LEGACY_BELOW:
         return _convert(model, version, target)
     given = {v.name for v in model.graph.value_info}
