@@ -60,7 +60,7 @@ def test_digits_row_on_cortex_m4_is_current(tmp_path, mode):
     if missing:
         pytest.skip(missing)
     documented = documented_row("digits", board, mode)
-    path = mcu.model_file("digits", tmp_path)
+    _, path = mcu.resolve_model("digits", tmp_path)
     host = mcu.load_compiled(mcu.compile_model(path, tmp_path / "host", mcu.options("digits")))
     (fresh,) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([mcu.measure("digits", path, board, mode, host, tmp_path)])))
     stale = {k: (documented[k], fresh[k]) for k in MEASURED if documented[k] != fresh[k]}
