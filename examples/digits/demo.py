@@ -96,7 +96,8 @@ def run_on_m4(m4, reference: np.ndarray, label: int) -> bool:
     instructions = count_instructions(m4.board, m4.firmware_path)
     print(f"on the emulated cortex-m4  digit {got.argmax()} (label {label}), reference {reference.argmax()}, "
           f"max |Δ probability| {np.abs(got - reference).max():.2e}")
-    print(f"                           {instructions:,} instructions per inference, stack {run.stack_bytes:,} B")
+    print(f"                           {instructions:,} instructions per inference, "
+          f"stack {run.model_stack_bytes:,} B (the whole image's: {run.stack_bytes:,} B)")
     return int(got.argmax()) == int(reference.argmax())
 
 
