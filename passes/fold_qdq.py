@@ -420,18 +420,26 @@ def fold_interpolating_resize(op: Operation, x: Quantized, y: Quantized, b: Buil
     return value
 
 
-def fold_concat(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """Concat of DQ'd 8-bit tensors of one type: each input requantized to y's parameters
-    where its own differ, then Concat on the 8-bit tensors."""
+def _in_output_parameters(op: Operation, y: Quantized, b: Builder) -> list[SSAValue] | None:
+    """`op`'s operands as 8-bit tensors in y's parameters: each one a per-tensor DQ of y's
+    element type, requantized where its own parameters differ; None if one is not."""
     xs = [_dequantized(v) for v in op.operands]
     if any(x is None or not x.is_per_tensor or _element_type(x.value) != _element_type(y.zero_point) for x in xs):
         return None
     if not all(x.same_parameters(y) or _requantize_shape_check(x, y) for x in xs):
         return None
-    parts = [
+    return [
         x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
         for x in xs
     ]
+
+
+def fold_concat(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """Concat of DQ'd 8-bit tensors of one type: each input requantized to y's parameters
+    where its own differ, then Concat on the 8-bit tensors."""
+    parts = _in_output_parameters(op, y, b)
+    if parts is None:
+        return None
     return b.op("Concat", parts, _int8_result(op, y), dict(op.properties))
 
 
@@ -540,15 +548,9 @@ def fold_sub(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
 def fold_min_max(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Max / Min of DQ'd 8-bit tensors: each requantized to y's parameters where they differ
     (Q_y is monotone), then the op on the 8-bit tensors."""
-    xs = [_dequantized(v) for v in op.operands]
-    if any(x is None or not x.is_per_tensor or _element_type(x.value) != _element_type(y.zero_point) for x in xs):
+    parts = _in_output_parameters(op, y, b)
+    if parts is None:
         return None
-    if not all(x.same_parameters(y) or _requantize_shape_check(x, y) for x in xs):
-        return None
-    parts = [
-        x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
-        for x in xs
-    ]
     return b.op(op.name.removeprefix("onnx."), parts, _int8_result(op, y))
 
 
