@@ -60,6 +60,15 @@ def test_stft_with_window():
     check_model(model, rtol=1e-4, atol=1e-5)
 
 
+def test_stft_default_onesided_with_constant_frame_length():
+    """`onesided` omitted (default 1) and a constant frame_length: ONNX's shape inference reads
+    the omission as two-sided ([2, 3, 8, 2]) and would contradict the declared onesided shape."""
+    node = helper.make_node("STFT", ["s", "step", "", "len"], ["y"])
+    initializers = [("step", np.array(4, np.int64)), ("len", np.array(8, np.int64))]
+    model = _model([node], [("s", [2, 16, 1])], [("y", [2, 3, 5, 2])], initializers)
+    check_model(model, rtol=1e-4, atol=1e-5)
+
+
 MEL_PARAMETERS = [(8, 16, 8192, 0.0, 4096.0), (3, 8, 8000, 0.0, 4000.0), (10, 64, 16000, 20.0, 7600.0), (4, 10, 100, 5.0, 20.0)]
 
 

@@ -89,16 +89,35 @@ def function_body(node: NodeProto, opset: int, types: dict[str, TypeProto]) -> F
     return None
 
 
+MISREAD_DEFAULTS = {"STFT": ("onesided",)}
+"""Attributes whose omission ONNX's shape inference reads as 0 though the schema's default differs:
+STFT without `onesided` (default 1) is inferred two-sided once frame_length is a constant, which
+contradicts a correctly declared onesided output shape."""
+
+
+def _schema_defaults_needed(node: NodeProto, opset: int) -> tuple[defs.OpSchema | None, Iterable[str] | None]:
+    """The schema whose defaults `node` should spell out and which attributes (None: all)."""
+    schema = _schema_with_body(node.op_type, opset, node.domain)
+    if schema is not None:
+        return schema, None
+    if node.domain in DEFAULT_DOMAINS and node.op_type in MISREAD_DEFAULTS:
+        return defs.get_schema(node.op_type, opset), MISREAD_DEFAULTS[node.op_type]
+    return None, None
+
+
 def spell_out_defaults(model: ModelProto, opset: int) -> ModelProto:
     """Give every node whose op has a function body the schema defaults of the attributes it
     omits, in place. ONNX's shape inference runs such bodies without applying the defaults
-    (MeanVarianceNormalization without `axes` fails there); the node means the same either way."""
+    (MeanVarianceNormalization without `axes` fails there); the node means the same either way.
+    The `MISREAD_DEFAULTS` attributes of other ops are spelled out for the same reason."""
     for node in model.graph.node:
-        schema = _schema_with_body(node.op_type, domain_version(model, node.domain, opset), node.domain)
+        schema, names = _schema_defaults_needed(node, domain_version(model, node.domain, opset))
         if schema is None:
             continue
         given = {a.name for a in node.attribute}
         for name, attribute in schema.attributes.items():
+            if names is not None and name not in names:
+                continue
             if name not in given and attribute.default_value.type != AttributeProto.UNDEFINED:
                 node.attribute.append(attribute.default_value)
                 node.attribute[-1].name = name
