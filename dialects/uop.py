@@ -1817,14 +1817,20 @@ STATUS_BAD_PARAMETER = 4
 """The status of a failed `uop.check` made by the onnx-to-uop lowerings: a run-time parameter
 input (reduction axes, Trilu's k, ...) contradicts the shapes the code was compiled for."""
 
+STATUS_OUTPUT_SIZE = 5
+"""The status of a failed `uop.check` that guards a data-dependent output (NonZero, Compress,
+NonMaxSuppression): the number of elements the data select differs from the output's compiled
+(declared) extent. Nothing of that output has been written when it is returned."""
+
 
 @irdl_op_definition
 class CheckOp(IRDLOperation):
     """`uop.check %ok, 4` ends the function with status 4 (the generated `NAME_predict`
     returns it) unless the i1 `%ok` is true. It guards values only known at run time, such as a
     parameter input (axes, k, pads ...) that must agree with the shapes the code was compiled
-    for: the kernels after it rely on them. It lives in the function's body, never in a loop, so
-    no kernel after it has run when it fails; the status is never 0 (success)."""
+    for (`STATUS_BAD_PARAMETER`), or the size data select for a data-dependent output
+    (`STATUS_OUTPUT_SIZE`): the kernels after it rely on them. It lives in the function's body,
+    never in a loop, so no kernel after it has run when it fails; the status is never 0."""
 
     name = "uop.check"
 

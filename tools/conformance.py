@@ -87,9 +87,9 @@ if TYPE_CHECKING:
 
 # -- classification -------------------------------------------------------------------------
 
-DATA_DEPENDENT_OPS = frozenset(
-    {"NonZero", "Unique", "Compress", "NonMaxSuppression", "StringSplit", "ImageDecoder"}
-)
+DATA_DEPENDENT_OPS = frozenset({"Unique", "StringSplit", "ImageDecoder"})
+"""Ops whose output size depends on the data and that do not compile yet (NonZero, Compress and
+NonMaxSuppression compile for the size the model declares)."""
 SEQUENCE_OPS = frozenset(
     {
         "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
@@ -110,7 +110,7 @@ PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
     "ReduceSumSquare": (1,), "CenterCropPad": (1,), "Trilu": (1,), "CumSum": (1,), "CumProd": (1,), "Clip": (1, 2),
     "Dropout": (1, 2), "MaxUnpool": (2,), "Col2Im": (1, 2), "DFT": (1, 2), "STFT": (1, 3),
     "BlackmanWindow": (0,), "HammingWindow": (0,), "HannWindow": (0,), "MelWeightMatrix": (0, 1, 2, 3, 4),
-    "Loop": (0, 1), "AffineGrid": (1,),
+    "Loop": (0, 1), "AffineGrid": (1,), "NonMaxSuppression": (2, 3, 4),
 }
 """Op → indices of inputs that models normally hold as constants (frozen when the data agree)."""
 

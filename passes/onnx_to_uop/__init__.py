@@ -48,6 +48,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         col2im,
         constants,
         conv,
+        data_dependent,
         deform_conv,
         elementwise,
         linalg,
@@ -70,7 +71,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
     families = (
         constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
         resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
-        ml_features, ml_linear, tree_ensemble,
+        ml_features, ml_linear, tree_ensemble, data_dependent,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 

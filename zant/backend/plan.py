@@ -479,6 +479,8 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
         f"#define {name}_STATUS_PLAN_MISMATCH 3 /* {name}_check_plan: another plan */",
         f"#define {name}_STATUS_BAD_PARAMETER 4 /* {name}_predict: a parameter input (axes, pads, k ...) "
         "contradicts the compiled shapes */",
+        f"#define {name}_STATUS_OUTPUT_SIZE 5 /* {name}_predict: the data select another number of elements "
+        "than a data-dependent output's compiled shape holds (NonZero, Compress, NonMaxSuppression) */",
         "",
     ]
 

@@ -1,0 +1,286 @@
+"""Ops whose output size depends on the data: NonZero, Compress, NonMaxSuppression.
+
+The code is compiled for the output shape the model declares (the frontend refuses one left
+symbolic, naming the node); `compiled_extent` is where the lowerings read that extent. The data
+may select another number of elements, so each lowering works in three steps and no data can
+make it touch memory out of bounds:
+
+1. count: a kernel counts what the data select, writing only scratch (or nothing);
+2. check: `uop.check` ends NAME_predict with `uop.STATUS_OUTPUT_SIZE` unless the count is the
+   compiled extent (nothing of the output is written yet);
+3. write: a kernel appends each selected element at a running position. uop has no conditional
+   store, so an element not selected rewrites the slot's own value (`store_if`), and the slot
+   is clamped to the extent: in bounds whatever the count, exact once the check has passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType
+from xdsl.ir import Operation, SSAValue
+
+from zant.dialects import uop
+from zant.dialects.onnx import get_attr, input_value, inputs
+from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
+from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
+from zant.passes.onnx_to_uop.kernel import (
+    KernelBuilder,
+    Layout,
+    layout_of,
+    tensor_element_type,
+    tensor_shape,
+)
+
+I64 = IntegerType(64)
+
+
+# -- the count, its check and the appending write, shared by the three ops ---------------------
+
+
+def compiled_extent(op: Operation, axis: int, result: int = 0) -> int:
+    """The extent the data-dependent dimension `axis` of result `result` is compiled for: the
+    model's declared size (the frontend made it static)."""
+    return tensor_shape(op.results[result])[axis]
+
+
+def count_one(kb: KernelBuilder, acc: SSAValue, selected: SSAValue) -> None:
+    """acc += 1 when the i1 `selected` holds."""
+    one, zero = kb.const(1, I64), kb.const(0, I64)
+    kb.acc_set(acc, kb.alu("add", kb.acc_get(acc), kb.where(selected, one, zero)))
+
+
+def check_count(kb: KernelBuilder, count: SSAValue, extent: int) -> None:
+    """End NAME_predict with STATUS_OUTPUT_SIZE unless the i64 `count` is `extent`."""
+    kb.insert(uop.CheckOp(kb.alu("cmpeq", count, kb.const(extent, I64)), uop.STATUS_OUTPUT_SIZE))
+
+
+def slot(kb: KernelBuilder, position: SSAValue, extent: int) -> SSAValue:
+    """The running i64 `position` as an index clamped to [0, extent): the next free row."""
+    low, high = kb.const(0, I64), kb.const(extent - 1, I64)
+    return kb.cast(kb.alu("min", kb.alu("max", position, low), high), IndexType())
+
+
+def store_if(kb: KernelBuilder, selected: SSAValue, value: SSAValue, layout: Layout, indices: Sequence[SSAValue]) -> None:
+    """layout[indices] = value when `selected`, else its own value again (no conditional store)."""
+    kb.store(kb.where(selected, value, kb.load(layout, indices)), layout, indices)
+
+
+def nonzero(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    return kb.alu("cmpne", value, kb.const(0, value.type))
+
+
+# -- the ops -----------------------------------------------------------------------------------
+
+
+class NonZeroLowering(OnnxLowering):
+    """NonZero: the [rank, N] indices of X's non-zero elements, in row-major order. One pass
+    counts them; after the check a second appends each one's coordinates as a column."""
+
+    op_names = frozenset({"onnx.NonZero"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        reject_bfloat16(op)
+        x = layout_of(inputs(op)[0])
+        extent = compiled_extent(op, 1)
+        count = kb.define_acc(0, I64)
+        with kb.loop_nest(x.shape) as ivs:
+            count_one(kb, count, nonzero(kb, kb.load(x, ivs)))
+        check_count(kb, kb.acc_get(count), extent)
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), tensor_element_type(op.results[0]))
+        if out.size == 0:
+            return [out]
+        position = kb.define_acc(0, I64)
+        with kb.loop_nest(x.shape) as ivs:
+            selected = nonzero(kb, kb.load(x, ivs))
+            column = slot(kb, kb.acc_get(position), extent)
+            for d, iv in enumerate(ivs):
+                store_if(kb, selected, kb.cast(iv, I64), out, [kb.index(d), column])
+            count_one(kb, position, selected)
+        return [out]
+
+
+class CompressLowering(OnnxLowering):
+    """Compress: the slices of X along `axis` (of X flattened without one) whose condition entry
+    is true. A condition shorter than the axis drops the slices after it, as ONNX says."""
+
+    op_names = frozenset({"onnx.Compress"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        x, condition = (layout_of(v) for v in inputs(op)[:2])
+        axis = get_attr(op, "axis")
+        if axis is None:
+            flat = x.reshape((x.size,)) or materialize(kb, x, f"{result_name(op)}_flat").reshape((x.size,))
+            x, axis = flat, 0
+        elif not -x.rank <= axis < x.rank:
+            raise ValueError(f"axis {axis} is out of range for a rank-{x.rank} input")
+        axis %= x.rank
+        length = condition.shape[0]
+        if length > x.shape[axis]:
+            raise ValueError(f"condition has {length} entries, the axis only {x.shape[axis]}")
+        extent = compiled_extent(op, axis)
+        count = kb.define_acc(0, I64)
+        with kb.loop(length) as i:
+            count_one(kb, count, nonzero(kb, kb.load(condition, [i])))
+        check_count(kb, kb.acc_get(count), extent)
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), tensor_element_type(op.results[0]))
+        if out.size == 0:
+            return [out]
+        # The axis first: one condition entry per outer iteration, its slice inside.
+        perm = [axis] + [d for d in range(x.rank) if d != axis]
+        rows, out_rows = x.permute(perm), out.permute(perm)
+        position = kb.define_acc(0, I64)
+        with kb.loop(length) as i:
+            selected = nonzero(kb, kb.load(condition, [i]))
+            row = slot(kb, kb.acc_get(position), extent)
+            with kb.loop_nest(rows.shape[1:]) as ivs:
+                store_if(kb, selected, kb.load(rows, [i, *ivs]), out_rows, [row, *ivs])
+            count_one(kb, position, selected)
+        return [out]
+
+
+class NonMaxSuppressionLowering(OnnxLowering):
+    """NonMaxSuppression: [N, 3] rows (batch, class, box) of the boxes kept per batch and class,
+    as onnx's reference keeps them.
+
+    Per batch and class, rank r picks the r-th box by score (descending, equal scores by
+    ascending index: TopK's selection passes, no sort buffer) and keeps it unless the class
+    already kept `max_output_boxes_per_class`, its score is not above `score_threshold` (when
+    given) or its IoU with a box kept before exceeds `iou_threshold`. A scratch table holds the
+    box kept at each rank (-1: none); the write pass appends the table's kept entries in order.
+    The three parameters are read when NAME_predict runs unless they are constants; absent, the
+    maximum is 0 and there is no score threshold.
+    """
+
+    op_names = frozenset({"onnx.NonMaxSuppression"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        boxes, scores = (layout_of(v) for v in inputs(op)[:2])
+        if boxes.element_type != Float32Type() or scores.element_type != Float32Type():
+            raise ValueError("boxes and scores must be float32")
+        batches, count, _ = boxes.shape
+        classes = scores.shape[1]
+        if scores.shape != (batches, classes, count) or boxes.shape[2] != 4:
+            raise ValueError(f"boxes {boxes.shape} and scores {scores.shape} do not match ([B, N, 4], [B, C, N])")
+        center_point_box = get_attr(op, "center_point_box") or 0
+        if center_point_box not in (0, 1):
+            raise ValueError(f"center_point_box must be 0 or 1, got {center_point_box}")
+        f32 = Float32Type()
+        limit = _scalar(kb, op, 2, I64)
+        limit = kb.const(0, I64) if limit is None else kb.alu("max", limit, kb.const(0, I64))
+        iou_threshold = _scalar(kb, op, 3, f32)
+        iou_threshold = kb.const(0.0, f32) if iou_threshold is None else iou_threshold
+        score_threshold = _scalar(kb, op, 4, f32)
+        extent = compiled_extent(op, 0)
+
+        kept = kb.alloc(f"{result_name(op)}_kept", (batches, classes, count), I64)
+        total = kb.define_acc(0, I64)
+        with kb.loop_nest((batches, classes)) as (b, c):
+            previous_score = kb.define_acc(float("inf"), f32)
+            previous_index = kb.define_acc(-1, I64)
+            kept_in_class = kb.define_acc(0, I64)
+            with kb.loop(count) as rank:
+                score, index = self._next_best(kb, scores, b, c, count, previous_score, previous_index)
+                found = kb.alu("cmplt", index, kb.const(count, I64))  # no NaN-free box left: none
+                box = kb.cast(kb.alu("min", index, kb.const(count - 1, I64)), IndexType())
+                suppressed = kb.define_acc(0, IntegerType(1))
+                with kb.loop(count) as earlier:
+                    other = kb.load(kept, [b, c, earlier])
+                    valid = kb.alu("and", kb.alu("cmplt", earlier, rank), kb.alu("cmple", kb.const(0, I64), other))
+                    other_box = kb.cast(kb.where(valid, other, kb.const(0, I64)), IndexType())
+                    overlap = self._suppresses(kb, boxes, b, box, other_box, iou_threshold, center_point_box)
+                    kb.acc_set(suppressed, kb.alu("or", kb.acc_get(suppressed), kb.alu("and", valid, overlap)))
+                conditions = [found, kb.alu("not", kb.acc_get(suppressed)), kb.alu("cmplt", kb.acc_get(kept_in_class), limit)]
+                if score_threshold is not None:
+                    conditions.append(kb.alu("cmplt", score_threshold, score))
+                keep = conditions[0]
+                for condition in conditions[1:]:
+                    keep = kb.alu("and", keep, condition)
+                kb.store(kb.where(keep, index, kb.const(-1, I64)), kept, [b, c, rank])
+                count_one(kb, kept_in_class, keep)
+                count_one(kb, total, keep)
+        check_count(kb, kb.acc_get(total), extent)
+
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), tensor_element_type(op.results[0]))
+        if out.size == 0:
+            return [out]
+        position = kb.define_acc(0, I64)
+        with kb.loop_nest((batches, classes, count)) as (b, c, rank):
+            index = kb.load(kept, [b, c, rank])
+            selected = kb.alu("cmple", kb.const(0, I64), index)
+            row = slot(kb, kb.acc_get(position), extent)
+            for column, value in enumerate((kb.cast(b, I64), kb.cast(c, I64), index)):
+                store_if(kb, selected, value, out, [row, kb.index(column)])
+            count_one(kb, position, selected)
+        return [out]
+
+    @staticmethod
+    def _next_best(kb, scores, b, c, count, previous_score, previous_index) -> tuple[SSAValue, SSAValue]:
+        """The best box after (previous score, previous index), ordered by score descending then
+        index ascending; (−inf, count) when none is left. Updates the previous pair."""
+
+        def precedes(v, i, w, j):
+            return kb.alu("or", kb.alu("cmplt", w, v), kb.alu("and", kb.alu("cmpeq", v, w), kb.alu("cmplt", i, j)))
+
+        f32 = Float32Type()
+        best_score = kb.define_acc(float("-inf"), f32)
+        best_index = kb.define_acc(count, I64)
+        with kb.loop(count) as i:
+            score, index = kb.load(scores, [b, c, i]), kb.cast(i, I64)
+            after = precedes(kb.acc_get(previous_score), kb.acc_get(previous_index), score, index)
+            wins = precedes(score, index, kb.acc_get(best_score), kb.acc_get(best_index))
+            take = kb.alu("and", after, wins)
+            kb.acc_set(best_score, kb.where(take, score, kb.acc_get(best_score)))
+            kb.acc_set(best_index, kb.where(take, index, kb.acc_get(best_index)))
+        score, index = kb.acc_get(best_score), kb.acc_get(best_index)
+        kb.acc_set(previous_score, score)
+        kb.acc_set(previous_index, index)
+        return score, index
+
+    @staticmethod
+    def _suppresses(kb, boxes, b, first, second, threshold, center_point_box) -> SSAValue:
+        """IoU(first, second) > threshold, as onnx's reference computes it in f32: false for
+        boxes that do not overlap or have no area."""
+        f32 = Float32Type()
+
+        def extents(box):
+            """(x_min, x_max, y_min, y_max) of a box."""
+            v = [kb.load(boxes, [b, box, kb.index(k)]) for k in range(4)]
+            if center_point_box:  # [x_center, y_center, width, height]
+                half = kb.const(2.0, f32)
+                w, h = kb.alu("div", v[2], half), kb.alu("div", v[3], half)
+                return kb.alu("sub", v[0], w), kb.alu("add", v[0], w), kb.alu("sub", v[1], h), kb.alu("add", v[1], h)
+            # [y1, x1, y2, x2], either corner first
+            return kb.alu("min", v[1], v[3]), kb.alu("max", v[1], v[3]), kb.alu("min", v[0], v[2]), kb.alu("max", v[0], v[2])
+
+        x1_min, x1_max, y1_min, y1_max = extents(first)
+        x2_min, x2_max, y2_min, y2_max = extents(second)
+        ix_min, ix_max = kb.alu("max", x1_min, x2_min), kb.alu("min", x1_max, x2_max)
+        iy_min, iy_max = kb.alu("max", y1_min, y2_min), kb.alu("min", y1_max, y2_max)
+        intersection = kb.alu("mul", kb.alu("sub", ix_max, ix_min), kb.alu("sub", iy_max, iy_min))
+        area1 = kb.alu("mul", kb.alu("sub", x1_max, x1_min), kb.alu("sub", y1_max, y1_min))
+        area2 = kb.alu("mul", kb.alu("sub", x2_max, x2_min), kb.alu("sub", y2_max, y2_min))
+        union = kb.alu("sub", kb.alu("add", area1, area2), intersection)
+        zero = kb.const(0.0, f32)
+        positive = [kb.alu("cmplt", zero, v) for v in (intersection, area1, area2, union)]
+        overlaps = [kb.alu("cmplt", ix_min, ix_max), kb.alu("cmplt", iy_min, iy_max), *positive]
+        iou = kb.alu("div", intersection, kb.where(positive[3], union, kb.const(1.0, f32)))
+        result = kb.alu("cmplt", threshold, iou)
+        for condition in overlaps:
+            result = kb.alu("and", result, condition)
+        return result
+
+
+def _scalar(kb: KernelBuilder, op: Operation, index: int, to) -> SSAValue | None:
+    """The first element of optional input `index` (absent or empty: None), converted to `to`.
+    Loaded where the op runs: a constant's load folds, a graph input's is read at run time."""
+    value = input_value(op, index)
+    if value is None or layout_of(value).size == 0:
+        return None
+    flat = layout_of(value)
+    return kb.cast(kb.load(flat, [kb.index(0)] * flat.rank), to)
+
+
+PATTERNS = (NonZeroLowering(), CompressLowering(), NonMaxSuppressionLowering())
+
+__all__ = ["PATTERNS", "check_count", "compiled_extent", "slot", "store_if"]
