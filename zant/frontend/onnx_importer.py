@@ -59,6 +59,7 @@ from zant.frontend.expand import (
     spell_out_defaults,
 )
 from zant.frontend.legacy_opsets import convert_opset
+from zant.frontend.parameter_guesses import shapes_from_parameter_guesses
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.ir.resources import make_constant_attr
 from zant.ir.types import mlir_element_type
@@ -115,14 +116,17 @@ def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
     try:
         if any(node.domain == ML_DOMAIN and node.op_type in _ML_SHAPES for node in model.graph.node):
             model = _infer_ml_shapes(model)
-        model = onnx.shape_inference.infer_shapes(
-            model, check_type=True, strict_mode=True, data_prop=True
-        )
+        model = _infer_and_fold(model, opset)
         if not all_shapes_static(model):
-            model = fold_shape_subgraphs(model, opset)
+            model = shapes_from_parameter_guesses(model, lambda m: _infer_and_fold(m, opset))
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
         raise ZantError(f"shape inference failed: {_first_line(error)}") from None
     return model
+
+
+def _infer_and_fold(model: ModelProto, opset: int) -> ModelProto:
+    model = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+    return model if all_shapes_static(model) else fold_shape_subgraphs(model, opset)
 
 
 def _attribute(node: onnx.NodeProto, name: str, default=None):

@@ -1,0 +1,58 @@
+"""Shapes that the declared outputs pin down through a run-time parameter input
+(`zant/frontend/parameter_guesses.py`): CenterCropPad's function body, written out as the ONNX
+`_expanded` node tests are, compiled with `shape` a run-time input (host, ReleaseSafe)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from tests.test_runtime_parameters import Compiled, _model, _tensor
+from zant.driver import CompileOptions, compile_model
+from zant.errors import ZantError
+
+
+def _center_crop_pad(x_shape: list[int], y_shape: list[int | str]):
+    """CenterCropPad(x, shape) over every axis, as its function body: pad to max(x, shape)
+    centred, then slice `shape` out of the middle. A `y_shape` with names: the output's size is not declared."""
+    k2 = helper.make_tensor("k2", TensorProto.INT64, [1], [2])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["x_shape"]),
+        helper.make_node("Max", ["x_shape", "shape"], ["padded_sh"]),
+        helper.make_node("Sub", ["padded_sh", "x_shape"], ["pad_amount"]),
+        helper.make_node("Div", ["pad_amount", "k2"], ["pad_left"]),
+        helper.make_node("Sub", ["pad_amount", "pad_left"], ["pad_right"]),
+        helper.make_node("Concat", ["pad_left", "pad_right"], ["pads"], axis=0),
+        helper.make_node("Pad", ["x", "pads"], ["padded"]),
+        helper.make_node("Shape", ["padded"], ["padded_shape"]),
+        helper.make_node("Sub", ["padded_shape", "shape"], ["diff"]),
+        helper.make_node("Div", ["diff", "k2"], ["starts"]),
+        helper.make_node("Add", ["starts", "shape"], ["ends"]),
+        helper.make_node("Slice", ["padded", "starts", "ends"], ["y"]),
+    ]
+    model = _model(
+        nodes,
+        [_tensor("x", TensorProto.FLOAT, x_shape), _tensor("shape", TensorProto.INT64, [len(x_shape)])],
+        [_tensor("y", TensorProto.FLOAT, y_shape)],
+    )
+    model.graph.initializer.append(k2)
+    return model
+
+
+def test_center_crop_pad_body_with_run_time_shape(tmp_path):
+    # [6, 3] -> [4, 5]: the first axis cropped, the second padded; `shape` must be [4, 5].
+    compiled = Compiled(_center_crop_pad([6, 3], [4, 5]), tmp_path)
+    x = np.arange(18, dtype=np.float32).reshape(6, 3)
+    compiled.check(x, np.array([4, 5], np.int64))
+    for shape in ([5, 5], [4, 4], [4, 6], [6, 3], [0, 5]):
+        compiled.refuses(x, np.array(shape, np.int64))
+
+
+def test_undeclared_output_keeps_the_freeze_hint(tmp_path):
+    model = _center_crop_pad([6, 3], ["h", "w"])
+    path = tmp_path / "model.onnx"
+    onnx.save(model, path)
+    with pytest.raises(ZantError, match=r"cannot infer a static shape for 'padded'.*--freeze shape="):
+        compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))
