@@ -226,12 +226,79 @@ def test_old_form_without_adapter_names_node_op_and_opset(tmp_path):
         _import(model, tmp_path)
 
 
-def test_a_conversion_that_changes_the_graph_signature_is_refused(tmp_path):
-    # onnx's Scan 8 -> 9 adapter drops the batch dimension of every graph input and output: the
-    # compiled model would take other buffers than the file declares (ONNX's test_scan_sum).
+def test_a_conversion_that_changes_the_graph_signature_is_refused():
+    """Should an adapter rewrite the declared inputs (as onnx's Scan 8 -> 9 adapter does with the
+    batch dimension), the caller's buffers would no longer be the model's."""
+    from zant.frontend.legacy_opsets import _check_signature_kept
+
+    before = legacy_model([helper.make_node("Relu", ["x"], ["y"])], [_value("x", [1, 2])], [_value("y", [1, 2])], 8)
+    after = onnx.ModelProto()
+    after.CopyFrom(before)
+    after.graph.input[0].CopyFrom(_value("x", [2]))
+    with pytest.raises(ZantError, match=r"from opset 8 to 21 changes graph tensor 'x' from \[1, 2\] to \[2\]"):
+        _check_signature_kept(before, after, 8, 21)
+
+
+# -- Scan <= 8: a batch axis and sequence_lens ----------------------------------------------------
+
+
+def _scan8_model(batch: int, steps: int, sequence_lens: np.ndarray | None = None) -> onnx.ModelProto:
+    """s' = s + a * b, out = s' - a over `steps`, `b` scanned in reverse; `batch` entries."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Mul", ["a", "b"], ["ab"]),
+            helper.make_node("Add", ["s", "ab"], ["s_next"]),
+            helper.make_node("Sub", ["s_next", "a"], ["out"]),
+        ],
+        "body",
+        [_value("s", [2]), _value("a", [2]), _value("b", [2])],
+        [_value("s_next", [2]), _value("out", [2])],
+    )
+    lengths = "" if sequence_lens is None else "lens"
+    node = helper.make_node(
+        "Scan", [lengths, "s0", "xa", "xb"], ["s_final", "outs"],
+        body=body, num_scan_inputs=2, directions=[0, 1], name="scan8",
+    )
+    inputs = [_value("s0", [batch, 2]), _value("xa", [batch, steps, 2]), _value("xb", [batch, steps, 2])]
+    outputs = [_value("s_final", [batch, 2]), _value("outs", [batch, steps, 2])]
+    initializers = [] if sequence_lens is None else [numpy_helper.from_array(sequence_lens, "lens")]
+    return legacy_model([node], inputs, outputs, 8, initializers)
+
+
+def _scan8_numpy(s0: np.ndarray, xa: np.ndarray, xb: np.ndarray) -> list[np.ndarray]:
+    finals, outs = [], []
+    for s, a_steps, b_steps in zip(s0, xa, xb):
+        rows = []
+        for a, b in zip(a_steps, b_steps[::-1]):
+            s = s + a * b
+            rows.append(s - a)
+        finals.append(s)
+        outs.append(np.stack(rows))
+    return [np.stack(finals), np.stack(outs)]
+
+
+@pytest.mark.parametrize("sequence_lens", [None, np.array([4, 4, 4], np.int32)])
+def test_scan_8_runs_each_batch_entry(sequence_lens):
+    """Three batch entries, a forward and a reverse scan input; the declared shapes are kept."""
+    rng = np.random.default_rng(6)
+    shapes = {"s0": (3, 2), "xa": (3, 4, 2), "xb": (3, 4, 2)}
+    feeds = {n: rng.standard_normal(s).astype(np.float32) for n, s in shapes.items()}
+    got = compile_and_run(_scan8_model(3, 4, sequence_lens), feeds)
+    assert_close(got, _scan8_numpy(feeds["s0"], feeds["xa"], feeds["xb"]))
+
+
+def test_onnx_scan_sum_of_opset_8_matches_its_data():
     from onnx.backend.test.case.node import collect_testcases
 
     (case,) = [c for c in collect_testcases() if c.name == "test_scan_sum"]
     assert case.model.opset_import[0].version == 8
-    with pytest.raises(ZantError, match=r"from opset 8 to \d+ changes graph tensor 'initial' from \[1, 2\] to \[2\]"):
-        _import(case.model, tmp_path)
+    (inputs, outputs), *_ = case.data_sets
+    feeds = {v.name: np.asarray(x) for v, x in zip(case.model.graph.input, inputs)}
+    assert_close(compile_and_run(case.model, feeds), [np.asarray(y) for y in outputs])
+
+
+def test_scan_8_shorter_sequences_are_refused_by_name(tmp_path):
+    model = _scan8_model(2, 4, np.array([4, 3], np.int32))
+    message = r"node 'scan8' \(Scan\) of opset 8: sequence_lens 'lens' must be a constant equal to the sequence length 4"
+    with pytest.raises(ZantError, match=message):
+        _import(model, tmp_path)

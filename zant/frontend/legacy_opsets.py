@@ -18,6 +18,13 @@ The converter upgrades one opset at a time with per-operator adapters. From old 
   refuses it. Such a node becomes its arithmetic, (X − mean) / √(var + ε) · scale + B, before
   the hop to 9.
 
+* Scan up to opset 8 has a batch axis (every input and output leads with it) and an optional
+  `sequence_lens`; opset 9's Scan has neither, and the converter's adapter just strips the leading
+  dimension off every type (right only for a batch of one, and it rewrites the graph's declared
+  inputs). Each such Scan becomes one Scan per batch entry (`Gather` of the entry, the Scan with
+  the body converted on its own, `Unsqueeze` and `Concat` of the results), the Scans hidden from
+  the converter in a private domain until the conversion is done.
+
 Whatever the converter still refuses is reported with the node, its operator and the model's
 opset, found by converting the nodes one at a time.
 """
@@ -26,11 +33,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import onnx
-from onnx import ModelProto, NodeProto, TensorProto, helper
+from onnx import ModelProto, NodeProto, TensorProto, helper, numpy_helper
 
 from zant.errors import ZantError
-from zant.frontend.graph_names import NameSource, all_names
+from zant.frontend.graph_names import NameSource, all_names, rename_graph
 
 LEGACY_BELOW = 10
 """Models of an older opset (Upsample's included) take the hops below; newer ones are converted
@@ -72,6 +80,9 @@ def _convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
     if version >= LEGACY_BELOW:
         return _convert(model, version, target)
     given = {v.name for v in model.graph.value_info}
+    if version <= 8 and any(map(_is_scan, model.graph.node)):
+        model = _with_shapes(model)
+        _scans_per_batch_entry(model, version, target)
     upsampled = {n.output[0] for n in model.graph.node if n.op_type == "Upsample" and n.domain in ("", "ai.onnx")}
     for hop in (*(h for h in HOPS if version < h < target), target):
         model = _with_shapes(model)
@@ -83,6 +94,7 @@ def _convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
         model = _convert(model, version, hop)
         version = hop
     _asymmetric_resize(model, upsampled)
+    _restore_scans(model)
     # The shapes inferred on the way were the old ops'; the importer infers the new ones.
     kept = [v for v in model.graph.value_info if v.name in given]
     del model.graph.value_info[:]
@@ -269,3 +281,121 @@ def _elementwise_batchnorm(model: ModelProto, version: int) -> None:
             helper.make_node("Add", [scaled, bias], [node.output[0]], name=node.name),
         ]
     _rebuild(model, replace)
+
+
+HIDDEN_SCAN_DOMAIN = "zant.per_batch_scan"
+"""The private domain the per-batch Scans of an opset-8 Scan wait in while the rest of the model
+is converted (the converter leaves other domains' nodes alone); `_restore_scans` moves them back."""
+
+
+def _is_scan(node: NodeProto) -> bool:
+    return node.op_type == "Scan" and node.domain in ("", "ai.onnx")
+
+
+def _scans_per_batch_entry(model: ModelProto, version: int, target: int) -> None:
+    """Every Scan ≤ 8 of the main graph as one Scan per batch entry (see the module doc), each in
+    `HIDDEN_SCAN_DOMAIN` with its body already converted to `target`."""
+    types = _value_types(model)
+    constants = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    names = NameSource(all_names(model.graph))
+    replace: dict[int, list[NodeProto]] = {}
+    for index, node in enumerate(model.graph.node):
+        if not _is_scan(node):
+            continue
+        attributes = {a.name: a for a in node.attribute}
+        scanned = node.input[-helper.get_attribute_value(attributes["num_scan_inputs"])]
+        shape = _dims(types, scanned)
+        if shape is None or len(shape) < 2 or min(shape[:2]) < 0:
+            raise ZantError(
+                f"{node_label(node)} of opset {version}: the batch and sequence lengths of its scan "
+                f"input '{scanned}' are not static"
+            )
+        batch, steps = shape[:2]
+        _check_full_sequences(node, constants, steps, version)
+        body = _converted_body(attributes["body"].g, types, version, target)
+        nodes: list[NodeProto] = []
+        pieces: list[list[str]] = [[] for _ in node.output]
+        for entry in range(batch):
+            index_name = names.fresh(f"{node.name or 'scan'}_batch_{entry}")
+            index_value = helper.make_tensor(index_name, TensorProto.INT64, [], [entry])
+            nodes.append(helper.make_node("Constant", [], [index_name], value=index_value))
+            entries = []
+            for value in node.input[1:]:
+                entries.append(names.fresh(f"{value}_{entry}"))
+                nodes.append(helper.make_node("Gather", [value, index_name], [entries[-1]], axis=0))
+            results = [names.fresh(f"{out}_{entry}") for out in node.output]
+            scan = helper.make_node("Scan", entries, results, name=node.name, domain=HIDDEN_SCAN_DOMAIN)
+            scan.attribute.extend(a for a in node.attribute if a.name not in ("body", "directions"))
+            scan.attribute.append(helper.make_attribute("body", _renamed_copy(body, names, entry)))
+            if "directions" in attributes:  # renamed at opset 9
+                directions = list(attributes["directions"].ints)
+                scan.attribute.append(helper.make_attribute("scan_input_directions", directions))
+            nodes.append(scan)
+            for out, piece, result in zip(node.output, pieces, results):
+                piece.append(out if batch == 1 else names.fresh(f"{result}_unsqueezed"))
+                nodes.append(helper.make_node("Unsqueeze", [result], [piece[-1]], axes=[0]))
+        if batch > 1:
+            nodes.extend(helper.make_node("Concat", piece, [out], axis=0) for out, piece in zip(node.output, pieces))
+        replace[index] = nodes
+    _rebuild(model, replace)
+    model.opset_import.append(helper.make_opsetid(HIDDEN_SCAN_DOMAIN, 1))
+
+
+def _check_full_sequences(node: NodeProto, constants: dict[str, np.ndarray], steps: int, version: int) -> None:
+    """`sequence_lens` may only say what its absence says: every sequence runs its full length."""
+    lengths = node.input[0]
+    if not lengths:
+        return
+    if lengths not in constants or np.any(constants[lengths] != steps):
+        raise ZantError(
+            f"{node_label(node)} of opset {version}: sequence_lens '{lengths}' must be a constant "
+            f"equal to the sequence length {steps} (shorter sequences are not supported)"
+        )
+
+
+def _converted_body(
+    body: onnx.GraphProto, outer: dict[str, onnx.TypeProto], version: int, target: int
+) -> onnx.GraphProto:
+    """A Scan body converted from opset `version` to `target` as a model of its own; the outer
+    values it reads are that model's extra inputs while it is converted."""
+    defined = _defined_names(body)
+    read = dict.fromkeys(name for n in body.node for name in n.input)
+    free = [name for name in read if name and name not in defined]
+    graph = onnx.GraphProto()
+    graph.CopyFrom(body)
+    for name in free:
+        graph.input.append(helper.make_value_info(name, outer.get(name, onnx.TypeProto())))
+    standalone = helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)])
+    converted = convert_opset(standalone, version, target).graph
+    kept = [v for v in converted.input if v.name not in free]
+    del converted.input[:]
+    converted.input.extend(kept)
+    return converted
+
+
+def _renamed_copy(body: onnx.GraphProto, names: NameSource, entry: int) -> onnx.GraphProto:
+    """A copy of `body` whose own values have fresh names: value names are unique across a
+    model's subgraphs (shape inference's data propagation keys them by name)."""
+    copy = onnx.GraphProto()
+    copy.CopyFrom(body)
+    own = _defined_names(body)
+    fresh = {name: names.fresh(f"{name}_{entry}") for name in sorted(own)}
+    rename_graph(copy, lambda name: fresh.get(name, name))
+    return copy
+
+
+def _defined_names(graph: onnx.GraphProto) -> set[str]:
+    """The values `graph` defines itself: its inputs, initializers and node outputs."""
+    defined = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    defined.update(name for n in graph.node for name in n.output)
+    return defined - {""}
+
+
+def _restore_scans(model: ModelProto) -> None:
+    """The per-batch Scans back in the default domain, once the model is converted."""
+    for node in model.graph.node:
+        if node.domain == HIDDEN_SCAN_DOMAIN:
+            node.domain = ""
+    kept = [o for o in model.opset_import if o.domain != HIDDEN_SCAN_DOMAIN]
+    del model.opset_import[:]
+    model.opset_import.extend(kept)
