@@ -14,10 +14,16 @@ live pointers beside R accumulators: on the Cortex-M4 the accumulators spilled).
 and the loop reads `4R` consecutive bytes per step through one pointer (immediate offsets 0, 4 …
 4(R-1)). The constant's bytes are permuted at compile time: same size, same flash.
 
+A Conv's weights, repacked `W'[m, k…, c]` by the lowering (channels innermost), are the same
+matrix with rows of K = taps·C: the column is `Σ taps·c_tap + k`, and each word stays in its row
+when the channels are a multiple of 4; the index becomes `m·K + R·col + 4r`.
+
 Taken only when every use of an int8 constant buffer is such a word load (affine index `K·m +
-k + r·K` with `m` the induction variable of a loop `0 to M step R`, `M·K` the buffer's size,
-`k` that of a loop `0 to K step 4`, `0 ≤ r < R`, `K` a multiple of 4): any other reader (a
-remainder loop, a vector load) would see the permuted bytes. Run it after `arm-dsp-dot`.
+col + r·K` with `m` the induction variable of a loop `0 to M step R` and the largest
+coefficient, `M·K` the buffer's size, `0 ≤ r < R`, `K` a multiple of 4, the column an affine
+function of loop variables whose every value is a multiple of 4, its word inside the row): any
+other reader (a remainder loop, a vector load) would see the permuted bytes. Run it after
+`arm-dsp-dot`.
 """
 
 from __future__ import annotations
@@ -77,13 +83,53 @@ def _loop_of(value: SSAValue) -> uop.RangeOp | None:
 class _Read:
     gep: uop.GepOp
     m: SSAValue
-    k: SSAValue
+    columns: tuple[tuple[SSAValue, int], ...]
+    """The loop variables of the column within the row (`k`, a Conv's taps) and their coefficients."""
+    column: int
+    """The column's constant part."""
     r: int
 
 
+def _values(value: SSAValue) -> tuple[int, int] | None:
+    """(first, last) value of loop variable `value`, or None when it is not one."""
+    loop = _loop_of(value)
+    if loop is None or loop.trip_count < 1:
+        return None
+    start, step = loop.start.data, loop.step.data
+    return start, start + (loop.trip_count - 1) * step
+
+
+def _read(gep: uop.GepOp, memo: dict) -> tuple[_Read, tuple[int, int, int]] | None:
+    """`gep` as the word of row `m + r` at column `Σ c·v + column` of an (M, K) matrix read R rows
+    at a time: `m` the variable of a loop `0 to M step R` with coefficient K (the largest), every
+    column value a multiple of 4 with its word inside the row. None otherwise."""
+    terms = _affine(gep.indices[0], memo)
+    leaves = [key for key in terms if key is not None]
+    if len(leaves) < 2:
+        return None
+    m = max(leaves, key=lambda v: terms[v])
+    K, m_loop = terms[m], _loop_of(m)
+    if m_loop is None or m_loop.start.data != 0:
+        return None
+    M, R = m_loop.end.data, m_loop.step.data
+    offset = terms.get(None, 0)
+    r, column = divmod(offset, K)
+    columns = tuple((v, terms[v]) for v in leaves if v is not m)
+    last = column
+    for v, c in columns:
+        values = _values(v)
+        step = _loop_of(v).step.data if values is not None else 0  # type: ignore[union-attr]
+        if values is None or c <= 0 or values[0] < 0 or (c * values[0]) % WORD or (c * step) % WORD:
+            return None
+        last += c * values[1]
+    if K % WORD or M % R or R < 2 or not 0 <= r < R or column % WORD or last + WORD > K:
+        return None
+    return _Read(gep, m, columns, column, r), (M, K, R)
+
+
 def _reads(buffer: uop.DefineGlobalOp, memo: dict) -> tuple[list[_Read], int, int, int] | None:
-    """Every read of `buffer` as a word of row `m + r` at column `k`, with the shared (M, K, R);
-    None when some use is anything else."""
+    """Every read of `buffer` as a word of row `m + r` at a word-aligned column (`_read`), with
+    the shared (M, K, R); None when some use is anything else."""
     size = buffer.result.type.size.data  # type: ignore[attr-defined]
     reads: list[_Read] = []
     shape: tuple[int, int, int] | None = None
@@ -93,30 +139,11 @@ def _reads(buffer: uop.DefineGlobalOp, memo: dict) -> tuple[list[_Read], int, in
             return None
         if not gep.result.uses or not all(isinstance(u.operation, arm_dsp.LoadWordOp) for u in gep.result.uses):
             return None
-        terms = _affine(gep.indices[0], memo)
-        leaves = [key for key in terms if key is not None]
-        if len(leaves) != 2:
+        found = _read(gep, memo)
+        if found is None or (shape is not None and found[1] != shape) or found[1][0] * found[1][1] != size:
             return None
-        k = next((v for v in leaves if terms[v] == 1), None)
-        m = next((v for v in leaves if v is not k), None)
-        if k is None or m is None:
-            return None
-        k_loop, m_loop = _loop_of(k), _loop_of(m)
-        if k_loop is None or m_loop is None:
-            return None
-        K = terms[m]
-        if (k_loop.start.data, k_loop.end.data, k_loop.step.data) != (0, K, WORD) or K % WORD:
-            return None
-        M, R = m_loop.end.data, m_loop.step.data
-        if m_loop.start.data != 0 or M % R or M * K != size or R < 2:
-            return None
-        offset = terms.get(None, 0)
-        if offset % K or not 0 <= offset // K < R:
-            return None
-        if shape is not None and shape != (M, K, R):
-            return None
-        shape = (M, K, R)
-        reads.append(_Read(gep, m, k, offset // K))
+        read, shape = found
+        reads.append(read)
     if shape is None:
         return None
     return reads, *shape
@@ -139,11 +166,12 @@ def _interleave(buffer: uop.DefineGlobalOp, reads: list[_Read], M: int, K: int, 
     index = IndexType()
     for read in reads:
         at = InsertPoint.before(read.gep)
-        new: list[Operation] = [
-            k_const := uop.ConstOp(K, index), row := uop.MulOp(read.m, k_const),
-            r_const := uop.ConstOp(R, index), col := uop.MulOp(read.k, r_const),
-            word := uop.ConstOp(WORD * read.r, index), base := uop.AddOp(row, col), uop.AddOp(base, word),
-        ]
+        # (m + r)·K + col  →  m·K + R·col + 4r: the word of row r among the R interleaved ones.
+        new: list[Operation] = [k_const := uop.ConstOp(K, index), base := uop.MulOp(read.m, k_const)]
+        for v, c in read.columns:
+            new += [scale := uop.ConstOp(R * c, index), col := uop.MulOp(v, scale)]
+            new += [base := uop.AddOp(base, col)]
+        new += [word := uop.ConstOp(R * read.column + WORD * read.r, index), uop.AddOp(base, word)]
         Rewriter.insert_op(located(new, read.gep.location), at)
         old = read.gep.indices[0]
         read.gep.operands = [read.gep.source, new[-1].results[0]]

@@ -85,6 +85,7 @@ def convolve(
     epilogue: Epilogue | None = None,
     channel_block: int = CHANNEL_BLOCK,
     pixel_tile: int = 1,
+    channels_innermost: bool = False,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
     `weight_term` and B the optional input `bias_input`; output channel m belongs to group
@@ -130,7 +131,7 @@ def convolve(
                         pixels = _block_pixels(kb, region, out_ivs)
                         lanes = list(itertools.product(block_channels, pixels))
                         accs = [kb.define_acc(0, acc_type) for _ in lanes]
-                        with kb.loop_nest([group_channels, *kernel]) as (c, *taps):
+                        with _reduction_nest(kb, group_channels, kernel, channels_innermost) as (c, taps):
                             channel = c if first_channel is None else kb.alu("add", first_channel, c)
                             xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
                             ws = [weight_term(mj, g, channel, c, taps) for mj in block_channels]
@@ -194,16 +195,25 @@ def padded_input(
 
 
 @contextmanager
-def _reduction_loops(kb: KernelBuilder, channels: int, kernel: Sequence[int]) -> Iterator[tuple[SSAValue, list[SSAValue]]]:
-    """Loops over the input channels and the taps, the channels innermost when there are at
-    least as many of them as taps: the innermost loop is the long one (a 3-iteration loop
-    costs a mispredicted exit every 3 steps)."""
-    if channels >= math.prod(kernel):
+def _reduction_nest(
+    kb: KernelBuilder, channels: int, kernel: Sequence[int], channels_innermost: bool
+) -> Iterator[tuple[SSAValue, list[SSAValue]]]:
+    """Loops over the input channels and the taps, the channels innermost or outermost."""
+    if channels_innermost:
         with kb.loop_nest([*kernel, channels]) as (*taps, c):
             yield c, taps
     else:
         with kb.loop_nest([channels, *kernel]) as (c, *taps):
             yield c, taps
+
+
+@contextmanager
+def _reduction_loops(kb: KernelBuilder, channels: int, kernel: Sequence[int]) -> Iterator[tuple[SSAValue, list[SSAValue]]]:
+    """Loops over the input channels and the taps, the channels innermost when there are at
+    least as many of them as taps: the innermost loop is the long one (a 3-iteration loop
+    costs a mispredicted exit every 3 steps)."""
+    with _reduction_nest(kb, channels, kernel, channels >= math.prod(kernel)) as loops:
+        yield loops
 
 
 @dataclass

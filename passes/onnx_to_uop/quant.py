@@ -605,6 +605,13 @@ def _integer_conv(
     bias = None if bias_value is None else layout_of(bias_value)
     weights = constant_tensor(w)
     bias_values = None if bias is None else constant_tensor(bias)
+    # Constant weights of a window with taps over 4 or more channels: the channels innermost
+    # in the reduction, read from W'[m, k…, c] (repacked once at compile time), so the weights
+    # of consecutive channels are consecutive and `arm-dsp-dot` loads them a word at a time. X
+    # is then padded whatever its size: every output takes the unchecked interior, whose word
+    # loads are the only readers of W' (so `interleave-dot-rows` may permute it).
+    uniform_weights = weights is not None and weights.size > 0 and bool(np.all(weights == weights.flat[0]))
+    dot_taps = weights is not None and not uniform_weights and group_channels >= 4 and math.prod(kernel) > 1
     # Folding needs the bias known at compile time too (or no bias).
     folded = None
     if bias is None or bias_values is not None:
@@ -617,13 +624,13 @@ def _integer_conv(
         # ungrouped layer whose unchecked interior holds less than half its outputs (a 3x3
         # window over 4x4: digits' conv2): every output then takes the unchecked interior's
         # loop, whose window loads vectorize, and the copy seldom raises the scratch peak.
-        # Larger images keep their border regions (resnet8's 32x32 and mobilenet's 48x48 were
-        # slower padded: the copy costs more than the border's checks), and so do depthwise
-        # layers (mobilenet's 6x6 ones too). A padded tap reads x_zp: it adds 0, as before.
+        # Larger images keep their border regions (mobilenet's 48x48 was slower padded: the copy
+        # costs more than the border's checks), unless `dot_taps` (resnet8's 3x3 layers), and so
+        # do depthwise layers (mobilenet's 6x6 ones too). A padded tap reads x_zp: it adds 0.
         padded_size = math.prod(x.shape[:2]) * math.prod(w.in_size + w.pad_begin + w.pad_end for w in windows)
         inside = math.prod(max(0, hi - lo) for lo, hi in map(interior, windows))
         small_interior = group == 1 and 2 * inside < math.prod(w.out_size for w in windows)
-        if padded_size <= math.prod(out_shape) or small_interior:
+        if padded_size <= math.prod(out_shape) or small_interior or dot_taps:
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", fill)
     else:
         x_zp = _optional_reader(kb, x_zp_param, I32)
@@ -633,7 +640,7 @@ def _integer_conv(
     # One weight value everywhere (the all-ones weights fold-qdq gives an average pool): the
     # product's factor is a literal and the weight tensor, unread, is dropped — a pool is a sum.
     uniform = None
-    if weights is not None and weights.size and w_zp is None and np.all(weights == weights.flat[0]):
+    if uniform_weights and w_zp is None:
         uniform = kb.const(int(weights.flat[0]), I32)
 
     def input_term(windows, n, channel, out_ivs, taps):
@@ -645,10 +652,14 @@ def _integer_conv(
             lhs = kb.where(inside, lhs, kb.const(0, I32))
         return lhs
 
+    if dot_taps:
+        repacked = kb.constant(f"{result_name(op)}_channels_last_weights", np.moveaxis(weights, 1, -1), w.element_type)
+
     def weight_term(m, g, channel, c, taps):
         if uniform is not None:
             return uniform
-        return _centered(kb, kb.load(w, [m, c, *taps]), w_zp, [m, c, *taps])
+        value = kb.load(repacked, [m, *taps, c]) if dot_taps else kb.load(w, [m, c, *taps])
+        return _centered(kb, value, w_zp, [m, c, *taps])
 
     def epilogue(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
         if bias is not None:
@@ -658,7 +669,7 @@ def _integer_conv(
 
     return convolve(
         op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term, weight_term,
-        acc_type=I32, epilogue=epilogue, channel_block=channel_block,
+        acc_type=I32, epilogue=epilogue, channel_block=channel_block, channels_innermost=dot_taps,
     )
 
 
