@@ -4,7 +4,9 @@ Writing 200 operator classes by hand would copy the ONNX specification and drift
 default-domain operator (latest version in the installed `onnx`) gets a class generated from its
 `OpSchema`: `onnx.Conv` is `ConvOp`. The `ai.onnx.ml` operators (latest live version) are
 generated the same way under the `onnx.ml.` prefix: `onnx.ml.TreeEnsemble` is `MlTreeEnsembleOp`
-(`op_name` spells these names). Each op class has
+(`op_name` spells these names), and the `ai.onnx.preview.training` ones under `onnx.training.`
+(`onnx.training.Adam`; its optimizers verify their (X, G, states) groups: `optimizer_groups`).
+Each op class has
 
 * one operand definition per schema input, named after it (sanitized to a Python identifier):
   `operand_def` for single inputs, `opt_operand_def` for optional ones, `var_operand_def` for the
@@ -390,7 +392,13 @@ def _make_op_class(
 ML_DOMAIN = "ai.onnx.ml"
 """The traditional machine-learning operators (tree ensembles, linear models, scalers)."""
 
-_DOMAIN_PREFIXES = {"": "", "ai.onnx": "", ML_DOMAIN: "ml."}
+TRAINING_DOMAIN = "ai.onnx.preview.training"
+"""The optimizers' update rules (Adagrad, Adam, Momentum) and Gradient."""
+
+LOWERED_DOMAINS = (ML_DOMAIN, TRAINING_DOMAIN)
+"""The domains besides the default one whose ops the importer keeps (when they have a lowering)."""
+
+_DOMAIN_PREFIXES = {"": "", "ai.onnx": "", ML_DOMAIN: "ml.", TRAINING_DOMAIN: "training."}
 """ONNX domain → the op-name prefix inside the `onnx` dialect. ONNX op types have no dots, so
 `onnx.ml.TreeEnsemble` cannot clash with a default-domain op."""
 
@@ -418,9 +426,77 @@ def _latest_schemas(domain: str) -> list[OpSchema]:
     return [latest[name] for name in sorted(latest)]
 
 
+OPTIMIZER_STATES = {"Adagrad": ("H",), "Momentum": ("V",), "Adam": ("V", "H")}
+"""The ai.onnx.preview.training optimizers → the state tensors each optimized tensor X carries.
+After R and T, the inputs are every X, then every G, then every tensor of each state in turn;
+the outputs every new X, then every new tensor of each state in turn."""
+
+
+@dataclass(frozen=True)
+class OptimizerGroup:
+    """One optimized tensor of an optimizer op: its inputs and the results that update them."""
+
+    x: SSAValue
+    g: SSAValue
+    states: tuple[SSAValue, ...]
+    new_x: SSAValue
+    new_states: tuple[SSAValue, ...]
+
+
+def optimizer_groups(op: OnnxOp) -> list[OptimizerGroup]:
+    """The (X, G, states) groups of an optimizer op, in order; ValueError when the counts do
+    not make groups."""
+    states = OPTIMIZER_STATES[op.spec().schema.name]
+    tensors, results = list(op.operands[2:]), list(op.results)
+    count = len(tensors) // (2 + len(states))
+    if count == 0 or len(tensors) != count * (2 + len(states)) or len(results) != count * (1 + len(states)):
+        names = ", ".join(("X", "G", *states))
+        raise ValueError(
+            f"{len(tensors)} inputs after R and T and {len(results)} outputs do not make groups of ({names})"
+        )
+    at = lambda values, column, i: values[column * count + i]  # noqa: E731
+    return [
+        OptimizerGroup(
+            at(tensors, 0, i),
+            at(tensors, 1, i),
+            tuple(at(tensors, 2 + k, i) for k in range(len(states))),
+            at(results, 0, i),
+            tuple(at(results, 1 + k, i) for k in range(len(states))),
+        )
+        for i in range(count)
+    ]
+
+
+class _OptimizerBase(OnnxOp):
+    """R (learning rate, float) and T (update count, integer) one-element tensors; the other
+    inputs in (X, G, states) groups (`optimizer_groups`), each of one float tensor type, which
+    its updated X and states have too."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        r, t = self.operands[0].type, self.operands[1].type
+        if not isinstance(r, TensorType) or math.prod(r.get_shape()) != 1 or isinstance(r.get_element_type(), IntegerType):
+            raise VerifyException(f"{self.name}: R must be a one-element float tensor")
+        if not isinstance(t, TensorType) or math.prod(t.get_shape()) != 1 or not isinstance(t.get_element_type(), IntegerType):
+            raise VerifyException(f"{self.name}: T must be a one-element integer tensor")
+        try:
+            groups = optimizer_groups(self)
+        except ValueError as error:
+            raise VerifyException(f"{self.name}: {error}") from None
+        for index, group in enumerate(groups):
+            types = {v.type for v in (group.x, group.g, *group.states, group.new_x, *group.new_states)}
+            if len(types) != 1 or not isinstance(types.pop(), TensorType) or isinstance(group.x.type.get_element_type(), IntegerType):
+                raise VerifyException(
+                    f"{self.name}: group {index}'s X, G, states and their updates must have one float tensor type"
+                )
+
+
+_BASES: dict[tuple[str, str], type[OnnxOp]] = {(TRAINING_DOMAIN, name): _OptimizerBase for name in OPTIMIZER_STATES}
+"""Generated ops with a verifier of their own (a base class overriding `verify_onnx`)."""
+
 _OP_CLASSES: dict[tuple[str, str], type[OnnxOp]] = {
-    (domain, schema.name): _make_op_class(schema)
-    for domain in ("", ML_DOMAIN)
+    (domain, schema.name): _make_op_class(schema, _BASES.get((domain, schema.name), OnnxOp))
+    for domain in ("", *LOWERED_DOMAINS)
     for schema in _latest_schemas(domain)
 }
 """(domain, op type) → op class; the default domain is spelled ""."""

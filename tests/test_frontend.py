@@ -201,12 +201,13 @@ def test_dialect_helpers(tmp_path: Path):
     assert constant_array(constant).shape == (1, 1, 3, 3)
 
 
-def test_every_default_and_ml_domain_schema_has_an_op():
+def test_every_default_ml_and_training_domain_schema_has_an_op():
     import onnx.defs
 
     schemas = onnx.defs.get_all_schemas()
     names = {f"onnx.{s.name}" for s in schemas if s.domain in ("", "ai.onnx")}
     names |= {f"onnx.ml.{s.name}" for s in schemas if s.domain == "ai.onnx.ml"}
+    names |= {f"onnx.training.{s.name}" for s in schemas if s.domain == "ai.onnx.preview.training"}
     # Besides the schemas: the ops fold-qdq creates (com.microsoft's and Zant's LookupTable, no onnx schema).
     assert {op.name for op in ONNX.operations} == names | {"onnx.QLinearAdd", "onnx.QLinearMul", "onnx.QLinearLeakyRelu", "onnx.QLinearSoftmax", "onnx.QLinearAveragePool", "onnx.LookupTable"}
     # Deprecated ml versions are skipped: the regressor keeps its opset-3 attributes.

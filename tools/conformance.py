@@ -94,12 +94,11 @@ SEQUENCE_OPS = frozenset(
     {
         "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
         "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap",
-        "Optional", "OptionalHasElement", "OptionalGetElement",
+        "Optional",  # makes an optional type; OptionalHasElement/GetElement on tensors compile
     }
 )
 STRING_OPS = frozenset({"StringNormalizer", "StringConcat", "RegexFullMatch"})
 SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
-TRAINING_DOMAIN = "ai.onnx.preview.training"
 
 PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
     "Reshape": (1,), "Expand": (1,), "Tile": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 2, 3),
@@ -218,7 +217,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
     from onnx import TensorProto
 
-    from zant.dialects.onnx import ML_DOMAIN, NOT_A_FUNCTION_OF_INPUTS, op_name
+    from zant.dialects.onnx import LOWERED_DOMAINS, NOT_A_FUNCTION_OF_INPUTS, op_name
     from zant.frontend.expand import DEFAULT_DOMAINS
 
     graph = case.model.graph
@@ -244,8 +243,6 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         if value.type.tensor_type.elem_type == TensorProto.STRING:
             return out("string tensors")
     types = {n.op_type for n in nodes}
-    if any(n.domain == TRAINING_DOMAIN for n in nodes):
-        return out("training op (ai.onnx.preview.training)")
     if types & SEQUENCE_OPS:
         return out(f"non-tensor type (sequence/optional: {', '.join(sorted(types & SEQUENCE_OPS))})")
     if types & STRING_OPS:
@@ -259,9 +256,9 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         if node.op_type == "Dropout" and len(node.input) >= 3 and node.input[2] and "zero_ratio" not in case.name:
             return out("random op (Dropout in training mode)")
 
-    # ai.onnx.ml ops are the compiler's to refuse (no lowering) like default-domain ones.
+    # ai.onnx.ml and training ops are the compiler's to refuse (no lowering) like default-domain ones.
     foreign = sorted({f"{n.domain}.{n.op_type}" for n in nodes
-                      if n.domain not in (*DEFAULT_DOMAINS, ML_DOMAIN)
+                      if n.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS)
                       and not _expandable(n.op_type, n.domain, case.model)})
     if foreign:
         record.status, record.missing_ops = "unsupported", foreign

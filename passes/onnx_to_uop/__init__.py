@@ -65,13 +65,14 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         sampling,
         spectral,
         text,
+        training,
         tree_ensemble,
     )
 
     families = (
         constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
         resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
-        ml_features, ml_linear, tree_ensemble, data_dependent,
+        ml_features, ml_linear, tree_ensemble, training, data_dependent,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 

@@ -1,12 +1,14 @@
-"""Constants: an `onnx.Constant` (initializer or Constant node) becomes a read-only global buffer."""
+"""Constants: an `onnx.Constant` (initializer or Constant node) becomes a read-only global buffer;
+so does an OptionalHasElement, whose answer is known at compile time."""
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.ir import Operation
 
 from zant.dialects import uop
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, tensor_shape
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, tensor_element_type, tensor_shape
 
 
 class ConstantLowering(OnnxLowering):
@@ -31,4 +33,16 @@ class ConstantLowering(OnnxLowering):
         return [Layout.contiguous(buffer.result, shape)]
 
 
-PATTERNS = (ConstantLowering(),)
+class OptionalHasElementLowering(OnnxLowering):
+    """OptionalHasElement: true when the input is given (the importer gives tensors only, which
+    hold their element), false when it is absent; a one-element constant either way."""
+
+    op_names = frozenset({"onnx.OptionalHasElement"})
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        result = op.results[0]
+        present = np.full(tensor_shape(result), bool(op.operands), dtype=bool)
+        return [kb.constant(result_name(op), present, tensor_element_type(result))]
+
+
+PATTERNS = (ConstantLowering(), OptionalHasElementLowering())

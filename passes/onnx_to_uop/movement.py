@@ -169,9 +169,10 @@ class TransposeLowering(OnnxLowering):
 
 
 class IdentityLowering(OnnxLowering):
-    """Identity: the input's layout itself."""
+    """Identity, and OptionalGetElement of a tensor (the importer gives tensors only; a tensor
+    is an optional that holds one): the input's layout itself."""
 
-    op_names = frozenset({"onnx.Identity"})
+    op_names = frozenset({"onnx.Identity", "onnx.OptionalGetElement"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         return [layout_of(inputs(op)[0])]

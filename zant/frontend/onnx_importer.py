@@ -370,6 +370,11 @@ def node_location(node: onnx.NodeProto, index: int) -> NameLoc:
     return NameLoc(StringAttr(node.name or f"{node.op_type}_{index}"), NoneAttr())
 
 
+DATA_DEPENDENT_SIZE_OPS = frozenset({"NonZero", "Compress", "NonMaxSuppression"})
+"""Ops whose output size depends on the data, compiled for the shape the model declares (the
+lowering checks the data against it); one left symbolic is an error naming the node."""
+
+
 class _GraphImporter:
     """Builds `@main` from a checked, shape-inferred model; one instance per import."""
 
@@ -400,8 +405,14 @@ class _GraphImporter:
         )
 
     def freeze_hint(self, name: str) -> str:
-        """How a user may make `name`'s shape static: freezing the small graph inputs (rank 0
-        or 1: axes, sizes, a Range's limit ...) it is computed from, or declaring it."""
+        """How a user may make `name`'s shape static: declaring it (the output of a data-dependent
+        op), freezing the small graph inputs (rank 0 or 1: axes, sizes, a Range's limit ...) it
+        is computed from, or declaring it."""
+        producer = self.producers.get(name)
+        if producer is not None and producer.op_type in DATA_DEPENDENT_SIZE_OPS and producer.domain in DEFAULT_DOMAINS:
+            # No input value or --input-shape makes it static: only a declared shape does.
+            return ("; its size depends on the data: declare its shape in the model (the code is "
+                    "compiled for it and checks the data against it)")
         inputs = {v.name: v for v in _graph_inputs(self.model)}
         seen, todo, found = set(), [name], []
         while todo:
