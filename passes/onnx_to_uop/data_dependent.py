@@ -67,6 +67,9 @@ def store_if(kb: KernelBuilder, selected: SSAValue, value: SSAValue, layout: Lay
 
 
 def nonzero(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    """value != 0 as an i1 (a bool already is one)."""
+    if value.type == IntegerType(1):
+        return value
     return kb.alu("cmpne", value, kb.const(0, value.type))
 
 
