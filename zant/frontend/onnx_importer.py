@@ -375,11 +375,6 @@ DATA_DEPENDENT_SIZE_OPS = frozenset({"NonZero", "Compress", "NonMaxSuppression"}
 lowering checks the data against it); one left symbolic is an error naming the node."""
 
 
-DATA_DEPENDENT_SIZE_OPS = frozenset({"NonZero", "Compress", "NonMaxSuppression"})
-"""Ops whose output size depends on the data, compiled for the shape the model declares (the
-lowering checks the data against it); one left symbolic is an error naming the node."""
-
-
 class _GraphImporter:
     """Builds `@main` from a checked, shape-inferred model; one instance per import."""
 
