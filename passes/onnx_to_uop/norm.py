@@ -159,20 +159,24 @@ class SoftmaxLowering(OnnxLowering):
             with kb.loop(n, start=1) as k:
                 kb.acc_set(maximum, kb.alu("max", kb.acc_get(maximum), kb.load(x_rows, [*outer, k])))
 
-            total = kb.define_acc(0, element_type)
+            # 16-bit exponentials are summed in f32 and the sum rounded once, as NumPy sums them
+            # (ONNX's reference): an f16 running sum rounds at every step, 1-2 ulp off.
+            sum_type = accumulator_type(element_type)
+            total = kb.define_acc(0, sum_type)
             with kb.loop(n) as k:
                 shifted = kb.alu("sub", kb.load(x_rows, [*outer, k]), kb.acc_get(maximum))
                 exp = kb.alu("exp", shifted)
                 if not log:
                     kb.store(exp, out_rows, [*outer, k])
-                kb.acc_set(total, kb.alu("add", kb.acc_get(total), exp))
+                kb.acc_set(total, kb.alu("add", kb.acc_get(total), kb.cast(exp, sum_type)))
+            sum_ = kb.cast(kb.acc_get(total), element_type)
 
             with kb.loop(n) as k:
                 if log:
                     shifted = kb.alu("sub", kb.load(x_rows, [*outer, k]), kb.acc_get(maximum))
-                    y = kb.alu("sub", shifted, kb.alu("log", kb.acc_get(total)))
+                    y = kb.alu("sub", shifted, kb.alu("log", sum_))
                 else:
-                    y = kb.alu("div", kb.load(out_rows, [*outer, k]), kb.acc_get(total))
+                    y = kb.alu("div", kb.load(out_rows, [*outer, k]), sum_)
                 kb.store(y, out_rows, [*outer, k])
         return [out]
 

@@ -39,7 +39,8 @@ func.func @main(%x: tensor<2x3x2xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m:
 
 // Softmax along axis 1 of 2x3x4: both layouts are permuted so the axis is innermost; per row,
 // an accumulator for the maximum (seeded with the first element), one for the sum of
-// exponentials (written to the output as they are computed), then a normalizing pass.
+// exponentials (written to the output as they are computed; f16 ones would be summed in f32),
+// read once, then a normalizing pass.
 
 // CHECK-LABEL: func.func @main()
 // CHECK-DAG:     [[XR:%.*]] = uop.view %x : !uop.buffer<24xf32> -> !uop.view<2x4x3xf32, strides [12, 1, 4], offset 0>
@@ -68,10 +69,10 @@ func.func @main(%x: tensor<2x3x2xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m:
 // CHECK-NEXT:          [[T2:%.*]] = uop.add [[T]], [[E]] : f32
 // CHECK-NEXT:          uop.acc_set [[SUM]], [[T2]]
 // CHECK-NEXT:        }
+// CHECK-NEXT:        [[TOT:%.*]] = uop.acc_get [[SUM]]
 // CHECK-NEXT:        uop.range [[K3:%.*]] = 0 to 3 {
 // CHECK-NEXT:          {{%.*}} = uop.gep [[YR]][[[I]], [[J]], [[K3]]]
 // CHECK-NEXT:          [[EV:%.*]] = uop.load
-// CHECK-NEXT:          [[TOT:%.*]] = uop.acc_get [[SUM]]
 // CHECK-NEXT:          [[Q:%.*]] = uop.div [[EV]], [[TOT]] : f32
 // CHECK-NEXT:          [[P2:%.*]] = uop.gep [[YR]][[[I]], [[J]], [[K3]]]
 // CHECK-NEXT:          uop.store [[Q]], [[P2]] : f32
@@ -93,12 +94,12 @@ func.func @main(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> attributes {onnx.inp
 // CHECK-NEXT:      uop.range {{%.*}} = 0 to 3 {
 // CHECK-NOT:         uop.store
 // CHECK:           }
+// CHECK-NEXT:      [[T:%.*]] = uop.acc_get [[SUM]]
 // CHECK-NEXT:      uop.range [[K:%.*]] = 0 to 3 {
 // CHECK-NEXT:        {{%.*}} = uop.gep [[XR]][[[I]], [[K]]]
 // CHECK-NEXT:        [[XV:%.*]] = uop.load
 // CHECK-NEXT:        [[M:%.*]] = uop.acc_get [[MAX]]
 // CHECK-NEXT:        [[SH:%.*]] = uop.sub [[XV]], [[M]] : f32
-// CHECK-NEXT:        [[T:%.*]] = uop.acc_get [[SUM]]
 // CHECK-NEXT:        [[L:%.*]] = uop.log [[T]] : f32
 // CHECK-NEXT:        [[Y:%.*]] = uop.sub [[SH]], [[L]] : f32
 // CHECK-NEXT:        [[P:%.*]] = uop.gep
