@@ -3,8 +3,9 @@
 Steps, each turning library failures into one `ZantError` message:
 
 1. parse the protobuf; refuse unknown operators and operators outside the default domain,
-   except `ai.onnx.ml` ones that have a lowering (imported with that domain's opset, which is
-   recorded as `onnx.ml_opset`: only the default domain is converted);
+   except `ai.onnx.ml` and `ai.onnx.preview.training` ones that have a lowering (imported with
+   their domain's opset; `ai.onnx.ml`'s is recorded as `onnx.ml_opset`: only the default domain
+   is converted);
 2. load external data, refusing any location that leaves the model's folder;
 3. `onnx.checker.check_model`;
 4. opset: models older than the installed `onnx`'s default opset are converted to it with
@@ -47,7 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from zant.dialects.onnx import ML_DOMAIN, onnx_op_class, op_name
+from zant.dialects.onnx import LOWERED_DOMAINS, ML_DOMAIN, onnx_op_class, op_name
 from zant.frontend.contrib_quantized import expand_contrib_quantized
 from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.frontend.expand import (
@@ -209,15 +210,16 @@ _ML_NON_TENSOR_OPS = frozenset({"ZipMap", "CastMap", "DictVectorizer"})
 generated code passes dense tensors only."""
 
 
-def _check_ml_operator(node: onnx.NodeProto) -> None:
-    if node.op_type in _ML_NON_TENSOR_OPS:
+def _check_lowered_operator(node: onnx.NodeProto) -> None:
+    """An op of `LOWERED_DOMAINS` is imported when it has a lowering."""
+    if node.domain == ML_DOMAIN and node.op_type in _ML_NON_TENSOR_OPS:
         raise ZantError(
             f"{_node_label(node)}: {ML_DOMAIN}.{node.op_type} works on maps or sequences, which "
             "are out of scope (tensors only; convert classifiers without ZipMap, e.g. skl2onnx's "
             "options={'zipmap': False})"
         )
-    if not _has_lowering(node.op_type, ML_DOMAIN):
-        raise _unsupported(node, f"no lowering for operator '{ML_DOMAIN}.{node.op_type}'")
+    if not _has_lowering(node.op_type, node.domain):
+        raise _unsupported(node, f"no lowering for operator '{node.domain}.{node.op_type}'")
 
 
 def _first_line(error: Exception) -> str:
@@ -236,12 +238,12 @@ def _unsupported(node: onnx.NodeProto, problem: str) -> UnsupportedOpsError:
 
 
 def _check_operators(model: ModelProto) -> None:
-    """Only default-domain operators known to the installed `onnx` are supported, `ai.onnx.ml`
-    operators with a lowering, and ops of other domains that ONNX defines by a function body
+    """Only default-domain operators known to the installed `onnx` are supported, operators of
+    `LOWERED_DOMAINS` with a lowering, and ops of other domains that ONNX defines by a function body
     (they are expanded)."""
     for node in model.graph.node:
-        if node.domain == ML_DOMAIN:
-            _check_ml_operator(node)
+        if node.domain in LOWERED_DOMAINS:
+            _check_lowered_operator(node)
             continue
         if node.domain in EXPANDABLE_DOMAINS and has_function_body(
             node.op_type, domain_version(model, node.domain, 0), node.domain
@@ -257,7 +259,7 @@ def _check_expanded(model: ModelProto) -> None:
     """Control flow must have been unrolled and other domains' ops expanded by `expand_model`;
     what is left cannot be lowered."""
     for node in model.graph.node:
-        if node.domain not in (*DEFAULT_DOMAINS, ML_DOMAIN):
+        if node.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS):
             raise ZantError(f"{_node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
                             "fits this node's attributes and input types")
         for attribute in node.attribute:
