@@ -91,6 +91,26 @@ def test_quantize_linear():
     g.check()
 
 
+def test_quantize_linear_f32_rounds_and_saturates_at_the_edges():
+    """The f32 path rounds by adding 1.5·2^23 and saturates on the sum's bits: ratios at ties,
+    at and past ±2^22 (where that add stops rounding to integers), near -1.5·2^23 (where the sum
+    changes sign) and out to ±2^30 (the reference rounds into int32 and adds the zero point
+    there, so near ±2^31 it wraps); every integer type, zero points at both ends."""
+    edges = [0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5, 127.5, -128.5, -129.5, 254.5, 255.5,
+             32766.5, 32767.5, -32768.5, 65534.5, 65535.5, 2.0**22 - 0.5, 2.0**22, 2.0**22 + 1, -(2.0**22) - 1,
+             2.0**23, -(2.0**23), -1.5 * 2.0**23, -1.5 * 2.0**23 - 2, -1.5 * 2.0**23 + 2, -(2.0**24), 2.0**24,
+             2.0**30, -(2.0**30), 1e-30, -1e-30]
+    g = Graph()
+    x = g.input("x", np.array(edges, np.float32))
+    g.const("s", np.float32(1.0))
+    for name, t, zps in (("i8", INT8, (-128, 0, 127)), ("u8", UINT8, (0, 255)), ("i16", INT16, (-32768, 32767)),
+                         ("u16", UINT16, (0, 65535))):
+        for zp in zps:
+            g.const(f"zp_{name}_{zp}", np.array(zp, _np(t)))
+            g.node("QuantizeLinear", [x, "s", f"zp_{name}_{zp}"], [(f"y_{name}_{zp}", t)])
+    g.check()
+
+
 def test_quantize_linear_float16_precision_and_runtime_scale():
     g = Graph(opset=23)
     x = g.input("x", _halves([5], 0.5).astype(np.float16))

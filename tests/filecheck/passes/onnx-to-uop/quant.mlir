@@ -1,8 +1,10 @@
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s
 
 // QuantizeLinear per axis: scale and zero point are stride-0 views over x's shape (one value per
-// index of axis 1); x / scale rounds half to even, the zero point is added in f32, and the
-// saturating cast to i8 is the clip.
+// index of axis 1). An f32 x / scale rounds half to even by adding 1.5·2^23 (no uop.round, no
+// float compare): the sum's bits are 0x4B400000 + rint(x / scale); clamped below to
+// 0x4B400000 - zp + (-128) (so the subtraction cannot wrap), less 0x4B400000 - zp, then clamped
+// to [-128, 127] in i32 before the (truncating) cast to i8.
 
 // CHECK-LABEL: func.func @main()
 // CHECK-DAG:     [[ZP:%.*]] = uop.view %zp : !uop.buffer<3xi8> -> !uop.view<2x3xi8, strides [0, 1], offset 0>
@@ -14,12 +16,23 @@
 // CHECK-NEXT:        [[PS:%.*]] = uop.gep [[S]][[[I]], [[J]]]
 // CHECK-NEXT:        [[SV:%.*]] = uop.load [[PS]] : f32
 // CHECK-NEXT:        [[D:%.*]] = uop.div [[X]], [[SV]] : f32
-// CHECK-NEXT:        [[R:%.*]] = uop.round [[D]] : f32
 // CHECK-NEXT:        [[PZ:%.*]] = uop.gep [[ZP]][[[I]], [[J]]]
-// CHECK-NEXT:        [[Z:%.*]] = uop.load [[PZ]] : i8
-// CHECK-NEXT:        [[ZF:%.*]] = uop.cast [[Z]] : i8 to f32
-// CHECK-NEXT:        [[Q:%.*]] = uop.add [[R]], [[ZF]] : f32
-// CHECK-NEXT:        [[Y:%.*]] = uop.cast [[Q]] : f32 to i8
+// CHECK-NEXT:        [[Z8:%.*]] = uop.load [[PZ]] : i8
+// CHECK-NEXT:        [[Z:%.*]] = uop.cast [[Z8]] : i8 to i32
+// CHECK-NEXT:        [[M:%.*]] = uop.const 0x4B400000 : f32
+// CHECK-NEXT:        [[R:%.*]] = uop.add [[D]], [[M]] : f32
+// CHECK-NEXT:        [[BITS:%.*]] = uop.bitcast [[R]] : f32 to i32
+// CHECK-NEXT:        [[MB:%.*]] = uop.const 1262485504 : i32
+// CHECK-NEXT:        [[BIAS:%.*]] = uop.sub [[MB]], [[Z]] : i32
+// CHECK-NEXT:        [[LOW:%.*]] = uop.const -128 : i32
+// CHECK-NEXT:        [[FLOOR:%.*]] = uop.add [[BIAS]], [[LOW]] : i32
+// CHECK-NEXT:        [[ABOVE:%.*]] = uop.max [[BITS]], [[FLOOR]] : i32
+// CHECK-NEXT:        [[Q:%.*]] = uop.sub [[ABOVE]], [[BIAS]] : i32
+// CHECK-NEXT:        [[LOW2:%.*]] = uop.const -128 : i32
+// CHECK-NEXT:        [[QL:%.*]] = uop.max [[Q]], [[LOW2]] : i32
+// CHECK-NEXT:        [[HIGH:%.*]] = uop.const 127 : i32
+// CHECK-NEXT:        [[QH:%.*]] = uop.min [[QL]], [[HIGH]] : i32
+// CHECK-NEXT:        [[Y:%.*]] = uop.cast [[QH]] : i32 to i8
 // CHECK-NEXT:        [[PY:%.*]] = uop.gep {{%.*}}[[[I]], [[J]]]
 // CHECK-NEXT:        uop.store [[Y]], [[PY]] : i8
 func.func @main(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %zp: tensor<3xi8>) -> tensor<2x3xi8> attributes {onnx.input_names = ["x", "s", "zp"], onnx.output_names = ["y"]} {
