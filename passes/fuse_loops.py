@@ -27,7 +27,8 @@ Legality, checked in code, for a producer nest P writing buffer B and a consumer
    inputs are not written by P or between P and C, C's output is not touched by P or between
    them and is not read by C, and every value C takes from outside is defined before P or is a
    buffer, view or constant that can move ahead of P (not, say, a sum computed after P), so
-   moving C's iterations earlier and reordering them changes no value read or written;
+   moving C's iterations earlier and reordering them changes no value read or written; no
+   `uop.check` lies between P and C (when it fails, C must not have run);
 4. into the consumer (reduction): P is element-wise, B has no reader but C, C's loads of B are
    affine, in bounds and injective over C's loops (each element is recomputed at most once, as
    often as it was stored), and P's inputs are not written after P up to and including C.
@@ -53,6 +54,7 @@ from xdsl.traits import Pure
 from zant.dialects.uop import (
     AccGetOp,
     AccSetOp,
+    CheckOp,
     ConstOp,
     DefineAccOp,
     DefineGlobalOp,
@@ -402,6 +404,8 @@ class _Fuser:
         if not loads[0].injective() or any(a.key() != key or not in_bounds_affine(a) for a in stores):
             return None
         span = set(self._between(producer, nest.root))
+        if any(isinstance(op, CheckOp) for op in span):  # C must not run when the check fails
+            return None
         if self._tops(output, ("load", "store", "other")) & span:
             return None
         if any(Access.of(g).buffer is output for g in _geps(nest.body) if g is not nest.output.gep):

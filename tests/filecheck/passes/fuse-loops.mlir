@@ -415,3 +415,34 @@ func.func @state_between() {
   }
   func.return
 }
+
+// -----
+
+// A uop.check between producer and consumer: the consumer writes an output, which must stay
+// untouched when the check fails, so it is not moved into the producer ahead of the check.
+
+// CHECK-LABEL: func.func @check_between()
+// CHECK:         uop.range
+// CHECK:         uop.check
+// CHECK-NEXT:    uop.range
+func.func @check_between() {
+  %a = uop.define_global "input" 0 "a" : !uop.buffer<4xf32>
+  %y = uop.define_global "output" 0 "y" : !uop.buffer<4xf32>
+  %s = uop.define_local "s" : !uop.buffer<4xf32>
+  uop.range %i = 0 to 4 {
+    %0 = uop.gep %a[%i] : !uop.buffer<4xf32>
+    %1 = uop.load %0 : f32
+    %2 = uop.gep %s[%i] : !uop.buffer<4xf32>
+    uop.store %1, %2 : f32
+  }
+  %ok = uop.const 1 : i1
+  uop.check %ok, 5
+  uop.range %i = 0 to 4 {
+    %0 = uop.gep %s[%i] : !uop.buffer<4xf32>
+    %1 = uop.load %0 : f32
+    %2 = uop.add %1, %1 : f32
+    %3 = uop.gep %y[%i] : !uop.buffer<4xf32>
+    uop.store %2, %3 : f32
+  }
+  func.return
+}
