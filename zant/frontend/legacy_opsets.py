@@ -56,8 +56,9 @@ def convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
 
 
 def _declared_shapes(model: ModelProto) -> dict[str, list[int | str]]:
+    # A symbolic dimension is '?' whatever its name: the converter names the unnamed ones.
     return {
-        v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+        v.name: [d.dim_value if d.HasField("dim_value") else "?" for d in v.type.tensor_type.shape.dim]
         for v in [*model.graph.input, *model.graph.output]
         if v.type.HasField("tensor_type") and v.type.tensor_type.HasField("shape")
     }
@@ -68,7 +69,11 @@ def _check_signature_kept(model: ModelProto, converted: ModelProto, version: int
     batch dimension of every one): the caller's buffers would no longer be the model's."""
     before, after = _declared_shapes(model), _declared_shapes(converted)
     for name, shape in before.items():
-        if name in after and after[name] != shape:
+        # A symbolic dimension the converter inferred is no change; a static one it alters is.
+        changed = name in after and (
+            len(after[name]) != len(shape) or any(b not in ("?", a) for b, a in zip(shape, after[name]))
+        )
+        if changed:
             raise ZantError(
                 f"converting the model from opset {version} to {target} changes graph tensor '{name}' "
                 f"from {shape} to {after[name]} (onnx's version converter); re-export the model at a "
