@@ -77,10 +77,11 @@ def test_nonzero(tmp_path):
 
 @pytest.mark.parametrize(
     ("axis", "shape", "length", "declared"),
-    [(1, [2, 5], 4, [2, 2]), (-2, [2, 4, 3], 3, [2, 2, 3]), (None, [2, 3], 5, [2])],
+    [(1, [2, 5], 4, [2, 2]), (-2, [2, 4, 3], 3, [2, 2, 3]), (None, [2, 3], 5, [2]), (0, [5, 37], 5, [2, 37])],
 )
 def test_compress(tmp_path, axis, shape, length, declared):
-    # A condition shorter than the axis drops the slices after it.
+    # A condition shorter than the axis drops the slices after it; rows of 37 take the host's
+    # vector loops and their remainder.
     attributes = {} if axis is None else {"axis": axis}
     node = helper.make_node("Compress", ["x", "c"], ["y"], name="compress", **attributes)
     model = _model(
