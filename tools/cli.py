@@ -233,7 +233,7 @@ def _run_mode(args: argparse.Namespace) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from zant.runtime import complete_feeds, load_compiled, reference_outputs
+    from zant.runtime import caller_outputs, complete_feeds, load_compiled, reference_outputs
 
     started = time.perf_counter()
     given = _read_inputs(args)
@@ -288,12 +288,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     _progress(f"done in {time.perf_counter() - started:.1f} s")
     np.set_printoptions(precision=6, suppress=True, linewidth=100, threshold=40)
     width = max(len(label), len("reference"))
-    for signature, got, want in zip(result.outputs, ours, reference):
-        error = float(np.max(np.abs(got.astype(np.float64) - np.asarray(want, np.float64)))) if got.size else 0.0
-        print(f"output '{signature.name}' {signature.shape} {signature.dtype}")
+    for signature, got, want in zip(caller_outputs(result.outputs), ours, reference):
+        want = np.asarray(want)
+        if got.shape != want.shape:
+            error_line = f"shape differs: the reference's is {list(want.shape)}"
+        else:
+            error = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if got.size else 0.0
+            error_line = f"max abs error {error:.3g}"
+        # A bounded output is shown at its actual extent, beside the capacity it was compiled with.
+        bound = f" (compiled at its bound {signature.shape})" if signature.bounded_dim is not None else ""
+        print(f"output '{signature.name}' {list(got.shape)} {signature.dtype}{bound}")
         print(f"  {label:<{width}} {got.reshape(-1)[:20]}")
-        print(f"  {'reference':<{width}} {np.asarray(want).reshape(-1)[:20]}")
-        print(f"  max abs error {error:.3g}")
+        print(f"  {'reference':<{width}} {want.reshape(-1)[:20]}")
+        print(f"  {error_line}")
     if on_mcu:
         print(format_firmware(result, kept=False))
         print(f"stack           {run.stack_bytes:,} bytes (high-water mark)")

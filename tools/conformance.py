@@ -80,6 +80,7 @@ from zant.tools.batch import (
     one_line,
     run_batch,
 )
+from zant.signature import caller_outputs
 
 if TYPE_CHECKING:
     from zant.backend.boards import Board
@@ -87,9 +88,10 @@ if TYPE_CHECKING:
 
 # -- classification -------------------------------------------------------------------------
 
-DATA_DEPENDENT_OPS = frozenset({"Unique", "StringSplit", "ImageDecoder"})
+DATA_DEPENDENT_OPS = frozenset({"StringSplit", "ImageDecoder"})
 """Ops whose output size depends on the data and that do not compile yet (NonZero, Compress and
-NonMaxSuppression compile for the size the model declares)."""
+NonMaxSuppression compile for the size the model declares; Unique also at its bound when the
+model leaves the size symbolic)."""
 SEQUENCE_OPS = frozenset(
     {
         "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
@@ -596,7 +598,7 @@ def run_images(
             record = record_of[name]
             if name in run.outputs:
                 case = by_name[name]
-                result = compare_outputs(case.outputs, run.outputs[name], case.data_sets[0][1], record.rtol, record.atol)
+                result = compare_outputs(caller_outputs(case.outputs), run.outputs[name], case.data_sets[0][1], record.rtol, record.atol)
                 record.status, record.reason = result["status"], result["reason"]
                 record.max_abs_error, record.max_ulp = result["max_abs_error"], result["max_ulp"]
             elif name in run.errors:

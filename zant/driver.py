@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
 
 from zant.backend.boards import Board, board_for
@@ -137,6 +137,7 @@ def parse_pipeline(pipeline: str, plugins: Sequence[str] = ()) -> tuple[ModulePa
 
 def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:
     """The inputs and outputs of the imported `@main`, before lowering removes its arguments."""
+    from zant.frontend.bounded import OUTPUT_BOUNDS_ATTR
     from zant.ir.types import numpy_dtype
 
     main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
@@ -158,10 +159,13 @@ def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[Tenso
 
     inputs = main.function_type.inputs.data
     outputs = main.function_type.outputs.data
-    return (
-        signature(inputs, names("onnx.input_names", len(inputs), "input")),
-        signature(outputs, names("onnx.output_names", len(outputs), "output")),
-    )
+    output_signatures = signature(outputs, names("onnx.output_names", len(outputs), "output"))
+    bounds = main.attributes.get(OUTPUT_BOUNDS_ATTR)
+    if isinstance(bounds, DenseArrayBase):  # the last output is the extents array
+        for output, dim in zip(output_signatures, bounds.get_values()):
+            output.bounded_dim = None if dim < 0 else int(dim)
+        output_signatures[-1].extents = True
+    return signature(inputs, names("onnx.input_names", len(inputs), "input")), output_signatures
 
 
 @contextmanager
@@ -260,8 +264,8 @@ def planned_json(
     from zant.backend.zig_printer import blob_file_name
 
     plan = checked_plan(planned.module, name, target, board, info)
-    plan["inputs"] = [vars(t) for t in planned.inputs]
-    plan["outputs"] = [vars(t) for t in planned.outputs]
+    plan["inputs"] = [t.as_json() for t in planned.inputs]
+    plan["outputs"] = [t.as_json() for t in planned.outputs]
     constant_bytes = sum(a["size"] for a in plan["arenas"] if a["role"] == "constant")
     blob = constant_bytes > 0 or plan["constants"] == "external"
     plan["files"] = sorted([f"{name}.zig", f"{name}.h", f"{name}.plan.json", *([blob_file_name(name)] if blob else [])])

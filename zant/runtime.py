@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from zant.errors import ZantError
-from zant.signature import TensorSignature, complete_feeds  # noqa: F401 (complete_feeds: re-exported)
+from zant.signature import TensorSignature, caller_outputs, complete_feeds, valid_parts  # noqa: F401 (complete_feeds: re-exported)
 
 
 class CompiledModel:
@@ -27,7 +27,8 @@ class CompiledModel:
         self._predict.restype = ctypes.c_int32
         self._predict.argtypes = [ctypes.c_void_p] * (len(inputs) + len(outputs))
         self.inputs = list(inputs)
-        self.outputs = list(outputs)
+        self.written = list(outputs)  # every buffer NAME_predict writes, the extents array too
+        self.outputs = caller_outputs(outputs)
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         if len(arrays) != len(self.inputs):
@@ -42,12 +43,12 @@ class CompiledModel:
                 )
             keep_alive.append(dense)
             args.append(dense.ctypes.data)
-        results = [np.empty(s.shape, dtype=s.dtype) for s in self.outputs]
+        results = [np.empty(s.shape, dtype=s.dtype) for s in self.written]
         args.extend(r.ctypes.data for r in results)
         status = self._predict(*args)
         if status != 0:
             raise ZantError(f"the generated predict function returned {status}")
-        return results
+        return valid_parts(self.written, results)
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         missing = [s.name for s in self.inputs if s.name not in feeds]

@@ -21,10 +21,47 @@ class TensorSignature:
     name: str
     shape: list[int]
     dtype: str  # numpy dtype name
+    # An output whose size depends on the data, compiled at its bound (`zant.frontend.bounded`):
+    # the dimension holding the count; the extents output says how many entries are valid.
+    bounded_dim: int | None = None
+    extents: bool = False  # the int32 extents array of the bounded outputs (the last output)
 
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+    def as_json(self) -> dict:
+        """For the plan JSON; the bound fields only where they are set (other models' JSON stays
+        as it was)."""
+        entry = {"name": self.name, "shape": self.shape, "dtype": self.dtype}
+        if self.bounded_dim is not None:
+            entry["bounded_dim"] = self.bounded_dim
+        if self.extents:
+            entry["extents"] = True
+        return entry
+
+
+def caller_outputs(signatures: Sequence[TensorSignature]) -> list[TensorSignature]:
+    """The outputs a caller reads: all but the extents array."""
+    return [s for s in signatures if not getattr(s, "extents", False)]
+
+
+def valid_parts(signatures: Sequence[TensorSignature], arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The outputs `NAME_predict` wrote (`arrays`, one per signature), as a caller reads them:
+    each bounded output cut to the extent the extents array gives it (the k-th bounded output
+    the k-th entry, clamped to its capacity), the extents array dropped."""
+    extents = [a for s, a in zip(signatures, arrays) if getattr(s, "extents", False)]
+    counts = iter(extents[0].tolist() if extents else [])
+    result = []
+    for signature, array in zip(signatures, arrays):
+        dim = getattr(signature, "bounded_dim", None)
+        if getattr(signature, "extents", False):
+            continue
+        if dim is not None:
+            extent = min(max(int(next(counts)), 0), array.shape[dim])
+            array = np.take(array, np.arange(extent), axis=dim)
+        result.append(array)
+    return result
 
 
 def complete_feeds(

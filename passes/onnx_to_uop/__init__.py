@@ -67,12 +67,13 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         text,
         training,
         tree_ensemble,
+        unique,
     )
 
     families = (
         constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
         resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
-        ml_features, ml_linear, tree_ensemble, training, data_dependent,
+        ml_features, ml_linear, tree_ensemble, training, unique, data_dependent,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 

@@ -45,6 +45,7 @@ import numpy as np
 from zant.backend import boards
 from zant.backend.build import Board, build_zig, default_global_cache
 from zant.errors import ZantError
+from zant.signature import valid_parts
 
 PAINT = 0xDEADBEEF
 """The word the stack is painted with before `NAME_predict` runs."""
@@ -693,10 +694,10 @@ def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
         if model.name in errors:
             continue
         if sorted(found) == list(range(len(model.outputs))):
-            outputs[model.name] = [
+            outputs[model.name] = valid_parts(model.outputs, [  # bounded outputs cut to their extents
                 np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype).reshape(t.shape)
                 for i, t in enumerate(model.outputs)
-            ]
+            ])
         elif stop is not None and not found:
             not_run.append(model.name)
         else:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -410,6 +411,8 @@ def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) ->
         "tensor_layout_hash": info.tensor_layout_hash,
         "tensors": [t.as_dict() for t in info.tensors],
         "lifetimes": [l.as_dict() for l in info.lifetimes],
+        # only for models with outputs compiled at their bound: the ABI's extents array
+        **({"bounded_outputs": bounded} if (bounded := bounded_outputs(main_function(module))) else {}),
     }
 
 
@@ -485,6 +488,41 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
     ]
 
 
+def bounded_outputs(function: func.FuncOp) -> list[dict]:
+    """The outputs compiled at the bound of their data-dependent size (`zant.frontend.bounded`),
+    in output order: output index, tensor name, the dimension holding the count, and the entry
+    of the extents array (the last output) that `NAME_predict` writes their valid extent to."""
+    from zant.frontend.bounded import OUTPUT_BOUNDS_ATTR
+
+    bounds = function.attributes.get(OUTPUT_BOUNDS_ATTR)
+    if not isinstance(bounds, DenseArrayBase):
+        return []
+    outputs = globals_by_role(function, BufferRole.OUTPUT)
+    dims = [(op, int(dim)) for op, dim in zip(outputs, bounds.get_values(), strict=True) if dim >= 0]
+    return [
+        {"output": op.index.value.data, "name": op.tensor_name.data, "dim": dim, "extent_index": k}
+        for k, (op, dim) in enumerate(dims)
+    ]
+
+
+def _bounded_lines(name: str, function: func.FuncOp) -> list[str]:
+    """The header's account of the bounded outputs and the extents array (none without them)."""
+    bounded = bounded_outputs(function)
+    if not bounded:
+        return []
+    lines = [
+        f"/* Bounded outputs: their size depends on the data. Each buffer is compiled at the size's upper",
+        f"   bound ({name}_OUTPUT_<i>_SIZE), the valid entries come first along the dimension named here",
+        "   (the rest are zero), and the last parameter, an int32_t array of",
+        f"   {name}_BOUNDED_OUTPUTS entries, receives how many are valid: */",
+    ]
+    lines += [
+        f"/*   extents[{b['extent_index']}]: output {b['output']} ('{_c_string(b['name'])}'), dimension {b['dim']} */"
+        for b in bounded
+    ]
+    return lines + [f"#define {name}_BOUNDED_OUTPUTS {len(bounded)}u", ""]
+
+
 def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> str:
     """The C header `NAME.h`: the entry point (and `NAME_init` for external or staged
     constants, as the plan places them), arena sizes, plan hashes, tensor sizes (`info`: the
@@ -539,6 +577,7 @@ def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> st
         f"extern const uint64_t {name}_plan_hash; /* {name}_PLAN_HASH, as linked */",
         f"extern const uint64_t {name}_layout_hash; /* {name}_LAYOUT_HASH, as linked */",
         "",
+        *_bounded_lines(name, function),
         "/* Runs the model; inputs then outputs, dense row-major. Returns 0 on success. */",
         f"int32_t {name}_predict({', '.join(params) or 'void'});",
         "",

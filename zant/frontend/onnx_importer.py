@@ -49,6 +49,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import LOWERED_DOMAINS, ML_DOMAIN, onnx_op_class, op_name
+from zant.frontend.bounded import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR, bound_outputs
 from zant.frontend.contrib_quantized import expand_contrib_quantized
 from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.frontend.expand import (
@@ -109,7 +110,8 @@ def import_model_bytes(
     infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
     model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer)
     _check_expanded(model)
-    return _GraphImporter(model, opset).build()
+    model, bounded_nodes, output_bounds = bound_outputs(model)
+    return _GraphImporter(model, opset, bounded_nodes, output_bounds).build()
 
 
 def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
@@ -380,9 +382,17 @@ lowering checks the data against it); one left symbolic is an error naming the n
 class _GraphImporter:
     """Builds `@main` from a checked, shape-inferred model; one instance per import."""
 
-    def __init__(self, model: ModelProto, opset: int):
+    def __init__(
+        self,
+        model: ModelProto,
+        opset: int,
+        bounded_nodes: dict[int, list[int]] | None = None,
+        output_bounds: list[int] | None = None,
+    ):
         self.model = model
         self.opset = opset
+        self.bounded_nodes = bounded_nodes or {}  # node index → its results compiled at their bound
+        self.output_bounds = output_bounds or []
         self.graph = model.graph
         self.values: dict[str, SSAValue] = {}
         self.types: dict[str, onnx.TypeProto] = {
@@ -447,6 +457,8 @@ class _GraphImporter:
             block.add_op(self.constant(initializer.name, self.tensor_array(initializer)))
         for index, node in enumerate(self.graph.node):
             op = self.import_node(node)
+            if index in self.bounded_nodes:
+                op.attributes[BOUNDED_ATTR] = DenseArrayBase.from_list(i64, self.bounded_nodes[index])
             op.location = node_location(node, index)
             block.add_op(op)
         results = [self.values[v.name] for v in self.graph.output]
@@ -459,6 +471,8 @@ class _GraphImporter:
             [StringAttr(v.name) for v in self.graph.output]
         )
         main.attributes["onnx.graph_name"] = StringAttr(self.graph.name)
+        if self.output_bounds:
+            main.attributes[OUTPUT_BOUNDS_ATTR] = DenseArrayBase.from_list(i64, self.output_bounds)
         attributes = {"onnx.opset": IntegerAttr(self.opset, i64)}
         ml_opset = next((o.version for o in self.model.opset_import if o.domain == ML_DOMAIN), None)
         if ml_opset is not None:
