@@ -128,10 +128,14 @@ NOT_A_FUNCTION_OF_INPUTS = frozenset(
 """Operators whose results are not determined by their inputs and attributes."""
 
 
+ENDS_THE_FUNCTION = frozenset({("ai.zant", "Guard")})
+"""(domain, op type) of Zant's ops whose effect is NAME_predict's return: never erased nor merged."""
+
+
 def _is_side_effect_free(schema: OpSchema) -> bool:
-    """ONNX ops only compute their outputs, except the random ones; ops holding a subgraph are
-    left unmarked, since the subgraph is not visible as IR that xDSL could inspect."""
-    return schema.name not in NOT_A_FUNCTION_OF_INPUTS and all(
+    """ONNX ops only compute their outputs, except the random ones (and Zant's Guard); ops holding
+    a subgraph are left unmarked, since the subgraph is not visible as IR that xDSL could inspect."""
+    return schema.name not in NOT_A_FUNCTION_OF_INPUTS and (schema.domain, schema.name) not in ENDS_THE_FUNCTION and all(
         a.type != _AttrType.GRAPH for a in schema.attributes.values()
     )
 
@@ -678,8 +682,8 @@ QLinearAveragePoolOp = _make_op_class(_qlinear_average_pool_schema(), _QLinearAv
 _OP_CLASSES[(CONTRIB_DOMAIN, "QLinearAveragePool")] = QLinearAveragePoolOp
 
 ZANT_DOMAIN = "ai.zant"
-"""Zant's own operators, which passes make and no exporter writes (the importer refuses the
-domain): `LookupTable`."""
+"""Zant's own operators, which passes (and the control-flow unroller) make and no exporter writes
+(the importer refuses the domain in a model): `LookupTable`, `Guard`."""
 
 
 class _LookupTableBase(OnnxOp):
@@ -722,6 +726,36 @@ def _lookup_table_schema() -> OpSchema:
 
 LookupTableOp = _make_op_class(_lookup_table_schema(), _LookupTableBase, "onnx.LookupTable")
 _OP_CLASSES[(ZANT_DOMAIN, "LookupTable")] = LookupTableOp
+
+
+class _GuardBase(OnnxOp):
+    """Condition a one-element tensor of i1."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        condition = self.operands[0].type
+        if not isinstance(condition, TensorType) or condition.get_element_type() != IntegerType(1) or math.prod(condition.get_shape()) != 1:
+            raise VerifyException(f"{self.name}: Condition must be a one-element tensor of i1")
+
+
+def _guard_schema() -> OpSchema:
+    """NAME_predict returns STATUS_BAD_PARAMETER where Condition is false at run time (no result:
+    its effect is the function's return, so no pass erases or reorders it). The control-flow
+    unroller makes it of a Loop whose trip count (or condition) is only known at run time,
+    unrolled for the extent its scan outputs declare: "the loop runs exactly that many times"."""
+    return OpSchema(
+        "Guard",
+        ZANT_DOMAIN,
+        1,
+        doc=_guard_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter("Condition", "B")],
+        outputs=[],
+        type_constraints=[("B", ["tensor(bool)"], "a one-element bool tensor")],
+    )
+
+
+GuardOp = _make_op_class(_guard_schema(), _GuardBase, "onnx.Guard")
+_OP_CLASSES[(ZANT_DOMAIN, "Guard")] = GuardOp
 
 globals().update({cls.__name__: cls for cls in _OP_CLASSES.values()})
 

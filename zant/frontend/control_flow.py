@@ -10,7 +10,11 @@ such node is replaced by copies of its subgraph, inlined into the main graph:
   no side effects, so computing both is only slower).
 - `Loop`: one body copy per iteration, `iter_num` a constant, the loop-carried values threaded
   from copy to copy; the condition must be known after every iteration (absent, constant, or
-  foldable), so an early exit is decided at compile time. Scan outputs are concatenated.
+  foldable), so an early exit is decided at compile time. Scan outputs are concatenated. When
+  the trip count or a condition is only known at run time, the loop is unrolled for the extent
+  the model declares for its scan outputs, and Zant's `Guard` ops (domain `ai.zant`) make
+  NAME_predict return STATUS_BAD_PARAMETER unless it runs exactly that many times: one before
+  the copies (trip count, initial condition), one after (the conditions the copies compute).
 - `Scan`: one body copy per element of the scan axis, each scan input element a `Gather` of
   one index (counted from the end for a reverse direction), the scan outputs unsqueezed and
   concatenated along their axes (in reverse order for a reverse direction).
@@ -30,6 +34,7 @@ import numpy as np
 import onnx
 from onnx import GraphProto, ModelProto, NodeProto, helper, numpy_helper
 
+from zant.dialects.onnx import ZANT_DOMAIN
 from zant.errors import ZantError
 from zant.frontend.graph_names import NameSource, all_names, rename_node
 from zant.frontend.shape_folding import evaluate_node, is_foldable, shape_node_value, static_shape
@@ -68,6 +73,8 @@ def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> Mod
         del graph.node[:]
         graph.node.extend(nodes)
         graph.initializer.extend(unroller.initializers)
+        if any(n.domain == ZANT_DOMAIN for n in unroller.nodes) and all(o.domain != ZANT_DOMAIN for o in model.opset_import):
+            model.opset_import.append(helper.make_opsetid(ZANT_DOMAIN, 1))
 
 
 def _default_opset(model: ModelProto) -> int:
@@ -260,21 +267,32 @@ def _unroll_if(u: _Unroller) -> None:
             u.emit("Where", [condition_name, a, b], output)
 
 
+class _RunTime(Exception):
+    """A trip count or condition only known at run time: unroll for the declared extent."""
+
+
 def _unroll_loop(u: _Unroller) -> None:
     body = u.attribute("body")
     _tensor_outputs(body, "the body")
     trip_input, cond_input, *carried = (list(u.node.input) + ["", ""])[: max(2, len(u.node.input))]
+    if not trip_input and not cond_input:
+        raise ValueError("a Loop without trip count nor condition never ends")
+    try:
+        _unroll_loop_statically(u, body, trip_input, cond_input, carried)
+    except _RunTime as reason:
+        del u.nodes[:], u.initializers[:]
+        _unroll_loop_to_declared_extent(u, body, trip_input, cond_input, carried, str(reason))
+
+
+def _unroll_loop_statically(u: _Unroller, body: GraphProto, trip_input: str, cond_input: str, carried: list[str]) -> None:
+    """Every iteration decided at compile time: the trip count and each condition constants."""
     trip_count = None
     if trip_input:
         value = u.constants.value(trip_input)
         if value is None:
-            raise NotImplementedError(
-                f"the trip count is only known at run time; it must be a constant{u.freeze_hint(trip_input)}"
-            )
+            raise _RunTime(f"the trip count is only known at run time; it must be a constant{u.freeze_hint(trip_input)}")
         trip_count = int(np.asarray(value).reshape(-1)[0])
     running = _loop_condition(u, cond_input, "the initial condition")
-    if trip_count is None and not cond_input:
-        raise ValueError("a Loop without trip count nor condition never ends")
     scan_count = len(body.output) - 1 - len(carried)
     scans: list[list[str]] = [[] for _ in range(scan_count)]
     always = u.constant(np.array(True), "true")
@@ -295,12 +313,112 @@ def _unroll_loop(u: _Unroller) -> None:
             u.stack(parts, 0, output)
 
 
+Term = bool | str
+"""A condition of the loop's run: known at compile time, or the name of a bool tensor."""
+
+
+def _unroll_loop_to_declared_extent(
+    u: _Unroller, body: GraphProto, trip_input: str, cond_input: str, carried: list[str], reason: str
+) -> None:
+    """A trip count or condition known only at run time: `extent` iterations, the extent the
+    model declares for the scan outputs, guarded by "the loop runs exactly `extent` times" (else
+    NAME_predict returns STATUS_BAD_PARAMETER): a Guard of what the trip count and the initial
+    condition say before the copies of the body, so that a contradicting graph input stops it
+    before any of them runs, and one of the conditions the copies compute after them. Under the
+    guards every condition the body reads is true, so the copies get a constant true one."""
+    scan_outputs = u.node.output[len(carried) :]
+    extents = {(u.tensor_shape(name) or [None])[0] for name in scan_outputs if name}
+    if len(extents) != 1 or None in extents:
+        raise NotImplementedError(f"{reason}, or the model must declare the extent of the scan outputs")
+    (extent,) = extents
+    if not 0 < extent <= MAX_ITERATIONS:
+        raise NotImplementedError(f"{reason}; the scan outputs declare {extent} iterations")
+    before: list[Term] = [_term(u, cond_input)] if cond_input else []
+    trip: dict[str, Term] = _compare_trip_count(u, trip_input, extent) if trip_input else {}
+    before += [trip["GreaterOrEqual"]] if trip else []
+    copies = len(u.nodes)
+
+    always = u.constant(np.array(True), "true")
+    after: list[Term] = []
+    scans: list[list[str]] = [[] for _ in scan_outputs]
+    for iteration in range(extent):
+        index = u.constant(np.array(iteration, np.int64), f"iter{iteration}")
+        cond_out, *outs = u.inline(body, [index, always, *carried], f"iter{iteration}")
+        carried = outs[: len(carried)]
+        for part, value in zip(scans, outs[len(carried) :]):
+            part.append(value)
+        goes_on = _term(u, cond_out)
+        if iteration < extent - 1:
+            after.append(goes_on)
+        else:  # and stops there: the trip count runs out, or the condition turns false
+            stops = _or(u, trip.get("Equal", False), _not(u, goes_on))
+            # Known before the copies when the last condition is a constant.
+            (before if isinstance(goes_on, bool) else after).append(stops)
+    _guard(u, after, reason, extent)
+    copied = u.nodes[copies:]
+    del u.nodes[copies:]
+    _guard(u, before, reason, extent)
+    u.nodes.extend(copied)
+    u.bind_outputs(carried)
+    for output, parts in zip(scan_outputs, scans):
+        if output:
+            u.stack(parts, 0, output)
+
+
+def _guard(u: _Unroller, terms: Sequence[Term], reason: str, extent: int) -> None:
+    """A Guard of the conjunction of `terms`; none when it holds at compile time, an error when
+    it never does."""
+    condition = _all(u, terms)
+    if condition is False:
+        raise NotImplementedError(f"{reason}; the loop cannot run the {extent} iterations its scan outputs declare")
+    if condition is not True:
+        u.nodes.append(helper.make_node("Guard", [condition], [], domain=ZANT_DOMAIN))
+
+
+def _term(u: _Unroller, name: str) -> Term:
+    value = u.constants.value(name)
+    return name if value is None else bool(np.asarray(value).reshape(-1)[0])
+
+
+def _compare_trip_count(u: _Unroller, trip_input: str, extent: int) -> dict[str, Term]:
+    """trip_count == extent and trip_count >= extent, folded when the trip count is a constant."""
+    value = u.constants.value(trip_input)
+    if value is not None:
+        trip = int(np.asarray(value).reshape(-1)[0])
+        return {"Equal": trip == extent, "GreaterOrEqual": trip >= extent}
+    bound = u.constant(np.array(extent, np.int64), "extent")
+    return {op: u.emit(op, [trip_input, bound]) for op in ("Equal", "GreaterOrEqual")}
+
+
+def _not(u: _Unroller, a: Term) -> Term:
+    return (not a) if isinstance(a, bool) else u.emit("Not", [a])
+
+
+def _or(u: _Unroller, a: Term, b: Term) -> Term:
+    if isinstance(a, bool) or isinstance(b, bool):
+        known, other = (a, b) if isinstance(a, bool) else (b, a)
+        return True if known else other
+    return u.emit("Or", [a, b])
+
+
+def _all(u: _Unroller, terms: Sequence[Term]) -> Term:
+    if any(t is False for t in terms):
+        return False
+    names = [t for t in terms if not isinstance(t, bool)]
+    if not names:
+        return True
+    result = names[0]
+    for name in names[1:]:
+        result = u.emit("And", [result, name])
+    return result
+
+
 def _loop_condition(u: _Unroller, name: str, what: str) -> bool:
     if not name:
         return True
     value = u.constants.value(name)
     if value is None:
-        raise NotImplementedError(f"{what} is only known at run time; it must fold to a constant")
+        raise _RunTime(f"{what} is only known at run time; it must fold to a constant")
     return bool(np.asarray(value).reshape(-1)[0])
 
 

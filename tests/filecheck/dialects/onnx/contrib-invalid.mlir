@@ -82,3 +82,17 @@
 %x, %s, %z = "test.op"() : () -> (tensor<1x1x2x2xi8>, tensor<f32>, tensor<i8>)
 // expected-error@+1 {{onnx.QLinearAveragePool: missing required attribute 'kernel_shape'}}
 %y = onnx.QLinearAveragePool(%x, %s, %z, %s, %z) : (tensor<1x1x2x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x1x1x1xi8>
+
+// -----
+
+// Guard's condition: one element of i1.
+
+%c = "test.op"() : () -> (tensor<2xi1>)
+// expected-error@+1 {{onnx.Guard: Condition must be a one-element tensor of i1}}
+onnx.Guard(%c) : (tensor<2xi1>) -> ()
+
+// -----
+
+%c = "test.op"() : () -> (tensor<i64>)
+// expected-error@+1 {{onnx.Guard: Condition must be a one-element tensor of i1}}
+onnx.Guard(%c) : (tensor<i64>) -> ()

@@ -1,6 +1,7 @@
 // RUN: zant-opt %s | zant-opt | filecheck %s
 // RUN: zant-opt %s --print-op-generic | zant-opt | filecheck %s
 // RUN: zant-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
+// RUN: zant-opt %s -p dce | filecheck %s
 
 // com.microsoft's QLinearAdd, which `fold-qdq` makes of DQ → Add → Q: registered in the onnx
 // dialect like the generated ops, so a folded module prints and parses back. B broadcasts;
@@ -54,4 +55,20 @@ func.func @qlinear_average_pool(%x: tensor<1x2x4x4xi8>, %s: tensor<f32>, %z: ten
   %y = onnx.QLinearAveragePool(%x, %s, %z, %s, %z) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode = 1 : i64} : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
   // CHECK-NEXT: func.return %y : tensor<1x2x2x2xi8>
   func.return %y : tensor<1x2x2x2xi8>
+}
+
+// Zant's Guard, which the control-flow unroller makes of a Loop unrolled for its declared
+// extent: no result (its effect is NAME_predict's return), so `dce` keeps it.
+
+// CHECK-LABEL: func.func @guard
+func.func @guard(%t: tensor<i64>, %k: tensor<i64>, %c: tensor<1xi1>) {
+  // CHECK-NEXT: %ok = onnx.Equal(%t, %k) : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  // CHECK-NEXT: onnx.Guard(%ok) {onnx.node_name = "loop/guard"} : (tensor<i1>) -> ()
+  // GENERIC: "onnx.Guard"(%ok) {onnx.node_name = "loop/guard"} : (tensor<i1>) -> ()
+  %ok = onnx.Equal(%t, %k) : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  onnx.Guard(%ok) {onnx.node_name = "loop/guard"} : (tensor<i1>) -> ()
+  // CHECK-NEXT: onnx.Guard(%c) : (tensor<1xi1>) -> ()
+  onnx.Guard(%c) : (tensor<1xi1>) -> ()
+  // CHECK-NEXT: func.return
+  func.return
 }
