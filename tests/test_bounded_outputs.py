@@ -169,14 +169,30 @@ def test_zant_run_shows_the_valid_part(tmp_path):
     assert result.stdout.count("max abs error 0\n") == 4
 
 
-def test_firmware_output_is_cut_to_its_extent():
-    from zant.backend.firmware import ImageModel, parse_output
+def test_firmware_prints_the_valid_part():
+    """The image prints a bounded output's valid rows only (per index before the bounded
+    dimension, the extent its entry gives, clamped to the capacity); the reader reshapes them."""
+    from zant.backend.firmware import ImageModel, _model_source, parse_output
 
-    outputs = [TensorSignature("Y", [2, 3], "int32", bounded_dim=1), TensorSignature("extents", [1], "int32", extents=True)]
-    y = np.array([[1, 2, 0], [3, 4, 0]], np.int32)
-    stdout = f"OUTPUT m 0 {y.tobytes().hex()}\nOUTPUT m 1 {np.array([2], np.int32).tobytes().hex()}\nSTACK 64\n"
-    (got,) = parse_output(stdout, [ImageModel("m", (), outputs)]).outputs["m"]
-    np.testing.assert_array_equal(got, y[:, :2])
+    outputs = [
+        TensorSignature("Y", [2, 3], "int32", bounded_dim=1),
+        TensorSignature("n", [3], "int64", bounded_dim=0),
+        TensorSignature("extents", [2], "int32", extents=True),
+    ]
+    source = _model_source(ImageModel("m", (), outputs))
+    assert "std.mem.readInt(i32, m_output2[0..][0..4], .little), 0, 3)" in source
+    assert "for (0..2) |o| writeHex(m_output0[o * 12 ..][0 .. m_extent0 * 4]);" in source
+    assert "std.mem.readInt(i32, m_output2[4..][0..4], .little), 0, 3)" in source
+    assert "for (0..1) |o| writeHex(m_output1[o * 24 ..][0 .. m_extent1 * 8]);" in source
+    y = np.array([[1, 2], [3, 4]], np.int32)
+    stdout = (
+        f"OUTPUT m 0 {y.tobytes().hex()}\nOUTPUT m 1 {np.array([7, 8], np.int64).tobytes().hex()}\n"
+        f"OUTPUT m 2 {np.array([2, 2], np.int32).tobytes().hex()}\nSTACK 64\n"
+    )
+    got = parse_output(stdout, [ImageModel("m", (), outputs)]).outputs["m"]
+    assert len(got) == 2
+    np.testing.assert_array_equal(got[0], y)
+    np.testing.assert_array_equal(got[1], [7, 8])
 
 
 def test_bounded_output_read_by_a_node_is_refused(tmp_path):

@@ -9,7 +9,8 @@ models, each an `ImageModel(name, inputs, outputs, feeds)` whose generated `MODE
   `@embedFile`s of `MODEL.input<i>.bin`; then, for each model in turn (after `MODEL_init`, for a
   model whose constants are staged or external: `ImageModel.constants`), a call to `MODEL_predict`,
   a line `MODEL_STACK <model> <bytes>` (the stack those calls used: the free stack is painted
-  again just before them) and one semihosting line per output `OUTPUT <model> <index> <hex of its little-endian bytes>`,
+  again just before them) and one semihosting line per output `OUTPUT <model> <index> <hex of its little-endian bytes>`
+  (of an output compiled at its bound, the valid part only),
   or `ERROR <model> returned <status>` if it returned non-zero (the next model still runs); then
   a line `STACK <bytes>` (the high-water mark of the painted stack) and an exit with status 0,
   or 1 if any model returned non-zero. A panic (such as a ReleaseSafe bounds check) prints
@@ -391,6 +392,27 @@ class ImageModel:
     constants: str = "embedded"  # external, staged: the image calls MODEL_init first
 
 
+def _print_output(name: str, outputs: Sequence[Tensor], index: int) -> str:
+    """The statements printing output `index` in hex: all of it, or for an output compiled at
+    its bound (`bounded_dim`) its valid part only, the extent its entry of the extents array
+    (the last output) gives, clamped to the capacity: per index of the dimensions before the
+    bounded one, the first `extent` rows of it."""
+    tensor = outputs[index]
+    dim = getattr(tensor, "bounded_dim", None)
+    if dim is None:
+        return f"    writeHex(&{name}_output{index});\n"
+    entry = sum(getattr(t, "bounded_dim", None) is not None for t in outputs[:index])
+    outer = math.prod(tensor.shape[:dim])
+    row = tensor.shape[dim]
+    inner = math.prod(tensor.shape[dim + 1 :]) * np.dtype(tensor.dtype).itemsize
+    extents = f"{name}_output{len(outputs) - 1}"
+    return (
+        f"    const {name}_extent{index}: usize = @intCast(std.math.clamp("
+        f"std.mem.readInt(i32, {extents}[{4 * entry}..][0..4], .little), 0, {row}));\n"
+        f"    for (0..{outer}) |o| writeHex({name}_output{index}[o * {row * inner} ..][0 .. {name}_extent{index} * {inner}]);\n"
+    )
+
+
 def _model_source(model: ImageModel) -> str:
     """A model's declarations and the function that runs it and prints its outputs."""
     name, inputs, outputs = model.name, model.inputs, model.outputs
@@ -404,7 +426,7 @@ def _model_source(model: ImageModel) -> str:
     parameters = ", ".join(["*const anyopaque"] * len(inputs) + ["*anyopaque"] * len(outputs))
     init, declarations = _constants_source(model)
     print_outputs = "".join(
-        f'    write("OUTPUT {name} {i} ");\n    writeHex(&{name}_output{i});\n    write("\\n");\n'
+        f'    write("OUTPUT {name} {i} ");\n{_print_output(name, outputs, i)}    write("\\n");\n'
         for i in range(len(outputs))
     )
     return "\n".join(
@@ -678,6 +700,14 @@ def _incomplete(what: str, stdout: str) -> ZantError:
     return ZantError(f"the image printed no complete result {what}:\n{stdout.strip()[-2000:]}")
 
 
+def _printed_shape(tensor: Tensor) -> list[int]:
+    """The shape of what the image printed of `tensor`: a bounded output's valid part only."""
+    dim = getattr(tensor, "bounded_dim", None)
+    if dim is None or math.prod(tensor.shape[:dim] + tensor.shape[dim + 1 :]) == 0:
+        return list(tensor.shape)
+    return [*tensor.shape[:dim], -1, *tensor.shape[dim + 1 :]]
+
+
 def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
     """Each model's outputs (or why it has none) and the stack high-water mark an image printed."""
     printed: dict[str, dict[int, bytes]] = {m.name: {} for m in models}
@@ -694,8 +724,8 @@ def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
         if model.name in errors:
             continue
         if sorted(found) == list(range(len(model.outputs))):
-            outputs[model.name] = valid_parts(model.outputs, [  # bounded outputs cut to their extents
-                np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype).reshape(t.shape)
+            outputs[model.name] = valid_parts(model.outputs, [  # the extents array dropped
+                np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype).reshape(_printed_shape(t))
                 for i, t in enumerate(model.outputs)
             ])
         elif stop is not None and not found:
