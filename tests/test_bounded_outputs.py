@@ -229,3 +229,18 @@ def test_unique_in_order_along_other_axes(tmp_path, shape, axis):
     for x in draws(shape, np.float32):
         for got, want in zip(runtime(x), in_order_of_occurrence(x, axis), strict=True):
             np.testing.assert_array_equal(got, want)
+
+
+def test_data_dependent_size_without_a_bound_is_refused(tmp_path):
+    """NonZero has no entry in `BOUNDS`: its symbolic output is an error naming the node and
+    saying what makes it static (no input value or --input-shape does: only a declared shape)."""
+    node = helper.make_node("NonZero", ["x"], ["y"], name="nz")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2, None])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), tmp_path / "nz.onnx")
+    result = run_zant("compile", tmp_path / "nz.onnx", "-o", tmp_path / "out", "--no-build")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "'y' (output of node 'nz' (NonZero))" in result.stderr
+    assert "declare its shape in the model" in result.stderr

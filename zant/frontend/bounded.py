@@ -2,13 +2,15 @@
 
 Some ops' output sizes depend on the data: Unique's number of distinct values. A model that
 declares such a size static gets a run-time check of it (the op's lowering ends `NAME_predict`
-with `STATUS_BAD_PARAMETER` when the data disagree). A model that leaves it symbolic (`'?'`)
+with `STATUS_OUTPUT_SIZE` when the data disagree). A model that leaves it symbolic (`'?'`)
 gets, as embedded detection post-processing does, a buffer with the op's upper bound as its
 capacity: the dimension is compiled at that bound (`BOUNDS`, the one place that decides it),
 the valid part comes first and the rest is zero, and the graph gets one more output, the int32
 extents array (`EXTENTS_NAME`, last), with one entry per bounded output in output order: how
 many entries of its bounded dimension are valid after the call. Models without bounded outputs
-keep their signature unchanged.
+keep their signature unchanged. Another op joins by an entry in `BOUNDS` and a lowering that
+zero-fills past the count (NonZero, Compress and NonMaxSuppression compile for declared sizes
+only today: `passes/onnx_to_uop/data_dependent.py`).
 
 The extents are ordinary graph values (nodes appended here: for Unique, the number of nonzero
 `counts`, which its lowering zero-fills past the distinct values), so every backend computes
@@ -42,11 +44,12 @@ is the last output when any is bounded)."""
 class Capacity:
     """An op's outputs at their upper bounds: each output's compiled shape, which dimension of it
     counts data-dependent entries (outputs whose size is exact at the bound are not listed),
-    and the output whose nonzero entries are that count."""
+    and the tensor whose number of nonzero entries is that count: ("output", i) (named by the
+    frontend if the model leaves it out), or ("input", i) (NonZero's would be its input 0)."""
 
     shapes: dict[int, list[int]]
     counted_dim: dict[int, int]
-    count_source: int
+    counted_by: tuple[str, int]
 
 
 def _unique_capacity(node: onnx.NodeProto, x_shape: list[int]) -> Capacity:
@@ -62,7 +65,7 @@ def _unique_capacity(node: onnx.NodeProto, x_shape: list[int]) -> Capacity:
         y_shape, y_dim = [*x_shape[:axis], n, *x_shape[axis + 1 :]], axis
     # Y, indices and counts hold one entry per distinct value (at most n); inverse_indices one per
     # input slice (exactly n).
-    return Capacity({0: y_shape, 1: [n], 2: [n], 3: [n]}, {0: y_dim, 1: 0, 3: 0}, count_source=3)
+    return Capacity({0: y_shape, 1: [n], 2: [n], 3: [n]}, {0: y_dim, 1: 0, 3: 0}, counted_by=("output", 3))
 
 
 BOUNDS: dict[str, Callable[[onnx.NodeProto, list[int]], Capacity]] = {"Unique": _unique_capacity}
@@ -125,17 +128,21 @@ def bound_outputs(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[int, li
                     dim.dim_value = size
         if index not in bounded_nodes:
             continue
-        source = capacity.count_source
-        while len(node.output) <= source:
-            node.output.append("")
-        if not node.output[source]:  # the count is read off an output the model leaves out
-            node.output[source] = _fresh(f"{node.output[0]}_counts", names)
-            graph.value_info.append(
-                helper.make_tensor_value_info(node.output[source], TensorProto.INT64, capacity.shapes[source])
-            )
+        kind, source = capacity.counted_by
+        if kind == "input":
+            count_tensor = node.input[source]
+        else:
+            while len(node.output) <= source:
+                node.output.append("")
+            if not node.output[source]:  # the count is read off an output the model leaves out
+                node.output[source] = _fresh(f"{node.output[0]}_counts", names)
+                graph.value_info.append(
+                    helper.make_tensor_value_info(node.output[source], TensorProto.INT64, capacity.shapes[source])
+                )
+            count_tensor = node.output[source]
         for slot in bounded_nodes[index]:
             name = node.output[slot]
-            bounded[name] = BoundedOutput(name, capacity.counted_dim[slot], node.output[source])
+            bounded[name] = BoundedOutput(name, capacity.counted_dim[slot], count_tensor)
     if not bounded:  # sizes declared (checked at run time); exact ones may have been filled in
         return copy, {}, []
     _check_only_outputs(graph, bounded)
@@ -182,7 +189,7 @@ def _append_extents(graph: onnx.GraphProto, bounded: list[BoundedOutput], names:
                 helper.make_node("Cast", [flags], [ints], to=TensorProto.INT32),
                 helper.make_node("ReduceSum", [ints], [total], keepdims=1),
             ])
-            size = next(_static(v.type.tensor_type) for v in [*graph.value_info, *graph.output]
+            size = next(_static(v.type.tensor_type) for v in [*graph.input, *graph.value_info, *graph.output]
                         if v.name == b.count_tensor)
             graph.value_info.extend([
                 helper.make_tensor_value_info(flags, TensorProto.BOOL, size),
