@@ -18,13 +18,13 @@ export fn k_first() callconv(.c) u8 { return blob[0]; }
 def zig_runs(monkeypatch):
     """The commands `build_zig` runs Zig with, in order (Zig still runs)."""
     runs = []
-    real = subprocess.run
+    real = subprocess.Popen
 
     def recording(command, *args, **kwargs):
         runs.append(command)
         return real(command, *args, **kwargs)
 
-    monkeypatch.setattr(build.subprocess, "run", recording)
+    monkeypatch.setattr(build.subprocess, "Popen", recording)
     monkeypatch.delenv("ZANT_BUILD_CACHE", raising=False)
     return runs
 

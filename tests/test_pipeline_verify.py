@@ -45,3 +45,54 @@ def test_a_pass_breaking_the_module_midway_is_still_named(tmp_path, checks):
     # after each pass up to the broken one.
     assert checks[0] is None and checks[-4:] == [None, "onnx-to-uop", "plan-arenas", "drop-local"]
     assert "onnx-to-uop" not in checks[:-4] and "fuse-loops" not in checks
+
+
+HOIST_CONSTANT = '''
+from dataclasses import dataclass
+
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from zant.dialects import uop
+
+
+@dataclass(frozen=True)
+class HoistConstantPass(ModulePass):
+    """Move a uop.const out of its function: the printer (which prints constants inline) does
+    not notice, the verifier does (a use outside the isolated-from-above function)."""
+
+    name = "hoist-constant"
+
+    def apply(self, ctx, op):
+        const = next(o for o in op.walk() if isinstance(o, uop.ConstOp) and o.result.uses)
+        const.detach()
+        Rewriter.insert_op(const, InsertPoint.at_start(op.body.block))
+'''
+
+
+@pytest.mark.parametrize(
+    "broken, plugin_source, builds",
+    [("drop-local", BROKEN_PASSES, 0), ("hoist-constant", HOIST_CONSTANT, 1)],
+    ids=["emitting-fails", "emitting-succeeds"],
+)
+def test_zant_compile_reports_a_broken_pass_whether_or_not_it_emits(tmp_path, monkeypatch, broken, plugin_source, builds):
+    """`zant compile` verifies the passes' result while Zig builds: a module that does not verify
+    is reported with the pass that broke it, whether the printer chokes on it (the check runs
+    before the printer's error is shown) or prints it (the check stops the build), and no file
+    is left behind."""
+    from zant.backend import build
+    from zant.driver import CompileOptions, compile_model
+    from zant.pipelines import pipeline_for
+
+    started = []
+    real = build.start_build
+    monkeypatch.setattr(build, "start_build", lambda *args, **kwargs: started.append(args) or real(*args, **kwargs))
+    plugin = tmp_path / "research.py"
+    plugin.write_text(plugin_source)
+    (tmp_path / "m.onnx").write_bytes(two_conv_model().SerializeToString())
+    options = CompileOptions(pipeline=f"{pipeline_for('host')},{broken}", plugins=(str(plugin),))
+    with pytest.raises(ZantError) as failure:
+        compile_model(tmp_path / "m.onnx", tmp_path / "out", options)
+    assert str(failure.value).startswith(f"after pass '{broken}': ")
+    assert len(started) == builds  # the printer printed it: Zig was building when the check failed
+    assert not list((tmp_path / "out").glob("*"))

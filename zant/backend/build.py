@@ -2,8 +2,10 @@
 
 `build_zig(zig_path, out_path, target="host", optimize="ReleaseSafe", kind="shared")` runs
 `zig build-lib -dynamic` (kind "shared"), `build-lib` ("static"), `build-obj` ("obj") or
-`build-exe` ("exe", with a linker script in `extra`: the firmware images of `firmware.py`). Each
-build has its own local cache beside its output; Zig's global cache (compiler_rt and the other
+`build-exe` ("exe", with a linker script in `extra`: the firmware images of `firmware.py`);
+`start_build` starts one in the background (Zig is one process, mostly on one core: `zant compile`
+verifies the module meanwhile) and its `wait` returns the output. Each build has its own local
+cache beside its output; Zig's global cache (compiler_rt and the other
 runtime libraries, ~20 s to build per target and mode) is shared between builds, in
 `$ZANT_CACHE_DIR` or the user's cache folder (`$XDG_CACHE_HOME/zant/zig`, `~/.cache/zant/zig`).
 Zig locks its cache entries, so concurrent builds may share it.
@@ -130,6 +132,45 @@ def build_zig(
 ) -> Path:
     """Compile `zig_path` into `out_path`; on failure raise `ZigCompileError` (Zig names an error
     in a .zig file: a Zant bug) or `ZantError` with Zig's messages (see `zig_failure`)."""
+    return start_build(zig_path, out_path, target, optimize, kind, cache_dir, extra).wait()
+
+
+class ZigBuild:
+    """A build `start_build` started: Zig runs in its own process while the caller does other
+    work (`zant compile` verifies the module meanwhile: Zig's LLVM uses one core); `wait` returns
+    the output or raises as `build_zig` does, `cancel` stops it."""
+
+    def __init__(self, process: subprocess.Popen | None, zig_path: str | Path, out_path: Path, target: str,
+                 store: tuple[Path, str] | None):
+        self.process, self.zig_path, self.out_path, self.target, self.store = process, zig_path, out_path, target, store
+
+    def wait(self) -> Path:
+        if self.process is not None:
+            _, stderr = self.process.communicate()
+            if self.process.returncode != 0:
+                raise zig_failure(self.zig_path, self.target, stderr, self.out_path.parent)
+            self.process = None
+            if self.store is not None:
+                store_output(*self.store, self.out_path)
+        return self.out_path
+
+    def cancel(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.communicate()
+            self.process = None
+
+
+def start_build(
+    zig_path: str | Path,
+    out_path: str | Path,
+    target: str = "host",
+    optimize: str = "ReleaseSafe",
+    kind: str = "shared",
+    cache_dir: str | Path | None = None,
+    extra: Sequence[str] = (),
+) -> ZigBuild:
+    """`build_zig`, started: Zig runs in the background until `wait` (a cached build is done)."""
     if target not in TARGETS:
         raise ZantError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
     if kind not in KINDS:
@@ -156,18 +197,16 @@ def build_zig(
         "--cache-dir", str(local_cache), "--global-cache-dir", str(global_cache),
         *(() if kind == "exe" else ("-fno-emit-h",)), *extra,
     ]
-    use_cache = os.environ.get("ZANT_BUILD_CACHE", "1") != "0"
-    if use_cache:
+    store = None
+    if os.environ.get("ZANT_BUILD_CACHE", "1") != "0":
         builds = global_cache.parent / f"{global_cache.name}-builds"
-        key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, target, *extra])
-        if cached_output(builds, key, out_path):
-            return out_path
-    result = subprocess.run(command, capture_output=True, text=True, cwd=out_path.parent)
-    if result.returncode != 0:
-        raise zig_failure(zig_path, target, result.stderr, out_path.parent)
-    if use_cache:
-        store_output(builds, key, out_path)
-    return out_path
+        store = builds, build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, target, *extra])
+        if cached_output(*store, out_path):
+            return ZigBuild(None, zig_path, out_path, target, None)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent
+    )
+    return ZigBuild(process, zig_path, out_path, target, store)
 
 
 # The boards live in boards.py; other modules import them from here too.
