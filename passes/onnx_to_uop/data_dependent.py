@@ -24,6 +24,7 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
+from zant.passes.onnx_to_uop.parameters import all_of, constant_array
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -149,8 +150,8 @@ class NonMaxSuppressionLowering(OnnxLowering):
     Per batch and class, rank r picks the r-th box by score (descending, equal scores by
     ascending index: TopK's selection passes, no sort buffer) and keeps it unless the class
     already kept `max_output_boxes_per_class`, its score is not above `score_threshold` (when
-    given) or its IoU with a box kept before exceeds `iou_threshold`. A scratch table holds the
-    box kept at each rank (-1: none); the write pass appends the table's kept entries in order.
+    given) or its IoU with a box it kept before exceeds `iou_threshold`. A scratch table holds
+    the boxes each class keeps, in order, and one their counts; the write pass appends them.
     The three parameters are read when NAME_predict runs unless they are constants; absent, the
     maximum is 0 and there is no score threshold.
     """
@@ -175,44 +176,47 @@ class NonMaxSuppressionLowering(OnnxLowering):
         iou_threshold = kb.const(0.0, f32) if iou_threshold is None else iou_threshold
         score_threshold = _scalar(kb, op, 4, f32)
         extent = compiled_extent(op, 0)
+        # A class keeps at most `capacity` boxes: all of them, or a constant maximum's worth
+        # (which also bounds the IoU loop: boxes × capacity pairs instead of boxes²).
+        capacity = min(count, _constant_limit(op))
 
-        kept = kb.alloc(f"{result_name(op)}_kept", (batches, classes, count), I64)
+        kept = kb.alloc(f"{result_name(op)}_kept", (batches, classes, capacity), I64)
+        kept_counts = kb.alloc(f"{result_name(op)}_kept_counts", (batches, classes), I64)
         total = kb.define_acc(0, I64)
         with kb.loop_nest((batches, classes)) as (b, c):
             previous_score = kb.define_acc(float("inf"), f32)
             previous_index = kb.define_acc(-1, I64)
             kept_in_class = kb.define_acc(0, I64)
-            with kb.loop(count) as rank:
+            with kb.loop(count if capacity else 0) as _:
                 score, index = self._next_best(kb, scores, b, c, count, previous_score, previous_index)
                 found = kb.alu("cmplt", index, kb.const(count, I64))  # no NaN-free box left: none
                 box = kb.cast(kb.alu("min", index, kb.const(count - 1, I64)), IndexType())
+                candidate = self._extents(kb, boxes, b, box, center_point_box)
                 suppressed = kb.define_acc(0, IntegerType(1))
-                with kb.loop(count) as earlier:
-                    other = kb.load(kept, [b, c, earlier])
-                    valid = kb.alu("and", kb.alu("cmplt", earlier, rank), kb.alu("cmple", kb.const(0, I64), other))
-                    other_box = kb.cast(kb.where(valid, other, kb.const(0, I64)), IndexType())
-                    overlap = self._suppresses(kb, boxes, b, box, other_box, iou_threshold, center_point_box)
+                with kb.loop(capacity) as k:
+                    valid = kb.alu("cmplt", kb.cast(k, I64), kb.acc_get(kept_in_class))
+                    other = kb.cast(kb.where(valid, kb.load(kept, [b, c, k]), kb.const(0, I64)), IndexType())
+                    overlap = self._suppresses(kb, candidate, self._extents(kb, boxes, b, other, center_point_box), iou_threshold)
                     kb.acc_set(suppressed, kb.alu("or", kb.acc_get(suppressed), kb.alu("and", valid, overlap)))
                 conditions = [found, kb.alu("not", kb.acc_get(suppressed)), kb.alu("cmplt", kb.acc_get(kept_in_class), limit)]
                 if score_threshold is not None:
                     conditions.append(kb.alu("cmplt", score_threshold, score))
-                keep = conditions[0]
-                for condition in conditions[1:]:
-                    keep = kb.alu("and", keep, condition)
-                kb.store(kb.where(keep, index, kb.const(-1, I64)), kept, [b, c, rank])
+                keep = all_of(kb, conditions)
+                # keep implies kept_in_class < limit <= capacity: the slot is exact then
+                store_if(kb, keep, index, kept, [b, c, slot(kb, kb.acc_get(kept_in_class), capacity)])
                 count_one(kb, kept_in_class, keep)
                 count_one(kb, total, keep)
+            kb.store(kb.acc_get(kept_in_class), kept_counts, [b, c])
         check_count(kb, kb.acc_get(total), extent)
 
         out = kb.alloc(result_name(op), tensor_shape(op.results[0]), tensor_element_type(op.results[0]))
         if out.size == 0:
             return [out]
         position = kb.define_acc(0, I64)
-        with kb.loop_nest((batches, classes, count)) as (b, c, rank):
-            index = kb.load(kept, [b, c, rank])
-            selected = kb.alu("cmple", kb.const(0, I64), index)
+        with kb.loop_nest((batches, classes, capacity)) as (b, c, k):
+            selected = kb.alu("cmplt", kb.cast(k, I64), kb.load(kept_counts, [b, c]))
             row = slot(kb, kb.acc_get(position), extent)
-            for column, value in enumerate((kb.cast(b, I64), kb.cast(c, I64), index)):
+            for column, value in enumerate((kb.cast(b, I64), kb.cast(c, I64), kb.load(kept, [b, c, k]))):
                 store_if(kb, selected, value, out, [row, kb.index(column)])
             count_one(kb, position, selected)
         return [out]
@@ -241,37 +245,46 @@ class NonMaxSuppressionLowering(OnnxLowering):
         return score, index
 
     @staticmethod
-    def _suppresses(kb, boxes, b, first, second, threshold, center_point_box) -> SSAValue:
-        """IoU(first, second) > threshold, as onnx's reference computes it in f32: false for
+    def _extents(kb, boxes, b, box, center_point_box) -> tuple[SSAValue, ...]:
+        """(x_min, x_max, y_min, y_max) of a box, as onnx's reference computes them in f32."""
+        v = [kb.load(boxes, [b, box, kb.index(k)]) for k in range(4)]
+        if center_point_box:  # [x_center, y_center, width, height]
+            two = kb.const(2.0, Float32Type())
+            w, h = kb.alu("div", v[2], two), kb.alu("div", v[3], two)
+            return kb.alu("sub", v[0], w), kb.alu("add", v[0], w), kb.alu("sub", v[1], h), kb.alu("add", v[1], h)
+        # [y1, x1, y2, x2], either corner first
+        return kb.alu("min", v[1], v[3]), kb.alu("max", v[1], v[3]), kb.alu("min", v[0], v[2]), kb.alu("max", v[0], v[2])
+
+    @staticmethod
+    def _suppresses(kb, first, second, threshold) -> SSAValue:
+        """IoU > threshold for two boxes' extents, as onnx's reference decides it: false for
         boxes that do not overlap or have no area."""
-        f32 = Float32Type()
-
-        def extents(box):
-            """(x_min, x_max, y_min, y_max) of a box."""
-            v = [kb.load(boxes, [b, box, kb.index(k)]) for k in range(4)]
-            if center_point_box:  # [x_center, y_center, width, height]
-                half = kb.const(2.0, f32)
-                w, h = kb.alu("div", v[2], half), kb.alu("div", v[3], half)
-                return kb.alu("sub", v[0], w), kb.alu("add", v[0], w), kb.alu("sub", v[1], h), kb.alu("add", v[1], h)
-            # [y1, x1, y2, x2], either corner first
-            return kb.alu("min", v[1], v[3]), kb.alu("max", v[1], v[3]), kb.alu("min", v[0], v[2]), kb.alu("max", v[0], v[2])
-
-        x1_min, x1_max, y1_min, y1_max = extents(first)
-        x2_min, x2_max, y2_min, y2_max = extents(second)
+        x1_min, x1_max, y1_min, y1_max = first
+        x2_min, x2_max, y2_min, y2_max = second
         ix_min, ix_max = kb.alu("max", x1_min, x2_min), kb.alu("min", x1_max, x2_max)
         iy_min, iy_max = kb.alu("max", y1_min, y2_min), kb.alu("min", y1_max, y2_max)
         intersection = kb.alu("mul", kb.alu("sub", ix_max, ix_min), kb.alu("sub", iy_max, iy_min))
         area1 = kb.alu("mul", kb.alu("sub", x1_max, x1_min), kb.alu("sub", y1_max, y1_min))
         area2 = kb.alu("mul", kb.alu("sub", x2_max, x2_min), kb.alu("sub", y2_max, y2_min))
         union = kb.alu("sub", kb.alu("add", area1, area2), intersection)
+        f32 = Float32Type()
         zero = kb.const(0.0, f32)
         positive = [kb.alu("cmplt", zero, v) for v in (intersection, area1, area2, union)]
         overlaps = [kb.alu("cmplt", ix_min, ix_max), kb.alu("cmplt", iy_min, iy_max), *positive]
         iou = kb.alu("div", intersection, kb.where(positive[3], union, kb.const(1.0, f32)))
-        result = kb.alu("cmplt", threshold, iou)
-        for condition in overlaps:
-            result = kb.alu("and", result, condition)
-        return result
+        return all_of(kb, [kb.alu("cmplt", threshold, iou), *overlaps])
+
+
+def _constant_limit(op: Operation) -> int | float:
+    """NonMaxSuppression's max_output_boxes_per_class when it is a constant (absent: 0), else
+    unbounded."""
+    value = input_value(op, 2)
+    if value is None:
+        return 0
+    array = constant_array(value)
+    if array is None:
+        return float("inf")
+    return max(int(array.reshape(-1)[0]), 0) if array.size else 0
 
 
 def _scalar(kb: KernelBuilder, op: Operation, index: int, to) -> SSAValue | None:

@@ -65,16 +65,26 @@ func.func @main(%x: tensor<3x2xf32>, %c: tensor<3xi1>) -> tensor<2x2xf32> attrib
 
 // -----
 
-// NonMaxSuppression: the selection (per batch, class and rank) fills a scratch table of kept
-// boxes and counts them; the check comes before the output is written.
+// NonMaxSuppression with a constant maximum of 2 boxes per class: per batch and class, 6 ranks
+// each pick the next box by score (a pass over the 6 scores) and test its IoU against the at
+// most 2 boxes the class kept (a table 2 wide, with their count per class); the check comes
+// before the output is written, from the table.
 // CHECK-LABEL: func.func @main()
-// CHECK:         %selected_kept = uop.define_local "selected_kept" : !uop.buffer<12xi64>
-// CHECK:         [[KEPT:%.*]] = uop.view %selected_kept : !uop.buffer<12xi64> -> !uop.view<1x2x6xi64, strides [12, 6, 1], offset 0>
-// CHECK:         uop.range
-// CHECK:           uop.store {{%.*}}, {{%.*}} : i64
+// CHECK:         %selected_kept = uop.define_local "selected_kept" : !uop.buffer<4xi64>
+// CHECK-NEXT:    %selected_kept_counts = uop.define_local "selected_kept_counts" : !uop.buffer<2xi64>
+// CHECK:         uop.range [[B:%.*]] = 0 to 1 {
+// CHECK-NEXT:      uop.range [[C:%.*]] = 0 to 2 {
+// CHECK:             uop.range {{%.*}} = 0 to 6 {
+// CHECK:               uop.range {{%.*}} = 0 to 6 {
+// CHECK:               [[SUPPRESSED:%.*]] = uop.define_acc false
+// CHECK-NEXT:          uop.range {{%.*}} = 0 to 2 {
+// CHECK:               uop.store {{%.*}}, {{%.*}} : i64
+// CHECK:             uop.store {{%.*}}, {{%.*}} : i64
+// CHECK-NOT:     uop.store
 // CHECK:         uop.check {{%.*}}, 5
-// CHECK:         uop.range
-// CHECK:           uop.gep [[KEPT]]
+// CHECK:         uop.range {{%.*}} = 0 to 1 {
+// CHECK-NEXT:      uop.range {{%.*}} = 0 to 2 {
+// CHECK-NEXT:        uop.range {{%.*}} = 0 to 2 {
 func.func @main(%boxes: tensor<1x6x4xf32>, %scores: tensor<1x2x6xf32>) -> tensor<3x3xi64> attributes {onnx.input_names = ["boxes", "scores"], onnx.output_names = ["selected"]} {
   %max = onnx.Constant() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
   %iou = onnx.Constant() {value = dense<0.5> : tensor<1xf32>} : () -> tensor<1xf32>
