@@ -70,6 +70,7 @@ VARIANTS = {
     "sorted_axis_last": ([2, 5], TensorProto.FLOAT, np.float32, -1, 1),
     "sorted_axis_1_of_3d": ([2, 4, 2], TensorProto.INT64, np.int64, 1, 1),
     "length_1": ([1], TensorProto.INT64, np.int64, None, 1),
+    "bool": ([6], TensorProto.BOOL, np.bool_, None, 1),
 }
 
 
@@ -244,3 +245,16 @@ def test_data_dependent_size_without_a_bound_is_refused(tmp_path):
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "'y' (output of node 'nz' (NonZero))" in result.stderr
     assert "declare its shape in the model" in result.stderr
+
+
+def test_unique_orders_nan_last_as_one_value(tmp_path):
+    """NaN sorts after every number and equals NaN (NumPy's unique); -0.0 equals 0.0."""
+    model = unique_model([7], TensorProto.FLOAT)
+    compiled = Compiled(model, tmp_path)
+    x = np.array([np.nan, 1, np.nan, -0.0, 0.0, 2, 1], np.float32)
+    status, (y, indices, inverse, counts, extents) = compiled(x)
+    want = ReferenceEvaluator(model).run(None, {"X": x})
+    assert status == 0 and extents.tolist() == [4] * 3
+    np.testing.assert_array_equal(y[:4], want[0])  # NaN equals NaN here
+    for got, expected in zip((indices[:4], inverse, counts[:4]), want[1:], strict=True):
+        np.testing.assert_array_equal(got, expected)

@@ -74,15 +74,24 @@ class UniqueLowering(OnnxLowering):
         rank = kb.alloc("unique_rank", [n], I64)
         zero, one = kb.const(0, I64), kb.const(1, I64)
 
+        floats = is_float_type(rows.element_type)
+
+        def less(a: SSAValue, b: SSAValue) -> SSAValue:
+            """a < b, NaN after every number and equal to NaN (NumPy's sort and unique)."""
+            if not floats:
+                return kb.alu("cmplt", a, b)
+            nan_after = kb.alu("and", kb.alu("cmpeq", a, a), kb.alu("cmpne", b, b))  # x != x: NaN
+            return kb.alu("or", kb.alu("cmplt", a, b), nan_after)
+
         def order(j: SSAValue, i: SSAValue) -> SSAValue:
             """EQUAL, BEFORE or AFTER: slice j against slice i, at their first differing element."""
             state = kb.define_acc(EQUAL, I64)
             with kb.loop_nest(rest) as e:
                 a, b = kb.load(rows, [j, *e]), kb.load(rows, [i, *e])
                 here = kb.where(
-                    kb.alu("cmplt", a, b),
+                    less(a, b),
                     kb.const(BEFORE, I64),
-                    kb.where(kb.alu("cmplt", b, a), kb.const(AFTER, I64), kb.const(EQUAL, I64)),
+                    kb.where(less(b, a), kb.const(AFTER, I64), kb.const(EQUAL, I64)),
                 )
                 decided = kb.acc_get(state)
                 kb.acc_set(state, kb.where(kb.alu("cmpeq", decided, kb.const(EQUAL, I64)), here, decided))
@@ -133,7 +142,7 @@ class UniqueLowering(OnnxLowering):
             picked = kb.acc_get(pick)
             found = kb.alu("cmplt", picked, kb.const(n, I64))
             at = kb.cast(kb.alu("min", picked, kb.const(n - 1, I64)), IndexType())
-            padding = kb.const(0.0 if is_float_type(rows.element_type) else 0, rows.element_type)
+            padding = kb.const(0.0 if floats else 0, rows.element_type)
             with kb.loop_nest(rest) as e:
                 kb.store(kb.where(found, kb.load(rows, [at, *e]), padding), y_rows, [r, *e])
             for slot, value in ((1, picked), (3, kb.load(count, [at]))):
