@@ -266,15 +266,15 @@ def mel_weight_matrix(mel_bins: int, dft_length: int, sample_rate: int, low_hz: 
 
 
 class MelWeightMatrixLowering(OnnxLowering):
-    """MelWeightMatrix of constant inputs: a constant table computed at compile time (its
-    inputs fix its shape, so they are constants in any model with static shapes)."""
+    """MelWeightMatrix: a constant table computed at compile time when every input is a
+    constant; else computed when NAME_predict runs (`_run_time_mel_weight_matrix`)."""
 
     op_names = frozenset({"onnx.MelWeightMatrix"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        if any(runtime_input(op, index) is not None for index in range(5)):
+            return [_run_time_mel_weight_matrix(op, kb)]
         values = [constant_input(op, index) for index in range(5)]
-        if any(v is None for v in values):
-            raise ValueError("MelWeightMatrix needs constant inputs")
         mel_bins, dft_length, sample_rate = (int(np.asarray(v).reshape(-1)[0]) for v in values[:3])
         low_hz, high_hz = (float(np.asarray(v).reshape(-1)[0]) for v in values[3:])
         table = mel_weight_matrix(mel_bins, dft_length, sample_rate, low_hz, high_hz)
@@ -282,6 +282,66 @@ class MelWeightMatrixLowering(OnnxLowering):
         if table.shape != expected:
             raise ValueError(f"MelWeightMatrix table is {table.shape}, the result type says {expected}")
         return [constant_table(op, result_name(op), table, tensor_element_type(op.results[0]))]
+
+
+def _run_time_mel_weight_matrix(op: Operation, kb: KernelBuilder) -> Layout:
+    """`mel_weight_matrix` with its inputs read at run time (the sample rate and the edge
+    frequencies set the values, which the result type does not fix). num_mel_bins must be the
+    result's columns and dft_length // 2 + 1 its rows; the sample rate positive, and every edge's
+    spectrogram bin in [0, rows] (the filters then stay in the table): else `uop.check` makes
+    NAME_predict return STATUS_BAD_PARAMETER before the table is written. In f64, as at compile
+    time: the edges are computed into scratch, then each entry from its filter's three edges."""
+    rows, mel_bins = tensor_shape(op.results[0])
+    gb = guard_builder(kb, op, range(5))
+    bins, dft_length, sample_rate = (gb.cast(gb.load(layout_of(inputs(op)[i]), []), I64) for i in range(3))
+    low_hz, high_hz = (gb.cast(gb.load(layout_of(inputs(op)[i]), []), f64) for i in (3, 4))
+    check(gb, all_of(gb, [
+        gb.alu("cmpeq", bins, gb.const(mel_bins, I64)),
+        gb.alu("cmpeq", gb.alu("add", gb.alu("div", dft_length, gb.const(2, I64)), gb.const(1, I64)), gb.const(rows, I64)),
+        gb.alu("cmplt", gb.const(0, I64), sample_rate),
+    ]))
+
+    def to_mel(hz: SSAValue) -> SSAValue:  # 2595 · log10(1 + hz / 700)
+        ratio = gb.alu("add", gb.const(1.0, f64), gb.alu("div", hz, gb.const(700.0, f64)))
+        return gb.alu("mul", gb.alu("log", ratio), gb.const(2595 / math.log(10), f64))
+
+    low = to_mel(low_hz)
+    step = gb.alu("div", gb.alu("sub", to_mel(high_hz), low), gb.const(float(mel_bins + 2), f64))
+    scale = gb.alu("div", gb.cast(gb.alu("add", dft_length, gb.const(1, I64)), f64), gb.cast(sample_rate, f64))
+    edges = gb.alloc(f"{result_name(op)}_edges", [mel_bins + 2], I64)
+    outside = gb.define_acc(0, I64)
+    with gb.loop(mel_bins + 2) as k:
+        mel = gb.alu("add", gb.alu("mul", gb.cast(k, f64), step), low)
+        hz = gb.alu("mul", gb.const(700.0, f64), gb.alu("sub", gb.alu("exp", gb.alu("mul", mel, gb.const(math.log(10) / 2595, f64))), gb.const(1.0, f64)))
+        edge = gb.alu("floor", gb.alu("mul", scale, hz))
+        # A NaN fails both comparisons: never converted to an integer.
+        inside = gb.alu("and", gb.alu("cmple", gb.const(0.0, f64), edge), gb.alu("cmple", edge, gb.const(float(rows), f64)))
+        gb.acc_set(outside, gb.alu("add", gb.acc_get(outside), gb.where(inside, gb.const(0, I64), gb.const(1, I64))))
+        gb.store(gb.cast(gb.where(inside, edge, gb.const(0.0, f64)), I64), edges, [k])
+    check(gb, gb.alu("cmpeq", gb.acc_get(outside), gb.const(0, I64)))
+
+    element_type = tensor_element_type(op.results[0])
+    out = kb.alloc(result_name(op), [rows, mel_bins], element_type)
+    one, zero = kb.const(1.0, f64), kb.const(0.0, f64)
+    with kb.loop_nest([rows, mel_bins]) as (j, i):
+        left, center, right = (
+            kb.cast(kb.load(edges, [kb.alu("add", i, kb.index(d))]), f64) for d in range(3)
+        )
+        row = kb.cast(j, f64)
+
+        def ramp(numerator: SSAValue, denominator: SSAValue) -> SSAValue:
+            safe = kb.where(kb.alu("cmpeq", denominator, zero), one, denominator)
+            return kb.alu("div", numerator, safe)
+
+        # Rising from the left edge to the centre (1 at a centre equal to the left edge), then
+        # falling to the right edge, which wins where both apply (the centre: 1 either way).
+        rising = kb.alu("and", kb.alu("cmple", left, row), kb.alu("cmple", row, center))
+        falling = kb.alu("and", kb.alu("cmple", center, row), kb.alu("cmplt", row, right))
+        up = kb.where(kb.alu("cmpeq", center, left), one, ramp(kb.alu("sub", row, left), kb.alu("sub", center, left)))
+        down = ramp(kb.alu("sub", right, row), kb.alu("sub", right, center))
+        value = kb.where(falling, down, kb.where(rising, up, zero))
+        kb.store(kb.cast(value, element_type), out, [j, i])
+    return out
 
 
 def _window(name: str, size: int, periodic: bool) -> np.ndarray:
