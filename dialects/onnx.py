@@ -402,6 +402,14 @@ TRAINING_DOMAIN = "ai.onnx.preview.training"
 LOWERED_DOMAINS = (ML_DOMAIN, TRAINING_DOMAIN)
 """The domains besides the default one whose ops the importer keeps (when they have a lowering)."""
 
+BOUNDED_ATTR = "zant.bounded_results"
+"""On an onnx op: the indices of its results the frontend compiled at the bound of their
+data-dependent size (`zant.frontend.bounded`), a dense i64 array; absent when none is."""
+
+OUTPUT_BOUNDS_ATTR = "zant.output_bounds"
+"""On `@main`: per graph output, the dimension compiled at its bound, or -1; present only when
+some output is bounded, and then the last output is the int32 extents array."""
+
 _DOMAIN_PREFIXES = {"": "", "ai.onnx": "", ML_DOMAIN: "ml.", TRAINING_DOMAIN: "training."}
 """ONNX domain → the op-name prefix inside the `onnx` dialect. ONNX op types have no dots, so
 `onnx.ml.TreeEnsemble` cannot clash with a default-domain op."""

@@ -161,7 +161,7 @@ def parse_pipeline(pipeline: str, plugins: Sequence[str] = ()) -> tuple[ModulePa
 
 def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:
     """The inputs and outputs of the imported `@main`, before lowering removes its arguments."""
-    from zant.frontend.bounded import OUTPUT_BOUNDS_ATTR
+    from zant.dialects.onnx import OUTPUT_BOUNDS_ATTR
     from zant.ir.types import numpy_dtype
 
     main = next(op for op in module.walk() if isinstance(op, func.FuncOp))

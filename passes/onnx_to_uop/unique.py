@@ -24,9 +24,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects.onnx import get_attr, inputs, outputs
+from zant.dialects.onnx import BOUNDED_ATTR, get_attr, inputs, outputs
 from zant.dialects.uop import is_float_type
-from zant.frontend.bounded import BOUNDED_ATTR
 from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape

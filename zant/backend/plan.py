@@ -483,7 +483,8 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
         f"#define {name}_STATUS_BAD_PARAMETER 4 /* {name}_predict: a parameter input (axes, pads, k ...) "
         "contradicts the compiled shapes */",
         f"#define {name}_STATUS_OUTPUT_SIZE 5 /* {name}_predict: the data select another number of elements "
-        "than a data-dependent output's compiled shape holds (NonZero, Compress, NonMaxSuppression) */",
+        "than a data-dependent output's compiled shape holds (NonZero, Compress, NonMaxSuppression), "
+        "or an ImageDecoder's bytes are not an uncompressed image (24-bit BMP, binary PPM) of that shape */",
         "",
     ]
 
@@ -492,7 +493,7 @@ def bounded_outputs(function: func.FuncOp) -> list[dict]:
     """The outputs compiled at the bound of their data-dependent size (`zant.frontend.bounded`),
     in output order: output index, tensor name, the dimension holding the count, and the entry
     of the extents array (the last output) that `NAME_predict` writes their valid extent to."""
-    from zant.frontend.bounded import OUTPUT_BOUNDS_ATTR
+    from zant.dialects.onnx import OUTPUT_BOUNDS_ATTR
 
     bounds = function.attributes.get(OUTPUT_BOUNDS_ATTR)
     if not isinstance(bounds, DenseArrayBase):

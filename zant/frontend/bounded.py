@@ -27,17 +27,12 @@ from dataclasses import dataclass
 import onnx
 from onnx import TensorProto, helper
 
+from zant.dialects.onnx import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR  # noqa: F401 (re-exported)
 from zant.errors import ZantError
 
 EXTENTS_NAME = "extents"
 """The extents array's graph output name (made unique against the model's names)."""
 
-BOUNDED_ATTR = "zant.bounded_results"
-"""On an onnx op: the indices of its results compiled at their bound (dense i64 array)."""
-
-OUTPUT_BOUNDS_ATTR = "zant.output_bounds"
-"""On `@main`: per graph output, the dimension compiled at its bound, or -1 (the extents array
-is the last output when any is bounded)."""
 
 
 @dataclass(frozen=True)
