@@ -1820,7 +1820,8 @@ input (reduction axes, Trilu's k, ...) contradicts the shapes the code was compi
 STATUS_OUTPUT_SIZE = 5
 """The status of a failed `uop.check` that guards a data-dependent output (NonZero, Compress,
 NonMaxSuppression): the number of elements the data select differs from the output's compiled
-(declared) extent. Nothing of that output has been written when it is returned."""
+(declared) extent; for ImageDecoder, the bytes are not an uncompressed image (24-bit BMP, binary
+PPM) of the compiled shape. Nothing of that output has been written when it is returned."""
 
 
 @irdl_op_definition

@@ -88,10 +88,11 @@ if TYPE_CHECKING:
 
 # -- classification -------------------------------------------------------------------------
 
-DATA_DEPENDENT_OPS = frozenset({"StringSplit", "ImageDecoder"})
+DATA_DEPENDENT_OPS = frozenset({"StringSplit"})
 """Ops whose output size depends on the data and that do not compile yet (NonZero, Compress and
 NonMaxSuppression compile for the size the model declares; Unique also at its bound when the
-model leaves the size symbolic)."""
+model leaves the size symbolic; ImageDecoder for the declared shape when its images are
+uncompressed, `UNCOMPRESSED_IMAGES`)."""
 SEQUENCE_OPS = frozenset(
     {
         "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
@@ -99,6 +100,9 @@ SEQUENCE_OPS = frozenset(
         "Optional",  # makes an optional type; OptionalHasElement/GetElement on tensors compile
     }
 )
+UNCOMPRESSED_IMAGES = (b"BM", b"P6")
+"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM), compiled for the shape
+the model declares; cases encoding another format (JPEG, PNG ...) are out of scope."""
 STRING_OPS = frozenset({"StringNormalizer", "StringConcat", "RegexFullMatch"})
 SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
 
@@ -215,6 +219,18 @@ def _expandable(op_type: str, domain: str = "", model=None) -> bool:
     return has_function_body(op_type, version, domain)
 
 
+def _uncompressed_images(case) -> bool:
+    """Whether every ImageDecoder input of every data set is an image of `UNCOMPRESSED_IMAGES`."""
+    names = [v.name for v in case.model.graph.input]
+    encoded = {n.input[0] for n in _all_nodes(case.model.graph) if n.op_type == "ImageDecoder"}
+    return all(
+        bytes(np.asarray(inputs[names.index(name)]).ravel()[:2]).startswith(UNCOMPRESSED_IMAGES)
+        for inputs, _ in case.data_sets
+        for name in encoded
+        if name in names
+    )
+
+
 def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
     from onnx import TensorProto
@@ -249,6 +265,8 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         return out(f"non-tensor type (sequence/optional: {', '.join(sorted(types & SEQUENCE_OPS))})")
     if types & STRING_OPS:
         return out(f"string tensors ({', '.join(sorted(types & STRING_OPS))})")
+    if "ImageDecoder" in types and not _uncompressed_images(case):
+        return out("compressed image format (ImageDecoder decodes 24-bit BMP and binary PPM)")
     if types & DATA_DEPENDENT_OPS:
         return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
     random_ops = types & (NOT_A_FUNCTION_OF_INPUTS - {"Dropout"})  # Dropout: in training mode only

@@ -52,6 +52,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         deform_conv,
         elementwise,
         guard,
+        image,
         linalg,
         ml_features,
         ml_linear,
@@ -74,7 +75,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
     families = (
         constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
         resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
-        ml_features, ml_linear, tree_ensemble, training, unique, data_dependent, guard,
+        ml_features, ml_linear, tree_ensemble, training, image, unique, data_dependent, guard,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 
