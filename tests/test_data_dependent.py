@@ -111,8 +111,9 @@ def _scores(batches: int, classes: int, count: int) -> np.ndarray:
     return np.round(rng.random((batches, classes, count)), 1).astype(np.float32)
 
 
-def test_nonmaxsuppression_with_run_time_parameters(tmp_path):
-    batches, classes, count = 2, 2, 8
+@pytest.mark.parametrize(("batches", "classes", "count"), [(2, 2, 8), (1, 2, 37)])
+def test_nonmaxsuppression_with_run_time_parameters(tmp_path, batches, classes, count):
+    # 37 boxes: a sorting network over 64 with sentinels, and the host's vector loops
     node = helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou", "score"], ["selected"], name="nms")
     model = _model(
         [node],

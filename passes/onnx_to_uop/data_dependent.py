@@ -147,8 +147,8 @@ class NonMaxSuppressionLowering(OnnxLowering):
     """NonMaxSuppression: [N, 3] rows (batch, class, box) of the boxes kept per batch and class,
     as onnx's reference keeps them.
 
-    Per batch and class, rank r picks the r-th box by score (descending, equal scores by
-    ascending index: TopK's selection passes, no sort buffer) and keeps it unless the class
+    Per batch and class, a sorting network ranks the boxes by score (descending, equal scores
+    by ascending index) in scratch; each box, in that order, is kept unless the class
     already kept `max_output_boxes_per_class`, its score is not above `score_threshold` (when
     given) or its IoU with a box it kept before exceeds `iou_threshold`. A scratch table holds
     the boxes each class keeps, in order, and one their counts; the write pass appends them.
@@ -179,17 +179,28 @@ class NonMaxSuppressionLowering(OnnxLowering):
         # A class keeps at most `capacity` boxes: all of them, or a constant maximum's worth
         # (which also bounds the IoU loop: boxes × capacity pairs instead of boxes²).
         capacity = min(count, _constant_limit(op))
+        if capacity == 0:  # no box to keep: the count is 0
+            check_count(kb, kb.const(0, I64), extent)
+            return [kb.alloc(result_name(op), tensor_shape(op.results[0]), tensor_element_type(op.results[0]))]
 
         kept = kb.alloc(f"{result_name(op)}_kept", (batches, classes, capacity), I64)
         kept_counts = kb.alloc(f"{result_name(op)}_kept_counts", (batches, classes), I64)
+        width = 1 << max(count - 1, 0).bit_length()  # the sorting network's: a power of two
+        ranked_scores = kb.alloc(f"{result_name(op)}_ranked_scores", (width,), f32)
+        ranked_boxes = kb.alloc(f"{result_name(op)}_ranked_boxes", (width,), I64)
         total = kb.define_acc(0, I64)
         with kb.loop_nest((batches, classes)) as (b, c):
-            previous_score = kb.define_acc(float("inf"), f32)
-            previous_index = kb.define_acc(-1, I64)
+            # The class's boxes by rank; past the boxes, sentinels that rank last.
+            with kb.loop(width) as i:
+                real = kb.alu("cmplt", i, kb.index(count))
+                score = kb.load(scores, [b, c, kb.alu("min", i, kb.index(count - 1))])
+                kb.store(kb.where(real, score, kb.const(float("-inf"), f32)), ranked_scores, [i])
+                kb.store(kb.cast(i, I64), ranked_boxes, [i])
+            _bitonic_sort(kb, ranked_scores, ranked_boxes, width)
             kept_in_class = kb.define_acc(0, I64)
-            with kb.loop(count if capacity else 0) as _:
-                score, index = self._next_best(kb, scores, b, c, count, previous_score, previous_index)
-                found = kb.alu("cmplt", index, kb.const(count, I64))  # no NaN-free box left: none
+            with kb.loop(count) as rank:
+                score, index = kb.load(ranked_scores, [rank]), kb.load(ranked_boxes, [rank])
+                found = kb.alu("cmplt", index, kb.const(count, I64))  # not a sentinel (NaN scores may leave one)
                 box = kb.cast(kb.alu("min", index, kb.const(count - 1, I64)), IndexType())
                 candidate = self._extents(kb, boxes, b, box, center_point_box)
                 suppressed = kb.define_acc(0, IntegerType(1))
@@ -222,29 +233,6 @@ class NonMaxSuppressionLowering(OnnxLowering):
         return [out]
 
     @staticmethod
-    def _next_best(kb, scores, b, c, count, previous_score, previous_index) -> tuple[SSAValue, SSAValue]:
-        """The best box after (previous score, previous index), ordered by score descending then
-        index ascending; (−inf, count) when none is left. Updates the previous pair."""
-
-        def precedes(v, i, w, j):
-            return kb.alu("or", kb.alu("cmplt", w, v), kb.alu("and", kb.alu("cmpeq", v, w), kb.alu("cmplt", i, j)))
-
-        f32 = Float32Type()
-        best_score = kb.define_acc(float("-inf"), f32)
-        best_index = kb.define_acc(count, I64)
-        with kb.loop(count) as i:
-            score, index = kb.load(scores, [b, c, i]), kb.cast(i, I64)
-            after = precedes(kb.acc_get(previous_score), kb.acc_get(previous_index), score, index)
-            wins = precedes(score, index, kb.acc_get(best_score), kb.acc_get(best_index))
-            take = kb.alu("and", after, wins)
-            kb.acc_set(best_score, kb.where(take, score, kb.acc_get(best_score)))
-            kb.acc_set(best_index, kb.where(take, index, kb.acc_get(best_index)))
-        score, index = kb.acc_get(best_score), kb.acc_get(best_index)
-        kb.acc_set(previous_score, score)
-        kb.acc_set(previous_index, index)
-        return score, index
-
-    @staticmethod
     def _extents(kb, boxes, b, box, center_point_box) -> tuple[SSAValue, ...]:
         """(x_min, x_max, y_min, y_max) of a box, as onnx's reference computes them in f32."""
         v = [kb.load(boxes, [b, box, kb.index(k)]) for k in range(4)]
@@ -273,6 +261,39 @@ class NonMaxSuppressionLowering(OnnxLowering):
         overlaps = [kb.alu("cmplt", ix_min, ix_max), kb.alu("cmplt", iy_min, iy_max), *positive]
         iou = kb.alu("div", intersection, kb.where(positive[3], union, kb.const(1.0, f32)))
         return all_of(kb, [kb.alu("cmplt", threshold, iou), *overlaps])
+
+
+def _precedes(kb: KernelBuilder, v: SSAValue, i: SSAValue, w: SSAValue, j: SSAValue) -> SSAValue:
+    """Box (score v, index i) ranks before (w, j): a higher score, or an equal one and a lower
+    index (the order onnx's reference pops candidates in)."""
+    return kb.alu("or", kb.alu("cmplt", w, v), kb.alu("and", kb.alu("cmpeq", v, w), kb.alu("cmplt", i, j)))
+
+
+def _bitonic_sort(kb: KernelBuilder, scores: Layout, boxes: Layout, width: int) -> None:
+    """Sort the (score, box) pairs of two `width`-long buffers (a power of two) by rank, in
+    place: a bitonic sorting network, log2(width)·(log2(width)+1)/2 stages of width/2
+    compare-exchanges whose positions do not depend on the data (no data-dependent address,
+    width·log² width steps instead of a selection's width²)."""
+    block = 2
+    while block <= width:
+        stride = block // 2
+        while stride >= 1:
+            with kb.loop(width // 2) as pair:
+                # The pair's lower position: `pair` with a zero bit inserted at `stride`.
+                low = kb.alu("add", kb.alu("mul", kb.alu("div", pair, kb.index(stride)), kb.index(2 * stride)),
+                             kb.alu("rem", pair, kb.index(stride)))
+                high = kb.alu("add", low, kb.index(stride))
+                # Blocks alternate direction until the last merge sorts all in rank order.
+                ascending = kb.alu("cmpeq", kb.alu("rem", kb.alu("div", low, kb.index(block)), kb.index(2)), kb.index(0))
+                v, i = kb.load(scores, [low]), kb.load(boxes, [low])
+                w, j = kb.load(scores, [high]), kb.load(boxes, [high])
+                swap = kb.where(ascending, _precedes(kb, w, j, v, i), _precedes(kb, v, i, w, j))
+                kb.store(kb.where(swap, w, v), scores, [low])
+                kb.store(kb.where(swap, j, i), boxes, [low])
+                kb.store(kb.where(swap, v, w), scores, [high])
+                kb.store(kb.where(swap, i, j), boxes, [high])
+            stride //= 2
+        block *= 2
 
 
 def _constant_limit(op: Operation) -> int | float:

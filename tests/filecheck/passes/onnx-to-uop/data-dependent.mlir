@@ -65,17 +65,21 @@ func.func @main(%x: tensor<3x2xf32>, %c: tensor<3xi1>) -> tensor<2x2xf32> attrib
 
 // -----
 
-// NonMaxSuppression with a constant maximum of 2 boxes per class: per batch and class, 6 ranks
-// each pick the next box by score (a pass over the 6 scores) and test its IoU against the at
-// most 2 boxes the class kept (a table 2 wide, with their count per class); the check comes
-// before the output is written, from the table.
+// NonMaxSuppression with a constant maximum of 2 boxes per class: per batch and class, the 6
+// scores (and 2 sentinels) are ranked in scratch by a bitonic network over 8 (6 stages of 4
+// compare-exchanges at data-independent positions), then each of the 6 ranks tests its box's
+// IoU against the at most 2 boxes the class kept (a table 2 wide, with their count per class).
+// The check comes before the output is written, from the table.
 // CHECK-LABEL: func.func @main()
 // CHECK:         %selected_kept = uop.define_local "selected_kept" : !uop.buffer<4xi64>
 // CHECK-NEXT:    %selected_kept_counts = uop.define_local "selected_kept_counts" : !uop.buffer<2xi64>
+// CHECK-NEXT:    %selected_ranked_scores = uop.define_local "selected_ranked_scores" : !uop.buffer<8xf32>
+// CHECK-NEXT:    %selected_ranked_boxes = uop.define_local "selected_ranked_boxes" : !uop.buffer<8xi64>
 // CHECK:         uop.range [[B:%.*]] = 0 to 1 {
 // CHECK-NEXT:      uop.range [[C:%.*]] = 0 to 2 {
+// CHECK-NEXT:        uop.range {{%.*}} = 0 to 8 {
+// CHECK-COUNT-6:     uop.range {{%.*}} = 0 to 4 {
 // CHECK:             uop.range {{%.*}} = 0 to 6 {
-// CHECK:               uop.range {{%.*}} = 0 to 6 {
 // CHECK:               [[SUPPRESSED:%.*]] = uop.define_acc false
 // CHECK-NEXT:          uop.range {{%.*}} = 0 to 2 {
 // CHECK:               uop.store {{%.*}}, {{%.*}} : i64
