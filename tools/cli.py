@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from zant.tools.zant_opt import parse_input_shapes
 
 from zant.backend.boards import BOARDS, Board, board_for, find_board
 from zant.backend.build import ZigCompileError
@@ -134,7 +133,7 @@ def make_parser() -> argparse.ArgumentParser:
 
 def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
     options = CompileOptions(
-        input_shapes=parse_input_shapes(args.input_shape), freeze=_read_arrays(args.freeze, "--freeze"), **overrides
+        input_shapes=_input_shapes(args), freeze=_read_arrays(args.freeze, "--freeze"), **overrides
     )
     if args.pipeline:
         options.pipeline = args.pipeline
@@ -194,6 +193,14 @@ def format_firmware(result: CompileResult, kept: bool = True) -> str:
         f"firmware        {where}({result.board.name}): flash {sizes['flash']:,} bytes, "
         f"static RAM {sizes['static_ram']:,} bytes (+ stack)"
     )
+
+
+def _input_shapes(args: argparse.Namespace) -> dict[str, list[int]]:
+    # zant-opt's module is imported only here: it loads xDSL's opt driver, which `zant compile`
+    # does not otherwise need (15 ms of its start).
+    from zant.tools.zant_opt import parse_input_shapes
+
+    return parse_input_shapes(args.input_shape)
 
 
 def _read_inputs(args: argparse.Namespace) -> dict[str, np.ndarray]:
@@ -337,7 +344,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     board = None if args.board is None else find_board(args.board)
     target = args.target or (board.target if board else "cortex-m4")
-    options = {"inputs": _read_inputs(args), "input_shapes": parse_input_shapes(args.input_shape)}
+    options = {"inputs": _read_inputs(args), "input_shapes": _input_shapes(args)}
     profile = profile_model(args.model, target, board, args.optimize, options, args.output_dir, _progress)
     print(format_profile(profile))
     if args.svg:

@@ -26,7 +26,6 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from zant.errors import ZantError
 
@@ -282,6 +281,10 @@ def format_profile(profile: Profile) -> str:
 
 def profile_svg(profile: Profile) -> str:
     """The node table as a horizontal bar chart (hand-written SVG)."""
+    # Imported here: xml.sax.saxutils loads urllib and http (18 ms), which every `zant`
+    # command would pay, since the CLI imports this module to describe `zant profile`.
+    from xml.sax.saxutils import escape
+
     rows = profile.nodes + [Row(f"outside: {r.label}", "", r.instructions) for r in profile.outside]
     label_width, bar_width, row_height, top = 300, 440, 18, 40
     largest = max((r.instructions for r in rows), default=0) or 1
