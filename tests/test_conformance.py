@@ -50,12 +50,18 @@ def test_random_op_is_out_of_scope():
 
 
 def test_data_dependent_and_sequence_cases_are_out_of_scope():
-    decoder = _case(
-        [helper.make_node("ImageDecoder", ["x"], ["y"])],
-        [helper.make_tensor_value_info("x", TensorProto.UINT8, [16])],
-        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)],
-    )
-    assert "data-dependent" in conformance.classify(decoder, 0, supported_ops()).reason
+    # ImageDecoder compiles for uncompressed images (BMP, PPM); cases encoding others stay out.
+    def decoder(encoded: bytes):
+        return _case(
+            [helper.make_node("ImageDecoder", ["x"], ["y"])],
+            [helper.make_tensor_value_info("x", TensorProto.UINT8, [len(encoded)])],
+            [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 1, 3])],
+            data_sets=[([np.frombuffer(encoded, np.uint8)], [])],
+        )
+
+    jpeg = conformance.classify(decoder(b"\xff\xd8\xff\xe0" + bytes(12)), 0, supported_ops())
+    assert jpeg.status == "out_of_scope" and "compressed image" in jpeg.reason
+    assert conformance.classify(decoder(b"P6 1 1 255\n123"), 0, supported_ops()).status == ""
     # NonZero compiles for the output shape the model declares: the compiler's to judge.
     nonzero = _case(
         [helper.make_node("NonZero", ["x"], ["y"])],
