@@ -26,6 +26,7 @@ import numpy as np
 import onnx
 from onnx import ModelProto, TensorProto, numpy_helper
 
+from zant.frontend.control_flow import CONTROL_FLOW_OPS
 from zant.frontend.shape_folding import all_shapes_static, static_shape
 
 MAX_PARAMETER_ELEMENTS = 6
@@ -118,7 +119,9 @@ def shapes_from_parameter_guesses(model: ModelProto, infer: Infer) -> ModelProto
     `model` itself when there is nothing to guess or the guesses do not settle the shapes.
     `infer` is one round of shape inference and folding."""
     unresolved = _unresolved(model)
-    if not unresolved:
+    # Control flow is unrolled first (shape inference runs again after each node): a trial
+    # would not see the shapes inside a subgraph.
+    if not unresolved or any(node.op_type in CONTROL_FLOW_OPS for node in model.graph.node):
         return model
     parameters = _parameters(model, unresolved)
     declared_outputs = [static_shape(v.type) for v in model.graph.output]
