@@ -56,3 +56,18 @@ def test_undeclared_output_keeps_the_freeze_hint(tmp_path):
     onnx.save(model, path)
     with pytest.raises(ZantError, match=r"cannot infer a static shape for 'padded'.*--freeze shape="):
         compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # collecting ONNX's cases computes some infinities
+def test_affine_grid_expanded_with_run_time_size(tmp_path):
+    """ONNX's test_affine_grid_2d_expanded: `size` (N, C, H, W) stays an input; the declared
+    grid [2, 5, 6, 2] pins N, H and W (C is free: the body does not use it)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    (case,) = [c for c in collect_testcases() if c.name == "test_affine_grid_2d_expanded"]
+    compiled = Compiled(case.model, tmp_path)
+    theta = np.random.default_rng(0).standard_normal((2, 2, 3)).astype(np.float32)
+    for size in ([2, 3, 5, 6], [2, 1, 5, 6], [2, 7, 5, 6]):
+        compiled.check(theta, np.array(size, np.int64))
+    for size in ([1, 3, 5, 6], [2, 3, 6, 5], [2, 3, 5, 7], [2, 3, 0, 6]):
+        compiled.refuses(theta, np.array(size, np.int64))
