@@ -107,12 +107,16 @@ def convolve(
     y = kb.alloc(result_name(op), out_shape, element_type)
     grouped = out_shape[1] > out_per_group
     block = _channel_block(out_per_group, channel_block)
-    pixels = pixel_block if grouped and block == 1 else pixel_tile  # depthwise: one weight, many pixels
+    depthwise = grouped and block == 1
+    pixels = pixel_block if depthwise else pixel_tile  # depthwise: one weight, many pixels
     if pixels > 1:  # the interior's pixels in blocks (borders are few)
         regions = [
             part
             for region in regions
-            for part in (pixel_blocked(region, pixels) if region.unchecked else [region])
+            for part in (
+                pixel_blocked(region, _pixel_block(region, pixels) if depthwise else pixels)
+                if region.unchecked else [region]
+            )
         ]
     # Output channels in blocks (a block never straddles two groups, so its first channel's
     # group is everyone's); with `channel_tile` (never grouped), tiles of that many, then one
@@ -269,6 +273,15 @@ class LaneConv:
                 if self.bias is not None:
                     value = kb.alu("add", value, kb.load(self.bias, [m]))
                 kb.store(value, self.y, [n, m, *pixel])
+
+
+def _pixel_block(region: Region, most: int) -> int:
+    """The depthwise block of at most `most` outputs that covers `region`'s rows in the fewest
+    steps (whole blocks plus single outputs), the larger among equals: a 3-wide interior (KWS's
+    25x5 layers) takes blocks of 3, where blocks of 4 left every output single."""
+    (start, end) = region.bounds[-1] if region.bounds else (0, 1)
+    width = end - start
+    return min(range(1, most + 1), key=lambda b: (width // b + width % b, -b))
 
 
 def _offsets(kb: KernelBuilder, base: SSAValue, count: int) -> list[SSAValue]:

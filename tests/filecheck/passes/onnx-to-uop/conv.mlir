@@ -88,15 +88,18 @@ func.func @main(%x: tensor<1x1x7x7xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x
 
 // -----
 
-// Depthwise (group = C = M): output channel m reads input channel (m / 1) * 1 + c.
+// Depthwise (group = C = M): output channel m reads input channel (m / 1) * 1 + c. The rows,
+// 2 outputs wide, are one pixel block of 2: each weight load feeds two accumulators.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:             uop.range [[M:%.*]] = 0 to 3 {
-// CHECK:                 [[MG:%.*]] = uop.const 1 : index
+// CHECK:               uop.range {{%.*}} = 0 to 2 step 2 {
+// CHECK-NEXT:            [[MG:%.*]] = uop.const 1 : index
 // CHECK-NEXT:            [[G:%.*]] = uop.div [[M]], [[MG]] : index
 // CHECK-NEXT:            [[CG:%.*]] = uop.const 1 : index
 // CHECK-NEXT:            [[FIRST:%.*]] = uop.mul [[G]], [[CG]] : index
-// CHECK-NEXT:            [[ACC:%.*]] = uop.define_acc 0.000000e+00 : f32
+// CHECK:                 [[ACC:%.*]] = uop.define_acc 0.000000e+00 : f32
+// CHECK-NEXT:            [[ACC1:%.*]] = uop.define_acc 0.000000e+00 : f32
 // CHECK-NEXT:            uop.range [[C:%.*]] = 0 to 1 {
 // CHECK:                       [[CH:%.*]] = uop.add [[FIRST]], [[C]] : index
 // CHECK:                       uop.gep {{%.*}}[{{%.*}}, [[CH]], {{%.*}}, {{%.*}}]
