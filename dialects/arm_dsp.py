@@ -15,6 +15,15 @@ the `arm-dsp-dot` pass from int8 dot-product loops and printed by the Zig printe
 
 So a dot product of 4 int8 pairs is two word loads, four `SXTB16` and two `SMLAD`:
 `smlad(sxtb16(x), sxtb16(w), smlad(sxtb16(x) ror 8, sxtb16(w) ror 8, acc))`.
+
+One more op is a fixed sequence of those instructions, made by `fuse-smlad-bytes`:
+
+* `%r = arm_dsp.smlad_bytes %even, %odd, %w, %c : i32` — `c` plus the dot product of the 4 int8
+  of the word `%w` with the halves `%even` (elements 0, 2) and `%odd` (1, 3) another operand's
+  `sxtb16` pair gave: `smlad(%odd, sxtb16(%w ror 8), smlad(%even, sxtb16(%w), %c))`, two
+  `SXTB16` and two `SMLAD` through one scratch register, kept together (one inline-assembly
+  block) so LLVM cannot hoist the `SXTB16` of many words ahead of their `SMLAD` and run out of
+  registers.
 """
 
 from __future__ import annotations
@@ -131,4 +140,28 @@ class SmladOp(IRDLOperation):
         super().__init__(operands=[lhs, rhs, addend], result_types=[IntegerType(32)])
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp], [])
+@irdl_op_definition
+class SmladBytesOp(IRDLOperation):
+    """`%r = arm_dsp.smlad_bytes %even, %odd, %w, %c : i32`: c + even·sxtb16(w) + odd·sxtb16(w
+    ror 8) as two SMLAD of signed 16-bit halves, wrapping: the 4 int8 of `w` times the elements
+    (0, 2) in `even` and (1, 3) in `odd`."""
+
+    name = "arm_dsp.smlad_bytes"
+
+    even = operand_def(I32)
+    odd = operand_def(I32)
+    word = operand_def(I32)
+    addend = operand_def(I32)
+    result = result_def(I32)
+
+    assembly_format = "$even `,` $odd `,` $word `,` $addend attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, even: SSAValue | Operation, odd: SSAValue | Operation, word: SSAValue | Operation, addend: SSAValue | Operation
+    ):
+        super().__init__(operands=[even, odd, word, addend], result_types=[IntegerType(32)])
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmladBytesOp], [])

@@ -33,6 +33,8 @@ BUILTIN_PASSES: dict[str, str] = {
     "interleave-dot-rows": "interleave_dot_rows:InterleaveDotRowsPass",
     "mve-dot": "mve_dot:MveDotPass",
     "seed-accumulators": "seed_accumulators:SeedAccumulatorsPass",
+    "fuse-smlad-bytes": "fuse_smlad_bytes:FuseSmladBytesPass",
+    "unroll-dot-loops": "unroll_dot_loops:UnrollDotLoopsPass",
 }
 """Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""
 

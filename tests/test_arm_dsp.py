@@ -51,13 +51,16 @@ def pointwise_int8(folder: Path) -> Path:
     return path
 
 
+DSP_STAGES = ("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops")
+
+
 def without_dsp(target: str) -> str:
-    return ",".join(s for s in stages_for(target) if s not in ("arm-dsp-dot", "interleave-dot-rows"))
+    return ",".join(s for s in stages_for(target) if s not in DSP_STAGES)
 
 
 def test_only_cores_with_the_dsp_extension_run_the_pass():
     for target in DSP_CORES:
-        assert stages_for(target)[-2:] == ("arm-dsp-dot", "interleave-dot-rows")
+        assert stages_for(target)[-len(DSP_STAGES):] == DSP_STAGES
         assert "seed-accumulators" in stages_for(target)  # bias as each sum's first value
     for target in ("host", "cortex-m0plus", "cortex-m3", "riscv32"):
         assert "arm-dsp-dot" not in stages_for(target)
@@ -70,7 +73,8 @@ def test_portable_zig_equals_the_loops_it_replaces(tmp_path):
     dsp = compile_model(model, tmp_path / "dsp", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
     plain = compile_model(model, tmp_path / "plain", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=without_dsp("cortex-m4")))
     zig = (tmp_path / "dsp" / "net.zig").read_text()
-    assert zig.count("zant_smlad(") >= 4 and "zant_sxtb16(" in zig and "zant_load_word(" in zig
+    # each weight word's SXTB16 pair and SMLAD pair fused (fuse-smlad-bytes), the input's shared
+    assert zig.count("zant_smlad_bytes(") >= 4 and "zant_sxtb16(" in zig and "zant_load_word(" in zig
     assert "zant_smlad" not in (tmp_path / "plain" / "net.zig").read_text()
     run_dsp, run_plain = load_compiled(dsp), load_compiled(plain)
     rng = np.random.default_rng(0)
@@ -86,7 +90,7 @@ def test_strided_activations_pack_and_equal_the_loops_they_replace(tmp_path):
     dsp = compile_model(model, tmp_path / "dsp", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
     plain = compile_model(model, tmp_path / "plain", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=without_dsp("cortex-m4")))
     zig = (tmp_path / "dsp" / "net.zig").read_text()
-    assert zig.count("& @as(i32, 65535)") >= 4 and zig.count("zant_smlad(") >= 4
+    assert zig.count("& @as(i32, 65535)") >= 4 and zig.count("zant_smlad_bytes(") >= 4
     run_dsp, run_plain = load_compiled(dsp), load_compiled(plain)
     rng = np.random.default_rng(1)
     for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
@@ -133,3 +137,23 @@ def test_cortex_m3_firmware_has_no_dsp_instruction(tmp_path):
     result = compile_model(model, tmp_path / "m3", CompileOptions(name="net", target="cortex-m3", firmware=True))
     text = disassembly(result.firmware_path)
     assert "smlad" not in text and "sxtb16" not in text
+
+
+def test_interpreter_checks_every_dsp_pass(tmp_path):
+    """`--check-each-pass` through the Cortex-M4 pipeline: arm-dsp-dot, interleave-dot-rows,
+    fuse-smlad-bytes and unroll-dot-loops each leave the interpreted outputs as they were (the
+    interpreter's `smlad_bytes` is what the instructions compute; a swapped pair of halves there
+    was named as fuse-smlad-bytes changing output 0)."""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.plugins import all_passes
+
+    module = import_model(str(dense_int8(tmp_path)))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    report = check_each_pass(module, passes, make_context(), seed=3)
+    assert set(DSP_STAGES) <= set(report.checked)
+    assert any(op.name == "arm_dsp.smlad_bytes" for op in module.walk())

@@ -66,7 +66,9 @@ class TargetParameters:
     """The core has the Arm DSP extension (Cortex-M4, M7, M33, M55): int8 dot products become
     `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages), their accumulators seeded with
     the Conv's bias first (`seed-accumulators`: one add and one zero less per output), the rows
-    of a weight tile stored interleaved word by word (`interleave-dot-rows`: one pointer for all)."""
+    of a weight tile stored interleaved word by word (`interleave-dot-rows`: one pointer for all),
+    each weight word's widening and MACs kept together (`fuse-smlad-bytes`) and the dot loops
+    unrolled (`unroll-dot-loops`)."""
     mve: bool = False
     """The core has Helium, the M-profile Vector Extension (Cortex-M55): int8 dot products of 8
     or more values become vector loads and `VMLAVA` (`mve-dot`, before `arm-dsp-dot`, which
@@ -141,7 +143,7 @@ def stages_for(
     fused = "contract-mulacc{scalar=true}" if p.float_registers else "contract-mulacc"
     print_stages = tuple(fused if s == "contract-mulacc" else s for s in PRINT_STAGES)
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
-           *(("arm-dsp-dot", "interleave-dot-rows") if p.dsp else ()))
+           *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
     expand = EXPAND_STAGES if p.vector_lanes else ()
     return (*GRAPH_STAGES, lower, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
             *plan_stages(strategy, alignment, memories, constants), *print_stages, *dsp)

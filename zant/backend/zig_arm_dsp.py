@@ -72,5 +72,28 @@ inline fn zant_smlad(a: i32, b: i32, c: i32) i32 {{
     return c +% a_lo *% b_lo +% a_hi *% b_hi;
 }}""",
     ),
+    "zant_smlad_bytes": (
+        ("zant_sxtb16", "zant_smlad"),
+        f"""\
+/// c + even * sxtb16(w) + odd * sxtb16(w ror 8): the 4 int8 of w times the other operand's
+/// halves (arm_dsp.smlad_bytes). One asm block of 4 instructions and one scratch register, so
+/// LLVM's scheduler cannot widen many words ahead of their SMLAD (the Cortex-M4 spilled).
+inline fn zant_smlad_bytes(even: i32, odd: i32, w: i32, c: i32) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        var t: i32 = undefined;
+        // r starts as c (tied: "0"), is written before w and odd are last read (early clobber).
+        return asm ("sxtb16 %[t], %[w]\\n\\tsmlad %[r], %[even], %[t], %[r]\\n\\t" ++
+                "sxtb16 %[t], %[w], ror #8\\n\\tsmlad %[r], %[odd], %[t], %[r]"
+            : [r] "=&r" (-> i32),
+              [t] "=&r" (t),
+            : [c] "0" (c),
+              [even] "r" (even),
+              [odd] "r" (odd),
+              [w] "r" (w),
+        );
+    }}
+    return zant_smlad(odd, zant_sxtb16(w, 8), zant_smlad(even, zant_sxtb16(w, 0), c));
+}}""",
+    ),
 }
 """The helpers of the `arm_dsp` ops by name."""

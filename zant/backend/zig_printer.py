@@ -836,6 +836,12 @@ class ZigPrinter:
         a, b, c = (self.expr(v) for v in op.operands)
         self.define(op.result, f"zant_smlad({a}, {b}, {c})")
 
+    @print.register
+    def _(self, op: arm_dsp.SmladBytesOp) -> None:
+        self.helpers_used.update(("zant_smlad_bytes", "zant_sxtb16", "zant_smlad"))  # its portable form
+        even, odd, word, addend = (self.expr(v) for v in op.operands)
+        self.define(op.result, f"zant_smlad_bytes({even}, {odd}, {word}, {addend})")
+
     # -- arm_mve (Helium; its Zig is in zant.backend.zig_arm_mve) -------------------------------
 
     @print.register

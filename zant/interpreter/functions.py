@@ -590,6 +590,15 @@ class ArmDspFunctions(InterpreterFunctions):
         a, b, c = args
         return (_i32(c + _half(a, 0) * _half(b, 0) + _half(a, 16) * _half(b, 16)),)
 
+    @impl(arm_dsp.SmladBytesOp)
+    def run_smlad_bytes(self, interpreter: Interpreter, op: arm_dsp.SmladBytesOp, args: PythonValues):
+        even, odd, word, c = args
+        word &= 0xFFFFFFFF
+        total = c
+        for byte, halves in enumerate((even, odd, even, odd)):  # bytes 0, 2 pair with even; 1, 3 with odd
+            total += _sext8((word >> (8 * byte)) & 0xFF) * _half(halves, 16 * (byte // 2))
+        return (_i32(total),)
+
 
 @register_impls
 class ArmMveFunctions(InterpreterFunctions):

@@ -45,3 +45,15 @@ builtin.module {
   }
 }
 
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 7 : i32
+    %w = uop.const 7 : i16
+    // expected-error@+1 {{operand 'word' at position 2 does not verify}}
+    %r = "arm_dsp.smlad_bytes"(%c, %c, %w, %c) : (i32, i32, i16, i32) -> i32
+    func.return
+  }
+}

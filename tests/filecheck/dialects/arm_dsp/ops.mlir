@@ -8,6 +8,7 @@
 // CHECK-NEXT:    %hi = arm_dsp.sxtb16 %w ror 8 : i32
 // CHECK-NEXT:    %r = arm_dsp.smlad %lo, %hi, %c : i32
 // CHECK-NEXT:    %s = arm_dsp.sxtb16 %r ror 24 : i32
+// CHECK-NEXT:    %f = arm_dsp.smlad_bytes %lo, %hi, %w, %c : i32
 
 builtin.module {
   func.func @main() {
@@ -20,6 +21,7 @@ builtin.module {
     %hi = arm_dsp.sxtb16 %w ror 8 : i32
     %r = arm_dsp.smlad %lo, %hi, %c : i32
     %s = arm_dsp.sxtb16 %r ror 24 : i32
+    %f = arm_dsp.smlad_bytes %lo, %hi, %w, %c : i32
     func.return
   }
 }
