@@ -767,7 +767,12 @@ def _guard_schema() -> OpSchema:
     )
 
 
-GuardOp = _make_op_class(_guard_schema(), _GuardBase, "onnx.Guard")
+GUARD_SCHEMA = _guard_schema()
+if not onnx.defs.has("Guard", ZANT_DOMAIN):
+    # Known to ONNX's shape inference, which otherwise stops reporting contradictions (strict
+    # mode) in any graph that holds an op it does not know: the unroller's Guards would hide them.
+    onnx.defs.register_schema(GUARD_SCHEMA)
+GuardOp = _make_op_class(GUARD_SCHEMA, _GuardBase, "onnx.Guard")
 _OP_CLASSES[(ZANT_DOMAIN, "Guard")] = GuardOp
 
 globals().update({cls.__name__: cls for cls in _OP_CLASSES.values()})

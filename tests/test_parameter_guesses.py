@@ -58,16 +58,56 @@ def test_undeclared_output_keeps_the_freeze_hint(tmp_path):
         compile_model(path, tmp_path / "out", CompileOptions(name="m", build=False))
 
 
+AFFINE_GRID_SIZES = {
+    # consistent sizes (C is free: the body does not use it), contradicting ones
+    "test_affine_grid_2d_expanded": ([[2, 3, 5, 6], [2, 1, 5, 6], [2, 7, 5, 6]], [[1, 3, 5, 6], [2, 3, 6, 5], [2, 3, 5, 7], [2, 3, 0, 6]]),
+    # D = 1 would take the other branch of an If on D == 1: refused by its Guard too.
+    "test_affine_grid_3d_align_corners_expanded": ([[2, 3, 4, 5, 6], [2, 1, 4, 5, 6]], [[2, 3, 1, 5, 6], [2, 3, 4, 5, 7]]),
+}
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # collecting ONNX's cases computes some infinities
-def test_affine_grid_expanded_with_run_time_size(tmp_path):
-    """ONNX's test_affine_grid_2d_expanded: `size` (N, C, H, W) stays an input; the declared
-    grid [2, 5, 6, 2] pins N, H and W (C is free: the body does not use it)."""
+@pytest.mark.parametrize("name", sorted(AFFINE_GRID_SIZES))
+def test_affine_grid_expanded_with_run_time_size(tmp_path, name):
+    """ONNX's expanded AffineGrid cases, `size` (N, C, [D,] H, W) a run-time input: the declared
+    grid pins N, D, H and W."""
     from onnx.backend.test.case.node import collect_testcases
 
-    (case,) = [c for c in collect_testcases() if c.name == "test_affine_grid_2d_expanded"]
+    (case,) = [c for c in collect_testcases() if c.name == name]
     compiled = Compiled(case.model, tmp_path)
-    theta = np.random.default_rng(0).standard_normal((2, 2, 3)).astype(np.float32)
-    for size in ([2, 3, 5, 6], [2, 1, 5, 6], [2, 7, 5, 6]):
+    theta_shape = [int(d.dim_value) for d in case.model.graph.input[0].type.tensor_type.shape.dim]
+    theta = np.random.default_rng(0).standard_normal(theta_shape).astype(np.float32)
+    consistent, contradicting = AFFINE_GRID_SIZES[name]
+    for size in consistent:
         compiled.check(theta, np.array(size, np.int64))
-    for size in ([1, 3, 5, 6], [2, 3, 6, 5], [2, 3, 5, 7], [2, 3, 0, 6]):
+    for size in contradicting:
         compiled.refuses(theta, np.array(size, np.int64))
+
+
+def test_if_on_a_parameter_takes_the_branch_the_declared_outputs_pin(tmp_path):
+    """If(n == 1) whose branches differ in rank ([] or [1]) cannot become a Where; the declared
+    y [4] = Range(0, n) + branch pins n = 4, so the else branch is compiled behind a Guard."""
+    def branch(name: str, value: np.ndarray):
+        tensor = helper.make_tensor(f"{name}_value", TensorProto.FLOAT, value.shape, value.ravel().tolist())
+        node = helper.make_node("Constant", [], [f"{name}_out"], value=tensor)
+        return helper.make_graph([node], name, [], [helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, None)])
+
+    nodes = [
+        helper.make_node("Equal", ["n", "one"], ["is_one"]),
+        helper.make_node(
+            "If", ["is_one"], ["offset"],
+            then_branch=branch("then", np.array(10.0, np.float32)),
+            else_branch=branch("else", np.array([0.5], np.float32)),
+        ),
+        helper.make_node("Range", ["zero", "n", "one"], ["steps"]),
+        helper.make_node("Cast", ["steps"], ["steps_f"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["steps_f", "offset"], ["y"]),
+    ]
+    model = _model(nodes, [_tensor("n", TensorProto.INT64, [])], [_tensor("y", TensorProto.FLOAT, [4])])
+    model.graph.initializer.extend(
+        [helper.make_tensor("one", TensorProto.INT64, [], [1]), helper.make_tensor("zero", TensorProto.INT64, [], [0])]
+    )
+    compiled = Compiled(model, tmp_path)
+    compiled.check(np.array(4, np.int64))
+    for n in (1, 3, 5):
+        compiled.refuses(np.array(n, np.int64))

@@ -7,7 +7,9 @@ such node is replaced by copies of its subgraph, inlined into the main graph:
 
 - `If` with a known condition: the chosen branch. With a run-time condition, both branches and
   one `Where` per output, when the branches produce tensors of one static shape (ONNX ops have
-  no side effects, so computing both is only slower).
+  no side effects, so computing both is only slower); else, when the condition is computed from
+  parameter inputs whose values the declared outputs pin down (`parameter_guesses`), the branch
+  those values choose, behind a `Guard` that the condition has that value at run time.
 - `Loop`: one body copy per iteration, `iter_num` a constant, the loop-carried values threaded
   from copy to copy; the condition must be known after every iteration (absent, constant, or
   foldable), so an early exit is decided at compile time. Scan outputs are concatenated. When
@@ -64,7 +66,7 @@ def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> Mod
         if position is None:
             return model
         node = graph.node[position]
-        unroller = _Unroller(graph, node, names, opset)
+        unroller = _Unroller(graph, node, names, opset, model, infer)
         try:
             UNROLLERS[node.op_type](unroller)
         except (ValueError, NotImplementedError) as error:
@@ -72,6 +74,11 @@ def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> Mod
         nodes = [*graph.node[:position], *unroller.nodes, *graph.node[position + 1 :]]
         del graph.node[:]
         graph.node.extend(nodes)
+        # What was inferred (or guessed from consumers) for the node's outputs is inferred
+        # again from the copies: a guess for an If's output may not be its chosen branch's.
+        kept = [v for v in graph.value_info if v.name not in node.output]
+        del graph.value_info[:]
+        graph.value_info.extend(kept)
         graph.initializer.extend(unroller.initializers)
         if any(n.domain == ZANT_DOMAIN for n in unroller.nodes) and all(o.domain != ZANT_DOMAIN for o in model.opset_import):
             model.opset_import.append(helper.make_opsetid(ZANT_DOMAIN, 1))
@@ -123,7 +130,12 @@ class _Constants:
 class _Unroller:
     """Builds the replacement of one control-flow node: `nodes` and `initializers`."""
 
-    def __init__(self, graph: GraphProto, node: NodeProto, names: NameSource, opset: int):
+    def __init__(
+        self, graph: GraphProto, node: NodeProto, names: NameSource, opset: int,
+        model: ModelProto | None = None, infer: Infer = _default_infer,
+    ):
+        self.model = model  # holding `graph`, for the trials of `_assumed_condition`
+        self.infer = infer
         self.node = node
         self.graph = graph
         self.names = names
@@ -253,10 +265,17 @@ def _unroll_if(u: _Unroller) -> None:
         return
     shapes = [[static_shape(o.type) for o in b.output] for b in (then_branch, else_branch)]
     if any(s is None for s in shapes[0]) or shapes[0] != shapes[1]:
-        raise NotImplementedError(
-            "the condition is only known at run time and the branches' outputs do not have "
-            "one declared static shape, so neither can be chosen statically nor selected with Where"
-        )
+        assumed = _assumed_condition(u, u.node.input[0])
+        if assumed is None:
+            raise NotImplementedError(
+                "the condition is only known at run time and the branches' outputs do not have "
+                "one declared static shape, so neither can be chosen statically nor selected with Where"
+            )
+        holds = u.node.input[0] if assumed else u.emit("Not", [u.node.input[0]])
+        u.nodes.append(helper.make_node("Guard", [holds], [], domain=ZANT_DOMAIN))
+        chosen = then_branch if assumed else else_branch
+        u.bind_outputs(u.inline(chosen, [], "then" if assumed else "else"))
+        return
     condition_name = u.node.input[0]
     if u.tensor_shape(condition_name) != []:  # a one-element tensor: as a scalar, not to broadcast
         condition_name = u.emit("Reshape", [condition_name, u.constant(np.zeros(0, np.int64), "scalar")])
@@ -269,6 +288,24 @@ def _unroll_if(u: _Unroller) -> None:
 
 class _RunTime(Exception):
     """A trip count or condition only known at run time: unroll for the declared extent."""
+
+
+def _assumed_condition(u: _Unroller, name: str) -> bool | None:
+    """The value the condition `name` takes where the parameter inputs it is computed from hold
+    the first values that give the declared outputs (`parameter_guesses`, each trial unrolled);
+    None when there are none."""
+    # Imported here: its trials unroll with this module.
+    from zant.frontend.parameter_guesses import first_consistent_guess
+
+    if u.model is None:
+        return None
+    found = first_consistent_guess(u.model, [name], lambda m: unroll_control_flow(u.infer(m), u.infer))
+    if found is None:
+        return None
+    constants = _Constants(u.graph, u.opset)
+    constants.values.update(found[0])
+    value = constants.value(name)
+    return None if value is None else bool(np.asarray(value).reshape(-1)[0])
 
 
 def _unroll_loop(u: _Unroller) -> None:

@@ -20,7 +20,7 @@ shapes through other intermediate shapes can only be refused that way, never rea
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
@@ -98,7 +98,10 @@ def _trial(model: ModelProto, values: dict[str, np.ndarray], infer: Infer) -> di
     trial = ModelProto()
     trial.CopyFrom(model)
     declared = {v.name: static_shape(v.type) for v in trial.graph.output}
-    for output in trial.graph.output:  # inferred afresh, to be compared with the declaration
+    # Every shape inferred afresh from the values: one an earlier round took from a consumer
+    # would hide a contradiction; the outputs' are compared with the declaration after.
+    del trial.graph.value_info[:]
+    for output in trial.graph.output:
         output.type.tensor_type.ClearField("shape")
     for name, value in values.items():
         trial.graph.initializer.append(numpy_helper.from_array(value, name))
@@ -123,27 +126,39 @@ def shapes_from_parameter_guesses(model: ModelProto, infer: Infer) -> ModelProto
     # would not see the shapes inside a subgraph.
     if not unresolved or any(node.op_type in CONTROL_FLOW_OPS for node in model.graph.node):
         return model
-    parameters = _parameters(model, unresolved)
+    found = first_consistent_guess(model, unresolved, infer, typed=unresolved)
+    if found is None:
+        return model
+    _, types = found
+    return _declare(model, {name: types[name] for name in unresolved}, infer)
+
+
+def first_consistent_guess(
+    model: ModelProto, values_of: list[str], pipeline: Infer, typed: Sequence[str] = ()
+) -> tuple[dict[str, np.ndarray], dict[str, Typed]] | None:
+    """The first candidate values of the parameter inputs that `values_of` are computed from
+    (in lexicographic order) for which `pipeline` gives every value a static shape, the outputs
+    their declared ones and each of `typed` a type, with the types it gives; None when there is
+    none among `MAX_CANDIDATES`."""
+    parameters = _parameters(model, values_of)
     declared_outputs = [static_shape(v.type) for v in model.graph.output]
     if not parameters or any(shape is None for shape in declared_outputs):
-        return model
+        return None
     names = {p.name for p in parameters}
     dims = sorted(
         {d for v in [*model.graph.input, *model.graph.output] if v.name not in names for d in static_shape(v.type) or []}
     )
     sizes = [int(np.prod(static_shape(p.type))) for p in parameters]
-    if not dims:
-        return model
     for flat in itertools.islice(itertools.product(dims, repeat=sum(sizes)), MAX_CANDIDATES):
         values, start = {}, 0
         for parameter, size in zip(parameters, sizes):
             dtype = onnx.helper.tensor_dtype_to_np_dtype(parameter.type.tensor_type.elem_type)
             values[parameter.name] = np.array(flat[start : start + size], dtype).reshape(static_shape(parameter.type))
             start += size
-        types = _trial(model, values, infer)
-        if types is not None and all(name in types for name in unresolved):
-            return _declare(model, {name: types[name] for name in unresolved}, infer)
-    return model
+        types = _trial(model, values, pipeline)
+        if types is not None and all(name in types for name in typed):
+            return values, types
+    return None
 
 
 def _declare(model: ModelProto, types: dict[str, Typed], infer: Infer) -> ModelProto:
