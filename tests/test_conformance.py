@@ -49,6 +49,19 @@ def test_random_op_is_out_of_scope():
     assert record.op == "RandomNormalLike"
 
 
+def test_training_dropout_is_compiled_with_a_seed_only():
+    """A seed makes training-mode Dropout reproducible (the compiler draws the reference's
+    NumPy stream); without one the mask is fresh on every call: out of scope."""
+    def dropout(**attributes):
+        node = helper.make_node("Dropout", ["x", "r", "t"], ["y"], **attributes)
+        inputs = [_f32("x", [3]), _f32("r", []), helper.make_tensor_value_info("t", TensorProto.BOOL, [])]
+        return conformance.classify(_case([node], inputs, [_f32("y", [3])], name="test_training_dropout"), 0, supported_ops())
+
+    assert dropout(seed=0).status == ""
+    record = dropout()
+    assert record.status == "out_of_scope" and "without a seed" in record.reason
+
+
 def test_data_dependent_and_sequence_cases_are_out_of_scope():
     # ImageDecoder compiles for uncompressed images (BMP, PPM); cases encoding others stay out.
     def decoder(encoded: bytes):

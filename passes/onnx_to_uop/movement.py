@@ -1,7 +1,8 @@
 """Movement ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Identity, Expand, Slice, Split
 and DepthToSpace/SpaceToDepth as views; Concat, Gather*, Tile, Pad, Trilu, EyeLike, OneHot and
 Scatter*, ReverseSequence and TensorScatter as copy loops; Shape, Size and ConstantOfShape as
-constants; Dropout (inference) as the input itself and an all-true mask.
+constants; Dropout as the input itself and an all-true mask at inference, with a seed in
+training mode as the mask of ONNX's reference (NumPy's legacy generator, drawn at compile time).
 
 A movement op only re-reads its input's buffer under a new Layout, so it emits no code unless
 the new shape cannot be expressed by strides over the old one (a reshape of a non-contiguous
@@ -18,8 +19,8 @@ from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
-from xdsl.dialects.builtin import Float64Type, IndexType, IntegerType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import Float32Type, Float64Type, IndexType, IntegerType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
@@ -33,6 +34,7 @@ from zant.passes.onnx_to_uop.parameters import (
     check,
     check_axis_sets,
     check_values,
+    constant_array,
     guard_builder,
     load_all,
     runtime_input,
@@ -204,6 +206,7 @@ class ConcatLowering(OnnxLowering):
 # -- helpers for index arithmetic ------------------------------------------------------------
 
 _I64 = IntegerType(64)
+_I1 = IntegerType(1)
 
 
 def _i64(kb: KernelBuilder, value: SSAValue) -> SSAValue:
@@ -805,33 +808,134 @@ class ScatterLowering(OnnxLowering):
         return [out]
 
 
-class DropoutLowering(OnnxLowering):
-    """Dropout at inference (or with ratio 0): the output is the input, the mask all true.
+def dropout_draws(seed: int, shape: Sequence[int]) -> np.ndarray:
+    """The uniform draws of a Dropout with `seed`: `numpy.random.RandomState(seed).uniform(0, 1,
+    shape)`, the generator ONNX's reference and node tests reseed on every call (float64)."""
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"seed {seed} is outside [0, 2**32), the seeds of NumPy's RandomState")
+    return np.random.RandomState(seed).uniform(0.0, 1.0, tuple(shape))
 
-    Training mode with a non-zero ratio draws random numbers, which generated code does not do.
+
+def round_down_to_f32(draws: np.ndarray) -> np.ndarray:
+    """Each float64 of `draws` as the largest float32 not above it. For every float32 r (so for
+    float16 and bfloat16 ones too), `u >= r` exactly when `round_down_to_f32(u) >= r`: r ≤ u
+    holds iff r is at most the largest float32 ≤ u; NaN compares false either way. Draws in
+    [0, 1) are 0 or at least 2**-53, far above float32's subnormals, so none underflows."""
+    nearest = draws.astype(np.float32)
+    return np.where(nearest.astype(np.float64) > draws, np.nextafter(nearest, np.float32(-np.inf)), nearest)
+
+
+class DropoutLowering(OnnxLowering):
+    """Dropout: the input and an all-true mask at inference (training_mode false or absent) or
+    with ratio 0; in training mode with a `seed` attribute, the mask of ONNX's reference.
+
+    ONNX leaves the generator behind `seed` to the implementation. Zant deliberately takes
+    NumPy's legacy MT19937 stream, the one ONNX's reference (`onnx/reference/ops/op_dropout.py`)
+    and its node tests draw: `numpy.random.RandomState(seed).uniform(0, 1, x.shape)`, reseeded
+    on every call, so a seeded Dropout drops the same elements on every call. The draws depend
+    on the seed and the shape only, so they are drawn here and kept as a constant. Element i is
+    kept when u_i >= ratio (the reference compares in float64) and the output is
+    `x * mask * (1 / (1 - ratio))`, the scale computed in the ratio's type (float32 in the node
+    tests). A run-time training_mode that is false, or a ratio of 0, gives the input and an
+    all-true mask.
+
+    The constant costs, per element: with a constant ratio, the mask itself (1 byte); with a
+    run-time float16/float32/bfloat16 ratio, each draw rounded down to float32 (4 bytes instead
+    of float64's 8; `round_down_to_f32` decides `u >= r` as the float64 does for every such r),
+    compared in float32; with a run-time float64 ratio, the float64 draws.
+
+    Without a `seed`, training mode draws a fresh mask on every call, which compiled code
+    cannot reproduce: a compile error when training_mode is a constant true, and a check that a
+    run-time training_mode is false or the ratio 0 (`uop.STATUS_BAD_PARAMETER` otherwise).
     """
 
     op_names = frozenset({"onnx.Dropout"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        if runtime_input(op, 2) is not None:
-            gb = guard_builder(kb, op, [1, 2])
-            # No random numbers: a run-time training_mode must be false, or the ratio 0.
-            (training_mode,) = load_all(gb, input_value(op, 2))
-            f64 = Float64Type()
-            ratio_value = input_value(op, 1)
-            ratio = gb.const(0.5, f64) if ratio_value is None else load_all(gb, ratio_value, f64)[0]
-            no_drop = gb.alu("or", gb.alu("cmpeq", training_mode, gb.const(0, _I64)), gb.alu("cmpeq", ratio, gb.const(0.0, f64)))
-            check(gb, no_drop)
-            training = None
+        x = layout_of(inputs(op)[0])
+        ratio_value, training_value = input_value(op, 1), input_value(op, 2)
+        training = None if training_value is None else constant_array(training_value)
+        if ratio_value is None:  # 0.5, a Python float in the reference: the scale stays x's type
+            ratio = np.asarray(0.5, numpy_dtype(x.element_type))
         else:
-            training = _required_constant(op, 2, "training_mode")
-        if training is not None and training.reshape(-1)[0]:
-            ratio = _required_constant(op, 1, "ratio")
-            # The ratio defaults to 0.5.
-            if ratio is None or float(ratio.reshape(-1)[0]) != 0:
-                raise NotImplementedError("Dropout in training mode with a non-zero ratio is random")
-        layouts = [layout_of(inputs(op)[0])]
+            ratio = constant_array(ratio_value)  # None: a run-time value
+            ratio = None if ratio is None else ratio.reshape(())
+        if (
+            training_value is None
+            or (training is not None and not training.reshape(-1)[0])
+            or (ratio is not None and ratio == 0)
+        ):
+            return self._identity(op, kb, x)
+        seed = get_attr(op, "seed")
+        if seed is None:
+            if training is not None:
+                raise NotImplementedError(
+                    "Dropout in training mode without a seed attribute draws a fresh random mask "
+                    "on every call, which compiled code cannot reproduce (give it a seed)"
+                )
+            return self._unseeded_runtime_training(op, kb, x)
+        reject_bfloat16(op)
+        draws = dropout_draws(seed, x.shape)
+        name = result_name(op)
+        if ratio is not None:
+            ratio_type = x.element_type if ratio_value is None else tensor_element_type(ratio_value)
+            table = kb.constant(f"{name}_keep", draws >= np.float64(ratio), _I1)
+            one = np.ones((), ratio.dtype)
+            with np.errstate(divide="ignore"):  # a ratio of 1 scales by inf, as the reference
+                scale = kb.const(float(one / (one - ratio)), ratio_type)
+            r = None
+        else:
+            ratio_type = tensor_element_type(ratio_value)
+            if isinstance(ratio_type, Float64Type):
+                draw_type = ratio_type
+            else:
+                draw_type, draws = Float32Type(), round_down_to_f32(draws)
+            table = kb.constant(f"{name}_draws", draws, draw_type)
+            (r,) = load_all(kb, ratio_value, ratio_type)
+            one = kb.const(1.0, ratio_type)
+            scale = kb.alu("div", one, kb.alu("sub", one, r))
+            r = kb.cast(r, draw_type)
+        # A ratio of ±0 keeps every element and scales by 1 (the identity) without a test; a
+        # run-time training_mode that is false must.
+        dropping = None
+        if training is None:
+            (dropping,) = load_all(kb, training_value, _I1)
+        # x * mask * scale in the reference's promoted type (x's when the ratio is absent).
+        wide = _wider(x.element_type, ratio_type)
+        if dropping is not None:
+            scale = kb.where(dropping, scale, kb.const(1.0, ratio_type))
+        scale = kb.cast(scale, wide)
+        out = kb.alloc(name, x.shape, x.element_type)
+        layouts = [out]
+        if len(op.results) > 1:
+            layouts.append(kb.alloc(result_name(op, 1), x.shape, tensor_element_type(op.results[1])))
+        zero, unit = kb.const(0.0, wide), kb.const(1.0, wide)
+        with kb.loop_nest(x.shape) as ivs:
+            keep = kb.load(table, ivs)
+            if r is not None:
+                keep = kb.alu("cmple", r, keep)
+            if dropping is not None:
+                keep = kb.alu("or", kb.alu("not", dropping), keep)
+            value = kb.alu("mul", kb.cast(kb.load(x, ivs), wide), kb.where(keep, unit, zero))
+            kb.store(kb.cast(kb.alu("mul", value, scale), x.element_type), out, ivs)
+            if len(layouts) > 1:
+                kb.store(kb.cast(keep, layouts[1].element_type), layouts[1], ivs)
+        return layouts
+
+    @staticmethod
+    def _unseeded_runtime_training(op: Operation, kb: KernelBuilder, x: Layout) -> list[Layout]:
+        gb = guard_builder(kb, op, [1, 2])
+        (training_mode,) = load_all(gb, input_value(op, 2))
+        f64 = Float64Type()
+        ratio_value = input_value(op, 1)
+        ratio = gb.const(0.5, f64) if ratio_value is None else load_all(gb, ratio_value, f64)[0]
+        no_drop = gb.alu("or", gb.alu("cmpeq", training_mode, gb.const(0, _I64)), gb.alu("cmpeq", ratio, gb.const(0.0, f64)))
+        check(gb, no_drop)
+        return DropoutLowering._identity(op, kb, x)
+
+    @staticmethod
+    def _identity(op: Operation, kb: KernelBuilder, x: Layout) -> list[Layout]:
+        layouts = [x]
         if len(op.results) > 1:
             mask = op.results[1]
             layouts.append(kb.alloc(result_name(op, 1), tensor_shape(mask), tensor_element_type(mask)))
@@ -839,6 +943,11 @@ class DropoutLowering(OnnxLowering):
             with kb.loop_nest(tensor_shape(mask)) as ivs:
                 kb.store(true, layouts[1], ivs)
         return layouts
+
+
+def _wider(a: Attribute, b: Attribute) -> Attribute:
+    """The float type NumPy promotes a and b to (the wider; both float16/32/64 here)."""
+    return a if a.bitwidth >= b.bitwidth else b
 
 
 class ReverseSequenceLowering(OnnxLowering):
