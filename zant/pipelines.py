@@ -138,7 +138,8 @@ def stages_for(
         f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}"
         if p.vector_lanes
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}"
-        + (f" conv-float-registers={p.float_registers}}}" if p.float_registers else "}")
+        + (f" conv-float-registers={p.float_registers}" if p.float_registers else "")
+        + (" conv-word-taps=true}" if p.dsp and not p.mve else "}")
     )
     fused = "contract-mulacc{scalar=true}" if p.float_registers else "contract-mulacc"
     print_stages = tuple(fused if s == "contract-mulacc" else s for s in PRINT_STAGES)

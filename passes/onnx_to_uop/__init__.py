@@ -123,7 +123,9 @@ class OnnxToUopPass(ModulePass):
     window, one register accumulator each — 4 on a Cortex-M, whose 13 registers do not hold 8.
     `conv-float-registers=R` (scalar targets with R float registers; 0, the default, is off):
     ungrouped f32 Convs take a register tile of channels × pixels chosen per layer for R
-    registers (`conv_tiling.register_tile`) instead of B channels.
+    registers (`conv_tiling.register_tile`) instead of B channels. `conv-word-taps=true` (cores
+    with the DSP extension and no Helium): integer Convs over fewer than 4 channels with rows
+    of 3 taps get a 4th tap of weight 0, each row one word for `arm-dsp-dot`.
     """
 
     name = "onnx-to-uop"
@@ -132,6 +134,7 @@ class OnnxToUopPass(ModulePass):
     conv_tile: int = 6
     conv_channel_block: int = 8
     conv_float_registers: int = 0
+    conv_word_taps: bool = False
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -151,7 +154,7 @@ class OnnxToUopPass(ModulePass):
             if isinstance(pattern, ConvLowering):
                 return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
-                return type(pattern)(block)
+                return type(pattern)(block, self.conv_word_taps)
             if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
                 return type(pattern)(vector)
             return pattern

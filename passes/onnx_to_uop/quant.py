@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from onnx import TensorProto, helper
@@ -609,6 +609,14 @@ def fold_zero_point(
     return FoldedZeroPoint(x_zero, _wrap_int32(bias64 - x_zero * centered.sum(axis=1)), bound)
 
 
+def _zero_or_absent(param: QuantParam | None) -> bool:
+    """`param` is absent or a constant of zeros."""
+    try:
+        return param is None or not param.constant_values().any()
+    except NotImplementedError:
+        return False
+
+
 def _integer_conv(
     op: Operation,
     kb: KernelBuilder,
@@ -616,12 +624,14 @@ def _integer_conv(
     out_type: Attribute,
     bind: Callable[[int | None], Finish],
     channel_block: int,
+    word_taps: bool = False,
 ) -> Layout:
     """Conv's loop nest (groups, pads, strides, dilations, auto_pad via windows.py)
     over int32 products (X - x_zp) · (W[m] - w_zp[m]), plus an int32 bias B[m]; `operands` are
     the ONNX input indices of (X, W, x_zero_point, w_zero_point, B). `bind(sum_bound)` makes
     the step applied to each sum. With constant weights the x zero point is folded into the
-    bias (`FoldedZeroPoint`)."""
+    bias (`FoldedZeroPoint`). `word_taps` (cores whose int8 dot products are word SMLADs, the
+    DSP extension without Helium) allows rows of 3 taps to grow a 4th, of weight 0."""
     x, w = (layout_of(input_value(op, i)) for i in operands[:2])
     out_shape = tensor_shape(op.results[0])
     if x.rank < 3 or w.rank != x.rank:
@@ -651,6 +661,21 @@ def _integer_conv(
     # loads are the only readers of W' (so `interleave-dot-rows` may permute it).
     uniform_weights = weights is not None and weights.size > 0 and bool(np.all(weights == weights.flat[0]))
     dot_taps = weights is not None and not uniform_weights and group_channels >= 4 and math.prod(kernel) > 1
+    # Fewer channels (a first layer's RGB input) under rows of 3 taps: a 4th tap of weight 0
+    # makes each row of taps one word of X and one of W for `arm-dsp-dot` (exact: it adds 0).
+    # The window grows by one tap, its end padding as far as its last output needs. (Helium
+    # cores run the 3-tap rows faster as LLVM vectorizes them: digits' conv1 on the M55 took
+    # 2x the instructions with a 4th tap.)
+    word_taps = (
+        word_taps and weights is not None and not uniform_weights and not dot_taps and group == 1
+        and kernel[-1] % 4 == 3 and windows[-1].dilation == 1 and _zero_or_absent(w_zp_param)
+    )
+    if word_taps:
+        weights = np.pad(weights, [(0, 0)] * (weights.ndim - 1) + [(0, 1)])
+        kernel = [*kernel[:-1], kernel[-1] + 1]
+        last = windows[-1]
+        reach = (last.out_size - 1) * last.stride + kernel[-1] - 1 - last.pad_begin  # the last tap's input
+        windows[-1] = replace(last, kernel=kernel[-1], pad_end=max(last.pad_end, reach - last.in_size + 1))
     # Folding needs the bias known at compile time too (or no bias).
     folded = None
     if bias is None or bias_values is not None:
@@ -669,7 +694,7 @@ def _integer_conv(
         padded_size = math.prod(x.shape[:2]) * math.prod(w.in_size + w.pad_begin + w.pad_end for w in windows)
         inside = math.prod(max(0, hi - lo) for lo, hi in map(interior, windows))
         small_interior = group == 1 and 2 * inside < math.prod(w.out_size for w in windows)
-        if padded_size <= math.prod(out_shape) or small_interior or dot_taps:
+        if padded_size <= math.prod(out_shape) or small_interior or dot_taps or word_taps:
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", fill)
     else:
         x_zp = _optional_reader(kb, x_zp_param, I32)
@@ -693,11 +718,16 @@ def _integer_conv(
 
     if dot_taps:
         repacked = kb.constant(f"{result_name(op)}_channels_last_weights", np.moveaxis(weights, 1, -1), w.element_type)
+    elif word_taps:
+        repacked = kb.constant(f"{result_name(op)}_word_tap_weights", weights, w.element_type)
 
     def weight_term(m, g, channel, c, taps):
         if uniform is not None:
             return uniform
-        value = kb.load(repacked, [m, *taps, c]) if dot_taps else kb.load(w, [m, c, *taps])
+        if dot_taps:
+            value = kb.load(repacked, [m, *taps, c])
+        else:
+            value = kb.load(repacked if word_taps else w, [m, c, *taps])
         return _centered(kb, value, w_zp, [m, c, *taps])
 
     def epilogue(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
@@ -728,12 +758,13 @@ class ConvIntegerLowering(OnnxLowering):
 
     op_names = frozenset({"onnx.ConvInteger"})
 
-    def __init__(self, channel_block: int = CHANNEL_BLOCK):
+    def __init__(self, channel_block: int = CHANNEL_BLOCK, word_taps: bool = False):
         super().__init__()
         self.channel_block = channel_block
+        self.word_taps = word_taps
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, lambda bound: _keep_int32, self.channel_block)]
+        return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, lambda bound: _keep_int32, self.channel_block, self.word_taps)]
 
 
 def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Requantization:
@@ -772,7 +803,7 @@ class QLinearConvLowering(ConvIntegerLowering):
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         requantize = _requantization(op, tensor_shape(op.results[0]), 1)
         bind = lambda bound: requantize.bind(kb, bound)  # noqa: E731
-        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block)]
+        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block, self.word_taps)]
 
 
 # ---------------------------------------------------------------------------------------------
