@@ -15,6 +15,10 @@ that reads a parameter at run time (Pad's pads, Slice's starts, Expand's shape .
 with the shapes it was compiled for, and `NAME_predict` returns STATUS_BAD_PARAMETER when they
 disagree (as for `shapes_from_consumers`' guesses). Another value that gives the declared output
 shapes through other intermediate shapes can only be refused that way, never read out of bounds.
+
+The control-flow unroller asks the same question (`first_consistent_guess`, each trial unrolled)
+of an If whose condition is only known at run time and whose branches cannot be merged: it
+inlines the branch the guessed values choose, behind a Guard of the condition's value.
 """
 
 from __future__ import annotations
