@@ -53,3 +53,14 @@ def test_an_unchanged_build_is_copied_and_a_changed_one_rebuilt(tmp_path, zig_ru
     monkeypatch.setenv("ZANT_BUILD_CACHE", "0")
     build_zig(sources(tmp_path / "f", b"\x01\x02"), tmp_path / "f" / "k.o", kind="obj", cache_dir=cache)
     assert len(zig_runs) == 5
+
+
+def test_a_target_whose_zig_flags_change_is_rebuilt(tmp_path, zig_runs, monkeypatch):
+    """The key holds the target's Zig flags, not only its name: a Zant release that gives a core
+    another CPU feature (the Cortex-M33's DSP extension) must not reuse the old objects."""
+    cache = tmp_path / "zig"
+    build_zig(sources(tmp_path / "a", b"\x01"), tmp_path / "a" / "k.o", "cortex-m33", kind="obj", cache_dir=cache)
+    flags = build.TARGETS["cortex-m33"]
+    monkeypatch.setitem(build.TARGETS, "cortex-m33", tuple(f.removesuffix("+dsp") for f in flags))
+    build_zig(sources(tmp_path / "b", b"\x01"), tmp_path / "b" / "k.o", "cortex-m33", kind="obj", cache_dir=cache)
+    assert len(zig_runs) == 2

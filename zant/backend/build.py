@@ -215,7 +215,7 @@ def start_build(
     store = None
     if os.environ.get("ZANT_BUILD_CACHE", "1") != "0":
         builds = global_cache.parent / f"{global_cache.name}-builds"
-        store = builds, build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, target, *extra])
+        store = builds, build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *TARGETS[target], *extra])
         if cached_output(*store, out_path):
             return ZigBuild(None, zig_path, out_path, target, None)
     process = subprocess.Popen(
