@@ -370,13 +370,8 @@ def _unroll_loop_to_declared_extent(
     (extent,) = extents
     if not 0 < extent <= MAX_ITERATIONS:
         raise NotImplementedError(f"{reason}; the scan outputs declare {extent} iterations")
-    before: list[Term] = [_term(u, cond_input)] if cond_input else []
-    trip: dict[str, Term] = _compare_trip_count(u, trip_input, extent) if trip_input else {}
-    before += [trip["GreaterOrEqual"]] if trip else []
-    copies = len(u.nodes)
-
     always = u.constant(np.array(True), "true")
-    after: list[Term] = []
+    conditions: list[Term] = []  # after each copy: whether the loop goes on
     scans: list[list[str]] = [[] for _ in scan_outputs]
     for iteration in range(extent):
         index = u.constant(np.array(iteration, np.int64), f"iter{iteration}")
@@ -384,18 +379,26 @@ def _unroll_loop_to_declared_extent(
         carried = outs[: len(carried)]
         for part, value in zip(scans, outs[len(carried) :]):
             part.append(value)
-        goes_on = _term(u, cond_out)
-        if iteration < extent - 1:
-            after.append(goes_on)
-        else:  # and stops there: the trip count runs out, or the condition turns false
-            stops = _or(u, trip.get("Equal", False), _not(u, goes_on))
-            # Known before the copies when the last condition is a constant.
-            (before if isinstance(goes_on, bool) else after).append(stops)
-    _guard(u, after, reason, extent)
-    copied = u.nodes[copies:]
-    del u.nodes[copies:]
+        conditions.append(_term(u, cond_out))
+    copies = u.nodes[:]
+    del u.nodes[:]
+
+    # Before the copies: the initial condition holds and the trip count lets `extent` run; it
+    # stops them there when the last condition is a constant true.
+    last = conditions[-1]
+    before: list[Term] = [_term(u, cond_input)] if cond_input else []
+    if trip_input:
+        before.append(_compare_trip_count(u, trip_input, "Equal" if last is True else "GreaterOrEqual", extent))
+    elif last is True:
+        before.append(False)  # nothing ever stops it
     _guard(u, before, reason, extent)
-    u.nodes.extend(copied)
+    u.nodes.extend(copies)
+    # After them: the copies' conditions go on until the last, which stops the loop unless the
+    # trip count does.
+    stops: Term = _not(u, last)
+    if trip_input and not isinstance(last, bool):
+        stops = _or(u, _compare_trip_count(u, trip_input, "Equal", extent), stops)
+    _guard(u, [*conditions[:-1], stops if not isinstance(last, bool) else True], reason, extent)
     u.bind_outputs(carried)
     for output, parts in zip(scan_outputs, scans):
         if output:
@@ -417,14 +420,14 @@ def _term(u: _Unroller, name: str) -> Term:
     return name if value is None else bool(np.asarray(value).reshape(-1)[0])
 
 
-def _compare_trip_count(u: _Unroller, trip_input: str, extent: int) -> dict[str, Term]:
-    """trip_count == extent and trip_count >= extent, folded when the trip count is a constant."""
+def _compare_trip_count(u: _Unroller, trip_input: str, op: str, extent: int) -> Term:
+    """trip_count == extent (op "Equal") or >= extent ("GreaterOrEqual"), folded when the trip
+    count is a constant."""
     value = u.constants.value(trip_input)
     if value is not None:
         trip = int(np.asarray(value).reshape(-1)[0])
-        return {"Equal": trip == extent, "GreaterOrEqual": trip >= extent}
-    bound = u.constant(np.array(extent, np.int64), "extent")
-    return {op: u.emit(op, [trip_input, bound]) for op in ("Equal", "GreaterOrEqual")}
+        return trip == extent if op == "Equal" else trip >= extent
+    return u.emit(op, [trip_input, u.constant(np.array(extent, np.int64), "extent")])
 
 
 def _not(u: _Unroller, a: Term) -> Term:

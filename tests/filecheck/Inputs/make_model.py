@@ -124,6 +124,29 @@ def subgraph():
     return _model(nodes, [m, _f32("x", [2])], [_f32("y", [2])])
 
 
+def loop_declared_extent():
+    """A Loop whose trip count and condition are graph inputs and whose scan output declares 3
+    iterations: unrolled 3 times behind Guards."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Add", ["v_in", "v_in"], ["v_out"]),
+            helper.make_node("Identity", ["v_out"], ["scan"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            _f32("v_in", [2]),
+        ],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), _f32("v_out", [2]), _f32("scan", [2])],
+    )
+    nodes = [helper.make_node("Loop", ["m", "go", "x"], ["y", "ys"], name="n", body=body)]
+    m = helper.make_tensor_value_info("m", TensorProto.INT64, [])
+    go = helper.make_tensor_value_info("go", TensorProto.BOOL, [])
+    return _model(nodes, [m, go, _f32("x", [2])], [_f32("y", [2]), _f32("ys", [3, 2])])
+
+
 def string_input():
     nodes = [helper.make_node("Identity", ["s"], ["y"])]
     s = helper.make_tensor_value_info("s", TensorProto.STRING, [2])
