@@ -41,6 +41,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
+from zant.ir.walk import ops_of
 
 LANES = 4
 """int8 elements per word load."""
@@ -271,7 +272,7 @@ class ArmDspDotPass(ModulePass):
     name = "arm-dsp-dot"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loops = [loop for loop in op.walk() if isinstance(loop, uop.RangeOp)]
+        loops = ops_of(op, uop.RangeOp)
         for loop in loops:
             dot = match_dot_loop(loop)
             if dot is not None:

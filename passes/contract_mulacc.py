@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ModuleOp, UnitAttr, VectorType
 from xdsl.passes import ModulePass
 
 from zant.dialects import uop
+from zant.ir.walk import ops_of
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,8 @@ class ContractMulaccPass(ModulePass):
     scalar: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for mulacc in op.walk():
-            if not isinstance(mulacc, uop.MulAccOp) or not uop.is_float_type(uop.lane_type(mulacc.lhs.type)):
+        for mulacc in ops_of(op, uop.MulAccOp):
+            if not uop.is_float_type(uop.lane_type(mulacc.lhs.type)):
                 continue
             if self.vector if isinstance(mulacc.lhs.type, VectorType) else self.scalar:
                 mulacc.fused = UnitAttr()

@@ -41,6 +41,7 @@ from xdsl.ir import SSAValue
 
 from zant.dialects import uop
 from zant.ir.locations import located
+from zant.ir.walk import ops_of
 
 
 def _number_literal(value: SSAValue) -> bool:
@@ -103,5 +104,5 @@ class ExpandFloatMinmaxPass(ModulePass):
         # the greedy walker's worklist over every op of the module (MobileNetV2: 0.34 s of CPU)
         # has nothing more to find.
         patterns = GreedyRewritePatternApplier([ExpandMaxAgainstLiteral(), ExpandMinAgainstLiteral()])
-        for minmax in [o for o in op.walk() if isinstance(o, uop.MaxOp | uop.MinOp)]:
+        for minmax in ops_of(op, (uop.MaxOp, uop.MinOp)):
             patterns.match_and_rewrite(minmax, PatternRewriter(minmax))

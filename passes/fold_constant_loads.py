@@ -26,6 +26,7 @@ from xdsl.rewriter import Rewriter
 
 from zant.dialects import uop
 from zant.ir.resources import attr_to_array
+from zant.ir.walk import ops_of
 
 
 def fixed_address(gep: uop.GepOp) -> int | None:
@@ -49,7 +50,7 @@ class FoldConstantLoadsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         values: dict[SSAValue, np.ndarray] = {}
-        for load in [o for o in op.walk() if isinstance(o, uop.LoadOp)]:
+        for load in ops_of(op, uop.LoadOp):
             gep = load.ptr.owner
             if not isinstance(gep, uop.GepOp):
                 continue

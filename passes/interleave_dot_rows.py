@@ -40,6 +40,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import located
 from zant.ir.resources import attr_to_array, make_constant_attr
+from zant.ir.walk import ops_of
 
 WORD = 4
 """int8 elements per word load."""
@@ -187,7 +188,7 @@ class InterleaveDotRowsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         memo: dict = {}
         i8 = IntegerType(8)
-        for buffer in [o for o in op.walk() if isinstance(o, uop.DefineGlobalOp)]:
+        for buffer in ops_of(op, uop.DefineGlobalOp):
             if buffer.value is None or buffer.result.type.element_type != i8:  # type: ignore[attr-defined]
                 continue
             found = _reads(buffer, memo)

@@ -26,6 +26,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
 from zant.ir.locations import locate
+from zant.ir.walk import ops_of
 
 
 def linear_index(gep: uop.GepOp) -> tuple[list[Operation], SSAValue]:
@@ -72,7 +73,7 @@ class LinearizeGepsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         views = set()
-        for gep in [g for g in op.walk() if isinstance(g, uop.GepOp)]:
+        for gep in ops_of(op, uop.GepOp):
             view = gep.source.owner
             if not isinstance(gep.source.type, uop.ViewType):
                 continue

@@ -19,6 +19,7 @@ from xdsl.passes import ModulePass
 
 from zant.analysis.bounds import proven_in_bounds
 from zant.dialects import uop
+from zant.ir.walk import ops_of
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,6 @@ class MarkInboundsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         cache: dict = {}
-        for gep in op.walk():
-            if isinstance(gep, uop.GepOp) and gep.inbounds is None and proven_in_bounds(gep, cache):
+        for gep in ops_of(op, uop.GepOp):
+            if gep.inbounds is None and proven_in_bounds(gep, cache):
                 gep.inbounds = UnitAttr()

@@ -31,6 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
 from zant.ir.locations import located
+from zant.ir.walk import ops_of
 
 
 def _available_at(value: SSAValue, op: Operation) -> bool:
@@ -104,5 +105,5 @@ class SeedAccumulatorsPass(ModulePass):
     name = "seed-accumulators"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for acc in [o for o in op.walk() if isinstance(o, uop.DefineAccOp)]:
+        for acc in ops_of(op, uop.DefineAccOp):
             _seed(acc)

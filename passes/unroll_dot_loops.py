@@ -36,6 +36,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
+from zant.ir.walk import ops_of
 
 
 def _is_dot_loop(loop: uop.RangeOp) -> bool:
@@ -82,7 +83,7 @@ class UnrollDotLoopsPass(ModulePass):
     min_trips: int = 4
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in [o for o in op.walk() if isinstance(o, uop.RangeOp) and _is_dot_loop(o)]:
+        for loop in [o for o in ops_of(op, uop.RangeOp) if _is_dot_loop(o)]:
             factor = unroll_factor(loop.trip_count, self.max_factor, self.min_trips)
             if factor > 1:
                 _unroll(loop, factor)

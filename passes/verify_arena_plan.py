@@ -27,6 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 from zant.dialects import uop
 from zant.analysis.bounds import gep_element_range
 from zant.analysis.liveness import Schedule, in_place_legal, scratch_lifetimes
+from zant.ir.walk import ops_of
 
 
 def _geps(value: SSAValue):
@@ -110,6 +111,5 @@ class VerifyArenaPlanPass(ModulePass):
     name = "verify-arena-plan"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in op.walk():
-            if isinstance(function, func.FuncOp):
-                verify_function(function)
+        for function in ops_of(op, func.FuncOp):
+            verify_function(function)
