@@ -70,6 +70,7 @@ from zant.dialects.uop import (
 )
 from zant.analysis.linear_index import linear_form
 from zant.ir.locations import fuse_locations
+from zant.ir.walk import ops_of
 
 _ACC_OPS = (DefineAccOp, MulAccOp, AccSetOp, AccGetOp)
 _HOISTABLE = (DefineGlobalOp, DefineLocalOp, ViewOp, ConstOp)
@@ -489,7 +490,7 @@ class _Fuser:
 
 
 def _geps(region_holder: Operation | Block) -> list[GepOp]:
-    return [o for o in region_holder.walk() if isinstance(o, GepOp)]
+    return ops_of(region_holder, GepOp)
 
 
 def _store_of(access: Access) -> StoreOp:

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 
 OpT = TypeVar("OpT", bound=Operation)
 
 
-def ops_of(root: Operation, kind: type[OpT] | tuple[type[OpT], ...]) -> list[OpT]:
-    """The ops under `root` (itself included) that are instances of `kind`, in the order of
-    `root.walk()` (pre-order, first to last); a list, so the caller may rewrite them."""
+def ops_of(root: Operation | Block, kind: type[OpT] | tuple[type[OpT], ...]) -> list[OpT]:
+    """The ops under `root` (an op, itself included, or a block) that are instances of `kind`,
+    in the order of `root.walk()` (pre-order, first to last); a list, so the caller may rewrite
+    them."""
     found: list[OpT] = []
 
     def visit(op: Operation) -> None:
@@ -28,5 +29,6 @@ def ops_of(root: Operation, kind: type[OpT] | tuple[type[OpT], ...]) -> list[OpT
                 for child in block.ops:
                     visit(child)
 
-    visit(root)
+    for op in root.ops if isinstance(root, Block) else (root,):
+        visit(op)
     return found
