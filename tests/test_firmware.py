@@ -251,7 +251,8 @@ def test_several_models_in_one_image_equal_their_host_builds(tmp_path):
     run = run_models(build_firmware(root, "image", board, "ReleaseFast"), board, models)
     assert run.errors == {} and run.not_run == [] and run.stack_bytes is not None and run.stack_bytes > 0
     assert list(run.outputs) == ["add", "digits"]
-    assert 0 < run.model_stack["add"] < run.model_stack["digits"] < run.stack_bytes
+    # A leaf model may need no stack at all (ReleaseFast gives the frame pointer back).
+    assert 0 <= run.model_stack["add"] < run.model_stack["digits"] < run.stack_bytes
     for name, want in expected.items():
         for got, ref in zip(run.outputs[name], want, strict=True):
             np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5, err_msg=name)

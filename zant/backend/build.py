@@ -201,6 +201,11 @@ def start_build(
         # symbols are the same): generating it was ~15% of Zig's time for ResNet-8 on the M4.
         # Debug and ReleaseSafe keep it for stepping through the model.
         extra = (*extra, "-fstrip")
+    if target != "host" and optimize in ("ReleaseFast", "ReleaseSmall"):
+        # Zig keeps r7 (Thumb) as a frame pointer in every mode: one register fewer for the
+        # kernels' accumulators and a push/pop per call. Release images give it back; Debug and
+        # ReleaseSafe keep it for debuggers' backtraces.
+        extra = (*extra, "-fomit-frame-pointer")
     out_path = Path(out_path).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     local_cache = out_path.parent / ".zig-cache"

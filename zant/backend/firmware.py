@@ -220,11 +220,13 @@ const PAINT: u32 = 0x{paint:08X};
 
 {paint_free_stack}
 
-/// Bytes of stack used below `top` since `paintFreeStack` returned it.
+/// Bytes of stack used below `top` since `paintFreeStack` returned it. A model whose calls
+/// need no stack (a leaf without a frame) leaves all of it painted, and the words from `top` up
+/// are the caller's, which may hold the paint value too: that is 0 bytes, not a wrap-around.
 inline fn stackUsedBelow(top: usize) usize {{
     const bottom: [*]volatile u32 = @ptrCast(@alignCast(&__stack_bottom));
     var i: usize = 0;
-    while (bottom[i] == PAINT) i += 1;
+    while (bottom[i] == PAINT and @intFromPtr(&bottom[i]) < top) i += 1;
     return top - @intFromPtr(&bottom[i]);
 }}
 
