@@ -10,6 +10,10 @@ from collections.abc import Callable, Iterable
 
 from onnx import AttributeProto, GraphProto, NodeProto
 
+CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan"})
+"""The ops whose attributes carry subgraphs run at run time (control flow), here so that both the
+unroller (`control_flow`) and the parameter guesses that must wait for it can name them."""
+
 
 def rename_node(node: NodeProto, rename: Callable[[str], str]) -> None:
     """Rename `node`'s inputs and outputs, and every name inside the subgraphs it carries."""

@@ -30,7 +30,7 @@ import numpy as np
 import onnx
 from onnx import ModelProto, TensorProto, numpy_helper
 
-from zant.frontend.control_flow import CONTROL_FLOW_OPS
+from zant.frontend.graph_names import CONTROL_FLOW_OPS
 from zant.frontend.shape_folding import all_shapes_static, static_shape
 
 MAX_PARAMETER_ELEMENTS = 6
