@@ -52,6 +52,11 @@ def convert_opset(model: ModelProto, version: int, target: int) -> ModelProto:
     """`model` (default-domain opset `version`) converted to opset `target`."""
     converted = _convert_opset(model, version, target)
     _check_signature_kept(model, converted, version, target)
+    # The converter keeps the file's IR version; one older than 4 (opset <= 8) makes shape
+    # inference ignore initializers that are not graph inputs, such as the constants the
+    # control-flow unroller adds later (test_scan_sum's Gathers came out shapeless).
+    default = [o for o in converted.opset_import if o.domain in ("", "ai.onnx")]
+    converted.ir_version = max(converted.ir_version, helper.find_min_ir_version_for(default, ignore_unknown=True))
     return converted
 
 
