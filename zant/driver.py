@@ -350,7 +350,9 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                     f"--constants {options.constants}, but the pipeline placed the constant arena "
                     f"{plan['constants']}: give its plan-arenas constants={options.constants}"
                 )
-            sources, header = zig_and_header(module, name, info)
+            # A large module is also printed in parts, built one per core (`zig_files`).
+            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            sources, header = zig_and_header(module, name, info, cores if options.build else 1)
         except Exception:
             planned.check()
             raise
@@ -361,6 +363,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     out.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".zant-", dir=out))
     try:
+        parts = [file for file in sources if file.startswith(f"{name}.unit") and file.endswith(".zig")]
         files = {
             **sources,
             f"{name}.h": header,
@@ -379,9 +382,12 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 kind = "shared library" if options.target == "host" else "static library"
                 with _stage(timings, "build", options.progress, f"{options.optimize} {kind} for {options.target}"):
                     library = build_artifact(
-                        staging / f"{name}.zig", name, options.target, options.optimize, meanwhile=planned.check
+                        staging / f"{name}.zig", name, options.target, options.optimize, meanwhile=planned.check,
+                        parts=[staging / part for part in parts],
                     )
                     sizes = section_sizes(library)
+                for part in parts:  # users get NAME.zig, which builds the same library
+                    (staging / part).unlink()
             if board is not None:
                 with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
                     feeds, _ = complete_feeds(inputs, options.inputs or {})
@@ -441,16 +447,17 @@ def checked_plan(
 
 
 def zig_and_header(
-    module: ModuleOp, name: str, info: PlanInfo | None = None
+    module: ModuleOp, name: str, info: PlanInfo | None = None, cores: int = 1
 ) -> tuple[dict[str, str | bytes], str]:
     """The source files (`NAME.zig` and, if the model has constants, `NAME.weights.bin`) and the
     C header of a lowered, planned module, its constant arena where the plan placed it
     (embedded, staged or external: `plan-arenas{constants=...}`); `info`: its `describe_plan`,
-    if known (it is read once)."""
+    if known (it is read once). With `cores` > 1, a large module's build units too
+    (`zig_printer.zig_files`: `NAME.unit0.zig` …, for the build only)."""
     from zant.backend.plan import emit_header
     from zant.backend.zig_printer import zig_files
 
-    return zig_files(module, name, info), emit_header(module, name, info)
+    return zig_files(module, name, info, cores), emit_header(module, name, info)
 
 
 def library_file_name(name: str, target: str) -> str:
@@ -458,14 +465,17 @@ def library_file_name(name: str, target: str) -> str:
 
 
 def build_artifact(
-    zig_path: Path, name: str, target: str, optimize: str, meanwhile: Callable[[], None] | None = None
+    zig_path: Path, name: str, target: str, optimize: str, meanwhile: Callable[[], None] | None = None,
+    parts: Sequence[Path] = (),
 ) -> Path:
-    """Build the generated file: a shared library for the host, a static library for an MCU;
-    `meanwhile` runs while Zig does (what it raises stops the build)."""
+    """Build the generated file: a shared library for the host, a static library for an MCU
+    (from `parts`, its build units, if given: `zig_files`); `meanwhile` runs while Zig does
+    (what it raises stops the build)."""
     from zant.backend.build import start_build
 
     out_path = zig_path.parent / library_file_name(name, target)
-    build = start_build(zig_path, out_path, target, optimize, "shared" if target == "host" else "static")
+    kind = "shared" if target == "host" else "static"
+    build = start_build(zig_path, out_path, target, optimize, kind, parts=parts)
     if meanwhile is not None:
         try:
             meanwhile()

@@ -4,7 +4,9 @@
 `zig build-lib -dynamic` (kind "shared"), `build-lib` ("static"), `build-obj` ("obj") or
 `build-exe` ("exe", with a linker script in `extra`: the firmware images of `firmware.py`);
 `start_build` starts one in the background (Zig is one process, mostly on one core: `zant compile`
-verifies the module meanwhile) and its `wait` returns the output. Each build has its own local
+verifies the module meanwhile) and its `wait` returns the output. A large model's library is
+built in parts (`start_build(parts=...)`, the sources `zig_printer.ZigPrinter.units` prints):
+an object per part, all at once, one per core, then the library of the objects. Each build has its own local
 cache beside its output; Zig's global cache (compiler_rt and the other
 runtime libraries, ~20 s to build per target and mode) is shared between builds, in
 `$ZANT_CACHE_DIR` or the user's cache folder (`$XDG_CACHE_HOME/zant/zig`, `~/.cache/zant/zig`).
@@ -151,15 +153,32 @@ def build_zig(
 
 
 class ZigBuild:
-    """A build `start_build` started: Zig runs in its own process while the caller does other
-    work (`zant compile` verifies the module meanwhile: Zig's LLVM uses one core); `wait` returns
-    the output or raises as `build_zig` does, `cancel` stops it."""
+    """A build `start_build` started: Zig runs in its own process (one per part of a build in
+    parts) while the caller does other work (`zant compile` verifies the module meanwhile);
+    `wait` returns the output or raises as `build_zig` does, `cancel` stops it. A build in
+    parts links its objects (`link`, the command, run once every part is built) when waited."""
 
     def __init__(self, process: subprocess.Popen | None, zig_path: str | Path, out_path: Path, target: str,
-                 store: tuple[Path, str] | None):
+                 store: tuple[Path, str] | None, parts: Sequence[tuple[subprocess.Popen, Path]] = (),
+                 link: Sequence[str] | None = None):
         self.process, self.zig_path, self.out_path, self.target, self.store = process, zig_path, out_path, target, store
+        self.parts, self.link = list(parts), link
 
     def wait(self) -> Path:
+        if self.parts:
+            try:
+                for process, source in self.parts:
+                    _, stderr = process.communicate()
+                    if process.returncode != 0:
+                        raise zig_failure(source, self.target, stderr, self.out_path.parent)
+            except BaseException:
+                self.cancel()
+                raise
+            self.parts = []
+            assert self.link is not None
+            self.process = subprocess.Popen(
+                self.link, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.out_path.parent
+            )
         if self.process is not None:
             _, stderr = self.process.communicate()
             if self.process.returncode != 0:
@@ -170,10 +189,10 @@ class ZigBuild:
         return self.out_path
 
     def cancel(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.communicate()
-            self.process = None
+        for process in [p for p, _ in self.parts] + ([self.process] if self.process is not None else []):
+            process.kill()
+            process.communicate()
+        self.parts, self.process = [], None
 
 
 def start_build(
@@ -184,12 +203,22 @@ def start_build(
     kind: str = "shared",
     cache_dir: str | Path | None = None,
     extra: Sequence[str] = (),
+    parts: Sequence[str | Path] = (),
 ) -> ZigBuild:
-    """`build_zig`, started: Zig runs in the background until `wait` (a cached build is done)."""
+    """`build_zig`, started: Zig runs in the background until `wait` (a cached build is done).
+
+    `parts` (two or more sources beside `zig_path`, `zig_printer.ZigPrinter.units`): build the
+    library `zig_path` would give from them instead, each an object, all at once, then link them
+    (a shared or static library only); its cache entry covers them too (they are in the folder)."""
     if target not in TARGETS:
         raise ZantError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
     if kind not in KINDS:
         raise ZantError(f"unknown build kind '{kind}' (choose from {', '.join(KINDS)})")
+    if parts and (kind not in ("shared", "static") or len(parts) < 2):
+        raise ZantError(
+            f"a build in parts makes a shared or static library from two or more sources, "
+            f"not {'an' if kind == 'exe' else 'a'} {kind} from {len(parts)}"
+        )
     if optimize not in OPTIMIZE_MODES:
         raise ZantError(f"unknown optimize mode '{optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
     if kind == "exe" and optimize == "ReleaseSmall":
@@ -211,22 +240,50 @@ def start_build(
     local_cache = out_path.parent / ".zig-cache"
     # Resolved here: Zig runs in the output folder, where a relative path would mean another place.
     global_cache = (Path(cache_dir) if cache_dir is not None else default_global_cache()).resolve()
-    command = [
-        *zig_command(), *KINDS[kind], str(Path(zig_path).resolve()),
-        f"-O{optimize}", *TARGETS[target], f"-femit-bin={out_path}",
-        "--cache-dir", str(local_cache), "--global-cache-dir", str(global_cache),
-        *(() if kind == "exe" else ("-fno-emit-h",)), *extra,
-    ]
+    def command(kind_flags: Sequence[str], inputs: Sequence[str], out: Path, more: Sequence[str] = ()) -> list[str]:
+        return [
+            *zig_command(), *kind_flags, *inputs,
+            f"-O{optimize}", *TARGETS[target], f"-femit-bin={out}",
+            "--cache-dir", str(local_cache), "--global-cache-dir", str(global_cache),
+            *(() if kind == "exe" else ("-fno-emit-h",)), *extra, *more,
+        ]
+
     store = None
     if os.environ.get("ZANT_BUILD_CACHE", "1") != "0":
         builds = global_cache.parent / f"{global_cache.name}-builds"
-        store = builds, build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *TARGETS[target], *extra])
+        split = [f"parts:{Path(part).name}" for part in parts]
+        key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *TARGETS[target], *extra, *split])
+        store = builds, key
         if cached_output(*store, out_path):
             return ZigBuild(None, zig_path, out_path, target, None)
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent
-    )
-    return ZigBuild(process, zig_path, out_path, target, store)
+    if not parts:
+        process = subprocess.Popen(
+            command(KINDS[kind], [str(Path(zig_path).resolve())], out_path),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent,
+        )
+        return ZigBuild(process, zig_path, out_path, target, store)
+    # Each part an object, all at once (with the library's flags; position-independent for a
+    # shared one), then the library of the objects (an archive, or a link: ~0.01 s).
+    pic = ("-fPIC",) if kind == "shared" else ()
+    objects_dir = local_cache / "parts"
+    objects_dir.mkdir(parents=True, exist_ok=True)
+    building = ZigBuild(None, zig_path, out_path, target, store)
+    objects = []
+    for part in parts:
+        source = Path(part).resolve()
+        obj = objects_dir / (source.name.removesuffix(".zig") + ".o")
+        objects.append(str(obj))
+        try:
+            process = subprocess.Popen(
+                command(KINDS["obj"], [str(source)], obj, pic),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent,
+            )
+        except BaseException:
+            building.cancel()
+            raise
+        building.parts.append((process, source))
+    building.link = command(KINDS[kind], objects, out_path)
+    return building
 
 
 # The boards live in boards.py; other modules import them from here too.

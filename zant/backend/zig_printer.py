@@ -281,6 +281,10 @@ class ZigPrinter:
         self.scratch_lines: list[str] = []  # file scope: a typed pointer per scratch buffer
         self.scratch_symbols: dict[str | None, str] = {}  # scratch arena array by memory
         self.kernel_lines: list[str] = []  # file scope: one function per top-level loop nest
+        self.kernels: list[tuple[str, str, list[str]]] = []  # each kernel: name, parameters, its lines
+        self.arena_externs: dict[str, str] = {}  # each file-scope arena → how a build unit declares it
+        self.view_lines: list[str] = []  # the constants' typed pointers into their arena
+        self.pieces: tuple[list[str], list[str], list[str]] | None = None  # header, file scope, helpers
 
     # -- output -------------------------------------------------------------------------------
 
@@ -344,6 +348,7 @@ class ZigPrinter:
         if self.kernel_lines:
             file_scope += KERNEL_CALL
         helpers = [(HELPERS | ARM_DSP_HELPERS | ARM_MVE_HELPERS)[h][1] + "\n" for h in sorted(self.helpers_used)]
+        self.pieces = header, file_scope, helpers
         output.write("\n".join(header + file_scope + helpers + self.kernel_lines + self.lines) + "\n")
 
     def print_scratch_arenas(self, info: PlanInfo) -> list[str]:
@@ -359,6 +364,7 @@ class ZigPrinter:
                 continue
             section = "" if memory is None else f' linksection(".zant.{memory}")'
             lines.append(f"var {symbol}: [{region.size}]u8 align({region.alignment}){section} = undefined;")
+            self.arena_externs[symbol] = f"extern var {symbol}: [{region.size}]u8 align({region.alignment});"
         return lines + [""] if lines else []
 
     def print_plan_hashes(self, info: PlanInfo) -> list[str]:
@@ -412,6 +418,7 @@ class ZigPrinter:
                     f"const {name}: [*]const {element} = @ptrCast(@alignCast(&{self.name}_constants[{offset}]));"
                 )
         self.blob = bytes(blob)
+        self.view_lines = views
         if not constants and self.constants == "embedded":
             return []
         section = f' linksection("{info.link_section}")' if info.link_section else ""
@@ -439,6 +446,12 @@ class ZigPrinter:
             first = f"const {name}: {source[0]}" if source[0].startswith("[") else f"const {name} {source[0]}"
             return [first, *(line.replace("{NAME}", name) for line in source[1:])]
 
+        inline = self.blob_file is None or not blob
+        self.arena_externs[f"{self.name}_constants"] = (
+            f"extern var {self.name}_constants: {arena};" if self.constants == "staged"
+            else f"extern const {self.name}_constants: [{len(blob) + (0 if inline else 1)}]u8 "
+            f"align({info.constant_alignment});"
+        )
         if self.constants == "embedded":
             return [*lines, *declare(f"{self.name}_constants"), *views, ""]
         if self.constants == "staged":
@@ -451,6 +464,7 @@ class ZigPrinter:
                 "",
             ]
         # External: no bytes in the file; the firmware places the blob and passes its address.
+        self.arena_externs[f"{self.name}_constants"] = f"extern var {self.name}_constants: ?[*]const u8;"
         self.init_parameter = "constants: ?*const anyopaque"
         self.init_body += (
             [
@@ -476,6 +490,9 @@ class ZigPrinter:
         if not info.persistent_size:
             return []
         self.init_body.append(f"@memset(&{self.name}_persistent, 0);")
+        self.arena_externs[f"{self.name}_persistent"] = (
+            f"extern var {self.name}_persistent: [{info.persistent_size}]u8 align({info.persistent_alignment});"
+        )
         return [
             "// The persistent arena: state kept between calls, zeroed by the init function.",
             f"var {self.name}_persistent: [{info.persistent_size}]u8 align({info.persistent_alignment}) = undefined;",
@@ -602,11 +619,90 @@ class ZigPrinter:
         text = "\n".join(body)
         used = [v for v in inputs if re.search(rf"\b{self.names[v]}\b", text)]
         params = ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in used)
-        self.kernel_lines += [
+        lines = [
             node_comment(loop.location),
             f"fn {name}({params}) void {{", *self.quota(body, 1), *self.constant_prologue(body, 1), *body, "}", "",
         ]
+        self.kernel_lines += lines
+        self.kernels.append((name, params, lines))
         self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in used)}}});")
+
+    def units(self, cores: int) -> list[str] | None:
+        """The printed module as Zig files built apart, one per core (`unit_count`), and linked
+        into one library (`zant.backend.build.start_build` of several sources), or None when
+        its kernels that can move are too few to pay. The first is the file itself with the
+        kernels the others hold declared `extern` instead; each other holds some kernels,
+        exported under hidden `NAME__kernel_…` symbols with the C calling convention, and reads
+        the arenas the first exports (hidden, under their `NAME_` names). Kernels are dealt by
+        size, largest first, to the unit with the fewest lines; the first starts with the lines
+        it has besides them.
+
+        Only a kernel whose parameters are all buffers moves: a scalar parameter may be a
+        constant of `NAME_predict` that LLVM folds into the kernel inlined there (KWS int8's
+        requantisation: 1.5% more instructions on the Cortex-M4 with its kernels moved). Moved
+        kernels still cost a little, as calls a part's code cannot be inlined into (ResNet-8 on
+        the Cortex-M4, its library linked into an image: +0.16%); a firmware image imports
+        NAME.zig whole and is not affected."""
+        assert self.pieces is not None, "print_module first"
+        header, file_scope, helpers = self.pieces
+        symbol = {name: f"{self.name}__{name}" for name, _, _ in self.kernels}
+        movable = [
+            index for index, (name, params, _) in enumerate(self.kernels)
+            if symbol[name] not in self.namer.used and all(_buffer_parameter(p) for p in params.split(", ") if p)
+        ]
+        count = unit_count(sum(len(self.kernels[i][2]) for i in movable), cores)
+        if count < 2 or len(movable) < count - 1:
+            return None
+        fixed = sum(len(lines) for index, (_, _, lines) in enumerate(self.kernels) if index not in movable)
+        loads = [len(file_scope) + len(self.lines) + fixed] + [0] * (count - 1)
+        dealt: list[list[int]] = [[] for _ in range(count)]
+        for index in sorted(movable, key=lambda i: -len(self.kernels[i][2])):
+            unit = min(range(count), key=lambda u: (loads[u], u))
+            dealt[unit].append(index)
+            loads[unit] += len(self.kernels[index][2])
+        if any(not kernels for kernels in dealt[1:]):
+            return None
+        moved = {index for kernels in dealt[1:] for index in kernels}
+        root_kernels: list[str] = []
+        for index, (name, params, lines) in enumerate(self.kernels):
+            if index in moved:
+                root_kernels += [f"extern fn {symbol[name]}({params}) callconv(.c) void;", f"const {name} = {symbol[name]};", ""]
+            else:
+                root_kernels += lines
+        arenas = list(self.arena_externs)
+        exports = [
+            "// Built in parts: the arenas the other parts' kernels read, hidden outside the library.",
+            "comptime {",
+            *(f'    @export(&{a}, .{{ .name = "{a}", .visibility = .hidden }});' for a in arenas),
+            "}",
+            "",
+        ] if arenas else []
+        root = "\n".join(header + file_scope + exports + helpers + root_kernels + self.lines) + "\n"
+        parts = [root]
+        for unit, kernels in enumerate(dealt[1:], start=1):
+            lines = [
+                f"// {self.name}.zig, part {unit} of a build in {count} parts: generated by zant. Do not edit.",
+                *header[2:],
+                *self.arena_externs.values(),
+                "",
+                *self.view_lines,
+                "",
+                *self.scratch_lines,
+                "",
+                *helpers,
+            ]
+            for index in sorted(kernels):
+                name, params, body = self.kernels[index]
+                head = body.index(f"fn {name}({params}) void {{")
+                lines += [
+                    *body[:head],
+                    f"fn {name}({params}) callconv(.c) void {{",
+                    *body[head + 1 : -1],
+                    f'comptime {{ @export(&{name}, .{{ .name = "{symbol[name]}", .visibility = .hidden }}); }}',
+                    "",
+                ]
+            parts.append("\n".join(lines) + "\n")
+        return parts
 
     @staticmethod
     def quota(body: list[str], level: int) -> list[str]:
@@ -947,6 +1043,11 @@ def _is_select_condition(value: SSAValue) -> bool:
     return uses[0].operation is value.owner.next_op  # type: ignore[union-attr]
 
 
+def _buffer_parameter(parameter: str) -> bool:
+    """Whether a kernel parameter (`name: type`) is a buffer (a many-pointer)."""
+    return parameter.split(": ", 1)[1].startswith("[*]")
+
+
 def _buffer_is_accessed(value: SSAValue) -> bool:
     """True if some gep reads or writes the buffer, directly or through views."""
     for use in value.uses:
@@ -979,11 +1080,36 @@ def print_zig(module: ModuleOp, name: str = "model") -> str:
     return stream.getvalue()
 
 
-def zig_files(module: ModuleOp, name: str = "model", info: PlanInfo | None = None) -> dict[str, str | bytes]:
+SPLIT_LINES = 1000
+"""A module whose kernels that can move (`ZigPrinter.units`) have at least this many lines is
+built in parts, one per core (up to `MAX_UNITS`): Zig's LLVM optimises one compilation unit on
+one core. On two cores, `zant compile`'s build stage (which verifies the module meanwhile):
+ResNet-8 for the Cortex-M4 (3,900 lines of kernels) 1.41 -> 0.93 s, for the host (2,300) 1.6
+-> 0.9 s, KWS for the Cortex-M4 (2,300) 0.58 -> 0.47 s. Smaller ones are one unit: a part
+saves less there, and its kernels are calls `NAME_predict` cannot inline."""
+MAX_UNITS = 4
+
+
+def unit_file_name(name: str, unit: int) -> str:
+    """The source of build unit `unit` of model `name` (`zig_files(units=…)`), beside NAME.zig."""
+    return f"{name}.unit{unit}.zig"
+
+
+def unit_count(kernel_lines: int, cores: int) -> int:
+    """How many parts to build a module in: one below `SPLIT_LINES` lines of kernels that can
+    move (`ZigPrinter.units`) or with one core, else one per core, at most `MAX_UNITS`."""
+    return 1 if kernel_lines < SPLIT_LINES else max(1, min(cores, MAX_UNITS))
+
+
+def zig_files(
+    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, cores: int = 1
+) -> dict[str, str | bytes]:
     """The files of a planned uop module by name: `NAME.zig`, and beside it the constant arena's
     bytes `NAME.weights.bin` (when the model has constants), which it reads with `@embedFile`
     (embedded, staged) or the firmware places (external). `info`: the module's `describe_plan`,
-    if known."""
+    if known. With `cores` > 1 and a large module (`unit_count`), also the sources of a build in
+    parts (`ZigPrinter.units`), `NAME.unit0.zig` …, which build the same library as NAME.zig:
+    the build reads them, users get NAME.zig."""
     import io
 
     stream = io.StringIO()
@@ -992,4 +1118,6 @@ def zig_files(module: ModuleOp, name: str = "model", info: PlanInfo | None = Non
     files: dict[str, str | bytes] = {f"{name}.zig": stream.getvalue()}
     if printer.blob or printer.constants == "external":  # the firmware places even an empty one
         files[blob_file_name(name)] = printer.blob
+    for unit, source in enumerate((printer.units(cores) if cores > 1 else None) or ()):
+        files[unit_file_name(name, unit)] = source
     return files
