@@ -19,7 +19,9 @@ and exits 0 unless a compile fails.
 
 `--command` also runs the whole `zant compile` command in a child process per model × target
 and prints its CPU seconds (`command`: the interpreter's start, the CLI's imports, the compile
-and Zig's build, ~0.4 s more than `total`), the figure issue 17's targets are stated in.
+and Zig's build, ~0.4 s more than `total`) and its wall seconds (`cmd wall`: what the user
+waits, the figure issue 17's targets are stated in; a large model's build runs one Zig per core,
+so it can be less than the CPU seconds, and it depends on the machine's other load).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -58,6 +61,7 @@ class Row:
     zig_bytes: int
     blob_bytes: int
     command: float | None = None  # CPU seconds of the whole `zant compile` command (--command)
+    command_wall: float | None = None  # its wall seconds: what a user waits (the build may use several cores)
 
 
 def cpu_now() -> float:
@@ -83,28 +87,30 @@ def measure(model: str, path: Path, target: str, optimize: str, constants: str, 
     return Row(model, target, stages, sum(stages.values()), wall, result.zig_path.stat().st_size, blob)
 
 
-def measure_command(path: Path, target: str, optimize: str, constants: str, out: Path) -> float:
-    """CPU seconds of `zant compile` as a user runs it, in a child process (with its Zig)."""
+def measure_command(path: Path, target: str, optimize: str, constants: str, out: Path) -> tuple[float, float]:
+    """CPU and wall seconds of `zant compile` as a user runs it, in a child process (with its Zig)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-c", "import sys; from zant.tools.cli import main; sys.exit(main())",
          "compile", str(path), "-o", str(out), "--target", target, "-O", optimize, "--constants", constants],
         check=True, capture_output=True,
     )
+    wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
 
 
 def format_rows(rows: list[Row]) -> str:
     command = any(r.command is not None for r in rows)
     head = f"{'model':16s} {'target':10s} " + " ".join(f"{s:>7s}" for s in STAGES)
-    head += f" {'total':>7s} {'wall':>7s} {'.zig KB':>8s} {'blob KB':>8s}" + (f" {'command':>8s}" if command else "")
+    head += f" {'total':>7s} {'wall':>7s} {'.zig KB':>8s} {'blob KB':>8s}" + (f" {'command':>8s} {'cmd wall':>8s}" if command else "")
     lines = ["CPU seconds per stage (user + system)", head]
     for r in rows:
         lines.append(
             f"{r.model:16s} {r.target:10s} " + " ".join(f"{r.stages[s]:7.2f}" for s in STAGES)
             + f" {r.total:7.2f} {r.wall:7.2f} {r.zig_bytes / 1024:8.0f} {r.blob_bytes / 1024:8.0f}"
-            + (f" {r.command:8.2f}" if r.command is not None else "")
+            + (f" {r.command:8.2f} {r.command_wall:8.2f}" if r.command is not None else "")
         )
     return "\n".join(lines)
 
@@ -137,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             for target in targets:
                 rows.append(measure(model, path, target, args.optimize, args.constants, folder / model / target))
                 if args.command:
-                    rows[-1].command = measure_command(
+                    rows[-1].command, rows[-1].command_wall = measure_command(
                         path, target, args.optimize, args.constants, folder / model / f"{target}-command"
                     )
                 if not args.json:
