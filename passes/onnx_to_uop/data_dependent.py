@@ -24,7 +24,7 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
-from zant.passes.onnx_to_uop.parameters import all_of, constant_array
+from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, i64
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -32,8 +32,6 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-
-I64 = IntegerType(64)
 
 
 # -- the count, its check and the appending write, shared by the three ops ---------------------
@@ -53,7 +51,7 @@ def count_one(kb: KernelBuilder, acc: SSAValue, selected: SSAValue) -> None:
 
 def check_count(kb: KernelBuilder, count: SSAValue, extent: int) -> None:
     """End NAME_predict with STATUS_OUTPUT_SIZE unless the i64 `count` is `extent`."""
-    kb.insert(uop.CheckOp(kb.alu("cmpeq", count, kb.const(extent, I64)), uop.STATUS_OUTPUT_SIZE))
+    check(kb, kb.alu("cmpeq", count, i64(kb, extent)), uop.STATUS_OUTPUT_SIZE)
 
 
 def slot(kb: KernelBuilder, position: SSAValue, extent: int) -> SSAValue:

@@ -23,8 +23,7 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
-
-I64 = IntegerType(64)
+from zant.passes.onnx_to_uop.parameters import I64, check
 BMP_HEADER = 54
 """Bytes of a BMP's file header (14) and BITMAPINFOHEADER (40), the fields read."""
 PPM_NUMBER_CAP = 1 << 20
@@ -176,7 +175,7 @@ class ImageDecoderLowering(OnnxLowering):
         size = data.shape[0]
         s = Scalars(kb, data)
         bmp, ppm = _bmp(s, size, height, width), _ppm(s, size, height, width)
-        kb.insert(uop.CheckOp(s.any(bmp.ok, ppm.ok), uop.STATUS_OUTPUT_SIZE))
+        check(kb, s.any(bmp.ok, ppm.ok), uop.STATUS_OUTPUT_SIZE)
         pick = lambda a, b: kb.where(bmp.ok, a, b)  # noqa: E731
         first, row_step = pick(bmp.first, ppm.first), pick(bmp.row_step, ppm.row_step)
         order = (0, 1, 2) if pixel_format == "RGB" else (2, 1, 0)

@@ -93,9 +93,10 @@ def any_of(kb: KernelBuilder, conditions: Sequence[SSAValue]) -> SSAValue:
     return reduce(lambda a, b: kb.alu("or", a, b), conditions)
 
 
-def check(kb: KernelBuilder, condition: SSAValue) -> None:
-    """End the entry point with `uop.STATUS_BAD_PARAMETER` unless `condition` holds."""
-    kb.insert(uop.CheckOp(condition))
+def check(kb: KernelBuilder, condition: SSAValue, status: int = uop.STATUS_BAD_PARAMETER) -> None:
+    """End the entry point with `status` (a parameter that contradicts the compiled shapes, by
+    default) unless `condition` holds."""
+    kb.insert(uop.CheckOp(condition, status))
 
 
 def axis_membership(kb: KernelBuilder, axes: Sequence[SSAValue], rank: int) -> tuple[list[SSAValue], SSAValue]:
