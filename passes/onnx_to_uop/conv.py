@@ -163,23 +163,39 @@ def _constant_tensor(layout: Layout) -> np.ndarray | None:
     return attr_to_array(owner.value).reshape(layout.shape)
 
 
-def _packed_weights(kb: KernelBuilder, weights: np.ndarray, lanes: int, name: str) -> Layout:
-    """W[m, c, k…] as a new constant W'[m / lanes, c, k…, m % lanes]."""
+def _packed_weights(
+    kb: KernelBuilder, weights: np.ndarray, lanes: int, name: str, channels_innermost: bool = False
+) -> Layout:
+    """W[m, c, k…] as a new constant W'[m / lanes, c, k…, m % lanes], or with the channels
+    innermost W'[m / lanes, k…, c, m % lanes] (read in that order: one stream), viewed as
+    [m / lanes, c, k…, m % lanes] either way."""
     blocks = weights.reshape(weights.shape[0] // lanes, lanes, *weights.shape[1:])
-    packed = np.ascontiguousarray(np.moveaxis(blocks, 1, -1))
-    return kb.constant(name, packed, tensor_element_type(kb.op.operands[1]))
+    packed = np.moveaxis(blocks, 1, -1)
+    if channels_innermost:
+        packed = np.moveaxis(packed, 1, -2)
+    layout = kb.constant(name, np.ascontiguousarray(packed), tensor_element_type(kb.op.operands[1]))
+    if channels_innermost:
+        rank = layout.rank
+        layout = layout.permute([0, rank - 2, *range(1, rank - 2), rank - 1])
+    return layout
 
 
 def padded_input(
-    kb: KernelBuilder, x: Layout, windows: Sequence[Window], name: str, fill: int = 0
+    kb: KernelBuilder, x: Layout, windows: Sequence[Window], name: str, fill: int = 0,
+    channels_last: bool = False,
 ) -> tuple[Layout, list[Window]]:
     """X copied into a buffer bordered with `fill` (the pads made real; an int8 Conv's input
     zero point), and the windows over it, which need no checks; X itself and unpadded windows
     when there are no pads."""
-    if not any(w.pad_begin or w.pad_end for w in windows):
+    if not channels_last and not any(w.pad_begin or w.pad_end for w in windows):
         return x, list(windows)
     sizes = [w.in_size + w.pad_begin + w.pad_end for w in windows]
-    padded = kb.alloc(name, [*x.shape[:2], *sizes], x.element_type)
+    if channels_last:
+        rank = 2 + len(sizes)
+        padded = kb.alloc(name, [x.shape[0], *sizes, x.shape[1]], x.element_type)
+        padded = padded.permute([0, rank - 1, *range(1, rank - 1)])
+    else:
+        padded = kb.alloc(name, [*x.shape[:2], *sizes], x.element_type)
     # X into the interior, an element-wise copy at the identity index of the interior view (so
     # fuse-loops can move it into X's producer, whose stores then land there directly); then
     # zeros in the border slabs, which the copy does not touch. No per-element checks.
@@ -188,11 +204,14 @@ def padded_input(
     with kb.loop_nest(x.shape) as indices:
         kb.store(kb.load(x, indices), interior, indices)
     zero = kb.const(fill, x.element_type)
+    # The border slabs are filled in memory order (channels innermost in a channels-last copy).
+    order = [0, *range(2, 2 + len(sizes)), 1] if channels_last else list(range(2 + len(sizes)))
     for d, w in enumerate(windows):
         for start, end in ((0, w.pad_begin), (w.pad_begin + w.in_size, sizes[d])):
             if start < end:
                 slab = padded.slice(2 + d, start, 1, end - start)
-                with kb.loop_nest(slab.shape) as indices:
+                with kb.loop_nest([slab.shape[i] for i in order]) as ordered:
+                    indices = [ordered[order.index(i)] for i in range(len(order))]
                     kb.store(zero, slab, indices)
     inner = [replace(w, in_size=size, pad_begin=0, pad_end=0) for w, size in zip(windows, sizes)]
     return padded, inner
@@ -216,8 +235,12 @@ def _reduction_loops(kb: KernelBuilder, channels: int, kernel: Sequence[int]) ->
     """Loops over the input channels and the taps, the channels innermost when there are at
     least as many of them as taps: the innermost loop is the long one (a 3-iteration loop
     costs a mispredicted exit every 3 steps)."""
-    with _reduction_nest(kb, channels, kernel, channels >= math.prod(kernel)) as loops:
+    with _reduction_nest(kb, channels, kernel, _channels_innermost(channels, kernel)) as loops:
         yield loops
+
+
+def _channels_innermost(channels: int, kernel: Sequence[int]) -> bool:
+    return channels >= math.prod(kernel)
 
 
 @dataclass
@@ -371,15 +394,18 @@ class ConvLowering(OnnxLowering):
         if self.vector is not None:
             strides = [window.stride for window in windows]
             reduction = group_channels * math.prod(kernel)
-            form = self.vector.form(group, out_per_group, reduction, strides, out_shape[-1])
+            form = self.vector.form(group, out_per_group, reduction, strides, out_shape[-1], math.prod(kernel))
         weights = _constant_tensor(w) if form == "channel lanes" else None
         if form == "channel lanes" and weights is None:
             form = "scalar"
+        # The channel-lane form reads channels innermost over a channels-last copy of X when
+        # there are more channels than taps: X's reads and W's are then each one stream.
+        channels_last = form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(group_channels, kernel)
         if form != "scalar":
-            x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded")
+            x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", channels_last=channels_last)
         if form == "channel lanes":
             lanes, pixels = self.vector.channel_lanes(out_per_group)
-            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights")
+            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights", channels_last)
             y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)
             bias = layout_of(bias) if bias is not None else None

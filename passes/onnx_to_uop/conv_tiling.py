@@ -18,13 +18,18 @@ class VectorConv:
     L-lane vectors with P independent vector accumulators (a register tile of P × L outputs).
     X is always copied into a zero-bordered buffer first, so no load needs a padding check.
 
-    * **pixel lanes** (unit stride, no groups, output rows of at least L): output rows are the
-      vector loop (the inputs of a tap are consecutive, the stores too), P output channels per
-      tile, each weight broadcast;
+    * **pixel lanes** (unit stride, no groups, output rows of at least L, unless the window
+      streams, below): output rows are the vector loop (the inputs of a tap are consecutive, the
+      stores too), P output channels per tile, each weight broadcast;
     * **channel lanes** (other Convs whose groups have 8 or more output channels, constant
       weights): the loop over a block of L output channels is the vector loop, around a tile of
       up to P output pixels (`LaneConv`): weights repacked as W'[m / L, c, k…, m % L] are
-      consecutive across it, each input is broadcast, whatever the stride (stores scatter);
+      consecutive across it, each input is broadcast, whatever the stride (stores scatter into
+      an NCHW output). A window of several taps over at least as many input channels
+      *streams*: its channels innermost in the reduction, over a channels-last padded copy of X
+      and weights packed W'[m / L, k…, c, m % L], so each tile reads X and W' front to back
+      (ResNet-18's 512-channel 3x3 layers ran 3x faster so; at least L output channels per
+      group take this form even where pixel lanes would fit);
     * **depthwise rows** (one input channel per output channel): each output row one loop,
       vectorized along the row;
     * otherwise the scalar form.
@@ -33,9 +38,14 @@ class VectorConv:
     lanes: int
     tile: int
 
-    def form(self, group: int, out_per_group: int, reduction: int, strides: Sequence[int], row: int) -> str:
+    def form(
+        self, group: int, out_per_group: int, reduction: int, strides: Sequence[int], row: int, taps: int = 1
+    ) -> str:
         unit_stride = all(s == 1 for s in strides)
-        if group == 1 and unit_stride and row >= self.lanes:
+        # A window of several taps over at least as many channels, whose output channels fill
+        # whole vectors, streams its channels-last input and packed weights once per tile.
+        streams = taps > 1 and reduction >= taps * taps and out_per_group % self.lanes == 0
+        if group == 1 and unit_stride and row >= self.lanes and not streams:
             return "pixel lanes"
         if out_per_group == 1 and group > 1:
             return "depthwise rows"

@@ -58,3 +58,36 @@ func.func @depthwise(%x: tensor<1x8x3x5xf32>) -> tensor<1x8x3x5xf32> attributes 
   %y = onnx.Conv(%x, %w) {group = 8 : i64} : (tensor<1x8x3x5xf32>, tensor<8x1x1x1xf32>) -> tensor<1x8x3x5xf32>
   func.return %y : tensor<1x8x3x5xf32>
 }
+
+// -----
+
+// A window of 9 taps over 9 input channels (at least as many channels as taps): the reduction
+// runs the channels innermost, so X is copied into a channels-last padded buffer (6x6x9, the
+// view keeps NCHW indices with strides [324, 1, 54, 9]) and W is packed taps-major as
+// W'[m / 8, kh, kw, c, m % 8] (viewed as [m / 8, c, kh, kw, m % 8]): each step reads the next 8
+// weights and the next channel of the same pixel. The border slabs are zeroed channels innermost.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         [[PADDED:%.*]] = uop.define_local "y_padded" : !uop.buffer<324xf32>
+// CHECK:         [[INTERIOR:%.*]] = uop.view [[PADDED]] : !uop.buffer<324xf32> -> !uop.view<1x9x4x4xf32, strides [324, 1, 54, 9], offset 63>
+// CHECK:         [[TOP:%.*]] = uop.view [[PADDED]] : !uop.buffer<324xf32> -> !uop.view<1x9x1x6xf32, strides [324, 1, 54, 9], offset 0>
+// CHECK:         [[PACKED:%.*]] = uop.define_global "constant" 0 "y_packed_weights" {{.*}} : tensor<1x3x3x9x8xf32> : !uop.buffer<648xf32>
+// CHECK:         [[W:%.*]] = uop.view [[PACKED]] : !uop.buffer<648xf32> -> !uop.view<1x9x3x3x8xf32, strides [648, 8, 216, 72, 1], offset 0>
+// CHECK:         [[X:%.*]] = uop.view [[PADDED]] : !uop.buffer<324xf32> -> !uop.view<1x9x6x6xf32, strides [324, 1, 54, 9], offset 0>
+// CHECK:         uop.gep [[INTERIOR]][{{.*}}] : !uop.view<1x9x4x4xf32, strides [324, 1, 54, 9], offset 63>
+// CHECK:         uop.range [[N:%.*]] = 0 to 1 {
+// CHECK-NEXT:      uop.range [[H:%.*]] = 0 to 1 {
+// CHECK-NEXT:        uop.range [[W0:%.*]] = 0 to 6 {
+// CHECK-NEXT:          uop.range [[C0:%.*]] = 0 to 9 {
+// CHECK-NEXT:            uop.gep [[TOP]][[[N]], [[C0]], [[H]], [[W0]]]
+// CHECK:                 uop.range [[LANE:%.*]] = 0 to 8 {
+// CHECK:                   uop.range [[KH:%.*]] = 0 to 3 {
+// CHECK-NEXT:                uop.range [[KW:%.*]] = 0 to 3 {
+// CHECK-NEXT:                  uop.range [[C:%.*]] = 0 to 9 {
+// CHECK-NEXT:                    uop.gep [[W]][{{%.*}}, [[C]], [[KH]], [[KW]], [[LANE]]]
+// CHECK:                         uop.gep [[X]][{{%.*}}, [[C]], {{%.*}}, {{%.*}}]
+func.func @main(%x: tensor<1x9x4x4xf32>) -> tensor<1x8x4x4xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
+  %w = onnx.Constant() {value = dense<0.5> : tensor<8x9x3x3xf32>} : () -> tensor<8x9x3x3xf32>
+  %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x9x4x4xf32>, tensor<8x9x3x3xf32>) -> tensor<1x8x4x4xf32>
+  func.return %y : tensor<1x8x4x4xf32>
+}
