@@ -155,3 +155,18 @@ def test_padding_copy_fuses_into_the_producer():
     result, _ = check_compiled(m.model(), rtol=1e-4, atol=1e-4, pipeline=VECTOR)
     scratch = {t["name"] for t in result.plan["tensors"] if t["role"] == "scratch"}
     assert first not in scratch and relu not in scratch and "second_padded" in scratch, scratch
+
+
+def test_weights_beyond_the_caches_take_fewer_wider_tiles():
+    """A Conv whose weights outgrow the caches reads all of them once per tile: 8 lanes by 12
+    pixels cover ResNet-18's 3x3 outputs in one tile where 16 lanes by 6 take two; smaller
+    weights, or boxes the narrow tile does not cover in fewer tiles, keep 16 lanes."""
+    from zant.passes.onnx_to_uop.conv_tiling import STREAMED_WEIGHTS, VectorConv
+
+    vector = VectorConv(lanes=16, tile=6)
+    big = 512 * 512 * 9 * 4
+    assert big > STREAMED_WEIGHTS
+    assert vector.channel_lanes(512, (3, 3), big) == (8, 12)
+    assert vector.channel_lanes(512, (3, 3), STREAMED_WEIGHTS) == (16, 6)
+    assert vector.channel_lanes(512, (2, 3), big) == (16, 6)  # one 16-lane tile already
+    assert vector.channel_lanes(24, (3, 3), 0) == (8, 12)  # channels not in 16s

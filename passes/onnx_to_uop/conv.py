@@ -404,7 +404,7 @@ class ConvLowering(OnnxLowering):
         if form != "scalar":
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", channels_last=channels_last)
         if form == "channel lanes":
-            lanes, pixels = self.vector.channel_lanes(out_per_group)
+            lanes, pixels = self.vector.channel_lanes(out_per_group, out_shape[2:], weights.nbytes)
             packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights", channels_last)
             y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)

@@ -7,6 +7,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+STREAMED_WEIGHTS = 4 << 20
+"""Weights larger than this (bytes) are taken to come from memory on each pass over them (more
+than a core's L2 and its share of the last level; ResNet-18's 2.4 MB 256-channel layers ran
+slower in 8-lane tiles, its 4.7 and 9.4 MB 512-channel ones faster)."""
+
 MIN_REDUCTION = 32
 """Fewer products per output than this, at unit stride, keep a Conv out of the channel-lane form."""
 
@@ -53,11 +58,24 @@ class VectorConv:
             return "channel lanes"
         return "scalar"
 
-    def channel_lanes(self, out_per_group: int) -> tuple[int, int]:
-        """(lanes, pixels) of the channel-lane form: 16 lanes, or 8 with twice the pixels when
-        the channels do not split into 16s."""
-        lanes = self.lanes if out_per_group % self.lanes == 0 else 8
-        return lanes, self.tile * self.lanes // lanes
+    def channel_lanes(
+        self, out_per_group: int, out_spatial: Sequence[int] = (), weight_bytes: int = 0
+    ) -> tuple[int, int]:
+        """(lanes, pixels) of the channel-lane form: L lanes, or 8 with as many more pixels when
+        the channels do not split into Ls, or when the weights outgrow the caches
+        (`STREAMED_WEIGHTS`) and the larger tile covers the output box in fewer tiles: each
+        tile reads all of the weights once (ResNet-18's last 3x3 layers, 9.4 MB over 3x3
+        outputs: two tiles of 16 lanes, one of 8)."""
+        narrow = (8, self.tile * self.lanes // 8)
+        if out_per_group % self.lanes:
+            return narrow
+        if weight_bytes > STREAMED_WEIGHTS and self.lanes > 8:
+            def tiles(pixels: int) -> int:
+                return sum(p.blocks for p in tile_pieces(out_spatial, best_tile(out_spatial, pixels)))
+
+            if tiles(narrow[1]) < tiles(self.tile):
+                return narrow
+        return self.lanes, self.tile
 
 
 
@@ -144,4 +162,4 @@ def register_tile(out_per_group: int, width: int, registers: int) -> tuple[int, 
     return min(candidates, key=cost) if candidates else (1, 1)
 
 
-__all__ = ["MIN_REDUCTION", "STEP_OVERHEAD", "TilePiece", "VectorConv", "best_tile", "register_tile", "tile_pieces"]
+__all__ = ["MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "TilePiece", "VectorConv", "best_tile", "register_tile", "tile_pieces"]
