@@ -34,12 +34,30 @@ def gemm_model(m: int, k: int, n: int, trans_a: int, trans_b: int, alpha: float,
         (3, 20, 40, 0, 1, 0.5, 2.0),  # 2 blocks and 8 tail columns
         (2, 7, 112, 1, 0, 1.0, 0.0),  # 7 blocks: one group of 6 and one of 1; transA; no C
         (1, 12, 12, 0, 1, 1.0, 1.0),  # narrower than the lanes: plain nest only
+        (16, 64, 256, 0, 0, 1.0, 1.0),  # BERT-tiny's FFN: tiles of several rows
+        (7, 5, 80, 0, 1, 1.0, 1.0),  # rows and blocks that leave smaller tiles
     ],
 )
 def test_gemm_matches_numpy(m, k, n, trans_a, trans_b, alpha, beta):
     model, a, want = gemm_model(m, k, n, trans_a, trans_b, alpha, beta, seed=m * 1000 + n)
     (got,) = compile_and_run(model, {"a": a})
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "rows, blocks, tile, want",
+    [
+        (1, 32, 6, (1, 6)),  # one row: the widest tile
+        (16, 4, 6, (6, 1)),  # BERT-tiny's 64-wide MatMuls: as few FMA steps as 16 x 4 allows (as
+        (16, 16, 6, (6, 1)),  # 2 x 2 and 4 x 1), with the fewest loads; measured as fast as 2 x 3,
+        (49, 32, 6, (5, 1)),  # ahead of 1 x 6 (0.11 ms) and 3 x 2 (0.13 ms: spills)
+        (3, 1, 6, (3, 1)),
+    ],
+)
+def test_register_tile(rows, blocks, tile, want):
+    from zant.passes.onnx_to_uop.linalg import register_tile
+
+    assert register_tile(rows, blocks, tile) == want
 
 
 def test_batched_matmul_matches_numpy():

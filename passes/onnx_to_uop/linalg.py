@@ -8,10 +8,12 @@ summed-stride Layout, no copy.
 On targets with vector registers (`onnx-to-uop{conv-lanes=L conv-tile=P}`), an f32 MatMul or
 Gemm whose B is a constant matrix takes the **column-lane form** (`lane_tiled_product`): B is
 repacked as B'[N / L, K, L] (each block of L columns consecutive across the lanes, whatever
-transB was), and each row of A is multiplied by up to P blocks at once: P accumulators over K,
-one scalar of A broadcast per step, so `vectorize{width=L}` makes a register tile of P × L
-outputs with P independent FMA chains (the 1 × L form waits on one chain). The last N mod L
-columns keep the plain nest.
+transB was), and a register tile of R rows of A by P blocks (R·P ≤ P_conv accumulators over K,
+`register_tile` picks R and P by a cost model) is computed at once: each step over k broadcasts
+R scalars of A and loads P vectors of B', so `vectorize{width=L}` makes R·P independent L-lane
+FMA chains (the 1 × L form waits on one chain and loads a vector per FMA). The groups of blocks
+are the outer loop and the rows inside it, so a group's B' is read by every row while it is in
+the cache. The last N mod L columns keep the plain nest.
 """
 
 from __future__ import annotations
@@ -68,6 +70,40 @@ Epilogue = Callable[[KernelBuilder, SSAValue, list[SSAValue], SSAValue, SSAValue
 """(kb, Σ, batch indices, i, j) → the output value (Gemm's alpha and C)."""
 
 
+def _groups(count: int, size: int) -> list[tuple[int, int, int]]:
+    """`count` items in tiles of `size`: (tile size, how many such tiles, first item) for the
+    whole tiles, then one smaller tile of the rest."""
+    groups = [(size, count // size, 0)] if count >= size else []
+    if count % size:
+        groups.append((count % size, 1, count - count % size))
+    return groups
+
+
+FMA_LATENCY = 4
+"""Steps of one accumulator's FMA chain: a tile with fewer accumulators waits on them."""
+
+
+def register_tile(rows: int, blocks: int, tile: int) -> tuple[int, int]:
+    """The register tile (R rows, P column blocks), R·P ≤ `tile` accumulators, of a product of
+    `rows` rows by `blocks` blocks of lanes, the one of least modelled cost: per step over k, a
+    tile of r × p does r·p vector FMAs, loads p vectors of B' and broadcasts r scalars of A (two
+    broadcasts cost one vector load) and waits at least FMA_LATENCY for its chains; the cost is
+    the sum, over the whole tiles and the smaller ones of the remainders, of the largest of the
+    three (ties: the fewer loads, then the fewer rows)."""
+
+    def cost(r: int, p: int) -> tuple[float, float, int]:
+        steps = loads = 0.0
+        for height, row_tiles, _ in _groups(rows, r):
+            for width, block_tiles, _ in _groups(blocks, p):
+                tiles = row_tiles * block_tiles
+                steps += tiles * max(height * width, width + height / 2, FMA_LATENCY)
+                loads += tiles * (width + height / 2)
+        return steps, loads, r
+
+    candidates = [(r, min(blocks, tile // r)) for r in range(1, min(rows, tile) + 1)]
+    return min(candidates, key=lambda c: cost(*c))
+
+
 def lane_tiled_product(
     kb: KernelBuilder, vector: VectorConv, a: Layout, b: np.ndarray, y: Layout, epilogue: Epilogue | None = None
 ) -> int:
@@ -78,25 +114,31 @@ def lane_tiled_product(
     blocks = b.shape[1] // lanes
     packed = np.ascontiguousarray(b[:, : blocks * lanes].reshape(depth, blocks, lanes).transpose(1, 0, 2))
     weights = kb.constant("matmul_packed", packed, a.element_type)
-    with kb.loop_nest((*batch_shape, m)) as (*batch, i):
-        groups = [(tile, blocks // tile, 0)] if blocks >= tile else []
-        if blocks % tile:
-            groups.append((blocks % tile, 1, blocks - blocks % tile))
-        for width, count, first in groups:
-            with kb.loop(count) as group, kb.loop(lanes) as lane:
-                first_block = kb.alu("add", kb.alu("mul", group, kb.index(width)), kb.index(first))
-                block_ids = [kb.alu("add", first_block, kb.index(p)) for p in range(width)]
-                accs = [kb.define_acc(0, a.element_type) for _ in range(width)]
-                with kb.loop(depth) as k:
-                    x = kb.load(a, [*batch, i, k])
-                    for acc, block in zip(accs, block_ids):
-                        kb.mulacc(acc, x, kb.load(weights, [block, k, lane]))
-                for acc, block in zip(accs, block_ids):
-                    j = kb.alu("add", kb.alu("mul", block, kb.index(lanes)), lane)
-                    value = kb.acc_get(acc)
-                    if epilogue is not None:
-                        value = epilogue(kb, value, batch, i, j)
-                    kb.store(value, y, [*batch, i, j])
+    rows, width = register_tile(m, blocks, tile)
+    # Column groups outermost: a group's packed columns (depth x width x L) are read by every
+    # row in turn while they are still in the cache.
+    for width, count, first in _groups(blocks, width):
+        with kb.loop(count) as group, kb.loop_nest(batch_shape) as batch:
+            first_block = kb.alu("add", kb.alu("mul", group, kb.index(width)), kb.index(first))
+            for height, row_count, first_row in _groups(m, rows):
+                with kb.loop(row_count) as row_group, kb.loop(lanes) as lane:
+                    first_i = kb.alu("add", kb.alu("mul", row_group, kb.index(height)), kb.index(first_row))
+                    block_ids = [kb.alu("add", first_block, kb.index(p)) for p in range(width)]
+                    row_ids = [kb.alu("add", first_i, kb.index(r)) for r in range(height)]
+                    accs = [[kb.define_acc(0, a.element_type) for _ in range(width)] for _ in range(height)]
+                    with kb.loop(depth) as k:
+                        xs = [kb.load(a, [*batch, i, k]) for i in row_ids]
+                        for p, block in enumerate(block_ids):
+                            w = kb.load(weights, [block, k, lane])
+                            for r, x in enumerate(xs):
+                                kb.mulacc(accs[r][p], x, w)
+                    for r, i in enumerate(row_ids):
+                        for p, block in enumerate(block_ids):
+                            j = kb.alu("add", kb.alu("mul", block, kb.index(lanes)), lane)
+                            value = kb.acc_get(accs[r][p])
+                            if epilogue is not None:
+                                value = epilogue(kb, value, batch, i, j)
+                            kb.store(value, y, [*batch, i, j])
     return blocks * lanes
 
 
