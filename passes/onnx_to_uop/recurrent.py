@@ -13,18 +13,26 @@ writes zeros to Y (ONNX: outputs past the length are 0; Y_h is the state at the 
 Gate math runs in the accumulator type (f32 for 16-bit floats).
 
 On targets with vector registers (`onnx-to-uop{conv-lanes=L}`), an f32 layer with constant W
-and R and a hidden size that is a multiple of L runs each step's hidden units in blocks of L
-(`j = block·L + lane`, the lane loop innermost around the cell), every gate's W and R repacked
-as W'[H / L, K, L] (the L units of a block consecutive), as MatMul's column-lane form does: the
-lane loop is what `vectorize{width=L}` vectorizes, so the gates' dot products are L-lane FMA
-chains (one per gate and operand, independent) and the cell's activations run on vectors.
+and R and a hidden size that is a multiple of L takes the lane form:
+
+* the input part of every gate at every step, X_t·W_gᵀ + Wb_g, does not depend on the state: it
+  is computed before the recurrence, for all steps at once, as one MatMul in linalg's column-lane
+  form (`lane_tiled_product`: register tiles of several steps' rows, each block of W read once
+  for all of them) into XW[T, B, gates·H]; a step reads its row (the sums are the same, in the
+  same order, as a step's own dot product over X_t);
+* each step runs its hidden units in blocks of L (`j = block·L + lane`, the lane loop innermost
+  around the cell), every gate's R repacked as R'[H / L, H, L] (the L units of a block
+  consecutive): the lane loop is what `vectorize{width=L}` vectorizes, so the gates' dot
+  products over H_{t-1} are L-lane FMA chains (one per gate, independent, H_{t-1}[k] loaded
+  once) and the cell's activations run on vectors. Only R is read in the recurrence: for a
+  128-unit LSTM 256 KB per step, where W and R together (512 KB) outgrew the core's cache.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from xdsl.dialects.builtin import Float32Type, IndexType
@@ -41,6 +49,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
+from zant.passes.onnx_to_uop.linalg import lane_tiled_product
 from zant.passes.onnx_to_uop.parameters import constant_array
 
 Activation = Callable[[KernelBuilder, SSAValue, float, float], SSAValue]
@@ -147,6 +156,12 @@ def _split(layout: Layout, parts: int) -> list[Layout]:
     return [layout.slice(0, p * size, 1, size) for p in range(parts)]
 
 
+def _concat_gates(parts: list[Layout]) -> Layout:
+    """The gates' slices of one stacked tensor (`_split`), whole again: gates·H along axis 0."""
+    first = parts[0]
+    return replace(first, shape=(first.shape[0] * len(parts), *first.shape[1:]))
+
+
 def _reverse_time(layout: Layout) -> Layout:
     return layout.slice(0, layout.shape[0] - 1, -1, layout.shape[0])
 
@@ -168,9 +183,11 @@ class Direction:
     h_next: Layout
     c: Layout | None
     reverse: bool
-    w_lanes: list[Layout] | None = None
-    """W_g repacked as W'[H / L, I, L] for the lane form (None: the plain one)."""
+    xw: list[Layout] | None = None
+    """The lane form's input parts X_t·W_gᵀ + Wb_g of every step, (T, B, H) per gate (None: the
+    plain form)."""
     r_lanes: list[Layout] | None = None
+    """R_g repacked as R'[H / L, H, L] for the lane form (None: the plain one)."""
 
 
 @dataclass
@@ -189,23 +206,22 @@ class Step:
     block: SSAValue | None = None
     lane: SSAValue | None = None
     """j = block·L + lane in the lane form (None: the plain one)."""
-    dots: dict[str, list[SSAValue]] = field(default_factory=dict)
-    """The lane form's gate dot products by operand ("input", "hidden"), once computed."""
+    hidden_dots: list[SSAValue] | None = None
+    """The lane form's gate dot products over H_{t-1}, once computed."""
 
-    def all_dots(self, operand: str) -> list[SSAValue]:
-        """Every gate's X_t·W_gᵀ (or H_{t-1}·R_gᵀ) of the lane form, in one loop over k: one
-        independent accumulator per gate, the operand's element loaded once."""
-        if operand not in self.dots:
-            packed = self.d.w_lanes if operand == "input" else self.d.r_lanes
+    def all_hidden_dots(self) -> list[SSAValue]:
+        """Every gate's H_{t-1}·R_gᵀ of the lane form, in one loop over k: one independent
+        accumulator per gate, H_{t-1}[k] loaded once."""
+        if self.hidden_dots is None:
+            packed = self.d.r_lanes
             assert packed is not None
-            length = self.d.x.shape[2] if operand == "input" else self.d.h.shape[1]
             accs = [self.kb.define_acc(0, self.compute) for _ in packed]
-            with self.kb.loop(length) as k:
-                v = self.load(self.d.x, [self.t, self.b, k]) if operand == "input" else self.load(self.d.h, [self.b, k])
+            with self.kb.loop(self.d.h.shape[1]) as k:
+                v = self.load(self.d.h, [self.b, k])
                 for acc, matrix in zip(accs, packed):
                     self.kb.mulacc(acc, v, self.load(matrix, [self.block, k, self.lane]))
-            self.dots[operand] = [self.kb.acc_get(acc) for acc in accs]
-        return self.dots[operand]
+            self.hidden_dots = [self.kb.acc_get(acc) for acc in accs]
+        return self.hidden_dots
 
     def load(self, layout: Layout, indices: Sequence[SSAValue]) -> SSAValue:
         return self.kb.cast(self.kb.load(layout, indices), self.compute)
@@ -226,10 +242,10 @@ class Step:
 
     def input_part(self, gate: int) -> SSAValue:
         """X_t·W_gᵀ + Wb_g at this element."""
-        if self.block is not None:
-            return self.bias(self.all_dots("input")[gate], self.d.wb, gate)
+        if self.d.xw is not None:
+            return self.load(self.d.xw[gate], [self.t, self.b, self.j])
         value = self.dot(lambda k: self.load(self.d.x, [self.t, self.b, k]), self.d.w[gate], self.d.x.shape[2],
-                         self.d.w_lanes, gate)
+                         None, gate)
         return self.bias(value, self.d.wb, gate)
 
     def hidden_part(self, gate: int, scale: Layout | None = None) -> SSAValue:
@@ -240,7 +256,7 @@ class Step:
             return h if scale is None else self.kb.alu("mul", self.load(scale, [self.b, k]), h)
 
         if self.block is not None and scale is None:
-            return self.bias(self.all_dots("hidden")[gate], self.d.rb, gate)
+            return self.bias(self.all_hidden_dots()[gate], self.d.rb, gate)
         value = self.dot(vector, self.d.r[gate], self.d.h.shape[1], self.d.r_lanes, gate)
         return self.bias(value, self.d.rb, gate)
 
@@ -342,14 +358,46 @@ class RecurrentLowering(OnnxLowering):
     def __init__(self, vector: VectorConv | None = None):
         self.vector = vector
 
-    def _packed(self, kb: KernelBuilder, value: SSAValue, d: int, gates: int, name: str) -> list[Layout] | None:
-        """Direction d's gate matrices of the constant W or R as W'[H / L, K, L], or None."""
+    def _lane_weights(self, value: SSAValue, gates: int) -> np.ndarray | None:
+        """The constant W or R (directions, gates·H, K) when the lane form applies, else None."""
         if self.vector is None:
             return None
         array = constant_array(value)
-        lanes = self.vector.lanes
-        if array is None or array.dtype != np.float32 or array.shape[1] % (gates * lanes):
+        if array is None or array.dtype != np.float32 or array.shape[1] % (gates * self.vector.lanes):
             return None
+        return array
+
+    def _input_parts(self, kb: KernelBuilder, d: Direction, w: np.ndarray, name: str) -> Layout:
+        """XW[t, b, g·H + j] = X_t[b]·W_g[j]ᵀ + Wb_g[j] for every step (this direction's W, in
+        X's step order), one column-lane MatMul over the steps' rows (T and B one dimension
+        when X's view allows)."""
+        assert self.vector is not None
+        steps, batch, _ = d.x.shape
+        xw = kb.alloc(name, (steps, batch, w.shape[0]), Float32Type())
+        bias = None if d.wb is None else _concat_gates(d.wb)
+        x, out = d.x, xw
+        step_stride, batch_stride, k_stride = d.x.strides
+        if batch == 1 or step_stride == batch * batch_stride:
+            # One row per (step, batch entry): register tiles of several steps' rows.
+            row_stride = step_stride if batch == 1 else batch_stride
+            x = Layout(d.x.buffer, (steps * batch, d.x.shape[2]), (row_stride, k_stride), d.x.offset)
+            out = xw.reshape((steps * batch, w.shape[0]))
+            assert out is not None
+
+        def epilogue(kb: KernelBuilder, value: SSAValue, rows: list[SSAValue], i: SSAValue, j: SSAValue) -> SSAValue:
+            return value if bias is None else kb.alu("add", value, kb.load(bias, [j]))
+
+        done = lane_tiled_product(kb, self.vector, x, np.ascontiguousarray(w.T), out, epilogue)
+        assert done == w.shape[0]
+        return xw
+
+    def _packed(self, kb: KernelBuilder, value: SSAValue, d: int, gates: int, name: str) -> list[Layout] | None:
+        """Direction d's gate matrices of the constant R as R'[H / L, K, L], or None."""
+        array = self._lane_weights(value, gates)
+        if array is None:
+            return None
+        assert self.vector is not None
+        lanes = self.vector.lanes
         hidden, depth = array.shape[1] // gates, array.shape[2]
         return [
             kb.constant(f"{name}_lanes", np.ascontiguousarray(
@@ -417,10 +465,14 @@ class RecurrentLowering(OnnxLowering):
                 reverse=reverse,
             )
             if isinstance(compute, Float32Type) and isinstance(element_type, Float32Type):
-                w_lanes = self._packed(kb, input_value(op, 1), d, cell.gates, f"{name}_w{d}")
-                r_lanes = self._packed(kb, input_value(op, 2), d, cell.gates, f"{name}_r{d}")
-                if w_lanes is not None and r_lanes is not None:
-                    state = replace(state, w_lanes=w_lanes, r_lanes=r_lanes)
+                w_array = self._lane_weights(input_value(op, 1), cell.gates)
+                r_lanes = None
+                if w_array is not None:
+                    r_lanes = self._packed(kb, input_value(op, 2), d, cell.gates, f"{name}_r{d}")
+                if w_array is not None and r_lanes is not None:
+                    xw = self._input_parts(kb, state, w_array[d], f"{name}_xw{d}")
+                    gates = [xw.slice(2, g * hidden, 1, hidden) for g in range(cell.gates)]
+                    state = replace(state, xw=gates, r_lanes=r_lanes)
             _init_state(kb, state.h, _pick(initial_h, 0, d))
             if state.c is not None:
                 _init_state(kb, state.c, _pick(initial_c, 0, d))
@@ -480,7 +532,7 @@ def _hidden_units(
 ) -> Iterator[tuple[SSAValue, SSAValue, SSAValue | None, SSAValue | None]]:
     """Loops over (batch, hidden unit j): plain, or in the lane form (b, block, lane) with
     j = block·L + lane; yields (b, j, block, lane), block and lane None when plain."""
-    if d.w_lanes is None or vector is None:
+    if d.r_lanes is None or vector is None:
         with kb.loop_nest((batch, hidden)) as (b, j):
             yield b, j, None, None
         return
