@@ -168,7 +168,9 @@ class SoftmaxLowering(OnnxLowering):
                 exp = kb.alu("exp", shifted)
                 if not log:
                     kb.store(exp, out_rows, [*outer, k])
-                kb.acc_set(total, kb.alu("add", kb.acc_get(total), kb.cast(exp, sum_type)))
+                # A multiply-add by 1 (exact: the same sum) so that `vectorize` sums the row's
+                # exponentials as a reduction, in vectors, instead of leaving the loop scalar.
+                kb.mulacc(total, kb.cast(exp, sum_type), kb.const(1, sum_type))
             sum_ = kb.cast(kb.acc_get(total), element_type)
 
             with kb.loop(n) as k:

@@ -39,8 +39,9 @@ func.func @main(%x: tensor<2x3x2xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m:
 
 // Softmax along axis 1 of 2x3x4: both layouts are permuted so the axis is innermost; per row,
 // an accumulator for the maximum (seeded with the first element), one for the sum of
-// exponentials (written to the output as they are computed; f16 ones would be summed in f32),
-// read once, then a normalizing pass.
+// exponentials (written to the output as they are computed; f16 ones would be summed in f32;
+// a multiply-add by 1, the same sum, which `vectorize` takes as a reduction), read once, then a
+// normalizing pass.
 
 // CHECK-LABEL: func.func @main()
 // CHECK-DAG:     [[XR:%.*]] = uop.view %x : !uop.buffer<24xf32> -> !uop.view<2x4x3xf32, strides [12, 1, 4], offset 0>
@@ -65,9 +66,8 @@ func.func @main(%x: tensor<2x3x2xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m:
 // CHECK-NEXT:          [[E:%.*]] = uop.exp [[SH]] : f32
 // CHECK-NEXT:          [[P:%.*]] = uop.gep [[YR]][[[I]], [[J]], [[K2]]]
 // CHECK-NEXT:          uop.store [[E]], [[P]] : f32
-// CHECK-NEXT:          [[T:%.*]] = uop.acc_get [[SUM]]
-// CHECK-NEXT:          [[T2:%.*]] = uop.add [[T]], [[E]] : f32
-// CHECK-NEXT:          uop.acc_set [[SUM]], [[T2]]
+// CHECK-NEXT:          [[ONE:%.*]] = uop.const 1.000000e+00 : f32
+// CHECK-NEXT:          uop.mulacc [[SUM]], [[E]], [[ONE]] : !uop.acc<f32>, f32
 // CHECK-NEXT:        }
 // CHECK-NEXT:        [[TOT:%.*]] = uop.acc_get [[SUM]]
 // CHECK-NEXT:        uop.range [[K3:%.*]] = 0 to 3 {
