@@ -34,7 +34,7 @@ from zant.backend.boards import Board, board_for
 from zant.backend.build import OPTIMIZE_MODES, ZigCompileError
 from zant.backend.build import TARGETS as ZIG_TARGETS
 from zant.errors import ZantError
-from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
+from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, complete_feeds
 
 if TYPE_CHECKING:
@@ -47,6 +47,13 @@ default_pipeline = pipeline_for
 random graphs)."""
 
 TARGETS = tuple(ZIG_TARGETS)
+
+
+def __getattr__(name: str) -> str:
+    # DEFAULT_PIPELINE, re-exported on first use: the host's pipeline asks Zig for the host CPU.
+    if name == "DEFAULT_PIPELINE":
+        return pipeline_for("host")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass

@@ -10,12 +10,38 @@ The vector width appears once, in `TargetParameters.vector_lanes`: the lowering 
 for that many lanes (`onnx-to-uop{conv-lanes=L}`) and the vector passes use the same width.
 `onnx-to-uop` records L on the module (`uop.conv_lanes`), and the vector passes refuse another
 width, so a hand-written pipeline that disagrees fails instead of silently mis-tiling.
+
+The host's parameters come from its CPU (`zant.backend.cpus.host_cpu()`: Zig's native CPU, once
+per process; a conservative description, with a warning, if it cannot be detected) through
+`host_parameters(cpu)` (`pipeline_for("host", cpu=CPUS[name])`: another CPU's pipeline), and its
+pipeline spells them (`onnx-to-uop{conv-lanes=16 conv-tile=6 conv-channel-block=8}` on AVX2), so
+`bench/latency.py --dry-run` shows the choice. A register tile of P outputs of L lanes must fit
+the CPU's vector registers with room for the operand loaded per reduction step (one vector), the
+value broadcast against it and one spare: P × r + r + 2 ≤ registers, r the registers of one
+L-lane f32 vector; where the output channels do not split into 16s a Conv takes 8 lanes and 2P
+outputs (`VectorConv.channel_lanes`), which must fit too. L is 16 unless that leaves a tile of
+fewer than `MIN_TILE` outputs (then 8):
+
+| CPU (`cpus.CPUS`) | vector bytes × registers | L  | vector = | P (accumulators) | FMA |
+|-------------------|--------------------------|----|----------|------------------|-----|
+| `x86-64-avx2`     | 32 × 16 (ymm)            | 16 | 2 ymm    | 6 (12 ymm)       | yes |
+| `x86-64-avx`      | 32 × 16                  | 16 | 2 ymm    | 6                | no  |
+| `x86-64-avx512`   | 64 × 32 (zmm)            | 16 | 1 zmm    | 14 (8 lanes: 28) | yes |
+| `aarch64-neon`    | 16 × 32 (q)              | 16 | 4 q      | 6 (24 q)         | yes |
+| `x86-64-sse`      | 16 × 16 (xmm)            | 8  | 2 xmm    | 6 (12 xmm)       | no  |
+
+P is also the accumulator budget of the MatMul/Gemm column-lane form's register tile (R rows × C
+blocks of L columns, R·C ≤ P), which reads the same option. On this project's AMD EPYC (AVX2)
+tiles of 4 and 8 were both slower than 6 on kws, resnet8, mobilenet, effnet_se and resnet18 (8
+spills: its accumulators are all 16 ymm; README, "The host CPU").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from zant.backend.cpus import CpuDescription, host_cpu
 
 GRAPH_STAGES: tuple[str, ...] = (
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
@@ -57,11 +83,17 @@ class TargetParameters:
     """Lanes of the vector code (`@Vector` of this many elements); 0: scalar loops only (the
     microcontrollers: the Cortex-M4 has no float SIMD and vector code grows `.text` 3–5×)."""
     conv_tile: int = 6
-    """Outputs per register tile along the Conv dimension that is not the lanes."""
+    """Outputs per register tile along the Conv dimension that is not the lanes (also the
+    MatMul/Gemm column-lane form's blocks of L columns per tile); the host's fit its CPU's vector
+    registers (`host_parameters`)."""
     conv_channel_block: int = 4
     """Output channels of a scalar Conv (float or integer) computed per pass over its window,
     one register accumulator each: 4 for a Cortex-M's 13 general registers (8 spill), 8 on the
     host."""
+    fma: bool = False
+    """The vector unit has a fused multiply-add (x86-64 FMA3, AArch64 NEON). Recorded for
+    `expand-transcendentals`, whose polynomials could use it; that pass has no option for it
+    yet, so the pipelines do not spell it."""
     dsp: bool = False
     """The core has the Arm DSP extension (Cortex-M4, M7, M33, M55): int8 dot products become
     `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages), their accumulators seeded with
@@ -82,16 +114,48 @@ class TargetParameters:
     rounded once)."""
 
 
+MIN_TILE = 4
+"""Fewest outputs per register tile of 16-lane vectors before the host takes 8 lanes instead
+(SSE: a 16-lane vector is 4 xmm registers, 2 outputs per tile; 8 lanes fit 6)."""
+
+
+def vector_tile(cpu: CpuDescription, lanes: int) -> int:
+    """The most outputs P of a register tile of `lanes`-wide f32 vectors on `cpu`: P vectors of
+    accumulators, the vector loaded per reduction step, a broadcast and a spare all in registers
+    (P × r + r + 2 ≤ registers); for 16 lanes also the 8-lane, 2P-output channel-lane tile
+    (`VectorConv.channel_lanes`). 0 if not even one output fits."""
+    def most(lanes: int, per_tile: int) -> int:
+        r = cpu.registers_per_vector(lanes)
+        return max(0, (cpu.vector_registers - r - 2) // (r * per_tile))
+
+    return min(most(lanes, 1), most(8, 2)) if lanes == 16 else most(lanes, 1)
+
+
+def host_parameters(cpu: CpuDescription) -> TargetParameters:
+    """The parameters of a host whose CPU is `cpu` (the table of the module's docstring)."""
+    lanes = 16 if vector_tile(cpu, 16) >= MIN_TILE else 8
+    return TargetParameters(
+        vector_lanes=lanes,
+        conv_tile=max(1, vector_tile(cpu, lanes)),
+        # Scalar Convs keep one accumulator per channel in a register: 8, measured on AVX2's 16,
+        # and as many on 32 (more is unmeasured).
+        conv_channel_block=min(8, cpu.vector_registers // 2),
+        fma=cpu.fma,
+    )
+
+
 TARGET_PARAMETERS: dict[str, TargetParameters] = {
-    "host": TargetParameters(vector_lanes=16, conv_channel_block=8),
     **{core: TargetParameters(dsp=True, float_registers=32) for core in ("cortex-m4", "cortex-m7", "cortex-m33")},
     "cortex-m55": TargetParameters(dsp=True, mve=True, float_registers=32),
     "riscv32": TargetParameters(float_registers=32),
 }
-"""Targets with other parameters than the scalar default."""
+"""Targets with other parameters than the scalar default, but for the host (`host_parameters`)."""
 
 
-def target_parameters(target: str) -> TargetParameters:
+def target_parameters(target: str, cpu: CpuDescription | None = None) -> TargetParameters:
+    """The parameters of `target`; the host's from `cpu` (default: this machine's, `host_cpu()`)."""
+    if target == "host":
+        return host_parameters(cpu or host_cpu())
     return TARGET_PARAMETERS.get(target, TargetParameters())
 
 
@@ -129,13 +193,14 @@ def plan_stages(
 
 def stages_for(
     target: str, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
-    constants: str | None = None,
+    constants: str | None = None, cpu: CpuDescription | None = None,
 ) -> tuple[str, ...]:
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options;
-    `memories`: `place-memories`' option, for a board with several scratch memories)."""
-    p = target_parameters(target)
+    `memories`: `place-memories`' option, for a board with several scratch memories; `cpu`: the
+    host's CPU, default this machine's)."""
+    p = target_parameters(target, cpu)
     lower = (
-        f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile}}}"
+        f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile} conv-channel-block={p.conv_channel_block}}}"
         if p.vector_lanes
         else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}"
         + (f" conv-float-registers={p.float_registers}" if p.float_registers else "")
@@ -152,18 +217,23 @@ def stages_for(
 
 def pipeline_for(
     target: str, *, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
-    constants: str | None = None,
+    constants: str | None = None, cpu: CpuDescription | None = None,
 ) -> str:
     """The pipeline a compile for `target` runs unless it names another (`zant-opt -p` syntax);
     `strategy`, `alignment` and `constants` (embedded, staged, external), when given, are
     `plan-arenas` options; `memories` (a firmware board's `place_memories`) adds `place-memories`
-    after `plan-arenas`."""
-    return ",".join(stages_for(target, strategy, alignment, memories, constants))
+    after `plan-arenas`; `cpu` is the host's CPU description (default: this machine's)."""
+    return ",".join(stages_for(target, strategy, alignment, memories, constants, cpu))
 
-
-DEFAULT_PIPELINE = pipeline_for("host")
-"""The host's pipeline: vector forms (register-tiled Convs whose outputs are 16-lane vectors,
-coalescing, index-set splitting, `vectorize`)."""
 
 MCU_PIPELINE = pipeline_for("cortex-m4")
 """Every microcontroller's pipeline: scalar loops."""
+
+
+def __getattr__(name: str) -> str:
+    # DEFAULT_PIPELINE, the host's pipeline (vector forms: register-tiled Convs whose outputs
+    # are L-lane vectors, coalescing, index-set splitting, `vectorize`), is computed on first
+    # use: it asks Zig for the host CPU, which a compile for a microcontroller never needs.
+    if name == "DEFAULT_PIPELINE":
+        return pipeline_for("host")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
