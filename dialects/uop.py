@@ -1073,7 +1073,7 @@ class UOpConstantMaterialization(ConstantMaterializationInterface):
 
 
 VECTOR_ALU_OPS = frozenset(
-    {"add", "sub", "mul", "div", "max", "min", "neg", "abs", "sqrt", "and", "or", "xor"}
+    {"add", "sub", "mul", "div", "max", "min", "neg", "abs", "sqrt", "and", "or", "xor", "fma"}
 )
 """The ALU ops that also take vectors (lane by lane); integer `div` only on scalars (a zero
 lane would trap)."""
@@ -1663,6 +1663,34 @@ UNARY_OPS = _docs(UnaryOp)
 FLOAT_UNARY_OPS = _docs(UnaryOp, FloatOnly)
 INTEGER_UNARY_OPS = _docs(UnaryOp, IntegerOnly)
 COMPARE_OPS = _docs(CompareOp)
+
+
+@irdl_op_definition
+class FmaOp(FloatOnly, IRDLOperation):
+    """`%r = uop.fma %a, %b, %c : f32` is a·b + c rounded once (a fused multiply-add: Zig's
+    `@mulAdd`, one instruction where the CPU has an FMA unit and a libm call where it has not).
+    Floats only; vectors lane by lane: `uop.fma %a, %b, %c : vector<8xf32>`. It is not an
+    `ALU_OPS` entry (those take one or two operands) but is one of `VECTOR_ALU_OPS`."""
+
+    name = "uop.fma"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    addend = operand_def(T)
+    result = result_def(T)
+
+    assembly_format = "$lhs `,` $rhs `,` $addend attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, addend: SSAValue | Operation):
+        build(self, [lhs, rhs, addend], [SSAValue.get(lhs).type])
+
+    def verify_(self) -> None:
+        super().verify_()  # FloatOnly: float lanes
+        _verify_alu_type(self, self.result.type, "operands")
+
 
 
 @irdl_op_definition
@@ -2366,6 +2394,7 @@ UOp = Dialect(
         CastOp,
         BitcastOp,
         WhereOp,
+        FmaOp,
         CheckOp,
         VLoadOp,
         VStoreOp,

@@ -876,6 +876,11 @@ class ZigPrinter:
             self.define(op.result, f"if ({c}) {a} else {b}")
 
     @print.register
+    def _(self, op: uop.FmaOp) -> None:
+        a, b, c = (self.expr(v) for v in op.operands)
+        self.define(op.result, f"@mulAdd({zig_type(op.result.type)}, {a}, {b}, {c})")
+
+    @print.register
     def _(self, op: uop.RangeOp) -> None:
         name = self.fresh(op.induction_var, "idx_")
         self.emit(f"var {name}: isize = {op.start.data};")

@@ -340,6 +340,10 @@ class UOpFunctions(InterpreterFunctions):
         self.kernel(op)(*args)
         return ()
 
+    @impl(uop.FmaOp)
+    def run_fma(self, interpreter: Interpreter, op: uop.FmaOp, args: PythonValues):
+        return (self.kernel(op)(*args),)
+
     @impl(uop.AccSetOp)
     def run_acc_set(self, interpreter: Interpreter, op: uop.AccSetOp, args: PythonValues):
         self.kernel(op)(*args)
@@ -560,6 +564,7 @@ KERNELS: dict[type[Operation], Callable[[Operation], Callable]] = {
     uop.CastOp: _cast_kernel,
     uop.WhereOp: _where_kernel,
     uop.MulAccOp: _mulacc_kernel,
+    uop.FmaOp: lambda op: sem.fma,  # rounded once, exactly (not through f64: no double rounding)
     uop.AccSetOp: _acc_set_kernel,
     uop.AccGetOp: _acc_get_kernel,
     **dict.fromkeys(uop.ALU_OPS.values(), _alu_function),

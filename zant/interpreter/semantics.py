@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from functools import cache
 
 import numpy as np
@@ -252,6 +253,43 @@ VECTOR_UNARY: dict[str, Callable] = {
     "abs": np.abs,  # wraps MIN to MIN on integers, as @abs then @bitCast
     "sqrt": np.sqrt,
 }
+
+
+def fma(a, b, c):
+    """a·b + c rounded once to the type of the operands (NumPy float scalars or arrays of one
+    dtype), as `@mulAdd` computes it: exactly, not in f64 and then again in the type (a double
+    rounding). f16 and f32: the product is exact in f64, the sum's rounding error is recovered
+    exactly (TwoSum), and the f64 sum is rounded to odd (an inexact sum gets an odd last bit), a
+    rounding that a second one to 24 or fewer bits cannot spoil; f64: in rationals."""
+    dtype = np.result_type(a, b, c)
+    if dtype.itemsize == 8:
+        return _fma_rational(a, b, c, dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = np.float64(a) * np.float64(b)
+        c = np.float64(c)
+        s = p + c
+        rest = s - c
+        error = (p - rest) + (c - (s - rest))  # p + c = s + error exactly (when all are finite)
+        even = (np.asarray(s).view(np.int64) & 1) == 0
+        inexact = np.isfinite(error) & (error != 0) & even
+        odd = np.where(inexact, np.nextafter(s, np.where(error > 0, np.inf, -np.inf)), s)
+        return odd.astype(dtype) if np.ndim(odd) else dtype.type(odd)
+
+
+def _fma_rational(a, b, c, dtype: np.dtype):
+    def one(x: float, y: float, z: float) -> float:
+        if not all(math.isfinite(v) for v in (x, y, z)):
+            return x * y + z  # inf and NaN: what the fused one gives
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        try:
+            return float(exact)  # correctly rounded
+        except OverflowError:
+            return math.inf if exact > 0 else -math.inf
+
+    if np.ndim(a) or np.ndim(b) or np.ndim(c):
+        a, b, c = np.broadcast_arrays(a, b, c)
+        return np.array([one(float(x), float(y), float(z)) for x, y, z in zip(a, b, c)], dtype)
+    return dtype.type(one(float(a), float(b), float(c)))
 
 
 @cache
