@@ -228,3 +228,15 @@ def test_built_host_code_keeps_the_bound(op, fma):
     distance = ulp_distance(got, want)
     worst = int(np.argmax(distance))
     assert distance.max() <= MAX_ULP[name], f"{name}({x[worst]!r}) = {got[worst]!r}, want {want[worst]!r}"
+
+
+def test_the_host_pipeline_fuses_where_the_cpu_has_an_fma():
+    from zant.backend.cpus import CPUS
+    from zant.pipelines import pipeline_for
+
+    for name, cpu in CPUS.items():
+        stages = pipeline_for("host", cpu=cpu).split(",")
+        expand = [s for s in stages if s.startswith("expand-transcendentals")]
+        assert expand == ["expand-transcendentals{fma=true}" if cpu.fma else "expand-transcendentals"], name
+    assert {cpu.fma for cpu in CPUS.values()} == {False, True}  # both kinds are described
+    assert not any(s.startswith("expand-transcendentals") for s in pipeline_for("cortex-m4").split(","))

@@ -91,9 +91,9 @@ class TargetParameters:
     one register accumulator each: 4 for a Cortex-M's 13 general registers (8 spill), 8 on the
     host."""
     fma: bool = False
-    """The vector unit has a fused multiply-add (x86-64 FMA3, AArch64 NEON). Recorded for
-    `expand-transcendentals`, whose polynomials could use it; that pass has no option for it
-    yet, so the pipelines do not spell it."""
+    """The vector unit has a fused multiply-add (x86-64 FMA3, AArch64 NEON): on vector targets
+    `expand-transcendentals{fma=true}` writes its polynomials' multiply-adds as `uop.fma`
+    (`@mulAdd`, one instruction; without an FMA unit it would be a libm call)."""
     dsp: bool = False
     """The core has the Arm DSP extension (Cortex-M4, M7, M33, M55): int8 dot products become
     `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages), their accumulators seeded with
@@ -210,7 +210,7 @@ def stages_for(
     print_stages = tuple(fused if s == "contract-mulacc" else s for s in PRINT_STAGES)
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
-    expand = EXPAND_STAGES if p.vector_lanes else ()
+    expand = (("expand-transcendentals{fma=true}",) if p.fma else EXPAND_STAGES) if p.vector_lanes else ()
     return (*GRAPH_STAGES, lower, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
             *plan_stages(strategy, alignment, memories, constants), *print_stages, *dsp)
 
