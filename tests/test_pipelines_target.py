@@ -39,6 +39,7 @@ def test_each_cpu_gives_its_parameters_and_pipeline(name, lanes, tile, fma):
     stages = pipeline_for("host", cpu=cpu).split(",")
     assert f"onnx-to-uop{{conv-lanes={lanes} conv-tile={tile} conv-channel-block=8}}" in stages
     assert f"vectorize{{width={lanes}}}" in stages and f"split-index-sets{{width={lanes}}}" in stages
+    assert ("expand-transcendentals{fma=true}" if fma else "expand-transcendentals") in stages
 
 
 @pytest.mark.parametrize("name", sorted(CPUS))
