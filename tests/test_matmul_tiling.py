@@ -73,8 +73,10 @@ def test_batched_matmul_matches_numpy():
     np.testing.assert_allclose(got, a.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)
 
 
-def recurrent_model(op: str, gates: int, hidden: int, direction: str, extra: dict, seed: int):
-    """One `op` layer with constant W, R, B over 5 steps, batch 2, 3 features; outputs Y and Y_h."""
+def recurrent_model(op: str, gates: int, hidden: int, direction: str, extra: dict, seed: int, batch: int = 2,
+                    layout: int = 0):
+    """One `op` layer with constant W, R, B over 5 steps, `batch` entries, 3 features; outputs Y
+    and Y_h (layout 1: batch-major)."""
     rng = np.random.default_rng(seed)
     dirs = 2 if direction == "bidirectional" else 1
     scale = 1 / np.sqrt(hidden)
@@ -83,32 +85,46 @@ def recurrent_model(op: str, gates: int, hidden: int, direction: str, extra: dic
         "r": rng.uniform(-scale, scale, (dirs, gates * hidden, hidden)),
         "b": rng.uniform(-scale, scale, (dirs, 2 * gates * hidden)),
     }
+    if layout:
+        extra = {**extra, "layout": 1}
     node = helper.make_node(op, ["x", "w", "r", "b", "lens"], ["y", "y_h"], hidden_size=hidden,
                             direction=direction, **extra)
+    x_shape, y_shape, h_shape = [5, batch, 3], [5, dirs, batch, hidden], [dirs, batch, hidden]
+    if layout:
+        x_shape, y_shape, h_shape = [batch, 5, 3], [batch, 5, dirs, hidden], [batch, dirs, hidden]
     graph = helper.make_graph(
-        [node], op.lower(), [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 2, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, dirs, 2, hidden]),
-         helper.make_tensor_value_info("y_h", TensorProto.FLOAT, [dirs, 2, hidden])],
+        [node], op.lower(), [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape),
+         helper.make_tensor_value_info("y_h", TensorProto.FLOAT, h_shape)],
         [numpy_helper.from_array(a.astype(np.float32), n) for n, a in arrays.items()]
-        + [numpy_helper.from_array(np.array([5, 3], np.int32), "lens")],
+        + [numpy_helper.from_array(np.array([5, 3, 4][:batch], np.int32), "lens")],
     )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), x_shape
 
 
 @pytest.mark.parametrize(
-    "op, gates, direction, extra",
+    "op, gates, direction, extra, batch, layout",
     [
-        ("LSTM", 4, "bidirectional", {}),
-        ("GRU", 3, "forward", {"linear_before_reset": 1}),
-        ("GRU", 3, "reverse", {}),  # the reset gate's own loop keeps the plain form
-        ("RNN", 1, "forward", {"activations": ["Tanh"]}),
+        ("LSTM", 4, "bidirectional", {}, 2, 0),
+        ("GRU", 3, "forward", {"linear_before_reset": 1}, 2, 0),
+        ("GRU", 3, "reverse", {}, 2, 0),  # the reset gate's own loop keeps the plain form
+        ("RNN", 1, "forward", {"activations": ["Tanh"]}, 2, 0),
+        # The input parts' MatMul over rows of (step, batch entry): one row per step read
+        # backwards (reverse, batch 1), and steps that are not rows of X (batch-major X).
+        ("LSTM", 4, "reverse", {}, 1, 0),
+        ("LSTM", 4, "bidirectional", {}, 3, 1),
     ],
 )
-def test_recurrent_lane_form_matches_onnxruntime(op, gates, direction, extra):
+def test_recurrent_lane_form_matches_onnxruntime(op, gates, direction, extra, batch, layout):
     ort = pytest.importorskip("onnxruntime")
-    model = recurrent_model(op, gates, 32, direction, extra, seed=gates)
-    x = np.random.default_rng(1).standard_normal((5, 2, 3)).astype(np.float32)
+    model, x_shape = recurrent_model(op, gates, 32, direction, extra, seed=gates, batch=batch, layout=layout)
+    x = np.random.default_rng(1).standard_normal(x_shape).astype(np.float32)
     got = compile_and_run(model, {"x": x})
-    want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
+    if layout:  # onnxruntime runs only layout 0: the same layer, time-major
+        reference, _ = recurrent_model(op, gates, 32, direction, extra, seed=gates, batch=batch)
+        y, y_h = ort.InferenceSession(reference.SerializeToString()).run(None, {"x": x.transpose(1, 0, 2)})
+        want = [y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2)]
+    else:
+        want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
