@@ -232,6 +232,17 @@ func.func @sigmoid_forms() {
 // CHECK-NEXT:    %r = uop.bitcast [[SB]] : i32 to f32
 // CHECK-NEXT:    uop.store %r, %po : f32
 
+// The large branch's polynomial by pairs (Estrin): s², three c_i + c_(i+1)·s, then three steps
+// in s² (a shorter dependent chain than Horner's).
+
+// FMA-LABEL: func.func @tanh()
+// FMA:         [[A:%.*]] = uop.abs %a : f32
+// FMA:         [[S2:%.*]] = uop.mul [[S:%.*]], [[S]] : f32
+// FMA-COUNT-3: uop.fma {{%.*}}, [[S]], {{%.*}} : f32
+// FMA:         [[Q:%.*]] = uop.fma {{%.*}}, [[S2]], {{%.*}} : f32
+// FMA-NEXT:    [[Q2:%.*]] = uop.fma [[Q]], [[S2]], {{%.*}} : f32
+// FMA-NEXT:    {{%.*}} = uop.fma [[Q2]], [[S2]], {{%.*}} : f32
+
 // VEC-LABEL: func.func @tanh()
 // VEC:         [[SMALL:%.*]] = uop.cmplt {{%.*}}, {{%.*}} : vector<16xf32>
 // VEC-NEXT:    {{%.*}} = uop.where [[SMALL]], {{%.*}}, {{%.*}} : vector<16xi1>, vector<16xf32>
