@@ -73,6 +73,34 @@ def test_batched_matmul_matches_numpy():
     np.testing.assert_allclose(got, a.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    "a_shape, k_shape",
+    [
+        ((1, 2, 16, 32), (1, 2, 16, 32)),  # BERT-tiny's scores: Q·Kᵀ per head
+        ((2, 7, 5), (2, 20, 5)),  # one block of 16 columns and 4 plain tail columns
+        ((3, 4, 6), (1, 17, 6)),  # Kᵀ broadcast over the batch
+    ],
+)
+def test_matmul_by_transposed_runtime_b_matches_numpy(a_shape, k_shape):
+    """A·Kᵀ with K an input: Kᵀ is a transposed view, repacked at run time for the column-lane form."""
+    rng = np.random.default_rng(len(a_shape) * 100 + a_shape[-2])
+    rank = len(k_shape)
+    perm = [*range(rank - 2), rank - 1, rank - 2]
+    out_shape = [*np.broadcast_shapes(a_shape[:-2], k_shape[:-2]), a_shape[-2], k_shape[-2]]
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=perm), helper.make_node("MatMul", ["a", "kt"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "scores",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a_shape)),
+         helper.make_tensor_value_info("k", TensorProto.FLOAT, list(k_shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+    )
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    k = rng.standard_normal(k_shape).astype(np.float32)
+    (got,) = compile_and_run(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), {"a": a, "k": k})
+    want = a.astype(np.float64) @ np.swapaxes(k, -1, -2)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 def recurrent_model(op: str, gates: int, hidden: int, direction: str, extra: dict, seed: int, batch: int = 2,
                     layout: int = 0):
     """One `op` layer with constant W, R, B over 5 steps, `batch` entries, 3 features; outputs Y

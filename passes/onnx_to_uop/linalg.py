@@ -14,6 +14,11 @@ R scalars of A and loads P vectors of B', so `vectorize{width=L}` makes R·P ind
 FMA chains (the 1 × L form waits on one chain and loads a vector per FMA). The groups of blocks
 are the outer loop and the rows inside it, so a group's B' is read by every row while it is in
 the cache. The last N mod L columns keep the plain nest.
+
+A MatMul whose B is known only at run time and has non-consecutive columns (attention's Q·Kᵀ,
+Kᵀ a transposed view) takes the same form after a run-time repacking of B into scratch,
+B'[*batch, N / L, K, L] (K·N elements copied per batch index): the plain nest would reduce each
+output across the lanes and sum the lanes one output at a time.
 """
 
 from __future__ import annotations
@@ -105,15 +110,26 @@ def register_tile(rows: int, blocks: int, tile: int) -> tuple[int, int]:
 
 
 def lane_tiled_product(
-    kb: KernelBuilder, vector: VectorConv, a: Layout, b: np.ndarray, y: Layout, epilogue: Epilogue | None = None
+    kb: KernelBuilder, vector: VectorConv, a: Layout, b: np.ndarray | Layout, y: Layout, epilogue: Epilogue | None = None
 ) -> int:
     """y[*batch, i, j] = epilogue(Σ_k a[*batch, i, k] · b[k, j]) for the columns j < N - N mod L
-    in the column-lane form (module docstring); returns how many columns it computed."""
+    in the column-lane form (module docstring); returns how many columns it computed. `b` is a
+    constant (K, N) array, repacked at compile time, or a (*batch, K, N) layout known at run
+    time, repacked into scratch first (B'[*batch, N / L, K, L], a copy of K·N per batch index)."""
     lanes, tile = vector.lanes, vector.tile
     *batch_shape, m, depth = a.shape
-    blocks = b.shape[1] // lanes
-    packed = np.ascontiguousarray(b[:, : blocks * lanes].reshape(depth, blocks, lanes).transpose(1, 0, 2))
-    weights = kb.constant("matmul_packed", packed, a.element_type)
+    blocks = b.shape[-1] // lanes
+    if isinstance(b, np.ndarray):
+        packed = np.ascontiguousarray(b[:, : blocks * lanes].reshape(depth, blocks, lanes).transpose(1, 0, 2))
+        weights = kb.constant("matmul_packed", packed, a.element_type)
+        batch_of_b = 0
+    else:
+        weights = kb.alloc("matmul_packed", (*batch_shape, blocks, depth, lanes), a.element_type)
+        with kb.loop_nest(batch_shape) as batch, kb.loop(blocks) as block, kb.loop(depth) as k:
+            with kb.loop(lanes) as lane:
+                j = kb.alu("add", kb.alu("mul", block, kb.index(lanes)), lane)
+                kb.store(kb.load(b, [*batch, k, j]), weights, [*batch, block, k, lane])
+        batch_of_b = len(batch_shape)
     rows, width = register_tile(m, blocks, tile)
     # Column groups outermost: a group's packed columns (depth x width x L) are read by every
     # row in turn while they are still in the cache.
@@ -129,7 +145,7 @@ def lane_tiled_product(
                     with kb.loop(depth) as k:
                         xs = [kb.load(a, [*batch, i, k]) for i in row_ids]
                         for p, block in enumerate(block_ids):
-                            w = kb.load(weights, [block, k, lane])
+                            w = kb.load(weights, [*batch[len(batch) - batch_of_b :], block, k, lane])
                             for r, x in enumerate(xs):
                                 kb.mulacc(accs[r][p], x, w)
                     for r, i in enumerate(row_ids):
@@ -150,6 +166,17 @@ def _lane_tiled(vector: VectorConv | None, a: Layout, b_value: SSAValue, out_col
     if b is None or b.ndim != 2 or b.dtype != np.float32:
         return None
     return b
+
+
+def _runtime_lane_tiled(vector: VectorConv | None, a: Layout, b: Layout) -> bool:
+    """A B known only at run time takes the column-lane form, repacked per batch index, when
+    its columns are not consecutive (attention's Q·Kᵀ: Kᵀ is a transposed view, so the plain
+    nest reduces each output across lanes and sums them one output at a time) and the product
+    reuses each repacked element across several rows."""
+    if vector is None or not isinstance(a.element_type, Float32Type) or not isinstance(b.element_type, Float32Type):
+        return False
+    *_, m, _ = a.shape
+    return b.shape[-1] >= vector.lanes and b.strides[-1] != 1 and m >= 2
 
 
 class MatMulLowering(OnnxLowering):
@@ -189,6 +216,8 @@ class MatMulLowering(OnnxLowering):
         packed = _lane_tiled(self.vector, a, input_value(op, 1), n)
         if packed is not None and packed.shape == (a.shape[-1], n):
             first = lane_tiled_product(kb, self.vector, a, packed, full_y)
+        elif packed is None and _runtime_lane_tiled(self.vector, a, b):
+            first = lane_tiled_product(kb, self.vector, a, b, full_y)
         if first < n:
             with kb.loop_nest(batch_shape) as batch, kb.loop(m) as i, kb.loop(n, first) as j:
                 kb.store(_reduce_k(kb, a, b, batch, i, j), full_y, [*batch, i, j])

@@ -37,7 +37,8 @@ func.func @main(%a: tensor<1x3xf32>, %c: tensor<20xf32>) -> tensor<1x20xf32> att
 
 // -----
 
-// A B known only at run time (attention's Q·Kᵀ) keeps the plain nest: no packed copy.
+// A B known only at run time whose columns are consecutive (attention's probabilities times V)
+// keeps the plain nest, vectorized along the columns: no packed copy.
 
 // CHECK-LABEL: func.func @main()
 // CHECK-NOT:     matmul_packed
@@ -80,4 +81,36 @@ func.func @main(%a: tensor<4x3xf32>) -> tensor<4x16xf32> attributes {onnx.input_
   %w = onnx.Constant() {value = dense<0.5> : tensor<3x16xf32>} : () -> tensor<3x16xf32>
   %y = onnx.MatMul(%a, %w) : (tensor<4x3xf32>, tensor<3x16xf32>) -> tensor<4x16xf32>
   func.return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// A B known only at run time whose columns are not consecutive (attention's Q·Kᵀ: a transposed
+// view) is repacked first, per batch index, into scratch B'[b, j / 8, k, j % 8] (the lane loop
+// innermost: one gather of 8 columns per k), then multiplied in the column-lane form.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         %matmul_packed = uop.define_local "matmul_packed" : !uop.buffer<128xf32>
+// CHECK:         [[KT:%.*]] = uop.view %k : !uop.buffer<128xf32> -> !uop.view<2x4x16xf32, strides [64, 1, 4], offset 0>
+// CHECK-NEXT:    [[P:%.*]] = uop.view %matmul_packed : !uop.buffer<128xf32> -> !uop.view<2x2x4x8xf32, strides [64, 32, 8, 1], offset 0>
+// CHECK:         uop.range [[B:%.*]] = 0 to 2 {
+// CHECK-NEXT:      uop.range [[BLOCK:%.*]] = 0 to 2 {
+// CHECK-NEXT:        uop.range [[K:%.*]] = 0 to 4 {
+// CHECK-NEXT:          uop.range [[L:%.*]] = 0 to 8 {
+// CHECK:                 [[J:%.*]] = uop.add {{%.*}}, [[L]] : index
+// CHECK-NEXT:            [[PK:%.*]] = uop.gep [[KT]][[[B]], [[K]], [[J]]]
+// CHECK-NEXT:            [[V:%.*]] = uop.load [[PK]] : f32
+// CHECK-NEXT:            [[PP:%.*]] = uop.gep [[P]][[[B]], [[BLOCK]], [[K]], [[L]]]
+// CHECK-NEXT:            uop.store [[V]], [[PP]] : f32
+// CHECK:         uop.range {{%.*}} = 0 to 1 {
+// CHECK-NEXT:      uop.range [[B2:%.*]] = 0 to 2 {
+// CHECK:             uop.range {{%.*}} = 0 to 3 {
+// CHECK-NEXT:          uop.range [[L2:%.*]] = 0 to 8 {
+// CHECK:                 uop.range [[K2:%.*]] = 0 to 4 {
+// CHECK:                   uop.gep [[P]][[[B2]], {{%.*}}, [[K2]], [[L2]]]
+// CHECK-NOT:     uop.range
+func.func @main(%a: tensor<2x3x4xf32>, %k: tensor<2x16x4xf32>) -> tensor<2x3x16xf32> attributes {onnx.input_names = ["a", "k"], onnx.output_names = ["y"]} {
+  %kt = onnx.Transpose(%k) {perm = array<i64: 0, 2, 1>} : (tensor<2x16x4xf32>) -> tensor<2x4x16xf32>
+  %y = onnx.MatMul(%a, %kt) : (tensor<2x3x4xf32>, tensor<2x4x16xf32>) -> tensor<2x3x16xf32>
+  func.return %y : tensor<2x3x16xf32>
 }
