@@ -23,6 +23,7 @@ output across the lanes and sum the lanes one output at a time.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -168,15 +169,22 @@ def _lane_tiled(vector: VectorConv | None, a: Layout, b_value: SSAValue, out_col
     return b
 
 
+RUNTIME_PACK_ELEMENTS = 1 << 18
+"""The most elements (1 MB of f32) a run-time repacking of B may take beyond the output's size."""
+
+
 def _runtime_lane_tiled(vector: VectorConv | None, a: Layout, b: Layout) -> bool:
     """A B known only at run time takes the column-lane form, repacked per batch index, when
     its columns are not consecutive (attention's Q·Kᵀ: Kᵀ is a transposed view, so the plain
-    nest reduces each output across lanes and sums them one output at a time) and the product
-    reuses each repacked element across several rows."""
+    nest reduces each output across lanes and sums them one output at a time), the product
+    reuses each repacked element across several rows, and the copy is not much larger than the
+    output (a B broadcast over many batch indices is copied once per index)."""
     if vector is None or not isinstance(a.element_type, Float32Type) or not isinstance(b.element_type, Float32Type):
         return False
-    *_, m, _ = a.shape
-    return b.shape[-1] >= vector.lanes and b.strides[-1] != 1 and m >= 2
+    *batch_shape, m, _ = a.shape
+    packed = math.prod(batch_shape) * b.shape[-2] * (b.shape[-1] // vector.lanes * vector.lanes)
+    output = math.prod(batch_shape) * m * b.shape[-1]
+    return b.shape[-1] >= vector.lanes and b.strides[-1] != 1 and m >= 2 and packed <= max(RUNTIME_PACK_ELEMENTS, output)
 
 
 class MatMulLowering(OnnxLowering):
