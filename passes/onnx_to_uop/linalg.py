@@ -127,7 +127,8 @@ def register_tile(rows: int, blocks: int, tile: int) -> tuple[int, int]:
 
 
 def lane_tiled_product(
-    kb: KernelBuilder, vector: VectorConv, a: Layout, b: np.ndarray | Layout, y: Layout, epilogue: Epilogue | None = None
+    kb: KernelBuilder, vector: VectorConv, a: Layout, b: np.ndarray | Layout, y: Layout,
+    epilogue: Epilogue | None = None,
 ) -> int:
     """y[*batch, i, j] = epilogue(Σ_k a[*batch, i, k] · b[k, j]) for the columns j < N - N mod L
     in the column-lane form (module docstring); returns how many columns it computed. `b` is a
@@ -147,13 +148,13 @@ def lane_tiled_product(
                 j = kb.alu("add", kb.alu("mul", block, kb.index(lanes)), lane)
                 kb.store(kb.load(b, [*batch, k, j]), weights, [*batch, block, k, lane])
         batch_of_b = len(batch_shape)
-    rows, width = register_tile(m, blocks, tile)
+    tile_rows, tile_blocks = register_tile(m, blocks, tile)
     # Column groups outermost: a group's packed columns (depth x width x L) are read by every
     # row in turn while they are still in the cache.
-    for width, count, first in _groups(blocks, width):
+    for width, count, first in _groups(blocks, tile_blocks):
         with kb.loop(count) as group, kb.loop_nest(batch_shape) as batch:
             first_block = kb.alu("add", kb.alu("mul", group, kb.index(width)), kb.index(first))
-            for height, row_count, first_row in _groups(m, rows):
+            for height, row_count, first_row in _groups(m, tile_rows):
                 with kb.loop(row_count) as row_group, kb.loop(lanes) as lane:
                     first_i = kb.alu("add", kb.alu("mul", row_group, kb.index(height)), kb.index(first_row))
                     block_ids = [kb.alu("add", first_block, kb.index(p)) for p in range(width)]
@@ -200,7 +201,8 @@ def _runtime_lane_tiled(vector: VectorConv | None, a: Layout, b: Layout) -> bool
     *batch_shape, m, _ = a.shape
     packed = math.prod(batch_shape) * b.shape[-2] * (b.shape[-1] // vector.lanes * vector.lanes)
     output = math.prod(batch_shape) * m * b.shape[-1]
-    return b.shape[-1] >= vector.lanes and b.strides[-1] != 1 and m >= 2 and packed <= max(RUNTIME_PACK_ELEMENTS, output)
+    small = packed <= max(RUNTIME_PACK_ELEMENTS, output)
+    return b.shape[-1] >= vector.lanes and b.strides[-1] != 1 and m >= 2 and small
 
 
 class MatMulLowering(OnnxLowering):
