@@ -159,3 +159,20 @@ def test_recurrent_lane_form_matches_onnxruntime(op, gates, direction, extra, ba
         want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "op, gates, direction, extra, batch, layout",
+    [
+        ("LSTM", 4, "bidirectional", {}, 2, 0),
+        ("GRU", 3, "reverse", {}, 1, 0),
+        ("GRU", 3, "forward", {"linear_before_reset": 1}, 3, 1),
+    ],
+)
+def test_recurrent_input_parts_in_chunks_match_onnxruntime(monkeypatch, op, gates, direction, extra, batch, layout):
+    """5 steps in chunks of 2 (two whole chunks in a loop, then one step): each chunk's input
+    parts are computed into the same XW just before its steps."""
+    from zant.passes.onnx_to_uop import recurrent
+
+    monkeypatch.setattr(recurrent, "XW_CHUNK", 2)
+    test_recurrent_lane_form_matches_onnxruntime(op, gates, direction, extra, batch, layout)

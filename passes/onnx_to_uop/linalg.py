@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -128,14 +128,18 @@ def register_tile(rows: int, blocks: int, tile: int) -> tuple[int, int]:
 
 def lane_tiled_product(
     kb: KernelBuilder, vector: VectorConv, a: Layout, b: np.ndarray | Layout, y: Layout,
-    epilogue: Epilogue | None = None,
+    epilogue: Epilogue | None = None, outer: Sequence[SSAValue] = (),
 ) -> int:
     """y[*batch, i, j] = epilogue(Σ_k a[*batch, i, k] · b[k, j]) for the columns j < N - N mod L
     in the column-lane form (module docstring); returns how many columns it computed. `b` is a
     constant (K, N) array, repacked at compile time, or a (*batch, K, N) layout known at run
-    time, repacked into scratch first (B'[*batch, N / L, K, L], a copy of K·N per batch index)."""
+    time, repacked into scratch first (B'[*batch, N / L, K, L], a copy of K·N per batch index).
+    `outer`: indices of a's and y's leading dimensions given by the caller's loops (the product
+    of one of them; a constant B only)."""
     lanes, tile = vector.lanes, vector.tile
-    *batch_shape, m, depth = a.shape
+    fixed = list(outer)
+    assert not fixed or isinstance(b, np.ndarray)
+    *batch_shape, m, depth = a.shape[len(fixed) :]
     blocks = b.shape[-1] // lanes
     if isinstance(b, np.ndarray):
         packed = np.ascontiguousarray(b[:, : blocks * lanes].reshape(depth, blocks, lanes).transpose(1, 0, 2))
@@ -161,7 +165,7 @@ def lane_tiled_product(
                     row_ids = [kb.alu("add", first_i, kb.index(r)) for r in range(height)]
                     accs = [[kb.define_acc(0, a.element_type) for _ in range(width)] for _ in range(height)]
                     with kb.loop(depth) as k:
-                        xs = [kb.load(a, [*batch, i, k]) for i in row_ids]
+                        xs = [kb.load(a, [*fixed, *batch, i, k]) for i in row_ids]
                         for p, block in enumerate(block_ids):
                             w = kb.load(weights, [*batch[len(batch) - batch_of_b :], block, k, lane])
                             for r, x in enumerate(xs):
@@ -172,7 +176,7 @@ def lane_tiled_product(
                             value = kb.acc_get(accs[r][p])
                             if epilogue is not None:
                                 value = epilogue(kb, value, batch, i, j)
-                            kb.store(value, y, [*batch, i, j])
+                            kb.store(value, y, [*fixed, *batch, i, j])
     return blocks * lanes
 
 

@@ -19,7 +19,8 @@ and R and a hidden size that is a multiple of L takes the lane form:
   is computed before the recurrence, for all steps at once, as one MatMul in linalg's column-lane
   form (`lane_tiled_product`: register tiles of several steps' rows, each block of W read once
   for all of them) into XW[T, B, gates·H]; a step reads its row (the sums are the same, in the
-  same order, as a step's own dot product over X_t);
+  same order, as a step's own dot product over X_t). A sequence longer than XW_CHUNK steps runs
+  in chunks (a chunk's input parts, then its steps), so XW stays XW_CHUNK × B × gates·H;
 * each step runs its hidden units in blocks of L (`j = block·L + lane`, the lane loop innermost
   around the cell), every gate's R repacked as R'[H / L, H, L] (the L units of a block
   consecutive): the lane loop is what `vectorize{width=L}` vectorizes, so the gates' dot
@@ -53,6 +54,10 @@ from zant.passes.onnx_to_uop.linalg import lane_tiled_product
 from zant.passes.onnx_to_uop.parameters import constant_array
 
 Activation = Callable[[KernelBuilder, SSAValue, float, float], SSAValue]
+
+XW_CHUNK = 64
+"""Steps whose input parts the lane form computes at once: a longer sequence runs in chunks, so
+XW's scratch is at most XW_CHUNK × batch × gates·H (a chunk's rows still fill register tiles)."""
 
 
 def _c(kb: KernelBuilder, value: float, like: SSAValue) -> SSAValue:
@@ -207,6 +212,8 @@ class Step:
     lane: SSAValue | None = None
     """j = block·L + lane in the lane form (None: the plain one)."""
     hidden_dots: list[SSAValue] | None = None
+    row: SSAValue | None = None
+    """This step's row of the chunk's XW (the lane form)."""
     """The lane form's gate dot products over H_{t-1}, once computed."""
 
     def all_hidden_dots(self) -> list[SSAValue]:
@@ -243,7 +250,8 @@ class Step:
     def input_part(self, gate: int) -> SSAValue:
         """X_t·W_gᵀ + Wb_g at this element."""
         if self.d.xw is not None:
-            return self.load(self.d.xw[gate], [self.t, self.b, self.j])
+            assert self.row is not None
+            return self.load(self.d.xw[gate], [self.row, self.b, self.j])
         value = self.dot(lambda k: self.load(self.d.x, [self.t, self.b, k]), self.d.w[gate], self.d.x.shape[2],
                          None, gate)
         return self.bias(value, self.d.wb, gate)
@@ -367,29 +375,40 @@ class RecurrentLowering(OnnxLowering):
             return None
         return array
 
-    def _input_parts(self, kb: KernelBuilder, d: Direction, w: np.ndarray, name: str) -> Layout:
-        """XW[t, b, g·H + j] = X_t[b]·W_g[j]ᵀ + Wb_g[j] for every step (this direction's W, in
-        X's step order), one column-lane MatMul over the steps' rows (T and B one dimension
-        when X's view allows)."""
+    def _input_parts(
+        self, kb: KernelBuilder, d: Direction, w: np.ndarray, xw: Layout, first: int, steps: int,
+        chunk: SSAValue | None = None, chunks: int = 1,
+    ) -> None:
+        """XW[s, b, g·H + j] = X_t[b]·W_g[j]ᵀ + Wb_g[j] for the `steps` steps t = first +
+        chunk·steps + s (this direction's W, in X's step order; `chunk`, one of `chunks`, None:
+        0), one column-lane MatMul over the steps' rows (T and B one dimension when X's view
+        allows)."""
         assert self.vector is not None
-        steps, batch, _ = d.x.shape
-        xw = kb.alloc(name, (steps, batch, w.shape[0]), Float32Type())
+        _, batch, depth = d.x.shape
+        columns = w.shape[0]
         bias = None if d.wb is None else _concat_gates(d.wb)
-        x, out = d.x, xw
         step_stride, batch_stride, k_stride = d.x.strides
+        offset = d.x.offset + first * step_stride
         if batch == 1 or step_stride == batch * batch_stride:
             # One row per (step, batch entry): register tiles of several steps' rows.
             row_stride = step_stride if batch == 1 else batch_stride
-            x = Layout(d.x.buffer, (steps * batch, d.x.shape[2]), (row_stride, k_stride), d.x.offset)
-            out = xw.reshape((steps * batch, w.shape[0]))
-            assert out is not None
+            x = Layout(d.x.buffer, (steps * batch, depth), (row_stride, k_stride), offset)
+            out = Layout(xw.buffer, (steps * batch, columns), (columns, 1), xw.offset)
+        else:
+            x = Layout(d.x.buffer, (steps, batch, depth), (step_stride, batch_stride, k_stride), offset)
+            out = Layout(xw.buffer, (steps, batch, columns), (batch * columns, columns, 1), xw.offset)
+        outer: list[SSAValue] = []
+        if chunk is not None:
+            # The chunk's rows: X seen as (chunks, rows…), XW as the same buffer for every chunk.
+            x = replace(x, shape=(chunks, *x.shape), strides=(steps * step_stride, *x.strides))
+            out = replace(out, shape=(chunks, *out.shape), strides=(0, *out.strides))
+            outer = [chunk]
 
         def epilogue(kb: KernelBuilder, value: SSAValue, rows: list[SSAValue], i: SSAValue, j: SSAValue) -> SSAValue:
             return value if bias is None else kb.alu("add", value, kb.load(bias, [j]))
 
-        done = lane_tiled_product(kb, self.vector, x, np.ascontiguousarray(w.T), out, epilogue)
-        assert done == w.shape[0]
-        return xw
+        done = lane_tiled_product(kb, self.vector, x, np.ascontiguousarray(w.T), out, epilogue, outer)
+        assert done == columns
 
     def _packed(self, kb: KernelBuilder, value: SSAValue, d: int, gates: int, name: str) -> list[Layout] | None:
         """Direction d's gate matrices of the constant R as R'[H / L, K, L], or None."""
@@ -470,14 +489,31 @@ class RecurrentLowering(OnnxLowering):
                 if w_array is not None:
                     r_lanes = self._packed(kb, input_value(op, 2), d, cell.gates, f"{name}_r{d}")
                 if w_array is not None and r_lanes is not None:
-                    xw = self._input_parts(kb, state, w_array[d], f"{name}_xw{d}")
+                    xw = kb.alloc(f"{name}_xw{d}", (min(steps, XW_CHUNK), batch, cell.gates * hidden), compute)
                     gates = [xw.slice(2, g * hidden, 1, hidden) for g in range(cell.gates)]
                     state = replace(state, xw=gates, r_lanes=r_lanes)
             _init_state(kb, state.h, _pick(initial_h, 0, d))
             if state.c is not None:
                 _init_state(kb, state.c, _pick(initial_c, 0, d))
-            with kb.loop(steps) as t:
-                self._step(op, kb, state, t, sequence_lens, compute, clip)
+            if state.xw is None:
+                with kb.loop(steps) as t:
+                    self._step(op, kb, state, t, sequence_lens, compute, clip)
+            else:
+                # Chunks of XW_CHUNK steps (a shorter sequence: one): the chunk's input parts,
+                # then its steps.
+                assert w_array is not None
+                chunk = min(steps, XW_CHUNK)
+                whole, rest = divmod(steps, chunk)
+                for count, first, size in ((whole, 0, chunk), (1, whole * chunk, rest)):
+                    if not count or not size:
+                        continue
+                    with _chunks(kb, count) as c:
+                        self._input_parts(kb, state, w_array[d], xw, first, size, c, count)
+                        with kb.loop(size) as s:
+                            t = s if c is None else kb.alu("add", kb.alu("mul", c, kb.index(size)), s)
+                            if first:
+                                t = kb.alu("add", t, kb.index(first))
+                            self._step(op, kb, state, t, sequence_lens, compute, clip, s)
             for final, out in ((state.h, logical[1]), (state.c, logical[2])):
                 if final is not None and out is not None:
                     _copy(kb, final, _select(out, 0, d))
@@ -492,7 +528,9 @@ class RecurrentLowering(OnnxLowering):
         sequence_lens: Layout | None,
         compute: Attribute,
         clip: float | None,
+        row: SSAValue | None = None,
     ) -> None:
+        """One time step t; `row`: the step's row of the chunk's XW (lane form)."""
         steps, batch, _ = d.x.shape
         hidden = d.h.shape[1]
 
@@ -502,7 +540,7 @@ class RecurrentLowering(OnnxLowering):
                 time = kb.alu("sub", kb.index(steps - 1), t) if d.reverse else t
                 length = kb.cast(kb.load(sequence_lens, [b]), IndexType())
                 mask = kb.alu("cmplt", time, length)
-            return Step(kb, d, t, b, j, compute, clip, mask, block, lane)
+            return Step(kb, d, t, b, j, compute, clip, mask, block, lane, row=row)
 
         reset = None
         if op.name == "onnx.GRU" and not get_attr(op, "linear_before_reset"):
@@ -524,6 +562,16 @@ class RecurrentLowering(OnnxLowering):
                 out = h if s.mask is None else kb.where(s.mask, h, _c(kb, 0, h))
                 kb.store(kb.cast(out, d.y.element_type), d.y, [t, b, j])
         _copy(kb, d.h_next, d.h)
+
+
+@contextmanager
+def _chunks(kb: KernelBuilder, count: int) -> Iterator[SSAValue | None]:
+    """A loop over `count` chunks, or no loop (None) for one."""
+    if count == 1:
+        yield None
+        return
+    with kb.loop(count) as c:
+        yield c
 
 
 @contextmanager

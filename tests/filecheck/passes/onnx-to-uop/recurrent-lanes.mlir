@@ -1,4 +1,4 @@
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-lanes=8 conv-tile=2}' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-lanes=8 conv-tile=2}' | filecheck %s
 
 // The lane form of a recurrent layer with constant W and R and a hidden size that is a
 // multiple of the lanes. The input parts of all 3 steps come first, one column-lane MatMul
@@ -56,5 +56,33 @@ func.func @main(%x: tensor<3x1x2xf32>) -> tensor<1x1x8xf32> attributes {onnx.inp
   %w = onnx.Constant() {value = dense<0.25> : tensor<1x24x2xf32>} : () -> tensor<1x24x2xf32>
   %r = onnx.Constant() {value = dense<0.125> : tensor<1x24x8xf32>} : () -> tensor<1x24x8xf32>
   %h = onnx.GRU(%x, %w, %r) {hidden_size = 8 : i64, linear_before_reset = 1 : i64} : (tensor<3x1x2xf32>, tensor<1x24x2xf32>, tensor<1x24x8xf32>) -> (none, tensor<1x1x8xf32>)
+  func.return %h : tensor<1x1x8xf32>
+}
+
+// -----
+
+// A sequence longer than XW_CHUNK (64) steps runs in chunks: XW holds 64 steps' input parts;
+// a loop over the 2 whole chunks computes a chunk's (X seen as 2 chunks of 64 rows, XW as the
+// same rows for each: stride 0) and then runs its 64 steps, reading XW at the step's row; the
+// last 2 steps are a chunk of their own (X's rows from step 128).
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         %h_xw0 = uop.define_local "h_xw0" : !uop.buffer<1536xf32>
+// CHECK:         [[XC:%.*]] = uop.view %x : !uop.buffer<260xf32> -> !uop.view<2x64x2xf32, strides [128, 2, 1], offset 0>
+// CHECK:         [[XWC:%.*]] = uop.view %h_xw0 : !uop.buffer<1536xf32> -> !uop.view<2x64x24xf32, strides [0, 24, 1], offset 0>
+// CHECK:         [[XW0:%.*]] = uop.view %h_xw0 : !uop.buffer<1536xf32> -> !uop.view<64x1x8xf32, strides [24, 24, 1], offset 0>
+// CHECK:         [[XR:%.*]] = uop.view %x : !uop.buffer<260xf32> -> !uop.view<2x2xf32, strides [2, 1], offset 256>
+// CHECK:         uop.range [[C:%.*]] = 0 to 2 {
+// CHECK:               uop.gep [[XC]][[[C]], {{%.*}}, {{%.*}}]
+// CHECK:               uop.gep [[XWC]][[[C]], {{%.*}}, {{%.*}}]
+// CHECK:           uop.range [[S:%.*]] = 0 to 64 {
+// CHECK:                 uop.gep [[XW0]][[[S]], {{%.*}}, {{%.*}}]
+// CHECK:         uop.gep [[XR]]
+// CHECK:         uop.range {{%.*}} = 0 to 2 {
+// CHECK:             uop.gep [[XW0]]
+func.func @main(%x: tensor<130x1x2xf32>) -> tensor<1x1x8xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["h"]} {
+  %w = onnx.Constant() {value = dense<0.25> : tensor<1x24x2xf32>} : () -> tensor<1x24x2xf32>
+  %r = onnx.Constant() {value = dense<0.125> : tensor<1x24x8xf32>} : () -> tensor<1x24x8xf32>
+  %h = onnx.GRU(%x, %w, %r) {hidden_size = 8 : i64, linear_before_reset = 1 : i64} : (tensor<130x1x2xf32>, tensor<1x24x2xf32>, tensor<1x24x8xf32>) -> (none, tensor<1x1x8xf32>)
   func.return %h : tensor<1x1x8xf32>
 }
