@@ -24,8 +24,10 @@ Legality, checked in code, for a producer nest P writing buffer B and a consumer
 3. into the producer (elementwise, epilogue): C reads B only at the identity index, so iteration
    c of C needs only B[c]; P's store indices are affine functions of its loop variables within
    the view's bounds, so each store of B[q] runs iteration c = q of C right after it. C's other
-   inputs are not written by P or between P and C, C's output is not touched by P or between
-   them and is not read by C, and every value C takes from outside is defined before P or is a
+   inputs are not written between P and C, and those P writes (siblings) it stores element
+   by element beside B, at the same indices and element map, so C's iteration reads the
+   values just stored (`x · sigmoid(x)` after a Conv whose epilogue computes both); C's
+   output is not touched by P or between them and is not read by C, and every value C takes from outside is defined before P or is a
    buffer, view or constant that can move ahead of P (not, say, a sum computed after P), so
    moving C's iterations earlier and reordering them changes no value read or written; no
    `uop.check` lies between P and C (when it fails, C must not have run);
@@ -360,36 +362,46 @@ class _Fuser:
 
     def _into_producer(self, nest: ElementwiseNest, buffer: SSAValue) -> bool:
         found = self._legal_into_producer(nest, buffer)
-        if found is None or not self._hoist_operands(nest.body, found[0]):
+        if found is None or not self._hoist_operands(nest.body, found.producer):
             return False
-        producer, stores, loads = found
-        remove = self._removable(buffer, {producer, nest.root})
-        skip = {a.gep for a in loads} | {u.operation for a in loads for u in a.gep.result.uses}
+        producer, loads = found.producer, found.loads
+        read = [buffer, *found.siblings]
+        remove = {b for b in read if self._removable(b, {producer, nest.root})}
+        all_loads = [*loads, *(a for b in found.siblings for a in accesses(b) if nest.root.is_ancestor(a.gep))]
+        skip = {a.gep for a in all_loads} | {u.operation for a in all_loads for u in a.gep.result.uses}
         body = [o for o in nest.body.ops if not isinstance(o, EndRangeOp) and o not in skip]
-        for store in stores:
-            store_op = _store_of(store)
+        for group in found.stores:
+            store = group[0]
+            store_ops = [_store_of(a) for a in group]
+            last = max(store_ops, key=lambda o: _position(o))
             zero = ConstOp(0, IndexType())  # the index of extent-1 dimensions, erased if unused
-            zero.location = store_op.location
-            Rewriter.insert_op(zero, InsertPoint.before(store_op))
+            zero.location = store_ops[0].location
+            Rewriter.insert_op(zero, InsertPoint.before(store_ops[0]))
             mapping = _index_map(loads[0], store, zero.result)
-            mapping |= {u.operation.results[0]: store_op.value for a in loads for u in a.gep.result.uses}
-            Rewriter.insert_op([o.clone(value_mapper=mapping) for o in body], InsertPoint.after(store_op))
-            if remove:
-                Rewriter.erase_op(store_op)
-                Rewriter.erase_op(store.gep)
+            for b, store_op in zip(read, store_ops):
+                mapping |= {
+                    u.operation.results[0]: store_op.value
+                    for a in all_loads
+                    if a.buffer is b
+                    for u in a.gep.result.uses
+                }
+            Rewriter.insert_op([o.clone(value_mapper=mapping) for o in body], InsertPoint.after(last))
+            for b, access, store_op in zip(read, group, store_ops):
+                if b in remove:
+                    Rewriter.erase_op(store_op)
+                    Rewriter.erase_op(access.gep)
             if not zero.result.uses:
                 Rewriter.erase_op(zero)
         producer.location = fuse_locations(producer.location, nest.root.location)
         Rewriter.erase_op(nest.root)
         self._erase_dead_views()
-        if remove:
-            Rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
+        for b in read:
+            if b in remove:
+                Rewriter.erase_op(b.owner)  # type: ignore[arg-type]
         return True
 
-    def _legal_into_producer(
-        self, nest: ElementwiseNest, buffer: SSAValue
-    ) -> tuple[RangeOp, list[Access], list[Access]] | None:
-        """(producer, its stores of `buffer`, the nest's loads of it) if rules 1-3 hold."""
+    def _legal_into_producer(self, nest: ElementwiseNest, buffer: SSAValue) -> _ProducerFusion | None:
+        """How to fuse `nest` into the producer of `buffer`, if rules 1-3 hold."""
         output = nest.output.buffer
         found = self._producer(buffer)
         if found is None or output is buffer or not found[0].is_before_in_block(nest.root):
@@ -411,9 +423,43 @@ class _Fuser:
             return None
         if any(Access.of(g).buffer is output for g in _geps(nest.body) if g is not nest.output.gep):
             return None
-        if any(b is not buffer and self._writers(b) & span for b in _loaded_buffers(nest.body)):
+        loaded = [b for b in _loaded_buffers(nest.body) if b is not buffer]
+        if any(self._writers(b) & (span - {producer}) for b in loaded):
             return None
-        return producer, stores, loads
+        siblings = [b for b in loaded if producer in self._writers(b)]
+        groups = self._sibling_stores(nest, producer, stores, siblings, key)
+        if groups is None:
+            return None
+        return _ProducerFusion(producer, groups, loads, siblings)
+
+    def _sibling_stores(
+        self, nest: ElementwiseNest, producer: RangeOp, stores: list[Access], siblings: list[SSAValue], key
+    ) -> list[list[Access]] | None:
+        """Each store of the fused buffer with the producer's stores of `siblings` (other buffers
+        the nest reads, written since the producer) at the same element, or None if a sibling is
+        written elsewhere or not element by element beside it: `x · sigmoid(x)` after a Conv
+        whose epilogue stores both x and sigmoid(x) reads both at the element just stored."""
+        groups = [[store] for store in stores]
+        for sibling in siblings:
+            own = [a for a in accesses(sibling) if producer.is_ancestor(a.gep)]
+            loads = [a for a in accesses(sibling) if nest.root.is_ancestor(a.gep)]
+            if any(a.kind() != "store" or a.key() != key for a in own):
+                return None
+            if any(a.kind() != "load" or not nest.is_identity(a) or a.key() != key for a in loads):
+                return None
+            for group in groups:
+                store = group[0]
+                match = [
+                    a for a in own
+                    if a.gep.parent is store.gep.parent and tuple(a.gep.indices) == tuple(store.gep.indices)
+                ]
+                if len(match) != 1:
+                    return None
+                group.append(match[0])
+            # each of the sibling's stores pairs with exactly one store of B
+            if len(own) != len(groups) or len({id(group[-1]) for group in groups}) != len(groups):
+                return None
+        return groups
 
     def _hoist_operands(self, body: Block, anchor: Operation) -> bool:
         """Move the top-level definitions `body` uses (buffers, views, constants) ahead of
@@ -487,6 +533,25 @@ class _Fuser:
         self._erase_dead_views()
         Rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
         return True
+
+
+@dataclass(frozen=True)
+class _ProducerFusion:
+    """A consumer nest's fusion into its producer: per store of the fused buffer, that store and
+    the producer's stores of each sibling buffer at the same element (in `siblings` order);
+    the consumer's loads of the fused buffer."""
+
+    producer: RangeOp
+    stores: list[list[Access]]
+    loads: list[Access]
+    siblings: list[SSAValue]
+
+
+def _position(op: Operation) -> int:
+    """The index of `op` in its block."""
+    block = op.parent
+    assert block is not None
+    return block.get_operation_index(op)
 
 
 def _geps(region_holder: Operation | Block) -> list[GepOp]:

@@ -15,7 +15,7 @@ import types
 from zant.passes import fuse_loops
 
 RULE = (
-    "        if any(b is not buffer and self._writers(b) & span for b in _loaded_buffers(nest.body)):\n"
+    "        if any(self._writers(b) & (span - {producer}) for b in loaded):\n"
     "            return None\n"
 )
 """The check the copy drops (the plugin fails to load if fuse-loops no longer has it)."""

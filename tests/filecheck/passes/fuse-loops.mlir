@@ -446,3 +446,201 @@ func.func @check_between() {
   }
   func.return
 }
+
+// -----
+
+// Siblings: the producer's epilogue stores c and s = -c (as a Conv's stores x and sigmoid(x)
+// once Sigmoid fused into it), and y = c · s reads both at the identity index. Each store of c
+// has a store of s at the same indices beside it: the multiply runs after the later of the
+// two, on the stored values, and c and s, read by nothing else, disappear.
+
+// CHECK-LABEL: func.func @siblings()
+// CHECK-NOT:     uop.define_local
+// CHECK:         uop.range [[I:%.*]] = 0 to 4 step 2 {
+// CHECK:           uop.range [[J:%.*]] = 0 to 3 {
+// CHECK:             [[V0:%.*]] = uop.acc_get
+// CHECK-NEXT:        [[N0:%.*]] = uop.neg [[V0]] : f32
+// CHECK-NEXT:        [[M0:%.*]] = uop.mul [[V0]], [[N0]] : f32
+// CHECK-NEXT:        [[Y0:%.*]] = uop.gep %{{.*}}[[[I]], [[J]]] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+// CHECK-NEXT:        uop.store [[M0]], [[Y0]] : f32
+// CHECK:             [[V1:%.*]] = uop.acc_get
+// CHECK-NEXT:        [[N1:%.*]] = uop.neg [[V1]] : f32
+// CHECK:             uop.mul [[V1]], [[N1]] : f32
+// CHECK-NOT:     uop.range
+
+// Stores paired by element, not by position: with s's rows swapped, s[i + 1, j] (= -c[i, j])
+// is stored second and s[i, j] (= -c[i + 1, j]) last, so y[i + 1, j] is computed after the
+// third store and y[i, j] after the last, each from the two values stored at its element.
+
+// CHECK-LABEL: func.func @swapped_siblings()
+// CHECK-NOT:     uop.define_local
+// CHECK:             [[V0:%.*]] = uop.acc_get %acc0
+// CHECK-NEXT:        [[N0:%.*]] = uop.neg [[V0]] : f32
+// CHECK-NEXT:        [[V1:%.*]] = uop.acc_get %acc1
+// CHECK-NEXT:        [[M1:%.*]] = uop.mul [[V1]], [[N0]] : f32
+// CHECK-NEXT:        [[Y1:%.*]] = uop.gep %yv[%i1, %j]
+// CHECK-NEXT:        uop.store [[M1]], [[Y1]] : f32
+// CHECK-NEXT:        [[N1:%.*]] = uop.neg [[V1]] : f32
+// CHECK-NEXT:        [[M0:%.*]] = uop.mul [[V0]], [[N1]] : f32
+// CHECK-NEXT:        [[Y0:%.*]] = uop.gep %yv[%i, %j]
+// CHECK-NEXT:        uop.store [[M0]], [[Y0]] : f32
+// CHECK-NOT:     uop.range
+
+// A sibling the producer does not store at every element the consumer reads (s[i, j] twice,
+// s[i + 1, j] never): no fusion.
+
+// CHECK-LABEL: func.func @partial_sibling()
+// CHECK:         uop.define_local "c"
+// CHECK:         uop.define_local "s"
+// CHECK:         uop.range {{%.*}} = 0 to 4 step 2
+// CHECK:         uop.range {{%.*}} = 0 to 4 {
+func.func @siblings() {
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<8xf32>
+  %c = uop.define_local "c" : !uop.buffer<12xf32>
+  %s = uop.define_local "s" : !uop.buffer<12xf32>
+  %xv = uop.view %x : !uop.buffer<8xf32> -> !uop.view<4x2xf32, strides [2, 1], offset 0>
+  %cv = uop.view %c : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  %sv = uop.view %s : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  uop.range %i = 0 to 4 step 2 {
+    %one = uop.const 1 : index
+    %i1 = uop.add %i, %one : index
+    uop.range %j = 0 to 3 {
+      %acc0 = uop.define_acc 0.0 : f32
+      %acc1 = uop.define_acc 0.0 : f32
+      uop.range %k = 0 to 2 {
+        %0 = uop.gep %xv[%i, %k] : !uop.view<4x2xf32, strides [2, 1], offset 0>
+        %1 = uop.load %0 : f32
+        uop.mulacc %acc0, %1, %1 : !uop.acc<f32>, f32
+        %2 = uop.gep %xv[%i1, %k] : !uop.view<4x2xf32, strides [2, 1], offset 0>
+        %3 = uop.load %2 : f32
+        uop.mulacc %acc1, %3, %3 : !uop.acc<f32>, f32
+      }
+      %4 = uop.acc_get %acc0 : !uop.acc<f32>, f32
+      %5 = uop.gep %cv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %4, %5 : f32
+      %6 = uop.neg %4 : f32
+      %7 = uop.gep %sv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %6, %7 : f32
+      %8 = uop.acc_get %acc1 : !uop.acc<f32>, f32
+      %9 = uop.gep %cv[%i1, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %8, %9 : f32
+      %10 = uop.neg %8 : f32
+      %11 = uop.gep %sv[%i1, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %10, %11 : f32
+    }
+  }
+  %y = uop.define_global "output" 0 "y" : !uop.buffer<12xf32>
+  %yv = uop.view %y : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  uop.range %i = 0 to 4 {
+    uop.range %j = 0 to 3 {
+      %0 = uop.gep %cv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      %1 = uop.load %0 : f32
+      %2 = uop.gep %sv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      %3 = uop.load %2 : f32
+      %4 = uop.mul %1, %3 : f32
+      %5 = uop.gep %yv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %4, %5 : f32
+    }
+  }
+  func.return
+}
+func.func @swapped_siblings() {
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<8xf32>
+  %c = uop.define_local "c" : !uop.buffer<12xf32>
+  %s = uop.define_local "s" : !uop.buffer<12xf32>
+  %xv = uop.view %x : !uop.buffer<8xf32> -> !uop.view<4x2xf32, strides [2, 1], offset 0>
+  %cv = uop.view %c : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  %sv = uop.view %s : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  uop.range %i = 0 to 4 step 2 {
+    %one = uop.const 1 : index
+    %i1 = uop.add %i, %one : index
+    uop.range %j = 0 to 3 {
+      %acc0 = uop.define_acc 0.0 : f32
+      %acc1 = uop.define_acc 0.0 : f32
+      uop.range %k = 0 to 2 {
+        %0 = uop.gep %xv[%i, %k] : !uop.view<4x2xf32, strides [2, 1], offset 0>
+        %1 = uop.load %0 : f32
+        uop.mulacc %acc0, %1, %1 : !uop.acc<f32>, f32
+        %2 = uop.gep %xv[%i1, %k] : !uop.view<4x2xf32, strides [2, 1], offset 0>
+        %3 = uop.load %2 : f32
+        uop.mulacc %acc1, %3, %3 : !uop.acc<f32>, f32
+      }
+      %4 = uop.acc_get %acc0 : !uop.acc<f32>, f32
+      %5 = uop.gep %cv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %4, %5 : f32
+      %6 = uop.neg %4 : f32
+      %7 = uop.gep %sv[%i1, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %6, %7 : f32
+      %8 = uop.acc_get %acc1 : !uop.acc<f32>, f32
+      %9 = uop.gep %cv[%i1, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %8, %9 : f32
+      %10 = uop.neg %8 : f32
+      %11 = uop.gep %sv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %10, %11 : f32
+    }
+  }
+  %y = uop.define_global "output" 0 "y" : !uop.buffer<12xf32>
+  %yv = uop.view %y : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  uop.range %i = 0 to 4 {
+    uop.range %j = 0 to 3 {
+      %0 = uop.gep %cv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      %1 = uop.load %0 : f32
+      %2 = uop.gep %sv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      %3 = uop.load %2 : f32
+      %4 = uop.mul %1, %3 : f32
+      %5 = uop.gep %yv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %4, %5 : f32
+    }
+  }
+  func.return
+}
+func.func @partial_sibling() {
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<8xf32>
+  %c = uop.define_local "c" : !uop.buffer<12xf32>
+  %s = uop.define_local "s" : !uop.buffer<12xf32>
+  %xv = uop.view %x : !uop.buffer<8xf32> -> !uop.view<4x2xf32, strides [2, 1], offset 0>
+  %cv = uop.view %c : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  %sv = uop.view %s : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  uop.range %i = 0 to 4 step 2 {
+    %one = uop.const 1 : index
+    %i1 = uop.add %i, %one : index
+    uop.range %j = 0 to 3 {
+      %acc0 = uop.define_acc 0.0 : f32
+      %acc1 = uop.define_acc 0.0 : f32
+      uop.range %k = 0 to 2 {
+        %0 = uop.gep %xv[%i, %k] : !uop.view<4x2xf32, strides [2, 1], offset 0>
+        %1 = uop.load %0 : f32
+        uop.mulacc %acc0, %1, %1 : !uop.acc<f32>, f32
+        %2 = uop.gep %xv[%i1, %k] : !uop.view<4x2xf32, strides [2, 1], offset 0>
+        %3 = uop.load %2 : f32
+        uop.mulacc %acc1, %3, %3 : !uop.acc<f32>, f32
+      }
+      %4 = uop.acc_get %acc0 : !uop.acc<f32>, f32
+      %5 = uop.gep %cv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %4, %5 : f32
+      %6 = uop.neg %4 : f32
+      %7 = uop.gep %sv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %6, %7 : f32
+      %8 = uop.acc_get %acc1 : !uop.acc<f32>, f32
+      %9 = uop.gep %cv[%i1, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %8, %9 : f32
+      %10 = uop.neg %8 : f32
+      %11 = uop.gep %sv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %10, %11 : f32
+    }
+  }
+  %y = uop.define_global "output" 0 "y" : !uop.buffer<12xf32>
+  %yv = uop.view %y : !uop.buffer<12xf32> -> !uop.view<4x3xf32, strides [3, 1], offset 0>
+  uop.range %i = 0 to 4 {
+    uop.range %j = 0 to 3 {
+      %0 = uop.gep %cv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      %1 = uop.load %0 : f32
+      %2 = uop.gep %sv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      %3 = uop.load %2 : f32
+      %4 = uop.mul %1, %3 : f32
+      %5 = uop.gep %yv[%i, %j] : !uop.view<4x3xf32, strides [3, 1], offset 0>
+      uop.store %4, %5 : f32
+    }
+  }
+  func.return
+}
