@@ -449,10 +449,7 @@ class _Fuser:
                 return None
             for group in groups:
                 store = group[0]
-                match = [
-                    a for a in own
-                    if a.gep.parent is store.gep.parent and tuple(a.gep.indices) == tuple(store.gep.indices)
-                ]
+                match = [a for a in own if a.gep.parent is store.gep.parent and _same_element(a, store)]
                 if len(match) != 1:
                     return None
                 group.append(match[0])
@@ -545,6 +542,12 @@ class _ProducerFusion:
     stores: list[list[Access]]
     loads: list[Access]
     siblings: list[SSAValue]
+
+
+def _same_element(a: Access, b: Access) -> bool:
+    """Two accesses with equal keys index the same element: the same index values in every
+    dimension of extent above 1 (extent-1 dimensions are always 0)."""
+    return [i for i, d in zip(a.gep.indices, a.shape) if d != 1] == [i for i, d in zip(b.gep.indices, b.shape) if d != 1]
 
 
 def _position(op: Operation) -> int:
