@@ -4,7 +4,7 @@ evaluator; and the tile choice.
 
 One model holds many Convs of one input (each its own output), so one build covers strides,
 dilations, asymmetric pads, groups, 1-D and 3-D windows, 8- and 16-lane blocks, no bias, every
-form (channel lanes, pixel lanes, depthwise rows, scalar) and fused residual epilogues.
+form (channel lanes, pixel lanes, depthwise rows and lanes, scalar) and fused residual epilogues.
 """
 
 from __future__ import annotations
@@ -98,6 +98,21 @@ def wide_model() -> onnx.ModelProto:
     return m.model()
 
 
+def depthwise_model() -> list[onnx.ModelProto]:
+    """Depthwise Convs that take the depthwise-lane form (strided, or rows shorter than 16):
+    two 16-lane blocks, 8-lane blocks (24 channels), dilation, no bias, a 1-D window; and a
+    grouped Conv of 2 input channels per group, which keeps depthwise rows."""
+    m = ConvModel([1, 48, 7, 9], seed=4)
+    m.conv(48, [3, 3], group=48, pads=[1, 1, 1, 1], strides=[2, 2])
+    m.conv(48, [5, 5], group=48, pads=[2, 2, 2, 2])
+    m.conv(48, [3, 3], group=48, pads=[2, 1, 2, 1], dilations=[2, 1], bias=False)
+    m.conv(48, [1, 3], group=48, strides=[1, 2])
+    m.conv(24, [3, 3], group=24, pads=[1, 1, 1, 1])  # 2 input channels per group
+    narrow = ConvModel([1, 24, 5, 6], seed=5)
+    narrow.conv(24, [3, 3], group=24, pads=[1, 1, 1, 1], strides=[2, 2])
+    return [m.model(), narrow.model()]
+
+
 def conv_1d_3d_models() -> list[onnx.ModelProto]:
     one = ConvModel([1, 5, 23], seed=1)
     one.conv(16, [5], pads=[2, 1], strides=[2])
@@ -115,6 +130,12 @@ def test_conv_lanes_2d(pipeline):
 @pytest.mark.parametrize("pipeline", [SCALAR, VECTOR], ids=["scalar", "vectorized"])
 def test_conv_pixel_lanes(pipeline):
     check_model(wide_model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["16-lane", "8-lane"])
+@pytest.mark.parametrize("pipeline", [SCALAR, VECTOR], ids=["scalar", "vectorized"])
+def test_depthwise_lanes(pipeline, index):
+    check_model(depthwise_model()[index], rtol=1e-4, atol=1e-4, pipeline=pipeline)
 
 
 def test_tiles_cover_the_outputs_once():

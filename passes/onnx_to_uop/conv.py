@@ -264,7 +264,8 @@ class LaneConv:
         with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1] // self.lanes) as block:
             first_out = kb.alu("mul", block, kb.index(self.lanes))
             first_channel = None
-            if out_shape[1] > self.out_per_group:  # grouped: a block lies in one group
+            # grouped: a block lies in one group (depthwise lanes each read their own channel)
+            if 1 < self.out_per_group < out_shape[1]:
                 group = kb.alu("div", first_out, kb.index(self.out_per_group))
                 first_channel = kb.alu("mul", group, kb.index(self.group_channels))
             for piece in pieces:
@@ -286,7 +287,10 @@ class LaneConv:
             m = kb.alu("add", first_out, lane)
             accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in outputs]
             with _reduction_loops(kb, self.group_channels, kernel) as (c, taps):
-                channel = c if first_channel is None else kb.alu("add", first_channel, c)
+                if self.out_per_group == 1:
+                    channel = kb.alu("add", m, c)
+                else:
+                    channel = c if first_channel is None else kb.alu("add", first_channel, c)
                 w = kb.load(self.packed, [block, c, *taps, lane])
                 for acc, pixel in zip(accs, outputs):
                     positions = tap_positions(kb, self.windows, pixel, taps)
@@ -395,17 +399,25 @@ class ConvLowering(OnnxLowering):
             strides = [window.stride for window in windows]
             reduction = group_channels * math.prod(kernel)
             form = self.vector.form(group, out_per_group, reduction, strides, out_shape[-1], math.prod(kernel))
-        weights = _constant_tensor(w) if form == "channel lanes" else None
-        if form == "channel lanes" and weights is None:
-            form = "scalar"
+        lane_forms = ("channel lanes", "depthwise lanes")
+        weights = _constant_tensor(w) if form in lane_forms else None
+        if form in lane_forms and weights is None:
+            form = "scalar" if form == "channel lanes" else "depthwise rows"
         # The channel-lane form reads channels innermost over a channels-last copy of X when
-        # there are more channels than taps: X's reads and W's are then each one stream.
-        channels_last = form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(group_channels, kernel)
+        # there are more channels than taps: X's reads and W's are then each one stream. The
+        # depthwise lanes read each lane's own channel: consecutive in a channels-last copy.
+        channels_last = form == "depthwise lanes" or (
+            form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(group_channels, kernel)
+        )
         if form != "scalar":
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", channels_last=channels_last)
-        if form == "channel lanes":
-            lanes, pixels = self.vector.channel_lanes(out_per_group, out_shape[2:], weights.nbytes)
-            packed = _packed_weights(kb, weights, lanes, f"{result_name(op)}_packed_weights", channels_last)
+        if form in lane_forms:
+            lanes, pixels = self.vector.channel_lanes(
+                out_channels if form == "depthwise lanes" else out_per_group, out_shape[2:], weights.nbytes
+            )
+            packed = _packed_weights(
+                kb, weights, lanes, f"{result_name(op)}_packed_weights", form == "channel lanes" and channels_last
+            )
             y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)
             bias = layout_of(bias) if bias is not None else None

@@ -37,6 +37,11 @@ class VectorConv:
       group take this form even where pixel lanes would fit);
     * **depthwise rows** (one input channel per output channel): each output row one loop,
       vectorized along the row;
+    * **depthwise lanes** (one input channel per output channel, channels in 8s, constant
+      weights, and strided or with rows shorter than L, which rows would gather or leave
+      scalar): the channel-lane form with each lane reading its own channel from a
+      channels-last padded copy of X (one vector load per tap and pixel) and the weights packed
+      W'[m / L, 1, k…, m % L];
     * otherwise the scalar form.
     """
 
@@ -53,6 +58,8 @@ class VectorConv:
         if group == 1 and unit_stride and row >= self.lanes and not streams:
             return "pixel lanes"
         if out_per_group == 1 and group > 1:
+            if reduction == taps and group % 8 == 0 and (not unit_stride or row < self.lanes):
+                return "depthwise lanes"
             return "depthwise rows"
         if out_per_group % 8 == 0 and (reduction >= MIN_REDUCTION or not unit_stride):
             return "channel lanes"

@@ -40,23 +40,52 @@ func.func @main(%x: tensor<1x2x5x9xf32>) -> tensor<1x8x3x5xf32> attributes {onnx
 
 // -----
 
-// Weights that are not constant, or channel groups that do not split into 8 (here a depthwise
-// Conv), keep the scalar form: output channels in blocks of the `step`, no packed weights.
+// Weights that are not constant keep the scalar form: output channels in blocks of the
+// `step`, no packed weights; so do depthwise Convs with run-time weights (depthwise rows).
 
 // CHECK-LABEL: func.func @main()
 // CHECK-NOT:     packed_weights
 // CHECK:         uop.range {{%.*}} = 0 to 8 step 8 {
-// CHECK-LABEL: func.func @depthwise()
+// CHECK-LABEL: func.func @depthwise_runtime_weights()
 // CHECK-NOT:     packed_weights
-// CHECK:         uop.range {{%.*}} = 0 to 8 {
+// CHECK:         func.return
 func.func @main(%x: tensor<1x2x3x5xf32>, %w: tensor<8x2x1x1xf32>) -> tensor<1x8x3x5xf32> attributes {onnx.input_names = ["x", "w"], onnx.output_names = ["y"]} {
   %y = onnx.Conv(%x, %w) : (tensor<1x2x3x5xf32>, tensor<8x2x1x1xf32>) -> tensor<1x8x3x5xf32>
   func.return %y : tensor<1x8x3x5xf32>
 }
-func.func @depthwise(%x: tensor<1x8x3x5xf32>) -> tensor<1x8x3x5xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
-  %w = onnx.Constant() {value = dense<1.0> : tensor<8x1x1x1xf32>} : () -> tensor<8x1x1x1xf32>
+func.func @depthwise_runtime_weights(%x: tensor<1x8x3x5xf32>, %w: tensor<8x1x1x1xf32>) -> tensor<1x8x3x5xf32> attributes {onnx.input_names = ["x", "w"], onnx.output_names = ["y"]} {
   %y = onnx.Conv(%x, %w) {group = 8 : i64} : (tensor<1x8x3x5xf32>, tensor<8x1x1x1xf32>) -> tensor<1x8x3x5xf32>
   func.return %y : tensor<1x8x3x5xf32>
+}
+
+// -----
+
+// Depthwise lanes: a strided depthwise 3x3 over 8 channels (constant weights). X is copied
+// into a channels-last padded buffer (5x7x8), W packed as W'[m / 8, 1, kh, kw, m % 8]; around
+// each tile of 3 outputs the loop over the block's 8 lanes reads, per tap, the lane's weight
+// and the lane's own channel (m + c) of X: consecutive across lanes, one vector load each.
+
+// CHECK-LABEL: func.func @depthwise()
+// CHECK:         uop.define_local "y_padded" : !uop.buffer<280xf32>
+// CHECK:         uop.define_global "constant" 0 "y_packed_weights" {{.*}} : tensor<1x1x3x3x8xf32>
+// CHECK:         [[W:%.*]] = uop.view {{%.*}} : !uop.buffer<72xf32> -> !uop.view<1x1x3x3x8xf32, strides [72, 72, 24, 8, 1], offset 0>
+// CHECK:         [[X:%.*]] = uop.view {{%.*}} : !uop.buffer<280xf32> -> !uop.view<1x8x5x7xf32, strides [280, 1, 56, 8], offset 0>
+// CHECK:         [[EIGHT:%.*]] = uop.const 8 : index
+// CHECK-NEXT:    uop.mul [[BLOCK:%.*]], [[EIGHT]] : index
+// CHECK:         uop.range {{%.*}} = 0 to 3 step 3 {
+// CHECK:             uop.range [[LANE:%.*]] = 0 to 8 {
+// CHECK-NEXT:          [[M:%.*]] = uop.add {{%.*}}, [[LANE]] : index
+// CHECK-COUNT-3:       uop.define_acc 0.000000e+00 : f32
+// CHECK-NEXT:          uop.range [[C:%.*]] = 0 to 1 {
+// CHECK-NEXT:            uop.range [[KH:%.*]] = 0 to 3 {
+// CHECK-NEXT:              uop.range [[KW:%.*]] = 0 to 3 {
+// CHECK-NEXT:                [[CHANNEL:%.*]] = uop.add [[M]], [[C]] : index
+// CHECK-NEXT:                uop.gep [[W]][[[BLOCK]], [[C]], [[KH]], [[KW]], [[LANE]]]
+// CHECK:                     uop.gep [[X]][{{%.*}}, [[CHANNEL]], {{%.*}}, {{%.*}}]
+func.func @depthwise(%x: tensor<1x8x3x5xf32>) -> tensor<1x8x2x3xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
+  %w = onnx.Constant() {value = dense<1.0> : tensor<8x1x3x3xf32>} : () -> tensor<8x1x3x3xf32>
+  %y = onnx.Conv(%x, %w) {group = 8 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x3x5xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x2x3xf32>
+  func.return %y : tensor<1x8x2x3xf32>
 }
 
 // -----
