@@ -34,7 +34,8 @@ class VectorConv:
       *streams*: its channels innermost in the reduction, over a channels-last padded copy of X
       and weights packed W'[m / L, k…, c, m % L], so each tile reads X and W' front to back
       (ResNet-18's 512-channel 3x3 layers ran 3x faster so; at least L output channels per
-      group take this form even where pixel lanes would fit);
+      group take this form even where pixel lanes would fit, unless the rows are whole
+      vectors);
     * **depthwise rows** (one input channel per output channel): each output row one loop,
       vectorized along the row;
     * **depthwise lanes** (one input channel per output channel, channels in 8s, constant
@@ -53,8 +54,13 @@ class VectorConv:
     ) -> str:
         unit_stride = all(s == 1 for s in strides)
         # A window of several taps over at least as many channels, whose output channels fill
-        # whole vectors, streams its channels-last input and packed weights once per tile.
-        streams = taps > 1 and reduction >= taps * taps and out_per_group % self.lanes == 0
+        # whole vectors, streams its channels-last input and packed weights once per tile:
+        # faster than pixel lanes unless the rows split into whole vectors (ResNet-18's 24-wide
+        # rows stream, 1.25x -> 0.96x onnxruntime; ResNet-8's 32- and 16-wide ones do not,
+        # 0.86x as pixel lanes, 0.98x streamed).
+        streams = (
+            taps > 1 and reduction >= taps * taps and out_per_group % self.lanes == 0 and row % self.lanes != 0
+        )
         if group == 1 and unit_stride and row >= self.lanes and not streams:
             return "pixel lanes"
         if out_per_group == 1 and group > 1:
