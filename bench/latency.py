@@ -138,9 +138,10 @@ def measure(
         builds.append((variant, host, compile_for(variant, mcu_target, "ReleaseSmall"), compile_seconds))
 
     session = ort_session(path)
-    calls, checks = [], []
+    calls, checks, buffers = [], [], []
     for variant, host, _, _ in builds:
         predict, inputs, outputs = bound_predict(host)
+        buffers.append((inputs, outputs))  # each bound call writes through its own arrays: keep them alive
         feeds = {s.name: a for s, a in zip(host.inputs, inputs)}
         status = predict()
         if status != 0:
