@@ -27,7 +27,8 @@ Legality, checked in code, for a producer nest P writing buffer B and a consumer
    inputs are not written between P and C, and those P writes (siblings) it stores element
    by element beside B, at the same indices and element map, so C's iteration reads the
    values just stored (`x · sigmoid(x)` after a Conv whose epilogue computes both); C's
-   output is not touched by P or between them and is not read by C, and every value C takes from outside is defined before P or is a
+   output is not touched by P or between them and is not read by C, and every value C takes
+   from outside is defined before P or is a
    buffer, view or constant that can move ahead of P (not, say, a sum computed after P), so
    moving C's iterations earlier and reordering them changes no value read or written; no
    `uop.check` lies between P and C (when it fails, C must not have run);
@@ -367,24 +368,18 @@ class _Fuser:
         producer, loads = found.producer, found.loads
         read = [buffer, *found.siblings]
         remove = {b for b in read if self._removable(b, {producer, nest.root})}
-        all_loads = [*loads, *(a for b in found.siblings for a in accesses(b) if nest.root.is_ancestor(a.gep))]
-        skip = {a.gep for a in all_loads} | {u.operation for a in all_loads for u in a.gep.result.uses}
+        skip = {a.gep for a in loads} | {u.operation for a in loads for u in a.gep.result.uses}
         body = [o for o in nest.body.ops if not isinstance(o, EndRangeOp) and o not in skip]
+        # the nest's loaded values of each read buffer, in `read` order
+        loaded = [[u.operation.results[0] for a in loads if a.buffer is b for u in a.gep.result.uses] for b in read]
         for group in found.stores:
-            store = group[0]
             store_ops = [_store_of(a) for a in group]
-            last = max(store_ops, key=lambda o: _position(o))
+            last = max(store_ops, key=_position)
             zero = ConstOp(0, IndexType())  # the index of extent-1 dimensions, erased if unused
             zero.location = store_ops[0].location
             Rewriter.insert_op(zero, InsertPoint.before(store_ops[0]))
-            mapping = _index_map(loads[0], store, zero.result)
-            for b, store_op in zip(read, store_ops):
-                mapping |= {
-                    u.operation.results[0]: store_op.value
-                    for a in all_loads
-                    if a.buffer is b
-                    for u in a.gep.result.uses
-                }
+            mapping = _index_map(loads[0], group[0], zero.result)
+            mapping |= {value: store_op.value for values, store_op in zip(loaded, store_ops) for value in values}
             Rewriter.insert_op([o.clone(value_mapper=mapping) for o in body], InsertPoint.after(last))
             for b, access, store_op in zip(read, group, store_ops):
                 if b in remove:
@@ -395,9 +390,8 @@ class _Fuser:
         producer.location = fuse_locations(producer.location, nest.root.location)
         Rewriter.erase_op(nest.root)
         self._erase_dead_views()
-        for b in read:
-            if b in remove:
-                Rewriter.erase_op(b.owner)  # type: ignore[arg-type]
+        for b in remove:
+            Rewriter.erase_op(b.owner)  # type: ignore[arg-type]
         return True
 
     def _legal_into_producer(self, nest: ElementwiseNest, buffer: SSAValue) -> _ProducerFusion | None:
@@ -427,36 +421,42 @@ class _Fuser:
         if any(self._writers(b) & (span - {producer}) for b in loaded):
             return None
         siblings = [b for b in loaded if producer in self._writers(b)]
-        groups = self._sibling_stores(nest, producer, stores, siblings, key)
-        if groups is None:
-            return None
-        return _ProducerFusion(producer, groups, loads, siblings)
-
-    def _sibling_stores(
-        self, nest: ElementwiseNest, producer: RangeOp, stores: list[Access], siblings: list[SSAValue], key
-    ) -> list[list[Access]] | None:
-        """Each store of the fused buffer with the producer's stores of `siblings` (other buffers
-        the nest reads, written since the producer) at the same element, or None if a sibling is
-        written elsewhere or not element by element beside it: `x · sigmoid(x)` after a Conv
-        whose epilogue stores both x and sigmoid(x) reads both at the element just stored."""
         groups = [[store] for store in stores]
         for sibling in siblings:
-            own = [a for a in accesses(sibling) if producer.is_ancestor(a.gep)]
-            loads = [a for a in accesses(sibling) if nest.root.is_ancestor(a.gep)]
-            if any(a.kind() != "store" or a.key() != key for a in own):
+            sibling_loads = self._pair_sibling(nest, producer, sibling, groups, key)
+            if sibling_loads is None:
                 return None
-            if any(a.kind() != "load" or not nest.is_identity(a) or a.key() != key for a in loads):
+            loads += sibling_loads
+        return _ProducerFusion(producer, groups, loads, siblings)
+
+    def _pair_sibling(
+        self, nest: ElementwiseNest, producer: RangeOp, sibling: SSAValue, groups: list[list[Access]], key
+    ) -> list[Access] | None:
+        """Append to each group (a store of the fused buffer, and the stores of the siblings
+        paired so far) the producer's store of `sibling` (another buffer the nest reads, which
+        the producer writes) at the same element; the nest's loads of `sibling`, or None if it
+        is not stored element by element beside the fused buffer: `x · sigmoid(x)` after a Conv
+        whose epilogue stores both x and sigmoid(x) reads both at the element just stored."""
+        own, loads = [], []
+        for a in accesses(sibling):
+            if producer.is_ancestor(a.gep):
+                own.append(a)
+            elif nest.root.is_ancestor(a.gep):
+                loads.append(a)
+        if any(a.kind() != "store" or a.key() != key for a in own):
+            return None
+        if any(a.kind() != "load" or not nest.is_identity(a) or a.key() != key for a in loads):
+            return None
+        for group in groups:
+            store = group[0]
+            match = [a for a in own if a.gep.parent is store.gep.parent and _same_element(a, store)]
+            if len(match) != 1:
                 return None
-            for group in groups:
-                store = group[0]
-                match = [a for a in own if a.gep.parent is store.gep.parent and _same_element(a, store)]
-                if len(match) != 1:
-                    return None
-                group.append(match[0])
-            # each of the sibling's stores pairs with exactly one store of B
-            if len(own) != len(groups) or len({id(group[-1]) for group in groups}) != len(groups):
-                return None
-        return groups
+            group.append(match[0])
+        # each of the sibling's stores pairs with exactly one store of B
+        if len(own) != len(groups) or len({id(group[-1]) for group in groups}) != len(groups):
+            return None
+        return loads
 
     def _hoist_operands(self, body: Block, anchor: Operation) -> bool:
         """Move the top-level definitions `body` uses (buffers, views, constants) ahead of
@@ -536,7 +536,7 @@ class _Fuser:
 class _ProducerFusion:
     """A consumer nest's fusion into its producer: per store of the fused buffer, that store and
     the producer's stores of each sibling buffer at the same element (in `siblings` order);
-    the consumer's loads of the fused buffer."""
+    the consumer's loads of the fused buffer (first), then of the siblings."""
 
     producer: RangeOp
     stores: list[list[Access]]
