@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+from zant.passes.onnx_to_uop.conv_tiling import VectorConv, tile_pieces
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -78,11 +78,8 @@ Epilogue = Callable[[KernelBuilder, SSAValue, list[SSAValue], SSAValue, SSAValue
 
 def _groups(count: int, size: int) -> list[tuple[int, int, int]]:
     """`count` items in tiles of `size`: (tile size, how many such tiles, first item) for the
-    whole tiles, then one smaller tile of the rest."""
-    groups = [(size, count // size, 0)] if count >= size else []
-    if count % size:
-        groups.append((count % size, 1, count - count % size))
-    return groups
+    whole tiles, then one smaller tile of the rest (`tile_pieces` in one dimension)."""
+    return [(p.tile[0], p.blocks, p.bounds[0][0]) for p in tile_pieces([count], [size])]
 
 
 FMA_LATENCY = 4

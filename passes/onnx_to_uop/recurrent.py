@@ -212,9 +212,9 @@ class Step:
     lane: SSAValue | None = None
     """j = block·L + lane in the lane form (None: the plain one)."""
     hidden_dots: list[SSAValue] | None = None
+    """The lane form's gate dot products over H_{t-1}, once computed."""
     row: SSAValue | None = None
     """This step's row of the chunk's XW (the lane form)."""
-    """The lane form's gate dot products over H_{t-1}, once computed."""
 
     def all_hidden_dots(self) -> list[SSAValue]:
         """Every gate's H_{t-1}·R_gᵀ of the lane form, in one loop over k: one independent
