@@ -172,9 +172,13 @@ class Emitter:
         """2^(k + bias - 127) as the f32 whose exponent field is k + bias (normal: 0 < k + bias
         < 255), for j = k + 1.5·2^23: bits(j)·2^23 keeps k·2^23 (mod 2^32: 1.5·2^23's bits
         shift out), to which the biased field is added (LLVM makes the multiply a shift)."""
-        field = self.alu("mul", self.bits(j), self.i(1 << 23))
+        field = self.exponent_field(j)
         bias_bits = self.i(bias << 23) if isinstance(bias, int) else bias
         return self.float(self.alu("add", field, bias_bits))
+
+    def exponent_field(self, j: SSAValue) -> SSAValue:
+        """k·2^23 (mod 2^32) for j = k + 1.5·2^23: k in an f32's exponent field."""
+        return self.alu("mul", self.bits(j), self.i(1 << 23))
 
     def exp(self, x: SSAValue, nonpositive: bool = False) -> SSAValue:
         """e^x for every f32 x; `nonpositive`: x ≤ 0 or NaN (exp(-|y|): Softplus)."""
@@ -204,7 +208,7 @@ class Emitter:
         s = self.mul_add(k, self.f(LN2_HI), y)  # -r, exact
         s = self.mul_add(k, self.f(LN2_LO), s)
         p = self.horner(s, [c * (-1) ** i * 2.0 ** 24 for i, c in enumerate(EXP_P)])
-        field = self.alu("mul", self.bits(j), self.i(1 << 23))  # k·2^23
+        field = self.exponent_field(j)
         n = self.float(self.alu("sub", self.i((127 + 24) << 23), field))
         return self.alu("div", n, self.alu("add", n, p))
 

@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 from zant.backend.boards import Board, board_for
 from zant.backend.build import OPTIMIZE_MODES, ZigCompileError
 from zant.backend.build import TARGETS as ZIG_TARGETS
+import zant.pipelines as pipelines
 from zant.errors import ZantError
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, complete_feeds
@@ -50,9 +51,10 @@ TARGETS = tuple(ZIG_TARGETS)
 
 
 def __getattr__(name: str) -> str:
-    # DEFAULT_PIPELINE, re-exported on first use: the host's pipeline asks Zig for the host CPU.
+    # DEFAULT_PIPELINE, re-exported on first use: zant.pipelines computes it then (the host's
+    # pipeline asks Zig for the host CPU).
     if name == "DEFAULT_PIPELINE":
-        return pipeline_for("host")
+        return pipelines.DEFAULT_PIPELINE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
