@@ -134,7 +134,7 @@ REGIONS = 'flash = { origin = 0, size = "256 KB" }\nram = { origin = 0x2000_0000
          "flash", "beyond the 32-bit address space"),
         ('core = "cortex-m4"\nflash = { origin = 0, size = "1 MB" }\nram = { origin = 0x8_0000, size = "1 MB" }\n',
          "ram", "overlaps flash"),
-        ('core = "cortex-m4"\nrom = 1\n' + REGIONS, "rom", "unknown key (expected name, core, qemu, flash"),
+        ('core = "cortex-m4"\nrom = 1\n' + REGIONS, "rom", "unknown key (expected name, core, qemu, clock_hz, flash"),
         ('core = "cortex-m4"\n' + REGIONS + 'weights = { origin = 0x9000_0000, size = 64, speed = 2 }\n',
          "weights.speed", "unknown key (expected origin, size)"),
         ('core = "cortex-m4"\nflash = "256 KB"\nram = { origin = 0x2000_0000, size = 1024 }\n',

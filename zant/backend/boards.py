@@ -9,7 +9,11 @@ A board file is a small TOML file (`--board my_board.toml`, see the README):
     name = "stm32f411"                    # optional: the file's stem
     core = "cortex-m4"
     qemu = "mps2-an386"                   # optional: the QEMU machine (-M) that runs its images
+    clock_hz = 100_000_000                # optional: the core's clock (cycles -> milliseconds)
     flash = { origin = 0x0800_0000, size = "512 KB" }
+    # optional in `flash`, what reading it costs (`zant.backend.timing`): wait_states = 3 (per
+    # 64-bit word), icache_lines = 32 and dcache_lines = 8 (an ART-like cache of 32-byte lines),
+    # prefetch = true
     ram = { origin = 0x2000_0000, size = "128 KB" }
     weights = { origin = 0x9000_0000, size = "8 MB" }   # optional: where .rodata goes instead
 
@@ -89,8 +93,25 @@ MEMORY_KINDS = ("ram", "flash")
 
 
 @dataclass(frozen=True)
+class FlashTiming:
+    """What reading the flash costs the core (`zant.backend.timing`): wait states per 64-bit flash
+    word, and STM32's ART accelerator (an instruction cache and a data cache of `*_lines` lines
+    of four 64-bit words, and the prefetch of the next word)."""
+
+    wait_states: int = 0
+    icache_lines: int = 0
+    dcache_lines: int = 0
+    prefetch: bool = False
+
+    def as_dict(self) -> dict:
+        return {"wait_states": self.wait_states, "icache_lines": self.icache_lines,
+                "dcache_lines": self.dcache_lines, "prefetch": self.prefetch}
+
+
+@dataclass(frozen=True)
 class Board:
-    """A board a firmware image is linked for: its core, memory map and emulator."""
+    """A board a firmware image is linked for: its core, memory map, emulator, clock and what its
+    flash costs."""
 
     name: str
     target: str  # a key of `zant.backend.targets.TARGETS`
@@ -102,6 +123,12 @@ class Board:
     extra_memories: tuple[Memory, ...] = ()  # memories besides flash, RAM and weights
     names: tuple[str, str, str] = ("flash", "ram", "weights")  # of the flash, RAM, weights memories
     ram_speed: int = 1  # the speed rank of `ram` among the scratch memories (0: the fastest)
+    clock_hz: int | None = None  # the core's clock: cycles to milliseconds; None: not stated
+    flash_timing: FlashTiming = FlashTiming()  # zero wait states unless the part has them
+
+    def milliseconds(self, cycles: int) -> float | None:
+        """`cycles` at the board's clock, or None without one."""
+        return None if self.clock_hz is None else cycles * 1000 / self.clock_hz
 
     @property
     def memories(self) -> tuple[Memory, ...]:
@@ -155,10 +182,14 @@ class Board:
 
 def _machine(
     name: str, target: str, flash: Region, ram: Region, weights: Region | None = None,
-    names: tuple[str, str, str] = ("flash", "ram", "weights"),
+    names: tuple[str, str, str] = ("flash", "ram", "weights"), clock_hz: int | None = None,
 ) -> Board:
-    """A built-in board: a QEMU machine of the same name; `names`: its memories' real names."""
-    return Board(name, target, flash, ram, weights, machine=name, names=names)
+    """A built-in board: a QEMU machine of the same name; `names`: its memories' real names;
+    `clock_hz`: the clock of the real board's core."""
+    return Board(name, target, flash, ram, weights, machine=name, names=names, clock_hz=clock_hz)
+
+
+MHZ = 1_000_000
 
 
 _MPS2 = ("ssram1", "ssram23", "weights")  # QEMU's mps2.c: ZBT SSRAM1 at 0, SSRAM2&3 at 0x20000000
@@ -169,14 +200,16 @@ BOARDS: dict[str, Board] = {
     b.name: b
     for b in (
         # nRF51: a Cortex-M0 runs the v6-M code of the M0+ target; 256 KB flash, 16 KB RAM.
-        _machine("microbit", "cortex-m0plus", Region(0x0000_0000, 256 * KB), Region(0x2000_0000, 16 * KB)),
-        _machine("mps2-an385", "cortex-m3", _MPS2_FLASH, _MPS2_RAM, names=_MPS2),
-        _machine("mps2-an386", "cortex-m4", _MPS2_FLASH, _MPS2_RAM, names=_MPS2),
-        _machine("mps2-an500", "cortex-m7", _MPS2_FLASH, _MPS2_RAM, names=_MPS2),
+        _machine("microbit", "cortex-m0plus", Region(0x0000_0000, 256 * KB), Region(0x2000_0000, 16 * KB), clock_hz=16 * MHZ),
+        # The MPS2 and MPS3 FPGA images clock their cores at 25, 20 and 32 MHz (Arm's AN385,
+        # AN386, AN500, AN505 and AN547 application notes).
+        _machine("mps2-an385", "cortex-m3", _MPS2_FLASH, _MPS2_RAM, names=_MPS2, clock_hz=25 * MHZ),
+        _machine("mps2-an386", "cortex-m4", _MPS2_FLASH, _MPS2_RAM, names=_MPS2, clock_hz=25 * MHZ),
+        _machine("mps2-an500", "cortex-m7", _MPS2_FLASH, _MPS2_RAM, names=_MPS2, clock_hz=25 * MHZ),
         # Secure aliases: the M33 boots secure with its vector table at 0x10000000 (SSRAM1).
         _machine(
             "mps2-an505", "cortex-m33", Region(0x1000_0000, 4 * MB), Region(0x3800_0000, 4 * MB),
-            names=("ssram1", "ssram23", "weights"),
+            names=("ssram1", "ssram23", "weights"), clock_hz=20 * MHZ,
         ),
         # SSE-300: code in the 512 KB ITCM (the boot vector table), weights in the 2 MB SRAM,
         # data in the 4 MB internal SRAM, the scratch arena's hottest buffers in the 512 KB DTCM
@@ -184,15 +217,26 @@ BOARDS: dict[str, Board] = {
         replace(
             _machine(
                 "mps3-an547", "cortex-m55", Region(0x1000_0000, 512 * KB), Region(0x3100_0000, 4 * MB),
-                weights=Region(0x1100_0000, 2 * MB), names=("itcm", "isram", "sram"),
+                weights=Region(0x1100_0000, 2 * MB), names=("itcm", "isram", "sram"), clock_hz=32 * MHZ,
             ),
             extra_memories=(Memory("dtcm", 0x3000_0000, 512 * KB, speed=0),),
         ),
         # QEMU's virt machine without firmware (-bios none) starts at the base of its RAM.
         _machine("virt", "riscv32", Region(0x8000_0000, 4 * MB), Region(0x8040_0000, 4 * MB)),
+        # MLPerf Tiny's reference part: an STM32L4R5ZI (Cortex-M4F at 120 MHz, 2 MB flash, 640 KB
+        # SRAM), run on QEMU's Cortex-M4 machine with its memory map (flash at 0, SRAM1-3 as
+        # one 640 KB block at 0x20000000, as on the part). ST's RM0432 Table 12: 5 wait states at
+        # 120 MHz (range 1 boost); 3.3.4: the ART accelerator, a 1 KB instruction cache (32 lines
+        # of 4 x 64 bits), a 256 B data cache (8 lines) and the prefetch, all on.
+        Board(
+            "nucleo-l4r5zi", "cortex-m4", Region(0x0000_0000, 2 * MB), Region(0x2000_0000, 640 * KB),
+            machine="mps2-an386", clock_hz=120 * MHZ,
+            flash_timing=FlashTiming(wait_states=5, icache_lines=32, dcache_lines=8, prefetch=True),
+        ),
     )
 }
-"""QEMU machine → board; `DEFAULT_BOARDS` picks one per target."""
+"""Board name → board (a QEMU machine's name, or a real part's run on one); `DEFAULT_BOARDS`
+picks one per target."""
 
 DEFAULT_BOARDS: dict[str, str] = {
     "cortex-m0plus": "microbit",
@@ -234,7 +278,8 @@ def board_for(target: str, board: str | os.PathLike | Board | None = None) -> Bo
 
 # -- board files -------------------------------------------------------------------------------
 
-_KEYS = ("name", "core", "qemu", "flash", "ram", "weights", "memories")
+_KEYS = ("name", "core", "qemu", "clock_hz", "flash", "ram", "weights", "memories")
+_FLASH_TIMING_KEYS = ("wait_states", "icache_lines", "dcache_lines", "prefetch")
 _MEMORY_KEYS = ("name", "origin", "size", "speed", "executable", "kind")
 _REGION_KEYS = ("origin", "size")
 _NAME = re.compile(r"[A-Za-z0-9_.+-]+")  # it appears in the linker script and generated comments
@@ -274,7 +319,7 @@ def load_board_file(path: str | os.PathLike) -> Board:
         raise fail("qemu", f"{machine!r} is not a QEMU machine name (`qemu-system-arm -M help` lists them)")
 
     def region(key: str, required: bool) -> Region | None:
-        keys = (*_REGION_KEYS, "speed") if key == "ram" else _REGION_KEYS
+        keys = (*_REGION_KEYS, "speed") if key == "ram" else (*_REGION_KEYS, *_FLASH_TIMING_KEYS) if key == "flash" else _REGION_KEYS
         entry = table.get(key)
         if entry is None:
             if required:
@@ -348,10 +393,28 @@ def load_board_file(path: str | os.PathLike) -> Board:
                 raise fail(key, f"overlaps {other} (0x{r.origin:x}..0x{r.end:x} and 0x{s.origin:x}..0x{s.end:x})")
     flash, ram = regions["flash"], regions["ram"]
     assert flash is not None and ram is not None
+    clock_hz = table.get("clock_hz")
+    if clock_hz is not None and (isinstance(clock_hz, bool) or not isinstance(clock_hz, int) or clock_hz <= 0):
+        raise fail("clock_hz", f"{clock_hz!r} is not a clock in Hz (a positive integer such as 120_000_000)")
+    timing = {}
+    for field in _FLASH_TIMING_KEYS:
+        value = table["flash"].get(field)
+        if value is None:
+            continue
+        if field == "prefetch":
+            if not isinstance(value, bool):
+                raise fail(f"flash.{field}", f"{value!r} is not true or false")
+        elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _FLASH_TIMING_LIMITS[field]:
+            raise fail(f"flash.{field}", f"{value!r} is not a count from 0 to {_FLASH_TIMING_LIMITS[field]}")
+        timing[field] = value
     return Board(
         name, core, flash, ram, regions["weights"], machine=machine, source=path, extra_memories=memories,
-        ram_speed=ram_speed,
+        ram_speed=ram_speed, clock_hz=clock_hz, flash_timing=FlashTiming(**timing),
     )
+
+
+_FLASH_TIMING_LIMITS = {"wait_states": 64, "icache_lines": 256, "dcache_lines": 256}
+"""The largest values the timing plugin takes."""
 
 
 def _byte_count(value: object, fail) -> int:

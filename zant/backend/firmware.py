@@ -27,7 +27,8 @@ image printed. `run_firmware(elf, board, outputs)` runs a one-model image and ra
 unless it succeeded. `count_instructions` measures the instructions one `MODEL_predict` executes,
 exactly, with a TCG plugin (`insn_plugin.zig`, built with the same Zig): the image runs its models
 once and then twice (the count is read from the semihosting command line), and the difference is
-the cost of one call of each.
+the cost of one call of each. `measure_cost` measures instructions and cycles the same way, the
+cycles from the core's timing model and the board's flash (`zant.backend.timing`).
 """
 
 from __future__ import annotations
@@ -775,9 +776,13 @@ def insn_plugin() -> Path:
 
 def executed_instructions(board: Board, elf: Path, repeat: int) -> int:
     result = run_image(board, elf, repeat, insn_plugin())
-    found = re.search(r"^INSNS (\d+)$", result.stderr, re.MULTILINE)
+    return _instructions(result.stderr)
+
+
+def _instructions(stderr: str) -> int:
+    found = re.search(r"^INSNS (\d+)$", stderr, re.MULTILINE)
     if found is None:
-        raise ZantError(f"the instruction-counting plugin reported nothing:\n{result.stderr.strip()[-2000:]}")
+        raise ZantError(f"the instruction-counting plugin reported nothing:\n{stderr.strip()[-2000:]}")
     return int(found.group(1))
 
 
@@ -785,3 +790,62 @@ def count_instructions(board: Board, elf: Path) -> int:
     """Instructions one call of each model's `MODEL_predict` executes (the image run twice minus
     run once)."""
     return executed_instructions(board, elf, 2) - executed_instructions(board, elf, 1)
+
+
+def timing_arguments(board: Board) -> list[str]:
+    """The plugin's arguments that record blocks for `zant.backend.timing` and model the board's
+    flash (`Board.flash_timing`)."""
+    arguments = ["blocks=1"]
+    flash = board.flash_timing
+    if flash.wait_states:
+        arguments += [
+            f"flash={board.flash.origin:x}-{board.flash.end:x}", f"wait={flash.wait_states}",
+            f"prefetch={int(flash.prefetch)}", f"icache={flash.icache_lines}", f"dcache={flash.dcache_lines}",
+        ]
+    return arguments
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one inference costs on a board: instructions (exact) and cycles (the core's timing
+    model and the board's flash, `zant.backend.timing`), and milliseconds at the board's clock."""
+
+    instructions: int
+    cycles: int
+    clock_hz: int | None
+
+    @property
+    def milliseconds(self) -> float | None:
+        return None if self.clock_hz is None else self.cycles * 1000 / self.clock_hz
+
+    def describe(self) -> str:
+        """`5,006,594 instructions, 6,120,311 cycles, 51.00 ms at 120 MHz`."""
+        text = f"{self.instructions:,} instructions, {self.cycles:,} cycles"
+        if self.clock_hz is not None:
+            text += f", {self.milliseconds:.2f} ms at {self.clock_hz / 1e6:g} MHz"
+        return text
+
+
+def timed_run(board: Board, elf: Path, repeat: int, plugin_args: Sequence[str] = ()):
+    """Run the image `repeat` times with the blocks recorded: (instructions, blocks, stderr)."""
+    from zant.backend.timing import parse_blocks
+
+    result = run_image(board, elf, repeat, insn_plugin(), plugin_args=[*timing_arguments(board), *plugin_args])
+    return _instructions(result.stderr), parse_blocks(result.stderr, board.target), result.stderr
+
+
+def run_cycles(board: Board, elf: Path, repeat: int) -> tuple[int, int]:
+    """Instructions and cycles of the whole image run `repeat` times."""
+    from zant.backend.timing import CORES, total_cycles
+
+    instructions, blocks, _ = timed_run(board, elf, repeat)
+    return instructions, total_cycles(blocks, CORES[board.target])
+
+
+def measure_cost(board: Board, elf: Path) -> Cost:
+    """Instructions and cycles one call of each model's `MODEL_predict` costs (the image run twice
+    minus run once: the second call runs with the caches the first one left, as a deployed
+    model's calls do)."""
+    once = run_cycles(board, elf, 1)
+    twice = run_cycles(board, elf, 2)
+    return Cost(twice[0] - once[0], twice[1] - once[1], board.clock_hz)

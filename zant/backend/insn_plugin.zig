@@ -13,6 +13,21 @@
 //! is the kernel's: it prints `CALLED <kernel> <count>` per kernel and `INKERNELS <index> <count>`
 //! per library range (index = the number of ranges: code in none), so a kernel's cost includes the
 //! library functions it calls, and the library's own rows keep only the rest.
+//!
+//! With `blocks=1` it records what a timing model needs (`zant.backend.timing` turns it into
+//! cycles): for each translated block, `BLOCK <start> <end> <runs> <fallthrough> <fetch stall>
+//! <load stall>` (hexadecimal addresses; `fallthrough`: the runs after which the next block run
+//! began at `end`, so a block ending in a branch fell through that often and branched the rest),
+//! then `INSN <address> <size> <disassembly>` for each of its instructions. A block translated
+//! twice is printed twice (the reader adds them up).
+//!
+//! `flash=S-E`, `wait=W`, `prefetch=0|1`, `icache=L` and `dcache=L` (with `blocks=1`) model a
+//! part's flash: each 64-bit flash word an instruction fetch or a load reads costs `W` wait
+//! cycles unless it is in the instruction (fetches) or data (loads) cache of `L` lines of four
+//! words each, least recently used line replaced, a word cached once it was read (STM32's ART
+//! accelerator). With prefetch on, a fetch of the word that follows the one fetched last was
+//! started while that one's instructions ran: it waits `W` less one cycle per instruction of
+//! that word. The stall cycles are the block's `fetch stall` and `load stall`.
 
 const Tb = opaque {};
 const Insn = opaque {};
@@ -30,6 +45,11 @@ extern fn qemu_plugin_tb_get_insn(tb: *const Tb, index: usize) *Insn;
 extern fn qemu_plugin_insn_vaddr(insn: *const Insn) u64;
 extern fn qemu_plugin_register_atexit_cb(id: u64, cb: AtExit, data: ?*anyopaque) void;
 extern fn qemu_plugin_outs(text: [*:0]const u8) void;
+extern fn qemu_plugin_insn_size(insn: *const Insn) usize;
+extern fn qemu_plugin_insn_disas(insn: *const Insn) ?[*:0]u8;
+const MemCallback = *const fn (vcpu: c_uint, info: u32, address: u64, data: ?*anyopaque) callconv(.c) void;
+extern fn qemu_plugin_register_vcpu_mem_cb(insn: *Insn, cb: MemCallback, flags: c_int, rw: c_int, data: ?*anyopaque) void;
+const MEM_READ: c_int = 1;
 
 export const qemu_plugin_version: c_int = 1;
 
@@ -91,6 +111,7 @@ fn rangeOf(address: u64) usize {
 fn onTranslate(_: u64, tb: *Tb) callconv(.c) void {
     const n = qemu_plugin_tb_n_insns(tb);
     qemu_plugin_register_vcpu_tb_exec_inline(tb, INLINE_ADD_U64, &executed, n);
+    if (record_blocks) recordBlock(tb);
     if (range_count == 0) return;
     var first: usize = 0;
     while (first < n) {
@@ -110,6 +131,225 @@ fn onTranslate(_: u64, tb: *Tb) callconv(.c) void {
             },
         }
         first = last;
+    }
+}
+
+// -- blocks=1: what the timing model reads --------------------------------------------------------
+
+var record_blocks = false;
+
+const Block = struct {
+    start: u64,
+    end: u64,
+    first_insn: usize, // its instructions: insn_addresses[first_insn..][0..insns]
+    insns: usize,
+    first_word: usize, // instructions starting in each 8-byte word it spans: word_insns[first_word..]
+    words: usize,
+    runs: u64 = 0,
+    fallthrough: u64 = 0,
+    fetch_stall: u64 = 0,
+    load_stall: u64 = 0,
+};
+
+const MAX_BLOCKS = 1 << 20;
+const MAX_INSNS = 1 << 22;
+var blocks: [MAX_BLOCKS]Block = undefined;
+var block_count: usize = 0;
+var insn_addresses: [MAX_INSNS]u64 = undefined;
+var insn_sizes: [MAX_INSNS]u8 = undefined;
+var insn_text: [MAX_INSNS]?[*:0]u8 = undefined;
+var insn_count: usize = 0;
+var word_insns: [MAX_INSNS]u8 = undefined;
+var word_count: usize = 0;
+/// Set when a table filled up: the report says so instead of printing a partial record.
+var overflowed = false;
+/// The block that ran last (index + 1; 0: none yet).
+var previous_block: usize = 0;
+
+// The flash model (flash=, wait=, prefetch=, icache=, dcache=).
+var flash_start: u64 = 0;
+var flash_end: u64 = 0;
+var wait_states: u64 = 0;
+var prefetch = false;
+
+const MAX_LINES = 256;
+const WORDS_PER_LINE = 4;
+const LINE_BYTES = 8 * WORDS_PER_LINE;
+
+/// A fully associative cache of `lines` lines, least recently used replaced, a word valid once read.
+const Cache = struct {
+    lines: usize = 0,
+    tags: [MAX_LINES]u64 = @splat(0),
+    valid: [MAX_LINES]u8 = @splat(0), // one bit per word
+    used: [MAX_LINES]u64 = @splat(0), // when each line was last used
+    clock: u64 = 0,
+
+    /// Whether the 8-byte `word` (an address / 8) was cached; it is afterwards.
+    fn read(self: *Cache, word: u64) bool {
+        const tag = word / WORDS_PER_LINE;
+        const bit: u8 = @as(u8, 1) << @intCast(word % WORDS_PER_LINE);
+        self.clock += 1;
+        var oldest: usize = 0;
+        for (0..self.lines) |i| {
+            if (self.valid[i] != 0 and self.tags[i] == tag) {
+                self.used[i] = self.clock;
+                const hit = self.valid[i] & bit != 0;
+                self.valid[i] |= bit;
+                return hit;
+            }
+            if (self.used[i] < self.used[oldest]) oldest = i;
+        }
+        self.tags[oldest] = tag;
+        self.valid[oldest] = bit;
+        self.used[oldest] = self.clock;
+        return false;
+    }
+};
+
+var icache: Cache = .{};
+var dcache: Cache = .{};
+/// The flash word fetched last (+1; 0: none) and how many instructions start in it.
+var last_fetched: u64 = 0;
+var last_fetched_insns: u64 = 0;
+
+fn inFlash(address: u64) bool {
+    return address >= flash_start and address < flash_end;
+}
+
+/// The stall of fetching `block`'s instruction words from flash through the instruction cache.
+fn fetchStall(block: *const Block) u64 {
+    var stall: u64 = 0;
+    const first_word = block.start / 8;
+    for (0..block.words) |i| {
+        const word = first_word + i;
+        const insns: u64 = word_insns[block.first_word + i];
+        if (!icache.read(word)) {
+            if (prefetch and last_fetched == word) { // word == the last fetched + 1
+                stall += wait_states -| last_fetched_insns;
+            } else {
+                stall += wait_states;
+            }
+        }
+        last_fetched = word + 1;
+        last_fetched_insns = insns;
+    }
+    return stall;
+}
+
+fn runBlock(_: c_uint, data: ?*anyopaque) callconv(.c) void {
+    const index = @intFromPtr(data) - 1;
+    const block = &blocks[index];
+    block.runs += 1;
+    if (previous_block != 0 and blocks[previous_block - 1].end == block.start) blocks[previous_block - 1].fallthrough += 1;
+    previous_block = index + 1;
+    if (wait_states != 0 and inFlash(block.start)) block.fetch_stall += fetchStall(block);
+}
+
+fn loadFromFlash(_: c_uint, _: u32, address: u64, data: ?*anyopaque) callconv(.c) void {
+    if (!inFlash(address)) return;
+    if (!dcache.read(address / 8)) blocks[@intFromPtr(data) - 1].load_stall += wait_states;
+}
+
+fn recordBlock(tb: *Tb) void {
+    const n = qemu_plugin_tb_n_insns(tb);
+    if (n == 0) return;
+    const first = qemu_plugin_tb_get_insn(tb, 0);
+    const last = qemu_plugin_tb_get_insn(tb, n - 1);
+    const start = qemu_plugin_insn_vaddr(first);
+    const end = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
+    const words: usize = @intCast((end + 7) / 8 - start / 8);
+    if (block_count == MAX_BLOCKS or insn_count + n > MAX_INSNS or word_count + words > MAX_INSNS) {
+        overflowed = true;
+        return;
+    }
+    const index = block_count;
+    blocks[index] = .{
+        .start = start, .end = end, .first_insn = insn_count, .insns = n,
+        .first_word = word_count, .words = words,
+    };
+    @memset(word_insns[word_count..][0..words], 0);
+    for (0..n) |i| {
+        const insn = qemu_plugin_tb_get_insn(tb, i);
+        const address = qemu_plugin_insn_vaddr(insn);
+        insn_addresses[insn_count + i] = address;
+        insn_sizes[insn_count + i] = @intCast(qemu_plugin_insn_size(insn));
+        insn_text[insn_count + i] = qemu_plugin_insn_disas(insn);
+        word_insns[word_count + @as(usize, @intCast(address / 8 - start / 8))] +|= 1;
+        if (wait_states != 0) {
+            qemu_plugin_register_vcpu_mem_cb(insn, &loadFromFlash, CB_NO_REGS, MEM_READ, @ptrFromInt(index + 1));
+        }
+    }
+    insn_count += n;
+    word_count += words;
+    block_count += 1;
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, &runBlock, CB_NO_REGS, @ptrFromInt(index + 1));
+}
+
+fn writeHexNumber(text: []u8, length: *usize, value: u64) void {
+    const hex = "0123456789abcdef";
+    var digits: [16]u8 = undefined;
+    var i: usize = digits.len;
+    var rest = value;
+    while (true) {
+        i -= 1;
+        digits[i] = hex[@intCast(rest & 15)];
+        rest >>= 4;
+        if (rest == 0) break;
+    }
+    for (digits[i..]) |c| {
+        text[length.*] = c;
+        length.* += 1;
+    }
+}
+
+fn writeBlocks() void {
+    if (overflowed) {
+        qemu_plugin_outs("BLOCKS_OVERFLOW\n");
+        return;
+    }
+    var text: [512]u8 = undefined;
+    for (blocks[0..block_count]) |block| {
+        if (block.runs == 0) continue;
+        var length: usize = 0;
+        for ("BLOCK ") |c| {
+            text[length] = c;
+            length += 1;
+        }
+        writeHexNumber(&text, &length, block.start);
+        text[length] = ' ';
+        length += 1;
+        writeHexNumber(&text, &length, block.end);
+        text[length] = 0;
+        qemu_plugin_outs(@ptrCast(&text));
+        writeLine("", &.{ block.runs, block.fallthrough, block.fetch_stall, block.load_stall });
+        for (block.first_insn..block.first_insn + block.insns) |i| {
+            length = 0;
+            for ("INSN ") |c| {
+                text[length] = c;
+                length += 1;
+            }
+            writeHexNumber(&text, &length, insn_addresses[i]);
+            text[length] = ' ';
+            text[length + 1] = '0' + insn_sizes[i];
+            text[length + 2] = ' ';
+            length += 3;
+            if (insn_text[i]) |disassembly| {
+                var j: usize = 0;
+                while (disassembly[j] != 0 and length < text.len - 2) : (j += 1) {
+                    // one line per instruction whatever the disassembler printed
+                    text[length] = if (disassembly[j] == '\n') ' ' else disassembly[j];
+                    length += 1;
+                }
+            } else {
+                for ("?") |c| {
+                    text[length] = c;
+                    length += 1;
+                }
+            }
+            text[length] = '\n';
+            text[length + 1] = 0;
+            qemu_plugin_outs(@ptrCast(&text));
+        }
     }
 }
 
@@ -145,6 +385,7 @@ fn writeLine(prefix: []const u8, values: []const u64) void {
 
 fn onExit(_: u64, _: ?*anyopaque) callconv(.c) void {
     writeLine("INSNS", &.{executed});
+    if (record_blocks) writeBlocks();
     if (range_count == 0) return;
     for (counts[0..range_count], 0..) |count, index| {
         if (count != 0) writeLine("RANGE", &.{ index, count });
@@ -218,20 +459,64 @@ fn valueOf(argument: [*:0]const u8, key: []const u8) ?[*:0]const u8 {
     return if (argument[key.len] == '=') argument + key.len + 1 else null;
 }
 
+/// A decimal number, or null unless `text` is one (and at most `limit`).
+fn parseDecimal(text: [*:0]const u8, limit: u64) ?u64 {
+    var value: u64 = 0;
+    var i: usize = 0;
+    while (text[i] >= '0' and text[i] <= '9') : (i += 1) {
+        value = value * 10 + (text[i] - '0');
+        if (value > limit) return null;
+    }
+    return if (i == 0 or text[i] != 0) null else value;
+}
+
+/// Reads the flash model's and `blocks=` arguments; false unless `argument` is one, well formed.
+fn parseTiming(argument: [*:0]const u8) bool {
+    if (valueOf(argument, "blocks")) |text| {
+        const on = parseDecimal(text, 1) orelse return false;
+        record_blocks = on == 1;
+    } else if (valueOf(argument, "flash")) |text| {
+        const saved = range_count;
+        defer range_count = saved;
+        // one S-E range, read with the ranges' parser into slot 0 (ranges come first, so the
+        // profile's ranges are parsed again after it: see qemu_plugin_install)
+        if (!parseRanges(text) or range_count != 1) return false;
+        flash_start = starts[0];
+        flash_end = ends[0];
+    } else if (valueOf(argument, "wait")) |text| {
+        wait_states = parseDecimal(text, 64) orelse return false;
+    } else if (valueOf(argument, "prefetch")) |text| {
+        prefetch = (parseDecimal(text, 1) orelse return false) == 1;
+    } else if (valueOf(argument, "icache")) |text| {
+        icache.lines = parseDecimal(text, MAX_LINES) orelse return false;
+    } else if (valueOf(argument, "dcache")) |text| {
+        dcache.lines = parseDecimal(text, MAX_LINES) orelse return false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 export fn qemu_plugin_install(id: u64, _: *const anyopaque, argc: c_int, argv: [*]const [*:0]const u8) c_int {
-    // ranges first: the kinds name ranges by index
-    for (argv[0..@intCast(argc)]) |argument| {
+    const arguments = argv[0..@intCast(argc)];
+    // the flash model first: it borrows the ranges' parser and table
+    for (arguments) |argument| {
+        if (valueOf(argument, "ranges") != null or valueOf(argument, "kernels") != null or valueOf(argument, "callers") != null) continue;
+        if (!parseTiming(argument)) {
+            qemu_plugin_outs("zant insn plugin: unknown or malformed argument (expected ranges=, kernels=, callers=, blocks=0|1, flash=S-E, wait=N, prefetch=0|1, icache=LINES, dcache=LINES)\n");
+            return -1;
+        }
+    }
+    // ranges next: the kinds name ranges by index
+    for (arguments) |argument| {
         if (valueOf(argument, "ranges")) |text| {
             if (!parseRanges(text)) {
                 qemu_plugin_outs("zant insn plugin: ranges must be S-E:S-E:... in hex, sorted and disjoint\n");
                 return -1;
             }
-        } else if (valueOf(argument, "kernels") == null and valueOf(argument, "callers") == null) {
-            qemu_plugin_outs("zant insn plugin: unknown argument (expected ranges=, kernels=, callers=)\n");
-            return -1;
         }
     }
-    for (argv[0..@intCast(argc)]) |argument| {
+    for (arguments) |argument| {
         const kernels_ok = if (valueOf(argument, "kernels")) |text| parseKinds(text, .kernel) else true;
         const callers_ok = if (valueOf(argument, "callers")) |text| parseKinds(text, .caller) else true;
         if (!kernels_ok or !callers_ok) {
