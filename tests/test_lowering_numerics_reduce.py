@@ -11,7 +11,7 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from e2e import check_model
+from e2e import check_model, compile_and_run
 
 rng = np.random.default_rng(0)
 
@@ -217,3 +217,46 @@ def test_softmax_float16_rounds_like_the_reference():
     x = (np.random.default_rng(7).standard_normal((16, 6)) * 2).astype(np.float16)
     model, feeds = _norm_model("Softmax", x, [], axis=1)
     check_model(model, feeds, rtol=0, atol=0)
+
+
+CONSTANT_ROWS = (0.7310586, -0.3, 0.1)
+"""Values whose sum of 120 copies rounds in f32: Σx/n is not x, and with eps = 1e-12 (BERT's)
+the rounding error over the near-zero deviation gave |y| up to 0.34 instead of 0."""
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_constant_groups_normalize_to_exactly_the_bias(target):
+    """Every statistics-based normalization of a constant group gives exactly its bias (0 for
+    MeanVarianceNormalization), on the host pipeline and the M4's (built for the host)."""
+    from zant.pipelines import pipeline_for
+
+    rows = np.repeat(np.array(CONSTANT_ROWS, np.float32)[:, None], 120, axis=1)  # [3, 120]
+    channels = np.broadcast_to(np.array([*CONSTANT_ROWS, 2.5], np.float32)[None, :, None, None], (2, 4, 3, 5)).copy()
+    f = onnx.TensorProto.FLOAT
+    initializers = [
+        numpy_helper.from_array(np.ones(120, np.float32), "s120"),
+        numpy_helper.from_array(np.full(120, 0.25, np.float32), "b120"),
+        numpy_helper.from_array(np.array([1.0, 2.0, -1.0, 0.5], np.float32), "s4"),
+        numpy_helper.from_array(np.array([0.0, 0.25, -1.5, 3.0], np.float32), "b4"),
+    ]
+    nodes = [
+        helper.make_node("LayerNormalization", ["rows", "s120", "b120"], ["ln5"], axis=-1, epsilon=1e-5),
+        helper.make_node("LayerNormalization", ["rows", "s120", "b120"], ["ln12"], axis=-1, epsilon=1e-12),
+        helper.make_node("InstanceNormalization", ["channels", "s4", "b4"], ["inst"], epsilon=1e-12),
+        helper.make_node("GroupNormalization", ["channels", "s4", "b4"], ["group"], num_groups=4, epsilon=1e-12),
+        helper.make_node("MeanVarianceNormalization", ["channels"], ["mvn"]),
+    ]
+    outputs = [helper.make_tensor_value_info(n, f, [3, 120]) for n in ("ln5", "ln12")]
+    outputs += [helper.make_tensor_value_info(n, f, [2, 4, 3, 5]) for n in ("inst", "group", "mvn")]
+    inputs = [helper.make_tensor_value_info("rows", f, [3, 120]), helper.make_tensor_value_info("channels", f, [2, 4, 3, 5])]
+    model = _model(nodes[0], inputs, outputs, initializers)
+    model.graph.node.extend(nodes[1:])
+    pipeline = None if target == "host" else pipeline_for(target)
+    # Not against onnx.reference: its Σx/n rounds too (0.250038 for ln12).
+    ln5, ln12, inst, group, mvn = compile_and_run(model, {"rows": rows, "channels": channels}, pipeline=pipeline)
+    np.testing.assert_array_equal(ln5, np.full((3, 120), 0.25, np.float32))
+    np.testing.assert_array_equal(ln12, np.full((3, 120), 0.25, np.float32))
+    per_channel = np.broadcast_to(np.array([0.0, 0.25, -1.5, 3.0], np.float32)[None, :, None, None], (2, 4, 3, 5))
+    np.testing.assert_array_equal(inst, per_channel)
+    np.testing.assert_array_equal(group, per_channel)
+    np.testing.assert_array_equal(mvn, np.zeros((2, 4, 3, 5), np.float32))

@@ -1,7 +1,8 @@
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s
 
 // LayerNormalization over the last axis with the Mean output: per row, one accumulator for the
-// sum (→ mean), one for the squared deviations (→ 1/sqrt(var + eps)), then a pass writing
+// sum of the differences from the row's first value (→ mean = first + sum / n, exact for a
+// constant row), one for the squared deviations (→ 1/sqrt(var + eps)), then a pass writing
 // (x - mean)·invstd·scale, the scale read through a stride-0 view; the mean goes to output 1.
 
 // CHECK-LABEL: func.func @main()
@@ -10,11 +11,16 @@
 // CHECK-DAG:     [[N:%.*]] = uop.const 3.000000e+00 : f32
 // CHECK-DAG:     [[EPS:%.*]] = uop.const 1.000000e-05 : f32
 // CHECK:         uop.range [[I:%.*]] = 0 to 2 {
+// CHECK-NEXT:      [[ZERO:%.*]] = uop.const 0 : index
+// CHECK-NEXT:      {{%.*}} = uop.gep [[XV]][[[I]], [[ZERO]]]
+// CHECK-NEXT:      [[FIRST:%.*]] = uop.load
 // CHECK-NEXT:      [[SUM:%.*]] = uop.define_acc 0.000000e+00 : f32
 // CHECK-NEXT:      uop.range {{%.*}} = 0 to 3 {
+// CHECK:             uop.sub {{%.*}}, [[FIRST]] : f32
 // CHECK:             uop.acc_set [[SUM]]
 // CHECK:           [[TOTAL:%.*]] = uop.acc_get [[SUM]]
-// CHECK-NEXT:      [[MEAN:%.*]] = uop.div [[TOTAL]], [[N]] : f32
+// CHECK-NEXT:      [[SHIFT:%.*]] = uop.div [[TOTAL]], [[N]] : f32
+// CHECK-NEXT:      [[MEAN:%.*]] = uop.add [[FIRST]], [[SHIFT]] : f32
 // CHECK-NEXT:      [[SQ:%.*]] = uop.define_acc 0.000000e+00 : f32
 // CHECK-NEXT:      uop.range {{%.*}} = 0 to 3 {
 // CHECK:             uop.sub {{%.*}}, [[MEAN]] : f32
@@ -52,6 +58,7 @@ func.func @main(%x: tensor<2x3xf32>, %s: tensor<3xf32>) -> (tensor<2x3xf32>, ten
 // CHECK-DAG:     uop.view %s : !uop.buffer<4xf32> -> !uop.view<1x2x2x3xf32, strides [0, 2, 1, 0], offset 0>
 // CHECK:         uop.range {{%.*}} = 0 to 1 {
 // CHECK-NEXT:      uop.range {{%.*}} = 0 to 2 {
+// CHECK:             uop.load
 // CHECK-NEXT:        uop.define_acc 0.000000e+00 : f32
 // CHECK-NEXT:        uop.range {{%.*}} = 0 to 2 {
 // CHECK-NEXT:          uop.range {{%.*}} = 0 to 3 {
