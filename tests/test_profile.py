@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from zant.backend.boards import board_for
-from zant.backend.firmware import count_instructions, qemu_missing
+from zant.backend.firmware import measure_cost, qemu_missing
 from zant.backend.zig_printer import kernel_nodes
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
@@ -46,9 +46,13 @@ def test_profile_rows_add_up_to_the_image_count(tmp_path, model):
     build = tmp_path / "build"
     profile = profile_model(str(path), "cortex-m4", out_dir=build)
 
-    # exactly one inference of the profiled image, as count_instructions measures it
-    assert profile.total == count_instructions(board_for("cortex-m4", None), build / "model.elf")
+    # exactly one inference of the profiled image, as measure_cost measures it
+    cost = measure_cost(board_for("cortex-m4", None), build / "model.elf")
+    assert (profile.total, profile.total_cycles) == (cost.instructions, cost.cycles)
+    assert profile.total_cycles > profile.total  # no Cortex-M4 instruction takes less than a cycle
     assert sum(r.instructions for r in profile.rows()) == profile.total
+    # cycles add up too, but for the rounding of library code's cycles shared out among kernels
+    assert abs(sum(r.cycles for r in profile.rows()) - profile.total_cycles) <= len(profile.rows())
     assert sum(r.instructions for r in profile.kernels) + sum(r.instructions for r in profile.outside) == profile.total
     # the kernels do nearly all the work; the entry point's own code is a few instructions
     assert sum(r.instructions for r in profile.nodes) > 0.99 * profile.total
@@ -64,7 +68,7 @@ def test_profile_rows_add_up_to_the_image_count(tmp_path, model):
     assert abs(profile.inlined_total - profile.total) < 0.05 * profile.total
 
     text = format_profile(profile)
-    assert f"{profile.total:,} instructions per inference" in text
+    assert f"{profile.total:,} instructions, {profile.total_cycles:,} cycles per inference" in text
     for conv in convs:
         assert conv in text
     svg = ElementTree.fromstring(profile_svg(profile))
@@ -116,8 +120,9 @@ def test_zant_profile_command(tmp_path, capsys):
     svg = tmp_path / "digits.svg"
     assert main(["profile", str(DIGITS), "--target", "cortex-m4", "--svg", str(svg), "-o", str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
-    total = count_instructions(board_for("cortex-m4", None), tmp_path / "b" / "model.elf")
-    assert f"): {total:,} instructions per inference" in out
+    cost = measure_cost(board_for("cortex-m4", None), tmp_path / "b" / "model.elf")
+    assert f"): {cost.instructions:,} instructions, {cost.cycles:,} cycles per inference" in out
+    assert f"({cost.milliseconds:.2f} ms at 25 MHz)" in out
     assert "conv2, relu2" in out and "kernel_relu2_out" in out
     assert ElementTree.parse(svg).getroot().tag == "{http://www.w3.org/2000/svg}svg"
 

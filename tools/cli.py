@@ -277,7 +277,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     shutil.copy(path, kept)
             raise error.kept_in(kept) from error
         if on_mcu:
-            from zant.backend.firmware import run_firmware
+            from zant.backend.firmware import measure_cost, run_firmware
 
             assert result.feeds is not None and result.board is not None and result.firmware_path
             feeds = result.feeds
@@ -285,6 +285,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             _progress(f"run on {result.board.machine} under QEMU")
             run = run_firmware(result.firmware_path, result.board, result.outputs)
             ours, label = run.outputs, result.board.name
+            _progress("time one inference (instructions, and cycles from the core's timing model)")
+            cost = measure_cost(result.board, result.firmware_path)
         else:
             feeds, _ = complete_feeds(result.inputs, given)
             _report_made_up(result, given, feeds)
@@ -314,6 +316,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if on_mcu:
         print(format_firmware(result, kept=False))
         print(f"stack           {run.stack_bytes:,} bytes (high-water mark)")
+        print(f"one inference   {cost.describe()} (cycles: zant.backend.timing's model of {target})")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""`zant profile`: instructions per ONNX node of a model's firmware image, counted under QEMU.
+"""`zant profile`: instructions and cycles per ONNX node of a model's firmware image, under QEMU.
 
     zant profile MODEL.onnx [--target cortex-m4] [--board B] [-O MODE] [--svg FILE]
 
@@ -10,6 +10,12 @@ of every function of the image's symbol table (`zant.backend.elf.function_symbol
 instructions executed in each. As `count_instructions` does, the image runs its model once and
 then twice, and the difference is one inference: start-up cancels out, and the rows add up to
 `count_instructions` of the same image exactly.
+
+The same runs record the executed blocks (`blocks=1`), from which `zant.backend.timing` gives each
+function's cycles with the core's timing model and the board's flash. A library function a kernel
+calls is counted exactly in instructions (the plugin attributes them dynamically); its cycles are
+shared out by those instructions at the library code's average cycles per instruction inside
+kernels (a stated approximation), so the cycle rows add up to the total as well.
 
 Each kernel's comment `// nodes: [...]` in the generated Zig (its ops' locations: the ONNX nodes
 it computes, several after `fuse-loops`) maps it to nodes; a node's op type comes from the model.
@@ -44,6 +50,7 @@ class Row:
     op_types: str
     instructions: int
     kernels: list[str] = field(default_factory=list)  # the kernel functions summed in this row
+    cycles: int = 0
 
 
 @dataclass
@@ -60,6 +67,9 @@ class Profile:
     nodes: list[Row]
     outside: list[Row]
     kernels: list[Row]
+    total_cycles: int = 0  # `zant.backend.timing`'s cycles of the same inference
+    inlined_cycles: int = 0
+    clock_hz: int | None = None  # the board's, for milliseconds
 
     def rows(self) -> list[Row]:
         return self.nodes + self.outside
@@ -98,30 +108,34 @@ class Counts:
     own: list[int]  # instructions executed in each range
     called: list[int]  # a kernel's: library instructions run while it was the current kernel
     in_kernels: list[int]  # a library range's: its instructions run while a kernel was current
+    cycles: list[int]  # cycles of each range's own instructions (`zant.backend.timing`)
 
     def __sub__(self, other: Counts) -> Counts:
         def minus(mine: list[int], theirs: list[int]) -> list[int]:
             return [a - b for a, b in zip(mine, theirs, strict=True)]
 
         return Counts(
-            minus(self.own, other.own), minus(self.called, other.called), minus(self.in_kernels, other.in_kernels)
+            minus(self.own, other.own), minus(self.called, other.called), minus(self.in_kernels, other.in_kernels),
+            minus(self.cycles, other.cycles),
         )
 
 
 def _counts(board, elf: Path, repeat: int, ranges: list[tuple[int, int]], kinds: dict[str, list[int]]) -> Counts:
     """The plugin's counts for an image run `repeat` times."""
-    from zant.backend.firmware import insn_plugin, run_image
+    from zant.backend.firmware import timed_run
+    from zant.backend.timing import CORES, cycles_by_range
 
     arguments = ["ranges=" + ":".join(f"{start:x}-{end:x}" for start, end in ranges)]
     arguments += [f"{kind}={':'.join(map(str, indexes))}" for kind, indexes in kinds.items() if indexes]
-    result = run_image(board, elf, repeat, insn_plugin(), plugin_args=arguments)
-    outside = _OUTSIDE_LINE.search(result.stderr)
+    _, blocks, stderr = timed_run(board, elf, repeat, arguments)
+    outside = _OUTSIDE_LINE.search(stderr)
     if outside is None:
-        raise ZantError(f"the instruction-counting plugin reported no ranges:\n{result.stderr.strip()[-2000:]}")
-    counts = Counts(*([0] * (len(ranges) + 1) for _ in range(3)))
+        raise ZantError(f"the instruction-counting plugin reported no ranges:\n{stderr.strip()[-2000:]}")
+    cycles = cycles_by_range(blocks, CORES[board.target], [s for s, _ in ranges], [e for _, e in ranges])
+    counts = Counts(*([0] * (len(ranges) + 1) for _ in range(3)), cycles)
     counts.own[-1] = int(outside[1])
     table = {"RANGE": counts.own, "CALLED": counts.called, "INKERNELS": counts.in_kernels}
-    for kind, index, count in _COUNT_LINE.findall(result.stderr):
+    for kind, index, count in _COUNT_LINE.findall(stderr):
         table[kind][int(index)] = int(count)
     return counts
 
@@ -162,7 +176,7 @@ def profile_model(
     more `CompileOptions` fields (inputs, input_shapes, pipeline …); `out_dir` keeps the build."""
     from zant.backend.boards import board_for
     from zant.backend.elf import function_symbols
-    from zant.backend.firmware import build_firmware, count_instructions, qemu_missing
+    from zant.backend.firmware import build_firmware, measure_cost, qemu_missing
     from zant.backend.zig_printer import kernel_nodes
     from zant.driver import TARGETS, CompileOptions, compile_model
 
@@ -199,39 +213,51 @@ def profile_model(
             progress(f"run on {board.machine} under QEMU, once and twice, counting per function")
         # one inference: the image run twice minus run once (start-up and the first run cancel)
         counts = _counts(board, elf, 2, ranges, kinds) - _counts(board, elf, 1, ranges, kinds)
-        inlined_total = count_instructions(board, inlined)
+        inlined_cost = measure_cost(board, inlined)
     finally:
         if out_dir is None:
             shutil.rmtree(folder, ignore_errors=True)
 
     op_types = _op_types(model_path)
     by_kernel: dict[str, int] = {}
+    kernel_cycles: dict[str, int] = {}
     outside: list[Row] = []
     labels = [min(aliases, key=lambda n: ("." in n, len(n))) for aliases in names]  # memcpy, model_predict
+    # library code run inside kernels: its cycles per instruction there, to share out by calls
+    inside = [(counts.cycles[i] * counts.in_kernels[i] / counts.own[i], counts.in_kernels[i])
+              for i in range(len(counts.own)) if counts.own[i] and counts.in_kernels[i]]
+    library_cpi = sum(c for c, _ in inside) / max(1, sum(n for _, n in inside))
     for index, label in enumerate(labels + ["(no function symbol)"]):
         kernel = kernel_of[index] if index < len(names) else None
         if kernel is not None:  # its own code and the library code it called
             by_kernel[kernel] = by_kernel.get(kernel, 0) + counts.own[index] + counts.called[index]
+            kernel_cycles[kernel] = (
+                kernel_cycles.get(kernel, 0) + counts.cycles[index] + round(counts.called[index] * library_cpi)
+            )
         elif counts.own[index] - counts.in_kernels[index]:  # what ran outside the kernels
-            outside.append(Row(label, "", counts.own[index] - counts.in_kernels[index]))
-    outside.sort(key=lambda r: -r.instructions)
+            share = (counts.own[index] - counts.in_kernels[index]) / counts.own[index] if counts.own[index] else 0
+            outside.append(Row(label, "", counts.own[index] - counts.in_kernels[index], cycles=round(counts.cycles[index] * share)))
+    outside.sort(key=lambda r: -r.cycles)
 
     def types(nodes: list[str]) -> str:
         return ", ".join(dict.fromkeys(op_types.get(n, "?") for n in nodes)) if nodes else ""
 
     kernel_rows, groups = [], {}
     for function, nodes in kernels.items():  # in the file's order: the program's
-        row = Row(", ".join(nodes) or "(no ONNX node)", types(nodes), by_kernel.get(function, 0), [function])
+        row = Row(", ".join(nodes) or "(no ONNX node)", types(nodes), by_kernel.get(function, 0), [function],
+                  kernel_cycles.get(function, 0))
         kernel_rows.append(row)
         group = groups.setdefault(row.label, Row(row.label, row.op_types, 0))
         group.instructions += row.instructions
+        group.cycles += row.cycles
         group.kernels.append(function)
     total = sum(counts.own)
     if sum(by_kernel.values()) + sum(r.instructions for r in outside) != total:
         raise ZantError("zant profile: the per-function counts do not add up to the total (a plugin bug)")
     return Profile(
         model=Path(model_path).name, target=target, board=board.name, optimize=optimize, total=total,
-        inlined_total=inlined_total,
+        inlined_total=inlined_cost.instructions, total_cycles=sum(counts.cycles),
+        inlined_cycles=inlined_cost.cycles, clock_hz=board.clock_hz,
         nodes=list(groups.values()), outside=outside, kernels=kernel_rows,
     )
 
@@ -243,37 +269,49 @@ def _percent(part: int, total: int) -> str:
     return f"{100 * part / total:5.1f}" if total else "    -"
 
 
+def headline(profile: Profile) -> str:
+    """`kws.onnx on cortex-m4 (nucleo-l4r5zi, ReleaseFast): 5,006,594 instructions, 6,120,311
+    cycles per inference (51.00 ms at 120 MHz)`."""
+    text = (
+        f"{profile.model} on {profile.target} ({profile.board}, {profile.optimize}): "
+        f"{profile.total:,} instructions, {profile.total_cycles:,} cycles per inference"
+    )
+    if profile.clock_hz:
+        text += f" ({profile.total_cycles * 1000 / profile.clock_hz:.2f} ms at {profile.clock_hz / 1e6:g} MHz)"
+    return text
+
+
 def format_profile(profile: Profile) -> str:
-    total = profile.total
+    total, cycles = profile.total, profile.total_cycles
     labels = [r.label for r in profile.nodes + profile.kernels] + ["  " + r.label for r in profile.outside]
     label_width = min(48, max([len("node"), *map(len, labels)]) + 2)
     type_width = max([len("op types"), *(len(r.op_types) for r in profile.rows())]) + 2
 
-    def line(label: str, op_types: str, extra: str, count: int) -> str:
+    def line(label: str, op_types: str, extra: str, count: int, spent: int) -> str:
         if len(label) > label_width - 2:
             label = label[: label_width - 3] + "…"
-        return f"{label:<{label_width}}{op_types:<{type_width}}{extra:>8}{count:>14,}  {_percent(count, total)}"
+        return (f"{label:<{label_width}}{op_types:<{type_width}}{extra:>8}{count:>14,}{spent:>14,}  "
+                f"{_percent(spent, cycles)}")
 
     lines = [
-        f"{profile.model} on {profile.target} ({profile.board}, {profile.optimize}): "
-        f"{total:,} instructions per inference",
+        headline(profile),
         "",
-        f"{'node':<{label_width}}{'op types':<{type_width}}{'kernels':>8}{'instructions':>14}      %",
+        f"{'node':<{label_width}}{'op types':<{type_width}}{'kernels':>8}{'instructions':>14}{'cycles':>14}  % cycles",
     ]
-    lines += [line(r.label, r.op_types, str(len(r.kernels)), r.instructions) for r in profile.nodes]
+    lines += [line(r.label, r.op_types, str(len(r.kernels)), r.instructions, r.cycles) for r in profile.nodes]
     lines.append("outside the kernels:")
-    lines += [line("  " + r.label, "", "", r.instructions) for r in profile.outside]
-    lines.append(line("total", "", "", total))
+    lines += [line("  " + r.label, "", "", r.instructions, r.cycles) for r in profile.outside]
+    lines.append(line("total", "", "", total, cycles))
     change = f"{100 * (total - profile.inlined_total) / profile.inlined_total:+.1f}%" if profile.inlined_total else "-"
     lines.append(
         f"(the image zant compile --firmware builds, where LLVM may inline the kernels: "
-        f"{profile.inlined_total:,} instructions; this one {change})"
+        f"{profile.inlined_total:,} instructions, {profile.inlined_cycles:,} cycles; this one {change} instructions)"
     )
     kernel_width = max([len("uop kernel"), *(len(r.kernels[0]) for r in profile.kernels)]) + 2
-    lines += ["", f"{'uop kernel':<{kernel_width}}{'nodes':<{label_width}}{'instructions':>14}      %"]
+    lines += ["", f"{'uop kernel':<{kernel_width}}{'nodes':<{label_width}}{'instructions':>14}{'cycles':>14}  % cycles"]
     lines += [
-        f"{r.kernels[0]:<{kernel_width}}{r.label:<{label_width}}{r.instructions:>14,}  "
-        + _percent(r.instructions, total)
+        f"{r.kernels[0]:<{kernel_width}}{r.label:<{label_width}}{r.instructions:>14,}{r.cycles:>14,}  "
+        + _percent(r.cycles, cycles)
         for r in profile.kernels
     ]
     return "\n".join(lines)
@@ -285,27 +323,26 @@ def profile_svg(profile: Profile) -> str:
     # command would pay, since the CLI imports this module to describe `zant profile`.
     from xml.sax.saxutils import escape
 
-    rows = profile.nodes + [Row(f"outside: {r.label}", "", r.instructions) for r in profile.outside]
+    rows = profile.nodes + [Row(f"outside: {r.label}", "", r.instructions, cycles=r.cycles) for r in profile.outside]
     label_width, bar_width, row_height, top = 300, 440, 18, 40
-    largest = max((r.instructions for r in rows), default=0) or 1
+    largest = max((r.cycles for r in rows), default=0) or 1
     height = top + row_height * len(rows) + 20
     width = label_width + bar_width + 170
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'font-family="sans-serif" font-size="12">',
-        f'<text x="10" y="20" font-weight="bold">{escape(profile.model)} on {escape(profile.target)} '
-        f"({escape(profile.board)}, {escape(profile.optimize)}): {profile.total:,} instructions per inference</text>",
+        f'<text x="10" y="20" font-weight="bold">{escape(headline(profile))}</text>',
     ]
     for i, row in enumerate(rows):
         y = top + i * row_height
-        length = bar_width * row.instructions / largest
+        length = bar_width * row.cycles / largest
         label = row.label if len(row.label) <= 45 else row.label[:44] + "…"
         fill = "#4a7fb5" if not row.label.startswith("outside: ") else "#aaaaaa"
         parts += [
             f'<text x="{label_width - 6}" y="{y + 13}" text-anchor="end">{escape(label)}</text>',
             f'<rect x="{label_width}" y="{y + 2}" width="{length:.1f}" height="{row_height - 4}" fill="{fill}"/>',
-            f'<text x="{label_width + length + 6:.1f}" y="{y + 13}">{row.instructions:,} '
-            f"({_percent(row.instructions, profile.total).strip()}%)</text>",
+            f'<text x="{label_width + length + 6:.1f}" y="{y + 13}">{row.cycles:,} cycles '
+            f"({_percent(row.cycles, profile.total_cycles).strip()}%), {row.instructions:,} instructions</text>",
         ]
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -319,7 +356,7 @@ def add_profile_command(subparsers) -> argparse.ArgumentParser:
     from zant.driver import TARGETS
 
     parser = subparsers.add_parser(
-        "profile", help="run the firmware image under QEMU and count instructions per ONNX node"
+        "profile", help="run the firmware image under QEMU: instructions and cycles per ONNX node"
     )
     parser.add_argument("model", help="the .onnx model")
     parser.add_argument(
