@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from e2e import check_model
+from e2e import check_model, compile_and_run
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 
@@ -74,7 +74,9 @@ def test_resize_linear_and_cubic():
     x_shape = [1, 2, 5, 6]
     cases = [
         (scales(1, 1, 1.5, 0.5), {"mode": "linear"}, [1, 2, 7, 3]),
-        (scales(1, 1, 2, 0.6), {"mode": "linear", "coordinate_transformation_mode": "align_corners"}, [1, 2, 10, 3]),
+        # 6 x 0.5 = 3 exactly: where in_size·scale is not whole, onnx.reference's align_corners
+        # differs from the definition (test_resize_every_mode_... checks it against onnxruntime)
+        (scales(1, 1, 2, 0.5), {"mode": "linear", "coordinate_transformation_mode": "align_corners"}, [1, 2, 10, 3]),
         (sizes(1, 2, 3, 9), {"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"}, [1, 2, 3, 9]),
         (scales(1, 1, 0.7, 1.3), {"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"}, [1, 2, 3, 7]),
         (scales(1, 1, 1.6, 2), {"mode": "cubic"}, [1, 2, 8, 12]),
@@ -223,3 +225,103 @@ def test_roialign():
         node.input.append("batch")
     rng = np.random.default_rng(3)
     check_model(model, {"x": rng.standard_normal([2, 2, 5, 6]).astype(np.float32), "rois": rois, "batch": batch})
+
+
+# -- every coordinate transformation x mode x nearest_mode against onnxruntime ----------------
+
+COORDINATE_MODES = ["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"]
+MODE_VARIANTS = [
+    {"mode": "nearest", "nearest_mode": nearest}
+    for nearest in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+] + [{"mode": "linear"}, {"mode": "cubic"}, {"mode": "cubic", "exclude_outside": 1}]
+RESIZE_SCALES = [
+    ((1, 1, 0.5, 0.75), [1, 1, 1, 4]),  # an extent of 1; 6 x 0.75 = 4.5 (align_corners: 5/3 apart, not 5/3.5)
+    ((1, 1, 1.5, 1.25), [1, 1, 4, 7]),  # 4.5 and 7.5 rounded down
+    ((1, 1, 0.4, 1.75), [1, 1, 1, 10]),
+    ((1, 1, 2.0, 0.5), [1, 1, 6, 3]),
+]
+"""x is [1, 1, 3, 6]. Non-whole scales that are exact in binary: a source position on a nearest
+tie is exactly on it in f32 (onnxruntime) and f64 (Zant, onnx.reference) alike. With 0.8f, 2 / 0.8f
+is 2.4999999 in f64 and 2.5 in f32, and asymmetric round_prefer_ceil picks 2 where onnxruntime
+picks 3."""
+
+
+def check_against_onnxruntime(model, feeds, pipeline=None, atol=1e-5):
+    """Compiled (with `pipeline`) against onnxruntime, output by output: where onnx.reference
+    reads `length_resized` as in_size·scale (align_corners, pytorch_half_pixel and
+    tf_crop_and_resize with a non-whole in_size·scale), onnxruntime follows the definition."""
+    ort = pytest.importorskip("onnxruntime")
+    options = ort.SessionOptions()
+    options.log_severity_level = 3  # tf_half_pixel_for_nn's deprecation warning
+    want = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = compile_and_run(model, feeds, pipeline=pipeline)
+    names = [o.name for o in model.graph.output]
+    for name, g, w in zip(names, got, want, strict=True):
+        assert g.shape == w.shape, f"{name}: shape {g.shape} != {w.shape}"
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=atol, err_msg=name)
+
+
+def resize_sweep_model(coordinate_modes, opset):
+    cases, labels = [], []
+    for ctm in coordinate_modes:
+        for variant in MODE_VARIANTS:
+            for values, out_shape in RESIZE_SCALES:
+                constants = scales(*values)
+                if ctm == "tf_crop_and_resize":
+                    constants["roi"] = np.array([0, 0, 0.25, 0.125, 1, 1, 0.75, 1.0], np.float32)
+                cases.append((constants, {"coordinate_transformation_mode": ctm, **variant}, out_shape))
+                labels.append(f"{ctm}/{'/'.join(str(v) for v in variant.values())}/{values[2:]}")
+    model = multi_node_model("Resize", [1, 1, 3, 6], cases, opset=opset)
+    for output, label in zip(model.graph.output, labels):
+        output.doc_string = label
+    return model
+
+
+PIPELINES = {"host": None, "cortex-m4": "cortex-m4"}
+
+
+@pytest.mark.parametrize("target", PIPELINES)
+def test_resize_every_mode_with_extents_of_one_and_fractional_scales(target):
+    """Issue 32: pytorch_half_pixel with an output extent of 1 reads position 0 (was -0.5's
+    neighbours: [2, 3, 4, 5] for onnxruntime's [0, 1, 2, 3]); align_corners divides by the
+    output extent - 1 (was 6·0.8 - 1: [0, 1.316, 2.632, 3.947] for [0, 1.667, 3.333, 5]);
+    tf_crop_and_resize likewise. Every mode, nearest_mode and coordinate transformation."""
+    from zant.pipelines import pipeline_for
+
+    pipeline = None if PIPELINES[target] is None else pipeline_for(PIPELINES[target])
+    x = (np.arange(18, dtype=np.float32) ** 1.5).reshape(1, 1, 3, 6)
+    check_against_onnxruntime(resize_sweep_model(COORDINATE_MODES, 19), {"x": x}, pipeline)
+
+
+def test_resize_issue_cases_exactly():
+    """The issue's two reproducers, value by value."""
+    cases = [
+        (scales(1, 1, 0.5, 1), {"mode": mode, "coordinate_transformation_mode": "pytorch_half_pixel"}, [1, 1, 1, 4])
+        for mode in ("linear", "cubic")
+    ]
+    (a, b) = compile_and_run(multi_node_model("Resize", [1, 1, 3, 4], cases), {"x": np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4)})
+    np.testing.assert_allclose(a.reshape(-1), [0, 1, 2, 3])
+    np.testing.assert_allclose(b.reshape(-1), [0, 1, 2, 3])
+    cases = [
+        (scales(1, 1, 1, 0.8), {"mode": mode, "coordinate_transformation_mode": "align_corners"}, [1, 1, 1, 4])
+        for mode in ("nearest", "linear", "cubic")
+    ]
+    got = compile_and_run(multi_node_model("Resize", [1, 1, 1, 6], cases), {"x": np.arange(6, dtype=np.float32).reshape(1, 1, 1, 6)})
+    np.testing.assert_allclose(got[0].reshape(-1), [0, 2, 3, 5])
+    np.testing.assert_allclose(got[1].reshape(-1), [0, 5 / 3, 10 / 3, 5], rtol=1e-6)
+    assert got[2].reshape(-1)[[0, 3]].tolist() == [0, 5]
+
+
+@pytest.mark.parametrize("target", PIPELINES)
+def test_resize_tf_half_pixel_for_nn(target):
+    """tf_half_pixel_for_nn (Resize-11 to -13, so opsets up to 17): x_original = (x + 0.5) / scale."""
+    from zant.pipelines import pipeline_for
+
+    pipeline = None if PIPELINES[target] is None else pipeline_for(PIPELINES[target])
+    cases = []
+    for variant in MODE_VARIANTS:
+        for values, out_shape in RESIZE_SCALES:
+            constants = {"roi": np.zeros(0, np.float32), "scales": np.array(values, np.float32)}
+            cases.append((constants, {"coordinate_transformation_mode": "tf_half_pixel_for_nn", **variant}, out_shape))
+    x = (np.arange(18, dtype=np.float32) ** 1.5).reshape(1, 1, 3, 6)
+    check_against_onnxruntime(multi_node_model("Resize", [1, 1, 3, 6], cases, opset=17), {"x": x}, pipeline)

@@ -111,27 +111,32 @@ def source_coordinates(
 ) -> np.ndarray:
     """Where each output position of an axis lies in input coordinates (float64).
 
-    As in the ONNX reference, the "resized length" of align_corners and tf_crop_and_resize is
-    in_size·scale, which differs from out_size when a scale does not divide evenly.
+    `length_resized` of the definition is the output's extent (`out_size`, as onnxruntime
+    has it), not in_size·scale: align_corners and tf_crop_and_resize map the corners onto
+    the first and last output positions, and pytorch_half_pixel and tf_crop_and_resize treat
+    an extent of 1 apart. half_pixel_symmetric alone uses the fractional in_size·scale.
+    (onnx's reference evaluator divides by in_size·scale - 1 where it differs; so do the
+    expected data of two backend cases, `MISMATCH_CAUSES` in tools/conformance.py.)
     """
     y = np.arange(out_size, dtype=np.float64)
-    length = scale * in_size
     if mode == "half_pixel":
         return (y + 0.5) / scale - 0.5
     if mode == "pytorch_half_pixel":
-        return (y + 0.5) / scale - 0.5 if length != 1 else np.full(out_size, -0.5)
+        return (y + 0.5) / scale - 0.5 if out_size > 1 else np.zeros(out_size)
     if mode == "half_pixel_symmetric":
-        offset = in_size / 2 * (1 - out_size / length)
+        offset = in_size / 2 * (1 - out_size / (scale * in_size))
         return offset + (y + 0.5) / scale - 0.5
     if mode == "asymmetric":
         return y / scale
+    if mode == "tf_half_pixel_for_nn":  # Resize-11 to -13 (opsets 11 to 17)
+        return (y + 0.5) / scale
     if mode == "align_corners":
-        return y * (in_size - 1) / (length - 1) if length != 1 else np.zeros(out_size)
+        return y * (in_size - 1) / (out_size - 1) if out_size > 1 else np.zeros(out_size)
     if mode == "tf_crop_and_resize":
         start, end = roi
-        if length == 1:
-            return np.full(out_size, (end - start) * (in_size - 1) / 2 + start * (in_size - 1))
-        return y * (end - start) * (in_size - 1) / (length - 1) + start * (in_size - 1)
+        if out_size == 1:
+            return np.full(out_size, (end + start) * (in_size - 1) / 2)
+        return y * (end - start) * (in_size - 1) / (out_size - 1) + start * (in_size - 1)
     raise ValueError(f"unknown coordinate_transformation_mode '{mode}'")
 
 
@@ -585,7 +590,7 @@ def _runtime_tables(
     index = kb.alloc(f"{prefix}_index", (out_size, width), _INDEX_TABLE_TYPE)
     weight = None if nearest else kb.alloc(f"{prefix}_weight", (out_size, width), weight_type)
     outside = kb.alloc(f"{prefix}_outside", (out_size,), i1) if roi is not None else None
-    length = op2("mul", scale, c(in_size))
+    length = op2("mul", scale, c(in_size))  # the fractional output extent
     with kb.loop(out_size) as o:
         y = kb.cast(kb.cast(o, I64), _F64)
         half = op2("sub", op2("div", op2("add", y, c(0.5)), scale), c(0.5))
@@ -593,26 +598,25 @@ def _runtime_tables(
         if mode == "half_pixel":
             x = half
         elif mode == "pytorch_half_pixel":
-            x = kb.where(op2("cmpne", length, c(1.0)), half, c(-0.5))
+            x = half if out_size > 1 else c(0.0)
         elif mode == "half_pixel_symmetric":
             offset = op2("mul", c(in_size / 2), op2("sub", c(1.0), op2("div", c(out_size), length)))
             x = op2("add", offset, half)
         elif mode == "asymmetric":
             x = op2("div", y, scale)
+        elif mode == "tf_half_pixel_for_nn":
+            x = op2("div", op2("add", y, c(0.5)), scale)
         elif mode == "align_corners":
-            x = kb.where(
-                op2("cmpne", length, c(1.0)), op2("div", op2("mul", y, c(in_size - 1)), op2("sub", length, c(1.0))), c(0.0)
-            )
+            x = op2("div", op2("mul", y, c(in_size - 1)), c(out_size - 1)) if out_size > 1 else c(0.0)
         elif mode == "tf_crop_and_resize":
             assert roi is not None
             start, end = roi
             span = op2("mul", op2("sub", end, start), c(in_size - 1))
             first = op2("mul", start, c(in_size - 1))
-            x = kb.where(
-                op2("cmpne", length, c(1.0)),
-                op2("add", op2("div", op2("mul", y, span), op2("sub", length, c(1.0))), first),
-                op2("add", op2("div", span, c(2.0)), first),
-            )
+            if out_size > 1:
+                x = op2("add", op2("div", op2("mul", y, span), c(out_size - 1)), first)
+            else:
+                x = op2("add", op2("div", span, c(2.0)), first)
         else:
             raise ValueError(f"unknown coordinate_transformation_mode '{mode}'")
         if outside is not None:
