@@ -49,7 +49,10 @@ extern fn qemu_plugin_insn_size(insn: *const Insn) usize;
 extern fn qemu_plugin_insn_disas(insn: *const Insn) ?[*:0]u8;
 const MemCallback = *const fn (vcpu: c_uint, info: u32, address: u64, data: ?*anyopaque) callconv(.c) void;
 extern fn qemu_plugin_register_vcpu_mem_cb(insn: *Insn, cb: MemCallback, flags: c_int, rw: c_int, data: ?*anyopaque) void;
-const MEM_READ: c_int = 1;
+extern fn qemu_plugin_mem_is_store(info: u32) bool;
+/// Reads and writes: QEMU 7.2 calls a callback registered for reads only (1) on almost no load, so
+/// the callback tells them apart itself.
+const MEM_READ_WRITE: c_int = 3;
 
 export const qemu_plugin_version: c_int = 1;
 
@@ -245,8 +248,8 @@ fn runBlock(_: c_uint, data: ?*anyopaque) callconv(.c) void {
     if (wait_states != 0 and inFlash(block.start)) block.fetch_stall += fetchStall(block);
 }
 
-fn loadFromFlash(_: c_uint, _: u32, address: u64, data: ?*anyopaque) callconv(.c) void {
-    if (!inFlash(address)) return;
+fn loadFromFlash(_: c_uint, info: u32, address: u64, data: ?*anyopaque) callconv(.c) void {
+    if (qemu_plugin_mem_is_store(info) or !inFlash(address)) return;
     if (!dcache.read(address / 8)) blocks[@intFromPtr(data) - 1].load_stall += wait_states;
 }
 
@@ -276,7 +279,7 @@ fn recordBlock(tb: *Tb) void {
         insn_text[insn_count + i] = qemu_plugin_insn_disas(insn);
         word_insns[word_count + @as(usize, @intCast(address / 8 - start / 8))] +|= 1;
         if (wait_states != 0) {
-            qemu_plugin_register_vcpu_mem_cb(insn, &loadFromFlash, CB_NO_REGS, MEM_READ, @ptrFromInt(index + 1));
+            qemu_plugin_register_vcpu_mem_cb(insn, &loadFromFlash, CB_NO_REGS, MEM_READ_WRITE, @ptrFromInt(index + 1));
         }
     }
     insn_count += n;

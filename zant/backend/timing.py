@@ -477,7 +477,9 @@ def block_costs(blocks: Iterable[Block], core: CoreTiming) -> list[BlockCost]:
         static = insn_cycles(core, block.insns)
         per_insn = [c * block.runs for c in static]
         if block.insns and _ends_in_branch(block.insns[-1]):
-            taken = block.runs - block.fallthrough
+            # a conditional branch fell through when the next block began at the block's end; an
+            # unconditional one is taken even when its target is the next instruction
+            taken = block.runs - block.fallthrough if block.insns[-1].conditional else block.runs
             per_insn[-1] += taken * taken_branch_cycles(core, block.insns[-1])
         costs.append(BlockCost(block, tuple(per_insn), block.fetch_stall + block.load_stall))
     return costs
