@@ -270,8 +270,8 @@ def _percent(part: int, total: int) -> str:
 
 
 def headline(profile: Profile) -> str:
-    """`kws.onnx on cortex-m4 (nucleo-l4r5zi, ReleaseFast): 5,006,594 instructions, 6,120,311
-    cycles per inference (51.00 ms at 120 MHz)`."""
+    """The table's first line: model, target, board, mode, instructions, cycles, and milliseconds
+    at the board's clock."""
     text = (
         f"{profile.model} on {profile.target} ({profile.board}, {profile.optimize}): "
         f"{profile.total:,} instructions, {profile.total_cycles:,} cycles per inference"
