@@ -5,7 +5,8 @@ Compiles `digits_cnn.onnx` to Zig, builds it for the host and as a Cortex-M4 fir
 the compiled model and with the ONNX reference evaluator, and prints both accuracies and whether
 the predictions agree. Where QEMU is installed, the image then classifies one held-out image on
 the emulated Cortex-M4 (mps2-an386), beside the reference, with the instructions that inference
-executed; the image's flash and RAM are printed either way.
+executed and its cycles (the Cortex-M4's timing model, `zant.backend.timing`); the image's flash
+and RAM are printed either way.
 
     python examples/digits/demo.py [--out OUTDIR]
 
@@ -85,7 +86,7 @@ def main() -> int:
 def run_on_m4(m4, reference: np.ndarray, label: int) -> bool:
     """Classify the embedded image on the emulated Cortex-M4; print it beside the reference.
     Returns whether the prediction agrees (True when QEMU is missing: nothing to compare)."""
-    from zant.backend.firmware import count_instructions, qemu_missing, run_firmware
+    from zant.backend.firmware import measure_cost, qemu_missing, run_firmware
 
     missing = qemu_missing(m4.board)
     if missing:
@@ -93,10 +94,10 @@ def run_on_m4(m4, reference: np.ndarray, label: int) -> bool:
         return True
     run = run_firmware(m4.firmware_path, m4.board, m4.outputs)
     got = run.outputs[0][0]
-    instructions = count_instructions(m4.board, m4.firmware_path)
+    cost = measure_cost(m4.board, m4.firmware_path)
     print(f"on the emulated cortex-m4  digit {got.argmax()} (label {label}), reference {reference.argmax()}, "
           f"max |Δ probability| {np.abs(got - reference).max():.2e}")
-    print(f"                           {instructions:,} instructions per inference, "
+    print(f"                           one inference: {cost.describe()}, "
           f"stack {run.model_stack_bytes:,} B (the whole image's: {run.stack_bytes:,} B)")
     return int(got.argmax()) == int(reference.argmax())
 
