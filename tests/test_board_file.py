@@ -7,6 +7,7 @@ machine runs under it with `zant run --board FILE` (the core comes from the file
 
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
 import sys
@@ -209,3 +210,40 @@ def test_run_board_file_under_its_qemu_machine(tmp_path):
     assert "my-an386  [0. 1. 3. 2. 0. 6.]" in result.stdout and "max abs error 0\n" in result.stdout
     assert "building ReleaseSafe for cortex-m4 on my-an386 (an386.toml) under QEMU" in result.stderr
     assert "zant: run on mps2-an386 under QEMU" in result.stderr
+
+
+def test_clock_and_flash_timing_keys(tmp_path):
+    board = load_board_file(write(tmp_path, "l4.toml", """\
+core = "cortex-m4"
+qemu = "mps2-an386"
+clock_hz = 80_000_000
+flash = { origin = 0, size = "1 MB", wait_states = 4, icache_lines = 32, dcache_lines = 8, prefetch = true }
+ram = { origin = 0x2000_0000, size = "320 KB" }
+"""))
+    assert board.clock_hz == 80_000_000 and board.milliseconds(80_000) == 1.0
+    assert (board.flash_timing.wait_states, board.flash_timing.icache_lines, board.flash_timing.prefetch) == (4, 32, True)
+    for text, message in [
+        ("clock_hz = 0", "clock_hz: 0 is not a clock in Hz"),
+        ('clock_hz = "fast"', "clock_hz: 'fast' is not a clock in Hz"),
+    ]:
+        with pytest.raises(ZantError, match=message):
+            load_board_file(write(tmp_path, "bad.toml", 'core = "cortex-m4"\n' + text + "\n" + REGIONS))
+    bad_flash = 'core = "cortex-m4"\nflash = { origin = 0, size = "256 KB", wait_states = 99 }\nram = { origin = 0x2000_0000, size = "64 KB" }\n'
+    with pytest.raises(ZantError, match=r"flash.wait_states: 99 is not a count from 0 to 64"):
+        load_board_file(write(tmp_path, "bad.toml", bad_flash))
+
+
+def test_run_on_the_mlperf_tiny_reference_board(tmp_path):
+    """The STM32L4R5 board: cycles with its flash wait states, milliseconds at its 120 MHz."""
+    board = BOARDS["nucleo-l4r5zi"]
+    assert (board.clock_hz, board.flash_timing.wait_states, board.ram.size) == (120_000_000, 5, 640 * 1024)
+    missing = qemu_missing(board)
+    if missing:
+        pytest.skip(missing)
+    result = zant("run", add_relu(tmp_path), "--board", "nucleo-l4r5zi")
+    assert result.returncode == 0, result.stderr
+    assert "max abs error 0\n" in result.stdout
+    found = re.search(r"one inference   ([\d,]+) instructions, ([\d,]+) cycles, ([\d.]+) ms at 120 MHz", result.stdout)
+    assert found, result.stdout
+    instructions, cycles = (int(found[i].replace(",", "")) for i in (1, 2))
+    assert cycles > instructions and abs(float(found[3]) - cycles / 120_000) < 0.01

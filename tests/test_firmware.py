@@ -10,6 +10,7 @@ covers the Cortex-M4 and Cortex-M55 boards in every `-O` mode; every other board
 from __future__ import annotations
 
 import shutil
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -220,6 +221,8 @@ def test_cli_compile_firmware_and_run_under_qemu(tmp_path):
     assert ran.returncode == 0, ran.stderr
     assert "mps2-an386 [ 0.5  1.5  2.5" in ran.stdout and "max abs error 0\n" in ran.stdout
     assert "stack" in ran.stdout
+    # one inference's cost: instructions, the timing model's cycles, milliseconds at the board's clock
+    assert re.search(r"one inference   [\d,]+ instructions, [\d,]+ cycles, [\d.]+ ms at 25 MHz", ran.stdout), ran.stdout
 
 
 # -- several models in one image ------------------------------------------------------------------
