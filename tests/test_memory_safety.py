@@ -1,0 +1,105 @@
+"""Hostile index values against guard pages (`zant.tools.memory_safety`): no input value makes the
+generated code touch memory outside its buffers, in any build mode, on the host or as firmware."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from zant.backend.boards import BOARDS
+from zant.backend.build import OPTIMIZE_MODES, build_zig
+from zant.backend.firmware import qemu_missing
+from zant.tools import memory_safety
+from zant.tools.memory_safety import CASES, GuardedBuffers, call_guarded
+
+pytest.importorskip("onnxruntime")  # the valid calls' reference
+
+OVERRUN = """
+export fn bad_predict(input: [*]const u8, output: [*]u8) i32 {
+    output[0] = input[1]; // the input holds one byte
+    return 0;
+}
+export fn wide_predict(input: [*]const u8, output: [*]u8) i32 {
+    output[1] = input[0]; // the output holds one byte
+    return 0;
+}
+export fn under_predict(input: [*]const u8, output: [*]u8) i32 {
+    const before: [*]const u8 = @ptrFromInt(@intFromPtr(input) - 1);
+    output[0] = before[0];
+    return 0;
+}
+export fn good_predict(input: [*]const u8, output: [*]u8) i32 {
+    output[0] = input[0] + 1;
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def overrun_library(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("overrun")
+    source = folder / "overrun.zig"
+    source.write_text(OVERRUN)
+    return build_zig(source, folder / "liboverrun.so", "host", "ReleaseFast", "shared")
+
+
+@pytest.mark.parametrize(
+    "name, placement, crash",
+    [
+        ("bad", "end", "SIGSEGV"),  # one byte past the input: the guard page after it
+        ("wide", "end", "SIGSEGV"),  # one byte past the output
+        ("under", "start", "SIGSEGV"),  # one byte before the input: the guard page before it
+        ("bad", "start", None),  # past the input but inside its page: not caught that way round
+        ("good", "end", None),
+        ("good", "start", None),
+    ],
+)
+def test_the_guard_pages_catch_one_byte_over(overrun_library, name, placement, crash):
+    """The harness itself: an access one byte outside a buffer faults on the side it is placed."""
+    outcome = call_guarded(overrun_library, name, [np.array([41], np.uint8)], [1], placement)
+    assert outcome.crash == crash
+    if name == "good":
+        assert outcome.status == 0 and outcome.outputs == [bytes([42])]
+
+
+def test_guarded_buffers_sit_against_a_page():
+    import mmap
+
+    for placement in ("start", "end"):
+        address, view = GuardedBuffers(placement).place(b"abc")
+        assert bytes(view) == b"abc"
+        edge = address if placement == "start" else address + 3
+        assert edge % mmap.PAGESIZE == 0
+
+
+def test_every_case_on_the_host():
+    """Every op whose addresses come from the data, valid and hostile indices, ReleaseFast (the
+    default mode), each call with its buffers against guard pages on both sides."""
+    calls, failures = memory_safety.run(list(CASES), ["ReleaseFast"], ["host"], random=4, seed=1)
+    assert calls > 200 and not failures, "\n".join(f"{f.case} [{f.target} {f.mode}]: {f.what}" for f in failures)
+
+
+def test_hostile_values_are_out_of_range():
+    rng = np.random.default_rng(0)
+    for case in CASES.values():
+        low = -case.extent if case.negative else 0
+        values = memory_safety.hostile_values(case, 20, rng)
+        assert values and all(not low <= v < case.extent for v in values)
+        assert np.iinfo(case.dtype).max in values and np.iinfo(case.dtype).min in values
+
+
+def test_a_hostile_gather_as_cortex_m4_firmware():
+    """The issue's Gather: an index of 4 and one of 2^63 - 1 as firmware return the status; no fault."""
+    missing = qemu_missing(BOARDS["mps2-an386"])
+    if missing:
+        pytest.skip(missing)
+    calls, failures = memory_safety.run(["Gather axis 0"], ["ReleaseFast"], ["cortex-m4"], random=0, seed=2)
+    assert calls == 3 and not failures, failures
+
+
+@pytest.mark.slow
+def test_every_case_every_mode_host_and_firmware():
+    """The full sweep: every case in every build mode, on the host (guard pages) and as Cortex-M4
+    firmware under QEMU."""
+    calls, failures = memory_safety.run(list(CASES), list(OPTIMIZE_MODES), ["host", "cortex-m4"], random=16, seed=3)
+    assert not failures, "\n".join(f"{f.case} [{f.target} {f.mode}]: {f.what}" for f in failures)

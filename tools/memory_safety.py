@@ -1,0 +1,411 @@
+"""Hostile indices against guard pages: no input value may make generated code touch memory it
+does not own.
+
+    python -m zant.tools.memory_safety [--ops Gather,OneHot,...] [--modes Debug,ReleaseSafe,ReleaseFast,ReleaseSmall]
+                                       [--targets host,cortex-m4] [--random N] [--seed S]
+
+Every op whose addresses depend on input values gets a small model in which those values are a
+graph input (`CASES`). Each model is built for each target and mode and called with valid values
+(the outputs must equal onnxruntime's) and with hostile ones: the extent itself, one past the
+negative range, far out, the integer type's extremes, and `--random N` more drawn from a seeded
+generator. A hostile call must return the documented status (`NAME_STATUS_BAD_INDEX`, or
+`NAME_STATUS_BAD_PARAMETER` for a parameter input) with every output as it was, never fault,
+trap or read or write outside its buffers.
+
+On the host each call runs in a child process with every input and output placed against an
+unmapped page (`GuardedBuffers`): once ending right before one, once starting right after one, so
+any access past either end is a segmentation fault, which the report shows as such. As Cortex-M
+firmware, the hostile values are embedded in the image, which runs under QEMU; a fault or a panic
+is reported as such.
+
+Exit status 0 when every call behaved, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import mmap
+import multiprocessing
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from zant.errors import ZantError, run_cli
+
+STATUS_BAD_PARAMETER = 4
+STATUS_BAD_INDEX = 6
+PAGE = mmap.PAGESIZE
+SENTINEL = 0x5A  # every output byte before a call: a refused call leaves them so
+
+
+# -- guard pages ----------------------------------------------------------------------------------
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+PROT_NONE = 0
+
+
+class GuardedBuffers:
+    """Buffers each in its own mapping, flush against a page no access is allowed to: `end`
+    places a buffer's last byte right before the unmapped page, `start` its first byte right
+    after one."""
+
+    def __init__(self, placement: str):
+        if placement not in ("start", "end"):
+            raise ValueError(placement)
+        self.placement = placement
+        self._maps: list[mmap.mmap] = []
+
+    def place(self, data: bytes | int) -> tuple[int, memoryview]:
+        """A buffer holding `data` (or that many sentinel bytes): its address and a view of it."""
+        size = data if isinstance(data, int) else len(data)
+        pages = max(1, -(-size // PAGE))
+        mapping = mmap.mmap(-1, (pages + 2) * PAGE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        self._maps.append(mapping)
+        base = ctypes.addressof(ctypes.c_char.from_buffer(mapping))
+        for guard in (base, base + (pages + 1) * PAGE):
+            if _libc.mprotect(ctypes.c_void_p(guard), PAGE, PROT_NONE) != 0:
+                raise OSError(ctypes.get_errno(), "mprotect failed")
+        offset = PAGE if self.placement == "start" else (pages + 1) * PAGE - size
+        view = memoryview(mapping)[offset : offset + size]
+        view[:] = bytes([SENTINEL]) * size if isinstance(data, int) else data
+        return base + offset, view
+
+
+def _guarded_call(library: str, name: str, inputs: list[bytes], output_sizes: list[int], placement: str, queue):
+    """In the child: place the buffers, call NAME_predict, send back its status and outputs."""
+    import faulthandler
+
+    faulthandler.disable()  # a fault here is the finding, reported by the parent: no dump
+    buffers = GuardedBuffers(placement)
+    placed_inputs = [buffers.place(data) for data in inputs]
+    placed_outputs = [buffers.place(size) for size in output_sizes]
+    predict = getattr(ctypes.CDLL(library), f"{name}_predict")
+    predict.restype = ctypes.c_int32
+    predict.argtypes = [ctypes.c_void_p] * (len(inputs) + len(output_sizes))
+    status = predict(*(address for address, _ in placed_inputs + placed_outputs))
+    queue.put((status, [bytes(view) for _, view in placed_outputs]))
+
+
+@dataclass
+class Outcome:
+    """What one call did: its status and outputs, or how it died (`crash`: a signal's name)."""
+
+    status: int | None = None
+    outputs: list[bytes] = field(default_factory=list)
+    crash: str | None = None
+
+
+def call_guarded(library: Path, name: str, inputs: Sequence[np.ndarray], output_sizes: Sequence[int],
+                 placement: str, timeout: float = 60) -> Outcome:
+    """`NAME_predict` of a host library in a child process, its buffers against guard pages."""
+    import signal
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(
+        target=_guarded_call,
+        args=(str(library), name, [np.ascontiguousarray(a).tobytes() for a in inputs], list(output_sizes), placement, queue),
+    )
+    child.start()
+    child.join(timeout)
+    if child.is_alive():
+        child.kill()
+        return Outcome(crash="timeout")
+    if child.exitcode != 0:
+        code = -child.exitcode if child.exitcode < 0 else None
+        return Outcome(crash=signal.Signals(code).name if code else f"exit {child.exitcode}")
+    status, outputs = queue.get(timeout=5)
+    return Outcome(status, outputs)
+
+
+# -- the ops --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """A model whose input `hostile` addresses memory: `extent` is the valid range's size (values
+    in [-extent, extent) are valid where ONNX allows negative ones, else [0, extent))."""
+
+    name: str
+    build: Callable[[], object]  # -> onnx.ModelProto
+    hostile: str  # the graph input holding the indices
+    extent: int
+    negative: bool = True  # whether -extent..-1 are valid
+    status: int = STATUS_BAD_INDEX
+    dtype: str = "int64"
+
+
+def _model(nodes, inputs, outputs, initializers=(), opset=18, domains=()):
+    from onnx import helper
+
+    graph = helper.make_graph(nodes, "hostile", inputs, outputs, list(initializers))
+    opsets = [helper.make_opsetid("", opset), *(helper.make_opsetid(d, 1) for d in domains)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=8)
+
+
+def _cases() -> list[Case]:
+    from onnx import TensorProto, helper, numpy_helper
+
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    value = helper.make_tensor_value_info
+    table = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(4, 3), "x")
+
+    def gather(axis: int):
+        shape = [2, 3] if axis == 0 else [4, 2]
+        return lambda: _model(
+            [helper.make_node("Gather", ["x", "i"], ["y"], axis=axis)],
+            [value("i", i64, [2])], [value("y", f32, shape)], [table],
+        )
+
+    def gather_elements():
+        return _model(
+            [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=0)],
+            [value("i", i64, [2, 3])], [value("y", f32, [2, 3])], [table],
+        )
+
+    def gather_nd():
+        return _model(
+            [helper.make_node("GatherND", ["x", "i"], ["y"])],
+            [value("i", i64, [2, 1])], [value("y", f32, [2, 3])], [table],
+        )
+
+    def scatter_elements():
+        return _model(
+            [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=0)],
+            [value("x", f32, [4, 3]), value("i", i64, [1, 3]), value("u", f32, [1, 3])], [value("y", f32, [4, 3])],
+        )
+
+    def scatter_nd():
+        return _model(
+            [helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
+            [value("x", f32, [4, 3]), value("i", i64, [1, 1]), value("u", f32, [1, 3])], [value("y", f32, [4, 3])],
+        )
+
+    def one_hot():
+        depth = numpy_helper.from_array(np.array(5, np.int64), "depth")
+        values = numpy_helper.from_array(np.array([0, 1], np.float32), "values")
+        return _model(
+            [helper.make_node("OneHot", ["i", "depth", "values"], ["y"])],
+            [value("i", i64, [3])], [value("y", f32, [3, 5])], [depth, values],
+        )
+
+    def max_unpool():
+        return _model(
+            [helper.make_node("MaxUnpool", ["x", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+            [value("x", f32, [1, 1, 2, 2]), value("i", i64, [1, 1, 2, 2])], [value("y", f32, [1, 1, 4, 4])],
+            opset=11,
+        )
+
+    def array_feature_extractor():
+        return _model(
+            [helper.make_node("ArrayFeatureExtractor", ["x", "i"], ["y"], domain="ai.onnx.ml")],
+            [value("i", i64, [2])], [value("y", f32, [4, 2])], [table], domains=("ai.onnx.ml",),
+        )
+
+    return [
+        Case("Gather axis 0", gather(0), "i", 4),
+        Case("Gather axis 1", gather(1), "i", 3),
+        Case("GatherElements", gather_elements, "i", 4),
+        Case("GatherND", gather_nd, "i", 4),
+        Case("ScatterElements", scatter_elements, "i", 4),
+        Case("ScatterND", scatter_nd, "i", 4),
+        # OneHot: an index outside [-depth, depth) gives an all-off row, as ONNX defines: no status
+        Case("OneHot", one_hot, "i", 5, status=0),
+        Case("MaxUnpool", max_unpool, "i", 16, negative=False),
+        # ArrayFeatureExtractor: negative indices count from the end as in onnx's reference
+        # evaluator (onnxruntime refuses them); beyond -extent they are out of range
+        Case("ArrayFeatureExtractor", array_feature_extractor, "i", 3),
+    ]
+
+
+CASES = {case.name: case for case in _cases()}
+
+
+def hostile_values(case: Case, random: int, rng: np.random.Generator) -> list[int]:
+    """Out-of-range values for `case`'s indices: at the edges, far out, the type's extremes, and
+    `random` more."""
+    info = np.iinfo(case.dtype)
+    low = -case.extent if case.negative else 0
+    values = [case.extent, low - 1, case.extent + 1000, low - 1000, 2**31, -(2**31) - 1, int(info.max), int(info.min)]
+    values += [int(v) for v in rng.integers(info.min, info.max, size=random, dtype=np.int64, endpoint=True)
+               if not low <= v < case.extent]
+    return values
+
+
+def _feeds(model, case: Case, value: int | None, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Inputs for `model`: valid indices (`value` None) or every index `value`."""
+    from onnx import helper
+
+    feeds = {}
+    for tensor in model.graph.input:
+        shape = [d.dim_value for d in tensor.type.tensor_type.shape.dim]
+        dtype = helper.tensor_dtype_to_np_dtype(tensor.type.tensor_type.elem_type)
+        if tensor.name == case.hostile:
+            if value is None:  # non-negative: valid for every op and every reference
+                feeds[tensor.name] = _distinct_valid(case, shape, 0, rng).astype(dtype)
+            else:
+                feeds[tensor.name] = np.full(shape, value, dtype)
+        else:
+            feeds[tensor.name] = rng.standard_normal(shape).astype(dtype)
+    return feeds
+
+
+def _distinct_valid(case: Case, shape: list[int], low: int, rng: np.random.Generator) -> np.ndarray:
+    """Valid indices; the scatters' and MaxUnpool's written positions distinct (ONNX leaves
+    duplicates' order open)."""
+    count = int(np.prod(shape))
+    if case.name == "MaxUnpool":  # each index inside its own 2x2 window of the 4x4 output
+        return (np.array([0, 2, 8, 10]) + rng.integers(0, 2, 4) + 4 * rng.integers(0, 2, 4)).reshape(shape)
+    if case.name == "ScatterND":
+        return (rng.permutation(case.extent)[:count] + low).reshape(shape)
+    return rng.integers(low, case.extent, size=shape)
+
+
+@dataclass
+class Failure:
+    case: str
+    target: str
+    mode: str
+    what: str
+
+
+def _reference(model, feeds):
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def check_host(case: Case, mode: str, folder: Path, random: int, rng: np.random.Generator) -> list[Failure]:
+    """Build `case` for the host in `mode`; call it with valid and hostile values, guarded."""
+    import onnx
+
+    from zant.driver import CompileOptions, compile_model
+
+    model = case.build()
+    path = folder / f"{case.name.replace(' ', '_')}.onnx"
+    onnx.save(model, path)
+    result = compile_model(path, folder / f"host-{mode}-{path.stem}", CompileOptions(name="model", optimize=mode))
+    assert result.library_path is not None
+    failures = []
+    sizes = [int(np.prod(s.shape)) * np.dtype(s.dtype).itemsize for s in result.outputs]
+    dtypes = [(np.dtype(s.dtype), s.shape) for s in result.outputs]
+
+    def fail(what: str) -> None:
+        failures.append(Failure(case.name, "host", mode, what))
+
+    valid = _feeds(model, case, None, rng)
+    expected = _reference(model, valid)
+    for placement in ("end", "start"):
+        outcome = call_guarded(result.library_path, "model", [valid[s.name] for s in result.inputs], sizes, placement)
+        if outcome.crash or outcome.status != 0:
+            fail(f"valid indices {valid[case.hostile].tolist()}: {outcome.crash or f'status {outcome.status}'} ({placement})")
+            continue
+        got = [np.frombuffer(b, dtype).reshape(shape) for b, (dtype, shape) in zip(outcome.outputs, dtypes)]
+        if any(not np.allclose(g, e, atol=1e-6) for g, e in zip(got, expected)):
+            fail(f"valid indices {valid[case.hostile].tolist()}: outputs differ from onnxruntime ({placement})")
+    for value in hostile_values(case, random, rng):
+        feeds = _feeds(model, case, value, rng)
+        for placement in ("end", "start"):
+            outcome = call_guarded(result.library_path, "model", [feeds[s.name] for s in result.inputs], sizes, placement)
+            if outcome.crash:
+                fail(f"index {value}: {outcome.crash} ({placement})")
+            elif outcome.status != case.status:
+                fail(f"index {value}: status {outcome.status}, expected {case.status} ({placement})")
+            elif case.status and any(b != bytes([SENTINEL]) * len(b) for b in outcome.outputs):
+                fail(f"index {value}: status {case.status} but an output was written ({placement})")
+            elif not case.status:
+                expected = _reference(model, feeds)
+                got = [np.frombuffer(b, dtype).reshape(shape) for b, (dtype, shape) in zip(outcome.outputs, dtypes)]
+                if any(not np.allclose(g, e) for g, e in zip(got, expected)):
+                    fail(f"index {value}: outputs differ from onnxruntime ({placement})")
+    return failures
+
+
+def check_firmware(case: Case, mode: str, folder: Path, target: str, values: Sequence[int],
+                   rng: np.random.Generator) -> list[Failure]:
+    """Build `case` as `target` firmware in `mode`, once per hostile value embedded, run it under QEMU."""
+    import onnx
+
+    from zant.backend.firmware import run_models, ImageModel
+    from zant.driver import CompileOptions, compile_model
+
+    model = case.build()
+    path = folder / f"{case.name.replace(' ', '_')}.onnx"
+    onnx.save(model, path)
+    failures = []
+    for value in values:
+        feeds = _feeds(model, case, value, rng)
+        out = folder / f"{target}-{mode}-{path.stem}-{value & 0xFFFF_FFFF_FFFF_FFFF:x}"
+        result = compile_model(path, out, CompileOptions(name="model", target=target, optimize=mode, firmware=True, inputs=feeds))
+        assert result.firmware_path is not None and result.board is not None
+        run = run_models(result.firmware_path, result.board, [ImageModel("model", result.inputs, result.outputs, [])])
+        error = run.errors.get("model")
+        expected = f"returned {case.status}" if case.status else None
+        if error != expected:
+            failures.append(Failure(case.name, target, mode, f"index {value}: {error or 'status 0'}, expected {expected or 'status 0'}"))
+    return failures
+
+
+def run(ops: Sequence[str], modes: Sequence[str], targets: Sequence[str], random: int, seed: int,
+        progress: Callable[[str], None] | None = None) -> tuple[int, list[Failure]]:
+    """Every case × mode × target: the number of calls checked and the failures."""
+    unknown = [op for op in ops if op not in CASES]
+    if unknown:
+        raise ZantError(f"unknown case {', '.join(unknown)} (choose from {', '.join(CASES)})")
+    rng = np.random.default_rng(seed)
+    failures: list[Failure] = []
+    calls = 0
+    with tempfile.TemporaryDirectory(prefix="zant-memory-safety-") as tmp:
+        folder = Path(tmp)
+        for op in ops:
+            case = CASES[op]
+            for target in targets:
+                for mode in modes:
+                    if progress:
+                        progress(f"{op}: {target} {mode}")
+                    if target == "host":
+                        failures += check_host(case, mode, folder, random, rng)
+                        calls += 2 * (1 + len(hostile_values(case, 0, rng)) + random)
+                    else:
+                        values = hostile_values(case, 0, rng)[:3]
+                        failures += check_firmware(case, mode, folder, target, values, rng)
+                        calls += len(values)
+    return calls, failures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from zant.backend.build import OPTIMIZE_MODES
+
+    parser = argparse.ArgumentParser(prog="python -m zant.tools.memory_safety", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ops", default=",".join(CASES), help="comma-separated cases (default: all: %(default)s)")
+    parser.add_argument("--modes", default=",".join(OPTIMIZE_MODES), help="build modes (default: %(default)s)")
+    parser.add_argument("--targets", default="host", help="host and/or MCU targets, as firmware under QEMU (default: host)")
+    parser.add_argument("--random", type=int, default=8, help="random hostile values per case on the host (default: 8)")
+    parser.add_argument("--seed", type=int, default=0, help="the generator's seed (default: 0)")
+    args = parser.parse_args(argv)
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def body() -> int:
+        calls, failures = run(
+            [o for o in args.ops.split(",") if o], args.modes.split(","), args.targets.split(","), args.random, args.seed,
+            progress,
+        )
+        for f in failures:
+            print(f"FAIL {f.case} [{f.target} {f.mode}]: {f.what}")
+        print(f"{calls} calls, {len(failures)} failures")
+        return 1 if failures else 0
+
+    return run_cli("zant memory-safety", body, debug=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
