@@ -192,10 +192,7 @@ def _windows(op: Operation, x_shape: Sequence[int], out_shape: Sequence[int]) ->
     kernel = get_attr(op, "kernel_shape")
     if len(kernel) != len(x_shape) - 2:
         raise ValueError(f"kernel_shape {kernel} does not fit an input of shape {tuple(x_shape)}")
-    ceil_mode = bool(get_attr(op, "ceil_mode"))
-    if ceil_mode and get_attr(op, "auto_pad") != "NOTSET":
-        raise ValueError("ceil_mode is only defined with auto_pad NOTSET")
-    return sliding_windows(op, x_shape[2:], kernel, out_shape[2:], ceil_mode)
+    return sliding_windows(op, x_shape[2:], kernel, out_shape[2:], bool(get_attr(op, "ceil_mode")))
 
 
 class MaxPoolLowering(OnnxLowering):

@@ -116,9 +116,9 @@ def sliding_windows(
             begin = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
             end = total - begin
             expected = -(-in_size // stride)
-        elif auto_pad == "VALID":
+        elif auto_pad == "VALID":  # a pool's ceil_mode rounds up here too (SAME_* ignore it)
             begin = end = 0
-            expected = _expected_out_size(in_size, extent, stride, 0, 0, False)
+            expected = _expected_out_size(in_size, extent, stride, 0, 0, ceil_mode)
         else:  # NOTSET
             begin, end = pads[dim], pads[rank + dim]
             expected = _expected_out_size(in_size, extent, stride, begin, end, ceil_mode)
