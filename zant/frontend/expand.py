@@ -21,7 +21,7 @@ from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProt
 
 from zant.frontend.control_flow import unroll_control_flow
 from zant.frontend.graph_names import NameSource, all_names, rename_node
-from zant.frontend.pool_shapes import drop_idle_ceil_mode
+from zant.frontend.inference_fixes import rewrite_misinferred
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 EXPANDABLE_DOMAINS = ("ai.onnx.preview",)
@@ -110,10 +110,10 @@ def spell_out_defaults(model: ModelProto, opset: int) -> ModelProto:
     """Give every node whose op has a function body the schema defaults of the attributes it
     omits, in place. ONNX's shape inference runs such bodies without applying the defaults
     (MeanVarianceNormalization without `axes` fails there); the node means the same either way.
-    The `MISREAD_DEFAULTS` attributes of other ops are spelled out for the same reason, and pools
-    whose ceil_mode adds no window are written with ceil_mode 0 (`pool_shapes`), which inference
-    reads right."""
-    drop_idle_ceil_mode(model)
+    The `MISREAD_DEFAULTS` attributes of other ops are spelled out for the same reason, and nodes
+    whose output extents inference gets wrong (pools' ceil_mode, ConvTranspose's SAME pads with
+    output_padding) are rewritten into forms it reads right (`inference_fixes`)."""
+    rewrite_misinferred(model)
     for node in model.graph.node:
         schema, names = _schema_defaults_needed(node, domain_version(model, node.domain, opset))
         if schema is None:

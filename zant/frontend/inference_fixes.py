@@ -1,12 +1,17 @@
-"""Pools whose `ceil_mode` adds a window that is dropped: rewritten before shape inference.
+"""Nodes whose output extents onnx 1.23's shape inference gets wrong, rewritten before it runs
+into the same computation in a form it reads right (`rewrite_misinferred`):
 
-With `ceil_mode = 1` a MaxPool / AveragePool / LpPool rounds its output extent up, but a last
+- Pools whose `ceil_mode` adds a window that is dropped. With `ceil_mode = 1` a MaxPool / AveragePool / LpPool rounds its output extent up, but a last
 window that would start past the input and its leading pad is dropped (the ONNX definition's
 note, PyTorch and onnxruntime; onnx's reference evaluator too). onnx 1.23's shape inference
 keeps that window: x [1, 1, 4, 4] pooled by a 1x1 kernel with strides 2 has a [1, 1, 2, 2]
 result, inferred [1, 1, 3, 3], so no declared output shape passes strict inference once
-another node follows. Such a node is rewritten into the same windows in a form inference reads
-right (`rewrite_ceil_mode`): floor mode, or less end padding.
+another node follows. Such a node is rewritten into the same windows (`rewrite_ceil_mode`):
+floor mode, or less end padding.
+- ConvTranspose with SAME_UPPER / SAME_LOWER and `output_padding`: its extent is `in·stride`
+(the definition, onnxruntime, onnx's reference evaluator), inference adds `output_padding`
+to it (x [1, 1, 4, 3], strides [1, 3], output_padding [0, 1]: 9 inferred 10). The pads SAME
+gives are written out (`explicit_same_pads`), which inference reads right.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import onnx
 from onnx import ModelProto, NodeProto, helper
 
 POOLS = frozenset({"MaxPool", "AveragePool", "LpPool"})
+DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 def _attribute(node: NodeProto, name: str, default=None):
@@ -81,12 +87,57 @@ def rewrite_ceil_mode(node: NodeProto, in_spatial: list[int]) -> bool:
     return True
 
 
-def drop_idle_ceil_mode(model: ModelProto) -> ModelProto:
-    """Rewrite (in place, `rewrite_ceil_mode`) the main graph's pools whose ceil mode adds a
-    window that is dropped, which onnx's inference counts. Input shapes come from a lenient shape inference, redone after each
-    change (a later pool's input shape may follow from it)."""
+def explicit_same_pads(node: NodeProto, in_spatial: list[int], kernel: list[int]) -> bool:
+    """Write the pads of a SAME_* ConvTranspose without `output_shape` out (in place): the
+    full extent `stride·(in - 1) + output_padding + extent` less the target `in·stride`, the odd
+    one at the end for SAME_UPPER, at the beginning for SAME_LOWER; True if it did."""
+    auto_pad = _attribute(node, "auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    rank = len(in_spatial)
+    output_padding = _attribute(node, "output_padding") or [0] * rank
+    if auto_pad not in ("SAME_UPPER", "SAME_LOWER") or _attribute(node, "output_shape") or not any(output_padding):
+        return False
+    strides = _attribute(node, "strides") or [1] * rank
+    dilations = _attribute(node, "dilations") or [1] * rank
+    if not (len(kernel) == len(strides) == len(dilations) == len(output_padding) == rank):
+        return False
+    pads = [0] * (2 * rank)
+    for i, size in enumerate(in_spatial):
+        full = strides[i] * (size - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
+        total = full - size * strides[i]
+        if total < 0:
+            return False
+        pads[i] = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+        pads[rank + i] = total - pads[i]
+    _set(node, "auto_pad", "NOTSET")
+    _set(node, "pads", pads)
+    return True
+
+
+def _rewrite(node: NodeProto, shapes: dict[str, list[int]]) -> bool:
+    if node.op_type in POOLS:
+        shape = shapes.get(node.input[0]) if node.input else None
+        return shape is not None and len(shape) >= 3 and rewrite_ceil_mode(node, shape[2:])
+    x, w = (shapes.get(name) for name in (list(node.input) + ["", ""])[:2])
+    if x is None or w is None or len(x) < 3 or len(w) != len(x):
+        return False
+    return explicit_same_pads(node, x[2:], list(_attribute(node, "kernel_shape") or w[2:]))
+
+
+def _needs_look(node: NodeProto) -> bool:
+    if node.domain not in DEFAULT_DOMAINS:
+        return False
+    if node.op_type in POOLS:
+        return bool(_attribute(node, "ceil_mode", 0))
+    return node.op_type == "ConvTranspose" and any(_attribute(node, "output_padding") or [])
+
+
+def rewrite_misinferred(model: ModelProto) -> ModelProto:
+    """Rewrite (in place) the main graph's nodes that onnx's inference misreads (see above).
+    Input shapes come from a lenient shape inference, redone after each change (a later
+    node's input shape may follow from it)."""
     graph = model.graph
-    pending = [n for n in graph.node if n.domain in ("", "ai.onnx") and n.op_type in POOLS and _attribute(n, "ceil_mode", 0)]
+    pending = [n for n in graph.node if _needs_look(n)]
     for _ in range(len(pending)):
         try:
             inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
@@ -97,11 +148,12 @@ def drop_idle_ceil_mode(model: ModelProto) -> ModelProto:
             tensor = value.type.tensor_type
             if tensor.HasField("shape") and all(d.HasField("dim_value") for d in tensor.shape.dim):
                 shapes[value.name] = [d.dim_value for d in tensor.shape.dim]
+        for initializer in inferred.graph.initializer:
+            shapes.setdefault(initializer.name, list(initializer.dims))
         changed = False
         while pending and not changed:
             node = pending.pop(0)
-            shape = shapes.get(node.input[0]) if node.input else None
-            if shape is None or len(shape) < 3 or not rewrite_ceil_mode(node, shape[2:]):
+            if not _rewrite(node, shapes):
                 continue
             # a shape declared for the result from the old inference would now contradict it
             kept = [v for v in graph.value_info if v.name not in node.output]
