@@ -11,7 +11,8 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
   transposed to [N, K, 1, 1] at compile time;
 * MatMul by `QLinearMatMul`;
 * AveragePool (no padding, or padding counted) and GlobalAveragePool by a depthwise
-  `QLinearConv` with a weight of ones and a weight scale of 1 / window size, other
+  `QLinearConv` with a weight of ones and a weight scale of 1 / window size (marked
+  `zant.average_count`: requantized exactly, ties to even), other
   AveragePools (uncounted padding, ceil_mode) by `QLinearAveragePool` (com.microsoft's);
 * Add, Sub and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's; Sub as
   an Add with B's scale negated), Max / Min by the op on requantized 8-bit tensors;
@@ -67,7 +68,7 @@ from zant.dialects.onnx import (
     onnx_op_class,
 )
 from zant.ir.resources import constant_array, make_constant_attr
-from zant.passes.onnx_to_uop.quant import FIXED_POINT
+from zant.passes.onnx_to_uop.quant import AVERAGE_COUNT, FIXED_POINT
 from zant.passes.onnx_to_uop.resample import REQUANTIZE
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
@@ -301,13 +302,19 @@ def fold_matmul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
 
 def _window_sum(b: Builder, x: Quantized, y: Quantized, kernel, properties, result_type) -> SSAValue:
     """A depthwise QLinearConv of x with a weight of ones scaled by 1 / window size: the window
-    average requantized from x's parameters to y's (a 1×1 window just requantizes)."""
+    average requantized from x's parameters to y's (a 1×1 window just requantizes). It is
+    marked `AVERAGE_COUNT` with the window size: the lowering then requantizes by the exact
+    x_scale / (y_scale · size), ties half to even, as the float chain DQ → AveragePool → Q
+    rounds them (the f32 weight scale 1 / size is inexact for most sizes)."""
     channels = x.value.type.get_shape()[1]
+    count = math.prod(kernel)
     ones = b.constant(np.ones((channels, 1, *kernel), np.int8), IntegerType(8), "ones")
-    scale = b.constant(np.array(1.0 / math.prod(kernel), np.float32), x.scale.type.get_element_type(), "window")
+    scale = b.constant(np.array(1.0 / count, np.float32), x.scale.type.get_element_type(), "window")
     zero = b.constant(np.array(0, np.int8), IntegerType(8), "zero")
     properties = {**properties, "group": IntegerAttr(channels, 64)}
-    return _qlinear_conv(b, x, Quantized(ones, scale, zero, 0), y, None, result_type, properties)
+    pool = _qlinear_conv(b, x, Quantized(ones, scale, zero, 0), y, None, result_type, properties)
+    pool.owner.attributes[AVERAGE_COUNT] = IntegerAttr(count, 64)
+    return pool
 
 
 def _requantize(b: Builder, x: Quantized, y: Quantized, result_type) -> SSAValue | None:

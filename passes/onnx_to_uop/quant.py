@@ -18,7 +18,10 @@ The integer kernels accumulate (x - x_zero_point)·(w - w_zero_point) in an int3
 padded convolution tap contributes 0, as the reference pads after subtracting the zero point.
 The QLinear ops then requantize that int32 sum (`Requantization`): as the reference by default,
 or, on ops `fold-qdq` marks `zant.fixed_point`, with a Q31 multiplier and a shift derived at
-compile time from the constant scales, as CMSIS-NN and TFLite do (integer arithmetic only).
+compile time from the constant scales, as CMSIS-NN and TFLite do (integer arithmetic only). An
+average pool's window sum (marked `zant.average_count` too) rounds the exact ratio half to even
+instead, as QuantizeLinear after the float pool does (`rounded_quotient`,
+`zant.analysis.rounding`).
 """
 
 from __future__ import annotations
@@ -26,11 +29,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import numpy as np
 from onnx import TensorProto, helper
-from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
+from zant.analysis.rounding import ExactRounding, exact_rounding
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
@@ -57,6 +62,11 @@ I32 = IntegerType(32)
 I64 = IntegerType(64)
 FIXED_POINT = "zant.fixed_point"
 """The discardable attribute (set by `fold-qdq`) that selects fixed-point requantization."""
+AVERAGE_COUNT = "zant.average_count"
+"""The discardable attribute (set by `fold-qdq`, with FIXED_POINT) on the QLinearConv of ones
+that computes an average pool: its window size n. The weight scale stands for exactly 1 / n, and
+the sum is requantized by the exact x_scale / (y_scale · n), ties to even
+(`Requantization.divisor`)."""
 
 # The integer types a QuantizeLinear may produce here (float8/int4/int2 never reach the lowering:
 # the importer has no element type for them).
@@ -429,12 +439,21 @@ class Requantization:
     output_type: Attribute
     fixed_point: bool = False
     weight_axis: int = 1
+    divisor: int = 0
+    """An average pool's window size (`AVERAGE_COUNT`), 0 for any other op: with fixed_point
+    and a known range of sums, y = round_half_even(sum · x_scale / (y_scale · divisor)) exactly
+    (`_bind_average`), the weight scale unread."""
 
-    def bind(self, kb: KernelBuilder, sum_bound: int | None = None) -> Finish:
+    def bind(self, kb: KernelBuilder, sum_bound: int | None = None, sum_range: tuple[int, int] | None = None) -> Finish:
         """The Finish step for the loops built after this call; `sum_bound`, when the kernel
         knows it, bounds |sum| (from constant weights), which lets fixed-point requantization
-        use one shift for every channel and 32-bit arithmetic after the multiply."""
+        use one shift for every channel and 32-bit arithmetic after the multiply; `sum_range`
+        is the sum's [low, high] then, which an average pool's exact rounding needs."""
         if self.fixed_point:
+            if self.divisor and sum_range is not None:
+                average = self._bind_average(kb, *sum_range)
+                if average is not None:
+                    return average
             return self._bind_fixed_point(kb, sum_bound)
         scales = (self.input_scale, self.weight_scale, self.output_scale)
         scale_type = promote(*(p.element_type for p in scales))
@@ -495,6 +514,25 @@ class Requantization:
 
         return finish
 
+    def _bind_average(self, kb: KernelBuilder, low: int, high: int) -> Finish | None:
+        """y = clamp(round_half_even(sum · R) + zp) with R = x_scale / (y_scale · divisor) the
+        exact rational (the scales as the floats they are), for every sum in [low, high]: the
+        multiply, add and shift `exact_rounding` finds (32-bit arithmetic where it fits), the
+        tie check only where a sum in the range can tie. None when the scales are not constant
+        per-tensor positive values or no such form exists (then the rounded fixed point)."""
+        try:
+            scales = [p.constant_values().reshape(-1) for p in (self.input_scale, self.output_scale)]
+        except NotImplementedError:
+            return None
+        if any(s.size == 0 or np.ptp(s) or not np.isfinite(s[0]) or s[0] <= 0 for s in scales):
+            return None
+        ratio = Fraction(float(scales[0][0])) / Fraction(float(scales[1][0])) / self.divisor
+        rounding = exact_rounding(ratio, low, high)
+        if rounding is None:
+            return None
+        zero_point = _optional_reader(kb, self.zero_point, I32 if rounding.bits == 32 else I64)
+        return rounded_quotient(kb, rounding, zero_point, self.output_type)
+
     def _bind_common_shift(
         self, kb: KernelBuilder, m: np.ndarray, shift: int, shape: Sequence[int], axis: int, largest: float
     ) -> Finish:
@@ -518,6 +556,31 @@ class Requantization:
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
 
         return finish
+
+
+def rounded_quotient(kb: KernelBuilder, rounding: ExactRounding, zero_point: Reader | None, out_type: Attribute) -> Finish:
+    """clamp(round_half_even(sum · R) + zp) for the sums `rounding` was made for:
+    X = sum · multiplier + addend, q = X >> shift, less 1 where q is odd and X's low shift bits
+    are below tie_below (`zant.analysis.rounding`), in `rounding.bits`-bit integers; the zero
+    point (read in that type) added and the output type's range the clamp."""
+    wide = I32 if rounding.bits == 32 else I64
+    multiplier, addend, by = (kb.const(v, wide) for v in (rounding.multiplier, rounding.addend, rounding.shift))
+    low, high = (kb.const(v, wide) for v in (lowest_value(out_type), highest_value(out_type)))
+    if rounding.tie_below:
+        mask, below, one, nothing = (kb.const(v, wide) for v in ((1 << rounding.shift) - 1, rounding.tie_below, 1, 0))
+
+    def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+        x = kb.alu("add", kb.alu("mul", kb.cast(total, wide), multiplier), addend)
+        value = kb.alu("shr", x, by)
+        if rounding.tie_below:
+            # A tie rounded up to an odd value goes down to the even one.
+            tie = kb.alu("cmplt", kb.alu("and", x, mask), below)
+            value = kb.alu("sub", value, kb.where(tie, kb.alu("and", value, one), nothing))
+        if zero_point is not None:
+            value = kb.alu("add", value, zero_point(indices))
+        return kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type)
+
+    return finish
 
 
 def common_shift(multipliers: np.ndarray, sum_bound: int) -> tuple[np.ndarray, int] | None:
@@ -588,6 +651,8 @@ class FoldedZeroPoint:
     """int32, per output channel: the ONNX bias (or 0) minus x_zp · Σ w'."""
     sum_bound: int
     """A bound on |Σ (x - x_zp)·w' + bias| over every input."""
+    sum_range: tuple[int, int]
+    """The least and greatest Σ (x - x_zp)·w' + bias over every input and output channel."""
 
 
 def fold_zero_point(
@@ -606,7 +671,13 @@ def fold_zero_point(
     bias64 = np.zeros(weights.shape[0], np.int64) if bias is None else bias.astype(np.int64).reshape(-1)
     span = int(max(abs(lowest_value(x_type) - x_zero), abs(highest_value(x_type) - x_zero)))
     bound = int(np.max(np.abs(centered).sum(axis=1) * span + np.abs(bias64)))
-    return FoldedZeroPoint(x_zero, _wrap_int32(bias64 - x_zero * centered.sum(axis=1)), bound)
+    # A tap's (x - x_zp)·w' lies between w'·(lowest - x_zp) and w'·(highest - x_zp) (a padded
+    # tap's 0 too: x_zp is in the type's range).
+    below, above = lowest_value(x_type) - x_zero, highest_value(x_type) - x_zero
+    positive, negative = np.maximum(centered, 0).sum(axis=1), np.minimum(centered, 0).sum(axis=1)
+    lows = positive * below + negative * above + bias64
+    highs = positive * above + negative * below + bias64
+    return FoldedZeroPoint(x_zero, _wrap_int32(bias64 - x_zero * centered.sum(axis=1)), bound, (int(lows.min()), int(highs.max())))
 
 
 def _zero_or_absent(param: QuantParam | None) -> bool:
@@ -622,14 +693,14 @@ def _integer_conv(
     kb: KernelBuilder,
     operands: tuple[int, int, int | None, int | None, int | None],
     out_type: Attribute,
-    bind: Callable[[int | None], Finish],
+    bind: Callable[[FoldedZeroPoint | None], Finish],
     channel_block: int,
     word_taps: bool = False,
 ) -> Layout:
     """Conv's loop nest (groups, pads, strides, dilations, auto_pad via windows.py)
     over int32 products (X - x_zp) · (W[m] - w_zp[m]), plus an int32 bias B[m]; `operands` are
-    the ONNX input indices of (X, W, x_zero_point, w_zero_point, B). `bind(sum_bound)` makes
-    the step applied to each sum. With constant weights the x zero point is folded into the
+    the ONNX input indices of (X, W, x_zero_point, w_zero_point, B). `bind(folded)` makes
+    the step applied to each sum (`folded` bounds the sums when the weights are constants). With constant weights the x zero point is folded into the
     bias (`FoldedZeroPoint`). `word_taps` (cores whose int8 dot products are word SMLADs, the
     DSP extension without Helium) allows rows of 3 taps to grow a 4th, of weight 0."""
     x, w = (layout_of(input_value(op, i)) for i in operands[:2])
@@ -700,7 +771,7 @@ def _integer_conv(
         x_zp = _optional_reader(kb, x_zp_param, I32)
         fill = 0
     w_zp = _optional_reader(kb, w_zp_param, I32)
-    finish = bind(None if folded is None else folded.sum_bound)
+    finish = bind(folded)
     # One weight value everywhere (the all-ones weights fold-qdq gives an average pool): the
     # product's factor is a literal and the weight tensor, unread, is dropped — a pool is a sum.
     uniform = None
@@ -764,7 +835,7 @@ class ConvIntegerLowering(OnnxLowering):
         self.word_taps = word_taps
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, lambda bound: _keep_int32, self.channel_block, self.word_taps)]
+        return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, lambda folded: _keep_int32, self.channel_block, self.word_taps)]
 
 
 def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Requantization:
@@ -780,7 +851,18 @@ def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Re
         out_type,
         fixed_point=FIXED_POINT in op.attributes,
         weight_axis=weight_axis,
+        divisor=_average_count(op),
     )
+
+
+def _average_count(op: Operation) -> int:
+    """The window size an `AVERAGE_COUNT` mark gives, else 0."""
+    count = op.attributes.get(AVERAGE_COUNT)
+    if count is None:
+        return 0
+    if not isinstance(count, IntegerAttr) or count.value.data <= 0:
+        raise ValueError(f"{AVERAGE_COUNT} must be a positive integer, got {count}")
+    return count.value.data
 
 
 class QLinearMatMulLowering(OnnxLowering):
@@ -802,7 +884,12 @@ class QLinearConvLowering(ConvIntegerLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         requantize = _requantization(op, tensor_shape(op.results[0]), 1)
-        bind = lambda bound: requantize.bind(kb, bound)  # noqa: E731
+
+        def bind(folded: FoldedZeroPoint | None) -> Finish:
+            if folded is None:
+                return requantize.bind(kb)
+            return requantize.bind(kb, folded.sum_bound, folded.sum_range)
+
         return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block, self.word_taps)]
 
 
@@ -1008,6 +1095,7 @@ PATTERNS = (
 )
 
 __all__ = [
+    "AVERAGE_COUNT",
     "FIXED_POINT",
     "PATTERNS",
     "QuantParam",
@@ -1016,4 +1104,5 @@ __all__ = [
     "fixed_point_multipliers",
     "promote",
     "quant_param",
+    "rounded_quotient",
 ]

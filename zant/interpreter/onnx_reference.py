@@ -10,7 +10,8 @@ The ops that no ONNX evaluator defines as Zant lowers them have NumPy implementa
 so that `onnx-to-uop` can be checked exactly on them: com.microsoft's QLinearAdd, QLinearMul,
 QLinearLeakyRelu and QLinearSoftmax (integer only), Zant's LookupTable, and QLinearConv /
 QLinearMatMul marked `zant.fixed_point` by `fold-qdq` (a Q31 multiplier and a shift instead of
-the reference's float requantization). An op neither covers raises `OnnxUnsupported`.
+the reference's float requantization; an average pool's QLinearConv, marked
+`zant.average_count`, rounds the exact ratio half to even). An op neither covers raises `OnnxUnsupported`.
 
     outputs = run_onnx_function(function, [x], onnx_opsets(module))   # flat, in return order
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 import numpy as np
 from onnx import AttributeProto, helper, numpy_helper
@@ -36,6 +38,9 @@ from zant.ir.types import numpy_dtype
 FIXED_POINT = "zant.fixed_point"
 """The discardable attribute `fold-qdq` sets on QLinearConv / QLinearMatMul for fixed-point
 requantization (`passes/onnx_to_uop/quant.py`'s `FIXED_POINT`)."""
+AVERAGE_COUNT = "zant.average_count"
+"""The window size `fold-qdq` sets on the QLinearConv of an average pool (quant.py's
+`AVERAGE_COUNT`): the sum is requantized by the exact x_scale / (y_scale · count), ties to even."""
 
 _SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
 
@@ -283,6 +288,21 @@ def _requantize_fixed_point(
     return _saturate(value, out)
 
 
+def _round_half_even_average(total: np.ndarray, ratio: Fraction, y_zp: np.ndarray | None, out: np.dtype) -> np.ndarray:
+    """round_half_even(total · ratio) + y_zp, saturated, in exact integer arithmetic (Python
+    integers): with n = 2·total·P + Q for ratio = P/Q, floor(n / 2Q) is the nearest integer with
+    ties up, and a tie (n a multiple of 2Q) that came out odd steps down to the even one. The
+    lowering reaches the same codes by a multiply, an add and a shift (`rounded_quotient`)."""
+    p, q = ratio.numerator, ratio.denominator
+    n = 2 * total.astype(object) * p + q
+    up = n // (2 * q)
+    value = up - ((n % (2 * q) == 0) & (up % 2 == 1))
+    if y_zp is not None:
+        value = value + int(y_zp.reshape(-1)[0])
+    low, high = _limits(out)
+    return np.clip(value, low, high).astype(out)
+
+
 def _constant(op: OnnxOp, index: int) -> bool:
     """Whether the op's ONNX input `index` is present and an `onnx.Constant`."""
     values = inputs(op)
@@ -298,6 +318,11 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
     total = _integer_sum(op, "ConvInteger", [x, w, x_zp, w_zp], opsets).astype(np.int64)
     if bias is not None:
         total = total + bias.astype(np.int64).reshape(1, -1, *([1] * (x.ndim - 2)))
+    count = op.attributes.get(AVERAGE_COUNT)
+    if isinstance(count, IntegerAttr) and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
+        # An average pool's window sum: the exact ratio (the lowering's `_bind_average`).
+        ratio = Fraction(float(x_s.reshape(-1)[0])) / Fraction(float(y_s.reshape(-1)[0])) / count.value.data
+        return _round_half_even_average(total, ratio, y_zp, out)
     total = ((total + 2**31) % 2**32 - 2**31).astype(np.int32)
     scale_type = np.result_type(x_s.dtype, w_s.dtype, y_s.dtype)
     multiplier = x_s.astype(scale_type).reshape(-1)[0] * w_s.astype(scale_type).reshape(-1) / y_s.astype(scale_type).reshape(-1)[0]

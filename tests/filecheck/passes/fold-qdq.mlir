@@ -112,14 +112,15 @@ func.func @main(%a: tensor<2x3xi8>, %b: tensor<3x2xi8>, %t: tensor<f32>) -> (ten
 
 // An AveragePool whose padded windows divide by fewer elements (count_include_pad = 0) has no
 // depthwise-conv form: it becomes QLinearAveragePool (fold-qdq-pool.mlir). A GlobalAveragePool
-// becomes a depthwise QLinearConv with a weight of ones and a weight scale of 1/4.
+// becomes a depthwise QLinearConv with a weight of ones and a weight scale of 1/4, marked with
+// its window size (zant.average_count): the lowering requantizes by the exact ratio, ties to even.
 
 // CHECK-LABEL: func.func @main
 // CHECK:         %a0 = onnx.QLinearAveragePool(%x, %s, %z, %s, %z) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
 // CHECK:         %ones = onnx.Constant() {value = dense<1> : tensor<2x1x2x2xi8>}
 // CHECK-NEXT:    %window = onnx.Constant() {value = dense<2.500000e-01> : tensor<f32>}
 // CHECK-NEXT:    %zero = onnx.Constant() {value = dense<0> : tensor<i8>}
-// CHECK-NEXT:    %g = onnx.QLinearConv(%x, %s, %z, %ones, %window, %zero, %s, %z) {group = 2 : i64, zant.fixed_point}
+// CHECK-NEXT:    %g = onnx.QLinearConv(%x, %s, %z, %ones, %window, %zero, %s, %z) {group = 2 : i64, zant.fixed_point, zant.average_count = 4 : i64}
 func.func @main(%x: tensor<1x2x2x2xi8>) -> (tensor<1x2x1x1xi8>, tensor<1x2x1x1xi8>) {
   %s = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
   %z = onnx.Constant() {value = dense<1> : tensor<i8>} : () -> tensor<i8>
