@@ -277,7 +277,7 @@ def _scan8_numpy(s0: np.ndarray, xa: np.ndarray, xb: np.ndarray) -> list[np.ndar
     return [np.stack(finals), np.stack(outs)]
 
 
-@pytest.mark.parametrize("sequence_lens", [None, np.array([4, 4, 4], np.int32)])
+@pytest.mark.parametrize("sequence_lens", [None, np.array([4, 4, 4], np.int64)])
 def test_scan_8_runs_each_batch_entry(sequence_lens):
     """Three batch entries, a forward and a reverse scan input; the declared shapes are kept."""
     rng = np.random.default_rng(6)
@@ -298,7 +298,7 @@ def test_onnx_scan_sum_of_opset_8_matches_its_data():
 
 
 def test_scan_8_shorter_sequences_are_refused_by_name(tmp_path):
-    model = _scan8_model(2, 4, np.array([4, 3], np.int32))
+    model = _scan8_model(2, 4, np.array([4, 3], np.int64))
     message = r"node 'scan8' \(Scan\) of opset 8: sequence_lens 'lens' must be a constant equal to the sequence length 4"
     with pytest.raises(ZantError, match=message):
         _import(model, tmp_path)

@@ -5,12 +5,18 @@ Every user-facing failure (bad model file, unsupported operator, toolchain error
 """
 
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
 class ZantError(Exception):
     """An error caused by the user's input or environment, reported as one clear message."""
+
+
+class ModelWarning(UserWarning):
+    """A model the compiler takes although its file is not quite right, saying what it did
+    instead (stale intermediate shapes it re-inferred)."""
 
 
 class InternalError(Exception):
@@ -51,9 +57,12 @@ def run_cli(
 ) -> int:
     """Run a command-line tool's action and report its failure the way every Zant tool does:
     a user error prints one line `TOOL: error: …` (status 1), a bug one line
-    `TOOL: internal error: …` (status 2); with `debug`, the traceback instead."""
+    `TOOL: internal error: …` (status 2); with `debug`, the traceback instead. Zant's own
+    warnings (`ModelWarning` …) print as one line `TOOL: warning: …`."""
     try:
-        return action() or 0
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warnings(tool, warnings.showwarning)
+            return action() or 0
     except user_errors as error:
         if debug:
             raise
@@ -69,3 +78,16 @@ def run_cli(
             file=sys.stderr,
         )
         return 2
+
+
+def _one_line_warnings(tool: str, show: Callable) -> Callable:
+    """A `warnings.showwarning` that prints a warning of Zant's own categories as one line and
+    hands the others to `show`."""
+
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        if category.__module__.split(".")[0] == "zant":
+            print(f"{tool}: warning: {message}", file=sys.stderr if file is None else file)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    return show_warning

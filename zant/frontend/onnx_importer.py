@@ -2,18 +2,23 @@
 
 Steps, each turning library failures into one `ZantError` message:
 
-1. parse the protobuf; refuse unknown operators and operators outside the default domain,
-   except `ai.onnx.ml` and `ai.onnx.preview.training` ones that have a lowering (imported with
-   their domain's opset; `ai.onnx.ml`'s is recorded as `onnx.ml_opset`: only the default domain
-   is converted);
-2. load external data, refusing any location that leaves the model's folder;
+1. parse the protobuf and check what the ONNX checker does not (`model_checks.py`: UTF-8 text,
+   known opsets, outputs and element types, tensor data against their dims); a graph input that
+   also has an initializer is a run-time input from IR 4 on (`_inputs_with_defaults`); refuse
+   unknown operators and operators outside the default domain, except `ai.onnx.ml` and
+   `ai.onnx.preview.training` ones that have a lowering (imported with their domain's opset;
+   `ai.onnx.ml`'s is recorded as `onnx.ml_opset`: only the default domain is converted);
+2. load external data, refusing any location that leaves the model's folder and, before reading
+   a byte, sizes that contradict the tensors or their files or pass protobuf's 2 GB;
 3. `onnx.checker.check_model`;
-4. opset: models older than the installed `onnx`'s default opset are converted to it with
-   `onnx.version_converter` (`legacy_opsets.py`: in hops from the oldest opsets, with their old
-   forms rewritten), so the dialect (generated from the latest schemas) describes every node
-   exactly; the module records the opset used as `onnx.opset`;
+4. opset: models older than the installed `onnx`'s default opset have their types checked at
+   their own opset, then are converted to it with `onnx.version_converter` (`legacy_opsets.py`:
+   in hops from the oldest opsets, with their old forms rewritten), so the dialect (generated
+   from the latest schemas) describes every node exactly; the module records the opset used as
+   `onnx.opset`;
 5. apply `--input-shape` overrides, insist on static graph inputs, then strict shape inference
-   with data propagation; every value must end up with a static tensor type;
+   with data propagation (intermediate shapes the file declares and its nodes contradict are
+   re-inferred, with a `ModelWarning`); every value must end up with a static tensor type;
 6. ops without a uop lowering that ONNX defines by a function body are replaced by that body
    (`expand.py`), with shape inference again; subgraphs left after that are refused;
 7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node.
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 
 import numpy as np
 import onnx
@@ -51,7 +57,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from zant.dialects.onnx import LOWERED_DOMAINS, ML_DOMAIN, ZANT_DOMAIN, onnx_op_class, op_name
 from zant.frontend.bounded import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR, bound_outputs
 from zant.frontend.contrib_quantized import expand_contrib_quantized
-from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
+from zant.errors import ModelWarning, UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.frontend.expand import (
     DEFAULT_DOMAINS,
     EXPANDABLE_DOMAINS,
@@ -61,6 +67,7 @@ from zant.frontend.expand import (
     spell_out_defaults,
 )
 from zant.frontend.legacy_opsets import convert_opset
+from zant.frontend.model_checks import check_external_sizes, check_model_structure
 from zant.frontend.parameter_guesses import shapes_from_parameter_guesses
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.ir.resources import make_constant_attr
@@ -98,9 +105,11 @@ def import_model_bytes(
         raise ZantError(f"malformed ONNX model (not a valid protobuf): {error}") from None
     if not model.HasField("graph"):
         raise ZantError("malformed ONNX model: no graph (empty or truncated file?)")
+    check_model_structure(model)
+    _inputs_with_defaults(model)
     model = expand_contrib_quantized(model)  # com.microsoft QLinear ops as DQ → op → Q
     _check_operators(model)
-    _load_external_data(model, model_dir)
+    _load_external_data(model, model_dir, len(data))
     try:
         onnx.checker.check_model(model)
     except (onnx.checker.ValidationError, ValueError) as error:
@@ -115,16 +124,86 @@ def import_model_bytes(
 
 
 def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
-    """Strict shape inference with data propagation; shape subgraphs folded when it is not enough."""
+    """Strict shape inference with data propagation; shape subgraphs folded when it is not enough.
+    Intermediate shapes the file declares and its nodes contradict are re-inferred, with a
+    `ModelWarning` (`_drop_stale_value_info`)."""
     try:
-        if any(node.domain == ML_DOMAIN and node.op_type in _ML_SHAPES for node in model.graph.node):
-            model = _infer_ml_shapes(model)
-        model = _infer_and_fold(model, opset)
-        if not all_shapes_static(model):
-            model = shapes_from_parameter_guesses(model, lambda m: _infer_and_fold(m, opset))
+        return _infer_shapes_strictly(model, opset)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
-        raise ZantError(f"shape inference failed: {_first_line(error)}") from None
+        failure = error
+    if _drop_stale_value_info(model):
+        try:
+            return _infer_shapes_strictly(model, opset)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+            failure = error
+    raise ZantError(f"shape inference failed: {_first_line(failure)}") from None
+
+
+def _infer_shapes_strictly(model: ModelProto, opset: int) -> ModelProto:
+    if any(node.domain == ML_DOMAIN and node.op_type in _ML_SHAPES for node in model.graph.node):
+        model = _infer_ml_shapes(model)
+    model = _infer_and_fold(model, opset)
+    if not all_shapes_static(model):
+        model = shapes_from_parameter_guesses(model, lambda m: _infer_and_fold(m, opset))
     return model
+
+
+def _drop_stale_value_info(model: ModelProto) -> bool:
+    """Remove from `model` the shapes it declares for intermediate values (value_info) that its
+    nodes contradict (another rank, size or element type than inference without them gives),
+    with a `ModelWarning` naming them; True if any. Exporters leave such stale entries behind
+    (a CNTK MNIST declares a Reshape's [8, 1, 1] result as [8]); the graph's inputs and outputs
+    are its interface and are never overridden."""
+    graph = model.graph
+    probe = ModelProto()
+    probe.CopyFrom(model)
+    del probe.graph.value_info[:]
+    try:
+        inferred = onnx.shape_inference.infer_shapes(probe, data_prop=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return False
+    found = {v.name: v.type for v in inferred.graph.value_info}
+    interface = {v.name for v in [*graph.input, *graph.output]}
+    stale = [
+        (v, found[v.name]) for v in graph.value_info
+        if v.name not in interface and v.name in found and _contradicts(v.type, found[v.name])
+    ]
+    if not stale:
+        return False
+    listed = ", ".join(f"'{v.name}' {_spell_type(v.type)} (inferred {_spell_type(t)})" for v, t in stale[:3])
+    more = f" and {len(stale) - 3} more" if len(stale) > 3 else ""
+    warnings.warn(
+        f"the model declares stale shapes for {listed}{more}: re-inferred from its nodes", ModelWarning, stacklevel=2
+    )
+    names = {v.name for v, _ in stale}
+    kept = [v for v in graph.value_info if v.name not in names]
+    del graph.value_info[:]
+    graph.value_info.extend(kept)
+    return True
+
+
+def _contradicts(declared: onnx.TypeProto, inferred: onnx.TypeProto) -> bool:
+    """Whether two tensor types cannot describe the same value (an unknown part agrees with any)."""
+    if not (declared.HasField("tensor_type") and inferred.HasField("tensor_type")):
+        return False
+    a, b = declared.tensor_type, inferred.tensor_type
+    if a.elem_type and b.elem_type and a.elem_type != b.elem_type:
+        return True
+    if not (a.HasField("shape") and b.HasField("shape")):
+        return False
+    if len(a.shape.dim) != len(b.shape.dim):
+        return True
+    return any(
+        x.HasField("dim_value") and y.HasField("dim_value") and x.dim_value != y.dim_value
+        for x, y in zip(a.shape.dim, b.shape.dim)
+    )
+
+
+def _spell_type(type_proto: onnx.TypeProto) -> str:
+    tensor = type_proto.tensor_type
+    if not tensor.HasField("shape"):
+        return "of unknown shape"
+    return "[" + ", ".join(str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?") for d in tensor.shape.dim) + "]"
 
 
 def _infer_and_fold(model: ModelProto, opset: int) -> ModelProto:
@@ -271,8 +350,10 @@ def _check_expanded(model: ModelProto) -> None:
                 raise _unsupported(node, "subgraph attributes are not supported")
 
 
-def _load_external_data(model: ModelProto, model_dir: str) -> None:
-    """Read external tensor data, refusing locations outside the model's folder."""
+def _load_external_data(model: ModelProto, model_dir: str, model_bytes: int) -> None:
+    """Read external tensor data, refusing locations outside the model's folder and sizes that
+    contradict the tensors, their files or protobuf's 2 GB (`check_external_sizes`, before any
+    byte is read); `model_bytes` is the size of the model file."""
     from onnx import external_data_helper
 
     tensors = [
@@ -297,6 +378,7 @@ def _load_external_data(model: ModelProto, model_dir: str) -> None:
                 f"tensor '{tensor.name}': external data location '{location}' is outside "
                 "the model's folder"
             )
+    check_external_sizes(tensors, root, model_bytes)
     try:
         external_data_helper.load_external_data_for_model(model, root)
     except (OSError, ValueError, onnx.checker.ValidationError) as error:
@@ -314,7 +396,70 @@ def _convert_opset(model: ModelProto) -> tuple[ModelProto, int]:
         return model, target  # only other domains' ops (a lone ai.onnx.ml node): nothing to convert
     if version >= target:
         return model, version
+    _check_types_at(model, version)
     return convert_opset(model, version, target), target
+
+
+def _check_types_at(model: ModelProto, version: int) -> None:
+    """Each node's input and output types are ones its operator takes at the model's own opset
+    (`version`): the conversion to a newer one would launder a type only the newer opset allows
+    (a float16 QuantizeLinear at opset 17). Shape problems are left to the inference after it."""
+    try:
+        onnx.shape_inference.infer_shapes(_without_weights(model), check_type=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+        raise ZantError(f"invalid ONNX model at opset {version}: {_first_line(error)}") from None
+
+
+def _without_weights(model: ModelProto) -> ModelProto:
+    """A copy of `model` whose initializers are graph inputs of their type and shape: the same
+    types for inference to check, without copying and serializing the weights for it
+    (ResNet-18's 47 MB: 126 ms of a 1.3 s import)."""
+    skeleton = ModelProto()
+    for message, copy in ((model, skeleton), (model.graph, skeleton.graph)):
+        for field, value in message.ListFields():
+            if field.name in ("graph", "initializer"):
+                continue
+            if field.is_repeated:
+                getattr(copy, field.name).extend(value)
+            elif field.type == field.TYPE_MESSAGE:
+                getattr(copy, field.name).CopyFrom(value)
+            else:
+                setattr(copy, field.name, value)
+    listed = {v.name for v in skeleton.graph.input}
+    skeleton.graph.input.extend(
+        helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+        for t in model.graph.initializer
+        if t.name not in listed
+    )
+    return skeleton
+
+
+def _inputs_with_defaults(model: ModelProto) -> None:
+    """From IR version 4, a graph input that also has an initializer is a run-time input and the
+    initializer only its default (onnxruntime lets the caller override it): it stays an input of
+    the generated function and its value is not compiled in (`--freeze` does that). The
+    initializer is dropped; its dims give the input's shape where the input leaves it open.
+    Before IR 4 every initializer had to be listed among the inputs: there they are constants."""
+    if model.ir_version < 4:
+        return
+    inputs = {v.name: v for v in model.graph.input}
+    defaults = [t for t in model.graph.initializer if t.name in inputs]
+    if not defaults:
+        return
+    for tensor in defaults:
+        if not inputs[tensor.name].type.HasField("tensor_type"):
+            continue  # the checker refuses it
+        declared = inputs[tensor.name].type.tensor_type
+        if not declared.HasField("shape"):
+            declared.shape.SetInParent()
+            declared.shape.dim.extend(onnx.TensorShapeProto.Dimension(dim_value=d) for d in tensor.dims)
+        elif len(declared.shape.dim) == len(tensor.dims):
+            for dim, size in zip(declared.shape.dim, tensor.dims):
+                if not dim.HasField("dim_value"):
+                    dim.dim_value = size
+    kept = [t for t in model.graph.initializer if t.name not in inputs]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(kept)
 
 
 def _graph_inputs(model: ModelProto) -> list[onnx.ValueInfoProto]:
@@ -485,7 +630,10 @@ class _GraphImporter:
         mlir_element_type(tensor.data_type, tensor.name)
         if tensor.HasField("segment"):
             raise ZantError(f"tensor '{tensor.name}': segmented tensors are not supported")
-        return numpy_helper.to_array(tensor)
+        try:
+            return numpy_helper.to_array(tensor)
+        except (ValueError, TypeError) as error:  # model_checks compares sizes first; this is the rest
+            raise ZantError(f"tensor '{tensor.name}': its data do not fit its dims {list(tensor.dims)} ({error})") from None
 
     def constant(self, name: str, array: np.ndarray):
         op = onnx_op_class("Constant").from_onnx(
