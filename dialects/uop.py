@@ -1903,6 +1903,53 @@ class CheckOp(IRDLOperation):
             parent = parent.parent_op()
 
 
+STATUS_BAD_INDEX = 6
+"""The status of a failed `uop.check` made by `check-data-indices`: an index read from the data
+(Gather's, a Scatter's, MaxUnpool's ...; a `uop.bound_index`) is outside the range its op
+allows. Nothing the indexed op writes has been written when it is returned."""
+
+
+@irdl_op_definition
+class BoundIndexOp(IRDLOperation):
+    """`%i = uop.bound_index %v, 4 : i64`: an integer read from the data (an index input, not a
+    loop counter) used as an index into a dimension of `extent` elements. ONNX's negative
+    indices count from the end, so the valid values are [-extent, extent) and the result is the
+    index in [0, extent); `uop.bound_index nonnegative %v, 4` allows [0, extent) only. A value
+    outside is invalid input: the lowerings mark every address computed from data with this op
+    and `check-data-indices` turns it into a check, before the kernel, that ends the function
+    with `STATUS_BAD_INDEX`, and into arithmetic that keeps the index in [0, extent) whatever
+    the value. Interpreted as it is, an invalid value traps."""
+
+    name = "uop.bound_index"
+
+    value = operand_def(IntegerType)
+    extent = prop_def(IntegerAttr[I64])
+    nonnegative = opt_prop_def(UnitAttr)
+    """Set when negative values are invalid too (they do not count from the end)."""
+    result = result_def(IndexType)
+
+    assembly_format = "(`nonnegative` $nonnegative^)? $value `,` $extent attr-dict `:` type($value)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue | Operation, extent: int, nonnegative: bool = False):
+        properties: dict[str, Attribute] = {"extent": IntegerAttr(extent, 64)}
+        if nonnegative:
+            properties["nonnegative"] = UnitAttr()
+        super().__init__(operands=[value], result_types=[IndexType()], properties=properties)
+
+    @property
+    def lowest(self) -> int:
+        """The smallest valid value: -extent, or 0 when `nonnegative`."""
+        return 0 if self.nonnegative is not None else -self.extent.value.data
+
+    def verify_(self) -> None:
+        if self.extent.value.data < 0:
+            raise VerifyException(f"extent must not be negative, got {self.extent.value.data}")
+        if self.value.type == i1:
+            raise VerifyException("an index is an integer wider than i1")
+
+
 # ---------------------------------------------------------------------------------------------
 # Arenas
 # ---------------------------------------------------------------------------------------------
@@ -2396,6 +2443,7 @@ UOp = Dialect(
         WhereOp,
         FmaOp,
         CheckOp,
+        BoundIndexOp,
         VLoadOp,
         VStoreOp,
         BroadcastOp,

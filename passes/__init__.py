@@ -14,6 +14,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "fold-batchnorm": "fold_batchnorm:FoldBatchNormPass",
     "fold-qdq": "fold_qdq:FoldQdqPass",
     "onnx-to-uop": "onnx_to_uop:OnnxToUopPass",
+    "check-data-indices": "check_data_indices:CheckDataIndicesPass",
     "fuse-loops": "fuse_loops:FuseLoopsPass",
     "coalesce-loops": "coalesce_loops:CoalesceLoopsPass",
     "split-index-sets": "split_index_sets:SplitIndexSetsPass",

@@ -51,6 +51,10 @@ GRAPH_STAGES: tuple[str, ...] = (
 )
 """ONNX-level folds, before lowering."""
 
+CHECK_STAGES: tuple[str, ...] = ("check-data-indices",)
+"""Right after the lowering, before any pass moves loops: each index read from the data
+(`uop.bound_index`) checked ahead of its kernel and clamped in it."""
+
 LOOP_STAGES: tuple[str, ...] = ("fuse-loops",)
 """uop loop passes every target runs."""
 
@@ -211,7 +215,7 @@ def stages_for(
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
     expand = (("expand-transcendentals{fma=true}",) if p.fma else EXPAND_STAGES) if p.vector_lanes else ()
-    return (*GRAPH_STAGES, lower, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
+    return (*GRAPH_STAGES, lower, *CHECK_STAGES, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
             *plan_stages(strategy, alignment, memories, constants), *print_stages, *dsp)
 
 

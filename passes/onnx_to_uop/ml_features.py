@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, IndexType
+from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import Operation
 from zant.dialects.onnx import get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
@@ -19,6 +19,7 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_shape,
 )
 from zant.passes.onnx_to_uop.ml import as_rows, ml_compute_type, ml_op_names
+from zant.passes.onnx_to_uop.parameters import constant_indices, data_index
 
 
 class BinarizerLowering(OnnxLowering):
@@ -66,7 +67,8 @@ class ScalerLowering(OnnxLowering):
 
 class ArrayFeatureExtractorLowering(OnnxLowering):
     """Z[..., k] = X[..., Y[k]] over the flattened indices Y (negative ones count from the end);
-    a rank-1 X gives one row [1, K], as onnxruntime does."""
+    a rank-1 X gives one row [1, K], as onnxruntime does. An index out of range is a compile
+    error (constant) or `STATUS_BAD_INDEX` (`uop.bound_index`)."""
 
     op_names = ml_op_names("ArrayFeatureExtractor")
 
@@ -82,12 +84,9 @@ class ArrayFeatureExtractorLowering(OnnxLowering):
             raise ValueError(f"output shape {out_shape} does not fit X {x.shape} and {indices.size} indices")
         out = kb.alloc(result_name(op), out_shape, x.element_type)
         width = x.shape[-1]
-        index_type = flat.element_type
+        known = constant_indices(op, 1, width)
         with kb.loop_nest(out_shape) as ivs:
-            position = kb.load(flat, [ivs[-1]])
-            negative = kb.alu("cmplt", position, kb.const(0, index_type))
-            wrapped = kb.where(negative, kb.alu("add", position, kb.const(width, index_type)), position)
-            column = kb.cast(wrapped, IndexType())
+            column = data_index(kb, kb.load(flat, [ivs[-1]]), width, known)
             kb.store(kb.load(x, [*ivs[:-1], column]), out, ivs)
         return [out]
 

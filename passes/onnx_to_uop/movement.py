@@ -35,6 +35,8 @@ from zant.passes.onnx_to_uop.parameters import (
     check_axis_sets,
     check_values,
     constant_array,
+    constant_indices,
+    data_index,
     guard_builder,
     load_all,
     runtime_input,
@@ -215,13 +217,6 @@ def _i64(kb: KernelBuilder, value: SSAValue) -> SSAValue:
 
 def _to_index(kb: KernelBuilder, value: SSAValue) -> SSAValue:
     return kb.cast(value, IndexType())
-
-
-def _wrap(kb: KernelBuilder, value: SSAValue, dim: int) -> SSAValue:
-    """A loaded (possibly negative) index as an `index` value in [0, dim): negative ones wrap."""
-    value = _i64(kb, value)
-    negative = kb.alu("cmplt", value, kb.const(0, _I64))
-    return _to_index(kb, kb.where(negative, kb.alu("add", value, kb.const(dim, _I64)), value))
 
 
 def _clamp(kb: KernelBuilder, value: SSAValue, low: int, high: int) -> SSAValue:
@@ -499,7 +494,11 @@ class SpaceDepthLowering(OnnxLowering):
 
 
 class GatherLowering(OnnxLowering):
-    """Gather, GatherElements and GatherND: load the index, wrap negatives, then read the data."""
+    """Gather, GatherElements and GatherND: load the index, wrap negatives, then read the data.
+
+    An index only known at run time is a `uop.bound_index` (`check-data-indices` checks it
+    before the kernel: `STATUS_BAD_INDEX` for one out of range); a constant one out of range is
+    a compile error."""
 
     op_names = frozenset({"onnx.Gather", "onnx.GatherElements", "onnx.GatherND"})
 
@@ -507,23 +506,26 @@ class GatherLowering(OnnxLowering):
         data = layout_of(inputs(op)[0])
         indices = layout_of(inputs(op)[1])
         shape = tensor_shape(op.results[0])
-        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
         if op.name != "onnx.GatherND":
             axis = _normalize_axis(get_attr(op, "axis"), data.rank)
+            known = constant_indices(op, 1, data.shape[axis])
+        else:
+            batch = get_attr(op, "batch_dims")
+            q, k = indices.rank, indices.shape[-1]
+            known = constant_indices(op, 1, data.shape[batch : batch + k])
+        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
         with kb.loop_nest(shape) as ivs:
             if op.name == "onnx.Gather":
                 q = indices.rank
-                index = _wrap(kb, kb.load(indices, ivs[axis : axis + q]), data.shape[axis])
+                index = data_index(kb, kb.load(indices, ivs[axis : axis + q]), data.shape[axis], known)
                 where = [*ivs[:axis], index, *ivs[axis + q :]]
             elif op.name == "onnx.GatherElements":
-                index = _wrap(kb, kb.load(indices, ivs), data.shape[axis])
+                index = data_index(kb, kb.load(indices, ivs), data.shape[axis], known)
                 where = [*ivs[:axis], index, *ivs[axis + 1 :]]
             else:
-                batch = get_attr(op, "batch_dims")
-                q, k = indices.rank, indices.shape[-1]
                 prefix = ivs[: q - 1]
                 picked = [
-                    _wrap(kb, kb.load(indices, [*prefix, kb.index(j)]), data.shape[batch + j])
+                    data_index(kb, kb.load(indices, [*prefix, kb.index(j)]), data.shape[batch + j], known)
                     for j in range(k)
                 ]
                 where = [*ivs[:batch], *picked, *ivs[q - 1 :]]
@@ -776,7 +778,9 @@ class OneHotLowering(OnnxLowering):
 
 
 class ScatterLowering(OnnxLowering):
-    """ScatterElements / ScatterND: copy the data, then write (or reduce) each update in order."""
+    """ScatterElements / ScatterND: copy the data, then write (or reduce) each update in order.
+    Indices only known at run time are checked before the copy (`uop.bound_index`), constant
+    ones at compile time, as Gather's."""
 
     op_names = frozenset({"onnx.ScatterElements", "onnx.ScatterND", "onnx.Scatter"})
 
@@ -784,17 +788,21 @@ class ScatterLowering(OnnxLowering):
         data = layout_of(inputs(op)[0])
         indices = layout_of(inputs(op)[1])
         updates = layout_of(inputs(op)[2])
+        if op.name != "onnx.ScatterND":
+            axis = _normalize_axis(get_attr(op, "axis"), data.rank)
+            known = constant_indices(op, 1, data.shape[axis])
+        else:
+            q, k = indices.rank, indices.shape[-1]
+            known = constant_indices(op, 1, data.shape[:k])
         out = materialize(kb, data, result_name(op))
         reduction = get_attr(op, "reduction") if op.name != "onnx.Scatter" else "none"
         with kb.loop_nest(updates.shape) as ivs:
             if op.name != "onnx.ScatterND":
-                axis = _normalize_axis(get_attr(op, "axis"), data.rank)
-                index = _wrap(kb, kb.load(indices, ivs), data.shape[axis])
+                index = data_index(kb, kb.load(indices, ivs), data.shape[axis], known)
                 where = [*ivs[:axis], index, *ivs[axis + 1 :]]
             else:
-                q, k = indices.rank, indices.shape[-1]
                 picked = [
-                    _wrap(kb, kb.load(indices, [*ivs[: q - 1], kb.index(j)]), data.shape[j])
+                    data_index(kb, kb.load(indices, [*ivs[: q - 1], kb.index(j)]), data.shape[j], known)
                     for j in range(k)
                 ]
                 where = [*picked, *ivs[q - 1 :]]

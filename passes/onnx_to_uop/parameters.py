@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import reduce
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import IndexType, IntegerType, UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects import uop
@@ -135,6 +135,44 @@ def check_axis_sets(kb: KernelBuilder, axes: Sequence[SSAValue], rank: int, sets
     check(kb, kb.alu("and", valid, any_of(kb, matches)))
 
 
+def constant_indices(op: Operation, index: int, extents: int | Sequence[int], nonnegative: bool = False) -> bool:
+    """Whether ONNX input `index` of `op` (indices into data) is a constant; if it is, each
+    value must be valid (a compile error, naming the value and the range, otherwise). `extents`:
+    the size of the dimension the values index, or one per position along the last axis (GatherND's
+    and ScatterND's index tuples). Valid values are [-extent, extent) (negative ones count from
+    the end), [0, extent) when `nonnegative`."""
+    value = input_value(op, index)
+    array = None if value is None else constant_array(value)
+    if array is None:
+        return False
+    array = np.asarray(array).astype(np.int64)
+    limits = np.broadcast_to(np.asarray(extents, dtype=np.int64), array.shape) if array.size else array
+    lowest = np.zeros_like(limits) if nonnegative else -limits
+    bad = np.argwhere((array < lowest) | (array >= limits)) if array.size else []
+    if len(bad):
+        where = tuple(int(i) for i in bad[0])
+        position = f" at {list(where)}" if where else ""
+        raise ValueError(
+            f"constant index {int(array[where])}{position} is out of range: the valid ones are "
+            f"[{int(lowest[where])}, {int(limits[where])}) for a dimension of {int(limits[where])}"
+        )
+    return True
+
+
+def data_index(kb: KernelBuilder, value: SSAValue, extent: int, known: bool, nonnegative: bool = False) -> SSAValue:
+    """An integer read from an indices input as an index into a dimension of `extent`: negative
+    ones count from the end unless `nonnegative`. `known`: the indices are a constant that
+    `constant_indices` checked, so the value only needs wrapping; otherwise it is only known
+    at run time and `uop.bound_index` marks it for `check-data-indices`."""
+    if not known:
+        return kb.insert(uop.BoundIndexOp(value, extent, nonnegative)).result
+    value = kb.cast(value, I64)
+    if not nonnegative:
+        negative = kb.alu("cmplt", value, i64(kb, 0))
+        value = kb.where(negative, kb.alu("add", value, i64(kb, extent)), value)
+    return kb.cast(value, IndexType())
+
+
 __all__ = [
     "I64",
     "all_of",
@@ -144,6 +182,8 @@ __all__ = [
     "check_axis_sets",
     "check_values",
     "constant_array",
+    "constant_indices",
+    "data_index",
     "guard_builder",
     "load_all",
     "runtime_input",

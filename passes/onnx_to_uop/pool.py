@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
 from zant.dialects.onnx import get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.parameters import check_values
+from zant.passes.onnx_to_uop.parameters import check_values, constant_indices, data_index
 from zant.passes.onnx_to_uop.windows import (
     Window,
     load_window,
@@ -253,8 +253,8 @@ class MaxUnpoolLowering(OnnxLowering):
 
     I indexes the shape MaxPool's attributes infer, `(in - 1)·stride - pads + kernel`; a larger
     output_shape (a constant, so shape inference knows Y's shape) pads that block with zeros at
-    the end of each dimension, as the node tests and the reference do. Indices are trusted like
-    any MaxPool output, but one past Y's buffer traps in safe builds instead of writing there.
+    the end of each dimension, as the node tests and the reference do. Indices outside the block
+    are a compile error (constant) or `STATUS_BAD_INDEX` before any write (`uop.bound_index`).
     """
 
     op_names = frozenset({"onnx.MaxUnpool"})
@@ -277,13 +277,14 @@ class MaxUnpoolLowering(OnnxLowering):
             raise ValueError(f"output shape {out_shape} does not hold the unpooled {block}")
         check_values(kb, op, 2, out_shape, "output_shape")  # when only known at run time
 
+        known = constant_indices(op, 1, math.prod(block), nonnegative=True)
         y = kb.alloc(result_name(op), out_shape, element_type)
         flat_y = Layout.contiguous(y.buffer, (y.size,))
         zero = kb.const(0, element_type)
         with kb.loop(y.size) as i:
             kb.store(zero, flat_y, [i])
         with kb.loop_nest(x.shape) as ivs:
-            target = kb.cast(kb.load(indices, ivs), IndexType())
+            target = data_index(kb, kb.load(indices, ivs), math.prod(block), known, nonnegative=True)
             if block == out_shape:
                 kb.store(kb.load(x, ivs), flat_y, [target])
             else:

@@ -28,7 +28,9 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, guard_builder, load_all, runtime_input
+from zant.passes.onnx_to_uop.parameters import (
+    I64, all_of, check, constant_array, constant_indices, data_index, guard_builder, load_all, runtime_input,
+)
 from zant.passes.onnx_to_uop.resample import compute_type
 
 # -- GridSample (and the scalar helpers RoiAlign shares) ------------------------------------
@@ -247,10 +249,10 @@ class RoiAlignLowering(OnnxLowering):
         out_shape = tensor_shape(op.results[0])
         pooled = out_shape[2:]
         scale = get_attr(op, "spatial_scale")
+        known = constant_indices(op, 2, x.shape[0], nonnegative=True)  # else STATUS_BAD_INDEX
         y = kb.alloc(result_name(op), out_shape, element_type)
         with kb.loop_nest(out_shape) as (r, c, ph, pw):
-            image = kb.cast(kb.load(batch, [r]), IndexType())
-            image = kb.alu("min", kb.alu("max", image, kb.index(0)), kb.index(x.shape[0] - 1))
+            image = data_index(kb, kb.load(batch, [r]), x.shape[0], known, nonnegative=True)
             # (x1, y1, x2, y2) → per axis (h, w): the roi's start and the size of one bin
             shift = f.c(0.5 if half_pixel else 0.0)
             corners = [

@@ -355,6 +355,9 @@ def lower_ensemble(
     out_type = tensor_element_type(op.results[result])
     compute = ml_compute_type(out_type)
     feature_type = ml_compute_type(x.element_type)
+    bad = [f for f in ensemble.feature if not 0 <= f < x.shape[1]]
+    if bad:  # the walk reads X's column feature[slot]: one outside the row would read past it
+        raise ValueError(f"feature id {bad[0]} is out of range for X's {x.shape[1]} features")
     name = result_name(op, result)
     tables = _tables(op, ensemble, feature_type, compute, name)
     rows, targets = x.shape[0], ensemble.n_targets

@@ -485,6 +485,8 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
         f"#define {name}_STATUS_OUTPUT_SIZE 5 /* {name}_predict: the data select another number of elements "
         "than a data-dependent output's compiled shape holds (NonZero, Compress, NonMaxSuppression), "
         "or an ImageDecoder's bytes are not an uncompressed image (24-bit BMP, binary PPM) of that shape */",
+        f"#define {name}_STATUS_BAD_INDEX 6 /* {name}_predict: an index read from the data (Gather, Scatter, "
+        "MaxUnpool ... indices) is out of range; the indexed op has written nothing */",
         "",
     ]
 

@@ -295,6 +295,18 @@ class UOpFunctions(InterpreterFunctions):
             raise Trap(f"uop.check failed: the function returns status {op.status.value.data}")
         return ()
 
+    @impl(uop.BoundIndexOp)
+    def run_bound_index(self, interpreter: Interpreter, op: uop.BoundIndexOp, args: PythonValues):
+        # Before `check-data-indices` an invalid index is the function's STATUS_BAD_INDEX;
+        # the run stops as at a trap.
+        value, extent = int(args[0]), op.extent.value.data
+        if not op.lowest <= value < extent:
+            raise Trap(
+                f"uop.bound_index: index {value} is outside [{op.lowest}, {extent}): the function "
+                f"returns status {uop.STATUS_BAD_INDEX}"
+            )
+        return (value + extent if value < 0 else value,)
+
     # -- loops and accumulators ---------------------------------------------------------------
 
     @impl(uop.RangeOp)

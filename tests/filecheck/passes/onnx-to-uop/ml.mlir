@@ -70,16 +70,14 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> attributes {onnx.input_names
 
 // -----
 
-// ArrayFeatureExtractor: a gather of the last axis, negative indices wrapped by the width (3).
+// ArrayFeatureExtractor: a gather of the last axis, each index read from the data marked as one
+// into the width (3): check-data-indices wraps negative ones and checks the range.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         uop.range [[R:%.*]] = 0 to 2 {
 // CHECK-NEXT:      uop.range [[K:%.*]] = 0 to 2 {
 // CHECK:             [[I:%.*]] = uop.load
-// CHECK:             [[NEG:%.*]] = uop.cmplt [[I]], {{%.*}} : i64
-// CHECK:             [[W:%.*]] = uop.const 3 : i64
-// CHECK:             [[C:%.*]] = uop.where [[NEG]]
-// CHECK-NEXT:        [[COL:%.*]] = uop.cast [[C]] : i64 to index
+// CHECK-NEXT:        [[COL:%.*]] = uop.bound_index [[I]], 3 : i64
 // CHECK-NEXT:        uop.gep {{%.*}}[[[R]], [[COL]]]
 func.func @main(%x: tensor<2x3xf32>, %i: tensor<2xi64>) -> tensor<2x2xf32> attributes {onnx.input_names = ["x", "i"], onnx.output_names = ["y"]} {
   %y = onnx.ml.ArrayFeatureExtractor(%x, %i) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x2xf32>
