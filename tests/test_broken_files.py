@@ -396,3 +396,33 @@ def test_cli_input_with_an_initializer_is_in_the_header_and_plan(tmp_path):
     plan = json.loads((out / "net.plan.json").read_text())
     assert [(t["name"], t["shape"]) for t in plan["inputs"]] == [("x", [2, 3]), ("b", [3])]
     assert "net_predict(const float *input_x, const float *input_b, float *output_y);" in (out / "net.h").read_text()
+
+
+@pytest.mark.parametrize("opset", [7, 17])
+def test_byte_mutants_import_or_fail_with_a_zant_error(opset):
+    """Issue 32's fuzzer in small: 150 seeded mutants of a Conv model (bytes changed, dropped or
+    inserted) each import or raise a one-line `ZantError`, never another exception."""
+    import random
+
+    data = conv_model(opset).SerializeToString()
+    rng = random.Random(opset)
+    outcomes = {"imported": 0, "refused": 0}
+    for _ in range(150):
+        mutant = bytearray(data)
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            at, roll = rng.randrange(len(mutant)), rng.random()
+            if roll < 0.6:
+                mutant[at] = rng.randrange(256)
+            elif roll < 0.8:
+                del mutant[at]
+            else:
+                mutant.insert(at, rng.randrange(256))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ModelWarning)
+            try:
+                import_model_bytes(bytes(mutant), ".")
+                outcomes["imported"] += 1
+            except ZantError as error:
+                assert "\n" not in str(error)
+                outcomes["refused"] += 1
+    assert outcomes["imported"] > 0 and outcomes["refused"] > 0, outcomes

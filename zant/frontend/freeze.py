@@ -59,7 +59,7 @@ def freeze_inputs(model: ModelProto, values: Mapping[str, np.ndarray]) -> ModelP
             raise ZantError(
                 f"--freeze {name}: the value has shape {list(array.shape)}, the input is declared {shape}"
             )
-        # An input may already have an initializer (its default value in older IR versions).
+        # An input may already have an initializer: its default, which the given value replaces.
         kept = [t for t in graph.initializer if t.name != name]
         del graph.initializer[:]
         graph.initializer.extend([*kept, numpy_helper.from_array(array, name)])
