@@ -46,31 +46,42 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         "--input-shape",
         action="append",
         metavar="NAME=D0xD1x...",
-        help="fix the shape of an input with symbolic dimensions (repeatable)",
+        help="fix the shape of an input with symbolic dimensions (repeatable; default: none, "
+        "a symbolic dimension is an error)",
     )
     parser.add_argument(
         "--freeze",
         action="append",
         metavar="NAME=FILE.npy",
-        help="make graph input NAME a constant with this value before compiling (repeatable)",
+        help="make graph input NAME a constant with this value before compiling; the array must "
+        "have the input's shape and element type (repeatable; default: none)",
     )
     parser.add_argument(
         "--pipeline",
         default=None,
-        help="pass pipeline to run instead of the default (zant-opt -p syntax)",
+        help="pass pipeline to run (zant-opt -p syntax; default: the target's)",
     )
     parser.add_argument(
         "--load-passes",
         action="append",
         default=[],
         metavar="FILE.py|MODULE",
-        help="register the ModulePass classes of a Python file or module, for --pipeline (repeatable)",
+        help="register the ModulePass classes of a Python file or module, for --pipeline (repeatable; default: none)",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
 
 
+def add_cast_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cast-inputs", action="store_true",
+        help="convert an --input array of another element type to the input's (default: refuse it, "
+        "e.g. a float64 or uint8 image for a float32 input)",
+    )
+
+
 def _add_inputs(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help=help_text)
+    add_cast_inputs(parser)
     parser.add_argument(
         "--board",
         metavar="NAME|FILE.toml",
@@ -81,14 +92,19 @@ def _add_inputs(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zant", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"zant {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     compile_cmd = commands.add_parser("compile", help="compile a model to Zig and build it")
     _add_common(compile_cmd)
-    compile_cmd.add_argument("-o", "--output-dir", required=True, help="folder for the outputs")
-    compile_cmd.add_argument("--name", default="model", help="symbol prefix and file name (a C identifier)")
+    compile_cmd.add_argument("-o", "--output-dir", required=True, help="folder for the outputs (required)")
+    compile_cmd.add_argument(
+        "--name", default="model", help="symbol prefix and file name (a C identifier; default: model)"
+    )
     compile_cmd.add_argument("--target", choices=TARGETS, help="default: host, or the core of --board")
-    compile_cmd.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
+    compile_cmd.add_argument(
+        "-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES, help="build mode (default: ReleaseFast)"
+    )
     compile_cmd.add_argument("--no-build", action="store_true", help="write the sources only")
     compile_cmd.add_argument(
         "--constants", choices=CONSTANT_MODES,
@@ -99,7 +115,9 @@ def make_parser() -> argparse.ArgumentParser:
     compile_cmd.add_argument(
         "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
     )
-    _add_inputs(compile_cmd, "an input embedded in the firmware (repeatable); others are random, seeded")
+    _add_inputs(
+        compile_cmd, "an input embedded in the firmware (repeatable; default: random values, seeded)"
+    )
 
     run_cmd = commands.add_parser(
         "run", help="compile for the host (or an MCU under QEMU), run, compare with the reference"
@@ -108,14 +126,14 @@ def make_parser() -> argparse.ArgumentParser:
     run_cmd.add_argument(
         "--target", choices=TARGETS, help="an MCU target runs under QEMU (default: host, or the core of --board)"
     )
-    _add_inputs(run_cmd, "an input tensor (repeatable); inputs not given are random, seeded")
-    run_cmd.add_argument("-O", "--optimize", choices=OPTIMIZE_MODES, help="default: ReleaseFast")
+    _add_inputs(run_cmd, "an input tensor (repeatable; default: random values, seeded)")
+    run_cmd.add_argument("-O", "--optimize", choices=OPTIMIZE_MODES, help="build mode (default: ReleaseFast)")
     run_cmd.add_argument(
         "--safe", action="store_true", help="-O ReleaseSafe: trap on out-of-bounds accesses and overflow"
     )
     run_cmd.add_argument(
         "--constants", choices=CONSTANT_MODES,
-        help="where the weights live, as zant compile's option (the run calls NAME_init first)",
+        help="where the weights live, as zant compile's option (the run calls NAME_init first; default: embedded)",
     )
 
     from zant.tools.conformance import add_conformance_command
@@ -125,16 +143,27 @@ def make_parser() -> argparse.ArgumentParser:
     from zant.tools.lit_config import add_lit_config_command
     from zant.tools.profile import add_profile_command
 
-    add_plan_command(commands)
+    add_plan_command(commands, _add_common)
     add_profile_command(commands)
     add_conformance_command(commands)
     add_lit_config_command(commands)
     return parser
 
 
+def package_version() -> str:
+    """The installed package's version (pyproject.toml's, through importlib.metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("zant")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
     options = CompileOptions(
-        input_shapes=_input_shapes(args), freeze=_read_arrays(args.freeze, "--freeze"), **overrides
+        input_shapes=_input_shapes(args), freeze=_read_arrays(args.freeze, "--freeze"),
+        cast_inputs=getattr(args, "cast_inputs", False), **overrides
     )
     if args.pipeline:
         options.pipeline = args.pipeline
@@ -350,7 +379,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     board = None if args.board is None else find_board(args.board)
     target = args.target or (board.target if board else "cortex-m4")
-    options = {"inputs": _read_inputs(args), "input_shapes": _input_shapes(args)}
+    options = {"inputs": _read_inputs(args), "input_shapes": _input_shapes(args), "cast_inputs": args.cast_inputs}
     profile = profile_model(args.model, target, board, args.optimize, options, args.output_dir, _progress)
     print(format_profile(profile))
     if args.svg:
@@ -379,7 +408,7 @@ def _handler(command: str):
     if command == "plan":
         from zant.plan_report import cmd_plan
 
-        return cmd_plan
+        return lambda args: cmd_plan(args, _options(args))
     if command == "lit-config":
         from zant.tools.lit_config import cmd_lit_config
 

@@ -1052,7 +1052,7 @@ def render_markdown(
 
 
 def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--filter", default=None, metavar="REGEX", help="only cases whose operator or name matches")
+    parser.add_argument("--filter", default=None, metavar="REGEX", help="only cases whose operator or name matches (default: all)")
     parser.add_argument(
         "--slice",
         nargs="?",
@@ -1084,7 +1084,7 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--render", default=None, metavar="REPORT",
         help="write the Markdown report (--output-md) of a saved run's JSON REPORT, with --beside runs, "
-        "without running anything",
+        "without running anything (default: run the suite)",
     )
     parser.add_argument(
         "--as-written", action="store_true",
@@ -1093,19 +1093,19 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel workers (default 2)")
     parser.add_argument("--batch-size", type=int, default=100, help="cases per library build or image (default 100)")
-    parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-case records as JSON")
-    parser.add_argument("--output-md", default=None, metavar="PATH", help="write the Markdown report")
-    parser.add_argument("--work-dir", default=None, metavar="DIR", help="keep the generated files here")
+    parser.add_argument("--output-json", default=None, metavar="PATH", help="write per-case records as JSON (default: none)")
+    parser.add_argument("--output-md", default=None, metavar="PATH", help="write the Markdown report (default: none)")
+    parser.add_argument("--work-dir", default=None, metavar="DIR", help="keep the generated files here (default: a temporary folder, deleted)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     parser.add_argument(
         "--localize", action="store_true",
         help="on a numeric mismatch, name the first pass that changes the case's result (zant-opt "
         "--check-each-pass's checker on its first data set), recorded as the case's 'culprit'",
     )
-    parser.add_argument("--note", default=None, help="a line for the Markdown report (e.g. the commit measured)")
+    parser.add_argument("--note", default=None, help="a line for the Markdown report (e.g. the commit measured; default: none)")
     parser.add_argument(
         "--beside", action="append", default=[], metavar="REPORT",
-        help="another run's JSON report (e.g. --target cortex-m4's) to show side by side in the Markdown report (repeatable)",
+        help="another run's JSON report (e.g. --target cortex-m4's) to show side by side in the Markdown report (repeatable; default: none)",
     )
     parser.set_defaults(handler=cmd_conformance)
     return parser

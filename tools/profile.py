@@ -363,14 +363,24 @@ def add_profile_command(subparsers) -> argparse.ArgumentParser:
         "--target", choices=[t for t in TARGETS if t != "host"], help="default: cortex-m4, or the core of --board"
     )
     parser.add_argument("--board", metavar="NAME|FILE.toml", help="board of the image (default: the target's)")
-    parser.add_argument("-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES)
     parser.add_argument(
-        "--input", action="append", metavar="NAME=FILE.npy", help="an input tensor (repeatable); others are random, seeded"
+        "-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES, help="build mode (default: ReleaseFast)"
     )
     parser.add_argument(
-        "--input-shape", action="append", metavar="NAME=D0xD1x...", help="fix a symbolic input shape (repeatable)"
+        "--input", action="append", metavar="NAME=FILE.npy",
+        help="an input tensor (repeatable; default: random values, seeded)",
     )
-    parser.add_argument("--svg", metavar="FILE", help="also write the per-node table as a bar chart")
-    parser.add_argument("-o", "--output-dir", help="keep the build (sources, images) in this folder")
+    parser.add_argument(
+        "--cast-inputs", action="store_true",
+        help="convert an --input array of another element type to the input's (default: refuse it)",
+    )
+    parser.add_argument(
+        "--input-shape", action="append", metavar="NAME=D0xD1x...",
+        help="fix a symbolic input shape (repeatable; default: none)",
+    )
+    parser.add_argument("--svg", metavar="FILE", help="also write the per-node table as a bar chart (default: none)")
+    parser.add_argument(
+        "-o", "--output-dir", help="keep the build (sources, images) in this folder (default: a temporary one, deleted)"
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     return parser

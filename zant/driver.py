@@ -36,7 +36,7 @@ from zant.backend.build import TARGETS as ZIG_TARGETS
 import zant.pipelines as pipelines
 from zant.errors import ZantError
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
-from zant.signature import TensorSignature, complete_feeds
+from zant.signature import TensorSignature, check_inputs, complete_feeds
 
 if TYPE_CHECKING:
     import onnx
@@ -71,6 +71,7 @@ class CompileOptions:
     firmware: bool = False  # also link NAME.elf for `board` (default: the target's board)
     board: str | os.PathLike | Board | None = None  # a built-in board's name or a board file
     inputs: dict[str, np.ndarray] | None = None  # embedded in the image; missing ones are seeded
+    cast_inputs: bool = False  # convert `inputs` of another element type (default: refused)
     progress: Callable[[str], None] | None = None  # told each stage as it starts ("import m.onnx")
     constants: str | None = None  # embedded | staged | external: where the constant arena lives
     # (plan-arenas' `constants` option); None: as the pipeline plans it (embedded by default)
@@ -240,6 +241,8 @@ def compile_to_module(
     timings: dict[str, float] | None = None,
     progress: Callable[[str], None] | None = None,
     check_result: bool = True,
+    given_inputs: Mapping[str, np.ndarray] | None = None,
+    cast_inputs: bool = False,
 ) -> PlannedModule:
     """The one compile path: import → (`freeze`) → `pipeline` (default `pipeline_for(target)`)
     → a planned module. `zant compile`/`zant run` (`compile_model`), `zant plan` and the
@@ -250,6 +253,9 @@ def compile_to_module(
     the values they are frozen to (`zant.frontend.freeze`); `timings` receives the seconds of
     the "import" and "passes" stages, `progress` is told each as it starts; with
     `check_result=False` the result is verified only when the caller runs `PlannedModule.check`.
+    `given_inputs` (values a caller will run the model on) are checked against the imported graph's
+    inputs before the passes run, so a wrong name, shape or element type stops the compile at
+    once (`zant.signature.check_inputs`; `cast_inputs` converts other element types).
     Emit with `planned_json` and `zig_and_header` (or `emit_artifacts`)."""
     import onnx
 
@@ -274,11 +280,30 @@ def compile_to_module(
             data = freeze_inputs(parse_model(data), freeze).SerializeToString()
         module = import_model_bytes(data, str(model_dir or os.getcwd()), input_shapes)
         inputs, outputs = graph_signature(module)
+        if given_inputs:
+            check_inputs(inputs, given_inputs, cast=cast_inputs, frozen=list(freeze or ()))
     pipeline_text = pipeline or pipeline_for(target)
     which = "given pipeline" if pipeline else f"default pipeline of {target}"
     with _stage(timings, "passes", progress, f"({which})"):
         check = run_pipeline(module, pipeline_text, plugins=plugins, check_result=check_result)
     return PlannedModule(module, inputs, outputs, pipeline_text, check)
+
+
+def compile_pipeline(
+    target: str, board: Board | None = None, constants: str | None = None,
+    strategy: str | None = None, alignment: int | None = None,
+) -> str | None:
+    """The pipeline `zant compile` runs when none is given, or None where that is the target's
+    default (`pipeline_for(target)`): `plan-arenas` places the constants (`constants` staged or
+    external) with `strategy` and `alignment` if given, and the scratch arena is split over a
+    firmware `board`'s memories. `zant plan` plans with the same pipeline."""
+    memories = board.place_memories if board is not None else ()
+    staged_or_external = constants if constants != "embedded" else None
+    if memories or staged_or_external or strategy is not None or alignment is not None:
+        return pipeline_for(
+            target, strategy=strategy, alignment=alignment, memories=memories, constants=staged_or_external
+        )
+    return None
 
 
 def parse_model(data: bytes) -> onnx.ModelProto:
@@ -332,12 +357,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
-    pipeline = options.pipeline
-    if pipeline is None:  # plan-arenas places the constants; scratch over a board's memories
-        memories = board.place_memories if board is not None else ()
-        staged_or_external = options.constants if options.constants != "embedded" else None
-        if memories or staged_or_external:
-            pipeline = pipeline_for(options.target, memories=memories, constants=staged_or_external)
+    pipeline = options.pipeline or compile_pipeline(options.target, board, options.constants)
     # With a build, the passes' result is verified while Zig builds it (ResNet-8 for the
     # Cortex-M4: the check is 0.33 s of CPU, Zig's LLVM 1.5 s on the other core); emitting an
     # unverified module is safe: when emitting fails, the check runs first and reports a module
@@ -345,7 +365,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     planned = compile_to_module(
         model_path, options.target, pipeline=pipeline, input_shapes=options.input_shapes,
         freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
-        check_result=not options.build,
+        check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
     )
     inputs, outputs, module = planned.inputs, planned.outputs, planned.module
     with _stage(timings, "emit", options.progress, f"{name}.zig, {name}.h, {name}.plan.json"):
@@ -369,8 +389,11 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ZantError(f"output folder {out} is a file")
-    out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".zant-", dir=out))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".zant-", dir=out))
+    except OSError as error:  # read-only: name the user's folder, not the staging folder inside it
+        raise ZantError(f"cannot write into the output folder {out}: {error.strerror}") from None
     try:
         parts = [file for file in sources if file.startswith(f"{name}.unit") and file.endswith(".zig")]
         files = {

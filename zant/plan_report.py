@@ -1,7 +1,9 @@
 """`zant plan MODEL.onnx [--target T] [--board B] [--svg plan.svg]`: the arena plan of a model, as
 text and as a chart: the plan of the very module `zant compile --target T` ships (same compile
 path, same pipeline; with `--board`, the pipeline of `zant compile --firmware --board B`, which
-splits the scratch arena over the board's memories if it lists several).
+splits the scratch arena over the board's memories if it lists several). It takes the compile's
+options that change the module: `--input-shape`, `--freeze`, `--pipeline`, `--load-passes`,
+`--constants`.
 
 The chart is time × offset: one rectangle per scratch tensor (x from its first to its last use in
 the schedule, y from its offset to offset + size), labelled with its name and size; a dashed line
@@ -16,64 +18,94 @@ import argparse
 import hashlib
 import html
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zant.driver import CompileOptions
 
 
 PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69",
            "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f")
 
 
-def add_plan_command(subparsers) -> argparse.ArgumentParser:
+def add_plan_command(
+    subparsers, add_compile_options: Callable[[argparse.ArgumentParser], None]
+) -> argparse.ArgumentParser:
+    """`zant plan`; `add_compile_options` adds the model and the options it shares with `zant
+    compile` (`--input-shape`, `--freeze`, `--pipeline`, `--load-passes`, `--debug`)."""
+    from zant.backend.zig_printer import CONSTANT_MODES
     from zant.driver import TARGETS
 
     parser = subparsers.add_parser(
         "plan", help="plan the arenas of a model as `zant compile` does and report (or draw) them"
     )
-    parser.add_argument("model", help="the .onnx file")
+    add_compile_options(parser)
     parser.add_argument(
-        "--target", choices=TARGETS, help="plan with this target's pipeline (default host, or the core of --board)"
+        "--target", choices=TARGETS, help="plan with this target's pipeline (default: host, or the core of --board)"
     )
-    parser.add_argument("--strategy", choices=("naive", "greedy", "best"), help="plan-arenas strategy (default best)")
-    parser.add_argument("--alignment", type=int, help="plan-arenas alignment in bytes (default 16)")
+    parser.add_argument(
+        "--strategy", choices=("naive", "greedy", "best"),
+        help="plan-arenas strategy (default: best; not with --pipeline, which states its own)",
+    )
+    parser.add_argument(
+        "--alignment", type=int, help="plan-arenas alignment in bytes (default: 16; not with --pipeline)"
+    )
+    parser.add_argument(
+        "--constants", choices=CONSTANT_MODES,
+        help="where the weights live, as zant compile's option (default: embedded)",
+    )
     parser.add_argument(
         "--board", help="plan for this board's memories (a built-in board or a board file; its core is the default target)"
     )
-    parser.add_argument("--svg", help="write the time × offset chart of the scratch arena here")
+    parser.add_argument("--svg", help="write the time × offset chart of the scratch arena here (default: none)")
     parser.add_argument("--json", action="store_true", help="print the plan JSON instead of a table")
     parser.set_defaults(func=cmd_plan)
     return parser
 
 
 def plan_model(
-    path: str, strategy: str | None = None, alignment: int | None = None, target: str = "host", board=None
+    path: str, strategy: str | None = None, alignment: int | None = None, target: str = "host", board=None,
+    options: CompileOptions | None = None,
 ) -> dict:
     """The plan `zant compile --target target` writes for the model (NAME `model`), with a
     `summary` for the table and the chart. `strategy` and `alignment` replace `plan-arenas`'
     defaults in the target's pipeline; without them the pipeline is exactly the compile's.
     `board` (a `Board`, a built-in board's name or a board file): that of a firmware image, whose
-    memories the scratch arena is split over."""
+    memories the scratch arena is split over. `options`: the compile's other options that change
+    the module (`input_shapes`, `freeze`, `pipeline`, `plugins`, `constants`)."""
     from zant.backend.boards import board_for
     from zant.backend.plan import plan_summary
-    from zant.driver import compile_to_module, planned_json
-    from zant.pipelines import pipeline_for
+    from zant.driver import CompileOptions, compile_pipeline, compile_to_module, planned_json
+    from zant.errors import ZantError
 
-    memories: tuple[str, ...] = ()
+    options = options or CompileOptions()
     if board is not None:
         board = board_for(target, board)
-        memories = board.place_memories
-    pipeline = pipeline_for(target, strategy=strategy, alignment=alignment, memories=memories)
-    planned = compile_to_module(path, target, pipeline=pipeline)
+    pipeline = options.pipeline
+    if pipeline is not None and (strategy is not None or alignment is not None):
+        raise ZantError("--strategy and --alignment are plan-arenas options: with --pipeline, give them there")
+    if pipeline is None:
+        pipeline = compile_pipeline(target, board, options.constants, strategy, alignment)
+    planned = compile_to_module(
+        path, target, pipeline=pipeline, input_shapes=options.input_shapes, freeze=options.freeze,
+        plugins=options.plugins,
+    )
     plan = planned_json(planned, "model", target, board)
     plan["summary"] = plan_summary(planned.module)
     return plan
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
+def cmd_plan(args: argparse.Namespace, options: CompileOptions | None = None) -> int:
+    """`zant plan`; `options`: the compile options the command line gave (`--freeze` …)."""
     target = args.target
     if args.board is not None and target is None:
         from zant.backend.boards import find_board
 
         target = find_board(args.board).target
-    plan = plan_model(args.model, args.strategy, args.alignment, target or "host", args.board)
+    if options is not None:
+        options.constants = args.constants
+    plan = plan_model(args.model, args.strategy, args.alignment, target or "host", args.board, options)
     if args.json:
         print(json.dumps(plan, indent=2))
     else:

@@ -64,6 +64,45 @@ def valid_parts(signatures: Sequence[TensorSignature], arrays: Sequence[np.ndarr
     return result
 
 
+def check_inputs(
+    signatures: Sequence[TensorSignature],
+    given: Mapping[str, object],
+    *,
+    cast: bool = False,
+    option: str = "--input",
+    cast_hint: str = "pass --cast-inputs to convert it",
+    frozen: Sequence[str] = (),
+) -> dict[str, np.ndarray]:
+    """The `given` inputs checked against the graph's: each names an input (not a `frozen` one)
+    and has its shape; an array of another element type is refused (a float64 image, uint8
+    pixels) unless `cast`, when it is converted. A Python number or list, which has no element
+    type of its own, is converted. Returns the arrays, in the inputs' types. Errors are one line
+    each, `option` naming where the value came from (`--input x: …`)."""
+    known = {s.name: s for s in signatures}
+    checked: dict[str, np.ndarray] = {}
+    for name, value in given.items():
+        signature = known.get(name)
+        if signature is None:
+            listed = ", ".join(f"'{n}'" for n in known) or "none"
+            why = " (it is frozen by --freeze)" if name in frozen else ""
+            raise ZantError(f"{option} {name}: the model has no input '{name}'{why} (inputs: {listed})")
+        want = np.dtype(signature.dtype)
+        if isinstance(value, (np.ndarray, np.generic)) and value.dtype != want and not cast:
+            raise ZantError(
+                f"{option} {name}: the array is {value.dtype}, the input is declared {want} "
+                f"(convert it first, or {cast_hint})"
+            )
+        try:
+            array = np.asarray(value, dtype=want)
+        except (TypeError, ValueError) as error:
+            raise ZantError(f"{option} {name}: cannot convert the value to {want}: {error}") from None
+        if list(array.shape) != list(signature.shape):
+            declared = "x".join(map(str, signature.shape)) or "a scalar"
+            raise ZantError(f"{option} {name}: the array has shape {list(array.shape)}, the input is declared {declared}")
+        checked[name] = array
+    return checked
+
+
 def complete_feeds(
     signatures: Sequence[TensorSignature], given: Mapping[str, np.ndarray], seed: int = 0
 ) -> tuple[dict[str, np.ndarray], list[str]]:
