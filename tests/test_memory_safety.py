@@ -103,3 +103,70 @@ def test_every_case_every_mode_host_and_firmware():
     firmware under QEMU."""
     calls, failures = memory_safety.run(list(CASES), list(OPTIMIZE_MODES), ["host", "cortex-m4"], random=16, seed=3)
     assert not failures, "\n".join(f"{f.case} [{f.target} {f.mode}]: {f.what}" for f in failures)
+
+
+# -- the C API ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def add_library(tmp_path_factory):
+    import onnx
+    from onnx import TensorProto, helper
+
+    from zant.driver import CompileOptions, compile_model
+
+    folder = tmp_path_factory.mktemp("capi")
+    value = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])], "add",
+        [value("a", TensorProto.FLOAT, [2, 3]), value("b", TensorProto.FLOAT, [2, 3])], [value("y", TensorProto.FLOAT, [2, 3])],
+    )
+    onnx.save(helper.make_model(graph), folder / "add.onnx")
+    result = compile_model(folder / "add.onnx", folder, CompileOptions(name="add"))
+    assert "int32_t add_predict_sized(const float *input_a, size_t input_a_bytes" in result.header_path.read_text()
+    return result.library_path
+
+
+def _entry(library, name, sized: bool):
+    import ctypes
+
+    function = getattr(ctypes.CDLL(str(library)), name)
+    function.restype = ctypes.c_int32
+    pointer, size = ctypes.c_void_p, ctypes.c_size_t
+    function.argtypes = [pointer, size] * 3 if sized else [pointer] * 3
+    return function
+
+
+def test_null_pointers_return_a_status(add_library):
+    """`NAME_predict(NULL, …)` returns NAME_STATUS_BAD_BUFFER (7) and writes nothing (it crashed)."""
+    predict = _entry(add_library, "add_predict", sized=False)
+    a = np.ones((2, 3), np.float32)
+    y = np.full((2, 3), 7.5, np.float32)
+    for arguments in [(None, a.ctypes.data, y.ctypes.data), (a.ctypes.data, a.ctypes.data, None)]:
+        assert predict(*arguments) == 7
+    assert (y == 7.5).all()
+    assert predict(a.ctypes.data, a.ctypes.data, y.ctypes.data) == 0 and (y == 2).all()
+
+
+def _sized_call(library: str, sizes: list[int], placement: str, queue):
+    """In a child: three buffers of `sizes` bytes against guard pages, through NAME_predict_sized."""
+    buffers = GuardedBuffers(placement)
+    placed = [buffers.place(bytes(size)) for size in sizes]
+    sized = _entry(library, "add_predict_sized", sized=True)
+    arguments = [x for (address, _), size in zip(placed, sizes) for x in (address, size)]
+    queue.put(sized(*arguments))
+
+
+@pytest.mark.parametrize("sizes, status", [([24, 24, 24], 0), ([20, 24, 24], 7), ([24, 24, 16], 7), ([24, 24, 28], 7)])
+def test_sized_entry_refuses_a_short_buffer(add_library, sizes, status):
+    """A short input or output against a protected page: the sized entry point refuses it (status 7)
+    where the unsized one would read or write past it."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_sized_call, args=(str(add_library), sizes, "end", queue))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == status

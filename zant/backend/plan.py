@@ -249,7 +249,8 @@ def arena_op(function: func.FuncOp, role: ArenaRole) -> ArenaOp | None:
     )
 
 
-def _element_bytes(t: Attribute) -> int:
+def element_bytes(t: Attribute) -> int:
+    """Bytes of one element of a buffer of element type `t` as the C ABI passes it (bool: 1)."""
     if isinstance(t, AnyFloat):
         return t.bitwidth // 8
     if isinstance(t, IntegerType):
@@ -312,7 +313,7 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
                 )
                 continue
             element_type = op.result.type.element_type  # type: ignore[attr-defined]
-            region = PlanRegion(f"io.{role.value}.{op.tensor_name.data}", "io", DEFAULT_MEMORY["io"], size, _element_bytes(element_type))
+            region = PlanRegion(f"io.{role.value}.{op.tensor_name.data}", "io", DEFAULT_MEMORY["io"], size, element_bytes(element_type))
             io_regions.append(region)
             io.append((role.value, op.tensor_name.data, op.result.type.size.data, str(element_type)))  # type: ignore[attr-defined]
             tensors.append(TensorPlacement(op.tensor_name.data, role.value, None, size, region.id, region.memory, str(element_type)))
@@ -487,6 +488,8 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
         "or an ImageDecoder's bytes are not an uncompressed image (24-bit BMP, binary PPM) of that shape */",
         f"#define {name}_STATUS_BAD_INDEX 6 /* {name}_predict: an index read from the data (Gather, Scatter, "
         "MaxUnpool ... indices) is out of range; the indexed op has written nothing */",
+        f"#define {name}_STATUS_BAD_BUFFER 7 /* {name}_predict: a null buffer pointer; {name}_predict_sized: that, "
+        "or a buffer size other than its tensor's bytes; nothing read or written */",
         "",
     ]
 
@@ -541,6 +544,7 @@ def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> st
         f"#define {name}_H_",
         "",
         "#include <stdbool.h>",
+        "#include <stddef.h>",
         "#include <stdint.h>",
         "",
         "#ifdef __cplusplus",
@@ -558,7 +562,7 @@ def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> st
         "",
         *_region_lines(name, info),
     ]
-    params = []
+    params, sized = [], []
     globals_ = buffers_of(function)[0]
     for role in (BufferRole.INPUT, BufferRole.OUTPUT):
         for op in globals_[role]:
@@ -573,6 +577,7 @@ def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> st
                 element_type, AnyFloat
             ) else ""
             params.append(f"{const}{c_type(element_type)} *{parameters[op]}{note}")
+            sized += [params[-1], f"size_t {parameters[op]}_bytes"]
     lines += ["", *_init_declaration(name, info)] + [
         f"/* Returns 0 if this file was generated with plan hash `expected` ({name}_PLAN_HASH), else",
         f"   {name}_STATUS_PLAN_MISMATCH. */",
@@ -583,6 +588,9 @@ def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> st
         *_bounded_lines(name, function),
         "/* Runs the model; inputs then outputs, dense row-major. Returns 0 on success. */",
         f"int32_t {name}_predict({', '.join(params) or 'void'});",
+        f"/* {name}_predict with each buffer's size in bytes after it (its element count x its element",
+        f"   size): another size returns {name}_STATUS_BAD_BUFFER before anything is read or written. */",
+        f"int32_t {name}_predict_sized({', '.join(sized) or 'void'});",
         "",
         "#ifdef __cplusplus",
         "}",

@@ -64,7 +64,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
-from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
+from zant.backend.plan import PlanInfo, describe_plan, element_bytes, globals_by_role, main_function, parameter_names
 from zant.backend.zig_arm_dsp import ARM_DSP_HELPERS
 from zant.backend.zig_arm_mve import ARM_MVE_HELPERS
 from zant.backend.zig_helpers import HELPERS, branch_quota
@@ -223,6 +223,9 @@ STATUS_BAD_CONSTANTS = 2
 """What `NAME_init(address)` returns for a null or misaligned address (external constants)."""
 STATUS_PLAN_MISMATCH = 3
 """What `NAME_check_plan(expected)` returns when `expected` is not the file's plan hash."""
+STATUS_BAD_BUFFER = 7
+"""What `NAME_predict` returns for a null buffer pointer, and `NAME_predict_sized` also for a
+buffer size other than its tensor's bytes: before anything is read or written."""
 
 
 KERNEL_CALL = [
@@ -543,16 +546,26 @@ class ZigPrinter:
 
     def print_function(self, function: func.FuncOp) -> None:
         params = parameter_names(function, self.namer)
-        signature = []
+        signature, sized, checks, forward = [], [], [], []
         for op, pname in params.items():
             self.names[op.result] = pname
             element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
             const = "const " if op.role.data == uop.BufferRole.INPUT else ""
-            signature.append(f"{pname}: [*]{const}{element}")
+            # Optional at the C boundary (a caller may pass NULL), unwrapped before anything runs.
+            argument = self.namer.fresh(f"{pname}_pointer")
+            size = self.namer.fresh(f"{pname}_bytes")
+            signature.append(f"{argument}: ?[*]{const}{element}")
+            sized += [f"{argument}: ?[*]{const}{element}", f"{size}: usize"]
+            checks.append(f"if ({size} != {op.result.type.size.data * element_bytes(op.result.type.element_type)}) "  # type: ignore[attr-defined]
+                          f"return {STATUS_BAD_BUFFER};")
+            forward.append(argument)
+        self.print_sized_entry(sized, checks, forward)
         self.emit(
             f"export fn {self.name}_predict({', '.join(signature)}) callconv(.c) i32 {{"
         )
         self.level += 1
+        for (op, pname), argument in zip(params.items(), forward):
+            self.emit(f"const {pname} = {argument} orelse return {STATUS_BAD_BUFFER};")
         for line in self.ready_check():
             self.emit(line)
         for op, pname in params.items():
@@ -570,6 +583,20 @@ class ZigPrinter:
         self.emit("return 0;")
         self.level -= 1
         self.emit("}")
+
+    def print_sized_entry(self, parameters: list[str], checks: list[str], forward: list[str]) -> None:
+        """`NAME_predict_sized`: each buffer followed by its size in bytes; a size other than the
+        tensor's returns `STATUS_BAD_BUFFER` before anything runs, then it is `NAME_predict`."""
+        self.emit(
+            f"export fn {self.name}_predict_sized({', '.join(parameters)}) callconv(.c) i32 {{"
+        )
+        self.level += 1
+        for line in checks:
+            self.emit(line)
+        self.emit(f"return {self.name}_predict({', '.join(forward)});")
+        self.level -= 1
+        self.emit("}")
+        self.emit("")
 
     # -- kernels ------------------------------------------------------------------------------
 

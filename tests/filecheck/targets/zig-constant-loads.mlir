@@ -10,7 +10,9 @@
 // CHECK:              const addr_pw = &const_w[@as(usize, @bitCast(idx_i))];
 // CHECK-NEXT:         const buf_w1: f32 = addr_pw.*;
 // CHECK-NEXT:         const buf_m: f32 = buf_a * @as(f32, 0x1.0000000000000p-2);
-// CHECK:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// CHECK:      export fn net_predict(input_x_pointer: ?[*]const f32, output_y_pointer: ?[*]f32) callconv(.c) i32 {
+// CHECK-NEXT:     const input_x = input_x_pointer orelse return 7;
+// CHECK-NEXT:     const output_y = output_y_pointer orelse return 7;
 // CHECK-NEXT:     const buf_zf: f32 = zant_cast(f32, @as(i8, -3));
 // CHECK-NEXT:     @call(kernel_call, kernel_y, .{input_x, buf_zf, output_y});
 

@@ -17,7 +17,9 @@
 // STAGED-NEXT:     net_ready = true;
 // STAGED-NEXT:     return 0;
 // STAGED-NEXT: }
-// STAGED:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// STAGED:      export fn net_predict(input_x_pointer: ?[*]const f32, output_y_pointer: ?[*]f32) callconv(.c) i32 {
+// STAGED-NEXT:     const input_x = input_x_pointer orelse return 7;
+// STAGED-NEXT:     const output_y = output_y_pointer orelse return 7;
 // STAGED-NEXT:     if (!net_ready) return 1;
 
 // EXTERNAL-NOT: 0x3f
@@ -31,7 +33,9 @@
 // EXTERNAL-NOT:  const const_w
 // EXTERNAL:      fn kernel_y(input_x: [*]const f32, output_y: [*]f32) void {
 // EXTERNAL-NEXT:     const const_w: [*]const f32 = @ptrCast(@alignCast(net_constants.? + 0));
-// EXTERNAL:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// EXTERNAL:      export fn net_predict(input_x_pointer: ?[*]const f32, output_y_pointer: ?[*]f32) callconv(.c) i32 {
+// EXTERNAL-NEXT:     const input_x = input_x_pointer orelse return 7;
+// EXTERNAL-NEXT:     const output_y = output_y_pointer orelse return 7;
 // EXTERNAL-NEXT:     if (net_constants == null) return 1;
 
 builtin.module {

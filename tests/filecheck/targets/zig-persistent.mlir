@@ -13,7 +13,9 @@
 // CHECK-NEXT:     net_ready = true;
 // CHECK-NEXT:     return 0;
 // CHECK-NEXT: }
-// CHECK:      export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// CHECK:      export fn net_predict(input_x_pointer: ?[*]const f32, output_y_pointer: ?[*]f32) callconv(.c) i32 {
+// CHECK-NEXT:     const input_x = input_x_pointer orelse return 7;
+// CHECK-NEXT:     const output_y = output_y_pointer orelse return 7;
 // CHECK-NEXT:     if (!net_ready) return 1;
 
 builtin.module {

@@ -50,7 +50,17 @@
 // CHECK-NEXT:     }
 // CHECK-NEXT: }
 // CHECK-EMPTY:
-// CHECK-NEXT: export fn net_predict(input_x: [*]const f32, output_y: [*]f32) callconv(.c) i32 {
+// The sized entry point checks each buffer's bytes, then is the plain one, which unwraps the
+// caller's pointers (a null one returns 7, NAME_STATUS_BAD_BUFFER).
+// CHECK-NEXT: export fn net_predict_sized(input_x_pointer: ?[*]const f32, input_x_bytes: usize, output_y_pointer: ?[*]f32, output_y_bytes: usize) callconv(.c) i32 {
+// CHECK-NEXT:     if (input_x_bytes != 28) return 7;
+// CHECK-NEXT:     if (output_y_bytes != 24) return 7;
+// CHECK-NEXT:     return net_predict(input_x_pointer, output_y_pointer);
+// CHECK-NEXT: }
+// CHECK-EMPTY:
+// CHECK-NEXT: export fn net_predict(input_x_pointer: ?[*]const f32, output_y_pointer: ?[*]f32) callconv(.c) i32 {
+// CHECK-NEXT:     const input_x = input_x_pointer orelse return 7;
+// CHECK-NEXT:     const output_y = output_y_pointer orelse return 7;
 // CHECK-NEXT:     @call(kernel_call, kernel_sum, .{input_x});
 // CHECK-NEXT:     @call(kernel_call, kernel_y, .{output_y});
 // CHECK-NEXT:     return 0;
