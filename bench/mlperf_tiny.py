@@ -276,7 +276,15 @@ def machine_line() -> str:
     return f"Machine: {cpu} ({os.cpu_count()} cores, {platform.machine()}), {qemu}; `ReleaseFast` with the pinned Zig."
 
 
+def size_text(size: int) -> str:
+    return f"{size >> 20} MB" if size % (1 << 20) == 0 else f"{size >> 10} KB"
+
+
 def format_markdown(rows: list[dict], command: str) -> str:
+    from zant.backend.timing import CORES
+
+    board, core = BOARDS[BOARD], CORES[TARGET]
+    flash = board.flash_timing
     seeds = sorted({r["seed"] for r in rows})
     normal = sorted(r["model"] for r in rows if r["input"] == "standard normal")
     lines = [
@@ -286,16 +294,17 @@ def format_markdown(rows: list[dict], command: str) -> str:
         machine_line(),
         "",
         "The four MLPerf Tiny reference models (mlcommons/tiny's `.tflite` files converted to ONNX by",
-        "tf2onnx), int8 and float, each compiled as `zant compile --target cortex-m4 --firmware --board",
-        "nucleo-l4r5zi` compiles it (batch 1) and run under QEMU (`mps2-an386`, the board's memory map:",
-        "2 MB flash, 640 KB SRAM). Instructions are exact (a TCG plugin); cycles come from the timing",
-        "model in `zant/backend/timing.py`: the Cortex-M4 TRM's cycles per instruction class and its",
-        "pipeline rules (taken-branch refill of 2 cycles, pipelined loads, LDM/STM 1 + N, VDIV overlap;",
-        "SDIV/UDIV taken as 7 cycles), plus the board's flash: 5 wait states per 64-bit word behind an",
-        "ART-like instruction cache (32 lines), data cache (8 lines) and prefetch, as the plugin models",
-        "them. It is an estimate: no bus contention, pairing only within a translated block, and the",
-        "second of two calls is measured (warm caches, as a deployed model's calls run). `ms` is cycles",
-        "at 120 MHz.",
+        f"tf2onnx), int8 and float, each compiled as `zant compile --target {TARGET} --firmware --board",
+        f"{BOARD}` compiles it (batch 1) and run under QEMU (`{board.machine}`, the board's memory map:",
+        f"{size_text(board.flash.size)} flash, {size_text(board.ram.size)} SRAM). Instructions are exact (a TCG plugin); cycles come",
+        "from the timing model in `zant/backend/timing.py`: the Cortex-M4 TRM's cycles per instruction",
+        f"class and its pipeline rules (a taken branch's refill of {core.refill.cycles} cycles, pipelined loads, LDM/STM",
+        f"1 + N, VDIV overlap; SDIV/UDIV taken as {core.cycles('div')} cycles), plus the board's flash: {flash.wait_states} wait",
+        f"states per 64-bit word behind an ART-like instruction cache ({flash.icache_lines} lines), data cache",
+        f"({flash.dcache_lines} lines){' and prefetch' if flash.prefetch else ''}, as the plugin models them. It is an estimate: no bus",
+        "contention, pairing only within a translated block, and the second of two calls is measured",
+        "(warm caches, as a deployed model's calls run). `ms` is cycles at the board's",
+        f"{board.clock_hz / 1e6:g} MHz.",
         "",
         f"Inputs are seeded (`np.random.default_rng({', '.join(map(str, seeds))})`): uniform int8 for the int8 models;",
         "for the float ones the same draw dequantized with the int8 model's input scale and zero point",
