@@ -170,3 +170,57 @@ def test_sized_entry_refuses_a_short_buffer(add_library, sizes, status):
     child.join(60)
     assert child.exitcode == 0
     assert queue.get(timeout=5) == status
+
+
+# -- guarded firmware images ------------------------------------------------------------------------
+
+OVERRUN_MODEL = """
+var model_scratch: [64]u8 align(16) = undefined;
+const model_constants: [64]u8 align(16) = @splat(1);
+export fn model_predict(input: [*]const u8, output: [*]u8) callconv(.c) i32 {
+    const at: usize = input[1]; // 0, read at run time: Zig refuses a constant index out of bounds
+    switch (input[0]) {
+        0 => output[0] = input[32 + at], // one byte past the input
+        1 => output[4 + at] = 1, // past the output
+        2 => @as(*volatile u8, &model_scratch[64 + at]).* = 1, // past the scratch arena
+        3 => output[0] = @as(*const volatile u8, &model_constants[64 + at]).*, // past the constants
+        4 => output[0] = @as(*const volatile u8, @ptrFromInt(@intFromPtr(input) - 1 - at)).*, // before the input
+        else => { // inside every buffer
+            @as(*volatile u8, &model_scratch[63 - at]).* = 1;
+            output[3] = model_constants[63 - at] + input[31];
+        },
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("case, fault", [(0, True), (1, True), (2, True), (3, True), (4, True), (5, False)])
+def test_the_mpu_guards_a_firmware_image(tmp_path, case, fault):
+    """A guarded Cortex-M4 image: one byte past (or before) an input, an output, the scratch or the
+    constant arena is a MemManage fault; accesses inside them are not."""
+    from dataclasses import dataclass
+
+    from zant.backend.firmware import ImageModel, build_firmware, run_models, write_image
+
+    board = BOARDS["mps2-an386"]
+    missing = qemu_missing(board)
+    if missing:
+        pytest.skip(missing)
+
+    @dataclass
+    class Tensor:
+        name: str
+        shape: list
+        dtype: str
+
+    (tmp_path / "model.zig").write_text(OVERRUN_MODEL)
+    image = ImageModel("model", [Tensor("x", [32], "uint8")], [Tensor("y", [4], "uint8")],
+                       [np.array([case] + [0] * 31, np.uint8)])
+    root = write_image(tmp_path, "image", [image], board, guard=True)
+    elf = build_firmware(root, "image", board, "ReleaseFast", guard=True)
+    assert not memory_safety._unguarded(elf)
+    run = run_models(elf, board, [image])
+    assert (run.errors.get("model") == "fault") == fault, run.stdout
+    if not fault:
+        assert run.outputs["model"][0].tolist() == [0, 0, 0, 1]

@@ -82,6 +82,7 @@ def section_sizes(path: str | Path) -> dict[str, int]:
 
 
 SHT_SYMTAB = 2
+STT_OBJECT = 1
 STT_FUNC = 2
 
 
@@ -95,6 +96,21 @@ class Symbol:
 def function_symbols(path: str | Path) -> list[Symbol]:
     """The functions (`STT_FUNC` symbols of non-zero size) of a linked ELF image, by address;
     a Thumb function's address without its low bit. Raises `ZantError` for a stripped image."""
+    return _symbols(path, STT_FUNC)
+
+
+def object_symbols(path: str | Path) -> list[Symbol]:
+    """The data objects (`STT_OBJECT` symbols of non-zero size) of a linked ELF image, by address."""
+    return _symbols(path, STT_OBJECT)
+
+
+def symbol_addresses(path: str | Path) -> dict[str, int]:
+    """Every named symbol of a linked ELF image (linker-script symbols too) → its address."""
+    return {symbol.name: symbol.address for symbol in _symbols(path, None)}
+
+
+def _symbols(path: str | Path, kind: int | None) -> list[Symbol]:
+    """The symbols of type `kind` and non-zero size, or (None) every named one."""
     data = Path(path).read_bytes()
     endian, is64, sections, _ = _sections(data)
     symtab = next((s for s in sections if s[1] == SHT_SYMTAB), None)
@@ -109,8 +125,11 @@ def function_symbols(path: str | Path) -> list[Symbol]:
             name, info, _other, _shndx, value, length = struct.unpack_from(entry, data, position)
         else:
             name, value, length, info, _other, _shndx = struct.unpack_from(entry, data, position)
-        if info & 0xF != STT_FUNC or length == 0:
+        if kind is not None and (info & 0xF != kind or length == 0):
             continue
         end = data.index(b"\0", names_offset + name)
-        symbols.append(Symbol(data[names_offset + name : end].decode("utf-8", "replace"), value & ~1, length))
+        if kind is None and end == names_offset + name:
+            continue
+        address = value & ~1 if kind == STT_FUNC else value
+        symbols.append(Symbol(data[names_offset + name : end].decode("utf-8", "replace"), address, length))
     return sorted(symbols, key=lambda s: (s.address, s.name))

@@ -350,6 +350,65 @@ fn run() u32 {{
 }}
 '''
 
+GUARD_REGION = 32
+"""Bytes of each no-access region of a guarded image: the PMSAv7 MPU's smallest region."""
+
+MPU_REGIONS = 8
+"""Regions of the Cortex-M3/M4/M7's MPU (PMSAv7) as QEMU's machines have it."""
+
+_GUARDED = '''\
+/// A buffer of `n` bytes between two {size}-byte regions nothing may touch: `after` begins where
+/// `data` ends; `before` ends at most {slack} bytes before it (the padding that aligns the end).
+fn Guarded(comptime n: usize) type {{
+    return extern struct {{
+        before: [{size}]u8 align({size}) = @splat(0),
+        pad: [({size} - n % {size}) % {size}]u8 = @splat(0),
+        data: [n]u8,
+        after: [{size}]u8 = @splat(0),
+    }};
+}}
+
+extern var __zant_guard_constants_before: u8;
+extern var __zant_guard_constants_after: u8;
+extern var __zant_guard_scratch_before: u8;
+extern var __zant_guard_scratch_after: u8;
+
+/// The MPU (PMSAv7): the default memory map for privileged code, and no access at all to each
+/// guard region (a read or write there is a MemManage fault, which prints FAULT). After start-up,
+/// which zeroes the guards in .bss.
+fn guardMemory() void {{
+    const regions = [_]usize{{ {regions} }};
+    const rnr: *volatile u32 = @ptrFromInt(0xE000_ED98);
+    const rbar: *volatile u32 = @ptrFromInt(0xE000_ED9C);
+    const rasr: *volatile u32 = @ptrFromInt(0xE000_EDA0);
+    for (regions, 0..) |address, i| {{
+        rnr.* = @intCast(i);
+        rbar.* = @intCast(address);
+        rasr.* = (1 << 28) | ({size_field} << 1) | 1; // execute never, AP no access, {size} B, on
+    }}
+    const shcsr: *volatile u32 = @ptrFromInt(0xE000_ED24);
+    shcsr.* |= 1 << 16; // MemManage faults enabled
+    const ctrl: *volatile u32 = @ptrFromInt(0xE000_ED94);
+    ctrl.* = 0b101; // the default map for privileged code, MPU on
+    asm volatile ("dsb\\nisb" ::: .{{ .memory = true }});
+}}
+'''
+
+
+def guard_regions(models: Sequence[ImageModel]) -> list[str]:
+    """The guard regions a guarded image's MPU protects, most telling first, as many as the MPU
+    has: after and before the scratch and constant arenas, then after each output and input,
+    then before each."""
+    after = ["&__zant_guard_scratch_after", "&__zant_guard_constants_after"]
+    before = ["&__zant_guard_scratch_before", "&__zant_guard_constants_before"]
+    for m in models:
+        for kind, tensors in (("output", m.outputs), ("input", m.inputs)):
+            for i in range(len(tensors)):
+                after.append(f"&{m.name}_{kind}{i}_guarded.after")
+                before.append(f"&{m.name}_{kind}{i}_guarded.before")
+    return (after + before)[:MPU_REGIONS]
+
+
 _RUN_MODEL = '''\
 fn run_{model}(repeat: usize) u32 {{
     running = "{model}";
@@ -395,7 +454,7 @@ class ImageModel:
     constants: str = "embedded"  # external, staged: the image calls MODEL_init first
 
 
-def _print_output(name: str, outputs: Sequence[Tensor], index: int) -> str:
+def _print_output(name: str, outputs: Sequence[Tensor], index: int, ref: str = "&") -> str:
     """The statements printing output `index` in hex: all of it, or for an output compiled at
     its bound (`bounded_dim`) its valid part only, the extent its entry of the extents array
     (the last output) gives, clamped to the capacity: per index of the dimensions before the
@@ -403,7 +462,7 @@ def _print_output(name: str, outputs: Sequence[Tensor], index: int) -> str:
     tensor = outputs[index]
     dim = getattr(tensor, "bounded_dim", None)
     if dim is None:
-        return f"    writeHex(&{name}_output{index});\n"
+        return f"    writeHex({ref}{name}_output{index});\n"
     entry = sum(getattr(t, "bounded_dim", None) is not None for t in outputs[:index])
     outer = math.prod(tensor.shape[:dim])
     row = tensor.shape[dim]
@@ -416,20 +475,40 @@ def _print_output(name: str, outputs: Sequence[Tensor], index: int) -> str:
     )
 
 
-def _model_source(model: ImageModel) -> str:
-    """A model's declarations and the function that runs it and prints its outputs."""
+def _model_source(model: ImageModel, guard: bool = False) -> str:
+    """A model's declarations and the function that runs it and prints its outputs (`guard`: each
+    input and output between two no-access regions, `GUARDED`)."""
     name, inputs, outputs = model.name, model.inputs, model.outputs
-    buffers = [
-        f'const {name}_input{i}: [{nbytes(t)}]u8 align(16) = @embedFile("{input_file(name, i)}").*;'
-        for i, t in enumerate(inputs)
-    ] + [f"var {name}_output{i}: [{nbytes(t)}]u8 align(16) = undefined;" for i, t in enumerate(outputs)]
+    if guard:
+        buffers = [
+            line
+            for i, t in enumerate(inputs)
+            for line in (
+                f"const {name}_input{i}_guarded = Guarded({nbytes(t)}){{ .data = @embedFile(\"{input_file(name, i)}\").* }};",
+                f"const {name}_input{i}: *const [{nbytes(t)}]u8 = &{name}_input{i}_guarded.data;",
+            )
+        ] + [
+            line
+            for i, t in enumerate(outputs)
+            for line in (
+                f"var {name}_output{i}_guarded: Guarded({nbytes(t)}) = .{{ .data = undefined }};",
+                f"const {name}_output{i}: *[{nbytes(t)}]u8 = &{name}_output{i}_guarded.data;",
+            )
+        ]
+        ref = ""
+    else:
+        buffers = [
+            f'const {name}_input{i}: [{nbytes(t)}]u8 align(16) = @embedFile("{input_file(name, i)}").*;'
+            for i, t in enumerate(inputs)
+        ] + [f"var {name}_output{i}: [{nbytes(t)}]u8 align(16) = undefined;" for i, t in enumerate(outputs)]
+        ref = "&"
     arguments = ", ".join(
-        [f"&{name}_input{i}" for i in range(len(inputs))] + [f"&{name}_output{i}" for i in range(len(outputs))]
+        [f"{ref}{name}_input{i}" for i in range(len(inputs))] + [f"{ref}{name}_output{i}" for i in range(len(outputs))]
     )
     parameters = ", ".join(["*const anyopaque"] * len(inputs) + ["*anyopaque"] * len(outputs))
     init, declarations = _constants_source(model)
     print_outputs = "".join(
-        f'    write("OUTPUT {name} {i} ");\n{_print_output(name, outputs, i)}    write("\\n");\n'
+        f'    write("OUTPUT {name} {i} ");\n{_print_output(name, outputs, i, ref)}    write("\\n");\n'
         for i in range(len(outputs))
     )
     return "\n".join(
@@ -468,16 +547,32 @@ def _constants_source(model: ImageModel) -> tuple[str, list[str]]:
     return "", []
 
 
-def firmware_source(name: str, models: Sequence[ImageModel], board: Board) -> str:
-    """The Zig root of image `name`, which runs `models` in turn."""
+GUARD_TARGETS = ("cortex-m3", "cortex-m4", "cortex-m7")
+"""The cores whose MPU (PMSAv7) a guarded image programs."""
+
+
+def firmware_source(name: str, models: Sequence[ImageModel], board: Board, guard: bool = False) -> str:
+    """The Zig root of image `name`, which runs `models` in turn; with `guard` (a PMSAv7 core:
+    `GUARD_TARGETS`), each input and output, the scratch arena and the constant arena between
+    regions the MPU lets nothing touch (`guard_regions`: as many as it has)."""
+    if guard and board.target not in GUARD_TARGETS:
+        raise ZantError(f"a guarded image needs a core with a PMSAv7 MPU ({', '.join(GUARD_TARGETS)}), not {board.target}")
     fpu = "true" if board.fpu else "false"
     run_models = "".join(f"    if (run_{m.name}(repeat) != 0) status = EXIT_PREDICT;\n" for m in models)
+    guarded = [
+        _GUARDED.format(size=GUARD_REGION, slack=GUARD_REGION - 1, size_field=GUARD_REGION.bit_length() - 2,
+                        regions=", ".join(f"@intFromPtr({r})" for r in guard_regions(models))),
+        "",
+    ] if guard else []
+    if guard:
+        run_models = "    guardMemory();\n" + run_models
     return "\n".join(
         [
             f"// {name}.firmware.zig: generated by zant for {board.name} ({board.target}). Do not edit.",
             'const std = @import("std");',
             "",
-            *(_model_source(m) for m in models),
+            *guarded,
+            *(_model_source(m, guard) for m in models),
             _RUNTIME.format(
                 name=name, run_models=run_models, paint=PAINT, semihosting=_SEMIHOSTING[board.arch],
                 paint_free_stack=_PAINT_FREE_STACK[board.arch], **EXIT_STATUS
@@ -496,7 +591,7 @@ def entry_symbol(name: str, board: Board) -> str:
     return "_start" if board.arch == "riscv" else f"{name}_reset"
 
 
-def linker_script(name: str, board: Board) -> str:
+def linker_script(name: str, board: Board, guard: bool = False) -> str:
     """The linker script of `board`: code in flash, weights in flash (or their own region),
     `.data` and `.bss` at the start of RAM and the stack above them up to its end; each other
     memory of the board a MEMORY entry, and each scratch memory's section `.zant.<memory>` (the
@@ -516,6 +611,19 @@ def linker_script(name: str, board: Board) -> str:
         for m in board.scratch_memories
     )
     entry = entry_symbol(name, board)
+    # A guarded image: the constant and scratch arenas (`MODEL_constants`, `MODEL_scratch`, each
+    # its own input section) first in .rodata and .bss, each between two guard regions.
+    region = GUARD_REGION
+    constants = (
+        f"__zant_guard_constants_before = ALIGN({region}); . = __zant_guard_constants_before + {region}; "
+        f"KEEP(*(.rodata.*_constants)) __zant_guard_constants_after = ALIGN({region}); "
+        f". = __zant_guard_constants_after + {region}; "
+    ) if guard else ""
+    guarded_scratch = (
+        f"    __zant_guard_scratch_before = ALIGN({region});\n    . = __zant_guard_scratch_before + {region};\n"
+        f"    *(.bss.*_scratch)\n    __zant_guard_scratch_after = ALIGN({region});\n"
+        f"    . = __zant_guard_scratch_after + {region};\n"
+    ) if guard else ""
     return f"""\
 /* {name}.ld: generated by zant for {board.name} ({board.target}). Do not edit. */
 MEMORY {{
@@ -524,7 +632,7 @@ MEMORY {{
 ENTRY({entry})
 SECTIONS {{
   .text : {{ KEEP(*(.vectors)) KEEP(*(.text.start)) *(.text .text.*) }} > FLASH
-  .rodata : ALIGN(16) {{ *(.rodata .rodata.* .srodata .srodata.*) }} > {weights}
+  .rodata : ALIGN({region if guard else 16}) {{ {constants}*(.rodata .rodata.* .srodata .srodata.*) }} > {weights}
   .data : ALIGN(16) {{
     __data_start = .;
     *(.data .data.* .sdata .sdata.*)
@@ -534,7 +642,7 @@ SECTIONS {{
   __data_load = LOADADDR(.data);
   .bss (NOLOAD) : ALIGN(16) {{
     __bss_start = .;
-    *(.bss .bss.* .sbss .sbss.* COMMON)
+{guarded_scratch}    *(.bss .bss.* .sbss .sbss.* COMMON)
     . = ALIGN(16);
     __bss_end = .;
   }} > RAM
@@ -545,7 +653,7 @@ SECTIONS {{
 """
 
 
-def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: Board) -> Path:
+def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: Board, guard: bool = False) -> Path:
     """Write the sources of image `name`, which runs `models` (each `MODEL.zig` already in
     `out_dir`), and their inputs; return the Zig root."""
     from zant.backend.names import validate_prefix
@@ -565,9 +673,9 @@ def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: B
                     f"{model.name}: input '{tensor.name}' has shape {list(dense.shape)}, expected {tensor.shape}"
                 )
             (out_dir / input_file(model.name, index)).write_bytes(dense.tobytes())
-    (out_dir / f"{name}.ld").write_text(linker_script(name, board), encoding="utf-8")
+    (out_dir / f"{name}.ld").write_text(linker_script(name, board, guard), encoding="utf-8")
     root = out_dir / f"{name}.firmware.zig"
-    root.write_text(firmware_source(name, models, board), encoding="utf-8")
+    root.write_text(firmware_source(name, models, board, guard), encoding="utf-8")
     return root
 
 
@@ -585,14 +693,17 @@ def write_firmware(
     return write_image(out_dir, name, [ImageModel(name, inputs, outputs, feeds, constants)], board)
 
 
-def build_firmware(root: Path, name: str, board: Board, optimize: str) -> Path:
-    """Link `NAME.firmware.zig` (and the model it imports) into `NAME.elf`."""
+def build_firmware(root: Path, name: str, board: Board, optimize: str, guard: bool = False) -> Path:
+    """Link `NAME.firmware.zig` (and the model it imports) into `NAME.elf` (`guard`: an image
+    `write_image(..., guard=True)` wrote, whose arenas the linker script finds by their sections)."""
     # The script absolute: Zig links with the output folder as its working directory. The entry
     # named again: Zig's default (`_start`) overrides the script's. Debug fits the micro:bit's
     # 256 KB only without UBSan's runtime (std.fmt, for C code the image does not have) and
     # with unused sections dropped (all of compiler_rt otherwise): digits' .text 314 KB → 139 KB.
     script = (root.parent / f"{name}.ld").resolve()
     extra = ("-T", str(script), f"-fentry={entry_symbol(name, board)}", "--gc-sections", "-fno-ubsan-rt")
+    if guard:
+        extra += ("-fdata-sections",)
     return build_zig(root, root.parent / f"{name}.elf", board.target, optimize, "exe", extra=extra)
 
 
