@@ -148,10 +148,21 @@ class Pool:
     y_params: tuple[float, int]
     pads: tuple[int, int, int, int] = (0, 0, 0, 0)
     count_include_pad: int = 0
+    stride: tuple[int, int] | None = None  # default: 1 with padding, else the kernel
+    ceil_mode: int = 0
 
     @property
     def strides(self) -> tuple[int, int]:
+        if self.stride is not None:
+            return self.stride
         return (1, 1) if any(self.pads) else self.kernel
+
+    def out_size(self, size: int, axis: int) -> int:
+        span = size + self.pads[axis] + self.pads[axis + 2] - self.kernel[axis]
+        if not self.ceil_mode:
+            return span // self.strides[axis] + 1
+        out = -(-span // self.strides[axis]) + 1
+        return out - 1 if (out - 1) * self.strides[axis] >= size + self.pads[axis] else out
 
     def windows(self):
         """(output index, input rows, input columns, count) of every window."""
@@ -160,8 +171,8 @@ class Pool:
             yield (0, 0), range(h), range(w), h * w
             return
         (kh, kw), (sh, sw), (top, left, bottom, right) = self.kernel, self.strides, self.pads
-        for oi in range((h + top + bottom - kh) // sh + 1):
-            for oj in range((w + left + right - kw) // sw + 1):
+        for oi in range(self.out_size(h, 0)):
+            for oj in range(self.out_size(w, 1)):
                 r0, c0 = oi * sh - top, oj * sw - left
                 rows = range(max(r0, 0), min(r0 + kh, h))
                 cols = range(max(c0, 0), min(c0 + kw, w))
@@ -190,7 +201,7 @@ class Pool:
         window's sum is then moved to the tie nearest it (when its count and ratio allow one)."""
         info = np.iinfo(dtype)
         x = rng.integers(int(info.min), int(info.max) + 1, self.shape).astype(np.int64)
-        if any(self.pads):  # overlapping windows: ties come from a narrow value range
+        if any(self.pads) or self.strides != self.kernel:  # overlapping windows: ties come from a narrow value range
             return rng.integers(-3, 4, self.shape).astype(np.int64).__add__(self.x_params[1]).clip(info.min, info.max).astype(dtype)
         zp = self.x_params[1]
         for c in range(self.shape[1]):
@@ -209,8 +220,9 @@ class Pool:
 
 
 def pools(kind: str) -> list[Pool]:
-    """Power-of-two scales: onnxruntime's float32 chain is then exact. Equal scales (ratio 1) as
-    TFLite and most quantizers give a pool, and ratios 1/2 and 2 so odd counts tie too."""
+    """Power-of-two scales (and 3 · 2^-6): onnxruntime's float32 chain is then exact. Equal
+    scales (ratio 1) as TFLite and most quantizers give a pool, and ratios 1/2, 2 and 3/4 so
+    odd counts tie too."""
     zp = {"i8": (3, -128, -5), "u8": (131, 0, 120)}[kind]
     return [
         Pool("k2", (1, 8, 8, 8), (2, 2), (2**-4, zp[0]), (2**-4, zp[0])),
@@ -221,6 +233,9 @@ def pools(kind: str) -> list[Pool]:
         Pool("global", (1, 16, 6, 6), None, (2**-4, zp[2]), (2**-4, zp[2])),
         Pool("uncounted", (1, 4, 6, 6), (3, 3), (2**-4, zp[0]), (2**-4, zp[0]), (1, 1, 1, 1), 0),
         Pool("counted", (1, 4, 6, 6), (3, 3), (2**-5, zp[0]), (2**-4, zp[2]), (1, 1, 1, 1), 1),
+        Pool("uncounted_half_ceil", (1, 16, 7, 7), (3, 3), (2**-5, zp[2]), (2**-4, zp[0]), (1, 1, 0, 0), 0, (2, 2), 1),
+        Pool("k3_three_quarters", (1, 8, 6, 6), (3, 3), (3 * 2**-6, zp[0]), (2**-4, zp[2])),
+        Pool("uncounted_three_quarters", (1, 8, 6, 6), (2, 2), (3 * 2**-6, zp[2]), (2**-4, zp[2]), (1, 1, 1, 1), 0, (2, 2)),
     ]
 
 
@@ -242,6 +257,8 @@ def pool_model(kind: str) -> onnx.ModelProto:
             attrs = {"kernel_shape": list(p.kernel), "strides": list(p.strides)}
             if any(p.pads):
                 attrs |= {"pads": list(p.pads), "count_include_pad": p.count_include_pad}
+            if p.ceil_mode:
+                attrs["ceil_mode"] = 1
             nodes.append(helper.make_node("AveragePool", [f"{p.name}_f"], [f"{p.name}_p"], **attrs))
         nodes.append(helper.make_node("QuantizeLinear", [f"{p.name}_p", *names["y"]], [f"{p.name}_y"]))
         inputs.append(helper.make_tensor_value_info(p.name, element, list(p.shape)))

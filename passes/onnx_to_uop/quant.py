@@ -19,9 +19,9 @@ padded convolution tap contributes 0, as the reference pads after subtracting th
 The QLinear ops then requantize that int32 sum (`Requantization`): as the reference by default,
 or, on ops `fold-qdq` marks `zant.fixed_point`, with a Q31 multiplier and a shift derived at
 compile time from the constant scales, as CMSIS-NN and TFLite do (integer arithmetic only). An
-average pool's window sum (marked `zant.average_count` too) rounds the exact ratio half to even
-instead, as QuantizeLinear after the float pool does (`rounded_quotient`,
-`zant.analysis.rounding`).
+average pool's window sum (marked `zant.average_count` too) and QLinearAveragePool round the
+exact ratio half to even instead, as QuantizeLinear after the float pool does (`rounded_quotient`,
+`half_even_step`, `zant.analysis.rounding`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
-from zant.analysis.rounding import ExactRounding, exact_rounding
+from zant.analysis.rounding import ExactRounding, exact_rounding, exact_roundings
 from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
@@ -564,23 +564,42 @@ def rounded_quotient(kb: KernelBuilder, rounding: ExactRounding, zero_point: Rea
     are below tie_below (`zant.analysis.rounding`), in `rounding.bits`-bit integers; the zero
     point (read in that type) added and the output type's range the clamp."""
     wide = I32 if rounding.bits == 32 else I64
-    multiplier, addend, by = (kb.const(v, wide) for v in (rounding.multiplier, rounding.addend, rounding.shift))
+    multiplier, addend = (kb.const(v, wide) for v in (rounding.multiplier, rounding.addend))
+    below = kb.const(rounding.tie_below, wide) if rounding.tie_below else None
+    step = half_even_step(kb, wide, rounding.shift, below is not None)
     low, high = (kb.const(v, wide) for v in (lowest_value(out_type), highest_value(out_type)))
-    if rounding.tie_below:
-        mask, below, one, nothing = (kb.const(v, wide) for v in ((1 << rounding.shift) - 1, rounding.tie_below, 1, 0))
 
     def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
-        x = kb.alu("add", kb.alu("mul", kb.cast(total, wide), multiplier), addend)
-        value = kb.alu("shr", x, by)
-        if rounding.tie_below:
-            # A tie rounded up to an odd value goes down to the even one.
-            tie = kb.alu("cmplt", kb.alu("and", x, mask), below)
-            value = kb.alu("sub", value, kb.where(tie, kb.alu("and", value, one), nothing))
+        value = step(kb.cast(total, wide), multiplier, addend, below)
         if zero_point is not None:
             value = kb.alu("add", value, zero_point(indices))
         return kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type)
 
     return finish
+
+
+HalfEvenStep = Callable[[SSAValue, SSAValue, SSAValue, SSAValue | None], SSAValue]
+"""(sum, multiplier, addend, tie threshold or None) → the rounded value (`half_even_step`)."""
+
+
+def half_even_step(kb: KernelBuilder, wide: Attribute, shift: int, ties: bool) -> HalfEvenStep:
+    """`ExactRounding.apply` in `wide` integers for one shift, its constants made here (ahead of
+    the loops built after this call): X = sum · multiplier + addend, q = X >> shift, less q's
+    low bit where X mod 2^shift is below the threshold; without `ties` no sum ties, no check."""
+    by = kb.const(shift, wide)
+    if ties:
+        mask, one, nothing = (kb.const(v, wide) for v in ((1 << shift) - 1, 1, 0))
+
+    def step(total: SSAValue, multiplier: SSAValue, addend: SSAValue, tie_below: SSAValue | None) -> SSAValue:
+        x = kb.alu("add", kb.alu("mul", total, multiplier), addend)
+        value = kb.alu("shr", x, by)
+        if ties:
+            # A tie rounded up to an odd value goes down to the even one.
+            tie = kb.alu("cmplt", kb.alu("and", x, mask), tie_below)
+            value = kb.alu("sub", value, kb.where(tie, kb.alu("and", value, one), nothing))
+        return value
+
+    return step
 
 
 def common_shift(multipliers: np.ndarray, sum_bound: int) -> tuple[np.ndarray, int] | None:
@@ -1000,9 +1019,13 @@ class QLinearSoftmaxLowering(OnnxLowering):
 class QLinearAveragePoolLowering(OnnxLowering):
     """`QLinearAveragePool` (com.microsoft's, in the onnx dialect), integer only, for the pools
     whose divisor varies (uncounted padding, ceil_mode): per output position the centered sum
-    S = Σ (x - x_zp) and the count c of the taps counted, both in int32; then y = clamp(round(S ·
-    m / (c · 2^s)) + y_zp) with m · 2^-s ≈ x_scale / y_scale, rounded half to even.
-    Constant per-tensor scales and x zero point; NCHW only."""
+    S = Σ (x - x_zp) and the count c of the taps counted, both in int32; then y =
+    clamp(round_half_even(S · x_scale / (y_scale · c)) + y_zp) in exact arithmetic, as
+    QuantizeLinear after the float pool rounds it: the multiply, add and shift of
+    `zant.analysis.rounding` with one shift for every count and the multiplier, addend and tie
+    threshold read from small tables indexed by c (no division). Where no such form exists
+    (scale ratios far from 1), a 64-bit division of S · m by c · 2^s with m · 2^-s ≈
+    x_scale / y_scale, half to even. Constant per-tensor scales and x zero point; NCHW only."""
 
     op_names = frozenset({"onnx.QLinearAveragePool"})
 
@@ -1017,42 +1040,74 @@ class QLinearAveragePoolLowering(OnnxLowering):
         y_s, y_zp = (quant_param(op.operands[i], out_shape) for i in (3, 4))
         if not all(q.is_per_tensor for q in (x_s, x_zp, y_s)):
             raise NotImplementedError("QLinearAveragePool needs per-tensor scales and zero points")
-        scale_type = numpy_dtype(promote(x_s.element_type, y_s.element_type))
-        ratio = x_s.constant_values().reshape(-1)[0].astype(scale_type) / y_s.constant_values().reshape(-1)[0].astype(scale_type)
-        (multiplier,), shift = common_shift_multipliers([float(ratio)])
+        x_scale, y_scale = (float(p.constant_values().reshape(-1)[0]) for p in (x_s, y_s))
         zero = int(x_zp.constant_values().reshape(-1)[0])
+        x = layout_of(op.operands[0])
+        below, above = lowest_value(x.element_type) - zero, highest_value(x.element_type) - zero
+        taps = math.prod(kernel)
+        table = None
+        if x_scale > 0 and y_scale > 0 and math.isfinite(x_scale / y_scale):
+            ratio = Fraction(x_scale) / Fraction(y_scale)
+            table = exact_roundings([(ratio / c, c * below, c * above) for c in range(1, taps + 1)])
         if get_attr(op, "count_include_pad"):
             low, high = [-w.pad_begin for w in windows], [w.in_size + w.pad_end for w in windows]
         else:
             low, high = [0] * len(windows), [w.in_size for w in windows]
-        x = layout_of(op.operands[0])
         x_zero, one, nothing = kb.const(zero, I32), kb.const(1, I32), kb.const(0, I32)
-        m, by, none = kb.const(multiplier, I64), kb.const(shift, I64), kb.const(0, I64)
-        read_y_zp = y_zp.reader(kb, I64)
-        low_out, high_out = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+        if table is not None:
+            wide = I32 if table[0].bits == 32 else I64
+            ties = any(r.tie_below for r in table)
+            columns = {
+                name: kb.constant(f"{result_name(op)}_{name}", np.array([getattr(r, name) for r in table]), wide)
+                for name in ("multiplier", "addend", "tie_below")
+                if name != "tie_below" or ties
+            }
+            step = half_even_step(kb, wide, table[0].shift, ties)
+        else:
+            wide = I64
+            scale_type = numpy_dtype(promote(x_s.element_type, y_s.element_type))
+            ratio32 = x_s.constant_values().reshape(-1)[0].astype(scale_type) / y_s.constant_values().reshape(-1)[0].astype(scale_type)
+            divisor = common_shift_multipliers([float(ratio32)])
+        read_y_zp = y_zp.reader(kb, wide)
+        low_out, high_out = (kb.const(v, wide) for v in (lowest_value(out_type), highest_value(out_type)))
 
         y = kb.alloc(result_name(op), out_shape, out_type)
         with kb.loop_nest(out_shape) as (n, c, *out_ivs):
             total, count = kb.define_acc(0, I32), kb.define_acc(0, I32)
-            with kb.loop_nest(kernel) as taps:
-                positions = tap_positions(kb, windows, out_ivs, taps)
+            with kb.loop_nest(kernel) as tap_ivs:
+                positions = tap_positions(kb, windows, out_ivs, tap_ivs)
                 value, _ = load_window(kb, x, [n, c], windows, positions, zero)  # outside: 0 once centered
                 kb.acc_set(total, kb.alu("add", kb.acc_get(total), kb.alu("sub", kb.cast(value, I32), x_zero)))
                 counted = within(kb, windows, positions, low, high)
                 kb.acc_set(count, kb.alu("add", kb.acc_get(count), one if counted is None else kb.where(counted, one, nothing)))
-            numerator = kb.alu("mul", kb.cast(kb.acc_get(total), I64), m)
-            denominator = kb.alu("shl", kb.cast(kb.acc_get(count), I64), by)
-            negative = kb.alu("cmplt", numerator, none)
-            magnitude = kb.where(negative, kb.alu("sub", none, numerator), numerator)
-            quotient = kb.alu("div", magnitude, denominator)
-            twice_remainder = kb.alu("shl", kb.alu("sub", magnitude, kb.alu("mul", quotient, denominator)), kb.const(1, I64))
-            # Half to even, as QuantizeLinear rounds: up past half, and at half when odd.
-            odd = kb.alu("cmpne", kb.alu("and", quotient, kb.const(1, I64)), none)
-            up = kb.alu("or", kb.alu("cmplt", denominator, twice_remainder), kb.alu("and", kb.alu("cmpeq", twice_remainder, denominator), odd))
-            rounded = kb.alu("add", quotient, kb.where(up, kb.const(1, I64), none))
-            value = kb.alu("add", kb.where(negative, kb.alu("sub", none, rounded), rounded), read_y_zp([n, c, *out_ivs]))
+            if table is not None:
+                # The count's row of the tables (count 1 at index 0).
+                row = [kb.cast(kb.alu("sub", kb.acc_get(count), one), IndexType())]
+                part = {name: kb.load(layout, row) for name, layout in columns.items()}
+                value = step(kb.cast(kb.acc_get(total), wide), part["multiplier"], part["addend"], part.get("tie_below"))
+            else:
+                value = _divided_half_even(kb, kb.acc_get(total), kb.acc_get(count), divisor)
+            value = kb.alu("add", value, read_y_zp([n, c, *out_ivs]))
             kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low_out), high_out), out_type), y, [n, c, *out_ivs])
         return [y]
+
+
+def _divided_half_even(kb: KernelBuilder, total: SSAValue, count: SSAValue, divisor: tuple[list[int], int]) -> SSAValue:
+    """round_half_even(total · m / (count · 2^s)) in int64 for `divisor` = ([m], s) with
+    m · 2^-s ≈ x_scale / y_scale: QLinearAveragePool's form where no exact table exists."""
+    (multiplier,), shift = divisor
+    none = kb.const(0, I64)
+    numerator = kb.alu("mul", kb.cast(total, I64), kb.const(multiplier, I64))
+    denominator = kb.alu("shl", kb.cast(count, I64), kb.const(shift, I64))
+    negative = kb.alu("cmplt", numerator, none)
+    magnitude = kb.where(negative, kb.alu("sub", none, numerator), numerator)
+    quotient = kb.alu("div", magnitude, denominator)
+    twice_remainder = kb.alu("shl", kb.alu("sub", magnitude, kb.alu("mul", quotient, denominator)), kb.const(1, I64))
+    # Half to even, as QuantizeLinear rounds: up past half, and at half when odd.
+    odd = kb.alu("cmpne", kb.alu("and", quotient, kb.const(1, I64)), none)
+    up = kb.alu("or", kb.alu("cmplt", denominator, twice_remainder), kb.alu("and", kb.alu("cmpeq", twice_remainder, denominator), odd))
+    rounded = kb.alu("add", quotient, kb.where(up, kb.const(1, I64), none))
+    return kb.where(negative, kb.alu("sub", none, rounded), rounded)
 
 
 class LookupTableLowering(OnnxLowering):

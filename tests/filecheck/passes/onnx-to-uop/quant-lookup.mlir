@@ -57,13 +57,25 @@ func.func @main(%x: tensor<2x5xi8>) -> tensor<2x5xi8> attributes {onnx.input_nam
 // -----
 
 // QLinearAveragePool, integer only: the centered sum and the count of the taps inside the
-// input in i32 accumulators, then sum · m / (count · 2^s) rounded half to even in i64.
+// input in i32 accumulators, then round_half_even(sum · x_scale / (y_scale · count)) exactly,
+// without a division: the count picks a row of three constant tables (multiplier, addend, tie
+// threshold: zant.analysis.rounding), X = sum · m + a, q = X >> k (one k for every count), and
+// an odd q at a tie (X's low k bits below the threshold) steps down by one; all in i32 here.
 
 // CHECK-LABEL: func.func @main()
+// CHECK-DAG:     [[M:%.*]] = uop.define_global "constant" {{[0-9]+}} "y_multiplier" value dense<{{.*}}> : tensor<9xi32>
+// CHECK-DAG:     [[A:%.*]] = uop.define_global "constant" {{[0-9]+}} "y_addend" value dense<{{.*}}> : tensor<9xi32>
+// CHECK-DAG:     [[T:%.*]] = uop.define_global "constant" {{[0-9]+}} "y_tie_below" value dense<{{.*}}> : tensor<9xi32>
 // CHECK:         [[SUM:%.*]] = uop.define_acc 0 : i32
 // CHECK-NEXT:    [[COUNT:%.*]] = uop.define_acc 0 : i32
-// CHECK:         uop.shl {{%.*}} : i64
-// CHECK:         uop.div {{%.*}} : i64
+// CHECK:         [[I:%.*]] = uop.cast {{%.*}} : i32 to index
+// CHECK-NEXT:    {{%.*}} = uop.gep [[M]][[[I]]]
+// CHECK:         {{%.*}} = uop.gep [[A]][[[I]]]
+// CHECK:         {{%.*}} = uop.gep [[T]][[[I]]]
+// CHECK:         uop.shr {{%.*}} : i32
+// CHECK:         uop.cmplt {{%.*}} : i32
+// CHECK-NOT:     uop.div
+// CHECK-NOT:     i64
 // CHECK-NOT:     f32
 func.func @main(%x: tensor<1x1x3x3xi8>) -> tensor<1x1x3x3xi8> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
