@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zant.backend.cpus import CpuDescription, host_cpu
+from zant.backend.targets import target_record
 
 GRAPH_STAGES: tuple[str, ...] = (
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
@@ -148,19 +149,16 @@ def host_parameters(cpu: CpuDescription) -> TargetParameters:
     )
 
 
-TARGET_PARAMETERS: dict[str, TargetParameters] = {
-    **{core: TargetParameters(dsp=True, float_registers=32) for core in ("cortex-m4", "cortex-m7", "cortex-m33")},
-    "cortex-m55": TargetParameters(dsp=True, mve=True, float_registers=32),
-    "riscv32": TargetParameters(float_registers=32),
-}
-"""Targets with other parameters than the scalar default, but for the host (`host_parameters`)."""
-
-
 def target_parameters(target: str, cpu: CpuDescription | None = None) -> TargetParameters:
-    """The parameters of `target`; the host's from `cpu` (default: this machine's, `host_cpu()`)."""
+    """The parameters of `target`: a microcontroller's from its record (`zant.backend.targets`),
+    the host's from `cpu` (default: this machine's, `host_cpu()`)."""
     if target == "host":
         return host_parameters(cpu or host_cpu())
-    return TARGET_PARAMETERS.get(target, TargetParameters())
+    record = target_record(target)
+    return TargetParameters(
+        conv_channel_block=record.conv_channel_block, dsp=record.dsp, mve=record.mve,
+        float_registers=record.float_registers,
+    )
 
 
 EXPAND_STAGES: tuple[str, ...] = ("expand-transcendentals",)

@@ -42,7 +42,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zant.backend.targets import TARGETS
+from zant.backend.targets import RECORDS
 from zant.errors import ZantError
 
 KB = 1024
@@ -114,7 +114,7 @@ class Board:
     flash costs."""
 
     name: str
-    target: str  # a key of `zant.backend.targets.TARGETS`
+    target: str  # a key of `zant.backend.targets.RECORDS`
     flash: Region  # vectors and code; the initial vector table address on Arm
     ram: Region  # .data, .bss, then the stack up to the end
     weights: Region | None = None  # .rodata and .data's load image when flash is too small
@@ -167,8 +167,7 @@ class Board:
     @property
     def fpu(self) -> bool:
         """Whether the target's code uses an FPU that the startup code must switch on."""
-        flags = " ".join(TARGETS[self.target])
-        return "eabihf" in flags or "+f" in flags
+        return RECORDS[self.target].float_registers > 0
 
     @property
     def qemu(self) -> str:
@@ -238,16 +237,9 @@ BOARDS: dict[str, Board] = {
 """Board name → board (a QEMU machine's name, or a real part's run on one); `DEFAULT_BOARDS`
 picks one per target."""
 
-DEFAULT_BOARDS: dict[str, str] = {
-    "cortex-m0plus": "microbit",
-    "cortex-m3": "mps2-an385",
-    "cortex-m4": "mps2-an386",
-    "cortex-m7": "mps2-an500",
-    "cortex-m33": "mps2-an505",
-    "cortex-m55": "mps3-an547",
-    "riscv32": "virt",
-}
-"""The MCU targets (every core a board may have) and the board each links for by default."""
+DEFAULT_BOARDS: dict[str, str] = {name: t.default_board for name, t in RECORDS.items() if t.default_board}
+"""The MCU targets (every core a board may have) and the board each links for by default
+(`Target.default_board`)."""
 
 
 def find_board(spec: str | os.PathLike | Board) -> Board:

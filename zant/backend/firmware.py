@@ -46,6 +46,7 @@ import numpy as np
 
 from zant.backend import boards
 from zant.backend.build import Board, build_zig, default_global_cache
+from zant.backend.targets import RECORDS
 from zant.errors import ZantError
 from zant.signature import valid_parts
 
@@ -547,8 +548,8 @@ def _constants_source(model: ImageModel) -> tuple[str, list[str]]:
     return "", []
 
 
-GUARD_TARGETS = ("cortex-m3", "cortex-m4", "cortex-m7")
-"""The cores whose MPU (PMSAv7) a guarded image programs."""
+GUARD_TARGETS = tuple(name for name, t in RECORDS.items() if t.mpu == "pmsav7")
+"""The cores whose MPU (PMSAv7) a guarded image programs (`Target.mpu`)."""
 
 
 def firmware_source(name: str, models: Sequence[ImageModel], board: Board, guard: bool = False) -> str:
@@ -947,10 +948,10 @@ def timed_run(board: Board, elf: Path, repeat: int, plugin_args: Sequence[str] =
 
 def run_cycles(board: Board, elf: Path, repeat: int) -> tuple[int, int]:
     """Instructions and cycles of the whole image run `repeat` times."""
-    from zant.backend.timing import CORES, total_cycles
+    from zant.backend.timing import total_cycles
 
     instructions, blocks, _ = timed_run(board, elf, repeat)
-    return instructions, total_cycles(blocks, CORES[board.target])
+    return instructions, total_cycles(blocks, RECORDS[board.target].timing)
 
 
 def measure_cost(board: Board, elf: Path) -> Cost:

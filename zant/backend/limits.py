@@ -14,22 +14,21 @@ copy in RAM.
 
 from __future__ import annotations
 
-import struct
-
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 
 from zant.backend.boards import Board, format_bytes
+from zant.backend.targets import RECORDS
 from zant.dialects.uop import ConstOp, RangeOp
 from zant.errors import ZantError
 
-HOST_BITS = struct.calcsize("P") * 8
+HOST_BITS = RECORDS["host"].address_bits
 EMBEDDED_ALIGNMENT = 16
 """Each embedded input and output buffer of a firmware image is `align(16)`."""
 
 
 def address_bits(target: str) -> int:
-    """The pointer width of `target`: every MCU target is a 32-bit part."""
-    return HOST_BITS if target == "host" else 32
+    """The pointer width of `target` (`Target.address_bits`: every MCU target is a 32-bit part)."""
+    return RECORDS[target].address_bits
 
 
 def largest_object(target: str) -> int:
