@@ -84,52 +84,60 @@ def test_an_input_given_for_a_frozen_one_says_so(tmp_path):
     assert result.returncode == 1
 
 
-def plan_of_compile(tmp_path: Path, model: Path, *options) -> dict:
+def zant_in_process(capsys, *args) -> tuple[int, str, str]:
+    """`zant ARGS` run in this process (no interpreter start-up): status, stdout, stderr."""
+    from zant.tools.cli import main
+
+    status = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def plan_of_compile(capsys, tmp_path: Path, model: Path, *options) -> dict:
     out = tmp_path / "compiled"
     shutil.rmtree(out, ignore_errors=True)
-    result = run_zant("compile", model, "-o", out, "--no-build", *options)
-    assert result.returncode == 0, result.stderr
+    status, _, err = zant_in_process(capsys, "compile", model, "-o", out, "--no-build", *options)
+    assert status == 0, err
     return json.loads((out / "model.plan.json").read_text())
 
 
-def plan_of_plan(model: Path, *options) -> dict:
-    result = run_zant("plan", model, "--json", *options)
-    assert result.returncode == 0, result.stderr
-    plan = json.loads(result.stdout)
+def plan_of_plan(capsys, model: Path, *options) -> dict:
+    status, out, err = zant_in_process(capsys, "plan", model, "--json", *options)
+    assert status == 0, err
+    plan = json.loads(out)
     plan.pop("summary")
     return plan
 
 
-def test_plan_takes_input_shape_freeze_pipeline_and_constants(tmp_path):
+def test_plan_takes_input_shape_freeze_pipeline_and_constants(tmp_path, capsys):
     """`zant plan` names --input-shape in its error for a symbolic dimension, and takes it; with
     each compile option, its plan is the one `zant compile` writes with the same option."""
+    from zant.pipelines import pipeline_for
+
     symbolic = tmp_path / "sym.onnx"
     onnx.save(add_relu_model(shape=("N", 3)), symbolic)
-    assert_clean_error(run_zant("plan", symbolic), "--input-shape x=1x3")
+    status, _, err = zant_in_process(capsys, "plan", symbolic)
+    assert status == 1 and "fix it with --input-shape x=1x3" in err, err
     shape = ("--input-shape", "x=4x3")
-    assert plan_of_plan(symbolic, *shape) == plan_of_compile(tmp_path, symbolic, *shape)
-    assert plan_of_plan(symbolic, *shape)["inputs"] == [{"name": "x", "shape": [4, 3], "dtype": "float32"}]
+    planned = plan_of_plan(capsys, symbolic, *shape)
+    assert planned == plan_of_compile(capsys, tmp_path, symbolic, *shape)
+    assert planned["inputs"] == [{"name": "x", "shape": [4, 3], "dtype": "float32"}]
+    naive = ("--target", "cortex-m4", "--pipeline", pipeline_for("cortex-m4", strategy="naive"))
+    assert plan_of_plan(capsys, symbolic, *shape, *naive) == plan_of_compile(capsys, tmp_path, symbolic, *shape, *naive)
 
     clip = tmp_path / "clip.onnx"
     onnx.save(clip_model(), clip)
-    freeze = ("--freeze", f"lo={save(tmp_path, 'lo.npy', np.array(-0.5, np.float32))}")
-    frozen = plan_of_plan(clip, *freeze)
-    assert [t["name"] for t in frozen["inputs"]] == ["x", "hi"]
-    assert frozen == plan_of_compile(tmp_path, clip, *freeze)
+    options = ("--freeze", f"lo={save(tmp_path, 'lo.npy', np.array(-0.5, np.float32))}",
+               "--target", "cortex-m4", "--constants", "staged")
+    frozen = plan_of_plan(capsys, clip, *options)
+    assert [t["name"] for t in frozen["inputs"]] == ["x", "hi"] and frozen["constants"] == "staged"
+    assert frozen == plan_of_compile(capsys, tmp_path, clip, *options)
 
-    from zant.pipelines import pipeline_for
-
-    naive = pipeline_for("cortex-m4", strategy="naive")
-    for options in (
-        ("--target", "cortex-m4", "--pipeline", naive),
-        ("--target", "cortex-m4", "--constants", "staged"),
-    ):
-        assert plan_of_plan(symbolic, *shape, *options) == plan_of_compile(tmp_path, symbolic, *shape, *options)
-    assert plan_of_plan(symbolic, *shape, "--constants", "staged")["constants"] == "staged"
-    assert_clean_error(
-        run_zant("plan", symbolic, *shape, "--pipeline", "onnx-to-uop,plan-arenas", "--strategy", "naive"),
-        "--strategy and --alignment are plan-arenas options: with --pipeline, give them there",
+    status, _, err = zant_in_process(
+        capsys, "plan", symbolic, *shape, "--pipeline", "onnx-to-uop,plan-arenas", "--strategy", "naive"
     )
+    assert status == 1
+    assert "--strategy and --alignment are plan-arenas options: with --pipeline, give them there" in err
 
 
 def test_version():

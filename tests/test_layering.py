@@ -163,11 +163,15 @@ LAYERS: list[tuple[str, ...]] = [
     ("zant.frontend",),
     ("zant.backend",),
     ("zant.pipelines", "zant.driver", "zant.runtime", "zant.plan_report", "zant.plugins", "zant.diagnostics"),
-    ("zant.tools",),
+    # The Python API sits beside the tools: `zant compile`/`zant run` go through it, and its
+    # profile() is `zant profile`'s.
+    ("zant.tools", "zant.api"),
 ]
 
 
 def _layer(module: str) -> int:
+    if module == "zant":  # the package itself, which exports zant.api lazily: the top
+        return len(LAYERS) - 1
     for rank, prefixes in enumerate(LAYERS):
         if any(module == p or module.startswith(p + ".") for p in prefixes):
             return rank

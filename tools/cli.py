@@ -7,7 +7,8 @@
     zant lit-config [FOLDER]     a lit.cfg for FileCheck tests of your own passes
 
 A board B is a built-in board's name or a board file (`zant.backend.boards`); without --target,
-the board's core is the target. `zant run` tells each stage on stderr as it starts.
+the board's core is the target. `zant run` tells each stage on stderr as it starts. `zant compile`
+and `zant run` compile and run through the Python API (`zant.api`), so the two cannot diverge.
 
 Errors in the user's input print one line `zant: error: ...` and exit with status 1; `--debug`
 shows the Python traceback instead.
@@ -16,7 +17,6 @@ shows the Python traceback instead.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import shutil
 import sys
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from zant.api import compile_with_options
 from zant.backend.boards import BOARDS, Board, board_for, find_board
 from zant.backend.build import ZigCompileError
 from zant.dialects.uop import CONSTANT_MODES
@@ -35,7 +36,6 @@ from zant.driver import (
     TARGETS,
     CompileOptions,
     CompileResult,
-    compile_model,
 )
 from zant.errors import ZantError, run_cli
 
@@ -207,7 +207,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         constants=args.constants,
         firmware=args.firmware, board=board, inputs=_read_inputs(args),
     )
-    result = compile_model(args.model, args.output_dir, options)
+    result = compile_with_options(args.model, options, args.output_dir).result
     print(format_summary(result, target, args.optimize))
     if result.firmware_path is not None:
         print(format_firmware(result))
@@ -272,7 +272,7 @@ def _run_mode(args: argparse.Namespace) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from zant.runtime import caller_outputs, complete_feeds, load_compiled, reference_outputs
+    from zant.runtime import caller_outputs, complete_feeds, reference_outputs
 
     started = time.perf_counter()
     given = _read_inputs(args)
@@ -298,7 +298,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             firmware=on_mcu, board=board, inputs=given, progress=_progress,
         )
         try:
-            result = compile_model(args.model, out_dir, options)
+            compiled = compile_with_options(args.model, options, out_dir)
+            result = compiled.result
         except ZigCompileError as error:  # a Zant bug: the report points at sources that outlive the run
             kept = Path(tempfile.mkdtemp(prefix="zant-run-failed-"))
             for path in Path(out_dir).iterdir():
@@ -306,24 +307,19 @@ def cmd_run(args: argparse.Namespace) -> int:
                     shutil.copy(path, kept)
             raise error.kept_in(kept) from error
         if on_mcu:
-            from zant.backend.firmware import measure_cost, run_firmware
-
             assert result.feeds is not None and result.board is not None and result.firmware_path
             feeds = result.feeds
             _report_made_up(result, given, feeds)
             _progress(f"run on {result.board.machine} under QEMU")
-            run = run_firmware(result.firmware_path, result.board, result.outputs)
-            ours, label = run.outputs, result.board.name
+            run = compiled.run_firmware()  # the image as built, the inputs embedded
+            ours, label = list(run.outputs.values()), result.board.name
             _progress("time one inference (instructions, and cycles from the core's timing model)")
-            cost = measure_cost(result.board, result.firmware_path)
+            cost = compiled.cost()
         else:
             feeds, _ = complete_feeds(result.inputs, given)
             _report_made_up(result, given, feeds)
             _progress("run on the host")
-            model = load_compiled(result)
-            keep = _init_constants(model, result)
-            ours, label = model(*(feeds[s.name] for s in result.inputs)), "zant"
-            del keep
+            ours, label = list(compiled.predict(feeds).values()), "zant"
     _progress("reference (onnx.reference.ReferenceEvaluator)")
     reference = reference_outputs(args.model, {**feeds, **(options.freeze or {})})  # frozen: inputs there
     _progress(f"done in {time.perf_counter() - started:.1f} s")
@@ -347,31 +343,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"stack           {run.stack_bytes:,} bytes (high-water mark)")
         print(f"one inference   {cost.describe()} (cycles: zant.backend.timing's model of {target})")
     return 0
-
-
-def _init_constants(model, result: CompileResult) -> np.ndarray | None:
-    """Call `model_init` of a host build whose constants are staged (no argument) or external
-    (the address of its blob, read into an aligned buffer, which the caller keeps alive while
-    the model runs)."""
-    mode = result.plan["constants"]
-    if mode == "embedded":
-        return None
-    init = getattr(model._library, f"{result.zig_path.stem}_init")
-    init.restype = ctypes.c_int32
-    blob = None
-    if mode == "external":
-        data = (result.zig_path.parent / f"{result.zig_path.stem}.weights.bin").read_bytes()
-        alignment = next(a["alignment"] for a in result.plan["arenas"] if a["role"] == "constant")
-        buffer = np.zeros(len(data) + alignment, np.uint8)
-        start = (-buffer.ctypes.data) % alignment
-        buffer[start : start + len(data)] = np.frombuffer(data, np.uint8)
-        blob = buffer
-        status = init(ctypes.c_void_p(buffer.ctypes.data + start))
-    else:
-        status = init()
-    if status != 0:
-        raise ZantError(f"{result.zig_path.stem}_init returned {status}")
-    return blob
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
