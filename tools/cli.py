@@ -3,8 +3,13 @@
     zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build]
                  [--freeze NAME=file.npy ...] [--firmware [--board B] [--input NAME=file.npy ...]]
     zant run MODEL.onnx [--target T] [--board B] [--safe | -O MODE] [--input NAME=file.npy ...]
+    zant plan MODEL.onnx [--target T] [--board B] [--input-shape ...] [--freeze ...] [--svg FILE]
     zant profile MODEL.onnx [--target T] [--board B] [-O MODE] [--svg FILE]   instructions per node
     zant lit-config [FOLDER]     a lit.cfg for FileCheck tests of your own passes
+    zant --version
+
+An --input array must have its input's shape and element type (--cast-inputs converts other
+types); inputs are checked before anything is built.
 
 A board B is a built-in board's name or a board file (`zant.backend.boards`); without --target,
 the board's core is the target. `zant run` tells each stage on stderr as it starts. `zant compile`
