@@ -180,6 +180,11 @@ class Pool:
                 yield (oi, oj), rows, cols, count
 
     @property
+    def window_sum(self) -> bool:
+        """fold-qdq makes a QLinearConv of ones of it (else a QLinearAveragePool)."""
+        return not self.ceil_mode and (self.count_include_pad or not any(self.pads))
+
+    @property
     def ratio(self) -> Fraction:
         return Fraction(float(np.float32(self.x_params[0]))) / Fraction(float(np.float32(self.y_params[0])))
 
@@ -242,9 +247,13 @@ def pools(kind: str) -> list[Pool]:
 @cache
 def pool_model(kind: str) -> onnx.ModelProto:
     """One branch per `pools(kind)`, each with its own 8-bit input and output."""
+    return qdq_pools(pools(kind), kind)
+
+
+def qdq_pools(branches: list[Pool], kind: str) -> onnx.ModelProto:
     element, dtype = TYPES[kind]
     nodes, inits, inputs, outputs = [], [], [], []
-    for p in pools(kind):
+    for p in branches:
         names = {}
         for role, (scale, zero_point) in (("x", p.x_params), ("y", p.y_params)):
             names[role] = (f"{p.name}_{role}_s", f"{p.name}_{role}_zp")
@@ -313,6 +322,28 @@ def test_pool_ties_round_half_to_even_like_onnxruntime(kind, pipeline, tmp_path)
     outputs = load_compiled(result)(*(feeds[s.name] for s in result.inputs))
     for p, got, want in zip(pools(kind), outputs, expected, strict=True):
         np.testing.assert_array_equal(got, want, err_msg=f"{p.name} ({kind}, {pipeline} pipeline)")
+
+
+def test_interpreters_check_every_pass_on_window_sums(tmp_path):
+    """`check_each_pass` through the Cortex-M4 pipeline on the pools fold-qdq makes window sums
+    of: the onnx-level interpreter's exact rounding of a `zant.average_count` QLinearConv equals
+    the reference evaluator's float pool before fold-qdq (power-of-two scales: exact), and the
+    uop interpreter the lowered kernels after every later pass. (The QLinearAveragePool
+    branches are left out: the onnx-level checker has no implementation of that op.)"""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.plugins import all_passes
+
+    onnx.save(qdq_pools([p for p in pools("i8") if p.window_sum], "i8"), tmp_path / "sums.onnx")
+    module = import_model(str(tmp_path / "sums.onnx"))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    report = check_each_pass(module, passes, make_context(), seed=26)
+    assert not report.unchecked, report.notes()
+    assert {"fold-qdq", "onnx-to-uop"} <= set(report.checked)
 
 
 # ---------------------------------------------------------------------------------------------
