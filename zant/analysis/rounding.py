@@ -21,6 +21,16 @@ floor(S·R + 1/2), the nearest integer, ties up — and X mod 2^shift = (f + δ)
 neighbour is q - 1 when q is odd. An odd Q has no ties at all (2SP + Q is odd), nor has a range
 holding no odd multiple of Q/2; tie_below is then 0 and the check can be left out.
 
+Against onnxruntime. Running the QDQ graph as written, it evaluates the chain in float32: the
+same codes wherever the scales make every step exact (powers of two, or 3 · 2^-k against 2^-k:
+the tests use those), but with other scales its rounding errors of about 2^-24 land a tie on
+either side (MLPerf Tiny IC, seed 0: the sum 352 / 64 = 5.5 comes out 5.4999995, so 5 where
+the even code is 6). Optimized, it fuses the chain into QLinearAveragePool, whose global-pool
+kernel (a window covering the image, no padding) sums in integers and is exact at the
+power-of-two counts (IC's 8x8), while its other windows round y / y_scale + y_zp in one
+nearbyintf, the other code at every tie when y_zp is odd. The exact value is what both
+approximate, and what onnx's reference evaluator gives where float32 is exact.
+
 The smallest such shift gives the smallest constants; the 32-bit form (X, S·multiplier and the
 addend within int32) is preferred, then a shift of 32 (the high word of a 32x32→64 multiply is
 q, the low word the fraction), then the smallest in 64 bits.
