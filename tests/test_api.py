@@ -140,3 +140,5 @@ def test_an_mcu_target_predicts_with_its_own_module_on_the_host(tmp_path):
     np.testing.assert_array_equal(model.predict(x=x)["y"], np.maximum(x + np.arange(64, dtype=np.float32), 0))
     with pytest.raises(ZantError, match="a board is the board of a firmware image"):
         zant.compile(tmp_path / "m.onnx", target="host", board="mps2-an386")
+    with pytest.raises(ZantError, match="board 'nucleo-l4r5zi' has a cortex-m4 core, not cortex-m0plus"):
+        zant.compile(tmp_path / "m.onnx", target="cortex-m0plus", board="nucleo-l4r5zi", progress=pytest.fail)

@@ -112,20 +112,20 @@ def compile(
     """
     found = None if board is None else find_board(board)
     target = target or (found.target if found is not None else "host")
-    if firmware is None:
-        firmware = target != "host" and build
     if found is not None and target == "host":
         raise ZantError("a board is the board of a firmware image: give an MCU target (its core by default)")
+    the_board = None if target == "host" else board_for(target, found)  # checked before compiling
+    if firmware is None:
+        firmware = target != "host" and build
     options = CompileOptions(
         name=name, target=target, optimize=optimize, build=build,
         input_shapes={k: list(v) for k, v in input_shapes.items()} if input_shapes else None,
         freeze=dict(freeze) if freeze else None, pipeline=pipeline, plugins=tuple(plugins),
-        firmware=firmware, board=found if firmware else None, inputs=dict(inputs) if inputs else None,
+        firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
         cast_inputs=cast_inputs, progress=progress, constants=constants,
     )
     compiled = compile_with_options(model, options, output_dir)
-    if compiled.board is None and target != "host":  # the image is linked on the first run
-        compiled.board = board_for(target, found)
+    compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run
     return compiled
 
 
