@@ -13,9 +13,9 @@ in every build mode:
    the declarations at the function's entry when the indices are a graph input (no kernel of
    the graph has run, no output is written when it fails), else right after the kernel that
    last writes them; always before the indexed op's own kernel.
-2. in the kernel, the index itself: negative values wrapped, then clamped to [0, n - 1] (two
-   selects; the check has already passed, so this changes no valid index, but the address
-   stays inside the buffer even if it had not).
+2. in the kernel, the index itself: negative values wrapped, then clamped to [0, n - 1] (an
+   unsigned min, in 32 bits where n allows; the check has already passed, so this changes no
+   valid index, but the address stays inside the buffer even if it had not).
 
 A `uop.bound_index` whose value depends on something the check cannot recompute ahead of the
 kernel (an accumulator, a buffer the kernel itself writes) is an error naming it: the lowerings
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -38,7 +38,10 @@ from zant.ir.walk import ops_of
 from zant.passes.onnx_to_uop.kernel import KernelBuilder
 
 I1 = IntegerType(1)
+I32 = IntegerType(32)
 I64 = IntegerType(64)
+U32 = IntegerType(32, Signedness.UNSIGNED)
+U64 = IntegerType(64, Signedness.UNSIGNED)
 
 
 @dataclass(frozen=True)
@@ -107,10 +110,14 @@ def _nest(
 
 
 def _valid(kb: KernelBuilder, bound: uop.BoundIndexOp, value: SSAValue) -> SSAValue:
-    """lowest <= value < extent, as an i1 (compared in i64)."""
+    """lowest <= value < extent, as an i1: value - lowest < extent - lowest compared unsigned
+    in 64 bits (the subtraction wraps, so a value outside lands above), one add and one
+    compare."""
     value = kb.cast(value, I64)
-    low = kb.alu("cmple", kb.const(bound.lowest, I64), value)
-    return kb.alu("and", low, kb.alu("cmplt", value, kb.const(bound.extent.value.data, I64)))
+    extent, lowest = bound.extent.value.data, bound.lowest
+    if lowest:
+        value = kb.alu("sub", value, kb.const(lowest, I64))
+    return kb.alu("cmplt", kb.cast(value, U64), kb.const(extent - lowest, U64))
 
 
 def _slice(top: Operation, bound: uop.BoundIndexOp, written: set[SSAValue]) -> tuple[set[Operation], tuple[uop.RangeOp, ...]]:
@@ -212,14 +219,18 @@ def _top_level(op: Operation, block: Block) -> Operation:
 
 def _clamp(bound: uop.BoundIndexOp) -> None:
     """Replace `bound` by its value wrapped (negative ones count from the end) and clamped to
-    [0, extent - 1]: an index inside its dimension whatever the value."""
+    [0, extent - 1]: an index inside its dimension whatever the value. The check has passed, so
+    the value fits 32 bits and the clamp changes nothing; the arithmetic is done on its low 32
+    bits (64-bit arithmetic takes two or more instructions per op on a 32-bit core), and the
+    clamp is one unsigned min (a negative value is a large unsigned one)."""
     kb = KernelBuilder(bound)
     extent = bound.extent.value.data
-    value = kb.cast(bound.value, I64)
+    signed, unsigned = (I32, U32) if extent < 2**31 else (I64, U64)
+    value = kb.cast(bound.value, signed)
     if bound.nonnegative is None:
-        negative = kb.alu("cmplt", value, kb.const(0, I64))
-        value = kb.where(negative, kb.alu("add", value, kb.const(extent, I64)), value)
-    value = kb.alu("min", kb.alu("max", value, kb.const(0, I64)), kb.const(max(extent - 1, 0), I64))
+        negative = kb.alu("cmplt", value, kb.const(0, signed))
+        value = kb.where(negative, kb.alu("add", value, kb.const(extent, signed)), value)
+    value = kb.alu("min", kb.cast(value, unsigned), kb.const(max(extent - 1, 0), unsigned))
     index = kb.cast(value, IndexType())
     bound.result.replace_all_uses_with(index)
     bound.detach()

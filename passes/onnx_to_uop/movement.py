@@ -514,22 +514,26 @@ class GatherLowering(OnnxLowering):
             q, k = indices.rank, indices.shape[-1]
             known = constant_indices(op, 1, data.shape[batch : batch + k])
         out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
-        with kb.loop_nest(shape) as ivs:
-            if op.name == "onnx.Gather":
-                q = indices.rank
-                index = data_index(kb, kb.load(indices, ivs[axis : axis + q]), data.shape[axis], known)
-                where = [*ivs[:axis], index, *ivs[axis + q :]]
-            elif op.name == "onnx.GatherElements":
+        if op.name == "onnx.GatherElements":
+            with kb.loop_nest(shape) as ivs:
                 index = data_index(kb, kb.load(indices, ivs), data.shape[axis], known)
-                where = [*ivs[:axis], index, *ivs[axis + 1 :]]
+                kb.store(kb.load(data, [*ivs[:axis], index, *ivs[axis + 1 :]]), out, ivs)
+            return [out]
+        # Gather and GatherND read each index (tuple) once, in the loop of the last output
+        # dimension it depends on, and copy the slice it selects in the loops inside.
+        split = axis + indices.rank if op.name == "onnx.Gather" else indices.rank - 1
+        with kb.loop_nest(shape[:split]) as outer:
+            if op.name == "onnx.Gather":
+                picked = [data_index(kb, kb.load(indices, outer[axis:]), data.shape[axis], known)]
+                before = outer[:axis]
             else:
-                prefix = ivs[: q - 1]
                 picked = [
-                    data_index(kb, kb.load(indices, [*prefix, kb.index(j)]), data.shape[batch + j], known)
+                    data_index(kb, kb.load(indices, [*outer, kb.index(j)]), data.shape[batch + j], known)
                     for j in range(k)
                 ]
-                where = [*ivs[:batch], *picked, *ivs[q - 1 :]]
-            kb.store(kb.load(data, where), out, ivs)
+                before = outer[:batch]
+            with kb.loop_nest(shape[split:]) as inner:
+                kb.store(kb.load(data, [*before, *picked, *inner]), out, [*outer, *inner])
         return [out]
 
 
@@ -796,23 +800,29 @@ class ScatterLowering(OnnxLowering):
             known = constant_indices(op, 1, data.shape[:k])
         out = materialize(kb, data, result_name(op))
         reduction = get_attr(op, "reduction") if op.name != "onnx.Scatter" else "none"
-        with kb.loop_nest(updates.shape) as ivs:
-            if op.name != "onnx.ScatterND":
-                index = data_index(kb, kb.load(indices, ivs), data.shape[axis], known)
-                where = [*ivs[:axis], index, *ivs[axis + 1 :]]
-            else:
-                picked = [
-                    data_index(kb, kb.load(indices, [*ivs[: q - 1], kb.index(j)]), data.shape[j], known)
-                    for j in range(k)
-                ]
-                where = [*picked, *ivs[q - 1 :]]
+        name = {"none": None, "add": "add", "mul": "mul", "max": "max", "min": "min"}.get(reduction, "")
+        if name == "":
+            raise NotImplementedError(f"reduction {reduction!r}")
+
+        def update(where: list[SSAValue], ivs: list[SSAValue]) -> None:
             value = kb.load(updates, ivs)
-            if reduction != "none":
-                name = {"add": "add", "mul": "mul", "max": "max", "min": "min"}.get(reduction)
-                if name is None:
-                    raise NotImplementedError(f"reduction {reduction!r}")
+            if name is not None:
                 value = kb.alu(name, kb.load(out, where), value)
             kb.store(value, out, where)
+
+        if op.name != "onnx.ScatterND":
+            with kb.loop_nest(updates.shape) as ivs:
+                index = data_index(kb, kb.load(indices, ivs), data.shape[axis], known)
+                update([*ivs[:axis], index, *ivs[axis + 1 :]], ivs)
+            return [out]
+        # Each index tuple read once, its slice of updates written in the loops inside.
+        with kb.loop_nest(updates.shape[: q - 1]) as outer:
+            picked = [
+                data_index(kb, kb.load(indices, [*outer, kb.index(j)]), data.shape[j], known)
+                for j in range(k)
+            ]
+            with kb.loop_nest(updates.shape[q - 1 :]) as inner:
+                update([*picked, *inner], [*outer, *inner])
         return [out]
 
 

@@ -2,8 +2,9 @@
 
 // Gather(x: 4x3, i: int64[2] graph input, axis 0): the index is checked before any kernel, by a
 // copy of the one loop it depends on (2 iterations, not the kernel's 2 x 3), folding
-// -4 <= i < 4 into an i1 accumulator; a false one ends the function with status 6. In the
-// kernel, the index is wrapped (negative from the end) and clamped to [0, 3].
+// -4 <= i < 4 (i + 4 < 8 unsigned) into an i1 accumulator; a false one ends the function with
+// status 6. In the kernel, the index's low 32 bits are wrapped (negative from the end) and
+// clamped to [0, 3] by one unsigned min (a negative value is a large unsigned one).
 // CHECK-LABEL: func.func @gather
 // CHECK:         %y = uop.define_global "output" 0 "y" : !uop.buffer<6xf32>
 // CHECK-NEXT:    [[ACC:%.*]] = uop.define_acc true
@@ -11,10 +12,10 @@
 // CHECK-NEXT:      [[P:%.*]] = uop.gep %i[[[J]]] : !uop.buffer<2xi64>
 // CHECK-NEXT:      [[V:%.*]] = uop.load [[P]] : i64
 // CHECK-NEXT:      [[LOW:%.*]] = uop.const -4 : i64
-// CHECK-NEXT:      [[GE:%.*]] = uop.cmple [[LOW]], [[V]] : i64
-// CHECK-NEXT:      [[HIGH:%.*]] = uop.const 4 : i64
-// CHECK-NEXT:      [[LT:%.*]] = uop.cmplt [[V]], [[HIGH]] : i64
-// CHECK-NEXT:      [[OK:%.*]] = uop.and [[GE]], [[LT]] : i1
+// CHECK-NEXT:      [[SHIFTED:%.*]] = uop.sub [[V]], [[LOW]] : i64
+// CHECK-NEXT:      [[U:%.*]] = uop.cast [[SHIFTED]] : i64 to ui64
+// CHECK-NEXT:      [[SPAN:%.*]] = uop.const 8 : ui64
+// CHECK-NEXT:      [[OK:%.*]] = uop.cmplt [[U]], [[SPAN]] : ui64
 // CHECK-NEXT:      [[ALL:%.*]] = uop.acc_get [[ACC]] : !uop.acc<i1>, i1
 // CHECK-NEXT:      [[AND:%.*]] = uop.and [[ALL]], [[OK]] : i1
 // CHECK-NEXT:      uop.acc_set [[ACC]], [[AND]] : !uop.acc<i1>, i1
@@ -26,16 +27,16 @@
 // CHECK-NEXT:      uop.range
 // CHECK-NEXT:        [[P2:%.*]] = uop.gep %i
 // CHECK-NEXT:        [[V2:%.*]] = uop.load [[P2]] : i64
-// CHECK-NEXT:        [[ZERO:%.*]] = uop.const 0 : i64
-// CHECK-NEXT:        [[NEG:%.*]] = uop.cmplt [[V2]], [[ZERO]] : i64
-// CHECK-NEXT:        [[N:%.*]] = uop.const 4 : i64
-// CHECK-NEXT:        [[UP:%.*]] = uop.add [[V2]], [[N]] : i64
-// CHECK-NEXT:        [[W:%.*]] = uop.where [[NEG]], [[UP]], [[V2]] : i64
-// CHECK-NEXT:        [[Z:%.*]] = uop.const 0 : i64
-// CHECK-NEXT:        [[MAX:%.*]] = uop.max [[W]], [[Z]] : i64
-// CHECK-NEXT:        [[LAST:%.*]] = uop.const 3 : i64
-// CHECK-NEXT:        [[MIN:%.*]] = uop.min [[MAX]], [[LAST]] : i64
-// CHECK-NEXT:        [[IX:%.*]] = uop.cast [[MIN]] : i64 to index
+// CHECK-NEXT:        [[LOW32:%.*]] = uop.cast [[V2]] : i64 to i32
+// CHECK-NEXT:        [[ZERO:%.*]] = uop.const 0 : i32
+// CHECK-NEXT:        [[NEG:%.*]] = uop.cmplt [[LOW32]], [[ZERO]] : i32
+// CHECK-NEXT:        [[N:%.*]] = uop.const 4 : i32
+// CHECK-NEXT:        [[UP:%.*]] = uop.add [[LOW32]], [[N]] : i32
+// CHECK-NEXT:        [[W:%.*]] = uop.where [[NEG]], [[UP]], [[LOW32]] : i32
+// CHECK-NEXT:        [[U:%.*]] = uop.cast [[W]] : i32 to ui32
+// CHECK-NEXT:        [[LAST:%.*]] = uop.const 3 : ui32
+// CHECK-NEXT:        [[MIN:%.*]] = uop.min [[U]], [[LAST]] : ui32
+// CHECK-NEXT:        [[IX:%.*]] = uop.cast [[MIN]] : ui32 to index
 // CHECK-NEXT:        uop.gep %xv[[[IX]], {{%.*}}]
 // CHECK-NOT:     uop.bound_index
 func.func @gather() {
@@ -105,10 +106,10 @@ func.func @computed() {
 // CHECK:         uop.define_acc true
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 2 {
 // CHECK:           uop.const -4 : i64
-// CHECK:           uop.const 4 : i64
+// CHECK:           uop.const 8 : ui64
 // CHECK:           uop.acc_set
-// CHECK:           uop.const 0 : i64
-// CHECK:           uop.const 3 : i64
+// CHECK-NOT:       uop.sub
+// CHECK:           uop.const 3 : ui64
 // CHECK:           uop.acc_set
 // CHECK-NEXT:    }
 // CHECK:         uop.check {{%.*}}, 6
@@ -145,10 +146,10 @@ func.func @pair() {
 // CHECK-LABEL: func.func @scalar
 // CHECK:         [[V:%.*]] = uop.load {{%.*}} : i64
 // CHECK-NEXT:    [[LOW:%.*]] = uop.const -7 : i64
-// CHECK-NEXT:    [[GE:%.*]] = uop.cmple [[LOW]], [[V]] : i64
-// CHECK-NEXT:    [[HIGH:%.*]] = uop.const 7 : i64
-// CHECK-NEXT:    [[LT:%.*]] = uop.cmplt [[V]], [[HIGH]] : i64
-// CHECK-NEXT:    [[OK:%.*]] = uop.and [[GE]], [[LT]] : i1
+// CHECK-NEXT:    [[SHIFTED:%.*]] = uop.sub [[V]], [[LOW]] : i64
+// CHECK-NEXT:    [[U:%.*]] = uop.cast [[SHIFTED]] : i64 to ui64
+// CHECK-NEXT:    [[SPAN:%.*]] = uop.const 14 : ui64
+// CHECK-NEXT:    [[OK:%.*]] = uop.cmplt [[U]], [[SPAN]] : ui64
 // CHECK-NEXT:    uop.check [[OK]], 6
 // CHECK-NOT:     uop.define_acc
 // CHECK:         uop.gep %x

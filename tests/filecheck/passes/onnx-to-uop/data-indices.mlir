@@ -3,12 +3,13 @@
 // Indices read from the data are marked: each loaded index of a Gather (here a graph input)
 // becomes a `uop.bound_index` into the dimension it indexes (4), which check-data-indices
 // checks ahead of the kernel and clamps.
+// The index is read once per row it selects, in the outer loop; the inner loop copies the row.
 // CHECK-LABEL: func.func @main()
 // CHECK:         uop.range [[A:%.*]] = 0 to 2 {
+// CHECK-NEXT:      [[P:%.*]] = uop.gep %i[[[A]]] : !uop.buffer<2xi64>
+// CHECK-NEXT:      [[V:%.*]] = uop.load [[P]] : i64
+// CHECK-NEXT:      [[IX:%.*]] = uop.bound_index [[V]], 4 : i64
 // CHECK-NEXT:      uop.range [[B:%.*]] = 0 to 3 {
-// CHECK-NEXT:        [[P:%.*]] = uop.gep %i[[[A]]] : !uop.buffer<2xi64>
-// CHECK-NEXT:        [[V:%.*]] = uop.load [[P]] : i64
-// CHECK-NEXT:        [[IX:%.*]] = uop.bound_index [[V]], 4 : i64
 // CHECK-NEXT:        uop.gep {{%.*}}[[[IX]], [[B]]]
 func.func @main(%x: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> attributes {onnx.input_names = ["x", "i"], onnx.output_names = ["y"]} {
   %y = onnx.Gather(%x, %i) {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
