@@ -1,4 +1,4 @@
-"""Cost of the models on emulated MCUs: flash, RAM and executed instructions, per QEMU board.
+"""Cost of the models on emulated MCUs: flash, RAM, executed instructions and cycles, per QEMU board.
 
     python bench/mcu.py [MODEL ...] [--models digits,kws] [--boards mps2-an386,virt]
                         [-O ReleaseFast | --modes Debug,ReleaseSafe,ReleaseFast,ReleaseSmall]
@@ -25,9 +25,14 @@ prints the models and pipelines without building. Everything is measured:
 - instr:  instructions one `NAME_predict` call executes, counted exactly by a QEMU TCG plugin
           (the image run with two calls minus the run with one)
 - instr/MAC: those instructions per multiply-accumulate of the model (`models.count_macs`)
+- cycles: the cycles of that call, from the core's timing model and the board's flash
+          (`zant.backend.timing`, via `firmware.measure_cost`: the same two runs give both)
+- cycles/MAC: those cycles per multiply-accumulate
+- ms:     those cycles at the board's clock (`Board.clock_hz`)
 - CMSIS-NN: for KWS int8, our instructions over those of Arm's CMSIS-NN s8 kernels running the
           same layer stack (-Os, measured with the same counting plugin; the figures of the
-          MCU-kernels issue): below 1 is fewer than CMSIS-NN
+          MCU-kernels issue): below 1 is fewer than CMSIS-NN. That baseline was counted in
+          instructions, so this ratio stays on instructions, not cycles
 - err:    max |image - host build| over the outputs
 - scratch: the planned scratch arena (activations), beside TVM/USMP's published workspace for
           the int8 MLPerf Tiny models
@@ -57,7 +62,7 @@ import onnx  # noqa: E402
 from models import MODELS, QUANTIZED, count_macs, resolve_model  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
-from zant.backend.firmware import count_instructions, qemu_missing, run_firmware  # noqa: E402
+from zant.backend.firmware import measure_cost, qemu_missing, run_firmware  # noqa: E402
 from zant.driver import CompileOptions, compile_model, parse_pipeline  # noqa: E402
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: E402
 from zant.errors import ZantError, run_cli  # noqa: E402
@@ -98,7 +103,7 @@ def measure(
     pipeline: str | None = None, plugins: tuple[str, ...] = (), variant: str | None = None,
 ) -> dict:
     """One model on one board: build the image (with `pipeline`, default the core's), run it,
-    compare, count its instructions; `variant` labels the row when pipelines are compared."""
+    compare, measure its instructions and cycles; `variant` labels the row when pipelines are compared."""
     board = BOARDS[board_name]
     row = {"model": model, **({"variant": variant} if variant else {}), "board": board_name,
            "core": board.target, "mode": optimize}
@@ -120,6 +125,7 @@ def measure(
         default=0.0,
     )
     sizes = result.firmware_sizes
+    cost = measure_cost(board, result.firmware_path)
     return {
         **row,
         "flash_bytes": sizes["flash"],
@@ -127,7 +133,9 @@ def measure(
         "stack_bytes": run.model_stack_bytes,
         "image_stack_bytes": run.stack_bytes,
         "sections": {k: sizes[k] for k in (".text", ".rodata", ".data", ".bss")},
-        "instructions": count_instructions(board, result.firmware_path),
+        "instructions": cost.instructions,
+        "cycles": cost.cycles,
+        "ms": cost.milliseconds,
         "macs": count_macs(onnx.load(path)),
         "max_error_vs_host": error,
         "scratch_bytes": next(a["size"] for a in result.plan["arenas"] if a["role"] == "scratch"),
@@ -136,8 +144,8 @@ def measure(
 
 
 HEADERS = [
-    "model", "board", "core", "mode", "flash B", "RAM B", "stack B", "instructions", "instr/MAC", "CMSIS-NN",
-    "max err", "scratch B", "TVM/USMP B",
+    "model", "board", "core", "mode", "flash B", "RAM B", "stack B", "instructions", "instr/MAC", "cycles",
+    "cycles/MAC", "ms", "CMSIS-NN", "max err", "scratch B", "TVM/USMP B",
 ]
 
 
@@ -181,6 +189,7 @@ def _cells(rows: list[dict]) -> list[list[str]]:
         cells.append([
             row["model"], row["board"], row["core"], row["mode"], f"{row['flash_bytes']:,}", f"{row['ram_bytes']:,}",
             f"{row['stack_bytes']:,}", f"{row['instructions']:,}", f"{row['instructions'] / row['macs']:.2f}",
+            f"{row['cycles']:,}", f"{row['cycles'] / row['macs']:.2f}", "" if row["ms"] is None else f"{row['ms']:.2f}",
             "" if cmsis is None else f"{row['instructions'] / cmsis:.2f}×",
             f"{row['max_error_vs_host']:.1e}", f"{row['scratch_bytes']:,}", "" if tvm is None else f"{tvm:,}",
         ])
@@ -226,8 +235,14 @@ def format_markdown(rows: list[dict], modes: list[str]) -> str:
         "Flash is `.text + .rodata + .data` of the whole image (model, startup, semihosting output and",
         "the embedded inputs); RAM is `.data + .bss` plus the stack the model's calls used, measured by",
         "painting the free stack just before them (not the harness's printing buffers); instructions",
-        "are those one `NAME_predict` call executes, counted exactly by a QEMU",
-        "TCG plugin (they are instructions, not cycles: QEMU does not model timing).",
+        "are those one `NAME_predict` call executes, counted exactly by a QEMU TCG plugin. QEMU does not",
+        "model time: `cycles` are an estimate from the same runs, each core's timing table applied to",
+        "the instructions it ran and the board's flash wait states (`zant/backend/timing.py`, every",
+        "figure with its source; the M33, M7, M55 and riscv32 rows are stated approximations), and `ms`",
+        "those cycles at the board's clock (the MPS2/MPS3 FPGA images' 20-32 MHz, the micro:bit's 16 MHz,",
+        "the NUCLEO-L4R5ZI's 120 MHz with 5 flash wait states behind its ART cache; `virt` states none).",
+        "`CMSIS-NN` is our instructions over those of Arm's CMSIS-NN s8 kernels on the same KWS layers:",
+        "that baseline was counted in instructions, so the ratio stays on instructions.",
         "`scratch B` is the planned scratch (activation) arena; `TVM/USMP B` the workspace TVM's",
         "unified static memory planner publishes for the int8 MLPerf Tiny model of that name.",
         "",

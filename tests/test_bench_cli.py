@@ -107,7 +107,11 @@ def test_mcu_dry_run_and_pipelines(capsys, tmp_path):
 
 def test_mcu_table_labels_variants_only_when_compared():
     row = {"model": "m", "board": "b", "core": "c", "mode": "ReleaseFast", "flash_bytes": 1, "ram_bytes": 2,
-           "stack_bytes": 3, "instructions": 40, "macs": 10, "max_error_vs_host": 0.0, "scratch_bytes": 64}
+           "stack_bytes": 3, "instructions": 40, "cycles": 60, "ms": 0.5, "macs": 10, "max_error_vs_host": 0.0,
+           "scratch_bytes": 64}
     assert mcu.markdown_table([row])[0].startswith("| model | board |")
-    (a, b) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([{**row, "variant": "A"}, {**row, "variant": "B"}])))
+    (a, b) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([{**row, "variant": "A"}, {**row, "variant": "B", "cycles": 80}])))
     assert (a["variant"], b["variant"], a["instr/MAC"], a["board"]) == ("A", "B", "4.00", "b")
+    assert (a["cycles"], a["cycles/MAC"], a["ms"], b["cycles/MAC"]) == ("60", "6.00", "0.50", "8.00")
+    header = mcu.format_table([row]).splitlines()[0].split()
+    assert header.index("instructions") < header.index("cycles") < header.index("cycles/MAC") < header.index("ms")

@@ -1,7 +1,8 @@
 """docs/mcu.md is a measurement, not prose: a row of it recomputed now must read the same.
 
-Instruction counts under QEMU's TCG plugin are exact and deterministic for a given image, and the
-image is deterministic for a given compiler, so any change to the generated code, the start-up code
+Instruction counts under QEMU's TCG plugin are exact and deterministic for a given image, the
+cycles the timing model derives from the same runs are too, and the image is deterministic for a
+given compiler, so any change to the generated code, the start-up code
 or the pipeline that moves the digits model's figures on the Cortex-M4 fails this test until
 `python bench/mcu.py --output-md docs/mcu.md` (and its sections) is run again.
 """
@@ -22,7 +23,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import mcu  # noqa: E402
 
 DOC = ROOT / "docs" / "mcu.md"
-MEASURED = ("flash B", "RAM B", "stack B", "instructions", "max err", "scratch B")
+MEASURED = ("flash B", "RAM B", "stack B", "instructions", "cycles", "cycles/MAC", "ms", "max err", "scratch B")
 
 
 def documented_row(model: str, board: str, mode: str) -> dict[str, str]:
@@ -43,13 +44,21 @@ def test_the_main_table_measures_the_default_mode():
 
 def test_parse_markdown_rows_reads_what_markdown_table_writes():
     row = {"model": "m", "board": "b", "core": "c", "mode": "ReleaseFast", "flash_bytes": 1234, "ram_bytes": 5,
-           "stack_bytes": 4, "instructions": 1_000_000, "macs": 400_000, "max_error_vs_host": 0.0, "scratch_bytes": 64}
+           "stack_bytes": 4, "instructions": 1_000_000, "cycles": 1_300_000, "ms": 52.0, "macs": 400_000,
+           "max_error_vs_host": 0.0, "scratch_bytes": 64}
     (parsed,) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([row])))
     assert parsed["flash B"] == "1,234" and parsed["instructions"] == "1,000,000" and parsed["mode"] == "ReleaseFast"
     assert parsed["instr/MAC"] == "2.50" and parsed["CMSIS-NN"] == ""
+    assert (parsed["cycles"], parsed["cycles/MAC"], parsed["ms"]) == ("1,300,000", "3.25", "52.00")
+    # A board without a stated clock has cycles but no milliseconds.
+    (parsed,) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([{**row, "ms": None}])))
+    assert (parsed["cycles"], parsed["ms"]) == ("1,300,000", "")
     # KWS int8 on the boards CMSIS-NN was measured on: our instructions over CMSIS-NN's.
     kws = {**row, "model": "kws_int8", "board": "mps2-an386", "instructions": 2 * mcu.CMSIS_NN_INSTRUCTIONS[("kws_int8", "mps2-an386")]}
     (parsed,) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([kws])))
+    assert parsed["CMSIS-NN"] == "2.00×"
+    # The CMSIS-NN baseline is instructions: the ratio does not move with our cycles.
+    (parsed,) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([{**kws, "cycles": 10 * kws["instructions"]}])))
     assert parsed["CMSIS-NN"] == "2.00×"
 
 
