@@ -1,0 +1,672 @@
+"""The shared bases of the `onnx` dialect's ops (`zant.dialects.onnx` is the dialect).
+
+The op classes themselves are declared in `onnx_ops.py`, which `onnx_gen.py` writes from the
+ONNX schemas (`python -m zant.dialects.onnx_gen`); this module holds what they are built on:
+
+* `OnnxOp`, the base of every op: its custom format, its schema verifier (run ahead of xDSL's
+  structural checks by `onnx_op_definition`), `spec()` (the op's `OpSchema` and which field
+  holds each ONNX input and output, read from `onnx.defs` on first use, not at import);
+* the bases of ops with a verifier of their own (`OptimizerBase`, the QLinear bases,
+  `LookupTableBase`, `GuardBase`);
+* the schemas of the ops of other domains that passes create (com.microsoft's QLinear ops,
+  Zant's `LookupTable` and `Guard`), which `onnx.defs` does not have (`OWN_OPS`);
+* the domains, `op_name`, and the attribute kinds (`ATTRIBUTE_KINDS`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, TypeVar
+
+import onnx.defs
+from onnx import helper
+from onnx.defs import OpSchema
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    NoneType,
+    Signedness,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, SSAValue, TypeAttribute
+from xdsl.irdl import IRDLOperation, VerificationContext, irdl_op_definition, irdl_to_attr_constraint
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+ML_DOMAIN = "ai.onnx.ml"
+"""The traditional machine-learning operators (tree ensembles, linear models, scalers)."""
+
+TRAINING_DOMAIN = "ai.onnx.preview.training"
+"""The optimizers' update rules (Adagrad, Adam, Momentum) and Gradient."""
+
+LOWERED_DOMAINS = (ML_DOMAIN, TRAINING_DOMAIN)
+"""The domains besides the default one whose ops the importer keeps (when they have a lowering)."""
+
+CONTRIB_DOMAIN = "com.microsoft"
+"""onnxruntime's contrib operators; `onnx.defs` has no schemas for them, so the ones a pass
+creates are written here, and registered like the generated ops so printed IR parses back."""
+
+ZANT_DOMAIN = "ai.zant"
+"""Zant's own operators, which passes (and the control-flow unroller) make and no exporter writes
+(the importer refuses the domain in a model): `LookupTable`, `Guard`."""
+
+_DOMAIN_PREFIXES = {"": "", "ai.onnx": "", ML_DOMAIN: "ml.", TRAINING_DOMAIN: "training."}
+"""ONNX domain → the op-name prefix inside the `onnx` dialect. ONNX op types have no dots, so
+`onnx.ml.TreeEnsemble` cannot clash with a default-domain op."""
+
+
+def op_name(op_type: str, domain: str = "") -> str:
+    """The dialect op name of an ONNX operator: `onnx.Conv`, `onnx.ml.TreeEnsemble`; other
+    domains get a name no op of the dialect has (`onnx.com.example.Op`)."""
+    return f"onnx.{_DOMAIN_PREFIXES.get(domain, domain + '.')}{op_type}"
+
+
+def op_class_name(op_type: str, domain: str = "") -> str:
+    """The Python name of an op's class: `ConvOp`, `MlTreeEnsembleOp`, `TrainingAdamOp`; other
+    domains' ops take none (`QLinearAddOp`)."""
+    return f"{_DOMAIN_PREFIXES.get(domain, '').title().replace('.', '')}{op_type}Op"
+
+
+_Option = OpSchema.FormalParameterOption
+_AttrType = OpSchema.AttrType
+
+ATTRIBUTE_KINDS: dict[Any, tuple[Any, str]] = {
+    _AttrType.INT: (IntegerAttr[I64], "an integer `N : i64`"),
+    _AttrType.FLOAT: (FloatAttr[Float32Type], "a float `X : f32`"),
+    _AttrType.STRING: (StringAttr, 'a string "..."'),
+    _AttrType.INTS: (DenseArrayBase[I64], "array<i64: ...>"),
+    _AttrType.FLOATS: (DenseArrayBase[Float32Type], "array<f32: ...>"),
+    _AttrType.STRINGS: (ArrayAttr[StringAttr], 'an array of strings ["...", ...]'),
+    _AttrType.TENSOR: (
+        DenseIntOrFPElementsAttr | DenseResourceAttr,
+        "a dense<...> or dense_resource<...> tensor",
+    ),
+    _AttrType.TYPE_PROTO: (TypeAttribute, "a type"),
+}
+"""ONNX attribute type → (property constraint, how the verifier describes it). The generated ops
+declare their properties with these constraints (GRAPH and SPARSE_TENSOR ones as any attribute)."""
+
+SEGMENT_PROPERTIES = ("operandSegmentSizes", "resultSegmentSizes")
+
+NOT_A_FUNCTION_OF_INPUTS = frozenset(
+    {
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+        "Bernoulli",
+        "Multinomial",
+        "Dropout",  # random in training mode
+    }
+)
+"""Operators whose results are not determined by their inputs and attributes."""
+
+
+ENDS_THE_FUNCTION = frozenset({("ai.zant", "Guard")})
+"""(domain, op type) of Zant's ops whose effect is NAME_predict's return: never erased nor merged."""
+
+
+@dataclass(frozen=True)
+class Formal:
+    """One schema input or output and the Python field that holds it."""
+
+    onnx_name: str
+    field: str
+    option: _Option
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """What the generated class knows about its ONNX operator."""
+
+    schema: OpSchema
+    inputs: tuple[Formal, ...]
+    outputs: tuple[Formal, ...]
+
+
+class SchemaKey(NamedTuple):
+    """Which `OpSchema` an op class was generated from: its domain ("" for the default one),
+    operator type and version (`since_version`)."""
+
+    domain: str
+    op_type: str
+    version: int
+
+
+REGENERATE = "python -m zant.dialects.onnx_gen"
+"""The command that rewrites `onnx_ops.py` from the installed `onnx`'s schemas."""
+
+
+def onnx_schema(key: SchemaKey) -> OpSchema:
+    """The schema an op class was generated from: one of `OWN_OPS`' or `onnx.defs`'; an error
+    naming `REGENERATE` when the installed `onnx` no longer has it."""
+    own = _OWN_SCHEMAS.get((key.domain, key.op_type))
+    if own is not None:
+        return own
+    try:
+        schema = onnx.defs.get_schema(key.op_type, key.version, key.domain)
+    except onnx.defs.SchemaError:
+        schema = None
+    if schema is None or schema.since_version != key.version:
+        raise RuntimeError(
+            f"onnx {onnx.__version__} has no schema {key.domain or 'ai.onnx'}.{key.op_type} version {key.version}, "
+            f"which zant/dialects/onnx_ops.py was generated from: run `{REGENERATE}`"
+        )
+    return schema
+
+
+_SPECS: dict[type, OpSpec] = {}
+"""Op class → its spec, made on first use (reading a schema costs time the import need not pay)."""
+
+
+def _formals(params: Sequence[OpSchema.FormalParameter], fields: Sequence[tuple[str, Any]]) -> tuple[Formal, ...]:
+    """Pairs the schema's parameters with the fields declared for them, in order."""
+    return tuple(Formal(p.name, field, p.option) for p, (field, _) in zip(params, fields, strict=True))
+
+
+def _arity(low: int, high: int) -> str:
+    if low == high:
+        return str(low)
+    if high >= 2**31 - 1:
+        return f"at least {low}"
+    return f"{low} to {high}"
+
+
+def _group(name: str, formals: Sequence[Formal], values: Sequence[Any], what: str) -> list[Any]:
+    """Split ONNX-positional values (None = absent) into one entry per formal parameter."""
+    grouped: list[Any] = []
+    for index, formal in enumerate(formals):
+        if formal.option == _Option.Variadic:
+            rest = list(values[index:])
+            if any(v is None for v in rest):
+                raise ValueError(f"{name}: variadic {what} '{formal.onnx_name}' cannot be absent")
+            grouped.append(rest)
+            return grouped
+        value = values[index] if index < len(values) else None
+        if value is None and formal.option == _Option.Single:
+            raise ValueError(f"{name}: {what} {index} ('{formal.onnx_name}') is required")
+        grouped.append(value)
+    if len(values) > len(formals):
+        raise ValueError(f"{name}: expected at most {len(formals)} {what}s, got {len(values)}")
+    return grouped
+
+
+class OnnxOp(IRDLOperation):
+    """Base of every generated ONNX operation: custom format, verifier, schema access."""
+
+    ONNX_SCHEMA: ClassVar[SchemaKey]
+    """The schema the class was generated from."""
+
+    @classmethod
+    def spec(cls) -> OpSpec:
+        spec = _SPECS.get(cls)
+        if spec is None:
+            schema = onnx_schema(cls.ONNX_SCHEMA)
+            definition = cls.get_irdl_definition()
+            spec = OpSpec(schema, _formals(schema.inputs, definition.operands), _formals(schema.outputs, definition.results))
+            _SPECS[cls] = spec
+        return spec
+
+    @classmethod
+    def from_onnx(
+        cls,
+        inputs: Sequence[SSAValue | None],
+        result_types: Sequence[Attribute | None],
+        properties: dict[str, Attribute] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+    ) -> OnnxOp:
+        """Build from ONNX-positional inputs and result types (None = absent optional)."""
+        spec = cls.spec()
+        return cls.build(
+            operands=_group(cls.name, spec.inputs, inputs, "input"),
+            result_types=_group(cls.name, spec.outputs, result_types, "output"),
+            properties=properties or {},
+            attributes=attributes or {},
+        )
+
+    def _flatten(self, formals: Sequence[Formal]) -> list[Any]:
+        flat: list[Any] = []
+        for formal in formals:
+            value = getattr(self, formal.field)
+            if formal.option == _Option.Variadic:
+                flat.extend(value)
+            else:
+                flat.append(value)
+        while flat and flat[-1] is None:
+            flat.pop()
+        return flat
+
+    def print(self, printer: Printer) -> None:
+        spec = self.spec()
+        operands = self._flatten(spec.inputs)
+        printer.print_string("(")
+        printer.print_list(
+            operands,
+            lambda v: printer.print_string("none") if v is None else printer.print_operand(v),
+        )
+        printer.print_string(")")
+        shown = {k: v for k, v in self.properties.items() if k not in SEGMENT_PROPERTIES}
+        shown.update(self.attributes)
+        if shown:
+            printer.print_string(" ")
+            printer.print_attr_dict(shown)
+        printer.print_string(" : ")
+        printer.print_function_type(
+            [NoneType() if v is None else v.type for v in operands],
+            [NoneType() if r is None else r.type for r in self._flatten(spec.outputs)],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> OnnxOp:
+        def parse_input() -> UnresolvedOperand | None:
+            if parser.parse_optional_keyword("none") is not None:
+                return None
+            return parser.parse_unresolved_operand()
+
+        start = parser.pos
+        unresolved = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_input)
+        dictionary = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        end = parser.pos
+        function_type = parser.parse_function_type()
+        input_types = function_type.inputs.data
+        if len(input_types) != len(unresolved):
+            parser.raise_error(
+                f"{cls.name}: {len(unresolved)} inputs but {len(input_types)} input types",
+                start,
+                end,
+            )
+        inputs: list[SSAValue | None] = []
+        for operand, type in zip(unresolved, input_types, strict=True):
+            if (operand is None) != isinstance(type, NoneType):
+                parser.raise_error(
+                    f"{cls.name}: an absent input is written `none` and has type `none`",
+                    start,
+                    end,
+                )
+            inputs.append(None if operand is None else parser.resolve_operand(operand, type))
+        schema_attributes = cls.spec().schema.attributes
+        try:
+            return cls.from_onnx(
+                inputs,
+                [None if isinstance(t, NoneType) else t for t in function_type.outputs.data],
+                {k: v for k, v in dictionary.items() if k in schema_attributes},
+                {k: v for k, v in dictionary.items() if k not in schema_attributes},
+            )
+        except ValueError as error:
+            parser.raise_error(str(error), start, end)
+
+    def verify_onnx(self) -> None:
+        """Schema checks with ONNX-level messages, run before xDSL's structural checks."""
+        schema = self.spec().schema
+        for what, count, low, high in (
+            ("inputs", len(self.operands), schema.min_input, schema.max_input),
+            ("outputs", len(self.results), schema.min_output, schema.max_output),
+        ):
+            if not low <= count <= high:
+                raise VerifyException(
+                    f"{self.name}: expected {_arity(low, high)} {what}, got {count}"
+                )
+        for name in self.properties:
+            if name not in schema.attributes and name not in SEGMENT_PROPERTIES:
+                raise VerifyException(f"{self.name}: unknown attribute '{name}'")
+        for name in self.attributes:
+            # ONNX attribute names have no dots; dotted names (onnx.node_name) are metadata.
+            if "." not in name:
+                raise VerifyException(f"{self.name}: unknown attribute '{name}'")
+        for name, attribute in schema.attributes.items():
+            value = self.properties.get(name)
+            if value is None:
+                if attribute.required:
+                    raise VerifyException(
+                        f"{self.name}: missing required attribute '{name}'"
+                    )
+                continue
+            kind = ATTRIBUTE_KINDS.get(attribute.type)
+            if kind is None:
+                continue
+            try:
+                irdl_to_attr_constraint(kind[0]).verify(value, VerificationContext())
+            except VerifyException:
+                raise VerifyException(
+                    f"{self.name}: attribute '{name}' must be {kind[1]}"
+                ) from None
+
+    def verify_all(self) -> None:
+        self.verify_onnx()
+        type(self).get_irdl_definition().verify(self)
+
+
+_OnnxOpT = TypeVar("_OnnxOpT", bound=type[OnnxOp])
+
+
+def onnx_op_definition(cls: _OnnxOpT) -> _OnnxOpT:
+    """`irdl_op_definition`, with the class's ONNX schema checks (`verify_onnx`) run ahead of
+    IRDL's generic ones, as theirs name the ONNX attribute and op."""
+    cls = irdl_op_definition(cls)
+    cls.verify_ = cls.verify_all
+    return cls
+
+
+OPTIMIZER_STATES = {"Adagrad": ("H",), "Momentum": ("V",), "Adam": ("V", "H")}
+"""The ai.onnx.preview.training optimizers → the state tensors each optimized tensor X carries.
+After R and T, the inputs are every X, then every G, then every tensor of each state in turn;
+the outputs every new X, then every new tensor of each state in turn."""
+
+
+@dataclass(frozen=True)
+class OptimizerGroup:
+    """One optimized tensor of an optimizer op: its inputs and the results that update them."""
+
+    x: SSAValue
+    g: SSAValue
+    states: tuple[SSAValue, ...]
+    new_x: SSAValue
+    new_states: tuple[SSAValue, ...]
+
+
+def optimizer_groups(op: OnnxOp) -> list[OptimizerGroup]:
+    """The (X, G, states) groups of an optimizer op, in order; ValueError when the counts do
+    not make groups."""
+    states = OPTIMIZER_STATES[op.spec().schema.name]
+    tensors, results = list(op.operands[2:]), list(op.results)
+    count = len(tensors) // (2 + len(states))
+    if count == 0 or len(tensors) != count * (2 + len(states)) or len(results) != count * (1 + len(states)):
+        names = ", ".join(("X", "G", *states))
+        raise ValueError(
+            f"{len(tensors)} inputs after R and T and {len(results)} outputs do not make groups of ({names})"
+        )
+    at = lambda values, column, i: values[column * count + i]  # noqa: E731
+    return [
+        OptimizerGroup(
+            at(tensors, 0, i),
+            at(tensors, 1, i),
+            tuple(at(tensors, 2 + k, i) for k in range(len(states))),
+            at(results, 0, i),
+            tuple(at(results, 1 + k, i) for k in range(len(states))),
+        )
+        for i in range(count)
+    ]
+
+
+class OptimizerBase(OnnxOp):
+    """R (learning rate, float) and T (update count, integer) one-element tensors; the other
+    inputs in (X, G, states) groups (`optimizer_groups`), each of one float tensor type, which
+    its updated X and states have too."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        r, t = self.operands[0].type, self.operands[1].type
+        if not isinstance(r, TensorType) or math.prod(r.get_shape()) != 1 or isinstance(r.get_element_type(), IntegerType):
+            raise VerifyException(f"{self.name}: R must be a one-element float tensor")
+        if not isinstance(t, TensorType) or math.prod(t.get_shape()) != 1 or not isinstance(t.get_element_type(), IntegerType):
+            raise VerifyException(f"{self.name}: T must be a one-element integer tensor")
+        try:
+            groups = optimizer_groups(self)
+        except ValueError as error:
+            raise VerifyException(f"{self.name}: {error}") from None
+        for index, group in enumerate(groups):
+            types = {v.type for v in (group.x, group.g, *group.states, group.new_x, *group.new_states)}
+            if len(types) != 1 or not isinstance(types.pop(), TensorType) or isinstance(group.x.type.get_element_type(), IntegerType):
+                raise VerifyException(
+                    f"{self.name}: group {index}'s X, G, states and their updates must have one float tensor type"
+                )
+
+
+# --------------------------------------------------------------------------------------------
+# Ops of other domains that passes create.
+# --------------------------------------------------------------------------------------------
+
+
+def _scalar_type(value: SSAValue) -> Attribute | None:
+    """The element type of a one-element tensor (a per-tensor scale or zero point), else None."""
+    type = value.type
+    if isinstance(type, TensorType) and math.prod(type.get_shape()) == 1:
+        return type.get_element_type()
+    return None
+
+
+_INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
+_QLINEAR_ADD_INPUTS = (
+    "A", "A_scale", "A_zero_point", "B", "B_scale", "B_zero_point", "C_scale", "C_zero_point"
+)
+
+
+class QLinearAddBase(OnnxOp):
+    """Checks the schema's type constraints, which the generated ops leave to the importer's
+    ONNX checker but which nothing checks for an op that a pass makes."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        tensors = (self.operands[0], self.operands[3], self.results[0])
+        elements = {v.type.get_element_type() if isinstance(v.type, TensorType) else None for v in tensors}
+        element = elements.pop()
+        if elements or element not in _INT8_TYPES:
+            raise VerifyException(f"{self.name}: A, B and C must have one element type, i8 or ui8")
+        for scale, zero_point in ((1, 2), (4, 5), (6, 7)):
+            names = f"'{_QLINEAR_ADD_INPUTS[scale]}' and '{_QLINEAR_ADD_INPUTS[zero_point]}'"
+            if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(
+                self.operands[zero_point]
+            ) != element:
+                raise VerifyException(
+                    f"{self.name}: {names} must be one-element tensors of f32 and of {element}"
+                )
+
+
+def _qlinear_binary_schema(name: str, doc: str) -> OpSchema:
+    """A com.microsoft QLinear binary op (QLinearAdd, QLinearMul): per-tensor scales and zero
+    points, A and B broadcast. Its zero points are optional there; here they are required, as
+    `fold-qdq` always gives them and the lowering reads every input."""
+    types = {"A": "T", "B": "T", "A_zero_point": "T", "B_zero_point": "T", "C_zero_point": "T"}
+    return OpSchema(
+        name,
+        CONTRIB_DOMAIN,
+        1,
+        doc=doc,
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in _QLINEAR_ADD_INPUTS],
+        outputs=[OpSchema.FormalParameter("C", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+    )
+
+
+class QLinearMulBase(QLinearAddBase):
+    """QLinearMul has QLinearAdd's inputs and type constraints."""
+
+
+class QLinearLeakyReluBase(OnnxOp):
+    """X and Y of one 8-bit type, per-tensor f32 scales and zero points of that type."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        element = self.operands[0].type.get_element_type() if isinstance(self.operands[0].type, TensorType) else None
+        result = self.results[0].type.get_element_type() if isinstance(self.results[0].type, TensorType) else None
+        if element != result or element not in _INT8_TYPES:
+            raise VerifyException(f"{self.name}: X and Y must have one element type, i8 or ui8")
+        for scale, zero_point, names in ((1, 2, "'X_scale' and 'X_zero_point'"), (3, 4, "'Y_scale' and 'Y_zero_point'")):
+            if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(self.operands[zero_point]) != element:
+                raise VerifyException(f"{self.name}: {names} must be one-element tensors of f32 and of {element}")
+
+
+def _qlinear_leaky_relu_schema() -> OpSchema:
+    """com.microsoft's QLinearLeakyRelu: Y = quantize(leaky_relu(dequantize(X), alpha)), per-tensor
+    scales and zero points (required here). With alpha = 1 it requantizes X from X's parameters
+    to Y's, which `fold-qdq` makes of Q(DQ(x)) with different parameters."""
+    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
+    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
+    return OpSchema(
+        "QLinearLeakyRelu",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_leaky_relu_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=[OpSchema.Attribute("alpha", helper.make_attribute("alpha", 0.01), "Slope for X < 0.")],
+    )
+
+
+class QLinearSoftmaxBase(QLinearLeakyReluBase):
+    """QLinearSoftmax has QLinearLeakyRelu's inputs and type constraints."""
+
+
+def _qlinear_softmax_schema() -> OpSchema:
+    """com.microsoft's QLinearSoftmax: Y = quantize(softmax(dequantize(X), axis)), per-tensor
+    scales and zero points (required here); `opset` names the Softmax semantics (13: along
+    `axis` only, the only ones `fold-qdq` makes)."""
+    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
+    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
+    return OpSchema(
+        "QLinearSoftmax",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_softmax_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=[
+            OpSchema.Attribute("axis", helper.make_attribute("axis", -1), "The axis of the softmax."),
+            OpSchema.Attribute("opset", helper.make_attribute("opset", 13), "The Softmax opset whose semantics apply."),
+        ],
+    )
+
+
+class QLinearAveragePoolBase(QLinearLeakyReluBase):
+    """QLinearAveragePool has QLinearLeakyRelu's inputs and type constraints."""
+
+
+def _qlinear_average_pool_schema() -> OpSchema:
+    """com.microsoft's QLinearAveragePool: Y = quantize(average_pool(dequantize(X))), per-tensor
+    scales and zero points (required here), AveragePool's attributes (no dilations) and
+    `channels_last` (NHWC when 1)."""
+    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
+    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
+    ints = OpSchema.AttrType.INTS
+    return OpSchema(
+        "QLinearAveragePool",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_average_pool_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=[
+            OpSchema.Attribute("auto_pad", helper.make_attribute("auto_pad", "NOTSET"), "How pads are derived."),
+            OpSchema.Attribute("ceil_mode", helper.make_attribute("ceil_mode", 0), "Ceil for the output size."),
+            OpSchema.Attribute("channels_last", helper.make_attribute("channels_last", 0), "NHWC when 1."),
+            OpSchema.Attribute("count_include_pad", helper.make_attribute("count_include_pad", 0), "Count pads."),
+            OpSchema.Attribute("kernel_shape", ints, "The window.", required=True),
+            OpSchema.Attribute("pads", ints, "Begin and end pads.", required=False),
+            OpSchema.Attribute("strides", ints, "Strides.", required=False),
+        ],
+    )
+
+
+class LookupTableBase(OnnxOp):
+    """X of an 8-bit integer type, Table a 1-D tensor of 256 elements of Y's 8-bit type, Y of
+    X's shape."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        x, table, y = (v.type for v in (self.operands[0], self.operands[1], self.results[0]))
+        if not all(isinstance(t, TensorType) for t in (x, table, y)):
+            raise VerifyException(f"{self.name}: X, Table and Y must be tensors")
+        if x.get_element_type() not in _INT8_TYPES:
+            raise VerifyException(f"{self.name}: X must be a tensor of i8 or ui8")
+        if y.get_element_type() not in _INT8_TYPES or table.get_element_type() != y.get_element_type():
+            raise VerifyException(f"{self.name}: Table and Y must have one element type, i8 or ui8")
+        if tuple(table.get_shape()) != (256,):
+            raise VerifyException(f"{self.name}: Table must have shape [256], got {list(table.get_shape())}")
+        if tuple(x.get_shape()) != tuple(y.get_shape()):
+            raise VerifyException(f"{self.name}: X and Y must have one shape")
+
+
+def _lookup_table_schema() -> OpSchema:
+    """Y = Table[X - lowest(X)]: each 8-bit X element indexes a 256-entry table (X + 128 for
+    int8, X for uint8). `fold-qdq` makes it of DequantizeLinear → an element-wise float op →
+    QuantizeLinear, the table computed at compile time (as TFLite Micro does for Sigmoid and
+    Tanh)."""
+    return OpSchema(
+        "LookupTable",
+        ZANT_DOMAIN,
+        1,
+        doc=_lookup_table_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter("X", "T1"), OpSchema.FormalParameter("Table", "T2")],
+        outputs=[OpSchema.FormalParameter("Y", "T2")],
+        type_constraints=[
+            ("T1", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+            ("T2", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+        ],
+    )
+
+
+class GuardBase(OnnxOp):
+    """Condition a one-element tensor of i1."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        condition = self.operands[0].type
+        if not isinstance(condition, TensorType) or condition.get_element_type() != IntegerType(1) or math.prod(condition.get_shape()) != 1:
+            raise VerifyException(f"{self.name}: Condition must be a one-element tensor of i1")
+
+
+def _guard_schema() -> OpSchema:
+    """NAME_predict returns STATUS_BAD_PARAMETER where Condition is false at run time (no result:
+    its effect is the function's return, so no pass erases or reorders it). The control-flow
+    unroller makes it of a Loop whose trip count (or condition) is only known at run time,
+    unrolled for the extent its scan outputs declare: "the loop runs exactly that many times"."""
+    return OpSchema(
+        "Guard",
+        ZANT_DOMAIN,
+        1,
+        doc=_guard_schema.__doc__ or "",
+        inputs=[OpSchema.FormalParameter("Condition", "B")],
+        outputs=[],
+        type_constraints=[("B", ["tensor(bool)"], "a one-element bool tensor")],
+    )
+
+
+GUARD_SCHEMA = _guard_schema()
+if not onnx.defs.has("Guard", ZANT_DOMAIN):
+    # Known to ONNX's shape inference, which otherwise stops reporting contradictions (strict
+    # mode) in any graph that holds an op it does not know: the unroller's Guards would hide them.
+    onnx.defs.register_schema(GUARD_SCHEMA)
+
+
+class OwnOp(NamedTuple):
+    """An op of another domain, declared from a schema written here."""
+
+    schema: OpSchema
+    base: type[OnnxOp]
+    name: str
+    """Its dialect name. Spelled without the domain (not `onnx.com.microsoft.QLinearAdd`): the
+    names `fold-qdq` has always given them, and the importer refuses these domains, so the two
+    cannot meet."""
+
+
+OWN_OPS = (
+    OwnOp(_qlinear_binary_schema("QLinearAdd", "C = quantize(dequantize(A) + dequantize(B))"), QLinearAddBase, "onnx.QLinearAdd"),
+    OwnOp(_qlinear_binary_schema("QLinearMul", "C = quantize(dequantize(A) · dequantize(B))"), QLinearMulBase, "onnx.QLinearMul"),
+    OwnOp(_qlinear_leaky_relu_schema(), QLinearLeakyReluBase, "onnx.QLinearLeakyRelu"),
+    OwnOp(_qlinear_softmax_schema(), QLinearSoftmaxBase, "onnx.QLinearSoftmax"),
+    OwnOp(_qlinear_average_pool_schema(), QLinearAveragePoolBase, "onnx.QLinearAveragePool"),
+    OwnOp(_lookup_table_schema(), LookupTableBase, "onnx.LookupTable"),
+    OwnOp(GUARD_SCHEMA, GuardBase, "onnx.Guard"),
+)
+"""The ops of other domains that passes create, in the dialect's order."""
+
+_OWN_SCHEMAS = {(op.schema.domain, op.schema.name): op.schema for op in OWN_OPS}
+
+BASES: dict[tuple[str, str], type[OnnxOp]] = {(TRAINING_DOMAIN, name): OptimizerBase for name in OPTIMIZER_STATES}
+"""(domain, op type) of the `onnx.defs` ops with a verifier of their own → their base class
+(overriding `verify_onnx`); the others derive from `OnnxOp`."""
