@@ -167,7 +167,20 @@ def _embedding_after_cast() -> Case:
     return Case(model, {"ids": np.array([[4, 0, -1]], np.int32)}, "ids", 5)
 
 
+def _another_output_first() -> Case:
+    """A graph output computed before the Gather: indices that are a graph input are checked at
+    the entry, so it is not written either."""
+    model = _model(
+        [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+         helper.make_node("Gather", ["x", "i"], ["y"], axis=0, name="gather")],
+        [_info("x", F, [4, 3]), _info("i", I64, [2])], [_info("r", F, [4, 3]), _info("y", F, [2, 3])],
+    )
+    x = np.arange(-6, 6, dtype=np.float32).reshape(4, 3)
+    return Case(model, {"x": x, "i": np.array([3, -2], np.int64)}, "i", 4)
+
+
 CASES = {
+    "another_output_first": _another_output_first,
     "gather": _gather,
     "gather_axis1_int32": _gather_axis1_int32,
     "gather_elements": _gather_elements,
