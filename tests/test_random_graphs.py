@@ -35,7 +35,7 @@ def test_generation_is_deterministic():
 def test_graphs_are_valid_chains_and_dags(sample):
     consumers_max, outputs_max, sizes = 0, 0, []
     for graph in sample:
-        onnx.checker.check_model(graph.model, full_check=True)
+        rg.check(graph.model)  # full_check, but for the extents onnx's inference misreads
         nodes = graph.model.graph.node
         sizes.append(len(nodes))
         uses = collections.Counter(i for n in nodes for i in n.input)
@@ -308,3 +308,63 @@ def test_internal_and_zig_errors_are_findings_of_their_own(tmp_path, monkeypatch
     assert "use of undeclared identifier 'no_such_value'" in records[1]["reason"]
     assert records[2]["reason"] == "compile error: cannot infer a static shape"
     assert {"internal_error", "zig_error", "compile_error"} <= set(rg.FINDINGS)
+
+
+def _drawn(graphs) -> dict[str, dict[str, set[str]]]:
+    summary = rg.coverage_summary([{"coverage": rg.coverage(g)} for g in graphs])
+    return {op: {name: set(values) for name, values in names.items()} for op, names in summary.items()}
+
+
+def test_generator_draws_every_enum_value():
+    """Issue 32's bugs sat in attribute values the generator never drew: every value of every
+    enum attribute of Resize, the pools and ConvTranspose, extents of 1, fractional scales,
+    constant rows and tiny epsilons now come up in a few hundred graphs."""
+    drawn = _drawn(rg.generate(SEED, i) for i in range(600))
+    resize = drawn["Resize"]
+    assert resize["coordinate_transformation_mode"] == set(rg.COORDINATE_MODES)
+    assert resize["mode"] == {"nearest", "linear", "cubic"} and resize["nearest_mode"] == set(rg.NEAREST_MODES)
+    assert resize["keep_aspect_ratio_policy"] == {"stretch", "not_larger", "not_smaller"}
+    assert resize["exclude_outside"] == {"0", "1"} and resize["input"] == {"scales", "sizes"}
+    assert resize["extent 1"] == {"True", "False"} and resize["scale"] == {"whole", "fractional"}
+    for pool in ("MaxPool", "AveragePool"):
+        assert drawn[pool]["auto_pad"] == {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}
+        assert drawn[pool]["ceil_mode"] == {"0", "1"}
+    assert "True" in drawn["MaxPool"]["ceil window dropped"] | drawn["AveragePool"]["ceil window dropped"]
+    assert drawn["AveragePool"]["count_include_pad"] == {"0", "1"}
+    assert drawn["ConvTranspose"]["auto_pad"] == {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}
+    assert drawn["ConvTranspose"]["output_padding"] == {"zero", "nonzero"}
+    assert drawn["LayerNormalization"]["epsilon"] == {f"{e:g}" for e in rg.EPSILONS}
+    assert drawn["LayerNormalization"]["groups"] == {"constant", "varying"}
+
+
+def test_reference_runs_resize_through_onnxruntime():
+    """align_corners with 6 x 0.8 = 4.8: onnx.reference divides by 4.8 - 1, the definition and
+    onnxruntime by 4 - 1; the generator's reference is onnxruntime's."""
+    pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear", coordinate_transformation_mode="align_corners")
+    graph = helper.make_graph([node], "r", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1, 4])],
+                              initializer=[numpy_helper.from_array(np.array([1, 1, 1, 0.8], np.float32), "s")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", rg.OPSET)])
+    x = np.arange(6, dtype=np.float32).reshape(1, 1, 1, 6)
+    (y,) = rg.reference(model, [x])
+    np.testing.assert_allclose(y.reshape(-1), [0, 5 / 3, 10 / 3, 5], rtol=1e-6)
+    (plain,) = ReferenceEvaluator(model).run(None, {"x": x})
+    assert not np.allclose(plain, y)
+
+
+def test_coverage_is_printed_and_in_the_json_report(tmp_path, monkeypatch, capsys):
+    import json
+
+    records = [{"index": 0, "status": "pass", "coverage": [["Resize", "mode", "cubic"], ["Resize", "mode", "nearest"]]},
+               {"index": 1, "status": "pass", "coverage": [["Resize", "mode", "cubic"], ["MaxPool", "ceil_mode", "1"]]}]
+    monkeypatch.setattr(rg, "run", lambda *args, **kwargs: (records, 0.0))
+    report = tmp_path / "report.json"
+    assert rg.main(["--count", "2", "--output-json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "attribute coverage" in out and "Resize: mode cubic 2, nearest 1" in out and "MaxPool: ceil_mode 1 1" in out
+    assert json.loads(report.read_text())["attribute_coverage"] == {"MaxPool": {"ceil_mode": {"1": 1}},
+                                                                   "Resize": {"mode": {"cubic": 2, "nearest": 1}}}
