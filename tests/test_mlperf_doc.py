@@ -66,6 +66,23 @@ def test_conversion_without_tf2onnx_is_a_one_line_error(capsys, tmp_path):
     assert status == 1 and "cannot import tf2onnx" in err and len(err.splitlines()) == 1
 
 
+def test_conversion_runs_tf2onnx_from_the_given_python(tmp_path):
+    # A stand-in for another environment's python: records its arguments, writes the --output file.
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n'
+                    'while [ $# -gt 0 ]; do [ "$1" = --output ] && echo onnx > "$2"; shift; done\n')
+    fake.chmod(0o755)
+    (tmp_path / "tflite").mkdir()
+    (tmp_path / "tflite" / "ad_int8.tflite").write_bytes(b"tflite")
+    mlperf_tiny.convert(tmp_path / "tflite", tmp_path / "onnx", str(fake), ["ad_int8"])
+    assert (tmp_path / "onnx" / "ad_int8.onnx").read_text() == "onnx\n"
+    probe, call = (tmp_path / "calls").read_text().splitlines()
+    assert probe == "-c import tf2onnx"
+    assert call == f"-m tf2onnx.convert --tflite {tmp_path / 'tflite' / 'ad_int8.tflite'} --output {tmp_path / 'onnx' / 'ad_int8.onnx'} --opset 17"
+    with pytest.raises(mlperf_tiny.ZantError, match="no '.*kws_int8.tflite'"):
+        mlperf_tiny.convert(tmp_path / "tflite", tmp_path / "onnx", str(fake), ["kws_int8"])
+
+
 def test_unknown_model_is_refused(capsys):
     with pytest.raises(SystemExit):
         mlperf_tiny.main(["--models", "kws_int4"])
