@@ -61,7 +61,7 @@
 // VEC:           uop.bitcast {{%.*}} : vector<16xi32> to vector<16xf32>
 // VEC:           uop.vstore %r, %po : vector<16xf32>
 
-// ZIG-LABEL: export fn net_predict
+// ZIG-LABEL: export fn net_predict(
 // ZIG:         while (idx_i < 64) : (idx_i += 16) {
 // ZIG:           @mulAdd(@Vector(16, f32),
 // ZIG:           @as(@Vector(16, i32), @bitCast(
@@ -250,7 +250,7 @@ func.func @sigmoid_forms() {
 // VEC-NEXT:    %r = uop.bitcast {{%.*}} : vector<16xi32> to vector<16xf32>
 // VEC-NEXT:    uop.vstore %r, %po : vector<16xf32>
 
-// ZIG-LABEL: export fn net_predict
+// ZIG-LABEL: export fn net_predict(
 // ZIG:         @select(f32,
 // ZIG:         const buf_r: @Vector(16, f32) = @as(@Vector(16, f32), @bitCast(
 func.func @tanh() {
