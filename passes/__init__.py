@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 BUILTIN_PASSES: dict[str, str] = {
     "fold-constants": "fold_constants:FoldConstantsPass",
     "fold-batchnorm": "fold_batchnorm:FoldBatchNormPass",
+    "fold-pads": "fold_pads:FoldPadsPass",
     "fold-qdq": "fold_qdq:FoldQdqPass",
     "onnx-to-uop": "onnx_to_uop:OnnxToUopPass",
     "check-data-indices": "check_data_indices:CheckDataIndicesPass",

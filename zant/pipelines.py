@@ -47,6 +47,7 @@ from zant.backend.targets import target_record
 GRAPH_STAGES: tuple[str, ...] = (
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
     "fold-constants",
+    "fold-pads",  # after fold-constants: a Pad's amounts and value are constants by then
     "fold-batchnorm",
     "dce",
 )
