@@ -177,6 +177,20 @@ def external(escape: str):
     return _model(nodes, [_f32("x", [4])], [_f32("y", [4])], [w])
 
 
+def misinferred_extents():
+    """Issue 32: a MaxPool whose ceil mode adds only a window that is dropped, and a SAME_UPPER
+    ConvTranspose with output_padding, each followed by a Relu; onnx's inference gets both
+    extents wrong until the frontend rewrites them."""
+    w = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["p"], name="pool", kernel_shape=[1, 1], strides=[2, 2], ceil_mode=1),
+        helper.make_node("Relu", ["p"], ["y"], name="relu_pool"),
+        helper.make_node("ConvTranspose", ["t", "w"], ["c"], name="transpose", auto_pad="SAME_UPPER", strides=[1, 3], output_padding=[0, 1]),
+        helper.make_node("Relu", ["c"], ["z"], name="relu_transpose"),
+    ]
+    return _model(nodes, [_f32("x", [1, 1, 4, 4]), _f32("t", [1, 1, 4, 3])], [_f32("y", [1, 1, 2, 2]), _f32("z", [1, 1, 4, 9])], [w])
+
+
 def main() -> None:
     kind, out = sys.argv[1], sys.argv[2]
     if kind.startswith("external="):
