@@ -218,3 +218,15 @@ def test_no_flash_timing_no_stalls(tmp_path):
     body = "ldr r0, =table\nldr r1, [r0]\nb 1f\n.ltorg\n1:"
     _, blocks = _bench(tmp_path, body, board=replace(L4R5, flash_timing=FlashTiming()))
     assert all(b.fetch_stall == 0 and b.load_stall == 0 for b in blocks)
+
+
+def test_riscv_disassembly_as_qemu_prints_it():
+    """QEMU's RISC-V disassembler prints the encoding first: the class is read after it."""
+    from zant.backend.timing import decode_riscv
+
+    assert decode_riscv(0, 4, "0182a283          lw                      t0,24(t0)").cls == "load"
+    taken = decode_riscv(0, 4, "fe0718e3          bnez                    a4,-16")
+    assert (taken.cls, taken.conditional) == ("branch", True)
+    jump = decode_riscv(0, 4, "00028067          jr                      t0")
+    assert (jump.cls, jump.conditional) == ("branch", False)
+    assert decode_riscv(0, 4, "02828613          addi                    a2,t0,40").cls == "alu"

@@ -319,13 +319,23 @@ _RV_BRANCHES = ("beq", "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez", "ble
 _RV_LOADS = ("lb", "lh", "lw", "lbu", "lhu", "flw", "fld", "c.lw", "c.lwsp", "c.flw", "c.flwsp")
 
 
-def _decode_riscv(address: int, size: int, text: str) -> Insn:
-    mnemonic = text.strip().split(" ")[0].lower()
-    if mnemonic.startswith("c."):
-        mnemonic = mnemonic[2:]
-    cls = "branch" if mnemonic in _RV_BRANCHES or mnemonic in ("c.j", "c.jal", "c.jr", "c.jalr") else (
-        "load" if mnemonic in _RV_LOADS or mnemonic.lstrip("c.") in ("lw", "lwsp", "flw", "flwsp") else "alu")
-    return Insn(address, size, text, cls, mnemonic, True, frozenset(), frozenset(), 0, False, False)
+def decode_riscv(address: int, size: int, text: str) -> Insn:
+    """A RISC-V instruction from QEMU's own disassembly (`00000297   auipc t0,0`: its encoding in
+    hex first, then the mnemonic)."""
+    words = text.split()
+    if words and len(words) > 1 and re.fullmatch(r"[0-9a-f]{4,8}", words[0]):
+        words = words[1:]
+    mnemonic = words[0].lower() if words else ""
+    mnemonic = mnemonic.removeprefix("c.")
+    if mnemonic in _RV_BRANCHES:
+        cls = "branch"
+    elif mnemonic in _RV_LOADS or mnemonic in ("lwsp", "flwsp"):
+        cls = "load"
+    else:
+        cls = "alu"
+    # a jump always branches; a conditional branch falls through when the next block follows
+    conditional = mnemonic.startswith("b")
+    return Insn(address, size, text, cls, mnemonic, conditional, frozenset(), frozenset(), 0, False, False)
 
 
 # -- a run's cycles ----------------------------------------------------------------------------------
@@ -363,7 +373,7 @@ def parse_blocks(stderr: str, core: str) -> list[Block]:
             other.fetch_stall += current.fetch_stall
             other.load_stall += current.load_stall
         else:
-            current.insns = [(_decode_riscv if riscv else decode)(a, s, t) for a, s, t in texts]
+            current.insns = [(decode_riscv if riscv else decode)(a, s, t) for a, s, t in texts]
             merged[key] = current
 
     for line in stderr.splitlines():
