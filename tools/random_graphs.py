@@ -1407,6 +1407,10 @@ def available_ops(supported: frozenset[str] | None = None) -> tuple[Op, ...]:
     if not helpers <= names:
         raise RuntimeError(f"the generator's guards need {sorted(helpers - names)}")
     chosen = [op for op in OPS if op.name in names and _SECOND_OP.get(op.name, op.name) in names]
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:  # onnx.reference alone departs from the definition on these (ONNXRUNTIME_OPS)
+        chosen = [op for op in chosen if op.name not in ("Resize", "ConvTranspose")]
     return tuple(replace(op, dtypes=_schema_dtypes(op.name, op.dtypes)) if op.checked else op for op in chosen)
 
 
