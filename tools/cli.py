@@ -277,7 +277,7 @@ def _run_mode(args: argparse.Namespace) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from zant.runtime import caller_outputs, complete_feeds, reference_outputs
+    from zant.runtime import caller_outputs, complete_feeds, reference_for
 
     started = time.perf_counter()
     given = _read_inputs(args)
@@ -311,6 +311,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if path.is_file():
                     shutil.copy(path, kept)
             raise error.kept_in(kept) from error
+        reference_model = reference_for(args.model)  # before running: a model nothing can check fails now
         if on_mcu:
             assert result.feeds is not None and result.board is not None and result.firmware_path
             feeds = result.feeds
@@ -325,8 +326,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             _report_made_up(result, given, feeds)
             _progress("run on the host")
             ours, label = list(compiled.predict(feeds).values()), "zant"
-    _progress("reference (onnx.reference.ReferenceEvaluator)")
-    reference = reference_outputs(args.model, {**feeds, **(options.freeze or {})})  # frozen: inputs there
+    _progress(f"reference ({reference_model.name})")
+    reference = reference_model.run({**feeds, **(options.freeze or {})})  # frozen: inputs there
     _progress(f"done in {time.perf_counter() - started:.1f} s")
     np.set_printoptions(precision=6, suppress=True, linewidth=100, threshold=40)
     width = max(len(label), len("reference"))

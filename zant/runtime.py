@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -79,11 +80,10 @@ def _misread_by_evaluator(model) -> bool:
     return any(opset < MISREAD_BELOW.get(node.op_type, 0) for node in model.graph.node if node.domain in ("", "ai.onnx"))
 
 
-def reference_outputs(model_path: str | Path, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """The ONNX reference evaluator's outputs for the same feeds. onnx's evaluator implements
-    only some versions of some ops (no DequantizeLinear-13, which every opset-13 QDQ model
-    has) and misreads others (`MISREAD_BELOW`): such a model is converted to `REFERENCE_OPSET`
-    first."""
+def _onnx_evaluator(model_path: str | Path):
+    """onnx's reference evaluator for the model. It implements only some versions of some ops
+    (no DequantizeLinear-13, which every opset-13 QDQ model has) and misreads others
+    (`MISREAD_BELOW`): such a model is converted to `REFERENCE_OPSET` first."""
     import onnx
     from onnx.reference import ReferenceEvaluator
 
@@ -91,10 +91,50 @@ def reference_outputs(model_path: str | Path, feeds: Mapping[str, np.ndarray]) -
     try:
         if _misread_by_evaluator(model):
             raise RuntimeError("an op the evaluator misreads at this opset")
-        evaluator = ReferenceEvaluator(model)
+        return ReferenceEvaluator(model)
     except RuntimeError as error:  # "No implementation for operator …"
         try:
-            evaluator = ReferenceEvaluator(onnx.version_converter.convert_version(model, REFERENCE_OPSET))
+            return ReferenceEvaluator(onnx.version_converter.convert_version(model, REFERENCE_OPSET))
         except Exception as retry_error:
             raise ZantError(f"the ONNX reference evaluator cannot run this model: {error}") from retry_error
-    return list(evaluator.run(None, dict(feeds)))
+
+
+def reference_outputs(model_path: str | Path, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """The ONNX reference evaluator's outputs for the same feeds (`_onnx_evaluator`)."""
+    return list(_onnx_evaluator(model_path).run(None, dict(feeds)))
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What `zant run` compares a compiled model with: its name and how to run it."""
+
+    name: str
+    run: Callable[[Mapping[str, np.ndarray]], list[np.ndarray]]
+
+
+def reference_for(model_path: str | Path) -> Reference:
+    """onnxruntime where it is installed (the `test` extra), running the graph as written (no
+    graph optimizations: its fused kernels round otherwise than the ops they replace), so a
+    com.microsoft QOperator model has a reference too; the ONNX reference evaluator where
+    onnxruntime is absent or cannot run the model. Raises `ZantError`, before anything is built,
+    when neither can."""
+    try:
+        import onnxruntime
+    except ImportError:
+        onnxruntime = None
+    if onnxruntime is not None:
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+        options.log_severity_level = 3
+        try:
+            session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        except Exception:  # noqa: BLE001 - an op or a type onnxruntime lacks: the ONNX reference
+            session = None
+        if session is not None:
+            names = [i.name for i in session.get_inputs()]
+            return Reference(
+                f"onnxruntime {onnxruntime.__version__}, the graph as written",
+                lambda feeds: session.run(None, {n: feeds[n] for n in names}),
+            )
+    evaluator = _onnx_evaluator(model_path)
+    return Reference("onnx.reference.ReferenceEvaluator", lambda feeds: list(evaluator.run(None, dict(feeds))))
