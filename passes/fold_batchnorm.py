@@ -21,6 +21,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
@@ -35,7 +36,19 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from zant.dialects.onnx import OnnxOp, get_attr, inputs, onnx_op_class
+from zant.dialects.onnx import (
+    AddOp,
+    BatchNormalizationOp,
+    ConstantOp,
+    ConvOp,
+    ConvTransposeOp,
+    GemmOp,
+    MatMulOp,
+    MulOp,
+    OnnxOp,
+    get_attr,
+    inputs,
+)
 from zant.ir.locations import fuse_locations
 from zant.ir.resources import constant_array, make_constant_attr
 from zant.ir.types import numpy_dtype
@@ -47,7 +60,7 @@ from zant.ir.types import numpy_dtype
 
 def _is_constant(value: SSAValue | None) -> bool:
     owner = value.owner if value is not None else None
-    return isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties
+    return isinstance(owner, ConstantOp) and "value" in owner.properties
 
 
 def _constant(value: SSAValue | None) -> np.ndarray | None:
@@ -69,7 +82,7 @@ def _new_constant(
     """An `onnx.Constant` holding `array` in `like`'s element type, inserted before `before`."""
     dtype = numpy_dtype(like.type.get_element_type())
     value = np.asarray(array, dtype=dtype)
-    constant = onnx_op_class("Constant").from_onnx(
+    constant = ConstantOp.from_onnx(
         [],
         [TensorType(like.type.get_element_type(), value.shape)],
         {"value": make_constant_attr(value, name)},
@@ -126,10 +139,10 @@ def _scale_gemm_weight(op: OnnxOp, weight: np.ndarray, s: np.ndarray) -> np.ndar
     return weight * (s[:, None] if get_attr(op, "transB") else s[None, :])
 
 
-WEIGHT_SCALERS: dict[str, Callable[[OnnxOp, np.ndarray, np.ndarray], np.ndarray]] = {
-    "onnx.Conv": _scale_conv_weight,
-    "onnx.ConvTranspose": _scale_conv_transpose_weight,
-    "onnx.Gemm": _scale_gemm_weight,
+WEIGHT_SCALERS: dict[type[OnnxOp], Callable[[OnnxOp, np.ndarray, np.ndarray], np.ndarray]] = {
+    ConvOp: _scale_conv_weight,
+    ConvTransposeOp: _scale_conv_transpose_weight,
+    GemmOp: _scale_gemm_weight,
 }
 """Producer op → W' from W and the per-output-channel scale s. W is input 1, the bias input 2."""
 
@@ -145,10 +158,10 @@ def _fold_into_producer(
     weight, bias = operands[1], operands[2] if len(operands) > 2 else None
     properties = dict(producer.properties)
     bias_scale = 1.0
-    if producer.name == "onnx.Gemm":
+    if isinstance(producer, GemmOp):
         bias_scale = get_attr(producer, "beta")
         properties["beta"] = FloatAttr(1.0, Float32Type())
-    new_weight = WEIGHT_SCALERS[producer.name](producer, _constant(weight).astype(np.float64), s)
+    new_weight = WEIGHT_SCALERS[type(producer)](producer, _constant(weight).astype(np.float64), s)
     old_bias = _constant(bias).astype(np.float64) if bias is not None else np.float64(0.0)
     new_bias = bias_scale * old_bias * s + t
     # A chain of folds names its constants once: w → w_folded, absent bias → w_bias_folded.
@@ -175,7 +188,7 @@ def _foldable_producer(value: SSAValue | None, consumer: Operation) -> bool:
     """`value` is the single-use float result of a Conv/ConvTranspose/Gemm with constant weights
     (and bias), of the consumer's result type."""
     producer = value.owner if value is not None else None
-    if not isinstance(producer, OnnxOp) or producer.name not in WEIGHT_SCALERS:
+    if type(producer) not in WEIGHT_SCALERS:
         return False
     if not value.has_one_use() or value.type != consumer.results[0].type or not _is_float_tensor(value):
         return False
@@ -191,7 +204,8 @@ def _foldable_producer(value: SSAValue | None, consumer: Operation) -> bool:
 class _ChannelAffineFold(RewritePattern, ABC):
     """Fold an op that computes x·s[c] + t[c] into the Conv/ConvTranspose/Gemm producing x."""
 
-    op_name: str
+    op_type: ClassVar[type[OnnxOp]]
+    """The consumer op this fold matches."""
 
     @abstractmethod
     def affine_input(self, op: OnnxOp) -> SSAValue | None:
@@ -202,9 +216,8 @@ class _ChannelAffineFold(RewritePattern, ABC):
         """(s, t) in float64 when `op` maps x to x·s[c] + t[c], else None."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != self.op_name or len(op.results) != 1:
+        if not isinstance(op, self.op_type) or len(op.results) != 1:
             return
-        assert isinstance(op, OnnxOp)
         # The cheap structural checks first: constants are decoded only for a foldable chain.
         x = self.affine_input(op)
         if x is None or not _foldable_producer(x, op):
@@ -217,7 +230,7 @@ class _ChannelAffineFold(RewritePattern, ABC):
 class FoldBatchNormalization(_ChannelAffineFold):
     """Conv/ConvTranspose/Gemm → BatchNormalization (inference, constant statistics)."""
 
-    op_name = "onnx.BatchNormalization"
+    op_type = BatchNormalizationOp
 
     def affine_input(self, op: OnnxOp) -> SSAValue | None:
         x, *statistics = inputs(op)
@@ -250,7 +263,7 @@ class _ChannelConstantFold(_ChannelAffineFold):
 class FoldChannelAdd(_ChannelConstantFold):
     """Conv/ConvTranspose/Gemm → Add of a per-channel constant: into the bias."""
 
-    op_name = "onnx.Add"
+    op_type = AddOp
 
     def affine_of(self, k):
         return np.ones_like(k), k
@@ -259,7 +272,7 @@ class FoldChannelAdd(_ChannelConstantFold):
 class FoldChannelMul(_ChannelConstantFold):
     """Conv/ConvTranspose/Gemm → Mul by a per-channel constant: into the weights and bias."""
 
-    op_name = "onnx.Mul"
+    op_type = MulOp
 
     def affine_of(self, k):
         return k, np.zeros_like(k)
@@ -272,11 +285,11 @@ class MatMulAddToGemm(RewritePattern):
     """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "onnx.Add":
+        if not isinstance(op, AddOp):
             return
         split = _split_constant(op)
         matmul = split[0].owner if split is not None else None
-        if not isinstance(matmul, OnnxOp) or matmul.name != "onnx.MatMul":
+        if not isinstance(matmul, MatMulOp):
             return
         product, c = split
         left, right = inputs(matmul)
@@ -289,7 +302,7 @@ class MatMulAddToGemm(RewritePattern):
             and c.type.get_num_dims() <= 2
         ):
             return
-        gemm = onnx_op_class("Gemm").from_onnx(
+        gemm = GemmOp.from_onnx(
             [left, right, c], [op.results[0].type], {}, dict(matmul.attributes)
         )
         gemm.results[0].name_hint = op.results[0].name_hint

@@ -37,26 +37,30 @@ from xdsl.rewriter import Rewriter
 
 from zant.dialects.onnx import (
     NOT_A_FUNCTION_OF_INPUTS,
+    ConstantOp,
+    IfOp,
+    LoopOp,
     OnnxOp,
+    ScanOp,
+    ShapeOp,
+    SizeOp,
     inputs,
     onnx_op_class,
-    op_name,
     outputs,
     string_value,
 )
 from zant.ir.resources import MAX_FOLDED_ELEMENTS, attr_to_array, constant_array, make_constant_attr
 from zant.ir.types import numpy_dtype
 
-NEVER_FOLDED = frozenset(
-    {"onnx.Constant", "onnx.If", "onnx.Loop", "onnx.Scan"}
-    | {op_name(op_type) for op_type in NOT_A_FUNCTION_OF_INPUTS}
+NEVER_FOLDED: frozenset[type[OnnxOp]] = frozenset(
+    {ConstantOp, IfOp, LoopOp, ScanOp} | {onnx_op_class(op_type) for op_type in NOT_A_FUNCTION_OF_INPUTS}
 )
 """Ops whose value is not a function of their inputs (or that hold subgraphs)."""
 
 
 def _is_constant(value) -> bool:
     owner = value.owner if value is not None else None
-    return isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties
+    return isinstance(owner, ConstantOp) and "value" in owner.properties
 
 
 def _onnx_attribute(op: OnnxOp, name: str, attr):
@@ -95,7 +99,7 @@ def _shape_or_size(op: OnnxOp) -> np.ndarray | None:
     if not isinstance(source.type, TensorType):
         return None
     shape = list(source.type.get_shape())
-    if op.name == "onnx.Size":
+    if isinstance(op, SizeOp):
         return np.array(math.prod(shape), dtype=np.int64)
     start = op.properties.get("start")
     end = op.properties.get("end")
@@ -171,11 +175,11 @@ class FoldConstantsPass(ModulePass):
                 else:
                     ctx.load_dialect(Builtin)
             for dead in reversed(list(op.walk())):
-                if dead.name == "onnx.Constant" and not dead.results[0].uses:
+                if isinstance(dead, ConstantOp) and not dead.results[0].uses:
                     Rewriter.erase_op(dead)
 
     def _fold(self, op: OnnxOp, opset: int) -> bool:
-        if op.name in NEVER_FOLDED or not op.results or op.regions and op.regions[0].blocks:
+        if type(op) in NEVER_FOLDED or not op.results or op.regions and op.regions[0].blocks:
             return False
         for result in op.results:
             if not isinstance(result.type, TensorType):
@@ -183,7 +187,7 @@ class FoldConstantsPass(ModulePass):
             if math.prod(result.type.get_shape()) > self.max_elements:
                 return False
         present = [v for v in inputs(op) if v is not None]
-        if op.name in ("onnx.Shape", "onnx.Size"):
+        if isinstance(op, ShapeOp | SizeOp):
             values = [_shape_or_size(op)]
         elif present and all(_is_constant(v) for v in present):
             try:
@@ -204,7 +208,7 @@ class FoldConstantsPass(ModulePass):
             if value.shape != shape:
                 return False
             name = result.name_hint or op.name.removeprefix("onnx.").lower()
-            constant = onnx_op_class("Constant").from_onnx(
+            constant = ConstantOp.from_onnx(
                 [], [result.type], {"value": make_constant_attr(np.asarray(value, dtype=dtype), name)}
             )
             constant.results[0].name_hint = result.name_hint

@@ -8,7 +8,7 @@ import math
 
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects.onnx import get_attr, input_value
+from zant.dialects.onnx import Col2ImOp, get_attr, input_value
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -32,7 +32,7 @@ class Col2ImLowering(OnnxLowering):
     the one that adds. Other values make NAME_predict return STATUS_BAD_PARAMETER (`uop.check`).
     """
 
-    op_names = frozenset({"onnx.Col2Im"})
+    op_names = frozenset({Col2ImOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         out_shape = tensor_shape(op.results[0])

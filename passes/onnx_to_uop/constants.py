@@ -7,6 +7,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from zant.dialects import uop
+from zant.dialects.onnx import ConstantOp, OptionalHasElementOp
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, tensor_element_type, tensor_shape
 
@@ -14,7 +15,7 @@ from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, tensor_element
 class ConstantLowering(OnnxLowering):
     """`onnx.Constant` → `uop.define_global "constant"` carrying the same value attribute."""
 
-    op_names = frozenset({"onnx.Constant"})
+    op_names = frozenset({ConstantOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         value = op.properties.get("value")
@@ -37,7 +38,7 @@ class OptionalHasElementLowering(OnnxLowering):
     """OptionalHasElement: true when the input is given (the importer gives tensors only, which
     hold their element), false when it is absent; a one-element constant either way."""
 
-    op_names = frozenset({"onnx.OptionalHasElement"})
+    op_names = frozenset({OptionalHasElementOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         result = op.results[0]

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import uop
-from zant.dialects.onnx import get_attr, input_value, inputs
+from zant.dialects.onnx import CompressOp, NonMaxSuppressionOp, NonZeroOp, get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, i64
@@ -79,7 +79,7 @@ class NonZeroLowering(OnnxLowering):
     """NonZero: the [rank, N] indices of X's non-zero elements, in row-major order. One pass
     counts them; after the check a second appends each one's coordinates as a column."""
 
-    op_names = frozenset({"onnx.NonZero"})
+    op_names = frozenset({NonZeroOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         reject_bfloat16(op)
@@ -106,7 +106,7 @@ class CompressLowering(OnnxLowering):
     """Compress: the slices of X along `axis` (of X flattened without one) whose condition entry
     is true. A condition shorter than the axis drops the slices after it, as ONNX says."""
 
-    op_names = frozenset({"onnx.Compress"})
+    op_names = frozenset({CompressOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x, condition = (layout_of(v) for v in inputs(op)[:2])
@@ -154,7 +154,7 @@ class NonMaxSuppressionLowering(OnnxLowering):
     maximum is 0 and there is no score threshold.
     """
 
-    op_names = frozenset({"onnx.NonMaxSuppression"})
+    op_names = frozenset({NonMaxSuppressionOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         boxes, scores = (layout_of(v) for v in inputs(op)[:2])

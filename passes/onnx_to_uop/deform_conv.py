@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import AnyFloat, IndexType
 from xdsl.ir import Operation, SSAValue
-from zant.dialects.onnx import get_attr, input_value
+from zant.dialects.onnx import DeformConvOp, get_attr, input_value
 from zant.passes.onnx_to_uop.base import OnnxLowering
 from zant.passes.onnx_to_uop.conv import check_groups, conv_group, convolve, plain_weights
 from zant.passes.onnx_to_uop.kernel import (
@@ -69,7 +69,7 @@ class DeformConvLowering(OnnxLowering):
     (N, offset_group, k…, rank, o…)) and is weighted by mask[n, og, k…, o…] (1 if absent).
     """
 
-    op_names = frozenset({"onnx.DeformConv"})
+    op_names = frozenset({DeformConvOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x, w = layout_of(input_value(op, 0)), layout_of(input_value(op, 1))

@@ -12,14 +12,14 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation
 
-from zant.dialects.onnx import inputs
+from zant.dialects.onnx import GuardOp, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
 from zant.passes.onnx_to_uop.parameters import check
 
 
 class GuardLowering(OnnxLowering):
-    op_names = frozenset({"onnx.Guard"})
+    op_names = frozenset({GuardOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         (condition,) = inputs(op)

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import uop
-from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.onnx import ImageDecoderOp, get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
 from zant.passes.onnx_to_uop.parameters import I64, check
@@ -162,7 +162,7 @@ def _ppm(s: Scalars, size: int, height: int, width: int) -> Source:
 class ImageDecoderLowering(OnnxLowering):
     """ImageDecoder (RGB or BGR) of a 24-bit BMP or a binary PPM of the declared [H, W, 3]."""
 
-    op_names = frozenset({"onnx.ImageDecoder"})
+    op_names = frozenset({ImageDecoderOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         pixel_format = get_attr(op, "pixel_format")

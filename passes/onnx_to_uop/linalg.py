@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
-from zant.dialects.onnx import get_attr, input_value, inputs
+from zant.dialects.onnx import DetOp, EinsumOp, GemmOp, MatMulOp, get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv_tiling import VectorConv, tile_pieces
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
@@ -213,7 +213,7 @@ class MatMulLowering(OnnxLowering):
     result); batch dimensions broadcast against each other through stride-0 views.
     """
 
-    op_names = frozenset({"onnx.MatMul"})
+    op_names = frozenset({MatMulOp.name})
 
     def __init__(self, vector: VectorConv | None = None):
         self.vector = vector
@@ -255,7 +255,7 @@ class GemmLowering(OnnxLowering):
     """`Gemm`: Y = alpha · A' · B' + beta · C, where A' and B' are A and B, transposed (as views)
     when transA / transB is set, and C is broadcast to (M, N) as a view."""
 
-    op_names = frozenset({"onnx.Gemm"})
+    op_names = frozenset({GemmOp.name})
 
     def __init__(self, vector: VectorConv | None = None):
         self.vector = vector
@@ -369,7 +369,7 @@ class EinsumLowering(OnnxLowering):
     """`Einsum`: the equation is parsed at compile time; each output element is one accumulator
     over the labels that do not appear in the output, of the product of the operands."""
 
-    op_names = frozenset({"onnx.Einsum"})
+    op_names = frozenset({EinsumOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         layouts = [layout_of(v) for v in inputs(op)]
@@ -423,7 +423,7 @@ class DetLowering(OnnxLowering):
     per row exchange. The column loop is unrolled (n is static) so that every loop over the
     rows and columns still to eliminate has a static start."""
 
-    op_names = frozenset({"onnx.Det"})
+    op_names = frozenset({DetOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x = layout_of(inputs(op)[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
-from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.onnx import MlLinearClassifierOp, MlLinearRegressorOp, MlSVMRegressorOp, get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -19,7 +19,6 @@ from zant.passes.onnx_to_uop.ml import (
     as_rows,
     fold_alu,
     label_table,
-    ml_op_names,
     post_transform,
     store_labels,
 )
@@ -79,7 +78,7 @@ class SVMRegressorLowering(OnnxLowering):
     """Y[n] = Σ_j coefficients[j]·K(x[n], support_vectors[j]) + rho (linear without support
     vectors: x[n]·coefficients + rho); a one-class SVM answers ±1."""
 
-    op_names = ml_op_names("SVMRegressor")
+    op_names = frozenset({MlSVMRegressorOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x = as_rows(layout_of(inputs(op)[0]))
@@ -128,7 +127,7 @@ class SVMRegressorLowering(OnnxLowering):
 class LinearRegressorLowering(OnnxLowering):
     """Y = X·coefficientsᵀ + intercepts, `targets` columns, then the post transform."""
 
-    op_names = ml_op_names("LinearRegressor")
+    op_names = frozenset({MlLinearRegressorOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         return [linear_scores(op, kb, 0)]
@@ -137,7 +136,7 @@ class LinearRegressorLowering(OnnxLowering):
 class LinearClassifierLowering(OnnxLowering):
     """Scores as LinearRegressor's (two classes from one row: (-s, s)), labels of the best."""
 
-    op_names = ml_op_names("LinearClassifier")
+    op_names = frozenset({MlLinearClassifierOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         width = tensor_shape(op.results[1])[-1]

@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation
 
-from zant.dialects.onnx import get_attr
+from zant.dialects.onnx import QLinearLeakyReluOp, QLinearMulOp, get_attr
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
@@ -44,7 +44,7 @@ def _scalar(param, scale_type) -> np.ndarray:
 class QLinearMulLowering(OnnxLowering):
     """`QLinearMul`, integer only (see the module docstring)."""
 
-    op_names = frozenset({"onnx.QLinearMul"})
+    op_names = frozenset({QLinearMulOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         shape = tensor_shape(op.results[0])
@@ -71,7 +71,7 @@ class QLinearMulLowering(OnnxLowering):
 class QLinearLeakyReluLowering(OnnxLowering):
     """`QLinearLeakyRelu`, integer only (see the module docstring); alpha = 1 requantizes."""
 
-    op_names = frozenset({"onnx.QLinearLeakyRelu"})
+    op_names = frozenset({QLinearLeakyReluOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         shape = tensor_shape(op.results[0])

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from xdsl.dialects.builtin import Float32Type, IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
-from zant.dialects.onnx import get_attr, input_value, outputs
+from zant.dialects.onnx import GRUOp, LSTMOp, RNNOp, get_attr, input_value, outputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv_tiling import VectorConv
 from zant.passes.onnx_to_uop.elementwise import hard_sigmoid_of, softplus_of
@@ -339,9 +339,9 @@ class CellKind:
 
 
 CELLS = {
-    "onnx.RNN": CellKind(1, ("Tanh",)),
-    "onnx.GRU": CellKind(3, ("Sigmoid", "Tanh")),
-    "onnx.LSTM": CellKind(4, ("Sigmoid", "Tanh", "Tanh")),
+    RNNOp.name: CellKind(1, ("Tanh",)),
+    GRUOp.name: CellKind(3, ("Sigmoid", "Tanh")),
+    LSTMOp.name: CellKind(4, ("Sigmoid", "Tanh", "Tanh")),
 }
 SEQUENCE_LENS, INITIAL_H, INITIAL_C, PEEPHOLES = 4, 5, 6, 7
 
@@ -457,7 +457,7 @@ class RecurrentLowering(OnnxLowering):
         logical += [None] * (3 - len(logical))
 
         b = _optional(op, 3)
-        lstm = op.name == "onnx.LSTM"
+        lstm = isinstance(op, LSTMOp)
         p = _optional(op, PEEPHOLES) if lstm else None
         initial_h = _batch_major(_optional(op, INITIAL_H), (1, 0, 2), batch_major)
         initial_c = _batch_major(_optional(op, INITIAL_C), (1, 0, 2), batch_major) if lstm else None
@@ -543,7 +543,7 @@ class RecurrentLowering(OnnxLowering):
             return Step(kb, d, t, b, j, compute, clip, mask, block, lane, row=row)
 
         reset = None
-        if op.name == "onnx.GRU" and not get_attr(op, "linear_before_reset"):
+        if isinstance(op, GRUOp) and not get_attr(op, "linear_before_reset"):
             # The reset gate of every hidden unit, before R_h reads r ⊙ H_{t-1} as a whole.
             reset = kb.alloc(f"{result_name(op, 0)}_reset", (batch, hidden), compute)
             with kb.loop_nest((batch, hidden)) as (b, j):
@@ -551,9 +551,9 @@ class RecurrentLowering(OnnxLowering):
                 kb.store(s.activate(0, s.gate(1)), reset, [b, j])
         with _hidden_units(kb, d, batch, hidden, self.vector) as (b, j, block, lane):
             s = element_step(b, j, block, lane)
-            if op.name == "onnx.LSTM":
+            if isinstance(op, LSTMOp):
                 h = _lstm_cell(s, bool(get_attr(op, "input_forget")))
-            elif op.name == "onnx.GRU":
+            elif isinstance(op, GRUOp):
                 h = _gru_cell(s, bool(get_attr(op, "linear_before_reset")), reset)
             else:
                 h = _rnn_cell(s)

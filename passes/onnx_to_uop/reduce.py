@@ -24,7 +24,26 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects import uop
-from zant.dialects.onnx import get_attr, input_value, inputs
+from zant.dialects.onnx import (
+    ArgMaxOp,
+    ArgMinOp,
+    CumProdOp,
+    CumSumOp,
+    ReduceL1Op,
+    ReduceL2Op,
+    ReduceLogSumExpOp,
+    ReduceLogSumOp,
+    ReduceMaxOp,
+    ReduceMeanOp,
+    ReduceMinOp,
+    ReduceProdOp,
+    ReduceSumOp,
+    ReduceSumSquareOp,
+    TopKOp,
+    get_attr,
+    input_value,
+    inputs,
+)
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.dialects.uop import is_float_type
@@ -110,16 +129,16 @@ class Reduction:
 
 
 REDUCTIONS: dict[str, Reduction] = {
-    "onnx.ReduceSum": Reduction(lambda t: 0, "add"),
-    "onnx.ReduceMean": Reduction(lambda t: 0, "add", mean=True),
-    "onnx.ReduceProd": Reduction(lambda t: 1, "mul"),
-    "onnx.ReduceMax": Reduction(lowest_value, "max"),
-    "onnx.ReduceMin": Reduction(highest_value, "min"),
-    "onnx.ReduceL1": Reduction(lambda t: 0, "add", map=_unary("abs")),
-    "onnx.ReduceL2": Reduction(lambda t: 0, "add", map=_square, finalize=_unary("sqrt"), float_only=True),
-    "onnx.ReduceSumSquare": Reduction(lambda t: 0, "add", map=_square),
-    "onnx.ReduceLogSum": Reduction(lambda t: 0, "add", finalize=_unary("log"), float_only=True),
-    "onnx.ReduceLogSumExp": Reduction(
+    ReduceSumOp.name: Reduction(lambda t: 0, "add"),
+    ReduceMeanOp.name: Reduction(lambda t: 0, "add", mean=True),
+    ReduceProdOp.name: Reduction(lambda t: 1, "mul"),
+    ReduceMaxOp.name: Reduction(lowest_value, "max"),
+    ReduceMinOp.name: Reduction(highest_value, "min"),
+    ReduceL1Op.name: Reduction(lambda t: 0, "add", map=_unary("abs")),
+    ReduceL2Op.name: Reduction(lambda t: 0, "add", map=_square, finalize=_unary("sqrt"), float_only=True),
+    ReduceSumSquareOp.name: Reduction(lambda t: 0, "add", map=_square),
+    ReduceLogSumOp.name: Reduction(lambda t: 0, "add", finalize=_unary("log"), float_only=True),
+    ReduceLogSumExpOp.name: Reduction(
         lambda t: 0, "add", map=_unary("exp"), finalize=_unary("log"), float_only=True, shift_by_max=True
     ),
 }
@@ -340,7 +359,7 @@ class ReduceLowering(OnnxLowering):
 class ArgLowering(OnnxLowering):
     """ArgMax / ArgMin along `axis`: the first (or, with select_last_index, last) extremum."""
 
-    op_names = frozenset({"onnx.ArgMax", "onnx.ArgMin"})
+    op_names = frozenset({ArgMaxOp.name, ArgMinOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         (x,) = inputs(op)
@@ -361,7 +380,7 @@ class ArgLowering(OnnxLowering):
         x_view = layout_of(x).permute(kept + [axis])
         out_view = _kept_view(out, kept, keepdims)
         element_type = x_view.element_type
-        is_max = op.name == "onnx.ArgMax"
+        is_max = isinstance(op, ArgMaxOp)
 
         with kb.loop_nest([in_shape[k] for k in kept]) as outer:
             best = kb.define_acc(0, element_type)
@@ -388,7 +407,7 @@ class CumulativeLowering(OnnxLowering):
     `uop.check` returns STATUS_BAD_PARAMETER for an axis out of range.
     """
 
-    op_names = frozenset({"onnx.CumSum", "onnx.CumProd"})
+    op_names = frozenset({CumSumOp.name, CumProdOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x = inputs(op)[0]
@@ -434,7 +453,7 @@ class CumulativeLowering(OnnxLowering):
         perm = [d for d in range(rank) if d != axis] + [axis]
         x_rows, out_rows = x_layout.permute(perm), out_layout.permute(perm)
         exclusive = bool(get_attr(op, "exclusive"))
-        combine, init = ("add", 0) if op.name == "onnx.CumSum" else ("mul", 1)
+        combine, init = ("add", 0) if isinstance(op, CumSumOp) else ("mul", 1)
         acc_type = accumulator_type(element_type)
 
         def store(value: SSAValue, at: list[SSAValue]) -> None:
@@ -464,7 +483,7 @@ class TopKLowering(OnnxLowering):
     are therefore always sorted, which `sorted=0` allows too.
     """
 
-    op_names = frozenset({"onnx.TopK"})
+    op_names = frozenset({TopKOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         reject_bfloat16(op)

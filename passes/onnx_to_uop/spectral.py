@@ -21,7 +21,16 @@ import numpy as np
 from xdsl.dialects.builtin import IndexType, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.onnx import (
+    BlackmanWindowOp,
+    DFTOp,
+    HammingWindowOp,
+    HannWindowOp,
+    MelWeightMatrixOp,
+    STFTOp,
+    get_attr,
+    inputs,
+)
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.kernel import (
@@ -92,7 +101,7 @@ class DFTLowering(OnnxLowering):
     IRFFT (one-sided inverse: the missing half is the conjugate mirror, so each interior bin
     counts twice in the real result). The signal is cut or zero-padded to `dft_length`."""
 
-    op_names = frozenset({"onnx.DFT"})
+    op_names = frozenset({DFTOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         reject_bfloat16(op)
@@ -177,7 +186,7 @@ class DFTLowering(OnnxLowering):
 class STFTLowering(OnnxLowering):
     """STFT: the DFT of each frame (frame f starts at f·frame_step), weighted by the window."""
 
-    op_names = frozenset({"onnx.STFT"})
+    op_names = frozenset({STFTOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         reject_bfloat16(op)
@@ -269,7 +278,7 @@ class MelWeightMatrixLowering(OnnxLowering):
     """MelWeightMatrix: a constant table computed at compile time when every input is a
     constant; else computed when NAME_predict runs (`_run_time_mel_weight_matrix`)."""
 
-    op_names = frozenset({"onnx.MelWeightMatrix"})
+    op_names = frozenset({MelWeightMatrixOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         if any(runtime_input(op, index) is not None for index in range(5)):
@@ -349,9 +358,9 @@ def _window(name: str, size: int, periodic: bool) -> np.ndarray:
     n = np.arange(size, dtype=np.float64)
     period = size if periodic else size - 1
     angle = 2 * np.pi * n / period if period else np.zeros(size)
-    if name == "onnx.HannWindow":
+    if name == HannWindowOp.name:
         return np.sin(angle / 2) ** 2
-    if name == "onnx.HammingWindow":
+    if name == HammingWindowOp.name:
         alpha = 25.0 / 46.0
         return alpha - (1 - alpha) * np.cos(angle)
     return 0.42 - 0.5 * np.cos(angle) + 0.08 * np.cos(2 * angle)
@@ -362,7 +371,7 @@ class WindowLowering(OnnxLowering):
     `size` read at run time must be that length, else NAME_predict returns
     STATUS_BAD_PARAMETER."""
 
-    op_names = frozenset({"onnx.HannWindow", "onnx.HammingWindow", "onnx.BlackmanWindow"})
+    op_names = frozenset({HannWindowOp.name, HammingWindowOp.name, BlackmanWindowOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         (length,) = tensor_shape(op.results[0])

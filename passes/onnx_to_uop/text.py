@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import IndexType, f32, i32
 from xdsl.ir import Operation
-from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.onnx import TfIdfVectorizerOp, get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -60,7 +60,7 @@ def pool_grams(op: Operation) -> Grams:
 class TfIdfVectorizerLowering(OnnxLowering):
     """Counts into the f32 output (exact up to 2²⁴), then weights in place."""
 
-    op_names = frozenset({"onnx.TfIdfVectorizer"})
+    op_names = frozenset({TfIdfVectorizerOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x = layout_of(inputs(op)[0])

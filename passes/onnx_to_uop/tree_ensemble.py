@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import IndexType, i1, i8, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from zant.dialects.onnx import ML_DOMAIN, get_attr, inputs, op_name
+from zant.dialects.onnx import (
+    MlTreeEnsembleClassifierOp,
+    MlTreeEnsembleOp,
+    MlTreeEnsembleRegressorOp,
+    get_attr,
+    inputs,
+)
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
@@ -41,7 +47,6 @@ from zant.passes.onnx_to_uop.ml import (
     fold_alu,
     label_table,
     ml_compute_type,
-    ml_op_names,
     post_transform,
     store_labels,
 )
@@ -433,10 +438,10 @@ def _binary_scores(kb: KernelBuilder, transform: str, scores: Layout, score_at, 
 class TreeEnsembleLowering(OnnxLowering):
     """TreeEnsemble (opset 5) and TreeEnsembleRegressor: see the module docstring."""
 
-    op_names = ml_op_names("TreeEnsemble", "TreeEnsembleRegressor")
+    op_names = frozenset({MlTreeEnsembleOp.name, MlTreeEnsembleRegressorOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        read = ensemble_v5 if op.name == op_name("TreeEnsemble", ML_DOMAIN) else ensemble_regressor
+        read = ensemble_v5 if isinstance(op, MlTreeEnsembleOp) else ensemble_regressor
         return [lower_ensemble(op, kb, read(op))]
 
 
@@ -444,7 +449,7 @@ class TreeEnsembleClassifierLowering(OnnxLowering):
     """TreeEnsembleClassifier: class scores summed over the trees (plus base values), the
     binary rule when every leaf weighs one class, the post transform, then the labels."""
 
-    op_names = ml_op_names("TreeEnsembleClassifier")
+    op_names = frozenset({MlTreeEnsembleClassifierOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         width = tensor_shape(op.results[1])[-1]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects.onnx import BOUNDED_ATTR, get_attr, inputs, outputs
+from zant.dialects.onnx import BOUNDED_ATTR, UniqueOp, get_attr, inputs, outputs
 from zant.dialects.uop import is_float_type
 from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
@@ -38,7 +38,7 @@ EQUAL, BEFORE, AFTER = 0, 1, 2
 class UniqueLowering(OnnxLowering):
     """Unique, sorted or in order of first occurrence, with or without `axis`."""
 
-    op_names = frozenset({"onnx.Unique"})
+    op_names = frozenset({UniqueOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         reject_bfloat16(op)

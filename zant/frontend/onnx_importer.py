@@ -54,7 +54,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from zant.dialects.onnx import LOWERED_DOMAINS, ML_DOMAIN, ZANT_DOMAIN, onnx_op_class, op_name
+from zant.dialects.onnx import LOWERED_DOMAINS, ML_DOMAIN, ZANT_DOMAIN, ConstantOp, onnx_op_class, op_name
 from zant.frontend.bounded import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR, bound_outputs
 from zant.frontend.contrib_quantized import expand_contrib_quantized
 from zant.errors import ModelWarning, UnsupportedOp, UnsupportedOpsError, ZantError
@@ -636,7 +636,7 @@ class _GraphImporter:
             raise ZantError(f"tensor '{tensor.name}': its data do not fit its dims {list(tensor.dims)} ({error})") from None
 
     def constant(self, name: str, array: np.ndarray):
-        op = onnx_op_class("Constant").from_onnx(
+        op = ConstantOp.from_onnx(
             [],
             [self.tensor_type(name) if name in self.types else self._array_type(array, name)],
             {"value": make_constant_attr(array, name)},

@@ -28,9 +28,24 @@ from onnx import AttributeProto, helper, numpy_helper
 from onnx.defs import OpSchema
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
-from zant.dialects.onnx import ML_DOMAIN, OnnxOp, get_attr, inputs, outputs
+from zant.dialects.onnx import (
+    ML_DOMAIN,
+    ConstantOp,
+    LookupTableOp,
+    OnnxOp,
+    QLinearAddOp,
+    QLinearAveragePoolOp,
+    QLinearConvOp,
+    QLinearLeakyReluOp,
+    QLinearMatMulOp,
+    QLinearMulOp,
+    QLinearSoftmaxOp,
+    get_attr,
+    inputs,
+    outputs,
+)
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
@@ -307,7 +322,7 @@ def _constant(op: OnnxOp, index: int) -> bool:
     """Whether the op's ONNX input `index` is present and an `onnx.Constant`."""
     values = inputs(op)
     value = values[index] if index < len(values) else None
-    return value is not None and isinstance(value.owner, Operation) and value.owner.name == "onnx.Constant"
+    return value is not None and isinstance(value.owner, ConstantOp)
 
 
 def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: dict[str, int], out: np.dtype) -> np.ndarray:
@@ -376,26 +391,26 @@ def _integer_sum(op: OnnxOp, op_type: str, values: list[np.ndarray | None], opse
 
 ZantImpl = Callable[[OnnxOp, list[np.ndarray], np.dtype], np.ndarray]
 
-ZANT_OPS: dict[str, ZantImpl] = {
-    "onnx.QLinearAdd": _qlinear_add,
-    "onnx.QLinearMul": _qlinear_mul,
-    "onnx.QLinearLeakyRelu": _qlinear_leaky_relu,
-    "onnx.QLinearSoftmax": _qlinear_softmax,
-    "onnx.LookupTable": _lookup_table,
+ZANT_OPS: dict[type[OnnxOp], ZantImpl] = {
+    QLinearAddOp: _qlinear_add,
+    QLinearMulOp: _qlinear_mul,
+    QLinearLeakyReluOp: _qlinear_leaky_relu,
+    QLinearSoftmaxOp: _qlinear_softmax,
+    LookupTableOp: _lookup_table,
 }
 """Ops evaluated by NumPy as `onnx-to-uop` lowers them (one result each)."""
 
 
 def _evaluate(op: OnnxOp, values: list[np.ndarray | None], opsets: dict[str, int]) -> list[np.ndarray]:
     result_types = [_tensor_type(r) for r in op.results]
-    if op.name == "onnx.Constant" and "value" in op.properties:
+    if isinstance(op, ConstantOp) and "value" in op.properties:
         return [attr_to_array(op.properties["value"])]
-    if op.name in ZANT_OPS:
-        return [ZANT_OPS[op.name](op, values, numpy_dtype(result_types[0].get_element_type()))]
-    if FIXED_POINT in op.attributes and op.name in ("onnx.QLinearConv", "onnx.QLinearMatMul"):
-        implementation = _qlinear_conv_fixed_point if op.name == "onnx.QLinearConv" else _qlinear_matmul_fixed_point
+    if type(op) in ZANT_OPS:
+        return [ZANT_OPS[type(op)](op, values, numpy_dtype(result_types[0].get_element_type()))]
+    if FIXED_POINT in op.attributes and isinstance(op, QLinearConvOp | QLinearMatMulOp):
+        implementation = _qlinear_conv_fixed_point if isinstance(op, QLinearConvOp) else _qlinear_matmul_fixed_point
         return [implementation(op, values, opsets, numpy_dtype(result_types[0].get_element_type()))]
-    if op.name == "onnx.QLinearAveragePool":
+    if isinstance(op, QLinearAveragePoolOp):
         raise OnnxUnsupported("the checker has no implementation of 'onnx.QLinearAveragePool'")
     return _reference(op, values, opsets)
 
