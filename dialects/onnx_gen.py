@@ -83,6 +83,7 @@ def _sorted(names: Iterable[str]) -> list[str]:
     """isort's order: constants, classes, then functions."""
     return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n))
 
+
 _DEFS = {
     "operand": {_Option.Single: "operand_def", _Option.Optional: "opt_operand_def", _Option.Variadic: "var_operand_def"},
     "result": {_Option.Single: "result_def", _Option.Optional: "opt_result_def", _Option.Variadic: "var_result_def"},
