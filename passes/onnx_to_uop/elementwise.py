@@ -21,8 +21,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import (
     AbsOp,
+    AcosOp,
+    AcoshOp,
     AddOp,
     AndOp,
+    AsinOp,
+    AsinhOp,
+    AtanOp,
+    AtanhOp,
     BitCastOp,
     BitShiftOp,
     BitwiseAndOp,
@@ -34,6 +40,8 @@ from zant.dialects.onnx import (
     CeilOp,
     CeluOp,
     ClipOp,
+    CosOp,
+    CoshOp,
     DivOp,
     EluOp,
     EqualOp,
@@ -59,6 +67,7 @@ from zant.dialects.onnx import (
     MulOp,
     NegOp,
     NotOp,
+    OnnxOp,
     OrOp,
     PReluOp,
     PowOp,
@@ -69,12 +78,15 @@ from zant.dialects.onnx import (
     ShrinkOp,
     SigmoidOp,
     SignOp,
+    SinOp,
+    SinhOp,
     SoftplusOp,
     SoftsignOp,
     SqrtOp,
     SubOp,
     SumOp,
     SwishOp,
+    TanOp,
     TanhOp,
     ThresholdedReluOp,
     WhereOp,
@@ -96,8 +108,11 @@ from zant.passes.onnx_to_uop.kernel import (
 )
 from zant.passes.onnx_to_uop.parameters import constant_array
 
-TRIGONOMETRY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")
-"""The ONNX ops that are one uop primitive of the same (lowercased) name."""
+TRIGONOMETRY: dict[type[OnnxOp], str] = {
+    SinOp: "sin", CosOp: "cos", TanOp: "tan", AsinOp: "asin", AcosOp: "acos", AtanOp: "atan",
+    SinhOp: "sinh", CoshOp: "cosh", AsinhOp: "asinh", AcoshOp: "acosh", AtanhOp: "atanh",
+}
+"""The ONNX ops that are one uop primitive of the same (lowercased) name → that primitive."""
 
 ScalarFn = Callable[[KernelBuilder, Operation, list[SSAValue | None]], SSAValue]
 
@@ -374,7 +389,7 @@ UNARY: dict[str, ScalarFn] = {
     IsNaNOp.name: _isnan,
     IsInfOp.name: _isinf,
     RoundOp.name: _alu("round"),
-    **{f"onnx.{name.capitalize()}": _alu(name) for name in TRIGONOMETRY},
+    **{op.name: _alu(primitive) for op, primitive in TRIGONOMETRY.items()},
     EluOp.name: _elu,
     SeluOp.name: _selu,
     CeluOp.name: _celu,
@@ -423,7 +438,7 @@ TERNARY: dict[str, ScalarFn] = {
 FLOAT_ONLY = frozenset(
     {
         MeanOp.name, SigmoidOp.name, TanhOp.name, ErfOp.name, ExpOp.name, LogOp.name, RoundOp.name,
-        *(f"onnx.{name.capitalize()}" for name in TRIGONOMETRY),
+        *(op.name for op in TRIGONOMETRY),
         EluOp.name, SeluOp.name, CeluOp.name, GeluOp.name, HardSigmoidOp.name, HardSwishOp.name,
         MishOp.name, SoftplusOp.name, SoftsignOp.name, SwishOp.name, ThresholdedReluOp.name,
     }
