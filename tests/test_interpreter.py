@@ -694,7 +694,7 @@ def test_every_pass_is_checked_from_the_first():
     assert report.unchecked == [] and report.why == {}
     assert report.checked == [p.name for p in passes]
     levels = [level for _stage, level in report.levels]
-    assert levels == ["onnx"] * 5 + ["uop"] * (len(passes) - 4)  # the input module and 4 folds
+    assert levels == ["onnx"] * 6 + ["uop"] * (len(passes) - 5)  # the input module and 5 folds
 
 
 def test_random_graph_localize_hook():

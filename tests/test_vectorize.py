@@ -58,7 +58,8 @@ def model(nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
         [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
         list(initializers),
     )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    # opset 14: Add, Sub and Mul take int8 from there on (the i8 cases)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
 ROWS, COLS, OUT = 3, 21, 13
