@@ -325,3 +325,28 @@ def test_resize_tf_half_pixel_for_nn(target):
             cases.append((constants, {"coordinate_transformation_mode": "tf_half_pixel_for_nn", **variant}, out_shape))
     x = (np.arange(18, dtype=np.float32) ** 1.5).reshape(1, 1, 3, 6)
     check_against_onnxruntime(multi_node_model("Resize", [1, 1, 3, 6], cases, opset=17), {"x": x}, pipeline)
+
+
+@pytest.mark.parametrize("value", [-1.5, 300.7, 2.5])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_integer_extrapolation_value_as_onnxruntime_casts_it(value, dtype):
+    """tf_crop_and_resize on integer data: the float extrapolation value truncated toward zero,
+    then modulo 2^bits, as onnxruntime's C++ cast gives it (it was a compile error for -1.5 in
+    uint8: a random graph of issue 32's run); an empty output compiles too."""
+    import onnx
+
+    ort = pytest.importorskip("onnxruntime")
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    for scales, shape in (([1, 1.5], [1, 4]), ([0.75, 0.75], [4, 1])):
+        roi = numpy_helper.from_array(np.array([0, -1, 1, 2], np.float32), "roi")
+        graph = helper.make_graph(
+            [helper.make_node("Resize", ["x", "roi", "s"], ["y"], coordinate_transformation_mode="tf_crop_and_resize",
+                              extrapolation_value=value)],
+            "g", [helper.make_tensor_value_info("x", elem, shape)], [helper.make_tensor_value_info("y", elem, None)],
+            [roi, numpy_helper.from_array(np.array(scales, np.float32), "s")],
+        )
+        model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]))
+        x = (np.arange(np.prod(shape)).reshape(shape) * 10 + 10).astype(dtype)
+        want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+        (got,) = compile_and_run(model, {"x": x})
+        np.testing.assert_array_equal(got, want)

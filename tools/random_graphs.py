@@ -862,7 +862,7 @@ def make_pool(name: str) -> Callable[[Draft, Value], None]:
             attributes["auto_pad"] = auto_pad
         if name == "AveragePool" and d.chance(0.5):
             attributes["count_include_pad"] = 1
-        ceil = ceil and not (plain and auto_pad != "NOTSET")
+        ceil = ceil and not plain  # onnx.reference's float64 ceil windows are wrong (issue 32's fuzz run)
         if ceil:
             attributes["ceil_mode"] = 1
         pads = attributes.get("pads", [0, 0, 0, 0])

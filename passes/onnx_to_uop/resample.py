@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerType, i1
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerType, Signedness, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects import uop
@@ -329,8 +329,21 @@ def resample_pass(
                 flag = kb.load(t.outside, [ivs[axis]])
                 outside = flag if outside is None else kb.alu("or", outside, flag)
         if outside is not None:
-            value = kb.where(outside, kb.const(extrapolation_value, value_type), value)
+            fill = _extrapolation_constant(extrapolation_value, value_type)
+            value = kb.where(outside, kb.const(fill, value_type), value)
         kb.store(convert_result(kb, value, target.element_type), target, ivs)
+
+
+def _extrapolation_constant(value: float, value_type: Attribute) -> float | int:
+    """`extrapolation_value` (a float attribute) in `value_type`. ONNX leaves an integer type's
+    conversion open; as onnxruntime (the C++ cast of the truncated value): toward zero, then
+    modulo 2^bits (-1.5 as uint8 is 255, 300.7 is 44)."""
+    if not isinstance(value_type, IntegerType) or value_type.width.data == 1:
+        return value
+    bits = value_type.width.data
+    unsigned = value_type.signedness.data == Signedness.UNSIGNED
+    wrapped = int(value) % (1 << bits)
+    return wrapped if unsigned or wrapped < 1 << (bits - 1) else wrapped - (1 << bits)
 
 
 TableMaker = Callable[[int, Attribute], _AxisTables]
