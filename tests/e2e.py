@@ -100,3 +100,32 @@ def check_model(
 ) -> list[np.ndarray]:
     """Assert that the compiled model matches the ONNX reference evaluator on `inputs`."""
     return check_compiled(model, inputs, rtol, atol, pipeline)[1]
+
+
+SENTINEL = -7.0
+"""What every output holds before a `StatusModel` call: a call that returns non-zero leaves it."""
+
+
+class StatusModel:
+    """`m_predict` of a host build called with NumPy arrays, each output filled with `SENTINEL`
+    first: returns (status, outputs), so a test sees what a refused call left."""
+
+    def __init__(self, model: onnx.ModelProto, folder: Path, optimize: str = "ReleaseSafe", out: str = "out"):
+        import ctypes
+
+        path = folder / "model.onnx"
+        onnx.save(model, path)
+        result = compile_model(path, folder / out, CompileOptions(name="m", optimize=optimize))
+        assert result.library_path is not None
+        self.model = model
+        self.outputs = result.outputs
+        self.predict = ctypes.CDLL(str(result.library_path)).m_predict
+        self.predict.restype = ctypes.c_int32
+
+    def __call__(self, *arrays: np.ndarray) -> tuple[int, list[np.ndarray]]:
+        import ctypes
+
+        arrays = tuple(np.ascontiguousarray(a) for a in arrays)
+        outputs = [np.full(s.shape, SENTINEL, dtype=s.dtype) for s in self.outputs]
+        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*arrays, *outputs)]
+        return self.predict(*pointers), outputs

@@ -11,7 +11,6 @@ the node. One case runs as Cortex-M4 firmware under QEMU.
 
 from __future__ import annotations
 
-import ctypes
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +21,11 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from e2e import SENTINEL, StatusModel
 from zant.dialects.uop import STATUS_BAD_INDEX
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 
-SENTINEL = -7.0
 MODES = ("ReleaseFast", "ReleaseSafe")
 
 
@@ -43,23 +42,11 @@ def _info(name: str, elem: int, shape) -> onnx.ValueInfoProto:
 F, I64, I32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
 
 
-class Compiled:
-    """`m_predict` of a host build, called with NumPy arrays; returns (status, outputs)."""
+class Compiled(StatusModel):
+    """`m_predict` of a host build in `optimize`; returns (status, outputs)."""
 
     def __init__(self, model: onnx.ModelProto, folder: Path, optimize: str):
-        path = folder / "model.onnx"
-        onnx.save(model, path)
-        result = compile_model(path, folder / optimize, CompileOptions(name="m", optimize=optimize))
-        assert result.library_path is not None
-        self.outputs = result.outputs
-        self.predict = ctypes.CDLL(str(result.library_path)).m_predict
-        self.predict.restype = ctypes.c_int32
-
-    def __call__(self, *arrays: np.ndarray) -> tuple[int, list[np.ndarray]]:
-        arrays = tuple(np.ascontiguousarray(a) for a in arrays)
-        outputs = [np.full(s.shape, SENTINEL, dtype=s.dtype) for s in self.outputs]
-        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*arrays, *outputs)]
-        return self.predict(*pointers), outputs
+        super().__init__(model, folder, optimize, out=optimize)
 
 
 @dataclass

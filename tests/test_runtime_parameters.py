@@ -9,7 +9,6 @@ and leaves the output buffer as it was.
 
 from __future__ import annotations
 
-import ctypes
 import re
 from pathlib import Path
 
@@ -19,11 +18,11 @@ import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
+from e2e import SENTINEL, StatusModel
 from zant.dialects.uop import STATUS_BAD_PARAMETER
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 
-SENTINEL = -7.0
 
 
 def _model(nodes, inputs, outputs, opset: int = 21) -> onnx.ModelProto:
@@ -35,24 +34,11 @@ def _tensor(name: str, elem: int, shape) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, elem, shape)
 
 
-class Compiled:
-    """`m_predict` of a host build, called with numpy arrays; returns (status, outputs)."""
+class Compiled(StatusModel):
+    """`m_predict` of a ReleaseSafe host build; returns (status, outputs)."""
 
     def __init__(self, model: onnx.ModelProto, folder: Path):
-        path = folder / "model.onnx"
-        onnx.save(model, path)
-        result = compile_model(path, folder / "out", CompileOptions(name="m", optimize="ReleaseSafe"))
-        assert result.library_path is not None
-        self.model = model
-        self.outputs = result.outputs
-        self.predict = ctypes.CDLL(str(result.library_path)).m_predict
-        self.predict.restype = ctypes.c_int32
-
-    def __call__(self, *arrays: np.ndarray) -> tuple[int, list[np.ndarray]]:
-        arrays = tuple(np.ascontiguousarray(a) for a in arrays)
-        outputs = [np.full(s.shape, SENTINEL, dtype=s.dtype) for s in self.outputs]
-        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*arrays, *outputs)]
-        return self.predict(*pointers), outputs
+        super().__init__(model, folder)
 
     def check(self, *arrays: np.ndarray, onnxruntime: tuple[np.ndarray, ...] | None = None) -> None:
         """A consistent value: status 0 and the reference's outputs (onnxruntime's on the
