@@ -498,21 +498,30 @@ class QLinearLeakyReluBase(OnnxOp):
                 raise VerifyException(f"{self.name}: {names} must be one-element tensors of f32 and of {element}")
 
 
+def _qlinear_unary_schema(name: str, doc: str, attributes: list[OpSchema.Attribute]) -> OpSchema:
+    """A com.microsoft QLinear op of one 8-bit input: X and its per-tensor scale and zero point,
+    Y's scale and zero point (all required here), Y of X's type."""
+    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
+    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
+    return OpSchema(
+        name,
+        CONTRIB_DOMAIN,
+        1,
+        doc=doc,
+        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=attributes,
+    )
+
+
 def _qlinear_leaky_relu_schema() -> OpSchema:
     """com.microsoft's QLinearLeakyRelu: Y = quantize(leaky_relu(dequantize(X), alpha)), per-tensor
     scales and zero points (required here). With alpha = 1 it requantizes X from X's parameters
     to Y's, which `fold-qdq` makes of Q(DQ(x)) with different parameters."""
-    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
-    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
-    return OpSchema(
-        "QLinearLeakyRelu",
-        CONTRIB_DOMAIN,
-        1,
-        doc=_qlinear_leaky_relu_schema.__doc__ or "",
-        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
-        outputs=[OpSchema.FormalParameter("Y", "T")],
-        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
-        attributes=[OpSchema.Attribute("alpha", helper.make_attribute("alpha", 0.01), "Slope for X < 0.")],
+    return _qlinear_unary_schema(
+        "QLinearLeakyRelu", _qlinear_leaky_relu_schema.__doc__ or "",
+        [OpSchema.Attribute("alpha", helper.make_attribute("alpha", 0.01), "Slope for X < 0.")],
     )
 
 
@@ -524,17 +533,9 @@ def _qlinear_softmax_schema() -> OpSchema:
     """com.microsoft's QLinearSoftmax: Y = quantize(softmax(dequantize(X), axis)), per-tensor
     scales and zero points (required here); `opset` names the Softmax semantics (13: along
     `axis` only, the only ones `fold-qdq` makes)."""
-    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
-    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
-    return OpSchema(
-        "QLinearSoftmax",
-        CONTRIB_DOMAIN,
-        1,
-        doc=_qlinear_softmax_schema.__doc__ or "",
-        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
-        outputs=[OpSchema.FormalParameter("Y", "T")],
-        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
-        attributes=[
+    return _qlinear_unary_schema(
+        "QLinearSoftmax", _qlinear_softmax_schema.__doc__ or "",
+        [
             OpSchema.Attribute("axis", helper.make_attribute("axis", -1), "The axis of the softmax."),
             OpSchema.Attribute("opset", helper.make_attribute("opset", 13), "The Softmax opset whose semantics apply."),
         ],
