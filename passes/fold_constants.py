@@ -8,7 +8,11 @@ folded op becomes an `onnx.Constant`; constants left without uses are erased. On
 program order folds whole chains, since a folded result is a constant for the ops after it.
 
 An op is left alone when its result would hold more than `max_elements` elements (a folded
-tensor goes to flash), when it is random or has no inputs, or when the reference cannot run it.
+tensor goes to flash) — unless that result only ever becomes a weight (`WEIGHT_OPERANDS`: a
+Conv's W, a Gemm's B, an RNN's W and R …, directly or through ops that fold too): a weight
+computed from constants (ConstantOfShape, Tile, Expand, arithmetic of initializers, as ONNX's
+"light" models write them) is a constant whatever its size, not a scratch buffer rebuilt on
+every call — when it is random or has no inputs, or when the reference cannot run it.
 """
 
 from __future__ import annotations
@@ -56,6 +60,46 @@ NEVER_FOLDED: frozenset[type[OnnxOp]] = frozenset(
     {ConstantOp, IfOp, LoopOp, ScanOp} | {onnx_op_class(op_type) for op_type in NOT_A_FUNCTION_OF_INPUTS}
 )
 """Ops whose value is not a function of their inputs (or that hold subgraphs)."""
+
+
+WEIGHT_OPERANDS: dict[str, frozenset[int]] = {
+    "onnx.Conv": frozenset({1, 2}),
+    "onnx.ConvTranspose": frozenset({1, 2}),
+    "onnx.ConvInteger": frozenset({1, 3}),
+    "onnx.QLinearConv": frozenset({3, 4, 5, 8}),
+    "onnx.Gemm": frozenset({1, 2}),
+    "onnx.MatMul": frozenset({1}),
+    "onnx.MatMulInteger": frozenset({1, 3}),
+    "onnx.QLinearMatMul": frozenset({3, 4, 5}),
+    "onnx.LSTM": frozenset({1, 2, 3, 7}),
+    "onnx.GRU": frozenset({1, 2, 3}),
+    "onnx.RNN": frozenset({1, 2, 3}),
+    "onnx.BatchNormalization": frozenset({1, 2, 3, 4}),
+    "onnx.LayerNormalization": frozenset({1, 2}),
+    "onnx.InstanceNormalization": frozenset({1, 2}),
+    "onnx.PRelu": frozenset({1}),
+}
+"""Op → the operands that are weights (read-only parameters of the op, not the data)."""
+
+
+def _only_weights(value, depth: int = 8) -> bool:
+    """Whether every use of `value` is a weight operand (`WEIGHT_OPERANDS`), or an operand of an
+    op whose other inputs are constants and whose results are only weights in turn (it will fold
+    next: the walk is in program order)."""
+    if depth == 0 or not value.uses:
+        return False
+    for use in value.uses:
+        consumer = use.operation
+        if use.index in WEIGHT_OPERANDS.get(consumer.name, ()):
+            continue
+        if not isinstance(consumer, OnnxOp) or type(consumer) in NEVER_FOLDED:
+            return False
+        others = [v for v in inputs(consumer) if v is not None and v is not value]
+        if not all(_is_constant(v) for v in others):
+            return False
+        if not all(_only_weights(r, depth - 1) for r in consumer.results):
+            return False
+    return True
 
 
 def _is_constant(value) -> bool:
@@ -157,7 +201,8 @@ class FoldConstantsPass(ModulePass):
     name = "fold-constants"
 
     max_elements: int = MAX_FOLDED_ELEMENTS
-    """Ops whose result would have more elements than this are not folded."""
+    """Ops whose result would have more elements than this are not folded, unless it is only
+    ever a weight."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         opset_attr = op.attributes.get("onnx.opset")
@@ -184,7 +229,7 @@ class FoldConstantsPass(ModulePass):
         for result in op.results:
             if not isinstance(result.type, TensorType):
                 return False
-            if math.prod(result.type.get_shape()) > self.max_elements:
+            if math.prod(result.type.get_shape()) > self.max_elements and not _only_weights(result):
                 return False
         present = [v for v in inputs(op) if v is not None]
         if isinstance(op, ShapeOp | SizeOp):

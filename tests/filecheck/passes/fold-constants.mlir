@@ -58,3 +58,29 @@ func.func @main(%x: tensor<3xi64>, %w: tensor<2x3x4x5xf32>) -> (tensor<3xi64>, t
   %y = onnx.Add(%x, %r) : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
   func.return %y, %a, %b, %s : tensor<3xi64>, tensor<2xi64>, tensor<1xi64>, tensor<2xi64>
 }
+
+// -----
+
+// A weight built from constants folds whatever its size: with max-elements=8 the 16-element
+// ConstantOfShape and the Mul that scales it still fold, since their only use is a MatMul's B;
+// the same value added to the data stays computed.
+// SMALL-LABEL: func.func @weight_of_any_size
+// SMALL-NOT:     onnx.ConstantOfShape
+// SMALL:         %w = onnx.Constant()
+// SMALL:         onnx.MatMul(%x, %w)
+// SMALL-LABEL: func.func @data_of_that_size
+// SMALL:         onnx.ConstantOfShape
+func.func @weight_of_any_size(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %shape = onnx.Constant() {value = dense<[4, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %ones = onnx.ConstantOfShape(%shape) {value = dense<1.0> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<4x4xf32>
+  %k = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %w = onnx.Mul(%ones, %k) : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+  %y = onnx.MatMul(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+func.func @data_of_that_size(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %shape = onnx.Constant() {value = dense<[4, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %ones = onnx.ConstantOfShape(%shape) {value = dense<1.0> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<4x4xf32>
+  %y = onnx.Add(%x, %ones) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  func.return %y : tensor<4x4xf32>
+}
