@@ -41,7 +41,22 @@ from xdsl.rewriter import Rewriter
 
 from zant.dialects.onnx import (
     NOT_A_FUNCTION_OF_INPUTS,
+    BatchNormalizationOp,
     ConstantOp,
+    ConvIntegerOp,
+    ConvOp,
+    ConvTransposeOp,
+    GemmOp,
+    GRUOp,
+    InstanceNormalizationOp,
+    LayerNormalizationOp,
+    LSTMOp,
+    MatMulIntegerOp,
+    MatMulOp,
+    PReluOp,
+    QLinearConvOp,
+    QLinearMatMulOp,
+    RNNOp,
     IfOp,
     LoopOp,
     OnnxOp,
@@ -62,22 +77,22 @@ NEVER_FOLDED: frozenset[type[OnnxOp]] = frozenset(
 """Ops whose value is not a function of their inputs (or that hold subgraphs)."""
 
 
-WEIGHT_OPERANDS: dict[str, frozenset[int]] = {
-    "onnx.Conv": frozenset({1, 2}),
-    "onnx.ConvTranspose": frozenset({1, 2}),
-    "onnx.ConvInteger": frozenset({1, 3}),
-    "onnx.QLinearConv": frozenset({3, 4, 5, 8}),
-    "onnx.Gemm": frozenset({1, 2}),
-    "onnx.MatMul": frozenset({1}),
-    "onnx.MatMulInteger": frozenset({1, 3}),
-    "onnx.QLinearMatMul": frozenset({3, 4, 5}),
-    "onnx.LSTM": frozenset({1, 2, 3, 7}),
-    "onnx.GRU": frozenset({1, 2, 3}),
-    "onnx.RNN": frozenset({1, 2, 3}),
-    "onnx.BatchNormalization": frozenset({1, 2, 3, 4}),
-    "onnx.LayerNormalization": frozenset({1, 2}),
-    "onnx.InstanceNormalization": frozenset({1, 2}),
-    "onnx.PRelu": frozenset({1}),
+WEIGHT_OPERANDS: dict[type[OnnxOp], frozenset[int]] = {
+    ConvOp: frozenset({1, 2}),
+    ConvTransposeOp: frozenset({1, 2}),
+    ConvIntegerOp: frozenset({1, 3}),
+    QLinearConvOp: frozenset({3, 4, 5, 8}),
+    GemmOp: frozenset({1, 2}),
+    MatMulOp: frozenset({1}),
+    MatMulIntegerOp: frozenset({1, 3}),
+    QLinearMatMulOp: frozenset({3, 4, 5}),
+    LSTMOp: frozenset({1, 2, 3, 7}),
+    GRUOp: frozenset({1, 2, 3}),
+    RNNOp: frozenset({1, 2, 3}),
+    BatchNormalizationOp: frozenset({1, 2, 3, 4}),
+    LayerNormalizationOp: frozenset({1, 2}),
+    InstanceNormalizationOp: frozenset({1, 2}),
+    PReluOp: frozenset({1}),
 }
 """Op → the operands that are weights (read-only parameters of the op, not the data)."""
 
@@ -90,7 +105,7 @@ def _only_weights(value, depth: int = 8) -> bool:
         return False
     for use in value.uses:
         consumer = use.operation
-        if use.index in WEIGHT_OPERANDS.get(consumer.name, ()):
+        if use.index in WEIGHT_OPERANDS.get(type(consumer), ()):
             continue
         if not isinstance(consumer, OnnxOp) or type(consumer) in NEVER_FOLDED:
             return False

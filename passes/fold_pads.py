@@ -29,14 +29,24 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from zant.dialects.onnx import OnnxOp, get_attr, inputs
+from zant.dialects.onnx import (
+    AveragePoolOp,
+    ConstantOp,
+    ConvIntegerOp,
+    ConvOp,
+    OnnxOp,
+    PadOp,
+    QLinearConvOp,
+    get_attr,
+    inputs,
+)
 from zant.ir.locations import fuse_locations
 from zant.ir.resources import constant_array
 
 
 def _constant(value: SSAValue | None) -> np.ndarray | None:
     owner = value.owner if value is not None else None
-    if isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties:
+    if isinstance(owner, ConstantOp) and "value" in owner.properties:
         return constant_array(owner)
     return None
 
@@ -89,11 +99,11 @@ def _zero_point(op: OnnxOp, index: int) -> np.ndarray:
 
 def _pads_with(op: OnnxOp) -> np.ndarray | None:
     """The value `op` pads its input with (a scalar array), or None when a Pad cannot join it."""
-    if op.name == "onnx.Conv":
+    if isinstance(op, ConvOp):
         return np.zeros(1)
-    if op.name in ("onnx.QLinearConv", "onnx.ConvInteger"):  # x_zero_point: input 2 of both
+    if isinstance(op, QLinearConvOp | ConvIntegerOp):  # x_zero_point: input 2 of both
         return _zero_point(op, 2)
-    if op.name == "onnx.AveragePool" and get_attr(op, "count_include_pad") == 1:
+    if isinstance(op, AveragePoolOp) and get_attr(op, "count_include_pad") == 1:
         return np.zeros(1)
     return None
 
@@ -102,7 +112,7 @@ class FoldPadIntoWindow(RewritePattern):
     """`Pad(x) → op` becomes `op(x)` with the Pad's spatial amounts added to the op's `pads`."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, OnnxOp) or op.name != "onnx.Pad":
+        if not isinstance(op, PadOp):
             return
         result = op.results[0]
         if not result.has_one_use():

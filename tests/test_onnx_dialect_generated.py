@@ -66,7 +66,6 @@ NAMED_BY_STRING = frozenset(
     {
         # Being edited by other engineers when the classes became importable (issue 31): to
         # convert, then remove from this list, which only shrinks.
-        "passes/fold_pads.py",
         "passes/fold_qdq.py",
         "passes/onnx_to_uop/conv.py",
         "passes/onnx_to_uop/movement.py",
