@@ -248,7 +248,7 @@ def _feeds(model, case: Case, value: int | None, rng: np.random.Generator) -> di
         dtype = helper.tensor_dtype_to_np_dtype(tensor.type.tensor_type.elem_type)
         if tensor.name == case.hostile:
             if value is None:  # non-negative: valid for every op and every reference
-                feeds[tensor.name] = _distinct_valid(case, shape, 0, rng).astype(dtype)
+                feeds[tensor.name] = _distinct_valid(case, shape, rng).astype(dtype)
             else:
                 feeds[tensor.name] = np.full(shape, value, dtype)
         else:
@@ -256,15 +256,15 @@ def _feeds(model, case: Case, value: int | None, rng: np.random.Generator) -> di
     return feeds
 
 
-def _distinct_valid(case: Case, shape: list[int], low: int, rng: np.random.Generator) -> np.ndarray:
+def _distinct_valid(case: Case, shape: list[int], rng: np.random.Generator) -> np.ndarray:
     """Valid indices; the scatters' and MaxUnpool's written positions distinct (ONNX leaves
     duplicates' order open)."""
     count = int(np.prod(shape))
     if case.name == "MaxUnpool":  # each index inside its own 2x2 window of the 4x4 output
         return (np.array([0, 2, 8, 10]) + rng.integers(0, 2, 4) + 4 * rng.integers(0, 2, 4)).reshape(shape)
     if case.name == "ScatterND":
-        return (rng.permutation(case.extent)[:count] + low).reshape(shape)
-    return rng.integers(low, case.extent, size=shape)
+        return rng.permutation(case.extent)[:count].reshape(shape)
+    return rng.integers(0, case.extent, size=shape)
 
 
 @dataclass
@@ -282,20 +282,35 @@ def _reference(model, feeds):
     return session.run(None, feeds)
 
 
-def check_host(case: Case, mode: str, folder: Path, random: int, rng: np.random.Generator) -> list[Failure]:
-    """Build `case` for the host in `mode`; call it with valid and hostile values, guarded."""
+def _saved(case: Case, folder: Path):
+    """`case`'s model and the path it is saved at."""
     import onnx
-
-    from zant.driver import CompileOptions, compile_model
 
     model = case.build()
     path = folder / f"{case.name.replace(' ', '_')}.onnx"
     onnx.save(model, path)
+    return model, path
+
+
+def check_host(case: Case, mode: str, folder: Path, random: int, rng: np.random.Generator) -> tuple[int, list[Failure]]:
+    """Build `case` for the host in `mode`; call it with valid and hostile values, guarded: the
+    calls made and the failures."""
+    from zant.driver import CompileOptions, compile_model
+
+    model, path = _saved(case, folder)
     result = compile_model(path, folder / f"host-{mode}-{path.stem}", CompileOptions(name="model", optimize=mode))
     assert result.library_path is not None
-    failures = []
+    failures: list[Failure] = []
+    calls = 0
     sizes = [int(np.prod(s.shape)) * np.dtype(s.dtype).itemsize for s in result.outputs]
-    dtypes = [(np.dtype(s.dtype), s.shape) for s in result.outputs]
+
+    def call(feeds: dict[str, np.ndarray], placement: str) -> Outcome:
+        nonlocal calls
+        calls += 1
+        return call_guarded(result.library_path, "model", [feeds[s.name] for s in result.inputs], sizes, placement)
+
+    def arrays(outcome: Outcome) -> list[np.ndarray]:
+        return [np.frombuffer(b, s.dtype).reshape(s.shape) for b, s in zip(outcome.outputs, result.outputs)]
 
     def fail(what: str) -> None:
         failures.append(Failure(case.name, "host", mode, what))
@@ -303,46 +318,38 @@ def check_host(case: Case, mode: str, folder: Path, random: int, rng: np.random.
     valid = _feeds(model, case, None, rng)
     expected = _reference(model, valid)
     for placement in ("end", "start"):
-        outcome = call_guarded(result.library_path, "model", [valid[s.name] for s in result.inputs], sizes, placement)
+        outcome = call(valid, placement)
         if outcome.crash or outcome.status != 0:
             fail(f"valid indices {valid[case.hostile].tolist()}: {outcome.crash or f'status {outcome.status}'} ({placement})")
-            continue
-        got = [np.frombuffer(b, dtype).reshape(shape) for b, (dtype, shape) in zip(outcome.outputs, dtypes)]
-        if any(not np.allclose(g, e, atol=1e-6) for g, e in zip(got, expected)):
+        elif any(not np.allclose(g, e, atol=1e-6) for g, e in zip(arrays(outcome), expected)):
             fail(f"valid indices {valid[case.hostile].tolist()}: outputs differ from onnxruntime ({placement})")
     for value in hostile_values(case, random, rng):
         feeds = _feeds(model, case, value, rng)
+        expected = None if case.status else _reference(model, feeds)
         for placement in ("end", "start"):
-            outcome = call_guarded(result.library_path, "model", [feeds[s.name] for s in result.inputs], sizes, placement)
+            outcome = call(feeds, placement)
             if outcome.crash:
                 fail(f"index {value}: {outcome.crash} ({placement})")
             elif outcome.status != case.status:
                 fail(f"index {value}: status {outcome.status}, expected {case.status} ({placement})")
             elif case.status and any(b != bytes([SENTINEL]) * len(b) for b in outcome.outputs):
                 fail(f"index {value}: status {case.status} but an output was written ({placement})")
-            elif not case.status:
-                expected = _reference(model, feeds)
-                got = [np.frombuffer(b, dtype).reshape(shape) for b, (dtype, shape) in zip(outcome.outputs, dtypes)]
-                if any(not np.allclose(g, e) for g, e in zip(got, expected)):
-                    fail(f"index {value}: outputs differ from onnxruntime ({placement})")
-    return failures
+            elif expected is not None and any(not np.allclose(g, e) for g, e in zip(arrays(outcome), expected)):
+                fail(f"index {value}: outputs differ from onnxruntime ({placement})")
+    return calls, failures
 
 
 def check_firmware(case: Case, mode: str, folder: Path, target: str, values: Sequence[int],
-                   rng: np.random.Generator) -> list[Failure]:
+                   rng: np.random.Generator) -> tuple[int, list[Failure]]:
     """Build `case` as `target` firmware in `mode`, once per hostile value embedded, and run it
     under QEMU; on a core with an MPU the image is guarded (`write_image(..., guard=True)`: each
     input and output, the scratch and constant arenas between no-access regions), so an access
-    past them faults."""
-    import onnx
-
+    past them faults. The images run and the failures."""
     from zant.backend.boards import board_for
     from zant.backend.firmware import GUARD_TARGETS, ImageModel, build_firmware, run_models, write_image
     from zant.driver import CompileOptions, compile_model
 
-    model = case.build()
-    path = folder / f"{case.name.replace(' ', '_')}.onnx"
-    onnx.save(model, path)
+    model, path = _saved(case, folder)
     board = board_for(target)
     guard = target in GUARD_TARGETS
     out = folder / f"{target}-{mode}-{path.stem}"
@@ -360,7 +367,7 @@ def check_firmware(case: Case, mode: str, folder: Path, target: str, values: Seq
         expected = f"returned {case.status}" if case.status else None
         if error != expected:
             failures.append(Failure(case.name, target, mode, f"index {value}: {error or 'status 0'}, expected {expected or 'status 0'}"))
-    return failures
+    return len(values), failures
 
 
 def _unguarded(elf: Path) -> list[str]:
@@ -369,9 +376,10 @@ def _unguarded(elf: Path) -> list[str]:
     from zant.backend.elf import object_symbols, symbol_addresses
 
     addresses = symbol_addresses(elf)
+    objects = object_symbols(elf)
     problems = []
     for arena in ("constants", "scratch"):
-        found = [o for o in object_symbols(elf) if o.name.endswith(f"model_{arena}")]
+        found = [o for o in objects if o.name.endswith(f"model_{arena}")]
         if not found:
             continue  # a model without that arena
         before, after = (addresses[f"__zant_guard_{arena}_{side}"] for side in ("before", "after"))
@@ -398,12 +406,12 @@ def run(ops: Sequence[str], modes: Sequence[str], targets: Sequence[str], random
                     if progress:
                         progress(f"{op}: {target} {mode}")
                     if target == "host":
-                        failures += check_host(case, mode, folder, random, rng)
-                        calls += 2 * (1 + len(hostile_values(case, 0, rng)) + random)
+                        made, found = check_host(case, mode, folder, random, rng)
                     else:
                         values = hostile_values(case, 0, rng)[:3]
-                        failures += check_firmware(case, mode, folder, target, values, rng)
-                        calls += len(values)
+                        made, found = check_firmware(case, mode, folder, target, values, rng)
+                    calls += made
+                    failures += found
     return calls, failures
 
 
