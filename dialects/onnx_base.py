@@ -464,24 +464,35 @@ class QLinearAddBase(OnnxOp):
                 )
 
 
-def _qlinear_binary_schema(name: str, doc: str) -> OpSchema:
-    """A com.microsoft QLinear binary op (QLinearAdd, QLinearMul): per-tensor scales and zero
-    points, A and B broadcast. Its zero points are optional there; here they are required, as
-    `fold-qdq` always gives them and the lowering reads every input."""
-    types = {"A": "T", "B": "T", "A_zero_point": "T", "B_zero_point": "T", "C_zero_point": "T"}
+def _qlinear_schema(
+    name: str, doc: str, names: tuple[str, ...], output: str, attributes: list[OpSchema.Attribute] = ()
+) -> OpSchema:
+    """A com.microsoft QLinear op: its tensors and zero points (inputs without `_scale` in their
+    name, and `output`) of one 8-bit type T, its scales f32; every input required here, as
+    `fold-qdq` always gives them and the lowering reads each."""
     return OpSchema(
         name,
         CONTRIB_DOMAIN,
         1,
         doc=doc,
-        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in _QLINEAR_ADD_INPUTS],
-        outputs=[OpSchema.FormalParameter("C", "T")],
+        inputs=[OpSchema.FormalParameter(n, "tensor(float)" if n.endswith("_scale") else "T") for n in names],
+        outputs=[OpSchema.FormalParameter(output, "T")],
         type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
+        attributes=list(attributes),
     )
+
+
+def _qlinear_binary_schema(name: str, doc: str) -> OpSchema:
+    """A com.microsoft QLinear binary op (QLinearAdd, QLinearMul): per-tensor scales and zero
+    points, A and B broadcast. Its zero points are optional there; here they are required."""
+    return _qlinear_schema(name, doc, _QLINEAR_ADD_INPUTS, "C")
 
 
 class QLinearMulBase(QLinearAddBase):
     """QLinearMul has QLinearAdd's inputs and type constraints."""
+
+
+_QLINEAR_UNARY_INPUTS = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
 
 
 class QLinearLeakyReluBase(OnnxOp):
@@ -498,29 +509,12 @@ class QLinearLeakyReluBase(OnnxOp):
                 raise VerifyException(f"{self.name}: {names} must be one-element tensors of f32 and of {element}")
 
 
-def _qlinear_unary_schema(name: str, doc: str, attributes: list[OpSchema.Attribute]) -> OpSchema:
-    """A com.microsoft QLinear op of one 8-bit input: X and its per-tensor scale and zero point,
-    Y's scale and zero point (all required here), Y of X's type."""
-    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
-    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
-    return OpSchema(
-        name,
-        CONTRIB_DOMAIN,
-        1,
-        doc=doc,
-        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
-        outputs=[OpSchema.FormalParameter("Y", "T")],
-        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
-        attributes=attributes,
-    )
-
-
 def _qlinear_leaky_relu_schema() -> OpSchema:
     """com.microsoft's QLinearLeakyRelu: Y = quantize(leaky_relu(dequantize(X), alpha)), per-tensor
     scales and zero points (required here). With alpha = 1 it requantizes X from X's parameters
     to Y's, which `fold-qdq` makes of Q(DQ(x)) with different parameters."""
-    return _qlinear_unary_schema(
-        "QLinearLeakyRelu", _qlinear_leaky_relu_schema.__doc__ or "",
+    return _qlinear_schema(
+        "QLinearLeakyRelu", _qlinear_leaky_relu_schema.__doc__ or "", _QLINEAR_UNARY_INPUTS, "Y",
         [OpSchema.Attribute("alpha", helper.make_attribute("alpha", 0.01), "Slope for X < 0.")],
     )
 
@@ -533,8 +527,8 @@ def _qlinear_softmax_schema() -> OpSchema:
     """com.microsoft's QLinearSoftmax: Y = quantize(softmax(dequantize(X), axis)), per-tensor
     scales and zero points (required here); `opset` names the Softmax semantics (13: along
     `axis` only, the only ones `fold-qdq` makes)."""
-    return _qlinear_unary_schema(
-        "QLinearSoftmax", _qlinear_softmax_schema.__doc__ or "",
+    return _qlinear_schema(
+        "QLinearSoftmax", _qlinear_softmax_schema.__doc__ or "", _QLINEAR_UNARY_INPUTS, "Y",
         [
             OpSchema.Attribute("axis", helper.make_attribute("axis", -1), "The axis of the softmax."),
             OpSchema.Attribute("opset", helper.make_attribute("opset", 13), "The Softmax opset whose semantics apply."),
