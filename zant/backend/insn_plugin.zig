@@ -409,25 +409,32 @@ fn hexDigit(c: u8) ?u64 {
     };
 }
 
+/// Reads one hexadecimal range `S-E` at `text[i.*]` and the `:` after it (or the end); null
+/// unless well formed with S < E.
+fn parseRange(text: [*:0]const u8, i: *usize) ?[2]u64 {
+    var bounds: [2]u64 = .{ 0, 0 };
+    for (&bounds, 0..) |*bound, which| {
+        const digits_start = i.*;
+        while (hexDigit(text[i.*])) |digit| : (i.* += 1) bound.* = bound.* * 16 + digit;
+        if (i.* == digits_start) return null;
+        const separator: u8 = if (which == 0) '-' else ':';
+        if (text[i.*] == separator) {
+            i.* += 1;
+        } else if (which == 0 or text[i.*] != 0) {
+            return null;
+        }
+    }
+    return if (bounds[0] < bounds[1]) bounds else null;
+}
+
 /// Reads `S-E:S-E:…`; false (and no ranges) unless it is well formed, sorted and disjoint.
 fn parseRanges(text: [*:0]const u8) bool {
     var i: usize = 0;
     var count: usize = 0;
     while (text[i] != 0) {
         if (count == MAX_RANGES) return false;
-        var bounds: [2]u64 = .{ 0, 0 };
-        for (&bounds, 0..) |*bound, which| {
-            const digits_start = i;
-            while (hexDigit(text[i])) |digit| : (i += 1) bound.* = bound.* * 16 + digit;
-            if (i == digits_start) return false;
-            const separator: u8 = if (which == 0) '-' else ':';
-            if (text[i] == separator) {
-                i += 1;
-            } else if (which == 0 or text[i] != 0) {
-                return false;
-            }
-        }
-        if (bounds[0] >= bounds[1] or (count > 0 and bounds[0] < ends[count - 1])) return false;
+        const bounds = parseRange(text, &i) orelse return false;
+        if (count > 0 and bounds[0] < ends[count - 1]) return false;
         starts[count] = bounds[0];
         ends[count] = bounds[1];
         count += 1;
@@ -479,13 +486,11 @@ fn parseTiming(argument: [*:0]const u8) bool {
         const on = parseDecimal(text, 1) orelse return false;
         record_blocks = on == 1;
     } else if (valueOf(argument, "flash")) |text| {
-        const saved = range_count;
-        defer range_count = saved;
-        // one S-E range, read with the ranges' parser into slot 0 (ranges come first, so the
-        // profile's ranges are parsed again after it: see qemu_plugin_install)
-        if (!parseRanges(text) or range_count != 1) return false;
-        flash_start = starts[0];
-        flash_end = ends[0];
+        var i: usize = 0;
+        const bounds = parseRange(text, &i) orelse return false;
+        if (text[i] != 0) return false; // one range
+        flash_start = bounds[0];
+        flash_end = bounds[1];
     } else if (valueOf(argument, "wait")) |text| {
         wait_states = parseDecimal(text, 64) orelse return false;
     } else if (valueOf(argument, "prefetch")) |text| {
@@ -502,7 +507,6 @@ fn parseTiming(argument: [*:0]const u8) bool {
 
 export fn qemu_plugin_install(id: u64, _: *const anyopaque, argc: c_int, argv: [*]const [*:0]const u8) c_int {
     const arguments = argv[0..@intCast(argc)];
-    // the flash model first: it borrows the ranges' parser and table
     for (arguments) |argument| {
         if (valueOf(argument, "ranges") != null or valueOf(argument, "kernels") != null or valueOf(argument, "callers") != null) continue;
         if (!parseTiming(argument)) {
