@@ -19,7 +19,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from zant.backend.boards import BOARDS, Region, board_for, find_board, load_board_file
-from zant.backend.firmware import qemu_missing
+from zant.backend.firmware import Cost, qemu_missing
 from zant.errors import ZantError
 
 ZANT = [sys.executable, "-m", "zant.tools.cli"]
@@ -220,7 +220,7 @@ clock_hz = 80_000_000
 flash = { origin = 0, size = "1 MB", wait_states = 4, icache_lines = 32, dcache_lines = 8, prefetch = true }
 ram = { origin = 0x2000_0000, size = "320 KB" }
 """))
-    assert board.clock_hz == 80_000_000 and board.milliseconds(80_000) == 1.0
+    assert board.clock_hz == 80_000_000 and Cost(0, 80_000, board.clock_hz).milliseconds == 1.0
     assert (board.flash_timing.wait_states, board.flash_timing.icache_lines, board.flash_timing.prefetch) == (4, 32, True)
     for text, message in [
         ("clock_hz = 0", "clock_hz: 0 is not a clock in Hz"),

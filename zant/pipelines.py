@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zant.backend.cpus import CpuDescription, host_cpu
-from zant.backend.targets import target_record
+from zant.backend.targets import RECORDS
 
 GRAPH_STAGES: tuple[str, ...] = (
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
@@ -155,7 +155,7 @@ def target_parameters(target: str, cpu: CpuDescription | None = None) -> TargetP
     the host's from `cpu` (default: this machine's, `host_cpu()`)."""
     if target == "host":
         return host_parameters(cpu or host_cpu())
-    record = target_record(target)
+    record = RECORDS[target]
     return TargetParameters(
         conv_channel_block=record.conv_channel_block, dsp=record.dsp, mve=record.mve,
         float_registers=record.float_registers,

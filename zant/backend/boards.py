@@ -126,10 +126,6 @@ class Board:
     clock_hz: int | None = None  # the core's clock: cycles to milliseconds; None: not stated
     flash_timing: FlashTiming = FlashTiming()  # zero wait states unless the part has them
 
-    def milliseconds(self, cycles: int) -> float | None:
-        """`cycles` at the board's clock, or None without one."""
-        return None if self.clock_hz is None else cycles * 1000 / self.clock_hz
-
     @property
     def memories(self) -> tuple[Memory, ...]:
         """Every memory of the board: flash (code runs there), RAM, the weights region, then the

@@ -81,8 +81,3 @@ RECORDS: dict[str, Target] = {
 
 TARGETS: dict[str, tuple[str, ...]] = {name: t.zig_flags for name, t in RECORDS.items()}
 """Target name → its Zig flags (`Target.zig_flags`)."""
-
-
-def target_record(name: str) -> Target:
-    """The record of target `name` (a key of `RECORDS`)."""
-    return RECORDS[name]
