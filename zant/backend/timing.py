@@ -105,12 +105,15 @@ _CLASSES: dict[str, tuple[str, ...]] = {
                "vcvta", "vcvtn", "vcvtp", "vcvtm", "vrinta", "vrintn", "vrintp", "vrintm", "vrintz",
                "vrintr", "vrintx", "vsel", "vmaxnm", "vminnm", "vcvtb", "vcvtt"),
     "fp_move": ("vmov", "vmrs"),
+    "fp_move_pair": (),  # VMOV of two core registers to or from two S registers (decode)
     "fp_msr": ("vmsr",),
     "fp_mac": ("vmla", "vmls", "vnmla", "vnmls"),
     "fp_fma": ("vfma", "vfms", "vfnma", "vfnms"),
     "fp_div": ("vdiv", "vsqrt"),
     "fp_load": ("vldr",),
     "fp_store": ("vstr",),
+    "fp_load_double": (),  # VLDR/VSTR of a D register (decode)
+    "fp_store_double": (),
     "fp_load_multiple": ("vldm", "vldmia", "vldmdb", "vpop"),
     "fp_store_multiple": ("vstm", "vstmia", "vstmdb", "vpush"),
 }
@@ -177,9 +180,13 @@ def decode(address: int, size: int, text: str) -> Insn:
         cls = "mve"
     else:
         cls = _CLASS_OF.get(base, "alu")
+    regs = _registers(operands)
+    if cls == "fp_move" and base == "vmov" and len(regs) == 4:
+        cls = "fp_move_pair"
+    elif cls in ("fp_load", "fp_store") and any(r.startswith("d") for r in regs):
+        cls += "_double"
     listed = re.search(r"\{([^}]*)\}", operands)
     address_part = re.search(r"\[([^\]]*)\]", operands)
-    regs = _registers(operands)
     list_regs = _registers(listed.group(1)) if listed else []
     list_count = sum(2 if r.startswith("d") else 1 for r in list_regs)
     writes: set[str] = set()
@@ -187,13 +194,14 @@ def decode(address: int, size: int, text: str) -> Insn:
         writes = set(list_regs)
     elif cls in ("mul_long", "load_double"):
         writes = set(regs[:2])
-    elif cls not in ("store", "store_double", "store_multiple", "fp_store", "fp_store_multiple", "branch",
+    elif cls not in ("store", "store_double", "store_multiple", "fp_store", "fp_store_double", "fp_store_multiple", "branch",
                      "table_branch", "it", "barrier") and base not in ("cmp", "cmn", "tst", "teq", "vcmp", "vcmpe"):
         writes = set(regs[:1])
     if cls == "branch" and base in ("bl", "blx"):
         writes = {"r14"}
     writes_pc = "r15" in writes and cls != "branch"
-    if cls in ("load", "store", "fp_load", "fp_store", "load_double", "store_double", "mve") and address_part:
+    if cls in ("load", "store", "fp_load", "fp_store", "fp_load_double", "fp_store_double", "load_double",
+               "store_double", "mve") and address_part:
         address_regs = frozenset(_registers(address_part.group(1)))
     elif cls in ("load_multiple", "store_multiple", "fp_load_multiple", "fp_store_multiple"):
         address_regs = frozenset(regs[:1]) if base not in ("push", "pop", "vpush", "vpop") else frozenset({"r13"})
@@ -222,13 +230,16 @@ def _m4_table() -> dict[str, Row]:
         "it": Row(1, f"{M4_TRM}: IT 1"),
         "barrier": Row(1, f"{M4_TRM}: DMB, DSB 1 + B (B: 0 at least), ISB 1 + B (B: a refill)"),
         "fp_alu": Row(1, f"{M4_FPU}: VADD, VSUB, VMUL, VNMUL, VABS, VNEG, VCMP, VCVT: 1"),
-        "fp_move": Row(1, f"{M4_FPU}: VMOV (one register), VMRS: 1; two core registers: 2"),
+        "fp_move": Row(1, f"{M4_FPU}: VMOV (one register), VMRS: 1"),
+        "fp_move_pair": Row(2, f"{M4_FPU}: VMOV of two core registers to or from two S registers: 2"),
         "fp_msr": Row(2, f"{M4_FPU}: VMSR 2"),
         "fp_mac": Row(3, f"{M4_FPU}: VMLA, VMLS, VNMLA, VNMLS 3"),
         "fp_fma": Row(3, f"{M4_FPU}: VFMA, VFMS, VFNMA, VFNMS 3"),
         "fp_div": Row(14, f"{M4_FPU}: VDIV, VSQRT 14"),
-        "fp_load": Row(2, f"{M4_FPU}: VLDR.32 2 (VLDR.64: 3)"),
-        "fp_store": Row(2, f"{M4_FPU}: VSTR.32 2 (VSTR.64: 3)"),
+        "fp_load": Row(2, f"{M4_FPU}: VLDR.32 2"),
+        "fp_store": Row(2, f"{M4_FPU}: VSTR.32 2"),
+        "fp_load_double": Row(3, f"{M4_FPU}: VLDR.64 3"),
+        "fp_store_double": Row(3, f"{M4_FPU}: VSTR.64 3"),
         "fp_load_multiple": Row(1, f"{M4_FPU}: VLDM, VPOP 1 + N (N words)"),
         "fp_store_multiple": Row(1, f"{M4_FPU}: VSTM, VPUSH 1 + N (N words)"),
         "mve": Row(1, "no Helium on this core"),
@@ -240,6 +251,7 @@ _M4_RULES = {
     "address_interlock": Row(1, f"{M4_TRM_LS}: a load or store whose address the preceding data-processing instruction computed stalls one cycle (no forwarding path)"),
     "fp_div_overlap": Row(13, f"{M4_FPU}, note: integer-only instructions after VDIV/VSQRT complete out of order, overlapping its cycles after the first"),
     "store_register_offset": Row(2, f"{M4_TRM}: STR Rd,[Rn,Rm] 2 (only the immediate form is always 1: {M4_TRM_LS})"),
+    "isb_refill": Row(0, f"{M4_TRM}: ISB 1 + B, B at least a pipeline refill: P is added"),
 }
 
 _P = Row(2, "the TRMs' P, the pipeline refill of a taken branch: 1 to 3 by the target's alignment and width; 2 assumed")
@@ -389,16 +401,13 @@ def parse_blocks(stderr: str, core: str) -> list[Block]:
     return list(merged.values())
 
 
-def _is_memory_single(insn: Insn) -> bool:
-    return insn.cls in ("load", "store")
-
-
 def insn_cycles(core: CoreTiming, insns: Sequence[Insn]) -> list[int]:
     """Each instruction's cycles in a straight run of `insns` (one block), without the branch at
-    its end being taken (`block_cycles` adds that)."""
+    its end being taken (`block_costs` adds that)."""
     rules = core.rules
     costs = []
     fp_div_shadow = 0  # cycles of a VDIV/VSQRT still to overlap with integer instructions
+    fp_div = 0  # that VDIV's index
     for i, insn in enumerate(insns):
         previous = insns[i - 1] if i else None
         cycles = core.cycles(insn.cls)
@@ -412,16 +421,12 @@ def insn_cycles(core: CoreTiming, insns: Sequence[Insn]) -> list[int]:
             cycles += core.refill.cycles
         elif insn.cls == "store" and "store_register_offset" in rules and len(insn.address_regs) > 1:
             cycles = rules["store_register_offset"].cycles
-        elif insn.cls == "fp_move" and insn.base == "vmov" and len(_registers(insn.text.partition(" ")[2])) == 4:
-            cycles = 2  # two core registers to or from two S registers (M4 Table 7-1)
-        elif insn.cls in ("fp_load", "fp_store") and re.search(r"\bd[0-9]", insn.text):
-            cycles += 1  # .64: 3
-        elif insn.cls == "barrier" and insn.base == "isb" and core.name != "cortex-m0plus":
+        elif insn.cls == "barrier" and insn.base == "isb" and "isb_refill" in rules:
             cycles += core.refill.cycles
         if insn.cls == "load" and "riscv_load" in rules:
             cycles += rules["riscv_load"].cycles
         if previous is not None:
-            if ("pipelined_load" in rules and _is_memory_single(insn) and previous.cls == "load"
+            if ("pipelined_load" in rules and insn.cls in ("load", "store") and previous.cls == "load"
                     and not (previous.writes & insn.address_regs) and cycles > 1):
                 cycles -= rules["pipelined_load"].cycles
             if ("address_interlock" in rules and insn.address_regs and previous.cls in ("alu", "mul", "mul_long")
@@ -436,19 +441,15 @@ def insn_cycles(core: CoreTiming, insns: Sequence[Insn]) -> list[int]:
                 cycles -= rules["beat_overlap"].cycles
         if "fp_div_overlap" in rules:
             if insn.cls == "fp_div":
-                fp_div_shadow = rules["fp_div_overlap"].cycles
+                fp_div_shadow, fp_div = rules["fp_div_overlap"].cycles, i
             elif fp_div_shadow and not insn.cls.startswith("fp_") and insn.cls != "mve":
                 hidden = min(cycles, fp_div_shadow)
                 fp_div_shadow -= hidden
-                costs[_last_div(insns, i)] -= hidden
+                costs[fp_div] -= hidden
             else:
                 fp_div_shadow = 0
         costs.append(cycles)
     return costs
-
-
-def _last_div(insns: Sequence[Insn], before: int) -> int:
-    return max(j for j in range(before) if insns[j].cls == "fp_div")
 
 
 def _mve_memory(insn: Insn) -> bool:
