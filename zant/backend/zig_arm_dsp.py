@@ -7,9 +7,15 @@ forms `SMLAD` from pairs of adjacent 16-bit loads. Elsewhere (the host, for test
 same functions in plain Zig, so a module `arm-dsp-dot` rewrote still builds and computes the
 same values on any target. `zant_load_word` is an unaligned 32-bit load (one `LDR` on
 Armv7-M/Armv8-M Mainline, see `zant.dialects.arm_dsp`).
+
+The print cases of the `arm_dsp` ops are registered here (`zant.backend.zig_cases`), which the
+generic printer consults the first time it meets one of them.
 """
 
 from __future__ import annotations
+
+from zant.backend.zig_cases import print_case, register_helpers
+from zant.dialects import arm_dsp
 
 _HAS_DSP = (
     '@import("builtin").cpu.arch.isThumb() and '
@@ -97,3 +103,31 @@ inline fn zant_smlad_bytes(even: i32, odd: i32, w: i32, c: i32) i32 {{
     ),
 }
 """The helpers of the `arm_dsp` ops by name."""
+
+register_helpers(ARM_DSP_HELPERS)
+
+
+@print_case(arm_dsp.LoadWordOp)
+def _load_word(printer, op: arm_dsp.LoadWordOp) -> None:
+    printer.helpers_used.add("zant_load_word")
+    printer.define(op.result, f"zant_load_word({printer.expr(op.ptr)})")
+
+
+@print_case(arm_dsp.Sxtb16Op)
+def _sxtb16(printer, op: arm_dsp.Sxtb16Op) -> None:
+    printer.helpers_used.add("zant_sxtb16")
+    printer.define(op.result, f"zant_sxtb16({printer.expr(op.input)}, {op.rotation})")
+
+
+@print_case(arm_dsp.SmladOp)
+def _smlad(printer, op: arm_dsp.SmladOp) -> None:
+    printer.helpers_used.add("zant_smlad")
+    a, b, c = (printer.expr(v) for v in op.operands)
+    printer.define(op.result, f"zant_smlad({a}, {b}, {c})")
+
+
+@print_case(arm_dsp.SmladBytesOp)
+def _smlad_bytes(printer, op: arm_dsp.SmladBytesOp) -> None:
+    printer.helpers_used.update(("zant_smlad_bytes", "zant_sxtb16", "zant_smlad"))  # its portable form
+    even, odd, word, addend = (printer.expr(v) for v in op.operands)
+    printer.define(op.result, f"zant_smlad_bytes({even}, {odd}, {word}, {addend})")

@@ -11,9 +11,15 @@ spills vector and pointer registers (KWS int8 on the M55: 4% more instructions).
 also declares that it reads memory (`.memory`), so no store moves past it. Elsewhere (the host, for tests) it is the same
 function in plain Zig, so a module `mve-dot` rewrote still builds and computes the same values
 on any target.
+
+The print cases of the `arm_mve` ops are registered here (`zant.backend.zig_cases`), which the
+generic printer consults the first time it meets one of them.
 """
 
 from __future__ import annotations
+
+from zant.backend.zig_cases import print_case, register_helpers
+from zant.dialects import arm_mve, uop
 
 _HAS_MVE = (
     '@import("builtin").cpu.arch.isThumb() and '
@@ -102,3 +108,28 @@ inline fn zant_vmlava(comptime n: usize, comptime T: type, acc: i32, a: @Vector(
     ),
 }
 """The helpers of the `arm_mve` ops by name."""
+
+register_helpers(ARM_MVE_HELPERS)
+
+
+@print_case(arm_mve.VldrbGatherOp)
+def _vldrb_gather(printer, op: arm_mve.VldrbGatherOp) -> None:
+    offsets = op.byte_offsets
+    if len(offsets) == 16:  # even and odd lanes
+        printer.helpers_used.update(("zant_vldrb_gather16", "zant_vldrb_gather_u16"))
+        even, odd = (", ".join(str(o) for o in offsets[i::2]) for i in (0, 1))
+        printer.define(op.result, f"zant_vldrb_gather16(.{{ {even} }}, .{{ {odd} }}, {printer.expr(op.ptr)})")
+        return
+    listed = ", ".join(str(o) for o in offsets)
+    printer.helpers_used.add("zant_vldrb_gather")
+    printer.define(op.result, f"zant_vldrb_gather(.{{ {listed} }}, {printer.expr(op.ptr)})")
+
+
+@print_case(arm_mve.VmlavaOp)
+def _vmlava(printer, op: arm_mve.VmlavaOp) -> None:
+    from zant.backend.zig_printer import zig_type
+
+    printer.helpers_used.add("zant_vmlava")
+    n, lane = uop.lanes(op.lhs.type), zig_type(uop.lane_type(op.lhs.type))
+    acc, a, b = (printer.expr(v) for v in op.operands)
+    printer.define(op.result, f"zant_vmlava({n}, {lane}, {acc}, {a}, {b})")

@@ -8,7 +8,8 @@ addresses are unchecked), `contract-mulacc` (`@mulAdd` iff `fused`), `expand-flo
 through a view is refused), `dce` (every scratch buffer it is given is printed). What it still
 chooses: spelling (a single-use index add/sub/mul inside its address, a compare inside the where
 right after it: `if (x < c) c else x`, or `@select(f32, x < c, c, x)` lane by lane) and a function
-per top-level loop nest.
+per top-level loop nest. Target dialects' ops (`arm_dsp`, `arm_mve`) print through the cases
+their own modules register (`zant.backend.zig_cases`): this printer names no target op.
 
 Layout of the generated file:
 
@@ -65,10 +66,9 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, element_bytes, globals_by_role, main_function, parameter_names
-from zant.backend.zig_arm_dsp import ARM_DSP_HELPERS
-from zant.backend.zig_arm_mve import ARM_MVE_HELPERS
+from zant.backend.zig_cases import all_helpers, case_for
 from zant.backend.zig_helpers import HELPERS, branch_quota
-from zant.dialects import arm_dsp, arm_mve, uop
+from zant.dialects import uop
 from zant.errors import ZantError
 from zant.ir.locations import node_names
 from zant.ir.resources import attr_to_array
@@ -350,7 +350,8 @@ class ZigPrinter:
             file_scope += self.scratch_lines + [""]
         if self.kernel_lines:
             file_scope += KERNEL_CALL
-        helpers = [(HELPERS | ARM_DSP_HELPERS | ARM_MVE_HELPERS)[h][1] + "\n" for h in sorted(self.helpers_used)]
+        known = all_helpers()
+        helpers = [known[h][1] + "\n" for h in sorted(self.helpers_used)]
         self.pieces = header, file_scope, helpers
         output.write("\n".join(header + file_scope + helpers + self.kernel_lines + self.lines) + "\n")
 
@@ -735,7 +736,7 @@ class ZigPrinter:
     def quota(body: list[str], level: int) -> list[str]:
         """`@setEvalBranchQuota` for a function body with more inline helper calls than Zig's
         default quota allows (`zig_helpers.branch_quota`), else nothing."""
-        quota = branch_quota("\n".join(body), HELPERS | ARM_DSP_HELPERS | ARM_MVE_HELPERS)
+        quota = branch_quota("\n".join(body), all_helpers())
         return [] if quota is None else ["    " * level + f"@setEvalBranchQuota({quota});"]
 
     def parameter_type(self, value: SSAValue) -> str:
@@ -755,7 +756,11 @@ class ZigPrinter:
 
     @singledispatchmethod
     def print(self, op: Operation) -> None:
-        raise ZantError(f"the Zig backend cannot print '{op.name}'")
+        # A target dialect's op: the case its own module registered (`zig_cases`).
+        case = case_for(type(op))
+        if case is None:
+            raise ZantError(f"the Zig backend cannot print '{op.name}'")
+        case(self, op)
 
     @print.register
     def _(self, op: func.ReturnOp) -> None:
@@ -954,51 +959,6 @@ class ZigPrinter:
     @print.register
     def _(self, op: uop.AccGetOp) -> None:
         self.define(op.result, self.expr(op.acc))
-
-    # -- arm_dsp (the Cortex-M DSP extension; its Zig is in zant.backend.zig_arm_dsp) ----------
-
-    @print.register
-    def _(self, op: arm_dsp.LoadWordOp) -> None:
-        self.helpers_used.add("zant_load_word")
-        self.define(op.result, f"zant_load_word({self.expr(op.ptr)})")
-
-    @print.register
-    def _(self, op: arm_dsp.Sxtb16Op) -> None:
-        self.helpers_used.add("zant_sxtb16")
-        self.define(op.result, f"zant_sxtb16({self.expr(op.input)}, {op.rotation})")
-
-    @print.register
-    def _(self, op: arm_dsp.SmladOp) -> None:
-        self.helpers_used.add("zant_smlad")
-        a, b, c = (self.expr(v) for v in op.operands)
-        self.define(op.result, f"zant_smlad({a}, {b}, {c})")
-
-    @print.register
-    def _(self, op: arm_dsp.SmladBytesOp) -> None:
-        self.helpers_used.update(("zant_smlad_bytes", "zant_sxtb16", "zant_smlad"))  # its portable form
-        even, odd, word, addend = (self.expr(v) for v in op.operands)
-        self.define(op.result, f"zant_smlad_bytes({even}, {odd}, {word}, {addend})")
-
-    # -- arm_mve (Helium; its Zig is in zant.backend.zig_arm_mve) -------------------------------
-
-    @print.register
-    def _(self, op: arm_mve.VldrbGatherOp) -> None:
-        offsets = op.byte_offsets
-        if len(offsets) == 16:  # even and odd lanes
-            self.helpers_used.update(("zant_vldrb_gather16", "zant_vldrb_gather_u16"))
-            even, odd = (", ".join(str(o) for o in offsets[i::2]) for i in (0, 1))
-            self.define(op.result, f"zant_vldrb_gather16(.{{ {even} }}, .{{ {odd} }}, {self.expr(op.ptr)})")
-            return
-        listed = ", ".join(str(o) for o in offsets)
-        self.helpers_used.add("zant_vldrb_gather")
-        self.define(op.result, f"zant_vldrb_gather(.{{ {listed} }}, {self.expr(op.ptr)})")
-
-    @print.register
-    def _(self, op: arm_mve.VmlavaOp) -> None:
-        self.helpers_used.add("zant_vmlava")
-        n, lane = uop.lanes(op.lhs.type), zig_type(uop.lane_type(op.lhs.type))
-        acc, a, b = (self.expr(v) for v in op.operands)
-        self.define(op.result, f"zant_vmlava({n}, {lane}, {acc}, {a}, {b})")
 
     def define(self, result: SSAValue, expression: str) -> None:
         prefix = "idx_" if isinstance(result.type, IndexType) else "buf_"
