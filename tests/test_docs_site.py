@@ -122,3 +122,31 @@ def test_every_status_of_the_header_with_its_value(pages):
         "STATUS_OUTPUT_SIZE", "STATUS_BAD_INDEX", "STATUS_BAD_BUFFER",
     } <= set(rows)
     assert len(set(rows.values())) == len(rows) and "0" not in rows.values()
+
+
+def test_mkdocs_nav_names_every_page():
+    """Every Markdown page under docs/ is in the nav (or generated into it by the hook)."""
+    config = (ROOT / "mkdocs.yml").read_text()
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        relative = page.relative_to(ROOT / "docs").as_posix()
+        if relative.startswith("hooks/"):
+            continue
+        assert re.search(rf"^\s*- (.*: )?{re.escape(relative)}$", config, re.M), f"docs/{relative} is not in mkdocs.yml's nav"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    pytest.importorskip("mkdocs", reason="MkDocs is not installed: pip install -e '.[docs]' (.ci/run installs it)")
+    site = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert (site / "index.html").is_file()
+    passes = (site / "reference" / "passes.html").read_text(encoding="utf-8")
+    assert "plan-arenas" in passes
+    # Nothing fetched at run time: no script or stylesheet from another host.
+    for html in site.rglob("*.html"):
+        external = re.findall(r"<(?:script|link)[^>]+(?:src|href)=\"(?:https?:)?//[^\"]+\"", html.read_text(encoding="utf-8"))
+        assert not external, (html, external[:3])
+    shutil.rmtree(site)
