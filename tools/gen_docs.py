@@ -504,9 +504,12 @@ def index_page(dialects: Iterable[str]) -> str:
         "- [Status codes](status-codes.md): what the generated C functions return",
     ]
     lines += [f"- [The `{name}` dialect](dialects/{name}.md)" for name in dialects]
+    from zant.driver import make_context
+
+    others = sorted(set(make_context().registered_dialect_names) - set(dialects))
     lines += [
-        "", "`zant-opt` also registers xDSL's own dialects (`builtin`, `func`, `arith`, `scf` …); "
-        "xDSL documents them.",
+        "", f"`zant-opt` and the compiler's context (`zant.driver.make_context`) also register xDSL's "
+        f"{len(others)} dialects, which xDSL documents: " + ", ".join(f"`{name}`" for name in others) + ".",
     ]
     return "\n".join(lines) + "\n"
 
