@@ -1,5 +1,5 @@
 """The host's vector width and register tiles, chosen from a description of its CPU
-(`zant.backend.cpus`, `zant.pipelines.host_parameters`): each named description's parameters and
+(`zant.backend.cpus`, `zant.targets.host_parameters`): each named description's parameters and
 pipeline, the detection from Zig's or Linux's view of the CPU, the conservative fallback when
 detection fails, and compiles with the parameters of CPUs other than this machine's."""
 
@@ -14,10 +14,9 @@ import pytest
 from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
 
-from zant.backend.cpus import (
-    CPUS, CpuDetectionWarning, detect_cpu, fallback_cpu, host_cpu, parse_builtin, parse_cpuinfo,
-)
-from zant.pipelines import host_parameters, pipeline_for, target_parameters, vector_tile
+from zant.backend.cpus import CpuDetectionWarning, detect_cpu, fallback_cpu, host_cpu, parse_builtin, parse_cpuinfo
+from zant.pipelines import pipeline_for, target_parameters
+from zant.targets import CPUS, host_parameters, vector_tile
 
 
 @pytest.mark.parametrize(
@@ -84,6 +83,7 @@ def builtin(arch: str, model: str, features: list[str]) -> str:
         ("x86_64", "sandybridge", ["avx", "sse4_2"], "x86-64-avx"),
         ("x86_64", "x86_64", ["sse", "sse2"], "x86-64-sse"),
         ("aarch64", "generic", ["fp_armv8", "neon"], "aarch64-neon"),
+        ("x86", "pentium4", ["sse", "sse2"], "x86-sse"),  # 32-bit: 8 registers
         ("riscv64", "generic_rv64", ["m", "a", "f", "d"], "generic"),
     ],
 )

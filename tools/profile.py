@@ -123,8 +123,8 @@ class Counts:
 def _counts(board, elf: Path, repeat: int, ranges: list[tuple[int, int]], kinds: dict[str, list[int]]) -> Counts:
     """The plugin's counts for an image run `repeat` times."""
     from zant.backend.firmware import timed_run
-    from zant.backend.targets import RECORDS
-    from zant.backend.timing import cycles_by_range
+    from zant.backend.timing import CORES, cycles_by_range
+    from zant.targets import RECORDS
 
     arguments = ["ranges=" + ":".join(f"{start:x}-{end:x}" for start, end in ranges)]
     arguments += [f"{kind}={':'.join(map(str, indexes))}" for kind, indexes in kinds.items() if indexes]
@@ -132,7 +132,7 @@ def _counts(board, elf: Path, repeat: int, ranges: list[tuple[int, int]], kinds:
     outside = _OUTSIDE_LINE.search(stderr)
     if outside is None:
         raise ZantError(f"the instruction-counting plugin reported no ranges:\n{stderr.strip()[-2000:]}")
-    cycles = cycles_by_range(blocks, RECORDS[board.target].timing, [s for s, _ in ranges], [e for _, e in ranges])
+    cycles = cycles_by_range(blocks, CORES[RECORDS[board.target].timing], [s for s, _ in ranges], [e for _, e in ranges])
     counts = Counts(*([0] * (len(ranges) + 1) for _ in range(3)), cycles)
     counts.own[-1] = int(outside[1])
     table = {"RANGE": counts.own, "CALLED": counts.called, "INKERNELS": counts.in_kernels}

@@ -39,12 +39,11 @@ spills: its accumulators are all 16 ymm; README, "The host CPU").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-from zant.backend.cpus import CpuDescription, host_cpu
-from zant.backend.targets import RECORDS
+from zant.backend.cpus import host_cpu
+from zant.targets import RECORDS, CpuDescription, PassParameters
 
 GRAPH_STAGES: tuple[str, ...] = (
+    "fold-qoperator",  # com.microsoft QLinear ops into the integer ops fold-qdq makes, else their DQ → op → Q
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
     "fold-constants",
     "fold-pads",  # after fold-constants: a Pad's amounts and value are constants by then
@@ -81,85 +80,11 @@ PRINT_PIPELINE = ",".join(PRINT_STAGES)
 through a view (`linearize-geps`) and prints the others' choices."""
 
 
-@dataclass(frozen=True)
-class TargetParameters:
-    """What the pipeline of a target needs to know about it."""
-
-    vector_lanes: int = 0
-    """Lanes of the vector code (`@Vector` of this many elements); 0: scalar loops only (the
-    microcontrollers: the Cortex-M4 has no float SIMD and vector code grows `.text` 3–5×)."""
-    conv_tile: int = 6
-    """Outputs per register tile along the Conv dimension that is not the lanes (also the
-    MatMul/Gemm column-lane form's blocks of L columns per tile); the host's fit its CPU's vector
-    registers (`host_parameters`)."""
-    conv_channel_block: int = 4
-    """Output channels of a scalar Conv (float or integer) computed per pass over its window,
-    one register accumulator each: 4 for a Cortex-M's 13 general registers (8 spill), 8 on the
-    host."""
-    fma: bool = False
-    """The vector unit has a fused multiply-add (x86-64 FMA3, AArch64 NEON): on vector targets
-    `expand-transcendentals{fma=true}` writes its polynomials' multiply-adds as `uop.fma`
-    (`@mulAdd`, one instruction; without an FMA unit it would be a libm call)."""
-    dsp: bool = False
-    """The core has the Arm DSP extension (Cortex-M4, M7, M33, M55): int8 dot products become
-    `SXTB16`/`SMLAD` (`arm-dsp-dot`, last of the print stages), their accumulators seeded with
-    the Conv's bias first (`seed-accumulators`: one add and one zero less per output), the rows
-    of a weight tile stored interleaved word by word (`interleave-dot-rows`: one pointer for all),
-    each weight word's widening and MACs kept together (`fuse-smlad-bytes`) and the dot loops
-    unrolled (`unroll-dot-loops`)."""
-    mve: bool = False
-    """The core has Helium, the M-profile Vector Extension (Cortex-M55): int8 dot products of 8
-    or more values become vector loads and `VMLAVA` (`mve-dot`, before `arm-dsp-dot`, which
-    takes the shorter ones and the remainders)."""
-    float_registers: int = 0
-    """Single-precision registers of the core's FPU, which also has a fused multiply-add (32:
-    the Cortex-M4F, M7, M33, M55 and RV32F); 0: none, floats are soft-float calls. Scalar float
-    Convs take register tiles of channels × pixels sized for them, chosen per layer
-    (`onnx-to-uop{conv-float-registers=R}`), and scalar float multiply-accumulates are fused
-    (`contract-mulacc{scalar=true}`: one `vfma.f32`/`fmadd.s` instead of a multiply and an add,
-    rounded once)."""
-
-
-MIN_TILE = 4
-"""Fewest outputs per register tile of 16-lane vectors before the host takes 8 lanes instead
-(SSE: a 16-lane vector is 4 xmm registers, 2 outputs per tile; 8 lanes fit 6)."""
-
-
-def vector_tile(cpu: CpuDescription, lanes: int) -> int:
-    """The most outputs P of a register tile of `lanes`-wide f32 vectors on `cpu`: P vectors of
-    accumulators, the vector loaded per reduction step, a broadcast and a spare all in registers
-    (P × r + r + 2 ≤ registers); for 16 lanes also the 8-lane, 2P-output channel-lane tile
-    (`VectorConv.channel_lanes`). 0 if not even one output fits."""
-    def most(lanes: int, per_tile: int) -> int:
-        r = cpu.registers_per_vector(lanes)
-        return max(0, (cpu.vector_registers - r - 2) // (r * per_tile))
-
-    return min(most(lanes, 1), most(8, 2)) if lanes == 16 else most(lanes, 1)
-
-
-def host_parameters(cpu: CpuDescription) -> TargetParameters:
-    """The parameters of a host whose CPU is `cpu` (the table of the module's docstring)."""
-    lanes = 16 if vector_tile(cpu, 16) >= MIN_TILE else 8
-    return TargetParameters(
-        vector_lanes=lanes,
-        conv_tile=max(1, vector_tile(cpu, lanes)),
-        # Scalar Convs keep one accumulator per channel in a register: 8, measured on AVX2's 16,
-        # and as many on 32 (more is unmeasured).
-        conv_channel_block=min(8, cpu.vector_registers // 2),
-        fma=cpu.fma,
-    )
-
-
-def target_parameters(target: str, cpu: CpuDescription | None = None) -> TargetParameters:
-    """The parameters of `target`: a microcontroller's from its record (`zant.backend.targets`),
-    the host's from `cpu` (default: this machine's, `host_cpu()`)."""
-    if target == "host":
-        return host_parameters(cpu or host_cpu())
+def target_parameters(target: str, cpu: CpuDescription | None = None) -> PassParameters:
+    """The pass parameters of `target` (`Target.parameters`): the host's from `cpu` (default:
+    this machine's, `host_cpu()`)."""
     record = RECORDS[target]
-    return TargetParameters(
-        conv_channel_block=record.conv_channel_block, dsp=record.dsp, mve=record.mve,
-        float_registers=record.float_registers,
-    )
+    return record.parameters(cpu or host_cpu() if not record.is_mcu else None)
 
 
 EXPAND_STAGES: tuple[str, ...] = ("expand-transcendentals",)

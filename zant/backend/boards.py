@@ -42,7 +42,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zant.backend.targets import RECORDS
+from zant.targets import RECORDS
 from zant.errors import ZantError
 
 KB = 1024

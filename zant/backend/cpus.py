@@ -1,6 +1,6 @@
-"""The host CPU as the vector code sees it: how wide a vector register is, how many there are, and
-whether a fused multiply-add exists. `zant.pipelines.host_parameters` derives the host's vector
-width and register tiles from these facts alone.
+"""Which host CPU this is: the description (`zant.targets.CpuDescription`, named in
+`zant.targets.CPUS`: vector bytes, vector registers, FMA) that the host's pass parameters
+(`zant.targets.host_parameters`) and its `#zant.target<"host", cpu = …>` come from.
 
 `host_cpu()` asks the Zig that builds the host library what its native CPU is (`zig build-obj
 --show-builtin` with the host's flags: the CPU model and features the build itself targets), once
@@ -8,17 +8,6 @@ per process. If Zig cannot say, it reads /proc/cpuinfo (Linux); if that fails to
 conservative description of the machine's architecture (`fallback_cpu`: SSE2 on x86-64, NEON on
 AArch64, which every such CPU has), warns (`CpuDetectionWarning`) and the compile goes on: a
 failed detection costs speed, never a compile. The description's `source` says which it was.
-
-`CPUS` names the descriptions for explicit use (`host_parameters(CPUS["x86-64-avx512"])`):
-
-| name            | vector bytes | vector registers | FMA |
-|-----------------|-------------:|-----------------:|-----|
-| `x86-64-sse`    | 16           | 16               | no  |
-| `x86-64-avx`    | 32           | 16               | no  |
-| `x86-64-avx2`   | 32           | 16               | yes |
-| `x86-64-avx512` | 64           | 32               | yes |
-| `aarch64-neon`  | 16           | 32               | yes |
-| `generic`       | 16           | 16               | no  |
 """
 
 from __future__ import annotations
@@ -29,51 +18,12 @@ import platform
 import re
 import subprocess
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from zant.backend.build import zig_command
 from zant.backend.targets import TARGETS
-
-
-@dataclass(frozen=True)
-class CpuDescription:
-    """The facts of a CPU that decide Zant's vector code."""
-
-    name: str
-    """`CPUS` key of the same facts (`x86-64-avx2`), for messages."""
-    arch: str
-    """Zig's architecture name: `x86_64`, `aarch64`, …"""
-    vector_bytes: int
-    """Bytes of one vector register: 16 (SSE, NEON), 32 (AVX, AVX2), 64 (AVX-512)."""
-    vector_registers: int
-    """Vector registers the code may use: 16 (x86-64 up to AVX2), 32 (AVX-512, AArch64)."""
-    fma: bool
-    """A fused multiply-add instruction exists (`vfmadd`, `fmla`)."""
-    source: str = ""
-    """Where the description came from (`zig: znver3`, `/proc/cpuinfo`, `fallback: …`)."""
-
-    def registers_per_vector(self, lanes: int, element_bytes: int = 4) -> int:
-        """Registers one `lanes`-wide vector occupies (at least one)."""
-        return max(1, -(-lanes * element_bytes // self.vector_bytes))
-
-    def label(self) -> str:
-        """`x86-64-avx2 (zig: znver3)`."""
-        return f"{self.name} ({self.source})" if self.source else self.name
-
-
-CPUS: dict[str, CpuDescription] = {
-    c.name: c
-    for c in (
-        CpuDescription("x86-64-sse", "x86_64", 16, 16, False),
-        CpuDescription("x86-64-avx", "x86_64", 32, 16, False),
-        CpuDescription("x86-64-avx2", "x86_64", 32, 16, True),
-        CpuDescription("x86-64-avx512", "x86_64", 64, 32, True),
-        CpuDescription("aarch64-neon", "aarch64", 16, 32, True),
-        CpuDescription("generic", "", 16, 16, False),
-    )
-}
-"""The named CPU descriptions (see the module's table)."""
+from zant.targets import CPUS, CpuDescription
 
 
 class CpuDetectionWarning(UserWarning):
@@ -90,13 +40,13 @@ def describe_features(arch: str, features: set[str], source: str) -> CpuDescript
     `avx512f`, `avx2`, `avx`, `fma`; on Arm `neon` or `asimd`)."""
     if arch in ("x86_64", "x86"):
         if "avx512f" in features:
-            cpu = _named("x86-64-avx512", source)
+            unit = "avx512"
         elif "avx" in features:
-            cpu = _named("x86-64-avx2" if "avx2" in features and "fma" in features else "x86-64-avx", source)
+            unit = "avx2" if "avx2" in features and "fma" in features else "avx"
         else:
-            cpu = _named("x86-64-sse", source)
-        # 32-bit x86 reaches only the first 8 vector registers.
-        return cpu if arch == "x86_64" else replace(cpu, arch=arch, vector_registers=8)
+            unit = "sse"
+        # 32-bit x86 reaches only the first 8 vector registers: `x86-…`.
+        return _named(f"{'x86-64' if arch == 'x86_64' else 'x86'}-{unit}", source)
     if arch in ("aarch64", "aarch64_be") and features & {"neon", "asimd"}:
         return _named("aarch64-neon", source, arch)
     return _named("generic", source, arch)

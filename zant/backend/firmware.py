@@ -46,7 +46,7 @@ import numpy as np
 
 from zant.backend import boards
 from zant.backend.build import Board, build_zig, default_global_cache
-from zant.backend.targets import RECORDS
+from zant.targets import RECORDS
 from zant.errors import ZantError
 from zant.signature import valid_parts
 
@@ -948,10 +948,10 @@ def timed_run(board: Board, elf: Path, repeat: int, plugin_args: Sequence[str] =
 
 def run_cycles(board: Board, elf: Path, repeat: int) -> tuple[int, int]:
     """Instructions and cycles of the whole image run `repeat` times."""
-    from zant.backend.timing import total_cycles
+    from zant.backend.timing import CORES, total_cycles
 
     instructions, blocks, _ = timed_run(board, elf, repeat)
-    return instructions, total_cycles(blocks, RECORDS[board.target].timing)
+    return instructions, total_cycles(blocks, CORES[RECORDS[board.target].timing])
 
 
 def measure_cost(board: Board, elf: Path) -> Cost:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 
 from zant.backend.boards import Board, format_bytes
-from zant.backend.targets import RECORDS
+from zant.targets import RECORDS
 from zant.dialects.uop import ConstOp, RangeOp
 from zant.errors import ZantError
 

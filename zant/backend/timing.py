@@ -321,7 +321,7 @@ RISCV32 = CoreTiming(
 CORES: dict[str, CoreTiming] = {
     c.name: c for c in (CORTEX_M0PLUS, CORTEX_M3, CORTEX_M4, CORTEX_M7, CORTEX_M33, CORTEX_M55, RISCV32)
 }
-"""The timing model of each MCU target (`zant.backend.targets`)."""
+"""The timing model of each MCU target, by `zant.targets.Target.timing`."""
 
 
 # -- RISC-V classes ---------------------------------------------------------------------------------
