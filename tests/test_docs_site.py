@@ -150,3 +150,26 @@ def test_the_site_builds_strictly(tmp_path):
         external = re.findall(r"<(?:script|link)[^>]+(?:src|href)=\"(?:https?:)?//[^\"]+\"", html.read_text(encoding="utf-8"))
         assert not external, (html, external[:3])
     shutil.rmtree(site)
+
+
+def test_hand_written_option_tables_name_real_options():
+    """The option tables of docs/compiling.md and docs/measurements.md name only options the
+    parsers have (the generated CLI reference lists them all)."""
+    from zant.tools.cli import make_parser
+
+    commands = gen_docs.subcommands(make_parser())
+    pages = {
+        "compile": ("compiling.md", "`zant compile MODEL.onnx -o OUTDIR [options]`"),
+        "run": ("compiling.md", "`zant run MODEL.onnx [options]`"),
+        "conformance": ("measurements.md", "`zant conformance [options]`"),
+    }
+    for command, (page, start) in pages.items():
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        rows = re.search(r"^((?:\|.*\n)+)", text[text.index(start):], re.M)  # the first table after it
+        assert rows, (page, start)
+        known = {s for action in commands[command][0]._actions for s in action.option_strings}
+        named = set()
+        for line in rows.group(1).splitlines()[2:]:
+            named |= set(re.findall(r"`(--?[A-Za-z][\w-]*)", line.split(" | ")[0]))
+        assert named, (page, command)
+        assert named <= known, f"docs/{page} documents options zant {command} does not have: {sorted(named - known)}"
