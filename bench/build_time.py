@@ -41,6 +41,7 @@ from models import MODELS, QUANTIZED, model_file  # noqa: E402
 from zant.backend.build import OPTIMIZE_MODES  # noqa: E402
 from zant.driver import CompileOptions, compile_model  # noqa: E402
 from zant.pipelines import DEFAULT_PIPELINE, MCU_PIPELINE, pipeline_for  # noqa: E402
+from zant.progress import Progress  # noqa: E402
 
 os.environ["ZANT_BUILD_CACHE"] = "0"  # every build runs Zig (zant.backend.build caches them)
 ALL_MODELS = ("digits", *MODELS, *QUANTIZED)
@@ -151,13 +152,16 @@ def main(argv: list[str] | None = None) -> int:
                     out = folder / model / target / label
                     options = CompileOptions(name=model, target=target, build=False, pipeline=which)
                     sources.append((model, target, label, compile_model(path, out, options).zig_path))
+        tracker = Progress(len(sources) * len(modes), "builds")  # the time left, on a terminal
         for model, target, label, zig_path in sources:
             text = zig_path.read_text(encoding="utf-8")
             for mode in modes:
                 cpu, wall = timed_build(zig_path, zig_path.parent / mode, target, mode, args.timeout)
                 rows.append(Row(model, target, label, mode, len(text.encode()), text.count("\n"), cpu, wall))
                 if not args.json:
-                    print(format_table(rows[-1:], args.timeout).splitlines()[-1], file=sys.stderr, flush=True)
+                    tracker.write(format_table(rows[-1:], args.timeout).splitlines()[-1])
+                tracker.advance()
+        tracker.close()
     print(json.dumps([asdict(r) for r in rows], indent=2) if args.json else format_table(rows, args.timeout))
     return 0
 

@@ -66,6 +66,7 @@ from zant.backend.firmware import measure_cost, qemu_missing, run_firmware  # no
 from zant.driver import CompileOptions, compile_model, parse_pipeline  # noqa: E402
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: E402
 from zant.errors import ZantError, run_cli  # noqa: E402
+from zant.progress import Progress  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 
 DEFAULT_MODELS = ("digits", "kws", "resnet8", "autoencoder", "mobilenet")
@@ -342,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
             if missing:
                 raise ZantError(missing)
         rows = []
+        # a status line with the time left on a terminal; a row per measurement as it comes
+        tracker = Progress(len(models) * len(boards) * len(modes) * len(variants), "measurements")
         with tempfile.TemporaryDirectory(prefix="zant-bench-mcu-") as name:
             folder = Path(name)
             for spec in models:
@@ -353,7 +356,9 @@ def main(argv: list[str] | None = None) -> int:
                         for label, pipeline in variants:
                             rows.append(measure(model, path, board, mode, host, folder / mode, pipeline, plugins, label))
                             if not args.json:
-                                print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+                                tracker.write(format_table(rows[-1:]).splitlines()[-1])
+                            tracker.advance()
+        tracker.close()
         print(json.dumps(rows, indent=2) if args.json else format_table(rows))
         if args.output_md and args.section:
             path = Path(args.output_md)

@@ -51,6 +51,7 @@ from zant.backend.build import BOARDS
 from zant.backend.firmware import measure_cost, qemu_missing, run_firmware
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError, run_cli
+from zant.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODELS_DIR = ROOT.parent / "shared" / "mlperf_tiny" / "onnx"
@@ -356,11 +357,14 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             raise ZantError(missing)
         rows = []
+        tracker = Progress(len(models), "models")  # the time left, on a terminal
         with tempfile.TemporaryDirectory(prefix="zant-mlperf-tiny-") as name:
             for model in models:
                 rows.append(measure(model, files[model], Path(name), args.seed))
                 if not args.json:
-                    print(format_table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+                    tracker.write(format_table(rows[-1:]).splitlines()[-1])
+                tracker.advance()
+        tracker.close()
         print(json.dumps(rows, indent=2) if args.json else format_table(rows))
         if args.output_md:
             command = "python bench/mlperf_tiny.py " + shlex.join(argv if argv is not None else sys.argv[1:])

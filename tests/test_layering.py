@@ -157,7 +157,7 @@ def test_no_private_names_imported_across_modules():
 # The frontend sits above the passes because the importer asks the lowering which ops it supports
 # (to report every unsupported node before anything is generated).
 LAYERS: list[tuple[str, ...]] = [
-    ("zant.errors", "zant.ir", "zant.dialects", "zant.signature", "zant.targets"),
+    ("zant.errors", "zant.ir", "zant.dialects", "zant.signature", "zant.progress", "zant.targets"),
     ("zant.analysis", "zant.interpreter"),
     ("zant.passes",),
     ("zant.frontend",),

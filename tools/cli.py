@@ -1,6 +1,6 @@
 """`zant`: compile an ONNX model to Zig, build it, and run it against the ONNX reference.
 
-    zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build]
+    zant compile MODEL.onnx -o OUTDIR --name NAME [--target T] [-O MODE] [--no-build] [--quiet]
                  [--freeze NAME=file.npy ...] [--firmware [--board B] [--input NAME=file.npy ...]]
     zant run MODEL.onnx [--target T] [--board B] [--safe | -O MODE] [--input NAME=file.npy ...]
     zant plan MODEL.onnx [--target T] [--board B] [--input-shape ...] [--freeze ...] [--svg FILE]
@@ -12,7 +12,8 @@ An --input array must have its input's shape and element type (--cast-inputs con
 types); inputs are checked before anything is built.
 
 A board B is a built-in board's name or a board file (`zant.backend.boards`); without --target,
-the board's core is the target. `zant run` tells each stage on stderr as it starts. `zant compile`
+the board's core is the target. `zant run` tells each stage on stderr as it starts; `zant compile`
+does when stderr is a terminal, unless --quiet (`zant.progress`). `zant compile`
 and `zant run` compile and run through the Python API (`zant.api`), so the two cannot diverge.
 
 Errors in the user's input print one line `zant: error: ...` and exit with status 1; `--debug`
@@ -43,6 +44,7 @@ from zant.driver import (
     CompileResult,
 )
 from zant.errors import ZantError, run_cli
+from zant.progress import stage_reporter
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -84,6 +86,13 @@ def add_cast_inputs(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="print no stage lines on stderr (default: each stage as it starts, when stderr is a terminal)",
+    )
+
+
 def _add_inputs(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help=help_text)
     add_cast_inputs(parser)
@@ -111,6 +120,7 @@ def make_parser() -> argparse.ArgumentParser:
         "-O", "--optimize", default="ReleaseFast", choices=OPTIMIZE_MODES, help="build mode (default: ReleaseFast)"
     )
     compile_cmd.add_argument("--no-build", action="store_true", help="write the sources only")
+    add_quiet(compile_cmd)
     compile_cmd.add_argument(
         "--constants", choices=CONSTANT_MODES,
         help="the weights: embedded in the image (NAME.weights.bin read by @embedFile; the default), "
@@ -211,6 +221,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         args, name=args.name, target=target, optimize=args.optimize, build=not args.no_build,
         constants=args.constants,
         firmware=args.firmware, board=board, inputs=_read_inputs(args),
+        progress=stage_reporter(quiet=args.quiet),
     )
     result = compile_with_options(args.model, options, args.output_dir).result
     print(format_summary(result, target, args.optimize))

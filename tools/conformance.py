@@ -80,6 +80,7 @@ from zant.tools.batch import (
     one_line,
     run_batch,
 )
+from zant.progress import Estimate
 from zant.signature import caller_outputs
 
 if TYPE_CHECKING:
@@ -710,17 +711,20 @@ def run_conformance(
         else:
             pool = multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)))
             outcomes = pool.imap_unordered(process_batch, tasks)
+        left, cases_done = Estimate(len(todo)), 0
         for finished, (batch_records, timings) in enumerate(outcomes, 1):
             for record in batch_records:
                 done[record["index"]] = record
             for key in ("builds", "children", "compile", "build", "run"):
                 stats[key] += timings[key]
+            cases_done += len(batch_records)
             if progress:
                 passed = sum(1 for r in batch_records if r["status"] == "pass")
                 progress(
                     f"batch {finished}/{len(tasks)}: {passed}/{len(batch_records)} passed "
                     f"(compile {timings['compile']:.1f}s, build {timings['build']:.1f}s in {timings['builds']} build(s), "
-                    f"run {timings['run']:.1f}s in {timings['children']} {'image run(s)' if firmware else 'process(es)'})"
+                    f"run {timings['run']:.1f}s in {timings['children']} {'image run(s)' if firmware else 'process(es)'}); "
+                    f"cases {left.describe(cases_done)}"
                 )
         if pool is not None:
             pool.close()

@@ -54,6 +54,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 from zant.errors import ZantError
+from zant.progress import Estimate
 from zant.tools import batch
 
 OPSET = 24
@@ -1969,12 +1970,14 @@ def run(count: int, seed: int = 0, jobs: int = 2, batch_size: int = 100, keep: s
         else:
             pool = multiprocessing.get_context("fork").Pool(min(jobs, len(tasks)))
             outcomes = pool.imap_unordered(process_batch, tasks)
+        left = Estimate(count)
         for finished, batch in enumerate(outcomes, 1):
             records += batch
             if progress:
                 counts = collections.Counter(r["status"] for r in records)
-                progress(f"batch {finished}/{len(tasks)} ({time.perf_counter() - started:.0f} s): "
-                         + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+                progress(f"batch {finished}/{len(tasks)}: "
+                         + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                         + f"; graphs {left.describe(len(records))}")
                 for r in batch:
                     if r["status"] != "pass":
                         progress(f"  graph {r['index']}: {r['status']}: {r['reason']}")
