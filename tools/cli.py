@@ -5,6 +5,7 @@
     zant run MODEL.onnx [--target T] [--board B] [--safe | -O MODE] [--input NAME=file.npy ...]
     zant plan MODEL.onnx [--target T] [--board B] [--input-shape ...] [--freeze ...] [--svg FILE]
     zant profile MODEL.onnx [--target T] [--board B] [-O MODE] [--svg FILE]   instructions per node
+    zant report MODEL.onnx [--target T] [--board B] [-o report.html]   one HTML page per model
     zant lit-config [FOLDER]     a lit.cfg for FileCheck tests of your own passes
     zant --version
 
@@ -157,9 +158,11 @@ def make_parser() -> argparse.ArgumentParser:
 
     from zant.tools.lit_config import add_lit_config_command
     from zant.tools.profile import add_profile_command
+    from zant.tools.report import add_report_command
 
     add_plan_command(commands, _add_common)
     add_profile_command(commands)
+    add_report_command(commands, _add_common)
     add_conformance_command(commands)
     add_lit_config_command(commands)
     return parser
@@ -397,6 +400,10 @@ def _handler(command: str):
         from zant.plan_report import cmd_plan
 
         return lambda args: cmd_plan(args, _options(args))
+    if command == "report":
+        from zant.tools.report import cmd_report
+
+        return lambda args: cmd_report(args, _options(args))
     if command == "lit-config":
         from zant.tools.lit_config import cmd_lit_config
 

@@ -51,6 +51,7 @@ class Row:
     instructions: int
     kernels: list[str] = field(default_factory=list)  # the kernel functions summed in this row
     cycles: int = 0
+    code_bytes: int = 0  # the size of its functions in the profiled image (kernels kept apart)
 
 
 @dataclass
@@ -153,7 +154,7 @@ def _is_caller(symbol: str) -> bool:
     return symbol.startswith((f"{NAME}_", f"{NAME}.{NAME}_", f"{NAME}.firmware.")) or symbol == "_start"
 
 
-def _op_types(model_path: str) -> dict[str, str]:
+def node_op_types(model_path: str) -> dict[str, str]:
     """ONNX node name (as the importer names it) → op type."""
     import onnx
 
@@ -219,9 +220,10 @@ def profile_model(
         if out_dir is None:
             shutil.rmtree(folder, ignore_errors=True)
 
-    op_types = _op_types(model_path)
+    op_types = node_op_types(model_path)
     by_kernel: dict[str, int] = {}
     kernel_cycles: dict[str, int] = {}
+    kernel_code: dict[str, int] = {}
     outside: list[Row] = []
     labels = [min(aliases, key=lambda n: ("." in n, len(n))) for aliases in names]  # memcpy, model_predict
     # library code run inside kernels: its cycles per instruction there, to share out by calls
@@ -235,9 +237,12 @@ def profile_model(
             kernel_cycles[kernel] = (
                 kernel_cycles.get(kernel, 0) + counts.cycles[index] + round(counts.called[index] * library_cpi)
             )
+            kernel_code[kernel] = kernel_code.get(kernel, 0) + ranges[index][1] - ranges[index][0]
         elif counts.own[index] - counts.in_kernels[index]:  # what ran outside the kernels
             share = (counts.own[index] - counts.in_kernels[index]) / counts.own[index] if counts.own[index] else 0
-            outside.append(Row(label, "", counts.own[index] - counts.in_kernels[index], cycles=round(counts.cycles[index] * share)))
+            code = ranges[index][1] - ranges[index][0] if index < len(ranges) else 0
+            outside.append(Row(label, "", counts.own[index] - counts.in_kernels[index],
+                               cycles=round(counts.cycles[index] * share), code_bytes=code))
     outside.sort(key=lambda r: -r.cycles)
 
     def types(nodes: list[str]) -> str:
@@ -246,11 +251,12 @@ def profile_model(
     kernel_rows, groups = [], {}
     for function, nodes in kernels.items():  # in the file's order: the program's
         row = Row(", ".join(nodes) or "(no ONNX node)", types(nodes), by_kernel.get(function, 0), [function],
-                  kernel_cycles.get(function, 0))
+                  kernel_cycles.get(function, 0), kernel_code.get(function, 0))
         kernel_rows.append(row)
         group = groups.setdefault(row.label, Row(row.label, row.op_types, 0))
         group.instructions += row.instructions
         group.cycles += row.cycles
+        group.code_bytes += row.code_bytes
         group.kernels.append(function)
     total = sum(counts.own)
     if sum(by_kernel.values()) + sum(r.instructions for r in outside) != total:
