@@ -173,3 +173,21 @@ def test_the_page_renders_in_headless_chromium(m4_report, tmp_path):
     colours = set(pixels)
     inked = sum(1 for p in pixels if p != b"\xff\xff\xff") / len(pixels)
     assert len(colours) > 100 and inked > 0.03, (len(colours), inked)  # text, bars and the chart's colours
+
+
+def test_a_board_without_qemu_fits_without_cycles(tmp_path):
+    board = tmp_path / "tiny.toml"
+    board.write_text(
+        'core = "cortex-m4"\nflash = { origin = 0x0800_0000, size = "40 KB" }\n'
+        'ram = { origin = 0x2000_0000, size = "8 KB" }\n'
+    )
+    report = build_report(DIGITS, board=board)
+    assert report.target == "cortex-m4" and report.profile is None and report.stack_bytes is None
+    assert "names no QEMU machine" in report.unmeasured
+    assert all(r.cycles is None for r in report.nodes) and report.nodes[0].weight_bytes == 0
+    page = render_html(report)
+    assert "Cycles and instructions are not measured: board &#x27;tiny&#x27; names no QEMU machine" in page
+    flash = report.image_sizes["flash"]
+    assert f'Flash of tiny ({board})</h3><p><span class="ok">fits</span>: {flash:,} of 40,960 B' in page
+    assert re.search(r"RAM of tiny .*</h3>\s*<p><span class=\"ok\">fits</span>: [0-9,]+ of 8,192 B", page)
+    assert "stack (minimum" in page

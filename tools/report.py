@@ -79,6 +79,7 @@ class Report:
     stack_bytes: int | None = None  # the image's measured stack high-water mark
     profile: Profile | None = None
     version: str = ""
+    unmeasured: str | None = None  # why an MCU target's image was not run (no QEMU for its board)
 
     @property
     def weight_bytes(self) -> int:
@@ -217,8 +218,12 @@ def build_report(
         rows = node_rows(node_buffers(planned.module), node_op_types(str(model)))
         del planned
         library_sizes = dict(compiled.result.sizes or {})
-        image = stack = profile = None
-        if the_board is not None and the_board.machine is not None:
+        image = stack = profile = unmeasured = None
+        if the_board is not None:
+            from zant.backend.firmware import qemu_missing
+
+            unmeasured = qemu_missing(the_board)
+        if the_board is not None and unmeasured is None:
             if progress:
                 progress(f"run the image on {the_board.machine} under QEMU (stack high-water mark)")
             stack = compiled.run_firmware().stack_bytes
@@ -230,7 +235,7 @@ def build_report(
     return Report(
         model=Path(model).name, target=target, board=the_board, optimize=optimize, plan=plan, nodes=rows,
         library_sizes=library_sizes, image_sizes=image, stack_bytes=stack, profile=profile,
-        version=_version(),
+        version=_version(), unmeasured=unmeasured,
     )
 
 
@@ -347,7 +352,8 @@ def _cards(report: Report) -> str:
         cards.append((f"{p.total_cycles:,}", f"cycles per inference ({ms})"))
         cards.append((f"{p.total:,}", "instructions per inference"))
     else:
-        cards.append(("–", "cycles: the host has no timing model"))
+        why = "not measured (no QEMU here)" if report.unmeasured else "the host has no timing model"
+        cards.append(("–", f"cycles: {why}"))
     cards.append((f"{s['scratch_bytes']:,} B", f"scratch arena (lower bound {s['lower_bound_bytes']:,} B)"))
     cards.append((f"{report.weight_bytes:,} B", f"weights ({report.plan.get('constants', 'embedded')})"))
     if report.image_sizes:
@@ -466,6 +472,8 @@ def _node_table(report: Report) -> str:
 
 
 def _node_notes(report: Report) -> str:
+    if report.profile is None and report.unmeasured is not None:
+        return f'<p class="note">Cycles and instructions are not measured: {_e(report.unmeasured)}.</p>'
     if report.profile is None:
         return (
             '<p class="note">Cycles and instructions are not measured on the host (no timing model); '
