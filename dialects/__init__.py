@@ -16,6 +16,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return UOp
 
+    def get_abi() -> Dialect:
+        from zant.dialects.abi import ABI
+
+        return ABI
+
     def get_arm_dsp() -> Dialect:
         from zant.dialects.arm_dsp import ArmDsp
 
@@ -26,4 +31,12 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return ArmMve
 
-    return {"onnx": get_onnx, "uop": get_uop, "arm_dsp": get_arm_dsp, "arm_mve": get_arm_mve}
+    def get_zant() -> Dialect:
+        from zant.dialects.zant import Zant
+
+        return Zant
+
+    return {
+        "onnx": get_onnx, "uop": get_uop, "abi": get_abi, "arm_dsp": get_arm_dsp, "arm_mve": get_arm_mve,
+        "zant": get_zant,
+    }

@@ -8,8 +8,8 @@ in every build mode:
 
 1. a check, before the loop nest (the kernel) the op is in: a copy of the loops the index
    depends on and of the code computing it (loads of the indices, casts, arithmetic) that
-   folds "every value is valid" into an `i1` accumulator, then `uop.check %ok, 6`
-   (`uop.STATUS_BAD_INDEX`). The copy goes as early as the values it reads allow: right after
+   folds "every value is valid" into an `i1` accumulator, then `abi.check %ok, 6`
+   (`abi.Status.BAD_INDEX`). The copy goes as early as the values it reads allow: right after
    the declarations at the function's entry when the indices are a graph input (no kernel of
    the graph has run, no output is written when it fails), else right after the kernel that
    last writes them; always before the indexed op's own kernel.
@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.errors import ZantError
 from zant.ir.walk import ops_of
 from zant.passes.onnx_to_uop.kernel import KernelBuilder
@@ -83,11 +83,11 @@ def _check_ahead(block: Block, top: Operation, bounds: list[uop.BoundIndexOp]) -
                 kb.insert(o.clone(value_mapper=mapping))
             oks = [_valid(kb, bound, mapping.get(bound.value, bound.value)) for bound, _ in members]
             for ok in oks:
-                kb.insert(uop.CheckOp(ok, uop.STATUS_BAD_INDEX))
+                kb.insert(abi.CheckOp(ok, abi.Status.BAD_INDEX))
             continue
         acc = kb.define_acc(1, I1)
         _nest(kb, list(loops), mapping, ops, members, acc)
-        kb.insert(uop.CheckOp(kb.acc_get(acc), uop.STATUS_BAD_INDEX))
+        kb.insert(abi.CheckOp(kb.acc_get(acc), abi.Status.BAD_INDEX))
 
 
 def _nest(
@@ -203,7 +203,7 @@ def _insertion_point(
             latest = op
         op = op.next_op
     position = latest.next_op if latest is not None else block.first_op
-    while position is not top and isinstance(position, uop.DefineGlobalOp | uop.ArenaOp):
+    while position is not top and isinstance(position, uop.DefineGlobalOp | abi.ArenaOp):
         position = position.next_op
     assert position is not None
     return position

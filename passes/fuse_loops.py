@@ -31,7 +31,7 @@ Legality, checked in code, for a producer nest P writing buffer B and a consumer
    from outside is defined before P or is a
    buffer, view or constant that can move ahead of P (not, say, a sum computed after P), so
    moving C's iterations earlier and reordering them changes no value read or written; no
-   `uop.check` lies between P and C (when it fails, C must not have run);
+   `abi.check` lies between P and C (when it fails, C must not have run);
 4. into the consumer (reduction): P is element-wise, B has no reader but C, C's loads of B are
    affine, in bounds and injective over C's loops (each element is recomputed at most once, as
    often as it was stored), and P's inputs are not written after P up to and including C.
@@ -57,7 +57,6 @@ from xdsl.traits import Pure
 from zant.dialects.uop import (
     AccGetOp,
     AccSetOp,
-    CheckOp,
     ConstOp,
     DefineAccOp,
     DefineGlobalOp,
@@ -71,6 +70,7 @@ from zant.dialects.uop import (
     ViewOp,
     ViewType,
 )
+from zant.dialects.abi import CheckOp
 from zant.analysis.linear_index import linear_form
 from zant.ir.locations import fuse_locations
 from zant.ir.walk import ops_of

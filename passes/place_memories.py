@@ -10,7 +10,7 @@ fastest memory whose arena, packed again with liveness as `plan-arenas` packs it
 and alignment), stays within the memory's bytes. A buffer that fits in no memory is an error
 naming it.
 
-Each memory holding buffers gets its own `uop.arena "scratch" ... memory "NAME"` (size, lower
+Each memory holding buffers gets its own `abi.arena "scratch" ... memory "NAME"` (size, lower
 bounds and steps of its own plan; `bss`: the arena without a memory) in place of the one scratch
 arena, and each `uop.define_local` its memory (`in "NAME"`; none in `bss`) and its offset into
 that arena. The backend declares one array per
@@ -32,7 +32,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.analysis.liveness import Schedule, scratch_lifetimes
 from zant.analysis.use_density import use_densities
-from zant.dialects.uop import ArenaOp, ArenaRole, PlanStrategy, StepRangeAttr
+from zant.dialects.uop import StepRangeAttr
+from zant.dialects.abi import ArenaOp, ArenaRole, PlanStrategy
 from zant.errors import ZantError
 from zant.passes.plan_arenas import Slot, greedy_order, improve, lower_bound, make_slots, place
 

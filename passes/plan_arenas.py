@@ -1,5 +1,5 @@
 """`plan-arenas`: the bufferization pass. Every scratch buffer gets an offset in one scratch arena,
-every constant an offset in one deduplicated constant arena; the arenas become `uop.arena` ops.
+every constant an offset in one deduplicated constant arena; the arenas become `abi.arena` ops.
 
 `-p 'plan-arenas{strategy=naive|greedy|best alignment=16 link-section=".rodata.zant"
 constants=embedded|staged|external}'`:
@@ -21,10 +21,10 @@ re-running the schedule and liveness (and later passes that add ops do not move 
 
 * each `uop.define_local` gets its offset and `live FIRST to LAST`, the first and last top-level
   step (op of the function body) it is live at;
-* the scratch `uop.arena` its size, alignment, aligned `lower_bound`, `strategy`, `steps N` (the
+* the scratch `abi.arena` its size, alignment, aligned `lower_bound`, `strategy`, `steps N` (the
   number of top-level steps) and `unaligned_lower_bound B` (the lower bound counted in unaligned
   bytes: what no plan of this schedule can beat);
-* the constant `uop.arena` where it lives (`constants`, `zant compile --constants`): `memory
+* the constant `abi.arena` where it lives (`constants`, `zant compile --constants`): `memory
   "flash"` (embedded, the default: read in place from read-only data), `memory "ram" source
   "flash"` (staged: copied into RAM by `NAME_init`) or `memory "external"` (a blob the firmware
   places and passes to `NAME_init`). The header, plan JSON, Zig file and firmware read it there.
@@ -43,18 +43,15 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.dialects.uop import (
+from zant.dialects.uop import BufferRole, DefineGlobalOp, DefineLocalOp, StepRangeAttr
+from zant.dialects.abi import (
     ARENA_ROLES,
     CONSTANT_MODES,
     CONSTANT_PLACEMENTS,
     PLAN_STRATEGIES,
     ArenaOp,
     ArenaRole,
-    BufferRole,
-    DefineGlobalOp,
-    DefineLocalOp,
     PlanStrategy,
-    StepRangeAttr,
 )
 from zant.errors import ZantError
 from zant.analysis.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes

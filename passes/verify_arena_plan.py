@@ -2,7 +2,7 @@
 
 Fails (naming the buffers or the op) unless, in every function:
 
-* there is a scratch arena (`uop.arena "scratch"`) and every `uop.define_local` has an offset,
+* there is a scratch arena (`abi.arena "scratch"`) and every `uop.define_local` has an offset,
   aligned to the alignment of its arena (the one of its memory, `place-memories`), with the
   whole buffer inside that arena;
 * no two scratch buffers of one arena live at the same time (`zant.analysis.liveness`) share a byte, except a
@@ -24,7 +24,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.analysis.bounds import gep_element_range
 from zant.analysis.liveness import Schedule, in_place_legal, scratch_lifetimes
 from zant.ir.walk import ops_of
@@ -38,7 +38,7 @@ def _geps(value: SSAValue):
             yield use.operation
 
 
-def _memory(op: uop.ArenaOp | uop.DefineLocalOp) -> str | None:
+def _memory(op: abi.ArenaOp | uop.DefineLocalOp) -> str | None:
     return None if op.memory is None else op.memory.data
 
 
@@ -46,7 +46,7 @@ def verify_function(function: func.FuncOp) -> None:
     arenas = {
         _memory(op): op
         for op in function.body.block.ops
-        if isinstance(op, uop.ArenaOp) and op.role.data == uop.ArenaRole.SCRATCH
+        if isinstance(op, abi.ArenaOp) and op.role.data == abi.ArenaRole.SCRATCH
     }
     if not arenas:
         raise VerifyException(f"verify-arena-plan: @{function.sym_name.data} has no scratch arena (run plan-arenas)")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from zant.backend.plan import emit_header
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.backend.zig_printer import print_zig
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -91,8 +91,8 @@ def test_every_status_is_documented_with_its_value(generated):
     assert {
         "STATUS_NOT_INITIALIZED", "STATUS_BAD_CONSTANTS", "STATUS_PLAN_MISMATCH", "STATUS_BAD_PARAMETER", "STATUS_OUTPUT_SIZE"
     } <= set(statuses)
-    # the statuses `uop.check` returns are the ones the header names
-    assert int(statuses["STATUS_BAD_PARAMETER"]) == uop.STATUS_BAD_PARAMETER
-    assert int(statuses["STATUS_OUTPUT_SIZE"]) == uop.STATUS_OUTPUT_SIZE
+    # the statuses `abi.check` returns are the ones the header names
+    assert int(statuses["STATUS_BAD_PARAMETER"]) == abi.Status.BAD_PARAMETER
+    assert int(statuses["STATUS_OUTPUT_SIZE"]) == abi.Status.OUTPUT_SIZE
     for status, value in statuses.items():
         assert re.search(rf"^\| `NAME_{status}` \({value}\) \|", section, re.M), f"NAME_{status} ({value})"

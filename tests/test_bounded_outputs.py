@@ -6,7 +6,7 @@ called through ctypes on several draws: values from a small set (so slices repea
 the draw decides) and all-distinct ones (the bound itself is the extent). The raw buffers must
 hold the reference's outputs first, zeros after, and the extents array the reference's count;
 `zant.runtime` must hand back exactly the reference's outputs. A size the model declares is
-compiled as declared and checked: data with another count return STATUS_OUTPUT_SIZE with the
+compiled as declared and checked: data with another count return Status.OUTPUT_SIZE with the
 outputs untouched.
 """
 
@@ -22,7 +22,7 @@ from onnx.reference import ReferenceEvaluator
 
 from tests.test_cli import run_zant
 from tests.test_runtime_parameters import SENTINEL, Compiled
-from zant.dialects.uop import STATUS_OUTPUT_SIZE
+from zant.dialects.abi import Status
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 from zant.runtime import CompiledModel
@@ -124,7 +124,7 @@ def test_declared_size_is_checked(tmp_path):
     compiled.check(np.array([5, 4, 5, 6, 4, 4], np.float32))
     for x in ([1, 1, 1, 1, 1, 2], [1, 2, 3, 4, 1, 1]):  # 2 and 4 distinct values
         status, outputs = compiled(np.array(x, np.float32))
-        assert status == STATUS_OUTPUT_SIZE
+        assert status == Status.OUTPUT_SIZE
         assert all(np.all(o == SENTINEL) for o in outputs)
 
 

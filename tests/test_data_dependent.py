@@ -4,7 +4,7 @@ the output shape the model declares.
 Each model is compiled once (host, ReleaseSafe: an out-of-bounds access traps and kills the
 process) and called through ctypes with several inputs. Data that select as many elements as the
 declared shape holds give the ONNX reference's result; data that select another number make
-`m_predict` return STATUS_OUTPUT_SIZE (5) and leave the output as it was. Which case a draw is
+`m_predict` return Status.OUTPUT_SIZE (5) and leave the output as it was. Which case a draw is
 comes from the reference evaluator, not from the test.
 """
 
@@ -17,7 +17,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 from tests.test_runtime_parameters import SENTINEL, Compiled
-from zant.dialects.uop import STATUS_OUTPUT_SIZE
+from zant.dialects.abi import Status
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 
@@ -45,7 +45,7 @@ def _run_draws(compiled: Compiled, draws) -> tuple[int, int]:
             checked += 1
         else:
             status, outputs = compiled(*arrays)
-            assert status == STATUS_OUTPUT_SIZE, (want.shape, extent)
+            assert status == Status.OUTPUT_SIZE, (want.shape, extent)
             assert all(np.all(o == SENTINEL) for o in outputs)
             refused += 1
     return checked, refused

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from e2e import SENTINEL, StatusModel
-from zant.dialects.uop import STATUS_BAD_INDEX
+from zant.dialects.abi import Status
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 
@@ -205,7 +205,7 @@ def test_indices_from_the_data(tmp_path, name, mode):
         bad.reshape(-1)[-1] = value
         feeds[case.bad_input] = bad
         status, got = compiled(*(feeds[n] for n in order))
-        assert status == STATUS_BAD_INDEX, f"index {value}"
+        assert status == Status.BAD_INDEX, f"index {value}"
         for output in got:
             assert (output == SENTINEL).all(), f"index {value}: an output was written"
 
@@ -227,7 +227,7 @@ def test_roi_align_batch_index(tmp_path):
     np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, {"x": x, "rois": rois, "b": np.array([1])})[0], rtol=1e-5)
     for value in (2, -1, 2**40):
         status, (got,) = compiled(x, rois, np.array([value], np.int64))
-        assert status == STATUS_BAD_INDEX and (got == SENTINEL).all()
+        assert status == Status.BAD_INDEX and (got == SENTINEL).all()
 
 
 @pytest.mark.parametrize("indices", [[0, 7], 100, -8, 2**40])
@@ -277,7 +277,7 @@ def test_the_status_is_in_the_header(tmp_path):
     onnx.save(case.model, tmp_path / "m.onnx")
     compile_model(tmp_path / "m.onnx", tmp_path / "out", CompileOptions(name="m", build=False))
     header = (tmp_path / "out" / "m.h").read_text()
-    assert f"#define m_STATUS_BAD_INDEX {STATUS_BAD_INDEX} " in header
+    assert f"#define m_STATUS_BAD_INDEX {Status.BAD_INDEX} " in header
 
 
 def test_interpreter_before_and_after_the_pass(tmp_path):
@@ -292,7 +292,7 @@ def test_interpreter_before_and_after_the_pass(tmp_path):
     onnx.save(case.model, tmp_path / "m.onnx")
     x = case.feeds["x"]
     for pipeline, trap in (("onnx-to-uop", r"index 4 is outside \[-4, 4\).*status 6"),
-                           ("onnx-to-uop,check-data-indices", "uop.check failed: the function returns status 6")):
+                           ("onnx-to-uop,check-data-indices", "abi.check failed: the function returns status 6")):
         module = compile_to_module(tmp_path / "m.onnx", pipeline=pipeline).module
         (y,) = run_module(module, [x, np.array([1, -4], np.int64)])
         np.testing.assert_array_equal(y, x[[1, -4]].reshape(-1))
@@ -316,7 +316,7 @@ def test_cortex_m4_firmware_returns_the_status(tmp_path):
         [_info("i", I64, [2])], [_info("y", F, [2, 3])], [x],
     )
     onnx.save(model, tmp_path / "m.onnx")
-    for indices, status in (([1, -1], 0), ([4, 0], STATUS_BAD_INDEX), ([1000, 0], STATUS_BAD_INDEX)):
+    for indices, status in (([1, -1], 0), ([4, 0], Status.BAD_INDEX), ([1000, 0], Status.BAD_INDEX)):
         result = compile_model(
             tmp_path / "m.onnx", tmp_path / f"fw{indices[0]}",
             CompileOptions(name="net", target="cortex-m4", optimize="ReleaseFast", firmware=True,

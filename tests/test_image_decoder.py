@@ -4,7 +4,7 @@ One model (two ImageDecoder nodes, RGB and BGR, on one run-time input of 102 byt
 once (host, ReleaseSafe: an out-of-bounds read traps and kills the process) and called through
 ctypes with images encoded here: BMPs bottom-up and top-down with padded rows, PPMs with
 comments and odd whitespace, all padded to the same size. Bytes that are not such an image of
-the compiled shape make `m_predict` return STATUS_OUTPUT_SIZE and leave the outputs as they were.
+the compiled shape make `m_predict` return Status.OUTPUT_SIZE and leave the outputs as they were.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from zant.dialects.uop import STATUS_OUTPUT_SIZE
+from zant.dialects.abi import Status
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 
@@ -112,7 +112,7 @@ REFUSED = {
 @pytest.mark.parametrize("name", REFUSED)
 def test_refuses_other_images_without_writing(predict, name):
     status, rgb, bgr = predict(REFUSED[name]())
-    assert status == STATUS_OUTPUT_SIZE
+    assert status == Status.OUTPUT_SIZE
     assert np.all(rgb == SENTINEL) and np.all(bgr == SENTINEL)
 
 

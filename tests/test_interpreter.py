@@ -220,7 +220,7 @@ def test_a_gep_outside_its_buffer_traps_naming_it():
 def test_planned_scratch_buffers_share_the_arena_bytes():
     # Two buffers the plan puts at one offset: the second store overwrites the first's value.
     body = """
-  uop.arena "scratch" size 16 align 16
+  abi.arena "scratch" size 16 align 16
   %o = uop.define_global "output" 0 "o" : !uop.buffer<1xi32>
   %a = uop.define_local "a" at 0 : !uop.buffer<1xi32>
   %b = uop.define_local "b" at 0 : !uop.buffer<1xi32>
@@ -241,8 +241,8 @@ def test_planned_scratch_buffers_share_the_arena_bytes():
 def test_scratch_arenas_of_different_memories_do_not_share_bytes():
     # place-memories: one scratch arena per board memory, offsets relative to each.
     body = """
-  uop.arena "scratch" size 16 align 16 memory "dtcm"
-  uop.arena "scratch" size 16 align 16 memory "sram"
+  abi.arena "scratch" size 16 align 16 memory "dtcm"
+  abi.arena "scratch" size 16 align 16 memory "sram"
   %o = uop.define_global "output" 0 "o" : !uop.buffer<2xi32>
   %a = uop.define_local "a" at 0 in "dtcm" : !uop.buffer<1xi32>
   %b = uop.define_local "b" at 0 in "sram" : !uop.buffer<1xi32>
@@ -312,10 +312,10 @@ def test_arm_mve_ops_gather_and_multiply_accumulate_across_lanes():
 
 
 def test_every_op_of_the_loop_level_dialects_has_an_implementation():
-    from zant.dialects import arm_dsp, arm_mve, uop
+    from zant.dialects import abi, arm_dsp, arm_mve, uop
     from zant.interpreter.functions import SUPPORTED
 
-    for dialect in (uop.UOp, arm_dsp.ArmDsp, arm_mve.ArmMve):
+    for dialect in (uop.UOp, abi.ABI, arm_dsp.ArmDsp, arm_mve.ArmMve):
         missing = [op.name for op in dialect.operations if op not in SUPPORTED]
         assert not missing, f"the interpreter cannot run {missing}"
 
@@ -329,7 +329,7 @@ def test_a_failed_uop_check_stops_the_run_with_its_status():
   %v = uop.load %p : i64
   %two = uop.const 2 : i64
   %ok = uop.cmpeq %v, %two : i64
-  uop.check %ok, 4
+  abi.check %ok, 4
   %q = uop.gep %o[%c0] : !uop.buffer<1xi64>
   uop.store %v, %q : i64"""
     assert list(run_body(body, [np.array([2], np.int64)])[0]) == [2]

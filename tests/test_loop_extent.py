@@ -2,7 +2,7 @@
 model declares for their scan outputs (`zant/frontend/control_flow.py`, `onnx.Guard`).
 
 Compiled once each (host, ReleaseSafe), called with values that run the loop exactly the declared
-number of times (the reference's result) and values that do not (STATUS_BAD_PARAMETER; the outputs
+number of times (the reference's result) and values that do not (Status.BAD_PARAMETER; the outputs
 left as they were when the graph inputs alone decide it, before any copy of the body has run)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from tests.test_runtime_parameters import Compiled, _model, _tensor
-from zant.dialects.uop import STATUS_BAD_PARAMETER
+from zant.dialects.abi import Status
 
 FLOAT, INT64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
@@ -86,7 +86,7 @@ def test_condition_computed_by_the_body(tmp_path):
     # Decided after the copies of the body (which may have written the outputs).
     for limit in (3.0, 6.5, 100.0):
         status, _ = compiled(np.array(True), np.array(limit, np.float32), y)
-        assert status == STATUS_BAD_PARAMETER
+        assert status == Status.BAD_PARAMETER
 
 
 def _range_as_a_loop():

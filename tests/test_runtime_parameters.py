@@ -3,7 +3,7 @@
 Each model takes its parameter as a graph input, as the ONNX node tests are written. Compiled
 once (host, ReleaseSafe: an out-of-bounds access traps and kills the process), it is called
 through ctypes with several values: a value consistent with the compiled shapes gives the ONNX
-reference's result; one that contradicts them makes `m_predict` return STATUS_BAD_PARAMETER (4)
+reference's result; one that contradicts them makes `m_predict` return Status.BAD_PARAMETER (4)
 and leaves the output buffer as it was.
 """
 
@@ -19,7 +19,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 from e2e import SENTINEL, StatusModel
-from zant.dialects.uop import STATUS_BAD_PARAMETER
+from zant.dialects.abi import Status
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 
@@ -56,9 +56,9 @@ class Compiled(StatusModel):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
     def refuses(self, *arrays: np.ndarray) -> None:
-        """A contradicting value: STATUS_BAD_PARAMETER, and no output written."""
+        """A contradicting value: Status.BAD_PARAMETER, and no output written."""
         status, outputs = self(*arrays)
-        assert status == STATUS_BAD_PARAMETER
+        assert status == Status.BAD_PARAMETER
         for output in outputs:
             assert np.all(output == SENTINEL)
 

@@ -12,7 +12,7 @@ import pytest
 from xdsl.dialects.builtin import IndexType, ModuleOp, f32, i32
 from xdsl.traits import MemoryEffectKind, get_effects, is_speculatable
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.driver import make_context
 from xdsl.parser import Parser
 
@@ -90,19 +90,19 @@ def test_roles_and_strategies_are_enum_attributes_printed_as_strings():
     the printer writes the quoted one back, and the generic form names the attribute."""
     text = (
         'builtin.module {\n  func.func @main() {\n'
-        '    uop.arena scratch size 32 align 16 strategy greedy\n'
+        '    abi.arena scratch size 32 align 16 strategy greedy\n'
         '    %x = uop.define_global "input" 0 "x" : !uop.buffer<2xf32>\n'
         '    func.return\n  }\n}\n'
     )
     module = Parser(make_context(), text).parse_module()
     module.verify()
-    arena, define = [op for op in module.walk() if isinstance(op, uop.ArenaOp | uop.DefineGlobalOp)]
-    assert isinstance(arena.role, uop.ArenaRoleAttr) and arena.role.data is uop.ArenaRole.SCRATCH
-    assert isinstance(arena.strategy, uop.PlanStrategyAttr) and arena.strategy.data is uop.PlanStrategy.GREEDY
+    arena, define = [op for op in module.walk() if isinstance(op, abi.ArenaOp | uop.DefineGlobalOp)]
+    assert isinstance(arena.role, abi.ArenaRoleAttr) and arena.role.data is abi.ArenaRole.SCRATCH
+    assert isinstance(arena.strategy, abi.PlanStrategyAttr) and arena.strategy.data is abi.PlanStrategy.GREEDY
     assert isinstance(define.role, uop.BufferRoleAttr) and define.role.data is uop.BufferRole.INPUT
     printed = str(module)
-    assert 'uop.arena "scratch" size 32 align 16 strategy "greedy"' in printed
+    assert 'abi.arena "scratch" size 32 align 16 strategy "greedy"' in printed
     generic = _zant_opt("--print-op-generic", stdin=text)
-    assert '#uop<arena_role "scratch">' in generic and '#uop<plan_strategy "greedy">' in generic
+    assert '#abi<arena_role "scratch">' in generic and '#abi<plan_strategy "greedy">' in generic
     assert '#uop<buffer_role "input">' in generic
     assert _zant_opt(stdin=generic) == _zant_opt(stdin=text)

@@ -25,6 +25,7 @@ from zant.backend.elf import section_sizes
 from zant.backend.names import Namer, sanitize_c, sanitize_zig, validate_prefix
 from zant.backend.plan import emit_header, emit_plan_json
 from zant.backend.zig_printer import print_zig
+from zant.dialects.abi import ABI
 from zant.dialects.uop import UOp
 from zant.errors import ZantError
 from zant.driver import run_pipeline
@@ -36,6 +37,7 @@ def parse(text: str) -> ModuleOp:
     ctx.load_dialect(builtin.Builtin)
     ctx.load_dialect(func.Func)
     ctx.load_dialect(UOp)
+    ctx.load_dialect(ABI)
     module = Parser(ctx, text).parse_module()
     module.verify()
     run_pipeline(module, f"plan-arenas,{PRINT_PIPELINE}", ctx)

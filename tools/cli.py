@@ -37,7 +37,7 @@ import numpy as np
 from zant.api import compile_with_options
 from zant.backend.boards import BOARDS, Board, board_for, find_board
 from zant.backend.build import ZigCompileError
-from zant.dialects.uop import CONSTANT_MODES
+from zant.dialects.abi import CONSTANT_MODES
 from zant.driver import (
     OPTIMIZE_MODES,
     TARGETS,

@@ -29,7 +29,7 @@ class Col2ImLowering(OnnxLowering):
 
     A run-time image_shape must be the result's spatial shape; a run-time block_shape may be
     any that fits the input's rows and columns: one scatter per such shape, the value picking
-    the one that adds. Other values make NAME_predict return STATUS_BAD_PARAMETER (`uop.check`).
+    the one that adds. Other values make NAME_predict return STATUS_BAD_PARAMETER (`abi.check`).
     """
 
     op_names = frozenset({Col2ImOp.name})

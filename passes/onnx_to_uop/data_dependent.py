@@ -6,7 +6,7 @@ may select another number of elements, so each lowering works in three steps and
 make it touch memory out of bounds:
 
 1. count: a kernel counts what the data select, writing only scratch (or nothing);
-2. check: `uop.check` ends NAME_predict with `uop.STATUS_OUTPUT_SIZE` unless the count is the
+2. check: `abi.check` ends NAME_predict with `abi.Status.OUTPUT_SIZE` unless the count is the
    compiled extent (nothing of the output is written yet);
 3. write: a kernel appends each selected element at a running position. uop has no conditional
    store, so an element not selected rewrites the slot's own value (`store_if`), and the slot
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.dialects.onnx import CompressOp, NonMaxSuppressionOp, NonZeroOp, get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
@@ -51,7 +51,7 @@ def count_one(kb: KernelBuilder, acc: SSAValue, selected: SSAValue) -> None:
 
 def check_count(kb: KernelBuilder, count: SSAValue, extent: int) -> None:
     """End NAME_predict with STATUS_OUTPUT_SIZE unless the i64 `count` is `extent`."""
-    check(kb, kb.alu("cmpeq", count, i64(kb, extent)), uop.STATUS_OUTPUT_SIZE)
+    check(kb, kb.alu("cmpeq", count, i64(kb, extent)), abi.Status.OUTPUT_SIZE)
 
 
 def slot(kb: KernelBuilder, position: SSAValue, extent: int) -> SSAValue:

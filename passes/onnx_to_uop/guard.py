@@ -4,7 +4,7 @@ The control-flow unroller makes it of a Loop whose trip count is only known at r
 loop is unrolled for the extent its scan outputs declare, and guarded by "the loop runs exactly
 that many times" (what the trip count and the initial condition say, before the copies of the
 body; what the conditions the body computes say, after them). The lowering loads the
-one-element Condition and `uop.check`s it where the op is.
+one-element Condition and `abi.check`s it where the op is.
 """
 
 from __future__ import annotations

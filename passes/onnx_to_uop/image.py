@@ -6,7 +6,7 @@ compiled for the shape the model declares ([H, W, 3]). Three steps, none reading
 1. header: BMP's fields sit at fixed offsets (read only when the input is long enough to hold
    them); PPM's are ASCII numbers separated by whitespace and comments, parsed by one loop
    over the bytes before the last 3·H·W (where its pixels must start at the latest);
-2. check: `uop.check` ends NAME_predict with `uop.STATUS_OUTPUT_SIZE` unless the bytes are one
+2. check: `abi.check` ends NAME_predict with `abi.Status.OUTPUT_SIZE` unless the bytes are one
    of the two formats, of the compiled width and height, with every pixel inside the input;
 3. pixels: one loop nest over [H, W, 3] reads each channel where the header said (BMP: rows
    padded to 4 bytes, bottom-up unless the height is negative, BGR order; PPM: RGB order).
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.dialects.onnx import ImageDecoderOp, get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
@@ -175,7 +175,7 @@ class ImageDecoderLowering(OnnxLowering):
         size = data.shape[0]
         s = Scalars(kb, data)
         bmp, ppm = _bmp(s, size, height, width), _ppm(s, size, height, width)
-        check(kb, s.any(bmp.ok, ppm.ok), uop.STATUS_OUTPUT_SIZE)
+        check(kb, s.any(bmp.ok, ppm.ok), abi.Status.OUTPUT_SIZE)
         pick = lambda a, b: kb.where(bmp.ok, a, b)  # noqa: E731
         first, row_step = pick(bmp.first, ppm.first), pick(bmp.row_step, ppm.row_step)
         order = (0, 1, 2) if pixel_format == "RGB" else (2, 1, 0)

@@ -22,7 +22,7 @@ import numpy as np
 from xdsl.dialects.builtin import Float32Type, Float64Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.ir.types import numpy_dtype
@@ -286,7 +286,7 @@ class ConstantOfShapeLowering(OnnxLowering):
 class RangeLowering(OnnxLowering):
     """Range: out[i] = start + i * delta (the length is static, from the result type).
 
-    start, limit and delta are read at run time; unless all three are constants, `uop.check`
+    start, limit and delta are read at run time; unless all three are constants, `abi.check`
     makes NAME_predict return `STATUS_BAD_PARAMETER` when max(⌈(limit - start) / delta⌉, 0)
     (in f64) is not the compiled length."""
 
@@ -395,7 +395,7 @@ def _axis_picker(kb: KernelBuilder, axes: Sequence[SSAValue], d: int, rank: int)
 def _runtime_slice(op: Operation, kb: KernelBuilder) -> Layout:
     """Slice whose starts, ends, axes or steps are read at run time: a copy into the compiled
     (static) result shape. Per input dimension the start and step come from the values (clamped
-    as ONNX says); `uop.check` makes NAME_predict return `STATUS_BAD_PARAMETER` unless every
+    as ONNX says); `abi.check` makes NAME_predict return `STATUS_BAD_PARAMETER` unless every
     axis is in range and named once, no step is 0 and each dimension's count is the compiled
     one. The copy then reads x at start + i·step along each dimension, always in bounds."""
     x = layout_of(inputs(op)[0])
@@ -636,7 +636,7 @@ class PadLowering(OnnxLowering):
 def _runtime_pads(op: Operation, kb: KernelBuilder, in_shape: Sequence[int], out_shape: Sequence[int]) -> list[SSAValue]:
     """The padding before each dimension when `pads` (or `axes`) are read at run time. What a
     dimension grows by is the compiled shapes'; how it splits before and after is the value's.
-    `uop.check` makes NAME_predict return `STATUS_BAD_PARAMETER` unless the axes are in range
+    `abi.check` makes NAME_predict return `STATUS_BAD_PARAMETER` unless the axes are in range
     and distinct and each dimension's pads add up to its growth."""
     rank = len(in_shape)
     pads = _values(kb, op, 1, [])
@@ -665,7 +665,7 @@ class CenterCropPadLowering(OnnxLowering):
 
     The result type gives the sizes, so the offsets are constants (a crop of d drops ⌊d/2⌋ at
     the start, a pad of d adds ⌊d/2⌋ there); a `shape` input only known at run time must name
-    those sizes, else `uop.check` makes NAME_predict return STATUS_BAD_PARAMETER."""
+    those sizes, else `abi.check` makes NAME_predict return STATUS_BAD_PARAMETER."""
 
     op_names = frozenset({"onnx.CenterCropPad"})
 
@@ -864,7 +864,7 @@ class DropoutLowering(OnnxLowering):
 
     Without a `seed`, training mode draws a fresh mask on every call, which compiled code
     cannot reproduce: a compile error when training_mode is a constant true, and a check that a
-    run-time training_mode is false or the ratio 0 (`uop.STATUS_BAD_PARAMETER` otherwise).
+    run-time training_mode is false or the ratio 0 (`abi.Status.BAD_PARAMETER` otherwise).
     """
 
     op_names = frozenset({"onnx.Dropout"})

@@ -3,8 +3,8 @@
 A lowering that takes such an input keeps the shapes it was compiled for (declared in the model
 or inferred without the value) and reads the value when the generated code runs: it loads the
 (small, statically shaped) tensor's elements at the function's top level, checks them against
-the compiled shapes, and ends `NAME_predict` with `uop.STATUS_BAD_PARAMETER` through a
-`uop.check` when they disagree, before any kernel of the node has run. The helpers here build
+the compiled shapes, and ends `NAME_predict` with `abi.Status.BAD_PARAMETER` through a
+`abi.check` when they disagree, before any kernel of the node has run. The helpers here build
 those loads and conditions; the decisions (which values are consistent) stay in each lowering.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.dialects.builtin import IndexType, IntegerType, UnrealizedConversionCastOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.dialects.onnx import input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, layout_of, tensor_shape
@@ -61,7 +61,7 @@ def guard_builder(kb: KernelBuilder, op: Operation, indices: Sequence[int]) -> K
     # After the graph inputs' buffers (and the casts that stand for their tensors), so that every
     # input is defined there.
     anchor = block.first_op
-    while isinstance(anchor, uop.DefineGlobalOp | uop.ArenaOp | UnrealizedConversionCastOp):
+    while isinstance(anchor, uop.DefineGlobalOp | abi.ArenaOp | UnrealizedConversionCastOp):
         anchor = anchor.next_op
     return kb if anchor is None or anchor is op else KernelBuilder(anchor)
 
@@ -93,10 +93,10 @@ def any_of(kb: KernelBuilder, conditions: Sequence[SSAValue]) -> SSAValue:
     return reduce(lambda a, b: kb.alu("or", a, b), conditions)
 
 
-def check(kb: KernelBuilder, condition: SSAValue, status: int = uop.STATUS_BAD_PARAMETER) -> None:
+def check(kb: KernelBuilder, condition: SSAValue, status: int = abi.Status.BAD_PARAMETER) -> None:
     """End the entry point with `status` (a parameter that contradicts the compiled shapes, by
     default) unless `condition` holds."""
-    kb.insert(uop.CheckOp(condition, status))
+    kb.insert(abi.CheckOp(condition, status))
 
 
 def axis_membership(kb: KernelBuilder, axes: Sequence[SSAValue], rank: int) -> tuple[list[SSAValue], SSAValue]:

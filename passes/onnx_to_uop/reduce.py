@@ -23,7 +23,7 @@ from itertools import combinations
 import numpy as np
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.dialects.onnx import (
     ArgMaxOp,
     ArgMinOp,
@@ -208,7 +208,7 @@ def runtime_reduce_axes(
     value); what they leave open, keepdims=0 dropping one of several equal dimensions, is
     chosen at run time. The value is checked exactly: every axis in range, none twice, and
     the set one that turns `in_shape` into `out_shape`, else the entry point returns
-    `uop.STATUS_BAD_PARAMETER`.
+    `abi.Status.BAD_PARAMETER`.
     """
     rank = len(in_shape)
     sets = _reduced_sets(in_shape, out_shape, keepdims)
@@ -404,7 +404,7 @@ class CumulativeLowering(OnnxLowering):
     An `axis` only known at run time (on a tensor of rank > 1: rank 1 has one axis) cannot
     change the result's shape, so the shapes do not choose it: there is one kernel per axis,
     each storing only when the value names its axis (the others write back what is there), and
-    `uop.check` returns STATUS_BAD_PARAMETER for an axis out of range.
+    `abi.check` returns STATUS_BAD_PARAMETER for an axis out of range.
     """
 
     op_names = frozenset({CumSumOp.name, CumProdOp.name})

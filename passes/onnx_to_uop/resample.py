@@ -24,7 +24,7 @@ import numpy as np
 from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerType, Signedness, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
@@ -487,7 +487,7 @@ def _runtime_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, i
     """Resize whose scales, sizes or roi are read at run time, into the compiled result shape.
 
     `sizes` with the "stretch" policy and no run-time roi fix every scale (out / in): the
-    tables are constants, and `uop.check` makes NAME_predict return `STATUS_BAD_PARAMETER`
+    tables are constants, and `abi.check` makes NAME_predict return `STATUS_BAD_PARAMETER`
     unless the sizes are the compiled ones. Otherwise the scales (or roi) change the source
     coordinates, so the tables are filled at run time, computed in f64 as the ONNX reference
     does; the check asks that every scale give the compiled size (⌊scale·in⌋, or the rounded

@@ -9,7 +9,7 @@ bin) is 0, far outside an absolute tolerance. Complex tensors keep (real, imagin
 real ones have a last dimension of 1.
 
 The window ops (Hann, Hamming, Blackman) are constant tables: the result type gives the length,
-and a `size` only known at run time must be that length (`uop.check`).
+and a `size` only known at run time must be that length (`abi.check`).
 """
 
 from __future__ import annotations
@@ -297,7 +297,7 @@ def _run_time_mel_weight_matrix(op: Operation, kb: KernelBuilder) -> Layout:
     """`mel_weight_matrix` with its inputs read at run time (the sample rate and the edge
     frequencies set the values, which the result type does not fix). num_mel_bins must be the
     result's columns and dft_length // 2 + 1 its rows; the sample rate positive, and every edge's
-    spectrogram bin in [0, rows] (the filters then stay in the table): else `uop.check` makes
+    spectrogram bin in [0, rows] (the filters then stay in the table): else `abi.check` makes
     NAME_predict return STATUS_BAD_PARAMETER before the table is written. In f64, as at compile
     time: the edges are computed into scratch, then each entry from its filter's three edges."""
     rows, mel_bins = tensor_shape(op.results[0])

@@ -4,7 +4,7 @@ each input slice's index among them and their counts, as onnx's reference comput
 The number of distinct slices depends on the data. Y, indices and counts are compiled with a
 capacity (their size along the counted dimension): the input's extent along the axis (its
 element count without one) when the model leaves the size symbolic (`zant.frontend.bounded`
-adds the extents output), else the declared size, which a `uop.check` compares with the actual
+adds the extents output), else the declared size, which an `abi.check` compares with the actual
 count (`STATUS_OUTPUT_SIZE`). Entries past the count are zero: the extents output counts the
 nonzero `counts`.
 

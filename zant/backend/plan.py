@@ -31,7 +31,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
-from zant.dialects.uop import ArenaOp, ArenaRole, BufferRole, DefineGlobalOp, DefineLocalOp, constants_mode
+from zant.dialects.uop import BufferRole, DefineGlobalOp, DefineLocalOp
+from zant.dialects.abi import ArenaOp, ArenaRole, constants_mode
 from zant.errors import ZantError
 from zant.analysis.liveness import align_up
 
@@ -278,7 +279,7 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
     constant = arena_op(function, ArenaRole.CONSTANT)
     persistent = arena_op(function, ArenaRole.PERSISTENT)
     if scratch is None or constant is None or persistent is None:
-        raise _unplanned("no scratch, constant or persistent uop.arena")
+        raise _unplanned("no scratch, constant or persistent abi.arena")
     regions: dict[str | None, PlanRegion] = {}  # scratch arenas by memory
     for op in scratches:
         memory = None if op.memory is None else op.memory.data

@@ -18,7 +18,7 @@ Layout of the generated file:
   pointer into it (little-endian bytes, so every value, NaN payloads, -0.0, inf, f16, is exact).
   `zig_files` writes the blob beside the file as `NAME.weights.bin`, read with `@embedFile`;
   `print_zig` prints its bytes inline (one file, for small tests). Where the arena lives is what
-  `plan-arenas{constants=...}` recorded on the constant `uop.arena` (`CONSTANT_MODES`): embedded
+  `plan-arenas{constants=...}` recorded on the constant `abi.arena` (`CONSTANT_MODES`): embedded
   (read-only data), staged (`NAME_init()` copies it into a RAM arena) or external
   (`NAME_init(address)` is told where the firmware put it; each function reading constants then
   declares its pointers from that address);
@@ -68,7 +68,7 @@ from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_pre
 from zant.backend.plan import PlanInfo, describe_plan, element_bytes, globals_by_role, main_function, parameter_names
 from zant.backend.zig_cases import all_helpers, case_for
 from zant.backend.zig_helpers import HELPERS, branch_quota
-from zant.dialects import uop
+from zant.dialects import abi, uop
 from zant.errors import ZantError
 from zant.ir.locations import node_names
 from zant.ir.resources import attr_to_array
@@ -213,7 +213,7 @@ VECTOR_CAST = {"float": "@floatCast({a})", "int": "@floatFromInt({a})"}
 """Lossless lane-wise casts to a float type by source kind; integer widening is `@intCast`."""
 
 
-CONSTANT_MODES = uop.CONSTANT_MODES
+CONSTANT_MODES = abi.CONSTANT_MODES
 """Where the constant arena lives (`zant compile --constants`, `plan-arenas{constants=...}`): in
 the image's read-only data, copied from read-only data into RAM by `NAME_init()`, or placed by the
 firmware (`NAME_init(address)`)."""
@@ -388,7 +388,7 @@ class ZigPrinter:
         share their bytes; `self.blob`, written beside the file as `NAME.weights.bin` unless it
         is printed inline), and each constant as a typed many-pointer into it, like every other
         buffer (each gep says how it is checked). Where the arena lives is the plan's
-        (`self.constants`, from the constant `uop.arena`'s memory and source):
+        (`self.constants`, from the constant `abi.arena`'s memory and source):
 
         * embedded: a read-only array in the file (`@embedFile` of the blob, or its bytes);
         * staged: the blob read-only (flash) and a RAM arena `NAME_init` copies it into;
@@ -790,7 +790,7 @@ class ZigPrinter:
         pass  # folded into every gep through it
 
     @print.register
-    def _(self, op: uop.ArenaOp) -> None:
+    def _(self, op: abi.ArenaOp) -> None:
         pass  # the arenas are printed at file scope
 
     @print.register
@@ -846,7 +846,7 @@ class ZigPrinter:
         self.discard_unused(op)
 
     @print.register
-    def _(self, op: uop.CheckOp) -> None:
+    def _(self, op: abi.CheckOp) -> None:
         self.emit(f"if (!{self.expr(op.condition)}) return {op.status.value.data};")
 
     @print.register

@@ -38,7 +38,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from zant.dialects import arm_dsp, arm_mve, uop
+from zant.dialects import abi, arm_dsp, arm_mve, uop
 import zant.interpreter.semantics as sem
 from zant.interpreter.semantics import Trap
 from zant.ir.resources import attr_to_array
@@ -116,7 +116,7 @@ def _check(op: Operation, data: np.ndarray, first: int, last: int) -> None:
 
 def _scratch_arena(interpreter: Interpreter, op: uop.DefineLocalOp) -> np.ndarray:
     """The planned scratch arena `op` is in (its function has one per board memory it uses,
-    `place-memories`): as large as its `uop.arena "scratch"` or, without one, as its buffers
+    `place-memories`): as large as its `abi.arena "scratch"` or, without one, as its buffers
     reach."""
     memory = _memory(interpreter)
     where = _memory_name(op)
@@ -124,7 +124,7 @@ def _scratch_arena(interpreter: Interpreter, op: uop.DefineLocalOp) -> np.ndarra
         block = op.parent_block()
         size = 0
         for other in block.ops if block is not None else ():
-            if isinstance(other, uop.ArenaOp) and other.role.data == uop.ArenaRole.SCRATCH:
+            if isinstance(other, abi.ArenaOp) and other.role.data == abi.ArenaRole.SCRATCH:
                 if _memory_name(other) == where:
                     size = max(size, other.size.value.data)
             elif isinstance(other, uop.DefineLocalOp) and other.offset is not None and _memory_name(other) == where:
@@ -214,8 +214,8 @@ class UOpFunctions(InterpreterFunctions):
         arena = _scratch_arena(interpreter, op)
         return (arena[start : start + buffer_type.size.data * dtype.itemsize].view(dtype),)
 
-    @impl(uop.ArenaOp)
-    def run_arena(self, interpreter: Interpreter, op: uop.ArenaOp, args: PythonValues):
+    @impl(abi.ArenaOp)
+    def run_arena(self, interpreter: Interpreter, op: abi.ArenaOp, args: PythonValues):
         return ()
 
     @impl(uop.ViewOp)
@@ -288,11 +288,11 @@ class UOpFunctions(InterpreterFunctions):
     def run_where(self, interpreter: Interpreter, op: uop.WhereOp, args: PythonValues):
         return (self.kernel(op)(*args),)
 
-    @impl(uop.CheckOp)
-    def run_check(self, interpreter: Interpreter, op: uop.CheckOp, args: PythonValues):
+    @impl(abi.CheckOp)
+    def run_check(self, interpreter: Interpreter, op: abi.CheckOp, args: PythonValues):
         # The generated function returns the status here; the run stops as at a trap.
         if not args[0]:
-            raise Trap(f"uop.check failed: the function returns status {op.status.value.data}")
+            raise Trap(f"abi.check failed: the function returns status {op.status.value.data}")
         return ()
 
     @impl(uop.BoundIndexOp)
@@ -303,7 +303,7 @@ class UOpFunctions(InterpreterFunctions):
         if not op.lowest <= value < extent:
             raise Trap(
                 f"uop.bound_index: index {value} is outside [{op.lowest}, {extent}): the function "
-                f"returns status {uop.STATUS_BAD_INDEX}"
+                f"returns status {abi.Status.BAD_INDEX}"
             )
         return (value + extent if value < 0 else value,)
 

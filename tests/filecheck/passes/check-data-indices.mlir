@@ -21,7 +21,7 @@
 // CHECK-NEXT:      uop.acc_set [[ACC]], [[AND]] : !uop.acc<i1>, i1
 // CHECK-NEXT:    }
 // CHECK-NEXT:    [[RESULT:%.*]] = uop.acc_get [[ACC]] : !uop.acc<i1>, i1
-// CHECK-NEXT:    uop.check [[RESULT]], 6
+// CHECK-NEXT:    abi.check [[RESULT]], 6
 // CHECK-NEXT:    %xv = uop.view %x
 // CHECK:         uop.range
 // CHECK-NEXT:      uop.range
@@ -72,7 +72,7 @@ func.func @gather() {
 // CHECK-NEXT:      uop.gep %c
 // CHECK-NEXT:      uop.load {{%.*}} : i32
 // CHECK-NEXT:      [[V:%.*]] = uop.cast {{%.*}} : i32 to i64
-// CHECK:         uop.check {{%.*}}, 6
+// CHECK:         abi.check {{%.*}}, 6
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 3 {
 func.func @computed() {
   %i = uop.define_global "input" 0 "i" : !uop.buffer<3xi64>
@@ -112,7 +112,7 @@ func.func @computed() {
 // CHECK:           uop.const 3 : ui64
 // CHECK:           uop.acc_set
 // CHECK-NEXT:    }
-// CHECK:         uop.check {{%.*}}, 6
+// CHECK:         abi.check {{%.*}}, 6
 // CHECK:         uop.range {{%.*}} = 0 to 2 {
 // CHECK:           uop.where
 // CHECK-NOT:       uop.where
@@ -150,7 +150,7 @@ func.func @pair() {
 // CHECK-NEXT:    [[U:%.*]] = uop.cast [[SHIFTED]] : i64 to ui64
 // CHECK-NEXT:    [[SPAN:%.*]] = uop.const 14 : ui64
 // CHECK-NEXT:    [[OK:%.*]] = uop.cmplt [[U]], [[SPAN]] : ui64
-// CHECK-NEXT:    uop.check [[OK]], 6
+// CHECK-NEXT:    abi.check [[OK]], 6
 // CHECK-NOT:     uop.define_acc
 // CHECK:         uop.gep %x
 func.func @scalar() {

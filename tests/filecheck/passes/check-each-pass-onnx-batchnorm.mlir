@@ -13,7 +13,7 @@
 
 // OK:     func.func @main()
 // OK-NOT: onnx.
-// OK:     uop.arena
+// OK:     abi.arena
 
 // FOLD: zant-opt: error: pass 'buggy-fold-batchnorm' changed output 0: max abs diff {{[0-9.e+-]+}} at index {{[0-9]+}} (seed 0)
 

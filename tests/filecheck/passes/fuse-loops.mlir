@@ -27,7 +27,7 @@
 // NOEW-COUNT-3:  uop.range {{.*}} = 0 to 2
 
 // PLAN-LABEL:  func.func @chain()
-// PLAN-NEXT:     uop.arena "scratch" size 0 align 16 lower_bound 0
+// PLAN-NEXT:     abi.arena "scratch" size 0 align 16 lower_bound 0
 func.func @chain() {
   %b = uop.define_global "input" 1 "b" : !uop.buffer<6xf32>
   %a = uop.define_global "input" 0 "a" : !uop.buffer<6xf32>
@@ -105,7 +105,7 @@ func.func @chain() {
 // NOEPI:         uop.range {{.*}} = 0 to 1
 
 // PLAN-LABEL:  func.func @epilogue()
-// PLAN-NEXT:     uop.arena "scratch" size 0 align 16 lower_bound 0
+// PLAN-NEXT:     abi.arena "scratch" size 0 align 16 lower_bound 0
 func.func @epilogue() {
   %x = uop.define_global "input" 0 "x" : !uop.buffer<8xf32>
   %bias = uop.define_global "input" 1 "bias" : !uop.buffer<3xf32>
@@ -418,12 +418,12 @@ func.func @state_between() {
 
 // -----
 
-// A uop.check between producer and consumer: the consumer writes an output, which must stay
+// A abi.check between producer and consumer: the consumer writes an output, which must stay
 // untouched when the check fails, so it is not moved into the producer ahead of the check.
 
 // CHECK-LABEL: func.func @check_between()
 // CHECK:         uop.range
-// CHECK:         uop.check
+// CHECK:         abi.check
 // CHECK-NEXT:    uop.range
 func.func @check_between() {
   %a = uop.define_global "input" 0 "a" : !uop.buffer<4xf32>
@@ -436,7 +436,7 @@ func.func @check_between() {
     uop.store %1, %2 : f32
   }
   %ok = uop.const 1 : i1
-  uop.check %ok, 5
+  abi.check %ok, 5
   uop.range %i = 0 to 4 {
     %0 = uop.gep %s[%i] : !uop.buffer<4xf32>
     %1 = uop.load %0 : f32

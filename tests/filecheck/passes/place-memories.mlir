@@ -11,24 +11,24 @@
 // buffer its memory and an offset into that memory's arena; the live steps count the two arenas.
 
 // CHECK-LABEL:  func.func @main()
-// CHECK-NEXT:     uop.arena "scratch" size 16 align 16 lower_bound 16 strategy "best" steps 11 unaligned_lower_bound 16 memory "fast"
-// CHECK-NEXT:     uop.arena "scratch" size 256 align 16 lower_bound 256 strategy "best" steps 11 unaligned_lower_bound 256 memory "slow"
-// CHECK-NEXT:     uop.arena "constant" size 0 align 16
-// CHECK-NEXT:     uop.arena "persistent" size 0 align 16
-// CHECK-NOT:      uop.arena
+// CHECK-NEXT:     abi.arena "scratch" size 16 align 16 lower_bound 16 strategy "best" steps 11 unaligned_lower_bound 16 memory "fast"
+// CHECK-NEXT:     abi.arena "scratch" size 256 align 16 lower_bound 256 strategy "best" steps 11 unaligned_lower_bound 256 memory "slow"
+// CHECK-NEXT:     abi.arena "constant" size 0 align 16
+// CHECK-NEXT:     abi.arena "persistent" size 0 align 16
+// CHECK-NOT:      abi.arena
 // CHECK:          uop.define_local "big" at 0 live 6 to 8 in "slow" : !uop.buffer<64xf32>
 // CHECK:          uop.define_local "hot" at 0 live 8 to 9 in "fast" : !uop.buffer<4xf32>
 
 // With one memory big enough for both, both go there, packed as plan-arenas packs them.
 // ONE-LABEL:    func.func @main()
-// ONE-NEXT:       uop.arena "scratch" size 272 align 16 lower_bound 272 strategy "best" steps 10 unaligned_lower_bound 272 memory "fast"
+// ONE-NEXT:       abi.arena "scratch" size 272 align 16 lower_bound 272 strategy "best" steps 10 unaligned_lower_bound 272 memory "fast"
 // ONE:            uop.define_local "big" at 0 live 5 to 7 in "fast"
 // ONE:            uop.define_local "hot" at 256 live 7 to 8 in "fast"
 
 // `bss` is the default scratch arena (the one plan-arenas made, in the image's .bss): no memory.
 // BSS-LABEL:    func.func @main()
-// BSS-NEXT:       uop.arena "scratch" size 16 align 16 {{.*}} memory "fast"
-// BSS-NEXT:       uop.arena "scratch" size 256 align 16 lower_bound 256 strategy "best" steps 11 unaligned_lower_bound 256{{$}}
+// BSS-NEXT:       abi.arena "scratch" size 16 align 16 {{.*}} memory "fast"
+// BSS-NEXT:       abi.arena "scratch" size 256 align 16 lower_bound 256 strategy "best" steps 11 unaligned_lower_bound 256{{$}}
 // BSS:            uop.define_local "big" at 0 live 6 to 8 : !uop.buffer<64xf32>
 // BSS:            uop.define_local "hot" at 0 live 8 to 9 in "fast" : !uop.buffer<4xf32>
 

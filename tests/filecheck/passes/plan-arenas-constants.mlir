@@ -4,25 +4,25 @@
 // RUN: zant-opt %s -p 'plan-arenas{constants=staged},plan-arenas{constants=external}' | filecheck %s --check-prefix=EXTERNAL
 // RUN: not zant-opt %s -p 'plan-arenas{constants=rom}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
 
-// Where the constant arena lives is plan-arenas' decision, recorded on the constant uop.arena as
+// Where the constant arena lives is plan-arenas' decision, recorded on the constant abi.arena as
 // its runtime memory and, when staged, its source memory: the header, plan JSON, Zig file and
 // firmware all read it there. Embedded (the default) is read in place from flash; staged is
 // copied from flash into RAM by NAME_init; external is a blob the firmware places. Planning
 // again re-decides from the option alone.
 
 // EMBEDDED-LABEL: func.func @main()
-// EMBEDDED-NEXT:    uop.arena "scratch"
-// EMBEDDED-NEXT:    uop.arena "constant" size 16 align 16 memory "flash"{{$}}
-// EMBEDDED-NEXT:    uop.arena "persistent" size 0 align 16{{$}}
+// EMBEDDED-NEXT:    abi.arena "scratch"
+// EMBEDDED-NEXT:    abi.arena "constant" size 16 align 16 memory "flash"{{$}}
+// EMBEDDED-NEXT:    abi.arena "persistent" size 0 align 16{{$}}
 // EMBEDDED:         uop.define_global "constant" 0 "w" at 0
 
 // STAGED-LABEL:   func.func @main()
-// STAGED:           uop.arena "constant" size 16 align 16 memory "ram" source "flash"{{$}}
-// STAGED-NEXT:      uop.arena "persistent" size 0 align 16{{$}}
+// STAGED:           abi.arena "constant" size 16 align 16 memory "ram" source "flash"{{$}}
+// STAGED-NEXT:      abi.arena "persistent" size 0 align 16{{$}}
 // STAGED:           uop.define_global "constant" 0 "w" at 0
 
 // EXTERNAL-LABEL: func.func @main()
-// EXTERNAL:         uop.arena "constant" size 16 align 16 memory "external"{{$}}
+// EXTERNAL:         abi.arena "constant" size 16 align 16 memory "external"{{$}}
 // EXTERNAL:         uop.define_global "constant" 0 "w" at 0
 
 // UNKNOWN: plan-arenas: constants must be one of embedded, staged, external, got 'rom'

@@ -5,7 +5,7 @@
 // resolved by first use, not by definition order, and both share one slot.
 
 // CHECK-LABEL: func.func @defined_before_source
-// CHECK:         uop.arena "scratch" size 16 align 16 lower_bound 16
+// CHECK:         abi.arena "scratch" size 16 align 16 lower_bound 16
 // CHECK:         uop.define_local "b" at 0
 // CHECK:         uop.define_local "a" at 0
 builtin.module {

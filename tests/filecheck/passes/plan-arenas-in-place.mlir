@@ -6,7 +6,7 @@
 // write each element once.
 
 // CHECK-LABEL: func.func @multi_store
-// CHECK:         uop.arena "scratch" size 64 align 16 lower_bound 64
+// CHECK:         abi.arena "scratch" size 64 align 16 lower_bound 64
 // CHECK:         uop.define_local "a" at 0
 // CHECK:         uop.define_local "b" at 0
 builtin.module {
@@ -64,7 +64,7 @@ builtin.module {
 // A reversed read: b[i] = a[7 - i] reads a[3] at i = 4, after b[3] was written over it.
 
 // CHECK-LABEL: func.func @reversed_read
-// CHECK:         uop.arena "scratch" size 64 align 16 lower_bound 64
+// CHECK:         abi.arena "scratch" size 64 align 16 lower_bound 64
 // CHECK:         uop.define_local "a" at 0
 // CHECK:         uop.define_local "b" at 32
 builtin.module {

@@ -10,32 +10,32 @@
 // three arenas counted), the step count and the lower bound in unaligned bytes.
 
 // NAIVE-LABEL:  func.func @main()
-// NAIVE-NEXT:     uop.arena "scratch" size 112 align 16 lower_bound 48 strategy "naive"
-// NAIVE-NEXT:     uop.arena "constant" size 0 align 16
-// NAIVE-NEXT:     uop.arena "persistent" size 0 align 16
+// NAIVE-NEXT:     abi.arena "scratch" size 112 align 16 lower_bound 48 strategy "naive"
+// NAIVE-NEXT:     abi.arena "constant" size 0 align 16
+// NAIVE-NEXT:     abi.arena "persistent" size 0 align 16
 // NAIVE:          uop.define_local "a" at 0 {{.*}}: !uop.buffer<8xf32>
 // NAIVE:          uop.define_local "b" at 32 {{.*}}: !uop.buffer<8xf32>
 // NAIVE:          uop.define_local "c" at 64 {{.*}}: !uop.buffer<4xf32>
 // NAIVE:          uop.define_local "d" at 80 {{.*}}: !uop.buffer<5xf32>
 
 // GREEDY-LABEL: func.func @main()
-// GREEDY-NEXT:    uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "greedy"
+// GREEDY-NEXT:    abi.arena "scratch" size 48 align 16 lower_bound 48 strategy "greedy"
 // GREEDY:         uop.define_local "a" at 0 {{.*}}: !uop.buffer<8xf32>
 // GREEDY:         uop.define_local "b" at 0 {{.*}}: !uop.buffer<8xf32>
 // GREEDY:         uop.define_local "c" at 32 {{.*}}: !uop.buffer<4xf32>
 // GREEDY:         uop.define_local "d" at 0 {{.*}}: !uop.buffer<5xf32>
 
 // BEST-LABEL:   func.func @main()
-// BEST-NEXT:      uop.arena "scratch" size 48 align 16 lower_bound 48 strategy "best" steps 17 unaligned_lower_bound 48
-// BEST-NEXT:      uop.arena "constant" size 0 align 16
-// BEST-NEXT:      uop.arena "persistent" size 0 align 16
-// BEST-NOT:       uop.arena
+// BEST-NEXT:      abi.arena "scratch" size 48 align 16 lower_bound 48 strategy "best" steps 17 unaligned_lower_bound 48
+// BEST-NEXT:      abi.arena "constant" size 0 align 16
+// BEST-NEXT:      abi.arena "persistent" size 0 align 16
+// BEST-NOT:       abi.arena
 // BEST:           uop.define_local "a" at 0 live 5 to 9 : !uop.buffer<8xf32>
 // BEST:           uop.define_local "b" at 0 live 9 to 12 : !uop.buffer<8xf32>
 // BEST:           uop.define_local "c" at 32 live 11 to 14 : !uop.buffer<4xf32>
 // BEST:           uop.define_local "d" at 0 live 14 to 15 : !uop.buffer<5xf32>
 
-// ALIGN64:        uop.arena "scratch" size 128 align 64 lower_bound 128 strategy "best"
+// ALIGN64:        abi.arena "scratch" size 128 align 64 lower_bound 128 strategy "best"
 // ALIGN64:        uop.define_local "c" at 64
 
 builtin.module {

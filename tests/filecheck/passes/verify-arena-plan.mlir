@@ -6,7 +6,7 @@
 // CHECK:         uop.define_local "b" at 0
 builtin.module {
   func.func @in_place() {
-    uop.arena "scratch" size 32 align 16
+    abi.arena "scratch" size 32 align 16
     %y = uop.define_global "output" 0 "y" : !uop.buffer<8xf32>
     %a = uop.define_local "a" at 0 : !uop.buffer<8xf32>
     uop.range %i = 0 to 8 {
@@ -38,7 +38,7 @@ builtin.module {
 
 builtin.module {
   func.func @transposed() {
-    uop.arena "scratch" size 32 align 16
+    abi.arena "scratch" size 32 align 16
     %a = uop.define_local "a" at 0 : !uop.buffer<8xf32>
     uop.range %i = 0 to 8 {
       %p = uop.gep %a[%i] : !uop.buffer<8xf32>
@@ -66,7 +66,7 @@ builtin.module {
 
 builtin.module {
   func.func @overlap() {
-    uop.arena "scratch" size 32 align 16
+    abi.arena "scratch" size 32 align 16
     %a = uop.define_local "a" at 0 : !uop.buffer<4xf32>
     %b = uop.define_local "b" at 0 : !uop.buffer<4xf32>
     uop.range %i = 0 to 4 {
@@ -86,7 +86,7 @@ builtin.module {
 
 builtin.module {
   func.func @outside() {
-    uop.arena "scratch" size 16 align 16
+    abi.arena "scratch" size 16 align 16
     %a = uop.define_local "a" at 16 : !uop.buffer<4xf32>
     func.return
   }
@@ -98,7 +98,7 @@ builtin.module {
 
 builtin.module {
   func.func @misaligned() {
-    uop.arena "scratch" size 32 align 16
+    abi.arena "scratch" size 32 align 16
     %a = uop.define_local "a" at 8 : !uop.buffer<4xf32>
     func.return
   }
@@ -110,7 +110,7 @@ builtin.module {
 
 builtin.module {
   func.func @unplanned() {
-    uop.arena "scratch" size 32 align 16
+    abi.arena "scratch" size 32 align 16
     %a = uop.define_local "a" : !uop.buffer<4xf32>
     func.return
   }
@@ -133,7 +133,7 @@ builtin.module {
 
 builtin.module {
   func.func @gep_out_of_bounds() {
-    uop.arena "scratch" size 16 align 16
+    abi.arena "scratch" size 16 align 16
     %a = uop.define_local "a" at 0 : !uop.buffer<4xf32>
     uop.range %i = 0 to 2 {
       %two = uop.const 2 : index

@@ -20,9 +20,9 @@
 
 builtin.module {
   func.func @main() {
-    uop.arena "scratch" size 0 align 16 lower_bound 0 strategy "best" steps 6 unaligned_lower_bound 0
-    uop.arena "constant" size 0 align 16 memory "flash"
-    uop.arena "persistent" size 32 align 16
+    abi.arena "scratch" size 0 align 16 lower_bound 0 strategy "best" steps 6 unaligned_lower_bound 0
+    abi.arena "constant" size 0 align 16 memory "flash"
+    abi.arena "persistent" size 32 align 16
     %x = uop.define_global "input" 0 "x" : !uop.buffer<3xf32>
     %y = uop.define_global "output" 0 "y" : !uop.buffer<3xf32>
     uop.range %i = 0 to 3 {

@@ -1,7 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s
 
 // A data-dependent output is compiled for its declared shape in three steps: a loop counts what
-// the data select (writing nothing), `uop.check` (status 5, STATUS_OUTPUT_SIZE) ends the function
+// the data select (writing nothing), `abi.check` (status 5, STATUS_OUTPUT_SIZE) ends the function
 // unless the count is the declared extent, then a second loop appends each selected element at
 // a running position clamped to the extent, rewriting a slot's own value when the element is not
 // selected (uop has no conditional store).
@@ -19,7 +19,7 @@
 // CHECK:         [[N:%.*]] = uop.acc_get [[COUNT]] : !uop.acc<i64>, i64
 // CHECK-NEXT:    [[FOUR:%.*]] = uop.const 4 : i64
 // CHECK-NEXT:    [[OK:%.*]] = uop.cmpeq [[N]], [[FOUR]] : i64
-// CHECK-NEXT:    uop.check [[OK]], 5
+// CHECK-NEXT:    abi.check [[OK]], 5
 // CHECK-NEXT:    [[POSITION:%.*]] = uop.define_acc 0 : i64
 // CHECK-NEXT:    uop.range [[I:%.*]] = 0 to 2 {
 // CHECK-NEXT:      uop.range [[J:%.*]] = 0 to 3 {
@@ -49,7 +49,7 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x4xi64> attributes {onnx.input_n
 // CHECK-LABEL: func.func @main()
 // CHECK:         uop.range {{%.*}} = 0 to 3 {
 // CHECK-NOT:       uop.store
-// CHECK:         uop.check {{%.*}}, 5
+// CHECK:         abi.check {{%.*}}, 5
 // CHECK:         uop.range [[I:%.*]] = 0 to 3 {
 // CHECK-NEXT:      [[C:%.*]] = uop.gep %c[[[I]]] : !uop.buffer<3xi1>
 // CHECK-NEXT:      [[SELECTED:%.*]] = uop.load [[C]] : i1
@@ -85,7 +85,7 @@ func.func @main(%x: tensor<3x2xf32>, %c: tensor<3xi1>) -> tensor<2x2xf32> attrib
 // CHECK:               uop.store {{%.*}}, {{%.*}} : i64
 // CHECK:             uop.store {{%.*}}, {{%.*}} : i64
 // CHECK-NOT:     uop.store
-// CHECK:         uop.check {{%.*}}, 5
+// CHECK:         abi.check {{%.*}}, 5
 // CHECK:         uop.range {{%.*}} = 0 to 1 {
 // CHECK-NEXT:      uop.range {{%.*}} = 0 to 2 {
 // CHECK-NEXT:        uop.range {{%.*}} = 0 to 2 {

@@ -15,7 +15,7 @@
 // CHECK-NEXT:    [[SCALE:%.*]] = uop.div [[ONE]], [[KEPT]] : f32
 // CHECK:         [[T:%.*]] = uop.load {{%.*}} : i1
 // CHECK:         [[S:%.*]] = uop.where [[T]], [[SCALE]], {{%.*}} : f32
-// CHECK-NOT:     uop.check
+// CHECK-NOT:     abi.check
 // CHECK:         uop.range
 // CHECK:           uop.range
 // CHECK:             [[U:%.*]] = uop.load {{%.*}} : f32
@@ -70,7 +70,7 @@ func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi1>) attrib
 // otherwise), and the output is the input.
 // CHECK-LABEL: func.func @main()
 // CHECK-NOT:     "constant"
-// CHECK:         uop.check {{%.*}}, 4
+// CHECK:         abi.check {{%.*}}, 4
 // CHECK-NOT:     uop.mul
 // CHECK:         func.return
 func.func @main(%x: tensor<2x3xf32>, %r: tensor<f32>, %t: tensor<i1>) -> tensor<2x3xf32> attributes {onnx.input_names = ["x", "r", "t"], onnx.output_names = ["y"]} {

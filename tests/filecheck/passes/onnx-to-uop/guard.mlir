@@ -9,7 +9,7 @@
 // CHECK:         [[EQ:%.*]] = uop.cmpeq [[T]], {{%.*}} : i64
 // CHECK:         uop.store [[EQ]], {{%.*}} : i1
 // CHECK:         [[OK:%.*]] = uop.load {{%.*}} : i1
-// CHECK-NEXT:    uop.check [[OK]], 4
+// CHECK-NEXT:    abi.check [[OK]], 4
 // CHECK:         uop.range
 // CHECK:           uop.max
 func.func @main(%x: tensor<3xf32>, %t: tensor<i64>) -> tensor<3xf32> attributes {onnx.input_names = ["x", "t"], onnx.output_names = ["y"]} {
@@ -28,7 +28,7 @@ func.func @main(%x: tensor<3xf32>, %t: tensor<i64>) -> tensor<3xf32> attributes 
 // CHECK:         [[I:%.*]] = uop.const 0 : index
 // CHECK-NEXT:    [[P:%.*]] = uop.gep %c[[[I]]] : !uop.buffer<1xi1>
 // CHECK-NEXT:    [[OK:%.*]] = uop.load [[P]] : i1
-// CHECK-NEXT:    uop.check [[OK]], 4
+// CHECK-NEXT:    abi.check [[OK]], 4
 func.func @main(%c: tensor<1xi1>, %x: tensor<2xf32>) -> tensor<2xf32> attributes {onnx.input_names = ["c", "x"], onnx.output_names = ["y"]} {
   onnx.Guard(%c) : (tensor<1xi1>) -> ()
   %y = onnx.Neg(%x) : (tensor<2xf32>) -> tensor<2xf32>

@@ -23,7 +23,7 @@
 // CHECK-NEXT:    }
 // CHECK-NOT:     uop.store
 // CHECK:         uop.const 255 : i64
-// CHECK:         uop.check [[OK:%.*]], 5
+// CHECK:         abi.check [[OK:%.*]], 5
 // CHECK-NEXT:    uop.where [[IS_BMP:%.*]], [[FIRST]], {{%.*}} : i64
 // CHECK-NEXT:    uop.where [[IS_BMP]], [[ROW_STEP]], {{%.*}} : i64
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 3 {

@@ -9,7 +9,7 @@
 // CHECK:         uop.cmpeq {{%.*}}, {{%.*}} : i64
 // CHECK:         uop.div {{%.*}}, {{%.*}} : i64
 // CHECK:         uop.cmplt {{%.*}}, {{%.*}} : i64
-// CHECK:         uop.check {{%.*}}, 4
+// CHECK:         abi.check {{%.*}}, 4
 // CHECK:         uop.log {{%.*}} : f64
 // CHECK:         uop.log {{%.*}} : f64
 // CHECK:         [[OUTSIDE:%.*]] = uop.define_acc 0 : i64
@@ -22,7 +22,7 @@
 // CHECK:         }
 // CHECK:         [[COUNT:%.*]] = uop.acc_get [[OUTSIDE]] : !uop.acc<i64>, i64
 // CHECK:         [[NONE:%.*]] = uop.cmpeq [[COUNT]], {{%.*}} : i64
-// CHECK-NEXT:    uop.check [[NONE]], 4
+// CHECK-NEXT:    abi.check [[NONE]], 4
 // CHECK:         uop.range {{%.*}} = 0 to 3 {
 // CHECK-NEXT:      uop.range {{%.*}} = 0 to 2 {
 // CHECK:             uop.load {{%.*}} : i64

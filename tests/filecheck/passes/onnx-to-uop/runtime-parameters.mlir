@@ -1,7 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s
 
 // A parameter input that is a graph input stays a run-time value: the lowering loads it at
-// the top of the function, and `uop.check` (status 4, STATUS_BAD_PARAMETER) ends the function
+// the top of the function, and `abi.check` (status 4, STATUS_BAD_PARAMETER) ends the function
 // before any kernel when it contradicts the compiled shapes.
 
 // ReduceSum over [2, 3] -> [2, 1]: the shapes say axis 1; the value must name it (1 or -1).
@@ -10,7 +10,7 @@
 // CHECK:         [[P:%.*]] = uop.gep %axes[{{%.*}}] : !uop.buffer<1xi64>
 // CHECK-NEXT:    [[A:%.*]] = uop.load [[P]] : i64
 // CHECK:         uop.cmpeq [[A]], {{%.*}} : i64
-// CHECK:         uop.check [[OK:%.*]], 4
+// CHECK:         abi.check [[OK:%.*]], 4
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 2 {
 // CHECK:           uop.range {{%.*}} = 0 to 3 {
 func.func @main(%x: tensor<2x3xf32>, %axes: tensor<1xi64>) -> tensor<2x1xf32> attributes {onnx.input_names = ["x", "axes"], onnx.output_names = ["y"]} {
@@ -26,7 +26,7 @@ func.func @main(%x: tensor<2x3xf32>, %axes: tensor<1xi64>) -> tensor<2x1xf32> at
 // CHECK:         [[K:%.*]] = uop.load {{%.*}} : i64
 // CHECK:         [[LO:%.*]] = uop.max [[K]], {{%.*}} : i64
 // CHECK:         [[CLAMPED:%.*]] = uop.min [[LO]], {{%.*}} : i64
-// CHECK-NOT:     uop.check
+// CHECK-NOT:     abi.check
 // CHECK:         uop.range
 // CHECK:           uop.add {{%.*}}, [[CLAMPED]] : i64
 func.func @main(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> attributes {onnx.input_names = ["x", "k"], onnx.output_names = ["y"]} {
@@ -39,7 +39,7 @@ func.func @main(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> attribu
 // Slice with run-time starts: a copy whose address is base + i·step per dimension, computed
 // from the clamped values; the check compares each dimension's length with the compiled one.
 // CHECK-LABEL: func.func @main()
-// CHECK:         uop.check {{%.*}}, 4
+// CHECK:         abi.check {{%.*}}, 4
 // CHECK:         uop.range [[I:%.*]] = 0 to 2 {
 // CHECK:           [[G:%.*]] = uop.gep %x[{{%.*}}] : !uop.buffer<5xf32>
 // CHECK-NEXT:      uop.load [[G]] : f32

@@ -5,7 +5,7 @@
 // pass 1 compares every pair of rows element by element (lexicographic state: 0 equal, 1
 // before, 2 after), pass 2 ranks the first occurrences by value (sorted), then the inverse
 // indices, then each output row r gathers the first occurrence of rank r by a scan: its load
-// index is clamped to [0, 3], and rows past the count are zero. No uop.check: nothing is
+// index is clamped to [0, 3], and rows past the count are zero. No abi.check: nothing is
 // declared to check against.
 
 // CHECK-LABEL: func.func @main()
@@ -25,7 +25,7 @@
 // CHECK:           uop.range {{%.*}} = 0 to 4 {
 // CHECK:             uop.range {{%.*}} = 0 to 2 {
 // CHECK:           uop.gep [[RANK]]
-// CHECK-NOT:     uop.check
+// CHECK-NOT:     abi.check
 // inverse indices
 // CHECK:         uop.range {{%.*}} = 0 to 4 {
 // CHECK:           uop.load
@@ -51,7 +51,7 @@ func.func @main(%x: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4xi64>, tensor<
 // -----
 
 // A declared size (Y [2], not bounded): compiled for 2 entries; once the distinct elements
-// are counted, uop.check ends NAME_predict with STATUS_OUTPUT_SIZE (5) unless there are 2,
+// are counted, abi.check ends NAME_predict with STATUS_OUTPUT_SIZE (5) unless there are 2,
 // before any output is written. Not sorted: a first occurrence j precedes i's when j < first(i).
 
 // CHECK-LABEL: func.func @main()
@@ -60,7 +60,7 @@ func.func @main(%x: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4xi64>, tensor<
 // CHECK:             uop.cmplt {{.*}} : i64
 // CHECK:         [[TWO:%.*]] = uop.const 2 : i64
 // CHECK-NEXT:    [[OK:%.*]] = uop.cmpeq {{%.*}}, [[TWO]] : i64
-// CHECK-NEXT:    uop.check [[OK]], 5
+// CHECK-NEXT:    abi.check [[OK]], 5
 // CHECK-NOT:     uop.store
 // CHECK:         uop.range {{%.*}} = 0 to 2 {
 func.func @main(%x: tensor<4xi32>) -> tensor<2xi32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {

@@ -4,7 +4,7 @@
 // a vstore of the born one with the same lanes at the same element is as legal as the scalar pair.
 
 // CHECK-LABEL: func.func @vector_elementwise
-// CHECK:         uop.arena "scratch" size 64 align 16 lower_bound 64
+// CHECK:         abi.arena "scratch" size 64 align 16 lower_bound 64
 // CHECK:         uop.define_local "a" at 0
 // CHECK:         uop.define_local "b" at 0
 builtin.module {

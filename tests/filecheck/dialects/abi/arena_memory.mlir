@@ -6,24 +6,24 @@
 // memory, each buffer in one of them, its offset into that memory's arena; the constant arena
 // staged (in RAM, copied from flash at init, as plan-arenas{constants=staged} leaves it).
 
-// GENERIC: "uop.arena"() <{{.*}}memory = "dtcm"
-// GENERIC: "uop.arena"() <{{.*}}memory = "ram", source = "flash"
+// GENERIC: "abi.arena"() <{{.*}}memory = "dtcm"
+// GENERIC: "abi.arena"() <{{.*}}memory = "ram", source = "flash"
 // GENERIC: "uop.define_local"() <{tensor_name = "t", offset = 0 : i64, live = #uop<step_range 4 to 5>, memory = "sram"}>
 
 // CHECK-LABEL: func.func @main()
-// CHECK-NEXT:    uop.arena "scratch" size 16 align 16 memory "dtcm"
-// CHECK-NEXT:    uop.arena "scratch" size 32 align 16 memory "sram"
-// CHECK-NEXT:    uop.arena "constant" size 0 align 16 memory "ram" source "flash"
-// CHECK-NEXT:    uop.arena "persistent" size 0 align 16
+// CHECK-NEXT:    abi.arena "scratch" size 16 align 16 memory "dtcm"
+// CHECK-NEXT:    abi.arena "scratch" size 32 align 16 memory "sram"
+// CHECK-NEXT:    abi.arena "constant" size 0 align 16 memory "ram" source "flash"
+// CHECK-NEXT:    abi.arena "persistent" size 0 align 16
 // CHECK-NEXT:    %t = uop.define_local "t" at 0 live 4 to 5 in "sram" : !uop.buffer<8xf32>
 // CHECK-NEXT:    %u = uop.define_local "u" at 0 live 5 to 5 in "dtcm" : !uop.buffer<4xf32>
 
 builtin.module {
   func.func @main() {
-    uop.arena "scratch" size 16 align 16 memory "dtcm"
-    uop.arena "scratch" size 32 align 16 memory "sram"
-    uop.arena "constant" size 0 align 16 memory "ram" source "flash"
-    uop.arena "persistent" size 0 align 16
+    abi.arena "scratch" size 16 align 16 memory "dtcm"
+    abi.arena "scratch" size 32 align 16 memory "sram"
+    abi.arena "constant" size 0 align 16 memory "ram" source "flash"
+    abi.arena "persistent" size 0 align 16
     %t = uop.define_local "t" at 0 live 4 to 5 in "sram" : !uop.buffer<8xf32>
     %u = uop.define_local "u" at 0 live 5 to 5 in "dtcm" : !uop.buffer<4xf32>
     func.return

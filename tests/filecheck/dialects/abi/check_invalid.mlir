@@ -3,7 +3,7 @@
 builtin.module {
   func.func @main(%ok : i1) {
     // expected-error@+1 {{status 0 means success: a failed check needs another}}
-    uop.check %ok, 0
+    abi.check %ok, 0
     func.return
   }
 }
@@ -13,8 +13,8 @@ builtin.module {
 builtin.module {
   func.func @main(%ok : i1) {
     uop.range %i = 0 to 4 {
-      // expected-error@+1 {{uop.check must not be inside a loop}}
-      uop.check %ok, 4
+      // expected-error@+1 {{abi.check must not be inside a loop}}
+      abi.check %ok, 4
     }
     func.return
   }
@@ -25,7 +25,17 @@ builtin.module {
 builtin.module {
   func.func @main(%x : i32) {
     // expected-error@+1 {{operand 'condition' at position 0 does not verify}}
-    "uop.check"(%x) <{status = 4 : i32}> : (i32) -> ()
+    "abi.check"(%x) <{status = 4 : i32}> : (i32) -> ()
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main(%ok : i1) {
+    // expected-error@+1 {{status 9 is not one of the ABI's (abi.Status: 1..7)}}
+    abi.check %ok, 9
     func.return
   }
 }

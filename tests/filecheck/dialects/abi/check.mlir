@@ -1,7 +1,7 @@
 // RUN: zant-opt %s | zant-opt | filecheck %s
 // RUN: zant-opt %s --print-op-generic | zant-opt | filecheck %s
 
-// uop.check in its custom format: an i1 condition and the status the function returns when it
+// abi.check in its custom format: an i1 condition and the status the function returns when it
 // is false (4: a run-time parameter contradicts the compiled shapes).
 
 builtin.module {
@@ -12,10 +12,10 @@ builtin.module {
     %axis = uop.load %p : i64
     %one = uop.const 1 : i64
     %ok = uop.cmpeq %axis, %one : i64
-    // CHECK: uop.check %{{.*}}, 4
-    uop.check %ok, 4
-    // CHECK-NEXT: uop.check %{{.*}}, 7 {note = "any status but 0"}
-    uop.check %ok, 7 {note = "any status but 0"}
+    // CHECK: abi.check %{{.*}}, 4
+    abi.check %ok, 4
+    // CHECK-NEXT: abi.check %{{.*}}, 7 {note = "any status of abi.Status but 0"}
+    abi.check %ok, 7 {note = "any status of abi.Status but 0"}
     func.return
   }
 }

@@ -3,7 +3,7 @@
 builtin.module {
   func.func @main() {
     // expected-error@+1 {{a constant arena is in memory flash, ram from source flash (staged) or external, got memory dtcm source None}}
-    uop.arena "constant" size 0 align 16 memory "dtcm"
+    abi.arena "constant" size 0 align 16 memory "dtcm"
     func.return
   }
 }
@@ -13,7 +13,7 @@ builtin.module {
 builtin.module {
   func.func @main() {
     // expected-error@+1 {{a constant arena is in memory flash, ram from source flash (staged) or external, got memory ram source None}}
-    uop.arena "constant" size 0 align 16 memory "ram"
+    abi.arena "constant" size 0 align 16 memory "ram"
     func.return
   }
 }
@@ -23,7 +23,7 @@ builtin.module {
 builtin.module {
   func.func @main() {
     // expected-error@+1 {{only a scratch or constant arena is placed in a memory}}
-    uop.arena "persistent" size 0 align 16 memory "flash"
+    abi.arena "persistent" size 0 align 16 memory "flash"
     func.return
   }
 }
@@ -33,7 +33,7 @@ builtin.module {
 builtin.module {
   func.func @main() {
     // expected-error@+1 {{only a constant arena has a source memory (staged constants)}}
-    uop.arena "scratch" size 16 align 16 memory "dtcm" source "flash"
+    abi.arena "scratch" size 16 align 16 memory "dtcm" source "flash"
     func.return
   }
 }
@@ -43,8 +43,8 @@ builtin.module {
 builtin.module {
   func.func @main() {
     // expected-error@+1 {{more than one scratch arena in memory dtcm in one block}}
-    uop.arena "scratch" size 16 align 16 memory "dtcm"
-    uop.arena "scratch" size 32 align 16 memory "dtcm"
+    abi.arena "scratch" size 16 align 16 memory "dtcm"
+    abi.arena "scratch" size 32 align 16 memory "dtcm"
     func.return
   }
 }
