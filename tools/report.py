@@ -228,6 +228,8 @@ def build_report(
                 progress(f"run the image on {the_board.machine} under QEMU (stack high-water mark)")
             stack = compiled.run_firmware().stack_bytes
             image = dict(compiled.result.firmware_sizes or {})
+            if progress:
+                progress("profile: compile again, each kernel a function of its own, and count per node")
             profile = compiled.profile().data
             add_profile(rows, profile)
         elif compiled.result.firmware_sizes:
