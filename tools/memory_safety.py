@@ -35,10 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
+from zant.dialects.abi import Status
 from zant.errors import ZantError, run_cli
 
-STATUS_BAD_PARAMETER = 4
-STATUS_BAD_INDEX = 6
 PAGE = mmap.PAGESIZE
 SENTINEL = 0x5A  # every output byte before a call: a refused call leaves them so
 
@@ -137,7 +136,7 @@ class Case:
     hostile: str  # the graph input holding the indices
     extent: int
     negative: bool = True  # whether -extent..-1 are valid
-    status: int = STATUS_BAD_INDEX
+    status: int = Status.BAD_INDEX
     dtype: str = "int64"
 
 

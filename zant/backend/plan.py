@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Operation
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.dialects.uop import BufferRole, DefineGlobalOp, DefineLocalOp
-from zant.dialects.abi import ArenaOp, ArenaRole, constants_mode
+from zant.dialects.abi import ArenaOp, ArenaRole, Status, constants_mode
 from zant.errors import ZantError
 from zant.analysis.liveness import align_up
 
@@ -434,7 +434,7 @@ def _init_declaration(name: str, info: PlanInfo) -> list[str]:
     )
     if constants == "embedded":
         return [
-            f"#define {name}_STATUS_NOT_INITIALIZED 1 /* {name}_predict before {name}_init succeeded */",
+            Status.NOT_INITIALIZED.define(name),
             "",
             f"/* Zeroes the persistent arena ({name}_PERSISTENT_BYTES bytes of state kept between calls);",
             "   returns 0. Call it first, and again to reset the state. */",
@@ -442,8 +442,8 @@ def _init_declaration(name: str, info: PlanInfo) -> list[str]:
             "",
         ]
     lines = [
-        f"#define {name}_STATUS_NOT_INITIALIZED 1 /* {name}_predict before {name}_init succeeded */",
-        f"#define {name}_STATUS_BAD_CONSTANTS 2 /* {name}_init: a null or misaligned address */",
+        Status.NOT_INITIALIZED.define(name),
+        Status.BAD_CONSTANTS.define(name),
         f"#define {name}_CONSTANT_ALIGNMENT {info.constant_alignment}u",
         "",
     ]
@@ -481,16 +481,11 @@ def _region_lines(name: str, info: PlanInfo) -> list[str]:
         lines.append(f"#define {name}_SCRATCH_{r.memory.upper()}_BYTES {r.size}u")
     return lines + [
         "",
-        f"#define {name}_STATUS_PLAN_MISMATCH 3 /* {name}_check_plan: another plan */",
-        f"#define {name}_STATUS_BAD_PARAMETER 4 /* {name}_predict: a parameter input (axes, pads, k ...) "
-        "contradicts the compiled shapes */",
-        f"#define {name}_STATUS_OUTPUT_SIZE 5 /* {name}_predict: the data select another number of elements "
-        "than a data-dependent output's compiled shape holds (NonZero, Compress, NonMaxSuppression), "
-        "or an ImageDecoder's bytes are not an uncompressed image (24-bit BMP, binary PPM) of that shape */",
-        f"#define {name}_STATUS_BAD_INDEX 6 /* {name}_predict: an index read from the data (Gather, Scatter, "
-        "MaxUnpool ... indices) is out of range; the indexed op has written nothing */",
-        f"#define {name}_STATUS_BAD_BUFFER 7 /* {name}_predict: a null buffer pointer; {name}_predict_sized: that, "
-        "or a buffer size other than its tensor's bytes; nothing read or written */",
+        Status.PLAN_MISMATCH.define(name),
+        Status.BAD_PARAMETER.define(name),
+        Status.OUTPUT_SIZE.define(name),
+        Status.BAD_INDEX.define(name),
+        Status.BAD_BUFFER.define(name),
         "",
     ]
 

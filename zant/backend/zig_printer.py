@@ -217,15 +217,6 @@ CONSTANT_MODES = abi.CONSTANT_MODES
 """Where the constant arena lives (`zant compile --constants`, `plan-arenas{constants=...}`): in
 the image's read-only data, copied from read-only data into RAM by `NAME_init()`, or placed by the
 firmware (`NAME_init(address)`)."""
-STATUS_NOT_INITIALIZED = 1
-"""What `NAME_predict` returns before `NAME_init` has succeeded (external and staged constants)."""
-STATUS_BAD_CONSTANTS = 2
-"""What `NAME_init(address)` returns for a null or misaligned address (external constants)."""
-STATUS_PLAN_MISMATCH = 3
-"""What `NAME_check_plan(expected)` returns when `expected` is not the file's plan hash."""
-STATUS_BAD_BUFFER = 7
-"""What `NAME_predict` returns for a null buffer pointer, and `NAME_predict_sized` also for a
-buffer size other than its tensor's bytes: before anything is read or written."""
 
 
 KERNEL_CALL = [
@@ -378,7 +369,7 @@ class ZigPrinter:
             f"export const {name}_plan_hash: u64 = 0x{info.plan_hash};",
             f"export const {name}_layout_hash: u64 = 0x{info.layout_hash};",
             f"export fn {name}_check_plan(expected: u64) callconv(.c) i32 {{",
-            f"    return if (expected == {name}_plan_hash) 0 else {STATUS_PLAN_MISMATCH};",
+            f"    return if (expected == {name}_plan_hash) 0 else {abi.Status.PLAN_MISMATCH};",
             "}",
             "",
         ]
@@ -473,7 +464,7 @@ class ZigPrinter:
         self.init_body += (
             [
                 "const address = @intFromPtr(constants);",
-                f"if (address == 0 or address % {info.constant_alignment} != 0) return {STATUS_BAD_CONSTANTS};",
+                f"if (address == 0 or address % {info.constant_alignment} != 0) return {abi.Status.BAD_CONSTANTS};",
                 f"{self.name}_constants = @ptrCast(constants);",
             ]
             if blob
@@ -511,9 +502,9 @@ class ZigPrinter:
         flag = self.needs_ready_flag
         return [
             *([f"var {self.name}_ready: bool = false;"] if flag else []),
-            f"// {self.name}_predict returns {STATUS_NOT_INITIALIZED} until {self.name}_init has succeeded; "
+            f"// {self.name}_predict returns {abi.Status.NOT_INITIALIZED} until {self.name}_init has succeeded; "
             f"{self.name}_init returns 0"
-            + (f", or {STATUS_BAD_CONSTANTS} for a null or misaligned address." if self.init_parameter else "."),
+            + (f", or {abi.Status.BAD_CONSTANTS} for a null or misaligned address." if self.init_parameter else "."),
             f"export fn {self.name}_init({self.init_parameter or ''}) callconv(.c) i32 {{",
             *("    " + line for line in self.init_body),
             *([f"    {self.name}_ready = true;"] if flag else []),
@@ -532,9 +523,9 @@ class ZigPrinter:
         """The first statements of `NAME_predict` when the plan needs `NAME_init` first."""
         checks = []
         if self.needs_ready_flag:
-            checks.append(f"if (!{self.name}_ready) return {STATUS_NOT_INITIALIZED};")
+            checks.append(f"if (!{self.name}_ready) return {abi.Status.NOT_INITIALIZED};")
         if self.constants == "external" and self.blob:
-            checks.append(f"if ({self.name}_constants == null) return {STATUS_NOT_INITIALIZED};")
+            checks.append(f"if ({self.name}_constants == null) return {abi.Status.NOT_INITIALIZED};")
         return checks
 
     def constant_prologue(self, body: list[str], level: int) -> list[str]:
@@ -558,7 +549,7 @@ class ZigPrinter:
             signature.append(f"{argument}: ?[*]{const}{element}")
             sized += [f"{argument}: ?[*]{const}{element}", f"{size}: usize"]
             checks.append(f"if ({size} != {op.result.type.size.data * element_bytes(op.result.type.element_type)}) "  # type: ignore[attr-defined]
-                          f"return {STATUS_BAD_BUFFER};")
+                          f"return {abi.Status.BAD_BUFFER};")
             forward.append(argument)
         self.print_sized_entry(sized, checks, forward)
         self.emit(
@@ -566,7 +557,7 @@ class ZigPrinter:
         )
         self.level += 1
         for (op, pname), argument in zip(params.items(), forward):
-            self.emit(f"const {pname} = {argument} orelse return {STATUS_BAD_BUFFER};")
+            self.emit(f"const {pname} = {argument} orelse return {abi.Status.BAD_BUFFER};")
         for line in self.ready_check():
             self.emit(line)
         for op, pname in params.items():
@@ -587,7 +578,7 @@ class ZigPrinter:
 
     def print_sized_entry(self, parameters: list[str], checks: list[str], forward: list[str]) -> None:
         """`NAME_predict_sized`: each buffer followed by its size in bytes; a size other than the
-        tensor's returns `STATUS_BAD_BUFFER` before anything runs, then it is `NAME_predict`."""
+        tensor's returns `abi.Status.BAD_BUFFER` before anything runs, then it is `NAME_predict`."""
         self.emit(
             f"export fn {self.name}_predict_sized({', '.join(parameters)}) callconv(.c) i32 {{"
         )
