@@ -13,8 +13,8 @@ Each page is built from what the code registers, never from a hand-kept list:
   docstring and its options (the dataclass fields: type, default, the field's docstring).
 * `reference/cli.md`: every command and option of `zant` and `zant-opt`, from their argparse
   parsers (`zant.tools.cli.make_parser`, `ZantOptMain.register_all_arguments`).
-* `reference/status-codes.md`: the statuses the generated C API returns, read from the header
-  `zant.backend.plan.emit_header` writes for a small model (its `#define NAME_STATUS_*` lines).
+* `reference/status-codes.md`: the statuses the generated C API returns, from
+  `zant.dialects.abi.Status` (the table the header's `#define NAME_STATUS_*` lines are made from).
 
 The site's MkDocs hook (`docs/hooks/reference.py`) calls `reference_pages()` at every build and
 adds the pages to the site in memory, so nothing generated is committed.
