@@ -37,6 +37,7 @@ import numpy as np
 from zant.api import compile_with_options
 from zant.backend.boards import BOARDS, Board, board_for, find_board
 from zant.backend.build import ZigCompileError
+from zant.backend.c_abi import ARENA_MODES, FLOAT_ABIS
 from zant.dialects.abi import CONSTANT_MODES
 from zant.driver import (
     OPTIMIZE_MODES,
@@ -127,6 +128,17 @@ def make_parser() -> argparse.ArgumentParser:
         help="the weights: embedded in the image (NAME.weights.bin read by @embedFile; the default), "
         "external (the firmware places NAME.weights.bin and passes its address to NAME_init) or "
         "staged (copied from flash into RAM by NAME_init)",
+    )
+    compile_cmd.add_argument(
+        "--arena", choices=ARENA_MODES, default="library",
+        help="the scratch arena: the library's own .bss array (library, the default) or memory the caller "
+        "hands it with NAME_set_arena(arena, bytes), NAME_ARENA_SIZE bytes aligned to NAME_ARENA_ALIGN, "
+        "shareable by models that never run at once (caller)",
+    )
+    compile_cmd.add_argument(
+        "--float-abi", choices=FLOAT_ABIS,
+        help="an Arm library's float ABI, as gcc's -mfloat-abi: hard (floats in FPU registers), softfp (FPU "
+        "code, floats in core registers), soft (no FPU code) (default: hard on a core with an FPU, else soft)",
     )
     compile_cmd.add_argument(
         "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
@@ -222,7 +234,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     board, target = _board_and_target(args)
     options = _options(
         args, name=args.name, target=target, optimize=args.optimize, build=not args.no_build,
-        constants=args.constants,
+        constants=args.constants, arena=args.arena, float_abi=args.float_abi,
         firmware=args.firmware, board=board, inputs=_read_inputs(args),
         progress=stage_reporter(quiet=args.quiet),
     )

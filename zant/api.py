@@ -90,6 +90,8 @@ def compile(
     pipeline: str | None = None,
     plugins: Sequence[str] = (),
     constants: str | None = None,
+    arena: str = "library",
+    float_abi: str | None = None,
     build: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> Model:
@@ -103,8 +105,11 @@ def compile(
     options are `zant compile`'s: `optimize` (`ReleaseFast`, `ReleaseSmall`, `ReleaseSafe`,
     `Debug`), `input_shapes` (`{"x": [1, 3, 32, 32]}` for symbolic dimensions), `freeze`
     (inputs made constants), `pipeline` and `plugins` (`--pipeline`, `--load-passes`),
-    `constants` (`embedded`, `staged`, `external`), `build=False` (sources only), `progress`
-    (called with each stage as it starts, e.g. `print`).
+    `constants` (`embedded`, `staged`, `external`), `arena` (`library`: the scratch arena is the
+    library's `.bss` array; `caller`: the firmware hands it one with `NAME_set_arena`, and
+    `predict` does so), `float_abi` (an Arm library's: `hard`, `softfp`, `soft`; default hard
+    with an FPU), `build=False` (sources only), `progress` (called with each stage as it
+    starts, e.g. `print`).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -122,7 +127,7 @@ def compile(
         input_shapes={k: list(v) for k, v in input_shapes.items()} if input_shapes else None,
         freeze=dict(freeze) if freeze else None, pipeline=pipeline, plugins=tuple(plugins),
         firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
-        cast_inputs=cast_inputs, progress=progress, constants=constants,
+        cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run
@@ -245,7 +250,7 @@ class Model:
         pipeline = options.pipeline or compile_pipeline(options.target, None, options.constants)
         host = replace(
             options, target="host", pipeline=pipeline or pipeline_for(options.target), firmware=False,
-            board=None, inputs=None, build=True,
+            board=None, inputs=None, build=True, float_abi=None,
         )
         self._host_work = tempfile.TemporaryDirectory(prefix="zant-host-")
         weakref.finalize(self, self._host_work.cleanup)
@@ -295,7 +300,7 @@ class Model:
 
     def _link_image(self, feeds: dict[str, np.ndarray] | None) -> None:
         """(Re)link `NAME.elf` with `feeds` embedded (None: those of the last image, or seeded)."""
-        from zant.driver import build_image, image_sizes
+        from zant.driver import build_image, caller_arena, image_sizes
 
         assert self.board is not None
         if feeds is None:
@@ -310,7 +315,7 @@ class Model:
             return
         elf = build_image(
             self.output_dir, self.name, self.inputs, self.result.outputs, feeds, self.board,
-            self.options.optimize, self.plan["constants"],
+            self.options.optimize, self.plan["constants"], caller_arena(self.plan, self.options.arena),
         )
         self.firmware_path = elf
         self.result = replace(

@@ -75,6 +75,10 @@ class CompileOptions:
     progress: Callable[[str], None] | None = None  # told each stage as it starts ("import m.onnx")
     constants: str | None = None  # embedded | staged | external: where the constant arena lives
     # (plan-arenas' `constants` option); None: as the pipeline plans it (embedded by default)
+    arena: str = "library"  # the scratch arena: the library's .bss array, or the caller's
+    # (`caller`: NAME_set_arena(arena, bytes); zant.backend.c_abi.ARENA_MODES)
+    float_abi: str | None = None  # an Arm library's float ABI: hard, softfp, soft (None: the
+    # core's default, hard with an FPU; zant.backend.c_abi)
 
 
 @dataclass
@@ -92,6 +96,7 @@ class CompileResult:
     board: Board | None = None
     firmware_sizes: dict[str, int] | None = None
     feeds: dict[str, np.ndarray] | None = None  # the inputs embedded in the image
+    runtime_symbols: list[str] | None = None  # what an MCU library needs from the firmware's runtime
 
 
 def make_context() -> Context:
@@ -348,6 +353,12 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
 
     if options.constants is not None and options.constants not in CONSTANT_MODES:
         raise ZantError(f"unknown constants mode '{options.constants}' (choose from {', '.join(CONSTANT_MODES)})")
+    from zant.backend.c_abi import ARENA_MODES, check_float_abi, runtime_symbols
+
+    if options.arena not in ARENA_MODES:
+        raise ZantError(f"unknown arena mode '{options.arena}' (choose from {', '.join(ARENA_MODES)})")
+    if options.float_abi is not None:
+        check_float_abi(options.target, options.float_abi)
     board = None
     if options.firmware:
         if not options.build:
@@ -381,7 +392,10 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 )
             # A large module is also printed in parts, built one per core (`zig_files`).
             cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-            sources, header = zig_and_header(module, name, info, cores if options.build else 1)
+            header_options = {"target": options.target, "float_abi": options.float_abi, "optimize": options.optimize}
+            sources, header = zig_and_header(
+                module, name, info, cores if options.build else 1, arena=options.arena, **header_options
+            )
         except Exception:
             planned.check()
             raise
@@ -408,23 +422,32 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 (staging / file_name).write_text(content, encoding="utf-8")
         library = None
         sizes = None
-        firmware = feeds = None
+        firmware = feeds = symbols = None
         try:
             if options.build:
                 kind = "shared library" if options.target == "host" else "static library"
                 with _stage(timings, "build", options.progress, f"{options.optimize} {kind} for {options.target}"):
                     library = build_artifact(
                         staging / f"{name}.zig", name, options.target, options.optimize, meanwhile=planned.check,
-                        parts=[staging / part for part in parts],
+                        parts=[staging / part for part in parts], float_abi=options.float_abi,
                     )
                     sizes = section_sizes(library)
+                if options.target != "host":  # the header lists what the library needs
+                    from zant.backend.plan import emit_header
+
+                    symbols = runtime_symbols(library)
+                    (staging / f"{name}.h").write_text(
+                        emit_header(module, name, info, runtime_symbols=symbols, arena=options.arena, **header_options),
+                        encoding="utf-8",
+                    )
                 for part in parts:  # users get NAME.zig, which builds the same library
                     (staging / part).unlink()
             if board is not None:
                 with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
                     feeds, _ = complete_feeds(inputs, options.inputs or {})
                     firmware = build_image(
-                        staging, name, inputs, outputs, feeds, board, options.optimize, plan["constants"]
+                        staging, name, inputs, outputs, feeds, board, options.optimize, plan["constants"],
+                        caller_arena(plan, options.arena),
                     )
         except ZigCompileError as error:  # a Zant bug: keep the sources for the report
             for path in staging.iterdir():
@@ -451,6 +474,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         board=board,
         firmware_sizes=None if firmware is None else image_sizes(out / firmware.name),
         feeds=feeds,
+        runtime_symbols=symbols,
     )
 
 
@@ -479,17 +503,19 @@ def checked_plan(
 
 
 def zig_and_header(
-    module: ModuleOp, name: str, info: PlanInfo | None = None, cores: int = 1
+    module: ModuleOp, name: str, info: PlanInfo | None = None, cores: int = 1, *, arena: str = "library",
+    **header: object,
 ) -> tuple[dict[str, str | bytes], str]:
     """The source files (`NAME.zig` and, if the model has constants, `NAME.weights.bin`) and the
     C header of a lowered, planned module, its constant arena where the plan placed it
     (embedded, staged or external: `plan-arenas{constants=...}`); `info`: its `describe_plan`,
     if known (it is read once). With `cores` > 1, a large module's build units too
-    (`zig_printer.zig_files`: `NAME.unit0.zig` …, for the build only)."""
+    (`zig_printer.zig_files`: `NAME.unit0.zig` …, for the build only). `arena`: the scratch
+    arena's owner (`c_abi.ARENA_MODES`); `header`: `emit_header`'s target, float_abi, optimize."""
     from zant.backend.plan import emit_header
     from zant.backend.zig_printer import zig_files
 
-    return zig_files(module, name, info, cores), emit_header(module, name, info)
+    return zig_files(module, name, info, cores, arena), emit_header(module, name, info, arena=arena, **header)
 
 
 def library_file_name(name: str, target: str) -> str:
@@ -498,7 +524,7 @@ def library_file_name(name: str, target: str) -> str:
 
 def build_artifact(
     zig_path: Path, name: str, target: str, optimize: str, meanwhile: Callable[[], None] | None = None,
-    parts: Sequence[Path] = (),
+    parts: Sequence[Path] = (), float_abi: str | None = None,
 ) -> Path:
     """Build the generated file: a shared library for the host, a static library for an MCU
     (from `parts`, its build units, if given: `zig_files`); `meanwhile` runs while Zig does
@@ -507,7 +533,7 @@ def build_artifact(
 
     out_path = zig_path.parent / library_file_name(name, target)
     kind = "shared" if target == "host" else "static"
-    build = start_build(zig_path, out_path, target, optimize, kind, parts=parts)
+    build = start_build(zig_path, out_path, target, optimize, kind, parts=parts, float_abi=float_abi)
     if meanwhile is not None:
         try:
             meanwhile()
@@ -526,12 +552,23 @@ def build_image(
     board: Board,
     optimize: str,
     constants: str = "embedded",
+    arena: tuple[int, int] | None = None,
 ) -> Path:
-    """Write and link the firmware image of the model built in `folder`."""
+    """Write and link the firmware image of the model built in `folder` (`arena`: the size and
+    alignment of the caller's scratch arena, which the image then hands it: `caller_arena`)."""
     from zant.backend.firmware import build_firmware, write_firmware
 
-    root = write_firmware(folder, name, inputs, outputs, [feeds[t.name] for t in inputs], board, constants)
+    root = write_firmware(folder, name, inputs, outputs, [feeds[t.name] for t in inputs], board, constants, arena)
     return build_firmware(root, name, board, optimize)
+
+
+def caller_arena(plan: dict, arena: str) -> tuple[int, int] | None:
+    """The size and alignment of the scratch arena a model compiled with `arena` ("caller")
+    takes from its caller (the plan's scratch arena in no other memory), or None ("library")."""
+    if arena != "caller":
+        return None
+    scratch = next((a for a in plan["arenas"] if a["role"] == "scratch" and "memory" not in a), None)
+    return (0, 16) if scratch is None else (scratch["size"], scratch["alignment"])
 
 
 def image_sizes(path: Path) -> dict[str, int]:

@@ -14,7 +14,9 @@ from zant.signature import TensorSignature, caller_outputs, complete_feeds, vali
 
 
 class CompiledModel:
-    """`NAME_predict` of a shared library, taking and returning numpy arrays."""
+    """`NAME_predict` of a shared library, taking and returning numpy arrays. A library built
+    with the caller's scratch arena (`--arena caller`: it exports `NAME_set_arena`) is given
+    one here (`arena_bytes`, aligned), or another with `set_arena`."""
 
     def __init__(
         self,
@@ -30,6 +32,31 @@ class CompiledModel:
         self.inputs = list(inputs)
         self.written = list(outputs)  # every buffer NAME_predict writes, the extents array too
         self.outputs = caller_outputs(outputs)
+        self.arena: np.ndarray | None = None  # the caller's scratch arena given to the library
+        try:
+            self._set_arena = getattr(self._library, f"{name}_set_arena")
+        except AttributeError:  # the library's own arena
+            self._set_arena = None
+        if self._set_arena is not None:
+            self._set_arena.restype = ctypes.c_int32
+            self._set_arena.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+            size = ctypes.c_size_t.in_dll(self._library, f"{name}_arena_size").value
+            alignment = ctypes.c_size_t.in_dll(self._library, f"{name}_arena_align").value
+            buffer = np.zeros(size + alignment, np.uint8)
+            start = (-buffer.ctypes.data) % alignment
+            status = self.set_arena(buffer[start : start + size])
+            if status != 0:
+                raise ZantError(f"{name}_set_arena refused an arena of its own size: status {status}")
+
+    def set_arena(self, arena: np.ndarray | None, size: int | None = None) -> int:
+        """Hand a caller's-arena library `arena` (a contiguous array; its bytes, or `size`) as its
+        scratch arena, kept alive here; returns `NAME_set_arena`'s status (0, or 8)."""
+        if self._set_arena is None:
+            raise ZantError("the library has its own scratch arena (compiled without --arena caller)")
+        address = None if arena is None else arena.ctypes.data
+        status = self._set_arena(address, arena.nbytes if size is None and arena is not None else (size or 0))
+        self.arena = arena if status == 0 else None
+        return status
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         if len(arrays) != len(self.inputs):

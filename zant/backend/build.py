@@ -12,6 +12,12 @@ runtime libraries, ~20 s to build per target and mode) is shared between builds,
 `$ZANT_CACHE_DIR` or the user's cache folder (`$XDG_CACHE_HOME/zant/zig`, `~/.cache/zant/zig`).
 Zig locks its cache entries, so concurrent builds may share it.
 
+A static library is one a firmware links as it is (`zant.backend.c_abi`): built without unwind
+tables (`-fno-unwind-tables`: no `.ARM.extab` entries, no reference to the personality routines
+`__aeabi_unwind_cpp_pr0/pr1` a code that never throws has no use for), with the float ABI asked
+(`float_abi`: `c_abi.zig_target_flags`), and re-packed with its members under plain names
+(`NAME.o`; Zig names them after its cache paths, which `ar x` refuses: `zant.backend.archive`).
+
 Builds are cached: a build whose inputs are those of an earlier one (the Zig, blob and linker
 script files of the source's folder, byte for byte, the output's name, the flags and the Zig
 version) copies that build's output instead of running Zig (recompiling an unchanged model:
@@ -146,10 +152,11 @@ def build_zig(
     kind: str = "shared",
     cache_dir: str | Path | None = None,
     extra: Sequence[str] = (),
+    float_abi: str | None = None,
 ) -> Path:
     """Compile `zig_path` into `out_path`; on failure raise `ZigCompileError` (Zig names an error
     in a .zig file: a Zant bug) or `ZantError` with Zig's messages (see `zig_failure`)."""
-    return start_build(zig_path, out_path, target, optimize, kind, cache_dir, extra).wait()
+    return start_build(zig_path, out_path, target, optimize, kind, cache_dir, extra, float_abi=float_abi).wait()
 
 
 class ZigBuild:
@@ -160,9 +167,9 @@ class ZigBuild:
 
     def __init__(self, process: subprocess.Popen | None, zig_path: str | Path, out_path: Path, target: str,
                  store: tuple[Path, str] | None, parts: Sequence[tuple[subprocess.Popen, Path]] = (),
-                 link: Sequence[str] | None = None):
+                 link: Sequence[str] | None = None, archive: bool = False):
         self.process, self.zig_path, self.out_path, self.target, self.store = process, zig_path, out_path, target, store
-        self.parts, self.link = list(parts), link
+        self.parts, self.link, self.archive = list(parts), link, archive
 
     def wait(self) -> Path:
         if self.parts:
@@ -184,6 +191,10 @@ class ZigBuild:
             if self.process.returncode != 0:
                 raise zig_failure(self.zig_path, self.target, stderr, self.out_path.parent)
             self.process = None
+            if self.archive:  # members named NAME.o, not after Zig's cache paths
+                from zant.backend.archive import repack
+
+                repack(self.out_path)
             if self.store is not None:
                 store_output(*self.store, self.out_path)
         return self.out_path
@@ -204,8 +215,12 @@ def start_build(
     cache_dir: str | Path | None = None,
     extra: Sequence[str] = (),
     parts: Sequence[str | Path] = (),
+    float_abi: str | None = None,
 ) -> ZigBuild:
     """`build_zig`, started: Zig runs in the background until `wait` (a cached build is done).
+
+    `float_abi` (an Arm core: `hard`, `softfp`, `soft`; None: the core's default,
+    `c_abi.default_float_abi`) chooses the calling convention of a library.
 
     `parts` (two or more sources beside `zig_path`, `zig_printer.ZigPrinter.units`): build the
     library `zig_path` would give from them instead, each an object, all at once, then link them
@@ -235,6 +250,13 @@ def start_build(
         # kernels' accumulators and a push/pop per call. Release images give it back; Debug and
         # ReleaseSafe keep it for debuggers' backtraces.
         extra = (*extra, "-fomit-frame-pointer")
+    if kind == "static" and target != "host":
+        # A library for a firmware's link: code that never throws needs no unwind tables, and
+        # with them every object referenced __aeabi_unwind_cpp_pr0/pr1 (not in a -nostdlib link).
+        extra = (*extra, "-fno-unwind-tables")
+    from zant.backend.c_abi import zig_target_flags
+
+    target_flags = zig_target_flags(target, float_abi)
     out_path = Path(out_path).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     local_cache = out_path.parent / ".zig-cache"
@@ -243,7 +265,7 @@ def start_build(
     def command(kind_flags: Sequence[str], inputs: Sequence[str], out: Path, more: Sequence[str] = ()) -> list[str]:
         return [
             *zig_command(), *kind_flags, *inputs,
-            f"-O{optimize}", *TARGETS[target], f"-femit-bin={out}",
+            f"-O{optimize}", *target_flags, f"-femit-bin={out}",
             "--cache-dir", str(local_cache), "--global-cache-dir", str(global_cache),
             *(() if kind == "exe" else ("-fno-emit-h",)), *extra, *more,
         ]
@@ -252,7 +274,7 @@ def start_build(
     if os.environ.get("ZANT_BUILD_CACHE", "1") != "0":
         builds = global_cache.parent / f"{global_cache.name}-builds"
         split = [f"parts:{Path(part).name}" for part in parts]
-        key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *TARGETS[target], *extra, *split])
+        key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *target_flags, *extra, *split])
         store = builds, key
         if cached_output(*store, out_path):
             return ZigBuild(None, zig_path, out_path, target, None)
@@ -261,13 +283,13 @@ def start_build(
             command(KINDS[kind], [str(Path(zig_path).resolve())], out_path),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent,
         )
-        return ZigBuild(process, zig_path, out_path, target, store)
+        return ZigBuild(process, zig_path, out_path, target, store, archive=kind == "static")
     # Each part an object, all at once (with the library's flags; position-independent for a
     # shared one), then the library of the objects (an archive, or a link: ~0.01 s).
     pic = ("-fPIC",) if kind == "shared" else ()
     objects_dir = local_cache / "parts"
     objects_dir.mkdir(parents=True, exist_ok=True)
-    building = ZigBuild(None, zig_path, out_path, target, store)
+    building = ZigBuild(None, zig_path, out_path, target, store, archive=kind == "static")
     objects = []
     for part in parts:
         source = Path(part).resolve()

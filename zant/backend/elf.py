@@ -3,7 +3,9 @@
 `section_sizes(path) -> dict[str, int]` sums the sizes of the sections named `.text`, `.rodata`,
 `.data`, `.bss` and `.zant` (and their `.text.*`-style subsections, as `-ffunction-sections` makes) over
 an ELF file or every ELF member of an `ar` archive. `function_symbols(path)` lists the functions
-of a linked image's symbol table (`zant profile` counts instructions per function).
+of a linked image's symbol table (`zant profile` counts instructions per function);
+`linkage_symbols(data)` the global symbols an object defines and those it needs (an archive's
+index, the runtime symbols a library needs: `zant.backend.archive`, `zant.backend.c_abi`).
 """
 
 from __future__ import annotations
@@ -133,3 +135,30 @@ def _symbols(path: str | Path, kind: int | None) -> list[Symbol]:
         address = value & ~1 if kind == STT_FUNC else value
         symbols.append(Symbol(data[names_offset + name : end].decode("utf-8", "replace"), address, length))
     return sorted(symbols, key=lambda s: (s.address, s.name))
+
+
+SHN_UNDEF = 0
+STB_LOCAL = 0
+
+
+def linkage_symbols(data: bytes) -> tuple[list[str], list[str]]:
+    """The global (and weak) symbols an ELF object defines and those it leaves undefined, each
+    in symbol-table order: what a linker resolves between objects."""
+    endian, is64, sections, _ = _sections(data)
+    defined: list[str] = []
+    undefined: list[str] = []
+    for symtab in (s for s in sections if s[1] == SHT_SYMTAB):
+        offset, size, link, entsize = symtab[4], symtab[5], symtab[6], symtab[9]
+        names_offset = sections[link][4]
+        entry = endian + ("IBBHQQ" if is64 else "IIIBBH")
+        for position in range(offset + entsize, offset + size, entsize):  # entry 0 is null
+            if is64:
+                name, info, _other, shndx, _value, _length = struct.unpack_from(entry, data, position)
+            else:
+                name, _value, _length, info, _other, shndx = struct.unpack_from(entry, data, position)
+            end = data.index(b"\0", names_offset + name)
+            if info >> 4 == STB_LOCAL or end == names_offset + name:
+                continue
+            text = data[names_offset + name : end].decode("utf-8", "replace")
+            (undefined if shndx == SHN_UNDEF else defined).append(text)
+    return defined, undefined

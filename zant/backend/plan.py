@@ -525,10 +525,25 @@ def _bounded_lines(name: str, function: func.FuncOp) -> list[str]:
     return lines + [f"#define {name}_BOUNDED_OUTPUTS {len(bounded)}u", ""]
 
 
-def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> str:
+def default_arena(info: PlanInfo) -> tuple[int, int]:
+    """The size and alignment of the scratch arena no pass placed in another memory (the
+    library's `.bss` array, or the caller's arena): `NAME_ARENA_SIZE`, `NAME_ARENA_ALIGN`."""
+    region = next((r for r in info.scratch_regions if r.name == "scratch"), None)
+    return (region.size, region.alignment) if region is not None else (0, info.scratch_alignment)
+
+
+def emit_header(
+    module: ModuleOp, name: str, info: PlanInfo | None = None, *, target: str | None = None,
+    float_abi: str | None = None, optimize: str | None = None, runtime_symbols: list[str] | None = None,
+    arena: str = "library",
+) -> str:
     """The C header `NAME.h`: the entry point (and `NAME_init` for external or staged
     constants, as the plan places them), arena sizes, plan hashes, tensor sizes (`info`: the
-    module's `describe_plan`, if known)."""
+    module's `describe_plan`, if known); the scratch arena's size and alignment and, with
+    `arena="caller"`, `NAME_set_arena`; given the `target`, how to link the library: its float
+    ABI, the callers' compiler flags and the `runtime_symbols` it needs (`zant.backend.c_abi`)."""
+    from zant.backend.c_abi import abi_lines, arena_lines
+
     validate_prefix(name)
     function = main_function(module)
     info = info or describe_plan(module)
@@ -556,6 +571,8 @@ def emit_header(module: ModuleOp, name: str, info: PlanInfo | None = None) -> st
         f"#define {name}_LAYOUT_HASH 0x{info.layout_hash}ULL",
         f"#define {name}_TENSOR_LAYOUT_HASH 0x{info.tensor_layout_hash}ULL",
         "",
+        *(abi_lines(name, target, float_abi, optimize, runtime_symbols) if target is not None else []),
+        *arena_lines(name, *default_arena(info), arena),
         *_region_lines(name, info),
     ]
     params, sized = [], []

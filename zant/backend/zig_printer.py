@@ -24,7 +24,10 @@ Layout of the generated file:
   declares its pointers from that address);
 * `var NAME_scratch: [S]u8 align(A) = undefined;`, the scratch arena (absent when S is 0), or
   after `place-memories` one `NAME_scratch_<memory>` per memory in section `.zant.<memory>`, and
-  each `uop.define_local` as a `const scratch_<name>: [*]T` pointer into its arena;
+  each `uop.define_local` as a `const scratch_<name>: [*]T` pointer into its arena; with
+  `arena="caller"` (`zant compile --arena caller`) the caller's arena instead, `NAME_arena`, set
+  by `NAME_set_arena(arena, bytes)` (`c_abi.STATUS_BAD_ARENA` for a null, misaligned or small
+  one), each function declaring the scratch pointers it reads from it;
 * `NAME_plan_hash`, `NAME_layout_hash` (`u64`, exported, as in the header) and
   `NAME_check_plan(expected)`: 0 if `expected` is the plan hash, else 3;
 * the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
@@ -64,6 +67,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from zant.backend.c_abi import STATUS_BAD_ARENA
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, element_bytes, globals_by_role, main_function, parameter_names
 from zant.backend.zig_cases import all_helpers, case_for
@@ -253,9 +257,11 @@ class ZigPrinter:
     """Prints one planned uop module as Zig source; `NAME` prefixes every exported symbol."""
 
     def __init__(
-        self, module: ModuleOp, name: str = "model", blob_file: str | None = None, info: PlanInfo | None = None
+        self, module: ModuleOp, name: str = "model", blob_file: str | None = None, info: PlanInfo | None = None,
+        arena: str = "library",
     ):
         self.module = module
+        self.arena = arena  # the scratch arena's owner: the library (.bss) or the caller (c_abi.ARENA_MODES)
         self.info = info  # the module's describe_plan, if the caller has it
         self.name = validate_prefix(name)
         self.constants = "embedded"  # the plan's, read by print_module
@@ -355,12 +361,50 @@ class ZigPrinter:
             memory = None if region.name == "scratch" else region.memory
             symbol = f"{self.name}_scratch" if memory is None else f"{self.name}_scratch_{memory}"
             self.scratch_symbols[memory] = symbol
+            if self.arena == "caller":
+                if memory is not None:
+                    raise ZantError(
+                        "the caller's arena (--arena caller) holds the whole scratch arena: it cannot be "
+                        f"split over a board's memories ({region.name})"
+                    )
+                lines += self.print_caller_arena(region.size, region.alignment)
+                continue
             if not region.size:
                 continue
             section = "" if memory is None else f' linksection(".zant.{memory}")'
             lines.append(f"var {symbol}: [{region.size}]u8 align({region.alignment}){section} = undefined;")
             self.arena_externs[symbol] = f"extern var {symbol}: [{region.size}]u8 align({region.alignment});"
         return lines + [""] if lines else []
+
+    def print_caller_arena(self, size: int, alignment: int) -> list[str]:
+        """The caller's scratch arena: `NAME_arena`, set by `NAME_set_arena` once checked."""
+        name = self.name
+        sizes = [
+            f"export const {name}_arena_size: usize = {size};",
+            f"export const {name}_arena_align: usize = {alignment};",
+        ]
+        if not size:
+            return sizes + [
+                f"// The caller's scratch arena: this model needs none; {name}_set_arena accepts any.",
+                f"export fn {name}_set_arena(arena_pointer: ?*anyopaque, arena_bytes: usize) callconv(.c) i32 {{",
+                "    _ = arena_pointer;",
+                "    _ = arena_bytes;",
+                "    return 0;",
+                "}",
+            ]
+        self.arena_externs[f"{name}_arena"] = f"extern var {name}_arena: ?[*]align({alignment}) u8;"
+        return sizes + [
+            f"// The scratch arena is the caller's: {size} B aligned to {alignment}, set by {name}_set_arena, which",
+            f"// returns {STATUS_BAD_ARENA} (and forgets the last one) for a null, misaligned or smaller one.",
+            f"var {name}_arena: ?[*]align({alignment}) u8 = null;",
+            f"export fn {name}_set_arena(arena_pointer: ?*anyopaque, arena_bytes: usize) callconv(.c) i32 {{",
+            f"    {name}_arena = null;",
+            "    const address = @intFromPtr(arena_pointer);",
+            f"    if (address == 0 or address % {alignment} != 0 or arena_bytes < {size}) return {STATUS_BAD_ARENA};",
+            f"    {name}_arena = @ptrFromInt(address);",
+            "    return 0;",
+            "}",
+        ]
 
     def print_plan_hashes(self, info: PlanInfo) -> list[str]:
         """The plan and layout hashes of the header, exported, and `NAME_check_plan`."""
@@ -526,6 +570,8 @@ class ZigPrinter:
             checks.append(f"if (!{self.name}_ready) return {abi.Status.NOT_INITIALIZED};")
         if self.constants == "external" and self.blob:
             checks.append(f"if ({self.name}_constants == null) return {abi.Status.NOT_INITIALIZED};")
+        if f"{self.name}_arena" in self.arena_externs:  # the caller's scratch arena
+            checks.append(f"if ({self.name}_arena == null) return {STATUS_BAD_ARENA};")
         return checks
 
     def constant_prologue(self, body: list[str], level: int) -> list[str]:
@@ -769,6 +815,11 @@ class ZigPrinter:
         name = self.namer.fresh(f"scratch_{sanitize_zig(op.tensor_name.data)}")
         self.names[op.result] = name
         element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
+        if self.arena == "caller":  # declared in each function reading it (`constant_prologue`)
+            self.external_views[name] = (
+                f"const {name}: [*]{element} = @ptrCast(@alignCast({self.name}_arena.? + {op.offset.value.data}));"
+            )
+            return
         self.scratch_lines.append(f"// {_comment(op.tensor_name.data)}")
         arena = self.scratch_symbols[None if op.memory is None else op.memory.data]
         self.scratch_lines.append(
@@ -1053,13 +1104,13 @@ def blob_file_name(name: str) -> str:
     return f"{name}.weights.bin"
 
 
-def print_zig(module: ModuleOp, name: str = "model") -> str:
+def print_zig(module: ModuleOp, name: str = "model", arena: str = "library") -> str:
     """The Zig source of a planned uop module, in one file: the constant bytes printed inline
     (`zig_files` writes them as a sidecar blob instead, as `zant compile` does)."""
     import io
 
     stream = io.StringIO()
-    ZigPrinter(module, name).print_module(stream)
+    ZigPrinter(module, name, arena=arena).print_module(stream)
     return stream.getvalue()
 
 
@@ -1085,18 +1136,18 @@ def unit_count(kernel_lines: int, cores: int) -> int:
 
 
 def zig_files(
-    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, cores: int = 1
+    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, cores: int = 1, arena: str = "library"
 ) -> dict[str, str | bytes]:
     """The files of a planned uop module by name: `NAME.zig`, and beside it the constant arena's
     bytes `NAME.weights.bin` (when the model has constants), which it reads with `@embedFile`
     (embedded, staged) or the firmware places (external). `info`: the module's `describe_plan`,
-    if known. With `cores` > 1 and a large module (`unit_count`), also the sources of a build in
+    if known; `arena`: the scratch arena's owner (`c_abi.ARENA_MODES`). With `cores` > 1 and a large module (`unit_count`), also the sources of a build in
     parts (`ZigPrinter.units`), `NAME.unit0.zig` …, which build the same library as NAME.zig:
     the build reads them, users get NAME.zig."""
     import io
 
     stream = io.StringIO()
-    printer = ZigPrinter(module, name, blob_file_name(name), info)
+    printer = ZigPrinter(module, name, blob_file_name(name), info, arena)
     printer.print_module(stream)
     files: dict[str, str | bytes] = {f"{name}.zig": stream.getvalue()}
     if printer.blob or printer.constants == "external":  # the firmware places even an empty one
