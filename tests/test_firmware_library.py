@@ -47,8 +47,8 @@ def require(tool: str) -> str:
 
 @pytest.fixture(scope="module")
 def m4(tmp_path_factory) -> dict[str, Path]:
-    """digits for the Cortex-M4 (ReleaseSmall): the default library (hard float, .bss arena) and a
-    softfp one with the caller's arena, each in its folder."""
+    """digits for the Cortex-M4 (ReleaseSmall): the default library (hard float, .bss arena), a
+    softfp one with the caller's arena and one with Zig's compiler_rt bundled, each in its folder."""
     root = tmp_path_factory.mktemp("m4")
     built = {}
     for key, options in {
@@ -56,6 +56,7 @@ def m4(tmp_path_factory) -> dict[str, Path]:
         "softfp": CompileOptions(
             name="digits", target="cortex-m4", optimize="ReleaseSmall", float_abi="softfp", arena="caller"
         ),
+        "bundled": CompileOptions(name="digits", target="cortex-m4", optimize="ReleaseSmall", runtime="bundled"),
     }.items():
         result = compile_model(DIGITS, root / key, options)
         assert result.library_path is not None
@@ -140,6 +141,22 @@ def test_links_with_newlib_and_with_nostdlib(m4, tmp_path):
     assert bare.returncode == 0, bare.stderr
     missing = gcc(*M4_HARD, f"-I{folder}", "-nostdlib", main, folder / "libdigits.a", "-o", "c.elf", cwd=tmp_path)
     assert missing.returncode != 0 and "undefined reference to `expf'" in missing.stderr
+
+
+def test_a_bundled_runtime_needs_nothing_from_the_firmware(m4, tmp_path):
+    folder = m4["bundled"]
+    library = folder / "libdigits.a"
+    assert [name for name, _ in read_members(library.read_bytes())][-1] == "compiler_rt.o"
+    assert runtime_symbols(library) == []
+    assert "Zig's compiler_rt is in the archive" in (folder / "digits.h").read_text()
+    (tmp_path / "start.c").write_text("int main(void);\nvoid _start(void) { main(); for (;;) {} }\n")
+    bare = gcc(*M4_HARD, f"-I{folder}", "-nostdlib", main_c(tmp_path), "start.c", library, "-Wl,--gc-sections",
+               "-o", "b.elf", cwd=tmp_path)
+    assert bare.returncode == 0, bare.stderr
+    # newlib's definitions and the bundled (weak) ones link together
+    both = gcc(*M4_HARD, f"-I{folder}", main_c(tmp_path), library, "--specs=nosys.specs", "-lm", "-o", "n.elf",
+               cwd=tmp_path)
+    assert both.returncode == 0, both.stderr
 
 
 def test_float_abis_link_only_with_their_own(m4, tmp_path):

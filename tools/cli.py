@@ -37,7 +37,7 @@ import numpy as np
 from zant.api import compile_with_options
 from zant.backend.boards import BOARDS, Board, board_for, find_board
 from zant.backend.build import ZigCompileError
-from zant.backend.c_abi import ARENA_MODES, FLOAT_ABIS
+from zant.backend.c_abi import ARENA_MODES, FLOAT_ABIS, RUNTIME_MODES
 from zant.dialects.abi import CONSTANT_MODES
 from zant.driver import (
     OPTIMIZE_MODES,
@@ -141,6 +141,12 @@ def make_parser() -> argparse.ArgumentParser:
         "code, floats in core registers), soft (no FPU code) (default: hard on a core with an FPU, else soft)",
     )
     compile_cmd.add_argument(
+        "--runtime", choices=RUNTIME_MODES, default="external",
+        help="an MCU library's runtime symbols (memcpy, memset, expf ...): the firmware's C library, libm and "
+        "libgcc, listed in NAME.h (external, the default), or Zig's compiler_rt inside the archive, weak, "
+        "for -nostdlib firmware linked with --gc-sections (bundled)",
+    )
+    compile_cmd.add_argument(
         "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
     )
     _add_inputs(
@@ -234,7 +240,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     board, target = _board_and_target(args)
     options = _options(
         args, name=args.name, target=target, optimize=args.optimize, build=not args.no_build,
-        constants=args.constants, arena=args.arena, float_abi=args.float_abi,
+        constants=args.constants, arena=args.arena, float_abi=args.float_abi, runtime=args.runtime,
         firmware=args.firmware, board=board, inputs=_read_inputs(args),
         progress=stage_reporter(quiet=args.quiet),
     )

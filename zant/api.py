@@ -92,6 +92,7 @@ def compile(
     constants: str | None = None,
     arena: str = "library",
     float_abi: str | None = None,
+    runtime: str = "external",
     build: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> Model:
@@ -108,8 +109,9 @@ def compile(
     `constants` (`embedded`, `staged`, `external`), `arena` (`library`: the scratch arena is the
     library's `.bss` array; `caller`: the firmware hands it one with `NAME_set_arena`, and
     `predict` does so), `float_abi` (an Arm library's: `hard`, `softfp`, `soft`; default hard
-    with an FPU), `build=False` (sources only), `progress` (called with each stage as it
-    starts, e.g. `print`).
+    with an FPU), `runtime` (an MCU library's memcpy, expf ...: `external`, the firmware's, listed
+    in the header; `bundled`, Zig's compiler_rt in the archive), `build=False` (sources only),
+    `progress` (called with each stage as it starts, e.g. `print`).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -128,6 +130,7 @@ def compile(
         freeze=dict(freeze) if freeze else None, pipeline=pipeline, plugins=tuple(plugins),
         firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
         cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
+        runtime=runtime,
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run
@@ -250,7 +253,7 @@ class Model:
         pipeline = options.pipeline or compile_pipeline(options.target, None, options.constants)
         host = replace(
             options, target="host", pipeline=pipeline or pipeline_for(options.target), firmware=False,
-            board=None, inputs=None, build=True, float_abi=None,
+            board=None, inputs=None, build=True, float_abi=None, runtime="external",
         )
         self._host_work = tempfile.TemporaryDirectory(prefix="zant-host-")
         weakref.finalize(self, self._host_work.cleanup)

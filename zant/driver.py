@@ -79,6 +79,8 @@ class CompileOptions:
     # (`caller`: NAME_set_arena(arena, bytes); zant.backend.c_abi.ARENA_MODES)
     float_abi: str | None = None  # an Arm library's float ABI: hard, softfp, soft (None: the
     # core's default, hard with an FPU; zant.backend.c_abi)
+    runtime: str = "external"  # an MCU library's runtime symbols (memcpy, expf ...): the
+    # firmware's (external) or Zig's compiler_rt in the archive (bundled); c_abi.RUNTIME_MODES
 
 
 @dataclass
@@ -353,10 +355,12 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
 
     if options.constants is not None and options.constants not in CONSTANT_MODES:
         raise ZantError(f"unknown constants mode '{options.constants}' (choose from {', '.join(CONSTANT_MODES)})")
-    from zant.backend.c_abi import ARENA_MODES, check_float_abi, runtime_symbols
+    from zant.backend.c_abi import ARENA_MODES, RUNTIME_MODES, check_float_abi, runtime_symbols
 
     if options.arena not in ARENA_MODES:
         raise ZantError(f"unknown arena mode '{options.arena}' (choose from {', '.join(ARENA_MODES)})")
+    if options.runtime not in RUNTIME_MODES:
+        raise ZantError(f"unknown runtime '{options.runtime}' (choose from {', '.join(RUNTIME_MODES)})")
     if options.float_abi is not None:
         check_float_abi(options.target, options.float_abi)
     board = None
@@ -392,7 +396,10 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 )
             # A large module is also printed in parts, built one per core (`zig_files`).
             cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-            header_options = {"target": options.target, "float_abi": options.float_abi, "optimize": options.optimize}
+            header_options = {
+                "target": options.target, "float_abi": options.float_abi, "optimize": options.optimize,
+                "runtime": options.runtime,
+            }
             sources, header = zig_and_header(
                 module, name, info, cores if options.build else 1, arena=options.arena, **header_options
             )
@@ -430,6 +437,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                     library = build_artifact(
                         staging / f"{name}.zig", name, options.target, options.optimize, meanwhile=planned.check,
                         parts=[staging / part for part in parts], float_abi=options.float_abi,
+                        bundle_runtime=options.runtime == "bundled",
                     )
                     sizes = section_sizes(library)
                 if options.target != "host":  # the header lists what the library needs
@@ -511,7 +519,7 @@ def zig_and_header(
     (embedded, staged or external: `plan-arenas{constants=...}`); `info`: its `describe_plan`,
     if known (it is read once). With `cores` > 1, a large module's build units too
     (`zig_printer.zig_files`: `NAME.unit0.zig` …, for the build only). `arena`: the scratch
-    arena's owner (`c_abi.ARENA_MODES`); `header`: `emit_header`'s target, float_abi, optimize."""
+    arena's owner (`c_abi.ARENA_MODES`); `header`: `emit_header`'s target, float_abi, optimize, runtime."""
     from zant.backend.plan import emit_header
     from zant.backend.zig_printer import zig_files
 
@@ -524,7 +532,7 @@ def library_file_name(name: str, target: str) -> str:
 
 def build_artifact(
     zig_path: Path, name: str, target: str, optimize: str, meanwhile: Callable[[], None] | None = None,
-    parts: Sequence[Path] = (), float_abi: str | None = None,
+    parts: Sequence[Path] = (), float_abi: str | None = None, bundle_runtime: bool = False,
 ) -> Path:
     """Build the generated file: a shared library for the host, a static library for an MCU
     (from `parts`, its build units, if given: `zig_files`); `meanwhile` runs while Zig does
@@ -533,7 +541,9 @@ def build_artifact(
 
     out_path = zig_path.parent / library_file_name(name, target)
     kind = "shared" if target == "host" else "static"
-    build = start_build(zig_path, out_path, target, optimize, kind, parts=parts, float_abi=float_abi)
+    build = start_build(
+        zig_path, out_path, target, optimize, kind, parts=parts, float_abi=float_abi, bundle_runtime=bundle_runtime
+    )
     if meanwhile is not None:
         try:
             meanwhile()
@@ -578,6 +588,18 @@ def image_sizes(path: Path) -> dict[str, int]:
 
 
 def section_sizes(path: Path) -> dict[str, int]:
+    """The library's section sizes: the model's code and data (a bundled runtime's
+    `compiler_rt.o`, which a firmware links only in part, left out)."""
+    from zant.backend.archive import MAGIC, read_members
+    from zant.backend.elf import SECTIONS, elf_section_sizes
     from zant.backend.elf import section_sizes as read_sizes
 
-    return read_sizes(path)
+    data = path.read_bytes()
+    if not data.startswith(MAGIC):
+        return read_sizes(path)
+    total = dict.fromkeys(SECTIONS, 0)
+    for name, body in read_members(data):
+        if body[:4] == b"\x7fELF" and name != "compiler_rt.o":
+            for key, value in elf_section_sizes(body).items():
+                total[key] += value
+    return total

@@ -216,11 +216,13 @@ def start_build(
     extra: Sequence[str] = (),
     parts: Sequence[str | Path] = (),
     float_abi: str | None = None,
+    bundle_runtime: bool = False,
 ) -> ZigBuild:
     """`build_zig`, started: Zig runs in the background until `wait` (a cached build is done).
 
     `float_abi` (an Arm core: `hard`, `softfp`, `soft`; None: the core's default,
-    `c_abi.default_float_abi`) chooses the calling convention of a library.
+    `c_abi.default_float_abi`) chooses the calling convention of a library; `bundle_runtime`
+    puts Zig's compiler_rt into a static library (`compiler_rt.o`, `c_abi.RUNTIME_MODES`).
 
     `parts` (two or more sources beside `zig_path`, `zig_printer.ZigPrinter.units`): build the
     library `zig_path` would give from them instead, each an object, all at once, then link them
@@ -257,6 +259,7 @@ def start_build(
     from zant.backend.c_abi import zig_target_flags
 
     target_flags = zig_target_flags(target, float_abi)
+    bundle = ("-fcompiler-rt",) if bundle_runtime and kind == "static" else ()  # the library's link only
     out_path = Path(out_path).resolve()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     local_cache = out_path.parent / ".zig-cache"
@@ -274,13 +277,13 @@ def start_build(
     if os.environ.get("ZANT_BUILD_CACHE", "1") != "0":
         builds = global_cache.parent / f"{global_cache.name}-builds"
         split = [f"parts:{Path(part).name}" for part in parts]
-        key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *target_flags, *extra, *split])
+        key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *target_flags, *extra, *split, *bundle])
         store = builds, key
         if cached_output(*store, out_path):
             return ZigBuild(None, zig_path, out_path, target, None)
     if not parts:
         process = subprocess.Popen(
-            command(KINDS[kind], [str(Path(zig_path).resolve())], out_path),
+            command(KINDS[kind], [str(Path(zig_path).resolve())], out_path, bundle),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent,
         )
         return ZigBuild(process, zig_path, out_path, target, store, archive=kind == "static")
@@ -304,7 +307,7 @@ def start_build(
             building.cancel()
             raise
         building.parts.append((process, source))
-    building.link = command(KINDS[kind], objects, out_path)
+    building.link = command(KINDS[kind], objects, out_path, bundle)
     return building
 
 

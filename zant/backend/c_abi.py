@@ -13,7 +13,8 @@ build (`zant.backend.build`), the header (`zant.backend.plan.emit_header`) and t
   `arm-none-eabi-gcc` (RISC-V: a `riscv*-elf-gcc`), derived from the Zig flags.
 * `runtime_symbols(library)`: what the library leaves undefined (a static library carries no
   runtime: `memcpy`, `memset`, `__aeabi_memclr4`, `expf` ...), which newlib and libgcc
-  provide, or the firmware does (`-nostdlib`).
+  provide, or the firmware does (`-nostdlib`); or none, with Zig's compiler_rt bundled
+  (`RUNTIME_MODES`).
 * the scratch arena's modes, `ARENA_MODES`: `library` (the library's own `.bss` array, the
   default) or `caller` (`NAME_set_arena(arena, bytes)` hands it memory; `STATUS_BAD_ARENA`).
 """
@@ -27,6 +28,12 @@ from zant.errors import ZantError
 
 FLOAT_ABIS = ("hard", "softfp", "soft")
 """Arm float ABIs, as GCC's `-mfloat-abi` spells them."""
+
+RUNTIME_MODES = ("external", "bundled")
+"""Where the runtime symbols a library needs come from: the firmware's C library, libm and
+libgcc (`external`, listed in the header), or Zig's compiler_rt inside the archive (`bundled`:
+`compiler_rt.o`, every symbol weak, so the firmware's own definitions win; link with
+`--gc-sections`, or its 400 KB of code stay in the image)."""
 
 ARENA_MODES = ("library", "caller")
 """Who owns the scratch arena: the library (a `.bss` array, `NAME_scratch`) or the caller
@@ -150,7 +157,10 @@ def symbol_source(symbol: str) -> str:
     return "libm"
 
 
-def abi_lines(name: str, target: str, float_abi: str | None, optimize: str | None, symbols: list[str] | None) -> list[str]:
+def abi_lines(
+    name: str, target: str, float_abi: str | None, optimize: str | None, symbols: list[str] | None,
+    runtime: str = "external",
+) -> list[str]:
     """The header's comment on how to link the library: core, float ABI, flags, symbols."""
     if target == "host":
         return [
@@ -167,7 +177,10 @@ def abi_lines(name: str, target: str, float_abi: str | None, optimize: str | Non
         "   Objects of another float ABI do not link with it (GNU ld: \"failed to merge target specific",
         "   data\"). No unwind tables, no exceptions, no heap, no threads, no system calls.",
     ]
-    if symbols is None:
+    if runtime == "bundled":
+        lines.append("   Runtime: Zig's compiler_rt is in the archive (compiler_rt.o: memcpy, memset, expf ..., all weak,")
+        lines.append("   so the firmware's own definitions win); link with -Wl,--gc-sections. */")
+    elif symbols is None:
         lines.append("   Runtime symbols: the build states them (compiled with --no-build). */")
     elif not symbols:
         lines.append("   Runtime symbols: none. */")

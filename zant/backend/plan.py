@@ -535,13 +535,14 @@ def default_arena(info: PlanInfo) -> tuple[int, int]:
 def emit_header(
     module: ModuleOp, name: str, info: PlanInfo | None = None, *, target: str | None = None,
     float_abi: str | None = None, optimize: str | None = None, runtime_symbols: list[str] | None = None,
-    arena: str = "library",
+    arena: str = "library", runtime: str = "external",
 ) -> str:
     """The C header `NAME.h`: the entry point (and `NAME_init` for external or staged
     constants, as the plan places them), arena sizes, plan hashes, tensor sizes (`info`: the
     module's `describe_plan`, if known); the scratch arena's size and alignment and, with
     `arena="caller"`, `NAME_set_arena`; given the `target`, how to link the library: its float
-    ABI, the callers' compiler flags and the `runtime_symbols` it needs (`zant.backend.c_abi`)."""
+    ABI, the callers' compiler flags and the `runtime_symbols` it needs, or that its `runtime` is
+    bundled (`zant.backend.c_abi`)."""
     from zant.backend.c_abi import abi_lines, arena_lines
 
     validate_prefix(name)
@@ -571,7 +572,7 @@ def emit_header(
         f"#define {name}_LAYOUT_HASH 0x{info.layout_hash}ULL",
         f"#define {name}_TENSOR_LAYOUT_HASH 0x{info.tensor_layout_hash}ULL",
         "",
-        *(abi_lines(name, target, float_abi, optimize, runtime_symbols) if target is not None else []),
+        *(abi_lines(name, target, float_abi, optimize, runtime_symbols, runtime) if target is not None else []),
         *arena_lines(name, *default_arena(info), arena),
         *_region_lines(name, info),
     ]
