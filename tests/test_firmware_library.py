@@ -268,3 +268,21 @@ def test_a_bad_arena_is_refused_with_its_status(host):
 def test_caller_arena_with_split_scratch_is_refused():
     with pytest.raises(ZantError, match="cannot be split over a board's memories"):
         zant.compile(DIGITS, board="mps3-an547", arena="caller")
+
+
+def test_the_flags_table_of_the_docs_is_the_targets():
+    """docs/c-abi-and-linking.md's table of flags and float ABIs, row by row, against c_abi."""
+    import re
+
+    from zant.backend.c_abi import FLOAT_ABIS, is_arm
+    from zant.backend.targets import RECORDS
+
+    page = (ROOT / "docs" / "c-abi-and-linking.md").read_text()
+    rows = dict(re.findall(r"^\| `([\w-]+)` \| `([^`]+)` \| [^|]+ \|$", page, re.M))
+    mcus = [t for t in RECORDS if t != "host"]
+    assert sorted(rows) == sorted(mcus)
+    for target in mcus:
+        assert rows[target] == " ".join(gcc_flags(target)), target
+        abis = re.search(rf"^\| `{target}` \| `[^`]+` \| ([^|]+) \|$", page, re.M).group(1)
+        allowed = [a for a in FLOAT_ABIS if is_arm(target) and (a == "soft" or default_float_abi(target) == "hard")]
+        assert abis.strip() == (", ".join(allowed) if allowed else "its one ABI (single-float, `ilp32f`)"), target

@@ -186,7 +186,10 @@ def abi_lines(
         lines.append("   Runtime symbols: none. */")
     else:
         lines.append("   Runtime symbols it needs (from newlib's libc and libm and from libgcc, or with -nostdlib")
-        lines.append("   the firmware's own; compiler-rt: not in libgcc, Zig's compiler_rt has them):")
+        lines.append(
+            "   the firmware's own; compiler-rt: not in libgcc, Zig's compiler_rt has them, --runtime bundled):"
+            if any(symbol_source(s) == "compiler-rt" for s in symbols) else "   the firmware's own; or --runtime bundled):"
+        )
         by_source: dict[str, list[str]] = {}
         for symbol in symbols:
             by_source.setdefault(symbol_source(symbol), []).append(symbol)
