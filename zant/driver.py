@@ -450,6 +450,9 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                     )
                 for part in parts:  # users get NAME.zig, which builds the same library
                     (staging / part).unlink()
+                from zant.backend.packaging import write_package  # CMake and Zig package files
+
+                write_package(staging, name, options.target, options.optimize, plan["plan_hash"], options.float_abi)
             if board is not None:
                 with _stage(timings, "firmware", options.progress, f"image {name}.elf for {board.label}"):
                     feeds, _ = complete_feeds(inputs, options.inputs or {})
