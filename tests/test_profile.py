@@ -3,6 +3,7 @@ and the provenance it rests on: each kernel of the generated Zig names its ONNX 
 
 from __future__ import annotations
 
+import json
 import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
@@ -13,7 +14,6 @@ from onnx import TensorProto, helper
 
 from zant.backend.boards import board_for
 from zant.backend.firmware import measure_cost, qemu_missing
-from zant.backend.zig_printer import kernel_nodes
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 from zant.ir.locations import fuse_locations, node_names
@@ -82,8 +82,10 @@ def test_profile_needs_an_mcu_target():
 
 
 def test_each_kernel_names_its_nodes(tmp_path):
-    compile_model(DIGITS, tmp_path, CompileOptions(name="digits", target="cortex-m4", build=False))
-    kernels = kernel_nodes((tmp_path / "digits.zig").read_text(encoding="utf-8"))
+    result = compile_model(DIGITS, tmp_path, CompileOptions(name="digits", target="cortex-m4", build=False))
+    kernels = result.kernels
+    source = (tmp_path / "digits.zig").read_text(encoding="utf-8")
+    assert all(f"// nodes: {json.dumps(nodes)}\nfn {kernel}(" in source for kernel, nodes in kernels.items())
     groups = list(kernels.values())
     # conv and relu fuse (fuse-loops), the pools and the last Gemm stay apart; the first conv's
     # padded input copy and its register-tiled parts are kernels of conv1 alone
@@ -105,12 +107,13 @@ def test_node_comments_quote_hostile_names(tmp_path):
     model = tmp_path / "hostile.onnx"
     onnx.save(helper.make_model(graph), model)
     pipeline = "onnx-to-uop,dce,plan-arenas,linearize-geps"  # no fuse-loops: two kernels
-    compile_model(model, tmp_path, CompileOptions(name="m", build=False, pipeline=pipeline))
+    result = compile_model(model, tmp_path, CompileOptions(name="m", build=False, pipeline=pipeline))
     source = (tmp_path / "m.zig").read_text(encoding="utf-8")
     comments = [line for line in source.splitlines() if line.startswith("// nodes:")]
     assert len(comments) == 2 and all(line.isascii() and line.isprintable() for line in comments)
-    # read back exactly; the unnamed node is named after its op type and position
-    assert list(kernel_nodes(source).values()) == [[name], ["Exp_1"]]
+    # the unnamed node is named after its op type and position
+    assert list(result.kernels.values()) == [[name], ["Exp_1"]]
+    assert [json.loads(line.removeprefix("// nodes: ")) for line in comments] == [[name], ["Exp_1"]]
 
 
 def test_zant_profile_command(tmp_path, capsys):

@@ -179,7 +179,6 @@ def profile_model(
     from zant.backend.boards import board_for
     from zant.backend.elf import function_symbols
     from zant.backend.firmware import build_firmware, measure_cost, qemu_missing
-    from zant.backend.zig_printer import kernel_nodes
     from zant.driver import TARGETS, CompileOptions, compile_model
 
     if target not in TARGETS:
@@ -204,7 +203,7 @@ def profile_model(
         if progress:
             progress(f"image {NAME}.elf again with every kernel a function of its own")
         elf = build_firmware(root, NAME, board, optimize)
-        kernels = kernel_nodes(result.zig_path.read_text(encoding="utf-8"))
+        kernels = result.kernels
         ranges, names = _ranges(function_symbols(elf))
         kernel_of = [next((k for k in (_kernel_of(n, kernels) for n in aliases) if k), None) for aliases in names]
         kinds = {

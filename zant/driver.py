@@ -99,6 +99,8 @@ class CompileResult:
     firmware_sizes: dict[str, int] | None = None
     feeds: dict[str, np.ndarray] | None = None  # the inputs embedded in the image
     runtime_symbols: list[str] | None = None  # what an MCU library needs from the firmware's runtime
+    kernels: dict[str, list[str]] = field(default_factory=dict)
+    """Each kernel function of NAME.zig → the ONNX nodes it computes (`zant profile`)."""
 
 
 def make_context() -> Context:
@@ -400,9 +402,12 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 "target": options.target, "float_abi": options.float_abi, "optimize": options.optimize,
                 "runtime": options.runtime,
             }
-            sources, header = zig_and_header(
-                module, name, info, cores if options.build else 1, arena=options.arena, **header_options
-            )
+            from zant.backend.plan import emit_header
+            from zant.backend.zig_printer import print_files
+
+            printed = print_files(module, name, info, cores if options.build else 1, options.arena)
+            sources = printed.files
+            header = emit_header(module, name, info, arena=options.arena, **header_options)
         except Exception:
             planned.check()
             raise
@@ -486,6 +491,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         firmware_sizes=None if firmware is None else image_sizes(out / firmware.name),
         feeds=feeds,
         runtime_symbols=symbols,
+        kernels=printed.kernels,
     )
 
 

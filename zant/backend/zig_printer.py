@@ -33,7 +33,8 @@ Layout of the generated file:
 * the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
 * `fn kernel_<tensor>(…) void` for each top-level loop nest (named after the tensor it stores
   last), taking the graph buffers and scalars it uses, after a comment naming the ONNX nodes it
-  computes, from its location: `// nodes: ["conv1", "relu1"]` (`kernel_nodes` reads them back);
+  computes, from its location: `// nodes: ["conv1", "relu1"]` (for the reader: `zant profile`
+  has them from the IR, `PrintedFiles.kernels`);
 * `export fn NAME_predict(input_…: [*]const T, …, output_…: [*]T, …) callconv(.c) i32`: the
   top-level scalar code, and a call of each kernel in order (`@call(kernel_call, …)`).
 
@@ -49,7 +50,8 @@ from __future__ import annotations
 
 import json
 import math
-import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import singledispatchmethod
 from typing import IO
 
@@ -233,19 +235,25 @@ KERNEL_CALL = [
 ]
 
 
-def node_comment(location: Attribute) -> str:
-    """`// nodes: ["conv1", "relu1"]`: the ONNX nodes a kernel computes (`zant.ir.locations`),
-    as a JSON list of ASCII strings, so that an untrusted node name can neither end the comment
-    line nor put a control character into the Zig source; `zant profile` reads it back."""
-    return "// nodes: " + json.dumps(node_names(location), ensure_ascii=True)
+@dataclass
+class Kernel:
+    """A kernel function as printed: its Zig name, its parameters (the values passed to it, in
+    order) and their declaration, the ONNX nodes it computes and its body's lines."""
 
+    name: str
+    parameters: list[SSAValue]
+    signature: str
+    nodes: list[str]
+    body: list[str]
 
-NODE_COMMENT = re.compile(r"^// nodes: (\[.*\])\nfn (\w+)\(", re.MULTILINE)
+    def lines(self, calling_convention: str = "") -> list[str]:
+        """The function, after its `// nodes:` comment, and a blank line."""
+        comment = "// nodes: " + json.dumps(self.nodes, ensure_ascii=True)
+        return [comment, f"fn {self.name}({self.signature}){calling_convention} void {{", *self.body, "}", ""]
 
-
-def kernel_nodes(zig_source: str) -> dict[str, list[str]]:
-    """Each kernel function of a generated file → the ONNX node names it computes."""
-    return {m[2]: json.loads(m[1]) for m in NODE_COMMENT.finditer(zig_source)}
+    @property
+    def line_count(self) -> int:
+        return len(self.body) + 4
 
 
 def _unprinted(value: SSAValue) -> bool:
@@ -267,9 +275,10 @@ class ZigPrinter:
         self.constants = "embedded"  # the plan's, read by print_module
         self.blob_file = blob_file  # None: the constant bytes printed inline
         self.blob = b""
-        self.external_views: dict[str, str] = {}  # external constants: name → its declaration
+        self.external_views: dict[SSAValue, str] = {}  # external constants: buffer → its declaration
         self.init_parameter: str | None = None  # NAME_init's parameter (external constants)
         self.init_body: list[str] = []  # NAME_init's statements: copy, take the address, zero
+        self.persistent = False  # the plan has a persistent arena (NAME_init zeroes it)
         self.namer = Namer(reserved_names(name))
         self.names: dict[SSAValue, str] = {}
         self.inline: dict[SSAValue, str] = {}  # values printed at their one use
@@ -281,7 +290,7 @@ class ZigPrinter:
         self.scratch_lines: list[str] = []  # file scope: a typed pointer per scratch buffer
         self.scratch_symbols: dict[str | None, str] = {}  # scratch arena array by memory
         self.kernel_lines: list[str] = []  # file scope: one function per top-level loop nest
-        self.kernels: list[tuple[str, str, list[str]]] = []  # each kernel: name, parameters, its lines
+        self.kernels: list[Kernel] = []  # each kernel function, in order
         self.arena_externs: dict[str, str] = {}  # each file-scope arena → how a build unit declares it
         self.view_lines: list[str] = []  # the constants' typed pointers into their arena
         self.pieces: tuple[list[str], list[str], list[str]] | None = None  # header, file scope, helpers
@@ -448,7 +457,7 @@ class ZigPrinter:
             if not data:  # an empty tensor has no bytes to point into
                 views += [f"// {_comment(op.tensor_name.data)}", f"const {name}: [*]const {element} = &[0]{element}{{}};"]
             elif self.constants == "external":
-                self.external_views[name] = (
+                self.external_views[op.result] = (
                     f"const {name}: [*]const {element} = @ptrCast(@alignCast({self.name}_constants.? + {offset}));"
                 )
             else:
@@ -462,18 +471,19 @@ class ZigPrinter:
             return []
         section = f' linksection("{info.link_section}")' if info.link_section else ""
         arena = f"[{len(blob)}]u8 align({info.constant_alignment})"
-        if self.blob_file is None or not blob:  # inline (an empty arena has no file)
+        inline = self.blob_file is None or not blob  # an empty arena has no file
+        if inline:
             rows = [
                 "    " + ", ".join(f"0x{byte:02x}" for byte in blob[i : i + 16]) + ","
                 for i in range(0, len(blob), 16)
             ]
-            source = [f"{arena}{section} = .{{", *rows, "};"]
+            source = [f": {arena}{section} = .{{", *rows, "};"]
         else:
             # The embedded file's own type ([N:0]u8, one sentinel byte more): coercing it to
             # [N]u8 made Zig's Sema copy it byte by byte (MobileNetV1's 16.9 MB: 11.7 s of CPU
             # against 0.4 s).
             source = [
-                f'align({info.constant_alignment}){section} = @embedFile("{self.blob_file}").*;',
+                f' align({info.constant_alignment}){section} = @embedFile("{self.blob_file}").*;',
                 f"comptime {{ std.debug.assert(@sizeOf(@TypeOf({{NAME}})) == {len(blob) + 1}); }}",
             ]
         lines = [
@@ -482,10 +492,8 @@ class ZigPrinter:
             'comptime { std.debug.assert(@import("builtin").cpu.arch.endian() == .little); }',
         ]
         def declare(name: str) -> list[str]:
-            first = f"const {name}: {source[0]}" if source[0].startswith("[") else f"const {name} {source[0]}"
-            return [first, *(line.replace("{NAME}", name) for line in source[1:])]
+            return [f"const {name}{source[0]}", *(line.replace("{NAME}", name) for line in source[1:])]
 
-        inline = self.blob_file is None or not blob
         self.arena_externs[f"{self.name}_constants"] = (
             f"extern var {self.name}_constants: {arena};" if self.constants == "staged"
             else f"extern const {self.name}_constants: [{len(blob) + (0 if inline else 1)}]u8 "
@@ -528,6 +536,7 @@ class ZigPrinter:
         """The persistent arena (state kept between calls), in `.bss`, zeroed by `NAME_init`."""
         if not info.persistent_size:
             return []
+        self.persistent = True
         self.init_body.append(f"@memset(&{self.name}_persistent, 0);")
         self.arena_externs[f"{self.name}_persistent"] = (
             f"extern var {self.name}_persistent: [{info.persistent_size}]u8 align({info.persistent_alignment});"
@@ -561,7 +570,7 @@ class ZigPrinter:
     def needs_ready_flag(self) -> bool:
         """Staged constants or a persistent arena: `NAME_init` sets `NAME_ready` (external
         constants say it by their pointer)."""
-        return self.constants == "staged" or any("_persistent" in line for line in self.init_body)
+        return self.constants == "staged" or self.persistent
 
     def ready_check(self) -> list[str]:
         """The first statements of `NAME_predict` when the plan needs `NAME_init` first."""
@@ -574,13 +583,14 @@ class ZigPrinter:
             checks.append(f"if ({self.name}_arena == null) return {STATUS_BAD_ARENA};")
         return checks
 
-    def constant_prologue(self, body: list[str], level: int) -> list[str]:
-        """External constants: the pointer declarations of those a function's `body` reads."""
+    def constant_prologue(self, ops: Iterable[Operation], level: int) -> list[str]:
+        """External constants: the pointer declarations of those `ops` (a function's, nested
+        ones included) print a use of."""
         if not self.external_views:
             return []
-        text = "\n".join(body)
+        read = {value for op in ops for value in op.operands if _printed_use(op)}
         indent = "    " * level
-        return [indent + line for name, line in self.external_views.items() if re.search(rf"\b{name}\b", text)]
+        return [indent + line for value, line in self.external_views.items() if value in read]
 
     def print_function(self, function: func.FuncOp) -> None:
         params = parameter_names(function, self.namer)
@@ -610,13 +620,15 @@ class ZigPrinter:
             if not _buffer_is_accessed(op.result):
                 self.emit(f"_ = {pname};")
         start = len(self.lines)
+        printed: list[Operation] = []  # the ops printed in this function, not in a kernel
         for op in function.body.block.ops:
             inputs = self.kernel_inputs(op) if isinstance(op, uop.RangeOp) else None
             if inputs is None:
                 self.print_op(op)
+                printed += op.walk()
             else:
                 self.print_kernel(op, inputs)
-        self.lines[start:start] = self.constant_prologue(self.lines[start:], self.level)
+        self.lines[start:start] = self.constant_prologue(printed, self.level)
         self.lines[start:start] = self.quota(self.lines[start:], self.level)
         self.emit("return 0;")
         self.level -= 1
@@ -679,17 +691,17 @@ class ZigPrinter:
         self.lines, self.level = [], 1
         self.print_op(loop)
         body, self.lines, self.level = self.lines, outer_lines, outer_level
-        # Zig rejects an unused parameter: a value may be used only where it prints nothing (the
-        # index of a broadcast dimension).
-        text = "\n".join(body)
-        used = [v for v in inputs if re.search(rf"\b{self.names[v]}\b", text)]
-        params = ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in used)
-        lines = [
-            node_comment(loop.location),
-            f"fn {name}({params}) void {{", *self.quota(body, 1), *self.constant_prologue(body, 1), *body, "}", "",
-        ]
-        self.kernel_lines += lines
-        self.kernels.append((name, params, lines))
+        # Zig rejects an unused parameter: a value may be used only where it prints nothing (a
+        # view of it).
+        ops = list(loop.walk())
+        inside = set(ops)
+        used = [v for v in inputs if _printed_in(v, inside)]
+        kernel = Kernel(
+            name, used, ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in used),
+            node_names(loop.location), [*self.quota(body, 1), *self.constant_prologue(ops, 1), *body],
+        )
+        self.kernel_lines += kernel.lines()
+        self.kernels.append(kernel)
         self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in used)}}});")
 
     def units(self, cores: int) -> list[str] | None:
@@ -710,30 +722,34 @@ class ZigPrinter:
         NAME.zig whole and is not affected."""
         assert self.pieces is not None, "print_module first"
         header, file_scope, helpers = self.pieces
-        symbol = {name: f"{self.name}__{name}" for name, _, _ in self.kernels}
+        symbol = {kernel.name: f"{self.name}__{kernel.name}" for kernel in self.kernels}
         movable = [
-            index for index, (name, params, _) in enumerate(self.kernels)
-            if symbol[name] not in self.namer.used and all(_buffer_parameter(p) for p in params.split(", ") if p)
+            index for index, kernel in enumerate(self.kernels)
+            if symbol[kernel.name] not in self.namer.used
+            and all(isinstance(v.type, uop.BufferType) for v in kernel.parameters)
         ]
-        count = unit_count(sum(len(self.kernels[i][2]) for i in movable), cores)
+        count = unit_count(sum(self.kernels[i].line_count for i in movable), cores)
         if count < 2 or len(movable) < count - 1:
             return None
-        fixed = sum(len(lines) for index, (_, _, lines) in enumerate(self.kernels) if index not in movable)
+        fixed = sum(kernel.line_count for index, kernel in enumerate(self.kernels) if index not in movable)
         loads = [len(file_scope) + len(self.lines) + fixed] + [0] * (count - 1)
         dealt: list[list[int]] = [[] for _ in range(count)]
-        for index in sorted(movable, key=lambda i: -len(self.kernels[i][2])):
+        for index in sorted(movable, key=lambda i: -self.kernels[i].line_count):
             unit = min(range(count), key=lambda u: (loads[u], u))
             dealt[unit].append(index)
-            loads[unit] += len(self.kernels[index][2])
+            loads[unit] += self.kernels[index].line_count
         if any(not kernels for kernels in dealt[1:]):
             return None
         moved = {index for kernels in dealt[1:] for index in kernels}
         root_kernels: list[str] = []
-        for index, (name, params, lines) in enumerate(self.kernels):
+        for index, kernel in enumerate(self.kernels):
             if index in moved:
-                root_kernels += [f"extern fn {symbol[name]}({params}) callconv(.c) void;", f"const {name} = {symbol[name]};", ""]
+                root_kernels += [
+                    f"extern fn {symbol[kernel.name]}({kernel.signature}) callconv(.c) void;",
+                    f"const {kernel.name} = {symbol[kernel.name]};", "",
+                ]
             else:
-                root_kernels += lines
+                root_kernels += kernel.lines()
         arenas = list(self.arena_externs)
         exports = [
             "// Built in parts: the arenas the other parts' kernels read, hidden outside the library.",
@@ -757,13 +773,10 @@ class ZigPrinter:
                 *helpers,
             ]
             for index in sorted(kernels):
-                name, params, body = self.kernels[index]
-                head = body.index(f"fn {name}({params}) void {{")
+                kernel = self.kernels[index]
                 lines += [
-                    *body[:head],
-                    f"fn {name}({params}) callconv(.c) void {{",
-                    *body[head + 1 : -1],
-                    f'comptime {{ @export(&{name}, .{{ .name = "{symbol[name]}", .visibility = .hidden }}); }}',
+                    *kernel.lines(" callconv(.c)")[:-1],
+                    f'comptime {{ @export(&{kernel.name}, .{{ .name = "{symbol[kernel.name]}", .visibility = .hidden }}); }}',
                     "",
                 ]
             parts.append("\n".join(lines) + "\n")
@@ -816,7 +829,7 @@ class ZigPrinter:
         self.names[op.result] = name
         element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
         if self.arena == "caller":  # declared in each function reading it (`constant_prologue`)
-            self.external_views[name] = (
+            self.external_views[op.result] = (
                 f"const {name}: [*]{element} = @ptrCast(@alignCast({self.name}_arena.? + {op.offset.value.data}));"
             )
             return
@@ -1077,9 +1090,21 @@ def _is_select_condition(value: SSAValue) -> bool:
     return uses[0].operation is value.owner.next_op  # type: ignore[union-attr]
 
 
-def _buffer_parameter(parameter: str) -> bool:
-    """Whether a kernel parameter (`name: type`) is a buffer (a many-pointer)."""
-    return parameter.split(": ", 1)[1].startswith("[*]")
+def _printed_use(op: Operation) -> bool:
+    """Whether `op` prints its operands' names: every op but a view (folded into the geps
+    through it)."""
+    return not isinstance(op, uop.ViewOp)
+
+
+def _printed_in(value: SSAValue, inside: set[Operation]) -> bool:
+    """Whether one of the ops `inside` prints `value`'s name (directly, or through a view)."""
+    for use in value.uses:
+        user = use.operation
+        if user not in inside:
+            continue
+        if _printed_use(user) or _printed_in(user.results[0], inside):
+            return True
+    return False
 
 
 def _buffer_is_accessed(value: SSAValue) -> bool:
@@ -1135,9 +1160,25 @@ def unit_count(kernel_lines: int, cores: int) -> int:
     return 1 if kernel_lines < SPLIT_LINES else max(1, min(cores, MAX_UNITS))
 
 
+@dataclass
+class PrintedFiles:
+    """What `print_files` wrote: the files by name, and each kernel function of `NAME.zig` →
+    the ONNX nodes it computes (from the IR's locations; `zant profile` reads it)."""
+
+    files: dict[str, str | bytes]
+    kernels: dict[str, list[str]]
+
+
 def zig_files(
     module: ModuleOp, name: str = "model", info: PlanInfo | None = None, cores: int = 1, arena: str = "library"
 ) -> dict[str, str | bytes]:
+    """`print_files(...).files`."""
+    return print_files(module, name, info, cores, arena).files
+
+
+def print_files(
+    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, cores: int = 1, arena: str = "library"
+) -> PrintedFiles:
     """The files of a planned uop module by name: `NAME.zig`, and beside it the constant arena's
     bytes `NAME.weights.bin` (when the model has constants), which it reads with `@embedFile`
     (embedded, staged) or the firmware places (external). `info`: the module's `describe_plan`,
@@ -1154,4 +1195,4 @@ def zig_files(
         files[blob_file_name(name)] = printer.blob
     for unit, source in enumerate((printer.units(cores) if cores > 1 else None) or ()):
         files[unit_file_name(name, unit)] = source
-    return files
+    return PrintedFiles(files, {kernel.name: kernel.nodes for kernel in printer.kernels})
