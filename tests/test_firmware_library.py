@@ -286,3 +286,23 @@ def test_the_flags_table_of_the_docs_is_the_targets():
         abis = re.search(rf"^\| `{target}` \| `[^`]+` \| ([^|]+) \|$", page, re.M).group(1)
         allowed = [a for a in FLOAT_ABIS if is_arm(target) and (a == "soft" or default_float_abi(target) == "hard")]
         assert abis.strip() == (", ".join(allowed) if allowed else "its one ABI (single-float, `ilp32f`)"), target
+
+
+def test_caller_arena_firmware_under_qemu_is_bit_identical(tmp_path):
+    """The M4 image zant builds hands a caller's-arena model its one arena (`zant_arena`): the
+    probabilities are those of the image with the library's own arena."""
+    from zant.backend.boards import BOARDS
+    from zant.backend.firmware import qemu_missing
+
+    missing = qemu_missing(BOARDS["mps2-an386"])
+    if missing:
+        pytest.skip(missing)
+    image = images(1)[0]
+    runs = {}
+    for arena in ("library", "caller"):
+        model = zant.compile(DIGITS, target="cortex-m4", name="digits", optimize="ReleaseSmall", arena=arena,
+                             inputs={"image": image}, output_dir=tmp_path / arena)
+        runs[arena] = model.run_firmware().outputs["probabilities"]
+    assert "digits_set_arena(&zant_arena" in (tmp_path / "caller" / "digits.firmware.zig").read_text()
+    assert "digits_set_arena" not in (tmp_path / "library" / "digits.firmware.zig").read_text()
+    assert runs["caller"].tobytes() == runs["library"].tobytes()
