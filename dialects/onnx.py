@@ -82,18 +82,26 @@ from zant.dialects.onnx_base import (  # noqa: F401 (re-exported)
     op_name,
     optimizer_groups,
 )
+from zant.dialects.onnx_attributes import (  # noqa: F401 (the discardable attributes, re-exported)
+    AVERAGE_COUNT,
+    BOUNDED_ATTR,
+    FIXED_POINT,
+    GRAPH_NAME,
+    INPUT_NAMES,
+    ML_OPSET,
+    NODE_NAME,
+    OPSET,
+    OUTPUT_BOUNDS_ATTR,
+    OUTPUT_NAMES,
+    REQUANTIZE,
+    average_count,
+    requantize_attr,
+    requantize_parameters,
+)
 from zant.dialects.onnx_ops import *  # noqa: F403 (the op classes: ConvOp ...)
 from zant.dialects.onnx_ops import ALL_OPS
 
 _AttrType = OpSchema.AttrType
-
-BOUNDED_ATTR = "zant.bounded_results"
-"""On an onnx op: the indices of its results the frontend compiled at the bound of their
-data-dependent size (`zant.frontend.bounded`), a dense i64 array; absent when none is."""
-
-OUTPUT_BOUNDS_ATTR = "zant.output_bounds"
-"""On `@main`: per graph output, the dimension compiled at its bound, or -1; present only when
-some output is bounded, and then the last output is the int32 extents array."""
 
 ONNX = Dialect("onnx", list(ALL_OPS), [])
 

@@ -41,6 +41,8 @@ from xdsl.rewriter import Rewriter
 
 from zant.dialects.onnx import (
     NOT_A_FUNCTION_OF_INPUTS,
+    NODE_NAME,
+    OPSET,
     BatchNormalizationOp,
     ConstantOp,
     ConvIntegerOp,
@@ -220,7 +222,7 @@ class FoldConstantsPass(ModulePass):
     ever a weight."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        opset_attr = op.attributes.get("onnx.opset")
+        opset_attr = op.attributes.get(OPSET)
         opset = opset_attr.value.data if isinstance(opset_attr, IntegerAttr) else 22
         folded_any = False
         for candidate in list(op.walk()):
@@ -273,8 +275,8 @@ class FoldConstantsPass(ModulePass):
             )
             constant.results[0].name_hint = result.name_hint
             constant.location = op.location
-            if "onnx.node_name" in op.attributes:
-                constant.attributes["onnx.node_name"] = op.attributes["onnx.node_name"]
+            if NODE_NAME in op.attributes:
+                constant.attributes[NODE_NAME] = op.attributes[NODE_NAME]
             constants.append(constant)
         Rewriter.replace_op(op, constants, [c.results[0] for c in constants])
         return True

@@ -242,8 +242,6 @@ def plan_function(
     for op in list(function.body.block.ops):
         if isinstance(op, ArenaOp):
             Rewriter.erase_op(op)
-    for key in ("uop.scratch_size", "uop.alignment"):
-        function.attributes.pop(key, None)
     scratch = plan_scratch(function, strategy, alignment, steps_before=len(ARENA_ROLES))
     constant_size = plan_constants(function, alignment)
     memory, source = CONSTANT_PLACEMENTS[constants]

@@ -37,6 +37,7 @@ import zant.pipelines as pipelines
 from zant.errors import ZantError
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, check_inputs, complete_feeds
+from zant.dialects.onnx_attributes import INPUT_NAMES, OUTPUT_NAMES
 
 if TYPE_CHECKING:
     import onnx
@@ -202,13 +203,13 @@ def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[Tenso
 
     inputs = main.function_type.inputs.data
     outputs = main.function_type.outputs.data
-    output_signatures = signature(outputs, names("onnx.output_names", len(outputs), "output"))
+    output_signatures = signature(outputs, names(OUTPUT_NAMES, len(outputs), "output"))
     bounds = main.attributes.get(OUTPUT_BOUNDS_ATTR)
     if isinstance(bounds, DenseArrayBase):  # the last output is the extents array
         for output, dim in zip(output_signatures, bounds.get_values()):
             output.bounded_dim = None if dim < 0 else int(dim)
         output_signatures[-1].extents = True
-    return signature(inputs, names("onnx.input_names", len(inputs), "input")), output_signatures
+    return signature(inputs, names(INPUT_NAMES, len(inputs), "input")), output_signatures
 
 
 @contextmanager

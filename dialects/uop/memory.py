@@ -41,6 +41,7 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from zant.dialects.onnx_attributes import INPUT_NAMES, OUTPUT_NAMES
 from zant.dialects.uop.types import (
     Accesses, BindsOutsideMemory, BufferRole, BufferRoleAttr, BufferType, PtrType, StepRangeAttr, ViewType,
     build, is_vector_type, lane_type, memory_element_type, verify_vector_of,
@@ -143,7 +144,8 @@ def _verify_signature_indices(op: DefineGlobalOp) -> None:
             f"{role} indices must be 0..{len(seen) - 1}, got {sorted(seen)} (no {role} {missing[0]})"
         )
     function = block.parent_op()
-    names = None if function is None else function.attributes.get(f"onnx.{role}_names")
+    key = INPUT_NAMES if role == BufferRole.INPUT else OUTPUT_NAMES
+    names = None if function is None else function.attributes.get(key)
     if isinstance(names, ArrayAttr) and len(seen) > len(names):
         raise VerifyException(
             f"{role} index {len(seen) - 1} ('{seen[len(seen) - 1].tensor_name.data}') is past "

@@ -35,7 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.analysis.vectorization import CONV_LANES_ATTR
 from zant.dialects import uop
-from zant.dialects.onnx import OnnxOp
+from zant.dialects.onnx import INPUT_NAMES, NODE_NAME, OUTPUT_NAMES, OnnxOp
 from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.ir.locations import locate
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
@@ -99,7 +99,7 @@ def _ancestors(op: Operation):
 
 
 def _unsupported_op(op: Operation) -> UnsupportedOp:
-    name = op.attributes.get("onnx.node_name")
+    name = op.attributes.get(NODE_NAME)
     node = name.data if isinstance(name, StringAttr) else ""
     if isinstance(op, OnnxOp):
         schema = op.spec().schema
@@ -173,7 +173,7 @@ class OnnxToUopPass(ModulePass):
         block = function.body.block
         rewriter = Rewriter()
 
-        input_names = _names(function, "onnx.input_names", len(block.args), "input")
+        input_names = _names(function, INPUT_NAMES, len(block.args), "input")
         for index, arg in enumerate(block.args):
             buffer = uop.DefineGlobalOp("input", index, input_names[index], _buffer_type(arg))
             buffer.result.name_hint = arg.name_hint
@@ -232,7 +232,7 @@ class OnnxToUopPass(ModulePass):
     def _write_outputs(self, function: func.FuncOp) -> None:
         ret = function.body.block.last_op
         assert isinstance(ret, func.ReturnOp)
-        names = _names(function, "onnx.output_names", len(ret.arguments), "output")
+        names = _names(function, OUTPUT_NAMES, len(ret.arguments), "output")
         claimed: set[SSAValue] = set()
         for index, value in enumerate(ret.arguments):
             layout = layout_of(value)

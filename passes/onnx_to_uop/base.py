@@ -14,11 +14,12 @@ from zant.dialects import uop
 from zant.errors import ZantError
 from zant.ir.locations import locate
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
+from zant.dialects.onnx import NODE_NAME
 
 
 def node_label(op: Operation) -> str:
     """How errors name an op: its ONNX node name (if any) and its op name."""
-    name = op.attributes.get("onnx.node_name")
+    name = op.attributes.get(NODE_NAME)
     if isinstance(name, StringAttr) and name.data:
         return f"node '{name.data}' ({op.name})"
     return f"an unnamed {op.name} node"
@@ -29,7 +30,7 @@ def result_name(op: Operation, index: int = 0) -> str:
     hint = op.results[index].name_hint
     if hint:
         return hint
-    node = op.attributes.get("onnx.node_name")
+    node = op.attributes.get(NODE_NAME)
     base = node.data if isinstance(node, StringAttr) and node.data else op.name.split(".")[-1]
     return f"{base}_out{index}" if len(op.results) > 1 else f"{base}_out"
 

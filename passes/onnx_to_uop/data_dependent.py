@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects import abi, uop
+from zant.dialects import abi
 from zant.dialects.onnx import CompressOp, NonMaxSuppressionOp, NonZeroOp, get_attr, input_value, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, materialize, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects import abi, uop
+from zant.dialects import abi
 from zant.dialects.onnx import ImageDecoderOp, get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape

@@ -22,7 +22,7 @@ import numpy as np
 from xdsl.dialects.builtin import Float32Type, Float64Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from zant.dialects import abi, uop
+from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value, inputs
 from zant.ir.resources import attr_to_array, make_constant_attr
 from zant.ir.types import numpy_dtype

@@ -33,11 +33,11 @@ from fractions import Fraction
 
 import numpy as np
 from onnx import TensorProto, helper
-from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.analysis.rounding import ExactRounding, exact_rounding, exact_roundings
 from zant.dialects import uop
-from zant.dialects.onnx import get_attr, input_value
+from zant.dialects.onnx import FIXED_POINT, average_count, get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
@@ -60,13 +60,6 @@ from zant.ir.types import (
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)
-FIXED_POINT = "zant.fixed_point"
-"""The discardable attribute (set by `fold-qdq`) that selects fixed-point requantization."""
-AVERAGE_COUNT = "zant.average_count"
-"""The discardable attribute (set by `fold-qdq`, with FIXED_POINT) on the QLinearConv of ones
-that computes an average pool: its window size n. The weight scale stands for exactly 1 / n, and
-the sum is requantized by the exact x_scale / (y_scale · n), ties to even
-(`Requantization.divisor`)."""
 
 # The integer types a QuantizeLinear may produce here (float8/int4/int2 never reach the lowering:
 # the importer has no element type for them).
@@ -876,12 +869,7 @@ def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Re
 
 def _average_count(op: Operation) -> int:
     """The window size an `AVERAGE_COUNT` mark gives, else 0."""
-    count = op.attributes.get(AVERAGE_COUNT)
-    if count is None:
-        return 0
-    if not isinstance(count, IntegerAttr) or count.value.data <= 0:
-        raise ValueError(f"{AVERAGE_COUNT} must be a positive integer, got {count}")
-    return count.value.data
+    return average_count(op) or 0
 
 
 class QLinearMatMulLowering(OnnxLowering):
@@ -1150,8 +1138,6 @@ PATTERNS = (
 )
 
 __all__ = [
-    "AVERAGE_COUNT",
-    "FIXED_POINT",
     "PATTERNS",
     "QuantParam",
     "Requantization",

@@ -23,7 +23,7 @@ from itertools import combinations
 import numpy as np
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
-from zant.dialects import abi, uop
+from zant.dialects import uop
 from zant.dialects.onnx import (
     ArgMaxOp,
     ArgMinOp,

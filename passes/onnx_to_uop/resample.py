@@ -24,8 +24,8 @@ import numpy as np
 from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerType, Signedness, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from zant.dialects import abi, uop
-from zant.dialects.onnx import get_attr, input_value
+from zant.dialects import uop
+from zant.dialects.onnx import get_attr, input_value, requantize_parameters
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.parameters import I64, all_of, check, constant_array, guard_builder, load_all, runtime_input
@@ -44,10 +44,6 @@ from zant.passes.onnx_to_uop.kernel import (
 _INDEX_TABLE_TYPE = IntegerType(32)
 _I32 = IntegerType(32)
 
-REQUANTIZE = "zant.requantize"
-"""On an 8-bit `Resize` (linear or cubic) that fold-qdq made of DQ → Resize → Q: [x zero
-point, y zero point, x_scale / y_scale]. The op then computes DQ → Resize → Q in integers
-(`emit_requantized_resize`)."""
 
 
 # -- constant inputs and tables --------------------------------------------------------------
@@ -412,7 +408,7 @@ def emit_requantized_resize(kb: KernelBuilder, op: Operation, plan: ResizePlan) 
     integers: the interpolation weights (fixed point, `fixed_point_taps`) and M = m · 2^-shift
     ≈ x_scale / y_scale are computed here, the sum is int32 on the zero-point-shifted codes, one
     32×32→64 multiply and a shift requantize it, rounding half to even as QuantizeLinear does."""
-    x_zp, y_zp, ratio = (a.value.data for a in op.attributes[REQUANTIZE].data)  # type: ignore[attr-defined]
+    x_zp, y_zp, ratio = requantize_parameters(op)  # the op is marked: emit_requantized_resize's caller asked
     x = layout_of(input_value(op, 0))
     out_type = tensor_element_type(op.results[0])
     if plan.out_shape != tensor_shape(op.results[0]):
@@ -723,7 +719,7 @@ class ResizeLowering(OnnxLowering):
             axes=get_attr(op, "axes"),
             keep_aspect_ratio_policy=get_attr(op, "keep_aspect_ratio_policy"),
         )
-        if REQUANTIZE in op.attributes:
+        if requantize_parameters(op) is not None:
             return [emit_requantized_resize(kb, op, plan)]
         return [emit_resize(kb, op, attrs, plan)]
 

@@ -1,0 +1,78 @@
+"""The onnx dialect's discardable attributes: what the importer keeps of the ONNX file, and the
+marks Zant's passes set on onnx ops for the lowering. Each is declared here once, with a helper
+that reads (and checks) its value where it has one; passes and the interpreter import the names
+(from `zant.dialects.onnx`, which re-exports them). This module imports neither onnx nor the op
+classes, so the uop dialect's verifier can name `INPUT_NAMES` without loading them.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ArrayAttr, Float64Type, FloatAttr, IntegerAttr
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
+
+BOUNDED_ATTR = "zant.bounded_results"
+"""On an onnx op: the indices of its results the frontend compiled at the bound of their
+data-dependent size (`zant.frontend.bounded`), a dense i64 array; absent when none is."""
+
+OUTPUT_BOUNDS_ATTR = "zant.output_bounds"
+"""On `@main`: per graph output, the dimension compiled at its bound, or -1; present only when
+some output is bounded, and then the last output is the int32 extents array."""
+
+NODE_NAME = "onnx.node_name"
+"""On an onnx op: the ONNX node's name (a string), for messages, locations and reports."""
+
+INPUT_NAMES = "onnx.input_names"
+OUTPUT_NAMES = "onnx.output_names"
+"""On `@main`: the graph's input (output) names in order, an array of strings."""
+
+GRAPH_NAME = "onnx.graph_name"
+"""On `@main`: the ONNX graph's name (a string)."""
+
+OPSET = "onnx.opset"
+ML_OPSET = "onnx.ml_opset"
+"""On the module: the version of the default (`ai.onnx.ml`) domain the model imports, an i64."""
+
+FIXED_POINT = "zant.fixed_point"
+"""On a QLinearConv / QLinearMatMul (set by `fold-qdq`, a unit attribute): requantize in fixed
+point, a Q31 multiplier and a shift per scale ratio, instead of the float multiply of the ONNX
+definition (`onnx-to-uop`'s `Requantization`)."""
+
+AVERAGE_COUNT = "zant.average_count"
+"""On the QLinearConv of ones that computes an average pool (set by `fold-qdq` with
+`FIXED_POINT`): its window size n, a positive i64. The weight scale stands for exactly 1 / n,
+and the sum is requantized by the exact x_scale / (y_scale · n), ties to even."""
+
+REQUANTIZE = "zant.requantize"
+"""On an 8-bit `Resize` (linear or cubic) that `fold-qdq` made of DQ → Resize → Q: [x zero point
+(i64), y zero point (i64), x_scale / y_scale (f64)]. The op then computes DQ → Resize → Q in
+integers (`onnx-to-uop`'s `emit_requantized_resize`)."""
+
+
+def average_count(op: Operation) -> int | None:
+    """The window size of an `AVERAGE_COUNT` mark, or None without one."""
+    count = op.attributes.get(AVERAGE_COUNT)
+    if count is None:
+        return None
+    if not isinstance(count, IntegerAttr) or count.value.data <= 0:
+        raise VerifyException(f"{AVERAGE_COUNT} must be a positive integer, got {count}")
+    return count.value.data
+
+
+def requantize_attr(x_zero: int, y_zero: int, ratio: float) -> ArrayAttr:
+    """The `REQUANTIZE` mark's value: [x zero point, y zero point, x_scale / y_scale]."""
+    return ArrayAttr([IntegerAttr(x_zero, 64), IntegerAttr(y_zero, 64), FloatAttr(ratio, Float64Type())])
+
+
+def requantize_parameters(op: Operation) -> tuple[int, int, float] | None:
+    """The (x zero point, y zero point, ratio) of a `REQUANTIZE` mark, or None without one."""
+    attr = op.attributes.get(REQUANTIZE)
+    if attr is None:
+        return None
+    if not (
+        isinstance(attr, ArrayAttr) and len(attr.data) == 3
+        and all(isinstance(a, IntegerAttr) for a in attr.data[:2]) and isinstance(attr.data[2], FloatAttr)
+    ):
+        raise VerifyException(f"{REQUANTIZE} must be [x zero point, y zero point, ratio], got {attr}")
+    x_zero, y_zero, ratio = attr.data
+    return x_zero.value.data, y_zero.value.data, ratio.value.data  # type: ignore[attr-defined]
