@@ -42,6 +42,11 @@ Ops of another domain are defined here too, because `fold-qdq` creates them: com
 own `LookupTable` (`onnx.LookupTable`: an 8-bit tensor mapped through a 256-entry table), from
 schemas written in `onnx_base.py`, with verifiers for their type constraints.
 
+onnxruntime's QOperator models hold com.microsoft ops too (QLinearSigmoid, QLinearConcat, QGemm …);
+the importer reads them as the ops of those names, and `QLINEAR_DEFINITIONS` states each one's
+definition (DequantizeLinear → a float op → QuantizeLinear), which the importer types their
+outputs from, `fold-qoperator` lowers and the interpreter evaluates.
+
 Helpers for passes: `op_name`, `onnx_op_class`, `string_value`, `inputs`/`input_value` (ONNX input positions, `None` for an
 absent optional input), `outputs`, and `get_attr` (attribute as a Python value, schema default
 applied).
@@ -49,6 +54,7 @@ applied).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from onnx import AttributeProto, helper, numpy_helper
@@ -99,7 +105,18 @@ from zant.dialects.onnx_attributes import (  # noqa: F401 (the discardable attri
     requantize_parameters,
 )
 from zant.dialects.onnx_ops import *  # noqa: F403 (the op classes: ConvOp ...)
-from zant.dialects.onnx_ops import ALL_OPS
+from zant.dialects.onnx_ops import (
+    ALL_OPS,
+    QGemmOp,
+    QLinearAddOp,
+    QLinearAveragePoolOp,
+    QLinearConcatOp,
+    QLinearGlobalAveragePoolOp,
+    QLinearLeakyReluOp,
+    QLinearMulOp,
+    QLinearSigmoidOp,
+    QLinearSoftmaxOp,
+)
 
 _AttrType = OpSchema.AttrType
 
@@ -109,6 +126,45 @@ _OP_CLASSES: dict[tuple[str, str], type[OnnxOp]] = {
     (cls.ONNX_SCHEMA.domain, cls.ONNX_SCHEMA.op_type): cls for cls in ALL_OPS
 }
 """(domain, op type) → op class; the default domain is spelled ""."""
+
+
+@dataclass(frozen=True)
+class QLinearDefinition:
+    """A com.microsoft QLinear op as onnxruntime defines it: DequantizeLinear of the inputs at the
+    (value, scale, zero point) positions `quantized`, the float op `op` with the node's
+    attributes but `dropped`, QuantizeLinear into the (scale, zero point) at positions `output`.
+    QLinearConcat's triples are all its inputs after the first two (`triples`); a QGemm without
+    an output scale gives the float result (its C, at position 6, is int32 in a_scale · b_scale)."""
+
+    op: str
+    quantized: tuple[tuple[int, int, int], ...]
+    output: tuple[int, int]
+    dropped: tuple[str, ...] = ()
+    variadic_from: int | None = None
+    """QLinearConcat: the triples start at this input and run to the last."""
+
+    def triples(self, count: int) -> list[tuple[int, int, int]]:
+        """The (value, scale, zero point) input positions of an op with `count` inputs."""
+        if self.variadic_from is None:
+            return list(self.quantized)
+        return [(i, i + 1, i + 2) for i in range(self.variadic_from, count - 2, 3)]
+
+
+_UNARY = ((0, 1, 2),)
+_BINARY = ((0, 1, 2), (3, 4, 5))
+
+QLINEAR_DEFINITIONS: dict[type[OnnxOp], QLinearDefinition] = {
+    QLinearAddOp: QLinearDefinition("Add", _BINARY, (6, 7)),
+    QLinearMulOp: QLinearDefinition("Mul", _BINARY, (6, 7)),
+    QLinearSigmoidOp: QLinearDefinition("Sigmoid", _UNARY, (3, 4)),
+    QLinearLeakyReluOp: QLinearDefinition("LeakyRelu", _UNARY, (3, 4)),
+    QLinearSoftmaxOp: QLinearDefinition("Softmax", _UNARY, (3, 4), ("opset",)),
+    QLinearAveragePoolOp: QLinearDefinition("AveragePool", _UNARY, (3, 4), ("channels_last",)),
+    QLinearGlobalAveragePoolOp: QLinearDefinition("GlobalAveragePool", _UNARY, (3, 4), ("channels_last",)),
+    QLinearConcatOp: QLinearDefinition("Concat", (), (0, 1), variadic_from=2),
+    QGemmOp: QLinearDefinition("Gemm", _BINARY, (7, 8)),
+}
+"""The com.microsoft ops a QOperator model holds, by their definitions."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -469,7 +469,8 @@ def _qlinear_schema(
 ) -> OpSchema:
     """A com.microsoft QLinear op: its tensors and zero points (inputs without `_scale` in their
     name, and `output`) of one 8-bit type T, its scales f32; every input required here, as
-    `fold-qdq` always gives them and the lowering reads each."""
+    `fold-qdq` always gives them and the lowering reads each (the importer writes a zero point
+    a model leaves out as a constant 0, its meaning there)."""
     return OpSchema(
         name,
         CONTRIB_DOMAIN,
@@ -567,6 +568,112 @@ def _qlinear_average_pool_schema() -> OpSchema:
     )
 
 
+_CHANNELS_LAST = OpSchema.Attribute("channels_last", helper.make_attribute("channels_last", 0), "NHWC when 1.")
+
+
+class QLinearConcatBase(OnnxOp):
+    """(X, X_scale, X_zero_point) triples after Y's scale and zero point: every X of Y's 8-bit
+    type, per-tensor f32 scales and zero points of that type."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        result = self.results[0].type
+        element = result.get_element_type() if isinstance(result, TensorType) else None
+        if element not in _INT8_TYPES:
+            raise VerifyException(f"{self.name}: Y must be a tensor of i8 or ui8")
+        triples = self.operands[2:]
+        if not triples or len(triples) % 3:
+            raise VerifyException(f"{self.name}: expected Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) triples")
+        for index in range(0, len(triples), 3):
+            value = triples[index].type
+            if not isinstance(value, TensorType) or value.get_element_type() != element:
+                raise VerifyException(f"{self.name}: input {index + 2} must be a tensor of Y's type {element}")
+        for scale, zero_point in ((0, 1), *((i + 3, i + 4) for i in range(0, len(triples), 3))):
+            if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(self.operands[zero_point]) != element:
+                raise VerifyException(f"{self.name}: inputs {scale} and {zero_point} must be one-element tensors of f32 and of {element}")
+
+
+def _qlinear_concat_schema() -> OpSchema:
+    """com.microsoft's QLinearConcat: Y = quantize(concat(dequantize(X1), dequantize(X2) …,
+    axis)), each input with its own per-tensor scale and zero point."""
+    return OpSchema(
+        "QLinearConcat",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qlinear_concat_schema.__doc__ or "",
+        inputs=[
+            OpSchema.FormalParameter("Y_scale", "tensor(float)"),
+            OpSchema.FormalParameter("Y_zero_point", "T"),
+            OpSchema.FormalParameter("inputs", "TV", param_option=_Option.Variadic, is_homogeneous=False),
+        ],
+        outputs=[OpSchema.FormalParameter("Y", "T")],
+        type_constraints=[
+            ("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+            ("TV", ["tensor(int8)", "tensor(uint8)", "tensor(float)"], "the triples' tensors, scales and zero points"),
+        ],
+        attributes=[OpSchema.Attribute("axis", OpSchema.AttrType.INT, "The axis to concatenate on.", required=True)],
+    )
+
+
+class QGemmBase(OnnxOp):
+    """A and its zero point of one 8-bit type, B and its own alike, f32 scales (B's per tensor
+    or per column), an int32 C; with Y_scale, Y and its zero point of one 8-bit type, else Y is
+    f32 and has no zero point."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        values = [*self._flatten(self.spec().inputs), None, None, None][:9]  # trailing absent inputs
+        a, a_scale, a_zero, b, b_scale, b_zero, c, y_scale, y_zero = values
+        for value, zero, name in ((a, a_zero, "A"), (b, b_zero, "B")):
+            element = value.type.get_element_type() if isinstance(value.type, TensorType) else None
+            if element not in _INT8_TYPES or not isinstance(zero.type, TensorType) or zero.type.get_element_type() != element:
+                raise VerifyException(f"{self.name}: {name} and its zero point must have one element type, i8 or ui8")
+        if _scalar_type(a_scale) != Float32Type() or _scalar_type(a_zero) is None:
+            raise VerifyException(f"{self.name}: 'a_scale' and 'a_zero_point' must be one-element tensors")
+        if not isinstance(b_scale.type, TensorType) or b_scale.type.get_element_type() != Float32Type() or b_scale.type.get_shape() != b_zero.type.get_shape():
+            raise VerifyException(f"{self.name}: 'b_scale' must be a tensor of f32 of the shape of 'b_zero_point'")
+        if c is not None and (not isinstance(c.type, TensorType) or c.type.get_element_type() != IntegerType(32)):
+            raise VerifyException(f"{self.name}: C must be a tensor of i32")
+        result = self.results[0].type.get_element_type() if isinstance(self.results[0].type, TensorType) else None
+        if y_scale is None:
+            if y_zero is not None or result != Float32Type():
+                raise VerifyException(f"{self.name}: without 'y_scale', Y is f32 and 'y_zero_point' absent")
+        elif _scalar_type(y_scale) != Float32Type() or y_zero is None or result not in _INT8_TYPES or _scalar_type(y_zero) != result:
+            raise VerifyException(f"{self.name}: 'y_scale' and 'y_zero_point' must be one-element tensors of f32 and of Y's type, i8 or ui8")
+
+
+def _qgemm_schema() -> OpSchema:
+    """com.microsoft's QGemm: Y = alpha · dequantize(A) · dequantize(B) + dequantize(C) (C an
+    int32 bias of scale a_scale · b_scale, zero point 0), quantized when `y_scale` is given,
+    else f32; `b_scale` per tensor or one per column of Y."""
+    optional = _Option.Optional
+    types = {"A": "TA", "a_zero_point": "TA", "B": "TB", "b_zero_point": "TB", "C": "TC", "y_zero_point": "TYZ"}
+    names = ("A", "a_scale", "a_zero_point", "B", "b_scale", "b_zero_point", "C", "y_scale", "y_zero_point")
+    return OpSchema(
+        "QGemm",
+        CONTRIB_DOMAIN,
+        1,
+        doc=_qgemm_schema.__doc__ or "",
+        inputs=[
+            OpSchema.FormalParameter(n, types.get(n, "tensor(float)"), param_option=optional if i >= 6 else _Option.Single)
+            for i, n in enumerate(names)
+        ],
+        outputs=[OpSchema.FormalParameter("Y", "TY")],
+        type_constraints=[
+            ("TA", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+            ("TB", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+            ("TC", ["tensor(int32)"], "the int32 bias"),
+            ("TYZ", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
+            ("TY", ["tensor(float)", "tensor(int8)", "tensor(uint8)"], "f32, or Y's zero point's type"),
+        ],
+        attributes=[
+            OpSchema.Attribute("alpha", helper.make_attribute("alpha", 1.0), "The scalar multiplier of A · B."),
+            OpSchema.Attribute("transA", helper.make_attribute("transA", 0), "Whether A is transposed."),
+            OpSchema.Attribute("transB", helper.make_attribute("transB", 0), "Whether B is transposed."),
+        ],
+    )
+
+
 class LookupTableBase(OnnxOp):
     """X of an 8-bit integer type, Table a 1-D tensor of 256 elements of Y's 8-bit type, Y of
     X's shape."""
@@ -645,8 +752,8 @@ class OwnOp(NamedTuple):
     base: type[OnnxOp]
     name: str
     """Its dialect name. Spelled without the domain (not `onnx.com.microsoft.QLinearAdd`): the
-    names `fold-qdq` has always given them, and the importer refuses these domains, so the two
-    cannot meet."""
+    names `fold-qdq` has always given them; the importer makes a com.microsoft node of one of
+    these the same op."""
 
 
 OWN_OPS = (
@@ -655,10 +762,24 @@ OWN_OPS = (
     OwnOp(_qlinear_leaky_relu_schema(), QLinearLeakyReluBase, "onnx.QLinearLeakyRelu"),
     OwnOp(_qlinear_softmax_schema(), QLinearSoftmaxBase, "onnx.QLinearSoftmax"),
     OwnOp(_qlinear_average_pool_schema(), QLinearAveragePoolBase, "onnx.QLinearAveragePool"),
+    OwnOp(
+        _qlinear_schema("QLinearSigmoid", "Y = quantize(sigmoid(dequantize(X))), per-tensor scales and zero points.", _QLINEAR_UNARY_INPUTS, "Y"),
+        QLinearLeakyReluBase, "onnx.QLinearSigmoid",
+    ),
+    OwnOp(
+        _qlinear_schema(
+            "QLinearGlobalAveragePool", "Y = quantize(global_average_pool(dequantize(X))), per-tensor scales and zero points.",
+            _QLINEAR_UNARY_INPUTS, "Y", [_CHANNELS_LAST],
+        ),
+        QLinearLeakyReluBase, "onnx.QLinearGlobalAveragePool",
+    ),
+    OwnOp(_qlinear_concat_schema(), QLinearConcatBase, "onnx.QLinearConcat"),
+    OwnOp(_qgemm_schema(), QGemmBase, "onnx.QGemm"),
     OwnOp(_lookup_table_schema(), LookupTableBase, "onnx.LookupTable"),
     OwnOp(GUARD_SCHEMA, GuardBase, "onnx.Guard"),
 )
-"""The ops of other domains that passes create, in the dialect's order."""
+"""The ops of other domains that passes create or the importer reads (onnxruntime's QOperator
+ops, which `fold-qoperator` lowers), in the dialect's order."""
 
 _OWN_SCHEMAS = {(op.schema.domain, op.schema.name): op.schema for op in OWN_OPS}
 

@@ -38,8 +38,10 @@ from zant.dialects.onnx_base import (
     LookupTableBase,
     OnnxOp,
     OptimizerBase,
+    QGemmBase,
     QLinearAddBase,
     QLinearAveragePoolBase,
+    QLinearConcatBase,
     QLinearLeakyReluBase,
     QLinearMulBase,
     QLinearSoftmaxBase,
@@ -3704,6 +3706,81 @@ class QLinearAveragePoolOp(QLinearAveragePoolBase):
 
 
 @onnx_op_definition
+class QLinearSigmoidOp(QLinearLeakyReluBase):
+    """ONNX `com.microsoft.QLinearSigmoid` (opset 1), from its schema."""
+
+    name = "onnx.QLinearSigmoid"
+    ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearSigmoid", 1)
+
+    X = operand_def(TensorType)
+    X_scale = operand_def(TensorType)
+    X_zero_point = operand_def(TensorType)
+    Y_scale = operand_def(TensorType)
+    Y_zero_point = operand_def(TensorType)
+    Y = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+
+@onnx_op_definition
+class QLinearGlobalAveragePoolOp(QLinearLeakyReluBase):
+    """ONNX `com.microsoft.QLinearGlobalAveragePool` (opset 1), from its schema."""
+
+    name = "onnx.QLinearGlobalAveragePool"
+    ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearGlobalAveragePool", 1)
+
+    X = operand_def(TensorType)
+    X_scale = operand_def(TensorType)
+    X_zero_point = operand_def(TensorType)
+    Y_scale = operand_def(TensorType)
+    Y_zero_point = operand_def(TensorType)
+    Y = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    channels_last = opt_prop_def(IntegerAttr[I64])
+
+
+@onnx_op_definition
+class QLinearConcatOp(QLinearConcatBase):
+    """ONNX `com.microsoft.QLinearConcat` (opset 1), from its schema."""
+
+    name = "onnx.QLinearConcat"
+    ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearConcat", 1)
+
+    Y_scale = operand_def(TensorType)
+    Y_zero_point = operand_def(TensorType)
+    inputs = var_operand_def(TensorType)
+    Y = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    axis = opt_prop_def(IntegerAttr[I64])
+
+
+@onnx_op_definition
+class QGemmOp(QGemmBase):
+    """ONNX `com.microsoft.QGemm` (opset 1), from its schema."""
+
+    name = "onnx.QGemm"
+    ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QGemm", 1)
+
+    A = operand_def(TensorType)
+    a_scale = operand_def(TensorType)
+    a_zero_point = operand_def(TensorType)
+    B = operand_def(TensorType)
+    b_scale = operand_def(TensorType)
+    b_zero_point = operand_def(TensorType)
+    C = opt_operand_def(TensorType)
+    y_scale = opt_operand_def(TensorType)
+    y_zero_point = opt_operand_def(TensorType)
+    Y = result_def(TensorType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(NoMemoryEffect())
+
+    transB = opt_prop_def(IntegerAttr[I64])
+    transA = opt_prop_def(IntegerAttr[I64])
+    alpha = opt_prop_def(FloatAttr[Float32Type])
+
+
+@onnx_op_definition
 class LookupTableOp(LookupTableBase):
     """ONNX `ai.zant.LookupTable` (opset 1), from its schema."""
 
@@ -3958,9 +4035,13 @@ ALL_OPS: tuple[type[OnnxOp], ...] = (
     QLinearLeakyReluOp,
     QLinearSoftmaxOp,
     QLinearAveragePoolOp,
+    QLinearSigmoidOp,
+    QLinearGlobalAveragePoolOp,
+    QLinearConcatOp,
+    QGemmOp,
     LookupTableOp,
     GuardOp,
 )
 """Every op class, in the dialect's order."""
 
-__all__ = ["ALL_OPS", "AbsOp", "AcosOp", "AcoshOp", "AddOp", "AffineGridOp", "AndOp", "ArgMaxOp", "ArgMinOp", "AsinOp", "AsinhOp", "AtanOp", "AtanhOp", "AttentionOp", "AveragePoolOp", "BatchNormalizationOp", "BernoulliOp", "BitCastOp", "BitShiftOp", "BitwiseAndOp", "BitwiseNotOp", "BitwiseOrOp", "BitwiseXorOp", "BlackmanWindowOp", "CastOp", "CastLikeOp", "CausalConvWithStateOp", "CeilOp", "CeluOp", "CenterCropPadOp", "ClipOp", "Col2ImOp", "CompressOp", "ConcatOp", "ConcatFromSequenceOp", "ConstantOp", "ConstantOfShapeOp", "ConvOp", "ConvIntegerOp", "ConvTransposeOp", "CosOp", "CoshOp", "CumProdOp", "CumSumOp", "DFTOp", "DeformConvOp", "DepthToSpaceOp", "DequantizeLinearOp", "DetOp", "DivOp", "DropoutOp", "DynamicQuantizeLinearOp", "EinsumOp", "EluOp", "EqualOp", "ErfOp", "ExpOp", "ExpandOp", "EyeLikeOp", "FlattenOp", "FloorOp", "GRUOp", "GatherOp", "GatherElementsOp", "GatherNDOp", "GeluOp", "GemmOp", "GlobalAveragePoolOp", "GlobalLpPoolOp", "GlobalMaxPoolOp", "GreaterOp", "GreaterOrEqualOp", "GridSampleOp", "GroupNormalizationOp", "HammingWindowOp", "HannWindowOp", "HardSigmoidOp", "HardSwishOp", "HardmaxOp", "IdentityOp", "IfOp", "ImageDecoderOp", "InstanceNormalizationOp", "IsInfOp", "IsNaNOp", "LRNOp", "LSTMOp", "LayerNormalizationOp", "LeakyReluOp", "LessOp", "LessOrEqualOp", "LinearAttentionOp", "LogOp", "LogSoftmaxOp", "LoopOp", "LpNormalizationOp", "LpPoolOp", "MatMulOp", "MatMulIntegerOp", "MaxOp", "MaxPoolOp", "MaxRoiPoolOp", "MaxUnpoolOp", "MeanOp", "MeanVarianceNormalizationOp", "MelWeightMatrixOp", "MinOp", "MishOp", "ModOp", "MulOp", "MultinomialOp", "NegOp", "NegativeLogLikelihoodLossOp", "NonMaxSuppressionOp", "NonZeroOp", "NotOp", "OneHotOp", "OptionalOp", "OptionalGetElementOp", "OptionalHasElementOp", "OrOp", "PReluOp", "PadOp", "PowOp", "QLinearConvOp", "QLinearMatMulOp", "QuantizeLinearOp", "RMSNormalizationOp", "RNNOp", "RandomNormalOp", "RandomNormalLikeOp", "RandomUniformOp", "RandomUniformLikeOp", "RangeOp", "ReciprocalOp", "ReduceL1Op", "ReduceL2Op", "ReduceLogSumOp", "ReduceLogSumExpOp", "ReduceMaxOp", "ReduceMeanOp", "ReduceMinOp", "ReduceProdOp", "ReduceSumOp", "ReduceSumSquareOp", "RegexFullMatchOp", "ReluOp", "ReshapeOp", "ResizeOp", "ReverseSequenceOp", "RoiAlignOp", "RotaryEmbeddingOp", "RoundOp", "STFTOp", "ScanOp", "ScatterOp", "ScatterElementsOp", "ScatterNDOp", "SeluOp", "SequenceAtOp", "SequenceConstructOp", "SequenceEmptyOp", "SequenceEraseOp", "SequenceInsertOp", "SequenceLengthOp", "SequenceMapOp", "ShapeOp", "ShrinkOp", "SigmoidOp", "SignOp", "SinOp", "SinhOp", "SizeOp", "SliceOp", "SoftmaxOp", "SoftmaxCrossEntropyLossOp", "SoftplusOp", "SoftsignOp", "SpaceToDepthOp", "SplitOp", "SplitToSequenceOp", "SqrtOp", "SqueezeOp", "StringConcatOp", "StringNormalizerOp", "StringSplitOp", "SubOp", "SumOp", "SwiGLUOp", "SwishOp", "TanOp", "TanhOp", "TensorScatterOp", "TfIdfVectorizerOp", "ThresholdedReluOp", "TileOp", "TopKOp", "TransposeOp", "TriluOp", "UniqueOp", "UnsqueezeOp", "UpsampleOp", "WhereOp", "XorOp", "MlArrayFeatureExtractorOp", "MlBinarizerOp", "MlCastMapOp", "MlCategoryMapperOp", "MlDictVectorizerOp", "MlFeatureVectorizerOp", "MlImputerOp", "MlLabelEncoderOp", "MlLinearClassifierOp", "MlLinearRegressorOp", "MlNormalizerOp", "MlOneHotEncoderOp", "MlSVMClassifierOp", "MlSVMRegressorOp", "MlScalerOp", "MlTreeEnsembleOp", "MlTreeEnsembleClassifierOp", "MlTreeEnsembleRegressorOp", "MlZipMapOp", "TrainingAdagradOp", "TrainingAdamOp", "TrainingGradientOp", "TrainingMomentumOp", "QLinearAddOp", "QLinearMulOp", "QLinearLeakyReluOp", "QLinearSoftmaxOp", "QLinearAveragePoolOp", "LookupTableOp", "GuardOp"]
+__all__ = ["ALL_OPS", "AbsOp", "AcosOp", "AcoshOp", "AddOp", "AffineGridOp", "AndOp", "ArgMaxOp", "ArgMinOp", "AsinOp", "AsinhOp", "AtanOp", "AtanhOp", "AttentionOp", "AveragePoolOp", "BatchNormalizationOp", "BernoulliOp", "BitCastOp", "BitShiftOp", "BitwiseAndOp", "BitwiseNotOp", "BitwiseOrOp", "BitwiseXorOp", "BlackmanWindowOp", "CastOp", "CastLikeOp", "CausalConvWithStateOp", "CeilOp", "CeluOp", "CenterCropPadOp", "ClipOp", "Col2ImOp", "CompressOp", "ConcatOp", "ConcatFromSequenceOp", "ConstantOp", "ConstantOfShapeOp", "ConvOp", "ConvIntegerOp", "ConvTransposeOp", "CosOp", "CoshOp", "CumProdOp", "CumSumOp", "DFTOp", "DeformConvOp", "DepthToSpaceOp", "DequantizeLinearOp", "DetOp", "DivOp", "DropoutOp", "DynamicQuantizeLinearOp", "EinsumOp", "EluOp", "EqualOp", "ErfOp", "ExpOp", "ExpandOp", "EyeLikeOp", "FlattenOp", "FloorOp", "GRUOp", "GatherOp", "GatherElementsOp", "GatherNDOp", "GeluOp", "GemmOp", "GlobalAveragePoolOp", "GlobalLpPoolOp", "GlobalMaxPoolOp", "GreaterOp", "GreaterOrEqualOp", "GridSampleOp", "GroupNormalizationOp", "HammingWindowOp", "HannWindowOp", "HardSigmoidOp", "HardSwishOp", "HardmaxOp", "IdentityOp", "IfOp", "ImageDecoderOp", "InstanceNormalizationOp", "IsInfOp", "IsNaNOp", "LRNOp", "LSTMOp", "LayerNormalizationOp", "LeakyReluOp", "LessOp", "LessOrEqualOp", "LinearAttentionOp", "LogOp", "LogSoftmaxOp", "LoopOp", "LpNormalizationOp", "LpPoolOp", "MatMulOp", "MatMulIntegerOp", "MaxOp", "MaxPoolOp", "MaxRoiPoolOp", "MaxUnpoolOp", "MeanOp", "MeanVarianceNormalizationOp", "MelWeightMatrixOp", "MinOp", "MishOp", "ModOp", "MulOp", "MultinomialOp", "NegOp", "NegativeLogLikelihoodLossOp", "NonMaxSuppressionOp", "NonZeroOp", "NotOp", "OneHotOp", "OptionalOp", "OptionalGetElementOp", "OptionalHasElementOp", "OrOp", "PReluOp", "PadOp", "PowOp", "QLinearConvOp", "QLinearMatMulOp", "QuantizeLinearOp", "RMSNormalizationOp", "RNNOp", "RandomNormalOp", "RandomNormalLikeOp", "RandomUniformOp", "RandomUniformLikeOp", "RangeOp", "ReciprocalOp", "ReduceL1Op", "ReduceL2Op", "ReduceLogSumOp", "ReduceLogSumExpOp", "ReduceMaxOp", "ReduceMeanOp", "ReduceMinOp", "ReduceProdOp", "ReduceSumOp", "ReduceSumSquareOp", "RegexFullMatchOp", "ReluOp", "ReshapeOp", "ResizeOp", "ReverseSequenceOp", "RoiAlignOp", "RotaryEmbeddingOp", "RoundOp", "STFTOp", "ScanOp", "ScatterOp", "ScatterElementsOp", "ScatterNDOp", "SeluOp", "SequenceAtOp", "SequenceConstructOp", "SequenceEmptyOp", "SequenceEraseOp", "SequenceInsertOp", "SequenceLengthOp", "SequenceMapOp", "ShapeOp", "ShrinkOp", "SigmoidOp", "SignOp", "SinOp", "SinhOp", "SizeOp", "SliceOp", "SoftmaxOp", "SoftmaxCrossEntropyLossOp", "SoftplusOp", "SoftsignOp", "SpaceToDepthOp", "SplitOp", "SplitToSequenceOp", "SqrtOp", "SqueezeOp", "StringConcatOp", "StringNormalizerOp", "StringSplitOp", "SubOp", "SumOp", "SwiGLUOp", "SwishOp", "TanOp", "TanhOp", "TensorScatterOp", "TfIdfVectorizerOp", "ThresholdedReluOp", "TileOp", "TopKOp", "TransposeOp", "TriluOp", "UniqueOp", "UnsqueezeOp", "UpsampleOp", "WhereOp", "XorOp", "MlArrayFeatureExtractorOp", "MlBinarizerOp", "MlCastMapOp", "MlCategoryMapperOp", "MlDictVectorizerOp", "MlFeatureVectorizerOp", "MlImputerOp", "MlLabelEncoderOp", "MlLinearClassifierOp", "MlLinearRegressorOp", "MlNormalizerOp", "MlOneHotEncoderOp", "MlSVMClassifierOp", "MlSVMRegressorOp", "MlScalerOp", "MlTreeEnsembleOp", "MlTreeEnsembleClassifierOp", "MlTreeEnsembleRegressorOp", "MlZipMapOp", "TrainingAdagradOp", "TrainingAdamOp", "TrainingGradientOp", "TrainingMomentumOp", "QLinearAddOp", "QLinearMulOp", "QLinearLeakyReluOp", "QLinearSoftmaxOp", "QLinearAveragePoolOp", "QLinearSigmoidOp", "QLinearGlobalAveragePoolOp", "QLinearConcatOp", "QGemmOp", "LookupTableOp", "GuardOp"]

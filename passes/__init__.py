@@ -13,6 +13,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "fold-constants": "fold_constants:FoldConstantsPass",
     "fold-batchnorm": "fold_batchnorm:FoldBatchNormPass",
     "fold-pads": "fold_pads:FoldPadsPass",
+    "fold-qoperator": "fold_qoperator:FoldQOperatorPass",
     "fold-qdq": "fold_qdq:FoldQdqPass",
     "onnx-to-uop": "onnx_to_uop:OnnxToUopPass",
     "check-data-indices": "check_data_indices:CheckDataIndicesPass",

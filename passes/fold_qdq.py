@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, Float32Type, Float64Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -56,10 +56,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from zant.dialects.onnx import (
-    NODE_NAME,
-    AVERAGE_COUNT,
-    FIXED_POINT,
-    REQUANTIZE,
+    AveragePoolOp,
     LookupTableOp,
     QLinearAddOp,
     QLinearAveragePoolOp,
@@ -70,9 +67,10 @@ from zant.dialects.onnx import (
     input_value,
     inputs,
     onnx_op_class,
-    requantize_attr,
 )
 from zant.ir.resources import constant_array, make_constant_attr
+from zant.passes.onnx_to_uop.quant import AVERAGE_COUNT, FIXED_POINT
+from zant.passes.onnx_to_uop.resample import REQUANTIZE
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
 
@@ -87,7 +85,7 @@ def _owner(value: SSAValue | None, name: str) -> Operation | None:
     return owner if isinstance(owner, Operation) and owner.name == name else None
 
 
-def _constant(value: SSAValue | None) -> np.ndarray | None:
+def constant_value(value: SSAValue | None) -> np.ndarray | None:
     owner = _owner(value, "onnx.Constant")
     return None if owner is None or "value" not in owner.properties else constant_array(owner)
 
@@ -122,7 +120,7 @@ def _same(a: SSAValue | None, b: SSAValue | None) -> bool:
         return True
     if a is None or b is None:
         return False
-    x, y = _constant(a), _constant(b)
+    x, y = constant_value(a), constant_value(b)
     return x is not None and y is not None and x.dtype == y.dtype and np.array_equal(x.reshape(-1), y.reshape(-1))
 
 
@@ -133,7 +131,7 @@ def _dequantized(value: SSAValue | None, constant: bool = False) -> Quantized | 
     if dq is None:
         return None
     q = Quantized.of(dq)
-    if q.zero_point is None or (constant and _constant(q.value) is None):
+    if q.zero_point is None or (constant and constant_value(q.value) is None):
         return None
     return q
 
@@ -142,7 +140,7 @@ def _element_type(value: SSAValue):
     return value.type.get_element_type()
 
 
-def _is_int8(value: SSAValue) -> bool:
+def is_int8(value: SSAValue) -> bool:
     return _element_type(value) in INT8_TYPES
 
 
@@ -164,8 +162,8 @@ class Builder:
         return self.insert(onnx_op_class(op_type).from_onnx(inputs, [result_type], properties, attributes))
 
     def insert(self, op: Operation) -> SSAValue:
-        if NODE_NAME in self.anchor.attributes:
-            op.attributes[NODE_NAME] = self.anchor.attributes[NODE_NAME]
+        if "onnx.node_name" in self.anchor.attributes:
+            op.attributes["onnx.node_name"] = self.anchor.attributes["onnx.node_name"]
         op.location = self.location
         self.rewriter.insert(op)
         return op.results[0]
@@ -198,11 +196,11 @@ def _bias_value(value: SSAValue | None, channels: int, x: Quantized, w: Quantize
     step of x_scale · w_scale, far below one output step). (foldable, the int32 bias or None)."""
     if value is None:
         return True, None
-    scales = [_constant(v) for v in (x.scale, w.scale)]
+    scales = [constant_value(v) for v in (x.scale, w.scale)]
     if any(s is None for s in scales):
         return False, None
     x_scale, w_scale = scales
-    float_bias = _constant(value)
+    float_bias = constant_value(value)
     if float_bias is not None and float_bias.dtype.kind == "f":
         if float_bias.size != channels:
             return False, None  # a Gemm's C broadcast over rows
@@ -215,15 +213,15 @@ def _bias_value(value: SSAValue | None, channels: int, x: Quantized, w: Quantize
     dq = _dequantized(value, constant=True)
     if dq is None or _element_type(dq.value) != IntegerType(32):
         return False, None
-    bias_scale = _constant(dq.scale)
-    zero_point = _constant(dq.zero_point) if dq.zero_point is not None else np.zeros(1)
+    bias_scale = constant_value(dq.scale)
+    zero_point = constant_value(dq.zero_point) if dq.zero_point is not None else np.zeros(1)
     if bias_scale is None or np.any(zero_point) or math.prod(dq.value.type.get_shape()) != channels:
         return False, None
     return np.allclose(bias_scale, x_scale * w_scale, rtol=1e-6, atol=0), dq.value
 
 
 def _int8_operands(x: Quantized | None, w: Quantized | None) -> bool:
-    return x is not None and w is not None and x.is_per_tensor and _is_int8(x.value) and _is_int8(w.value)
+    return x is not None and w is not None and x.is_per_tensor and is_int8(x.value) and is_int8(w.value)
 
 
 def _qlinear_conv(b: Builder, x: Quantized, w: Quantized, y: Quantized, bias, result_type, properties) -> SSAValue:
@@ -241,14 +239,15 @@ def fold_conv(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     foldable, bias = _bias(op, x, w, b) if _int8_operands(x, w) else (False, None)
     if not foldable or (not w.is_per_tensor and w.axis != 0):
         return None
-    return _qlinear_conv(b, x, w, y, bias, _int8_result(op, y), dict(op.properties))
+    return _qlinear_conv(b, x, w, y, bias, int8_result(op, y), dict(op.properties))
 
 
 def fold_gemm(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1), constant=True)
     if get_attr(op, "alpha") != 1.0 or get_attr(op, "beta") != 1.0 or get_attr(op, "transA"):
         return None
-    return _gemm_as_conv(x, w, input_value(op, 2), bool(get_attr(op, "transB")), y, b)
+    bias = input_value(op, 2)
+    return gemm_as_conv(x, w, lambda columns: _bias_value(bias, columns, x, w, b), bool(get_attr(op, "transB")), y, b)
 
 
 def fold_matmul_bias(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
@@ -259,27 +258,30 @@ def fold_matmul_bias(op: Operation, y: Quantized, b: Builder) -> SSAValue | None
         if matmul is None or matmul.results[0].uses.get_length() != 1:
             continue
         x, w = _dequantized(input_value(matmul, 0)), _dequantized(input_value(matmul, 1), constant=True)
-        folded = _gemm_as_conv(x, w, op.operands[1 - index], False, y, b)
+        bias = op.operands[1 - index]
+        folded = gemm_as_conv(x, w, lambda columns: _bias_value(bias, columns, x, w, b), False, y, b)
         if folded is not None:
             return folded  # the MatMul, read only by the Add, is erased with it
     return None
 
 
-def _gemm_as_conv(
-    x: Quantized | None, w: Quantized | None, bias_input: SSAValue | None, transposed: bool, y: Quantized, b: Builder
+def gemm_as_conv(
+    x: Quantized | None, w: Quantized | None, bias: Callable[[int], tuple[bool, SSAValue | None]], transposed: bool,
+    y: Quantized, b: Builder,
 ) -> SSAValue | None:
     """x[M, K] · W (W[N, K] if `transposed`, else W[K, N]) + bias → a 1×1 `QLinearConv` between
-    two Reshapes, the weight laid out as [N, K, 1, 1] at compile time."""
+    two Reshapes, the weight laid out as [N, K, 1, 1] at compile time. `bias(N)` is (foldable,
+    the int32 bias or None), asked once the operands fold (`_bias_value`)."""
     if not _int8_operands(x, w) or x.value.type.get_num_dims() != 2 or w.value.type.get_num_dims() != 2:
         return None
     # Per-channel weights must vary along N (axis 0 of W[N, K], axis 1 of W[K, N]).
     if not w.is_per_tensor and w.axis % 2 != (0 if transposed else 1):
         return None
-    weight = _constant(w.value)
+    weight = constant_value(w.value)
     weight = weight if transposed else weight.T
     rows, depth = x.value.type.get_shape()
     columns = weight.shape[0]
-    foldable, bias = _bias_value(bias_input, columns, x, w, b)
+    foldable, bias = bias(columns)
     if not foldable:
         return None
     w_value = b.constant(weight.reshape(columns, depth, 1, 1), _element_type(w.value), "weight")
@@ -298,7 +300,7 @@ def fold_matmul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     return b.op(
         "QLinearMatMul",
         [a.value, a.scale, a.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
-        _int8_result(op, y),
+        int8_result(op, y),
         fixed_point=True,
     )
 
@@ -338,17 +340,24 @@ def _requantize(b: Builder, x: Quantized, y: Quantized, result_type) -> SSAValue
 
 def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     x = _dequantized(input_value(op, 0))
-    if x is None or not x.is_per_tensor or not _is_int8(x.value):
+    if x is None or not x.is_per_tensor or not is_int8(x.value):
         return None
+    return average_pool(op, x, y, b)
+
+
+def average_pool(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:
+    """The average pool `op` (AveragePool or GlobalAveragePool, or their com.microsoft QLinear
+    forms) of the per-tensor 8-bit x into y's parameters: a window sum (`_window_sum`), or
+    `QLinearAveragePool` where the divisor varies; None if neither applies."""
     kernel = x.value.type.get_shape()[2:]
     properties = {}
-    if op.name == "onnx.AveragePool":
+    if isinstance(op, AveragePoolOp | QLinearAveragePoolOp):
         kernel = get_attr(op, "kernel_shape")
         padded = any(get_attr(op, "pads") or [])
         if get_attr(op, "auto_pad") != "NOTSET" or get_attr(op, "ceil_mode") or (padded and not get_attr(op, "count_include_pad")):
             return _qlinear_average_pool(op, x, y, b)  # a divisor that varies at the borders
         properties = {k: v for k, v in op.properties.items() if k in ("kernel_shape", "pads", "strides", "dilations")}
-    return _window_sum(b, x, y, kernel, properties, _int8_result(op, y))
+    return _window_sum(b, x, y, kernel, properties, int8_result(op, y))
 
 
 MOVEMENT_OPS = frozenset({
@@ -364,13 +373,13 @@ def _qlinear_average_pool(op: Operation, x: Quantized, y: Quantized, b: Builder)
     """An AveragePool whose divisor varies (uncounted padding, ceil_mode, auto_pad) →
     `QLinearAveragePool` (com.microsoft's; integer only in quant.py, the divisor counted per
     output position)."""
-    if not (_requantize_shape_check(x, y) and all(_constant(v) is not None for v in (x.scale, x.zero_point, y.scale))):
+    if not (requantizable(x, y) and all(constant_value(v) is not None for v in (x.scale, x.zero_point, y.scale))):
         return None
     names = ("auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides")
-    if any(d != 1 for d in (get_attr(op, "dilations") or [])):
+    if isinstance(op, AveragePoolOp) and any(d != 1 for d in (get_attr(op, "dilations") or [])):
         return None  # QLinearAveragePool has no dilations
     properties = {k: v for k, v in op.properties.items() if k in names}
-    pool = QLinearAveragePoolOp.from_onnx([x.value, x.scale, x.zero_point, y.scale, y.zero_point], [_int8_result(op, y)], properties)
+    pool = QLinearAveragePoolOp.from_onnx([x.value, x.scale, x.zero_point, y.scale, y.zero_point], [int8_result(op, y)], properties)
     return b.insert(pool)
 
 
@@ -379,18 +388,18 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     differ, a requantization (`_requantize`). Pad's constant value is quantized in x's
     parameters (absent, it is x's zero point: a float 0); Resize only in nearest mode."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not _is_int8(x.value) or not x.is_per_tensor:
+    if x is None or not is_int8(x.value) or not x.is_per_tensor:
         return None
     if op.name == "onnx.Resize" and get_attr(op, "mode") != "nearest":
         return fold_interpolating_resize(op, x, y, b)
     same = x.same_parameters(y)
-    if not same and not _requantize_shape_check(x, y):
+    if not same and not requantizable(x, y):
         return None
     rest = inputs(op)[1:]
     if op.name == "onnx.Pad":
         rest = [*rest, None, None][:3]
-        value = np.zeros(()) if rest[1] is None else _constant(rest[1])
-        scale, zero_point = _constant(x.scale), _constant(x.zero_point)
+        value = np.zeros(()) if rest[1] is None else constant_value(rest[1])
+        scale, zero_point = constant_value(x.scale), constant_value(x.zero_point)
         if value is None or scale is None or zero_point is None:
             return None
         rest[1] = b.constant(_quantize_bound(value.reshape(()), scale, zero_point), _element_type(x.value), "pad")
@@ -400,7 +409,7 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     value = b.op(op.name.removeprefix("onnx."), [x.value, *rest], result_type, dict(op.properties))
     if same:
         return value
-    return _requantize(b, Quantized(value, x.scale, x.zero_point, 0), y, _int8_result(op, y))
+    return _requantize(b, Quantized(value, x.scale, x.zero_point, 0), y, int8_result(op, y))
 
 
 def fold_interpolating_resize(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:
@@ -413,9 +422,9 @@ def fold_interpolating_resize(op: Operation, x: Quantized, y: Quantized, b: Buil
     if get_attr(op, "coordinate_transformation_mode") == "tf_crop_and_resize":
         return None
     rest = inputs(op)[1:]
-    if any(value is not None and _constant(value) is None for value in rest):
+    if any(value is not None and constant_value(value) is None for value in rest):
         return None
-    scales = [_constant(v) for v in (x.scale, x.zero_point, y.scale, y.zero_point)]
+    scales = [constant_value(v) for v in (x.scale, x.zero_point, y.scale, y.zero_point)]
     if any(v is None or v.size != 1 for v in scales):
         return None
     x_scale, x_zero, y_scale, y_zero = (v.reshape(-1)[0] for v in scales)
@@ -424,17 +433,18 @@ def fold_interpolating_resize(op: Operation, x: Quantized, y: Quantized, b: Buil
     ratio = float(x_scale / y_scale)
     result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
     value = b.op("Resize", [x.value, *rest], result_type, dict(op.properties))
-    value.owner.attributes[REQUANTIZE] = requantize_attr(int(x_zero), int(y_zero), ratio)
+    value.owner.attributes[REQUANTIZE] = ArrayAttr(
+        [IntegerAttr(int(x_zero), 64), IntegerAttr(int(y_zero), 64), FloatAttr(ratio, Float64Type())]
+    )
     return value
 
 
-def _in_output_parameters(op: Operation, y: Quantized, b: Builder) -> list[SSAValue] | None:
-    """`op`'s operands as 8-bit tensors in y's parameters: each one a per-tensor DQ of y's
-    element type, requantized where its own parameters differ; None if one is not."""
-    xs = [_dequantized(v) for v in op.operands]
+def in_output_parameters(xs: list[Quantized | None], y: Quantized, b: Builder) -> list[SSAValue] | None:
+    """The 8-bit tensors xs in y's parameters: each one per tensor, of y's element type,
+    requantized where its own parameters differ; None if one is not (or is None)."""
     if any(x is None or not x.is_per_tensor or _element_type(x.value) != _element_type(y.zero_point) for x in xs):
         return None
-    if not all(x.same_parameters(y) or _requantize_shape_check(x, y) for x in xs):
+    if not all(x.same_parameters(y) or requantizable(x, y) for x in xs):
         return None
     return [
         x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
@@ -445,13 +455,13 @@ def _in_output_parameters(op: Operation, y: Quantized, b: Builder) -> list[SSAVa
 def fold_concat(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Concat of DQ'd 8-bit tensors of one type: each input requantized to y's parameters
     where its own differ, then Concat on the 8-bit tensors."""
-    parts = _in_output_parameters(op, y, b)
+    parts = in_output_parameters([_dequantized(v) for v in op.operands], y, b)
     if parts is None:
         return None
-    return b.op("Concat", parts, _int8_result(op, y), dict(op.properties))
+    return b.op("Concat", parts, int8_result(op, y), dict(op.properties))
 
 
-def _requantize_shape_check(x: Quantized, y: Quantized) -> bool:
+def requantizable(x: Quantized, y: Quantized) -> bool:
     """Whether `_requantize` can take x to y's parameters (checked before building anything)."""
     element = _element_type(x.value)
     return all(
@@ -475,23 +485,23 @@ def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     clip(Q_y(v), Q_y(lo), Q_y(hi)). By the same identity an activation fused after a foldable
     op with no Q between (Conv → Relu → Q, as PyTorch and tf2onnx write fused activations)
     folds that op into y's parameters, then clips."""
-    scale, zero_point = _constant(y.scale), _constant(y.zero_point)
+    scale, zero_point = constant_value(y.scale), constant_value(y.zero_point)
     given = [1, 2] if op.name == "onnx.Clip" else []
-    bounds = [np.array(0.0)] if op.name == "onnx.Relu" else [_constant(input_value(op, i)) for i in given]
+    bounds = [np.array(0.0)] if op.name == "onnx.Relu" else [constant_value(input_value(op, i)) for i in given]
     if scale is None or zero_point is None or any(v is None and input_value(op, i) is not None for i, v in zip(given, bounds)):
         return None  # a bound computed at run time
     x = _dequantized(input_value(op, 0))
     if x is not None:
-        if not _is_int8(x.value) or not (x.same_parameters(y) or _requantize_shape_check(x, y)):
+        if not is_int8(x.value) or not (x.same_parameters(y) or requantizable(x, y)):
             return None
-        value = x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_result(op, y))
+        value = x.value if x.same_parameters(y) else _requantize(b, x, y, int8_result(op, y))
     else:
         value = _fold_producer(input_value(op, 0), y, b)
         if value is None:
             return None
     element = _element_type(value)
     limits = [None if v is None else b.constant(_quantize_bound(v, scale, zero_point), element, "bound") for v in bounds]
-    return b.op("Clip", [value, *limits], _int8_result(op, y))
+    return b.op("Clip", [value, *limits], int8_result(op, y))
 
 
 _FUSED_PRODUCERS = ("onnx.Conv", "onnx.Gemm", "onnx.MatMul", "onnx.Add")
@@ -512,11 +522,11 @@ def _fold_qlinear_binary(op: Operation, y: Quantized, b: Builder, op_class, acce
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
     if x is None or w is None or not accepts(x, w, y):
         return None
-    if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
+    if not (is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
         return None
     folded = op_class.from_onnx(
         [x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
-        [_int8_result(op, y)],
+        [int8_result(op, y)],
     )
     return b.insert(folded)
 
@@ -533,7 +543,7 @@ def fold_mul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Mul of two DQ'd int8 tensors → `QLinearMul` (integer-only lowering in quant_elementwise.py)."""
     return _fold_qlinear_binary(
         op, y, b, QLinearMulOp,
-        lambda x, w, y: _requantize_shape_check(x, y) and _requantize_shape_check(w, y),
+        lambda x, w, y: requantizable(x, y) and requantizable(w, y),
     )
 
 
@@ -541,14 +551,14 @@ def fold_sub(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Sub of two DQ'd int8 tensors → `QLinearAdd` of A and B with B's scale negated (a constant
     made here): dequantize(B) with scale -s is -dequantize(B)."""
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
-    scale = None if w is None else _constant(w.scale)
+    scale = None if w is None else constant_value(w.scale)
     if x is None or scale is None or not all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)):
         return None
-    if not (_is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
+    if not (is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
         return None
     negated = b.constant(-scale, _element_type(w.scale), "negated_scale")
     folded = QLinearAddOp.from_onnx(
-        [x.value, x.scale, x.zero_point, w.value, negated, w.zero_point, y.scale, y.zero_point], [_int8_result(op, y)]
+        [x.value, x.scale, x.zero_point, w.value, negated, w.zero_point, y.scale, y.zero_point], [int8_result(op, y)]
     )
     return b.insert(folded)
 
@@ -556,10 +566,10 @@ def fold_sub(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
 def fold_min_max(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Max / Min of DQ'd 8-bit tensors: each requantized to y's parameters where they differ
     (Q_y is monotone), then the op on the 8-bit tensors."""
-    parts = _in_output_parameters(op, y, b)
+    parts = in_output_parameters([_dequantized(v) for v in op.operands], y, b)
     if parts is None:
         return None
-    return b.op(op.name.removeprefix("onnx."), parts, _int8_result(op, y))
+    return b.op(op.name.removeprefix("onnx."), parts, int8_result(op, y))
 
 
 LOOKUP_OPS = frozenset({
@@ -591,7 +601,7 @@ def _elementwise_region(root: Operation) -> tuple[Quantized, list[Operation]] | 
             dequantize.append(owner)
             return owner is dequantize[0]
         if owner.name == "onnx.Constant":
-            constant = _constant(value)
+            constant = constant_value(value)
             return constant is not None and constant.size == 1
         if owner.name.removeprefix("onnx.") not in REGION_OPS or len(owner.results) != 1:
             return False
@@ -605,7 +615,7 @@ def _elementwise_region(root: Operation) -> tuple[Quantized, list[Operation]] | 
     if not visit(root.results[0]) or not dequantize:
         return None
     x = Quantized.of(dequantize[0])
-    if not _is_int8(x.value) or not x.is_per_tensor or x.zero_point is None:
+    if not is_int8(x.value) or not x.is_per_tensor or x.zero_point is None:
         return None
     shape = x.value.type.get_shape()
     if any(op.results[0].type.get_shape() != shape for op in order):
@@ -624,12 +634,8 @@ def lookup_table(ops: list[Operation], x: Quantized, y: Quantized) -> np.ndarray
     `ops` (topological order, the result last), as the ONNX reference evaluates it; None unless
     the parameters are constants."""
     from onnx import helper, numpy_helper
-    from onnx.reference import ReferenceEvaluator
 
-    params = [_constant(v) for v in (x.scale, x.zero_point, y.scale, y.zero_point)]
-    if any(p is None for p in params):
-        return None
-    initializers = [numpy_helper.from_array(a, n) for a, n in zip(params, ["xs", "xz", "ys", "yz"])]
+    initializers = []
     names: dict[SSAValue, str] = {}
 
     def name(value: SSAValue | None) -> str:
@@ -639,17 +645,42 @@ def lookup_table(ops: list[Operation], x: Quantized, y: Quantized) -> np.ndarray
             owner = value.owner
             names[value] = "f" if owner.name == "onnx.DequantizeLinear" else f"v{len(names)}"
             if owner.name == "onnx.Constant":
-                initializers.append(numpy_helper.from_array(_constant(value), names[value]))
+                initializers.append(numpy_helper.from_array(constant_value(value), names[value]))
         return names[value]
 
-    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["f"])]
+    nodes = []
     for op in ops:
         attributes = {n: get_attr(op, n) for n in op.properties if n in op.spec().schema.attributes}
         operands = [name(v) for v in inputs(op)]
         while operands and not operands[-1]:
             operands.pop()
         nodes.append(helper.make_node(op.name.removeprefix("onnx."), operands, [name(op.results[0])], **attributes))
-    nodes.append(helper.make_node("QuantizeLinear", [name(ops[-1].results[0]), "ys", "yz"], ["y"]))
+    return _quantized_table(nodes, name(ops[-1].results[0]), initializers, x, y)
+
+
+def operator_table(op_type: str, attributes: dict, x: Quantized, y: Quantized) -> np.ndarray | None:
+    """Q_y(op_type(DQ_x(v))) for each of the 256 values v of x's type (lowest first), the ONNX
+    operator `op_type` with `attributes` (com.microsoft's QLinearSigmoid is Sigmoid's table);
+    None unless the parameters are constants."""
+    from onnx import helper
+
+    return _quantized_table([helper.make_node(op_type, ["f"], ["r"], **attributes)], "r", [], x, y)
+
+
+def _quantized_table(nodes: list, result: str, initializers: list, x: Quantized, y: Quantized) -> np.ndarray | None:
+    """The float `nodes` (reading "f", computing `result`) between DQ_x and Q_y, evaluated by
+    the ONNX reference on the 256 values of x's type; None unless the parameters are constants."""
+    from onnx import helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    params = [constant_value(v) for v in (x.scale, x.zero_point, y.scale, y.zero_point)]
+    if any(p is None for p in params):
+        return None
+    initializers = [*(numpy_helper.from_array(a, n) for a, n in zip(params, ["xs", "xz", "ys", "yz"])), *initializers]
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["f"]), *nodes,
+        helper.make_node("QuantizeLinear", [result, "ys", "yz"], ["y"]),
+    ]
     x_type, y_type = (helper.np_dtype_to_tensor_dtype(a.dtype) for a in (params[1], params[3]))
     graph = helper.make_graph(
         nodes, "lookup", [helper.make_tensor_value_info("x", x_type, [256])],
@@ -672,19 +703,25 @@ def fold_lookup_table(op: Operation, y: Quantized, b: Builder) -> SSAValue | Non
     if table is None:
         return None
     table_value = b.constant(table, _element_type(y.zero_point), "table")
-    return b.insert(LookupTableOp.from_onnx([x.value, table_value], [_int8_result(op, y)]))
+    return b.insert(LookupTableOp.from_onnx([x.value, table_value], [int8_result(op, y)]))
 
 
 def fold_softmax(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Softmax of a per-tensor DQ'd 8-bit tensor → `QLinearSoftmax` of the same type (integer
     only in quant.py: an exp table over max - x, an int64 sum, a division)."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not _is_int8(x.value) or _element_type(x.value) != _element_type(y.zero_point):
+    return None if x is None else softmax(op, x, y, b)
+
+
+def softmax(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:
+    """The Softmax (or QLinearSoftmax) `op` of the 8-bit x into y's parameters → `QLinearSoftmax`
+    along op's axis, with constant per-tensor scales; None otherwise."""
+    if not is_int8(x.value) or _element_type(x.value) != _element_type(y.zero_point):
         return None
-    if not _requantize_shape_check(x, y) or any(_constant(v) is None for v in (x.scale, y.scale)):
+    if not requantizable(x, y) or any(constant_value(v) is None for v in (x.scale, y.scale)):
         return None
     folded = QLinearSoftmaxOp.from_onnx(
-        [x.value, x.scale, x.zero_point, y.scale, y.zero_point], [_int8_result(op, y)],
+        [x.value, x.scale, x.zero_point, y.scale, y.zero_point], [int8_result(op, y)],
         {"axis": IntegerAttr(get_attr(op, "axis"), 64)},
     )
     return b.insert(folded)
@@ -708,7 +745,7 @@ def _int8_tensor(y: Quantized, shape) -> TensorType:
     return TensorType(_element_type(y.zero_point), shape)
 
 
-def _int8_result(op: Operation, y: Quantized) -> TensorType:
+def int8_result(op: Operation, y: Quantized) -> TensorType:
     return _int8_tensor(y, op.results[0].type.get_shape())
 
 
@@ -741,7 +778,7 @@ class FoldQuantizeLinear(RewritePattern):
         if op.name != "onnx.QuantizeLinear":
             return
         y = Quantized.of(op)
-        if y.zero_point is None or not y.is_per_tensor or not _is_int8(op.results[0]):
+        if y.zero_point is None or not y.is_per_tensor or not is_int8(op.results[0]):
             return
         source = op.operands[0].owner
         if not isinstance(source, Operation):
@@ -750,7 +787,7 @@ class FoldQuantizeLinear(RewritePattern):
             x = Quantized.of(source)
             if x.same_parameters(y) and x.value.type == op.results[0].type:
                 rewriter.replace(op, [], [x.value])
-            elif _is_int8(x.value) and x.zero_point is not None and _requantize_shape_check(x, y):
+            elif is_int8(x.value) and x.zero_point is not None and requantizable(x, y):
                 requantized = _requantize(Builder(rewriter, op), x, y, op.results[0].type)
                 rewriter.replace(op, [], [requantized])
             return
@@ -793,7 +830,7 @@ def _sibling_quantize(value: SSAValue, before: Operation) -> Operation | None:
         if q.name != "onnx.QuantizeLinear" or q.parent_block() is not block or use.index != 0:
             continue
         params = Quantized.of(q)
-        if params.zero_point is None or not params.is_per_tensor or not _is_int8(q.results[0]):
+        if params.zero_point is None or not params.is_per_tensor or not is_int8(q.results[0]):
             continue
         if block.get_operation_index(q) < block.get_operation_index(before):
             return q
@@ -815,7 +852,7 @@ def _clip_in_own_parameters(
     with bounds quantized in x's own parameters): equal to the float value but where it
     saturates at a bound off x's grid (by at most half a step of x's scale)."""
     x = _dequantized(input_value(activation, 0))
-    if x is None or not _is_int8(x.value) or _constant(x.scale) is None or _constant(x.zero_point) is None:
+    if x is None or not is_int8(x.value) or constant_value(x.scale) is None or constant_value(x.zero_point) is None:
         return False
     b = Builder(rewriter, op)
     clipped = fold_activation(activation, x, b)
@@ -885,7 +922,7 @@ class SinkDequantize(RewritePattern):
         if dq is None:
             return
         x = Quantized.of(dq)
-        if not _is_int8(x.value) or x.zero_point is None or (dq.properties.get("block_size") and get_attr(dq, "block_size")):
+        if not is_int8(x.value) or x.zero_point is None or (dq.properties.get("block_size") and get_attr(dq, "block_size")):
             return
         axis = x.axis
         if not x.is_per_tensor:
@@ -903,7 +940,7 @@ class SinkDequantize(RewritePattern):
             rewriter.replace(op, [], parts)
             return
         shape = op.results[0].type.get_shape()
-        constant = _constant(x.value)
+        constant = constant_value(x.value)
         if constant is not None and name in _LAYOUT_OPS:  # a weight: laid out at compile time
             array = np.transpose(constant, get_attr(op, "perm")) if name == "Transpose" else constant.reshape(shape)
             moved = b.constant(np.ascontiguousarray(array), _element_type(x.value), "weight")
@@ -921,7 +958,7 @@ class MarkFixedPoint(RewritePattern):
         if op.name not in ("onnx.QLinearConv", "onnx.QLinearMatMul") or FIXED_POINT in op.attributes:
             return
         # Both ops take (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, …).
-        if all(_constant(input_value(op, i)) is not None for i in (1, 4, 6)):
+        if all(constant_value(input_value(op, i)) is not None for i in (1, 4, 6)):
             op.attributes[FIXED_POINT] = UnitAttr()
             rewriter.handle_operation_modification(op)
 

@@ -76,10 +76,10 @@ def check_int8(model: onnx.ModelProto, name: str, folder: Path, inputs: int = IN
 
 
 def folded(model: onnx.ModelProto, folder: Path):
-    """The module of `model` after fold-qdq."""
+    """The module of `model` after fold-qoperator and fold-qdq."""
     onnx.save(model, folder / "model.onnx")
     module = import_model(str(folder / "model.onnx"))
-    run_pipeline(module, "fold-qdq")
+    run_pipeline(module, "fold-qoperator,fold-qdq")
     return module
 
 

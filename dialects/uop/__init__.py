@@ -41,7 +41,7 @@ from zant.dialects.uop.alu import (  # noqa: F401 (the dialect's names, re-expor
     TanhOp, ErfOp, FloorOp, CeilOp, RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp,
     SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, IsnanOp, NotOp, CmpltOp, CmpleOp, CmpeqOp,
     CmpneOp, ALU_OPS, BINARY_OPS, FLOAT_BINARY_OPS, INTEGER_BINARY_OPS, UNARY_OPS,
-    FLOAT_UNARY_OPS, INTEGER_UNARY_OPS, COMPARE_OPS, FmaOp, CastOp, is_lossless_cast, BitcastOp,
+    FLOAT_UNARY_OPS, INTEGER_UNARY_OPS, COMPARE_OPS, FmaOp, CastOp, CastUnsaturatedOp, is_lossless_cast, BitcastOp,
     WhereOp,
 )
 from zant.dialects.uop.loops import (  # noqa: F401 (the dialect's names, re-exported)
@@ -71,6 +71,7 @@ UOp = Dialect(
         ConstOp,
         *ALU_OPS.values(),
         CastOp,
+        CastUnsaturatedOp,
         BitcastOp,
         WhereOp,
         FmaOp,

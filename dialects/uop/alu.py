@@ -11,6 +11,7 @@ from typing import ClassVar
 from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
 from xdsl.dialects.builtin import (
     AnyFloat,
+    BFloat16Type,
     Float32Type,
     Float64Type,
     VectorType,
@@ -38,6 +39,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Commutative, ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from zant.ir.types import is_storage_float
 from zant.dialects.uop.types import (
     PureUnlessTrapping, build, is_float_type, is_scalar_type, is_vector_type, lane_type, lanes, verify_vector_of,
 )
@@ -857,7 +859,10 @@ class FmaOp(FloatOnly, IRDLOperation):
 @irdl_op_definition
 class CastOp(IRDLOperation, HasFolderInterface):
     """`%y = uop.cast %x : f32 to i32`: numeric conversion (float→int truncates toward zero,
-    saturating; int→i1 is `x != 0`)."""
+    saturating; int→i1 is `x != 0`). A storage float (bfloat16, float8) converts to or from f32
+    only: from it exactly, to it rounded to nearest even (ONNX Cast), a value beyond its largest
+    finite one saturating to ±max for float8 (ONNX's default `saturate=1`; see
+    `uop.cast_unsaturated`) and becoming ±Inf for bfloat16."""
 
     name = "uop.cast"
 
@@ -881,16 +886,53 @@ class CastOp(IRDLOperation, HasFolderInterface):
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
         if is_vector_type(source) or is_vector_type(target):
-            _verify_vector_cast(source, target)
+            _verify_vector_cast(source, target)  # never a storage float's: is_lossless_cast
             return
         for t in (source, target):
             if not is_scalar_type(t):
                 raise VerifyException(f"uop.cast converts scalars or vectors, got {t}")
+        _verify_storage_float_cast("uop.cast", source, target)
+
+
+def _verify_storage_float_cast(name: str, source: Attribute, target: Attribute) -> None:
+    """A storage float (bfloat16, float8: kept as bits, `zant.ir.types.is_storage_float`)
+    converts to or from f32 only: every other conversion goes through f32."""
+    for t, other in ((source, target), (target, source)):
+        if is_storage_float(t) and other != Float32Type():
+            raise VerifyException(f"{name} converts {t} to or from f32 only, got {source} to {target}")
+
+
+@irdl_op_definition
+class CastUnsaturatedOp(IRDLOperation):
+    """`%y = uop.cast_unsaturated %x : f32 to f8E4M3FN`: ONNX Cast with `saturate=0` to a float8
+    type: rounded to nearest even as `uop.cast`, but a value beyond the type's largest finite
+    one (and ±Inf) becomes ±Inf (f8E5M2) or NaN (the fn and fnuz types, which have no Inf)
+    instead of ±max (`uop.cast`, ONNX's default `saturate=1`)."""
+
+    name = "uop.cast_unsaturated"
+
+    input = operand_def()
+    result = result_def()
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        source, target = self.input.type, self.result.type
+        if source != Float32Type() or not is_storage_float(target) or isinstance(target, BFloat16Type):
+            raise VerifyException(f"uop.cast_unsaturated converts f32 to a float8 type, got {source} to {target}")
 
 
 def is_lossless_cast(source: Attribute, target: Attribute) -> bool:
     """Casts whose lane-wise form needs no saturation or wrapping: float to float, integer to
-    float, and integer widening that keeps every value (not to or from i1)."""
+    float, and integer widening that keeps every value (not to or from i1); never a storage
+    float's (bfloat16, float8: converted by their bits, one scalar at a time)."""
+    if is_storage_float(source) or is_storage_float(target):
+        return False
     if is_float_type(target):
         return is_float_type(source) or (isinstance(source, IntegerType) and source != i1)
     if not isinstance(source, IntegerType) or not isinstance(target, IntegerType) or i1 in (source, target):

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     IntegerType,
     Signedness,
+    f32,
     f64,
     i1,
 )
@@ -98,6 +99,7 @@ from zant.dialects.onnx import (
 from zant.dialects import uop
 from zant.dialects.uop import is_float_type
 from zant.ir.resources import attr_to_array
+from zant.ir.types import is_storage_float, storage_float
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -201,8 +203,16 @@ def _pow(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
 
 
 def _cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
-    """Cast and CastLike (whose second operand only gives the type): the ONNX result type."""
-    return kb.cast(xs[0], _out_type(op))
+    """Cast and CastLike (whose second operand only gives the type): the ONNX result type. A
+    storage float (bfloat16, float8) converts through f32 (exact from it; to it rounded once,
+    from f32, f16, integers to 2^24): to float8, `saturate=0` is `uop.cast_unsaturated`."""
+    x, to = xs[0], _out_type(op)
+    if not (is_storage_float(x.type) or is_storage_float(to)):
+        return kb.cast(x, to)
+    wide = kb.cast(x, f32)
+    if is_storage_float(to) and not isinstance(to, BFloat16Type) and not get_attr(op, "saturate"):
+        return kb.insert(uop.CastUnsaturatedOp(wide, to)).result
+    return kb.cast(wide, to)
 
 
 def _bit_cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
@@ -445,6 +455,9 @@ FLOAT_ONLY = frozenset(
 )
 """Ops ONNX defines on floating-point tensors only."""
 
+CASTS = frozenset({CastOp.name, CastLikeOp.name})
+"""Ops that convert storage floats themselves (every other op computes in f32 on them)."""
+
 TYPE_ONLY_SECOND = frozenset({CastLikeOp.name})
 """Ops whose second operand only gives a type."""
 
@@ -455,13 +468,19 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
     # CastLike's second operand only gives the element type: it is neither broadcast nor read.
     values = inputs(op)[:1] if op.name in TYPE_ONLY_SECOND else inputs(op)
     operands = [None if v is None else layout_of(v).broadcast_to(out_shape) for v in values]
-    out = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
+    out_type = tensor_element_type(op.results[0])
+    out = kb.alloc(result_name(op), out_shape, out_type)
     if out.size == 0:
         return [out]  # no loop over nothing: it would index empty buffers
+    # Arithmetic on a storage float (bfloat16) is computed in f32, rounded once on the store.
+    widen = op.name not in CASTS
     with kb.loop_nest(out_shape) as ivs:
         # Absent optional inputs stay None, so each scalar function sees ONNX input positions.
         values = [None if layout is None else _read(kb, layout, ivs) for layout in operands]
-        kb.store(fn(kb, op, values), out, ivs)
+        if widen:
+            values = [kb.cast(v, f32) if v is not None and is_storage_float(v.type) else v for v in values]
+        result = fn(kb, op, values)
+        kb.store(kb.cast(result, out_type) if widen and is_storage_float(out_type) else result, out, ivs)
     return [out]
 
 
@@ -472,25 +491,29 @@ def _read(kb: KernelBuilder, layout: Layout, ivs: list[SSAValue]) -> SSAValue:
     folds a load per element."""
     owner = layout.buffer.owner
     constant = isinstance(owner, uop.DefineGlobalOp) and owner.value is not None
-    if constant and not any(layout.strides) and not isinstance(layout.element_type, BFloat16Type):
+    if constant and not any(layout.strides) and not is_storage_float(layout.element_type):
         return kb.const(attr_to_array(owner.value).reshape(-1)[layout.offset].item(), layout.element_type)
     return kb.load(layout, ivs)
 
 
 def reject_bfloat16(op: Operation) -> None:
-    """Refuse arithmetic on bfloat16, which the Zig backend cannot compute in yet (copies are
-    fine)."""
+    """Refuse a lowering that computes on storage floats (bfloat16, float8: kept as bits, so
+    only copies and casts to f32 read them; `zant.ir.types.is_storage_float`)."""
     values = [v for v in (*inputs(op), *op.results) if v is not None]
     for value in values:
         t = tensor_element_type(value)
-        if isinstance(t, BFloat16Type):
-            raise NotImplementedError(f"{op.name} on bfloat16 tensors is not supported")
+        if is_storage_float(t):
+            raise NotImplementedError(f"{op.name} on {storage_float(t)[0]} tensors is not supported")  # type: ignore[index]
 
 
 def _check_types(op: Operation) -> None:
-    """Reject element types the Zig backend cannot compute in, and float-only ops on integers."""
-    reject_bfloat16(op)
+    """Reject float-only ops on integers, and element types this lowering does not compute in
+    (float8: only casts; bfloat16 is computed in f32)."""
     x = tensor_element_type(inputs(op)[0])
+    if op.name not in CASTS:
+        for value in (*inputs(op), *op.results):
+            if value is not None and is_storage_float(t := tensor_element_type(value)) and not isinstance(t, BFloat16Type):
+                raise NotImplementedError(f"{op.name} on {storage_float(t)[0]} tensors is not supported")  # type: ignore[index]
     if op.name in FLOAT_ONLY and not is_float_type(x):
         raise ValueError(f"{op.name} on {x} is not defined")
 

@@ -34,6 +34,7 @@ from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_pre
 from zant.dialects.uop import BufferRole, DefineGlobalOp, DefineLocalOp
 from zant.dialects.abi import ArenaOp, ArenaRole, Status, constants_mode
 from zant.errors import ZantError
+from zant.ir.types import storage_float
 from zant.analysis.liveness import align_up
 
 def main_function(module: ModuleOp) -> func.FuncOp:
@@ -83,10 +84,17 @@ def parameter_names(function: func.FuncOp, namer: Namer) -> dict[DefineGlobalOp,
 
 
 C_TYPES = {
-    ("f", 16): "uint16_t",
+    ("f", 8): "uint8_t",  # float8: its bits
+    ("f", 16): "uint16_t",  # f16, bfloat16: its bits
     ("f", 32): "float",
     ("f", 64): "double",
 }
+
+
+def _bits_note(t: Attribute) -> str:
+    """How a float the C ABI passes as its bits is named in the header: f16, bfloat16, float8_e4m3fn …"""
+    storage = storage_float(t)
+    return "f16" if storage is None else storage[0]
 
 
 def c_type(t: Attribute) -> str:
@@ -587,9 +595,9 @@ def emit_header(
                 f"/* {_c_string(op.tensor_name.data)} */"
             )
             const = "const " if role == BufferRole.INPUT else ""
-            note = " /* f16 bits */" if c_type(element_type) == "uint16_t" and isinstance(
-                element_type, AnyFloat
-            ) else ""
+            note = f" /* {_bits_note(element_type)} bits */" if isinstance(element_type, AnyFloat) and c_type(
+                element_type
+            ) in ("uint16_t", "uint8_t") else ""
             params.append(f"{const}{c_type(element_type)} *{parameters[op]}{note}")
             sized += [params[-1], f"size_t {parameters[op]}_bytes"]
     lines += ["", *_init_declaration(name, info)] + [

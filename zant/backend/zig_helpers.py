@@ -142,6 +142,101 @@ fn zant_erf(comptime T: type, x: T) T {
     return @floatCast(std.math.copysign(r, xd));
 }""",
     ),
+    "zant_float_kind": (
+        (),
+        """\
+/// The special values of a small float kept as bits (bfloat16, float8; zant.ir.types.STORAGE_FLOATS):
+/// ieee: +-Inf and NaNs in the all-ones exponent; fn: no Inf, NaN is S.1111.111; fnuz: no Inf, no
+/// -0, the one NaN is 0x80 (the -0 pattern); finite: neither.
+const ZantFloatKind = enum { ieee, fn_, fnuz, finite };""",
+    ),
+    "zant_to_small_float": (
+        ("zant_float_kind",),
+        """\
+/// f32 -> the bits of a small float with e exponent bits, m mantissa bits and `bias`: rounded
+/// to nearest, ties to even, on the bits (no float arithmetic). Beyond the largest finite value
+/// (and +-Inf): +-max when `saturate` (ONNX Cast's default for float8), else Inf (ieee) or NaN.
+/// NaN stays NaN (quiet, its sign kept where the type has one).
+inline fn zant_to_small_float(comptime Bits: type, comptime kind: ZantFloatKind, comptime e: u5, comptime m: u5, comptime bias: u32, comptime saturate: bool, x: f32) Bits {
+    const sign_bit: u32 = @as(u32, 1) << (e + m);
+    const all_ones: u32 = (@as(u32, 1) << e) - 1; // the largest exponent field
+    const max_finite: u32 = switch (kind) {
+        .ieee => ((all_ones - 1) << m) | ((@as(u32, 1) << m) - 1),
+        .fn_ => sign_bit - 2,
+        .fnuz, .finite => sign_bit - 1,
+    };
+    const bits: u32 = @bitCast(x);
+    const sign: u32 = if (bits >> 31 != 0) sign_bit else 0;
+    const a = bits & 0x7fffffff;
+    if (a > 0x7f800000) { // NaN
+        return @intCast(switch (kind) {
+            .ieee => sign | (all_ones << m) | (@as(u32, 1) << (m - 1)),
+            .fn_ => sign | (sign_bit - 1),
+            .fnuz => sign_bit,
+            .finite => sign | max_finite,
+        });
+    }
+    const shift: u5 = 23 - m;
+    const min_normal: u32 = 128 - bias; // the f32 exponent field of the type's smallest normal
+    const exponent = a >> 23;
+    var r: u32 = undefined;
+    if (a == 0x7f800000) {
+        r = max_finite + 1; // overflows below
+    } else if (exponent >= min_normal) { // a normal of the type, or an overflow
+        const v = a - ((127 - bias) << 23); // rebiased: the exponent field is the type's
+        r = (v + ((@as(u32, 1) << (shift - 1)) - 1) + ((v >> shift) & 1)) >> shift;
+    } else { // a subnormal of the type, or zero (a carry into the exponent is the smallest normal)
+        const mantissa = if (exponent == 0) a else (a & 0x7fffff) | 0x800000;
+        const s = @as(u32, shift) + min_normal - @max(exponent, 1);
+        if (s >= 26) {
+            r = 0;
+        } else {
+            const k: u5 = @intCast(s);
+            r = (mantissa + ((@as(u32, 1) << (k - 1)) - 1) + ((mantissa >> k) & 1)) >> k;
+        }
+    }
+    if (r > max_finite) {
+        if (saturate or kind == .finite) {
+            r = max_finite;
+        } else {
+            return @intCast(switch (kind) {
+                .ieee => sign | (all_ones << m),
+                .fn_ => sign | (sign_bit - 1),
+                .fnuz, .finite => sign_bit,
+            });
+        }
+    }
+    if (kind == .fnuz and r == 0) return 0; // no -0: its pattern is the NaN
+    return @intCast(sign | r);
+}""",
+    ),
+    "zant_from_small_float": (
+        ("zant_float_kind",),
+        """\
+/// The bits of a small float (as zant_to_small_float describes it) -> f32, exactly.
+inline fn zant_from_small_float(comptime kind: ZantFloatKind, comptime e: u5, comptime m: u5, comptime bias: u32, b: anytype) f32 {
+    const u: u32 = b;
+    const sign_bit: u32 = @as(u32, 1) << (e + m);
+    const all_ones: u32 = (@as(u32, 1) << e) - 1;
+    const sign: u32 = if (u & sign_bit != 0) 0x80000000 else 0;
+    const magnitude = u & (sign_bit - 1);
+    const exponent = magnitude >> m;
+    const mantissa = magnitude & ((@as(u32, 1) << m) - 1);
+    if (comptime bias == 127 and e == 8) return @bitCast(u << (23 - m)); // bfloat16: the top half
+    switch (kind) {
+        .ieee => if (exponent == all_ones) return @bitCast(sign | 0x7f800000 | (mantissa << (23 - m))),
+        .fn_ => if (magnitude == sign_bit - 1) return @bitCast(sign | 0x7fc00000),
+        .fnuz => if (u == sign_bit) return @bitCast(@as(u32, 0x7fc00000)),
+        .finite => {},
+    }
+    if (exponent == 0) { // subnormal: mantissa * 2^(1 - bias - m), a power of two f32 holds
+        const scale: f32 = comptime @bitCast(@as(u32, 127 + 1 - bias - m) << 23);
+        const value: f32 = @as(f32, @floatFromInt(mantissa)) * scale;
+        return if (sign != 0) -value else value;
+    }
+    return @bitCast(sign | ((exponent + 127 - bias) << 23) | (mantissa << (23 - m)));
+}""",
+    ),
     "zant_cast": (
         (),
         """\

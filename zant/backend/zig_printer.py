@@ -59,6 +59,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
+    BFloat16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -78,7 +79,7 @@ from zant.dialects import abi, uop
 from zant.errors import ZantError
 from zant.ir.locations import node_names
 from zant.ir.resources import attr_to_array
-from zant.ir.types import numpy_dtype
+from zant.ir.types import is_storage_float, numpy_dtype, storage_float
 
 # ---------------------------------------------------------------------------------------------
 # Types and literals
@@ -89,6 +90,8 @@ def zig_type(t: Attribute) -> str:
     """The Zig type of a value: f32, bool (i1), i8, u8 (ui8), isize (index) …, @Vector(8, f32)."""
     if isinstance(t, VectorType):
         return f"@Vector({uop.lanes(t)}, {zig_type(uop.lane_type(t))})"
+    if is_storage_float(t):  # bfloat16, float8: its bits (zant_from_small_float reads them)
+        return f"u{t.bitwidth}"  # type: ignore[attr-defined]
     if isinstance(t, AnyFloat):
         return f"f{t.bitwidth}"
     if isinstance(t, IndexType):
@@ -99,6 +102,10 @@ def zig_type(t: Attribute) -> str:
             return "bool"
         return f"{'u' if t.signedness.data == Signedness.UNSIGNED else 'i'}{width}"
     raise ZantError(f"no Zig type for {t}")
+
+
+_KINDS = {"ieee": "ieee", "fn": "fn_", "fnuz": "fnuz", "finite": "finite"}
+"""`STORAGE_FLOATS`' special-value kinds → `ZantFloatKind`'s (`fn` is a Zig keyword)."""
 
 
 def _is_bool(t: Attribute) -> bool:
@@ -114,6 +121,8 @@ def float_literal(value: float, t: AnyFloat) -> str:
     dtype = numpy_dtype(t)
     rounded = np.array([value], dtype=np.float64).astype(dtype)[0]
     zt = zig_type(t)
+    if is_storage_float(t):  # its bits
+        return f"@as({zt}, 0x{int(np.array([rounded]).view(f'<u{dtype.itemsize}')[0]):x})"
     if math.isfinite(rounded) and not (rounded == 0 and math.copysign(1.0, rounded) < 0):
         return f"@as({zt}, {float(rounded).hex()})"
     bits = int(rounded.view(f"<u{dtype.itemsize}"))
@@ -946,8 +955,32 @@ class ZigPrinter:
             template = VECTOR_CAST[kind] if isinstance(uop.lane_type(op.result.type), AnyFloat) else "@intCast({a})"
             self.define(op.result, template.format(a=self.expr(op.input)))
             return
+        source, target = op.input.type, op.result.type
+        if is_storage_float(source) or is_storage_float(target):  # the verifier: to or from f32
+            self.define(op.result, self.small_float_cast(source, target, self.expr(op.input), saturate=True))
+            return
         self.helpers_used.add("zant_cast")
         self.define(op.result, f"zant_cast({zig_type(op.result.type)}, {self.expr(op.input)})")
+
+    @print.register
+    def _(self, op: uop.CastUnsaturatedOp) -> None:
+        self.define(op.result, self.small_float_cast(op.input.type, op.result.type, self.expr(op.input), saturate=False))
+
+    def small_float_cast(self, source: Attribute, target: Attribute, x: str, saturate: bool) -> str:
+        """A conversion between f32 and a storage float (bfloat16, float8), by its bits."""
+        self.helpers_used.add("zant_float_kind")
+        if is_storage_float(source):
+            self.helpers_used.add("zant_from_small_float")
+            _, kind, e, m, bias = storage_float(source)  # type: ignore[misc]
+            return f"zant_from_small_float(.{_KINDS[kind]}, {e}, {m}, {bias}, {x})"
+        self.helpers_used.add("zant_to_small_float")
+        _, kind, e, m, bias = storage_float(target)  # type: ignore[misc]
+        # bfloat16 has no saturate (ONNX: out of range is Inf), float8 saturates by default.
+        saturate = saturate and not isinstance(target, BFloat16Type)
+        return (
+            f"zant_to_small_float({zig_type(target)}, .{_KINDS[kind]}, {e}, {m}, {bias}, "
+            f"{'true' if saturate else 'false'}, {x})"
+        )
 
     @print.register
     def _(self, op: uop.BitcastOp) -> None:

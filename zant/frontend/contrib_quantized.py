@@ -1,184 +1,143 @@
-"""onnxruntime's com.microsoft quantized operators → their QDQ definition, before import.
+"""onnxruntime's com.microsoft QLinear ops in a model: which ones import, and their output types.
 
 `quantize_static` in QOperator format writes QLinearAdd, QLinearMul, QLinearSigmoid,
 QLinearLeakyRelu, QLinearSoftmax, QLinearConcat, QLinearAveragePool, QLinearGlobalAveragePool
-and QGemm in the com.microsoft domain. `onnx.defs` has no schemas for them, so shape inference
-cannot type their outputs. Each is defined by onnxruntime as "dequantize the inputs, run the
-float op, quantize the output"; this module writes exactly that with standard ops
-(DequantizeLinear → op → QuantizeLinear), so the graph imports like a QDQ model, and `fold-qdq`
-turns each group back into integer ops (a LookupTable, QLinearAdd, a window sum, Concat of
-requantized inputs, a QLinearConv …).
+and QGemm in the com.microsoft domain. The importer makes each node the onnx-dialect op of that
+name, as it is (`fold-qoperator` then lowers them; `QLINEAR_DEFINITIONS` in the dialect states
+their definitions).
 
-Only the zero points are optional in those ops; an absent output zero point is 0 of the input's
-8-bit type (as onnxruntime reads it), written as an initializer.
+`onnx.defs` has no schemas for them, so ONNX's shape inference leaves their outputs untyped;
+`type_contrib_outputs` gives each the type of its definition ("dequantize the inputs, run the
+float op, quantize the output"): the shape ONNX infers for the float op on the same tensors, the
+element type of the output's zero point (f32 for a QGemm without an output scale).
+
+Only the zero points are optional in those ops: `absent_zero_points` says which a node leaves out
+and which input's element type each has; the importer writes each as a constant 0 of that type
+(what an absent zero point means there; the output's is of the first input's type, as
+onnxruntime reads it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from onnx import ModelProto, NodeProto, TensorProto, TypeProto, defs, helper, shape_inference
 
-import numpy as np
-from onnx import ModelProto, NodeProto, helper, numpy_helper
-
+from zant.dialects.onnx import CONTRIB_DOMAIN, QLINEAR_DEFINITIONS, QLinearDefinition
 from zant.errors import ZantError
 
-CONTRIB_DOMAIN = "com.microsoft"
+
+_DEFINITIONS: dict[str, QLinearDefinition] = {cls.ONNX_SCHEMA.op_type: d for cls, d in QLINEAR_DEFINITIONS.items()}
 
 
-@dataclass(frozen=True)
-class Definition:
-    """A contrib op as DQ → `op` → Q: the (value, scale, zero point) input positions to
-    dequantize, the output's (scale, zero point) input positions (the output stays float when
-    that scale is absent: QGemm), and the node's attributes the float op does not take."""
-
-    op: str
-    quantized: tuple[tuple[int, int, int], ...]
-    output: tuple[int, int]
-    dropped: frozenset[str] = frozenset()
+def is_contrib_op(node: NodeProto) -> bool:
+    """Whether `node` is one of the com.microsoft ops the importer reads (`QLINEAR_DEFINITIONS`)."""
+    return node.domain == CONTRIB_DOMAIN and node.op_type in _DEFINITIONS
 
 
-_UNARY = ((0, 1, 2),)
-DEFINITIONS = {
-    "QLinearAdd": Definition("Add", ((0, 1, 2), (3, 4, 5)), (6, 7)),
-    "QLinearMul": Definition("Mul", ((0, 1, 2), (3, 4, 5)), (6, 7)),
-    "QLinearSigmoid": Definition("Sigmoid", _UNARY, (3, 4)),
-    "QLinearLeakyRelu": Definition("LeakyRelu", _UNARY, (3, 4)),
-    "QLinearSoftmax": Definition("Softmax", _UNARY, (3, 4), frozenset({"opset"})),
-    "QLinearAveragePool": Definition("AveragePool", _UNARY, (3, 4), frozenset({"channels_last"})),
-    "QLinearGlobalAveragePool": Definition("GlobalAveragePool", _UNARY, (3, 4), frozenset({"channels_last"})),
-    # QLinearConcat(Y_scale, Y_zero_point, X1, X1_scale, X1_zero_point, …): see _Expansion.quantized_inputs.
-    "QLinearConcat": Definition("Concat", (), (0, 1)),
-    # QGemm(A, a_scale, a_zp, B, b_scale, b_zp, C, y_scale, y_zp): C is an int32 bias of scale
-    # a_scale · b_scale; without y_scale the output is float.
-    "QGemm": Definition("Gemm", ((0, 1, 2), (3, 4, 5)), (7, 8)),
-}
-"""The contrib ops expanded, by op type."""
+def _label(node: NodeProto) -> str:
+    return f"node '{node.name}' ({CONTRIB_DOMAIN}.{node.op_type})" if node.name else f"node {node.op_type}"
 
 
-def expand_contrib_quantized(model: ModelProto) -> ModelProto:
-    """`model` with each com.microsoft op of DEFINITIONS replaced by its QDQ definition (the
-    model itself when it has none)."""
-    if not any(n.domain == CONTRIB_DOMAIN and n.op_type in DEFINITIONS for n in model.graph.node):
-        return model
-    expanded = ModelProto()
-    expanded.CopyFrom(model)
-    graph = expanded.graph
-    initializers = {t.name: t for t in graph.initializer}
-    nodes: list[NodeProto] = []
+def _attribute(node: NodeProto, name: str, default):
+    found = next((a for a in node.attribute if a.name == name), None)
+    return default if found is None else helper.get_attribute_value(found)
+
+
+def check_contrib_node(node: NodeProto) -> None:
+    """Refuse what Zant does not compile of a node `is_contrib_op` accepts, naming it."""
+    if _attribute(node, "channels_last", 0):
+        raise ZantError(f"{_label(node)}: channels_last = 1 is not supported")
+    if node.op_type == "QLinearSoftmax":
+        opset = _attribute(node, "opset", 13)
+        if opset < 13 and _attribute(node, "axis", -1) != -1:  # along the last axis, they agree
+            raise ZantError(f"{_label(node)}: the opset {opset} Softmax semantics (axis not -1) are not supported")
+    if node.op_type == "QLinearConcat" and (len(node.input) - 2 <= 0 or (len(node.input) - 2) % 3):
+        raise ZantError(f"{_label(node)}: expected Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) triples")
+
+
+def _input(node: NodeProto, index: int) -> str:
+    return node.input[index] if index < len(node.input) else ""
+
+
+def absent_zero_points(node: NodeProto) -> list[tuple[int, int]]:
+    """(input position of a zero point `node` leaves out, position of the tensor whose element
+    type it has), for a node `is_contrib_op` accepts. A QGemm without an output scale has no output zero
+    point."""
+    definition = _DEFINITIONS[node.op_type]
+    triples = definition.triples(len(node.input))
+    found = [(zero_point, value) for value, _, zero_point in triples if not _input(node, zero_point)]
+    scale, zero_point = definition.output
+    if _input(node, scale) and not _input(node, zero_point):
+        found.append((zero_point, triples[0][0]))
+    return found
+
+
+def _output_type(node: NodeProto, types: dict[str, TypeProto], opset: int) -> TypeProto | None:
+    """The type of `node`'s output: its definition's float op's shape, its zero point's type."""
+    definition = _DEFINITIONS[node.op_type]
+    positions = [value for value, _, _ in definition.triples(len(node.input))]
+    if node.op_type == "QGemm" and _input(node, 6):
+        positions.append(6)
+    names = [_input(node, i) for i in positions]
+    if any(name not in types or not types[name].tensor_type.HasField("shape") for name in names):
+        return None
+    float_types = {
+        name: helper.make_tensor_type_proto(TensorProto.FLOAT, [d.dim_value for d in types[name].tensor_type.shape.dim])
+        for name in names
+    }
+    attributes = {
+        a.name: helper.get_attribute_value(a) for a in node.attribute if a.name not in definition.dropped
+    }
+    float_node = helper.make_node(definition.op, names, ["y"], **attributes)
+    try:
+        inferred = shape_inference.infer_node_outputs(defs.get_schema(definition.op, opset), float_node, float_types)
+    except (shape_inference.InferenceError, defs.SchemaError) as error:
+        raise ZantError(f"{_label(node)}: {str(error).strip().splitlines()[0]}") from None
+    result = inferred.get("y")
+    if result is None or not result.tensor_type.HasField("shape"):
+        return None
+    scale, zero_point = definition.output
+    if not _input(node, scale):
+        element = TensorProto.FLOAT
+    else:
+        like = _input(node, zero_point) or names[0]
+        if like not in types:
+            return None
+        element = types[like].tensor_type.elem_type
+    typed = TypeProto()
+    typed.CopyFrom(result)
+    typed.tensor_type.elem_type = element
+    return typed
+
+
+def type_contrib_outputs(model: ModelProto, opset: int) -> bool:
+    """Give the outputs of `model`'s `is_contrib_op` nodes their types (as value_info) where still
+    open and their inputs' are known; True if any was given."""
+    graph = model.graph
+    types = {
+        v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output] if v.type.HasField("tensor_type")
+    }
+    types.update(
+        (t.name, helper.make_tensor_type_proto(t.data_type, list(t.dims))) for t in graph.initializer
+    )
+    outputs = {v.name: v for v in graph.output}
+    changed = False
     for node in graph.node:
-        if node.domain == CONTRIB_DOMAIN and node.op_type in DEFINITIONS:
-            nodes.extend(_Expansion(node, initializers, graph).nodes())
-        else:
-            nodes.append(node)
-    del graph.node[:]
-    graph.node.extend(nodes)
-    if not any(n.domain == CONTRIB_DOMAIN for n in graph.node):
-        kept = [o for o in expanded.opset_import if o.domain != CONTRIB_DOMAIN]
-        del expanded.opset_import[:]
-        expanded.opset_import.extend(kept)
-    return expanded
-
-
-class _Expansion:
-    """The DQ → op → Q nodes of one contrib node."""
-
-    def __init__(self, node: NodeProto, initializers: dict, graph):
-        self.node, self.initializers, self.graph = node, initializers, graph
-        self.definition = DEFINITIONS[node.op_type]
-        self.label = f"node '{node.name}' ({CONTRIB_DOMAIN}.{node.op_type})" if node.name else f"node {node.op_type}"
-        self.prefix = node.name or node.output[0]
-        self.made: list[NodeProto] = []
-
-    def input(self, index: int) -> str:
-        inputs = self.node.input
-        return inputs[index] if index < len(inputs) else ""
-
-    def initializer(self, name: str) -> np.ndarray | None:
-        tensor = self.initializers.get(name)
-        return None if tensor is None else numpy_helper.to_array(tensor)
-
-    def add_initializer(self, array: np.ndarray, suffix: str) -> str:
-        name = f"{self.prefix}/{suffix}"
-        tensor = numpy_helper.from_array(array, name)
-        self.graph.initializer.append(tensor)
-        self.initializers[name] = tensor
-        return name
-
-    def dequantize(self, value: int, scale: int, zero_point: int, axis: int | None = None) -> str:
-        out = f"{self.prefix}/dequantized_{value}"
-        inputs = [self.input(value), self.input(scale), self.input(zero_point)]
-        attributes = {} if axis is None else {"axis": axis}
-        self.made.append(helper.make_node("DequantizeLinear", _trimmed(inputs), [out], name=out, **attributes))
-        return out
-
-    def quantized_inputs(self) -> list[tuple[int, int, int]]:
-        if self.node.op_type != "QLinearConcat":
-            return list(self.definition.quantized)
-        count = len(self.node.input) - 2
-        if count <= 0 or count % 3:
-            raise ZantError(f"{self.label}: expected Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) triples")
-        return [(i, i + 1, i + 2) for i in range(2, len(self.node.input), 3)]
-
-    def output_zero_point(self, index: int, like: int) -> str:
-        """The output's zero point input, or 0 of the type of input `like`'s zero point."""
-        if self.input(index):
-            return self.input(index)
-        model = self.initializer(self.input(like))
-        if model is None:
-            raise ZantError(f"{self.label}: an absent output zero point needs an initializer for input {like}'s")
-        return self.add_initializer(np.zeros((), model.dtype), "zero_point")
-
-    def gemm_inputs(self, dequantized: list[str]) -> list[str]:
-        """QGemm's float A, B and C: C (int32) dequantized with scale a_scale · b_scale."""
-        a, b = dequantized
-        if not self.input(6):
-            return [a, b]
-        scales = [self.initializer(self.input(i)) for i in (1, 4)]
-        if any(s is None for s in scales):
-            raise ZantError(f"{self.label}: the bias needs constant a_scale and b_scale")
-        product = (scales[0] * scales[1]).astype(np.float32)  # per channel of N, or one
-        scale = self.add_initializer(product, "bias_scale")
-        zero_point = self.add_initializer(np.zeros(product.shape, np.int32), "bias_zero_point")
-        out = f"{self.prefix}/dequantized_6"
-        axis = {"axis": 0} if product.ndim else {}
-        self.made.append(helper.make_node("DequantizeLinear", [self.input(6), scale, zero_point], [out], name=out, **axis))
-        return [a, b, out]
-
-    def nodes(self) -> list[NodeProto]:
-        node, definition = self.node, self.definition
-        attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute if a.name not in definition.dropped}
-        if any(a.name == "channels_last" and a.i for a in node.attribute):
-            raise ZantError(f"{self.label}: channels_last = 1 is not supported")
-        if node.op_type == "QLinearSoftmax":
-            opset = next((a.i for a in node.attribute if a.name == "opset"), 13)
-            if opset < 13 and attributes.get("axis", -1) != -1:  # along the last axis, they agree
-                raise ZantError(f"{self.label}: the opset {opset} Softmax semantics (axis not -1) are not supported")
-        dequantized = []
-        for value, scale, zero_point in self.quantized_inputs():
-            axis = None
-            if node.op_type == "QGemm" and value == 3:  # per-channel B varies along N
-                axis = 0 if attributes.get("transB", 0) else 1
-            dequantized.append(self.dequantize(value, scale, zero_point, axis))
-        if node.op_type == "QGemm":
-            dequantized = self.gemm_inputs(dequantized)
+        if not is_contrib_op(node):
+            continue
         output = node.output[0]
-        y_scale_index, y_zero_point_index = definition.output
-        quantize = bool(self.input(y_scale_index))
-        result = f"{self.prefix}/float" if quantize else output
-        self.made.append(helper.make_node(definition.op, dequantized, [result], name=node.name, **attributes))
-        if quantize:
-            like = self.quantized_inputs()[0][2]
-            zero_point = self.output_zero_point(y_zero_point_index, like)
-            self.made.append(
-                helper.make_node("QuantizeLinear", [result, self.input(y_scale_index), zero_point], [output], name=f"{self.prefix}/quantize")
-            )
-        return self.made
+        known = types.get(output)
+        if known is not None and known.tensor_type.HasField("shape") and known.tensor_type.elem_type:
+            continue
+        typed = _output_type(node, types, opset)
+        if typed is None:
+            continue
+        if output in outputs:
+            outputs[output].type.CopyFrom(typed)
+        else:
+            graph.value_info.append(helper.make_value_info(output, typed))
+        types[output] = typed
+        changed = True
+    return changed
 
 
-def _trimmed(inputs: list[str]) -> list[str]:
-    while inputs and not inputs[-1]:
-        inputs.pop()
-    return inputs
-
-
-__all__ = ["DEFINITIONS", "expand_contrib_quantized"]
+__all__ = ["absent_zero_points", "check_contrib_node", "is_contrib_op", "type_contrib_outputs"]

@@ -7,7 +7,8 @@ Steps, each turning library failures into one `ZantError` message:
    also has an initializer is a run-time input from IR 4 on (`_inputs_with_defaults`); refuse
    unknown operators and operators outside the default domain, except `ai.onnx.ml` and
    `ai.onnx.preview.training` ones that have a lowering (imported with their domain's opset;
-   `ai.onnx.ml`'s is recorded as `onnx.ml_opset`: only the default domain is converted);
+   `ai.onnx.ml`'s is recorded as `onnx.ml_opset`: only the default domain is converted) and
+   onnxruntime's com.microsoft QLinear ops (`contrib_quantized.py`; `fold-qoperator` lowers them);
 2. load external data, refusing any location that leaves the model's folder and, before reading
    a byte, sizes that contradict the tensors or their files or pass protobuf's 2 GB;
 3. `onnx.checker.check_model`;
@@ -18,10 +19,12 @@ Steps, each turning library failures into one `ZantError` message:
    `onnx.opset`;
 5. apply `--input-shape` overrides, insist on static graph inputs, then strict shape inference
    with data propagation (intermediate shapes the file declares and its nodes contradict are
-   re-inferred, with a `ModelWarning`); every value must end up with a static tensor type;
+   re-inferred, with a `ModelWarning`), the outputs of com.microsoft ops typed from their
+   definitions; every value must end up with a static tensor type;
 6. ops without a uop lowering that ONNX defines by a function body are replaced by that body
    (`expand.py`), with shape inference again; subgraphs left after that are refused;
-7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node.
+7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node (a
+   zero point a com.microsoft node leaves out written as a constant 0 before it).
 
 Names stay verbatim in string attributes (`onnx.input_names`, `onnx.node_name` ...); SSA name
 hints are sanitized copies, for readability only. Each node's op has the node's name as its
@@ -54,22 +57,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from zant.dialects.onnx import (
-    LOWERED_DOMAINS,
-    ML_DOMAIN,
-    ZANT_DOMAIN,
-    GRAPH_NAME,
-    INPUT_NAMES,
-    ML_OPSET,
-    NODE_NAME,
-    OPSET,
-    OUTPUT_NAMES,
-    ConstantOp,
-    onnx_op_class,
-    op_name,
-)
+from zant.dialects.onnx import LOWERED_DOMAINS, ML_DOMAIN, ZANT_DOMAIN, ConstantOp, onnx_op_class, op_name
 from zant.frontend.bounded import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR, bound_outputs
-from zant.frontend.contrib_quantized import expand_contrib_quantized
+from zant.frontend.contrib_quantized import absent_zero_points, check_contrib_node, is_contrib_op, type_contrib_outputs
 from zant.errors import ModelWarning, UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.frontend.expand import (
     DEFAULT_DOMAINS,
@@ -84,7 +74,7 @@ from zant.frontend.model_checks import check_external_sizes, check_model_structu
 from zant.frontend.parameter_guesses import shapes_from_parameter_guesses
 from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.ir.resources import make_constant_attr
-from zant.ir.types import mlir_element_type
+from zant.ir.types import mlir_element_type, numpy_dtype
 
 _CONSTANT_VALUE_ATTRIBUTES = (
     "value",
@@ -120,7 +110,6 @@ def import_model_bytes(
         raise ZantError("malformed ONNX model: no graph (empty or truncated file?)")
     check_model_structure(model)
     _inputs_with_defaults(model)
-    model = expand_contrib_quantized(model)  # com.microsoft QLinear ops as DQ → op → Q
     _check_operators(model)
     _load_external_data(model, model_dir, len(data))
     try:
@@ -153,8 +142,8 @@ def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
 
 
 def _infer_shapes_strictly(model: ModelProto, opset: int) -> ModelProto:
-    if any(node.domain == ML_DOMAIN and node.op_type in _ML_SHAPES for node in model.graph.node):
-        model = _infer_ml_shapes(model)
+    if any((node.domain == ML_DOMAIN and node.op_type in _ML_SHAPES) or is_contrib_op(node) for node in model.graph.node):
+        model = _infer_open_outputs(model, opset)
     model = _infer_and_fold(model, opset)
     if not all_shapes_static(model):
         model = shapes_from_parameter_guesses(model, lambda m: _infer_and_fold(m, opset))
@@ -254,13 +243,15 @@ _ML_SHAPES = {
 input shape) → (output index, element type (None: the input's), shape) of each output."""
 
 
-def _infer_ml_shapes(model: ModelProto) -> ModelProto:
-    """Lenient inference and the `_ML_SHAPES` rules in turn until no output is left open; the
-    strict inference that follows then checks the whole graph (strict inference fails on the
-    first consumer of an untyped value, before these rules could run)."""
+def _infer_open_outputs(model: ModelProto, opset: int) -> ModelProto:
+    """Lenient inference and the rules for what ONNX's leaves open (`_ML_SHAPES`, the
+    com.microsoft ops' definitions) in turn until no output is left open; the strict inference
+    that follows then checks the whole graph (strict inference fails on the first consumer of an
+    untyped value, before these rules could run)."""
     for _ in range(len(model.graph.node) + 1):
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
-        if not _fill_ml_shapes(model):
+        ml, contrib = _fill_ml_shapes(model), type_contrib_outputs(model, opset)
+        if not (ml or contrib):
             break
     return model
 
@@ -339,6 +330,9 @@ def _check_operators(model: ModelProto) -> None:
         if node.domain in LOWERED_DOMAINS:
             _check_lowered_operator(node)
             continue
+        if is_contrib_op(node):
+            check_contrib_node(node)
+            continue
         if node.domain in EXPANDABLE_DOMAINS and has_function_body(
             node.op_type, domain_version(model, node.domain, 0), node.domain
         ):
@@ -355,7 +349,7 @@ def _check_expanded(model: ModelProto) -> None:
     for node in model.graph.node:
         if node.domain == ZANT_DOMAIN and node.op_type == "Guard":
             continue  # the unroller's (a Loop unrolled for its declared extent)
-        if node.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS):
+        if node.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS) and not is_contrib_op(node):
             raise ZantError(f"{_node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
                             "fits this node's attributes and input types")
         for attribute in node.attribute:
@@ -610,7 +604,7 @@ class _GraphImporter:
 
     def build(self) -> ModuleOp:
         inputs = _graph_inputs(self.model)
-        block = Block(arg_types=[self.tensor_type(v.name) for v in inputs])
+        block = self.block = Block(arg_types=[self.tensor_type(v.name) for v in inputs])
         for value, arg in zip(inputs, block.args, strict=True):
             self.bind(value.name, arg)
         for initializer in self.graph.initializer:
@@ -626,17 +620,17 @@ class _GraphImporter:
         main = FuncOp(
             "main", ([a.type for a in block.args], [r.type for r in results]), Region(block)
         )
-        main.attributes[INPUT_NAMES] = ArrayAttr([StringAttr(v.name) for v in inputs])
-        main.attributes[OUTPUT_NAMES] = ArrayAttr(
+        main.attributes["onnx.input_names"] = ArrayAttr([StringAttr(v.name) for v in inputs])
+        main.attributes["onnx.output_names"] = ArrayAttr(
             [StringAttr(v.name) for v in self.graph.output]
         )
-        main.attributes[GRAPH_NAME] = StringAttr(self.graph.name)
+        main.attributes["onnx.graph_name"] = StringAttr(self.graph.name)
         if self.output_bounds:
             main.attributes[OUTPUT_BOUNDS_ATTR] = DenseArrayBase.from_list(i64, self.output_bounds)
-        attributes = {OPSET: IntegerAttr(self.opset, i64)}
+        attributes = {"onnx.opset": IntegerAttr(self.opset, i64)}
         ml_opset = next((o.version for o in self.model.opset_import if o.domain == ML_DOMAIN), None)
         if ml_opset is not None:
-            attributes[ML_OPSET] = IntegerAttr(ml_opset, i64)
+            attributes["onnx.ml_opset"] = IntegerAttr(ml_opset, i64)
         return ModuleOp([main], attributes=attributes)
 
     def tensor_array(self, tensor: TensorProto) -> np.ndarray:
@@ -668,8 +662,10 @@ class _GraphImporter:
             return self.import_constant(node)
         properties = {a.name: self.attribute(node, a) for a in node.attribute}
         op_inputs: list[SSAValue | None] = [self.values[n] if n else None for n in node.input]
+        if is_contrib_op(node):
+            op_inputs = self.with_zero_points(node, op_inputs)
         result_types = [self.tensor_type(n) if n else None for n in node.output]
-        attributes = {NODE_NAME: StringAttr(node.name)} if node.name else {}
+        attributes = {"onnx.node_name": StringAttr(node.name)} if node.name else {}
         try:
             op = onnx_op_class(node.op_type, node.domain).from_onnx(
                 op_inputs, result_types, properties, attributes
@@ -679,6 +675,19 @@ class _GraphImporter:
         for name, result in zip([n for n in node.output if n], op.results, strict=True):
             self.bind(name, result)
         return op
+
+    def with_zero_points(self, node: onnx.NodeProto, op_inputs: list[SSAValue | None]) -> list[SSAValue | None]:
+        """A com.microsoft node's inputs, each zero point it leaves out a constant 0 (added to
+        the block) of the element type of the tensor it belongs to."""
+        for index, like in absent_zero_points(node):
+            element = op_inputs[like].type.get_element_type()
+            array = np.zeros((), numpy_dtype(element))
+            zero = ConstantOp.from_onnx([], [TensorType(element, [])], {"value": make_constant_attr(array, "zero_point")})
+            zero.results[0].name_hint = _sanitize(f"{node.name or node.output[0]}_zero_point")
+            self.block.add_op(zero)
+            op_inputs = [*op_inputs, *[None] * (index + 1 - len(op_inputs))]
+            op_inputs[index] = zero.results[0]
+        return op_inputs
 
     def import_constant(self, node: onnx.NodeProto):
         (attribute,) = node.attribute
@@ -697,7 +706,7 @@ class _GraphImporter:
             )
         op = self.constant(node.output[0], array)
         if node.name:
-            op.attributes[NODE_NAME] = StringAttr(node.name)
+            op.attributes["onnx.node_name"] = StringAttr(node.name)
         return op
 
     def attribute(self, node: onnx.NodeProto, attribute: AttributeProto) -> Attribute:

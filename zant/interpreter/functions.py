@@ -278,6 +278,10 @@ class UOpFunctions(InterpreterFunctions):
     def run_cast(self, interpreter: Interpreter, op: uop.CastOp, args: PythonValues):
         return (self.kernel(op)(*args),)
 
+    @impl(uop.CastUnsaturatedOp)
+    def run_cast_unsaturated(self, interpreter: Interpreter, op: uop.CastUnsaturatedOp, args: PythonValues):
+        return (sem.storage_float_caster(op.result.type, saturate=False)(args[0]),)
+
     @impl(uop.BitcastOp)
     def run_bitcast(self, interpreter: Interpreter, op: uop.BitcastOp, args: PythonValues):
         if isinstance(op.result.type, VectorType):  # lane by lane: the same bytes

@@ -11,7 +11,12 @@ so that `onnx-to-uop` can be checked exactly on them: com.microsoft's QLinearAdd
 QLinearLeakyRelu and QLinearSoftmax (integer only), Zant's LookupTable, and QLinearConv /
 QLinearMatMul marked `zant.fixed_point` by `fold-qdq` (a Q31 multiplier and a shift instead of
 the reference's float requantization; an average pool's QLinearConv, marked
-`zant.average_count`, rounds the exact ratio half to even). An op neither covers raises `OnnxUnsupported`.
+`zant.average_count`, rounds the exact ratio half to even). The other com.microsoft ops of a
+QOperator model (QLinearSigmoid, QLinear(Global)AveragePool, QLinearConcat, QGemm, QLinearLeakyRelu
+with alpha ≠ 1), which `fold-qoperator` rewrites before any lowering (QLinearAveragePool, whose
+divisor varies, `fold-qdq` makes too: its lowering computes the same codes), run as onnxruntime defines
+them: their `QLINEAR_DEFINITIONS` (DequantizeLinear → the float op → QuantizeLinear) on the ONNX
+reference. An op none of these covers raises `OnnxUnsupported`.
 
     outputs = run_onnx_function(function, [x], onnx_opsets(module))   # flat, in return order
 """
@@ -32,28 +37,35 @@ from xdsl.ir import Attribute, SSAValue
 
 from zant.dialects.onnx import (
     ML_DOMAIN,
-    ML_OPSET,
-    OPSET,
-    FIXED_POINT,
+    QLINEAR_DEFINITIONS,
     ConstantOp,
     LookupTableOp,
     OnnxOp,
     QLinearAddOp,
     QLinearAveragePoolOp,
+    QGemmOp,
+    QLinearConcatOp,
     QLinearConvOp,
+    QLinearGlobalAveragePoolOp,
     QLinearLeakyReluOp,
     QLinearMatMulOp,
     QLinearMulOp,
+    QLinearSigmoidOp,
     QLinearSoftmaxOp,
     get_attr,
     inputs,
     outputs,
-    average_count,
 )
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
 
+FIXED_POINT = "zant.fixed_point"
+"""The discardable attribute `fold-qdq` sets on QLinearConv / QLinearMatMul for fixed-point
+requantization (`passes/onnx_to_uop/quant.py`'s `FIXED_POINT`)."""
+AVERAGE_COUNT = "zant.average_count"
+"""The window size `fold-qdq` sets on the QLinearConv of an average pool (quant.py's
+`AVERAGE_COUNT`): the sum is requantized by the exact x_scale / (y_scale · count), ties to even."""
 
 _SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
 
@@ -65,7 +77,7 @@ class OnnxUnsupported(ZantError):
 def onnx_opsets(module: ModuleOp) -> dict[str, int]:
     """The opsets an `onnx`-dialect module records (domain → version; "" the default domain)."""
     opsets = {}
-    for domain, key in (("", OPSET), (ML_DOMAIN, ML_OPSET)):
+    for domain, key in (("", "onnx.opset"), (ML_DOMAIN, "onnx.ml_opset")):
         value = module.attributes.get(key)
         if isinstance(value, IntegerAttr):
             opsets[domain] = value.value.data
@@ -260,9 +272,9 @@ SOFTMAX_SCALE_BITS = 16
 
 def _qlinear_softmax(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
     x, x_s, _x_zp, y_s, y_zp = v
-    if get_attr(op, "opset") < 13:
-        raise OnnxUnsupported("QLinearSoftmax with opset < 13 semantics")
     axis = get_attr(op, "axis") % x.ndim
+    if get_attr(op, "opset") < 13 and axis != x.ndim - 1:  # along the last axis, they agree
+        raise OnnxUnsupported("QLinearSoftmax with opset < 13 semantics")
     x_scale, y_scale = float(_scalar(x_s)), float(_scalar(y_s))
     exps = np.round(np.exp(-np.arange(256, dtype=np.float64) * x_scale) * 2.0**SOFTMAX_EXP_BITS)
     table = exps.astype(np.int32).astype(np.int64)
@@ -331,10 +343,10 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
     total = _integer_sum(op, "ConvInteger", [x, w, x_zp, w_zp], opsets).astype(np.int64)
     if bias is not None:
         total = total + bias.astype(np.int64).reshape(1, -1, *([1] * (x.ndim - 2)))
-    count = average_count(op)
-    if count is not None and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
+    count = op.attributes.get(AVERAGE_COUNT)
+    if isinstance(count, IntegerAttr) and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
         # An average pool's window sum: the exact ratio (the lowering's `_bind_average`).
-        ratio = Fraction(float(x_s.reshape(-1)[0])) / Fraction(float(y_s.reshape(-1)[0])) / count
+        ratio = Fraction(float(x_s.reshape(-1)[0])) / Fraction(float(y_s.reshape(-1)[0])) / count.value.data
         return _round_half_even_average(total, ratio, y_zp, out)
     total = ((total + 2**31) % 2**32 - 2**31).astype(np.int32)
     scale_type = np.result_type(x_s.dtype, w_s.dtype, y_s.dtype)
@@ -387,6 +399,46 @@ def _integer_sum(op: OnnxOp, op_type: str, values: list[np.ndarray | None], opse
     return np.asarray(total)
 
 
+def _qlinear_definition(op: OnnxOp, values: list[np.ndarray | None], opsets: dict[str, int]) -> np.ndarray:
+    """A com.microsoft op by its definition (`QLINEAR_DEFINITIONS`) on the ONNX reference."""
+    from onnx.reference import ReferenceEvaluator
+
+    definition = QLINEAR_DEFINITIONS[type(op)]
+    feeds = {f"in{i}": v for i, v in enumerate(values) if v is not None}
+    nodes, floats = [], []
+    for value, scale, zero_point in definition.triples(len(values)):
+        axis = {"axis": 0 if get_attr(op, "transB") else 1} if isinstance(op, QGemmOp) and value == 3 else {}
+        floats.append(f"f{value}")
+        nodes.append(helper.make_node("DequantizeLinear", [f"in{value}", f"in{scale}", f"in{zero_point}"], [floats[-1]], **axis))
+    if isinstance(op, QGemmOp) and values[6] is not None:  # C: int32 in a_scale · b_scale
+        feeds["c_scale"] = (values[1].reshape(-1) * values[4].reshape(-1)).astype(np.float32)
+        feeds["c_zero_point"] = np.zeros(feeds["c_scale"].shape, np.int32)
+        floats.append("f6")
+        nodes.append(helper.make_node("DequantizeLinear", ["in6", "c_scale", "c_zero_point"], ["f6"], axis=0))
+    schema = op.spec().schema
+    attributes = [_attribute_proto(op, n, schema) for n in op.properties if n not in (*_SEGMENTS, *definition.dropped)]
+    scale, zero_point = definition.output
+    quantized = scale < len(values) and values[scale] is not None
+    nodes.append(helper.make_node(definition.op, floats, ["r" if quantized else "y"]))
+    nodes[-1].attribute.extend(attributes)
+    if quantized:
+        nodes.append(helper.make_node("QuantizeLinear", ["r", f"in{scale}", f"in{zero_point}"], ["y"]))
+    graph = helper.make_graph(
+        nodes, "definition",
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
+        [helper.make_empty_tensor_value_info("y")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opsets.get("", 22))])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        (result,) = ReferenceEvaluator(model).run(None, feeds)
+    return np.asarray(result)
+
+
+_BY_DEFINITION = (QLinearSigmoidOp, QLinearAveragePoolOp, QLinearGlobalAveragePoolOp, QLinearConcatOp, QGemmOp)
+"""com.microsoft ops evaluated by their definition (QLinearLeakyRelu too when alpha ≠ 1)."""
+
+
 ZantImpl = Callable[[OnnxOp, list[np.ndarray], np.dtype], np.ndarray]
 
 ZANT_OPS: dict[type[OnnxOp], ZantImpl] = {
@@ -403,13 +455,13 @@ def _evaluate(op: OnnxOp, values: list[np.ndarray | None], opsets: dict[str, int
     result_types = [_tensor_type(r) for r in op.results]
     if isinstance(op, ConstantOp) and "value" in op.properties:
         return [attr_to_array(op.properties["value"])]
+    if isinstance(op, _BY_DEFINITION) or (isinstance(op, QLinearLeakyReluOp) and get_attr(op, "alpha") != 1.0):
+        return [_qlinear_definition(op, values, opsets)]
     if type(op) in ZANT_OPS:
         return [ZANT_OPS[type(op)](op, values, numpy_dtype(result_types[0].get_element_type()))]
     if FIXED_POINT in op.attributes and isinstance(op, QLinearConvOp | QLinearMatMulOp):
         implementation = _qlinear_conv_fixed_point if isinstance(op, QLinearConvOp) else _qlinear_matmul_fixed_point
         return [implementation(op, values, opsets, numpy_dtype(result_types[0].get_element_type()))]
-    if isinstance(op, QLinearAveragePoolOp):
-        raise OnnxUnsupported("the checker has no implementation of 'onnx.QLinearAveragePool'")
     return _reference(op, values, opsets)
 
 

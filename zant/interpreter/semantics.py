@@ -19,10 +19,10 @@ from fractions import Fraction
 from functools import cache
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, VectorType
+from xdsl.dialects.builtin import BFloat16Type, IndexType, IntegerType, Signedness, VectorType
 from xdsl.ir import Attribute
 
-from zant.ir.types import numpy_dtype
+from zant.ir.types import is_storage_float, numpy_dtype
 
 
 class Trap(Exception):
@@ -334,11 +334,28 @@ def caster(source: Attribute, target: Attribute) -> Callable:
 
         return float_to_int
     dtype = dtype_of(target)
+    if is_storage_float(target):
+        return storage_float_caster(target, saturate=True)
     if is_int(source):
         # Correctly rounded from the exact integer (int → float64 rounds first above 2^53;
         # Python's int → float is correctly rounded to f64, then NumPy rounds to the type).
         return lambda x: dtype.type(x) if abs(x) < (1 << 53) else dtype.type(float(x))
     return lambda x: dtype.type(x)
+
+
+def storage_float_caster(target: Attribute, saturate: bool) -> Callable:
+    """f32 → a storage float (bfloat16, float8), as the generated code's zant_to_small_float:
+    ml_dtypes rounds to nearest even, and overflows to Inf (bfloat16, f8E5M2) or NaN (the fn and
+    fnuz types, which have no Inf); a saturating float8 cast (ONNX's default) clips ±Inf and
+    every value beyond ±max to ±max first (clipping before rounding is the same: the values
+    between max and the next rounding boundary round down to max anyway)."""
+    dtype = dtype_of(target)
+    if not saturate or isinstance(target, BFloat16Type):
+        return lambda x: dtype.type(np.float32(x))
+    import ml_dtypes
+
+    top = float(ml_dtypes.finfo(dtype).max)
+    return lambda x: dtype.type(np.float32(x) if np.isnan(x) else np.float32(min(max(float(x), -top), top)))
 
 
 @cache

@@ -2,7 +2,11 @@
 
 One table, used both ways: the importer maps ONNX tensor element types to builtin MLIR types, and
 the constant helpers map MLIR element types back to numpy dtypes to decode weight blobs. Anything
-not in the table (strings, complex, float8, int4 ...) is an unsupported element type.
+not in the table (strings, complex, float8e8m0, int4 ...) is an unsupported element type.
+
+bfloat16, the four float8 types and float4e2m1 are *storage floats* (`is_storage_float`): values
+are kept as their bits (Zig `u16`/`u8`), copied as they are, and computed with only after a
+`uop.cast` to f32; their NumPy types are ml_dtypes' (as onnx has them).
 """
 
 from __future__ import annotations
@@ -10,6 +14,10 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -39,6 +47,10 @@ class DataType:
     UINT32 = 12
     UINT64 = 13
     BFLOAT16 = 16
+    FLOAT8E4M3FN = 17
+    FLOAT8E4M3FNUZ = 18
+    FLOAT8E5M2 = 19
+    FLOAT8E5M2FNUZ = 20
 
 
 ONNX_TO_MLIR_ELEMENT_TYPE: dict[int, Attribute] = {
@@ -46,6 +58,10 @@ ONNX_TO_MLIR_ELEMENT_TYPE: dict[int, Attribute] = {
     DataType.FLOAT16: Float16Type(),
     DataType.DOUBLE: Float64Type(),
     DataType.BFLOAT16: BFloat16Type(),
+    DataType.FLOAT8E4M3FN: Float8E4M3FNType(),
+    DataType.FLOAT8E4M3FNUZ: Float8E4M3FNUZType(),
+    DataType.FLOAT8E5M2: Float8E5M2Type(),
+    DataType.FLOAT8E5M2FNUZ: Float8E5M2FNUZType(),
     DataType.INT8: IntegerType(8),
     DataType.INT16: IntegerType(16),
     DataType.INT32: IntegerType(32),
@@ -92,16 +108,39 @@ NUMPY_DTYPES: dict[int, str] = {
     DataType.UINT64: "uint64",
     DataType.BOOL: "bool",
 }
-"""The numpy dtype of each ONNX element type but bfloat16, as `onnx.helper.tensor_dtype_to_np_dtype` has it."""
+"""The numpy dtype of each ONNX element type but the storage floats, as
+`onnx.helper.tensor_dtype_to_np_dtype` has it."""
+
+STORAGE_FLOATS: dict[int, tuple[str, str, int, int, int]] = {
+    DataType.BFLOAT16: ("bfloat16", "ieee", 8, 7, 127),
+    DataType.FLOAT8E4M3FN: ("float8_e4m3fn", "fn", 4, 3, 7),
+    DataType.FLOAT8E4M3FNUZ: ("float8_e4m3fnuz", "fnuz", 4, 3, 8),
+    DataType.FLOAT8E5M2: ("float8_e5m2", "ieee", 5, 2, 15),
+    DataType.FLOAT8E5M2FNUZ: ("float8_e5m2fnuz", "fnuz", 5, 2, 16),
+}
+"""The storage floats → (ml_dtypes' name, special values, exponent bits, mantissa bits, bias).
+Special values: "ieee" has ±Inf (exponent all ones, mantissa 0) and NaNs (the other mantissas);
+"fn" no Inf, NaN only S.1111.111; "fnuz" no Inf, no -0, one NaN 0x80; "finite" none at all."""
+
+
+def storage_float(element_type: Attribute) -> tuple[str, str, int, int, int] | None:
+    """The `STORAGE_FLOATS` row of an element type (or a vector's lanes' type), else None."""
+    return STORAGE_FLOATS.get(MLIR_TO_ONNX_ELEMENT_TYPE.get(element_type, 0))
+
+
+def is_storage_float(element_type: Attribute) -> bool:
+    """bfloat16, a float8 or float4e2m1: kept as bits, computed with in f32 after a cast."""
+    return storage_float(element_type) is not None
 
 
 def numpy_dtype(element_type: Attribute) -> np.dtype:
-    """The numpy dtype that stores one element of an MLIR element type (bf16 via ml_dtypes)."""
+    """The numpy dtype that stores one element of an MLIR element type (the storage floats via
+    ml_dtypes, as onnx has them)."""
     onnx_type = MLIR_TO_ONNX_ELEMENT_TYPE.get(element_type)
     if onnx_type is None:
         raise ZantError(f"unsupported element type {element_type}")
-    if onnx_type == DataType.BFLOAT16:  # ml_dtypes' bfloat16, as onnx has it
-        from onnx import helper
+    if onnx_type in STORAGE_FLOATS:
+        import ml_dtypes
 
-        return np.dtype(helper.tensor_dtype_to_np_dtype(onnx_type))
+        return np.dtype(getattr(ml_dtypes, STORAGE_FLOATS[onnx_type][0]))
     return np.dtype(NUMPY_DTYPES[onnx_type])

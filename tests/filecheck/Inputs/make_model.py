@@ -191,6 +191,58 @@ def misinferred_extents():
     return _model(nodes, [_f32("x", [1, 1, 4, 4]), _f32("t", [1, 1, 4, 3])], [_f32("y", [1, 1, 2, 2]), _f32("z", [1, 1, 4, 9])], [w])
 
 
+def qoperator():
+    """onnxruntime's QOperator form with every com.microsoft op `fold-qoperator` lowers:
+    QLinearSigmoid, QLinearLeakyRelu, QLinearAdd (its output zero point left out), QLinearConcat,
+    QLinearAveragePool, QLinearGlobalAveragePool, QGemm (int8 and float outputs) and
+    QLinearSoftmax (opset 12 semantics along the last axis); pools in power-of-two scales, so
+    their float definition is exact."""
+    rng = np.random.default_rng(7)
+
+    def scale(name, value):
+        return numpy_helper.from_array(np.array(value, np.float32), name)
+
+    def zero(name, value):
+        return numpy_helper.from_array(np.array(value, np.int8), name)
+
+    params = [
+        (0.05, 3), (1 / 256, -128), (0.04, -10), (0.0625, None), (0.0625, 1), (0.0625, 1), (0.0625, 2), (0.1, 0), (1 / 256, -128)
+    ]
+    initializers = []
+    for k, (s, z) in enumerate(params):
+        initializers.append(scale(f"s{k}", s))
+        if z is not None:
+            initializers.append(zero(f"z{k}", z))
+    initializers += [
+        numpy_helper.from_array(rng.integers(-127, 128, (3, 8)).astype(np.int8), "w"),
+        numpy_helper.from_array(np.array([0.01, 0.02, 0.015], np.float32), "ws"),
+        numpy_helper.from_array(np.zeros(3, np.int8), "wz"),
+        numpy_helper.from_array(rng.integers(-300, 300, 3).astype(np.int32), "c"),
+    ]
+
+    def contrib(op_type, inputs, output, **attributes):
+        return helper.make_node(op_type, inputs, [output], name=output, domain="com.microsoft", **attributes)
+
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s0", "z0"], ["xq"], name="quantize"),
+        contrib("QLinearSigmoid", ["xq", "s0", "z0", "s1", "z1"], "sig"),
+        contrib("QLinearLeakyRelu", ["xq", "s0", "z0", "s2", "z2"], "leaky", alpha=0.1),
+        contrib("QLinearAdd", ["sig", "s1", "z1", "leaky", "s2", "z2", "s3"], "add"),
+        contrib("QLinearConcat", ["s4", "z4", "add", "s3", "", "leaky", "s2", "z2"], "cat", axis=1),
+        contrib("QLinearAveragePool", ["cat", "s4", "z4", "s5", "z5"], "pool", kernel_shape=[2, 2], strides=[2, 2]),
+        contrib("QLinearGlobalAveragePool", ["pool", "s5", "z5", "s6", "z6"], "gap", channels_last=0),
+        helper.make_node("Flatten", ["gap"], ["flat"], name="flat"),
+        contrib("QGemm", ["flat", "s6", "z6", "w", "ws", "wz", "c", "s7", "z7"], "gemm", transB=1),
+        contrib("QGemm", ["flat", "s6", "z6", "w", "ws", "wz", "c"], "logits", transB=1),
+        contrib("QLinearSoftmax", ["gemm", "s7", "z7", "s8", "z8"], "softmax", axis=-1, opset=12),
+        helper.make_node("DequantizeLinear", ["softmax", "s8", "z8"], ["y"], name="dequantize"),
+    ]
+    graph = helper.make_graph(
+        nodes, "qoperator", [_f32("x", [1, 4, 4, 4])], [_f32("y", [1, 3]), _f32("logits", [1, 3])], initializers
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)])
+
+
 def main() -> None:
     kind, out = sys.argv[1], sys.argv[2]
     if kind.startswith("external="):

@@ -96,3 +96,51 @@ onnx.Guard(%c) : (tensor<2xi1>) -> ()
 %c = "test.op"() : () -> (tensor<i64>)
 // expected-error@+1 {{onnx.Guard: Condition must be a one-element tensor of i1}}
 onnx.Guard(%c) : (tensor<i64>) -> ()
+
+// -----
+
+// QLinearConcat: (X, X_scale, X_zero_point) triples after Y's scale and zero point, every X of
+// Y's 8-bit type, per-tensor f32 scales and zero points of that type.
+
+%x, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>)
+// expected-error@+1 {{onnx.QLinearConcat: expected Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) triples}}
+%c = onnx.QLinearConcat(%s, %z, %x, %s) {axis = 0 : i64} : (tensor<f32>, tensor<i8>, tensor<3xi8>, tensor<f32>) -> tensor<3xi8>
+
+// -----
+
+%x, %s, %z, %u = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xui8>)
+// expected-error@+1 {{onnx.QLinearConcat: input 5 must be a tensor of Y's type i8}}
+%c = onnx.QLinearConcat(%s, %z, %x, %s, %z, %u, %s, %z) {axis = 0 : i64} : (tensor<f32>, tensor<i8>, tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xui8>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+
+// -----
+
+%x, %s, %z, %ps = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xf32>)
+// expected-error@+1 {{onnx.QLinearConcat: inputs 3 and 4 must be one-element tensors of f32 and of i8}}
+%c = onnx.QLinearConcat(%s, %z, %x, %ps, %z) {axis = 0 : i64} : (tensor<f32>, tensor<i8>, tensor<3xi8>, tensor<3xf32>, tensor<i8>) -> tensor<3xi8>
+
+// -----
+
+// QGemm: A, B and their zero points 8-bit; C i32; with y_scale an 8-bit Y of its zero point's
+// type, without it an f32 Y and no zero point.
+
+%a, %s, %z, %b, %bs, %bz = "test.op"() : () -> (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>)
+// expected-error@+1 {{onnx.QGemm: without 'y_scale', Y is f32 and 'y_zero_point' absent}}
+%y = onnx.QGemm(%a, %s, %z, %b, %bs, %bz) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3xi8>
+
+// -----
+
+%a, %s, %z, %b, %bs, %bz, %c = "test.op"() : () -> (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>, tensor<3xf32>)
+// expected-error@+1 {{onnx.QGemm: C must be a tensor of i32}}
+%y = onnx.QGemm(%a, %s, %z, %b, %bs, %bz, %c) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>, tensor<3xf32>) -> tensor<1x3xf32>
+
+// -----
+
+%a, %s, %z, %b, %bs, %bz, %uz = "test.op"() : () -> (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>, tensor<ui8>)
+// expected-error@+1 {{onnx.QGemm: 'y_scale' and 'y_zero_point' must be one-element tensors of f32 and of Y's type, i8 or ui8}}
+%y = onnx.QGemm(%a, %s, %z, %b, %bs, %bz, none, %s, %uz) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>, none, tensor<f32>, tensor<ui8>) -> tensor<1x3xi8>
+
+// -----
+
+%a, %s, %z, %b, %bs, %bz = "test.op"() : () -> (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<3xf32>, tensor<i8>)
+// expected-error@+1 {{onnx.QGemm: 'b_scale' must be a tensor of f32 of the shape of 'b_zero_point'}}
+%y = onnx.QGemm(%a, %s, %z, %b, %bs, %bz) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<3xf32>, tensor<i8>) -> tensor<1x3xf32>

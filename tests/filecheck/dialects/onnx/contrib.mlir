@@ -72,3 +72,28 @@ func.func @guard(%t: tensor<i64>, %k: tensor<i64>, %c: tensor<1xi1>) {
   // CHECK-NEXT: func.return
   func.return
 }
+
+// onnxruntime's QOperator ops that the importer reads and `fold-qoperator` rewrites:
+// QLinearSigmoid and QLinearGlobalAveragePool (QLinearLeakyRelu's operands), QLinearConcat
+// (Y's scale and zero point, then one (X, X_scale, X_zero_point) triple per input) and QGemm,
+// whose C, y_scale and y_zero_point are optional (without y_scale, Y is f32) and whose B may be
+// quantized per column.
+
+// CHECK-LABEL: func.func @qoperator
+func.func @qoperator(%x: tensor<1x2x3x3xi8>, %s: tensor<f32>, %z: tensor<i8>, %a: tensor<1x4xi8>, %b: tensor<3x4xi8>, %bs: tensor<3xf32>, %bz: tensor<3xi8>, %c: tensor<3xi32>) -> (tensor<1x2x3x3xi8>, tensor<1x2x1x1xi8>, tensor<2x2x3x3xi8>, tensor<1x3xi8>, tensor<1x3xf32>) {
+  // CHECK-NEXT: %sig = onnx.QLinearSigmoid(%x, %s, %z, %s, %z) : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xi8>
+  %sig = onnx.QLinearSigmoid(%x, %s, %z, %s, %z) : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xi8>
+  // CHECK-NEXT: %gap = onnx.QLinearGlobalAveragePool(%x, %s, %z, %s, %z) {channels_last = 0 : i64} : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x1x1xi8>
+  %gap = onnx.QLinearGlobalAveragePool(%x, %s, %z, %s, %z) {channels_last = 0 : i64} : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x1x1xi8>
+  // CHECK-NEXT: %cat = onnx.QLinearConcat(%s, %z, %x, %s, %z, %sig, %s, %z) {axis = 0 : i64} : (tensor<f32>, tensor<i8>, tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x3x3xi8>
+  // GENERIC: "onnx.QLinearConcat"(%s, %z, %x, %s, %z, %sig, %s, %z) <{axis = 0 : i64}>
+  %cat = onnx.QLinearConcat(%s, %z, %x, %s, %z, %sig, %s, %z) {axis = 0 : i64} : (tensor<f32>, tensor<i8>, tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2x3x3xi8>
+  // CHECK-NEXT: %q = onnx.QGemm(%a, %s, %z, %b, %bs, %bz, %c, %s, %z) {transB = 1 : i64} : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<3x4xi8>, tensor<3xf32>, tensor<3xi8>, tensor<3xi32>, tensor<f32>, tensor<i8>) -> tensor<1x3xi8>
+  // GENERIC: "onnx.QGemm"(%a, %s, %z, %b, %bs, %bz, %c, %s, %z) <{transB = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1>}>
+  %q = onnx.QGemm(%a, %s, %z, %b, %bs, %bz, %c, %s, %z) {transB = 1 : i64} : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<3x4xi8>, tensor<3xf32>, tensor<3xi8>, tensor<3xi32>, tensor<f32>, tensor<i8>) -> tensor<1x3xi8>
+  // CHECK-NEXT: %f = onnx.QGemm(%a, %s, %z, %b, %bs, %bz) {transB = 1 : i64} : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<3x4xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<1x3xf32>
+  // GENERIC: "onnx.QGemm"(%a, %s, %z, %b, %bs, %bz) <{transB = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0>}>
+  %f = onnx.QGemm(%a, %s, %z, %b, %bs, %bz) {transB = 1 : i64} : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<3x4xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<1x3xf32>
+  // CHECK-NEXT: func.return %sig, %gap, %cat, %q, %f
+  func.return %sig, %gap, %cat, %q, %f : tensor<1x2x3x3xi8>, tensor<1x2x1x1xi8>, tensor<2x2x3x3xi8>, tensor<1x3xi8>, tensor<1x3xf32>
+}

@@ -1,0 +1,115 @@
+"""Storage element types (bfloat16, the float8 types) through Cast, bit for bit: special values
+(NaN of both signs, ±Inf, ±0, the largest finite value and beyond it, the smallest subnormal
+and below it, round-to-nearest-even ties) against onnx's reference evaluator (which converts with
+ml_dtypes), compiled for the host (ReleaseSafe) and in the uop interpreter after onnx-to-uop."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as T
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+
+from e2e import compile_and_run
+from zant.frontend.onnx_importer import import_model_bytes
+from zant.interpreter import run_module
+from zant.passes import builtin_passes
+
+FLOAT8 = [T.FLOAT8E4M3FN, T.FLOAT8E4M3FNUZ, T.FLOAT8E5M2, T.FLOAT8E5M2FNUZ]
+STORAGE = [T.BFLOAT16, *FLOAT8]
+
+
+def _specials() -> np.ndarray:
+    """f32 values at every edge of the storage types."""
+    values = [0.0, -0.0, 1.0, -1.0, 0.1, -3.3, np.inf, -np.inf, np.nan, 65504.0, 3.4e38, 1.5e-45, 2.0**-126]
+    for onnx_type in STORAGE:
+        dtype = helper.tensor_dtype_to_np_dtype(onnx_type)
+        info = ml_dtypes.finfo(dtype)
+        top, tiny = float(info.max), float(info.smallest_subnormal)
+        ulp_top = float(info.eps) * 2.0 ** np.floor(np.log2(top))  # the spacing just below max
+        values += [top, -top, top + ulp_top / 4, top + ulp_top / 2, top + ulp_top, 2 * top, -2 * top]
+        values += [tiny, -tiny, tiny / 2, tiny * 0.51, tiny * 1.5, tiny * 2.5, float(info.smallest_normal)]
+        values += [1 + float(info.eps) / 2, 1 + 1.5 * float(info.eps), 1 + float(info.eps) / 4]  # ties, rounding
+    negative_nan = np.array([0xFFC00000], np.uint32).view(np.float32)  # -NaN: the sign bit set
+    with np.errstate(over="ignore"):  # 2·max of bfloat16 is Inf in f32
+        return np.concatenate([np.array(values, np.float32), negative_nan])
+
+
+X = _specials()
+
+
+def _casts_model() -> onnx.ModelProto:
+    """x (f32) cast to every storage type, float8 with saturate 1 and 0, and each result back."""
+    nodes, outputs = [], []
+    for onnx_type in STORAGE:
+        for saturate in (1, 0) if onnx_type in FLOAT8 else (1,):
+            name = f"{T.DataType.Name(onnx_type).lower()}_{saturate}"
+            nodes.append(helper.make_node("Cast", ["x"], [name], to=onnx_type, saturate=saturate))
+            nodes.append(helper.make_node("Cast", [name], [f"{name}_f32"], to=T.FLOAT))
+            outputs += [helper.make_tensor_value_info(name, onnx_type, [X.size]),
+                        helper.make_tensor_value_info(f"{name}_f32", T.FLOAT, [X.size])]
+    graph = helper.make_graph(nodes, "casts", [helper.make_tensor_value_info("x", T.FLOAT, [X.size])], outputs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a).view(f"u{np.asarray(a).dtype.itemsize}")
+
+
+def _assert_bits_equal(got: list[np.ndarray], want: list[np.ndarray], names: list[str]) -> None:
+    for g, w, name in zip(got, want, names):
+        g, w = np.asarray(g).reshape(-1), np.asarray(w).reshape(-1)
+        assert g.dtype == w.dtype, name
+        if w.dtype == np.float32:  # NaN's payload is not specified: NaN where NaN, bits elsewhere
+            assert np.array_equal(np.isnan(g), np.isnan(w)), name
+            g, w = np.where(np.isnan(g), 0, g), np.where(np.isnan(w), 0, w)
+        bad = np.nonzero(_bits(g) != _bits(w))[0]
+        assert bad.size == 0, f"{name}: x={X[bad[:5]]} got {_bits(g)[bad[:5]]} want {_bits(w)[bad[:5]]}"
+
+
+def test_casts_to_and_from_storage_floats_match_the_reference():
+    model = _casts_model()
+    names = [o.name for o in model.graph.output]
+    want = ReferenceEvaluator(model).run(None, {"x": X})
+    got = compile_and_run(model, {"x": X})
+    _assert_bits_equal(got, want, names)
+
+
+def test_interpreter_casts_match_the_reference():
+    """The uop interpreter's `uop.cast` / `uop.cast_unsaturated` after onnx-to-uop."""
+    from zant.driver import make_context
+
+    model = _casts_model()
+    names = [o.name for o in model.graph.output]
+    want = ReferenceEvaluator(model).run(None, {"x": X})
+    module = import_model_bytes(model.SerializeToString(), ".")
+    builtin_passes()["onnx-to-uop"]()().apply(make_context(), module)
+    got = run_module(module, [X])
+    _assert_bits_equal([np.asarray(g).astype(w.dtype) for g, w in zip(got, want)], want, names)
+
+
+@pytest.mark.parametrize("onnx_type", STORAGE, ids=lambda t: T.DataType.Name(t))
+def test_every_bit_pattern_converts_to_f32_exactly(onnx_type):
+    """Every one of the 256 (float8) or 65,536 (bfloat16) values to f32 and back (unsaturated,
+    so ±Inf stays ±Inf): exact, NaN stays NaN, the round trip keeps every non-NaN pattern."""
+    dtype = helper.tensor_dtype_to_np_dtype(onnx_type)
+    width = np.dtype(dtype).itemsize
+    patterns = np.arange(1 << (8 * width), dtype=f"u{width}").view(dtype)
+    node_in = helper.make_node("Cast", ["x"], ["y"], to=T.FLOAT)
+    node_back = helper.make_node("Cast", ["y"], ["z"], to=onnx_type, saturate=0)
+    graph = helper.make_graph(
+        [node_in, node_back], "g", [helper.make_tensor_value_info("x", onnx_type, [patterns.size])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [patterns.size]),
+         helper.make_tensor_value_info("z", onnx_type, [patterns.size])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    y, z = compile_and_run(model, {"x": patterns})
+    want = patterns.astype(np.float32)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(y), nan)
+    assert np.array_equal(_bits(y)[~nan], _bits(want)[~nan])
+    assert np.array_equal(_bits(z)[~nan], _bits(patterns)[~nan])
+    assert np.isnan(z.astype(np.float32)[nan]).all()
