@@ -224,6 +224,9 @@ def format_summary(result: CompileResult, target: str, optimize: str) -> str:
             "sections        "
             + "  ".join(f"{k} {result.sizes.get(k, 0):,}" for k in (".text", ".rodata", ".data", ".bss"))
         )
+    if result.runtime_symbols is not None:  # an MCU library: what the firmware's link provides
+        symbols = result.runtime_symbols
+        lines.append(f"runtime symbols {', '.join(symbols) + f' (in {result.header_path.name})' if symbols else 'none'}")
     lines.append("time            " + "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     return "\n".join(lines)
 

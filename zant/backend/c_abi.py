@@ -174,8 +174,13 @@ def abi_lines(
         f"/* ABI of lib{name}.a: {target}"
         + (f", float ABI {abi}" if abi else "") + (f", built {optimize}" if optimize else "") + f" (zig {zig}).",
         f"   Compile the callers with: {' '.join(gcc_flags(target, float_abi))}",
-        "   Objects of another float ABI do not link with it (GNU ld: \"failed to merge target specific",
-        "   data\"). No unwind tables, no exceptions, no heap, no threads, no system calls.",
+        *([
+            "   Objects of another float ABI do not link with it (GNU ld: \"failed to merge target specific",
+            "   data\"). No unwind tables, no exceptions, no heap, no threads, no system calls.",
+        ] if abi else [
+            "   Objects of another -mabi do not link with it. No unwind tables, no exceptions, no heap,",
+            "   no threads, no system calls.",
+        ]),
     ]
     if runtime == "bundled":
         lines.append("   Runtime: Zig's compiler_rt is in the archive (compiler_rt.o: memcpy, memset, expf ..., all weak,")
