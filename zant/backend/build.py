@@ -206,6 +206,11 @@ class ZigBuild:
         self.parts, self.process = [], None
 
 
+def library_name(out_path: Path) -> str:
+    """`libNAME.so` / `libNAME.a` → NAME."""
+    return out_path.name.removeprefix("lib").split(".")[0]
+
+
 def start_build(
     zig_path: str | Path,
     out_path: str | Path,
@@ -276,7 +281,9 @@ def start_build(
     store = None
     if os.environ.get("ZANT_BUILD_CACHE", "1") != "0":
         builds = global_cache.parent / f"{global_cache.name}-builds"
-        split = [f"parts:{Path(part).name}" for part in parts]
+        # A build in parts is linked under the library's own name (see below): in the key so a
+        # library linked before under its first part's name is built again.
+        split = [f"parts:{Path(part).name}" for part in parts] + ([f"name:{library_name(out_path)}"] if parts else [])
         key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *target_flags, *extra, *split, *bundle])
         store = builds, key
         if cached_output(*store, out_path):
@@ -307,7 +314,9 @@ def start_build(
             building.cancel()
             raise
         building.parts.append((process, source))
-    building.link = command(KINDS[kind], objects, out_path, bundle)
+    # The library's own name (`libNAME.so` → NAME), not its first part's: Zig names a link of
+    # objects after the first, and a shared library's SONAME is what the loader looks for.
+    building.link = command(KINDS[kind], objects, out_path, (*bundle, "--name", library_name(out_path)))
     return building
 
 
