@@ -99,4 +99,5 @@ def reserved_names(name: str) -> set[str]:
     return {
         "std", "panic", "trapOnPanic", "kernel_call",
         f"{name}_scratch", f"{name}_constants", f"{name}_predict", *HELPERS,
+        f"{name}_arena", f"{name}_set_arena", f"{name}_arena_size", f"{name}_arena_align",  # --arena caller
     }
