@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, Float32Type, Float64Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
+from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -56,6 +56,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from zant.dialects.onnx import (
+    AVERAGE_COUNT,
+    FIXED_POINT,
+    NODE_NAME,
+    REQUANTIZE,
     AveragePoolOp,
     LookupTableOp,
     QLinearAddOp,
@@ -67,10 +71,9 @@ from zant.dialects.onnx import (
     input_value,
     inputs,
     onnx_op_class,
+    requantize_attr,
 )
 from zant.ir.resources import constant_array, make_constant_attr
-from zant.passes.onnx_to_uop.quant import AVERAGE_COUNT, FIXED_POINT
-from zant.passes.onnx_to_uop.resample import REQUANTIZE
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
 
@@ -162,8 +165,8 @@ class Builder:
         return self.insert(onnx_op_class(op_type).from_onnx(inputs, [result_type], properties, attributes))
 
     def insert(self, op: Operation) -> SSAValue:
-        if "onnx.node_name" in self.anchor.attributes:
-            op.attributes["onnx.node_name"] = self.anchor.attributes["onnx.node_name"]
+        if NODE_NAME in self.anchor.attributes:
+            op.attributes[NODE_NAME] = self.anchor.attributes[NODE_NAME]
         op.location = self.location
         self.rewriter.insert(op)
         return op.results[0]
@@ -433,9 +436,7 @@ def fold_interpolating_resize(op: Operation, x: Quantized, y: Quantized, b: Buil
     ratio = float(x_scale / y_scale)
     result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
     value = b.op("Resize", [x.value, *rest], result_type, dict(op.properties))
-    value.owner.attributes[REQUANTIZE] = ArrayAttr(
-        [IntegerAttr(int(x_zero), 64), IntegerAttr(int(y_zero), 64), FloatAttr(ratio, Float64Type())]
-    )
+    value.owner.attributes[REQUANTIZE] = requantize_attr(int(x_zero), int(y_zero), ratio)
     return value
 
 

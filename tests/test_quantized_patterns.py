@@ -38,7 +38,7 @@ from test_int8 import PIPELINE, conv_loops, folded, onnxruntime_session  # noqa:
 
 from zant.driver import CompileOptions, compile_model  # noqa: E402
 from zant.passes.fold_qdq import unfolded_ops  # noqa: E402
-from zant.passes.onnx_to_uop.resample import REQUANTIZE  # noqa: E402
+from zant.dialects.onnx import REQUANTIZE  # noqa: E402
 from zant.runtime import load_compiled  # noqa: E402
 
 OPSET = 19

@@ -57,7 +57,20 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from zant.dialects.onnx import LOWERED_DOMAINS, ML_DOMAIN, ZANT_DOMAIN, ConstantOp, onnx_op_class, op_name
+from zant.dialects.onnx import (
+    GRAPH_NAME,
+    INPUT_NAMES,
+    LOWERED_DOMAINS,
+    ML_DOMAIN,
+    ML_OPSET,
+    NODE_NAME,
+    OPSET,
+    OUTPUT_NAMES,
+    ZANT_DOMAIN,
+    ConstantOp,
+    onnx_op_class,
+    op_name,
+)
 from zant.frontend.bounded import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR, bound_outputs
 from zant.frontend.contrib_quantized import absent_zero_points, check_contrib_node, is_contrib_op, type_contrib_outputs
 from zant.errors import ModelWarning, UnsupportedOp, UnsupportedOpsError, ZantError
@@ -620,17 +633,17 @@ class _GraphImporter:
         main = FuncOp(
             "main", ([a.type for a in block.args], [r.type for r in results]), Region(block)
         )
-        main.attributes["onnx.input_names"] = ArrayAttr([StringAttr(v.name) for v in inputs])
-        main.attributes["onnx.output_names"] = ArrayAttr(
+        main.attributes[INPUT_NAMES] = ArrayAttr([StringAttr(v.name) for v in inputs])
+        main.attributes[OUTPUT_NAMES] = ArrayAttr(
             [StringAttr(v.name) for v in self.graph.output]
         )
-        main.attributes["onnx.graph_name"] = StringAttr(self.graph.name)
+        main.attributes[GRAPH_NAME] = StringAttr(self.graph.name)
         if self.output_bounds:
             main.attributes[OUTPUT_BOUNDS_ATTR] = DenseArrayBase.from_list(i64, self.output_bounds)
-        attributes = {"onnx.opset": IntegerAttr(self.opset, i64)}
+        attributes = {OPSET: IntegerAttr(self.opset, i64)}
         ml_opset = next((o.version for o in self.model.opset_import if o.domain == ML_DOMAIN), None)
         if ml_opset is not None:
-            attributes["onnx.ml_opset"] = IntegerAttr(ml_opset, i64)
+            attributes[ML_OPSET] = IntegerAttr(ml_opset, i64)
         return ModuleOp([main], attributes=attributes)
 
     def tensor_array(self, tensor: TensorProto) -> np.ndarray:
@@ -665,7 +678,7 @@ class _GraphImporter:
         if is_contrib_op(node):
             op_inputs = self.with_zero_points(node, op_inputs)
         result_types = [self.tensor_type(n) if n else None for n in node.output]
-        attributes = {"onnx.node_name": StringAttr(node.name)} if node.name else {}
+        attributes = {NODE_NAME: StringAttr(node.name)} if node.name else {}
         try:
             op = onnx_op_class(node.op_type, node.domain).from_onnx(
                 op_inputs, result_types, properties, attributes
@@ -706,7 +719,7 @@ class _GraphImporter:
             )
         op = self.constant(node.output[0], array)
         if node.name:
-            op.attributes["onnx.node_name"] = StringAttr(node.name)
+            op.attributes[NODE_NAME] = StringAttr(node.name)
         return op
 
     def attribute(self, node: onnx.NodeProto, attribute: AttributeProto) -> Attribute:

@@ -37,6 +37,9 @@ from xdsl.ir import Attribute, SSAValue
 
 from zant.dialects.onnx import (
     ML_DOMAIN,
+    ML_OPSET,
+    OPSET,
+    FIXED_POINT,
     QLINEAR_DEFINITIONS,
     ConstantOp,
     LookupTableOp,
@@ -55,17 +58,12 @@ from zant.dialects.onnx import (
     get_attr,
     inputs,
     outputs,
+    average_count,
 )
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
 
-FIXED_POINT = "zant.fixed_point"
-"""The discardable attribute `fold-qdq` sets on QLinearConv / QLinearMatMul for fixed-point
-requantization (`passes/onnx_to_uop/quant.py`'s `FIXED_POINT`)."""
-AVERAGE_COUNT = "zant.average_count"
-"""The window size `fold-qdq` sets on the QLinearConv of an average pool (quant.py's
-`AVERAGE_COUNT`): the sum is requantized by the exact x_scale / (y_scale · count), ties to even."""
 
 _SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
 
@@ -77,7 +75,7 @@ class OnnxUnsupported(ZantError):
 def onnx_opsets(module: ModuleOp) -> dict[str, int]:
     """The opsets an `onnx`-dialect module records (domain → version; "" the default domain)."""
     opsets = {}
-    for domain, key in (("", "onnx.opset"), (ML_DOMAIN, "onnx.ml_opset")):
+    for domain, key in (("", OPSET), (ML_DOMAIN, ML_OPSET)):
         value = module.attributes.get(key)
         if isinstance(value, IntegerAttr):
             opsets[domain] = value.value.data
@@ -343,10 +341,10 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
     total = _integer_sum(op, "ConvInteger", [x, w, x_zp, w_zp], opsets).astype(np.int64)
     if bias is not None:
         total = total + bias.astype(np.int64).reshape(1, -1, *([1] * (x.ndim - 2)))
-    count = op.attributes.get(AVERAGE_COUNT)
-    if isinstance(count, IntegerAttr) and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
+    count = average_count(op)
+    if count is not None and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
         # An average pool's window sum: the exact ratio (the lowering's `_bind_average`).
-        ratio = Fraction(float(x_s.reshape(-1)[0])) / Fraction(float(y_s.reshape(-1)[0])) / count.value.data
+        ratio = Fraction(float(x_s.reshape(-1)[0])) / Fraction(float(y_s.reshape(-1)[0])) / count
         return _round_half_even_average(total, ratio, y_zp, out)
     total = ((total + 2**31) % 2**32 - 2**31).astype(np.int32)
     scale_type = np.result_type(x_s.dtype, w_s.dtype, y_s.dtype)
