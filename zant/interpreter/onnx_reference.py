@@ -5,13 +5,14 @@ evaluator (`onnx.reference`) on a one-node model rebuilt from the op: its type a
 module's opsets (`onnx.opset`, `onnx.ml_opset`), its attributes and its input types. The
 evaluator is built once per such signature and cached.
 
-The ops that no ONNX evaluator defines as Zant lowers them have NumPy implementations here
-(`ZANT_OPS`), which follow `passes/onnx_to_uop/quant.py` and `quant_elementwise.py` step by step
-so that `onnx-to-uop` can be checked exactly on them: com.microsoft's QLinearAdd, QLinearMul,
-QLinearLeakyRelu and QLinearSoftmax (integer only), Zant's LookupTable, and QLinearConv /
-QLinearMatMul marked `zant.fixed_point` by `fold-qdq` (a Q31 multiplier and a shift instead of
-the reference's float requantization; an average pool's QLinearConv, marked
-`zant.average_count`, rounds the exact ratio half to even). The other com.microsoft ops of a
+The ops that no ONNX evaluator defines have NumPy implementations here (`ZANT_OPS`):
+com.microsoft's QLinearAdd, QLinearMul, QLinearLeakyRelu and QLinearSoftmax (integer only) and
+Zant's LookupTable. They, and the QLinearConv / QLinearMatMul `fold-qdq` marks `zant.fixed_point`,
+requantize as the ONNX definition does (QuantizeLinear of the real value, rounded half to even),
+computed exactly from the scales and never with the lowering's fixed-point arithmetic, which
+`--check-each-pass` compares with them (an average pool's QLinearConv, marked
+`zant.average_count`, by the exact x_scale / (y_scale · n)). QLinearSoftmax's is Zant's own
+integer form (an exp table and one division). The other com.microsoft ops of a
 QOperator model (QLinearSigmoid, QLinear(Global)AveragePool, QLinearConcat, QGemm, QLinearLeakyRelu
 with alpha ≠ 1), which `fold-qoperator` rewrites before any lowering (QLinearAveragePool, whose
 divisor varies, `fold-qdq` makes too: its lowering computes the same codes), run as onnxruntime defines
@@ -170,47 +171,6 @@ def _reference(op: OnnxOp, values: list[np.ndarray | None], opsets: dict[str, in
         raise OnnxUnsupported(f"the ONNX reference fails on '{op.name}': {str(error).splitlines()[0]}") from None
 
 
-# --------------------------------------------------------------------------------------------
-# Zant's integer forms, as onnx-to-uop lowers them (passes/onnx_to_uop/quant.py).
-# --------------------------------------------------------------------------------------------
-
-
-def fixed_point_multipliers(multiplier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(m0, shift) with M ≈ m0 · 2^-shift, m0 in [2^30, 2^31), shift capped at 62: the lowering's
-    `fixed_point_multipliers` (this layer cannot import the passes; a test keeps them equal)."""
-    fraction, exponent = np.frexp(np.asarray(multiplier, dtype=np.float64))
-    m0 = np.round(fraction * 2.0**31).astype(np.int64)
-    carry = m0 == 2**31
-    m0, exponent = np.where(carry, m0 // 2, m0), exponent + carry
-    shift = 31 - exponent
-    if np.any(shift < 0):
-        raise OnnxUnsupported(f"requantization multiplier {float(np.max(multiplier))} is too large")
-    excess = np.maximum(shift - 62, 0)
-    return m0 >> excess, shift - excess
-
-
-def common_shift_multipliers(multipliers: Sequence[float]) -> tuple[list[int], int]:
-    """Integers m_i and one shift with m_i · 2^-shift ≈ M_i (the lowering's, as above)."""
-    exponent = max(math.frexp(m)[1] for m in multipliers)
-    shift = min(max(31 - exponent, 0), 62)
-    return [round(m * 2.0**shift) for m in multipliers], shift
-
-
-def common_shift(multipliers: np.ndarray, sum_bound: int) -> tuple[np.ndarray, int] | None:
-    """One shift for every channel when it costs at most 2^-12 of an output step (the
-    lowering's `common_shift`, as above)."""
-    largest = float(np.max(multipliers))
-    if largest <= 0 or sum_bound <= 0:
-        return None
-    shift = min(31 - math.frexp(largest)[1], 62)
-    if shift < 1 or sum_bound * 2.0 ** -(shift + 1) > 2.0**-12:
-        return None
-    m = np.round(np.asarray(multipliers, dtype=np.float64) * 2.0**shift).astype(np.int64)
-    if np.any(m >= 2**31) or np.any(m < 0):
-        return None
-    return m, shift
-
-
 def _limits(dtype: np.dtype) -> tuple[int, int]:
     info = np.iinfo(dtype)
     return int(info.min), int(info.max)
@@ -232,36 +192,80 @@ def _wide(value: np.ndarray) -> np.ndarray:
     return value.astype(np.int64)
 
 
+# --------------------------------------------------------------------------------------------
+# Zant's integer forms: the ops no ONNX evaluator defines, and the QLinearConv / QLinearMatMul
+# that `fold-qdq` marks. Their requantization is the ONNX definition's (QuantizeLinear of the
+# real value: y = saturate(round_half_to_even(v / y_scale) + y_zero_point)) computed exactly:
+# each scale is a binary fraction, so v / y_scale = sum · P / Q with integers P and Q, and the
+# rounding is exact integer arithmetic. It shares nothing with the lowering's fixed point (a
+# 31-bit multiplier and a shift, rounding ties up): `--check-each-pass` compares the two, and
+# tests/test_interpreter_onnx.py states where they may differ (ties, and values within the
+# multiplier's error of one).
+# --------------------------------------------------------------------------------------------
+
+
+def _ratio(*scales: np.ndarray, divide_by: np.ndarray | None = None) -> Fraction:
+    """The exact product of the (one-element) `scales`, over `divide_by`."""
+    value = Fraction(1)
+    for scale in scales:
+        value *= Fraction(float(_scalar(scale)))
+    return value if divide_by is None else value / Fraction(float(_scalar(divide_by)))
+
+
+def _round_half_even(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndarray:
+    """round_half_to_even(numerator / denominator), elementwise on Python integers (object
+    arrays): with n = 2·numerator + d, floor(n / 2d) is the nearest integer with ties up, and a
+    tie (n a multiple of 2d) that came out odd steps down to the even one."""
+    n = 2 * numerator + denominator
+    up = n // (2 * denominator)
+    return up - ((n % (2 * denominator) == 0) & (up % 2 == 1))
+
+
+def _quantize(total: np.ndarray, ratios: Fraction | Sequence[Fraction], axis: int, y_zp: np.ndarray | None, out: np.dtype) -> np.ndarray:
+    """QuantizeLinear of `total` · ratio (one ratio, or one per index of `axis`): rounded half to
+    even, plus the zero point, saturated to `out`."""
+    shape = [1] * total.ndim
+    per_axis = not isinstance(ratios, Fraction)
+    if per_axis:
+        shape[axis] = -1
+    listed = list(ratios) if per_axis else [ratios]
+    p = np.array([r.numerator for r in listed], dtype=object).reshape(shape if per_axis else ())
+    q = np.array([r.denominator for r in listed], dtype=object).reshape(shape if per_axis else ())
+    value = _round_half_even(np.asarray(total).astype(object) * p, q)
+    if y_zp is not None:
+        value = value + _wide(y_zp).astype(object).reshape(shape if y_zp.size > 1 else ())
+    low, high = _limits(out)
+    return np.clip(value, low, high).astype(out)
+
+
 def _qlinear_add(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    """quantize(dequantize(a) + dequantize(b)): (a - a_zp)·a_scale/c_scale + (b - b_zp)·b_scale/c_scale,
+    over one common denominator, rounded once."""
     a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
-    scale_type = np.result_type(a_s.dtype, c_s.dtype)
-    out_scale = _scalar(c_s, scale_type)
-    multipliers = [float(_scalar(s, scale_type) / out_scale) for s in (a_s, b_s)]
-    (m_a, m_b), shift = common_shift_multipliers(multipliers)
-    total = (1 << shift) >> 1
-    total = total + (_wide(a) - _wide(a_zp)) * m_a + (_wide(b) - _wide(b_zp)) * m_b
-    return _saturate((total >> shift) + _wide(c_zp), out)
+    r_a, r_b = _ratio(a_s, divide_by=c_s), _ratio(b_s, divide_by=c_s)
+    q = r_a.denominator * r_b.denominator
+    total = (_wide(a) - _wide(a_zp)).astype(object) * (r_a.numerator * r_b.denominator) + (
+        _wide(b) - _wide(b_zp)
+    ).astype(object) * (r_b.numerator * r_a.denominator)
+    return _quantize(total, Fraction(1, q), 0, c_zp, out)
 
 
 def _qlinear_mul(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    """quantize(dequantize(a) · dequantize(b)): (a - a_zp)(b - b_zp)·a_scale·b_scale/c_scale."""
     a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
-    scale_type = np.result_type(a_s.dtype, b_s.dtype, c_s.dtype)
-    multiplier = _scalar(a_s, scale_type) * _scalar(b_s, scale_type) / _scalar(c_s, scale_type)
-    m0, shift = (int(x[0]) for x in fixed_point_multipliers(np.array([multiplier])))
-    product = (_wide(a) - _wide(a_zp)) * (_wide(b) - _wide(b_zp)) * m0 + ((1 << shift) >> 1)
-    return _saturate((product >> shift) + _wide(c_zp), out)
+    product = (_wide(a) - _wide(a_zp)) * (_wide(b) - _wide(b_zp))
+    return _quantize(product, _ratio(a_s, b_s, divide_by=c_s), 0, c_zp, out)
 
 
 def _qlinear_leaky_relu(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    """quantize(leaky_relu(dequantize(x), alpha)), alpha the attribute's float."""
     x, x_s, x_zp, y_s, y_zp = v
-    scale_type = np.result_type(x_s.dtype, y_s.dtype)
-    ratio = _scalar(x_s, scale_type) / _scalar(y_s, scale_type)
-    alpha = np.asarray(get_attr(op, "alpha"), dtype=scale_type)
-    (m_pos, m_neg), shift = common_shift_multipliers([float(ratio), float(abs(alpha * ratio))])
-    m_neg = -m_neg if alpha < 0 else m_neg
+    ratio = _ratio(x_s, divide_by=y_s)
+    alpha = Fraction(float(np.float32(get_attr(op, "alpha"))))
     centered = _wide(x) - _wide(x_zp)
-    product = centered * np.where(centered < 0, m_neg, m_pos) + ((1 << shift) >> 1)
-    return _saturate((product >> shift) + _wide(y_zp), out)
+    positive = _quantize(centered, ratio, 0, y_zp, out)
+    negative = _quantize(centered, ratio * alpha, 0, y_zp, out)
+    return np.where(centered < 0, negative, positive)
 
 
 SOFTMAX_EXP_BITS = 20
@@ -289,53 +293,11 @@ def _lookup_table(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
     return table.reshape(-1)[_wide(x) - _limits(x.dtype)[0]].astype(out)
 
 
-def _requantize_fixed_point(
-    total: np.ndarray, multiplier: np.ndarray, axis: int, y_zp: np.ndarray | None, out: np.dtype, sum_bound: int | None
-) -> np.ndarray:
-    """`Requantization._bind_fixed_point`: the int32 sums `total` scaled by per-`axis`
-    multipliers, rounded half up, plus the zero point, saturated."""
-    shape = [1] * total.ndim
-    shape[axis] = -1
-    along = multiplier.reshape(-1)
-    common = None if sum_bound is None else common_shift(along, sum_bound)
-    if common is not None:
-        m, shift = common
-        m = m if np.ptp(m) else m[:1]
-        value = (_wide(total) * m.reshape(shape) + (1 << (shift - 1))) >> shift
-    else:
-        m0, shift = fixed_point_multipliers(along if np.ptp(along) else along[:1])
-        shift = shift.reshape(shape)
-        value = (_wide(total) * m0.reshape(shape) + ((np.int64(1) << shift) >> 1)) >> shift
-    if y_zp is not None:
-        value = value + _wide(y_zp).reshape(shape if y_zp.size > 1 else ())
-    return _saturate(value, out)
-
-
-def _round_half_even_average(total: np.ndarray, ratio: Fraction, y_zp: np.ndarray | None, out: np.dtype) -> np.ndarray:
-    """round_half_even(total · ratio) + y_zp, saturated, in exact integer arithmetic (Python
-    integers): with n = 2·total·P + Q for ratio = P/Q, floor(n / 2Q) is the nearest integer with
-    ties up, and a tie (n a multiple of 2Q) that came out odd steps down to the even one. The
-    lowering reaches the same codes by a multiply, an add and a shift (`rounded_quotient`)."""
-    p, q = ratio.numerator, ratio.denominator
-    n = 2 * total.astype(object) * p + q
-    up = n // (2 * q)
-    value = up - ((n % (2 * q) == 0) & (up % 2 == 1))
-    if y_zp is not None:
-        value = value + int(y_zp.reshape(-1)[0])
-    low, high = _limits(out)
-    return np.clip(value, low, high).astype(out)
-
-
-def _constant(op: OnnxOp, index: int) -> bool:
-    """Whether the op's ONNX input `index` is present and an `onnx.Constant`."""
-    values = inputs(op)
-    value = values[index] if index < len(values) else None
-    return value is not None and isinstance(value.owner, ConstantOp)
-
-
 def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: dict[str, int], out: np.dtype) -> np.ndarray:
-    """QLinearConv as `_integer_conv` with fixed-point requantization: ConvInteger's int32
-    sum plus the bias; the common shift when the weights (and bias) are constants."""
+    """QLinearConv as ONNX defines it: ConvInteger's sum plus the bias, wrapped to int32,
+    quantized by x_scale·w_scale/y_scale (per output channel with per-channel weights). An
+    average pool's window sum (`AVERAGE_COUNT` n) by x_scale/(y_scale·n), the weight scale
+    standing for exactly 1/n."""
     x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, *rest = [*v, None][:9]
     bias = rest[0] if rest else None
     total = _integer_sum(op, "ConvInteger", [x, w, x_zp, w_zp], opsets).astype(np.int64)
@@ -343,31 +305,19 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
         total = total + bias.astype(np.int64).reshape(1, -1, *([1] * (x.ndim - 2)))
     count = average_count(op)
     if count is not None and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
-        # An average pool's window sum: the exact ratio (the lowering's `_bind_average`).
-        ratio = Fraction(float(x_s.reshape(-1)[0])) / Fraction(float(y_s.reshape(-1)[0])) / count
-        return _round_half_even_average(total, ratio, y_zp, out)
-    total = ((total + 2**31) % 2**32 - 2**31).astype(np.int32)
-    scale_type = np.result_type(x_s.dtype, w_s.dtype, y_s.dtype)
-    multiplier = x_s.astype(scale_type).reshape(-1)[0] * w_s.astype(scale_type).reshape(-1) / y_s.astype(scale_type).reshape(-1)[0]
-    sum_bound = None
-    if _constant(op, 3) and (bias is None or _constant(op, 8)) and (x_zp is None or x_zp.size == 1):
-        x_zero = 0 if x_zp is None else int(x_zp.reshape(-1)[0])
-        w_zero = 0 if w_zp is None else w_zp.astype(np.int64).reshape(-1, *([1] * (w.ndim - 1)))
-        centered = (w.astype(np.int64) - w_zero).reshape(w.shape[0], -1)
-        bias64 = np.zeros(w.shape[0], np.int64) if bias is None else bias.astype(np.int64).reshape(-1)
-        low, high = _limits(x.dtype)
-        span = max(abs(low - x_zero), abs(high - x_zero))
-        sum_bound = int(np.max(np.abs(centered).sum(axis=1) * span + np.abs(bias64)))
-    return _requantize_fixed_point(total, multiplier, 1, y_zp, out, sum_bound)
+        return _quantize(total, _ratio(x_s, divide_by=y_s) / count, 1, y_zp, out)
+    total = (total + 2**31) % 2**32 - 2**31
+    ratios = [_ratio(x_s, s, divide_by=y_s) for s in w_s.reshape(-1)]
+    return _quantize(total, ratios if len(ratios) > 1 else ratios[0], 1, y_zp, out)
 
 
 def _qlinear_matmul_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: dict[str, int], out: np.dtype) -> np.ndarray:
-    """QLinearMatMul as `_integer_matmul` with fixed-point requantization per column."""
+    """QLinearMatMul as ONNX defines it: MatMulInteger's sum quantized by a_scale·b_scale/y_scale
+    (per column with per-column b scales)."""
     a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = v
     total = _integer_sum(op, "MatMulInteger", [a, b, a_zp, b_zp], opsets)
-    scale_type = np.result_type(a_s.dtype, b_s.dtype, y_s.dtype)
-    multiplier = a_s.astype(scale_type).reshape(-1)[0] * b_s.astype(scale_type).reshape(-1) / y_s.astype(scale_type).reshape(-1)[0]
-    return _requantize_fixed_point(total, multiplier, total.ndim - 1, y_zp, out, None)
+    ratios = [_ratio(a_s, s, divide_by=y_s) for s in b_s.reshape(-1)]
+    return _quantize(total, ratios if len(ratios) > 1 else ratios[0], total.ndim - 1, y_zp, out)
 
 
 def _integer_sum(op: OnnxOp, op_type: str, values: list[np.ndarray | None], opsets: dict[str, int]) -> np.ndarray:
