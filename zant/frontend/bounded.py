@@ -16,6 +16,9 @@ The extents are ordinary graph values (nodes appended here: for Unique, the numb
 `counts`, which its lowering zero-fills past the distinct values), so every backend computes
 them the same way. A bounded tensor must be a graph output: a node reading it would read the
 padding as data.
+
+Why before the IR (issue 31 item 3): a symbolic dimension has no IR type, so the bound is chosen
+while typing the import; the extents output it adds changes the generated function's signature.
 """
 
 from __future__ import annotations

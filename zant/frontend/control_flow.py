@@ -26,6 +26,13 @@ reads from the enclosing scope keep theirs. Nodes are unrolled one at a time, in
 with shape inference in between, so nested control flow, and conditions or lengths that
 depend on earlier unrolled values, are handled by later rounds. What cannot be decided
 statically raises a ZantError naming the node.
+
+Why before the IR (issue 31 item 3): the dialect's If, Loop and Scan hold their bodies as opaque
+GRAPH attributes, not regions, and every IR value has a static tensor type; the unrolled copies'
+values get theirs only from ONNX's shape inference with data propagation, run on each copy
+(a carried value may change shape per iteration), and the unroller decides from values
+(conditions, trip counts) that shape folding computes on the protobuf. As a pass it would need
+regions for subgraphs and types for values inside them first.
 """
 
 from __future__ import annotations

@@ -10,6 +10,15 @@ ops nest), so expansion repeats, with shape inference in between (the next round
 context-dependent bodies need the types), until nothing changes.
 
 Ops that have a lowering are kept even when they have a body: a dedicated kernel is better code.
+
+This one can become a pass on the onnx dialect (not done yet): the importer can import an op
+that has a body as itself (ONNX's inference types its outputs through the schema, and the
+dialect has every default-domain op), and a pass could inline it. What it needs first: the
+importer's node → op translation (attributes, Constant nodes, tensor types) below the passes,
+so a pass can make ops of the body's nodes; the body's intermediate types from ONNX's inference
+of a one-node model built from the op and its input types (context-dependent bodies are built
+from those types); and bodies holding control flow (LinearAttention's Scan) still need the
+unroller, which stays on the protobuf (`control_flow`).
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ a Reshape's shape) compiles to scalar loops that read those values at run time, 
 when a shape depends on them. Freezing such an input makes it an initializer with a fixed value
 before import, so the folds and the lowering see a constant: the generated function no longer
 takes it, and the code is specialized for that value.
+
+Why before the IR (issue 31 item 3): freezing is the user's request, applied to the file before
+inference, so shapes computed from the frozen value become static types at import.
 """
 
 from __future__ import annotations

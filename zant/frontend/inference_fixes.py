@@ -12,6 +12,11 @@ floor mode, or less end padding.
 (the definition, onnxruntime, onnx's reference evaluator), inference adds `output_padding`
 to it (x [1, 1, 4, 3], strides [1, 3], output_padding [0, 1]: 9 inferred 10). The pads SAME
 gives are written out (`explicit_same_pads`), which inference reads right.
+
+Why before the IR (issue 31 item 3): the rewritten node is the same computation in the form
+ONNX's inference types right; the types are needed to build the IR at all. (The importer could
+instead type such nodes itself, as it types the com.microsoft ops from their definitions, and
+import them unchanged: a possible follow-up.)
 """
 
 from __future__ import annotations

@@ -27,6 +27,12 @@ The converter upgrades one opset at a time with per-operator adapters. From old 
 
 Whatever the converter still refuses is reported with the node, its operator and the model's
 opset, found by converting the nodes one at a time.
+
+Why before the IR (issue 31 item 3: rewrites that can be passes are passes): the `onnx` dialect
+has one op per operator at its latest version, generated from the newest schemas, so Add-6 with
+`broadcast`/`axis`, PRelu-6's per-channel slope or Upsample have no op to be imported as; and the
+conversion is `onnx.version_converter`'s, a protobuf-to-protobuf library whose adapters need
+ONNX's shape inference between hops. Converting is part of translating into the dialect.
 """
 
 from __future__ import annotations

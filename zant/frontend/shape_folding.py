@@ -15,6 +15,10 @@ input, followed by Log and a declared output, gets its shape (ReduceLogSum as a 
 The only operand of a broadcasting op (Add, Mul ...) without a static shape is given the result's
 shape too: a guess, which the node computing it from a run-time value (a Range, an Expand ...)
 checks when the code runs (a window op's function body: Range, then Cos and Mul).
+
+Why before the IR (issue 31 item 3): every value of the IR has a static tensor type, given at
+import; these folds exist to get those types from ONNX's inference, so they run before any op
+exists. (`fold-constants` folds on the IR afterwards, for the code, not for the types.)
 """
 
 from __future__ import annotations
