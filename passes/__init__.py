@@ -10,6 +10,7 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 BUILTIN_PASSES: dict[str, str] = {
+    "set-target": "set_target:SetTargetPass",
     "fold-constants": "fold_constants:FoldConstantsPass",
     "fold-batchnorm": "fold_batchnorm:FoldBatchNormPass",
     "fold-pads": "fold_pads:FoldPadsPass",

@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
+from zant.dialects.zant import require_feature
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
 
@@ -272,6 +273,7 @@ class ArmDspDotPass(ModulePass):
     name = "arm-dsp-dot"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_feature(op, self.name, "dsp", "DSP extension (SXTB16, SMLAD)")
         loops = ops_of(op, uop.RangeOp)
         for loop in loops:
             dot = match_dot_loop(loop)

@@ -1,7 +1,9 @@
 """`contract-mulacc`: choose which float `uop.mulacc`s are fused multiply-adds.
 
-`-p 'contract-mulacc{vector=true scalar=false}'` (the defaults) sets `fused` on the float
-multiply-accumulates of vector accumulators and leaves the scalar ones unfused. A fused one
+`-p 'contract-mulacc{vector=true scalar=false}'` sets `fused` on the float multiply-accumulates
+of vector accumulators and leaves the scalar ones unfused. `scalar` defaults to whether the
+module's target has an FPU (`#zant.target`: its scalar `vfma.f32`/`fmadd.s`; false without a
+target), `vector` to true. A fused one
 (`acc + x·y` rounded once, `@mulAdd` in Zig) is faster where the hardware has an FMA and the
 loops are vectorized, which is where the FLOPs are; an unfused one rounds the product, then the
 sum, as the scalar reference does. The choice is visible in the IR, so numerics by path are too.
@@ -17,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp, UnitAttr, VectorType
 from xdsl.passes import ModulePass
 
 from zant.dialects import uop
+from zant.dialects.zant import target_parameters
 from zant.ir.walk import ops_of
 
 
@@ -27,11 +30,12 @@ class ContractMulaccPass(ModulePass):
     name = "contract-mulacc"
 
     vector: bool = True
-    scalar: bool = False
+    scalar: bool | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        scalar = target_parameters(op).float_registers > 0 if self.scalar is None else self.scalar
         for mulacc in ops_of(op, uop.MulAccOp):
             if not uop.is_float_type(uop.lane_type(mulacc.lhs.type)):
                 continue
-            if self.vector if isinstance(mulacc.lhs.type, VectorType) else self.scalar:
+            if self.vector if isinstance(mulacc.lhs.type, VectorType) else scalar:
                 mulacc.fused = UnitAttr()

@@ -67,6 +67,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import uop
+from zant.dialects.zant import target_parameters
 from zant.ir.locations import located
 
 MAGIC = 12582912.0
@@ -326,15 +327,17 @@ class ExpandTranscendentalsPass(ModulePass):
 
     name = "expand-transcendentals"
 
-    fma: bool = False
+    fma: bool | None = None
     """Multiply-adds as `uop.fma` (`@mulAdd`): one instruction on a CPU with an FMA unit (x86-64
-    since Haswell / Zen, AArch64, Cortex-M4F and up), a libm call on one without."""
+    since Haswell / Zen, AArch64, Cortex-M4F and up), a libm call on one without. Default: the
+    module's target's vector unit has one (`#zant.target`); false without a target."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        fma = target_parameters(op).fma if self.fma is None else self.fma
         for root in [o for o in op.walk() if isinstance(o, uop.DivOp | uop.RecipOp)]:
             if (found := sigmoid_argument(root)) is not None:
                 x, ops = found
-                emitter = Emitter(root, self.fma)
+                emitter = Emitter(root, fma)
                 result = emitter.sigmoid(x)
                 Rewriter.insert_op(located(emitter.ops, root.location), InsertPoint.before(root))
                 root.results[0].replace_all_uses_with(result)
@@ -342,4 +345,4 @@ class ExpandTranscendentalsPass(ModulePass):
                     Rewriter.erase_op(dead)
         for target in [o for o in op.walk() if type(o) in EXPANSIONS]:
             if isinstance(target.result.type, Float32Type):
-                expand(target, self.fma)
+                expand(target, fma)

@@ -47,6 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_mve, uop
+from zant.dialects.zant import require_feature
 from zant.ir.locations import locate
 from zant.passes.arm_dsp_dot import DotLoop, match_dot_loop, open_stepped_loop
 
@@ -323,6 +324,7 @@ class MveDotPass(ModulePass):
     name = "mve-dot"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_feature(op, self.name, "mve", "Helium (MVE)")
         loops = [loop for loop in op.walk() if isinstance(loop, uop.RangeOp)]
         for loop in loops:
             dot = match_dot_loop(loop)

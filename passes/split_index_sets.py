@@ -25,7 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.vectorization import LoopAnalysis, Refused, VectorPolicy, check_lanes, nested_ops, select_loops
+from zant.analysis.vectorization import LoopAnalysis, Refused, VectorPolicy, nested_ops, select_loops, vector_width
 from zant.dialects import uop
 
 
@@ -188,13 +188,11 @@ class SplitIndexSetsPass(ModulePass):
 
     name = "split-index-sets"
 
-    width: int = 8
+    width: int | None = None
+    """Lanes per vector; default: the module's target's (`#zant.target`), 8 without one."""
     min_width: int = 4
     only_innermost: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.width < 2:
-            raise ValueError(f"split-index-sets width must be at least 2, got {self.width}")
-        check_lanes(op, self.width, self.name)
-        policy = VectorPolicy(self.width, self.min_width, self.only_innermost)
+        policy = VectorPolicy(vector_width(op, self.width, self.name), self.min_width, self.only_innermost)
         select_loops(op, policy, lambda loop: split_checked(loop, policy.min_width, policy.accept))

@@ -49,8 +49,8 @@ it (vector accumulators, no horizontal sums) does better (`zant.analysis.vectori
 
 Two passes before it give it longer and cleaner loops: `coalesce-loops` (rows of an image as
 one loop) and `split-index-sets` (a padded border's bounds checks decided away in the middle
-iterations); the host pipeline runs `coalesce-loops,split-index-sets{width=W},vectorize{width=W}`.
-After `onnx-to-uop{conv-lanes=L}`, W must be L.
+iterations); the host pipeline runs `coalesce-loops,split-index-sets,vectorize`, all three (and
+`onnx-to-uop`, which shapes the Convs for it) at the width of the module's target (`#zant.target`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.vectorization import LoopAnalysis, VectorPolicy, check_lanes, gep_of, select_loops
+from zant.analysis.vectorization import LoopAnalysis, VectorPolicy, gep_of, select_loops, vector_width
 from zant.dialects import uop
 from zant.ir.locations import located
 
@@ -185,15 +185,13 @@ class VectorizePass(ModulePass):
 
     name = "vectorize"
 
-    width: int = 8
+    width: int | None = None
+    """Lanes per vector; default: the module's target's (`#zant.target`), 8 without one."""
     min_width: int = 4
     """Loops shorter than `width` use the widest power-of-two fraction of it down to this."""
     only_innermost: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.width < 2:
-            raise ValueError(f"vectorize width must be at least 2, got {self.width}")
-        check_lanes(op, self.width, self.name)
-        policy = VectorPolicy(self.width, self.min_width, self.only_innermost)
+        policy = VectorPolicy(vector_width(op, self.width, self.name), self.min_width, self.only_innermost)
         for loop in select_loops(op, policy):
             LoopVectorizer(LoopAnalysis(loop), policy.loop_width(loop)).rewrite()

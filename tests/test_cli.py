@@ -220,8 +220,8 @@ def test_zant_opt_invalid_ir_reports_location(tmp_path):
         # A mistyped option names the pass and lists its options, in kebab-case.
         (
             "onnx-to-uop{conv-lane=16}",
-            "unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes=int (default 0), "
-            "conv-tile=int (default 6), conv-channel-block=int (default 8)",
+            "unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes=int (default from "
+            "#zant.target), conv-tile=int (default from #zant.target), conv-channel-block=int (default from",
         ),
         ("fold-constants{max_elemnts=3}", "unknown option 'max-elemnts' for pass 'fold-constants'"),
         ("onnx-to-uop{conv-lanes=x}", "invalid options for pass 'onnx-to-uop'"),

@@ -1,4 +1,4 @@
-"""End-to-end numerics of the vector forms of Conv (`onnx-to-uop{conv-lanes=… conv-tile=…}`,
+"""End-to-end numerics of the vector forms of Conv (`onnx-to-uop` for a target with vector lanes,
 `conv_tiling.VectorConv`), as scalar code and vectorized, in ReleaseSafe against the ONNX reference
 evaluator; and the tile choice.
 
@@ -20,9 +20,11 @@ from onnx import TensorProto, helper, numpy_helper
 from zant.passes.onnx_to_uop.conv_tiling import best_tile, tile_pieces
 from zant.pipelines import PRINT_PIPELINE
 
-LANES = "onnx-to-uop{conv-lanes=16 conv-tile=6}"
-SCALAR = f"fold-constants,dce,{LANES},fuse-loops,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
-VECTOR = f"fold-constants,dce,{LANES},fuse-loops,vectorize{{width=16}},plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
+# An AVX2 host's target: 16 lanes, tiles of 6 (`zant.targets.host_parameters`), read by both
+# the lowering and `vectorize` from the module's #zant.target.
+AVX2 = "set-target{target=host cpu=x86-64-avx2}"
+SCALAR = f"{AVX2},fold-constants,dce,onnx-to-uop,fuse-loops,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
+VECTOR = f"{AVX2},fold-constants,dce,onnx-to-uop,fuse-loops,vectorize,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
 
 
 class ConvModel:

@@ -373,12 +373,13 @@ def _variants(module) -> list[tuple[str, list[str]]]:
     """(case suffix, pipelines to try in order) for a lit module: an onnx-dialect one goes through
     the host's and the Cortex-M4's pipelines, each a case; a uop one through the host's uop passes
     or, where they do not fit, planning and printing only."""
-    from zant.pipelines import LOOP_STAGES, PLAN_STAGES, PRINT_STAGES, pipeline_for, vector_stages
+    from zant.pipelines import LOOP_STAGES, PLAN_STAGES, PRINT_STAGES, pipeline_for
 
     if any(op.name.startswith("onnx.") for op in module.walk()):
         return [(f" @{target}", [pipeline_for(target)]) for target in ("host", "cortex-m4")]
     return [("", [
-        ",".join((*LOOP_STAGES, *vector_stages(16), *PLAN_STAGES, *PRINT_STAGES)),
+        ",".join((*LOOP_STAGES, "coalesce-loops", "split-index-sets{width=16}", "vectorize{width=16}", *PLAN_STAGES,
+                  *PRINT_STAGES)),
         ",".join((*PLAN_STAGES, *PRINT_STAGES)),
     ])]
 

@@ -52,13 +52,21 @@ def test_register_tile_is_the_cheapest_that_fits():
 
 
 def test_fpu_cores_tile_and_fuse_soft_float_cores_do_not():
-    for core in ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "riscv32"):
-        assert target_parameters(core).float_registers == 32
-        assert "conv-float-registers=32" in pipeline_for(core)
-        assert "contract-mulacc{scalar=true}" in pipeline_for(core)
-    for core in ("cortex-m0plus", "cortex-m3"):
-        assert "conv-float-registers" not in pipeline_for(core)
-        assert "contract-mulacc," in pipeline_for(core)
+    """The lowering reads the float registers from the module's #zant.target (`set-target`, the
+    pipeline's first pass): 32 on the FPU cores, none on the soft-float ones."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from zant.dialects.zant import TARGET, TargetAttr
+    from zant.passes.onnx_to_uop import OnnxToUopPass
+
+    for core, registers in [*((c, 32) for c in ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "riscv32")),
+                            ("cortex-m0plus", 0), ("cortex-m3", 0)]:
+        assert target_parameters(core).float_registers == registers
+        assert pipeline_for(core).startswith(f"set-target{{target={core}}},")
+        module = ModuleOp([])
+        module.attributes[TARGET] = TargetAttr(core)
+        assert OnnxToUopPass().for_module(module).conv_float_registers == registers
+        assert OnnxToUopPass(conv_float_registers=0).for_module(module).conv_float_registers == 0  # an override
 
 
 def float_convs_model() -> onnx.ModelProto:

@@ -5,6 +5,7 @@ detection fails, and compiles with the parameters of CPUs other than this machin
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -15,8 +16,12 @@ from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
 
 from zant.backend.cpus import CpuDetectionWarning, detect_cpu, fallback_cpu, host_cpu, parse_builtin, parse_cpuinfo
-from zant.pipelines import pipeline_for, target_parameters
-from zant.targets import CPUS, host_parameters, vector_tile
+from zant.dialects.zant import TargetAttr
+from zant.pipelines import (
+    CHECK_STAGES, EXPAND_STAGES, GRAPH_STAGES, LOOP_STAGES, PLAN_STAGES, PRINT_STAGES, VECTOR_STAGES, pipeline_for,
+    target_parameters,
+)
+from zant.targets import CPUS, RECORDS, host_parameters, vector_tile
 
 
 @pytest.mark.parametrize(
@@ -36,9 +41,31 @@ def test_each_cpu_gives_its_parameters_and_pipeline(name, lanes, tile, fma):
     assert (p.vector_lanes, p.conv_tile, p.conv_channel_block, p.fma) == (lanes, tile, 8, fma)
     assert target_parameters("host", cpu) == p
     stages = pipeline_for("host", cpu=cpu).split(",")
-    assert f"onnx-to-uop{{conv-lanes={lanes} conv-tile={tile} conv-channel-block=8}}" in stages
-    assert f"vectorize{{width={lanes}}}" in stages and f"split-index-sets{{width={lanes}}}" in stages
-    assert ("expand-transcendentals{fma=true}" if fma else "expand-transcendentals") in stages
+    # The pipeline names the CPU; the passes read its parameters from the module's #zant.target.
+    assert stages[0] == f"set-target{{target=host cpu={name}}}"
+    assert {"onnx-to-uop", "split-index-sets", "vectorize", "expand-transcendentals"} <= set(stages)
+    assert TargetAttr("host", name).parameters == p
+
+
+PARAMETER_OPTIONS = re.compile(
+    r"conv-lanes|conv-tile|conv-channel-block|conv-float-registers|conv-word-taps|width=|fma=|scalar="
+)
+
+
+@pytest.mark.parametrize("target", sorted(RECORDS))
+def test_no_pipeline_spells_a_parameter_of_its_target(target):
+    """The lane width (and every other parameter a target decides) appears in no pipeline of
+    `zant.pipelines`, for any target or host CPU: each begins with `set-target` and the passes
+    read the rest from the module; only `plan-arenas`' options are spelled."""
+    cpus = CPUS.values() if target == "host" else [None]
+    for cpu in cpus:
+        pipeline = pipeline_for(target, cpu=cpu, strategy="greedy", memories=("sram:1024",))
+        assert not PARAMETER_OPTIONS.search(pipeline), pipeline
+        stages = pipeline.split(",")
+        assert stages[0] == f"set-target{{target={target}" + (f" cpu={cpu.name}}}" if cpu else "}")
+        assert [s for s in stages[1:] if "{" in s] == ['plan-arenas{strategy=greedy}', 'place-memories{memories="sram:1024"}']
+    assert not PARAMETER_OPTIONS.search(",".join((*GRAPH_STAGES, *CHECK_STAGES, *LOOP_STAGES, *PLAN_STAGES,
+                                                  *PRINT_STAGES, *EXPAND_STAGES, *VECTOR_STAGES)))
 
 
 @pytest.mark.parametrize("name", sorted(CPUS))

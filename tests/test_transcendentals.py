@@ -234,9 +234,13 @@ def test_the_host_pipeline_fuses_where_the_cpu_has_an_fma():
     from zant.backend.cpus import CPUS
     from zant.pipelines import pipeline_for
 
+    from zant.dialects.zant import TargetAttr
+
     for name, cpu in CPUS.items():
         stages = pipeline_for("host", cpu=cpu).split(",")
         expand = [s for s in stages if s.startswith("expand-transcendentals")]
-        assert expand == ["expand-transcendentals{fma=true}" if cpu.fma else "expand-transcendentals"], name
+        # The pass reads the FMA from the module's #zant.target, which names the CPU.
+        assert expand == ["expand-transcendentals"] and stages[0] == f"set-target{{target=host cpu={name}}}"
+        assert TargetAttr("host", name).parameters.fma == cpu.fma, name
     assert {cpu.fma for cpu in CPUS.values()} == {False, True}  # both kinds are described
     assert not any(s.startswith("expand-transcendentals") for s in pipeline_for("cortex-m4").split(","))

@@ -172,34 +172,17 @@ def conv_model() -> onnx.ModelProto:
     return model(nodes, [("x", TensorProto.FLOAT, [1, 3, 20, 20])], [("y", TensorProto.FLOAT, [1, 16, 20, 20])], [weights])
 
 
-@pytest.mark.parametrize("vector_pass", ["vectorize", "split-index-sets"])
-def test_width_must_match_the_conv_lanes(vector_pass):
-    """Convs tiled for 16 lanes and vectorized 8 wide: the vector pass refuses, naming both."""
+@pytest.mark.parametrize("cpu, lanes", [("x86-64-avx2", 16), ("x86-64-sse", 8)])
+def test_the_lowering_and_the_vector_passes_read_one_width(cpu, lanes):
+    """Convs lowered and vectorized for the module's target (`set-target`, no width spelled):
+    the widest vectors are the host CPU's lanes, the Conv's register tiles among them."""
     from zant.driver import run_pipeline
-    from zant.errors import ZantError
     from zant.frontend.onnx_importer import import_model_bytes
 
     module = import_model_bytes(conv_model().SerializeToString(), ".")
-    with pytest.raises(ZantError, match=r"width=8\} after onnx-to-uop\{conv-lanes=16\}"):
-        run_pipeline(module, f"onnx-to-uop{{conv-lanes=16}},{vector_pass}{{width=8}}")
-    module = import_model_bytes(conv_model().SerializeToString(), ".")
-    run_pipeline(module, f"onnx-to-uop{{conv-lanes=16}},{vector_pass}{{width=16}}")
-
-
-def test_pipelines_take_the_lanes_from_the_target():
-    """One number per target: the host's conv-lanes and vector widths are all its vector_lanes;
-    the microcontrollers' pipelines have neither."""
-    import re
-
-    from zant.pipelines import MCU_PIPELINE, pipeline_for, target_parameters
-
-    lanes = target_parameters("host").vector_lanes
-    host = pipeline_for("host")
-    assert lanes > 1 and set(re.findall(r"(?:conv-lanes|width)=(\d+)", host)) == {str(lanes)}
-    assert len(re.findall(r"width=", host)) == 2  # split-index-sets and vectorize
-    assert MCU_PIPELINE == pipeline_for("cortex-m4")
-    for core in ("cortex-m0plus", "cortex-m4"):
-        assert not re.search("lanes|width|vectorize", pipeline_for(core))
+    run_pipeline(module, f"set-target{{target=host cpu={cpu}}},onnx-to-uop,fuse-loops,split-index-sets,vectorize")
+    widths = {int(w) for w in re.findall(r"vector<(\d+)xf32>", str(module))}
+    assert max(widths) == lanes
 
 
 def test_many_strided_accesses_in_one_function_compile(tmp_path):

@@ -142,8 +142,8 @@ def test_builtin_pass_exception_is_an_internal_error_naming_the_pass(capsys):
     [
         (
             "onnx-to-uop{conv-lane=16}",
-            "unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes=int (default 0), "
-            "conv-tile=int (default 6), conv-channel-block=int (default 8)",
+            "unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes=int (default from "
+            "#zant.target), conv-tile=int (default from #zant.target), conv-channel-block=int (default from",
         ),
         ("crash{factr=3}", "unknown option 'factr' for pass 'crash'; its options: factor=int (default 2)"),
         ("plan-arenas{link-sectio=\"x\"}", "its options: strategy=str (default \"best\"), alignment=int"),
@@ -178,7 +178,8 @@ def test_list_passes(capsys, plugin):
         row = next(i for i, line in enumerate(lines) if line.startswith(f"  {name} "))
         assert row < xdsl_at and len(lines[row].split(maxsplit=1)) == 2, lines[row]
         assert lines[row + 1].strip().startswith("options: ")
-    assert "conv-lanes=int (default 0)" in zant_part
+    assert "conv-lanes=int (default from #zant.target)" in zant_part
+    assert "set-target" in zant_part and "target=str (required)" in zant_part
     plugins_at = lines.index("from --load-passes and installed packages:")
     assert lines[plugins_at + 1 : plugins_at + 3] == ["  crash", f"  {'':<22} options: factor=int (default 2)"]
     # Every option is spelled in kebab-case.

@@ -145,6 +145,7 @@ class LineRecordingParser(Parser):
 
 
 ZANT_PASS_GROUPS: dict[str, tuple[str, ...]] = {
+    "target": ("set-target",),
     "onnx dialect": ("fold-qoperator", "fold-qdq", "fold-constants", "fold-batchnorm"),
     "lowering": ("onnx-to-uop",),
     "uop loops": ("fuse-loops", "coalesce-loops", "split-index-sets", "vectorize", "licm"),
@@ -370,7 +371,7 @@ class ZantOptMain(xDSLOptMain):
         # xDSL lists every pass name in -p's help, and describes --verify-diagnostics its way.
         for action in arg_parser._actions:
             if "--passes" in action.option_strings:
-                action.help = "pass pipeline, e.g. 'onnx-to-uop{conv-lanes=16},plan-arenas' (--list-passes)"
+                action.help = "pass pipeline, e.g. 'set-target{target=cortex-m4},onnx-to-uop,plan-arenas' (--list-passes)"
             elif "--verify-diagnostics" in action.option_strings:
                 action.help = (
                     "check the diagnostics against the input's `// expected-error {{...}}` "

@@ -22,6 +22,7 @@ import dataclasses
 import difflib
 import inspect
 import re
+import types
 from collections.abc import Callable, Mapping, Sequence
 from io import StringIO
 
@@ -40,6 +41,9 @@ PassFactory = Callable[[], type[ModulePass]]
 
 CONTEXT_LINES = 4
 """Lines of the enclosing op printed before and after the failing op."""
+
+TARGET_DEFAULT = "from #zant.target"
+"""The default shown for an option a pass reads from the module's target unless given."""
 
 MAX_LINE = 160
 """A printed line is cut at this many characters (a constant's value can be megabytes)."""
@@ -69,13 +73,17 @@ def pass_options(cls: type[ModulePass]) -> list[tuple[str, str, str | None]]:
     for f in dataclasses.fields(cls):
         if f.name == "name" or not f.init:
             continue
-        if f.default is not dataclasses.MISSING:
+        kind = hints.get(f.name, f.type)
+        if f.default is None and isinstance(kind, types.UnionType) and type(None) in kind.__args__:
+            # An option Zant's passes otherwise read from the module's `#zant.target`.
+            kind = next(k for k in kind.__args__ if k is not type(None))
+            default = TARGET_DEFAULT if cls.__module__.startswith("zant.passes") else "none"
+        elif f.default is not dataclasses.MISSING:
             default = _spell(f.default)
         elif f.default_factory is not dataclasses.MISSING:
             default = _spell(f.default_factory())
         else:
             default = None
-        kind = hints.get(f.name, f.type)
         kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
         options.append((option_name(f.name), str(kind).replace("typing.", ""), default))
     return options

@@ -1,39 +1,24 @@
-"""The pass pipelines Zant ships: one per target, built from the target's parameters.
+"""The pass pipelines Zant ships: one per target, derived from its record (`zant.targets`).
 
 `pipeline_for(target)` is what `zant compile`, `zant run`, `zant plan`, the conformance runner,
 the random graphs and the benchmarks run unless given another pipeline. A pipeline is a tuple of
 stages (each a `zant-opt -p` pass spelling) joined by commas:
 
-    graph folds → lowering → loop passes → vector passes (vector targets) → arena planning
+    set-target → graph folds → lowering → loop passes → vector passes (vector targets) →
+    arena planning → print preparation → DSP / Helium passes (cores that have them)
 
-The vector width appears once, in `TargetParameters.vector_lanes`: the lowering shapes each Conv
-for that many lanes (`onnx-to-uop{conv-lanes=L}`) and the vector passes use the same width.
-`onnx-to-uop` records L on the module (`uop.conv_lanes`), and the vector passes refuse another
-width, so a hand-written pipeline that disagrees fails instead of silently mis-tiling.
+The first stage, `set-target{target=T}` (the host's with its CPU: `set-target{target=host
+cpu=x86-64-avx2}`), writes the module's `#zant.target`; the passes after it read their
+parameters from it (`zant.targets.PassParameters`: the vector width, the Conv register tiles
+and channel blocks, the FPU and FMA, DSP and Helium), so no pipeline spells one, and the
+lowering and the vector passes cannot disagree on the width unless an option overrides one. Which
+stages a pipeline has is the record's too: the vector passes for a target with vector lanes,
+the `arm_dsp` passes for a core with the DSP extension, `mve-dot` for one with Helium.
 
 The host's parameters come from its CPU (`zant.backend.cpus.host_cpu()`: Zig's native CPU, once
-per process; a conservative description, with a warning, if it cannot be detected) through
-`host_parameters(cpu)` (`pipeline_for("host", cpu=CPUS[name])`: another CPU's pipeline), and its
-pipeline spells them (`onnx-to-uop{conv-lanes=16 conv-tile=6 conv-channel-block=8}` on AVX2), so
-`bench/latency.py --dry-run` shows the choice. A register tile of P outputs of L lanes must fit
-the CPU's vector registers with room for the operand loaded per reduction step (one vector), the
-value broadcast against it and one spare: P × r + r + 2 ≤ registers, r the registers of one
-L-lane f32 vector; where the output channels do not split into 16s a Conv takes 8 lanes and 2P
-outputs (`VectorConv.channel_lanes`), which must fit too. L is 16 unless that leaves a tile of
-fewer than `MIN_TILE` outputs (then 8):
-
-| CPU (`cpus.CPUS`) | vector bytes × registers | L  | vector = | P (accumulators) | FMA |
-|-------------------|--------------------------|----|----------|------------------|-----|
-| `x86-64-avx2`     | 32 × 16 (ymm)            | 16 | 2 ymm    | 6 (12 ymm)       | yes |
-| `x86-64-avx`      | 32 × 16                  | 16 | 2 ymm    | 6                | no  |
-| `x86-64-avx512`   | 64 × 32 (zmm)            | 16 | 1 zmm    | 14 (8 lanes: 28) | yes |
-| `aarch64-neon`    | 16 × 32 (q)              | 16 | 4 q      | 6 (24 q)         | yes |
-| `x86-64-sse`      | 16 × 16 (xmm)            | 8  | 2 xmm    | 6 (12 xmm)       | no  |
-
-P is also the accumulator budget of the MatMul/Gemm column-lane form's register tile (R rows × C
-blocks of L columns, R·C ≤ P), which reads the same option. On this project's AMD EPYC (AVX2)
-tiles of 4 and 8 were both slower than 6 on kws, resnet8, mobilenet, effnet_se and resnet18 (8
-spills: its accumulators are all 16 ymm; README, "The host CPU").
+per process; a conservative description, with a warning, if it cannot be detected; the table
+of `zant.targets`), and its pipeline names that CPU (`pipeline_for("host", cpu=CPUS[name])`:
+another CPU's pipeline), so `bench/latency.py --dry-run` shows the choice.
 """
 
 from __future__ import annotations
@@ -89,15 +74,12 @@ def target_parameters(target: str, cpu: CpuDescription | None = None) -> PassPar
 
 EXPAND_STAGES: tuple[str, ...] = ("expand-transcendentals",)
 """On vector targets, right after the lowering: f32 exp/tanh/erf as polynomial arithmetic (≤ 2
-ulp), which `vectorize` runs 16 lanes at a time instead of one libm call per element."""
+ulp), which `vectorize` runs 16 lanes at a time instead of one libm call per element (its
+multiply-adds fused where the target's vector unit has an FMA)."""
 
-
-def vector_stages(lanes: int) -> tuple[str, ...]:
-    """The vector passes for `lanes`-wide vectors, in order: rows merged into long loops, loops
-    split around their decided bounds checks, then vectorized."""
-    if not lanes:
-        return ()
-    return ("coalesce-loops", f"split-index-sets{{width={lanes}}}", f"vectorize{{width={lanes}}}")
+VECTOR_STAGES: tuple[str, ...] = ("coalesce-loops", "split-index-sets", "vectorize")
+"""On vector targets, after the loop passes: rows merged into long loops, loops split around
+their decided bounds checks, then vectorized, at the target's width."""
 
 
 def plan_stages(
@@ -126,21 +108,15 @@ def stages_for(
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options;
     `memories`: `place-memories`' option, for a board with several scratch memories; `cpu`: the
     host's CPU, default this machine's)."""
+    record = RECORDS[target]
+    host_cpu_name = "" if record.is_mcu else (cpu or host_cpu()).name
     p = target_parameters(target, cpu)
-    lower = (
-        f"onnx-to-uop{{conv-lanes={p.vector_lanes} conv-tile={p.conv_tile} conv-channel-block={p.conv_channel_block}}}"
-        if p.vector_lanes
-        else f"onnx-to-uop{{conv-channel-block={p.conv_channel_block}"
-        + (f" conv-float-registers={p.float_registers}" if p.float_registers else "")
-        + (" conv-word-taps=true}" if p.dsp and not p.mve else "}")
-    )
-    fused = "contract-mulacc{scalar=true}" if p.float_registers else "contract-mulacc"
-    print_stages = tuple(fused if s == "contract-mulacc" else s for s in PRINT_STAGES)
+    set_target = f"set-target{{target={target}" + (f" cpu={host_cpu_name}" if host_cpu_name else "") + "}"
+    vector = (*EXPAND_STAGES, *LOOP_STAGES, *VECTOR_STAGES) if p.vector_lanes else LOOP_STAGES
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
-    expand = (("expand-transcendentals{fma=true}",) if p.fma else EXPAND_STAGES) if p.vector_lanes else ()
-    return (*GRAPH_STAGES, lower, *CHECK_STAGES, *expand, *LOOP_STAGES, *vector_stages(p.vector_lanes),
-            *plan_stages(strategy, alignment, memories, constants), *print_stages, *dsp)
+    return (set_target, *GRAPH_STAGES, "onnx-to-uop", *CHECK_STAGES, *vector,
+            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp)
 
 
 def pipeline_for(

@@ -15,7 +15,7 @@ An op without a lowering is an error naming its node, before anything is rewritt
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -33,9 +33,9 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.vectorization import CONV_LANES_ATTR
 from zant.dialects import uop
 from zant.dialects.onnx import INPUT_NAMES, NODE_NAME, OUTPUT_NAMES, OnnxOp
+from zant.dialects.zant import target_parameters
 from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.ir.locations import locate
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
@@ -116,25 +116,28 @@ def _buffer_type(tensor: SSAValue) -> uop.BufferType:
 class OnnxToUopPass(ModulePass):
     """Lower every onnx op of `@main` to uop; graph inputs and outputs become global buffers.
 
-    `conv-lanes=L conv-tile=P` (targets with vector registers; L = 0, the default, is off):
-    Convs take the forms of `conv_tiling.VectorConv`, scalar code shaped for
-    `vectorize{width=L}` to make register tiles of P × L outputs of. `conv-channel-block=B`
-    (default 8): scalar Convs, float and integer, compute B output channels per pass over the
-    window, one register accumulator each — 4 on a Cortex-M, whose 13 registers do not hold 8.
-    `conv-float-registers=R` (scalar targets with R float registers; 0, the default, is off):
-    ungrouped f32 Convs take a register tile of channels × pixels chosen per layer for R
-    registers (`conv_tiling.register_tile`) instead of B channels. `conv-word-taps=true` (cores
-    with the DSP extension and no Helium): integer Convs over fewer than 4 channels with rows
-    of 3 taps get a 4th tap of weight 0, each row one word for `arm-dsp-dot`.
+    The Conv, MatMul and recurrent forms are the module's target's (`#zant.target`,
+    `zant.targets.PassParameters`; a module without one gets the defaults below); each option,
+    when given, overrides its target's value. `conv-lanes=L conv-tile=P` (targets with vector
+    registers; L = 0, the default, is off): Convs take the forms of `conv_tiling.VectorConv`,
+    scalar code shaped for `vectorize{width=L}` to make register tiles of P × L outputs of
+    (default P = 6). `conv-channel-block=B` (default 8): scalar Convs, float and integer,
+    compute B output channels per pass over the window, one register accumulator each — 4 on a
+    Cortex-M, whose 13 registers do not hold 8. `conv-float-registers=R` (scalar targets with R
+    float registers; 0, the default, is off): ungrouped f32 Convs take a register tile of
+    channels × pixels chosen per layer for R registers (`conv_tiling.register_tile`) instead of
+    B channels. `conv-word-taps=true` (cores with the DSP extension and no Helium): integer
+    Convs over fewer than 4 channels with rows of 3 taps get a 4th tap of weight 0, each row one
+    word for `arm-dsp-dot`.
     """
 
     name = "onnx-to-uop"
 
-    conv_lanes: int = 0
-    conv_tile: int = 6
-    conv_channel_block: int = 8
-    conv_float_registers: int = 0
-    conv_word_taps: bool = False
+    conv_lanes: int | None = None
+    conv_tile: int | None = None
+    conv_channel_block: int | None = None
+    conv_float_registers: int | None = None
+    conv_word_taps: bool | None = None
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -161,12 +164,20 @@ class OnnxToUopPass(ModulePass):
 
         return [configured(p) for p in all_patterns()]
 
+    def for_module(self, module: ModuleOp) -> OnnxToUopPass:
+        """This pass with every option it was not given taken from the module's target."""
+        p = target_parameters(module)
+        given = {
+            "conv_lanes": p.vector_lanes, "conv_tile": p.conv_tile, "conv_channel_block": p.conv_channel_block,
+            "conv_float_registers": p.float_registers, "conv_word_taps": p.conv_word_taps,
+        }
+        return replace(self, **{k: v for k, v in given.items() if getattr(self, k) is None})
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.conv_lanes:  # the vector passes check their width against it
-            op.attributes[CONV_LANES_ATTR] = IntegerAttr(self.conv_lanes, 64)
+        lowering = self.for_module(op)
         for function in op.walk():
             if isinstance(function, func.FuncOp) and not function.is_declaration:
-                self._lower_function(function)
+                lowering._lower_function(function)
 
     def _lower_function(self, function: func.FuncOp) -> None:
         self._check_supported(function)

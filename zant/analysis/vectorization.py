@@ -1,7 +1,7 @@
 """What the vector passes (`coalesce-loops`, `split-index-sets`, `vectorize`) need to know about
 uop loops: which values of a loop vary by lane and whether the loop may run as vectors
 (`LoopAnalysis`, raising `Refused`), which loops of a module `vectorize` would pick
-(`select_loops`), and the lane width the lowering shaped the code for (`check_lanes`).
+(`select_loops`), and the width they run at (`vector_width`: the module's target's lanes).
 
 The legality rules are the `vectorize` pass's (see its module docstring); `split-index-sets`
 asks the same questions to find the loops whose bounds checks alone refuse them.
@@ -13,27 +13,34 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i1
+from xdsl.dialects.builtin import IndexType, ModuleOp, i1
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from zant.analysis.linear_index import Linear, linear_form
 from zant.dialects import uop
+from zant.dialects.zant import module_target
 
-CONV_LANES_ATTR = "uop.conv_lanes"
-"""Module attribute `onnx-to-uop{conv-lanes=L}` sets to L: its Convs are register tiles of L-lane
-vectors, so the vector passes must use width L too."""
+DEFAULT_WIDTH = 8
+"""The vector passes' width in a module without a target (a hand-written one)."""
 
 
-def check_lanes(module: ModuleOp, width: int, pass_name: str) -> None:
-    """Refuse a vector width other than the one the Convs were lowered for."""
-    lanes = module.attributes.get(CONV_LANES_ATTR)
-    if isinstance(lanes, IntegerAttr) and lanes.value.data != width:
-        raise PassFailedException(
-            f"{pass_name}{{width={width}}} after onnx-to-uop{{conv-lanes={lanes.value.data}}}: the Convs "
-            f"were tiled for {lanes.value.data} lanes; give both the same width "
-            "(zant.pipelines.pipeline_for builds them from one number)"
-        )
+def vector_width(module: ModuleOp, width: int | None, pass_name: str) -> int:
+    """The width a vector pass runs at: its `width` option when given, else the lanes of the
+    module's target (`#zant.target`: the width the lowering shaped its Convs for), else
+    `DEFAULT_WIDTH`; a target without vector lanes (the microcontrollers) needs the option."""
+    if width is None:
+        target = module_target(module)
+        if target is None:
+            width = DEFAULT_WIDTH
+        elif not (width := target.parameters.vector_lanes):
+            raise PassFailedException(
+                f"the module's target {target} has no vector lanes; give "
+                f"{pass_name}{{width=W}} to vectorize for it anyway"
+            )
+    if width < 2:
+        raise PassFailedException(f"{pass_name} width must be at least 2, got {width}")
+    return width
 
 
 class Refused(Exception):

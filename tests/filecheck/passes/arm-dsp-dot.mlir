@@ -1,4 +1,7 @@
 // RUN: zant-opt %s -p arm-dsp-dot | filecheck %s
+// RUN: zant-opt %s -p 'set-target{target=cortex-m4},arm-dsp-dot' | filecheck %s
+// RUN: not zant-opt %s -p 'set-target{target=cortex-m0plus},arm-dsp-dot' 2>&1 | filecheck %s --check-prefix=NODSP
+// NODSP: zant-opt: error: pass 'arm-dsp-dot' failed: the module's target #zant.target<"cortex-m0plus"> has no DSP extension (SXTB16, SMLAD); its pipeline does not run arm-dsp-dot
 
 // An int8 dot product over k (contiguous in both operands, inbounds) becomes a loop of step 4:
 // one word load and two sxtb16 per operand (each made just before its first smlad), two smlad

@@ -1,6 +1,8 @@
 // RUN: zant-opt %s -p contract-mulacc | filecheck %s
 // RUN: zant-opt %s -p 'contract-mulacc{vector=false scalar=true}' | filecheck %s --check-prefix=SCALAR
 // RUN: zant-opt %s -p 'contract-mulacc{vector=false}' | filecheck %s --check-prefix=NONE
+// RUN: zant-opt %s -p 'set-target{target=cortex-m4},contract-mulacc{vector=false}' | filecheck %s --check-prefix=SCALAR
+// RUN: zant-opt %s -p 'set-target{target=cortex-m0plus},contract-mulacc{vector=false}' | filecheck %s --check-prefix=NONE
 
 // By default the float multiply-accumulates of vector accumulators become fused (one rounding,
 // `@mulAdd`) and scalar ones stay unfused; integer accumulators have nothing to fuse.

@@ -1,5 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p expand-transcendentals | filecheck %s
 // RUN: zant-opt %s --split-input-file -p 'expand-transcendentals{fma=true}' | filecheck %s --check-prefix=FMA
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-64-avx2},expand-transcendentals' | filecheck %s --check-prefix=FMA
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-64-avx},expand-transcendentals' | filecheck %s
 // RUN: zant-opt %s --split-input-file -p 'expand-transcendentals{fma=true},vectorize{width=16}' | filecheck %s --check-prefix=VEC
 // RUN: zant-opt %s --split-input-file -p 'expand-transcendentals{fma=true},vectorize{width=16},plan-arenas' -t 'zig{name=net}' | filecheck %s --check-prefix=ZIG
 

@@ -1,4 +1,7 @@
 // RUN: zant-opt %s -p mve-dot | filecheck %s
+// RUN: zant-opt %s -p 'set-target{target=cortex-m55},mve-dot' | filecheck %s
+// RUN: not zant-opt %s -p 'set-target{target=cortex-m4},mve-dot' 2>&1 | filecheck %s --check-prefix=NOMVE
+// NOMVE: zant-opt: error: pass 'mve-dot' failed: the module's target #zant.target<"cortex-m4"> has no Helium (MVE); its pipeline does not run mve-dot
 
 // Contiguous int8 in both operands over 36 values of k: a loop of step 16 (16 int8 lanes, one
 // vload per operand, one vmlava per multiply-accumulate: VLDRB.U8 and VMLAVA.S8); the x vector is shared by both

@@ -1,5 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-channel-block=4 conv-float-registers=32}' | filecheck %s
 // RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-channel-block=4}' | filecheck %s --check-prefix=BLOCK
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},onnx-to-uop' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m0plus},onnx-to-uop' | filecheck %s --check-prefix=BLOCK
 
 // conv-float-registers=32 (the FPU Cortex-Ms, RV32F): an ungrouped f32 Conv takes the register
 // tile conv_tiling.register_tile chooses for it. 8 output channels over 5-wide rows: 4 channels

@@ -1,4 +1,6 @@
 // RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-lanes=8 conv-tile=2}' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-sse},onnx-to-uop' | filecheck %s
+// (A 32-bit x86 host with SSE: 8 lanes, tiles of 2, read from the module's #zant.target.)
 
 // The column-lane form of a Gemm with a constant B (transB: W is 20x3): B' = (W^T)[k, j]
 // repacked as B'[j / 8, k, j % 8] (2 whole blocks). Column groups are the outer loop, rows

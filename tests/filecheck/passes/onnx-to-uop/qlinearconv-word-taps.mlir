@@ -1,5 +1,8 @@
 // RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
 // RUN: zant-opt %s -p onnx-to-uop | filecheck %s --check-prefix=OFF
+// RUN: zant-opt %s -p 'set-target{target=cortex-m4},onnx-to-uop' | filecheck %s
+// RUN: zant-opt %s -p 'set-target{target=cortex-m55},onnx-to-uop' | filecheck %s --check-prefix=OFF
+// RUN: zant-opt %s -p 'set-target{target=cortex-m4},onnx-to-uop{conv-word-taps=false}' | filecheck %s --check-prefix=OFF
 
 // With conv-word-taps (the Cortex-M4's pipeline), an int8 3x3 Conv over 3 input channels (too few to read a word along the channels) with
 // constant weights: each row of taps gets a 4th tap of weight 0, W stored as [m, c, kh, 4], so

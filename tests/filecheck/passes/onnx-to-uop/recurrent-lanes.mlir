@@ -1,4 +1,5 @@
 // RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-lanes=8 conv-tile=2}' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-sse},onnx-to-uop' | filecheck %s
 
 // The lane form of a recurrent layer with constant W and R and a hidden size that is a
 // multiple of the lanes. The input parts of all 3 steps come first, one column-lane MatMul
