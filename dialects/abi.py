@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from xdsl.dialects.builtin import I32, I64, IntegerAttr, StringAttr, i1
+from xdsl.dialects import func
+from xdsl.dialects.builtin import I32, I64, IntegerAttr, ModuleOp, StringAttr, i1
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
@@ -33,6 +34,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from zant.dialects.uop.loops import LoopLike
+from zant.dialects.uop.memory import DefineLocalOp
 from zant.dialects.uop.types import BindsOutsideMemory, parse_enum, print_quoted_enum
 
 # ---------------------------------------------------------------------------------------------
@@ -338,6 +340,26 @@ class ArenaOp(IRDLOperation):
                         continue
                     where = "" if self.memory is None else f" in memory {self.memory.data}"
                     raise VerifyException(f"more than one {role} arena{where} in one block")
+
+
+def arena_of(function: func.FuncOp, role: ArenaRole = ArenaRole.SCRATCH) -> ArenaOp | None:
+    """The function's `abi.arena` of `role` (the first, when `place-memories` split the scratch
+    arena by memory), or None before `plan-arenas`."""
+    for op in function.body.block.ops:
+        if isinstance(op, ArenaOp) and op.role.data == role:
+            return op
+    return None
+
+
+def is_planned(module: ModuleOp) -> bool:
+    """Whether `plan-arenas` has planned `module`: every `uop.define_local` has its offset and
+    live steps, and every function its scratch arena."""
+    for op in module.walk():
+        if isinstance(op, DefineLocalOp) and (op.offset is None or op.live is None):
+            return False
+        if isinstance(op, func.FuncOp) and arena_of(op) is None:
+            return False
+    return True
 
 
 ABI = Dialect(

@@ -266,24 +266,6 @@ def plan_function(
     return scratch.size
 
 
-def scratch_arena(function: func.FuncOp, role: ArenaRole = ArenaRole.SCRATCH) -> ArenaOp | None:
-    for op in function.body.block.ops:
-        if isinstance(op, ArenaOp) and op.role.data == role:
-            return op
-    return None
-
-
-def is_planned(module: ModuleOp) -> bool:
-    """True if every define_local has an offset and live steps and every function records its
-    arenas."""
-    for op in module.walk():
-        if isinstance(op, DefineLocalOp) and (op.offset is None or op.live is None):
-            return False
-        if isinstance(op, func.FuncOp) and scratch_arena(op) is None:
-            return False
-    return True
-
-
 @dataclass(frozen=True)
 class PlanArenasPass(ModulePass):
     """Plan the scratch, constant and persistent arenas of every function."""

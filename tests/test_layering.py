@@ -12,12 +12,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# [tool.setuptools.package-dir]: the zant namespace spans four directories.
+# [tool.setuptools.package-dir]: the zant namespace spans four directories. bench/ is not
+# installed, but its scripts are read as the modules `bench.NAME` (they import each other by bare
+# name, `from models import MODELS`, after putting bench/ on sys.path).
 PACKAGE_DIRS = {
     "zant": ROOT / "zant",
     "zant.dialects": ROOT / "dialects",
     "zant.passes": ROOT / "passes",
     "zant.tools": ROOT / "tools",
+    "bench": ROOT / "bench",
 }
 
 # Known debts (none left). The test fails on anything not listed here, and on an entry that no longer occurs,
@@ -87,6 +90,8 @@ def _graph():
     private: set[tuple[str, str, str]] = set()
     for module, (path, is_package) in modules.items():
         for target, names in _imports(module, path, is_package, modules):
+            if module.startswith("bench.") and f"bench.{target}" in modules:
+                target = f"bench.{target}"  # a sibling script, imported by bare name
             if target not in modules:
                 continue
             # Importing a package runs its __init__, but a package's __init__ importing its own
@@ -129,6 +134,8 @@ def test_the_graph_sees_the_whole_package():
     graph, _ = _graph()
     assert "zant.driver" in graph and "zant.tools.cli" in graph
     assert "zant.passes.onnx_to_uop" in graph and "zant.dialects.uop" in graph
+    assert "zant.dialects.uop.alu" in graph["zant.dialects.uop"]  # a package's modules
+    assert "bench.models" in graph["bench.mcu"] and "zant.driver" in graph["bench.mcu"]
     # Function-local imports count: the driver imports the firmware builder inside a function.
     assert "zant.backend.firmware" in graph["zant.driver"]
 
@@ -166,7 +173,21 @@ LAYERS: list[tuple[str, ...]] = [
     # The Python API sits beside the tools: `zant compile`/`zant run` go through it, and its
     # profile() is `zant profile`'s.
     ("zant.tools", "zant.api"),
+    # The benchmarks use the whole compiler; nothing imports them.
+    ("bench",),
 ]
+
+# Inside a layer, and across layers the rule above allows, the imports that still must not be:
+# (importer, imported), each a module or a package prefix. The IR utilities know no dialect; the
+# analyses serve the passes and do not call them; the backend prints what the passes decided and
+# runs none of them.
+FORBIDDEN: list[tuple[str, str]] = [
+    ("zant.ir", "zant.dialects"),
+    ("zant.analysis", "zant.passes"),
+    ("zant.backend", "zant.passes"),
+]
+# (importer, imported) modules that break FORBIDDEN: known debts, which may only shrink.
+KNOWN_FORBIDDEN_IMPORTS: set[tuple[str, str]] = set()
 
 
 def _layer(module: str) -> int:
@@ -186,3 +207,30 @@ def test_imports_point_down_the_layers():
     assert not upward, "imports that point up the layers:\n" + "\n".join(
         f"  {m} ({LAYERS[_layer(m)][0]}…) imports {t} ({LAYERS[_layer(t)][0]}…)" for m, t in upward
     )
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def _forbidden(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {
+        (m, t) for m, targets in graph.items() for t in targets
+        for importer, imported in FORBIDDEN if _under(m, importer) and _under(t, imported)
+    }
+
+
+def test_forbidden_imports_inside_the_layers():
+    graph, _ = _graph()
+    found = _forbidden(graph)
+    new = sorted(found - KNOWN_FORBIDDEN_IMPORTS)
+    assert not new, "imports the layering forbids:\n" + "\n".join(f"  {m} imports {t}" for m, t in new)
+    paid = sorted(KNOWN_FORBIDDEN_IMPORTS - found)
+    assert not paid, "debts paid, remove them from KNOWN_FORBIDDEN_IMPORTS: " + repr(paid)
+
+
+def test_the_forbidden_rule_sees_an_ir_module_importing_a_dialect():
+    graph, _ = _graph()
+    graph["zant.ir.types"].add("zant.dialects.uop.types")
+    graph["zant.backend.plan"].add("zant.passes")
+    assert {("zant.ir.types", "zant.dialects.uop.types"), ("zant.backend.plan", "zant.passes")} <= _forbidden(graph)

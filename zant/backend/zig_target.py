@@ -19,8 +19,8 @@ from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.target import Target
 
 from zant.backend.zig_printer import ZigPrinter
+from zant.dialects.abi import is_planned
 from zant.errors import ZantError
-from zant.passes.plan_arenas import PlanArenasPass, is_planned
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class ZigTarget(Target):
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         if not is_planned(module):
             raise ZantError(
-                f"the zig target prints a planned module: run the {PlanArenasPass.name} pass first "
-                f"(zant-opt -p {PlanArenasPass.name} -t zig)"
+                "the zig target prints a planned module: run the plan-arenas pass first "
+                "(zant-opt -p plan-arenas -t zig)"
             )
         ZigPrinter(module, self.prefix).print_module(output)
