@@ -13,7 +13,7 @@ from onnx import TensorProto as T
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
-from e2e import compile_and_run
+from e2e import check_model, compile_and_run
 from zant.frontend.onnx_importer import import_model_bytes
 from zant.interpreter import run_module
 from zant.passes import builtin_passes
@@ -113,3 +113,24 @@ def test_every_bit_pattern_converts_to_f32_exactly(onnx_type):
     assert np.array_equal(_bits(y)[~nan], _bits(want)[~nan])
     assert np.array_equal(_bits(z)[~nan], _bits(patterns)[~nan])
     assert np.isnan(z.astype(np.float32)[nan]).all()
+
+
+def test_bfloat16_arithmetic_computes_in_f32():
+    """Ops other than casts and data movement on bfloat16 compute in f32 between casts (the
+    frontend widens them), one rounding per result; the reference rounds in bfloat16 after each
+    op, so within two of its ulps (as onnx's backend runner compares bfloat16)."""
+    bf16 = T.BFLOAT16
+    nodes = [
+        helper.make_node("MatMul", ["a", "b"], ["m"]),
+        helper.make_node("Softmax", ["m"], ["s"], axis=-1),
+        helper.make_node("Sigmoid", ["s"], ["c"]),
+        helper.make_node("Transpose", ["c"], ["y"], perm=[1, 0]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("a", bf16, [3, 4]), helper.make_tensor_value_info("b", bf16, [4, 5])],
+        [helper.make_tensor_value_info("y", bf16, [5, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    rng = np.random.default_rng(0)
+    feeds = {name: rng.standard_normal(shape).astype(ml_dtypes.bfloat16) for name, shape in (("a", (3, 4)), ("b", (4, 5)))}
+    check_model(model, feeds, rtol=2.0**-6, atol=1e-6)

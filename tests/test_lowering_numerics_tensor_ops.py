@@ -64,24 +64,6 @@ def test_einsum_integers():
                             [("y", TensorProto.INT32, [2, 2])]))
 
 
-UNSUPPORTED = {
-    "bfloat16-sum": ("Einsum", "ij->i", TensorProto.BFLOAT16, [2, 3], [2], "bfloat16"),
-}
-
-
-@pytest.mark.parametrize("case", UNSUPPORTED)
-def test_unsupported_is_a_clear_error(case, tmp_path):
-    import onnx
-
-    op_type, equation, element_type, shape, out_shape, message = UNSUPPORTED[case]
-    node = helper.make_node(op_type, ["a"], ["y"], equation=equation)
-    model = graph_model([node], [("a", element_type, shape)], [("y", element_type, out_shape)], opset=26)
-    path = tmp_path / "m.onnx"
-    onnx.save(model, path)
-    with pytest.raises(ZantError, match=message):
-        compile_model(path, tmp_path / "out", CompileOptions(name="m"))
-
-
 def test_einsum_equation_not_matching_rank(tmp_path):
     """ONNX shape inference catches this for models; zant-opt input must be checked too."""
     source = tmp_path / "e.mlir"

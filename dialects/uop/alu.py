@@ -242,8 +242,15 @@ VECTOR_ALU_OPS = frozenset(
 lane would trap)."""
 
 
+def _verify_storage_float(op: IRDLOperation, t: Attribute) -> None:
+    """No arithmetic on a storage float's bits (bfloat16, float8): it is cast to f32 first."""
+    if is_storage_float(lane_type(t) if is_vector_type(t) else t):
+        raise VerifyException(f"{op.name} does not compute on {t}: cast it to f32 first")
+
+
 def _verify_alu_type(op: IRDLOperation, t: Attribute, what: str) -> None:
     short = op.name.removeprefix("uop.")
+    _verify_storage_float(op, t)
     if is_vector_type(t):
         if short not in VECTOR_ALU_OPS:
             raise VerifyException(f"{op.name} takes no vectors, got {t}")
@@ -393,6 +400,7 @@ class CompareOp(IRDLOperation, HasFolderInterface):
 
     def verify_(self) -> None:
         operand_type = self.lhs.type
+        _verify_storage_float(self, operand_type)
         if not (is_scalar_type(operand_type) or is_vector_type(operand_type)):
             raise VerifyException(
                 f"{self.name} takes scalar or 1-D vector operands, got {operand_type}"

@@ -154,6 +154,12 @@ def expand_functions(
         for node in model.graph.node:
             version = domain_version(model, node.domain, opset)
             lowered = node.domain in DEFAULT_DOMAINS and has_lowering(node.op_type)
+            if lowered and node.op_type not in BFLOAT16_AS_BITS:
+                widened = _widened(node, types, names, (onnx.TensorProto.BFLOAT16,))
+                if widened:
+                    nodes.extend(widened)
+                    changed = True
+                    continue
             body = None if lowered else function_body(node, version, types)
             if body is None:
                 nodes.append(node)
@@ -177,9 +183,21 @@ def expand_functions(
 
 NARROW_FLOATS = (onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16)
 
+BFLOAT16_AS_BITS = frozenset({
+    "Cast", "CastLike", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
+    "Concat", "Split", "Slice", "Gather", "GatherElements", "GatherND", "Expand", "Tile", "Shape",
+    "Size", "DepthToSpace", "SpaceToDepth",
+})
+"""Ops that only move or convert elements. Every other op reading or writing bfloat16 (kept as
+bits, converted only by casts: `zant.ir.types.is_storage_float`) computes in f32 between casts,
+rounded once, on its results; the uop verifier refuses arithmetic on the bits."""
 
-def _widened(node: NodeProto, types: dict[str, TypeProto], names: NameSource) -> list[NodeProto]:
-    """The node computing in f32 between casts, when it reads f16/bf16 tensors; [] otherwise.
+
+def _widened(
+    node: NodeProto, types: dict[str, TypeProto], names: NameSource, narrow: tuple[int, ...] = NARROW_FLOATS
+) -> list[NodeProto]:
+    """The node computing in f32 between casts, when it reads `narrow` (f16/bf16) tensors; []
+    otherwise.
 
     An expanded op is still one operator: its body's intermediates (Attention's scores and
     softmax …) are computed in f32, as our own kernels accumulate narrow floats in f32, and only
@@ -189,7 +207,7 @@ def _widened(node: NodeProto, types: dict[str, TypeProto], names: NameSource) ->
         value = types.get(name)
         return value.tensor_type.elem_type if value is not None and value.HasField("tensor_type") else 0
 
-    narrow_inputs = [name for name in node.input if name and element_type(name) in NARROW_FLOATS]
+    narrow_inputs = [name for name in node.input if name and element_type(name) in narrow]
     if not narrow_inputs or any(element_type(name) == 0 for name in node.output if name):
         return []
     prefix = f"{node.name or node.op_type}/f32"
@@ -203,7 +221,7 @@ def _widened(node: NodeProto, types: dict[str, TypeProto], names: NameSource) ->
     copy.input[:] = [wide.get(name, name) for name in node.input]
     narrowed = []
     for index, name in enumerate(node.output):
-        if name and element_type(name) in NARROW_FLOATS:
+        if name and element_type(name) in narrow:
             copy.output[index] = names.fresh(f"{prefix}/{name}")
             narrowed.append(onnx.helper.make_node("Cast", [copy.output[index]], [name], name=f"{prefix}/cast_{name}",
                                                   to=element_type(name)))

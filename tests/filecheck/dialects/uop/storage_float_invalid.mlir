@@ -50,3 +50,23 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+builtin.module {
+  func.func @main(%x: bf16) {
+    // expected-error@+1 {{uop.add does not compute on bf16: cast it to f32 first}}
+    %y = uop.add %x, %x : bf16
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main(%x: f8E4M3FN) {
+    // expected-error@+1 {{uop.cmplt does not compute on f8E4M3FN: cast it to f32 first}}
+    %y = uop.cmplt %x, %x : f8E4M3FN
+    func.return
+  }
+}
