@@ -275,7 +275,7 @@ def test_the_flags_table_of_the_docs_is_the_targets():
     import re
 
     from zant.backend.c_abi import FLOAT_ABIS, is_arm
-    from zant.backend.targets import RECORDS
+    from zant.targets import RECORDS
 
     page = (ROOT / "docs" / "c-abi-and-linking.md").read_text()
     rows = dict(re.findall(r"^\| `([\w-]+)` \| `([^`]+)` \| [^|]+ \|$", page, re.M))

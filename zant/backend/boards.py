@@ -114,7 +114,7 @@ class Board:
     flash costs."""
 
     name: str
-    target: str  # a key of `zant.backend.targets.RECORDS`
+    target: str  # a key of `zant.targets.RECORDS`
     flash: Region  # vectors and code; the initial vector table address on Arm
     ram: Region  # .data, .bss, then the stack up to the end
     weights: Region | None = None  # .rodata and .data's load image when flash is too small

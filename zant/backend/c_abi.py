@@ -1,5 +1,5 @@
 """What a firmware needs to link a generated library: its float ABI, compiler flags, runtime symbols
-and arena contract, from the target record (`zant.backend.targets`), stated once here for the
+and arena contract, from the target record (`zant.targets`), stated once here for the
 build (`zant.backend.build`), the header (`zant.backend.plan.emit_header`) and the packages.
 
 * `FLOAT_ABIS`, `default_float_abi(target)`, `zig_target_flags(target, float_abi)`: an Arm core
@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zant.backend.targets import RECORDS, TARGETS
+from zant.backend.targets import TARGETS
 from zant.errors import ZantError
+from zant.targets import RECORDS
 
 FLOAT_ABIS = ("hard", "softfp", "soft")
 """Arm float ABIs, as GCC's `-mfloat-abi` spells them."""

@@ -5,9 +5,7 @@ the passes, so that they can read a module's `#zant.target`).
 
 from __future__ import annotations
 
-from zant.targets import RECORDS, Target
+from zant.targets import RECORDS
 
 TARGETS: dict[str, tuple[str, ...]] = {name: t.zig_flags for name, t in RECORDS.items()}
 """Target name → its Zig flags (`Target.zig_flags`)."""
-
-__all__ = ["RECORDS", "TARGETS", "Target"]
