@@ -22,6 +22,7 @@ from zant.backend.firmware import MIN_STACK
 from zant.backend.limits import HOST_BITS, check_board_memory, largest_object
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
+from zant.targets import RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -57,6 +58,10 @@ def compile_error(model: Path, out: Path, **options) -> str:
 def test_largest_object_is_isize():
     assert largest_object("cortex-m0plus") == largest_object("riscv32") == 2**31 - 1
     assert largest_object("host") == 2 ** (HOST_BITS - 1) - 1
+    # The limits are derived from the target records' address width, for every target.
+    for name, record in RECORDS.items():
+        assert largest_object(name) == 2 ** (record.address_bits - 1) - 1
+    assert HOST_BITS == RECORDS["host"].address_bits
 
 
 def test_input_of_2_pow_50_elements_is_refused_on_cortex_m4(tmp_path):
