@@ -58,6 +58,13 @@ def without_dsp(target: str) -> str:
     return ",".join(s for s in stages_for(target) if s not in DSP_STAGES)
 
 
+def gathered(pipeline: str) -> str:
+    """`pipeline` with pointwise Convs in the gathered form (X read along its channels at the
+    stride H·W), not the column form the M4's lowering picks (`conv_columns`)."""
+    assert ",onnx-to-uop," in pipeline
+    return pipeline.replace(",onnx-to-uop,", ",onnx-to-uop{conv-word-taps=false},")
+
+
 def test_only_cores_with_the_dsp_extension_run_the_pass():
     for target in DSP_CORES:
         assert stages_for(target)[-len(DSP_STAGES):] == DSP_STAGES
@@ -87,8 +94,8 @@ def test_strided_activations_pack_and_equal_the_loops_they_replace(tmp_path):
     """Pointwise Convs in NCHW: the strided x bytes are packed into halfword pairs for SMLAD
     against the contiguous weight words; outputs equal the pass-less build's bit for bit."""
     model = pointwise_int8(tmp_path)
-    dsp = compile_model(model, tmp_path / "dsp", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
-    plain = compile_model(model, tmp_path / "plain", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=without_dsp("cortex-m4")))
+    dsp = compile_model(model, tmp_path / "dsp", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
+    plain = compile_model(model, tmp_path / "plain", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(without_dsp("cortex-m4"))))
     zig = (tmp_path / "dsp" / "net.zig").read_text()
     assert zig.count("& @as(i32, 65535)") >= 4 and zig.count("zant_smlad_bytes(") >= 4
     run_dsp, run_plain = load_compiled(dsp), load_compiled(plain)
@@ -101,9 +108,28 @@ def test_strided_activations_pack_and_equal_the_loops_they_replace(tmp_path):
 def test_cortex_m4_packs_strided_bytes_with_pkhbt(tmp_path):
     """LLVM makes one PKHBT of each (lo & 0xffff) | (hi << 16) pack on a DSP core."""
     model = pointwise_int8(tmp_path)
-    result = compile_model(model, tmp_path / "m4", CompileOptions(name="net", target="cortex-m4", firmware=True))
+    pipeline = gathered(pipeline_for("cortex-m4"))
+    result = compile_model(model, tmp_path / "m4", CompileOptions(name="net", target="cortex-m4", firmware=True, pipeline=pipeline))
     text = disassembly(result.firmware_path)
     assert "pkhbt" in text and text.count("smlad") >= 4
+
+
+def test_pointwise_columns_equal_the_gathered_form(tmp_path):
+    """The M4's lowering copies a pointwise Conv's input a block of 2 pixels at a time into a
+    column (25 pixels: the last block overlaps the one before) and reads both operands as
+    words: its outputs equal the gathered form's bit for bit, and the column's dot products
+    are word SMLADs shared by a 2 x 2 tile (no strided packs left)."""
+    model = pointwise_int8(tmp_path)
+    columns = compile_model(model, tmp_path / "columns", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
+    zig = (tmp_path / "columns" / "net.zig").read_text()
+    assert "_columns" in zig and "& @as(i32, 65535)" not in zig
+    assert zig.count("zant_smlad(") >= 8 and "_columns" not in (tmp_path / "rows" / "net.zig").read_text()
+    run_columns, run_rows = load_compiled(columns), load_compiled(rows)
+    rng = np.random.default_rng(2)
+    for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
+        x = (rng.standard_normal((1, 10, 5, 5)) * scale).astype(np.float32)
+        np.testing.assert_array_equal(run_columns(x)[0], run_rows(x)[0])
 
 
 def disassembly(elf: Path) -> str:

@@ -41,6 +41,7 @@ from zant.dialects.onnx import FIXED_POINT, average_count, get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
+from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -749,6 +750,9 @@ def _integer_conv(
     # The window grows by one tap, its end padding as far as its last output needs. (Helium
     # cores run the 3-tap rows faster as LLVM vectorizes them: digits' conv1 on the M55 took
     # 2x the instructions with a 4th tap.)
+    # An ungrouped 1x1 Conv on the same cores reads X through small column buffers instead
+    # (`conv_columns`), when the zero point folds (below).
+    dsp_words = word_taps
     word_taps = (
         word_taps and weights is not None and not uniform_weights and not dot_taps and group == 1
         and kernel[-1] % 4 == 3 and windows[-1].dilation == 1 and _zero_or_absent(w_zp_param)
@@ -819,6 +823,18 @@ def _integer_conv(
         # Scales and zero points never vary along the batch: any batch index reads them.
         return finish(total, [kb.index(0), m, *pixel])
 
+    padded = any(w.pad_begin or w.pad_end for w in windows)
+    if (
+        dsp_words and folded is not None and group == 1 and uniform is None
+        and column_form_applies(x, out_channels, kernel, [w.stride for w in windows], padded)
+    ):
+        y = kb.alloc(result_name(op), out_shape, out_type)
+        zeros = [kb.index(0)] * len(kernel)
+        pointwise_columns(
+            kb, x, y, lambda m, c: weight_term(m, None, c, c, zeros), lambda total, m: epilogue(total, m, zeros),
+            f"{result_name(op)}_columns",
+        )
+        return y
     return convolve(
         op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term, weight_term,
         acc_type=I32, epilogue=epilogue, channel_block=channel_block, channels_innermost=dot_taps,
