@@ -134,3 +134,78 @@ def test_bfloat16_arithmetic_computes_in_f32():
     rng = np.random.default_rng(0)
     feeds = {name: rng.standard_normal(shape).astype(ml_dtypes.bfloat16) for name, shape in (("a", (3, 4)), ("b", (4, 5)))}
     check_model(model, feeds, rtol=2.0**-6, atol=1e-6)
+
+
+# -- packed types: int4, uint4, int2, uint2, float4e2m1 -------------------------------------------
+
+PACKED = [T.INT4, T.UINT4, T.INT2, T.UINT2, T.FLOAT4E2M1]
+
+
+def _cast_model(sources: dict[str, tuple[int, list[int]]], casts: list[tuple[str, str, int]],
+                outputs: list[tuple[str, int, list[int]]], initializers=()) -> onnx.ModelProto:
+    nodes = [helper.make_node("Cast", [src], [dst], to=to) for src, dst, to in casts]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(n, t, s) for n, (t, s) in sources.items()],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs], list(initializers),
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+
+
+@pytest.mark.parametrize("onnx_type", PACKED, ids=lambda t: T.DataType.Name(t))
+def test_packed_types_cast_as_the_reference(onnx_type):
+    """f32 → the type (float4: rounded to nearest even, ±6 beyond, NaN as the reference; the
+    integers wrap after truncation toward zero, as the reference) and every code back to f32, on an odd
+    count so the last byte is half used; the buffers are the ABI's packed bytes."""
+    x = np.concatenate([X, np.arange(-9, 16, dtype=np.float32), [0.25, 0.75, 2.5, 5.0, -5.0, 3.5]]).astype(np.float32)
+    if onnx_type != T.FLOAT4E2M1:  # float to int beyond int32 (and NaN, ±Inf) is undefined in ONNX
+        x = x[np.isfinite(x) & (np.abs(x) < 2.0**31)]
+    x = x[: x.size - (x.size % 2 == 0)]  # odd
+    dtype = helper.tensor_dtype_to_np_dtype(onnx_type)
+    bits = 4 if onnx_type in (T.INT4, T.UINT4, T.FLOAT4E2M1) else 2
+    codes = np.arange(1 << bits, dtype=np.uint8)
+    if onnx_type in (T.INT4, T.INT2):  # NumPy holds the signed codes sign-extended
+        codes = np.where(codes >= 1 << (bits - 1), codes | (0xFF << bits) & 0xFF, codes).astype(np.uint8)
+    every = codes.view(dtype)
+    model = _cast_model(
+        {"x": (T.FLOAT, [x.size]), "c": (onnx_type, [every.size])},
+        [("x", "y", onnx_type), ("c", "z", T.FLOAT)],
+        [("y", onnx_type, [x.size]), ("z", T.FLOAT, [every.size])],
+    )
+    want = ReferenceEvaluator(model).run(None, {"x": x, "c": every})
+    got = compile_and_run(model, {"x": x, "c": every})
+    assert got[0].dtype == want[0].dtype
+    # as values (ml_dtypes may keep a signed code sign-extended or not in its byte); -0 kept
+    assert np.array_equal(_bits(got[0].astype(np.float32)), _bits(want[0].astype(np.float32))), (x, got[0], want[0])
+    assert np.array_equal(_bits(got[1]), _bits(want[1]))
+    # the uop interpreter after onnx-to-uop (its buffers hold one element per NumPy byte)
+    from zant.driver import make_context
+
+    module = import_model_bytes(model.SerializeToString(), ".")
+    builtin_passes()["onnx-to-uop"]()().apply(make_context(), module)
+    interpreted = run_module(module, [x, every])
+    assert np.array_equal(_bits(np.asarray(interpreted[0]).astype(np.float32)), _bits(want[0].astype(np.float32)))
+    assert np.array_equal(_bits(np.asarray(interpreted[1])), _bits(want[1]))
+
+
+def test_packed_constants_stay_packed():
+    """An int4 initializer of 9 elements is 5 bytes in the constant arena, read element by
+    element (zant_load_packed) to the reference's values."""
+    from zant.driver import CompileOptions, compile_model
+    from zant.runtime import load_compiled
+    import tempfile
+    from pathlib import Path
+
+    values = np.array([-8, -1, 0, 1, 7, 3, -5, 6, 2], ml_dtypes.int4)
+    weight = onnx.numpy_helper.from_array(values, "w")
+    node = helper.make_node("DequantizeLinear", ["w", "s"], ["y"])  # s a run-time input: not folded
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("s", T.FLOAT, [])],
+                              [helper.make_tensor_value_info("y", T.FLOAT, [9])], [weight])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    s = np.array(0.5, np.float32)
+    with tempfile.TemporaryDirectory() as folder:
+        onnx.save(model, Path(folder) / "m.onnx")
+        result = compile_model(Path(folder) / "m.onnx", Path(folder) / "out", CompileOptions(name="m"))
+        (y,) = load_compiled(result)(s)
+        constants = [t for t in result.plan["tensors"] if t["role"] == "constant"]
+    assert [t["size"] for t in constants] == [5]
+    np.testing.assert_array_equal(y, values.astype(np.float32) * 0.5)

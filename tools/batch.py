@@ -215,7 +215,9 @@ def compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> tupl
         return False, f"dtype {got.dtype} != expected {want.dtype}", None, None
     if got.size == 0:
         return True, "", 0.0, 0.0
-    if want.dtype.kind == "V" and want.dtype.name.startswith(("bfloat16", "float8")):
+    if want.dtype.kind == "V" and want.dtype.name in ("int4", "uint4", "int2", "uint2"):
+        got, want = got.astype(np.int16), want.astype(np.int16)  # ml_dtypes' sub-byte integers
+    if want.dtype.kind == "V" and want.dtype.name.startswith(("bfloat16", "float8", "float4")):
         # ml_dtypes' storage floats (NumPy sees opaque records): compared as their exact f32
         # values; bfloat16 within two of its ulps, as onnx's backend runner compares it
         if want.dtype.name == "bfloat16":

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from zant.errors import ZantError
+from zant.ir.types import PACKED_DTYPES, pack, unpack
 from zant.signature import TensorSignature, caller_outputs, complete_feeds, valid_parts  # noqa: F401 (complete_feeds: re-exported)
 
 
@@ -69,13 +70,22 @@ class CompiledModel:
                 raise ZantError(
                     f"input '{signature.name}' has shape {list(dense.shape)}, expected {signature.shape}"
                 )
+            if dense.dtype.name in PACKED_DTYPES:  # int4 …: the ABI's packed bytes
+                dense = np.frombuffer(pack(dense), np.uint8).copy()
             keep_alive.append(dense)
             args.append(dense.ctypes.data)
-        results = [np.empty(s.shape, dtype=s.dtype) for s in self.written]
+        results = [
+            np.zeros(packed_size(s), np.uint8) if s.dtype in PACKED_DTYPES else np.empty(s.shape, dtype=s.dtype)
+            for s in self.written
+        ]
         args.extend(r.ctypes.data for r in results)
         status = self._predict(*args)
         if status != 0:
             raise ZantError(f"the generated predict function returned {status}")
+        results = [
+            unpack(r, s.dtype, s.size).reshape(s.shape) if s.dtype in PACKED_DTYPES else r
+            for r, s in zip(results, self.written)
+        ]
         return valid_parts(self.written, results)
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -83,6 +93,11 @@ class CompiledModel:
         if missing:
             raise ZantError(f"missing inputs: {', '.join(missing)}")
         return self(*(feeds[s.name] for s in self.inputs))
+
+
+def packed_size(signature: TensorSignature) -> int:
+    """The bytes of a packed (int4 …) tensor in the C ABI."""
+    return (signature.size * PACKED_DTYPES[signature.dtype] + 7) // 8
 
 
 def load_compiled(result) -> CompiledModel:

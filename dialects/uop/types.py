@@ -14,6 +14,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, Pure
 from xdsl.dialects.utils import EnumAttribute
+from zant.ir.types import is_packed, packed_bytes
 from xdsl.ir import SpacedOpaqueSyntaxAttribute
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -161,6 +162,9 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def byte_size(self) -> int:
+        """Its bytes in memory: packed element types (int4 …) several to a byte, rounded up."""
+        if is_packed(self.element_type):
+            return packed_bytes(self.size.data, self.element_type)
         return self.size.data * element_byte_size(self.element_type)
 
 

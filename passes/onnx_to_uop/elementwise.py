@@ -99,7 +99,7 @@ from zant.dialects.onnx import (
 from zant.dialects import uop
 from zant.dialects.uop import is_float_type
 from zant.ir.resources import attr_to_array
-from zant.ir.types import is_storage_float, storage_float
+from zant.ir.types import is_packed, is_storage_float, storage_float
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -207,6 +207,10 @@ def _cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
     storage float (bfloat16, float8) converts through f32 (exact from it; to it rounded once,
     from f32, f16, integers to 2^24): to float8, `saturate=0` is `uop.cast_unsaturated`."""
     x, to = xs[0], _out_type(op)
+    if is_packed(to) and isinstance(to, IntegerType) and is_float_type(x.type):
+        # float to int4/uint4/int2/uint2 wraps, as the reference: through int32 (truncated)
+        wide = kb.cast(x, f32) if is_storage_float(x.type) else x
+        return kb.cast(kb.cast(wide, IntegerType(32)), to)
     if not (is_storage_float(x.type) or is_storage_float(to)):
         return kb.cast(x, to)
     wide = kb.cast(x, f32)

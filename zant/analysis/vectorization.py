@@ -20,6 +20,7 @@ from xdsl.utils.exceptions import PassFailedException
 from zant.analysis.linear_index import Linear, linear_form
 from zant.dialects import uop
 from zant.dialects.zant import module_target
+from zant.ir.types import is_packed
 
 DEFAULT_WIDTH = 8
 """The vector passes' width in a module without a target (a hand-written one)."""
@@ -180,8 +181,8 @@ class LoopAnalysis:
 
     @staticmethod
     def _check_lane_type(t) -> None:
-        if t == i1 or isinstance(t, IndexType) or not uop.is_scalar_type(t):
-            raise Refused(f"no vectors of {t}")
+        if t == i1 or isinstance(t, IndexType) or not uop.is_scalar_type(t) or is_packed(t):
+            raise Refused(f"no vectors of {t}")  # int4 …: several to a byte in memory
 
     def _check_index(self, op: Operation) -> None:
         short = op.name.removeprefix("uop.")

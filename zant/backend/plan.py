@@ -34,7 +34,7 @@ from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_pre
 from zant.dialects.uop import BufferRole, DefineGlobalOp, DefineLocalOp
 from zant.dialects.abi import ArenaOp, ArenaRole, Status, constants_mode
 from zant.errors import ZantError
-from zant.ir.types import storage_float
+from zant.ir.types import element_bits, is_packed, numpy_dtype, storage_float
 from zant.analysis.liveness import align_up
 
 def main_function(module: ModuleOp) -> func.FuncOp:
@@ -97,7 +97,16 @@ def _bits_note(t: Attribute) -> str:
     return "f16" if storage is None else storage[0]
 
 
+def _packed_note(t: Attribute) -> str:
+    """How the header describes a packed buffer: `int4, 2 per byte, first in the low bits`."""
+    per_byte = 8 // element_bits(t)
+    name = _bits_note(t) if isinstance(t, AnyFloat) else str(numpy_dtype(t))
+    return f"{name}, {per_byte} per byte, the first in the lowest bits"
+
+
 def c_type(t: Attribute) -> str:
+    if is_packed(t):  # int4 …: a packed byte buffer
+        return "uint8_t"
     if isinstance(t, AnyFloat):
         return C_TYPES[("f", t.bitwidth)]
     if isinstance(t, IntegerType):
@@ -598,6 +607,8 @@ def emit_header(
             note = f" /* {_bits_note(element_type)} bits */" if isinstance(element_type, AnyFloat) and c_type(
                 element_type
             ) in ("uint16_t", "uint8_t") else ""
+            if is_packed(element_type):
+                note = f" /* {_packed_note(element_type)} */"
             params.append(f"{const}{c_type(element_type)} *{parameters[op]}{note}")
             sized += [params[-1], f"size_t {parameters[op]}_bytes"]
     lines += ["", *_init_declaration(name, info)] + [

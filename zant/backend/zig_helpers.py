@@ -142,6 +142,31 @@ fn zant_erf(comptime T: type, x: T) T {
     return @floatCast(std.math.copysign(r, xd));
 }""",
     ),
+    "zant_load_packed": (
+        (),
+        """\
+/// Element i of a packed buffer (int4, uint4, float4e2m1: two to a byte; int2, uint2: four),
+/// the first element of each byte in its lowest bits, as ONNX lays them out.
+inline fn zant_load_packed(comptime T: type, bytes: [*]const u8, i: usize) T {
+    const bits = @bitSizeOf(T);
+    const per_byte = 8 / bits;
+    const shift: u3 = @intCast((i % per_byte) * bits);
+    return @bitCast(@as(@Int(.unsigned, bits), @truncate(bytes[i / per_byte] >> shift)));
+}""",
+    ),
+    "zant_store_packed": (
+        (),
+        """\
+/// Write element i of a packed buffer (zant_load_packed's layout), keeping the others of its byte.
+inline fn zant_store_packed(comptime T: type, bytes: [*]u8, i: usize, value: T) void {
+    const bits = @bitSizeOf(T);
+    const per_byte = 8 / bits;
+    const shift: u3 = @intCast((i % per_byte) * bits);
+    const mask: u8 = @as(u8, (1 << bits) - 1) << shift;
+    const code: u8 = @as(@Int(.unsigned, bits), @bitCast(value));
+    bytes[i / per_byte] = (bytes[i / per_byte] & ~mask) | (code << shift);
+}""",
+    ),
     "zant_float_kind": (
         (),
         """\
@@ -156,7 +181,7 @@ const ZantFloatKind = enum { ieee, fn_, fnuz, finite };""",
 /// f32 -> the bits of a small float with e exponent bits, m mantissa bits and `bias`: rounded
 /// to nearest, ties to even, on the bits (no float arithmetic). Beyond the largest finite value
 /// (and +-Inf): +-max when `saturate` (ONNX Cast's default for float8), else Inf (ieee) or NaN.
-/// NaN stays NaN (quiet, its sign kept where the type has one).
+/// NaN stays NaN (quiet, its sign kept where the type has one); float4e2m1 has none.
 inline fn zant_to_small_float(comptime Bits: type, comptime kind: ZantFloatKind, comptime e: u5, comptime m: u5, comptime bias: u32, comptime saturate: bool, x: f32) Bits {
     const sign_bit: u32 = @as(u32, 1) << (e + m);
     const all_ones: u32 = (@as(u32, 1) << e) - 1; // the largest exponent field
@@ -173,7 +198,7 @@ inline fn zant_to_small_float(comptime Bits: type, comptime kind: ZantFloatKind,
             .ieee => sign | (all_ones << m) | (@as(u32, 1) << (m - 1)),
             .fn_ => sign | (sign_bit - 1),
             .fnuz => sign_bit,
-            .finite => sign | max_finite,
+            .finite => sign ^ sign_bit, // no NaN: -0 for NaN, +0 for -NaN, as ml_dtypes and onnx's reference
         });
     }
     const shift: u5 = 23 - m;

@@ -72,14 +72,14 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from zant.backend.c_abi import STATUS_BAD_ARENA
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
-from zant.backend.plan import PlanInfo, describe_plan, element_bytes, globals_by_role, main_function, parameter_names
+from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
 from zant.backend.zig_cases import all_helpers, case_for
 from zant.backend.zig_helpers import HELPERS, branch_quota
 from zant.dialects import abi, uop
 from zant.errors import ZantError
 from zant.ir.locations import node_names
 from zant.ir.resources import attr_to_array
-from zant.ir.types import is_storage_float, numpy_dtype, storage_float
+from zant.ir.types import is_packed, is_storage_float, numpy_dtype, pack, storage_float
 
 # ---------------------------------------------------------------------------------------------
 # Types and literals
@@ -102,6 +102,13 @@ def zig_type(t: Attribute) -> str:
             return "bool"
         return f"{'u' if t.signedness.data == Signedness.UNSIGNED else 'i'}{width}"
     raise ZantError(f"no Zig type for {t}")
+
+
+def memory_type(t: Attribute) -> str:
+    """The Zig element type of a buffer's pointer: its values' type, or `u8` for packed types
+    (int4, uint4, float4e2m1, int2, uint2: zant_load_packed/zant_store_packed read and write
+    them several to a byte)."""
+    return "u8" if is_packed(t) else zig_type(t)
 
 
 _KINDS = {"ieee": "ieee", "fn": "fn_", "fnuz": "fnuz", "finite": "finite"}
@@ -294,6 +301,7 @@ class ZigPrinter:
         self.address_ops: set[SSAValue] = set()  # index arithmetic printed in its gep's address
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
         self.helpers_used: set[str] = set()
+        self.packed: dict[SSAValue, tuple[str, str]] = {}  # a gep into a packed buffer: (base, element type)
         self.lines: list[str] = []
         self.level = 0
         self.scratch_lines: list[str] = []  # file scope: a typed pointer per scratch buffer
@@ -458,11 +466,11 @@ class ZigPrinter:
             offset = op.offset.value.data
             values = attr_to_array(op.value).reshape(-1)
             assert values.dtype == numpy_dtype(buffer_type.element_type)
-            data = values.astype(numpy_dtype(buffer_type.element_type).newbyteorder("<"), copy=False).tobytes()
+            data = pack(values, buffer_type.element_type)  # int4 …: packed, as ONNX lays them out
             blob[offset : offset + len(data)] = data
             name = self.namer.fresh(f"const_{sanitize_zig(op.tensor_name.data)}")
             self.names[op.result] = name
-            element = zig_type(buffer_type.element_type)
+            element = memory_type(buffer_type.element_type)
             if not data:  # an empty tensor has no bytes to point into
                 views += [f"// {_comment(op.tensor_name.data)}", f"const {name}: [*]const {element} = &[0]{element}{{}};"]
             elif self.constants == "external":
@@ -606,14 +614,14 @@ class ZigPrinter:
         signature, sized, checks, forward = [], [], [], []
         for op, pname in params.items():
             self.names[op.result] = pname
-            element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
+            element = memory_type(op.result.type.element_type)  # type: ignore[attr-defined]
             const = "const " if op.role.data == uop.BufferRole.INPUT else ""
             # Optional at the C boundary (a caller may pass NULL), unwrapped before anything runs.
             argument = self.namer.fresh(f"{pname}_pointer")
             size = self.namer.fresh(f"{pname}_bytes")
             signature.append(f"{argument}: ?[*]{const}{element}")
             sized += [f"{argument}: ?[*]{const}{element}", f"{size}: usize"]
-            checks.append(f"if ({size} != {op.result.type.size.data * element_bytes(op.result.type.element_type)}) "  # type: ignore[attr-defined]
+            checks.append(f"if ({size} != {op.result.type.byte_size}) "  # type: ignore[attr-defined]
                           f"return {abi.Status.BAD_BUFFER};")
             forward.append(argument)
         self.print_sized_entry(sized, checks, forward)
@@ -802,7 +810,7 @@ class ZigPrinter:
         owner = value.owner
         if isinstance(owner, uop.DefineGlobalOp):
             const = "const " if owner.role.data == uop.BufferRole.INPUT else ""
-            return f"[*]{const}{zig_type(value.type.element_type)}"  # type: ignore[attr-defined]
+            return f"[*]{const}{memory_type(value.type.element_type)}"  # type: ignore[attr-defined]
         return zig_type(value.type)
 
     # -- ops ----------------------------------------------------------------------------------
@@ -836,7 +844,7 @@ class ZigPrinter:
             raise ZantError(f"scratch buffer '{op.tensor_name.data}' has no offset: run plan-arenas")
         name = self.namer.fresh(f"scratch_{sanitize_zig(op.tensor_name.data)}")
         self.names[op.result] = name
-        element = zig_type(op.result.type.element_type)  # type: ignore[attr-defined]
+        element = memory_type(op.result.type.element_type)  # type: ignore[attr-defined]
         if self.arena == "caller":  # declared in each function reading it (`constant_prologue`)
             self.external_views[op.result] = (
                 f"const {name}: [*]{element} = @ptrCast(@alignCast({self.name}_arena.? + {op.offset.value.data}));"
@@ -870,6 +878,16 @@ class ZigPrinter:
         # ReleaseSafe if negative, past its buffer or overflowing.
         proven = op.inbounds is not None
         address = self.address(op.indices[0], proven)[0]
+        element_type = buffer.type.element_type  # type: ignore[attr-defined]
+        if is_packed(element_type):  # an element index: zant_load_packed/zant_store_packed
+            name = self.fresh(op.result, "addr_")
+            index = address if address.isdigit() else f"@as(usize, @{'bitCast' if proven else 'intCast'}({address}))"
+            self.emit(f"const {name}: usize = {index};")
+            if not proven and not address.isdigit():
+                self.emit(f"std.debug.assert({name} < {buffer.type.size.data});")  # type: ignore[attr-defined]
+            self.packed[op.result] = (base, zig_type(element_type))
+            self.discard_unused(op)
+            return
         if address.isdigit():
             index_expr = address
         elif proven:
@@ -906,7 +924,12 @@ class ZigPrinter:
     @print.register
     def _(self, op: uop.LoadOp) -> None:
         name = self.fresh(op.result, "buf_")
-        self.emit(f"const {name}: {zig_type(op.result.type)} = {self.expr(op.ptr)}.*;")
+        if op.ptr in self.packed:
+            base, element = self.packed[op.ptr]
+            self.helpers_used.add("zant_load_packed")
+            self.emit(f"const {name}: {element} = zant_load_packed({element}, {base}, {self.expr(op.ptr)});")
+        else:
+            self.emit(f"const {name}: {zig_type(op.result.type)} = {self.expr(op.ptr)}.*;")
         self.discard_unused(op)
 
     @print.register
@@ -915,6 +938,11 @@ class ZigPrinter:
 
     @print.register
     def _(self, op: uop.StoreOp) -> None:
+        if op.ptr in self.packed:
+            base, element = self.packed[op.ptr]
+            self.helpers_used.add("zant_store_packed")
+            self.emit(f"zant_store_packed({element}, {base}, {self.expr(op.ptr)}, {self.expr(op.value)});")
+            return
         self.emit(f"{self.expr(op.ptr)}.* = {self.expr(op.value)};")
 
     @print.register

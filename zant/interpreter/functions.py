@@ -42,6 +42,7 @@ from zant.dialects import abi, arm_dsp, arm_mve, uop
 import zant.interpreter.semantics as sem
 from zant.interpreter.semantics import Trap
 from zant.ir.resources import attr_to_array
+from zant.ir.types import is_packed
 
 _MISSING = object()
 
@@ -207,7 +208,9 @@ class UOpFunctions(InterpreterFunctions):
     def run_define_local(self, interpreter: Interpreter, op: uop.DefineLocalOp, args: PythonValues):
         buffer_type = op.result.type
         assert isinstance(buffer_type, uop.BufferType)
-        if op.offset is None:
+        if op.offset is None or is_packed(buffer_type.element_type):
+            # A packed buffer (int4 …) holds an element per NumPy byte here: its own array, not
+            # its planned bytes in the arena (half or a quarter as many).
             return (_poisoned(buffer_type, _memory(interpreter).poison),)
         dtype = sem.dtype_of(buffer_type.element_type)
         start = op.offset.value.data
