@@ -209,3 +209,31 @@ def test_packed_constants_stay_packed():
         constants = [t for t in result.plan["tensors"] if t["role"] == "constant"]
     assert [t["size"] for t in constants] == [5]
     np.testing.assert_array_equal(y, values.astype(np.float32) * 0.5)
+
+
+@pytest.mark.parametrize("onnx_type", [T.INT4, T.UINT4, T.INT2, T.UINT2, T.FLOAT4E2M1, T.FLOAT8E4M3FN, T.FLOAT8E5M2],
+                         ids=lambda t: T.DataType.Name(t))
+def test_quantize_and_dequantize_blocked(onnx_type):
+    """QuantizeLinear to the type with scales per block of 2 along axis 1 (integers: rounded
+    half to even and saturated; floats: converted, saturating), then DequantizeLinear back,
+    against the reference; x spans values far beyond the type's range."""
+    x = (np.random.default_rng(1).standard_normal((3, 6)) * 40).astype(np.float32)
+    scale = np.array([[0.5, 2.0, 8.0]] * 3, np.float32)
+    zero_dtype = helper.tensor_dtype_to_np_dtype(onnx_type)
+    zero = np.zeros((3, 3), zero_dtype)
+    if onnx_type in (T.INT4, T.UINT4):
+        zero = np.array([[1, 0, 2]] * 3).astype(zero_dtype)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1, block_size=2),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1, block_size=2),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, [3, 6])],
+        [helper.make_tensor_value_info("q", onnx_type, [3, 6]), helper.make_tensor_value_info("y", T.FLOAT, [3, 6])],
+        [onnx.numpy_helper.from_array(scale, "s"), onnx.numpy_helper.from_array(zero, "z")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    want = ReferenceEvaluator(model).run(None, {"x": x})
+    got = compile_and_run(model, {"x": x})
+    assert np.array_equal(_bits(got[0].astype(np.float32)), _bits(want[0].astype(np.float32)))
+    np.testing.assert_array_equal(got[1], want[1])

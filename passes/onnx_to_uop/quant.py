@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 from onnx import TensorProto, helper
-from xdsl.dialects.builtin import BFloat16Type, Float32Type, IndexType, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float4E2M1FNType, Float32Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.analysis.rounding import ExactRounding, exact_rounding, exact_roundings
 from zant.dialects import uop
@@ -54,6 +54,7 @@ from zant.passes.onnx_to_uop.kernel import (
 )
 
 from zant.ir.types import (
+    is_storage_float,
     ONNX_TO_MLIR_ELEMENT_TYPE,
     mlir_element_type,
     numpy_dtype,
@@ -62,11 +63,14 @@ from zant.ir.types import (
 I32 = IntegerType(32)
 I64 = IntegerType(64)
 
-# The integer types a QuantizeLinear may produce here (float8/int4/int2 never reach the lowering:
-# the importer has no element type for them).
+# The integer types a QuantizeLinear may produce here; float8 and float4e2m1 are converted by a
+# cast instead of rounded and clipped (`_quantize_to_float`).
 _QUANTIZED_TYPES = frozenset(
     ONNX_TO_MLIR_ELEMENT_TYPE[t]
-    for t in (TensorProto.INT8, TensorProto.UINT8, TensorProto.INT16, TensorProto.UINT16)
+    for t in (
+        TensorProto.INT8, TensorProto.UINT8, TensorProto.INT16, TensorProto.UINT16,
+        TensorProto.INT4, TensorProto.UINT4, TensorProto.INT2, TensorProto.UINT2,
+    )
 )
 
 
@@ -217,8 +221,20 @@ def _centered(
 
 
 def _check_quantized(t: Attribute) -> None:
-    if t not in _QUANTIZED_TYPES:
-        raise NotImplementedError(f"quantization to {t} is not supported (int8, uint8, int16, uint16 are)")
+    if t not in _QUANTIZED_TYPES and not is_storage_float(t):
+        raise NotImplementedError(
+            f"quantization to {t} is not supported (int8, uint8, int16, uint16, int4, uint4, int2, uint2, "
+            "float8 and float4e2m1 are)"
+        )
+
+
+def _quantize_to_float(kb: KernelBuilder, op: Operation, ratio: SSAValue, zero_point: SSAValue | None, out_type: Attribute) -> SSAValue:
+    """QuantizeLinear to float8 / float4e2m1: `ratio + zero_point` in f32 converted to the type,
+    rounded to nearest even, saturating unless `saturate=0` (float8; float4 always saturates)."""
+    value = ratio if zero_point is None else kb.alu("add", ratio, zero_point)
+    if not get_attr(op, "saturate") and not isinstance(out_type, Float4E2M1FNType):
+        return kb.insert(uop.CastUnsaturatedOp(value, out_type)).result
+    return kb.cast(value, out_type)
 
 
 def _axis_and_block(op: Operation) -> tuple[int, int]:
@@ -272,22 +288,27 @@ class QuantizeLinearLowering(OnnxLowering):
         # scale; the zero point is then added in a float wide enough for every sum that does not
         # saturate anyway, and the saturating cast is the clip.
         precision = _optional_attr(op, "precision")
+        to_float = is_storage_float(out_type)  # float8, float4e2m1: a cast of the f32 ratio
         if precision:
             compute = mlir_element_type(precision, "precision")
         else:
             compute = promote(x.element_type, scale.element_type)
+        if to_float:
+            compute = Float32Type()
         wide = promote(compute, Float32Type())
         read_scale = scale.reader(kb, compute)
         # f32 ratios round and saturate in integer arithmetic (`_quantize_f32`); others as the
         # reference writes it.
-        fast = compute == Float32Type()
+        fast = compute == Float32Type() and not to_float
         read_zero_point = _optional_reader(kb, zero_point, I32 if fast else wide)
 
         y = kb.alloc(result_name(op), x.shape, out_type)
         with kb.loop_nest(x.shape) as ivs:
             ratio = kb.alu("div", kb.cast(kb.load(x, ivs), compute), read_scale(ivs))
             zp = None if read_zero_point is None else read_zero_point(ivs)
-            if fast:
+            if to_float:
+                q = _quantize_to_float(kb, op, ratio, zp, out_type)
+            elif fast:
                 q = _quantize_f32(kb, ratio, zp, out_type)
             else:
                 q = kb.alu("round", ratio)
@@ -309,12 +330,12 @@ class DequantizeLinearLowering(OnnxLowering):
         x = layout_of(input_value(op, 0))
         out_type = tensor_element_type(op.results[0])
         axis, block_size = _axis_and_block(op)
-        if not isinstance(x.element_type, IntegerType):
+        if not isinstance(x.element_type, IntegerType) and not is_storage_float(x.element_type):
             raise NotImplementedError(f"dequantization of {x.element_type} is not supported")
         scale = quant_param(input_value(op, 1), x.shape, axis, block_size)
         zero_point = _optional_param(op, 2, x.shape, axis, block_size)
         centered_type = Float32Type()
-        if zero_point is not None:
+        if zero_point is not None and not is_storage_float(zero_point.element_type):  # float8: f32
             centered_type = promote(centered_type, zero_point.element_type)
         product_type = promote(centered_type, scale.element_type)
         read_zero_point = _optional_reader(kb, zero_point, centered_type)
