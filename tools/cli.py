@@ -149,6 +149,12 @@ def make_parser() -> argparse.ArgumentParser:
     compile_cmd.add_argument(
         "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
     )
+    compile_cmd.add_argument(
+        "--ram-budget", type=int, metavar="BYTES",
+        help="the most bytes the scratch arena may take: the compile fails, naming the smallest scratch "
+        "arena it reaches and the bytes over, when no plan fits (default: no budget; with --firmware the "
+        "board's RAM less the stack, outputs and other arenas applies in any case; docs/ram-budget.md)",
+    )
     _add_inputs(
         compile_cmd, "an input embedded in the firmware (repeatable; default: random values, seeded)"
     )
@@ -244,7 +250,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     options = _options(
         args, name=args.name, target=target, optimize=args.optimize, build=not args.no_build,
         constants=args.constants, arena=args.arena, float_abi=args.float_abi, runtime=args.runtime,
-        firmware=args.firmware, board=board, inputs=_read_inputs(args),
+        firmware=args.firmware, board=board, inputs=_read_inputs(args), ram_budget=args.ram_budget,
         progress=stage_reporter(quiet=args.quiet),
     )
     result = compile_with_options(args.model, options, args.output_dir).result

@@ -95,6 +95,7 @@ def compile(
     runtime: str = "external",
     build: bool = True,
     progress: Callable[[str], None] | None = None,
+    ram_budget: int | None = None,
 ) -> Model:
     """Compile an ONNX model (a path, its bytes or a `ModelProto`) as `zant compile` does.
 
@@ -111,7 +112,9 @@ def compile(
     `predict` does so), `float_abi` (an Arm library's: `hard`, `softfp`, `soft`; default hard
     with an FPU), `runtime` (an MCU library's memcpy, expf ...: `external`, the firmware's, listed
     in the header; `bundled`, Zig's compiler_rt in the archive), `build=False` (sources only),
-    `progress` (called with each stage as it starts, e.g. `print`).
+    `progress` (called with each stage as it starts, e.g. `print`), `ram_budget` (the most bytes
+    the scratch arena may take, `--ram-budget`: a `ZantError` names the smallest scratch reached
+    and the bytes over; a firmware board's RAM is checked in any case).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -130,7 +133,7 @@ def compile(
         freeze=dict(freeze) if freeze else None, pipeline=pipeline, plugins=tuple(plugins),
         firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
         cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
-        runtime=runtime,
+        runtime=runtime, ram_budget=ram_budget,
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run

@@ -82,6 +82,8 @@ class CompileOptions:
     # core's default, hard with an FPU; zant.backend.c_abi)
     runtime: str = "external"  # an MCU library's runtime symbols (memcpy, expf ...): the
     # firmware's (external) or Zig's compiler_rt in the archive (bundled); c_abi.RUNTIME_MODES
+    ram_budget: int | None = None  # bytes the scratch arena may take (`--ram-budget`); with a
+    # firmware board its RAM less the other RAM parts applies too (docs/ram-budget.md)
 
 
 @dataclass
@@ -330,13 +332,14 @@ def parse_model(data: bytes) -> onnx.ModelProto:
 
 
 def planned_json(
-    planned: PlannedModule, name: str, target: str, board: Board | None = None, info: PlanInfo | None = None
+    planned: PlannedModule, name: str, target: str, board: Board | None = None, info: PlanInfo | None = None,
+    ram_budget: int | None = None,
 ) -> dict:
     """The plan JSON `zant compile` writes (NAME.plan.json): `checked_plan` (where the constants
     live among it, as the plan placed them), the graph's inputs and outputs and the files written."""
     from zant.backend.zig_printer import blob_file_name
 
-    plan = checked_plan(planned.module, name, target, board, info)
+    plan = checked_plan(planned.module, name, target, board, info, ram_budget)
     plan["inputs"] = [t.as_json() for t in planned.inputs]
     plan["outputs"] = [t.as_json() for t in planned.outputs]
     constant_bytes = sum(a["size"] for a in plan["arenas"] if a["role"] == "constant")
@@ -366,6 +369,9 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError(f"unknown runtime '{options.runtime}' (choose from {', '.join(RUNTIME_MODES)})")
     if options.float_abi is not None:
         check_float_abi(options.target, options.float_abi)
+    budget = options.ram_budget
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
+        raise ZantError(f"the RAM budget is a number of bytes (0 or more), got {budget!r}")
     board = None
     if options.firmware:
         if not options.build:
@@ -391,7 +397,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
 
         try:
             info = describe_plan(module)  # read once for the plan JSON, the header and the Zig
-            plan = planned_json(planned, name, options.target, board, info)
+            plan = planned_json(planned, name, options.target, board, info, options.ram_budget)
             if options.constants is not None and plan["constants"] != options.constants:
                 raise ZantError(
                     f"--constants {options.constants}, but the pipeline placed the constant arena "
@@ -505,16 +511,19 @@ def emit_artifacts(module: ModuleOp, name: str) -> tuple[dict[str, str | bytes],
 
 
 def checked_plan(
-    module: ModuleOp, name: str, target: str, board: Board | None = None, info: PlanInfo | None = None
+    module: ModuleOp, name: str, target: str, board: Board | None = None, info: PlanInfo | None = None,
+    ram_budget: int | None = None,
 ) -> dict:
-    """The plan JSON of a planned module, once it is known to fit `target` (and `board`'s memory
-    for a firmware image): checked before any Zig is printed, so an impossible model stops here."""
+    """The plan JSON of a planned module, once it is known to fit `target` (`ram_budget`, the
+    bytes its scratch arena may take, and `board`'s memory for a firmware image): checked before
+    any Zig is printed, so an impossible model stops here."""
     from zant.backend.firmware import MIN_STACK
-    from zant.backend.limits import check_board_memory, check_target_limits
+    from zant.backend.limits import check_board_memory, check_ram_budget, check_target_limits
     from zant.backend.plan import emit_plan_json
 
     plan = emit_plan_json(module, name, info)
     check_target_limits(module, plan, target)
+    check_ram_budget(plan, ram_budget)
     if board is not None:
         check_board_memory(plan, board, MIN_STACK)
     return plan

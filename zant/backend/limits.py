@@ -109,7 +109,8 @@ def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
     for memory, region, parts in needs:
         total = sum(size for _, size in parts)
         if total > region.size:
-            terms = " + ".join(f"{label} {size:,} B" for label, size in parts if size)
+            reached = {"scratch arena": f" ({_reached(plan)})"} if "strategy" in plan else {}  # a real plan
+            terms = " + ".join(f"{label} {size:,} B{reached.get(label, '')}" for label, size in parts if size)
             code = " even without the code" if memory == "flash" else ""
             capacity = format_bytes(region.size)
             if not capacity.endswith(" B"):
@@ -120,6 +121,38 @@ def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
             )
     if problems:
         raise ZantError("; ".join(problems))
+
+
+SCHEDULES = "layer by layer, element-wise ops written in place over inputs that die there"
+"""The schedules a plan chooses among today (`plan-arenas`: liveness, in-place reuse, the best
+placement): all run the same code, so the smallest plan is also the fastest, and a RAM budget
+is met by it or by none (docs/ram-budget.md)."""
+
+
+def _reached(plan: dict) -> str:
+    """What a budget miss says of the plan's scratch arena: the smallest Zant reaches (the
+    plan's own: see `SCHEDULES`) and the lower bound no placement of this schedule can beat."""
+    bound = plan.get("aligned_lower_bound_bytes") or plan.get("lower_bound_bytes", 0)
+    strategy = plan.get("strategy", "best")
+    if strategy not in ("best", ""):  # a hand-written pipeline's plan: not the smallest
+        return (
+            f"plan-arenas strategy {strategy}; 'best' places this schedule in the fewest bytes, "
+            f"lower bound {bound:,} B"
+        )
+    return f"the smallest Zant reaches for this model: {SCHEDULES}; lower bound {bound:,} B"
+
+
+def check_ram_budget(plan: dict, budget: int | None) -> None:
+    """Raise `ZantError` if the scratch arena left in `.bss` exceeds `budget` bytes
+    (`zant compile --ram-budget`), naming the smallest scratch reached and the bytes over."""
+    if budget is None:
+        return
+    scratch = ram_parts(plan)[0][1]
+    if scratch > budget:
+        raise ZantError(
+            f"scratch arena {scratch:,} B ({_reached(plan)}) does not fit the RAM budget of "
+            f"{budget:,} B: {scratch - budget:,} B over"
+        )
 
 
 def _embedded(plan: dict, role: str) -> int:
