@@ -237,3 +237,47 @@ def test_quantize_and_dequantize_blocked(onnx_type):
     got = compile_and_run(model, {"x": x})
     assert np.array_equal(_bits(got[0].astype(np.float32)), _bits(want[0].astype(np.float32)))
     np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_element_types_as_cortex_m4_firmware(tmp_path):
+    """On the Cortex-M4 under QEMU: an int4 weight (packed in flash) dequantized, an int4 input
+    quantized to an int4 output, f32 to float8 (saturated and not) and to bfloat16, bit for bit
+    as onnx's reference."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+    from zant.driver import CompileOptions, compile_model
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    w = np.array([-8, -1, 0, 1, 7, 3, -5], ml_dtypes.int4)
+    nodes = [
+        helper.make_node("DequantizeLinear", ["w", "s"], ["dw"]),
+        helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["q"]),
+        helper.make_node("Cast", ["x"], ["f8"], to=T.FLOAT8E4M3FN),
+        helper.make_node("Cast", ["x"], ["f8u"], to=T.FLOAT8E5M2, saturate=0),
+        helper.make_node("Cast", ["x"], ["bf"], to=T.BFLOAT16),
+        helper.make_node("Cast", ["i"], ["fi"], to=T.FLOAT),
+    ]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, [X.size]), helper.make_tensor_value_info("s", T.FLOAT, []),
+         helper.make_tensor_value_info("i", T.INT4, [5])],
+        [helper.make_tensor_value_info("dw", T.FLOAT, [7]), helper.make_tensor_value_info("q", T.INT4, [X.size]),
+         helper.make_tensor_value_info("f8", T.FLOAT8E4M3FN, [X.size]),
+         helper.make_tensor_value_info("f8u", T.FLOAT8E5M2, [X.size]),
+         helper.make_tensor_value_info("bf", T.BFLOAT16, [X.size]), helper.make_tensor_value_info("fi", T.FLOAT, [5])],
+        [onnx.numpy_helper.from_array(w, "w"), onnx.numpy_helper.from_array(np.array(1, ml_dtypes.int4), "zp")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    # (x / s overflowing to Inf: the reference's QuantizeLinear casts Inf to int, undefined)
+    x = np.where(np.isfinite(X) & (np.abs(X) < 1e30), X, 0).astype(np.float32)
+    feeds = {"x": x, "s": np.array(0.25, np.float32), "i": np.array([-8, -3, 0, 5, 7], ml_dtypes.int4)}
+    onnx.save(model, tmp_path / "m.onnx")
+    result = compile_model(tmp_path / "m.onnx", tmp_path / "fw",
+                           CompileOptions(name="m", target="cortex-m4", firmware=True, inputs=feeds))
+    run = run_firmware(result.firmware_path, result.board, result.outputs)
+    want = ReferenceEvaluator(model).run(None, feeds)
+    for got, expected, name in zip(run.outputs, want, [o.name for o in graph.output]):
+        assert got.dtype == expected.dtype, name
+        assert np.array_equal(_bits(got.astype(np.float32)), _bits(expected.astype(np.float32))), name

@@ -49,6 +49,7 @@ from zant.backend.build import Board, build_zig, default_global_cache
 from zant.targets import RECORDS
 from zant.errors import ZantError
 from zant.signature import valid_parts
+from zant.ir.types import PACKED_DTYPES, pack, unpack
 
 PAINT = 0xDEADBEEF
 """The word the stack is painted with before `NAME_predict` runs."""
@@ -436,6 +437,10 @@ class Tensor(Protocol):
 
 
 def nbytes(tensor: Tensor) -> int:
+    """Its bytes in the C ABI (int4 …: packed, rounded up to a whole byte)."""
+    bits = PACKED_DTYPES.get(tensor.dtype)
+    if bits is not None:
+        return (math.prod(tensor.shape) * bits + 7) // 8
     return math.prod(tensor.shape) * np.dtype(tensor.dtype).itemsize
 
 
@@ -688,7 +693,7 @@ def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: B
                 raise ZantError(
                     f"{model.name}: input '{tensor.name}' has shape {list(dense.shape)}, expected {tensor.shape}"
                 )
-            (out_dir / input_file(model.name, index)).write_bytes(dense.tobytes())
+            (out_dir / input_file(model.name, index)).write_bytes(pack(dense))  # int4 …: packed
     (out_dir / f"{name}.ld").write_text(linker_script(name, board, guard), encoding="utf-8")
     root = out_dir / f"{name}.firmware.zig"
     root.write_text(firmware_source(name, models, board, guard), encoding="utf-8")
@@ -857,7 +862,9 @@ def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
             continue
         if sorted(found) == list(range(len(model.outputs))):
             outputs[model.name] = valid_parts(model.outputs, [  # the extents array dropped
-                np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype).reshape(_printed_shape(t))
+                (unpack(found[i], t.dtype, math.prod(t.shape)) if t.dtype in PACKED_DTYPES  # int4 …
+                 else np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype)
+                 ).reshape(_printed_shape(t))
                 for i, t in enumerate(model.outputs)
             ])
         elif stop is not None and not found:
