@@ -69,6 +69,10 @@ class Status(IntEnum):
     BAD_BUFFER = 7
     """`NAME_predict`: a null buffer pointer; `NAME_predict_sized` also a buffer size other than
     its tensor's bytes. Returned before anything is read or written."""
+    BAD_ARENA = 8
+    """`NAME_set_arena`: a null or misaligned arena, or one smaller than `NAME_ARENA_SIZE` (the
+    model then has no arena); `NAME_predict` without an arena (`--arena caller` only). Returned
+    before anything is read or written."""
 
     @property
     def macro(self) -> str:
@@ -97,6 +101,10 @@ STATUS_COMMENTS: dict[Status, str] = {
     Status.BAD_BUFFER: (
         "NAME_predict: a null buffer pointer; NAME_predict_sized: that, or a buffer size other than its "
         "tensor's bytes; nothing read or written"
+    ),
+    Status.BAD_ARENA: (
+        "NAME_set_arena: a null or misaligned arena, or one smaller than NAME_ARENA_SIZE; NAME_predict: "
+        "no arena set; nothing read or written"
     ),
 }
 """The one-line meaning of each failure status, as the header's comment prints it (`NAME_` is

@@ -20,13 +20,13 @@ import pytest
 import zant
 from zant.backend.archive import plain_name, read_members, write_archive
 from zant.backend.c_abi import (
-    STATUS_BAD_ARENA,
     check_float_abi,
     default_float_abi,
     gcc_flags,
     runtime_symbols,
     zig_target_flags,
 )
+from zant.dialects.abi import Status
 from zant.driver import CompileOptions, compile_model
 from zant.errors import ZantError
 from zant.runtime import load_compiled
@@ -256,11 +256,11 @@ def test_a_bad_arena_is_refused_with_its_status(host):
     def call() -> int:
         return predict(ctypes.c_void_p(image.ctypes.data), ctypes.c_void_p(out.ctypes.data))
 
-    assert first.set_arena(buffer[start : start + size - 1]) == STATUS_BAD_ARENA  # one byte short
-    assert call() == STATUS_BAD_ARENA and (out == 7.0).all()  # nothing written
-    assert first.set_arena(buffer[start + 4 : start + 4 + size]) == STATUS_BAD_ARENA  # misaligned
-    assert first.set_arena(None) == STATUS_BAD_ARENA
-    assert call() == STATUS_BAD_ARENA
+    assert first.set_arena(buffer[start : start + size - 1]) == Status.BAD_ARENA  # one byte short
+    assert call() == Status.BAD_ARENA and (out == 7.0).all()  # nothing written
+    assert first.set_arena(buffer[start + 4 : start + 4 + size]) == Status.BAD_ARENA  # misaligned
+    assert first.set_arena(None) == Status.BAD_ARENA
+    assert call() == Status.BAD_ARENA
     assert first.set_arena(buffer[start : start + size]) == 0
     assert call() == 0 and not (out == 7.0).all()
 

@@ -16,7 +16,7 @@ build (`zant.backend.build`), the header (`zant.backend.plan.emit_header`) and t
   provide, or the firmware does (`-nostdlib`); or none, with Zig's compiler_rt bundled
   (`RUNTIME_MODES`).
 * the scratch arena's modes, `ARENA_MODES`: `library` (the library's own `.bss` array, the
-  default) or `caller` (`NAME_set_arena(arena, bytes)` hands it memory; `STATUS_BAD_ARENA`).
+  default) or `caller` (`NAME_set_arena(arena, bytes)` hands it memory; `abi.Status.BAD_ARENA`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from zant.backend.targets import TARGETS
+from zant.dialects.abi import Status
 from zant.errors import ZantError
 from zant.targets import RECORDS
 
@@ -39,11 +40,6 @@ libgcc (`external`, listed in the header), or Zig's compiler_rt inside the archi
 ARENA_MODES = ("library", "caller")
 """Who owns the scratch arena: the library (a `.bss` array, `NAME_scratch`) or the caller
 (`NAME_set_arena`)."""
-
-STATUS_BAD_ARENA = 8
-"""What `NAME_set_arena` returns for a null or misaligned arena or one smaller than
-`NAME_ARENA_SIZE` (the model then has no arena), and `NAME_predict` without an arena
-(`--arena caller` only): before anything is read or written."""
 
 _FPU_FEATURES = {"vfp4d16sp": "fpv4-sp-d16", "fp_armv8d16sp": "fpv5-sp-d16", "fp_armv8d16": "fpv5-d16", "mve_fp": "auto"}
 """Zig's (LLVM's) FPU features of the `-mcpu`s in the target records → GCC's `-mfpu`."""
@@ -229,8 +225,7 @@ def arena_lines(name: str, size: int, alignment: int, mode: str) -> list[str]:
     ]
     if mode == "caller":
         lines += [
-            f"#define {name}_STATUS_BAD_ARENA {STATUS_BAD_ARENA} /* {name}_set_arena: a null or misaligned arena, or one "
-            f"smaller than {name}_ARENA_SIZE; {name}_predict: no arena set; nothing read or written */",
+            Status.BAD_ARENA.define(name),
             f"/* Hands the model its scratch arena: at least {name}_ARENA_SIZE bytes at a multiple of",
             f"   {name}_ARENA_ALIGN, used by every later {name}_predict. Returns 0, or {name}_STATUS_BAD_ARENA",
             f"   (the model then has no arena, and {name}_predict returns {name}_STATUS_BAD_ARENA until one is",

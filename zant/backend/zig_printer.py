@@ -26,7 +26,7 @@ Layout of the generated file:
   after `place-memories` one `NAME_scratch_<memory>` per memory in section `.zant.<memory>`, and
   each `uop.define_local` as a `const scratch_<name>: [*]T` pointer into its arena; with
   `arena="caller"` (`zant compile --arena caller`) the caller's arena instead, `NAME_arena`, set
-  by `NAME_set_arena(arena, bytes)` (`c_abi.STATUS_BAD_ARENA` for a null, misaligned or small
+  by `NAME_set_arena(arena, bytes)` (`abi.Status.BAD_ARENA` for a null, misaligned or small
   one), each function declaring the scratch pointers it reads from it;
 * `NAME_plan_hash`, `NAME_layout_hash` (`u64`, exported, as in the header) and
   `NAME_check_plan(expected)`: 0 if `expected` is the plan hash, else 3;
@@ -70,7 +70,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from zant.backend.c_abi import STATUS_BAD_ARENA
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
 from zant.backend.zig_cases import all_helpers, case_for
@@ -421,12 +420,12 @@ class ZigPrinter:
         self.arena_externs[f"{name}_arena"] = f"extern var {name}_arena: ?[*]align({alignment}) u8;"
         return sizes + [
             f"// The scratch arena is the caller's: {size} B aligned to {alignment}, set by {name}_set_arena, which",
-            f"// returns {STATUS_BAD_ARENA} (and forgets the last one) for a null, misaligned or smaller one.",
+            f"// returns {abi.Status.BAD_ARENA} (and forgets the last one) for a null, misaligned or smaller one.",
             f"var {name}_arena: ?[*]align({alignment}) u8 = null;",
             f"export fn {name}_set_arena(arena_pointer: ?*anyopaque, arena_bytes: usize) callconv(.c) i32 {{",
             f"    {name}_arena = null;",
             "    const address = @intFromPtr(arena_pointer);",
-            f"    if (address == 0 or address % {alignment} != 0 or arena_bytes < {size}) return {STATUS_BAD_ARENA};",
+            f"    if (address == 0 or address % {alignment} != 0 or arena_bytes < {size}) return {abi.Status.BAD_ARENA};",
             f"    {name}_arena = @ptrFromInt(address);",
             "    return 0;",
             "}",
@@ -597,7 +596,7 @@ class ZigPrinter:
         if self.constants == "external" and self.blob:
             checks.append(f"if ({self.name}_constants == null) return {abi.Status.NOT_INITIALIZED};")
         if f"{self.name}_arena" in self.arena_externs:  # the caller's scratch arena
-            checks.append(f"if ({self.name}_arena == null) return {STATUS_BAD_ARENA};")
+            checks.append(f"if ({self.name}_arena == null) return {abi.Status.BAD_ARENA};")
         return checks
 
     def constant_prologue(self, ops: Iterable[Operation], level: int) -> list[str]:
