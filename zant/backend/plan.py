@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Operation
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.dialects.uop import BufferRole, DefineGlobalOp, DefineLocalOp
-from zant.dialects.abi import ArenaOp, ArenaRole, Status, constants_mode
+from zant.dialects.abi import ArenaOp, ArenaRole, Status, arena_of, constants_mode
 from zant.errors import ZantError
 from zant.ir.types import element_bits, is_packed, numpy_dtype, storage_float
 from zant.analysis.liveness import align_up
@@ -260,13 +260,6 @@ def _hash(payload) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def arena_op(function: func.FuncOp, role: ArenaRole) -> ArenaOp | None:
-    return next(
-        (op for op in function.body.block.ops if isinstance(op, ArenaOp) and op.role.data == role),
-        None,
-    )
-
-
 def element_bytes(t: Attribute) -> int:
     """Bytes of one element of a buffer of element type `t` as the C ABI passes it (bool: 1)."""
     if isinstance(t, AnyFloat):
@@ -293,8 +286,8 @@ def describe_plan(module: ModuleOp) -> PlanInfo:
         op for op in function.body.block.ops if isinstance(op, ArenaOp) and op.role.data == ArenaRole.SCRATCH
     ]
     scratch = scratches[0] if scratches else None
-    constant = arena_op(function, ArenaRole.CONSTANT)
-    persistent = arena_op(function, ArenaRole.PERSISTENT)
+    constant = arena_of(function, ArenaRole.CONSTANT)
+    persistent = arena_of(function, ArenaRole.PERSISTENT)
     if scratch is None or constant is None or persistent is None:
         raise _unplanned("no scratch, constant or persistent abi.arena")
     regions: dict[str | None, PlanRegion] = {}  # scratch arenas by memory
