@@ -24,6 +24,11 @@ One more op is a fixed sequence of those instructions, made by `fuse-smlad-bytes
   `SXTB16` and two `SMLAD` through one scratch register, kept together (one inline-assembly
   block) so LLVM cannot hoist the `SXTB16` of many words ahead of their `SMLAD` and run out of
   registers.
+* `%r0, %r1 = arm_dsp.smlad_bytes_pair %e0, %o0, %e1, %o1, %w, %c0, %c1 : i32` — the same for
+  one word `%w` read by two sums (a register tile's two pixels): `%r0 = smlad_bytes(%e0, %o0,
+  %w, %c0)`, `%r1 = smlad_bytes(%e1, %o1, %w, %c1)`, each `SXTB16` of `%w` made once and read
+  by both sums' `SMLAD` (two `SXTB16` and four `SMLAD` through one scratch register, one
+  inline-assembly block: LLVM hoisted the widened words of a 2 x 2 tile and spilled).
 """
 
 from __future__ import annotations
@@ -164,4 +169,37 @@ class SmladBytesOp(IRDLOperation):
         super().__init__(operands=[even, odd, word, addend], result_types=[IntegerType(32)])
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmladBytesOp], [])
+@irdl_op_definition
+class SmladBytesPairOp(IRDLOperation):
+    """`%r0, %r1 = arm_dsp.smlad_bytes_pair %e0, %o0, %e1, %o1, %w, %c0, %c1 : i32`: two
+    `smlad_bytes` of one word, `r0 = smlad_bytes(e0, o0, w, c0)` and `r1 = smlad_bytes(e1, o1,
+    w, c1)`, the word widened once for both."""
+
+    name = "arm_dsp.smlad_bytes_pair"
+
+    even0 = operand_def(I32)
+    odd0 = operand_def(I32)
+    even1 = operand_def(I32)
+    odd1 = operand_def(I32)
+    word = operand_def(I32)
+    addend0 = operand_def(I32)
+    addend1 = operand_def(I32)
+    result0 = result_def(I32)
+    result1 = result_def(I32)
+
+    assembly_format = (
+        "$even0 `,` $odd0 `,` $even1 `,` $odd1 `,` $word `,` $addend0 `,` $addend1 attr-dict `:` type($result0)"
+    )
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, even0: SSAValue, odd0: SSAValue, even1: SSAValue, odd1: SSAValue, word: SSAValue,
+        addend0: SSAValue, addend1: SSAValue,
+    ):
+        super().__init__(
+            operands=[even0, odd0, even1, odd1, word, addend0, addend1], result_types=[IntegerType(32)] * 2
+        )
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmladBytesOp, SmladBytesPairOp], [])

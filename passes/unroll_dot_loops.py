@@ -20,7 +20,7 @@ schedules without spilling; 8 suits the autoencoder's 128- and 640-long rows. Ex
 ops in the same order (the accumulators are `uop.acc` cells, read and written by each copy).
 
 Taken for innermost loops whose body multiply-accumulates with `arm_dsp.smlad` or
-`arm_dsp.smlad_bytes`; other loops are left as they are. Run it after `interleave-dot-rows`,
+`arm_dsp.smlad_bytes` (or `smlad_bytes_pair`); other loops are left as they are. Run it after `interleave-dot-rows`,
 which recognizes the dot loops' word addresses by their step-4 induction variable.
 """
 
@@ -42,7 +42,7 @@ from zant.ir.walk import ops_of
 def _is_dot_loop(loop: uop.RangeOp) -> bool:
     ops = list(loop.body.block.ops)
     return not any(isinstance(op, uop.RangeOp) for op in ops) and any(
-        isinstance(op, arm_dsp.SmladOp | arm_dsp.SmladBytesOp) for op in ops
+        isinstance(op, arm_dsp.SmladOp | arm_dsp.SmladBytesOp | arm_dsp.SmladBytesPairOp) for op in ops
     )
 
 

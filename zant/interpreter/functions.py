@@ -616,12 +616,21 @@ class ArmDspFunctions(InterpreterFunctions):
 
     @impl(arm_dsp.SmladBytesOp)
     def run_smlad_bytes(self, interpreter: Interpreter, op: arm_dsp.SmladBytesOp, args: PythonValues):
-        even, odd, word, c = args
-        word &= 0xFFFFFFFF
-        total = c
-        for byte, halves in enumerate((even, odd, even, odd)):  # bytes 0, 2 pair with even; 1, 3 with odd
-            total += _sext8((word >> (8 * byte)) & 0xFF) * _half(halves, 16 * (byte // 2))
-        return (_i32(total),)
+        return (_smlad_bytes(*args),)
+
+    @impl(arm_dsp.SmladBytesPairOp)
+    def run_smlad_bytes_pair(self, interpreter: Interpreter, op: arm_dsp.SmladBytesPairOp, args: PythonValues):
+        e0, o0, e1, o1, word, c0, c1 = args
+        return (_smlad_bytes(e0, o0, word, c0), _smlad_bytes(e1, o1, word, c1))
+
+
+def _smlad_bytes(even: int, odd: int, word: int, c: int) -> int:
+    """c + the 4 int8 of `word` times the halves of `even` (bytes 0, 2) and `odd` (1, 3)."""
+    word &= 0xFFFFFFFF
+    total = c
+    for byte, halves in enumerate((even, odd, even, odd)):  # bytes 0, 2 pair with even; 1, 3 with odd
+        total += _sext8((word >> (8 * byte)) & 0xFF) * _half(halves, 16 * (byte // 2))
+    return _i32(total)
 
 
 @register_impls

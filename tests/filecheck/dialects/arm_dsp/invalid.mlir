@@ -57,3 +57,15 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %c = uop.const 7 : i32
+    %w = uop.const 7 : i16
+    // expected-error@+1 {{operand 'word' at position 4 does not verify}}
+    %r0, %r1 = "arm_dsp.smlad_bytes_pair"(%c, %c, %c, %c, %w, %c, %c) : (i32, i32, i32, i32, i16, i32, i32) -> (i32, i32)
+    func.return
+  }
+}

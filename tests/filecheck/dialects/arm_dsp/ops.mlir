@@ -9,6 +9,7 @@
 // CHECK-NEXT:    %r = arm_dsp.smlad %lo, %hi, %c : i32
 // CHECK-NEXT:    %s = arm_dsp.sxtb16 %r ror 24 : i32
 // CHECK-NEXT:    %f = arm_dsp.smlad_bytes %lo, %hi, %w, %c : i32
+// CHECK-NEXT:    %g, %h = arm_dsp.smlad_bytes_pair %lo, %hi, %hi, %lo, %w, %c, %f : i32
 
 builtin.module {
   func.func @main() {
@@ -22,6 +23,7 @@ builtin.module {
     %r = arm_dsp.smlad %lo, %hi, %c : i32
     %s = arm_dsp.sxtb16 %r ror 24 : i32
     %f = arm_dsp.smlad_bytes %lo, %hi, %w, %c : i32
+    %g, %h = arm_dsp.smlad_bytes_pair %lo, %hi, %hi, %lo, %w, %c, %f : i32
     func.return
   }
 }
