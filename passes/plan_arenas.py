@@ -11,6 +11,10 @@ constants=embedded|staged|external}'`:
 * `best` (default): greedy, then an improvement step over the placement order (every order for up
   to 7 slots, otherwise hill climbing over swaps) that stops once it reaches the lower bound.
 
+`in-place=false` turns the in-place reuse of `greedy` and `best` off: every buffer gets a slot
+of its own (the layer-by-layer plan without overlap, for measuring what in-place reuse saves and
+checking that it changes no output; docs/ram-budget.md). The code is the same either way.
+
 The lower bound is the peak over the schedule of the aligned bytes live at once, with an in-place
 pair counted once: no plan of this schedule with these in-place decisions can be smaller.
 Constants are packed in index order, each aligned; identical bytes are stored once.
@@ -168,7 +172,7 @@ class ScratchPlan:
 
 
 def plan_scratch(
-    function: func.FuncOp, strategy: PlanStrategy | str, alignment: int, steps_before: int = 0
+    function: func.FuncOp, strategy: PlanStrategy | str, alignment: int, steps_before: int = 0, in_place: bool = True
 ) -> ScratchPlan:
     """Set every define_local's offset and live steps; return the arena's figures. The steps
     count `steps_before` top-level ops that will be inserted at the start (the arenas)."""
@@ -178,16 +182,16 @@ def plan_scratch(
         life.buffer.live = StepRangeAttr(
             steps_before + schedule.step[life.first], steps_before + schedule.step[life.last]
         )
-    unaligned = lower_bound(make_slots(lifetimes, schedule, 1, in_place=True))
-    size, bound = _place_scratch(lifetimes, schedule, PlanStrategy(strategy), alignment)
+    unaligned = lower_bound(make_slots(lifetimes, schedule, 1, in_place))
+    size, bound = _place_scratch(lifetimes, schedule, PlanStrategy(strategy), alignment, in_place)
     return ScratchPlan(size, bound, unaligned, steps_before + schedule.step_count)
 
 
 def _place_scratch(
-    lifetimes: Sequence[Lifetime], schedule: Schedule, strategy: PlanStrategy, alignment: int
+    lifetimes: Sequence[Lifetime], schedule: Schedule, strategy: PlanStrategy, alignment: int, in_place: bool = True
 ) -> tuple[int, int]:
     """Set every define_local's offset; return (arena size, lower bound)."""
-    slots = make_slots(lifetimes, schedule, alignment, in_place=True)
+    slots = make_slots(lifetimes, schedule, alignment, in_place)
     bound = lower_bound(slots)
     if strategy == PlanStrategy.NAIVE:
         cursor = 0
@@ -236,13 +240,14 @@ def plan_function(
     alignment: int = 16,
     link_section: str = "",
     constants: str = "embedded",
+    in_place: bool = True,
 ) -> int:
     """Plan the arenas of `function` (replacing any earlier plan), its constants where
     `constants` (embedded, staged, external) puts them; return the scratch size."""
     for op in list(function.body.block.ops):
         if isinstance(op, ArenaOp):
             Rewriter.erase_op(op)
-    scratch = plan_scratch(function, strategy, alignment, steps_before=len(ARENA_ROLES))
+    scratch = plan_scratch(function, strategy, alignment, steps_before=len(ARENA_ROLES), in_place=in_place)
     constant_size = plan_constants(function, alignment)
     memory, source = CONSTANT_PLACEMENTS[constants]
     scratch_op = ArenaOp(
@@ -276,6 +281,7 @@ class PlanArenasPass(ModulePass):
     alignment: int = 16
     link_section: str = ""
     constants: str = "embedded"
+    in_place: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.alignment <= 0 or self.alignment & (self.alignment - 1):
@@ -289,4 +295,6 @@ class PlanArenasPass(ModulePass):
                 f"plan-arenas: constants must be one of {', '.join(CONSTANT_MODES)}, got '{self.constants}'"
             )
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-            plan_function(function, self.strategy, self.alignment, self.link_section, self.constants)
+            plan_function(
+                function, self.strategy, self.alignment, self.link_section, self.constants, self.in_place
+            )

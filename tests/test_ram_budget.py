@@ -115,3 +115,33 @@ def test_cli_option(tmp_path):
     assert run.returncode == 1
     assert run.stderr.startswith("zant: error: scratch arena ") and "does not fit the RAM budget of 100 B" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+MLPERF_IC = Path("/work/shared/mlperf_tiny/onnx/ic_int8.onnx")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MLPERF_IC.is_file(), reason="MLPerf Tiny's ic_int8.onnx is not on this machine")
+def test_in_place_reuse_changes_the_plan_not_the_outputs(tmp_path):
+    """ResNet-8 int8 (its residual Adds written over their skips): the in-place plan is smaller
+    than the one without overlap (plan-arenas{in-place=false}) and its outputs are the same bytes
+    (host build of the Cortex-M4 pipeline; docs/ram-budget.md also ran both as firmware)."""
+    import numpy as np
+
+    from zant.pipelines import pipeline_for
+
+    shape = {"input_1_int8": [1, 32, 32, 3]}
+    x = np.random.default_rng(0).integers(-128, 128, size=shape["input_1_int8"], dtype=np.int8)
+    off = pipeline_for("cortex-m4").replace("plan-arenas,", "plan-arenas{in-place=false},")
+    scratch, outputs = {}, {}
+    for label, pipeline in (("in-place", None), ("no-overlap", off)):
+        model = zant.compile(
+            MLPERF_IC, target="cortex-m4", input_shapes=shape, pipeline=pipeline, firmware=False,
+            output_dir=tmp_path / label,
+        )
+        scratch[label] = {a["role"]: a["size"] for a in model.plan["arenas"]}["scratch"]
+        outputs[label] = model.predict(input_1_int8=x)
+    assert scratch["in-place"] < scratch["no-overlap"]
+    assert outputs["in-place"].keys() == outputs["no-overlap"].keys()
+    for name, value in outputs["in-place"].items():
+        assert value.tobytes() == outputs["no-overlap"][name].tobytes(), name
