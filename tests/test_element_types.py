@@ -281,3 +281,26 @@ def test_element_types_as_cortex_m4_firmware(tmp_path):
     for got, expected, name in zip(run.outputs, want, [o.name for o in graph.output]):
         assert got.dtype == expected.dtype, name
         assert np.array_equal(_bits(got.astype(np.float32)), _bits(expected.astype(np.float32))), name
+
+
+@pytest.mark.parametrize("saturate", [1, 0])
+def test_float8e8m0_rounds_up_as_the_reference(saturate):
+    """f32 to float8e8m0 (round_mode "up", ONNX's default: the exponent, plus one for a
+    fraction; NaN, ±Inf to 0xFF; beyond 2^127 saturated or NaN) and every code back to f32,
+    compiled and in the interpreter, bit for bit as onnx's reference."""
+    codes = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu)
+    model = _cast_model(
+        {"x": (T.FLOAT, [X.size]), "c": (T.FLOAT8E8M0, [256])},
+        [("x", "y", T.FLOAT8E8M0), ("c", "z", T.FLOAT)],
+        [("y", T.FLOAT8E8M0, [X.size]), ("z", T.FLOAT, [256])],
+    )
+    model.graph.node[0].attribute.extend([helper.make_attribute("saturate", saturate)])
+    want = ReferenceEvaluator(model).run(None, {"x": X, "c": codes})
+    got = compile_and_run(model, {"x": X, "c": codes})
+    _assert_bits_equal(got, want, ["y", "z"])
+    from zant.driver import make_context
+
+    module = import_model_bytes(model.SerializeToString(), ".")
+    builtin_passes()["onnx-to-uop"]()().apply(make_context(), module)
+    interpreted = [np.asarray(a).astype(w.dtype) for a, w in zip(run_module(module, [X, codes]), want)]
+    _assert_bits_equal(interpreted, want, ["y", "z"])

@@ -213,6 +213,8 @@ def _cast(kb: KernelBuilder, op: Operation, xs: list[SSAValue]) -> SSAValue:
         return kb.cast(kb.cast(wide, IntegerType(32)), to)
     if not (is_storage_float(x.type) or is_storage_float(to)):
         return kb.cast(x, to)
+    if storage_float(to) is not None and storage_float(to)[1] == "e8m0" and get_attr(op, "round_mode") != "up":  # type: ignore[index]
+        raise NotImplementedError(f"{op.name} to float8e8m0 with round_mode '{get_attr(op, 'round_mode')}' (only 'up')")
     wide = kb.cast(x, f32)
     if is_storage_float(to) and not isinstance(to, BFloat16Type) and not get_attr(op, "saturate"):
         return kb.insert(uop.CastUnsaturatedOp(wide, to)).result

@@ -167,6 +167,31 @@ inline fn zant_store_packed(comptime T: type, bytes: [*]u8, i: usize, value: T) 
     bytes[i / per_byte] = (bytes[i / per_byte] & ~mask) | (code << shift);
 }""",
     ),
+    "zant_to_e8m0": (
+        (),
+        """\
+/// f32 -> float8e8m0 (an exponent, 2^(e-127); no sign, no zero), ONNX's round_mode "up": the
+/// exponent of |x|, plus one if it has a fraction; NaN and +-Inf are 0xFF (NaN). Beyond 2^127:
+/// 2^127 when `saturate`, else NaN.
+inline fn zant_to_e8m0(comptime saturate: bool, x: f32) u8 {
+    const bits: u32 = @bitCast(x);
+    const exponent: u32 = (bits >> 23) & 0xff;
+    if (exponent == 0xff) return 0xff;
+    const up: u32 = if (bits & 0x7fffff != 0) 1 else 0;
+    if (saturate and exponent == 0xfe) return 0xfe;
+    return @intCast(exponent + up);
+}""",
+    ),
+    "zant_from_e8m0": (
+        (),
+        """\
+/// float8e8m0 -> f32, exactly: 2^(e-127) (e = 0: the subnormal 2^-127), 0xFF NaN.
+inline fn zant_from_e8m0(b: u8) f32 {
+    if (b == 0xff) return std.math.nan(f32);
+    if (b == 0) return @bitCast(@as(u32, 0x00400000));
+    return @bitCast(@as(u32, b) << 23);
+}""",
+    ),
     "zant_float_kind": (
         (),
         """\

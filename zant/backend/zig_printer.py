@@ -995,6 +995,13 @@ class ZigPrinter:
 
     def small_float_cast(self, source: Attribute, target: Attribute, x: str, saturate: bool) -> str:
         """A conversion between f32 and a storage float (bfloat16, float8), by its bits."""
+        kinds = {row[1] for row in (storage_float(source), storage_float(target)) if row is not None}
+        if "e8m0" in kinds:  # float8e8m0: an exponent alone, rounded up
+            if is_storage_float(source):
+                self.helpers_used.add("zant_from_e8m0")
+                return f"zant_from_e8m0({x})"
+            self.helpers_used.add("zant_to_e8m0")
+            return f"zant_to_e8m0({'true' if saturate else 'false'}, {x})"
         self.helpers_used.add("zant_float_kind")
         if is_storage_float(source):
             self.helpers_used.add("zant_from_small_float")

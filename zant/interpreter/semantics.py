@@ -350,6 +350,10 @@ def storage_float_caster(target: Attribute, saturate: bool) -> Callable:
     every value beyond ±max to ±max first (clipping before rounding is the same: the values
     between max and the next rounding boundary round down to max anyway)."""
     dtype = dtype_of(target)
+    if dtype.name == "float8_e8m0fnu":  # rounded up, as ONNX's Cast (round_mode "up")
+        from onnx.numpy_helper import to_float8e8m0
+
+        return lambda x: to_float8e8m0(np.array([x], np.float32), saturate, "up")[0]
     if not saturate or isinstance(target, BFloat16Type):
         return lambda x: dtype.type(np.float32(x))
     import ml_dtypes

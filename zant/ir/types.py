@@ -2,7 +2,7 @@
 
 One table, used both ways: the importer maps ONNX tensor element types to builtin MLIR types, and
 the constant helpers map MLIR element types back to numpy dtypes to decode weight blobs. Anything
-not in the table (strings, complex, float8e8m0 ...) is an unsupported element type.
+not in the table (strings, complex ...) is an unsupported element type.
 
 bfloat16, the four float8 types and float4e2m1 are *storage floats* (`is_storage_float`): values
 are kept as their bits (Zig `u16`/`u8`), copied as they are, and computed with only after a
@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
     Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -60,6 +61,7 @@ class DataType:
     UINT4 = 21
     INT4 = 22
     FLOAT4E2M1 = 23
+    FLOAT8E8M0 = 24
     UINT2 = 25
     INT2 = 26
 
@@ -74,6 +76,7 @@ ONNX_TO_MLIR_ELEMENT_TYPE: dict[int, Attribute] = {
     DataType.FLOAT8E5M2: Float8E5M2Type(),
     DataType.FLOAT8E5M2FNUZ: Float8E5M2FNUZType(),
     DataType.FLOAT4E2M1: Float4E2M1FNType(),
+    DataType.FLOAT8E8M0: Float8E8M0FNUType(),
     DataType.INT4: IntegerType(4),
     DataType.UINT4: IntegerType(4, Signedness.UNSIGNED),
     DataType.INT2: IntegerType(2),
@@ -138,10 +141,12 @@ STORAGE_FLOATS: dict[int, tuple[str, str, int, int, int]] = {
     DataType.FLOAT8E5M2: ("float8_e5m2", "ieee", 5, 2, 15),
     DataType.FLOAT8E5M2FNUZ: ("float8_e5m2fnuz", "fnuz", 5, 2, 16),
     DataType.FLOAT4E2M1: ("float4_e2m1fn", "finite", 2, 1, 1),
+    DataType.FLOAT8E8M0: ("float8_e8m0fnu", "e8m0", 8, 0, 127),
 }
 """The storage floats → (ml_dtypes' name, special values, exponent bits, mantissa bits, bias).
 Special values: "ieee" has ±Inf (exponent all ones, mantissa 0) and NaNs (the other mantissas);
-"fn" no Inf, NaN only S.1111.111; "fnuz" no Inf, no -0, one NaN 0x80; "finite" none at all."""
+"fn" no Inf, NaN only S.1111.111; "fnuz" no Inf, no -0, one NaN 0x80; "finite" none at all; "e8m0" (the MX scale type) a power
+of two 2^(e-127), no sign, no zero, NaN 0xFF, rounded up (ONNX Cast's round_mode "up")."""
 
 
 def storage_float(element_type: Attribute) -> tuple[str, str, int, int, int] | None:
