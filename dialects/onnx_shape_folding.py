@@ -16,9 +16,11 @@ The only operand of a broadcasting op (Add, Mul ...) without a static shape is g
 shape too: a guess, which the node computing it from a run-time value (a Range, an Expand ...)
 checks when the code runs (a window op's function body: Range, then Cos and Mul).
 
-Why before the IR (issue 31 item 3): every value of the IR has a static tensor type, given at
-import; these folds exist to get those types from ONNX's inference, so they run before any op
-exists. (`fold-constants` folds on the IR afterwards, for the code, not for the types.)
+Why on the protobuf (issue 31 item 3): every value of the IR has a static tensor type, given
+when its op is made; these folds exist to get those types from ONNX's inference, so they run
+before the ops exist: in the importer, and in `inline-functions` on the one-node model of an op
+whose function body it types (Attention's body computes its reshapes' shapes). (`fold-constants`
+folds on the IR afterwards, for the code, not for the types.)
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "fold-constants": "fold_constants:FoldConstantsPass",
     "fold-batchnorm": "fold_batchnorm:FoldBatchNormPass",
     "fold-pads": "fold_pads:FoldPadsPass",
+    "inline-functions": "inline_functions:InlineFunctionsPass",
     "fold-qoperator": "fold_qoperator:FoldQOperatorPass",
     "fold-qdq": "fold_qdq:FoldQdqPass",
     "onnx-to-uop": "onnx_to_uop:OnnxToUopPass",

@@ -1,4 +1,5 @@
-"""Function-body expansion in the importer (zant/frontend/expand.py)."""
+"""Function-body expansion: the protobuf machinery (zant/dialects/onnx_functions.py), what the
+importer inlines itself (zant/frontend/expand.py) and the `inline-functions` pass."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import onnx
 from onnx import TensorProto, helper
 
 from e2e import check_model
-from zant.frontend.expand import expand_functions, function_body, spell_out_defaults
-from zant.frontend.onnx_importer import _has_lowering, _infer_shapes
+from xdsl.context import Context
+
+from zant.dialects.onnx import NegativeLogLikelihoodLossOp
+from zant.frontend.expand import expand_functions, function_body, inline_before_import, spell_out_defaults
+from zant.frontend.onnx_importer import _has_lowering, _infer_shapes, import_model_bytes
+from zant.passes.inline_functions import InlineFunctionsPass
 
 OPSET = onnx.defs.onnx_opset_version()
 
@@ -64,6 +69,32 @@ def test_expansion_replaces_both_nodes_with_distinct_names():
     produced = [name for n in expanded.graph.node for name in n.output if name]
     assert len(produced) == len(set(produced)), "inlined bodies reuse a value name"
     assert {"L1", "L2"} <= set(produced)
+
+
+def test_importer_keeps_the_op_and_the_pass_inlines_it():
+    """The importer imports a function-bodied op as itself; `inline-functions` replaces it by
+    its body's ops, typed, each named after its node."""
+    module = import_model_bytes(_nll_model("mean", True).SerializeToString(), ".")
+    ops = [op for op in module.walk() if isinstance(op, NegativeLogLikelihoodLossOp)]
+    assert len(ops) == 2
+    InlineFunctionsPass().apply(Context(), module)
+    module.verify()
+    names = [op.name for op in module.walk()]
+    assert "onnx.NegativeLogLikelihoodLoss" not in names and "onnx.GatherElements" in names
+
+
+def test_bodies_with_control_flow_are_inlined_by_the_importer():
+    """LinearAttention's body holds a Scan (a GRAPH attribute the dialect has no form for), and
+    FlexAttention is of another domain: those stay on the protobuf; NLL's body goes to the pass."""
+    model = onnx.shape_inference.infer_shapes(_nll_model("mean", False))
+    node = model.graph.node[0]
+    types = {v.name: v.type for v in model.graph.input}
+    assert not inline_before_import(node, function_body(node, OPSET, types))
+    flex = _flex_attention_model(score_mod=False).graph.node[0]
+    assert inline_before_import(flex, onnx.FunctionProto())
+    scan = helper.make_node("Scan", ["s"], ["t"], body=helper.make_graph([], "b", [], []), num_scan_inputs=1)
+    body = onnx.FunctionProto(node=[scan])
+    assert inline_before_import(helper.make_node("LinearAttention", ["Q"], ["Y"]), body)
 
 
 def test_op_with_a_lowering_is_kept():

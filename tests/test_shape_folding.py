@@ -6,7 +6,7 @@ import pytest
 from e2e import check_model
 from onnx import TensorProto, helper, numpy_helper
 
-from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
+from zant.dialects.onnx_shape_folding import all_shapes_static, fold_shape_subgraphs
 
 
 def computed_reshape_model() -> onnx.ModelProto:

@@ -45,8 +45,8 @@ from onnx import GraphProto, ModelProto, NodeProto, helper, numpy_helper
 
 from zant.dialects.onnx import ZANT_DOMAIN
 from zant.errors import ZantError
-from zant.frontend.graph_names import CONTROL_FLOW_OPS, NameSource, all_names, rename_node
-from zant.frontend.shape_folding import evaluate_node, is_foldable, shape_node_value, static_shape
+from zant.ir.onnx_graph import CONTROL_FLOW_OPS, NameSource, all_names, rename_node
+from zant.dialects.onnx_shape_folding import evaluate_node, is_foldable, shape_node_value, static_shape
 
 MAX_ITERATIONS = 4096
 """A Loop without a trip count stops when its condition folds to false; this bounds the copies."""

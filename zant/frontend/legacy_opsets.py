@@ -44,7 +44,7 @@ import onnx
 from onnx import ModelProto, NodeProto, TensorProto, helper, numpy_helper
 
 from zant.errors import ZantError
-from zant.frontend.graph_names import NameSource, all_names, rename_graph
+from zant.ir.onnx_graph import NameSource, all_names, rename_graph
 
 LEGACY_BELOW = 10
 """Models of an older opset (Upsample's included) take the hops below; newer ones are converted

@@ -21,10 +21,13 @@ Steps, each turning library failures into one `ZantError` message:
    with data propagation (intermediate shapes the file declares and its nodes contradict are
    re-inferred, with a `ModelWarning`), the outputs of com.microsoft ops typed from their
    definitions; every value must end up with a static tensor type;
-6. ops without a uop lowering that ONNX defines by a function body are replaced by that body
-   (`expand.py`), with shape inference again; subgraphs left after that are refused;
-7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node (a
-   zero point a com.microsoft node leaves out written as a constant 0 before it).
+6. ops without a uop lowering that ONNX defines by a function body are imported as themselves
+   (the `inline-functions` pass replaces them by their body), except the bodies the dialect
+   cannot hold, which are inlined here (`expand.py`: control flow, other domains), with shape
+   inference again; subgraphs left after that are refused;
+7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node
+   (`zant.dialects.onnx_nodes`; a zero point a com.microsoft node leaves out written as a
+   constant 0 before it).
 
 Names stay verbatim in string attributes (`onnx.input_names`, `onnx.node_name` ...); SSA name
 hints are sanitized copies, for readability only. Each node's op has the node's name as its
@@ -40,13 +43,11 @@ import warnings
 import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
-from onnx import AttributeProto, ModelProto, TensorProto, helper, numpy_helper
+from onnx import AttributeProto, ModelProto, TensorProto, helper
 from xdsl.dialects.builtin import (
     i64,
     ArrayAttr,
     DenseArrayBase,
-    Float32Type,
-    FloatAttr,
     IntegerAttr,
     ModuleOp,
     NameLoc,
@@ -55,7 +56,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 
 from zant.dialects.onnx import (
     GRAPH_NAME,
@@ -68,8 +69,16 @@ from zant.dialects.onnx import (
     OUTPUT_NAMES,
     ZANT_DOMAIN,
     ConstantOp,
-    onnx_op_class,
     op_name,
+)
+from zant.dialects.onnx_nodes import (
+    array_type,
+    constant_node_array,
+    constant_op,
+    node_label,
+    op_of_node,
+    static_tensor_type,
+    tensor_array,
 )
 from zant.frontend.bounded import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR, bound_outputs
 from zant.frontend.contrib_quantized import absent_zero_points, check_contrib_node, is_contrib_op, type_contrib_outputs
@@ -85,20 +94,9 @@ from zant.frontend.expand import (
 from zant.frontend.legacy_opsets import convert_opset
 from zant.frontend.model_checks import check_external_sizes, check_model_structure
 from zant.frontend.parameter_guesses import shapes_from_parameter_guesses
-from zant.frontend.shape_folding import all_shapes_static, fold_shape_subgraphs
+from zant.dialects.onnx_shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.ir.resources import make_constant_attr
-from zant.ir.types import mlir_element_type, numpy_dtype
-
-_CONSTANT_VALUE_ATTRIBUTES = (
-    "value",
-    "value_float",
-    "value_floats",
-    "value_int",
-    "value_ints",
-    "value_string",
-    "value_strings",
-)
-
+from zant.ir.types import numpy_dtype
 
 def import_model(path: str, input_shapes: dict[str, list[int]] | None = None) -> ModuleOp:
     """Import the ONNX model file at `path`."""
@@ -312,7 +310,7 @@ def _check_lowered_operator(node: onnx.NodeProto) -> None:
     """An op of `LOWERED_DOMAINS` is imported when it has a lowering."""
     if node.domain == ML_DOMAIN and node.op_type in _ML_NON_TENSOR_OPS:
         raise ZantError(
-            f"{_node_label(node)}: {ML_DOMAIN}.{node.op_type} works on maps or sequences, which "
+            f"{node_label(node)}: {ML_DOMAIN}.{node.op_type} works on maps or sequences, which "
             "are out of scope (tensors only; convert classifiers without ZipMap, e.g. skl2onnx's "
             "options={'zipmap': False})"
         )
@@ -325,13 +323,9 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _node_label(node: onnx.NodeProto) -> str:
-    return f"node '{node.name}' ({node.op_type})" if node.name else f"node {node.op_type}"
-
-
 def _unsupported(node: onnx.NodeProto, problem: str) -> UnsupportedOpsError:
     return UnsupportedOpsError(
-        f"{_node_label(node)}: {problem}", [UnsupportedOp(node.name, node.op_type, node.domain)]
+        f"{node_label(node)}: {problem}", [UnsupportedOp(node.name, node.op_type, node.domain)]
     )
 
 
@@ -363,7 +357,7 @@ def _check_expanded(model: ModelProto) -> None:
         if node.domain == ZANT_DOMAIN and node.op_type == "Guard":
             continue  # the unroller's (a Loop unrolled for its declared extent)
         if node.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS) and not is_contrib_op(node):
-            raise ZantError(f"{_node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
+            raise ZantError(f"{node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
                             "fits this node's attributes and input types")
         for attribute in node.attribute:
             if attribute.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
@@ -571,17 +565,13 @@ class _GraphImporter:
     def tensor_type(self, name: str) -> TensorType:
         type_proto = self.types.get(name)
         producer = self.producers.get(name)
-        where = f" (output of {_node_label(producer)})" if producer is not None else ""
+        where = f" (output of {node_label(producer)})" if producer is not None else ""
         if type_proto is None or not type_proto.HasField("tensor_type"):
             raise ZantError(f"cannot infer a static tensor type for '{name}'{where}")
-        tensor = type_proto.tensor_type
-        if not tensor.HasField("shape") or any(
-            not d.HasField("dim_value") for d in tensor.shape.dim
-        ):
+        found = static_tensor_type(type_proto, name)
+        if found is None:
             raise ZantError(f"cannot infer a static shape for '{name}'{where}{self.freeze_hint(name)}")
-        return TensorType(
-            mlir_element_type(tensor.elem_type, name), [d.dim_value for d in tensor.shape.dim]
-        )
+        return found
 
     def freeze_hint(self, name: str) -> str:
         """How a user may make `name`'s shape static: declaring it (the output of a data-dependent
@@ -621,7 +611,7 @@ class _GraphImporter:
         for value, arg in zip(inputs, block.args, strict=True):
             self.bind(value.name, arg)
         for initializer in self.graph.initializer:
-            block.add_op(self.constant(initializer.name, self.tensor_array(initializer)))
+            block.add_op(self.constant(initializer.name, tensor_array(initializer)))
         for index, node in enumerate(self.graph.node):
             op = self.import_node(node)
             if index in self.bounded_nodes:
@@ -646,45 +636,19 @@ class _GraphImporter:
             attributes[ML_OPSET] = IntegerAttr(ml_opset, i64)
         return ModuleOp([main], attributes=attributes)
 
-    def tensor_array(self, tensor: TensorProto) -> np.ndarray:
-        mlir_element_type(tensor.data_type, tensor.name)
-        if tensor.HasField("segment"):
-            raise ZantError(f"tensor '{tensor.name}': segmented tensors are not supported")
-        try:
-            return numpy_helper.to_array(tensor)
-        except (ValueError, TypeError) as error:  # model_checks compares sizes first; this is the rest
-            raise ZantError(f"tensor '{tensor.name}': its data do not fit its dims {list(tensor.dims)} ({error})") from None
-
     def constant(self, name: str, array: np.ndarray):
-        op = ConstantOp.from_onnx(
-            [],
-            [self.tensor_type(name) if name in self.types else self._array_type(array, name)],
-            {"value": make_constant_attr(array, name)},
-        )
+        op = constant_op(array, self.tensor_type(name) if name in self.types else array_type(array, name), name)
         self.bind(name, op.results[0])
         return op
-
-    @staticmethod
-    def _array_type(array: np.ndarray, name: str) -> TensorType:
-        return TensorType(
-            mlir_element_type(helper.np_dtype_to_tensor_dtype(array.dtype), name), array.shape
-        )
 
     def import_node(self, node: onnx.NodeProto):
         if node.op_type == "Constant":
             return self.import_constant(node)
-        properties = {a.name: self.attribute(node, a) for a in node.attribute}
         op_inputs: list[SSAValue | None] = [self.values[n] if n else None for n in node.input]
         if is_contrib_op(node):
             op_inputs = self.with_zero_points(node, op_inputs)
         result_types = [self.tensor_type(n) if n else None for n in node.output]
-        attributes = {NODE_NAME: StringAttr(node.name)} if node.name else {}
-        try:
-            op = onnx_op_class(node.op_type, node.domain).from_onnx(
-                op_inputs, result_types, properties, attributes
-            )
-        except ValueError as error:
-            raise ZantError(f"{_node_label(node)}: {error}") from None
+        op = op_of_node(node, op_inputs, result_types)
         for name, result in zip([n for n in node.output if n], op.results, strict=True):
             self.bind(name, result)
         return op
@@ -703,46 +667,7 @@ class _GraphImporter:
         return op_inputs
 
     def import_constant(self, node: onnx.NodeProto):
-        (attribute,) = node.attribute
-        if attribute.name not in _CONSTANT_VALUE_ATTRIBUTES:
-            raise ZantError(
-                f"{_node_label(node)}: Constant attribute '{attribute.name}' is not supported"
-            )
-        if attribute.type == AttributeProto.TENSOR:
-            array = self.tensor_array(attribute.t)
-        elif attribute.type in (AttributeProto.STRING, AttributeProto.STRINGS):
-            raise ZantError(f"{_node_label(node)}: string constants are not supported")
-        else:
-            array = np.array(
-                helper.get_attribute_value(attribute),
-                dtype=np.float32 if attribute.name.startswith("value_float") else np.int64,
-            )
-        op = self.constant(node.output[0], array)
+        op = self.constant(node.output[0], constant_node_array(node))
         if node.name:
             op.attributes[NODE_NAME] = StringAttr(node.name)
         return op
-
-    def attribute(self, node: onnx.NodeProto, attribute: AttributeProto) -> Attribute:
-        kind = attribute.type
-        if kind == AttributeProto.INT:
-            return IntegerAttr(attribute.i, i64)
-        if kind == AttributeProto.FLOAT:
-            return FloatAttr(attribute.f, Float32Type())
-        if kind == AttributeProto.STRING:
-            return StringAttr(attribute.s.decode("utf-8", errors="replace"))
-        if kind == AttributeProto.INTS:
-            return DenseArrayBase.from_list(i64, list(attribute.ints))
-        if kind == AttributeProto.FLOATS:
-            return DenseArrayBase.from_list(Float32Type(), list(attribute.floats))
-        if kind == AttributeProto.STRINGS:
-            return ArrayAttr(
-                [StringAttr(s.decode("utf-8", errors="replace")) for s in attribute.strings]
-            )
-        if kind == AttributeProto.TENSOR:
-            hint = f"{node.name or node.op_type}_{attribute.name}"
-            return make_constant_attr(self.tensor_array(attribute.t), hint)
-        kind_name = AttributeProto.AttributeType.Name(kind)
-        raise ZantError(
-            f"{_node_label(node)}: attribute '{attribute.name}' of type {kind_name} is not "
-            "supported"
-        )

@@ -34,8 +34,8 @@ import numpy as np
 import onnx
 from onnx import ModelProto, TensorProto, numpy_helper
 
-from zant.frontend.graph_names import CONTROL_FLOW_OPS
-from zant.frontend.shape_folding import all_shapes_static, static_shape
+from zant.ir.onnx_graph import CONTROL_FLOW_OPS
+from zant.dialects.onnx_shape_folding import all_shapes_static, static_shape
 
 MAX_PARAMETER_ELEMENTS = 6
 """Parameter inputs are small: a shape, a size, a pair of axes."""
