@@ -1,54 +1,55 @@
-"""Zant's passes, keyed by kebab-case name, as lazy factories: importing `zant-opt` imports none.
+"""Zant's passes, found by convention: the pass `foo-bar` is the `ModulePass` subclass named
+`foo-bar` in the module (or package) `zant.passes.foo_bar`. Adding a pass is adding its module;
+there is no table to extend.
+
+Listing the passes reads the package's directory (`pkgutil`), importing nothing: `zant-opt`
+imports a pass's module only when a pipeline names it (tests/test_startup_imports.py).
 
 Passes from outside the tree (files, modules, installed packages) join these in zant/plugins.py,
 one layer up: `zant.plugins.all_passes()` is what the tools register.
 """
 
 import importlib
+import inspect
+import pkgutil
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
-BUILTIN_PASSES: dict[str, str] = {
-    "set-target": "set_target:SetTargetPass",
-    "fold-constants": "fold_constants:FoldConstantsPass",
-    "fold-batchnorm": "fold_batchnorm:FoldBatchNormPass",
-    "fold-pads": "fold_pads:FoldPadsPass",
-    "inline-functions": "inline_functions:InlineFunctionsPass",
-    "fold-qoperator": "fold_qoperator:FoldQOperatorPass",
-    "fold-qdq": "fold_qdq:FoldQdqPass",
-    "onnx-to-uop": "onnx_to_uop:OnnxToUopPass",
-    "check-data-indices": "check_data_indices:CheckDataIndicesPass",
-    "fuse-loops": "fuse_loops:FuseLoopsPass",
-    "coalesce-loops": "coalesce_loops:CoalesceLoopsPass",
-    "split-index-sets": "split_index_sets:SplitIndexSetsPass",
-    "vectorize": "vectorize:VectorizePass",
-    "plan-arenas": "plan_arenas:PlanArenasPass",
-    "place-memories": "place_memories:PlaceMemoriesPass",
-    "verify-arena-plan": "verify_arena_plan:VerifyArenaPlanPass",
-    "mark-inbounds": "mark_inbounds:MarkInboundsPass",
-    "contract-mulacc": "contract_mulacc:ContractMulaccPass",
-    "expand-float-minmax": "expand_float_minmax:ExpandFloatMinmaxPass",
-    "expand-transcendentals": "expand_transcendentals:ExpandTranscendentalsPass",
-    "fold-constant-loads": "fold_constant_loads:FoldConstantLoadsPass",
-    "linearize-geps": "linearize_geps:LinearizeGepsPass",
-    "licm": "loop_invariant_code_motion:LoopInvariantCodeMotionPass",
-    "dce": "dce:DeadCodeEliminationPass",
-    "arm-dsp-dot": "arm_dsp_dot:ArmDspDotPass",
-    "interleave-dot-rows": "interleave_dot_rows:InterleaveDotRowsPass",
-    "mve-dot": "mve_dot:MveDotPass",
-    "seed-accumulators": "seed_accumulators:SeedAccumulatorsPass",
-    "fuse-smlad-bytes": "fuse_smlad_bytes:FuseSmladBytesPass",
-    "unroll-dot-loops": "unroll_dot_loops:UnrollDotLoopsPass",
+MODULE_OF_PASS: dict[str, str] = {
+    "licm": "loop_invariant_code_motion",
 }
-"""Pass name → `module:class` under `zant.passes`, imported when a pipeline first names it."""
+"""The passes whose module is not named after them (pass name → module). This table may only
+shrink (tests/test_zant_opt.py): a new pass is named as its module."""
 
 
-def _factory(target: str) -> Callable[[], type[ModulePass]]:
-    module, cls = target.split(":")
-    return lambda: getattr(importlib.import_module(f"zant.passes.{module}"), cls)
+def module_name(name: str) -> str:
+    """The module of `zant.passes` that defines the pass `name`."""
+    return MODULE_OF_PASS.get(name, name.replace("-", "_"))
+
+
+def pass_names() -> list[str]:
+    """The names of Zant's passes, sorted: one per module of this package (none imported)."""
+    aliased = {module: name for name, module in MODULE_OF_PASS.items()}
+    modules = (info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    return sorted(aliased.get(m, m.replace("_", "-")) for m in modules)
+
+
+def pass_class(name: str) -> type[ModulePass]:
+    """Import the module of the pass `name` and return the `ModulePass` subclass it defines under
+    that name."""
+    module = importlib.import_module(f"{__name__}.{module_name(name)}")
+    for cls in vars(module).values():
+        if (
+            inspect.isclass(cls)
+            and issubclass(cls, ModulePass)
+            and cls.__module__ in (module.__name__, module.__name__ + ".__init__")
+            and getattr(cls, "name", None) == name
+        ):
+            return cls
+    raise LookupError(f"module '{module.__name__}' defines no ModulePass named '{name}'")
 
 
 def builtin_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Lazy factories for Zant's own passes."""
-    return {name: _factory(target) for name, target in BUILTIN_PASSES.items()}
+    """Lazy factories for Zant's own passes, by name."""
+    return {name: (lambda name=name: pass_class(name)) for name in pass_names()}

@@ -322,3 +322,35 @@ def test_driver_reports_like_zant_opt(tmp_path, plugin):
         run_pipeline(imported(), "onnx-to-uop,crash", plugins=[str(plugin)])
     with pytest.raises(ZantError, match="unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes"):
         run_pipeline(imported(), "onnx-to-uop{conv-lane=16}")
+
+
+def test_passes_are_found_by_their_module_name():
+    # A pass `foo-bar` is the ModulePass named so in zant.passes.foo_bar: every module of passes/
+    # defines the pass it is named after, and listing them imports none.
+    import pkgutil
+    import subprocess
+    import sys
+
+    import zant.passes
+    from zant.passes import MODULE_OF_PASS, builtin_passes, module_name, pass_names
+
+    modules = {m.name for m in pkgutil.iter_modules(zant.passes.__path__) if not m.name.startswith("_")}
+    assert {module_name(n) for n in pass_names()} == modules
+    for name, factory in builtin_passes().items():
+        cls = factory()
+        assert cls.name == name and cls.__module__.startswith(f"zant.passes.{module_name(name)}"), (name, cls)
+    probe = "import sys; from zant.passes import pass_names; pass_names(); " \
+        "print(sorted(m for m in sys.modules if m.startswith('zant.passes.')))"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    # The exceptions to the convention may only shrink.
+    assert MODULE_OF_PASS.items() <= {"licm": "loop_invariant_code_motion"}.items()
+
+
+def test_a_module_without_its_pass_is_named(tmp_path, monkeypatch):
+    import zant.passes
+
+    (tmp_path / "not_a_pass.py").write_text("X = 1\n")
+    monkeypatch.setattr(zant.passes, "__path__", [*zant.passes.__path__, str(tmp_path)])
+    assert "not-a-pass" in zant.passes.pass_names()
+    with pytest.raises(LookupError, match="'zant.passes.not_a_pass' defines no ModulePass named 'not-a-pass'"):
+        zant.passes.builtin_passes()["not-a-pass"]()
