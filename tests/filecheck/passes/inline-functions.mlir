@@ -63,3 +63,18 @@ builtin.module attributes {onnx.opset = 22 : i64} {
     func.return %y : tensor<2x4xf32>
   }
 }
+
+// -----
+
+// An f16 op is one operator: its body runs in f32 between casts of its inputs and its result.
+// CHECK-LABEL: func.func @attention_f16
+// CHECK:         onnx.Cast(%q) {to = 1 : i64, onnx.node_name = "Attention/f32/cast_input0"} : (tensor<1x2x3x4xf16>) -> tensor<1x2x3x4xf32>
+// CHECK:         onnx.Softmax({{.*}} : (tensor<1x2x3x5xf32>) -> tensor<1x2x3x5xf32>
+// CHECK:         %y = onnx.Cast({{.*}}) {to = 10 : i64, {{.*}}} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf16>
+// CHECK-NEXT:    func.return %y
+builtin.module attributes {onnx.opset = 23 : i64} {
+  func.func @attention_f16(%q: tensor<1x2x3x4xf16>, %k: tensor<1x2x5x4xf16>, %v: tensor<1x2x5x4xf16>) -> tensor<1x2x3x4xf16> {
+    %y = onnx.Attention(%q, %k, %v) : (tensor<1x2x3x4xf16>, tensor<1x2x5x4xf16>, tensor<1x2x5x4xf16>) -> tensor<1x2x3x4xf16>
+    func.return %y : tensor<1x2x3x4xf16>
+  }
+}
