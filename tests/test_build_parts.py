@@ -1,6 +1,7 @@
-"""A large model's library is built in parts, one per core (`zig_printer.ZigPrinter.units`,
-`build.start_build(parts=...)`): the same outputs, the same public symbols, every symbol a part
-adds prefixed with the model's name and hidden, the same files for the user."""
+"""A large model's library is built in parts (`zig_printer.ZigPrinter.units`, as many as its size
+says, `build.start_build(parts=...)`, one Zig process per core at a time): the same outputs, the
+same public symbols, every symbol a part adds prefixed with the model's name and hidden, the same
+files for the user, and the same parts on every machine."""
 
 from __future__ import annotations
 
@@ -50,11 +51,10 @@ def defined_globals(archive: Path) -> dict[str, bool]:
 
 
 def compile_both(tmp_path, monkeypatch, target: str):
-    """The MLP compiled whole, then on two cores with even its small kernels (~100 lines) split."""
+    """The MLP compiled whole, then with even its small kernels (~100 lines) split in two."""
     onnx.save(mlp(), tmp_path / "mlp.onnx")
     whole = compile_model(tmp_path / "mlp.onnx", tmp_path / "whole", CompileOptions(name="mlp", target=target))
-    monkeypatch.setattr(zig_printer, "SPLIT_LINES", 0)
-    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(zig_printer, "unit_count", lambda lines: 2)
     split = compile_model(tmp_path / "mlp.onnx", tmp_path / "split", CompileOptions(name="mlp", target=target))
     return whole, split
 
@@ -93,17 +93,55 @@ def test_a_static_library_in_parts_has_the_same_public_symbols_and_prefixes_the_
     assert split.sizes[".rodata"] == whole.sizes[".rodata"] and split.sizes[".bss"] == whole.sizes[".bss"]
 
 
-def test_a_small_model_is_one_unit_and_no_core_to_spare_builds_whole(tmp_path, monkeypatch):
+def test_a_small_model_is_one_unit_and_a_large_one_is_split_by_its_size(tmp_path, monkeypatch):
     onnx.save(mlp(), tmp_path / "mlp.onnx")
     from zant.driver import compile_to_module
 
     module = compile_to_module(tmp_path / "mlp.onnx", "host").module
-    assert list(zig_printer.zig_files(module, "mlp", cores=4)) == ["mlp.zig", "mlp.weights.bin"]
-    monkeypatch.setattr(zig_printer, "SPLIT_LINES", 0)
-    assert list(zig_printer.zig_files(module, "mlp", cores=1)) == ["mlp.zig", "mlp.weights.bin"]
-    files = zig_printer.zig_files(module, "mlp", cores=3)
+    assert list(zig_printer.zig_files(module, "mlp", units=True)) == ["mlp.zig", "mlp.weights.bin"]
+    monkeypatch.setattr(zig_printer, "unit_count", lambda lines: 3)
+    assert list(zig_printer.zig_files(module, "mlp")) == ["mlp.zig", "mlp.weights.bin"]  # no build, no units
+    files = zig_printer.zig_files(module, "mlp", units=True)
     assert [f for f in files if ".unit" in f] == ["mlp.unit0.zig", "mlp.unit1.zig", "mlp.unit2.zig"]
-    assert zig_printer.unit_count(10_000, 64) == zig_printer.MAX_UNITS
+    monkeypatch.undo()
+    count = zig_printer.unit_count
+    assert count(zig_printer.SPLIT_LINES - 1) == 1 and count(zig_printer.SPLIT_LINES) == 2
+    assert count(2 * zig_printer.UNIT_LINES + 1) == 3 and count(10**6) == zig_printer.MAX_UNITS
+
+
+def test_the_parts_are_the_same_on_one_core_and_on_eight(tmp_path, monkeypatch):
+    """The printed parts depend on the module alone; only the build's parallelism follows the
+    cores (`build.build_jobs`), and it never runs more Zig processes at once than that."""
+    monkeypatch.setenv("ZANT_BUILD_CACHE", "0")
+    onnx.save(mlp(), tmp_path / "mlp.onnx")
+    monkeypatch.setattr(zig_printer, "UNIT_LINES", 1)  # even the MLP's kernels: every part it can have
+    monkeypatch.setattr(zig_printer, "SPLIT_LINES", 1)
+    built: dict[int, dict[str, bytes]] = {}
+    peaks: dict[int, int] = {}
+    real_start = build.start_build
+    real_popen = subprocess.Popen
+    for cores in (1, 8):
+        monkeypatch.setattr("os.sched_getaffinity", lambda pid, n=cores: set(range(n)), raising=False)
+        running: list = []
+        peaks[cores] = 0
+
+        def popen(command, *args, **kwargs):
+            running[:] = [p for p in running if p.poll() is None]
+            process = real_popen(command, *args, **kwargs)
+            running.append(process)
+            peaks[cores] = max(peaks[cores], len(running))
+            return process
+
+        def start(zig_path, out_path, *args, parts=(), **kwargs):
+            built[cores] = {Path(p).name: Path(p).read_bytes() for p in [zig_path, *parts]}
+            return real_start(zig_path, out_path, *args, parts=parts, **kwargs)
+
+        monkeypatch.setattr(build.subprocess, "Popen", popen)
+        monkeypatch.setattr(build, "start_build", start)
+        compile_model(tmp_path / "mlp.onnx", tmp_path / f"cores{cores}", CompileOptions(name="mlp", target="cortex-m4"))
+    assert len([f for f in built[1] if ".unit" in f]) >= 3
+    assert built[1] == built[8]
+    assert peaks[1] == 1 and peaks[8] > 1
 
 
 ROOT = """extern fn p__kernel_twice(x: u8) callconv(.c) u8;

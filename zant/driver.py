@@ -403,8 +403,8 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                     f"--constants {options.constants}, but the pipeline placed the constant arena "
                     f"{plan['constants']}: give its plan-arenas constants={options.constants}"
                 )
-            # A large module is also printed in parts, built one per core (`zig_files`).
-            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            # A large module is also printed in parts for the build (`zig_files`), by its size
+            # alone: the build decides how many run at once.
             header_options = {
                 "target": options.target, "float_abi": options.float_abi, "optimize": options.optimize,
                 "runtime": options.runtime,
@@ -412,7 +412,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
             from zant.backend.plan import emit_header
             from zant.backend.zig_printer import print_files
 
-            printed = print_files(module, name, info, cores if options.build else 1, options.arena)
+            printed = print_files(module, name, info, options.build, options.arena)
             sources = printed.files
             header = emit_header(module, name, info, arena=options.arena, **header_options)
         except Exception:
@@ -530,19 +530,19 @@ def checked_plan(
 
 
 def zig_and_header(
-    module: ModuleOp, name: str, info: PlanInfo | None = None, cores: int = 1, *, arena: str = "library",
+    module: ModuleOp, name: str, info: PlanInfo | None = None, units: bool = False, *, arena: str = "library",
     **header: object,
 ) -> tuple[dict[str, str | bytes], str]:
     """The source files (`NAME.zig` and, if the model has constants, `NAME.weights.bin`) and the
     C header of a lowered, planned module, its constant arena where the plan placed it
     (embedded, staged or external: `plan-arenas{constants=...}`); `info`: its `describe_plan`,
-    if known (it is read once). With `cores` > 1, a large module's build units too
+    if known (it is read once). With `units`, a large module's build units too
     (`zig_printer.zig_files`: `NAME.unit0.zig` …, for the build only). `arena`: the scratch
     arena's owner (`c_abi.ARENA_MODES`); `header`: `emit_header`'s target, float_abi, optimize, runtime."""
     from zant.backend.plan import emit_header
     from zant.backend.zig_printer import zig_files
 
-    return zig_files(module, name, info, cores, arena), emit_header(module, name, info, arena=arena, **header)
+    return zig_files(module, name, info, units, arena), emit_header(module, name, info, arena=arena, **header)
 
 
 def library_file_name(name: str, target: str) -> str:

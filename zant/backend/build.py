@@ -6,7 +6,7 @@
 `start_build` starts one in the background (Zig is one process, mostly on one core: `zant compile`
 verifies the module meanwhile) and its `wait` returns the output. A large model's library is
 built in parts (`start_build(parts=...)`, the sources `zig_printer.ZigPrinter.units` prints):
-an object per part, all at once, one per core, then the library of the objects. Each build has its own local
+an object per part, as many at once as there are cores (`build_jobs`), then the library of the objects. Each build has its own local
 cache beside its output; Zig's global cache (compiler_rt and the other
 runtime libraries, ~20 s to build per target and mode) is shared between builds, in
 `$ZANT_CACHE_DIR` or the user's cache folder (`$XDG_CACHE_HOME/zant/zig`, `~/.cache/zant/zig`).
@@ -161,27 +161,41 @@ def build_zig(
 
 class ZigBuild:
     """A build `start_build` started: Zig runs in its own process (one per part of a build in
-    parts) while the caller does other work (`zant compile` verifies the module meanwhile);
-    `wait` returns the output or raises as `build_zig` does, `cancel` stops it. A build in
-    parts links its objects (`link`, the command, run once every part is built) when waited."""
+    parts, at most `jobs` at once, the others `queued`) while the caller does other work (`zant
+    compile` verifies the module meanwhile); `wait` returns the output or raises as `build_zig`
+    does, `cancel` stops it. A build in parts links its objects (`link`, the command, run once
+    every part is built) when waited."""
 
     def __init__(self, process: subprocess.Popen | None, zig_path: str | Path, out_path: Path, target: str,
                  store: tuple[Path, str] | None, parts: Sequence[tuple[subprocess.Popen, Path]] = (),
-                 link: Sequence[str] | None = None, archive: bool = False):
+                 link: Sequence[str] | None = None, archive: bool = False, jobs: int = 1):
         self.process, self.zig_path, self.out_path, self.target, self.store = process, zig_path, out_path, target, store
         self.parts, self.link, self.archive = list(parts), link, archive
+        self.queued: list[tuple[list[str], Path]] = []  # parts not started yet: command, source
+        self.jobs = max(1, jobs)
+
+    def start_queued(self) -> None:
+        """Start queued parts while fewer than `jobs` run."""
+        while self.queued and len(self.parts) < self.jobs:
+            command, source = self.queued.pop(0)
+            process = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.out_path.parent
+            )
+            self.parts.append((process, source))
 
     def wait(self) -> Path:
-        if self.parts:
+        if self.parts or self.queued:
             try:
-                for process, source in self.parts:
+                self.start_queued()
+                while self.parts:
+                    process, source = self.parts.pop(0)
                     _, stderr = process.communicate()
                     if process.returncode != 0:
                         raise zig_failure(source, self.target, stderr, self.out_path.parent)
+                    self.start_queued()
             except BaseException:
                 self.cancel()
                 raise
-            self.parts = []
             assert self.link is not None
             self.process = subprocess.Popen(
                 self.link, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.out_path.parent
@@ -203,7 +217,7 @@ class ZigBuild:
         for process in [p for p, _ in self.parts] + ([self.process] if self.process is not None else []):
             process.kill()
             process.communicate()
-        self.parts, self.process = [], None
+        self.parts, self.queued, self.process = [], [], None
 
 
 def library_name(out_path: Path) -> str:
@@ -294,30 +308,33 @@ def start_build(
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent,
         )
         return ZigBuild(process, zig_path, out_path, target, store, archive=kind == "static")
-    # Each part an object, all at once (with the library's flags; position-independent for a
+    # Each part an object, `build_jobs()` at a time (with the library's flags; position-independent for a
     # shared one), then the library of the objects (an archive, or a link: ~0.01 s).
     pic = ("-fPIC",) if kind == "shared" else ()
     objects_dir = local_cache / "parts"
     objects_dir.mkdir(parents=True, exist_ok=True)
-    building = ZigBuild(None, zig_path, out_path, target, store, archive=kind == "static")
+    building = ZigBuild(None, zig_path, out_path, target, store, archive=kind == "static", jobs=build_jobs())
     objects = []
     for part in parts:
         source = Path(part).resolve()
         obj = objects_dir / (source.name.removesuffix(".zig") + ".o")
         objects.append(str(obj))
-        try:
-            process = subprocess.Popen(
-                command(KINDS["obj"], [str(source)], obj, pic),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_path.parent,
-            )
-        except BaseException:
-            building.cancel()
-            raise
-        building.parts.append((process, source))
+        building.queued.append((command(KINDS["obj"], [str(source)], obj, pic), source))
+    try:
+        building.start_queued()
+    except BaseException:
+        building.cancel()
+        raise
     # The library's own name (`libNAME.so` → NAME), not its first part's: Zig names a link of
     # objects after the first, and a shared library's SONAME is what the loader looks for.
     building.link = command(KINDS[kind], objects, out_path, (*bundle, "--name", library_name(out_path)))
     return building
+
+
+def build_jobs() -> int:
+    """How many Zig processes a build in parts runs at once: one per core this process may use
+    (the printed parts do not depend on it: `zig_printer.unit_count`)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 # The boards live in boards.py; other modules import them from here too.

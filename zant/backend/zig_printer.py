@@ -720,8 +720,9 @@ class ZigPrinter:
         self.kernels.append(kernel)
         self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in used)}}});")
 
-    def units(self, cores: int) -> list[str] | None:
-        """The printed module as Zig files built apart, one per core (`unit_count`), and linked
+    def units(self) -> list[str] | None:
+        """The printed module as Zig files built apart (as many as `unit_count` says from its
+        size, the same on every machine; the build runs them a core each), and linked
         into one library (`zant.backend.build.start_build` of several sources), or None when
         its kernels that can move are too few to pay. The first is the file itself with the
         kernels the others hold declared `extern` instead; each other holds some kernels,
@@ -744,8 +745,8 @@ class ZigPrinter:
             if symbol[kernel.name] not in self.namer.used
             and all(isinstance(v.type, uop.BufferType) for v in kernel.parameters)
         ]
-        count = unit_count(sum(self.kernels[i].line_count for i in movable), cores)
-        if count < 2 or len(movable) < count - 1:
+        count = min(unit_count(sum(self.kernels[i].line_count for i in movable)), len(movable) + 1)
+        if count < 2:
             return None
         fixed = sum(kernel.line_count for index, kernel in enumerate(self.kernels) if index not in movable)
         loads = [len(file_scope) + len(self.lines) + fixed] + [0] * (count - 1)
@@ -1208,11 +1209,15 @@ def print_zig(module: ModuleOp, name: str = "model", arena: str = "library") -> 
 
 SPLIT_LINES = 1000
 """A module whose kernels that can move (`ZigPrinter.units`) have at least this many lines is
-built in parts, one per core (up to `MAX_UNITS`): Zig's LLVM optimises one compilation unit on
-one core. On two cores, `zant compile`'s build stage (which verifies the module meanwhile):
-ResNet-8 for the Cortex-M4 (3,900 lines of kernels) 1.41 -> 0.93 s, for the host (2,300) 1.6
--> 0.9 s, KWS for the Cortex-M4 (2,300) 0.58 -> 0.47 s. Smaller ones are one unit: a part
-saves less there, and its kernels are calls `NAME_predict` cannot inline."""
+built in parts (`unit_count`), which the build compiles in parallel (`zant.backend.build`, one
+Zig process per core): Zig's LLVM optimises one compilation unit on one core. On two cores,
+`zant compile`'s build stage (which verifies the module meanwhile), two parts: ResNet-8 for the
+Cortex-M4 (3,900 lines of kernels) 1.41 -> 0.93 s, for the host (2,300) 1.6 -> 0.9 s, KWS for
+the Cortex-M4 (2,300) 0.58 -> 0.47 s. Smaller ones are one unit: a part saves less there, and
+its kernels are calls `NAME_predict` cannot inline."""
+UNIT_LINES = 4000
+"""Lines of movable kernels per part beyond two parts: a module is split by its size alone, so
+the same files come out on every machine (the build, not the printer, knows the cores)."""
 MAX_UNITS = 4
 
 
@@ -1221,10 +1226,13 @@ def unit_file_name(name: str, unit: int) -> str:
     return f"{name}.unit{unit}.zig"
 
 
-def unit_count(kernel_lines: int, cores: int) -> int:
-    """How many parts to build a module in: one below `SPLIT_LINES` lines of kernels that can
-    move (`ZigPrinter.units`) or with one core, else one per core, at most `MAX_UNITS`."""
-    return 1 if kernel_lines < SPLIT_LINES else max(1, min(cores, MAX_UNITS))
+def unit_count(kernel_lines: int) -> int:
+    """How many parts to build a module in, from its lines of kernels that can move
+    (`ZigPrinter.units`) alone: one below `SPLIT_LINES`, else one per `UNIT_LINES` begun, at
+    least two and at most `MAX_UNITS`."""
+    if kernel_lines < SPLIT_LINES:
+        return 1
+    return min(MAX_UNITS, max(2, -(-kernel_lines // UNIT_LINES)))
 
 
 @dataclass
@@ -1237,19 +1245,19 @@ class PrintedFiles:
 
 
 def zig_files(
-    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, cores: int = 1, arena: str = "library"
+    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, units: bool = False, arena: str = "library"
 ) -> dict[str, str | bytes]:
     """`print_files(...).files`."""
-    return print_files(module, name, info, cores, arena).files
+    return print_files(module, name, info, units, arena).files
 
 
 def print_files(
-    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, cores: int = 1, arena: str = "library"
+    module: ModuleOp, name: str = "model", info: PlanInfo | None = None, units: bool = False, arena: str = "library"
 ) -> PrintedFiles:
     """The files of a planned uop module by name: `NAME.zig`, and beside it the constant arena's
     bytes `NAME.weights.bin` (when the model has constants), which it reads with `@embedFile`
     (embedded, staged) or the firmware places (external). `info`: the module's `describe_plan`,
-    if known; `arena`: the scratch arena's owner (`c_abi.ARENA_MODES`). With `cores` > 1 and a large module (`unit_count`), also the sources of a build in
+    if known; `arena`: the scratch arena's owner (`c_abi.ARENA_MODES`). With `units` and a large module (`unit_count`), also the sources of a build in
     parts (`ZigPrinter.units`), `NAME.unit0.zig` …, which build the same library as NAME.zig:
     the build reads them, users get NAME.zig."""
     import io
@@ -1260,6 +1268,6 @@ def print_files(
     files: dict[str, str | bytes] = {f"{name}.zig": stream.getvalue()}
     if printer.blob or printer.constants == "external":  # the firmware places even an empty one
         files[blob_file_name(name)] = printer.blob
-    for unit, source in enumerate((printer.units(cores) if cores > 1 else None) or ()):
+    for unit, source in enumerate((printer.units() if units else None) or ()):
         files[unit_file_name(name, unit)] = source
     return PrintedFiles(files, {kernel.name: kernel.nodes for kernel in printer.kernels})
