@@ -34,7 +34,7 @@ builtin.module {
 
 builtin.module {
   func.func @main(%ok : i1) {
-    // expected-error@+1 {{status 9 is not one of the ABI's (abi.Status: 1..7)}}
+    // expected-error@+1 {{status 9 is not one of the ABI's (abi.Status: 1..8)}}
     abi.check %ok, 9
     func.return
   }
