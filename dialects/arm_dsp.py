@@ -29,10 +29,23 @@ One more op is a fixed sequence of those instructions, made by `fuse-smlad-bytes
   %w, %c0)`, `%r1 = smlad_bytes(%e1, %o1, %w, %c1)`, each `SXTB16` of `%w` made once and read
   by both sums' `SMLAD` (two `SXTB16` and four `SMLAD` through one scratch register, one
   inline-assembly block: LLVM hoisted the widened words of a 2 x 2 tile and spilled).
+
+Each op declares its Zig and what it computes (`zant.ir.target_ops`): the helper functions it
+prints as (`ZIG_HELPERS`, below: on an Arm core with the DSP extension, `builtin.cpu` having the
+`dsp` feature, `zant_sxtb16` and `zant_smlad` are one `SXTB16` / `SMLAD` instruction each, as
+inline assembly, since LLVM has no int8 pattern it turns into `SXTB16` and its ARM parallel-DSP
+pass only forms `SMLAD` from pairs of adjacent 16-bit loads; elsewhere, the host for tests, the
+same functions in plain Zig, so a module `arm-dsp-dot` rewrote builds and computes the same values
+on any target), its call (`zig_call`) and its `reference` semantics in Python integers, which
+the generic printer and interpreter read: adding an op here touches no other module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
 from xdsl.dialects.builtin import I32, IntAttr, IntegerType
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
@@ -49,9 +62,172 @@ from xdsl.traits import MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects.uop import Accesses, PtrType
+from zant.ir.target_ops import Read, ZigHelper, wrap_signed
 
 ROTATIONS = (0, 8, 16, 24)
 """The rotations `SXTB16` can apply to its operand first (`ror #8`, `#16`, `#24`)."""
+
+# -- Zig: the ops' helpers (inline assembly on a DSP core, plain Zig elsewhere) ---------------
+
+_HAS_DSP = (
+    '@import("builtin").cpu.arch.isThumb() and '
+    'std.Target.arm.featureSetHas(@import("builtin").cpu.features, .dsp)'
+)
+
+_ZIG: dict[str, tuple[tuple[str, ...], str]] = {
+    # name: (helpers it calls, source), as zant.backend.zig_helpers.HELPERS
+    "zant_load_word": (
+        (),
+        """\
+/// The 4 int8 at p as one little-endian i32 (arm_dsp.load_word; p need not be word-aligned).
+inline fn zant_load_word(p: *const i8) i32 {
+    // An align(1) i32 load, not std.mem.readInt's [4]u8: ReleaseSmall kept that a loop of 4
+    // byte loads per word (int8 KWS on the Cortex-M4: 27.0 M instructions instead of 10.9 M).
+    return std.mem.littleToNative(i32, @as(*align(1) const i32, @ptrCast(p)).*);
+}""",
+    ),
+    "zant_sxtb16": (
+        (),
+        f"""\
+/// Bytes 0 and 2 of x rotated right by `rot` bits, sign-extended into two 16-bit halves (SXTB16).
+inline fn zant_sxtb16(x: i32, comptime rot: u5) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const ror = switch (rot) {{
+            0 => "",
+            8 => ", ror #8",
+            16 => ", ror #16",
+            24 => ", ror #24",
+            else => @compileError("sxtb16 rotates by 0, 8, 16 or 24 bits"),
+        }};
+        return asm ("sxtb16 %[r], %[x]" ++ ror
+            : [r] "=r" (-> i32),
+            : [x] "r" (x),
+        );
+    }}
+    const u: u32 = std.math.rotr(u32, @bitCast(x), rot);
+    const lo: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @bitCast(@as(u8, @truncate(u)))))));
+    const hi: u32 = @as(u16, @bitCast(@as(i16, @as(i8, @bitCast(@as(u8, @truncate(u >> 16)))))));
+    return @bitCast(lo | (hi << 16));
+}}""",
+    ),
+    "zant_smlad": (
+        (),
+        f"""\
+/// c + a.lo * b.lo + a.hi * b.hi of the signed 16-bit halves, wrapping (SMLAD).
+inline fn zant_smlad(a: i32, b: i32, c: i32) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        return asm ("smlad %[r], %[a], %[b], %[c]"
+            : [r] "=r" (-> i32),
+            : [a] "r" (a),
+              [b] "r" (b),
+              [c] "r" (c),
+        );
+    }}
+    const a_lo: i32 = @as(i16, @truncate(a));
+    const b_lo: i32 = @as(i16, @truncate(b));
+    const a_hi: i32 = @as(i16, @truncate(a >> 16));
+    const b_hi: i32 = @as(i16, @truncate(b >> 16));
+    return c +% a_lo *% b_lo +% a_hi *% b_hi;
+}}""",
+    ),
+    "zant_smlad_bytes": (
+        ("zant_sxtb16", "zant_smlad"),
+        f"""\
+/// c + even * sxtb16(w) + odd * sxtb16(w ror 8): the 4 int8 of w times the other operand's
+/// halves (arm_dsp.smlad_bytes). One asm block of 4 instructions and one scratch register, so
+/// LLVM's scheduler cannot widen many words ahead of their SMLAD (the Cortex-M4 spilled).
+inline fn zant_smlad_bytes(even: i32, odd: i32, w: i32, c: i32) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        var t: i32 = undefined;
+        // r starts as c (tied: "0"), is written before w and odd are last read (early clobber).
+        return asm ("sxtb16 %[t], %[w]\\n\\tsmlad %[r], %[even], %[t], %[r]\\n\\t" ++
+                "sxtb16 %[t], %[w], ror #8\\n\\tsmlad %[r], %[odd], %[t], %[r]"
+            : [r] "=&r" (-> i32),
+              [t] "=&r" (t),
+            : [c] "0" (c),
+              [even] "r" (even),
+              [odd] "r" (odd),
+              [w] "r" (w),
+        );
+    }}
+    return zant_smlad(odd, zant_sxtb16(w, 8), zant_smlad(even, zant_sxtb16(w, 0), c));
+}}""",
+    ),
+    "zant_smlad_bytes_pair": (
+        ("zant_smlad_bytes",),
+        f"""\
+/// smlad_bytes(e0, o0, w, c0) and smlad_bytes(e1, o1, w, c1), w widened once for both sums
+/// (arm_dsp.smlad_bytes_pair): one asm block of 6 instructions and one scratch register.
+inline fn zant_smlad_bytes_pair(e0: i32, o0: i32, e1: i32, o1: i32, w: i32, c0: i32, c1: i32) [2]i32 {{
+    if (comptime {_HAS_DSP}) {{
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var t: i32 = undefined;
+        // r0, r1 start as c0, c1 (tied: "0", "1") and are written before the inputs are last read.
+        asm ("sxtb16 %[t], %[w]\\n\\tsmlad %[r0], %[e0], %[t], %[r0]\\n\\tsmlad %[r1], %[e1], %[t], %[r1]\\n\\t" ++
+                "sxtb16 %[t], %[w], ror #8\\n\\tsmlad %[r0], %[o0], %[t], %[r0]\\n\\tsmlad %[r1], %[o1], %[t], %[r1]"
+            : [r0] "=&r" (r0),
+              [r1] "=&r" (r1),
+              [t] "=&r" (t),
+            : [c0] "0" (c0),
+              [c1] "1" (c1),
+              [e0] "r" (e0),
+              [o0] "r" (o0),
+              [e1] "r" (e1),
+              [o1] "r" (o1),
+              [w] "r" (w),
+        );
+        return .{{ r0, r1 }};
+    }}
+    return .{{ zant_smlad_bytes(e0, o0, w, c0), zant_smlad_bytes(e1, o1, w, c1) }};
+}}""",
+    ),
+}
+
+ZIG_HELPER_SOURCES: dict[str, ZigHelper] = {
+    name: ZigHelper(name, source, calls) for name, (calls, source) in _ZIG.items()
+}
+"""The helpers of the `arm_dsp` ops by name (`zant_load_word` is an unaligned 32-bit load: one
+`LDR` on Armv7-M/Armv8-M Mainline)."""
+
+
+def _helpers(*names: str) -> tuple[ZigHelper, ...]:
+    return tuple(ZIG_HELPER_SOURCES[n] for n in names)
+
+
+# -- semantics: what the instructions compute, in Python integers ------------------------------
+
+
+def _sext8(byte: int) -> int:
+    return byte - 256 if byte >= 128 else byte
+
+
+def _half(word: int, shift: int) -> int:
+    """The signed 16-bit half of `word` at bit `shift` (0 or 16)."""
+    half = (word >> shift) & 0xFFFF
+    return half - 0x10000 if half >= 0x8000 else half
+
+
+def sxtb16(word: int, rotation: int = 0) -> int:
+    """`SXTB16`: bytes 0 and 2 of `word` rotated right by `rotation`, sign-extended to halves."""
+    word &= 0xFFFFFFFF
+    word = ((word >> rotation) | (word << (32 - rotation))) & 0xFFFFFFFF if rotation else word
+    low, high = _sext8(word & 0xFF), _sext8((word >> 16) & 0xFF)
+    return wrap_signed((low & 0xFFFF) | ((high & 0xFFFF) << 16))
+
+
+def smlad(a: int, b: int, c: int) -> int:
+    """`SMLAD`: c + a.lo·b.lo + a.hi·b.hi of the signed 16-bit halves, wrapping."""
+    return wrap_signed(c + _half(a, 0) * _half(b, 0) + _half(a, 16) * _half(b, 16))
+
+
+def smlad_bytes(even: int, odd: int, word: int, c: int) -> int:
+    """c + the 4 int8 of `word` times the halves of `even` (bytes 0, 2) and `odd` (1, 3)."""
+    word &= 0xFFFFFFFF
+    total = c
+    for byte, halves in enumerate((even, odd, even, odd)):  # bytes 0, 2 pair with even; 1, 3 with odd
+        total += _sext8((word >> (8 * byte)) & 0xFF) * _half(halves, 16 * (byte // 2))
+    return wrap_signed(total)
 
 
 @irdl_op_definition
@@ -67,8 +243,16 @@ class LoadWordOp(IRDLOperation):
 
     traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
 
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_load_word")
+
     def __init__(self, ptr: SSAValue | Operation):
         super().__init__(operands=[ptr], result_types=[IntegerType(32)])
+
+    def zig_call(self, args: Sequence[str]) -> str:
+        return f"zant_load_word({args[0]})"
+
+    def reference(self, read: Read) -> tuple[int]:
+        return (int.from_bytes(read(range(4)).astype(np.int8).tobytes(), "little", signed=True),)
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PtrType)
@@ -88,6 +272,14 @@ class Sxtb16Op(IRDLOperation):
     result = result_def(I32)
 
     traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_sxtb16")
+
+    def zig_call(self, args: Sequence[str]) -> str:
+        return f"zant_sxtb16({args[0]}, {self.rotation})"
+
+    def reference(self, word: int) -> tuple[int]:
+        return (sxtb16(word, self.rotation),)
 
     def __init__(self, input: SSAValue | Operation, rotate: int = 0):
         properties = {"rotate": IntAttr(rotate)} if rotate else {}
@@ -141,8 +333,16 @@ class SmladOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad")
+
     def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, addend: SSAValue | Operation):
         super().__init__(operands=[lhs, rhs, addend], result_types=[IntegerType(32)])
+
+    def zig_call(self, args: Sequence[str]) -> str:
+        return f"zant_smlad({', '.join(args)})"
+
+    def reference(self, a: int, b: int, c: int) -> tuple[int]:
+        return (smlad(a, b, c),)
 
 
 @irdl_op_definition
@@ -167,6 +367,14 @@ class SmladBytesOp(IRDLOperation):
         self, even: SSAValue | Operation, odd: SSAValue | Operation, word: SSAValue | Operation, addend: SSAValue | Operation
     ):
         super().__init__(operands=[even, odd, word, addend], result_types=[IntegerType(32)])
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_bytes", "zant_sxtb16", "zant_smlad")
+
+    def zig_call(self, args: Sequence[str]) -> str:
+        return f"zant_smlad_bytes({', '.join(args)})"
+
+    def reference(self, even: int, odd: int, word: int, c: int) -> tuple[int]:
+        return (smlad_bytes(even, odd, word, c),)
 
 
 @irdl_op_definition
@@ -200,6 +408,17 @@ class SmladBytesPairOp(IRDLOperation):
         super().__init__(
             operands=[even0, odd0, even1, odd1, word, addend0, addend1], result_types=[IntegerType(32)] * 2
         )
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_smlad_bytes_pair", "zant_smlad_bytes", "zant_sxtb16", "zant_smlad"
+    )
+    ZIG_RESULTS: ClassVar[str] = "pair"
+
+    def zig_call(self, args: Sequence[str]) -> str:
+        return f"zant_smlad_bytes_pair({', '.join(args)})"
+
+    def reference(self, e0: int, o0: int, e1: int, o1: int, word: int, c0: int, c1: int) -> tuple[int, int]:
+        return (smlad_bytes(e0, o0, word, c0), smlad_bytes(e1, o1, word, c1))
 
 
 ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmladBytesOp, SmladBytesPairOp], [])

@@ -18,12 +18,25 @@ dot-product loops and printed by the Zig printer (the contiguous loads stay `uop
   `VMLAVA.S16`: multiply, add across the vector, accumulate into a general register). LLVM
   forms it from `acc + @reduce(.Add, a·b)` in a loop, but not once such loops are unrolled
   (it merges the reductions of the unrolled iterations first), so it is an op too.
+
+Each op declares its Zig and what it computes (`zant.ir.target_ops`), which the generic printer
+and interpreter read. On a core with MVE (`builtin.cpu` has the `mve` feature: Cortex-M55, M85)
+`zant_vldrb_gather` is one `VLDRB.S16` gather and `zant_vmlava` one `VMLAVA.S8` / `VMLAVA.S16`,
+as inline assembly. The gather's offset vector is a comptime constant, which LLVM keeps in a
+register across the loop; VMLAVA's accumulator must be an even-numbered register, the `^Te`
+constraint (LLVM's spelling of GCC's `Te`). Both are `volatile`, which keeps them in the order
+`mve-dot` wrote them: otherwise LLVM's scheduler hoists the gathers of a fully unrolled
+reduction ahead of their multiply-accumulates and spills vector and pointer registers (KWS int8
+on the M55: 4% more instructions). The gather also declares that it reads memory (`.memory`),
+so no store moves past it. Elsewhere (the host, for tests) they are the same functions in plain
+Zig, so a module `mve-dot` rewrote still builds and computes the same values on any target.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import I32, ArrayAttr, IntAttr, IntegerType, VectorType
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
@@ -42,6 +55,7 @@ from xdsl.traits import MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects.uop import Accesses, PtrType
+from zant.ir.target_ops import Read, ZigHelper, wrap_signed
 
 GATHER_LANES = 8
 """Lanes of a `VLDRB.S16` gather: 8 bytes into 16-bit lanes."""
@@ -57,6 +71,100 @@ DOT_TYPES = (BYTE_TYPE, GATHER_TYPE)
 
 MAX_OFFSET = 2**16 - 1
 """The largest byte offset a 16-bit offset lane holds."""
+
+# -- Zig: the ops' helpers (inline assembly on an MVE core, plain Zig elsewhere) -------------
+
+_HAS_MVE = (
+    '@import("builtin").cpu.arch.isThumb() and '
+    'std.Target.arm.featureSetHas(@import("builtin").cpu.features, .mve)'
+)
+
+_ZIG: dict[str, tuple[tuple[str, ...], str]] = {
+    # name: (helpers it calls, source), as zant.backend.zig_helpers.HELPERS
+    "zant_vldrb_gather": (
+        (),
+        f"""\
+/// The 8 int8 at p + offsets[i], sign-extended to 16 bits (arm_mve.vldrb_gather: VLDRB.S16
+/// with a vector of byte offsets).
+inline fn zant_vldrb_gather(comptime offsets: @Vector(8, u16), p: *const i8) @Vector(8, i16) {{
+    if (comptime {_HAS_MVE}) {{
+        return asm volatile ("vldrb.s16 %[r], [%[p], %[o]]"
+            : [r] "=&w" (-> @Vector(8, i16)),
+            : [p] "r" (p),
+              [o] "w" (offsets),
+            : .{{ .memory = true }});
+    }}
+    const base: [*]const i8 = @ptrCast(p);
+    var lanes: [8]i16 = undefined;
+    const at: [8]u16 = offsets;
+    for (&lanes, at) |*lane, offset| lane.* = base[offset];
+    return lanes;
+}}""",
+    ),
+    "zant_vldrb_gather16": (
+        ("zant_vldrb_gather_u16",),
+        f"""\
+/// The 16 int8 at p + offsets[i] (arm_mve.vldrb_gather to 16 lanes): the even lanes and the
+/// odd ones by two VLDRB.U16 gathers (each byte into the low half of a 16-bit lane), which
+/// LLVM joins with one VMOVNT.I16.
+inline fn zant_vldrb_gather16(comptime even: @Vector(8, u16), comptime odd: @Vector(8, u16), p: *const i8) @Vector(16, i8) {{
+    if (comptime {_HAS_MVE}) {{
+        const lo: @Vector(8, u8) = @truncate(zant_vldrb_gather_u16(even, p));
+        const hi: @Vector(8, u8) = @truncate(zant_vldrb_gather_u16(odd, p));
+        return @bitCast(@shuffle(u8, lo, hi, [16]i32{{ 0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6, -7, 7, -8 }}));
+    }}
+    const base: [*]const i8 = @ptrCast(p);
+    var lanes: [16]i8 = undefined;
+    const at_even: [8]u16 = even;
+    const at_odd: [8]u16 = odd;
+    for (0..8) |i| {{
+        lanes[2 * i] = base[at_even[i]];
+        lanes[2 * i + 1] = base[at_odd[i]];
+    }}
+    return lanes;
+}}""",
+    ),
+    "zant_vldrb_gather_u16": (
+        (),
+        """\
+/// The 8 bytes at p + offsets[i], zero-extended to 16 bits (VLDRB.U16 with a vector of
+/// offsets; only on MVE cores).
+inline fn zant_vldrb_gather_u16(comptime offsets: @Vector(8, u16), p: *const i8) @Vector(8, u16) {
+    return asm volatile ("vldrb.u16 %[r], [%[p], %[o]]"
+        : [r] "=&w" (-> @Vector(8, u16)),
+        : [p] "r" (p),
+          [o] "w" (offsets),
+        : .{ .memory = true });
+}""",
+    ),
+    "zant_vmlava": (
+        (),
+        f"""\
+/// acc + the sum of a[i] * b[i] over the n lanes, in 32 bits, wrapping (arm_mve.vmlava:
+/// VMLAVA.S8 on 16 int8 lanes, VMLAVA.S16 on 8 int16 lanes).
+inline fn zant_vmlava(comptime n: usize, comptime T: type, acc: i32, a: @Vector(n, T), b: @Vector(n, T)) i32 {{
+    if (comptime {_HAS_MVE}) {{
+        const suffix = switch (T) {{
+            i8 => "s8",
+            i16 => "s16",
+            else => @compileError("vmlava multiplies i8 or i16 lanes"),
+        }};
+        return asm volatile ("vmlava." ++ suffix ++ " %[acc], %[a], %[b]"
+            : [acc] "=^Te" (-> i32),
+            : [a] "w" (a),
+              [b] "w" (b),
+              [c] "0" (acc),
+        );
+    }}
+    return acc +% @reduce(.Add, @as(@Vector(n, i32), a) *% @as(@Vector(n, i32), b));
+}}""",
+    ),
+}
+
+ZIG_HELPER_SOURCES: dict[str, ZigHelper] = {
+    name: ZigHelper(name, source, calls) for name, (calls, source) in _ZIG.items()
+}
+"""The helpers of the `arm_mve` ops by name."""
 
 
 @irdl_op_definition
@@ -74,6 +182,22 @@ class VldrbGatherOp(IRDLOperation):
     result = result_def(VectorType)
 
     traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = tuple(
+        ZIG_HELPER_SOURCES[n] for n in ("zant_vldrb_gather", "zant_vldrb_gather16", "zant_vldrb_gather_u16")
+    )
+
+    def zig_call(self, args: Sequence[str]) -> str:
+        offsets = self.byte_offsets
+        if len(offsets) == 16:  # even and odd lanes
+            even, odd = (", ".join(str(o) for o in offsets[i::2]) for i in (0, 1))
+            return f"zant_vldrb_gather16(.{{ {even} }}, .{{ {odd} }}, {args[0]})"
+        listed = ", ".join(str(o) for o in offsets)
+        return f"zant_vldrb_gather(.{{ {listed} }}, {args[0]})"
+
+    def reference(self, read: Read) -> tuple[np.ndarray]:
+        lanes = read(self.byte_offsets)
+        return (lanes.astype(np.int16) if len(lanes) == GATHER_LANES else lanes.astype(np.int8),)
 
     def __init__(self, ptr: SSAValue | Operation, offsets: Sequence[int]):
         super().__init__(
@@ -145,8 +269,19 @@ class VmlavaOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vmlava"],)
+
     def __init__(self, acc: SSAValue | Operation, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
         super().__init__(operands=[acc, lhs, rhs], result_types=[IntegerType(32)])
+
+    def zig_call(self, args: Sequence[str]) -> str:
+        vector = self.lhs.type
+        assert isinstance(vector, VectorType) and isinstance(vector.element_type, IntegerType)
+        lanes, bits = vector.get_shape()[0], vector.element_type.width.data
+        return f"zant_vmlava({lanes}, i{bits}, {', '.join(args)})"
+
+    def reference(self, acc: int, a: np.ndarray, b: np.ndarray) -> tuple[int]:
+        return (wrap_signed(acc + int(np.dot(a.astype(np.int64), b.astype(np.int64)))),)
 
     def verify_(self) -> None:
         if self.lhs.type not in DOT_TYPES:

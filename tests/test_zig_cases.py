@@ -1,14 +1,16 @@
-"""Target print cases are registered by the target's own modules (issue 31: target code together).
+"""Target ops print from their own declaration (issue 31: target code together).
 
-The generic printer names no target dialect; `zig_cases.case_for` finds an op's case by its
-class, importing `zant.backend.zig_<dialect>` the first time it is asked."""
+The generic printer names no target dialect; an op of a target dialect declares its Zig helpers
+and call beside it (`zant.ir.target_ops`), which the one declared-op case of `zig_cases` prints."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from zant.backend import zig_arm_dsp, zig_arm_mve, zig_cases
+from xdsl.dialects.builtin import IntegerType
+
+from zant.backend import zig_cases
 from zant.dialects import arm_dsp, arm_mve, uop
 
 BACKEND = Path(zig_cases.__file__).resolve().parent
@@ -27,18 +29,75 @@ def _imports(path: Path) -> set[str]:
 
 def test_generic_printer_names_no_target_dialect():
     imported = _imports(BACKEND / "zig_printer.py")
-    targets = {"zant.dialects.arm_dsp", "zant.dialects.arm_mve", "zant.backend.zig_arm_dsp", "zant.backend.zig_arm_mve"}
-    assert not imported & targets
-    source = (BACKEND / "zig_printer.py").read_text(encoding="utf-8")
-    assert "arm_dsp." not in source and "arm_mve." not in source
+    targets = {"zant.dialects.arm_dsp", "zant.dialects.arm_mve"}
+    for module in ("zig_printer.py", "zig_cases.py"):
+        assert not _imports(BACKEND / module) & targets, module
+        source = (BACKEND / module).read_text(encoding="utf-8")
+        assert "arm_dsp." not in source and "arm_mve." not in source, module
+    assert not list(BACKEND.glob("zig_arm_*.py"))  # no backend module per target dialect
 
 
-def test_every_target_op_has_its_case_in_its_own_module():
-    for dialect, module in ((arm_dsp.ArmDsp, zig_arm_dsp), (arm_mve.ArmMve, zig_arm_mve)):
+def test_every_target_op_prints_from_its_declaration():
+    for dialect in (arm_dsp.ArmDsp, arm_mve.ArmMve):
         for op in dialect.operations:
-            case = zig_cases.case_for(op)
-            assert case is not None, op.name
-            assert case.__module__ == module.__name__, op.name
+            assert zig_cases.case_for(op) is zig_cases.print_declared, op.name
+            assert op.ZIG_HELPERS and all(h.source.lstrip().startswith("///") for h in op.ZIG_HELPERS), op.name
+
+
+def test_target_dialects_import_no_backend_or_interpreter():
+    dialects = Path(arm_dsp.__file__).resolve().parent
+    for name in ("arm_dsp.py", "arm_mve.py"):
+        imported = _imports(dialects / name)
+        assert not [m for m in imported if m.startswith(("zant.backend", "zant.interpreter"))], name
+
+
+class _Printer:
+    """The printer vocabulary print_declared uses, recording what it is asked."""
+
+    def __init__(self):
+        from zant.backend.names import Namer
+
+        self.namer, self.lines, self.helpers_used = Namer(), [], set()
+
+    def expr(self, value):
+        return value.name_hint
+
+    def emit(self, line):
+        self.lines.append(line)
+
+    def define(self, result, expression):
+        self.lines.append(f"{result.name_hint} = {expression}")
+
+
+def _values(*names, type=None):
+    from xdsl.dialects.builtin import IntegerType
+    from xdsl.ir import Block
+
+    block = Block(arg_types=[type or IntegerType(32)] * len(names))
+    for arg, name in zip(block.args, names):
+        arg.name_hint = name
+    return block.args
+
+
+def test_declared_case_marks_the_helpers_its_call_names_and_those_they_call():
+    e0, o0, e1, o1, w, c0, c1 = _values("e0", "o0", "e1", "o1", "w", "c0", "c1")
+    op = arm_dsp.SmladBytesPairOp(e0, o0, e1, o1, w, c0, c1)
+    op.result0.name_hint, op.result1.name_hint = "r0", "r1"
+    printer = _Printer()
+    zig_cases.case_for(arm_dsp.SmladBytesPairOp)(printer, op)
+    assert printer.lines == [
+        "const pair = zant_smlad_bytes_pair(e0, o0, e1, o1, w, c0, c1);", "r0 = pair[0]", "r1 = pair[1]",
+    ]
+    assert printer.helpers_used == {"zant_smlad_bytes_pair", "zant_smlad_bytes", "zant_sxtb16", "zant_smlad"}
+    # A 16-lane gather names its own helper, not the 8-lane one whose name prefixes it.
+    (p,) = _values("p", type=uop.PtrType(IntegerType(8)))
+    gather = arm_mve.VldrbGatherOp(p, list(range(16)))
+    gather.result.name_hint = "g"
+    printer = _Printer()
+    zig_cases.case_for(arm_mve.VldrbGatherOp)(printer, gather)
+    even, odd = ".{ 0, 2, 4, 6, 8, 10, 12, 14 }", ".{ 1, 3, 5, 7, 9, 11, 13, 15 }"
+    assert printer.lines == [f"g = zant_vldrb_gather16({even}, {odd}, p)"]
+    assert printer.helpers_used == {"zant_vldrb_gather16", "zant_vldrb_gather_u16"}
 
 
 def test_generic_ops_have_no_registered_case():
@@ -46,6 +105,21 @@ def test_generic_ops_have_no_registered_case():
 
 
 def test_target_helpers_are_printable_by_name():
+    zig_cases.case_for(arm_dsp.SmladBytesPairOp)  # registers its helpers
+    zig_cases.case_for(arm_mve.VmlavaOp)
     helpers = zig_cases.all_helpers()
-    assert zig_arm_dsp.ARM_DSP_HELPERS.keys() <= helpers.keys()
-    assert zig_arm_mve.ARM_MVE_HELPERS.keys() <= helpers.keys()
+    assert helpers["zant_smlad"] == ((), arm_dsp.ZIG_HELPER_SOURCES["zant_smlad"].source)
+    assert {"zant_smlad_bytes_pair", "zant_smlad_bytes", "zant_sxtb16", "zant_vmlava"} <= helpers.keys()
+
+
+def test_a_target_helper_may_not_take_a_generic_helper_s_name():
+    import pytest
+
+    from zant.backend.zig_helpers import HELPERS
+    from zant.ir.target_ops import ZigHelper
+
+    with pytest.raises(ValueError, match="named as a generic one"):
+        zig_cases.register_helpers([ZigHelper(next(iter(HELPERS)), "fn x() void {}")])
+    with pytest.raises(ValueError, match="two target helpers named zant_smlad"):
+        zig_cases.case_for(arm_dsp.SmladOp)
+        zig_cases.register_helpers([ZigHelper("zant_smlad", "fn zant_smlad() void {}")])

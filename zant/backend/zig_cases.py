@@ -1,11 +1,10 @@
-"""Print cases of target dialects' ops, registered by the target's own modules.
+"""Print cases of target dialects' ops.
 
 The generic Zig printer (`zant.backend.zig_printer`) names no target op: an op it has no case
-for is looked up here by its class. A target dialect `D` keeps its Zig in
-`zant.backend.zig_D` (`zig_arm_dsp`, `zig_arm_mve`), which registers, when imported, a case per
-op (`@print_case(D.SomeOp)`) and the helper functions those cases emit (`register_helpers`).
-Nothing imports those modules up front: the first op of dialect `D` the printer meets imports
-`zant.backend.zig_D` (`case_for`), so a module without target ops never loads them.
+for is looked up here by its class (`case_for`). A target op declares its own Zig
+(`zant.ir.target_ops`: its helper functions and its call, beside the op in its dialect module),
+so one case, `print_declared`, prints every such op; nothing here names a target dialect. A case
+that cannot be said as data may still be registered by class (`print_case`).
 
 A case is `case(printer, op)`, written with the printer's own vocabulary (`printer.expr`,
 `printer.define`, `printer.helpers_used`), as a case inside the printer would be.
@@ -13,20 +12,20 @@ A case is `case(printer, op)`, written with the printer's own vocabulary (`print
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from importlib import import_module
+import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from xdsl.ir import Operation
 
 from zant.backend.zig_helpers import HELPERS
+from zant.ir.target_ops import ZigHelper, declares_target_semantics
 
 PrintCase = Callable[[Any, Operation], None]
 """How one op prints: called with the printer and the op."""
 
 _CASES: dict[type[Operation], PrintCase] = {}
 _TARGET_HELPERS: dict[str, tuple[tuple[str, ...], str]] = {}
-_LOADED: set[str] = set()  # dialects whose zig_D module has been looked for
 
 
 def print_case(op_class: type[Operation]) -> Callable[[PrintCase], PrintCase]:
@@ -39,34 +38,57 @@ def print_case(op_class: type[Operation]) -> Callable[[PrintCase], PrintCase]:
     return register
 
 
-def register_helpers(helpers: dict[str, tuple[tuple[str, ...], str]]) -> None:
-    """Make a target's helper functions (name: (helpers it calls, source), as
-    `zig_helpers.HELPERS`) printable by name."""
-    clash = HELPERS.keys() & helpers.keys()
-    if clash:
-        raise ValueError(f"target helpers named as generic ones: {', '.join(sorted(clash))}")
-    _TARGET_HELPERS.update(helpers)
+def register_helpers(helpers: Iterable[ZigHelper]) -> None:
+    """Make target helper functions printable by name (beside `zig_helpers.HELPERS`)."""
+    for helper in helpers:
+        if helper.name in HELPERS:
+            raise ValueError(f"target helper named as a generic one: {helper.name}")
+        known = _TARGET_HELPERS.get(helper.name)
+        if known is not None and known != (helper.calls, helper.source):
+            raise ValueError(f"two target helpers named {helper.name} with different sources")
+        _TARGET_HELPERS[helper.name] = (helper.calls, helper.source)
 
 
 def case_for(op_class: type[Operation]) -> PrintCase | None:
-    """The registered print case of `op_class`, importing its dialect's `zant.backend.zig_D`
-    module the first time one of its ops is asked for; None if there is none."""
+    """The print case of `op_class`: the one registered for it, else `print_declared` for an op
+    that declares its Zig (its helpers registered the first time); None if there is none."""
     case = _CASES.get(op_class)
-    if case is not None:
-        return case
-    dialect = op_class.name.split(".", 1)[0]
-    if dialect not in _LOADED:
-        _LOADED.add(dialect)
-        module = f"{__package__}.zig_{dialect}"
-        try:
-            import_module(module)
-        except ModuleNotFoundError as error:
-            if error.name != module:  # the module exists but imports something missing
-                raise
-    return _CASES.get(op_class)
+    if case is None and declares_target_semantics(op_class):
+        register_helpers(op_class.ZIG_HELPERS)  # type: ignore[attr-defined]
+        case = _CASES[op_class] = print_declared
+    return case
+
+
+def print_declared(printer, op: Operation) -> None:
+    """Print an op from its declaration: its call on its operands' expressions, the helpers the
+    call names (and those they call) marked used; several results are the call's array,
+    named once (`ZIG_RESULTS`) and indexed."""
+    multiple = len(op.results) > 1
+    array = printer.namer.fresh(op.ZIG_RESULTS) if multiple else ""  # type: ignore[attr-defined]
+    call = op.zig_call([printer.expr(v) for v in op.operands])  # type: ignore[attr-defined]
+    printer.helpers_used.update(_helpers_named(call))
+    if not multiple:
+        printer.define(op.results[0], call)
+        return
+    printer.emit(f"const {array} = {call};")
+    for i, result in enumerate(op.results):
+        printer.define(result, f"{array}[{i}]")
+
+
+def _helpers_named(call: str) -> set[str]:
+    """The target helpers `call` names, with the helpers they call, transitively."""
+    known = all_helpers()
+    used: set[str] = set()
+    pending = [name for name in _TARGET_HELPERS if re.search(rf"\b{name}\(", call)]
+    while pending:
+        name = pending.pop()
+        if name not in used:
+            used.add(name)
+            pending.extend(known[name][0])
+    return used
 
 
 def all_helpers() -> dict[str, tuple[tuple[str, ...], str]]:
-    """Every helper a printed file may use: the generic ones and those the target modules
-    loaded so far registered (a helper in use was registered by the case that used it)."""
+    """Every helper a printed file may use: the generic ones and the target ones registered so
+    far (a helper in use was registered by the case that used it)."""
     return HELPERS | _TARGET_HELPERS

@@ -1,4 +1,5 @@
-"""`@impl` functions for every op of the `uop`, `arm_dsp` and `arm_mve` dialects, on xDSL's
+"""`@impl` functions for every op of the `uop` and `abi` dialects, and one for the ops of target
+dialects that declare their semantics (`arm_dsp`, `arm_mve`: `TargetOpFunctions`), on xDSL's
 interpreter.
 
 Memory: a buffer is a flat NumPy array of its element type. A graph input holds the caller's
@@ -18,7 +19,7 @@ list of steps calling the kernels directly, keyed by value ids, without the inte
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -38,10 +39,11 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Block, Operation, SSAValue
 
-from zant.dialects import abi, arm_dsp, arm_mve, uop
+from zant.dialects import abi, uop
 import zant.interpreter.semantics as sem
 from zant.interpreter.semantics import Trap
 from zant.ir.resources import attr_to_array
+from zant.ir.target_ops import declares_target_semantics
 from zant.ir.types import is_packed
 
 _MISSING = object()
@@ -591,81 +593,51 @@ KERNELS: dict[type[Operation], Callable[[Operation], Callable]] = {
 """The ops that run most often in loops, by the function that makes an op's kernel."""
 
 
-@register_impls
-class ArmDspFunctions(InterpreterFunctions):
-    """The `arm_dsp` ops, in plain integers (what the instructions compute)."""
-
-    @impl(arm_dsp.LoadWordOp)
-    def run_load_word(self, interpreter: Interpreter, op: arm_dsp.LoadWordOp, args: PythonValues):
-        data, index = args[0]
-        _check(op, data, index, index + 3)
-        return (int.from_bytes(data[index : index + 4].astype(np.int8).tobytes(), "little", signed=True),)
-
-    @impl(arm_dsp.Sxtb16Op)
-    def run_sxtb16(self, interpreter: Interpreter, op: arm_dsp.Sxtb16Op, args: PythonValues):
-        word = args[0] & 0xFFFFFFFF
-        rotation = op.rotation
-        word = ((word >> rotation) | (word << (32 - rotation))) & 0xFFFFFFFF if rotation else word
-        low, high = _sext8(word & 0xFF), _sext8((word >> 16) & 0xFF)
-        return (_i32((low & 0xFFFF) | ((high & 0xFFFF) << 16)),)
-
-    @impl(arm_dsp.SmladOp)
-    def run_smlad(self, interpreter: Interpreter, op: arm_dsp.SmladOp, args: PythonValues):
-        a, b, c = args
-        return (_i32(c + _half(a, 0) * _half(b, 0) + _half(a, 16) * _half(b, 16)),)
-
-    @impl(arm_dsp.SmladBytesOp)
-    def run_smlad_bytes(self, interpreter: Interpreter, op: arm_dsp.SmladBytesOp, args: PythonValues):
-        return (_smlad_bytes(*args),)
-
-    @impl(arm_dsp.SmladBytesPairOp)
-    def run_smlad_bytes_pair(self, interpreter: Interpreter, op: arm_dsp.SmladBytesPairOp, args: PythonValues):
-        e0, o0, e1, o1, word, c0, c1 = args
-        return (_smlad_bytes(e0, o0, word, c0), _smlad_bytes(e1, o1, word, c1))
+class TargetOpFunctions(InterpreterFunctions):
+    """The ops of target dialects (`arm_dsp`, `arm_mve` …), each run by its own declared
+    `reference` semantics (`zant.ir.target_ops`) through one `@impl`, registered below for every
+    op that declares one: the interpreter names no target op."""
 
 
-def _smlad_bytes(even: int, odd: int, word: int, c: int) -> int:
-    """c + the 4 int8 of `word` times the halves of `even` (bytes 0, 2) and `odd` (1, 3)."""
-    word &= 0xFFFFFFFF
-    total = c
-    for byte, halves in enumerate((even, odd, even, odd)):  # bytes 0, 2 pair with even; 1, 3 with odd
-        total += _sext8((word >> (8 * byte)) & 0xFF) * _half(halves, 16 * (byte // 2))
-    return _i32(total)
+def _run_declared(self: TargetOpFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
+    operands = [_reader(op, a) if isinstance(v.type, uop.PtrType) else a for v, a in zip(op.operands, args)]
+    return tuple(op.reference(*operands))  # type: ignore[attr-defined]
 
 
-@register_impls
-class ArmMveFunctions(InterpreterFunctions):
-    """The `arm_mve` ops (Helium), in plain integers."""
+def _reader(op: Operation, pointer: tuple[np.ndarray, int]) -> Callable[[Sequence[int]], np.ndarray]:
+    """A pointer operand as `reference` reads it: the elements at offsets from it, checked."""
+    data, index = pointer
 
-    @impl(arm_mve.VldrbGatherOp)
-    def run_vldrb_gather(self, interpreter: Interpreter, op: arm_mve.VldrbGatherOp, args: PythonValues):
-        data, index = args[0]
-        offsets = op.byte_offsets
-        _check(op, data, index + min(offsets), index + max(offsets))
-        return (data[[index + o for o in offsets]].astype(np.int16),)
+    def read(offsets: Sequence[int]) -> np.ndarray:
+        at = [index + o for o in offsets]
+        _check(op, data, min(at), max(at))
+        return data[at]
 
-    @impl(arm_mve.VmlavaOp)
-    def run_vmlava(self, interpreter: Interpreter, op: arm_mve.VmlavaOp, args: PythonValues):
-        acc, a, b = args
-        return (_i32(acc + int(np.dot(a.astype(np.int64), b.astype(np.int64)))),)
+    return read
 
 
-def _sext8(byte: int) -> int:
-    return byte - 256 if byte >= 128 else byte
+def declared_target_ops() -> list[type[Operation]]:
+    """The ops of Zant's dialects that declare their reference semantics. The onnx dialect is
+    not looked at: it runs on the ONNX reference (`onnx_reference`), and importing it costs."""
+    from zant.dialects import get_all_dialects
+
+    return [
+        op
+        for name, dialect in get_all_dialects().items()
+        if name != "onnx"
+        for op in dialect().operations
+        if declares_target_semantics(op)
+    ]
 
 
-def _half(word: int, shift: int) -> int:
-    half = (word >> shift) & 0xFFFF
-    return half - 0x10000 if half >= 0x8000 else half
-
-
-def _i32(value: int) -> int:
-    return ((value + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+for _op in declared_target_ops():
+    setattr(TargetOpFunctions, f"run_{_op.name.replace('.', '_')}", impl(_op)(_run_declared))
+register_impls(TargetOpFunctions)
 
 
 IMPLEMENTATIONS: dict[type[Operation], tuple[type[InterpreterFunctions], Any]] = {
     op: (functions, run)
-    for functions in (UOpFunctions, ArmDspFunctions, ArmMveFunctions)
+    for functions in (UOpFunctions, TargetOpFunctions)
     for op, run in functions._impls()  # xDSL's table of a class's @impl functions
 }
 """Each op's `@impl` function and the class that defines it (the loop bodies' dispatch)."""

@@ -16,9 +16,8 @@ import zant.interpreter.semantics as sem
 from zant.interpreter.functions import (
     POISONS,
     SUPPORTED,
-    ArmDspFunctions,
-    ArmMveFunctions,
     Memory,
+    TargetOpFunctions,
     UOpFunctions,
 )
 from zant.interpreter.semantics import Trap
@@ -112,8 +111,7 @@ def run_function(
     assert isinstance(module, ModuleOp)
     interpreter = Interpreter(module)
     interpreter.register_implementations(UOpFunctions())
-    interpreter.register_implementations(ArmDspFunctions())
-    interpreter.register_implementations(ArmMveFunctions())
+    interpreter.register_implementations(TargetOpFunctions())
     memory = Memory(arrays, {}, poison)
     interpreter.set_data(UOpFunctions, "memory", memory)
     try:

@@ -1,0 +1,65 @@
+"""What a target dialect's op declares about itself, so that adding one touches its dialect module
+only: its Zig and its reference semantics, as data the generic code reads.
+
+An op class of a target dialect (`arm_dsp`, `arm_mve`) that carries
+
+* `ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]]`: the Zig functions its call may use (those it
+  calls directly and the ones they call), each a name, the names it calls and its source;
+* `zig_call(self, args) -> str`: the Zig expression of its results, given the Zig expressions of
+  its operands in order (an op with several results returns an array of them);
+* `ZIG_RESULTS: ClassVar[str]` (several results only): the name the printer gives that array;
+* `reference(self, *operands) -> tuple`: what it computes, one value per result, in Python
+  integers and NumPy arrays (a scalar integer operand is a Python int, a vector a NumPy array, a
+  pointer operand a function `read(offsets)` giving the elements at those offsets from it as a
+  NumPy array, after the interpreter checked they exist);
+
+is printed by the one declared-op case of `zant.backend.zig_cases` and run by the one declared-op
+`@impl` of `zant.interpreter.functions`: neither names the op. `TargetOp` spells the protocol;
+a target op need not inherit from it.
+
+This module knows no dialect (zant.ir sits below them) and no backend or interpreter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ZigHelper:
+    """A Zig function the printer emits once per file when a printed call names it."""
+
+    name: str
+    source: str
+    calls: tuple[str, ...] = ()
+    """The other helpers its source calls (emitted with it)."""
+
+
+Read = Callable[[Sequence[int]], np.ndarray]
+"""A pointer operand in `reference`: the elements at these offsets from the pointer."""
+
+
+@runtime_checkable
+class TargetOp(Protocol):
+    """The protocol of an op that declares its Zig and its semantics (see the module)."""
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]]
+
+    def zig_call(self, args: Sequence[str]) -> str: ...
+
+    def reference(self, *operands: Any) -> tuple[Any, ...]: ...
+
+
+def declares_target_semantics(op_class: type) -> bool:
+    """Whether ops of `op_class` print and run from their own declaration."""
+    return all(hasattr(op_class, a) for a in ("ZIG_HELPERS", "zig_call", "reference"))
+
+
+def wrap_signed(value: int, bits: int = 32) -> int:
+    """`value` modulo 2^bits, as a signed `bits`-bit integer (two's complement wrap-around)."""
+    half = 1 << (bits - 1)
+    return ((value + half) & ((1 << bits) - 1)) - half
