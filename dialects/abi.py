@@ -361,11 +361,13 @@ def arena_of(function: func.FuncOp, role: ArenaRole = ArenaRole.SCRATCH) -> Aren
 
 def is_planned(module: ModuleOp) -> bool:
     """Whether `plan-arenas` has planned `module`: every `uop.define_local` has its offset and
-    live steps, and every function its scratch arena."""
+    live steps, and every entry function its scratch arena (a kernel `outline-kernels` made is
+    private and uses its caller's)."""
     for op in module.walk():
         if isinstance(op, DefineLocalOp) and (op.offset is None or op.live is None):
             return False
-        if isinstance(op, func.FuncOp) and arena_of(op) is None:
+        private = isinstance(op, func.FuncOp) and op.sym_visibility is not None and op.sym_visibility.data == "private"
+        if isinstance(op, func.FuncOp) and not private and arena_of(op) is None:
             return False
     return True
 

@@ -106,7 +106,7 @@ def test_node_comments_quote_hostile_names(tmp_path):
     )
     model = tmp_path / "hostile.onnx"
     onnx.save(helper.make_model(graph), model)
-    pipeline = "onnx-to-uop,dce,plan-arenas,linearize-geps"  # no fuse-loops: two kernels
+    pipeline = "onnx-to-uop,dce,plan-arenas,linearize-geps,outline-kernels"  # no fuse-loops: two kernels
     result = compile_model(model, tmp_path, CompileOptions(name="m", build=False, pipeline=pipeline))
     source = (tmp_path / "m.zig").read_text(encoding="utf-8")
     comments = [line for line in source.splitlines() if line.startswith("// nodes:")]

@@ -61,9 +61,12 @@ PRINT_STAGES: tuple[str, ...] = (
 addresses need no run-time check, which multiply-adds are fused, which float max/min are a
 compare and a select, and each address as one index into its flat buffer."""
 
-PRINT_PIPELINE = ",".join(PRINT_STAGES)
-"""`PRINT_STAGES` as a pipeline, to end a hand-written one with: the Zig printer refuses a gep
-through a view (`linearize-geps`) and prints the others' choices."""
+OUTLINE_STAGE = "outline-kernels"
+"""Last of every pipeline: each top-level loop nest a function (the printer's kernel unit)."""
+
+PRINT_PIPELINE = ",".join((*PRINT_STAGES, OUTLINE_STAGE))
+"""`PRINT_STAGES` and `OUTLINE_STAGE` as a pipeline, to end a hand-written one with: the Zig
+printer refuses a gep through a view (`linearize-geps`) and prints the others' choices."""
 
 
 def target_parameters(target: str, cpu: CpuDescription | None = None) -> PassParameters:
@@ -117,7 +120,7 @@ def stages_for(
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
     return (set_target, *GRAPH_STAGES, "onnx-to-uop", *CHECK_STAGES, *vector,
-            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp)
+            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE)
 
 
 def pipeline_for(

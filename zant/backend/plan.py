@@ -38,9 +38,14 @@ from zant.ir.types import element_bits, is_packed, numpy_dtype, storage_float
 from zant.analysis.liveness import align_up
 
 def main_function(module: ModuleOp) -> func.FuncOp:
-    functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    """The module's entry function: its one public `func.func` (the kernels `outline-kernels`
+    made are private)."""
+    functions = [
+        op for op in module.ops
+        if isinstance(op, func.FuncOp) and (op.sym_visibility is None or op.sym_visibility.data != "private")
+    ]
     if len(functions) != 1:
-        raise ZantError(f"expected exactly one func.func in the module, found {len(functions)}")
+        raise ZantError(f"expected exactly one public func.func in the module, found {len(functions)}")
     return functions[0]
 
 

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import singledispatchmethod
 from typing import IO
@@ -68,7 +67,8 @@ from xdsl.dialects.builtin import (
     Signedness,
     VectorType,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.traits import SymbolTable
 
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
@@ -296,6 +296,7 @@ class ZigPrinter:
         self.persistent = False  # the plan has a persistent arena (NAME_init zeroes it)
         self.namer = Namer(reserved_names(name))
         self.names: dict[SSAValue, str] = {}
+        self.aliases = 0  # entries of `names` that are a kernel's arguments, named as their values
         self.inline: dict[SSAValue, str] = {}  # values printed at their one use
         self.address_ops: set[SSAValue] = set()  # index arithmetic printed in its gep's address
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
@@ -310,6 +311,7 @@ class ZigPrinter:
         self.arena_externs: dict[str, str] = {}  # each file-scope arena → how a build unit declares it
         self.view_lines: list[str] = []  # the constants' typed pointers into their arena
         self.pieces: tuple[list[str], list[str], list[str]] | None = None  # header, file scope, helpers
+        self.functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}  # kernels by name
 
     # -- output -------------------------------------------------------------------------------
 
@@ -317,7 +319,7 @@ class ZigPrinter:
         self.lines.append(("    " * self.level + line) if line else "")
 
     def fresh(self, value: SSAValue, prefix: str) -> str:
-        hint = sanitize_zig(value.name_hint) if value.name_hint else str(len(self.names))
+        hint = sanitize_zig(value.name_hint) if value.name_hint else str(len(self.names) - self.aliases)
         name = self.namer.fresh(f"{prefix}{hint}")
         self.names[value] = name
         return name
@@ -599,12 +601,11 @@ class ZigPrinter:
             checks.append(f"if ({self.name}_arena == null) return {abi.Status.BAD_ARENA};")
         return checks
 
-    def constant_prologue(self, ops: Iterable[Operation], level: int) -> list[str]:
-        """External constants: the pointer declarations of those `ops` (a function's, nested
-        ones included) print a use of."""
+    def constant_prologue(self, read: set[SSAValue], level: int) -> list[str]:
+        """External constants (and the caller's scratch buffers): the pointer declarations of
+        those a function prints a use of (`read`)."""
         if not self.external_views:
             return []
-        read = {value for op in ops for value in op.operands if _printed_use(op)}
         indent = "    " * level
         return [indent + line for value, line in self.external_views.items() if value in read]
 
@@ -636,15 +637,14 @@ class ZigPrinter:
             if not _buffer_is_accessed(op.result):
                 self.emit(f"_ = {pname};")
         start = len(self.lines)
-        printed: list[Operation] = []  # the ops printed in this function, not in a kernel
+        read: set[SSAValue] = set()  # the values this function's own ops print
         for op in function.body.block.ops:
-            inputs = self.kernel_inputs(op) if isinstance(op, uop.RangeOp) else None
-            if inputs is None:
-                self.print_op(op)
-                printed += op.walk()
-            else:
-                self.print_kernel(op, inputs)
-        self.lines[start:start] = self.constant_prologue(printed, self.level)
+            if isinstance(op, func.CallOp):
+                self.print_kernel(op)
+                continue
+            self.print_op(op)
+            read.update(value for inner in op.walk() if _printed_use(inner) for value in inner.operands)
+        self.lines[start:start] = self.constant_prologue(read, self.level)
         self.lines[start:start] = self.quota(self.lines[start:], self.level)
         self.emit("return 0;")
         self.level -= 1
@@ -673,52 +673,38 @@ class ZigPrinter:
     # code ran a little faster in one piece (KWS on the M4: 1.2% fewer instructions). The
     # scratch pointers are file-scope constants, so LLVM still sees disjoint parts of one arena.
 
-    def kernel_inputs(self, loop: uop.RangeOp) -> list[SSAValue] | None:
-        """The values a loop nest uses from the function around it, in order of first use: graph
-        inputs and outputs and scalars (constants, scratch and constant buffers are visible at
-        file scope). None when it updates an accumulator of the function: it stays inline."""
-        inputs: dict[SSAValue, None] = {}
-        ops = list(loop.walk())
-        inside = set(ops)  # one walk, not a walk up from every operand
-        for op in ops:
-            for value in op.operands:
-                owner = value.owner
-                if (owner.parent_op() if isinstance(owner, Block) else owner) in inside:
-                    continue
-                if isinstance(value.owner, uop.ViewOp):
-                    value = value.owner.source
-                owner = value.owner
-                if isinstance(owner, uop.DefineAccOp):
-                    return None
-                file_scope = isinstance(owner, uop.ConstOp | uop.DefineLocalOp) or (
-                    isinstance(owner, uop.DefineGlobalOp) and owner.role.data == uop.BufferRole.CONSTANT
-                )
-                if not file_scope:
-                    inputs[value] = None
-        return list(inputs)
-
-    def print_kernel(self, loop: uop.RangeOp, inputs: list[SSAValue]) -> None:
-        """`loop` as `fn kernel_T(inputs…) void`, called here through `kernel_call`; T is the
-        tensor it stores last (the end of a fused chain)."""
-        stores = [op for op in loop.walk() if isinstance(op, uop.StoreOp | uop.VStoreOp)]
-        tensor = stores[-1].ptr.owner.buffer.owner.tensor_name.data if stores else "loop"
-        name = self.namer.fresh(f"kernel_{sanitize_zig(tensor)}")
+    def print_kernel(self, call: func.CallOp) -> None:
+        """The kernel `call` calls (`outline-kernels`) as `fn kernel_T(parameters…) void`, and
+        the call through `kernel_call`. Its parameters are the arguments one of its ops prints
+        (Zig rejects an unused parameter; a view prints nothing) that are not visible at file
+        scope: graph inputs and outputs and scalars; a scratch or constant buffer is named by
+        its file-scope pointer, as in `NAME_predict`."""
+        kernel = self.functions.get(call.callee.string_value())
+        if kernel is None or not kernel.body.blocks:
+            raise ZantError(f"func.call of '{call.callee.string_value()}', which is not a kernel of the module")
+        block = kernel.body.block
+        name = self.namer.fresh(sanitize_zig(kernel.sym_name.data))
+        inside = set(kernel.walk())
+        passed, read = [], set()
+        for argument, operand in zip(block.args, call.arguments, strict=True):
+            self.names[argument] = self.names[operand]
+            self.aliases += 1
+            if _printed_in(argument, inside):
+                read.add(operand)
+                if not _file_scope(operand):
+                    passed.append(operand)
         outer_lines, outer_level = self.lines, self.level
         self.lines, self.level = [], 1
-        self.print_op(loop)
+        for op in block.ops:
+            self.print_op(op)
         body, self.lines, self.level = self.lines, outer_lines, outer_level
-        # Zig rejects an unused parameter: a value may be used only where it prints nothing (a
-        # view of it).
-        ops = list(loop.walk())
-        inside = set(ops)
-        used = [v for v in inputs if _printed_in(v, inside)]
-        kernel = Kernel(
-            name, used, ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in used),
-            node_names(loop.location), [*self.quota(body, 1), *self.constant_prologue(ops, 1), *body],
+        record = Kernel(
+            name, passed, ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in passed),
+            node_names(call.location), [*self.quota(body, 1), *self.constant_prologue(read, 1), *body],
         )
-        self.kernel_lines += kernel.lines()
-        self.kernels.append(kernel)
-        self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in used)}}});")
+        self.kernel_lines += record.lines()
+        self.kernels.append(record)
+        self.emit(f"@call(kernel_call, {name}, .{{{', '.join(self.names[v] for v in passed)}}});")
 
     def units(self) -> list[str] | None:
         """The printed module as Zig files built apart (as many as `unit_count` says from its
@@ -1158,6 +1144,14 @@ def _is_select_condition(value: SSAValue) -> bool:
     return uses[0].operation is value.owner.next_op  # type: ignore[union-attr]
 
 
+def _file_scope(value: SSAValue) -> bool:
+    """Whether `value` is named at file scope: a scratch or constant buffer's pointer."""
+    owner = value.owner
+    return isinstance(owner, uop.DefineLocalOp) or (
+        isinstance(owner, uop.DefineGlobalOp) and owner.role.data == uop.BufferRole.CONSTANT
+    )
+
+
 def _printed_use(op: Operation) -> bool:
     """Whether `op` prints its operands' names: every op but a view (folded into the geps
     through it)."""
@@ -1176,7 +1170,8 @@ def _printed_in(value: SSAValue, inside: set[Operation]) -> bool:
 
 
 def _buffer_is_accessed(value: SSAValue) -> bool:
-    """True if some gep reads or writes the buffer, directly or through views."""
+    """True if some gep reads or writes the buffer, directly or through views, or in a kernel
+    it is passed to (`outline-kernels`)."""
     for use in value.uses:
         user = use.operation
         if isinstance(user, uop.ViewOp):
@@ -1184,6 +1179,11 @@ def _buffer_is_accessed(value: SSAValue) -> bool:
                 return True
         elif isinstance(user, uop.GepOp):
             return True
+        elif isinstance(user, func.CallOp):
+            kernel = SymbolTable.lookup_symbol(user, user.callee)
+            if isinstance(kernel, func.FuncOp) and kernel.body.blocks:
+                if _buffer_is_accessed(kernel.body.block.args[use.index]):
+                    return True
     return False
 
 

@@ -179,6 +179,11 @@ class UOpFunctions(InterpreterFunctions):
     def call_func(self, interpreter: Interpreter, op: func.FuncOp, args: tuple[Any, ...]):
         return interpreter.run_ssacfg_region(op.body, args, op.sym_name.data)
 
+    @impl(func.CallOp)
+    def run_call(self, interpreter: Interpreter, op: func.CallOp, args: PythonValues) -> PythonValues:
+        # A kernel `outline-kernels` made: its body runs on the caller's buffers.
+        return interpreter.call_op(op.callee.string_value(), args)
+
     @impl_terminator(func.ReturnOp)
     def run_return(
         self, interpreter: Interpreter, op: func.ReturnOp, args: PythonValues

@@ -1,4 +1,4 @@
-// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps -t 'zig{name=net}' | filecheck %s
+// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps,outline-kernels -t 'zig{name=net}' | filecheck %s
 
 // A load of a constant's element at a fixed address (a quantization scale, a zero point) is a
 // literal after fold-constant-loads, printed where it is used, not a load that Zig would

@@ -1,5 +1,5 @@
-// RUN: zant-opt %s -p 'plan-arenas{constants=staged},linearize-geps' -t 'zig{name=net}' | filecheck %s --check-prefix=STAGED
-// RUN: zant-opt %s -p 'plan-arenas{constants=external},linearize-geps' -t 'zig{name=net}' | filecheck %s --check-prefix=EXTERNAL
+// RUN: zant-opt %s -p 'plan-arenas{constants=staged},linearize-geps,outline-kernels' -t 'zig{name=net}' | filecheck %s --check-prefix=STAGED
+// RUN: zant-opt %s -p 'plan-arenas{constants=external},linearize-geps,outline-kernels' -t 'zig{name=net}' | filecheck %s --check-prefix=EXTERNAL
 
 // Staged: the blob stays read-only, NAME_init copies it into a RAM arena, and NAME_predict
 // returns 1 until it has. External: no bytes at all, only a pointer NAME_init sets (2 for a null

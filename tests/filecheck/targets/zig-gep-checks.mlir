@@ -1,4 +1,4 @@
-// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps -t 'zig{name=net}' | filecheck %s
+// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps,outline-kernels -t 'zig{name=net}' | filecheck %s
 
 // A gep is unchecked only when static index bounds prove every element it (and a vector access
 // through it) reaches inside its buffer. An index loaded from memory has no static bound: its

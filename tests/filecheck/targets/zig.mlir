@@ -1,5 +1,5 @@
-// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps -t 'zig{name=net}' | filecheck %s
-// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps -t zig | filecheck %s --check-prefix=DEFAULT
+// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps,outline-kernels -t 'zig{name=net}' | filecheck %s
+// RUN: zant-opt %s -p plan-arenas,fold-constant-loads,mark-inbounds,contract-mulacc,expand-float-minmax,linearize-geps,outline-kernels -t zig | filecheck %s --check-prefix=DEFAULT
 
 // An unplanned module is planned by the target; the constants are one aligned blob with their
 // exact bytes (1.5, -0.0, 2.5 little-endian), each a typed pointer at its planned offset. A max
