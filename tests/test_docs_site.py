@@ -124,6 +124,40 @@ def test_every_status_of_the_header_with_its_value(pages):
     assert len(set(rows.values())) == len(rows) and "0" not in rows.values()
 
 
+def quick_start_commands() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## Quick start")
+    part = text[start : text.index("\n## ", start + 1)]
+    return re.findall(r"```sh\n(.*?)\n```", part, re.S)
+
+
+def test_readme_is_a_short_landing_page():
+    size = len(README.read_bytes())
+    assert size < 10 * 1024, f"README.md is {size:,} B; the user guide lives in docs/ (10 KB at most)"
+
+
+def test_readme_quick_start_runs_what_the_project_runs():
+    demo, tests = quick_start_commands()[:2]
+    venv = "python3 -m venv .venv && . .venv/bin/activate && "
+    assert demo == venv + "pip install -e . && python examples/digits/demo.py"
+    assert tests == venv + "pip install -e '.[test]' && python -m pytest -q"
+    # The demo is run by the test suite, the test command is CI's.
+    assert "examples/digits/demo.py" in (ROOT / "tests" / "test_models.py").read_text()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert any(re.fullmatch(r"python -m pip install( --quiet)? -e '\.\[[^]]*\btest\b[^]]*\]'", line) for line in ci), ci
+    assert "python -m pytest -q" in ci
+    # "it deselects the slow tests": pytest's own options say so
+    assert "-m 'not slow'" in (ROOT / "pyproject.toml").read_text()
+
+
+
+
+def test_quick_start_page_has_the_readme_commands():
+    page = (ROOT / "docs" / "quick-start.md").read_text(encoding="utf-8")
+    for command in quick_start_commands()[:2]:
+        assert f"```sh\n{command}\n```" in page, command
+
+
 def test_mkdocs_nav_names_every_page():
     """Every Markdown page under docs/ is in the nav (or generated into it by the hook)."""
     config = (ROOT / "mkdocs.yml").read_text()
