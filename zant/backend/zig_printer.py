@@ -5,10 +5,11 @@ handled once. Decisions were made by the passes before, and it reads them off th
 `plan-arenas` (offsets, arena sizes, live steps, for the header comment), `mark-inbounds` (which
 addresses are unchecked), `contract-mulacc` (`@mulAdd` iff `fused`), `expand-float-minmax`
 (clamps as compare and select), `linearize-geps` (every gep indexes its flat buffer; a gep
-through a view is refused), `dce` (every scratch buffer it is given is printed). What it still
-chooses: spelling (a single-use index add/sub/mul inside its address, a compare inside the where
-right after it: `if (x < c) c else x`, or `@select(f32, x < c, c, x)` lane by lane) and a function
-per top-level loop nest. Target dialects' ops (`arm_dsp`, `arm_mve`) print through the cases
+through a view is refused), `dce` (every scratch buffer it is given is printed),
+`outline-kernels` (which loop nests are functions of their own: each private `func.func` it
+made is a Zig function, each `func.call` a call of it). What it still chooses is spelling: a
+single-use index add/sub/mul inside its address, a compare inside the where right after it (`if
+(x < c) c else x`, or `@select(f32, x < c, c, x)` lane by lane). Target dialects' ops (`arm_dsp`, `arm_mve`) print through the cases
 their own modules register (`zant.backend.zig_cases`): this printer names no target op.
 
 Layout of the generated file:
@@ -31,9 +32,10 @@ Layout of the generated file:
 * `NAME_plan_hash`, `NAME_layout_hash` (`u64`, exported, as in the header) and
   `NAME_check_plan(expected)`: 0 if `expected` is the plan hash, else 3;
 * the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
-* `fn kernel_<tensor>(…) void` for each top-level loop nest (named after the tensor it stores
-  last), taking the graph buffers and scalars it uses, after a comment naming the ONNX nodes it
-  computes, from its location: `// nodes: ["conv1", "relu1"]` (for the reader: `zant profile`
+* `fn kernel_<tensor>(…) void` for each kernel function of the module (`outline-kernels`: a
+  top-level loop nest, named after the tensor it stores last), taking the arguments it prints
+  that have no file-scope name (graph buffers, scalars), after a comment naming the ONNX nodes it
+  computes, from its call's location: `// nodes: ["conv1", "relu1"]` (for the reader: `zant profile`
   has them from the IR, `PrintedFiles.kernels`);
 * `export fn NAME_predict(input_…: [*]const T, …, output_…: [*]T, …) callconv(.c) i32`: the
   top-level scalar code, and a call of each kernel in order (`@call(kernel_call, …)`).
