@@ -37,17 +37,17 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, SSAValue
 
 from zant.dialects.onnx import (
+    FIXED_POINT,
     ML_DOMAIN,
     ML_OPSET,
     OPSET,
-    FIXED_POINT,
     QLINEAR_DEFINITIONS,
     ConstantOp,
     LookupTableOp,
     OnnxOp,
+    QGemmOp,
     QLinearAddOp,
     QLinearAveragePoolOp,
-    QGemmOp,
     QLinearConcatOp,
     QLinearConvOp,
     QLinearGlobalAveragePoolOp,
@@ -56,10 +56,10 @@ from zant.dialects.onnx import (
     QLinearMulOp,
     QLinearSigmoidOp,
     QLinearSoftmaxOp,
+    average_count,
     get_attr,
     inputs,
     outputs,
-    average_count,
 )
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
