@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, StringAtt
 from xdsl.passes import ModulePass
 
 from zant.backend.boards import Board, board_for
-from zant.backend.build import OPTIMIZE_MODES, ZigCompileError
+from zant.backend.build import OPTIMIZE_MODES, ZigCompileError, library_file
 from zant.backend.build import TARGETS as ZIG_TARGETS
 import zant.pipelines as pipelines
 from zant.errors import ZantError
@@ -545,10 +545,6 @@ def zig_and_header(
     return zig_files(module, name, info, units, arena), emit_header(module, name, info, arena=arena, **header)
 
 
-def library_file_name(name: str, target: str) -> str:
-    return f"lib{name}.so" if target == "host" else f"lib{name}.a"
-
-
 def build_artifact(
     zig_path: Path, name: str, target: str, optimize: str, meanwhile: Callable[[], None] | None = None,
     parts: Sequence[Path] = (), float_abi: str | None = None, bundle_runtime: bool = False,
@@ -558,7 +554,7 @@ def build_artifact(
     (what it raises stops the build)."""
     from zant.backend.build import start_build
 
-    out_path = zig_path.parent / library_file_name(name, target)
+    out_path = zig_path.parent / library_file(name, target)
     kind = "shared" if target == "host" else "static"
     build = start_build(
         zig_path, out_path, target, optimize, kind, parts=parts, float_abi=float_abi, bundle_runtime=bundle_runtime

@@ -220,8 +220,13 @@ class ZigBuild:
         self.parts, self.queued, self.process = [], [], None
 
 
+def library_file(name: str, target: str) -> str:
+    """The file of model NAME's library for `target`: a shared library on the host, else an archive."""
+    return f"lib{name}.so" if target == "host" else f"lib{name}.a"
+
+
 def library_name(out_path: Path) -> str:
-    """`libNAME.so` / `libNAME.a` → NAME."""
+    """`libNAME.so` / `libNAME.a` (`library_file`) → NAME."""
     return out_path.name.removeprefix("lib").split(".")[0]
 
 

@@ -47,8 +47,9 @@ _WITHOUT_FPU = {"mve_fp": "mve"}
 """What a soft-float build keeps of an FPU feature (Helium's integer half)."""
 
 
-def _zig_option(target: str, option: str) -> str:
-    flags = TARGETS[target]
+def zig_target_option(target: str, option: str, float_abi: str | None = None) -> str:
+    """The value of one of `zig_target_flags` (`-target`, `-mcpu`)."""
+    flags = zig_target_flags(target, float_abi)
     return flags[flags.index(option) + 1]
 
 
@@ -102,7 +103,7 @@ def gcc_flags(target: str, float_abi: str | None = None) -> list[str]:
     """The flags a C caller of `target`'s library compiles with (GCC spelling); [] for the host."""
     if target == "host":
         return []
-    cpu = _zig_option(target, "-mcpu")
+    cpu = zig_target_option(target, "-mcpu")
     name, *features = cpu.split("+")
     if not is_arm(target):  # riscv32: generic_rv32+m+f+c -> rv32imfc, single-float ABI with f
         extensions = "".join(f for f in "imafdc" if f == "i" or f in features)

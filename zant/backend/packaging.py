@@ -28,11 +28,8 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from zant.backend.c_abi import check_float_abi, gcc_flags, zig_target_flags
-
-
-def library_file(name: str, target: str) -> str:
-    return f"lib{name}.so" if target == "host" else f"lib{name}.a"
+from zant.backend.build import library_file
+from zant.backend.c_abi import check_float_abi, gcc_flags, zig_target_option
 
 
 def cmake_config(name: str, target: str, float_abi: str | None = None) -> str:
@@ -118,11 +115,10 @@ def build_zig(name: str, target: str, optimize: str, float_abi: str | None = Non
     """`build.zig`: the library built from `NAME.zig`, the module `NAME` (the translated header)."""
     translate = []
     if target != "host":
-        zig_flags = zig_target_flags(target, float_abi)
-        flags = dict(zip(zig_flags[::2], zig_flags[1::2]))
-        arch = flags["-target"].split("-")[0]
+        triple, cpu = (zig_target_option(target, option, float_abi) for option in ("-target", "-mcpu"))
+        arch = triple.split("-")[0]
         default = (
-            f'std.Target.Query.parse(.{{ .arch_os_abi = "{flags["-target"]}", .cpu_features = "{flags["-mcpu"]}" }})'
+            f'std.Target.Query.parse(.{{ .arch_os_abi = "{triple}", .cpu_features = "{cpu}" }})'
             " catch unreachable"
         )
         check = [
