@@ -415,23 +415,22 @@ def fixed_point_multipliers(multiplier: np.ndarray) -> tuple[np.ndarray, np.ndar
     return m0 >> excess, shift - excess
 
 
-def exact_channels(scales: Sequence[np.ndarray], m: np.ndarray, shift: np.ndarray | int) -> np.ndarray:
-    """Per channel, whether m · 2^-shift is exactly M = x_scale · w_scale / y_scale (the scales
-    as the exact binary fractions they are). Only there can sum · m land exactly on a half, a
-    tie ONNX rounds to even; elsewhere m is an approximation of M and exact ties do not arise."""
-    in_s, w_s, out_s = (np.asarray(v, dtype=np.float64).reshape(-1) for v in scales)
-    count = max(len(m), len(in_s), len(w_s), len(out_s))
-    shifts = np.broadcast_to(np.asarray(shift), (count,))
-    ms = np.broadcast_to(m, (count,))
+def first_along(values: np.ndarray, shape: Sequence[int], axis: int) -> np.ndarray:
+    """`values` broadcast to `shape`, one value per index along `axis` (the first of the rest)."""
+    return np.moveaxis(np.broadcast_to(values, shape), axis, 0).reshape(shape[axis], -1)[:, 0]
 
-    def at(values: np.ndarray, c: int) -> Fraction:
-        return Fraction(float(values[c if len(values) > 1 else 0]))
 
+def exact_channels(
+    in_s: np.ndarray, w_s: np.ndarray, out_s: np.ndarray, m: np.ndarray, shift: np.ndarray
+) -> np.ndarray:
+    """Per channel (the arrays aligned, one value each), whether m · 2^-shift is exactly
+    M = x_scale · w_scale / y_scale (the scales as the exact binary fractions they are). Only
+    there can sum · m land exactly on a half, a tie ONNX rounds to even; elsewhere m is an
+    approximation of M and exact ties do not arise."""
     return np.array(
         [
-            at(out_s, c) != 0
-            and Fraction(int(ms[c]), 1 << int(shifts[c])) == at(in_s, c) * at(w_s, c) / at(out_s, c)
-            for c in range(count)
+            o != 0 and Fraction(int(mc), 1 << int(sc)) == Fraction(float(i)) * Fraction(float(w)) / Fraction(float(o))
+            for i, w, o, mc, sc in zip(in_s, w_s, out_s, m, shift, strict=True)
         ],
         dtype=bool,
     )
@@ -527,7 +526,7 @@ class Requantization:
         multiplier = in_s * w_s / out_s
         shape = multiplier.shape
         axis = self.weight_axis % len(shape)
-        along_axis = np.moveaxis(multiplier, axis, 0).reshape(shape[axis], -1)[:, 0]
+        along_axis = first_along(multiplier, shape, axis)
         if not np.array_equal(multiplier, np.broadcast_to(along_axis.reshape([-1] + [1] * (len(shape) - 1 - axis)), shape)):
             raise NotImplementedError("fixed-point requantization needs scales that vary along the weight axis only")
         if sum_bound is not None and (common := common_shift(along_axis, sum_bound)) is not None:
@@ -535,8 +534,9 @@ class Requantization:
         m0, shift = fixed_point_multipliers(along_axis if np.ptp(along_axis) else along_axis[:1])
         read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
         read_shift = _axis_constant(kb, shift, shape, axis, "requant_shift")
-        read_tie = self._tie_reader(kb, m0, shift, shape, axis, I64)
+        read_tie = self._tie_reader(kb, m0, shift, shape, axis)
         one = kb.const(1, I64)
+        nothing = kb.const(0, I64) if read_tie is not None else None
         zero_point = _optional_reader(kb, self.zero_point, I64)
         low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
 
@@ -548,27 +548,23 @@ class Requantization:
             value = kb.alu("shr", product, shift_by)
             if read_tie is not None:
                 mask = kb.alu("sub", kb.alu("shl", one, shift_by), one)
-                value = _ties_to_even(kb, product, mask, value, read_tie(indices), I64)
+                value = even_at_ties(kb, product, mask, value, read_tie(indices), one, nothing)
             if zero_point is not None:
                 value = kb.alu("add", value, zero_point(indices))
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
 
         return finish
 
-    def _tie_reader(
-        self, kb: KernelBuilder, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int, wide: Attribute
-    ) -> Reader | None:
-        """Per output channel, 1 where sum · m can tie exactly (`exact_channels`), else 0; None
-        when no channel can (then the step is the plain rounding, no tie check)."""
-        scales = [p.constant_values() for p in (self.input_scale, self.weight_scale, self.output_scale)]
-        per_channel = [np.moveaxis(np.broadcast_to(v, shape), axis, 0).reshape(shape[axis], -1)[:, 0] for v in scales]
-        exact = exact_channels(per_channel, np.broadcast_to(m, (shape[axis],)), np.broadcast_to(shift, (shape[axis],)))
+    def _tie_reader(self, kb: KernelBuilder, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int) -> Reader | None:
+        """Per output channel, `even_at_ties`' threshold: 1 where sum · m can tie exactly
+        (`exact_channels`: x mod 2^shift is then 0 at a tie), else 0 (never below); an int64
+        value. None when no channel can tie (then the step is the plain rounding, no check)."""
+        channels = shape[axis]
+        scales = (first_along(p.constant_values(), shape, axis) for p in (self.input_scale, self.weight_scale, self.output_scale))
+        exact = exact_channels(*scales, np.broadcast_to(m, (channels,)), np.broadcast_to(shift, (channels,)))
         if not exact.any():
             return None
-        if exact.all():
-            one = kb.const(1, wide)
-            return lambda indices: one
-        return _axis_constant(kb, exact.astype(np.int64), shape, axis, "requant_ties")
+        return _axis_constant(kb, (exact[:1] if exact.all() else exact).astype(np.int64), shape, axis, "requant_ties")
 
     def _bind_average(self, kb: KernelBuilder, low: int, high: int) -> Finish | None:
         """y = clamp(round_half_even(sum · R) + zp) with R = x_scale / (y_scale · divisor) the
@@ -599,8 +595,9 @@ class Requantization:
         narrow = largest + 2 < 2**31 - 2**16
         wide = I32 if narrow else I64
         half, by = kb.const(1 << (shift - 1), I64), kb.const(shift, I64)
-        read_tie = self._tie_reader(kb, m, np.array([shift]), shape, axis, I64)
-        mask = kb.const((1 << shift) - 1, I64) if read_tie is not None else None
+        read_tie = self._tie_reader(kb, m, np.array([shift]), shape, axis)
+        if read_tie is not None:
+            mask, one, nothing = (kb.const(v, I64) for v in ((1 << shift) - 1, 1, 0))
         zero_point = _optional_reader(kb, self.zero_point, wide)
         low, high = (kb.const(v, wide) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
 
@@ -608,7 +605,7 @@ class Requantization:
             product = kb.alu("add", kb.alu("mul", kb.cast(total, I64), read_m(indices)), half)
             value = kb.alu("shr", product, by)
             if read_tie is not None:
-                value = _ties_to_even(kb, product, mask, value, read_tie(indices), I64)
+                value = even_at_ties(kb, product, mask, value, read_tie(indices), one, nothing)
             if narrow:
                 value = kb.cast(value, I32)  # wraps, and provably in range
             if zero_point is not None:
@@ -616,16 +613,6 @@ class Requantization:
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
 
         return finish
-
-
-def _ties_to_even(kb: KernelBuilder, x: SSAValue, mask: SSAValue, value: SSAValue, can_tie: SSAValue, wide: Attribute) -> SSAValue:
-    """`value` = (x >> shift) with x = sum · m + half: where x's low shift bits are all 0 the
-    sum was exactly on a half, rounded up; an odd value there goes down to the even one (ONNX
-    rounds half to even). `can_tie` is 1 for a channel whose m is exact, 0 elsewhere."""
-    zero, one = kb.const(0, wide), kb.const(1, wide)
-    tie = kb.alu("cmpeq", kb.alu("and", x, mask), zero)
-    odd = kb.alu("and", kb.alu("and", value, one), can_tie)
-    return kb.alu("sub", value, kb.where(tie, odd, zero))
 
 
 def rounded_quotient(kb: KernelBuilder, rounding: ExactRounding, zero_point: Reader | None, out_type: Attribute) -> Finish:
@@ -652,6 +639,16 @@ HalfEvenStep = Callable[[SSAValue, SSAValue, SSAValue, SSAValue | None], SSAValu
 """(sum, multiplier, addend, tie threshold or None) → the rounded value (`half_even_step`)."""
 
 
+def even_at_ties(
+    kb: KernelBuilder, x: SSAValue, mask: SSAValue, value: SSAValue, tie_below: SSAValue, one: SSAValue, nothing: SSAValue
+) -> SSAValue:
+    """`value` = x >> shift (x a sum rounded up at halves) less its low bit where x mod 2^shift
+    (`x & mask`) is below `tie_below`: a tie rounded up to an odd value goes down to the even one.
+    `one` and `nothing` are the constants 1 and 0, made ahead of the loops."""
+    tie = kb.alu("cmplt", kb.alu("and", x, mask), tie_below)
+    return kb.alu("sub", value, kb.where(tie, kb.alu("and", value, one), nothing))
+
+
 def half_even_step(kb: KernelBuilder, wide: Attribute, shift: int, ties: bool) -> HalfEvenStep:
     """`ExactRounding.apply` in `wide` integers for one shift, its constants made here (ahead of
     the loops built after this call): X = sum · multiplier + addend, q = X >> shift, less q's
@@ -664,9 +661,7 @@ def half_even_step(kb: KernelBuilder, wide: Attribute, shift: int, ties: bool) -
         x = kb.alu("add", kb.alu("mul", total, multiplier), addend)
         value = kb.alu("shr", x, by)
         if ties:
-            # A tie rounded up to an odd value goes down to the even one.
-            tie = kb.alu("cmplt", kb.alu("and", x, mask), tie_below)
-            value = kb.alu("sub", value, kb.where(tie, kb.alu("and", value, one), nothing))
+            value = even_at_ties(kb, x, mask, value, tie_below, one, nothing)
         return value
 
     return step
