@@ -7,7 +7,7 @@ classes, so the uop dialect's verifier can name `INPUT_NAMES` without loading th
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, Float64Type, FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import ArrayAttr, Float64Type, FloatAttr, IntegerAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -37,6 +37,29 @@ FIXED_POINT = "zant.fixed_point"
 """On a QLinearConv / QLinearMatMul (set by `fold-qdq`, a unit attribute): requantize in fixed
 point, a Q31 multiplier and a shift per scale ratio, instead of the float multiply of the ONNX
 definition (`onnx-to-uop`'s `Requantization`)."""
+
+ROUNDING = "zant.rounding"
+"""On an op that requantizes an integer sum (set by `requant-rounding`, a string of
+`ROUNDING_MODES` other than `exact`): whose arithmetic its requantization reproduces bit for
+bit, `onnxruntime` (its CPU kernels' float32 scale multiply, rounded to nearest even) or
+`tflite` (TFLite's reference kernels: a Q31 doubling high multiply, then a rounding shift).
+Without it the requantization is exact: the real value rounded half to even, as ONNX's
+QuantizeLinear defines it."""
+
+ROUNDING_MODES = ("exact", "onnxruntime", "tflite")
+"""The requantization rounding modes (`requant-rounding{mode=...}`, `zant compile
+--requant-rounding`); the first is the default."""
+
+
+def rounding_mode(op: Operation) -> str:
+    """The `ROUNDING` mark of `op`, `exact` without one."""
+    mode = op.attributes.get(ROUNDING)
+    if mode is None:
+        return "exact"
+    if not isinstance(mode, StringAttr) or mode.data not in ROUNDING_MODES:
+        raise VerifyException(f"{ROUNDING} must be one of {', '.join(ROUNDING_MODES)}, got {mode}")
+    return mode.data
+
 
 AVERAGE_COUNT = "zant.average_count"
 """On the QLinearConv of ones that computes an average pool (set by `fold-qdq` with

@@ -49,6 +49,18 @@ from zant.errors import ZantError, run_cli
 from zant.progress import stage_reporter
 
 
+def _add_requant_rounding(parser: argparse.ArgumentParser) -> None:
+    from zant.dialects.onnx_attributes import ROUNDING_MODES
+
+    parser.add_argument(
+        "--requant-rounding", choices=ROUNDING_MODES, default="exact",
+        help="whose arithmetic the integer requantization of a quantized model reproduces bit for bit: "
+        "exact (the real value rounded half to even, as ONNX's QuantizeLinear defines it; the default), "
+        "onnxruntime (its CPU kernels' float32 scale multiply) or tflite (TFLite's reference kernels' "
+        "doubling high multiply and rounding shift); docs/quantization.md",
+    )
+
+
 def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="the .onnx model")
     parser.add_argument(
@@ -158,6 +170,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_inputs(
         compile_cmd, "an input embedded in the firmware (repeatable; default: random values, seeded)"
     )
+    _add_requant_rounding(compile_cmd)
 
     run_cmd = commands.add_parser(
         "run", help="compile for the host (or an MCU under QEMU), run, compare with the reference"
@@ -175,6 +188,7 @@ def make_parser() -> argparse.ArgumentParser:
         "--constants", choices=CONSTANT_MODES,
         help="where the weights live, as zant compile's option (the run calls NAME_init first; default: embedded)",
     )
+    _add_requant_rounding(run_cmd)
 
     from zant.tools.conformance import add_conformance_command
 
@@ -252,6 +266,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         constants=args.constants, arena=args.arena, float_abi=args.float_abi, runtime=args.runtime,
         firmware=args.firmware, board=board, inputs=_read_inputs(args), ram_budget=args.ram_budget,
         progress=stage_reporter(quiet=args.quiet),
+        requant_rounding=args.requant_rounding,
     )
     result = compile_with_options(args.model, options, args.output_dir).result
     print(format_summary(result, target, args.optimize))
@@ -341,7 +356,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="zant-run-") as out_dir:
         options = _options(
             args, name="model", optimize=optimize, target=target, constants=args.constants,
-            firmware=on_mcu, board=board, inputs=given, progress=_progress,
+            firmware=on_mcu, board=board, inputs=given, progress=_progress, requant_rounding=args.requant_rounding,
         )
         try:
             compiled = compile_with_options(args.model, options, out_dir)

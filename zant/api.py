@@ -96,6 +96,7 @@ def compile(
     build: bool = True,
     progress: Callable[[str], None] | None = None,
     ram_budget: int | None = None,
+    requant_rounding: str = "exact",
 ) -> Model:
     """Compile an ONNX model (a path, its bytes or a `ModelProto`) as `zant compile` does.
 
@@ -114,7 +115,9 @@ def compile(
     in the header; `bundled`, Zig's compiler_rt in the archive), `build=False` (sources only),
     `progress` (called with each stage as it starts, e.g. `print`), `ram_budget` (the most bytes
     the scratch arena may take, `--ram-budget`: a `ZantError` names the smallest scratch reached
-    and the bytes over; a firmware board's RAM is checked in any case).
+    and the bytes over; a firmware board's RAM is checked in any case), `requant_rounding`
+    (`--requant-rounding`: `exact`, `onnxruntime` or `tflite`, whose arithmetic the integer
+    requantization reproduces; docs/quantization.md).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -133,7 +136,7 @@ def compile(
         freeze=dict(freeze) if freeze else None, pipeline=pipeline, plugins=tuple(plugins),
         firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
         cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
-        runtime=runtime, ram_budget=ram_budget,
+        runtime=runtime, ram_budget=ram_budget, requant_rounding=requant_rounding,
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run

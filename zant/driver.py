@@ -84,6 +84,8 @@ class CompileOptions:
     # firmware's (external) or Zig's compiler_rt in the archive (bundled); c_abi.RUNTIME_MODES
     ram_budget: int | None = None  # bytes the scratch arena may take (`--ram-budget`); with a
     # firmware board its RAM less the other RAM parts applies too (docs/ram-budget.md)
+    requant_rounding: str = "exact"  # whose arithmetic the integer requantization reproduces:
+    # exact (ONNX's real value, ties to even), onnxruntime or tflite (`requant-rounding`)
 
 
 @dataclass
@@ -303,17 +305,23 @@ def compile_to_module(
 
 def compile_pipeline(
     target: str, board: Board | None = None, constants: str | None = None,
-    strategy: str | None = None, alignment: int | None = None,
+    strategy: str | None = None, alignment: int | None = None, rounding: str = "exact",
 ) -> str | None:
     """The pipeline `zant compile` runs when none is given, or None where that is the target's
     default (`pipeline_for(target)`): `plan-arenas` places the constants (`constants` staged or
-    external) with `strategy` and `alignment` if given, and the scratch arena is split over a
-    firmware `board`'s memories. `zant plan` plans with the same pipeline."""
+    external) with `strategy` and `alignment` if given, the scratch arena is split over a
+    firmware `board`'s memories, and a `rounding` mode other than `exact` is
+    `requant-rounding`'s. `zant plan` plans with the same pipeline."""
+    from zant.dialects.onnx_attributes import ROUNDING_MODES
+
+    if rounding not in ROUNDING_MODES:
+        raise ZantError(f"unknown requantization rounding '{rounding}' (one of {', '.join(ROUNDING_MODES)})")
     memories = board.place_memories if board is not None else ()
     staged_or_external = constants if constants != "embedded" else None
-    if memories or staged_or_external or strategy is not None or alignment is not None:
+    if memories or staged_or_external or strategy is not None or alignment is not None or rounding != "exact":
         return pipeline_for(
-            target, strategy=strategy, alignment=alignment, memories=memories, constants=staged_or_external
+            target, strategy=strategy, alignment=alignment, memories=memories, constants=staged_or_external,
+            rounding=rounding,
         )
     return None
 
@@ -381,7 +389,14 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
-    pipeline = options.pipeline or compile_pipeline(options.target, board, options.constants)
+    if options.pipeline and options.requant_rounding != "exact":
+        raise ZantError(
+            "--requant-rounding chooses a stage of the default pipeline: with --pipeline, "
+            "add requant-rounding{mode=...} to it"
+        )
+    pipeline = options.pipeline or compile_pipeline(
+        options.target, board, options.constants, rounding=options.requant_rounding
+    )
     # With a build, the passes' result is verified while Zig builds it (ResNet-8 for the
     # Cortex-M4: the check is 0.33 s of CPU, Zig's LLVM 1.5 s on the other core); emitting an
     # unverified module is safe: when emitting fails, the check runs first and reports a module

@@ -105,13 +105,23 @@ def plan_stages(
     return tuple(stages)
 
 
+def graph_stages(rounding: str | None = None) -> tuple[str, ...]:
+    """`GRAPH_STAGES`, with `requant-rounding{mode=...}` right after `fold-qdq` for a rounding
+    mode other than the default `exact` (`zant compile --requant-rounding`)."""
+    if rounding in (None, "exact"):
+        return GRAPH_STAGES
+    at = GRAPH_STAGES.index("fold-qdq") + 1
+    return (*GRAPH_STAGES[:at], f"requant-rounding{{mode={rounding}}}", *GRAPH_STAGES[at:])
+
+
 def stages_for(
     target: str, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
-    constants: str | None = None, cpu: CpuDescription | None = None,
+    constants: str | None = None, cpu: CpuDescription | None = None, rounding: str | None = None,
 ) -> tuple[str, ...]:
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options;
     `memories`: `place-memories`' option, for a board with several scratch memories; `cpu`: the
-    host's CPU, default this machine's)."""
+    host's CPU, default this machine's; `rounding`: the requantization rounding mode,
+    `graph_stages`)."""
     record = RECORDS[target]
     host_cpu_name = "" if record.is_mcu else (cpu or host_cpu()).name
     p = target_parameters(target, cpu)
@@ -119,19 +129,20 @@ def stages_for(
     vector = (*EXPAND_STAGES, *LOOP_STAGES, *VECTOR_STAGES) if p.vector_lanes else LOOP_STAGES
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
-    return (set_target, *GRAPH_STAGES, "onnx-to-uop", *CHECK_STAGES, *vector,
+    return (set_target, *graph_stages(rounding), "onnx-to-uop", *CHECK_STAGES, *vector,
             *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE)
 
 
 def pipeline_for(
     target: str, *, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
-    constants: str | None = None, cpu: CpuDescription | None = None,
+    constants: str | None = None, cpu: CpuDescription | None = None, rounding: str | None = None,
 ) -> str:
     """The pipeline a compile for `target` runs unless it names another (`zant-opt -p` syntax);
     `strategy`, `alignment` and `constants` (embedded, staged, external), when given, are
     `plan-arenas` options; `memories` (a firmware board's `place_memories`) adds `place-memories`
-    after `plan-arenas`; `cpu` is the host's CPU description (default: this machine's)."""
-    return ",".join(stages_for(target, strategy, alignment, memories, constants, cpu))
+    after `plan-arenas`; `cpu` is the host's CPU description (default: this machine's);
+    `rounding` a requantization rounding mode (`graph_stages`)."""
+    return ",".join(stages_for(target, strategy, alignment, memories, constants, cpu, rounding))
 
 
 MCU_PIPELINE = pipeline_for("cortex-m4")

@@ -38,6 +38,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from zant.analysis.rounding import ExactRounding, exact_rounding, exact_roundings
 from zant.dialects import uop
 from zant.dialects.onnx import FIXED_POINT, average_count, get_attr, input_value
+from zant.dialects.onnx_attributes import rounding_mode
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
@@ -450,6 +451,45 @@ def _axis_constant(kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], 
     return lambda indices: kb.cast(kb.load(layout, indices), I64)
 
 
+def tflite_multiplier(multiplier: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplier of a double M ≥ 0: (q, e) with M ≈ q · 2^(e - 31), q a Q31
+    integer in [2^30, 2^31): the frexp fraction times 2^31 rounded half away from zero (a
+    fraction rounding up to 1 carries into the exponent), and 0 for an M below 2^-32 (e < -31)."""
+    if multiplier == 0:
+        return 0, 0
+    fraction, exponent = math.frexp(multiplier)
+    q = math.floor(fraction * 2.0**31 + 0.5)  # exact: fraction · 2^31 < 2^31 has ulp ≤ 2^-22
+    if q == 1 << 31:
+        q, exponent = q // 2, exponent + 1
+    if exponent < -31:
+        return 0, 0
+    return q, exponent
+
+
+def tflite_multipliers(in_s: np.ndarray, w_s: np.ndarray, out_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per channel, `tflite_multiplier` of (x_scale · w_scale) / y_scale in double precision
+    (the scales float32 as stored, widened), as TFLite's kernels compute it."""
+    pairs = [
+        tflite_multiplier(float(np.float64(i) * np.float64(w) / np.float64(o)))
+        for i, w, o in zip(in_s, w_s, out_s, strict=True)
+    ]
+    if any(e > 31 for _, e in pairs):
+        raise NotImplementedError("a requantization multiplier of 2^31 or more")
+    return np.array([p[0] for p in pairs], np.int64), np.array([p[1] for p in pairs], np.int64)
+
+
+def _axis_float_constant(kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], axis: int, name: str) -> Reader:
+    """`_axis_constant` for float32 values (read as f32)."""
+    if values.size == 1:
+        value = kb.const(float(values.reshape(-1)[0]), Float32Type())
+        return lambda indices: value
+    buffer = kb.constant(name, values.astype(np.float32), Float32Type()).buffer
+    strides = [0] * len(shape)
+    strides[axis] = 1
+    layout = Layout(buffer, tuple(shape), tuple(strides), 0)
+    return lambda indices: kb.load(layout, indices)
+
+
 @dataclass(frozen=True)
 class Requantization:
     """How a QLinear op turns its int32 sum into the output: y = saturate(round(sum · M) + zp)
@@ -479,12 +519,20 @@ class Requantization:
     """An average pool's window size (`AVERAGE_COUNT`), 0 for any other op: with fixed_point
     and a known range of sums, y = round_half_even(sum · x_scale / (y_scale · divisor)) exactly
     (`_bind_average`), the weight scale unread."""
+    rounding: str = "exact"
+    """Whose arithmetic a fixed-point requantization reproduces (`zant.rounding`, set by
+    `requant-rounding`): `exact`, `onnxruntime` (`_bind_onnxruntime`) or `tflite`
+    (`_bind_tflite`)."""
 
     def bind(self, kb: KernelBuilder, sum_bound: int | None = None, sum_range: tuple[int, int] | None = None) -> Finish:
         """The Finish step for the loops built after this call; `sum_bound`, when the kernel
         knows it, bounds |sum| (from constant weights), which lets fixed-point requantization
         use one shift for every channel and 32-bit arithmetic after the multiply; `sum_range`
         is the sum's [low, high] then, which an average pool's exact rounding needs."""
+        if self.fixed_point and self.rounding == "onnxruntime":
+            return self._bind_onnxruntime(kb)
+        if self.fixed_point and self.rounding == "tflite":
+            return self._bind_tflite(kb)
         if self.fixed_point:
             if self.divisor and sum_range is not None:
                 average = self._bind_average(kb, *sum_range)
@@ -549,6 +597,73 @@ class Requantization:
             if read_tie is not None:
                 mask = kb.alu("sub", kb.alu("shl", one, shift_by), one)
                 value = even_at_ties(kb, product, mask, value, read_tie(indices), one, nothing)
+            if zero_point is not None:
+                value = kb.alu("add", value, zero_point(indices))
+            return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
+
+        return finish
+
+    def _channel_scales(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Sequence[int], int]:
+        """The constant input, weight and output scales, one value per index along the weight
+        axis each (float32 as stored), the output's shape and that axis."""
+        scales = (self.input_scale, self.weight_scale, self.output_scale)
+        values = [p.constant_values() for p in scales]
+        shape = np.broadcast_shapes(*(v.shape for v in values))
+        axis = self.weight_axis % len(shape)
+        return (*(first_along(v, shape, axis) for v in values), shape, axis)
+
+    def _bind_onnxruntime(self, kb: KernelBuilder) -> Finish:
+        """onnxruntime's requantization (its QLinearConv / QLinearMatMul CPU kernels, MLAS's
+        requantize step): s = (x_scale · w_scale) / y_scale in float32, then
+        y = saturate(rint(float32(sum) · s) + zp), the product rounded to float32 and then to
+        the nearest integer, ties to even. The same float32 operations on every core (an FPU's
+        or Zig's IEEE soft float), so the codes are onnxruntime's bit for bit; the rounding and
+        saturation are `_quantize_f32`'s integer steps (no fused multiply-add: the product is
+        rounded before the rounding constant is added)."""
+        in_s, w_s, out_s, shape, axis = self._channel_scales()
+        f32 = np.float32
+        scale = (in_s.astype(f32) * w_s.astype(f32)) / out_s.astype(f32)
+        read_scale = _axis_float_constant(kb, scale if np.ptp(scale) else scale[:1], shape, axis, "requant_scale")
+        zero_point = _optional_reader(kb, self.zero_point, I32)
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            product = kb.alu("mul", kb.cast(total, Float32Type()), read_scale(indices))
+            return _quantize_f32(kb, product, None if zero_point is None else zero_point(indices), self.output_type)
+
+        return finish
+
+    def _bind_tflite(self, kb: KernelBuilder) -> Finish:
+        """TFLite's reference requantization (`MultiplyByQuantizedMultiplier`): M in double
+        precision, (x_scale · w_scale) / y_scale, as a Q31 multiplier q and an exponent e
+        (`tflite_multipliers`); then, in int64 arithmetic, x = sum · 2^max(e, 0) wrapped to
+        int32, h = (x · q + 2^30) >> 31 (the saturating rounding doubling high multiply: C's
+        truncating division of x · q + nudge by 2^31 is this floor), and the rounding divide
+        by 2^-min(e, 0): (h + 2^(r-1) - [h < 0]) >> r, ties away from zero; plus the zero
+        point, saturated."""
+        in_s, w_s, out_s, shape, axis = self._channel_scales()
+        q, exponent = tflite_multipliers(in_s, w_s, out_s)
+        left, right = np.maximum(exponent, 0), np.maximum(-exponent, 0)
+
+        def pick(values: np.ndarray) -> np.ndarray:  # one value when every channel has it
+            return values if np.ptp(values) else values[:1]
+
+        read_q = _axis_constant(kb, pick(q), shape, axis, "requant_multiplier")
+        read_left = _axis_constant(kb, pick(left), shape, axis, "requant_left_shift") if left.any() else None
+        read_right = _axis_constant(kb, pick(right), shape, axis, "requant_shift")
+        nudge, by31, one, nothing = (kb.const(v, I64) for v in (1 << 30, 31, 1, 0))
+        zero_point = _optional_reader(kb, self.zero_point, I64)
+        low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            x = kb.cast(total, I64)
+            if read_left is not None:
+                x = kb.cast(kb.cast(kb.alu("shl", x, read_left(indices)), I32), I64)  # int32, wrapping
+            h = kb.alu("shr", kb.alu("add", kb.alu("mul", x, read_q(indices)), nudge), by31)
+            r = read_right(indices)
+            half = kb.alu("shr", kb.alu("shl", one, r), one)
+            # Less 1 for a negative h when r > 0 (half ≥ 1): ties go away from zero.
+            below = kb.alu("min", half, kb.where(kb.alu("cmplt", h, nothing), one, nothing))
+            value = kb.alu("shr", kb.alu("sub", kb.alu("add", h, half), below), r)
             if zero_point is not None:
                 value = kb.alu("add", value, zero_point(indices))
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
@@ -951,6 +1066,7 @@ def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Re
         fixed_point=FIXED_POINT in op.attributes,
         weight_axis=weight_axis,
         divisor=_average_count(op),
+        rounding=rounding_mode(op),
     )
 
 
@@ -1013,6 +1129,14 @@ class QLinearAddLowering(OnnxLowering):
         _check_quantized(out_type)
         a, b = (layout_of(op.operands[i]).broadcast_to(shape) for i in (0, 3))
         a_s, a_zp, b_s, b_zp, c_s, c_zp = (quant_param(op.operands[i], shape) for i in (1, 2, 4, 5, 6, 7))
+        scales = [float(p.constant_values().reshape(-1)[0]) for p in (a_s, b_s, c_s)]
+        mode = rounding_mode(op)
+        if mode != "exact" and min(scales) > 0:  # a Sub (B's scale negated) keeps the exact form
+            zero_points = [int(p.constant_values().reshape(-1)[0]) for p in (a_zp, b_zp, c_zp)]
+            form = _onnxruntime_add if mode == "onnxruntime" else _tflite_add
+            y = kb.alloc(result_name(op), shape, out_type)
+            form(kb, a, b, y, scales, zero_points, out_type)
+            return [y]
         scale_type = numpy_dtype(promote(a_s.element_type, c_s.element_type))
         out_scale = c_s.constant_values().reshape(-1)[0].astype(scale_type)
         multipliers = [float(p.constant_values().reshape(-1)[0].astype(scale_type) / out_scale) for p in (a_s, b_s)]
@@ -1031,6 +1155,94 @@ class QLinearAddLowering(OnnxLowering):
             value = kb.alu("add", kb.alu("shr", total, by), read_c_zp(ivs))
             kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
         return [y]
+
+
+def onnxruntime_add_constants(scales: Sequence[float], zero_points: Sequence[int]) -> tuple[np.float32, np.float32, np.float32]:
+    """onnxruntime's QLinearAdd constants, in float32: r_a = a_scale / c_scale, r_b =
+    b_scale / c_scale and the fixed part zp_c - (r_a · zp_a + r_b · zp_b), each step rounded."""
+    f32 = np.float32
+    a_scale, b_scale, c_scale = (f32(v) for v in scales)
+    zp_a, zp_b, zp_c = (f32(v) for v in zero_points)
+    r_a, r_b = a_scale / c_scale, b_scale / c_scale
+    return r_a, r_b, f32(zp_c - f32(f32(r_a * zp_a) + f32(r_b * zp_b)))
+
+
+def _onnxruntime_add(
+    kb: KernelBuilder, a: Layout, b: Layout, y: Layout, scales: Sequence[float], zero_points: Sequence[int], out_type: Attribute
+) -> None:
+    """QLinearAdd as onnxruntime's x86-64 AVX2 kernel computes it, in float32: with the fixed
+    part f = zp_c - (r_a · zp_a + r_b · zp_b) (`onnxruntime_add_constants`), y =
+    saturate(rint(fma(a, r_a, fma(b, r_b, f)))), each fma rounded once (`uop.fma`: the
+    core's VFMA, or Zig's exact soft fma). Where one input is the same along the innermost
+    axis (a bias per channel), onnxruntime's broadcast hands the kernel that input as a scalar:
+    f + (its value · its ratio), multiplied and added apart, then one fma with the other."""
+    r_a, r_b, fixed = onnxruntime_add_constants(scales, zero_points)
+    f32 = Float32Type()
+    ratio_a, ratio_b, fixed_part = (kb.const(float(v), f32) for v in (r_a, r_b, fixed))
+    scalar_a, scalar_b = (not layout.strides[-1] and y.shape[-1] > 1 for layout in (a, b)) if y.rank else (False, False)
+    with kb.loop_nest(y.shape) as ivs:
+        va, vb = (kb.cast(kb.load(layout, ivs), f32) for layout in (a, b))
+        if scalar_a and not scalar_b:
+            value = _fma(kb, vb, ratio_b, kb.alu("add", fixed_part, kb.alu("mul", va, ratio_a)))
+        elif scalar_b and not scalar_a:
+            value = _fma(kb, va, ratio_a, kb.alu("add", fixed_part, kb.alu("mul", vb, ratio_b)))
+        else:
+            value = _fma(kb, va, ratio_a, _fma(kb, vb, ratio_b, fixed_part))
+        kb.store(_quantize_f32(kb, value, None, out_type), y, ivs)
+
+
+def _fma(kb: KernelBuilder, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+    return kb.insert(uop.FmaOp(a, b, c)).result
+
+
+TFLITE_ADD_LEFT_SHIFT = 20
+"""TFLite's int8 Add shifts its centered inputs left by 20 bits before rescaling them."""
+
+
+def tflite_add_constants(scales: Sequence[float]) -> list[tuple[int, int]]:
+    """TFLite's int8 Add multipliers, (q, e) for input A, input B and the output
+    (`tflite_multiplier`): A's and B's scales over twice the larger, and that over
+    2^20 · c_scale, in double precision."""
+    a_scale, b_scale, c_scale = (float(np.float32(v)) for v in scales)
+    twice_max = 2 * max(a_scale, b_scale)
+    return [
+        tflite_multiplier(a_scale / twice_max),
+        tflite_multiplier(b_scale / twice_max),
+        tflite_multiplier(twice_max / ((1 << TFLITE_ADD_LEFT_SHIFT) * c_scale)),
+    ]
+
+
+def _tflite_add(
+    kb: KernelBuilder, a: Layout, b: Layout, y: Layout, scales: Sequence[float], zero_points: Sequence[int], out_type: Attribute
+) -> None:
+    """QLinearAdd as TFLite's reference int8 Add: each input centered and shifted left by 20,
+    rescaled by its multiplier (`tflite_add_constants`), the sum rescaled by the output's, each
+    a doubling high multiply and a rounding shift (`_tflite_scale`); plus zp_c, saturated."""
+    (q_a, e_a), (q_b, e_b), (q_c, e_c) = tflite_add_constants(scales)
+    zp_a, zp_b, zp_c = zero_points
+    constants = {v: kb.const(v, I64) for v in {zp_a, zp_b, zp_c, 1 << TFLITE_ADD_LEFT_SHIFT}}
+    low, high = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+    with kb.loop_nest(y.shape) as ivs:
+        terms = []
+        for layout, zp, q, e in ((a, zp_a, q_a, e_a), (b, zp_b, q_b, e_b)):
+            centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), I64), constants[zp])
+            terms.append(_tflite_scale(kb, kb.alu("mul", centered, constants[1 << TFLITE_ADD_LEFT_SHIFT]), q, e))
+        value = kb.alu("add", _tflite_scale(kb, kb.alu("add", *terms), q_c, e_c), constants[zp_c])
+        kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
+
+
+def _tflite_scale(kb: KernelBuilder, x: SSAValue, q: int, exponent: int) -> SSAValue:
+    """TFLite's MultiplyByQuantizedMultiplier of an int64 `x` (an int32 value) by a constant
+    (q, e) with e ≤ 0: h = (x · q + 2^30) >> 31, then (h + 2^(r-1) - [h < 0]) >> r, r = -e."""
+    if exponent > 0:
+        raise NotImplementedError("a TFLite Add multiplier of 1 or more")
+    h = kb.alu("shr", kb.alu("add", kb.alu("mul", x, kb.const(q, I64)), kb.const(1 << 30, I64)), kb.const(31, I64))
+    right = -exponent
+    if not right:
+        return h
+    negative = kb.where(kb.alu("cmplt", h, kb.const(0, I64)), kb.const(1, I64), kb.const(0, I64))
+    rounded = kb.alu("sub", kb.alu("add", h, kb.const(1 << (right - 1), I64)), negative)
+    return kb.alu("shr", rounded, kb.const(right, I64))
 
 
 SOFTMAX_EXP_BITS = 20
@@ -1233,4 +1445,6 @@ __all__ = [
     "promote",
     "quant_param",
     "rounded_quotient",
+    "tflite_multiplier",
+    "tflite_multipliers",
 ]

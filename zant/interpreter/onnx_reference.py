@@ -61,6 +61,7 @@ from zant.dialects.onnx import (
     inputs,
     outputs,
 )
+from zant.dialects.onnx_attributes import rounding_mode
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
@@ -238,10 +239,133 @@ def _quantize(total: np.ndarray, ratios: Fraction | Sequence[Fraction], axis: in
     return np.clip(value, low, high).astype(out)
 
 
+# --------------------------------------------------------------------------------------------
+# The rounding modes (`zant.rounding`, set by `requant-rounding`): onnxruntime's and TFLite's
+# arithmetic, written here from their definitions as the oracle the lowering is checked against.
+# --------------------------------------------------------------------------------------------
+
+
+def _tflite_quantized_multiplier(real: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplier: (q, e), real ≈ q · 2^(e-31), q = round_half_away(frac · 2^31)
+    for real = frac · 2^e (frac in [0.5, 1)), carried when it reaches 2^31; 0 below 2^-32."""
+    if real == 0.0:
+        return 0, 0
+    frac, e = math.frexp(real)
+    q = int(Fraction(frac) * 2**31 + Fraction(1, 2))  # positive: floor(x + 1/2) is half away
+    if q == 2**31:
+        q, e = 2**30, e + 1
+    return (0, 0) if e < -31 else (q, e)
+
+
+def _tflite_multiply(x: np.ndarray, q: int | np.ndarray, e: int | np.ndarray) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier on int32 values `x` (int64 arrays): x shifted left
+    by max(e, 0) in int32, SaturatingRoundingDoublingHighMul by q (nudge ±2^30, C division
+    truncating toward zero), then RoundingDivideByPOT by max(-e, 0) (remainder above half, or
+    above half plus one for a negative value, rounds up)."""
+    x, q, e = (np.asarray(a, dtype=np.int64) for a in (x, q, e))
+    left, right = np.maximum(e, 0), np.maximum(-e, 0)
+    x = (((x << left) + 2**31) % 2**32) - 2**31
+    product = x * q
+    nudged = product + np.where(product >= 0, 2**30, 1 - 2**30)
+    high = np.where(nudged >= 0, nudged // 2**31, -((-nudged) // 2**31))
+    mask = (np.int64(1) << right) - 1
+    remainder = high & mask
+    threshold = (mask >> 1) + (high < 0)
+    return (high >> right) + (remainder > threshold)
+
+
+def _requantize_as(
+    mode: str, total: np.ndarray, in_s: np.ndarray, w_s: np.ndarray, out_s: np.ndarray, axis: int,
+    y_zp: np.ndarray | None, out: np.dtype,
+) -> np.ndarray:
+    """QLinearConv / QLinearMatMul's requantization of the int32 `total` in `mode`: onnxruntime's
+    float32 float(total) · ((x_scale · w_scale) / y_scale), rounded to nearest even; TFLite's
+    `_tflite_multiply` with the double-precision ratio's multiplier. Scales per index of `axis`
+    (w_s) or single."""
+    shape = [1] * total.ndim
+    shape[axis] = -1
+    w = np.asarray(w_s, np.float32).reshape(-1)
+    if mode == "onnxruntime":
+        scale = (np.float32(_scalar(in_s)) * w) / np.float32(_scalar(out_s))
+        value = np.rint(total.astype(np.float32) * scale.reshape(shape)).astype(np.int64)
+    else:
+        pairs = [
+            _tflite_quantized_multiplier(float(_scalar(in_s)) * float(ws) / float(_scalar(out_s))) for ws in w
+        ]
+        q = np.array([p[0] for p in pairs], np.int64).reshape(shape)
+        e = np.array([p[1] for p in pairs], np.int64).reshape(shape)
+        value = _tflite_multiply(total, q, e)
+    if y_zp is not None:
+        value = value + _wide(y_zp).reshape(shape if y_zp.size > 1 else ())
+    low, high = _limits(out)
+    return np.clip(value, low, high).astype(out)
+
+
+def _fma32(x: np.ndarray, r: float, c: np.ndarray) -> np.ndarray:
+    """float32 fma(x, r, c) (x·r + c rounded once) for 8-bit integers x and float32 r and c,
+    as float64 values: x·r is exact in float64 (32 bits), the sum s is rounded there with its
+    error e recovered exactly (TwoSum); s rounded to float32 is the fma unless s fell exactly
+    halfway between two float32 values with e ≠ 0, which then picks the neighbour on e's side."""
+    p = x * r
+    total = p + c
+    back = total - p
+    error = (p - (total - back)) + (c - back)
+    y = total.astype(np.float32)
+    toward = np.nextafter(y, np.where(total > y, np.float32(np.inf), np.float32(-np.inf)).astype(np.float32))
+    halfway = (y.astype(np.float64) + toward.astype(np.float64)) / 2 == total
+    fix = halfway & (error != 0) & (total != y)
+    side = np.where(error > 0, np.maximum(y, toward), np.minimum(y, toward))
+    return np.where(fix, side, y).astype(np.float64)
+
+
+def _qlinear_add_as(mode: str, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
+    """QLinearAdd in `mode`. onnxruntime (its x86-64 AVX2 kernel): r_a = a_scale / c_scale,
+    r_b alike and f = zp_c - (r_a·zp_a + r_b·zp_b) in float32, y = rint(fma(a, r_a, fma(b, r_b,
+    f))), an input constant along the last axis added to f first (mul, then add). TFLite's int8
+    Add: each centered input · 2^20 rescaled by its scale over twice the larger, the sum by
+    that over 2^20 · c_scale (`_tflite_multiply` each)."""
+    a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    scales = [float(_scalar(s)) for s in (a_s, b_s, c_s)]
+    zps = [int(_scalar(z)) for z in (a_zp, b_zp, c_zp)]
+    if mode == "onnxruntime":
+        f32 = np.float32
+        r_a, r_b = f32(scales[0]) / f32(scales[2]), f32(scales[1]) / f32(scales[2])
+        fixed = f32(f32(zps[2]) - f32(f32(r_a * f32(zps[0])) + f32(r_b * f32(zps[1]))))
+        fa, fb = (np.broadcast_to(x, shape).astype(np.float64) for x in (a, b))
+        last = shape[-1] if shape else 1
+
+        def rounded(x: np.ndarray) -> np.ndarray:
+            return x.astype(np.float32).astype(np.float64)
+
+        scalar_a = a.ndim and a.shape[-1] == 1 and last > 1
+        scalar_b = b.ndim and b.shape[-1] == 1 and last > 1
+        if scalar_a and not scalar_b:
+            value = _fma32(fb, float(r_b), rounded(float(fixed) + rounded(fa * float(r_a))))
+        elif scalar_b and not scalar_a:
+            value = _fma32(fa, float(r_a), rounded(float(fixed) + rounded(fb * float(r_b))))
+        else:
+            value = _fma32(fa, float(r_a), _fma32(fb, float(r_b), np.full(shape, float(fixed))))
+        y = np.rint(value).astype(np.int64)
+    else:
+        twice = 2 * max(scales[0], scales[1])
+        (q_a, e_a), (q_b, e_b), (q_c, e_c) = (
+            _tflite_quantized_multiplier(r)
+            for r in (scales[0] / twice, scales[1] / twice, twice / (2**20 * scales[2]))
+        )
+        sa = _tflite_multiply((_wide(a) - zps[0]) * 2**20, q_a, e_a)
+        sb = _tflite_multiply((_wide(b) - zps[1]) * 2**20, q_b, e_b)
+        y = _tflite_multiply(sa + sb, q_c, e_c) + zps[2]
+    return _saturate(y, out)
+
+
 def _qlinear_add(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
     """quantize(dequantize(a) + dequantize(b)): (a - a_zp)·a_scale/c_scale + (b - b_zp)·b_scale/c_scale,
-    over one common denominator, rounded once."""
+    over one common denominator, rounded once; in a `zant.rounding` mode, `_qlinear_add_as`."""
     a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
+    mode = rounding_mode(op)
+    if mode != "exact" and min(float(_scalar(s)) for s in (a_s, b_s, c_s)) > 0:
+        return _qlinear_add_as(mode, v, out)
     r_a, r_b = _ratio(a_s, divide_by=c_s), _ratio(b_s, divide_by=c_s)
     q = r_a.denominator * r_b.denominator
     total = (_wide(a) - _wide(a_zp)).astype(object) * (r_a.numerator * r_b.denominator) + (
@@ -307,6 +431,9 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
     if count is not None and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
         return _quantize(total, _ratio(x_s, divide_by=y_s) / count, 1, y_zp, out)
     total = (total + 2**31) % 2**32 - 2**31
+    mode = rounding_mode(op)
+    if mode != "exact":
+        return _requantize_as(mode, total, x_s, w_s, y_s, 1, y_zp, out)
     ratios = [_ratio(x_s, s, divide_by=y_s) for s in w_s.reshape(-1)]
     return _quantize(total, ratios if len(ratios) > 1 else ratios[0], 1, y_zp, out)
 
@@ -316,6 +443,9 @@ def _qlinear_matmul_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: 
     (per column with per-column b scales)."""
     a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = v
     total = _integer_sum(op, "MatMulInteger", [a, b, a_zp, b_zp], opsets)
+    mode = rounding_mode(op)
+    if mode != "exact":
+        return _requantize_as(mode, np.asarray(total).astype(np.int64), a_s, b_s, y_s, total.ndim - 1, y_zp, out)
     ratios = [_ratio(a_s, s, divide_by=y_s) for s in b_s.reshape(-1)]
     return _quantize(total, ratios if len(ratios) > 1 else ratios[0], total.ndim - 1, y_zp, out)
 

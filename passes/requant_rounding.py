@@ -1,0 +1,74 @@
+"""`requant-rounding`: whose arithmetic the integer ops' requantization reproduces.
+
+    zant-opt model.onnx -p 'fold-qdq,requant-rounding{mode=onnxruntime},onnx-to-uop'
+
+A quantized layer ends by turning its int32 sum into 8 bits: y = saturate(round(sum · M) + zp)
+with M = x_scale · w_scale / y_scale. The runtimes do not round that product alike, so each
+gives its own last bits:
+
+* `exact` (the default; no mark): the real value sum · M, the scales taken as the binary
+  fractions they are, rounded half to even: ONNX's QuantizeLinear of the DequantizeLinear'd
+  result, as the specification writes the chain.
+* `onnxruntime`: its CPU kernels (QLinearConv, QLinearMatMul, and the fused QDQ forms its
+  optimizer makes of them): the sum converted to float32, times the float32 scale
+  (x_scale · w_scale) / y_scale, rounded to nearest even; QLinearAdd as its x86-64 AVX2 kernel
+  computes it (two float32 fused multiply-adds, then rounded to nearest even).
+* `tflite`: TFLite's reference kernels (what TFLite Micro runs): M as a Q31 multiplier and a
+  shift from the double-precision ratio, a saturating rounding doubling high multiply, then a
+  rounding right shift (two roundings, ties away from zero); Add as TFLite's (inputs shifted
+  left by 20 bits, each rescaled, the sum rescaled).
+
+The pass marks each op whose lowering implements the mode with `zant.rounding` (the
+QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, except an average pool's,
+and QLinearAdd); `onnx-to-uop` and the interpreter's reference read the mark, so the IR says
+which arithmetic each op follows. Ops it does not mark keep the exact rounding. `exact` removes
+the marks. Run it after `fold-qdq` (and `fold-qoperator`), before `onnx-to-uop`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+
+from zant.dialects.onnx_attributes import AVERAGE_COUNT, FIXED_POINT, ROUNDING, ROUNDING_MODES
+from zant.errors import ZantError
+
+MARKED_OPS = {
+    "onnx.QLinearConv": True,  # True: only with the fixed-point mark (constant scales)
+    "onnx.QLinearMatMul": True,
+    "onnx.QLinearAdd": False,
+}
+"""The ops whose requantization follows a mode (op name → whether it needs `zant.fixed_point`)."""
+
+
+def follows_mode(op) -> bool:
+    """Whether `requant-rounding` marks `op`."""
+    needs_fixed_point = MARKED_OPS.get(op.name)
+    if needs_fixed_point is None:
+        return False
+    if needs_fixed_point and (FIXED_POINT not in op.attributes or AVERAGE_COUNT in op.attributes):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class RequantRoundingPass(ModulePass):
+    """Mark the requantizing ops with the rounding `mode` (see the module docstring)."""
+
+    name = "requant-rounding"
+
+    mode: str = "exact"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode not in ROUNDING_MODES:
+            raise ZantError(f"requant-rounding: unknown mode '{self.mode}' (one of {', '.join(ROUNDING_MODES)})")
+        for child in op.walk():
+            if not follows_mode(child):
+                continue
+            if self.mode == "exact":
+                child.attributes.pop(ROUNDING, None)
+            else:
+                child.attributes[ROUNDING] = StringAttr(self.mode)
