@@ -6,8 +6,9 @@ Fails (naming the buffers or the op) unless, in every function:
   aligned to the alignment of its arena (the one of its memory, `place-memories`), with the
   whole buffer inside that arena;
 * no two scratch buffers of one arena live at the same time (`zant.analysis.liveness`) share a byte, except a
-  pair written in place: same offset and size, legal by `in_place_legal` at the loop nest where
-  one dies and the other is born;
+  pair written in place: same offset, legal by `in_place_legal` at the loop nest where one dies
+  and the other is born (element for element, same type; or, in a nest `schedule-in-place`
+  marked, by the staged rule, which enumerates every access of the nest);
 * every `uop.gep` into a scratch buffer stays inside it, from static bounds of its indices (loop
   ranges, constants, index arithmetic) and the view's strides and offset. An index with no static
   bound (one loaded from memory) is not checked.
@@ -83,7 +84,7 @@ def verify_function(function: func.FuncOp) -> None:
                 continue
             if b.size == 0 or a.size == 0 or not a.overlaps(b):
                 continue
-            if a_start == b_start and a.size == b.size:
+            if a_start == b_start:
                 first, second = (a, b) if a.first < b.first else (b, a)
                 if in_place_legal(first, second, schedule) is not None:
                     continue

@@ -12,7 +12,9 @@ report and `zant plan`.
 * `in_place_legal(a, b)` decides from the IR (geps, views, strides, loop ranges, the lanes of
   vector loads and stores) whether `b` may be written over `a` at the loop nest where `a` dies
   and `b` is born: every element of `a` is read only just before the one store that writes the
-  same element of `b` (its docstring).
+  same element of `b` (its docstring). In a nest `schedule-in-place` marked (`in_place = [a,
+  b]`), `staged_in_place_legal` decides instead: every access of the nest enumerated, each
+  element of `b` first written no earlier than the last read of the same element of `a`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from zant.dialects.uop import (
     ALU_OPS,
@@ -107,7 +110,7 @@ def buffer_users(value: SSAValue) -> list[Operation]:
     return result
 
 
-def _use_interval(use: Operation, definition: Operation, schedule: Schedule) -> tuple[int, int]:
+def use_interval(use: Operation, definition: Operation, schedule: Schedule) -> tuple[int, int]:
     start = end = schedule.position[use]
     parent = use.parent_op()
     while isinstance(parent, RangeOp) and not parent.is_ancestor(definition):
@@ -125,7 +128,7 @@ def scratch_lifetimes(function: func.FuncOp, schedule: Schedule | None = None) -
             continue
         buffer_type = op.result.type
         assert isinstance(buffer_type, BufferType)
-        spans = [_use_interval(user, op, schedule) for user in buffer_users(op.result)]
+        spans = [use_interval(user, op, schedule) for user in buffer_users(op.result)]
         if not spans:
             spans = [(schedule.position[op], schedule.position[op])]
         lifetimes.append(
@@ -158,14 +161,14 @@ def peak_bytes(spans: Iterable[tuple[int, int, int]]) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _accesses(value: SSAValue) -> list[tuple[GepOp, ViewType | None]]:
+def gep_accesses(value: SSAValue) -> list[tuple[GepOp, ViewType | None]]:
     """Every gep into a buffer, with the view it goes through (None for a direct gep). Views are
     only ever taken of buffers (the verifier's rule), so one view at most lies on the way."""
     result = []
     for use in value.uses:
         user = use.operation
         if isinstance(user, ViewOp):
-            result += [(gep, user.result.type) for gep, _ in _accesses(user.result)]  # type: ignore[misc]
+            result += [(gep, user.result.type) for gep, _ in gep_accesses(user.result)]  # type: ignore[misc]
         elif isinstance(user, GepOp):
             result.append((user, None))
     return result
@@ -311,20 +314,22 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
     """
     a_type, b_type = dying.buffer.result.type, born.buffer.result.type
     assert isinstance(a_type, BufferType) and isinstance(b_type, BufferType)
-    if a_type != b_type or dying.buffer is born.buffer:
-        return None
-    if dying.first >= born.first:
+    if dying.buffer is born.buffer or dying.first >= born.first:
         return None
     nest = schedule.ops[born.first]
     if not isinstance(nest, RangeOp) or dying.last != schedule.last[nest]:
         return None
     if not isinstance(nest.parent_op(), func.FuncOp):
         return None
+    if scheduled_in_place(nest) == (dying.name, born.name):
+        return nest if staged_in_place_legal(dying, born, nest, schedule) else None
+    if a_type != b_type:
+        return None
     inside = [u for life in (dying, born) for u in buffer_users(life.buffer.result) if nest.is_ancestor(u)]
     if not all(isinstance(u, GepOp) for u in inside):
         return None
     stores: list[tuple[Operation, Affine]] = []
-    for gep, view in _accesses(born.buffer.result):
+    for gep, view in gep_accesses(born.buffer.result):
         users = _users_in(gep, nest, _STORES)
         index = _flat_index(gep, view, schedule)
         if users is None or (users and index is None):
@@ -332,7 +337,7 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
         stores += [(store, index) for store in users]  # type: ignore[misc]
     if not stores:
         return None
-    for gep, view in _accesses(dying.buffer.result):
+    for gep, view in gep_accesses(dying.buffer.result):
         loads = _users_in(gep, nest, _LOADS)
         index = _flat_index(gep, view, schedule)
         if loads is None or (loads and index is None):
@@ -358,6 +363,197 @@ def in_place_legal(dying: Lifetime, born: Lifetime, schedule: Schedule) -> Opera
     if elements.min() < 0 or elements.max() >= count or len(np.unique(elements)) != len(elements):
         return None
     return nest
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place by schedule: `schedule-in-place` (a line buffer or a plane buffer staged per group)
+# ---------------------------------------------------------------------------------------------
+
+IN_PLACE_ATTRIBUTE = "in_place"
+"""The attribute `schedule-in-place` sets on a top-level nest: `[dying, born]`, the tensor names
+of the buffer written over and of the one written over it."""
+
+STAGED_POINT_LIMIT = 4_000_000
+"""Most iteration points the staged rule enumerates for one access (else: not legal)."""
+
+
+def scheduled_in_place(nest: Operation) -> tuple[str, str] | None:
+    """The (dying, born) tensor names `schedule-in-place` marked `nest` with, or None."""
+    attr = nest.attributes.get(IN_PLACE_ATTRIBUTE)
+    if not isinstance(attr, ArrayAttr) or len(attr.data) != 2:
+        return None
+    names = [a.data for a in attr.data if isinstance(a, StringAttr)]
+    return (names[0], names[1]) if len(names) == 2 else None
+
+
+def loops_around(op: Operation, nest: RangeOp) -> list[RangeOp] | None:
+    """The loops from `nest` down to the innermost one holding `op` (outermost first); None if
+    `op` is not inside `nest`."""
+    chain: list[RangeOp] = []
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, RangeOp):
+            chain.append(parent)
+            if parent is nest:
+                return chain[::-1]
+        parent = parent.parent_op()
+    return None
+
+
+def _truncating_divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    quotient = np.abs(lhs) // np.abs(rhs)
+    return np.sign(lhs) * np.sign(rhs) * quotient
+
+
+_INDEX_NUMPY = {
+    ALU_OPS["div"]: _truncating_divide,
+    ALU_OPS["add"]: np.add,
+    ALU_OPS["sub"]: np.subtract,
+    ALU_OPS["mul"]: np.multiply,
+    ALU_OPS["min"]: np.minimum,
+    ALU_OPS["max"]: np.maximum,
+}
+
+
+def index_values(value: SSAValue, loops: Sequence[RangeOp]) -> np.ndarray | None:
+    """`value` at every iteration of `loops` (axis k: loop k's values), broadcastable to their
+    grid; None unless it is built from constants, their induction variables (or those of
+    single-trip loops: their start), add, sub, mul, div, min and max."""
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        if isinstance(loop, RangeOp) and loop not in loops and loop.trip_count == 1:
+            return np.array(loop.start.data, dtype=np.int64).reshape([1] * len(loops))
+        if loop not in loops:
+            return None
+        axis = list(loops).index(loop)
+        shape = [1] * len(loops)
+        shape[axis] = loop.trip_count
+        return np.arange(loop.start.data, loop.end.data, loop.step.data, dtype=np.int64).reshape(shape)
+    if isinstance(owner, ConstOp):
+        constant = owner.value.value.data  # type: ignore[attr-defined]
+        return np.array(constant, dtype=np.int64).reshape([1] * len(loops)) if isinstance(constant, int) else None
+    combine = _INDEX_NUMPY.get(type(owner))
+    if combine is None:
+        return None
+    lhs, rhs = (index_values(operand, loops) for operand in owner.operands)
+    if lhs is None or rhs is None or (combine is _truncating_divide and (rhs == 0).any()):
+        return None
+    return combine(lhs, rhs)
+
+
+def touched_elements(
+    access: Operation, gep: GepOp, view: ViewType | None, nest: RangeOp, group: RangeOp
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(group iteration, element) of every element `access` (through `gep`) touches: the group
+    iteration numbers the iterations of the loops from `nest` down to `group` in program order."""
+    loops = loops_around(access, nest)
+    if loops is None or group not in loops:
+        return None
+    if np.prod([loop.trip_count for loop in loops], dtype=np.float64) > STAGED_POINT_LIMIT:
+        return None
+    strides: Sequence[int] = view.get_strides() if view is not None else (1,)
+    grid = tuple(loop.trip_count for loop in loops)
+    element = np.full(grid, view.offset.data if view is not None else 0, dtype=np.int64)
+    for index, stride in zip(gep.indices, strides, strict=True):
+        values = index_values(index, loops)
+        if values is None:
+            return None
+        element = element + stride * values
+    depth = loops.index(group) + 1
+    order = np.zeros(grid, dtype=np.int64)
+    for axis, loop in enumerate(loops[:depth]):
+        shape = [1] * len(loops)
+        shape[axis] = loop.trip_count
+        order = order * loop.trip_count + np.arange(loop.trip_count, dtype=np.int64).reshape(shape)
+    count, stride = _lane_pattern(access)
+    lanes_ = stride * np.arange(count, dtype=np.int64)
+    element = (element.reshape(-1)[:, None] + lanes_[None, :]).reshape(-1)
+    order = np.broadcast_to(order, grid).reshape(-1).repeat(count)
+    return order, element
+
+
+def _common_loop(ops: Sequence[Operation], nest: RangeOp) -> RangeOp | None:
+    """The innermost loop of `nest` holding every op of `ops`."""
+    chains = [loops_around(op, nest) for op in ops]
+    if not chains or any(chain is None for chain in chains):
+        return None
+    common: RangeOp | None = None
+    for level in zip(*chains):  # type: ignore[misc]
+        if all(loop is level[0] for loop in level):
+            common = level[0]
+        else:
+            break
+    return common
+
+
+def staged_in_place_legal(dying: Lifetime, born: Lifetime, nest: RangeOp, schedule: Schedule) -> bool:
+    """Whether `born` may be written over `dying` in `nest` under a staged schedule (a line or
+    plane buffer copied per group): the rule `verify-arena-plan` checks for `schedule-in-place`.
+
+    Both buffers hold the same element type (element i of each is the same bytes). Inside the
+    nest `dying` is only loaded and `born` only stored; the group loop is the innermost loop
+    holding all of those loads and stores. Enumerating every iteration of the loops around each
+    access (indices built from constants, induction variables, add, sub, mul, min and max; vector
+    lanes included), each element of `born` is first written in a group iteration no earlier
+    than the last one that reads the same element of `dying`; where it is the same iteration,
+    every load of `dying` precedes every store of `born` in the group's body. Then no element of
+    `dying` is overwritten before its last read."""
+    a_type, b_type = dying.buffer.result.type, born.buffer.result.type
+    assert isinstance(a_type, BufferType) and isinstance(b_type, BufferType)
+    if a_type.element_type != b_type.element_type:
+        return False
+    loads: list[tuple[Operation, GepOp, ViewType | None]] = []
+    stores: list[tuple[Operation, GepOp, ViewType | None]] = []
+    for life, kinds, found in ((dying, _LOADS, loads), (born, _STORES, stores)):
+        for user in buffer_users(life.buffer.result):
+            if nest.is_ancestor(user) and not isinstance(user, GepOp):
+                return False
+        for gep, view in gep_accesses(life.buffer.result):
+            users = _users_in(gep, nest, kinds)
+            if users is None:
+                return False
+            found += [(user, gep, view) for user in users]
+    if not loads or not stores:
+        return False
+    group = _common_loop([op for op, _, _ in loads + stores], nest)
+    if group is None:
+        return False
+    touched = {}
+    for name, accesses in (("read", loads), ("written", stores)):
+        parts = [touched_elements(op, gep, view, nest, group) for op, gep, view in accesses]
+        if any(part is None for part in parts):
+            return False
+        touched[name] = (
+            np.concatenate([p[0] for p in parts]),  # type: ignore[index]
+            np.concatenate([p[1] for p in parts]),  # type: ignore[index]
+        )
+    read_at, read = touched["read"]
+    write_at, written = touched["written"]
+    count = b_type.size.data
+    if written.min() < 0 or written.max() >= count or read.min() < 0 or read.max() >= a_type.size.data:
+        return False
+    first_write = np.full(count, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_write, written, write_at)
+    shared = read < count
+    if not shared.any():
+        return True
+    read, read_at = read[shared], read_at[shared]
+    last_read = np.full(count, -1, dtype=np.int64)
+    np.maximum.at(last_read, read, read_at)
+    if (first_write < last_read).any():
+        return False
+    if (first_write == last_read).any():
+        # In one iteration of the group, the op of its body holding each access runs whole in
+        # block order: every load's must come before every store's.
+        def step(op: Operation) -> int:
+            while op.parent_op() is not group:
+                op = op.parent_op()  # type: ignore[assignment]
+            return schedule.position[op]
+
+        if max(step(op) for op, _, _ in loads) >= min(step(op) for op, _, _ in stores):
+            return False
+    return True
 
 
 def in_place_pairs(lifetimes: Sequence[Lifetime], schedule: Schedule) -> dict[DefineLocalOp, DefineLocalOp]:

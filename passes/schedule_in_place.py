@@ -1,0 +1,507 @@
+"""`schedule-in-place`: write a convolution's output over its input, below the layer bound.
+
+A pointwise or depthwise convolution reads every input element several times (each output
+channel of a pixel reads all its input channels; each output of a channel reads a 3x3 window), so
+the element-wise in-place rule of `plan-arenas` cannot let its output share its input's bytes.
+This pass makes it legal by a schedule, at the cost of one copy of the input: in a top-level
+loop nest whose output buffer B is born there and whose input buffer A dies there (same element
+type), it picks a *group* loop and, at the start of each of its iterations, copies the slice of
+A that iteration reads into a small staging buffer (`"<B>_staged"`) and redirects the nest's
+reads of A to it. The output written in an iteration then never reaches an element of A a later
+iteration still needs, and the nest is marked `in_place = ["A", "B"]`: `plan-arenas` gives B the
+bytes of A and `verify-arena-plan` checks the pair by the staged rule
+(`zant.analysis.liveness.staged_in_place_legal`, by enumerating every access).
+
+What it does to a nest, first match wins (each tried on the nest as it is; a nest it cannot make
+legal is restored):
+
+1. nothing, if the nest is already legal by the staged rule (the Cortex-M4 pointwise column
+   form copies each pixel pair's channels into its column buffer first: a line buffer of its own);
+2. *pair clamp*: the column form runs pixels in pairs, the last pair clamped back one pixel
+   (`p0 = min(2i, P-2)`, `p1 = p0 + 1`), so its first pixel is read again after the previous
+   pair wrote it. Clamping each lane to the last pixel instead (`min(2i, P-1)`,
+   `min(p0 + 1, P-1)`) makes the last pair compute the last pixel twice, from reads made before
+   either store: the same outputs;
+3. *line / plane buffer*: loops whose variable indexes the output but not the input (the
+   output-channel blocks of a pointwise conv) are sunk below the pixel loops, so one pixel's
+   channels are read in one iteration; then the group is the outermost loop whose iterations
+   read the smallest slice of A (a pointwise conv: one pixel's C_in channels; a depthwise conv,
+   channel loop outermost: one channel's H x W plane), and that slice is staged.
+
+The copy costs cycles (one load and store per input element, plus the loop), so the pass is not
+in any default pipeline: `zant compile --ram-budget` (and a firmware board's RAM) adds it only
+when the default plan does not fit (docs/ram-budget.md). Loops are sunk only where every store of
+the nest writes its output, each element once, and the nest reads its output nowhere, so any
+order of its iterations computes the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, IndexType, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from zant.analysis.liveness import (
+    IN_PLACE_ATTRIBUTE,
+    Lifetime,
+    Schedule,
+    buffer_users,
+    gep_accesses,
+    in_place_legal,
+    index_values,
+    loops_around,
+    scratch_lifetimes,
+    staged_in_place_legal,
+    touched_elements,
+    use_interval,
+)
+from zant.dialects.uop import (
+    ALU_OPS,
+    BufferType,
+    ConstOp,
+    DefineLocalOp,
+    EndRangeOp,
+    GepOp,
+    LoadOp,
+    RangeOp,
+    StoreOp,
+    ViewOp,
+    ViewType,
+    VStoreOp,
+)
+from zant.ir.walk import ops_of
+
+_PURE_INDEX_OPS = (ConstOp, *ALU_OPS.values())
+
+
+def _depends_on(value: SSAValue, variable: SSAValue, seen: dict[SSAValue, bool] | None = None) -> bool:
+    """Whether `value` is computed (through ops in registers) from `variable`."""
+    seen = {} if seen is None else seen
+    if value is variable:
+        return True
+    if value in seen:
+        return seen[value]
+    seen[value] = False
+    owner = value.owner
+    result = isinstance(owner, Operation) and any(_depends_on(o, variable, seen) for o in owner.operands)
+    seen[value] = result
+    return result
+
+
+def _geps(buffer: SSAValue, nest: RangeOp) -> list[GepOp]:
+    return [g for g in _all_geps(buffer) if nest.is_ancestor(g)]
+
+
+def _all_geps(value: SSAValue) -> list[GepOp]:
+    result = []
+    for use in value.uses:
+        user = use.operation
+        if isinstance(user, ViewOp):
+            result += _all_geps(user.result)
+        elif isinstance(user, GepOp):
+            result.append(user)
+    return result
+
+
+def _stores_in(nest: RangeOp) -> list[Operation]:
+    return [op for op in nest.walk() if isinstance(op, (StoreOp, VStoreOp))]
+
+
+# ---------------------------------------------------------------------------------------------
+# Pair clamp
+# ---------------------------------------------------------------------------------------------
+
+
+def _lane_offsets(user: Operation, base: Operation, nest: RangeOp) -> int | None:
+    """The largest `y` of a use `base + y` (y >= 0 over its loops), or None if `user` is not one."""
+    if not isinstance(user, ALU_OPS["add"]) or user.lhs is not base.results[0] or user.rhs is base.results[0]:
+        return None
+    loops = loops_around(user, nest)
+    values = index_values(user.rhs, loops) if loops is not None else None
+    if values is None or values.min() < 0:
+        return None
+    return int(values.max())
+
+
+def _fix_pair_clamps(nest: RangeOp, dying: SSAValue) -> bool:
+    """Step 2 of the module docstring: every `p0 = min(x, K)` that indexes `dying` as `p0 + y`
+    (each other use such a sum, y >= 0, at most Y), with x reaching beyond K, becomes
+    `min(x, K + Y)` and each `p0 + y` `min(p0 + y, K + Y)`. True if one was rewritten."""
+    changed = False
+    seen: set[Operation] = set()
+    for gep in _geps(dying, nest):
+        for index in gep.indices:
+            owner = index.owner
+            base = owner.lhs.owner if isinstance(owner, ALU_OPS["add"]) else owner
+            if base in seen or not isinstance(base, ALU_OPS["min"]) or not isinstance(base.rhs.owner, ConstOp):
+                continue
+            seen.add(base)
+            limit = base.rhs.owner.value.value.data  # type: ignore[attr-defined]
+            uses = [use.operation for use in base.result.uses]
+            offsets = [_lane_offsets(user, base, nest) for user in uses]
+            if not isinstance(limit, int) or not uses or any(o is None for o in offsets):
+                continue
+            loops = loops_around(base, nest)
+            values = index_values(base.lhs, loops) if loops is not None else None
+            if values is None or values.max() <= limit:
+                continue
+            top = limit + max(offsets)  # type: ignore[type-var]
+            new_limit = ConstOp(top, IndexType())
+            base.parent_block().insert_op_before(new_limit, base)  # type: ignore[union-attr]
+            base.operands[1] = new_limit.result
+            for lane in uses:
+                clamp = ALU_OPS["min"](lane.results[0], new_limit.result)
+                lane.parent_block().insert_op_after(clamp, lane)  # type: ignore[union-attr]
+                lane.results[0].replace_uses_with_if(clamp.result, lambda use, c=clamp: use.operation is not c)
+            changed = True
+    return changed
+
+
+# ---------------------------------------------------------------------------------------------
+# Sinking loops that do not index the input
+# ---------------------------------------------------------------------------------------------
+
+
+def _only_loop(loop: RangeOp) -> RangeOp | None:
+    """The one loop of `loop`'s body if the rest of it is pure index arithmetic, else None."""
+    inner = [op for op in loop.body.block.ops if isinstance(op, RangeOp)]
+    if len(inner) != 1:
+        return None
+    rest = [op for op in loop.body.block.ops if op is not inner[0] and not isinstance(op, EndRangeOp)]
+    return inner[0] if all(isinstance(op, _PURE_INDEX_OPS) for op in rest) else None
+
+
+def _sink(outer: RangeOp, inner: RangeOp) -> None:
+    """`outer { pure ops; inner { body } }` → `inner { outer { pure ops; body } }`."""
+    parent = outer.parent_block()
+    assert parent is not None
+    inner.detach()
+    outer_block, inner_block = outer.body.block, inner.body.block
+    outer_end = outer_block.last_op
+    assert isinstance(outer_end, EndRangeOp)
+    for op in list(inner_block.ops):
+        if isinstance(op, EndRangeOp):
+            continue
+        op.detach()
+        outer_block.insert_op_before(op, outer_end)
+    parent.insert_op_before(inner, outer)
+    outer.detach()
+    inner_block.insert_op_before(outer, inner_block.last_op)  # type: ignore[arg-type]
+
+
+def _reorderable(nest: RangeOp, born: SSAValue, dying: SSAValue) -> bool:
+    """Every store of the nest writes `born`, each element once, and nothing in it reads `born`:
+    its iterations can run in any order."""
+    stores = _stores_in(nest)
+    geps = _geps(born, nest)
+    if any(not isinstance(s.ptr.owner, GepOp) or s.ptr.owner not in geps for s in stores):
+        return False
+    if any(not isinstance(u.operation, (StoreOp, VStoreOp)) for g in geps for u in g.result.uses):
+        return False
+    elements = []
+    for gep, view in gep_accesses(born):
+        for use in gep.result.uses:
+            if not nest.is_ancestor(use.operation):
+                continue
+            touched = touched_elements(use.operation, gep, view, nest, nest)
+            if touched is None:
+                return False
+            elements.append(touched[1])
+    flat = np.concatenate(elements) if elements else np.zeros(0, dtype=np.int64)
+    return len(np.unique(flat)) == len(flat)
+
+
+def _sink_channel_loops(nest: RangeOp, dying: SSAValue, born: SSAValue) -> bool:
+    """Sink each loop of the nest's chain whose variable indexes `born` but not `dying` below
+    the perfectly nested loops under it that index `dying`. True if one moved."""
+    reads = [i for g in _geps(dying, nest) for i in g.indices]
+    writes = [i for g in _geps(born, nest) for i in g.indices]
+    moved = False
+    loop: RangeOp | None = nest
+    while loop is not None:
+        inner = _only_loop(loop)
+        variable = loop.induction_var
+        if (
+            inner is not None and loop is not nest
+            and not any(_depends_on(i, variable) for i in reads)
+            and any(_depends_on(i, variable) for i in writes)
+            and any(_depends_on(i, inner.induction_var) for i in reads)
+        ):
+            if not moved and not _reorderable(nest, born, dying):
+                return False
+            _sink(loop, inner)
+            moved = True
+            continue  # `loop` is now under `inner`: try to sink it once more
+        loop = inner
+    return moved
+
+
+# ---------------------------------------------------------------------------------------------
+# Staging
+# ---------------------------------------------------------------------------------------------
+
+
+def _chain(nest: RangeOp, ops: Sequence[Operation]) -> list[RangeOp]:
+    """The loops of `nest` holding every op of `ops`, outermost first."""
+    chains = [loops_around(op, nest) for op in ops]
+    common: list[RangeOp] = []
+    for level in zip(*chains):  # type: ignore[misc]
+        if all(loop is level[0] for loop in level):
+            common.append(level[0])
+        else:
+            break
+    return common
+
+
+def _fixed_in(value: SSAValue, group: RangeOp, seen: dict[SSAValue, bool] | None = None) -> bool:
+    """Whether `value` is the same in one iteration of `group`: built from constants, variables
+    of `group` and the loops around it, and single-trip loops inside it."""
+    seen = {} if seen is None else seen
+    if value in seen:
+        return seen[value]
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        result = isinstance(loop, RangeOp) and (loop is group or loop.is_ancestor(group) or loop.trip_count == 1)
+    elif isinstance(owner, _PURE_INDEX_OPS):
+        result = all(_fixed_in(o, group, seen) for o in owner.operands)
+    else:
+        result = False
+    seen[value] = result
+    return result
+
+
+def _materialize(value: SSAValue, group: RangeOp, at: Operation, made: dict[SSAValue, SSAValue]) -> SSAValue:
+    """`value` (`_fixed_in(value, group)`) computed before `at` in `group`'s body."""
+    if value in made:
+        return made[value]
+    owner = value.owner
+    if isinstance(owner, Block):
+        loop = owner.parent_op()
+        assert isinstance(loop, RangeOp)
+        if loop is group or loop.is_ancestor(group):
+            return value
+        result: SSAValue = ConstOp(loop.start.data, IndexType()).result
+        at.parent_block().insert_op_before(result.owner, at)  # type: ignore[union-attr, arg-type]
+    else:
+        assert isinstance(owner, Operation)
+        operands = [_materialize(o, group, at, made) for o in owner.operands]
+        clone = owner.clone()
+        for k, operand in enumerate(operands):
+            clone.operands[k] = operand
+        at.parent_block().insert_op_before(clone, at)  # type: ignore[union-attr]
+        result = clone.results[0]
+    made[value] = result
+    return result
+
+
+@dataclass
+class Staging:
+    group: RangeOp
+    view: ViewType
+    free: list[bool]  # per dimension of the view: copied whole (True) or one index (False)
+
+    @property
+    def size(self) -> int:
+        return math.prod(n for n, f in zip(self.view.get_shape(), self.free) if f)
+
+
+def _staging(nest: RangeOp, dying: SSAValue, born: SSAValue) -> Staging | None:
+    """The outermost group loop whose iterations read the smallest slice of `dying`."""
+    geps = _geps(dying, nest)
+    if not geps or any(not isinstance(g.source.type, ViewType) for g in geps):
+        return None
+    view = geps[0].source.type
+    if any(g.source.type != view for g in geps):
+        return None
+    accesses = [u.operation for g in geps for u in g.result.uses]
+    accesses += [u.operation for g in _geps(born, nest) for u in g.result.uses]
+    best: Staging | None = None
+    for group in _chain(nest, accesses):
+        free = []
+        for dim in range(len(view.get_shape())):
+            indices = [g.indices[dim] for g in geps]
+            fixed = all(_fixed_in(i, group) for i in indices)
+            if fixed and len(indices) > 1:
+                loops = loops_around(geps[0], nest) or []
+                upto = loops[: loops.index(group) + 1]
+                first = index_values(indices[0], upto)
+                fixed = first is not None and all(
+                    (v := index_values(i, upto)) is not None and v.shape == first.shape and (v == first).all()
+                    for i in indices[1:]
+                )
+            free.append(not fixed)
+        candidate = Staging(group, view, free)
+        if best is None or candidate.size < best.size:
+            best = candidate
+    return best
+
+
+def _stage(nest: RangeOp, dying: DefineLocalOp, born: DefineLocalOp) -> DefineLocalOp | None:
+    """Copy the slice of `dying` each group iteration reads into a new buffer at the start of
+    that iteration and read it there; the new buffer, or None if no slice is smaller than
+    `dying`."""
+    staging = _staging(nest, dying.result, born.result)
+    dying_type = dying.result.type
+    assert isinstance(dying_type, BufferType)
+    if staging is None or not any(staging.free) or staging.size >= dying_type.size.data:
+        return None
+    group, view = staging.group, staging.view
+    shape = view.get_shape()
+    element = dying_type.element_type
+    buffer = DefineLocalOp(f"{born.tensor_name.data}_staged", BufferType(staging.size, element))
+    buffer.result.name_hint = "staged"
+    nest.parent_block().insert_op_before(buffer, nest)  # type: ignore[union-attr]
+    strides, stride = [0] * len(shape), 1
+    for dim in reversed(range(len(shape))):
+        if staging.free[dim]:
+            strides[dim] = stride
+            stride *= shape[dim]
+    staged_view = ViewOp(buffer, ViewType(shape, strides, 0, element))
+    nest.parent_block().insert_op_before(staged_view, nest)  # type: ignore[union-attr]
+    geps = _geps(dying.result, nest)
+    source = geps[0].source
+    # The copy: one loop per free dimension, the fixed indices computed once per iteration.
+    body = group.body.block
+    anchor = body.first_op
+    assert anchor is not None
+    made: dict[SSAValue, SSAValue] = {}
+    fixed = [None if staging.free[d] else _materialize(geps[0].indices[d], group, anchor, made) for d in range(len(shape))]
+    indices: list[SSAValue] = []
+    loops: list[RangeOp] = []
+    for dim in range(len(shape)):
+        if staging.free[dim]:
+            loop = RangeOp(0, shape[dim])
+            loop.body.block.add_op(EndRangeOp())
+            (loops[-1].body.block if loops else body).insert_op_before(
+                loop, loops[-1].body.block.last_op if loops else anchor  # type: ignore[arg-type]
+            )
+            loops.append(loop)
+            indices.append(loop.induction_var)
+        else:
+            indices.append(fixed[dim])  # type: ignore[arg-type]
+    inner = loops[-1].body.block
+    end = inner.last_op
+    read = GepOp(source, indices)
+    value = LoadOp(read)
+    write = GepOp(staged_view.result, indices)
+    store = StoreOp(value, write)
+    for op in (read, value, write, store):
+        inner.insert_op_before(op, end)  # type: ignore[arg-type]
+    for gep in geps:
+        gep.operands[0] = staged_view.result
+    return buffer
+
+
+# ---------------------------------------------------------------------------------------------
+# The pass
+# ---------------------------------------------------------------------------------------------
+
+
+def _candidates(function: func.FuncOp) -> list[tuple[RangeOp, DefineLocalOp, DefineLocalOp]]:
+    """(nest, dying, born) for every top-level nest where a buffer dies that the element-wise
+    rule does not already let the nest's new buffer overwrite: the largest buffer born there and
+    the largest such input of its element type."""
+    schedule = Schedule.of(function)
+    lifetimes = scratch_lifetimes(function, schedule)
+    result: dict[RangeOp, tuple[DefineLocalOp, DefineLocalOp]] = {}
+    for born in lifetimes:
+        nest = schedule.ops[born.first]
+        if not isinstance(nest, RangeOp) or nest.parent_op() is not function:
+            continue
+        users = [u for u in buffer_users(born.buffer.result) if nest.is_ancestor(u)]
+        if not users or not all(isinstance(u, GepOp) for u in users):
+            continue
+        born_type = born.buffer.result.type
+        assert isinstance(born_type, BufferType)
+        dying: list[Lifetime] = [
+            life for life in lifetimes
+            if life.first < born.first and life.last == schedule.last[nest]
+            and life.buffer.result.type.element_type == born_type.element_type  # type: ignore[attr-defined]
+        ]
+        if not dying:
+            continue
+        if any(in_place_legal(d, born, schedule) is not None for d in dying):
+            continue
+        best = max(dying, key=lambda life: life.size)
+        if nest not in result or result[nest][1].result.type.byte_size < born.size:  # type: ignore[attr-defined]
+            result[nest] = (best.buffer, born.buffer)
+    return [(nest, dying_buffer, born_buffer) for nest, (dying_buffer, born_buffer) in result.items()]
+
+
+def _lifetime(buffer: DefineLocalOp, schedule: Schedule) -> Lifetime:
+    """`buffer`'s lifetime, from its users in the function (a detached copy of a nest, kept to
+    restore it, is not one)."""
+    spans = [
+        use_interval(user, buffer, schedule) for user in buffer_users(buffer.result) if user in schedule.position
+    ] or [(schedule.position[buffer],) * 2]
+    size = buffer.result.type.byte_size  # type: ignore[attr-defined]
+    return Lifetime(buffer, buffer.tensor_name.data, size, min(s for s, _ in spans), max(e for _, e in spans))
+
+
+def _legal(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, born: DefineLocalOp) -> bool:
+    schedule = Schedule.of(function)
+    a, b = _lifetime(dying, schedule), _lifetime(born, schedule)
+    if not (a.first < b.first and a.last == schedule.last[nest] and schedule.ops[b.first] is nest):
+        return False
+    return staged_in_place_legal(a, b, nest, schedule)
+
+
+def _replace(nest: RangeOp, backup: RangeOp) -> None:
+    """Put `backup` (a detached copy) where `nest` is, and erase `nest`."""
+    block = nest.parent_block()
+    assert block is not None
+    block.insert_op_before(backup, nest)
+    nest.detach()
+    nest.erase()
+
+
+def schedule_nest(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, born: DefineLocalOp) -> str | None:
+    """Make `born` legal to write over `dying` in `nest` and mark it; the step that did it
+    ("as is", "pair clamp", "staged"), or None with the nest as it was."""
+    mark = ArrayAttr([StringAttr(dying.tensor_name.data), StringAttr(born.tensor_name.data)])
+    if _legal(function, nest, dying, born):
+        nest.attributes[IN_PLACE_ATTRIBUTE] = mark
+        return "as is"
+    backup = nest.clone()
+    if _fix_pair_clamps(nest, dying.result):
+        if _legal(function, nest, dying, born):
+            nest.attributes[IN_PLACE_ATTRIBUTE] = mark
+            backup.erase()
+            return "pair clamp"
+        _replace(nest, backup)
+        nest, backup = backup, backup.clone()
+    _sink_channel_loops(nest, dying.result, born.result)
+    staged = _stage(nest, dying, born)
+    if staged is not None and _legal(function, nest, dying, born):
+        nest.attributes[IN_PLACE_ATTRIBUTE] = mark
+        backup.erase()
+        return "staged"
+    _replace(nest, backup)
+    if staged is not None:
+        for use in list(staged.result.uses):
+            use.operation.detach()
+            use.operation.erase()
+        staged.detach()
+        staged.erase()
+    return None
+
+
+@dataclass(frozen=True)
+class ScheduleInPlacePass(ModulePass):
+    """Write convolution outputs over their inputs through a line or plane buffer (see the
+    module docstring); before `plan-arenas`."""
+
+    name = "schedule-in-place"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in list(ops_of(op, func.FuncOp)):
+            for nest, dying, born in _candidates(function):
+                schedule_nest(function, nest, dying, born)
