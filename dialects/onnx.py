@@ -104,6 +104,7 @@ from zant.dialects.onnx_attributes import (  # noqa: F401 (the discardable attri
     requantize_attr,
     requantize_parameters,
 )
+from zant.dialects.onnx_types import OptionalType, SequenceType  # noqa: F401 (re-exported)
 from zant.dialects.onnx_ops import *  # noqa: F403 (the op classes: ConvOp ...)
 from zant.dialects.onnx_ops import (
     ALL_OPS,
@@ -120,7 +121,7 @@ from zant.dialects.onnx_ops import (
 
 _AttrType = OpSchema.AttrType
 
-ONNX = Dialect("onnx", list(ALL_OPS), [])
+ONNX = Dialect("onnx", list(ALL_OPS), [SequenceType, OptionalType])
 
 _OP_CLASSES: dict[tuple[str, str], type[OnnxOp]] = {
     (cls.ONNX_SCHEMA.domain, cls.ONNX_SCHEMA.op_type): cls for cls in ALL_OPS

@@ -49,6 +49,7 @@ from zant.dialects.onnx_base import (
     op_class_name,
     op_name,
 )
+from zant.dialects.onnx_types import is_tensor_type
 
 OUTPUT = Path(__file__).with_name("onnx_ops.py")
 
@@ -73,7 +74,7 @@ _BUILTINS = ("I64", "ArrayAttr", "DenseArrayBase", "DenseIntOrFPElementsAttr", "
 _IRDL = ("AttrSizedOperandSegments", "AttrSizedResultSegments", "operand_def", "opt_operand_def",
          "opt_prop_def", "opt_result_def", "result_def", "traits_def", "var_operand_def", "var_result_def")
 _BASE_NAMES = ("OnnxOp", "SchemaKey", "onnx_op_definition")
-_MODULE_NAMES = frozenset({*_BUILTINS, *_IRDL, *_BASE_NAMES, "Attribute", "TypeAttribute", "ClassVar", "NoMemoryEffect"})
+_MODULE_NAMES = frozenset({*_BUILTINS, *_IRDL, *_BASE_NAMES, "Attribute", "TypeAttribute", "ClassVar", "NoMemoryEffect", "VALUE_TYPE"})
 """Names the class bodies use: a field may not shadow one."""
 
 _RESERVED = set(dir(OnnxOp))
@@ -149,7 +150,10 @@ def op_class(schema: OpSchema, base: str, name: str | None = None) -> tuple[str,
         """Declares the operands or results; returns how many are optional or variadic."""
         flexible = 0
         for param in params:
-            lines.append(f"    {_field_name(param.name, used)} = {_DEFS[kind][param.option]}(TensorType)")
+            # A formal that admits sequences or optionals (SequenceAt, Optional, Identity ...)
+            # takes any ONNX value type; `resolve-sequences` leaves only tensors.
+            constraint = "TensorType" if all(map(is_tensor_type, param.types)) else "VALUE_TYPE"
+            lines.append(f"    {_field_name(param.name, used)} = {_DEFS[kind][param.option]}({constraint})")
             flexible += param.option != _Option.Single
         return flexible
 
@@ -213,6 +217,7 @@ from xdsl.traits import NoMemoryEffect
 
 from zant.dialects.onnx_base import (
 {"".join(f"    {n},{chr(10)}" for n in _sorted((*bases, *_BASE_NAMES)))})
+from zant.dialects.onnx_types import VALUE_TYPE
 '''
     body = "\n\n\n".join(source for _, source in classes)
     listing = "".join(f"    {name},\n" for name, _ in classes)

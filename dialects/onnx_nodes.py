@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from zant.dialects.onnx import NODE_NAME, ConstantOp, OnnxOp, get_attr, onnx_op_class
 from zant.dialects.onnx_base import SEGMENT_PROPERTIES
+from zant.dialects.onnx_types import graph_attr
 from zant.errors import ZantError
 from zant.ir.resources import make_constant_attr
 from zant.ir.types import mlir_element_type
@@ -114,6 +115,8 @@ def attribute_value(node: NodeProto, attribute: AttributeProto) -> Attribute:
     if kind == AttributeProto.TENSOR:
         hint = f"{node.name or node.op_type}_{attribute.name}"
         return make_constant_attr(tensor_array(attribute.t), hint)
+    if kind == AttributeProto.GRAPH and node.op_type == "SequenceMap":
+        return graph_attr(attribute.g)  # inlined per element by resolve-sequences
     kind_name = AttributeProto.AttributeType.Name(kind)
     raise ZantError(f"{node_label(node)}: attribute '{attribute.name}' of type {kind_name} is not supported")
 

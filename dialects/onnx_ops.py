@@ -48,6 +48,7 @@ from zant.dialects.onnx_base import (
     SchemaKey,
     onnx_op_definition,
 )
+from zant.dialects.onnx_types import VALUE_TYPE
 
 
 @onnx_op_definition
@@ -552,7 +553,7 @@ class ConcatFromSequenceOp(OnnxOp):
     name = "onnx.ConcatFromSequence"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ConcatFromSequence", 11)
 
-    input_sequence = operand_def(TensorType)
+    input_sequence = operand_def(VALUE_TYPE)
     concat_result = result_def(TensorType)
     traits = traits_def(NoMemoryEffect())
 
@@ -1250,8 +1251,8 @@ class IdentityOp(OnnxOp):
     name = "onnx.Identity"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Identity", 25)
 
-    input = operand_def(TensorType)
-    output = result_def(TensorType)
+    input = operand_def(VALUE_TYPE)
+    output = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
 
@@ -1263,7 +1264,7 @@ class IfOp(OnnxOp):
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "If", 25)
 
     cond = operand_def(TensorType)
-    outputs = var_result_def(TensorType)
+    outputs = var_result_def(VALUE_TYPE)
 
     else_branch = opt_prop_def(Attribute)
     then_branch = opt_prop_def(Attribute)
@@ -1495,8 +1496,8 @@ class LoopOp(OnnxOp):
 
     M = opt_operand_def(TensorType)
     cond = opt_operand_def(TensorType)
-    v_initial = var_operand_def(TensorType)
-    v_final_and_scan_outputs = var_result_def(TensorType)
+    v_initial = var_operand_def(VALUE_TYPE)
+    v_final_and_scan_outputs = var_result_def(VALUE_TYPE)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     body = opt_prop_def(Attribute)
@@ -1839,8 +1840,8 @@ class OptionalOp(OnnxOp):
     name = "onnx.Optional"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Optional", 28)
 
-    input = opt_operand_def(TensorType)
-    output = result_def(TensorType)
+    input = opt_operand_def(VALUE_TYPE)
+    output = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
     type = opt_prop_def(TypeAttribute)
@@ -1853,8 +1854,8 @@ class OptionalGetElementOp(OnnxOp):
     name = "onnx.OptionalGetElement"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "OptionalGetElement", 28)
 
-    input = operand_def(TensorType)
-    output = result_def(TensorType)
+    input = operand_def(VALUE_TYPE)
+    output = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
 
@@ -1865,7 +1866,7 @@ class OptionalHasElementOp(OnnxOp):
     name = "onnx.OptionalHasElement"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "OptionalHasElement", 28)
 
-    input = opt_operand_def(TensorType)
+    input = opt_operand_def(VALUE_TYPE)
     output = result_def(TensorType)
     traits = traits_def(NoMemoryEffect())
 
@@ -2531,7 +2532,7 @@ class SequenceAtOp(OnnxOp):
     name = "onnx.SequenceAt"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceAt", 11)
 
-    input_sequence = operand_def(TensorType)
+    input_sequence = operand_def(VALUE_TYPE)
     position = operand_def(TensorType)
     tensor = result_def(TensorType)
     traits = traits_def(NoMemoryEffect())
@@ -2545,7 +2546,7 @@ class SequenceConstructOp(OnnxOp):
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceConstruct", 11)
 
     inputs = var_operand_def(TensorType)
-    output_sequence = result_def(TensorType)
+    output_sequence = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
 
@@ -2556,7 +2557,7 @@ class SequenceEmptyOp(OnnxOp):
     name = "onnx.SequenceEmpty"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceEmpty", 11)
 
-    output = result_def(TensorType)
+    output = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
     dtype = opt_prop_def(IntegerAttr[I64])
@@ -2569,9 +2570,9 @@ class SequenceEraseOp(OnnxOp):
     name = "onnx.SequenceErase"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceErase", 11)
 
-    input_sequence = operand_def(TensorType)
+    input_sequence = operand_def(VALUE_TYPE)
     position = opt_operand_def(TensorType)
-    output_sequence = result_def(TensorType)
+    output_sequence = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
 
@@ -2582,10 +2583,10 @@ class SequenceInsertOp(OnnxOp):
     name = "onnx.SequenceInsert"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceInsert", 11)
 
-    input_sequence = operand_def(TensorType)
+    input_sequence = operand_def(VALUE_TYPE)
     tensor = operand_def(TensorType)
     position = opt_operand_def(TensorType)
-    output_sequence = result_def(TensorType)
+    output_sequence = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
 
@@ -2596,7 +2597,7 @@ class SequenceLengthOp(OnnxOp):
     name = "onnx.SequenceLength"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceLength", 11)
 
-    input_sequence = operand_def(TensorType)
+    input_sequence = operand_def(VALUE_TYPE)
     length = result_def(TensorType)
     traits = traits_def(NoMemoryEffect())
 
@@ -2608,9 +2609,9 @@ class SequenceMapOp(OnnxOp):
     name = "onnx.SequenceMap"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceMap", 17)
 
-    input_sequence = operand_def(TensorType)
-    additional_inputs = var_operand_def(TensorType)
-    out_sequence = var_result_def(TensorType)
+    input_sequence = operand_def(VALUE_TYPE)
+    additional_inputs = var_operand_def(VALUE_TYPE)
+    out_sequence = var_result_def(VALUE_TYPE)
 
     body = opt_prop_def(Attribute)
 
@@ -2818,7 +2819,7 @@ class SplitToSequenceOp(OnnxOp):
 
     input = operand_def(TensorType)
     split = opt_operand_def(TensorType)
-    output_sequence = result_def(TensorType)
+    output_sequence = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
     keepdims = opt_prop_def(IntegerAttr[I64])
@@ -3195,7 +3196,7 @@ class MlCastMapOp(OnnxOp):
     name = "onnx.ml.CastMap"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "CastMap", 1)
 
-    X = operand_def(TensorType)
+    X = operand_def(VALUE_TYPE)
     Y = result_def(TensorType)
     traits = traits_def(NoMemoryEffect())
 
@@ -3228,7 +3229,7 @@ class MlDictVectorizerOp(OnnxOp):
     name = "onnx.ml.DictVectorizer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "DictVectorizer", 1)
 
-    X = operand_def(TensorType)
+    X = operand_def(VALUE_TYPE)
     Y = result_def(TensorType)
     traits = traits_def(NoMemoryEffect())
 
@@ -3526,7 +3527,7 @@ class MlZipMapOp(OnnxOp):
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "ZipMap", 1)
 
     X = operand_def(TensorType)
-    Z = result_def(TensorType)
+    Z = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
 
     classlabels_int64s = opt_prop_def(DenseArrayBase[I64])

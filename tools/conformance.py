@@ -94,13 +94,6 @@ DATA_DEPENDENT_OPS = frozenset({"StringSplit"})
 NonMaxSuppression compile for the size the model declares; Unique also at its bound when the
 model leaves the size symbolic; ImageDecoder for the declared shape when its images are
 uncompressed, `UNCOMPRESSED_IMAGES`)."""
-SEQUENCE_OPS = frozenset(
-    {
-        "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceEmpty", "SequenceErase",
-        "SequenceLength", "SplitToSequence", "ConcatFromSequence", "SequenceMap",
-        "Optional",  # makes an optional type; OptionalHasElement/GetElement on tensors compile
-    }
-)
 UNCOMPRESSED_IMAGES = (b"BM", b"P6")
 """How the images ImageDecoder decodes begin (24-bit BMP, binary PPM), compiled for the shape
 the model declares; cases encoding another format (JPEG, PNG ...) are out of scope."""
@@ -117,6 +110,7 @@ PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
     "Dropout": (1, 2), "MaxUnpool": (2,), "Col2Im": (1, 2), "DFT": (1, 2), "STFT": (1, 3),
     "BlackmanWindow": (0,), "HammingWindow": (0,), "HannWindow": (0,), "MelWeightMatrix": (0, 1, 2, 3, 4),
     "Loop": (0, 1), "AffineGrid": (1,), "NonMaxSuppression": (2, 3, 4),
+    "SequenceInsert": (2,), "SequenceErase": (1,), "SequenceAt": (1,), "SplitToSequence": (1,),
 }
 """Op → indices of inputs that models normally hold as constants (frozen when the data agree)."""
 
@@ -218,6 +212,16 @@ NUMERIC_TYPES = frozenset(
 """The element types the compiler targets; cases on other types (float8, int4, bfloat16 …) still run."""
 
 
+def _element_type(type_proto) -> int:
+    """The element type of a tensor type, or of the tensors a sequence or optional holds."""
+    kind = type_proto.WhichOneof("value")
+    if kind == "sequence_type":
+        return _element_type(type_proto.sequence_type.elem_type)
+    if kind == "optional_type":
+        return _element_type(type_proto.optional_type.elem_type)
+    return type_proto.tensor_type.elem_type if kind == "tensor_type" else 0
+
+
 def _is_numeric(case) -> bool:
     from onnx import TensorProto
 
@@ -258,6 +262,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
 
     from zant.dialects.onnx import LOWERED_DOMAINS, NOT_A_FUNCTION_OF_INPUTS, op_name
     from zant.frontend.expand import DEFAULT_DOMAINS
+    from zant.passes.resolve_sequences import RESOLVED_OPS
 
     graph = case.model.graph
     nodes = list(_all_nodes(graph))
@@ -277,13 +282,11 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
 
     for value in [*graph.input, *graph.output]:
         kind = _value_kind(value)
-        if kind != "tensor_type":
+        if kind not in ("tensor_type", "sequence_type", "optional_type"):
             return out(f"non-tensor type ({kind.removesuffix('_type')})")
-        if value.type.tensor_type.elem_type == TensorProto.STRING:
+        if _element_type(value.type) == TensorProto.STRING:
             return out("string tensors")
     types = {n.op_type for n in nodes}
-    if types & SEQUENCE_OPS:
-        return out(f"non-tensor type (sequence/optional: {', '.join(sorted(types & SEQUENCE_OPS))})")
     if types & STRING_OPS:
         return out(f"string tensors ({', '.join(sorted(types & STRING_OPS))})")
     if "ImageDecoder" in types and not _uncompressed_images(case):
@@ -318,6 +321,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     missing = sorted({
         n.op_type if n.domain in DEFAULT_DOMAINS else f"{n.domain}.{n.op_type}" for n in nodes
         if op_name(n.op_type, n.domain) not in supported and n.op_type not in SUBGRAPH_OPS
+        and not (n.domain in DEFAULT_DOMAINS and n.op_type in RESOLVED_OPS)
         and not _expandable(n.op_type, n.domain, case.model)
     })
     if missing:
@@ -407,10 +411,35 @@ def _unknown_input_shapes(model, data_sets) -> dict[str, list[int]]:
     if not data_sets:
         return shapes
     for value, array in zip(graph_inputs, data_sets[0][0]):
+        if _value_kind(value) != "tensor_type":  # a sequence's or optional's layout (zant.frontend.sequences)
+            shapes[value.name] = _edge_shapes(array)
+            continue
         dims = value.type.tensor_type.shape.dim
         if not value.type.tensor_type.HasField("shape") or any(not d.HasField("dim_value") for d in dims):
             shapes[value.name] = list(np.asarray(array).shape)
     return shapes
+
+
+def _edge_shapes(data):
+    """`--input-shape`'s value for a sequence or optional input holding `data`: a list of shapes
+    for a list, None for an empty optional, a shape for a tensor."""
+    if data is None:
+        return None
+    if isinstance(data, list):
+        return [list(np.asarray(a).shape) for a in data]
+    return list(np.asarray(data).shape)
+
+
+def flat_values(values: list) -> list:
+    """A data set's inputs or outputs as the C ABI takes them: a sequence its tensors, an empty
+    optional nothing."""
+    flat = []
+    for value in values:
+        if isinstance(value, list):
+            flat += [np.asarray(v) for v in value]
+        elif value is not None:
+            flat.append(value)
+    return flat
 
 
 def as_written(case) -> tuple[object, list[tuple[list, list]], list[str]]:
@@ -450,7 +479,7 @@ def compile_case(
             record.status = "compile_error"
             record.reason = "compile error: " + one_line(describe_error(error))
         return None
-    compiled.data_sets = data_sets
+    compiled.data_sets = [(flat_values(ins), flat_values(outs)) for ins, outs in data_sets]
     return compiled
 
 
@@ -469,7 +498,7 @@ def localize_case(case, index: int, pipeline: str, mode: str, rtol: float, atol:
 
     try:
         model, data_sets, _ = freeze_parameters(case) if mode == "frozen" else as_written(case)
-        inputs, expected = data_sets[0]
+        inputs, expected = (flat_values(values) for values in data_sets[0])
         module = import_model_bytes(model.SerializeToString(), ".", _unknown_input_shapes(model, data_sets))
         checker = PassChecker(module, inputs=[np.asarray(x).reshape(-1) for x in inputs])
         ctx, compared = make_context(), False

@@ -216,6 +216,19 @@ def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[Tenso
     return signature(inputs, names(INPUT_NAMES, len(inputs), "input")), output_signatures
 
 
+def resolve_graph_sequences(module: ModuleOp) -> None:
+    """A graph with sequence or optional outputs has as many C ABI outputs as they hold tensors,
+    which `resolve-sequences` decides: it runs here, before the signature is read (the
+    pipeline's own run then finds nothing left)."""
+    from zant.dialects.onnx_types import OptionalType, SequenceType
+
+    main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    if any(isinstance(t, SequenceType | OptionalType) for t in main.function_type.outputs.data):
+        from zant.passes.resolve_sequences import ResolveSequencesPass
+
+        ResolveSequencesPass().apply(make_context(), module)
+
+
 @contextmanager
 def _stage(
     timings: dict[str, float], stage: str, progress: Callable[[str], None] | None = None, detail: str = ""
@@ -293,6 +306,7 @@ def compile_to_module(
         if freeze:
             data = freeze_inputs(parse_model(data), freeze).SerializeToString()
         module = import_model_bytes(data, str(model_dir or os.getcwd()), input_shapes)
+        resolve_graph_sequences(module)
         inputs, outputs = graph_signature(module)
         if given_inputs:
             check_inputs(inputs, given_inputs, cast=cast_inputs, frozen=list(freeze or ()))

@@ -28,6 +28,7 @@ from zant.backend.cpus import host_cpu
 from zant.targets import RECORDS, CpuDescription, PassParameters
 
 GRAPH_STAGES: tuple[str, ...] = (
+    "resolve-sequences",  # sequences and optionals into the tensors they hold (first: SequenceMap bodies need the later folds too)
     "inline-functions",  # ops without a lowering that ONNX defines by a function body into that body
     "fold-qoperator",  # com.microsoft QLinear ops into the integer ops fold-qdq makes, else their DQ → op → Q
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats

@@ -56,7 +56,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from zant.dialects.onnx import (
     GRAPH_NAME,
@@ -94,9 +94,17 @@ from zant.frontend.expand import (
 from zant.frontend.legacy_opsets import convert_opset
 from zant.frontend.model_checks import check_external_sizes, check_model_structure
 from zant.frontend.parameter_guesses import shapes_from_parameter_guesses
+from zant.frontend.sequences import (
+    SEQUENCE_RESULT_OPS,
+    EdgeLayout,
+    edge_layouts,
+    edge_value_ops,
+    tensor_value_type,
+    value_type,
+)
 from zant.dialects.onnx_shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.ir.resources import make_constant_attr
-from zant.ir.types import numpy_dtype
+from zant.ir.types import mlir_element_type, numpy_dtype
 
 def import_model(path: str, input_shapes: dict[str, list[int]] | None = None) -> ModuleOp:
     """Import the ONNX model file at `path`."""
@@ -128,12 +136,13 @@ def import_model_bytes(
     except (onnx.checker.ValidationError, ValueError) as error:
         raise ZantError(f"invalid ONNX model: {_first_line(error)}") from None
     model, opset = _convert_opset(model)
-    _apply_input_shapes(model, input_shapes or {})
+    tensor_shapes, layouts = edge_layouts(model, input_shapes or {})
+    _apply_input_shapes(model, tensor_shapes)
     infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
     model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer)
     _check_expanded(model)
     model, bounded_nodes, output_bounds = bound_outputs(model)
-    return _GraphImporter(model, opset, bounded_nodes, output_bounds).build()
+    return _GraphImporter(model, opset, bounded_nodes, output_bounds, layouts).build()
 
 
 def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
@@ -297,8 +306,9 @@ def _fill_ml_shapes(model: ModelProto) -> bool:
 
 def _has_lowering(op_type: str, domain: str = "") -> bool:
     from zant.passes.onnx_to_uop import supported_ops
+    from zant.passes.resolve_sequences import RESOLVED_OPS
 
-    return op_name(op_type, domain) in supported_ops()
+    return op_name(op_type, domain) in supported_ops() or (domain in DEFAULT_DOMAINS and op_type in RESOLVED_OPS)
 
 
 _ML_NON_TENSOR_OPS = frozenset({"ZipMap", "CastMap", "DictVectorizer"})
@@ -359,6 +369,8 @@ def _check_expanded(model: ModelProto) -> None:
         if node.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS) and not is_contrib_op(node):
             raise ZantError(f"{node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
                             "fits this node's attributes and input types")
+        if node.op_type == "SequenceMap" and node.domain in DEFAULT_DOMAINS:
+            continue  # its body is a graph attribute, inlined per element by resolve-sequences
         for attribute in node.attribute:
             if attribute.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
                 raise _unsupported(node, "subgraph attributes are not supported")
@@ -499,7 +511,7 @@ def _apply_input_shapes(model: ModelProto, input_shapes: dict[str, list[int]]) -
             tensor_type.shape.dim.add().dim_value = size
     for value in inputs.values():
         if not value.type.HasField("tensor_type"):
-            raise ZantError(f"input '{value.name}' is not a tensor")
+            continue  # a sequence or optional: laid out by `edge_layouts`
         tensor_type = value.type.tensor_type
         if not tensor_type.HasField("shape"):
             raise ZantError(
@@ -549,11 +561,13 @@ class _GraphImporter:
         opset: int,
         bounded_nodes: dict[int, list[int]] | None = None,
         output_bounds: list[int] | None = None,
+        layouts: dict[str, EdgeLayout] | None = None,
     ):
         self.model = model
         self.opset = opset
         self.bounded_nodes = bounded_nodes or {}  # node index → its results compiled at their bound
         self.output_bounds = output_bounds or []
+        self.layouts = layouts or {}  # sequence/optional graph input → the tensors it is compiled as
         self.graph = model.graph
         self.values: dict[str, SSAValue] = {}
         self.types: dict[str, onnx.TypeProto] = {
@@ -562,13 +576,19 @@ class _GraphImporter:
         }
         self.producers = {out: node for node in self.graph.node for out in node.output}
 
-    def tensor_type(self, name: str) -> TensorType:
+    def tensor_type(self, name: str) -> Attribute:
+        """The static tensor type of value `name`; a sequence or optional value's `!onnx.seq` or
+        `!onnx.opt`, a tensor a sequence op gives (`SEQUENCE_RESULT_OPS`) maybe dynamic."""
         type_proto = self.types.get(name)
         producer = self.producers.get(name)
         where = f" (output of {node_label(producer)})" if producer is not None else ""
+        if type_proto is not None and not type_proto.HasField("tensor_type") and type_proto.WhichOneof("value"):
+            return value_type(type_proto, name)
         if type_proto is None or not type_proto.HasField("tensor_type"):
             raise ZantError(f"cannot infer a static tensor type for '{name}'{where}")
         found = static_tensor_type(type_proto, name)
+        if found is None and producer is not None and producer.op_type in SEQUENCE_RESULT_OPS:
+            return tensor_value_type(type_proto, name)
         if found is None:
             raise ZantError(f"cannot infer a static shape for '{name}'{where}{self.freeze_hint(name)}")
         return found
@@ -607,9 +627,31 @@ class _GraphImporter:
 
     def build(self) -> ModuleOp:
         inputs = _graph_inputs(self.model)
-        block = self.block = Block(arg_types=[self.tensor_type(v.name) for v in inputs])
-        for value, arg in zip(inputs, block.args, strict=True):
-            self.bind(value.name, arg)
+        arg_names, arg_types = [], []
+        for value in inputs:
+            layout = self.layouts.get(value.name)
+            if layout is None:
+                arg_names.append(value.name)
+                arg_types.append(self.tensor_type(value.name))
+                continue
+            element = value.type.optional_type.elem_type if layout.optional else value.type
+            element = element.sequence_type.elem_type if layout.sequence else element
+            for abi_name, shape in zip(layout.names(value.name), layout.shapes, strict=True):
+                arg_names.append(abi_name)
+                arg_types.append(TensorType(mlir_element_type(element.tensor_type.elem_type, value.name), shape))
+        block = self.block = Block(arg_types=arg_types)
+        args = iter(block.args)
+        for value in inputs:
+            layout = self.layouts.get(value.name)
+            if layout is None:
+                self.bind(value.name, next(args))
+                continue
+            parts = [next(args) for _ in layout.shapes]
+            for abi_name, part in zip(layout.names(value.name), parts):
+                part.name_hint = _sanitize(abi_name)
+            for op in edge_value_ops(layout, parts, self.tensor_type(value.name)):
+                block.add_op(op)
+            self.bind(value.name, block.last_op.results[0])
         for initializer in self.graph.initializer:
             block.add_op(self.constant(initializer.name, tensor_array(initializer)))
         for index, node in enumerate(self.graph.node):
@@ -623,7 +665,7 @@ class _GraphImporter:
         main = FuncOp(
             "main", ([a.type for a in block.args], [r.type for r in results]), Region(block)
         )
-        main.attributes[INPUT_NAMES] = ArrayAttr([StringAttr(v.name) for v in inputs])
+        main.attributes[INPUT_NAMES] = ArrayAttr([StringAttr(n) for n in arg_names])
         main.attributes[OUTPUT_NAMES] = ArrayAttr(
             [StringAttr(v.name) for v in self.graph.output]
         )

@@ -243,6 +243,38 @@ def qoperator():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)])
 
 
+def sequences():
+    """A sequence made and taken apart inside the graph: SplitToSequence (constant sizes and
+    keepdims=0), SequenceAt, SequenceErase, SequenceLength, SequenceMap (Relu), ConcatFromSequence
+    (and with new_axis), Optional / OptionalHasElement / OptionalGetElement."""
+    body = helper.make_graph(
+        [helper.make_node("Relu", ["e"], ["r"])], "body",
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("r", TensorProto.FLOAT, None)],
+    )
+    nodes = [
+        helper.make_node("SplitToSequence", ["x", "sizes"], ["s"], axis=1, name="split"),
+        helper.make_node("SequenceAt", ["s", "last"], ["a"], name="at"),
+        helper.make_node("SequenceMap", ["s"], ["m"], body=body, name="map"),
+        helper.make_node("ConcatFromSequence", ["m"], ["c"], axis=1, name="concat"),
+        helper.make_node("SequenceErase", ["s", "first"], ["t"], name="erase"),
+        helper.make_node("SequenceLength", ["t"], ["n"], name="length"),
+        helper.make_node("SplitToSequence", ["x"], ["rows"], axis=0, keepdims=0, name="rows"),
+        helper.make_node("ConcatFromSequence", ["rows"], ["u"], axis=0, new_axis=1, name="stack"),
+        helper.make_node("Optional", ["a"], ["o"], name="optional"),
+        helper.make_node("OptionalHasElement", ["o"], ["h"], name="has"),
+        helper.make_node("OptionalGetElement", ["o"], ["g"], name="get"),
+    ]
+    initializers = [
+        numpy_helper.from_array(np.array([2, 4], np.int64), "sizes"),
+        numpy_helper.from_array(np.array(-1, np.int64), "last"),
+        numpy_helper.from_array(np.array(0, np.int64), "first"),
+    ]
+    outputs = [_f32("c", [2, 6]), _f32("g", [2, 4]), helper.make_tensor_value_info("n", TensorProto.INT64, []),
+               _f32("u", [2, 6]), helper.make_tensor_value_info("h", TensorProto.BOOL, [])]
+    return _model(nodes, [_f32("x", [2, 6])], outputs, initializers)
+
+
 def main() -> None:
     kind, out = sys.argv[1], sys.argv[2]
     if kind.startswith("external="):

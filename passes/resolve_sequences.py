@@ -1,0 +1,416 @@
+"""`resolve-sequences`: sequences and optionals become the tensor values they hold.
+
+Zant compiles a sequence whose length is known at compile time, and an optional whose presence
+is: the pass follows each `!onnx.seq` value as a list of tensor values and each `!onnx.opt` value
+as its content (a tensor, a list, or nothing), in program order, and rewrites every op on them
+into tensor ops or into nothing:
+
+| op | becomes |
+|---|---|
+| SequenceConstruct, SequenceEmpty | the list of its inputs, the empty list |
+| SequenceInsert, SequenceErase (constant position) | the list with the tensor inserted, the element erased |
+| SequenceAt (constant position) | that element (its uses take it) |
+| SequenceLength | an int64 constant |
+| SplitToSequence | one `onnx.Split` (sizes 1, `split`'s chunks or sizes), `onnx.Squeeze` per piece for `keepdims=0` without `split` |
+| ConcatFromSequence | `onnx.Concat` of the elements, each `onnx.Unsqueeze`d first for `new_axis=1` |
+| SequenceMap | its body's ops once per element (typed by ONNX's inference for that element) |
+| Optional, OptionalHasElement, OptionalGetElement | the content, a bool constant, the content |
+| Identity of a sequence/optional | the same list/content |
+
+The function's results follow: a sequence result is its elements, in order, named `y.0`,
+`y.1` ... in `onnx.output_names` (the C ABI's outputs); an optional result its content (nothing
+when it is empty). The importer builds a sequence or optional graph input from the tensors the
+caller passes (`zant.frontend.sequences`), so the pass sees only values it can follow.
+
+A position that is computed at run time (not an `onnx.Constant`), a sequence value the pass
+cannot follow (a function argument) and any other op on a sequence or optional are a
+`ZantError` naming the op. Afterwards no value of the module is a sequence or an optional.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+from onnx import helper
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, ModuleOp, NameLoc, NoneAttr, StringAttr, TensorType, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from zant.dialects import onnx as onnx_dialect
+from zant.dialects.onnx import NODE_NAME, OUTPUT_NAMES, ConstantOp, OnnxOp, get_attr, input_value, inputs
+from zant.dialects.onnx_nodes import array_type, constant_node_array, constant_op, node_label, op_of_node, static_tensor_type, tensor_array
+from zant.dialects.onnx_shape_folding import all_shapes_static, fold_shape_subgraphs
+from zant.dialects.onnx_types import OptionalType, SequenceType, attr_graph
+from zant.errors import ZantError
+from zant.ir.resources import constant_array
+from zant.ir.types import MLIR_TO_ONNX_ELEMENT_TYPE
+from zant.passes.inline_functions import module_opset
+
+RESOLVED_OPS = frozenset({
+    "SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
+    "SplitToSequence", "ConcatFromSequence", "SequenceMap", "Optional", "OptionalHasElement", "OptionalGetElement",
+})
+"""The default-domain ops this pass rewrites away (the importer imports them without a lowering)."""
+
+
+@dataclass(frozen=True)
+class Seq:
+    """A sequence value: its elements, tensor values, in order."""
+
+    items: tuple[SSAValue, ...]
+
+
+@dataclass(frozen=True)
+class Opt:
+    """An optional value: what it holds (a tensor value, a `Seq`), None when empty."""
+
+    content: SSAValue | Seq | None
+
+
+Known = SSAValue | Seq | Opt
+
+
+def _is_tensor(value: SSAValue) -> bool:
+    return not isinstance(value.type, SequenceType | OptionalType)
+
+
+def _label(op: Operation) -> str:
+    """The op's node: its ONNX name, else its location (`OpType_<index>`), and its op name."""
+    name = op.attributes.get(NODE_NAME)
+    if not (isinstance(name, StringAttr) and name.data) and isinstance(op.location, NameLoc):
+        name = op.location.desc
+    return f"'{name.data}' ({op.name})" if isinstance(name, StringAttr) and name.data else op.name
+
+
+def _extent(value: SSAValue) -> list[int]:
+    return list(value.type.get_shape())
+
+
+class _Resolver:
+    """Follows the sequence/optional values of one function and rewrites the ops on them."""
+
+    def __init__(self, function: func.FuncOp, opset: int):
+        self.function = function
+        self.opset = opset
+        self.known: dict[SSAValue, Known] = {}
+        self.dead: list[Operation] = []
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def of(self, value: SSAValue, op: Operation) -> Known:
+        if _is_tensor(value):
+            return value
+        found = self.known.get(value)
+        if found is None:
+            raise ZantError(
+                f"resolve-sequences: {_label(op)} reads a {'sequence' if isinstance(value.type, SequenceType) else 'optional'} "
+                "whose content is not known at compile time (a function argument: give a graph input's "
+                "element shapes at import)"
+            )
+        return found
+
+    def seq(self, value: SSAValue, op: Operation) -> tuple[SSAValue, ...]:
+        found = self.of(value, op)
+        if isinstance(found, Opt):
+            found = found.content
+        if not isinstance(found, Seq):
+            raise ZantError(f"resolve-sequences: {_label(op)} expects a sequence")
+        return found.items
+
+    def position(self, value: SSAValue | None, op: Operation, length: int, default: int, inserting: bool = False) -> int:
+        """A constant position in [-length, length - 1] ([-length, length] when inserting), normalized."""
+        if value is None:
+            return default
+        if not isinstance(value.owner, ConstantOp):
+            raise ZantError(
+                f"resolve-sequences: the position of {_label(op)} is computed at run time; a sequence "
+                "position must be known at compile time (a constant, or freeze the graph input it comes from)"
+            )
+        array = np.asarray(constant_array(value.owner))
+        if array.size != 1:
+            raise ZantError(f"resolve-sequences: the position of {_label(op)} must be one value, not shape {list(array.shape)}")
+        position = int(array.reshape(-1)[0])
+        top = length if inserting else length - 1
+        if not -length <= position <= top:
+            raise ZantError(f"resolve-sequences: position {position} of {_label(op)} is outside [-{length}, {top}]")
+        return position + length if position < 0 else position
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def insert(self, op: Operation, new: Operation) -> Operation:
+        Rewriter.insert_op(new, InsertPoint.before(op))
+        new.location = op.location
+        return new
+
+    def constant(self, op: Operation, array: np.ndarray, hint: str) -> SSAValue:
+        return self.insert(op, constant_op(array, array_type(array, hint), hint)).results[0]
+
+    def replace(self, op: Operation, result: SSAValue, tensor: SSAValue) -> None:
+        """`result`, a tensor result of `op`, is `tensor` from now on."""
+        declared = result.type
+        if isinstance(declared, TensorType) and DYNAMIC_INDEX not in declared.get_shape() and declared != tensor.type:
+            raise ZantError(f"resolve-sequences: {_label(op)} is declared {declared}, its element is {tensor.type}")
+        if tensor.name_hint is None:
+            tensor.name_hint = result.name_hint
+        result.replace_all_uses_with(tensor)
+
+    # -- the ops ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        for op in list(self.function.body.walk()):
+            if isinstance(op, func.ReturnOp):
+                self.returns(op)
+            elif isinstance(op, OnnxOp) and op.spec().schema.domain in ("", "ai.onnx"):
+                kind = op.spec().schema.name
+                if kind in RESOLVED_OPS:
+                    getattr(self, kind)(op)
+                    self.dead.append(op)
+                elif kind == "Identity" and not _is_tensor(op.operands[0]):
+                    self.known[op.results[0]] = self.of(op.operands[0], op)
+                    self.dead.append(op)
+                else:
+                    self.refuse(op)
+            else:
+                self.refuse(op)
+        for op in reversed(self.dead):
+            for result in op.results:
+                if result.uses:
+                    raise ZantError(f"resolve-sequences: {_label(op)} is still used after the rewrite")
+            Rewriter.erase_op(op)
+
+    def refuse(self, op: Operation) -> None:
+        if any(not _is_tensor(v) for v in [*op.operands, *op.results]):
+            raise ZantError(f"resolve-sequences: {_label(op)} takes or gives a sequence or optional, which only "
+                            "the sequence and optional ops may")
+
+    def SequenceConstruct(self, op: OnnxOp) -> None:
+        self.known[op.results[0]] = Seq(tuple(op.operands))
+
+    def SequenceEmpty(self, op: OnnxOp) -> None:
+        self.known[op.results[0]] = Seq(())
+
+    def SequenceInsert(self, op: OnnxOp) -> None:
+        sequence, tensor, where = (input_value(op, i) for i in range(3))
+        items = list(self.seq(sequence, op))
+        items.insert(self.position(where, op, len(items), len(items), inserting=True), tensor)
+        self.known[op.results[0]] = Seq(tuple(items))
+
+    def SequenceErase(self, op: OnnxOp) -> None:
+        sequence, where = input_value(op, 0), input_value(op, 1)
+        items = list(self.seq(sequence, op))
+        if not items:
+            raise ZantError(f"resolve-sequences: {_label(op)} erases from an empty sequence")
+        del items[self.position(where, op, len(items), len(items) - 1)]
+        self.known[op.results[0]] = Seq(tuple(items))
+
+    def SequenceAt(self, op: OnnxOp) -> None:
+        sequence, where = input_value(op, 0), input_value(op, 1)
+        items = self.seq(sequence, op)
+        if not items:
+            raise ZantError(f"resolve-sequences: {_label(op)} reads from an empty sequence")
+        self.replace(op, op.results[0], items[self.position(where, op, len(items), 0)])
+
+    def SequenceLength(self, op: OnnxOp) -> None:
+        length = np.array(len(self.seq(op.operands[0], op)), np.int64)
+        self.replace(op, op.results[0], self.constant(op, length, "sequence_length"))
+
+    def SplitToSequence(self, op: OnnxOp) -> None:
+        tensor, split = input_value(op, 0), input_value(op, 1)
+        shape = _extent(tensor)
+        axis = get_attr(op, "axis")
+        axis += len(shape) if axis < 0 else 0
+        extent = shape[axis]
+        squeeze = split is None and not get_attr(op, "keepdims")
+        if split is None:
+            sizes = [1] * extent
+        elif not isinstance(split.owner, ConstantOp):
+            raise ZantError(
+                f"resolve-sequences: the split of {_label(op)} is computed at run time; the number of "
+                "pieces must be known at compile time (a constant, or freeze the graph input it comes from)"
+            )
+        else:
+            values = np.asarray(constant_array(split.owner)).astype(np.int64)
+            if values.ndim == 0:
+                chunk = int(values)
+                if chunk <= 0:
+                    raise ZantError(f"resolve-sequences: {_label(op)} splits into chunks of {chunk}")
+                sizes = [chunk] * (extent // chunk) + ([extent % chunk] if extent % chunk else [])
+            else:
+                sizes = [int(v) for v in values]
+                if sum(sizes) != extent or min(sizes, default=0) < 0:
+                    raise ZantError(f"resolve-sequences: {_label(op)} splits an extent of {extent} into {sizes}")
+        if not sizes:
+            self.known[op.results[0]] = Seq(())
+            return
+        element = tensor.type.get_element_type()
+        piece_types = [TensorType(element, [*shape[:axis], size, *shape[axis + 1 :]]) for size in sizes]
+        sizes_value = self.constant(op, np.array(sizes, np.int64), "split_sizes")
+        pieces = self.insert(op, onnx_dialect.SplitOp.from_onnx([tensor, sizes_value], piece_types, {"axis": IntegerAttr(axis, i64)}))
+        items = list(pieces.results)
+        if squeeze:
+            axes = self.constant(op, np.array([axis], np.int64), "squeeze_axes")
+            squeezed = TensorType(element, [*shape[:axis], *shape[axis + 1 :]])
+            items = [self.insert(op, onnx_dialect.SqueezeOp.from_onnx([v, axes], [squeezed])).results[0] for v in items]
+        self.known[op.results[0]] = Seq(tuple(items))
+
+    def ConcatFromSequence(self, op: OnnxOp) -> None:
+        items = self.seq(op.operands[0], op)
+        if not items:
+            raise ZantError(f"resolve-sequences: {_label(op)} concatenates an empty sequence")
+        rank = len(_extent(items[0]))
+        new_axis = bool(get_attr(op, "new_axis"))
+        axis = get_attr(op, "axis")
+        axis += rank + new_axis if axis < 0 else 0
+        if new_axis:
+            axes = self.constant(op, np.array([axis], np.int64), "unsqueeze_axes")
+            items = [
+                self.insert(op, onnx_dialect.UnsqueezeOp.from_onnx(
+                    [v, axes], [TensorType(v.type.get_element_type(), [*_extent(v)[:axis], 1, *_extent(v)[axis:]])]
+                )).results[0]
+                for v in items
+            ]
+        shapes = [_extent(v) for v in items]
+        if any(len(s) != len(shapes[0]) or s[:axis] + s[axis + 1 :] != shapes[0][:axis] + shapes[0][axis + 1 :] for s in shapes):
+            raise ZantError(f"resolve-sequences: {_label(op)} concatenates shapes {shapes} along axis {axis}")
+        shape = [*shapes[0][:axis], sum(s[axis] for s in shapes), *shapes[0][axis + 1 :]]
+        result = TensorType(items[0].type.get_element_type(), shape)
+        if len(items) == 1:
+            self.replace(op, op.results[0], items[0])
+            return
+        concat = self.insert(op, onnx_dialect.ConcatOp.from_onnx(list(items), [result], {"axis": IntegerAttr(axis, i64)}))
+        self.replace(op, op.results[0], concat.results[0])
+
+    def Optional(self, op: OnnxOp) -> None:
+        content = input_value(op, 0)
+        self.known[op.results[0]] = Opt(None if content is None else self.of(content, op))
+
+    def OptionalHasElement(self, op: OnnxOp) -> None:
+        value = input_value(op, 0)
+        found = None if value is None else self.of(value, op)
+        present = found is not None and (not isinstance(found, Opt) or found.content is not None)
+        self.replace(op, op.results[0], self.constant(op, np.array(present), "has_element"))
+
+    def OptionalGetElement(self, op: OnnxOp) -> None:
+        found = self.of(op.operands[0], op)
+        if isinstance(found, Opt):
+            if found.content is None:
+                raise ZantError(f"resolve-sequences: {_label(op)} reads an optional that is empty")
+            found = found.content
+        if isinstance(found, Seq):
+            self.known[op.results[0]] = found
+        else:
+            self.replace(op, op.results[0], found)
+
+    def SequenceMap(self, op: OnnxOp) -> None:
+        body = attr_graph(op.properties.get("body"))
+        if body is None:
+            raise ZantError(f"resolve-sequences: {_label(op)} has no body graph")
+        first, *rest = inputs(op)
+        arguments = [first, *rest]
+        lists = {i: self.seq(v, op) for i, v in enumerate(arguments) if not _is_tensor(v)}
+        lengths = {len(items) for items in lists.values()}
+        if len(lengths) != 1:
+            raise ZantError(f"resolve-sequences: the sequences of {_label(op)} differ in length ({sorted(lengths)})")
+        (length,) = lengths
+        results: list[list[SSAValue]] = [[] for _ in op.results]
+        for index in range(length):
+            values = [lists[i][index] if i in lists else v for i, v in enumerate(arguments)]
+            for slot, value in enumerate(self.inline_body(op, body, values, index)):
+                results[slot].append(value)
+        for result, items in zip(op.results, results, strict=True):
+            self.known[result] = Seq(tuple(items))
+
+    def inline_body(self, op: OnnxOp, body: onnx.GraphProto, values: list[SSAValue], index: int) -> list[SSAValue]:
+        """The body's ops for one element, before `op`; the values of its outputs."""
+        if len(body.input) != len(values):
+            raise ZantError(f"resolve-sequences: the body of {_label(op)} takes {len(body.input)} inputs, not {len(values)}")
+        graph = onnx.GraphProto()
+        graph.CopyFrom(body)
+        del graph.input[:]
+        for formal, value in zip(body.input, values):
+            element = MLIR_TO_ONNX_ELEMENT_TYPE[value.type.get_element_type()]
+            graph.input.append(helper.make_tensor_value_info(formal.name, element, _extent(value)))
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)])
+        try:
+            model = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True)
+            if not all_shapes_static(model):
+                model = fold_shape_subgraphs(model, self.opset)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise ZantError(f"resolve-sequences: ONNX's inference of the body of {_label(op)} fails: {first}") from None
+        graph = model.graph
+        types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+        named: dict[str, SSAValue] = {formal.name: value for formal, value in zip(body.input, values)}
+
+        def result_type(name: str):
+            found = static_tensor_type(types.get(name), name)
+            if found is None:
+                raise ZantError(f"resolve-sequences: no static type for '{name}' in the body of {_label(op)} (element {index})")
+            return found
+
+        for tensor in graph.initializer:
+            array = tensor_array(tensor)
+            named[tensor.name] = self.constant(op, array, tensor.name)
+        for number, node in enumerate(graph.node):
+            if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+                new = constant_op(constant_node_array(node), result_type(node.output[0]), node.output[0])
+            else:
+                missing = [n for n in node.input if n and n not in named]
+                if missing:
+                    raise ZantError(f"resolve-sequences: {node_label(node)} in the body of {_label(op)} reads "
+                                    f"'{missing[0]}' from outside the body, which is not supported")
+                new = op_of_node(node, [named[n] if n else None for n in node.input],
+                                 [result_type(n) if n else None for n in node.output])
+            Rewriter.insert_op(new, InsertPoint.before(op))
+            new.location = NameLoc(StringAttr(f"{node.name or node.op_type + '_' + str(number)}[{index}]"), NoneAttr())
+            for name, result in zip([n for n in node.output if n], new.results, strict=True):
+                named[name] = result
+        return [named[o.name] for o in graph.output]
+
+    def returns(self, op: func.ReturnOp) -> None:
+        names_attr = self.function.attributes.get(OUTPUT_NAMES)
+        names = [n.data for n in names_attr] if isinstance(names_attr, ArrayAttr) else [f"output{i}" for i in range(len(op.operands))]
+        flat: list[SSAValue] = []
+        flat_names: list[str] = []
+        for name, value in zip(names, op.operands, strict=True):
+            found = self.of(value, op)
+            if isinstance(found, Opt):
+                found = found.content
+            if isinstance(found, Seq):
+                flat += found.items
+                flat_names += [f"{name}.{i}" for i in range(len(found.items))]
+            elif found is not None:
+                flat.append(found)
+                flat_names.append(name)
+        if flat == list(op.operands):
+            return
+        # One value may now be returned twice (a sequence that repeats a tensor): each result its own copy.
+        seen: set[SSAValue] = set()
+        for i, value in enumerate(flat):
+            if value in seen:
+                flat[i] = self.insert(op, onnx_dialect.IdentityOp.from_onnx([value], [value.type])).results[0]
+            seen.add(value)
+        Rewriter.replace_op(op, func.ReturnOp(*flat))
+        self.function.function_type = func.FunctionType.from_lists(
+            list(self.function.function_type.inputs), [v.type for v in flat]
+        )
+        self.function.attributes[OUTPUT_NAMES] = ArrayAttr([StringAttr(n) for n in flat_names])
+
+
+@dataclass(frozen=True)
+class ResolveSequencesPass(ModulePass):
+    """Sequence and optional values become the tensors they hold; the ops on them go."""
+
+    name = "resolve-sequences"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        opset = module_opset(op)
+        for function in list(op.walk()):
+            if isinstance(function, func.FuncOp) and not function.is_declaration:
+                if any(not _is_tensor(v) for o in function.body.walk() for v in [*o.operands, *o.results]):
+                    _Resolver(function, opset).run()
