@@ -367,7 +367,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if path.is_file():
                     shutil.copy(path, kept)
             raise error.kept_in(kept) from error
-        reference_model = reference_for(args.model)  # before running: a model nothing can check fails now
+        # before running: a model nothing can check fails now
+        reference_model = reference_for(args.model, options.input_shapes)
         if on_mcu:
             assert result.feeds is not None and result.board is not None and result.firmware_path
             feeds = result.feeds

@@ -154,12 +154,42 @@ class Reference:
     run: Callable[[Mapping[str, np.ndarray]], list[np.ndarray]]
 
 
-def reference_for(model_path: str | Path) -> Reference:
+CONTRIB_DOMAIN = "com.microsoft"
+
+
+def interpreter_reference(model_path: str | Path, input_shapes: Mapping[str, Sequence[int]] | None) -> Reference:
+    """Zant's own reference for a model with com.microsoft ops (a QOperator model), which
+    onnx's evaluator lacks: the model imported into the onnx dialect and run op by op by
+    `zant.interpreter` (the ONNX reference evaluator for each standard op, NumPy definitions of
+    the contrib ones: QLinearAdd and QLinearMul exactly rounded, QLinearSigmoid,
+    QLinear(Global)AveragePool, QLinearConcat, QGemm ... by their DequantizeLinear → op →
+    QuantizeLinear definition)."""
+    from zant.dialects.onnx_attributes import INPUT_NAMES
+    from zant.frontend.onnx_importer import import_model_bytes
+    from zant.interpreter import onnx_graph_functions, onnx_opsets, run_onnx_function
+
+    path = Path(model_path)
+    shapes_given = {k: list(v) for k, v in (input_shapes or {}).items()}
+    module = import_model_bytes(path.read_bytes(), str(path.parent), shapes_given)
+    function = onnx_graph_functions(module)[0]
+    names = [n.data for n in function.attributes[INPUT_NAMES].data]  # the graph inputs, in order
+    shapes = [t.get_shape() for t in function.function_type.outputs.data]
+
+    def run(feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        flat = run_onnx_function(function, [feeds[n] for n in names], onnx_opsets(module))
+        return [value.reshape(shape) for value, shape in zip(flat, shapes, strict=True)]
+
+    return Reference("Zant's onnx-dialect interpreter (NumPy definitions of the com.microsoft ops)", run)
+
+
+def reference_for(model_path: str | Path, input_shapes: Mapping[str, Sequence[int]] | None = None) -> Reference:
     """onnxruntime where it is installed (the `test` extra), running the graph as written (no
     graph optimizations: its fused kernels round otherwise than the ops they replace), so a
-    com.microsoft QOperator model has a reference too; the ONNX reference evaluator where
-    onnxruntime is absent or cannot run the model. Raises `ZantError`, before anything is built,
-    when neither can."""
+    com.microsoft QOperator model has a reference too; where onnxruntime is absent or cannot run
+    the model, the ONNX reference evaluator, or for a model with com.microsoft ops (which that
+    evaluator lacks) Zant's interpreter (`interpreter_reference`; `input_shapes` fixes
+    symbolic dimensions there, as `--input-shape`). Raises `ZantError`, before anything is
+    built, when none can."""
     try:
         import onnxruntime
     except ImportError:
@@ -178,5 +208,14 @@ def reference_for(model_path: str | Path) -> Reference:
                 f"onnxruntime {onnxruntime.__version__}, the graph as written",
                 lambda feeds: session.run(None, {n: feeds[n] for n in names}),
             )
+    if _has_contrib_ops(model_path):
+        return interpreter_reference(model_path, input_shapes)
     evaluator = _onnx_evaluator(model_path)
     return Reference("onnx.reference.ReferenceEvaluator", lambda feeds: list(evaluator.run(None, dict(feeds))))
+
+
+def _has_contrib_ops(model_path: str | Path) -> bool:
+    import onnx
+
+    model = onnx.load(str(model_path), load_external_data=False)
+    return any(node.domain == CONTRIB_DOMAIN for node in model.graph.node)
