@@ -14,13 +14,17 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
   `QLinearConv` with a weight of ones and a weight scale of 1 / window size (marked
   `zant.average_count`: requantized exactly, ties to even), other
   AveragePools (uncounted padding, ceil_mode) by `QLinearAveragePool` (com.microsoft's);
+* ReduceMean and ReduceSum over constant axes by the same window sum over x viewed as
+  [B, K, reduced axes…] (a Transpose and Reshapes around it), the mean's count in the mark, a
+  sum's count 1;
 * Add, Sub and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's; Sub as
   an Add with B's scale negated), Max / Min by the op on requantized 8-bit tensors;
 * Softmax by `QLinearSoftmax` (com.microsoft's; integer only in onnx-to-uop);
 * an element-wise op (LOOKUP_OPS: Sigmoid, Tanh, HardSwish, Exp …, or a binary one with a
   constant scalar operand) by `LookupTable`, its 256 entries computed at compile time;
-* data movement (MOVEMENT_OPS: Transpose, Reshape, Slice, Pad, Resize nearest, MaxPool …) by
-  the same op on the 8-bit tensor, and Concat by Concat of the inputs;
+* data movement (MOVEMENT_OPS: Transpose, Reshape, Slice, Pad, Resize nearest, MaxPool,
+  GlobalMaxPool, ReduceMax / ReduceMin …) by the same op on the 8-bit tensor, and Concat by
+  Concat of the inputs;
 * Resize in linear or cubic mode (constant scales or sizes) by the Resize on the 8-bit tensor
   marked `REQUANTIZE` (integer interpolation and one requantization in onnx-to-uop);
 * Relu / Clip with constant bounds by Clip with quantized bounds;
@@ -44,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, FloatAttr, IntegerAttr, IntegerType, ModuleOp, Signedness, TensorType, UnitAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -308,14 +312,15 @@ def fold_matmul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     )
 
 
-def _window_sum(b: Builder, x: Quantized, y: Quantized, kernel, properties, result_type) -> SSAValue:
+def _window_sum(b: Builder, x: Quantized, y: Quantized, kernel, properties, result_type, average: bool = True) -> SSAValue:
     """A depthwise QLinearConv of x with a weight of ones scaled by 1 / window size: the window
     average requantized from x's parameters to y's (a 1×1 window just requantizes). It is
     marked `AVERAGE_COUNT` with the window size: the lowering then requantizes by the exact
     x_scale / (y_scale · size), ties half to even, as the float chain DQ → AveragePool → Q
-    rounds them (the f32 weight scale 1 / size is inexact for most sizes)."""
+    rounds them (the f32 weight scale 1 / size is inexact for most sizes). Not `average`: the
+    window's sum (a weight scale of 1, count 1), requantized by x_scale / y_scale alike."""
     channels = x.value.type.get_shape()[1]
-    count = math.prod(kernel)
+    count = math.prod(kernel) if average else 1
     ones = b.constant(np.ones((channels, 1, *kernel), np.int8), IntegerType(8), "ones")
     scale = b.constant(np.array(1.0 / count, np.float32), x.scale.type.get_element_type(), "window")
     zero = b.constant(np.array(0, np.int8), IntegerType(8), "zero")
@@ -363,9 +368,72 @@ def average_pool(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAVa
     return _window_sum(b, x, y, kernel, properties, int8_result(op, y))
 
 
+def fold_reduce_sum(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """ReduceMean / ReduceSum of a per-tensor DQ'd 8-bit tensor over constant axes → the window
+    sum of `_window_sum` (an int32 sum of x - x_zp, requantized once by the exact x_scale /
+    (y_scale · count) for a mean, x_scale / y_scale for a sum, ties to even) over x laid out as
+    [B, K, r…]: a Transpose taking the reduced axes r… last (a view), a Reshape merging the
+    kept ones into B and K (a view unless more than two kept axes need merging) and a Reshape
+    to the op's result. No reduced axis (noop_with_empty_axes) is a requantization; an empty
+    reduced axis stays float."""
+    x = _dequantized(input_value(op, 0))
+    if x is None or not x.is_per_tensor or not is_int8(x.value) or not requantizable(x, y):
+        return None
+    if any(constant_value(v) is None for v in (x.scale, x.zero_point, y.scale)):
+        return None
+    shape = x.value.type.get_shape()
+    axes = _reduced_axes(op, len(shape))
+    if axes is None or any(shape[a] == 0 for a in axes):
+        return None
+    if not axes:
+        return in_output_parameters([x], y, b)[0]
+    kept = [d for d in range(len(shape)) if d not in axes]
+    value, element = x.value, _element_type(x.value)
+    if kept + axes != list(range(len(shape))):
+        perm = DenseArrayBase.from_list(IntegerType(64), kept + axes)
+        value = b.op("Transpose", [value], TensorType(element, [shape[d] for d in kept + axes]), {"perm": perm})
+    reduced = [shape[a] for a in axes]
+    kept_shape = [shape[d] for d in kept]
+    windows = [math.prod(kept_shape[:-1]), kept_shape[-1] if kept_shape else 1, *reduced]
+    if value.type.get_shape() != tuple(windows):
+        value = b.reshape(value, windows)
+    summed = _window_sum(
+        b, Quantized(value, x.scale, x.zero_point, 0), y, reduced, {},
+        _int8_tensor(y, [*windows[:2], *[1] * len(reduced)]), average=op.name == "onnx.ReduceMean",
+    )
+    result_shape = list(op.results[0].type.get_shape())
+    return summed if list(summed.type.get_shape()) == result_shape else b.reshape(summed, result_shape)
+
+
+def _reduced_axes(op: Operation, rank: int) -> list[int] | None:
+    """The sorted non-negative axes a Reduce* op reduces, from its `axes` attribute or constant
+    input ([] when noop_with_empty_axes leaves it nothing to reduce); None when not known at
+    compile time or not valid."""
+    axes_input = input_value(op, 1) if len(inputs(op)) > 1 else None
+    if axes_input is not None:
+        axes = constant_value(axes_input)
+        if axes is None:
+            return None
+    else:
+        try:
+            axes = get_attr(op, "axes")
+        except KeyError:  # opset 18 and later: an input
+            axes = None
+    axes = [] if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
+    if not axes:
+        try:
+            noop = get_attr(op, "noop_with_empty_axes")
+        except KeyError:
+            noop = 0
+        return [] if noop else list(range(rank))
+    if any(not -rank <= a < rank for a in axes) or len({a % rank for a in axes}) != len(axes):
+        return None
+    return sorted(a % rank for a in axes)
+
+
 MOVEMENT_OPS = frozenset({
-    "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "Identity", "MaxPool",
-    "Pad", "ReduceMax", "ReduceMin", "Reshape", "Resize", "Slice", "SpaceToDepth", "Squeeze", "Tile",
+    "DepthToSpace", "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "GlobalMaxPool", "Identity",
+    "MaxPool", "Pad", "ReduceMax", "ReduceMin", "Reshape", "Resize", "Slice", "SpaceToDepth", "Squeeze", "Tile",
     "Transpose", "Unsqueeze",
 })
 """Ops that only move, repeat or select (or take the max/min of) their input 0's elements: they
@@ -761,6 +829,8 @@ FOLDS: dict[str, Fold] = {
     "onnx.Min": _first(fold_min_max, fold_lookup_table),
     "onnx.AveragePool": fold_average_pool,
     "onnx.GlobalAveragePool": fold_average_pool,
+    "onnx.ReduceMean": fold_reduce_sum,
+    "onnx.ReduceSum": fold_reduce_sum,
     "onnx.Concat": fold_concat,
     "onnx.Softmax": fold_softmax,
     **{f"onnx.{name}": fold_unchanged for name in MOVEMENT_OPS},
