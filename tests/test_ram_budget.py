@@ -10,7 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 import zant
 from zant.backend.boards import BOARDS
@@ -126,8 +129,6 @@ def test_in_place_reuse_changes_the_plan_not_the_outputs(tmp_path):
     """ResNet-8 int8 (its residual Adds written over their skips): the in-place plan is smaller
     than the one without overlap (plan-arenas{in-place=false}) and its outputs are the same bytes
     (host build of the Cortex-M4 pipeline; docs/ram-budget.md also ran both as firmware)."""
-    import numpy as np
-
     from zant.pipelines import pipeline_for
 
     shape = {"input_1_int8": [1, 32, 32, 3]}
@@ -145,3 +146,140 @@ def test_in_place_reuse_changes_the_plan_not_the_outputs(tmp_path):
     assert outputs["in-place"].keys() == outputs["no-overlap"].keys()
     for name, value in outputs["in-place"].items():
         assert value.tobytes() == outputs["no-overlap"][name].tobytes(), name
+
+
+# -- schedules below the layer bound (schedule-in-place) -------------------------------------------
+
+
+def kws_shaped_int8(channels: int = 16, height: int = 10, width: int = 6) -> onnx.ModelProto:
+    """A DS-CNN shaped int8 model in QOperator form (QLinearConv only): a 3x3 conv to `channels`,
+    then depthwise 3x3 / pointwise 1x1 pairs, the last depthwise the output. Its layer bound is
+    two activations (2 x channels x height x width bytes); scratch can hold one plus a buffer."""
+    rng = np.random.default_rng(28)
+    nodes, inits = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    scale = const("s", np.array(0.05, np.float32))
+    zero = const("z", np.array(-3, np.int8))
+    wzero = const("wz", np.array(0, np.int8))
+
+    def conv(x, cin, cout, kernel, group, name, out=None):
+        w = rng.integers(-40, 40, size=(cout, cin // group, kernel, kernel), dtype=np.int8)
+        b = rng.integers(-300, 300, size=cout, dtype=np.int32)
+        ws = const(f"{name}_ws", np.full(cout, 0.02, np.float32))
+        nodes.append(helper.make_node(
+            "QLinearConv", [x, scale, zero, const(f"{name}_w", w), ws, wzero, scale, zero, const(f"{name}_b", b)],
+            [out or name], kernel_shape=[kernel, kernel], pads=[kernel // 2] * 4, group=group,
+        ))
+        return out or name
+
+    y = conv("x", 1, channels, 3, 1, "conv0")
+    for k in range(2):
+        y = conv(y, channels, channels, 3, channels, f"dw{k}")
+        y = conv(y, channels, channels, 1, 1, f"pw{k}")
+    conv(y, channels, channels, 3, channels, "dw_out", out="y")
+    graph = helper.make_graph(
+        nodes, "kws_shaped", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 1, height, width])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, channels, height, width])], inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _scratch(plan: dict) -> int:
+    return {a["role"]: a["size"] for a in plan["arenas"]}["scratch"]
+
+
+def test_a_budget_below_the_layer_bound_takes_the_in_place_schedule(tmp_path):
+    """16 channels x 10 x 6 int8: the layer bound is 1,920 B. A budget under it runs
+    schedule-in-place (each pointwise conv through a 16-byte line buffer, each depthwise through a
+    60-byte plane buffer); a budget under that names the smaller plan."""
+    path = tmp_path / "kws_shaped.onnx"
+    onnx.save(kws_shaped_int8(), path)
+    for target in ("cortex-m0plus", "cortex-m4"):
+        free = compile_model(path, tmp_path / f"free-{target}", CompileOptions(target=target, build=False))
+        assert _scratch(free.plan) >= 1_920
+        fitted = compile_model(
+            path, tmp_path / f"fit-{target}", CompileOptions(target=target, build=False, ram_budget=1_200)
+        )
+        smallest = _scratch(fitted.plan)
+        assert smallest <= 1_200 < _scratch(free.plan)
+        assert "_staged" in fitted.zig_path.read_text() or target == "cortex-m4"
+        with pytest.raises(ZantError) as error:
+            compile_model(
+                path, tmp_path / f"short-{target}", CompileOptions(target=target, build=False, ram_budget=smallest - 16)
+            )
+        assert str(error.value).startswith(f"scratch arena {smallest:,} B (the smallest Zant reaches for this model: ")
+        assert str(error.value).endswith(f"does not fit the RAM budget of {smallest - 16:,} B: 16 B over")
+
+
+def test_in_place_schedule_outputs_are_bit_identical(tmp_path):
+    """The host builds of the default and the scheduled pipeline (Cortex-M0+ and Cortex-M4: the
+    line buffer of the scalar lowering, the column form's clamp) give the same bytes."""
+    import numpy as np
+
+    from zant.pipelines import pipeline_for, with_ram_schedules
+
+    path = tmp_path / "kws_shaped.onnx"
+    onnx.save(kws_shaped_int8(), path)
+    x = np.random.default_rng(1).integers(-128, 128, size=(1, 1, 10, 6), dtype=np.int8)
+    for target in ("cortex-m0plus", "cortex-m4"):
+        outputs, scratch = {}, {}
+        for label, pipeline in (("default", None), ("in-place", with_ram_schedules(pipeline_for(target)))):
+            model = zant.compile(path, target=target, pipeline=pipeline, firmware=False, output_dir=tmp_path / label)
+            outputs[label] = model.predict(x=x)["y"]
+            scratch[label] = _scratch(model.plan)
+        assert scratch["in-place"] < scratch["default"], target
+        assert outputs["in-place"].tobytes() == outputs["default"].tobytes(), target
+
+
+def _firmware_equals_layer_by_layer(model_path: Path, folder: Path, shapes=None, budget=None) -> dict:
+    """Build `model_path` as micro:bit firmware (Cortex-M0+; `budget`: a RAM budget), run it
+    under QEMU and compare its outputs, bit for bit, with the host build of the default
+    (layer-by-layer) Cortex-M0+ pipeline on the same inputs; the firmware's plan."""
+    from zant.backend.firmware import qemu_missing, run_firmware
+
+    missing = qemu_missing(BOARDS["microbit"])
+    if missing:
+        pytest.skip(missing)
+    firmware = compile_model(
+        model_path, folder / "microbit",
+        CompileOptions(name="net", target="cortex-m0plus", firmware=True, board="microbit", input_shapes=shapes,
+                       ram_budget=budget),
+    )
+    assert firmware.firmware_path is not None and firmware.feeds is not None
+    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
+    layer_by_layer = zant.compile(
+        model_path, target="cortex-m0plus", input_shapes=shapes, firmware=False, output_dir=folder / "host"
+    )
+    expected = layer_by_layer.predict(firmware.feeds)
+    for got, (name, want) in zip(run.outputs, expected.items(), strict=True):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), name
+    assert _scratch(firmware.plan) < _scratch(layer_by_layer.plan)
+    return firmware.plan
+
+
+def test_in_place_schedule_as_micro_bit_firmware(tmp_path):
+    path = tmp_path / "kws_shaped.onnx"
+    onnx.save(kws_shaped_int8(), path)
+    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=1_200)
+    assert _scratch(plan) <= 1_200
+
+
+MLPERF_KWS = Path("/work/shared/mlperf_tiny/onnx/kws_int8.onnx")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MLPERF_KWS.is_file(), reason="MLPerf Tiny's kws_int8.onnx is not on this machine")
+def test_mlperf_kws_int8_runs_on_the_micro_bit(tmp_path):
+    """Issue 28's Done-when: the layer-by-layer plan (16,000 B + outputs + stack = 20,112 B) does
+    not fit the micro:bit's 16 KB; the board's RAM makes the compile take schedule-in-place
+    (8,704 B), and the firmware's outputs under QEMU equal the layer-by-layer build's."""
+    import shutil
+
+    path = tmp_path / "kws_int8.onnx"
+    shutil.copy(MLPERF_KWS, path)
+    plan = _firmware_equals_layer_by_layer(path, tmp_path, shapes={"input_1": [1, 49, 10, 1]})
+    assert _scratch(plan) <= 9_600

@@ -85,7 +85,7 @@ class CompileOptions:
     ram_budget: int | None = None  # bytes the scratch arena may take (`--ram-budget`); with a
     # firmware board its RAM less the other RAM parts applies too (docs/ram-budget.md)
     requant_rounding: str = "exact"  # whose arithmetic the integer requantization reproduces:
-    # exact (ONNX's real value, ties to even), onnxruntime or tflite (`requant-rounding`)
+    # exact (ONNX's real value, ties to even), onnxruntime, tflite, tflite-single (`requant-rounding`)
 
 
 @dataclass
@@ -420,6 +420,8 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
         check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
     )
+    if options.pipeline is None and (options.ram_budget is not None or board is not None):
+        planned = fit_ram(planned, model_path, pipeline or pipeline_for(options.target), options, board, timings)
     inputs, outputs, module = planned.inputs, planned.outputs, planned.module
     with _stage(timings, "emit", options.progress, f"{name}.zig, {name}.h, {name}.plan.json"):
         from zant.backend.plan import describe_plan
@@ -537,6 +539,38 @@ def emit_artifacts(module: ModuleOp, name: str) -> tuple[dict[str, str | bytes],
     from zant.backend.plan import emit_plan_json
 
     return (*zig_and_header(module, name), emit_plan_json(module, name))
+
+
+def fit_ram(
+    planned: PlannedModule, model_path: str | os.PathLike, pipeline: str, options: CompileOptions,
+    board: Board | None, timings: dict[str, float],
+) -> PlannedModule:
+    """The fastest plan that fits the RAM budget and `board`'s RAM: `planned` (the default
+    pipeline's) if it fits; else the module of the same pipeline with the slower schedules below
+    the layer bound (`pipelines.with_ram_schedules`) if that fits or is smaller, so that a miss
+    names the smallest scratch arena Zant reaches (docs/ram-budget.md)."""
+    from zant.backend.plan import describe_plan
+    from zant.pipelines import with_ram_schedules
+
+    def scratch_if_missed(candidate: PlannedModule) -> int | None:
+        info = describe_plan(candidate.module)
+        try:
+            checked_plan(candidate.module, options.name, options.target, board, info, options.ram_budget)
+        except ZantError:
+            return info.scratch_size
+        return None
+
+    missed = scratch_if_missed(planned)
+    scheduled = with_ram_schedules(pipeline)
+    if missed is None or scheduled == pipeline:
+        return planned
+    again = compile_to_module(
+        model_path, options.target, pipeline=scheduled, input_shapes=options.input_shapes,
+        freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
+        check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
+    )
+    still = scratch_if_missed(again)
+    return again if still is None or still < missed else planned
 
 
 def checked_plan(

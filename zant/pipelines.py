@@ -146,6 +146,24 @@ def pipeline_for(
     return ",".join(stages_for(target, strategy, alignment, memories, constants, cpu, rounding))
 
 
+RAM_SCHEDULE_STAGES: tuple[str, ...] = ("schedule-in-place",)
+"""The schedules below the layer bound (docs/ram-budget.md), slower than the default plan (a
+copy of each convolution's input through a line or plane buffer): run just before the planning
+stages only when a RAM budget needs them (`zant compile --ram-budget`, a firmware board)."""
+
+
+def with_ram_schedules(pipeline: str) -> str:
+    """`pipeline` with `RAM_SCHEDULE_STAGES` before its planning stages (the `dce` ahead of
+    `plan-arenas`); unchanged if it has no `plan-arenas` or already has them."""
+    stages = pipeline.split(",")
+    names = [stage.split("{")[0] for stage in stages]
+    if "plan-arenas" not in names or any(s in names for s in RAM_SCHEDULE_STAGES):
+        return pipeline
+    at = names.index("plan-arenas")
+    at -= at > 0 and names[at - 1] == "dce"
+    return ",".join((*stages[:at], *RAM_SCHEDULE_STAGES, *stages[at:]))
+
+
 MCU_PIPELINE = pipeline_for("cortex-m4")
 """Every microcontroller's pipeline: scalar loops."""
 

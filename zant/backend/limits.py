@@ -123,10 +123,14 @@ def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
         raise ZantError("; ".join(problems))
 
 
-SCHEDULES = "layer by layer, element-wise ops written in place over inputs that die there"
-"""The schedules a plan chooses among today (`plan-arenas`: liveness, in-place reuse, the best
-placement): all run the same code, so the smallest plan is also the fastest, and a RAM budget
-is met by it or by none (docs/ram-budget.md)."""
+SCHEDULES = (
+    "layer by layer, element-wise ops written in place over inputs that die there, "
+    "convolutions written over their inputs through line and plane buffers"
+)
+"""The schedules a plan chooses among (docs/ram-budget.md): the default plan (`plan-arenas`:
+liveness, in-place reuse, the best placement), and when a RAM budget needs it the slower
+`schedule-in-place` (each convolution's input copied a pixel or a channel at a time, so its
+output can take the input's bytes); a miss names the smaller of the two plans."""
 
 
 def _reached(plan: dict) -> str:
