@@ -1,12 +1,15 @@
 """Latency of the generated code beside onnxruntime on one thread, and the MCU cost of each model.
 
-    python bench/latency.py [MODEL ...] [--models kws,resnet8] [--seconds 2]
+    python bench/latency.py [MODEL ...] [--models kws,resnet8] [--held-apart] [--seconds 2]
                             [--host-pipeline P] [--mcu-pipeline P] [--mcu-target cortex-m4]
                             [--compare-host-pipeline P] [--compare-mcu-pipeline P]
                             [--load-passes FILE.py] [--json] [--dry-run]
 
 A MODEL is a model of bench/models.py by name (default: kws, resnet8, autoencoder, mobilenet) or
-the path of an `.onnx` file (static shapes). For each model and each pipeline variant:
+the path of an `.onnx` file (static shapes); `--held-apart` measures the held-apart set instead
+(bench/models.py `HELD_APART`: torchvision's ResNet-18, SqueezeNet 1.1 and MobileNetV2 at 224x224
+as the legacy and dynamo exporters write them, ResNet-8 as tf2onnx does; shapes the host's tiling
+was not tuned on). For each model and each pipeline variant:
 
 - ours: compiled with `zant.driver` for the host in ReleaseFast with the host pipeline,
   `NAME_predict` called through ctypes on buffers prepared once (the call is all that is timed);
@@ -45,7 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import ARCHITECTURES, MODELS, resolve_model  # noqa: E402
+from models import ARCHITECTURES, HELD_APART, MODELS, resolve_model  # noqa: E402
 
 from zant.driver import TARGETS, CompileOptions, compile_model, parse_pipeline  # noqa: E402
 from zant.errors import run_cli  # noqa: E402
@@ -213,6 +216,17 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(c) for c in cells)])
 
 
+def summary(rows: list[dict]) -> str:
+    """The geometric mean and the worst of each variant's ratios."""
+    lines = []
+    for label in dict.fromkeys(r["variant"] for r in rows):
+        ratios = [r["ratio"] for r in rows if r["variant"] == label]
+        geomean = float(np.exp(np.mean(np.log(ratios))))
+        lines.append(f"variant {label}: ours/ort geometric mean {geomean:.2f}, median {statistics.median(ratios):.2f}, "
+                     f"worst {max(ratios):.2f} over {len(ratios)} models")
+    return "\n".join(lines)
+
+
 def variants_of(args: argparse.Namespace) -> list[Variant]:
     """The first variant (the targets' pipelines unless given) and, if asked for, the second."""
     host = args.host_pipeline or args.pipeline or pipeline_for("host")
@@ -229,6 +243,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", nargs="*", help="bench model names or .onnx paths")
     parser.add_argument("--models", default=None, help=f"comma-separated, as MODEL (default: {','.join(BENCH_MODELS)})")
+    parser.add_argument("--held-apart", action="store_true",
+                        help=f"the held-apart set instead of the default models ({','.join(HELD_APART)}), "
+                             "shapes the host's tiling is not tuned on")
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per model (default 2)")
     parser.add_argument("--host-pipeline", help="the host build's pipeline (default: pipeline_for('host'))")
     parser.add_argument("--mcu-pipeline", help="the MCU build's pipeline (default: pipeline_for(--mcu-target))")
@@ -256,7 +273,7 @@ def describe_plan(names: list[str], variants: list[Variant], mcu_target: str) ->
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     specs = list(args.model) + [m for m in (args.models or "").split(",") if m]
-    specs = specs or list(BENCH_MODELS)
+    specs = specs or list(HELD_APART if args.held_apart else BENCH_MODELS)
     variants = variants_of(args)
 
     def run() -> int:
@@ -266,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="zant-latency-") as folder:
             models = [resolve_model(spec, Path(folder)) for spec in specs]
             if args.dry_run:
-                print(describe_plan([f"{n} ({p})" if n not in MODELS | ARCHITECTURES else n for n, p in models], variants, args.mcu_target))
+                print(describe_plan([f"{n} ({p})" if n not in MODELS | ARCHITECTURES | HELD_APART else n for n, p in models], variants, args.mcu_target))
                 return 0
             rows = []
             for name, path in models:
@@ -276,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(describe_plan([r["model"] for r in rows if r["variant"] == "A"], variants, args.mcu_target))
             print(format_table(rows))
+            print(summary(rows))
         return 0
 
     return run_cli("latency.py", run, debug=False)

@@ -94,7 +94,8 @@ class GraphBuilder:
         b = self.rng.standard_normal(fan_out) * 0.05
         return self.node("Gemm", [x, self.const("fc_w", w), self.const("fc_b", b)], "fc", transB=1)
 
-    def build(self, inputs: list[tuple[str, list[int]]], outputs: list[tuple[str, str, list[int]]]) -> onnx.ModelProto:
+    def build(self, inputs: list[tuple[str, list[int]]], outputs: list[tuple[str, str, list[int]]],
+              opset: int = OPSET) -> onnx.ModelProto:
         # Rename the final tensors to readable output names.
         renames = {internal: public for internal, public, _ in outputs}
         for node in self.nodes:
@@ -107,7 +108,7 @@ class GraphBuilder:
             [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for _, n, s in outputs],
             self.initializers,
         )
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="zant-bench")
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="zant-bench")
         model.ir_version = 8
         onnx.checker.check_model(model)
         return model
@@ -271,13 +272,14 @@ LARGE: dict[str, Callable[[], onnx.ModelProto]] = {
 
 
 def _conv_folded(g: GraphBuilder, x: str, cin: int, cout: int, kernel: int, stride: int = 1, group: int = 1,
-                 gain: float = 2.0) -> str:
-    """A Conv with its BatchNorm folded in: He-scaled weights and a small bias."""
+                 gain: float = 2.0, pads: list[int] | None = None) -> str:
+    """A Conv with its BatchNorm folded in: He-scaled weights and a small bias (pads: half the
+    kernel on each side unless given)."""
     fan_in = (cin // group) * kernel * kernel
     w = g.rng.standard_normal((cout, cin // group, kernel, kernel)) * np.sqrt(gain / fan_in)
     b = g.rng.standard_normal(cout) * 0.05
     return g.node("Conv", [x, g.const("w", w), g.const("b", b)], "conv", kernel_shape=[kernel, kernel],
-                  strides=[stride, stride], pads=[kernel // 2] * 4, group=group)
+                  strides=[stride, stride], pads=pads if pads is not None else [kernel // 2] * 4, group=group)
 
 
 def _silu(g: GraphBuilder, x: str) -> str:
@@ -424,6 +426,144 @@ ARCHITECTURES: dict[str, Callable[[], onnx.ModelProto]] = {
 MLPerf-Tiny four; resnet18's 11.7 M parameters keep it out of the per-model tests."""
 
 
+# --- the held-apart set (issue 34) -------------------------------------------------------------
+# Shapes the host's tiling was not tuned on, to check that its decisions generalise: torchvision's
+# topologies at 224x224 as the two torch exporters write them (legacy TorchScript export: BatchNorm
+# folded into the Conv, ReLU6 as Clip(0, 6), Flatten + Gemm; dynamo export at opset 18: Conv +
+# BatchNormalization kept, ReduceMean for the adaptive average pool, Reshape + Gemm) and an
+# MLPerf-Tiny ResNet-8 as tf2onnx writes it (TF SAME padding, MatMul + Add for the Dense layer).
+# Random He-scaled weights from a fixed seed; `bench/latency.py --held-apart` measures them.
+
+
+def resnet18_224() -> onnx.ModelProto:
+    """torchvision's ResNet-18 at 224x224 as the legacy exporter writes it (the bench's `resnet18`
+    at 224 instead of 96): 1x3x224x224 -> 1000 logits."""
+    model = resnet18(224)
+    model.graph.name = "resnet18_224"
+    return model
+
+
+def squeezenet1_1() -> onnx.ModelProto:
+    """torchvision's SqueezeNet 1.1 as the legacy exporter writes it: Fire modules (1x1 squeeze
+    -> ReLU -> 1x1 and 3x3 expands -> ReLU each -> Concat), max pools with ceil_mode, the 1x1
+    classifier Conv -> ReLU -> GlobalAveragePool -> Flatten; 1x3x224x224 -> 1000."""
+    g = GraphBuilder("squeezenet1_1", seed=30)
+    x = g.relu(_conv_folded(g, "input", 3, 64, 3, stride=2, pads=[0, 0, 0, 0]))  # 111x111
+
+    def pool(x: str) -> str:
+        return g.node("MaxPool", [x], "maxpool", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+
+    def fire(x: str, cin: int, squeeze: int, expand: int) -> str:
+        s = g.relu(_conv_folded(g, x, cin, squeeze, 1))
+        e1 = g.relu(_conv_folded(g, s, squeeze, expand, 1))
+        e3 = g.relu(_conv_folded(g, s, squeeze, expand, 3))
+        return g.node("Concat", [e1, e3], "concat", axis=1)
+
+    x = fire(fire(pool(x), 64, 16, 64), 128, 16, 64)
+    x = fire(fire(pool(x), 128, 32, 128), 256, 32, 128)
+    x = pool(x)
+    for cin, squeeze, expand in ((256, 48, 192), (384, 48, 192), (384, 64, 256), (512, 64, 256)):
+        x = fire(x, cin, squeeze, expand)
+    x = g.relu(_conv_folded(g, x, 512, 1000, 1, gain=1.0))
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    return g.build([("input", [1, 3, 224, 224])], [(x, "logits", [1, 1000])])
+
+
+_MOBILENET_V2_STAGES = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                        (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]
+"""(expansion, output channels, repeats, first stride) of MobileNetV2's inverted-residual stages."""
+
+
+def mobilenet_v2_legacy() -> onnx.ModelProto:
+    """torchvision's MobileNetV2 at 224x224 as the legacy exporter writes it: BatchNorm folded
+    into every Conv, ReLU6 as Clip(0, 6) with its bounds as inputs, GlobalAveragePool, Flatten,
+    Gemm; 1x3x224x224 -> 1000 logits."""
+    g = GraphBuilder("mobilenet_v2_legacy", seed=31)
+
+    def cbr(x: str, cin: int, cout: int, kernel: int, stride: int = 1, group: int = 1) -> str:
+        return g.relu6(_conv_folded(g, x, cin, cout, kernel, stride=stride, group=group))
+
+    x, cin = cbr("input", 3, 32, 3, stride=2), 32
+    for t, c, n, s in _MOBILENET_V2_STAGES:
+        for i in range(n):
+            stride, hidden = (s if i == 0 else 1), cin * t
+            y = x if t == 1 else cbr(x, cin, hidden, 1)
+            y = cbr(y, hidden, hidden, 3, stride=stride, group=hidden)
+            y = _conv_folded(g, y, hidden, c, 1, gain=1.0)
+            x = g.node("Add", [x, y], "add") if stride == 1 and cin == c else y
+            cin = c
+    x = cbr(x, cin, 1280, 1)
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    x = g.gemm(x, 1280, 1000, gain=1.0)
+    return g.build([("input", [1, 3, 224, 224])], [(x, "logits", [1, 1000])])
+
+
+def mobilenet_v2_dynamo() -> onnx.ModelProto:
+    """torchvision's MobileNetV2 at 224x224 as the dynamo exporter writes it (opset 18): Conv
+    without bias followed by BatchNormalization, ReLU6 as Clip with scalar bound inputs, the
+    adaptive average pool as ReduceMean over the spatial axes (axes an input), the flatten as
+    Reshape to [1, -1], Gemm; 1x3x224x224 -> 1000 logits."""
+    g = GraphBuilder("mobilenet_v2_dynamo", seed=32)
+
+    def cb(x: str, cin: int, cout: int, kernel: int, stride: int = 1, group: int = 1) -> str:
+        return g.bn(g.conv(x, cin, cout, kernel, stride=stride, group=group, bias=False), cout)
+
+    def cbr(*args, **kwargs) -> str:
+        return g.relu6(cb(*args, **kwargs))
+
+    x, cin = cbr("input", 3, 32, 3, stride=2), 32
+    for t, c, n, s in _MOBILENET_V2_STAGES:
+        for i in range(n):
+            stride, hidden = (s if i == 0 else 1), cin * t
+            y = x if t == 1 else cbr(x, cin, hidden, 1)
+            y = cbr(y, hidden, hidden, 3, stride=stride, group=hidden)
+            y = cb(y, hidden, c, 1)
+            x = g.node("Add", [x, y], "add") if stride == 1 and cin == c else y
+            cin = c
+    x = cbr(x, cin, 1280, 1)
+    x = g.node("ReduceMean", [x, g.const("axes", np.array([-1, -2]), np.int64)], "mean", keepdims=1)
+    x = g.node("Reshape", [x, g.const("shape", np.array([1, -1]), np.int64)], "view")
+    x = g.gemm(x, 1280, 1000, gain=1.0)
+    return g.build([("input", [1, 3, 224, 224])], [(x, "logits", [1, 1000])], opset=18)
+
+
+def resnet8_tf() -> onnx.ModelProto:
+    """MLPerf-Tiny's ResNet-8 (CIFAR-10, 32x32) as tf2onnx writes the trained Keras model:
+    BatchNorm folded, stride-2 Convs with TF's SAME padding (0, 0, 1, 1), the Dense layer as
+    Flatten -> MatMul + Add, Softmax; 1x3x32x32 -> 10."""
+    g = GraphBuilder("resnet8_tf", seed=33)
+
+    def conv(x: str, cin: int, cout: int, kernel: int, stride: int = 1, gain: float = 2.0) -> str:
+        fan_in = cin * kernel * kernel
+        w = g.rng.standard_normal((cout, cin, kernel, kernel)) * np.sqrt(gain / fan_in)
+        pads = [kernel // 2] * 4 if stride == 1 else [0, 0, kernel // 2, kernel // 2]
+        return g.node("Conv", [x, g.const("w", w), g.const("b", g.rng.standard_normal(cout) * 0.05)], "conv",
+                      kernel_shape=[kernel, kernel], strides=[stride, stride], pads=pads)
+
+    x, cin = g.relu(conv("input", 3, 16, 3)), 16
+    for cout, stride in ((16, 1), (32, 2), (64, 2)):
+        y = conv(g.relu(conv(x, cin, cout, 3, stride)), cout, cout, 3, gain=1.0)
+        shortcut = x if stride == 1 and cin == cout else conv(x, cin, cout, 1, stride, gain=1.0)
+        x, cin = g.relu(g.node("Add", [y, shortcut], "add")), cout
+    x = g.node("Flatten", [g.node("AveragePool", [x], "avgpool", kernel_shape=[8, 8])], "flatten", axis=1)
+    w = g.rng.standard_normal((64, 10)) * np.sqrt(1.0 / 64)
+    x = g.node("Add", [g.node("MatMul", [x, g.const("dense_w", w)], "matmul"),
+                       g.const("dense_b", g.rng.standard_normal(10) * 0.05)], "dense")
+    x = g.node("Softmax", [x], "softmax", axis=1)
+    return g.build([("input", [1, 3, 32, 32])], [(x, "probs", [1, 10])])
+
+
+HELD_APART: dict[str, Callable[[], onnx.ModelProto]] = {
+    "resnet18_224": resnet18_224,
+    "squeezenet1_1": squeezenet1_1,
+    "mobilenet_v2_legacy": mobilenet_v2_legacy,
+    "mobilenet_v2_dynamo": mobilenet_v2_dynamo,
+    "resnet8_tf": resnet8_tf,
+}
+"""The held-apart set: exported-CNN shapes the host's tiling is checked on, not tuned on
+(`bench/latency.py --held-apart`)."""
+
+
 DIGITS = Path(__file__).resolve().parents[1] / "examples" / "digits" / "digits_cnn.onnx"
 
 
@@ -568,7 +708,7 @@ def model_file(name: str, folder: Path) -> Path:
     if name == "digits":
         return DIGITS
     path = Path(folder) / f"{name}.onnx"
-    onnx.save((MODELS | QUANTIZED | LARGE | ARCHITECTURES)[name](), path)
+    onnx.save((MODELS | QUANTIZED | LARGE | ARCHITECTURES | HELD_APART)[name](), path)
     return path
 
 
@@ -581,7 +721,7 @@ def resolve_model(spec: str, folder: Path) -> tuple[str, Path]:
             raise ZantError(f"no model file '{spec}'")
         name = re.sub(r"\W", "_", path.stem)
         return (name if name[:1].isalpha() else f"m_{name}"), path
-    known = MODELS | QUANTIZED | LARGE | ARCHITECTURES
+    known = MODELS | QUANTIZED | LARGE | ARCHITECTURES | HELD_APART
     if spec != "digits" and spec not in known:
         raise ZantError(f"unknown model '{spec}' (choose from digits, {', '.join(known)}, or give an .onnx path)")
     return spec, model_file(spec, folder)

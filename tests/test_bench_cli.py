@@ -115,3 +115,20 @@ def test_mcu_table_labels_variants_only_when_compared():
     assert (a["cycles"], a["cycles/MAC"], a["ms"], b["cycles/MAC"]) == ("60", "6.00", "0.50", "8.00")
     header = mcu.format_table([row]).splitlines()[0].split()
     assert header.index("instructions") < header.index("cycles") < header.index("cycles/MAC") < header.index("ms")
+
+
+def test_latency_held_apart_set_is_its_own(capsys):
+    from models import HELD_APART
+
+    assert latency.main(["--held-apart", "--dry-run"]) == 0
+    models_line = capsys.readouterr().out.splitlines()[0]
+    assert models_line == f"models: {', '.join(HELD_APART)}"
+    assert not set(HELD_APART) & set(latency.BENCH_MODELS)
+
+
+def test_latency_summary_gives_geometric_mean_and_worst():
+    rows = [{"variant": "A", "ratio": r} for r in (0.5, 2.0, 0.5)] + [{"variant": "B", "ratio": 1.0}]
+    assert latency.summary(rows).splitlines() == [
+        "variant A: ours/ort geometric mean 0.79, median 0.50, worst 2.00 over 3 models",
+        "variant B: ours/ort geometric mean 1.00, median 1.00, worst 1.00 over 1 models",
+    ]

@@ -21,7 +21,7 @@ from onnx import version_converter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from models import ARCHITECTURES, MODELS  # noqa: E402
+from models import ARCHITECTURES, HELD_APART, MODELS  # noqa: E402
 
 # Deep models accumulate float rounding differently from NumPy; shallow ones get the default.
 TOLERANCES = {
@@ -110,3 +110,28 @@ def test_architectures_are_deterministic_and_valid():
     for name in ("bert_tiny", "lstm_kws"):
         assert ARCHITECTURES[name]().SerializeToString() == ARCHITECTURES[name]().SerializeToString()
     onnx.checker.check_model(ARCHITECTURES["resnet18"]())
+
+
+def test_held_apart_models_are_valid_and_deterministic():
+    """The held-apart set (issue 34): valid models at their exporters' opsets, the same bytes on
+    every build; the small one compiled matches onnxruntime (the 224x224 ones are measured by
+    bench/latency.py --held-apart, too large for a test)."""
+    assert sorted(HELD_APART) == sorted(["resnet18_224", "squeezenet1_1", "mobilenet_v2_legacy", "mobilenet_v2_dynamo", "resnet8_tf"])
+    opsets = {}
+    for name, build in HELD_APART.items():
+        model = build()
+        onnx.checker.check_model(model)
+        opsets[name] = model.opset_import[0].version
+    assert opsets["mobilenet_v2_dynamo"] == 18 and opsets["mobilenet_v2_legacy"] == 13
+    assert HELD_APART["squeezenet1_1"]().SerializeToString() == HELD_APART["squeezenet1_1"]().SerializeToString()
+    ops = {n.op_type for n in HELD_APART["mobilenet_v2_dynamo"]().graph.node}
+    assert {"BatchNormalization", "ReduceMean", "Reshape", "Clip"} <= ops and "Flatten" not in ops
+
+
+def test_held_apart_resnet8_matches_onnxruntime():
+    ort = pytest.importorskip("onnxruntime")
+    model = HELD_APART["resnet8_tf"]()
+    feeds = random_inputs(model)
+    (got,) = compile_and_run(model, feeds)
+    (want,) = ort.InferenceSession(model.SerializeToString()).run(None, feeds)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
