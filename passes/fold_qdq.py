@@ -405,6 +405,35 @@ def fold_reduce_sum(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     return summed if list(summed.type.get_shape()) == result_shape else b.reshape(summed, result_shape)
 
 
+def fold_extreme(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """ReduceMax / ReduceMin / GlobalMaxPool of a per-tensor DQ'd 8-bit tensor: the op on the
+    8-bit tensor (Q_y ∘ DQ_x is monotone for positive scales), then, where the Q's parameters
+    differ, each extreme requantized once by the exact x_scale / y_scale, ties to even
+    (`_exact_requantize`); plain integers where they are equal."""
+    x = _dequantized(input_value(op, 0))
+    if x is None or not is_int8(x.value) or not x.is_per_tensor:
+        return None
+    if x.same_parameters(y):
+        return fold_unchanged(op, y, b)
+    scales = [constant_value(v) for v in (x.scale, x.zero_point, y.scale)]
+    if not requantizable(x, y) or any(v is None for v in scales) or scales[0].reshape(-1)[0] <= 0 or scales[2].reshape(-1)[0] <= 0:
+        return fold_unchanged(op, y, b)
+    result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
+    value = b.op(op.name.removeprefix("onnx."), [x.value, *inputs(op)[1:]], result_type, dict(op.properties))
+    return _exact_requantize(b, Quantized(value, x.scale, x.zero_point, 0), y)
+
+
+def _exact_requantize(b: Builder, x: Quantized, y: Quantized) -> SSAValue:
+    """x requantized to y's parameters by the window sum of one element (`_window_sum`, count
+    1) over x viewed as [1, size, 1]: saturate(round_half_even((x - x_zp) · x_scale / y_scale)
+    + y_zp) exactly, as DQ → Q computes it (`_requantize`'s QLinearLeakyRelu rounds half up)."""
+    shape = list(x.value.type.get_shape())
+    size = math.prod(shape)
+    column = b.reshape(x.value, [1, size, 1])
+    summed = _window_sum(b, Quantized(column, x.scale, x.zero_point, 0), y, [1], {}, _int8_tensor(y, [1, size, 1]), average=False)
+    return b.reshape(summed, shape)
+
+
 def _reduced_axes(op: Operation, rank: int) -> list[int] | None:
     """The sorted non-negative axes a Reduce* op reduces, from its `axes` attribute or constant
     input ([] when noop_with_empty_axes leaves it nothing to reduce); None when not known at
@@ -834,6 +863,7 @@ FOLDS: dict[str, Fold] = {
     "onnx.Concat": fold_concat,
     "onnx.Softmax": fold_softmax,
     **{f"onnx.{name}": fold_unchanged for name in MOVEMENT_OPS},
+    **{f"onnx.{name}": fold_extreme for name in ("ReduceMax", "ReduceMin", "GlobalMaxPool")},
     "onnx.Relu": _first(fold_activation, fold_lookup_table),
     "onnx.Clip": _first(fold_activation, fold_lookup_table),
     **{f"onnx.{name}": fold_lookup_table for name in LOOKUP_OPS if name not in ("Add", "Max", "Min", "Mul", "Sub")},

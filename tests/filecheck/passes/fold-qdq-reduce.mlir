@@ -126,13 +126,18 @@ func.func @runtime_axes(%x: tensor<1x8x5xi8>, %axes: tensor<1xi64>) -> tensor<1x
 // -----
 
 // GlobalMaxPool runs on the 8-bit tensor (quantization is monotone); where the Q's parameters
-// differ from the DQ's, the maximum is requantized.
+// differ from the DQ's, each maximum is requantized exactly, ties to even: a window sum of one
+// element (count 1, weight scale 1) over the maxima viewed as [1, 8, 1].
 
 // CHECK-LABEL: func.func @global_max
 // CHECK-NOT:     onnx.DequantizeLinear
 // CHECK:         %same = onnx.GlobalMaxPool(%x) : (tensor<1x8x5x5xi8>) -> tensor<1x8x1x1xi8>
 // CHECK:         %[[MAX:.*]] = onnx.GlobalMaxPool(%x) : (tensor<1x8x5x5xi8>) -> tensor<1x8x1x1xi8>
-// CHECK:         %other = onnx.QLinearLeakyRelu(%[[MAX]], %s, %z, %ys, %z) {alpha = 1.000000e+00 : f32}
+// CHECK:         %[[COLUMN:.*]] = onnx.Reshape(%[[MAX]], %shape) : (tensor<1x8x1x1xi8>, tensor<3xi64>) -> tensor<1x8x1xi8>
+// CHECK:         %window = onnx.Constant() {value = dense<1.000000e+00> : tensor<f32>}
+// CHECK:         %[[SUM:.*]] = onnx.QLinearConv(%[[COLUMN]], %s, %z, %ones, %window, %zero, %ys, %z) {group = 8 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK:         %other = onnx.Reshape(%[[SUM]], %shape_1) : (tensor<1x8x1xi8>, tensor<4xi64>) -> tensor<1x8x1x1xi8>
+// CHECK-NOT:     onnx.QLinearLeakyRelu
 // CHECK:         func.return %same, %other
 func.func @global_max(%x: tensor<1x8x5x5xi8>) -> (tensor<1x8x1x1xi8>, tensor<1x8x1x1xi8>) {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
