@@ -28,6 +28,11 @@ legal is restored):
    read the smallest slice of A (a pointwise conv: one pixel's C_in channels; a depthwise conv,
    channel loop outermost: one channel's H x W plane), and that slice is staged.
 
+Which nests: the candidates by decreasing bytes (input + output), each kept only if the lower
+bound of the plan (`plan-arenas`' own, unaligned) does not rise with it (buffers chained in
+place share one slot as large as the largest and as long-lived as all of them, which can cost
+more than it saves), then each undone again if the bound stays the same without it.
+
 The copy costs cycles (one load and store per input element, plus the loop), so the pass is not
 in any default pipeline: `zant compile --ram-budget` (and a firmware board's RAM) adds it only
 when the default plan does not fit (docs/ram-budget.md). Loops are sunk only where every store of
@@ -436,19 +441,10 @@ def _candidates(function: func.FuncOp) -> list[tuple[RangeOp, DefineLocalOp, Def
     return [(nest, dying_buffer, born_buffer) for nest, (dying_buffer, born_buffer) in result.items()]
 
 
-def _lifetime(buffer: DefineLocalOp, schedule: Schedule) -> Lifetime:
-    """`buffer`'s lifetime, from its users in the function (a detached copy of a nest, kept to
-    restore it, is not one)."""
-    spans = [
-        use_interval(user, buffer, schedule) for user in buffer_users(buffer.result) if user in schedule.position
-    ] or [(schedule.position[buffer],) * 2]
-    size = buffer.result.type.byte_size  # type: ignore[attr-defined]
-    return Lifetime(buffer, buffer.tensor_name.data, size, min(s for s, _ in spans), max(e for _, e in spans))
-
-
 def _legal(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, born: DefineLocalOp) -> bool:
     schedule = Schedule.of(function)
-    a, b = _lifetime(dying, schedule), _lifetime(born, schedule)
+    lives = {life.buffer: life for life in scratch_lifetimes(function, schedule)}
+    a, b = lives[dying], lives[born]
     if not (a.first < b.first and a.last == schedule.last[nest] and schedule.ops[b.first] is nest):
         return False
     return staged_in_place_legal(a, b, nest, schedule)
@@ -463,35 +459,100 @@ def _replace(nest: RangeOp, backup: RangeOp) -> None:
     nest.erase()
 
 
-def schedule_nest(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, born: DefineLocalOp) -> str | None:
-    """Make `born` legal to write over `dying` in `nest` and mark it; the step that did it
-    ("as is", "pair clamp", "staged"), or None with the nest as it was."""
+def _erase_buffer(buffer: DefineLocalOp | None) -> None:
+    if buffer is None:
+        return
+    for use in list(buffer.result.uses):
+        use.operation.detach()
+        use.operation.erase()
+    buffer.detach()
+    buffer.erase()
+
+
+@dataclass
+class Scheduled:
+    """A nest `schedule_nest` made in place: how (`step`), and what undoes it (the nest as it
+    was, a detached copy, and the staging buffer added)."""
+
+    step: str
+    nest: RangeOp
+    backup: RangeOp
+    staged: DefineLocalOp | None
+
+    def undo(self) -> RangeOp:
+        """Put the nest back as it was (returned) and erase the staging buffer."""
+        _replace(self.nest, self.backup)
+        _erase_buffer(self.staged)
+        return self.backup
+
+    def keep(self) -> None:
+        self.backup.erase()
+
+
+def schedule_nest(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, born: DefineLocalOp) -> Scheduled | None:
+    """Make `born` legal to write over `dying` in `nest` and mark it (steps of the module
+    docstring: "as is", "pair clamp", "staged"); None, with the nest as it was, if no step does.
+    The caller keeps or undoes the result."""
     mark = ArrayAttr([StringAttr(dying.tensor_name.data), StringAttr(born.tensor_name.data)])
+    backup = nest.clone()
     if _legal(function, nest, dying, born):
         nest.attributes[IN_PLACE_ATTRIBUTE] = mark
-        return "as is"
-    backup = nest.clone()
+        return Scheduled("as is", nest, backup, None)
     if _fix_pair_clamps(nest, dying.result):
         if _legal(function, nest, dying, born):
             nest.attributes[IN_PLACE_ATTRIBUTE] = mark
-            backup.erase()
-            return "pair clamp"
+            return Scheduled("pair clamp", nest, backup, None)
         _replace(nest, backup)
         nest, backup = backup, backup.clone()
     _sink_channel_loops(nest, dying.result, born.result)
     staged = _stage(nest, dying, born)
     if staged is not None and _legal(function, nest, dying, born):
         nest.attributes[IN_PLACE_ATTRIBUTE] = mark
-        backup.erase()
-        return "staged"
+        return Scheduled("staged", nest, backup, staged)
     _replace(nest, backup)
-    if staged is not None:
-        for use in list(staged.result.uses):
-            use.operation.detach()
-            use.operation.erase()
-        staged.detach()
-        staged.erase()
+    _erase_buffer(staged)
     return None
+
+
+def lower_bound_of(function: func.FuncOp) -> int:
+    """The unaligned lower bound `plan-arenas` would report with in-place reuse."""
+    from zant.passes.plan_arenas import lower_bound, make_slots
+
+    schedule = Schedule.of(function)
+    return lower_bound(make_slots(scratch_lifetimes(function, schedule), schedule, 1, True))
+
+
+def schedule_function(function: func.FuncOp) -> list[Scheduled]:
+    """Schedule in place the nests that lower the function's bound and no more: candidates by
+    decreasing bytes, each kept unless it raises the bound (a slot chained through many layers
+    is as large as its largest member and lives as long as all of them); then each undone again
+    where the bound stays without it (its copy costs cycles for nothing)."""
+    bound = lower_bound_of(function)
+    kept: list[tuple[Scheduled, DefineLocalOp, DefineLocalOp]] = []
+    order = sorted(
+        _candidates(function),
+        key=lambda c: -(c[1].result.type.byte_size + c[2].result.type.byte_size),  # type: ignore[attr-defined]
+    )
+    for nest, dying, born in order:
+        done = schedule_nest(function, nest, dying, born)
+        if done is None:
+            continue
+        new = lower_bound_of(function)
+        if new > bound:
+            done.undo()
+            continue
+        bound = new
+        kept.append((done, dying, born))
+    result = []
+    for done, dying, born in reversed(kept):
+        nest = done.undo()
+        if lower_bound_of(function) <= bound:
+            continue
+        again = schedule_nest(function, nest, dying, born)
+        assert again is not None  # the same nest, the same steps
+        again.keep()
+        result.append(again)
+    return result[::-1]
 
 
 @dataclass(frozen=True)
@@ -503,5 +564,4 @@ class ScheduleInPlacePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in list(ops_of(op, func.FuncOp)):
-            for nest, dying, born in _candidates(function):
-                schedule_nest(function, nest, dying, born)
+            schedule_function(function)

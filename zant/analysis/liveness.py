@@ -128,7 +128,9 @@ def scratch_lifetimes(function: func.FuncOp, schedule: Schedule | None = None) -
             continue
         buffer_type = op.result.type
         assert isinstance(buffer_type, BufferType)
-        spans = [use_interval(user, op, schedule) for user in buffer_users(op.result)]
+        # A user outside the function (a detached copy of a nest a pass keeps to restore) is
+        # not part of the program.
+        spans = [use_interval(user, op, schedule) for user in buffer_users(op.result) if user in schedule.position]
         if not spans:
             spans = [(schedule.position[op], schedule.position[op])]
         lifetimes.append(
