@@ -16,8 +16,13 @@ base and the overhead is paid once per F steps:
 F is the largest power of two up to `max-factor` that divides the trip count and leaves at
 least `min-trips` iterations: measured on the Cortex-M4, a dot loop left with 2 longer
 iterations (KWS' 64-channel pointwise layers unrolled by 8) got slower than by 4, which LLVM
-schedules without spilling; 8 suits the autoencoder's 128- and 640-long rows. Exact: the same
-ops in the same order (the accumulators are `uop.acc` cells, read and written by each copy).
+schedules without spilling; 8 suits the autoencoder's 128- and 640-long rows. A loop of
+`smlad_bytes_pair` steps (a 2 x 2 register tile: twice a `smlad_bytes` step's code) takes at
+most `pair-max-factor` (4): by 8, VWW's 128- and 256-channel pointwise nests (1.3 KB with their
+requantization) outgrew the 1 KB instruction cache of the STM32L4's flash accelerator and
+waited for flash on every pass (vww_int8 on the NUCLEO-L4R5ZI: 25.29 M -> 22.97 M cycles by
+4). Exact: the same ops in the same order (the accumulators are `uop.acc` cells, read and
+written by each copy).
 
 Taken for innermost loops whose body multiply-accumulates with `arm_dsp.smlad` or
 `arm_dsp.smlad_bytes` (or `smlad_bytes_pair`); other loops are left as they are. Run it after `interleave-dot-rows`,
@@ -37,6 +42,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
+
+
+def _has_pairs(loop: uop.RangeOp) -> bool:
+    return any(isinstance(op, arm_dsp.SmladBytesPairOp) for op in loop.body.block.ops)
 
 
 def _is_dot_loop(loop: uop.RangeOp) -> bool:
@@ -75,15 +84,18 @@ def _unroll(loop: uop.RangeOp, factor: int) -> None:
 
 @dataclass(frozen=True)
 class UnrollDotLoopsPass(ModulePass):
-    """Innermost DSP dot-product loops unrolled by up to `max_factor` (keeping `min_trips`)."""
+    """Innermost DSP dot-product loops unrolled by up to `max_factor` (`pair_max_factor` for
+    loops of `smlad_bytes_pair`), keeping `min_trips`."""
 
     name = "unroll-dot-loops"
 
     max_factor: int = 8
     min_trips: int = 4
+    pair_max_factor: int = 4
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for loop in [o for o in ops_of(op, uop.RangeOp) if _is_dot_loop(o)]:
-            factor = unroll_factor(loop.trip_count, self.max_factor, self.min_trips)
+            most = min(self.max_factor, self.pair_max_factor) if _has_pairs(loop) else self.max_factor
+            factor = unroll_factor(loop.trip_count, most, self.min_trips)
             if factor > 1:
                 _unroll(loop, factor)

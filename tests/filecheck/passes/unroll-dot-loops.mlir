@@ -1,5 +1,6 @@
 // RUN: zant-opt %s -p unroll-dot-loops | filecheck %s
 // RUN: zant-opt %s -p "unroll-dot-loops{max-factor=2}" | filecheck %s --check-prefix=TWO
+// RUN: zant-opt %s -p "unroll-dot-loops{pair-max-factor=8}" | filecheck %s --check-prefix=PAIR8
 
 // A 64-long row (16 steps of 4) unrolled by 4, keeping 4 iterations: copy j reads at %k + 4j and
 // accumulates into the same cell after the copy before it.
@@ -28,6 +29,17 @@
 // CHECK-LABEL: func.func @long_row()
 // CHECK:         uop.range %k = 0 to 640 step 32 {
 // CHECK-COUNT-7:   uop.add %k
+
+// A 640-long row of 2 x 2 tiles (smlad_bytes_pair: twice the code of a step) by at most
+// pair-max-factor = 4 (40 iterations), so that the nest around it stays within a flash
+// accelerator's instruction cache; by 8 when allowed.
+// CHECK-LABEL: func.func @pair_row()
+// CHECK:         uop.range %k = 0 to 640 step 16 {
+// CHECK-COUNT-3:   uop.add %k
+// CHECK-NOT:       uop.add %k
+// CHECK:         }
+// PAIR8-LABEL: func.func @pair_row()
+// PAIR8:         uop.range %k = 0 to 640 step 32 {
 
 // Left alone: 8 steps keep at least 4 iterations only by 2; 3 steps do not divide; a loop
 // without SMLAD; a loop around another loop.
@@ -62,6 +74,24 @@ func.func @long_row() {
     %s = uop.acc_get %acc : !uop.acc<i32>, i32
     %r = arm_dsp.smlad %e, %w, %s : i32
     uop.acc_set %acc, %r : !uop.acc<i32>, i32
+  }
+  func.return
+}
+
+func.func @pair_row() {
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<640xi8>
+  %e = uop.const 1 : i32
+  %o = uop.const 2 : i32
+  %a0 = uop.define_acc 0 : i32
+  %a1 = uop.define_acc 0 : i32
+  uop.range %k = 0 to 640 step 4 {
+    %xp = uop.gep inbounds %x[%k] : !uop.buffer<640xi8>
+    %w = arm_dsp.load_word %xp : !uop.ptr<i8>
+    %s0 = uop.acc_get %a0 : !uop.acc<i32>, i32
+    %s1 = uop.acc_get %a1 : !uop.acc<i32>, i32
+    %r0, %r1 = arm_dsp.smlad_bytes_pair %e, %o, %o, %e, %w, %s0, %s1 : i32
+    uop.acc_set %a0, %r0 : !uop.acc<i32>, i32
+    uop.acc_set %a1, %r1 : !uop.acc<i32>, i32
   }
   func.return
 }
