@@ -62,7 +62,7 @@ from xdsl.traits import MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects.uop import Accesses, PtrType
-from zant.ir.target_ops import Read, ZigHelper, wrap_signed
+from zant.ir.target_ops import Read, ZigCall, ZigHelper, wrap_signed
 
 ROTATIONS = (0, 8, 16, 24)
 """The rotations `SXTB16` can apply to its operand first (`ror #8`, `#16`, `#24`)."""
@@ -75,7 +75,7 @@ _HAS_DSP = (
 )
 
 _ZIG: dict[str, tuple[tuple[str, ...], str]] = {
-    # name: (helpers it calls, source), as zant.backend.zig_helpers.HELPERS
+    # name: (helpers it calls, once per call, source), as zant.backend.zig_helpers.HELPERS
     "zant_load_word": (
         (),
         """\
@@ -131,7 +131,7 @@ inline fn zant_smlad(a: i32, b: i32, c: i32) i32 {{
 }}""",
     ),
     "zant_smlad_bytes": (
-        ("zant_sxtb16", "zant_smlad"),
+        ("zant_smlad", "zant_sxtb16", "zant_smlad", "zant_sxtb16"),
         f"""\
 /// c + even * sxtb16(w) + odd * sxtb16(w ror 8): the 4 int8 of w times the other operand's
 /// halves (arm_dsp.smlad_bytes). One asm block of 4 instructions and one scratch register, so
@@ -154,7 +154,7 @@ inline fn zant_smlad_bytes(even: i32, odd: i32, w: i32, c: i32) i32 {{
 }}""",
     ),
     "zant_smlad_bytes_pair": (
-        ("zant_smlad_bytes",),
+        ("zant_smlad_bytes", "zant_smlad_bytes"),
         f"""\
 /// smlad_bytes(e0, o0, w, c0) and smlad_bytes(e1, o1, w, c1), w widened once for both sums
 /// (arm_dsp.smlad_bytes_pair): one asm block of 6 instructions and one scratch register.
@@ -248,8 +248,8 @@ class LoadWordOp(IRDLOperation):
     def __init__(self, ptr: SSAValue | Operation):
         super().__init__(operands=[ptr], result_types=[IntegerType(32)])
 
-    def zig_call(self, args: Sequence[str]) -> str:
-        return f"zant_load_word({args[0]})"
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_load_word", (args[0],))
 
     def reference(self, read: Read) -> tuple[int]:
         return (int.from_bytes(read(range(4)).astype(np.int8).tobytes(), "little", signed=True),)
@@ -275,8 +275,8 @@ class Sxtb16Op(IRDLOperation):
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_sxtb16")
 
-    def zig_call(self, args: Sequence[str]) -> str:
-        return f"zant_sxtb16({args[0]}, {self.rotation})"
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_sxtb16", (args[0], str(self.rotation)))
 
     def reference(self, word: int) -> tuple[int]:
         return (sxtb16(word, self.rotation),)
@@ -338,8 +338,8 @@ class SmladOp(IRDLOperation):
     def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, addend: SSAValue | Operation):
         super().__init__(operands=[lhs, rhs, addend], result_types=[IntegerType(32)])
 
-    def zig_call(self, args: Sequence[str]) -> str:
-        return f"zant_smlad({', '.join(args)})"
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smlad", tuple(args))
 
     def reference(self, a: int, b: int, c: int) -> tuple[int]:
         return (smlad(a, b, c),)
@@ -370,8 +370,8 @@ class SmladBytesOp(IRDLOperation):
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_bytes", "zant_sxtb16", "zant_smlad")
 
-    def zig_call(self, args: Sequence[str]) -> str:
-        return f"zant_smlad_bytes({', '.join(args)})"
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smlad_bytes", tuple(args))
 
     def reference(self, even: int, odd: int, word: int, c: int) -> tuple[int]:
         return (smlad_bytes(even, odd, word, c),)
@@ -414,8 +414,8 @@ class SmladBytesPairOp(IRDLOperation):
     )
     ZIG_RESULTS: ClassVar[str] = "pair"
 
-    def zig_call(self, args: Sequence[str]) -> str:
-        return f"zant_smlad_bytes_pair({', '.join(args)})"
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smlad_bytes_pair", tuple(args))
 
     def reference(self, e0: int, o0: int, e1: int, o1: int, word: int, c0: int, c1: int) -> tuple[int, int]:
         return (smlad_bytes(e0, o0, word, c0), smlad_bytes(e1, o1, word, c1))

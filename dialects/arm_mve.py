@@ -55,7 +55,7 @@ from xdsl.traits import MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects.uop import Accesses, PtrType
-from zant.ir.target_ops import Read, ZigHelper, wrap_signed
+from zant.ir.target_ops import Read, ZigCall, ZigHelper, wrap_signed
 
 GATHER_LANES = 8
 """Lanes of a `VLDRB.S16` gather: 8 bytes into 16-bit lanes."""
@@ -80,7 +80,7 @@ _HAS_MVE = (
 )
 
 _ZIG: dict[str, tuple[tuple[str, ...], str]] = {
-    # name: (helpers it calls, source), as zant.backend.zig_helpers.HELPERS
+    # name: (helpers it calls, once per call, source), as zant.backend.zig_helpers.HELPERS
     "zant_vldrb_gather": (
         (),
         f"""\
@@ -102,7 +102,7 @@ inline fn zant_vldrb_gather(comptime offsets: @Vector(8, u16), p: *const i8) @Ve
 }}""",
     ),
     "zant_vldrb_gather16": (
-        ("zant_vldrb_gather_u16",),
+        ("zant_vldrb_gather_u16", "zant_vldrb_gather_u16"),
         f"""\
 /// The 16 int8 at p + offsets[i] (arm_mve.vldrb_gather to 16 lanes): the even lanes and the
 /// odd ones by two VLDRB.U16 gathers (each byte into the low half of a 16-bit lane), which
@@ -187,13 +187,13 @@ class VldrbGatherOp(IRDLOperation):
         ZIG_HELPER_SOURCES[n] for n in ("zant_vldrb_gather", "zant_vldrb_gather16", "zant_vldrb_gather_u16")
     )
 
-    def zig_call(self, args: Sequence[str]) -> str:
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
         offsets = self.byte_offsets
         if len(offsets) == 16:  # even and odd lanes
             even, odd = (", ".join(str(o) for o in offsets[i::2]) for i in (0, 1))
-            return f"zant_vldrb_gather16(.{{ {even} }}, .{{ {odd} }}, {args[0]})"
+            return ZigCall("zant_vldrb_gather16", (f".{{ {even} }}", f".{{ {odd} }}", args[0]))
         listed = ", ".join(str(o) for o in offsets)
-        return f"zant_vldrb_gather(.{{ {listed} }}, {args[0]})"
+        return ZigCall("zant_vldrb_gather", (f".{{ {listed} }}", args[0]))
 
     def reference(self, read: Read) -> tuple[np.ndarray]:
         lanes = read(self.byte_offsets)
@@ -274,11 +274,11 @@ class VmlavaOp(IRDLOperation):
     def __init__(self, acc: SSAValue | Operation, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
         super().__init__(operands=[acc, lhs, rhs], result_types=[IntegerType(32)])
 
-    def zig_call(self, args: Sequence[str]) -> str:
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
         vector = self.lhs.type
         assert isinstance(vector, VectorType) and isinstance(vector.element_type, IntegerType)
         lanes, bits = vector.get_shape()[0], vector.element_type.width.data
-        return f"zant_vmlava({lanes}, i{bits}, {', '.join(args)})"
+        return ZigCall("zant_vmlava", (str(lanes), f"i{bits}", *args))
 
     def reference(self, acc: int, a: np.ndarray, b: np.ndarray) -> tuple[int]:
         return (wrap_signed(acc + int(np.dot(a.astype(np.int64), b.astype(np.int64)))),)

@@ -42,11 +42,12 @@ ROUNDING = "zant.rounding"
 """On an op that requantizes an integer sum (set by `requant-rounding`, a string of
 `ROUNDING_MODES` other than `exact`): whose arithmetic its requantization reproduces bit for
 bit, `onnxruntime` (its CPU kernels' float32 scale multiply, rounded to nearest even) or
-`tflite` (TFLite's reference kernels: a Q31 doubling high multiply, then a rounding shift).
+`tflite` (TFLite's reference kernels: a Q31 doubling high multiply, then a rounding shift), or
+`tflite-single` (the same built with TFLITE_SINGLE_ROUNDING: one rounding).
 Without it the requantization is exact: the real value rounded half to even, as ONNX's
 QuantizeLinear defines it."""
 
-ROUNDING_MODES = ("exact", "onnxruntime", "tflite")
+ROUNDING_MODES = ("exact", "onnxruntime", "tflite", "tflite-single")
 """The requantization rounding modes (`requant-rounding{mode=...}`, `zant compile
 --requant-rounding`); the first is the default."""
 

@@ -13,10 +13,12 @@ gives its own last bits:
   optimizer makes of them): the sum converted to float32, times the float32 scale
   (x_scale · w_scale) / y_scale, rounded to nearest even; QLinearAdd as its x86-64 AVX2 kernel
   computes it (two float32 fused multiply-adds, then rounded to nearest even).
-* `tflite`: TFLite's reference kernels (what TFLite Micro runs): M as a Q31 multiplier and a
-  shift from the double-precision ratio, a saturating rounding doubling high multiply, then a
-  rounding right shift (two roundings, ties away from zero); Add as TFLite's (inputs shifted
-  left by 20 bits, each rescaled, the sum rescaled).
+* `tflite`: TFLite's reference kernels as its default build and TFLite Micro compile them: M
+  as a Q31 multiplier and an exponent from the double-precision ratio, a saturating rounding
+  doubling high multiply, then a rounding right shift (two roundings, ties away from zero);
+  Add as TFLite's (inputs shifted left by 20 bits, each rescaled, the sum rescaled).
+* `tflite-single`: the same kernels built with TFLITE_SINGLE_ROUNDING (one rounding: x · q plus
+  half, shifted right by 31 - e), as the LiteRT 2.3 Python wheel's reference kernels compute.
 
 The pass marks each op whose lowering implements the mode with `zant.rounding` (the
 QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, except an average pool's,

@@ -4,6 +4,7 @@ with Zig's first error line and where the source is kept, never Zig's raw output
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from onnx import TensorProto, helper
 from zant.backend import zig_helpers
 from zant.backend.build import ZigCompileError, build_zig, zig_failure
 from zant.errors import InternalError, ZantError
+from zant.ir.target_ops import ZigHelper
 from zant.tools import cli
 
 
@@ -43,8 +45,9 @@ def test_other_build_failures_stay_user_errors(tmp_path):
 def test_zant_compile_reports_broken_zig_in_one_line_and_keeps_it(tmp_path, monkeypatch, capsys):
     """`zant compile` of a model whose generated Zig Zig rejects (here: a helper broken on
     purpose) exits 2 with one `zant: internal error:` line naming the error and the kept file."""
-    source, body = zig_helpers.HELPERS["zant_fmax"]
-    monkeypatch.setitem(zig_helpers.HELPERS, "zant_fmax", (source, body.replace("return", "return no_such_value +", 1)))
+    fmax = zig_helpers.HELPERS["zant_fmax"]
+    broken = replace(fmax, source=fmax.source.replace("return", "return no_such_value +", 1))
+    monkeypatch.setitem(zig_helpers.HELPERS, "zant_fmax", broken)
     graph = helper.make_graph(
         [helper.make_node("Max", ["a", "b"], ["y"])], "g",
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "ab"],
@@ -66,8 +69,9 @@ def test_zant_compile_reports_broken_zig_in_one_line_and_keeps_it(tmp_path, monk
 
 def test_zant_run_keeps_the_broken_zig_it_names(tmp_path, monkeypatch, capsys):
     """`zant run` builds in a temporary folder: the file its internal error names still exists."""
-    source, body = zig_helpers.HELPERS["zant_fmax"]
-    monkeypatch.setitem(zig_helpers.HELPERS, "zant_fmax", (source, body.replace("return", "return no_such_value +", 1)))
+    fmax = zig_helpers.HELPERS["zant_fmax"]
+    broken = replace(fmax, source=fmax.source.replace("return", "return no_such_value +", 1))
+    monkeypatch.setitem(zig_helpers.HELPERS, "zant_fmax", broken)
     graph = helper.make_graph(
         [helper.make_node("Max", ["a", "b"], ["y"])], "g",
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "ab"],
@@ -109,17 +113,23 @@ def test_a_thousand_inline_helper_calls_in_one_function_compile(tmp_path, monkey
     (got,) = load_compiled(result)(*feeds)
     np.testing.assert_array_equal(got, np.maximum(np.maximum(feeds[0], feeds[1]), feeds[2]))
 
-    monkeypatch.setattr(zig_printer, "branch_quota", lambda text, helpers: None)
+    monkeypatch.setattr(zig_printer, "branch_quota", lambda inline_calls: None)
     with pytest.raises(ZigCompileError, match="evaluation exceeded 1000 backwards branches"):
         compile_model(path, tmp_path / "unquoted", CompileOptions(name="m", optimize="ReleaseSafe"))
 
 
-def test_inline_calls_counts_inline_helpers_only():
+def test_call_weight_counts_inline_helpers_only():
+    """A call's weight is read from the declarations (`ZigHelper.calls`, `inline`), not the Zig."""
     helpers = {
-        "zant_a": ((), "inline fn zant_a(x: f32) f32 {\n    return x;\n}"),
-        "zant_b": (("zant_a",), "inline fn zant_b(x: f32) f32 {\n    return zant_a(zant_a(x));\n}"),
-        "zant_c": (("zant_b",), "fn zant_c(x: f32) f32 {\n    return zant_b(x);\n}"),
+        "zant_a": ZigHelper("zant_a", "inline fn zant_a(x: f32) f32 {\n    return x;\n}"),
+        "zant_b": ZigHelper("zant_b", "inline fn zant_b(x: f32) f32 {\n    return zant_a(zant_a(x));\n}",
+                            calls=("zant_a", "zant_a")),
+        "zant_c": ZigHelper("zant_c", "fn zant_c(x: f32) f32 {\n    return zant_b(x);\n}", calls=("zant_b",),
+                            inline=False),
+        "zant_d": ZigHelper("zant_d", "inline fn zant_d(x: f32) f32 {\n    return zant_c(x);\n}", calls=("zant_c",)),
     }
-    assert zig_helpers.inline_calls("zant_a(y) + zant_b(y) + zant_c(y) + other(y)", helpers) == 1 + 3
-    assert zig_helpers.branch_quota("zant_a(y);\n" * 249, helpers) is None
-    assert zig_helpers.branch_quota("zant_a(y);\n" * 600, helpers) == 2200
+    assert [zig_helpers.call_weight(h, helpers) for h in helpers] == [1, 3, 0, 1]
+    assert zig_helpers.uses("zant_d", helpers) == {"zant_d", "zant_c", "zant_b", "zant_a"}
+    assert zig_helpers.branch_quota(249) is None
+    assert zig_helpers.branch_quota(250) == 1500
+    assert zig_helpers.branch_quota(600) == 2200

@@ -6,9 +6,11 @@ mode gives its runtime's codes byte for byte.
   QLinearAdd (asserted: the comparison is with its integer kernels), on random inputs of
   several seeds and on inputs built to land on near-ties (scale 0.1: x · 0.1 rounds to a half
   in float32 where the exact value is just above it).
-* `tflite`: against TFLite's reference arithmetic written here in NumPy from its published
-  semantics (QuantizeMultiplier, SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, the int8
-  Add's 20-bit left shift); tensorflow itself is not installed in the test environment.
+* `tflite`, `tflite-single`: against TFLite's reference arithmetic written here in NumPy from
+  its published semantics (QuantizeMultiplier, SaturatingRoundingDoublingHighMul,
+  RoundingDivideByPOT or, built with TFLITE_SINGLE_ROUNDING, one rounding shift; the int8 Add's
+  20-bit left shift); tensorflow itself is not installed in the test environment (the MLPerf
+  Tiny comparison with LiteRT's reference kernels is docs/int8.md's).
 * `exact` (the default) differs from onnxruntime at those near-ties: the modes are not the same
   code. The interpreter's reference follows each mode (`check_each_pass` from the first pass).
 """
@@ -200,8 +202,12 @@ def tfl_quantize_multiplier(real: float) -> tuple[int, int]:
     return (0, 0) if exponent < -31 else (q, exponent)
 
 
-def tfl_multiply(x: int, q: int, shift: int) -> int:
-    """MultiplyByQuantizedMultiplier on Python ints, written as TFLite's C code reads."""
+def tfl_multiply(x: int, q: int, shift: int, single: bool = False) -> int:
+    """MultiplyByQuantizedMultiplier on Python ints, written as TFLite's C code reads (`single`:
+    its TFLITE_SINGLE_ROUNDING form)."""
+    if single:
+        total_shift = 31 - shift
+        return (x * q + (1 << (total_shift - 1))) >> total_shift
     left, right = max(shift, 0), max(-shift, 0)
     x = ((x * (1 << left) + 2**31) % 2**32) - 2**31
     ab = x * q
@@ -213,7 +219,7 @@ def tfl_multiply(x: int, q: int, shift: int) -> int:
     return (high >> right) + (1 if remainder > threshold else 0)
 
 
-def tfl_conv(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
+def tfl_conv(model: onnx.ModelProto, x: np.ndarray, single: bool = False) -> np.ndarray:
     init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     w = init["w"].astype(np.int64)
     xi = np.pad(x.astype(np.int64) - int(init["xzp"]), [(0, 0), (0, 0), (1, 1), (1, 1)])
@@ -226,19 +232,19 @@ def tfl_conv(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
     for m in range(w.shape[0]):
         real = float(init["xs"]) * float(init["ws"][m]) / float(init["ys"])
         q, e = tfl_quantize_multiplier(real)
-        out[:, m] = np.vectorize(lambda v: tfl_multiply(int(v), q, e))(acc[:, m])
+        out[:, m] = np.vectorize(lambda v: tfl_multiply(int(v), q, e, single))(acc[:, m])
     return np.clip(out + int(init["yzp"]), 0, 255).astype(np.uint8)
 
 
-def tfl_matmul(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
+def tfl_matmul(model: onnx.ModelProto, x: np.ndarray, single: bool = False) -> np.ndarray:
     init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     acc = (x.astype(np.int64) - int(init["xzp"])) @ init["w"].astype(np.int64)
     q, e = tfl_quantize_multiplier(float(init["xs"]) * float(init["ws"]) / float(init["ys"]))
-    out = np.vectorize(lambda v: tfl_multiply(int(v), q, e))(acc)
+    out = np.vectorize(lambda v: tfl_multiply(int(v), q, e, single))(acc)
     return np.clip(out + int(init["yzp"]), 0, 255).astype(np.uint8)
 
 
-def tfl_add(model: onnx.ModelProto, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def tfl_add(model: onnx.ModelProto, a: np.ndarray, b: np.ndarray, single: bool = False) -> np.ndarray:
     """TFLite's reference int8 Add (left shift 20; input multipliers over twice the larger scale)."""
     init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     sa, sb, sc = (float(init[n]) for n in ("as", "bs", "cs"))
@@ -247,8 +253,8 @@ def tfl_add(model: onnx.ModelProto, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.broadcast_arrays(a.astype(np.int64) - int(init["azp"]), b.astype(np.int64) - int(init["bzp"]))
 
     def one(va, vb):
-        total = tfl_multiply(int(va) * (1 << 20), qa, ea) + tfl_multiply(int(vb) * (1 << 20), qb, eb)
-        return tfl_multiply(total, qc, ec) + int(init["czp"])
+        total = tfl_multiply(int(va) * (1 << 20), qa, ea, single) + tfl_multiply(int(vb) * (1 << 20), qb, eb, single)
+        return tfl_multiply(total, qc, ec, single) + int(init["czp"])
 
     return np.clip(np.vectorize(one)(a, b), -128, 127).astype(np.int8)
 
@@ -328,32 +334,45 @@ def test_onnxruntime_mode_equals_onnxruntime_qlinear_add(seed, b_shape):
     np.testing.assert_array_equal(compiled(model, "onnxruntime", feeds), want)
 
 
+@pytest.mark.parametrize("mode", ["tflite", "tflite-single"])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_tflite_mode_equals_tflite_reference_arithmetic(seed):
+def test_tflite_mode_equals_tflite_reference_arithmetic(seed, mode):
+    single = mode == "tflite-single"
     model = random_conv(seed)
     feeds = random_inputs(model, seed)
-    np.testing.assert_array_equal(compiled(model, "tflite", feeds), tfl_conv(model, feeds["x"]))
+    np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_conv(model, feeds["x"], single))
     model = random_matmul(seed)
     feeds = random_inputs(model, seed)
-    np.testing.assert_array_equal(compiled(model, "tflite", feeds), tfl_matmul(model, feeds["x"]))
+    np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_matmul(model, feeds["x"], single))
     model = random_add(seed, (1, 4, 1, 1))
     feeds = random_inputs(model, seed)
-    np.testing.assert_array_equal(compiled(model, "tflite", feeds), tfl_add(model, feeds["a"], feeds["b"]))
+    np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_add(model, feeds["a"], feeds["b"], single))
 
 
-def test_tflite_mode_at_ties():
-    """TFLite rounds twice (the high multiply, then the shift, ties away from zero): at the
-    scale-0.1 near-ties it differs from the exact rounding."""
+def test_tflite_modes_at_ties():
+    """TFLite's default build rounds twice (the high multiply, then the shift, ties away from
+    zero), its single-rounding build once (ties up): at the scale-0.1 near-ties the two differ
+    from each other, and each equals its NumPy form."""
     model = tie_matmul()
     feeds = {"x": tie_rows()}
-    got = compiled(model, "tflite", feeds)
-    np.testing.assert_array_equal(got, tfl_matmul(model, feeds["x"]))
+    np.testing.assert_array_equal(compiled(model, "tflite", feeds), tfl_matmul(model, feeds["x"]))
+    np.testing.assert_array_equal(compiled(model, "tflite-single", feeds), tfl_matmul(model, feeds["x"], single=True))
+    # M = 0.3 (q · 2^-32): x · q / 2^31 = 0.6 for x = 1 rounds to 1 first, then 1 / 2 away from
+    # zero to 1; once, 0.3 rounds to 0. Every x = 1 + 10k lands so (0.3, 3.3, 6.3 ...).
+    model = matmul_model(0.3, 1.0, 1.0, np.eye(16, 5, dtype=np.int64), x_zp=0)
+    x = np.zeros((4, 16), np.uint8)
+    x[:, :5] = (1 + 10 * np.arange(20)).reshape(4, 5)
+    double, single = (compiled(model, mode, {"x": x}) for mode in ("tflite", "tflite-single"))
+    np.testing.assert_array_equal(double, tfl_matmul(model, x))
+    np.testing.assert_array_equal(single, tfl_matmul(model, x, single=True))
+    assert (double.astype(int) - single == 1).all()
     model = tie_conv()
     feeds = random_inputs(model, 1, 0, 12)
     np.testing.assert_array_equal(compiled(model, "tflite", feeds), tfl_conv(model, feeds["x"]))
+    np.testing.assert_array_equal(compiled(model, "tflite-single", feeds), tfl_conv(model, feeds["x"], single=True))
 
 
-@pytest.mark.parametrize("mode", ["onnxruntime", "tflite"])
+@pytest.mark.parametrize("mode", ["onnxruntime", "tflite", "tflite-single"])
 def test_interpreter_follows_the_mode(mode):
     """check_each_pass from the first pass: the onnx-level reference computes the mode's codes,
     which every later pass (the lowering's integer or float32 steps) keeps."""

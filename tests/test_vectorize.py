@@ -198,7 +198,7 @@ def test_many_strided_accesses_in_one_function_compile(tmp_path):
     )
     source = tmp_path / "many.zig"
     source.write_text(
-        f"{HELPERS['zant_vgather'][1]}\n{HELPERS['zant_vscatter'][1]}\n"
+        f"{HELPERS['zant_vgather'].source}\n{HELPERS['zant_vscatter'].source}\n"
         f"export fn many(buf: [*]f32) void {{\n{calls}\n}}\n"
     )
     assert build_zig(source, tmp_path / "many.o", optimize="ReleaseSafe", kind="obj").exists()

@@ -52,12 +52,17 @@ def test_target_dialects_import_no_backend_or_interpreter():
 
 
 class _Printer:
-    """The printer vocabulary print_declared uses, recording what it is asked."""
+    """The printer vocabulary print_declared uses, recording what it is asked (`call_helper` is
+    the printer's own: the helpers a call makes the file hold and the inline calls it counts)."""
 
     def __init__(self):
         from zant.backend.names import Namer
 
-        self.namer, self.lines, self.helpers_used = Namer(), [], set()
+        self.namer, self.lines, self.helpers_used, self.inline_calls = Namer(), [], set(), 0
+
+    from zant.backend.zig_printer import ZigPrinter
+
+    call_helper = ZigPrinter.call_helper
 
     def expr(self, value):
         return value.name_hint
@@ -89,6 +94,8 @@ def test_declared_case_marks_the_helpers_its_call_names_and_those_they_call():
         "const pair = zant_smlad_bytes_pair(e0, o0, e1, o1, w, c0, c1);", "r0 = pair[0]", "r1 = pair[1]",
     ]
     assert printer.helpers_used == {"zant_smlad_bytes_pair", "zant_smlad_bytes", "zant_sxtb16", "zant_smlad"}
+    # Inline calls as Zig counts them: the pair, its two smlad_bytes, their 2 x 2 smlad and sxtb16.
+    assert printer.inline_calls == 1 + 2 * (1 + 4)
     # A 16-lane gather names its own helper, not the 8-lane one whose name prefixes it.
     (p,) = _values("p", type=uop.PtrType(IntegerType(8)))
     gather = arm_mve.VldrbGatherOp(p, list(range(16)))
@@ -98,6 +105,7 @@ def test_declared_case_marks_the_helpers_its_call_names_and_those_they_call():
     even, odd = ".{ 0, 2, 4, 6, 8, 10, 12, 14 }", ".{ 1, 3, 5, 7, 9, 11, 13, 15 }"
     assert printer.lines == [f"g = zant_vldrb_gather16({even}, {odd}, p)"]
     assert printer.helpers_used == {"zant_vldrb_gather16", "zant_vldrb_gather_u16"}
+    assert printer.inline_calls == 3
 
 
 def test_generic_ops_have_no_registered_case():
@@ -108,7 +116,7 @@ def test_target_helpers_are_printable_by_name():
     zig_cases.case_for(arm_dsp.SmladBytesPairOp)  # registers its helpers
     zig_cases.case_for(arm_mve.VmlavaOp)
     helpers = zig_cases.all_helpers()
-    assert helpers["zant_smlad"] == ((), arm_dsp.ZIG_HELPER_SOURCES["zant_smlad"].source)
+    assert helpers["zant_smlad"] == arm_dsp.ZIG_HELPER_SOURCES["zant_smlad"]
     assert {"zant_smlad_bytes_pair", "zant_smlad_bytes", "zant_sxtb16", "zant_vmlava"} <= helpers.keys()
 
 
@@ -135,3 +143,29 @@ def test_the_interpreter_runs_every_target_op_through_its_declared_semantics():
         for op in dialect.operations:
             owner, _ = functions.IMPLEMENTATIONS[op]
             assert owner is functions.TargetOpFunctions, op.name
+
+
+def test_helper_declarations_agree_with_their_zig():
+    """The printer reads each helper's facts from its declaration (`ZigHelper.calls`, `inline`),
+    never its Zig: here the declarations are checked against the sources, so they cannot drift.
+    A helper's calls are the helpers its body calls, once per call (a type it names, like
+    ZantFloatKind, is a use that is no call)."""
+    import re
+
+    from zant.backend.zig_helpers import HELPERS
+
+    helpers = HELPERS | arm_dsp.ZIG_HELPER_SOURCES | arm_mve.ZIG_HELPER_SOURCES
+    functions = {name for name, h in helpers.items() if re.search(rf"^(inline )?fn {name}\(", h.source, re.M)}
+    for name, helper in helpers.items():
+        assert helper.name == name and set(helper.calls) <= helpers.keys(), name
+        assert helper.inline == bool(re.search(rf"^inline fn {name}\(", helper.source, re.M)), name
+        body = helper.source.split(f"fn {name}(", 1)[-1].split("{", 1)[-1]
+        called = [c for c in re.findall(r"\b(zant_\w+)\(", body) if c in helpers]
+        assert sorted(called) == sorted(c for c in helper.calls if c in functions), name
+
+
+def test_the_zig_printer_reads_no_text_back():
+    """Issue 31, the printer prints: what it emits (helpers, branch quotas) is decided from the IR
+    and the helpers' declarations, not by regular expressions over Zig text."""
+    for module in ("zig_printer.py", "zig_cases.py", "zig_helpers.py"):
+        assert "re" not in _imports(BACKEND / module), module

@@ -56,8 +56,9 @@ def _add_requant_rounding(parser: argparse.ArgumentParser) -> None:
         "--requant-rounding", choices=ROUNDING_MODES, default="exact",
         help="whose arithmetic the integer requantization of a quantized model reproduces bit for bit: "
         "exact (the real value rounded half to even, as ONNX's QuantizeLinear defines it; the default), "
-        "onnxruntime (its CPU kernels' float32 scale multiply) or tflite (TFLite's reference kernels' "
-        "doubling high multiply and rounding shift); docs/quantization.md",
+        "onnxruntime (its CPU kernels' float32 scale multiply), tflite (TFLite's reference kernels' "
+        "doubling high multiply and rounding shift) or tflite-single (the same built with "
+        "TFLITE_SINGLE_ROUNDING); docs/int8.md",
     )
 
 

@@ -379,7 +379,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError(f"unknown target '{options.target}' (choose from {', '.join(TARGETS)})")
     if options.optimize not in OPTIMIZE_MODES:
         raise ZantError(f"unknown optimize mode '{options.optimize}' (choose from {', '.join(OPTIMIZE_MODES)})")
-    from zant.backend.zig_printer import CONSTANT_MODES
+    from zant.dialects.abi import CONSTANT_MODES
 
     if options.constants is not None and options.constants not in CONSTANT_MODES:
         raise ZantError(f"unknown constants mode '{options.constants}' (choose from {', '.join(CONSTANT_MODES)})")

@@ -34,7 +34,7 @@ def add_plan_command(
 ) -> argparse.ArgumentParser:
     """`zant plan`; `add_compile_options` adds the model and the options it shares with `zant
     compile` (`--input-shape`, `--freeze`, `--pipeline`, `--load-passes`, `--debug`)."""
-    from zant.backend.zig_printer import CONSTANT_MODES
+    from zant.dialects.abi import CONSTANT_MODES
     from zant.driver import TARGETS
 
     parser = subparsers.add_parser(

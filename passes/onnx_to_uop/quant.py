@@ -531,8 +531,8 @@ class Requantization:
         is the sum's [low, high] then, which an average pool's exact rounding needs."""
         if self.fixed_point and self.rounding == "onnxruntime":
             return self._bind_onnxruntime(kb)
-        if self.fixed_point and self.rounding == "tflite":
-            return self._bind_tflite(kb)
+        if self.fixed_point and self.rounding in ("tflite", "tflite-single"):
+            return self._bind_tflite(kb, self.rounding == "tflite-single")
         if self.fixed_point:
             if self.divisor and sum_range is not None:
                 average = self._bind_average(kb, *sum_range)
@@ -632,38 +632,25 @@ class Requantization:
 
         return finish
 
-    def _bind_tflite(self, kb: KernelBuilder) -> Finish:
+    def _bind_tflite(self, kb: KernelBuilder, single: bool = False) -> Finish:
         """TFLite's reference requantization (`MultiplyByQuantizedMultiplier`): M in double
         precision, (x_scale · w_scale) / y_scale, as a Q31 multiplier q and an exponent e
-        (`tflite_multipliers`); then, in int64 arithmetic, x = sum · 2^max(e, 0) wrapped to
-        int32, h = (x · q + 2^30) >> 31 (the saturating rounding doubling high multiply: C's
-        truncating division of x · q + nudge by 2^31 is this floor), and the rounding divide
-        by 2^-min(e, 0): (h + 2^(r-1) - [h < 0]) >> r, ties away from zero; plus the zero
-        point, saturated."""
+        (`tflite_multipliers`), then in int64 arithmetic (`tflite_scale`); plus the zero point,
+        saturated. `single`: TFLite built with TFLITE_SINGLE_ROUNDING (one rounding)."""
         in_s, w_s, out_s, shape, axis = self._channel_scales()
         q, exponent = tflite_multipliers(in_s, w_s, out_s)
-        left, right = np.maximum(exponent, 0), np.maximum(-exponent, 0)
 
         def pick(values: np.ndarray) -> np.ndarray:  # one value when every channel has it
             return values if np.ptp(values) else values[:1]
 
         read_q = _axis_constant(kb, pick(q), shape, axis, "requant_multiplier")
-        read_left = _axis_constant(kb, pick(left), shape, axis, "requant_left_shift") if left.any() else None
-        read_right = _axis_constant(kb, pick(right), shape, axis, "requant_shift")
-        nudge, by31, one, nothing = (kb.const(v, I64) for v in (1 << 30, 31, 1, 0))
+        read_e = _axis_constant(kb, pick(exponent), shape, axis, "requant_exponent")
+        scale = TfliteScale(kb, single, bool(np.any(exponent > 0)))
         zero_point = _optional_reader(kb, self.zero_point, I64)
         low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
 
         def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
-            x = kb.cast(total, I64)
-            if read_left is not None:
-                x = kb.cast(kb.cast(kb.alu("shl", x, read_left(indices)), I32), I64)  # int32, wrapping
-            h = kb.alu("shr", kb.alu("add", kb.alu("mul", x, read_q(indices)), nudge), by31)
-            r = read_right(indices)
-            half = kb.alu("shr", kb.alu("shl", one, r), one)
-            # Less 1 for a negative h when r > 0 (half ≥ 1): ties go away from zero.
-            below = kb.alu("min", half, kb.where(kb.alu("cmplt", h, nothing), one, nothing))
-            value = kb.alu("shr", kb.alu("sub", kb.alu("add", h, half), below), r)
+            value = scale(kb.cast(total, I64), read_q(indices), read_e(indices))
             if zero_point is not None:
                 value = kb.alu("add", value, zero_point(indices))
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
@@ -1133,9 +1120,11 @@ class QLinearAddLowering(OnnxLowering):
         mode = rounding_mode(op)
         if mode != "exact" and min(scales) > 0:  # a Sub (B's scale negated) keeps the exact form
             zero_points = [int(p.constant_values().reshape(-1)[0]) for p in (a_zp, b_zp, c_zp)]
-            form = _onnxruntime_add if mode == "onnxruntime" else _tflite_add
             y = kb.alloc(result_name(op), shape, out_type)
-            form(kb, a, b, y, scales, zero_points, out_type)
+            if mode == "onnxruntime":
+                _onnxruntime_add(kb, a, b, y, scales, zero_points, out_type)
+            else:
+                _tflite_add(kb, a, b, y, scales, zero_points, out_type, mode == "tflite-single")
             return [y]
         scale_type = numpy_dtype(promote(a_s.element_type, c_s.element_type))
         out_scale = c_s.constant_values().reshape(-1)[0].astype(scale_type)
@@ -1213,36 +1202,58 @@ def tflite_add_constants(scales: Sequence[float]) -> list[tuple[int, int]]:
 
 
 def _tflite_add(
-    kb: KernelBuilder, a: Layout, b: Layout, y: Layout, scales: Sequence[float], zero_points: Sequence[int], out_type: Attribute
+    kb: KernelBuilder, a: Layout, b: Layout, y: Layout, scales: Sequence[float], zero_points: Sequence[int],
+    out_type: Attribute, single: bool,
 ) -> None:
     """QLinearAdd as TFLite's reference int8 Add: each input centered and shifted left by 20,
-    rescaled by its multiplier (`tflite_add_constants`), the sum rescaled by the output's, each
-    a doubling high multiply and a rounding shift (`_tflite_scale`); plus zp_c, saturated."""
+    rescaled by its multiplier (`tflite_add_constants`), the sum rescaled by the output's
+    (`TfliteScale` each); plus zp_c, saturated."""
     (q_a, e_a), (q_b, e_b), (q_c, e_c) = tflite_add_constants(scales)
     zp_a, zp_b, zp_c = zero_points
-    constants = {v: kb.const(v, I64) for v in {zp_a, zp_b, zp_c, 1 << TFLITE_ADD_LEFT_SHIFT}}
+    constants = {v: kb.const(v, I64) for v in {zp_a, zp_b, zp_c, 1 << TFLITE_ADD_LEFT_SHIFT, q_a, q_b, q_c, e_a, e_b, e_c}}
+    scale = TfliteScale(kb, single, False)
     low, high = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
     with kb.loop_nest(y.shape) as ivs:
         terms = []
         for layout, zp, q, e in ((a, zp_a, q_a, e_a), (b, zp_b, q_b, e_b)):
             centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), I64), constants[zp])
-            terms.append(_tflite_scale(kb, kb.alu("mul", centered, constants[1 << TFLITE_ADD_LEFT_SHIFT]), q, e))
-        value = kb.alu("add", _tflite_scale(kb, kb.alu("add", *terms), q_c, e_c), constants[zp_c])
+            shifted = kb.alu("mul", centered, constants[1 << TFLITE_ADD_LEFT_SHIFT])
+            terms.append(scale(shifted, constants[q], constants[e]))
+        value = kb.alu("add", scale(kb.alu("add", *terms), constants[q_c], constants[e_c]), constants[zp_c])
         kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
 
 
-def _tflite_scale(kb: KernelBuilder, x: SSAValue, q: int, exponent: int) -> SSAValue:
-    """TFLite's MultiplyByQuantizedMultiplier of an int64 `x` (an int32 value) by a constant
-    (q, e) with e ≤ 0: h = (x · q + 2^30) >> 31, then (h + 2^(r-1) - [h < 0]) >> r, r = -e."""
-    if exponent > 0:
-        raise NotImplementedError("a TFLite Add multiplier of 1 or more")
-    h = kb.alu("shr", kb.alu("add", kb.alu("mul", x, kb.const(q, I64)), kb.const(1 << 30, I64)), kb.const(31, I64))
-    right = -exponent
-    if not right:
-        return h
-    negative = kb.where(kb.alu("cmplt", h, kb.const(0, I64)), kb.const(1, I64), kb.const(0, I64))
-    rounded = kb.alu("sub", kb.alu("add", h, kb.const(1 << (right - 1), I64)), negative)
-    return kb.alu("shr", rounded, kb.const(right, I64))
+class TfliteScale:
+    """TFLite's MultiplyByQuantizedMultiplier of an int32 value x (an int64 SSA value) by (q, e),
+    M ≈ q · 2^(e-31), in int64 arithmetic, its constants made at construction (ahead of the
+    loops):
+
+    * double rounding (TFLite's default build, TFLite Micro's): x shifted left by max(e, 0) in
+      int32 (wrapping; only where some e > 0, `left`), h = (x · q + 2^30) >> 31 (the saturating
+      rounding doubling high multiply: C's truncating division of x · q + nudge by 2^31 is
+      this floor; q < 2^31 never saturates), then the rounding divide by 2^r, r = max(-e, 0):
+      (h + 2^(r-1) - [h < 0 and r > 0]) >> r, ties away from zero;
+    * `single` (TFLITE_SINGLE_ROUNDING builds): (x · q + 2^(30-e)) >> (31 - e), ties up."""
+
+    def __init__(self, kb: KernelBuilder, single: bool, left: bool):
+        self.kb, self.single, self.left = kb, single, left
+        self.one, self.nothing, self.by31, self.nudge = (kb.const(v, I64) for v in (1, 0, 31, 1 << 30))
+
+    def __call__(self, x: SSAValue, q: SSAValue, e: SSAValue) -> SSAValue:
+        kb, one, nothing = self.kb, self.one, self.nothing
+        if self.single:
+            by = kb.alu("sub", self.by31, e)
+            half = kb.alu("shl", one, kb.alu("sub", by, one))
+            return kb.alu("shr", kb.alu("add", kb.alu("mul", x, q), half), by)
+        if self.left:
+            up = kb.alu("max", e, nothing)
+            x = kb.cast(kb.cast(kb.alu("shl", x, up), I32), I64)  # int32, wrapping
+        h = kb.alu("shr", kb.alu("add", kb.alu("mul", x, q), self.nudge), self.by31)
+        r = kb.alu("max", kb.alu("sub", nothing, e), nothing)
+        half = kb.alu("shr", kb.alu("shl", one, r), one)
+        # Less 1 for a negative h when r > 0 (half ≥ 1): ties go away from zero.
+        below = kb.alu("min", half, kb.where(kb.alu("cmplt", h, nothing), one, nothing))
+        return kb.alu("shr", kb.alu("sub", kb.alu("add", h, half), below), r)
 
 
 SOFTMAX_EXP_BITS = 20
@@ -1445,6 +1456,7 @@ __all__ = [
     "promote",
     "quant_param",
     "rounded_quotient",
+    "TfliteScale",
     "tflite_multiplier",
     "tflite_multipliers",
 ]

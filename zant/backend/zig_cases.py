@@ -7,25 +7,24 @@ so one case, `print_declared`, prints every such op; nothing here names a target
 that cannot be said as data may still be registered by class (`print_case`).
 
 A case is `case(printer, op)`, written with the printer's own vocabulary (`printer.expr`,
-`printer.define`, `printer.helpers_used`), as a case inside the printer would be.
+`printer.define`, `printer.call_helper`), as a case inside the printer would be.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from xdsl.ir import Operation
 
-from zant.backend.zig_helpers import HELPERS
+from zant.backend.zig_helpers import HELPERS, Helpers
 from zant.ir.target_ops import ZigHelper, declares_target_semantics
 
 PrintCase = Callable[[Any, Operation], None]
 """How one op prints: called with the printer and the op."""
 
 _CASES: dict[type[Operation], PrintCase] = {}
-_TARGET_HELPERS: dict[str, tuple[tuple[str, ...], str]] = {}
+_TARGET_HELPERS: dict[str, ZigHelper] = {}
 
 
 def print_case(op_class: type[Operation]) -> Callable[[PrintCase], PrintCase]:
@@ -44,9 +43,9 @@ def register_helpers(helpers: Iterable[ZigHelper]) -> None:
         if helper.name in HELPERS:
             raise ValueError(f"target helper named as a generic one: {helper.name}")
         known = _TARGET_HELPERS.get(helper.name)
-        if known is not None and known != (helper.calls, helper.source):
+        if known is not None and known != helper:
             raise ValueError(f"two target helpers named {helper.name} with different sources")
-        _TARGET_HELPERS[helper.name] = (helper.calls, helper.source)
+        _TARGET_HELPERS[helper.name] = helper
 
 
 def case_for(op_class: type[Operation]) -> PrintCase | None:
@@ -60,35 +59,24 @@ def case_for(op_class: type[Operation]) -> PrintCase | None:
 
 
 def print_declared(printer, op: Operation) -> None:
-    """Print an op from its declaration: its call on its operands' expressions, the helpers the
-    call names (and those they call) marked used; several results are the call's array,
-    named once (`ZIG_RESULTS`) and indexed."""
+    """Print an op from its declaration: its call (`ZigCall`) on its operands' expressions, the
+    helper it calls noted (`printer.call_helper`: it and those it calls are emitted); several
+    results are the call's array, named once (`ZIG_RESULTS`) and indexed."""
     multiple = len(op.results) > 1
     array = printer.namer.fresh(op.ZIG_RESULTS) if multiple else ""  # type: ignore[attr-defined]
     call = op.zig_call([printer.expr(v) for v in op.operands])  # type: ignore[attr-defined]
-    printer.helpers_used.update(_helpers_named(call))
+    if call.helper not in {h.name for h in op.ZIG_HELPERS}:  # type: ignore[attr-defined]
+        raise ValueError(f"{op.name} calls {call.helper}, which its ZIG_HELPERS do not declare")
+    printer.call_helper(call.helper)
     if not multiple:
-        printer.define(op.results[0], call)
+        printer.define(op.results[0], str(call))
         return
     printer.emit(f"const {array} = {call};")
     for i, result in enumerate(op.results):
         printer.define(result, f"{array}[{i}]")
 
 
-def _helpers_named(call: str) -> set[str]:
-    """The target helpers `call` names, with the helpers they call, transitively."""
-    known = all_helpers()
-    used: set[str] = set()
-    pending = [name for name in _TARGET_HELPERS if re.search(rf"\b{name}\(", call)]
-    while pending:
-        name = pending.pop()
-        if name not in used:
-            used.add(name)
-            pending.extend(known[name][0])
-    return used
-
-
-def all_helpers() -> dict[str, tuple[tuple[str, ...], str]]:
+def all_helpers() -> Helpers:
     """Every helper a printed file may use: the generic ones and the target ones registered so
     far (a helper in use was registered by the case that used it)."""
     return HELPERS | _TARGET_HELPERS

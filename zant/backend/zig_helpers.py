@@ -4,31 +4,37 @@ They hold the semantics that are more than one Zig operator: NaN-propagating max
 to even, shifts without undefined behaviour, ONNX casts, erf, and f16 fallbacks for std.math
 functions that only exist for f32/f64. Every helper is generic over the element type, so one
 definition covers all widths.
+
+Each is declared as data (`ZigHelper`): its source, the helpers it calls and whether it is an
+`inline fn`; the printer reads those facts (`uses`, `call_weight`), never the Zig text.
 """
 
-import re
+from collections.abc import Mapping
 
-HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
-    # name: (helpers it calls, source)
-    "zant_fmax": (
-        (),
-        """\
+from zant.ir.target_ops import ZigHelper
+
+HELPERS: dict[str, ZigHelper] = {
+    helper.name: helper
+    for helper in (
+        ZigHelper(
+            "zant_fmax",
+            """\
 /// max with NaN propagation (ONNX / NumPy): NaN if either operand is NaN.
 inline fn zant_fmax(comptime T: type, a: T, b: T) T {
     return if (a != a or b != b) a + b else @max(a, b);
 }""",
-    ),
-    "zant_fmin": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_fmin",
+            """\
 /// min with NaN propagation (ONNX / NumPy): NaN if either operand is NaN.
 inline fn zant_fmin(comptime T: type, a: T, b: T) T {
     return if (a != a or b != b) a + b else @min(a, b);
 }""",
-    ),
-    "zant_sign": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_sign",
+            """\
 /// -1, 0 or 1 by the sign of x (NaN and signed zeros are returned unchanged).
 inline fn zant_sign(comptime T: type, x: T) T {
     if (comptime (@typeInfo(T) == .int and @typeInfo(T).int.signedness == .unsigned)) {
@@ -37,10 +43,10 @@ inline fn zant_sign(comptime T: type, x: T) T {
         return if (x > 0) 1 else if (x < 0) -1 else x;
     }
 }""",
-    ),
-    "zant_round": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_round",
+            """\
 /// Round half to even (ONNX Round, NumPy rint). Below 2^m (m mantissa bits) |x| + 2^m lands
 /// where the spacing is 1, so the add rounds |x| to an integer, nearest-even, and subtracting 2^m
 /// is exact; from 2^m up every float is an integer already. No libcall: @round and @trunc are
@@ -52,10 +58,10 @@ inline fn zant_round(comptime T: type, x: T) T {
     const r = if (a < big) (a + big) - big else a;
     return std.math.copysign(r, x);
 }""",
-    ),
-    "zant_shl": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_shl",
+            """\
 /// x << y on the bit pattern; 0 when y is negative or at least the width (no UB, no trap).
 inline fn zant_shl(comptime T: type, x: T, y: T) T {
     const bits = @typeInfo(T).int.bits;
@@ -63,10 +69,10 @@ inline fn zant_shl(comptime T: type, x: T, y: T) T {
     if (y < 0 or y >= bits) return 0;
     return @bitCast(@as(U, @bitCast(x)) << @intCast(y));
 }""",
-    ),
-    "zant_shr": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_shr",
+            """\
 /// x >> y (arithmetic for signed types); a shift by the width or more fills with the sign bit,
 /// and so does a negative one (NumPy: a huge unsigned shift count).
 inline fn zant_shr(comptime T: type, x: T, y: T) T {
@@ -78,10 +84,10 @@ inline fn zant_shr(comptime T: type, x: T, y: T) T {
         return if (y >= bits) 0 else x >> @intCast(y);
     }
 }""",
-    ),
-    "zant_tanh": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_tanh",
+            """\
 /// std.math.tanh, through f32 for f16.
 inline fn zant_tanh(comptime T: type, x: T) T {
     if (comptime T == f16) {
@@ -90,10 +96,10 @@ inline fn zant_tanh(comptime T: type, x: T) T {
         return std.math.tanh(x);
     }
 }""",
-    ),
-    "zant_math": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_math",
+            """\
 /// A one-argument std.math function (asin, atanh …), through f32 for f16.
 inline fn zant_math(comptime T: type, comptime f: anytype, x: T) T {
     if (comptime T == f16) {
@@ -102,10 +108,10 @@ inline fn zant_math(comptime T: type, comptime f: anytype, x: T) T {
         return f(x);
     }
 }""",
-    ),
-    "zant_pow": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_pow",
+            """\
 /// std.math.pow (C pow semantics), through f32 for f16.
 inline fn zant_pow(comptime T: type, x: T, y: T) T {
     if (comptime T == f16) {
@@ -114,10 +120,10 @@ inline fn zant_pow(comptime T: type, x: T, y: T) T {
         return std.math.pow(T, x, y);
     }
 }""",
-    ),
-    "zant_erf": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_erf",
+            """\
 /// erf(x) = 2/sqrt(pi) * exp(-x^2) * sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)).
 /// Every term is positive, so the sum has no cancellation; exp and the series use the same
 /// rounded x^2, whose error then cancels to first order. Computed in f64 (within 16 ulp: the
@@ -141,10 +147,11 @@ fn zant_erf(comptime T: type, x: T) T {
     }
     return @floatCast(std.math.copysign(r, xd));
 }""",
-    ),
-    "zant_load_packed": (
-        (),
-        """\
+            inline=False,
+        ),
+        ZigHelper(
+            "zant_load_packed",
+            """\
 /// Element i of a packed buffer (int4, uint4, float4e2m1: two to a byte; int2, uint2: four),
 /// the first element of each byte in its lowest bits, as ONNX lays them out.
 inline fn zant_load_packed(comptime T: type, bytes: [*]const u8, i: usize) T {
@@ -153,10 +160,10 @@ inline fn zant_load_packed(comptime T: type, bytes: [*]const u8, i: usize) T {
     const shift: u3 = @intCast((i % per_byte) * bits);
     return @bitCast(@as(@Int(.unsigned, bits), @truncate(bytes[i / per_byte] >> shift)));
 }""",
-    ),
-    "zant_store_packed": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_store_packed",
+            """\
 /// Write element i of a packed buffer (zant_load_packed's layout), keeping the others of its byte.
 inline fn zant_store_packed(comptime T: type, bytes: [*]u8, i: usize, value: T) void {
     const bits = @bitSizeOf(T);
@@ -166,10 +173,10 @@ inline fn zant_store_packed(comptime T: type, bytes: [*]u8, i: usize, value: T) 
     const code: u8 = @as(@Int(.unsigned, bits), @bitCast(value));
     bytes[i / per_byte] = (bytes[i / per_byte] & ~mask) | (code << shift);
 }""",
-    ),
-    "zant_to_e8m0": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_to_e8m0",
+            """\
 /// f32 -> float8e8m0 (an exponent, 2^(e-127); no sign, no zero), ONNX's round_mode "up": the
 /// exponent of |x|, plus one if it has a fraction; NaN and +-Inf are 0xFF (NaN). Beyond 2^127:
 /// 2^127 when `saturate`, else NaN.
@@ -181,28 +188,29 @@ inline fn zant_to_e8m0(comptime saturate: bool, x: f32) u8 {
     if (saturate and exponent == 0xfe) return 0xfe;
     return @intCast(exponent + up);
 }""",
-    ),
-    "zant_from_e8m0": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_from_e8m0",
+            """\
 /// float8e8m0 -> f32, exactly: 2^(e-127) (e = 0: the subnormal 2^-127), 0xFF NaN.
 inline fn zant_from_e8m0(b: u8) f32 {
     if (b == 0xff) return std.math.nan(f32);
     if (b == 0) return @bitCast(@as(u32, 0x00400000));
     return @bitCast(@as(u32, b) << 23);
 }""",
-    ),
-    "zant_float_kind": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_float_kind",
+            """\
 /// The special values of a small float kept as bits (bfloat16, float8; zant.ir.types.STORAGE_FLOATS):
 /// ieee: +-Inf and NaNs in the all-ones exponent; fn: no Inf, NaN is S.1111.111; fnuz: no Inf, no
 /// -0, the one NaN is 0x80 (the -0 pattern); finite: neither.
 const ZantFloatKind = enum { ieee, fn_, fnuz, finite };""",
-    ),
-    "zant_to_small_float": (
-        ("zant_float_kind",),
-        """\
+            inline=False,
+        ),
+        ZigHelper(
+            "zant_to_small_float",
+            """\
 /// f32 -> the bits of a small float with e exponent bits, m mantissa bits and `bias`: rounded
 /// to nearest, ties to even, on the bits (no float arithmetic). Beyond the largest finite value
 /// (and +-Inf): +-max when `saturate` (ONNX Cast's default for float8), else Inf (ieee) or NaN.
@@ -259,10 +267,11 @@ inline fn zant_to_small_float(comptime Bits: type, comptime kind: ZantFloatKind,
     if (kind == .fnuz and r == 0) return 0; // no -0: its pattern is the NaN
     return @intCast(sign | r);
 }""",
-    ),
-    "zant_from_small_float": (
-        ("zant_float_kind",),
-        """\
+            calls=("zant_float_kind",),
+        ),
+        ZigHelper(
+            "zant_from_small_float",
+            """\
 /// The bits of a small float (as zant_to_small_float describes it) -> f32, exactly.
 inline fn zant_from_small_float(comptime kind: ZantFloatKind, comptime e: u5, comptime m: u5, comptime bias: u32, b: anytype) f32 {
     const u: u32 = b;
@@ -286,10 +295,11 @@ inline fn zant_from_small_float(comptime kind: ZantFloatKind, comptime e: u5, co
     }
     return @bitCast(sign | ((exponent + 127 - bias) << 23) | (mantissa << (23 - m)));
 }""",
-    ),
-    "zant_cast": (
-        (),
-        """\
+            calls=("zant_float_kind",),
+        ),
+        ZigHelper(
+            "zant_cast",
+            """\
 /// ONNX Cast: float->int truncates toward zero and saturates (NaN -> 0); int->int keeps the low
 /// bits (wraps), sign- or zero-extending by the source type; x->bool is x != 0.
 inline fn zant_cast(comptime To: type, x: anytype) To {
@@ -330,28 +340,28 @@ inline fn zant_cast(comptime To: type, x: anytype) To {
         }
     }
 }""",
-    ),
-    "zant_vfmax": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_vfmax",
+            """\
 /// Lane-wise max of float vectors with NaN propagation, as zant_fmax.
 inline fn zant_vfmax(comptime T: type, a: T, b: T) T {
     const E = @typeInfo(T).vector.child;
     return @select(E, a != a, a, @select(E, b != b, b, @max(a, b)));
 }""",
-    ),
-    "zant_vfmin": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_vfmin",
+            """\
 /// Lane-wise min of float vectors with NaN propagation, as zant_fmin.
 inline fn zant_vfmin(comptime T: type, a: T, b: T) T {
     const E = @typeInfo(T).vector.child;
     return @select(E, a != a, a, @select(E, b != b, b, @min(a, b)));
 }""",
-    ),
-    "zant_vgather": (
-        (),
-        """\
+        ),
+        ZigHelper(
+            "zant_vgather",
+            """\
 /// n elements `stride` apart from p, as a vector (a strided vector load). Not `inline fn`:
 /// Zig counts every inline call against the caller's comptime branch quota (1000), so a
 /// kernel with that many strided accesses would not compile; LLVM inlines this plain generic
@@ -363,10 +373,11 @@ fn zant_vgather(comptime n: usize, comptime T: type, comptime stride: usize, p: 
     for (&lanes, 0..) |*lane, i| lane.* = base[i * stride];
     return lanes;
 }""",
-    ),
-    "zant_vscatter": (
-        (),
-        """\
+            inline=False,
+        ),
+        ZigHelper(
+            "zant_vscatter",
+            """\
 /// The lanes of v to n elements `stride` apart from p (a strided vector store); a plain fn
 /// for the reason zant_vgather is.
 fn zant_vscatter(comptime n: usize, comptime T: type, comptime stride: usize, p: *T, v: @Vector(n, T)) void {
@@ -374,7 +385,9 @@ fn zant_vscatter(comptime n: usize, comptime T: type, comptime stride: usize, p:
     const lanes: [n]T = v;
     for (lanes, 0..) |lane, i| base[i * stride] = lane;
 }""",
-    ),
+            inline=False,
+        ),
+    )
 }
 
 
@@ -386,28 +399,41 @@ branch quota of the function it lands in, 1000 unless `@setEvalBranchQuota` rais
 function with more calls of the inline helpers would not compile ("evaluation exceeded 1000
 backwards branches"), e.g. a fused chain of a thousand element-wise Max nodes."""
 
-_CALL = re.compile(r"\b(zant_\w+)\(")
-_INLINE = re.compile(r"^inline fn (zant_\w+)\(", re.MULTILINE)
+Helpers = Mapping[str, ZigHelper]
+"""Helpers by name: `HELPERS`, and with them the target ones (`zig_cases.all_helpers`)."""
 
 
-def inline_calls(text: str, helpers: dict[str, tuple[tuple[str, ...], str]]) -> int:
-    """The inline calls Zig counts for `text`: each call of an inline helper of `helpers`, with
-    the inline calls in that helper's body (in turn), once per call site."""
-    inline = {name for _, source in helpers.values() for name in _INLINE.findall(source)}
-    weights: dict[str, int] = {}
-
-    def weight(name: str) -> int:
-        if name not in weights:
-            weights[name] = 0  # a helper does not call itself
-            body = helpers[name][1].split("{", 1)[-1]
-            weights[name] = 1 + sum(weight(c) for c in _CALL.findall(body) if c in inline)
-        return weights[name]
-
-    return sum(weight(name) for name in _CALL.findall(text) if name in inline)
+def uses(name: str, helpers: Helpers) -> set[str]:
+    """Helper `name` and the helpers it uses (`ZigHelper.calls`), transitively: what a file
+    calling it must hold."""
+    used: set[str] = set()
+    pending = [name]
+    while pending:
+        helper = pending.pop()
+        if helper not in used:
+            used.add(helper)
+            pending.extend(helpers[helper].calls)
+    return used
 
 
-def branch_quota(text: str, helpers: dict[str, tuple[tuple[str, ...], str]]) -> int | None:
-    """The `@setEvalBranchQuota` a function whose body is `text` needs (twice its inline calls,
-    for what the standard library inlines below them), None while Zig's default is ample."""
-    calls = inline_calls(text, helpers)
-    return 2 * calls + DEFAULT_BRANCH_QUOTA if 2 * calls >= DEFAULT_BRANCH_QUOTA // 2 else None
+def call_weight(name: str, helpers: Helpers) -> int:
+    """What one call of helper `name` counts against the comptime branch quota of the function it
+    is printed in: 1 for an `inline fn`, plus the weight of each call in its body (its declared
+    `calls`, each once per call); 0 for a plain `fn` or a type."""
+
+    def weight(helper: str, callers: frozenset[str]) -> int:
+        record = helpers[helper]
+        if not record.inline or helper in callers:  # a helper does not call itself
+            return 0
+        return 1 + sum(weight(c, callers | {helper}) for c in record.calls)
+
+    return weight(name, frozenset())
+
+
+def branch_quota(inline_calls: int) -> int | None:
+    """The `@setEvalBranchQuota` a function needs whose body makes `inline_calls` inline calls
+    (the sum of its helper calls' `call_weight`): twice that, for what the standard library
+    inlines below them, above Zig's default; None while the default is ample."""
+    if 2 * inline_calls < DEFAULT_BRANCH_QUOTA // 2:
+        return None
+    return 2 * inline_calls + DEFAULT_BRANCH_QUOTA

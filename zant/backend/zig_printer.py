@@ -19,7 +19,7 @@ Layout of the generated file:
   pointer into it (little-endian bytes, so every value, NaN payloads, -0.0, inf, f16, is exact).
   `zig_files` writes the blob beside the file as `NAME.weights.bin`, read with `@embedFile`;
   `print_zig` prints its bytes inline (one file, for small tests). Where the arena lives is what
-  `plan-arenas{constants=...}` recorded on the constant `abi.arena` (`CONSTANT_MODES`): embedded
+  `plan-arenas{constants=...}` recorded on the constant `abi.arena` (`abi.CONSTANT_MODES`): embedded
   (read-only data), staged (`NAME_init()` copies it into a RAM arena) or external
   (`NAME_init(address)` is told where the firmware put it; each function reading constants then
   declares its pointers from that address);
@@ -31,7 +31,8 @@ Layout of the generated file:
   one), each function declaring the scratch pointers it reads from it;
 * `NAME_plan_hash`, `NAME_layout_hash` (`u64`, exported, as in the header) and
   `NAME_check_plan(expected)`: 0 if `expected` is the plan hash, else 3;
-* the helper functions some ops need (`zant_helpers.HELPERS`), only those used;
+* the helper functions some ops need (`zig_helpers.HELPERS`), only those used: each case that
+  prints a helper's call says which (`call_helper`), and the file holds it and those it calls;
 * `fn kernel_<tensor>(…) void` for each kernel function of the module (`outline-kernels`: a
   top-level loop nest, named after the tensor it stores last), taking the arguments it prints
   that have no file-scope name (graph buffers, scalars), after a comment naming the ONNX nodes it
@@ -75,7 +76,7 @@ from xdsl.traits import SymbolTable
 from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_prefix
 from zant.backend.plan import PlanInfo, describe_plan, globals_by_role, main_function, parameter_names
 from zant.backend.zig_cases import all_helpers, case_for
-from zant.backend.zig_helpers import HELPERS, branch_quota
+from zant.backend.zig_helpers import branch_quota, call_weight, uses
 from zant.dialects import abi, uop
 from zant.errors import ZantError
 from zant.ir.locations import node_names
@@ -156,45 +157,59 @@ def scalar_literal(attr: IntegerAttr | FloatAttr) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # ALU tables: op class → Zig expression template by operand kind ({a}, {b}, {T}), written by
-# the ops' short names
+# the ops' short names; a template that calls a helper is a `HelperCall`, which names it
 # ---------------------------------------------------------------------------------------------
 
 
-def _by_class(templates: dict[str, str]) -> dict[type, str]:
+@dataclass(frozen=True)
+class HelperCall:
+    """A template that is a call of helper `helper` (`zig_helpers.HELPERS`) on `arguments`."""
+
+    helper: str
+    arguments: str
+
+    def format(self, **values: str) -> str:
+        return f"{self.helper}({self.arguments.format(**values)})"
+
+
+Template = str | HelperCall
+
+
+def _by_class(templates: dict[str, Template]) -> dict[type, Template]:
     return {uop.ALU_OPS[name]: template for name, template in templates.items()}
 
 
-FLOAT_ALU_BY_NAME = {
+FLOAT_ALU_BY_NAME: dict[str, Template] = {
     "add": "{a} + {b}",
     "sub": "{a} - {b}",
     "mul": "{a} * {b}",
     "div": "{a} / {b}",
     "rem": "@rem({a}, {b})",
-    "max": "zant_fmax({T}, {a}, {b})",
-    "min": "zant_fmin({T}, {a}, {b})",
-    "pow": "zant_pow({T}, {a}, {b})",
+    "max": HelperCall("zant_fmax", "{T}, {a}, {b}"),
+    "min": HelperCall("zant_fmin", "{T}, {a}, {b}"),
+    "pow": HelperCall("zant_pow", "{T}, {a}, {b}"),
     "neg": "-{a}",
     "abs": "@abs({a})",
-    "sign": "zant_sign({T}, {a})",
+    "sign": HelperCall("zant_sign", "{T}, {a}"),
     "sqrt": "@sqrt({a})",
     "recip": "1.0 / {a}",
     "exp": "@exp({a})",
     "log": "@log({a})",
-    "tanh": "zant_tanh({T}, {a})",
-    "erf": "zant_erf({T}, {a})",
+    "tanh": HelperCall("zant_tanh", "{T}, {a}"),
+    "erf": HelperCall("zant_erf", "{T}, {a}"),
     "floor": "@floor({a})",
     "ceil": "@ceil({a})",
-    "round": "zant_round({T}, {a})",
+    "round": HelperCall("zant_round", "{T}, {a}"),
     "sin": "@sin({a})",
     "cos": "@cos({a})",
     "tan": "@tan({a})",
     **{
-        f: f"zant_math({{T}}, std.math.{f}, {{a}})"
+        f: HelperCall("zant_math", f"{{T}}, std.math.{f}, {{a}}")
         for f in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")
     },
     "isnan": "@as({T}, if ({a} != {a}) 1.0 else 0.0)",
 }
-INT_ALU_BY_NAME = {
+INT_ALU_BY_NAME: dict[str, Template] = {
     "add": "{a} +% {b}",
     "sub": "{a} -% {b}",
     "mul": "{a} *% {b}",
@@ -205,11 +220,11 @@ INT_ALU_BY_NAME = {
     "and": "{a} & {b}",
     "or": "{a} | {b}",
     "xor": "{a} ^ {b}",
-    "shl": "zant_shl({T}, {a}, {b})",
-    "shr": "zant_shr({T}, {a}, {b})",
+    "shl": HelperCall("zant_shl", "{T}, {a}, {b}"),
+    "shr": HelperCall("zant_shr", "{T}, {a}, {b}"),
     "neg": "-%{a}",
     "abs": "@as({T}, @bitCast(@abs({a})))",
-    "sign": "zant_sign({T}, {a})",
+    "sign": HelperCall("zant_sign", "{T}, {a}"),
     "not": "~{a}",
 }
 INDEX_ALU = _by_class(INT_ALU_BY_NAME | {"add": "{a} + {b}", "sub": "{a} - {b}", "mul": "{a} * {b}", "neg": "-{a}"})
@@ -225,8 +240,8 @@ BOOL_ALU = _by_class({
 COMPARE = _by_class({"cmplt": "<", "cmple": "<=", "cmpeq": "==", "cmpne": "!="})
 VECTOR_FLOAT_ALU = _by_class({
     **{k: FLOAT_ALU_BY_NAME[k] for k in ("add", "sub", "mul", "div", "neg", "abs", "sqrt")},
-    "max": "zant_vfmax({T}, {a}, {b})",
-    "min": "zant_vfmin({T}, {a}, {b})",
+    "max": HelperCall("zant_vfmax", "{T}, {a}, {b}"),
+    "min": HelperCall("zant_vfmin", "{T}, {a}, {b}"),
 })
 VECTOR_INT_ALU = _by_class({k: INT_ALU_BY_NAME[k] for k in uop.VECTOR_ALU_OPS if k in INT_ALU_BY_NAME and k != "div"})
 """Lane-wise forms of `uop.VECTOR_ALU_OPS` ({T} is the vector type)."""
@@ -234,12 +249,6 @@ FLOAT_ALU = _by_class(FLOAT_ALU_BY_NAME)
 INT_ALU = _by_class(INT_ALU_BY_NAME)
 VECTOR_CAST = {"float": "@floatCast({a})", "int": "@floatFromInt({a})"}
 """Lossless lane-wise casts to a float type by source kind; integer widening is `@intCast`."""
-
-
-CONSTANT_MODES = abi.CONSTANT_MODES
-"""Where the constant arena lives (`zant compile --constants`, `plan-arenas{constants=...}`): in
-the image's read-only data, copied from read-only data into RAM by `NAME_init()`, or placed by the
-firmware (`NAME_init(address)`)."""
 
 
 KERNEL_CALL = [
@@ -302,7 +311,8 @@ class ZigPrinter:
         self.inline: dict[SSAValue, str] = {}  # values printed at their one use
         self.address_ops: set[SSAValue] = set()  # index arithmetic printed in its gep's address
         self.views: dict[SSAValue, tuple[str, uop.ViewType | None]] = {}
-        self.helpers_used: set[str] = set()
+        self.helpers_used: set[str] = set()  # the helpers the file holds (`call_helper`)
+        self.inline_calls = 0  # of the function being printed, for its branch quota (`call_helper`)
         self.packed: dict[SSAValue, tuple[str, str]] = {}  # a gep into a packed buffer: (base, element type)
         self.lines: list[str] = []
         self.level = 0
@@ -341,11 +351,18 @@ class ZigPrinter:
             if _unprinted(result) and result in self.names:
                 self.emit(f"_ = {self.names[result]};")
 
-    def use_helper(self, template: str) -> str:
-        for helper in HELPERS:
-            if helper + "(" in template:
-                self.helpers_used.add(helper)
-        return template
+    def call_helper(self, name: str) -> None:
+        """Note a printed call of helper `name`: the file holds it and the helpers it uses, and
+        the function being printed counts its inline calls (`zig_helpers.call_weight`, for
+        `quota`)."""
+        known = all_helpers()
+        self.helpers_used |= uses(name, known)
+        self.inline_calls += call_weight(name, known)
+
+    def helper_call(self, name: str, *arguments: str) -> str:
+        """The call of helper `name` on `arguments`, noted (`call_helper`)."""
+        self.call_helper(name)
+        return f"{name}({', '.join(arguments)})"
 
     # -- the file -----------------------------------------------------------------------------
 
@@ -377,7 +394,7 @@ class ZigPrinter:
         if self.kernel_lines:
             file_scope += KERNEL_CALL
         known = all_helpers()
-        helpers = [known[h][1] + "\n" for h in sorted(self.helpers_used)]
+        helpers = [known[h].source + "\n" for h in sorted(self.helpers_used)]
         self.pieces = header, file_scope, helpers
         output.write("\n".join(header + file_scope + helpers + self.kernel_lines + self.lines) + "\n")
 
@@ -640,6 +657,7 @@ class ZigPrinter:
                 self.emit(f"_ = {pname};")
         start = len(self.lines)
         read: set[SSAValue] = set()  # the values this function's own ops print
+        self.inline_calls = 0
         for op in function.body.block.ops:
             if isinstance(op, func.CallOp):
                 self.print_kernel(op)
@@ -647,7 +665,7 @@ class ZigPrinter:
             self.print_op(op)
             read.update(value for inner in op.walk() if _printed_use(inner) for value in inner.operands)
         self.lines[start:start] = self.constant_prologue(read, self.level)
-        self.lines[start:start] = self.quota(self.lines[start:], self.level)
+        self.lines[start:start] = self.quota(self.inline_calls, self.level)
         self.emit("return 0;")
         self.level -= 1
         self.emit("}")
@@ -695,14 +713,15 @@ class ZigPrinter:
                 read.add(operand)
                 if not _file_scope(operand):
                     passed.append(operand)
-        outer_lines, outer_level = self.lines, self.level
-        self.lines, self.level = [], 1
+        outer_lines, outer_level, outer_calls = self.lines, self.level, self.inline_calls
+        self.lines, self.level, self.inline_calls = [], 1, 0
         for op in block.ops:
             self.print_op(op)
-        body, self.lines, self.level = self.lines, outer_lines, outer_level
+        body, calls = self.lines, self.inline_calls
+        self.lines, self.level, self.inline_calls = outer_lines, outer_level, outer_calls
         record = Kernel(
             name, passed, ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in passed),
-            node_names(call.location), [*self.quota(body, 1), *self.constant_prologue(read, 1), *body],
+            node_names(call.location), [*self.quota(calls, 1), *self.constant_prologue(read, 1), *body],
         )
         self.kernel_lines += record.lines()
         self.kernels.append(record)
@@ -788,10 +807,11 @@ class ZigPrinter:
         return parts
 
     @staticmethod
-    def quota(body: list[str], level: int) -> list[str]:
-        """`@setEvalBranchQuota` for a function body with more inline helper calls than Zig's
-        default quota allows (`zig_helpers.branch_quota`), else nothing."""
-        quota = branch_quota("\n".join(body), all_helpers())
+    def quota(inline_calls: int, level: int) -> list[str]:
+        """`@setEvalBranchQuota` for a function body making more inline helper calls (counted
+        as it was printed, `call_helper`) than Zig's default quota allows
+        (`zig_helpers.branch_quota`), else nothing."""
+        quota = branch_quota(inline_calls)
         return [] if quota is None else ["    " * level + f"@setEvalBranchQuota({quota});"]
 
     def parameter_type(self, value: SSAValue) -> str:
@@ -866,17 +886,18 @@ class ZigPrinter:
         # ReleaseSafe if negative, past its buffer or overflowing.
         proven = op.inbounds is not None
         address = self.address(op.indices[0], proven)[0]
+        literal = _is_literal_index(op.indices[0])  # printed bare: no cast, no check
         element_type = buffer.type.element_type  # type: ignore[attr-defined]
         if is_packed(element_type):  # an element index: zant_load_packed/zant_store_packed
             name = self.fresh(op.result, "addr_")
-            index = address if address.isdigit() else f"@as(usize, @{'bitCast' if proven else 'intCast'}({address}))"
+            index = address if literal else f"@as(usize, @{'bitCast' if proven else 'intCast'}({address}))"
             self.emit(f"const {name}: usize = {index};")
-            if not proven and not address.isdigit():
+            if not proven and not literal:
                 self.emit(f"std.debug.assert({name} < {buffer.type.size.data});")  # type: ignore[attr-defined]
             self.packed[op.result] = (base, zig_type(element_type))
             self.discard_unused(op)
             return
-        if address.isdigit():
+        if literal:
             index_expr = address
         elif proven:
             index_expr = f"@as(usize, @bitCast({address}))"
@@ -914,8 +935,8 @@ class ZigPrinter:
         name = self.fresh(op.result, "buf_")
         if op.ptr in self.packed:
             base, element = self.packed[op.ptr]
-            self.helpers_used.add("zant_load_packed")
-            self.emit(f"const {name}: {element} = zant_load_packed({element}, {base}, {self.expr(op.ptr)});")
+            load = self.helper_call("zant_load_packed", element, base, self.expr(op.ptr))
+            self.emit(f"const {name}: {element} = {load};")
         else:
             self.emit(f"const {name}: {zig_type(op.result.type)} = {self.expr(op.ptr)}.*;")
         self.discard_unused(op)
@@ -928,8 +949,7 @@ class ZigPrinter:
     def _(self, op: uop.StoreOp) -> None:
         if op.ptr in self.packed:
             base, element = self.packed[op.ptr]
-            self.helpers_used.add("zant_store_packed")
-            self.emit(f"zant_store_packed({element}, {base}, {self.expr(op.ptr)}, {self.expr(op.value)});")
+            self.emit(self.helper_call("zant_store_packed", element, base, self.expr(op.ptr), self.expr(op.value)) + ";")
             return
         self.emit(f"{self.expr(op.ptr)}.* = {self.expr(op.value)};")
 
@@ -937,8 +957,7 @@ class ZigPrinter:
     def _(self, op: uop.VLoadOp) -> None:
         n, element = uop.lanes(op.result.type), zig_type(uop.lane_type(op.result.type))
         if op.element_stride != 1:
-            self.helpers_used.add("zant_vgather")
-            self.define(op.result, f"zant_vgather({n}, {element}, {op.element_stride}, {self.expr(op.ptr)})")
+            self.define(op.result, self.helper_call("zant_vgather", str(n), element, str(op.element_stride), self.expr(op.ptr)))
             return
         self.define(op.result, f"@as(*align(1) const [{n}]{element}, @ptrCast({self.expr(op.ptr)})).*")
 
@@ -946,8 +965,8 @@ class ZigPrinter:
     def _(self, op: uop.VStoreOp) -> None:
         n, element = uop.lanes(op.value.type), zig_type(uop.lane_type(op.value.type))
         if op.element_stride != 1:
-            self.helpers_used.add("zant_vscatter")
-            self.emit(f"zant_vscatter({n}, {element}, {op.element_stride}, {self.expr(op.ptr)}, {self.expr(op.value)});")
+            arguments = (str(n), element, str(op.element_stride), self.expr(op.ptr), self.expr(op.value))
+            self.emit(self.helper_call("zant_vscatter", *arguments) + ";")
             return
         self.emit(f"@as(*align(1) [{n}]{element}, @ptrCast({self.expr(op.ptr)})).* = {self.expr(op.value)};")
 
@@ -975,8 +994,7 @@ class ZigPrinter:
         if is_storage_float(source) or is_storage_float(target):  # the verifier: to or from f32
             self.define(op.result, self.small_float_cast(source, target, self.expr(op.input), saturate=True))
             return
-        self.helpers_used.add("zant_cast")
-        self.define(op.result, f"zant_cast({zig_type(op.result.type)}, {self.expr(op.input)})")
+        self.define(op.result, self.helper_call("zant_cast", zig_type(op.result.type), self.expr(op.input)))
 
     @print.register
     def _(self, op: uop.CastUnsaturatedOp) -> None:
@@ -987,22 +1005,17 @@ class ZigPrinter:
         kinds = {row[1] for row in (storage_float(source), storage_float(target)) if row is not None}
         if "e8m0" in kinds:  # float8e8m0: an exponent alone, rounded up
             if is_storage_float(source):
-                self.helpers_used.add("zant_from_e8m0")
-                return f"zant_from_e8m0({x})"
-            self.helpers_used.add("zant_to_e8m0")
-            return f"zant_to_e8m0({'true' if saturate else 'false'}, {x})"
-        self.helpers_used.add("zant_float_kind")
+                return self.helper_call("zant_from_e8m0", x)
+            return self.helper_call("zant_to_e8m0", "true" if saturate else "false", x)
         if is_storage_float(source):
-            self.helpers_used.add("zant_from_small_float")
             _, kind, e, m, bias = storage_float(source)  # type: ignore[misc]
-            return f"zant_from_small_float(.{_KINDS[kind]}, {e}, {m}, {bias}, {x})"
-        self.helpers_used.add("zant_to_small_float")
+            return self.helper_call("zant_from_small_float", f".{_KINDS[kind]}", str(e), str(m), str(bias), x)
         _, kind, e, m, bias = storage_float(target)  # type: ignore[misc]
         # bfloat16 has no saturate (ONNX: out of range is Inf), float8 saturates by default.
         saturate = saturate and not isinstance(target, BFloat16Type)
-        return (
-            f"zant_to_small_float({zig_type(target)}, .{_KINDS[kind]}, {e}, {m}, {bias}, "
-            f"{'true' if saturate else 'false'}, {x})"
+        return self.helper_call(
+            "zant_to_small_float", zig_type(target), f".{_KINDS[kind]}", str(e), str(m), str(bias),
+            "true" if saturate else "false", x,
         )
 
     @print.register
@@ -1111,7 +1124,9 @@ class ZigPrinter:
         if kind not in table:
             raise ZantError(f"{op.name} is not supported on {operand_type} by the Zig backend")
         template = table[kind]
-        self.define(op.results[0], self.use_helper(template).format(**args))
+        if isinstance(template, HelperCall):
+            self.call_helper(template.helper)
+        self.define(op.results[0], template.format(**args))
 
 for _alu in uop.ALU_OPS.values():
     ZigPrinter.__dict__["print"].register(_alu)(ZigPrinter.print_alu)
@@ -1134,6 +1149,12 @@ def _is_address_arithmetic(value: SSAValue) -> bool:
     if isinstance(user, uop.GepOp):
         return True
     return bool(user.results) and _is_address_arithmetic(user.results[0])
+
+
+def _is_literal_index(value: SSAValue) -> bool:
+    """A gep index that is a `uop.const` of at least 0 (`address` prints it as bare digits)."""
+    owner = value.owner
+    return isinstance(owner, uop.ConstOp) and owner.value.value.data >= 0  # type: ignore[attr-defined]
 
 
 def _is_select_condition(value: SSAValue) -> bool:

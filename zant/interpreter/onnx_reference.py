@@ -257,12 +257,16 @@ def _tflite_quantized_multiplier(real: float) -> tuple[int, int]:
     return (0, 0) if e < -31 else (q, e)
 
 
-def _tflite_multiply(x: np.ndarray, q: int | np.ndarray, e: int | np.ndarray) -> np.ndarray:
+def _tflite_multiply(x: np.ndarray, q: int | np.ndarray, e: int | np.ndarray, single: bool = False) -> np.ndarray:
     """TFLite's MultiplyByQuantizedMultiplier on int32 values `x` (int64 arrays): x shifted left
     by max(e, 0) in int32, SaturatingRoundingDoublingHighMul by q (nudge ±2^30, C division
     truncating toward zero), then RoundingDivideByPOT by max(-e, 0) (remainder above half, or
-    above half plus one for a negative value, rounds up)."""
+    above half plus one for a negative value, rounds up). `single` (TFLITE_SINGLE_ROUNDING):
+    x · q plus half of 2^(31-e), shifted right by 31 - e."""
     x, q, e = (np.asarray(a, dtype=np.int64) for a in (x, q, e))
+    if single:
+        total_shift = 31 - e
+        return (x * q + (np.int64(1) << (total_shift - 1))) >> total_shift
     left, right = np.maximum(e, 0), np.maximum(-e, 0)
     x = (((x << left) + 2**31) % 2**32) - 2**31
     product = x * q
@@ -280,8 +284,8 @@ def _requantize_as(
 ) -> np.ndarray:
     """QLinearConv / QLinearMatMul's requantization of the int32 `total` in `mode`: onnxruntime's
     float32 float(total) · ((x_scale · w_scale) / y_scale), rounded to nearest even; TFLite's
-    `_tflite_multiply` with the double-precision ratio's multiplier. Scales per index of `axis`
-    (w_s) or single."""
+    `_tflite_multiply` with the double-precision ratio's multiplier (tflite, tflite-single).
+    Scales per index of `axis` (w_s) or single."""
     shape = [1] * total.ndim
     shape[axis] = -1
     w = np.asarray(w_s, np.float32).reshape(-1)
@@ -294,7 +298,7 @@ def _requantize_as(
         ]
         q = np.array([p[0] for p in pairs], np.int64).reshape(shape)
         e = np.array([p[1] for p in pairs], np.int64).reshape(shape)
-        value = _tflite_multiply(total, q, e)
+        value = _tflite_multiply(total, q, e, mode == "tflite-single")
     if y_zp is not None:
         value = value + _wide(y_zp).reshape(shape if y_zp.size > 1 else ())
     low, high = _limits(out)
@@ -353,9 +357,10 @@ def _qlinear_add_as(mode: str, v: list[np.ndarray], out: np.dtype) -> np.ndarray
             _tflite_quantized_multiplier(r)
             for r in (scales[0] / twice, scales[1] / twice, twice / (2**20 * scales[2]))
         )
-        sa = _tflite_multiply((_wide(a) - zps[0]) * 2**20, q_a, e_a)
-        sb = _tflite_multiply((_wide(b) - zps[1]) * 2**20, q_b, e_b)
-        y = _tflite_multiply(sa + sb, q_c, e_c) + zps[2]
+        single = mode == "tflite-single"
+        sa = _tflite_multiply((_wide(a) - zps[0]) * 2**20, q_a, e_a, single)
+        sb = _tflite_multiply((_wide(b) - zps[1]) * 2**20, q_b, e_b, single)
+        y = _tflite_multiply(sa + sb, q_c, e_c, single) + zps[2]
     return _saturate(y, out)
 
 

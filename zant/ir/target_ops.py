@@ -5,8 +5,9 @@ An op class of a target dialect (`arm_dsp`, `arm_mve`) that carries
 
 * `ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]]`: the Zig functions its call may use (those it
   calls directly and the ones they call), each a name, the names it calls and its source;
-* `zig_call(self, args) -> str`: the Zig expression of its results, given the Zig expressions of
-  its operands in order (an op with several results returns an array of them);
+* `zig_call(self, args) -> ZigCall`: its call of one of those helpers, given the Zig expressions
+  of its operands in order, whose text is the Zig expression of its results (an op with several
+  results returns an array of them);
 * `ZIG_RESULTS: ClassVar[str]` (several results only): the name the printer gives that array;
 * `reference(self, *operands) -> tuple`: what it computes, one value per result, in Python
   integers and NumPy arrays (a scalar integer operand is a Python int, a vector a NumPy array, a
@@ -36,7 +37,23 @@ class ZigHelper:
     name: str
     source: str
     calls: tuple[str, ...] = ()
-    """The other helpers its source calls (emitted with it)."""
+    """The other helpers its source uses (emitted with it), once per call in it: a helper its
+    body calls twice is listed twice (each inline call counts towards the branch quota)."""
+    inline: bool = True
+    """An `inline fn`: Zig counts each call of it, and the inline calls in its body, against the
+    comptime branch quota of the function it is called in (a plain `fn`, or a type, costs none)."""
+
+
+@dataclass(frozen=True)
+class ZigCall:
+    """A call of a Zig helper: `helper(arguments…)` as text, the helper's name as data (so the
+    printer knows which helper it printed without reading its own output)."""
+
+    helper: str
+    arguments: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.helper}({', '.join(self.arguments)})"
 
 
 Read = Callable[[Sequence[int]], np.ndarray]
@@ -49,7 +66,7 @@ class TargetOp(Protocol):
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]]
 
-    def zig_call(self, args: Sequence[str]) -> str: ...
+    def zig_call(self, args: Sequence[str]) -> ZigCall: ...
 
     def reference(self, *operands: Any) -> tuple[Any, ...]: ...
 
