@@ -35,20 +35,21 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
+from zant.dialects.onnx import QLinearAddOp, QLinearConvOp, QLinearMatMulOp
 from zant.dialects.onnx_attributes import AVERAGE_COUNT, FIXED_POINT, ROUNDING, ROUNDING_MODES
 from zant.errors import ZantError
 
 MARKED_OPS = {
-    "onnx.QLinearConv": True,  # True: only with the fixed-point mark (constant scales)
-    "onnx.QLinearMatMul": True,
-    "onnx.QLinearAdd": False,
+    QLinearConvOp: True,  # True: only with the fixed-point mark (constant scales)
+    QLinearMatMulOp: True,
+    QLinearAddOp: False,
 }
-"""The ops whose requantization follows a mode (op name → whether it needs `zant.fixed_point`)."""
+"""The ops whose requantization follows a mode (op class → whether it needs `zant.fixed_point`)."""
 
 
 def follows_mode(op) -> bool:
     """Whether `requant-rounding` marks `op`."""
-    needs_fixed_point = MARKED_OPS.get(op.name)
+    needs_fixed_point = MARKED_OPS.get(type(op))
     if needs_fixed_point is None:
         return False
     if needs_fixed_point and (FIXED_POINT not in op.attributes or AVERAGE_COUNT in op.attributes):
