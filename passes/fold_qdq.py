@@ -375,15 +375,17 @@ def fold_reduce_sum(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     [B, K, r…]: a Transpose taking the reduced axes r… last (a view), a Reshape merging the
     kept ones into B and K (a view unless more than two kept axes need merging) and a Reshape
     to the op's result. No reduced axis (noop_with_empty_axes) is a requantization; an empty
-    reduced axis stays float."""
+    reduced axis, scales that are not positive (the exact requantization needs them so) or
+    more than 2^31 / 256 reduced elements (an int32 sum could overflow) stay float."""
     x = _dequantized(input_value(op, 0))
     if x is None or not x.is_per_tensor or not is_int8(x.value) or not requantizable(x, y):
         return None
-    if any(constant_value(v) is None for v in (x.scale, x.zero_point, y.scale)):
+    scales = [constant_value(v) for v in (x.scale, y.scale)]
+    if constant_value(x.zero_point) is None or any(s is None or not s.reshape(-1)[0] > 0 for s in scales):
         return None
     shape = x.value.type.get_shape()
     axes = _reduced_axes(op, len(shape))
-    if axes is None or any(shape[a] == 0 for a in axes):
+    if axes is None or any(shape[a] == 0 for a in axes) or math.prod(shape[a] for a in axes) >= 2**23:
         return None
     if not axes:
         return in_output_parameters([x], y, b)[0]

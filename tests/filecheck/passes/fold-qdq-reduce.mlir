@@ -168,3 +168,23 @@ func.func @reduce_min(%x: tensor<1x8x5x5xi8>) -> tensor<1x5x5xi8> {
   %y = onnx.QuantizeLinear(%r, %s, %z) : (tensor<1x5x5xf32>, tensor<f32>, tensor<i8>) -> tensor<1x5x5xi8>
   func.return %y : tensor<1x5x5xi8>
 }
+
+// -----
+
+// A negative output scale: the exact requantization needs positive scales, so the mean stays
+// float.
+
+// CHECK-LABEL: func.func @negative_scale
+// CHECK:         onnx.DequantizeLinear
+// CHECK:         onnx.ReduceMean
+// CHECK:         onnx.QuantizeLinear
+func.func @negative_scale(%x: tensor<1x8x5xi8>) -> tensor<1x8x1xi8> {
+  %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %ys = onnx.Constant() {value = dense<-0.05> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %axes = onnx.Constant() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %f = onnx.DequantizeLinear(%x, %s, %z) : (tensor<1x8x5xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x5xf32>
+  %r = onnx.ReduceMean(%f, %axes) : (tensor<1x8x5xf32>, tensor<1xi64>) -> tensor<1x8x1xf32>
+  %y = onnx.QuantizeLinear(%r, %ys, %z) : (tensor<1x8x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x1xi8>
+  func.return %y : tensor<1x8x1xi8>
+}
