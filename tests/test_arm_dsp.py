@@ -51,6 +51,20 @@ def pointwise_int8(folder: Path) -> Path:
     return path
 
 
+def wide_pointwise_int8(folder: Path) -> Path:
+    """A 1x1 Conv whose weights (40 x 10 bytes) outgrow a flash accelerator's data cache over
+    rows of few channels: the M4's column form holds 13 of its 25 pixels per column (2 blocks,
+    the last overlapping the first by one pixel; an odd column, its last pair overlapping too);
+    then a narrow one (6 x 40 bytes)."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("wide_pointwise", seed=11)
+    x = g.relu(g.conv("input", 10, 40, 1))
+    x = g.conv(x, 40, 6, 1)
+    path = folder / "wide_pointwise_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 10, 5, 5])], [(x, "out", [1, 6, 5, 5])])), path)
+    return path
+
+
 DSP_STAGES = ("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops")
 
 
@@ -135,6 +149,22 @@ def test_pointwise_columns_equal_the_gathered_form(tmp_path):
         np.testing.assert_array_equal(run_columns(x)[0], run_rows(x)[0])
 
 
+def test_wide_pointwise_columns_equal_the_gathered_form(tmp_path):
+    """A column of 13 pixels (weights too large to stay cached, rows short enough to): each
+    weight pair read once per column by a loop over its pixel pairs; outputs equal the gathered
+    form's bit for bit."""
+    model = wide_pointwise_int8(tmp_path)
+    columns = compile_model(model, tmp_path / "columns", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
+    plan = {t["name"]: t["size"] for t in columns.plan["tensors"]}
+    assert sorted(size for name, size in plan.items() if name.endswith("_columns")) == [2 * 40, 13 * 10]
+    run_columns, run_rows = load_compiled(columns), load_compiled(rows)
+    rng = np.random.default_rng(5)
+    for scale in (0.5, 3.0, 50.0):
+        x = (rng.standard_normal((1, 10, 5, 5)) * scale).astype(np.float32)
+        np.testing.assert_array_equal(run_columns(x)[0], run_rows(x)[0])
+
+
 def disassembly(elf: Path) -> str:
     if not Path(OBJDUMP).exists():
         pytest.skip("llvm-objdump is missing")
@@ -206,3 +236,20 @@ def test_interpreter_checks_the_pointwise_columns(tmp_path):
     assert set(DSP_STAGES) <= set(report.checked)
     names = {op.name for op in module.walk()}
     assert "arm_dsp.smlad_bytes_pair" in names and "uop.min" in names
+
+
+def test_interpreter_checks_the_wide_columns(tmp_path):
+    """The same through a column of 13 pixels (`wide_pointwise_int8`)."""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.plugins import all_passes
+
+    module = import_model(str(wide_pointwise_int8(tmp_path)))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    report = check_each_pass(module, passes, make_context(), seed=6)
+    assert set(DSP_STAGES) <= set(report.checked)
+    assert any(op.name == "arm_dsp.smlad_bytes_pair" for op in module.walk())

@@ -19,9 +19,19 @@ Both operands of the reduction are contiguous int8, so `arm-dsp-dot` loads each 
 widens it with SXTB16 once per step, shared: an input word by the R channels, a weight word
 by the P pixels (per 4 channels of a 2 x 2 tile: 2 + 2 word loads, 8 SXTB16, 8 SMLAD for 16
 products, against 26 instructions in the gathered form; 4 accumulators, 4 input and 2 weight
-halves and 2 pointers fit the M4's registers), and the weights are read from flash once per
-block of P pixels instead of once per pixel. The copy costs about 2 instructions per input
-byte per block, amortized over the M output channels; the column adds P·C bytes of scratch.
+halves and 2 pointers fit the M4's registers). The copy costs about 2 instructions per input
+byte per block, amortized over the M output channels; the column adds its bytes to scratch.
+
+A column holds one tile's `PIXELS` pixels, or up to `MAX_COLUMN_PIXELS` when the weights are
+read from slow memory and their rows stay cached between tiles (`column_pixels`): the tiles
+of one pair of weight rows then loop over the column's pixel pairs,
+
+      for m = 0, R … < M: for q = 0, 2 … < width (the last pair min(q, width - 2)):
+        the 2 x 2 tile of rows m, m + 1 over the column's pixels q, q + 1
+
+so the weights are read from flash once per column instead of once per 2 pixels (KWS's
+64 -> 64 layers on the L4R5: 181,440 -> 23,040 flash-stall cycles each, for 1 KB of column
+instead of 128 B).
 
 Exact: every output sums the same products in the same order; only where the input is read
 from changes. Taken for ungrouped 1x1 Convs with unit strides, no pads, constant weights (the
@@ -34,6 +44,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
@@ -41,7 +52,7 @@ from xdsl.ir import SSAValue
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
 
 PIXELS = 2
-"""Pixels per register tile (and column)."""
+"""Pixels per register tile."""
 
 CHANNELS = 2
 """Output channels per register tile."""
@@ -49,7 +60,37 @@ CHANNELS = 2
 MIN_CHANNELS = 4
 """Fewer input channels than a word: the gathered form (no word loads to share)."""
 
+MAX_COLUMN_PIXELS = 16
+"""Most pixels per column (`column_pixels`): the weights are read once per column, so their
+reads (from flash on a microcontroller, where a word with wait states costs more than the
+products it feeds) fall with the column's width; past 16 the saving is below 1% of the
+products."""
+
+WIDE_MAX_CHANNELS = 64
+"""Most input channels of a layer given a column wider than one tile: the two weight rows a
+tile reads (2·C bytes) must stay cached while the column's pixel pairs read them again; longer
+rows evict each other in a flash accelerator's small data cache (the STM32L4's ART: 8 lines of
+32 bytes) and every pair reads them from flash anyway (VWW's 128- and 256-channel layers got
+slower wide: the extra loop and no fewer flash reads)."""
+
+CACHED_WEIGHT_BYTES = 256
+"""Weights of at most this many bytes stay in that cache over the whole layer (VWW's 8 -> 16
+channel layer): the narrow column then reads them as cheaply."""
+
 I32 = IntegerType(32)
+
+
+def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
+    """How many pixels one column holds: `PIXELS` (one register tile) unless the weights are
+    re-read from slow memory once per column and their rows stay cached between the tiles
+    (`WIDE_MAX_CHANNELS`, `CACHED_WEIGHT_BYTES`); then the pixels split into as few blocks of
+    at most `MAX_COLUMN_PIXELS` as can be, as even as can be (the last block overlaps the one
+    before by less than the number of blocks)."""
+    if channels > WIDE_MAX_CHANNELS or channels * out_channels <= CACHED_WEIGHT_BYTES:
+        return PIXELS
+    most = max(PIXELS, min(MAX_COLUMN_PIXELS, pixels))
+    blocks = -(-pixels // most)
+    return max(PIXELS, -(-pixels // blocks))
 
 
 def column_form_applies(x: Layout, out_channels: int, kernel: Sequence[int], strides: Sequence[int], padded: bool) -> bool:
@@ -61,6 +102,13 @@ def column_form_applies(x: Layout, out_channels: int, kernel: Sequence[int], str
         all(k == 1 for k in kernel) and all(s == 1 for s in strides) and not padded
         and math.prod(x.shape[2:]) >= PIXELS and x.shape[1] >= MIN_CHANNELS and out_channels % CHANNELS == 0 and x.reshape([x.size]) is not None
     )
+
+
+def _last_overlapping(kb: KernelBuilder, first: SSAValue, size: int, count: int) -> SSAValue:
+    """`first`, or `count - size` for a last block that would run past `count` (it overlaps
+    the one before instead: its outputs are stored again with the same values, and no
+    remainder code is needed)."""
+    return kb.alu("min", first, kb.index(count - size)) if count % size else first
 
 
 def pointwise_columns(
@@ -77,30 +125,56 @@ def pointwise_columns(
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
+    width = column_pixels(channels, out_channels, pixels)
     xf = x.reshape([batch, channels, pixels])
     yf = y.reshape([batch, out_channels, pixels])
     assert xf is not None and yf is not None
-    column = kb.alloc(name, [PIXELS, channels], x.element_type)
-    with kb.loop(batch) as n, kb.loop(-(-pixels // PIXELS)) as block:
-        # An odd last pixel is computed in a block with the one before it, which is stored a
-        # second time, with the same value: no second copy of the code for a lone pixel.
-        p = kb.alu("mul", block, kb.index(PIXELS))
-        if pixels % PIXELS:
-            p = kb.alu("min", p, kb.index(pixels - PIXELS))
-        positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
-        # The block's pixels side by side in X's rows: read together, channel by channel.
-        with kb.loop(channels) as c:
-            for j, position in enumerate(positions):
-                kb.store(kb.load(xf, [n, c, position]), column, [kb.index(j), c])
-        with kb.loop(out_channels, 0, CHANNELS) as m:
-            rows = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, CHANNELS))]
-            accs = [kb.define_acc(0, I32) for _ in itertools.product(rows, positions)]
+    column = kb.alloc(name, [width, channels], x.element_type)
+    tile = _Tile(kb, column, yf, channels, weight, epilogue)
+    with kb.loop(batch) as n, kb.loop(-(-pixels // width)) as block:
+        p = _last_overlapping(kb, kb.alu("mul", block, kb.index(width)), width, pixels)
+        if width == PIXELS:
+            positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
+            # The block's pixels side by side in X's rows: read together, channel by channel.
             with kb.loop(channels) as c:
-                xs = [kb.cast(kb.load(column, [kb.index(j), c]), I32) for j in range(PIXELS)]
-                ws = [weight(row, c) for row in rows]
-                for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):
-                    kb.mulacc(acc, xv, wv)
-            for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
-                kb.store(epilogue(kb.acc_get(acc), row), yf, [n, row, position])
+                for j, position in enumerate(positions):
+                    kb.store(kb.load(xf, [n, c, position]), column, [kb.index(j), c])
+            with kb.loop(out_channels, 0, CHANNELS) as m:
+                tile.build(n, m, kb.index, positions)
+        else:
+            with kb.loop(channels) as c, kb.loop(width) as j:
+                kb.store(kb.load(xf, [n, c, kb.alu("add", p, j)]), column, [j, c])
+            # Each pair of weight rows is read from W once per column, then from the cache for
+            # each other pair of its pixels.
+            with kb.loop(out_channels, 0, CHANNELS) as m, kb.loop(-(-width // PIXELS)) as pair:
+                j0 = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
+                js = [j0, *(kb.alu("add", j0, kb.index(j)) for j in range(1, PIXELS))]
+                tile.build(n, m, js.__getitem__, [kb.alu("add", p, j) for j in js])
 
-__all__ = ["CHANNELS", "MIN_CHANNELS", "PIXELS", "column_form_applies", "pointwise_columns"]
+
+@dataclass(frozen=True)
+class _Tile:
+    """One register tile: `CHANNELS` output channels from m x `PIXELS` pixels of the column."""
+
+    kb: KernelBuilder
+    column: Layout
+    yf: Layout
+    channels: int
+    weight: Callable[[SSAValue, SSAValue], SSAValue]
+    epilogue: Callable[[SSAValue, SSAValue], SSAValue]
+
+    def build(self, n: SSAValue, m: SSAValue, pixel: Callable[[int], SSAValue], positions: list[SSAValue]) -> None:
+        """The tile of output channels m… over the column's pixels `pixel(0)`, `pixel(1)`…
+        (called where each is read), stored at Y's `positions`."""
+        kb = self.kb
+        rows = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, CHANNELS))]
+        accs = [kb.define_acc(0, I32) for _ in itertools.product(rows, positions)]
+        with kb.loop(self.channels) as c:
+            xs = [kb.cast(kb.load(self.column, [pixel(j), c]), I32) for j in range(PIXELS)]
+            ws = [self.weight(row, c) for row in rows]
+            for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):
+                kb.mulacc(acc, xv, wv)
+        for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
+            kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
+
+__all__ = ["CACHED_WEIGHT_BYTES", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "column_form_applies", "column_pixels", "pointwise_columns"]
