@@ -1,6 +1,7 @@
 """Arena memory of the benchmark models: naive sum, planned scratch, lower bound, constants.
 
     python bench/memory.py [--strategy naive|greedy|best] [--models kws,resnet8] [--json]
+    python bench/memory.py --budgets 1,0.8,0.6,0.4 [--target cortex-m4] [--models ...] [--mlperf [DIR]]
 
 Each model from bench/models.py is compiled with `zant.driver` without a build
 (`CompileOptions(build=False)`), and its plan JSON is read:
@@ -15,6 +16,15 @@ Each model from bench/models.py is compiled with `zant.driver` without a build
 Without `--strategy` the driver's default pipeline runs (`onnx-to-uop,plan-arenas` …), so the
 planner's own default is measured; `--strategy X` runs the same pipeline with
 `plan-arenas{strategy=X}` in place of `plan-arenas`.
+
+With `--budgets`, each model is compiled for `--target` (default cortex-m4) without a budget
+and then with `zant compile --ram-budget` at each fraction of its unbudgeted scratch arena (a
+number above 2 is a budget in bytes): the scratch arena the compiler reached under each budget
+(the default plan where it fits, else `schedule-in-place`: convolutions written over their
+inputs through line and plane buffers, docs/ram-budget.md), or `miss` with the smallest it
+reaches; `in-place nests` counts the nests scheduled so. `--mlperf [DIR]` adds MLPerf Tiny's int8
+models from DIR (default ../shared/mlperf_tiny/onnx beside the repository) as `mlperf_kws_int8`
+... (input shapes as in docs/mlperf-tiny.md).
 """
 
 from __future__ import annotations
@@ -33,7 +43,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from models import MODELS  # noqa: E402
 
 from zant.driver import CompileOptions, compile_model  # noqa: E402
+from zant.errors import ZantError  # noqa: E402
 from zant.pipelines import pipeline_for  # noqa: E402
+
+MLPERF_DIR = Path(__file__).resolve().parents[2] / "shared" / "mlperf_tiny" / "onnx"
+MLPERF_SHAPES = {
+    "kws_int8": {"input_1": [1, 49, 10, 1]},
+    "vww_int8": {"input_1_int8": [1, 96, 96, 3]},
+    "ic_int8": {"input_1_int8": [1, 32, 32, 3]},
+    "ad_int8": {"input_1": [1, 640]},
+}
+"""MLPerf Tiny's int8 models and the input shapes their symbolic batch is fixed to."""
 
 
 def arena_size(plan: dict, role: str) -> int:
@@ -109,12 +129,58 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def budget_row(name: str, path: Path, shapes: dict | None, target: str, budgets: list[float], folder: Path) -> dict:
+    """Scratch of `path` for `target` without a budget and under each of `budgets`."""
+    def compile_under(budget: int | None) -> dict:
+        try:
+            result = compile_model(path, folder / f"{name}-{budget}", CompileOptions(
+                name="model", target=target, build=False, input_shapes=shapes, ram_budget=budget,
+            ))
+        except ZantError as error:
+            reached = str(error).split(" B", 1)[0].rsplit(" ", 1)[-1]
+            return {"budget": budget, "fits": False, "smallest_bytes": int(reached.replace(",", ""))}
+        return {
+            "budget": budget, "fits": True, "scratch_bytes": arena_size(result.plan, "scratch"),
+            "in_place_nests": len(result.plan.get("schedules", [])),
+            "lower_bound_bytes": result.plan["lower_bound_bytes"],
+        }
+
+    free = compile_under(None)
+    bytes_ = [int(b) if b > 2 else int(b * free["scratch_bytes"]) for b in budgets]
+    return {"model": name, "target": target, "default": free, "budgets": [compile_under(b) for b in bytes_]}
+
+
+def format_budgets(rows: list[dict]) -> str:
+    lines = []
+    for row in rows:
+        if "error" in row:
+            lines.append(f"{row['model']}: error: {row['error']}")
+            continue
+        free = row["default"]
+        lines.append(f"{row['model']} ({row['target']}): default scratch {free['scratch_bytes']:,} B")
+        for entry in row["budgets"]:
+            if entry["fits"]:
+                lines.append(
+                    f"  budget {entry['budget']:>9,} B: scratch {entry['scratch_bytes']:>9,} B "
+                    f"({entry['scratch_bytes'] / free['scratch_bytes']:.2f}x), in-place nests {entry['in_place_nests']}"
+                )
+            else:
+                lines.append(f"  budget {entry['budget']:>9,} B: miss, smallest {entry['smallest_bytes']:,} B")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--strategy", help="plan-arenas strategy (naive, greedy, best …); default: the pass's own")
     parser.add_argument("--models", help=f"comma-separated subset of {','.join(MODELS)}")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--budgets", help="comma-separated RAM budgets: fractions of the default scratch, or bytes")
+    parser.add_argument("--target", default=None, help="with --budgets: the target (default cortex-m4)")
+    parser.add_argument("--mlperf", nargs="?", const=str(MLPERF_DIR), default=None,
+                        help="with --budgets: also MLPerf Tiny's int8 models from this folder")
     args = parser.parse_args(argv)
+    if args.budgets:
+        return main_budgets(args, parser)
 
     names = list(MODELS) if not args.models else [n.strip() for n in args.models.split(",") if n.strip()]
     unknown = [n for n in names if n not in MODELS]
@@ -136,6 +202,40 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"pipeline: {pipeline}")
         print(format_table(rows))
+    return 1 if any("error" in r for r in rows) else 0
+
+
+def main_budgets(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    budgets = [float(b) for b in args.budgets.split(",") if b.strip()]
+    target = args.target or "cortex-m4"
+    names = [] if args.models is None and args.mlperf else list(MODELS)
+    if args.models:
+        names = [n.strip() for n in args.models.split(",") if n.strip()]
+    entries: list[tuple[str, Path | None, dict | None]] = []
+    for n in names:
+        if n in MODELS:
+            entries.append((n, None, None))
+        elif not args.mlperf:
+            parser.error(f"unknown model {n} (choose from {', '.join(MODELS)})")
+    if args.mlperf:
+        folder = Path(args.mlperf)
+        wanted = [n.removeprefix("mlperf_") for n in names if n.startswith("mlperf_")] or list(MLPERF_SHAPES)
+        for key in wanted:
+            if (folder / f"{key}.onnx").is_file():
+                entries.append((f"mlperf_{key}", folder / f"{key}.onnx", MLPERF_SHAPES[key]))
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="zant-bench-memory-") as name:
+        folder = Path(name)
+        for model_name, path, shapes in entries:
+            if path is None:
+                path = folder / f"{model_name}.onnx"
+                onnx.save(MODELS[model_name](), path)
+            try:
+                rows.append(budget_row(model_name, path, shapes, target, budgets, folder))
+            except Exception as error:
+                message = (str(error).strip().splitlines() or [""])[0]
+                rows.append({"model": model_name, "error": f"{type(error).__name__}: {message}"})
+    print(json.dumps(rows, indent=2) if args.json else format_budgets(rows))
     return 1 if any("error" in r for r in rows) else 0
 
 

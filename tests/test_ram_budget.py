@@ -206,6 +206,9 @@ def test_a_budget_below_the_layer_bound_takes_the_in_place_schedule(tmp_path):
         )
         smallest = _scratch(fitted.plan)
         assert smallest <= 1_200 < _scratch(free.plan)
+        # The plan JSON names the nests written in place (the default plan has no such key).
+        assert "schedules" not in free.plan
+        assert {s["output"] for s in fitted.plan["schedules"]} >= {"pw0", "pw1"}
         assert "_staged" in fitted.zig_path.read_text() or target == "cortex-m4"
         with pytest.raises(ZantError) as error:
             compile_model(

@@ -430,7 +430,22 @@ def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) ->
         "lifetimes": [l.as_dict() for l in info.lifetimes],
         # only for models with outputs compiled at their bound: the ABI's extents array
         **({"bounded_outputs": bounded} if (bounded := bounded_outputs(main_function(module))) else {}),
+        # only for plans below the layer bound (schedule-in-place): the nests written in place
+        **({"schedules": schedules} if (schedules := in_place_schedules(module)) else {}),
     }
+
+
+def in_place_schedules(module: ModuleOp) -> list[dict]:
+    """The loop nests `schedule-in-place` wrote over their inputs: {"schedule": "in-place",
+    "input", "output"} (tensor names), in program order."""
+    from zant.analysis.liveness import scheduled_in_place
+
+    found = []
+    for op in module.walk():
+        pair = scheduled_in_place(op) if op.attributes else None
+        if pair is not None:
+            found.append({"schedule": "in-place", "input": pair[0], "output": pair[1]})
+    return found
 
 
 def _c_string(text: str) -> str:
