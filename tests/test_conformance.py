@@ -42,11 +42,45 @@ def test_representative_slice_still_passes():
     assert all(r["scratch_bytes"] <= r["lower_bound_bytes"] for r in records)
 
 
-def test_random_op_is_out_of_scope():
-    case = _case([helper.make_node("RandomNormalLike", ["x"], ["y"])], [_f32("x", [2])], [_f32("y", [2])])
+def test_random_op_is_compiled_and_checked_against_the_seeds_draws():
+    """A random op is compiled (no longer out of scope); a case without a seed gets the runner's
+    seed and onnx.reference's draws for it as its expected outputs, its own data checked by
+    shape, type and value range only; data out of the draws' range is an error."""
+    node = helper.make_node("RandomUniformLike", ["x"], ["y"], low=2.0, high=3.0)
+    case = _case([node], [_f32("x", [4])], [_f32("y", [4])])
     record = conformance.classify(case, 7, supported_ops())
-    assert record.status == "out_of_scope" and "random" in record.reason
-    assert record.op == "RandomNormalLike"
+    assert record.status == "" and record.op == "RandomUniformLike"
+    x = np.zeros(4, np.float32)
+    theirs = np.full(4, 2.5, np.float32)
+    model, data_sets, check = conformance.random_reference(case.model, [([x], [theirs])])
+    assert "seed 0 added by the runner" in check
+    assert [a.f for a in model.graph.node[0].attribute if a.name == "seed"] == [0.0]
+    expected = np.random.RandomState(0).rand(4).astype(np.float32) + np.float32(2.0)
+    np.testing.assert_array_equal(data_sets[0][1][0], expected)
+    with pytest.raises(ValueError, match="hold 7.0 for 'y', which RandomUniformLike cannot draw"):
+        conformance.random_reference(case.model, [([x], [np.full(4, 7.0, np.float32)])])
+    with pytest.raises(ValueError, match="differ in shape or type"):
+        conformance.random_reference(case.model, [([x], [np.zeros(4, np.float64)])])
+    # A seeded case whose data are the seed's draws is a plain case.
+    case.model.graph.node[0].attribute.append(helper.make_attribute("seed", 0.0))
+    _, _, check = conformance.random_reference(case.model, [([x], [expected])])
+    assert check == ""
+
+
+def test_bernoulli_cases_are_checked_not_passed(tmp_path):
+    """test_bernoulli (no seed) and test_bernoulli_seed (data from NumPy's global generator,
+    not the seed) compile and equal onnx.reference's draws: "checked", not "pass"."""
+    import json
+
+    report = tmp_path / "r.json"
+    argv = ["--filter", "^test_bernoulli(_seed)?$", "--as-written", "--quiet", "--jobs", "1", "--output-json", str(report)]
+    conformance.main(argv)
+    saved = json.loads(report.read_text())
+    records = {r["name"]: r for r in saved["cases"]}
+    assert {n: r["status"] for n, r in records.items()} == {"test_bernoulli": "checked", "test_bernoulli_seed": "checked"}
+    assert "seed 0 added by the runner" in records["test_bernoulli"]["reason"]
+    assert "NumPy's global generator" in records["test_bernoulli_seed"]["reason"]
+    assert saved["totals"]["checked"] == 2 and saved["totals"]["passed"] == 0
 
 
 def test_training_dropout_is_compiled_with_a_seed_only():

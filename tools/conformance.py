@@ -9,9 +9,8 @@
 
 Every case of `onnx.backend.test.case.node.collect_testcases()` is first classified:
 
-* out of scope: non-tensor values (sequence, optional, map), string tensors, ops whose output
-  shape depends on input values (NonZero, Unique, Compress, ...), random ops, training-mode
-  Dropout without a seed, training-domain ops;
+* out of scope: non-tensor values (map), string tensors, ops whose output shape depends on input
+  values (StringSplit), training-mode Dropout without a seed, compressed images;
 * unsupported: an operator with no lowering (`supported_ops()`; ai.onnx.ml operators count
   like default-domain ones, named `ai.onnx.ml.Op`), another operator domain, or a control-flow
   op with subgraphs;
@@ -35,7 +34,14 @@ runs in a child process (`zant.tools.batch`, shared with the random-graph tests)
 traps on out-of-bounds or overflow and kills its process; when the child dies, the batch's
 remaining cases run one per process to pinpoint the trapping ones ("trap"). Outputs are compared
 with the case's rtol/atol (`np.testing.assert_allclose`, NaN equals NaN), exactly for integers
-and booleans. `--jobs` workers (default 2) each compile, build and run whole batches.
+and booleans.
+
+A case with a random op (Bernoulli, Random*) whose expected data is not what ONNX's reference
+draws from the model's seed (no seed: any draw is right; or data drawn from NumPy's global
+generator) is "checked", a status of its own: compiled with the model's seed (seed 0 added where
+there is none, as `zant compile` refuses an unseeded random op), its outputs must equal
+`onnx.reference`'s for that seed exactly, and the case's data must have the same shapes, types
+and value range (`random_reference`). `--jobs` workers (default 2) each compile, build and run whole batches.
 
 With `--firmware` (an MCU target; the cases default to the target's representative slice), each
 batch is linked instead into one firmware image (`zant.backend.firmware.write_image`, every case a
@@ -114,7 +120,11 @@ PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
 }
 """Op → indices of inputs that models normally hold as constants (frozen when the data agree)."""
 
-STATUSES = ("pass", "mismatch", "trap", "compile_error", "unsupported", "out_of_scope")
+STATUSES = ("pass", "checked", "mismatch", "trap", "compile_error", "unsupported", "out_of_scope")
+
+RANDOM_OPS = frozenset({"Bernoulli", "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial"})
+RUNNER_SEED = 0.0
+"""The seed the runner gives a random op without one (the compiler refuses it: no generator)."""
 
 _INVERSE_DFT_DATA = (
     "the case's expected output is NumPy's single-precision inverse FFT of complex64 data (off "
@@ -154,6 +164,8 @@ class Record:
     atol: float = 0.0
     scratch_bytes: int | None = None
     lower_bound_bytes: int | None = None
+    checked: str = ""
+    """A random case's check (`random_reference`): a pass is then "checked", with this reason."""
 
 
 def case_name(index: int) -> str:
@@ -260,7 +272,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
     from onnx import TensorProto
 
-    from zant.dialects.onnx import LOWERED_DOMAINS, NOT_A_FUNCTION_OF_INPUTS, op_name
+    from zant.dialects.onnx import LOWERED_DOMAINS, op_name
     from zant.frontend.expand import DEFAULT_DOMAINS
     from zant.passes.resolve_sequences import RESOLVED_OPS
 
@@ -293,9 +305,6 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         return out("compressed image format (ImageDecoder decodes 24-bit BMP and binary PPM)")
     if types & DATA_DEPENDENT_OPS:
         return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
-    random_ops = types & (NOT_A_FUNCTION_OF_INPUTS - {"Dropout"})  # Dropout: in training mode only
-    if random_ops:
-        return out(f"random op ({', '.join(sorted(random_ops))})")
     for node in nodes:
         # A seed makes training mode reproducible (compiled: the reference's NumPy stream).
         if (
@@ -452,6 +461,77 @@ def as_written(case) -> tuple[object, list[tuple[list, list]], list[str]]:
     return case.model, data_sets, []
 
 
+def _undrawable(node, values: np.ndarray) -> np.ndarray:
+    """The elements of `values` random `node`'s output cannot hold: Bernoulli draws 0 or 1, a
+    uniform draw lies in [low, high], a normal draw may be anything."""
+    import onnx
+
+    attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    values = np.asarray(values, np.float64).reshape(-1)
+    if node.op_type == "Bernoulli":
+        return values[(values != 0) & (values != 1)]
+    if node.op_type.startswith("RandomUniform"):
+        return values[(values < attributes.get("low", 0.0)) | (values > attributes.get("high", 1.0))]
+    return values[:0]
+
+
+def random_reference(model, data_sets) -> tuple[object, list[tuple[list, list]], str]:
+    """A random case (a node of `RANDOM_OPS`) whose expected data is not ONNX's reference for the
+    model's seed: the model with `RUNNER_SEED` given to each random node without a seed, and
+    data sets whose expected outputs are `onnx.reference`'s for that model; the check made, for
+    `Record.checked` (empty when the case's data already is the reference's: a plain case).
+
+    The case's own outputs are checked against the reference's by shape and element type, and
+    where a random node's output is a graph output, by the values it can take (Bernoulli 0 or 1,
+    a uniform draw within [low, high]: `_undrawable`)."""
+    import onnx
+    from onnx.reference import ReferenceEvaluator
+
+    random_nodes = [n for n in _all_nodes(model.graph) if n.op_type in RANDOM_OPS and n.domain in ("", "ai.onnx")]
+    if not random_nodes:
+        return model, data_sets, ""
+    seeded = onnx.ModelProto()
+    seeded.CopyFrom(model)
+    added = 0
+    for node in _all_nodes(seeded.graph):
+        if node.op_type in RANDOM_OPS and node.domain in ("", "ai.onnx"):
+            if not any(a.name == "seed" for a in node.attribute):
+                node.attribute.append(onnx.helper.make_attribute("seed", RUNNER_SEED))
+                added += 1
+    initializers = {i.name for i in seeded.graph.initializer}
+    names = [v.name for v in seeded.graph.input if v.name not in initializers]
+    evaluator = ReferenceEvaluator(seeded)
+    output_names = [v.name for v in seeded.graph.output]
+    producers = {out: n for n in random_nodes for out in n.output}
+    reference_sets, same = [], True
+    for ins, outs in data_sets:
+        want = evaluator.run(None, dict(zip(names, ins)))
+        for name, expected, drawn in zip(output_names, outs, want):
+            expected, drawn = np.asarray(expected), np.asarray(drawn)
+            if expected.shape != drawn.shape or expected.dtype != drawn.dtype:
+                raise ValueError(
+                    f"the case's data ({expected.dtype}{list(expected.shape)}) and onnx.reference's draws "
+                    f"({drawn.dtype}{list(drawn.shape)}) differ in shape or type"
+                )
+            outside = _undrawable(producers[name], expected) if name in producers else []
+            if len(outside):
+                raise ValueError(f"the case's data hold {outside[0]} for '{name}', which {producers[name].op_type} cannot draw")
+            same = same and np.array_equal(expected, drawn, equal_nan=True)
+        reference_sets.append((ins, want))
+    if same and not added:
+        return model, data_sets, ""
+    ops = ", ".join(sorted({n.op_type for n in random_nodes}))
+    if added:
+        why = f"no seed in the model: seed {RUNNER_SEED:g} added by the runner, any draw is right"
+    else:
+        why = "the case's expected data are not the seed's draws (NumPy's global generator drew them)"
+    check = (
+        f"random op ({ops}): checked by shape, type and drawable values against the case's data, and "
+        f"equal to onnx.reference's draws for the seed ({why})"
+    )
+    return seeded, reference_sets, check
+
+
 MODES = ("frozen", "as-written")
 """`frozen`: parameter inputs become initializers (`freeze_parameters`); `as-written`: none do."""
 
@@ -465,6 +545,7 @@ def compile_case(
     try:
         model, data_sets, frozen = freeze_parameters(case) if mode == "frozen" else as_written(case)
         record.frozen = frozen
+        model, data_sets, record.checked = random_reference(model, data_sets)
         compiled, plan = compile_zig(
             model, name, out_dir, pipeline=pipeline, input_shapes=_unknown_input_shapes(model, data_sets)
         )
@@ -574,7 +655,7 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | 
     timings["compile"] = time.perf_counter() - start
     if firmware is not None:
         run_images(directory, compiled, records, firmware, f"image{batch_index:03d}", timings)
-        return [asdict(r) for r in records.values()], timings
+        return [asdict(_settle_checked(r)) for r in records.values()], timings
     start = time.perf_counter()
     by_name = {case_name(i): records[i] for i in records}
     library, broken, builds = (None, {}, 0)
@@ -606,7 +687,14 @@ def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | 
             record.max_abs_error = result.get("max_abs_error")
             record.max_ulp = result.get("max_ulp")
     timings["run"] = time.perf_counter() - start
-    return [asdict(r) for r in records.values()], timings
+    return [asdict(_settle_checked(r)) for r in records.values()], timings
+
+
+def _settle_checked(record: Record) -> Record:
+    """A random case that passed its check (`Record.checked`) is "checked", not "pass"."""
+    if record.checked and record.status == "pass":
+        record.status, record.reason = "checked", record.checked
+    return record
 
 
 def _image_builder(models: dict, firmware: Firmware) -> Builder:
@@ -795,6 +883,7 @@ def totals(records: list[dict]) -> dict[str, int]:
         "numeric cases": sum(1 for r in records if r["numeric"]),
         "numeric passed": sum(1 for r in records if r["numeric"] and r["status"] == "pass"),
         "passed": counts["pass"],
+        "checked": counts["checked"],
         "mismatched": counts["mismatch"],
         "compile errors": counts["compile_error"],
         "traps": counts["trap"],
@@ -1074,6 +1163,12 @@ def render_markdown(
         other = "".join(f" {passed_there.get(op, '–')} |" for passed_there in beside_passed)
         lines.append(f"| {op} | {len(group)} | {passed} |{other} {_md_escape(one_line(note, 400))} |")
 
+    checked = [r for r in records if r["status"] == "checked"]
+    if checked:
+        lines += ["", "## Checked random cases", "",
+                  "Not counted as passed: the case's data are not the draws of a reproducible seed.", "",
+                  "| case | operator | check |", "|---|---|---|"]
+        lines += [f"| {r['name']} | {r['op']} | {_md_escape(r['reason'])} |" for r in checked]
     out_of_scope = [r for r in records if r["status"] == "out_of_scope"]
     if out_of_scope:
         lines += ["", "## Out-of-scope cases", "", "| case | operator | reason |", "|---|---|---|"]

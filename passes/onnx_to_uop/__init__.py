@@ -61,6 +61,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         pool,
         quant,
         quant_elementwise,
+        random,
         recurrent,
         reduce,
         resample,
@@ -75,7 +76,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
     families = (
         constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
         resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
-        ml_features, ml_linear, tree_ensemble, training, image, unique, data_dependent, guard,
+        ml_features, ml_linear, tree_ensemble, training, image, unique, data_dependent, random, guard,
     )
     return tuple(pattern for family in families for pattern in family.PATTERNS)
 
