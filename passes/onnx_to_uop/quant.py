@@ -1008,9 +1008,13 @@ def _integer_conv(
             f"{result_name(op)}_columns",
         )
         return y
+    # Word-tap rows (few channels) take register tiles of 2 channels x 2 pixels: each weight word
+    # is read and widened once for two pixels (smlad_bytes_pair), and the rows LLVM unrolls stay
+    # within a flash accelerator's 1 KB instruction cache (VWW's first layer on the L4R5).
     return convolve(
         op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term, weight_term,
-        acc_type=I32, epilogue=epilogue, channel_block=channel_block, channels_innermost=dot_taps,
+        acc_type=I32, epilogue=epilogue, channel_block=2 if word_taps else channel_block,
+        pixel_tile=2 if word_taps else 1, channels_innermost=dot_taps,
     )
 
 

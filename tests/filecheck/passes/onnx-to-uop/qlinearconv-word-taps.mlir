@@ -9,6 +9,9 @@
 // arm-dsp-dot reads one word of X and one of W per row (the extra product adds 0). The window
 // reaches one input further: X is copied into a frame padded 2 on the right instead of 1
 // (8 + 1 + 2 = 11 wide), whose extra column holds the zero point like the rest of the border.
+// The outputs are register tiles of 2 channels x 2 pixels: each weight word is read (from
+// flash) and widened once for two pixels, and the unrolled rows stay small enough for a
+// flash accelerator's instruction cache (VWW's first layer on the L4R5).
 
 // Without it (the Helium cores vectorize the 3-tap rows better), W as it is and X unpadded.
 // OFF-LABEL: func.func @main
@@ -22,8 +25,14 @@
 // CHECK:         %[[PADDED:.*]] = uop.view %y_padded : !uop.buffer<330xi8> -> !uop.view<1x3x10x11xi8
 // CHECK:         %[[WORDS:.*]] = uop.view %y_word_tap_weights : !uop.buffer<72xi8> -> !uop.view<2x3x3x4xi8, strides [36, 12, 4, 1], offset 0>
 // CHECK-NOT:     uop.where
-// CHECK:         uop.define_acc
-// CHECK:         uop.range %[[C:.*]] = 0 to 3 {
+// CHECK:         uop.range %{{.*}} = 0 to 2 step 2 {
+// CHECK:           uop.range %{{.*}} = 0 to 8 {
+// CHECK-NEXT:        uop.range %{{.*}} = 0 to 8 step 2 {
+// CHECK:               uop.define_acc
+// CHECK-NEXT:          uop.define_acc
+// CHECK-NEXT:          uop.define_acc
+// CHECK-NEXT:          uop.define_acc
+// CHECK-NEXT:          uop.range %[[C:.*]] = 0 to 3 {
 // CHECK-NEXT:      uop.range %[[KH:.*]] = 0 to 3 {
 // CHECK-NEXT:        uop.range %[[KW:.*]] = 0 to 4 {
 // CHECK:               uop.gep %[[PADDED]][%{{.*}}, %[[C]], %{{.*}}, %{{.*}}]
