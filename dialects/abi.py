@@ -99,8 +99,8 @@ STATUS_COMMENTS: dict[Status, str] = {
         "range; the indexed op has written nothing"
     ),
     Status.BAD_BUFFER: (
-        "NAME_predict: a null buffer pointer; NAME_predict_sized: that, or a buffer size other than its "
-        "tensor's bytes; nothing read or written"
+        "NAME_predict: a null buffer pointer (a tensor of no elements may be NULL); NAME_predict_sized: "
+        "that, or a buffer size other than its tensor's bytes; nothing read or written"
     ),
     Status.BAD_ARENA: (
         "NAME_set_arena: a null or misaligned arena, or one smaller than NAME_ARENA_SIZE; NAME_predict: "

@@ -43,7 +43,8 @@ from zant.errors import ZantError, run_cli
 
 
 def parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
-    """Parse repeated `NAME=1x3x32x32` options into a name → shape mapping."""
+    """Parse repeated `NAME=1x3x32x32` options into a name → shape mapping. A size may be 0: a
+    tensor of no elements (`NAME=0x3`), which compiles like any other (nothing read or written)."""
     shapes: dict[str, list[int]] = {}
     for spec in specs or ():
         name, sep, dims = spec.rpartition("=")
@@ -51,9 +52,9 @@ def parse_input_shapes(specs: Sequence[str] | None) -> dict[str, list[int]]:
             shape = [int(d) for d in dims.split("x")] if dims else []
         except ValueError:
             shape = None
-        if not sep or not name or shape is None or any(d <= 0 for d in shape):
+        if not sep or not name or shape is None or any(d < 0 for d in shape):
             raise ZantError(
-                f"invalid --input-shape '{spec}': expected NAME=D0xD1x... with positive sizes"
+                f"invalid --input-shape '{spec}': expected NAME=D0xD1x... with sizes of 0 or more"
             )
         shapes[name] = shape
     return shapes

@@ -648,12 +648,18 @@ class ZigPrinter:
             f"export fn {self.name}_predict({', '.join(signature)}) callconv(.c) i32 {{"
         )
         self.level += 1
+        # A tensor of no elements is never read nor written: any pointer does, NULL too (what an
+        # empty std::vector's data() gives).
+        empty = {op for op in params if op.result.type.byte_size == 0 and not _buffer_is_accessed(op.result)}  # type: ignore[attr-defined]
         for (op, pname), argument in zip(params.items(), forward):
+            if op in empty:
+                self.emit(f"_ = {argument};")
+                continue
             self.emit(f"const {pname} = {argument} orelse return {abi.Status.BAD_BUFFER};")
         for line in self.ready_check():
             self.emit(line)
         for op, pname in params.items():
-            if not _buffer_is_accessed(op.result):
+            if op not in empty and not _buffer_is_accessed(op.result):
                 self.emit(f"_ = {pname};")
         start = len(self.lines)
         read: set[SSAValue] = set()  # the values this function's own ops print
