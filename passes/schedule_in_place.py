@@ -28,7 +28,7 @@ legal is restored):
    read the smallest slice of A (a pointwise conv: one pixel's C_in channels; a depthwise conv,
    channel loop outermost: one channel's H x W plane), and that slice is staged.
 
-Which nests: the candidates by decreasing bytes (input + output), each kept only if the lower
+Which nests (`schedule-in-place{every=true}`: every nest it can, for testing): the candidates by decreasing bytes (input + output), each kept only if the lower
 bound of the plan (`plan-arenas`' own, unaligned) does not rise with it (buffers chained in
 place share one slot as large as the largest and as long-lived as all of them, which can cost
 more than it saves), then each undone again if the bound stays the same without it.
@@ -522,11 +522,12 @@ def lower_bound_of(function: func.FuncOp) -> int:
     return lower_bound(make_slots(scratch_lifetimes(function, schedule), schedule, 1, True))
 
 
-def schedule_function(function: func.FuncOp) -> list[Scheduled]:
+def schedule_function(function: func.FuncOp, every: bool = False) -> list[Scheduled]:
     """Schedule in place the nests that lower the function's bound and no more: candidates by
     decreasing bytes, each kept unless it raises the bound (a slot chained through many layers
     is as large as its largest member and lives as long as all of them); then each undone again
-    where the bound stays without it (its copy costs cycles for nothing)."""
+    where the bound stays without it (its copy costs cycles for nothing). `every`: keep every
+    nest that can be scheduled (for testing the schedules and their check)."""
     bound = lower_bound_of(function)
     kept: list[tuple[Scheduled, DefineLocalOp, DefineLocalOp]] = []
     order = sorted(
@@ -536,6 +537,9 @@ def schedule_function(function: func.FuncOp) -> list[Scheduled]:
     for nest, dying, born in order:
         done = schedule_nest(function, nest, dying, born)
         if done is None:
+            continue
+        if every:
+            done.keep()
             continue
         new = lower_bound_of(function)
         if new > bound:
@@ -562,6 +566,9 @@ class ScheduleInPlacePass(ModulePass):
 
     name = "schedule-in-place"
 
+    every: bool = False
+    """Keep every nest that can be scheduled, not only those that lower the bound (testing)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in list(ops_of(op, func.FuncOp)):
-            schedule_function(function)
+            schedule_function(function, self.every)

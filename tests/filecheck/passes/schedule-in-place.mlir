@@ -1,6 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p schedule-in-place | filecheck %s
 // RUN: zant-opt %s --split-input-file -p schedule-in-place,plan-arenas,verify-arena-plan | filecheck %s --check-prefix=PLAN
 // RUN: zant-opt %s --split-input-file -p schedule-in-place,schedule-in-place | filecheck %s
+// RUN: zant-opt %s --split-input-file -p "schedule-in-place{every=true}" | filecheck %s
 
 // A pointwise conv (4 -> 4 channels, 2 pixels) with its output-channel blocks outermost, as the
 // scalar lowering writes it: the block loop is sunk below the pixel loop, each pixel's 4 input
