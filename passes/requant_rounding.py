@@ -21,8 +21,9 @@ gives its own last bits:
   half, shifted right by 31 - e), as the LiteRT 2.3 Python wheel's reference kernels compute.
 
 The pass marks each op whose lowering implements the mode with `zant.rounding` (the
-QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, except an average pool's,
-and QLinearAdd); `onnx-to-uop` and the interpreter's reference read the mark, so the IR says
+QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, and QLinearAdd; an average
+pool's QLinearConv in the TFLite modes: TFLite's pool divides the raw window sum by its count,
+ties away from zero); `onnx-to-uop` and the interpreter's reference read the mark, so the IR says
 which arithmetic each op follows. Ops it does not mark keep the exact rounding. `exact` removes
 the marks. Run it after `fold-qdq` (and `fold-qoperator`), before `onnx-to-uop`.
 """
@@ -47,14 +48,15 @@ MARKED_OPS = {
 """The ops whose requantization follows a mode (op class → whether it needs `zant.fixed_point`)."""
 
 
-def follows_mode(op) -> bool:
-    """Whether `requant-rounding` marks `op`."""
+def follows_mode(op, mode: str) -> bool:
+    """Whether `requant-rounding` marks `op` in `mode` (an average pool's QLinearConv in the
+    TFLite modes only: onnxruntime's pools keep the exact rounding)."""
     needs_fixed_point = MARKED_OPS.get(type(op))
     if needs_fixed_point is None:
         return False
-    if needs_fixed_point and (FIXED_POINT not in op.attributes or AVERAGE_COUNT in op.attributes):
+    if needs_fixed_point and FIXED_POINT not in op.attributes:
         return False
-    return True
+    return AVERAGE_COUNT not in op.attributes or mode.startswith("tflite")
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,7 @@ class RequantRoundingPass(ModulePass):
         if self.mode not in ROUNDING_MODES:
             raise ZantError(f"requant-rounding: unknown mode '{self.mode}' (one of {', '.join(ROUNDING_MODES)})")
         for child in op.walk():
-            if not follows_mode(child):
-                continue
-            if self.mode == "exact":
+            if self.mode == "exact" or not follows_mode(child, self.mode):
                 child.attributes.pop(ROUNDING, None)
             else:
                 child.attributes[ROUNDING] = StringAttr(self.mode)

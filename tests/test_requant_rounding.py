@@ -372,9 +372,44 @@ def test_tflite_modes_at_ties():
     np.testing.assert_array_equal(compiled(model, "tflite-single", feeds), tfl_conv(model, feeds["x"], single=True))
 
 
+def pool_model(zero_point: int = -3):
+    """int8 x [1, 64, 2, 2] → DQ → GlobalAveragePool → Q with the same parameters (as TFLite's
+    AVERAGE_POOL_2D requires): a sum of 4 codes, a tie whenever it is 2 mod 4."""
+    inits = [_tensor("s", np.float32(0.125)), _tensor("z", np.int8(zero_point))]
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"]),
+        helper.make_node("GlobalAveragePool", ["xf"], ["p"]),
+        helper.make_node("QuantizeLinear", ["p", "s", "z"], ["y"]),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.INT8, [1, 64, 2, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.INT8, [1, 64, 1, 1])
+    return _model(nodes, [x], y, inits)
+
+
+def tfl_average(x: np.ndarray) -> np.ndarray:
+    """TFLite's reference int8 average pool: the raw sum over the count, C's rounding of
+    (sum ± count/2) / count (half away from zero)."""
+    n = x.shape[2] * x.shape[3]
+    total = x.astype(np.int64).sum(axis=(2, 3), keepdims=True)
+    rounded = np.vectorize(lambda v: int((v + n // 2) / n) if v > 0 else -int((-v + n // 2) / n))(total)
+    return np.clip(rounded, -128, 127).astype(np.int8)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_tflite_modes_average_pool(seed):
+    """The TFLite modes round a pool's ties away from zero on the raw sum; exact to even."""
+    model = pool_model()
+    feeds = random_inputs(model, seed)
+    want = tfl_average(feeds["x"])
+    for mode in ("tflite", "tflite-single"):
+        np.testing.assert_array_equal(compiled(model, mode, feeds), want)
+    assert (compiled(model, "exact", feeds) != want).any()
+
+
 @pytest.mark.parametrize("mode", ["onnxruntime", "tflite", "tflite-single"])
 def test_interpreter_follows_the_mode(mode):
     """check_each_pass from the first pass: the onnx-level reference computes the mode's codes,
     which every later pass (the lowering's integer or float32 steps) keeps."""
     check_interpreter(random_conv(0), mode)
     check_interpreter(random_add(0, (1, 4, 1, 1)), mode)
+    check_interpreter(pool_model(), mode)

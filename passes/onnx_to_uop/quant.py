@@ -519,6 +519,8 @@ class Requantization:
     """An average pool's window size (`AVERAGE_COUNT`), 0 for any other op: with fixed_point
     and a known range of sums, y = round_half_even(sum · x_scale / (y_scale · divisor)) exactly
     (`_bind_average`), the weight scale unread."""
+    divisor_zero_point: int | None = None
+    """An average pool's constant per-tensor input zero point (TFLite's pool sums raw codes)."""
     rounding: str = "exact"
     """Whose arithmetic a fixed-point requantization reproduces (`zant.rounding`, set by
     `requant-rounding`): `exact`, `onnxruntime` (`_bind_onnxruntime`) or `tflite`
@@ -529,9 +531,13 @@ class Requantization:
         knows it, bounds |sum| (from constant weights), which lets fixed-point requantization
         use one shift for every channel and 32-bit arithmetic after the multiply; `sum_range`
         is the sum's [low, high] then, which an average pool's exact rounding needs."""
-        if self.fixed_point and self.rounding == "onnxruntime":
+        if self.fixed_point and self.divisor and self.rounding in ("tflite", "tflite-single"):
+            average = self._bind_tflite_average(kb)
+            if average is not None:
+                return average
+        elif self.fixed_point and self.rounding == "onnxruntime":
             return self._bind_onnxruntime(kb)
-        if self.fixed_point and self.rounding in ("tflite", "tflite-single"):
+        elif self.fixed_point and self.rounding in ("tflite", "tflite-single"):
             return self._bind_tflite(kb, self.rounding == "tflite-single")
         if self.fixed_point:
             if self.divisor and sum_range is not None:
@@ -667,6 +673,36 @@ class Requantization:
         if not exact.any():
             return None
         return _axis_constant(kb, (exact[:1] if exact.all() else exact).astype(np.int64), shape, axis, "requant_ties")
+
+    def _bind_tflite_average(self, kb: KernelBuilder) -> Finish | None:
+        """TFLite's reference int8 average pool, whose input and output share their scale and
+        zero point: the window's raw sum R = sum + n · zp (`sum` centered) divided by its count n
+        rounding half away from zero, (R + n/2) / n for R > 0, else -((n/2 - R) / n), integer
+        divisions that truncate; saturated. None when the parameters differ (or are not
+        constants): the exact rounding then."""
+        try:
+            scales = [float(p.constant_values().reshape(-1)[0]) for p in (self.input_scale, self.output_scale)]
+            zero_point = 0 if self.zero_point is None else int(self.zero_point.constant_values().reshape(-1)[0])
+        except NotImplementedError:
+            return None
+        if scales[0] != scales[1] or (self.zero_point is not None and not self.zero_point.is_per_tensor):
+            return None
+        input_zero = self.divisor_zero_point
+        if input_zero is None or input_zero != zero_point:
+            return None
+        n = self.divisor
+        base, half, count, nothing = (kb.const(v, I64) for v in (n * zero_point, n // 2, n, 0))
+        low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            raw = kb.alu("add", kb.cast(total, I64), base)
+            positive = kb.alu("cmplt", nothing, raw)
+            magnitude = kb.where(positive, kb.alu("add", raw, half), kb.alu("sub", half, raw))  # ≥ 0
+            quotient = kb.alu("div", magnitude, count)
+            value = kb.where(positive, quotient, kb.alu("sub", nothing, quotient))
+            return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
+
+        return finish
 
     def _bind_average(self, kb: KernelBuilder, low: int, high: int) -> Finish | None:
         """y = clamp(round_half_even(sum · R) + zp) with R = x_scale / (y_scale · divisor) the
@@ -1057,8 +1093,18 @@ def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Re
         fixed_point=FIXED_POINT in op.attributes,
         weight_axis=weight_axis,
         divisor=_average_count(op),
+        divisor_zero_point=_constant_zero_point(op, 2),
         rounding=rounding_mode(op),
     )
+
+
+def _constant_zero_point(op: Operation, index: int) -> int | None:
+    """The constant per-tensor zero point at ONNX input `index` (0 when absent), else None."""
+    value = input_value(op, index)
+    if value is None:
+        return 0
+    values = constant_tensor(layout_of(value))
+    return None if values is None or values.size != 1 else int(values.reshape(-1)[0])
 
 
 def _average_count(op: Operation) -> int:

@@ -434,6 +434,13 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
         total = total + bias.astype(np.int64).reshape(1, -1, *([1] * (x.ndim - 2)))
     count = average_count(op)
     if count is not None and x_s.size == 1 and y_s.size == 1 and (y_zp is None or y_zp.size == 1):
+        zps = [0 if z is None else int(_scalar(z)) for z in (x_zp, y_zp)]
+        if rounding_mode(op).startswith("tflite") and float(_scalar(x_s)) == float(_scalar(y_s)) and zps[0] == zps[1]:
+            # TFLite's pool: the raw sum over the count, half away from zero (C's division).
+            raw = total + count * zps[0]
+            half = count // 2
+            average = np.where(raw > 0, (raw + half) // count, -((half - raw) // count))
+            return _saturate(average, out)
         return _quantize(total, _ratio(x_s, divide_by=y_s) / count, 1, y_zp, out)
     total = (total + 2**31) % 2**32 - 2**31
     mode = rounding_mode(op)
