@@ -16,15 +16,16 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
   AveragePools (uncounted padding, ceil_mode) by `QLinearAveragePool` (com.microsoft's);
 * ReduceMean and ReduceSum over constant axes by the same window sum over x viewed as
   [B, K, reduced axes…] (a Transpose and Reshapes around it), the mean's count in the mark, a
-  sum's count 1;
+  sum's count 1; ReduceMax / ReduceMin / GlobalMaxPool by the op on the integers, requantized
+  (where the parameters differ) by a window sum of one element: exactly, ties to even. These
+  (WIDE_FOLDS) and GlobalAveragePool fold 16-bit tensors too, every other fold 8-bit ones;
 * Add, Sub and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's; Sub as
   an Add with B's scale negated), Max / Min by the op on requantized 8-bit tensors;
 * Softmax by `QLinearSoftmax` (com.microsoft's; integer only in onnx-to-uop);
 * an element-wise op (LOOKUP_OPS: Sigmoid, Tanh, HardSwish, Exp …, or a binary one with a
   constant scalar operand) by `LookupTable`, its 256 entries computed at compile time;
-* data movement (MOVEMENT_OPS: Transpose, Reshape, Slice, Pad, Resize nearest, MaxPool,
-  GlobalMaxPool, ReduceMax / ReduceMin …) by the same op on the 8-bit tensor, and Concat by
-  Concat of the inputs;
+* data movement (MOVEMENT_OPS: Transpose, Reshape, Slice, Pad, Resize nearest, MaxPool …) by
+  the same op on the 8-bit tensor, and Concat by Concat of the inputs;
 * Resize in linear or cubic mode (constant scales or sizes) by the Resize on the 8-bit tensor
   marked `REQUANTIZE` (integer interpolation and one requantization in onnx-to-uop);
 * Relu / Clip with constant bounds by Clip with quantized bounds;
@@ -149,6 +150,14 @@ def _element_type(value: SSAValue):
 
 def is_int8(value: SSAValue) -> bool:
     return _element_type(value) in INT8_TYPES
+
+
+INT16_TYPES = (IntegerType(16), IntegerType(16, Signedness.UNSIGNED))
+
+
+def is_8_or_16_bit(value: SSAValue) -> bool:
+    """An 8- or 16-bit integer tensor (the reductions fold both: `WIDE_FOLDS`)."""
+    return _element_type(value) in INT8_TYPES + INT16_TYPES
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,9 +356,16 @@ def _requantize(b: Builder, x: Quantized, y: Quantized, result_type) -> SSAValue
 
 
 def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
+    """An AveragePool or GlobalAveragePool of a per-tensor DQ'd 8-bit tensor (`average_pool`);
+    a GlobalAveragePool of a 16-bit one too (its window sum, while the int32 sum cannot
+    overflow)."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not x.is_per_tensor or not is_int8(x.value):
+    if x is None or not x.is_per_tensor:
         return None
+    if not is_int8(x.value):
+        wide = op.name == "onnx.GlobalAveragePool" and is_8_or_16_bit(x.value) and requantizable(x, y)
+        if not wide or math.prod(x.value.type.get_shape()[2:]) >= 2**15:
+            return None
     return average_pool(op, x, y, b)
 
 
@@ -374,21 +390,24 @@ def fold_reduce_sum(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     (y_scale · count) for a mean, x_scale / y_scale for a sum, ties to even) over x laid out as
     [B, K, r…]: a Transpose taking the reduced axes r… last (a view), a Reshape merging the
     kept ones into B and K (a view unless more than two kept axes need merging) and a Reshape
-    to the op's result. No reduced axis (noop_with_empty_axes) is a requantization; an empty
+    to the op's result. No reduced axis (noop_with_empty_axes) is an exact requantization; an empty
     reduced axis, scales that are not positive (the exact requantization needs them so) or
-    more than 2^31 / 256 reduced elements (an int32 sum could overflow) stay float."""
+    2^(31 - bits) reduced elements or more (an int32 sum could overflow) stay float. 8- and
+    16-bit tensors (the window sum of a 16-bit x is a QLinearConv beyond ONNX's 8-bit types,
+    which onnx-to-uop lowers alike)."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not x.is_per_tensor or not is_int8(x.value) or not requantizable(x, y):
+    if x is None or not x.is_per_tensor or not is_8_or_16_bit(x.value) or not requantizable(x, y):
         return None
     scales = [constant_value(v) for v in (x.scale, y.scale)]
     if constant_value(x.zero_point) is None or any(s is None or not s.reshape(-1)[0] > 0 for s in scales):
         return None
     shape = x.value.type.get_shape()
     axes = _reduced_axes(op, len(shape))
-    if axes is None or any(shape[a] == 0 for a in axes) or math.prod(shape[a] for a in axes) >= 2**23:
+    width = _element_type(x.value).width.data
+    if axes is None or any(shape[a] == 0 for a in axes) or math.prod(shape[a] for a in axes) >= 2 ** (31 - width):
         return None
-    if not axes:
-        return in_output_parameters([x], y, b)[0]
+    if not axes:  # the identity
+        return x.value if x.same_parameters(y) else _exact_requantize(b, x, y)
     kept = [d for d in range(len(shape)) if d not in axes]
     value, element = x.value, _element_type(x.value)
     if kept + axes != list(range(len(shape))):
@@ -408,21 +427,20 @@ def fold_reduce_sum(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
 
 
 def fold_extreme(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """ReduceMax / ReduceMin / GlobalMaxPool of a per-tensor DQ'd 8-bit tensor: the op on the
-    8-bit tensor (Q_y ∘ DQ_x is monotone for positive scales), then, where the Q's parameters
+    """ReduceMax / ReduceMin / GlobalMaxPool of a per-tensor DQ'd 8- or 16-bit tensor: the op
+    on the integer tensor (Q_y ∘ DQ_x is monotone for positive scales), then, where the Q's parameters
     differ, each extreme requantized once by the exact x_scale / y_scale, ties to even
     (`_exact_requantize`); plain integers where they are equal."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not is_int8(x.value) or not x.is_per_tensor:
+    if x is None or not is_8_or_16_bit(x.value) or not x.is_per_tensor:
         return None
-    if x.same_parameters(y):
-        return fold_unchanged(op, y, b)
+    same = x.same_parameters(y)
     scales = [constant_value(v) for v in (x.scale, x.zero_point, y.scale)]
-    if not requantizable(x, y) or any(v is None for v in scales) or scales[0].reshape(-1)[0] <= 0 or scales[2].reshape(-1)[0] <= 0:
-        return fold_unchanged(op, y, b)
+    if not same and (not requantizable(x, y) or any(v is None for v in scales) or scales[0].reshape(-1)[0] <= 0 or scales[2].reshape(-1)[0] <= 0):
+        return fold_unchanged(op, y, b)  # a requantize that rounds half up (8-bit only)
     result_type = TensorType(_element_type(x.value), op.results[0].type.get_shape())
     value = b.op(op.name.removeprefix("onnx."), [x.value, *inputs(op)[1:]], result_type, dict(op.properties))
-    return _exact_requantize(b, Quantized(value, x.scale, x.zero_point, 0), y)
+    return value if same else _exact_requantize(b, Quantized(value, x.scale, x.zero_point, 0), y)
 
 
 def _exact_requantize(b: Builder, x: Quantized, y: Quantized) -> SSAValue:
@@ -872,6 +890,12 @@ FOLDS: dict[str, Fold] = {
 }
 """The float op between DQ and Q → how it folds."""
 
+WIDE_FOLDS = frozenset({
+    "onnx.ReduceMean", "onnx.ReduceSum", "onnx.ReduceMax", "onnx.ReduceMin", "onnx.GlobalMaxPool",
+    "onnx.GlobalAveragePool",
+})
+"""The folds that take 16-bit tensors too (an int32 sum, or the op on the integers)."""
+
 
 class FoldQuantizeLinear(RewritePattern):
     """Rooted at a QuantizeLinear: fold the op producing its input (see FOLDS), or cancel a DQ
@@ -881,11 +905,13 @@ class FoldQuantizeLinear(RewritePattern):
         if op.name != "onnx.QuantizeLinear":
             return
         y = Quantized.of(op)
-        if y.zero_point is None or not y.is_per_tensor or not is_int8(op.results[0]):
+        if y.zero_point is None or not y.is_per_tensor or not is_8_or_16_bit(op.results[0]):
             return
         source = op.operands[0].owner
         if not isinstance(source, Operation):
             return
+        if not is_int8(op.results[0]) and source.name not in WIDE_FOLDS:
+            return  # 16-bit: the reductions only
         if source.name == "onnx.DequantizeLinear":
             x = Quantized.of(source)
             if x.same_parameters(y) and x.value.type == op.results[0].type:

@@ -1,8 +1,9 @@
-"""Reductions and global pools on 8-bit data stay integer (issue 30 item 1).
+"""Reductions and global pools on 8- and 16-bit data stay integer (issue 30 item 1).
 
 DequantizeLinear → ReduceMean / ReduceSum / ReduceMax / ReduceMin / GlobalAveragePool /
 GlobalMaxPool → QuantizeLinear, over any constant axes, keepdims 0 or 1, axes as an attribute
-(opset 13) or an input (opset 18 on), int8 and uint8. In exact arithmetic the chain is
+(opset 13) or an input (opset 18 on), int8 and uint8, int16 and uint16 (opset 21). In exact
+arithmetic the chain is
 
 * a mean or sum: y = saturate(round_half_even(S · x_scale / (y_scale · N)) + y_zp), S the int32
   sum of x - x_zp over the N reduced elements (N = 1 for a sum);
@@ -44,7 +45,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from models import GraphBuilder, calibration_inputs, quantize  # noqa: E402
 from test_int8 import PIPELINE, folded, onnxruntime_session  # noqa: E402
 
-TYPES = {"i8": (TensorProto.INT8, np.int8), "u8": (TensorProto.UINT8, np.uint8)}
+TYPES = {
+    "i8": (TensorProto.INT8, np.int8), "u8": (TensorProto.UINT8, np.uint8),
+    "i16": (TensorProto.INT16, np.int16), "u16": (TensorProto.UINT16, np.uint16),
+}
+
+
+def zero_shift(dtype) -> int:
+    """What the zero points of an unsigned type add to the signed ones the branches give."""
+    return 0 if np.iinfo(dtype).min else 1 << (np.iinfo(dtype).bits - 1)
 SUMS = ("ReduceMean", "ReduceSum", "GlobalAveragePool")
 
 
@@ -81,7 +90,7 @@ class Branch:
     def integers(self, x: np.ndarray, dtype) -> tuple[np.ndarray, Fraction]:
         """(v, R) with y = saturate(round_half_even(v · R) + y_zp): v the sum of x - x_zp (a
         mean's R divided by the count) or its max / min, R from the f32 scales exactly."""
-        xs, xz = self.x_params[0], self.x_params[1] + (0 if dtype == np.int8 else 128)
+        xs, xz = self.x_params[0], self.x_params[1] + zero_shift(dtype)
         ratio = Fraction(float(np.float32(xs))) / Fraction(float(np.float32(self.y_params[0])))
         centered = x.astype(np.int64) - xz
         axes = self.reduced()
@@ -95,7 +104,7 @@ class Branch:
     def exact(self, x: np.ndarray, dtype) -> np.ndarray:
         """The exact-arithmetic codes of the chain on the integer input x."""
         values, ratio = self.integers(x, dtype)
-        yz, info = self.y_params[1] + (0 if dtype == np.int8 else 128), np.iinfo(dtype)
+        yz, info = self.y_params[1] + zero_shift(dtype), np.iinfo(dtype)
         codes = [min(max(round(int(v) * ratio) + yz, int(info.min)), int(info.max)) for v in values.reshape(-1)]
         return np.array(codes, dtype).reshape(values.shape)
 
@@ -135,7 +144,7 @@ def reduction_model(kind: str, opset: int, branches: list[Branch] = BRANCHES) ->
     """Every branch on `kind` inputs; below opset 18 the axes of ReduceMean/Max/Min are an
     attribute (ReduceSum's an input since 13)."""
     element, dtype = TYPES[kind]
-    shift = 0 if kind == "i8" else 128
+    shift = zero_shift(dtype)
     nodes, inits, inputs, outputs = [], [], [], []
     for b in branches:
         params = {}
@@ -165,25 +174,26 @@ def reduction_model(kind: str, opset: int, branches: list[Branch] = BRANCHES) ->
 
 @cache
 def feeds(kind: str) -> list[dict[str, np.ndarray]]:
+    """Four inputs per branch over the type's whole range; 16-bit ones also within ±3,000 of
+    the zero points (whose sums do not saturate)."""
     dtype = TYPES[kind][1]
     info = np.iinfo(dtype)
     rng = np.random.default_rng(30)
-    return [
-        {b.name: rng.integers(int(info.min), int(info.max) + 1, b.shape).astype(dtype) for b in BRANCHES}
-        for _ in range(4)
-    ]
+    ranges = [(int(info.min), int(info.max) + 1)] * 4
+    if info.bits == 16:
+        ranges[1:] = [(zero_shift(dtype) - 3000, zero_shift(dtype) + 3000)] * 3
+    return [{b.name: rng.integers(*r, b.shape).astype(dtype) for b in BRANCHES} for r in ranges]
 
 
-def compiled_outputs(model: onnx.ModelProto, folder: Path, pipeline: str) -> tuple[dict, list[list[np.ndarray]]]:
+def compiled_outputs(model: onnx.ModelProto, kind: str, folder: Path, pipeline: str) -> tuple[dict, list[list[np.ndarray]]]:
     onnx.save(model, folder / "reductions.onnx")
     options = CompileOptions(name="reductions", optimize="ReleaseSafe", pipeline=None if pipeline == "host" else pipeline_for(pipeline))
     result = compile_model(folder / "reductions.onnx", folder / "out", options)
     run = load_compiled(result)
-    return result.plan, [run(*(feed[s.name] for s in result.inputs)) for feed in feeds(model.graph.name[-2:])]
+    return result.plan, [run(*(feed[s.name] for s in result.inputs)) for feed in feeds(kind)]
 
 
-@pytest.mark.parametrize("opset", [13, 19])
-@pytest.mark.parametrize("kind", ["i8", "u8"])
+@pytest.mark.parametrize(("kind", "opset"), [("i8", 13), ("i8", 19), ("u8", 13), ("u8", 19), ("i16", 21), ("u16", 21)])
 def test_reductions_fold_to_integer_ops(tmp_path, kind, opset):
     module = folded(reduction_model(kind, opset), tmp_path)
     assert not unfolded_ops(module), [op.name for op in unfolded_ops(module)]
@@ -196,13 +206,16 @@ def test_reductions_fold_to_integer_ops(tmp_path, kind, opset):
     assert "onnx.QLinearLeakyRelu" not in names  # its requantization rounds ties up
 
 
-@pytest.mark.parametrize(("kind", "pipeline", "opset"), [("i8", "host", 19), ("u8", "host", 13), ("i8", "cortex-m4", 13), ("u8", "cortex-m4", 19)])
+@pytest.mark.parametrize(
+    ("kind", "pipeline", "opset"),
+    [("i8", "host", 19), ("u8", "host", 13), ("i8", "cortex-m4", 13), ("u8", "cortex-m4", 19), ("i16", "host", 21), ("u16", "cortex-m4", 21)],
+)
 def test_reductions_equal_the_exact_codes(tmp_path, kind, pipeline, opset):
     """No float scratch; every output equals the exact-arithmetic model, ties included; and
     onnxruntime (running the graph as written) equal on the power-of-two branches, within 1
     LSB elsewhere."""
     model = reduction_model(kind, opset)
-    plan, runs = compiled_outputs(model, tmp_path, pipeline)
+    plan, runs = compiled_outputs(model, kind, tmp_path, pipeline)
     assert plan["float_scratch_bytes"] == 0
     dtype = TYPES[kind][1]
     session = onnxruntime_session(model, optimized=False)
@@ -219,7 +232,8 @@ def test_reductions_equal_the_exact_codes(tmp_path, kind, pipeline, opset):
     assert ties[True] >= 20 and ties[False] >= 10, f"too few ties to check their rounding: {ties}"
 
 
-def test_interpreters_check_every_pass_on_reductions(tmp_path):
+@pytest.mark.parametrize(("kind", "opset"), [("i8", 19), ("u16", 21)])
+def test_interpreters_check_every_pass_on_reductions(tmp_path, kind, opset):
     """`check_each_pass` through the Cortex-M4 pipeline, every branch with power-of-two scales
     (so the reference evaluator's float chain is exact): the onnx-level interpreter's window sums
     after fold-qdq equal the float reductions before it, and the uop interpreter the lowered
@@ -232,7 +246,7 @@ def test_interpreters_check_every_pass_on_reductions(tmp_path):
     from zant.interpreter import check_each_pass
     from zant.plugins import all_passes
 
-    onnx.save(reduction_model("i8", 19, [power_of_two(b) for b in BRANCHES]), tmp_path / "reductions.onnx")
+    onnx.save(reduction_model(kind, opset, [power_of_two(b) for b in BRANCHES]), tmp_path / "reductions.onnx")
     module = import_model(str(tmp_path / "reductions.onnx"))
     passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
     report = check_each_pass(module, passes, make_context(), seed=30)

@@ -88,13 +88,14 @@ func.func @mean_all(%x: tensor<2x3x4xi8>) -> tensor<i8> {
 
 // -----
 
-// noop_with_empty_axes and no axes: the op is the identity, so only the requantization is left.
+// noop_with_empty_axes and no axes: the op is the identity, so only the requantization is left,
+// exact (a window sum of one element each).
 
 // CHECK-LABEL: func.func @noop
-// CHECK-NEXT:    %s = onnx.Constant
-// CHECK-NEXT:    %ys = onnx.Constant
-// CHECK-NEXT:    %z = onnx.Constant
-// CHECK-NEXT:    %y = onnx.QLinearLeakyRelu(%x, %s, %z, %ys, %z) {alpha = 1.000000e+00 : f32}
+// CHECK-NOT:     onnx.ReduceSum
+// CHECK:         onnx.Reshape(%x, %shape) : (tensor<2x3xi8>, tensor<3xi64>) -> tensor<1x6x1xi8>
+// CHECK:         onnx.QLinearConv({{.*}}) {group = 6 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK:         %y = onnx.Reshape({{.*}}) : (tensor<1x6x1xi8>, tensor<2xi64>) -> tensor<2x3xi8>
 // CHECK-NEXT:    func.return %y
 func.func @noop(%x: tensor<2x3xi8>) -> tensor<2x3xi8> {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
@@ -187,4 +188,32 @@ func.func @negative_scale(%x: tensor<1x8x5xi8>) -> tensor<1x8x1xi8> {
   %r = onnx.ReduceMean(%f, %axes) : (tensor<1x8x5xf32>, tensor<1xi64>) -> tensor<1x8x1xf32>
   %y = onnx.QuantizeLinear(%r, %ys, %z) : (tensor<1x8x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x1xi8>
   func.return %y : tensor<1x8x1xi8>
+}
+
+// -----
+
+// int16 (onnxruntime's QInt16 activations): the reductions fold alike, the 16-bit x summed in
+// int32; other 16-bit ops (here a Sigmoid) stay float.
+
+// CHECK-LABEL: func.func @int16
+// CHECK:         onnx.QLinearConv(%x, %s, %z, %ones, %window, %zero, %ys, %z) {group = 8 : i64, zant.fixed_point, zant.average_count = 5 : i64} : {{.*}} -> tensor<1x8x1xi16>
+// CHECK:         %max = onnx.ReduceMax(%x, %axes) : (tensor<1x8x5xi16>, tensor<1xi64>) -> tensor<1x8x1xi16>
+// CHECK:         onnx.DequantizeLinear
+// CHECK-NEXT:    onnx.Sigmoid
+// CHECK-NEXT:    %other = onnx.QuantizeLinear
+func.func @int16(%x: tensor<1x8x5xi16>) -> (tensor<1x8x1xi16>, tensor<1x8x1xi16>, tensor<1x8x5xi16>) {
+  %s = onnx.Constant() {value = dense<0.0005> : tensor<f32>} : () -> tensor<f32>
+  %ys = onnx.Constant() {value = dense<0.0004> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<30> : tensor<i16>} : () -> tensor<i16>
+  %axes = onnx.Constant() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %f = onnx.DequantizeLinear(%x, %s, %z) : (tensor<1x8x5xi16>, tensor<f32>, tensor<i16>) -> tensor<1x8x5xf32>
+  %r = onnx.ReduceMean(%f, %axes) : (tensor<1x8x5xf32>, tensor<1xi64>) -> tensor<1x8x1xf32>
+  %mean = onnx.QuantizeLinear(%r, %ys, %z) : (tensor<1x8x1xf32>, tensor<f32>, tensor<i16>) -> tensor<1x8x1xi16>
+  %f2 = onnx.DequantizeLinear(%x, %s, %z) : (tensor<1x8x5xi16>, tensor<f32>, tensor<i16>) -> tensor<1x8x5xf32>
+  %m = onnx.ReduceMax(%f2, %axes) : (tensor<1x8x5xf32>, tensor<1xi64>) -> tensor<1x8x1xf32>
+  %max = onnx.QuantizeLinear(%m, %s, %z) : (tensor<1x8x1xf32>, tensor<f32>, tensor<i16>) -> tensor<1x8x1xi16>
+  %f3 = onnx.DequantizeLinear(%x, %s, %z) : (tensor<1x8x5xi16>, tensor<f32>, tensor<i16>) -> tensor<1x8x5xf32>
+  %g = onnx.Sigmoid(%f3) : (tensor<1x8x5xf32>) -> tensor<1x8x5xf32>
+  %other = onnx.QuantizeLinear(%g, %ys, %z) : (tensor<1x8x5xf32>, tensor<f32>, tensor<i16>) -> tensor<1x8x5xi16>
+  func.return %mean, %max, %other : tensor<1x8x1xi16>, tensor<1x8x1xi16>, tensor<1x8x5xi16>
 }
