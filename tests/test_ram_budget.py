@@ -286,3 +286,16 @@ def test_mlperf_kws_int8_runs_on_the_micro_bit(tmp_path):
     shutil.copy(MLPERF_KWS, path)
     plan = _firmware_equals_layer_by_layer(path, tmp_path, shapes={"input_1": [1, 49, 10, 1]})
     assert _scratch(plan) <= 9_600
+
+
+def test_ram_schedules_go_before_the_planning_stages():
+    from zant.pipelines import RAM_SCHEDULE_STAGES, pipeline_for, with_ram_schedules
+
+    for target in ("cortex-m0plus", "cortex-m4"):
+        default = pipeline_for(target)
+        assert "schedule-in-place" not in default  # never in a default pipeline
+        scheduled = with_ram_schedules(default)
+        assert scheduled.replace("schedule-in-place,", "", 1) == default
+        assert ",".join(RAM_SCHEDULE_STAGES) + ",dce,plan-arenas" in scheduled
+        assert with_ram_schedules(scheduled) == scheduled  # once
+    assert with_ram_schedules("onnx-to-uop") == "onnx-to-uop"  # nothing planned, nothing added
