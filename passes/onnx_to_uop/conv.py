@@ -86,6 +86,7 @@ def convolve(
     channel_block: int = CHANNEL_BLOCK,
     pixel_tile: int = 1,
     channels_innermost: bool = False,
+    regions_outermost: bool = False,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
     `weight_term` and B the optional input `bias_input`; output channel m belongs to group
@@ -121,34 +122,42 @@ def convolve(
     # Output channels in blocks (a block never straddles two groups, so its first channel's
     # group is everyone's); with `channel_tile` (never grouped), tiles of that many, then one
     # of the rest.
+    def region_nest(n: SSAValue, m: SSAValue, block_channels: list[SSAValue], region: Region) -> None:
+        with _region_loops(kb, region) as out_ivs:
+            g = first_channel = None
+            if grouped:
+                g = kb.alu("div", m, kb.index(out_per_group))
+                first_channel = kb.alu("mul", g, kb.index(group_channels))
+            pixels = _block_pixels(kb, region, out_ivs)
+            lanes = list(itertools.product(block_channels, pixels))
+            accs = [kb.define_acc(0, acc_type) for _ in lanes]
+            with _reduction_nest(kb, group_channels, kernel, channels_innermost) as (c, taps):
+                channel = c if first_channel is None else kb.alu("add", first_channel, c)
+                xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
+                ws = [weight_term(mj, g, channel, c, taps) for mj in block_channels]
+                for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):  # as `lanes`
+                    kb.mulacc(acc, xv, wv)
+            for acc, (mj, pixel) in zip(accs, lanes):
+                if epilogue is not None:
+                    kb.store(epilogue(kb.acc_get(acc), mj, pixel), y, [n, mj, *pixel])
+                    continue
+                value = kb.cast(kb.acc_get(acc), element_type)
+                if bias is not None:
+                    value = kb.alu("add", value, kb.load(bias, [mj]))
+                kb.store(value, y, [n, mj, *pixel])
+
+    pieces = tile_pieces([out_shape[1]], [channel_tile or block])
     with kb.loop(out_shape[0]) as n:
-        for piece in tile_pieces([out_shape[1]], [channel_tile or block]):
-            ((first, last),), (block,) = piece.bounds, piece.tile
-            with kb.loop(last, first, block) as m:
-                block_channels = _offsets(kb, m, block)
-                for region in regions:
-                    with _region_loops(kb, region) as out_ivs:
-                        g = first_channel = None
-                        if grouped:
-                            g = kb.alu("div", m, kb.index(out_per_group))
-                            first_channel = kb.alu("mul", g, kb.index(group_channels))
-                        pixels = _block_pixels(kb, region, out_ivs)
-                        lanes = list(itertools.product(block_channels, pixels))
-                        accs = [kb.define_acc(0, acc_type) for _ in lanes]
-                        with _reduction_nest(kb, group_channels, kernel, channels_innermost) as (c, taps):
-                            channel = c if first_channel is None else kb.alu("add", first_channel, c)
-                            xs = [input_term(region.windows, n, channel, pixel, taps) for pixel in pixels]
-                            ws = [weight_term(mj, g, channel, c, taps) for mj in block_channels]
-                            for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):  # as `lanes`
-                                kb.mulacc(acc, xv, wv)
-                        for acc, (mj, pixel) in zip(accs, lanes):
-                            if epilogue is not None:
-                                kb.store(epilogue(kb.acc_get(acc), mj, pixel), y, [n, mj, *pixel])
-                                continue
-                            value = kb.cast(kb.acc_get(acc), element_type)
-                            if bias is not None:
-                                value = kb.alu("add", value, kb.load(bias, [mj]))
-                            kb.store(value, y, [n, mj, *pixel])
+        # `regions_outermost`: each region's loops over every channel block before the next
+        # region's, so the code of one region runs hot (a depthwise Conv's regions are many
+        # small nests: in turn per channel, together they outgrow a small instruction cache).
+        for region_group in ([[r] for r in regions] if regions_outermost else [regions]):
+            for piece in pieces:
+                ((first, last),), (block,) = piece.bounds, piece.tile
+                with kb.loop(last, first, block) as m:
+                    block_channels = _offsets(kb, m, block)
+                    for region in region_group:
+                        region_nest(n, m, block_channels, region)
     return y
 
 

@@ -1051,6 +1051,7 @@ def _integer_conv(
         op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term, weight_term,
         acc_type=I32, epilogue=epilogue, channel_block=2 if word_taps else channel_block,
         pixel_tile=2 if word_taps else 1, channels_innermost=dot_taps,
+        regions_outermost=dsp_words and group > 1,
     )
 
 
