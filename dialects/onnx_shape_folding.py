@@ -77,11 +77,17 @@ def evaluate_node(node: NodeProto, feeds: dict[str, np.ndarray], opset: int) -> 
     return [np.asarray(r) for r in results]
 
 
+NOT_A_TENSOR_RESULT = frozenset({"SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceErase", "SplitToSequence", "Optional"})
+"""Ops whose result is a sequence or an optional, which an initializer cannot hold."""
+
+
 def is_foldable(node: NodeProto) -> bool:
-    """Whether `node` may be computed at compile time: a deterministic default-domain op without subgraphs."""
+    """Whether `node` may be computed at compile time: a deterministic default-domain op without
+    subgraphs whose results are tensors."""
     return (
         node.domain in ("", "ai.onnx")
         and node.op_type not in NOT_A_FUNCTION_OF_INPUTS
+        and node.op_type not in NOT_A_TENSOR_RESULT
         and not any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute)
     )
 

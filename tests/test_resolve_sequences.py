@@ -160,3 +160,83 @@ def test_map_over_sequences_of_different_lengths_is_an_error():
     module = import_model_bytes(model.SerializeToString(), ".", {"xs": [[2], [2]], "ys": [[2]]})
     with pytest.raises(ZantError, match=r"the sequences of 'add' \(onnx.SequenceMap\) differ in length"):
         pass_class("resolve-sequences")().apply(make_context(), module)
+
+
+def _loop_body(nodes, carried_in, carried_out):
+    """A Loop body: (iteration, condition, carried sequence) -> (condition, carried sequence)."""
+    return helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), *nodes], "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         carried_in],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), carried_out],
+    )
+
+
+def test_loop_over_sequence_length_is_unrolled():
+    """SequenceMap's function body: a Loop for SequenceLength(xs) iterations (known: xs's layout
+    holds 3 tensors) carrying a sequence from SequenceEmpty, each iteration SequenceAt(xs, i) of
+    its own shape ([3], [1], [2]: ONNX's inference leaves the dimension open, the unroller
+    declares each) plus k, SequenceInsert'ed; unrolled, resolved and equal to the reference."""
+    body = _loop_body(
+        [helper.make_node("SequenceAt", ["xs", "i"], ["e"]), helper.make_node("Add", ["e", "k"], ["f"]),
+         helper.make_node("SequenceInsert", ["acc_in", "f"], ["acc_out"])],
+        _seq("acc_in"), _seq("acc_out"),
+    )
+    model = _model(
+        [helper.make_node("SequenceLength", ["xs"], ["n"]), helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+         helper.make_node("Loop", ["n", "true", "empty"], ["ys"], body=body)],
+        [_seq("xs"), helper.make_tensor_value_info("k", F, [1])], [_seq("ys")],
+        [("true", np.array(True))],
+    )
+    xs = [np.arange(n, dtype=np.float32) - 1 for n in (3, 1, 2)]
+    got = _check(model, {"xs": xs, "k": np.array([0.5], np.float32)}, {"xs": [[3], [1], [2]]})
+    assert [g.size for g in got] == [3, 1, 2]
+
+
+def test_loop_carrying_an_optional_sequence():
+    """ONNX's loop16_seq_none: an optional sequence carried through a constant 3 iterations, the
+    body's If on OptionalHasElement (known per copy: the input's layout, then SequenceInsert's
+    result) choosing a fresh sequence or the carried one, a growing slice inserted each time."""
+    opt_seq = helper.make_optional_type_proto(helper.make_sequence_type_proto(helper.make_tensor_type_proto(F, None)))
+    then_branch = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["zero"], ["fresh"])], "then", [], [_seq("fresh")],
+        [numpy_helper.from_array(np.array([0.0], np.float32), "zero")],
+    )
+    else_branch = helper.make_graph([helper.make_node("OptionalGetElement", ["o_in"], ["kept"])], "else", [], [_seq("kept")])
+    body = _loop_body(
+        [helper.make_node("OptionalHasElement", ["o_in"], ["has"]), helper.make_node("Not", ["has"], ["none"]),
+         helper.make_node("If", ["none"], ["s"], then_branch=then_branch, else_branch=else_branch),
+         helper.make_node("Add", ["i", "one"], ["end"]), helper.make_node("Unsqueeze", ["end", "axes"], ["ends"]),
+         helper.make_node("Slice", ["x", "starts", "ends"], ["piece"]),
+         helper.make_node("SequenceInsert", ["s", "piece"], ["o_out"])],
+        helper.make_value_info("o_in", opt_seq), _seq("o_out"),
+    )
+    model = _model(
+        [helper.make_node("Loop", ["three", "true", "o"], ["ys"], body=body)],
+        [helper.make_tensor_value_info("x", F, [5]), helper.make_value_info("o", opt_seq)], [_seq("ys")],
+        [("three", np.array(3, np.int64)), ("true", np.array(True)), ("one", np.array(1, np.int64)),
+         ("axes", np.array([0], np.int64)), ("starts", np.array([0], np.int64))],
+        opset=18,
+    )
+    x = np.arange(5, dtype=np.float32) + 1
+    for o, layout in (([np.array([7.0, 8.0], np.float32)], [[2]]), (None, None)):
+        got = _check(model, {"x": x, "o": o}, {"o": layout})
+        assert [g.size for g in got] == [*(([2]) if o else [1]), 1, 2, 3]
+
+
+def test_if_choosing_sequences_at_run_time_is_an_error_naming_the_node():
+    """A constant condition picks a branch returning a sequence; a run-time one cannot select
+    between sequences with Where: a ZantError naming the node."""
+    branches = {
+        f"{k}_branch": helper.make_graph(
+            [helper.make_node("SequenceConstruct", ["x"], [f"{k}_out"])], k, [], [_seq(f"{k}_out")]
+        ) for k in ("then", "else")
+    }
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    model = _model([helper.make_node("If", ["c"], ["ys"], name="choose", **branches)],
+                   [cond, helper.make_tensor_value_info("x", F, [2])], [_seq("ys")])
+    with pytest.raises(ZantError, match=r"node 'choose' \(If\): then_branch returns a non-tensor value .*the condition must be a constant"):
+        import_model_bytes(model.SerializeToString(), ".", {})
+    constant = _model([helper.make_node("If", ["c"], ["ys"], name="choose", **branches)],
+                      [helper.make_tensor_value_info("x", F, [2])], [_seq("ys")], [("c", np.array(True))])
+    _check(constant, {"x": np.array([1.0, -1.0], np.float32)})

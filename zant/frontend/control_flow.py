@@ -21,6 +21,15 @@ such node is replaced by copies of its subgraph, inlined into the main graph:
   one index (counted from the end for a reverse direction), the scan outputs unsqueezed and
   concatenated along their axes (in reverse order for a reverse direction).
 
+Sequences and optionals (issue 29 item 3): a Loop's carried values and a statically chosen If
+branch's outputs may be sequences or optionals; the copies' sequence ops are straight-line ONNX
+that `resolve-sequences` takes apart later. A trip count or condition computed from a sequence's
+length (`SequenceLength`, as SequenceMap's function body has it) or an optional's presence
+(`OptionalHasElement`) is known when the sequence's length is: a graph input's from its layout
+(`edges`, what `input_shapes` gives), else from the ops that built it (SequenceEmpty,
+SequenceConstruct, SequenceInsert, SequenceErase, Optional, Identity). A run-time If condition
+cannot select between sequences with Where: a ZantError naming the node.
+
 Every value defined in a copy (nested subgraphs included) gets a fresh name; values the body
 reads from the enclosing scope keep theirs. Nodes are unrolled one at a time, in graph order,
 with shape inference in between, so nested control flow, and conditions or lengths that
@@ -37,7 +46,7 @@ regions for subgraphs and types for values inside them first.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import onnx
@@ -45,6 +54,7 @@ from onnx import GraphProto, ModelProto, NodeProto, helper, numpy_helper
 
 from zant.dialects.onnx import ZANT_DOMAIN
 from zant.errors import ZantError
+from zant.frontend.sequences import EdgeLayout
 from zant.ir.onnx_graph import CONTROL_FLOW_OPS, NameSource, all_names, rename_node
 from zant.dialects.onnx_shape_folding import evaluate_node, is_foldable, shape_node_value, static_shape
 
@@ -58,9 +68,12 @@ def _default_infer(model: ModelProto) -> ModelProto:
     return onnx.shape_inference.infer_shapes(model, data_prop=True)
 
 
-def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> ModelProto:
+def unroll_control_flow(
+    model: ModelProto, infer: Infer = _default_infer, edges: Mapping[str, EdgeLayout] | None = None
+) -> ModelProto:
     """The model with every If, Loop and Scan of its main graph unrolled (see the module doc);
-    the model itself when it has none."""
+    the model itself when it has none. `edges`: the layouts of its sequence and optional graph
+    inputs (`zant.frontend.sequences.edge_layouts`), whose lengths and presence are then known."""
     if not any(node.op_type in CONTROL_FLOW_OPS for node in model.graph.node):
         return model
     names = NameSource(all_names(model.graph))
@@ -72,7 +85,7 @@ def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> Mod
         if position is None:
             return model
         node = graph.node[position]
-        unroller = _Unroller(graph, node, names, opset, model, infer)
+        unroller = _Unroller(graph, node, names, opset, model, infer, edges or {})
         try:
             UNROLLERS[node.op_type](unroller)
         except (ValueError, NotImplementedError) as error:
@@ -86,8 +99,31 @@ def unroll_control_flow(model: ModelProto, infer: Infer = _default_infer) -> Mod
         del graph.value_info[:]
         graph.value_info.extend(kept)
         graph.initializer.extend(unroller.initializers)
+        _type_sequence_elements(graph, unroller.constants)
         if any(n.domain == ZANT_DOMAIN for n in unroller.nodes) and all(o.domain != ZANT_DOMAIN for o in model.opset_import):
             model.opset_import.append(helper.make_opsetid(ZANT_DOMAIN, 1))
+
+
+def _type_sequence_elements(graph: GraphProto, constants: _Constants) -> None:
+    """Declare the static shape of each SequenceAt at a constant position of a sequence whose
+    element shapes are known (`_Constants.element_shapes`): ONNX's inference gives a sequence's
+    elements one shape, with a dimension they differ in unknown, so an unrolled body reading
+    element i (SequenceMap's function body) would otherwise have no static shape."""
+    declared = {v.name for v in graph.value_info if static_shape(v.type) is not None}
+    for node in graph.node:
+        if node.op_type != "SequenceAt" or node.output[0] in declared:
+            continue
+        shapes, position = constants.element_shapes(node.input[0]), constants.value(node.input[1])
+        sequence = constants.types.get(node.input[0])
+        if shapes is None or position is None or sequence is None or sequence.WhichOneof("value") != "sequence_type":
+            continue
+        index = int(np.asarray(position).reshape(-1)[0])
+        if not -len(shapes) <= index < len(shapes):
+            continue
+        element = sequence.sequence_type.elem_type.tensor_type.elem_type
+        kept = [v for v in graph.value_info if v.name != node.output[0]]
+        del graph.value_info[:]
+        graph.value_info.extend([*kept, helper.make_tensor_value_info(node.output[0], element, shapes[index])])
 
 
 def _default_opset(model: ModelProto) -> int:
@@ -100,10 +136,13 @@ def _label(node: NodeProto) -> str:
 
 class _Constants:
     """Values known at compile time: initializers, and nodes folded on demand from them and
-    from static shapes (Shape/Size), with ONNX's reference evaluator."""
+    from static shapes (Shape/Size), with ONNX's reference evaluator; SequenceLength and
+    OptionalHasElement from what is known of sequences and optionals (`sequence_length`,
+    `holds_value`)."""
 
-    def __init__(self, graph: GraphProto, opset: int):
+    def __init__(self, graph: GraphProto, opset: int, edges: Mapping[str, EdgeLayout] | None = None):
         self.opset = opset
+        self.edges = edges or {}
         self.values = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
         self.types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
         self.producers: dict[str, NodeProto] = {}
@@ -120,7 +159,13 @@ class _Constants:
         if node is None or not is_foldable(node):
             return None
         results = None
-        if node.op_type in ("Shape", "Size") and node.input[0] in self.types:
+        if node.op_type == "SequenceLength":
+            length = self.sequence_length(node.input[0])
+            results = None if length is None else [np.array(length, np.int64)]
+        elif node.op_type == "OptionalHasElement":
+            present = self.holds_value(node.input[0]) if node.input and node.input[0] else False
+            results = None if present is None else [np.array(present)]
+        elif node.op_type in ("Shape", "Size") and node.input[0] in self.types:
             shape = static_shape(self.types[node.input[0]])
             results = None if shape is None else [shape_node_value(node, shape)]
         else:
@@ -132,6 +177,57 @@ class _Constants:
         self.values.update((n, v) for n, v in zip(node.output, results) if n)
         return self.values.get(name)
 
+    def sequence_length(self, name: str) -> int | None:
+        """How many tensors the sequence `name` holds, when the ops that made it say (None:
+        not known, or not a sequence)."""
+        edge = self.edges.get(name)
+        if edge is not None:
+            return len(edge.shapes) if edge.sequence and edge.present else None
+        node = self.producers.get(name)
+        if node is None:
+            return None
+        if node.op_type == "SequenceEmpty":
+            return 0
+        if node.op_type == "SequenceConstruct":
+            return len(node.input)
+        if node.op_type in ("SequenceInsert", "SequenceErase", "Identity", "Optional", "OptionalGetElement"):
+            base = self.sequence_length(node.input[0]) if node.input and node.input[0] else None
+            if base is None:
+                return None
+            return base + {"SequenceInsert": 1, "SequenceErase": -1}.get(node.op_type, 0)
+        return None
+
+    def element_shapes(self, name: str) -> list[list[int]] | None:
+        """The static shapes of the tensors the sequence `name` holds, in order, when known: a
+        graph input's from its layout, a SequenceConstruct's from its inputs' types."""
+        edge = self.edges.get(name)
+        if edge is not None:
+            return [list(s) for s in edge.shapes] if edge.sequence and edge.present else None
+        node = self.producers.get(name)
+        if node is None:
+            return None
+        if node.op_type == "SequenceConstruct":
+            shapes = [static_shape(self.types[n]) if n in self.types else None for n in node.input]
+            return None if any(s is None for s in shapes) else shapes
+        if node.op_type in ("Identity", "OptionalGetElement") and node.input and node.input[0]:
+            return self.element_shapes(node.input[0])
+        return None
+
+    def holds_value(self, name: str) -> bool | None:
+        """Whether the optional (or plain) value `name` holds a value: an optional graph input as
+        laid out, an Optional as built (Identity passes it on), any other op's result does."""
+        edge = self.edges.get(name)
+        if edge is not None:
+            return edge.present
+        node = self.producers.get(name)
+        if node is None:
+            return True if name in self.types or name in self.values else None
+        if node.op_type == "Optional":
+            return bool(node.input and node.input[0])
+        if node.op_type == "Identity":
+            return self.holds_value(node.input[0])
+        return True
+
 
 class _Unroller:
     """Builds the replacement of one control-flow node: `nodes` and `initializers`."""
@@ -139,6 +235,7 @@ class _Unroller:
     def __init__(
         self, graph: GraphProto, node: NodeProto, names: NameSource, opset: int,
         model: ModelProto | None = None, infer: Infer = _default_infer,
+        edges: Mapping[str, EdgeLayout] | None = None,
     ):
         self.model = model  # holding `graph`, for the trials of `_assumed_condition`
         self.infer = infer
@@ -146,7 +243,7 @@ class _Unroller:
         self.graph = graph
         self.names = names
         self.opset = opset
-        self.constants = _Constants(graph, opset)
+        self.constants = _Constants(graph, opset, edges)
         self.prefix = node.name or node.op_type
         self.nodes: list[NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
@@ -254,21 +351,24 @@ def _defined_names(graph: GraphProto) -> set[str]:
     return names
 
 
-def _tensor_outputs(graph: GraphProto, what: str) -> None:
+def _tensor_outputs(graph: GraphProto, what: str, why: str = "") -> None:
     for output in graph.output:
         if output.type.WhichOneof("value") not in (None, "tensor_type"):
-            raise NotImplementedError(f"{what} returns a non-tensor value ('{output.name}')")
+            raise NotImplementedError(f"{what} returns a non-tensor value ('{output.name}'){why}")
 
 
 def _unroll_if(u: _Unroller) -> None:
     then_branch, else_branch = u.attribute("then_branch"), u.attribute("else_branch")
-    for branch, what in ((then_branch, "then_branch"), (else_branch, "else_branch")):
-        _tensor_outputs(branch, what)
     condition = u.constants.value(u.node.input[0])
     if condition is not None:
         chosen = then_branch if bool(np.asarray(condition).reshape(-1)[0]) else else_branch
         u.bind_outputs(u.inline(chosen, [], "then" if chosen is then_branch else "else"))
         return
+    for branch, what in ((then_branch, "then_branch"), (else_branch, "else_branch")):
+        _tensor_outputs(
+            branch, what, ": with a condition only known at run time, the branches' sequences or "
+            "optionals cannot be selected element by element (the condition must be a constant)"
+        )
     shapes = [[static_shape(o.type) for o in b.output] for b in (then_branch, else_branch)]
     if any(s is None for s in shapes[0]) or shapes[0] != shapes[1]:
         assumed = _assumed_condition(u, u.node.input[0])
@@ -316,7 +416,6 @@ def _assumed_condition(u: _Unroller, name: str) -> bool | None:
 
 def _unroll_loop(u: _Unroller) -> None:
     body = u.attribute("body")
-    _tensor_outputs(body, "the body")
     trip_input, cond_input, *carried = (list(u.node.input) + ["", ""])[: max(2, len(u.node.input))]
     if not trip_input and not cond_input:
         raise ValueError("a Loop without trip count nor condition never ends")

@@ -18,7 +18,7 @@ storage floats (lowered ones too), so the pass sees the f32 op.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from onnx import AttributeProto, FunctionProto, ModelProto, NodeProto, defs
 
@@ -33,18 +33,22 @@ from zant.dialects.onnx_functions import (  # noqa: F401 (re-exported for the to
     schema_with_body,
 )
 from zant.frontend.control_flow import unroll_control_flow
+from zant.frontend.sequences import EdgeLayout
 from zant.frontend.inference_fixes import rewrite_misinferred
 from zant.ir.onnx_graph import subgraphs
 
 
 def expand_model(
-    model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer
+    model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer,
+    edges: Mapping[str, EdgeLayout] | None = None,
 ) -> ModelProto:
-    """Every graph-level decomposition the importer applies, in order; `infer` re-runs shape inference."""
+    """Every graph-level decomposition the importer applies, in order; `infer` re-runs shape
+    inference; `edges`: the layouts of the sequence and optional graph inputs."""
     # Control flow (If/Loop/Scan with static trip counts) is unrolled before the function bodies
-    # are expanded, and again after: some bodies hold a Scan (LinearAttention).
-    model = expand_functions(unroll_control_flow(model, infer), opset, has_lowering, infer, inline_before_import)
-    return unroll_control_flow(model, infer)
+    # are expanded, and again after: some bodies hold a Scan (LinearAttention), SequenceMap's a
+    # Loop over the sequence's length.
+    model = expand_functions(unroll_control_flow(model, infer, edges), opset, has_lowering, infer, inline_before_import)
+    return unroll_control_flow(model, infer, edges)
 
 
 def inline_before_import(node: NodeProto, body: FunctionProto) -> bool:

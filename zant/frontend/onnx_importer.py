@@ -139,7 +139,7 @@ def import_model_bytes(
     tensor_shapes, layouts = edge_layouts(model, input_shapes or {})
     _apply_input_shapes(model, tensor_shapes)
     infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
-    model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer)
+    model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer, layouts)
     _check_expanded(model)
     model, bounded_nodes, output_bounds = bound_outputs(model)
     return _GraphImporter(model, opset, bounded_nodes, output_bounds, layouts).build()
