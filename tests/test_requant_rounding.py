@@ -413,3 +413,21 @@ def test_interpreter_follows_the_mode(mode):
     check_interpreter(random_conv(0), mode)
     check_interpreter(random_add(0, (1, 4, 1, 1)), mode)
     check_interpreter(pool_model(), mode)
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m0plus"])
+def test_onnxruntime_mode_on_the_microcontroller(target):
+    """Firmware under QEMU: the float32 steps are IEEE on the M4's FPU and in the M0+'s soft
+    float alike, so the near-tie conv gives onnxruntime's codes on both."""
+    from zant.backend.boards import BOARDS, board_for
+    from zant.backend.firmware import qemu_missing
+
+    missing = qemu_missing(BOARDS[board_for(target, None).name])
+    if missing:
+        pytest.skip(missing)
+    model = tie_conv()
+    feeds = random_inputs(model, 0, 0, 12)
+    want = onnxruntime_run(model, feeds, "QLinearConv")
+    built = zant.compile(model, target=target, requant_rounding="onnxruntime", inputs=feeds)
+    got = next(iter(built.run_firmware().outputs.values()))
+    np.testing.assert_array_equal(got.reshape(want.shape), want)
