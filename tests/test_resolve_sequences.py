@@ -224,19 +224,38 @@ def test_loop_carrying_an_optional_sequence():
         assert [g.size for g in got] == [*(([2]) if o else [1]), 1, 2, 3]
 
 
-def test_if_choosing_sequences_at_run_time_is_an_error_naming_the_node():
-    """A constant condition picks a branch returning a sequence; a run-time one cannot select
-    between sequences with Where: a ZantError naming the node."""
+@pytest.mark.parametrize("c", [True, False])
+def test_if_choosing_sequences_at_run_time(c):
+    """A run-time condition selects between two sequences of one length and element shapes
+    element by element (ONNX's if_seq); a constant one picks its branch."""
     branches = {
         f"{k}_branch": helper.make_graph(
-            [helper.make_node("SequenceConstruct", ["x"], [f"{k}_out"])], k, [], [_seq(f"{k}_out")]
-        ) for k in ("then", "else")
+            [helper.make_node("SequenceConstruct", [x, "x"], [f"{k}_out"])], k, [], [_seq(f"{k}_out")],
+            [numpy_helper.from_array(np.full(2, v, np.float32), x)],
+        ) for k, x, v in (("then", "t", 1.0), ("else", "e", -1.0))
     }
-    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
     model = _model([helper.make_node("If", ["c"], ["ys"], name="choose", **branches)],
-                   [cond, helper.make_tensor_value_info("x", F, [2])], [_seq("ys")])
-    with pytest.raises(ZantError, match=r"node 'choose' \(If\): then_branch returns a non-tensor value .*the condition must be a constant"):
-        import_model_bytes(model.SerializeToString(), ".", {})
+                   [helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [2])],
+                   [_seq("ys")])
+    x = np.array([3.0, 4.0], np.float32)
+    got = _check(model, {"c": np.array(c), "x": x})
+    np.testing.assert_array_equal(got[0], np.full(2, 1.0 if c else -1.0, np.float32))
     constant = _model([helper.make_node("If", ["c"], ["ys"], name="choose", **branches)],
-                      [helper.make_tensor_value_info("x", F, [2])], [_seq("ys")], [("c", np.array(True))])
-    _check(constant, {"x": np.array([1.0, -1.0], np.float32)})
+                      [helper.make_tensor_value_info("x", F, [2])], [_seq("ys")], [("c", np.array(c))])
+    _check(constant, {"x": x})
+
+
+def test_if_choosing_an_optional_at_run_time_is_an_error_naming_the_node():
+    """ONNX's if_opt: a run-time condition would decide whether the result holds a value."""
+    opt = helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [2]))
+    branches = {
+        "then_branch": helper.make_graph([helper.make_node("Optional", [], ["none"], type=helper.make_tensor_type_proto(F, [2]))],
+                                         "then", [], [helper.make_value_info("none", opt)]),
+        "else_branch": helper.make_graph([helper.make_node("Optional", ["x"], ["some"])], "else", [],
+                                         [helper.make_value_info("some", opt)]),
+    }
+    model = _model([helper.make_node("If", ["c"], ["o"], name="choose", **branches)],
+                   [helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [2])],
+                   [helper.make_value_info("o", opt)], opset=18)
+    with pytest.raises(ZantError, match=r"node 'choose' \(If\): the condition is only known at run time and the branches return optionals"):
+        import_model_bytes(model.SerializeToString(), ".", {})

@@ -28,7 +28,9 @@ length (`SequenceLength`, as SequenceMap's function body has it) or an optional'
 (`OptionalHasElement`) is known when the sequence's length is: a graph input's from its layout
 (`edges`, what `input_shapes` gives), else from the ops that built it (SequenceEmpty,
 SequenceConstruct, SequenceInsert, SequenceErase, Optional, Identity). A run-time If condition
-cannot select between sequences with Where: a ZantError naming the node.
+selects between two sequences of one known length and element shapes element by element (a
+Where of each pair, built into a SequenceConstruct); between optionals (whose presence it would
+decide) or sequences of unknown or different lengths, it is a ZantError naming the node.
 
 Every value defined in a copy (nested subgraphs included) gets a fresh name; values the body
 reads from the enclosing scope keep theirs. Nodes are unrolled one at a time, in graph order,
@@ -207,11 +209,18 @@ class _Constants:
         if node is None:
             return None
         if node.op_type == "SequenceConstruct":
-            shapes = [static_shape(self.types[n]) if n in self.types else None for n in node.input]
+            shapes = [self.tensor_shape(n) for n in node.input]
             return None if any(s is None for s in shapes) else shapes
         if node.op_type in ("Identity", "OptionalGetElement") and node.input and node.input[0]:
             return self.element_shapes(node.input[0])
         return None
+
+    def tensor_shape(self, name: str) -> list[int] | None:
+        """The static shape of tensor `name`: its inferred type's, or its value's when known."""
+        if name in self.types:
+            return static_shape(self.types[name])
+        value = self.value(name)
+        return None if value is None else list(np.shape(value))
 
     def holds_value(self, name: str) -> bool | None:
         """Whether the optional (or plain) value `name` holds a value: an optional graph input as
@@ -351,10 +360,10 @@ def _defined_names(graph: GraphProto) -> set[str]:
     return names
 
 
-def _tensor_outputs(graph: GraphProto, what: str, why: str = "") -> None:
+def _tensor_outputs(graph: GraphProto, what: str) -> None:
     for output in graph.output:
         if output.type.WhichOneof("value") not in (None, "tensor_type"):
-            raise NotImplementedError(f"{what} returns a non-tensor value ('{output.name}'){why}")
+            raise NotImplementedError(f"{what} returns a non-tensor value ('{output.name}')")
 
 
 def _unroll_if(u: _Unroller) -> None:
@@ -364,11 +373,10 @@ def _unroll_if(u: _Unroller) -> None:
         chosen = then_branch if bool(np.asarray(condition).reshape(-1)[0]) else else_branch
         u.bind_outputs(u.inline(chosen, [], "then" if chosen is then_branch else "else"))
         return
-    for branch, what in ((then_branch, "then_branch"), (else_branch, "else_branch")):
-        _tensor_outputs(
-            branch, what, ": with a condition only known at run time, the branches' sequences or "
-            "optionals cannot be selected element by element (the condition must be a constant)"
-        )
+    kinds = {o.type.WhichOneof("value") for b in (then_branch, else_branch) for o in b.output}
+    if kinds - {None, "tensor_type"}:
+        _select_sequences(u, then_branch, else_branch)
+        return
     shapes = [[static_shape(o.type) for o in b.output] for b in (then_branch, else_branch)]
     if any(s is None for s in shapes[0]) or shapes[0] != shapes[1]:
         assumed = _assumed_condition(u, u.node.input[0])
@@ -382,14 +390,65 @@ def _unroll_if(u: _Unroller) -> None:
         chosen = then_branch if assumed else else_branch
         u.bind_outputs(u.inline(chosen, [], "then" if assumed else "else"))
         return
-    condition_name = u.node.input[0]
-    if u.tensor_shape(condition_name) != []:  # a one-element tensor: as a scalar, not to broadcast
-        condition_name = u.emit("Reshape", [condition_name, u.constant(np.zeros(0, np.int64), "scalar")])
+    condition_name = _scalar_condition(u)
     then_values = u.inline(then_branch, [], "then")
     else_values = u.inline(else_branch, [], "else")
     for output, a, b in zip(u.node.output, then_values, else_values):
         if output:
             u.emit("Where", [condition_name, a, b], output)
+
+
+def _scalar_condition(u: _Unroller) -> str:
+    """The If's condition as a scalar (a one-element tensor would broadcast in Where)."""
+    name = u.node.input[0]
+    if u.tensor_shape(name) != []:
+        name = u.emit("Reshape", [name, u.constant(np.zeros(0, np.int64), "scalar")])
+    return name
+
+
+def _select_sequences(u: _Unroller, then_branch: GraphProto, else_branch: GraphProto) -> None:
+    """A run-time If whose branches return sequences: both branches, and per sequence output a
+    Where of each pair of elements, built into a SequenceConstruct; the two sequences must have
+    one known length and their elements one static shape each (tensor outputs: as for tensors,
+    one declared static shape). An optional output would be present or not as the condition
+    says, which compiled code cannot be: an error."""
+    why = "the condition is only known at run time"
+    for then_out, else_out in zip(then_branch.output, else_branch.output):
+        kinds = {o.type.WhichOneof("value") or "tensor_type" for o in (then_out, else_out)}
+        if "optional_type" in kinds:
+            raise NotImplementedError(
+                f"{why} and the branches return optionals ('{then_out.name}', '{else_out.name}'), "
+                "whose presence it would decide (the condition must be a constant)"
+            )
+        if len(kinds) != 1:
+            raise NotImplementedError(f"{why} and the branches return a sequence and a tensor ('{then_out.name}', '{else_out.name}')")
+        if kinds == {"tensor_type"} and (static_shape(then_out.type) is None or static_shape(then_out.type) != static_shape(else_out.type)):
+            raise NotImplementedError(f"{why} and the branches' tensors '{then_out.name}', '{else_out.name}' do not have one declared static shape")
+    condition = _scalar_condition(u)
+    then_values = u.inline(then_branch, [], "then")
+    else_values = u.inline(else_branch, [], "else")
+    for output, a, b, declared in zip(u.node.output, then_values, else_values, then_branch.output):
+        if not output:
+            continue
+        if declared.type.WhichOneof("value") != "sequence_type":
+            u.emit("Where", [condition, a, b], output)
+            continue
+        shapes = [u.constants.element_shapes(a), u.constants.element_shapes(b)]
+        if shapes[0] is None or shapes[0] != shapes[1]:
+            raise NotImplementedError(
+                f"{why} and the branches' sequences '{a}', '{b}' do not have one known length and element "
+                f"shapes ({shapes[0]}, {shapes[1]}), so they cannot be selected element by element"
+            )
+        picked = []
+        for i in range(len(shapes[0])):
+            position = u.constant(np.array(i, np.int64), f"at{i}")
+            pair = [u.emit("SequenceAt", [value, position]) for value in (a, b)]
+            picked.append(u.emit("Where", [condition, *pair]))
+        if picked:
+            u.emit("SequenceConstruct", picked, output)
+        else:
+            element = declared.type.sequence_type.elem_type.tensor_type.elem_type
+            u.emit("SequenceEmpty", [], output, dtype=element)
 
 
 class _RunTime(Exception):
