@@ -29,7 +29,7 @@ from zant.errors import ZantError, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "mlperf_tiny"
-MODES = ("exact", "onnxruntime", "tflite", "tflite-single")
+MODES = ("exact", "onnxruntime", "tflite", "tflite-single", "litert")
 SHAPES = {"kws": [1, 49, 10, 1], "vww": [1, 96, 96, 3], "ic": [1, 32, 32, 3], "ad": [1, 640]}
 
 TFLITE_SCRIPT = r"""

@@ -48,8 +48,12 @@ Without it the requantization is exact: the real value rounded half to even, as 
 QuantizeLinear defines it."""
 
 ROUNDING_MODES = ("exact", "onnxruntime", "tflite", "tflite-single")
-"""The requantization rounding modes (`requant-rounding{mode=...}`, `zant compile
---requant-rounding`); the first is the default."""
+"""The requantization rounding modes an op can be marked with; the first is the default."""
+
+ROUNDING_CHOICES = (*ROUNDING_MODES, "litert")
+"""What `requant-rounding{mode=...}` and `zant compile --requant-rounding` accept: a mode, or
+`litert`, which marks each op with the mode LiteRT's reference kernels use for it (`tflite` for
+convolutions, `tflite-single` for fully connected layers)."""
 
 
 def rounding_mode(op: Operation) -> str:

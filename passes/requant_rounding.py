@@ -18,7 +18,12 @@ gives its own last bits:
   doubling high multiply, then a rounding right shift (two roundings, ties away from zero);
   Add as TFLite's (inputs shifted left by 20 bits, each rescaled, the sum rescaled).
 * `tflite-single`: the same kernels built with TFLITE_SINGLE_ROUNDING (one rounding: x · q plus
-  half, shifted right by 31 - e), as the LiteRT 2.3 Python wheel's reference kernels compute.
+  half, shifted right by 31 - e).
+* `litert`: as LiteRT's (TensorFlow Lite's Python) interpreter computes with its reference
+  kernels (`OpResolverType.BUILTIN_REF`, measured with LiteRT 2.3.0): `tflite` for everything
+  but its FULLY_CONNECTED layers, which round once (`tflite-single`). A fully connected layer is
+  a QLinearMatMul, or the 1×1 QLinearConv between Reshapes that `fold-qdq` makes of a Gemm or a
+  MatMul + bias (`fully_connected`).
 
 The pass marks each op whose lowering implements the mode with `zant.rounding` (the
 QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, and QLinearAdd; an average
@@ -36,8 +41,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
-from zant.dialects.onnx import QLinearAddOp, QLinearConvOp, QLinearMatMulOp
-from zant.dialects.onnx_attributes import AVERAGE_COUNT, FIXED_POINT, ROUNDING, ROUNDING_MODES
+from zant.dialects.onnx import QLinearAddOp, QLinearConvOp, QLinearMatMulOp, ReshapeOp
+from zant.dialects.onnx_attributes import AVERAGE_COUNT, FIXED_POINT, ROUNDING, ROUNDING_CHOICES
 from zant.errors import ZantError
 
 MARKED_OPS = {
@@ -59,6 +64,28 @@ def follows_mode(op, mode: str) -> bool:
     return AVERAGE_COUNT not in op.attributes or mode.startswith("tflite")
 
 
+def fully_connected(op) -> bool:
+    """A QLinearMatMul, or the 1×1 QLinearConv of a 2-D input reshaped to [rows, depth, 1, 1]
+    that `fold-qdq` makes of a Gemm (TFLite's FULLY_CONNECTED as tf2onnx writes it)."""
+    if isinstance(op, QLinearMatMulOp):
+        return True
+    if not isinstance(op, QLinearConvOp):
+        return False
+    source = op.operands[0].owner
+    shape = op.operands[0].type.get_shape()
+    return (
+        isinstance(source, ReshapeOp) and source.operands[0].type.get_num_dims() == 2
+        and len(shape) == 4 and tuple(shape[2:]) == (1, 1)
+    )
+
+
+def mode_of(op, mode: str) -> str:
+    """The mode `op` is marked with for the pass's `mode` (`litert`: per op)."""
+    if mode != "litert":
+        return mode
+    return "tflite-single" if fully_connected(op) else "tflite"
+
+
 @dataclass(frozen=True)
 class RequantRoundingPass(ModulePass):
     """Mark the requantizing ops with the rounding `mode` (see the module docstring)."""
@@ -68,10 +95,11 @@ class RequantRoundingPass(ModulePass):
     mode: str = "exact"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.mode not in ROUNDING_MODES:
-            raise ZantError(f"requant-rounding: unknown mode '{self.mode}' (one of {', '.join(ROUNDING_MODES)})")
+        if self.mode not in ROUNDING_CHOICES:
+            raise ZantError(f"requant-rounding: unknown mode '{self.mode}' (one of {', '.join(ROUNDING_CHOICES)})")
         for child in op.walk():
-            if self.mode == "exact" or not follows_mode(child, self.mode):
+            mode = mode_of(child, self.mode)
+            if mode == "exact" or not follows_mode(child, mode):
                 child.attributes.pop(ROUNDING, None)
             else:
-                child.attributes[ROUNDING] = StringAttr(self.mode)
+                child.attributes[ROUNDING] = StringAttr(mode)

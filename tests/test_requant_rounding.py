@@ -113,6 +113,39 @@ def add_model(scales, zero_points, b_shape=(1, 4, 6, 8)):
     return _model(nodes, [a, b], c, inits)
 
 
+def fully_connected_model(seed: int):
+    """int8 x [2, 16] → DQ → MatMul (int8 weights [16, 6]) → Add (an int32 bias behind DQ) → Q
+    int8: TFLite's FULLY_CONNECTED as tf2onnx writes it (`fold-qdq` makes a 1×1 QLinearConv
+    between Reshapes)."""
+    r = np.random.default_rng(seed)
+    x_scale, w_scale, y_scale = np.float32(r.uniform(0.01, 0.05)), np.float32(r.uniform(0.002, 0.02)), np.float32(r.uniform(0.05, 0.2))
+    inits = [
+        _tensor("xs", x_scale), _tensor("xzp", np.int8(r.integers(-20, 20))), _tensor("ys", y_scale),
+        _tensor("yzp", np.int8(r.integers(-20, 20))), _tensor("w", r.integers(-127, 128, (16, 6)).astype(np.int8)),
+        _tensor("ws", w_scale), _tensor("wzp", np.int8(0)), _tensor("b", r.integers(-3000, 3000, 6).astype(np.int32)),
+        _tensor("bs", np.float32(x_scale * w_scale)), _tensor("bzp", np.int32(0)),
+    ]
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "xs", "xzp"], ["xf"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wzp"], ["wf"]),
+        helper.make_node("DequantizeLinear", ["b", "bs", "bzp"], ["bf"]),
+        helper.make_node("MatMul", ["xf", "wf"], ["mf"]),
+        helper.make_node("Add", ["mf", "bf"], ["yf"]),
+        helper.make_node("QuantizeLinear", ["yf", "ys", "yzp"], ["y"]),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.INT8, [2, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.INT8, [2, 6])
+    return _model(nodes, [x], y, inits)
+
+
+def tfl_fully_connected(model: onnx.ModelProto, x: np.ndarray, single: bool) -> np.ndarray:
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    acc = (x.astype(np.int64) - int(init["xzp"])) @ init["w"].astype(np.int64) + init["b"].astype(np.int64)
+    q, e = tfl_quantize_multiplier(float(init["xs"]) * float(init["ws"]) / float(init["ys"]))
+    out = np.vectorize(lambda v: tfl_multiply(int(v), q, e, single))(acc)
+    return np.clip(out + int(init["yzp"]), -128, 127).astype(np.int8)
+
+
 def random_conv(seed: int):
     r = np.random.default_rng(seed)
     weights = r.integers(-127, 128, (6, 5, 3, 3))
@@ -347,6 +380,22 @@ def test_tflite_mode_equals_tflite_reference_arithmetic(seed, mode):
     model = random_add(seed, (1, 4, 1, 1))
     feeds = random_inputs(model, seed)
     np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_add(model, feeds["a"], feeds["b"], single))
+
+
+def test_litert_rounds_fully_connected_layers_once():
+    """`litert`: a FULLY_CONNECTED (MatMul + bias) rounds once, a Conv twice, as LiteRT's
+    reference kernels do; M = 0.3 inputs separate the two roundings on every code."""
+    model = fully_connected_model(0)
+    feeds = random_inputs(model, 0)
+    np.testing.assert_array_equal(compiled(model, "litert", feeds), tfl_fully_connected(model, feeds["x"], single=True))
+    np.testing.assert_array_equal(compiled(model, "tflite", feeds), tfl_fully_connected(model, feeds["x"], single=False))
+    model = matmul_model(0.3, 1.0, 1.0, np.eye(16, 5, dtype=np.int64), x_zp=0)
+    x = np.zeros((4, 16), np.uint8)
+    x[:, :5] = (1 + 10 * np.arange(20)).reshape(4, 5)
+    np.testing.assert_array_equal(compiled(model, "litert", {"x": x}), tfl_matmul(model, x, single=True))
+    model = random_conv(1)
+    feeds = random_inputs(model, 1)
+    np.testing.assert_array_equal(compiled(model, "litert", feeds), tfl_conv(model, feeds["x"]))
 
 
 def test_tflite_modes_at_ties():

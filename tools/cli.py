@@ -50,15 +50,16 @@ from zant.progress import stage_reporter
 
 
 def _add_requant_rounding(parser: argparse.ArgumentParser) -> None:
-    from zant.dialects.onnx_attributes import ROUNDING_MODES
+    from zant.dialects.onnx_attributes import ROUNDING_CHOICES
 
     parser.add_argument(
-        "--requant-rounding", choices=ROUNDING_MODES, default="exact",
+        "--requant-rounding", choices=ROUNDING_CHOICES, default="exact",
         help="whose arithmetic the integer requantization of a quantized model reproduces bit for bit: "
         "exact (the real value rounded half to even, as ONNX's QuantizeLinear defines it; the default), "
         "onnxruntime (its CPU kernels' float32 scale multiply), tflite (TFLite's reference kernels' "
-        "doubling high multiply and rounding shift) or tflite-single (the same built with "
-        "TFLITE_SINGLE_ROUNDING); docs/int8.md",
+        "doubling high multiply and rounding shift), tflite-single (the same built with "
+        "TFLITE_SINGLE_ROUNDING) or litert (as LiteRT's BUILTIN_REF kernels: fully connected layers "
+        "rounded once, the rest as tflite); docs/int8.md",
     )
 
 

@@ -116,8 +116,8 @@ def compile(
     `progress` (called with each stage as it starts, e.g. `print`), `ram_budget` (the most bytes
     the scratch arena may take, `--ram-budget`: a `ZantError` names the smallest scratch reached
     and the bytes over; a firmware board's RAM is checked in any case), `requant_rounding`
-    (`--requant-rounding`: `exact`, `onnxruntime`, `tflite` or `tflite-single`, whose arithmetic
-    the integer requantization reproduces; docs/int8.md).
+    (`--requant-rounding`: `exact`, `onnxruntime`, `tflite`, `tflite-single` or `litert`, whose
+    arithmetic the integer requantization reproduces; docs/int8.md).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]

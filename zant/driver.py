@@ -326,10 +326,10 @@ def compile_pipeline(
     external) with `strategy` and `alignment` if given, the scratch arena is split over a
     firmware `board`'s memories, and a `rounding` mode other than `exact` is
     `requant-rounding`'s. `zant plan` plans with the same pipeline."""
-    from zant.dialects.onnx_attributes import ROUNDING_MODES
+    from zant.dialects.onnx_attributes import ROUNDING_CHOICES
 
-    if rounding not in ROUNDING_MODES:
-        raise ZantError(f"unknown requantization rounding '{rounding}' (one of {', '.join(ROUNDING_MODES)})")
+    if rounding not in ROUNDING_CHOICES:
+        raise ZantError(f"unknown requantization rounding '{rounding}' (one of {', '.join(ROUNDING_CHOICES)})")
     memories = board.place_memories if board is not None else ()
     staged_or_external = constants if constants != "embedded" else None
     if memories or staged_or_external or strategy is not None or alignment is not None or rounding != "exact":

@@ -72,3 +72,27 @@ func.func @main(%x: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
   %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {kernel_shape = array<i64: 1, 1>, zant.fixed_point} : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<2x2x1x1xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xi8>
   func.return %y : tensor<1x2x3x3xi8>
 }
+
+// -----
+
+// litert: per op. The 1x1 QLinearConv of a 2-D input reshaped to [rows, depth, 1, 1] (a Gemm, as
+// fold-qdq makes it) and a QLinearMatMul are fully connected layers: tflite-single. Another conv
+// (a 4-D input): tflite.
+
+// RUN: zant-opt %s --split-input-file -p 'requant-rounding{mode=litert}' | filecheck %s --check-prefix=LITERT
+// LITERT-LABEL: func.func @fully_connected
+// LITERT:         %fc = onnx.QLinearConv{{.*}} {zant.fixed_point, zant.rounding = "tflite-single"}
+// LITERT:         %mm = onnx.QLinearMatMul{{.*}} {zant.fixed_point, zant.rounding = "tflite-single"}
+// LITERT:         %conv = onnx.QLinearConv{{.*}} {zant.fixed_point, zant.rounding = "tflite"}
+func.func @fully_connected(%x: tensor<2x4xi8>, %image: tensor<2x4x1x1xi8>) -> (tensor<2x3x1x1xi8>, tensor<2x3xi8>, tensor<2x3x1x1xi8>) {
+  %s = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<1> : tensor<3x4x1x1xi8>} : () -> tensor<3x4x1x1xi8>
+  %m = onnx.Constant() {value = dense<1> : tensor<4x3xi8>} : () -> tensor<4x3xi8>
+  %shape = onnx.Constant() {value = dense<[2, 4, 1, 1]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %r = onnx.Reshape(%x, %shape) : (tensor<2x4xi8>, tensor<4xi64>) -> tensor<2x4x1x1xi8>
+  %fc = onnx.QLinearConv(%r, %s, %z, %w, %s, %z, %s, %z) {zant.fixed_point} : (tensor<2x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<3x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3x1x1xi8>
+  %mm = onnx.QLinearMatMul(%x, %s, %z, %m, %s, %z, %s, %z) {zant.fixed_point} : (tensor<2x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  %conv = onnx.QLinearConv(%image, %s, %z, %w, %s, %z, %s, %z) {zant.fixed_point} : (tensor<2x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<3x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3x1x1xi8>
+  func.return %fc, %mm, %conv : tensor<2x3x1x1xi8>, tensor<2x3xi8>, tensor<2x3x1x1xi8>
+}
