@@ -139,6 +139,7 @@ def test_data_dependent_and_sequence_cases_are_out_of_scope():
 SEQUENCE_CASES = (
     "identity_sequence", "optional_has_element_empty_optional_input", "optional_get_element_optional_sequence",
     "sequence_map_add_1_sequence_1_tensor", "split_to_sequence_nokeepdims", "sequence_insert_at_back",
+    "sequence_map_add_2_sequences_expanded", "if_seq",  # a Loop over SequenceLength; a run-time If over sequences
 )
 
 
