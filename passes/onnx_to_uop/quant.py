@@ -976,9 +976,15 @@ def _integer_conv(
     folded = None
     if bias is None or bias_values is not None:
         folded = fold_zero_point(x_zp_param, x.element_type, weights, w_zp_param, bias_values)
+    uniform_bias = None
     if folded is not None:
         x_zp = None
-        bias = kb.constant(f"{result_name(op)}_bias", folded.bias, I32) if folded.bias.any() else None
+        bias = None
+        if folded.bias.any() and np.all(folded.bias == folded.bias[0]):
+            # One value for every channel (a window sum's -x_zp · count): a literal, no table.
+            uniform_bias = kb.const(int(folded.bias[0]), I32)
+        elif folded.bias.any():
+            bias = kb.constant(f"{result_name(op)}_bias", folded.bias, I32)
         fill = folded.x_zero_point
         # A padded copy of X no larger than the output (a first layer's small input), or for an
         # ungrouped layer whose unchecked interior holds less than half its outputs (a 3x3
@@ -1029,6 +1035,8 @@ def _integer_conv(
     def epilogue(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
         if bias is not None:
             total = kb.alu("add", total, kb.cast(kb.load(bias, [m]), I32))
+        elif uniform_bias is not None:
+            total = kb.alu("add", total, uniform_bias)
         # Scales and zero points never vary along the batch: any batch index reads them.
         return finish(total, [kb.index(0), m, *pixel])
 
