@@ -314,6 +314,16 @@ def test_quantize_static_reductions_fold(tmp_path, name, activations):
         assert np.max(np.abs(got - want)) <= lsb * 1.001
 
 
+@pytest.mark.parametrize("name", REAL_MODELS)
+def test_qoperator_reductions_fold(tmp_path, name):
+    """The QOperator format keeps the ReduceMean between a DequantizeLinear and a
+    QuantizeLinear too (onnxruntime has no QLinear form of it): folded alike."""
+    model = quantize(REAL_MODELS[name](), "qoperator", per_channel=True, activations="uint8")
+    assert any(n.op_type == "ReduceMean" for n in model.graph.node)
+    module = folded(model, tmp_path)
+    assert not unfolded_ops(module), [op.name for op in unfolded_ops(module)]
+
+
 def test_squeeze_excitation_runs_as_firmware_on_cortex_m4(tmp_path):
     """The quantize_static SE block as Cortex-M4 firmware under QEMU: no float scratch, the
     output equal to the host build's and within 1 LSB of onnxruntime."""
