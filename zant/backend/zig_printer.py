@@ -287,6 +287,38 @@ def _unprinted(value: SSAValue) -> bool:
     return not value.uses
 
 
+FLUSH_DENORMALS = """\
+// flush-denormals: subnormal f32/f64 values are flushed to zero during NAME_predict (x86-64:
+// MXCSR's FTZ and DAZ bits; AArch64: FPCR's FZ bit); the caller's control register is restored.
+const FpControl = if (@import("builtin").cpu.arch == .aarch64) u64 else u32;
+fn flushDenormals() FpControl {
+    switch (@import("builtin").cpu.arch) {
+        .x86_64, .x86 => {
+            var saved: u32 = undefined;
+            asm volatile ("stmxcsr (%[p])" : : [p] "r" (&saved) : .{ .memory = true });
+            const flushed: u32 = saved | 0x8040; // FTZ (bit 15), DAZ (bit 6)
+            asm volatile ("ldmxcsr (%[p])" : : [p] "r" (&flushed) : .{ .memory = true });
+            return saved;
+        },
+        .aarch64 => {
+            const saved = asm volatile ("mrs %[r], fpcr" : [r] "=r" (-> u64));
+            asm volatile ("msr fpcr, %[v]" : : [v] "r" (saved | (1 << 24)));
+            return saved;
+        },
+        else => @compileError("flush-denormals: no flush-to-zero mode on this architecture"),
+    }
+}
+fn restoreFpControl(saved: FpControl) void {
+    switch (@import("builtin").cpu.arch) {
+        .x86_64, .x86 => asm volatile ("ldmxcsr (%[p])" : : [p] "r" (&saved) : .{ .memory = true }),
+        .aarch64 => asm volatile ("msr fpcr, %[v]" : : [v] "r" (saved)),
+        else => unreachable,
+    }
+}
+""".splitlines() + [""]
+"""File-scope helpers of an entry function marked `zant.flush_denormals` (passes/flush_denormals.py)."""
+
+
 class ZigPrinter:
     """Prints one planned uop module as Zig source; `NAME` prefixes every exported symbol."""
 
@@ -393,6 +425,8 @@ class ZigPrinter:
             file_scope += self.scratch_lines + [""]
         if self.kernel_lines:
             file_scope += KERNEL_CALL
+        if "zant.flush_denormals" in function.attributes:
+            file_scope += FLUSH_DENORMALS
         known = all_helpers()
         helpers = [known[h].source + "\n" for h in sorted(self.helpers_used)]
         self.pieces = header, file_scope, helpers
@@ -658,6 +692,9 @@ class ZigPrinter:
             self.emit(f"const {pname} = {argument} orelse return {abi.Status.BAD_BUFFER};")
         for line in self.ready_check():
             self.emit(line)
+        if "zant.flush_denormals" in function.attributes:  # the flush-denormals pass
+            self.emit("const saved_fp_control = flushDenormals();")
+            self.emit("defer restoreFpControl(saved_fp_control);")
         for op, pname in params.items():
             if op not in empty and not _buffer_is_accessed(op.result):
                 self.emit(f"_ = {pname};")
