@@ -21,10 +21,14 @@ legal is restored):
    (`p0 = min(2i, P-2)`, `p1 = p0 + 1`), so its first pixel is read again after the previous
    pair wrote it. Clamping each lane to the last pixel instead (`min(2i, P-1)`,
    `min(p0 + 1, P-1)`) makes the last pair compute the last pixel twice, from reads made before
-   either store: the same outputs;
+   either store: the same outputs. This relies on the column form's contract, each lane
+   computing its own pixel's outputs from that pixel's inputs (the staged rule checks the order
+   of the accesses, not what they compute; the numerics tests check the rest);
 3. *line / plane buffer*: loops whose variable indexes the output but not the input (the
    output-channel blocks of a pointwise conv) are sunk below the pixel loops, so one pixel's
-   channels are read in one iteration; then the group is the outermost loop whose iterations
+   channels are read in one iteration, or sibling loops of the same bounds indexing the input
+   (a depthwise conv of the DSP cores: one channel loop per output region) are fused into one
+   around all the regions; then the group is the outermost loop whose iterations
    read the smallest slice of A (a pointwise conv: one pixel's C_in channels; a depthwise conv,
    channel loop outermost: one channel's H x W plane), and that slice is staged.
 
@@ -248,6 +252,45 @@ def _sink_channel_loops(nest: RangeOp, dying: SSAValue, born: SSAValue) -> bool:
     return moved
 
 
+def _fuse_sibling_loops(nest: RangeOp, dying: SSAValue, born: SSAValue) -> bool:
+    """Fuse the sibling loops of one body that have the same bounds and whose variable indexes
+    `dying` (a depthwise conv of the DSP cores: one channel loop per output region) into the
+    first of them, so one loop runs over the channels around all regions. The body may hold
+    nothing else but pure index arithmetic, moved ahead of the first loop. True if fused."""
+    reads = [i for g in _geps(dying, nest) for i in g.indices]
+    loop: RangeOp | None = nest
+    while loop is not None:
+        inner = [op for op in loop.body.block.ops if isinstance(op, RangeOp)]
+        rest = [op for op in loop.body.block.ops if not isinstance(op, (RangeOp, EndRangeOp))]
+        if len(inner) == 1 and all(isinstance(op, _PURE_INDEX_OPS) for op in rest):
+            loop = inner[0]
+            continue
+        bounds = {(i.start.data, i.end.data, i.step.data) for i in inner}
+        if (
+            len(inner) < 2 or len(bounds) != 1 or not all(isinstance(op, _PURE_INDEX_OPS) for op in rest)
+            or not all(any(_depends_on(r, i.induction_var) for r in reads) for i in inner)
+            or not _reorderable(nest, born, dying)
+        ):
+            return False
+        first = inner[0]
+        block = loop.body.block
+        for op in rest:  # pure: ahead of the first loop, in their order
+            op.detach()
+            block.insert_op_before(op, first)
+        target = first.body.block
+        for other in inner[1:]:
+            other.induction_var.replace_all_uses_with(first.induction_var)
+            for op in list(other.body.block.ops):
+                if isinstance(op, EndRangeOp):
+                    continue
+                op.detach()
+                target.insert_op_before(op, target.last_op)  # type: ignore[arg-type]
+            other.detach()
+            other.erase()
+        return True
+    return False
+
+
 # ---------------------------------------------------------------------------------------------
 # Staging
 # ---------------------------------------------------------------------------------------------
@@ -324,8 +367,8 @@ def _staging(nest: RangeOp, dying: SSAValue, born: SSAValue) -> Staging | None:
     if not geps or any(not isinstance(g.source.type, ViewType) for g in geps):
         return None
     view = geps[0].source.type
-    if any(g.source.type != view for g in geps):
-        return None
+    if any(g.source.type != view for g in geps) or nest.is_ancestor(geps[0].source.owner):  # type: ignore[arg-type]
+        return None  # the copy reads through the first gep's view: one defined ahead of the nest
     accesses = [u.operation for g in geps for u in g.result.uses]
     accesses += [u.operation for g in _geps(born, nest) for u in g.result.uses]
     best: Staging | None = None
@@ -504,7 +547,7 @@ def schedule_nest(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, bo
             return Scheduled("pair clamp", nest, backup, None)
         _replace(nest, backup)
         nest, backup = backup, backup.clone()
-    _sink_channel_loops(nest, dying.result, born.result)
+    _sink_channel_loops(nest, dying.result, born.result) or _fuse_sibling_loops(nest, dying.result, born.result)
     staged = _stage(nest, dying, born)
     if staged is not None and _legal(function, nest, dying, born):
         nest.attributes[IN_PLACE_ATTRIBUTE] = mark
