@@ -17,7 +17,15 @@ import numpy as np
 from xdsl.dialects.builtin import Float64Type
 from xdsl.ir import Operation
 
-from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.onnx import (
+    BernoulliOp,
+    RandomNormalLikeOp,
+    RandomNormalOp,
+    RandomUniformLikeOp,
+    RandomUniformOp,
+    get_attr,
+    inputs,
+)
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
@@ -43,14 +51,14 @@ class RandomTensorLowering(OnnxLowering):
     output type, then scales and shifts in that type (`(high - low)` and `low`, or `scale` and
     `mean`, as NumPy scalars of the output type); the same statements here give the same bits."""
 
-    op_names = frozenset({"onnx.RandomUniform", "onnx.RandomNormal", "onnx.RandomUniformLike", "onnx.RandomNormalLike"})
+    op_names = frozenset(op.name for op in (RandomUniformOp, RandomNormalOp, RandomUniformLikeOp, RandomNormalLikeOp))
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         result = op.results[0]
         shape, element_type = tensor_shape(result), tensor_element_type(result)
         dtype = numpy_dtype(element_type)
         state = random_state(op)
-        if op.name.startswith("onnx.RandomUniform"):
+        if isinstance(op, RandomUniformOp | RandomUniformLikeOp):
             values = state.rand(*shape).astype(dtype)
             values *= dtype.type(get_attr(op, "high") - get_attr(op, "low"))
             values += dtype.type(get_attr(op, "low"))
@@ -71,7 +79,7 @@ class BernoulliLowering(OnnxLowering):
     float64 (NumPy compares with exp(log(q)) for q, equal to q but for a last-place rounding). The
     draws are a float64 constant of the input's shape, p is read at run time."""
 
-    op_names = frozenset({"onnx.Bernoulli"})
+    op_names = frozenset({BernoulliOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         x = layout_of(inputs(op)[0])
