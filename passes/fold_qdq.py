@@ -390,9 +390,9 @@ def fold_reduce_sum(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     (y_scale · count) for a mean, x_scale / y_scale for a sum, ties to even) over x laid out as
     [B, K, r…]: a Transpose taking the reduced axes r… last (a view), a Reshape merging the
     kept ones into B and K (a view unless more than two kept axes need merging) and a Reshape
-    to the op's result. No reduced axis (noop_with_empty_axes) is an exact requantization; an empty
-    reduced axis, scales that are not positive (the exact requantization needs them so) or
-    2^(31 - bits) reduced elements or more (an int32 sum could overflow) stay float. 8- and
+    to the op's result. No reduced axis (noop_with_empty_axes) is an exact requantization; an
+    empty reduced axis, scales that are not positive (the exact requantization needs them so)
+    or 2^(31 - bits) reduced elements or more (an int32 sum could overflow) stay float. 8- and
     16-bit tensors (the window sum of a 16-bit x is a QLinearConv beyond ONNX's 8-bit types,
     which onnx-to-uop lowers alike)."""
     x = _dequantized(input_value(op, 0))
@@ -428,11 +428,12 @@ def fold_reduce_sum(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
 
 def fold_extreme(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """ReduceMax / ReduceMin / GlobalMaxPool of a per-tensor DQ'd 8- or 16-bit tensor: the op
-    on the integer tensor (Q_y ∘ DQ_x is monotone for positive scales), then, where the Q's parameters
-    differ, each extreme requantized once by the exact x_scale / y_scale, ties to even
-    (`_exact_requantize`); plain integers where they are equal."""
+    on the integer tensor (Q_y ∘ DQ_x is monotone for positive scales), then, where the Q's
+    parameters differ, each extreme requantized once by the exact x_scale / y_scale, ties to
+    even (`_exact_requantize`); plain integers where they are equal. An empty tensor stays
+    float."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not is_8_or_16_bit(x.value) or not x.is_per_tensor:
+    if x is None or not is_8_or_16_bit(x.value) or not x.is_per_tensor or 0 in x.value.type.get_shape():
         return None
     same = x.same_parameters(y)
     scales = [constant_value(v) for v in (x.scale, x.zero_point, y.scale)]
