@@ -77,6 +77,19 @@ def depthwise_int8(folder: Path) -> Path:
     return path
 
 
+def window_int8(folder: Path) -> Path:
+    """3x3 Convs over 4 or more channels (the window's column form on the M4): padded 8 -> 6
+    channels over 5x5 (25 pixels: the last block of 2 overlaps the one before) and a strided
+    one 6 -> 4 (3x3 outputs)."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("window", seed=17)
+    x = g.relu(g.conv("input", 8, 6, 3, pads=[1, 1, 1, 1]))
+    x = g.conv(x, 6, 4, 3, stride=2, pads=[1, 1, 1, 1])
+    path = folder / "window_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 8, 5, 5])], [(x, "out", [1, 4, 3, 3])])), path)
+    return path
+
+
 DSP_STAGES = ("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops")
 
 
@@ -190,6 +203,23 @@ def test_depthwise_regions_outermost_equal_the_host(tmp_path):
         np.testing.assert_array_equal(run_m4(x)[0], run_host(x)[0])
 
 
+def test_window_columns_equal_the_gathered_form(tmp_path):
+    """The M4's 3x3 Convs over 4+ channels copy each block of 2 pixels' windows into a column
+    (channels innermost) and reduce it in word SMLADs shared by 2 x 2 tiles: outputs equal the
+    gathered form's (X read along its channels in NCHW) bit for bit."""
+    model = window_int8(tmp_path)
+    columns = compile_model(model, tmp_path / "columns", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
+    zig = (tmp_path / "columns" / "net.zig").read_text()
+    assert zig.count("_columns") >= 2 and "zant_smlad_bytes_pair(" in zig
+    assert "_columns" not in (tmp_path / "rows" / "net.zig").read_text()
+    run_columns, run_rows = load_compiled(columns), load_compiled(rows)
+    rng = np.random.default_rng(9)
+    for scale in (0.5, 3.0, 50.0):
+        x = (rng.standard_normal((1, 8, 5, 5)) * scale).astype(np.float32)
+        np.testing.assert_array_equal(run_columns(x)[0], run_rows(x)[0])
+
+
 def disassembly(elf: Path) -> str:
     if not Path(OBJDUMP).exists():
         pytest.skip("llvm-objdump is missing")
@@ -261,6 +291,23 @@ def test_interpreter_checks_the_pointwise_columns(tmp_path):
     assert set(DSP_STAGES) <= set(report.checked)
     names = {op.name for op in module.walk()}
     assert "arm_dsp.smlad_bytes_pair" in names and "uop.min" in names
+
+
+def test_interpreter_checks_the_window_columns(tmp_path):
+    """The same through the window's column form (`window_int8`)."""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.plugins import all_passes
+
+    module = import_model(str(window_int8(tmp_path)))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    report = check_each_pass(module, passes, make_context(), seed=8)
+    assert set(DSP_STAGES) <= set(report.checked)
+    assert any(op.name == "arm_dsp.smlad_bytes_pair" for op in module.walk())
 
 
 def test_interpreter_checks_the_wide_columns(tmp_path):

@@ -42,7 +42,7 @@ from zant.dialects.onnx_attributes import rounding_mode
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
-from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns
+from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns, window_columns
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -1050,6 +1050,21 @@ def _integer_conv(
         pointwise_columns(
             kb, x, y, lambda m, c: weight_term(m, None, c, c, zeros), lambda total, m: epilogue(total, m, zeros),
             f"{result_name(op)}_columns",
+        )
+        return y
+    if (
+        dsp_words and dot_taps and folded is not None and not padded and uniform is None
+        and _zero_or_absent(w_zp_param) and out_channels % 2 == 0
+    ):
+        # Taps over 4 or more channels on the same cores: each block of pixels' windows copied
+        # into a column, channels innermost as W' (`window_columns`), reduced by word SMLADs.
+        y = kb.alloc(result_name(op), out_shape, out_type)
+        rows = repacked.reshape([out_channels, repacked.size // out_channels])
+        assert rows is not None
+        zeros = [kb.index(0)] * len(kernel)
+        window_columns(
+            kb, x, windows, y, lambda m, i: kb.cast(kb.load(rows, [m, i]), I32),
+            lambda total, m: epilogue(total, m, zeros), f"{result_name(op)}_columns",
         )
         return y
     # Word-tap rows (few channels) take register tiles of 2 channels x 2 pixels: each weight word
