@@ -57,8 +57,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from onnx import AttributeProto, helper, numpy_helper
-from onnx.defs import OpSchema
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -73,7 +71,6 @@ from xdsl.ir import Dialect, SSAValue
 from zant.dialects.onnx_base import (  # noqa: F401 (re-exported)
     CONTRIB_DOMAIN,
     ENDS_THE_FUNCTION,
-    GUARD_SCHEMA,
     LOWERED_DOMAINS,
     ML_DOMAIN,
     NOT_A_FUNCTION_OF_INPUTS,
@@ -118,8 +115,6 @@ from zant.dialects.onnx_ops import (
     QLinearSigmoidOp,
     QLinearSoftmaxOp,
 )
-
-_AttrType = OpSchema.AttrType
 
 ONNX = Dialect("onnx", list(ALL_OPS), [SequenceType, OptionalType])
 
@@ -201,14 +196,23 @@ def string_value(attr: StringAttr) -> str:
     return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
 
 
-def _python_value(kind: Any, value: Any) -> Any:
-    if kind == _AttrType.STRING and isinstance(value, bytes):
+def _default_value(op: OnnxOp, name: str) -> Any:
+    """The schema's default of the attribute `name` of `op` as a Python value, None without one
+    (reads the schema: imports `onnx`)."""
+    from onnx import AttributeProto, helper, numpy_helper
+
+    default = op.spec().schema.attributes[name].default_value
+    if default is None or default.type == AttributeProto.UNDEFINED:
+        return None
+    value = helper.get_attribute_value(default)
+    kind = op.spec().signature.attributes[name]
+    if kind == "STRING" and isinstance(value, bytes):
         return value.decode("utf-8")
-    if kind == _AttrType.STRINGS:
+    if kind == "STRINGS":
         return [v.decode("utf-8") if isinstance(v, bytes) else v for v in value]
-    if kind == _AttrType.TENSOR:
+    if kind == "TENSOR":
         return numpy_helper.to_array(value)
-    if kind in (_AttrType.INTS, _AttrType.FLOATS):
+    if kind in ("INTS", "FLOATS"):
         return list(value)
     return value
 
@@ -219,15 +223,11 @@ def get_attr(op: OnnxOp, name: str) -> Any:
     int, float, str, list[int], list[float], list[str], a numpy array for TENSOR, the type for
     TYPE_PROTO; None when absent without a default. KeyError if the op has no such attribute.
     """
-    attribute = op.spec().schema.attributes.get(name)
-    if attribute is None:
+    if name not in op.spec().signature.attributes:
         raise KeyError(f"{op.name} has no attribute '{name}'")
     value = op.properties.get(name)
     if value is None:
-        default = attribute.default_value
-        if default is None or default.type == AttributeProto.UNDEFINED:
-            return None
-        return _python_value(attribute.type, helper.get_attribute_value(default))
+        return _default_value(op, name)
     match value:
         case IntegerAttr():
             return value.value.data

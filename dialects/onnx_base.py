@@ -4,25 +4,26 @@ The op classes themselves are declared in `onnx_ops.py`, which `onnx_gen.py` wri
 ONNX schemas (`python -m zant.dialects.onnx_gen`); this module holds what they are built on:
 
 * `OnnxOp`, the base of every op: its custom format, its schema verifier (run ahead of xDSL's
-  structural checks by `onnx_op_definition`), `spec()` (the op's `OpSchema` and which field
-  holds each ONNX input and output, read from `onnx.defs` on first use, not at import);
+  structural checks by `onnx_op_definition`), `spec()`: which field holds each ONNX input and
+  output, and the schema's counts and attributes, all from the class's generated
+  `ONNX_SIGNATURE`, so that reading, printing and verifying the dialect never imports `onnx`
+  (each `zant-opt` process would pay ~0.3 s for it: tests/test_startup_imports.py); the
+  `OpSchema` itself (`spec().schema`: defaults, type constraints, function bodies) is read from
+  `onnx.defs` on first use by a pass (`onnx_schemas`);
 * the bases of ops with a verifier of their own (`OptimizerBase`, the QLinear bases,
-  `LookupTableBase`, `GuardBase`);
-* the schemas of the ops of other domains that passes create (com.microsoft's QLinear ops,
-  Zant's `LookupTable` and `Guard`), which `onnx.defs` does not have (`OWN_OPS`);
+  `LookupTableBase`, `GuardBase`), whose schemas (of other domains: com.microsoft's QLinear ops,
+  Zant's `LookupTable` and `Guard`) are written in `onnx_schemas.py`;
 * the domains, `op_name`, and the attribute kinds (`ATTRIBUTE_KINDS`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, TypeVar
-
-import onnx.defs
-from onnx import helper
-from onnx.defs import OpSchema
+from enum import IntEnum
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
@@ -39,63 +40,62 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, SSAValue, TypeAttribute
-from xdsl.irdl import IRDLOperation, VerificationContext, irdl_op_definition, irdl_to_attr_constraint
+from xdsl.irdl import (
+    IRDLOperation,
+    OptionalDef,
+    VariadicDef,
+    VerificationContext,
+    irdl_op_definition,
+    irdl_to_attr_constraint,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-ML_DOMAIN = "ai.onnx.ml"
-"""The traditional machine-learning operators (tree ensembles, linear models, scalers)."""
+from zant.dialects.onnx_names import (  # noqa: F401 (re-exported)
+    CONTRIB_DOMAIN,
+    LOWERED_DOMAINS,
+    ML_DOMAIN,
+    QLINEAR_ADD_INPUTS,
+    QLINEAR_UNARY_INPUTS,
+    REGENERATE,
+    TRAINING_DOMAIN,
+    ZANT_DOMAIN,
+    SchemaKey,
+    op_class_name,
+    op_name,
+)
 
-TRAINING_DOMAIN = "ai.onnx.preview.training"
-"""The optimizers' update rules (Adagrad, Adam, Momentum) and Gradient."""
-
-LOWERED_DOMAINS = (ML_DOMAIN, TRAINING_DOMAIN)
-"""The domains besides the default one whose ops the importer keeps (when they have a lowering)."""
-
-CONTRIB_DOMAIN = "com.microsoft"
-"""onnxruntime's contrib operators; `onnx.defs` has no schemas for them, so the ones a pass
-creates are written here, and registered like the generated ops so printed IR parses back."""
-
-ZANT_DOMAIN = "ai.zant"
-"""Zant's own operators, which passes (and the control-flow unroller) make and no exporter writes
-(the importer refuses the domain in a model): `LookupTable`, `Guard`."""
-
-_DOMAIN_PREFIXES = {"": "", "ai.onnx": "", ML_DOMAIN: "ml.", TRAINING_DOMAIN: "training."}
-"""ONNX domain → the op-name prefix inside the `onnx` dialect. ONNX op types have no dots, so
-`onnx.ml.TreeEnsemble` cannot clash with a default-domain op."""
+if TYPE_CHECKING:
+    from onnx.defs import OpSchema
 
 
-def op_name(op_type: str, domain: str = "") -> str:
-    """The dialect op name of an ONNX operator: `onnx.Conv`, `onnx.ml.TreeEnsemble`; other
-    domains get a name no op of the dialect has (`onnx.com.example.Op`)."""
-    return f"onnx.{_DOMAIN_PREFIXES.get(domain, domain + '.')}{op_type}"
+class Option(IntEnum):
+    """How often a schema input or output occurs: `OpSchema.FormalParameterOption`'s values."""
+
+    Single = 0
+    Optional = 1
+    Variadic = 2
 
 
-def op_class_name(op_type: str, domain: str = "") -> str:
-    """The Python name of an op's class: `ConvOp`, `MlTreeEnsembleOp`, `TrainingAdamOp`; other
-    domains' ops take none (`QLinearAddOp`)."""
-    return f"{_DOMAIN_PREFIXES.get(domain, '').title().replace('.', '')}{op_type}Op"
+_Option = Option
 
-
-_Option = OpSchema.FormalParameterOption
-_AttrType = OpSchema.AttrType
-
-ATTRIBUTE_KINDS: dict[Any, tuple[Any, str]] = {
-    _AttrType.INT: (IntegerAttr[I64], "an integer `N : i64`"),
-    _AttrType.FLOAT: (FloatAttr[Float32Type], "a float `X : f32`"),
-    _AttrType.STRING: (StringAttr, 'a string "..."'),
-    _AttrType.INTS: (DenseArrayBase[I64], "array<i64: ...>"),
-    _AttrType.FLOATS: (DenseArrayBase[Float32Type], "array<f32: ...>"),
-    _AttrType.STRINGS: (ArrayAttr[StringAttr], 'an array of strings ["...", ...]'),
-    _AttrType.TENSOR: (
+ATTRIBUTE_KINDS: dict[str, tuple[Any, str]] = {
+    "INT": (IntegerAttr[I64], "an integer `N : i64`"),
+    "FLOAT": (FloatAttr[Float32Type], "a float `X : f32`"),
+    "STRING": (StringAttr, 'a string "..."'),
+    "INTS": (DenseArrayBase[I64], "array<i64: ...>"),
+    "FLOATS": (DenseArrayBase[Float32Type], "array<f32: ...>"),
+    "STRINGS": (ArrayAttr[StringAttr], 'an array of strings ["...", ...]'),
+    "TENSOR": (
         DenseIntOrFPElementsAttr | DenseResourceAttr,
         "a dense<...> or dense_resource<...> tensor",
     ),
-    _AttrType.TYPE_PROTO: (TypeAttribute, "a type"),
+    "TYPE_PROTO": (TypeAttribute, "a type"),
 }
-"""ONNX attribute type → (property constraint, how the verifier describes it). The generated ops
-declare their properties with these constraints (GRAPH and SPARSE_TENSOR ones as any attribute)."""
+"""ONNX attribute type (`OpSchema.AttrType`'s name) → (property constraint, how the verifier
+describes it). The generated ops declare their properties with these constraints (GRAPH and
+SPARSE_TENSOR ones as any attribute)."""
 
 SEGMENT_PROPERTIES = ("operandSegmentSizes", "resultSegmentSizes")
 
@@ -126,53 +126,57 @@ class Formal:
     option: _Option
 
 
+class Signature(NamedTuple):
+    """What reading, printing and verifying an op need of its schema, written into `onnx_ops.py`
+    by the generator (`ONNX_SIGNATURE`) so that none of them imports `onnx`: the ONNX names of
+    the formal inputs and outputs (whether each is optional or variadic is its field's
+    definition), the schema's (min inputs, max inputs, min outputs, max outputs), each
+    attribute's type (`OpSchema.AttrType`'s name) and the required attributes."""
+
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    counts: tuple[int, int, int, int]
+    attributes: Mapping[str, str] = {}
+    required: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class OpSpec:
-    """What the generated class knows about its ONNX operator."""
+    """What the generated class knows about its ONNX operator: its signature, the field of each
+    formal, and (`schema`, read on first use, importing `onnx`) its `OpSchema`."""
 
-    schema: OpSchema
+    key: SchemaKey
+    signature: Signature
     inputs: tuple[Formal, ...]
     outputs: tuple[Formal, ...]
 
-
-class SchemaKey(NamedTuple):
-    """Which `OpSchema` an op class was generated from: its domain ("" for the default one),
-    operator type and version (`since_version`)."""
-
-    domain: str
-    op_type: str
-    version: int
-
-
-REGENERATE = "python -m zant.dialects.onnx_gen"
-"""The command that rewrites `onnx_ops.py` from the installed `onnx`'s schemas."""
+    @cached_property
+    def schema(self) -> OpSchema:
+        return onnx_schema(self.key)
 
 
 def onnx_schema(key: SchemaKey) -> OpSchema:
-    """The schema an op class was generated from: one of `OWN_OPS`' or `onnx.defs`'; an error
-    naming `REGENERATE` when the installed `onnx` no longer has it."""
-    own = _OWN_SCHEMAS.get((key.domain, key.op_type))
-    if own is not None:
-        return own
-    try:
-        schema = onnx.defs.get_schema(key.op_type, key.version, key.domain)
-    except onnx.defs.SchemaError:
-        schema = None
-    if schema is None or schema.since_version != key.version:
-        raise RuntimeError(
-            f"onnx {onnx.__version__} has no schema {key.domain or 'ai.onnx'}.{key.op_type} version {key.version}, "
-            f"which zant/dialects/onnx_ops.py was generated from: run `{REGENERATE}`"
-        )
-    return schema
+    """The schema an op class was generated from (`onnx_schemas.onnx_schema`, which imports
+    `onnx`): one of `onnx_schemas.OWN_SCHEMAS` or `onnx.defs`'; an error naming `REGENERATE` when
+    the installed `onnx` no longer has it."""
+    from zant.dialects.onnx_schemas import onnx_schema as schema_of
+
+    return schema_of(key)
 
 
 _SPECS: dict[type, OpSpec] = {}
-"""Op class → its spec, made on first use (reading a schema costs time the import need not pay)."""
+"""Op class → its spec, made on first use."""
 
 
-def _formals(params: Sequence[OpSchema.FormalParameter], fields: Sequence[tuple[str, Any]]) -> tuple[Formal, ...]:
-    """Pairs the schema's parameters with the fields declared for them, in order."""
-    return tuple(Formal(p.name, field, p.option) for p, (field, _) in zip(params, fields, strict=True))
+def _option(definition: Any) -> Option:
+    if isinstance(definition, OptionalDef):
+        return Option.Optional
+    return Option.Variadic if isinstance(definition, VariadicDef) else Option.Single
+
+
+def _formals(names: Sequence[str], fields: Sequence[tuple[str, Any]]) -> tuple[Formal, ...]:
+    """Pairs the schema's formal names with the fields declared for them, in order."""
+    return tuple(Formal(name, field, _option(d)) for name, (field, d) in zip(names, fields, strict=True))
 
 
 def _arity(low: int, high: int) -> str:
@@ -207,14 +211,19 @@ class OnnxOp(IRDLOperation):
 
     ONNX_SCHEMA: ClassVar[SchemaKey]
     """The schema the class was generated from."""
+    ONNX_SIGNATURE: ClassVar[Signature]
+    """What the format and the verifier need of that schema."""
 
     @classmethod
     def spec(cls) -> OpSpec:
         spec = _SPECS.get(cls)
         if spec is None:
-            schema = onnx_schema(cls.ONNX_SCHEMA)
+            signature = cls.ONNX_SIGNATURE
             definition = cls.get_irdl_definition()
-            spec = OpSpec(schema, _formals(schema.inputs, definition.operands), _formals(schema.outputs, definition.results))
+            spec = OpSpec(
+                cls.ONNX_SCHEMA, signature,
+                _formals(signature.inputs, definition.operands), _formals(signature.outputs, definition.results),
+            )
             _SPECS[cls] = spec
         return spec
 
@@ -296,7 +305,7 @@ class OnnxOp(IRDLOperation):
                     end,
                 )
             inputs.append(None if operand is None else parser.resolve_operand(operand, type))
-        schema_attributes = cls.spec().schema.attributes
+        schema_attributes = cls.spec().signature.attributes
         try:
             return cls.from_onnx(
                 inputs,
@@ -309,31 +318,32 @@ class OnnxOp(IRDLOperation):
 
     def verify_onnx(self) -> None:
         """Schema checks with ONNX-level messages, run before xDSL's structural checks."""
-        schema = self.spec().schema
+        signature = self.spec().signature
+        min_input, max_input, min_output, max_output = signature.counts
         for what, count, low, high in (
-            ("inputs", len(self.operands), schema.min_input, schema.max_input),
-            ("outputs", len(self.results), schema.min_output, schema.max_output),
+            ("inputs", len(self.operands), min_input, max_input),
+            ("outputs", len(self.results), min_output, max_output),
         ):
             if not low <= count <= high:
                 raise VerifyException(
                     f"{self.name}: expected {_arity(low, high)} {what}, got {count}"
                 )
         for name in self.properties:
-            if name not in schema.attributes and name not in SEGMENT_PROPERTIES:
+            if name not in signature.attributes and name not in SEGMENT_PROPERTIES:
                 raise VerifyException(f"{self.name}: unknown attribute '{name}'")
         for name in self.attributes:
             # ONNX attribute names have no dots; dotted names (onnx.node_name) are metadata.
             if "." not in name:
                 raise VerifyException(f"{self.name}: unknown attribute '{name}'")
-        for name, attribute in schema.attributes.items():
+        for name, attribute_type in signature.attributes.items():
             value = self.properties.get(name)
             if value is None:
-                if attribute.required:
+                if name in signature.required:
                     raise VerifyException(
                         f"{self.name}: missing required attribute '{name}'"
                     )
                 continue
-            kind = ATTRIBUTE_KINDS.get(attribute.type)
+            kind = ATTRIBUTE_KINDS.get(attribute_type)
             if kind is None:
                 continue
             try:
@@ -379,7 +389,7 @@ class OptimizerGroup:
 def optimizer_groups(op: OnnxOp) -> list[OptimizerGroup]:
     """The (X, G, states) groups of an optimizer op, in order; ValueError when the counts do
     not make groups."""
-    states = OPTIMIZER_STATES[op.spec().schema.name]
+    states = OPTIMIZER_STATES[op.ONNX_SCHEMA.op_type]
     tensors, results = list(op.operands[2:]), list(op.results)
     count = len(tensors) // (2 + len(states))
     if count == 0 or len(tensors) != count * (2 + len(states)) or len(results) != count * (1 + len(states)):
@@ -438,9 +448,6 @@ def _scalar_type(value: SSAValue) -> Attribute | None:
 
 
 _INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
-_QLINEAR_ADD_INPUTS = (
-    "A", "A_scale", "A_zero_point", "B", "B_scale", "B_zero_point", "C_scale", "C_zero_point"
-)
 
 
 class QLinearAddBase(OnnxOp):
@@ -455,7 +462,7 @@ class QLinearAddBase(OnnxOp):
         if elements or element not in _INT8_TYPES:
             raise VerifyException(f"{self.name}: A, B and C must have one element type, i8 or ui8")
         for scale, zero_point in ((1, 2), (4, 5), (6, 7)):
-            names = f"'{_QLINEAR_ADD_INPUTS[scale]}' and '{_QLINEAR_ADD_INPUTS[zero_point]}'"
+            names = f"'{QLINEAR_ADD_INPUTS[scale]}' and '{QLINEAR_ADD_INPUTS[zero_point]}'"
             if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(
                 self.operands[zero_point]
             ) != element:
@@ -464,36 +471,8 @@ class QLinearAddBase(OnnxOp):
                 )
 
 
-def _qlinear_schema(
-    name: str, doc: str, names: tuple[str, ...], output: str, attributes: list[OpSchema.Attribute] = ()
-) -> OpSchema:
-    """A com.microsoft QLinear op: its tensors and zero points (inputs without `_scale` in their
-    name, and `output`) of one 8-bit type T, its scales f32; every input required here, as
-    `fold-qdq` always gives them and the lowering reads each (the importer writes a zero point
-    a model leaves out as a constant 0, its meaning there)."""
-    return OpSchema(
-        name,
-        CONTRIB_DOMAIN,
-        1,
-        doc=doc,
-        inputs=[OpSchema.FormalParameter(n, "tensor(float)" if n.endswith("_scale") else "T") for n in names],
-        outputs=[OpSchema.FormalParameter(output, "T")],
-        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
-        attributes=list(attributes),
-    )
-
-
-def _qlinear_binary_schema(name: str, doc: str) -> OpSchema:
-    """A com.microsoft QLinear binary op (QLinearAdd, QLinearMul): per-tensor scales and zero
-    points, A and B broadcast. Its zero points are optional there; here they are required."""
-    return _qlinear_schema(name, doc, _QLINEAR_ADD_INPUTS, "C")
-
-
 class QLinearMulBase(QLinearAddBase):
     """QLinearMul has QLinearAdd's inputs and type constraints."""
-
-
-_QLINEAR_UNARY_INPUTS = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
 
 
 class QLinearLeakyReluBase(OnnxOp):
@@ -510,65 +489,12 @@ class QLinearLeakyReluBase(OnnxOp):
                 raise VerifyException(f"{self.name}: {names} must be one-element tensors of f32 and of {element}")
 
 
-def _qlinear_leaky_relu_schema() -> OpSchema:
-    """com.microsoft's QLinearLeakyRelu: Y = quantize(leaky_relu(dequantize(X), alpha)), per-tensor
-    scales and zero points (required here). With alpha = 1 it requantizes X from X's parameters
-    to Y's, which `fold-qdq` makes of Q(DQ(x)) with different parameters."""
-    return _qlinear_schema(
-        "QLinearLeakyRelu", _qlinear_leaky_relu_schema.__doc__ or "", _QLINEAR_UNARY_INPUTS, "Y",
-        [OpSchema.Attribute("alpha", helper.make_attribute("alpha", 0.01), "Slope for X < 0.")],
-    )
-
-
 class QLinearSoftmaxBase(QLinearLeakyReluBase):
     """QLinearSoftmax has QLinearLeakyRelu's inputs and type constraints."""
 
 
-def _qlinear_softmax_schema() -> OpSchema:
-    """com.microsoft's QLinearSoftmax: Y = quantize(softmax(dequantize(X), axis)), per-tensor
-    scales and zero points (required here); `opset` names the Softmax semantics (13: along
-    `axis` only, the only ones `fold-qdq` makes)."""
-    return _qlinear_schema(
-        "QLinearSoftmax", _qlinear_softmax_schema.__doc__ or "", _QLINEAR_UNARY_INPUTS, "Y",
-        [
-            OpSchema.Attribute("axis", helper.make_attribute("axis", -1), "The axis of the softmax."),
-            OpSchema.Attribute("opset", helper.make_attribute("opset", 13), "The Softmax opset whose semantics apply."),
-        ],
-    )
-
-
 class QLinearAveragePoolBase(QLinearLeakyReluBase):
     """QLinearAveragePool has QLinearLeakyRelu's inputs and type constraints."""
-
-
-def _qlinear_average_pool_schema() -> OpSchema:
-    """com.microsoft's QLinearAveragePool: Y = quantize(average_pool(dequantize(X))), per-tensor
-    scales and zero points (required here), AveragePool's attributes (no dilations) and
-    `channels_last` (NHWC when 1)."""
-    types = {"X": "T", "X_zero_point": "T", "Y_zero_point": "T"}
-    names = ("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point")
-    ints = OpSchema.AttrType.INTS
-    return OpSchema(
-        "QLinearAveragePool",
-        CONTRIB_DOMAIN,
-        1,
-        doc=_qlinear_average_pool_schema.__doc__ or "",
-        inputs=[OpSchema.FormalParameter(n, types.get(n, "tensor(float)")) for n in names],
-        outputs=[OpSchema.FormalParameter("Y", "T")],
-        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers")],
-        attributes=[
-            OpSchema.Attribute("auto_pad", helper.make_attribute("auto_pad", "NOTSET"), "How pads are derived."),
-            OpSchema.Attribute("ceil_mode", helper.make_attribute("ceil_mode", 0), "Ceil for the output size."),
-            OpSchema.Attribute("channels_last", helper.make_attribute("channels_last", 0), "NHWC when 1."),
-            OpSchema.Attribute("count_include_pad", helper.make_attribute("count_include_pad", 0), "Count pads."),
-            OpSchema.Attribute("kernel_shape", ints, "The window.", required=True),
-            OpSchema.Attribute("pads", ints, "Begin and end pads.", required=False),
-            OpSchema.Attribute("strides", ints, "Strides.", required=False),
-        ],
-    )
-
-
-_CHANNELS_LAST = OpSchema.Attribute("channels_last", helper.make_attribute("channels_last", 0), "NHWC when 1.")
 
 
 class QLinearConcatBase(OnnxOp):
@@ -591,28 +517,6 @@ class QLinearConcatBase(OnnxOp):
         for scale, zero_point in ((0, 1), *((i + 3, i + 4) for i in range(0, len(triples), 3))):
             if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(self.operands[zero_point]) != element:
                 raise VerifyException(f"{self.name}: inputs {scale} and {zero_point} must be one-element tensors of f32 and of {element}")
-
-
-def _qlinear_concat_schema() -> OpSchema:
-    """com.microsoft's QLinearConcat: Y = quantize(concat(dequantize(X1), dequantize(X2) …,
-    axis)), each input with its own per-tensor scale and zero point."""
-    return OpSchema(
-        "QLinearConcat",
-        CONTRIB_DOMAIN,
-        1,
-        doc=_qlinear_concat_schema.__doc__ or "",
-        inputs=[
-            OpSchema.FormalParameter("Y_scale", "tensor(float)"),
-            OpSchema.FormalParameter("Y_zero_point", "T"),
-            OpSchema.FormalParameter("inputs", "TV", param_option=_Option.Variadic, is_homogeneous=False),
-        ],
-        outputs=[OpSchema.FormalParameter("Y", "T")],
-        type_constraints=[
-            ("T", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
-            ("TV", ["tensor(int8)", "tensor(uint8)", "tensor(float)"], "the triples' tensors, scales and zero points"),
-        ],
-        attributes=[OpSchema.Attribute("axis", OpSchema.AttrType.INT, "The axis to concatenate on.", required=True)],
-    )
 
 
 class QGemmBase(OnnxOp):
@@ -642,38 +546,6 @@ class QGemmBase(OnnxOp):
             raise VerifyException(f"{self.name}: 'y_scale' and 'y_zero_point' must be one-element tensors of f32 and of Y's type, i8 or ui8")
 
 
-def _qgemm_schema() -> OpSchema:
-    """com.microsoft's QGemm: Y = alpha · dequantize(A) · dequantize(B) + dequantize(C) (C an
-    int32 bias of scale a_scale · b_scale, zero point 0), quantized when `y_scale` is given,
-    else f32; `b_scale` per tensor or one per column of Y."""
-    optional = _Option.Optional
-    types = {"A": "TA", "a_zero_point": "TA", "B": "TB", "b_zero_point": "TB", "C": "TC", "y_zero_point": "TYZ"}
-    names = ("A", "a_scale", "a_zero_point", "B", "b_scale", "b_zero_point", "C", "y_scale", "y_zero_point")
-    return OpSchema(
-        "QGemm",
-        CONTRIB_DOMAIN,
-        1,
-        doc=_qgemm_schema.__doc__ or "",
-        inputs=[
-            OpSchema.FormalParameter(n, types.get(n, "tensor(float)"), param_option=optional if i >= 6 else _Option.Single)
-            for i, n in enumerate(names)
-        ],
-        outputs=[OpSchema.FormalParameter("Y", "TY")],
-        type_constraints=[
-            ("TA", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
-            ("TB", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
-            ("TC", ["tensor(int32)"], "the int32 bias"),
-            ("TYZ", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
-            ("TY", ["tensor(float)", "tensor(int8)", "tensor(uint8)"], "f32, or Y's zero point's type"),
-        ],
-        attributes=[
-            OpSchema.Attribute("alpha", helper.make_attribute("alpha", 1.0), "The scalar multiplier of A · B."),
-            OpSchema.Attribute("transA", helper.make_attribute("transA", 0), "Whether A is transposed."),
-            OpSchema.Attribute("transB", helper.make_attribute("transB", 0), "Whether B is transposed."),
-        ],
-    )
-
-
 class LookupTableBase(OnnxOp):
     """X of an 8-bit integer type, Table a 1-D tensor of 256 elements of Y's 8-bit type, Y of
     X's shape."""
@@ -693,25 +565,6 @@ class LookupTableBase(OnnxOp):
             raise VerifyException(f"{self.name}: X and Y must have one shape")
 
 
-def _lookup_table_schema() -> OpSchema:
-    """Y = Table[X - lowest(X)]: each 8-bit X element indexes a 256-entry table (X + 128 for
-    int8, X for uint8). `fold-qdq` makes it of DequantizeLinear → an element-wise float op →
-    QuantizeLinear, the table computed at compile time (as TFLite Micro does for Sigmoid and
-    Tanh)."""
-    return OpSchema(
-        "LookupTable",
-        ZANT_DOMAIN,
-        1,
-        doc=_lookup_table_schema.__doc__ or "",
-        inputs=[OpSchema.FormalParameter("X", "T1"), OpSchema.FormalParameter("Table", "T2")],
-        outputs=[OpSchema.FormalParameter("Y", "T2")],
-        type_constraints=[
-            ("T1", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
-            ("T2", ["tensor(int8)", "tensor(uint8)"], "8-bit integers"),
-        ],
-    )
-
-
 class GuardBase(OnnxOp):
     """Condition a one-element tensor of i1."""
 
@@ -722,66 +575,42 @@ class GuardBase(OnnxOp):
             raise VerifyException(f"{self.name}: Condition must be a one-element tensor of i1")
 
 
-def _guard_schema() -> OpSchema:
-    """NAME_predict returns STATUS_BAD_PARAMETER where Condition is false at run time (no result:
-    its effect is the function's return, so no pass erases or reorders it). The control-flow
-    unroller makes it of a Loop whose trip count (or condition) is only known at run time,
-    unrolled for the extent its scan outputs declare: "the loop runs exactly that many times"."""
-    return OpSchema(
-        "Guard",
-        ZANT_DOMAIN,
-        1,
-        doc=_guard_schema.__doc__ or "",
-        inputs=[OpSchema.FormalParameter("Condition", "B")],
-        outputs=[],
-        type_constraints=[("B", ["tensor(bool)"], "a one-element bool tensor")],
-    )
-
-
-GUARD_SCHEMA = _guard_schema()
-if not onnx.defs.has("Guard", ZANT_DOMAIN):
-    # Known to ONNX's shape inference, which otherwise stops reporting contradictions (strict
-    # mode) in any graph that holds an op it does not know: the unroller's Guards would hide them.
-    onnx.defs.register_schema(GUARD_SCHEMA)
-
-
 class OwnOp(NamedTuple):
-    """An op of another domain, declared from a schema written here."""
+    """An op of another domain, declared from a schema written in `onnx_schemas`."""
 
-    schema: OpSchema
+    key: SchemaKey
     base: type[OnnxOp]
     name: str
     """Its dialect name. Spelled without the domain (not `onnx.com.microsoft.QLinearAdd`): the
     names `fold-qdq` has always given them; the importer makes a com.microsoft node of one of
     these the same op."""
 
+    @property
+    def schema(self) -> OpSchema:
+        return onnx_schema(self.key)
+
+
+def _contrib(op_type: str, base: type[OnnxOp]) -> OwnOp:
+    return OwnOp(SchemaKey(CONTRIB_DOMAIN, op_type, 1), base, f"onnx.{op_type}")
+
 
 OWN_OPS = (
-    OwnOp(_qlinear_binary_schema("QLinearAdd", "C = quantize(dequantize(A) + dequantize(B))"), QLinearAddBase, "onnx.QLinearAdd"),
-    OwnOp(_qlinear_binary_schema("QLinearMul", "C = quantize(dequantize(A) · dequantize(B))"), QLinearMulBase, "onnx.QLinearMul"),
-    OwnOp(_qlinear_leaky_relu_schema(), QLinearLeakyReluBase, "onnx.QLinearLeakyRelu"),
-    OwnOp(_qlinear_softmax_schema(), QLinearSoftmaxBase, "onnx.QLinearSoftmax"),
-    OwnOp(_qlinear_average_pool_schema(), QLinearAveragePoolBase, "onnx.QLinearAveragePool"),
-    OwnOp(
-        _qlinear_schema("QLinearSigmoid", "Y = quantize(sigmoid(dequantize(X))), per-tensor scales and zero points.", _QLINEAR_UNARY_INPUTS, "Y"),
-        QLinearLeakyReluBase, "onnx.QLinearSigmoid",
-    ),
-    OwnOp(
-        _qlinear_schema(
-            "QLinearGlobalAveragePool", "Y = quantize(global_average_pool(dequantize(X))), per-tensor scales and zero points.",
-            _QLINEAR_UNARY_INPUTS, "Y", [_CHANNELS_LAST],
-        ),
-        QLinearLeakyReluBase, "onnx.QLinearGlobalAveragePool",
-    ),
-    OwnOp(_qlinear_concat_schema(), QLinearConcatBase, "onnx.QLinearConcat"),
-    OwnOp(_qgemm_schema(), QGemmBase, "onnx.QGemm"),
-    OwnOp(_lookup_table_schema(), LookupTableBase, "onnx.LookupTable"),
-    OwnOp(GUARD_SCHEMA, GuardBase, "onnx.Guard"),
+    _contrib("QLinearAdd", QLinearAddBase),
+    _contrib("QLinearMul", QLinearMulBase),
+    _contrib("QLinearLeakyRelu", QLinearLeakyReluBase),
+    _contrib("QLinearSoftmax", QLinearSoftmaxBase),
+    _contrib("QLinearAveragePool", QLinearAveragePoolBase),
+    _contrib("QLinearSigmoid", QLinearLeakyReluBase),
+    _contrib("QLinearGlobalAveragePool", QLinearLeakyReluBase),
+    _contrib("QLinearConcat", QLinearConcatBase),
+    _contrib("QGemm", QGemmBase),
+    OwnOp(SchemaKey(ZANT_DOMAIN, "LookupTable", 1), LookupTableBase, "onnx.LookupTable"),
+    OwnOp(SchemaKey(ZANT_DOMAIN, "Guard", 1), GuardBase, "onnx.Guard"),
 )
 """The ops of other domains that passes create or the importer reads (onnxruntime's QOperator
-ops, which `fold-qoperator` lowers), in the dialect's order."""
+ops, which `fold-qoperator` lowers), in the dialect's order; their schemas are
+`onnx_schemas.OWN_SCHEMAS`."""
 
-_OWN_SCHEMAS = {(op.schema.domain, op.schema.name): op.schema for op in OWN_OPS}
 
 BASES: dict[tuple[str, str], type[OnnxOp]] = {(TRAINING_DOMAIN, name): OptimizerBase for name in OPTIMIZER_STATES}
 """(domain, op type) of the `onnx.defs` ops with a verifier of their own → their base class

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 import onnx
 from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TypeProto, defs
 
+import zant.dialects.onnx_schemas  # noqa: F401 (registers Guard's schema with onnx.defs, for ONNX's inference)
 from zant.ir.onnx_graph import NameSource, all_names, rename_node
 
 DEFAULT_DOMAINS = ("", "ai.onnx")

@@ -16,8 +16,10 @@ is `TrainingAdamOp`), then the ops of `onnx_base.OWN_OPS`. Each class declares
   gives its type (GRAPH and SPARSE_TENSOR attributes: any attribute);
 * `NoMemoryEffect` unless the op is random (`NOT_A_FUNCTION_OF_INPUTS`), ends the function
   (`ENDS_THE_FUNCTION`) or holds a subgraph;
-* `ONNX_SCHEMA`, the schema's (domain, type, version), from which `OnnxOp.spec()` reads the
-  rest (counts, attribute defaults) when a pass first asks.
+* `ONNX_SCHEMA`, the schema's (domain, type, version), from which `OnnxOp.spec().schema` reads
+  the rest (attribute defaults, type constraints, function bodies) when a pass first asks;
+* `ONNX_SIGNATURE`, what the format and the verifier need of the schema (formal names, counts,
+  attribute types, required attributes), so that they do not import `onnx`.
 
 The module is checked in so that passes import the classes and tools can follow them;
 tests/test_onnx_dialect_generated.py fails when it differs from what this writes.
@@ -73,7 +75,7 @@ _BUILTINS = ("I64", "ArrayAttr", "DenseArrayBase", "DenseIntOrFPElementsAttr", "
              "Float32Type", "FloatAttr", "IntegerAttr", "StringAttr", "TensorType")
 _IRDL = ("AttrSizedOperandSegments", "AttrSizedResultSegments", "operand_def", "opt_operand_def",
          "opt_prop_def", "opt_result_def", "result_def", "traits_def", "var_operand_def", "var_result_def")
-_BASE_NAMES = ("OnnxOp", "SchemaKey", "onnx_op_definition")
+_BASE_NAMES = ("OnnxOp", "SchemaKey", "Signature", "onnx_op_definition")
 _MODULE_NAMES = frozenset({*_BUILTINS, *_IRDL, *_BASE_NAMES, "Attribute", "TypeAttribute", "ClassVar", "NoMemoryEffect", "VALUE_TYPE"})
 """Names the class bodies use: a field may not shadow one."""
 
@@ -132,6 +134,25 @@ def _string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _strings(names: Iterable[str]) -> str:
+    """A Python tuple of strings."""
+    items = [_string(n) for n in names]
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"  # () when empty
+
+
+def signature(schema: OpSchema) -> str:
+    """The `Signature(...)` expression of `schema` (onnx_base.Signature)."""
+    counts = (schema.min_input, schema.max_input, schema.min_output, schema.max_output)
+    parts = [_strings(p.name for p in schema.inputs), _strings(p.name for p in schema.outputs), repr(counts)]
+    if schema.attributes:
+        kinds = ", ".join(f"{_string(n)}: {_string(a.type.name)}" for n, a in schema.attributes.items())
+        parts.append(f"{{{kinds}}}")
+    required = [n for n, a in schema.attributes.items() if a.required]
+    if required:
+        parts.append(f"required={_strings(required)}")
+    return f"Signature({', '.join(parts)})"
+
+
 def op_class(schema: OpSchema, base: str, name: str | None = None) -> tuple[str, str]:
     """The class name and the source of the op class of `schema`, derived from `base`, named
     `name` (default: `op_name`)."""
@@ -144,6 +165,7 @@ def op_class(schema: OpSchema, base: str, name: str | None = None) -> tuple[str,
         "",
         f"    name = {_string(name or op_name(schema.name, schema.domain))}",
         f"    ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey({_string(schema.domain)}, {_string(schema.name)}, {schema.since_version})",
+        f"    ONNX_SIGNATURE: ClassVar[Signature] = {signature(schema)}",
     ]
 
     def formals(kind: str, params: Iterable[OpSchema.FormalParameter]) -> int:

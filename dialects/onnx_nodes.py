@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from zant.dialects.onnx import NODE_NAME, ConstantOp, OnnxOp, get_attr, onnx_op_class
 from zant.dialects.onnx_base import SEGMENT_PROPERTIES
+import zant.dialects.onnx_schemas  # noqa: F401 (registers Guard's schema with onnx.defs, for ONNX's inference)
 from zant.dialects.onnx_types import graph_attr
 from zant.errors import ZantError
 from zant.ir.resources import make_constant_attr

@@ -46,6 +46,7 @@ from zant.dialects.onnx_base import (
     QLinearMulBase,
     QLinearSoftmaxBase,
     SchemaKey,
+    Signature,
     onnx_op_definition,
 )
 from zant.dialects.onnx_types import VALUE_TYPE
@@ -57,6 +58,7 @@ class AbsOp(OnnxOp):
 
     name = "onnx.Abs"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Abs", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -69,6 +71,7 @@ class AcosOp(OnnxOp):
 
     name = "onnx.Acos"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Acos", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -81,6 +84,7 @@ class AcoshOp(OnnxOp):
 
     name = "onnx.Acosh"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Acosh", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -93,6 +97,7 @@ class AddOp(OnnxOp):
 
     name = "onnx.Add"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Add", 14)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -106,6 +111,7 @@ class AffineGridOp(OnnxOp):
 
     name = "onnx.AffineGrid"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "AffineGrid", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("theta", "size"), ("grid",), (2, 2, 1, 1), {"align_corners": "INT"})
 
     theta = operand_def(TensorType)
     size = operand_def(TensorType)
@@ -121,6 +127,7 @@ class AndOp(OnnxOp):
 
     name = "onnx.And"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "And", 7)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -134,6 +141,7 @@ class ArgMaxOp(OnnxOp):
 
     name = "onnx.ArgMax"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ArgMax", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data",), ("reduced",), (1, 1, 1, 1), {"select_last_index": "INT", "keepdims": "INT", "axis": "INT"})
 
     data = operand_def(TensorType)
     reduced = result_def(TensorType)
@@ -150,6 +158,7 @@ class ArgMinOp(OnnxOp):
 
     name = "onnx.ArgMin"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ArgMin", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data",), ("reduced",), (1, 1, 1, 1), {"select_last_index": "INT", "keepdims": "INT", "axis": "INT"})
 
     data = operand_def(TensorType)
     reduced = result_def(TensorType)
@@ -166,6 +175,7 @@ class AsinOp(OnnxOp):
 
     name = "onnx.Asin"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Asin", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -178,6 +188,7 @@ class AsinhOp(OnnxOp):
 
     name = "onnx.Asinh"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Asinh", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -190,6 +201,7 @@ class AtanOp(OnnxOp):
 
     name = "onnx.Atan"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Atan", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -202,6 +214,7 @@ class AtanhOp(OnnxOp):
 
     name = "onnx.Atanh"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Atanh", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -214,6 +227,7 @@ class AttentionOp(OnnxOp):
 
     name = "onnx.Attention"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Attention", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen"), ("Y", "present_key", "present_value", "qk_matmul_output"), (3, 7, 1, 4), {"right_window_size": "INT", "left_window_size": "INT", "qk_matmul_output_mode": "INT", "softcap": "FLOAT", "softmax_precision": "INT", "kv_num_heads": "INT", "q_num_heads": "INT", "scale": "FLOAT", "is_causal": "INT"})
 
     Q = operand_def(TensorType)
     K = operand_def(TensorType)
@@ -246,6 +260,7 @@ class AveragePoolOp(OnnxOp):
 
     name = "onnx.AveragePool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "AveragePool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"count_include_pad": "INT", "dilations": "INTS", "ceil_mode": "INT", "pads": "INTS", "auto_pad": "STRING", "strides": "INTS", "kernel_shape": "INTS"}, required=("kernel_shape",))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -266,6 +281,7 @@ class BatchNormalizationOp(OnnxOp):
 
     name = "onnx.BatchNormalization"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BatchNormalization", 15)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "scale", "B", "input_mean", "input_var"), ("Y", "running_mean", "running_var"), (5, 5, 1, 3), {"training_mode": "INT", "momentum": "FLOAT", "epsilon": "FLOAT"})
 
     X = operand_def(TensorType)
     scale = operand_def(TensorType)
@@ -289,6 +305,7 @@ class BernoulliOp(OnnxOp):
 
     name = "onnx.Bernoulli"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Bernoulli", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"dtype": "INT", "seed": "FLOAT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -303,6 +320,7 @@ class BitCastOp(OnnxOp):
 
     name = "onnx.BitCast"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BitCast", 26)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"to": "INT"}, required=("to",))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -317,6 +335,7 @@ class BitShiftOp(OnnxOp):
 
     name = "onnx.BitShift"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BitShift", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "Y"), ("Z",), (2, 2, 1, 1), {"direction": "STRING"}, required=("direction",))
 
     X = operand_def(TensorType)
     Y = operand_def(TensorType)
@@ -332,6 +351,7 @@ class BitwiseAndOp(OnnxOp):
 
     name = "onnx.BitwiseAnd"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BitwiseAnd", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -345,6 +365,7 @@ class BitwiseNotOp(OnnxOp):
 
     name = "onnx.BitwiseNot"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BitwiseNot", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -357,6 +378,7 @@ class BitwiseOrOp(OnnxOp):
 
     name = "onnx.BitwiseOr"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BitwiseOr", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -370,6 +392,7 @@ class BitwiseXorOp(OnnxOp):
 
     name = "onnx.BitwiseXor"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BitwiseXor", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -383,6 +406,7 @@ class BlackmanWindowOp(OnnxOp):
 
     name = "onnx.BlackmanWindow"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "BlackmanWindow", 17)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("size",), ("output",), (1, 1, 1, 1), {"periodic": "INT", "output_datatype": "INT"})
 
     size = operand_def(TensorType)
     output = result_def(TensorType)
@@ -398,6 +422,7 @@ class CastOp(OnnxOp):
 
     name = "onnx.Cast"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Cast", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"round_mode": "STRING", "saturate": "INT", "to": "INT"}, required=("to",))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -414,6 +439,7 @@ class CastLikeOp(OnnxOp):
 
     name = "onnx.CastLike"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "CastLike", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "target_type"), ("output",), (2, 2, 1, 1), {"round_mode": "STRING", "saturate": "INT"})
 
     input = operand_def(TensorType)
     target_type = operand_def(TensorType)
@@ -430,6 +456,7 @@ class CausalConvWithStateOp(OnnxOp):
 
     name = "onnx.CausalConvWithState"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "CausalConvWithState", 27)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "weight", "bias", "past_state"), ("output", "present_state"), (2, 4, 2, 2), {"activation": "STRING"})
 
     input = operand_def(TensorType)
     weight = operand_def(TensorType)
@@ -449,6 +476,7 @@ class CeilOp(OnnxOp):
 
     name = "onnx.Ceil"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Ceil", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -461,6 +489,7 @@ class CeluOp(OnnxOp):
 
     name = "onnx.Celu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Celu", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -475,6 +504,7 @@ class CenterCropPadOp(OnnxOp):
 
     name = "onnx.CenterCropPad"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "CenterCropPad", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input_data", "shape"), ("output_data",), (2, 2, 1, 1), {"axes": "INTS"})
 
     input_data = operand_def(TensorType)
     shape = operand_def(TensorType)
@@ -490,6 +520,7 @@ class ClipOp(OnnxOp):
 
     name = "onnx.Clip"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Clip", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "min", "max"), ("output",), (1, 3, 1, 1))
 
     input = operand_def(TensorType)
     min = opt_operand_def(TensorType)
@@ -505,6 +536,7 @@ class Col2ImOp(OnnxOp):
 
     name = "onnx.Col2Im"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Col2Im", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "image_shape", "block_shape"), ("output",), (3, 3, 1, 1), {"strides": "INTS", "pads": "INTS", "dilations": "INTS"})
 
     input = operand_def(TensorType)
     image_shape = operand_def(TensorType)
@@ -523,6 +555,7 @@ class CompressOp(OnnxOp):
 
     name = "onnx.Compress"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Compress", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "condition"), ("output",), (2, 2, 1, 1), {"axis": "INT"})
 
     input = operand_def(TensorType)
     condition = operand_def(TensorType)
@@ -538,6 +571,7 @@ class ConcatOp(OnnxOp):
 
     name = "onnx.Concat"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Concat", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("inputs",), ("concat_result",), (1, 2147483647, 1, 1), {"axis": "INT"}, required=("axis",))
 
     inputs = var_operand_def(TensorType)
     concat_result = result_def(TensorType)
@@ -552,6 +586,7 @@ class ConcatFromSequenceOp(OnnxOp):
 
     name = "onnx.ConcatFromSequence"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ConcatFromSequence", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input_sequence",), ("concat_result",), (1, 1, 1, 1), {"new_axis": "INT", "axis": "INT"}, required=("axis",))
 
     input_sequence = operand_def(VALUE_TYPE)
     concat_result = result_def(TensorType)
@@ -567,6 +602,7 @@ class ConstantOp(OnnxOp):
 
     name = "onnx.Constant"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Constant", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature((), ("output",), (0, 0, 1, 1), {"value_strings": "STRINGS", "value_string": "STRING", "value_floats": "FLOATS", "value_float": "FLOAT", "value_ints": "INTS", "value_int": "INT", "sparse_value": "SPARSE_TENSOR", "value": "TENSOR"})
 
     output = result_def(TensorType)
     traits = traits_def(NoMemoryEffect())
@@ -587,6 +623,7 @@ class ConstantOfShapeOp(OnnxOp):
 
     name = "onnx.ConstantOfShape"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ConstantOfShape", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"value": "TENSOR"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -601,6 +638,7 @@ class ConvOp(OnnxOp):
 
     name = "onnx.Conv"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Conv", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "W", "B"), ("Y",), (2, 3, 1, 1), {"group": "INT", "pads": "INTS", "auto_pad": "STRING", "strides": "INTS", "dilations": "INTS", "kernel_shape": "INTS"})
 
     X = operand_def(TensorType)
     W = operand_def(TensorType)
@@ -622,6 +660,7 @@ class ConvIntegerOp(OnnxOp):
 
     name = "onnx.ConvInteger"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ConvInteger", 10)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("x", "w", "x_zero_point", "w_zero_point"), ("y",), (2, 4, 1, 1), {"group": "INT", "pads": "INTS", "strides": "INTS", "dilations": "INTS", "kernel_shape": "INTS", "auto_pad": "STRING"})
 
     x = operand_def(TensorType)
     w = operand_def(TensorType)
@@ -645,6 +684,7 @@ class ConvTransposeOp(OnnxOp):
 
     name = "onnx.ConvTranspose"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ConvTranspose", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "W", "B"), ("Y",), (2, 3, 1, 1), {"group": "INT", "auto_pad": "STRING", "strides": "INTS", "pads": "INTS", "output_padding": "INTS", "dilations": "INTS", "output_shape": "INTS", "kernel_shape": "INTS"})
 
     X = operand_def(TensorType)
     W = operand_def(TensorType)
@@ -668,6 +708,7 @@ class CosOp(OnnxOp):
 
     name = "onnx.Cos"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Cos", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -680,6 +721,7 @@ class CoshOp(OnnxOp):
 
     name = "onnx.Cosh"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Cosh", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -692,6 +734,7 @@ class CumProdOp(OnnxOp):
 
     name = "onnx.CumProd"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "CumProd", 26)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("x", "axis"), ("y",), (2, 2, 1, 1), {"reverse": "INT", "exclusive": "INT"})
 
     x = operand_def(TensorType)
     axis = operand_def(TensorType)
@@ -708,6 +751,7 @@ class CumSumOp(OnnxOp):
 
     name = "onnx.CumSum"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "CumSum", 14)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("x", "axis"), ("y",), (2, 2, 1, 1), {"reverse": "INT", "exclusive": "INT"})
 
     x = operand_def(TensorType)
     axis = operand_def(TensorType)
@@ -724,6 +768,7 @@ class DFTOp(OnnxOp):
 
     name = "onnx.DFT"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "DFT", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "dft_length", "axis"), ("output",), (1, 3, 1, 1), {"inverse": "INT", "onesided": "INT"})
 
     input = operand_def(TensorType)
     dft_length = opt_operand_def(TensorType)
@@ -742,6 +787,7 @@ class DeformConvOp(OnnxOp):
 
     name = "onnx.DeformConv"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "DeformConv", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "W", "offset", "B", "mask"), ("Y",), (3, 5, 1, 1), {"strides": "INTS", "pads": "INTS", "offset_group": "INT", "kernel_shape": "INTS", "group": "INT", "dilations": "INTS"})
 
     X = operand_def(TensorType)
     W = operand_def(TensorType)
@@ -766,6 +812,7 @@ class DepthToSpaceOp(OnnxOp):
 
     name = "onnx.DepthToSpace"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "DepthToSpace", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"mode": "STRING", "blocksize": "INT"}, required=("blocksize",))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -781,6 +828,7 @@ class DequantizeLinearOp(OnnxOp):
 
     name = "onnx.DequantizeLinear"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "DequantizeLinear", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("x", "x_scale", "x_zero_point"), ("y",), (2, 3, 1, 1), {"output_dtype": "INT", "block_size": "INT", "axis": "INT"})
 
     x = operand_def(TensorType)
     x_scale = operand_def(TensorType)
@@ -799,6 +847,7 @@ class DetOp(OnnxOp):
 
     name = "onnx.Det"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Det", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -811,6 +860,7 @@ class DivOp(OnnxOp):
 
     name = "onnx.Div"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Div", 14)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -824,6 +874,7 @@ class DropoutOp(OnnxOp):
 
     name = "onnx.Dropout"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Dropout", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "ratio", "training_mode"), ("output", "mask"), (1, 3, 1, 2), {"seed": "INT"})
 
     data = operand_def(TensorType)
     ratio = opt_operand_def(TensorType)
@@ -841,6 +892,7 @@ class DynamicQuantizeLinearOp(OnnxOp):
 
     name = "onnx.DynamicQuantizeLinear"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "DynamicQuantizeLinear", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("x",), ("y", "y_scale", "y_zero_point"), (1, 1, 3, 3))
 
     x = operand_def(TensorType)
     y = result_def(TensorType)
@@ -855,6 +907,7 @@ class EinsumOp(OnnxOp):
 
     name = "onnx.Einsum"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Einsum", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("Inputs",), ("Output",), (1, 2147483647, 1, 1), {"equation": "STRING"}, required=("equation",))
 
     Inputs = var_operand_def(TensorType)
     Output = result_def(TensorType)
@@ -869,6 +922,7 @@ class EluOp(OnnxOp):
 
     name = "onnx.Elu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Elu", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -883,6 +937,7 @@ class EqualOp(OnnxOp):
 
     name = "onnx.Equal"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Equal", 19)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -896,6 +951,7 @@ class ErfOp(OnnxOp):
 
     name = "onnx.Erf"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Erf", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -908,6 +964,7 @@ class ExpOp(OnnxOp):
 
     name = "onnx.Exp"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Exp", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -920,6 +977,7 @@ class ExpandOp(OnnxOp):
 
     name = "onnx.Expand"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Expand", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "shape"), ("output",), (2, 2, 1, 1))
 
     input = operand_def(TensorType)
     shape = operand_def(TensorType)
@@ -933,6 +991,7 @@ class EyeLikeOp(OnnxOp):
 
     name = "onnx.EyeLike"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "EyeLike", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"dtype": "INT", "k": "INT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -948,6 +1007,7 @@ class FlattenOp(OnnxOp):
 
     name = "onnx.Flatten"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Flatten", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"axis": "INT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -962,6 +1022,7 @@ class FloorOp(OnnxOp):
 
     name = "onnx.Floor"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Floor", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -974,6 +1035,7 @@ class GRUOp(OnnxOp):
 
     name = "onnx.GRU"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GRU", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "W", "R", "B", "sequence_lens", "initial_h"), ("Y", "Y_h"), (3, 6, 0, 2), {"clip": "FLOAT", "activation_beta": "FLOATS", "activation_alpha": "FLOATS", "hidden_size": "INT", "layout": "INT", "direction": "STRING", "linear_before_reset": "INT", "activations": "STRINGS"})
 
     X = operand_def(TensorType)
     W = operand_def(TensorType)
@@ -1002,6 +1064,7 @@ class GatherOp(OnnxOp):
 
     name = "onnx.Gather"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Gather", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "indices"), ("output",), (2, 2, 1, 1), {"axis": "INT"})
 
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
@@ -1017,6 +1080,7 @@ class GatherElementsOp(OnnxOp):
 
     name = "onnx.GatherElements"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GatherElements", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "indices"), ("output",), (2, 2, 1, 1), {"axis": "INT"})
 
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
@@ -1032,6 +1096,7 @@ class GatherNDOp(OnnxOp):
 
     name = "onnx.GatherND"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GatherND", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "indices"), ("output",), (2, 2, 1, 1), {"batch_dims": "INT"})
 
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
@@ -1047,6 +1112,7 @@ class GeluOp(OnnxOp):
 
     name = "onnx.Gelu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Gelu", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"approximate": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1061,6 +1127,7 @@ class GemmOp(OnnxOp):
 
     name = "onnx.Gemm"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Gemm", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B", "C"), ("Y",), (2, 3, 1, 1), {"beta": "FLOAT", "transB": "INT", "alpha": "FLOAT", "transA": "INT"})
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1080,6 +1147,7 @@ class GlobalAveragePoolOp(OnnxOp):
 
     name = "onnx.GlobalAveragePool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GlobalAveragePool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1092,6 +1160,7 @@ class GlobalLpPoolOp(OnnxOp):
 
     name = "onnx.GlobalLpPool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GlobalLpPool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"p": "INT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1106,6 +1175,7 @@ class GlobalMaxPoolOp(OnnxOp):
 
     name = "onnx.GlobalMaxPool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GlobalMaxPool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1118,6 +1188,7 @@ class GreaterOp(OnnxOp):
 
     name = "onnx.Greater"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Greater", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1131,6 +1202,7 @@ class GreaterOrEqualOp(OnnxOp):
 
     name = "onnx.GreaterOrEqual"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GreaterOrEqual", 16)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1144,6 +1216,7 @@ class GridSampleOp(OnnxOp):
 
     name = "onnx.GridSample"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GridSample", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "grid"), ("Y",), (2, 2, 1, 1), {"align_corners": "INT", "padding_mode": "STRING", "mode": "STRING"})
 
     X = operand_def(TensorType)
     grid = operand_def(TensorType)
@@ -1161,6 +1234,7 @@ class GroupNormalizationOp(OnnxOp):
 
     name = "onnx.GroupNormalization"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "GroupNormalization", 21)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "scale", "bias"), ("Y",), (3, 3, 1, 1), {"stash_type": "INT", "num_groups": "INT", "epsilon": "FLOAT"}, required=("num_groups",))
 
     X = operand_def(TensorType)
     scale = operand_def(TensorType)
@@ -1179,6 +1253,7 @@ class HammingWindowOp(OnnxOp):
 
     name = "onnx.HammingWindow"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "HammingWindow", 17)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("size",), ("output",), (1, 1, 1, 1), {"periodic": "INT", "output_datatype": "INT"})
 
     size = operand_def(TensorType)
     output = result_def(TensorType)
@@ -1194,6 +1269,7 @@ class HannWindowOp(OnnxOp):
 
     name = "onnx.HannWindow"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "HannWindow", 17)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("size",), ("output",), (1, 1, 1, 1), {"periodic": "INT", "output_datatype": "INT"})
 
     size = operand_def(TensorType)
     output = result_def(TensorType)
@@ -1209,6 +1285,7 @@ class HardSigmoidOp(OnnxOp):
 
     name = "onnx.HardSigmoid"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "HardSigmoid", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"beta": "FLOAT", "alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1224,6 +1301,7 @@ class HardSwishOp(OnnxOp):
 
     name = "onnx.HardSwish"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "HardSwish", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1236,6 +1314,7 @@ class HardmaxOp(OnnxOp):
 
     name = "onnx.Hardmax"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Hardmax", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"axis": "INT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -1250,6 +1329,7 @@ class IdentityOp(OnnxOp):
 
     name = "onnx.Identity"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Identity", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(VALUE_TYPE)
     output = result_def(VALUE_TYPE)
@@ -1262,6 +1342,7 @@ class IfOp(OnnxOp):
 
     name = "onnx.If"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "If", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("cond",), ("outputs",), (1, 1, 1, 2147483647), {"else_branch": "GRAPH", "then_branch": "GRAPH"}, required=("else_branch", "then_branch"))
 
     cond = operand_def(TensorType)
     outputs = var_result_def(VALUE_TYPE)
@@ -1276,6 +1357,7 @@ class ImageDecoderOp(OnnxOp):
 
     name = "onnx.ImageDecoder"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ImageDecoder", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("encoded_stream",), ("image",), (1, 1, 1, 1), {"pixel_format": "STRING"})
 
     encoded_stream = operand_def(TensorType)
     image = result_def(TensorType)
@@ -1290,6 +1372,7 @@ class InstanceNormalizationOp(OnnxOp):
 
     name = "onnx.InstanceNormalization"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "InstanceNormalization", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "scale", "B"), ("output",), (3, 3, 1, 1), {"epsilon": "FLOAT"})
 
     input = operand_def(TensorType)
     scale = operand_def(TensorType)
@@ -1306,6 +1389,7 @@ class IsInfOp(OnnxOp):
 
     name = "onnx.IsInf"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "IsInf", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"detect_negative": "INT", "detect_positive": "INT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1321,6 +1405,7 @@ class IsNaNOp(OnnxOp):
 
     name = "onnx.IsNaN"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "IsNaN", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1333,6 +1418,7 @@ class LRNOp(OnnxOp):
 
     name = "onnx.LRN"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LRN", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"bias": "FLOAT", "beta": "FLOAT", "alpha": "FLOAT", "size": "INT"}, required=("size",))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1350,6 +1436,7 @@ class LSTMOp(OnnxOp):
 
     name = "onnx.LSTM"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LSTM", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"), ("Y", "Y_h", "Y_c"), (3, 8, 0, 3), {"clip": "FLOAT", "activation_beta": "FLOATS", "activation_alpha": "FLOATS", "hidden_size": "INT", "direction": "STRING", "input_forget": "INT", "layout": "INT", "activations": "STRINGS"})
 
     X = operand_def(TensorType)
     W = operand_def(TensorType)
@@ -1381,6 +1468,7 @@ class LayerNormalizationOp(OnnxOp):
 
     name = "onnx.LayerNormalization"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LayerNormalization", 17)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "Scale", "B"), ("Y", "Mean", "InvStdDev"), (2, 3, 1, 3), {"stash_type": "INT", "epsilon": "FLOAT", "axis": "INT"})
 
     X = operand_def(TensorType)
     Scale = operand_def(TensorType)
@@ -1402,6 +1490,7 @@ class LeakyReluOp(OnnxOp):
 
     name = "onnx.LeakyRelu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LeakyRelu", 16)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1416,6 +1505,7 @@ class LessOp(OnnxOp):
 
     name = "onnx.Less"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Less", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1429,6 +1519,7 @@ class LessOrEqualOp(OnnxOp):
 
     name = "onnx.LessOrEqual"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LessOrEqual", 16)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1442,6 +1533,7 @@ class LinearAttentionOp(OnnxOp):
 
     name = "onnx.LinearAttention"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LinearAttention", 27)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("query", "key", "value", "past_state", "decay", "beta"), ("output", "present_state"), (3, 6, 2, 2), {"chunk_size": "INT", "kv_num_heads": "INT", "q_num_heads": "INT", "scale": "FLOAT", "update_rule": "STRING"}, required=("kv_num_heads", "q_num_heads"))
 
     query = operand_def(TensorType)
     key = operand_def(TensorType)
@@ -1467,6 +1559,7 @@ class LogOp(OnnxOp):
 
     name = "onnx.Log"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Log", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -1479,6 +1572,7 @@ class LogSoftmaxOp(OnnxOp):
 
     name = "onnx.LogSoftmax"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LogSoftmax", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"axis": "INT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -1493,6 +1587,7 @@ class LoopOp(OnnxOp):
 
     name = "onnx.Loop"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Loop", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("M", "cond", "v_initial"), ("v_final_and_scan_outputs",), (2, 2147483647, 1, 2147483647), {"body": "GRAPH"}, required=("body",))
 
     M = opt_operand_def(TensorType)
     cond = opt_operand_def(TensorType)
@@ -1509,6 +1604,7 @@ class LpNormalizationOp(OnnxOp):
 
     name = "onnx.LpNormalization"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LpNormalization", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"p": "INT", "axis": "INT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -1524,6 +1620,7 @@ class LpPoolOp(OnnxOp):
 
     name = "onnx.LpPool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "LpPool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"p": "INT", "pads": "INTS", "auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS", "strides": "INTS", "kernel_shape": "INTS"}, required=("kernel_shape",))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1544,6 +1641,7 @@ class MatMulOp(OnnxOp):
 
     name = "onnx.MatMul"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "MatMul", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("Y",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1557,6 +1655,7 @@ class MatMulIntegerOp(OnnxOp):
 
     name = "onnx.MatMulInteger"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "MatMulInteger", 10)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B", "a_zero_point", "b_zero_point"), ("Y",), (2, 4, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1573,6 +1672,7 @@ class MaxOp(OnnxOp):
 
     name = "onnx.Max"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Max", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data_0",), ("max",), (1, 2147483647, 1, 1))
 
     data_0 = var_operand_def(TensorType)
     max = result_def(TensorType)
@@ -1585,6 +1685,7 @@ class MaxPoolOp(OnnxOp):
 
     name = "onnx.MaxPool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "MaxPool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y", "Indices"), (1, 1, 1, 2), {"storage_order": "INT", "dilations": "INTS", "ceil_mode": "INT", "pads": "INTS", "auto_pad": "STRING", "strides": "INTS", "kernel_shape": "INTS"}, required=("kernel_shape",))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1606,6 +1707,7 @@ class MaxRoiPoolOp(OnnxOp):
 
     name = "onnx.MaxRoiPool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "MaxRoiPool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "rois"), ("Y",), (2, 2, 1, 1), {"spatial_scale": "FLOAT", "pooled_shape": "INTS"}, required=("pooled_shape",))
 
     X = operand_def(TensorType)
     rois = operand_def(TensorType)
@@ -1622,6 +1724,7 @@ class MaxUnpoolOp(OnnxOp):
 
     name = "onnx.MaxUnpool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "MaxUnpool", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "I", "output_shape"), ("output",), (2, 3, 1, 1), {"pads": "INTS", "strides": "INTS", "kernel_shape": "INTS"}, required=("kernel_shape",))
 
     X = operand_def(TensorType)
     I = operand_def(TensorType)
@@ -1640,6 +1743,7 @@ class MeanOp(OnnxOp):
 
     name = "onnx.Mean"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Mean", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data_0",), ("mean",), (1, 2147483647, 1, 1))
 
     data_0 = var_operand_def(TensorType)
     mean = result_def(TensorType)
@@ -1652,6 +1756,7 @@ class MeanVarianceNormalizationOp(OnnxOp):
 
     name = "onnx.MeanVarianceNormalization"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "MeanVarianceNormalization", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"axes": "INTS"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1666,6 +1771,7 @@ class MelWeightMatrixOp(OnnxOp):
 
     name = "onnx.MelWeightMatrix"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "MelWeightMatrix", 17)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"), ("output",), (5, 5, 1, 1), {"output_datatype": "INT"})
 
     num_mel_bins = operand_def(TensorType)
     dft_length = operand_def(TensorType)
@@ -1684,6 +1790,7 @@ class MinOp(OnnxOp):
 
     name = "onnx.Min"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Min", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data_0",), ("min",), (1, 2147483647, 1, 1))
 
     data_0 = var_operand_def(TensorType)
     min = result_def(TensorType)
@@ -1696,6 +1803,7 @@ class MishOp(OnnxOp):
 
     name = "onnx.Mish"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Mish", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1708,6 +1816,7 @@ class ModOp(OnnxOp):
 
     name = "onnx.Mod"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Mod", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1), {"fmod": "INT"})
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1723,6 +1832,7 @@ class MulOp(OnnxOp):
 
     name = "onnx.Mul"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Mul", 14)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1736,6 +1846,7 @@ class MultinomialOp(OnnxOp):
 
     name = "onnx.Multinomial"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Multinomial", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"dtype": "INT", "seed": "FLOAT", "sample_size": "INT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -1751,6 +1862,7 @@ class NegOp(OnnxOp):
 
     name = "onnx.Neg"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Neg", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1763,6 +1875,7 @@ class NegativeLogLikelihoodLossOp(OnnxOp):
 
     name = "onnx.NegativeLogLikelihoodLoss"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "NegativeLogLikelihoodLoss", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "target", "weight"), ("loss",), (2, 3, 1, 1), {"ignore_index": "INT", "reduction": "STRING"})
 
     input = operand_def(TensorType)
     target = operand_def(TensorType)
@@ -1780,6 +1893,7 @@ class NonMaxSuppressionOp(OnnxOp):
 
     name = "onnx.NonMaxSuppression"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "NonMaxSuppression", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("boxes", "scores", "max_output_boxes_per_class", "iou_threshold", "score_threshold"), ("selected_indices",), (2, 5, 1, 1), {"center_point_box": "INT"})
 
     boxes = operand_def(TensorType)
     scores = operand_def(TensorType)
@@ -1799,6 +1913,7 @@ class NonZeroOp(OnnxOp):
 
     name = "onnx.NonZero"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "NonZero", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1811,6 +1926,7 @@ class NotOp(OnnxOp):
 
     name = "onnx.Not"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Not", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -1823,6 +1939,7 @@ class OneHotOp(OnnxOp):
 
     name = "onnx.OneHot"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "OneHot", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("indices", "depth", "values"), ("output",), (3, 3, 1, 1), {"axis": "INT"})
 
     indices = operand_def(TensorType)
     depth = operand_def(TensorType)
@@ -1839,6 +1956,7 @@ class OptionalOp(OnnxOp):
 
     name = "onnx.Optional"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Optional", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (0, 1, 1, 1), {"type": "TYPE_PROTO"})
 
     input = opt_operand_def(VALUE_TYPE)
     output = result_def(VALUE_TYPE)
@@ -1853,6 +1971,7 @@ class OptionalGetElementOp(OnnxOp):
 
     name = "onnx.OptionalGetElement"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "OptionalGetElement", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(VALUE_TYPE)
     output = result_def(VALUE_TYPE)
@@ -1865,6 +1984,7 @@ class OptionalHasElementOp(OnnxOp):
 
     name = "onnx.OptionalHasElement"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "OptionalHasElement", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (0, 1, 1, 1))
 
     input = opt_operand_def(VALUE_TYPE)
     output = result_def(TensorType)
@@ -1877,6 +1997,7 @@ class OrOp(OnnxOp):
 
     name = "onnx.Or"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Or", 7)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -1890,6 +2011,7 @@ class PReluOp(OnnxOp):
 
     name = "onnx.PRelu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "PRelu", 16)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "slope"), ("Y",), (2, 2, 1, 1))
 
     X = operand_def(TensorType)
     slope = operand_def(TensorType)
@@ -1903,6 +2025,7 @@ class PadOp(OnnxOp):
 
     name = "onnx.Pad"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Pad", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "pads", "constant_value", "axes"), ("output",), (2, 4, 1, 1), {"mode": "STRING"})
 
     data = operand_def(TensorType)
     pads = operand_def(TensorType)
@@ -1921,6 +2044,7 @@ class PowOp(OnnxOp):
 
     name = "onnx.Pow"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Pow", 15)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "Y"), ("Z",), (2, 2, 1, 1))
 
     X = operand_def(TensorType)
     Y = operand_def(TensorType)
@@ -1934,6 +2058,7 @@ class QLinearConvOp(OnnxOp):
 
     name = "onnx.QLinearConv"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "QLinearConv", 10)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B"), ("y",), (8, 9, 1, 1), {"group": "INT", "pads": "INTS", "strides": "INTS", "dilations": "INTS", "kernel_shape": "INTS", "auto_pad": "STRING"})
 
     x = operand_def(TensorType)
     x_scale = operand_def(TensorType)
@@ -1961,6 +2086,7 @@ class QLinearMatMulOp(OnnxOp):
 
     name = "onnx.QLinearMatMul"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "QLinearMatMul", 21)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"), ("y",), (8, 8, 1, 1))
 
     a = operand_def(TensorType)
     a_scale = operand_def(TensorType)
@@ -1980,6 +2106,7 @@ class QuantizeLinearOp(OnnxOp):
 
     name = "onnx.QuantizeLinear"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "QuantizeLinear", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("x", "y_scale", "y_zero_point"), ("y",), (2, 3, 1, 1), {"precision": "INT", "output_dtype": "INT", "block_size": "INT", "saturate": "INT", "axis": "INT"})
 
     x = operand_def(TensorType)
     y_scale = operand_def(TensorType)
@@ -2000,6 +2127,7 @@ class RMSNormalizationOp(OnnxOp):
 
     name = "onnx.RMSNormalization"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RMSNormalization", 23)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "scale"), ("Y",), (2, 2, 1, 1), {"stash_type": "INT", "epsilon": "FLOAT", "axis": "INT"})
 
     X = operand_def(TensorType)
     scale = operand_def(TensorType)
@@ -2017,6 +2145,7 @@ class RNNOp(OnnxOp):
 
     name = "onnx.RNN"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RNN", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "W", "R", "B", "sequence_lens", "initial_h"), ("Y", "Y_h"), (3, 6, 0, 2), {"clip": "FLOAT", "activation_beta": "FLOATS", "activation_alpha": "FLOATS", "hidden_size": "INT", "layout": "INT", "direction": "STRING", "activations": "STRINGS"})
 
     X = operand_def(TensorType)
     W = operand_def(TensorType)
@@ -2044,6 +2173,7 @@ class RandomNormalOp(OnnxOp):
 
     name = "onnx.RandomNormal"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RandomNormal", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature((), ("output",), (0, 0, 1, 1), {"shape": "INTS", "dtype": "INT", "seed": "FLOAT", "scale": "FLOAT", "mean": "FLOAT"}, required=("shape",))
 
     output = result_def(TensorType)
 
@@ -2060,6 +2190,7 @@ class RandomNormalLikeOp(OnnxOp):
 
     name = "onnx.RandomNormalLike"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RandomNormalLike", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"dtype": "INT", "seed": "FLOAT", "scale": "FLOAT", "mean": "FLOAT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2076,6 +2207,7 @@ class RandomUniformOp(OnnxOp):
 
     name = "onnx.RandomUniform"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RandomUniform", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature((), ("output",), (0, 0, 1, 1), {"shape": "INTS", "dtype": "INT", "seed": "FLOAT", "high": "FLOAT", "low": "FLOAT"}, required=("shape",))
 
     output = result_def(TensorType)
 
@@ -2092,6 +2224,7 @@ class RandomUniformLikeOp(OnnxOp):
 
     name = "onnx.RandomUniformLike"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RandomUniformLike", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"dtype": "INT", "seed": "FLOAT", "high": "FLOAT", "low": "FLOAT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2108,6 +2241,7 @@ class RangeOp(OnnxOp):
 
     name = "onnx.Range"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Range", 27)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("start", "limit", "delta"), ("output",), (3, 3, 1, 1), {"stash_type": "INT"})
 
     start = operand_def(TensorType)
     limit = operand_def(TensorType)
@@ -2124,6 +2258,7 @@ class ReciprocalOp(OnnxOp):
 
     name = "onnx.Reciprocal"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Reciprocal", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2136,6 +2271,7 @@ class ReduceL1Op(OnnxOp):
 
     name = "onnx.ReduceL1"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceL1", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2152,6 +2288,7 @@ class ReduceL2Op(OnnxOp):
 
     name = "onnx.ReduceL2"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceL2", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2168,6 +2305,7 @@ class ReduceLogSumOp(OnnxOp):
 
     name = "onnx.ReduceLogSum"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceLogSum", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2184,6 +2322,7 @@ class ReduceLogSumExpOp(OnnxOp):
 
     name = "onnx.ReduceLogSumExp"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceLogSumExp", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2200,6 +2339,7 @@ class ReduceMaxOp(OnnxOp):
 
     name = "onnx.ReduceMax"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceMax", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2216,6 +2356,7 @@ class ReduceMeanOp(OnnxOp):
 
     name = "onnx.ReduceMean"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceMean", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2232,6 +2373,7 @@ class ReduceMinOp(OnnxOp):
 
     name = "onnx.ReduceMin"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceMin", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2248,6 +2390,7 @@ class ReduceProdOp(OnnxOp):
 
     name = "onnx.ReduceProd"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceProd", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2264,6 +2407,7 @@ class ReduceSumOp(OnnxOp):
 
     name = "onnx.ReduceSum"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceSum", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2280,6 +2424,7 @@ class ReduceSumSquareOp(OnnxOp):
 
     name = "onnx.ReduceSumSquare"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReduceSumSquare", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("reduced",), (1, 2, 1, 1), {"noop_with_empty_axes": "INT", "keepdims": "INT"})
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2296,6 +2441,7 @@ class RegexFullMatchOp(OnnxOp):
 
     name = "onnx.RegexFullMatch"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RegexFullMatch", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"pattern": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2310,6 +2456,7 @@ class ReluOp(OnnxOp):
 
     name = "onnx.Relu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Relu", 14)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2322,6 +2469,7 @@ class ReshapeOp(OnnxOp):
 
     name = "onnx.Reshape"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Reshape", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "shape"), ("reshaped",), (2, 2, 1, 1), {"allowzero": "INT"})
 
     data = operand_def(TensorType)
     shape = operand_def(TensorType)
@@ -2337,6 +2485,7 @@ class ResizeOp(OnnxOp):
 
     name = "onnx.Resize"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Resize", 19)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "roi", "scales", "sizes"), ("Y",), (1, 4, 1, 1), {"keep_aspect_ratio_policy": "STRING", "axes": "INTS", "antialias": "INT", "extrapolation_value": "FLOAT", "exclude_outside": "INT", "nearest_mode": "STRING", "coordinate_transformation_mode": "STRING", "cubic_coeff_a": "FLOAT", "mode": "STRING"})
 
     X = operand_def(TensorType)
     roi = opt_operand_def(TensorType)
@@ -2363,6 +2512,7 @@ class ReverseSequenceOp(OnnxOp):
 
     name = "onnx.ReverseSequence"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ReverseSequence", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "sequence_lens"), ("Y",), (2, 2, 1, 1), {"batch_axis": "INT", "time_axis": "INT"})
 
     input = operand_def(TensorType)
     sequence_lens = operand_def(TensorType)
@@ -2379,6 +2529,7 @@ class RoiAlignOp(OnnxOp):
 
     name = "onnx.RoiAlign"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RoiAlign", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "rois", "batch_indices"), ("Y",), (3, 3, 1, 1), {"coordinate_transformation_mode": "STRING", "mode": "STRING", "output_height": "INT", "sampling_ratio": "INT", "output_width": "INT", "spatial_scale": "FLOAT"})
 
     X = operand_def(TensorType)
     rois = operand_def(TensorType)
@@ -2400,6 +2551,7 @@ class RotaryEmbeddingOp(OnnxOp):
 
     name = "onnx.RotaryEmbedding"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "RotaryEmbedding", 23)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "cos_cache", "sin_cache", "position_ids"), ("Y",), (3, 4, 1, 1), {"num_heads": "INT", "rotary_embedding_dim": "INT", "interleaved": "INT"})
 
     X = operand_def(TensorType)
     cos_cache = operand_def(TensorType)
@@ -2419,6 +2571,7 @@ class RoundOp(OnnxOp):
 
     name = "onnx.Round"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Round", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2431,6 +2584,7 @@ class STFTOp(OnnxOp):
 
     name = "onnx.STFT"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "STFT", 17)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("signal", "frame_step", "window", "frame_length"), ("output",), (2, 4, 1, 1), {"onesided": "INT"})
 
     signal = operand_def(TensorType)
     frame_step = operand_def(TensorType)
@@ -2449,6 +2603,7 @@ class ScanOp(OnnxOp):
 
     name = "onnx.Scan"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Scan", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("initial_state_and_scan_inputs",), ("final_state_and_scan_outputs",), (1, 2147483647, 1, 2147483647), {"scan_input_axes": "INTS", "scan_output_axes": "INTS", "scan_output_directions": "INTS", "scan_input_directions": "INTS", "num_scan_inputs": "INT", "body": "GRAPH"}, required=("num_scan_inputs", "body"))
 
     initial_state_and_scan_inputs = var_operand_def(TensorType)
     final_state_and_scan_outputs = var_result_def(TensorType)
@@ -2467,6 +2622,7 @@ class ScatterOp(OnnxOp):
 
     name = "onnx.Scatter"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Scatter", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "indices", "updates"), ("output",), (3, 3, 1, 1), {"axis": "INT"})
 
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
@@ -2483,6 +2639,7 @@ class ScatterElementsOp(OnnxOp):
 
     name = "onnx.ScatterElements"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ScatterElements", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "indices", "updates"), ("output",), (3, 3, 1, 1), {"reduction": "STRING", "axis": "INT"})
 
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
@@ -2500,6 +2657,7 @@ class ScatterNDOp(OnnxOp):
 
     name = "onnx.ScatterND"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ScatterND", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "indices", "updates"), ("output",), (3, 3, 1, 1), {"reduction": "STRING"})
 
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
@@ -2516,6 +2674,7 @@ class SeluOp(OnnxOp):
 
     name = "onnx.Selu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Selu", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"gamma": "FLOAT", "alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2531,6 +2690,7 @@ class SequenceAtOp(OnnxOp):
 
     name = "onnx.SequenceAt"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceAt", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input_sequence", "position"), ("tensor",), (2, 2, 1, 1))
 
     input_sequence = operand_def(VALUE_TYPE)
     position = operand_def(TensorType)
@@ -2544,6 +2704,7 @@ class SequenceConstructOp(OnnxOp):
 
     name = "onnx.SequenceConstruct"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceConstruct", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("inputs",), ("output_sequence",), (1, 2147483647, 1, 1))
 
     inputs = var_operand_def(TensorType)
     output_sequence = result_def(VALUE_TYPE)
@@ -2556,6 +2717,7 @@ class SequenceEmptyOp(OnnxOp):
 
     name = "onnx.SequenceEmpty"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceEmpty", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature((), ("output",), (0, 0, 1, 1), {"dtype": "INT"})
 
     output = result_def(VALUE_TYPE)
     traits = traits_def(NoMemoryEffect())
@@ -2569,6 +2731,7 @@ class SequenceEraseOp(OnnxOp):
 
     name = "onnx.SequenceErase"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceErase", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input_sequence", "position"), ("output_sequence",), (1, 2, 1, 1))
 
     input_sequence = operand_def(VALUE_TYPE)
     position = opt_operand_def(TensorType)
@@ -2582,6 +2745,7 @@ class SequenceInsertOp(OnnxOp):
 
     name = "onnx.SequenceInsert"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceInsert", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input_sequence", "tensor", "position"), ("output_sequence",), (2, 3, 1, 1))
 
     input_sequence = operand_def(VALUE_TYPE)
     tensor = operand_def(TensorType)
@@ -2596,6 +2760,7 @@ class SequenceLengthOp(OnnxOp):
 
     name = "onnx.SequenceLength"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceLength", 11)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input_sequence",), ("length",), (1, 1, 1, 1))
 
     input_sequence = operand_def(VALUE_TYPE)
     length = result_def(TensorType)
@@ -2608,6 +2773,7 @@ class SequenceMapOp(OnnxOp):
 
     name = "onnx.SequenceMap"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SequenceMap", 17)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input_sequence", "additional_inputs"), ("out_sequence",), (1, 2147483647, 1, 2147483647), {"body": "GRAPH"}, required=("body",))
 
     input_sequence = operand_def(VALUE_TYPE)
     additional_inputs = var_operand_def(VALUE_TYPE)
@@ -2622,6 +2788,7 @@ class ShapeOp(OnnxOp):
 
     name = "onnx.Shape"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Shape", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data",), ("shape",), (1, 1, 1, 1), {"end": "INT", "start": "INT"})
 
     data = operand_def(TensorType)
     shape = result_def(TensorType)
@@ -2637,6 +2804,7 @@ class ShrinkOp(OnnxOp):
 
     name = "onnx.Shrink"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Shrink", 9)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"bias": "FLOAT", "lambd": "FLOAT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2652,6 +2820,7 @@ class SigmoidOp(OnnxOp):
 
     name = "onnx.Sigmoid"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Sigmoid", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2664,6 +2833,7 @@ class SignOp(OnnxOp):
 
     name = "onnx.Sign"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Sign", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2676,6 +2846,7 @@ class SinOp(OnnxOp):
 
     name = "onnx.Sin"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Sin", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2688,6 +2859,7 @@ class SinhOp(OnnxOp):
 
     name = "onnx.Sinh"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Sinh", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2700,6 +2872,7 @@ class SizeOp(OnnxOp):
 
     name = "onnx.Size"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Size", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data",), ("size",), (1, 1, 1, 1))
 
     data = operand_def(TensorType)
     size = result_def(TensorType)
@@ -2712,6 +2885,7 @@ class SliceOp(OnnxOp):
 
     name = "onnx.Slice"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Slice", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "starts", "ends", "axes", "steps"), ("output",), (3, 5, 1, 1))
 
     data = operand_def(TensorType)
     starts = operand_def(TensorType)
@@ -2729,6 +2903,7 @@ class SoftmaxOp(OnnxOp):
 
     name = "onnx.Softmax"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Softmax", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"axis": "INT"})
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2743,6 +2918,7 @@ class SoftmaxCrossEntropyLossOp(OnnxOp):
 
     name = "onnx.SoftmaxCrossEntropyLoss"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SoftmaxCrossEntropyLoss", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("scores", "labels", "weights"), ("output", "log_prob"), (2, 3, 1, 2), {"ignore_index": "INT", "reduction": "STRING"})
 
     scores = operand_def(TensorType)
     labels = operand_def(TensorType)
@@ -2761,6 +2937,7 @@ class SoftplusOp(OnnxOp):
 
     name = "onnx.Softplus"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Softplus", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2773,6 +2950,7 @@ class SoftsignOp(OnnxOp):
 
     name = "onnx.Softsign"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Softsign", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2785,6 +2963,7 @@ class SpaceToDepthOp(OnnxOp):
 
     name = "onnx.SpaceToDepth"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SpaceToDepth", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1), {"mode": "STRING", "blocksize": "INT"}, required=("blocksize",))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2800,6 +2979,7 @@ class SplitOp(OnnxOp):
 
     name = "onnx.Split"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Split", 18)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "split"), ("outputs",), (1, 2, 1, 2147483647), {"num_outputs": "INT", "axis": "INT"})
 
     input = operand_def(TensorType)
     split = opt_operand_def(TensorType)
@@ -2816,6 +2996,7 @@ class SplitToSequenceOp(OnnxOp):
 
     name = "onnx.SplitToSequence"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SplitToSequence", 24)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "split"), ("output_sequence",), (1, 2, 1, 1), {"keepdims": "INT", "axis": "INT"})
 
     input = operand_def(TensorType)
     split = opt_operand_def(TensorType)
@@ -2832,6 +3013,7 @@ class SqrtOp(OnnxOp):
 
     name = "onnx.Sqrt"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Sqrt", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2844,6 +3026,7 @@ class SqueezeOp(OnnxOp):
 
     name = "onnx.Squeeze"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Squeeze", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("squeezed",), (1, 2, 1, 1))
 
     data = operand_def(TensorType)
     axes = opt_operand_def(TensorType)
@@ -2857,6 +3040,7 @@ class StringConcatOp(OnnxOp):
 
     name = "onnx.StringConcat"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "StringConcat", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "Y"), ("Z",), (2, 2, 1, 1))
 
     X = operand_def(TensorType)
     Y = operand_def(TensorType)
@@ -2870,6 +3054,7 @@ class StringNormalizerOp(OnnxOp):
 
     name = "onnx.StringNormalizer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "StringNormalizer", 10)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"stopwords": "STRINGS", "locale": "STRING", "is_case_sensitive": "INT", "case_change_action": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2887,6 +3072,7 @@ class StringSplitOp(OnnxOp):
 
     name = "onnx.StringSplit"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "StringSplit", 20)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y", "Z"), (1, 1, 2, 2), {"maxsplit": "INT", "delimiter": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2903,6 +3089,7 @@ class SubOp(OnnxOp):
 
     name = "onnx.Sub"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Sub", 14)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -2916,6 +3103,7 @@ class SumOp(OnnxOp):
 
     name = "onnx.Sum"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Sum", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data_0",), ("sum",), (1, 2147483647, 1, 1))
 
     data_0 = var_operand_def(TensorType)
     sum = result_def(TensorType)
@@ -2928,6 +3116,7 @@ class SwiGLUOp(OnnxOp):
 
     name = "onnx.SwiGLU"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "SwiGLU", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("Y",), (2, 2, 1, 1), {"alpha": "FLOAT"})
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -2943,6 +3132,7 @@ class SwishOp(OnnxOp):
 
     name = "onnx.Swish"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Swish", 24)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -2957,6 +3147,7 @@ class TanOp(OnnxOp):
 
     name = "onnx.Tan"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Tan", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2969,6 +3160,7 @@ class TanhOp(OnnxOp):
 
     name = "onnx.Tanh"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Tanh", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input",), ("output",), (1, 1, 1, 1))
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
@@ -2981,6 +3173,7 @@ class TensorScatterOp(OnnxOp):
 
     name = "onnx.TensorScatter"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "TensorScatter", 24)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("past_cache", "update", "write_indices"), ("present_cache",), (2, 3, 1, 1), {"mode": "STRING", "axis": "INT"})
 
     past_cache = operand_def(TensorType)
     update = operand_def(TensorType)
@@ -2998,6 +3191,7 @@ class TfIdfVectorizerOp(OnnxOp):
 
     name = "onnx.TfIdfVectorizer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "TfIdfVectorizer", 9)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"mode": "STRING", "ngram_indexes": "INTS", "weights": "FLOATS", "ngram_counts": "INTS", "pool_int64s": "INTS", "pool_strings": "STRINGS", "max_skip_count": "INT", "min_gram_length": "INT", "max_gram_length": "INT"}, required=("mode", "ngram_indexes", "ngram_counts", "max_skip_count", "min_gram_length", "max_gram_length"))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3020,6 +3214,7 @@ class ThresholdedReluOp(OnnxOp):
 
     name = "onnx.ThresholdedRelu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "ThresholdedRelu", 22)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3034,6 +3229,7 @@ class TileOp(OnnxOp):
 
     name = "onnx.Tile"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Tile", 13)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "repeats"), ("output",), (2, 2, 1, 1))
 
     input = operand_def(TensorType)
     repeats = operand_def(TensorType)
@@ -3047,6 +3243,7 @@ class TopKOp(OnnxOp):
 
     name = "onnx.TopK"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "TopK", 24)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "K"), ("Values", "Indices"), (2, 2, 2, 2), {"sorted": "INT", "largest": "INT", "axis": "INT"})
 
     X = operand_def(TensorType)
     K = operand_def(TensorType)
@@ -3065,6 +3262,7 @@ class TransposeOp(OnnxOp):
 
     name = "onnx.Transpose"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Transpose", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data",), ("transposed",), (1, 1, 1, 1), {"perm": "INTS"})
 
     data = operand_def(TensorType)
     transposed = result_def(TensorType)
@@ -3079,6 +3277,7 @@ class TriluOp(OnnxOp):
 
     name = "onnx.Trilu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Trilu", 14)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("input", "k"), ("output",), (1, 2, 1, 1), {"upper": "INT"})
 
     input = operand_def(TensorType)
     k = opt_operand_def(TensorType)
@@ -3094,6 +3293,7 @@ class UniqueOp(OnnxOp):
 
     name = "onnx.Unique"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Unique", 28)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y", "indices", "inverse_indices", "counts"), (1, 1, 1, 4), {"axis": "INT", "sorted": "INT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3113,6 +3313,7 @@ class UnsqueezeOp(OnnxOp):
 
     name = "onnx.Unsqueeze"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Unsqueeze", 25)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("data", "axes"), ("expanded",), (2, 2, 1, 1))
 
     data = operand_def(TensorType)
     axes = operand_def(TensorType)
@@ -3126,6 +3327,7 @@ class UpsampleOp(OnnxOp):
 
     name = "onnx.Upsample"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Upsample", 10)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "scales"), ("Y",), (2, 2, 1, 1), {"mode": "STRING"})
 
     X = operand_def(TensorType)
     scales = operand_def(TensorType)
@@ -3141,6 +3343,7 @@ class WhereOp(OnnxOp):
 
     name = "onnx.Where"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Where", 16)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("condition", "X", "Y"), ("output",), (3, 3, 1, 1))
 
     condition = operand_def(TensorType)
     X = operand_def(TensorType)
@@ -3155,6 +3358,7 @@ class XorOp(OnnxOp):
 
     name = "onnx.Xor"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("", "Xor", 7)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "B"), ("C",), (2, 2, 1, 1))
 
     A = operand_def(TensorType)
     B = operand_def(TensorType)
@@ -3168,6 +3372,7 @@ class MlArrayFeatureExtractorOp(OnnxOp):
 
     name = "onnx.ml.ArrayFeatureExtractor"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "ArrayFeatureExtractor", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "Y"), ("Z",), (2, 2, 1, 1))
 
     X = operand_def(TensorType)
     Y = operand_def(TensorType)
@@ -3181,6 +3386,7 @@ class MlBinarizerOp(OnnxOp):
 
     name = "onnx.ml.Binarizer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "Binarizer", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"threshold": "FLOAT"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3195,6 +3401,7 @@ class MlCastMapOp(OnnxOp):
 
     name = "onnx.ml.CastMap"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "CastMap", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"max_map": "INT", "map_form": "STRING", "cast_to": "STRING"})
 
     X = operand_def(VALUE_TYPE)
     Y = result_def(TensorType)
@@ -3211,6 +3418,7 @@ class MlCategoryMapperOp(OnnxOp):
 
     name = "onnx.ml.CategoryMapper"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "CategoryMapper", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"default_int64": "INT", "default_string": "STRING", "cats_int64s": "INTS", "cats_strings": "STRINGS"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3228,6 +3436,7 @@ class MlDictVectorizerOp(OnnxOp):
 
     name = "onnx.ml.DictVectorizer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "DictVectorizer", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"int64_vocabulary": "INTS", "string_vocabulary": "STRINGS"})
 
     X = operand_def(VALUE_TYPE)
     Y = result_def(TensorType)
@@ -3243,6 +3452,7 @@ class MlFeatureVectorizerOp(OnnxOp):
 
     name = "onnx.ml.FeatureVectorizer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "FeatureVectorizer", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 2147483647, 1, 1), {"inputdimensions": "INTS"})
 
     X = var_operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3257,6 +3467,7 @@ class MlImputerOp(OnnxOp):
 
     name = "onnx.ml.Imputer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "Imputer", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"replaced_value_int64": "INT", "imputed_value_int64s": "INTS", "replaced_value_float": "FLOAT", "imputed_value_floats": "FLOATS"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3274,6 +3485,7 @@ class MlLabelEncoderOp(OnnxOp):
 
     name = "onnx.ml.LabelEncoder"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "LabelEncoder", 4)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"default_tensor": "TENSOR", "default_int64": "INT", "default_float": "FLOAT", "default_string": "STRING", "values_int64s": "INTS", "values_strings": "STRINGS", "values_tensor": "TENSOR", "keys_floats": "FLOATS", "keys_strings": "STRINGS", "values_floats": "FLOATS", "keys_int64s": "INTS", "keys_tensor": "TENSOR"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3299,6 +3511,7 @@ class MlLinearClassifierOp(OnnxOp):
 
     name = "onnx.ml.LinearClassifier"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "LinearClassifier", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y", "Z"), (1, 1, 2, 2), {"post_transform": "STRING", "classlabels_ints": "INTS", "classlabels_strings": "STRINGS", "multi_class": "INT", "intercepts": "FLOATS", "coefficients": "FLOATS"}, required=("coefficients",))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3319,6 +3532,7 @@ class MlLinearRegressorOp(OnnxOp):
 
     name = "onnx.ml.LinearRegressor"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "LinearRegressor", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"targets": "INT", "intercepts": "FLOATS", "coefficients": "FLOATS", "post_transform": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3336,6 +3550,7 @@ class MlNormalizerOp(OnnxOp):
 
     name = "onnx.ml.Normalizer"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "Normalizer", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"norm": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3350,6 +3565,7 @@ class MlOneHotEncoderOp(OnnxOp):
 
     name = "onnx.ml.OneHotEncoder"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "OneHotEncoder", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"zeros": "INT", "cats_strings": "STRINGS", "cats_int64s": "INTS"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3366,6 +3582,7 @@ class MlSVMClassifierOp(OnnxOp):
 
     name = "onnx.ml.SVMClassifier"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "SVMClassifier", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y", "Z"), (1, 1, 2, 2), {"classlabels_ints": "INTS", "rho": "FLOATS", "prob_b": "FLOATS", "coefficients": "FLOATS", "classlabels_strings": "STRINGS", "prob_a": "FLOATS", "support_vectors": "FLOATS", "vectors_per_class": "INTS", "post_transform": "STRING", "kernel_params": "FLOATS", "kernel_type": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3391,6 +3608,7 @@ class MlSVMRegressorOp(OnnxOp):
 
     name = "onnx.ml.SVMRegressor"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "SVMRegressor", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"rho": "FLOATS", "coefficients": "FLOATS", "n_supports": "INT", "one_class": "INT", "support_vectors": "FLOATS", "post_transform": "STRING", "kernel_params": "FLOATS", "kernel_type": "STRING"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3412,6 +3630,7 @@ class MlScalerOp(OnnxOp):
 
     name = "onnx.ml.Scaler"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "Scaler", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"scale": "FLOATS", "offset": "FLOATS"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3427,6 +3646,7 @@ class MlTreeEnsembleOp(OnnxOp):
 
     name = "onnx.ml.TreeEnsemble"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "TreeEnsemble", 5)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"aggregate_function": "INT", "post_transform": "INT", "tree_roots": "INTS", "nodes_hitrates": "TENSOR", "nodes_missing_value_tracks_true": "INTS", "nodes_modes": "TENSOR", "leaf_weights": "TENSOR", "leaf_targetids": "INTS", "nodes_falsenodeids": "INTS", "n_targets": "INT", "nodes_trueleafs": "INTS", "nodes_featureids": "INTS", "nodes_splits": "TENSOR", "nodes_falseleafs": "INTS", "nodes_truenodeids": "INTS", "membership_values": "TENSOR"}, required=("tree_roots", "nodes_modes", "leaf_weights", "leaf_targetids", "nodes_falsenodeids", "nodes_trueleafs", "nodes_featureids", "nodes_splits", "nodes_falseleafs", "nodes_truenodeids"))
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3456,6 +3676,7 @@ class MlTreeEnsembleClassifierOp(OnnxOp):
 
     name = "onnx.ml.TreeEnsembleClassifier"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "TreeEnsembleClassifier", 3)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y", "Z"), (1, 1, 2, 2), {"base_values_as_tensor": "TENSOR", "post_transform": "STRING", "classlabels_int64s": "INTS", "class_weights_as_tensor": "TENSOR", "class_weights": "FLOATS", "classlabels_strings": "STRINGS", "class_ids": "INTS", "nodes_nodeids": "INTS", "nodes_treeids": "INTS", "nodes_featureids": "INTS", "nodes_values_as_tensor": "TENSOR", "nodes_falsenodeids": "INTS", "nodes_hitrates": "FLOATS", "base_values": "FLOATS", "nodes_missing_value_tracks_true": "INTS", "nodes_values": "FLOATS", "nodes_hitrates_as_tensor": "TENSOR", "nodes_modes": "STRINGS", "nodes_truenodeids": "INTS", "class_treeids": "INTS", "class_nodeids": "INTS"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3491,6 +3712,7 @@ class MlTreeEnsembleRegressorOp(OnnxOp):
 
     name = "onnx.ml.TreeEnsembleRegressor"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "TreeEnsembleRegressor", 3)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Y",), (1, 1, 1, 1), {"base_values_as_tensor": "TENSOR", "aggregate_function": "STRING", "post_transform": "STRING", "n_targets": "INT", "target_weights_as_tensor": "TENSOR", "target_ids": "INTS", "nodes_nodeids": "INTS", "nodes_treeids": "INTS", "nodes_featureids": "INTS", "target_nodeids": "INTS", "nodes_values_as_tensor": "TENSOR", "target_weights": "FLOATS", "nodes_falsenodeids": "INTS", "nodes_hitrates": "FLOATS", "base_values": "FLOATS", "nodes_missing_value_tracks_true": "INTS", "nodes_values": "FLOATS", "nodes_hitrates_as_tensor": "TENSOR", "nodes_modes": "STRINGS", "nodes_truenodeids": "INTS", "target_treeids": "INTS"})
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -3525,6 +3747,7 @@ class MlZipMapOp(OnnxOp):
 
     name = "onnx.ml.ZipMap"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.ml", "ZipMap", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X",), ("Z",), (1, 1, 1, 1), {"classlabels_int64s": "INTS", "classlabels_strings": "STRINGS"})
 
     X = operand_def(TensorType)
     Z = result_def(VALUE_TYPE)
@@ -3540,6 +3763,7 @@ class TrainingAdagradOp(OptimizerBase):
 
     name = "onnx.training.Adagrad"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.preview.training", "Adagrad", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("R", "T", "inputs"), ("outputs",), (3, 2147483647, 1, 2147483647), {"norm_coefficient": "FLOAT", "decay_factor": "FLOAT", "epsilon": "FLOAT"})
 
     R = operand_def(TensorType)
     T = operand_def(TensorType)
@@ -3558,6 +3782,7 @@ class TrainingAdamOp(OptimizerBase):
 
     name = "onnx.training.Adam"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.preview.training", "Adam", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("R", "T", "inputs"), ("outputs",), (3, 2147483647, 1, 2147483647), {"epsilon": "FLOAT", "norm_coefficient_post": "FLOAT", "norm_coefficient": "FLOAT", "beta": "FLOAT", "alpha": "FLOAT"})
 
     R = operand_def(TensorType)
     T = operand_def(TensorType)
@@ -3578,6 +3803,7 @@ class TrainingGradientOp(OnnxOp):
 
     name = "onnx.training.Gradient"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.preview.training", "Gradient", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("Inputs",), ("Outputs",), (1, 2147483647, 1, 2147483647), {"y": "STRING", "zs": "STRINGS", "xs": "STRINGS"}, required=("y", "xs"))
 
     Inputs = var_operand_def(TensorType)
     Outputs = var_result_def(TensorType)
@@ -3594,6 +3820,7 @@ class TrainingMomentumOp(OptimizerBase):
 
     name = "onnx.training.Momentum"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.onnx.preview.training", "Momentum", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("R", "T", "inputs"), ("outputs",), (3, 2147483647, 1, 2147483647), {"norm_coefficient": "FLOAT", "beta": "FLOAT", "mode": "STRING", "alpha": "FLOAT"}, required=("norm_coefficient", "beta", "mode", "alpha"))
 
     R = operand_def(TensorType)
     T = operand_def(TensorType)
@@ -3613,6 +3840,7 @@ class QLinearAddOp(QLinearAddBase):
 
     name = "onnx.QLinearAdd"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearAdd", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "A_scale", "A_zero_point", "B", "B_scale", "B_zero_point", "C_scale", "C_zero_point"), ("C",), (8, 8, 1, 1))
 
     A = operand_def(TensorType)
     A_scale = operand_def(TensorType)
@@ -3632,6 +3860,7 @@ class QLinearMulOp(QLinearMulBase):
 
     name = "onnx.QLinearMul"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearMul", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "A_scale", "A_zero_point", "B", "B_scale", "B_zero_point", "C_scale", "C_zero_point"), ("C",), (8, 8, 1, 1))
 
     A = operand_def(TensorType)
     A_scale = operand_def(TensorType)
@@ -3651,6 +3880,7 @@ class QLinearLeakyReluOp(QLinearLeakyReluBase):
 
     name = "onnx.QLinearLeakyRelu"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearLeakyRelu", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"), ("Y",), (5, 5, 1, 1), {"alpha": "FLOAT"})
 
     X = operand_def(TensorType)
     X_scale = operand_def(TensorType)
@@ -3669,6 +3899,7 @@ class QLinearSoftmaxOp(QLinearSoftmaxBase):
 
     name = "onnx.QLinearSoftmax"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearSoftmax", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"), ("Y",), (5, 5, 1, 1), {"opset": "INT", "axis": "INT"})
 
     X = operand_def(TensorType)
     X_scale = operand_def(TensorType)
@@ -3688,6 +3919,7 @@ class QLinearAveragePoolOp(QLinearAveragePoolBase):
 
     name = "onnx.QLinearAveragePool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearAveragePool", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"), ("Y",), (5, 5, 1, 1), {"strides": "INTS", "pads": "INTS", "kernel_shape": "INTS", "count_include_pad": "INT", "channels_last": "INT", "ceil_mode": "INT", "auto_pad": "STRING"}, required=("kernel_shape",))
 
     X = operand_def(TensorType)
     X_scale = operand_def(TensorType)
@@ -3712,6 +3944,7 @@ class QLinearSigmoidOp(QLinearLeakyReluBase):
 
     name = "onnx.QLinearSigmoid"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearSigmoid", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"), ("Y",), (5, 5, 1, 1))
 
     X = operand_def(TensorType)
     X_scale = operand_def(TensorType)
@@ -3728,6 +3961,7 @@ class QLinearGlobalAveragePoolOp(QLinearLeakyReluBase):
 
     name = "onnx.QLinearGlobalAveragePool"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearGlobalAveragePool", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"), ("Y",), (5, 5, 1, 1), {"channels_last": "INT"})
 
     X = operand_def(TensorType)
     X_scale = operand_def(TensorType)
@@ -3746,6 +3980,7 @@ class QLinearConcatOp(QLinearConcatBase):
 
     name = "onnx.QLinearConcat"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QLinearConcat", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("Y_scale", "Y_zero_point", "inputs"), ("Y",), (3, 2147483647, 1, 1), {"axis": "INT"}, required=("axis",))
 
     Y_scale = operand_def(TensorType)
     Y_zero_point = operand_def(TensorType)
@@ -3762,6 +3997,7 @@ class QGemmOp(QGemmBase):
 
     name = "onnx.QGemm"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("com.microsoft", "QGemm", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("A", "a_scale", "a_zero_point", "B", "b_scale", "b_zero_point", "C", "y_scale", "y_zero_point"), ("Y",), (6, 9, 1, 1), {"transB": "INT", "transA": "INT", "alpha": "FLOAT"})
 
     A = operand_def(TensorType)
     a_scale = operand_def(TensorType)
@@ -3787,6 +4023,7 @@ class LookupTableOp(LookupTableBase):
 
     name = "onnx.LookupTable"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.zant", "LookupTable", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("X", "Table"), ("Y",), (2, 2, 1, 1))
 
     X = operand_def(TensorType)
     Table = operand_def(TensorType)
@@ -3800,6 +4037,7 @@ class GuardOp(GuardBase):
 
     name = "onnx.Guard"
     ONNX_SCHEMA: ClassVar[SchemaKey] = SchemaKey("ai.zant", "Guard", 1)
+    ONNX_SIGNATURE: ClassVar[Signature] = Signature(("Condition",), (), (1, 1, 0, 0))
 
     Condition = operand_def(TensorType)
 

@@ -30,6 +30,7 @@ import onnx
 from onnx import ModelProto, NodeProto, numpy_helper
 
 from zant.dialects.onnx import NOT_A_FUNCTION_OF_INPUTS
+import zant.dialects.onnx_schemas  # noqa: F401 (registers Guard's schema with onnx.defs, for ONNX's inference)
 from zant.ir.resources import MAX_FOLDED_ELEMENTS
 
 MAX_ROUNDS = 16

@@ -50,11 +50,26 @@ def test_properties_have_the_verifier_constraints():
         spec = op.spec()
         definition = op.get_irdl_definition()
         for name, attribute in spec.schema.attributes.items():
-            kind = ATTRIBUTE_KINDS.get(attribute.type)
+            kind = ATTRIBUTE_KINDS.get(attribute.type.name)
             if kind is not None:
                 assert definition.properties[name].constr == irdl_to_attr_constraint(kind[0]), (op.name, name)
         assert [f.field for f in spec.inputs] == [name for name, _ in definition.operands], op.name
         assert [f.field for f in spec.outputs] == [name for name, _ in definition.results], op.name
+
+
+def test_signatures_are_the_schemas():
+    """What the format and the verifier read (`ONNX_SIGNATURE`, so that they need no `onnx`) is
+    what each op's `OpSchema` says: formal names and options, counts, attribute types, required
+    attributes."""
+    for op in ALL_OPS:
+        spec = op.spec()
+        schema = spec.schema
+        assert [(f.onnx_name, int(f.option)) for f in spec.inputs] == [(p.name, int(p.option)) for p in schema.inputs], op.name
+        assert [(f.onnx_name, int(f.option)) for f in spec.outputs] == [(p.name, int(p.option)) for p in schema.outputs], op.name
+        signature = spec.signature
+        assert signature.counts == (schema.min_input, schema.max_input, schema.min_output, schema.max_output), op.name
+        assert dict(signature.attributes) == {n: a.type.name for n, a in schema.attributes.items()}, op.name
+        assert set(signature.required) == {n for n, a in schema.attributes.items() if a.required}, op.name
 
 
 def test_a_schema_the_installed_onnx_lacks_names_the_command():
