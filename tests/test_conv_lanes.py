@@ -193,3 +193,39 @@ def test_weights_beyond_the_caches_take_fewer_wider_tiles():
     assert vector.channel_lanes(512, (3, 3), STREAMED_WEIGHTS) == (16, 6)
     assert vector.channel_lanes(512, (2, 3), big) == (16, 6)  # one 16-lane tile already
     assert vector.channel_lanes(24, (3, 3), 0) == (8, 12)  # channels not in 16s
+
+
+AVX512 = "set-target{target=host cpu=x86-64-avx512}"
+VECTOR_AVX512 = f"{AVX512},fold-constants,dce,onnx-to-uop,fuse-loops,vectorize,plan-arenas,verify-arena-plan,{PRINT_PIPELINE}"
+
+
+def test_register_tiles_hold_several_blocks_where_registers_allow():
+    """The channel-lane register tile from its cost model (`VectorConv.lane_tile`): on AVX2
+    (16 ymm: 8 16-lane vectors) one block of lanes, as before; on AVX-512 (32 zmm) ResNet-18's
+    64-channel 3x3 layer at 56x56 takes 2 blocks by 14 pixels (`MAX_BLOCKS`): 28 FMAs for 2
+    vector and 14 broadcast loads per step, where one block by 14 pixels loads 15 for 14."""
+    from zant.passes.onnx_to_uop.conv_tiling import VectorConv, lane_tile_cost
+
+    avx2, avx512 = VectorConv(16, 6, registers=8), VectorConv(16, 14, registers=32)
+    assert avx2.lane_tile(4, (56, 56), 6) == (1, best_tile((56, 56), 6))
+    assert VectorConv(16, 6).lane_tile(4, (56, 56), 6) == (1, best_tile((56, 56), 6))  # registers unknown
+    blocks, tile = avx512.lane_tile(4, (56, 56), 14)
+    assert (blocks, tile) == (2, (1, 14))
+    assert blocks * math.prod(tile) + blocks + 2 <= 32  # accumulators, weights, a broadcast
+    assert lane_tile_cost(4, (56, 56), 2, (1, 14)) < lane_tile_cost(4, (56, 56), 1, best_tile((56, 56), 14))
+    assert avx512.lane_tile(1, (55, 55), 14)[0] == 1  # one block of channels: nothing to share
+
+
+@pytest.mark.parametrize("lanes", [16, 8])
+def test_several_blocks_per_tile_numerics(lanes):
+    """Channel-lane Convs whose tiles hold several blocks of output channels (AVX-512's
+    registers), with remainders of blocks and pixels, strided, channels-last and not, fused
+    epilogue: equal to the reference, vectorized."""
+    m = ConvModel([1, 16, 9, 11], seed=6)
+    m.conv(3 * lanes, [3, 3], pads=[1, 1, 1, 1], strides=[2, 2])  # 3 blocks, strided
+    m.conv(5 * lanes, [3, 3], pads=[1, 0, 1, 2])  # channels-last (16 channels >= 9 taps)
+    m.conv(4 * lanes, [1, 1], strides=[2, 2], bias=False)
+    first = m.conv(2 * lanes, [3, 3], pads=[1, 1, 1, 1], strides=[2, 1], output=False)
+    m.outputs.append(m.node("Relu", [first]))
+    pipeline = VECTOR_AVX512 if lanes == 16 else VECTOR_AVX512.replace("onnx-to-uop", "onnx-to-uop{conv-lanes=8 conv-tile=14}")
+    check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)

@@ -99,6 +99,10 @@ class PassParameters:
     conv_tile: int = 6
     """Outputs per register tile along the Conv dimension that is not the lanes (also the
     MatMul/Gemm column-lane form's blocks of L columns per tile)."""
+    vector_registers: int = 0
+    """Vector registers counted in `vector_lanes`-wide vectors (AVX2: 16 ymm are 8 16-lane
+    vectors; AVX-512: 32): how many accumulators, weight vectors and a broadcast a channel-lane
+    Conv's register tile may hold (`conv_tiling.VectorConv.lane_tile`); 0: unknown."""
     conv_channel_block: int = 8
     """Output channels of a scalar Conv (float or integer) computed per pass over its window,
     one register accumulator each: 4 on a Cortex-M (13 general registers: 8 spill), 8 on the
@@ -147,6 +151,7 @@ def host_parameters(cpu: CpuDescription) -> PassParameters:
     return PassParameters(
         vector_lanes=lanes,
         conv_tile=max(1, vector_tile(cpu, lanes)),
+        vector_registers=cpu.vector_registers // cpu.registers_per_vector(lanes),
         conv_channel_block=min(8, cpu.vector_registers // 2),
         fma=cpu.fma,
     )

@@ -122,7 +122,9 @@ class OnnxToUopPass(ModulePass):
     when given, overrides its target's value. `conv-lanes=L conv-tile=P` (targets with vector
     registers; L = 0, the default, is off): Convs take the forms of `conv_tiling.VectorConv`,
     scalar code shaped for `vectorize{width=L}` to make register tiles of P × L outputs of
-    (default P = 6). `conv-channel-block=B` (default 8): scalar Convs, float and integer,
+    (default P = 6); `conv-registers=R`: the target's vector registers counted in L-lane vectors
+    (0, the default: unknown), with which ungrouped channel-lane Convs choose tiles of several
+    blocks of L output channels (`VectorConv.lane_tile`'s cost model). `conv-channel-block=B` (default 8): scalar Convs, float and integer,
     compute B output channels per pass over the window, one register accumulator each — 4 on a
     Cortex-M, whose 13 registers do not hold 8. `conv-float-registers=R` (scalar targets with R
     float registers; 0, the default, is off): ungrouped f32 Convs take a register tile of
@@ -136,6 +138,7 @@ class OnnxToUopPass(ModulePass):
 
     conv_lanes: int | None = None
     conv_tile: int | None = None
+    conv_registers: int | None = None
     conv_channel_block: int | None = None
     conv_float_registers: int | None = None
     conv_word_taps: bool | None = None
@@ -151,7 +154,7 @@ class OnnxToUopPass(ModulePass):
             raise ZantError("onnx-to-uop: conv-lanes must be 0 (off), 8 or 16, and conv-tile ≥ 1")
         if self.conv_channel_block < 1:
             raise ZantError("onnx-to-uop: conv-channel-block must be ≥ 1")
-        vector = VectorConv(self.conv_lanes, self.conv_tile) if self.conv_lanes else None
+        vector = VectorConv(self.conv_lanes, self.conv_tile, self.conv_registers) if self.conv_lanes else None
         block = self.conv_channel_block
 
         def configured(pattern: OnnxLowering) -> OnnxLowering:
@@ -169,7 +172,8 @@ class OnnxToUopPass(ModulePass):
         """This pass with every option it was not given taken from the module's target."""
         p = target_parameters(module)
         given = {
-            "conv_lanes": p.vector_lanes, "conv_tile": p.conv_tile, "conv_channel_block": p.conv_channel_block,
+            "conv_lanes": p.vector_lanes, "conv_tile": p.conv_tile, "conv_registers": p.vector_registers,
+            "conv_channel_block": p.conv_channel_block,
             "conv_float_registers": p.float_registers, "conv_word_taps": p.conv_word_taps,
         }
         return replace(self, **{k: v for k, v in given.items() if getattr(self, k) is None})

@@ -21,7 +21,7 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.conv_tiling import VectorConv, best_tile, register_tile, tile_pieces
+from zant.passes.onnx_to_uop.conv_tiling import TilePiece, VectorConv, best_tile, register_tile, tile_pieces
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -267,48 +267,62 @@ class LaneConv:
     out_per_group: int
     lanes: int
 
-    def build(self, pixels: int) -> None:
+    def build(self, pixels: int, width: int = 1, tile: Sequence[int] | None = None) -> None:
+        """The output box in tiles of `tile` pixels (`best_tile` of at most `pixels` if not
+        given) by `width` blocks of lanes (several only when ungrouped)."""
         kb, out_shape = self.kb, self.y.shape
-        pieces = tile_pieces(out_shape[2:], best_tile(out_shape[2:], pixels))
-        with kb.loop(out_shape[0]) as n, kb.loop(out_shape[1] // self.lanes) as block:
-            first_out = kb.alu("mul", block, kb.index(self.lanes))
-            first_channel = None
-            # grouped: a block lies in one group (depthwise lanes each read their own channel)
-            if 1 < self.out_per_group < out_shape[1]:
-                group = kb.alu("div", first_out, kb.index(self.out_per_group))
-                first_channel = kb.alu("mul", group, kb.index(self.group_channels))
-            for piece in pieces:
-                with contextlib.ExitStack() as stack:
-                    corner = [
-                        stack.enter_context(kb.loop(end, start, step))
-                        for (start, end), step in zip(piece.bounds, piece.tile)
-                    ]
-                    offsets = [_offsets(kb, iv, t) for iv, t in zip(corner, piece.tile)]
-                    outputs = [list(p) for p in itertools.product(*offsets)]
-                    self.tile(n, block, first_out, first_channel, outputs)
+        pieces = tile_pieces(out_shape[2:], tile or best_tile(out_shape[2:], pixels))
+        block_pieces = tile_pieces([out_shape[1] // self.lanes], [width])
+        with kb.loop(out_shape[0]) as n:
+            for block_piece in block_pieces:
+                ((start, end),), (step,) = block_piece.bounds, block_piece.tile
+                with kb.loop(end, start, step) as block:
+                    self.blocks(n, _offsets(kb, block, step), pieces)
 
-    def tile(self, n, block, first_out, first_channel, outputs: list[list[SSAValue]]) -> None:
+    def blocks(self, n, blocks: list[SSAValue], pieces: list[TilePiece]) -> None:
+        kb = self.kb
+        first_outs = [kb.alu("mul", block, kb.index(self.lanes)) for block in blocks]
+        first_channel = None
+        # grouped: a block lies in one group (depthwise lanes each read their own channel)
+        if 1 < self.out_per_group < self.y.shape[1]:
+            group = kb.alu("div", first_outs[0], kb.index(self.out_per_group))
+            first_channel = kb.alu("mul", group, kb.index(self.group_channels))
+        for piece in pieces:
+            with contextlib.ExitStack() as stack:
+                corner = [
+                    stack.enter_context(kb.loop(end, start, step))
+                    for (start, end), step in zip(piece.bounds, piece.tile)
+                ]
+                offsets = [_offsets(kb, iv, t) for iv, t in zip(corner, piece.tile)]
+                outputs = [list(p) for p in itertools.product(*offsets)]
+                self.tile(n, blocks, first_outs, first_channel, outputs)
+
+    def tile(self, n, blocks, first_outs, first_channel, outputs: list[list[SSAValue]]) -> None:
         """The loop over a block's output channels around one accumulator per output of the
-        tile, the reduction and the stores."""
+        tile and block, the reduction (each input loaded once for all the blocks) and the
+        stores."""
         kb, element_type = self.kb, self.y.element_type
         kernel = [w.kernel for w in self.windows]
         with kb.loop(self.lanes) as lane:
-            m = kb.alu("add", first_out, lane)
-            accs = [kb.define_acc(0, accumulator_type(element_type)) for _ in outputs]
+            ms = [kb.alu("add", first_out, lane) for first_out in first_outs]
+            accs = [[kb.define_acc(0, accumulator_type(element_type)) for _ in outputs] for _ in blocks]
             with _reduction_loops(kb, self.group_channels, kernel) as (c, taps):
                 if self.out_per_group == 1:
-                    channel = kb.alu("add", m, c)
+                    channel = kb.alu("add", ms[0], c)
                 else:
                     channel = c if first_channel is None else kb.alu("add", first_channel, c)
-                w = kb.load(self.packed, [block, c, *taps, lane])
-                for acc, pixel in zip(accs, outputs):
+                ws = [kb.load(self.packed, [block, c, *taps, lane]) for block in blocks]
+                for j, pixel in enumerate(outputs):
                     positions = tap_positions(kb, self.windows, pixel, taps)
-                    kb.mulacc(acc, kb.load(self.x, [n, channel, *positions]), w)
-            for acc, pixel in zip(accs, outputs):
-                value = kb.cast(kb.acc_get(acc), element_type)
-                if self.bias is not None:
-                    value = kb.alu("add", value, kb.load(self.bias, [m]))
-                kb.store(value, self.y, [n, m, *pixel])
+                    x = kb.load(self.x, [n, channel, *positions])
+                    for block_accs, w in zip(accs, ws):
+                        kb.mulacc(block_accs[j], x, w)
+            for m, block_accs in zip(ms, accs):
+                for acc, pixel in zip(block_accs, outputs):
+                    value = kb.cast(kb.acc_get(acc), element_type)
+                    if self.bias is not None:
+                        value = kb.alu("add", value, kb.load(self.bias, [m]))
+                    kb.store(value, self.y, [n, m, *pixel])
 
 
 def _pixel_block(region: Region, most: int) -> int:
@@ -430,7 +444,11 @@ class ConvLowering(OnnxLowering):
             y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)
             bias = layout_of(bias) if bias is not None else None
-            LaneConv(kb, x, y, windows, bias, packed, group_channels, out_per_group, lanes).build(pixels)
+            lane_conv = LaneConv(kb, x, y, windows, bias, packed, group_channels, out_per_group, lanes)
+            if group == 1:  # several blocks of lanes per tile where the registers hold them
+                lane_conv.build(pixels, *self.vector.lane_tile(out_channels // lanes, out_shape[2:], pixels))
+            else:
+                lane_conv.build(pixels)
             return [y]
 
         def input_term(windows, n, channel, out_ivs, taps):

@@ -48,6 +48,9 @@ class VectorConv:
 
     lanes: int
     tile: int
+    registers: int = 0
+    """Vector registers of the target counted in L-lane vectors (0: unknown); with enough of
+    them a channel-lane tile holds several blocks of L output channels (`lane_tile`)."""
 
     def form(
         self, group: int, out_per_group: int, reduction: int, strides: Sequence[int], row: int, taps: int = 1
@@ -90,6 +93,61 @@ class VectorConv:
                 return narrow
         return self.lanes, self.tile
 
+
+    def lane_tile(self, blocks: int, out_spatial: Sequence[int], pixels: int) -> tuple[int, tuple[int, ...]]:
+        """(blocks of L output channels, pixel tile) of an ungrouped channel-lane Conv's register
+        tile: `blocks` blocks of lanes, at most `pixels` outputs per tile when it holds one block
+        (`channel_lanes`). The cheapest by `lane_tile_cost` among the tiles of at most
+        `MAX_BLOCKS` blocks whose accumulators, weight vectors and a broadcast fit `registers`
+        (one block when they are unknown; AVX2's 8 16-lane vectors: one block by 6 pixels;
+        AVX-512's 32: two blocks by 14 pixels, 16 loads for 28 multiply-adds where one block
+        loads 15 for 14)."""
+        candidates = [(1, best_tile(out_spatial, pixels))]
+        for b in range(2, min(blocks, MAX_BLOCKS) + 1):
+            most = (self.registers - b - 2) // b
+            if most >= 1:
+                candidates.append((b, best_tile(out_spatial, most)))
+        return min(candidates, key=lambda c: lane_tile_cost(blocks, out_spatial, *c))
+
+
+MAX_BLOCKS = 2
+"""Most blocks of L output channels per channel-lane register tile. Measured on an AVX-512 host
+(ours/onnxruntime per layer, tiles of at most 1, 2 and any number of blocks as the cost model
+chose them): SqueezeNet's 16->64 3x3 at 55x55 0.83 / 0.75 / 0.87, its 512->1000 1x1 at 13x13
+1.33 / 1.17 / 1.22, ResNet-18's 64-channel 3x3 at 56x56 1.31 / 1.16 / 1.15 and 256-channel at
+14x14 1.28 / 1.00 / 1.17, MobileNetV2's 320->1280 1x1 at 7x7 0.84 / 0.68 / 0.69, its 96->576
+at 14x14 0.52 / 0.53 / 0.67: more blocks mean tiles of 4-6 pixels, whose stores into the NCHW
+output and per-tile overhead the model does not count."""
+
+FMA_PORTS = 2
+"""Vector multiply-adds a host core issues per cycle (x86-64 since Haswell, AVX-512 server cores,
+recent AArch64): an estimate for the register-tile cost model."""
+
+LOAD_PORTS = 2
+"""Vector or broadcast loads a host core issues per cycle (the same estimate)."""
+
+FMA_LATENCY = 4
+"""Cycles of one multiply-add: a tile of fewer than FMA_LATENCY x FMA_PORTS accumulators waits
+on its chains."""
+
+
+def lane_tile_cost(blocks: int, out_spatial: Sequence[int], width: int, tile: Sequence[int]) -> tuple[float, float]:
+    """Estimated cycles per reduction step of a channel-lane Conv over its whole output, tile by
+    tile (the whole tiles and the smaller ones of the remainders, over the blocks of output
+    channels and the output box), for tiles of `width` blocks of lanes by `tile` pixels: a step
+    of b blocks by k pixels does b*k vector multiply-adds and b vector + k broadcast loads, and
+    takes the longest of the FMAs over `FMA_PORTS`, the loads over `LOAD_PORTS` and
+    `FMA_LATENCY`; then the loads per multiply-add (fewer: less pressure on the caches)."""
+    cycles = loads = fmas = 0.0
+    for block_piece in tile_pieces([blocks], [width]):
+        b = block_piece.tile[0]
+        for piece in tile_pieces(out_spatial, tile):
+            k = math.prod(piece.tile)
+            count = block_piece.blocks * piece.blocks
+            cycles += count * max(b * k / FMA_PORTS, (b + k) / LOAD_PORTS, FMA_LATENCY)
+            loads += count * (b + k)
+            fmas += count * b * k
+    return cycles, loads / fmas
 
 
 @dataclass(frozen=True)
@@ -175,4 +233,4 @@ def register_tile(out_per_group: int, width: int, registers: int) -> tuple[int, 
     return min(candidates, key=cost) if candidates else (1, 1)
 
 
-__all__ = ["MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "TilePiece", "VectorConv", "best_tile", "register_tile", "tile_pieces"]
+__all__ = ["FMA_LATENCY", "FMA_PORTS", "LOAD_PORTS", "MAX_BLOCKS", "MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "TilePiece", "VectorConv", "best_tile", "lane_tile_cost", "register_tile", "tile_pieces"]
