@@ -68,15 +68,37 @@ HILL_CLIMB_STEPS = 4000
 
 @dataclass(frozen=True)
 class Slot:
-    """One region of the scratch arena: buffers chained by in-place reuse share it."""
+    """One region of the scratch arena: buffers chained by in-place reuse share it (from its
+    start: each member at the slot's offset)."""
 
     members: tuple[Lifetime, ...]
     size: int  # aligned bytes
     first: int
     last: int
+    alignment: int = 1
 
     def overlaps(self, other: Slot) -> bool:
         return self.first <= other.last and other.first <= self.last
+
+    @property
+    def uniform(self) -> bool:
+        """All members take the slot's bytes (element-wise in place: one type), so the slot is
+        one block over its whole span. A chain through `schedule-in-place` may hold members of
+        other sizes: each then takes its own bytes during its own span only."""
+        return all(align_up(m.size, self.alignment) == self.size for m in self.members)
+
+    def spans(self) -> list[tuple[int, int, int]]:
+        """(first, last, bytes) pieces of the slot's occupancy: the whole slot for a uniform
+        one, else at each time the largest member live then."""
+        if self.uniform:
+            return [(self.first, self.last, self.size)]
+        points = sorted({m.first for m in self.members} | {m.last + 1 for m in self.members})
+        pieces = []
+        for start, end in zip(points, points[1:]):
+            live = [align_up(m.size, self.alignment) for m in self.members if m.first <= start and end - 1 <= m.last]
+            if live:
+                pieces.append((start, end - 1, max(live)))
+        return pieces
 
 
 def make_slots(lifetimes: Sequence[Lifetime], schedule: Schedule, alignment: int, in_place: bool) -> list[Slot]:
@@ -100,21 +122,40 @@ def make_slots(lifetimes: Sequence[Lifetime], schedule: Schedule, alignment: int
                 align_up(max(by_buffer[head].size, max(m.size for m in members)), alignment),
                 min(m.first for m in members),
                 max(m.last for m in members),
+                alignment,
             )
         )
     return slots
 
 
 def lower_bound(slots: Sequence[Slot]) -> int:
-    return peak_bytes((s.first, s.last, s.size) for s in slots)
+    return peak_bytes(span for s in slots for span in s.spans())
+
+
+def _busy(slot: Slot, offset: int, other: Slot) -> list[tuple[int, int, int]]:
+    """(start, end, bytes of `other` needed free) for each piece of `slot` (placed at
+    `offset`) live with a piece of `other`."""
+    return [
+        (offset, offset + size, other_size)
+        for first, last, size in slot.spans()
+        for other_first, other_last, other_size in other.spans()
+        if first <= other_last and other_first <= last
+    ]
 
 
 def place(order: Sequence[Slot], alignment: int) -> tuple[list[int], int]:
     """Offsets (parallel to `order`) placing each slot in the smallest free gap that fits among
-    the already placed slots live with it (or above them all); and the arena size."""
+    the already placed slots live with it (or above them all); and the arena size. A slot whose
+    members differ in size (`Slot.uniform`) goes at the lowest offset where each piece of it is
+    clear of what is live with that piece."""
     offsets: list[int] = []
     top = 0
     for index, slot in enumerate(order):
+        if not slot.uniform or any(not order[j].uniform for j in range(index)):
+            offset = _lowest_fit(slot, [(offsets[j], order[j]) for j in range(index)])
+            offsets.append(offset)
+            top = max(top, offset + slot.size)
+            continue
         busy = sorted(
             (offsets[j], offsets[j] + order[j].size)
             for j in range(index)
@@ -130,6 +171,16 @@ def place(order: Sequence[Slot], alignment: int) -> tuple[list[int], int]:
         offsets.append(offset)
         top = max(top, offset + slot.size)
     return offsets, align_up(top, alignment)
+
+
+def _lowest_fit(slot: Slot, placed: Sequence[tuple[int, Slot]]) -> int:
+    """The lowest offset (0 or the end of a busy range) where no piece of `slot` overlaps a
+    piece of a placed slot live with it."""
+    busy = [b for offset, other in placed for b in _busy(other, offset, slot)]
+    for candidate in sorted({0, *(end for _, end, _ in busy)}):
+        if all(candidate + need <= start or end <= candidate for start, end, need in busy):
+            return candidate
+    raise AssertionError("unreachable: above every busy range is free")
 
 
 def greedy_order(slots: Sequence[Slot]) -> list[Slot]:

@@ -87,13 +87,29 @@ def test_compile_meets_or_refuses_the_budget(tmp_path):
     )
     assert met.plan == free.plan
     assert _files(tmp_path / "met") == _files(tmp_path / "free")
+    # Below it, the in-place schedules (schedule-in-place) if they fit; below those, a miss
+    # naming the smallest plan.
+    from zant.pipelines import pipeline_for, with_ram_schedules
+
+    scheduled = compile_model(
+        DIGITS, tmp_path / "scheduled",
+        CompileOptions(name="digits", target="cortex-m4", build=False, pipeline=with_ram_schedules(pipeline_for("cortex-m4"))),
+    )
+    smallest = {a["role"]: a["size"] for a in scheduled.plan["arenas"]}["scratch"]
+    assert smallest <= scratch
+    if smallest < scratch:
+        below = compile_model(
+            DIGITS, tmp_path / "below",
+            CompileOptions(name="digits", target="cortex-m4", build=False, ram_budget=scratch - 1),
+        )
+        assert below.plan == scheduled.plan
     with pytest.raises(ZantError) as error:
         compile_model(
             DIGITS, tmp_path / "short",
-            CompileOptions(name="digits", target="cortex-m4", build=False, ram_budget=scratch - 1),
+            CompileOptions(name="digits", target="cortex-m4", build=False, ram_budget=smallest - 1),
         )
-    assert str(error.value).startswith(f"scratch arena {scratch:,} B (the smallest Zant reaches for this model: ")
-    assert str(error.value).endswith(f") does not fit the RAM budget of {scratch - 1:,} B: 1 B over")
+    assert str(error.value).startswith(f"scratch arena {smallest:,} B (the smallest Zant reaches for this model: ")
+    assert str(error.value).endswith(f") does not fit the RAM budget of {smallest - 1:,} B: 1 B over")
     assert not (tmp_path / "short").exists()
     for bad in (-1, 1.5, True):
         with pytest.raises(ZantError, match="the RAM budget is a number of bytes"):
