@@ -398,6 +398,16 @@ def test_litert_rounds_fully_connected_layers_once():
     np.testing.assert_array_equal(compiled(model, "litert", feeds), tfl_conv(model, feeds["x"]))
 
 
+@pytest.mark.parametrize("mode", ["tflite", "tflite-single"])
+def test_tflite_modes_every_exponent_form(mode):
+    """Per-channel multipliers 0.7, 0.3, 1.5 and 0.05 (exponents 0, -1, 1, -4): the right shift
+    of 0, the per-channel nudge of the single rounding, and the left shift of M ≥ 1."""
+    weights = np.random.default_rng(5).integers(-3, 4, (4, 5, 3, 3))
+    model = conv_model(0.1, [0.7, 0.3, 1.5, 0.05], 0.1, weights, np.array([3, -7, 11, -2]), x_zp=120, y_zp=128)
+    feeds = random_inputs(model, 5, 100, 140)
+    np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_conv(model, feeds["x"], mode == "tflite-single"))
+
+
 def test_tflite_modes_at_ties():
     """TFLite's default build rounds twice (the high multiply, then the shift, ties away from
     zero), its single-rounding build once (ties up): at the scale-0.1 near-ties the two differ

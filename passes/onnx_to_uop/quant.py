@@ -650,13 +650,19 @@ class Requantization:
             return values if np.ptp(values) else values[:1]
 
         read_q = _axis_constant(kb, pick(q), shape, axis, "requant_multiplier")
-        read_e = _axis_constant(kb, pick(exponent), shape, axis, "requant_exponent")
-        scale = TfliteScale(kb, single, bool(np.any(exponent > 0)))
-        zero_point = _optional_reader(kb, self.zero_point, I64)
-        low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+        scale = TfliteScale(kb, single, exponent)
+        read_r = _axis_constant(kb, pick(np.maximum(-exponent, 0)), shape, axis, "requant_shift")
+        read_e = _axis_constant(kb, pick(exponent), shape, axis, "requant_exponent") if scale.left else None
+        nudges = TfliteScale.nudges(exponent)
+        read_nudge = _axis_constant(kb, pick(nudges), shape, axis, "requant_nudge") if scale.nudge_varies else None
+        zero_point = _optional_reader(kb, self.zero_point, I32)
+        low, high = (kb.const(v, I32) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
 
         def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
-            value = scale(kb.cast(total, I64), read_q(indices), read_e(indices))
+            value = scale(
+                kb.cast(total, I64), read_q(indices), kb.cast(read_r(indices), I32),
+                None if read_nudge is None else read_nudge(indices), None if read_e is None else read_e(indices),
+            )
             if zero_point is not None:
                 value = kb.alu("add", value, zero_point(indices))
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
@@ -1283,48 +1289,82 @@ def _tflite_add(
     rescaled by its multiplier (`tflite_add_constants`), the sum rescaled by the output's
     (`TfliteScale` each); plus zp_c, saturated."""
     (q_a, e_a), (q_b, e_b), (q_c, e_c) = tflite_add_constants(scales)
+    if max(e_a, e_b, e_c) > 0:
+        raise NotImplementedError("a TFLite Add multiplier of 1 or more")
     zp_a, zp_b, zp_c = zero_points
-    constants = {v: kb.const(v, I64) for v in {zp_a, zp_b, zp_c, 1 << TFLITE_ADD_LEFT_SHIFT, q_a, q_b, q_c, e_a, e_b, e_c}}
-    scale = TfliteScale(kb, single, False)
-    low, high = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+    scale = TfliteScale(kb, single, [e_a, e_b, e_c])
+    wide = {v: kb.const(v, I64) for v in {zp_a, zp_b, 1 << TFLITE_ADD_LEFT_SHIFT, q_a, q_b, q_c}}
+    narrow = {v: kb.const(v, I32) for v in {-e_a, -e_b, -e_c, zp_c}}
+    nudge = {e: kb.const(int(TfliteScale.nudges([e])[0]), I64) for e in {e_a, e_b, e_c}} if scale.nudge_varies else {}
+    low, high = (kb.const(v, I32) for v in (lowest_value(out_type), highest_value(out_type)))
     with kb.loop_nest(y.shape) as ivs:
         terms = []
         for layout, zp, q, e in ((a, zp_a, q_a, e_a), (b, zp_b, q_b, e_b)):
-            centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), I64), constants[zp])
-            shifted = kb.alu("mul", centered, constants[1 << TFLITE_ADD_LEFT_SHIFT])
-            terms.append(scale(shifted, constants[q], constants[e]))
-        value = kb.alu("add", scale(kb.alu("add", *terms), constants[q_c], constants[e_c]), constants[zp_c])
+            centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), I64), wide[zp])
+            shifted = kb.alu("mul", centered, wide[1 << TFLITE_ADD_LEFT_SHIFT])
+            terms.append(scale(shifted, wide[q], narrow[-e], nudge.get(e)))
+        total = kb.cast(kb.alu("add", *terms), I64)
+        value = kb.alu("add", scale(total, wide[q_c], narrow[-e_c], nudge.get(e_c)), narrow[zp_c])
         kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
 
 
 class TfliteScale:
     """TFLite's MultiplyByQuantizedMultiplier of an int32 value x (an int64 SSA value) by (q, e),
-    M ≈ q · 2^(e-31), in int64 arithmetic, its constants made at construction (ahead of the
-    loops):
+    M ≈ q · 2^(e-31), for the exponents `exponents` it will be called with (they choose the form);
+    its constants made at construction (ahead of the loops). The product x · q is one 32×32→64
+    multiply and a constant shift by 31; what follows is int32 arithmetic (h fits: |x · q| <
+    2^62), so a 32-bit core runs no variable 64-bit shift:
 
     * double rounding (TFLite's default build, TFLite Micro's): x shifted left by max(e, 0) in
-      int32 (wrapping; only where some e > 0, `left`), h = (x · q + 2^30) >> 31 (the saturating
-      rounding doubling high multiply: C's truncating division of x · q + nudge by 2^31 is
-      this floor; q < 2^31 never saturates), then the rounding divide by 2^r, r = max(-e, 0):
+      int32 (wrapping; only where some e > 0), h = (x · q + 2^30) >> 31 (the saturating rounding
+      doubling high multiply: C's truncating division of x · q + nudge by 2^31 is this floor;
+      q < 2^31 never saturates), then the rounding divide by 2^r, r = max(-e, 0):
       (h + 2^(r-1) - [h < 0 and r > 0]) >> r, ties away from zero;
-    * `single` (TFLITE_SINGLE_ROUNDING builds): (x · q + 2^(30-e)) >> (31 - e), ties up."""
+    * `single` (TFLITE_SINGLE_ROUNDING builds): (x · q + 2^(30-e)) >> (31 - e), ties up; for
+      e ≤ 0 that is ((x · q + [r = 0] · 2^30) >> 31 + 2^(r-1)) >> r (the low 31 bits of x · q
+      cannot carry past a multiple of 2^r), for e > 0 (M ≥ 1) the 64-bit shift itself.
 
-    def __init__(self, kb: KernelBuilder, single: bool, left: bool):
-        self.kb, self.single, self.left = kb, single, left
-        self.one, self.nothing, self.by31, self.nudge = (kb.const(v, I64) for v in (1, 0, 31, 1 << 30))
+    Call it with x, q (int64) and r = max(-e, 0) (int32) read for the element's channel, and for
+    `single` the per-channel [r = 0] · 2^30 (`nudge`, int64) where the exponents mix r = 0 and
+    r > 0, and e (int64) where some e > 0. It returns the int32 result."""
 
-    def __call__(self, x: SSAValue, q: SSAValue, e: SSAValue) -> SSAValue:
+    def __init__(self, kb: KernelBuilder, single: bool, exponents: Sequence[int]):
+        exponents = [int(e) for e in exponents]
+        self.kb, self.single = kb, single
+        self.left = any(e > 0 for e in exponents)
+        self.wide = single and self.left  # the 64-bit variable shift
+        rights = {max(-e, 0) for e in exponents}
+        self.nudge_varies = single and len({r == 0 for r in rights}) > 1
+        self.constant_nudge = (not single or rights == {0}) and not self.wide
+        self.one64, self.nothing64, self.by31, self.nudge = (kb.const(v, I64) for v in (1, 0, 31, 1 << 30))
+        self.one, self.nothing = kb.const(1, I32), kb.const(0, I32)
+
+    @staticmethod
+    def nudges(exponents: np.ndarray) -> np.ndarray:
+        """`single`'s per-channel nudge: 2^30 where r = 0, else 0."""
+        return np.where(np.asarray(exponents) >= 0, 1 << 30, 0).astype(np.int64)
+
+    def __call__(self, x: SSAValue, q: SSAValue, r: SSAValue, nudge: SSAValue | None = None, e: SSAValue | None = None) -> SSAValue:
         kb, one, nothing = self.kb, self.one, self.nothing
-        if self.single:
+        if self.wide:
+            assert e is not None
             by = kb.alu("sub", self.by31, e)
-            half = kb.alu("shl", one, kb.alu("sub", by, one))
-            return kb.alu("shr", kb.alu("add", kb.alu("mul", x, q), half), by)
-        if self.left:
-            up = kb.alu("max", e, nothing)
+            half = kb.alu("shl", self.one64, kb.alu("sub", by, self.one64))
+            return kb.cast(kb.alu("shr", kb.alu("add", kb.alu("mul", x, q), half), by), I32)
+        if self.left and not self.single:
+            assert e is not None
+            up = kb.alu("max", e, self.nothing64)
             x = kb.cast(kb.cast(kb.alu("shl", x, up), I32), I64)  # int32, wrapping
-        h = kb.alu("shr", kb.alu("add", kb.alu("mul", x, q), self.nudge), self.by31)
-        r = kb.alu("max", kb.alu("sub", nothing, e), nothing)
+        product = kb.alu("mul", x, q)
+        if self.constant_nudge:
+            product = kb.alu("add", product, self.nudge)
+        elif self.nudge_varies:
+            assert nudge is not None
+            product = kb.alu("add", product, nudge)
+        h = kb.cast(kb.alu("shr", product, self.by31), I32)
         half = kb.alu("shr", kb.alu("shl", one, r), one)
+        if self.single:
+            return kb.alu("shr", kb.alu("add", h, half), r)
         # Less 1 for a negative h when r > 0 (half ≥ 1): ties go away from zero.
         below = kb.alu("min", half, kb.where(kb.alu("cmplt", h, nothing), one, nothing))
         return kb.alu("shr", kb.alu("sub", kb.alu("add", h, half), below), r)

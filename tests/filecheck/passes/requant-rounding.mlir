@@ -31,8 +31,9 @@ func.func @main(%x: tensor<1x2x3x3xi8>, %a: tensor<1x2x3x3xi8>) -> (tensor<1x2x3
 // Lowered: onnxruntime's float32 scale per channel, (0.5 · w_scale) / 0.75 rounded to float32,
 // times the int32 sum converted to float32, rounded to nearest even by the 1.5 · 2^23 add.
 // TFLite's Q31 multiplier (one for both channels: 2/3 and 1/3 share a significand) and
-// per-channel exponents; the doubling high multiply's + 2^30 >> 31, then the rounding shift
-// (ties away from zero: less 1 for a negative value); single rounding: one add and shift by 31 - e.
+// per-channel right shifts; the doubling high multiply's + 2^30 >> 31 (a constant 64-bit shift),
+// then the rounding shift in int32 (ties away from zero: less 1 for a negative value); single
+// rounding (every r > 0 here): the product >> 31 with no nudge, then + 2^(r-1) >> r in int32.
 
 // ORT-LABEL:   func.func @main
 // ORT:           %requant_scale = uop.define_global "constant" {{.*}} value dense<[0.166666672, 0.0833333358]> : tensor<2xf32>
@@ -43,24 +44,26 @@ func.func @main(%x: tensor<1x2x3x3xi8>, %a: tensor<1x2x3x3xi8>) -> (tensor<1x2x3
 // ORT-NEXT:      %{{.*}} = uop.add [[PRODUCT]], [[ROUNDER]] : f32
 
 // TFL-LABEL:   func.func @main
-// TFL:           %requant_exponent = uop.define_global "constant" {{.*}} value dense<[-2, -3]> : tensor<2xi32>
+// TFL:           %requant_shift = uop.define_global "constant" {{.*}} value dense<[2, 3]> : tensor<2xi32>
 // TFL:           [[Q:%.*]] = uop.const 1431655765 : i64
 // TFL:           [[BY31:%.*]] = uop.const 31 : i64
 // TFL-NEXT:      [[NUDGE:%.*]] = uop.const 1073741824 : i64
 // TFL:           [[PRODUCT:%.*]] = uop.mul %{{.*}}, [[Q]] : i64
 // TFL-NEXT:      [[NUDGED:%.*]] = uop.add [[PRODUCT]], [[NUDGE]] : i64
-// TFL-NEXT:      [[HIGH:%.*]] = uop.shr [[NUDGED]], [[BY31]] : i64
-// TFL:           [[NEGATIVE:%.*]] = uop.cmplt [[HIGH]], %{{.*}} : i64
-// TFL:           %{{.*}} = uop.add [[HIGH]], %{{.*}} : i64
+// TFL-NEXT:      [[HIGH64:%.*]] = uop.shr [[NUDGED]], [[BY31]] : i64
+// TFL-NEXT:      [[HIGH:%.*]] = uop.cast [[HIGH64]] : i64 to i32
+// TFL:           [[NEGATIVE:%.*]] = uop.cmplt [[HIGH]], %{{.*}} : i32
+// TFL:           %{{.*}} = uop.add [[HIGH]], %{{.*}} : i32
 
 // SINGLE-LABEL: func.func @main
 // SINGLE:         [[Q:%.*]] = uop.const 1431655765 : i64
-// SINGLE:         [[BY:%.*]] = uop.sub %{{.*}}, %{{.*}} : i64
-// SINGLE-NEXT:    [[DOWN:%.*]] = uop.sub [[BY]], %{{.*}} : i64
-// SINGLE-NEXT:    [[HALF:%.*]] = uop.shl %{{.*}}, [[DOWN]] : i64
-// SINGLE-NEXT:    [[PRODUCT:%.*]] = uop.mul %{{.*}}, [[Q]] : i64
-// SINGLE-NEXT:    [[ROUNDED:%.*]] = uop.add [[PRODUCT]], [[HALF]] : i64
-// SINGLE-NEXT:    %{{.*}} = uop.shr [[ROUNDED]], [[BY]] : i64
+// SINGLE:         [[BY31:%.*]] = uop.const 31 : i64
+// SINGLE:         [[PRODUCT:%.*]] = uop.mul %{{.*}}, [[Q]] : i64
+// SINGLE-NEXT:    [[HIGH64:%.*]] = uop.shr [[PRODUCT]], [[BY31]] : i64
+// SINGLE-NEXT:    [[HIGH:%.*]] = uop.cast [[HIGH64]] : i64 to i32
+// SINGLE:         [[HALF:%.*]] = uop.shr %{{.*}}, %{{.*}} : i32
+// SINGLE-NEXT:    [[ROUNDED:%.*]] = uop.add [[HIGH]], [[HALF]] : i32
+// SINGLE-NEXT:    %{{.*}} = uop.shr [[ROUNDED]], %{{.*}} : i32
 func.func @main(%x: tensor<1x2x3x3xi8>) -> tensor<1x2x3x3xi8> {
   %xs = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
   %xz = onnx.Constant() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
