@@ -91,3 +91,27 @@ def test_empty_buffers_may_be_null(empty_model):
     status = predict(*(pointer(inputs[n]) for n in names[:2]), None, *(pointer(inputs[n]) for n in names[3:]),
                      *(pointer(a) for a in outputs.values()))
     assert status == 7  # NULL for f, which has elements: BAD_BUFFER
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_quantized_ops_over_a_batch_of_zero(tmp_path, target):
+    """A QLinearConv and a QLinearAdd over a batch of 0 (per-tensor scales): no code, empty
+    outputs (the lowerings read a scale per data element and failed with an IndexError)."""
+    i8, f32 = TensorProto.INT8, TensorProto.FLOAT
+    initializers = [numpy_helper.from_array(np.asarray(v), n) for n, v in (
+        ("s", np.float32(0.05)), ("z", np.int8(0)), ("w", np.ones((4, 3, 3, 3), np.int8)),
+        ("ws", np.float32(0.02)), ("wz", np.int8(0)))]
+    nodes = [
+        helper.make_node("QLinearConv", ["x", "s", "z", "w", "ws", "wz", "s", "z"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("DequantizeLinear", ["c", "s", "z"], ["f"]),  # with the next two, folded to one QLinearAdd
+        helper.make_node("Add", ["f", "f"], ["g"]),
+        helper.make_node("QuantizeLinear", ["g", "s", "z"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "q", [helper.make_tensor_value_info("x", i8, [0, 3, 6, 6])],
+                              [helper.make_tensor_value_info("y", i8, [0, 4, 6, 6])], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    onnx.save(model, tmp_path / "q.onnx")
+    net = zant.compile(str(tmp_path / "q.onnx"), target=target, firmware=False)
+    assert next(a for a in net.plan["arenas"] if a["role"] == "scratch")["size"] == 0
+    y = net.predict(x=np.zeros((0, 3, 6, 6), np.int8))["y"]
+    assert y.shape == (0, 4, 6, 6) and y.dtype == np.int8

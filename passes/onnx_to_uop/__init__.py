@@ -51,6 +51,7 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         data_dependent,
         deform_conv,
         elementwise,
+        empty,
         guard,
         image,
         linalg,
@@ -73,8 +74,8 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         unique,
     )
 
-    families = (
-        constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
+    families = (  # empty first: an op with empty results needs none of the others
+        empty, constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
         resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
         ml_features, ml_linear, tree_ensemble, training, image, unique, data_dependent, random, guard,
     )

@@ -49,8 +49,12 @@ class OnnxLowering(RewritePattern, ABC):
 
     op_names: ClassVar[frozenset[str]]
 
+    def matches(self, op: Operation) -> bool:
+        """Whether this pattern lowers `op`: by default, one of `op_names`."""
+        return op.name in self.op_names
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name not in self.op_names:
+        if not self.matches(op):
             return
         before = op.prev_op  # everything a lowering makes lands between it and `op`
         kb = KernelBuilder(op)
