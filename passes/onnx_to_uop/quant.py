@@ -1058,14 +1058,18 @@ def _integer_conv(
             f"{result_name(op)}_columns",
         )
         return y
+    # Taps over 4 or more channels on the same cores (or a strided 1x1 window over as many), at
+    # least 2 output pixels: each block of pixels' windows copied into a column, channels
+    # innermost as W' (`window_columns`), reduced by word SMLADs.
+    window_weights = repacked if dot_taps else None
+    if weights is not None and group == 1 and math.prod(kernel) == 1 and group_channels >= 4:
+        window_weights = w
     if (
-        dsp_words and dot_taps and folded is not None and not padded and uniform is None
-        and _zero_or_absent(w_zp_param) and out_channels % 2 == 0
+        dsp_words and window_weights is not None and folded is not None and not padded and uniform is None
+        and _zero_or_absent(w_zp_param) and out_channels % 2 == 0 and math.prod(out_shape[2:]) >= 2
     ):
-        # Taps over 4 or more channels on the same cores: each block of pixels' windows copied
-        # into a column, channels innermost as W' (`window_columns`), reduced by word SMLADs.
         y = kb.alloc(result_name(op), out_shape, out_type)
-        rows = repacked.reshape([out_channels, repacked.size // out_channels])
+        rows = window_weights.reshape([out_channels, window_weights.size // out_channels])
         assert rows is not None
         zeros = [kb.index(0)] * len(kernel)
         window_columns(

@@ -1,5 +1,5 @@
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
-// RUN: zant-opt %s -p onnx-to-uop | filecheck %s --check-prefix=OFF
+// RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s --check-prefix=OFF
 
 // With conv-word-taps (the Cortex-M4's pipeline), an int8 3x3 Conv over 4 or more channels with
 // constant weights takes the window's column form (conv_columns.window_columns): X padded
@@ -62,4 +62,51 @@ func.func @window(%x: tensor<1x4x4x4xi8>) -> tensor<1x2x4x4xi8> {
   %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
   %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x4xi8>, tensor<f32>, tensor<i8>, tensor<2x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
   func.return %y : tensor<1x2x4x4xi8>
+}
+
+// -----
+
+// A strided 1x1 Conv (not the pointwise column form, which reads X's pixels in order) takes the
+// window's columns too: each pixel's 4 channels gathered from its strided position.
+// CHECK-LABEL: func.func @strided_pointwise
+// CHECK:         %y_columns = uop.define_local "y_columns" : !uop.buffer<8xi8>
+// CHECK:         uop.div
+// CHECK:         uop.rem
+// CHECK:         uop.range %{{.*}} = 0 to 2 step 2 {
+// CHECK:           uop.range %{{.*}} = 0 to 4 {
+// CHECK:         func.return
+// OFF-LABEL: func.func @strided_pointwise
+// OFF-NOT:       columns
+// OFF:           func.return
+func.func @strided_pointwise(%x: tensor<1x4x4x4xi8>) -> tensor<1x2x2x2xi8> {
+  %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[1]], [[-2]], [[3]], [[4]]], [[[5]], [[0]], [[-7]], [[2]]]]> : tensor<2x4x1x1xi8>} : () -> tensor<2x4x1x1xi8>
+  %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {strides = array<i64: 2, 2>} : (tensor<1x4x4x4xi8>, tensor<f32>, tensor<i8>, tensor<2x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  func.return %y : tensor<1x2x2x2xi8>
+}
+
+// -----
+
+// One output pixel: no block of 2 to fill, the channels-innermost form (no column).
+// CHECK-LABEL: func.func @one_pixel
+// CHECK-NOT:     columns
+// CHECK:         func.return
+// OFF-LABEL: func.func @one_pixel
+// OFF-NOT:       columns
+// OFF:           func.return
+func.func @one_pixel(%x: tensor<1x4x3x3xi8>) -> tensor<1x2x1x1xi8> {
+  %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[1, 0, 1], [0, 1, 0], [1, 0, 1]], [[2, -2, 2], [2, 2, 2], [-2, 2, 2]], [[1, 2, 1], [2, 4, 2], [1, 2, 1]]], [[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[1, 0, 1], [0, 1, 0], [1, 0, 1]], [[2, -2, 2], [2, 2, 2], [-2, 2, 2]], [[1, 2, 1], [2, 4, 2], [1, -2, 1]]]]> : tensor<2x4x3x3xi8>} : () -> tensor<2x4x3x3xi8>
+  %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) : (tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<2x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x1x1xi8>
+  func.return %y : tensor<1x2x1x1xi8>
 }
