@@ -26,9 +26,10 @@ gives its own last bits:
   MatMul + bias (`fully_connected`).
 
 The pass marks each op whose lowering implements the mode with `zant.rounding` (the
-QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, and QLinearAdd; an average
-pool's QLinearConv in the TFLite modes: TFLite's pool divides the raw window sum by its count,
-ties away from zero); `onnx-to-uop` and the interpreter's reference read the mark, so the IR says
+QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, and QLinearAdd; in the
+TFLite modes also QLinearMul (TFLite's Mul: one MultiplyByQuantizedMultiplier of the product)
+and an average pool's QLinearConv (TFLite's pool divides the raw window sum by its count, ties
+away from zero)); `onnx-to-uop` and the interpreter's reference read the mark, so the IR says
 which arithmetic each op follows. Ops it does not mark keep the exact rounding. `exact` removes
 the marks. Run it after `fold-qdq` (and `fold-qoperator`), before `onnx-to-uop`.
 """
@@ -41,7 +42,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
-from zant.dialects.onnx import QLinearAddOp, QLinearConvOp, QLinearMatMulOp, ReshapeOp
+from zant.dialects.onnx import QLinearAddOp, QLinearConvOp, QLinearMatMulOp, QLinearMulOp, ReshapeOp
 from zant.dialects.onnx_attributes import AVERAGE_COUNT, FIXED_POINT, ROUNDING, ROUNDING_CHOICES
 from zant.errors import ZantError
 
@@ -49,6 +50,7 @@ MARKED_OPS = {
     QLinearConvOp: True,  # True: only with the fixed-point mark (constant scales)
     QLinearMatMulOp: True,
     QLinearAddOp: False,
+    QLinearMulOp: False,  # the TFLite modes only
 }
 """The ops whose requantization follows a mode (op class → whether it needs `zant.fixed_point`)."""
 
@@ -61,7 +63,9 @@ def follows_mode(op, mode: str) -> bool:
         return False
     if needs_fixed_point and FIXED_POINT not in op.attributes:
         return False
-    return AVERAGE_COUNT not in op.attributes or mode.startswith("tflite")
+    if isinstance(op, QLinearMulOp) or AVERAGE_COUNT in op.attributes:
+        return mode.startswith("tflite")
+    return True
 
 
 def fully_connected(op) -> bool:

@@ -146,6 +146,22 @@ def tfl_fully_connected(model: onnx.ModelProto, x: np.ndarray, single: bool) -> 
     return np.clip(out + int(init["yzp"]), -128, 127).astype(np.int8)
 
 
+def mul_model(seed: int):
+    """int8 a, b [1, 4, 6, 8] → DQ → Mul → Q int8 (`fold-qdq` makes a QLinearMul)."""
+    model = random_add(seed)
+    model.graph.node[2].op_type = "Mul"
+    return model
+
+
+def tfl_mul(model: onnx.ModelProto, a: np.ndarray, b: np.ndarray, single: bool = False) -> np.ndarray:
+    """TFLite's reference int8 Mul: (a - za)(b - zb) by the double a_scale · b_scale / c_scale."""
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    q, e = tfl_quantize_multiplier(float(init["as"]) * float(init["bs"]) / float(init["cs"]))
+    product = (a.astype(np.int64) - int(init["azp"])) * (b.astype(np.int64) - int(init["bzp"]))
+    out = np.vectorize(lambda v: tfl_multiply(int(v), q, e, single))(product)
+    return np.clip(out + int(init["czp"]), -128, 127).astype(np.int8)
+
+
 def random_conv(seed: int):
     r = np.random.default_rng(seed)
     weights = r.integers(-127, 128, (6, 5, 3, 3))
@@ -408,6 +424,16 @@ def test_tflite_modes_every_exponent_form(mode):
     np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_conv(model, feeds["x"], mode == "tflite-single"))
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_tflite_modes_mul(seed):
+    """QLinearMul in the TFLite modes is TFLite's Mul (litert: the same, not a fully connected
+    layer)."""
+    model = mul_model(seed)
+    feeds = random_inputs(model, seed)
+    for mode, single in (("tflite", False), ("tflite-single", True), ("litert", False)):
+        np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_mul(model, feeds["a"], feeds["b"], single))
+
+
 def test_tflite_modes_at_ties():
     """TFLite's default build rounds twice (the high multiply, then the shift, ties away from
     zero), its single-rounding build once (ties up): at the scale-0.1 near-ties the two differ
@@ -472,6 +498,7 @@ def test_interpreter_follows_the_mode(mode):
     check_interpreter(random_conv(0), mode)
     check_interpreter(random_add(0, (1, 4, 1, 1)), mode)
     check_interpreter(pool_model(), mode)
+    check_interpreter(mul_model(0), mode)
 
 
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m0plus"])

@@ -8,7 +8,8 @@
   alpha = 1 is a requantization from X's parameters to Y's, any rank.
 
 All in int64, rounded half up; the scales are constant and per tensor; A and B broadcast as
-views. No float is left in the loops.
+views. No float is left in the loops. In `requant-rounding`'s TFLite modes QLinearMul is
+TFLite's Mul instead (`_tflite_mul`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Operation
 
 from zant.dialects.onnx import QLinearLeakyReluOp, QLinearMulOp, get_attr
+from zant.dialects.onnx_attributes import rounding_mode
 from zant.ir.types import numpy_dtype
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
@@ -29,8 +31,16 @@ from zant.passes.onnx_to_uop.kernel import (
     tensor_element_type,
     tensor_shape,
 )
-from zant.passes.onnx_to_uop.quant import common_shift_multipliers, fixed_point_multipliers, promote, quant_param
+from zant.passes.onnx_to_uop.quant import (
+    TfliteScale,
+    common_shift_multipliers,
+    fixed_point_multipliers,
+    promote,
+    quant_param,
+    tflite_multiplier,
+)
 
+I32 = IntegerType(32)
 I64 = IntegerType(64)
 
 
@@ -51,6 +61,9 @@ class QLinearMulLowering(OnnxLowering):
         out_type = tensor_element_type(op.results[0])
         a, b = (layout_of(op.operands[i]).broadcast_to(shape) for i in (0, 3))
         a_s, a_zp, b_s, b_zp, c_s, c_zp = (quant_param(op.operands[i], shape) for i in (1, 2, 4, 5, 6, 7))
+        mode = rounding_mode(op)
+        if mode in ("tflite", "tflite-single"):
+            return [_tflite_mul(kb, op, a, b, (a_s, a_zp, b_s, b_zp, c_s, c_zp), shape, out_type, mode == "tflite-single")]
         scale_type = numpy_dtype(promote(a_s.element_type, b_s.element_type, c_s.element_type))
         multiplier = _scalar(a_s, scale_type) * _scalar(b_s, scale_type) / _scalar(c_s, scale_type)
         m0, shift = (int(v[0]) for v in fixed_point_multipliers(np.array([multiplier])))
@@ -66,6 +79,32 @@ class QLinearMulLowering(OnnxLowering):
             value = kb.alu("add", kb.alu("shr", product, by), read_c_zp(ivs))
             kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
         return [y]
+
+
+def _tflite_mul(kb: KernelBuilder, op: Operation, a: Layout, b: Layout, params, shape, out_type, single: bool) -> Layout:
+    """QLinearMul as TFLite's reference int8 Mul: (a - za)·(b - zb) times M = a_scale · b_scale /
+    c_scale (double precision) by `TfliteScale`, plus zc, saturated (`requant-rounding`'s TFLite
+    modes; the scales positive, as TFLite's are)."""
+    a_s, a_zp, b_s, b_zp, c_s, c_zp = params
+    scales = [float(_scalar(p, np.float32)) for p in (a_s, b_s, c_s)]
+    if min(scales) <= 0:
+        raise NotImplementedError("TFLite's Mul needs positive scales")
+    q, e = tflite_multiplier(scales[0] * scales[1] / scales[2])
+    if e > 31:
+        raise NotImplementedError("a TFLite Mul multiplier of 2^31 or more")
+    scale = TfliteScale(kb, single, [e])
+    read_a_zp, read_b_zp = (p.reader(kb, I64) for p in (a_zp, b_zp))
+    read_c_zp = c_zp.reader(kb, I32)
+    multiplier, right = kb.const(q, I64), kb.const(max(-e, 0), I32)
+    exponent = kb.const(e, I64) if scale.left else None
+    low, high = (kb.const(v, I32) for v in (lowest_value(out_type), highest_value(out_type)))
+    y = kb.alloc(result_name(op), shape, out_type)
+    with kb.loop_nest(shape) as ivs:
+        x1 = kb.alu("sub", kb.cast(kb.load(a, ivs), I64), read_a_zp(ivs))
+        x2 = kb.alu("sub", kb.cast(kb.load(b, ivs), I64), read_b_zp(ivs))
+        value = kb.alu("add", scale(kb.alu("mul", x1, x2), multiplier, right, None, exponent), read_c_zp(ivs))
+        kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
+    return y
 
 
 class QLinearLeakyReluLowering(OnnxLowering):

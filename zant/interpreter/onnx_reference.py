@@ -383,6 +383,10 @@ def _qlinear_mul(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
     """quantize(dequantize(a) · dequantize(b)): (a - a_zp)(b - b_zp)·a_scale·b_scale/c_scale."""
     a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
     product = (_wide(a) - _wide(a_zp)) * (_wide(b) - _wide(b_zp))
+    mode = rounding_mode(op)
+    if mode in ("tflite", "tflite-single"):  # TFLite's Mul: one MultiplyByQuantizedMultiplier
+        q, e = _tflite_quantized_multiplier(float(_scalar(a_s)) * float(_scalar(b_s)) / float(_scalar(c_s)))
+        return _saturate(_tflite_multiply(product, q, e, mode == "tflite-single") + int(_scalar(c_zp)), out)
     return _quantize(product, _ratio(a_s, b_s, divide_by=c_s), 0, c_zp, out)
 
 
