@@ -143,7 +143,8 @@ def test_builtin_pass_exception_is_an_internal_error_naming_the_pass(capsys):
         (
             "onnx-to-uop{conv-lane=16}",
             "unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes=int (default from "
-            "#zant.target), conv-tile=int (default from #zant.target), conv-channel-block=int (default from",
+            "#zant.target), conv-tile=int (default from #zant.target), conv-registers=int (default from "
+            "#zant.target), conv-channel-block=int (default from",
         ),
         ("crash{factr=3}", "unknown option 'factr' for pass 'crash'; its options: factor=int (default 2)"),
         ("plan-arenas{link-sectio=\"x\"}", "its options: strategy=str (default \"best\"), alignment=int"),
