@@ -26,10 +26,11 @@ gives its own last bits:
   MatMul + bias (`fully_connected`).
 
 The pass marks each op whose lowering implements the mode with `zant.rounding` (the
-QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, and QLinearAdd; in the
-TFLite modes also QLinearMul (TFLite's Mul: one MultiplyByQuantizedMultiplier of the product)
-and an average pool's QLinearConv (TFLite's pool divides the raw window sum by its count, ties
-away from zero)); `onnx-to-uop` and the interpreter's reference read the mark, so the IR says
+QLinearConv / QLinearMatMul `fold-qdq` marked `zant.fixed_point`, QLinearAdd, QLinearMul
+(onnxruntime's float32 kernel; TFLite's Mul: one MultiplyByQuantizedMultiplier of the product),
+and in the TFLite modes an average pool's QLinearConv (TFLite's pool divides the raw window sum
+by its count, ties away from zero)); `onnx-to-uop` and the interpreter's reference read the
+mark, so the IR says
 which arithmetic each op follows. Ops it does not mark keep the exact rounding. `exact` removes
 the marks. Run it after `fold-qdq` (and `fold-qoperator`), before `onnx-to-uop`.
 """
@@ -50,7 +51,7 @@ MARKED_OPS = {
     QLinearConvOp: True,  # True: only with the fixed-point mark (constant scales)
     QLinearMatMulOp: True,
     QLinearAddOp: False,
-    QLinearMulOp: False,  # the TFLite modes only
+    QLinearMulOp: False,
 }
 """The ops whose requantization follows a mode (op class → whether it needs `zant.fixed_point`)."""
 
@@ -63,7 +64,7 @@ def follows_mode(op, mode: str) -> bool:
         return False
     if needs_fixed_point and FIXED_POINT not in op.attributes:
         return False
-    if isinstance(op, QLinearMulOp) or AVERAGE_COUNT in op.attributes:
+    if AVERAGE_COUNT in op.attributes:
         return mode.startswith("tflite")
     return True
 

@@ -146,9 +146,9 @@ def tfl_fully_connected(model: onnx.ModelProto, x: np.ndarray, single: bool) -> 
     return np.clip(out + int(init["yzp"]), -128, 127).astype(np.int8)
 
 
-def mul_model(seed: int):
-    """int8 a, b [1, 4, 6, 8] → DQ → Mul → Q int8 (`fold-qdq` makes a QLinearMul)."""
-    model = random_add(seed)
+def mul_model(seed: int, b_shape=(1, 4, 6, 8)):
+    """int8 a [1, 4, 6, 8], b (`b_shape`) → DQ → Mul → Q int8 (`fold-qdq` makes a QLinearMul)."""
+    model = random_add(seed, b_shape)
     model.graph.node[2].op_type = "Mul"
     return model
 
@@ -422,6 +422,15 @@ def test_tflite_modes_every_exponent_form(mode):
     model = conv_model(0.1, [0.7, 0.3, 1.5, 0.05], 0.1, weights, np.array([3, -7, 11, -2]), x_zp=120, y_zp=128)
     feeds = random_inputs(model, 5, 100, 140)
     np.testing.assert_array_equal(compiled(model, mode, feeds), tfl_conv(model, feeds["x"], mode == "tflite-single"))
+
+
+@pytest.mark.parametrize("b_shape", [(1, 4, 6, 8), (1, 4, 1, 1)], ids=["same", "per-channel"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_onnxruntime_mode_equals_onnxruntime_qlinear_mul(seed, b_shape):
+    model = mul_model(seed, b_shape)
+    feeds = random_inputs(model, seed)
+    want = onnxruntime_run(model, feeds, "QLinearMul")
+    np.testing.assert_array_equal(compiled(model, "onnxruntime", feeds), want)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -12,7 +12,7 @@ the block size).
 Float arithmetic follows the reference evaluator's NumPy type promotion step by step (`promote`),
 so results match it bit for bit: QuantizeLinear divides in the promoted type of x and the scale,
 rounds half to even, and the saturating `uop.cast` to the output type is the clip (an f32 ratio
-rounds and saturates in int32 on the bits of ratio + 1.5·2^23 instead: `_quantize_f32`).
+rounds and saturates in int32 on the bits of ratio + 1.5·2^23 instead: `quantize_f32`).
 
 The integer kernels accumulate (x - x_zero_point)·(w - w_zero_point) in an int32 accumulator; a
 padded convolution tap contributes 0, as the reference pads after subtracting the zero point.
@@ -249,7 +249,7 @@ integers: the add rounds t half to even (the default rounding mode), and the sum
 _ROUNDER_BITS = int(np.array(_ROUNDER, np.float32).view(np.int32))
 
 
-def _quantize_f32(kb: KernelBuilder, ratio: SSAValue, zero_point: SSAValue | None, out_type: Attribute) -> SSAValue:
+def quantize_f32(kb: KernelBuilder, ratio: SSAValue, zero_point: SSAValue | None, out_type: Attribute) -> SSAValue:
     """saturate(rint(ratio) + zero_point) for an f32 `ratio` and an int32 zero point, with no
     rounding call and no float compares (the Cortex-M4F has neither VRINT nor VMINNM: its
     rounding and saturating cast were ~30 instructions per element, now ~12). The bits of
@@ -298,7 +298,7 @@ class QuantizeLinearLowering(OnnxLowering):
             compute = Float32Type()
         wide = promote(compute, Float32Type())
         read_scale = scale.reader(kb, compute)
-        # f32 ratios round and saturate in integer arithmetic (`_quantize_f32`); others as the
+        # f32 ratios round and saturate in integer arithmetic (`quantize_f32`); others as the
         # reference writes it.
         fast = compute == Float32Type() and not to_float
         read_zero_point = _optional_reader(kb, zero_point, I32 if fast else wide)
@@ -310,7 +310,7 @@ class QuantizeLinearLowering(OnnxLowering):
             if to_float:
                 q = _quantize_to_float(kb, op, ratio, zp, out_type)
             elif fast:
-                q = _quantize_f32(kb, ratio, zp, out_type)
+                q = quantize_f32(kb, ratio, zp, out_type)
             else:
                 q = kb.alu("round", ratio)
                 if zp is not None:
@@ -624,7 +624,7 @@ class Requantization:
         y = saturate(rint(float32(sum) · s) + zp), the product rounded to float32 and then to
         the nearest integer, ties to even. The same float32 operations on every core (an FPU's
         or Zig's IEEE soft float), so the codes are onnxruntime's bit for bit; the rounding and
-        saturation are `_quantize_f32`'s integer steps (no fused multiply-add: the product is
+        saturation are `quantize_f32`'s integer steps (no fused multiply-add: the product is
         rounded before the rounding constant is added)."""
         in_s, w_s, out_s, shape, axis = self._channel_scales()
         f32 = np.float32
@@ -634,7 +634,7 @@ class Requantization:
 
         def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
             product = kb.alu("mul", kb.cast(total, Float32Type()), read_scale(indices))
-            return _quantize_f32(kb, product, None if zero_point is None else zero_point(indices), self.output_type)
+            return quantize_f32(kb, product, None if zero_point is None else zero_point(indices), self.output_type)
 
         return finish
 
@@ -1261,7 +1261,7 @@ def _onnxruntime_add(
             value = _fma(kb, va, ratio_a, kb.alu("add", fixed_part, kb.alu("mul", vb, ratio_b)))
         else:
             value = _fma(kb, va, ratio_a, _fma(kb, vb, ratio_b, fixed_part))
-        kb.store(_quantize_f32(kb, value, None, out_type), y, ivs)
+        kb.store(quantize_f32(kb, value, None, out_type), y, ivs)
 
 
 def _fma(kb: KernelBuilder, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:

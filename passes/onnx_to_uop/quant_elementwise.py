@@ -9,13 +9,13 @@
 
 All in int64, rounded half up; the scales are constant and per tensor; A and B broadcast as
 views. No float is left in the loops. In `requant-rounding`'s TFLite modes QLinearMul is
-TFLite's Mul instead (`_tflite_mul`).
+TFLite's Mul instead (`_tflite_mul`), in its onnxruntime mode onnxruntime's (`_onnxruntime_mul`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import Float32Type, IntegerType
 from xdsl.ir import Operation
 
 from zant.dialects.onnx import QLinearLeakyReluOp, QLinearMulOp, get_attr
@@ -37,6 +37,7 @@ from zant.passes.onnx_to_uop.quant import (
     fixed_point_multipliers,
     promote,
     quant_param,
+    quantize_f32,
     tflite_multiplier,
 )
 
@@ -64,6 +65,8 @@ class QLinearMulLowering(OnnxLowering):
         mode = rounding_mode(op)
         if mode in ("tflite", "tflite-single"):
             return [_tflite_mul(kb, op, a, b, (a_s, a_zp, b_s, b_zp, c_s, c_zp), shape, out_type, mode == "tflite-single")]
+        if mode == "onnxruntime":
+            return [_onnxruntime_mul(kb, op, a, b, (a_s, a_zp, b_s, b_zp, c_s, c_zp), shape, out_type)]
         scale_type = numpy_dtype(promote(a_s.element_type, b_s.element_type, c_s.element_type))
         multiplier = _scalar(a_s, scale_type) * _scalar(b_s, scale_type) / _scalar(c_s, scale_type)
         m0, shift = (int(v[0]) for v in fixed_point_multipliers(np.array([multiplier])))
@@ -79,6 +82,25 @@ class QLinearMulLowering(OnnxLowering):
             value = kb.alu("add", kb.alu("shr", product, by), read_c_zp(ivs))
             kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
         return [y]
+
+
+def _onnxruntime_mul(kb: KernelBuilder, op: Operation, a: Layout, b: Layout, params, shape, out_type) -> Layout:
+    """QLinearMul as onnxruntime's x86-64 kernel (MLAS, SSE2) computes it, in float32: r =
+    a_scale · b_scale / c_scale, y = saturate(rint(float32(p) · r + float32(zc))) for the int32
+    product p = (a - za)(b - zb), each step rounded (a multiply, then an add: no fma)."""
+    a_s, a_zp, b_s, b_zp, c_s, c_zp = params
+    f32 = np.float32
+    ratio = f32(f32(_scalar(a_s, f32) * _scalar(b_s, f32)) / _scalar(c_s, f32))
+    zero_c = f32(int(_scalar(c_zp, np.int64)))
+    read_a_zp, read_b_zp = (p.reader(kb, I32) for p in (a_zp, b_zp))
+    r, z = kb.const(float(ratio), Float32Type()), kb.const(float(zero_c), Float32Type())
+    y = kb.alloc(result_name(op), shape, out_type)
+    with kb.loop_nest(shape) as ivs:
+        x1 = kb.alu("sub", kb.cast(kb.load(a, ivs), I32), read_a_zp(ivs))
+        x2 = kb.alu("sub", kb.cast(kb.load(b, ivs), I32), read_b_zp(ivs))
+        value = kb.alu("add", kb.alu("mul", kb.cast(kb.alu("mul", x1, x2), Float32Type()), r), z)
+        kb.store(quantize_f32(kb, value, None, out_type), y, ivs)
+    return y
 
 
 def _tflite_mul(kb: KernelBuilder, op: Operation, a: Layout, b: Layout, params, shape, out_type, single: bool) -> Layout:
