@@ -384,6 +384,11 @@ def _qlinear_mul(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
     a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
     product = (_wide(a) - _wide(a_zp)) * (_wide(b) - _wide(b_zp))
     mode = rounding_mode(op)
+    if mode == "onnxruntime":  # float32: rint(float(p) * (a_scale * b_scale / c_scale) + zc)
+        f32 = np.float32
+        ratio = f32(f32(f32(_scalar(a_s)) * f32(_scalar(b_s))) / f32(_scalar(c_s)))
+        value = (product.astype(f32) * ratio).astype(f32) + f32(int(_scalar(c_zp)))
+        return _saturate(np.rint(value.astype(f32)).astype(np.int64), out)
     if mode in ("tflite", "tflite-single"):  # TFLite's Mul: one MultiplyByQuantizedMultiplier
         q, e = _tflite_quantized_multiplier(float(_scalar(a_s)) * float(_scalar(b_s)) / float(_scalar(c_s)))
         return _saturate(_tflite_multiply(product, q, e, mode == "tflite-single") + int(_scalar(c_zp)), out)
