@@ -126,15 +126,15 @@ def test_malformed_or_truncated_file(tmp_path, content):
 
 def test_unsupported_operator_names_node_and_op(tmp_path):
     graph = helper.make_graph(
-        # A random op: it has neither a lowering nor a function body, and never will.
-        [helper.make_node("RandomUniformLike", ["x"], ["y"], name="noise")],
+        # Multinomial has neither a lowering nor a function body (seeded Random*/Bernoulli do now).
+        [helper.make_node("Multinomial", ["x"], ["y"], name="noise", seed=1.0)],
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [3, 1])],
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "m.onnx")
     result = run_zant("compile", tmp_path / "m.onnx", "-o", tmp_path / "out")
-    assert_clean_error(result, "noise", "RandomUniformLike", "no lowering")
+    assert_clean_error(result, "noise", "Multinomial", "no lowering")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
