@@ -69,3 +69,23 @@ def testinterpreter_reference_agrees_with_onnxruntime():
         (got,), (want,) = reference.run(feeds), session.run(None, feeds)
         assert got.shape == want.shape
         assert np.max(np.abs(got - want)) <= step * 1.001
+
+
+def test_zant_run_falls_back_where_onnxruntime_refuses_the_shape(tmp_path):
+    """onnxruntime refuses a MaxPool over zero channels, which ONNX allows: the run falls back to
+    onnx's evaluator and says so, instead of an internal error."""
+    pytest.importorskip("onnxruntime", reason="the fallback is from onnxruntime's refusal")
+    from onnx import TensorProto, helper
+
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 0, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 0, 3, 3])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "m.onnx")
+    result = zant_run(str(tmp_path / "m.onnx"))
+    assert result.returncode == 0, result.stderr
+    assert "internal error" not in result.stderr
+    assert "onnx.reference.ReferenceEvaluator; onnxruntime" in result.stderr and "refused the inputs" in result.stderr
+    assert "max abs error 0" in result.stdout

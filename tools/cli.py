@@ -385,8 +385,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             _report_made_up(result, given, feeds)
             _progress("run on the host")
             ours, label = list(compiled.predict(feeds).values()), "zant"
+    try:
+        reference = reference_model.run({**feeds, **(options.freeze or {})})  # frozen: inputs there
+    except ZantError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the reference's own refusal, not a Zant failure
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ZantError(f"the reference ({reference_model.name}) cannot run this model: {reason}") from None
     _progress(f"reference ({reference_model.name})")
-    reference = reference_model.run({**feeds, **(options.freeze or {})})  # frozen: inputs there
     _progress(f"done in {time.perf_counter() - started:.1f} s")
     np.set_printoptions(precision=6, suppress=True, linewidth=100, threshold=40)
     width = max(len(label), len("reference"))

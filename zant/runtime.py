@@ -146,9 +146,10 @@ def reference_outputs(model_path: str | Path, feeds: Mapping[str, np.ndarray]) -
     return list(_onnx_evaluator(model_path).run(None, dict(feeds)))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Reference:
-    """What `zant run` compares a compiled model with: its name and how to run it."""
+    """What `zant run` compares a compiled model with: its name and how to run it (the name
+    changes where a reference falls back to another at run time)."""
 
     name: str
     run: Callable[[Mapping[str, np.ndarray]], list[np.ndarray]]
@@ -204,14 +205,39 @@ def reference_for(model_path: str | Path, input_shapes: Mapping[str, Sequence[in
             session = None
         if session is not None:
             names = [i.name for i in session.get_inputs()]
-            return Reference(
+            quiet = onnxruntime.RunOptions()
+            quiet.log_severity_level = 4  # a refusal is reported once, by the fallback's name
+            ours = Reference(
                 f"onnxruntime {onnxruntime.__version__}, the graph as written",
-                lambda feeds: session.run(None, {n: feeds[n] for n in names}),
+                lambda feeds: session.run(None, {n: feeds[n] for n in names}, quiet),
             )
+            return _falling_back(ours, lambda: _reference_without_onnxruntime(model_path, input_shapes))
+    return _reference_without_onnxruntime(model_path, input_shapes)
+
+
+def _reference_without_onnxruntime(model_path: str | Path, input_shapes: Mapping[str, Sequence[int]] | None) -> Reference:
     if _has_contrib_ops(model_path):
         return interpreter_reference(model_path, input_shapes)
     evaluator = _onnx_evaluator(model_path)
     return Reference("onnx.reference.ReferenceEvaluator", lambda feeds: list(evaluator.run(None, dict(feeds))))
+
+
+def _falling_back(first: Reference, second: Callable[[], Reference]) -> Reference:
+    """`first`, or where it fails at run time (onnxruntime refuses shapes ONNX allows, such as a
+    pool over zero channels) the reference `second` makes, named in the result's name."""
+    reference = Reference(first.name, first.run)
+
+    def run(feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        try:
+            return first.run(feeds)
+        except Exception as error:  # noqa: BLE001 - any refusal of onnxruntime's: the next reference
+            fallback = second()
+            reason = str(error).strip().splitlines()[0][:160] if str(error).strip() else type(error).__name__
+            reference.name = f"{fallback.name}; {first.name} refused the inputs: {reason}"
+            return fallback.run(feeds)
+
+    reference.run = run
+    return reference
 
 
 def _has_contrib_ops(model_path: str | Path) -> bool:
