@@ -221,7 +221,7 @@ def test_zant_opt_invalid_ir_reports_location(tmp_path):
         (
             "onnx-to-uop{conv-lane=16}",
             "unknown option 'conv-lane' for pass 'onnx-to-uop'; its options: conv-lanes=int (default from "
-            "#zant.target), conv-tile=int (default from #zant.target), conv-channel-block=int (default from",
+            "#zant.target), conv-tile=int (default from #zant.target), conv-registers=int (default from",
         ),
         ("fold-constants{max_elemnts=3}", "unknown option 'max-elemnts' for pass 'fold-constants'"),
         ("onnx-to-uop{conv-lanes=x}", "invalid options for pass 'onnx-to-uop'"),

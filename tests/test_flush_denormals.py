@@ -60,3 +60,23 @@ def test_flush_denormals_flushes_inside_and_restores_outside(tmp_path):
     assert not np.any(flushed(small))
     # The caller's own arithmetic still has subnormals after the call (its MXCSR/FPCR restored).
     assert np.float32(1e-38) * np.float32(0.01) != 0
+
+
+def test_flush_denormals_option_appends_the_stage(tmp_path):
+    """`--flush-denormals` / `flush_denormals=True` is the default pipeline plus the stage: the
+    same library as the pipeline spelled out; with --pipeline it is refused (add the stage)."""
+    from zant.errors import ZantError
+
+    model = _mlp(tmp_path / "mlp.onnx")
+    by_flag = compile_model(model, tmp_path / "flag", CompileOptions(name="m", target="host", build=False, flush_denormals=True))
+    spelled = compile_model(
+        model, tmp_path / "spelled",
+        CompileOptions(name="m", target="host", build=False, pipeline=pipeline_for("host") + ",flush-denormals"),
+    )
+    zig = by_flag.zig_path.read_text()
+    assert zig == spelled.zig_path.read_text()
+    assert zig != compile_model(model, tmp_path / "plain", CompileOptions(name="m", target="host", build=False)).zig_path.read_text()
+    with pytest.raises(ZantError, match="with --pipeline"):
+        compile_model(model, tmp_path / "both", CompileOptions(name="m", pipeline=pipeline_for("host"), flush_denormals=True))
+    with pytest.raises(ZantError, match="cortex-m4"):
+        compile_model(model, tmp_path / "mcu", CompileOptions(name="m", target="cortex-m4", build=False, flush_denormals=True))

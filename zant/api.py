@@ -97,6 +97,7 @@ def compile(
     progress: Callable[[str], None] | None = None,
     ram_budget: int | None = None,
     requant_rounding: str = "exact",
+    flush_denormals: bool = False,
 ) -> Model:
     """Compile an ONNX model (a path, its bytes or a `ModelProto`) as `zant compile` does.
 
@@ -117,7 +118,9 @@ def compile(
     the scratch arena may take, `--ram-budget`: a `ZantError` names the smallest scratch reached
     and the bytes over; a firmware board's RAM is checked in any case), `requant_rounding`
     (`--requant-rounding`: `exact`, `onnxruntime`, `tflite`, `tflite-single` or `litert`, whose
-    arithmetic the integer requantization reproduces; docs/int8.md).
+    arithmetic the integer requantization reproduces; docs/int8.md), `flush_denormals`
+    (`--flush-denormals`: the host's `NAME_predict` flushes subnormal floats to zero for the call;
+    docs/measurements.md).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -137,6 +140,7 @@ def compile(
         firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
         cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
         runtime=runtime, ram_budget=ram_budget, requant_rounding=requant_rounding,
+        flush_denormals=flush_denormals,
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run

@@ -86,6 +86,8 @@ class CompileOptions:
     # firmware board its RAM less the other RAM parts applies too (docs/ram-budget.md)
     requant_rounding: str = "exact"  # whose arithmetic the integer requantization reproduces:
     # exact (ONNX's real value, ties to even), onnxruntime, tflite, tflite-single (`requant-rounding`)
+    flush_denormals: bool = False  # the host's NAME_predict flushes subnormal floats to zero
+    # (`--flush-denormals`: the `flush-denormals` stage last in the pipeline; host targets only)
 
 
 @dataclass
@@ -411,6 +413,13 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
     pipeline = options.pipeline or compile_pipeline(
         options.target, board, options.constants, rounding=options.requant_rounding
     )
+    if options.flush_denormals:
+        if options.pipeline:
+            raise ZantError(
+                "--flush-denormals adds a stage to the default pipeline: with --pipeline, "
+                "add flush-denormals to its end"
+            )
+        pipeline = f"{pipeline or pipeline_for(options.target)},flush-denormals"
     # With a build, the passes' result is verified while Zig builds it (ResNet-8 for the
     # Cortex-M4: the check is 0.33 s of CPU, Zig's LLVM 1.5 s on the other core); emitting an
     # unverified module is safe: when emitting fails, the check runs first and reports a module
