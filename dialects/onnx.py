@@ -101,6 +101,7 @@ from zant.dialects.onnx_attributes import (  # noqa: F401 (the discardable attri
     requantize_attr,
     requantize_parameters,
 )
+from zant.dialects.onnx_function_ops import FUNCTION_OPS, CallOp, FunctionOp, ReturnOp  # noqa: F401 (re-exported)
 from zant.dialects.onnx_types import OptionalType, SequenceType  # noqa: F401 (re-exported)
 from zant.dialects.onnx_ops import *  # noqa: F403 (the op classes: ConvOp ...)
 from zant.dialects.onnx_ops import (
@@ -116,7 +117,7 @@ from zant.dialects.onnx_ops import (
     QLinearSoftmaxOp,
 )
 
-ONNX = Dialect("onnx", list(ALL_OPS), [SequenceType, OptionalType])
+ONNX = Dialect("onnx", [*ALL_OPS, *FUNCTION_OPS], [SequenceType, OptionalType])
 
 _OP_CLASSES: dict[tuple[str, str], type[OnnxOp]] = {
     (cls.ONNX_SCHEMA.domain, cls.ONNX_SCHEMA.op_type): cls for cls in ALL_OPS

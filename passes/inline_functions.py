@@ -1,7 +1,14 @@
-"""`inline-functions`: an op without a lowering that ONNX defines by a function body becomes the body's ops.
+"""`inline-functions`: function calls become the function's body, in the onnx dialect.
 
-The importer imports such a node as its op (ONNX's inference types its results through the
-schema). This pass replaces each onnx-dialect op of the default domain that onnx-to-uop has no
+First each `onnx.call` of a model-local function (`onnx.function`, as the importer translates a
+model's `functions`) is replaced by a copy of the callee's body, its arguments the call's
+operands, its `onnx.return`'s values the call's results, each copied op located at
+`call/inner` (the call's node name, then the body node's); calls in a body are inlined in turn,
+and the functions, then unused, are erased.
+
+Then the schema functions: the importer imports a node whose op ONNX defines by a function body
+as its op (ONNX's inference types its results through the schema). This pass replaces each
+onnx-dialect op of the default domain that onnx-to-uop has no
 lowering for and whose schema has a function body (NegativeLogLikelihoodLoss,
 SoftmaxCrossEntropyLoss, Attention, RotaryEmbedding, SwiGLU ...) by that body's ops:
 
@@ -28,12 +35,13 @@ from dataclasses import dataclass
 import onnx
 from onnx import ModelProto, helper, numpy_helper
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, NameLoc, NoneAttr, StringAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, NameLoc, NoneAttr, StringAttr
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
 
-from zant.dialects.onnx import NODE_NAME, OPSET, ConstantOp, OnnxOp, inputs, op_name, outputs
+from zant.dialects.onnx import NODE_NAME, OPSET, CallOp, ConstantOp, FunctionOp, OnnxOp, inputs, op_name, outputs
 from zant.dialects.onnx_functions import DEFAULT_DOMAINS, expand_functions, has_function_body
 from zant.dialects.onnx_nodes import (
     array_type,
@@ -171,13 +179,85 @@ def inline_op(op: OnnxOp, opset: int, lowered: frozenset[str]) -> None:
     Rewriter.erase_op(op)
 
 
+MAX_CALL_DEPTH = 64
+"""Model-local functions call each other a few levels deep; a cycle (which ONNX forbids) stops here."""
+
+
+def _located(call: CallOp, inner: Operation) -> LocationAttr:
+    """Where a copied body op comes from: `call/inner`, each the node's name (`onnx.node_name`)
+    or location."""
+
+    def label(op: Operation) -> str | None:
+        name = op.attributes.get(NODE_NAME)
+        if isinstance(name, StringAttr):
+            return name.data
+        return op.location.desc.data if isinstance(op.location, NameLoc) else None
+
+    outer, own = label(call), label(inner)
+    if outer is not None and own is not None:
+        return NameLoc(StringAttr(f"{outer}/{own}"), NoneAttr())
+    return inner.location if own is not None else call.location
+
+
+def inline_call(call: CallOp) -> None:
+    """Replace `call` by a copy of its callee's body."""
+    function = SymbolTable.lookup_symbol(call, call.callee)
+    if not isinstance(function, FunctionOp):
+        raise ZantError(f"inline-functions: @{call.callee.string_value()} is not an onnx.function of the module")
+    block = function.body.block
+    values: dict[SSAValue, SSAValue] = dict(zip(block.args, call.arguments, strict=True))
+    call_name = call.attributes.get(NODE_NAME)
+    copies = []
+    for inner in block.ops:
+        if inner is block.last_op:
+            break
+        copy = inner.clone(value_mapper=values)
+        copy.location = _located(call, inner)
+        if isinstance(call_name, StringAttr) and isinstance(copy.location, NameLoc):
+            copy.attributes[NODE_NAME] = StringAttr(copy.location.desc.data)
+        copies.append(copy)
+    Rewriter.insert_op(copies, InsertPoint.before(call))
+    results = [values.get(v, v) for v in block.last_op.operands]
+    for old, new in zip(call.res, results, strict=True):
+        if new.name_hint is None or old.name_hint is not None:
+            new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(call)
+
+
+def inline_calls(module: ModuleOp) -> None:
+    """Inline every `onnx.call` outside the functions (their bodies' calls come along and are
+    inlined next round), then erase the functions."""
+    for _ in range(MAX_CALL_DEPTH):
+        calls = [op for op in module.walk() if isinstance(op, CallOp) and not _in_function(op)]
+        if not calls:
+            break
+        for call in calls:
+            inline_call(call)
+    else:
+        raise ZantError(f"inline-functions: model-local functions call each other more than {MAX_CALL_DEPTH} deep (a cycle?)")
+    for function in [op for op in module.ops if isinstance(op, FunctionOp)]:
+        Rewriter.erase_op(function)
+
+
+def _in_function(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, FunctionOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
 @dataclass(frozen=True)
 class InlineFunctionsPass(ModulePass):
-    """Each op without a lowering that ONNX defines by a function body becomes the body's ops."""
+    """Model-local function calls, then each op without a lowering that ONNX defines by a
+    function body, become the bodies' ops."""
 
     name = "inline-functions"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        inline_calls(op)
         opset = module_opset(op)
         lowered = supported_ops()
         for candidate in list(op.walk()):

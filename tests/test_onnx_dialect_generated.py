@@ -10,6 +10,7 @@ from xdsl.irdl import irdl_to_attr_constraint
 
 from zant.dialects import onnx_gen
 from zant.dialects.onnx import ONNX, ConvOp, GuardOp, MlTreeEnsembleOp, QLinearAddOp, TrainingAdamOp, onnx_op_class
+from zant.dialects.onnx_function_ops import FUNCTION_OPS
 from zant.dialects.onnx_base import ATTRIBUTE_KINDS, REGENERATE, SchemaKey, onnx_schema
 from zant.dialects.onnx_ops import ALL_OPS
 
@@ -33,7 +34,7 @@ def test_check_flag_reports_a_stale_module(tmp_path, monkeypatch, capsys):
 
 
 def test_classes_are_the_dialect_and_importable_by_name():
-    assert list(ONNX.operations) == list(ALL_OPS)
+    assert list(ONNX.operations) == [*ALL_OPS, *FUNCTION_OPS]
     assert len(ALL_OPS) == len({op.name for op in ALL_OPS})
     assert onnx_op_class("Conv") is ConvOp and ConvOp.name == "onnx.Conv"
     assert onnx_op_class("TreeEnsemble", "ai.onnx.ml") is MlTreeEnsembleOp

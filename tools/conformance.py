@@ -314,16 +314,14 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
             return out("random op (Dropout in training mode without a seed)")
 
     # ai.onnx.ml and training ops are the compiler's to refuse (no lowering) like default-domain ones.
+    # A call of a model-local function is the importer's (an onnx.call of its body).
+    local = {(f.domain, f.name) for f in case.model.functions}
     foreign = sorted({f"{n.domain}.{n.op_type}" for n in nodes
-                      if n.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS)
+                      if n.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS) and (n.domain, n.op_type) not in local
                       and not _expandable(n.op_type, n.domain, case.model)})
     if foreign:
         record.status, record.missing_ops = "unsupported", foreign
         record.reason = f"operator domain not supported: {', '.join(foreign)}"
-        return record
-    if case.model.functions:
-        record.status = "unsupported"
-        record.reason = "model-local functions"
         return record
     # Control flow and function bodies are decided by the importer (unrolled, expanded, or a
     # compile error that `compile_case` turns into "unsupported").
@@ -331,7 +329,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         n.op_type if n.domain in DEFAULT_DOMAINS else f"{n.domain}.{n.op_type}" for n in nodes
         if op_name(n.op_type, n.domain) not in supported and n.op_type not in SUBGRAPH_OPS
         and not (n.domain in DEFAULT_DOMAINS and n.op_type in RESOLVED_OPS)
-        and not _expandable(n.op_type, n.domain, case.model)
+        and not _expandable(n.op_type, n.domain, case.model) and (n.domain, n.op_type) not in local
     })
     if missing:
         record.status, record.missing_ops = "unsupported", missing

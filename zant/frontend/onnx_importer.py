@@ -27,7 +27,10 @@ Steps, each turning library failures into one `ZantError` message:
    inference again; subgraphs left after that are refused;
 7. build `func.func @main`: initializers first (as `onnx.Constant`), then one op per node
    (`zant.dialects.onnx_nodes`; a zero point a com.microsoft node leaves out written as a
-   constant 0 before it).
+   constant 0 before it). A node calling a model-local function (`ModelProto.functions`) is an
+   `onnx.call` of an `onnx.function` holding the function's body for that node's input types
+   and attributes, imported by the same steps from the model `local_functions.instance_model`
+   makes of it (`inline-functions` inlines the calls).
 
 Names stay verbatim in string attributes (`onnx.input_names`, `onnx.node_name` ...); SSA name
 hints are sanitized copies, for readability only. Each node's op has the node's name as its
@@ -53,6 +56,7 @@ from xdsl.dialects.builtin import (
     NameLoc,
     NoneAttr,
     StringAttr,
+    FunctionType,
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -68,9 +72,13 @@ from zant.dialects.onnx import (
     OPSET,
     OUTPUT_NAMES,
     ZANT_DOMAIN,
+    CallOp,
     ConstantOp,
+    FunctionOp,
     op_name,
 )
+from zant.dialects.onnx import ReturnOp as FunctionReturnOp
+from zant.dialects.onnx_function_ops import function_symbol
 from zant.dialects.onnx_nodes import (
     array_type,
     constant_node_array,
@@ -92,6 +100,7 @@ from zant.frontend.expand import (
     spell_out_defaults,
 )
 from zant.frontend.legacy_opsets import convert_opset
+from zant.frontend.local_functions import calls_local_function, instance_key, instance_model, local_functions
 from zant.frontend.model_checks import check_external_sizes, check_model_structure
 from zant.frontend.parameter_guesses import shapes_from_parameter_guesses
 from zant.frontend.sequences import (
@@ -138,11 +147,54 @@ def import_model_bytes(
     model, opset = _convert_opset(model)
     tensor_shapes, layouts = edge_layouts(model, input_shapes or {})
     _apply_input_shapes(model, tensor_shapes)
+    model = _expanded(model, opset, layouts)
+    model, bounded_nodes, output_bounds = bound_outputs(model)
+    return _GraphImporter(model, opset, bounded_nodes, output_bounds, layouts).build()
+
+
+def _expanded(model: ModelProto, opset: int, layouts: dict[str, EdgeLayout] | None = None) -> ModelProto:
+    """Steps 5 and 6 (shape inference, control flow and function bodies) of a converted model."""
     infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
     model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer, layouts)
     _check_expanded(model)
-    model, bounded_nodes, output_bounds = bound_outputs(model)
-    return _GraphImporter(model, opset, bounded_nodes, output_bounds, layouts).build()
+    return model
+
+
+MAX_FUNCTION_DEPTH = 32
+"""Model-local functions call each other a few levels deep; a cycle (which ONNX forbids) stops here."""
+
+
+class _Instances:
+    """The `onnx.function`s made for a model's calls, by `instance_key`, shared by the importers
+    of the main graph and of the instances (a body may call another function)."""
+
+    def __init__(self, model: ModelProto):
+        self.model = model
+        self.functions = local_functions(model)
+        self.by_key: dict[tuple, FunctionOp] = {}
+        self.ops: list[FunctionOp] = []
+        self.depth = 0
+
+    def callee(self, node: onnx.NodeProto, input_types: list[onnx.TypeProto | None]) -> FunctionOp:
+        """The instance `node` calls, imported on first use."""
+        function = self.functions[(node.domain, node.op_type)]
+        key = instance_key(node, function, input_types)
+        if key in self.by_key:
+            return self.by_key[key]
+        if self.depth >= MAX_FUNCTION_DEPTH:
+            raise ZantError(f"{node_label(node)}: model-local functions call each other more than {MAX_FUNCTION_DEPTH} deep")
+        taken = {op.sym_name.data for op in self.ops}
+        symbol = next(s for k in range(len(self.ops) + 1) if (s := function_symbol(function.domain, function.name, k)) not in taken)
+        model, opset = _convert_opset(instance_model(self.model, node, function, input_types))
+        _check_operators(model)
+        self.depth += 1
+        try:
+            op = _GraphImporter(_expanded(model, opset), opset, instances=self).build_function(symbol, function)
+        finally:
+            self.depth -= 1
+        self.by_key[key] = op
+        self.ops.append(op)
+        return op
 
 
 def _infer_shapes(model: ModelProto, opset: int) -> ModelProto:
@@ -342,8 +394,11 @@ def _unsupported(node: onnx.NodeProto, problem: str) -> UnsupportedOpsError:
 def _check_operators(model: ModelProto) -> None:
     """Only default-domain operators known to the installed `onnx` are supported, operators of
     `LOWERED_DOMAINS` with a lowering, and ops of other domains that ONNX defines by a function body
-    (they are expanded)."""
+    (they are expanded), and calls of the model's own functions."""
+    functions = local_functions(model)
     for node in model.graph.node:
+        if calls_local_function(node, functions):
+            continue
         if node.domain in LOWERED_DOMAINS:
             _check_lowered_operator(node)
             continue
@@ -362,8 +417,11 @@ def _check_operators(model: ModelProto) -> None:
 
 def _check_expanded(model: ModelProto) -> None:
     """Control flow must have been unrolled and other domains' ops expanded by `expand_model`;
-    what is left cannot be lowered."""
+    what is left cannot be lowered (calls of the model's own functions are imported as calls)."""
+    functions = local_functions(model)
     for node in model.graph.node:
+        if calls_local_function(node, functions):
+            continue
         if node.domain == ZANT_DOMAIN and node.op_type == "Guard":
             continue  # the unroller's (a Loop unrolled for its declared extent)
         if node.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS) and not is_contrib_op(node):
@@ -423,7 +481,11 @@ def _convert_opset(model: ModelProto) -> tuple[ModelProto, int]:
     if version >= target:
         return model, version
     _check_types_at(model, version)
-    return convert_opset(model, version, target), target
+    converted = convert_opset(model, version, target)
+    # The converter drops model-local functions: each instance is converted as a model of its own.
+    del converted.functions[:]
+    converted.functions.extend(model.functions)
+    return converted, target
 
 
 def _check_types_at(model: ModelProto, version: int) -> None:
@@ -562,8 +624,10 @@ class _GraphImporter:
         bounded_nodes: dict[int, list[int]] | None = None,
         output_bounds: list[int] | None = None,
         layouts: dict[str, EdgeLayout] | None = None,
+        instances: _Instances | None = None,
     ):
         self.model = model
+        self.instances = instances if instances is not None else _Instances(model)
         self.opset = opset
         self.bounded_nodes = bounded_nodes or {}  # node index → its results compiled at their bound
         self.output_bounds = output_bounds or []
@@ -676,7 +740,44 @@ class _GraphImporter:
         ml_opset = next((o.version for o in self.model.opset_import if o.domain == ML_DOMAIN), None)
         if ml_opset is not None:
             attributes[ML_OPSET] = IntegerAttr(ml_opset, i64)
-        return ModuleOp([main], attributes=attributes)
+        return ModuleOp([*self.instances.ops, main], attributes=attributes)
+
+    def build_function(self, symbol: str, function: onnx.FunctionProto) -> FunctionOp:
+        """The `onnx.function` @`symbol` of this (instance) model: its graph inputs the block's
+        arguments, its nodes the ops, its outputs returned."""
+        inputs = list(self.graph.input)
+        block = self.block = Block(arg_types=[self.tensor_type(v.name) for v in inputs])
+        for value, argument in zip(inputs, block.args, strict=True):
+            self.bind(value.name, argument)
+        for index, node in enumerate(self.graph.node):
+            op = self.import_node(node)
+            op.location = node_location(node, index)
+            block.add_op(op)
+        results = [self.values[v.name] for v in self.graph.output]
+        block.add_op(FunctionReturnOp(*results))
+        function_type = FunctionType.from_lists(list(block.arg_types), [r.type for r in results])
+        return FunctionOp(symbol, function_type, function.domain, function.name, Region(block))
+
+    def import_call(self, node: onnx.NodeProto) -> CallOp:
+        """A node calling a model-local function: an `onnx.call` of its instance."""
+        weights = {t.name: t for t in self.graph.initializer if t.name not in self.types}
+        input_types = [
+            self.types[n] if n in self.types
+            else helper.make_tensor_type_proto(weights[n].data_type, list(weights[n].dims)) if n in weights
+            else None
+            for n in node.input
+        ]
+        for name, type_proto in zip(node.input, input_types):
+            if name and type_proto is None:
+                raise ZantError(f"{node_label(node)}: no type inferred for its input '{name}'")
+        callee = self.instances.callee(node, input_types)
+        call = CallOp(callee.sym_name.data, [self.values[n] for n in node.input if n], callee.function_type.outputs.data)
+        if node.name:
+            call.attributes[NODE_NAME] = StringAttr(node.name)
+        for name, result in zip(node.output, call.res):
+            if name:
+                self.bind(name, result)
+        return call
 
     def constant(self, name: str, array: np.ndarray):
         op = constant_op(array, self.tensor_type(name) if name in self.types else array_type(array, name), name)
@@ -684,6 +785,8 @@ class _GraphImporter:
         return op
 
     def import_node(self, node: onnx.NodeProto):
+        if calls_local_function(node, self.instances.functions):
+            return self.import_call(node)
         if node.op_type == "Constant":
             return self.import_constant(node)
         op_inputs: list[SSAValue | None] = [self.values[n] if n else None for n in node.input]

@@ -34,14 +34,17 @@ from onnx import AttributeProto, helper, numpy_helper
 from onnx.defs import OpSchema
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.traits import SymbolTable
 
+from zant.dialects.onnx import ReturnOp as FunctionReturnOp
 from zant.dialects.onnx import (
     FIXED_POINT,
     ML_DOMAIN,
     ML_OPSET,
     OPSET,
     QLINEAR_DEFINITIONS,
+    CallOp,
     ConstantOp,
     LookupTableOp,
     OnnxOp,
@@ -85,13 +88,14 @@ def onnx_opsets(module: ModuleOp) -> dict[str, int]:
 
 
 def onnx_graph_functions(module: ModuleOp) -> list[func.FuncOp]:
-    """The functions of a module in the `onnx` dialect: a body of onnx ops and a return."""
+    """The functions of a module in the `onnx` dialect: a body of onnx ops (and calls of
+    model-local functions, `onnx.call`) and a return."""
     return [
         op
         for op in module.body.block.ops
         if isinstance(op, func.FuncOp)
         and op.body.blocks
-        and all(isinstance(o, OnnxOp | func.ReturnOp) for o in op.body.block.ops)
+        and all(isinstance(o, OnnxOp | CallOp | func.ReturnOp) for o in op.body.block.ops)
     ]
 
 
@@ -573,13 +577,25 @@ def run_onnx_function(
     block = function.body.block
     if len(given) != len(block.args):
         raise ZantError(f"@{function.sym_name.data} takes {len(block.args)} inputs, got {len(given)}")
+    return _run_block(block, given, opsets, function.sym_name.data)
+
+
+def _run_block(block: Block, given: Sequence[np.ndarray], opsets: dict[str, int], name: str) -> list[np.ndarray]:
+    """The flat outputs of a function's block (`@main`'s or an `onnx.function`'s) on `given`;
+    an `onnx.call` runs its callee's block."""
     env: dict[SSAValue, np.ndarray] = {}
     for arg, array in zip(block.args, given):
         t = _tensor_type(arg)
         env[arg] = np.asarray(array).astype(numpy_dtype(t.get_element_type())).reshape(t.get_shape())
     for op in block.ops:
-        if isinstance(op, func.ReturnOp):
+        if isinstance(op, func.ReturnOp | FunctionReturnOp):
             return [env[v].reshape(-1).copy() for v in op.arguments]
+        if isinstance(op, CallOp):
+            callee = SymbolTable.lookup_symbol(op, op.callee)
+            results = _run_block(callee.body.block, [env[v] for v in op.arguments], opsets, callee.sym_name.data)
+            for result, value in zip(op.res, results, strict=True):
+                env[result] = value.reshape(_tensor_type(result).get_shape())
+            continue
         assert isinstance(op, OnnxOp)
         values = [None if v is None else env[v] for v in inputs(op)]
         results = _evaluate(op, values, opsets)
@@ -591,4 +607,4 @@ def run_onnx_function(
                     f"the ONNX reference gives '{op.name}' {array.size} elements, its type {t} holds {math.prod(t.get_shape())}"
                 )
             env[result] = array.astype(numpy_dtype(t.get_element_type())).reshape(t.get_shape())
-    raise ZantError(f"@{function.sym_name.data} has no return")
+    raise ZantError(f"@{name} has no return")
