@@ -14,6 +14,7 @@ values known at compile time and rewrites the ops on them away, so no later pass
 from __future__ import annotations
 
 import base64
+from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
@@ -23,52 +24,46 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 
+class _ContainerType(ParametrizedAttribute, TypeAttribute):
+    """A type holding one element type, spelled `!onnx.NAME<T>`; `HOLDS` is what T may be."""
+
+    element: Attribute = param_def(Attribute)
+    HOLDS: ClassVar[tuple[type[Attribute], ...]]
+    HOLDS_TEXT: ClassVar[str]
+
+    def __init__(self, element: Attribute):
+        super().__init__(element)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            return [parser.parse_type()]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.element)
+
+    def verify(self) -> None:
+        if not isinstance(self.element, self.HOLDS):
+            raise VerifyException(f"!{self.name} holds {self.HOLDS_TEXT}, not {self.element}")
+
+
 @irdl_attr_definition
-class SequenceType(ParametrizedAttribute, TypeAttribute):
+class SequenceType(_ContainerType):
     """`!onnx.seq<T>`: an ONNX sequence of tensors of type T (ranked or unranked)."""
 
     name = "onnx.seq"
-    element: Attribute = param_def(Attribute)
-
-    def __init__(self, element: Attribute):
-        super().__init__(element)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            return [parser.parse_type()]
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element)
-
-    def verify(self) -> None:
-        if not isinstance(self.element, TensorType | UnrankedTensorType):
-            raise VerifyException(f"!onnx.seq holds tensors, not {self.element}")
+    HOLDS = (TensorType, UnrankedTensorType)
+    HOLDS_TEXT = "tensors"
 
 
 @irdl_attr_definition
-class OptionalType(ParametrizedAttribute, TypeAttribute):
+class OptionalType(_ContainerType):
     """`!onnx.opt<T>`: an ONNX optional of a tensor or of a sequence of tensors."""
 
     name = "onnx.opt"
-    element: Attribute = param_def(Attribute)
-
-    def __init__(self, element: Attribute):
-        super().__init__(element)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        with parser.in_angle_brackets():
-            return [parser.parse_type()]
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element)
-
-    def verify(self) -> None:
-        if not isinstance(self.element, TensorType | UnrankedTensorType | SequenceType):
-            raise VerifyException(f"!onnx.opt holds a tensor or a sequence, not {self.element}")
+    HOLDS = (TensorType, UnrankedTensorType, SequenceType)
+    HOLDS_TEXT = "a tensor or a sequence"
 
 
 VALUE_TYPE = base(TensorType) | base(UnrankedTensorType) | base(SequenceType) | base(OptionalType)
