@@ -1,0 +1,291 @@
+"""`recognize-quantize`: exporters' spelled-out quantization back into QuantizeLinear /
+DequantizeLinear, and constant weights' quantization computed once.
+
+PyTorch's PT2E quantization exported with `dynamo=True` writes QuantizeLinear decomposed into
+element-wise ops, and DequantizeLinear likewise:
+
+    Div(x, s) | Mul(x, c) → Round → Add(zp)? → Clip(lo, hi) | Max(lo)+Min(hi) → Cast(to=int8|uint8)
+    Cast(to=float)(q) → Sub(zp)? → Mul(s)
+
+The quantize chain becomes `QuantizeLinear(x, s, zp)` and, when [lo, hi] is narrower than the
+integer type's range, an integer `Clip(lo, hi)` after it (a saturating quantize to [lo, hi]:
+saturating to the type's range first changes nothing). It is the same bytes: ONNX's Round and
+QuantizeLinear both round half to even; `round(x / s) + zp` is an integer in float32 (exact
+below 2^24, and beyond it the Clip saturates either way), and the Cast of an integer in range is
+exact. Only with `s`, `zp`, `lo`, `hi` scalar constants, `zp`, `lo`, `hi` integers with
+qmin ≤ lo ≤ hi ≤ qmax. `Mul(x, c)` (PyTorch writes `x * (1 / scale)`) is rewritten only when `c`
+is a power of two: then `s = 1 / c` is exact and `x · c` and `x / s` are the same correctly
+rounded quotient; for any other `c` the float product can differ from `x / s` by one ulp, which
+moves ties, so the chain is left as it is (float). NaN inputs are not considered (the Cast of a
+NaN is undefined in ONNX). The dequantize chain becomes `DequantizeLinear(q, s, zp)`: the Sub of
+two small integers in float32 is exact and the Mul is the same single rounding.
+
+Brevitas' QCDQ export writes `QuantizeLinear → Clip(lo, hi) → DequantizeLinear` on the integers
+for sub-8-bit ranges (int4 in an int8 container: [-8, 7]); `fold-qdq` takes the DQ of that Clip
+like any other int8 tensor. A QuantizeLinear of a constant (float weights, optionally through
+such a Clip) is computed here into an integer constant, so `fold-qdq` sees a constant DQ'd
+weight (its Conv / Gemm folds require one; `fold-constants` only runs after it).
+
+Built from graphs mimicking the exporters (tests/test_quant_exports.py); no torch/brevitas
+output is checked in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from zant.dialects.onnx import get_attr, inputs
+from zant.passes.fold_qdq import Builder, constant_value
+
+INTEGER_TYPES = {
+    IntegerType(8): np.int8,
+    IntegerType(8, Signedness.UNSIGNED): np.uint8,
+}
+CAST_TO = {3: IntegerType(8), 2: IntegerType(8, Signedness.UNSIGNED)}  # TensorProto.INT8, UINT8
+FLOAT = 1  # TensorProto.FLOAT
+
+
+def _owner(value: SSAValue | None, name: str) -> Operation | None:
+    owner = value.owner if isinstance(value, SSAValue) else None
+    return owner if isinstance(owner, Operation) and owner.name == f"onnx.{name}" else None
+
+
+def _scalar(value: SSAValue | None) -> float | None:
+    array = constant_value(value)
+    if array is None or array.size != 1 or array.dtype.kind not in "iuf":
+        return None
+    return float(array.reshape(-1)[0])
+
+
+def _split(op: Operation) -> tuple[SSAValue, float] | None:
+    """A binary op of (tensor, scalar constant) in either order: (the tensor, the scalar)."""
+    a, b = inputs(op)[:2]
+    for value, other in ((a, b), (b, a)):
+        scalar = _scalar(other)
+        if scalar is not None and constant_value(value) is None:
+            return value, scalar
+    return None
+
+
+def _bounds(value: SSAValue) -> tuple[SSAValue, float, float] | None:
+    """`Clip(v, lo, hi)`, `Min(Max(v, lo), hi)` or `Max(Min(v, hi), lo)`: (v, lo, hi)."""
+    if (clip := _owner(value, "Clip")) is not None:
+        operands = inputs(clip)
+        if len(operands) != 3 or None in operands:
+            return None
+        lo, hi = _scalar(operands[1]), _scalar(operands[2])
+        return None if lo is None or hi is None else (operands[0], lo, hi)
+    for outer, inner in (("Min", "Max"), ("Max", "Min")):
+        if (first := _owner(value, outer)) is None or len(inputs(first)) != 2:
+            continue
+        split = _split(first)
+        if split is None or (second := _owner(split[0], inner)) is None or len(inputs(second)) != 2:
+            continue
+        inner_split = _split(second)
+        if inner_split is None or not split[0].has_one_use():
+            continue
+        lo, hi = (inner_split[1], split[1]) if outer == "Min" else (split[1], inner_split[1])
+        return inner_split[0], lo, hi
+    return None
+
+
+def _is_integer(x: float, dtype) -> bool:
+    info = np.iinfo(dtype)
+    return float(x).is_integer() and info.min <= x <= info.max
+
+
+@dataclass(frozen=True)
+class QuantizeChain:
+    x: SSAValue
+    scale: float
+    zero_point: float
+    lo: float
+    hi: float
+
+
+def quantize_chain(cast: Operation, dtype) -> QuantizeChain | None:
+    """The decomposed quantize ending at `cast` (see the module docstring), or None."""
+    bounded = _bounds(inputs(cast)[0])
+    if bounded is None:
+        return None
+    value, lo, hi = bounded
+    zero_point = 0.0
+    if (add := _owner(value, "Add")) is not None:
+        split = _split(add)
+        if split is None:
+            return None
+        value, zero_point = split
+    if (round_op := _owner(value, "Round")) is None:
+        return None
+    divided = inputs(round_op)[0]
+    if (div := _owner(divided, "Div")) is not None:
+        a, b = inputs(div)
+        scale = _scalar(b)
+        if scale is None or constant_value(a) is not None:
+            return None
+        x = a
+    elif (mul := _owner(divided, "Mul")) is not None and (split := _split(mul)) is not None:
+        x, factor = split
+        mantissa, _ = np.frexp(np.float32(factor))
+        if factor <= 0 or mantissa != 0.5:  # only a power of two: 1 / c exact, x·c == x / (1/c)
+            return None
+        scale = 1.0 / factor
+    else:
+        return None
+    if not (scale > 0 and np.isfinite(np.float32(scale)) and np.float32(scale) == scale):
+        return None
+    if not all(_is_integer(v, dtype) for v in (zero_point, lo, hi)) or lo > hi:
+        return None
+    if x.type.get_element_type() != _float32():
+        return None
+    return QuantizeChain(x, scale, zero_point, lo, hi)
+
+
+def _float32():
+    from xdsl.dialects.builtin import f32
+
+    return f32
+
+
+def _narrowed(b: Builder, q: SSAValue, lo: float, hi: float, dtype, element_type) -> SSAValue:
+    info = np.iinfo(dtype)
+    if lo == info.min and hi == info.max:
+        return q
+    limits = [b.constant(np.array(v, dtype), element_type, name) for v, name in ((lo, "lo"), (hi, "hi"))]
+    return b.op("Clip", [q, *limits], q.type)
+
+
+class RecognizeQuantize(RewritePattern):
+    """`… → Cast(to=int8/uint8)` of a decomposed quantize → QuantizeLinear (+ integer Clip)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "onnx.Cast" or (element_type := CAST_TO.get(get_attr(op, "to"))) is None:
+            return
+        dtype = INTEGER_TYPES[element_type]
+        chain = quantize_chain(op, dtype)
+        if chain is None:
+            return
+        b = Builder(rewriter, op)
+        scale = b.constant(np.array(chain.scale, np.float32), _float32(), "scale")
+        zero_point = b.constant(np.array(chain.zero_point, dtype), element_type, "zero_point")
+        result_type = op.results[0].type
+        q = b.op("QuantizeLinear", [chain.x, scale, zero_point], result_type)
+        q = _narrowed(b, q, chain.lo, chain.hi, dtype, element_type)
+        q.name_hint = op.results[0].name_hint
+        rewriter.replace(op, [], [q])
+
+
+class RecognizeDequantize(RewritePattern):
+    """`Mul(Sub(Cast(to=float)(q), zp)?, s)` with q int8/uint8 → DequantizeLinear(q, s, zp)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "onnx.Mul" or (split := _split(op)) is None:
+            return
+        value, scale = split
+        if not (scale > 0 and np.float32(scale) == scale):
+            return
+        zero_point = 0.0
+        if (sub := _owner(value, "Sub")) is not None:
+            a, b_ = inputs(sub)
+            zp = _scalar(b_)
+            if zp is None or constant_value(a) is not None:
+                return
+            value, zero_point = a, zp
+        cast = _owner(value, "Cast")
+        if cast is None or get_attr(cast, "to") != FLOAT:
+            return
+        q = inputs(cast)[0]
+        element_type = q.type.get_element_type()
+        dtype = INTEGER_TYPES.get(element_type)
+        if dtype is None or not _is_integer(zero_point, dtype):
+            return
+        if op.results[0].type.get_element_type() != _float32():
+            return
+        b = Builder(rewriter, op)
+        s = b.constant(np.array(scale, np.float32), _float32(), "scale")
+        zp = b.constant(np.array(zero_point, dtype), element_type, "zero_point")
+        dq = b.op("DequantizeLinear", [q, s, zp], op.results[0].type)
+        dq.name_hint = op.results[0].name_hint
+        rewriter.replace(op, [], [dq])
+
+
+def _quantize_constant(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, axis: int) -> np.ndarray:
+    """ONNX QuantizeLinear on a constant (float32 division, ties to even, saturation)."""
+    dtype = zero_point.dtype
+    if scale.size > 1:
+        shape = [1] * x.ndim
+        shape[axis % x.ndim] = scale.size
+        scale, zero_point = scale.reshape(shape), zero_point.reshape(shape)
+    info = np.iinfo(dtype)
+    y = np.rint(x.astype(np.float32) / scale.astype(np.float32)) + zero_point.astype(np.float32)
+    return np.clip(y, info.min, info.max).astype(dtype)
+
+
+class QuantizeConstant(RewritePattern):
+    """QuantizeLinear of a float constant with constant parameters (and an integer Clip of it
+    with constant bounds) → the integer constant."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name not in ("onnx.QuantizeLinear", "onnx.Clip"):
+            return
+        operands = inputs(op)
+        if len(operands) != 3 or None in operands:
+            return
+        values = [constant_value(v) for v in operands]
+        if any(v is None for v in values):
+            return
+        element_type = op.results[0].type.get_element_type()
+        dtype = INTEGER_TYPES.get(element_type)
+        if dtype is None or values[0].dtype != (np.float32 if op.name == "onnx.QuantizeLinear" else dtype):
+            return
+        if op.name == "onnx.QuantizeLinear":
+            if values[2].dtype != dtype or get_attr(op, "saturate") not in (None, 1):
+                return
+            if (get_attr(op, "block_size") or 0) != 0:
+                return
+            array = _quantize_constant(values[0], values[1], values[2], get_attr(op, "axis") or 1)
+        else:
+            array = np.clip(values[0], values[1].reshape(-1)[0], values[2].reshape(-1)[0]).astype(dtype)
+        b = Builder(rewriter, op)
+        hint = op.results[0].name_hint or "quantized"
+        result = b.constant(array.reshape(op.results[0].type.get_shape()), element_type, hint)
+        rewriter.replace(op, [], [result])
+        for value in operands:
+            if not value.uses and value.owner is not None and value.owner.name == "onnx.Constant":
+                rewriter.erase(value.owner)
+
+
+@dataclass(frozen=True)
+class RecognizeQuantizePass(ModulePass):
+    """Decomposed quantize / dequantize chains back into QuantizeLinear / DequantizeLinear, and
+    QuantizeLinear (→ Clip) of constants computed (see the module docstring)."""
+
+    name = "recognize-quantize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(RecognizeQuantize(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(RecognizeDequantize(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(QuantizeConstant(), apply_recursively=False).rewrite_module(op)
+        _erase_dead(op)
+
+
+DECOMPOSED_OPS = ("onnx.Div", "onnx.Mul", "onnx.Round", "onnx.Add", "onnx.Sub", "onnx.Clip", "onnx.Max", "onnx.Min", "onnx.Cast", "onnx.Constant")
+
+
+def _erase_dead(module: ModuleOp) -> None:
+    """The replaced chains' ops and constants left without uses."""
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(module.walk())):
+            if op.name in DECOMPOSED_OPS and all(not r.uses for r in op.results) and op.results:
+                op.detach()
+                op.erase()
+                changed = True
