@@ -249,7 +249,7 @@ def _check_default_pipeline(name: str, target: str, folder: Path, stop: str | No
 def test_digits_host_pipeline_is_checked_from_its_first_pass(tmp_path):
     checked = _check_default_pipeline("digits", "host", tmp_path)
     start = checked.index("fold-qoperator")
-    assert checked[start:start + 7] == ["fold-qoperator", "fold-qdq", "fold-constants", "fold-pads", "fold-batchnorm", "dce", "onnx-to-uop"]
+    assert checked[start:start + 8] == ["fold-qoperator", "recognize-quantize", "fold-qdq", "fold-constants", "fold-pads", "fold-batchnorm", "dce", "onnx-to-uop"]
 
 
 @pytest.mark.slow
