@@ -5,7 +5,7 @@ PyTorch's PT2E quantization exported with `dynamo=True` writes QuantizeLinear de
 element-wise ops, and DequantizeLinear likewise:
 
     Div(x, s) | Mul(x, c) → Round → Add(zp)? → Clip(lo, hi) | Max(lo)+Min(hi) → Cast(to=int8|uint8)
-    Cast(to=float)(q) → Sub(zp)? → Mul(s)
+    Cast(to=float)(q) → Sub(zp)? → Mul(s)            (s, zp scalars or per-channel along one axis)
 
 The quantize chain becomes `QuantizeLinear(x, s, zp)` and, when [lo, hi] is narrower than the
 integer type's range, an integer `Clip(lo, hi)` after it (a saturating quantize to [lo, hi]:
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -182,20 +182,46 @@ class RecognizeQuantize(RewritePattern):
         rewriter.replace(op, [], [q])
 
 
+def _constant_operand(op: Operation) -> tuple[SSAValue, np.ndarray] | None:
+    """A binary op of (tensor, constant) in either order: (the tensor, the constant's array)."""
+    a, b = inputs(op)[:2]
+    for value, other in ((a, b), (b, a)):
+        array = constant_value(other)
+        if array is not None and constant_value(value) is None:
+            return value, array
+    return None
+
+
+def _per_axis(array: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, int | None] | None:
+    """A scalar (axis None) or an array broadcasting along one axis of `shape` only: its values
+    and that axis."""
+    if array.size == 1:
+        return array.reshape(-1), None
+    if array.ndim > len(shape):
+        return None
+    padded = (1,) * (len(shape) - array.ndim) + array.shape
+    axes = [i for i, d in enumerate(padded) if d != 1]
+    if len(axes) != 1 or padded[axes[0]] != shape[axes[0]]:
+        return None
+    return array.reshape(-1), axes[0]
+
+
 class RecognizeDequantize(RewritePattern):
-    """`Mul(Sub(Cast(to=float)(q), zp)?, s)` with q int8/uint8 → DequantizeLinear(q, s, zp)."""
+    """`Mul(Sub(Cast(to=float)(q), zp)?, s)` with q int8/uint8 → DequantizeLinear(q, s, zp);
+    `s` and `zp` scalars or per-channel constants along one axis (dequantize_per_channel)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "onnx.Mul" or (split := _split(op)) is None:
+        if op.name != "onnx.Mul" or (split := _constant_operand(op)) is None:
             return
         value, scale = split
-        if not (scale > 0 and np.float32(scale) == scale):
+        shape = tuple(op.results[0].type.get_shape())
+        if scale.dtype != np.float32 or not np.all(np.isfinite(scale) & (scale > 0)):
             return
-        zero_point = 0.0
+        zero_point = np.zeros(1, np.float32)
         if (sub := _owner(value, "Sub")) is not None:
             a, b_ = inputs(sub)
-            zp = _scalar(b_)
-            if zp is None or constant_value(a) is not None:
+            zp = constant_value(b_)
+            if zp is None or zp.dtype != np.float32 or constant_value(a) is not None:
                 return
             value, zero_point = a, zp
         cast = _owner(value, "Cast")
@@ -204,14 +230,27 @@ class RecognizeDequantize(RewritePattern):
         q = inputs(cast)[0]
         element_type = q.type.get_element_type()
         dtype = INTEGER_TYPES.get(element_type)
-        if dtype is None or not _is_integer(zero_point, dtype):
+        if dtype is None or tuple(q.type.get_shape()) != shape or op.results[0].type.get_element_type() != _float32():
             return
-        if op.results[0].type.get_element_type() != _float32():
+        scales, zero_points = _per_axis(scale, shape), _per_axis(zero_point, shape)
+        if scales is None or zero_points is None:
+            return
+        axes = {axis for _, axis in (scales, zero_points) if axis is not None}
+        if len(axes) > 1:
+            return
+        if not all(_is_integer(float(v), dtype) for v in zero_points[0]):
             return
         b = Builder(rewriter, op)
-        s = b.constant(np.array(scale, np.float32), _float32(), "scale")
-        zp = b.constant(np.array(zero_point, dtype), element_type, "zero_point")
-        dq = b.op("DequantizeLinear", [q, s, zp], op.results[0].type)
+        if axes:
+            channels = shape[axes.pop()]
+            s_array = np.ascontiguousarray(np.broadcast_to(scales[0], (channels,)), np.float32)
+            zp_array = np.ascontiguousarray(np.broadcast_to(zero_points[0], (channels,)), dtype)
+            properties = {"axis": IntegerAttr(next(a for _, a in (scales, zero_points) if a is not None), 64)}
+        else:
+            s_array, zp_array, properties = scales[0].reshape(()), zero_points[0].reshape(()).astype(dtype), {}
+        s = b.constant(s_array, _float32(), "scale")
+        zp = b.constant(zp_array, element_type, "zero_point")
+        dq = b.op("DequantizeLinear", [q, s, zp], op.results[0].type, properties)
         dq.name_hint = op.results[0].name_hint
         rewriter.replace(op, [], [dq])
 

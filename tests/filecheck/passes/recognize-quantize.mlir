@@ -90,3 +90,19 @@ func.func @constant_weight() -> tensor<4xf32> {
   %y = onnx.DequantizeLinear(%c, %s, %zp) : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
   func.return %y : tensor<4xf32>
 }
+
+// -----
+
+// dequantize_per_channel: scales [2, 1] along axis 0 of the int8 weight → DequantizeLinear with
+// axis 0 and a 1-D scale; a scalar zero point broadcast to it.
+// CHECK-LABEL: func.func @per_channel
+// CHECK:         %scale = onnx.Constant() {value = dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>} : () -> tensor<2xf32>
+// CHECK:         %zero_point = onnx.Constant() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+// CHECK:         %y = onnx.DequantizeLinear(%w, %scale, %zero_point) {axis = 0 : i64} : (tensor<2x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x3xf32>
+func.func @per_channel() -> tensor<2x3xf32> {
+  %w = onnx.Constant() {value = dense<[[1, 2, 3], [-4, 5, -6]]> : tensor<2x3xi8>} : () -> tensor<2x3xi8>
+  %s = onnx.Constant() {value = dense<[[0.5], [0.25]]> : tensor<2x1xf32>} : () -> tensor<2x1xf32>
+  %f = onnx.Cast(%w) {to = 1 : i64} : (tensor<2x3xi8>) -> tensor<2x3xf32>
+  %y = onnx.Mul(%f, %s) : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
