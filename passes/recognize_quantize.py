@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -143,15 +143,9 @@ def quantize_chain(cast: Operation, dtype) -> QuantizeChain | None:
         return None
     if not all(_is_integer(v, dtype) for v in (zero_point, lo, hi)) or lo > hi:
         return None
-    if x.type.get_element_type() != _float32():
+    if x.type.get_element_type() != f32:
         return None
     return QuantizeChain(x, scale, zero_point, lo, hi)
-
-
-def _float32():
-    from xdsl.dialects.builtin import f32
-
-    return f32
 
 
 def _narrowed(b: Builder, q: SSAValue, lo: float, hi: float, dtype, element_type) -> SSAValue:
@@ -173,7 +167,7 @@ class RecognizeQuantize(RewritePattern):
         if chain is None:
             return
         b = Builder(rewriter, op)
-        scale = b.constant(np.array(chain.scale, np.float32), _float32(), "scale")
+        scale = b.constant(np.array(chain.scale, np.float32), f32, "scale")
         zero_point = b.constant(np.array(chain.zero_point, dtype), element_type, "zero_point")
         result_type = op.results[0].type
         q = b.op("QuantizeLinear", [chain.x, scale, zero_point], result_type)
@@ -230,7 +224,7 @@ class RecognizeDequantize(RewritePattern):
         q = inputs(cast)[0]
         element_type = q.type.get_element_type()
         dtype = INTEGER_TYPES.get(element_type)
-        if dtype is None or tuple(q.type.get_shape()) != shape or op.results[0].type.get_element_type() != _float32():
+        if dtype is None or tuple(q.type.get_shape()) != shape or op.results[0].type.get_element_type() != f32:
             return
         scales, zero_points = _per_axis(scale, shape), _per_axis(zero_point, shape)
         if scales is None or zero_points is None:
@@ -248,7 +242,7 @@ class RecognizeDequantize(RewritePattern):
             properties = {"axis": IntegerAttr(next(a for _, a in (scales, zero_points) if a is not None), 64)}
         else:
             s_array, zp_array, properties = scales[0].reshape(()), zero_points[0].reshape(()).astype(dtype), {}
-        s = b.constant(s_array, _float32(), "scale")
+        s = b.constant(s_array, f32, "scale")
         zp = b.constant(zp_array, element_type, "zero_point")
         dq = b.op("DequantizeLinear", [q, s, zp], op.results[0].type, properties)
         dq.name_hint = op.results[0].name_hint
@@ -285,11 +279,12 @@ class QuantizeConstant(RewritePattern):
         if dtype is None or values[0].dtype != (np.float32 if op.name == "onnx.QuantizeLinear" else dtype):
             return
         if op.name == "onnx.QuantizeLinear":
-            if values[2].dtype != dtype or get_attr(op, "saturate") not in (None, 1):
+            if values[1].dtype != np.float32 or values[2].dtype != dtype or get_attr(op, "saturate") not in (None, 1):
                 return
             if (get_attr(op, "block_size") or 0) != 0:
                 return
-            array = _quantize_constant(values[0], values[1], values[2], get_attr(op, "axis") or 1)
+            axis = get_attr(op, "axis")
+            array = _quantize_constant(values[0], values[1], values[2], 1 if axis is None else axis)
         else:
             array = np.clip(values[0], values[1].reshape(-1)[0], values[2].reshape(-1)[0]).astype(dtype)
         b = Builder(rewriter, op)

@@ -106,3 +106,17 @@ func.func @per_channel() -> tensor<2x3xf32> {
   %y = onnx.Mul(%f, %s) : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
   func.return %y : tensor<2x3xf32>
 }
+
+// -----
+
+// A per-channel QuantizeLinear (axis 0) of a constant weight: each row in its own scale.
+// CHECK-LABEL: func.func @constant_per_channel
+// CHECK:         onnx.Constant() {value = dense<{{\[\[}}2, -4], [1, -2]]> : tensor<2x2xi8>}
+// CHECK-NOT:     onnx.QuantizeLinear
+func.func @constant_per_channel() -> tensor<2x2xi8> {
+  %w = onnx.Constant() {value = dense<[[1.0, -2.0], [1.0, -2.0]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %s = onnx.Constant() {value = dense<[0.5, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %zp = onnx.Constant() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %q = onnx.QuantizeLinear(%w, %s, %zp) {axis = 0 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x2xi8>
+  func.return %q : tensor<2x2xi8>
+}
