@@ -366,8 +366,20 @@ inline fn zant_vfmin(comptime T: type, a: T, b: T) T {
 /// Zig counts every inline call against the caller's comptime branch quota (1000), so a
 /// kernel with that many strided accesses would not compile; LLVM inlines this plain generic
 /// fn in ReleaseFast and ReleaseSafe all the same. The loop is a runtime one that LLVM unrolls
-/// (`inline for` would count against the quota too).
+/// (`inline for` would count against the quota too). A small stride loads the span from the
+/// first lane to the last (no element past it) as one vector and shuffles the lanes out: a
+/// few vector loads and a permute instead of n scalar loads (a stride-2 pooling window).
 fn zant_vgather(comptime n: usize, comptime T: type, comptime stride: usize, p: *const T) @Vector(n, T) {
+    const span = (n - 1) * stride + 1;
+    if (comptime stride <= 4 and n > 1) {
+        const all: @Vector(span, T) = @as(*align(1) const [span]T, @ptrCast(p)).*;
+        const picks: @Vector(n, i32) = comptime picks: {
+            var lanes: [n]i32 = undefined;
+            for (&lanes, 0..) |*lane, i| lane.* = @intCast(i * stride);
+            break :picks lanes;
+        };
+        return @shuffle(T, all, undefined, picks);
+    }
     const base: [*]const T = @ptrCast(p);
     var lanes: [n]T = undefined;
     for (&lanes, 0..) |*lane, i| lane.* = base[i * stride];
