@@ -131,8 +131,9 @@ def chain_inputs(scale: float, seed: int = 0) -> np.ndarray:
 
 @pytest.mark.parametrize("chain", CHAINS, ids=lambda c: f"{c[0]}-{c[2]}-{c[3]}-{c[4]}")
 def test_decomposed_chain_is_quantize_linear(chain, tmp_path):
-    """The identity recognize-quantize relies on (ReferenceEvaluator: decomposed == QuantizeLinear
-    (+ Clip), ties included), and Zant's compiled chain equals both byte for byte."""
+    """The identity recognize-quantize relies on (ReferenceEvaluator, and onnxruntime when
+    installed: decomposed == QuantizeLinear (+ Clip), ties included), and Zant's compiled chain
+    equals them byte for byte."""
     form, scale, zp, to, bounds = chain
     x = chain_inputs(scale)
     ties = np.abs(x / np.float32(scale) - np.round(x / np.float32(scale))) == 0.5
@@ -141,6 +142,16 @@ def test_decomposed_chain_is_quantize_linear(chain, tmp_path):
     same = ReferenceEvaluator(reference_q_model(scale, zp, to, bounds)).run(None, {"x": x})
     for a, b in zip(want, same, strict=True):
         assert a.dtype == b.dtype and np.array_equal(a, b)
+    try:
+        import onnxruntime as ort
+    except ImportError:  # the test extra has it; the ReferenceEvaluator check above stands alone
+        ort = None
+    if ort is not None:  # onnxruntime's QuantizeLinear kernel agrees (graph optimizations off)
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        for model in (chain_model(*chain), reference_q_model(scale, zp, to, bounds)):
+            for a, b in zip(ort.InferenceSession(model.SerializeToString(), options).run(None, {"x": x}), want, strict=True):
+                assert np.array_equal(a, b)
     onnx.save(chain_model(*chain), tmp_path / "chain.onnx")
     result = compile_model(tmp_path / "chain.onnx", tmp_path / "out", CompileOptions(name="chain", optimize="ReleaseSafe"))
     got = load_compiled(result)(x)
