@@ -31,8 +31,10 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
 * Relu / Clip with constant bounds by Clip with quantized bounds;
 * Q(DQ(x)) with equal parameters by x.
 
-Where an input's DQ parameters differ from the Q's (movement, Concat, Clip, Q(DQ)), the input
-is requantized first by `QLinearLeakyRelu` with alpha 1. The integer ops requantize with a Q31
+Where an input's DQ parameters differ from the Q's (movement, Concat, Max/Min, Q(DQ)), the
+input is requantized first, ties to even as QuantizeLinear rounds them, by a window sum of one
+element (`_requantize_to_even`); before a Clip, or where a scale is not a positive constant, by
+`QLinearLeakyRelu` with alpha 1 (ties half up). The integer ops requantize with a Q31
 multiplier and a shift (`zant.fixed_point` on QLinearConv / QLinearMatMul, always on the
 element-wise ones), as CMSIS-NN and TFLite do, so no float is left in their loops. QLinearConv
 and QLinearMatMul already in the graph (QOperator models) get the mark too when their scales are
@@ -455,6 +457,17 @@ def _exact_requantize(b: Builder, x: Quantized, y: Quantized) -> SSAValue:
     return b.reshape(summed, shape)
 
 
+def _requantize_to_even(b: Builder, x: Quantized, y: Quantized, result_type) -> SSAValue | None:
+    """x requantized to y's parameters as DQ → Q rounds it, ties to even (`_exact_requantize`)
+    where both scales are constant and positive and x is not empty; else `_requantize`, whose
+    QLinearLeakyRelu rounds ties half up (8-bit only)."""
+    scales = [constant_value(v) for v in (x.scale, x.zero_point, y.scale)]
+    exact = requantizable(x, y) and 0 not in x.value.type.get_shape() and all(v is not None for v in scales)
+    if exact and scales[0].reshape(-1)[0] > 0 and scales[2].reshape(-1)[0] > 0:
+        return _exact_requantize(b, x, y)
+    return _requantize(b, x, y, result_type) if is_int8(x.value) else None
+
+
 def _reduced_axes(op: Operation, rank: int) -> list[int] | None:
     """The sorted non-negative axes a Reduce* op reduces, from its `axes` attribute or constant
     input ([] when noop_with_empty_axes leaves it nothing to reduce); None when not known at
@@ -506,8 +519,9 @@ def _qlinear_average_pool(op: Operation, x: Quantized, y: Quantized, b: Builder)
 
 def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """MOVEMENT_OPS: the same op on the 8-bit tensor, then, where the DQ and Q parameters
-    differ, a requantization (`_requantize`). Pad's constant value is quantized in x's
-    parameters (absent, it is x's zero point: a float 0); Resize only in nearest mode."""
+    differ, a requantization, ties to even (`_requantize_to_even`). Pad's constant value is
+    quantized in x's parameters (absent, it is x's zero point: a float 0); Resize only in
+    nearest mode."""
     x = _dequantized(input_value(op, 0))
     if x is None or not is_int8(x.value) or not x.is_per_tensor:
         return None
@@ -530,7 +544,7 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     value = b.op(op.name.removeprefix("onnx."), [x.value, *rest], result_type, dict(op.properties))
     if same:
         return value
-    return _requantize(b, Quantized(value, x.scale, x.zero_point, 0), y, int8_result(op, y))
+    return _requantize_to_even(b, Quantized(value, x.scale, x.zero_point, 0), y, int8_result(op, y))
 
 
 def fold_interpolating_resize(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:
@@ -566,7 +580,7 @@ def in_output_parameters(xs: list[Quantized | None], y: Quantized, b: Builder) -
     if not all(x.same_parameters(y) or requantizable(x, y) for x in xs):
         return None
     return [
-        x.value if x.same_parameters(y) else _requantize(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
+        x.value if x.same_parameters(y) else _requantize_to_even(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
         for x in xs
     ]
 
@@ -918,7 +932,7 @@ class FoldQuantizeLinear(RewritePattern):
             if x.same_parameters(y) and x.value.type == op.results[0].type:
                 rewriter.replace(op, [], [x.value])
             elif is_int8(x.value) and x.zero_point is not None and requantizable(x, y):
-                requantized = _requantize(Builder(rewriter, op), x, y, op.results[0].type)
+                requantized = _requantize_to_even(Builder(rewriter, op), x, y, op.results[0].type)
                 rewriter.replace(op, [], [requantized])
             return
         fold = FOLDS.get(source.name)

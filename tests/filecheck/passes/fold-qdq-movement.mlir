@@ -42,11 +42,21 @@ func.func @pad(%x: tensor<1x4xi8>) -> (tensor<1x6xi8>, tensor<1x6xi8>) {
 
 // -----
 
-// Different parameters: Slice on uint8, then a requantize (QLinearLeakyRelu, alpha 1).
+// Different parameters: Slice on uint8, then a requantize that rounds ties to even as DQ → Q
+// does: a window sum of one element (count 1, weight scale 1) over the codes viewed as
+// [1, 3, 1], not QLinearLeakyRelu (which rounds them half up).
 
 // CHECK-LABEL: func.func @slice_requantized
 // CHECK:         %[[S:.*]] = onnx.Slice(%x, %starts, %ends) : (tensor<6xui8>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xui8>
-// CHECK-NEXT:    %y = onnx.QLinearLeakyRelu(%[[S]], %xs, %xz, %ys, %yz) {alpha = 1.000000e+00 : f32} : (tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<3xui8>
+// CHECK-NEXT:    %shape = onnx.Constant() {value = dense<[1, 3, 1]> : tensor<3xi64>}
+// CHECK-NEXT:    %[[COLUMN:.*]] = onnx.Reshape(%[[S]], %shape) : (tensor<3xui8>, tensor<3xi64>) -> tensor<1x3x1xui8>
+// CHECK-NEXT:    %ones = onnx.Constant() {value = dense<1> : tensor<3x1x1xi8>}
+// CHECK-NEXT:    %window = onnx.Constant() {value = dense<1.000000e+00> : tensor<f32>}
+// CHECK-NEXT:    %zero = onnx.Constant() {value = dense<0> : tensor<i8>}
+// CHECK-NEXT:    %[[R:.*]] = onnx.QLinearConv(%[[COLUMN]], %xs, %xz, %ones, %window, %zero, %ys, %yz) {group = 3 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK-NEXT:    %shape_1 = onnx.Constant() {value = dense<3> : tensor<1xi64>}
+// CHECK-NEXT:    %y = onnx.Reshape(%[[R]], %shape_1) : (tensor<1x3x1xui8>, tensor<1xi64>) -> tensor<3xui8>
+// CHECK-NOT:     onnx.QLinearLeakyRelu
 func.func @slice_requantized(%x: tensor<6xui8>) -> tensor<3xui8> {
   %xs = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
   %xz = onnx.Constant() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
@@ -85,10 +95,13 @@ func.func @resize(%x: tensor<1x1x2x2xi8>) -> (tensor<1x1x4x4xi8>, tensor<1x1x4x4
 // -----
 
 // Concat of inputs with different scales: each input whose parameters differ from the
-// output's is requantized to them first.
+// output's is requantized to them first (ties to even: a one-element window sum).
 
 // CHECK-LABEL: func.func @concat
-// CHECK:         %[[R:.*]] = onnx.QLinearLeakyRelu(%b, %bs, %z, %s, %z) {alpha = 1.000000e+00 : f32} : (tensor<1x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2xi8>
+// CHECK:         %[[COLUMN:.*]] = onnx.Reshape(%b, %shape) : (tensor<1x2xi8>, tensor<3xi64>) -> tensor<1x2x1xi8>
+// CHECK:         %[[W:.*]] = onnx.QLinearConv(%[[COLUMN]], %bs, %z, %ones, %window, %zero, %s, %z) {group = 2 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK-NEXT:    %shape_1 = onnx.Constant() {value = dense<[1, 2]> : tensor<2xi64>}
+// CHECK-NEXT:    %[[R:.*]] = onnx.Reshape(%[[W]], %shape_1) : (tensor<1x2x1xi8>, tensor<2xi64>) -> tensor<1x2xi8>
 // CHECK-NEXT:    %y = onnx.Concat(%a, %[[R]]) {axis = 1 : i64} : (tensor<1x2xi8>, tensor<1x2xi8>) -> tensor<1x4xi8>
 // CHECK-NEXT:    func.return %y
 func.func @concat(%a: tensor<1x2xi8>, %b: tensor<1x2xi8>) -> tensor<1x4xi8> {
@@ -110,7 +123,8 @@ func.func @concat(%a: tensor<1x2xi8>, %b: tensor<1x2xi8>) -> tensor<1x4xi8> {
 // CHECK-LABEL: func.func @sub_max
 // CHECK:         %[[NEG:.*]] = onnx.Constant() {value = dense<-2.000000e-01> : tensor<f32>}
 // CHECK-NEXT:    %d = onnx.QLinearAdd(%a, %s, %z, %b, %[[NEG]], %z, %s, %z)
-// CHECK:         %[[R:.*]] = onnx.QLinearLeakyRelu(%b, %bs, %z, %s, %z) {alpha = 1.000000e+00 : f32}
+// CHECK:         %[[W:.*]] = onnx.QLinearConv(%{{.*}}, %bs, %z, %ones, %window, %zero, %s, %z) {group = 3 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK:         %[[R:.*]] = onnx.Reshape(%[[W]], %shape_1) : (tensor<1x3x1xi8>, tensor<1xi64>) -> tensor<3xi8>
 // CHECK-NEXT:    %m = onnx.Max(%a, %[[R]]) : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
 func.func @sub_max(%a: tensor<3xi8>, %b: tensor<3xi8>) -> (tensor<3xi8>, tensor<3xi8>) {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>

@@ -1,10 +1,15 @@
 // RUN: zant-opt %s --split-input-file -p fold-qdq | filecheck %s
 
-// Q(DQ(x)) with different parameters requantizes: com.microsoft's QLinearLeakyRelu, alpha 1.
+// Q(DQ(x)) with different parameters requantizes, ties to even as QuantizeLinear rounds: a
+// window sum of one element (count 1, weight scale 1) over x viewed as [1, 6, 1], which
+// onnx-to-uop requantizes by the exact x_scale / y_scale (not QLinearLeakyRelu: half up).
 
 // CHECK-LABEL: func.func @main
 // CHECK-NOT:     onnx.DequantizeLinear
-// CHECK:         %y = onnx.QLinearLeakyRelu(%x, %xs, %xz, %ys, %yz) {alpha = 1.000000e+00 : f32} : (tensor<2x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+// CHECK:         %[[COLUMN:.*]] = onnx.Reshape(%x, %shape) : (tensor<2x3xi8>, tensor<3xi64>) -> tensor<1x6x1xi8>
+// CHECK:         %[[W:.*]] = onnx.QLinearConv(%[[COLUMN]], %xs, %xz, %ones, %window, %zero, %ys, %yz) {group = 6 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK-NEXT:    %shape_1 = onnx.Constant() {value = dense<[2, 3]> : tensor<2xi64>}
+// CHECK-NEXT:    %y = onnx.Reshape(%[[W]], %shape_1) : (tensor<1x6x1xi8>, tensor<2xi64>) -> tensor<2x3xi8>
 // CHECK-NEXT:    func.return %y
 func.func @main(%x: tensor<2x3xi8>) -> tensor<2x3xi8> {
   %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>

@@ -57,12 +57,16 @@ func.func @fully_connected(%x: tensor<2x3xi8>) -> tensor<2x4xi8> {
 // -----
 
 // Split (several results) between a DQ and Qs: the DQ sinks below it, one per part, and each
-// Q(DQ) then cancels or requantizes.
+// Q(DQ) then cancels or requantizes (ties to even: a one-element window sum).
 
 // CHECK-LABEL: func.func @split
 // CHECK-NOT:     onnx.DequantizeLinear
 // CHECK:         %[[A:.*]], %[[B:.*]] = onnx.Split(%x, %sizes) {axis = 1 : i64} : (tensor<1x4xi8>, tensor<2xi64>) -> (tensor<1x1xi8>, tensor<1x3xi8>)
-// CHECK-NEXT:    %qb = onnx.QLinearLeakyRelu(%[[B]], %s, %z, %s2, %z) {alpha = 1.000000e+00 : f32}
+// CHECK-NEXT:    %shape = onnx.Constant() {value = dense<[1, 3, 1]> : tensor<3xi64>}
+// CHECK-NEXT:    %[[COLUMN:.*]] = onnx.Reshape(%[[B]], %shape) : (tensor<1x3xi8>, tensor<3xi64>) -> tensor<1x3x1xi8>
+// CHECK:         %[[W:.*]] = onnx.QLinearConv(%[[COLUMN]], %s, %z, %ones, %window, %zero, %s2, %z) {group = 3 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK-NEXT:    %shape_1 = onnx.Constant() {value = dense<[1, 3]> : tensor<2xi64>}
+// CHECK-NEXT:    %qb = onnx.Reshape(%[[W]], %shape_1) : (tensor<1x3x1xi8>, tensor<2xi64>) -> tensor<1x3xi8>
 // CHECK-NEXT:    func.return %[[A]], %qb
 func.func @split(%x: tensor<1x4xi8>) -> (tensor<1x1xi8>, tensor<1x3xi8>) {
   %s = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>

@@ -67,15 +67,20 @@ func.func @pools(%x: tensor<1x2x4x4xi8>) -> (tensor<1x2x2x2xi8>, tensor<1x2x1x1x
 // -----
 
 // QLinearConcat → Concat of the 8-bit inputs, each requantized to the output's parameters
-// where its own differ (QLinearLeakyRelu with alpha 1); QLinearAdd is already integer and stays.
+// where its own differ (ties to even, as fold-qdq's Concat: a window sum of one element over
+// the codes viewed as [1, 3, 1]); QLinearAdd is already integer and stays.
 
 // CHECK-LABEL: func.func @concat
 // CHECK-NEXT:    %s = onnx.Constant
 // CHECK-NEXT:    %t = onnx.Constant
 // CHECK-NEXT:    %z = onnx.Constant
 // CHECK-NEXT:    %a = onnx.QLinearAdd(%x, %s, %z, %w, %s, %z, %t, %z)
-// CHECK-NEXT:    %0 = onnx.QLinearLeakyRelu(%a, %t, %z, %s, %z) {alpha = 1.000000e+00 : f32}
-// CHECK-NEXT:    %c = onnx.Concat(%0, %x) {axis = 0 : i64} : (tensor<3xi8>, tensor<3xi8>) -> tensor<6xi8>
+// CHECK-NEXT:    %shape = onnx.Constant() {value = dense<[1, 3, 1]> : tensor<3xi64>}
+// CHECK-NEXT:    %0 = onnx.Reshape(%a, %shape) : (tensor<3xi8>, tensor<3xi64>) -> tensor<1x3x1xi8>
+// CHECK:         %1 = onnx.QLinearConv(%0, %t, %z, %ones, %window, %zero, %s, %z) {group = 3 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK-NEXT:    %shape_1 = onnx.Constant() {value = dense<3> : tensor<1xi64>}
+// CHECK-NEXT:    %2 = onnx.Reshape(%1, %shape_1) : (tensor<1x3x1xi8>, tensor<1xi64>) -> tensor<3xi8>
+// CHECK-NEXT:    %c = onnx.Concat(%2, %x) {axis = 0 : i64} : (tensor<3xi8>, tensor<3xi8>) -> tensor<6xi8>
 // CHECK-NEXT:    func.return %c
 func.func @concat(%x: tensor<3xi8>, %w: tensor<3xi8>) -> tensor<6xi8> {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
