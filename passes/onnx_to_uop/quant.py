@@ -437,18 +437,20 @@ def exact_channels(
     )
 
 
-def _axis_constant(kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], axis: int, name: str) -> Reader:
-    """A Reader of `values` (one per index along `axis` of `shape`) from a new constant buffer;
-    a single value becomes an inline constant."""
+def _axis_constant(
+    kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], axis: int, name: str, to: Attribute = I64
+) -> Reader:
+    """A Reader of `values` (one per index along `axis` of `shape`, each fitting int32) from a
+    new constant buffer, read as `to`; a single value becomes an inline constant."""
     if values.size == 1:
-        value = kb.const(int(values.reshape(-1)[0]), I64)
+        value = kb.const(int(values.reshape(-1)[0]), to)
         return lambda indices: value
     # Ahead of the kernel's code, as its views are: the view of this buffer must follow it.
     buffer = kb.constant(name, values.astype(np.int32), I32).buffer
     strides = [0] * len(shape)
     strides[axis] = 1
     layout = Layout(buffer, tuple(shape), tuple(strides), 0)
-    return lambda indices: kb.cast(kb.load(layout, indices), I64)
+    return lambda indices: kb.cast(kb.load(layout, indices), to)
 
 
 def tflite_multiplier(multiplier: float) -> tuple[int, int]:
@@ -586,6 +588,8 @@ class Requantization:
         if sum_bound is not None and (common := common_shift(along_axis, sum_bound)) is not None:
             return self._bind_common_shift(kb, *common, shape, axis, sum_bound * float(np.max(along_axis)))
         m0, shift = fixed_point_multipliers(along_axis if np.ptp(along_axis) else along_axis[:1])
+        if np.min(shift) > 32 and not self._exact(m0, shift, shape, axis).any():
+            return self._bind_high_word(kb, m0, shift, shape, axis)
         read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
         read_shift = _axis_constant(kb, shift, shape, axis, "requant_shift")
         read_tie = self._tie_reader(kb, m0, shift, shape, axis)
@@ -673,12 +677,43 @@ class Requantization:
         """Per output channel, `even_at_ties`' threshold: 1 where sum · m can tie exactly
         (`exact_channels`: x mod 2^shift is then 0 at a tie), else 0 (never below); an int64
         value. None when no channel can tie (then the step is the plain rounding, no check)."""
-        channels = shape[axis]
-        scales = (first_along(p.constant_values(), shape, axis) for p in (self.input_scale, self.weight_scale, self.output_scale))
-        exact = exact_channels(*scales, np.broadcast_to(m, (channels,)), np.broadcast_to(shift, (channels,)))
+        exact = self._exact(m, shift, shape, axis)
         if not exact.any():
             return None
         return _axis_constant(kb, (exact[:1] if exact.all() else exact).astype(np.int64), shape, axis, "requant_ties")
+
+    def _exact(self, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int) -> np.ndarray:
+        """`exact_channels` of this op's constant scales and (m, shift), one flag per index along `axis`."""
+        channels = shape[axis]
+        scales = (first_along(p.constant_values(), shape, axis) for p in (self.input_scale, self.weight_scale, self.output_scale))
+        return exact_channels(*scales, np.broadcast_to(m, (channels,)), np.broadcast_to(shift, (channels,)))
+
+    def _bind_high_word(self, kb: KernelBuilder, m0: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int) -> Finish:
+        """`_bind_fixed_point`'s value when every shift exceeds 32 and no channel can tie, in
+        int32 after one multiply: with hi = (sum · m0) >> 32, the high word of the 32×32→64
+        product, and r = shift - 32 ≥ 1, (sum · m0 + 2^(shift-1)) >> shift = (hi + 2^(r-1)) >> r
+        (the addend is a multiple of 2^32 and floor division by 2^32 then by 2^r is floor
+        division by 2^shift). Per output: a multiply-high (SMULL/SMMUL), an add, a shift by the
+        channel's r, the zero point and a saturation; r and 2^(r-1) are per-channel int32
+        tables (or inline constants), no 64-bit shift, add or clamp. |hi| < 2^30, so nothing
+        after the multiply overflows int32."""
+        r = shift - 32
+        read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
+        read_round = _axis_constant(kb, np.left_shift(1, r - 1), shape, axis, "requant_round", I32)
+        read_r = _axis_constant(kb, r, shape, axis, "requant_shift", I32)
+        word = kb.const(32, I64)
+        zero_point = _optional_reader(kb, self.zero_point, I32)
+        low, high = (kb.const(v, I32) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            product = kb.alu("mul", kb.cast(total, I64), read_m0(indices))
+            high_word = kb.cast(kb.alu("shr", product, word), I32)
+            value = kb.alu("shr", kb.alu("add", high_word, read_round(indices)), read_r(indices))
+            if zero_point is not None:
+                value = kb.alu("add", value, zero_point(indices))
+            return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
+
+        return finish
 
     def _bind_tflite_average(self, kb: KernelBuilder) -> Finish | None:
         """TFLite's reference int8 average pool, whose input and output share their scale and
