@@ -96,13 +96,20 @@ def test_movement_requantization_folds_without_leaky_relu(tmp_path):
     assert names.count("onnx.QLinearConv") == 7
 
 
-@pytest.mark.parametrize("pipeline", ["host", "cortex-m4"])
-def test_movement_ties_round_to_even(tmp_path, pipeline):
-    """0 codes off ONNX's round half to even and onnxruntime, on inputs where a quarter (a's ratio 1/4) to
-    a half (b's 1/2) of the codes tie."""
+@pytest.mark.parametrize(
+    ("pipeline", "rounding"),
+    [("host", "exact"), ("cortex-m4", "exact"), ("host", "onnxruntime"), ("host", "tflite")],
+)
+def test_movement_ties_round_to_even(tmp_path, pipeline, rounding):
+    """0 codes off ONNX's round half to even and onnxruntime, on inputs where a quarter (a's
+    ratio 1/4) to a half (b's 1/2) of the codes tie; in every `--requant-rounding` mode (the
+    one-element window sum follows none: docs/int8.md)."""
     model = movement_model()
     onnx.save(model, tmp_path / "movement.onnx")
-    options = CompileOptions(name="movement", optimize="ReleaseSafe", pipeline=None if pipeline == "host" else pipeline_for(pipeline))
+    if rounding == "exact":
+        options = CompileOptions(name="movement", optimize="ReleaseSafe", pipeline=None if pipeline == "host" else pipeline_for(pipeline))
+    else:
+        options = CompileOptions(name="movement", optimize="ReleaseSafe", requant_rounding=rounding)
     result = compile_model(tmp_path / "movement.onnx", tmp_path / "out", options)
     assert result.plan["float_scratch_bytes"] == 0
     run = load_compiled(result)
