@@ -207,3 +207,14 @@ def test_hand_written_option_tables_name_real_options():
             named |= set(re.findall(r"`(--?[A-Za-z][\w-]*)", line.split(" | ")[0]))
         assert named, (page, command)
         assert named <= known, f"docs/{page} documents options zant {command} does not have: {sorted(named - known)}"
+
+
+def test_compiling_page_spells_the_default_pipelines_as_they_are():
+    """docs/compiling.md writes out the Cortex-M4 and the AVX2 host pipelines: they are
+    `pipeline_for`'s, stage for stage (a pass added to the pipelines updates the page)."""
+    from zant.pipelines import pipeline_for
+    from zant.targets import CPUS
+
+    page = (ROOT / "docs" / "compiling.md").read_text()
+    for pipeline in (pipeline_for("cortex-m4"), pipeline_for("host", cpu=CPUS["x86-64-avx2"])):
+        assert f"`{pipeline}`" in page, pipeline
