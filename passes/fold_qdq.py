@@ -33,8 +33,8 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
 
 Where an input's DQ parameters differ from the Q's (movement, Concat, Max/Min, Q(DQ)), the
 input is requantized first, ties to even as QuantizeLinear rounds them, by a window sum of one
-element (`_requantize_to_even`); before a Clip, or where a scale is not a positive constant, by
-`QLinearLeakyRelu` with alpha 1 (ties half up). The integer ops requantize with a Q31
+element (`_requantize_to_even`; also before a Relu or Clip); where a scale is not a positive
+constant, by `QLinearLeakyRelu` with alpha 1 (ties half up). The integer ops requantize with a Q31
 multiplier and a shift (`zant.fixed_point` on QLinearConv / QLinearMatMul, always on the
 element-wise ones), as CMSIS-NN and TFLite do, so no float is left in their loops. QLinearConv
 and QLinearMatMul already in the graph (QOperator models) get the mark too when their scales are
@@ -614,7 +614,7 @@ def _quantize_bound(bound: np.ndarray, scale: np.ndarray, zero_point: np.ndarray
 def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     """Relu → Clip(x, zp); Clip(lo, hi) → Clip(x, q(lo), q(hi)), bounds quantized with y's
     constant parameters. When x's DQ parameters differ from y's, x is requantized to y's first
-    (`_requantize`): Q_y is monotone and saturating, so Q_y(clip(v, lo, hi)) =
+    (`_requantize_to_even`, ties to even as DQ → Q rounds): Q_y is monotone and saturating, so Q_y(clip(v, lo, hi)) =
     clip(Q_y(v), Q_y(lo), Q_y(hi)). By the same identity an activation fused after a foldable
     op with no Q between (Conv → Relu → Q, as PyTorch and tf2onnx write fused activations)
     folds that op into y's parameters, then clips."""
@@ -627,7 +627,9 @@ def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     if x is not None:
         if not is_int8(x.value) or not (x.same_parameters(y) or requantizable(x, y)):
             return None
-        value = x.value if x.same_parameters(y) else _requantize(b, x, y, int8_result(op, y))
+        value = x.value if x.same_parameters(y) else _requantize_to_even(b, x, y, int8_result(op, y))
+        if value is None:
+            return None
     else:
         value = _fold_producer(input_value(op, 0), y, b)
         if value is None:

@@ -1,6 +1,6 @@
 """Data-movement ops between a DQ and a Q of other parameters requantize ties to even.
 
-DequantizeLinear → Transpose / Concat / MaxPool / Reshape / Slice → QuantizeLinear with the
+DequantizeLinear → Transpose / Concat / MaxPool / Reshape / Slice / Relu / Clip → QuantizeLinear with the
 output scale twice (or four times) the input's: every odd centered code lands exactly on a
 half. ONNX's QuantizeLinear rounds those half to even, y = saturate(round_half_even((x - x_zp)
 · x_scale / y_scale) + y_zp); `fold-qdq` runs the op on the 8-bit tensor and requantizes it by
@@ -31,7 +31,7 @@ from test_int8 import folded, onnxruntime_session  # noqa: E402
 SHAPE = (1, 4, 4, 4)
 X_PARAMS = {"a": (2**-4, 3), "b": (2**-3, -5)}  # Concat's two inputs differ from each other too
 Y_PARAMS = (2**-2, 1)
-BRANCHES = ("transpose", "concat", "maxpool", "reshape", "slice", "identity")
+BRANCHES = ("transpose", "concat", "maxpool", "reshape", "slice", "relu", "relu6", "identity")
 
 
 def requantized(x: np.ndarray, params: tuple[float, int]) -> np.ndarray:
@@ -52,6 +52,10 @@ def expected(name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return ya.reshape(1, 16, 4)
     if name == "slice":
         return ya[:, 1:3]
+    if name == "relu":  # Q_y is monotone and saturating: clip(Q_y(v), Q_y(0)) = Q_y(relu(v))
+        return np.maximum(ya, requantized(np.array(X_PARAMS["a"][1]), X_PARAMS["a"]))
+    if name == "relu6":  # Clip(0, 6): 6 / y_scale + y_zp = 25
+        return np.clip(ya, requantized(np.array(X_PARAMS["a"][1]), X_PARAMS["a"]), 25).astype(np.int8)
     return ya  # identity: DQ → Q directly
 
 
@@ -63,7 +67,9 @@ def movement_model() -> onnx.ModelProto:
               numpy_helper.from_array(np.array([1, 16, 4], np.int64), "shape"),
               numpy_helper.from_array(np.array([1], np.int64), "starts"),
               numpy_helper.from_array(np.array([3], np.int64), "ends"),
-              numpy_helper.from_array(np.array([1], np.int64), "axes")]
+              numpy_helper.from_array(np.array([1], np.int64), "axes"),
+              numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+              numpy_helper.from_array(np.array(6.0, np.float32), "six")]
     nodes = [helper.make_node("DequantizeLinear", [k, f"{k}_s", f"{k}_z"], [f"{k}_f"]) for k in X_PARAMS]
     nodes += [
         helper.make_node("Transpose", ["a_f"], ["transpose_f"], perm=[0, 2, 3, 1]),
@@ -71,6 +77,8 @@ def movement_model() -> onnx.ModelProto:
         helper.make_node("MaxPool", ["a_f"], ["maxpool_f"], kernel_shape=[2, 2], strides=[2, 2]),
         helper.make_node("Reshape", ["a_f", "shape"], ["reshape_f"]),
         helper.make_node("Slice", ["a_f", "starts", "ends", "axes"], ["slice_f"]),
+        helper.make_node("Relu", ["a_f"], ["relu_f"]),
+        helper.make_node("Clip", ["a_f", "zero", "six"], ["relu6_f"]),
     ]
     nodes += [helper.make_node("QuantizeLinear", [f"{n}_f", "y_s", "y_z"], [n]) for n in BRANCHES if n != "identity"]
     nodes.append(helper.make_node("QuantizeLinear", ["a_f", "y_s", "y_z"], ["identity"]))
@@ -92,8 +100,8 @@ def test_movement_requantization_folds_without_leaky_relu(tmp_path):
     names = [op.name for op in folded(movement_model(), tmp_path).walk()]
     assert "onnx.DequantizeLinear" not in names and "onnx.QuantizeLinear" not in names
     assert "onnx.QLinearLeakyRelu" not in names  # it rounds ties half up
-    # One one-element window sum per requantized tensor: 5 ops of a, Concat's b, DQ → Q.
-    assert names.count("onnx.QLinearConv") == 7
+    # One one-element window sum per requantized tensor: 7 ops of a, Concat's b, DQ → Q.
+    assert names.count("onnx.QLinearConv") == 9
 
 
 @pytest.mark.parametrize(

@@ -92,7 +92,10 @@ def test_only_the_graph_edges_stay_float(tmp_path, variant):
     module = folded(model, tmp_path)
     names = [op.name for op in graph_ops(module)]
     assert not unfolded_ops(module)
-    assert names.count("onnx.QLinearConv") == 11 and names.count("onnx.QLinearAdd") == 2
+    # ReLU6 under other parameters than its input's: a one-element window sum (a QLinearConv of
+    # ones) requantizes each of the 7 first, ties to even.
+    requantized = 7 if variant.startswith(("qoperator", "qdq_relu6")) else 0
+    assert names.count("onnx.QLinearConv") == 11 + requantized and names.count("onnx.QLinearAdd") == 2
     # The one float op: the output's DequantizeLinear; the one QuantizeLinear: the input's.
     assert [op.name for op in float_ops(module)] == ["onnx.DequantizeLinear"]
     (dq,) = float_ops(module)
@@ -100,7 +103,7 @@ def test_only_the_graph_edges_stay_float(tmp_path, variant):
     (q,) = [op for op in graph_ops(module) if op.name == "onnx.QuantizeLinear"]
     assert isinstance(q.operands[0], BlockArgument)  # the graph input
     if variant.startswith(("qoperator", "qdq_relu6")):
-        assert names.count("onnx.QLinearLeakyRelu") == 7
+        assert names.count("onnx.QLinearLeakyRelu") == 0  # it rounds ties half up
         # QOperator: the first residual Add reads ReLU6's float output, clipped anew on int8.
         assert names.count("onnx.Clip") == (8 if variant.startswith("qoperator") else 7)
 

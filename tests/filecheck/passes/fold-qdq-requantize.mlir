@@ -23,12 +23,15 @@ func.func @main(%x: tensor<2x3xi8>) -> tensor<2x3xi8> {
 
 // -----
 
-// ReLU6 (Clip(0, 6)) between a DQ and a Q of different parameters: requantize, then an int8
-// Clip with bounds quantized in y's parameters (0 → -128, 6 → 6 / 0.05 - 128 = -8).
+// ReLU6 (Clip(0, 6)) between a DQ and a Q of different parameters: requantize (ties to even: the
+// one-element window sum), then an int8 Clip with bounds quantized in y's parameters
+// (0 → -128, 6 → 6 / 0.05 - 128 = -8).
 
 // CHECK-LABEL: func.func @main
 // CHECK-NOT:     onnx.DequantizeLinear
-// CHECK:         %[[R:.*]] = onnx.QLinearLeakyRelu(%x, %xs, %xz, %ys, %yz) {alpha = 1.000000e+00 : f32}
+// CHECK-NOT:     onnx.QLinearLeakyRelu
+// CHECK:         %[[W:.*]] = onnx.QLinearConv({{.*}}, %xs, %xz, %ones, %window, %zero, %ys, %yz) {group = 8 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK:         %[[R:.*]] = onnx.Reshape(%[[W]], %{{.*}}) : (tensor<1x8x1xi8>, tensor<4xi64>) -> tensor<1x2x2x2xi8>
 // CHECK-DAG:     %[[LO:.*]] = onnx.Constant() {value = dense<-128> : tensor<i8>}
 // CHECK-DAG:     %[[HI:.*]] = onnx.Constant() {value = dense<-8> : tensor<i8>}
 // CHECK:         %[[C:.*]] = onnx.Clip(%[[R]], %[[LO]], %[[HI]]) : (tensor<1x2x2x2xi8>, tensor<i8>, tensor<i8>) -> tensor<1x2x2x2xi8>
@@ -79,7 +82,8 @@ func.func @main(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
 // CHECK-NOT:     onnx.DequantizeLinear
 // CHECK-NOT:     onnx.Add(
 // CHECK-DAG:     %[[OWN:.*]] = onnx.Clip(%x, %{{.*}}, %{{.*}}) : (tensor<4xi8>, tensor<i8>, tensor<i8>) -> tensor<4xi8>
-// CHECK-DAG:     %[[R:.*]] = onnx.QLinearLeakyRelu(%x, %xs, %xz, %ys, %yz) {alpha = 1.000000e+00 : f32}
+// CHECK-DAG:     %[[W:.*]] = onnx.QLinearConv({{.*}}, %xs, %xz, %{{.*}}, %{{.*}}, %{{.*}}, %ys, %yz) {group = 4 : i64, zant.fixed_point, zant.average_count = 1 : i64}
+// CHECK-DAG:     %[[R:.*]] = onnx.Reshape(%[[W]], %{{.*}}) : (tensor<1x4x1xi8>, tensor<1xi64>) -> tensor<4xi8>
 // CHECK-DAG:     %[[Q:.*]] = onnx.Clip(%[[R]], %{{.*}}, %{{.*}}) : (tensor<4xi8>, tensor<i8>, tensor<i8>) -> tensor<4xi8>
 // CHECK-DAG:     %[[SUM:.*]] = onnx.QLinearAdd(%[[OWN]], %xs, %xz, %r, %rs, %rz, %ss, %sz)
 // CHECK:         func.return %[[Q]], %[[SUM]]
