@@ -304,3 +304,23 @@ def test_quantize_linear_of_int32():
     g.const("zp", np.array(5, np.int16))
     g.node("QuantizeLinear", [x, "s", "zp"], [("y", INT16)])
     g.check()
+
+
+def test_ties_reachable_is_the_brute_force_answer():
+    """`ties_reachable` (whether some |sum| ≤ bound puts sum · m exactly on a half of 2^shift,
+    the only case the tie-to-even check changes) against every sum up to the bound; a tie found
+    one past the bound shows the bound is tight."""
+    from zant.passes.onnx_to_uop.quant import ties_reachable
+
+    rng = np.random.default_rng(11)
+    m = np.array([1, 2, 3, 12, 40, 64, 96, 0, *rng.integers(1, 1 << 12, 24)])
+    for shift in (0, 1, 3, 6, 9):
+        for bound in (0, 1, 5, 17, 64):
+            sums = np.arange(-bound, bound + 1, dtype=np.int64)
+            half, full = (1 << shift) >> 1, 1 << shift
+            want = [shift > 0 and bool(np.any((sums * mc) % full == half)) for mc in m]
+            got = ties_reachable(m, np.full(len(m), shift), bound)
+            assert got.tolist() == want, (shift, bound)
+    # m = 3 · 2^2, shift 6: the first tie is at |sum| = 2^3 (8 · 12 = 96 = 64 + 32).
+    assert not ties_reachable(np.array([12]), np.array([6]), 7)[0]
+    assert ties_reachable(np.array([12]), np.array([6]), 8)[0]

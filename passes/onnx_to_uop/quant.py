@@ -437,6 +437,21 @@ def exact_channels(
     )
 
 
+def ties_reachable(m: np.ndarray, shift: np.ndarray, sum_bound: int) -> np.ndarray:
+    """Per channel, whether some integer sum with |sum| ≤ `sum_bound` puts sum · m exactly on a
+    half of 2^shift (sum · m ≡ 2^(shift-1) mod 2^shift). With m = m' · 2^t, m' odd, that needs
+    sum's lowest set bit at 2^(shift-1-t), so |sum| ≥ 2^(shift-1-t): a multiplier exact to its
+    last bit (x_scale = y_scale, M = w_scale: 24 significant bits, shift - t ≈ 31) ties only
+    for sums no int8 kernel reaches, and its rounding needs no tie check."""
+    def reachable(mc: int, sc: int) -> bool:
+        if mc <= 0 or sc < 1:
+            return False
+        low = (mc & -mc).bit_length() - 1  # m's trailing zero bits
+        return sc - 1 - low >= 0 and 2 ** (sc - 1 - low) <= sum_bound
+
+    return np.array([reachable(int(mc), int(sc)) for mc, sc in zip(m, shift, strict=True)], dtype=bool)
+
+
 def _axis_constant(
     kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], axis: int, name: str, to: Attribute = I64
 ) -> Reader:
@@ -586,13 +601,13 @@ class Requantization:
         if not np.array_equal(multiplier, np.broadcast_to(along_axis.reshape([-1] + [1] * (len(shape) - 1 - axis)), shape)):
             raise NotImplementedError("fixed-point requantization needs scales that vary along the weight axis only")
         if sum_bound is not None and (common := common_shift(along_axis, sum_bound)) is not None:
-            return self._bind_common_shift(kb, *common, shape, axis, sum_bound * float(np.max(along_axis)))
+            return self._bind_common_shift(kb, *common, shape, axis, sum_bound, sum_bound * float(np.max(along_axis)))
         m0, shift = fixed_point_multipliers(along_axis if np.ptp(along_axis) else along_axis[:1])
-        if np.min(shift) > 32 and not self._exact(m0, shift, shape, axis).any():
+        if np.min(shift) > 32 and not self._exact(m0, shift, shape, axis, sum_bound).any():
             return self._bind_high_word(kb, m0, shift, shape, axis)
         read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
         read_shift = _axis_constant(kb, shift, shape, axis, "requant_shift")
-        read_tie = self._tie_reader(kb, m0, shift, shape, axis)
+        read_tie = self._tie_reader(kb, m0, shift, shape, axis, sum_bound)
         one = kb.const(1, I64)
         nothing = kb.const(0, I64) if read_tie is not None else None
         zero_point = _optional_reader(kb, self.zero_point, I64)
@@ -673,20 +688,26 @@ class Requantization:
 
         return finish
 
-    def _tie_reader(self, kb: KernelBuilder, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int) -> Reader | None:
+    def _tie_reader(
+        self, kb: KernelBuilder, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int, sum_bound: int | None
+    ) -> Reader | None:
         """Per output channel, `even_at_ties`' threshold: 1 where sum · m can tie exactly
         (`exact_channels`: x mod 2^shift is then 0 at a tie), else 0 (never below); an int64
         value. None when no channel can tie (then the step is the plain rounding, no check)."""
-        exact = self._exact(m, shift, shape, axis)
+        exact = self._exact(m, shift, shape, axis, sum_bound)
         if not exact.any():
             return None
         return _axis_constant(kb, (exact[:1] if exact.all() else exact).astype(np.int64), shape, axis, "requant_ties")
 
-    def _exact(self, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int) -> np.ndarray:
-        """`exact_channels` of this op's constant scales and (m, shift), one flag per index along `axis`."""
+    def _exact(self, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int, sum_bound: int | None) -> np.ndarray:
+        """`exact_channels` of this op's constant scales and (m, shift), one flag per index along `axis`,
+        less the channels where no sum within `sum_bound` (int32's range when None) reaches a tie
+        (`ties_reachable`)."""
         channels = shape[axis]
         scales = (first_along(p.constant_values(), shape, axis) for p in (self.input_scale, self.weight_scale, self.output_scale))
-        return exact_channels(*scales, np.broadcast_to(m, (channels,)), np.broadcast_to(shift, (channels,)))
+        m, shift = np.broadcast_to(m, (channels,)), np.broadcast_to(shift, (channels,))
+        bound = 2**31 if sum_bound is None else sum_bound
+        return exact_channels(*scales, m, shift) & ties_reachable(m, shift, bound)
 
     def _bind_high_word(self, kb: KernelBuilder, m0: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int) -> Finish:
         """`_bind_fixed_point`'s value when every shift exceeds 32 and no channel can tie, in
@@ -765,16 +786,16 @@ class Requantization:
         return rounded_quotient(kb, rounding, zero_point, self.output_type)
 
     def _bind_common_shift(
-        self, kb: KernelBuilder, m: np.ndarray, shift: int, shape: Sequence[int], axis: int, largest: float
+        self, kb: KernelBuilder, m: np.ndarray, shift: int, shape: Sequence[int], axis: int, sum_bound: int, largest: float
     ) -> Finish:
         """y = clamp(((sum · m + 2^(shift-1)) >> shift) + zp) with one constant shift: a
         32×32→64 multiply, a 64-bit add and a shift by a constant; then int32 arithmetic when
-        |sum · M| (at most `largest`) cannot leave int32."""
+        |sum · M| (at most `largest`; |sum| at most `sum_bound`) cannot leave int32."""
         read_m = _axis_constant(kb, m if np.ptp(m) else m[:1], shape, axis, "requant_multiplier")
         narrow = largest + 2 < 2**31 - 2**16
         wide = I32 if narrow else I64
         half, by = kb.const(1 << (shift - 1), I64), kb.const(shift, I64)
-        read_tie = self._tie_reader(kb, m, np.array([shift]), shape, axis)
+        read_tie = self._tie_reader(kb, m, np.array([shift]), shape, axis, sum_bound)
         if read_tie is not None:
             mask, one, nothing = (kb.const(v, I64) for v in ((1 << shift) - 1, 1, 0))
         zero_point = _optional_reader(kb, self.zero_point, wide)

@@ -35,9 +35,9 @@ func.func @main(%x: tensor<1x2x3x3xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x3x
 
 // -----
 
-// The same with y_scale 0.2: 0.05 / 0.2 is exactly 1/4, so both channels' m0 · 2^-shift are M
-// exactly and a sum can land on a half: the int64 form stays, with its tie-to-even check on the
-// low shift bits (`even_at_ties`).
+// y_scale 0.2 and w_scale 0.5, 0.25: M = 1/8 and 1/16, m0 = 2^30 with shifts 33 and 34, exact,
+// and a sum of 2^2 (2^3) lands on a half: the int64 form stays, with its tie-to-even check on
+// the low shift bits (`even_at_ties`).
 
 // CHECK-LABEL: func.func @main()
 // CHECK-NOT:     "requant_round"
@@ -45,6 +45,31 @@ func.func @main(%x: tensor<1x2x3x3xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x3x
 // CHECK-NEXT:    [[X:%.*]] = uop.add [[P]], {{%.*}} : i64
 // CHECK-NEXT:    [[Q:%.*]] = uop.shr [[X]], {{%.*}} : i64
 // CHECK:         uop.cmplt {{%.*}}, {{%.*}} : i64
+func.func @main(%x: tensor<1x2x3x3xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x3x3xi8> {
+  %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %ws = onnx.Constant() {value = dense<[0.5, 0.25]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %y = onnx.QLinearConv(%x, %s, %z, %w, %ws, %wz, %ys, %z) {kernel_shape = array<i64: 1, 1>, zant.fixed_point} : (tensor<1x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<2x2x1x1xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xi8>
+  func.return %y : tensor<1x2x3x3xi8>
+}
+
+// -----
+
+// y_scale 0.2 with w_scale 0.001, 0.0003: M = w_scale / 4 is exactly m0 · 2^-shift (shifts 42
+// and 44), but m0 = m' · 2^7 (2^8) with m' odd, so only a sum that is an odd multiple of
+// 2^34 (2^35) could land on a half (`ties_reachable`), far beyond int32: no tie check, and the
+// high-word form of the first case.
+
+// CHECK-LABEL: func.func @main()
+// CHECK-NOT:     "requant_ties"
+// CHECK-DAG:     uop.define_global "constant" {{[0-9]+}} "requant_round" value dense<[512, 2048]>
+// CHECK-DAG:     uop.define_global "constant" {{[0-9]+}} "requant_shift" value dense<[10, 12]>
+// CHECK:         [[P:%.*]] = uop.mul {{%.*}}, {{%.*}} : i64
+// CHECK-NEXT:    [[HI64:%.*]] = uop.shr [[P]], {{%.*}} : i64
+// CHECK-NEXT:    {{%.*}} = uop.cast [[HI64]] : i64 to i32
+// CHECK-NOT:     uop.cmplt
 func.func @main(%x: tensor<1x2x3x3xi8>, %w: tensor<2x2x1x1xi8>) -> tensor<1x2x3x3xi8> {
   %s = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
   %z = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
