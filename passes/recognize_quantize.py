@@ -41,7 +41,21 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from zant.dialects.onnx import get_attr, inputs
+from zant.dialects.onnx import (
+    AddOp,
+    CastOp,
+    ClipOp,
+    ConstantOp,
+    DivOp,
+    MaxOp,
+    MinOp,
+    MulOp,
+    QuantizeLinearOp,
+    RoundOp,
+    SubOp,
+    get_attr,
+    inputs,
+)
 from zant.passes.fold_qdq import Builder, constant_value
 
 INTEGER_TYPES = {
@@ -52,9 +66,9 @@ CAST_TO = {3: IntegerType(8), 2: IntegerType(8, Signedness.UNSIGNED)}  # TensorP
 FLOAT = 1  # TensorProto.FLOAT
 
 
-def _owner(value: SSAValue | None, name: str) -> Operation | None:
+def _owner(value: SSAValue | None, op_class: type[Operation]) -> Operation | None:
     owner = value.owner if isinstance(value, SSAValue) else None
-    return owner if isinstance(owner, Operation) and owner.name == f"onnx.{name}" else None
+    return owner if isinstance(owner, op_class) else None
 
 
 def _scalar(value: SSAValue | None) -> float | None:
@@ -76,13 +90,13 @@ def _split(op: Operation) -> tuple[SSAValue, float] | None:
 
 def _bounds(value: SSAValue) -> tuple[SSAValue, float, float] | None:
     """`Clip(v, lo, hi)`, `Min(Max(v, lo), hi)` or `Max(Min(v, hi), lo)`: (v, lo, hi)."""
-    if (clip := _owner(value, "Clip")) is not None:
+    if (clip := _owner(value, ClipOp)) is not None:
         operands = inputs(clip)
         if len(operands) != 3 or None in operands:
             return None
         lo, hi = _scalar(operands[1]), _scalar(operands[2])
         return None if lo is None or hi is None else (operands[0], lo, hi)
-    for outer, inner in (("Min", "Max"), ("Max", "Min")):
+    for outer, inner in ((MinOp, MaxOp), (MaxOp, MinOp)):
         if (first := _owner(value, outer)) is None or len(inputs(first)) != 2:
             continue
         split = _split(first)
@@ -91,7 +105,7 @@ def _bounds(value: SSAValue) -> tuple[SSAValue, float, float] | None:
         inner_split = _split(second)
         if inner_split is None or not split[0].has_one_use():
             continue
-        lo, hi = (inner_split[1], split[1]) if outer == "Min" else (split[1], inner_split[1])
+        lo, hi = (inner_split[1], split[1]) if outer is MinOp else (split[1], inner_split[1])
         return inner_split[0], lo, hi
     return None
 
@@ -117,21 +131,21 @@ def quantize_chain(cast: Operation, dtype) -> QuantizeChain | None:
         return None
     value, lo, hi = bounded
     zero_point = 0.0
-    if (add := _owner(value, "Add")) is not None:
+    if (add := _owner(value, AddOp)) is not None:
         split = _split(add)
         if split is None:
             return None
         value, zero_point = split
-    if (round_op := _owner(value, "Round")) is None:
+    if (round_op := _owner(value, RoundOp)) is None:
         return None
     divided = inputs(round_op)[0]
-    if (div := _owner(divided, "Div")) is not None:
+    if (div := _owner(divided, DivOp)) is not None:
         a, b = inputs(div)
         scale = _scalar(b)
         if scale is None or constant_value(a) is not None:
             return None
         x = a
-    elif (mul := _owner(divided, "Mul")) is not None and (split := _split(mul)) is not None:
+    elif (mul := _owner(divided, MulOp)) is not None and (split := _split(mul)) is not None:
         x, factor = split
         mantissa, _ = np.frexp(np.float32(factor))
         if factor <= 0 or mantissa != 0.5:  # only a power of two: 1 / c exact, x·c == x / (1/c)
@@ -160,7 +174,7 @@ class RecognizeQuantize(RewritePattern):
     """`… → Cast(to=int8/uint8)` of a decomposed quantize → QuantizeLinear (+ integer Clip)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "onnx.Cast" or (element_type := CAST_TO.get(get_attr(op, "to"))) is None:
+        if not isinstance(op, CastOp) or (element_type := CAST_TO.get(get_attr(op, "to"))) is None:
             return
         dtype = INTEGER_TYPES[element_type]
         chain = quantize_chain(op, dtype)
@@ -205,20 +219,20 @@ class RecognizeDequantize(RewritePattern):
     `s` and `zp` scalars or per-channel constants along one axis (dequantize_per_channel)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "onnx.Mul" or (split := _constant_operand(op)) is None:
+        if not isinstance(op, MulOp) or (split := _constant_operand(op)) is None:
             return
         value, scale = split
         shape = tuple(op.results[0].type.get_shape())
         if scale.dtype != np.float32 or not np.all(np.isfinite(scale) & (scale > 0)):
             return
         zero_point = np.zeros(1, np.float32)
-        if (sub := _owner(value, "Sub")) is not None:
+        if (sub := _owner(value, SubOp)) is not None:
             a, b_ = inputs(sub)
             zp = constant_value(b_)
             if zp is None or zp.dtype != np.float32 or constant_value(a) is not None:
                 return
             value, zero_point = a, zp
-        cast = _owner(value, "Cast")
+        cast = _owner(value, CastOp)
         if cast is None or get_attr(cast, "to") != FLOAT:
             return
         q = inputs(cast)[0]
@@ -266,7 +280,7 @@ class QuantizeConstant(RewritePattern):
     with constant bounds) → the integer constant."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name not in ("onnx.QuantizeLinear", "onnx.Clip"):
+        if not isinstance(op, QuantizeLinearOp | ClipOp):
             return
         operands = inputs(op)
         if len(operands) != 3 or None in operands:
@@ -276,9 +290,9 @@ class QuantizeConstant(RewritePattern):
             return
         element_type = op.results[0].type.get_element_type()
         dtype = INTEGER_TYPES.get(element_type)
-        if dtype is None or values[0].dtype != (np.float32 if op.name == "onnx.QuantizeLinear" else dtype):
+        if dtype is None or values[0].dtype != (np.float32 if isinstance(op, QuantizeLinearOp) else dtype):
             return
-        if op.name == "onnx.QuantizeLinear":
+        if isinstance(op, QuantizeLinearOp):
             if values[1].dtype != np.float32 or values[2].dtype != dtype or get_attr(op, "saturate") not in (None, 1):
                 return
             if (get_attr(op, "block_size") or 0) != 0:
@@ -292,7 +306,7 @@ class QuantizeConstant(RewritePattern):
         result = b.constant(array.reshape(op.results[0].type.get_shape()), element_type, hint)
         rewriter.replace(op, [], [result])
         for value in operands:
-            if not value.uses and value.owner is not None and value.owner.name == "onnx.Constant":
+            if not value.uses and isinstance(value.owner, ConstantOp):
                 rewriter.erase(value.owner)
 
 
@@ -310,7 +324,7 @@ class RecognizeQuantizePass(ModulePass):
         _erase_dead(op)
 
 
-DECOMPOSED_OPS = ("onnx.Div", "onnx.Mul", "onnx.Round", "onnx.Add", "onnx.Sub", "onnx.Clip", "onnx.Max", "onnx.Min", "onnx.Cast", "onnx.Constant")
+DECOMPOSED_OPS = (DivOp, MulOp, RoundOp, AddOp, SubOp, ClipOp, MaxOp, MinOp, CastOp, ConstantOp)
 
 
 def _erase_dead(module: ModuleOp) -> None:
@@ -319,7 +333,7 @@ def _erase_dead(module: ModuleOp) -> None:
     while changed:
         changed = False
         for op in reversed(list(module.walk())):
-            if op.name in DECOMPOSED_OPS and all(not r.uses for r in op.results) and op.results:
+            if isinstance(op, DECOMPOSED_OPS) and all(not r.uses for r in op.results) and op.results:
                 op.detach()
                 op.erase()
                 changed = True
