@@ -455,17 +455,29 @@ def ties_reachable(m: np.ndarray, shift: np.ndarray, sum_bound: int) -> np.ndarr
 def _axis_constant(
     kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], axis: int, name: str, to: Attribute = I64
 ) -> Reader:
-    """A Reader of `values` (one per index along `axis` of `shape`, each fitting int32) from a
-    new constant buffer, read as `to`; a single value becomes an inline constant."""
+    """A Reader of `values` (one per index along `axis` of `shape`) from a new constant buffer,
+    read as `to`: int32 values for an integer `to`, float32 ones for f32; a single value becomes
+    an inline constant."""
+    stored = Float32Type() if isinstance(to, Float32Type) else I32
     if values.size == 1:
-        value = kb.const(int(values.reshape(-1)[0]), to)
+        single = values.reshape(-1)[0]
+        value = kb.const(int(single) if stored == I32 else float(single), to)
         return lambda indices: value
     # Ahead of the kernel's code, as its views are: the view of this buffer must follow it.
-    buffer = kb.constant(name, values.astype(np.int32), I32).buffer
+    buffer = kb.constant(name, values.astype(numpy_dtype(stored)), stored).buffer
     strides = [0] * len(shape)
     strides[axis] = 1
     layout = Layout(buffer, tuple(shape), tuple(strides), 0)
     return lambda indices: kb.cast(kb.load(layout, indices), to)
+
+
+def _tie_reader(kb: KernelBuilder, exact: np.ndarray, shape: Sequence[int], axis: int) -> Reader | None:
+    """Per output channel, `even_at_ties`' threshold: 1 where sum · m can tie exactly (`exact`,
+    from `Requantization._exact`: x mod 2^shift is then 0 at a tie), else 0 (never below); an
+    int64 value. None when no channel can tie (then the step is the plain rounding, no check)."""
+    if not exact.any():
+        return None
+    return _axis_constant(kb, (exact[:1] if exact.all() else exact).astype(np.int64), shape, axis, "requant_ties")
 
 
 def tflite_multiplier(multiplier: float) -> tuple[int, int]:
@@ -493,18 +505,6 @@ def tflite_multipliers(in_s: np.ndarray, w_s: np.ndarray, out_s: np.ndarray) -> 
     if any(e > 31 for _, e in pairs):
         raise NotImplementedError("a requantization multiplier of 2^31 or more")
     return np.array([p[0] for p in pairs], np.int64), np.array([p[1] for p in pairs], np.int64)
-
-
-def _axis_float_constant(kb: KernelBuilder, values: np.ndarray, shape: Sequence[int], axis: int, name: str) -> Reader:
-    """`_axis_constant` for float32 values (read as f32)."""
-    if values.size == 1:
-        value = kb.const(float(values.reshape(-1)[0]), Float32Type())
-        return lambda indices: value
-    buffer = kb.constant(name, values.astype(np.float32), Float32Type()).buffer
-    strides = [0] * len(shape)
-    strides[axis] = 1
-    layout = Layout(buffer, tuple(shape), tuple(strides), 0)
-    return lambda indices: kb.load(layout, indices)
 
 
 @dataclass(frozen=True)
@@ -603,11 +603,12 @@ class Requantization:
         if sum_bound is not None and (common := common_shift(along_axis, sum_bound)) is not None:
             return self._bind_common_shift(kb, *common, shape, axis, sum_bound, sum_bound * float(np.max(along_axis)))
         m0, shift = fixed_point_multipliers(along_axis if np.ptp(along_axis) else along_axis[:1])
-        if np.min(shift) > 32 and not self._exact(m0, shift, shape, axis, sum_bound).any():
+        exact = self._exact(m0, shift, sum_bound)
+        if np.min(shift) > 32 and not exact.any():
             return self._bind_high_word(kb, m0, shift, shape, axis)
         read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
         read_shift = _axis_constant(kb, shift, shape, axis, "requant_shift")
-        read_tie = self._tie_reader(kb, m0, shift, shape, axis, sum_bound)
+        read_tie = _tie_reader(kb, exact, shape, axis)
         one = kb.const(1, I64)
         nothing = kb.const(0, I64) if read_tie is not None else None
         zero_point = _optional_reader(kb, self.zero_point, I64)
@@ -648,7 +649,7 @@ class Requantization:
         in_s, w_s, out_s, shape, axis = self._channel_scales()
         f32 = np.float32
         scale = (in_s.astype(f32) * w_s.astype(f32)) / out_s.astype(f32)
-        read_scale = _axis_float_constant(kb, scale if np.ptp(scale) else scale[:1], shape, axis, "requant_scale")
+        read_scale = _axis_constant(kb, scale if np.ptp(scale) else scale[:1], shape, axis, "requant_scale", Float32Type())
         zero_point = _optional_reader(kb, self.zero_point, I32)
 
         def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
@@ -688,26 +689,15 @@ class Requantization:
 
         return finish
 
-    def _tie_reader(
-        self, kb: KernelBuilder, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int, sum_bound: int | None
-    ) -> Reader | None:
-        """Per output channel, `even_at_ties`' threshold: 1 where sum · m can tie exactly
-        (`exact_channels`: x mod 2^shift is then 0 at a tie), else 0 (never below); an int64
-        value. None when no channel can tie (then the step is the plain rounding, no check)."""
-        exact = self._exact(m, shift, shape, axis, sum_bound)
-        if not exact.any():
-            return None
-        return _axis_constant(kb, (exact[:1] if exact.all() else exact).astype(np.int64), shape, axis, "requant_ties")
-
-    def _exact(self, m: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int, sum_bound: int | None) -> np.ndarray:
-        """`exact_channels` of this op's constant scales and (m, shift), one flag per index along `axis`,
-        less the channels where no sum within `sum_bound` (int32's range when None) reaches a tie
-        (`ties_reachable`)."""
+    def _exact(self, m: np.ndarray, shift: np.ndarray, sum_bound: int | None) -> np.ndarray:
+        """`exact_channels` of this op's constant scales and (m, shift), one flag per index along
+        the weight axis, less the channels where no sum within `sum_bound` (int32's range when
+        None) reaches a tie (`ties_reachable`)."""
+        in_s, w_s, out_s, shape, axis = self._channel_scales()
         channels = shape[axis]
-        scales = (first_along(p.constant_values(), shape, axis) for p in (self.input_scale, self.weight_scale, self.output_scale))
         m, shift = np.broadcast_to(m, (channels,)), np.broadcast_to(shift, (channels,))
         bound = 2**31 if sum_bound is None else sum_bound
-        return exact_channels(*scales, m, shift) & ties_reachable(m, shift, bound)
+        return exact_channels(in_s, w_s, out_s, m, shift) & ties_reachable(m, shift, bound)
 
     def _bind_high_word(self, kb: KernelBuilder, m0: np.ndarray, shift: np.ndarray, shape: Sequence[int], axis: int) -> Finish:
         """`_bind_fixed_point`'s value when every shift exceeds 32 and no channel can tie, in
@@ -795,7 +785,7 @@ class Requantization:
         narrow = largest + 2 < 2**31 - 2**16
         wide = I32 if narrow else I64
         half, by = kb.const(1 << (shift - 1), I64), kb.const(shift, I64)
-        read_tie = self._tie_reader(kb, m, np.array([shift]), shape, axis, sum_bound)
+        read_tie = _tie_reader(kb, self._exact(m, np.array([shift]), sum_bound), shape, axis)
         if read_tie is not None:
             mask, one, nothing = (kb.const(v, I64) for v in ((1 << shift) - 1, 1, 0))
         zero_point = _optional_reader(kb, self.zero_point, wide)
