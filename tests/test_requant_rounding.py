@@ -526,3 +526,18 @@ def test_onnxruntime_mode_on_the_microcontroller(target):
     built = zant.compile(model, target=target, requant_rounding="onnxruntime", inputs=feeds)
     got = next(iter(built.run_firmware().outputs.values()))
     np.testing.assert_array_equal(got.reshape(want.shape), want)
+
+
+def test_an_mcu_model_predicts_on_the_host_in_its_rounding_mode():
+    """`Model.predict` of a Cortex-M4 model builds its pipeline for the host: the rounding stage
+    comes with it (it was refused as `--requant-rounding` beside a `--pipeline`), and the codes
+    are onnxruntime's, as the onnxruntime mode makes them on every core."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "data" / "qoperator_uint8.onnx"
+    model = zant.compile(path, target="cortex-m4", requant_rounding="onnxruntime", firmware=False)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for seed in range(2):
+        x = np.random.default_rng(seed).standard_normal((1, 3, 8, 8)).astype(np.float32)
+        (want,) = session.run(None, {"x": x})
+        np.testing.assert_array_equal(model.predict(x=x)["y"], want)

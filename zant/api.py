@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from zant.backend.boards import Board, board_for, find_board
-from zant.driver import CompileOptions, CompileResult, compile_model, compile_pipeline, pipeline_for
+from zant.driver import CompileOptions, CompileResult, compile_model, options_pipeline, pipeline_for
 from zant.errors import ZantError
 from zant.signature import TensorSignature, caller_outputs, check_inputs, complete_feeds
 
@@ -260,10 +260,11 @@ class Model:
     def _host_build(self) -> CompileResult:
         """The MCU target's module, built for this machine (in a folder of its own)."""
         options = self.options
-        pipeline = options.pipeline or compile_pipeline(options.target, None, options.constants)
+        pipeline = options_pipeline(options, None)  # the MCU's, its rounding stage included
         host = replace(
             options, target="host", pipeline=pipeline or pipeline_for(options.target), firmware=False,
             board=None, inputs=None, build=True, float_abi=None, runtime="external",
+            requant_rounding="exact", flush_denormals=False,
         )
         self._host_work = tempfile.TemporaryDirectory(prefix="zant-host-")
         weakref.finalize(self, self._host_work.cleanup)

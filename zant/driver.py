@@ -342,6 +342,29 @@ def compile_pipeline(
     return None
 
 
+STAGE_OPTIONS = {"--requant-rounding": "requant-rounding{mode=...}", "--flush-denormals": "flush-denormals"}
+"""Options that choose a stage of the default pipeline, and the stage a given --pipeline adds
+for them instead."""
+
+
+def options_pipeline(options: CompileOptions, board: Board | None) -> str | None:
+    """The pipeline `options` compile with: `--pipeline` as given, else `compile_pipeline`'s
+    (None: the target's default) with the stages `STAGE_OPTIONS` choose (`requant-rounding`
+    after fold-qdq, `flush-denormals` last). Those options beside a `--pipeline` are a
+    `ZantError` naming the stage to add to it."""
+    chosen = {"--requant-rounding": options.requant_rounding != "exact", "--flush-denormals": options.flush_denormals}
+    if options.pipeline:
+        for flag in (f for f, on in chosen.items() if on):
+            raise ZantError(
+                f"{flag} chooses a stage of the default pipeline: with --pipeline, add {STAGE_OPTIONS[flag]} to it"
+            )
+        return options.pipeline
+    pipeline = compile_pipeline(options.target, board, options.constants, rounding=options.requant_rounding)
+    if options.flush_denormals:
+        pipeline = f"{pipeline or pipeline_for(options.target)},flush-denormals"
+    return pipeline
+
+
 def parse_model(data: bytes) -> onnx.ModelProto:
     """A serialized ONNX model, parsed (the importer checks it further)."""
     import onnx
@@ -405,21 +428,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
-    if options.pipeline and options.requant_rounding != "exact":
-        raise ZantError(
-            "--requant-rounding chooses a stage of the default pipeline: with --pipeline, "
-            "add requant-rounding{mode=...} to it"
-        )
-    pipeline = options.pipeline or compile_pipeline(
-        options.target, board, options.constants, rounding=options.requant_rounding
-    )
-    if options.flush_denormals:
-        if options.pipeline:
-            raise ZantError(
-                "--flush-denormals adds a stage to the default pipeline: with --pipeline, "
-                "add flush-denormals to its end"
-            )
-        pipeline = f"{pipeline or pipeline_for(options.target)},flush-denormals"
+    pipeline = options_pipeline(options, board)
     # With a build, the passes' result is verified while Zig builds it (ResNet-8 for the
     # Cortex-M4: the check is 0.33 s of CPU, Zig's LLVM 1.5 s on the other core); emitting an
     # unverified module is safe: when emitting fails, the check runs first and reports a module
