@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from zant.errors import ZantError
-from zant.ir.types import PACKED_DTYPES, pack, unpack
+from zant.ir.types import PACKED_DTYPES, abi_bytes, pack, unpack
 from zant.signature import TensorSignature, caller_outputs, complete_feeds, valid_parts  # noqa: F401 (complete_feeds: re-exported)
 
 
@@ -75,7 +75,7 @@ class CompiledModel:
             keep_alive.append(dense)
             args.append(dense.ctypes.data)
         results = [
-            np.zeros(packed_size(s), np.uint8) if s.dtype in PACKED_DTYPES else np.empty(s.shape, dtype=s.dtype)
+            np.zeros(abi_bytes(s.size, s.dtype), np.uint8) if s.dtype in PACKED_DTYPES else np.empty(s.shape, dtype=s.dtype)
             for s in self.written
         ]
         args.extend(r.ctypes.data for r in results)
@@ -93,11 +93,6 @@ class CompiledModel:
         if missing:
             raise ZantError(f"missing inputs: {', '.join(missing)}")
         return self(*(feeds[s.name] for s in self.inputs))
-
-
-def packed_size(signature: TensorSignature) -> int:
-    """The bytes of a packed (int4 …) tensor in the C ABI."""
-    return (signature.size * PACKED_DTYPES[signature.dtype] + 7) // 8
 
 
 def load_compiled(result) -> CompiledModel:

@@ -49,7 +49,7 @@ from zant.backend.build import Board, build_zig, default_global_cache
 from zant.targets import RECORDS
 from zant.errors import ZantError
 from zant.signature import valid_parts
-from zant.ir.types import PACKED_DTYPES, pack, unpack
+from zant.ir.types import PACKED_DTYPES, abi_bytes, pack, unpack
 
 PAINT = 0xDEADBEEF
 """The word the stack is painted with before `NAME_predict` runs."""
@@ -438,10 +438,7 @@ class Tensor(Protocol):
 
 def nbytes(tensor: Tensor) -> int:
     """Its bytes in the C ABI (int4 …: packed, rounded up to a whole byte)."""
-    bits = PACKED_DTYPES.get(tensor.dtype)
-    if bits is not None:
-        return (math.prod(tensor.shape) * bits + 7) // 8
-    return math.prod(tensor.shape) * np.dtype(tensor.dtype).itemsize
+    return abi_bytes(math.prod(tensor.shape), tensor.dtype)
 
 
 def input_file(name: str, index: int) -> str:

@@ -200,6 +200,15 @@ PACKED_DTYPES: dict[str, int] = {"int4": 4, "uint4": 4, "float4_e2m1fn": 4, "int
 """The NumPy (ml_dtypes) names of the packed types → their bits (one byte per element in NumPy)."""
 
 
+def abi_bytes(count: int, dtype: str) -> int:
+    """The bytes `count` elements of the NumPy type `dtype` take in the C ABI (the packed types,
+    `PACKED_DTYPES`, rounded up to a whole byte)."""
+    bits = PACKED_DTYPES.get(dtype)
+    if bits is not None:
+        return (count * bits + 7) // 8
+    return count * np.dtype(dtype).itemsize
+
+
 def pack(values: np.ndarray, element_type: Attribute | None = None) -> bytes:
     """The bytes of `values` as memory and the C ABI hold them: packed types (by the array's
     dtype, or `element_type`'s) the first element in the lowest bits of its byte, as ONNX lays
