@@ -18,7 +18,7 @@ import numpy as np
 import onnx
 import pytest
 
-from tests.test_cli import add_relu_model, assert_clean_error, clip_model, run_zant
+from tests.test_cli import ZANT, add_relu_model, assert_clean_error, clip_model, run_zant
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,6 +138,37 @@ def test_plan_takes_input_shape_freeze_pipeline_and_constants(tmp_path, capsys):
     )
     assert status == 1
     assert "--strategy and --alignment are plan-arenas options: with --pipeline, give them there" in err
+
+
+def test_plan_takes_the_stage_options_compile_takes(tmp_path, capsys):
+    """`zant plan --requant-rounding` and `--flush-denormals` plan the module `zant compile`
+    builds with the same options (the onnxruntime mode's float32 scale tables change the
+    constants), and are refused beside a --pipeline as compile refuses them."""
+    model = Path(__file__).parent / "data" / "qoperator_uint8.onnx"
+    m4 = ("--target", "cortex-m4")
+    exact = plan_of_plan(capsys, model, *m4)
+    rounded = plan_of_plan(capsys, model, *m4, "--requant-rounding", "onnxruntime")
+    assert rounded == plan_of_compile(capsys, tmp_path, model, *m4, "--requant-rounding", "onnxruntime")
+    assert rounded["plan_hash"] != exact["plan_hash"]
+    flushed = ("--flush-denormals",)
+    assert plan_of_plan(capsys, model, *flushed) == plan_of_compile(capsys, tmp_path, model, *flushed)
+    status, _, err = zant_in_process(
+        capsys, "plan", model, "--pipeline", "onnx-to-uop,plan-arenas", "--requant-rounding", "tflite"
+    )
+    assert status == 1 and "add requant-rounding{mode=...} to it" in err, err
+
+
+def test_a_closed_stdout_ends_a_command_quietly(tmp_path):
+    """`zant plan … | head -1`: the reader going away is no error to print (status 141, as a
+    shell reports SIGPIPE), not `zant: error: [Errno 32] Broken pipe`."""
+    model = Path(__file__).parent / "data" / "qoperator_uint8.onnx"
+    zant = subprocess.Popen(
+        [*ZANT, "plan", str(model), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    zant.stdout.readline()
+    zant.stdout.close()
+    _, err = zant.communicate()
+    assert zant.returncode == 141 and err == b"", err
 
 
 def test_version():

@@ -59,6 +59,15 @@ def _add_flush_denormals(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The options of `zant plan` and `zant report` that change the compiled module as they
+    change `zant compile`'s: the model and its shared options, and the stages the default
+    pipeline gains (`--requant-rounding`, `--flush-denormals`)."""
+    _add_common(parser)
+    _add_requant_rounding(parser)
+    _add_flush_denormals(parser)
+
+
 def _add_requant_rounding(parser: argparse.ArgumentParser) -> None:
     from zant.dialects.onnx_attributes import ROUNDING_CHOICES
 
@@ -212,9 +221,9 @@ def make_parser() -> argparse.ArgumentParser:
     from zant.tools.profile import add_profile_command
     from zant.tools.report import add_report_command
 
-    add_plan_command(commands, _add_common)
+    add_plan_command(commands, _add_model_options)
     add_profile_command(commands)
-    add_report_command(commands, _add_common)
+    add_report_command(commands, _add_model_options)
     add_conformance_command(commands)
     add_lit_config_command(commands)
     return parser
@@ -231,9 +240,12 @@ def package_version() -> str:
 
 
 def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
+    stages = {
+        key: getattr(args, key) for key in ("requant_rounding", "flush_denormals") if hasattr(args, key)
+    }
     options = CompileOptions(
         input_shapes=_input_shapes(args), freeze=_read_arrays(args.freeze, "--freeze"),
-        cast_inputs=getattr(args, "cast_inputs", False), **overrides
+        cast_inputs=getattr(args, "cast_inputs", False), **{**stages, **overrides}
     )
     if args.pipeline:
         options.pipeline = args.pipeline
@@ -280,7 +292,6 @@ def cmd_compile(args: argparse.Namespace) -> int:
         constants=args.constants, arena=args.arena, float_abi=args.float_abi, runtime=args.runtime,
         firmware=args.firmware, board=board, inputs=_read_inputs(args), ram_budget=args.ram_budget,
         progress=stage_reporter(quiet=args.quiet),
-        requant_rounding=args.requant_rounding, flush_denormals=args.flush_denormals,
     )
     result = compile_with_options(args.model, options, args.output_dir).result
     print(format_summary(result, target, args.optimize))
@@ -370,8 +381,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="zant-run-") as out_dir:
         options = _options(
             args, name="model", optimize=optimize, target=target, constants=args.constants,
-            firmware=on_mcu, board=board, inputs=given, progress=_progress, requant_rounding=args.requant_rounding,
-            flush_denormals=args.flush_denormals,
+            firmware=on_mcu, board=board, inputs=given, progress=_progress,
         )
         try:
             compiled = compile_with_options(args.model, options, out_dir)

@@ -188,14 +188,17 @@ def build_report(
     pipeline: str | None = None,
     plugins: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
+    requant_rounding: str = "exact",
+    flush_denormals: bool = False,
 ) -> Report:
     """Compile `model` for `target` (default: the core of `board`, else the host) as `zant.compile`
-    does, analyse its planned module, and on an MCU target run its image under QEMU (outputs and
-    stack, then `zant profile`'s per-node counts)."""
+    does (`requant_rounding`, `flush_denormals`: its options of those names), analyse its planned
+    module, and on an MCU target run its image under QEMU (outputs and stack, then `zant
+    profile`'s per-node counts)."""
     from zant.api import compile as compile_model
     from zant.backend.boards import board_for, find_board
     from zant.backend.plan import plan_summary
-    from zant.driver import compile_pipeline, compile_to_module, planned_json
+    from zant.driver import CompileOptions, compile_to_module, options_pipeline, planned_json
     from zant.tools.profile import node_op_types
 
     found = None if board is None else find_board(board)
@@ -204,13 +207,17 @@ def build_report(
     with tempfile.TemporaryDirectory(prefix="zant-report-") as folder:
         compiled = compile_model(
             model, target, found, optimize=optimize, output_dir=folder, input_shapes=shapes, freeze=freeze,
-            pipeline=pipeline, plugins=plugins, progress=progress,
+            pipeline=pipeline, plugins=plugins, progress=progress, requant_rounding=requant_rounding,
+            flush_denormals=flush_denormals,
         )
         the_board = None if target == "host" else board_for(target, found)
+        chosen = CompileOptions(
+            target=target, pipeline=pipeline, requant_rounding=requant_rounding, flush_denormals=flush_denormals
+        )
         if progress:
             progress("analyse the planned module: the buffers and weights of each node")
         planned = compile_to_module(
-            model, target, pipeline=pipeline or compile_pipeline(target, the_board), input_shapes=shapes,
+            model, target, pipeline=options_pipeline(chosen, the_board), input_shapes=shapes,
             freeze=freeze, plugins=plugins,
         )
         plan = planned_json(planned, "model", target, the_board)
@@ -592,7 +599,8 @@ def cmd_report(args: argparse.Namespace, options) -> int:
     report = build_report(
         args.model, args.target, args.board, optimize=args.optimize, input_shapes=options.input_shapes,
         freeze=options.freeze, pipeline=options.pipeline, plugins=options.plugins,
-        progress=stage_reporter(quiet=args.quiet),
+        progress=stage_reporter(quiet=args.quiet), requant_rounding=options.requant_rounding,
+        flush_denormals=options.flush_denormals,
     )
     output = Path(args.output or Path(args.model).with_suffix("").name + ".report.html")
     output.write_text(render_html(report), encoding="utf-8")

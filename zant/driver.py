@@ -220,12 +220,17 @@ def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[Tenso
 
 def resolve_graph_sequences(module: ModuleOp) -> None:
     """A graph with sequence or optional outputs has as many C ABI outputs as they hold tensors,
-    which `resolve-sequences` decides: it runs here, before the signature is read (the
-    pipeline's own run then finds nothing left)."""
+    which `resolve-sequences` decides, and an output computed from a sequence (ConcatFromSequence)
+    may be declared with an open dimension that only its elements fix: it runs here, before the
+    signature is read (the pipeline's own run then finds nothing left)."""
     from zant.dialects.onnx_types import OptionalType, SequenceType
 
     main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
-    if any(isinstance(t, SequenceType | OptionalType) for t in main.function_type.outputs.data):
+    outputs = main.function_type.outputs.data
+    if any(isinstance(t, SequenceType | OptionalType) for t in outputs) or (
+        any(isinstance(t, TensorType) and not t.has_static_shape() for t in outputs)
+        and any(isinstance(v.type, SequenceType | OptionalType) for o in main.body.walk() for v in o.results)
+    ):
         from zant.passes.resolve_sequences import ResolveSequencesPass
 
         ResolveSequencesPass().apply(make_context(), module)
@@ -347,11 +352,14 @@ STAGE_OPTIONS = {"--requant-rounding": "requant-rounding{mode=...}", "--flush-de
 for them instead."""
 
 
-def options_pipeline(options: CompileOptions, board: Board | None) -> str | None:
+def options_pipeline(
+    options: CompileOptions, board: Board | None, strategy: str | None = None, alignment: int | None = None
+) -> str | None:
     """The pipeline `options` compile with: `--pipeline` as given, else `compile_pipeline`'s
-    (None: the target's default) with the stages `STAGE_OPTIONS` choose (`requant-rounding`
-    after fold-qdq, `flush-denormals` last). Those options beside a `--pipeline` are a
-    `ZantError` naming the stage to add to it."""
+    (None: the target's default; `strategy` and `alignment`: `plan-arenas`', as `zant plan`
+    gives them) with the stages `STAGE_OPTIONS` choose (`requant-rounding` after fold-qdq,
+    `flush-denormals` last). Those options beside a `--pipeline` are a `ZantError` naming the
+    stage to add to it."""
     chosen = {"--requant-rounding": options.requant_rounding != "exact", "--flush-denormals": options.flush_denormals}
     if options.pipeline:
         for flag in (f for f, on in chosen.items() if on):
@@ -359,7 +367,9 @@ def options_pipeline(options: CompileOptions, board: Board | None) -> str | None
                 f"{flag} chooses a stage of the default pipeline: with --pipeline, add {STAGE_OPTIONS[flag]} to it"
             )
         return options.pipeline
-    pipeline = compile_pipeline(options.target, board, options.constants, rounding=options.requant_rounding)
+    pipeline = compile_pipeline(
+        options.target, board, options.constants, strategy, alignment, rounding=options.requant_rounding
+    )
     if options.flush_denormals:
         pipeline = f"{pipeline or pipeline_for(options.target)},flush-denormals"
     return pipeline

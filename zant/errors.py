@@ -4,6 +4,7 @@ Every user-facing failure (bad model file, unsupported operator, toolchain error
 `ZantError`; the command-line tools print its message and exit non-zero without a traceback.
 """
 
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable
@@ -57,12 +58,18 @@ def run_cli(
 ) -> int:
     """Run a command-line tool's action and report its failure the way every Zant tool does:
     a user error prints one line `TOOL: error: …` (status 1), a bug one line
-    `TOOL: internal error: …` (status 2); with `debug`, the traceback instead. Zant's own
+    `TOOL: internal error: …` (status 2); with `debug`, the traceback instead. A closed stdout
+    (`| head`) ends it quietly with status 141, as a shell reports SIGPIPE. Zant's own
     warnings (`ModelWarning` …) print as one line `TOOL: warning: …`."""
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warnings(tool, warnings.showwarning)
             return action() or 0
+    except BrokenPipeError:
+        # The reader of stdout went away (`zant plan … | head`): as for any Unix filter, not
+        # an error to report. stdout goes to /dev/null so the interpreter's final flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except user_errors as error:
         if debug:
             raise

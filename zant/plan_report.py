@@ -73,20 +73,21 @@ def plan_model(
     defaults in the target's pipeline; without them the pipeline is exactly the compile's.
     `board` (a `Board`, a built-in board's name or a board file): that of a firmware image, whose
     memories the scratch arena is split over. `options`: the compile's other options that change
-    the module (`input_shapes`, `freeze`, `pipeline`, `plugins`, `constants`)."""
+    the module (`input_shapes`, `freeze`, `pipeline`, `plugins`, `constants`, `requant_rounding`,
+    `flush_denormals`)."""
     from zant.backend.boards import board_for
     from zant.backend.plan import plan_summary
-    from zant.driver import CompileOptions, compile_pipeline, compile_to_module, planned_json
+    from dataclasses import replace
+
+    from zant.driver import CompileOptions, compile_to_module, options_pipeline, planned_json
     from zant.errors import ZantError
 
-    options = options or CompileOptions()
+    options = replace(options or CompileOptions(), target=target)
     if board is not None:
         board = board_for(target, board)
-    pipeline = options.pipeline
-    if pipeline is not None and (strategy is not None or alignment is not None):
+    if options.pipeline is not None and (strategy is not None or alignment is not None):
         raise ZantError("--strategy and --alignment are plan-arenas options: with --pipeline, give them there")
-    if pipeline is None:
-        pipeline = compile_pipeline(target, board, options.constants, strategy, alignment)
+    pipeline = options_pipeline(options, board, strategy, alignment)
     planned = compile_to_module(
         path, target, pipeline=pipeline, input_shapes=options.input_shapes, freeze=options.freeze,
         plugins=options.plugins,
