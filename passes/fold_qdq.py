@@ -83,6 +83,9 @@ from zant.dialects.onnx import (
 from zant.ir.resources import constant_array, make_constant_attr
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
+INT4_TYPES = (IntegerType(4), IntegerType(4, Signedness.UNSIGNED))
+"""int4 / uint4: the integer Convs, Gemms and MatMuls take weights of these types too (kept
+packed, two to a byte, and unpacked in the kernels)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,14 +139,18 @@ def _same(a: SSAValue | None, b: SSAValue | None) -> bool:
 
 def _dequantized(value: SSAValue | None, constant: bool = False) -> Quantized | None:
     """`value` as the output of a DequantizeLinear with a zero point (the QLinear ops require
-    one) of a tensor, a constant one if asked."""
+    one) of a tensor, a constant one if asked; not a blocked one (`block_size`: see `UnblockDequantize`)."""
     dq = _owner(value, "onnx.DequantizeLinear")
-    if dq is None:
+    if dq is None or _block_size(dq):
         return None
     q = Quantized.of(dq)
     if q.zero_point is None or (constant and constant_value(q.value) is None):
         return None
     return q
+
+
+def _block_size(dq: Operation) -> int:
+    return (get_attr(dq, "block_size") or 0) if dq.properties.get("block_size") else 0
 
 
 def _element_type(value: SSAValue):
@@ -152,6 +159,11 @@ def _element_type(value: SSAValue):
 
 def is_int8(value: SSAValue) -> bool:
     return _element_type(value) in INT8_TYPES
+
+
+def is_weight(value: SSAValue) -> bool:
+    """8-bit or 4-bit integer weights (the second operand of an integer Conv / Gemm / MatMul)."""
+    return _element_type(value) in INT8_TYPES + INT4_TYPES
 
 
 INT16_TYPES = (IntegerType(16), IntegerType(16, Signedness.UNSIGNED))
@@ -239,7 +251,9 @@ def _bias_value(value: SSAValue | None, channels: int, x: Quantized, w: Quantize
 
 
 def _int8_operands(x: Quantized | None, w: Quantized | None) -> bool:
-    return x is not None and w is not None and x.is_per_tensor and is_int8(x.value) and is_int8(w.value)
+    """A per-tensor 8-bit x and 8-bit weights, or a 16-bit x with them ("16x8": int16
+    activations, int8 weights; the lowering's sum is int32 where it fits, else int64)."""
+    return x is not None and w is not None and x.is_per_tensor and is_8_or_16_bit(x.value) and is_weight(w.value)
 
 
 def _qlinear_conv(b: Builder, x: Quantized, w: Quantized, y: Quantized, bias, result_type, properties) -> SSAValue:
@@ -365,9 +379,15 @@ def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | Non
     if x is None or not x.is_per_tensor:
         return None
     if not is_int8(x.value):
-        wide = op.name == "onnx.GlobalAveragePool" and is_8_or_16_bit(x.value) and requantizable(x, y)
-        if not wide or math.prod(x.value.type.get_shape()[2:]) >= 2**15:
+        if not is_8_or_16_bit(x.value) or not requantizable(x, y):
             return None
+        kernel = x.value.type.get_shape()[2:] if op.name == "onnx.GlobalAveragePool" else get_attr(op, "kernel_shape")
+        if math.prod(kernel) >= 2**15:
+            return None  # the window's int32 sum of 16-bit codes could overflow
+        if isinstance(op, AveragePoolOp):
+            padded = any(get_attr(op, "pads") or [])
+            if get_attr(op, "auto_pad") != "NOTSET" or get_attr(op, "ceil_mode") or (padded and not get_attr(op, "count_include_pad")):
+                return None  # QLinearAveragePool (a varying divisor) is 8-bit only
     return average_pool(op, x, y, b)
 
 
@@ -523,7 +543,7 @@ def fold_unchanged(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     quantized in x's parameters (absent, it is x's zero point: a float 0); Resize only in
     nearest mode."""
     x = _dequantized(input_value(op, 0))
-    if x is None or not is_int8(x.value) or not x.is_per_tensor:
+    if x is None or not x.is_per_tensor or not (is_int8(x.value) or (is_8_or_16_bit(x.value) and op.name in WIDE_FOLDS)):
         return None
     if op.name == "onnx.Resize" and get_attr(op, "mode") != "nearest":
         return fold_interpolating_resize(op, x, y, b)
@@ -851,7 +871,7 @@ def fold_softmax(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
 def softmax(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:
     """The Softmax (or QLinearSoftmax) `op` of the 8-bit x into y's parameters → `QLinearSoftmax`
     along op's axis, with constant per-tensor scales; None otherwise."""
-    if not is_int8(x.value) or _element_type(x.value) != _element_type(y.zero_point):
+    if not is_8_or_16_bit(x.value) or _element_type(x.value) != _element_type(y.zero_point):
         return None
     if not requantizable(x, y) or any(constant_value(v) is None for v in (x.scale, y.scale)):
         return None
@@ -909,9 +929,11 @@ FOLDS: dict[str, Fold] = {
 
 WIDE_FOLDS = frozenset({
     "onnx.ReduceMean", "onnx.ReduceSum", "onnx.ReduceMax", "onnx.ReduceMin", "onnx.GlobalMaxPool",
-    "onnx.GlobalAveragePool",
+    "onnx.GlobalAveragePool", "onnx.Conv", "onnx.Gemm", "onnx.AveragePool", "onnx.Flatten",
+    "onnx.Reshape", "onnx.Softmax",
 })
-"""The folds that take 16-bit tensors too (an int32 sum, or the op on the integers)."""
+"""The folds that take 16-bit tensors too (an int32 or int64 sum, the op on the integers, or
+16x8 quantization's layers: a 16-bit activation times 8-bit weights)."""
 
 
 class FoldQuantizeLinear(RewritePattern):
@@ -1097,6 +1119,41 @@ class SinkDequantize(RewritePattern):
         rewriter.replace(op, [], [dequantized])
 
 
+class UnblockDequantize(RewritePattern):
+    """A blocked DequantizeLinear (`block_size`, ONNX's blocked quantization) of a constant
+    whose constant scales and zero points are one value, or vary along one axis only, becomes
+    the per-tensor or per-axis DequantizeLinear of the same values, which the Conv, Gemm and
+    MatMul folds take. Blocked scales that vary along two axes (the usual case: blocks along a
+    reduction) cannot requantize one int32 sum; such a DQ stays, and its layer float."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "onnx.DequantizeLinear" or not _block_size(op):
+            return
+        q = Quantized.of(op)
+        if q.zero_point is None or constant_value(q.value) is None:
+            return
+        params = [constant_value(v) for v in (q.scale, q.zero_point)]
+        if any(p is None for p in params):
+            return
+        shape = q.value.type.get_shape()
+        axis, size = q.axis % len(shape), _block_size(op)
+        # Each parameter at every index of the tensor: its block's value.
+        full = [np.repeat(p, size, axis=axis).take(range(shape[axis]), axis=axis) for p in params]
+        for kept in [None, *range(len(shape))]:
+            first = tuple(slice(None) if a == kept else slice(0, 1) for a in range(len(shape)))
+            if all(np.array_equal(np.broadcast_to(f[first], f.shape), f) for f in full):
+                break
+        else:
+            return
+        b = Builder(rewriter, op)
+        scale, zero_point = (
+            b.constant(np.ascontiguousarray(f[first].reshape(() if kept is None else (-1,))), _element_type(v), hint)
+            for f, v, hint in zip(full, (q.scale, q.zero_point), ("scale", "zero_point"))
+        )
+        properties = {} if kept is None else {"axis": IntegerAttr(kept, 64)}
+        rewriter.replace(op, [], [b.op("DequantizeLinear", [q.value, scale, zero_point], op.results[0].type, properties)])
+
+
 class MarkFixedPoint(RewritePattern):
     """QLinearConv / QLinearMatMul with constant scales requantize in fixed point."""
 
@@ -1135,7 +1192,7 @@ class FoldQdqPass(ModulePass):
     name = "fold-qdq"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([FoldQuantizeLinear(), SinkDequantize(), MarkFixedPoint()]), apply_recursively=True).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([UnblockDequantize(), FoldQuantizeLinear(), SinkDequantize(), MarkFixedPoint()]), apply_recursively=True).rewrite_module(op)
         _erase_dead(op)
 
 
