@@ -387,7 +387,12 @@ class _Resolver:
             elif found is not None:
                 flat.append(found)
                 flat_names.append(name)
+        types = [v.type for v in flat]
         if flat == list(op.operands):
+            # A tensor result the graph declares with an open dimension (ConcatFromSequence's) now
+            # has the static type of what it returns.
+            if types != list(self.function.function_type.outputs):
+                self.function.function_type = func.FunctionType.from_lists(list(self.function.function_type.inputs), types)
             return
         # One value may now be returned twice (a sequence that repeats a tensor): each result its own copy.
         seen: set[SSAValue] = set()

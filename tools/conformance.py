@@ -5,12 +5,22 @@
                      [--output-json PATH] [--output-md PATH] [--beside REPORT ...]
     zant conformance --target T --firmware [--board B] [-O MODE] ...
     zant conformance --render REPORT --output-md PATH [--beside REPORT ...] [--note TEXT]
+    zant conformance --models [any of the options above]
     python -m zant.tools.conformance ...   (the same, standalone)
+
+`--models` runs the model suites onnx ships with their data instead of the node suite
+(`load_model_cases`: onnx/backend/test/data/{simple, pytorch-converted, pytorch-operator} and
+the `light` models, fed as onnx's backend test runner feeds them), each case named
+`suite/test_name` and labelled by its suite where a node case names its operator; the rest (the
+classification, batches, columns, reports, `--render` and `--beside`) is the same. A model's
+graph input with an initializer (IR >= 4: a default) that the data sets leave out takes its
+default (`defaulted_inputs`).
 
 Every case of `onnx.backend.test.case.node.collect_testcases()` is first classified:
 
-* out of scope: non-tensor values (map), string tensors, ops whose output shape depends on input
-  values (StringSplit), training-mode Dropout without a seed, compressed images;
+* out of scope: non-tensor values (map), training-mode Dropout without a seed, compressed images
+  (string tensors are compiled: `zant.ir.strings`, the default `--string-capacity` holding every
+  string of the suite);
 * unsupported: an operator with no lowering (`supported_ops()`; ai.onnx.ml operators count
   like default-domain ones, named `ai.onnx.ml.Op`), another operator domain, or a control-flow
   op with subgraphs;
@@ -95,15 +105,14 @@ if TYPE_CHECKING:
 
 # -- classification -------------------------------------------------------------------------
 
-DATA_DEPENDENT_OPS = frozenset({"StringSplit"})
-"""Ops whose output size depends on the data and that do not compile yet (NonZero, Compress and
-NonMaxSuppression compile for the size the model declares; Unique also at its bound when the
+DATA_DEPENDENT_OPS: frozenset[str] = frozenset()
+"""Ops whose output size depends on the data and that do not compile yet (NonZero, Compress,
+NonMaxSuppression, StringSplit and StringNormalizer compile for the size the model declares; Unique also at its bound when the
 model leaves the size symbolic; ImageDecoder for the declared shape when its images are
 uncompressed, `UNCOMPRESSED_IMAGES`)."""
 UNCOMPRESSED_IMAGES = (b"BM", b"P6")
 """How the images ImageDecoder decodes begin (24-bit BMP, binary PPM), compiled for the shape
 the model declares; cases encoding another format (JPEG, PNG ...) are out of scope."""
-STRING_OPS = frozenset({"StringNormalizer", "StringConcat", "RegexFullMatch"})
 SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
 
 PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
@@ -270,8 +279,6 @@ def _uncompressed_images(case) -> bool:
 
 def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
-    from onnx import TensorProto
-
     from zant.dialects.onnx import LOWERED_DOMAINS, op_name
     from zant.frontend.expand import DEFAULT_DOMAINS
     from zant.passes.resolve_sequences import RESOLVED_OPS
@@ -296,11 +303,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         kind = _value_kind(value)
         if kind not in ("tensor_type", "sequence_type", "optional_type"):
             return out(f"non-tensor type ({kind.removesuffix('_type')})")
-        if _element_type(value.type) == TensorProto.STRING:
-            return out("string tensors")
     types = {n.op_type for n in nodes}
-    if types & STRING_OPS:
-        return out(f"string tensors ({', '.join(sorted(types & STRING_OPS))})")
     if "ImageDecoder" in types and not _uncompressed_images(case):
         return out("compressed image format (ImageDecoder decodes 24-bit BMP and binary PPM)")
     if types & DATA_DEPENDENT_OPS:
@@ -371,19 +374,56 @@ def _parameter_sources(graph, inputs: set[str]) -> set[str]:
     return sources
 
 
-def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]:
-    """A copy of the model whose parameter inputs (see PARAMETER_INPUTS) are initializers."""
+def defaulted_inputs(model, data_sets, freeze: bool) -> tuple[object, list[tuple[list, list]], list[str]]:
+    """The model and data sets with its inputs that have defaults settled. From IR version 4 a
+    graph input that also has an initializer is a run-time input whose initializer is only a
+    default (onnxruntime's reading, and the importer's); a data set gives the inputs in
+    graph-input order (as onnx's backend test runner reads them) and leaves the defaulted ones
+    at its end out to mean "the default". Those are frozen to their initializer (`freeze`: the
+    model lists them no more; returned as frozen) or passed their default at run time (as
+    written); an input a data set gives is a plain run-time input (its initializer dropped)."""
     import onnx
     from onnx import numpy_helper
 
-    model = onnx.ModelProto()
-    model.CopyFrom(case.model)
-    graph = model.graph
-    initializers = {i.name for i in graph.initializer}
-    inputs = [v.name for v in graph.input if v.name not in initializers]
+    initializers = {i.name: i for i in model.graph.initializer}
+    names = [v.name for v in model.graph.input]
+    if model.ir_version < 4 or not initializers.keys() & set(names) or not data_sets:
+        return model, data_sets, []
+    given = min(len(ins) for ins, _ in data_sets)
+    left = [n for n in names[given:] if n in initializers]
+    if len(left) != len(names) - given:
+        return model, data_sets, []  # a data set leaves out an input without a default: as it is
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    graph = copy.graph
+    keep = [t for t in graph.initializer if t.name not in names[:given]]
+    del graph.initializer[:]
+    graph.initializer.extend(keep)
+    if freeze:
+        inputs = [v for v in graph.input if v.name not in left]
+        del graph.input[:]
+        graph.input.extend(inputs)
+        return copy, [(ins[:given], outs) for ins, outs in data_sets], left
+    defaults = [numpy_helper.to_array(initializers[n]) for n in left]
+    return model, [(ins[:given] + defaults, outs) for ins, outs in data_sets], []
+
+
+def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]:
+    """A copy of the model whose parameter inputs (see PARAMETER_INPUTS) are initializers, and
+    whose defaulted inputs the data sets leave out are frozen to their default
+    (`defaulted_inputs`)."""
+    import onnx
+    from onnx import numpy_helper
+
     # Some cases store their data as TensorProto (e.g. float casts): use numpy throughout.
     as_array = lambda x: numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x  # noqa: E731
     data_sets = [([as_array(x) for x in ins], [as_array(y) for y in outs]) for ins, outs in case.data_sets]
+    source, data_sets, defaulted = defaulted_inputs(case.model, data_sets, freeze=True)
+    model = onnx.ModelProto()
+    model.CopyFrom(source)
+    graph = model.graph
+    initializers = {i.name for i in graph.initializer}
+    inputs = [v.name for v in graph.input if v.name not in initializers]
     candidates = _parameter_sources(graph, set(inputs))
     frozen = []
     for name in inputs:
@@ -403,7 +443,7 @@ def freeze_parameters(case) -> tuple[object, list[tuple[list, list]], list[str]]
         graph.input.extend(keep)
         positions = [i for i, n in enumerate(inputs) if n in frozen]
         data_sets = [([x for i, x in enumerate(ins) if i not in positions], outs) for ins, outs in data_sets]
-    return model, data_sets, frozen
+    return model, data_sets, defaulted + frozen
 
 
 # -- compiling ------------------------------------------------------------------------------
@@ -450,13 +490,14 @@ def flat_values(values: list) -> list:
 
 
 def as_written(case) -> tuple[object, list[tuple[list, list]], list[str]]:
-    """The case's model and data sets as the file has them: every graph input a run-time input."""
+    """The case's model and data sets as the file has them: every graph input a run-time input
+    (one with a default the data sets leave out is passed its default, `defaulted_inputs`)."""
     import onnx
     from onnx import numpy_helper
 
     as_array = lambda x: numpy_helper.to_array(x) if isinstance(x, onnx.TensorProto) else x  # noqa: E731
     data_sets = [([as_array(x) for x in ins], [as_array(y) for y in outs]) for ins, outs in case.data_sets]
-    return case.model, data_sets, []
+    return defaulted_inputs(case.model, data_sets, freeze=False)
 
 
 def _undrawable(node, values: np.ndarray) -> np.ndarray:
@@ -613,18 +654,118 @@ def unsupported_ops(error: BaseException) -> list[str]:
 
 # -- the driver -----------------------------------------------------------------------------
 
-_CASES: list | None = None
+SUITES = ("node", "models")
+"""`node`: `collect_testcases()`; `models` (`--models`): the model suites onnx ships with data."""
+MODEL_SUITES = ("simple", "pytorch-converted", "pytorch-operator", "light")
+"""The suites of `onnx/backend/test/data` whose cases carry their data (`light`'s models sit
+in `light/` and are listed by `real/*/data.json`, which also gives their tolerances)."""
+_LIGHT_PREFIX = "onnx/backend/test/data/light/"
+
+_CASES: dict[str, list] = {}
 
 
-def load_cases() -> list:
-    global _CASES
-    if _CASES is None:
-        from onnx.backend.test.case.node import collect_testcases
+def load_cases(suite: str = "node") -> list:
+    """The cases of a suite (see SUITES), loaded once per process, in a fixed order (the
+    records' indices)."""
+    if suite not in _CASES:
+        if suite == "node":
+            from onnx.backend.test.case.node import collect_testcases
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _CASES = list(collect_testcases())
-    return _CASES
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _CASES[suite] = list(collect_testcases())
+        elif suite == "models":
+            _CASES[suite] = load_model_cases()
+        else:
+            from zant.errors import ZantError
+
+            raise ZantError(f"unknown conformance suite '{suite}' (choose from {', '.join(SUITES)})")
+    return _CASES[suite]
+
+
+@dataclass
+class ModelCase:
+    """A case of the model suites: the fields of onnx's `TestCase` the runner reads, and its
+    suite (which labels it in the reports, as an operator labels a node case)."""
+
+    name: str
+    suite: str
+    model: object
+    data_sets: list
+    rtol: float
+    atol: float
+
+
+def _read_value(path: Path, type_proto):
+    """A data file as onnx's backend test runner reads it: a tensor, a sequence (a list of
+    arrays) or an optional (None when empty), by the type of the graph value it feeds."""
+    import onnx
+    from onnx import numpy_helper
+
+    kind = type_proto.WhichOneof("value")
+    payload = path.read_bytes()
+    if kind == "sequence_type":
+        sequence = onnx.SequenceProto()
+        sequence.ParseFromString(payload)
+        return numpy_helper.to_list(sequence)
+    if kind == "optional_type":
+        optional = onnx.OptionalProto()
+        optional.ParseFromString(payload)
+        return numpy_helper.to_optional(optional)
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(payload)
+    return numpy_helper.to_array(tensor)
+
+
+def _light_inputs(model) -> list[np.ndarray]:
+    """What onnx's runner feeds a `light` model (`generate_dummy_data(random=False)`): each
+    float graph input filled with arange(n) / n, unknown dimensions taken as 1."""
+    initializers = {i.name for i in model.graph.initializer}
+    inputs = []
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        shape = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in value.type.tensor_type.shape.dim)
+        n = int(np.prod(shape))
+        inputs.append((np.arange(n).reshape(shape) / n).astype(np.float32))
+    return inputs
+
+
+def load_model_cases() -> list[ModelCase]:
+    """The model suites' cases (MODEL_SUITES), read as onnx's backend test runner reads them
+    (`onnx.backend.test.loader.load_model_tests`, `runner._add_model_test`): a model.onnx with
+    test_data_set_*/input_*.pb and output_*.pb; a `light` model with the inputs the runner
+    generates (`_light_inputs`) and the output .pb beside it. Named `suite/test_name`."""
+    import onnx
+    from onnx.backend.test.loader import DATA_DIR, load_model_tests
+
+    cases = []
+    for suite in MODEL_SUITES:
+        tests = load_model_tests(kind="real" if suite == "light" else suite)
+        for test in sorted(tests, key=lambda t: t.name):
+            if suite == "light":
+                if not (test.url or "").startswith(_LIGHT_PREFIX):
+                    continue
+                path = Path(DATA_DIR).parent.parent.parent.parent / test.url
+                model = onnx.load(str(path))
+                outputs = [
+                    _read_value(path.with_name(f"{path.stem}_output_{i}.pb"), value.type)
+                    for i, value in enumerate(model.graph.output)
+                ]
+                data_sets = [(_light_inputs(model), outputs)]
+            else:
+                directory = Path(test.model_dir)
+                model = onnx.load(str(directory / "model.onnx"))
+                data_sets = []
+                for data_dir in sorted(directory.glob("test_data_set_*")):
+                    count = lambda kind: len(list(data_dir.glob(f"{kind}_*.pb")))  # noqa: E731
+                    inputs = [_read_value(data_dir / f"input_{i}.pb", model.graph.input[i].type) for i in range(count("input"))]
+                    outputs = [
+                        _read_value(data_dir / f"output_{i}.pb", model.graph.output[i].type) for i in range(count("output"))
+                    ]
+                    data_sets.append((inputs, outputs))
+            cases.append(ModelCase(f"{suite}/{test.name}", suite, model, data_sets, float(test.rtol), float(test.atol)))
+    return cases
 
 
 @dataclass(frozen=True)
@@ -635,11 +776,13 @@ class Firmware:
     optimize: str = "ReleaseFast"
 
 
-def process_batch(task: tuple[int, list[tuple[int, dict]], str, str, Firmware | None, str]) -> tuple[list[dict], dict]:
-    """Worker: compile, build and run one batch (a host library, or a firmware image); returns
-    its records and timings."""
-    batch_index, items, work_dir, pipeline, firmware, mode = task
-    cases = load_cases()
+def process_batch(
+    task: tuple[int, list[tuple[int, dict]], str, str, Firmware | None, str, str],
+) -> tuple[list[dict], dict]:
+    """Worker: compile, build and run one batch (a host library, or a firmware image) of a
+    suite's cases; returns its records and timings."""
+    batch_index, items, work_dir, pipeline, firmware, mode, suite = task
+    cases = load_cases(suite)
     directory = Path(work_dir) / f"batch{batch_index:03d}"
     directory.mkdir(parents=True, exist_ok=True)
     timings = {"children": 0}
@@ -779,10 +922,12 @@ def run_conformance(
     target: str = "host",
     firmware: Firmware | None = None,
     mode: str = "frozen",
+    suite: str = "node",
 ) -> tuple[list[dict], dict]:
     """Classify, compile (with `pipeline`, default `default_pipeline(target)`; parameter inputs
-    frozen or not, `mode`), build and run the node suite (or the `filter_regex` / `names` subset)
-    on the host, or with `firmware` as images under QEMU."""
+    frozen or not, `mode`), build and run the node suite or the model suites (`suite`, see
+    SUITES; or the `filter_regex` / `names` subset) on the host, or with `firmware` as images
+    under QEMU. A model case's operator label is its suite."""
     from zant.driver import TARGETS, default_pipeline
     from zant.errors import ZantError
     from zant.passes.onnx_to_uop import supported_ops
@@ -793,7 +938,7 @@ def run_conformance(
         raise ZantError(f"unknown conformance mode '{mode}' (choose from {', '.join(MODES)})")
     pipeline = pipeline or default_pipeline(target)
     started = time.perf_counter()
-    cases = load_cases()
+    cases = load_cases(suite)
     supported = supported_ops()
     pattern = re.compile(filter_regex, re.IGNORECASE) if filter_regex else None
     records: list[Record] = []
@@ -801,6 +946,8 @@ def run_conformance(
         if names is not None and case.name not in names:
             continue
         record = classify(case, index, supported)
+        if isinstance(case, ModelCase):
+            record.op = case.suite
         if pattern and not (
             pattern.search(record.op) or pattern.search(case.name) or pattern.search(case.name.removeprefix("test_"))
         ):
@@ -812,11 +959,12 @@ def run_conformance(
     root = Path(work_dir or tempfile.mkdtemp(prefix="zant-conformance-"))
     root.mkdir(parents=True, exist_ok=True)
     tasks = [
-        (i, [(r.index, asdict(r)) for r in batch], str(root), pipeline, firmware, mode) for i, batch in enumerate(batches)
+        (i, [(r.index, asdict(r)) for r in batch], str(root), pipeline, firmware, mode, suite)
+        for i, batch in enumerate(batches)
     ]
     done: dict[int, dict] = {r.index: asdict(r) for r in records if r.status}
     stats = {"batches": len(batches), "builds": 0, "children": 0, "compile": 0.0, "build": 0.0, "run": 0.0,
-             "target": target, "pipeline": pipeline, "mode": mode}
+             "target": target, "pipeline": pipeline, "mode": mode, "suite": suite}
     if firmware is not None:
         stats["firmware"] = {"board": firmware.board.name, "optimize": firmware.optimize}
     try:
@@ -927,6 +1075,7 @@ def write_json(records: list[dict], stats: dict, path: str | Path, command: str)
         "target": stats.get("target", "host"),
         "pipeline": stats.get("pipeline"),
         "mode": stats.get("mode", "frozen"),
+        "suite": stats.get("suite", "node"),
         "firmware": stats.get("firmware"),
         "totals": totals(records),
         "seconds": round(stats.get("seconds", 0.0), 1),
@@ -1063,6 +1212,31 @@ def totals_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -
     return lines
 
 
+_MODELS_SOURCE = (
+    "Each case of the model suites onnx ships with their data (`onnx/backend/test/data/`: simple, "
+    "pytorch-converted, pytorch-operator, and light, the models `real/*/data.json` names, fed as onnx's "
+    "backend test runner feeds them: arange(n)/n inputs, the output .pb beside the model; `zant conformance "
+    "--models`)"
+)
+
+
+def per_case_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -> list[str]:
+    """Every case's status in this run and the `beside` runs (the model suites: few cases, each
+    a whole model), with this run's largest error and scratch arena."""
+    others = [{r["name"]: r for r in b.report["cases"]} for b in beside]
+    labels = [run_label(stats), *(b.label for b in beside)]
+    lines = ["", "## Per case", "",
+             "| case | " + " | ".join(labels) + " | max abs error | scratch bytes | notes |",
+             "|---|" + "---|" * len(labels) + "---:|---:|---|"]
+    for r in records:
+        statuses = [r["status"], *(o.get(r["name"], {}).get("status", "–") for o in others)]
+        error = "" if r.get("max_abs_error") is None else f"{r['max_abs_error']:.3g}"
+        scratch = "" if r.get("scratch_bytes") is None else f"{r['scratch_bytes']:,}"
+        note = "" if r["status"] == "pass" else _md_escape(one_line(r["reason"], 200))
+        lines.append(f"| {r['name']} | " + " | ".join(statuses) + f" | {error} | {scratch} | {note} |")
+    return lines
+
+
 def _how_run(firmware: dict | None) -> str:
     if firmware is None:
         return "built in ReleaseSafe (batched shared libraries), run on the host on every data set and"
@@ -1087,8 +1261,9 @@ def render_markdown(
 
     t = totals(records)
     run = f" from the records of `{source}`" if source else ""
+    models = stats.get("suite") == "models"
     lines = [
-        "# ONNX backend node-test conformance",
+        "# ONNX backend model-test conformance" if models else "# ONNX backend node-test conformance",
         "",
         f"Generated by `{command}`{run} (onnx {onnx.__version__}, {len(records)} cases, "
         f"{stats.get('seconds', 0):.0f} s with {stats.get('jobs', 2)} jobs). Do not edit: rerun the command.",
@@ -1096,7 +1271,8 @@ def render_markdown(
         f"Target: `{stats.get('target', 'host')}`; pass pipeline: `{stats.get('pipeline')}`.",
         *(["", note, ""] if note else [""]),
         *textwrap.wrap(
-            "Each case of `onnx.backend.test.case.node.collect_testcases()` is classified (out of scope, "
+            (_MODELS_SOURCE if models else "Each case of `onnx.backend.test.case.node.collect_testcases()`")
+            + " is classified (out of scope, "
             "unsupported = an op with neither a lowering nor an ONNX function body to expand, or one the "
             f"compiler names as missing after expansion), else compiled with the pass pipeline above, {_how_run(stats.get('firmware'))} "
             f"compared with the case's rtol/atol (integers and booleans exactly). {_freezing(stats.get('mode'))} "
@@ -1129,14 +1305,15 @@ def render_markdown(
         ]
 
     beside_passed = [b.passed_by_operator() for b in beside]
+    group = "suite" if models else "operator"
     if not beside:
-        lines += ["", "## Per operator", "", "| operator | cases | passed | status / notes |", "|---|---:|---:|---|"]
+        lines += ["", f"## Per {group}", "", f"| {group} | cases | passed | status / notes |", "|---|---:|---:|---|"]
     else:
         ours = run_label(stats)
         lines += [
-            "", "## Per operator", "",
+            "", f"## Per {group}", "",
             f"Status and notes are `{ours}`'s.", "",
-            "| operator | cases | " + " | ".join(f"passed ({label})" for label in [ours, *(b.label for b in beside)])
+            f"| {group} | cases | " + " | ".join(f"passed ({label})" for label in [ours, *(b.label for b in beside)])
             + " | status / notes |",
             "|---|---:|" + "---:|" * (1 + len(beside)) + "---|",
         ]
@@ -1161,6 +1338,8 @@ def render_markdown(
         other = "".join(f" {passed_there.get(op, '–')} |" for passed_there in beside_passed)
         lines.append(f"| {op} | {len(group)} | {passed} |{other} {_md_escape(one_line(note, 400))} |")
 
+    if models:
+        lines += per_case_section(records, stats, beside)
     checked = [r for r in records if r["status"] == "checked"]
     if checked:
         lines += ["", "## Checked random cases", "",
@@ -1213,6 +1392,11 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "without running anything (default: run the suite)",
     )
     parser.add_argument(
+        "--models", action="store_true",
+        help="run the model suites onnx ships with data (onnx/backend/test/data: simple, pytorch-converted, "
+        "pytorch-operator, light) instead of the node suite; cases are named suite/test_name",
+    )
+    parser.add_argument(
         "--as-written", action="store_true",
         help="freeze no parameter input (shapes, axes, pads, ...): every graph input a run-time input, as the "
         "file is written and as zant compile takes it",
@@ -1254,6 +1438,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     slice_report = getattr(args, "slice", None)
     firmware = _firmware(args, target)
     mode = "as-written" if getattr(args, "as_written", False) else "frozen"
+    suite = "models" if getattr(args, "models", False) else "node"
     if firmware is not None and args.filter is None and slice_report is None:
         slice_report = ""  # the target's representative slice
     names = representative_slice(Path(slice_report or committed_report(target))) if slice_report is not None else None
@@ -1262,11 +1447,11 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         return render_report(args, beside)
     records, stats = run_conformance(
         args.filter, jobs, max(1, args.batch_size), args.work_dir, progress, names, pipeline, target, firmware,
-        mode,
+        mode, suite,
     )
     stats["jobs"] = jobs
     if getattr(args, "localize", False):
-        cases = load_cases()
+        cases = load_cases(suite)
         for record in records:
             if record["status"] == "mismatch":
                 record["culprit"] = localize_case(
@@ -1275,7 +1460,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                 )
                 if progress:
                     progress(f"{record['name']} localized: {record['culprit']}")
-    command = "zant conformance" + (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if slice_report is not None else "")
+    command = "zant conformance" + (" --models" if suite == "models" else "")
+    command += (f" --filter '{args.filter}'" if args.filter else "") + (" --slice" if slice_report is not None else "")
     command += " --as-written" if mode == "as-written" else ""
     command += f" --target {target}" if target != "host" else ""
     if firmware is not None:
@@ -1304,13 +1490,14 @@ def render_report(args: argparse.Namespace, beside: Sequence[Beside]) -> int:
         raise ZantError("--render writes a Markdown report: give --output-md")
     chosen = [flag for flag, given in (
         ("--filter", args.filter), ("--slice", args.slice is not None), ("--as-written", args.as_written),
+        ("--models", getattr(args, "models", False)),
         ("--target", args.target != "host"), ("--pipeline", args.pipeline), ("--firmware", args.firmware),
         ("--output-json", args.output_json),
     ) if given]
     if chosen:
         raise ZantError(f"--render shows a saved run: {', '.join(chosen)} would describe a new one")
     report = _load_beside(args.render, args.output_md).report
-    stats = {key: report.get(key) for key in ("target", "pipeline", "mode", "firmware", "seconds")}
+    stats = {key: report.get(key) for key in ("target", "pipeline", "mode", "firmware", "seconds", "suite")}
     stats["jobs"] = report.get("jobs", 2)
     command = f"zant conformance --render {args.render}" + "".join(f" --beside {path}" for path in args.beside)
     command += f" --output-md {args.output_md}"

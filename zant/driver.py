@@ -578,7 +578,7 @@ def fit_ram(
     the layer bound (`pipelines.with_ram_schedules`) if that fits or is smaller, so that a miss
     names the smallest scratch arena Zant reaches (docs/ram-budget.md)."""
     from zant.backend.plan import describe_plan
-    from zant.pipelines import with_ram_schedules
+    from zant.pipelines import with_patch_schedules, with_ram_schedules
 
     def scratch_if_missed(candidate: PlannedModule) -> int | None:
         info = describe_plan(candidate.module)
@@ -588,17 +588,49 @@ def fit_ram(
             return info.scratch_size
         return None
 
+    def compiled(with_pipeline: str) -> PlannedModule:
+        return compile_to_module(
+            model_path, options.target, pipeline=with_pipeline, input_shapes=options.input_shapes,
+            freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
+            check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
+        )
+
     missed = scratch_if_missed(planned)
     scheduled = with_ram_schedules(pipeline)
     if missed is None or scheduled == pipeline:
         return planned
-    again = compile_to_module(
-        model_path, options.target, pipeline=scheduled, input_shapes=options.input_shapes,
-        freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
-        check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
-    )
+    again = compiled(scheduled)
     still = scratch_if_missed(again)
-    return again if still is None or still < missed else planned
+    best, smallest = (again, still) if still is None or still < missed else (planned, missed)
+    if still is None:
+        return again
+    # Still over: the early stage patch by patch too, first the plan with the fewest MACs the
+    # cost model puts within the bytes the scratch arena may take, then the smallest.
+    for budget in dict.fromkeys((scratch_allowance(again.module, options, board), None)):
+        patched = with_patch_schedules(scheduled, budget)
+        if patched == scheduled:
+            break
+        candidate = compiled(patched)
+        reached = scratch_if_missed(candidate)
+        if reached is None:
+            return candidate
+        if smallest is None or reached < smallest:
+            best, smallest = candidate, reached
+    return best
+
+
+def scratch_allowance(module: ModuleOp, options: CompileOptions, board: Board | None) -> int | None:
+    """The bytes the scratch arena may take under `options.ram_budget` and `board`'s RAM (less
+    what else of the planned `module` the board's RAM holds); None if neither bounds it."""
+    from zant.backend.firmware import MIN_STACK
+    from zant.backend.limits import ram_parts
+    from zant.backend.plan import emit_plan_json
+
+    limits = [options.ram_budget] if options.ram_budget is not None else []
+    if board is not None:
+        others = ram_parts(emit_plan_json(module, options.name), MIN_STACK)
+        limits.append(board.ram.size - sum(size for label, size in others if label != "scratch arena"))
+    return max(1, min(limits)) if limits else None
 
 
 def checked_plan(

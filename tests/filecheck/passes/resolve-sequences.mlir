@@ -73,6 +73,22 @@ builtin.module attributes {onnx.opset = 24 : i64} {
 
 // -----
 
+// A result the graph declares with an open dimension (ONNX's inference leaves ConcatFromSequence's
+// axis open) takes the static type of the tensor it becomes, in the function type too.
+// CHECK-LABEL: func.func @open_result
+// CHECK-SAME:    -> tensor<2x9x4xf32>
+// CHECK:         %out = onnx.Concat(%x, %y, %z) {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x9x4xf32>
+// CHECK-NEXT:    func.return %out : tensor<2x9x4xf32>
+builtin.module attributes {onnx.opset = 24 : i64} {
+  func.func @open_result(%x: tensor<2x3x4xf32>, %y: tensor<2x3x4xf32>, %z: tensor<2x3x4xf32>) -> tensor<2x?x4xf32> {
+    %s = onnx.SequenceConstruct(%x, %y, %z) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> !onnx.seq<tensor<2x3x4xf32>>
+    %out = onnx.ConcatFromSequence(%s) {axis = 1 : i64} : (!onnx.seq<tensor<2x3x4xf32>>) -> tensor<2x?x4xf32>
+    func.return %out : tensor<2x?x4xf32>
+  }
+}
+
+// -----
+
 // Optional, OptionalHasElement and OptionalGetElement: the content, a constant, the content;
 // Identity of a sequence is the same elements.
 // CHECK-LABEL: func.func @optional
