@@ -478,19 +478,25 @@ class QLinearMulBase(QLinearAddBase):
 class QLinearLeakyReluBase(OnnxOp):
     """X and Y of one 8-bit type, per-tensor f32 scales and zero points of that type."""
 
+    ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = _INT8_TYPES
+
     def verify_onnx(self) -> None:
         super().verify_onnx()
         element = self.operands[0].type.get_element_type() if isinstance(self.operands[0].type, TensorType) else None
         result = self.results[0].type.get_element_type() if isinstance(self.results[0].type, TensorType) else None
-        if element != result or element not in _INT8_TYPES:
-            raise VerifyException(f"{self.name}: X and Y must have one element type, i8 or ui8")
+        if element != result or element not in self.ELEMENT_TYPES:
+            spelled = " or ".join(str(t) for t in self.ELEMENT_TYPES)
+            raise VerifyException(f"{self.name}: X and Y must have one element type, {spelled}")
         for scale, zero_point, names in ((1, 2, "'X_scale' and 'X_zero_point'"), (3, 4, "'Y_scale' and 'Y_zero_point'")):
             if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(self.operands[zero_point]) != element:
                 raise VerifyException(f"{self.name}: {names} must be one-element tensors of f32 and of {element}")
 
 
 class QLinearSoftmaxBase(QLinearLeakyReluBase):
-    """QLinearSoftmax has QLinearLeakyRelu's inputs and type constraints."""
+    """QLinearSoftmax has QLinearLeakyRelu's inputs and type constraints, 16-bit X and Y too
+    (beyond com.microsoft's schema: fold-qdq makes it of 16x8 models' int16 Softmax)."""
+
+    ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = (*_INT8_TYPES, IntegerType(16), IntegerType(16, Signedness.UNSIGNED))
 
 
 class QLinearAveragePoolBase(QLinearLeakyReluBase):

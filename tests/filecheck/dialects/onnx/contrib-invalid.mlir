@@ -74,7 +74,7 @@
 // -----
 
 %x, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<f32>, tensor<i8>)
-// expected-error@+1 {{onnx.QLinearSoftmax: X and Y must have one element type, i8 or ui8}}
+// expected-error@+1 {{onnx.QLinearSoftmax: X and Y must have one element type, i8 or ui8 or i16 or ui16}}
 %y = onnx.QLinearSoftmax(%x, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<3xui8>
 
 // -----
