@@ -261,11 +261,13 @@ def _place_scratch(
 
 
 def constant_bytes(op: DefineGlobalOp) -> bytes:
+    """The bytes a constant takes in its arena: little-endian, packed types (int4 …) packed
+    as memory holds them (`zant.ir.types.pack`), so an int4 weight takes half an int8 one's."""
     from zant.ir.resources import attr_to_array
+    from zant.ir.types import pack
 
     assert op.value is not None
-    array = attr_to_array(op.value).reshape(-1)
-    return array.astype(array.dtype.newbyteorder("<")).tobytes()
+    return pack(attr_to_array(op.value), op.result.type.element_type)
 
 
 def plan_constants(function: func.FuncOp, alignment: int) -> int:
