@@ -165,6 +165,20 @@ def with_ram_schedules(pipeline: str) -> str:
     return ",".join((*stages[:at], *RAM_SCHEDULE_STAGES, *stages[at:]))
 
 
+def with_patch_schedules(pipeline: str, budget: int | None = None) -> str:
+    """`pipeline` with `schedule-patches` (the early high-resolution stage run tile by tile,
+    docs/ram-budget.md) before `onnx-to-uop`; `budget`: the bytes the stage may keep live (the
+    cost model's fewest-MACs plan within it), None: the smallest. Unchanged without an
+    `onnx-to-uop` or with a `schedule-patches` already."""
+    stages = pipeline.split(",")
+    names = [stage.split("{")[0] for stage in stages]
+    if "onnx-to-uop" not in names or "schedule-patches" in names:
+        return pipeline
+    at = names.index("onnx-to-uop")
+    patches = f"schedule-patches{{budget={budget}}}" if budget else "schedule-patches"
+    return ",".join((*stages[:at], patches, *stages[at:]))
+
+
 MCU_PIPELINE = pipeline_for("cortex-m4")
 """Every microcontroller's pipeline: scalar loops."""
 

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     Signedness,
+    StringAttr,
 )
 from xdsl.ir import Attribute, Operation
 
@@ -430,8 +432,9 @@ def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) ->
         "lifetimes": [l.as_dict() for l in info.lifetimes],
         # only for models with outputs compiled at their bound: the ABI's extents array
         **({"bounded_outputs": bounded} if (bounded := bounded_outputs(main_function(module))) else {}),
-        # only for plans below the layer bound (schedule-in-place): the nests written in place
-        **({"schedules": schedules} if (schedules := in_place_schedules(module)) else {}),
+        # only for plans below the layer bound (schedule-in-place, schedule-patches): the nests
+        # written in place, the stages run patch by patch
+        **({"schedules": schedules} if (schedules := in_place_schedules(module) + patch_schedules(module)) else {}),
     }
 
 
@@ -445,6 +448,27 @@ def in_place_schedules(module: ModuleOp) -> list[dict]:
         pair = scheduled_in_place(op) if op.attributes else None
         if pair is not None:
             found.append({"schedule": "in-place", "input": pair[0], "output": pair[1]})
+    return found
+
+
+def patch_schedules(module: ModuleOp) -> list[dict]:
+    """The stages `schedule-patches` ran tile by tile (its `zant.patches` module attribute):
+    {"schedule": "patches", "output", "layers", "first", "tiles": [rows, cols], "macs",
+    "layer_macs", "estimated_peak_bytes"}."""
+    recorded = module.attributes.get("zant.patches")
+    if not isinstance(recorded, ArrayAttr):
+        return []
+    found = []
+    for entry in recorded.data:
+        row = {}
+        for key, value in entry.data.items():  # type: ignore[attr-defined]
+            if isinstance(value, ArrayAttr):
+                row[key] = [v.value.data for v in value.data]  # type: ignore[attr-defined]
+            elif isinstance(value, StringAttr):
+                row[key] = value.data
+            else:
+                row[key] = value.value.data  # type: ignore[attr-defined]
+        found.append(row)
     return found
 
 

@@ -1,0 +1,283 @@
+"""Receptive fields and the cost of patch-based execution of an early stage (`schedule-patches`).
+
+A *stage* is a chain of ops of the `onnx` dialect that starts at a graph input, each op the only
+user of the one before it: a layout Transpose, Convs (float, QLinearConv, ConvInteger) and
+element-wise ops with scalar parameters (Clip, Relu ...). Run patch by patch, each spatial tile
+of the stage's output is computed through every layer from the tile of the graph input its
+receptive field covers; each layer's tile is the part of its output the next layer's tile reads
+(the halo is recomputed by the neighbouring tiles), so no intermediate tensor of the stage ever
+exists whole.
+
+This module only measures: for a stage and a grid of tiles it gives each layer's tile (its
+region, its padding at the tensor's borders), the MACs of the tiled stage against the
+layer-by-layer ones (the recomputed halo) and an estimate of the bytes live at once while the
+stage runs, and it ranks the choices (`choose`). The pass does the rewrite.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import BlockArgument, SSAValue
+
+from zant.dialects.onnx import (
+    ClipOp,
+    ConvIntegerOp,
+    ConvOp,
+    LeakyReluOp,
+    OnnxOp,
+    QLinearConvOp,
+    ReluOp,
+    TransposeOp,
+    get_attr,
+    inputs,
+)
+
+WINDOW_OPS = (ConvOp, QLinearConvOp, ConvIntegerOp)
+"""Convolutions (NCHW, two spatial axes, input 0 the activation, the rest parameters)."""
+ELEMENTWISE_OPS = (ClipOp, ReluOp, LeakyReluOp)
+"""Element-wise ops a stage may hold (their other inputs scalars)."""
+
+Span = tuple[int, int]
+"""A half-open range [lo, hi) of one spatial axis."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One op of a stage and how its output's spatial axes map onto its input's."""
+
+    op: OnnxOp
+    in_axes: tuple[int, int]
+    """The input's axes that hold the output's rows and columns (2, 3 but for a Transpose)."""
+    window: tuple[tuple[int, int, int, int, int], ...] | None
+    """Per spatial axis (kernel, stride, dilation, pad begin, pad end); None: element-wise."""
+
+    @property
+    def input(self) -> SSAValue:
+        return inputs(self.op)[0]  # type: ignore[return-value]
+
+    @property
+    def output(self) -> SSAValue:
+        return self.op.results[0]
+
+    def in_spans(self, out: Sequence[Span]) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+        """The input spans `out` reads (clamped to the input) and the padding the tile's op adds
+        at each end (begin, end) for the positions outside the input."""
+        shape = shape_of(self.input)
+        spans, pads = [], []
+        for d, (lo, hi) in enumerate(out):
+            length = shape[self.in_axes[d]]
+            if self.window is None:
+                spans.append((lo, hi))
+                pads.append((0, 0))
+                continue
+            kernel, stride, dilation, begin, _ = self.window[d]
+            a = lo * stride - begin
+            b = (hi - 1) * stride - begin + (kernel - 1) * dilation + 1
+            spans.append((max(a, 0), min(b, length)))
+            pads.append((max(0, -a), max(0, b - length)))
+        return tuple(spans), tuple(pads)
+
+    def macs_per_output(self) -> int:
+        """Multiply-accumulates per output element (0 for element-wise ops)."""
+        if self.window is None:
+            return 0
+        weight = shape_of(inputs(self.op)[3 if isinstance(self.op, QLinearConvOp) else 1])  # type: ignore[arg-type]
+        return math.prod(weight[1:])
+
+
+def shape_of(value: SSAValue) -> list[int]:
+    assert isinstance(value.type, TensorType)
+    return list(value.type.get_shape())
+
+
+def nbytes(value: SSAValue, spans: Sequence[Span] | None = None, axes: Sequence[int] = (2, 3)) -> int:
+    """Bytes of `value`, or of its tile `spans` over `axes`."""
+    assert isinstance(value.type, TensorType)
+    shape = shape_of(value)
+    if spans is not None:
+        for axis, (lo, hi) in zip(axes, spans):
+            shape[axis] = hi - lo
+    width = value.type.element_type.bitwidth  # type: ignore[attr-defined]
+    return math.prod(shape) * max(width, 8) // 8
+
+
+def _scalar_parameters(op: OnnxOp) -> bool:
+    rest = [v for v in inputs(op)[1:] if v is not None]
+    return all(isinstance(v.type, TensorType) and math.prod(v.type.get_shape()) == 1 for v in rest)
+
+
+def layer_of(op: OnnxOp) -> Layer | None:
+    """The op as a stage layer, or None if a stage cannot hold it."""
+    value = inputs(op)[0] if inputs(op) else None
+    if value is None or not isinstance(value.type, TensorType) or len(value.type.get_shape()) != 4:
+        return None
+    if len(op.results) != 1:
+        return None
+    if isinstance(op, TransposeOp):
+        perm = get_attr(op, "perm")
+        if perm is None or list(perm[:2]) not in ([0, 3], [0, 1]) or sorted(perm) != [0, 1, 2, 3]:
+            return None
+        return Layer(op, (perm[2], perm[3]), None)
+    if isinstance(op, ELEMENTWISE_OPS):
+        return Layer(op, (2, 3), None) if _scalar_parameters(op) else None
+    if isinstance(op, WINDOW_OPS):
+        if get_attr(op, "auto_pad") != "NOTSET":
+            return None
+        weight = inputs(op)[3 if isinstance(op, QLinearConvOp) else 1]
+        if weight is None or len(shape_of(weight)) != 4:
+            return None
+        kernel = get_attr(op, "kernel_shape") or shape_of(weight)[2:]
+        strides = get_attr(op, "strides") or [1, 1]
+        dilations = get_attr(op, "dilations") or [1, 1]
+        pads = get_attr(op, "pads") or [0, 0, 0, 0]
+        window = tuple((kernel[d], strides[d], dilations[d], pads[d], pads[2 + d]) for d in range(2))
+        return Layer(op, (2, 3), window)
+    return None
+
+
+def stages(function: func.FuncOp) -> list[list[Layer]]:
+    """The longest chain of stage layers from each 4-D graph input (one use per link), ending
+    at its last window op (or its element-wise ops right after it)."""
+    result = []
+    for argument in function.body.block.args:
+        chain: list[Layer] = []
+        value: SSAValue = argument
+        while value.has_one_use():
+            use = next(iter(value.uses))
+            if use.index != 0 or not isinstance(use.operation, OnnxOp):
+                break
+            layer = layer_of(use.operation)
+            if layer is None or (chain and layer.in_axes != (2, 3) and isinstance(layer.op, TransposeOp)):
+                break
+            chain.append(layer)
+            value = layer.output
+        if any(layer.window is not None for layer in chain):
+            result.append(chain)
+    return result
+
+
+def _split(length: int, parts: int) -> list[Span]:
+    bounds = [round(k * length / parts) for k in range(parts + 1)]
+    return [(bounds[k], bounds[k + 1]) for k in range(parts) if bounds[k + 1] > bounds[k]]
+
+
+@dataclass(frozen=True)
+class TileLayer:
+    """One layer of one tile: the input spans it reads, the padding it adds, its output spans."""
+
+    in_spans: tuple[Span, ...]
+    pads: tuple[Span, ...]
+    out_spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class PatchPlan:
+    """A stage run `rows` x `cols` tiles of its output, each through every layer."""
+
+    stage: tuple[Layer, ...]
+    rows: int
+    cols: int
+    tiles: tuple[tuple[tuple[int, int], tuple[TileLayer, ...]], ...]
+    """((row, col), one TileLayer per layer), row by row."""
+    macs: int
+    """MACs of the tiled stage."""
+    layer_macs: int
+    """MACs of the same layers run layer by layer."""
+    peak_bytes: int
+    """Estimated bytes live at once while the stage runs (its input if it is scratch, the tiles'
+    outputs kept for the Concat, one layer's tile input and output) and at the Concats."""
+
+    @property
+    def extra_macs(self) -> int:
+        return self.macs - self.layer_macs
+
+    @property
+    def stage_output(self) -> SSAValue:
+        return self.stage[-1].output
+
+    def describe(self) -> str:
+        """One line: grid, layers, MACs, peak (the pass's report and the op attribute)."""
+        first, last = self.stage[0].op, self.stage[-1].op
+        return (
+            f"{self.rows}x{self.cols} tiles of {'x'.join(map(str, shape_of(self.stage_output)))}, "
+            f"{len(self.stage)} layers ({first.name} .. {last.name}): {self.macs:,} MACs "
+            f"(+{self.extra_macs:,}, {100 * self.extra_macs / max(self.layer_macs, 1):.1f}% recomputed halo), "
+            f"~{self.peak_bytes:,} B live at once"
+        )
+
+
+def plan_patches(stage: Sequence[Layer], rows: int, cols: int) -> PatchPlan:
+    """The tiles of `stage` for a `rows` x `cols` grid over its output, their MACs and peak."""
+    out = shape_of(stage[-1].output)
+    tiles = []
+    macs = 0
+    for r, row_span in enumerate(_split(out[2], rows)):
+        for c, col_span in enumerate(_split(out[3], cols)):
+            spans: tuple[Span, ...] = (row_span, col_span)
+            per_layer: list[TileLayer] = []
+            for layer in reversed(stage):
+                in_spans, pads = layer.in_spans(spans)
+                per_layer.append(TileLayer(in_spans, pads, spans))
+                channels = shape_of(layer.output)[1]
+                macs += layer.macs_per_output() * channels * math.prod(hi - lo for lo, hi in spans)
+                spans = in_spans
+            tiles.append(((r, c), tuple(reversed(per_layer))))
+    layer_macs = sum(layer.macs_per_output() * math.prod(shape_of(layer.output)[1:]) for layer in stage)
+    start = stage[0].input
+    held = 0 if isinstance(start, BlockArgument) else nbytes(start)
+    done = 0
+    peak = 0
+    row_tiles = 0
+    for (r, c), per_layer in tiles:
+        for layer, tile in zip(stage, per_layer):
+            in_bytes = nbytes(layer.input, tile.in_spans, layer.in_axes) if layer is not stage[0] or held else 0
+            peak = max(peak, held + done + row_tiles + in_bytes + nbytes(layer.output, tile.out_spans))
+        row_tiles += nbytes(stage[-1].output, per_layer[-1].out_spans)
+        if c == len(_split(out[3], cols)) - 1:  # the row's Concat: its tiles and the strip
+            peak = max(peak, held + done + 2 * row_tiles)
+            done += row_tiles
+            row_tiles = 0
+    peak = max(peak, 2 * nbytes(stage[-1].output))  # the strips and the stage output
+    return PatchPlan(tuple(stage), rows, cols, tuple(tiles), macs, layer_macs, peak)
+
+
+def candidates(stage: Sequence[Layer], max_tiles: int = 8) -> list[PatchPlan]:
+    """Every prefix of `stage` ending at a window op (or the element-wise ops after it) with
+    every square grid of 2 .. `max_tiles` tiles a side (no more than the output's side)."""
+    result = []
+    for end in range(len(stage)):
+        prefix = stage[: end + 1]
+        if prefix[-1].window is None and not any(layer.window is not None for layer in prefix):
+            continue
+        if end + 1 < len(stage) and stage[end + 1].window is None and not isinstance(stage[end + 1].op, TransposeOp):
+            continue  # end a stage after the element-wise ops of its last window op
+        out = shape_of(prefix[-1].output)
+        for n in range(2, min(max_tiles, out[2], out[3]) + 1):
+            result.append(plan_patches(prefix, n, n))
+    return result
+
+
+def layer_bound(stage: Sequence[Layer]) -> int:
+    """The largest input + output of one window layer of the stage run layer by layer."""
+    return max(
+        (0 if isinstance(layer.input, BlockArgument) else nbytes(layer.input)) + nbytes(layer.output)
+        for layer in stage if layer.window is not None
+    )
+
+
+def choose(stage: Sequence[Layer], budget: int | None, max_tiles: int = 8) -> PatchPlan | None:
+    """The plan with the fewest MACs whose estimated peak is within `budget` (ties: the smaller
+    peak); without a budget or when none is within it, the smallest peak (ties: fewer MACs).
+    None when no plan's peak is below the stage's layer-by-layer bound."""
+    plans = [p for p in candidates(stage, max_tiles) if p.peak_bytes < layer_bound(stage)]
+    if not plans:
+        return None
+    within = [p for p in plans if budget is not None and p.peak_bytes <= budget]
+    if within:
+        return min(within, key=lambda p: (p.macs, p.peak_bytes, p.rows))
+    return min(plans, key=lambda p: (p.peak_bytes, p.macs, p.rows))
