@@ -103,6 +103,7 @@ from zant.dialects.onnx_attributes import (  # noqa: F401 (the discardable attri
 )
 from zant.dialects.onnx_function_ops import FUNCTION_OPS, CallOp, FunctionOp, ReturnOp  # noqa: F401 (re-exported)
 from zant.dialects.onnx_types import OptionalType, SequenceType  # noqa: F401 (re-exported)
+from zant.ir.strings import StringType  # noqa: F401 (re-exported)
 from zant.dialects.onnx_ops import *  # noqa: F403 (the op classes: ConvOp ...)
 from zant.dialects.onnx_ops import (
     ALL_OPS,
@@ -117,7 +118,7 @@ from zant.dialects.onnx_ops import (
     QLinearSoftmaxOp,
 )
 
-ONNX = Dialect("onnx", [*ALL_OPS, *FUNCTION_OPS], [SequenceType, OptionalType])
+ONNX = Dialect("onnx", [*ALL_OPS, *FUNCTION_OPS], [SequenceType, OptionalType, StringType])
 
 _OP_CLASSES: dict[tuple[str, str], type[OnnxOp]] = {
     (cls.ONNX_SCHEMA.domain, cls.ONNX_SCHEMA.op_type): cls for cls in ALL_OPS

@@ -122,11 +122,31 @@ def attribute_value(node: NodeProto, attribute: AttributeProto) -> Attribute:
     raise ZantError(f"{node_label(node)}: attribute '{attribute.name}' of type {kind_name} is not supported")
 
 
+STRING_TENSOR_ATTRIBUTES = {"keys_tensor": "keys_strings", "values_tensor": "values_strings", "default_tensor": "default_string"}
+"""LabelEncoder's string tensor attributes → the list (or single string) attributes that say the
+same: a property holds numbers' tensors only, so the importer keeps string ones in these."""
+
+
+def _property(node: NodeProto, attribute: AttributeProto) -> tuple[str, Attribute]:
+    """(property name, value) of one attribute: LabelEncoder's string tensors as their lists."""
+    if attribute.type == AttributeProto.TENSOR and attribute.t.data_type == TensorProto.STRING:
+        target = STRING_TENSOR_ATTRIBUTES.get(attribute.name) if node.op_type == "LabelEncoder" else None
+        if target is None:
+            raise ZantError(f"{node_label(node)}: attribute '{attribute.name}' is a string tensor (not supported here)")
+        strings = [StringAttr(s.decode("utf-8", errors="replace")) for s in attribute.t.string_data]
+        if target == "default_string":
+            if len(strings) != 1:
+                raise ZantError(f"{node_label(node)}: default_tensor must hold one string, it has {len(strings)}")
+            return target, strings[0]
+        return target, ArrayAttr(strings)
+    return attribute.name, attribute_value(node, attribute)
+
+
 def op_of_node(
     node: NodeProto, operands: Sequence[SSAValue | None], result_types: Sequence[Attribute | None]
 ) -> OnnxOp:
     """The op of a (non-Constant) node: ONNX-positional operands and result types (None: absent)."""
-    properties = {a.name: attribute_value(node, a) for a in node.attribute}
+    properties = dict(_property(node, a) for a in node.attribute)
     attributes = {NODE_NAME: StringAttr(node.name)} if node.name else {}
     try:
         return onnx_op_class(node.op_type, node.domain).from_onnx(operands, result_types, properties, attributes)

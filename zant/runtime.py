@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from zant.errors import ZantError
+from zant.ir.strings import decode, encode, is_string_dtype
 from zant.ir.types import PACKED_DTYPES, abi_bytes, pack, unpack
 from zant.signature import TensorSignature, caller_outputs, complete_feeds, valid_parts  # noqa: F401 (complete_feeds: re-exported)
 
@@ -65,7 +66,10 @@ class CompiledModel:
         args = []
         keep_alive = []
         for array, signature in zip(arrays, self.inputs):
-            dense = np.array(array, dtype=signature.dtype, order="C")  # keeps 0-d shapes
+            if is_string_dtype(signature.dtype):  # UTF-8 in NUL-padded fields; too long: refused
+                dense = encode(array, signature.shape, np.dtype(signature.dtype).itemsize, signature.name)
+            else:
+                dense = np.array(array, dtype=signature.dtype, order="C")  # keeps 0-d shapes
             if list(dense.shape) != signature.shape:
                 raise ZantError(
                     f"input '{signature.name}' has shape {list(dense.shape)}, expected {signature.shape}"
@@ -83,7 +87,8 @@ class CompiledModel:
         if status != 0:
             raise ZantError(f"the generated predict function returned {status}")
         results = [
-            unpack(r, s.dtype, s.size).reshape(s.shape) if s.dtype in PACKED_DTYPES else r
+            unpack(r, s.dtype, s.size).reshape(s.shape) if s.dtype in PACKED_DTYPES
+            else decode(r) if is_string_dtype(s.dtype) else r  # strings: NumPy object arrays of str
             for r, s in zip(results, self.written)
         ]
         return valid_parts(self.written, results)

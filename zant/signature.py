@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from zant.errors import ZantError
+from zant.ir.strings import encode
 
 
 @dataclass
@@ -25,6 +26,12 @@ class TensorSignature:
     # the dimension holding the count; the extents output says how many entries are valid.
     bounded_dim: int | None = None
     extents: bool = False  # the int32 extents array of the bounded outputs (the last output)
+
+    def __post_init__(self) -> None:
+        # NumPy names string fields `bytesN` (bits); the signature spells them `S{CAP}` (bytes),
+        # the type np.dtype reads back (zant.ir.strings)
+        if self.dtype.startswith("bytes"):
+            self.dtype = f"S{int(self.dtype[5:]) // 8}"
 
     @property
     def size(self) -> int:
@@ -87,6 +94,9 @@ def check_inputs(
             why = " (it is frozen by --freeze)" if name in frozen else ""
             raise ZantError(f"{option} {name}: the model has no input '{name}'{why} (inputs: {listed})")
         want = np.dtype(signature.dtype)
+        if want.kind == "S":  # strings: UTF-8 in fields of the compiled capacity, never cut
+            checked[name] = encode(value, signature.shape, want.itemsize, name)
+            continue
         if isinstance(value, (np.ndarray, np.generic)) and value.dtype != want and not cast:
             raise ZantError(
                 f"{option} {name}: the array is {value.dtype}, the input is declared {want} "
@@ -116,7 +126,9 @@ def complete_feeds(
     feeds: dict[str, np.ndarray] = {}
     for signature in signatures:
         kind = np.dtype(signature.dtype).kind
-        if signature.name in given:
+        if signature.name in given and kind == "S":
+            feeds[signature.name] = encode(given[signature.name], signature.shape, np.dtype(signature.dtype).itemsize, signature.name)
+        elif signature.name in given:
             feeds[signature.name] = np.asarray(given[signature.name]).astype(signature.dtype)
         elif kind == "f":
             feeds[signature.name] = rng.standard_normal(signature.shape).astype(signature.dtype)

@@ -40,6 +40,7 @@ from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.ir.locations import locate
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
+from zant.passes.onnx_to_uop.strings import U8, string_buffer_size, string_capacity, string_layout
 
 
 def all_patterns() -> tuple[OnnxLowering, ...]:
@@ -68,14 +69,15 @@ def all_patterns() -> tuple[OnnxLowering, ...]:
         resample,
         sampling,
         spectral,
+        strings,
         text,
         training,
         tree_ensemble,
         unique,
     )
 
-    families = (  # empty first: an op with empty results needs none of the others
-        empty, constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
+    families = (  # strings first (their fields are bytes), then empty: an op with empty results needs none of the others
+        strings, empty, constants, elementwise, linalg, conv, deform_conv, pool, norm, reduce, movement,
         resample, sampling, col2im, quant, quant_elementwise, recurrent, spectral, text,
         ml_features, ml_linear, tree_ensemble, training, image, unique, data_dependent, random, guard,
     )
@@ -111,6 +113,8 @@ def _unsupported_op(op: Operation) -> UnsupportedOp:
 
 def _buffer_type(tensor: SSAValue) -> uop.BufferType:
     assert isinstance(tensor.type, TensorType)
+    if string_capacity(tensor) is not None:  # NUL-padded fields of bytes (zant.ir.strings)
+        return uop.BufferType(string_buffer_size(tensor), U8)
     return uop.BufferType(math.prod(tensor.type.get_shape()), tensor.type.get_element_type())
 
 
@@ -252,7 +256,7 @@ class OnnxToUopPass(ModulePass):
         names = _names(function, OUTPUT_NAMES, len(ret.arguments), "output")
         claimed: set[SSAValue] = set()
         for index, value in enumerate(ret.arguments):
-            layout = layout_of(value)
+            layout = string_layout(value) if string_capacity(value) is not None else layout_of(value)
             owner = layout.buffer.owner
             if (
                 isinstance(owner, uop.DefineLocalOp)

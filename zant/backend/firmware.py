@@ -49,6 +49,7 @@ from zant.backend.build import Board, build_zig, default_global_cache
 from zant.targets import RECORDS
 from zant.errors import ZantError
 from zant.signature import valid_parts
+from zant.ir.strings import decode, encode, is_string_dtype
 from zant.ir.types import PACKED_DTYPES, abi_bytes, pack, unpack
 
 PAINT = 0xDEADBEEF
@@ -685,7 +686,10 @@ def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: B
         raise ZantError(f"image '{name}': no {', '.join(missing)} in {out_dir}")
     for model in models:
         for index, (tensor, array) in enumerate(zip(model.inputs, model.feeds, strict=True)):
-            dense = np.array(array, dtype=np.dtype(tensor.dtype).newbyteorder("<"), order="C")  # keeps 0-d shapes
+            if is_string_dtype(tensor.dtype):  # UTF-8 in NUL-padded fields (zant.ir.strings)
+                dense = encode(array, tensor.shape, np.dtype(tensor.dtype).itemsize, tensor.name)
+            else:
+                dense = np.array(array, dtype=np.dtype(tensor.dtype).newbyteorder("<"), order="C")  # keeps 0-d shapes
             if list(dense.shape) != list(tensor.shape):
                 raise ZantError(
                     f"{model.name}: input '{tensor.name}' has shape {list(dense.shape)}, expected {tensor.shape}"
@@ -860,6 +864,7 @@ def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
         if sorted(found) == list(range(len(model.outputs))):
             outputs[model.name] = valid_parts(model.outputs, [  # the extents array dropped
                 (unpack(found[i], t.dtype, math.prod(t.shape)) if t.dtype in PACKED_DTYPES  # int4 …
+                 else decode(np.frombuffer(found[i], dtype=t.dtype)) if is_string_dtype(t.dtype)  # str objects
                  else np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype)
                  ).reshape(_printed_shape(t))
                 for i, t in enumerate(model.outputs)

@@ -113,6 +113,8 @@ from zant.frontend.sequences import (
 )
 from zant.dialects.onnx_shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.ir.resources import make_constant_attr
+from zant.frontend.strings import string_capacities
+from zant.ir.strings import DEFAULT_STRING_CAPACITY, StringType
 from zant.ir.types import mlir_element_type, numpy_dtype
 
 def import_model(path: str, input_shapes: dict[str, list[int]] | None = None) -> ModuleOp:
@@ -126,9 +128,11 @@ def import_model(path: str, input_shapes: dict[str, list[int]] | None = None) ->
 
 
 def import_model_bytes(
-    data: bytes, model_dir: str, input_shapes: dict[str, list[int]] | None = None
+    data: bytes, model_dir: str, input_shapes: dict[str, list[int]] | None = None,
+    string_capacity: int = DEFAULT_STRING_CAPACITY,
 ) -> ModuleOp:
-    """Import a serialized ONNX model; `model_dir` is where its external data files live."""
+    """Import a serialized ONNX model; `model_dir` is where its external data files live;
+    `string_capacity`: the bytes of each element of a string graph input (`zant.ir.strings`)."""
     model = ModelProto()
     try:
         model.ParseFromString(data)
@@ -149,7 +153,7 @@ def import_model_bytes(
     _apply_input_shapes(model, tensor_shapes)
     model = _expanded(model, opset, layouts)
     model, bounded_nodes, output_bounds = bound_outputs(model)
-    return _GraphImporter(model, opset, bounded_nodes, output_bounds, layouts).build()
+    return _GraphImporter(model, opset, bounded_nodes, output_bounds, layouts, string_capacity=string_capacity).build()
 
 
 def _expanded(model: ModelProto, opset: int, layouts: dict[str, EdgeLayout] | None = None) -> ModelProto:
@@ -609,7 +613,7 @@ def node_location(node: onnx.NodeProto, index: int) -> NameLoc:
     return NameLoc(StringAttr(node.name or f"{node.op_type}_{index}"), NoneAttr())
 
 
-DATA_DEPENDENT_SIZE_OPS = frozenset({"NonZero", "Compress", "NonMaxSuppression"})
+DATA_DEPENDENT_SIZE_OPS = frozenset({"NonZero", "Compress", "NonMaxSuppression", "StringSplit", "StringNormalizer"})
 """Ops whose output size depends on the data, compiled for the shape the model declares (the
 lowering checks the data against it); one left symbolic is an error naming the node."""
 
@@ -625,6 +629,7 @@ class _GraphImporter:
         output_bounds: list[int] | None = None,
         layouts: dict[str, EdgeLayout] | None = None,
         instances: _Instances | None = None,
+        string_capacity: int = DEFAULT_STRING_CAPACITY,
     ):
         self.model = model
         self.instances = instances if instances is not None else _Instances(model)
@@ -639,6 +644,7 @@ class _GraphImporter:
             for v in [*self.graph.input, *self.graph.value_info, *self.graph.output]
         }
         self.producers = {out: node for node in self.graph.node for out in node.output}
+        self.string_capacities = string_capacities(self.graph, self.types, string_capacity)
 
     def tensor_type(self, name: str) -> Attribute:
         """The static tensor type of value `name`; a sequence or optional value's `!onnx.seq` or
@@ -650,6 +656,14 @@ class _GraphImporter:
             return value_type(type_proto, name)
         if type_proto is None or not type_proto.HasField("tensor_type"):
             raise ZantError(f"cannot infer a static tensor type for '{name}'{where}")
+        if type_proto.tensor_type.elem_type == onnx.TensorProto.STRING and name in self.string_capacities:
+            shape = type_proto.tensor_type.shape
+            dims = [d.dim_value if d.HasField("dim_value") else None for d in shape.dim]
+            if producer is not None and producer.op_type == "StringSplit" and dims and None not in dims[:-1] and 0 in dims[:-1]:
+                dims[-1] = 0  # no strings, no pieces: the reference's [..., 0]
+            if not type_proto.tensor_type.HasField("shape") or None in dims:
+                raise ZantError(f"cannot infer a static shape for '{name}'{where}{self.freeze_hint(name)}")
+            return TensorType(StringType(self.string_capacities[name]), dims)
         found = static_tensor_type(type_proto, name)
         if found is None and producer is not None and producer.op_type in SEQUENCE_RESULT_OPS:
             return tensor_value_type(type_proto, name)

@@ -164,6 +164,10 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
     ml_dtypes, as onnx has them)."""
     onnx_type = MLIR_TO_ONNX_ELEMENT_TYPE.get(element_type)
     if onnx_type is None:
+        from zant.ir.strings import StringType, string_dtype
+
+        if isinstance(element_type, StringType):  # NUL-padded fields, `S{CAP}`
+            return string_dtype(element_type.capacity.data)
         raise ZantError(f"unsupported element type {element_type}")
     if onnx_type in STORAGE_FLOATS:
         import ml_dtypes
