@@ -624,6 +624,23 @@ def requantizable(x: Quantized, y: Quantized) -> bool:
     )
 
 
+def _requantizable_across(x: Quantized, y: Quantized, result: SSAValue) -> bool:
+    """Whether Q(DQ(x)) between the two 8-bit types (uint8 to int8 or back) takes
+    `_exact_requantize`: per-tensor, positive constant f32 scales, each zero point of its own
+    tensor's type (the window sum's QLinearConv reads x and writes y in either type)."""
+    if not (is_int8(x.value) and is_int8(result)) or _element_type(x.value) == _element_type(result):
+        return False
+    for q, element in ((x, _element_type(x.value)), (y, _element_type(result))):
+        if not q.is_per_tensor or q.zero_point is None or _element_type(q.scale) != Float32Type():
+            return False
+        if _element_type(q.zero_point) != element or constant_value(q.zero_point) is None:
+            return False
+        scale = constant_value(q.scale)
+        if scale is None or not scale.reshape(-1)[0] > 0:
+            return False
+    return 0 not in x.value.type.get_shape()
+
+
 def _quantize_bound(bound: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
     """A float bound quantized as QuantizeLinear would (saturated to the zero point's type)."""
     info = np.iinfo(zero_point.dtype)
@@ -958,6 +975,8 @@ class FoldQuantizeLinear(RewritePattern):
             elif is_int8(x.value) and x.zero_point is not None and requantizable(x, y):
                 requantized = _requantize_to_even(Builder(rewriter, op), x, y, op.results[0].type)
                 rewriter.replace(op, [], [requantized])
+            elif _requantizable_across(x, y, op.results[0]):  # uint8 <-> int8 (Brevitas' ReLU → signed)
+                rewriter.replace(op, [], [_exact_requantize(Builder(rewriter, op), x, y)])
             return
         fold = FOLDS.get(source.name)
         if fold is None or source.results[0].uses.get_length() != 1 or len(source.results) != 1:
