@@ -109,6 +109,8 @@ class _Parser:
                 self.take()  # lazy: the same set of full matches
             if node[0] == "assert":
                 raise self.error("a quantified assertion")
+            if node[0] == "repeat":
+                raise self.error("a repeated repetition (RE2's 'bad repetition operator')")
             node = ("repeat", node, low, high)
         return node
 

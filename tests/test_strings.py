@@ -1,0 +1,236 @@
+"""String tensors (zant/ir/strings.py, passes/onnx_to_uop/strings.py and regex.py): each op's
+compiled code against onnx.reference on strings the suite does not try (UTF-8, empty, exactly
+the capacity, bytes after a NUL), the fields' memory safety (a string longer than its capacity
+is refused, never cut; a field with no NUL is read as CAP bytes), the data-dependent outputs'
+check, and the DFA against Python's `re`."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+import zant
+from zant.errors import ZantError
+from zant.ir.types import abi_bytes
+from zant.runtime import CompiledModel
+from zant.ir.strings import DEFAULT_STRING_CAPACITY, decode, encode
+from zant.passes.onnx_to_uop.regex import RegexError, compile_pattern, full_match
+
+S, B, I64 = TensorProto.STRING, TensorProto.BOOL, TensorProto.INT64
+CAP = DEFAULT_STRING_CAPACITY
+
+
+def _model(nodes, inputs, outputs, ml: bool = False):
+    opsets = [helper.make_opsetid("", 21)] + ([helper.make_opsetid("ai.onnx.ml", 4)] if ml else [])
+    return helper.make_model(helper.make_graph(nodes, "strings", inputs, outputs), opset_imports=opsets)
+
+
+def _compile(model, tmp_path_factory, name):
+    path = tmp_path_factory.mktemp(name) / f"{name}.onnx"
+    onnx.save(model, path)
+    return zant.compile(str(path), name=name)
+
+
+def _strings(values, shape=None) -> np.ndarray:
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array.reshape(shape or (len(values),))
+
+
+WORDS = ["", "a", "abc", "www.google.com", "héllo wörld", "的中", "x" * CAP, "é" * (CAP // 2), "abc.def.gh", "A.B"]
+
+
+@pytest.fixture(scope="module")
+def elementwise(tmp_path_factory):
+    """StringConcat (broadcast), Equal (broadcast), RegexFullMatch and a string→int64 LabelEncoder
+    on one [10] input and a [1] one."""
+    nodes = [
+        helper.make_node("StringConcat", ["x", "y"], ["cat"]),
+        helper.make_node("Equal", ["x", "y"], ["eq"]),
+        helper.make_node("RegexFullMatch", ["x"], ["re"], pattern=r"[\w.]+\.(com|de)|\W*|é+"),
+        helper.make_node("LabelEncoder", ["x"], ["le"], domain="ai.onnx.ml", keys_strings=["a", "abc", "的中", ""],
+                         values_int64s=[1, 2, 3, 4], default_int64=-7),
+        helper.make_node("LabelEncoder", ["x"], ["ls"], domain="ai.onnx.ml", keys_strings=["a", "abc"],
+                         values_strings=["first", "é"], default_string="?"),
+    ]
+    model = _model(
+        nodes,
+        [helper.make_tensor_value_info("x", S, [10]), helper.make_tensor_value_info("y", S, [1])],
+        [helper.make_tensor_value_info("cat", S, [10]), helper.make_tensor_value_info("eq", B, [10]),
+         helper.make_tensor_value_info("re", B, [10]), helper.make_tensor_value_info("le", I64, [10]),
+         helper.make_tensor_value_info("ls", S, [10])],
+        ml=True,
+    )
+    return model, _compile(model, tmp_path_factory, "elementwise")
+
+
+@pytest.mark.parametrize("y", ["", "abc", "ü" * (CAP // 2), "x" * CAP])
+def test_elementwise_string_ops_equal_the_reference(elementwise, y):
+    model, net = elementwise
+    feeds = {"x": _strings(WORDS), "y": _strings([y])}
+    want = ReferenceEvaluator(model).run(None, feeds)
+    got = list(net.predict(feeds).values())
+    # RE2's \w \W \b are ASCII's (the spec's syntax); onnx.reference runs Python's re, whose
+    # classes are Unicode's: the regex output is compared with re.ASCII's
+    pattern = model.graph.node[2].attribute[0].s.decode()
+    want[2] = np.array([re.fullmatch(pattern, w, re.ASCII) is not None for w in WORDS])
+    for name, g, w in zip(["cat", "eq", "re", "le", "ls"], got, want):
+        assert g.dtype == (object if w.dtype.kind in "OU" else w.dtype), name  # strings: str objects
+        np.testing.assert_array_equal(g, w, err_msg=name)
+
+
+def test_runtime_refuses_a_string_longer_than_its_capacity(elementwise):
+    _, net = elementwise
+    with pytest.raises(ZantError, match=r"element 3 is 65 bytes .* at most 64"):
+        net.predict({"x": _strings(["a"] * 3 + ["x" * (CAP + 1)] + ["b"] * 6), "y": _strings(["c"])})
+    with pytest.raises(ZantError, match="NUL"):
+        net.predict({"x": _strings(["a\0b"] * 10), "y": _strings(["c"])})
+
+
+def test_field_bytes_after_the_first_nul_are_ignored(elementwise):
+    """The C ABI side: a caller's field may hold anything after its first NUL (the string ends
+    there), and a field with no NUL is a string of CAP bytes; nothing reads past the field."""
+    _, net = elementwise
+    result = net.result
+    library = CompiledModel(result.library_path, "elementwise", result.inputs, result.outputs)
+    x = np.zeros((10, CAP), np.uint8)
+    x[:, :3] = np.frombuffer(b"abc", np.uint8)
+    x[:, 4:] = ord("Z")  # after the NUL: garbage
+    x[9, :] = ord("q")  # a full field, no NUL
+    y = np.frombuffer(b"abc".ljust(CAP, b"\0"), np.uint8).copy()
+    outputs = [np.zeros(abi_bytes(o.size, o.dtype), np.uint8) for o in result.outputs]
+    assert library._predict(x.ctypes.data, y.ctypes.data, *(o.ctypes.data for o in outputs)) == 0
+    cat = decode(outputs[0].view(result.outputs[0].dtype))
+    eq = outputs[1].view(bool)
+    assert list(cat[:9]) == ["abcabc"] * 9 and cat[9] == "q" * CAP + "abc"
+    assert eq[:9].all() and not eq[9]
+
+
+@pytest.fixture(scope="module")
+def split(tmp_path_factory):
+    nodes = [
+        helper.make_node("StringSplit", ["x"], ["sep", "sep_n"], delimiter="--", maxsplit=3),
+        helper.make_node("StringSplit", ["x"], ["ws", "ws_n"], maxsplit=2),
+    ]
+    model = _model(
+        nodes,
+        [helper.make_tensor_value_info("x", S, [2, 3])],
+        [helper.make_tensor_value_info("sep", S, [2, 3, 4]), helper.make_tensor_value_info("sep_n", I64, [2, 3]),
+         helper.make_tensor_value_info("ws", S, [2, 3, 3]), helper.make_tensor_value_info("ws_n", I64, [2, 3])],
+    )
+    return model, _compile(model, tmp_path_factory, "split")
+
+
+@pytest.mark.parametrize("texts", [
+    ["a--b--c", "", "  one two  three four ", "--x--", "a---b", "\tp\nq\x1fr s "],
+    ["é--的", "----", "x" * CAP, "a b", " ", "a--b--c--d--e--f"],
+])
+def test_string_split_equals_the_reference(split, texts):
+    model, net = split
+    feeds = {"x": _strings(texts, (2, 3))}
+    want = dict(zip(["sep", "sep_n", "ws", "ws_n"], ReferenceEvaluator(model).run(None, feeds)))
+    got = net.predict(feeds)
+    for name in ("sep_n", "ws_n"):
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    for name in ("sep", "ws"):  # the reference pads to its longest; the model declares more
+        pieces = want[name].shape[-1]
+        np.testing.assert_array_equal(got[name][..., :pieces], want[name], err_msg=name)
+        assert (got[name][..., pieces:] == "").all()
+
+
+def test_string_split_checks_the_declared_piece_count(tmp_path_factory):
+    model = _model([helper.make_node("StringSplit", ["x"], ["y", "n"], delimiter=",")],
+                   [helper.make_tensor_value_info("x", S, [2])],
+                   [helper.make_tensor_value_info("y", S, [2, 2]), helper.make_tensor_value_info("n", I64, [2])])
+    net = _compile(model, tmp_path_factory, "split_check")
+    assert net.predict({"x": _strings(["a,b", ""])})["n"].tolist() == [2, 1]
+    with pytest.raises(ZantError, match="returned 5"):  # abi.Status.OUTPUT_SIZE: 3 pieces, 2 declared
+        net.predict({"x": _strings(["a,b", "a,b,c"])})
+
+
+@pytest.fixture(scope="module")
+def normalizer(tmp_path_factory):
+    node = helper.make_node("StringNormalizer", ["x"], ["y"], case_change_action="UPPER", is_case_sensitive=0,
+                            stopwords=["monday", "Tuesday"])
+    model = _model([node], [helper.make_tensor_value_info("x", S, [5])], [helper.make_tensor_value_info("y", S, [3])])
+    return model, _compile(model, tmp_path_factory, "normalizer")
+
+
+def test_string_normalizer_equals_the_reference(normalizer):
+    model, net = normalizer
+    feeds = {"x": _strings(["MONDAY", "wednesday", "tuesDAY", "a-b c", "x" * CAP])}
+    (want,) = ReferenceEvaluator(model).run(None, feeds)
+    (got,) = net.predict(feeds).values()
+    np.testing.assert_array_equal(got, want)
+    assert list(got) == ["WEDNESDAY", "A-B C", "X" * CAP]
+    with pytest.raises(ZantError, match="returned 5"):  # four kept, three declared
+        net.predict({"x": _strings(["a", "b", "c", "d", "monday"])})
+
+
+def test_unsupported_string_uses_are_errors_naming_the_node(tmp_path):
+    bad_regex = _model([helper.make_node("RegexFullMatch", ["x"], ["y"], name="look", pattern="a(?=b)")],
+                       [helper.make_tensor_value_info("x", S, [2])], [helper.make_tensor_value_info("y", B, [2])])
+    identity = _model([helper.make_node("Identity", ["x"], ["y"], name="copy")],
+                      [helper.make_tensor_value_info("x", S, [2])], [helper.make_tensor_value_info("y", S, [2])])
+    for model, node in ((bad_regex, "look"), (identity, "copy")):
+        path = tmp_path / f"{node}.onnx"
+        onnx.save(model, path)
+        with pytest.raises(ZantError, match=f"node '{node}'"):
+            zant.compile(str(path), build=False)
+
+
+PATTERNS = [
+    r"www\.[\w.-]+\.\bcom\b",
+    r"(\W|^)[\w.\-]{0,25}@(yahoo|gmail)\.com(\W|$)",
+    r"a{2,3}(b|c)*d?",
+    r"[^a-c]+\B.",
+    r"(?:x|yz)+\d{2}",
+    r".*é.*",
+    r"\s*[A-Z][a-z]*\s*",
+]
+TEXTS = ["", "a", "aa", "aab", "aaabccd", "www.a.com", "www.a.comx", " x@gmail.com ", "x@gmail.com",
+         "é", "aéb", "xyz12", "yzx99", "xx1", "def", "dd", " Hello ", "hello", "d\u00e9f", "\n"]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_dfa_agrees_with_python_re(pattern):
+    dfa = compile_pattern(pattern)
+    rng = np.random.default_rng(0)
+    alphabet = list("abcdxyz.@ -_Hé12\n")
+    texts = TEXTS + ["".join(rng.choice(alphabet, int(rng.integers(0, 8)))) for _ in range(300)]
+    for text in texts:
+        assert full_match(dfa, text.encode("utf-8")) == bool(re.fullmatch(pattern, text, re.ASCII)), (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", ["a(?=b)", r"(a)\1", "(?i)abc", "[[:alpha:]]", r"\pL", "[é]", "a**"])
+def test_dfa_refuses_what_it_does_not_support(pattern):
+    with pytest.raises(RegexError):
+        compile_pattern(pattern)
+
+
+def test_encode_decode_round_trip():
+    values = _strings(["", "abc", "的", "x" * 8], (2, 2))
+    fields = encode(values, [2, 2], 8, "x")
+    assert fields.dtype == np.dtype("S8") and fields.tobytes()[:8] == b"\0" * 8
+    np.testing.assert_array_equal(decode(fields), values)
+    with pytest.raises(ZantError, match="9 bytes"):
+        encode(_strings(["x" * 9]), [1], 8, "x")
+
+
+def test_conformance_sends_the_string_cases_to_the_compiler():
+    from onnx.backend.test.case.node import collect_testcases
+
+    from zant.passes.onnx_to_uop import supported_ops
+    from zant.tools import conformance
+
+    names = ("test_string_concat", "test_string_split_basic", "test_strnormalizer_export_monday_empty_output",
+             "test_regex_full_match_basic", "test_equal_string", "test_ai_onnx_ml_label_encoder_tensor_mapping")
+    cases = [c for c in collect_testcases(None) if c.name in names]
+    assert len(cases) == len(names)
+    for case in cases:
+        assert conformance.classify(case, 0, supported_ops()).status == "", case.name
