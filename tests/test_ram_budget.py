@@ -254,24 +254,26 @@ def test_in_place_schedule_outputs_are_bit_identical(tmp_path):
         assert outputs["in-place"].tobytes() == outputs["default"].tobytes(), target
 
 
-def _firmware_equals_layer_by_layer(model_path: Path, folder: Path, shapes=None, budget=None) -> dict:
-    """Build `model_path` as micro:bit firmware (Cortex-M0+; `budget`: a RAM budget), run it
-    under QEMU and compare its outputs, bit for bit, with the host build of the default
-    (layer-by-layer) Cortex-M0+ pipeline on the same inputs; the firmware's plan."""
+def _firmware_equals_layer_by_layer(
+    model_path: Path, folder: Path, shapes=None, budget=None, target="cortex-m0plus", board="microbit",
+) -> dict:
+    """Build `model_path` as `board` firmware (default the micro:bit, a Cortex-M0+; `budget`: a
+    RAM budget), run it under QEMU and compare its outputs, bit for bit, with the host build of
+    the default (layer-by-layer) pipeline of `target` on the same inputs; the firmware's plan."""
     from zant.backend.firmware import qemu_missing, run_firmware
 
-    missing = qemu_missing(BOARDS["microbit"])
+    missing = qemu_missing(BOARDS[board])
     if missing:
         pytest.skip(missing)
     firmware = compile_model(
-        model_path, folder / "microbit",
-        CompileOptions(name="net", target="cortex-m0plus", firmware=True, board="microbit", input_shapes=shapes,
+        model_path, folder / board,
+        CompileOptions(name="net", target=target, firmware=True, board=board, input_shapes=shapes,
                        ram_budget=budget),
     )
     assert firmware.firmware_path is not None and firmware.feeds is not None
     run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
     layer_by_layer = zant.compile(
-        model_path, target="cortex-m0plus", input_shapes=shapes, firmware=False, output_dir=folder / "host"
+        model_path, target=target, input_shapes=shapes, firmware=False, output_dir=folder / "host"
     )
     expected = layer_by_layer.predict(firmware.feeds)
     for got, (name, want) in zip(run.outputs, expected.items(), strict=True):
@@ -315,3 +317,117 @@ def test_ram_schedules_go_before_the_planning_stages():
         assert ",".join(RAM_SCHEDULE_STAGES) + ",dce,plan-arenas" in scheduled
         assert with_ram_schedules(scheduled) == scheduled  # once
     assert with_ram_schedules("onnx-to-uop") == "onnx-to-uop"  # nothing planned, nothing added
+
+
+# -- patch-based execution of the early stage (schedule-patches) -----------------------------------
+
+
+def mobilenet_stage_int8(size: int = 24, channels: int = 8) -> onnx.ModelProto:
+    """The first stage of an int8 MobileNet in QOperator form, as TFLite exports it: an NHWC
+    input and its layout Transpose, a 3x3 stride-2 conv (TF's SAME padding: ends only) and its
+    ReLU (an int8 Clip at the zero point), a depthwise 3x3, a pointwise to 2 x `channels`, a
+    depthwise 3x3 stride 2; its output (2 x channels x size/4 x size/4) is the graph's, so every
+    byte of the stage is compared."""
+    rng = np.random.default_rng(29)
+    nodes, inits = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    scale = const("s", np.array(0.05, np.float32))
+    zero = const("z", np.array(-3, np.int8))
+    wzero = const("wz", np.array(0, np.int8))
+
+    def conv(x, cin, cout, kernel, stride, group, name, pads):
+        w = rng.integers(-40, 40, size=(cout, cin // group, kernel, kernel), dtype=np.int8)
+        b = rng.integers(-300, 300, size=cout, dtype=np.int32)
+        ws = const(f"{name}_ws", rng.uniform(0.005, 0.03, cout).astype(np.float32))
+        nodes.append(helper.make_node(
+            "QLinearConv", [x, scale, zero, const(f"{name}_w", w), ws, wzero, scale, zero, const(f"{name}_b", b)],
+            [name], kernel_shape=[kernel, kernel], pads=pads, strides=[stride, stride], group=group,
+        ))
+        return name
+
+    nodes.append(helper.make_node("Transpose", ["x"], ["x_nchw"], perm=[0, 3, 1, 2]))
+    y = conv("x_nchw", 3, channels, 3, 2, 1, "conv0", [0, 0, 1, 1])
+    nodes.append(helper.make_node("Clip", [y, "z"], ["relu0"]))
+    y = conv("relu0", channels, channels, 3, 1, channels, "dw0", [1, 1, 1, 1])
+    y = conv(y, channels, 2 * channels, 1, 1, 1, "pw0", [0, 0, 0, 0])
+    conv(y, 2 * channels, 2 * channels, 3, 2, 2 * channels, "y", [0, 0, 1, 1])
+    out = size // 4
+    graph = helper.make_graph(
+        nodes, "mobilenet_stage", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, size, size, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 2 * channels, out, out])], inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_a_budget_below_the_in_place_plans_runs_the_stage_patch_by_patch(tmp_path):
+    """24x24x3 -> 6x6x16: layer by layer 3,472 B on the Cortex-M4; under 1,800 B the stage runs
+    as 2x2 patches (the plan's schedules say so), under the smallest plan a miss names it."""
+    path = tmp_path / "stage.onnx"
+    onnx.save(mobilenet_stage_int8(), path)
+    free = compile_model(path, tmp_path / "free", CompileOptions(target="cortex-m4", build=False))
+    assert "schedules" not in free.plan
+    fitted = compile_model(path, tmp_path / "fit", CompileOptions(target="cortex-m4", build=False, ram_budget=1_800))
+    assert _scratch(fitted.plan) <= 1_800 < _scratch(free.plan)
+    (patches,) = [s for s in fitted.plan["schedules"] if s["schedule"] == "patches"]
+    assert patches["output"] == "y" and patches["layers"] == 6 and patches["tiles"][0] >= 2
+    assert patches["macs"] > patches["layer_macs"]  # the recomputed halo
+    with pytest.raises(ZantError, match="the early stage run patch by patch") as error:
+        compile_model(path, tmp_path / "short", CompileOptions(target="cortex-m4", build=False, ram_budget=600))
+    smallest = int(str(error.value).split(" B ")[0].removeprefix("scratch arena ").replace(",", ""))
+    assert smallest < 1_800 and str(error.value).endswith(f"does not fit the RAM budget of 600 B: {smallest - 600:,} B over")
+
+
+def test_patches_outputs_are_bit_identical(tmp_path):
+    """Host builds of the Cortex-M4 pipeline, layer by layer and patch by patch (2x2 and 3x3
+    tiles), on seeded inputs: the same bytes."""
+    from zant.pipelines import pipeline_for, with_patch_schedules, with_ram_schedules
+
+    path = tmp_path / "stage.onnx"
+    onnx.save(mobilenet_stage_int8(), path)
+    rng = np.random.default_rng(3)
+    inputs = [rng.integers(-128, 128, size=(1, 24, 24, 3), dtype=np.int8) for _ in range(3)]
+    default = zant.compile(path, target="cortex-m4", firmware=False, output_dir=tmp_path / "default")
+    expected = [default.predict(x=x)["y"] for x in inputs]
+    for tiles in (2, 3):
+        pipeline = with_ram_schedules(pipeline_for("cortex-m4")).replace(
+            "onnx-to-uop", f"schedule-patches{{tiles={tiles}}},onnx-to-uop"
+        )
+        patched = zant.compile(path, target="cortex-m4", pipeline=pipeline, firmware=False, output_dir=tmp_path / f"t{tiles}")
+        assert patched.plan["schedules"][-1]["tiles"] == [tiles, tiles]
+        assert _scratch(patched.plan) < _scratch(default.plan)
+        for x, want in zip(inputs, expected):
+            assert patched.predict(x=x)["y"].tobytes() == want.tobytes(), tiles
+    assert with_patch_schedules("onnx-to-uop,plan-arenas", 100) == "schedule-patches{budget=100},onnx-to-uop,plan-arenas"
+    assert with_patch_schedules("plan-arenas") == "plan-arenas"
+
+
+def test_patches_as_cortex_m4_firmware(tmp_path):
+    """The stage patch by patch as Cortex-M4 firmware (mps2-an386) under QEMU: the outputs of
+    the layer-by-layer host build."""
+    path = tmp_path / "stage.onnx"
+    onnx.save(mobilenet_stage_int8(), path)
+    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=1_800, target="cortex-m4", board="mps2-an386")
+    assert [s["tiles"] for s in plan["schedules"] if s["schedule"] == "patches"]
+
+
+MLPERF_VWW = Path("/work/shared/mlperf_tiny/onnx/vww_int8.onnx")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MLPERF_VWW.is_file(), reason="MLPerf Tiny's vww_int8.onnx is not on this machine")
+def test_mlperf_vww_int8_patches_fit_the_goal(tmp_path):
+    """Issue 28's Done-when: VWW int8 at or under 22,118 B of scratch (0.4x its layer bound),
+    as Cortex-M4 firmware under QEMU, its outputs those of the layer-by-layer build."""
+    import shutil
+
+    path = tmp_path / "vww_int8.onnx"
+    shutil.copy(MLPERF_VWW, path)
+    plan = _firmware_equals_layer_by_layer(
+        path, tmp_path, shapes={"input_1_int8": [1, 96, 96, 3]}, budget=22_118, target="cortex-m4", board="mps2-an386",
+    )
+    assert _scratch(plan) <= 22_118
+    assert [s for s in plan["schedules"] if s["schedule"] == "patches"]

@@ -125,7 +125,8 @@ def check_board_memory(plan: dict, board: Board, min_stack: int) -> None:
 
 SCHEDULES = (
     "layer by layer, element-wise ops written in place over inputs that die there, "
-    "convolutions written over their inputs through line and plane buffers"
+    "convolutions written over their inputs through line and plane buffers, "
+    "the early stage run patch by patch"
 )
 """The schedules a plan chooses among (docs/ram-budget.md): the default plan (`plan-arenas`:
 liveness, in-place reuse, the best placement), and when a RAM budget needs it the slower
