@@ -234,3 +234,37 @@ def test_conformance_sends_the_string_cases_to_the_compiler():
     assert len(cases) == len(names)
     for case in cases:
         assert conformance.classify(case, 0, supported_ops()).status == "", case.name
+
+
+def test_classifiers_with_string_labels_equal_the_reference(tmp_path_factory):
+    """LinearClassifier and TreeEnsembleClassifier with classlabels_strings: the
+    label output is a string tensor whose capacity is the longest label's bytes."""
+    F = TensorProto.FLOAT
+    labels = ["cat", "dög", "", "a much longer label"]
+    nodes = [
+        helper.make_node("LinearClassifier", ["x"], ["lin", "lin_scores"], domain="ai.onnx.ml",
+                         coefficients=np.arange(12, dtype=np.float32).tolist()[::-1], intercepts=[0.5, -1.0, 2.0, 0.0],
+                         classlabels_strings=labels),
+        helper.make_node("TreeEnsembleClassifier", ["x"], ["tree", "tree_scores"], domain="ai.onnx.ml",
+                         nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[1, 0, 0],
+                         nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_values=[0.0, 0.0, 0.0],
+                         nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 0, 0],
+                         nodes_missing_value_tracks_true=[0, 0, 0], nodes_hitrates=[1.0, 1.0, 1.0],
+                         class_treeids=[0, 0], class_nodeids=[1, 2], class_ids=[0, 1], class_weights=[1.0, 1.0],
+                         classlabels_strings=["low", "high"]),
+    ]
+    model = _model(
+        nodes, [helper.make_tensor_value_info("x", F, [5, 3])],
+        [helper.make_tensor_value_info("lin", S, [5]), helper.make_tensor_value_info("lin_scores", F, [5, 4]),
+         helper.make_tensor_value_info("tree", S, [5]), helper.make_tensor_value_info("tree_scores", F, [5, 2])],
+        ml=True,
+    )
+    net = _compile(model, tmp_path_factory, "classifiers")
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    want = dict(zip(["lin", "lin_scores", "tree", "tree_scores"],
+                    ReferenceEvaluator(model).run(None, {"x": x})))
+    got = net.predict({"x": x})
+    for name in ("lin", "tree"):
+        assert got[name].dtype == object
+        np.testing.assert_array_equal(got[name], want[name].astype(object), err_msg=name)
+    assert len(set(got["lin"])) > 1 and len(set(got["tree"])) > 1  # the data pick several labels

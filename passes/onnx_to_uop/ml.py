@@ -2,7 +2,7 @@
 transforms and the classifiers' labels.
 
 Classifiers write their scores, then each row's label: that of its first best score, from a
-constant label table (integer labels only: string tensors are out of scope). Scores go through
+constant label table (integers, or strings as NUL-padded fields, `zant.ir.strings`). Scores go through
 the post transforms NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO and PROBIT as onnxruntime applies them.
 
 The operators are `ml_features.py`'s (Binarizer, Scaler, Imputer, Normalizer,
@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, i32
+from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType, Signedness, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.dialects.onnx import ML_DOMAIN, get_attr, op_name
+from zant.ir.strings import StringType
 from zant.passes.onnx_to_uop.base import result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -119,9 +120,23 @@ def post_transform(kb: KernelBuilder, kind: str, count: int, scores: Layout, sco
 
 def label_table(op: Operation, labels_attribute: str, width: int) -> Layout:
     """The label of each score column, as a constant table: the class labels, or for a single
-    label 1 the columns (0, 1) of a binary classifier, as ONNX's reference labels them."""
-    if get_attr(op, "classlabels_strings"):
-        raise NotImplementedError("string class labels (string tensors are out of scope)")
+    label 1 the columns (0, 1) of a binary classifier, as ONNX's reference labels them. String
+    labels are a [width, CAP] table of NUL-padded fields, CAP the label output's capacity
+    (`zant.ir.strings`: the importer gives it the longest label's bytes)."""
+    strings = get_attr(op, "classlabels_strings")
+    if strings:
+        label_type = tensor_element_type(op.results[0])
+        if not isinstance(label_type, StringType):
+            raise ValueError(f"string class labels, but the label output holds {label_type}")
+        if len(strings) != width:
+            raise NotImplementedError(f"{len(strings)} class labels for {width} score columns")
+        table = np.zeros((width, label_type.capacity.data), np.uint8)
+        for row, label in enumerate(strings):
+            data = label.encode("utf-8")
+            if len(data) > table.shape[1] or b"\0" in data:
+                raise ValueError(f"class label {label!r} does not fit a field of {table.shape[1]} bytes without NUL")
+            table[row, : len(data)] = np.frombuffer(data, np.uint8)
+        return constant_table(op, f"{result_name(op, 0)}_labels", table, IntegerType(8, Signedness.UNSIGNED))
     labels = list(get_attr(op, labels_attribute) or [])
     if labels == [1] and width == 2:
         labels = [0, 1]
@@ -131,8 +146,9 @@ def label_table(op: Operation, labels_attribute: str, width: int) -> Layout:
 
 
 def store_labels(kb: KernelBuilder, op: Operation, scores: Layout, labels: Layout) -> Layout:
-    """Each row's label: that of its first highest score."""
-    out = kb.alloc(result_name(op, 0), (scores.shape[0],), labels.element_type)
+    """Each row's label: that of its first highest score (a string label: its whole field)."""
+    fields = labels.shape[1:]  # (CAP,) for string labels, () for numbers
+    out = kb.alloc(result_name(op, 0), (scores.shape[0], *fields), labels.element_type)
     compute = scores.element_type
     with kb.loop(scores.shape[0]) as row:
         best = kb.define_acc(0, i32)
@@ -142,7 +158,9 @@ def store_labels(kb: KernelBuilder, op: Operation, scores: Layout, labels: Layou
             better = kb.alu("cmplt", kb.acc_get(peak), value)
             kb.acc_set(peak, kb.where(better, value, kb.acc_get(peak)))
             kb.acc_set(best, kb.where(better, kb.cast(column, i32), kb.acc_get(best)))
-        kb.store(kb.load(labels, [kb.cast(kb.acc_get(best), IndexType())]), out, [row])
+        label = kb.cast(kb.acc_get(best), IndexType())
+        with kb.loop_nest(fields) as byte:
+            kb.store(kb.load(labels, [label, *byte]), out, [row, *byte])
     return out
 
 

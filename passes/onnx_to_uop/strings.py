@@ -481,15 +481,20 @@ class StringLabelEncoderLowering(OnnxLowering):
         return None
 
 
+STRING_LABEL_CLASSIFIERS = ml_op_names("LinearClassifier", "TreeEnsembleClassifier")
+"""Classifiers whose label output may be strings: their own families write it (`ml.store_labels`)."""
+
+
 class StringGuardLowering(OnnxLowering):
     """Any other op on string tensors: refused by name (the other families' kernels address
     elements, not fields of bytes)."""
 
     op_names = frozenset()
-    SUPPORTED = "StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal and ai.onnx.ml.LabelEncoder"
+    SUPPORTED = ("StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder "
+                 "and the classifiers' labels")
 
     def matches(self, op: Operation) -> bool:
-        return isinstance(op, OnnxOp) and has_strings(op)
+        return isinstance(op, OnnxOp) and has_strings(op) and op.name not in STRING_LABEL_CLASSIFIERS
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         raise NotImplementedError(f"string tensors are supported by {self.SUPPORTED} only")

@@ -3,7 +3,8 @@
 A string graph input gets the capacity the user compiles with (`--string-capacity`); each node's
 string results get theirs from the node's inputs, in graph order, by the op's rule:
 StringConcat the sum of its inputs' (the longest result is the longest X beside the longest Y),
-LabelEncoder its longest string value or default, every other op (StringNormalizer, StringSplit,
+LabelEncoder its longest string value or default, a classifier with string labels its longest
+label, every other op (StringNormalizer, StringSplit,
 Identity ...) the largest of its string inputs' (it never lengthens a string: StringNormalizer's
 case change is ASCII's, byte for byte).
 """
@@ -54,6 +55,8 @@ def string_capacities(graph: GraphProto, types: dict, input_capacity: int) -> di
             capacity = sum(known)
         elif node.op_type == "LabelEncoder":
             capacity = _label_encoder_capacity(node)
+        elif any(a.name == "classlabels_strings" for a in node.attribute):  # a classifier's labels
+            capacity = _longest(next(a.strings for a in node.attribute if a.name == "classlabels_strings"))
         else:
             capacity = max(known, default=input_capacity)
         for name in node.output:

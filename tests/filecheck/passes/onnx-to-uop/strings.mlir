@@ -63,7 +63,7 @@ func.func @main(%x: tensor<2x!onnx.string<4>>) -> (tensor<2x3x!onnx.string<4>>, 
 // -----
 
 // Any other op on strings is refused, naming the node (zant-opt stops there: keep it last).
-// CHECK: node 'copy' (onnx.Identity): string tensors are supported by StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal and ai.onnx.ml.LabelEncoder only
+// CHECK: node 'copy' (onnx.Identity): string tensors are supported by StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder and the classifiers' labels only
 func.func @main(%x: tensor<2x!onnx.string<4>>) -> tensor<2x!onnx.string<4>> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
   %y = onnx.Identity(%x) {onnx.node_name = "copy"} : (tensor<2x!onnx.string<4>>) -> tensor<2x!onnx.string<4>>
   func.return %y : tensor<2x!onnx.string<4>>
