@@ -6,11 +6,13 @@
 // repacked as B'[j / 8, k, j % 8] (2 whole blocks). Column groups are the outer loop, rows
 // inside it (a group's B' stays in the cache while every row reads it); the one row times 2
 // blocks at once: two accumulators over k share the load of A[i, k] (vectorize{width=8} makes
-// them two 8-lane FMA chains); C is added per output. The last 20 mod 8 = 4 columns keep the
-// plain nest.
+// them two 8-lane FMA chains); C is added per output. The last 20 mod 8 = 4 columns are one
+// more block, W's last columns padded with zeros to 8 (1x3x8), computed the same way into a
+// scratch row of 8 and copied out with C added: each column the same FMA chain (W itself is no
+// longer read, so it is not stored).
 
 // CHECK-LABEL: func.func @main()
-// CHECK:         %matmul_packed = uop.define_global "constant" 1 "matmul_packed" value dense_resource<matmul_packed> : tensor<2x3x8xf32>
+// CHECK:         %matmul_packed = uop.define_global "constant" 0 "matmul_packed" value dense_resource<matmul_packed> : tensor<2x3x8xf32>
 // CHECK:         [[A:%.*]] = uop.view %a : {{.*}} -> !uop.view<1x3xf32, strides [3, 1], offset 0>
 // CHECK-NEXT:    [[B:%.*]] = uop.view %matmul_packed : !uop.buffer<48xf32> -> !uop.view<2x3x8xf32, strides [24, 8, 1], offset 0>
 // CHECK:         uop.range [[G:%.*]] = 0 to 1 {
@@ -30,7 +32,16 @@
 // CHECK-NEXT:          }
 // CHECK:               uop.acc_get [[ACC0]]
 // CHECK:               uop.acc_get [[ACC1]]
-// CHECK:         uop.range {{%.*}} = 16 to 20 {
+// CHECK:         %matmul_tail = uop.define_local "matmul_tail" : !uop.buffer<8xf32>
+// CHECK-NEXT:    [[TAIL:%.*]] = uop.define_global "constant" 1 "matmul_packed" value dense_resource<{{.*}}> : tensor<1x3x8xf32>
+// CHECK:         uop.range {{%.*}} = 0 to 3 {
+// CHECK:           uop.mulacc
+// CHECK:         uop.range [[J:%.*]] = 16 to 20 {
+// CHECK-NEXT:      [[C16:%.*]] = uop.const 16 : index
+// CHECK-NEXT:      [[T:%.*]] = uop.sub [[J]], [[C16]] : index
+// CHECK:           uop.load
+// CHECK:           uop.add
+// CHECK:           uop.store
 func.func @main(%a: tensor<1x3xf32>, %c: tensor<20xf32>) -> tensor<1x20xf32> attributes {onnx.input_names = ["a", "c"], onnx.output_names = ["y"]} {
   %w = onnx.Constant() {value = dense<0.5> : tensor<20x3xf32>} : () -> tensor<20x3xf32>
   %y = onnx.Gemm(%a, %w, %c) {transB = 1 : i64} : (tensor<1x3xf32>, tensor<20x3xf32>, tensor<20xf32>) -> tensor<1x20xf32>
