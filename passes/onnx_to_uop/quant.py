@@ -604,11 +604,21 @@ class Requantization:
         along_axis = first_along(multiplier, shape, axis)
         if not np.array_equal(multiplier, np.broadcast_to(along_axis.reshape([-1] + [1] * (len(shape) - 1 - axis)), shape)):
             raise NotImplementedError("fixed-point requantization needs scales that vary along the weight axis only")
-        if sum_bound is not None and (common := common_shift(along_axis, sum_bound)) is not None:
+        common = None if sum_bound is None else common_shift(along_axis, sum_bound)
+        if common is not None and sum_bound * int(np.max(common[0])) < 2**62:
             return self._bind_common_shift(kb, *common, shape, axis, sum_bound, sum_bound * float(np.max(along_axis)))
         m0, shift = fixed_point_multipliers(along_axis if np.ptp(along_axis) else along_axis[:1])
+        wide_sum = sum_bound is not None and sum_bound >= 2**31
+        if wide_sum:
+            # A 64-bit sum (16x8, `needs_64_bit_sum`): m0 loses the low bits that would take
+            # sum · m0 + 2^(shift-1) beyond int64; what it drops is below 2^(e-31) of an
+            # output step for sums below 2^(31+e), far under a rounding boundary's reach.
+            excess = max(0, int(sum_bound).bit_length() + 31 - 62)
+            if excess:
+                m0 = (m0 + (1 << (excess - 1))) >> excess
+                shift = shift - excess
         exact = self._exact(m0, shift, sum_bound)
-        if np.min(shift) > 32 and not exact.any():
+        if np.min(shift) > 32 and not exact.any() and not wide_sum:
             return self._bind_high_word(kb, m0, shift, shape, axis)
         read_m0 = _axis_constant(kb, m0, shape, axis, "requant_multiplier")
         read_shift = _axis_constant(kb, shift, shape, axis, "requant_shift")
@@ -931,6 +941,8 @@ class FoldedZeroPoint:
     """A bound on |Σ (x - x_zp)·w' + bias| over every input."""
     sum_range: tuple[int, int]
     """The least and greatest Σ (x - x_zp)·w' + bias over every input and output channel."""
+    wide_bias: np.ndarray
+    """int64, `bias` before wrapping to int32: the bias of a 64-bit sum (`needs_64_bit_sum`)."""
 
 
 def fold_zero_point(
@@ -955,7 +967,23 @@ def fold_zero_point(
     positive, negative = np.maximum(centered, 0).sum(axis=1), np.minimum(centered, 0).sum(axis=1)
     lows = positive * below + negative * above + bias64
     highs = positive * above + negative * below + bias64
-    return FoldedZeroPoint(x_zero, _wrap_int32(bias64 - x_zero * centered.sum(axis=1)), bound, (int(lows.min()), int(highs.max())))
+    folded_bias = bias64 - x_zero * centered.sum(axis=1)
+    return FoldedZeroPoint(x_zero, _wrap_int32(folded_bias), bound, (int(lows.min()), int(highs.max())), folded_bias)
+
+
+def needs_64_bit_sum(folded: FoldedZeroPoint | None, x_type: Attribute, w_type: Attribute, depth: int) -> bool:
+    """Whether a conv's sum of `depth` products needs int64: a 16-bit x only (16x8
+    quantization; 8-bit sums keep int32 as before). A 16x8 product is below 2^23 in magnitude
+    (|x - x_zp| < 2^16, |w| ≤ 2^7), so int32 holds about 2^8 of them at the extremes: with
+    constant weights the bound is `folded.sum_bound` (Σ|w'|·span + |bias|, usually far below
+    that), else depth · 2^(x bits) · 2^(w bits)."""
+    if not isinstance(x_type, IntegerType) or x_type.width.data <= 8:
+        return False
+    if folded is not None:
+        return folded.sum_bound >= 2**31
+    w_bits = w_type.width.data if isinstance(w_type, IntegerType) else 32
+    return depth * 2 ** (x_type.width.data + w_bits) >= 2**31
+
 
 
 def _zero_or_absent(param: QuantParam | None) -> bool:
@@ -1033,14 +1061,18 @@ def _integer_conv(
     if bias is None or bias_values is not None:
         folded = fold_zero_point(x_zp_param, x.element_type, weights, w_zp_param, bias_values)
     uniform_bias = None
+    # A 16-bit x whose sums can leave int32 (16x8 with long reductions) sums in int64.
+    wide = needs_64_bit_sum(folded, x.element_type, w.element_type, group_channels * math.prod(kernel))
+    acc_type = I64 if wide else I32
     if folded is not None:
         x_zp = None
         bias = None
-        if folded.bias.any() and np.all(folded.bias == folded.bias[0]):
+        folded_bias = folded.wide_bias if wide else folded.bias
+        if folded_bias.any() and np.all(folded_bias == folded_bias[0]):
             # One value for every channel (a window sum's -x_zp · count): a literal, no table.
-            uniform_bias = kb.const(int(folded.bias[0]), I32)
-        elif folded.bias.any():
-            bias = kb.constant(f"{result_name(op)}_bias", folded.bias, I32)
+            uniform_bias = kb.const(int(folded_bias[0]), acc_type)
+        elif folded_bias.any():
+            bias = kb.constant(f"{result_name(op)}_bias", folded_bias, acc_type)
         fill = folded.x_zero_point
         # A padded copy of X no larger than the output (a first layer's small input), or for an
         # ungrouped layer whose unchecked interior holds less than half its outputs (a 3x3
@@ -1090,7 +1122,7 @@ def _integer_conv(
 
     def epilogue(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
         if bias is not None:
-            total = kb.alu("add", total, kb.cast(kb.load(bias, [m]), I32))
+            total = kb.alu("add", total, kb.cast(kb.load(bias, [m]), acc_type))
         elif uniform_bias is not None:
             total = kb.alu("add", total, uniform_bias)
         # Scales and zero points never vary along the batch: any batch index reads them.
@@ -1098,7 +1130,7 @@ def _integer_conv(
 
     padded = any(w.pad_begin or w.pad_end for w in windows)
     if (
-        dsp_words and folded is not None and group == 1 and uniform is None
+        dsp_words and folded is not None and group == 1 and uniform is None and not wide
         and column_form_applies(x, out_channels, kernel, [w.stride for w in windows], padded)
     ):
         y = kb.alloc(result_name(op), out_shape, out_type)
@@ -1115,7 +1147,7 @@ def _integer_conv(
     if weights is not None and group == 1 and math.prod(kernel) == 1 and group_channels >= 4:
         window_weights = w
     if (
-        dsp_words and window_weights is not None and folded is not None and not padded and uniform is None
+        dsp_words and window_weights is not None and folded is not None and not padded and uniform is None and not wide
         and _zero_or_absent(w_zp_param) and out_channels % 2 == 0 and math.prod(out_shape[2:]) >= 2
     ):
         y = kb.alloc(result_name(op), out_shape, out_type)
@@ -1132,7 +1164,7 @@ def _integer_conv(
     # within a flash accelerator's 1 KB instruction cache (VWW's first layer on the L4R5).
     return convolve(
         op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term, weight_term,
-        acc_type=I32, epilogue=epilogue, channel_block=2 if word_taps else channel_block,
+        acc_type=acc_type, epilogue=epilogue, channel_block=2 if word_taps else channel_block,
         pixel_tile=2 if word_taps else 1, channels_innermost=dot_taps,
         regions_outermost=dsp_words and group > 1,
     )
