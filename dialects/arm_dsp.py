@@ -86,6 +86,15 @@ inline fn zant_load_word(p: *const i8) i32 {
     return std.mem.littleToNative(i32, @as(*align(1) const i32, @ptrCast(p)).*);
 }""",
     ),
+    "zant_load_word16": (
+        (),
+        """\
+/// The 2 int16 at p as one little-endian i32, element 0 in the low half (arm_dsp.load_word of
+/// an i16 pointer; p need not be word-aligned).
+inline fn zant_load_word16(p: *const i16) i32 {
+    return std.mem.littleToNative(i32, @as(*align(1) const i32, @ptrCast(p)).*);
+}""",
+    ),
     "zant_sxtb16": (
         (),
         f"""\
@@ -232,7 +241,9 @@ def smlad_bytes(even: int, odd: int, word: int, c: int) -> int:
 
 @irdl_op_definition
 class LoadWordOp(IRDLOperation):
-    """`%w = arm_dsp.load_word %p : !uop.ptr<i8>`: the 4 int8 at `%p` as a little-endian i32."""
+    """`%w = arm_dsp.load_word %p : !uop.ptr<i8>`: the 4 int8 at `%p` as a little-endian i32;
+    of a `!uop.ptr<i16>`, the 2 int16 at `%p` (element 0 in the low half: `SMLAD`'s pairs as
+    they are, 16x8 quantization's activations)."""
 
     name = "arm_dsp.load_word"
 
@@ -243,21 +254,29 @@ class LoadWordOp(IRDLOperation):
 
     traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_load_word")
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_load_word", "zant_load_word16")
 
     def __init__(self, ptr: SSAValue | Operation):
         super().__init__(operands=[ptr], result_types=[IntegerType(32)])
 
+    @property
+    def halves(self) -> bool:
+        """Whether the word holds 2 int16 (an i16 pointer) rather than 4 int8."""
+        assert isinstance(self.ptr.type, PtrType)
+        return self.ptr.type.element_type == IntegerType(16)
+
     def zig_call(self, args: Sequence[str]) -> ZigCall:
-        return ZigCall("zant_load_word", (args[0],))
+        return ZigCall("zant_load_word16" if self.halves else "zant_load_word", (args[0],))
 
     def reference(self, read: Read) -> tuple[int]:
+        if self.halves:
+            return (int.from_bytes(read(range(2)).astype(np.int16).tobytes(), "little", signed=True),)
         return (int.from_bytes(read(range(4)).astype(np.int8).tobytes(), "little", signed=True),)
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PtrType)
-        if self.ptr.type.element_type != IntegerType(8):
-            raise VerifyException(f"load_word reads int8 elements, got a pointer to {self.ptr.type.element_type}")
+        if self.ptr.type.element_type not in (IntegerType(8), IntegerType(16)):
+            raise VerifyException(f"load_word reads int8 or int16 elements, got a pointer to {self.ptr.type.element_type}")
 
 
 @irdl_op_definition

@@ -1,7 +1,7 @@
 """`arm_mve`: a small target dialect beside uop for Armv8.1-M's M-profile Vector Extension
 (Helium: Cortex-M55, M85).
 
-Two ops, each one instruction on a core with MVE, made by the `mve-dot` pass from int8
+Three ops, each one instruction on a core with MVE, made by the `mve-dot` pass from int8
 dot-product loops and printed by the Zig printer (the contiguous loads stay `uop.vload`, and a
 `uop.cast` of one from `vector<8xi8>` to `vector<8xi16>` is one widening `VLDRB.S16`):
 
@@ -13,6 +13,9 @@ dot-product loops and printed by the Zig printer (the contiguous loads stay `uop
   `VLDRB.U16` gathers and a `VMOVNT.I16`). Offsets are unsigned 16-bit; bytes need no
   alignment. LLVM makes MVE
   gathers only from its own vectorizer's intrinsics, which Zig cannot spell.
+* `%v = arm_mve.vldrh_gather %p [0, 125, …] : !uop.ptr<i16> -> vector<8xi16>` — the 8 int16
+  at `%p + offset[k]` elements (`VLDRH.U16 Qd, [Rn, Qm, UXTW #1]`): an int16 activation's
+  channel column (16x8 quantization).
 * `%r = arm_mve.vmlava %acc, %a, %b : vector<16xi8>` — `acc + Σ a[i]·b[i]` over the lanes of two
   `vector<16xi8>` or `vector<8xi16>`, products and sum in 32 bits, wrapping (`VMLAVA.S8` /
   `VMLAVA.S16`: multiply, add across the vector, accumulate into a general register). LLVM
@@ -137,6 +140,26 @@ inline fn zant_vldrb_gather_u16(comptime offsets: @Vector(8, u16), p: *const i8)
         : .{ .memory = true });
 }""",
     ),
+    "zant_vldrh_gather": (
+        (),
+        f"""\
+/// The 8 int16 at p + offsets[i] elements (arm_mve.vldrh_gather: VLDRH.U16 with a vector of
+/// 16-bit element offsets, scaled by 2: UXTW #1).
+inline fn zant_vldrh_gather(comptime offsets: @Vector(8, u16), p: *const i16) @Vector(8, i16) {{
+    if (comptime {_HAS_MVE}) {{
+        return asm volatile ("vldrh.u16 %[r], [%[p], %[o], uxtw #1]"
+            : [r] "=&w" (-> @Vector(8, i16)),
+            : [p] "r" (p),
+              [o] "w" (offsets),
+            : .{{ .memory = true }});
+    }}
+    const base: [*]const i16 = @ptrCast(p);
+    var lanes: [8]i16 = undefined;
+    const at: [8]u16 = offsets;
+    for (&lanes, at) |*lane, offset| lane.* = base[offset];
+    return lanes;
+}}""",
+    ),
     "zant_vmlava": (
         (),
         f"""\
@@ -252,6 +275,77 @@ class VldrbGatherOp(IRDLOperation):
 
 
 @irdl_op_definition
+class VldrhGatherOp(IRDLOperation):
+    """`%v = arm_mve.vldrh_gather %p [0, 125, …] : !uop.ptr<i16> -> vector<8xi16>`: the 8 int16
+    at `%p + offset[k]` elements (`VLDRH.U16` with a vector of 16-bit offsets scaled by 2): an
+    int16 activation's channel column (16x8 quantization), as `vldrb_gather` reads an int8 one."""
+
+    name = "arm_mve.vldrh_gather"
+
+    ptr = operand_def(PtrType)
+    offsets = prop_def(ArrayAttr[IntAttr])
+    result = result_def(VectorType)
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vldrh_gather"],)
+
+    def __init__(self, ptr: SSAValue | Operation, offsets: Sequence[int]):
+        super().__init__(
+            operands=[ptr], properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])}, result_types=[GATHER_TYPE]
+        )
+
+    @property
+    def element_offsets(self) -> list[int]:
+        return [o.data for o in self.offsets.data]
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_vldrh_gather", (f".{{ {', '.join(str(o) for o in self.element_offsets)} }}", args[0]))
+
+    def reference(self, read: Read) -> tuple[np.ndarray]:
+        return (read(self.element_offsets).astype(np.int16),)
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        if self.ptr.type.element_type != IntegerType(16):
+            raise VerifyException(f"vldrh_gather reads int16 elements, got a pointer to {self.ptr.type.element_type}")
+        if self.result.type != GATHER_TYPE:
+            raise VerifyException(f"vldrh_gather gives {GATHER_TYPE}, got {self.result.type}")
+        offsets = self.element_offsets
+        if len(offsets) != GATHER_LANES:
+            raise VerifyException(f"vldrh_gather takes {GATHER_LANES} offsets, got {len(offsets)}")
+        if not all(0 <= o <= MAX_OFFSET for o in offsets):
+            raise VerifyException(f"vldrh_gather offsets are 16-bit unsigned, got {offsets}")
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(" [" + ", ".join(str(o) for o in self.element_offsets) + "]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VldrhGatherOp:
+        ptr = parser.parse_unresolved_operand()
+        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(ptr, ptr_type)],
+            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
+            result_types=[result_type],
+        )
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
 class VmlavaOp(IRDLOperation):
     """`%r = arm_mve.vmlava %acc, %a, %b : vector<16xi8>`: acc + Σ a[i]·b[i] in 32 bits,
     wrapping (`VMLAVA.S8`, or `VMLAVA.S16` on `vector<8xi16>`)."""
@@ -288,4 +382,4 @@ class VmlavaOp(IRDLOperation):
             raise VerifyException(f"vmlava multiplies vector<16xi8> or vector<8xi16>, got {self.lhs.type}")
 
 
-ArmMve = Dialect("arm_mve", [VldrbGatherOp, VmlavaOp], [])
+ArmMve = Dialect("arm_mve", [VldrbGatherOp, VldrhGatherOp, VmlavaOp], [])

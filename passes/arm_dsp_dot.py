@@ -22,6 +22,16 @@ n·(1 word load + 2 sxtb16 + 2 smlad), against 4·(1 + 2n) before (n = 4: 26 aga
 word operand's load and sxtb16 are emitted just before its first smlad, which keeps LLVM's
 schedule from holding every word at once (on Cortex-M4 it spilled accumulators otherwise).
 
+16x8 quantization (int16 activations, int8 weights): an operand may be int16. Strided, it is
+loaded element by element and packed as above (a 16-bit element is its own half: no
+`SXTB16`). Contiguous, its 4 elements are two `arm_dsp.load_word`s of an i16 pointer (elements
+0, 1 and 2, 3, each pair as `SMLAD` takes it) repacked into the (0, 2) and (1, 3) halves the
+int8 operand's `sxtb16` pair has (`PKHBT` / `PKHTB` after LLVM: `(w01 & 0xffff) | (w23 << 16)`
+and `((w01 >> 16) & 0xffff) | (w23 & 0xffff0000)`); two int16 operands take the word pairs as
+they are. So a 16x8 product costs no `SXTB16` on the activation, as CMSIS-NN's s16 kernels
+read it (`arm_nn_read_q15x2`). A 16x8 product is below 2^22 in magnitude and SMLAD adds two,
+so the accumulator is int32 as for int8 (the lowering chose int32 because the sum fits).
+
 Exact: integer multiply-accumulates wrap modulo 2^32, so regrouping the sum changes nothing,
 and every byte a word load reads is one the original loop loaded. Only `inbounds` geps (proven
 by `mark-inbounds`) qualify: a checked gep would trap on its own element only, not on the three
@@ -45,7 +55,15 @@ from zant.ir.locations import locate
 from zant.ir.walk import ops_of
 
 LANES = 4
-"""int8 elements per word load."""
+"""int8 elements per word load (the elements of `k` one step of the rewritten loop covers)."""
+
+DOT_ELEMENTS = (IntegerType(8), IntegerType(16))
+"""The element types a dot product's operands may load: int8, and int16 (16x8 quantization)."""
+
+
+def element_type(load: uop.LoadOp):
+    """The element type `load` reads (i8 or i16 in a matched dot loop)."""
+    return load.results[0].type
 
 _INDEX_OPS = (uop.AddOp, uop.SubOp, uop.MulOp, uop.ConstOp)
 
@@ -112,7 +130,7 @@ class DotLoop:
     ops: list[Operation]
     mulaccs: list[uop.MulAccOp]
     loads: dict[uop.LoadOp, int]
-    """The int8 loads and their strides along `k` (1: contiguous)."""
+    """The int8 / int16 loads and their strides along `k` (1: contiguous)."""
 
 
 def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
@@ -124,7 +142,7 @@ def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
         return None
     inside = set(ops)
     k = loop.induction_var
-    i8, i32 = IntegerType(8), IntegerType(32)
+    i32 = IntegerType(32)
     mulaccs: list[uop.MulAccOp] = []
     loads: dict[uop.LoadOp, int] = {}  # each load's stride along k
     memo: dict[SSAValue, int | None] = {}
@@ -137,7 +155,7 @@ def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
             return None
         for operand in (op.lhs, op.rhs):
             cast = operand.owner
-            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type == i8):
+            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type in DOT_ELEMENTS):
                 return None
             load = cast.input.owner
             if not (isinstance(load, uop.LoadOp) and load in inside):
@@ -221,6 +239,11 @@ def _rewrite(dot: DotLoop) -> None:
         if load in halves:
             return halves[load]
         stride = dot.loads[load]
+        gep = load.ptr.owner
+        assert isinstance(gep, uop.GepOp)
+        if stride == 1 and element_type(load) == IntegerType(16):
+            halves[load] = _int16_halves(add, mapping, load, gep, natural=pairs_natural)
+            return halves[load]
         if stride == 1:
             word = add(arm_dsp.LoadWordOp(mapping[load.ptr]))
             even = add(arm_dsp.Sxtb16Op(word))  # bytes 0 and 2
@@ -229,8 +252,6 @@ def _rewrite(dot: DotLoop) -> None:
             return halves[load]
         # A strided operand: its 4 elements one by one (the original loop's own addresses),
         # packed as the sxtb16 halves of a word are, elements (0, 2) and (1, 3).
-        gep = load.ptr.owner
-        assert isinstance(gep, uop.GepOp)
         index = mapping[gep.indices[0]]
         values: list[SSAValue] = []
         for j in range(LANES):
@@ -249,8 +270,15 @@ def _rewrite(dot: DotLoop) -> None:
             high = add(uop.ShlOp(hi, sixteen))
             return add(uop.OrOp(low, high)).results[0]
 
-        halves[load] = (pack(values[0], values[2]), pack(values[1], values[3]))
+        if pairs_natural:
+            halves[load] = (pack(values[0], values[1]), pack(values[2], values[3]))
+        else:
+            halves[load] = (pack(values[0], values[2]), pack(values[1], values[3]))
         return halves[load]
+
+    # Every operand int16 (no sxtb16 pair to match): the halves pair elements (0, 1) and (2, 3),
+    # a contiguous operand's two words as they are. Else (0, 2) and (1, 3), as sxtb16 gives them.
+    pairs_natural = all(element_type(load) == IntegerType(16) for load in dot.loads)
 
     for mulacc in dot.mulaccs:
         (a_even, a_odd), (b_even, b_odd) = (halves_of(v.owner.input.owner) for v in (mulacc.lhs, mulacc.rhs))  # type: ignore[union-attr]
@@ -264,6 +292,28 @@ def _rewrite(dot: DotLoop) -> None:
         Rewriter.erase_op(loop)
     else:
         loop.start = IntAttr(words_end)
+
+
+def _int16_halves(add, mapping: dict[SSAValue, SSAValue], load: uop.LoadOp, gep: uop.GepOp, natural: bool) -> tuple[SSAValue, SSAValue]:
+    """A contiguous int16 operand's elements k .. k+3 as two i32 of 16-bit halves: its two words
+    (0, 1) and (2, 3) when `natural`, else repacked into (0, 2) and (1, 3), the halves an int8
+    operand's `sxtb16` pair has."""
+    i32 = IntegerType(32)
+    low = add(arm_dsp.LoadWordOp(mapping[load.ptr])).results[0]  # elements 0 (low half), 1
+    at = add(uop.AddOp(mapping[gep.indices[0]], add(uop.ConstOp(2, IndexType())).results[0])).results[0]
+    ptr = add(uop.GepOp(mapping.get(gep.source, gep.source), [at], inbounds=True)).results[0]
+    high = add(arm_dsp.LoadWordOp(ptr)).results[0]  # elements 2, 3
+    if natural:
+        return low, high
+    low_half = add(uop.ConstOp(0xFFFF, i32)).results[0]
+    high_half = add(uop.ConstOp(-0x10000, i32)).results[0]
+    sixteen = add(uop.ConstOp(16, i32)).results[0]
+    # PKHBT low, high, lsl #16: elements 0 and 2.
+    even = add(uop.OrOp(add(uop.AndOp(low, low_half)).results[0], add(uop.ShlOp(high, sixteen)).results[0])).results[0]
+    # PKHTB high, low, asr #16: elements 1 and 3.
+    shifted = add(uop.AndOp(add(uop.ShrOp(low, sixteen)).results[0], low_half)).results[0]
+    odd = add(uop.OrOp(shifted, add(uop.AndOp(high, high_half)).results[0])).results[0]
+    return even, odd
 
 
 @dataclass(frozen=True)

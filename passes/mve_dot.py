@@ -1,4 +1,4 @@
-"""`mve-dot`: int8 dot-product loops as Helium (MVE) vector multiply-accumulates.
+"""`mve-dot`: int8 (and 16x8) dot-product loops as Helium (MVE) vector multiply-accumulates.
 
 The loops are the ones `arm-dsp-dot` takes (the same match: a `uop.range %k` of step 1 whose
 body only computes indices and addresses, loads int8 through `inbounds` geps of flat buffers
@@ -28,6 +28,12 @@ contiguous, else a gather at the group's constant offsets, e.g. 0-3 and 10-13 fo
 a 10-wide input), one `vmlava` per multiply-accumulate; the iterations left over stay scalar,
 each at its constant indices.
 
+16x8 quantization (an int16 operand, `arm-dsp-dot`'s match allows it): 8 lanes only, every
+operand a `vector<8xi16>` — an int16 one a `VLDRH.16` vload where contiguous, else an
+`arm_mve.vldrh_gather` (`VLDRH.U16` with offsets scaled by 2), the int8 one widened as above
+(`VLDRB.S16`, vload or gather) — and one `VMLAVA.S16` per multiply-accumulate, as CMSIS-NN's s16
+kernels do on Helium. The nests alike, in groups of 8.
+
 Exact: integer products and sums wrap modulo 2^32, so summing 8 or 16 products before adding
 them to the accumulator changes nothing, and every byte a vector load reads is one the original
 loop loaded (only `inbounds` geps qualify: a checked gep traps on its own element only). Run it
@@ -49,7 +55,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.dialects import arm_mve, uop
 from zant.dialects.zant import require_feature
 from zant.ir.locations import locate
-from zant.passes.arm_dsp_dot import DotLoop, match_dot_loop, open_stepped_loop
+from zant.passes.arm_dsp_dot import DOT_ELEMENTS, DotLoop, element_type, match_dot_loop, open_stepped_loop
 
 BYTE_LANES = 16
 """int8 lanes of a 128-bit MVE vector."""
@@ -58,13 +64,35 @@ HALF_LANES = 8
 """16-bit lanes of a 128-bit MVE vector: the int8 values of a widening load or a gather."""
 
 
+def _lane_counts(loads) -> tuple[int, ...]:
+    """The vector widths a dot product may take: 16 int8 lanes or 8 int16 ones, only 8 when an
+    operand is int16 (16x8 quantization: `VMLAVA.S16` with the int8 operand widened)."""
+    if any(element_type(load) == IntegerType(16) for load in loads):
+        return (HALF_LANES,)
+    return (BYTE_LANES, HALF_LANES)
+
+
+def _half_vector(add, load: uop.LoadOp, ptr: SSAValue, offsets: list[int]) -> SSAValue:
+    """`load`'s 8 elements at `ptr + offsets` as `vector<8xi16>`: contiguous, a vload (an int8
+    one widened by a cast: `VLDRB.S16`; an int16 one `VLDRH.16`), else a gather (`VLDRB.S16` /
+    `VLDRH.U16` with a vector of offsets)."""
+    wide = element_type(load) == IntegerType(16)
+    if offsets == list(range(HALF_LANES)):
+        if wide:
+            return add(uop.VLoadOp(ptr, arm_mve.GATHER_TYPE)).results[0]
+        vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [HALF_LANES]))).results[0]
+        return add(uop.CastOp(vector, arm_mve.GATHER_TYPE)).results[0]
+    gather = arm_mve.VldrhGatherOp(ptr, offsets) if wide else arm_mve.VldrbGatherOp(ptr, offsets)
+    return add(gather).results[0]
+
+
 def _lanes(dot: DotLoop) -> int | None:
     """The lanes of `dot`'s vector loop: 16 int8 when it runs 16 or more iterations and a
     strided operand's 16 offsets fit a gather's 16-bit lanes, else 8; None when it runs fewer
     than 8."""
     trips = dot.loop.trip_count
     strides = dot.loads.values()
-    for lanes in (BYTE_LANES, HALF_LANES):
+    for lanes in _lane_counts(dot.loads):
         if trips >= lanes and all(0 < s and (lanes - 1) * s <= arm_mve.MAX_OFFSET for s in strides):
             return lanes
     return None
@@ -83,14 +111,13 @@ def _rewrite(dot: DotLoop, lanes: int) -> None:
         reads it)."""
         if load not in vectors:
             ptr = mapping[load.ptr]
-            if dot.loads[load] != 1:
+            if lanes == HALF_LANES:
+                vectors[load] = _half_vector(add, load, ptr, [j * dot.loads[load] for j in range(lanes)])
+            elif dot.loads[load] != 1:
                 offsets = [j * dot.loads[load] for j in range(lanes)]
                 vectors[load] = add(arm_mve.VldrbGatherOp(ptr, offsets)).results[0]
             else:
-                vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [lanes]))).results[0]
-                if lanes == HALF_LANES:  # one widening VLDRB.S16
-                    vector = add(uop.CastOp(vector, arm_mve.GATHER_TYPE)).results[0]
-                vectors[load] = vector
+                vectors[load] = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [lanes]))).results[0]
         return vectors[load]
 
     for mulacc in dot.mulaccs:
@@ -185,7 +212,7 @@ def _match_nest(root: uop.RangeOp) -> _Nest | None:
     inside = set(ops)
     innermost = set(loops[-1].body.block.ops)
     ivs = [loop.induction_var for loop in loops]
-    i8, i32 = IntegerType(8), IntegerType(32)
+    i32 = IntegerType(32)
     memo: dict[SSAValue, tuple[int, ...] | None] = {}
     mulaccs: list[uop.MulAccOp] = []
     loads: dict[uop.LoadOp, tuple[int, ...]] = {}
@@ -200,7 +227,7 @@ def _match_nest(root: uop.RangeOp) -> _Nest | None:
             return None
         for operand in (op.lhs, op.rhs):
             cast = operand.owner
-            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type == i8):
+            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type in DOT_ELEMENTS):
                 return None
             load = cast.input.owner
             if not (isinstance(load, uop.LoadOp) and load in inside):
@@ -239,7 +266,7 @@ def _groups(nest: _Nest) -> tuple[list[list[tuple[int, ...]]], list[tuple[int, .
     """The iterations in groups of 16, then one of 8 (one vector each), and the ones left over."""
     points = _points(nest)
     groups: list[list[tuple[int, ...]]] = []
-    for lanes in (BYTE_LANES, HALF_LANES):
+    for lanes in _lane_counts(nest.loads):
         while len(points) >= lanes:
             groups.append(points[:lanes])
             points = points[lanes:]
@@ -295,11 +322,10 @@ def _rewrite_nest(nest: _Nest) -> None:
                 ptr = mapping[load.ptr]
                 offsets = _offsets(nest, points, load)
                 assert offsets is not None
-                if offsets == list(range(len(points))):  # contiguous: one VLDRB (widening to 16 bits)
-                    vector = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [len(points)]))).results[0]
-                    if len(points) == HALF_LANES:
-                        vector = add(uop.CastOp(vector, arm_mve.GATHER_TYPE)).results[0]
-                    vectors[load] = vector
+                if len(points) == HALF_LANES:
+                    vectors[load] = _half_vector(add, load, ptr, offsets)
+                elif offsets == list(range(len(points))):  # contiguous: one VLDRB
+                    vectors[load] = add(uop.VLoadOp(ptr, VectorType(IntegerType(8), [len(points)]))).results[0]
                 else:
                     vectors[load] = add(arm_mve.VldrbGatherOp(ptr, offsets)).results[0]
             return vectors[load]

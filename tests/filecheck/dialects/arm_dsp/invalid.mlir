@@ -2,11 +2,11 @@
 
 builtin.module {
   func.func @main() {
-    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi16>
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi32>
     %i = uop.const 0 : index
-    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi16>
-    // expected-error@+1 {{load_word reads int8 elements, got a pointer to i16}}
-    %w = arm_dsp.load_word %p : !uop.ptr<i16>
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi32>
+    // expected-error@+1 {{load_word reads int8 or int16 elements, got a pointer to i32}}
+    %w = arm_dsp.load_word %p : !uop.ptr<i32>
     func.return
   }
 }

@@ -94,3 +94,29 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi8>
+    // expected-error@+1 {{vldrh_gather reads int16 elements, got a pointer to i8}}
+    %g = arm_mve.vldrh_gather %p [0, 1, 2, 3, 4, 5, 6, 7] : !uop.ptr<i8> -> vector<8xi16>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi16>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi16>
+    // expected-error@+1 {{vldrh_gather takes 8 offsets, got 4}}
+    %g = arm_mve.vldrh_gather %p [0, 1, 2, 3] : !uop.ptr<i16> -> vector<8xi16>
+    func.return
+  }
+}

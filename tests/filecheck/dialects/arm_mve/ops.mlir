@@ -27,3 +27,21 @@ builtin.module {
     func.return
   }
 }
+
+// vldrh_gather: 8 int16 at element offsets (16x8 quantization's activation columns).
+
+// CHECK-LABEL: func.func @halves()
+// CHECK:         %g = arm_mve.vldrh_gather %p [0, 125, 250, 375, 500, 625, 750, 875] : !uop.ptr<i16> -> vector<8xi16>
+// CHECK-NEXT:    %r = arm_mve.vmlava %c, %g, %g : vector<8xi16>
+
+builtin.module {
+  func.func @halves() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<1000xi16>
+    %i = uop.const 4 : index
+    %p = uop.gep inbounds %b[%i] : !uop.buffer<1000xi16>
+    %c = uop.const 7 : i32
+    %g = arm_mve.vldrh_gather %p [0, 125, 250, 375, 500, 625, 750, 875] : !uop.ptr<i16> -> vector<8xi16>
+    %r = arm_mve.vmlava %c, %g, %g : vector<8xi16>
+    func.return
+  }
+}
