@@ -17,8 +17,9 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
 * ReduceMean and ReduceSum over constant axes by the same window sum over x viewed as
   [B, K, reduced axes…] (a Transpose and Reshapes around it), the mean's count in the mark, a
   sum's count 1; ReduceMax / ReduceMin / GlobalMaxPool by the op on the integers, requantized
-  (where the parameters differ) by a window sum of one element: exactly, ties to even. These
-  (WIDE_FOLDS) and GlobalAveragePool fold 16-bit tensors too, every other fold 8-bit ones;
+  (where the parameters differ) by a window sum of one element: exactly, ties to even. These,
+  and 16x8 quantization's layers (a 16-bit x with 8-bit weights: Conv, Gemm, AveragePool,
+  Flatten, Reshape, Softmax), fold 16-bit tensors too (WIDE_FOLDS), every other fold 8-bit ones;
 * Add, Sub and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's; Sub as
   an Add with B's scale negated), Max / Min by the op on requantized 8-bit tensors;
 * Softmax by `QLinearSoftmax` (com.microsoft's; integer only in onnx-to-uop);
