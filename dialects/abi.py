@@ -59,7 +59,7 @@ class Status(IntEnum):
     input (reduction axes, Trilu's k, ...) contradicts the shapes the code was compiled for."""
     OUTPUT_SIZE = 5
     """`NAME_predict`, from an `abi.check` guarding a data-dependent output (NonZero, Compress,
-    NonMaxSuppression): the number of elements the data select differs from the output's
+    NonMaxSuppression, StringSplit's pieces, StringNormalizer's strings kept): the number of elements the data select differs from the output's
     compiled (declared) extent; for ImageDecoder, the bytes are not an uncompressed image
     (24-bit BMP, binary PPM) of the compiled shape. Nothing of that output has been written."""
     BAD_INDEX = 6
@@ -91,7 +91,8 @@ STATUS_COMMENTS: dict[Status, str] = {
     Status.BAD_PARAMETER: "NAME_predict: a parameter input (axes, pads, k ...) contradicts the compiled shapes",
     Status.OUTPUT_SIZE: (
         "NAME_predict: the data select another number of elements than a data-dependent output's "
-        "compiled shape holds (NonZero, Compress, NonMaxSuppression), or an ImageDecoder's bytes are "
+        "compiled shape holds (NonZero, Compress, NonMaxSuppression, StringSplit, StringNormalizer), "
+        "or an ImageDecoder's bytes are "
         "not an uncompressed image (24-bit BMP, binary PPM) of that shape"
     ),
     Status.BAD_INDEX: (

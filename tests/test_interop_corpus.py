@@ -40,8 +40,6 @@ NOT_INTEGER = {
     "tflite_16x8": "16x8: int16 activations stay float until the 16-bit Conv/Add kernels land",
     "pt2e_x86_inductor_cnn": "X86InductorQuantizer leaves Conv → Relu → ReduceMean → Q unquantized between "
                              "the Conv and the mean (no Q after the Relu): no integer fold of that chain",
-    "brevitas_qcdq_w4a8": "DQ(uint8) → Q(int8) (QuantReLU's unsigned codes into QuantIdentity's signed ones) stays float",
-    "brevitas_qonnx_w4_bipolar_trunc": "QONNX's Quant / BipolarQuant / Trunc are not imported yet",
 }
 """Models that do not compile to integer-only code yet, and the missing feature."""
 
@@ -52,7 +50,6 @@ NOT_EXACT: dict[str, str] = {
                    "requantization (up to 2 LSB, 6 of 10 codes)",
     "tflite_int8": "TFLite's MEAN between different input and output parameters (GlobalAveragePooling2D) "
                    "rounds in float, ties away from zero; no requant-rounding mode reproduces it (1 LSB, 3 of 40 codes)",
-    "brevitas_qonnx_w4_bipolar_trunc": "QONNX's Quant / BipolarQuant / Trunc are not imported yet",
 }
 """Models whose outputs differ from their tool's runtime in the matching mode, and why."""
 
@@ -142,7 +139,7 @@ def test_equals_tool_runtime(name, host):
         assert_tool_output(got, want, output_step(name))
 
 
-FIRMWARE = ["ort_qdq_int8_per_channel", "ort_qdq_qint4_weights", "brevitas_qcdq_w4a8"]
+FIRMWARE = ["ort_qdq_int8_per_channel", "ort_qdq_qint4_weights", "brevitas_qcdq_w4a8", "brevitas_qonnx_w4_bipolar_trunc"]
 """Compiled as Cortex-M4 firmware in the default suite (the others: slow)."""
 
 
@@ -169,3 +166,34 @@ def test_cortex_m4_firmware(name, tmp_path):
     assert result.plan["float_scratch_bytes"] == 0
     run = run_firmware(result.firmware_path, result.board, result.outputs)
     assert_tool_output(run.outputs[0], reference["y"][0], output_step(name))
+
+
+@pytest.mark.parametrize("x_type, y_type", [(np.uint8, np.int8), (np.int8, np.uint8)])
+def test_requantize_across_8bit_types(x_type, y_type, tmp_path):
+    """Q(DQ(x)) from uint8 to int8 and back (Brevitas' unsigned ReLU codes into a signed
+    quantizer) folds to integers and rounds as the reference: every code of x, with x_scale / y_scale
+    = 1/2 (a tie at every other code) and 1/4 (power-of-two scales: the float32 reference is exact
+    there too, so its ties are real ties)."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    codes = np.arange(np.iinfo(x_type).min, np.iinfo(x_type).max + 1).astype(x_type).reshape(1, 256)
+    onnx_type = {np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8}
+    for ratio, y_zero in ((0.5, 3), (0.25, 0)):
+        y_zero = y_zero + (128 if y_type == np.uint8 else 0)
+        initializers = [
+            numpy_helper.from_array(np.array(0.125, np.float32), "xs"), numpy_helper.from_array(np.array(5, x_type), "xz"),
+            numpy_helper.from_array(np.array(0.125 / ratio, np.float32), "ys"), numpy_helper.from_array(np.array(y_zero, y_type), "yz"),
+        ]
+        graph = helper.make_graph(
+            [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["f"]), helper.make_node("QuantizeLinear", ["f", "ys", "yz"], ["y"])],
+            "requantize", [helper.make_tensor_value_info("x", onnx_type[x_type], [1, 256])],
+            [helper.make_tensor_value_info("y", onnx_type[y_type], [1, 256])], initializers,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+        onnx.save(model, tmp_path / "m.onnx")
+        result = compile_model(tmp_path / "m.onnx", tmp_path / f"out{ratio}", CompileOptions(name="m", optimize="ReleaseSafe"))
+        assert result.plan["float_scratch_bytes"] == 0
+        (got,) = load_compiled(result)(codes)
+        (want,) = ReferenceEvaluator(model).run(None, {"x": codes})
+        assert np.array_equal(got, want), np.flatnonzero(got != want)[:8]

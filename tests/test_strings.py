@@ -268,3 +268,17 @@ def test_classifiers_with_string_labels_equal_the_reference(tmp_path_factory):
         assert got[name].dtype == object
         np.testing.assert_array_equal(got[name], want[name].astype(object), err_msg=name)
     assert len(set(got["lin"])) > 1 and len(set(got["tree"])) > 1  # the data pick several labels
+
+
+def test_string_capacity_option_sizes_the_inputs_fields(tmp_path):
+    model = _model([helper.make_node("StringConcat", ["x", "y"], ["z"])],
+                   [helper.make_tensor_value_info("x", S, [2]), helper.make_tensor_value_info("y", S, [2])],
+                   [helper.make_tensor_value_info("z", S, [2])])
+    path = tmp_path / "concat.onnx"
+    onnx.save(model, path)
+    net = zant.compile(str(path), string_capacity=8)
+    assert [s.dtype for s in net.result.inputs] == ["S8", "S8"] and net.result.outputs[0].dtype == "S16"
+    got = net.predict({"x": _strings(["x" * 8, "é"]), "y": _strings(["y" * 8, ""])})["z"]
+    assert list(got) == ["x" * 8 + "y" * 8, "é"]
+    with pytest.raises(ZantError, match="9 bytes of UTF-8, .* at most 8"):
+        net.predict({"x": _strings(["x" * 9, ""]), "y": _strings(["", ""])})

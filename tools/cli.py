@@ -46,6 +46,7 @@ from zant.driver import (
     CompileResult,
 )
 from zant.errors import ZantError, run_cli
+from zant.ir.strings import DEFAULT_STRING_CAPACITY
 from zant.progress import stage_reporter
 
 
@@ -90,6 +91,14 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=D0xD1x...",
         help="fix the shape of an input with symbolic dimensions (repeatable; default: none, "
         "a symbolic dimension is an error)",
+    )
+    parser.add_argument(
+        "--string-capacity",
+        type=int,
+        default=DEFAULT_STRING_CAPACITY,
+        metavar="BYTES",
+        help="the bytes of UTF-8 each element of a string graph input holds (a longer string is "
+        f"refused at the call, never cut; default: {DEFAULT_STRING_CAPACITY}; docs/strings.md)",
     )
     parser.add_argument(
         "--freeze",
@@ -245,7 +254,9 @@ def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
     }
     options = CompileOptions(
         input_shapes=_input_shapes(args), freeze=_read_arrays(args.freeze, "--freeze"),
-        cast_inputs=getattr(args, "cast_inputs", False), **{**stages, **overrides}
+        cast_inputs=getattr(args, "cast_inputs", False),
+        string_capacity=getattr(args, "string_capacity", DEFAULT_STRING_CAPACITY),
+        **{**stages, **overrides}
     )
     if args.pipeline:
         options.pipeline = args.pipeline
@@ -423,6 +434,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         want = np.asarray(want)
         if got.shape != want.shape:
             error_line = f"shape differs: the reference's is {list(want.shape)}"
+        elif got.dtype == object:  # strings (docs/strings.md): equal or not
+            differ = int(sum(g != (w.decode("utf-8") if isinstance(w, bytes) else w) for g, w in zip(got.ravel(), want.ravel())))
+            error_line = f"{differ} of {got.size} strings differ"
         else:
             error = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if got.size else 0.0
             error_line = f"max abs error {error:.3g}"

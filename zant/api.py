@@ -34,6 +34,7 @@ import numpy as np
 
 from zant.backend.boards import Board, board_for, find_board
 from zant.driver import CompileOptions, CompileResult, compile_model, options_pipeline, pipeline_for
+from zant.ir.strings import DEFAULT_STRING_CAPACITY
 from zant.errors import ZantError
 from zant.signature import TensorSignature, caller_outputs, check_inputs, complete_feeds
 
@@ -98,6 +99,7 @@ def compile(
     ram_budget: int | None = None,
     requant_rounding: str = "exact",
     flush_denormals: bool = False,
+    string_capacity: int = DEFAULT_STRING_CAPACITY,
 ) -> Model:
     """Compile an ONNX model (a path, its bytes or a `ModelProto`) as `zant compile` does.
 
@@ -120,7 +122,8 @@ def compile(
     (`--requant-rounding`: `exact`, `onnxruntime`, `tflite`, `tflite-single` or `litert`, whose
     arithmetic the integer requantization reproduces; docs/int8.md), `flush_denormals`
     (`--flush-denormals`: the host's `NAME_predict` flushes subnormal floats to zero for the call;
-    docs/measurements.md).
+    docs/measurements.md), `string_capacity` (`--string-capacity`: the bytes each element of a
+    string graph input holds; docs/strings.md).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -140,7 +143,7 @@ def compile(
         firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
         cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
         runtime=runtime, ram_budget=ram_budget, requant_rounding=requant_rounding,
-        flush_denormals=flush_denormals,
+        flush_denormals=flush_denormals, string_capacity=string_capacity,
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run

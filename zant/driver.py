@@ -35,6 +35,7 @@ from zant.backend.build import OPTIMIZE_MODES, ZigCompileError, library_file
 from zant.backend.build import TARGETS as ZIG_TARGETS
 import zant.pipelines as pipelines
 from zant.errors import ZantError
+from zant.ir.strings import DEFAULT_STRING_CAPACITY
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, check_inputs, complete_feeds
 from zant.dialects.onnx_attributes import INPUT_NAMES, OUTPUT_NAMES
@@ -88,6 +89,8 @@ class CompileOptions:
     # exact (ONNX's real value, ties to even), onnxruntime, tflite, tflite-single (`requant-rounding`)
     flush_denormals: bool = False  # the host's NAME_predict flushes subnormal floats to zero
     # (`--flush-denormals`: the `flush-denormals` stage last in the pipeline; host targets only)
+    string_capacity: int = DEFAULT_STRING_CAPACITY  # bytes of each element of a string graph
+    # input (`--string-capacity`; a longer string is refused at the call; zant.ir.strings)
 
 
 @dataclass
@@ -277,6 +280,7 @@ def compile_to_module(
     check_result: bool = True,
     given_inputs: Mapping[str, np.ndarray] | None = None,
     cast_inputs: bool = False,
+    string_capacity: int = DEFAULT_STRING_CAPACITY,
 ) -> PlannedModule:
     """The one compile path: import → (`freeze`) → `pipeline` (default `pipeline_for(target)`)
     → a planned module. `zant compile`/`zant run` (`compile_model`), `zant plan` and the
@@ -290,6 +294,7 @@ def compile_to_module(
     `given_inputs` (values a caller will run the model on) are checked against the imported graph's
     inputs before the passes run, so a wrong name, shape or element type stops the compile at
     once (`zant.signature.check_inputs`; `cast_inputs` converts other element types).
+    `string_capacity`: the bytes each element of a string graph input holds (`zant.ir.strings`).
     Emit with `planned_json` and `zig_and_header` (or `emit_artifacts`)."""
     import onnx
 
@@ -312,7 +317,7 @@ def compile_to_module(
             data = model.SerializeToString() if isinstance(model, onnx.ModelProto) else model
         if freeze:
             data = freeze_inputs(parse_model(data), freeze).SerializeToString()
-        module = import_model_bytes(data, str(model_dir or os.getcwd()), input_shapes)
+        module = import_model_bytes(data, str(model_dir or os.getcwd()), input_shapes, string_capacity)
         resolve_graph_sequences(module)
         inputs, outputs = graph_signature(module)
         if given_inputs:
@@ -447,6 +452,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         model_path, options.target, pipeline=pipeline, input_shapes=options.input_shapes,
         freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
         check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
+        string_capacity=options.string_capacity,
     )
     if options.pipeline is None and (options.ram_budget is not None or board is not None):
         planned = fit_ram(planned, model_path, pipeline or pipeline_for(options.target), options, board, timings)
@@ -593,6 +599,7 @@ def fit_ram(
             model_path, options.target, pipeline=with_pipeline, input_shapes=options.input_shapes,
             freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
             check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
+            string_capacity=options.string_capacity,
         )
 
     missed = scratch_if_missed(planned)
