@@ -103,6 +103,7 @@ from zant.frontend.legacy_opsets import convert_opset
 from zant.frontend.local_functions import calls_local_function, instance_key, instance_model, local_functions
 from zant.frontend.model_checks import check_external_sizes, check_model_structure
 from zant.frontend.parameter_guesses import shapes_from_parameter_guesses
+from zant.frontend.qonnx import lower_qonnx
 from zant.frontend.sequences import (
     SEQUENCE_RESULT_OPS,
     EdgeLayout,
@@ -141,6 +142,7 @@ def import_model_bytes(
     if not model.HasField("graph"):
         raise ZantError("malformed ONNX model: no graph (empty or truncated file?)")
     check_model_structure(model)
+    model = lower_qonnx(model)  # QONNX's Quant/BipolarQuant/Trunc as Q/Clip/DQ (`qonnx.py`)
     _inputs_with_defaults(model)
     _check_operators(model)
     _load_external_data(model, model_dir, len(data))
