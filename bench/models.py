@@ -630,13 +630,14 @@ com.microsoft ops (QGemm, QLinearAdd, QLinearSoftmax, QLinear(Global)AveragePool
 
 def quantize(
     model: onnx.ModelProto, fmt: str = "qdq", per_channel: bool = True, op_types: list[str] | None = None,
-    activations: str = "int8",
+    activations: str = "int8", symmetric: bool = False,
 ) -> onnx.ModelProto:
     """The int8 model onnxruntime's `quantize_static` makes of `model` (BatchNorm folded first):
     `fmt` "qdq" (QuantizeLinear/DequantizeLinear around float ops) or "qoperator" (QLinearConv,
     QLinearMatMul and com.microsoft ops such as QLinearAdd); only `op_types` if given (e.g.
     QOPERATOR_STANDARD_OPS); `activations` "int8", "uint8" or "int16" (16x8: int16 activations
-    with int8 weights; onnxruntime raises the opset to 21 for them); calibrated on
+    with int8 weights; onnxruntime raises the opset to 21 for them); `symmetric` activations
+    have zero point 0 (its ActivationSymmetric: TFLite's 16x8 form); calibrated on
     `calibration_inputs`."""
     import logging
     import tempfile
@@ -658,7 +659,7 @@ def quantize(
         quantize_static(
             folded, path, Reader(calibration_inputs(folded, seed=1)), quant_format=formats[fmt],
             per_channel=per_channel, activation_type={"int8": QuantType.QInt8, "uint8": QuantType.QUInt8, "int16": QuantType.QInt16}[activations], weight_type=QuantType.QInt8,
-            op_types_to_quantize=op_types,
+            op_types_to_quantize=op_types, extra_options={"ActivationSymmetric": True} if symmetric else None,
         )
         return onnx.load(path)
 

@@ -440,4 +440,71 @@ class SmladBytesPairOp(IRDLOperation):
         return (smlad_bytes(e0, o0, word, c0), smlad_bytes(e1, o1, word, c1))
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmladBytesOp, SmladBytesPairOp], [])
+ZIG_HELPER_SOURCES["zant_load_s4x4"] = ZigHelper(
+    "zant_load_s4x4",
+    """\
+/// The 4 int4 at element i (even) of packed bytes as two i32 of sign-extended 16-bit halves,
+/// elements (0, 2) and (1, 3) (arm_dsp.load_s4x4): the two bytes spread to bytes 0 and 2 of a
+/// word (the low nibbles shifted to the top of theirs), widened by SXTB16 to 16·n (low nibbles)
+/// or 16·n + low (high ones), then each half's bits 4-11 taken by a rotation and SXTB16
+/// (CMSIS-NN's read_and_pad_s4).
+inline fn zant_load_s4x4(bytes: [*]const u8, i: usize) [2]i32 {
+    const p = bytes + (i >> 1);
+    const spread: u32 = @as(u32, p[0]) | (@as(u32, p[1]) << 16);
+    const low: u32 = @bitCast(zant_sxtb16(@bitCast(spread << 4), 0));
+    const high: u32 = @bitCast(zant_sxtb16(@bitCast(spread), 0));
+    return .{
+        zant_sxtb16(@bitCast(std.math.rotr(u32, low, 4)), 0),
+        zant_sxtb16(@bitCast(std.math.rotr(u32, high, 4)), 0),
+    };
+}""",
+    ("zant_sxtb16",) * 4,
+)
+
+
+def _sext4(code: int) -> int:
+    return code - 16 if code >= 8 else code
+
+
+@irdl_op_definition
+class LoadS4x4Op(IRDLOperation):
+    """`%even, %odd = arm_dsp.load_s4x4 %p : !uop.ptr<i4>`: the 4 int4 at `%p .. %p+3` (packed
+    two to a byte, `%p` an even element, so they are two whole bytes) widened into the halves
+    `sxtb16` gives a word of 4 int8: `%even` holds elements 0 and 2, `%odd` 1 and 3, each a
+    signed 16-bit half. Two byte loads, a shift, four `SXTB16` and two rotations (CMSIS-NN's
+    s4 kernels unpack so): an int4 weight read as its int8 twin is, without an int8 copy."""
+
+    name = "arm_dsp.load_s4x4"
+
+    ptr = operand_def(PtrType)
+    even = result_def(I32)
+    odd = result_def(I32)
+
+    assembly_format = "$ptr attr-dict `:` type($ptr)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_load_s4x4", "zant_sxtb16")
+    ZIG_RESULTS: ClassVar[str] = "nibbles"
+
+    def __init__(self, ptr: SSAValue | Operation):
+        super().__init__(operands=[ptr], result_types=[IntegerType(32)] * 2)
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_load_s4x4", (args[0],))
+
+    def reference(self, read: Read) -> tuple[int, int]:
+        values = [_sext4(int(v) & 0xF) for v in read(range(4))]
+
+        def halves(lo: int, hi: int) -> int:
+            return wrap_signed((lo & 0xFFFF) | ((hi & 0xFFFF) << 16))
+
+        return halves(values[0], values[2]), halves(values[1], values[3])
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        if self.ptr.type.element_type != IntegerType(4):
+            raise VerifyException(f"load_s4x4 reads int4 elements, got a pointer to {self.ptr.type.element_type}")
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmladBytesOp, SmladBytesPairOp, LoadS4x4Op], [])

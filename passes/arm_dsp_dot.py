@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IndexType, IntAttr, IntegerType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -122,6 +122,35 @@ def _stride(value: SSAValue, k: SSAValue, inside: set[Operation], memo: dict[SSA
     return result
 
 
+I4 = IntegerType(4)
+"""Packed int4 weights: a contiguous operand may be int4 (`arm_dsp.load_s4x4`)."""
+
+
+def _parity(value: SSAValue, k: SSAValue, k_parity: int, memo: dict[SSAValue, int | None]) -> int | None:
+    """`value` (an index) mod 2 wherever the rewritten loop reads it (`k` stepping by 4 from a
+    start of parity `k_parity`), or None when not known: sums and products of constants and of
+    loop variables whose start and step fix their parity."""
+    if value in memo:
+        return memo[value]
+    owner = value.owner
+    result: int | None = None
+    if value is k:
+        result = k_parity
+    elif isinstance(owner, uop.ConstOp):
+        result = owner.value.value.data % 2  # type: ignore[union-attr]
+    elif isinstance(owner, uop.AddOp | uop.SubOp | uop.MulOp):
+        a, b = (_parity(v, k, k_parity, memo) for v in owner.operands)
+        if isinstance(owner, uop.MulOp) and 0 in (a, b):
+            result = 0
+        elif a is not None and b is not None:
+            result = (a * b if isinstance(owner, uop.MulOp) else a + b) % 2
+    elif isinstance(value, BlockArgument) and isinstance(loop := value.block.parent_op(), uop.RangeOp):
+        if loop.trip_count == 1 or loop.step.data % 2 == 0:
+            result = loop.start.data % 2
+    memo[value] = result
+    return result
+
+
 @dataclass
 class DotLoop:
     """An int8 dot-product loop this pass (and `mve-dot`) rewrites: `match_dot_loop`'s answer."""
@@ -155,7 +184,7 @@ def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
             return None
         for operand in (op.lhs, op.rhs):
             cast = operand.owner
-            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type in DOT_ELEMENTS):
+            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type in (*DOT_ELEMENTS, I4)):
                 return None
             load = cast.input.owner
             if not (isinstance(load, uop.LoadOp) and load in inside):
@@ -169,6 +198,8 @@ def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
             if not stride:  # None (not affine in k) or 0 (invariant)
                 return None
             loads[load] = stride
+            if load.results[0].type == I4 and (stride != 1 or _parity(gep.indices[0], k, loop.start.data % 2, {}) != 0):
+                return None  # packed int4: whole bytes only, two of them per step (`load_s4x4`)
         if all(loads[operand.owner.input.owner] != 1 for operand in (op.lhs, op.rhs)):  # type: ignore[union-attr]
             return None  # two strided operands: 8 byte loads and 4 packs save nothing
         mulaccs.append(op)
@@ -239,6 +270,10 @@ def _rewrite(dot: DotLoop) -> None:
         if load in halves:
             return halves[load]
         stride = dot.loads[load]
+        if load.results[0].type == I4:  # packed int4 (contiguous, from an even element)
+            unpacked = add(arm_dsp.LoadS4x4Op(mapping[load.ptr]))
+            halves[load] = (unpacked.even, unpacked.odd)
+            return halves[load]
         gep = load.ptr.owner
         assert isinstance(gep, uop.GepOp)
         if stride == 1 and element_type(load) == IntegerType(16):

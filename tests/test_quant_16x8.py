@@ -26,7 +26,7 @@ ort = pytest.importorskip("onnxruntime")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import QUANTIZED, calibration_inputs  # noqa: E402
+from models import QUANTIZED, calibration_inputs, kws_dscnn, quantize  # noqa: E402
 from test_int8 import folded, onnxruntime_session, output_tolerances  # noqa: E402
 
 from zant.driver import CompileOptions, compile_model, compile_to_module  # noqa: E402
@@ -87,6 +87,24 @@ def test_kws_16x8_within_one_lsb_of_onnxruntime(tmp_path, target):
         (want,) = session.run(None, feeds)
         worst = max(worst, _worst_lsb(got, want, lsb))
     assert worst <= 1.0
+
+
+def test_symmetric_16x8_within_one_lsb_of_onnxruntime(tmp_path):
+    """Zero points 0 (onnxruntime's ActivationSymmetric, the form TFLite's 16x8 uses) in each
+    requantization rounding mode: within 1 LSB of onnxruntime on the host."""
+    model = quantize(kws_dscnn(), activations="int16", symmetric=True)
+    zero_points = {int(numpy_helper.to_array(t)) for t in model.graph.initializer if t.data_type == TensorProto.INT16 and t.name.endswith("zero_point")}
+    assert zero_points == {0}
+    onnx.save(model, tmp_path / "kws.onnx")
+    session = onnxruntime_session(model, optimized=False)
+    (lsb,) = output_tolerances(model)
+    for mode in ("exact", "onnxruntime", "tflite"):
+        result = compile_model(tmp_path / "kws.onnx", tmp_path / mode, CompileOptions(name="kws", requant_rounding=mode))
+        compiled = load_compiled(result)
+        for feeds in calibration_inputs(model, count=2, seed=42):
+            (got,) = compiled(*(feeds[s.name] for s in result.inputs))
+            (want,) = session.run(None, feeds)
+            assert _worst_lsb(got, want, lsb) <= 1.0, mode
 
 
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 from onnx import TensorProto, helper
-from xdsl.dialects.builtin import BFloat16Type, Float4E2M1FNType, Float32Type, IndexType, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float4E2M1FNType, Float32Type, IndexType, IntegerType, Signedness
 from xdsl.ir import Attribute, Operation, SSAValue
 from zant.analysis.rounding import ExactRounding, exact_rounding, exact_roundings
 from zant.dialects import uop
@@ -994,6 +994,27 @@ def _zero_or_absent(param: QuantParam | None) -> bool:
         return False
 
 
+FOUR_BIT = (IntegerType(4), IntegerType(4, Signedness.UNSIGNED))
+"""int4 / uint4 weights (packed two to a byte in the constant arena)."""
+
+
+def _centered_int4(
+    kb: KernelBuilder, name: str, weights: np.ndarray, w_zp: QuantParam
+) -> tuple[Layout, np.ndarray, None] | None:
+    """4-bit constant weights less their constant zero points, when every difference is an
+    int4 (uint4 with zero point 8, QUInt4's symmetric form, or per-channel zero points near
+    it): a new int4 constant (as packed: the same flash) and no zero point, so the taps read
+    plain int4 weights (`arm-dsp-dot`'s `load_s4x4` on the DSP cores) and subtract nothing.
+    (the weights' layout, their values, no zero point) or None."""
+    try:
+        centered = weights.astype(np.int64) - w_zp.constant_values().astype(np.int64)
+    except NotImplementedError:
+        return None
+    if centered.size == 0 or centered.min() < -8 or centered.max() > 7:
+        return None
+    return kb.constant(name, centered, IntegerType(4)), centered, None
+
+
 def _integer_conv(
     op: Operation,
     kb: KernelBuilder,
@@ -1030,6 +1051,10 @@ def _integer_conv(
     bias_value = None if operands[4] is None else input_value(op, operands[4])
     bias = None if bias_value is None else layout_of(bias_value)
     weights = constant_tensor(w)
+    if weights is not None and w_zp_param is not None and w.element_type in FOUR_BIT:
+        centered = _centered_int4(kb, f"{result_name(op)}_int4_weights", weights, w_zp_param)
+        if centered is not None:
+            w, weights, w_zp_param = centered
     bias_values = None if bias is None else constant_tensor(bias)
     # Constant weights of a window with taps over 4 or more channels: the channels innermost
     # in the reduction, read from W'[m, k…, c] (repacked once at compile time), so the weights

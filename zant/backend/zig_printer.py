@@ -378,6 +378,13 @@ class ZigPrinter:
             return self.inline[value]
         return self.names[value]
 
+    def operand_expr(self, value: SSAValue) -> str:
+        """An operand of a declared target op (`zig_cases.print_declared`): `expr`, but a
+        pointer into a packed buffer (int4 …) is two arguments, its bytes and its element index."""
+        if value in self.packed:
+            return f"{self.packed[value][0]}, {self.expr(value)}"
+        return self.expr(value)
+
     def discard_unused(self, op: Operation) -> None:
         for result in op.results:
             if _unprinted(result) and result in self.names:
