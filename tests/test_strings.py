@@ -175,9 +175,10 @@ def test_string_normalizer_equals_the_reference(normalizer):
 def test_unsupported_string_uses_are_errors_naming_the_node(tmp_path):
     bad_regex = _model([helper.make_node("RegexFullMatch", ["x"], ["y"], name="look", pattern="a(?=b)")],
                        [helper.make_tensor_value_info("x", S, [2])], [helper.make_tensor_value_info("y", B, [2])])
-    identity = _model([helper.make_node("Identity", ["x"], ["y"], name="copy")],
-                      [helper.make_tensor_value_info("x", S, [2])], [helper.make_tensor_value_info("y", S, [2])])
-    for model, node in ((bad_regex, "look"), (identity, "copy")):
+    gather = _model([helper.make_node("Gather", ["x", "i"], ["y"], name="pick")],
+                    [helper.make_tensor_value_info("x", S, [2]), helper.make_tensor_value_info("i", I64, [1])],
+                    [helper.make_tensor_value_info("y", S, [1])])
+    for model, node in ((bad_regex, "look"), (gather, "pick")):
         path = tmp_path / f"{node}.onnx"
         onnx.save(model, path)
         with pytest.raises(ZantError, match=f"node '{node}'"):
@@ -282,3 +283,33 @@ def test_string_capacity_option_sizes_the_inputs_fields(tmp_path):
     assert list(got) == ["x" * 8 + "y" * 8, "é"]
     with pytest.raises(ZantError, match="9 bytes of UTF-8, .* at most 8"):
         net.predict({"x": _strings(["x" * 9, ""]), "y": _strings(["", ""])})
+
+
+def test_movement_of_string_tensors_equals_the_reference(tmp_path_factory):
+    """Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Concat (a wider field from a
+    StringConcat beside a graph input's) on string tensors."""
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+        helper.make_node("Reshape", ["t", "shape"], ["r"]),
+        helper.make_node("Flatten", ["x"], ["f"], axis=0),
+        helper.make_node("Unsqueeze", ["x", "axes"], ["u"]),
+        helper.make_node("Squeeze", ["u", "axes"], ["q"]),
+        helper.make_node("StringConcat", ["x", "x"], ["xx"]),
+        helper.make_node("Concat", ["xx", "q"], ["c"], axis=0),
+        helper.make_node("Identity", ["t"], ["i"]),
+        helper.make_node("RegexFullMatch", ["r"], ["m"], pattern="[a-c]+"),
+    ]
+    model = _model(
+        nodes, [helper.make_tensor_value_info("x", S, [2, 3])],
+        [helper.make_tensor_value_info("r", S, [6]), helper.make_tensor_value_info("f", S, [1, 6]),
+         helper.make_tensor_value_info("c", S, [4, 3]), helper.make_tensor_value_info("i", S, [3, 2]),
+         helper.make_tensor_value_info("m", B, [6])],
+    )
+    model.graph.initializer.extend([onnx.numpy_helper.from_array(np.array([6], np.int64), "shape"),
+                                    onnx.numpy_helper.from_array(np.array([0], np.int64), "axes")])
+    net = _compile(model, tmp_path_factory, "movement")
+    feeds = {"x": _strings(["abc", "", "é" * (CAP // 2), "x" * CAP, "b", "ca"], (2, 3))}
+    want = ReferenceEvaluator(model).run(None, feeds)
+    got = net.predict(feeds)
+    for name, w in zip(["r", "f", "c", "i", "m"], want):
+        np.testing.assert_array_equal(got[name], w.astype(object) if w.dtype.kind == "U" else w, err_msg=name)

@@ -27,7 +27,14 @@ from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import abi
 from zant.dialects.onnx import (
+    ConcatOp,
     EqualOp,
+    FlattenOp,
+    IdentityOp,
+    ReshapeOp,
+    SqueezeOp,
+    TransposeOp,
+    UnsqueezeOp,
     OnnxOp,
     RegexFullMatchOp,
     StringConcatOp,
@@ -40,7 +47,7 @@ from zant.ir.strings import StringType
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
 from zant.passes.onnx_to_uop.ml import ml_op_names
-from zant.passes.onnx_to_uop.parameters import check
+from zant.passes.onnx_to_uop.parameters import check, constant_array
 from zant.passes.onnx_to_uop.regex import RegexError, compile_pattern
 
 I32 = IntegerType(32)
@@ -481,6 +488,65 @@ class StringLabelEncoderLowering(OnnxLowering):
         return None
 
 
+def copy_fields(kb: KernelBuilder, source: Layout, target: Layout) -> None:
+    """Copy string fields between layouts of one element shape; a wider target field gets NUL
+    bytes past the source's (capacities only grow along a graph)."""
+    t = Text(kb)
+    width = source.shape[-1]
+    with kb.loop_nest(target.shape[:-1]) as ivs:
+        with kb.loop(target.shape[-1]) as j:
+            if target.shape[-1] <= width:
+                byte = t.byte(source, ivs, j)
+            else:
+                position = kb.cast(j, I32)
+                inside = t.alu("cmplt", position, t.c(width))
+                byte = t.where(inside, t.byte(source, ivs, t.alu("min", position, t.c(width - 1))), t.c(0))
+            t.store(byte, target, [*ivs, j])
+
+
+class StringMovementLowering(OnnxLowering):
+    """Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Concat of string tensors:
+    the fields as elements with one more, innermost, axis of bytes (a view where it can be)."""
+
+    op_names = frozenset()
+    MOVEMENT = frozenset({
+        IdentityOp.name, ReshapeOp.name, FlattenOp.name, SqueezeOp.name, UnsqueezeOp.name, TransposeOp.name, ConcatOp.name,
+    })
+
+    def matches(self, op: Operation) -> bool:
+        return op.name in self.MOVEMENT and string_capacity(op.results[0]) is not None
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        shape = tensor_shape(op.results[0])
+        capacity = string_capacity(op.results[0])
+        operands = [v for v in inputs(op) if v is not None]
+        if isinstance(op, ConcatOp):
+            axis = get_attr(op, "axis") % len(shape)
+            out = alloc_strings(kb, op)
+            start = 0
+            for value in operands:
+                source = string_layout(value)
+                if source.shape[axis]:
+                    copy_fields(kb, source, out.slice(axis, start, 1, source.shape[axis]))
+                start += source.shape[axis]
+            return [out]
+        source = string_layout(operands[0])
+        if any(constant_array(v) is None for v in operands[1:]):
+            raise NotImplementedError("a run-time shape or axes input on a string tensor (freeze it)")
+        if source.shape[-1] != capacity:
+            raise ValueError(f"capacity {source.shape[-1]} in, {capacity} out")
+        if isinstance(op, TransposeOp):
+            perm = get_attr(op, "perm")
+            perm = list(reversed(range(len(shape)))) if perm is None else list(perm)
+            return [source.permute([*perm, len(shape)])]
+        reshaped = source.reshape((*shape, capacity))
+        if reshaped is None:  # a view the new shape cannot express: a row-major copy first
+            copy = kb.alloc(result_name(op), source.shape, U8)
+            copy_fields(kb, source, copy)
+            reshaped = copy.reshape((*shape, capacity))
+        return [reshaped]
+
+
 STRING_LABEL_CLASSIFIERS = ml_op_names("LinearClassifier", "TreeEnsembleClassifier")
 """Classifiers whose label output may be strings: their own families write it (`ml.store_labels`)."""
 
@@ -490,8 +556,8 @@ class StringGuardLowering(OnnxLowering):
     elements, not fields of bytes)."""
 
     op_names = frozenset()
-    SUPPORTED = ("StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder "
-                 "and the classifiers' labels")
+    SUPPORTED = ("StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder, "
+                 "the classifiers' labels, Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Concat")
 
     def matches(self, op: Operation) -> bool:
         return isinstance(op, OnnxOp) and has_strings(op) and op.name not in STRING_LABEL_CLASSIFIERS
@@ -507,6 +573,7 @@ PATTERNS = (
     StringNormalizerLowering(),
     StringSplitLowering(),
     StringLabelEncoderLowering(),
+    StringMovementLowering(),
     StringGuardLowering(),
 )
 
