@@ -131,7 +131,8 @@ def stages_for(
     vector = (*EXPAND_STAGES, *LOOP_STAGES, *VECTOR_STAGES) if p.vector_lanes else LOOP_STAGES
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
-    return (set_target, *graph_stages(rounding), "onnx-to-uop", *CHECK_STAGES, *vector,
+    layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
+    return (set_target, *graph_stages(rounding), *layouts, "onnx-to-uop", *CHECK_STAGES, *vector,
             *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE)
 
 

@@ -27,6 +27,7 @@ from zant.passes.onnx_to_uop.kernel import (
     Layout,
     accumulator_type,
     layout_of,
+    result_layout,
     tensor_element_type,
     tensor_shape,
 )
@@ -105,7 +106,7 @@ def convolve(
     out_shape = tensor_shape(op.results[0])
     element_type = tensor_element_type(op.results[0])
     acc_type = acc_type or accumulator_type(element_type)
-    y = kb.alloc(result_name(op), out_shape, element_type)
+    y = result_layout(kb, op, result_name(op), out_shape, element_type)
     grouped = out_shape[1] > out_per_group
     block = _channel_block(out_per_group, channel_block)
     depthwise = grouped and block == 1

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
-from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, is_channels_last, merge_dims
 from zant.passes.onnx_to_uop.windows import Window
 
 PIXELS = 2
@@ -106,7 +106,8 @@ def column_form_applies(x: Layout, out_channels: int, kernel: Sequence[int], str
     number of output channels, X contiguous."""
     return (
         all(k == 1 for k in kernel) and all(s == 1 for s in strides) and not padded
-        and math.prod(x.shape[2:]) >= PIXELS and x.shape[1] >= MIN_CHANNELS and out_channels % CHANNELS == 0 and x.reshape([x.size]) is not None
+        and math.prod(x.shape[2:]) >= PIXELS and x.shape[1] >= MIN_CHANNELS and out_channels % CHANNELS == 0
+        and (x.reshape([x.size]) is not None or is_channels_last(x))
     )
 
 
@@ -131,9 +132,12 @@ def pointwise_columns(
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
+    if is_channels_last(x):
+        _pointwise_channels_last(kb, x, y, weight, epilogue)
+        return
     width = column_pixels(channels, out_channels, pixels)
     xf = x.reshape([batch, channels, pixels])
-    yf = y.reshape([batch, out_channels, pixels])
+    yf = merge_dims(y, 2, y.rank - 1)
     assert xf is not None and yf is not None
     column = kb.alloc(name, [width, channels], x.element_type)
     tile = _Tile(kb, column, yf, channels, weight, epilogue)
@@ -158,6 +162,36 @@ def pointwise_columns(
                 tile.build(n, m, js.__getitem__, [kb.alu("add", p, j) for j in js])
 
 
+def _pointwise_channels_last(
+    kb: KernelBuilder,
+    x: Layout,
+    y: Layout,
+    weight: Callable[[SSAValue, SSAValue], SSAValue],
+    epilogue: Callable[[SSAValue, SSAValue], SSAValue],
+) -> None:
+    """`pointwise_columns` over a channels-last X (`assign-layouts`): each pixel's channels are
+    already one contiguous run, so the tiles read X itself, no column is copied (and none is
+    allocated), and the pairs of output channels are the outer loop: one pair's two weight
+    rows (2·C bytes) are read from W, then from a flash accelerator's cache, by every pixel
+    pair of the image (in NCHW a column of 2 pixels read all of W again).
+
+        for n, for m = 0, 2 … < M: for p = 0, 2 … < H·W (the last pair min(p, H·W - 2)):
+          the 2 x 2 tile of rows m, m + 1 over X[n, :, p], X[n, :, p + 1]
+    """
+    batch, channels = x.shape[:2]
+    out_channels = y.shape[1]
+    pixels = math.prod(x.shape[2:])
+    xf = merge_dims(x, 2, x.rank - 1)
+    yf = merge_dims(y, 2, y.rank - 1)
+    assert xf is not None and yf is not None
+    rows = xf.permute([0, 2, 1])  # (N, H·W, C), channels contiguous
+    tile = _Tile(kb, rows, yf, channels, weight, epilogue, batched=True)
+    with kb.loop(batch) as n, kb.loop(out_channels, 0, CHANNELS) as m, kb.loop(-(-pixels // PIXELS)) as pair:
+        p = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, pixels)
+        positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
+        tile.build(n, m, positions.__getitem__, positions)
+
+
 def window_columns(
     kb: KernelBuilder,
     x: Layout,
@@ -180,7 +214,7 @@ def window_columns(
     out_channels, out_shape = y.shape[1], y.shape[2:]
     pixels = math.prod(out_shape)
     width = column_pixels(depth, out_channels, pixels)
-    yf = y.reshape([batch, out_channels, pixels])
+    yf = merge_dims(y, 2, y.rank - 1)
     assert yf is not None
     flat = kb.alloc(name, [width, depth], x.element_type)
     column = flat.reshape([width, *kernel, channels])
@@ -224,6 +258,8 @@ class _Tile:
     channels: int
     weight: Callable[[SSAValue, SSAValue], SSAValue]
     epilogue: Callable[[SSAValue, SSAValue], SSAValue]
+    batched: bool = False
+    """The column is X itself, (N, pixels, C): read at [n, pixel, c]."""
 
     def build(self, n: SSAValue, m: SSAValue, pixel: Callable[[int], SSAValue], positions: list[SSAValue]) -> None:
         """The tile of output channels m… over the column's pixels `pixel(0)`, `pixel(1)`…
@@ -232,7 +268,8 @@ class _Tile:
         rows = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, CHANNELS))]
         accs = [kb.define_acc(0, I32) for _ in itertools.product(rows, positions)]
         with kb.loop(self.channels) as c:
-            xs = [kb.cast(kb.load(self.column, [pixel(j), c]), I32) for j in range(PIXELS)]
+            at = [n] if self.batched else []
+            xs = [kb.cast(kb.load(self.column, [*at, pixel(j), c]), I32) for j in range(PIXELS)]
             ws = [self.weight(row, c) for row in rows]
             for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):
                 kb.mulacc(acc, xv, wv)

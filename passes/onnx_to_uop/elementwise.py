@@ -104,7 +104,10 @@ from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
+    CHANNELS_LAST,
+    channels_last_order,
     layout_of,
+    result_layout,
     tensor_element_type,
     tensor_shape,
 )
@@ -475,12 +478,15 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
     values = inputs(op)[:1] if op.name in TYPE_ONLY_SECOND else inputs(op)
     operands = [None if v is None else layout_of(v).broadcast_to(out_shape) for v in values]
     out_type = tensor_element_type(op.results[0])
-    out = kb.alloc(result_name(op), out_shape, out_type)
+    out = result_layout(kb, op, result_name(op), out_shape, out_type)  # channels-last if assign-layouts says
     if out.size == 0:
         return [out]  # no loop over nothing: it would index empty buffers
     # Arithmetic on a storage float (bfloat16) is computed in f32, rounded once on the store.
     widen = op.name not in CASTS
-    with kb.loop_nest(out_shape) as ivs:
+    # A channels-last output is walked in its memory order (channels innermost).
+    order = channels_last_order(out.rank) if CHANNELS_LAST in op.attributes and out.rank >= 3 else list(range(out.rank))
+    with kb.loop_nest([out_shape[d] for d in order]) as walked:
+        ivs = [walked[order.index(d)] for d in range(out.rank)]
         # Absent optional inputs stay None, so each scalar function sees ONNX input positions.
         values = [None if layout is None else _read(kb, layout, ivs) for layout in operands]
         if widen:

@@ -125,6 +125,49 @@ class Layout:
         return replace(self, shape=tuple(shape), strides=tuple(strides), offset=offset)
 
 
+CHANNELS_LAST = "zant.channels_last"
+"""The unit attribute `assign-layouts` puts on an op whose first result is stored channels-last
+(N, spatial…, C in memory; still indexed N, C, spatial… through a view: `result_layout`)."""
+
+
+def channels_last_order(rank: int) -> list[int]:
+    """The memory order of a channels-last tensor of `rank` ≥ 3: batch, spatial…, channels."""
+    return [0, *range(2, rank), 1]
+
+
+def result_layout(kb: KernelBuilder, op: Operation, name: str, shape: Sequence[int], element_type: Attribute) -> Layout:
+    """A fresh buffer `name` for `op`'s first result: row-major, or channels-last where `assign-layouts`
+    marked the op (`CHANNELS_LAST`): a buffer of (N, spatial…, C) read as (N, C, spatial…)."""
+    if CHANNELS_LAST not in op.attributes or len(shape) < 3:
+        return kb.alloc(name, shape, element_type)
+    order = channels_last_order(len(shape))
+    stored = kb.alloc(name, [shape[d] for d in order], element_type)
+    return stored.permute([order.index(d) for d in range(len(shape))])
+
+
+def is_channels_last(layout: Layout) -> bool:
+    """Whether a rank ≥ 3 layout stores its channels (dimension 1) innermost and is otherwise
+    dense in channels-last order (each pixel's channels one contiguous run)."""
+    if layout.rank < 3 or layout.shape[1] < 2:
+        return False
+    return layout.permute(channels_last_order(layout.rank)).is_contiguous()
+
+
+def merge_dims(layout: Layout, first: int, last: int) -> Layout | None:
+    """`layout` with dimensions first..last (inclusive) merged into one, when their strides
+    allow it (each the next one's stride times its size), else None."""
+    dims = [d for d in range(first, last + 1) if layout.shape[d] > 1]  # a size-1 stride is any
+    if any(layout.strides[d] != layout.strides[e] * layout.shape[e] for d, e in zip(dims, dims[1:])):
+        return None
+    size = math.prod(layout.shape[first:last + 1])
+    stride = layout.strides[dims[-1]] if dims else 1
+    return replace(
+        layout,
+        shape=(*layout.shape[:first], size, *layout.shape[last + 1:]),
+        strides=(*layout.strides[:first], stride, *layout.strides[last + 1:]),
+    )
+
+
 def _cast_source(value: SSAValue) -> SSAValue | None:
     owner = value.owner
     if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:

@@ -50,6 +50,7 @@ from zant.passes.onnx_to_uop.kernel import (
     highest_value,
     layout_of,
     lowest_value,
+    result_layout,
     tensor_element_type,
     tensor_shape,
 )
@@ -1158,7 +1159,7 @@ def _integer_conv(
         dsp_words and folded is not None and group == 1 and uniform is None and not wide
         and column_form_applies(x, out_channels, kernel, [w.stride for w in windows], padded)
     ):
-        y = kb.alloc(result_name(op), out_shape, out_type)
+        y = result_layout(kb, op, result_name(op), out_shape, out_type)
         zeros = [kb.index(0)] * len(kernel)
         pointwise_columns(
             kb, x, y, lambda m, c: weight_term(m, None, c, c, zeros), lambda total, m: epilogue(total, m, zeros),
@@ -1175,7 +1176,7 @@ def _integer_conv(
         dsp_words and window_weights is not None and folded is not None and not padded and uniform is None and not wide
         and _zero_or_absent(w_zp_param) and out_channels % 2 == 0 and math.prod(out_shape[2:]) >= 2
     ):
-        y = kb.alloc(result_name(op), out_shape, out_type)
+        y = result_layout(kb, op, result_name(op), out_shape, out_type)
         rows = window_weights.reshape([out_channels, window_weights.size // out_channels])
         assert rows is not None
         zeros = [kb.index(0)] * len(kernel)

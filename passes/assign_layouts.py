@@ -1,0 +1,170 @@
+"""`assign-layouts`: which int8 activations are stored channels-last, chosen per target from what
+their readers' kernels cost in each layout.
+
+An activation of rank ≥ 3 is NCHW as ONNX writes it, or channels-last (N, spatial…, C in
+memory): the lowering allocates a marked op's result in that order and publishes it as a view
+indexed (N, C, spatial…) (`kernel.result_layout`), so every reader stays correct whatever it
+is given, and the layout costs no copy and no RAM: the tensor exists once, in one order.
+
+The pass runs on the onnx dialect, before `onnx-to-uop`. It groups each integer `QLinearConv`
+result with the `Clip` / `Relu` chain that follows it (one layout for the chain: an element-wise
+op writes in its input's order), and gives the group the layout whose reads cost least, summed
+over its readers on the module's target:
+
+* a pointwise `QLinearConv` (1x1, unit strides, no pads, ungrouped, constant weights: the
+  column form of `conv_columns`) reads NCHW by copying each block of pixels' channels into a
+  column (about `COPY_CYCLES` per byte, every byte once) and re-reads all its weights from
+  flash once per column; channels-last, it reads X in place with one pair of weight rows
+  cached over the whole image (`conv_columns._pointwise_channels_last`): no copy;
+* any other reader (a depthwise or 3x3 Conv's row kernels, pools, Add, Reshape, the graph's
+  output) is costed for NCHW only: channels-last would make it read across a stride (or copy),
+  so a single such reader keeps the group NCHW (`UNSUPPORTED`).
+
+So on MobileNet-like graphs each depthwise output (read by a pointwise Conv) is channels-last
+and each pointwise output (read by a depthwise Conv, whose 3-tap rows are words in NCHW) stays
+NCHW: no transposes anywhere, and the graph's inputs and outputs keep ONNX's layout. The decision
+is taken only on targets with channels-last kernels: the DSP cores without Helium
+(`PassParameters.conv_word_taps`); elsewhere the pass changes nothing.
+
+The mark is the unit attribute `zant.channels_last` on the producing ops (`kernel.CHANNELS_LAST`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnitAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from zant.dialects.onnx import OnnxOp, get_attr, input_value
+from zant.dialects.zant import target_parameters
+from zant.ir.resources import constant_array
+from zant.passes.onnx_to_uop.conv_columns import CHANNELS, MIN_CHANNELS, PIXELS
+from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
+
+COPY_CYCLES = 2
+"""Cycles per byte the NCHW column form spends copying its input into columns (a byte load and
+a byte store; the loop's own overhead left out)."""
+
+UNSUPPORTED = math.inf
+"""The cost of a layout a reader has no kernel for."""
+
+FOLLOWERS = frozenset({"onnx.Clip", "onnx.Relu"})
+"""Element-wise ops that write their result in their input's layout (one input tensor)."""
+
+
+def _shape(value: SSAValue) -> tuple[int, ...] | None:
+    return tuple(value.type.get_shape()) if isinstance(value.type, TensorType) else None
+
+
+def _is_integer_activation(value: SSAValue) -> bool:
+    shape = _shape(value)
+    return (
+        shape is not None and len(shape) >= 3 and all(d > 0 for d in shape)
+        and isinstance(value.type.get_element_type(), IntegerType)  # type: ignore[attr-defined]
+    )
+
+
+def _constant(value: SSAValue | None) -> bool:
+    owner = value.owner if value is not None else None
+    return isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties
+
+
+def _zero_or_absent(value: SSAValue | None) -> bool:
+    if value is None:
+        return True
+    owner = value.owner
+    return _constant(value) and not constant_array(owner).any()  # type: ignore[arg-type]
+
+
+def pointwise_column_conv(op: Operation, value: SSAValue) -> bool:
+    """Whether `op` is a QLinearConv reading `value` as X through the pointwise column form:
+    ungrouped 1x1, unit strides, no pads, constant weights, bias and x zero point, a zero (or
+    absent) weight zero point, at least `MIN_CHANNELS` input channels, an even number of
+    output channels, `PIXELS` pixels or more."""
+    if op.name != "onnx.QLinearConv" or not isinstance(op, OnnxOp) or input_value(op, 0) is not value:
+        return False
+    if any(v is value for i, v in enumerate(op.operands) if i > 0):
+        return False
+    w = input_value(op, 3)
+    if not _constant(w) or not _constant(input_value(op, 2)) or not _zero_or_absent(input_value(op, 5)):
+        return False
+    weights = constant_array(w.owner)  # type: ignore[arg-type, union-attr]
+    if weights.size == 0 or (weights == weights.flat[0]).all():
+        return False  # one weight everywhere: a window sum, not the column form
+    bias = input_value(op, 8)
+    if bias is not None and not _constant(bias):
+        return False
+    x_shape, w_shape = _shape(value), _shape(w)  # type: ignore[arg-type]
+    if x_shape is None or w_shape is None or len(w_shape) != len(x_shape):
+        return False
+    strides, pads, dilations = (get_attr(op, a) for a in ("strides", "pads", "dilations"))
+    return (
+        get_attr(op, "group") == 1 and all(k == 1 for k in w_shape[2:])
+        and all(s == 1 for s in strides or []) and not any(pads or []) and all(d == 1 for d in dilations or [])
+        and get_attr(op, "auto_pad") in ("NOTSET", "VALID")
+        and x_shape[1] >= MIN_CHANNELS and w_shape[0] % CHANNELS == 0 and math.prod(x_shape[2:]) >= PIXELS
+    )
+
+
+def read_cost(reader: Operation, value: SSAValue, channels_last: bool) -> float:
+    """Cycles `reader` spends on reading `value` in that layout, beyond what it spends in the
+    cheaper one (module docstring)."""
+    if pointwise_column_conv(reader, value):
+        return 0 if channels_last else COPY_CYCLES * math.prod(_shape(value) or ())
+    return UNSUPPORTED if channels_last else 0
+
+
+@dataclass(frozen=True)
+class LayoutGroup:
+    """A QLinearConv and the Clip/Relu chain after it: the ops that share one layout, and the
+    readers (op, value read) outside the chain."""
+
+    ops: tuple[Operation, ...]
+    readers: tuple[tuple[Operation, SSAValue], ...]
+
+    def cost(self, channels_last: bool) -> float:
+        return sum(read_cost(op, value, channels_last) for op, value in self.readers)
+
+
+def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:
+    """Each integer QLinearConv's group (`LayoutGroup`)."""
+    for op in function.body.walk():
+        if op.name != "onnx.QLinearConv" or not _is_integer_activation(op.results[0]):
+            continue
+        ops, readers, frontier = [op], [], [op.results[0]]
+        while frontier:
+            value = frontier.pop()
+            for use in value.uses:
+                user = use.operation
+                follows = user.name in FOLLOWERS and use.index == 0 and _shape(user.results[0]) == _shape(value)
+                if follows and user not in ops:
+                    ops.append(user)
+                    frontier.append(user.results[0])
+                elif not follows:
+                    readers.append((user, value))
+        yield LayoutGroup(tuple(ops), tuple(readers))
+
+
+@dataclass(frozen=True)
+class AssignLayoutsPass(ModulePass):
+    """Mark the integer activations whose readers are cheaper channels-last (`zant.channels_last`
+    on their producers), on targets that have channels-last kernels."""
+
+    name = "assign-layouts"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not target_parameters(op).conv_word_taps:
+            return
+        for function in op.walk():
+            if not isinstance(function, func.FuncOp) or function.is_declaration:
+                continue
+            for group in list(layout_groups(function)):
+                if group.readers and group.cost(True) < group.cost(False):
+                    for member in group.ops:
+                        member.attributes[CHANNELS_LAST] = UnitAttr()
