@@ -112,16 +112,52 @@ def test_momentum_with_an_unknown_mode_is_refused():
         compile_and_run(model, _feeds(model, 1))
 
 
-def test_gradient_has_no_lowering():
-    node = helper.make_node("Gradient", ["x"], ["dy_dx"], domain=TRAINING, name="grad", xs=["x"], y="y")
+def _gradient_model(nodes, y: str = "y") -> onnx.ModelProto:
     graph = helper.make_graph(
-        [node, helper.make_node("Relu", ["x"], ["y"])], "g",
+        nodes, "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
         [helper.make_tensor_value_info("dy_dx", TensorProto.FLOAT, [2])],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(TRAINING, 1)])
-    with pytest.raises(ZantError, match=r"node 'grad' \(Gradient\): no lowering for operator 'ai.onnx.preview.training.Gradient'"):
-        compile_and_run(model, {"x": np.zeros(2, np.float32)})
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(TRAINING, 1)])
+
+
+def test_gradient_is_expanded_in_reverse_mode():
+    """expand-gradients: y = (x · x - x) / (x + 3), broadcast against a [1] constant; dy/dx
+    summed over y's elements (a seed of ones)."""
+    three = helper.make_tensor("three", TensorProto.FLOAT, [1], [3.0])
+    nodes = [
+        helper.make_node("Mul", ["x", "x"], ["square"]),
+        helper.make_node("Sub", ["square", "x"], ["top"]),
+        helper.make_node("Add", ["x", "three"], ["bottom"]),
+        helper.make_node("Div", ["top", "bottom"], ["quotient"]),
+        helper.make_node("Neg", ["quotient"], ["y"]),
+        helper.make_node("Gradient", ["x", "three"], ["dy_dx", "dy_dthree"], domain=TRAINING, xs=["x", "three"], y="y"),
+    ]
+    model = _gradient_model(nodes)
+    model.graph.initializer.append(three)
+    model.graph.output.append(helper.make_tensor_value_info("dy_dthree", TensorProto.FLOAT, [1]))
+    x = np.array([0.5, -2.0], np.float32)
+    dx, dthree = compile_and_run(model, {"x": x})
+    want_dx = -((2 * x - 1) * (x + 3) - (x * x - x)) / (x + 3) ** 2
+    want_dthree = np.sum((x * x - x) / (x + 3) ** 2, keepdims=True)[:1]
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-6)
+    np.testing.assert_allclose(dthree, want_dthree, rtol=1e-6)
+
+
+def test_gradient_refusals_name_the_node():
+    """y computed after the Gradient node, and an op without a derivative rule on the way."""
+    after = _gradient_model([
+        helper.make_node("Gradient", ["x"], ["dy_dx"], domain=TRAINING, name="grad", xs=["x"], y="y"),
+        helper.make_node("Relu", ["x"], ["y"]),
+    ])
+    with pytest.raises(ZantError, match=r"node 'grad' \(Gradient\): its y 'y' is not computed before it"):
+        compile_and_run(after, {"x": np.zeros(2, np.float32)})
+    through = _gradient_model([
+        helper.make_node("Relu", ["x"], ["y"], name="relu"),
+        helper.make_node("Gradient", ["x"], ["dy_dx"], domain=TRAINING, name="grad", xs=["x"], y="y"),
+    ])
+    with pytest.raises(ZantError, match=r"expand-gradients: 'grad' \(onnx.training.Gradient\) differentiates through 'relu' \(onnx.Relu\), which has no derivative rule"):
+        compile_and_run(through, {"x": np.zeros(2, np.float32)})
 
 
 def test_optional_ops_on_a_tensor_and_on_nothing():
@@ -164,8 +200,10 @@ def test_conformance_gives_these_cases_to_the_compiler():
     assert record(_optimizer_model(op_type, [[2]], states, **attrs)).status == ""
     gradient = _optimizer_model(op_type, [[2]], states, **attrs)
     gradient.graph.node[0].op_type = "Gradient"
+    assert record(gradient).status == ""  # expand-gradients rewrites it
+    gradient.graph.node[0].op_type = "Backward"
     found = record(gradient)
-    assert found.status == "unsupported" and found.missing_ops == [f"{TRAINING}.Gradient"]
+    assert found.status == "unsupported" and found.missing_ops == [f"{TRAINING}.Backward"]
     x, flag = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2]), helper.make_tensor_value_info("b", TensorProto.BOOL, [])
     has = helper.make_model(helper.make_graph([helper.make_node("OptionalHasElement", ["x"], ["b"])], "g", [x], [flag]))
     assert record(has).status == ""

@@ -281,6 +281,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
     """A `Record` with status "out_of_scope" or "unsupported" (and its reason), or status ""."""
     from zant.dialects.onnx import LOWERED_DOMAINS, op_name
     from zant.frontend.expand import DEFAULT_DOMAINS
+    from zant.passes.expand_gradients import DIFFERENTIATED_OPS
     from zant.passes.resolve_sequences import RESOLVED_OPS
 
     graph = case.model.graph
@@ -332,6 +333,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         n.op_type if n.domain in DEFAULT_DOMAINS else f"{n.domain}.{n.op_type}" for n in nodes
         if op_name(n.op_type, n.domain) not in supported and n.op_type not in SUBGRAPH_OPS
         and not (n.domain in DEFAULT_DOMAINS and n.op_type in RESOLVED_OPS)
+        and not (n.domain == "ai.onnx.preview.training" and n.op_type in DIFFERENTIATED_OPS)
         and not _expandable(n.op_type, n.domain, case.model) and (n.domain, n.op_type) not in local
     })
     if missing:

@@ -30,6 +30,7 @@ from zant.targets import RECORDS, CpuDescription, PassParameters
 GRAPH_STAGES: tuple[str, ...] = (
     "resolve-sequences",  # sequences and optionals into the tensors they hold (first: SequenceMap bodies need the later folds too)
     "inline-functions",  # ops without a lowering that ONNX defines by a function body into that body
+    "expand-gradients",  # Gradient (ai.onnx.preview.training) into its derivative's ops, reverse mode
     "fold-qoperator",  # com.microsoft QLinear ops into the integer ops fold-qdq makes, else their DQ → op → Q
     "recognize-quantize",  # exporters' decomposed Q/DQ (PT2E dynamo) back into QuantizeLinear/DequantizeLinear, constant weights' Q computed
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats

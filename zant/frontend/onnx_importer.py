@@ -71,6 +71,7 @@ from zant.dialects.onnx import (
     NODE_NAME,
     OPSET,
     OUTPUT_NAMES,
+    TRAINING_DOMAIN,
     ZANT_DOMAIN,
     CallOp,
     ConstantOp,
@@ -366,7 +367,11 @@ def _has_lowering(op_type: str, domain: str = "") -> bool:
     from zant.passes.onnx_to_uop import supported_ops
     from zant.passes.resolve_sequences import RESOLVED_OPS
 
-    return op_name(op_type, domain) in supported_ops() or (domain in DEFAULT_DOMAINS and op_type in RESOLVED_OPS)
+    from zant.passes.expand_gradients import DIFFERENTIATED_OPS
+
+    return op_name(op_type, domain) in supported_ops() or (domain in DEFAULT_DOMAINS and op_type in RESOLVED_OPS) or (
+        domain == TRAINING_DOMAIN and op_type in DIFFERENTIATED_OPS
+    )
 
 
 _ML_NON_TENSOR_OPS = frozenset({"ZipMap", "CastMap", "DictVectorizer"})
@@ -808,11 +813,22 @@ class _GraphImporter:
         op_inputs: list[SSAValue | None] = [self.values[n] if n else None for n in node.input]
         if is_contrib_op(node):
             op_inputs = self.with_zero_points(node, op_inputs)
+        if node.domain == TRAINING_DOMAIN and node.op_type == "Gradient":
+            op_inputs.append(self.gradient_target(node))
         result_types = [self.tensor_type(n) if n else None for n in node.output]
         op = op_of_node(node, op_inputs, result_types)
         for name, result in zip([n for n in node.output if n], op.results, strict=True):
             self.bind(name, result)
         return op
+
+    def gradient_target(self, node: onnx.NodeProto) -> SSAValue:
+        """The value a Gradient node's `y` names, given to its op as a last operand
+        (`expand-gradients` differentiates it)."""
+        target = next((a.s.decode() for a in node.attribute if a.name == "y"), "")
+        if target not in self.values:
+            raise ZantError(f"{node_label(node)}: its y '{target}' is not computed before it (Gradient must follow the "
+                            "nodes that compute y)")
+        return self.values[target]
 
     def with_zero_points(self, node: onnx.NodeProto, op_inputs: list[SSAValue | None]) -> list[SSAValue | None]:
         """A com.microsoft node's inputs, each zero point it leaves out a constant 0 (added to
