@@ -313,3 +313,25 @@ def test_movement_of_string_tensors_equals_the_reference(tmp_path_factory):
     got = net.predict(feeds)
     for name, w in zip(["r", "f", "c", "i", "m"], want):
         np.testing.assert_array_equal(got[name], w.astype(object) if w.dtype.kind == "U" else w, err_msg=name)
+
+
+def test_string_one_hot_and_tfidf_equal_the_reference(tmp_path_factory):
+    """OneHotEncoder with cats_strings and TfIdfVectorizer with pool_strings (uni- and bigrams,
+    a skip, TFIDF weights), the text pipelines skl2onnx writes."""
+    F = TensorProto.FLOAT
+    nodes = [
+        helper.make_node("OneHotEncoder", ["x"], ["hot"], domain="ai.onnx.ml", cats_strings=["b", "é", "a"], zeros=1),
+        helper.make_node("TfIdfVectorizer", ["x"], ["tf"], mode="TFIDF", min_gram_length=1, max_gram_length=2,
+                         max_skip_count=1, ngram_counts=[0, 3], ngram_indexes=[0, 1, 2, 3, 4],
+                         pool_strings=["a", "b", "é", "a", "b", "b", "a"], weights=[1.0, 0.5, 2.0, 3.0, 0.25]),
+    ]
+    model = _model(nodes, [helper.make_tensor_value_info("x", S, [2, 5])],
+                   [helper.make_tensor_value_info("hot", F, [2, 5, 3]), helper.make_tensor_value_info("tf", F, [2, 5])],
+                   ml=True)
+    net = _compile(model, tmp_path_factory, "text")
+    for tokens in (["a", "b", "a", "x", "b"], ["é", "b", "a", "", "a"]):
+        feeds = {"x": _strings(tokens + tokens[::-1], (2, 5))}
+        want = ReferenceEvaluator(model).run(None, feeds)
+        got = net.predict(feeds)
+        np.testing.assert_array_equal(got["hot"], want[0])
+        np.testing.assert_allclose(got["tf"], want[1], rtol=1e-6)

@@ -33,6 +33,7 @@ from zant.dialects.onnx import (
     IdentityOp,
     ReshapeOp,
     SqueezeOp,
+    TfIdfVectorizerOp,
     TransposeOp,
     UnsqueezeOp,
     OnnxOp,
@@ -49,8 +50,10 @@ from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, ten
 from zant.passes.onnx_to_uop.ml import ml_op_names
 from zant.passes.onnx_to_uop.parameters import check, constant_array
 from zant.passes.onnx_to_uop.regex import RegexError, compile_pattern
+from zant.passes.onnx_to_uop.text import TfIdfVectorizerLowering, pool_grams
 
 I32 = IntegerType(32)
+I64 = IntegerType(64)
 U8 = IntegerType(8, Signedness.UNSIGNED)
 
 
@@ -547,6 +550,63 @@ class StringMovementLowering(OnnxLowering):
         return [reshaped]
 
 
+class StringOneHotEncoderLowering(OnnxLowering):
+    """OneHotEncoder of strings (`cats_strings`): Y[..., c] = 1 where X[...] is category c."""
+
+    op_names = frozenset()
+
+    def matches(self, op: Operation) -> bool:
+        return op.name in ml_op_names("OneHotEncoder") and has_strings(op)
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        categories = list(get_attr(op, "cats_strings") or [])
+        if not categories:
+            raise ValueError("a string input needs cats_strings")
+        if not get_attr(op, "zeros"):
+            raise NotImplementedError("zeros=0 (an unknown category is a run-time error); use zeros=1")
+        _refuse_nul(categories, "cats_strings")
+        table = string_table(kb, f"{result_name(op)}_categories", categories)
+        x = string_layout(inputs(op)[0])
+        out_type = tensor_element_type(op.results[0])
+        out = kb.alloc(result_name(op), tensor_shape(op.results[0]), out_type)
+        t = Text(kb)
+        one, zero = kb.const(1, out_type), kb.const(0, out_type)
+        with kb.loop_nest(x.shape[:-1]) as ivs:
+            with kb.loop(len(categories)) as c:
+                kb.store(kb.where(t.equal(x, ivs, table, [c]), one, zero), out, [*ivs, c])
+        return [out]
+
+
+class StringTfIdfVectorizerLowering(OnnxLowering):
+    """TfIdfVectorizer of string tokens (`pool_strings`): each token becomes the id of the pool
+    string it equals (-1 for none) in a scratch tensor, then the integer lowering counts the
+    ids' n-grams against the pool's (`text.py`)."""
+
+    op_names = frozenset()
+
+    def matches(self, op: Operation) -> bool:
+        return isinstance(op, TfIdfVectorizerOp) and has_strings(op)
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        pool = list(get_attr(op, "pool_strings") or [])
+        if not pool:
+            raise ValueError("a string input needs pool_strings")
+        _refuse_nul(pool, "pool_strings")
+        ids = {text: index for index, text in enumerate(dict.fromkeys(pool))}
+        grams = pool_grams(op, [ids[text] for text in pool])
+        table = string_table(kb, f"{result_name(op)}_pool", list(ids))
+        x = string_layout(inputs(op)[0])
+        tokens = kb.alloc(f"{result_name(op)}_token_ids", x.shape[:-1], I64)
+        t = Text(kb)
+        with kb.loop_nest(x.shape[:-1]) as ivs:
+            found = kb.define_acc(-1, I64)
+            with kb.loop(len(ids)) as k:
+                hit = t.equal(x, ivs, table, [k])
+                kb.acc_set(found, kb.where(hit, kb.cast(k, I64), kb.acc_get(found)))
+            kb.store(kb.acc_get(found), tokens, ivs)
+        return TfIdfVectorizerLowering.counts(op, kb, tokens, grams)
+
+
 STRING_LABEL_CLASSIFIERS = ml_op_names("LinearClassifier", "TreeEnsembleClassifier")
 """Classifiers whose label output may be strings: their own families write it (`ml.store_labels`)."""
 
@@ -557,7 +617,8 @@ class StringGuardLowering(OnnxLowering):
 
     op_names = frozenset()
     SUPPORTED = ("StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder, "
-                 "the classifiers' labels, Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Concat")
+                 "OneHotEncoder, TfIdfVectorizer, the classifiers' labels, Identity, Reshape, Flatten, Squeeze, Unsqueeze, "
+                 "Transpose and Concat")
 
     def matches(self, op: Operation) -> bool:
         return isinstance(op, OnnxOp) and has_strings(op) and op.name not in STRING_LABEL_CLASSIFIERS
@@ -574,6 +635,8 @@ PATTERNS = (
     StringSplitLowering(),
     StringLabelEncoderLowering(),
     StringMovementLowering(),
+    StringOneHotEncoderLowering(),
+    StringTfIdfVectorizerLowering(),
     StringGuardLowering(),
 )
 

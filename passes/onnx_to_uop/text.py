@@ -27,16 +27,17 @@ Grams = dict[int, tuple[np.ndarray, np.ndarray]]
 """Gram length n → (tokens [count, n], output column of each gram [count])."""
 
 
-def pool_grams(op: Operation) -> Grams:
+def pool_grams(op: Operation, pool: list[int] | None = None) -> Grams:
     """The pool's grams with lengths in [min_gram_length, max_gram_length], by length.
 
     Gram ids run over the whole pool in order (lengths 1, 2, … as `ngram_counts` delimits them);
     gram id k is counted in column `ngram_indexes[k]`. A gram listed twice keeps its last id, as
-    in ONNX's trie.
+    in ONNX's trie. `pool`: the tokens in place of `pool_int64s` (`pool_strings` as the ids
+    strings.py maps its tokens to).
     """
-    if get_attr(op, "pool_strings"):
-        raise NotImplementedError("TfIdfVectorizer with pool_strings (string tensors)")
-    pool = list(get_attr(op, "pool_int64s") or [])
+    if pool is None and get_attr(op, "pool_strings"):
+        raise NotImplementedError("TfIdfVectorizer with pool_strings on a non-string input")
+    pool = list(get_attr(op, "pool_int64s") or []) if pool is None else pool
     starts = list(get_attr(op, "ngram_counts") or [])
     columns = list(get_attr(op, "ngram_indexes") or [])
     lowest, highest = get_attr(op, "min_gram_length"), get_attr(op, "max_gram_length")
@@ -63,7 +64,11 @@ class TfIdfVectorizerLowering(OnnxLowering):
     op_names = frozenset({TfIdfVectorizerOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        x = layout_of(inputs(op)[0])
+        return self.counts(op, kb, layout_of(inputs(op)[0]), pool_grams(op))
+
+    @staticmethod
+    def counts(op: Operation, kb: KernelBuilder, x: Layout, grams: Grams) -> list[Layout]:
+        """The output of integer tokens `x` [C] or [B, C] against `grams` (`pool_grams`)."""
         if x.rank > 2:
             raise ValueError(f"TfIdfVectorizer input must be [C] or [B, C], got rank {x.rank}")
         rows = x.reshape([1, x.size] if x.rank < 2 else list(x.shape))
@@ -80,7 +85,7 @@ class TfIdfVectorizerLowering(OnnxLowering):
         tables = [
             (n, constant_table(op, f"{name}_grams{n}", tokens, x.element_type),
              constant_table(op, f"{name}_columns{n}", columns, i32))
-            for n, (tokens, columns) in pool_grams(op).items()
+            for n, (tokens, columns) in grams.items()
         ]
         weight_table = constant_table(op, f"{name}_weights", np.array(weights), f32) if weights else None
         out = kb.alloc(name, tensor_shape(op.results[0]), f32).reshape([batch, size])
