@@ -335,3 +335,58 @@ def test_string_one_hot_and_tfidf_equal_the_reference(tmp_path_factory):
         got = net.predict(feeds)
         np.testing.assert_array_equal(got["hot"], want[0])
         np.testing.assert_allclose(got["tf"], want[1], rtol=1e-6)
+
+
+def test_string_ops_as_cortex_m4_firmware(tmp_path):
+    """On the Cortex-M4 under QEMU (ReleaseSafe: a read or write out of bounds traps):
+    StringConcat, RegexFullMatch, StringSplit, StringNormalizer and LabelEncoder on UTF-8,
+    empty and full-capacity strings, equal to onnx.reference (the regex's: re.ASCII's)."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+    from zant.driver import CompileOptions, compile_model
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    pattern = r"(\W|^)[\w.\-]{0,25}@(yahoo|gmail)\.com(\W|$)"
+    nodes = [
+        helper.make_node("StringConcat", ["x", "y"], ["cat"]),
+        helper.make_node("RegexFullMatch", ["x"], ["re"], pattern=pattern),
+        helper.make_node("StringSplit", ["x"], ["pieces", "count"], delimiter="@"),
+        helper.make_node("StringNormalizer", ["x"], ["norm"], case_change_action="UPPER", stopwords=["drop"]),
+        helper.make_node("LabelEncoder", ["x"], ["code"], domain="ai.onnx.ml", keys_strings=["drop", ""],
+                         values_int64s=[7, 9]),
+    ]
+    model = _model(
+        nodes, [helper.make_tensor_value_info("x", S, [4]), helper.make_tensor_value_info("y", S, [1])],
+        [helper.make_tensor_value_info("cat", S, [4]), helper.make_tensor_value_info("re", B, [4]),
+         helper.make_tensor_value_info("pieces", S, [4, 2]), helper.make_tensor_value_info("count", I64, [4]),
+         helper.make_tensor_value_info("norm", S, [3]), helper.make_tensor_value_info("code", I64, [4])],
+        ml=True,
+    )
+    feeds = {"x": _strings(["me@gmail.com", "drop", "", "é" * (CAP // 2)]), "y": _strings(["x" * CAP])}
+    onnx.save(model, tmp_path / "m.onnx")
+    result = compile_model(tmp_path / "m.onnx", tmp_path / "fw", CompileOptions(
+        name="m", target="cortex-m4", optimize="ReleaseSafe", firmware=True, inputs=feeds))
+    run = run_firmware(result.firmware_path, result.board, result.outputs)
+    want = ReferenceEvaluator(model).run(None, feeds)
+    want[1] = np.array([re.fullmatch(pattern, w, re.ASCII) is not None for w in feeds["x"]])
+    # StringNormalizer as ONNX specifies it (docs/strings.md): onnx.reference also drops the
+    # empty string and turns é into E (accents stripped, then Unicode upper case)
+    want[4] = _strings(["ME@GMAIL.COM", "", "é" * (CAP // 2)])
+    for got, expected, name in zip(run.outputs, want, ["cat", "re", "pieces", "count", "norm", "code"]):
+        np.testing.assert_array_equal(got, expected.astype(object) if expected.dtype.kind == "U" else expected, err_msg=name)
+    assert list(run.outputs[1]) == [True, False, False, False] and list(run.outputs[3]) == [2, 1, 1, 1]
+
+
+def test_label_encoder_numbers_to_strings_equals_the_reference(tmp_path_factory):
+    node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[3, 1, 3],
+                            values_strings=["three", "one", "trois"], default_string="?")
+    model = _model([node], [helper.make_tensor_value_info("x", I64, [5])], [helper.make_tensor_value_info("y", S, [5])],
+                   ml=True)
+    net = _compile(model, tmp_path_factory, "numbers_to_strings")
+    feeds = {"x": np.array([3, 1, 0, -1, 3], np.int64)}
+    (want,) = ReferenceEvaluator(model).run(None, feeds)
+    got = net.predict(feeds)["y"]
+    np.testing.assert_array_equal(got, want.astype(object))
+    assert list(got) == ["trois", "one", "?", "?", "trois"]  # a key listed twice: its last value
