@@ -67,6 +67,8 @@ class _Printer:
     def expr(self, value):
         return value.name_hint
 
+    operand_expr = expr  # no packed pointers here
+
     def emit(self, line):
         self.lines.append(line)
 
