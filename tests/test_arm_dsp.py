@@ -98,9 +98,16 @@ def without_dsp(target: str) -> str:
     return ",".join(s for s in stages_for(target) if s not in DSP_STAGES)
 
 
+def nchw(pipeline: str) -> str:
+    """`pipeline` without `assign-layouts`: every activation NCHW, read by the NCHW forms."""
+    return ",".join(s for s in pipeline.split(",") if s != "assign-layouts")
+
+
 def gathered(pipeline: str) -> str:
     """`pipeline` with pointwise Convs in the gathered form (X read along its channels at the
-    stride H·W), not the column form the M4's lowering picks (`conv_columns`)."""
+    stride H·W), not the column form the M4's lowering picks (`conv_columns`), every activation
+    NCHW (no `assign-layouts`)."""
+    pipeline = nchw(pipeline)
     assert ",onnx-to-uop," in pipeline
     return pipeline.replace(",onnx-to-uop,", ",onnx-to-uop{conv-word-taps=false},")
 
@@ -178,17 +185,21 @@ def test_pointwise_columns_equal_the_gathered_form(tmp_path):
 def test_wide_pointwise_columns_equal_the_gathered_form(tmp_path):
     """A column of 13 pixels (weights too large to stay cached, rows short enough to): each
     weight pair read once per column by a loop over its pixel pairs; outputs equal the gathered
-    form's bit for bit."""
+    form's bit for bit. With `assign-layouts` (the M4's default) the second Conv reads the
+    first one's output channels-last, in place: its column goes."""
     model = wide_pointwise_int8(tmp_path)
-    columns = compile_model(model, tmp_path / "columns", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    columns = compile_model(model, tmp_path / "columns", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=nchw(pipeline_for("cortex-m4"))))
+    default = compile_model(model, tmp_path / "default", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
     rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
-    plan = {t["name"]: t["size"] for t in columns.plan["tensors"]}
-    assert sorted(size for name, size in plan.items() if name.endswith("_columns")) == [2 * 40, 13 * 10]
-    run_columns, run_rows = load_compiled(columns), load_compiled(rows)
+    for result, sizes in ((columns, [2 * 40, 13 * 10]), (default, [13 * 10])):
+        plan = {t["name"]: t["size"] for t in result.plan["tensors"]}
+        assert sorted(size for name, size in plan.items() if name.endswith("_columns")) == sizes
+    run_columns, run_default, run_rows = load_compiled(columns), load_compiled(default), load_compiled(rows)
     rng = np.random.default_rng(5)
     for scale in (0.5, 3.0, 50.0):
         x = (rng.standard_normal((1, 10, 5, 5)) * scale).astype(np.float32)
         np.testing.assert_array_equal(run_columns(x)[0], run_rows(x)[0])
+        np.testing.assert_array_equal(run_default(x)[0], run_rows(x)[0])
 
 
 def test_depthwise_regions_outermost_equal_the_host(tmp_path):
