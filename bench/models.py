@@ -681,6 +681,71 @@ QUANTIZED["kws_16x8"] = lambda: quantize(kws_dscnn(), activations="int16")
 calibration puts them), int8 per-channel weights; the int8 twin is kws_int8."""
 
 
+def int4_weights(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The QDQ `model` (int8 weights, per channel or per tensor) with every constant int8
+    weight that a DequantizeLinear feeds to a Conv or Gemm quantized again to int4 per output
+    channel, symmetric: scale max|w| / 7 of the dequantized weights along the DQ's axis, codes
+    round-half-even(w / scale) in [-8, 7], zero point 0; each layer's int32 bias requantized
+    to its new scale x_scale · w_scale. Activations keep their calibration. Opset 21 and IR 10
+    (int4 tensors, DequantizeLinear of int4). numpy and onnx.helper only."""
+    graph = model.graph
+    values = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+    replaced: dict[str, onnx.TensorProto] = {}
+
+    def axis_of(node: onnx.NodeProto) -> int:
+        return next((a.i for a in node.attribute if a.name == "axis"), 1)
+
+    for layer in (n for n in graph.node if n.op_type in ("Conv", "Gemm")):
+        weight_dq = producer.get(layer.input[1])
+        bias_dq = producer.get(layer.input[2]) if len(layer.input) > 2 else None
+        x_dq = producer.get(layer.input[0])
+        if weight_dq is None or weight_dq.op_type != "DequantizeLinear" or weight_dq.input[0] not in values:
+            continue
+        codes = values[weight_dq.input[0]]
+        if codes.dtype != np.int8:
+            continue
+        rank, axis = codes.ndim, axis_of(weight_dq) % codes.ndim
+        shape = [-1 if a == axis else 1 for a in range(rank)]
+        scale, zero = (values[weight_dq.input[i]].astype(np.float64).reshape(shape if values[weight_dq.input[i]].size > 1 else [1] * rank) for i in (1, 2))
+        weights = (codes - zero) * scale
+        others = tuple(a for a in range(rank) if a != axis)
+        new_scale = (np.max(np.abs(weights), axis=others, keepdims=True) / 7).astype(np.float32)
+        new_scale[new_scale == 0] = 1
+        new_codes = np.clip(np.rint(weights / new_scale), -8, 7).astype(np.int64)
+        channels = new_scale.size
+        w_name, s_name, z_name = (f"{weight_dq.input[0]}_int4", f"{weight_dq.input[1]}_int4", f"{weight_dq.input[2]}_int4")
+        replaced[w_name] = helper.make_tensor(w_name, TensorProto.INT4, codes.shape, new_codes.reshape(-1).tolist())
+        replaced[s_name] = numpy_helper.from_array(new_scale.reshape(channels), s_name)
+        replaced[z_name] = helper.make_tensor(z_name, TensorProto.INT4, [channels], [0] * channels)
+        weight_dq.input[:] = [w_name, s_name, z_name]
+        del weight_dq.attribute[:]
+        weight_dq.attribute.append(helper.make_attribute("axis", axis))
+        # The bias: int32 codes in x_scale · w_scale, requantized to the new weight scales.
+        if bias_dq is None or bias_dq.op_type != "DequantizeLinear" or x_dq is None or x_dq.op_type != "DequantizeLinear":
+            continue
+        bias = values[bias_dq.input[0]].astype(np.float64) * values[bias_dq.input[1]].astype(np.float64)
+        bias_scale = (np.float32(values[x_dq.input[1]]) * new_scale.reshape(channels)).astype(np.float32)
+        b_name, bs_name = f"{bias_dq.input[0]}_int4", f"{bias_dq.input[1]}_int4"
+        replaced[b_name] = numpy_helper.from_array(np.rint(bias / bias_scale).astype(np.int32), b_name)
+        replaced[bs_name] = numpy_helper.from_array(bias_scale, bs_name)
+        bias_dq.input[0], bias_dq.input[1] = b_name, bs_name
+    used = {i for n in graph.node for i in n.input}
+    initializers = [t for t in graph.initializer if t.name in used] + [t for name, t in replaced.items() if name in used]
+    result = helper.make_model(
+        helper.make_graph(list(graph.node), graph.name, graph.input, graph.output, initializers),
+        opset_imports=[helper.make_opsetid("", 21)], producer_name=model.producer_name,
+    )
+    result.ir_version = 10
+    onnx.checker.check_model(result)
+    return result
+
+
+QUANTIZED["kws_int4"] = lambda: int4_weights(QUANTIZED["kws_int8"]())
+"""KWS with int4 weights per output channel (`int4_weights` of kws_int8: the same int8
+activations), packed two to a byte: half the int8 model's weight bytes."""
+
+
 def count_macs(model: onnx.ModelProto) -> int:
     """Multiply-accumulates of one inference: every Conv and MatMul-like node's outputs times
     the length of its reduction (QDQ, QOperator and integer forms alike), from inferred shapes."""

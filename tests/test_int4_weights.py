@@ -200,3 +200,35 @@ def test_int4_weights_as_cortex_m4_firmware(tmp_path):
         for output, expected in zip(model.graph.output, want, strict=True):
             got = run.outputs[output.name]
             assert np.array_equal(got.reshape(expected.shape), expected), output.name
+
+
+def test_kws_int4_as_cortex_m4_firmware(tmp_path):
+    """The bench's int4 KWS (`kws_int4`: kws_int8's weights again quantized to int4 per
+    channel) as Cortex-M4 firmware under QEMU: its outputs equal onnxruntime's (the QDQ graph
+    as written) on seeded inputs, and its weight tensors take half the int8 model's bytes."""
+    import sys
+    from pathlib import Path
+
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from models import QUANTIZED, calibration_inputs
+
+    def weight_bytes(model: onnx.ModelProto, name: str, types: tuple[str, ...]) -> int:
+        onnx.save(model, tmp_path / f"{name}.onnx")
+        plan = zant.compile(tmp_path / f"{name}.onnx", target="cortex-m4", build=False).plan
+        return sum(t["size"] for t in plan["tensors"] if t["role"] == "constant" and t.get("element_type") in types)
+
+    int8, int4 = QUANTIZED["kws_int8"](), QUANTIZED["kws_int4"]()
+    assert 2 * weight_bytes(int4, "kws_int4", ("i4",)) == weight_bytes(int8, "kws_int8", ("i8",)) - weight_bytes(
+        int4, "kws_int4_rest", ("i8",)
+    )
+    compiled = zant.compile(tmp_path / "kws_int4.onnx", target="cortex-m4", firmware=True)
+    for feeds in calibration_inputs(int4, count=2, seed=42):
+        got = compiled.run_firmware(feeds).outputs["probs"]
+        want = onnxruntime_outputs(int4, feeds)[0]
+        assert np.array_equal(got.reshape(want.shape), want)
