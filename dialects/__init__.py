@@ -31,6 +31,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return ArmMve
 
+    def get_image() -> Dialect:
+        from zant.dialects.image import Image
+
+        return Image
+
     def get_zant() -> Dialect:
         from zant.dialects.zant import Zant
 
@@ -38,5 +43,5 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
     return {
         "onnx": get_onnx, "uop": get_uop, "abi": get_abi, "arm_dsp": get_arm_dsp, "arm_mve": get_arm_mve,
-        "zant": get_zant,
+        "image": get_image, "zant": get_zant,
     }

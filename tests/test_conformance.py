@@ -97,7 +97,7 @@ def test_training_dropout_is_compiled_with_a_seed_only():
 
 
 def test_data_dependent_and_sequence_cases_are_out_of_scope():
-    # ImageDecoder compiles for uncompressed images (BMP, PPM); cases encoding others stay out.
+    # ImageDecoder compiles for BMP, PPM and JPEG; cases encoding others stay out, with the reason.
     def decoder(encoded: bytes):
         return _case(
             [helper.make_node("ImageDecoder", ["x"], ["y"])],
@@ -106,8 +106,11 @@ def test_data_dependent_and_sequence_cases_are_out_of_scope():
             data_sets=[([np.frombuffer(encoded, np.uint8)], [])],
         )
 
-    jpeg = conformance.classify(decoder(b"\xff\xd8\xff\xe0" + bytes(12)), 0, supported_ops())
-    assert jpeg.status == "out_of_scope" and "compressed image" in jpeg.reason
+    png = conformance.classify(decoder(b"\x89PNG\r\n\x1a\n" + bytes(12)), 0, supported_ops())
+    assert png.status == "out_of_scope" and "PNG: zlib inflate" in png.reason
+    webp = conformance.classify(decoder(b"RIFF\0\0\0\0WEBPVP8 "), 0, supported_ops())
+    assert webp.status == "out_of_scope" and "VP8" in webp.reason
+    assert conformance.classify(decoder(b"\xff\xd8\xff\xe0" + bytes(12)), 0, supported_ops()).status == ""
     assert conformance.classify(decoder(b"P6 1 1 255\n123"), 0, supported_ops()).status == ""
     # NonZero compiles for the output shape the model declares: the compiler's to judge.
     nonzero = _case(

@@ -312,10 +312,10 @@ def test_arm_mve_ops_gather_and_multiply_accumulate_across_lanes():
 
 
 def test_every_op_of_the_loop_level_dialects_has_an_implementation():
-    from zant.dialects import abi, arm_dsp, arm_mve, uop
+    from zant.dialects import abi, arm_dsp, arm_mve, image, uop
     from zant.interpreter.functions import SUPPORTED
 
-    for dialect in (uop.UOp, abi.ABI, arm_dsp.ArmDsp, arm_mve.ArmMve):
+    for dialect in (uop.UOp, abi.ABI, arm_dsp.ArmDsp, arm_mve.ArmMve, image.Image):
         missing = [op.name for op in dialect.operations if op not in SUPPORTED]
         assert not missing, f"the interpreter cannot run {missing}"
 

@@ -9,6 +9,7 @@ import pytest
 from zant.backend.boards import BOARDS
 from zant.backend.build import OPTIMIZE_MODES, build_zig
 from zant.backend.firmware import qemu_missing
+from zant.dialects.abi import Status
 from zant.tools import memory_safety
 from zant.tools.memory_safety import CASES, GuardedBuffers, call_guarded
 
@@ -82,6 +83,8 @@ def test_every_case_on_the_host():
 def test_hostile_values_are_out_of_range():
     rng = np.random.default_rng(0)
     for case in CASES.values():
+        if case.encoded is not None:  # hostile bytes, not indices (test_corrupt_jpegs_...)
+            continue
         low = -case.extent if case.negative else 0
         values = memory_safety.hostile_values(case, 20, rng)
         assert values and all(not low <= v < case.extent for v in values)
@@ -94,6 +97,26 @@ def test_a_hostile_gather_as_cortex_m4_firmware():
     if missing:
         pytest.skip(missing)
     calls, failures = memory_safety.run(["Gather axis 0"], ["ReleaseFast"], ["cortex-m4"], random=0, seed=2)
+    assert calls == 3 and not failures, failures
+
+
+def test_corrupt_jpegs_are_refused_or_decoded_as_the_reference():
+    """ImageDecoder's JPEG case: the hostile streams are refused (truncated, lengths past the end,
+    an oversized Huffman table, 4 components ...) and randomly corrupted ones refused or decoded
+    as image_reference.decode_jpeg does; both kinds occur."""
+    made = memory_safety.jpeg_trials(np.random.default_rng(5), 40)
+    assert {t.status for t in made[1:9]} == {Status.OUTPUT_SIZE}
+    assert {t.status for t in made[9:]} == {0, Status.OUTPUT_SIZE}
+    calls, failures = memory_safety.run(["ImageDecoder JPEG"], ["ReleaseSafe"], ["host"], random=40, seed=5)
+    assert calls == 2 * len(made) and not failures, failures
+
+
+def test_a_truncated_jpeg_as_cortex_m4_firmware():
+    """Three truncated JPEGs as guarded Cortex-M4 firmware return STATUS_OUTPUT_SIZE; no fault."""
+    missing = qemu_missing(BOARDS["mps2-an386"])
+    if missing:
+        pytest.skip(missing)
+    calls, failures = memory_safety.run(["ImageDecoder JPEG"], ["ReleaseSafe"], ["cortex-m4"], random=0, seed=2)
     assert calls == 3 and not failures, failures
 
 

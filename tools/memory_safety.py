@@ -5,7 +5,8 @@ does not own.
                                        [--targets host,cortex-m4] [--random N] [--seed S]
 
 Every op whose addresses depend on input values gets a small model in which those values are a
-graph input (`CASES`). Each model is built for each target and mode and called with valid values
+graph input (`CASES`); so does a decoder of encoded bytes (ImageDecoder's JPEG: truncated and
+corrupted streams, their expected result from `zant.dialects.image_reference`). Each model is built for each target and mode and called with valid values
 (the outputs must equal onnxruntime's) and with hostile ones: the extent itself, one past the
 negative range, far out, the integer type's extremes, and `--random N` more drawn from a seeded
 generator. A hostile call must return the documented status (`NAME_STATUS_BAD_INDEX`, or
@@ -138,6 +139,20 @@ class Case:
     negative: bool = True  # whether -extent..-1 are valid
     status: int = Status.BAD_INDEX
     dtype: str = "int64"
+    encoded: Callable[[np.random.Generator, int], list[Trial]] | None = None
+    """For encoded bytes rather than indices (`extent` unused): the trials, valid first, given the
+    generator and the number of random corruptions to add."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One call: its inputs, the status it must return and, for status 0, the outputs it must
+    give (None: onnxruntime's); a refused call leaves every output as it was."""
+
+    label: str
+    feeds: dict[str, np.ndarray]
+    status: int
+    expected: list[np.ndarray] | None = None
 
 
 def _model(nodes, inputs, outputs, initializers=(), opset=18, domains=()):
@@ -207,7 +222,15 @@ def _cases() -> list[Case]:
             [value("i", i64, [2])], [value("y", f32, [4, 2])], [table], domains=("ai.onnx.ml",),
         )
 
+    def image_decoder():
+        return _model(
+            [helper.make_node("ImageDecoder", ["data"], ["y"], pixel_format="RGB")],
+            [value("data", TensorProto.UINT8, [len(_suite_jpeg()[0])])], [value("y", TensorProto.UINT8, [32, 32, 3])],
+            opset=20,
+        )
+
     return [
+        Case("ImageDecoder JPEG", image_decoder, "data", 0, status=Status.OUTPUT_SIZE, encoded=jpeg_trials),
         Case("Gather axis 0", gather(0), "i", 4),
         Case("Gather axis 1", gather(1), "i", 3),
         Case("GatherElements", gather_elements, "i", 4),
@@ -221,6 +244,55 @@ def _cases() -> list[Case]:
         # evaluator (onnxruntime refuses them); beyond -extent they are out of range
         Case("ArrayFeatureExtractor", array_feature_extractor, "i", 3),
     ]
+
+
+def _suite_jpeg() -> tuple[bytes, np.ndarray]:
+    """The node suite's JPEG (32 x 32, 4:2:0) and the RGB pixels onnx's reference decodes it to."""
+    from onnx.backend.test.case.node import _image_decoder_data
+
+    frozen = _image_decoder_data.image_decoder_decode_jpeg_rgb
+    return np.asarray(frozen.data, np.uint8).tobytes(), np.asarray(frozen.output, np.uint8)
+
+
+def jpeg_trials(rng: np.random.Generator, random: int) -> list[Trial]:
+    """The suite's JPEG, then hostile versions of it (same length, zero-padded): truncated at the
+    header, in the scan and before the end marker, segment lengths past the end, a Huffman table
+    of more than 256 codes, a frame of 4 components, all 0xFF; and `random` with bytes replaced,
+    each expected to give what `image_reference.decode_jpeg` gives (some still decode)."""
+    from zant.dialects.image_reference import decode_jpeg
+
+    data, pixels = _suite_jpeg()
+    size = len(data)
+
+    def trial(label: str, encoded: bytes) -> Trial:
+        encoded = encoded[:size].ljust(size, b"\0")
+        decoded = decode_jpeg(encoded, 32, 32, "rgb")
+        feeds = {"data": np.frombuffer(encoded, np.uint8).copy()}
+        if decoded is None:
+            return Trial(label, feeds, Status.OUTPUT_SIZE)
+        return Trial(label, feeds, 0, [decoded])
+
+    scan = data.index(b"\xff\xda")
+    dht = data.index(b"\xff\xc4")
+    sof = data.index(b"\xff\xc0")
+    trials = [Trial("the suite's JPEG", {"data": np.frombuffer(data, np.uint8).copy()}, 0, [pixels])]
+    hostile = {
+        "truncated in the header": data[:sof + 5],
+        "truncated at the scan": data[:scan + 14],
+        "truncated in the scan": data[: (scan + size) // 2],
+        "no end marker": data[:-2],
+        "a segment longer than the bytes": data[:sof + 2] + b"\xff\xff" + data[sof + 4:],
+        "a Huffman table of 4080 codes": data[:dht + 5] + bytes([255] * 16) + data[dht + 21:],
+        "a frame of 4 components": data[:sof + 9] + b"\x04" + data[sof + 10:],
+        "0xFF bytes": b"\xff\xd8" + b"\xff" * (size - 2),
+    }
+    trials += [trial(label, encoded) for label, encoded in hostile.items()]
+    for k in range(random):
+        corrupted = bytearray(data)
+        for at in rng.integers(2, size, int(rng.integers(1, 6))):
+            corrupted[at] = int(rng.integers(0, 256))
+        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    return trials
 
 
 CASES = {case.name: case for case in _cases()}
@@ -314,33 +386,39 @@ def check_host(case: Case, mode: str, folder: Path, random: int, rng: np.random.
     def fail(what: str) -> None:
         failures.append(Failure(case.name, "host", mode, what))
 
-    valid = _feeds(model, case, None, rng)
-    expected = _reference(model, valid)
-    for placement in ("end", "start"):
-        outcome = call(valid, placement)
-        if outcome.crash or outcome.status != 0:
-            fail(f"valid indices {valid[case.hostile].tolist()}: {outcome.crash or f'status {outcome.status}'} ({placement})")
-        elif any(not np.allclose(g, e, atol=1e-6) for g, e in zip(arrays(outcome), expected)):
-            fail(f"valid indices {valid[case.hostile].tolist()}: outputs differ from onnxruntime ({placement})")
-    for value in hostile_values(case, random, rng):
-        feeds = _feeds(model, case, value, rng)
-        expected = None if case.status else _reference(model, feeds)
+    for trial in trials(case, model, random, rng):
+        expected = trial.expected
+        if trial.status == 0 and expected is None:
+            expected = _reference(model, trial.feeds)
         for placement in ("end", "start"):
-            outcome = call(feeds, placement)
+            outcome = call(trial.feeds, placement)
             if outcome.crash:
-                fail(f"index {value}: {outcome.crash} ({placement})")
-            elif outcome.status != case.status:
-                fail(f"index {value}: status {outcome.status}, expected {case.status} ({placement})")
-            elif case.status and any(b != bytes([SENTINEL]) * len(b) for b in outcome.outputs):
-                fail(f"index {value}: status {case.status} but an output was written ({placement})")
-            elif expected is not None and any(not np.allclose(g, e) for g, e in zip(arrays(outcome), expected)):
-                fail(f"index {value}: outputs differ from onnxruntime ({placement})")
+                fail(f"{trial.label}: {outcome.crash} ({placement})")
+            elif outcome.status != trial.status:
+                fail(f"{trial.label}: status {outcome.status}, expected {trial.status} ({placement})")
+            elif trial.status and any(b != bytes([SENTINEL]) * len(b) for b in outcome.outputs):
+                fail(f"{trial.label}: status {trial.status} but an output was written ({placement})")
+            elif expected is not None and any(
+                not np.allclose(g, np.reshape(e, g.shape), atol=1e-6) for g, e in zip(arrays(outcome), expected)
+            ):
+                fail(f"{trial.label}: outputs differ from the reference ({placement})")
     return calls, failures
 
 
-def check_firmware(case: Case, mode: str, folder: Path, target: str, values: Sequence[int],
-                   rng: np.random.Generator) -> tuple[int, list[Failure]]:
-    """Build `case` as `target` firmware in `mode`, once per hostile value embedded, and run it
+def trials(case: Case, model, random: int, rng: np.random.Generator) -> list[Trial]:
+    """`case`'s calls: valid indices, then the hostile values (`hostile_values`); or its own
+    (`Case.encoded`)."""
+    if case.encoded is not None:
+        return case.encoded(rng, random)
+    valid = _feeds(model, case, None, rng)
+    made = [Trial(f"valid indices {valid[case.hostile].tolist()}", valid, 0)]
+    for value in hostile_values(case, random, rng):
+        made.append(Trial(f"index {value}", _feeds(model, case, value, rng), case.status))
+    return made
+
+
+def check_firmware(case: Case, mode: str, folder: Path, target: str, calls: Sequence[Trial]) -> tuple[int, list[Failure]]:
+    """Build `case` as `target` firmware in `mode`, once per hostile trial embedded, and run it
     under QEMU; on a core with an MPU the image is guarded (`write_image(..., guard=True)`: each
     input and output, the scratch and constant arenas between no-access regions), so an access
     past them faults. The images run and the failures."""
@@ -354,19 +432,18 @@ def check_firmware(case: Case, mode: str, folder: Path, target: str, values: Seq
     out = folder / f"{target}-{mode}-{path.stem}"
     result = compile_model(path, out, CompileOptions(name="model", target=target, optimize=mode, build=False))
     failures = []
-    for value in values:
-        feeds = _feeds(model, case, value, rng)
-        image = ImageModel("model", result.inputs, result.outputs, [feeds[s.name] for s in result.inputs])
+    for trial in calls:
+        image = ImageModel("model", result.inputs, result.outputs, [trial.feeds[s.name] for s in result.inputs])
         root = write_image(out, "model", [image], board, guard=guard)
         elf = build_firmware(root, "model", board, mode, guard=guard)
         if guard:
             failures += [Failure(case.name, target, mode, problem) for problem in _unguarded(elf)]
         run = run_models(elf, board, [image])
         error = run.errors.get("model")
-        expected = f"returned {case.status}" if case.status else None
+        expected = f"returned {trial.status}" if trial.status else None
         if error != expected:
-            failures.append(Failure(case.name, target, mode, f"index {value}: {error or 'status 0'}, expected {expected or 'status 0'}"))
-    return len(values), failures
+            failures.append(Failure(case.name, target, mode, f"{trial.label}: {error or 'status 0'}, expected {expected or 'status 0'}"))
+    return len(calls), failures
 
 
 def _unguarded(elf: Path) -> list[str]:
@@ -407,8 +484,9 @@ def run(ops: Sequence[str], modes: Sequence[str], targets: Sequence[str], random
                     if target == "host":
                         made, found = check_host(case, mode, folder, random, rng)
                     else:
-                        values = hostile_values(case, 0, rng)[:3]
-                        made, found = check_firmware(case, mode, folder, target, values, rng)
+                        model = case.build()
+                        hostile = trials(case, model, 0, rng)[1:4]  # the first hostile ones
+                        made, found = check_firmware(case, mode, folder, target, hostile)
                     calls += made
                     failures += found
     return calls, failures

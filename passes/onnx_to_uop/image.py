@@ -1,15 +1,21 @@
-"""ImageDecoder of uncompressed images: 24-bit BMP (BI_RGB) and binary PPM (P6, maxval 255).
+"""ImageDecoder: 24-bit BMP (BI_RGB), binary PPM (P6, maxval 255) and baseline JPEG.
 
 The encoded bytes are a run-time input, so the format is found at run time; the output is
-compiled for the shape the model declares ([H, W, 3]). Three steps, none reading past the input:
+compiled for the shape the model declares ([H, W, 3] for RGB and BGR, [H, W, 1] for Grayscale).
+Four steps, none reading past the input:
 
 1. header: BMP's fields sit at fixed offsets (read only when the input is long enough to hold
    them); PPM's are ASCII numbers separated by whitespace and comments, parsed by one loop
    over the bytes before the last 3·H·W (where its pixels must start at the latest);
-2. check: `abi.check` ends NAME_predict with `abi.Status.OUTPUT_SIZE` unless the bytes are one
-   of the two formats, of the compiled width and height, with every pixel inside the input;
-3. pixels: one loop nest over [H, W, 3] reads each channel where the header said (BMP: rows
-   padded to 4 bytes, bottom-up unless the height is negative, BGR order; PPM: RGB order).
+2. JPEG: `image.decode_jpeg` (dialects/image.py, its decoder dialects/image_jpeg.zig) decodes
+   the bytes into the output when they are a baseline JPEG of H x W, with a scratch buffer
+   (`image.work_bytes`: the component planes and Huffman tables) the arena plan places, and
+   writes nothing otherwise;
+3. check: `abi.check` ends NAME_predict with `abi.Status.OUTPUT_SIZE` unless the bytes are one
+   of the three formats, of the compiled width and height, with every pixel inside the input;
+4. pixels: one loop nest over [H, W] reads each channel where the header said (BMP: rows
+   padded to 4 bytes, bottom-up unless the height is negative, BGR order; PPM: RGB order), or,
+   after a JPEG, stores each decoded byte back. Grayscale is PIL's convert("L") of the RGB.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
-from zant.dialects import abi
+from zant.dialects import abi, image, uop
 from zant.dialects.onnx import ImageDecoderOp, get_attr, inputs
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
@@ -71,6 +77,12 @@ class Scalars:
 
     def not_(self, condition: SSAValue) -> SSAValue:
         return self.kb.alu("not", condition)
+
+    def any_sum(self, values: list[SSAValue]) -> SSAValue:
+        total = values[0]
+        for value in values[1:]:
+            total = self.kb.alu("add", total, value)
+        return total
 
     def false(self) -> SSAValue:
         return self.kb.const(False, IntegerType(1))
@@ -159,35 +171,68 @@ def _ppm(s: Scalars, size: int, height: int, width: int) -> Source:
     return Source(ok, get["start"], s.c(3 * width), (0, 1, 2))
 
 
+FORMATS = {"RGB": "rgb", "BGR": "bgr", "Grayscale": "gray"}
+"""ImageDecoder's pixel formats by the name image.decode_jpeg gives them."""
+LUMA = (19595, 38470, 7471)
+"""Grayscale from RGB as PIL's convert("L") computes it (what onnx's reference returns): ITU-R
+601-2 luma in 16-bit fixed point, (19595 R + 38470 G + 7471 B + 2^15) >> 16."""
+
+
+def _jpeg(kb: KernelBuilder, data: Layout, out: Layout, name: str, pixel_format: str) -> SSAValue:
+    """image.decode_jpeg of the input bytes into `out`, with a scratch buffer for its planes: true
+    when the bytes were a baseline JPEG of the compiled height and width (else `out` untouched)."""
+    height, width, _ = out.shape
+    work = kb.alloc(f"{name}_jpeg_work", (image.work_bytes(height, width),), data.element_type)
+    # Each a contiguous run of bytes: the address of its first element in its buffer.
+    pointers = [kb.insert(uop.GepOp(layout.buffer, [kb.index(layout.offset)])).result for layout in (data, out, work)]
+    decode = image.DecodeJpegOp(*pointers, height=height, width=width, format=FORMATS[pixel_format], size=data.size)
+    return kb.insert(decode).ok
+
+
 class ImageDecoderLowering(OnnxLowering):
-    """ImageDecoder (RGB or BGR) of a 24-bit BMP or a binary PPM of the declared [H, W, 3]."""
+    """ImageDecoder (RGB, BGR or Grayscale) of a 24-bit BMP, a binary PPM or a baseline JPEG of the
+    declared shape, the format told apart at run time."""
 
     op_names = frozenset({ImageDecoderOp.name})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         pixel_format = get_attr(op, "pixel_format")
-        if pixel_format not in ("RGB", "BGR"):
-            raise NotImplementedError(f"pixel_format '{pixel_format}' (RGB and BGR are supported)")
+        if pixel_format not in FORMATS:
+            raise NotImplementedError(f"pixel_format '{pixel_format}' (RGB, BGR and Grayscale are supported)")
         height, width, channels = tensor_shape(op.results[0])
-        if channels != 3:
-            raise ValueError(f"output shape {[height, width, channels]} has {channels} channels, RGB and BGR 3")
+        if channels != (1 if pixel_format == "Grayscale" else 3):
+            raise ValueError(f"output shape {[height, width, channels]} has {channels} channels, {pixel_format} {1 if pixel_format == 'Grayscale' else 3}")
         data = layout_of(inputs(op)[0])
+        if not data.is_contiguous():
+            raise NotImplementedError("the encoded bytes as a strided view (a contiguous byte tensor is decoded)")
         size = data.shape[0]
         s = Scalars(kb, data)
         bmp, ppm = _bmp(s, size, height, width), _ppm(s, size, height, width)
-        check(kb, s.any(bmp.ok, ppm.ok), abi.Status.OUTPUT_SIZE)
+        out = kb.alloc(result_name(op), (height, width, channels), tensor_element_type(op.results[0]))
+        jpeg = _jpeg(kb, data, out, result_name(op), pixel_format)
+        check(kb, s.any(bmp.ok, ppm.ok, jpeg), abi.Status.OUTPUT_SIZE)
+        # BMP and PPM: the pixels copied from where the header said. After a JPEG (decoded into
+        # `out` already) the same loop stores each output byte back and reads byte 0 of the input.
         pick = lambda a, b: kb.where(bmp.ok, a, b)  # noqa: E731
         first, row_step = pick(bmp.first, ppm.first), pick(bmp.row_step, ppm.row_step)
-        order = (0, 1, 2) if pixel_format == "RGB" else (2, 1, 0)
-        out = kb.alloc(result_name(op), (height, width, channels), tensor_element_type(op.results[0]))
         with kb.loop(height) as row:
             row_start = kb.alu("add", first, kb.alu("mul", kb.cast(row, I64), row_step))
             with kb.loop(width) as column:
                 pixel = kb.alu("add", row_start, kb.alu("mul", kb.cast(column, I64), s.c(3)))
-                for k, channel in enumerate(order):
+                rgb = []
+                for channel in range(3):
                     offset = pick(s.c(bmp.rgb_offsets[channel]), s.c(ppm.rgb_offsets[channel]))
-                    at = kb.cast(kb.alu("add", pixel, offset), IndexType())
-                    kb.store(kb.load(data, [at]), out, [row, column, kb.index(k)])
+                    at = kb.where(jpeg, s.c(0), kb.alu("add", pixel, offset))
+                    rgb.append(kb.load(data, [kb.cast(at, IndexType())]))
+                if pixel_format == "Grayscale":
+                    weighted = [kb.alu("mul", kb.cast(v, I64), s.c(w)) for v, w in zip(rgb, LUMA)]
+                    luma = kb.alu("shr", kb.alu("add", s.any_sum(weighted), s.c(1 << 15)), s.c(16))
+                    values = [kb.cast(luma, out.element_type)]
+                else:
+                    values = rgb if pixel_format == "RGB" else rgb[::-1]
+                for k, value in enumerate(values):
+                    index = [row, column, kb.index(k)]
+                    kb.store(kb.where(jpeg, kb.load(out, index), value), out, index)
         return [out]
 
 

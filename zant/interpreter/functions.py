@@ -605,7 +605,11 @@ class TargetOpFunctions(InterpreterFunctions):
 
 
 def _run_declared(self: TargetOpFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
-    operands = [_reader(op, a) if isinstance(v.type, uop.PtrType) else a for v, a in zip(op.operands, args)]
+    written = {getattr(op, name) for name in getattr(op, "WRITES", ())}
+    operands = [
+        (_writer(op, a) if v in written else _reader(op, a)) if isinstance(v.type, uop.PtrType) else a
+        for v, a in zip(op.operands, args)
+    ]
     return tuple(op.reference(*operands))  # type: ignore[attr-defined]
 
 
@@ -619,6 +623,20 @@ def _reader(op: Operation, pointer: tuple[np.ndarray, int]) -> Callable[[Sequenc
         return data[at]
 
     return read
+
+
+def _writer(op: Operation, pointer: tuple[np.ndarray, int]) -> Callable[[Sequence[int], np.ndarray], None]:
+    """A pointer operand an op writes through (its `WRITES`), as `reference` writes it: values to
+    the elements at offsets from it, checked."""
+    data, index = pointer
+
+    def write(offsets: Sequence[int], values: np.ndarray) -> None:
+        at = [index + o for o in offsets]
+        if at:
+            _check(op, data, min(at), max(at))
+            data[at] = values
+
+    return write
 
 
 def declared_target_ops() -> list[type[Operation]]:

@@ -13,6 +13,9 @@ An op class of a target dialect (`arm_dsp`, `arm_mve`) that carries
   integers and NumPy arrays (a scalar integer operand is a Python int, a vector a NumPy array, a
   pointer operand a function `read(offsets)` giving the elements at those offsets from it as a
   NumPy array, after the interpreter checked they exist);
+* `WRITES: ClassVar[tuple[str, ...]]` (an op that writes memory only): the names of the pointer
+  operands it writes through, each given to `reference` as a function `write(offsets, values)`
+  instead (`image.decode_jpeg` writes its decoded pixels so);
 
 is printed by the one declared-op case of `zant.backend.zig_cases` and run by the one declared-op
 `@impl` of `zant.interpreter.functions`: neither names the op. `TargetOp` spells the protocol;

@@ -1,14 +1,17 @@
-// RUN: zant-opt %s -p onnx-to-uop | filecheck %s
+// RUN: zant-opt %s -p onnx-to-uop --split-input-file | filecheck %s
 
 // ImageDecoder of 102 bytes to a [3, 5, 3] image. BMP: the header's fields at fixed offsets
 // (the offset of the pixels, u32 at byte 10, may leave 102 - 16·3 = 54 bytes before them; rows
 // of 16 bytes, walked up (-16) when the height is positive). PPM: one loop parses the header
-// over bytes [2, 102 - 45): nine parser registers, read and written once per byte. Then one
-// check (STATUS_OUTPUT_SIZE = 5) before anything is written, and one loop nest picks each
-// channel from where the header said.
+// over bytes [2, 102 - 45): nine parser registers, read and written once per byte. JPEG:
+// image.decode_jpeg of the 102 bytes into the output, its planes (3·16·16 bytes) and Huffman tables (8·273) in a scratch
+// buffer (true only for a baseline JPEG of 3 x 5; the output is written only then). Then one
+// check (STATUS_OUTPUT_SIZE = 5) that one of the three is the format, and one loop nest picks each
+// channel from where the header said, or stores the decoded byte back after a JPEG.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         %rgb = uop.define_global "output" 0 "rgb" : !uop.buffer<45xui8>
+// CHECK:         %rgb_jpeg_work = uop.define_local "rgb_jpeg_work" : !uop.buffer<2952xui8>
 // CHECK:         [[ROOM:%.*]] = uop.const 54 : i64
 // CHECK-NEXT:    [[FITS:%.*]] = uop.cmple [[OFFSET:%.*]], [[ROOM]] : i64
 // CHECK:         [[FIRST:%.*]] = uop.where [[BOTTOM_UP:%.*]], {{%.*}}, [[OFFSET]] : i64
@@ -23,14 +26,43 @@
 // CHECK-NEXT:    }
 // CHECK-NOT:     uop.store
 // CHECK:         uop.const 255 : i64
+// CHECK:         [[BYTES:%.*]] = uop.gep %data[{{%.*}}] : !uop.buffer<102xui8>
+// CHECK:         [[PIXELS:%.*]] = uop.gep %rgb[{{%.*}}] : !uop.buffer<45xui8>
+// CHECK:         [[WORK:%.*]] = uop.gep %rgb_jpeg_work[{{%.*}}] : !uop.buffer<2952xui8>
+// CHECK-NEXT:    [[JPEG:%.*]] = image.decode_jpeg [[BYTES]], [[PIXELS]], [[WORK]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
 // CHECK:         abi.check [[OK:%.*]], 5
 // CHECK-NEXT:    uop.where [[IS_BMP:%.*]], [[FIRST]], {{%.*}} : i64
 // CHECK-NEXT:    uop.where [[IS_BMP]], [[ROW_STEP]], {{%.*}} : i64
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 3 {
 // CHECK:           uop.range {{%.*}} = 0 to 5 {
-// CHECK-COUNT-3:     uop.store {{%.*}}, {{%.*}} : ui8
+// CHECK-COUNT-3:     uop.where [[JPEG]], {{%.*}}, {{%.*}} : ui8
+// CHECK-NEXT:        uop.gep {{%.*}}[{{%.*}}, {{%.*}}, {{%.*}}] : !uop.view<3x5x3xui8
+// CHECK-NEXT:        uop.store {{%.*}}, {{%.*}} : ui8
 // CHECK-NOT:         uop.store
 func.func @main(%data: tensor<102xui8>) -> tensor<3x5x3xui8> attributes {onnx.input_names = ["data"], onnx.output_names = ["rgb"]} {
   %rgb = onnx.ImageDecoder(%data) {pixel_format = "RGB"} : (tensor<102xui8>) -> tensor<3x5x3xui8>
   func.return %rgb : tensor<3x5x3xui8>
+}
+
+// -----
+
+// Grayscale: one channel, PIL's convert("L") of the RGB (19595 R + 38470 G + 7471 B + 2^15) >> 16
+// for BMP and PPM; the JPEG decoder computes the same from its RGB ("gray").
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         image.decode_jpeg {{.*}} {height = 3 : i64, width = 5 : i64, format = "gray", size = 102 : i64}
+// CHECK:         abi.check {{%.*}}, 5
+// CHECK:         uop.const 19595 : i64
+// CHECK:         uop.const 38470 : i64
+// CHECK:         uop.const 7471 : i64
+// CHECK:         [[HALF:%.*]] = uop.const 32768 : i64
+// CHECK-NEXT:    [[ROUNDED:%.*]] = uop.add {{%.*}}, [[HALF]] : i64
+// CHECK-NEXT:    [[SIXTEEN:%.*]] = uop.const 16 : i64
+// CHECK-NEXT:    [[LUMA:%.*]] = uop.shr [[ROUNDED]], [[SIXTEEN]] : i64
+// CHECK-NEXT:    uop.cast [[LUMA]] : i64 to ui8
+// CHECK-COUNT-1:     uop.store {{%.*}}, {{%.*}} : ui8
+// CHECK-NOT:         uop.store
+func.func @main(%data: tensor<102xui8>) -> tensor<3x5x1xui8> attributes {onnx.input_names = ["data"], onnx.output_names = ["gray"]} {
+  %gray = onnx.ImageDecoder(%data) {pixel_format = "Grayscale"} : (tensor<102xui8>) -> tensor<3x5x1xui8>
+  func.return %gray : tensor<3x5x1xui8>
 }
