@@ -44,17 +44,19 @@ class Compiled:
 
 def compile_zig(
     model, name: str, out_dir: Path, *, target: str = "host", pipeline: str | None = None,
-    input_shapes: dict[str, list[int]] | None = None,
+    input_shapes: dict[str, list[int]] | None = None, string_capacity: int | None = None,
 ) -> tuple[Compiled, dict]:
     """`model` (an ONNX ModelProto or its bytes) compiled with `pipeline` (default the target's)
     into `out_dir/NAME.zig`: its signature (no data sets yet) and its plan JSON. Raises what the
-    compiler raises."""
+    compiler raises. `string_capacity`: bytes per element of its string inputs (None: the default)."""
     from zant.driver import compile_to_module, emit_artifacts
+    from zant.ir.strings import DEFAULT_STRING_CAPACITY
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         planned = compile_to_module(
-            model, target, pipeline=pipeline, input_shapes=input_shapes, model_dir=str(out_dir)
+            model, target, pipeline=pipeline, input_shapes=input_shapes, model_dir=str(out_dir),
+            string_capacity=DEFAULT_STRING_CAPACITY if string_capacity is None else string_capacity,
         )
     sources, _header, plan = emit_artifacts(planned.module, name)
     for file_name, content in sources.items():  # NAME.zig and its constant blob NAME.weights.bin

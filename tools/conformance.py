@@ -19,8 +19,8 @@ default (`defaulted_inputs`).
 Every case of `onnx.backend.test.case.node.collect_testcases()` is first classified:
 
 * out of scope: non-tensor values (map), training-mode Dropout without a seed, compressed images
-  (string tensors are compiled: `zant.ir.strings`, the default `--string-capacity` holding every
-  string of the suite);
+  (string tensors are compiled: `zant.ir.strings`, each case with the `--string-capacity` of its
+  longest input string, `_string_capacity`);
 * unsupported: an operator with no lowering (`supported_ops()`; ai.onnx.ml operators count
   like default-domain ones, named `ai.onnx.ml.Op`), another operator domain, or a control-flow
   op with subgraphs;
@@ -108,24 +108,11 @@ if TYPE_CHECKING:
 DATA_DEPENDENT_OPS: frozenset[str] = frozenset()
 """Ops whose output size depends on the data and that do not compile yet (NonZero, Compress,
 NonMaxSuppression, StringSplit and StringNormalizer compile for the size the model declares; Unique also at its bound when the
-model leaves the size symbolic; ImageDecoder for the declared shape when its images are of a
-format it decodes, `DECODED_IMAGES`)."""
-DECODED_IMAGES = (b"BM", b"P6", b"\xff\xd8")
-"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM, baseline JPEG), compiled
-for the shape the model declares; the other formats' cases are out of scope (`UNDECODED_IMAGES`)."""
-UNDECODED_IMAGES: dict[bytes, str] = {
-    b"\x89PNG": "PNG: zlib inflate and row filters, feasible without a heap (the declared shape bounds "
-    "the inflated rows, which are their own window) but not written yet",
-    b"II*\x00": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
-    "at offsets anywhere in the file; not written yet",
-    b"MM\x00*": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
-    "at offsets anywhere in the file; not written yet",
-    b"RIFF": "WebP: lossy WebP is a VP8 intra frame (boolean arithmetic decoder, intra prediction, "
-    "loop filter), a video codec to match libwebp bit for bit; not written",
-    b"\x00\x00\x00\x0cjP": "JPEG 2000: wavelets plus EBCOT (context-modelled MQ arithmetic coding of "
-    "bit planes, tag trees, packet headers), several thousand lines to match OpenJPEG; not written",
-}
-"""The image formats ImageDecoder does not decode, by how they begin, with the reason."""
+model leaves the size symbolic; ImageDecoder for the declared shape when its images are
+uncompressed, `UNCOMPRESSED_IMAGES`)."""
+UNCOMPRESSED_IMAGES = (b"BM", b"P6")
+"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM), compiled for the shape
+the model declares; cases encoding another format (JPEG, PNG ...) are out of scope."""
 SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
 
 PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
@@ -278,17 +265,16 @@ def _expandable(op_type: str, domain: str = "", model=None) -> bool:
     return has_function_body(op_type, version, domain)
 
 
-def _undecoded_image(case) -> str | None:
-    """Why ImageDecoder does not decode an input of a data set (its format, `UNDECODED_IMAGES`),
-    or None when every input is of a format of `DECODED_IMAGES`."""
+def _uncompressed_images(case) -> bool:
+    """Whether every ImageDecoder input of every data set is an image of `UNCOMPRESSED_IMAGES`."""
     names = [v.name for v in case.model.graph.input]
     encoded = {n.input[0] for n in _all_nodes(case.model.graph) if n.op_type == "ImageDecoder"}
-    for inputs, _ in case.data_sets:
-        for name in encoded & set(names):
-            head = bytes(np.asarray(inputs[names.index(name)]).ravel()[:8])
-            if not head.startswith(DECODED_IMAGES):
-                return next((why for magic, why in UNDECODED_IMAGES.items() if head.startswith(magic)), "an unknown format")
-    return None
+    return all(
+        bytes(np.asarray(inputs[names.index(name)]).ravel()[:2]).startswith(UNCOMPRESSED_IMAGES)
+        for inputs, _ in case.data_sets
+        for name in encoded
+        if name in names
+    )
 
 
 def classify(case, index: int, supported: frozenset[str]) -> Record:
@@ -319,8 +305,8 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         if kind not in ("tensor_type", "sequence_type", "optional_type"):
             return out(f"non-tensor type ({kind.removesuffix('_type')})")
     types = {n.op_type for n in nodes}
-    if "ImageDecoder" in types and (why := _undecoded_image(case)) is not None:
-        return out(f"image format (ImageDecoder decodes 24-bit BMP, binary PPM and baseline JPEG): {why}")
+    if "ImageDecoder" in types and not _uncompressed_images(case):
+        return out("compressed image format (ImageDecoder decodes 24-bit BMP and binary PPM)")
     if types & DATA_DEPENDENT_OPS:
         return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
     for node in nodes:
@@ -483,6 +469,19 @@ def _unknown_input_shapes(model, data_sets) -> dict[str, list[int]]:
     return shapes
 
 
+def _string_capacity(data_sets) -> int:
+    """`--string-capacity` for a case: the bytes of the longest string its data sets give a
+    string input (at least 1), so its fields are exactly full (docs/strings.md)."""
+    lengths = [
+        len(v if isinstance(v, bytes) else str(v).encode("utf-8"))
+        for inputs, _ in data_sets
+        for array in inputs
+        if isinstance(array, np.ndarray) and array.dtype.kind in "OUS"
+        for v in array.reshape(-1)
+    ]
+    return max([1, *lengths])
+
+
 def _edge_shapes(data):
     """`--input-shape`'s value for a sequence or optional input holding `data`: a list of shapes
     for a list, None for an empty optional, a shape for a tensor."""
@@ -602,7 +601,8 @@ def compile_case(
         record.frozen = frozen
         model, data_sets, record.checked = random_reference(model, data_sets)
         compiled, plan = compile_zig(
-            model, name, out_dir, pipeline=pipeline, input_shapes=_unknown_input_shapes(model, data_sets)
+            model, name, out_dir, pipeline=pipeline, input_shapes=_unknown_input_shapes(model, data_sets),
+            string_capacity=_string_capacity(data_sets),
         )
         record.scratch_bytes = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
         record.lower_bound_bytes = plan["aligned_lower_bound_bytes"]
