@@ -108,11 +108,24 @@ if TYPE_CHECKING:
 DATA_DEPENDENT_OPS: frozenset[str] = frozenset()
 """Ops whose output size depends on the data and that do not compile yet (NonZero, Compress,
 NonMaxSuppression, StringSplit and StringNormalizer compile for the size the model declares; Unique also at its bound when the
-model leaves the size symbolic; ImageDecoder for the declared shape when its images are
-uncompressed, `UNCOMPRESSED_IMAGES`)."""
-UNCOMPRESSED_IMAGES = (b"BM", b"P6")
-"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM), compiled for the shape
-the model declares; cases encoding another format (JPEG, PNG ...) are out of scope."""
+model leaves the size symbolic; ImageDecoder for the declared shape when its images are of a
+format it decodes, `DECODED_IMAGES`)."""
+DECODED_IMAGES = (b"BM", b"P6", b"\xff\xd8")
+"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM, baseline JPEG), compiled
+for the shape the model declares; the other formats' cases are out of scope (`UNDECODED_IMAGES`)."""
+UNDECODED_IMAGES: dict[bytes, str] = {
+    b"\x89PNG": "PNG: zlib inflate and row filters, feasible without a heap (the declared shape bounds "
+    "the inflated rows, which are their own window) but not written yet",
+    b"II*\x00": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
+    "at offsets anywhere in the file; not written yet",
+    b"MM\x00*": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
+    "at offsets anywhere in the file; not written yet",
+    b"RIFF": "WebP: lossy WebP is a VP8 intra frame (boolean arithmetic decoder, intra prediction, "
+    "loop filter), a video codec to match libwebp bit for bit; not written",
+    b"\x00\x00\x00\x0cjP": "JPEG 2000: wavelets plus EBCOT (context-modelled MQ arithmetic coding of "
+    "bit planes, tag trees, packet headers), several thousand lines to match OpenJPEG; not written",
+}
+"""The image formats ImageDecoder does not decode, by how they begin, with the reason."""
 SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
 
 PARAMETER_INPUTS: dict[str, tuple[int, ...]] = {
@@ -265,16 +278,17 @@ def _expandable(op_type: str, domain: str = "", model=None) -> bool:
     return has_function_body(op_type, version, domain)
 
 
-def _uncompressed_images(case) -> bool:
-    """Whether every ImageDecoder input of every data set is an image of `UNCOMPRESSED_IMAGES`."""
+def _undecoded_image(case) -> str | None:
+    """Why ImageDecoder does not decode an input of a data set (its format, `UNDECODED_IMAGES`),
+    or None when every input is of a format of `DECODED_IMAGES`."""
     names = [v.name for v in case.model.graph.input]
     encoded = {n.input[0] for n in _all_nodes(case.model.graph) if n.op_type == "ImageDecoder"}
-    return all(
-        bytes(np.asarray(inputs[names.index(name)]).ravel()[:2]).startswith(UNCOMPRESSED_IMAGES)
-        for inputs, _ in case.data_sets
-        for name in encoded
-        if name in names
-    )
+    for inputs, _ in case.data_sets:
+        for name in encoded & set(names):
+            head = bytes(np.asarray(inputs[names.index(name)]).ravel()[:8])
+            if not head.startswith(DECODED_IMAGES):
+                return next((why for magic, why in UNDECODED_IMAGES.items() if head.startswith(magic)), "an unknown format")
+    return None
 
 
 def classify(case, index: int, supported: frozenset[str]) -> Record:
@@ -305,8 +319,8 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
         if kind not in ("tensor_type", "sequence_type", "optional_type"):
             return out(f"non-tensor type ({kind.removesuffix('_type')})")
     types = {n.op_type for n in nodes}
-    if "ImageDecoder" in types and not _uncompressed_images(case):
-        return out("compressed image format (ImageDecoder decodes 24-bit BMP and binary PPM)")
+    if "ImageDecoder" in types and (why := _undecoded_image(case)) is not None:
+        return out(f"image format (ImageDecoder decodes 24-bit BMP, binary PPM and baseline JPEG): {why}")
     if types & DATA_DEPENDENT_OPS:
         return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
     for node in nodes:
