@@ -48,8 +48,6 @@ NOT_EXACT: dict[str, str] = {
                                   "in another order than onnxruntime's: 1 LSB of the int16 output)",
     "tflite_16x8": "16x8: computed in float32 until the 16-bit kernels land, not in TFLite's 16x8 integer "
                    "requantization (up to 2 LSB, 6 of 10 codes)",
-    "tflite_int8": "TFLite's MEAN between different input and output parameters (GlobalAveragePooling2D) "
-                   "rounds in float, ties away from zero; no requant-rounding mode reproduces it (1 LSB, 3 of 40 codes)",
 }
 """Models whose outputs differ from their tool's runtime in the matching mode, and why."""
 
@@ -139,7 +137,7 @@ def test_equals_tool_runtime(name, host):
         assert_tool_output(got, want, output_step(name))
 
 
-FIRMWARE = ["ort_qdq_int8_per_channel", "ort_qdq_qint4_weights", "brevitas_qcdq_w4a8", "brevitas_qonnx_w4_bipolar_trunc"]
+FIRMWARE = ["ort_qdq_int8_per_channel", "ort_qdq_qint4_weights", "brevitas_qcdq_w4a8", "brevitas_qonnx_w4_bipolar_trunc", "tflite_int8"]
 """Compiled as Cortex-M4 firmware in the default suite (the others: slow)."""
 
 
