@@ -21,8 +21,9 @@ With `--budgets`, each model is compiled for `--target` (default cortex-m4) with
 and then with `zant compile --ram-budget` at each fraction of its unbudgeted scratch arena (a
 number above 2 is a budget in bytes): the scratch arena the compiler reached under each budget
 (the default plan where it fits, else `schedule-in-place`: convolutions written over their
-inputs through line and plane buffers, docs/ram-budget.md), or `miss` with the smallest it
-reaches; `in-place nests` counts the nests scheduled so. `--mlperf [DIR]` adds MLPerf Tiny's int8
+inputs through line and plane buffers, and below those `schedule-patches`: the early stage run
+tile by tile, docs/ram-budget.md), or `miss` with the smallest it reaches; `in-place nests`
+counts the nests scheduled so, `patches` names the grid, the stage and the MACs it recomputes. `--mlperf [DIR]` adds MLPerf Tiny's int8
 models from DIR (default ../shared/mlperf_tiny/onnx beside the repository) as `mlperf_kws_int8`
 ... (input shapes as in docs/mlperf-tiny.md).
 """
@@ -139,9 +140,11 @@ def budget_row(name: str, path: Path, shapes: dict | None, target: str, budgets:
         except ZantError as error:
             reached = str(error).split(" B", 1)[0].rsplit(" ", 1)[-1]
             return {"budget": budget, "fits": False, "smallest_bytes": int(reached.replace(",", ""))}
+        schedules = result.plan.get("schedules", [])
         return {
             "budget": budget, "fits": True, "scratch_bytes": arena_size(result.plan, "scratch"),
-            "in_place_nests": len(result.plan.get("schedules", [])),
+            "in_place_nests": sum(s["schedule"] == "in-place" for s in schedules),
+            "patches": [s for s in schedules if s["schedule"] == "patches"],
             "lower_bound_bytes": result.plan["lower_bound_bytes"],
         }
 
@@ -160,9 +163,15 @@ def format_budgets(rows: list[dict]) -> str:
         lines.append(f"{row['model']} ({row['target']}): default scratch {free['scratch_bytes']:,} B")
         for entry in row["budgets"]:
             if entry["fits"]:
+                patches = "".join(
+                    f", patches {p['tiles'][0]}x{p['tiles'][1]} over {p['layers']} layers to {p['output'][:24]} "
+                    f"(stage MACs {p['layer_macs']:,} -> {p['macs']:,}, +{p['macs'] - p['layer_macs']:,})"
+                    for p in entry["patches"]
+                )
                 lines.append(
                     f"  budget {entry['budget']:>9,} B: scratch {entry['scratch_bytes']:>9,} B "
                     f"({entry['scratch_bytes'] / free['scratch_bytes']:.2f}x), in-place nests {entry['in_place_nests']}"
+                    + patches
                 )
             else:
                 lines.append(f"  budget {entry['budget']:>9,} B: miss, smallest {entry['smallest_bytes']:,} B")

@@ -40,7 +40,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.patches import PatchPlan, choose, shape_of, stages
+from zant.analysis.patches import PatchPlan, Span, choose, shape_of, stages
 from zant.dialects.onnx import OnnxOp, inputs, onnx_op_class
 from zant.dialects.onnx_nodes import constant_op
 from zant.ir.walk import ops_of
@@ -76,34 +76,47 @@ def _constant(values: list[int], hint: str, before: Operation) -> SSAValue:
     return _insert(op, before, None)
 
 
+def _read(
+    value: SSAValue, spans: tuple[Span, ...], axes: tuple[int, int],
+    tiles: dict[SSAValue, tuple[SSAValue, tuple[Span, ...]]], anchor: Operation, mark: str,
+) -> SSAValue:
+    """The tile of `value` over `spans`: the tile computed for it if it spans as much, else a
+    Slice (a view) of that tile, or of the stage input."""
+    base, offset = value, [0, 0]
+    if value in tiles:
+        base, region = tiles[value]
+        if region == spans:
+            return base
+        offset = [lo for lo, _ in region]
+    starts = [lo - o for (lo, _), o in zip(spans, offset)]
+    ends = [hi - o for (_, hi), o in zip(spans, offset)]
+    op = onnx_op_class("Slice").from_onnx(
+        [
+            base,
+            _constant(starts, "patch_starts", anchor),
+            _constant(ends, "patch_ends", anchor),
+            _constant(list(axes), "patch_axes", anchor),
+        ],
+        [_tensor(base, spans, axes)],
+    )
+    return _insert(op, anchor, mark)
+
+
 def rewrite(plan: PatchPlan) -> SSAValue:
     """Replace the stage by its tiles and Concats (before the stage's last op); the new stage
     output."""
     stage = plan.stage
     anchor = stage[-1].op  # every operand of the stage's ops is defined before it
-    source = stage[0].input
     grid = f"{plan.rows}x{plan.cols}"
     strips: list[SSAValue] = []
     row_tiles: list[SSAValue] = []
     for index, ((r, c), per_layer) in enumerate(plan.tiles):
         mark = f"{r},{c} of {grid}"
-        first = per_layer[0]
-        axes = list(stage[0].in_axes)
-        value = _insert(
-            onnx_op_class("Slice").from_onnx(
-                [
-                    source,
-                    _constant([lo for lo, _ in first.in_spans], "patch_starts", anchor),
-                    _constant([hi for _, hi in first.in_spans], "patch_ends", anchor),
-                    _constant(axes, "patch_axes", anchor),
-                ],
-                [_tensor(source, first.in_spans, axes)],
-            ),
-            anchor, mark,
-        )
+        tiles: dict[SSAValue, tuple[SSAValue, tuple[Span, ...]]] = {}
         for layer, tile in zip(stage, per_layer):
             operands = inputs(layer.op)
-            operands[0] = value
+            for k, activation in zip(layer.sources, layer.activations):
+                operands[k] = _read(activation, tile.in_spans, layer.in_axes, tiles, anchor, mark)
             properties = dict(layer.op.properties)
             if layer.window is not None:
                 properties["pads"] = DenseArrayBase.from_list(i64, [p[0] for p in tile.pads] + [p[1] for p in tile.pads])
@@ -112,6 +125,7 @@ def rewrite(plan: PatchPlan) -> SSAValue:
             )
             value = _insert(op, anchor, mark)
             value.name_hint = f"{layer.output.name_hint or 'patch'}_r{r}c{c}"
+            tiles[layer.output] = (value, tile.out_spans)
         row_tiles.append(value)
         at_row_end = index + 1 == len(plan.tiles) or plan.tiles[index + 1][0][0] != r
         if at_row_end:
@@ -155,12 +169,13 @@ def summary(plan: PatchPlan) -> DictionaryAttr:
 
 def schedule_function(function: func.FuncOp, budget: int | None, tiles: int, max_tiles: int) -> list[PatchPlan]:
     """Patch the stages of `function` (see the module docstring); the plans applied."""
-    from zant.analysis.patches import plan_patches
+    from zant.analysis.patches import plan_patches, prefix_ends
 
     done = []
     for stage in stages(function):
         if tiles:
-            stage = stage[: max(i for i, layer in enumerate(stage) if layer.window is not None) + 1]
+            ends = [k for k in prefix_ends(stage) if any(layer.window is not None for layer in stage[: k + 1])]
+            stage = stage[: max(ends) + 1]
             plan: PatchPlan | None = plan_patches(stage, tiles, tiles)
         else:
             plan = choose(stage, budget, max_tiles)

@@ -25,11 +25,13 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import BlockArgument, SSAValue
 
 from zant.dialects.onnx import (
+    AddOp,
     ClipOp,
     ConvIntegerOp,
     ConvOp,
     LeakyReluOp,
     OnnxOp,
+    QLinearAddOp,
     QLinearConvOp,
     ReluOp,
     TransposeOp,
@@ -41,6 +43,8 @@ WINDOW_OPS = (ConvOp, QLinearConvOp, ConvIntegerOp)
 """Convolutions (NCHW, two spatial axes, input 0 the activation, the rest parameters)."""
 ELEMENTWISE_OPS = (ClipOp, ReluOp, LeakyReluOp)
 """Element-wise ops a stage may hold (their other inputs scalars)."""
+BINARY_OPS = (AddOp, QLinearAddOp)
+"""The Adds of residual blocks: two activations of one shape (their other inputs scalars)."""
 
 Span = tuple[int, int]
 """A half-open range [lo, hi) of one spatial axis."""
@@ -48,17 +52,23 @@ Span = tuple[int, int]
 
 @dataclass(frozen=True)
 class Layer:
-    """One op of a stage and how its output's spatial axes map onto its input's."""
+    """One op of a stage and how its output's spatial axes map onto its inputs'."""
 
     op: OnnxOp
     in_axes: tuple[int, int]
     """The input's axes that hold the output's rows and columns (2, 3 but for a Transpose)."""
     window: tuple[tuple[int, int, int, int, int], ...] | None
     """Per spatial axis (kernel, stride, dilation, pad begin, pad end); None: element-wise."""
+    sources: tuple[int, ...] = (0,)
+    """The ONNX inputs that are activations (the rest are parameters): 0, or both addends."""
 
     @property
     def input(self) -> SSAValue:
-        return inputs(self.op)[0]  # type: ignore[return-value]
+        return inputs(self.op)[self.sources[0]]  # type: ignore[return-value]
+
+    @property
+    def activations(self) -> list[SSAValue]:
+        return [inputs(self.op)[k] for k in self.sources]  # type: ignore[misc]
 
     @property
     def output(self) -> SSAValue:
@@ -106,17 +116,19 @@ def nbytes(value: SSAValue, spans: Sequence[Span] | None = None, axes: Sequence[
     return math.prod(shape) * max(width, 8) // 8
 
 
-def _scalar_parameters(op: OnnxOp) -> bool:
-    rest = [v for v in inputs(op)[1:] if v is not None]
+def _scalar_parameters(op: OnnxOp, sources: Sequence[int] = (0,)) -> bool:
+    rest = [v for k, v in enumerate(inputs(op)) if v is not None and k not in sources]
     return all(isinstance(v.type, TensorType) and math.prod(v.type.get_shape()) == 1 for v in rest)
+
+
+def _four_d(value: SSAValue | None) -> bool:
+    return value is not None and isinstance(value.type, TensorType) and len(value.type.get_shape()) == 4
 
 
 def layer_of(op: OnnxOp) -> Layer | None:
     """The op as a stage layer, or None if a stage cannot hold it."""
     value = inputs(op)[0] if inputs(op) else None
-    if value is None or not isinstance(value.type, TensorType) or len(value.type.get_shape()) != 4:
-        return None
-    if len(op.results) != 1:
+    if not _four_d(value) or len(op.results) != 1:
         return None
     if isinstance(op, TransposeOp):
         perm = get_attr(op, "perm")
@@ -125,6 +137,12 @@ def layer_of(op: OnnxOp) -> Layer | None:
         return Layer(op, (perm[2], perm[3]), None)
     if isinstance(op, ELEMENTWISE_OPS):
         return Layer(op, (2, 3), None) if _scalar_parameters(op) else None
+    if isinstance(op, BINARY_OPS):
+        sources = (0, 3) if isinstance(op, QLinearAddOp) else (0, 1)
+        other = inputs(op)[sources[1]]
+        if not _four_d(other) or shape_of(other) != shape_of(value) or shape_of(op.results[0]) != shape_of(value):  # type: ignore[arg-type]
+            return None
+        return Layer(op, (2, 3), None, sources) if _scalar_parameters(op, sources) else None
     if isinstance(op, WINDOW_OPS):
         if get_attr(op, "auto_pad") != "NOTSET":
             return None
@@ -141,24 +159,45 @@ def layer_of(op: OnnxOp) -> Layer | None:
 
 
 def stages(function: func.FuncOp) -> list[list[Layer]]:
-    """The longest chain of stage layers from each 4-D graph input (one use per link), ending
-    at its last window op (or its element-wise ops right after it)."""
+    """From each 4-D graph input, the ops in program order that read only it and the results of
+    the ops before them (a layout Transpose first, convolutions, element-wise ops, the Adds of
+    residual blocks), up to the first op that reads them and cannot join; its prefixes that end
+    in a single tensor (`prefix_ends`) are the stages."""
     result = []
     for argument in function.body.block.args:
+        if not _four_d(argument):
+            continue
         chain: list[Layer] = []
-        value: SSAValue = argument
-        while value.has_one_use():
-            use = next(iter(value.uses))
-            if use.index != 0 or not isinstance(use.operation, OnnxOp):
-                break
-            layer = layer_of(use.operation)
-            if layer is None or (chain and layer.in_axes != (2, 3) and isinstance(layer.op, TransposeOp)):
+        values: set[SSAValue] = {argument}
+        for op in function.body.block.ops:
+            if not any(operand in values for operand in op.operands):
+                continue
+            layer = layer_of(op) if isinstance(op, OnnxOp) else None
+            if (
+                layer is None or any(a not in values for a in layer.activations)
+                or (isinstance(op, TransposeOp) and chain)
+                or (argument in layer.activations and chain)  # the input has one user: the first
+            ):
                 break
             chain.append(layer)
-            value = layer.output
+            values.add(layer.output)
         if any(layer.window is not None for layer in chain):
             result.append(chain)
     return result
+
+
+def prefix_ends(stage: Sequence[Layer]) -> list[int]:
+    """The k whose prefix stage[: k + 1] ends in one tensor: every other result of the prefix is
+    read only inside it (the stage's output may be read anywhere)."""
+    inside: set = set()
+    ends = []
+    for k, layer in enumerate(stage):
+        inside.add(layer.op)
+        if all(
+            all(use.operation in inside for use in other.output.uses) for other in stage[:k]
+        ):
+            ends.append(k)
+    return ends
 
 
 def _split(length: int, parts: int) -> list[Span]:
@@ -168,7 +207,10 @@ def _split(length: int, parts: int) -> list[Span]:
 
 @dataclass(frozen=True)
 class TileLayer:
-    """One layer of one tile: the input spans it reads, the padding it adds, its output spans."""
+    """One layer of one tile: the spans of its activations it reads, the padding it adds, and
+    the spans of its output it computes (all its users in the tile read, so at least as large
+    as what each reads: a residual's skip is read at the Add's spans and by the next convolution
+    with a halo)."""
 
     in_spans: tuple[Span, ...]
     pads: tuple[Span, ...]
@@ -190,7 +232,7 @@ class PatchPlan:
     """MACs of the same layers run layer by layer."""
     peak_bytes: int
     """Estimated bytes live at once while the stage runs (its input if it is scratch, the tiles'
-    outputs kept for the Concat, one layer's tile input and output) and at the Concats."""
+    outputs kept for the Concat, the tile buffers live at one layer) and at the Concats."""
 
     @property
     def extra_macs(self) -> int:
@@ -211,34 +253,63 @@ class PatchPlan:
         )
 
 
+def _last_uses(stage: Sequence[Layer]) -> list[int]:
+    """Per layer, the index of the last layer reading its output (len(stage) for the output)."""
+    index = {layer.output: k for k, layer in enumerate(stage)}
+    last = list(range(len(stage)))
+    for k, layer in enumerate(stage):
+        for value in layer.activations:
+            if value in index:
+                last[index[value]] = max(last[index[value]], k)
+    last[-1] = len(stage)
+    return last
+
+
+def _union(a: tuple[Span, ...] | None, b: tuple[Span, ...]) -> tuple[Span, ...]:
+    return b if a is None else tuple((min(x[0], y[0]), max(x[1], y[1])) for x, y in zip(a, b))
+
+
+def tile_layers(stage: Sequence[Layer], spans: tuple[Span, ...]) -> tuple[TileLayer, ...]:
+    """Each layer's spans for the tile `spans` of the stage's output, from the last layer back:
+    a layer computes the union of what its users read."""
+    wanted: dict[SSAValue, tuple[Span, ...]] = {stage[-1].output: spans}
+    per_layer: list[TileLayer] = []
+    for layer in reversed(stage):
+        out = wanted[layer.output]
+        in_spans, pads = layer.in_spans(out)
+        per_layer.append(TileLayer(in_spans, pads, out))
+        for value in layer.activations:
+            wanted[value] = _union(wanted.get(value), in_spans)
+    return tuple(reversed(per_layer))
+
+
 def plan_patches(stage: Sequence[Layer], rows: int, cols: int) -> PatchPlan:
     """The tiles of `stage` for a `rows` x `cols` grid over its output, their MACs and peak."""
     out = shape_of(stage[-1].output)
+    col_spans = _split(out[3], cols)
     tiles = []
     macs = 0
     for r, row_span in enumerate(_split(out[2], rows)):
-        for c, col_span in enumerate(_split(out[3], cols)):
-            spans: tuple[Span, ...] = (row_span, col_span)
-            per_layer: list[TileLayer] = []
-            for layer in reversed(stage):
-                in_spans, pads = layer.in_spans(spans)
-                per_layer.append(TileLayer(in_spans, pads, spans))
-                channels = shape_of(layer.output)[1]
-                macs += layer.macs_per_output() * channels * math.prod(hi - lo for lo, hi in spans)
-                spans = in_spans
-            tiles.append(((r, c), tuple(reversed(per_layer))))
+        for c, col_span in enumerate(col_spans):
+            per_layer = tile_layers(stage, (row_span, col_span))
+            for layer, tile in zip(stage, per_layer):
+                pixels = math.prod(hi - lo for lo, hi in tile.out_spans)
+                macs += layer.macs_per_output() * shape_of(layer.output)[1] * pixels
+            tiles.append(((r, c), per_layer))
     layer_macs = sum(layer.macs_per_output() * math.prod(shape_of(layer.output)[1:]) for layer in stage)
     start = stage[0].input
     held = 0 if isinstance(start, BlockArgument) else nbytes(start)
-    done = 0
-    peak = 0
-    row_tiles = 0
+    last = _last_uses(stage)
+    done = row_tiles = peak = 0
     for (r, c), per_layer in tiles:
-        for layer, tile in zip(stage, per_layer):
-            in_bytes = nbytes(layer.input, tile.in_spans, layer.in_axes) if layer is not stage[0] or held else 0
-            peak = max(peak, held + done + row_tiles + in_bytes + nbytes(layer.output, tile.out_spans))
+        for k, layer in enumerate(stage):
+            live = sum(
+                nbytes(stage[j].output, per_layer[j].out_spans)
+                for j in range(k + 1) if last[j] >= k and j != len(stage) - 1
+            )
+            peak = max(peak, held + done + row_tiles + live + nbytes(layer.output, per_layer[k].out_spans))
         row_tiles += nbytes(stage[-1].output, per_layer[-1].out_spans)
-        if c == len(_split(out[3], cols)) - 1:  # the row's Concat: its tiles and the strip
+        if c == len(col_spans) - 1:  # the row's Concat: its tiles and the strip
             peak = max(peak, held + done + 2 * row_tiles)
             done += row_tiles
             row_tiles = 0
@@ -247,14 +318,15 @@ def plan_patches(stage: Sequence[Layer], rows: int, cols: int) -> PatchPlan:
 
 
 def candidates(stage: Sequence[Layer], max_tiles: int = 8) -> list[PatchPlan]:
-    """Every prefix of `stage` ending at a window op (or the element-wise ops after it) with
-    every square grid of 2 .. `max_tiles` tiles a side (no more than the output's side)."""
+    """Every prefix of `stage` that ends in one tensor after a window op (and the element-wise
+    ops right after it) with every square grid of 2 .. `max_tiles` tiles a side (no more than
+    the output's side)."""
     result = []
-    for end in range(len(stage)):
+    for end in prefix_ends(stage):
         prefix = stage[: end + 1]
-        if prefix[-1].window is None and not any(layer.window is not None for layer in prefix):
+        if not any(layer.window is not None for layer in prefix):
             continue
-        if end + 1 < len(stage) and stage[end + 1].window is None and not isinstance(stage[end + 1].op, TransposeOp):
+        if end + 1 < len(stage) and stage[end + 1].window is None and len(stage[end + 1].sources) == 1:
             continue  # end a stage after the element-wise ops of its last window op
         out = shape_of(prefix[-1].output)
         for n in range(2, min(max_tiles, out[2], out[3]) + 1):
@@ -263,11 +335,13 @@ def candidates(stage: Sequence[Layer], max_tiles: int = 8) -> list[PatchPlan]:
 
 
 def layer_bound(stage: Sequence[Layer]) -> int:
-    """The largest input + output of one window layer of the stage run layer by layer."""
+    """The most bytes the stage's tensors take at once run layer by layer (each layer's output
+    beside the results still to be read; the graph input is the caller's)."""
+    last = _last_uses(stage)
     return max(
-        (0 if isinstance(layer.input, BlockArgument) else nbytes(layer.input)) + nbytes(layer.output)
-        for layer in stage if layer.window is not None
-    )
+        sum(nbytes(stage[j].output) for j in range(k) if last[j] >= k) + nbytes(layer.output)
+        for k, layer in enumerate(stage)
+    ) + (0 if isinstance(stage[0].input, BlockArgument) else nbytes(stage[0].input))
 
 
 def choose(stage: Sequence[Layer], budget: int | None, max_tiles: int = 8) -> PatchPlan | None:
