@@ -14,7 +14,8 @@ and must
   float Gemm result) within float32 rounding of the tool's value.
 
 Where a model needs a feature another change brings (16-bit activation kernels, ...), the
-expectation is an xfail naming that feature, so it turns into a pass (strict) when it lands.
+expectation is an xfail naming that feature (not strict: it shows as XPASS when the feature lands,
+without failing the suite of the change that brings it; then take the model off the list).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ NOT_INTEGER = {
 """Models that do not compile to integer-only code yet, and the missing feature."""
 
 NOT_EXACT: dict[str, str] = {
-    "ort_qdq_qint16_activations": "16x8: computed in float32 until the 16-bit kernels land (its Conv sums "
-                                  "in another order than onnxruntime's: 1 LSB of the int16 output)",
+    "ort_qdq_qint16_activations": "16x8: onnxruntime runs int16 QDQ in float32 (no integer kernel to match): "
+                                  "1 LSB of the int16 output, 2 of 40 codes (float path and 16-bit kernels alike)",
     "tflite_16x8": "16x8: computed in float32 until the 16-bit kernels land, not in TFLite's 16x8 integer "
                    "requantization (up to 2 LSB, 6 of 10 codes)",
 }
@@ -107,7 +108,8 @@ def assert_tool_output(got: np.ndarray, want: np.ndarray, step: float | None = N
 
 
 def _mark(name: str, reasons: dict[str, str]):
-    return pytest.param(name, marks=pytest.mark.xfail(reason=reasons[name], strict=True)) if name in reasons else name
+    # Not strict: another change (16x8 kernels) may make one pass before this list is edited.
+    return pytest.param(name, marks=pytest.mark.xfail(reason=reasons[name], strict=False)) if name in reasons else name
 
 
 def test_manifest_lists_every_file():
