@@ -10,6 +10,7 @@ into tensor ops or into nothing:
 | SequenceConstruct, SequenceEmpty | the list of its inputs, the empty list |
 | SequenceInsert, SequenceErase (constant position) | the list with the tensor inserted, the element erased |
 | SequenceAt (constant position) | that element (its uses take it) |
+| SequenceInsert, SequenceErase, SequenceAt (run-time position, elements of one type) | each resulting element an `onnx.Where` choosing among the elements by the position, which an `onnx.Guard` checks is in range |
 | SequenceLength | an int64 constant |
 | SplitToSequence | one `onnx.Split` (sizes 1, `split`'s chunks or sizes), `onnx.Squeeze` per piece for `keepdims=0` without `split` |
 | ConcatFromSequence | `onnx.Concat` of the elements, each `onnx.Unsqueeze`d first for `new_axis=1` |
@@ -22,9 +23,14 @@ The function's results follow: a sequence result is its elements, in order, name
 when it is empty). The importer builds a sequence or optional graph input from the tensors the
 caller passes (`zant.frontend.sequences`), so the pass sees only values it can follow.
 
-A position that is computed at run time (not an `onnx.Constant`), a sequence value the pass
-cannot follow (a function argument) and any other op on a sequence or optional are a
-`ZantError` naming the op. Afterwards no value of the module is a sequence or an optional.
+A position computed at run time (not an `onnx.Constant`) leaves the length known, and so is
+compiled when every element the op chooses among has the same type (the tensor inserted too):
+then only which element goes where depends on the position, a choice `onnx.Where` makes at run
+time; `NAME_predict` returns STATUS_BAD_PARAMETER for a position out of range (`onnx.Guard`).
+Over elements of different shapes the result's shape would depend on the data: a `ZantError`
+naming the op, as are a sequence value the pass cannot follow (a function argument) and any
+other op on a sequence or optional. Afterwards no value of the module is a sequence or an
+optional.
 """
 
 from __future__ import annotations
@@ -36,7 +42,18 @@ import onnx
 from onnx import helper
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, ModuleOp, NameLoc, NoneAttr, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -128,8 +145,9 @@ class _Resolver:
             return default
         if not isinstance(value.owner, ConstantOp):
             raise ZantError(
-                f"resolve-sequences: the position of {_label(op)} is computed at run time; a sequence "
-                "position must be known at compile time (a constant, or freeze the graph input it comes from)"
+                f"resolve-sequences: the position of {_label(op)} is computed at run time over elements of "
+                "different shapes, so the result's shape would depend on it; a sequence position must then be "
+                "known at compile time (a constant, or freeze the graph input it comes from)"
             )
         array = np.asarray(constant_array(value.owner))
         if array.size != 1:
@@ -139,6 +157,51 @@ class _Resolver:
         if not -length <= position <= top:
             raise ZantError(f"resolve-sequences: position {position} of {_label(op)} is outside [-{length}, {top}]")
         return position + length if position < 0 else position
+
+    def at_run_time(self, value: SSAValue | None, candidates: list[SSAValue]) -> bool:
+        """Whether a position is only known at run time and the elements it chooses among share
+        one type (the run-time form applies)."""
+        return value is not None and not isinstance(value.owner, ConstantOp) and len({v.type for v in candidates}) == 1
+
+    def runtime_position(self, value: SSAValue, op: Operation, length: int, inserting: bool = False) -> SSAValue:
+        """The position `value` as an int64 scalar in [0, length - 1] ([0, length] when inserting),
+        a negative one counted from the end; an `onnx.Guard` before it checks the range."""
+        array = value.type
+        if array.get_shape() and int(np.prod(array.get_shape())) != 1:
+            raise ZantError(f"resolve-sequences: the position of {_label(op)} must be one value, not shape {list(array.get_shape())}")
+        if array.get_element_type() != i64:
+            value = self.insert(op, onnx_dialect.CastOp.from_onnx(
+                [value], [TensorType(i64, list(array.get_shape()))], {"to": IntegerAttr(onnx.TensorProto.INT64, i64)}
+            )).results[0]
+        scalar = TensorType(i64, [])
+        if array.get_shape():
+            value = self.insert(op, onnx_dialect.ReshapeOp.from_onnx(
+                [value, self.constant(op, np.zeros(0, np.int64), "scalar_shape")], [scalar]
+            )).results[0]
+        flag = TensorType(IntegerType(1), [])
+        top = length if inserting else length - 1
+        low = self.compare(op, onnx_dialect.GreaterOrEqualOp, value, -length)
+        high = self.compare(op, onnx_dialect.LessOrEqualOp, value, top)
+        within = self.insert(op, onnx_dialect.AndOp.from_onnx([low, high], [flag])).results[0]
+        self.insert(op, onnx_dialect.GuardOp.from_onnx([within], []))
+        negative = self.compare(op, onnx_dialect.LessOp, value, 0)
+        wrapped = self.insert(op, onnx_dialect.AddOp.from_onnx(
+            [value, self.constant(op, np.array(length, np.int64), "sequence_length")], [scalar]
+        )).results[0]
+        return self.insert(op, onnx_dialect.WhereOp.from_onnx([negative, wrapped, value], [scalar])).results[0]
+
+    def compare(self, op: Operation, kind: type[OnnxOp], value: SSAValue, bound: int) -> SSAValue:
+        """`value kind bound` (an int64 scalar against a constant), an i1 scalar."""
+        constant = self.constant(op, np.array(bound, np.int64), "position_bound")
+        return self.insert(op, kind.from_onnx([value, constant], [TensorType(IntegerType(1), [])])).results[0]
+
+    def choose(self, op: Operation, position: SSAValue, index: int, kind: type[OnnxOp], then: SSAValue, otherwise: SSAValue) -> SSAValue:
+        """`then` where `index kind position` (Less or Equal, `index` a constant), else `otherwise`."""
+        if then is otherwise:
+            return then
+        constant = self.constant(op, np.array(index, np.int64), "sequence_index")
+        flag = self.insert(op, kind.from_onnx([constant, position], [TensorType(IntegerType(1), [])])).results[0]
+        return self.insert(op, onnx_dialect.WhereOp.from_onnx([flag, then, otherwise], [then.type])).results[0]
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -197,6 +260,15 @@ class _Resolver:
     def SequenceInsert(self, op: OnnxOp) -> None:
         sequence, tensor, where = (input_value(op, i) for i in range(3))
         items = list(self.seq(sequence, op))
+        if items and self.at_run_time(where, [*items, tensor]):
+            # Element i: items[i] before the position, the tensor at it, items[i - 1] after it.
+            p = self.runtime_position(where, op, len(items), inserting=True)
+            result = []
+            for i in range(len(items) + 1):
+                after = self.choose(op, p, i, onnx_dialect.EqualOp, tensor, items[i - 1]) if i else tensor
+                result.append(self.choose(op, p, i, onnx_dialect.LessOp, items[i], after) if i < len(items) else after)
+            self.known[op.results[0]] = Seq(tuple(result))
+            return
         items.insert(self.position(where, op, len(items), len(items), inserting=True), tensor)
         self.known[op.results[0]] = Seq(tuple(items))
 
@@ -205,6 +277,12 @@ class _Resolver:
         items = list(self.seq(sequence, op))
         if not items:
             raise ZantError(f"resolve-sequences: {_label(op)} erases from an empty sequence")
+        if self.at_run_time(where, items):
+            # Element i: items[i] before the position, items[i + 1] from it on.
+            p = self.runtime_position(where, op, len(items))
+            rest = [self.choose(op, p, i, onnx_dialect.LessOp, items[i], items[i + 1]) for i in range(len(items) - 1)]
+            self.known[op.results[0]] = Seq(tuple(rest))
+            return
         del items[self.position(where, op, len(items), len(items) - 1)]
         self.known[op.results[0]] = Seq(tuple(items))
 
@@ -213,6 +291,13 @@ class _Resolver:
         items = self.seq(sequence, op)
         if not items:
             raise ZantError(f"resolve-sequences: {_label(op)} reads from an empty sequence")
+        if self.at_run_time(where, list(items)):
+            p = self.runtime_position(where, op, len(items))
+            chosen = items[0]
+            for i in range(1, len(items)):
+                chosen = self.choose(op, p, i, onnx_dialect.EqualOp, items[i], chosen)
+            self.replace(op, op.results[0], chosen)
+            return
         self.replace(op, op.results[0], items[self.position(where, op, len(items), 0)])
 
     def SequenceLength(self, op: OnnxOp) -> None:

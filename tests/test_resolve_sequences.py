@@ -136,8 +136,10 @@ def test_runtime_position_is_an_error_naming_the_node():
         [_seq("xs"), helper.make_tensor_value_info("p", I64, [])],
         [helper.make_tensor_value_info("y", F, [2])],
     )
-    module = import_model_bytes(model.SerializeToString(), ".", {"xs": [[2], [2]]})
-    with pytest.raises(ZantError, match=r"the position of 'pick' \(onnx.SequenceAt\) is computed at run time"):
+    # Over elements of one shape the position picks at run time (test_positions_known_at_run_time);
+    # over shapes that differ, the result's shape would depend on it.
+    module = import_model_bytes(model.SerializeToString(), ".", {"xs": [[2], [3]]})
+    with pytest.raises(ZantError, match=r"the position of 'pick' \(onnx.SequenceAt\) is computed at run time over elements of different shapes"):
         pass_class("resolve-sequences")().apply(make_context(), module)
 
 
@@ -259,3 +261,53 @@ def test_if_choosing_an_optional_at_run_time_is_an_error_naming_the_node():
                    [helper.make_value_info("o", opt)], opset=18)
     with pytest.raises(ZantError, match=r"node 'choose' \(If\): the condition is only known at run time and the branches return optionals"):
         import_model_bytes(model.SerializeToString(), ".", {})
+
+
+def _runtime_positions_model() -> onnx.ModelProto:
+    """Three [2, 3] tensors; SequenceErase, SequenceInsert and SequenceAt at positions that are
+    graph inputs (run time), the sequence concatenated."""
+    info = lambda name, shape, elem=F: helper.make_tensor_value_info(name, elem, shape)  # noqa: E731
+    return _model(
+        [
+            helper.make_node("SequenceConstruct", ["x", "y", "z"], ["s"]),
+            helper.make_node("SequenceErase", ["s", "erase"], ["t"]),
+            helper.make_node("SequenceInsert", ["t", "x", "insert"], ["u"]),
+            helper.make_node("SequenceAt", ["u", "at"], ["picked"]),
+            helper.make_node("ConcatFromSequence", ["u"], ["all"], axis=0),
+        ],
+        [info("x", [2, 3]), info("y", [2, 3]), info("z", [2, 3]),
+         info("erase", [], I64), info("insert", [1], I64), info("at", [], TensorProto.INT32)],
+        [info("picked", [2, 3]), info("all", [6, 3])],
+    )
+
+
+@pytest.mark.parametrize("erase, insert, at", [(0, 0, 0), (-1, -1, -1), (1, -2, 2), (-3, 1, 1)])
+def test_positions_known_at_run_time(erase, insert, at):
+    """Positions given at run time over elements of one type: each resulting element chosen by
+    onnx.Where (negative positions counted from the end), against the reference. (Not an
+    insertion at the length: onnx.reference wraps that position to 0, where the definition
+    appends, as the compiler does.)"""
+    rng = np.random.default_rng(3)
+    x, y, z = (rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3))
+    feeds = {"x": x, "y": y, "z": z, "erase": np.array(erase, np.int64), "insert": np.array([insert], np.int64),
+             "at": np.array(at, np.int32)}
+    _check(_runtime_positions_model(), feeds)
+
+
+def test_position_out_of_range_at_run_time_is_a_bad_parameter(tmp_path):
+    from tests.test_runtime_parameters import Compiled
+
+    compiled = Compiled(_runtime_positions_model(), tmp_path)
+    x, y, z = (np.full((2, 3), v, np.float32) for v in (1, 2, 3))
+    compiled.check(x, y, z, np.array(-3, np.int64), np.array([1], np.int64), np.array(-3, np.int32))
+    for erase, insert, at in ((3, 0, 0), (-4, 0, 0), (0, 3, 0), (0, -3, 0), (0, 0, 3), (0, 0, -4)):
+        compiled.refuses(x, y, z, np.array(erase, np.int64), np.array([insert], np.int64), np.array(at, np.int32))
+
+
+def test_position_at_run_time_over_different_shapes_is_refused():
+    model = _runtime_positions_model()
+    model.graph.input[1].type.tensor_type.shape.dim[0].dim_value = 4
+    model.graph.output[1].type.tensor_type.shape.dim[0].dim_value = 8
+    module = import_model_bytes(model.SerializeToString(), ".", {})
+    with pytest.raises(ZantError, match=r"the position of .*SequenceErase.* is computed at run time over elements of different shapes"):
+        pass_class("resolve-sequences")().apply(make_context(), module)

@@ -89,6 +89,31 @@ builtin.module attributes {onnx.opset = 24 : i64} {
 
 // -----
 
+// A position known only at run time over elements of one type: onnx.Guard checks it is in
+// [-3, 2], a negative one is counted from the end, and onnx.Where picks the element.
+// CHECK-LABEL: func.func @runtime_at
+// CHECK:         [[LOW:%.*]] = onnx.GreaterOrEqual(%p, {{%.*}})
+// CHECK:         [[HIGH:%.*]] = onnx.LessOrEqual(%p, {{%.*}})
+// CHECK-NEXT:    [[IN:%.*]] = onnx.And([[LOW]], [[HIGH]])
+// CHECK-NEXT:    onnx.Guard([[IN]])
+// CHECK:         [[NEG:%.*]] = onnx.Less(%p, {{%.*}})
+// CHECK:         [[WRAP:%.*]] = onnx.Add(%p, {{%.*}})
+// CHECK-NEXT:    [[POS:%.*]] = onnx.Where([[NEG]], [[WRAP]], %p)
+// CHECK:         [[IS1:%.*]] = onnx.Equal({{%.*}}, [[POS]])
+// CHECK-NEXT:    [[AB:%.*]] = onnx.Where([[IS1]], %b, %a)
+// CHECK:         [[IS2:%.*]] = onnx.Equal({{%.*}}, [[POS]])
+// CHECK-NEXT:    %x = onnx.Where([[IS2]], %c, [[AB]])
+// CHECK-NEXT:    func.return %x
+builtin.module attributes {onnx.opset = 24 : i64} {
+  func.func @runtime_at(%a: tensor<2xf32>, %b: tensor<2xf32>, %c: tensor<2xf32>, %p: tensor<i64>) -> tensor<2xf32> {
+    %s = onnx.SequenceConstruct(%a, %b, %c) : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> !onnx.seq<tensor<2xf32>>
+    %x = onnx.SequenceAt(%s, %p) : (!onnx.seq<tensor<2xf32>>, tensor<i64>) -> tensor<2xf32>
+    func.return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
 // Optional, OptionalHasElement and OptionalGetElement: the content, a constant, the content;
 // Identity of a sequence is the same elements.
 // CHECK-LABEL: func.func @optional
