@@ -440,25 +440,41 @@ class SmladBytesPairOp(IRDLOperation):
         return (smlad_bytes(e0, o0, word, c0), smlad_bytes(e1, o1, word, c1))
 
 
+ZIG_HELPER_SOURCES["zant_ssub16"] = ZigHelper(
+    "zant_ssub16",
+    f"""\
+/// a - b in each signed 16-bit half, wrapping within the half (SSUB16).
+inline fn zant_ssub16(a: u32, b: u32) u32 {{
+    if (comptime {_HAS_DSP}) {{
+        return asm ("ssub16 %[r], %[a], %[b]"
+            : [r] "=r" (-> u32),
+            : [a] "r" (a),
+              [b] "r" (b),
+        );
+    }}
+    const lo: u16 = @as(u16, @truncate(a)) -% @as(u16, @truncate(b));
+    const hi: u16 = @as(u16, @truncate(a >> 16)) -% @as(u16, @truncate(b >> 16));
+    return @as(u32, lo) | (@as(u32, hi) << 16);
+}}""",
+)
 ZIG_HELPER_SOURCES["zant_load_s4x4"] = ZigHelper(
     "zant_load_s4x4",
     """\
 /// The 4 int4 at element i (even) of packed bytes as two i32 of sign-extended 16-bit halves,
-/// elements (0, 2) and (1, 3) (arm_dsp.load_s4x4): the two bytes spread to bytes 0 and 2 of a
-/// word (the low nibbles shifted to the top of theirs), widened by SXTB16 to 16·n (low nibbles)
-/// or 16·n + low (high ones), then each half's bits 4-11 taken by a rotation and SXTB16
-/// (CMSIS-NN's read_and_pad_s4).
+/// elements (0, 2) and (1, 3) (arm_dsp.load_s4x4). The halfword h = b0 | b1 << 8 (one LDRH)
+/// spread as h | h << 8 puts b0 in byte 0 and b1 in byte 2; masking the low (or, shifted by 4,
+/// the high) nibble of each gives two 4-bit codes u in 16-bit halves, and (u ^ 8) - 8 (EOR,
+/// SSUB16) is their signed value: 8 instructions for 4 weights, no per-lane shift needed.
 inline fn zant_load_s4x4(bytes: [*]const u8, i: usize) [2]i32 {
-    const p = bytes + (i >> 1);
-    const spread: u32 = @as(u32, p[0]) | (@as(u32, p[1]) << 16);
-    const low: u32 = @bitCast(zant_sxtb16(@bitCast(spread << 4), 0));
-    const high: u32 = @bitCast(zant_sxtb16(@bitCast(spread), 0));
-    return .{
-        zant_sxtb16(@bitCast(std.math.rotr(u32, low, 4)), 0),
-        zant_sxtb16(@bitCast(std.math.rotr(u32, high, 4)), 0),
-    };
+    const h: u32 = std.mem.littleToNative(u16, @as(*align(1) const u16, @ptrCast(bytes + (i >> 1))).*);
+    const spread = h | (h << 8);
+    const nibbles: u32 = 0x000F000F;
+    const eight: u32 = 0x00080008;
+    const even = zant_ssub16((spread & nibbles) ^ eight, eight);
+    const odd = zant_ssub16(((spread >> 4) & nibbles) ^ eight, eight);
+    return .{ @bitCast(even), @bitCast(odd) };
 }""",
-    ("zant_sxtb16",) * 4,
+    ("zant_ssub16", "zant_ssub16"),
 )
 
 
@@ -471,8 +487,10 @@ class LoadS4x4Op(IRDLOperation):
     """`%even, %odd = arm_dsp.load_s4x4 %p : !uop.ptr<i4>`: the 4 int4 at `%p .. %p+3` (packed
     two to a byte, `%p` an even element, so they are two whole bytes) widened into the halves
     `sxtb16` gives a word of 4 int8: `%even` holds elements 0 and 2, `%odd` 1 and 3, each a
-    signed 16-bit half. Two byte loads, a shift, four `SXTB16` and two rotations (CMSIS-NN's
-    s4 kernels unpack so): an int4 weight read as its int8 twin is, without an int8 copy."""
+    signed 16-bit half. A halfword load, a shifted OR, and per half an AND, an EOR and an
+    `SSUB16` ((u ^ 8) - 8 sign-extends a 4-bit code u); CMSIS-NN's s4 kernels widen by SXTB16
+    and rotations instead (10 instructions): an int4 weight read as its int8 twin is, without
+    an int8 copy."""
 
     name = "arm_dsp.load_s4x4"
 
@@ -484,7 +502,7 @@ class LoadS4x4Op(IRDLOperation):
 
     traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_load_s4x4", "zant_sxtb16")
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_load_s4x4", "zant_ssub16")
     ZIG_RESULTS: ClassVar[str] = "nibbles"
 
     def __init__(self, ptr: SSAValue | Operation):

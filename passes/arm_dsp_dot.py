@@ -162,8 +162,10 @@ class DotLoop:
     """The int8 / int16 loads and their strides along `k` (1: contiguous)."""
 
 
-def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
-    """`loop` as an int8 dot product (the form the module docstring describes), or None."""
+def match_dot_loop(loop: uop.RangeOp, int4: bool = False) -> DotLoop | None:
+    """`loop` as an int8 dot product (the form the module docstring describes), or None; with
+    `int4`, a contiguous operand may be packed int4 (this pass's `load_s4x4`; `mve-dot` has no
+    such load and leaves those loops alone)."""
     if loop.step.data != 1 or loop.trip_count < LANES:
         return None
     ops = _flat_body(loop)
@@ -184,7 +186,7 @@ def match_dot_loop(loop: uop.RangeOp) -> DotLoop | None:
             return None
         for operand in (op.lhs, op.rhs):
             cast = operand.owner
-            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type in (*DOT_ELEMENTS, I4)):
+            if not (isinstance(cast, uop.CastOp) and cast in inside and cast.input.type in ((*DOT_ELEMENTS, I4) if int4 else DOT_ELEMENTS)):
                 return None
             load = cast.input.owner
             if not (isinstance(load, uop.LoadOp) and load in inside):
@@ -361,6 +363,6 @@ class ArmDspDotPass(ModulePass):
         require_feature(op, self.name, "dsp", "DSP extension (SXTB16, SMLAD)")
         loops = ops_of(op, uop.RangeOp)
         for loop in loops:
-            dot = match_dot_loop(loop)
+            dot = match_dot_loop(loop, int4=True)
             if dot is not None:
                 _rewrite(dot)
