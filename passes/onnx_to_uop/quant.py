@@ -745,18 +745,18 @@ class Requantization:
         """TFLite's reference int8 average pool, whose input and output share their scale and
         zero point: the window's raw sum R = sum + n · zp (`sum` centered) divided by its count n
         rounding half away from zero, (R + n/2) / n for R > 0, else -((n/2 - R) / n), integer
-        divisions that truncate; saturated. None when the parameters differ (or are not
-        constants): the exact rounding then."""
+        divisions that truncate; saturated. Where the parameters differ (TFLite's pools cannot:
+        a MEAN), `_bind_tflite_mean`. None when they are not constants: the exact rounding then."""
         try:
             scales = [float(p.constant_values().reshape(-1)[0]) for p in (self.input_scale, self.output_scale)]
             zero_point = 0 if self.zero_point is None else int(self.zero_point.constant_values().reshape(-1)[0])
         except NotImplementedError:
             return None
-        if scales[0] != scales[1] or (self.zero_point is not None and not self.zero_point.is_per_tensor):
+        if self.zero_point is not None and not self.zero_point.is_per_tensor:
             return None
         input_zero = self.divisor_zero_point
-        if input_zero is None or input_zero != zero_point:
-            return None
+        if scales[0] != scales[1] or input_zero is None or input_zero != zero_point:
+            return self._bind_tflite_mean(kb, scales[0] / scales[1])
         n = self.divisor
         base, half, count, nothing = (kb.const(v, I64) for v in (n * zero_point, n // 2, n, 0))
         low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
@@ -767,6 +767,35 @@ class Requantization:
             magnitude = kb.where(positive, kb.alu("add", raw, half), kb.alu("sub", half, raw))  # ≥ 0
             quotient = kb.alu("div", magnitude, count)
             value = kb.where(positive, quotient, kb.alu("sub", nothing, quotient))
+            return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
+
+        return finish
+
+    def _bind_tflite_mean(self, kb: KernelBuilder, ratio: float) -> Finish | None:
+        """TFLite's reference MEAN of int8 / int16 (`QuantizedMeanOrSum`; tf2onnx writes a MEAN
+        as a GlobalAveragePool or ReduceMean, here a window sum of `divisor` codes), where the
+        input's and output's parameters differ: QuantizeMultiplier of x_scale / y_scale (double)
+        as (q, e); s = min(floor(log2 n), 32, 31 + e); q' = (q · 2^s) // n (truncating), e' = e - s;
+        then MultiplyByQuantizedMultiplier of the centered sum by (q', e') (`TfliteScale`: its
+        two roundings, or one for tflite-single) plus the zero point, saturated. None when the
+        multiplier is 2^31 or more (M ≥ 2^31) or the parameters are not constants."""
+        n = self.divisor
+        q, exponent = tflite_multiplier(ratio)
+        if q == 0 or exponent > 31:
+            return None
+        shift = min(n.bit_length() - 1, 32, 31 + exponent)
+        q, exponent = (q << shift) // n, exponent - shift
+        scale = TfliteScale(kb, self.rounding == "tflite-single", [exponent])
+        multiplier, right = kb.const(q, I64), kb.const(max(-exponent, 0), I32)
+        nudge = kb.const(int(TfliteScale.nudges(np.array([exponent]))[0]), I64) if scale.nudge_varies else None
+        left = kb.const(exponent, I64) if scale.left else None
+        zero_point = _optional_reader(kb, self.zero_point, I32)
+        low, high = (kb.const(v, I32) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+
+        def finish(total: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            value = scale(kb.cast(total, I64), multiplier, right, nudge, left)
+            if zero_point is not None:
+                value = kb.alu("add", value, zero_point(indices))
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
 
         return finish
