@@ -61,7 +61,7 @@ def run_error(*args: str) -> str:
         ("custom_domain", (), "node 'fused' (FusedThing): unsupported operator domain 'com.example'"),
         ("unknown_op", (), "node 'n0' (NoSuchOp): unsupported operator 'NoSuchOp'"),
         ("subgraph", (), "node 'n' (Loop): the trip count is only known at run time"),
-        ("string_input", (), "tensor 's' has unsupported element type STRING"),
+        ("string_constant", (), "tensor 's' has unsupported element type STRING"),
         ("bad_checker", (), "invalid ONNX model: "),
         (
             "symbolic",
