@@ -26,8 +26,11 @@ like any other int8 tensor. A QuantizeLinear of a constant (float weights, optio
 such a Clip) is computed here into an integer constant, so `fold-qdq` sees a constant DQ'd
 weight (its Conv / Gemm folds require one; `fold-constants` only runs after it).
 
-Built from graphs mimicking the exporters (tests/test_quant_exports.py); no torch/brevitas
-output is checked in.
+Built from graphs mimicking the exporters (tests/test_quant_exports.py). The real tools' output
+is in tests/data/interop/ (tests/test_interop_corpus.py): torch 2.13's dynamo exporter writes
+PT2E's quantize as QuantizeLinear / DequantizeLinear themselves, so the decomposed chains are
+what older exporters wrote; Brevitas 0.13's QCDQ weights (Q → Clip → DQ of a float constant,
+once its initializer inputs are frozen) take `QuantizeConstant` as the imitation did.
 """
 
 from __future__ import annotations
