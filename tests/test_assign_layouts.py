@@ -12,21 +12,21 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from zant.driver import CompileOptions, compile_model
-from zant.pipelines import MCU_PIPELINE
+from zant.pipelines import MCU_PIPELINE, pipeline_for
 
 CHANNELS, OUT_CHANNELS, H, W = 8, 6, 5, 7  # 35 pixels: the last pixel pair overlaps the one before
 
 
-def _model() -> onnx.ModelProto:
+def _model(channels: int = CHANNELS) -> onnx.ModelProto:
     rng = np.random.default_rng(3)
-    dw = rng.integers(-128, 128, (CHANNELS, 1, 3, 3)).astype(np.int8)
-    pw = rng.integers(-128, 128, (OUT_CHANNELS, CHANNELS, 1, 1)).astype(np.int8)
+    dw = rng.integers(-128, 128, (channels, 1, 3, 3)).astype(np.int8)
+    pw = rng.integers(-128, 128, (OUT_CHANNELS, channels, 1, 1)).astype(np.int8)
     inits = [
         numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
         numpy_helper.from_array(np.array(-7, np.int8), "xz"),
         numpy_helper.from_array(dw, "dw"),
-        numpy_helper.from_array((np.full(CHANNELS, 0.01) * (1 + np.arange(CHANNELS))).astype(np.float32), "dws"),
-        numpy_helper.from_array(np.zeros(CHANNELS, np.int8), "dwz"),
+        numpy_helper.from_array((np.full(channels, 0.01) * (1 + np.arange(channels))).astype(np.float32), "dws"),
+        numpy_helper.from_array(np.zeros(channels, np.int8), "dwz"),
         numpy_helper.from_array(np.array(0.4, np.float32), "ds"),
         numpy_helper.from_array(np.array(-128, np.int8), "dz"),
         numpy_helper.from_array(pw, "pw"),
@@ -38,32 +38,53 @@ def _model() -> onnx.ModelProto:
     ]
     nodes = [
         helper.make_node("QLinearConv", ["x", "xs", "xz", "dw", "dws", "dwz", "ds", "dz"], ["d"],
-                         group=CHANNELS, pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+                         group=channels, pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
         helper.make_node("Clip", ["d", "dz"], ["r"]),
         helper.make_node("QLinearConv", ["r", "ds", "dz", "pw", "pws", "pwz", "ys", "yz", "bias"], ["y"], kernel_shape=[1, 1]),
     ]
     graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, CHANNELS, H, W])],
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, channels, H, W])],
         [helper.make_tensor_value_info("y", TensorProto.INT8, [1, OUT_CHANNELS, H, W])], inits,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def test_channels_last_depthwise_to_pointwise_is_the_reference_bit_for_bit(tmp_path):
-    model = _model()
+def _compile_and_run(tmp_path, model: onnx.ModelProto, pipelines: dict[str, str]) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, str]]:
+    """The reference's output and each pipeline's (host builds), with their Zig sources."""
     onnx.save(model, tmp_path / "m.onnx")
+    channels = model.graph.input[0].type.tensor_type.shape.dim[1].dim_value
+    x = np.random.default_rng(11).integers(-128, 128, (1, channels, H, W)).astype(np.int8)
+    (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
+    outputs, sources = {}, {}
+    for name, pipeline in pipelines.items():
+        result = compile_model(tmp_path / "m.onnx", tmp_path / name, CompileOptions(name=name, optimize="ReleaseFast", pipeline=pipeline))
+        sources[name] = result.zig_path.read_text()
+        (outputs[name],) = load_compiled(result)(x)
+    assert len(np.unique(expected)) > 20  # not all saturated
+    return expected, outputs, sources
+
+
+def test_channels_last_depthwise_to_pointwise_is_the_reference_bit_for_bit(tmp_path):
     assert "assign-layouts" in MCU_PIPELINE.split(",")
     without = ",".join(s for s in MCU_PIPELINE.split(",") if s != "assign-layouts")
-    x = np.random.default_rng(11).integers(-128, 128, (1, CHANNELS, H, W)).astype(np.int8)
-    (expected,) = ReferenceEvaluator(model).run(None, {"x": x})
-    outputs, sources = [], []
-    for name, pipeline in (("cl", MCU_PIPELINE), ("nchw", without)):
-        result = compile_model(tmp_path / "m.onnx", tmp_path / name, CompileOptions(name=name, optimize="ReleaseFast", pipeline=pipeline))
-        sources.append(result.zig_path.read_text())
-        (y,) = load_compiled(result)(x)
-        outputs.append(y)
+    expected, outputs, sources = _compile_and_run(tmp_path, _model(), {"cl": MCU_PIPELINE, "nchw": without})
     # With the pass the pointwise Conv reads X in place (no column buffer); without it, columns.
-    assert "_columns" not in sources[0] and "_columns" in sources[1]
-    assert np.array_equal(outputs[0], expected), np.argwhere(outputs[0] != expected)
-    assert np.array_equal(outputs[1], expected)
-    assert len(np.unique(expected)) > 20  # not all saturated
+    assert "_columns" not in sources["cl"] and "_columns" in sources["nchw"]
+    for name, y in outputs.items():
+        assert np.array_equal(y, expected), (name, np.argwhere(y != expected))
+
+
+def test_staged_weight_rows_are_the_reference_bit_for_bit(tmp_path):
+    """80 channels: a pair of weight rows (160 bytes) is more than half a 256-byte flash cache
+    (`weight_cache_bytes` of the NUCLEO-L4R5ZI): each pair is copied to RAM before its tiles."""
+    from zant.backend.boards import BOARDS
+    from zant.driver import weight_cache_bytes
+
+    cache = weight_cache_bytes(BOARDS["nucleo-l4r5zi"])
+    assert cache == 256 and weight_cache_bytes(BOARDS["mps2-an386"]) == 0
+    staged = pipeline_for("cortex-m4", weight_cache=cache)
+    assert "onnx-to-uop{weight-cache-bytes=256}" in staged.split(",")
+    expected, outputs, sources = _compile_and_run(tmp_path, _model(80), {"staged": staged, "flash": MCU_PIPELINE})
+    assert "_columns_weights" in sources["staged"] and "_columns_weights" not in sources["flash"]
+    for name, y in outputs.items():
+        assert np.array_equal(y, expected), (name, np.argwhere(y != expected))

@@ -344,12 +344,21 @@ def compile_pipeline(
         raise ZantError(f"unknown requantization rounding '{rounding}' (one of {', '.join(ROUNDING_CHOICES)})")
     memories = board.place_memories if board is not None else ()
     staged_or_external = constants if constants != "embedded" else None
-    if memories or staged_or_external or strategy is not None or alignment is not None or rounding != "exact":
+    weight_cache = weight_cache_bytes(board) if staged_or_external is None else 0  # staged: weights in RAM
+    if memories or staged_or_external or strategy is not None or alignment is not None or rounding != "exact" or weight_cache:
         return pipeline_for(
             target, strategy=strategy, alignment=alignment, memories=memories, constants=staged_or_external,
-            rounding=rounding,
+            rounding=rounding, weight_cache=weight_cache,
         )
     return None
+
+
+def weight_cache_bytes(board: Board | None) -> int:
+    """The bytes of the data cache in front of a `board`'s flash when reading that flash waits
+    (STM32's ART: lines of four 64-bit words), else 0: what `onnx-to-uop{weight-cache-bytes=N}`
+    keeps weight rows within."""
+    timing = board.flash_timing if board is not None else None
+    return 32 * timing.dcache_lines if timing is not None and timing.wait_states else 0
 
 
 STAGE_OPTIONS = {"--requant-rounding": "requant-rounding{mode=...}", "--flush-denormals": "flush-denormals"}

@@ -120,6 +120,7 @@ def graph_stages(rounding: str | None = None) -> tuple[str, ...]:
 def stages_for(
     target: str, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
     constants: str | None = None, cpu: CpuDescription | None = None, rounding: str | None = None,
+    weight_cache: int = 0,
 ) -> tuple[str, ...]:
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options;
     `memories`: `place-memories`' option, for a board with several scratch memories; `cpu`: the
@@ -133,20 +134,23 @@ def stages_for(
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
     layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
-    return (set_target, *graph_stages(rounding), *layouts, "onnx-to-uop", *CHECK_STAGES, *vector,
+    lowering = f"onnx-to-uop{{weight-cache-bytes={weight_cache}}}" if weight_cache else "onnx-to-uop"
+    return (set_target, *graph_stages(rounding), *layouts, lowering, *CHECK_STAGES, *vector,
             *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE)
 
 
 def pipeline_for(
     target: str, *, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
     constants: str | None = None, cpu: CpuDescription | None = None, rounding: str | None = None,
+    weight_cache: int = 0,
 ) -> str:
     """The pipeline a compile for `target` runs unless it names another (`zant-opt -p` syntax);
     `strategy`, `alignment` and `constants` (embedded, staged, external), when given, are
     `plan-arenas` options; `memories` (a firmware board's `place_memories`) adds `place-memories`
     after `plan-arenas`; `cpu` is the host's CPU description (default: this machine's);
-    `rounding` a requantization rounding mode (`graph_stages`)."""
-    return ",".join(stages_for(target, strategy, alignment, memories, constants, cpu, rounding))
+    `rounding` a requantization rounding mode (`graph_stages`); `weight_cache` the bytes of a
+    board's cache in front of its slow weight flash (`onnx-to-uop{weight-cache-bytes=N}`)."""
+    return ",".join(stages_for(target, strategy, alignment, memories, constants, cpu, rounding, weight_cache))
 
 
 RAM_SCHEDULE_STAGES: tuple[str, ...] = ("schedule-in-place",)

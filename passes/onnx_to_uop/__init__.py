@@ -136,7 +136,10 @@ class OnnxToUopPass(ModulePass):
     channels × pixels chosen per layer for R registers (`conv_tiling.register_tile`) instead of
     B channels. `conv-word-taps=true` (cores with the DSP extension and no Helium): integer
     Convs over fewer than 4 channels with rows of 3 taps get a 4th tap of weight 0, each row one
-    word for `arm-dsp-dot`.
+    word for `arm-dsp-dot`. `weight-cache-bytes=N` (a board whose weights are read from slow
+    flash through a cache of N bytes, STM32's ART: `zant.driver.compile_pipeline`; 0, the
+    default: none): pointwise Convs over channels-last inputs whose pairs of weight rows would
+    overflow half of it copy each pair to RAM before reading it (`conv_columns.CACHE_SHARE`).
     """
 
     name = "onnx-to-uop"
@@ -147,6 +150,7 @@ class OnnxToUopPass(ModulePass):
     conv_channel_block: int | None = None
     conv_float_registers: int | None = None
     conv_word_taps: bool | None = None
+    weight_cache_bytes: int = 0
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -166,7 +170,7 @@ class OnnxToUopPass(ModulePass):
             if isinstance(pattern, ConvLowering):
                 return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
-                return type(pattern)(block, self.conv_word_taps)
+                return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes)
             if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
                 return type(pattern)(vector)
             return pattern

@@ -99,6 +99,11 @@ def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
     return max(PIXELS, -(-pixels // blocks))
 
 
+CACHE_SHARE = 2
+"""A pair of weight rows read from slow memory by every pixel pair may take 1/CACHE_SHARE of the
+cache in front of it (the rest holds the lines a row's misalignment adds and the
+requantization tables' lines read beside it); longer pairs are copied to RAM first."""
+
 def column_form_applies(x: Layout, out_channels: int, kernel: Sequence[int], strides: Sequence[int], padded: bool) -> bool:
     """Whether a Conv (already known ungrouped with constant weights, folded zero point) takes
     the column form: a 1x1 window at unit strides without pads over at least `MIN_CHANNELS`
@@ -125,15 +130,20 @@ def pointwise_columns(
     weight: Callable[[SSAValue, SSAValue], SSAValue],
     epilogue: Callable[[SSAValue, SSAValue], SSAValue],
     name: str,
+    weight_cache: int = 0,
+    weight_rows: Layout | None = None,
 ) -> None:
     """Y = the Conv of X (N, C, spatial…) by a 1x1 window in the column form (module docstring);
     `weight(m, c)` is W[m, c] as an int32 factor, `epilogue(sum, m)` the value stored for the
-    int32 sum of output channel m (its scales and zero points do not vary over the pixels)."""
+    int32 sum of output channel m (its scales and zero points do not vary over the pixels);
+    `weight_cache`: the bytes of the cache in front of slow weight memory (0: none), which a
+    channels-last X's tiles keep their weight rows within (`_pointwise_channels_last`), copying
+    them from `weight_rows` (W as int8 [M, C], when its zero point is 0) where they would not."""
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
     if is_channels_last(x):
-        _pointwise_channels_last(kb, x, y, weight, epilogue)
+        _pointwise_channels_last(kb, x, y, weight, epilogue, name, weight_cache, weight_rows)
         return
     width = column_pixels(channels, out_channels, pixels)
     xf = x.reshape([batch, channels, pixels])
@@ -168,6 +178,9 @@ def _pointwise_channels_last(
     y: Layout,
     weight: Callable[[SSAValue, SSAValue], SSAValue],
     epilogue: Callable[[SSAValue, SSAValue], SSAValue],
+    name: str,
+    weight_cache: int,
+    weight_rows: Layout | None,
 ) -> None:
     """`pointwise_columns` over a channels-last X (`assign-layouts`): each pixel's channels are
     already one contiguous run, so the tiles read X itself, no column is copied (and none is
@@ -177,6 +190,18 @@ def _pointwise_channels_last(
 
         for n, for m = 0, 2 … < M: for p = 0, 2 … < H·W (the last pair min(p, H·W - 2)):
           the 2 x 2 tile of rows m, m + 1 over X[n, :, p], X[n, :, p + 1]
+
+    Where a pair of weight rows (2·C bytes) is more than the share `CACHE_SHARE` of the cache
+    in front of slow weight memory (`weight_cache`, the board's) and the weights are int8 as
+    stored (`weight_rows`), each pair is first copied into a small scratch buffer `[2][C]`, which
+    every pixel pair then reads from RAM:
+
+        for m …: rows[i][c] = W[m + i, c]; for each pixel pair: the tile over rows
+
+    (VWW's 128-channel layers on the L4R5: a pair's 256 bytes, with the requantization tables'
+    lines, overflowed its 8-line data cache, and every pixel pair read them from flash again:
+    202,146 stall cycles per layer.) The copy costs 2·C byte loads and stores per pair of
+    output channels; the buffer adds 2·C bytes of scratch.
     """
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
@@ -186,10 +211,20 @@ def _pointwise_channels_last(
     assert xf is not None and yf is not None
     rows = xf.permute([0, 2, 1])  # (N, H·W, C), channels contiguous
     tile = _Tile(kb, rows, yf, channels, weight, epilogue, batched=True)
-    with kb.loop(batch) as n, kb.loop(out_channels, 0, CHANNELS) as m, kb.loop(-(-pixels // PIXELS)) as pair:
-        p = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, pixels)
-        positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
-        tile.build(n, m, positions.__getitem__, positions)
+    pairs = -(-pixels // PIXELS)
+    staged = weight_rows is not None and CHANNELS * channels > weight_cache // CACHE_SHARE > 0
+    if staged:
+        assert weight_rows is not None
+        local = kb.alloc(f"{name}_weights", [CHANNELS, channels], weight_rows.element_type)
+        tile = _Tile(kb, rows, yf, channels, lambda i, c: kb.cast(kb.load(local, [i, c]), I32), epilogue, batched=True, local_rows=True)
+    with kb.loop(batch) as n, kb.loop(out_channels, 0, CHANNELS) as m:
+        if staged:
+            with kb.loop(CHANNELS) as i, kb.loop(channels) as c:
+                kb.store(kb.load(weight_rows, [kb.alu("add", m, i), c]), local, [i, c])
+        with kb.loop(pairs) as pair:
+            p = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, pixels)
+            positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
+            tile.build(n, m, positions.__getitem__, positions)
 
 
 def window_columns(
@@ -260,6 +295,8 @@ class _Tile:
     epilogue: Callable[[SSAValue, SSAValue], SSAValue]
     batched: bool = False
     """The column is X itself, (N, pixels, C): read at [n, pixel, c]."""
+    local_rows: bool = False
+    """`weight` takes the tile's row (0, 1 …: a staged copy of its rows), not the channel."""
 
     def build(self, n: SSAValue, m: SSAValue, pixel: Callable[[int], SSAValue], positions: list[SSAValue]) -> None:
         """The tile of output channels m… over the column's pixels `pixel(0)`, `pixel(1)`…
@@ -270,10 +307,10 @@ class _Tile:
         with kb.loop(self.channels) as c:
             at = [n] if self.batched else []
             xs = [kb.cast(kb.load(self.column, [*at, pixel(j), c]), I32) for j in range(PIXELS)]
-            ws = [self.weight(row, c) for row in rows]
+            ws = [self.weight(kb.index(i) if self.local_rows else row, c) for i, row in enumerate(rows)]
             for acc, (wv, xv) in zip(accs, itertools.product(ws, xs)):
                 kb.mulacc(acc, xv, wv)
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "column_form_applies", "column_pixels", "pointwise_columns", "window_columns"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "column_form_applies", "column_pixels", "pointwise_columns", "window_columns"]

@@ -1,6 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-layouts' | filecheck %s
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m55},assign-layouts' | filecheck %s --check-prefix=HELIUM
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-layouts,onnx-to-uop' | filecheck %s --check-prefix=LOWERED
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-layouts,onnx-to-uop{weight-cache-bytes=8}' | filecheck %s --check-prefix=STAGED
 
 // A depthwise Conv, its Relu (an int8 Clip), then a pointwise Conv, as in MobileNet. The
 // depthwise output's only reader is the pointwise Conv, whose column form reads channels-last in
@@ -43,6 +44,27 @@
 // LOWERED:                 uop.gep %[[ROWS]][%{{.*}}, %{{.*}}, %[[K]]]
 // LOWERED:               uop.gep %[[Y]][%{{.*}}, %[[M]], %{{.*}}]
 // LOWERED:         func.return
+
+// With a cache of 8 bytes in front of the weights (`weight-cache-bytes`, a board's flash cache:
+// here smaller than a pair of 4-byte rows can take), each pair of rows m, m + 1 is copied into
+// y_columns_weights [2][4] before its pixel pairs, and the tiles read the copy.
+// STAGED-LABEL: func.func @main
+// STAGED:         %y_columns_weights = uop.define_local "y_columns_weights" : !uop.buffer<8xi8>
+// STAGED-NEXT:    %[[W:.*]] = uop.view %w : !uop.buffer<16xi8> -> !uop.view<4x4xi8, strides [4, 1], offset 0>
+// STAGED-NEXT:    %[[LOCAL:.*]] = uop.view %y_columns_weights : !uop.buffer<8xi8> -> !uop.view<2x4xi8, strides [4, 1], offset 0>
+// STAGED:         uop.range %[[M:.*]] = 0 to 4 step 2 {
+// STAGED-NEXT:      uop.range %[[I:.*]] = 0 to 2 {
+// STAGED-NEXT:        uop.range %[[C:.*]] = 0 to 4 {
+// STAGED-NEXT:          %[[ROW:.*]] = uop.add %[[M]], %[[I]] : index
+// STAGED-NEXT:          %{{.*}} = uop.gep %[[W]][%[[ROW]], %[[C]]]
+// STAGED-NEXT:          %[[B:.*]] = uop.load
+// STAGED-NEXT:          %[[TO:.*]] = uop.gep %[[LOCAL]][%[[I]], %[[C]]]
+// STAGED-NEXT:          uop.store %[[B]], %[[TO]] : i8
+// STAGED:           uop.range %{{.*}} = 0 to 5 {
+// STAGED:             uop.range %[[K:.*]] = 0 to 4 {
+// STAGED:               uop.gep %[[LOCAL]][%{{.*}}, %[[K]]]
+// STAGED:               uop.gep %[[LOCAL]][%{{.*}}, %[[K]]]
+// STAGED:         func.return
 func.func @main(%x: tensor<1x4x3x3xi8>, %dw: tensor<4x1x3x3xi8>) -> tensor<1x4x3x3xi8> {
   %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
   %xz = onnx.Constant() {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
