@@ -142,10 +142,16 @@ class Text:
             return self.where(self.alu("cmpne", alive, self.c(0)), self.fold(byte, fold), self.c(0))
 
         with kb.loop(longer) as j:
-            past = lambda field: self.alu("cmple", self.c(field.shape[-1]), kb.cast(j, I32))  # noqa: E731
-            # a field shorter than the other reads its last byte again there, counted as NUL
-            a_byte = self.where(past(a), self.c(0), live_byte(a, a_ivs, self.alu("min", kb.cast(j, I32), self.c(a.shape[-1] - 1)), a_live))
-            b_byte = self.where(past(b), self.c(0), live_byte(b, b_ivs, self.alu("min", kb.cast(j, I32), self.c(b.shape[-1] - 1)), b_live))
+
+            def field_byte(field: Layout, ivs, live) -> SSAValue:
+                if field.shape[-1] == longer:
+                    return live_byte(field, ivs, j, live)
+                # a field shorter than the other: its last byte read again past its end, counted as NUL
+                position = kb.cast(j, I32)
+                byte = live_byte(field, ivs, self.alu("min", position, self.c(field.shape[-1] - 1)), live)
+                return self.where(self.alu("cmple", self.c(field.shape[-1]), position), self.c(0), byte)
+
+            a_byte, b_byte = field_byte(a, a_ivs, a_live), field_byte(b, b_ivs, b_live)
             match = kb.cast(self.alu("cmpeq", a_byte, b_byte), I32)
             kb.acc_set(same, self.alu("and", kb.acc_get(same), match))
         return self.alu("cmpne", kb.acc_get(same), self.c(0))
