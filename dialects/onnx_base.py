@@ -452,15 +452,19 @@ _INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
 
 class QLinearAddBase(OnnxOp):
     """Checks the schema's type constraints, which the generated ops leave to the importer's
-    ONNX checker but which nothing checks for an op that a pass makes."""
+    ONNX checker but which nothing checks for an op that a pass makes; 16-bit A, B and C too
+    (beyond com.microsoft's schema: fold-qdq makes it of 16x8 models' residual Adds)."""
+
+    ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = (*_INT8_TYPES, IntegerType(16), IntegerType(16, Signedness.UNSIGNED))
 
     def verify_onnx(self) -> None:
         super().verify_onnx()
         tensors = (self.operands[0], self.operands[3], self.results[0])
         elements = {v.type.get_element_type() if isinstance(v.type, TensorType) else None for v in tensors}
         element = elements.pop()
-        if elements or element not in _INT8_TYPES:
-            raise VerifyException(f"{self.name}: A, B and C must have one element type, i8 or ui8")
+        if elements or element not in self.ELEMENT_TYPES:
+            spelled = " or ".join(str(t) for t in self.ELEMENT_TYPES)
+            raise VerifyException(f"{self.name}: A, B and C must have one element type, {spelled}")
         for scale, zero_point in ((1, 2), (4, 5), (6, 7)):
             names = f"'{QLINEAR_ADD_INPUTS[scale]}' and '{QLINEAR_ADD_INPUTS[zero_point]}'"
             if _scalar_type(self.operands[scale]) != Float32Type() or _scalar_type(
@@ -472,7 +476,10 @@ class QLinearAddBase(OnnxOp):
 
 
 class QLinearMulBase(QLinearAddBase):
-    """QLinearMul has QLinearAdd's inputs and type constraints."""
+    """QLinearMul has QLinearAdd's inputs and type constraints (8-bit only: its int64 product
+    of two 16-bit values times a Q31 multiplier could overflow)."""
+
+    ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = _INT8_TYPES
 
 
 class QLinearLeakyReluBase(OnnxOp):

@@ -19,7 +19,8 @@ each QuantizeLinear, this pass replaces (FOLDS says which function folds which o
   sum's count 1; ReduceMax / ReduceMin / GlobalMaxPool by the op on the integers, requantized
   (where the parameters differ) by a window sum of one element: exactly, ties to even. These,
   and 16x8 quantization's layers (a 16-bit x with 8-bit weights: Conv, Gemm, AveragePool,
-  Flatten, Reshape, Softmax), fold 16-bit tensors too (WIDE_FOLDS), every other fold 8-bit ones;
+  Softmax, Add / Sub, Relu / Clip, Concat, Max / Min, the movement ops but Resize), fold 16-bit
+  tensors too (WIDE_FOLDS), every other fold (Mul, MatMul, lookup tables, Resize) 8-bit ones;
 * Add, Sub and Mul of two DQ'd tensors by `QLinearAdd` / `QLinearMul` (com.microsoft's; Sub as
   an Add with B's scale negated), Max / Min by the op on requantized 8-bit tensors;
 * Softmax by `QLinearSoftmax` (com.microsoft's; integer only in onnx-to-uop);
@@ -600,10 +601,11 @@ def in_output_parameters(xs: list[Quantized | None], y: Quantized, b: Builder) -
         return None
     if not all(x.same_parameters(y) or requantizable(x, y) for x in xs):
         return None
-    return [
+    parts = [
         x.value if x.same_parameters(y) else _requantize_to_even(b, x, y, _int8_tensor(y, x.value.type.get_shape()))
         for x in xs
     ]
+    return None if any(p is None for p in parts) else parts  # a 16-bit one with run-time scales
 
 
 def fold_concat(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
@@ -663,7 +665,7 @@ def fold_activation(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
         return None  # a bound computed at run time
     x = _dequantized(input_value(op, 0))
     if x is not None:
-        if not is_int8(x.value) or not (x.same_parameters(y) or requantizable(x, y)):
+        if not is_8_or_16_bit(x.value) or not (x.same_parameters(y) or requantizable(x, y)):
             return None
         value = x.value if x.same_parameters(y) else _requantize_to_even(b, x, y, int8_result(op, y))
         if value is None:
@@ -689,13 +691,13 @@ def _fold_producer(value: SSAValue, y: Quantized, b: Builder) -> SSAValue | None
     return FOLDS[producer.name](producer, y, Builder(b.rewriter, b.anchor, producer.location))
 
 
-def _fold_qlinear_binary(op: Operation, y: Quantized, b: Builder, op_class, accepts) -> SSAValue | None:
-    """A binary op of two DQ'd int8 tensors of one type → `op_class` (QLinearAdd, QLinearMul),
-    when `accepts(x, w, y)`."""
+def _fold_qlinear_binary(op: Operation, y: Quantized, b: Builder, op_class, accepts, wide: bool = False) -> SSAValue | None:
+    """A binary op of two DQ'd int8 tensors of one type (16-bit too if `wide`) → `op_class`
+    (QLinearAdd, QLinearMul), when `accepts(x, w, y)`."""
     x, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
     if x is None or w is None or not accepts(x, w, y):
         return None
-    if not (is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
+    if not ((is_8_or_16_bit if wide else is_int8)(x.value) and _element_type(x.value) == _element_type(w.value)):
         return None
     folded = op_class.from_onnx(
         [x.value, x.scale, x.zero_point, w.value, w.scale, w.zero_point, y.scale, y.zero_point],
@@ -705,10 +707,11 @@ def _fold_qlinear_binary(op: Operation, y: Quantized, b: Builder, op_class, acce
 
 
 def fold_add(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
-    """Add of two DQ'd int8 tensors → `QLinearAdd` (integer-only lowering in quant.py)."""
+    """Add of two DQ'd 8- or 16-bit tensors (a 16x8 model's residual Add) → `QLinearAdd`
+    (integer-only lowering in quant.py)."""
     return _fold_qlinear_binary(
         op, y, b, QLinearAddOp,
-        lambda x, w, y: all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)),
+        lambda x, w, y: all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)), wide=True,
     )
 
 
@@ -727,7 +730,7 @@ def fold_sub(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     scale = None if w is None else constant_value(w.scale)
     if x is None or scale is None or not all(q.is_per_tensor and q.zero_point is not None for q in (x, w, y)):
         return None
-    if not (is_int8(x.value) and _element_type(x.value) == _element_type(w.value)):
+    if not (is_8_or_16_bit(x.value) and _element_type(x.value) == _element_type(w.value)):
         return None
     negated = b.constant(-scale, _element_type(w.scale), "negated_scale")
     folded = QLinearAddOp.from_onnx(
@@ -947,8 +950,9 @@ FOLDS: dict[str, Fold] = {
 
 WIDE_FOLDS = frozenset({
     "onnx.ReduceMean", "onnx.ReduceSum", "onnx.ReduceMax", "onnx.ReduceMin", "onnx.GlobalMaxPool",
-    "onnx.GlobalAveragePool", "onnx.Conv", "onnx.Gemm", "onnx.AveragePool", "onnx.Flatten",
-    "onnx.Reshape", "onnx.Softmax",
+    "onnx.GlobalAveragePool", "onnx.Conv", "onnx.Gemm", "onnx.AveragePool", "onnx.Softmax",
+    "onnx.Add", "onnx.Sub", "onnx.Relu", "onnx.Clip", "onnx.Concat", "onnx.Max", "onnx.Min",
+    *(f"onnx.{name}" for name in MOVEMENT_OPS if name != "Resize"),
 })
 """The folds that take 16-bit tensors too (an int32 or int64 sum, the op on the integers, or
 16x8 quantization's layers: a 16-bit activation times 8-bit weights)."""
@@ -973,9 +977,10 @@ class FoldQuantizeLinear(RewritePattern):
             x = Quantized.of(source)
             if x.same_parameters(y) and x.value.type == op.results[0].type:
                 rewriter.replace(op, [], [x.value])
-            elif is_int8(x.value) and x.zero_point is not None and requantizable(x, y):
+            elif is_8_or_16_bit(x.value) and x.zero_point is not None and requantizable(x, y):
                 requantized = _requantize_to_even(Builder(rewriter, op), x, y, op.results[0].type)
-                rewriter.replace(op, [], [requantized])
+                if requantized is not None:  # None: 16-bit with run-time scales
+                    rewriter.replace(op, [], [requantized])
             elif _requantizable_across(x, y, op.results[0]):  # uint8 <-> int8 (Brevitas' ReLU → signed)
                 rewriter.replace(op, [], [_exact_requantize(Builder(rewriter, op), x, y)])
             return

@@ -196,3 +196,59 @@ def test_16x8_sums_beyond_int32_take_int64_accumulators(tmp_path):
         np.testing.assert_array_equal(got, want)
         (reference,) = session.run(None, {"x": x})
         assert _worst_lsb(got, reference, Y_SCALE) <= 1.0
+
+
+# -- the other ops of 16x8 graphs ------------------------------------------------------------------
+
+
+def sixteen_bit_ops() -> onnx.ModelProto:
+    """int16 codes a, b (1x4x6x6) → DQ → a residual Add (other scales), a Clip (ReLU6), a
+    MaxPool, a Concat of a and b (b requantized to a's parameters) → Q to int16 outputs."""
+    arrays = {
+        "sa": np.array(0.0007, np.float32), "za": np.array(-911, np.int16),
+        "sb": np.array(0.0011, np.float32), "zb": np.array(37, np.int16),
+        "sy": np.array(0.0013, np.float32), "zy": np.array(-120, np.int16),
+        "lo": np.array(0.0, np.float32), "hi": np.array(6.0, np.float32),
+    }
+    dq = lambda x, s, z: helper.make_node("DequantizeLinear", [x, s, z], [f"{x}_f"])  # noqa: E731
+    q = lambda x, s, z, y: helper.make_node("QuantizeLinear", [x, s, z], [y])  # noqa: E731
+    nodes = [
+        dq("a", "sa", "za"), dq("b", "sb", "zb"),
+        helper.make_node("Add", ["a_f", "b_f"], ["add"]), q("add", "sy", "zy", "y_add"),
+        helper.make_node("Clip", ["b_f", "lo", "hi"], ["clip"]), q("clip", "sy", "zy", "y_clip"),
+        helper.make_node("MaxPool", ["a_f"], ["pool"], kernel_shape=[2, 2], strides=[2, 2]), q("pool", "sa", "za", "y_pool"),
+        helper.make_node("Concat", ["a_f", "b_f"], ["cat"], axis=1), q("cat", "sa", "za", "y_cat"),
+    ]
+    shape = [1, 4, 6, 6]
+    outputs = {"y_add": shape, "y_clip": shape, "y_pool": [1, 4, 3, 3], "y_cat": [1, 8, 6, 6]}
+    graph = helper.make_graph(
+        nodes, "sixteen_bit_ops",
+        [helper.make_tensor_value_info(n, TensorProto.INT16, shape) for n in ("a", "b")],
+        [helper.make_tensor_value_info(n, TensorProto.INT16, s) for n, s in outputs.items()],
+        [numpy_helper.from_array(v, k) for k, v in arrays.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    onnx.checker.check_model(model)
+    return model
+
+
+def test_16_bit_add_clip_maxpool_concat_fold_and_match(tmp_path):
+    """A 16x8 graph's other ops (a residual Add, ReLU6, MaxPool, Concat with a requantized
+    input) fold to integer ops on the int16 codes and give onnxruntime's codes within 1 LSB on
+    random codes, on the host and the cortex-m4 pipeline."""
+    model = sixteen_bit_ops()
+    module = folded(model, tmp_path)
+    assert not unfolded_ops(module)
+    assert not [op for op in module.walk() if op.name in ("onnx.DequantizeLinear", "onnx.QuantizeLinear")]
+    onnx.save(model, tmp_path / "ops.onnx")
+    session = onnxruntime_session(model, optimized=False)
+    rng = np.random.default_rng(5)
+    feeds = {n: rng.integers(-32768, 32768, size=(1, 4, 6, 6)).astype(np.int16) for n in ("a", "b")}
+    want = session.run(None, feeds)
+    for target in ("host", "cortex-m4"):
+        pipeline = None if target == "host" else pipeline_for(target)
+        result = compile_model(tmp_path / "ops.onnx", tmp_path / target, CompileOptions(name="ops", pipeline=pipeline))
+        got = load_compiled(result)(feeds["a"], feeds["b"])
+        for name, g, w in zip(("add", "clip", "pool", "cat"), got, want, strict=True):
+            assert np.max(np.abs(g.astype(np.int32) - w.astype(np.int32))) <= 1, (target, name)

@@ -1346,7 +1346,10 @@ class QLinearAddLowering(OnnxLowering):
         a_s, a_zp, b_s, b_zp, c_s, c_zp = (quant_param(op.operands[i], shape) for i in (1, 2, 4, 5, 6, 7))
         scales = [float(p.constant_values().reshape(-1)[0]) for p in (a_s, b_s, c_s)]
         mode = rounding_mode(op)
-        if mode != "exact" and min(scales) > 0:  # a Sub (B's scale negated) keeps the exact form
+        # A Sub (B's scale negated) keeps the exact form; so does a 16-bit Add in TFLite's modes
+        # (its int8 Add's 2^20 left shift is for 8-bit codes; TFLite's int16 Add is another).
+        tflite_wide = mode.startswith("tflite") and out_type.width.data > 8
+        if mode != "exact" and min(scales) > 0 and not tflite_wide:
             zero_points = [int(p.constant_values().reshape(-1)[0]) for p in (a_zp, b_zp, c_zp)]
             y = kb.alloc(result_name(op), shape, out_type)
             if mode == "onnxruntime":
@@ -1355,6 +1358,8 @@ class QLinearAddLowering(OnnxLowering):
                 _tflite_add(kb, a, b, y, scales, zero_points, out_type, mode == "tflite-single")
             return [y]
         scale_type = numpy_dtype(promote(a_s.element_type, c_s.element_type))
+        if out_type.width.data > 8:
+            scale_type = np.float64  # as `_bind_fixed_point`: a float32 ratio is 2^-8 of an int16 step
         out_scale = c_s.constant_values().reshape(-1)[0].astype(scale_type)
         multipliers = [float(p.constant_values().reshape(-1)[0].astype(scale_type) / out_scale) for p in (a_s, b_s)]
         (m_a, m_b), shift = common_shift_multipliers(multipliers)

@@ -88,3 +88,33 @@ func.func @kws_tail(%x: tensor<1x2x2x2xi16>) -> tensor<1x3xi16> {
   %y = onnx.QuantizeLinear(%sm, %ps, %z) : (tensor<1x3xf32>, tensor<f32>, tensor<i16>) -> tensor<1x3xi16>
   func.return %y : tensor<1x3xi16>
 }
+
+// -----
+
+// A 16x8 graph's residual Add (two int16 tensors of other parameters) → QLinearAdd of int16;
+// a Relu after it (no Q between: a fused activation) → an int16 Clip at the output's zero
+// point; MaxPool on the int16 codes.
+
+// CHECK-LABEL: func.func @residual
+// CHECK-NOT:     onnx.DequantizeLinear
+// CHECK:         %[[ADD:.*]] = onnx.QLinearAdd(%a, %sa, %za, %b, %sb, %zb, %sy, %zy) : (tensor<1x2x4x4xi16>, tensor<f32>, tensor<i16>, tensor<1x2x4x4xi16>, tensor<f32>, tensor<i16>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xi16>
+// CHECK:         %[[CLIP:.*]] = onnx.Clip(%[[ADD]], %{{.*}}) : (tensor<1x2x4x4xi16>, tensor<i16>) -> tensor<1x2x4x4xi16>
+// CHECK:         onnx.MaxPool(%[[CLIP]]) {{.*}} : (tensor<1x2x4x4xi16>) -> tensor<1x2x2x2xi16>
+// CHECK-NOT:     onnx.QuantizeLinear
+func.func @residual(%a: tensor<1x2x4x4xi16>, %b: tensor<1x2x4x4xi16>) -> tensor<1x2x2x2xi16> {
+  %sa = onnx.Constant() {value = dense<0.0007> : tensor<f32>} : () -> tensor<f32>
+  %za = onnx.Constant() {value = dense<-911> : tensor<i16>} : () -> tensor<i16>
+  %sb = onnx.Constant() {value = dense<0.0011> : tensor<f32>} : () -> tensor<f32>
+  %zb = onnx.Constant() {value = dense<37> : tensor<i16>} : () -> tensor<i16>
+  %sy = onnx.Constant() {value = dense<0.0013> : tensor<f32>} : () -> tensor<f32>
+  %zy = onnx.Constant() {value = dense<-120> : tensor<i16>} : () -> tensor<i16>
+  %af = onnx.DequantizeLinear(%a, %sa, %za) : (tensor<1x2x4x4xi16>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xf32>
+  %bf = onnx.DequantizeLinear(%b, %sb, %zb) : (tensor<1x2x4x4xi16>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xf32>
+  %s = onnx.Add(%af, %bf) : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %r = onnx.Relu(%s) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %rq = onnx.QuantizeLinear(%r, %sy, %zy) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xi16>
+  %rd = onnx.DequantizeLinear(%rq, %sy, %zy) : (tensor<1x2x4x4xi16>, tensor<f32>, tensor<i16>) -> tensor<1x2x4x4xf32>
+  %p = onnx.MaxPool(%rd) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %y = onnx.QuantizeLinear(%p, %sy, %zy) : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i16>) -> tensor<1x2x2x2xi16>
+  func.return %y : tensor<1x2x2x2xi16>
+}

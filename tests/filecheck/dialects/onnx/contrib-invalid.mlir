@@ -10,13 +10,13 @@
 // -----
 
 %a, %b, %s, %z = "test.op"() : () -> (tensor<3xi8>, tensor<3xui8>, tensor<f32>, tensor<i8>)
-// expected-error@+1 {{onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8}}
+// expected-error@+1 {{onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8 or i16 or ui16}}
 %c = onnx.QLinearAdd(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>, tensor<3xui8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<3xi8>
 
 // -----
 
 %a, %s, %z = "test.op"() : () -> (tensor<3xi32>, tensor<f32>, tensor<i32>)
-// expected-error@+1 {{onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8}}
+// expected-error@+1 {{onnx.QLinearAdd: A, B and C must have one element type, i8 or ui8 or i16 or ui16}}
 %c = onnx.QLinearAdd(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xi32>, tensor<f32>, tensor<i32>, tensor<3xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<3xi32>
 
 // -----
@@ -144,3 +144,10 @@ onnx.Guard(%c) : (tensor<i64>) -> ()
 %a, %s, %z, %b, %bs, %bz = "test.op"() : () -> (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<3xf32>, tensor<i8>)
 // expected-error@+1 {{onnx.QGemm: 'b_scale' must be a tensor of f32 of the shape of 'b_zero_point'}}
 %y = onnx.QGemm(%a, %s, %z, %b, %bs, %bz) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<4x3xi8>, tensor<3xf32>, tensor<i8>) -> tensor<1x3xf32>
+
+// -----
+
+// QLinearMul stays 8-bit (QLinearAdd takes 16-bit too).
+%a, %s, %z = "test.op"() : () -> (tensor<3xi16>, tensor<f32>, tensor<i16>)
+// expected-error@+1 {{onnx.QLinearMul: A, B and C must have one element type, i8 or ui8}}
+%c = onnx.QLinearMul(%a, %s, %z, %a, %s, %z, %s, %z) : (tensor<3xi16>, tensor<f32>, tensor<i16>, tensor<3xi16>, tensor<f32>, tensor<i16>, tensor<f32>, tensor<i16>) -> tensor<3xi16>
