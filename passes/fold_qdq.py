@@ -249,6 +249,9 @@ def _bias_value(value: SSAValue | None, channels: int, x: Quantized, w: Quantize
     zero_point = constant_value(dq.zero_point) if dq.zero_point is not None else np.zeros(1)
     if bias_scale is None or np.any(zero_point) or math.prod(dq.value.type.get_shape()) != channels:
         return False, None
+    codes = constant_value(dq.value)
+    if codes is not None and not np.any(codes):  # a zero bias is zero in any scale (tf2onnx
+        return True, dq.value  # shares one zero-bias DQ, in the first layer's scale, among layers)
     return np.allclose(bias_scale, x_scale * w_scale, rtol=1e-6, atol=0), dq.value
 
 

@@ -38,7 +38,7 @@ NAMES = sorted(MANIFEST)
 
 NOT_INTEGER = {
     "ort_qdq_qint16_activations": "16x8: int16 activations stay float until the 16-bit Conv/Add kernels land",
-    "tflite_16x8": "16x8: int16 activations stay float until the 16-bit Conv/Add kernels land",
+    "tflite_16x8": "16x8: its FULLY_CONNECTED (MatMul of an int16 x, 72 B) stays float: no 16-bit MatMul fold",
     "pt2e_x86_inductor_cnn": "X86InductorQuantizer leaves Conv → Relu → ReduceMean → Q unquantized between "
                              "the Conv and the mean (no Q after the Relu): no integer fold of that chain",
 }
@@ -47,8 +47,8 @@ NOT_INTEGER = {
 NOT_EXACT: dict[str, str] = {
     "ort_qdq_qint16_activations": "16x8: onnxruntime runs int16 QDQ in float32 (no integer kernel to match): "
                                   "1 LSB of the int16 output, 2 of 40 codes (float path and 16-bit kernels alike)",
-    "tflite_16x8": "16x8: computed in float32 until the 16-bit kernels land, not in TFLite's 16x8 integer "
-                   "requantization (up to 2 LSB, 6 of 10 codes)",
+    "tflite_16x8": "16x8: TFLite's 16x8 Conv requantizes its int64 sum with a 16-bit (Q15) reduced multiplier, "
+                   "which no mode reproduces (first conv: 236 of 4,608 codes 1 LSB); output 13 of 40 codes, up to 2 LSB",
 }
 """Models whose outputs differ from their tool's runtime in the matching mode, and why."""
 
