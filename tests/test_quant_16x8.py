@@ -252,3 +252,32 @@ def test_16_bit_add_clip_maxpool_concat_fold_and_match(tmp_path):
         got = load_compiled(result)(feeds["a"], feeds["b"])
         for name, g, w in zip(("add", "clip", "pool", "cat"), got, want, strict=True):
             assert np.max(np.abs(g.astype(np.int32) - w.astype(np.int32))) <= 1, (target, name)
+
+
+def test_16_bit_softmax_within_one_lsb_of_the_exact_value(tmp_path):
+    """DQ → Softmax → Q on int16 codes (QLinearSoftmax of int16: exp from a coarse and a fine
+    256-entry table): within 1 LSB of the float64 softmax of the dequantized codes, rounded
+    half to even, over rows whose distances span 0 to 65535, and of onnxruntime."""
+    arrays = {"xs": np.array(0.0005, np.float32), "xz": np.array(-1407, np.int16),
+              "ys": np.array(1 / 65535, np.float32), "yz": np.array(-32768, np.int16)}
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("Softmax", ["xf"], ["p"], axis=1),
+             helper.make_node("QuantizeLinear", ["p", "ys", "yz"], ["y"])]
+    graph = helper.make_graph(nodes, "softmax16", [helper.make_tensor_value_info("x", TensorProto.INT16, [64, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT16, [64, 12])],
+                              [numpy_helper.from_array(v, k) for k, v in arrays.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    onnx.save(model, tmp_path / "softmax.onnx")
+    rng = np.random.default_rng(11)
+    x = rng.integers(-32768, 32768, size=(64, 12)).astype(np.int16)
+    x[:8] = rng.integers(-200, 200, size=(8, 12))  # close rows: every class counts
+    x[8, :] = [32767, -32768, *rng.integers(-32768, 32768, size=10)]  # the largest distance
+    result = compile_model(tmp_path / "softmax.onnx", tmp_path / "out", CompileOptions(name="softmax"))
+    (got,) = load_compiled(result)(x)
+    logits = (x.astype(np.float64) + 1407) * float(np.float32(0.0005))
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    exact = np.clip(np.rint(e / e.sum(axis=1, keepdims=True) / float(np.float32(1 / 65535))) - 32768, -32768, 32767)
+    assert np.max(np.abs(got.astype(np.int64) - exact)) <= 1
+    (reference,) = onnxruntime_session(model, optimized=False).run(None, {"x": x})
+    assert np.max(np.abs(got.astype(np.int64) - reference)) <= 1
