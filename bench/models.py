@@ -809,8 +809,98 @@ def save_all(folder: str | Path) -> dict[str, Path]:
     return paths
 
 
+def mobilenet_v2_int8(size: int = 224) -> onnx.ModelProto:
+    """MobileNetV2-1.0 int8 at size x size (issue 28's patch-based target), QDQ as a PyTorch ->
+    TFLite -> tf2onnx export writes it: an int8 NCHW input; every 3x3 convolution's padding an
+    explicit `DQ -> Pad -> Q -> DQ -> Conv` chain (TF's padding: 1 on each side at stride 1, the
+    ends only at stride 2); per-channel int8 weights (DQ along axis 0), int32 biases at
+    x_scale * w_scale; ReLU6 as the range of the Q after each expansion and depthwise
+    convolution (scale 6/255, zero point -128), the projections linear (scale 0.1, zero point
+    0), the residual Adds requantized; GlobalAveragePool, Gemm to 1,000 int8 logits. Weights
+    are seeded random codes (numpy and onnx.helper only): a shape and a schedule to measure,
+    not a classifier."""
+    rng = np.random.default_rng(28)
+    nodes: list[onnx.NodeProto] = []
+    inits: list[onnx.TensorProto] = []
+    count = [0]
+
+    def fresh(prefix: str) -> str:
+        count[0] += 1
+        return f"{prefix}_{count[0]}"
+
+    def const(prefix: str, array: np.ndarray) -> str:
+        name = fresh(prefix)
+        inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    def node(op: str, inputs: list[str], prefix: str, **attrs) -> str:
+        out = fresh(prefix)
+        nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    relu6 = (const("relu6_scale", np.array(6 / 255, np.float32)), const("relu6_zp", np.array(-128, np.int8)))
+    linear = (const("linear_scale", np.array(0.1, np.float32)), const("linear_zp", np.array(0, np.int8)))
+
+    def dq(x: str, q: tuple[str, str]) -> str:
+        return node("DequantizeLinear", [x, *q], "dq")
+
+    def conv(x: str, q: tuple[str, str], cin: int, cout: int, kernel: int, stride: int, group: int,
+             out: tuple[str, str]) -> str:
+        """int8 x (quantized by q) -> int8 output (quantized by out)."""
+        fan_in = cin // group * kernel * kernel
+        w_scale = (np.sqrt(2.0 / fan_in) / 40 * rng.uniform(0.8, 1.2, cout)).astype(np.float32)
+        w = np.clip(np.round(rng.standard_normal((cout, cin // group, kernel, kernel)) * 40), -127, 127)
+        x_scale = float(numpy_helper.to_array(next(i for i in inits if i.name == q[0])))
+        bias = np.round(rng.standard_normal(cout) * 0.05 / (x_scale * w_scale)).astype(np.int32)
+        weight = node("DequantizeLinear", [const("w", w.astype(np.int8)), const("w_scale", w_scale),
+                                           const("w_zp", np.zeros(cout, np.int8))], "w_dq", axis=0)
+        b = node("DequantizeLinear", [const("b", bias), const("b_scale", (x_scale * w_scale).astype(np.float32)),
+                                      const("b_zp", np.zeros(cout, np.int32))], "b_dq", axis=0)
+        xf = dq(x, q)
+        if kernel > 1:  # the explicit padding, requantized on its own
+            pads = [0, 0, 1, 1, 0, 0, 1, 1] if stride == 1 else [0, 0, 0, 0, 0, 0, 1, 1]
+            padded = node("Pad", [xf, const("pads", np.array(pads, np.int64)), const("pad_value", np.array(0.0, np.float32))],
+                          "pad", mode="constant")
+            xf = dq(node("QuantizeLinear", [padded, *q], "q"), q)
+        y = node("Conv", [xf, weight, b], "conv", kernel_shape=[kernel, kernel], strides=[stride, stride], group=group)
+        if out is relu6:
+            y = node("Clip", [y, const("zero", np.array(0.0, np.float32)), const("six", np.array(6.0, np.float32))], "relu6")
+        return node("QuantizeLinear", [y, *out], "q")
+
+    x, q, cin = conv("input", relu6, 3, 32, 3, 2, 1, relu6), relu6, 32
+    for t, c, n, s in _MOBILENET_V2_STAGES:
+        for i in range(n):
+            stride, hidden = (s if i == 0 else 1), cin * t
+            y = x if t == 1 else conv(x, q, cin, hidden, 1, 1, 1, relu6)
+            y = conv(y, relu6, hidden, hidden, 3, stride, hidden, relu6)
+            y = conv(y, relu6, hidden, c, 1, 1, 1, linear)
+            if stride == 1 and cin == c:
+                y = node("QuantizeLinear", [node("Add", [dq(x, q), dq(y, linear)], "add"), *linear], "q")
+            x, q, cin = y, linear, c
+    x = conv(x, q, cin, 1280, 1, 1, 1, relu6)
+    pooled = node("QuantizeLinear", [node("GlobalAveragePool", [dq(x, relu6)], "gap"), *relu6], "q")
+    flat = node("Flatten", [dq(pooled, relu6)], "flatten", axis=1)
+    w = np.clip(np.round(rng.standard_normal((1280, 1000)) * 40), -127, 127).astype(np.int8)
+    weight = node("DequantizeLinear", [const("fc_w", w), const("fc_scale", np.array(1 / 1600, np.float32))], "w_dq")
+    node("QuantizeLinear", [node("MatMul", [flat, weight], "fc"), *linear], "q")
+    nodes[-1].output[0] = "logits"
+    graph = helper.make_graph(
+        nodes, "mobilenet_v2_int8", [helper.make_tensor_value_info("input", TensorProto.INT8, [1, 3, size, size])],
+        [helper.make_tensor_value_info("logits", TensorProto.INT8, [1, 1000])], inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="zant-bench")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+BELOW_THE_LAYER_BOUND: dict[str, Callable[[], onnx.ModelProto]] = {"mobilenet_v2_int8": mobilenet_v2_int8}
+"""Models for `bench/memory.py --budgets` only (too large for the tests and the other benches)."""
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python bench/models.py OUTDIR")
     for name, path in save_all(sys.argv[1]).items():
         print(f"{name:12s} {path}")
+

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
@@ -62,13 +63,33 @@ class Layer:
     sources: tuple[int, ...] = (0,)
     """The ONNX inputs that are activations (the rest are parameters): 0, or both addends."""
 
-    @property
+    @cached_property
     def input(self) -> SSAValue:
         return inputs(self.op)[self.sources[0]]  # type: ignore[return-value]
 
-    @property
+    @cached_property
     def activations(self) -> list[SSAValue]:
         return [inputs(self.op)[k] for k in self.sources]  # type: ignore[misc]
+
+    @cached_property
+    def in_lengths(self) -> tuple[int, int]:
+        shape = shape_of(self.input)
+        return shape[self.in_axes[0]], shape[self.in_axes[1]]
+
+    @cached_property
+    def pixel_bytes(self) -> int:
+        """Bytes of one output pixel (all channels)."""
+        shape = shape_of(self.output)
+        return nbytes(self.output) // (shape[2] * shape[3])
+
+    @cached_property
+    def output_bytes(self) -> int:
+        return nbytes(self.output)
+
+    @cached_property
+    def pixel_macs(self) -> int:
+        """MACs of one output pixel (all channels)."""
+        return self.macs_per_output() * math.prod(shape_of(self.output)[:2])
 
     @property
     def output(self) -> SSAValue:
@@ -77,10 +98,9 @@ class Layer:
     def in_spans(self, out: Sequence[Span]) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
         """The input spans `out` reads (clamped to the input) and the padding the tile's op adds
         at each end (begin, end) for the positions outside the input."""
-        shape = shape_of(self.input)
         spans, pads = [], []
         for d, (lo, hi) in enumerate(out):
-            length = shape[self.in_axes[d]]
+            length = self.in_lengths[d]
             if self.window is None:
                 spans.append((lo, hi))
                 pads.append((0, 0))
@@ -265,6 +285,10 @@ def _last_uses(stage: Sequence[Layer]) -> list[int]:
     return last
 
 
+def _pixels(spans: Sequence[Span]) -> int:
+    return math.prod(hi - lo for lo, hi in spans)
+
+
 def _union(a: tuple[Span, ...] | None, b: tuple[Span, ...]) -> tuple[Span, ...]:
     return b if a is None else tuple((min(x[0], y[0]), max(x[1], y[1])) for x, y in zip(a, b))
 
@@ -293,22 +317,21 @@ def plan_patches(stage: Sequence[Layer], rows: int, cols: int) -> PatchPlan:
         for c, col_span in enumerate(col_spans):
             per_layer = tile_layers(stage, (row_span, col_span))
             for layer, tile in zip(stage, per_layer):
-                pixels = math.prod(hi - lo for lo, hi in tile.out_spans)
-                macs += layer.macs_per_output() * shape_of(layer.output)[1] * pixels
+                macs += layer.pixel_macs * _pixels(tile.out_spans)
             tiles.append(((r, c), per_layer))
-    layer_macs = sum(layer.macs_per_output() * math.prod(shape_of(layer.output)[1:]) for layer in stage)
+    layer_macs = sum(layer.pixel_macs * math.prod(shape_of(layer.output)[2:]) for layer in stage)
     start = stage[0].input
     held = 0 if isinstance(start, BlockArgument) else nbytes(start)
     last = _last_uses(stage)
     done = row_tiles = peak = 0
     for (r, c), per_layer in tiles:
-        for k, layer in enumerate(stage):
-            live = sum(
-                nbytes(stage[j].output, per_layer[j].out_spans)
-                for j in range(k + 1) if last[j] >= k and j != len(stage) - 1
-            )
-            peak = max(peak, held + done + row_tiles + live + nbytes(layer.output, per_layer[k].out_spans))
-        row_tiles += nbytes(stage[-1].output, per_layer[-1].out_spans)
+        sizes = [layer.pixel_bytes * _pixels(tile.out_spans) for layer, tile in zip(stage, per_layer)]
+        live = 0  # the tile buffers produced before layer k and read at k or later
+        for k in range(len(stage)):
+            live -= sum(sizes[j] for j in range(k) if last[j] == k - 1 and j != len(stage) - 1)
+            peak = max(peak, held + done + row_tiles + live + sizes[k])
+            live += sizes[k] if k != len(stage) - 1 else 0
+        row_tiles += sizes[-1]
         if c == len(col_spans) - 1:  # the row's Concat: its tiles and the strip
             peak = max(peak, held + done + 2 * row_tiles)
             done += row_tiles
@@ -328,6 +351,8 @@ def candidates(stage: Sequence[Layer], max_tiles: int = 8) -> list[PatchPlan]:
             continue
         if end + 1 < len(stage) and stage[end + 1].window is None and len(stage[end + 1].sources) == 1:
             continue  # end a stage after the element-wise ops of its last window op
+        if 2 * prefix[-1].output_bytes >= layer_bound(prefix):
+            continue  # the Concats alone need as much as the layers
         out = shape_of(prefix[-1].output)
         for n in range(2, min(max_tiles, out[2], out[3]) + 1):
             result.append(plan_patches(prefix, n, n))
@@ -339,7 +364,7 @@ def layer_bound(stage: Sequence[Layer]) -> int:
     beside the results still to be read; the graph input is the caller's)."""
     last = _last_uses(stage)
     return max(
-        sum(nbytes(stage[j].output) for j in range(k) if last[j] >= k) + nbytes(layer.output)
+        sum(stage[j].output_bytes for j in range(k) if last[j] >= k) + layer.output_bytes
         for k, layer in enumerate(stage)
     ) + (0 if isinstance(stage[0].input, BlockArgument) else nbytes(stage[0].input))
 

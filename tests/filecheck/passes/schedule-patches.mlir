@@ -1,7 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p "schedule-patches{tiles=2}" | filecheck %s
 // RUN: zant-opt %s --split-input-file -p "schedule-patches{tiles=2},set-target{target=cortex-m4},onnx-to-uop,plan-arenas,verify-arena-plan" | filecheck %s --check-prefix=PLAN
 // RUN: zant-opt %s --split-input-file -p "schedule-patches" | filecheck %s --check-prefix=SMALLEST
-// RUN: zant-opt %s --split-input-file -p "schedule-patches{budget=1400}" | filecheck %s --check-prefix=BUDGET
+// RUN: zant-opt %s --split-input-file -p "schedule-patches{budget=1000}" | filecheck %s --check-prefix=BUDGET
 
 // Conv 3x3 -> Relu -> Conv 3x3 stride 2 from a graph input, 2x2 tiles of the 4x4 output. Tile
 // (0, 0) (output rows and columns 0..1) reads rows and columns 0..3 of the Relu, which read
@@ -9,7 +9,7 @@
 // (begins at the top-left, ends at the bottom-right; the stride-2 Conv's last window never
 // reaches its end padding). Each row of tiles is one Concat along W, the rows one along H.
 
-// CHECK:       builtin.module attributes {zant.patches = [{schedule = "patches", output = "y", layers = 3 : i64, first = "onnx.Conv", tiles = [2 : i64, 2 : i64], macs = 8136 : i64, layer_macs = 6912 : i64, estimated_peak_bytes = 1392 : i64}]}
+// CHECK:       builtin.module attributes {zant.patches = [{schedule = "patches", output = "y", layers = 3 : i64, first = "onnx.Conv", tiles = [2 : i64, 2 : i64], macs = 8136 : i64, layer_macs = 6912 : i64, estimated_peak_bytes = 992 : i64}]}
 // CHECK-LABEL: func.func @stage
 // CHECK:         [[X00:%.*]] = onnx.Slice(%x, {{.*}}) {zant.patch = "0,0 of 2x2"} : {{.*}} -> tensor<1x2x5x5xf32>
 // CHECK-NEXT:    %a_r0c0 = onnx.Conv([[X00]], %w0) {pads = array<i64: 1, 1, 0, 0>, zant.patch = "0,0 of 2x2"} : (tensor<1x2x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
@@ -22,7 +22,7 @@
 // CHECK:         %a_r1c1 = onnx.Conv({{.*}}) {pads = array<i64: 0, 0, 1, 1>, zant.patch = "1,1 of 2x2"} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x5x5xf32>
 // CHECK:         %y_r1c1 = onnx.Conv(%r_r1c1, %w1) {pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>, zant.patch = "1,1 of 2x2"}
 // CHECK-NEXT:    %y_row1 = onnx.Concat(%y_r1c0, %y_r1c1) {axis = 3 : i64, zant.patch = "row 1 of 2x2"}
-// CHECK-NEXT:    %y = onnx.Concat(%y_row0, %y_row1) {axis = 2 : i64, zant.patch_stage = "2x2 tiles of 1x4x4x4, 3 layers (onnx.Conv .. onnx.Conv): 8,136 MACs (+1,224, 17.7% recomputed halo), ~1,392 B live at once"} : (tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %y = onnx.Concat(%y_row0, %y_row1) {axis = 2 : i64, zant.patch_stage = "2x2 tiles of 1x4x4x4, 3 layers (onnx.Conv .. onnx.Conv): 8,136 MACs (+1,224, 17.7% recomputed halo), ~992 B live at once"} : (tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>) -> tensor<1x4x4x4xf32>
 // CHECK-NEXT:    func.return %y
 // CHECK-NOT:     onnx.Conv(%x
 
@@ -34,10 +34,9 @@
 // PLAN:          %a_r0c1 = uop.define_local "a_r0c1" at 0
 
 // With no budget the cost model takes the smallest estimated peak (4x4 tiles of one output
-// pixel, 59% of the MACs again); within a budget of 1,400 B the fewest MACs (2x2; the estimate
-// counts the Relu beside its Conv, the plan then puts it in place).
-// SMALLEST:      zant.patch_stage = "4x4 tiles of 1x4x4x4, 3 layers (onnx.Conv .. onnx.Conv): 11,016 MACs (+4,104, 59.4% recomputed halo), ~672 B live at once"
-// BUDGET:        zant.patch_stage = "2x2 tiles of 1x4x4x4, 3 layers (onnx.Conv .. onnx.Conv): 8,136 MACs (+1,224, 17.7% recomputed halo), ~1,392 B live at once"
+// pixel, 59% of the MACs again); within a budget of 1,000 B the fewest MACs (2x2).
+// SMALLEST:      zant.patch_stage = "4x4 tiles of 1x4x4x4, 3 layers (onnx.Conv .. onnx.Conv): 11,016 MACs (+4,104, 59.4% recomputed halo), ~528 B live at once"
+// BUDGET:        zant.patch_stage = "2x2 tiles of 1x4x4x4, 3 layers (onnx.Conv .. onnx.Conv): 8,136 MACs (+1,224, 17.7% recomputed halo), ~992 B live at once"
 
 func.func @stage(%x: tensor<1x2x8x8xf32>) -> tensor<1x4x4x4xf32> {
   %w0 = onnx.Constant() {value = dense<0.5> : tensor<4x2x3x3xf32>} : () -> tensor<4x2x3x3xf32>
