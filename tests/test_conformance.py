@@ -97,7 +97,7 @@ def test_training_dropout_is_compiled_with_a_seed_only():
 
 
 def test_data_dependent_and_sequence_cases_are_out_of_scope():
-    # ImageDecoder compiles for BMP, PPM and JPEG; cases encoding others stay out, with the reason.
+    # ImageDecoder compiles for BMP, PPM, JPEG and PNG; cases encoding others stay out, with the reason.
     def decoder(encoded: bytes):
         return _case(
             [helper.make_node("ImageDecoder", ["x"], ["y"])],
@@ -106,11 +106,12 @@ def test_data_dependent_and_sequence_cases_are_out_of_scope():
             data_sets=[([np.frombuffer(encoded, np.uint8)], [])],
         )
 
-    png = conformance.classify(decoder(b"\x89PNG\r\n\x1a\n" + bytes(12)), 0, supported_ops())
-    assert png.status == "out_of_scope" and "PNG: zlib inflate" in png.reason
+    tiff = conformance.classify(decoder(b"II*\0" + bytes(12)), 0, supported_ops())
+    assert tiff.status == "out_of_scope" and "TIFF: a container" in tiff.reason
     webp = conformance.classify(decoder(b"RIFF\0\0\0\0WEBPVP8 "), 0, supported_ops())
     assert webp.status == "out_of_scope" and "VP8" in webp.reason
     assert conformance.classify(decoder(b"\xff\xd8\xff\xe0" + bytes(12)), 0, supported_ops()).status == ""
+    assert conformance.classify(decoder(b"\x89PNG\r\n\x1a\n" + bytes(12)), 0, supported_ops()).status == ""
     assert conformance.classify(decoder(b"P6 1 1 255\n123"), 0, supported_ops()).status == ""
     # NonZero compiles for the output shape the model declares: the compiler's to judge.
     nonzero = _case(
@@ -621,3 +622,58 @@ def test_render_shows_a_saved_run_beside_others(tmp_path, capsys):
     assert "give --output-md" in capsys.readouterr().err
     assert conformance.main(["--render", str(tmp_path / "host.json"), "--as-written", "--output-md", str(md)]) == 1
     assert "--as-written would describe a new one" in capsys.readouterr().err
+
+
+# -- the model suites (`zant conformance --models`) -------------------------------------------
+
+
+def test_model_suites_are_read_as_onnx_runner_reads_them():
+    """149 cases over the four suites; a light model gets arange(n)/n and its output .pb, a
+    case whose inputs have defaults (IR >= 4) leaves them out of its data sets."""
+    cases = {c.name: c for c in conformance.load_cases("models")}
+    counts = {s: sum(1 for c in cases.values() if c.suite == s) for s in conformance.MODEL_SUITES}
+    assert counts == {"simple": 23, "pytorch-converted": 82, "pytorch-operator": 35, "light": 9}
+    vgg = cases["light/test_vgg19"]
+    (inputs, outputs), = vgg.data_sets
+    assert inputs[0].shape == (1, 3, 224, 224) and inputs[0].dtype == np.float32
+    np.testing.assert_array_equal(inputs[0].reshape(-1)[:3], np.array([0, 1, 2], np.float32) / inputs[0].size)
+    assert outputs[0].shape == (1, 1000) and vgg.rtol == 1e-3
+    sequence = cases["simple/test_sequence_model1"]
+    assert [len(ins) for ins, _ in sequence.data_sets] == [3]  # X, Y, Z; pos and pos_at take their defaults
+    model, data_sets, frozen = conformance.freeze_parameters(sequence)
+    assert frozen == ["pos", "pos_at"] and [v.name for v in model.graph.input] == ["X", "Y", "Z"]
+    model, data_sets, frozen = conformance.as_written(sequence)
+    assert frozen == [] and [a.tolist() for a in data_sets[0][0][3:]] == [1, 2]  # the initializers
+
+
+MODEL_CASES = ("simple/test_sign_model", "simple/test_gradient_of_add_and_mul", "simple/test_sequence_model3",
+               "pytorch-operator/test_operator_chunk")
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_model_suite_cases_pass(tmp_path, target):
+    """A few cases of the model suites through the runner: Gradient, inputs with defaults, a
+    torch export; with --render the report groups them by suite."""
+    import json
+
+    argv = ["--models", "--filter", "^(" + "|".join(MODEL_CASES) + ")$", "--target", target, "-q",
+            "--output-json", str(tmp_path / "models.json")]
+    assert conformance.main(argv) == 0
+    saved = json.loads((tmp_path / "models.json").read_text(encoding="utf-8"))
+    assert saved["suite"] == "models" and saved["command"].startswith("zant conformance --models")
+    assert {r["name"]: r["status"] for r in saved["cases"]} == dict.fromkeys(MODEL_CASES, "pass")
+    assert conformance.main(["--render", str(tmp_path / "models.json"), "--output-md", str(tmp_path / "models.md")]) == 0
+    text = (tmp_path / "models.md").read_text(encoding="utf-8")
+    assert text.startswith("# ONNX backend model-test conformance") and "## Per suite" in text and "## Per case" in text
+    assert "| simple | 3 | 3 |" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_every_model_suite_case_passes(target):
+    """The whole model suites (the light models take minutes each and GBs of memory to build):
+    every case passes but the string ones (out of scope until the compiler takes strings)."""
+    records, _ = conformance.run_conformance(target=target, suite="models")
+    failed = [(r["name"], r["status"], r["reason"]) for r in records if r["status"] not in ("pass", "out_of_scope")]
+    assert not failed
+    assert all(r["reason"] == "string tensors" for r in records if r["status"] == "out_of_scope")

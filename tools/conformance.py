@@ -690,6 +690,10 @@ MODEL_SUITES = ("simple", "pytorch-converted", "pytorch-operator", "light")
 """The suites of `onnx/backend/test/data` whose cases carry their data (`light`'s models sit
 in `light/` and are listed by `real/*/data.json`, which also gives their tolerances)."""
 _LIGHT_PREFIX = "onnx/backend/test/data/light/"
+SOLO_SUITES = ("light",)
+"""Suites whose cases are each built alone (a batch of one): the `light` models' weights are
+tens to hundreds of MB (vgg19: 548 MB of f32), and one library of several would not fit a
+build's memory."""
 
 _CASES: dict[str, list] = {}
 
@@ -984,7 +988,9 @@ def run_conformance(
             continue
         records.append(record)
     todo = [r for r in records if not r.status]
-    batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
+    alone = [r for r in todo if r.op in SOLO_SUITES]
+    shared = [r for r in todo if r.op not in SOLO_SUITES]
+    batches = [shared[i : i + batch_size] for i in range(0, len(shared), batch_size)] + [[r] for r in alone]
     owned = work_dir is None
     root = Path(work_dir or tempfile.mkdtemp(prefix="zant-conformance-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -1242,6 +1248,12 @@ def totals_section(records: list[dict], stats: dict, beside: Sequence[Beside]) -
     return lines
 
 
+MODELS_PAGE_LINK = (
+    "The model suites onnx ships with their data (simple, pytorch-converted, pytorch-operator, light): "
+    "[ONNX backend model-test conformance](onnx-conformance-models.md) (`zant conformance --models`)."
+)
+"""The node reports' pointer to the model suites' page (beside them in docs/)."""
+
 _MODELS_SOURCE = (
     "Each case of the model suites onnx ships with their data (`onnx/backend/test/data/`: simple, "
     "pytorch-converted, pytorch-operator, and light, the models `real/*/data.json` names, fed as onnx's "
@@ -1312,6 +1324,7 @@ def render_markdown(
             100,
         ),
         *([f"Per-case records: [{Path(json_link).name}]({json_link})."] if json_link else []),
+        *([] if models else ["", MODELS_PAGE_LINK]),
         "",
         *totals_section(records, stats, beside),
     ]
