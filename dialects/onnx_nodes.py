@@ -32,6 +32,7 @@ import zant.dialects.onnx_schemas  # noqa: F401 (registers Guard's schema with o
 from zant.dialects.onnx_types import graph_attr
 from zant.errors import ZantError
 from zant.ir.resources import make_constant_attr
+from zant.ir.strings import StringType, fields
 from zant.ir.types import mlir_element_type
 
 CONSTANT_VALUE_ATTRIBUTES = (
@@ -63,8 +64,10 @@ def static_tensor_type(type_proto: TypeProto | None, name: str) -> TensorType | 
 
 
 def tensor_array(tensor: TensorProto) -> np.ndarray:
-    """A tensor's data as an array (`ZantError` for segmented tensors and data that do not fit)."""
-    mlir_element_type(tensor.data_type, tensor.name)
+    """A tensor's data as an array (`ZantError` for segmented tensors and data that do not fit);
+    a string tensor's as an object array of bytes (`string_constant_op`)."""
+    if tensor.data_type != TensorProto.STRING:
+        mlir_element_type(tensor.data_type, tensor.name)
     if tensor.HasField("segment"):
         raise ZantError(f"tensor '{tensor.name}': segmented tensors are not supported")
     try:
@@ -83,15 +86,29 @@ def constant_op(array: np.ndarray, result_type: TensorType, name_hint: str) -> C
     return ConstantOp.from_onnx([], [result_type], {"value": make_constant_attr(array, name_hint)})
 
 
+def string_constant_op(array: np.ndarray, capacity: int, name_hint: str) -> ConstantOp:
+    """`onnx.Constant` of strings (an object array of str or bytes) of `capacity` bytes each: a
+    `tensor<... x !onnx.string<CAP>>` whose value is the fields' bytes, uint8 [..., CAP]."""
+    try:
+        data = fields(array, capacity)
+    except ValueError as error:
+        raise ZantError(f"string constant '{name_hint}': {error}") from None
+    return ConstantOp.from_onnx([], [TensorType(StringType(capacity), array.shape)], {"value": make_constant_attr(data, name_hint)})
+
+
 def constant_node_array(node: NodeProto) -> np.ndarray:
-    """The value of a Constant node (numeric values only)."""
+    """The value of a Constant node (strings as an object array of bytes)."""
     (attribute,) = node.attribute
     if attribute.name not in CONSTANT_VALUE_ATTRIBUTES:
         raise ZantError(f"{node_label(node)}: Constant attribute '{attribute.name}' is not supported")
     if attribute.type == AttributeProto.TENSOR:
         return tensor_array(attribute.t)
-    if attribute.type in (AttributeProto.STRING, AttributeProto.STRINGS):
-        raise ZantError(f"{node_label(node)}: string constants are not supported")
+    if attribute.type in (AttributeProto.STRING, AttributeProto.STRINGS):  # bytes objects
+        value = helper.get_attribute_value(attribute)
+        strings = [value] if attribute.type == AttributeProto.STRING else list(value)
+        array = np.empty(len(strings), dtype=object)
+        array[:] = strings
+        return array.reshape(()) if attribute.type == AttributeProto.STRING else array
     return np.array(
         helper.get_attribute_value(attribute),
         dtype=np.float32 if attribute.name.startswith("value_float") else np.int64,

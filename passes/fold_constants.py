@@ -71,6 +71,7 @@ from zant.dialects.onnx import (
     string_value,
 )
 from zant.ir.resources import MAX_FOLDED_ELEMENTS, attr_to_array, constant_array, make_constant_attr
+from zant.ir.strings import StringType
 from zant.ir.types import numpy_dtype
 
 NEVER_FOLDED: frozenset[type[OnnxOp]] = frozenset(
@@ -243,6 +244,9 @@ class FoldConstantsPass(ModulePass):
     def _fold(self, op: OnnxOp, opset: int) -> bool:
         if type(op) in NEVER_FOLDED or not op.results or op.regions and op.regions[0].blocks:
             return False
+        if any(isinstance(v.type, TensorType) and isinstance(v.type.get_element_type(), StringType)
+               for v in (*op.operands, *op.results)):
+            return False  # a string constant's value is its fields' bytes, not what ONNX holds
         for result in op.results:
             if not isinstance(result.type, TensorType):
                 return False

@@ -61,7 +61,7 @@ def run_error(*args: str) -> str:
         ("custom_domain", (), "node 'fused' (FusedThing): unsupported operator domain 'com.example'"),
         ("unknown_op", (), "node 'n0' (NoSuchOp): unsupported operator 'NoSuchOp'"),
         ("subgraph", (), "node 'n' (Loop): the trip count is only known at run time"),
-        ("string_constant", (), "tensor 's' has unsupported element type STRING"),
+        ("complex_input", (), "tensor 's' has unsupported element type COMPLEX64"),
         ("bad_checker", (), "invalid ONNX model: "),
         (
             "symbolic",

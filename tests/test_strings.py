@@ -25,9 +25,10 @@ S, B, I64 = TensorProto.STRING, TensorProto.BOOL, TensorProto.INT64
 CAP = DEFAULT_STRING_CAPACITY
 
 
-def _model(nodes, inputs, outputs, ml: bool = False):
+def _model(nodes, inputs, outputs, initializers=(), ml: bool = False):
     opsets = [helper.make_opsetid("", 21)] + ([helper.make_opsetid("ai.onnx.ml", 4)] if ml else [])
-    return helper.make_model(helper.make_graph(nodes, "strings", inputs, outputs), opset_imports=opsets)
+    graph = helper.make_graph(nodes, "strings", inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=opsets)
 
 
 def _compile(model, tmp_path_factory, name):
@@ -175,10 +176,10 @@ def test_string_normalizer_equals_the_reference(normalizer):
 def test_unsupported_string_uses_are_errors_naming_the_node(tmp_path):
     bad_regex = _model([helper.make_node("RegexFullMatch", ["x"], ["y"], name="look", pattern="a(?=b)")],
                        [helper.make_tensor_value_info("x", S, [2])], [helper.make_tensor_value_info("y", B, [2])])
-    gather = _model([helper.make_node("Gather", ["x", "i"], ["y"], name="pick")],
-                    [helper.make_tensor_value_info("x", S, [2]), helper.make_tensor_value_info("i", I64, [1])],
-                    [helper.make_tensor_value_info("y", S, [1])])
-    for model, node in ((bad_regex, "look"), (gather, "pick")):
+    tile = _model([helper.make_node("Tile", ["x", "r"], ["y"], name="pick")],
+                  [helper.make_tensor_value_info("x", S, [2])], [helper.make_tensor_value_info("y", S, [4])])
+    tile.graph.initializer.append(onnx.numpy_helper.from_array(np.array([2], np.int64), "r"))
+    for model, node in ((bad_regex, "look"), (tile, "pick")):
         path = tmp_path / f"{node}.onnx"
         onnx.save(model, path)
         with pytest.raises(ZantError, match=f"node '{node}'"):
@@ -457,3 +458,40 @@ def test_arbitrary_field_bytes_never_leave_the_buffers(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     # every kernel ran every time: 7 bytes split into at most 8 pieces at ',' and 4 words
     assert done.stdout.strip() == "[0]", done.stdout
+
+
+def test_string_constants_gather_and_where_equal_the_reference(tmp_path_factory):
+    """String constants (an initializer, Constant nodes with value_strings and value_string) and
+    Gather / Where on strings: a label table picked by ArgMax, a suffix, a fallback; a run-time
+    index out of range is status 6 (BAD_INDEX)."""
+    F = TensorProto.FLOAT
+    nodes = [
+        helper.make_node("ArgMax", ["scores"], ["best"], axis=1, keepdims=0),
+        helper.make_node("Gather", ["labels", "best"], ["label"]),
+        helper.make_node("Constant", [], ["suffix"], value_string="!"),
+        helper.make_node("StringConcat", ["label", "suffix"], ["shout"]),
+        helper.make_node("Constant", [], ["known"], value_strings=["dög", "cat"]),
+        helper.make_node("StringConcat", ["known", "label"], ["pair"]),
+        helper.make_node("Equal", ["label", "x"], ["same"]),
+        helper.make_node("Where", ["same", "x", "label"], ["either"]),
+        helper.make_node("Gather", ["x", "i"], ["picked"]),
+    ]
+    model = _model(
+        nodes,
+        [helper.make_tensor_value_info("scores", F, [2, 3]), helper.make_tensor_value_info("x", S, [2]),
+         helper.make_tensor_value_info("i", I64, [3])],
+        [helper.make_tensor_value_info("label", S, [2]), helper.make_tensor_value_info("shout", S, [2]),
+         helper.make_tensor_value_info("pair", S, [2]), helper.make_tensor_value_info("same", B, [2]),
+         helper.make_tensor_value_info("either", S, [2]), helper.make_tensor_value_info("picked", S, [3])],
+        [helper.make_tensor("labels", S, [3], [b"cat", "dög".encode(), b""])],
+    )
+    net = _compile(model, tmp_path_factory, "constants")
+    for scores in ([[0, 2, 1], [5, 0, 0]], [[0, 0, 1], [0, 1, 0]]):
+        feeds = {"scores": np.array(scores, np.float32), "x": _strings(["é" * (CAP // 2), "cat"]),
+                 "i": np.array([1, 0, -1], np.int64)}
+        want = ReferenceEvaluator(model).run(None, feeds)
+        got = net.predict(feeds)
+        for name, w in zip(["label", "shout", "pair", "same", "either", "picked"], want):
+            np.testing.assert_array_equal(got[name], w.astype(object) if w.dtype.kind in "US" else w, err_msg=name)
+    with pytest.raises(ZantError, match="returned 6"):
+        net.predict({**feeds, "i": np.array([0, 2, 0], np.int64)})

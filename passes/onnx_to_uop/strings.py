@@ -28,19 +28,22 @@ from xdsl.ir import Operation, SSAValue
 from zant.dialects import abi
 from zant.dialects.onnx import (
     ConcatOp,
+    ConstantOp,
     EqualOp,
     FlattenOp,
+    GatherOp,
     IdentityOp,
-    ReshapeOp,
-    SqueezeOp,
-    TfIdfVectorizerOp,
-    TransposeOp,
-    UnsqueezeOp,
     OnnxOp,
     RegexFullMatchOp,
+    ReshapeOp,
+    SqueezeOp,
     StringConcatOp,
     StringNormalizerOp,
     StringSplitOp,
+    TfIdfVectorizerOp,
+    TransposeOp,
+    UnsqueezeOp,
+    WhereOp,
     get_attr,
     inputs,
 )
@@ -48,7 +51,7 @@ from zant.ir.strings import StringType
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
 from zant.passes.onnx_to_uop.ml import ml_op_names
-from zant.passes.onnx_to_uop.parameters import check, constant_array
+from zant.passes.onnx_to_uop.parameters import check, constant_array, constant_indices, data_index
 from zant.passes.onnx_to_uop.regex import RegexError, compile_pattern
 from zant.passes.onnx_to_uop.text import TfIdfVectorizerLowering, pool_grams
 
@@ -556,6 +559,64 @@ class StringMovementLowering(OnnxLowering):
         return [reshaped]
 
 
+class StringGatherLowering(OnnxLowering):
+    """Gather of strings (a label table picked by an index, ...): the fields are the elements;
+    a run-time index is a `uop.bound_index` (`check-data-indices` checks it before the kernel,
+    status BAD_INDEX), a constant one is checked now."""
+
+    op_names = frozenset()
+
+    def matches(self, op: Operation) -> bool:
+        return isinstance(op, GatherOp) and string_capacity(op.results[0]) is not None
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        data_value, indices_value = inputs(op)
+        data, indices = string_layout(data_value), layout_of(indices_value)
+        rank = len(tensor_shape(data_value))
+        axis = get_attr(op, "axis") % rank
+        known = constant_indices(op, 1, data.shape[axis])
+        out = alloc_strings(kb, op)
+        if data.shape[-1] != out.shape[-1]:
+            raise ValueError(f"capacity {data.shape[-1]} in, {out.shape[-1]} out")
+        split = axis + indices.rank  # each index read once, its slice of fields copied inside
+        with kb.loop_nest(out.shape[:split]) as outer:
+            picked = data_index(kb, kb.load(indices, outer[axis:]), data.shape[axis], known)
+            with kb.loop_nest(out.shape[split:]) as inner:
+                kb.store(kb.load(data, [*outer[:axis], picked, *inner]), out, [*outer, *inner])
+        return [out]
+
+
+class StringWhereLowering(OnnxLowering):
+    """Where on strings, with broadcasting: each field from X or Y (a narrower one NUL-padded)."""
+
+    op_names = frozenset()
+
+    def matches(self, op: Operation) -> bool:
+        return isinstance(op, WhereOp) and string_capacity(op.results[0]) is not None
+
+    def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
+        condition_value, x_value, y_value = inputs(op)
+        shape = tensor_shape(op.results[0])
+        condition = layout_of(condition_value).broadcast_to(shape)
+        x, y = (string_layout(v) for v in (x_value, y_value))
+        x, y = x.broadcast_to((*shape, x.shape[-1])), y.broadcast_to((*shape, y.shape[-1]))
+        out = alloc_strings(kb, op)
+        t = Text(kb)
+
+        def byte(field: Layout, ivs, j) -> SSAValue:
+            if field.shape[-1] == out.shape[-1]:
+                return t.byte(field, ivs, j)
+            position = kb.cast(j, I32)
+            inside = t.alu("cmplt", position, t.c(field.shape[-1]))
+            return t.where(inside, t.byte(field, ivs, t.alu("min", position, t.c(field.shape[-1] - 1))), t.c(0))
+
+        with kb.loop_nest(shape) as ivs:
+            pick = kb.load(condition, ivs)
+            with kb.loop(out.shape[-1]) as j:
+                t.store(t.where(pick, byte(x, ivs, j), byte(y, ivs, j)), out, [*ivs, j])
+        return [out]
+
+
 class StringOneHotEncoderLowering(OnnxLowering):
     """OneHotEncoder of strings (`cats_strings`): Y[..., c] = 1 where X[...] is category c."""
 
@@ -624,10 +685,12 @@ class StringGuardLowering(OnnxLowering):
     op_names = frozenset()
     SUPPORTED = ("StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder, "
                  "OneHotEncoder, TfIdfVectorizer, the classifiers' labels, Identity, Reshape, Flatten, Squeeze, Unsqueeze, "
-                 "Transpose and Concat")
+                 "Transpose, Concat, Gather and Where")
 
     def matches(self, op: Operation) -> bool:
-        return isinstance(op, OnnxOp) and has_strings(op) and op.name not in STRING_LABEL_CLASSIFIERS
+        # a string Constant's value is its fields' bytes: constants.py's global takes it as is
+        return (isinstance(op, OnnxOp) and has_strings(op) and op.name not in STRING_LABEL_CLASSIFIERS
+                and not isinstance(op, ConstantOp))
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         raise NotImplementedError(f"string tensors are supported by {self.SUPPORTED} only")
@@ -641,6 +704,8 @@ PATTERNS = (
     StringSplitLowering(),
     StringLabelEncoderLowering(),
     StringMovementLowering(),
+    StringGatherLowering(),
+    StringWhereLowering(),
     StringOneHotEncoderLowering(),
     StringTfIdfVectorizerLowering(),
     StringGuardLowering(),

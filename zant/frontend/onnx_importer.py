@@ -87,6 +87,7 @@ from zant.dialects.onnx_nodes import (
     node_label,
     op_of_node,
     static_tensor_type,
+    string_constant_op,
     tensor_array,
 )
 from zant.frontend.bounded import BOUNDED_ATTR, OUTPUT_BOUNDS_ATTR, bound_outputs
@@ -801,6 +802,10 @@ class _GraphImporter:
         return call
 
     def constant(self, name: str, array: np.ndarray):
+        if array.dtype == object:  # strings: NUL-padded fields (zant.ir.strings)
+            op = string_constant_op(array, self.string_capacities[name], name)
+            self.bind(name, op.results[0])
+            return op
         op = constant_op(array, self.tensor_type(name) if name in self.types else array_type(array, name), name)
         self.bind(name, op.results[0])
         return op

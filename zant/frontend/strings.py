@@ -1,6 +1,7 @@
 """The capacity of every string value of a graph (see `zant.ir.strings` for the form).
 
-A string graph input gets the capacity the user compiles with (`--string-capacity`); each node's
+A string graph input gets the capacity the user compiles with (`--string-capacity`), a string
+constant (initializer or Constant node) its longest string's bytes; each node's
 string results get theirs from the node's inputs, in graph order, by the op's rule:
 StringConcat the sum of its inputs' (the longest result is the longest X beside the longest Y),
 LabelEncoder its longest string value or default, a classifier with string labels its longest
@@ -36,6 +37,18 @@ def _label_encoder_capacity(node) -> int:
     return _longest(values)
 
 
+def _constant_strings(node) -> list:
+    """The strings a Constant node holds (none for a numeric one)."""
+    for attribute in node.attribute:
+        if attribute.name == "value" and attribute.t.data_type == TensorProto.STRING:
+            return list(attribute.t.string_data)
+        if attribute.name == "value_string":
+            return [attribute.s]
+        if attribute.name == "value_strings":
+            return list(attribute.strings)
+    return []
+
+
 def string_capacities(graph: GraphProto, types: dict, input_capacity: int) -> dict[str, int]:
     """Value name → bytes per element, for every string value of `graph` (`types`: name → its
     TypeProto, as the importer has them)."""
@@ -49,9 +62,14 @@ def string_capacities(graph: GraphProto, types: dict, input_capacity: int) -> di
         )
 
     capacities = {v.name: input_capacity for v in graph.input if is_string(v.name)}
+    for tensor in graph.initializer:  # constants: their longest string
+        if tensor.data_type == TensorProto.STRING:
+            capacities[tensor.name] = max(_longest(tensor.string_data), 1)
     for node in graph.node:
         known = [capacities[n] for n in node.input if n in capacities]
-        if node.op_type == "StringConcat":
+        if node.op_type == "Constant":
+            capacity = max(_longest(_constant_strings(node)), 1)
+        elif node.op_type == "StringConcat":
             capacity = sum(known)
         elif node.op_type == "LabelEncoder":
             capacity = _label_encoder_capacity(node)

@@ -88,6 +88,20 @@ def encode(values, shape: list[int] | tuple[int, ...], capacity: int, name: str)
     return np.array(fields, dtype=string_dtype(capacity)).reshape(shape)
 
 
+def fields(values: np.ndarray, capacity: int) -> np.ndarray:
+    """Strings (an array of str or bytes) as their NUL-padded fields: uint8 [*shape, capacity]
+    (a constant's bytes; `ValueError` for one longer than `capacity` or holding a NUL)."""
+    array = np.asarray(values, dtype=object)
+    out = np.zeros((*array.shape, capacity), np.uint8)
+    flat = out.reshape(-1, capacity)
+    for index, value in enumerate(array.reshape(-1)):
+        data = value if isinstance(value, bytes) else str(value).encode("utf-8")
+        if len(data) > capacity or b"\0" in data:
+            raise ValueError(f"string {data!r} does not fit a field of {capacity} bytes without NUL")
+        flat[index, : len(data)] = np.frombuffer(data, np.uint8)
+    return out
+
+
 def decode(array: np.ndarray) -> np.ndarray:
     """An ABI `S{CAP}` array as NumPy's object array of str, as onnx.reference gives strings."""
     flat = [bytes(v).decode("utf-8", errors="replace") for v in array.reshape(-1)]
@@ -102,6 +116,7 @@ __all__ = [
     "StringType",
     "decode",
     "encode",
+    "fields",
     "is_string_dtype",
     "string_dtype",
 ]

@@ -63,8 +63,8 @@ func.func @main(%x: tensor<2x!onnx.string<4>>) -> (tensor<2x3x!onnx.string<4>>, 
 // -----
 
 // Any other op on strings is refused, naming the node (zant-opt stops there: keep it last).
-// CHECK: node 'pick' (onnx.Gather): string tensors are supported by StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder, OneHotEncoder, TfIdfVectorizer,
-func.func @main(%x: tensor<2x!onnx.string<4>>, %i: tensor<1xi64>) -> tensor<1x!onnx.string<4>> attributes {onnx.input_names = ["x", "i"], onnx.output_names = ["y"]} {
-  %y = onnx.Gather(%x, %i) {onnx.node_name = "pick"} : (tensor<2x!onnx.string<4>>, tensor<1xi64>) -> tensor<1x!onnx.string<4>>
-  func.return %y : tensor<1x!onnx.string<4>>
+// CHECK: node 'pick' (onnx.Tile): string tensors are supported by StringConcat, StringSplit, StringNormalizer, RegexFullMatch, Equal, ai.onnx.ml.LabelEncoder, OneHotEncoder, TfIdfVectorizer,
+func.func @main(%x: tensor<2x!onnx.string<4>>, %r: tensor<1xi64>) -> tensor<4x!onnx.string<4>> attributes {onnx.input_names = ["x", "r"], onnx.output_names = ["y"]} {
+  %y = onnx.Tile(%x, %r) {onnx.node_name = "pick"} : (tensor<2x!onnx.string<4>>, tensor<1xi64>) -> tensor<4x!onnx.string<4>>
+  func.return %y : tensor<4x!onnx.string<4>>
 }
