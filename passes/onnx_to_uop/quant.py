@@ -684,6 +684,8 @@ class Requantization:
         def pick(values: np.ndarray) -> np.ndarray:  # one value when every channel has it
             return values if np.ptp(values) else values[:1]
 
+        if not single and isinstance(self.output_type, IntegerType) and self.output_type.width.data == 16:
+            return self._bind_tflite_16x8(kb, q, exponent, shape, axis, pick)
         read_q = _axis_constant(kb, pick(q), shape, axis, "requant_multiplier")
         scale = TfliteScale(kb, single, exponent)
         read_r = _axis_constant(kb, pick(np.maximum(-exponent, 0)), shape, axis, "requant_shift")
@@ -698,6 +700,29 @@ class Requantization:
                 kb.cast(total, I64), read_q(indices), kb.cast(read_r(indices), I32),
                 None if read_nudge is None else read_nudge(indices), None if read_e is None else read_e(indices),
             )
+            if zero_point is not None:
+                value = kb.alu("add", value, zero_point(indices))
+            return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
+
+        return finish
+
+    def _bind_tflite_16x8(self, kb: KernelBuilder, q: np.ndarray, exponent: np.ndarray, shape, axis, pick) -> Finish:
+        """TFLite's 16x8 layers (int16 output; reference kernels in the default, double-rounding
+        build): MultiplyByQuantizedMultiplier of the int64 sum with the multiplier reduced to 16
+        bits, m = (q + 2^15) >> 16 (0x7FFF from q ≥ 0x7FFF0000), and one rounding,
+        (sum · m + 2^(t-1)) >> t with t = 15 - e; plus the zero point, saturated."""
+        reduced = np.where(q < 0x7FFF0000, (q + (1 << 15)) >> 16, 0x7FFF).astype(np.int64)
+        total = (15 - exponent).astype(np.int64)
+        read_m = _axis_constant(kb, pick(reduced), shape, axis, "requant_multiplier")
+        read_t = _axis_constant(kb, pick(total), shape, axis, "requant_shift")
+        one = kb.const(1, I64)
+        zero_point = _optional_reader(kb, self.zero_point, I64)
+        low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
+
+        def finish(total_sum: SSAValue, indices: list[SSAValue]) -> SSAValue:
+            t = read_t(indices)
+            half = kb.alu("shl", one, kb.alu("sub", t, one))
+            value = kb.alu("shr", kb.alu("add", kb.alu("mul", kb.cast(total_sum, I64), read_m(indices)), half), t)
             if zero_point is not None:
                 value = kb.alu("add", value, zero_point(indices))
             return kb.cast(kb.alu("min", kb.alu("max", value, low), high), self.output_type)
