@@ -25,7 +25,8 @@ inputs through line and plane buffers, and below those `schedule-patches`: the e
 tile by tile, docs/ram-budget.md), or `miss` with the smallest it reaches; `in-place nests`
 counts the nests scheduled so, `patches` names the grid, the stage and the MACs it recomputes. `--mlperf [DIR]` adds MLPerf Tiny's int8
 models from DIR (default ../shared/mlperf_tiny/onnx beside the repository) as `mlperf_kws_int8`
-... (input shapes as in docs/mlperf-tiny.md).
+... (input shapes as in docs/mlperf-tiny.md). `--models mobilenet_v2_int8` (with --budgets only:
+bench/models.py's BELOW_THE_LAYER_BOUND) is a MobileNetV2-1.0 int8 at 224x224.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from models import MODELS  # noqa: E402
+from models import BELOW_THE_LAYER_BOUND, MODELS  # noqa: E402
 
 from zant.driver import CompileOptions, compile_model  # noqa: E402
 from zant.errors import ZantError  # noqa: E402
@@ -221,11 +222,12 @@ def main_budgets(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     if args.models:
         names = [n.strip() for n in args.models.split(",") if n.strip()]
     entries: list[tuple[str, Path | None, dict | None]] = []
+    builders = {**MODELS, **BELOW_THE_LAYER_BOUND}
     for n in names:
-        if n in MODELS:
+        if n in builders:
             entries.append((n, None, None))
         elif not args.mlperf:
-            parser.error(f"unknown model {n} (choose from {', '.join(MODELS)})")
+            parser.error(f"unknown model {n} (choose from {', '.join(builders)})")
     if args.mlperf:
         folder = Path(args.mlperf)
         wanted = [n.removeprefix("mlperf_") for n in names if n.startswith("mlperf_")] or list(MLPERF_SHAPES)
@@ -238,7 +240,7 @@ def main_budgets(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         for model_name, path, shapes in entries:
             if path is None:
                 path = folder / f"{model_name}.onnx"
-                onnx.save(MODELS[model_name](), path)
+                onnx.save(builders[model_name](), path)
             try:
                 rows.append(budget_row(model_name, path, shapes, target, budgets, folder))
             except Exception as error:

@@ -431,3 +431,20 @@ def test_mlperf_vww_int8_patches_fit_the_goal(tmp_path):
     )
     assert _scratch(plan) <= 22_118
     assert [s for s in plan["schedules"] if s["schedule"] == "patches"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MLPERF_IC.is_file(), reason="MLPerf Tiny's ic_int8.onnx is not on this machine")
+def test_mlperf_ic_int8_patches_fit_the_goal(tmp_path):
+    """Issue 28's Done-when: ResNet-8 int8 at or under its 49,152 B layer bound (the first
+    residual block as patches), as Cortex-M4 firmware under QEMU, its outputs those of the
+    layer-by-layer build."""
+    import shutil
+
+    path = tmp_path / "ic_int8.onnx"
+    shutil.copy(MLPERF_IC, path)
+    plan = _firmware_equals_layer_by_layer(
+        path, tmp_path, shapes={"input_1_int8": [1, 32, 32, 3]}, budget=49_152, target="cortex-m4", board="mps2-an386",
+    )
+    assert _scratch(plan) <= 49_152
+    assert [s for s in plan["schedules"] if s["schedule"] == "patches"]
