@@ -495,3 +495,36 @@ def test_string_constants_gather_and_where_equal_the_reference(tmp_path_factory)
             np.testing.assert_array_equal(got[name], w.astype(object) if w.dtype.kind in "US" else w, err_msg=name)
     with pytest.raises(ZantError, match="returned 6"):
         net.predict({**feeds, "i": np.array([0, 2, 0], np.int64)})
+
+
+def test_string_split_equals_python_on_random_strings(tmp_path):
+    """StringSplit against Python's str.split on 400 random strings of ' ', '\\t', ',', ';', 'a',
+    'é' (at most 12 bytes: fields exactly full included), separators "," and ",;", maxsplit
+    none / 0 / 2, and whitespace with maxsplit none / 1."""
+    configurations = [(",", None), (",;", 2), (",", 0), ("", None), ("", 1)]
+    nodes, outputs = [], []
+    for k, (delimiter, maxsplit) in enumerate(configurations):
+        attributes = {"delimiter": delimiter} if delimiter else {}
+        if maxsplit is not None:
+            attributes["maxsplit"] = maxsplit
+        nodes.append(helper.make_node("StringSplit", ["x"], [f"p{k}", f"n{k}"], **attributes))
+        outputs += [helper.make_tensor_value_info(f"p{k}", S, [40, 13]), helper.make_tensor_value_info(f"n{k}", I64, [40])]
+    model = _model(nodes, [helper.make_tensor_value_info("x", S, [40])], outputs)
+    path = tmp_path / "split.onnx"
+    onnx.save(model, path)
+    net = zant.compile(str(path), string_capacity=12)
+    rng = np.random.default_rng(1)
+    alphabet = [" ", "\t", ",", ";", "a", "é"]
+    for _ in range(10):
+        texts = []
+        while len(texts) < 40:
+            text = "".join(rng.choice(alphabet, int(rng.integers(0, 12))))
+            if len(text.encode()) <= 12:
+                texts.append(text)
+        got = net.predict({"x": _strings(texts)})
+        for k, (delimiter, maxsplit) in enumerate(configurations):
+            for i, text in enumerate(texts):
+                want = text.split(delimiter or None, -1 if maxsplit is None else maxsplit)
+                assert got[f"n{k}"][i] == len(want), (text, delimiter, maxsplit)
+                assert list(got[f"p{k}"][i][: len(want)]) == want, (text, delimiter, maxsplit)
+                assert (got[f"p{k}"][i][len(want):] == "").all()
