@@ -158,7 +158,7 @@ def test_int4_weights_equal_onnxruntime(tmp_path, target, signed, per_channel):
 
 @pytest.mark.parametrize("target", ["cortex-m55", "cortex-m0plus"])
 def test_int4_weights_on_other_cores(tmp_path, target):
-    """The Helium core (its mve-dot leaves int4 loops to the scalar packed loads) and a core
+    """The Helium core (its mve-dot leaves int4 loops to arm-dsp-dot's load_s4x4) and a core
     without the DSP extension: int4 per channel and uint4 per tensor equal onnxruntime."""
     for signed, per_channel in ((True, True), (False, False)):
         model = int4_model(signed, per_channel)
