@@ -1,23 +1,27 @@
 """`image`: decoders of compressed images, beside uop, each one op that the Zig printer prints as a
 call of its decoder (a Zig function of the generated file) and the interpreter runs by its
-Python reference.
+Python reference (`zant.dialects.image_reference`).
 
 * `%ok = image.decode_jpeg %data, %out, %work {height = H, width = W, format = "rgb", size = N}`
   — the `N` bytes at `%data` decoded as a baseline JPEG (sequential DCT, Huffman, 8-bit samples)
   of `H` x `W` into `%out` (`H·W·3` bytes, RGB or BGR; `H·W` for "gray"), with `%work`
-  (`work_bytes(H, W)` bytes: the component planes) as its only memory besides fixed-size locals.
-  `%ok` is false, and `%out` untouched, when the bytes are not such a JPEG. The decoder is
-  `dialects/image_jpeg.zig` (its comment states the limits: bounded work, no access outside the
-  three buffers whatever the bytes); `image_reference.decode_jpeg` is the same algorithm in Python.
+  (`jpeg_work_bytes(H, W)` bytes: the component planes and Huffman tables) as its only memory
+  besides fixed-size locals. The decoder is `dialects/image_jpeg.zig`.
+* `%ok = image.decode_png %data, %out, %work {…}` — the same for an 8-bit, non-interlaced PNG
+  (gray, gray + alpha, RGB, RGBA or palette; alpha dropped), `%work` holding the inflated rows
+  (`png_work_bytes(H, W)`). The decoder is `dialects/image_png.zig`.
 
-The op declares its Zig and its semantics as the target dialects' ops do (`zant.ir.target_ops`):
-the helper (`ZIG_HELPERS`), its call (`zig_call`) and `reference`, which reads `%data` and writes
-`%out` and `%work` through the interpreter's pointers (`WRITES`).
+`%ok` is false, and `%out` untouched, when the bytes are not such an image. Each decoder's
+comment states its limits: bounded work, no access outside the three buffers whatever the bytes.
+
+The ops declare their Zig and their semantics as the target dialects' ops do
+(`zant.ir.target_ops`): the helper (`ZIG_HELPERS`), its call (`zig_call`) and `reference`, which
+reads `%data` and writes `%out` and `%work` through the interpreter's pointers (`WRITES`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import ClassVar
 
@@ -40,35 +44,33 @@ from zant.dialects.uop import Accesses, PtrType
 from zant.ir.target_ops import Read, ZigCall, ZigHelper
 
 FORMATS = ("rgb", "bgr", "gray")
-"""The pixel layouts `image.decode_jpeg` writes: 3 channels in RGB or BGR order, or 1 (luma)."""
+"""The pixel layouts the decoders write: 3 channels in RGB or BGR order, or 1 (luma)."""
 
 
 HUFFMAN_TABLE_BYTES = 1 + 16 + 256
-"""A Huffman table as the decoder keeps it in `%work`: defined, 16 counts, 256 symbols."""
+"""A Huffman table as the JPEG decoder keeps it in `%work`: defined, 16 counts, 256 symbols."""
 
 
-def work_bytes(height: int, width: int) -> int:
+def jpeg_work_bytes(height: int, width: int) -> int:
     """The bytes of `%work` a height x width JPEG needs: three component planes of the image
     rounded up to whole 16 x 16 MCUs (sampling factors 1 and 2), then 4 DC and 4 AC Huffman
     tables (zant_jpeg_work_bytes in Zig: a call passing fewer does not compile)."""
     return 3 * (-(-height // 16) * 16) * (-(-width // 16) * 16) + 8 * HUFFMAN_TABLE_BYTES
 
 
-JPEG_HELPER = ZigHelper(
-    "zant_jpeg_decode",
-    resources.files("zant.dialects").joinpath("image_jpeg.zig").read_text().rstrip("\n"),
-    inline=False,
-)
-"""The decoder: dialects/image_jpeg.zig, printed once into a file that calls it."""
+def png_work_bytes(height: int, width: int) -> int:
+    """The bytes of `%work` a height x width PNG needs: its inflated rows, a filter byte and up to
+    4 samples a pixel each (zant_png_work_bytes in Zig)."""
+    return height * (1 + 4 * width)
 
 
-@irdl_op_definition
-class DecodeJpegOp(IRDLOperation):
-    """`%ok = image.decode_jpeg %data, %out, %work {height = H, width = W, format = "rgb", size = N}`:
-    the `N` bytes at `%data` decoded as a baseline JPEG of H x W into `%out`; false (and `%out`
-    untouched) when they are not one."""
+def _helper(name: str, file: str) -> ZigHelper:
+    source = resources.files("zant.dialects").joinpath(file).read_text().rstrip("\n")
+    return ZigHelper(name, source, inline=False)
 
-    name = "image.decode_jpeg"
+
+class _DecodeOp(IRDLOperation):
+    """The operands, properties, Zig call and reference every decoder op shares."""
 
     data = operand_def(PtrType)
     out = operand_def(PtrType)
@@ -88,9 +90,11 @@ class DecodeJpegOp(IRDLOperation):
         Accesses(MemoryEffectKind.WRITE, "work"),
     )
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (JPEG_HELPER,)
     WRITES: ClassVar[tuple[str, ...]] = ("out", "work")
     """The pointer operands `reference` writes through (the interpreter passes writers)."""
+    WORK_BYTES: ClassVar[Callable[[int, int], int]]
+    DECODE: ClassVar[str]
+    """The name of the function of `image_reference` that decodes the format."""
 
     def __init__(self, data: SSAValue, out: SSAValue, work: SSAValue, height: int, width: int, format: str, size: int):
         super().__init__(
@@ -102,38 +106,62 @@ class DecodeJpegOp(IRDLOperation):
             result_types=[IntegerType(1)],
         )
 
-    @property
-    def channels(self) -> int:
-        return 1 if self.format.data == "gray" else 3
-
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         h, w, n = self.height.value.data, self.width.value.data, self.size.value.data
-        work = str(work_bytes(h, w))
-        return ZigCall("zant_jpeg_decode", (str(h), str(w), f".{self.format.data}", str(n), work, *args))
+        work = str(type(self).WORK_BYTES(h, w))
+        return ZigCall(self.ZIG_HELPERS[0].name, (str(h), str(w), f".{self.format.data}", str(n), work, *args))  # type: ignore[attr-defined]
 
     def reference(self, read: Read, write_out, write_work) -> tuple[bool]:
-        from zant.dialects.image_reference import decode_jpeg
+        from zant.dialects.image_reference import decode_jpeg, decode_png
 
+        decode = {"decode_jpeg": decode_jpeg, "decode_png": decode_png}[self.DECODE]
         h, w = self.height.value.data, self.width.value.data
         data = bytes(read(range(self.size.value.data)).astype(np.uint8).tobytes())
-        pixels = decode_jpeg(data, h, w, self.format.data)
+        pixels = decode(data, h, w, self.format.data)
         if pixels is None:
             return (False,)
-        write_work(range(work_bytes(h, w)), np.zeros(work_bytes(h, w), np.uint8))
+        work = type(self).WORK_BYTES(h, w)
+        write_work(range(work), np.zeros(work, np.uint8))  # what the decoder leaves there is no result
         write_out(range(pixels.size), pixels.ravel())
         return (True,)
 
     def verify_(self) -> None:
+        op = self.name.split(".")[-1]
         if self.format.data not in FORMATS:
-            raise VerifyException(f"decode_jpeg writes one of {', '.join(FORMATS)}, got '{self.format.data}'")
-        if self.height.value.data < 1 or self.width.value.data < 1 or self.height.value.data > 65535 or self.width.value.data > 65535:
-            raise VerifyException(
-                f"decode_jpeg decodes images of 1 to 65535 rows and columns, got {self.height.value.data} x {self.width.value.data}"
-            )
+            raise VerifyException(f"{op} writes one of {', '.join(FORMATS)}, got '{self.format.data}'")
+        h, w = self.height.value.data, self.width.value.data
+        if not (1 <= h <= 65535 and 1 <= w <= 65535):
+            raise VerifyException(f"{op} decodes images of 1 to 65535 rows and columns, got {h} x {w}")
         for name, element in (("data", self.data), ("out", self.out), ("work", self.work)):
             element_type = element.type.element_type  # type: ignore[attr-defined]
             if not (isinstance(element_type, IntegerType) and element_type.width.data == 8):
-                raise VerifyException(f"decode_jpeg's {name} holds bytes, got a pointer to {element_type}")
+                raise VerifyException(f"{op}'s {name} holds bytes, got a pointer to {element_type}")
 
 
-Image = Dialect("image", [DecodeJpegOp], [])
+@irdl_op_definition
+class DecodeJpegOp(_DecodeOp):
+    """`%ok = image.decode_jpeg %data, %out, %work {height = H, width = W, format = "rgb", size = N}`:
+    the `N` bytes at `%data` decoded as a baseline JPEG of H x W into `%out`; false (and `%out`
+    untouched) when they are not one."""
+
+    name = "image.decode_jpeg"
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_jpeg_decode", "image_jpeg.zig"),)
+    WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(jpeg_work_bytes)
+    DECODE: ClassVar[str] = "decode_jpeg"
+
+
+@irdl_op_definition
+class DecodePngOp(_DecodeOp):
+    """`%ok = image.decode_png %data, %out, %work {height = H, width = W, format = "rgb", size = N}`:
+    the `N` bytes at `%data` decoded as an 8-bit non-interlaced PNG of H x W into `%out`; false
+    (and `%out` untouched) when they are not one."""
+
+    name = "image.decode_png"
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_png_decode", "image_png.zig"),)
+    WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(png_work_bytes)
+    DECODE: ClassVar[str] = "decode_png"
+
+
+Image = Dialect("image", [DecodeJpegOp, DecodePngOp], [])

@@ -1,11 +1,14 @@
-"""image.decode_jpeg's semantics in Python (the interpreter's reference): the algorithm of
-dialects/image_jpeg.zig step for step, in Python integers, with the same refusals.
+"""The image dialect's semantics in Python (the interpreter's reference).
 
-`decode_jpeg(data, height, width, format)` returns the pixels (uint8, [height, width, channels])
-or None when the bytes are not a baseline JPEG of that size that the Zig decoder accepts.
+`decode_jpeg(data, height, width, format)`: dialects/image_jpeg.zig's algorithm step for step, in
+Python integers, with the same refusals. `decode_png(...)`: dialects/image_png.zig's checks with
+Python's zlib inflating. Each returns the pixels (uint8, [height, width, channels]) or None when
+the Zig decoder refuses the bytes.
 """
 
 from __future__ import annotations
+
+import zlib
 
 import numpy as np
 
@@ -354,3 +357,104 @@ def _upsampled(comp: dict, plane: np.ndarray, hmax: int, vmax: int, height: int,
     colsum = lambda col: p[r, col] * 3 + p[other, col]  # noqa: E731
     near = colsum(c) * 3
     return np.where(even_x, (near + colsum(left) + 8) >> 4, (near + colsum(right) + 7) >> 4)
+
+
+# -- PNG ----------------------------------------------------------------------------------------
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_SAMPLES = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+"""Samples per pixel by PNG colour type: gray, RGB, palette index, gray + alpha, RGBA."""
+
+
+def decode_png(data: bytes, height: int, width: int, format: str) -> np.ndarray | None:
+    """The pixels of an 8-bit, non-interlaced PNG of height x width ("rgb", "bgr" or "gray"),
+    as dialects/image_png.zig decodes it (zlib here inflates), or None."""
+    try:
+        return _decode_png(data, height, width, format)
+    except (Bad, IndexError, zlib.error):
+        return None
+
+
+def _chunk(data: bytes, pos: int) -> tuple[bytes, bytes]:
+    """The type and data of the chunk at `pos`, its CRC checked."""
+    if pos + 8 > len(data):
+        raise Bad
+    length = int.from_bytes(data[pos: pos + 4], "big")
+    if length > len(data) - pos - 12:
+        raise Bad
+    kind, body = data[pos + 4: pos + 8], data[pos + 8: pos + 8 + length]
+    if zlib.crc32(kind + body) != int.from_bytes(data[pos + 8 + length: pos + 12 + length], "big"):
+        raise Bad
+    return kind, body
+
+
+def _decode_png(data: bytes, height: int, width: int, format: str) -> np.ndarray:  # noqa: C901
+    if len(data) < 33 or not data.startswith(PNG_SIGNATURE) or data[8:16] != b"\x00\x00\x00\x0dIHDR":
+        raise Bad
+    _, ihdr = _chunk(data, 8)
+    if int.from_bytes(ihdr[0:4], "big") != width or int.from_bytes(ihdr[4:8], "big") != height:
+        raise Bad
+    depth, color, *methods = ihdr[8:13]
+    if depth != 8 or any(methods) or color not in PNG_SAMPLES:
+        raise Bad
+    samples = PNG_SAMPLES[color]
+    palette = b""
+    pos = 33
+    while True:
+        kind, body = _chunk(data, pos)
+        if kind == b"IDAT":
+            break
+        if kind == b"IEND":
+            raise Bad
+        if kind == b"PLTE":
+            if len(body) % 3 or not body or len(body) > 768:
+                raise Bad
+            palette = body
+        pos += 12 + len(body)
+    if color == 3 and not palette:
+        raise Bad
+    stride = 1 + samples * width
+    inflater = zlib.decompressobj()
+    rows = b""
+    while not inflater.eof:  # the consecutive IDAT chunks, each checked when reached
+        kind, body = _chunk(data, pos)
+        if kind != b"IDAT":
+            raise Bad
+        rows += inflater.decompress(body)
+        if len(rows) > height * stride:
+            raise Bad
+        pos += 12 + len(body)
+    if len(rows) != height * stride:
+        raise Bad
+    image = np.zeros((height, samples * width), np.int64)
+    for y in range(height):
+        kind, line = rows[y * stride], np.frombuffer(rows[y * stride + 1: (y + 1) * stride], np.uint8)
+        if kind > 4:
+            raise Bad
+        above = image[y - 1] if y else np.zeros(samples * width, np.int64)
+        row = image[y]
+        for i in range(samples * width):
+            a = row[i - samples] if i >= samples else 0
+            b = above[i]
+            c = above[i - samples] if i >= samples else 0
+            if kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                predicted = a if pa <= pb and pa <= pc else b if pb <= pc else c
+            else:
+                predicted = (0, a, b, (a + b) // 2)[kind]
+            row[i] = (int(line[i]) + predicted) & 0xFF
+    pixels = image.reshape(height, width, samples)
+    if color == 3:
+        table = np.frombuffer(palette, np.uint8).reshape(-1, 3).astype(np.int64)
+        if pixels.max() >= len(table):
+            raise Bad
+        rgb = table[pixels[..., 0]]
+    elif color in (0, 4):
+        rgb = np.repeat(pixels[..., :1], 3, axis=-1)
+    else:
+        rgb = pixels[..., :3]
+    if format == "gray":
+        gray = pixels[..., 0] if color in (0, 4) else (rgb[..., 0] * 19595 + rgb[..., 1] * 38470 + rgb[..., 2] * 7471 + 0x8000) >> 16
+        return gray[..., None].astype(np.uint8)
+    return (rgb if format == "rgb" else rgb[..., ::-1]).astype(np.uint8)

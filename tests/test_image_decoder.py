@@ -1,5 +1,5 @@
-"""ImageDecoder compiled for the declared shape: uncompressed images (24-bit BMP, binary PPM) and
-baseline JPEG.
+"""ImageDecoder compiled for the declared shape: uncompressed images (24-bit BMP, binary PPM),
+baseline JPEG and PNG.
 
 One model (three ImageDecoder nodes, RGB, BGR and Grayscale, on one run-time input of 102 bytes)
 is compiled once (host, ReleaseSafe: an out-of-bounds read traps and kills the process) and
@@ -15,12 +15,17 @@ and malformed ones; randomly corrupted streams give what the Python reference
 (zant.dialects.image_reference) gives, status and pixels. The node suite's 32 x 32 JPEG is
 checked through the uop interpreter (the reference's other user) on the host and Cortex-M4
 pipelines.
+
+PNG: files written here (every filter, stored, fixed and dynamic zlib blocks, several IDAT
+chunks, gray, gray + alpha, RGB, RGBA, palette) decode to the pixels they were made from;
+malformed ones are refused; streams corrupted under right CRCs agree with the reference (zlib).
 """
 
 from __future__ import annotations
 
 import ctypes
 import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -238,19 +243,158 @@ def test_corrupted_jpegs_give_what_the_reference_gives(predict_jpeg):
 
 
 @pytest.mark.parametrize("target", ["host", "cortex-m4"])
-def test_the_interpreter_decodes_the_suites_jpeg(target):
-    """The node suite's 32 x 32 4:2:0 JPEG through the lowered module on the uop interpreter
-    (image.decode_jpeg's Python reference): onnx's expected RGB and Grayscale outputs."""
+@pytest.mark.parametrize("kind", ["jpeg", "png"])
+def test_the_interpreter_decodes_the_suites_images(kind, target):
+    """The node suite's 32 x 32 JPEG (4:2:0) and PNG through the lowered module on the uop
+    interpreter (the image dialect's Python reference): onnx's expected RGB, and Grayscale (the
+    suite's for the JPEG, PIL's luma of the RGB for the PNG)."""
     from onnx.backend.test.case.node import _image_decoder_data as suite
 
     from zant.driver import compile_to_module
     from zant.interpreter import graph_functions, run_defined
 
-    data = np.asarray(suite.image_decoder_decode_jpeg_rgb.data, np.uint8)
+    case = getattr(suite, f"image_decoder_decode_{kind}_rgb")
+    data, expected = np.asarray(case.data, np.uint8), np.asarray(case.output, np.uint8)
     planned = compile_to_module(_model(32, 32, data.size, ("RGB", "Grayscale")), target)
-    assert "image.decode_jpeg" in str(planned.module)
+    assert f"image.decode_{kind}" in str(planned.module)
     (function,) = graph_functions(planned.module)
     (rgb, gray), defined = run_defined(function, [data])
     assert all(mask.all() for mask in defined)
-    np.testing.assert_array_equal(rgb, np.asarray(suite.image_decoder_decode_jpeg_rgb.output).ravel())
-    np.testing.assert_array_equal(gray, np.asarray(suite.image_decoder_decode_jpeg_grayscale.output).ravel())
+    np.testing.assert_array_equal(rgb, expected.ravel())
+    want_gray = suite.image_decoder_decode_jpeg_grayscale.output if kind == "jpeg" else luma(expected)
+    np.testing.assert_array_equal(gray, np.asarray(want_gray).ravel())
+
+
+# -- PNG --------------------------------------------------------------------------------------
+# PNG is lossless: the files are written here (filters, zlib, chunks by hand), and what they
+# decode to is the pixels they were made from.
+
+PNG_SIZE = 1600
+PNG_HEIGHT, PNG_WIDTH = JPEG_HEIGHT, JPEG_WIDTH
+
+
+def _filtered(samples: np.ndarray, bpp: int, kinds: list[int]) -> bytes:
+    """The rows of `samples` ([H, W·bpp] uint8) each filtered by its kind (0 None .. 4 Paeth)."""
+    out = []
+    previous = np.zeros(samples.shape[1], np.int64)
+    for row, kind in zip(samples.astype(np.int64), kinds):
+        left = np.concatenate([np.zeros(bpp, np.int64), row[:-bpp]])
+        upper_left = np.concatenate([np.zeros(bpp, np.int64), previous[:-bpp]])
+        if kind == 4:
+            p = left + previous - upper_left
+            pa, pb, pc = abs(p - left), abs(p - previous), abs(p - upper_left)
+            predicted = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, previous, upper_left))
+        else:
+            predicted = (np.zeros_like(row), left, previous, (left + previous) // 2)[kind]
+        out.append(bytes([kind]) + ((row - predicted) & 0xFF).astype(np.uint8).tobytes())
+        previous = row
+    return b"".join(out)
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def png(samples: np.ndarray, color: int, strategy: int = zlib.Z_DEFAULT_STRATEGY, level: int = 6, parts: int = 1,
+        palette: bytes = b"", depth: int = 8, interlace: int = 0) -> bytes:
+    """An 8-bit PNG of `samples` ([H, W, channels] uint8) of colour type `color`, every filter
+    used in turn, its zlib stream (with `strategy`, `level`) cut into `parts` IDAT chunks."""
+    height, width, bpp = samples.shape
+    rows = _filtered(samples.reshape(height, width * bpp), bpp, [k % 5 for k in range(height)])
+    compressor = zlib.compressobj(level, zlib.DEFLATED, 15, 9, strategy)
+    stream = compressor.compress(rows) + compressor.flush()
+    cuts = [stream[k * len(stream) // parts: (k + 1) * len(stream) // parts] for k in range(parts)]
+    header = struct.pack(">IIBBBBB", width, height, depth, color, 0, 0, interlace)
+    chunks = [_chunk(b"IHDR", header), _chunk(b"tEXt", b"Comment\0zant")]
+    chunks += [_chunk(b"PLTE", palette)] if palette else []
+    chunks += [_chunk(b"IDAT", c) for c in cuts] + [_chunk(b"IEND", b"")]
+    return (b"\x89PNG\r\n\x1a\n" + b"".join(chunks)).ljust(PNG_SIZE, b"\0")
+
+
+PNG_RNG = np.random.default_rng(4)
+PNG_RGBA = PNG_RNG.integers(0, 256, (PNG_HEIGHT, PNG_WIDTH, 4), dtype=np.uint8)
+PNG_PALETTE = PNG_RNG.integers(0, 256, (40, 3), dtype=np.uint8)
+PNG_INDICES = PNG_RNG.integers(0, 40, (PNG_HEIGHT, PNG_WIDTH, 1), dtype=np.uint8)
+GRAY = np.repeat(PNG_RGBA[..., :1], 3, axis=-1)
+PNGS = {  # name: (file, its RGB pixels)
+    "rgb": (lambda: png(PNG_RGBA[..., :3], 2), PNG_RGBA[..., :3]),
+    "rgb_fixed_codes_3_chunks": (lambda: png(PNG_RGBA[..., :3], 2, zlib.Z_FIXED, parts=3), PNG_RGBA[..., :3]),
+    "rgb_stored": (lambda: png(PNG_RGBA[..., :3], 2, level=0), PNG_RGBA[..., :3]),
+    "rgb_run_lengths": (lambda: png(PNG_RGBA[..., :3] // 64 * 64, 2, zlib.Z_RLE), PNG_RGBA[..., :3] // 64 * 64),
+    "rgba": (lambda: png(PNG_RGBA, 6), PNG_RGBA[..., :3]),
+    "gray": (lambda: png(PNG_RGBA[..., :1], 0), GRAY),
+    "gray_alpha": (lambda: png(PNG_RGBA[..., :2], 4), GRAY),
+    "palette": (lambda: png(PNG_INDICES, 3, palette=PNG_PALETTE.tobytes()), PNG_PALETTE[PNG_INDICES[..., 0]]),
+}
+
+
+@pytest.fixture(scope="module")
+def predict_png(tmp_path_factory):
+    return _compiled(tmp_path_factory.mktemp("png"), PNG_HEIGHT, PNG_WIDTH, PNG_SIZE)
+
+
+@pytest.mark.parametrize("name", PNGS)
+def test_decodes_pngs(predict_png, name):
+    make, rgb_pixels = PNGS[name]
+    status, rgb, bgr, gray = predict_png(make())
+    assert status == 0
+    np.testing.assert_array_equal(rgb, rgb_pixels)
+    np.testing.assert_array_equal(bgr, rgb_pixels[:, :, ::-1])
+    # Grayscale: a gray image's own samples, else PIL's luma of the RGB
+    np.testing.assert_array_equal(gray, PNG_RGBA[..., :1] if name.startswith("gray") else luma(rgb_pixels))
+
+
+def _corrupt_stream(file: bytes) -> bytes:
+    """`file` with one bit of its first IDAT's zlib data flipped and the chunk's CRC made right."""
+    at = file.index(b"IDAT")
+    length = struct.unpack(">I", file[at - 4: at])[0]
+    body = bytearray(file[at + 4: at + 4 + length])
+    body[len(body) // 2] ^= 0x10
+    return file[: at - 4] + _chunk(b"IDAT", bytes(body)) + file[at + 8 + length:]
+
+
+REFUSED_PNGS = {
+    "bad_crc": lambda: png(PNG_RGBA[..., :3], 2).replace(b"IHDR", b"IHDr"),
+    "other_width": lambda: png(PNG_RGBA[:, :-1, :3], 2),
+    "16_bit": lambda: png(PNG_RGBA[..., :3], 2, depth=16),
+    "interlaced": lambda: png(PNG_RGBA[..., :3], 2, interlace=1),
+    "truncated": lambda: png(PNG_RGBA[..., :3], 2)[:400].ljust(PNG_SIZE, b"\0"),
+    "palette_index_past_the_palette": lambda: png(PNG_INDICES, 3, palette=PNG_PALETTE[:20].tobytes()),
+    "corrupt_zlib_data": lambda: _corrupt_stream(png(PNG_RGBA[..., :3], 2)),
+    "one_row_short": lambda: png(PNG_RGBA[:-1, :, :3], 2).replace(
+        struct.pack(">II", PNG_WIDTH, PNG_HEIGHT - 1), struct.pack(">II", PNG_WIDTH, PNG_HEIGHT)),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED_PNGS)
+def test_refuses_pngs_without_writing(predict_png, name):
+    status, *outputs = predict_png(REFUSED_PNGS[name]())
+    assert status == Status.OUTPUT_SIZE
+    assert all(np.all(o == SENTINEL) for o in outputs)
+
+
+def test_pngs_with_corrupt_streams_give_what_the_reference_gives(predict_png):
+    """200 seeded corruptions of the zlib data (CRCs made right, so inflate's own checks decide):
+    the compiled decoder and image_reference.decode_png (Python's zlib) agree on every status and
+    pixel."""
+    from zant.dialects.image_reference import decode_png
+
+    rng = np.random.default_rng(30)
+    original = png(PNG_RGBA[..., :3], 2)
+    at = original.index(b"IDAT")
+    length = struct.unpack(">I", original[at - 4: at])[0]
+    refused = 0
+    for _ in range(200):
+        body = bytearray(original[at + 4: at + 4 + length])
+        for k in rng.integers(0, length, int(rng.integers(1, 4))):
+            body[k] = int(rng.integers(0, 256))
+        data = original[: at - 4] + _chunk(b"IDAT", bytes(body)) + original[at + 8 + length:]
+        status, rgb, _bgr, _gray = predict_png(data)
+        want = decode_png(data, PNG_HEIGHT, PNG_WIDTH, "rgb")
+        if want is None:
+            refused += 1
+            assert status == Status.OUTPUT_SIZE and np.all(rgb == SENTINEL)
+        else:
+            assert status == 0
+            np.testing.assert_array_equal(rgb, want)
+    assert refused > 100, refused

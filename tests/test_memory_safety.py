@@ -111,6 +111,16 @@ def test_corrupt_jpegs_are_refused_or_decoded_as_the_reference():
     assert calls == 2 * len(made) and not failures, failures
 
 
+def test_corrupt_pngs_are_refused_or_decoded_as_the_reference():
+    """ImageDecoder's PNG case: truncations, a length past the end, a bad CRC, a stored block longer
+    than the rows and a back reference before the first byte are refused; zlib data corrupted
+    under a right CRC give what image_reference.decode_png (Python's zlib) gives."""
+    made = memory_safety.png_trials(np.random.default_rng(6), 30)
+    assert {t.status for t in made[1:8]} == {Status.OUTPUT_SIZE}
+    calls, failures = memory_safety.run(["ImageDecoder PNG"], ["ReleaseSafe"], ["host"], random=30, seed=6)
+    assert calls == 2 * len(made) and not failures, failures
+
+
 def test_a_truncated_jpeg_as_cortex_m4_firmware():
     """Three truncated JPEGs as guarded Cortex-M4 firmware return STATUS_OUTPUT_SIZE; no fault."""
     missing = qemu_missing(BOARDS["mps2-an386"])

@@ -110,12 +110,11 @@ DATA_DEPENDENT_OPS: frozenset[str] = frozenset()
 NonMaxSuppression, StringSplit and StringNormalizer compile for the size the model declares; Unique also at its bound when the
 model leaves the size symbolic; ImageDecoder for the declared shape when its images are of a
 format it decodes, `DECODED_IMAGES`)."""
-DECODED_IMAGES = (b"BM", b"P6", b"\xff\xd8")
-"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM, baseline JPEG), compiled
-for the shape the model declares; the other formats' cases are out of scope (`UNDECODED_IMAGES`)."""
+DECODED_IMAGES = (b"BM", b"P6", b"\xff\xd8", b"\x89PNG")
+"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM, baseline JPEG, PNG),
+compiled for the shape the model declares; the other formats' cases are out of scope
+(`UNDECODED_IMAGES`)."""
 UNDECODED_IMAGES: dict[bytes, str] = {
-    b"\x89PNG": "PNG: zlib inflate and row filters, feasible without a heap (the declared shape bounds "
-    "the inflated rows, which are their own window) but not written yet",
     b"II*\x00": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
     "at offsets anywhere in the file; not written yet",
     b"MM\x00*": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
@@ -320,7 +319,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
             return out(f"non-tensor type ({kind.removesuffix('_type')})")
     types = {n.op_type for n in nodes}
     if "ImageDecoder" in types and (why := _undecoded_image(case)) is not None:
-        return out(f"image format (ImageDecoder decodes 24-bit BMP, binary PPM and baseline JPEG): {why}")
+        return out(f"image format (ImageDecoder decodes 24-bit BMP, binary PPM, baseline JPEG and PNG): {why}")
     if types & DATA_DEPENDENT_OPS:
         return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
     for node in nodes:

@@ -6,7 +6,7 @@ does not own.
 
 Every op whose addresses depend on input values gets a small model in which those values are a
 graph input (`CASES`); so does a decoder of encoded bytes (ImageDecoder's JPEG: truncated and
-corrupted streams, their expected result from `zant.dialects.image_reference`). Each model is built for each target and mode and called with valid values
+corrupted streams, and PNG's, their expected result from `zant.dialects.image_reference`). Each model is built for each target and mode and called with valid values
 (the outputs must equal onnxruntime's) and with hostile ones: the extent itself, one past the
 negative range, far out, the integer type's extremes, and `--random N` more drawn from a seeded
 generator. A hostile call must return the documented status (`NAME_STATUS_BAD_INDEX`, or
@@ -222,15 +222,16 @@ def _cases() -> list[Case]:
             [value("i", i64, [2])], [value("y", f32, [4, 2])], [table], domains=("ai.onnx.ml",),
         )
 
-    def image_decoder():
-        return _model(
+    def image_decoder(kind: str):
+        return lambda: _model(
             [helper.make_node("ImageDecoder", ["data"], ["y"], pixel_format="RGB")],
-            [value("data", TensorProto.UINT8, [len(_suite_jpeg()[0])])], [value("y", TensorProto.UINT8, [32, 32, 3])],
+            [value("data", TensorProto.UINT8, [len(_suite_image(kind)[0])])], [value("y", TensorProto.UINT8, [32, 32, 3])],
             opset=20,
         )
 
     return [
-        Case("ImageDecoder JPEG", image_decoder, "data", 0, status=Status.OUTPUT_SIZE, encoded=jpeg_trials),
+        Case("ImageDecoder JPEG", image_decoder("jpeg"), "data", 0, status=Status.OUTPUT_SIZE, encoded=jpeg_trials),
+        Case("ImageDecoder PNG", image_decoder("png"), "data", 0, status=Status.OUTPUT_SIZE, encoded=png_trials),
         Case("Gather axis 0", gather(0), "i", 4),
         Case("Gather axis 1", gather(1), "i", 3),
         Case("GatherElements", gather_elements, "i", 4),
@@ -246,12 +247,24 @@ def _cases() -> list[Case]:
     ]
 
 
-def _suite_jpeg() -> tuple[bytes, np.ndarray]:
-    """The node suite's JPEG (32 x 32, 4:2:0) and the RGB pixels onnx's reference decodes it to."""
+def _suite_image(kind: str) -> tuple[bytes, np.ndarray]:
+    """The node suite's JPEG (32 x 32, 4:2:0) or PNG (32 x 32 RGB) and the RGB pixels onnx's
+    reference decodes it to."""
     from onnx.backend.test.case.node import _image_decoder_data
 
-    frozen = _image_decoder_data.image_decoder_decode_jpeg_rgb
+    frozen = getattr(_image_decoder_data, f"image_decoder_decode_{kind}_rgb")
     return np.asarray(frozen.data, np.uint8).tobytes(), np.asarray(frozen.output, np.uint8)
+
+
+def _image_trial(kind: str, label: str, encoded: bytes, size: int) -> Trial:
+    """A call on `encoded` (cut or zero-padded to `size`), expecting what the reference decoder
+    of `kind` gives."""
+    from zant.dialects import image_reference
+
+    encoded = encoded[:size].ljust(size, b"\0")
+    decoded = getattr(image_reference, f"decode_{kind}")(encoded, 32, 32, "rgb")
+    feeds = {"data": np.frombuffer(encoded, np.uint8).copy()}
+    return Trial(label, feeds, Status.OUTPUT_SIZE) if decoded is None else Trial(label, feeds, 0, [decoded])
 
 
 def jpeg_trials(rng: np.random.Generator, random: int) -> list[Trial]:
@@ -259,18 +272,11 @@ def jpeg_trials(rng: np.random.Generator, random: int) -> list[Trial]:
     header, in the scan and before the end marker, segment lengths past the end, a Huffman table
     of more than 256 codes, a frame of 4 components, all 0xFF; and `random` with bytes replaced,
     each expected to give what `image_reference.decode_jpeg` gives (some still decode)."""
-    from zant.dialects.image_reference import decode_jpeg
-
-    data, pixels = _suite_jpeg()
+    data, pixels = _suite_image("jpeg")
     size = len(data)
 
     def trial(label: str, encoded: bytes) -> Trial:
-        encoded = encoded[:size].ljust(size, b"\0")
-        decoded = decode_jpeg(encoded, 32, 32, "rgb")
-        feeds = {"data": np.frombuffer(encoded, np.uint8).copy()}
-        if decoded is None:
-            return Trial(label, feeds, Status.OUTPUT_SIZE)
-        return Trial(label, feeds, 0, [decoded])
+        return _image_trial("jpeg", label, encoded, size)
 
     scan = data.index(b"\xff\xda")
     dht = data.index(b"\xff\xc4")
@@ -292,6 +298,50 @@ def jpeg_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         for at in rng.integers(2, size, int(rng.integers(1, 6))):
             corrupted[at] = int(rng.integers(0, 256))
         trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    return trials
+
+
+def png_trials(rng: np.random.Generator, random: int) -> list[Trial]:
+    """The suite's PNG, then hostile versions of it (same length, zero-padded): truncated in the
+    header, in the zlib data and before its Adler-32, a chunk length past the end, a bad CRC, a
+    stored block longer than the rows, a back reference before the first byte (CRCs made right);
+    and `random` with bytes of the zlib data replaced under a right CRC, each expected to give what
+    `image_reference.decode_png` (zlib) gives."""
+    import struct
+    import zlib
+
+    data, pixels = _suite_image("png")
+    size = len(data)
+    at = data.index(b"IDAT")
+    length = struct.unpack(">I", data[at - 4: at])[0]
+    stream = data[at + 4: at + 4 + length]
+
+    def with_stream(body: bytes) -> bytes:
+        chunk = struct.pack(">I", len(body)) + b"IDAT" + body + struct.pack(">I", zlib.crc32(b"IDAT" + body))
+        return data[: at - 4] + chunk + data[at + 8 + length:]
+
+    def trial(label: str, encoded: bytes) -> Trial:
+        return _image_trial("png", label, encoded, size)
+
+    rows = 32 * (1 + 3 * 32)
+    stored = b"\x78\x01" + b"\x01" + struct.pack("<HH", 0xFFFF, 0) + bytes(rows)
+    far = b"\x78\x01" + bytes([0b011, 0x02, 0x04, 0x00])  # fixed codes: a length-3 copy from distance 1 at byte 0
+    trials = [Trial("the suite's PNG", {"data": np.frombuffer(data, np.uint8).copy()}, 0, [pixels])]
+    hostile = {
+        "truncated in the header": data[:20],
+        "truncated in the zlib data": data[: at + 4 + length // 2],
+        "truncated before Adler-32": with_stream(stream[:-4]),
+        "a chunk length past the end": data[: at - 4] + b"\x7f\xff\xff\xff" + data[at:],
+        "a bad CRC": data[: at + 4] + bytes([stream[0] ^ 1]) + data[at + 5:],
+        "a stored block longer than the rows": with_stream(stored),
+        "a back reference before the first byte": with_stream(far),
+    }
+    trials += [trial(label, encoded) for label, encoded in hostile.items()]
+    for k in range(random):
+        corrupted = bytearray(stream)
+        for index in rng.integers(2, len(stream), int(rng.integers(1, 4))):
+            corrupted[index] = int(rng.integers(0, 256))
+        trials.append(trial(f"random corruption {k}", with_stream(bytes(corrupted))))
     return trials
 
 

@@ -1,4 +1,4 @@
-"""ImageDecoder: 24-bit BMP (BI_RGB), binary PPM (P6, maxval 255) and baseline JPEG.
+"""ImageDecoder: 24-bit BMP (BI_RGB), binary PPM (P6, maxval 255), baseline JPEG and PNG.
 
 The encoded bytes are a run-time input, so the format is found at run time; the output is
 compiled for the shape the model declares ([H, W, 3] for RGB and BGR, [H, W, 1] for Grayscale).
@@ -7,15 +7,15 @@ Four steps, none reading past the input:
 1. header: BMP's fields sit at fixed offsets (read only when the input is long enough to hold
    them); PPM's are ASCII numbers separated by whitespace and comments, parsed by one loop
    over the bytes before the last 3·H·W (where its pixels must start at the latest);
-2. JPEG: `image.decode_jpeg` (dialects/image.py, its decoder dialects/image_jpeg.zig) decodes
-   the bytes into the output when they are a baseline JPEG of H x W, with a scratch buffer
-   (`image.work_bytes`: the component planes and Huffman tables) the arena plan places, and
-   writes nothing otherwise;
+2. JPEG and PNG: `image.decode_jpeg` and `image.decode_png` (dialects/image.py, their decoders
+   dialects/image_jpeg.zig and image_png.zig) decode the bytes into the output when they are
+   such an image of H x W, each with a scratch buffer (its `WORK_BYTES`: JPEG's component planes
+   and Huffman tables, PNG's inflated rows) the arena plan places, and write nothing otherwise;
 3. check: `abi.check` ends NAME_predict with `abi.Status.OUTPUT_SIZE` unless the bytes are one
-   of the three formats, of the compiled width and height, with every pixel inside the input;
+   of the four formats, of the compiled width and height, with every pixel inside the input;
 4. pixels: one loop nest over [H, W] reads each channel where the header said (BMP: rows
    padded to 4 bytes, bottom-up unless the height is negative, BGR order; PPM: RGB order), or,
-   after a JPEG, stores each decoded byte back. Grayscale is PIL's convert("L") of the RGB.
+   after a JPEG or PNG, stores each decoded byte back. Grayscale is PIL's convert("L") of the RGB.
 """
 
 from __future__ import annotations
@@ -172,26 +172,31 @@ def _ppm(s: Scalars, size: int, height: int, width: int) -> Source:
 
 
 FORMATS = {"RGB": "rgb", "BGR": "bgr", "Grayscale": "gray"}
-"""ImageDecoder's pixel formats by the name image.decode_jpeg gives them."""
+"""ImageDecoder's pixel formats by the names the image dialect's decoders give them."""
 LUMA = (19595, 38470, 7471)
 """Grayscale from RGB as PIL's convert("L") computes it (what onnx's reference returns): ITU-R
 601-2 luma in 16-bit fixed point, (19595 R + 38470 G + 7471 B + 2^15) >> 16."""
 
 
-def _jpeg(kb: KernelBuilder, data: Layout, out: Layout, name: str, pixel_format: str) -> SSAValue:
-    """image.decode_jpeg of the input bytes into `out`, with a scratch buffer for its planes: true
-    when the bytes were a baseline JPEG of the compiled height and width (else `out` untouched)."""
+DECODERS = {"jpeg": image.DecodeJpegOp, "png": image.DecodePngOp}
+"""The compressed formats, each decoded by an op of the image dialect."""
+
+
+def _decoded(kb: KernelBuilder, decoder: type, data: Layout, out: Layout, name: str, pixel_format: str) -> SSAValue:
+    """`decoder` (an image-dialect op) of the input bytes into `out`, with a scratch buffer of its
+    `WORK_BYTES`: true when the bytes were such an image of the compiled height and width (else
+    `out` untouched)."""
     height, width, _ = out.shape
-    work = kb.alloc(f"{name}_jpeg_work", (image.work_bytes(height, width),), data.element_type)
+    kind = next(k for k, d in DECODERS.items() if d is decoder)
+    work = kb.alloc(f"{name}_{kind}_work", (decoder.WORK_BYTES(height, width),), data.element_type)
     # Each a contiguous run of bytes: the address of its first element in its buffer.
     pointers = [kb.insert(uop.GepOp(layout.buffer, [kb.index(layout.offset)])).result for layout in (data, out, work)]
-    decode = image.DecodeJpegOp(*pointers, height=height, width=width, format=FORMATS[pixel_format], size=data.size)
-    return kb.insert(decode).ok
+    return kb.insert(decoder(*pointers, height=height, width=width, format=FORMATS[pixel_format], size=data.size)).ok
 
 
 class ImageDecoderLowering(OnnxLowering):
-    """ImageDecoder (RGB, BGR or Grayscale) of a 24-bit BMP, a binary PPM or a baseline JPEG of the
-    declared shape, the format told apart at run time."""
+    """ImageDecoder (RGB, BGR or Grayscale) of a 24-bit BMP, a binary PPM, a baseline JPEG or a PNG
+    of the declared shape, the format told apart at run time."""
 
     op_names = frozenset({ImageDecoderOp.name})
 
@@ -209,10 +214,11 @@ class ImageDecoderLowering(OnnxLowering):
         s = Scalars(kb, data)
         bmp, ppm = _bmp(s, size, height, width), _ppm(s, size, height, width)
         out = kb.alloc(result_name(op), (height, width, channels), tensor_element_type(op.results[0]))
-        jpeg = _jpeg(kb, data, out, result_name(op), pixel_format)
-        check(kb, s.any(bmp.ok, ppm.ok, jpeg), abi.Status.OUTPUT_SIZE)
-        # BMP and PPM: the pixels copied from where the header said. After a JPEG (decoded into
-        # `out` already) the same loop stores each output byte back and reads byte 0 of the input.
+        decoded = [_decoded(kb, d, data, out, result_name(op), pixel_format) for d in DECODERS.values()]
+        check(kb, s.any(bmp.ok, ppm.ok, *decoded), abi.Status.OUTPUT_SIZE)
+        # BMP and PPM: the pixels copied from where the header said. After a JPEG or PNG (decoded
+        # into `out` already) the same loop stores each output byte back and reads byte 0 of the input.
+        compressed = s.any(*decoded)
         pick = lambda a, b: kb.where(bmp.ok, a, b)  # noqa: E731
         first, row_step = pick(bmp.first, ppm.first), pick(bmp.row_step, ppm.row_step)
         with kb.loop(height) as row:
@@ -222,7 +228,7 @@ class ImageDecoderLowering(OnnxLowering):
                 rgb = []
                 for channel in range(3):
                     offset = pick(s.c(bmp.rgb_offsets[channel]), s.c(ppm.rgb_offsets[channel]))
-                    at = kb.where(jpeg, s.c(0), kb.alu("add", pixel, offset))
+                    at = kb.where(compressed, s.c(0), kb.alu("add", pixel, offset))
                     rgb.append(kb.load(data, [kb.cast(at, IndexType())]))
                 if pixel_format == "Grayscale":
                     weighted = [kb.alu("mul", kb.cast(v, I64), s.c(w)) for v, w in zip(rgb, LUMA)]
@@ -232,7 +238,7 @@ class ImageDecoderLowering(OnnxLowering):
                     values = rgb if pixel_format == "RGB" else rgb[::-1]
                 for k, value in enumerate(values):
                     index = [row, column, kb.index(k)]
-                    kb.store(kb.where(jpeg, kb.load(out, index), value), out, index)
+                    kb.store(kb.where(compressed, kb.load(out, index), value), out, index)
         return [out]
 
 

@@ -4,14 +4,17 @@
 // (the offset of the pixels, u32 at byte 10, may leave 102 - 16·3 = 54 bytes before them; rows
 // of 16 bytes, walked up (-16) when the height is positive). PPM: one loop parses the header
 // over bytes [2, 102 - 45): nine parser registers, read and written once per byte. JPEG:
-// image.decode_jpeg of the 102 bytes into the output, its planes (3·16·16 bytes) and Huffman tables (8·273) in a scratch
-// buffer (true only for a baseline JPEG of 3 x 5; the output is written only then). Then one
-// check (STATUS_OUTPUT_SIZE = 5) that one of the three is the format, and one loop nest picks each
-// channel from where the header said, or stores the decoded byte back after a JPEG.
+// image.decode_jpeg of the 102 bytes into the output, its planes (3·16·16 bytes) and Huffman
+// tables (8·273) in a scratch buffer (true only for a baseline JPEG of 3 x 5; the output is
+// written only then); PNG: image.decode_png the same way, its scratch the inflated rows
+// (3·(1 + 4·5) bytes). Then one check (STATUS_OUTPUT_SIZE = 5) that one of the four is the
+// format, and one loop nest picks each channel from where the header said, or stores the
+// decoded byte back after a JPEG or PNG.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         %rgb = uop.define_global "output" 0 "rgb" : !uop.buffer<45xui8>
 // CHECK:         %rgb_jpeg_work = uop.define_local "rgb_jpeg_work" : !uop.buffer<2952xui8>
+// CHECK-NEXT:    %rgb_png_work = uop.define_local "rgb_png_work" : !uop.buffer<63xui8>
 // CHECK:         [[ROOM:%.*]] = uop.const 54 : i64
 // CHECK-NEXT:    [[FITS:%.*]] = uop.cmple [[OFFSET:%.*]], [[ROOM]] : i64
 // CHECK:         [[FIRST:%.*]] = uop.where [[BOTTOM_UP:%.*]], {{%.*}}, [[OFFSET]] : i64
@@ -30,12 +33,16 @@
 // CHECK:         [[PIXELS:%.*]] = uop.gep %rgb[{{%.*}}] : !uop.buffer<45xui8>
 // CHECK:         [[WORK:%.*]] = uop.gep %rgb_jpeg_work[{{%.*}}] : !uop.buffer<2952xui8>
 // CHECK-NEXT:    [[JPEG:%.*]] = image.decode_jpeg [[BYTES]], [[PIXELS]], [[WORK]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
-// CHECK:         abi.check [[OK:%.*]], 5
+// CHECK:         [[ROWS:%.*]] = uop.gep %rgb_png_work[{{%.*}}] : !uop.buffer<63xui8>
+// CHECK-NEXT:    [[PNG:%.*]] = image.decode_png {{%.*}}, {{%.*}}, [[ROWS]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
+// CHECK:         [[ANY:%.*]] = uop.or {{%.*}}, [[PNG]] : i1
+// CHECK-NEXT:    abi.check [[ANY]], 5
+// CHECK-NEXT:    [[DECODED:%.*]] = uop.or [[JPEG]], [[PNG]] : i1
 // CHECK-NEXT:    uop.where [[IS_BMP:%.*]], [[FIRST]], {{%.*}} : i64
 // CHECK-NEXT:    uop.where [[IS_BMP]], [[ROW_STEP]], {{%.*}} : i64
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 3 {
 // CHECK:           uop.range {{%.*}} = 0 to 5 {
-// CHECK-COUNT-3:     uop.where [[JPEG]], {{%.*}}, {{%.*}} : ui8
+// CHECK-COUNT-3:     uop.where [[DECODED]], {{%.*}}, {{%.*}} : ui8
 // CHECK-NEXT:        uop.gep {{%.*}}[{{%.*}}, {{%.*}}, {{%.*}}] : !uop.view<3x5x3xui8
 // CHECK-NEXT:        uop.store {{%.*}}, {{%.*}} : ui8
 // CHECK-NOT:         uop.store
@@ -51,6 +58,7 @@ func.func @main(%data: tensor<102xui8>) -> tensor<3x5x3xui8> attributes {onnx.in
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         image.decode_jpeg {{.*}} {height = 3 : i64, width = 5 : i64, format = "gray", size = 102 : i64}
+// CHECK:         image.decode_png {{.*}} {height = 3 : i64, width = 5 : i64, format = "gray", size = 102 : i64}
 // CHECK:         abi.check {{%.*}}, 5
 // CHECK:         uop.const 19595 : i64
 // CHECK:         uop.const 38470 : i64
