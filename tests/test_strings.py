@@ -280,6 +280,9 @@ def test_string_capacity_option_sizes_the_inputs_fields(tmp_path):
     onnx.save(model, path)
     net = zant.compile(str(path), string_capacity=8)
     assert [s.dtype for s in net.result.inputs] == ["S8", "S8"] and net.result.outputs[0].dtype == "S16"
+    header = net.result.header_path.read_text()  # the C header says what the byte pointers hold
+    assert "const uint8_t *input_x /* 2 strings, each 8 bytes of UTF-8, NUL-padded */" in header
+    assert "uint8_t *output_z /* 2 strings, each 16 bytes of UTF-8, NUL-padded */" in header
     got = net.predict({"x": _strings(["x" * 8, "é"]), "y": _strings(["y" * 8, ""])})["z"]
     assert list(got) == ["x" * 8 + "y" * 8, "é"]
     with pytest.raises(ZantError, match="9 bytes of UTF-8, .* at most 8"):

@@ -39,6 +39,7 @@ from zant.dialects.zant import target_parameters
 from zant.errors import UnsupportedOp, UnsupportedOpsError, ZantError
 from zant.ir.locations import locate
 from zant.passes.onnx_to_uop.base import OnnxLowering, copy_layout, node_label
+from zant.ir.strings import STRING_CAPACITY_ATTR
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of
 from zant.passes.onnx_to_uop.strings import U8, string_buffer_size, string_capacity, string_layout
 
@@ -116,6 +117,13 @@ def _buffer_type(tensor: SSAValue) -> uop.BufferType:
     if string_capacity(tensor) is not None:  # NUL-padded fields of bytes (zant.ir.strings)
         return uop.BufferType(string_buffer_size(tensor), U8)
     return uop.BufferType(math.prod(tensor.type.get_shape()), tensor.type.get_element_type())
+
+
+def _mark_strings(buffer: uop.DefineGlobalOp, tensor: SSAValue) -> uop.DefineGlobalOp:
+    capacity = string_capacity(tensor)
+    if capacity is not None:
+        buffer.attributes[STRING_CAPACITY_ATTR] = IntegerAttr(capacity, 64)
+    return buffer
 
 
 @dataclass(frozen=True)
@@ -200,7 +208,7 @@ class OnnxToUopPass(ModulePass):
 
         input_names = _names(function, INPUT_NAMES, len(block.args), "input")
         for index, arg in enumerate(block.args):
-            buffer = uop.DefineGlobalOp("input", index, input_names[index], _buffer_type(arg))
+            buffer = _mark_strings(uop.DefineGlobalOp("input", index, input_names[index], _buffer_type(arg)), arg)
             buffer.result.name_hint = arg.name_hint
             cast = UnrealizedConversionCastOp.get([buffer.result], [arg.type])
             rewriter.insert_op([buffer, cast], InsertPoint.at_start(block))
@@ -269,13 +277,13 @@ class OnnxToUopPass(ModulePass):
             ):
                 # The producer wrote exactly this tensor into its own scratch buffer: that
                 # buffer becomes the caller's output, no copy.
-                output = uop.DefineGlobalOp("output", index, names[index], owner.result.type)
+                output = _mark_strings(uop.DefineGlobalOp("output", index, names[index], owner.result.type), value)
                 output.result.name_hint = owner.result.name_hint
                 output.location = owner.location
                 Rewriter.replace_op(owner, output)
                 claimed.add(output.result)
                 continue
-            output = uop.DefineGlobalOp("output", index, names[index], _buffer_type(value))
+            output = _mark_strings(uop.DefineGlobalOp("output", index, names[index], _buffer_type(value)), value)
             Rewriter.insert_op(output, InsertPoint.before(ret))
             claimed.add(output.result)
             kb = KernelBuilder(ret)

@@ -36,6 +36,7 @@ from zant.backend.names import Namer, reserved_names, sanitize_zig, validate_pre
 from zant.dialects.uop import BufferRole, DefineGlobalOp, DefineLocalOp
 from zant.dialects.abi import ArenaOp, ArenaRole, Status, arena_of, constants_mode
 from zant.errors import ZantError
+from zant.ir.strings import STRING_CAPACITY_ATTR
 from zant.ir.types import element_bits, is_packed, numpy_dtype, storage_float
 from zant.analysis.liveness import align_up
 
@@ -646,6 +647,10 @@ def emit_header(
             ) in ("uint16_t", "uint8_t") else ""
             if is_packed(element_type):
                 note = f" /* {_packed_note(element_type)} */"
+            capacity = op.attributes.get(STRING_CAPACITY_ATTR)
+            if isinstance(capacity, IntegerAttr):  # strings: zant.ir.strings
+                width = capacity.value.data
+                note = f" /* {count // width} strings, each {width} bytes of UTF-8, NUL-padded */"
             params.append(f"{const}{c_type(element_type)} *{parameters[op]}{note}")
             sized += [params[-1], f"size_t {parameters[op]}_bytes"]
     lines += ["", *_init_declaration(name, info)] + [

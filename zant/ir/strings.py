@@ -30,6 +30,9 @@ DEFAULT_STRING_CAPACITY = 64
 """Bytes per element of a string graph input when `--string-capacity` does not say."""
 MAX_STRING_CAPACITY = 1 << 16
 """The largest capacity accepted (a field is indexed with u16-range loop bounds)."""
+STRING_CAPACITY_ATTR = "zant.string_capacity"
+"""On an input or output `uop.define_global` of a string tensor (onnx-to-uop): the bytes of each
+element's field, which the C header notes beside the entry point's byte pointer."""
 
 
 @irdl_attr_definition
@@ -113,6 +116,7 @@ def decode(array: np.ndarray) -> np.ndarray:
 __all__ = [
     "DEFAULT_STRING_CAPACITY",
     "MAX_STRING_CAPACITY",
+    "STRING_CAPACITY_ATTR",
     "StringType",
     "decode",
     "encode",

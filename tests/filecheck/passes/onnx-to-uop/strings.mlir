@@ -1,12 +1,12 @@
 // RUN: not zant-opt %s --split-input-file -p onnx-to-uop 2>&1 | filecheck %s
 
-// StringConcat: a string tensor is a u8 buffer of fields (2 x 4 bytes, NUL-padded), the result's
-// capacity the sum (7); byte j of a result is x's while j < len(x), then y's byte j - len(x),
+// StringConcat: a string tensor is a u8 buffer of fields (2 x 4 bytes, NUL-padded; the graph's
+// inputs and outputs say their capacity for the C header), the result's capacity the sum (7); byte j of a result is x's while j < len(x), then y's byte j - len(x),
 // the data-dependent indices clamped into the field; every output byte stored at loop indices.
 // CHECK-LABEL: func.func @main()
-// CHECK:         %y = uop.define_global "input" 1 "y" : !uop.buffer<3xui8>
-// CHECK-NEXT:    %x = uop.define_global "input" 0 "x" : !uop.buffer<8xui8>
-// CHECK-NEXT:    %z = uop.define_global "output" 0 "z" : !uop.buffer<14xui8>
+// CHECK:         %y = uop.define_global "input" 1 "y" {zant.string_capacity = 3 : i64} : !uop.buffer<3xui8>
+// CHECK-NEXT:    %x = uop.define_global "input" 0 "x" {zant.string_capacity = 4 : i64} : !uop.buffer<8xui8>
+// CHECK-NEXT:    %z = uop.define_global "output" 0 "z" {zant.string_capacity = 7 : i64} : !uop.buffer<14xui8>
 // CHECK:         [[Y:%.*]] = uop.view %y : !uop.buffer<3xui8> -> !uop.view<2x3xui8, strides [0, 1], offset 0>
 // CHECK:         uop.range [[I:%.*]] = 0 to 2 {
 // CHECK:           [[LEN:%.*]] = uop.define_acc 0 : i32
