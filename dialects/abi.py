@@ -61,7 +61,7 @@ class Status(IntEnum):
     """`NAME_predict`, from an `abi.check` guarding a data-dependent output (NonZero, Compress,
     NonMaxSuppression, StringSplit's pieces, StringNormalizer's strings kept): the number of elements the data select differs from the output's
     compiled (declared) extent; for ImageDecoder, the bytes are not an image it decodes
-    (24-bit BMP, binary PPM, baseline JPEG, PNG) of the compiled shape. Nothing of that output has been written."""
+    (24-bit BMP, binary PPM, baseline JPEG, PNG, uncompressed TIFF) of the compiled shape. Nothing of that output has been written."""
     BAD_INDEX = 6
     """`NAME_predict`, from an `abi.check` made by `check-data-indices`: an index read from the
     data (Gather's, a Scatter's, MaxUnpool's ...; a `uop.bound_index`) is outside the range its op
@@ -93,7 +93,7 @@ STATUS_COMMENTS: dict[Status, str] = {
         "NAME_predict: the data select another number of elements than a data-dependent output's "
         "compiled shape holds (NonZero, Compress, NonMaxSuppression, StringSplit, StringNormalizer), "
         "or an ImageDecoder's bytes are "
-        "not an image it decodes (24-bit BMP, binary PPM, baseline JPEG, PNG) of that shape"
+        "not an image it decodes (BMP, PPM, baseline JPEG, PNG, uncompressed TIFF) of that shape"
     ),
     Status.BAD_INDEX: (
         "NAME_predict: an index read from the data (Gather, Scatter, MaxUnpool ... indices) is out of "

@@ -10,6 +10,9 @@ Python reference (`zant.dialects.image_reference`).
 * `%ok = image.decode_png %data, %out, %work {…}` — the same for an 8-bit, non-interlaced PNG
   (gray, gray + alpha, RGB, RGBA or palette; alpha dropped), `%work` holding the inflated rows
   (`png_work_bytes(H, W)`). The decoder is `dialects/image_png.zig`.
+* `%ok = image.decode_tiff %data, %out, %work {…}` — the same for an uncompressed 8-bit TIFF
+  (gray, gray + alpha, RGB or RGBA in strips; alpha dropped), copied from the input: `%work` is
+  one unused byte. The decoder is `dialects/image_tiff.zig`.
 
 `%ok` is false, and `%out` untouched, when the bytes are not such an image. Each decoder's
 comment states its limits: bounded work, no access outside the three buffers whatever the bytes.
@@ -64,6 +67,11 @@ def png_work_bytes(height: int, width: int) -> int:
     return height * (1 + 4 * width)
 
 
+def tiff_work_bytes(height: int, width: int) -> int:
+    """TIFF's `%work`: one byte, unused (its pixels are copied from the input)."""
+    return 1
+
+
 def _helper(name: str, file: str) -> ZigHelper:
     source = resources.files("zant.dialects").joinpath(file).read_text().rstrip("\n")
     return ZigHelper(name, source, inline=False)
@@ -112,9 +120,9 @@ class _DecodeOp(IRDLOperation):
         return ZigCall(self.ZIG_HELPERS[0].name, (str(h), str(w), f".{self.format.data}", str(n), work, *args))  # type: ignore[attr-defined]
 
     def reference(self, read: Read, write_out, write_work) -> tuple[bool]:
-        from zant.dialects.image_reference import decode_jpeg, decode_png
+        from zant.dialects.image_reference import decode_jpeg, decode_png, decode_tiff
 
-        decode = {"decode_jpeg": decode_jpeg, "decode_png": decode_png}[self.DECODE]
+        decode = {"decode_jpeg": decode_jpeg, "decode_png": decode_png, "decode_tiff": decode_tiff}[self.DECODE]
         h, w = self.height.value.data, self.width.value.data
         data = bytes(read(range(self.size.value.data)).astype(np.uint8).tobytes())
         pixels = decode(data, h, w, self.format.data)
@@ -164,4 +172,17 @@ class DecodePngOp(_DecodeOp):
     DECODE: ClassVar[str] = "decode_png"
 
 
-Image = Dialect("image", [DecodeJpegOp, DecodePngOp], [])
+@irdl_op_definition
+class DecodeTiffOp(_DecodeOp):
+    """`%ok = image.decode_tiff %data, %out, %work {height = H, width = W, format = "rgb", size = N}`:
+    the `N` bytes at `%data` read as an uncompressed 8-bit TIFF of H x W into `%out`; false (and
+    `%out` untouched) when they are not one."""
+
+    name = "image.decode_tiff"
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_tiff_decode", "image_tiff.zig"),)
+    WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(tiff_work_bytes)
+    DECODE: ClassVar[str] = "decode_tiff"
+
+
+Image = Dialect("image", [DecodeJpegOp, DecodePngOp, DecodeTiffOp], [])

@@ -2,7 +2,7 @@
 
 `decode_jpeg(data, height, width, format)`: dialects/image_jpeg.zig's algorithm step for step, in
 Python integers, with the same refusals. `decode_png(...)`: dialects/image_png.zig's checks with
-Python's zlib inflating. Each returns the pixels (uint8, [height, width, channels]) or None when
+Python's zlib inflating. `decode_tiff(...)`: dialects/image_tiff.zig's checks. Each returns the pixels (uint8, [height, width, channels]) or None when
 the Zig decoder refuses the bytes.
 """
 
@@ -458,3 +458,94 @@ def _decode_png(data: bytes, height: int, width: int, format: str) -> np.ndarray
         gray = pixels[..., 0] if color in (0, 4) else (rgb[..., 0] * 19595 + rgb[..., 1] * 38470 + rgb[..., 2] * 7471 + 0x8000) >> 16
         return gray[..., None].astype(np.uint8)
     return (rgb if format == "rgb" else rgb[..., ::-1]).astype(np.uint8)
+
+
+# -- TIFF ---------------------------------------------------------------------------------------
+
+TIFF_SINGLE_VALUED = {256, 257, 259, 262, 277, 278, 284, 317, 339}
+"""Tags read as one value (every value of the entry must be the same): width, height,
+compression, photometric, samples per pixel, rows per strip, planar, predictor, sample format."""
+TIFF_MUST_BE_ONE = {259, 284, 317, 339}
+"""No compression, chunky samples, no predictor, unsigned samples."""
+
+
+def decode_tiff(data: bytes, height: int, width: int, format: str) -> np.ndarray | None:
+    """The pixels of an uncompressed 8-bit TIFF of height x width ("rgb", "bgr" or "gray"), as
+    dialects/image_tiff.zig reads it, or None."""
+    try:
+        return _decode_tiff(data, height, width, format)
+    except Bad:
+        return None
+
+
+def _decode_tiff(data: bytes, height: int, width: int, format: str) -> np.ndarray:  # noqa: C901
+    if len(data) < 8 or data[:2] not in (b"II", b"MM"):
+        raise Bad
+    order = "big" if data[0] == ord("M") else "little"
+
+    def uint(at: int, size: int) -> int:
+        if at > len(data) or size > len(data) - at:
+            raise Bad
+        return int.from_bytes(data[at: at + size], order)
+
+    def values(entry: int) -> list[int]:
+        kind, count = uint(entry + 2, 2), uint(entry + 4, 4)
+        size = {3: 2, 4: 4}.get(kind)
+        if size is None or count == 0 or count > len(data):
+            raise Bad
+        at = entry + 8 if count * size <= 4 else uint(entry + 8, 4)
+        if at > len(data) or count * size > len(data) - at:
+            raise Bad
+        return [uint(at + k * size, size) for k in range(count)]
+
+    if uint(2, 2) != 42:
+        raise Bad
+    ifd = uint(4, 4)
+    entries = uint(ifd, 2)
+    if ifd + 2 + 12 * entries > len(data):
+        raise Bad
+    fields = {277: 1, 278: 0xFFFFFFFF, 262: 0xFFFF}
+    arrays: dict[int, list[int]] = {}
+    for k in range(entries):
+        entry = ifd + 2 + 12 * k
+        tag = uint(entry, 2)
+        if tag in TIFF_SINGLE_VALUED:
+            v = values(entry)
+            if any(x != v[0] for x in v):
+                raise Bad
+            if tag in TIFF_MUST_BE_ONE and v[0] != 1:
+                raise Bad
+            fields[tag] = v[0]
+        elif tag in (258, 273, 279):
+            arrays[tag] = values(entry)
+        elif tag in (322, 323, 324, 325):
+            raise Bad
+    samples, rows_per_strip, photometric = fields[277], fields[278], fields[262]
+    if fields.get(256) != width or fields.get(257) != height or rows_per_strip == 0:
+        raise Bad
+    if photometric not in (1, 2):
+        raise Bad
+    rgb = photometric == 2
+    if not (3 if rgb else 1) <= samples <= (4 if rgb else 2):
+        raise Bad
+    if any(t not in arrays for t in (258, 273, 279)) or arrays[258] != [8] * samples:
+        raise Bad
+    per_strip = min(rows_per_strip, height)
+    strips = -(-height // per_strip)
+    starts, lengths = arrays[273], arrays[279]
+    if len(starts) != strips or len(lengths) != strips:
+        raise Bad
+    row_bytes = width * samples
+    for s in range(strips):
+        rows = min(per_strip, height - s * per_strip)
+        if lengths[s] < rows * row_bytes or starts[s] > len(data) or rows * row_bytes > len(data) - starts[s]:
+            raise Bad
+    image = np.stack([
+        np.frombuffer(data, np.uint8, row_bytes, starts[y // per_strip] + (y % per_strip) * row_bytes)
+        for y in range(height)
+    ]).reshape(height, width, samples).astype(np.int64)
+    color = image[..., :3] if rgb else np.repeat(image[..., :1], 3, axis=-1)
+    if format == "gray":
+        gray = image[..., 0] if not rgb else (color[..., 0] * 19595 + color[..., 1] * 38470 + color[..., 2] * 7471 + 0x8000) >> 16
+        return gray[..., None].astype(np.uint8)
+    return (color if format == "rgb" else color[..., ::-1]).astype(np.uint8)

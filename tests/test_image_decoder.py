@@ -398,3 +398,117 @@ def test_pngs_with_corrupt_streams_give_what_the_reference_gives(predict_png):
             assert status == 0
             np.testing.assert_array_equal(rgb, want)
     assert refused > 100, refused
+
+
+# -- TIFF -------------------------------------------------------------------------------------
+# Uncompressed TIFFs written here (either byte order, strips of a few rows): they decode to the
+# pixels they were made from.
+
+TIFF_SIZE = 1400
+
+
+def tiff(samples: np.ndarray, photometric: int, rows_per_strip: int = 0, big: bool = False, **tags) -> bytes:
+    """An uncompressed TIFF of `samples` ([H, W, channels] uint8), its strips after an IFD of
+    SHORT/LONG entries; `tags` override entries by number (`t259=5`) or add them."""
+    height, width, channels = samples.shape
+    per_strip = rows_per_strip or height
+    strips = -(-height // per_strip)
+    e = ">" if big else "<"
+    entries = {256: (4, [width]), 257: (4, [height]), 258: (3, [8] * channels), 259: (3, [1]),
+               262: (3, [photometric]), 273: (4, [0] * strips), 277: (3, [channels]),
+               278: (4, [per_strip]), 279: (4, [0] * strips), 284: (3, [1])}
+    for name, value in tags.items():
+        entries[int(name[1:])] = (3, value if isinstance(value, list) else [value])
+    ifd_size = 2 + 12 * len(entries) + 4
+    extra = 8 + ifd_size  # arrays too long to sit in an entry go here, then the strips
+    blobs = b""
+    row = width * channels
+    first_strip = extra + sum(len(v) * (2 if t == 3 else 4) for t, v in entries.values() if len(v) * (2 if t == 3 else 4) > 4)
+    entries[273] = (4, [first_strip + s * per_strip * row for s in range(strips)])
+    entries[279] = (4, [min(per_strip, height - s * per_strip) * row for s in range(strips)])
+    ifd = struct.pack(e + "H", len(entries))
+    for tag in sorted(entries):
+        kind, values = entries[tag]
+        packed = b"".join(struct.pack(e + ("H" if kind == 3 else "I"), v) for v in values)
+        if len(packed) <= 4:
+            ifd += struct.pack(e + "HHI", tag, kind, len(values)) + packed.ljust(4, b"\0")
+        else:
+            ifd += struct.pack(e + "HHII", tag, kind, len(values), extra + len(blobs))
+            blobs += packed
+    header = (b"MM\0*" if big else b"II*\0") + struct.pack(e + "I", 8)
+    data = header + ifd + b"\0\0\0\0" + blobs + samples.tobytes()
+    return data.ljust(TIFF_SIZE, b"\0")
+
+
+TIFFS = {  # name: (file, its RGB pixels)
+    "rgb": (lambda: tiff(PNG_RGBA[..., :3], 2), PNG_RGBA[..., :3]),
+    "rgb_big_endian_strips_of_4": (lambda: tiff(PNG_RGBA[..., :3], 2, 4, big=True), PNG_RGBA[..., :3]),
+    "rgba_strips_of_5": (lambda: tiff(PNG_RGBA, 2, 5, t338=2), PNG_RGBA[..., :3]),
+    "gray": (lambda: tiff(PNG_RGBA[..., :1], 1), GRAY),
+    "gray_alpha": (lambda: tiff(PNG_RGBA[..., :2], 1, 3, t338=2), GRAY),
+}
+
+
+@pytest.fixture(scope="module")
+def predict_tiff(tmp_path_factory):
+    return _compiled(tmp_path_factory.mktemp("tiff"), PNG_HEIGHT, PNG_WIDTH, TIFF_SIZE)
+
+
+@pytest.mark.parametrize("name", TIFFS)
+def test_decodes_tiffs(predict_tiff, name):
+    make, rgb_pixels = TIFFS[name]
+    status, rgb, bgr, gray = predict_tiff(make())
+    assert status == 0
+    np.testing.assert_array_equal(rgb, rgb_pixels)
+    np.testing.assert_array_equal(bgr, rgb_pixels[:, :, ::-1])
+    np.testing.assert_array_equal(gray, PNG_RGBA[..., :1] if name.startswith("gray") else luma(rgb_pixels))
+
+
+def _strip_at(file: bytes, offset: int) -> bytes:
+    """A one-strip little-endian `file` with its strip said to start at `offset`."""
+    entry = struct.pack("<HHI", 273, 4, 1)
+    at = file.index(entry) + len(entry)
+    return file[:at] + struct.pack("<I", offset) + file[at + 4:]
+
+
+REFUSED_TIFFS = {
+    "lzw": lambda: tiff(PNG_RGBA[..., :3], 2, t259=5),
+    "16_bit": lambda: tiff(PNG_RGBA[..., :3], 2, t258=[16, 16, 16]),
+    "planar": lambda: tiff(PNG_RGBA[..., :3], 2, t284=2),
+    "palette": lambda: tiff(PNG_RGBA[..., :1], 3),
+    "predictor": lambda: tiff(PNG_RGBA[..., :3], 2, t317=2),
+    "other_height": lambda: tiff(PNG_RGBA[:-1, :, :3], 2).ljust(TIFF_SIZE, b"\0"),
+    "strip_past_the_end": lambda: _strip_at(tiff(PNG_RGBA[..., :3], 2), TIFF_SIZE - 800),
+    "ifd_past_the_end": lambda: b"II*\0\xf0\xff\0\0".ljust(TIFF_SIZE, b"\0"),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED_TIFFS)
+def test_refuses_tiffs_without_writing(predict_tiff, name):
+    status, *outputs = predict_tiff(REFUSED_TIFFS[name]())
+    assert status == Status.OUTPUT_SIZE
+    assert all(np.all(o == SENTINEL) for o in outputs)
+
+
+def test_corrupted_tiffs_give_what_the_reference_gives(predict_tiff):
+    """300 seeded corruptions of a stripped TIFF's header and IFD: the compiled decoder and
+    image_reference.decode_tiff agree on every status and pixel; some still decode."""
+    from zant.dialects.image_reference import decode_tiff
+
+    rng = np.random.default_rng(31)
+    original = tiff(PNG_RGBA[..., :3], 2, 4)
+    decoded = refused = 0
+    for _ in range(300):
+        data = bytearray(original)
+        for at in rng.integers(0, 8 + 2 + 12 * 10 + 4 + 40, int(rng.integers(1, 4))):
+            data[at] = int(rng.integers(0, 256))
+        status, rgb, _bgr, _gray = predict_tiff(bytes(data))
+        want = decode_tiff(bytes(data), PNG_HEIGHT, PNG_WIDTH, "rgb")
+        if want is None:
+            refused += 1
+            assert status == Status.OUTPUT_SIZE and np.all(rgb == SENTINEL)
+        else:
+            decoded += 1
+            assert status == 0
+            np.testing.assert_array_equal(rgb, want)
+    assert decoded > 5 and refused > 100, (decoded, refused)

@@ -121,6 +121,16 @@ def test_corrupt_pngs_are_refused_or_decoded_as_the_reference():
     assert calls == 2 * len(made) and not failures, failures
 
 
+def test_corrupt_tiffs_are_refused_or_read_as_the_reference():
+    """ImageDecoder's TIFF case: a truncated header, a short strip, an IFD or strip past the end,
+    65,535 entries, a strip count of 2^32 - 1 are refused; corrupted headers give what image_reference.decode_tiff
+    gives."""
+    made = memory_safety.tiff_trials(np.random.default_rng(7), 30)
+    assert {t.status for t in made[1:7]} == {Status.OUTPUT_SIZE}
+    calls, failures = memory_safety.run(["ImageDecoder TIFF"], ["ReleaseSafe"], ["host"], random=30, seed=7)
+    assert calls == 2 * len(made) and not failures, failures
+
+
 def test_a_truncated_jpeg_as_cortex_m4_firmware():
     """Three truncated JPEGs as guarded Cortex-M4 firmware return STATUS_OUTPUT_SIZE; no fault."""
     missing = qemu_missing(BOARDS["mps2-an386"])

@@ -110,15 +110,11 @@ DATA_DEPENDENT_OPS: frozenset[str] = frozenset()
 NonMaxSuppression, StringSplit and StringNormalizer compile for the size the model declares; Unique also at its bound when the
 model leaves the size symbolic; ImageDecoder for the declared shape when its images are of a
 format it decodes, `DECODED_IMAGES`)."""
-DECODED_IMAGES = (b"BM", b"P6", b"\xff\xd8", b"\x89PNG")
-"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM, baseline JPEG, PNG),
-compiled for the shape the model declares; the other formats' cases are out of scope
-(`UNDECODED_IMAGES`)."""
+DECODED_IMAGES = (b"BM", b"P6", b"\xff\xd8", b"\x89PNG", b"II*\x00", b"MM\x00*")
+"""How the images ImageDecoder decodes begin (24-bit BMP, binary PPM, baseline JPEG, PNG,
+uncompressed TIFF; a compressed TIFF is refused at run time), compiled for the shape the model
+declares; the other formats' cases are out of scope (`UNDECODED_IMAGES`)."""
 UNDECODED_IMAGES: dict[bytes, str] = {
-    b"II*\x00": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
-    "at offsets anywhere in the file; not written yet",
-    b"MM\x00*": "TIFF: a container of strips in any of several codecs (raw, PackBits, LZW, Deflate, JPEG) "
-    "at offsets anywhere in the file; not written yet",
     b"RIFF": "WebP: lossy WebP is a VP8 intra frame (boolean arithmetic decoder, intra prediction, "
     "loop filter), a video codec to match libwebp bit for bit; not written",
     b"\x00\x00\x00\x0cjP": "JPEG 2000: wavelets plus EBCOT (context-modelled MQ arithmetic coding of "
@@ -319,7 +315,7 @@ def classify(case, index: int, supported: frozenset[str]) -> Record:
             return out(f"non-tensor type ({kind.removesuffix('_type')})")
     types = {n.op_type for n in nodes}
     if "ImageDecoder" in types and (why := _undecoded_image(case)) is not None:
-        return out(f"image format (ImageDecoder decodes 24-bit BMP, binary PPM, baseline JPEG and PNG): {why}")
+        return out(f"image format (ImageDecoder decodes BMP, PPM, baseline JPEG, PNG and uncompressed TIFF): {why}")
     if types & DATA_DEPENDENT_OPS:
         return out(f"data-dependent output shape ({', '.join(sorted(types & DATA_DEPENDENT_OPS))})")
     for node in nodes:

@@ -232,6 +232,7 @@ def _cases() -> list[Case]:
     return [
         Case("ImageDecoder JPEG", image_decoder("jpeg"), "data", 0, status=Status.OUTPUT_SIZE, encoded=jpeg_trials),
         Case("ImageDecoder PNG", image_decoder("png"), "data", 0, status=Status.OUTPUT_SIZE, encoded=png_trials),
+        Case("ImageDecoder TIFF", image_decoder("tiff"), "data", 0, status=Status.OUTPUT_SIZE, encoded=tiff_trials),
         Case("Gather axis 0", gather(0), "i", 4),
         Case("Gather axis 1", gather(1), "i", 3),
         Case("GatherElements", gather_elements, "i", 4),
@@ -248,7 +249,7 @@ def _cases() -> list[Case]:
 
 
 def _suite_image(kind: str) -> tuple[bytes, np.ndarray]:
-    """The node suite's JPEG (32 x 32, 4:2:0) or PNG (32 x 32 RGB) and the RGB pixels onnx's
+    """The node suite's JPEG (32 x 32, 4:2:0), PNG or TIFF (32 x 32 RGB) and the RGB pixels onnx's
     reference decodes it to."""
     from onnx.backend.test.case.node import _image_decoder_data
 
@@ -342,6 +343,42 @@ def png_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         for index in rng.integers(2, len(stream), int(rng.integers(1, 4))):
             corrupted[index] = int(rng.integers(0, 256))
         trials.append(trial(f"random corruption {k}", with_stream(bytes(corrupted))))
+    return trials
+
+
+def tiff_trials(rng: np.random.Generator, random: int) -> list[Trial]:
+    """The suite's TIFF, then hostile versions of it (same length, zero-padded): truncated in the
+    header, a strip shorter than its rows, the IFD and the strip past the end, 65,535 entries, a
+    strip count of 2^32 - 1; and `random` with bytes of the header and IFD replaced, each expected to give what
+    `image_reference.decode_tiff` gives."""
+    import struct
+
+    data, pixels = _suite_image("tiff")
+    size = len(data)
+    ifd = struct.unpack("<I", data[4:8])[0]
+    entries = [ifd + 2 + 12 * k for k in range(struct.unpack("<H", data[ifd: ifd + 2])[0])]
+    strip = next(e for e in entries if data[e: e + 2] == struct.pack("<H", 273))
+    counts = next(e for e in entries if data[e: e + 2] == struct.pack("<H", 279))
+
+    def trial(label: str, encoded: bytes) -> Trial:
+        return _image_trial("tiff", label, encoded, size)
+
+    trials = [Trial("the suite's TIFF", {"data": np.frombuffer(data, np.uint8).copy()}, 0, [pixels])]
+    hostile = {
+        "truncated in the header": data[:6],
+        "a strip shorter than its rows": data[: counts + 8] + struct.pack("<I", 100) + data[counts + 12:],
+        "the IFD past the end": data[:4] + struct.pack("<I", size - 4) + data[8:],
+        "the strip past the end": data[: strip + 8] + struct.pack("<I", size - 10) + data[strip + 12:],
+        "65,535 entries": data[:ifd] + b"\xff\xff" + data[ifd + 2:],
+        "2^32 - 1 strip offsets": data[: strip + 4] + b"\xff\xff\xff\xff" + data[strip + 8:],
+    }
+    trials += [trial(label, encoded) for label, encoded in hostile.items()]
+    header = max(entries) + 16
+    for k in range(random):
+        corrupted = bytearray(data)
+        for index in rng.integers(0, header, int(rng.integers(1, 4))):
+            corrupted[index] = int(rng.integers(0, 256))
+        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
     return trials
 
 

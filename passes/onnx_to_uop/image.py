@@ -1,4 +1,5 @@
-"""ImageDecoder: 24-bit BMP (BI_RGB), binary PPM (P6, maxval 255), baseline JPEG and PNG.
+"""ImageDecoder: 24-bit BMP (BI_RGB), binary PPM (P6, maxval 255), baseline JPEG, PNG and
+uncompressed TIFF.
 
 The encoded bytes are a run-time input, so the format is found at run time; the output is
 compiled for the shape the model declares ([H, W, 3] for RGB and BGR, [H, W, 1] for Grayscale).
@@ -7,15 +8,16 @@ Four steps, none reading past the input:
 1. header: BMP's fields sit at fixed offsets (read only when the input is long enough to hold
    them); PPM's are ASCII numbers separated by whitespace and comments, parsed by one loop
    over the bytes before the last 3·H·W (where its pixels must start at the latest);
-2. JPEG and PNG: `image.decode_jpeg` and `image.decode_png` (dialects/image.py, their decoders
-   dialects/image_jpeg.zig and image_png.zig) decode the bytes into the output when they are
-   such an image of H x W, each with a scratch buffer (its `WORK_BYTES`: JPEG's component planes
-   and Huffman tables, PNG's inflated rows) the arena plan places, and write nothing otherwise;
+2. JPEG, PNG and TIFF: `image.decode_jpeg`, `image.decode_png` and `image.decode_tiff`
+   (dialects/image.py, their decoders dialects/image_*.zig) decode the bytes into the output
+   when they are such an image of H x W, each with a scratch buffer (its `WORK_BYTES`: JPEG's
+   component planes and Huffman tables, PNG's inflated rows, one byte for TIFF) the arena plan
+   places, and write nothing otherwise;
 3. check: `abi.check` ends NAME_predict with `abi.Status.OUTPUT_SIZE` unless the bytes are one
-   of the four formats, of the compiled width and height, with every pixel inside the input;
+   of the five formats, of the compiled width and height, with every pixel inside the input;
 4. pixels: one loop nest over [H, W] reads each channel where the header said (BMP: rows
    padded to 4 bytes, bottom-up unless the height is negative, BGR order; PPM: RGB order), or,
-   after a JPEG or PNG, stores each decoded byte back. Grayscale is PIL's convert("L") of the RGB.
+   after a JPEG, PNG or TIFF, stores each decoded byte back. Grayscale is PIL's convert("L") of the RGB.
 """
 
 from __future__ import annotations
@@ -178,7 +180,7 @@ LUMA = (19595, 38470, 7471)
 601-2 luma in 16-bit fixed point, (19595 R + 38470 G + 7471 B + 2^15) >> 16."""
 
 
-DECODERS = {"jpeg": image.DecodeJpegOp, "png": image.DecodePngOp}
+DECODERS = {"jpeg": image.DecodeJpegOp, "png": image.DecodePngOp, "tiff": image.DecodeTiffOp}
 """The compressed formats, each decoded by an op of the image dialect."""
 
 
@@ -195,8 +197,8 @@ def _decoded(kb: KernelBuilder, decoder: type, data: Layout, out: Layout, name: 
 
 
 class ImageDecoderLowering(OnnxLowering):
-    """ImageDecoder (RGB, BGR or Grayscale) of a 24-bit BMP, a binary PPM, a baseline JPEG or a PNG
-    of the declared shape, the format told apart at run time."""
+    """ImageDecoder (RGB, BGR or Grayscale) of a 24-bit BMP, a binary PPM, a baseline JPEG, a PNG
+    or an uncompressed TIFF of the declared shape, the format told apart at run time."""
 
     op_names = frozenset({ImageDecoderOp.name})
 
@@ -216,8 +218,9 @@ class ImageDecoderLowering(OnnxLowering):
         out = kb.alloc(result_name(op), (height, width, channels), tensor_element_type(op.results[0]))
         decoded = [_decoded(kb, d, data, out, result_name(op), pixel_format) for d in DECODERS.values()]
         check(kb, s.any(bmp.ok, ppm.ok, *decoded), abi.Status.OUTPUT_SIZE)
-        # BMP and PPM: the pixels copied from where the header said. After a JPEG or PNG (decoded
-        # into `out` already) the same loop stores each output byte back and reads byte 0 of the input.
+        # BMP and PPM: the pixels copied from where the header said. After a JPEG, PNG or TIFF
+        # (decoded into `out` already) the same loop stores each output byte back and reads byte 0
+        # of the input.
         compressed = s.any(*decoded)
         pick = lambda a, b: kb.where(bmp.ok, a, b)  # noqa: E731
         first, row_step = pick(bmp.first, ppm.first), pick(bmp.row_step, ppm.row_step)

@@ -7,14 +7,15 @@
 // image.decode_jpeg of the 102 bytes into the output, its planes (3·16·16 bytes) and Huffman
 // tables (8·273) in a scratch buffer (true only for a baseline JPEG of 3 x 5; the output is
 // written only then); PNG: image.decode_png the same way, its scratch the inflated rows
-// (3·(1 + 4·5) bytes). Then one check (STATUS_OUTPUT_SIZE = 5) that one of the four is the
-// format, and one loop nest picks each channel from where the header said, or stores the
-// decoded byte back after a JPEG or PNG.
+// (3·(1 + 4·5) bytes); TIFF: image.decode_tiff (one unused scratch byte). Then one check
+// (STATUS_OUTPUT_SIZE = 5) that one of the five is the format, and one loop nest picks each
+// channel from where the header said, or stores the decoded byte back after a JPEG, PNG or TIFF.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         %rgb = uop.define_global "output" 0 "rgb" : !uop.buffer<45xui8>
 // CHECK:         %rgb_jpeg_work = uop.define_local "rgb_jpeg_work" : !uop.buffer<2952xui8>
 // CHECK-NEXT:    %rgb_png_work = uop.define_local "rgb_png_work" : !uop.buffer<63xui8>
+// CHECK-NEXT:    %rgb_tiff_work = uop.define_local "rgb_tiff_work" : !uop.buffer<1xui8>
 // CHECK:         [[ROOM:%.*]] = uop.const 54 : i64
 // CHECK-NEXT:    [[FITS:%.*]] = uop.cmple [[OFFSET:%.*]], [[ROOM]] : i64
 // CHECK:         [[FIRST:%.*]] = uop.where [[BOTTOM_UP:%.*]], {{%.*}}, [[OFFSET]] : i64
@@ -35,9 +36,11 @@
 // CHECK-NEXT:    [[JPEG:%.*]] = image.decode_jpeg [[BYTES]], [[PIXELS]], [[WORK]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
 // CHECK:         [[ROWS:%.*]] = uop.gep %rgb_png_work[{{%.*}}] : !uop.buffer<63xui8>
 // CHECK-NEXT:    [[PNG:%.*]] = image.decode_png {{%.*}}, {{%.*}}, [[ROWS]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
-// CHECK:         [[ANY:%.*]] = uop.or {{%.*}}, [[PNG]] : i1
+// CHECK:         [[TIFF:%.*]] = image.decode_tiff {{%.*}}, {{%.*}}, {{%.*}} {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
+// CHECK:         [[ANY:%.*]] = uop.or {{%.*}}, [[TIFF]] : i1
 // CHECK-NEXT:    abi.check [[ANY]], 5
-// CHECK-NEXT:    [[DECODED:%.*]] = uop.or [[JPEG]], [[PNG]] : i1
+// CHECK-NEXT:    [[EITHER:%.*]] = uop.or [[JPEG]], [[PNG]] : i1
+// CHECK-NEXT:    [[DECODED:%.*]] = uop.or [[EITHER]], [[TIFF]] : i1
 // CHECK-NEXT:    uop.where [[IS_BMP:%.*]], [[FIRST]], {{%.*}} : i64
 // CHECK-NEXT:    uop.where [[IS_BMP]], [[ROW_STEP]], {{%.*}} : i64
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 3 {
