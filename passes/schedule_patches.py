@@ -19,13 +19,17 @@ window, weights and requantization: the same bytes. A rewrite of the uop nests i
 need one per loop form. The cost is the code of one set of layers per tile (flash) and the
 recomputed halo (MACs).
 
-Which stage and grid: among the prefixes of the chain that starts at a 4-D graph input (one use
-per link: a layout Transpose, convolutions, element-wise ops with scalar parameters) and square
-grids of 2 .. `max-tiles` a side, `zant.analysis.patches.choose`: with `budget` (bytes), the
-fewest MACs whose estimated peak fits it; without, the smallest estimated peak. Only under a
-RAM budget the layer-by-layer plans miss (`zant.driver.fit_ram`, docs/ram-budget.md); never in a
-default pipeline. The ops it writes carry `patch = "ROWxCOL of RxC"`, and the Concats
-`patch_stage`: the plan's one-line summary (grid, MACs and the recomputed ones, peak).
+Which stage and grid: among the prefixes of what starts at a 4-D graph input (the ops that read
+only it and the results before them: a layout Transpose, convolutions, element-wise ops with
+scalar parameters, residual Adds; cut where one tensor alone crosses) and square grids of
+2 .. `max-tiles` a side, `zant.analysis.patches.choose`: with `budget` (bytes), the fewest MACs
+whose estimated peak fits it; without, the smallest estimated peak. A tensor two layers of the
+stage read (a residual's skip) is computed per tile over the union of what they read, and the
+reader that needs less takes a Slice of it. Only under a RAM budget the layer-by-layer plans
+miss (`zant.driver.fit_ram`, docs/ram-budget.md); never in a default pipeline. The ops it
+writes carry `zant.patch = "ROW,COL of RxC"`, the last Concat `zant.patch_stage` (the plan's
+summary: grid, MACs and the recomputed ones, estimated peak) and the module `zant.patches`
+(the plan JSON's `schedules`).
 """
 
 from __future__ import annotations

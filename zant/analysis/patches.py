@@ -1,12 +1,12 @@
 """Receptive fields and the cost of patch-based execution of an early stage (`schedule-patches`).
 
-A *stage* is a chain of ops of the `onnx` dialect that starts at a graph input, each op the only
-user of the one before it: a layout Transpose, Convs (float, QLinearConv, ConvInteger) and
-element-wise ops with scalar parameters (Clip, Relu ...). Run patch by patch, each spatial tile
-of the stage's output is computed through every layer from the tile of the graph input its
-receptive field covers; each layer's tile is the part of its output the next layer's tile reads
-(the halo is recomputed by the neighbouring tiles), so no intermediate tensor of the stage ever
-exists whole.
+A *stage* starts at a graph input: the ops that read only it and the results of the ops before
+them (a layout Transpose, Convs: float, QLinearConv, ConvInteger; element-wise ops with scalar
+parameters: Clip, Relu ...; the Adds of residual blocks), up to a point where one tensor alone
+crosses. Run patch by patch, each spatial tile of the stage's output is computed through every
+layer from the tile of the graph input its receptive field covers; each layer's tile is the
+part of its output the layers after it read in that tile (the halo is recomputed by the
+neighbouring tiles), so no intermediate tensor of the stage ever exists whole.
 
 This module only measures: for a stage and a grid of tiles it gives each layer's tile (its
 region, its padding at the tensor's borders), the MACs of the tiled stage against the
