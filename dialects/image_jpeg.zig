@@ -385,43 +385,63 @@ const ZantJpeg = struct {
         return bits.pos;
     }
 
-    /// Component `comp`'s sample at output pixel (y, x), upsampled as libjpeg-turbo does with
-    /// fancy upsampling: triangular (3/4, 1/4) for a factor 2 horizontally (when the component
-    /// is more than 2 samples wide) and vertically, replicating edges; else the nearest sample.
-    fn sample(st: *const State, comp: *const Component, work: []const u8, y: usize, x: usize) i32 {
+    /// One output row of a component, upsampled as libjpeg-turbo does with fancy upsampling:
+    /// triangular (3/4, 1/4) for a factor 2 horizontally (when the component is more than 2
+    /// samples wide) and vertically, replicating edges; else the nearest sample. The rows it
+    /// reads and its kind are found once per output row (`outputRow`), the sample per pixel (`at`).
+    const Row = struct {
+        const Kind = enum { full, h2_box, h2, h1v2, h2v2_box, h2v2 };
+
+        kind: Kind,
+        near: []const u8, // the plane row nearest the output row
+        far: []const u8, // the next nearest (vertical factor 2), else `near`
+        last: usize, // the last sample of the component's width
+        bias: i32, // h1v2: 1 for an even output row, 2 for an odd one
+
+        fn at(self: *const Row, x: usize) i32 {
+            const c = x / 2;
+            const left = if (c > 0) c - 1 else 0;
+            const right = @min(c + 1, self.last);
+            switch (self.kind) {
+                .full => return self.near[x],
+                .h2_box, .h2v2_box => return self.near[c],
+                .h2 => {
+                    const near: i32 = @as(i32, self.near[c]) * 3;
+                    if (x % 2 == 0) return (near + self.near[left] + 1) >> 2;
+                    return (near + self.near[right] + 2) >> 2;
+                },
+                .h1v2 => return (@as(i32, self.near[x]) * 3 + self.far[x] + self.bias) >> 2,
+                .h2v2 => {
+                    const near = self.sum(c) * 3;
+                    if (x % 2 == 0) return (near + self.sum(left) + 8) >> 4;
+                    return (near + self.sum(right) + 7) >> 4;
+                },
+            }
+        }
+
+        fn sum(self: *const Row, col: usize) i32 {
+            return @as(i32, self.near[col]) * 3 + self.far[col];
+        }
+    };
+
+    fn outputRow(st: *const State, comp: *const Component, work: []const u8, y: usize) Row {
         const rh = st.hmax / comp.h;
         const rv = st.vmax / comp.v;
         const plane = work[comp.base .. comp.base + comp.stride * comp.rows];
-        const at = struct {
-            fn f(p: []const u8, stride: usize, r: usize, c: usize) i32 {
-                return p[r * stride + c];
-            }
-        }.f;
-        if (rh == 1 and rv == 1) return at(plane, comp.stride, y, x);
         const fancy_h = rh == 2 and comp.width > 2;
-        if (rv == 1) { // h2v1
-            const c = x / 2;
-            if (!fancy_h) return at(plane, comp.stride, y, c);
-            const near = at(plane, comp.stride, y, c) * 3;
-            if (x % 2 == 0) return (near + at(plane, comp.stride, y, if (c > 0) c - 1 else 0) + 1) >> 2;
-            return (near + at(plane, comp.stride, y, @min(c + 1, comp.width - 1)) + 2) >> 2;
-        }
-        const r = y / 2;
-        const other = if (y % 2 == 0) (if (r > 0) r - 1 else 0) else @min(r + 1, comp.height - 1);
-        if (rh == 1) { // h1v2
-            const bias: i32 = if (y % 2 == 0) 1 else 2;
-            return (at(plane, comp.stride, r, x) * 3 + at(plane, comp.stride, other, x) + bias) >> 2;
-        }
-        const c = x / 2;
-        if (!fancy_h) return at(plane, comp.stride, r, c); // h2v2 without fancy: boxes
-        const sum = struct {
-            fn f(p: []const u8, stride: usize, r0: usize, r1: usize, col: usize) i32 {
-                return at(p, stride, r0, col) * 3 + at(p, stride, r1, col);
-            }
-        }.f;
-        const near = sum(plane, comp.stride, r, other, c) * 3;
-        if (x % 2 == 0) return (near + sum(plane, comp.stride, r, other, if (c > 0) c - 1 else 0) + 8) >> 4;
-        return (near + sum(plane, comp.stride, r, other, @min(c + 1, comp.width - 1)) + 7) >> 4;
+        const r = if (rv == 2) y / 2 else y;
+        const other = if (rv == 1) r else if (y % 2 == 0) (if (r > 0) r - 1 else 0) else @min(r + 1, comp.height - 1);
+        const kind: Row.Kind = if (rv == 1)
+            (if (rh == 1) .full else if (fancy_h) .h2 else .h2_box)
+        else
+            (if (rh == 1) .h1v2 else if (fancy_h) .h2v2 else .h2v2_box);
+        return .{
+            .kind = kind,
+            .near = plane[r * comp.stride ..][0..comp.stride],
+            .far = plane[other * comp.stride ..][0..comp.stride],
+            .last = comp.width - 1,
+            .bias = if (y % 2 == 0) 1 else 2,
+        };
     }
 
     fn clamp(x: i32) i32 {
@@ -477,14 +497,16 @@ const ZantJpeg = struct {
         for (st.components[0..st.count]) |comp| if (!comp.decoded) return error.Bad;
         const channels: usize = if (format == .gray) 1 else 3;
         for (0..height) |y| {
+            var rows: [3]Row = undefined;
+            for (0..st.count) |c| rows[c] = outputRow(&st, &st.components[c], work, y);
             for (0..width) |x| {
                 var rgb: [3]i32 = undefined;
-                const luma = sample(&st, &st.components[0], work, y, x);
+                const luma = rows[0].at(x);
                 if (st.count == 1) {
                     rgb = .{ luma, luma, luma };
                 } else {
-                    const a = sample(&st, &st.components[1], work, y, x);
-                    const b = sample(&st, &st.components[2], work, y, x);
+                    const a = rows[1].at(x);
+                    const b = rows[2].at(x);
                     if (st.adobe_rgb) {
                         rgb = .{ luma, a, b };
                     } else { // libjpeg's ycc_rgb_convert: 16-bit fixed point
