@@ -18,7 +18,8 @@ default (`defaulted_inputs`).
 
 Every case of `onnx.backend.test.case.node.collect_testcases()` is first classified:
 
-* out of scope: non-tensor values (map), training-mode Dropout without a seed, compressed images
+* out of scope: non-tensor values (map), training-mode Dropout without a seed, images of a format
+  ImageDecoder does not decode (WebP, JPEG 2000: `UNDECODED_IMAGES`)
   (string tensors are compiled: `zant.ir.strings`, each case with the `--string-capacity` of its
   longest input string, `_string_capacity`);
 * unsupported: an operator with no lowering (`supported_ops()`; ai.onnx.ml operators count
