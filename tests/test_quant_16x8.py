@@ -254,10 +254,8 @@ def test_16_bit_add_clip_maxpool_concat_fold_and_match(tmp_path):
             assert np.max(np.abs(g.astype(np.int32) - w.astype(np.int32))) <= 1, (target, name)
 
 
-def test_16_bit_softmax_within_one_lsb_of_the_exact_value(tmp_path):
-    """DQ → Softmax → Q on int16 codes (QLinearSoftmax of int16: exp from a coarse and a fine
-    256-entry table): within 1 LSB of the float64 softmax of the dequantized codes, rounded
-    half to even, over rows whose distances span 0 to 65535, and of onnxruntime."""
+def softmax16() -> onnx.ModelProto:
+    """DQ → Softmax → Q of [64, 12] int16 codes."""
     arrays = {"xs": np.array(0.0005, np.float32), "xz": np.array(-1407, np.int16),
               "ys": np.array(1 / 65535, np.float32), "yz": np.array(-32768, np.int16)}
     nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
@@ -268,6 +266,14 @@ def test_16_bit_softmax_within_one_lsb_of_the_exact_value(tmp_path):
                               [numpy_helper.from_array(v, k) for k, v in arrays.items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     model.ir_version = 10
+    return model
+
+
+def test_16_bit_softmax_within_one_lsb_of_the_exact_value(tmp_path):
+    """DQ → Softmax → Q on int16 codes (QLinearSoftmax of int16: exp from a coarse and a fine
+    256-entry table): within 1 LSB of the float64 softmax of the dequantized codes, rounded
+    half to even, over rows whose distances span 0 to 65535, and of onnxruntime."""
+    model = softmax16()
     onnx.save(model, tmp_path / "softmax.onnx")
     rng = np.random.default_rng(11)
     x = rng.integers(-32768, 32768, size=(64, 12)).astype(np.int16)
@@ -281,3 +287,29 @@ def test_16_bit_softmax_within_one_lsb_of_the_exact_value(tmp_path):
     assert np.max(np.abs(got.astype(np.int64) - exact)) <= 1
     (reference,) = onnxruntime_session(model, optimized=False).run(None, {"x": x})
     assert np.max(np.abs(got.astype(np.int64) - reference)) <= 1
+
+
+def test_16_bit_qlinear_ops_have_a_reference_the_lowering_equals(tmp_path):
+    """The interpreter's definitions of the 16-bit QLinearSoftmax (the two tables) and
+    QLinearConv (an exact sum, no int32 wrap) are what onnx-to-uop computes: check-each-pass
+    through the host stages checks every pass on seeded inputs (KWS 16x8 alike under -m slow:
+    4 minutes of interpretation)."""
+    _check_each_pass({"softmax": softmax16(), "wide_conv": wide_conv()}, tmp_path)
+
+
+@pytest.mark.slow
+def test_kws_16x8_is_checked_pass_by_pass(tmp_path):
+    _check_each_pass({"kws": kws_16x8()}, tmp_path)
+
+
+def _check_each_pass(models: dict[str, onnx.ModelProto], folder: Path) -> None:
+    from zant.driver import make_context, parse_pipeline
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+
+    for name, model in models.items():
+        onnx.save(model, folder / f"{name}.onnx")
+        module = import_model(str(folder / f"{name}.onnx"))
+        stages = parse_pipeline("fold-qoperator,fold-qdq,fold-constants,fold-batchnorm,dce,onnx-to-uop,fuse-loops,dce")
+        report = check_each_pass(module, stages, make_context())
+        assert report.unchecked == [] and "onnx-to-uop" in report.checked, report.why

@@ -423,7 +423,13 @@ def _qlinear_softmax(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarr
     exps = np.round(np.exp(-np.arange(256, dtype=np.float64) * x_scale) * 2.0**SOFTMAX_EXP_BITS)
     table = exps.astype(np.int32).astype(np.int64)
     rows = np.moveaxis(_wide(x), axis, -1)
-    e = table[rows.max(axis=-1, keepdims=True) - rows]
+    distance = rows.max(axis=-1, keepdims=True) - rows
+    if x.dtype.itemsize == 1:
+        e = table[distance]
+    else:  # 16-bit x (16x8): a coarse table of exp(-256·i·s) times the fine one, back to 2^20
+        coarse = np.round(np.exp(-np.arange(256, dtype=np.float64) * 256 * x_scale) * 2.0**SOFTMAX_EXP_BITS)
+        product = coarse.astype(np.int32).astype(np.int64)[distance >> 8] * table[distance & 255]
+        e = (product + (1 << (SOFTMAX_EXP_BITS - 1))) >> SOFTMAX_EXP_BITS
     denominator = e.sum(axis=-1, keepdims=True) << SOFTMAX_SCALE_BITS
     numerator = e * round(2.0**SOFTMAX_SCALE_BITS / y_scale) + (denominator >> 1)
     y = np.moveaxis(numerator // denominator, -1, axis) + _wide(y_zp)
@@ -436,8 +442,9 @@ def _lookup_table(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
 
 
 def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: dict[str, int], out: np.dtype) -> np.ndarray:
-    """QLinearConv as ONNX defines it: ConvInteger's sum plus the bias, wrapped to int32,
-    quantized by x_scale·w_scale/y_scale (per output channel with per-channel weights). An
+    """QLinearConv as ONNX defines it: ConvInteger's sum plus the bias, wrapped to int32 (a
+    16-bit x, zant's 16x8 form, keeps its exact sum: the lowering sums in int64 where int32
+    could overflow), quantized by x_scale·w_scale/y_scale (per output channel with per-channel weights). An
     average pool's window sum (`AVERAGE_COUNT` n) by x_scale/(y_scale·n), the weight scale
     standing for exactly 1/n."""
     x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, *rest = [*v, None][:9]
@@ -455,7 +462,8 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
             average = np.where(raw > 0, (raw + half) // count, -((half - raw) // count))
             return _saturate(average, out)
         return _quantize(total, _ratio(x_s, divide_by=y_s) / count, 1, y_zp, out)
-    total = (total + 2**31) % 2**32 - 2**31
+    if x.dtype.itemsize == 1:  # ONNX's 8-bit QLinearConv sums in int32; a 16-bit x's sum is exact
+        total = (total + 2**31) % 2**32 - 2**31
     mode = rounding_mode(op)
     if mode != "exact":
         return _requantize_as(mode, total, x_s, w_s, y_s, 1, y_zp, out)
