@@ -678,3 +678,20 @@ def test_every_model_suite_case_passes(target):
     failed = [(r["name"], r["status"], r["reason"]) for r in records if r["status"] not in ("pass", "out_of_scope")]
     assert not failed
     assert all(r["reason"] == "string tensors" for r in records if r["status"] == "out_of_scope")
+
+
+def test_model_suites_as_firmware_default_to_all_but_the_light_models(monkeypatch):
+    """`--models --target cortex-m4 --firmware` without --filter: every model but the light
+    ones (hundreds of MB of weights), not the node suite's representative slice."""
+    _m4()
+    seen = {}
+
+    def fake_run(filter_regex, jobs, batch_size, work_dir, progress, names, *rest):
+        seen["names"], seen["suite"] = names, rest[-1]
+        return [], {"seconds": 0.0, "target": "cortex-m4", "pipeline": "", "mode": "frozen"}
+
+    monkeypatch.setattr(conformance, "run_conformance", fake_run)
+    assert conformance.main(["--models", "--target", "cortex-m4", "--firmware", "-q"]) == 0
+    cases = conformance.load_cases("models")
+    assert seen["suite"] == "models"
+    assert seen["names"] == {c.name for c in cases if c.suite != "light"} and len(seen["names"]) == 140

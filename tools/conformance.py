@@ -1418,7 +1418,8 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--firmware", action="store_true",
         help="run the cases as firmware under QEMU (an MCU --target): each batch linked into one image; "
-        "without --filter or --slice, the target's representative slice",
+        "without --filter or --slice, the target's representative slice (with --models: every model but the "
+        "light ones, whose weights no board holds)",
     )
     parser.add_argument("--board", default=None, metavar="BOARD", help="the board of the images (default: the target's)")
     parser.add_argument(
@@ -1478,9 +1479,12 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     firmware = _firmware(args, target)
     mode = "as-written" if getattr(args, "as_written", False) else "frozen"
     suite = "models" if getattr(args, "models", False) else "node"
-    if firmware is not None and args.filter is None and slice_report is None:
+    models_firmware = firmware is not None and suite == "models" and args.filter is None and slice_report is None
+    if firmware is not None and args.filter is None and slice_report is None and suite == "node":
         slice_report = ""  # the target's representative slice
     names = representative_slice(Path(slice_report or committed_report(target))) if slice_report is not None else None
+    if models_firmware:  # every model but the light ones, whose weights no board holds
+        names = frozenset(c.name for c in load_cases(suite) if c.suite not in SOLO_SUITES)
     beside = [_load_beside(path, args.output_md) for path in getattr(args, "beside", [])]
     if getattr(args, "render", None) is not None:
         return render_report(args, beside)
