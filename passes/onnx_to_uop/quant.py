@@ -781,7 +781,9 @@ class Requantization:
             return None
         input_zero = self.divisor_zero_point
         if scales[0] != scales[1] or input_zero is None or input_zero != zero_point:
-            return self._bind_tflite_mean(kb, scales[0] / scales[1])
+            # A one-element window is a movement op's requantization (Q(DQ(x)), Transpose, Concat
+            # … between different parameters), not a MEAN: exact in every mode (docs/int8.md).
+            return None if self.divisor == 1 else self._bind_tflite_mean(kb, scales[0] / scales[1])
         n = self.divisor
         base, half, count, nothing = (kb.const(v, I64) for v in (n * zero_point, n // 2, n, 0))
         low, high = (kb.const(v, I64) for v in (lowest_value(self.output_type), highest_value(self.output_type)))
@@ -1038,7 +1040,6 @@ def needs_64_bit_sum(folded: FoldedZeroPoint | None, x_type: Attribute, w_type: 
         return folded.sum_bound >= 2**31
     w_bits = w_type.width.data if isinstance(w_type, IntegerType) else 32
     return depth * 2 ** (x_type.width.data + w_bits) >= 2**31
-
 
 
 def _zero_or_absent(param: QuantParam | None) -> bool:
