@@ -15,6 +15,8 @@
 // CHECK:         %matmul_packed = uop.define_global "constant" 0 "matmul_packed" value dense_resource<matmul_packed> : tensor<2x3x8xf32>
 // CHECK:         [[A:%.*]] = uop.view %a : {{.*}} -> !uop.view<1x3xf32, strides [3, 1], offset 0>
 // CHECK-NEXT:    [[B:%.*]] = uop.view %matmul_packed : !uop.buffer<48xf32> -> !uop.view<2x3x8xf32, strides [24, 8, 1], offset 0>
+// CHECK:         %matmul_tail = uop.define_local "matmul_tail" : !uop.buffer<8xf32>
+// CHECK-NEXT:    {{%.*}} = uop.define_global "constant" 1 "matmul_packed" value dense_resource<{{.*}}> : tensor<1x3x8xf32>
 // CHECK:         uop.range [[G:%.*]] = 0 to 1 {
 // CHECK:             uop.range [[RG:%.*]] = 0 to 1 {
 // CHECK-NEXT:          uop.range [[L:%.*]] = 0 to 8 {
@@ -32,8 +34,6 @@
 // CHECK-NEXT:          }
 // CHECK:               uop.acc_get [[ACC0]]
 // CHECK:               uop.acc_get [[ACC1]]
-// CHECK:         %matmul_tail = uop.define_local "matmul_tail" : !uop.buffer<8xf32>
-// CHECK-NEXT:    [[TAIL:%.*]] = uop.define_global "constant" 1 "matmul_packed" value dense_resource<{{.*}}> : tensor<1x3x8xf32>
 // CHECK:         uop.range {{%.*}} = 0 to 3 {
 // CHECK:           uop.mulacc
 // CHECK:         uop.range [[J:%.*]] = 16 to 20 {
