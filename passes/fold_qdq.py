@@ -332,6 +332,12 @@ def gemm_as_conv(
 
 def fold_matmul(op: Operation, y: Quantized, b: Builder) -> SSAValue | None:
     a, w = _dequantized(input_value(op, 0)), _dequantized(input_value(op, 1))
+    if a is not None and not is_int8(a.value):
+        # A 16-bit x (16x8: tf2onnx's FULLY_CONNECTED without a bias, MatMul between DQ and Q)
+        # times constant 8-bit weights: the Gemm fold's 1x1 QLinearConv, which lowers 16-bit x
+        # (an int64 sum where `needs_64_bit_sum`); QLinearMatMul is 8-bit only.
+        w = _dequantized(input_value(op, 1), constant=True)
+        return gemm_as_conv(a, w, lambda columns: (True, None), False, y, b)
     if not _int8_operands(a, w) or (not w.is_per_tensor and w.axis not in (-1, len(w.value.type.get_shape()) - 1)):
         return None
     return b.op(
@@ -953,7 +959,7 @@ FOLDS: dict[str, Fold] = {
 
 WIDE_FOLDS = frozenset({
     "onnx.ReduceMean", "onnx.ReduceSum", "onnx.ReduceMax", "onnx.ReduceMin", "onnx.GlobalMaxPool",
-    "onnx.GlobalAveragePool", "onnx.Conv", "onnx.Gemm", "onnx.AveragePool", "onnx.Softmax",
+    "onnx.GlobalAveragePool", "onnx.Conv", "onnx.Gemm", "onnx.MatMul", "onnx.AveragePool", "onnx.Softmax",
     "onnx.Add", "onnx.Sub", "onnx.Relu", "onnx.Clip", "onnx.Concat", "onnx.Max", "onnx.Min",
     *(f"onnx.{name}" for name in MOVEMENT_OPS if name != "Resize"),
 })

@@ -37,7 +37,6 @@ MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 NAMES = sorted(MANIFEST)
 
 NOT_INTEGER = {
-    "tflite_16x8": "16x8: its FULLY_CONNECTED (MatMul of an int16 x, 72 B) stays float: no 16-bit MatMul fold",
     "pt2e_x86_inductor_cnn": "X86InductorQuantizer leaves Conv → Relu → ReduceMean → Q unquantized between "
                              "the Conv and the mean (no Q after the Relu): no integer fold of that chain",
 }
