@@ -161,11 +161,16 @@ stages only when a RAM budget needs them (`zant compile --ram-budget`, a firmwar
 
 def with_ram_schedules(pipeline: str) -> str:
     """`pipeline` with `RAM_SCHEDULE_STAGES` before its planning stages (the `dce` ahead of
-    `plan-arenas`); unchanged if it has no `plan-arenas` or already has them."""
+    `plan-arenas`) and without `assign-layouts`: the line and plane buffers of
+    `schedule-in-place` rewrite the NCHW convolution nests, not the channels-last forms that
+    pass chooses, so a budgeted build trades those cycles for the bytes. Unchanged if it has no
+    `plan-arenas` or already has the schedules."""
     stages = pipeline.split(",")
     names = [stage.split("{")[0] for stage in stages]
     if "plan-arenas" not in names or any(s in names for s in RAM_SCHEDULE_STAGES):
         return pipeline
+    stages = [stage for stage, name in zip(stages, names, strict=True) if name != "assign-layouts"]
+    names = [stage.split("{")[0] for stage in stages]
     at = names.index("plan-arenas")
     at -= at > 0 and names[at - 1] == "dce"
     return ",".join((*stages[:at], *RAM_SCHEDULE_STAGES, *stages[at:]))
