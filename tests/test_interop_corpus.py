@@ -36,10 +36,7 @@ CORPUS = Path(__file__).parent / "data" / "interop"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 NAMES = sorted(MANIFEST)
 
-NOT_INTEGER = {
-    "pt2e_x86_inductor_cnn": "X86InductorQuantizer leaves Conv → Relu → ReduceMean → Q unquantized between "
-                             "the Conv and the mean (no Q after the Relu): no integer fold of that chain",
-}
+NOT_INTEGER: dict[str, str] = {}
 """Models that do not compile to integer-only code yet, and the missing feature."""
 
 NOT_EXACT: dict[str, str] = {
@@ -149,7 +146,40 @@ def test_within_one_lsb_of_tool_runtime(name, host):
             assert np.max(np.abs(codes - np.round(reference[key][i] / np.float32(step)))) <= 1
 
 
-FIRMWARE = ["ort_qdq_int8_per_channel", "ort_qdq_qint4_weights", "brevitas_qcdq_w4a8", "brevitas_qonnx_w4_bipolar_trunc", "tflite_int8"]
+def test_pt2e_conv_relu_mean_equals_onnxruntime(tmp_path):
+    """PT2E's Conv → Relu → ReduceMean → Q (no Q between the conv and the mean) in integers
+    (`fold_conv_relu_mean`: the conv's int32 sums times 2^9, the float bias kept to 2^-10 of a unit,
+    Relu on int32, one window sum requantized per channel) gives onnxruntime's codes for the
+    mean on 1,000 random inputs: onnxruntime's default session runs that chain in float32 and
+    its value is within float32 rounding of the exact one. With the bias rounded to whole
+    units (x_scale · w_scale) 4 of the 8,000 codes differed by 1, each where the exact value is
+    within 0.002 of a half."""
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import helper
+
+    model = onnx.load(CORPUS / MANIFEST["pt2e_x86_inductor_cnn"]["model"])
+    graph = model.graph
+    mean = next(n for n in graph.node if n.op_type == "ReduceMean")
+    quantize = next(n for n in graph.node if n.op_type == "QuantizeLinear" and n.input[0] == mean.output[0])
+    nodes = list(graph.node)[: list(graph.node).index(quantize) + 1]
+    del graph.node[:], graph.output[:]
+    graph.node.extend(nodes)
+    graph.output.extend([helper.make_tensor_value_info(quantize.output[0], onnx.TensorProto.UINT8, [1, 8])])
+    onnx.save(model, tmp_path / "mean.onnx")
+    result = compile_model(tmp_path / "mean.onnx", tmp_path / "out", CompileOptions(name="m", optimize="ReleaseSafe", requant_rounding="onnxruntime"))
+    assert result.plan["float_scratch_bytes"] == 0
+    compiled = load_compiled(result)
+    session = ort.InferenceSession(str(tmp_path / "mean.onnx"), providers=["CPUExecutionProvider"])
+    xs = np.random.default_rng(0).normal(size=(1000, 1, 3, 12, 12)).astype(np.float32)
+    got = np.stack([np.asarray(compiled(x)[0]).reshape(1, 8) for x in xs])
+    want = np.stack([session.run(None, {"x": x})[0] for x in xs])
+    assert np.array_equal(got, want), f"{np.count_nonzero(got != want)} of {want.size} codes differ"
+
+
+FIRMWARE = [
+    "ort_qdq_int8_per_channel", "ort_qdq_qint4_weights", "brevitas_qcdq_w4a8", "brevitas_qonnx_w4_bipolar_trunc", "tflite_int8",
+    "pt2e_x86_inductor_cnn", "tflite_16x8",
+]
 """Compiled as Cortex-M4 firmware in the default suite (the others: slow)."""
 
 
