@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from zant.dialects.onnx import OnnxOp, get_attr, input_value
+from zant.dialects.onnx import ClipOp, ConstantOp, OnnxOp, QLinearConvOp, ReluOp, get_attr, input_value
 from zant.dialects.zant import target_parameters
 from zant.ir.resources import constant_array
 from zant.passes.onnx_to_uop.conv_columns import CHANNELS, MIN_CHANNELS, PIXELS
@@ -54,7 +54,7 @@ a byte store; the loop's own overhead left out)."""
 UNSUPPORTED = math.inf
 """The cost of a layout a reader has no kernel for."""
 
-FOLLOWERS = frozenset({"onnx.Clip", "onnx.Relu"})
+FOLLOWERS: tuple[type[OnnxOp], ...] = (ClipOp, ReluOp)
 """Element-wise ops that write their result in their input's layout (one input tensor)."""
 
 
@@ -72,7 +72,7 @@ def _is_integer_activation(value: SSAValue) -> bool:
 
 def _constant(value: SSAValue | None) -> bool:
     owner = value.owner if value is not None else None
-    return isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties
+    return isinstance(owner, ConstantOp) and "value" in owner.properties
 
 
 def _zero_or_absent(value: SSAValue | None) -> bool:
@@ -87,7 +87,7 @@ def pointwise_column_conv(op: Operation, value: SSAValue) -> bool:
     ungrouped 1x1, unit strides, no pads, constant weights, bias and x zero point, a zero (or
     absent) weight zero point, at least `MIN_CHANNELS` input channels, an even number of
     output channels, `PIXELS` pixels or more."""
-    if op.name != "onnx.QLinearConv" or not isinstance(op, OnnxOp) or input_value(op, 0) is not value:
+    if not isinstance(op, QLinearConvOp) or input_value(op, 0) is not value:
         return False
     if any(v is value for i, v in enumerate(op.operands) if i > 0):
         return False
@@ -135,14 +135,14 @@ class LayoutGroup:
 def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:
     """Each integer QLinearConv's group (`LayoutGroup`)."""
     for op in function.body.walk():
-        if op.name != "onnx.QLinearConv" or not _is_integer_activation(op.results[0]):
+        if not isinstance(op, QLinearConvOp) or not _is_integer_activation(op.results[0]):
             continue
         ops, readers, frontier = [op], [], [op.results[0]]
         while frontier:
             value = frontier.pop()
             for use in value.uses:
                 user = use.operation
-                follows = user.name in FOLLOWERS and use.index == 0 and _shape(user.results[0]) == _shape(value)
+                follows = isinstance(user, FOLLOWERS) and use.index == 0 and _shape(user.results[0]) == _shape(value)
                 if follows and user not in ops:
                     ops.append(user)
                     frontier.append(user.results[0])
