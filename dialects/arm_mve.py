@@ -190,8 +190,59 @@ ZIG_HELPER_SOURCES: dict[str, ZigHelper] = {
 """The helpers of the `arm_mve` ops by name."""
 
 
+class OffsetGatherOp(IRDLOperation):
+    """A gather of `len(offsets)` elements at `%ptr + offset[k]` (16-bit unsigned offsets, in
+    elements), written `%v = NAME %p [0, 125, …] : PTR -> VECTOR`: what `vldrb_gather` and
+    `vldrh_gather` share."""
+
+    ptr = operand_def(PtrType)
+    offsets = prop_def(ArrayAttr[IntAttr])
+    result = result_def(VectorType)
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
+    @property
+    def offset_list(self) -> list[int]:
+        return [o.data for o in self.offsets.data]
+
+    def _verify_offsets(self, lanes: int) -> None:
+        offsets = self.offset_list
+        short = self.name.removeprefix("arm_mve.")
+        if len(offsets) != lanes:
+            raise VerifyException(f"{short} to {self.result.type} takes {lanes} offsets, got {len(offsets)}")
+        if not all(0 <= o <= MAX_OFFSET for o in offsets):
+            raise VerifyException(f"{short} offsets are 16-bit unsigned, got {offsets}")
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(" [" + ", ".join(str(o) for o in self.offset_list) + "]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> OffsetGatherOp:
+        ptr = parser.parse_unresolved_operand()
+        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(ptr, ptr_type)],
+            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
+            result_types=[result_type],
+        )
+        op.attributes.update(attributes)
+        return op
+
+
 @irdl_op_definition
-class VldrbGatherOp(IRDLOperation):
+class VldrbGatherOp(OffsetGatherOp):
     """`%v = arm_mve.vldrb_gather %p [0, 125, …] : !uop.ptr<i8> -> vector<8xi16>`: the 8 int8
     at `%p + offset[k]`, sign-extended to 16 bits (`VLDRB.S16` with a vector of offsets); with
     16 offsets, `-> vector<16xi8>`: the 16 int8 at `%p + offset[k]` (two `VLDRB.U16` gathers,
@@ -199,12 +250,6 @@ class VldrbGatherOp(IRDLOperation):
     of each 16-bit lane: 3 instructions)."""
 
     name = "arm_mve.vldrb_gather"
-
-    ptr = operand_def(PtrType)
-    offsets = prop_def(ArrayAttr[IntAttr])
-    result = result_def(VectorType)
-
-    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = tuple(
         ZIG_HELPER_SOURCES[n] for n in ("zant_vldrb_gather", "zant_vldrb_gather16", "zant_vldrb_gather_u16")
@@ -239,54 +284,16 @@ class VldrbGatherOp(IRDLOperation):
             raise VerifyException(f"vldrb_gather reads int8 elements, got a pointer to {self.ptr.type.element_type}")
         if self.result.type not in (GATHER_TYPE, BYTE_TYPE):
             raise VerifyException(f"vldrb_gather gives {GATHER_TYPE} or {BYTE_TYPE}, got {self.result.type}")
-        offsets = self.byte_offsets
-        lanes = self.result.type.get_shape()[0]
-        if len(offsets) != lanes:
-            raise VerifyException(f"vldrb_gather to {self.result.type} takes {lanes} offsets, got {len(offsets)}")
-        if not all(0 <= o <= MAX_OFFSET for o in offsets):
-            raise VerifyException(f"vldrb_gather offsets are 16-bit unsigned, got {offsets}")
-
-    def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string(" [" + ", ".join(str(o) for o in self.byte_offsets) + "]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> VldrbGatherOp:
-        ptr = parser.parse_unresolved_operand()
-        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        op = cls.create(
-            operands=[parser.resolve_operand(ptr, ptr_type)],
-            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
-            result_types=[result_type],
-        )
-        op.attributes.update(attributes)
-        return op
+        self._verify_offsets(self.result.type.get_shape()[0])
 
 
 @irdl_op_definition
-class VldrhGatherOp(IRDLOperation):
+class VldrhGatherOp(OffsetGatherOp):
     """`%v = arm_mve.vldrh_gather %p [0, 125, …] : !uop.ptr<i16> -> vector<8xi16>`: the 8 int16
     at `%p + offset[k]` elements (`VLDRH.U16` with a vector of 16-bit offsets scaled by 2): an
     int16 activation's channel column (16x8 quantization), as `vldrb_gather` reads an int8 one."""
 
     name = "arm_mve.vldrh_gather"
-
-    ptr = operand_def(PtrType)
-    offsets = prop_def(ArrayAttr[IntAttr])
-    result = result_def(VectorType)
-
-    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vldrh_gather"],)
 
@@ -311,38 +318,7 @@ class VldrhGatherOp(IRDLOperation):
             raise VerifyException(f"vldrh_gather reads int16 elements, got a pointer to {self.ptr.type.element_type}")
         if self.result.type != GATHER_TYPE:
             raise VerifyException(f"vldrh_gather gives {GATHER_TYPE}, got {self.result.type}")
-        offsets = self.element_offsets
-        if len(offsets) != GATHER_LANES:
-            raise VerifyException(f"vldrh_gather takes {GATHER_LANES} offsets, got {len(offsets)}")
-        if not all(0 <= o <= MAX_OFFSET for o in offsets):
-            raise VerifyException(f"vldrh_gather offsets are 16-bit unsigned, got {offsets}")
-
-    def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string(" [" + ", ".join(str(o) for o in self.element_offsets) + "]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> VldrhGatherOp:
-        ptr = parser.parse_unresolved_operand()
-        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        op = cls.create(
-            operands=[parser.resolve_operand(ptr, ptr_type)],
-            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
-            result_types=[result_type],
-        )
-        op.attributes.update(attributes)
-        return op
+        self._verify_offsets(GATHER_LANES)
 
 
 @irdl_op_definition

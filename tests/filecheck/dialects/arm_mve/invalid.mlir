@@ -115,7 +115,7 @@ builtin.module {
     %b = uop.define_global "input" 0 "x" : !uop.buffer<8xi16>
     %i = uop.const 0 : index
     %p = uop.gep inbounds %b[%i] : !uop.buffer<8xi16>
-    // expected-error@+1 {{vldrh_gather takes 8 offsets, got 4}}
+    // expected-error@+1 {{vldrh_gather to vector<8xi16> takes 8 offsets, got 4}}
     %g = arm_mve.vldrh_gather %p [0, 1, 2, 3] : !uop.ptr<i16> -> vector<8xi16>
     func.return
   }
