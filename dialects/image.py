@@ -72,9 +72,13 @@ def tiff_work_bytes(height: int, width: int) -> int:
     return 1
 
 
-def _helper(name: str, file: str) -> ZigHelper:
+def _helper(name: str, file: str, calls: tuple[str, ...] = ()) -> ZigHelper:
     source = resources.files("zant.dialects").joinpath(file).read_text().rstrip("\n")
-    return ZigHelper(name, source, inline=False)
+    return ZigHelper(name, source, calls, inline=False)
+
+
+PIXEL_HELPER = _helper("zant_image_pixel", "image_pixels.zig")
+"""The pixel formats and the one pixel store every decoder calls (`dialects/image_pixels.zig`)."""
 
 
 class _DecodeOp(IRDLOperation):
@@ -154,7 +158,7 @@ class DecodeJpegOp(_DecodeOp):
 
     name = "image.decode_jpeg"
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_jpeg_decode", "image_jpeg.zig"),)
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_jpeg_decode", "image_jpeg.zig", (PIXEL_HELPER.name,)), PIXEL_HELPER)
     WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(jpeg_work_bytes)
     DECODE: ClassVar[str] = "decode_jpeg"
 
@@ -167,7 +171,7 @@ class DecodePngOp(_DecodeOp):
 
     name = "image.decode_png"
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_png_decode", "image_png.zig"),)
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_png_decode", "image_png.zig", (PIXEL_HELPER.name,)), PIXEL_HELPER)
     WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(png_work_bytes)
     DECODE: ClassVar[str] = "decode_png"
 
@@ -180,7 +184,7 @@ class DecodeTiffOp(_DecodeOp):
 
     name = "image.decode_tiff"
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_tiff_decode", "image_tiff.zig"),)
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_tiff_decode", "image_tiff.zig", (PIXEL_HELPER.name,)), PIXEL_HELPER)
     WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(tiff_work_bytes)
     DECODE: ClassVar[str] = "decode_tiff"
 

@@ -21,8 +21,6 @@
 /// scan covered. The pixels follow libjpeg(-turbo) with its defaults, as PIL decodes them: the
 /// "islow" integer IDCT, "fancy" (triangular) chroma upsampling, its fixed-point YCbCr -> RGB;
 /// Grayscale is PIL's convert("L") of that RGB (ITU-R 601-2 luma, 16-bit fixed point).
-const ZantJpegFormat = enum { rgb, bgr, gray };
-
 /// The bytes of `work` the decoder of a height x width image uses: three planes of the image
 /// rounded up to whole 16 x 16 MCUs (a plane of a component sampled below the maximum is smaller),
 /// then the 8 Huffman tables.
@@ -451,7 +449,7 @@ const ZantJpeg = struct {
     fn decode(
         comptime height: usize,
         comptime width: usize,
-        comptime format: ZantJpegFormat,
+        comptime format: ZantImageFormat,
         data: []const u8,
         out: []u8,
         work: []u8,
@@ -519,16 +517,8 @@ const ZantJpeg = struct {
                         };
                     }
                 }
-                const o = out[(y * width + x) * channels ..][0..channels];
-                switch (format) {
-                    .rgb => for (0..3) |k| {
-                        o[k] = @intCast(rgb[k]);
-                    },
-                    .bgr => for (0..3) |k| {
-                        o[k] = @intCast(rgb[2 - k]);
-                    },
-                    .gray => o[0] = if (st.count == 1) @intCast(luma) else @intCast((rgb[0] * 19595 + rgb[1] * 38470 + rgb[2] * 7471 + 0x8000) >> 16),
-                }
+                const gray: ?u8 = if (st.count == 1) @as(u8, @intCast(luma)) else null;
+                zant_image_pixel(format, out[(y * width + x) * channels ..][0..channels], rgb, gray);
             }
         }
     }
@@ -540,7 +530,7 @@ const ZantJpeg = struct {
 fn zant_jpeg_decode(
     comptime height: usize,
     comptime width: usize,
-    comptime format: ZantJpegFormat,
+    comptime format: ZantImageFormat,
     comptime size: usize,
     comptime work_size: usize,
     data: *const u8,

@@ -18,8 +18,6 @@
 /// checks: incomplete codes too), fails its Adler-32 or gives other than the rows' bytes, a
 /// palette index past the palette, an unknown filter type. Grayscale of a colour image is PIL's
 /// convert("L") of its RGB, as onnx's reference computes it.
-const ZantPngFormat = enum { rgb, bgr, gray };
-
 /// The inflated rows of a height x width PNG with up to 4 samples a pixel.
 fn zant_png_work_bytes(comptime height: usize, comptime width: usize) usize {
     return height * (1 + 4 * width);
@@ -264,7 +262,7 @@ const ZantPng = struct {
     fn decode(
         comptime height: usize,
         comptime width: usize,
-        comptime format: ZantPngFormat,
+        comptime format: ZantImageFormat,
         data: []const u8,
         out: []u8,
         work: []u8,
@@ -349,16 +347,8 @@ const ZantPng = struct {
                     },
                     else => rgb = .{ p[0], p[1], p[2] },
                 }
-                const o = out[(y * width + x) * channels ..][0..channels];
-                switch (format) {
-                    .rgb => for (0..3) |k| {
-                        o[k] = @intCast(rgb[k]);
-                    },
-                    .bgr => for (0..3) |k| {
-                        o[k] = @intCast(rgb[2 - k]);
-                    },
-                    .gray => o[0] = if (color == 0 or color == 4) p[0] else @intCast((rgb[0] * 19595 + rgb[1] * 38470 + rgb[2] * 7471 + 0x8000) >> 16),
-                }
+                const gray: ?u8 = if (color == 0 or color == 4) p[0] else null;
+                zant_image_pixel(format, out[(y * width + x) * channels ..][0..channels], rgb, gray);
             }
         }
     }
@@ -370,7 +360,7 @@ const ZantPng = struct {
 fn zant_png_decode(
     comptime height: usize,
     comptime width: usize,
-    comptime format: ZantPngFormat,
+    comptime format: ZantImageFormat,
     comptime size: usize,
     comptime work_size: usize,
     data: *const u8,

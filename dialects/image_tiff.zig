@@ -14,8 +14,6 @@
 /// (separate) samples, a predictor, a photometric interpretation other than BlackIsZero or RGB,
 /// a sample format other than unsigned, tiles, strips that do not cover the image or lie past
 /// the end of the input. Grayscale of RGB is PIL's convert("L"), as onnx's reference computes it.
-const ZantTiffFormat = enum { rgb, bgr, gray };
-
 const ZantTiff = struct {
     const Bad = error{Bad};
 
@@ -63,7 +61,7 @@ const ZantTiff = struct {
     fn decode(
         comptime height: usize,
         comptime width: usize,
-        comptime format: ZantTiffFormat,
+        comptime format: ZantImageFormat,
         data: []const u8,
         out: []u8,
     ) Bad!void {
@@ -138,16 +136,8 @@ const ZantTiff = struct {
             for (0..width) |x| {
                 const p = row[x * samples ..][0..samples];
                 const c: [3]u32 = if (rgb) .{ p[0], p[1], p[2] } else .{ p[0], p[0], p[0] };
-                const o = out[(y * width + x) * channels ..][0..channels];
-                switch (format) {
-                    .rgb => for (0..3) |k| {
-                        o[k] = @intCast(c[k]);
-                    },
-                    .bgr => for (0..3) |k| {
-                        o[k] = @intCast(c[2 - k]);
-                    },
-                    .gray => o[0] = if (!rgb) p[0] else @intCast((c[0] * 19595 + c[1] * 38470 + c[2] * 7471 + 0x8000) >> 16),
-                }
+                const gray: ?u8 = if (rgb) null else p[0];
+                zant_image_pixel(format, out[(y * width + x) * channels ..][0..channels], c, gray);
             }
         }
     }
@@ -159,7 +149,7 @@ const ZantTiff = struct {
 fn zant_tiff_decode(
     comptime height: usize,
     comptime width: usize,
-    comptime format: ZantTiffFormat,
+    comptime format: ZantImageFormat,
     comptime size: usize,
     comptime work_size: usize,
     data: *const u8,
