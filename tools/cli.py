@@ -60,13 +60,23 @@ def _add_flush_denormals(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_ram_budget(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ram-budget", type=int, metavar="BYTES",
+        help="the most bytes the scratch arena may take: the compile fails, naming the smallest scratch "
+        "arena it reaches and the bytes over, when no plan fits (default: no budget; with --firmware the "
+        "board's RAM less the stack, outputs and other arenas applies in any case; docs/ram-budget.md)",
+    )
+
+
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options of `zant plan` and `zant report` that change the compiled module as they
-    change `zant compile`'s: the model and its shared options, and the stages the default
-    pipeline gains (`--requant-rounding`, `--flush-denormals`)."""
+    change `zant compile`'s: the model and its shared options, the stages the default
+    pipeline gains (`--requant-rounding`, `--flush-denormals`) and the RAM budget the plan meets."""
     _add_common(parser)
     _add_requant_rounding(parser)
     _add_flush_denormals(parser)
+    _add_ram_budget(parser)
 
 
 def _add_requant_rounding(parser: argparse.ArgumentParser) -> None:
@@ -191,12 +201,7 @@ def make_parser() -> argparse.ArgumentParser:
     compile_cmd.add_argument(
         "--firmware", action="store_true", help="also link OUTDIR/NAME.elf, a QEMU image running the model"
     )
-    compile_cmd.add_argument(
-        "--ram-budget", type=int, metavar="BYTES",
-        help="the most bytes the scratch arena may take: the compile fails, naming the smallest scratch "
-        "arena it reaches and the bytes over, when no plan fits (default: no budget; with --firmware the "
-        "board's RAM less the stack, outputs and other arenas applies in any case; docs/ram-budget.md)",
-    )
+    _add_ram_budget(compile_cmd)
     _add_inputs(
         compile_cmd, "an input embedded in the firmware (repeatable; default: random values, seeded)"
     )
@@ -249,14 +254,14 @@ def package_version() -> str:
 
 
 def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
-    stages = {
-        key: getattr(args, key) for key in ("requant_rounding", "flush_denormals") if hasattr(args, key)
+    module_options = {
+        key: getattr(args, key) for key in ("requant_rounding", "flush_denormals", "ram_budget") if hasattr(args, key)
     }
     options = CompileOptions(
         input_shapes=_input_shapes(args), freeze=_read_arrays(args.freeze, "--freeze"),
         cast_inputs=getattr(args, "cast_inputs", False),
         string_capacity=getattr(args, "string_capacity", DEFAULT_STRING_CAPACITY),
-        **{**stages, **overrides}
+        **{**module_options, **overrides}
     )
     if args.pipeline:
         options.pipeline = args.pipeline
@@ -301,7 +306,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     options = _options(
         args, name=args.name, target=target, optimize=args.optimize, build=not args.no_build,
         constants=args.constants, arena=args.arena, float_abi=args.float_abi, runtime=args.runtime,
-        firmware=args.firmware, board=board, inputs=_read_inputs(args), ram_budget=args.ram_budget,
+        firmware=args.firmware, board=board, inputs=_read_inputs(args),
         progress=stage_reporter(quiet=args.quiet),
     )
     result = compile_with_options(args.model, options, args.output_dir).result

@@ -22,7 +22,8 @@ What it shows, and where each figure comes from:
 The page holds its CSS, SVG and the small script that sorts the node table (click a column's
 head) inline: it loads nothing from the network. The compile goes through the Python API
 (`zant.compile`), with the options of `zant compile`; the per-node analysis imports and lowers
-the model once more (`zant.driver.compile_to_module`, the path `zant plan` takes).
+the model once more (`zant.driver.fitted_module`, the path `zant compile` and `zant plan` take,
+so the page's plan is the image's, under a board's RAM or `--ram-budget` too).
 """
 
 from __future__ import annotations
@@ -190,15 +191,16 @@ def build_report(
     progress: Callable[[str], None] | None = None,
     requant_rounding: str = "exact",
     flush_denormals: bool = False,
+    ram_budget: int | None = None,
 ) -> Report:
     """Compile `model` for `target` (default: the core of `board`, else the host) as `zant.compile`
-    does (`requant_rounding`, `flush_denormals`: its options of those names), analyse its planned
-    module, and on an MCU target run its image under QEMU (outputs and stack, then `zant
-    profile`'s per-node counts)."""
+    does (`requant_rounding`, `flush_denormals`, `ram_budget`: its options of those names), analyse
+    the planned module it ships, and on an MCU target run its image under QEMU (outputs and stack,
+    then `zant profile`'s per-node counts)."""
     from zant.api import compile as compile_model
     from zant.backend.boards import board_for, find_board
     from zant.backend.plan import plan_summary
-    from zant.driver import CompileOptions, compile_to_module, options_pipeline, planned_json
+    from zant.driver import CompileOptions, fitted_module, planned_json
     from zant.tools.profile import node_op_types
 
     found = None if board is None else find_board(board)
@@ -208,19 +210,19 @@ def build_report(
         compiled = compile_model(
             model, target, found, optimize=optimize, output_dir=folder, input_shapes=shapes, freeze=freeze,
             pipeline=pipeline, plugins=plugins, progress=progress, requant_rounding=requant_rounding,
-            flush_denormals=flush_denormals,
+            flush_denormals=flush_denormals, ram_budget=ram_budget,
         )
         the_board = None if target == "host" else board_for(target, found)
         chosen = CompileOptions(
-            target=target, pipeline=pipeline, requant_rounding=requant_rounding, flush_denormals=flush_denormals
+            target=target, input_shapes=shapes, freeze=freeze, pipeline=pipeline, plugins=tuple(plugins),
+            ram_budget=ram_budget, requant_rounding=requant_rounding, flush_denormals=flush_denormals,
         )
         if progress:
             progress("analyse the planned module: the buffers and weights of each node")
-        planned = compile_to_module(
-            model, target, pipeline=options_pipeline(chosen, the_board), input_shapes=shapes,
-            freeze=freeze, plugins=plugins,
-        )
-        plan = planned_json(planned, "model", target, the_board)
+        # The image's plan (under a board or budget, `fit_ram`'s choice), planned once more:
+        # `zant.compile` keeps its files, not its module.
+        planned = fitted_module(model, chosen, the_board)
+        plan = planned_json(planned, "model", target, the_board, ram_budget=ram_budget)
         plan["summary"] = plan_summary(planned.module)
         rows = node_rows(node_buffers(planned.module), node_op_types(str(model)))
         del planned
@@ -600,7 +602,7 @@ def cmd_report(args: argparse.Namespace, options) -> int:
         args.model, args.target, args.board, optimize=args.optimize, input_shapes=options.input_shapes,
         freeze=options.freeze, pipeline=options.pipeline, plugins=options.plugins,
         progress=stage_reporter(quiet=args.quiet), requant_rounding=options.requant_rounding,
-        flush_denormals=options.flush_denormals,
+        flush_denormals=options.flush_denormals, ram_budget=options.ram_budget,
     )
     output = Path(args.output or Path(args.model).with_suffix("").name + ".report.html")
     output.write_text(render_html(report), encoding="utf-8")

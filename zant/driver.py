@@ -452,19 +452,11 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
         raise ZantError("--board names the board of a firmware image (add --firmware)")
 
     timings: dict[str, float] = {}
-    pipeline = options_pipeline(options, board)
     # With a build, the passes' result is verified while Zig builds it (ResNet-8 for the
     # Cortex-M4: the check is 0.33 s of CPU, Zig's LLVM 1.5 s on the other core); emitting an
     # unverified module is safe: when emitting fails, the check runs first and reports a module
     # that does not verify as such, naming the pass that broke it.
-    planned = compile_to_module(
-        model_path, options.target, pipeline=pipeline, input_shapes=options.input_shapes,
-        freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
-        check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
-        string_capacity=options.string_capacity,
-    )
-    if options.pipeline is None and (options.ram_budget is not None or board is not None):
-        planned = fit_ram(planned, model_path, pipeline or pipeline_for(options.target), options, board, timings)
+    planned = fitted_module(model_path, options, board, timings, check_result=not options.build)
     inputs, outputs, module = planned.inputs, planned.outputs, planned.module
     with _stage(timings, "emit", options.progress, f"{name}.zig, {name}.h, {name}.plan.json"):
         from zant.backend.plan import describe_plan
@@ -584,14 +576,39 @@ def emit_artifacts(module: ModuleOp, name: str) -> tuple[dict[str, str | bytes],
     return (*zig_and_header(module, name), emit_plan_json(module, name))
 
 
+def fitted_module(
+    model_path: str | os.PathLike, options: CompileOptions, board: Board | None,
+    timings: dict[str, float] | None = None, *, strategy: str | None = None, alignment: int | None = None,
+    check_result: bool = True,
+) -> PlannedModule:
+    """The planned module `zant compile` emits for `options` and `board` (a firmware image's, or
+    None): the options' pipeline (`options_pipeline`; `strategy`, `alignment`: plan-arenas'),
+    and under a RAM budget or a board the fastest plan that fits (`fit_ram`). `zant plan` and
+    `zant report` plan through it too, so they show the plan the image ships."""
+    timings = {} if timings is None else timings
+    pipeline = options_pipeline(options, board, strategy, alignment)
+    planned = compile_to_module(
+        model_path, options.target, pipeline=pipeline, input_shapes=options.input_shapes,
+        freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
+        check_result=check_result, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
+        string_capacity=options.string_capacity,
+    )
+    if options.pipeline is None and (options.ram_budget is not None or board is not None):
+        planned = fit_ram(
+            planned, model_path, pipeline or pipeline_for(options.target), options, board, timings, check_result
+        )
+    return planned
+
+
 def fit_ram(
     planned: PlannedModule, model_path: str | os.PathLike, pipeline: str, options: CompileOptions,
-    board: Board | None, timings: dict[str, float],
+    board: Board | None, timings: dict[str, float], check_result: bool = True,
 ) -> PlannedModule:
     """The fastest plan that fits the RAM budget and `board`'s RAM: `planned` (the default
     pipeline's) if it fits; else the module of the same pipeline with the slower schedules below
     the layer bound (`pipelines.with_ram_schedules`) if that fits or is smaller, so that a miss
-    names the smallest scratch arena Zant reaches (docs/ram-budget.md)."""
+    names the smallest scratch arena Zant reaches (docs/ram-budget.md). `check_result`: as
+    `compile_to_module`'s, for each module compiled here."""
     from zant.backend.plan import describe_plan
     from zant.pipelines import with_patch_schedules, with_ram_schedules
 
@@ -607,7 +624,7 @@ def fit_ram(
         return compile_to_module(
             model_path, options.target, pipeline=with_pipeline, input_shapes=options.input_shapes,
             freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
-            check_result=not options.build, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
+            check_result=check_result, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
             string_capacity=options.string_capacity,
         )
 

@@ -79,7 +79,7 @@ def plan_model(
     from zant.backend.plan import plan_summary
     from dataclasses import replace
 
-    from zant.driver import CompileOptions, compile_to_module, options_pipeline, planned_json
+    from zant.driver import CompileOptions, fitted_module, planned_json
     from zant.errors import ZantError
 
     options = replace(options or CompileOptions(), target=target)
@@ -87,12 +87,8 @@ def plan_model(
         board = board_for(target, board)
     if options.pipeline is not None and (strategy is not None or alignment is not None):
         raise ZantError("--strategy and --alignment are plan-arenas options: with --pipeline, give them there")
-    pipeline = options_pipeline(options, board, strategy, alignment)
-    planned = compile_to_module(
-        path, target, pipeline=pipeline, input_shapes=options.input_shapes, freeze=options.freeze,
-        plugins=options.plugins,
-    )
-    plan = planned_json(planned, "model", target, board)
+    planned = fitted_module(path, options, board, strategy=strategy, alignment=alignment)
+    plan = planned_json(planned, "model", target, board, ram_budget=options.ram_budget)
     plan["summary"] = plan_summary(planned.module)
     return plan
 
