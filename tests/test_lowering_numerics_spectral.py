@@ -97,3 +97,72 @@ def test_mel_weight_matrix_of_constants_compiles_to_a_table():
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
     check_model(model, {"x": np.array([-1.0, 2.0], np.float32)})
+
+
+# -- the f32 inverse in NumPy's order ----------------------------------------------------------
+
+# Lengths through every hard-coded pass (2, 3, 4, 5, 7, 8, 11 and their products), and 13 and
+# 26, whose prime 13 takes pocketfft's generic pass: those keep the f64 sums.
+POCKETFFT_LENGTHS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 16, 20, 22, 24, 30, 32, 40, 49, 64, 77, 96]
+
+
+def test_the_pocketfft_model_is_numpys_single_precision_inverse():
+    """fft.transform, the order the lowering emits, equals numpy.fft.ifft of complex64 data bit
+    for bit (the scale float32(1/N) included)."""
+    from zant.passes.onnx_to_uop import fft
+
+    rng = np.random.default_rng(1)
+    for n in POCKETFFT_LENGTHS:
+        x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+        want = np.fft.ifft(x)
+        assert want.dtype == np.complex64
+        got = fft.transform(x, forward=False, scale=np.float32(1) / np.float32(n))
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32), err_msg=f"length {n}")
+    assert fft.factors(13) is None and fft.factors(26) is None and fft.factors(10) == [2, 5]
+    assert fft.factors(16) == [2, 8] and fft.factors(12) == [4, 3]
+
+
+def test_numpys_forward_complex64_fft_runs_in_double():
+    """Why only the inverse takes the f32 order: NumPy's forward transform of complex64 data
+    is its complex128 transform rounded (the f64 sums' result), the inverse is not."""
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal((8, 10)) + 1j * rng.standard_normal((8, 10))).astype(np.complex64)
+    np.testing.assert_array_equal(np.fft.fft(x), np.fft.fft(x.astype(np.complex128)).astype(np.complex64))
+    assert (np.fft.ifft(x) != np.fft.ifft(x.astype(np.complex128)).astype(np.complex64)).any()
+
+
+def test_inverse_dft_equals_numpy_bit_for_bit():
+    """The compiled f32 inverse along axis 1 (complex and real input, a zero-padded and a cut
+    dft_length) is numpy.fft.ifft's complex64 result exactly; length 13 keeps the f64 sums
+    (within an ulp of the exact DFT)."""
+    from e2e import compile_and_run
+
+    dft = lambda ins, out, **a: helper.make_node("DFT", ins, [out], inverse=1, **a)  # noqa: E731
+    nodes = [
+        dft(["x10", "", "ax"], "y10"), dft(["x16", "", "ax"], "y16"), dft(["x22", "", "ax"], "y22"),
+        dft(["r12", "", "ax"], "y12"), dft(["x10", "n24", "ax"], "y24"), dft(["x16", "n6", "ax"], "y6"),
+        dft(["x13", "", "ax"], "y13"),
+    ]
+    inputs = [("x10", [3, 10, 2]), ("x16", [2, 16, 2]), ("x22", [1, 22, 2]), ("r12", [2, 12, 1]), ("x13", [2, 13, 2])]
+    outputs = [
+        ("y10", [3, 10, 2]), ("y16", [2, 16, 2]), ("y22", [1, 22, 2]), ("y12", [2, 12, 2]),
+        ("y24", [3, 24, 2]), ("y6", [2, 6, 2]), ("y13", [2, 13, 2]),
+    ]
+    initializers = [("ax", np.array(1, np.int64)), ("n24", np.array(24, np.int64)), ("n6", np.array(6, np.int64))]
+    model = _model(nodes, inputs, outputs, initializers)
+    rng = np.random.default_rng(3)
+    feeds = {name: (rng.standard_normal(shape) * 10).astype(np.float32) for name, shape in inputs}
+    got = dict(zip([name for name, _ in outputs], compile_and_run(model, feeds)))
+
+    def ifft(name: str, n: int | None = None) -> np.ndarray:
+        x = feeds[name]
+        signal = x[..., 0] + 1j * x[..., 1] if x.shape[-1] == 2 else x[..., 0]
+        y = np.fft.ifft(signal.astype(np.complex64), n=n, axis=1)
+        return np.stack([y.real, y.imag], axis=-1)
+
+    for out, name, n in [("y10", "x10", None), ("y16", "x16", None), ("y22", "x22", None), ("y12", "r12", None),
+                         ("y24", "x10", 24), ("y6", "x16", 6)]:
+        np.testing.assert_array_equal(got[out].view(np.uint32), ifft(name, n).view(np.uint32), err_msg=out)
+    x13 = feeds["x13"][..., 0] + 1j * feeds["x13"][..., 1]
+    exact = np.fft.ifft(x13, axis=1)
+    np.testing.assert_allclose(got["y13"], np.stack([exact.real, exact.imag], axis=-1), rtol=0, atol=2e-6)

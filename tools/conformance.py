@@ -144,11 +144,6 @@ RANDOM_OPS = frozenset({"Bernoulli", "RandomNormal", "RandomNormalLike", "Random
 RUNNER_SEED = 0.0
 """The seed the runner gives a random op without one (the compiler refuses it: no generator)."""
 
-_INVERSE_DFT_DATA = (
-    "the case's expected output is NumPy's single-precision inverse FFT of complex64 data (off "
-    "the exact DFT by up to 1.5e-6; 1.9e-7 at bins whose exact value is 0, above atol 1e-7); "
-    "Zant sums in f64 and is within half an f32 ulp of the exact DFT"
-)
 _ALIGN_CORNERS_DATA = (
     "the case's expected output is onnx's reference Resize, which divides align_corners by "
     "in·scale - 1 (a fractional 1.2 - 1, 2.4 - 1 ... here); the definition's length_resized is the "
@@ -156,8 +151,6 @@ _ALIGN_CORNERS_DATA = (
     "this case the same way)"
 )
 MISMATCH_CAUSES = {
-    "test_dft_inverse": _INVERSE_DFT_DATA,
-    "test_dft_inverse_opset19": _INVERSE_DFT_DATA,
     "test_resize_downsample_scales_linear_align_corners": _ALIGN_CORNERS_DATA,
     "test_resize_downsample_scales_cubic_align_corners": _ALIGN_CORNERS_DATA,
 }

@@ -1,4 +1,8 @@
-"""Signal processing: DFT and STFT as direct O(N²) sums (no FFT: lengths are small and static).
+"""Signal processing: DFT and STFT as direct O(N²) sums, and the f32 inverse DFT as NumPy's FFT.
+
+An f32 inverse (two-sided) DFT whose length pocketfft splits into its hard-coded radices
+(2, 3, 4, 5, 7, 8, 11) is computed in float32 in pocketfft's order (`fft`): NumPy's inverse of
+complex64 data runs so, and its rounding is what the ONNX suite's data holds. Everything else:
 
 Every output bin is one pair of accumulators (real, imaginary) over the samples:
     out[k] = Σ_n x[n] · e^{±2πi·k·n/N},
@@ -18,7 +22,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, f64
+from xdsl.dialects.builtin import IndexType, f32, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects.onnx import (
@@ -31,6 +35,7 @@ from zant.dialects.onnx import (
     get_attr,
     inputs,
 )
+import zant.passes.onnx_to_uop.fft as fft
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.elementwise import reject_bfloat16
 from zant.passes.onnx_to_uop.kernel import (
@@ -155,6 +160,10 @@ class DFTLowering(OnnxLowering):
         acc_type = f64
         perm = [d for d in range(rank - 1) if d != axis] + [axis, rank - 1]
         x_rows, out_rows = x.permute(perm), out.permute(perm)
+        plan = fft.factors(n_fft)
+        if inverse and not onesided and out.element_type == f32 and plan is not None:
+            self._numpy_inverse(kb, op, x_rows, out_rows, min(length, n_fft), n_fft, plan, select)
+            return
         scale = kb.const(1 / n_fft, acc_type) if inverse else None
         with kb.loop_nest(out_rows.shape[:-2]) as outer:
             with kb.loop(out_rows.shape[-2]) as k:
@@ -166,6 +175,69 @@ class DFTLowering(OnnxLowering):
                 if scale is not None:
                     parts = tuple(kb.alu("mul", p, scale) for p in parts)
                 _store_complex(kb, out_rows, [*outer, k], parts, select)
+
+    @staticmethod
+    def _numpy_inverse(
+        kb: KernelBuilder,
+        op: Operation,
+        x_rows: Layout,
+        out_rows: Layout,
+        count: int,
+        n_fft: int,
+        plan: list[int],
+        select: SSAValue | None,
+    ) -> None:
+        """The f32 inverse as NumPy computes it (`fft`: pocketfft's passes in float32, then the
+        scale float32(1/N)), row by row through two [N, 2] scratch buffers. NumPy's forward
+        transform of complex64 data runs in double (its scale is a Python int, which selects
+        the complex128 loop), which the f64 sums match; its inverse gets a float32 scale and
+        runs in float32, whose rounding (1.9e-7 where the exact bin is 0, in the suite's
+        10-point inverse) only this order reproduces."""
+        name = result_name(op)
+        buffers = [kb.alloc(f"{name}_fft{b}", [n_fft, 2], f32) for b in range(2)]
+        tables = [
+            None if table.size == 0 else kb.constant(f"{name}_twiddles{k}", _padded(table), f32)
+            for k, table in enumerate(fft.pass_twiddles(n_fft, plan))
+        ]
+        ar = fft.Arith[SSAValue](
+            add=lambda a, b: kb.alu("add", a, b),
+            sub=lambda a, b: kb.alu("sub", a, b),
+            mul=lambda a, b: kb.alu("mul", a, b),
+            neg=lambda a: kb.alu("neg", a),
+            const=lambda c: kb.const(float(c), f32),
+        )
+        part = [kb.index(0), kb.index(1)]
+        with kb.loop_nest(out_rows.shape[:-2]) as outer:
+            # The signal cut or zero-padded to N, its imaginary part 0 if real.
+            first = buffers[0]
+            with kb.loop(count) as n:
+                for p in range(2):
+                    if p < x_rows.shape[-1]:
+                        value = kb.cast(kb.load(x_rows, [*outer, n, part[p]]), f32)
+                    else:
+                        value = kb.const(0.0, f32)
+                    kb.store(value, first, [n, part[p]])
+            if count < n_fft:
+                with kb.loop(n_fft, start=count) as n:
+                    for p in range(2):
+                        kb.store(kb.const(0.0, f32), first, [n, part[p]])
+            l1 = 1
+            for k, p in enumerate(plan):
+                ido = n_fft // (l1 * p)
+                source = buffers[k % 2].reshape([l1, p, ido, 2])
+                target = buffers[(k + 1) % 2].reshape([p, l1, ido, 2])
+                assert source is not None and target is not None
+                with kb.loop(l1) as column:
+                    _fft_pass(kb, ar, p, source, target, column, kb.index(0), None)
+                    if ido > 1:
+                        with kb.loop(ido, start=1) as i:
+                            _fft_pass(kb, ar, p, source, target, column, i, tables[k])
+                l1 *= p
+            result = buffers[len(plan) % 2]
+            scale = kb.const(float(np.float32(1) / np.float32(n_fft)), f32)
+            with kb.loop(n_fft) as m:
+                parts = tuple(kb.alu("mul", kb.load(result, [m, part[p]]), scale) for p in range(2))
+                _store_complex(kb, out_rows, [*outer, m], parts, select)
 
     @staticmethod
     def _mirrored(kb: KernelBuilder, sample: Sample, n_fft: int, acc_type: Attribute) -> Sample:
@@ -181,6 +253,34 @@ class DFTLowering(OnnxLowering):
             return kb.alu("mul", a, weight), None if b is None else kb.alu("mul", b, weight)
 
         return weighted
+
+
+def _padded(table: np.ndarray) -> np.ndarray:
+    """A pass's [p - 1, ido - 1, 2] twiddles with a first column (unread) so that column i is
+    indexed by i itself."""
+    return np.concatenate([np.zeros_like(table[:, :1]), table], axis=1) if table.shape[1] else table
+
+
+def _fft_pass(
+    kb: KernelBuilder,
+    ar: fft.Arith[SSAValue],
+    p: int,
+    source: Layout,
+    target: Layout,
+    k: SSAValue,
+    i: SSAValue,
+    twiddles: Layout | None,
+) -> None:
+    """One radix-p butterfly of an inverse pass: source[k, j, i] (j < p) to target[j, k, i],
+    outputs after the first multiplied by the column's twiddles (`twiddles` None at i = 0)."""
+    re, im = kb.index(0), kb.index(1)
+    values = [(kb.load(source, [k, kb.index(j), i, re]), kb.load(source, [k, kb.index(j), i, im])) for j in range(p)]
+    for u, value in enumerate(fft.butterfly(ar, p, values, forward=False)):
+        if u > 0 and twiddles is not None:
+            w = (kb.load(twiddles, [kb.index(u - 1), i, re]), kb.load(twiddles, [kb.index(u - 1), i, im]))
+            value = fft.twiddle(ar, value, w, forward=False)
+        kb.store(value[0], target, [kb.index(u), k, i, re])
+        kb.store(value[1], target, [kb.index(u), k, i, im])
 
 
 class STFTLowering(OnnxLowering):
