@@ -104,3 +104,34 @@ def requantize_parameters(op: Operation) -> tuple[int, int, float] | None:
         raise VerifyException(f"{REQUANTIZE} must be [x zero point, y zero point, ratio], got {attr}")
     x_zero, y_zero, ratio = attr.data
     return x_zero.value.data, y_zero.value.data, ratio.value.data  # type: ignore[attr-defined]
+
+
+FLOAT_SUM = "zant.float_sum"
+"""On a 16-bit QLinearConv or QLinearAdd marked `onnxruntime` (set by `requant-rounding`, one of
+`FLOAT_SUMS`): onnxruntime has no integer kernel for 16-bit QDQ and runs DequantizeLinear →
+float32 Conv / Gemm / Add / GlobalAveragePool → QuantizeLinear, so the lowering reproduces that
+float32 arithmetic (the dequantized terms summed in the order and precision of the MLAS kernel
+named here, the bias added, the division by y_scale rounded to nearest even) instead of
+requantizing an exact integer sum."""
+
+FLOAT_SUMS = ("fma", "m1", "m1-transb", "mean", "add")
+"""MLAS's float32 forms (x86-64): `fma`, its SGEMM kernels (AVX-512F, FMA3; NEON's too), one
+fused multiply-add per k into the output's accumulator, k in im2col order; `m1`, its one-row
+kernel (MlasSgemmKernelM1Avx: a GEMM with M = 1, a depthwise Conv or a one-row MatMul): each 4
+consecutive products summed left to right, each group then added to the running sum (a last
+group of 2, then of 1); `m1-transb`, its one-row kernel of a transposed B
+(MlasSgemmKernelM1TransposeBAvx: a one-row Gemm with transB, a Conv with one output pixel): 8
+lanes, lane l summing the products k ≡ l (mod 8), reduced by the output's block of 4, 2 or 1
+outputs; `mean`, its global pooling kernel (`GLOBAL_POOL`): 4 lanes over the first 4·⌊S/4⌋
+elements reduced as (l0 + l2) + (l1 + l3), the rest added one at a time, divided by S; `add`,
+a 16-bit QLinearAdd: the float Add of the two dequantized tensors."""
+
+TRANSPOSED_B = "zant.transposed_b"
+"""On the 1×1 QLinearConv `fold-qdq` makes of a Gemm with transB = 1 and a 16-bit x (a unit
+attribute): the Gemm's B was W[N, K], which decides onnxruntime's float32 summation there
+(`FLOAT_SUMS`' `m1-transb`)."""
+
+GLOBAL_POOL = "zant.global_pool"
+"""On the window sum `fold-qdq` makes of a 16-bit GlobalAveragePool, or of an AveragePool whose
+one window is the whole unpadded input (a unit attribute): onnxruntime runs it in float32 with
+MLAS's global pooling kernel (`FLOAT_SUMS`' `mean`)."""

@@ -87,6 +87,7 @@ from zant.dialects.onnx import (
     onnx_op_class,
     requantize_attr,
 )
+from zant.dialects.onnx_attributes import GLOBAL_POOL, TRANSPOSED_B
 from zant.ir.resources import constant_array, make_constant_attr
 
 INT8_TYPES = (IntegerType(8), IntegerType(8, Signedness.UNSIGNED))
@@ -332,6 +333,10 @@ def gemm_as_conv(
         Quantized(w_value, w.scale, w.zero_point, 0), y, bias,
         _int8_tensor(y, [rows, columns, 1, 1]), {},
     )
+    if transposed and not is_int8(x.value):
+        # onnxruntime runs a 16-bit Gemm in float32, and its one-row kernel of a transposed B
+        # sums in its own order: `requant-rounding` reads the mark (`FLOAT_SUM`).
+        conv.owner.attributes[TRANSPOSED_B] = UnitAttr()
     return b.reshape(conv, [rows, columns])
 
 
@@ -404,7 +409,23 @@ def fold_average_pool(op: Operation, y: Quantized, b: Builder) -> SSAValue | Non
             padded = any(get_attr(op, "pads") or [])
             if get_attr(op, "auto_pad") != "NOTSET" or get_attr(op, "ceil_mode") or (padded and not get_attr(op, "count_include_pad")):
                 return None  # QLinearAveragePool (a varying divisor) is 8-bit only
-    return average_pool(op, x, y, b)
+    pooled = average_pool(op, x, y, b)
+    if pooled is not None and not is_int8(x.value) and _whole_input_window(op, x):
+        # onnxruntime runs a 16-bit pool in float32, a whole-input window with MLAS's global
+        # pooling kernel: `requant-rounding` reads the mark (`FLOAT_SUM`).
+        pooled.owner.attributes[GLOBAL_POOL] = UnitAttr()
+    return pooled
+
+
+def _whole_input_window(op: Operation, x: Quantized) -> bool:
+    """A GlobalAveragePool, or an AveragePool whose one window is the whole unpadded input."""
+    if op.name == "onnx.GlobalAveragePool":
+        return True
+    spatial = list(x.value.type.get_shape()[2:])
+    return (
+        list(get_attr(op, "kernel_shape")) == spatial and not any(get_attr(op, "pads") or [])
+        and all(s == 1 for s in (get_attr(op, "strides") or []))
+    )
 
 
 def average_pool(op: Operation, x: Quantized, y: Quantized, b: Builder) -> SSAValue | None:

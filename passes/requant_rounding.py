@@ -37,6 +37,7 @@ the marks. Run it after `fold-qdq` (and `fold-qoperator`), before `onnx-to-uop`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -44,7 +45,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from zant.dialects.onnx import QLinearAddOp, QLinearConvOp, QLinearMatMulOp, QLinearMulOp, ReshapeOp
-from zant.dialects.onnx_attributes import AVERAGE_COUNT, FIXED_POINT, ROUNDING, ROUNDING_CHOICES
+from zant.dialects.onnx_attributes import AVERAGE_COUNT, FIXED_POINT, FLOAT_SUM, GLOBAL_POOL, ROUNDING, ROUNDING_CHOICES, TRANSPOSED_B
 from zant.errors import ZantError
 
 MARKED_OPS = {
@@ -65,7 +66,7 @@ def follows_mode(op, mode: str) -> bool:
     if needs_fixed_point and FIXED_POINT not in op.attributes:
         return False
     if AVERAGE_COUNT in op.attributes:
-        return mode.startswith("tflite")
+        return mode.startswith("tflite") or (mode == "onnxruntime" and mlas_float_sum(op) == "mean")
     return True
 
 
@@ -82,6 +83,44 @@ def fully_connected(op) -> bool:
         isinstance(source, ReshapeOp) and source.operands[0].type.get_num_dims() == 2
         and len(shape) == 4 and tuple(shape[2:]) == (1, 1)
     )
+
+
+MLAS_STRIDE_K = 128
+"""MLAS's SGEMM K block (MLAS_SGEMM_STRIDEK): a longer sum restarts its fused chain per block,
+at boundaries that depend on the output's width and onnxruntime's thread count."""
+
+
+def mlas_float_sum(op) -> str | None:
+    """How onnxruntime's CPU provider sums a 16-bit QLinearConv's float32 products (it runs
+    DequantizeLinear → Conv / Gemm / MatMul → QuantizeLinear of int16 in float32: no integer
+    kernel), one of `FLOAT_SUMS`, or None where no single form reproduces it (a sum longer than
+    one K block, an average pool of more than one window). A 16-bit QLinearAdd is its float
+    Add (`add`); a whole-input pool's window sum its global pooling kernel (`mean`). From
+    MLAS's dispatch: a Gemm or MatMul of one row (`fully_connected`) takes the one-row kernels (`m1-transb` for Gemm's transB, else `m1`); a Conv with one output
+    channel per group (depthwise) is a GEMM with M = 1 (`m1`); a Conv with one output pixel a
+    GEMM with N = 1, which MLAS runs as the one-row kernel of a transposed B (`m1-transb`);
+    otherwise its SGEMM kernel's fused multiply-add chain (`fma`)."""
+    if not isinstance(op, QLinearConvOp | QLinearAddOp) or op.operands[0].type.element_type.width.data != 16:
+        return None
+    x_type = op.operands[0].type
+    if isinstance(op, QLinearAddOp):
+        return "add"
+    if FIXED_POINT not in op.attributes:
+        return None
+    if AVERAGE_COUNT in op.attributes:
+        return "mean" if GLOBAL_POOL in op.attributes else None
+    w_type = op.operands[3].type
+    x_shape, (out_channels, group_channels, *kernel) = x_type.get_shape(), w_type.get_shape()
+    out_shape = op.results[0].type.get_shape()
+    depth = group_channels * math.prod(kernel)
+    if fully_connected(op):
+        if x_shape[0] == 1:
+            return "m1-transb" if TRANSPOSED_B in op.attributes else "m1"
+    elif out_channels // (x_shape[1] // group_channels) == 1:
+        return "m1"
+    elif math.prod(out_shape[2:]) == 1:
+        return "m1-transb"
+    return "fma" if depth <= MLAS_STRIDE_K else None
 
 
 def mode_of(op, mode: str) -> str:
@@ -108,3 +147,8 @@ class RequantRoundingPass(ModulePass):
                 child.attributes.pop(ROUNDING, None)
             else:
                 child.attributes[ROUNDING] = StringAttr(mode)
+            form = mlas_float_sum(child) if mode == "onnxruntime" and ROUNDING in child.attributes else None
+            if form is None:
+                child.attributes.pop(FLOAT_SUM, None)
+            else:
+                child.attributes[FLOAT_SUM] = StringAttr(form)

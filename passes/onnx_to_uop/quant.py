@@ -38,7 +38,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from zant.analysis.rounding import ExactRounding, exact_rounding, exact_roundings
 from zant.dialects import uop
 from zant.dialects.onnx import FIXED_POINT, average_count, get_attr, input_value
-from zant.dialects.onnx_attributes import rounding_mode
+from zant.dialects.onnx_attributes import FLOAT_SUM, rounding_mode
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
@@ -1335,6 +1335,12 @@ class QLinearConvLowering(ConvIntegerLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         requantize = _requantization(op, tensor_shape(op.results[0]), 1)
+        form = op.attributes.get(FLOAT_SUM)
+        if form is not None and requantize.rounding == "onnxruntime":
+            # A 16-bit layer onnxruntime runs in float32: its MLAS kernel's arithmetic.
+            from zant.passes.onnx_to_uop.quant_float import float_conv, float_global_pool
+
+            return [float_global_pool(op, kb) if form.data == "mean" else float_conv(op, kb, form.data)]
 
         def bind(folded: FoldedZeroPoint | None) -> Finish:
             if folded is None:
@@ -1378,7 +1384,11 @@ class QLinearAddLowering(OnnxLowering):
         if mode != "exact" and min(scales) > 0 and not tflite_wide:
             zero_points = [int(p.constant_values().reshape(-1)[0]) for p in (a_zp, b_zp, c_zp)]
             y = kb.alloc(result_name(op), shape, out_type)
-            if mode == "onnxruntime":
+            if mode == "onnxruntime" and FLOAT_SUM in op.attributes:
+                from zant.passes.onnx_to_uop.quant_float import float_add
+
+                float_add(kb, a, b, y, scales, zero_points, out_type)  # 16-bit: onnxruntime's float Add
+            elif mode == "onnxruntime":
                 _onnxruntime_add(kb, a, b, y, scales, zero_points, out_type)
             else:
                 _tflite_add(kb, a, b, y, scales, zero_points, out_type, mode == "tflite-single")

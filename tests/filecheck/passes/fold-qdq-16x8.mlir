@@ -52,15 +52,15 @@ func.func @conv_16x16(%x: tensor<1x2x3x3xi16>) -> tensor<1x2x3x3xi16> {
 
 // -----
 
-// The rest of the KWS 16x8 graph: Gemm (a 1x1 QLinearConv between Reshapes), a counted
+// The rest of the KWS 16x8 graph: Gemm (a 1x1 QLinearConv between Reshapes, transB marked), a counted
 // AveragePool (the depthwise window sum of ones), Flatten on the int16 codes, Softmax
 // (QLinearSoftmax of int16; its exp from two 256-entry tables in onnx-to-uop).
 
 // CHECK-LABEL: func.func @kws_tail
 // CHECK-NOT:     onnx.DequantizeLinear
-// CHECK:         onnx.QLinearConv({{.*}}) {kernel_shape = array<i64: 2, 2>, group = 2 : i64, zant.fixed_point, zant.average_count = 4 : i64} : (tensor<1x2x2x2xi16>
+// CHECK:         onnx.QLinearConv({{.*}}) {kernel_shape = array<i64: 2, 2>, group = 2 : i64, zant.fixed_point, zant.average_count = 4 : i64, zant.global_pool} : (tensor<1x2x2x2xi16>
 // CHECK:         onnx.Flatten({{.*}}) {axis = 1 : i64} : (tensor<1x2x1x1xi16>) -> tensor<1x2xi16>
-// CHECK:         onnx.QLinearConv({{.*}}) {zant.fixed_point} : (tensor<1x2x1x1xi16>, tensor<f32>, tensor<i16>, tensor<3x2x1x1xi8>
+// CHECK:         onnx.QLinearConv({{.*}}) {zant.fixed_point, zant.transposed_b} : (tensor<1x2x1x1xi16>, tensor<f32>, tensor<i16>, tensor<3x2x1x1xi8>
 // CHECK:         onnx.QLinearSoftmax({{.*}}) {axis = 1 : i64} : (tensor<1x3xi16>, tensor<f32>, tensor<i16>, tensor<f32>, tensor<i16>) -> tensor<1x3xi16>
 // CHECK-NOT:     onnx.Gemm
 // CHECK-NOT:     onnx.Softmax
