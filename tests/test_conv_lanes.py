@@ -229,3 +229,34 @@ def test_several_blocks_per_tile_numerics(lanes):
     m.outputs.append(m.node("Relu", [first]))
     pipeline = VECTOR_AVX512 if lanes == 16 else VECTOR_AVX512.replace("onnx-to-uop", "onnx-to-uop{conv-lanes=8 conv-tile=14}")
     check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+def test_channels_not_in_whole_blocks_split_into_wide_blocks_and_an_8_lane_rest():
+    """Output channels that do not split into L-lane blocks (SqueezeNet's 1000 classes, 24 or
+    40 channels) take whole L-lane blocks and one 8-lane rest (`VectorConv.channel_spans`),
+    which the cost model finds cheaper than 8 lanes throughout on AVX2 and AVX-512 alike;
+    multiples of L, fewer than L, or not multiples of 8 stay one part."""
+    from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+
+    for vector in (VectorConv(16, 14, registers=32), VectorConv(16, 6, registers=8), VectorConv(16, 6)):
+        assert vector.channel_spans(1000, (13, 13)) == [(0, 992), (992, 8)]
+        assert vector.channel_spans(40, (7, 7)) == [(0, 32), (32, 8)]
+        assert vector.channel_spans(24, (3, 3)) == [(0, 16), (16, 8)]
+        assert vector.channel_spans(48, (5, 5)) == [(0, 48)]
+        assert vector.channel_spans(8, (5, 5)) == [(0, 8)]
+        assert vector.channel_spans(20, (5, 5)) == [(0, 20)]
+    assert VectorConv(8, 14).channel_spans(24, (5, 5)) == [(0, 24)]  # 8 lanes: whole blocks already
+
+
+@pytest.mark.parametrize("pipeline", [VECTOR, VECTOR_AVX512], ids=["avx2", "avx512"])
+def test_wide_blocks_and_an_8_lane_rest_numerics(pipeline):
+    """Channel-lane Convs split into 16-lane blocks and an 8-lane rest: each part writes its own
+    channels of Y with its own bias, strided, channels-last, without bias, and with a Relu
+    epilogue fused into both parts' stores: equal to the reference, vectorized."""
+    m = ConvModel([1, 16, 9, 11], seed=7)
+    m.conv(40, [1, 1], strides=[2, 2])  # 32 + 8
+    m.conv(24, [3, 3], pads=[1, 1, 1, 1])  # 16 + 8, channels-last (16 channels >= 9 taps)
+    m.conv(56, [3, 3], pads=[0, 1, 1, 0], strides=[2, 1], bias=False)  # 48 + 8
+    first = m.conv(24, [3, 3], pads=[1, 1, 1, 1], strides=[2, 2], output=False)
+    m.outputs.append(m.node("Relu", [first]))
+    check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)

@@ -436,20 +436,36 @@ class ConvLowering(OnnxLowering):
         if form != "scalar":
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", channels_last=channels_last)
         if form in lane_forms:
-            lanes, pixels = self.vector.channel_lanes(
-                out_channels if form == "depthwise lanes" else out_per_group, out_shape[2:], weights.nbytes
-            )
-            packed = _packed_weights(
-                kb, weights, lanes, f"{result_name(op)}_packed_weights", form == "channel lanes" and channels_last
-            )
             y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)
             bias = layout_of(bias) if bias is not None else None
-            lane_conv = LaneConv(kb, x, y, windows, bias, packed, group_channels, out_per_group, lanes)
-            if group == 1:  # several blocks of lanes per tile where the registers hold them
-                lane_conv.build(pixels, *self.vector.lane_tile(out_channels // lanes, out_shape[2:], pixels))
+            if group == 1:  # whole L-lane blocks and an 8-lane rest, where that is cheaper
+                spans = self.vector.channel_spans(out_channels, out_shape[2:], weights.nbytes)
             else:
-                lane_conv.build(pixels)
+                spans = [(0, out_channels)]
+            for first, count in spans:
+                part = weights[first : first + count]
+                lanes, pixels = self.vector.channel_lanes(
+                    count if form == "depthwise lanes" else out_per_group if group > 1 else count,
+                    out_shape[2:], part.nbytes,
+                )
+                suffix = "" if first == 0 else f"_from_{first}"
+                packed = _packed_weights(
+                    kb, part, lanes, f"{result_name(op)}_packed_weights{suffix}",
+                    form == "channel lanes" and channels_last,
+                )
+                part_y, part_bias = y, bias
+                if count != out_channels:  # a part of the channels: its slice of Y and B
+                    part_y = y.slice(1, first, 1, count)
+                    part_bias = bias.slice(0, first, 1, count) if bias is not None else None
+                lane_conv = LaneConv(
+                    kb, x, part_y, windows, part_bias, packed, group_channels,
+                    out_per_group if group > 1 else count, lanes,
+                )
+                if group == 1:  # several blocks of lanes per tile where the registers hold them
+                    lane_conv.build(pixels, *self.vector.lane_tile(count // lanes, out_shape[2:], pixels))
+                else:
+                    lane_conv.build(pixels)
             return [y]
 
         def input_term(windows, n, channel, out_ivs, taps):

@@ -94,6 +94,30 @@ class VectorConv:
         return self.lanes, self.tile
 
 
+    def channel_spans(
+        self, out_channels: int, out_spatial: Sequence[int], weight_bytes: int = 0
+    ) -> list[tuple[int, int]]:
+        """(first, count) of the parts of an ungrouped channel-lane Conv's output channels that
+        each take their own lane width (`channel_lanes`): all of them, or, when they do not
+        split into L-lane blocks, the whole blocks of L first and the rest (a multiple of 8) in
+        8-lane blocks, whichever `lane_tile_cost` estimates cheaper over the whole output (each
+        part's tile its own `lane_tile`; an 8-lane multiply-add issues as one L-lane one does).
+        SqueezeNet's 1000-class 1x1 Conv: 62 blocks of 16 and one of 8, where 8 lanes throughout
+        did 125 half-width blocks."""
+        whole = out_channels - out_channels % self.lanes
+        if whole in (0, out_channels) or out_channels % 8:
+            return [(0, out_channels)]
+
+        def cost(spans: list[tuple[int, int]]) -> float:
+            total = 0.0
+            for _, count in spans:
+                lanes, pixels = self.channel_lanes(count, out_spatial, weight_bytes * count // out_channels)
+                width, tile = self.lane_tile(count // lanes, out_spatial, pixels)
+                total += lane_tile_cost(count // lanes, out_spatial, width, tile)[0]
+            return total
+
+        return min([[(0, out_channels)], [(0, whole), (whole, out_channels - whole)]], key=cost)
+
     def lane_tile(self, blocks: int, out_spatial: Sequence[int], pixels: int) -> tuple[int, tuple[int, ...]]:
         """(blocks of L output channels, pixel tile) of an ungrouped channel-lane Conv's register
         tile: `blocks` blocks of lanes, at most `pixels` outputs per tile when it holds one block
