@@ -14,6 +14,11 @@ Python reference (`zant.dialects.image_reference`).
   (gray, gray + alpha, RGB or RGBA in strips; alpha dropped), copied from the input: `%work` is
   one unused byte. The decoder is `dialects/image_tiff.zig`.
 
+* `%ok = image.decode_jp2 %data, %out, %work {…}` — the same for a JPEG 2000 image (a JP2 file or
+  a bare codestream; reversible 5/3 wavelet, 8-bit samples), `%work` holding three i32 component
+  planes and one precinct's code-block state (`jp2_work_bytes(H, W)`). The decoder is
+  `dialects/image_jp2.zig`.
+
 `%ok` is false, and `%out` untouched, when the bytes are not such an image. Each decoder's
 comment states its limits: bounded work, no access outside the three buffers whatever the bytes.
 
@@ -72,6 +77,17 @@ def tiff_work_bytes(height: int, width: int) -> int:
     return 1
 
 
+def jp2_work_bytes(height: int, width: int) -> int:
+    """The bytes of `%work` a height x width JPEG 2000 image needs (zant_jp2_work_bytes in Zig):
+    4 bytes of alignment slack, three i32 planes, one i32 line, the significance states of the
+    largest code block, the lengths, pass counts and zero bit planes of one precinct's code blocks
+    in 3 subbands, and its 6 tag trees (u16 value and lower bound per node)."""
+    blocks = ((width + 3) // 4 + 1) * ((height + 3) // 4 + 1)
+    nodes = 2 * blocks + 64
+    flags = min((min(width, 1024) + 2) * (min(height, 1024) + 2), 6156)
+    return 4 + 12 * height * width + 4 * max(height, width) + flags + 18 * blocks + 24 * nodes
+
+
 def _helper(name: str, file: str, calls: tuple[str, ...] = ()) -> ZigHelper:
     source = resources.files("zant.dialects").joinpath(file).read_text().rstrip("\n")
     return ZigHelper(name, source, calls, inline=False)
@@ -124,9 +140,9 @@ class _DecodeOp(IRDLOperation):
         return ZigCall(self.ZIG_HELPERS[0].name, (str(h), str(w), f".{self.format.data}", str(n), work, *args))  # type: ignore[attr-defined]
 
     def reference(self, read: Read, write_out, write_work) -> tuple[bool]:
-        from zant.dialects.image_reference import decode_jpeg, decode_png, decode_tiff
+        from zant.dialects.image_reference import decode_jp2, decode_jpeg, decode_png, decode_tiff
 
-        decode = {"decode_jpeg": decode_jpeg, "decode_png": decode_png, "decode_tiff": decode_tiff}[self.DECODE]
+        decode = {"decode_jpeg": decode_jpeg, "decode_png": decode_png, "decode_tiff": decode_tiff, "decode_jp2": decode_jp2}[self.DECODE]
         h, w = self.height.value.data, self.width.value.data
         data = bytes(read(range(self.size.value.data)).astype(np.uint8).tobytes())
         pixels = decode(data, h, w, self.format.data)
@@ -189,4 +205,17 @@ class DecodeTiffOp(_DecodeOp):
     DECODE: ClassVar[str] = "decode_tiff"
 
 
-Image = Dialect("image", [DecodeJpegOp, DecodePngOp, DecodeTiffOp], [])
+@irdl_op_definition
+class DecodeJp2Op(_DecodeOp):
+    """`%ok = image.decode_jp2 %data, %out, %work {height = H, width = W, format = "rgb", size = N}`:
+    the `N` bytes at `%data` decoded as a JPEG 2000 image (JP2 or J2K, reversible 5/3, 8-bit) of
+    H x W into `%out`; false (and `%out` untouched) when they are not one."""
+
+    name = "image.decode_jp2"
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_jp2_decode", "image_jp2.zig", (PIXEL_HELPER.name,)), PIXEL_HELPER)
+    WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(jp2_work_bytes)
+    DECODE: ClassVar[str] = "decode_jp2"
+
+
+Image = Dialect("image", [DecodeJpegOp, DecodePngOp, DecodeTiffOp, DecodeJp2Op], [])

@@ -51,3 +51,16 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<64xui8>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<64xui8>
+    // expected-error@+1 {{decode_jp2 decodes images of 1 to 65535 rows and columns, got 2 x 65536}}
+    %ok = image.decode_jp2 %p, %p, %p {height = 2 : i64, width = 65536 : i64, format = "gray", size = 64 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
+    func.return
+  }
+}

@@ -7,6 +7,7 @@
 // CHECK-NEXT:    %g = image.decode_jpeg %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
 // CHECK-NEXT:    %p = image.decode_png %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "bgr", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
 // CHECK-NEXT:    %t = image.decode_tiff %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
+// CHECK-NEXT:    %j = image.decode_jp2 %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "rgb", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
 
 builtin.module {
   func.func @main() {
@@ -23,6 +24,7 @@ builtin.module {
     %g = image.decode_jpeg %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
     %p = image.decode_png %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "bgr", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
     %t = image.decode_tiff %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
+    %j = image.decode_jp2 %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "rgb", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
     func.return
   }
 }

@@ -7,15 +7,18 @@
 // image.decode_jpeg of the 102 bytes into the output, its planes (3·16·16 bytes) and Huffman
 // tables (8·273) in a scratch buffer (true only for a baseline JPEG of 3 x 5; the output is
 // written only then); PNG: image.decode_png the same way, its scratch the inflated rows
-// (3·(1 + 4·5) bytes); TIFF: image.decode_tiff (one unused scratch byte). Then one check
-// (STATUS_OUTPUT_SIZE = 5) that one of the five is the format, and one loop nest picks each
-// channel from where the header said, or stores the decoded byte back after a JPEG, PNG or TIFF.
+// (3·(1 + 4·5) bytes); TIFF: image.decode_tiff (one unused scratch byte); JPEG 2000:
+// image.decode_jp2, its scratch three i32 planes (12·15), a line (4·5), the flags of a code block
+// (7·5), one precinct's blocks (18·6) and tag trees (24·76), 4 bytes of alignment: 2,171. Then
+// one check (STATUS_OUTPUT_SIZE = 5) that one of the six is the format, and one loop nest picks
+// each channel from where the header said, or stores the decoded byte back after a decoder.
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         %rgb = uop.define_global "output" 0 "rgb" : !uop.buffer<45xui8>
 // CHECK:         %rgb_jpeg_work = uop.define_local "rgb_jpeg_work" : !uop.buffer<2952xui8>
 // CHECK-NEXT:    %rgb_png_work = uop.define_local "rgb_png_work" : !uop.buffer<63xui8>
 // CHECK-NEXT:    %rgb_tiff_work = uop.define_local "rgb_tiff_work" : !uop.buffer<1xui8>
+// CHECK-NEXT:    %rgb_jp2_work = uop.define_local "rgb_jp2_work" : !uop.buffer<2171xui8>
 // CHECK:         [[ROOM:%.*]] = uop.const 54 : i64
 // CHECK-NEXT:    [[FITS:%.*]] = uop.cmple [[OFFSET:%.*]], [[ROOM]] : i64
 // CHECK:         [[FIRST:%.*]] = uop.where [[BOTTOM_UP:%.*]], {{%.*}}, [[OFFSET]] : i64
@@ -37,10 +40,12 @@
 // CHECK:         [[ROWS:%.*]] = uop.gep %rgb_png_work[{{%.*}}] : !uop.buffer<63xui8>
 // CHECK-NEXT:    [[PNG:%.*]] = image.decode_png {{%.*}}, {{%.*}}, [[ROWS]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
 // CHECK:         [[TIFF:%.*]] = image.decode_tiff {{%.*}}, {{%.*}}, {{%.*}} {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
-// CHECK:         [[ANY:%.*]] = uop.or {{%.*}}, [[TIFF]] : i1
+// CHECK:         [[JP2:%.*]] = image.decode_jp2 {{%.*}}, {{%.*}}, {{%.*}} {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
+// CHECK:         [[ANY:%.*]] = uop.or {{%.*}}, [[JP2]] : i1
 // CHECK-NEXT:    abi.check [[ANY]], 5
 // CHECK-NEXT:    [[EITHER:%.*]] = uop.or [[JPEG]], [[PNG]] : i1
-// CHECK-NEXT:    [[DECODED:%.*]] = uop.or [[EITHER]], [[TIFF]] : i1
+// CHECK-NEXT:    [[THREE:%.*]] = uop.or [[EITHER]], [[TIFF]] : i1
+// CHECK-NEXT:    [[DECODED:%.*]] = uop.or [[THREE]], [[JP2]] : i1
 // CHECK-NEXT:    uop.where [[IS_BMP:%.*]], [[FIRST]], {{%.*}} : i64
 // CHECK-NEXT:    uop.where [[IS_BMP]], [[ROW_STEP]], {{%.*}} : i64
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 3 {
