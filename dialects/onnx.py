@@ -96,6 +96,7 @@ from zant.dialects.onnx_attributes import (  # noqa: F401 (the discardable attri
     OPSET,
     OUTPUT_BOUNDS_ATTR,
     OUTPUT_NAMES,
+    OUTPUT_SEQUENCES_ATTR,
     REQUANTIZE,
     average_count,
     requantize_attr,

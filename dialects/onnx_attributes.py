@@ -19,6 +19,11 @@ OUTPUT_BOUNDS_ATTR = "zant.output_bounds"
 """On `@main`: per graph output, the dimension compiled at its bound, or -1; present only when
 some output is bounded, and then the last output is the int32 extents array."""
 
+OUTPUT_SEQUENCES_ATTR = "zant.output_sequences"
+"""On `@main`: per graph output, the number of the run-time-length sequence it is a slot of
+(`resolve-sequences`), or -1; present only with such a sequence, and then the last output is the
+int32 extents array, whose entries after the bounded outputs' ones are those sequences' lengths."""
+
 NODE_NAME = "onnx.node_name"
 """On an onnx op: the ONNX node's name (a string), for messages, locations and reports."""
 

@@ -588,6 +588,16 @@ class GuardBase(OnnxOp):
             raise VerifyException(f"{self.name}: Condition must be a one-element tensor of i1")
 
 
+class SequenceSelectBase(OnnxOp):
+    """Index a one-element tensor of i64 (which sequence the result is)."""
+
+    def verify_onnx(self) -> None:
+        super().verify_onnx()
+        index = self.operands[0].type
+        if not isinstance(index, TensorType) or index.get_element_type() != IntegerType(64) or math.prod(index.get_shape()) != 1:
+            raise VerifyException(f"{self.name}: Index must be a one-element tensor of i64")
+
+
 class OwnOp(NamedTuple):
     """An op of another domain, declared from a schema written in `onnx_schemas`."""
 
@@ -619,6 +629,7 @@ OWN_OPS = (
     _contrib("QGemm", QGemmBase),
     OwnOp(SchemaKey(ZANT_DOMAIN, "LookupTable", 1), LookupTableBase, "onnx.LookupTable"),
     OwnOp(SchemaKey(ZANT_DOMAIN, "Guard", 1), GuardBase, "onnx.Guard"),
+    OwnOp(SchemaKey(ZANT_DOMAIN, "SequenceSelect", 1), SequenceSelectBase, "onnx.SequenceSelect"),
 )
 """The ops of other domains that passes create or the importer reads (onnxruntime's QOperator
 ops, which `fold-qoperator` lowers), in the dialect's order; their schemas are

@@ -196,6 +196,34 @@ def _guard_schema() -> OpSchema:
     )
 
 
+def _sequence_select_schema() -> OpSchema:
+    """Output is Sequences[Index] (the first sequence for an Index outside them). The control-flow
+    unroller makes it of a Loop that builds a sequence over a trip count (or condition) only
+    known at run time, unrolled to the sequence capacity (`--sequence-capacity`): the carried
+    sequence after as many copies as ran; `resolve-sequences` makes it a run-time bounded
+    sequence (a run-time length, elements chosen at run time). It also makes it of the two
+    optionals a run-time If returns (Index the condition: 0 else, 1 then), which
+    `resolve-sequences` makes an optional whose presence is a run-time flag."""
+    sequences = list(onnx.defs.get_schema("SequenceInsert").type_constraints[1].allowed_type_strs)
+    optionals = list(onnx.defs.get_schema("Optional").type_constraints[1].allowed_type_strs)  # of tensors and sequences
+    return OpSchema(
+        "SequenceSelect",
+        ZANT_DOMAIN,
+        1,
+        doc=_sequence_select_schema.__doc__ or "",
+        inputs=[
+            OpSchema.FormalParameter("Index", "tensor(int64)"),
+            OpSchema.FormalParameter("Sequences", "S", param_option=_Option.Variadic, is_homogeneous=False),
+        ],
+        outputs=[OpSchema.FormalParameter("Output", "S")],
+        type_constraints=[("S", sequences + optionals, "sequences of tensors, optionals of tensors or of sequences")],
+    )
+
+
+SEQUENCE_SELECT_SCHEMA = _sequence_select_schema()
+if not onnx.defs.has("SequenceSelect", ZANT_DOMAIN):
+    onnx.defs.register_schema(SEQUENCE_SELECT_SCHEMA)
+
 GUARD_SCHEMA = _guard_schema()
 if not onnx.defs.has("Guard", ZANT_DOMAIN):
     # Known to ONNX's shape inference, which otherwise stops reporting contradictions (strict
@@ -223,6 +251,7 @@ OWN_SCHEMAS: dict[tuple[str, str], OpSchema] = {
         _qgemm_schema(),
         _lookup_table_schema(),
         GUARD_SCHEMA,
+        SEQUENCE_SELECT_SCHEMA,
     )
 }
 """The schemas of the ops of other domains (`onnx_base.OWN_OPS`) by (domain, op type)."""

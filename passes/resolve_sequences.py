@@ -35,6 +35,7 @@ optional.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -59,13 +61,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import onnx as onnx_dialect
-from zant.dialects.onnx import NODE_NAME, OUTPUT_NAMES, ConstantOp, OnnxOp, get_attr, input_value, inputs
+from zant.dialects.onnx import NODE_NAME, OUTPUT_BOUNDS_ATTR, OUTPUT_NAMES, OUTPUT_SEQUENCES_ATTR, ConstantOp, OnnxOp, get_attr, input_value, inputs
 from zant.dialects.onnx_nodes import array_type, constant_node_array, constant_op, node_label, op_of_node, static_tensor_type, tensor_array
 from zant.dialects.onnx_shape_folding import all_shapes_static, fold_shape_subgraphs
 from zant.dialects.onnx_types import OptionalType, SequenceType, attr_graph
 from zant.errors import ZantError
 from zant.ir.resources import constant_array
-from zant.ir.types import MLIR_TO_ONNX_ELEMENT_TYPE
+from zant.ir.types import MLIR_TO_ONNX_ELEMENT_TYPE, numpy_dtype
 from zant.passes.inline_functions import module_opset
 
 RESOLVED_OPS = frozenset({
@@ -76,17 +78,40 @@ RESOLVED_OPS = frozenset({
 
 
 @dataclass(frozen=True)
-class Seq:
-    """A sequence value: its elements, tensor values, in order."""
+class Bounded:
+    """An element whose extent along `dim` is only known at run time: `value` holds it at its
+    capacity along `dim` (the valid entries first, zeros after), `extent` (an int64 scalar)
+    counts the valid ones. Only a graph output may be one (the C ABI's bounded outputs)."""
 
-    items: tuple[SSAValue, ...]
+    value: SSAValue
+    dim: int
+    extent: SSAValue
+
+
+Item = SSAValue | Bounded
+
+
+@dataclass(frozen=True)
+class Seq:
+    """A sequence value: its elements, tensor values, in order. With a run-time `length` (an
+    int64 scalar), `items` are the slots of its capacity and the first `length` hold elements."""
+
+    items: tuple[Item, ...]
+    length: SSAValue | None = None
+
+    @property
+    def at_run_time(self) -> bool:
+        return self.length is not None or any(isinstance(i, Bounded) for i in self.items)
 
 
 @dataclass(frozen=True)
 class Opt:
-    """An optional value: what it holds (a tensor value, a `Seq`), None when empty."""
+    """An optional value: what it holds (a tensor value, a `Seq`), None when empty. With a
+    `present` flag (an i1 scalar), only the data decide whether it holds `content` (a run-time
+    If's optionals, `select_optional`)."""
 
     content: SSAValue | Seq | None
+    present: SSAValue | None = None
 
 
 Known = SSAValue | Seq | Opt
@@ -131,13 +156,36 @@ class _Resolver:
             )
         return found
 
-    def seq(self, value: SSAValue, op: Operation) -> tuple[SSAValue, ...]:
+    def seq(self, value: SSAValue, op: Operation, bounded: bool = False) -> tuple[SSAValue, ...]:
+        """The elements of sequence `value`; with `bounded`, slots may be `Bounded` (the length
+        must still be known)."""
+        found = self.sequence(value, op)
+        if found.length is not None or (not bounded and found.at_run_time):
+            raise ZantError(
+                f"resolve-sequences: {_label(op)} reads a sequence whose "
+                f"{'length' if found.length is not None else 'element shapes'} only the data decide "
+                "(a run-time bounded sequence), which only a graph output and SequenceLength may read"
+                + ("" if found.length is not None else ", and SequenceInsert at a run-time position")
+            )
+        return found.items
+
+    def sequence(self, value: SSAValue, op: Operation) -> Seq:
         found = self.of(value, op)
         if isinstance(found, Opt):
+            self.known_present(found, op)
             found = found.content
         if not isinstance(found, Seq):
             raise ZantError(f"resolve-sequences: {_label(op)} expects a sequence")
-        return found.items
+        return found
+
+    @staticmethod
+    def known_present(found: Opt, op: Operation) -> None:
+        """A ZantError unless whether `found` holds its content is known at compile time."""
+        if found.present is not None:
+            raise ZantError(
+                f"resolve-sequences: {_label(op)} reads an optional whose presence only the data decide "
+                "(a run-time If's), which only OptionalHasElement, OptionalGetElement and a graph output may read"
+            )
 
     def position(self, value: SSAValue | None, op: Operation, length: int, default: int, inserting: bool = False) -> int:
         """A constant position in [-length, length - 1] ([-length, length] when inserting), normalized."""
@@ -203,6 +251,34 @@ class _Resolver:
         flag = self.insert(op, kind.from_onnx([constant, position], [TensorType(IntegerType(1), [])])).results[0]
         return self.insert(op, onnx_dialect.WhereOp.from_onnx([flag, then, otherwise], [then.type])).results[0]
 
+    def scalar(self, op: Operation, kind: type[OnnxOp], a: SSAValue, b: SSAValue | int) -> SSAValue:
+        """`a kind b` on int64 scalars (`b` may be a constant): an int64 scalar, or an i1 one
+        for a comparison."""
+        if isinstance(b, int):
+            b = self.constant(op, np.array(b, np.int64), "sequence_bound")
+        flag = kind in (onnx_dialect.LessOp, onnx_dialect.LessOrEqualOp, onnx_dialect.GreaterOrEqualOp,
+                        onnx_dialect.GreaterOp, onnx_dialect.EqualOp)
+        result = TensorType(IntegerType(1), []) if flag else TensorType(i64, [])
+        return self.insert(op, kind.from_onnx([a, b], [result])).results[0]
+
+    def guard(self, op: Operation, condition: SSAValue) -> None:
+        self.insert(op, onnx_dialect.GuardOp.from_onnx([condition], []))
+
+    def int64_scalar(self, op: Operation, value: SSAValue, what: str) -> SSAValue:
+        """A one-element integer tensor as an int64 scalar."""
+        shape = list(value.type.get_shape())
+        if math.prod(shape) != 1:
+            raise ZantError(f"resolve-sequences: {what} of {_label(op)} must be one value, not shape {shape}")
+        if value.type.get_element_type() != i64:
+            value = self.insert(op, onnx_dialect.CastOp.from_onnx(
+                [value], [TensorType(i64, shape)], {"to": IntegerAttr(onnx.TensorProto.INT64, i64)}
+            )).results[0]
+        if shape:
+            value = self.insert(op, onnx_dialect.ReshapeOp.from_onnx(
+                [value, self.constant(op, np.zeros(0, np.int64), "scalar_shape")], [TensorType(i64, [])]
+            )).results[0]
+        return value
+
     # -- writing ----------------------------------------------------------------------------
 
     def insert(self, op: Operation, new: Operation) -> Operation:
@@ -228,6 +304,9 @@ class _Resolver:
         for op in list(self.function.body.walk()):
             if isinstance(op, func.ReturnOp):
                 self.returns(op)
+            elif isinstance(op, onnx_dialect.SequenceSelectOp):
+                self.SequenceSelect(op)
+                self.dead.append(op)
             elif isinstance(op, OnnxOp) and op.spec().schema.domain in ("", "ai.onnx"):
                 kind = op.spec().schema.name
                 if kind in RESOLVED_OPS:
@@ -259,7 +338,12 @@ class _Resolver:
 
     def SequenceInsert(self, op: OnnxOp) -> None:
         sequence, tensor, where = (input_value(op, i) for i in range(3))
-        items = list(self.seq(sequence, op))
+        items = list(self.seq(sequence, op, bounded=True))
+        if items and where is not None and not isinstance(where.owner, ConstantOp) and (
+            any(isinstance(v, Bounded) for v in items) or len({v.type for v in [*items, tensor]}) > 1
+        ):
+            self.insert_bounded(op, items, tensor, where)
+            return
         if items and self.at_run_time(where, [*items, tensor]):
             # Element i: items[i] before the position, the tensor at it, items[i - 1] after it.
             p = self.runtime_position(where, op, len(items), inserting=True)
@@ -271,6 +355,57 @@ class _Resolver:
             return
         items.insert(self.position(where, op, len(items), len(items), inserting=True), tensor)
         self.known[op.results[0]] = Seq(tuple(items))
+
+    def insert_bounded(self, op: OnnxOp, items: list[Item], tensor: SSAValue, where: SSAValue) -> None:
+        """SequenceInsert at a run-time position among elements whose shapes differ along one
+        dimension: every slot `Bounded` along it, at the largest extent, each candidate padded
+        with zeros to it, the value and the extent chosen at run time as for one shape."""
+        dim, capacity = self.common_bound(op, [*items, tensor])
+        padded = [self.padded(op, v, dim, capacity) for v in [*items, tensor]]
+        values, extents = [p[0] for p in padded[:-1]], [p[1] for p in padded[:-1]]
+        new_value, new_extent = padded[-1]
+        p = self.runtime_position(where, op, len(items), inserting=True)
+        result: list[Item] = []
+        for i in range(len(items) + 1):
+            slot = []
+            for chosen, new in ((values, new_value), (extents, new_extent)):
+                after = self.choose(op, p, i, onnx_dialect.EqualOp, new, chosen[i - 1]) if i else new
+                slot.append(self.choose(op, p, i, onnx_dialect.LessOp, chosen[i], after) if i < len(items) else after)
+            result.append(Bounded(slot[0], dim, slot[1]))
+        self.known[op.results[0]] = Seq(tuple(result))
+
+    def common_bound(self, op: OnnxOp, candidates: list[Item]) -> tuple[int, int]:
+        """The one dimension along which the candidates' shapes differ and its largest extent
+        (their capacity); a ZantError when they differ in element type, rank or more dimensions."""
+        types = [(v.value if isinstance(v, Bounded) else v).type for v in candidates]
+        shapes = [list(t.get_shape()) for t in types]
+        if len({t.get_element_type() for t in types}) > 1 or len({len(s) for s in shapes}) > 1:
+            raise ZantError(f"resolve-sequences: the position of {_label(op)} is computed at run time over elements "
+                            f"of different element types or ranks ({', '.join(str(t) for t in dict.fromkeys(types))})")
+        dims = {d for s in shapes for d in range(len(s)) if s[d] != shapes[0][d]}
+        dims |= {v.dim for v in candidates if isinstance(v, Bounded)}
+        if len(dims) > 1:
+            raise ZantError(
+                f"resolve-sequences: the position of {_label(op)} is computed at run time over elements whose shapes "
+                f"({', '.join(str(s) for s in shapes)}) differ in more than one dimension; a run-time bounded element "
+                "may vary along one (a constant position, or freeze the graph input it comes from)"
+            )
+        dim = dims.pop() if dims else 0
+        return dim, max(s[dim] for s in shapes) if shapes[0] else 1
+
+    def padded(self, op: OnnxOp, item: Item, dim: int, capacity: int) -> tuple[SSAValue, SSAValue]:
+        """`item` at `capacity` along `dim` (zeros after its entries) and its extent, an int64 scalar."""
+        value = item.value if isinstance(item, Bounded) else item
+        shape = _extent(value)
+        extent = item.extent if isinstance(item, Bounded) else self.constant(op, np.array(shape[dim], np.int64), "extent")
+        if shape[dim] < capacity:
+            element = value.type.get_element_type()
+            fill = [*shape[:dim], capacity - shape[dim], *shape[dim + 1 :]]
+            zeros = self.constant(op, np.zeros(fill, numpy_dtype(element)), "padding")
+            value = self.insert(op, onnx_dialect.ConcatOp.from_onnx(
+                [value, zeros], [TensorType(element, [*shape[:dim], capacity, *shape[dim + 1 :]])], {"axis": IntegerAttr(dim, i64)}
+            )).results[0]
+        return value, extent
 
     def SequenceErase(self, op: OnnxOp) -> None:
         sequence, where = input_value(op, 0), input_value(op, 1)
@@ -301,7 +436,11 @@ class _Resolver:
         self.replace(op, op.results[0], items[self.position(where, op, len(items), 0)])
 
     def SequenceLength(self, op: OnnxOp) -> None:
-        length = np.array(len(self.seq(op.operands[0], op)), np.int64)
+        found = self.sequence(op.operands[0], op)
+        if found.length is not None:
+            self.replace(op, op.results[0], found.length)
+            return
+        length = np.array(len(found.items), np.int64)
         self.replace(op, op.results[0], self.constant(op, length, "sequence_length"))
 
     def SplitToSequence(self, op: OnnxOp) -> None:
@@ -314,10 +453,8 @@ class _Resolver:
         if split is None:
             sizes = [1] * extent
         elif not isinstance(split.owner, ConstantOp):
-            raise ZantError(
-                f"resolve-sequences: the split of {_label(op)} is computed at run time; the number of "
-                "pieces must be known at compile time (a constant, or freeze the graph input it comes from)"
-            )
+            self.split_at_run_time(op, tensor, split, axis)
+            return
         else:
             values = np.asarray(constant_array(split.owner)).astype(np.int64)
             if values.ndim == 0:
@@ -342,6 +479,73 @@ class _Resolver:
             squeezed = TensorType(element, [*shape[:axis], *shape[axis + 1 :]])
             items = [self.insert(op, onnx_dialect.SqueezeOp.from_onnx([v, axes], [squeezed])).results[0] for v in items]
         self.known[op.results[0]] = Seq(tuple(items))
+
+    def split_at_run_time(self, op: OnnxOp, tensor: SSAValue, split: SSAValue, axis: int) -> None:
+        """SplitToSequence by a run-time `split`: each piece a slot `Bounded` along `axis` at the
+        whole extent E (a piece is at most all of it), gathered from its offset with the indices
+        clamped into [0, E - 1] and zeroed past its size. A scalar `split` (chunks of c) gives E
+        slots and the run-time length ceil(E / c), c >= 1 checked by an `onnx.Guard`; sizes (1-D,
+        static length m) give m slots, each size in [0, E] and their sum E checked."""
+        shape = _extent(tensor)
+        extent = shape[axis]
+        if len(split.type.get_shape()) > 1:
+            raise ZantError(f"resolve-sequences: the split of {_label(op)} must be a scalar or 1-D, not shape {_extent(split)}")
+        if extent == 0:
+            self.known[op.results[0]] = Seq(())
+            return
+        length = None
+        if not split.type.get_shape():  # chunks of c
+            chunk = self.int64_scalar(op, split, "the split")
+            self.guard(op, self.scalar(op, onnx_dialect.GreaterOrEqualOp, chunk, 1))
+            # within [1, E] (the same pieces for any larger c): no product overflows, no division by 0
+            chunk = self.scalar(op, onnx_dialect.MinOp, self.scalar(op, onnx_dialect.MaxOp, chunk, 1), extent)
+            offsets = [self.scalar(op, onnx_dialect.MulOp, chunk, k) for k in range(extent)]
+            sizes = [
+                self.scalar(op, onnx_dialect.MinOp, self.scalar(op, onnx_dialect.MaxOp, self.scalar(
+                    op, onnx_dialect.SubOp, self.constant(op, np.array(extent, np.int64), "extent"), offset), 0), chunk)
+                for offset in offsets
+            ]
+            length = self.scalar(op, onnx_dialect.DivOp, self.scalar(op, onnx_dialect.AddOp, chunk, extent - 1), chunk)
+        else:  # sizes
+            count = _extent(split)[0]
+            if count == DYNAMIC_INDEX:
+                raise ZantError(f"resolve-sequences: the split of {_label(op)} has no static length")
+            if split.type.get_element_type() != i64:
+                split = self.insert(op, onnx_dialect.CastOp.from_onnx(
+                    [split], [TensorType(i64, [count])], {"to": IntegerAttr(onnx.TensorProto.INT64, i64)}
+                )).results[0]
+            sizes = [
+                self.insert(op, onnx_dialect.GatherOp.from_onnx(
+                    [split, self.constant(op, np.array(k, np.int64), "split_index")], [TensorType(i64, [])], {"axis": IntegerAttr(0, i64)}
+                )).results[0]
+                for k in range(count)
+            ]
+            offsets, total, valid = [], self.constant(op, np.array(0, np.int64), "offset"), None
+            for size in sizes:
+                offsets.append(total)
+                total = self.scalar(op, onnx_dialect.AddOp, total, size)
+                positive = self.insert(op, onnx_dialect.AndOp.from_onnx([  # in [0, E]: the sum cannot wrap
+                    self.scalar(op, onnx_dialect.GreaterOrEqualOp, size, 0), self.scalar(op, onnx_dialect.LessOrEqualOp, size, extent)
+                ], [TensorType(IntegerType(1), [])])).results[0]
+                valid = positive if valid is None else self.insert(op, onnx_dialect.AndOp.from_onnx(
+                    [valid, positive], [positive.type])).results[0]
+            whole = self.scalar(op, onnx_dialect.EqualOp, total, extent)
+            self.guard(op, whole if valid is None else self.insert(op, onnx_dialect.AndOp.from_onnx([valid, whole], [whole.type])).results[0])
+        element = tensor.type.get_element_type()
+        steps = self.constant(op, np.arange(extent, dtype=np.int64), "piece_steps")
+        rows = self.constant(op, np.arange(extent, dtype=np.int64).reshape([extent] + [1] * (len(shape) - axis - 1)), "piece_rows")
+        zero = self.constant(op, np.zeros((), numpy_dtype(element)), "zero")
+        items: list[Item] = []
+        for offset, size in zip(offsets, sizes):
+            indices = self.insert(op, onnx_dialect.AddOp.from_onnx([steps, offset], [steps.type])).results[0]
+            for kind, bound in ((onnx_dialect.MaxOp, 0), (onnx_dialect.MinOp, extent - 1)):
+                indices = self.insert(op, kind.from_onnx(
+                    [indices, self.constant(op, np.array(bound, np.int64), "index_bound")], [steps.type])).results[0]
+            piece = self.insert(op, onnx_dialect.GatherOp.from_onnx([tensor, indices], [tensor.type], {"axis": IntegerAttr(axis, i64)})).results[0]
+            inside = self.insert(op, onnx_dialect.LessOp.from_onnx([rows, size], [TensorType(IntegerType(1), _extent(rows))])).results[0]
+            piece = self.insert(op, onnx_dialect.WhereOp.from_onnx([inside, piece, zero], [tensor.type])).results[0]
+            items.append(Bounded(piece, axis, size))
+        self.known[op.results[0]] = Seq(tuple(items), length)
 
     def ConcatFromSequence(self, op: OnnxOp) -> None:
         items = self.seq(op.operands[0], op)
@@ -377,6 +581,9 @@ class _Resolver:
     def OptionalHasElement(self, op: OnnxOp) -> None:
         value = input_value(op, 0)
         found = None if value is None else self.of(value, op)
+        if isinstance(found, Opt) and found.present is not None:
+            self.replace(op, op.results[0], found.present)
+            return
         present = found is not None and (not isinstance(found, Opt) or found.content is not None)
         self.replace(op, op.results[0], self.constant(op, np.array(present), "has_element"))
 
@@ -385,11 +592,51 @@ class _Resolver:
         if isinstance(found, Opt):
             if found.content is None:
                 raise ZantError(f"resolve-sequences: {_label(op)} reads an optional that is empty")
+            if found.present is not None:  # reading an empty one is an error: STATUS_BAD_PARAMETER
+                self.guard(op, found.present)
             found = found.content
         if isinstance(found, Seq):
             self.known[op.results[0]] = found
         else:
             self.replace(op, op.results[0], found)
+
+    def SequenceSelect(self, op: OnnxOp) -> None:
+        """The unroller's choice among the sequences a Loop carries after each number of
+        iterations (`zant.frontend.control_flow`): slot i is the element i of the sequences that
+        have one, chosen by the run-time Index where they differ (`Bounded` where their shapes
+        do, along one dimension), and the length is chosen among theirs (a run-time length
+        when they differ). Slots past a sequence's length are never read, so the choice of
+        slot i only looks at the sequences that reach it."""
+        if all(isinstance(v.type, OptionalType) for v in op.operands[1:]):
+            self.select_optional(op)
+            return
+        index = self.int64_scalar(op, op.operands[0], "the index")
+        candidates = [self.seq(v, op) for v in op.operands[1:]]
+        lengths = [len(c) for c in candidates]
+        items: list[Item] = []
+        for i in range(max(lengths, default=0)):
+            holders = [(k, c[i]) for k, c in enumerate(candidates) if len(c) > i]
+            if len({v.type for _, v in holders}) > 1:
+                dim, capacity = self.common_bound(op, [v for _, v in holders])
+                padded = [(k, self.padded(op, v, dim, capacity)) for k, v in holders]
+                value, extent = padded[0][1]
+                for k, (v, e) in padded[1:]:
+                    value = self.choose(op, index, k, onnx_dialect.EqualOp, v, value)
+                    extent = self.choose(op, index, k, onnx_dialect.EqualOp, e, extent)
+                items.append(Bounded(value, dim, extent))
+                continue
+            value = holders[0][1]
+            for k, v in holders[1:]:
+                value = self.choose(op, index, k, onnx_dialect.EqualOp, v, value)
+            items.append(value)
+        length = None
+        if len(set(lengths)) > 1:
+            length = self.constant(op, np.array(lengths[0], np.int64), "sequence_length")
+            for k, n in enumerate(lengths[1:], 1):
+                if n != lengths[0]:
+                    length = self.choose(op, index, k, onnx_dialect.EqualOp, self.constant(
+                        op, np.array(n, np.int64), "sequence_length"), length)
+        self.known[op.results[0]] = Seq(tuple(items), length)
 
     def SequenceMap(self, op: OnnxOp) -> None:
         body = attr_graph(op.properties.get("body"))
@@ -457,21 +704,87 @@ class _Resolver:
                 named[name] = result
         return [named[o.name] for o in graph.output]
 
+    def select_optional(self, op: OnnxOp) -> None:
+        """`SequenceSelect` of optionals (a run-time If's, `zant.frontend.control_flow`): present
+        as the chosen candidate is, a run-time flag (`Opt.present`) where they differ; the
+        content is the candidates' one where one holds something, else chosen element by element
+        (tensors of one type, or sequences of one length and element types)."""
+        index = self.int64_scalar(op, op.operands[0], "the index")
+        candidates = [self.of(v, op) for v in op.operands[1:]]
+        flags = [c.present if c.present is not None else c.content is not None for c in candidates]
+        holders = [(k, c.content) for k, c in enumerate(candidates) if c.content is not None]
+        if not holders:
+            self.known[op.results[0]] = Opt(None)
+            return
+        content = holders[0][1]
+        for k, other in holders[1:]:
+            if isinstance(other, Seq) != isinstance(content, Seq):
+                raise ZantError(f"resolve-sequences: {_label(op)} chooses between an optional sequence and an optional tensor")
+            if isinstance(other, Seq):
+                assert isinstance(content, Seq)
+                if other.at_run_time or content.at_run_time or [v.type for v in other.items] != [v.type for v in content.items]:
+                    raise ZantError(
+                        f"resolve-sequences: {_label(op)} chooses at run time between optional sequences of different "
+                        "lengths or element shapes"
+                    )
+                content = Seq(tuple(self.choose(op, index, k, onnx_dialect.EqualOp, a, b) for a, b in zip(other.items, content.items)))
+            elif other.type != content.type:
+                raise ZantError(f"resolve-sequences: {_label(op)} chooses at run time between optionals of {other.type} and {content.type}")
+            else:
+                content = self.choose(op, index, k, onnx_dialect.EqualOp, other, content)
+        if all(f is True for f in flags):
+            self.known[op.results[0]] = Opt(content)
+            return
+        as_value = lambda f: self.constant(op, np.array(f), "present") if isinstance(f, bool) else f  # noqa: E731
+        present = as_value(flags[0])
+        for k, flag in enumerate(flags[1:], 1):
+            present = self.choose(op, index, k, onnx_dialect.EqualOp, as_value(flag), present)
+        self.known[op.results[0]] = Opt(content, present)
+
     def returns(self, op: func.ReturnOp) -> None:
         names_attr = self.function.attributes.get(OUTPUT_NAMES)
         names = [n.data for n in names_attr] if isinstance(names_attr, ArrayAttr) else [f"output{i}" for i in range(len(op.operands))]
         flat: list[SSAValue] = []
         flat_names: list[str] = []
+        bounds: list[int] = []  # per output: its Bounded dimension, or -1
+        groups: list[int] = []  # per output: the run-time-length sequence it is a slot of, or -1
+        extents: list[SSAValue] = []  # the Bounded outputs' extents, in output order
+        lengths: list[SSAValue] = []  # then the run-time-length sequences' lengths
         for name, value in zip(names, op.operands, strict=True):
             found = self.of(value, op)
-            if isinstance(found, Opt):
+            if isinstance(found, Opt) and found.present is not None and found.content is not None:
+                # Whether it holds its content only the data decide: returned as a sequence of
+                # its tensors whose run-time length is 0 when it is empty.
+                items = found.content.items if isinstance(found.content, Seq) else (found.content,)
+                full = found.content.length if isinstance(found.content, Seq) else None
+                full = full if full is not None else self.constant(op, np.array(len(items), np.int64), "sequence_length")
+                empty = self.constant(op, np.array(0, np.int64), "sequence_length")
+                length = self.insert(op, onnx_dialect.WhereOp.from_onnx([found.present, full, empty], [full.type])).results[0]
+                found = Seq(items, length)
+            elif isinstance(found, Opt):
                 found = found.content
             if isinstance(found, Seq):
-                flat += found.items
-                flat_names += [f"{name}.{i}" for i in range(len(found.items))]
+                group = -1
+                if found.length is not None:
+                    group = len(lengths)
+                    lengths.append(found.length)
+                for i, item in enumerate(found.items):
+                    if isinstance(item, Bounded):
+                        flat.append(item.value)
+                        bounds.append(item.dim)
+                        extents.append(item.extent)
+                    else:
+                        flat.append(item)
+                        bounds.append(-1)
+                    groups.append(group)
+                    flat_names.append(f"{name}.{i}")
             elif found is not None:
                 flat.append(found)
                 flat_names.append(name)
+                bounds.append(-1)
+                groups.append(-1)
+        if extents or lengths:
+            self.extents_output(op, flat, flat_names, bounds, groups, extents + lengths)
         types = [v.type for v in flat]
         if flat == list(op.operands):
             # A tensor result the graph declares with an open dimension (ConcatFromSequence's) now
@@ -490,6 +803,39 @@ class _Resolver:
             list(self.function.function_type.inputs), [v.type for v in flat]
         )
         self.function.attributes[OUTPUT_NAMES] = ArrayAttr([StringAttr(n) for n in flat_names])
+
+    def extents_output(
+        self, op: func.ReturnOp, flat: list[SSAValue], names: list[str], bounds: list[int], groups: list[int], entries: list[SSAValue]
+    ) -> None:
+        """The C ABI of run-time bounded sequence outputs (`zant.frontend.bounded`'s, extended):
+        one more output, last, the int32 extents array of `entries` (each Bounded slot's extent,
+        then each run-time length); `OUTPUT_BOUNDS_ATTR` gives the slots' bounded dimensions,
+        `OUTPUT_SEQUENCES_ATTR` which sequence each slot belongs to."""
+        if OUTPUT_BOUNDS_ATTR in self.function.attributes or self.function.sym_name.data != "main":
+            raise ZantError(
+                "resolve-sequences: a sequence output whose length or element shapes only the data decide is "
+                "compiled only as an output of the main graph without other bounded outputs (Unique's)"
+            )
+        one = TensorType(IntegerType(32), [1])
+        parts = []
+        for entry in entries:
+            narrow = self.insert(op, onnx_dialect.CastOp.from_onnx(
+                [entry], [TensorType(IntegerType(32), [])], {"to": IntegerAttr(onnx.TensorProto.INT32, i64)}
+            )).results[0]
+            parts.append(self.insert(op, onnx_dialect.ReshapeOp.from_onnx(
+                [narrow, self.constant(op, np.array([1], np.int64), "extent_shape")], [one]
+            )).results[0])
+        array = parts[0] if len(parts) == 1 else self.insert(op, onnx_dialect.ConcatOp.from_onnx(
+            parts, [TensorType(IntegerType(32), [len(parts)])], {"axis": IntegerAttr(0, i64)}
+        )).results[0]
+        name = "extents"
+        while name in names:
+            name = "_" + name
+        flat.append(array)
+        names.append(name)
+        self.function.attributes[OUTPUT_BOUNDS_ATTR] = DenseArrayBase.from_list(i64, [*bounds, -1])
+        if any(g >= 0 for g in groups):
+            self.function.attributes[OUTPUT_SEQUENCES_ATTR] = DenseArrayBase.from_list(i64, [*groups, -1])
 
 
 @dataclass(frozen=True)

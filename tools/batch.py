@@ -45,10 +45,12 @@ class Compiled:
 def compile_zig(
     model, name: str, out_dir: Path, *, target: str = "host", pipeline: str | None = None,
     input_shapes: dict[str, list[int]] | None = None, string_capacity: int | None = None,
+    sequence_capacity: int | None = None,
 ) -> tuple[Compiled, dict]:
     """`model` (an ONNX ModelProto or its bytes) compiled with `pipeline` (default the target's)
     into `out_dir/NAME.zig`: its signature (no data sets yet) and its plan JSON. Raises what the
-    compiler raises. `string_capacity`: bytes per element of its string inputs (None: the default)."""
+    compiler raises. `string_capacity`: bytes per element of its string inputs (None: the default);
+    `sequence_capacity`: `--sequence-capacity` (None: none)."""
     from zant.driver import compile_to_module, emit_artifacts
     from zant.ir.strings import DEFAULT_STRING_CAPACITY
 
@@ -57,6 +59,7 @@ def compile_zig(
         planned = compile_to_module(
             model, target, pipeline=pipeline, input_shapes=input_shapes, model_dir=str(out_dir),
             string_capacity=DEFAULT_STRING_CAPACITY if string_capacity is None else string_capacity,
+            sequence_capacity=sequence_capacity,
         )
     sources, _header, plan = emit_artifacts(planned.module, name)
     for file_name, content in sources.items():  # NAME.zig and its constant blob NAME.weights.bin
@@ -259,13 +262,16 @@ def run_case(library: str, spec: dict) -> dict:
         return {"status": "compile_error", "reason": f"compile error: {name}_predict missing from the batch library ({one_line(error, 120)})"}
     worst: dict = {"status": "pass", "reason": "", "max_abs_error": None, "max_ulp": None}
     for set_index, (ins, outs) in enumerate(spec["data_sets"]):
-        if len(ins) != len(model.inputs) or len(outs) != len(model.outputs):
+        # a sequence output with a run-time length has slots for its capacity: compare_outputs
+        # counts what the call gives
+        sized = not any(getattr(o, "sequence", None) is not None for o in model.outputs)
+        if len(ins) != len(model.inputs) or (sized and len(outs) != len(model.outputs)):
             return {"status": "mismatch", "reason": f"data set {set_index}: {len(ins)} inputs/{len(outs)} outputs, the model has {len(model.inputs)}/{len(model.outputs)}"}
         try:
-            got = model(*ins)
+            named = model.call(*ins)
         except Exception as error:
             return {"status": "mismatch", "reason": f"data set {set_index}: {one_line(error, 200)}"}
-        result = compare_outputs(model.outputs, got, outs, spec["rtol"], spec["atol"])
+        result = compare_outputs([s for s, _ in named], [a for _, a in named], outs, spec["rtol"], spec["atol"])
         if result["status"] != "pass":
             return result
         for key in ("max_abs_error", "max_ulp"):
@@ -278,6 +284,9 @@ def compare_outputs(signatures: list, got: list[np.ndarray], wants: list, rtol: 
     """One data set's outputs against the expected ones: status ("pass" or "mismatch", at the
     first output that differs), reason, max_abs_error, max_ulp."""
     worst_abs, worst_ulp = None, None
+    if len(got) != len(wants):  # a run-time-length sequence output holds another number of elements
+        return {"status": "mismatch", "reason": f"{len(got)} output tensors (a sequence's run-time length counted), "
+                f"{len(wants)} expected", "max_abs_error": None, "max_ulp": None}
     for signature, g, w in zip(signatures, got, wants):
         ok, reason, max_abs, max_ulp = compare(g, w, rtol, atol)
         if max_abs is not None:

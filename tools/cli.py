@@ -111,6 +111,15 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         f"refused at the call, never cut; default: {DEFAULT_STRING_CAPACITY}; docs/strings.md)",
     )
     parser.add_argument(
+        "--sequence-capacity",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most iterations a Loop that builds a sequence runs when its trip count or "
+        "condition is only known at run time (more is an error status at the call; default: "
+        "none, such a Loop is a compile error; docs/sequences.md)",
+    )
+    parser.add_argument(
         "--freeze",
         action="append",
         metavar="NAME=FILE.npy",
@@ -261,6 +270,7 @@ def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
         input_shapes=_input_shapes(args), freeze=_read_arrays(args.freeze, "--freeze"),
         cast_inputs=getattr(args, "cast_inputs", False),
         string_capacity=getattr(args, "string_capacity", DEFAULT_STRING_CAPACITY),
+        sequence_capacity=getattr(args, "sequence_capacity", None),
         **{**module_options, **overrides}
     )
     if args.pipeline:

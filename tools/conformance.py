@@ -474,6 +474,14 @@ def _string_capacity(data_sets) -> int:
     return max([1, *lengths])
 
 
+def _sequence_capacity(data_sets) -> int:
+    """`--sequence-capacity` for a case: the length of the longest sequence its data sets hold
+    (inputs or outputs, at least 1), which bounds the iterations of a Loop that builds one
+    element per iteration (docs/sequences.md)."""
+    lengths = [len(v) for ins, outs in data_sets for v in [*ins, *outs] if isinstance(v, list)]
+    return max([1, *lengths])
+
+
 def _edge_shapes(data):
     """`--input-shape`'s value for a sequence or optional input holding `data`: a list of shapes
     for a list, None for an empty optional, a shape for a tensor."""
@@ -594,7 +602,7 @@ def compile_case(
         model, data_sets, record.checked = random_reference(model, data_sets)
         compiled, plan = compile_zig(
             model, name, out_dir, pipeline=pipeline, input_shapes=_unknown_input_shapes(model, data_sets),
-            string_capacity=_string_capacity(data_sets),
+            string_capacity=_string_capacity(data_sets), sequence_capacity=_sequence_capacity(data_sets),
         )
         record.scratch_bytes = next(a["size"] for a in plan["arenas"] if a["role"] == "scratch")
         record.lower_bound_bytes = plan["aligned_lower_bound_bytes"]

@@ -100,6 +100,7 @@ def compile(
     requant_rounding: str = "exact",
     flush_denormals: bool = False,
     string_capacity: int = DEFAULT_STRING_CAPACITY,
+    sequence_capacity: int | None = None,
 ) -> Model:
     """Compile an ONNX model (a path, its bytes or a `ModelProto`) as `zant compile` does.
 
@@ -123,7 +124,8 @@ def compile(
     arithmetic the integer requantization reproduces; docs/int8.md), `flush_denormals`
     (`--flush-denormals`: the host's `NAME_predict` flushes subnormal floats to zero for the call;
     docs/measurements.md), `string_capacity` (`--string-capacity`: the bytes each element of a
-    string graph input holds; docs/strings.md).
+    string graph input holds; docs/strings.md), `sequence_capacity` (`--sequence-capacity`: the most
+    iterations of a Loop that builds a sequence over a run-time trip count; docs/sequences.md).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -143,7 +145,7 @@ def compile(
         firmware=firmware, board=the_board if firmware else None, inputs=dict(inputs) if inputs else None,
         cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
         runtime=runtime, ram_budget=ram_budget, requant_rounding=requant_rounding,
-        flush_denormals=flush_denormals, string_capacity=string_capacity,
+        flush_denormals=flush_denormals, string_capacity=string_capacity, sequence_capacity=sequence_capacity,
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run
@@ -232,8 +234,8 @@ class Model:
         two compilers' floating-point contraction."""
         arrays = self._checked(feeds, inputs)
         compiled, _ = self._host_model()
-        results = compiled(*(arrays[s.name] for s in compiled.inputs))
-        return {signature.name: array for signature, array in zip(compiled.outputs, results)}
+        results = compiled.call(*(arrays[s.name] for s in compiled.inputs))
+        return {signature.name: array for signature, array in results}
 
     def _checked(self, feeds: Mapping[str, Any] | None, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         given = {**(feeds or {}), **inputs}

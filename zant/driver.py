@@ -91,6 +91,8 @@ class CompileOptions:
     # (`--flush-denormals`: the `flush-denormals` stage last in the pipeline; host targets only)
     string_capacity: int = DEFAULT_STRING_CAPACITY  # bytes of each element of a string graph
     # input (`--string-capacity`; a longer string is refused at the call; zant.ir.strings)
+    sequence_capacity: int | None = None  # the most iterations of a Loop that builds a sequence
+    # over a run-time trip count (`--sequence-capacity`; docs/sequences.md)
 
 
 @dataclass
@@ -190,7 +192,7 @@ def parse_pipeline(pipeline: str, plugins: Sequence[str] = ()) -> tuple[ModulePa
 
 def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[TensorSignature]]:
     """The inputs and outputs of the imported `@main`, before lowering removes its arguments."""
-    from zant.dialects.onnx import OUTPUT_BOUNDS_ATTR
+    from zant.dialects.onnx import OUTPUT_BOUNDS_ATTR, OUTPUT_SEQUENCES_ATTR
     from zant.ir.types import numpy_dtype
 
     main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
@@ -217,6 +219,11 @@ def graph_signature(module: ModuleOp) -> tuple[list[TensorSignature], list[Tenso
     if isinstance(bounds, DenseArrayBase):  # the last output is the extents array
         for output, dim in zip(output_signatures, bounds.get_values()):
             output.bounded_dim = None if dim < 0 else int(dim)
+        output_signatures[-1].extents = True
+    sequences = main.attributes.get(OUTPUT_SEQUENCES_ATTR)
+    if isinstance(sequences, DenseArrayBase):  # slots of run-time-length sequences (resolve-sequences)
+        for output, group in zip(output_signatures, sequences.get_values()):
+            output.sequence = None if group < 0 else int(group)
         output_signatures[-1].extents = True
     return signature(inputs, names(INPUT_NAMES, len(inputs), "input")), output_signatures
 
@@ -281,6 +288,7 @@ def compile_to_module(
     given_inputs: Mapping[str, np.ndarray] | None = None,
     cast_inputs: bool = False,
     string_capacity: int = DEFAULT_STRING_CAPACITY,
+    sequence_capacity: int | None = None,
 ) -> PlannedModule:
     """The one compile path: import → (`freeze`) → `pipeline` (default `pipeline_for(target)`)
     → a planned module. `zant compile`/`zant run` (`compile_model`), `zant plan` and the
@@ -294,8 +302,9 @@ def compile_to_module(
     `given_inputs` (values a caller will run the model on) are checked against the imported graph's
     inputs before the passes run, so a wrong name, shape or element type stops the compile at
     once (`zant.signature.check_inputs`; `cast_inputs` converts other element types).
-    `string_capacity`: the bytes each element of a string graph input holds (`zant.ir.strings`).
-    Emit with `planned_json` and `zig_and_header` (or `emit_artifacts`)."""
+    `string_capacity`: the bytes each element of a string graph input holds (`zant.ir.strings`);
+    `sequence_capacity`: the most iterations of a Loop that builds a sequence over a run-time
+    trip count (docs/sequences.md). Emit with `planned_json` and `zig_and_header` (or `emit_artifacts`)."""
     import onnx
 
     from zant.frontend.freeze import freeze_inputs
@@ -317,7 +326,7 @@ def compile_to_module(
             data = model.SerializeToString() if isinstance(model, onnx.ModelProto) else model
         if freeze:
             data = freeze_inputs(parse_model(data), freeze).SerializeToString()
-        module = import_model_bytes(data, str(model_dir or os.getcwd()), input_shapes, string_capacity)
+        module = import_model_bytes(data, str(model_dir or os.getcwd()), input_shapes, string_capacity, sequence_capacity)
         resolve_graph_sequences(module)
         inputs, outputs = graph_signature(module)
         if given_inputs:
@@ -591,7 +600,7 @@ def fitted_module(
         model_path, options.target, pipeline=pipeline, input_shapes=options.input_shapes,
         freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
         check_result=check_result, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
-        string_capacity=options.string_capacity,
+        string_capacity=options.string_capacity, sequence_capacity=options.sequence_capacity,
     )
     if options.pipeline is None and (options.ram_budget is not None or board is not None):
         planned = fit_ram(
@@ -625,7 +634,7 @@ def fit_ram(
             model_path, options.target, pipeline=with_pipeline, input_shapes=options.input_shapes,
             freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
             check_result=check_result, given_inputs=options.inputs, cast_inputs=options.cast_inputs,
-            string_capacity=options.string_capacity,
+            string_capacity=options.string_capacity, sequence_capacity=options.sequence_capacity,
         )
 
     missed = scratch_if_missed(planned)

@@ -12,7 +12,7 @@ import numpy as np
 from zant.errors import ZantError
 from zant.ir.strings import decode, encode, is_string_dtype
 from zant.ir.types import PACKED_DTYPES, abi_bytes, pack, unpack
-from zant.signature import TensorSignature, caller_outputs, complete_feeds, valid_parts  # noqa: F401 (complete_feeds: re-exported)
+from zant.signature import TensorSignature, caller_outputs, complete_feeds, valid_outputs, valid_parts  # noqa: F401 (complete_feeds: re-exported)
 
 
 class CompiledModel:
@@ -61,6 +61,11 @@ class CompiledModel:
         return status
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        return [array for _, array in self.call(*arrays)]
+
+    def call(self, *arrays: np.ndarray) -> list[tuple[TensorSignature, np.ndarray]]:
+        """The outputs as a caller reads them (`valid_outputs`), each with its signature: a
+        run-time-length sequence output gives as many as it holds."""
         if len(arrays) != len(self.inputs):
             raise ZantError(f"the model takes {len(self.inputs)} inputs, got {len(arrays)}")
         args = []
@@ -91,7 +96,7 @@ class CompiledModel:
             else decode(r) if is_string_dtype(s.dtype) else r  # strings: NumPy object arrays of str
             for r, s in zip(results, self.written)
         ]
-        return valid_parts(self.written, results)
+        return valid_outputs(self.written, results)
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         missing = [s.name for s in self.inputs if s.name not in feeds]

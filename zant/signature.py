@@ -26,6 +26,10 @@ class TensorSignature:
     # the dimension holding the count; the extents output says how many entries are valid.
     bounded_dim: int | None = None
     extents: bool = False  # the int32 extents array of the bounded outputs (the last output)
+    # A slot of a sequence output whose length is only known at run time (`resolve-sequences`):
+    # the sequence's number among such outputs; the extents array's entry after the bounded
+    # outputs' ones, at that number, says how many of its slots hold elements.
+    sequence: int | None = None
 
     def __post_init__(self) -> None:
         # NumPy names string fields `bytesN` (bits); the signature spells them `S{CAP}` (bytes),
@@ -45,6 +49,8 @@ class TensorSignature:
             entry["bounded_dim"] = self.bounded_dim
         if self.extents:
             entry["extents"] = True
+        if self.sequence is not None:
+            entry["sequence"] = self.sequence
         return entry
 
 
@@ -56,9 +62,20 @@ def caller_outputs(signatures: Sequence[TensorSignature]) -> list[TensorSignatur
 def valid_parts(signatures: Sequence[TensorSignature], arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The outputs `NAME_predict` wrote (`arrays`, one per signature), as a caller reads them:
     each bounded output cut to the extent the extents array gives it (the k-th bounded output
-    the k-th entry, clamped to its capacity), the extents array dropped."""
+    the k-th entry, clamped to its capacity), the slots of a run-time-length sequence past its
+    length dropped (its entry after the bounded ones), the extents array dropped."""
+    return [array for _, array in valid_outputs(signatures, arrays)]
+
+
+def valid_outputs(
+    signatures: Sequence[TensorSignature], arrays: Sequence[np.ndarray]
+) -> list[tuple[TensorSignature, np.ndarray]]:
+    """`valid_parts` with the signature of each output kept."""
     extents = [a for s, a in zip(signatures, arrays) if getattr(s, "extents", False)]
-    counts = iter(extents[0].tolist() if extents else [])
+    entries = extents[0].reshape(-1).tolist() if extents else []
+    counts = iter(entries)
+    bounded = sum(getattr(s, "bounded_dim", None) is not None for s in signatures)
+    filled: dict[int, int] = {}  # per run-time-length sequence: its slots seen so far
     result = []
     for signature, array in zip(signatures, arrays):
         dim = getattr(signature, "bounded_dim", None)
@@ -67,7 +84,14 @@ def valid_parts(signatures: Sequence[TensorSignature], arrays: Sequence[np.ndarr
         if dim is not None:
             extent = min(max(int(next(counts)), 0), array.shape[dim])
             array = np.take(array, np.arange(extent), axis=dim)
-        result.append(array)
+        group = getattr(signature, "sequence", None)
+        if group is not None:
+            slot = filled.get(group, 0)
+            filled[group] = slot + 1
+            length = int(entries[bounded + group]) if bounded + group < len(entries) else 0
+            if slot >= length:
+                continue
+        result.append((signature, array))
     return result
 
 

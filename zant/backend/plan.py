@@ -433,6 +433,8 @@ def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) ->
         "lifetimes": [l.as_dict() for l in info.lifetimes],
         # only for models with outputs compiled at their bound: the ABI's extents array
         **({"bounded_outputs": bounded} if (bounded := bounded_outputs(main_function(module))) else {}),
+        # only for models with sequence outputs of a run-time length: their extents entries
+        **({"sequence_lengths": lengths} if (lengths := sequence_lengths(main_function(module))) else {}),
         # only for plans below the layer bound (schedule-in-place, schedule-patches): the nests
         # written in place, the stages run patch by patch
         **({"schedules": schedules} if (schedules := in_place_schedules(module) + patch_schedules(module)) else {}),
@@ -562,9 +564,42 @@ def bounded_outputs(function: func.FuncOp) -> list[dict]:
     ]
 
 
+def sequence_lengths(function: func.FuncOp) -> list[dict]:
+    """The sequence outputs whose length is only known at run time (`resolve-sequences`), by
+    number: their slots (output indices) and the entry of the extents array (after the bounded
+    outputs' ones) that `NAME_predict` writes their length to."""
+    from zant.dialects.onnx import OUTPUT_SEQUENCES_ATTR
+
+    groups = function.attributes.get(OUTPUT_SEQUENCES_ATTR)
+    if not isinstance(groups, DenseArrayBase):
+        return []
+    slots: dict[int, list[int]] = {}
+    for index, group in enumerate(groups.get_values()):
+        if group >= 0:
+            slots.setdefault(int(group), []).append(index)
+    first = len(bounded_outputs(function))
+    return [{"sequence": g, "outputs": slots[g], "extent_index": first + g} for g in sorted(slots)]
+
+
 def _bounded_lines(name: str, function: func.FuncOp) -> list[str]:
     """The header's account of the bounded outputs and the extents array (none without them)."""
     bounded = bounded_outputs(function)
+    lengths = sequence_lengths(function)
+    if lengths:
+        lines = [
+            "/* Sequence outputs of a run-time length: one output per slot of the capacity; the",
+            "   last parameter, an int32_t extents array, receives how many slots hold elements: */",
+        ]
+        lines += [
+            f"/*   extents[{s['extent_index']}]: outputs {s['outputs'][0]}..{s['outputs'][-1]} */" for s in lengths
+        ]
+        return _bounded_lines_only(name, bounded) + lines + [
+            f"#define {name}_SEQUENCE_LENGTHS {len(lengths)}u", ""
+        ]
+    return _bounded_lines_only(name, bounded)
+
+
+def _bounded_lines_only(name: str, bounded: list[dict]) -> list[str]:
     if not bounded:
         return []
     lines = [

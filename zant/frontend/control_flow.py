@@ -29,8 +29,9 @@ length (`SequenceLength`, as SequenceMap's function body has it) or an optional'
 (`edges`, what `input_shapes` gives), else from the ops that built it (SequenceEmpty,
 SequenceConstruct, SequenceInsert, SequenceErase, Optional, Identity). A run-time If condition
 selects between two sequences of one known length and element shapes element by element (a
-Where of each pair, built into a SequenceConstruct); between optionals (whose presence it would
-decide) or sequences of unknown or different lengths, it is a ZantError naming the node.
+Where of each pair, built into a SequenceConstruct), and between optionals with an
+`ai.zant.SequenceSelect` (their presence then a run-time flag, `resolve-sequences`); between
+sequences of unknown or different lengths, it is a ZantError naming the node.
 
 Every value defined in a copy (nested subgraphs included) gets a fresh name; values the body
 reads from the enclosing scope keep theirs. Nodes are unrolled one at a time, in graph order,
@@ -71,11 +72,15 @@ def _default_infer(model: ModelProto) -> ModelProto:
 
 
 def unroll_control_flow(
-    model: ModelProto, infer: Infer = _default_infer, edges: Mapping[str, EdgeLayout] | None = None
+    model: ModelProto, infer: Infer = _default_infer, edges: Mapping[str, EdgeLayout] | None = None,
+    sequence_capacity: int | None = None,
 ) -> ModelProto:
     """The model with every If, Loop and Scan of its main graph unrolled (see the module doc);
     the model itself when it has none. `edges`: the layouts of its sequence and optional graph
-    inputs (`zant.frontend.sequences.edge_layouts`), whose lengths and presence are then known."""
+    inputs (`zant.frontend.sequences.edge_layouts`), whose lengths and presence are then known.
+    `sequence_capacity` (`--sequence-capacity`): the most iterations a Loop that carries a
+    sequence runs when its trip count or condition is only known at run time (None: such a
+    Loop is a ZantError naming the option)."""
     if not any(node.op_type in CONTROL_FLOW_OPS for node in model.graph.node):
         return model
     names = NameSource(all_names(model.graph))
@@ -88,6 +93,7 @@ def unroll_control_flow(
             return model
         node = graph.node[position]
         unroller = _Unroller(graph, node, names, opset, model, infer, edges or {})
+        unroller.sequence_capacity = sequence_capacity
         try:
             UNROLLERS[node.op_type](unroller)
         except (ValueError, NotImplementedError) as error:
@@ -256,6 +262,7 @@ class _Unroller:
         self.prefix = node.name or node.op_type
         self.nodes: list[NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
+        self.sequence_capacity: int | None = None  # `unroll_control_flow`'s
 
     def freeze_hint(self, name: str) -> str:
         """`: freeze 'a', 'b' (--freeze a=FILE.npy …)`, naming the graph inputs `name` is computed
@@ -410,16 +417,12 @@ def _select_sequences(u: _Unroller, then_branch: GraphProto, else_branch: GraphP
     """A run-time If whose branches return sequences: both branches, and per sequence output a
     Where of each pair of elements, built into a SequenceConstruct; the two sequences must have
     one known length and their elements one static shape each (tensor outputs: as for tensors,
-    one declared static shape). An optional output would be present or not as the condition
-    says, which compiled code cannot be: an error."""
+    one declared static shape). An optional output is present or not as the condition says: an
+    `ai.zant.SequenceSelect` of the two branches' optionals by the condition (0: else, 1: then),
+    which `resolve-sequences` makes an optional with a run-time presence flag."""
     why = "the condition is only known at run time"
     for then_out, else_out in zip(then_branch.output, else_branch.output):
         kinds = {o.type.WhichOneof("value") or "tensor_type" for o in (then_out, else_out)}
-        if "optional_type" in kinds:
-            raise NotImplementedError(
-                f"{why} and the branches return optionals ('{then_out.name}', '{else_out.name}'), "
-                "whose presence it would decide (the condition must be a constant)"
-            )
         if len(kinds) != 1:
             raise NotImplementedError(f"{why} and the branches return a sequence and a tensor ('{then_out.name}', '{else_out.name}')")
         if kinds == {"tensor_type"} and (static_shape(then_out.type) is None or static_shape(then_out.type) != static_shape(else_out.type)):
@@ -429,6 +432,10 @@ def _select_sequences(u: _Unroller, then_branch: GraphProto, else_branch: GraphP
     else_values = u.inline(else_branch, [], "else")
     for output, a, b, declared in zip(u.node.output, then_values, else_values, then_branch.output):
         if not output:
+            continue
+        if declared.type.WhichOneof("value") == "optional_type":
+            index = u.emit("Cast", [condition], to=onnx.TensorProto.INT64)
+            u.nodes.append(helper.make_node("SequenceSelect", [index, b, a], [output], domain=ZANT_DOMAIN))
             continue
         if declared.type.WhichOneof("value") != "sequence_type":
             u.emit("Where", [condition, a, b], output)
@@ -482,6 +489,16 @@ def _unroll_loop(u: _Unroller) -> None:
         _unroll_loop_statically(u, body, trip_input, cond_input, carried)
     except _RunTime as reason:
         del u.nodes[:], u.initializers[:]
+        kinds = [u.constants.types.get(name) for name in carried]
+        builds_sequence = any(k is not None and (k.HasField("sequence_type") or k.HasField("optional_type")) for k in kinds)
+        if builds_sequence and len(body.output) == 1 + len(carried):  # no scan outputs
+            if u.sequence_capacity is None:
+                raise NotImplementedError(
+                    f"{reason}, and the loop builds a sequence, whose length the data would decide: "
+                    "give the most iterations it may run (--sequence-capacity N, sequence_capacity=N)"
+                )
+            _unroll_loop_to_capacity(u, body, trip_input, cond_input, carried, u.sequence_capacity)
+            return
         _unroll_loop_to_declared_extent(u, body, trip_input, cond_input, carried, str(reason))
 
 
@@ -567,6 +584,86 @@ def _unroll_loop_to_declared_extent(
     for output, parts in zip(scan_outputs, scans):
         if output:
             u.stack(parts, 0, output)
+
+
+def _unroll_loop_to_capacity(
+    u: _Unroller, body: GraphProto, trip_input: str, cond_input: str, carried: list[str], capacity: int
+) -> None:
+    """A Loop carrying a sequence, whose trip count or condition is only known at run time:
+    `capacity` copies of the body (each computed; ONNX ops have no side effects), the number
+    n of them that run counted at run time (copy k runs while the trip count exceeds k and
+    every condition before it held), a Guard that the loop would not run past them (else
+    NAME_predict returns STATUS_BAD_PARAMETER), and each carried value the one after n copies:
+    an `ai.zant.SequenceSelect` of the carried sequences (which `resolve-sequences` makes a
+    run-time bounded sequence), a Where chain on n of carried tensors, which must keep the
+    static shape the body declares. A copy reads a true condition: it matters only when it runs."""
+    if not 0 < capacity <= MAX_ITERATIONS:
+        raise NotImplementedError(f"a sequence capacity of {capacity} iterations (1 to {MAX_ITERATIONS})")
+    for name, formal in zip(carried, body.output[1:]):
+        kind = u.constants.types.get(name)
+        if kind is not None and kind.HasField("tensor_type"):
+            shape = static_shape(formal.type) if formal.type.HasField("tensor_type") else None
+            if shape is None or shape != u.tensor_shape(name):
+                raise NotImplementedError(
+                    f"the loop carries tensor '{name}' besides a sequence over a run-time trip count; "
+                    "the body must declare it the static shape it starts with"
+                )
+    always = u.constant(np.array(True), "true")
+    history = [list(carried)]  # the carried values before copy k, and after the last
+    conditions: list[Term] = []  # after copy k: whether the loop goes on
+    for iteration in range(capacity):
+        index = u.constant(np.array(iteration, np.int64), f"iter{iteration}")
+        cond_out, *outs = u.inline(body, [index, always, *history[-1]], f"iter{iteration}")
+        history.append(outs)
+        conditions.append(_term(u, cond_out))
+
+    def trip_allows(k: int) -> Term:  # trip count > k
+        if not trip_input:
+            return True
+        value = u.constants.value(trip_input)
+        if value is not None:
+            return int(np.asarray(value).reshape(-1)[0]) > k
+        return u.emit("Greater", [trip_input, u.constant(np.array(k, np.int64), "iteration")])
+
+    running: list[Term] = []  # copy k runs
+    previous: Term = _term(u, cond_input) if cond_input else True
+    for k in range(capacity + 1):
+        runs = _all(u, [previous, trip_allows(k)])
+        if k == capacity:
+            stops = _not(u, runs)
+            if stops is False:
+                raise NotImplementedError(f"the loop always runs more than the sequence capacity of {capacity} iterations")
+            if stops is not True:
+                u.nodes.append(helper.make_node("Guard", [stops], [], domain=ZANT_DOMAIN))
+            break
+        running.append(runs)
+        previous = _all(u, [runs, conditions[k]])
+    count: str | None = None
+    known = 0
+    for runs in running:
+        if isinstance(runs, bool):
+            known += int(runs)
+            continue
+        step = u.emit("Cast", [runs], to=onnx.TensorProto.INT64)
+        count = step if count is None else u.emit("Add", [count, step])
+    total = u.constant(np.array(known, np.int64), "iterations")
+    count = total if count is None else u.emit("Add", [count, total])
+    for j, output in enumerate(u.node.output[: len(carried)]):
+        if not output:
+            continue
+        candidates = [values[j] for values in history]
+        kind = u.constants.types.get(carried[j])
+        if kind is not None and kind.HasField("tensor_type"):
+            chosen = candidates[0]
+            for k in range(1, len(candidates)):
+                same = u.emit("Equal", [count, u.constant(np.array(k, np.int64), "copies")])
+                chosen = u.emit("Where", [same, candidates[k], chosen])
+            u.emit("Identity", [chosen], output)
+            continue
+        u.nodes.append(helper.make_node("SequenceSelect", [count, *candidates], [output], domain=ZANT_DOMAIN))
+        formal = body.output[1 + j]
+        if formal.type.HasField("sequence_type") and all(v.name != output for v in u.graph.output):
+            u.graph.value_info.append(helper.make_value_info(output, formal.type))
 
 
 def _guard(u: _Unroller, terms: Sequence[Term], reason: str, extent: int) -> None:

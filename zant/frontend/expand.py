@@ -40,15 +40,18 @@ from zant.ir.onnx_graph import subgraphs
 
 def expand_model(
     model: ModelProto, opset: int, has_lowering: Callable[[str], bool], infer: Infer,
-    edges: Mapping[str, EdgeLayout] | None = None,
+    edges: Mapping[str, EdgeLayout] | None = None, sequence_capacity: int | None = None,
 ) -> ModelProto:
     """Every graph-level decomposition the importer applies, in order; `infer` re-runs shape
-    inference; `edges`: the layouts of the sequence and optional graph inputs."""
+    inference; `edges`: the layouts of the sequence and optional graph inputs;
+    `sequence_capacity`: `unroll_control_flow`'s."""
     # Control flow (If/Loop/Scan with static trip counts) is unrolled before the function bodies
     # are expanded, and again after: some bodies hold a Scan (LinearAttention), SequenceMap's a
     # Loop over the sequence's length.
-    model = expand_functions(unroll_control_flow(model, infer, edges), opset, has_lowering, infer, inline_before_import)
-    return unroll_control_flow(model, infer, edges)
+    model = expand_functions(
+        unroll_control_flow(model, infer, edges, sequence_capacity), opset, has_lowering, infer, inline_before_import
+    )
+    return unroll_control_flow(model, infer, edges, sequence_capacity)
 
 
 def inline_before_import(node: NodeProto, body: FunctionProto) -> bool:

@@ -132,10 +132,12 @@ def import_model(path: str, input_shapes: dict[str, list[int]] | None = None) ->
 
 def import_model_bytes(
     data: bytes, model_dir: str, input_shapes: dict[str, list[int]] | None = None,
-    string_capacity: int = DEFAULT_STRING_CAPACITY,
+    string_capacity: int = DEFAULT_STRING_CAPACITY, sequence_capacity: int | None = None,
 ) -> ModuleOp:
     """Import a serialized ONNX model; `model_dir` is where its external data files live;
-    `string_capacity`: the bytes of each element of a string graph input (`zant.ir.strings`)."""
+    `string_capacity`: the bytes of each element of a string graph input (`zant.ir.strings`);
+    `sequence_capacity`: the most iterations of a Loop that builds a sequence over a run-time
+    trip count (`zant.frontend.control_flow`)."""
     model = ModelProto()
     try:
         model.ParseFromString(data)
@@ -155,15 +157,17 @@ def import_model_bytes(
     model, opset = _convert_opset(model)
     tensor_shapes, layouts = edge_layouts(model, input_shapes or {})
     _apply_input_shapes(model, tensor_shapes)
-    model = _expanded(model, opset, layouts)
+    model = _expanded(model, opset, layouts, sequence_capacity)
     model, bounded_nodes, output_bounds = bound_outputs(model)
     return _GraphImporter(model, opset, bounded_nodes, output_bounds, layouts, string_capacity=string_capacity).build()
 
 
-def _expanded(model: ModelProto, opset: int, layouts: dict[str, EdgeLayout] | None = None) -> ModelProto:
+def _expanded(
+    model: ModelProto, opset: int, layouts: dict[str, EdgeLayout] | None = None, sequence_capacity: int | None = None
+) -> ModelProto:
     """Steps 5 and 6 (shape inference, control flow and function bodies) of a converted model."""
     infer = lambda m: _infer_shapes(m, opset)  # noqa: E731
-    model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer, layouts)
+    model = expand_model(infer(spell_out_defaults(model, opset)), opset, _has_lowering, infer, layouts, sequence_capacity)
     _check_expanded(model)
     return model
 
@@ -434,8 +438,8 @@ def _check_expanded(model: ModelProto) -> None:
     for node in model.graph.node:
         if calls_local_function(node, functions):
             continue
-        if node.domain == ZANT_DOMAIN and node.op_type == "Guard":
-            continue  # the unroller's (a Loop unrolled for its declared extent)
+        if node.domain == ZANT_DOMAIN and node.op_type in ("Guard", "SequenceSelect"):
+            continue  # the unroller's (a Loop unrolled for its declared extent or the sequence capacity)
         if node.domain not in (*DEFAULT_DOMAINS, *LOWERED_DOMAINS) and not is_contrib_op(node):
             raise ZantError(f"{node_label(node)}: no function body of '{node.domain}.{node.op_type}' "
                             "fits this node's attributes and input types")

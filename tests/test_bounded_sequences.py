@@ -1,0 +1,144 @@
+"""Run-time bounded sequences (docs/sequences.md): a sequence whose length or element shapes only
+the data decide (SplitToSequence by a run-time split, SequenceInsert at a run-time position among
+elements of different shapes, a Loop building a sequence over a run-time trip count) compiled
+with a capacity and called, against ONNX's reference, with values inside and outside it: an
+out-of-range value is STATUS_BAD_PARAMETER, never a read or write outside the buffers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+import zant
+from zant.errors import ZantError
+from zant.signature import TensorSignature, valid_outputs
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _model(nodes, inputs, outputs, opset=21) -> onnx.ModelProto:
+    return helper.make_model(helper.make_graph(nodes, "g", inputs, outputs), opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _same(got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    assert [g.shape for g in got] == [np.asarray(w).shape for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_valid_outputs_drop_the_slots_past_a_run_time_length():
+    """The ABI as a caller reads it: bounded slots cut to their extents, the slots of a
+    run-time-length sequence past its length dropped (entries after the bounded ones)."""
+    signatures = [
+        TensorSignature("s.0", [3], "float32", bounded_dim=0, sequence=0),
+        TensorSignature("s.1", [3], "float32", bounded_dim=0, sequence=0),
+        TensorSignature("s.2", [3], "float32", bounded_dim=0, sequence=0),
+        TensorSignature("n", [], "int64"),
+        TensorSignature("extents", [4], "int32", extents=True),
+    ]
+    arrays = [np.arange(3.0), np.arange(3.0) + 3, np.zeros(3), np.array(2), np.array([3, 1, 0, 2], np.int32)]
+    kept = valid_outputs(signatures, arrays)
+    assert [s.name for s, _ in kept] == ["s.0", "s.1", "n"]
+    assert [a.tolist() for _, a in kept] == [[0.0, 1.0, 2.0], [3.0], 2]
+
+
+def test_split_by_run_time_sizes_and_chunks():
+    """SplitToSequence of a 3x6 tensor by a run-time chunk size (run-time length) and by run-time
+    sizes (run-time piece shapes), host build against the reference; sizes that do not sum to
+    the extent, a negative size or a chunk below 1 are refused at the call."""
+    model = _model(
+        [
+            helper.make_node("SplitToSequence", ["x", "chunk"], ["chunks"], axis=1),
+            helper.make_node("SplitToSequence", ["x", "sizes"], ["pieces"], axis=0),
+        ],
+        [helper.make_tensor_value_info("x", F, [3, 6]), helper.make_tensor_value_info("chunk", I64, []),
+         helper.make_tensor_value_info("sizes", I64, [2])],
+        [helper.make_tensor_sequence_value_info("chunks", F, None), helper.make_tensor_sequence_value_info("pieces", F, None)],
+    )
+    compiled = zant.compile(model)
+    assert [o.name for o in compiled.result.outputs][-1] == "extents"
+    reference = ReferenceEvaluator(model)
+    x = np.arange(18, dtype=np.float32).reshape(3, 6)
+    for chunk, sizes in ((1, [0, 3]), (2, [1, 2]), (4, [3, 0]), (6, [2, 1]), (7, [1, 2]), (2**62, [1, 2])):
+        feeds = {"x": x, "chunk": np.array(chunk, np.int64), "sizes": np.array(sizes, np.int64)}
+        got = list(compiled.predict(feeds).values())
+        chunks, pieces = reference.run(None, feeds)
+        _same(got, [*chunks, *pieces])
+    for chunk, sizes in ((0, [1, 2]), (-2, [1, 2]), (2, [2, 2]), (2, [-1, 4]), (2, [2**63 - 1, 2**63 - 1])):
+        with pytest.raises(ZantError, match="returned 4"):
+            compiled.predict({"x": x, "chunk": np.array(chunk, np.int64), "sizes": np.array(sizes, np.int64)})
+
+
+def test_insert_at_a_run_time_position_among_different_shapes():
+    """onnx's test_sequence_insert_at_front as written: [4], [3], [2] and a [3] inserted at a
+    run-time position; each slot holds 4 entries and its run-time extent. (Not the insertion at
+    the length: onnx.reference wraps that position to 0, where the definition appends.)"""
+    model = _model(
+        [helper.make_node("SequenceInsert", ["xs", "t", "p"], ["ys"])],
+        [helper.make_tensor_sequence_value_info("xs", I64, None), helper.make_tensor_value_info("t", I64, [3]),
+         helper.make_tensor_value_info("p", I64, [1])],
+        [helper.make_tensor_sequence_value_info("ys", I64, None)],
+    )
+    compiled = zant.compile(model, input_shapes={"xs": [[4], [3], [2]]})
+    reference = ReferenceEvaluator(model)
+    xs = [np.array([1, 2, 3, 4]), np.array([5, 6, 7]), np.array([8, 9])]
+    t = np.array([-2, -1, 0])
+    for p in (0, 1, 2, -1, -2, -3):
+        got = compiled.predict({"xs.0": xs[0], "xs.1": xs[1], "xs.2": xs[2], "t": t, "p": np.array([p])})
+        (want,) = reference.run(None, {"xs": xs, "t": t, "p": np.array([p])})
+        _same(list(got.values()), want)
+    got = compiled.predict({"xs.0": xs[0], "xs.1": xs[1], "xs.2": xs[2], "t": t, "p": np.array([3])})
+    _same(list(got.values()), [*xs, t])
+    for p in (4, -4, 2**40):
+        with pytest.raises(ZantError, match="returned 4"):
+            compiled.predict({"xs.0": xs[0], "xs.1": xs[1], "xs.2": xs[2], "t": t, "p": np.array([p])})
+
+
+def _loop_model() -> onnx.ModelProto:
+    """onnx's test_loop13_seq: a Loop over a run-time trip count appending x[:i + 1] to a sequence."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Constant", [], ["x"], value=helper.make_tensor("x", F, [5], [1, 2, 3, 4, 5])),
+            helper.make_node("Constant", [], ["one"], value=helper.make_tensor("one", I64, [], [1])),
+            helper.make_node("Constant", [], ["start"], value=helper.make_tensor("start", I64, [1], [0])),
+            helper.make_node("Constant", [], ["axes"], value=helper.make_tensor("axes", I64, [1], [0])),
+            helper.make_node("Add", ["i", "one"], ["end"]),
+            helper.make_node("Unsqueeze", ["end", "axes"], ["stop"]),
+            helper.make_node("Slice", ["x", "start", "stop"], ["piece"]),
+            helper.make_node("SequenceInsert", ["seq_in", "piece"], ["seq_out"]),
+        ],
+        "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("seq_in", F, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_sequence_value_info("seq_out", F, None)],
+    )
+    return _model(
+        [helper.make_node("Loop", ["trip", "cond", "empty"], ["result"], body=body, name="grow")],
+        [helper.make_tensor_value_info("trip", I64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_sequence_value_info("empty", F, None)],
+        [helper.make_tensor_sequence_value_info("result", F, None)], opset=13,
+    )
+
+
+def test_loop_building_a_sequence_over_a_run_time_trip_count():
+    """With --sequence-capacity 4: 4 copies of the body, the sequence after as many as run (0 to 4,
+    an initial condition false runs none, a negative trip count none); a trip count past the
+    capacity is refused at the call. Without it, a compile error naming the node and the option."""
+    model = _loop_model()
+    with pytest.raises(ZantError, match=r"'grow' \(Loop\).*--sequence-capacity N"):
+        zant.compile(model, input_shapes={"empty": []}, build=False)
+    compiled = zant.compile(model, input_shapes={"empty": []}, sequence_capacity=4)
+    reference = ReferenceEvaluator(model)
+    for trip in (0, 1, 3, 4, -1):
+        for cond in (True, False):
+            feeds = {"trip": np.array(trip, np.int64), "cond": np.array(cond)}
+            (want,) = reference.run(None, {**feeds, "empty": []})
+            _same(list(compiled.predict(feeds).values()), want)
+    with pytest.raises(ZantError, match="returned 4"):
+        compiled.predict({"trip": np.array(5, np.int64), "cond": np.array(True)})
+    assert compiled.predict({"trip": np.array(5, np.int64), "cond": np.array(False)}) == {}
