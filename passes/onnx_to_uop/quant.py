@@ -43,6 +43,7 @@ from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
 from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns, window_columns
+from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -1302,6 +1303,17 @@ def _requantization(op: Operation, shape: Sequence[int], weight_axis: int) -> Re
     )
 
 
+def _constant_input(op: Operation, index: int) -> np.ndarray | None:
+    """The constant at ONNX input `index` (None when absent); a run-time one is refused."""
+    value = input_value(op, index)
+    if value is None:
+        return None
+    array = constant_tensor(layout_of(value))
+    if array is None:
+        raise NotImplementedError("onnxruntime's float32 form of a 16-bit layer needs constant weights, scales and zero points")
+    return array
+
+
 def _constant_zero_point(op: Operation, index: int) -> int | None:
     """The constant per-tensor zero point at ONNX input `index` (0 when absent), else None."""
     value = input_value(op, index)
@@ -1338,9 +1350,10 @@ class QLinearConvLowering(ConvIntegerLowering):
         form = op.attributes.get(FLOAT_SUM)
         if form is not None and requantize.rounding == "onnxruntime":
             # A 16-bit layer onnxruntime runs in float32: its MLAS kernel's arithmetic.
-            from zant.passes.onnx_to_uop.quant_float import float_conv, float_global_pool
-
-            return [float_global_pool(op, kb) if form.data == "mean" else float_conv(op, kb, form.data)]
+            constants = {i: _constant_input(op, i) for i in range(1, 9)}
+            if form.data == "mean":
+                return [float_global_pool(op, kb, constants, quantize_f32)]
+            return [float_conv(op, kb, form.data, constants, quantize_f32)]
 
         def bind(folded: FoldedZeroPoint | None) -> Finish:
             if folded is None:
@@ -1385,9 +1398,7 @@ class QLinearAddLowering(OnnxLowering):
             zero_points = [int(p.constant_values().reshape(-1)[0]) for p in (a_zp, b_zp, c_zp)]
             y = kb.alloc(result_name(op), shape, out_type)
             if mode == "onnxruntime" and FLOAT_SUM in op.attributes:
-                from zant.passes.onnx_to_uop.quant_float import float_add
-
-                float_add(kb, a, b, y, scales, zero_points, out_type)  # 16-bit: onnxruntime's float Add
+                float_add(kb, quantize_f32, a, b, y, scales, zero_points, out_type)  # 16-bit: onnxruntime's float Add
             elif mode == "onnxruntime":
                 _onnxruntime_add(kb, a, b, y, scales, zero_points, out_type)
             else:

@@ -15,10 +15,11 @@ rounded to nearest even (`quantize_f32`), plus the zero point, saturated.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from xdsl.dialects.builtin import Float32Type, IntegerType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from zant.dialects import uop
 from zant.dialects.onnx import input_value
@@ -30,43 +31,43 @@ I32 = IntegerType(32)
 F32 = Float32Type()
 
 
-def _constant(op: Operation, index: int) -> np.ndarray | None:
+Quantize = Callable[[KernelBuilder, SSAValue, SSAValue | None, Attribute], SSAValue]
+"""saturate(rint(ratio) + zero_point) of an f32 ratio (`quant.quantize_f32`, handed in by the
+QLinear lowerings, which this module's lowerings serve)."""
+
+Constants = Mapping[int, np.ndarray | None]
+"""The op's constant inputs by ONNX input index (None: absent)."""
+
+
+def _constant(constants: Constants, index: int) -> np.ndarray | None:
     """The constant at ONNX input `index`, None when absent."""
-    from zant.passes.onnx_to_uop.quant import constant_tensor
-
-    value = input_value(op, index)
-    if value is None:
-        return None
-    array = constant_tensor(layout_of(value))
-    if array is None:
-        raise NotImplementedError("onnxruntime's float32 form of a 16-bit layer needs constant weights, scales and zero points")
-    return array
+    return constants.get(index)
 
 
-def _scalar(op: Operation, index: int, default: float = 0) -> np.ndarray:
-    array = _constant(op, index)
+def _scalar(constants: Constants, index: int, default: float = 0) -> np.ndarray:
+    array = _constant(constants, index)
     return np.asarray(default) if array is None else array.reshape(-1)[0]
 
 
-def float_operands(op: Operation) -> tuple[np.float32, int, np.ndarray, np.ndarray, np.float32, int]:
+def float_operands(constants: Constants) -> tuple[np.float32, int, np.ndarray, np.ndarray, np.float32, int]:
     """A 16-bit QLinearConv's constants as onnxruntime's float32 graph holds them: x's scale and
     zero point; W dequantized, float32(w - w_zp) · float32(w_scale[m]); the bias dequantized,
     float32(b) · float32(x_scale · w_scale[m]) (the bias scale onnxruntime's quantizer writes; 0
     without a bias); y's scale and zero point."""
     f32 = np.float32
-    w = _constant(op, 3).astype(np.int64)
+    w = _constant(constants, 3).astype(np.int64)
     channels = w.shape[0]
-    w_scale = np.broadcast_to(_constant(op, 4).astype(f32).reshape(-1), (channels,))
-    w_zp = _constant(op, 5)
+    w_scale = np.broadcast_to(_constant(constants, 4).astype(f32).reshape(-1), (channels,))
+    w_zp = _constant(constants, 5)
     w_zp = np.zeros(channels, np.int64) if w_zp is None else np.broadcast_to(w_zp.astype(np.int64).reshape(-1), (channels,))
     shape = (channels,) + (1,) * (w.ndim - 1)
     weights = ((w - w_zp.reshape(shape)).astype(f32) * w_scale.reshape(shape)).astype(f32)
-    x_scale = f32(_scalar(op, 1))
+    x_scale = f32(_scalar(constants, 1))
     bias = np.zeros(channels, f32)
-    b = _constant(op, 8)
+    b = _constant(constants, 8)
     if b is not None:
         bias = (b.reshape(-1).astype(f32) * (x_scale * w_scale).astype(f32)).astype(f32)
-    return x_scale, int(_scalar(op, 2)), weights, bias, f32(_scalar(op, 6)), int(_scalar(op, 7))
+    return x_scale, int(_scalar(constants, 2)), weights, bias, f32(_scalar(constants, 6)), int(_scalar(constants, 7))
 
 
 def _dequantized(kb: KernelBuilder, value: SSAValue, zero_point: SSAValue, scale: SSAValue) -> SSAValue:
@@ -78,14 +79,14 @@ def _fma(kb: KernelBuilder, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
     return kb.insert(uop.FmaOp(a, b, c)).result
 
 
-def _quantized(kb: KernelBuilder, value: SSAValue, y_scale: SSAValue, y_zero: SSAValue, out_type) -> SSAValue:
+def _quantized(
+    kb: KernelBuilder, quantize: Quantize, value: SSAValue, y_scale: SSAValue, y_zero: SSAValue, out_type: Attribute
+) -> SSAValue:
     """MLAS's QuantizeLinear: rint(float32(value / y_scale)) + y_zp, saturated."""
-    from zant.passes.onnx_to_uop.quant import quantize_f32
-
-    return quantize_f32(kb, kb.alu("div", value, y_scale), y_zero, out_type)
+    return quantize(kb, kb.alu("div", value, y_scale), y_zero, out_type)
 
 
-def float_conv(op: Operation, kb: KernelBuilder, form: str) -> Layout:
+def float_conv(op: Operation, kb: KernelBuilder, form: str, constants: Constants, quantize: Quantize) -> Layout:
     """A 16-bit QLinearConv marked `fma`, `m1` or `m1-transb`: per output, in float32 registers,
     the products x_f · w_f (x_f = float32(x - x_zp) · x_scale; w_f from `float_operands`, a
     float32 table) in im2col order k = (channel, kernel tap), summed as that MLAS kernel sums
@@ -94,7 +95,7 @@ def float_conv(op: Operation, kb: KernelBuilder, form: str) -> Layout:
     x = layout_of(input_value(op, 0))
     out_shape = tensor_shape(op.results[0])
     out_type = tensor_element_type(op.results[0])
-    x_scale, x_zp, weights, bias, y_scale, y_zp = float_operands(op)
+    x_scale, x_zp, weights, bias, y_scale, y_zp = float_operands(constants)
     out_channels, group_channels, *kernel = weights.shape
     group = x.shape[1] // group_channels
     out_per_group = out_channels // group
@@ -163,7 +164,7 @@ def float_conv(op: Operation, kb: KernelBuilder, form: str) -> Layout:
 
     def finish(total: SSAValue, n: SSAValue, m: SSAValue, out_ivs: list[SSAValue]) -> None:
         value = kb.alu("add", total, kb.load(b_f, [m]))
-        kb.store(_quantized(kb, value, y_s, y_zero, out_type), y, [n, m, *out_ivs])
+        kb.store(_quantized(kb, quantize, value, y_s, y_zero, out_type), y, [n, m, *out_ivs])
 
     if form == "m1-transb":
         # The kernel takes a group's outputs in blocks of 4, then 2, then 1.
@@ -182,7 +183,7 @@ def float_conv(op: Operation, kb: KernelBuilder, form: str) -> Layout:
     return y
 
 
-def float_global_pool(op: Operation, kb: KernelBuilder) -> Layout:
+def float_global_pool(op: Operation, kb: KernelBuilder, constants: Constants, quantize: Quantize) -> Layout:
     """The window sum `fold-qdq` makes of a 16-bit whole-input average pool (`mean`), as
     MlasPoolGlobalKernel computes the float32 pool on x86-64: per channel, 4 lanes summing x_f of
     the elements i ≡ lane (mod 4) among the first 4·⌊S/4⌋, reduced as (l0 + l2) + (l1 + l3)
@@ -193,8 +194,8 @@ def float_global_pool(op: Operation, kb: KernelBuilder) -> Layout:
     out_type = tensor_element_type(op.results[0])
     kernel = list(tensor_shape(op.operands[3])[2:])
     size = math.prod(kernel)
-    x_s, y_s = (kb.const(float(np.float32(_scalar(op, i))), F32) for i in (1, 6))
-    x_zero, y_zero = (kb.const(int(_scalar(op, i)), I32) for i in (2, 7))
+    x_s, y_s = (kb.const(float(np.float32(_scalar(constants, i))), F32) for i in (1, 6))
+    x_zero, y_zero = (kb.const(int(_scalar(constants, i)), I32) for i in (2, 7))
     count = kb.const(float(np.float32(size)), F32)
     y = result_layout(kb, op, result_name(op), out_shape, out_type)
 
@@ -217,15 +218,15 @@ def float_global_pool(op: Operation, kb: KernelBuilder) -> Layout:
         for i in range(size - size % 4, size):
             total = kb.alu("add", total, element(n, c, kb.index(i)))
         mean = kb.alu("div", total, count)
-        kb.store(_quantized(kb, mean, y_s, y_zero, out_type), y, [n, c, *[kb.index(0)] * (len(out_shape) - 2)])
+        kb.store(_quantized(kb, quantize, mean, y_s, y_zero, out_type), y, [n, c, *[kb.index(0)] * (len(out_shape) - 2)])
     return y
 
 
-def float_add(kb: KernelBuilder, a: Layout, b: Layout, y: Layout, scales, zero_points, out_type) -> None:
+def float_add(kb: KernelBuilder, quantize: Quantize, a: Layout, b: Layout, y: Layout, scales, zero_points, out_type: Attribute) -> None:
     """A 16-bit QLinearAdd (`add`) as onnxruntime's float Add of the two dequantized tensors:
     float32(a_f + b_f), then QuantizeLinear."""
     a_s, b_s, c_s = (kb.const(float(np.float32(s)), F32) for s in scales)
     a_zero, b_zero, c_zero = (kb.const(int(z), I32) for z in zero_points)
     with kb.loop_nest(y.shape) as ivs:
         total = kb.alu("add", _dequantized(kb, kb.load(a, ivs), a_zero, a_s), _dequantized(kb, kb.load(b, ivs), b_zero, b_s))
-        kb.store(_quantized(kb, total, c_s, c_zero, out_type), y, ivs)
+        kb.store(_quantized(kb, quantize, total, c_s, c_zero, out_type), y, ivs)

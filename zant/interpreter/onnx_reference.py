@@ -64,7 +64,8 @@ from zant.dialects.onnx import (
     inputs,
     outputs,
 )
-from zant.dialects.onnx_attributes import rounding_mode
+from zant.analysis import mlas_float
+from zant.dialects.onnx_attributes import FLOAT_SUM, rounding_mode
 from zant.errors import ZantError
 from zant.ir.resources import attr_to_array
 from zant.ir.types import numpy_dtype
@@ -373,6 +374,8 @@ def _qlinear_add(op: OnnxOp, v: list[np.ndarray], out: np.dtype) -> np.ndarray:
     over one common denominator, rounded once; in a `zant.rounding` mode, `_qlinear_add_as`."""
     a, a_s, a_zp, b, b_s, b_zp, c_s, c_zp = v
     mode = rounding_mode(op)
+    if mode == "onnxruntime" and FLOAT_SUM in op.attributes:  # 16-bit: onnxruntime's float Add
+        return mlas_float.add(a, _scalar(a_s), _scalar(a_zp), b, _scalar(b_s), _scalar(b_zp), _scalar(c_s), _scalar(c_zp), out)
     if mode != "exact" and min(float(_scalar(s)) for s in (a_s, b_s, c_s)) > 0:
         return _qlinear_add_as(mode, v, out)
     r_a, r_b = _ratio(a_s, divide_by=c_s), _ratio(b_s, divide_by=c_s)
@@ -449,6 +452,9 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
     standing for exactly 1/n."""
     x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, *rest = [*v, None][:9]
     bias = rest[0] if rest else None
+    form = op.attributes.get(FLOAT_SUM)
+    if form is not None and rounding_mode(op) == "onnxruntime":
+        return _float_sum_conv(op, form.data, v, out)
     total = _integer_sum(op, "ConvInteger", [x, w, x_zp, w_zp], opsets).astype(np.int64)
     if bias is not None:
         total = total + bias.astype(np.int64).reshape(1, -1, *([1] * (x.ndim - 2)))
@@ -469,6 +475,30 @@ def _qlinear_conv_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: di
         return _requantize_as(mode, total, x_s, w_s, y_s, 1, y_zp, out)
     ratios = [_ratio(x_s, s, divide_by=y_s) for s in w_s.reshape(-1)]
     return _quantize(total, ratios if len(ratios) > 1 else ratios[0], 1, y_zp, out)
+
+
+def _float_sum_conv(op: OnnxOp, form: str, v: list[np.ndarray | None], out: np.dtype) -> np.ndarray:
+    """A 16-bit QLinearConv marked `zant.float_sum`: onnxruntime's float32 Conv / Gemm / pool of
+    the dequantized codes with the MLAS kernel the mark names (`zant.analysis.mlas_float`)."""
+    x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, *rest = [*v, None][:9]
+    x_zp, y_zp = (0 if z is None else _scalar(z) for z in (x_zp, y_zp))
+    if form == "mean":
+        return mlas_float.global_mean(x, _scalar(x_s), x_zp, _scalar(y_s), y_zp, out, x.ndim - 2)
+    rank = x.ndim - 2
+    out_spatial = list(_tensor_type(op.results[0]).get_shape()[2:])
+    strides, dilations = get_attr(op, "strides") or [1] * rank, get_attr(op, "dilations") or [1] * rank
+    pads = list(get_attr(op, "pads") or [0] * 2 * rank)
+    auto_pad = get_attr(op, "auto_pad")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        for d in range(rank):
+            extent = (out_spatial[d] - 1) * strides[d] + (w.shape[2 + d] - 1) * dilations[d] + 1
+            total = max(0, extent - x.shape[2 + d])
+            pads[d] = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            pads[d + rank] = total - pads[d]
+    return mlas_float.conv(
+        form, x, _scalar(x_s), x_zp, w, w_s, w_zp, rest[0] if rest else None, _scalar(y_s), y_zp, out,
+        group=get_attr(op, "group"), pads=pads, strides=strides, dilations=dilations, out_spatial=out_spatial,
+    )
 
 
 def _qlinear_matmul_fixed_point(op: OnnxOp, v: list[np.ndarray | None], opsets: dict[str, int], out: np.dtype) -> np.ndarray:
