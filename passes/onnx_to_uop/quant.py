@@ -44,6 +44,8 @@ from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
 from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns, window_columns
 from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
+from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
+from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, paired_tap_weights, split_paired_interior
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -1250,12 +1252,27 @@ def _integer_conv(
     # So do 4-bit weights on those cores (an ungrouped layer): each unpacked halfword of weights
     # (`load_s4x4`) serves two pixels, as CMSIS-NN's s4 kernels unpack once per word per block.
     tile = word_taps or (dsp_words and group == 1 and w.element_type in FOUR_BIT)
-    return convolve(
-        op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term, weight_term,
+    # Depthwise rows of 3 taps on the same cores: the interior in pairs of taps per SMLAD
+    # (`conv_depthwise`), the rest as below.
+    paired = (
+        dsp_words and group > 1 and group_channels == 1 and out_per_group == 1 and weights is not None
+        and not uniform_weights and folded is not None and not wide and uniform is None
+        and _zero_or_absent(w_zp_param) and w.element_type == IntegerType(8) and depthwise_applies(x, windows)
+    )
+    regions = window_regions(windows)
+    if paired:
+        regions, box = split_paired_interior(windows)
+    y = convolve(
+        op, kb, group_channels, out_per_group, kernel, regions, input_term, weight_term,
         acc_type=acc_type, epilogue=epilogue, channel_block=2 if tile else channel_block,
         pixel_tile=2 if tile else 1, channels_innermost=dot_taps,
         regions_outermost=dsp_words and group > 1,
     )
+    if paired:
+        assert weights is not None
+        table = kb.constant(f"{result_name(op)}_paired_tap_weights", paired_tap_weights(weights), I32)
+        depthwise_paired_taps(kb, x, y, windows, box, table, w, epilogue)
+    return y
 
 
 class MatMulIntegerLowering(OnnxLowering):

@@ -1,0 +1,87 @@
+// RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s --check-prefix=OFF
+
+// On DSP cores without Helium (conv-word-taps, the Cortex-M4's pipeline) the interior of an
+// int8 depthwise Conv with rows of 3 taps takes the paired-tap form (conv_depthwise.py): per
+// channel, each row's (w0, w2) word of 16-bit halves, packed at compile time (channel 0's first
+// row: 1 | 3 << 16 = 196609; channel 1's: -1 and -128 as halves), and its middle tap w1 are
+// loaded once; then per step of 4 outputs of a row (stride 1), two words of X's row, each one
+// load_word and its two sxtb16 halves E, O, feed two outputs: SMLAD(E, (w0, w2)) plus O's low
+// half times w1, and SMLAD(O, (w0, w2)) plus E's high half times w1. The border and the rest
+// of the interior keep the tap-at-a-time rows (here the 6-wide rows' interior is 1 to 5: one
+// step; the right border column 5 comes before it).
+
+// CHECK-LABEL: func.func @paired
+// CHECK:         %y_paired_tap_weights = uop.define_global "constant" {{[0-9]+}} "y_paired_tap_weights" value dense<{{\[}}[196609, 393220, 589831], [-8323073, 0, 65537]]> : tensor<2x3xi32>
+// CHECK:         %[[T:.*]] = uop.view %y_paired_tap_weights
+// CHECK:               uop.range %{{.*}} = 5 to 6 {
+// CHECK:             %[[G0:.*]] = uop.gep %[[T]][%[[C:.*]], %{{.*}}]
+// CHECK-NEXT:        %[[P0:.*]] = uop.load %[[G0]] : i32
+// CHECK:             %[[M0:.*]] = uop.cast %{{.*}} : i8 to i32
+// CHECK:             uop.range %[[OY:.*]] = 1 to 3 {
+// CHECK-NEXT:          uop.range %[[OX:.*]] = 1 to 5 step 4 {
+// CHECK:                 %[[IY:.*]] = uop.add %[[OY]], %{{.*}} : index
+// CHECK-NEXT:            %{{.*}} = uop.const -1 : index
+// CHECK-NEXT:            %[[IX:.*]] = uop.add %[[OX]], %{{.*}} : index
+// CHECK-NEXT:            %[[AT:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %[[IY]], %[[IX]]]
+// CHECK-NEXT:            %[[WORD:.*]] = arm_dsp.load_word %[[AT]] : !uop.ptr<i8>
+// CHECK-NEXT:            %[[E:.*]] = arm_dsp.sxtb16 %[[WORD]] : i32
+// CHECK-NEXT:            %[[O:.*]] = arm_dsp.sxtb16 %[[WORD]] ror 8 : i32
+// CHECK-NEXT:            %[[O16:.*]] = uop.cast %[[O]] : i32 to i16
+// CHECK-NEXT:            %[[OLOW:.*]] = uop.cast %[[O16]] : i16 to i32
+// CHECK-NEXT:            %[[A0:.*]] = arm_dsp.smlad %[[E]], %[[P0]], %{{.*}} : i32
+// CHECK-NEXT:            %[[B0:.*]] = uop.mul %[[OLOW]], %[[M0]] : i32
+// CHECK-NEXT:            %{{.*}} = uop.add %[[A0]], %[[B0]] : i32
+// CHECK-NEXT:            %[[SIXTEEN:.*]] = uop.const 16 : i32
+// CHECK-NEXT:            %[[EHIGH:.*]] = uop.shr %[[E]], %[[SIXTEEN]] : i32
+// CHECK-NEXT:            %[[A1:.*]] = arm_dsp.smlad %[[O]], %[[P0]], %{{.*}} : i32
+// CHECK-NEXT:            %[[B1:.*]] = uop.mul %[[EHIGH]], %[[M0]] : i32
+// CHECK-NEXT:            %{{.*}} = uop.add %[[A1]], %[[B1]] : i32
+// CHECK-COUNT-5:         arm_dsp.load_word
+// CHECK-NOT:             arm_dsp.load_word
+// CHECK:         func.return
+
+// Elsewhere no word loads: the tap-at-a-time rows only.
+// OFF-LABEL: func.func @paired
+// OFF-NOT:       arm_dsp
+// OFF-NOT:       paired_tap_weights
+// OFF:           func.return
+func.func @paired(%x: tensor<1x2x4x6xi8>) -> tensor<1x2x4x6xi8> {
+  %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, 0, -128], [0, 1, 0], [1, 0, 1]]]]> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3xi8>
+  %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x6xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x6xi8>
+  func.return %y : tensor<1x2x4x6xi8>
+}
+
+// -----
+
+// Stride 2: a word per output (its 4th byte, O's high half, unused), 2 outputs per step, and
+// only outputs whose word stays in the row: the 9-wide row's interior is 1 to 4, output 3's word
+// would end at 3·2 - 1 + 3 = 8 (inside) but a step is 2 outputs, so 1 to 3 (output 3 is left
+// to the rows, after the border), and the one interior row is 1.
+// CHECK-LABEL: func.func @stride2
+// CHECK:               uop.range %{{.*}} = 3 to 4 {
+// CHECK:             uop.range %{{.*}} = 1 to 2 {
+// CHECK-NEXT:          uop.range %{{.*}} = 1 to 3 step 2 {
+// CHECK-COUNT-6:         arm_dsp.load_word
+// CHECK-NOT:             arm_dsp.load_word
+// CHECK:         func.return
+// OFF-LABEL: func.func @stride2
+// OFF-NOT:       arm_dsp
+// OFF:           func.return
+func.func @stride2(%x: tensor<1x2x5x9xi8>) -> tensor<1x2x3x5xi8> {
+  %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, 0, -128], [0, 1, 0], [1, 0, 1]]]]> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3xi8>
+  %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x5x9xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x5xi8>
+  func.return %y : tensor<1x2x3x5xi8>
+}

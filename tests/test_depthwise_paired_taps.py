@@ -1,0 +1,174 @@
+"""The paired-tap form of int8 depthwise Convs on DSP cores without Helium (conv_depthwise.py):
+the weight words it packs, the outputs it covers, and whole Convs through the Cortex-M4
+pipeline equal to the ONNX reference bit for bit (host build, every pass checked against the
+uop interpreter, and Cortex-M4 firmware under QEMU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import zant
+from zant.passes.onnx_to_uop.conv_depthwise import paired_span, paired_tap_weights, split_paired_interior
+from zant.passes.onnx_to_uop.windows import Window, window_regions
+
+# (name, channels, H, W, strides, pads): odd widths leave interior outputs to the rows, stride 2
+# with TensorFlow's SAME pads (0 before, 1 after) and with 1 on both sides, no pads at all.
+CASES = [
+    ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
+    ("s1_nopad", 2, 5, 8, [1, 1], [0, 0, 0, 0]),
+    ("s2_same", 4, 8, 12, [2, 2], [0, 0, 1, 1]),
+    ("s2_pads", 3, 7, 13, [2, 2], [1, 1, 1, 1]),
+    ("s2x1", 2, 9, 10, [2, 1], [1, 1, 1, 1]),
+]
+
+
+def _halves(word: int) -> tuple[int, int]:
+    word &= 0xFFFFFFFF
+    low, high = word & 0xFFFF, word >> 16
+    return (low - (1 << 16) if low >= 1 << 15 else low), (high - (1 << 16) if high >= 1 << 15 else high)
+
+
+def test_paired_tap_weights_hold_the_outer_taps_as_halves():
+    w = np.array([[[[1, 2, 3], [-128, 0, 127], [-1, 5, -2]]], [[[127, -7, -128], [0, 0, 0], [9, 9, 9]]]], np.int8)
+    words = paired_tap_weights(w)
+    assert words.shape == (2, 3) and words.dtype == np.int32
+    for c in range(2):
+        for r in range(3):
+            assert _halves(int(words[c, r])) == (w[c, 0, r, 0], w[c, 0, r, 2])
+
+
+def test_the_form_covers_whole_steps_of_the_interior():
+    # stride 1: the interior 1..47 of a 48-wide row, in steps of 4: 1..45; the rest to the rows
+    assert paired_span(Window(48, 48, 3, 1, 1, 1, 1)) == (1, 45)
+    # stride 2 (TF SAME): interior 0..23, every word ends inside the row: steps of 2: 0..22
+    assert paired_span(Window(48, 24, 3, 2, 1, 0, 1)) == (0, 22)
+    # stride 2 over an odd row: output 3's word would end at 3·2 - 1 + 3 = 8 < 9, output 4's past
+    assert paired_span(Window(9, 5, 3, 2, 1, 1, 1)) == (1, 3)
+    # KWS's 5-wide rows: 3 interior outputs, no whole step of 4
+    assert paired_span(Window(5, 5, 3, 1, 1, 1, 1)) == (1, 1)
+    rest, box = split_paired_interior([Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)])
+    assert box.bounds == ((1, 5), (1, 9))
+    # the regions left and the box cover every output exactly once
+    covered = np.zeros((6, 11), int)
+    for region in [*rest, box]:
+        (y0, y1), (x0, x1) = region.bounds
+        covered[y0:y1, x0:x1] += 1
+    assert (covered == 1).all()
+    assert len(rest) == len(window_regions([Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)]))  # + the rest
+
+
+def _model() -> onnx.ModelProto:
+    rng = np.random.default_rng(7)
+    inputs, outputs, nodes, inits = [], [], [], []
+    for name, channels, h, w, strides, pads in CASES:
+        weights = rng.integers(-128, 128, (channels, 1, 3, 3)).astype(np.int8)
+        weights[0, 0, 0] = [-128, 127, -128]  # the extremes of a half
+        out_h = (h + pads[0] + pads[2] - 3) // strides[0] + 1
+        out_w = (w + pads[1] + pads[3] - 3) // strides[1] + 1
+        inits += [
+            numpy_helper.from_array(np.array(0.05, np.float32), f"{name}_xs"),
+            numpy_helper.from_array(np.array(-9, np.int8), f"{name}_xz"),
+            numpy_helper.from_array(weights, f"{name}_w"),
+            numpy_helper.from_array((0.004 * (1 + np.arange(channels))).astype(np.float32), f"{name}_ws"),
+            numpy_helper.from_array(np.zeros(channels, np.int8), f"{name}_wz"),
+            numpy_helper.from_array(np.array(0.3, np.float32), f"{name}_ys"),
+            numpy_helper.from_array(np.array(4, np.int8), f"{name}_yz"),
+            numpy_helper.from_array(rng.integers(-3000, 3000, channels).astype(np.int32), f"{name}_b"),
+        ]
+        nodes.append(helper.make_node(
+            "QLinearConv", [f"{name}_{s}" if s != "x" else name for s in ("x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b")],
+            [f"{name}_y"], group=channels, kernel_shape=[3, 3], strides=strides, pads=pads,
+        ))
+        inputs.append(helper.make_tensor_value_info(name, TensorProto.INT8, [1, channels, h, w]))
+        outputs.append(helper.make_tensor_value_info(f"{name}_y", TensorProto.INT8, [1, channels, out_h, out_w]))
+    graph = helper.make_graph(nodes, "depthwise", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _feeds(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for value in model.graph.input:
+        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        x = rng.integers(-128, 128, shape).astype(np.int8)
+        x.flat[:4] = [-128, 127, -128, 127]
+        feeds[value.name] = x
+    return feeds
+
+
+def _expect_reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
+    want = ReferenceEvaluator(model).run(None, feeds)
+    for output, expected in zip(model.graph.output, want, strict=True):
+        y = np.asarray(got[output.name]).reshape(expected.shape)
+        assert len(np.unique(expected)) > 20, output.name  # not saturated
+        assert np.array_equal(y, expected), (output.name, np.argwhere(y != expected)[:5])
+
+
+def test_depthwise_convs_are_the_reference_bit_for_bit(tmp_path):
+    """The Cortex-M4 pipeline built for the host: every case takes the paired form (its packed
+    words are in the module) and equals the reference on two inputs."""
+    model = _model()
+    onnx.save(model, tmp_path / "dw.onnx")
+    from e2e import load_compiled
+    from zant.driver import CompileOptions, compile_model
+    from zant.pipelines import MCU_PIPELINE
+
+    result = compile_model(tmp_path / "dw.onnx", tmp_path / "out", CompileOptions(name="dw", optimize="ReleaseFast", pipeline=MCU_PIPELINE))
+    source = result.zig_path.read_text()
+    for name, *_ in CASES:
+        assert f"{name}_y_paired_tap_weights" in source, name
+    run = load_compiled(result)
+    for seed in (1, 2):
+        feeds = _feeds(model, seed)
+        got = run(*(feeds[v.name] for v in model.graph.input))
+        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
+
+
+def test_every_pass_keeps_the_interpreters_outputs():
+    """check_each_pass through the Cortex-M4 pipeline after onnx-to-uop: the uop interpreter's
+    outputs (arm_dsp ops by their reference semantics) stay the same through every later pass.
+    (The onnx-level interpreter's QLinearConv is 1 LSB off the lowering on one of these outputs
+    with or without the paired form, where the lowering equals onnx's reference: the first test.)"""
+    import tempfile
+    from pathlib import Path
+
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.pipelines import pipeline_for
+    from zant.plugins import all_passes
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "dw.onnx"
+        onnx.save(_model(), path)
+        module = import_model(str(path))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    first = [p.name for p in passes].index("onnx-to-uop") + 1
+    ctx = make_context()
+    for p in passes[:first]:  # through the lowering
+        p.apply(ctx, module)
+    report = check_each_pass(module, passes[first:], ctx, seed=3)
+    assert "fuse-loops" in report.checked and "arm-dsp-dot" in report.checked
+    assert sum(op.name == "arm_dsp.load_word" for op in module.walk()) >= 5 * 3 * 2
+
+
+def test_depthwise_convs_as_cortex_m4_firmware(tmp_path):
+    """The same Convs as Cortex-M4 firmware under QEMU (unaligned word loads included)."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    model = _model()
+    onnx.save(model, tmp_path / "dw.onnx")
+    compiled = zant.compile(tmp_path / "dw.onnx", target="cortex-m4", firmware=True)
+    feeds = _feeds(model, 5)
+    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
