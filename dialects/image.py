@@ -19,6 +19,11 @@ Python reference (`zant.dialects.image_reference`).
   planes and one precinct's code-block state (`jp2_work_bytes(H, W)`). The decoder is
   `dialects/image_jp2.zig`.
 
+* `%ok = image.decode_webp %data, %out, %work {…}` — the same for a lossy WebP (a RIFF file of
+  one 'VP8 ' key frame), `%work` holding its Y, U and V planes rounded up to whole macroblocks and
+  the contexts of a macroblock row (`webp_work_bytes(H, W)`). The decoder is
+  `dialects/image_webp.zig`.
+
 `%ok` is false, and `%out` untouched, when the bytes are not such an image. Each decoder's
 comment states its limits: bounded work, no access outside the three buffers whatever the bytes.
 
@@ -88,6 +93,14 @@ def jp2_work_bytes(height: int, width: int) -> int:
     return 4 + 12 * height * width + 4 * max(height, width) + flags + 18 * blocks + 24 * nodes
 
 
+def webp_work_bytes(height: int, width: int) -> int:
+    """The bytes of `%work` a height x width lossy WebP needs (zant_webp_work_bytes in Zig): the
+    Y, U and V planes of its 16 x 16 macroblocks (384 bytes each), one loop-filter byte per
+    macroblock, and 4 subblock modes and 9 non-zero flags per macroblock column."""
+    columns, rows = -(-width // 16), -(-height // 16)
+    return 384 * columns * rows + columns * rows + 13 * columns
+
+
 def _helper(name: str, file: str, calls: tuple[str, ...] = ()) -> ZigHelper:
     source = resources.files("zant.dialects").joinpath(file).read_text().rstrip("\n")
     return ZigHelper(name, source, calls, inline=False)
@@ -140,9 +153,12 @@ class _DecodeOp(IRDLOperation):
         return ZigCall(self.ZIG_HELPERS[0].name, (str(h), str(w), f".{self.format.data}", str(n), work, *args))  # type: ignore[attr-defined]
 
     def reference(self, read: Read, write_out, write_work) -> tuple[bool]:
-        from zant.dialects.image_reference import decode_jp2, decode_jpeg, decode_png, decode_tiff
+        from zant.dialects.image_reference import decode_jp2, decode_jpeg, decode_png, decode_tiff, decode_webp
 
-        decode = {"decode_jpeg": decode_jpeg, "decode_png": decode_png, "decode_tiff": decode_tiff, "decode_jp2": decode_jp2}[self.DECODE]
+        decode = {
+            "decode_jpeg": decode_jpeg, "decode_png": decode_png, "decode_tiff": decode_tiff, "decode_jp2": decode_jp2,
+            "decode_webp": decode_webp,
+        }[self.DECODE]
         h, w = self.height.value.data, self.width.value.data
         data = bytes(read(range(self.size.value.data)).astype(np.uint8).tobytes())
         pixels = decode(data, h, w, self.format.data)
@@ -218,4 +234,17 @@ class DecodeJp2Op(_DecodeOp):
     DECODE: ClassVar[str] = "decode_jp2"
 
 
-Image = Dialect("image", [DecodeJpegOp, DecodePngOp, DecodeTiffOp, DecodeJp2Op], [])
+@irdl_op_definition
+class DecodeWebpOp(_DecodeOp):
+    """`%ok = image.decode_webp %data, %out, %work {height = H, width = W, format = "rgb", size = N}`:
+    the `N` bytes at `%data` decoded as a lossy WebP (one VP8 key frame) of H x W into `%out`;
+    false (and `%out` untouched) when they are not one."""
+
+    name = "image.decode_webp"
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (_helper("zant_webp_decode", "image_webp.zig", (PIXEL_HELPER.name,)), PIXEL_HELPER)
+    WORK_BYTES: ClassVar[Callable[[int, int], int]] = staticmethod(webp_work_bytes)
+    DECODE: ClassVar[str] = "decode_webp"
+
+
+Image = Dialect("image", [DecodeJpegOp, DecodePngOp, DecodeTiffOp, DecodeJp2Op, DecodeWebpOp], [])

@@ -3,7 +3,8 @@
 `decode_jpeg(data, height, width, format)`: dialects/image_jpeg.zig's algorithm step for step, in
 Python integers, with the same refusals. `decode_png(...)`: dialects/image_png.zig's checks with
 Python's zlib inflating. `decode_tiff(...)`: dialects/image_tiff.zig's checks. `decode_jp2(...)`:
-dialects/image_jp2.zig's algorithm (`zant.dialects.image_reference_jp2`). Each returns the pixels
+dialects/image_jp2.zig's algorithm (`zant.dialects.image_reference_jp2`). `decode_webp(...)`:
+dialects/image_webp.zig's algorithm (`zant.dialects.image_reference_webp`). Each returns the pixels
 (uint8, [height, width, channels]) or None when the Zig decoder refuses the bytes.
 """
 
@@ -14,6 +15,7 @@ import zlib
 import numpy as np
 
 from zant.dialects.image_reference_jp2 import decode_jp2  # noqa: F401  (JPEG 2000: its own module)
+from zant.dialects.image_reference_webp import decode_webp  # noqa: F401  (WebP: its own module)
 
 NATURAL_ORDER = (
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,

@@ -1,5 +1,5 @@
 """ImageDecoder: 24-bit BMP (BI_RGB), binary PPM (P6, maxval 255), baseline JPEG, PNG,
-uncompressed TIFF and JPEG 2000 (reversible 5/3).
+uncompressed TIFF, JPEG 2000 (reversible 5/3) and lossy WebP.
 
 The encoded bytes are a run-time input, so the format is found at run time; the output is
 compiled for the shape the model declares ([H, W, 3] for RGB and BGR, [H, W, 1] for Grayscale).
@@ -8,13 +8,13 @@ Four steps, none reading past the input:
 1. header: BMP's fields sit at fixed offsets (read only when the input is long enough to hold
    them); PPM's are ASCII numbers separated by whitespace and comments, parsed by one loop
    over the bytes before the last 3·H·W (where its pixels must start at the latest);
-2. JPEG, PNG, TIFF and JPEG 2000: `image.decode_jpeg`, `image.decode_png`, `image.decode_tiff`,
-   `image.decode_jp2` (dialects/image.py, their decoders dialects/image_*.zig) decode the bytes
+2. JPEG, PNG, TIFF, JPEG 2000 and WebP: `image.decode_jpeg`, `image.decode_png`,
+   `image.decode_tiff`, `image.decode_jp2`, `image.decode_webp` (dialects/image.py, their decoders dialects/image_*.zig) decode the bytes
    into the output when they are such an image of H x W, each with a scratch buffer (its `WORK_BYTES`: JPEG's
    component planes and Huffman tables, PNG's inflated rows, one byte for TIFF, JPEG 2000's
-   coefficient planes) the arena plan places, and write nothing otherwise;
+   coefficient planes, WebP's Y, U and V planes) the arena plan places, and write nothing otherwise;
 3. check: `abi.check` ends NAME_predict with `abi.Status.OUTPUT_SIZE` unless the bytes are one
-   of the six formats, of the compiled width and height, with every pixel inside the input;
+   of the seven formats, of the compiled width and height, with every pixel inside the input;
 4. pixels: one loop nest over [H, W] reads each channel where the header said (BMP: rows
    padded to 4 bytes, bottom-up unless the height is negative, BGR order; PPM: RGB order), or,
    after a JPEG, PNG or TIFF, stores each decoded byte back. Grayscale is PIL's convert("L") of the RGB.
@@ -180,7 +180,10 @@ LUMA = (19595, 38470, 7471)
 601-2 luma in 16-bit fixed point, (19595 R + 38470 G + 7471 B + 2^15) >> 16."""
 
 
-DECODERS = {"jpeg": image.DecodeJpegOp, "png": image.DecodePngOp, "tiff": image.DecodeTiffOp, "jp2": image.DecodeJp2Op}
+DECODERS = {
+    "jpeg": image.DecodeJpegOp, "png": image.DecodePngOp, "tiff": image.DecodeTiffOp, "jp2": image.DecodeJp2Op,
+    "webp": image.DecodeWebpOp,
+}
 """The compressed formats, each decoded by an op of the image dialect."""
 
 
@@ -198,7 +201,8 @@ def _decoded(kb: KernelBuilder, decoder: type, data: Layout, out: Layout, name: 
 
 class ImageDecoderLowering(OnnxLowering):
     """ImageDecoder (RGB, BGR or Grayscale) of a 24-bit BMP, a binary PPM, a baseline JPEG, a PNG,
-    an uncompressed TIFF or a JPEG 2000 image of the declared shape, the format told apart at run time."""
+    an uncompressed TIFF, a JPEG 2000 image or a lossy WebP of the declared shape, the format told
+    apart at run time."""
 
     op_names = frozenset({ImageDecoderOp.name})
 

@@ -64,3 +64,16 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %b = uop.define_global "input" 0 "x" : !uop.buffer<64xui8>
+    %i = uop.const 0 : index
+    %p = uop.gep %b[%i] : !uop.buffer<64xui8>
+    // expected-error@+1 {{decode_webp writes one of rgb, bgr, gray, got 'rgba'}}
+    %ok = image.decode_webp %p, %p, %p {height = 2 : i64, width = 2 : i64, format = "rgba", size = 64 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
+    func.return
+  }
+}

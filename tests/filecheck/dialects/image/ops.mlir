@@ -8,6 +8,7 @@
 // CHECK-NEXT:    %p = image.decode_png %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "bgr", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
 // CHECK-NEXT:    %t = image.decode_tiff %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
 // CHECK-NEXT:    %j = image.decode_jp2 %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "rgb", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
+// CHECK-NEXT:    %w = image.decode_webp %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
 
 builtin.module {
   func.func @main() {
@@ -25,6 +26,7 @@ builtin.module {
     %p = image.decode_png %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "bgr", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
     %t = image.decode_tiff %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
     %j = image.decode_jp2 %pd, %po, %pw {height = 13 : i64, width = 21 : i64, format = "rgb", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
+    %w = image.decode_webp %pd, %pg, %pw {height = 13 : i64, width = 21 : i64, format = "gray", size = 1280 : i64} : !uop.ptr<ui8>, !uop.ptr<ui8>, !uop.ptr<ui8>
     func.return
   }
 }

@@ -9,8 +9,10 @@
 // written only then); PNG: image.decode_png the same way, its scratch the inflated rows
 // (3·(1 + 4·5) bytes); TIFF: image.decode_tiff (one unused scratch byte); JPEG 2000:
 // image.decode_jp2, its scratch three i32 planes (12·15), a line (4·5), the flags of a code block
-// (7·5), one precinct's blocks (18·6) and tag trees (24·76), 4 bytes of alignment: 2,171. Then
-// one check (STATUS_OUTPUT_SIZE = 5) that one of the six is the format, and one loop nest picks
+// (7·5), one precinct's blocks (18·6) and tag trees (24·76), 4 bytes of alignment: 2,171; WebP:
+// image.decode_webp, its scratch the Y, U and V planes of one macroblock (384), its filter byte
+// and one column's 13 context bytes: 398. Then
+// one check (STATUS_OUTPUT_SIZE = 5) that one of the seven is the format, and one loop nest picks
 // each channel from where the header said, or stores the decoded byte back after a decoder.
 
 // CHECK-LABEL: func.func @main()
@@ -19,6 +21,7 @@
 // CHECK-NEXT:    %rgb_png_work = uop.define_local "rgb_png_work" : !uop.buffer<63xui8>
 // CHECK-NEXT:    %rgb_tiff_work = uop.define_local "rgb_tiff_work" : !uop.buffer<1xui8>
 // CHECK-NEXT:    %rgb_jp2_work = uop.define_local "rgb_jp2_work" : !uop.buffer<2171xui8>
+// CHECK-NEXT:    %rgb_webp_work = uop.define_local "rgb_webp_work" : !uop.buffer<398xui8>
 // CHECK:         [[ROOM:%.*]] = uop.const 54 : i64
 // CHECK-NEXT:    [[FITS:%.*]] = uop.cmple [[OFFSET:%.*]], [[ROOM]] : i64
 // CHECK:         [[FIRST:%.*]] = uop.where [[BOTTOM_UP:%.*]], {{%.*}}, [[OFFSET]] : i64
@@ -41,11 +44,14 @@
 // CHECK-NEXT:    [[PNG:%.*]] = image.decode_png {{%.*}}, {{%.*}}, [[ROWS]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
 // CHECK:         [[TIFF:%.*]] = image.decode_tiff {{%.*}}, {{%.*}}, {{%.*}} {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
 // CHECK:         [[JP2:%.*]] = image.decode_jp2 {{%.*}}, {{%.*}}, {{%.*}} {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
-// CHECK:         [[ANY:%.*]] = uop.or {{%.*}}, [[JP2]] : i1
+// CHECK:         [[WEBP_WORK:%.*]] = uop.gep %rgb_webp_work[{{%.*}}] : !uop.buffer<398xui8>
+// CHECK-NEXT:    [[WEBP:%.*]] = image.decode_webp {{%.*}}, {{%.*}}, [[WEBP_WORK]] {height = 3 : i64, width = 5 : i64, format = "rgb", size = 102 : i64}
+// CHECK:         [[ANY:%.*]] = uop.or {{%.*}}, [[WEBP]] : i1
 // CHECK-NEXT:    abi.check [[ANY]], 5
 // CHECK-NEXT:    [[EITHER:%.*]] = uop.or [[JPEG]], [[PNG]] : i1
 // CHECK-NEXT:    [[THREE:%.*]] = uop.or [[EITHER]], [[TIFF]] : i1
-// CHECK-NEXT:    [[DECODED:%.*]] = uop.or [[THREE]], [[JP2]] : i1
+// CHECK-NEXT:    [[FOUR:%.*]] = uop.or [[THREE]], [[JP2]] : i1
+// CHECK-NEXT:    [[DECODED:%.*]] = uop.or [[FOUR]], [[WEBP]] : i1
 // CHECK-NEXT:    uop.where [[IS_BMP:%.*]], [[FIRST]], {{%.*}} : i64
 // CHECK-NEXT:    uop.where [[IS_BMP]], [[ROW_STEP]], {{%.*}} : i64
 // CHECK-NEXT:    uop.range {{%.*}} = 0 to 3 {
