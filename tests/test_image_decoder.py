@@ -19,6 +19,12 @@ pipelines.
 PNG: files written here (every filter, stored, fixed and dynamic zlib blocks, several IDAT
 chunks, gray, gray + alpha, RGB, RGBA, palette) decode to the pixels they were made from;
 malformed ones are refused; streams corrupted under right CRCs agree with the reference (zlib).
+
+JPEG 2000: a 13 x 21 model decodes the files of tests/data/jp2/jp2s.npz (OpenJPEG-encoded: one
+component, the five progression orders, precincts, tiles, SOP/EPH, code-block styles) to the
+samples OpenJPEG decodes them to, refuses 9/7, two layers, bypass and malformed files, refuses every
+cut of two files without a trap, and agrees with image_reference.decode_jp2 on corrupted ones; the
+node suite's 32 x 32 JP2 decodes to onnx's data in RGB, BGR and Grayscale.
 """
 
 from __future__ import annotations
@@ -243,11 +249,11 @@ def test_corrupted_jpegs_give_what_the_reference_gives(predict_jpeg):
 
 
 @pytest.mark.parametrize("target", ["host", "cortex-m4"])
-@pytest.mark.parametrize("kind", ["jpeg", "png"])
+@pytest.mark.parametrize("kind", ["jpeg", "png", "jpeg2k"])
 def test_the_interpreter_decodes_the_suites_images(kind, target):
-    """The node suite's 32 x 32 JPEG (4:2:0) and PNG through the lowered module on the uop
-    interpreter (the image dialect's Python reference): onnx's expected RGB, and Grayscale (the
-    suite's for the JPEG, PIL's luma of the RGB for the PNG)."""
+    """The node suite's 32 x 32 JPEG (4:2:0), PNG and JPEG 2000 through the lowered module on the
+    uop interpreter (the image dialect's Python reference): onnx's expected RGB, and Grayscale (the
+    suite's for the JPEG, PIL's luma of the RGB for the others)."""
     from onnx.backend.test.case.node import _image_decoder_data as suite
 
     from zant.driver import compile_to_module
@@ -256,7 +262,7 @@ def test_the_interpreter_decodes_the_suites_images(kind, target):
     case = getattr(suite, f"image_decoder_decode_{kind}_rgb")
     data, expected = np.asarray(case.data, np.uint8), np.asarray(case.output, np.uint8)
     planned = compile_to_module(_model(32, 32, data.size, ("RGB", "Grayscale")), target)
-    assert f"image.decode_{kind}" in str(planned.module)
+    assert f"image.decode_{'jp2' if kind == 'jpeg2k' else kind}" in str(planned.module)
     (function,) = graph_functions(planned.module)
     (rgb, gray), defined = run_defined(function, [data])
     assert all(mask.all() for mask in defined)
@@ -512,3 +518,125 @@ def test_corrupted_tiffs_give_what_the_reference_gives(predict_tiff):
             assert status == 0
             np.testing.assert_array_equal(rgb, want)
     assert decoded > 5 and refused > 100, (decoded, refused)
+
+
+# -- JPEG 2000 --------------------------------------------------------------------------------
+# tests/data/jp2/jp2s.npz: 13 x 21 files encoded with OpenJPEG (tests/data/jp2/make_jp2s.py, the
+# library PIL decodes with) and the samples OpenJPEG decodes them to: one component, the five
+# progression orders, precincts, small code blocks, tiles with offsets, SOP/EPH, code-block styles.
+
+JP2S = np.load(Path(__file__).parent / "data" / "jp2" / "jp2s.npz")
+JP2_HEIGHT, JP2_WIDTH = JP2S["rgb_pixels"].shape[:2]
+JP2_SIZE = 2048  # the largest file (tiles with offsets) is 1,969 bytes; the others are zero-padded
+JP2_REFUSED_ENCODINGS = ("irreversible", "two_layers", "bypass")
+DECODED_JP2S = tuple(n for n in JP2S.files if not n.endswith("_pixels") and n not in JP2_REFUSED_ENCODINGS)
+
+
+def jp2(name: str) -> bytes:
+    return JP2S[name].tobytes().ljust(JP2_SIZE, b"\0")
+
+
+def _jp2_patched(name: str, marker: bytes, offset: int, value: bytes) -> bytes:
+    """JP2 `name` with the bytes at `offset` after its codestream's first `marker` replaced."""
+    data = bytearray(JP2S[name].tobytes())
+    at = data.index(b"\xff\x4f\xff\x51") + data[data.index(b"\xff\x4f\xff\x51"):].index(marker) + offset
+    data[at: at + len(value)] = value
+    return bytes(data).ljust(JP2_SIZE, b"\0")
+
+
+def _jp2c_box_of_length(length: int) -> bytes:
+    """The "rgb" JP2 with its codestream box said to be `length` bytes long."""
+    data = jp2("rgb")
+    at = data.index(b"jp2c") - 4
+    return data[:at] + struct.pack(">I", length) + data[at + 4:]
+
+
+@pytest.fixture(scope="module")
+def predict_jp2(tmp_path_factory):
+    return _compiled(tmp_path_factory.mktemp("jp2"), JP2_HEIGHT, JP2_WIDTH, JP2_SIZE)
+
+
+@pytest.mark.parametrize("name", DECODED_JP2S)
+def test_decodes_jp2s_as_openjpeg(predict_jp2, name):
+    status, rgb, bgr, gray = predict_jp2(jp2(name))
+    assert status == 0
+    samples = JP2S[f"{name}_pixels"]
+    want = samples if samples.shape[2] == 3 else np.repeat(samples, 3, axis=-1)
+    np.testing.assert_array_equal(rgb, want)
+    np.testing.assert_array_equal(bgr, want[:, :, ::-1])
+    np.testing.assert_array_equal(gray, samples if samples.shape[2] == 1 else luma(want))
+
+
+REFUSED_JP2S = {
+    **{name: (lambda name=name: jp2(name)) for name in JP2_REFUSED_ENCODINGS},  # 9/7, 2 layers, bypass
+    "no_end_marker": lambda: JP2S["rgb"].tobytes()[:-2].ljust(JP2_SIZE, b"\0"),
+    "other_width": lambda: _jp2_patched("rgb", b"\xff\x51", 6, b"\x00\x00\x00\x16"),
+    "16_bit_samples": lambda: _jp2_patched("rgb", b"\xff\x51", 42, b"\x0f"),
+    "subsampled_component": lambda: _jp2_patched("rgb", b"\xff\x51", 43, b"\x02"),
+    "tile_part_past_the_end": lambda: _jp2_patched("rgb", b"\xff\x90", 6, b"\x00\x00\xff\xff"),
+    "segment_past_the_end": lambda: _jp2_patched("rgb", b"\xff\x52", 2, b"\xff\xf0"),
+    "poc_marker": lambda: _jp2_patched("rgb", b"\xff\x64", 0, b"\xff\x5f"),
+    "codestream_box_past_the_end": lambda: _jp2c_box_of_length(0x10000),
+    "all_0xff": lambda: b"\xff\x4f\xff\x51" + b"\xff" * (JP2_SIZE - 4),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED_JP2S)
+def test_refuses_jp2s_without_writing(predict_jp2, name):
+    status, *outputs = predict_jp2(REFUSED_JP2S[name]())
+    assert status == Status.OUTPUT_SIZE
+    assert all(np.all(o == SENTINEL) for o in outputs)
+
+
+def test_every_cut_of_a_jp2_is_refused_without_a_trap(predict_jp2):
+    """Every prefix of two files (zero-padded to the compiled size; ReleaseSafe, so an
+    out-of-bounds access or an overflow traps and kills the process) is refused, the outputs
+    untouched: the end-of-codestream marker is required."""
+    for name in ("rgb", "rpcl_precincts"):
+        file = JP2S[name].tobytes()
+        for length in range(len(file)):
+            status, rgb, _bgr, gray = predict_jp2(file[:length].ljust(JP2_SIZE, b"\0"))
+            assert status == Status.OUTPUT_SIZE, length
+            assert np.all(rgb == SENTINEL) and np.all(gray == SENTINEL)
+
+
+def test_corrupted_jp2s_give_what_the_reference_gives(predict_jp2):
+    """100 seeded corruptions (1 to 4 bytes replaced) of each of two files: the compiled decoder
+    (ReleaseSafe) and image_reference.decode_jp2 agree on every status and every pixel; some still
+    decode (a corrupted code block decodes to what its bits say, as OpenJPEG's would)."""
+    from zant.dialects.image_reference import decode_jp2
+
+    rng = np.random.default_rng(2000)
+    decoded = refused = 0
+    for name in ("rgb", "cprl_precincts"):
+        original = JP2S[name].tobytes()
+        for _ in range(100):
+            data = bytearray(jp2(name))
+            for at in rng.integers(0, len(original), int(rng.integers(1, 5))):
+                data[at] = int(rng.integers(0, 256))
+            status, rgb, _bgr, gray = predict_jp2(bytes(data))
+            want = decode_jp2(bytes(data), JP2_HEIGHT, JP2_WIDTH, "rgb")
+            if want is None:
+                refused += 1
+                assert status == Status.OUTPUT_SIZE
+                assert np.all(rgb == SENTINEL) and np.all(gray == SENTINEL)
+            else:
+                decoded += 1
+                assert status == 0
+                np.testing.assert_array_equal(rgb, want)
+                np.testing.assert_array_equal(gray, decode_jp2(bytes(data), JP2_HEIGHT, JP2_WIDTH, "gray"))
+    assert decoded > 20 and refused > 20, (decoded, refused)
+
+
+def test_decodes_the_suites_jp2_in_every_format(tmp_path):
+    """The node suite's 32 x 32 JP2 (OpenJPEG 2.5: 5 levels, 64 x 64 blocks, RCT) compiled as it
+    is written: RGB equal to onnx's data, BGR its reverse, Grayscale PIL's luma of it."""
+    from onnx.backend.test.case.node import _image_decoder_data as suite
+
+    case = suite.image_decoder_decode_jpeg2k_rgb
+    data, expected = np.asarray(case.data, np.uint8).tobytes(), np.asarray(case.output, np.uint8)
+    status, rgb, bgr, gray = _compiled(tmp_path, 32, 32, len(data))(data)
+    assert status == 0
+    np.testing.assert_array_equal(rgb, expected)
+    np.testing.assert_array_equal(bgr, expected[:, :, ::-1])
+    np.testing.assert_array_equal(gray, luma(expected))
