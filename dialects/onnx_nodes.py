@@ -162,8 +162,11 @@ def _property(node: NodeProto, attribute: AttributeProto) -> tuple[str, Attribut
 def op_of_node(
     node: NodeProto, operands: Sequence[SSAValue | None], result_types: Sequence[Attribute | None]
 ) -> OnnxOp:
-    """The op of a (non-Constant) node: ONNX-positional operands and result types (None: absent)."""
-    properties = dict(_property(node, a) for a in node.attribute)
+    """The op of a (non-Constant) node: ONNX-positional operands and result types (None: absent).
+    An empty Optional's `type` (a TYPE_PROTO) is not kept: its result type, `!onnx.opt<...>`,
+    is the type it names."""
+    kept = [a for a in node.attribute if not (node.op_type == "Optional" and a.type == AttributeProto.TYPE_PROTO)]
+    properties = dict(_property(node, a) for a in kept)
     attributes = {NODE_NAME: StringAttr(node.name)} if node.name else {}
     try:
         return onnx_op_class(node.op_type, node.domain).from_onnx(operands, result_types, properties, attributes)

@@ -16,11 +16,14 @@ into tensor ops or into nothing:
 | ConcatFromSequence | `onnx.Concat` of the elements, each `onnx.Unsqueeze`d first for `new_axis=1` |
 | SequenceMap | its body's ops once per element (typed by ONNX's inference for that element) |
 | Optional, OptionalHasElement, OptionalGetElement | the content, a bool constant, the content |
+| `ai.zant.SequenceSelect` of optionals (the unroller's, a run-time If's) | an optional whose presence is a run-time i1 flag (`Opt.present`), the chosen candidate's; its content the present candidates' (a Where per tensor where several hold one) |
+| OptionalHasElement, OptionalGetElement of such an optional | the flag; the content behind an `onnx.Guard` of the flag |
 | Identity of a sequence/optional | the same list/content |
 
 The function's results follow: a sequence result is its elements, in order, named `y.0`,
 `y.1` ... in `onnx.output_names` (the C ABI's outputs); an optional result its content (nothing
-when it is empty). The importer builds a sequence or optional graph input from the tensors the
+when it is empty); one whose presence is a run-time flag is returned like a run-time-length
+sequence of its tensors, its length 0 when empty. The importer builds a sequence or optional graph input from the tensors the
 caller passes (`zant.frontend.sequences`), so the pass sees only values it can follow.
 
 A position computed at run time (not an `onnx.Constant`) leaves the length known, and so is

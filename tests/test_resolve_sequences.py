@@ -247,20 +247,73 @@ def test_if_choosing_sequences_at_run_time(c):
     _check(constant, {"x": x})
 
 
-def test_if_choosing_an_optional_at_run_time_is_an_error_naming_the_node():
-    """ONNX's if_opt: a run-time condition would decide whether the result holds a value."""
-    opt = helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [2]))
+def _optional_if_model(content: str, read: bool) -> onnx.ModelProto:
+    """ONNX's if_opt: a run-time condition decides whether the result holds a value (then: empty,
+    else: x, or the sequence [x] for `content` "sequence"), and its HasElement; with `read`,
+    also GetElement's value (a sequence's element 0) plus 1."""
+    inner = helper.make_tensor_type_proto(F, [2])
+    if content == "sequence":
+        inner = helper.make_sequence_type_proto(inner)
+    opt = helper.make_optional_type_proto(inner)
+    held = [helper.make_node("SequenceConstruct", ["x"], ["xs"]), helper.make_node("Optional", ["xs"], ["some"])] \
+        if content == "sequence" else [helper.make_node("Optional", ["x"], ["some"])]
     branches = {
-        "then_branch": helper.make_graph([helper.make_node("Optional", [], ["none"], type=helper.make_tensor_type_proto(F, [2]))],
+        "then_branch": helper.make_graph([helper.make_node("Optional", [], ["none"], type=inner)],
                                          "then", [], [helper.make_value_info("none", opt)]),
-        "else_branch": helper.make_graph([helper.make_node("Optional", ["x"], ["some"])], "else", [],
-                                         [helper.make_value_info("some", opt)]),
+        "else_branch": helper.make_graph(held, "else", [], [helper.make_value_info("some", opt)]),
     }
-    model = _model([helper.make_node("If", ["c"], ["o"], name="choose", **branches)],
-                   [helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [2])],
-                   [helper.make_value_info("o", opt)], opset=18)
-    with pytest.raises(ZantError, match=r"node 'choose' \(If\): the condition is only known at run time and the branches return optionals"):
-        import_model_bytes(model.SerializeToString(), ".", {})
+    nodes = [helper.make_node("If", ["c"], ["o"], name="choose", **branches), helper.make_node("OptionalHasElement", ["o"], ["has"])]
+    outputs = [helper.make_value_info("o", opt), helper.make_tensor_value_info("has", TensorProto.BOOL, [])]
+    if read:
+        nodes.append(helper.make_node("OptionalGetElement", ["o"], ["got"]))
+        if content == "sequence":
+            nodes.append(helper.make_node("SequenceAt", ["got", "zero"], ["first"]))
+        nodes.append(helper.make_node("Add", ["first" if content == "sequence" else "got", "one"], ["plus"]))
+        outputs.append(helper.make_tensor_value_info("plus", F, [2]))
+    return _model(nodes, [helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [2])],
+                  outputs, [("zero", np.array(0, np.int64)), ("one", np.array(1, np.float32))], opset=18)
+
+
+@pytest.mark.parametrize("content", ["tensor", "sequence"])
+def test_if_choosing_an_optional_at_run_time(tmp_path, content):
+    """The optional's presence is a run-time flag: the output is returned as a sequence of its
+    tensors whose length (its extents array entry) is 1 or 0, so a caller reads it present or
+    absent; HasElement is the flag; GetElement of an empty one makes NAME_predict return
+    STATUS_BAD_PARAMETER (ONNX calls reading an empty optional an error)."""
+    from zant.driver import CompileOptions, compile_model
+    from zant.runtime import load_compiled
+
+    x = np.array([3.0, 4.0], np.float32)
+    compiled = {}
+    for read in (False, True):
+        path = tmp_path / f"m{int(read)}.onnx"
+        onnx.save(_optional_if_model(content, read), path)
+        compiled[read] = load_compiled(compile_model(path, tmp_path / f"out{int(read)}", CompileOptions(name="m")))
+    assert [s.name for s in compiled[False].outputs] == ["o.0", "has"]
+    present, absent = compiled[False](np.array(False), x), compiled[False](np.array(True), x)
+    assert len(present) == 2 and np.array_equal(present[0], x) and bool(present[1])
+    assert len(absent) == 1 and not bool(absent[0])
+    o, has, plus = compiled[True](np.array(False), x)
+    assert np.array_equal(o, x) and bool(has) and np.array_equal(plus, x + 1)
+    from zant.dialects.abi import Status
+
+    with pytest.raises(ZantError, match=f"returned {int(Status.BAD_PARAMETER)}$"):
+        compiled[True](np.array(True), x)
+    # The interpreter agrees pass by pass; its raw outputs: the slot, HasElement, the extents
+    # array (the slot's length: 1 present, 0 absent).
+    for c in (False, True):
+        module = import_model_bytes(_optional_if_model(content, False).SerializeToString(), ".", {})
+        checker, ctx = None, make_context()
+        for stage in STAGES:
+            pass_class(stage)().apply(ctx, module)
+            if checker is None:
+                checker = PassChecker(module, inputs=[np.array([c]), x])
+            else:
+                checker.after(stage)
+        slot, has, extents = checker.outputs()
+        assert has.tolist() == [not c] and extents.tolist() == [0 if c else 1]
+        if not c:
+            np.testing.assert_array_equal(slot, x)
 
 
 def _runtime_positions_model() -> onnx.ModelProto:
