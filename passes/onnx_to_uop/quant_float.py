@@ -112,23 +112,17 @@ def float_conv(op: Operation, kb: KernelBuilder, form: str, constants: Constants
     def first_channel(m: SSAValue) -> SSAValue:
         return kb.alu("mul", kb.alu("div", m, kb.index(out_per_group)), kb.index(group_channels))
 
-    def term(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue], c: SSAValue, tap_ivs: list[SSAValue]) -> tuple[SSAValue, SSAValue]:
-        """(x_f, w_f) of channel c (of m's group) and the kernel tap `tap_ivs`."""
+    def x_tap(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue], c: SSAValue, tap_ivs: list[SSAValue]) -> SSAValue:
+        """x_f of channel c (of m's group) at the kernel tap `tap_ivs`."""
         positions = tap_positions(kb, windows, out_ivs, tap_ivs)
         value, _ = load_window(kb, x, [n, kb.alu("add", first_channel(m), c)], windows, positions, x_zp)
-        return _dequantized(kb, value, x_zero, x_s), kb.load(w_f, [m, c, *tap_ivs])
+        return _dequantized(kb, value, x_zero, x_s)
 
     def product(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue], k: int) -> SSAValue:
-        """The rounded product x_f · w_f of the k-th term (a VMULPS)."""
+        """The rounded product x_f · w_f of the k-th term, k = (channel, tap) (a VMULPS)."""
         c, tap = divmod(k, len(taps))
-        return kb.alu("mul", *term(n, m, out_ivs, kb.index(c), [kb.index(t) for t in taps[tap]]))
-
-    def fused_chain(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue]) -> SSAValue:
-        """MLAS's SGEMM kernels (AVX-512F, FMA3, NEON): acc = fma(x_f, w_f, acc), k = 0, 1, ..."""
-        acc = kb.define_acc(0.0, F32)
-        with kb.loop(group_channels) as c, kb.loop_nest(kernel) as tap_ivs:
-            kb.acc_set(acc, _fma(kb, *term(n, m, out_ivs, c, tap_ivs), kb.acc_get(acc)))
-        return kb.acc_get(acc)
+        channel, tap_ivs = kb.index(c), [kb.index(t) for t in taps[tap]]
+        return kb.alu("mul", x_tap(n, m, out_ivs, channel, tap_ivs), kb.load(w_f, [m, channel, *tap_ivs]))
 
     def one_row(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue]) -> SSAValue:
         """MlasSgemmKernelM1Avx: each 4 products summed left to right (VMULPS, VADDPS), the group
@@ -177,9 +171,23 @@ def float_conv(op: Operation, kb: KernelBuilder, form: str, constants: Constants
                     finish(reduced(lanes(n, m, out_ivs), block), n, m, out_ivs)
                 start += block
         return y
-    sum_of = {"fma": fused_chain, "m1": one_row}[form]
+    if form == "fma":
+        # MLAS's SGEMM kernels (AVX-512F, FMA3): acc = fma(x_f, w_f, acc), k = 0, 1, ... A block
+        # of a group's output channels per x tap: each keeps its own chain, x_f is computed once.
+        block = next(b for b in (4, 2, 1) if out_per_group % b == 0)
+        with kb.loop_nest([out_shape[0], out_channels // block, *out_shape[2:]]) as (n, mb, *out_ivs):
+            first = kb.alu("mul", mb, kb.index(block))
+            ms = [first] + [kb.alu("add", first, kb.index(j)) for j in range(1, block)]
+            accs = [kb.define_acc(0.0, F32) for _ in ms]
+            with kb.loop(group_channels) as c, kb.loop_nest(kernel) as tap_ivs:
+                x_f = x_tap(n, first, out_ivs, c, tap_ivs)
+                for m, acc in zip(ms, accs, strict=True):
+                    kb.acc_set(acc, _fma(kb, x_f, kb.load(w_f, [m, c, *tap_ivs]), kb.acc_get(acc)))
+            for m, acc in zip(ms, accs, strict=True):
+                finish(kb.acc_get(acc), n, m, out_ivs)
+        return y
     with kb.loop_nest(out_shape) as (n, m, *out_ivs):
-        finish(sum_of(n, m, out_ivs), n, m, out_ivs)
+        finish(one_row(n, m, out_ivs), n, m, out_ivs)
     return y
 
 

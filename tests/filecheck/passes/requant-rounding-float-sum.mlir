@@ -51,7 +51,8 @@ func.func @layers(%x: tensor<1x2x3x3xi16>, %wide: tensor<1x130x2x2xi16>) -> (ten
   func.return %conv, %depthwise, %pixel, %long, %mean, %windows, %sum : tensor<1x2x3x3xi16>, tensor<1x2x2x2xi16>, tensor<1x2x1x1xi16>, tensor<1x2x2x2xi16>, tensor<1x2x1x1xi16>, tensor<1x2x2x2xi16>, tensor<1x2x3x3xi16>
 }
 
-// Lowered: the fused chain is one uop.fma per tap into a float32 accumulator, the dequantized
+// Lowered: the fused chain is one uop.fma per tap into a float32 accumulator per output channel
+// (a block of channels shares the tap's dequantized x), the dequantized
 // weights and bias float32 constants (not scratch), x dequantized in a register; the one-row
 // kernel's group of 4 products added left to right, then to the running sum; the global pool's
 // 4 lanes; then the division by y_scale and MLAS's rounding (the 1.5 · 2^23 add). Every value
@@ -64,6 +65,7 @@ func.func @layers(%x: tensor<1x2x3x3xi16>, %wide: tensor<1x130x2x2xi16>) -> (ten
 // LOWER:           [[XF:%.*]] = uop.mul %{{.*}}, %{{.*}} : f32
 // LOWER:           [[WF:%.*]] = uop.load %{{.*}} : f32
 // LOWER:           uop.fma [[XF]], [[WF]], %{{.*}} : f32
+// LOWER:           uop.fma [[XF]], %{{.*}}, %{{.*}} : f32
 // LOWER:           uop.div %{{.*}}, %{{.*}} : f32
 // LOWER:           uop.const 0x4B400000 : f32
 // SCRATCH-NOT:     uop.define_local
