@@ -523,12 +523,13 @@ def test_corrupted_tiffs_give_what_the_reference_gives(predict_tiff):
 # -- JPEG 2000 --------------------------------------------------------------------------------
 # tests/data/jp2/jp2s.npz: 13 x 21 files encoded with OpenJPEG (tests/data/jp2/make_jp2s.py, the
 # library PIL decodes with) and the samples OpenJPEG decodes them to: one component, the five
-# progression orders, precincts, small code blocks, tiles with offsets, SOP/EPH, code-block styles.
+# progression orders, precincts, small code blocks, tiles with offsets, SOP/EPH, code-block styles,
+# the colour files with the reversible colour transform (RCT) but one.
 
 JP2S = np.load(Path(__file__).parent / "data" / "jp2" / "jp2s.npz")
 JP2_HEIGHT, JP2_WIDTH = JP2S["rgb_pixels"].shape[:2]
-JP2_SIZE = 2048  # the largest file (tiles with offsets) is 1,969 bytes; the others are zero-padded
-JP2_REFUSED_ENCODINGS = ("irreversible", "two_layers", "bypass")
+JP2_SIZE = 2048  # the largest file (tiles with offsets) is 1,976 bytes; the others are zero-padded
+JP2_REFUSED_ENCODINGS = ("irreversible", "tile_parts", "two_layers", "bypass")
 DECODED_JP2S = tuple(n for n in JP2S.files if not n.endswith("_pixels") and n not in JP2_REFUSED_ENCODINGS)
 
 
@@ -568,7 +569,7 @@ def test_decodes_jp2s_as_openjpeg(predict_jp2, name):
 
 
 REFUSED_JP2S = {
-    **{name: (lambda name=name: jp2(name)) for name in JP2_REFUSED_ENCODINGS},  # 9/7, 2 layers, bypass
+    **{name: (lambda name=name: jp2(name)) for name in JP2_REFUSED_ENCODINGS},  # 9/7, tile-parts, 2 layers, bypass
     "no_end_marker": lambda: JP2S["rgb"].tobytes()[:-2].ljust(JP2_SIZE, b"\0"),
     "other_width": lambda: _jp2_patched("rgb", b"\xff\x51", 6, b"\x00\x00\x00\x16"),
     "16_bit_samples": lambda: _jp2_patched("rgb", b"\xff\x51", 42, b"\x0f"),

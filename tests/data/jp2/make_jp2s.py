@@ -7,7 +7,8 @@ Each entry NAME holds the encoded bytes (uint8) and NAME_pixels the decoded samp
 tests/data/jpeg's) exercise what the node suite's one file does not: one component, the five
 progression orders, precincts, several code blocks, tiles, image and tile offsets, SOP/EPH
 markers, the reset and segmentation-symbol code-block styles, a bare J2K codestream, no colour
-transform; and the 9/7 wavelet and two quality layers, which the decoder refuses.
+transform (the others use the reversible one, RCT, as PIL asks for); and the 9/7 wavelet, tile-parts,
+two quality layers and arithmetic bypass, which the decoder refuses.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ class CParameters(ctypes.Structure):
         ("irreversible", ctypes.c_int), ("roi_compno", ctypes.c_int), ("roi_shift", ctypes.c_int), ("res_spec", ctypes.c_int),
         ("prcw_init", ctypes.c_int * 33), ("prch_init", ctypes.c_int * 33), ("infile", ctypes.c_char * 4096),
         ("outfile", ctypes.c_char * 4096), ("index_on", ctypes.c_int), ("index", ctypes.c_char * 4096),
-        ("image_offset_x0", ctypes.c_int), ("image_offset_y0", ctypes.c_int), ("rest", ctypes.c_byte * 65536),
+        ("image_offset_x0", ctypes.c_int), ("image_offset_y0", ctypes.c_int), ("subsampling", ctypes.c_int * 2),
+        ("formats", ctypes.c_int * 2), ("jpwl", ctypes.c_int * (2 + 5 * 16 + 4 + 2 * 16)), ("cp_cinema", ctypes.c_int),
+        ("max_comp_size", ctypes.c_int), ("cp_rsiz", ctypes.c_int), ("tp_on", ctypes.c_char), ("tp_flag", ctypes.c_char),
+        ("tcp_mct", ctypes.c_char), ("rest", ctypes.c_byte * 65536),
     ]
 
 
@@ -91,6 +95,7 @@ def encode(pixels: np.ndarray, codec: int = JP2, offset=(0, 0), **settings) -> b
     LIB.opj_set_default_encoder_parameters(ctypes.byref(p))
     p.tcp_numlayers, p.tcp_rates[0], p.cp_disto_alloc = 1, 0.0, 1
     p.numresolution = 4  # 3 levels: 2^3 <= 13 rows
+    p.tcp_mct = b"\1" if n >= 3 else b"\0"  # the reversible colour transform, as PIL asks for RGB
     for key, value in settings.items():
         if key == "precincts":
             p.csty |= 1
@@ -159,12 +164,15 @@ IMAGES = {
     "one_level_odd_offset": lambda: encode(picture(1), offset=(3, 7), numresolution=2),
     "reset_segsym": lambda: encode(picture(3), mode=2 | 32 | 16),
     "no_levels": lambda: encode(picture(3), numresolution=1),
+    "no_mct": lambda: encode(picture(3), tcp_mct=b"\0"),
     "irreversible": lambda: encode(picture(3), irreversible=1),
+    "tile_parts": lambda: encode(picture(3), tp_on=b"\1", tp_flag=b"R"),
     "two_layers": lambda: encode(picture(3), rates=[20.0, 0.0]),
     "bypass": lambda: encode(picture(3), mode=1),
 }
-REFUSED = ("irreversible", "two_layers", "bypass")
-"""Encodings the decoder refuses: the 9/7 wavelet, two quality layers, arithmetic bypass."""
+REFUSED = ("irreversible", "tile_parts", "two_layers", "bypass")
+"""Encodings the decoder refuses: the 9/7 wavelet, a tile in several tile-parts, two quality
+layers, arithmetic bypass."""
 
 if __name__ == "__main__":
     arrays = {}
