@@ -30,10 +30,31 @@ A position computed at run time (not an `onnx.Constant`) leaves the length known
 compiled when every element the op chooses among has the same type (the tensor inserted too):
 then only which element goes where depends on the position, a choice `onnx.Where` makes at run
 time; `NAME_predict` returns STATUS_BAD_PARAMETER for a position out of range (`onnx.Guard`).
-Over elements of different shapes the result's shape would depend on the data: a `ZantError`
-naming the op, as are a sequence value the pass cannot follow (a function argument) and any
-other op on a sequence or optional. Afterwards no value of the module is a sequence or an
-optional.
+
+Run-time bounded sequences (docs/sequences.md): where the data decide a length or element shapes,
+a sequence is slots at a capacity the shapes bound (`Seq.items`), each slot `Bounded` along the
+one dimension its shape may vary in (the value at its capacity, the valid entries first, and an
+int64 extent), and a run-time length (`Seq.length`) where the number of elements varies:
+
+| op | run-time form |
+|---|---|
+| SplitToSequence, run-time `split` | slots at the whole extent E along the axis (a piece is at most all of it), each gathered from its offset with the indices clamped into [0, E - 1] and zeroed past its size; a scalar chunk c: E slots, length ceil(E / c), Guard c >= 1; 1-D sizes: one slot per size, Guard each in [0, E] and their sum E |
+| SequenceInsert, run-time position, shapes differing along one dimension | every slot `Bounded` at the largest extent, the elements padded with zeros, value and extent chosen by the position |
+| SequenceAt, run-time position, shapes differing along one dimension | a `Bounded` graph output (only a graph output may be one) |
+| `ai.zant.SequenceSelect` (the unroller's, a Loop over a run-time trip count: `--sequence-capacity`) | slot i chosen among the candidates that reach it, the length among theirs |
+| SequenceLength | the run-time length |
+| `ai.zant.SequenceSelect` of optionals (the unroller's, a run-time If's) | an optional whose presence is a run-time i1 flag (`Opt.present`), the chosen candidate's; its content the present candidates' (a Where per tensor where several hold one) |
+| OptionalHasElement, OptionalGetElement of such an optional | the flag; the content behind an `onnx.Guard` of the flag |
+
+An optional whose presence is a run-time flag is returned like a run-time-length sequence of its
+tensors, its length 0 when empty. A run-time bounded result is a graph output in the C ABI of `zant.frontend.bounded`: one output
+per slot at its capacity, then the int32 extents array, last, holding each `Bounded` slot's
+extent and then each run-time length (`OUTPUT_BOUNDS_ATTR`, `OUTPUT_SEQUENCES_ATTR`). Every
+index is clamped or guarded, so no input value reads or writes outside a buffer: an
+out-of-range position, split or trip count is STATUS_BAD_PARAMETER. Any other op reading a
+run-time bounded sequence is a `ZantError` naming it, as are elements differing in more than one
+dimension, a sequence value the pass cannot follow (a function argument) and any other op on a
+sequence or optional. Afterwards no value of the module is a sequence or an optional.
 """
 
 from __future__ import annotations
@@ -426,9 +447,25 @@ class _Resolver:
 
     def SequenceAt(self, op: OnnxOp) -> None:
         sequence, where = input_value(op, 0), input_value(op, 1)
-        items = self.seq(sequence, op)
+        items = self.seq(sequence, op, bounded=True)
         if not items:
             raise ZantError(f"resolve-sequences: {_label(op)} reads from an empty sequence")
+        varies = any(isinstance(v, Bounded) for v in items) or len({v.type for v in items}) > 1
+        if varies and where is not None and not isinstance(where.owner, ConstantOp) and all(
+            isinstance(use.operation, func.ReturnOp) for use in op.results[0].uses
+        ):
+            # A graph output of a run-time shape: `Bounded` along the one dimension the
+            # elements' shapes differ in, chosen by the position with its extent.
+            dim, capacity = self.common_bound(op, list(items))
+            padded = [self.padded(op, v, dim, capacity) for v in items]
+            p = self.runtime_position(where, op, len(items))
+            value, extent = padded[0]
+            for i in range(1, len(items)):
+                value = self.choose(op, p, i, onnx_dialect.EqualOp, padded[i][0], value)
+                extent = self.choose(op, p, i, onnx_dialect.EqualOp, padded[i][1], extent)
+            self.known[op.results[0]] = Bounded(value, dim, extent)
+            return
+        items = self.seq(sequence, op)
         if self.at_run_time(where, list(items)):
             p = self.runtime_position(where, op, len(items))
             chosen = items[0]
@@ -493,7 +530,7 @@ class _Resolver:
         extent = shape[axis]
         if len(split.type.get_shape()) > 1:
             raise ZantError(f"resolve-sequences: the split of {_label(op)} must be a scalar or 1-D, not shape {_extent(split)}")
-        if extent == 0:
+        if extent == 0 and not split.type.get_shape():  # no chunk of an empty extent
             self.known[op.results[0]] = Seq(())
             return
         length = None
@@ -534,6 +571,9 @@ class _Resolver:
                     [valid, positive], [positive.type])).results[0]
             whole = self.scalar(op, onnx_dialect.EqualOp, total, extent)
             self.guard(op, whole if valid is None else self.insert(op, onnx_dialect.AndOp.from_onnx([valid, whole], [whole.type])).results[0])
+            if extent == 0:  # every size 0 (checked): each piece the empty tensor itself
+                self.known[op.results[0]] = Seq((tensor,) * count)
+                return
         element = tensor.type.get_element_type()
         steps = self.constant(op, np.arange(extent, dtype=np.int64), "piece_steps")
         rows = self.constant(op, np.arange(extent, dtype=np.int64).reshape([extent] + [1] * (len(shape) - axis - 1)), "piece_rows")
@@ -754,7 +794,14 @@ class _Resolver:
         extents: list[SSAValue] = []  # the Bounded outputs' extents, in output order
         lengths: list[SSAValue] = []  # then the run-time-length sequences' lengths
         for name, value in zip(names, op.operands, strict=True):
-            found = self.of(value, op)
+            found = self.known.get(value) if isinstance(self.known.get(value), Bounded) else self.of(value, op)
+            if isinstance(found, Bounded):  # a tensor output of a run-time shape (SequenceAt's)
+                flat.append(found.value)
+                flat_names.append(name)
+                bounds.append(found.dim)
+                groups.append(-1)
+                extents.append(found.extent)
+                continue
             if isinstance(found, Opt) and found.present is not None and found.content is not None:
                 # Whether it holds its content only the data decide: returned as a sequence of
                 # its tensors whose run-time length is 0 when it is empty.

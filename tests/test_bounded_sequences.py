@@ -142,3 +142,37 @@ def test_loop_building_a_sequence_over_a_run_time_trip_count():
     with pytest.raises(ZantError, match="returned 4"):
         compiled.predict({"trip": np.array(5, np.int64), "cond": np.array(True)})
     assert compiled.predict({"trip": np.array(5, np.int64), "cond": np.array(False)}) == {}
+
+
+def test_at_a_run_time_position_among_different_shapes_as_a_graph_output():
+    """onnx's simple/test_sequence_model1 as written: [2,3,4], [1,3,4] and [3,3,4] (inserted at a
+    run-time position), SequenceAt a run-time position returned: an output bounded along the
+    first dimension (capacity 3), its extent chosen with it. An empty extent split by run-time
+    sizes (simple/test_sequence_model8) gives that many empty pieces, every size checked to be 0."""
+    info = helper.make_tensor_value_info
+    model = _model(
+        [
+            helper.make_node("SequenceEmpty", [], ["e"], dtype=F),
+            helper.make_node("SequenceInsert", ["e", "x"], ["s1"]),
+            helper.make_node("SequenceInsert", ["s1", "y"], ["s2"]),
+            helper.make_node("SequenceInsert", ["s2", "z", "pos"], ["s3"]),
+            helper.make_node("SequenceAt", ["s3", "at"], ["out"]),
+            helper.make_node("SplitToSequence", ["none", "sizes"], ["empties"]),
+            helper.make_node("SequenceLength", ["empties"], ["n"]),
+        ],
+        [info("x", F, [2, 3, 4]), info("y", F, [1, 3, 4]), info("z", F, [3, 3, 4]), info("pos", I64, []), info("at", I64, []),
+         info("none", F, [0]), info("sizes", I64, [3])],
+        [info("out", F, ["d", 3, 4]), info("n", I64, [])],
+    )
+    compiled = zant.compile(model)
+    reference = ReferenceEvaluator(model)
+    rng = np.random.default_rng(5)
+    base = {"x": rng.standard_normal((2, 3, 4)).astype(np.float32), "y": rng.standard_normal((1, 3, 4)).astype(np.float32),
+            "z": rng.standard_normal((3, 3, 4)).astype(np.float32), "none": np.zeros(0, np.float32), "sizes": np.zeros(3, np.int64)}
+    for pos in (-2, -1, 0, 1):
+        for at in (-3, -1, 0, 1, 2):
+            feeds = {**base, "pos": np.array(pos, np.int64), "at": np.array(at, np.int64)}
+            _same(list(compiled.predict(feeds).values()), reference.run(None, feeds))
+    for pos, at, sizes in ((3, 0, [0, 0, 0]), (0, 3, [0, 0, 0]), (0, -4, [0, 0, 0]), (0, 0, [0, 1, -1])):
+        with pytest.raises(ZantError, match="returned 4"):
+            compiled.predict({**base, "pos": np.array(pos, np.int64), "at": np.array(at, np.int64), "sizes": np.array(sizes, np.int64)})

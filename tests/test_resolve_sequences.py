@@ -132,12 +132,13 @@ def test_optional_input(present):
 
 def test_runtime_position_is_an_error_naming_the_node():
     model = _model(
-        [helper.make_node("SequenceAt", ["xs", "p"], ["y"], name="pick")],
+        [helper.make_node("SequenceAt", ["xs", "p"], ["y"], name="pick"), helper.make_node("Relu", ["y"], ["z"])],
         [_seq("xs"), helper.make_tensor_value_info("p", I64, [])],
-        [helper.make_tensor_value_info("y", F, [2])],
+        [helper.make_tensor_value_info("z", F, [2])],
     )
     # Over elements of one shape the position picks at run time (test_positions_known_at_run_time);
-    # over shapes that differ, the result's shape would depend on it.
+    # over shapes that differ, the shape an op reads would depend on it (a graph output is a
+    # bounded output: tests/test_bounded_sequences.py).
     module = import_model_bytes(model.SerializeToString(), ".", {"xs": [[2], [3]]})
     with pytest.raises(ZantError, match=r"the position of 'pick' \(onnx.SequenceAt\) is computed at run time over elements of different shapes"):
         pass_class("resolve-sequences")().apply(make_context(), module)

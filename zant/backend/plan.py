@@ -591,7 +591,8 @@ def _bounded_lines(name: str, function: func.FuncOp) -> list[str]:
             "   last parameter, an int32_t extents array, receives how many slots hold elements: */",
         ]
         lines += [
-            f"/*   extents[{s['extent_index']}]: outputs {s['outputs'][0]}..{s['outputs'][-1]} */" for s in lengths
+            f"/*   extents[{s['extent_index']}]: the length of the sequence in outputs {s['outputs'][0]}..{s['outputs'][-1]} */"
+            for s in lengths
         ]
         return _bounded_lines_only(name, bounded) + lines + [
             f"#define {name}_SEQUENCE_LENGTHS {len(lengths)}u", ""
