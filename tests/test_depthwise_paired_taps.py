@@ -15,14 +15,16 @@ import zant
 from zant.passes.onnx_to_uop.conv_depthwise import paired_span, paired_tap_weights, split_paired_interior
 from zant.passes.onnx_to_uop.windows import Window, window_regions
 
-# (name, channels, H, W, strides, pads): odd widths leave interior outputs to the rows, stride 2
-# with TensorFlow's SAME pads (0 before, 1 after) and with 1 on both sides, no pads at all.
+# (name, channels, H, W, strides, pads): interiors of 9 (steps of 4 and a single last output),
+# 6, 3 (KWS's rows: a pair and a single), stride 2 with TensorFlow's SAME pads (0 before, 1
+# after) and with 1 on both sides, no pads at all.
 CASES = [
     ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
     ("s1_nopad", 2, 5, 8, [1, 1], [0, 0, 0, 0]),
     ("s2_same", 4, 8, 12, [2, 2], [0, 0, 1, 1]),
     ("s2_pads", 3, 7, 13, [2, 2], [1, 1, 1, 1]),
     ("s2x1", 2, 9, 10, [2, 1], [1, 1, 1, 1]),
+    ("s1_kws", 3, 6, 5, [1, 1], [1, 1, 1, 1]),
 ]
 
 
@@ -41,24 +43,26 @@ def test_paired_tap_weights_hold_the_outer_taps_as_halves():
             assert _halves(int(words[c, r])) == (w[c, 0, r, 0], w[c, 0, r, 2])
 
 
-def test_the_form_covers_whole_steps_of_the_interior():
-    # stride 1: the interior 1..47 of a 48-wide row, in steps of 4: 1..45; the rest to the rows
-    assert paired_span(Window(48, 48, 3, 1, 1, 1, 1)) == (1, 45)
-    # stride 2 (TF SAME): interior 0..23, every word ends inside the row: steps of 2: 0..22
-    assert paired_span(Window(48, 24, 3, 2, 1, 0, 1)) == (0, 22)
-    # stride 2 over an odd row: output 3's word would end at 3·2 - 1 + 3 = 8 < 9, output 4's past
-    assert paired_span(Window(9, 5, 3, 2, 1, 1, 1)) == (1, 3)
-    # KWS's 5-wide rows: 3 interior outputs, no whole step of 4
-    assert paired_span(Window(5, 5, 3, 1, 1, 1, 1)) == (1, 1)
+def test_the_form_covers_the_interior_its_words_stay_in():
+    # stride 1: the whole interior 1..47 of a 48-wide row (steps of 4, then 2)
+    assert paired_span(Window(48, 48, 3, 1, 1, 1, 1)) == (1, 47)
+    # KWS's 5-wide rows: 3 interior outputs (a pair, then one as a pair's second)
+    assert paired_span(Window(5, 5, 3, 1, 1, 1, 1)) == (1, 4)
+    # one interior output: its word would start at the pad
+    assert paired_span(Window(3, 3, 3, 1, 1, 1, 1)) == (1, 1)
+    # stride 2 (TF SAME): interior 0..23, every word ends inside the row
+    assert paired_span(Window(48, 24, 3, 2, 1, 0, 1)) == (0, 23)
+    # stride 2 over an odd row: output 3's word ends at 3·2 - 1 + 3 = 8 < 9, output 4's past it
+    assert paired_span(Window(9, 5, 3, 2, 1, 1, 1)) == (1, 4)
     rest, box = split_paired_interior([Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)])
-    assert box.bounds == ((1, 5), (1, 9))
-    # the regions left and the box cover every output exactly once
+    assert box.bounds == ((1, 5), (1, 10))
+    # the regions left (the border) and the box cover every output exactly once
     covered = np.zeros((6, 11), int)
     for region in [*rest, box]:
         (y0, y1), (x0, x1) = region.bounds
         covered[y0:y1, x0:x1] += 1
     assert (covered == 1).all()
-    assert len(rest) == len(window_regions([Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)]))  # + the rest
+    assert len(rest) == len(window_regions([Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)])) - 1
 
 
 def _model() -> onnx.ModelProto:

@@ -1,5 +1,5 @@
-"""The paired-tap form of an int8 depthwise Conv with rows of 3 taps at stride 1, on cores whose
-dot products are word SMLADs (the DSP extension without Helium: `onnx-to-uop{conv-word-taps=true}`).
+"""The paired-tap form of an int8 depthwise Conv with rows of 3 taps, on cores whose dot
+products are word SMLADs (the DSP extension without Helium: `onnx-to-uop{conv-word-taps=true}`).
 
 A depthwise output sums 3 taps per row of its window from one NCHW row of its channel. Summed a
 tap at a time (a byte load and a 16x16 multiply-accumulate per tap), a 3x3 output costs about 24
@@ -15,10 +15,16 @@ makes of a sign-extended low or arithmetically shifted high half times a sign-ex
 The (w0, w2) word of each row is packed once at compile time (`paired_tap_weights`, 4 bytes per
 row and channel); it and w1 are loaded once per channel, outside its pixel loops.
 
-A step computes `BLOCK` outputs of a row (two words); the form covers the interior outputs of
-the last dimension in whole steps. The border and the interior's last outputs take `convolve`'s
-rows as before (`split_paired_interior`). Stride 2 is left to those rows: a word per output,
-with the weight words reloaded, was slower than them (VWW's 24x24 layers: 310 -> 356 k cycles).
+A step computes `BLOCK` outputs of a row (two words); the interior's last outputs, fewer than
+a step, are one more step of their own, a last single output at stride 1 computed as the second
+of a pair whose word starts one byte before its taps:
+
+    acc[q] += SMLAD(O, (w0, w2)) + SMLATB(E, w1)      (the word at q's first tap - 1)
+
+so the form covers the whole interior of the last dimension (KWS's 5-wide rows: outputs 1 to 3,
+a pair and a single), where its words stay in the row. The border takes `convolve`'s rows as
+before (`split_paired_interior`). At stride 2 each output has a word of its own (its 4th byte
+unused) and 2 outputs make a step; only outputs whose word ends inside the row are covered.
 
 Exact: every product is one of the reference's, each 16-bit half a sign-extended int8 weight or
 input, and the int32 sums wrap as the reference's do (the order of additions changes nothing).
@@ -67,15 +73,17 @@ STRIDES = (1, 2)
 
 
 def paired_span(window: Window) -> tuple[int, int]:
-    """The outputs [lo, hi) of the last dimension the form computes: the interior's first whole
-    steps of `BLOCK` (lo == hi when none) whose words stay in the row. At stride 1 a step's words
-    end at its last output's last tap; at stride 2 each output's word reads one byte past its
-    window (times the zero half)."""
+    """The outputs [lo, hi) of the last dimension the form computes: the interior's whose words
+    stay in the row (lo == hi when none), in whole steps of `BLOCK` then a last shorter step
+    (`depthwise_paired_taps`). At stride 1 a pair's word ends at its second output's last tap and
+    a last single output's word starts one byte before its first tap (at least 2 outputs, so that
+    byte is in the row); at stride 2 each output's word reads one byte past its window."""
     lo, hi = interior(window)
     if window.stride != 1:  # the word of output o ends at o·stride - pad_begin + 3
         hi = min(hi, (window.in_size - WORD + window.pad_begin) // window.stride + 1)
-    block = BLOCK[window.stride]
-    return lo, lo + max(0, hi - lo) // block * block
+    elif hi - lo < 2:
+        hi = lo
+    return lo, max(lo, hi)
 
 
 def applies(x: Layout, windows: Sequence[Window]) -> bool:
@@ -154,6 +162,31 @@ def depthwise_paired_taps(
         offset = k * window.dilation - window.pad_begin
         return kb.alu("add", at, kb.index(offset)) if offset else at
 
+    def step(n: SSAValue, c: SSAValue, oy: SSAValue, outs: list[SSAValue], pairs: list[SSAValue], middles: list[SSAValue]) -> None:
+        """The outputs `outs` (consecutive) of row oy: at stride 1 a word per pair, and a last
+        single output as the second of the pair whose word starts one byte before its taps; at
+        stride 2 a word per output."""
+        totals = [kb.const(0, I32) for _ in outs]
+        for r, (both, middle) in enumerate(zip(pairs, middles)):
+            iy = tap(oy, rows_window, r)
+            j = 0
+            while j < len(outs):
+                if last.stride != 1:  # its 4th byte, O's high half, unused
+                    even, odd = halves(n, c, iy, tap(outs[j], last, 0))
+                    totals[j] = mla(bottom(odd), middle, smlad(even, both, totals[j]))
+                    j += 1
+                elif j + 1 < len(outs):
+                    even, odd = halves(n, c, iy, tap(outs[j], last, 0))
+                    totals[j] = mla(bottom(odd), middle, smlad(even, both, totals[j]))
+                    totals[j + 1] = mla(top(even), middle, smlad(odd, both, totals[j + 1]))
+                    j += 2
+                else:
+                    even, odd = halves(n, c, iy, tap(outs[j], last, -1))
+                    totals[j] = mla(top(even), middle, smlad(odd, both, totals[j]))
+                    j += 1
+        for total, o in zip(totals, outs):
+            kb.store(epilogue(total, c, [oy, o]), y, [n, c, oy, o])
+
     with kb.loop(batch) as n, kb.loop(channels) as c:
         pairs = [kb.load(table, [c, kb.index(r)]) for r in range(rows_window.kernel)]
         middles = [
@@ -161,22 +194,13 @@ def depthwise_paired_taps(
             for r in range(rows_window.kernel)
         ]
         block = BLOCK[last.stride]
-        with kb.loop(y_hi, y_lo) as oy, kb.loop(x_hi, x_lo, block) as ox:
-            outs = [ox, *(kb.alu("add", ox, kb.index(j)) for j in range(1, block))]
-            totals = [kb.const(0, I32) for _ in outs]
-            for r, (both, middle) in enumerate(zip(pairs, middles)):
-                iy = tap(oy, rows_window, r)
-                if last.stride == 1:  # a word per two outputs
-                    for j in range(0, block, 2):
-                        even, odd = halves(n, c, iy, tap(outs[j], last, 0))
-                        totals[j] = mla(bottom(odd), middle, smlad(even, both, totals[j]))
-                        totals[j + 1] = mla(top(even), middle, smlad(odd, both, totals[j + 1]))
-                else:  # a word per output (its 4th byte, O's high half, unused)
-                    for j, o in enumerate(outs):
-                        even, odd = halves(n, c, iy, tap(o, last, 0))
-                        totals[j] = mla(bottom(odd), middle, smlad(even, both, totals[j]))
-            for total, o in zip(totals, outs):
-                kb.store(epilogue(total, c, [oy, o]), y, [n, c, oy, o])
+        main = x_lo + (x_hi - x_lo) // block * block
+        with kb.loop(y_hi, y_lo) as oy:
+            if main > x_lo:
+                with kb.loop(main, x_lo, block) as ox:
+                    step(n, c, oy, [ox, *(kb.alu("add", ox, kb.index(j)) for j in range(1, block))], pairs, middles)
+            if main < x_hi:  # the row's last outputs, fewer than a step
+                step(n, c, oy, [kb.index(o) for o in range(main, x_hi)], pairs, middles)
 
 
 __all__ = ["BLOCK", "STRIDES", "TAPS", "WORD", "applies", "depthwise_paired_taps", "paired_span", "paired_tap_weights", "split_paired_interior"]

@@ -7,9 +7,9 @@
 // row: 1 | 3 << 16 = 196609; channel 1's: -1 and -128 as halves), and its middle tap w1 are
 // loaded once; then per step of 4 outputs of a row (stride 1), two words of X's row, each one
 // load_word and its two sxtb16 halves E, O, feed two outputs: SMLAD(E, (w0, w2)) plus O's low
-// half times w1, and SMLAD(O, (w0, w2)) plus E's high half times w1. The border and the rest
-// of the interior keep the tap-at-a-time rows (here the 6-wide rows' interior is 1 to 5: one
-// step; the right border column 5 comes before it).
+// half times w1, and SMLAD(O, (w0, w2)) plus E's high half times w1. The border keeps the
+// tap-at-a-time rows (here the 6-wide rows' interior is 1 to 5: one step; the right border
+// column 5 comes before it).
 
 // CHECK-LABEL: func.func @paired
 // CHECK:         %y_paired_tap_weights = uop.define_global "constant" {{[0-9]+}} "y_paired_tap_weights" value dense<{{\[}}[196609, 393220, 589831], [-8323073, 0, 65537]]> : tensor<2x3xi32>
@@ -61,15 +61,15 @@ func.func @paired(%x: tensor<1x2x4x6xi8>) -> tensor<1x2x4x6xi8> {
 // -----
 
 // Stride 2: a word per output (its 4th byte, O's high half, unused), 2 outputs per step, and
-// only outputs whose word stays in the row: the 9-wide row's interior is 1 to 4, output 3's word
-// would end at 3·2 - 1 + 3 = 8 (inside) but a step is 2 outputs, so 1 to 3 (output 3 is left
-// to the rows, after the border), and the one interior row is 1.
+// only outputs whose word stays in the row: the 9-wide row's interior is 1 to 4 and output 3's
+// word ends at 3·2 - 1 + 3 = 8, inside. The one interior row (1) takes a step of outputs 1 and
+// 2, then output 3 alone (its word at 5): 3 words per row of taps each.
 // CHECK-LABEL: func.func @stride2
-// CHECK:               uop.range %{{.*}} = 3 to 4 {
-// CHECK:             uop.range %{{.*}} = 1 to 2 {
-// CHECK-NEXT:          uop.range %{{.*}} = 1 to 3 step 2 {
+// CHECK:               uop.range %{{.*}} = 1 to 3 step 2 {
 // CHECK-COUNT-6:         arm_dsp.load_word
-// CHECK-NOT:             arm_dsp.load_word
+// CHECK:               uop.const 3 : index
+// CHECK-COUNT-3:       arm_dsp.load_word
+// CHECK-NOT:           arm_dsp.load_word
 // CHECK:         func.return
 // OFF-LABEL: func.func @stride2
 // OFF-NOT:       arm_dsp

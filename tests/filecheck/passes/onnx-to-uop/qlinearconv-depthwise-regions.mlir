@@ -3,7 +3,7 @@
 
 // On DSP cores without Helium (conv-word-taps, the Cortex-M4's pipeline) an int8 depthwise
 // Conv loops over the channels inside each region of its output (the top rows, the bottom
-// rows, the left and right columns, the interior in pixel blocks), so one region's code runs
+// rows, the left and right columns, the interior), so one region's code runs
 // for every channel before the next region's: the regions together outgrow a flash
 // accelerator's instruction cache, one alone does not (VWW's depthwise layers on the L4R5).
 // CHECK-LABEL: func.func @depthwise
@@ -20,9 +20,11 @@
 // CHECK:           uop.range %{{.*}} = 0 to 4 {
 // CHECK-NEXT:        uop.range %{{.*}} = 1 to 3 {
 // CHECK-NEXT:          uop.range %{{.*}} = 3 to 4 {
+// The interior (rows 1 to 3, outputs 1 and 2: one word per row) is the paired-tap form's
+// (qlinearconv-depthwise-paired.mlir), its channel loop outermost as well.
 // CHECK:           uop.range %{{.*}} = 0 to 4 {
-// CHECK-NEXT:        uop.range %{{.*}} = 1 to 3 {
-// CHECK-NEXT:          uop.range %{{.*}} = 1 to 3 step 2 {
+// CHECK:             uop.range %{{.*}} = 1 to 3 {
+// CHECK:               arm_dsp.load_word
 // CHECK:         func.return
 
 // Elsewhere one loop over the channels holds every region: the second region stores at the
