@@ -260,3 +260,33 @@ def test_wide_blocks_and_an_8_lane_rest_numerics(pipeline):
     first = m.conv(24, [3, 3], pads=[1, 1, 1, 1], strides=[2, 2], output=False)
     m.outputs.append(m.node("Relu", [first]))
     check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+def test_streamed_weights_take_l_lanes_and_reduction_chunks():
+    """Weights beyond the caches (ResNet-18's 512-channel 3x3 Convs, 9.4 MB) on AVX-512: one
+    16-lane block by 4x7 pixels (2 passes over the weights, full-width multiply-adds) where
+    `channel_lanes` alone took 8 lanes and two blocks by 2x7 (4 passes); AVX2's choice stays
+    `channel_lanes`'. The reduction then runs in chunks of `CHUNK_BYTES` of weights, fetched once
+    for both tiles; one tile, or weights in the caches, take no chunks."""
+    from zant.passes.onnx_to_uop.conv_tiling import CHUNK_BYTES, STREAMED_WEIGHTS, VectorConv
+
+    big = 512 * 512 * 9 * 4
+    avx512, avx2 = VectorConv(16, 14, registers=32), VectorConv(16, 6, registers=8)
+    assert avx512.lane_plan(512, (7, 7), big) == (16, 1, (4, 7))
+    lanes, pixels = avx2.channel_lanes(512, (7, 7), big)
+    assert avx2.lane_plan(512, (7, 7), big) == (lanes, *avx2.lane_tile(512 // lanes, (7, 7), pixels))
+    assert avx512.lane_plan(256, (14, 14), 256 * 256 * 9 * 4) == (16, *avx512.lane_tile(16, (14, 14), 14))
+    assert avx512.reduction_chunk(512, 16, (7, 7), (4, 7), big) == CHUNK_BYTES // 64
+    assert avx512.reduction_chunk(512, 16, (3, 3), (3, 3), big) == 0  # one tile
+    assert avx512.reduction_chunk(512, 16, (7, 7), (4, 7), STREAMED_WEIGHTS) == 0
+    assert avx512.reduction_chunk(48, 32, (7, 7), (2, 7), big) == 24  # 32 fit: the largest divisor of 48
+
+
+def test_reduction_chunks_numerics():
+    """A Conv whose 4.7 MB of weights stream, 256 -> 512 channels 3x3 at 7x7 with bias and a
+    fused Relu, in reduction chunks on AVX-512: equal to the reference."""
+    m = ConvModel([1, 256, 7, 7], seed=8)
+    first = m.conv(512, [3, 3], pads=[1, 1, 1, 1], output=False)
+    m.outputs.append(m.node("Relu", [first]))
+    m.conv(512, [3, 3], pads=[0, 1, 1, 0], bias=False)
+    check_model(m.model(), rtol=1e-3, atol=1e-3, pipeline=VECTOR_AVX512)

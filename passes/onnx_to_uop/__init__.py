@@ -137,7 +137,10 @@ class OnnxToUopPass(ModulePass):
     scalar code shaped for `vectorize{width=L}` to make register tiles of P × L outputs of
     (default P = 6); `conv-registers=R`: the target's vector registers counted in L-lane vectors
     (0, the default: unknown), with which ungrouped channel-lane Convs choose tiles of several
-    blocks of L output channels (`VectorConv.lane_tile`'s cost model). `conv-channel-block=B` (default 8): scalar Convs, float and integer,
+    blocks of L output channels (`VectorConv.lane_tile`'s cost model); `conv-streamed-weights=N`:
+    the weight bytes beyond which a Conv's weights stream from memory (0, the default:
+    `conv_tiling.STREAMED_WEIGHTS`), which `VectorConv.lane_plan` and `reduction_chunk` read.
+    `conv-channel-block=B` (default 8): scalar Convs, float and integer,
     compute B output channels per pass over the window, one register accumulator each — 4 on a
     Cortex-M, whose 13 registers do not hold 8. `conv-float-registers=R` (scalar targets with R
     float registers; 0, the default, is off): ungrouped f32 Convs take a register tile of
@@ -148,6 +151,9 @@ class OnnxToUopPass(ModulePass):
     flash through a cache of N bytes, STM32's ART: `zant.driver.compile_pipeline`; 0, the
     default: none): pointwise Convs over channels-last inputs whose pairs of weight rows would
     overflow half of it copy each pair to RAM before reading it (`conv_columns.CACHE_SHARE`).
+    `image-formats=jpeg,png,…` (default: all): the compressed formats ImageDecoder decodes
+    (`image.DECODERS`: jpeg, png, tiff, jp2, webp; each one's decoder is code in every model with
+    an ImageDecoder, so naming only the formats a model meets keeps the others out of its flash).
     """
 
     name = "onnx-to-uop"
@@ -159,10 +165,13 @@ class OnnxToUopPass(ModulePass):
     conv_float_registers: int | None = None
     conv_word_taps: bool | None = None
     weight_cache_bytes: int = 0
+    image_formats: tuple[str, ...] = ()
+    conv_streamed_weights: int = 0
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
         from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+        from zant.passes.onnx_to_uop.image import ImageDecoderLowering
         from zant.passes.onnx_to_uop.linalg import GemmLowering, MatMulLowering
         from zant.passes.onnx_to_uop.recurrent import RecurrentLowering
         from zant.passes.onnx_to_uop.quant import ConvIntegerLowering
@@ -171,7 +180,11 @@ class OnnxToUopPass(ModulePass):
             raise ZantError("onnx-to-uop: conv-lanes must be 0 (off), 8 or 16, and conv-tile ≥ 1")
         if self.conv_channel_block < 1:
             raise ZantError("onnx-to-uop: conv-channel-block must be ≥ 1")
-        vector = VectorConv(self.conv_lanes, self.conv_tile, self.conv_registers) if self.conv_lanes else None
+        vector = None
+        if self.conv_lanes:
+            vector = VectorConv(self.conv_lanes, self.conv_tile, self.conv_registers)
+            if self.conv_streamed_weights:
+                vector = replace(vector, streamed_weights=self.conv_streamed_weights)
         block = self.conv_channel_block
 
         def configured(pattern: OnnxLowering) -> OnnxLowering:
@@ -181,6 +194,8 @@ class OnnxToUopPass(ModulePass):
                 return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes)
             if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
                 return type(pattern)(vector)
+            if isinstance(pattern, ImageDecoderLowering):
+                return ImageDecoderLowering(self.image_formats)
             return pattern
 
         return [configured(p) for p in all_patterns()]

@@ -267,6 +267,13 @@ class LaneConv:
     group_channels: int
     out_per_group: int
     lanes: int
+    chunk: int = 0
+    """Input channels per reduction chunk (0: none; ungrouped, channels innermost only): the
+    reduction of a group of blocks runs chunk by chunk, each chunk over every tile of the output
+    box, the sums kept between chunks in `partial` ([*output box, blocks, lanes]), so a
+    chunk's weights are read from memory once and from the L1 cache by the other tiles
+    (`VectorConv.reduction_chunk`). Each output's sum runs in the same order."""
+    partial: Layout | None = None
 
     def build(self, pixels: int, width: int = 1, tile: Sequence[int] | None = None) -> None:
         """The output box in tiles of `tile` pixels (`best_tile` of at most `pixels` if not
@@ -274,6 +281,11 @@ class LaneConv:
         kb, out_shape = self.kb, self.y.shape
         pieces = tile_pieces(out_shape[2:], tile or best_tile(out_shape[2:], pixels))
         block_pieces = tile_pieces([out_shape[1] // self.lanes], [width])
+        if self.chunk:
+            self.partial = kb.alloc(
+                f"{self.y.buffer.name_hint or 'conv'}_partial", [*out_shape[2:], width, self.lanes],
+                accumulator_type(self.y.element_type),
+            )
         with kb.loop(out_shape[0]) as n:
             for block_piece in block_pieces:
                 ((start, end),), (step,) = block_piece.bounds, block_piece.tile
@@ -288,6 +300,9 @@ class LaneConv:
         if 1 < self.out_per_group < self.y.shape[1]:
             group = kb.alu("div", first_outs[0], kb.index(self.out_per_group))
             first_channel = kb.alu("mul", group, kb.index(self.group_channels))
+        if self.chunk:
+            self.chunked(n, blocks, first_outs, pieces)
+            return
         for piece in pieces:
             with contextlib.ExitStack() as stack:
                 corner = [
@@ -324,6 +339,61 @@ class LaneConv:
                     if self.bias is not None:
                         value = kb.alu("add", value, kb.load(self.bias, [m]))
                     kb.store(value, self.y, [n, m, *pixel])
+
+
+    def chunked(self, n, blocks, first_outs, pieces: list[TilePiece]) -> None:
+        """The blocks' outputs chunk by chunk of the reduction (taps outermost, then chunks of
+        `chunk` channels, the unchunked order), every tile per chunk; then the sums to Y."""
+        kb, element_type, partial = self.kb, self.y.element_type, self.partial
+        acc_type = accumulator_type(element_type)
+        out_spatial = self.y.shape[2:]
+        with kb.loop_nest([*out_spatial, len(blocks), self.lanes]) as indices:
+            kb.store(kb.const(0.0, acc_type), partial, indices)
+        with kb.loop_nest([w.kernel for w in self.windows]) as taps:
+            with kb.loop(self.group_channels, 0, self.chunk) as first:
+                for piece in pieces:
+                    with contextlib.ExitStack() as stack:
+                        corner = [
+                            stack.enter_context(kb.loop(end, start, step))
+                            for (start, end), step in zip(piece.bounds, piece.tile)
+                        ]
+                        offsets = [_offsets(kb, iv, t) for iv, t in zip(corner, piece.tile)]
+                        outputs = [list(p) for p in itertools.product(*offsets)]
+                        self.chunk_tile(n, blocks, taps, first, outputs)
+        with kb.loop_nest(out_spatial) as pixel:
+            with kb.loop(self.lanes) as lane:
+                for b, first_out in enumerate(first_outs):
+                    m = kb.alu("add", first_out, lane)
+                    value = kb.cast(kb.load(partial, [*pixel, kb.index(b), lane]), element_type)
+                    if self.bias is not None:
+                        value = kb.alu("add", value, kb.load(self.bias, [m]))
+                    kb.store(value, self.y, [n, m, *pixel])
+
+    def chunk_tile(self, n, blocks, taps, first, outputs: list[list[SSAValue]]) -> None:
+        """One tile's sums over one chunk: from `partial`, back to `partial`."""
+        kb, partial = self.kb, self.partial
+        acc_type = accumulator_type(self.y.element_type)
+        with kb.loop(self.lanes) as lane:
+            slots = [kb.index(b) for b in range(len(blocks))]
+            accs = []
+            for slot in slots:
+                row = []
+                for pixel in outputs:
+                    acc = kb.define_acc(0, acc_type)
+                    kb.acc_set(acc, kb.load(partial, [*pixel, slot, lane]))
+                    row.append(acc)
+                accs.append(row)
+            with kb.loop(self.chunk) as step:
+                c = kb.alu("add", first, step)
+                ws = [kb.load(self.packed, [block, c, *taps, lane]) for block in blocks]
+                for j, pixel in enumerate(outputs):
+                    positions = tap_positions(kb, self.windows, pixel, taps)
+                    x = kb.load(self.x, [n, c, *positions])
+                    for block_accs, w in zip(accs, ws):
+                        kb.mulacc(block_accs[j], x, w)
+            for slot, block_accs in zip(slots, accs):
+                for acc, pixel in zip(block_accs, outputs):
+                    kb.store(kb.acc_get(acc), partial, [*pixel, slot, lane])
 
 
 def _pixel_block(region: Region, most: int) -> int:
@@ -445,10 +515,12 @@ class ConvLowering(OnnxLowering):
                 spans = [(0, out_channels)]
             for first, count in spans:
                 part = weights[first : first + count]
-                lanes, pixels = self.vector.channel_lanes(
-                    count if form == "depthwise lanes" else out_per_group if group > 1 else count,
-                    out_shape[2:], part.nbytes,
-                )
+                if group == 1:  # several blocks of lanes per tile where the registers hold them
+                    lanes, width, tile = self.vector.lane_plan(count, out_shape[2:], part.nbytes)
+                else:
+                    lanes, pixels = self.vector.channel_lanes(
+                        count if form == "depthwise lanes" else out_per_group, out_shape[2:], part.nbytes
+                    )
                 suffix = "" if first == 0 else f"_from_{first}"
                 packed = _packed_weights(
                     kb, part, lanes, f"{result_name(op)}_packed_weights{suffix}",
@@ -462,8 +534,12 @@ class ConvLowering(OnnxLowering):
                     kb, x, part_y, windows, part_bias, packed, group_channels,
                     out_per_group if group > 1 else count, lanes,
                 )
-                if group == 1:  # several blocks of lanes per tile where the registers hold them
-                    lane_conv.build(pixels, *self.vector.lane_tile(count // lanes, out_shape[2:], pixels))
+                if group == 1:
+                    if channels_last:
+                        lane_conv.chunk = self.vector.reduction_chunk(
+                            group_channels, lanes * width, out_shape[2:], tile, part.nbytes
+                        )
+                    lane_conv.build(math.prod(tile), width, tile)
                 else:
                     lane_conv.build(pixels)
             return [y]

@@ -51,6 +51,9 @@ class VectorConv:
     registers: int = 0
     """Vector registers of the target counted in L-lane vectors (0: unknown); with enough of
     them a channel-lane tile holds several blocks of L output channels (`lane_tile`)."""
+    streamed_weights: int = STREAMED_WEIGHTS
+    """Weight bytes beyond which a Conv's weights are taken to stream from memory on each pass
+    (`onnx-to-uop{conv-streamed-weights=N}`; default `STREAMED_WEIGHTS`)."""
 
     def form(
         self, group: int, out_per_group: int, reduction: int, strides: Sequence[int], row: int, taps: int = 1
@@ -85,7 +88,7 @@ class VectorConv:
         narrow = (8, self.tile * self.lanes // 8)
         if out_per_group % self.lanes:
             return narrow
-        if weight_bytes > STREAMED_WEIGHTS and self.lanes > 8:
+        if weight_bytes > self.streamed_weights and self.lanes > 8:
             def tiles(pixels: int) -> int:
                 return sum(p.blocks for p in tile_pieces(out_spatial, best_tile(out_spatial, pixels)))
 
@@ -111,12 +114,63 @@ class VectorConv:
         def cost(spans: list[tuple[int, int]]) -> float:
             total = 0.0
             for _, count in spans:
-                lanes, pixels = self.channel_lanes(count, out_spatial, weight_bytes * count // out_channels)
-                width, tile = self.lane_tile(count // lanes, out_spatial, pixels)
+                lanes, width, tile = self.lane_plan(count, out_spatial, weight_bytes * count // out_channels)
                 total += lane_tile_cost(count // lanes, out_spatial, width, tile)[0]
             return total
 
         return min([[(0, out_channels)], [(0, whole), (whole, out_channels - whole)]], key=cost)
+
+    def lane_plan(
+        self, out_channels: int, out_spatial: Sequence[int], weight_bytes: int = 0
+    ) -> tuple[int, int, tuple[int, ...]]:
+        """(lanes, blocks of lanes per tile, pixel tile) of an ungrouped channel-lane Conv (or
+        part of one: `channel_spans`): `channel_lanes` then `lane_tile`; but when the weights
+        outgrow the caches (`STREAMED_WEIGHTS`) and the registers are known, that or a tile of L
+        lanes, 1 to `MAX_BLOCKS` blocks and as many pixels as the registers hold, by the
+        larger of its multiply-adds (`lane_tile_cost`) and its weight traffic (each pass over
+        the output box's tiles streams every weight once, `WEIGHT_STREAM_BYTES` per cycle), then
+        the multiply-adds. ResNet-18's 512-channel 3x3 Convs at 7x7 on AVX-512: one 16-lane
+        block by 4x7 pixels, 2 passes over 9.4 MB, where `channel_lanes`' 8 lanes and then two
+        blocks by 2x7 made 4 passes of half-width multiply-adds."""
+        lanes, pixels = self.channel_lanes(out_channels, out_spatial, weight_bytes)
+        chosen = (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels))
+        if not self.registers or weight_bytes <= self.streamed_weights or out_channels % self.lanes:
+            return chosen
+        # Beside `channel_lanes`' choice, only L-lane tiles: an 8-lane multiply-add counts as an
+        # L-lane one here, which holds where one register has L lanes (AVX-512) and would favour
+        # L lanes unduly where an L-lane vector takes several (AVX2, Neon).
+        candidates = [chosen]
+        for b in range(1, min(out_channels // self.lanes, MAX_BLOCKS) + 1):
+            most = (self.registers - b - 2) // b  # accumulators beside b weights and a broadcast
+            if most >= 1:
+                candidates.append((self.lanes, b, best_tile(out_spatial, most)))
+
+        def cost(candidate: tuple[int, int, tuple[int, ...]]) -> tuple[float, float]:
+            lanes, width, tile = candidate
+            multiply_adds = lane_tile_cost(out_channels // lanes, out_spatial, width, tile)[0]
+            passes = sum(piece.blocks for piece in tile_pieces(out_spatial, tile))
+            # per reduction step: each pass reads one f32 weight per output channel
+            traffic = out_channels * 4 * passes / WEIGHT_STREAM_BYTES
+            return max(multiply_adds, traffic), multiply_adds
+
+        return min(candidates, key=cost)
+
+    def reduction_chunk(
+        self, channels: int, tile_lanes: int, out_spatial: Sequence[int], tile: Sequence[int], weight_bytes: int
+    ) -> int:
+        """Input channels per reduction chunk of a channel-lane Conv whose channels run innermost
+        (`LaneConv.chunk`), 0 for none. When the weights outgrow the caches (`STREAMED_WEIGHTS`)
+        and the output box takes several tiles, each tile's pass over a block's weights would
+        fetch them from memory again or from L2 behind the first; in chunks of the largest divisor
+        of the channels whose weights (`tile_lanes` f32 per channel) fit `CHUNK_BYTES`, each
+        chunk is fetched once and read from L1 by every tile, at the cost of a load and a store
+        of each accumulator per chunk and tile. ResNet-18's 512-channel 3x3 Convs at 7x7."""
+        passes = sum(piece.blocks for piece in tile_pieces(out_spatial, tile))
+        if weight_bytes <= self.streamed_weights or passes < 2:
+            return 0
+        most = max(1, CHUNK_BYTES // (tile_lanes * 4))
+        chunk = max(d for d in range(1, min(most, channels) + 1) if channels % d == 0)
+        return chunk if chunk < channels else 0
 
     def lane_tile(self, blocks: int, out_spatial: Sequence[int], pixels: int) -> tuple[int, tuple[int, ...]]:
         """(blocks of L output channels, pixel tile) of an ungrouped channel-lane Conv's register
@@ -142,6 +196,14 @@ chose them): SqueezeNet's 16->64 3x3 at 55x55 0.83 / 0.75 / 0.87, its 512->1000 
 14x14 1.28 / 1.00 / 1.17, MobileNetV2's 320->1280 1x1 at 7x7 0.84 / 0.68 / 0.69, its 96->576
 at 14x14 0.52 / 0.53 / 0.67: more blocks mean tiles of 4-6 pixels, whose stores into the NCHW
 output and per-tile overhead the model does not count."""
+
+CHUNK_BYTES = 4 << 10
+"""Weights per reduction chunk (`VectorConv.reduction_chunk`): half of the smallest common L1
+data cache (32 KB), leaving the rest to the input rows and the partial sums."""
+
+WEIGHT_STREAM_BYTES = 8
+"""Bytes per cycle one core streams weights that do not stay in its caches (`STREAMED_WEIGHTS`)
+from the last-level cache or memory: an estimate (about 24 GB/s at 3 GHz) for `lane_plan`."""
 
 FMA_PORTS = 2
 """Vector multiply-adds a host core issues per cycle (x86-64 since Haswell, AVX-512 server cores,
@@ -257,4 +319,4 @@ def register_tile(out_per_group: int, width: int, registers: int) -> tuple[int, 
     return min(candidates, key=cost) if candidates else (1, 1)
 
 
-__all__ = ["FMA_LATENCY", "FMA_PORTS", "LOAD_PORTS", "MAX_BLOCKS", "MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "TilePiece", "VectorConv", "best_tile", "lane_tile_cost", "register_tile", "tile_pieces"]
+__all__ = ["CHUNK_BYTES", "FMA_LATENCY", "FMA_PORTS", "LOAD_PORTS", "MAX_BLOCKS", "MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "WEIGHT_STREAM_BYTES", "TilePiece", "VectorConv", "best_tile", "lane_tile_cost", "register_tile", "tile_pieces"]
