@@ -176,3 +176,41 @@ def test_at_a_run_time_position_among_different_shapes_as_a_graph_output():
     for pos, at, sizes in ((3, 0, [0, 0, 0]), (0, 3, [0, 0, 0]), (0, -4, [0, 0, 0]), (0, 0, [0, 1, -1])):
         with pytest.raises(ZantError, match="returned 4"):
             compiled.predict({**base, "pos": np.array(pos, np.int64), "at": np.array(at, np.int64), "sizes": np.array(sizes, np.int64)})
+
+
+def test_hostile_values_touch_nothing_outside_the_buffers():
+    """Splits, positions and trip counts from int64's extremes, each call's buffers against guard
+    pages on both sides (`zant.tools.memory_safety.call_guarded`, the host library in
+    ReleaseFast): every call returns 0 or STATUS_BAD_PARAMETER (4), none faults."""
+    from zant.tools.memory_safety import call_guarded
+
+    extremes = [np.iinfo(np.int64).min, -(2**62), -7, -1, 0, 1, 3, 6, 7, 2**31, 2**62, np.iinfo(np.int64).max]
+    wrap = lambda v: (v + 2**63) % 2**64 - 2**63  # noqa: E731 (int64 arithmetic: 3 - c may wrap)
+    x = np.arange(18, dtype=np.float32).reshape(3, 6)
+    split = _model(
+        [helper.make_node("SplitToSequence", ["x", "chunk"], ["chunks"], axis=1),
+         helper.make_node("SplitToSequence", ["x", "sizes"], ["pieces"], axis=0)],
+        [helper.make_tensor_value_info("x", F, [3, 6]), helper.make_tensor_value_info("chunk", I64, []),
+         helper.make_tensor_value_info("sizes", I64, [2])],
+        [helper.make_tensor_sequence_value_info("chunks", F, None), helper.make_tensor_sequence_value_info("pieces", F, None)],
+    )
+    insert = _model(
+        [helper.make_node("SequenceInsert", ["xs", "t", "p"], ["ys"]), helper.make_node("SequenceAt", ["ys", "q"], ["y"])],
+        [helper.make_tensor_sequence_value_info("xs", I64, None), helper.make_tensor_value_info("t", I64, [3]),
+         helper.make_tensor_value_info("p", I64, []), helper.make_tensor_value_info("q", I64, [])],
+        [helper.make_tensor_sequence_value_info("ys", I64, None), helper.make_tensor_value_info("y", I64, ["n"])],
+    )
+    trials = [
+        (split, {}, None, [[x, np.array(c, np.int64), np.array([a, b], np.int64)] for c in extremes for a, b in
+                           ((1, 2), (c, wrap(3 - c)), (c, c), (extremes[-1], 2))]),
+        (insert, {"xs": [[4], [3], [2]]}, None, [[np.arange(4), np.arange(3), np.arange(2), np.arange(3), np.array(p, np.int64),
+                                                  np.array(q, np.int64)] for p in extremes for q in extremes[::3]]),
+        (_loop_model(), {"empty": []}, 4, [[np.array(t, np.int64), np.array(c)] for t in extremes for c in (True, False)]),
+    ]
+    for model, shapes, capacity, calls in trials:
+        compiled = zant.compile(model, input_shapes=shapes, sequence_capacity=capacity)
+        sizes = [int(np.prod(o.shape, dtype=np.int64)) * np.dtype(o.dtype).itemsize for o in compiled.result.outputs]
+        for inputs in calls:
+            for placement in ("start", "end"):
+                outcome = call_guarded(compiled.paths["library"], compiled.name, inputs, sizes, placement)
+                assert outcome.crash is None and outcome.status in (0, 4), (inputs, placement, outcome)
