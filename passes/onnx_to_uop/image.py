@@ -29,6 +29,7 @@ from xdsl.ir import Operation, SSAValue
 
 from zant.dialects import abi, image, uop
 from zant.dialects.onnx import ImageDecoderOp, get_attr, inputs
+from zant.errors import ZantError
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, layout_of, tensor_element_type, tensor_shape
 from zant.passes.onnx_to_uop.parameters import I64, check
@@ -202,9 +203,20 @@ def _decoded(kb: KernelBuilder, decoder: type, data: Layout, out: Layout, name: 
 class ImageDecoderLowering(OnnxLowering):
     """ImageDecoder (RGB, BGR or Grayscale) of a 24-bit BMP, a binary PPM, a baseline JPEG, a PNG,
     an uncompressed TIFF, a JPEG 2000 image or a lossy WebP of the declared shape, the format told
-    apart at run time."""
+    apart at run time.
+
+    `formats` names the compressed formats to decode (keys of `DECODERS`; empty, the default:
+    all): every ImageDecoder carries each one's decoder, so a model whose images are all of one
+    format leaves the others' code out of its flash (onnx-to-uop's `image-formats` option). BMP
+    and PPM, copy loops, are always read."""
 
     op_names = frozenset({ImageDecoderOp.name})
+
+    def __init__(self, formats: tuple[str, ...] = ()):
+        unknown = sorted(set(formats) - set(DECODERS))
+        if unknown:
+            raise ZantError(f"onnx-to-uop: image-formats names {', '.join(DECODERS)}; got {', '.join(unknown)}")
+        self.decoders = [d for k, d in DECODERS.items() if not formats or k in formats]
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         pixel_format = get_attr(op, "pixel_format")
@@ -220,12 +232,12 @@ class ImageDecoderLowering(OnnxLowering):
         s = Scalars(kb, data)
         bmp, ppm = _bmp(s, size, height, width), _ppm(s, size, height, width)
         out = kb.alloc(result_name(op), (height, width, channels), tensor_element_type(op.results[0]))
-        decoded = [_decoded(kb, d, data, out, result_name(op), pixel_format) for d in DECODERS.values()]
+        decoded = [_decoded(kb, d, data, out, result_name(op), pixel_format) for d in self.decoders]
         check(kb, s.any(bmp.ok, ppm.ok, *decoded), abi.Status.OUTPUT_SIZE)
         # BMP and PPM: the pixels copied from where the header said. After a JPEG, PNG or TIFF
         # (decoded into `out` already) the same loop stores each output byte back and reads byte 0
         # of the input.
-        compressed = s.any(*decoded)
+        compressed = s.any(*decoded) if decoded else s.false()
         pick = lambda a, b: kb.where(bmp.ok, a, b)  # noqa: E731
         first, row_step = pick(bmp.first, ppm.first), pick(bmp.row_step, ppm.row_step)
         with kb.loop(height) as row:
