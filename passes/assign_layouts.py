@@ -18,7 +18,11 @@ over its readers on the module's target:
   cached over the whole image (`conv_columns._pointwise_channels_last`): no copy;
 * any other reader (a depthwise or 3x3 Conv's row kernels, pools, Add, Reshape, the graph's
   output) is costed for NCHW only: channels-last would make it read across a stride (or copy),
-  so a single such reader keeps the group NCHW (`UNSUPPORTED`).
+  so a single such reader keeps the group NCHW (`UNSUPPORTED`). A depthwise Conv with rows of
+  3 taps reads its NCHW rows as words (`conv_depthwise`: a word and its two `SXTB16` halves per
+  row of two outputs); channels-last, each tap of a channel is a byte at the stride C and each
+  word holds 4 channels, whose products `SMLAD` cannot pair (2 instructions per product or
+  more, against about 1.2 for the rows).
 
 So on MobileNet-like graphs each depthwise output (read by a pointwise Conv) is channels-last
 and each pointwise output (read by a depthwise Conv, whose 3-tap rows are words in NCHW) stays
