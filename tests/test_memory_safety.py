@@ -131,6 +131,18 @@ def test_corrupt_tiffs_are_refused_or_read_as_the_reference():
     assert calls == 2 * len(made) and not failures, failures
 
 
+def test_corrupt_jp2s_are_refused_or_decoded_as_the_reference():
+    """ImageDecoder's JPEG 2000 case: cuts (box header, main header, packet header, code block, end
+    marker), a box, a segment and a tile-part longer than the bytes, one-pixel tiles, an absurd
+    first packet header and 0xFF bytes are refused; randomly corrupted files are refused or decoded
+    as image_reference.decode_jp2 does; both kinds occur."""
+    made = memory_safety.jp2_trials(np.random.default_rng(8), 30)
+    assert {t.status for t in made[1:12]} == {Status.OUTPUT_SIZE}
+    assert {t.status for t in made[12:]} == {0, Status.OUTPUT_SIZE}
+    calls, failures = memory_safety.run(["ImageDecoder JPEG 2000"], ["ReleaseSafe"], ["host"], random=30, seed=8)
+    assert calls == 2 * len(made) and not failures, failures
+
+
 def test_a_truncated_jpeg_as_cortex_m4_firmware():
     """Three truncated JPEGs as guarded Cortex-M4 firmware return STATUS_OUTPUT_SIZE; no fault."""
     missing = qemu_missing(BOARDS["mps2-an386"])

@@ -6,7 +6,8 @@ does not own.
 
 Every op whose addresses depend on input values gets a small model in which those values are a
 graph input (`CASES`); so does a decoder of encoded bytes (ImageDecoder's JPEG: truncated and
-corrupted streams, and PNG's, their expected result from `zant.dialects.image_reference`). Each model is built for each target and mode and called with valid values
+corrupted streams, and PNG's, TIFF's and JPEG 2000's, their expected result from
+`zant.dialects.image_reference`). Each model is built for each target and mode and called with valid values
 (the outputs must equal onnxruntime's) and with hostile ones: the extent itself, one past the
 negative range, far out, the integer type's extremes, and `--random N` more drawn from a seeded
 generator. A hostile call must return the documented status (`NAME_STATUS_BAD_INDEX`, or
@@ -233,6 +234,7 @@ def _cases() -> list[Case]:
         Case("ImageDecoder JPEG", image_decoder("jpeg"), "data", 0, status=Status.OUTPUT_SIZE, encoded=jpeg_trials),
         Case("ImageDecoder PNG", image_decoder("png"), "data", 0, status=Status.OUTPUT_SIZE, encoded=png_trials),
         Case("ImageDecoder TIFF", image_decoder("tiff"), "data", 0, status=Status.OUTPUT_SIZE, encoded=tiff_trials),
+        Case("ImageDecoder JPEG 2000", image_decoder("jpeg2k"), "data", 0, status=Status.OUTPUT_SIZE, encoded=jp2_trials),
         Case("Gather axis 0", gather(0), "i", 4),
         Case("Gather axis 1", gather(1), "i", 3),
         Case("GatherElements", gather_elements, "i", 4),
@@ -249,8 +251,8 @@ def _cases() -> list[Case]:
 
 
 def _suite_image(kind: str) -> tuple[bytes, np.ndarray]:
-    """The node suite's JPEG (32 x 32, 4:2:0), PNG or TIFF (32 x 32 RGB) and the RGB pixels onnx's
-    reference decodes it to."""
+    """The node suite's JPEG (32 x 32, 4:2:0), PNG, TIFF or JPEG 2000 ("jpeg2k") (32 x 32 RGB) and
+    the RGB pixels onnx's reference decodes it to."""
     from onnx.backend.test.case.node import _image_decoder_data
 
     frozen = getattr(_image_decoder_data, f"image_decoder_decode_{kind}_rgb")
@@ -263,7 +265,7 @@ def _image_trial(kind: str, label: str, encoded: bytes, size: int) -> Trial:
     from zant.dialects import image_reference
 
     encoded = encoded[:size].ljust(size, b"\0")
-    decoded = getattr(image_reference, f"decode_{kind}")(encoded, 32, 32, "rgb")
+    decoded = getattr(image_reference, f"decode_{'jp2' if kind == 'jpeg2k' else kind}")(encoded, 32, 32, "rgb")
     feeds = {"data": np.frombuffer(encoded, np.uint8).copy()}
     return Trial(label, feeds, Status.OUTPUT_SIZE) if decoded is None else Trial(label, feeds, 0, [decoded])
 
@@ -378,6 +380,48 @@ def tiff_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         corrupted = bytearray(data)
         for index in rng.integers(0, header, int(rng.integers(1, 4))):
             corrupted[index] = int(rng.integers(0, 256))
+        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    return trials
+
+
+def jp2_trials(rng: np.random.Generator, random: int) -> list[Trial]:
+    """The suite's JPEG 2000 file, then hostile versions of it (same length, zero-padded): cut in
+    the box header, the main header, a packet header and a code block's bytes, without its end
+    marker, the codestream box, a marker segment and the tile-part longer than the bytes, 2^32 - 1
+    tiles, a code block said to be 2^31 bytes, all 0xFF after the SIZ marker; and `random` with
+    bytes replaced, each expected to give what `image_reference.decode_jp2` gives (some decode)."""
+    import struct
+
+    data, pixels = _suite_image("jpeg2k")
+    size = len(data)
+    soc = data.index(b"\xff\x4f\xff\x51")
+    cod = data.index(b"\xff\x52", soc)
+    sot = data.index(b"\xff\x90", soc)
+    sod = data.index(b"\xff\x93", sot)
+    box = data.index(b"jp2c") - 4
+
+    def trial(label: str, encoded: bytes) -> Trial:
+        return _image_trial("jpeg2k", label, encoded, size)
+
+    trials = [Trial("the suite's JPEG 2000", {"data": np.frombuffer(data, np.uint8).copy()}, 0, [pixels])]
+    hostile = {
+        "cut in the box header": data[:20],
+        "cut in the main header": data[:cod + 6],
+        "cut in the first packet header": data[:sod + 4],
+        "cut in a code block": data[:(sod + size) // 2],
+        "no end marker": data[:-2],
+        "a codestream box longer than the bytes": data[:box] + struct.pack(">I", 1 << 20) + data[box + 4:],
+        "a COD segment longer than the bytes": data[:cod + 2] + b"\xff\xff" + data[cod + 4:],
+        "a tile-part longer than the bytes": data[:sot + 6] + b"\x7f\xff\xff\xff" + data[sot + 10:],
+        "tiles of one pixel": data[:soc + 24] + struct.pack(">II", 1, 1) + data[soc + 32:],
+        "a first packet said to be present with long blocks": data[:sod + 2] + b"\xff\x7f\xff\x7f" + data[sod + 6:],
+        "0xFF bytes after SIZ": data[:soc + 4] + b"\xff" * (size - soc - 4),
+    }
+    trials += [trial(label, encoded) for label, encoded in hostile.items()]
+    for k in range(random):
+        corrupted = bytearray(data)
+        for at in rng.integers(0, size, int(rng.integers(1, 5))):
+            corrupted[at] = int(rng.integers(0, 256))
         trials.append(trial(f"random corruption {k}", bytes(corrupted)))
     return trials
 
