@@ -214,3 +214,25 @@ def test_hostile_values_touch_nothing_outside_the_buffers():
             for placement in ("start", "end"):
                 outcome = call_guarded(compiled.paths["library"], compiled.name, inputs, sizes, placement)
                 assert outcome.crash is None and outcome.status in (0, 4), (inputs, placement, outcome)
+
+
+def test_a_run_time_split_as_cortex_m4_firmware():
+    """The same ABI as firmware (mps2-an386 under QEMU): the image prints every slot and the
+    extents array, and the reader keeps the valid part, by name."""
+    from zant.backend.boards import BOARDS
+    from zant.backend.firmware import qemu_missing
+
+    missing = qemu_missing(BOARDS["mps2-an386"])
+    if missing:
+        pytest.skip(missing)
+    model = _model(
+        [helper.make_node("SplitToSequence", ["x", "chunk"], ["chunks"], axis=1), helper.make_node("Relu", ["x"], ["r"])],
+        [helper.make_tensor_value_info("x", F, [3, 6]), helper.make_tensor_value_info("chunk", I64, [])],
+        [helper.make_tensor_sequence_value_info("chunks", F, None), helper.make_tensor_value_info("r", F, [3, 6])],
+    )
+    x = np.arange(18, dtype=np.float32).reshape(3, 6) - 9
+    compiled = zant.compile(model, target="cortex-m4", inputs={"x": x, "chunk": np.array(4, np.int64)})
+    run = compiled.run_firmware()
+    chunks, r = ReferenceEvaluator(model).run(None, {"x": x, "chunk": np.array(4, np.int64)})
+    assert list(run.outputs) == ["chunks.0", "chunks.1", "r"]
+    _same(list(run.outputs.values()), [*chunks, r])

@@ -289,7 +289,7 @@ class Model:
             self._link_image(self._checked(feeds, inputs) if (feeds or inputs) else None)
         assert self.firmware_path is not None
         run = run_firmware(self.firmware_path, board, self.result.outputs)
-        outputs = {s.name: array for s, array in zip(self.outputs, run.outputs)}
+        outputs = dict(zip(run.names or [s.name for s in self.outputs], run.outputs))
         return FirmwareRun(outputs, run.stack_bytes, run.model_stack_bytes)
 
     def cost(self) -> Cost:

@@ -48,7 +48,7 @@ from zant.backend import boards
 from zant.backend.build import Board, build_zig, default_global_cache
 from zant.targets import RECORDS
 from zant.errors import ZantError
-from zant.signature import valid_parts
+from zant.signature import valid_outputs
 from zant.ir.strings import decode, encode, is_string_dtype
 from zant.ir.types import PACKED_DTYPES, abi_bytes, pack, unpack
 
@@ -782,6 +782,7 @@ class FirmwareRun:
     stack_bytes: int  # the whole image's high-water mark (start-up, the harness's printing)
     stdout: str
     model_stack_bytes: int | None = None  # the stack its calls of NAME_init/NAME_predict used
+    names: list[str] = field(default_factory=list)  # each output's (a run-time-length sequence: its valid slots)
 
 
 @dataclass
@@ -794,6 +795,7 @@ class ImageRun:
     stack_bytes: int | None  # None after a panic or a fault
     stdout: str
     model_stack: dict[str, int] = field(default_factory=dict)  # per model: its own calls' stack
+    names: dict[str, list[str]] = field(default_factory=dict)  # per model: its outputs' names
 
 
 def run_image(
@@ -856,19 +858,22 @@ def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
     if stop is not None:
         errors[stop[2]] = f"panic: {stop[3]}" if stop[1] == "PANIC" else "fault"
     outputs: dict[str, list[np.ndarray]] = {}
+    names: dict[str, list[str]] = {}
     not_run = []
     for model in models:
         found = printed[model.name]
         if model.name in errors:
             continue
         if sorted(found) == list(range(len(model.outputs))):
-            outputs[model.name] = valid_parts(model.outputs, [  # the extents array dropped
+            kept = valid_outputs(model.outputs, [  # the extents array dropped
                 (unpack(found[i], t.dtype, math.prod(t.shape)) if t.dtype in PACKED_DTYPES  # int4 …
                  else decode(np.frombuffer(found[i], dtype=t.dtype)) if is_string_dtype(t.dtype)  # str objects
                  else np.frombuffer(found[i], dtype=np.dtype(t.dtype).newbyteorder("<")).astype(t.dtype)
                  ).reshape(_printed_shape(t))
                 for i, t in enumerate(model.outputs)
             ])
+            outputs[model.name] = [array for _, array in kept]
+            names[model.name] = [t.name for t, _ in kept]
         elif stop is not None and not found:
             not_run.append(model.name)
         else:
@@ -877,7 +882,7 @@ def parse_output(stdout: str, models: Sequence[ImageModel]) -> ImageRun:
     if stack is None and stop is None:
         raise _incomplete("(no STACK line)", stdout)
     model_stack = {model: int(used) for model, used in _MODEL_STACK_LINE.findall(stdout)}
-    return ImageRun(outputs, errors, not_run, None if stack is None else int(stack[1]), stdout, model_stack)
+    return ImageRun(outputs, errors, not_run, None if stack is None else int(stack[1]), stdout, model_stack, names)
 
 
 def run_models(elf: Path, board: Board, models: Sequence[ImageModel], timeout: float = 600) -> ImageRun:
@@ -892,7 +897,7 @@ def run_firmware(elf: Path, board: Board, outputs: Sequence[Tensor], timeout: fl
     outputs; raise `ZantError` unless it succeeded."""
     run = parse_output(run_image(board, elf, timeout=timeout).stdout, [ImageModel(elf.stem, (), outputs)])
     assert run.stack_bytes is not None  # status 0: no panic, no fault
-    return FirmwareRun(run.outputs[elf.stem], run.stack_bytes, run.stdout, run.model_stack.get(elf.stem))
+    return FirmwareRun(run.outputs[elf.stem], run.stack_bytes, run.stdout, run.model_stack.get(elf.stem), run.names[elf.stem])
 
 
 # -- exact instruction counts ----------------------------------------------------------------------
