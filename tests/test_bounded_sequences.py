@@ -236,3 +236,24 @@ def test_a_run_time_split_as_cortex_m4_firmware():
     chunks, r = ReferenceEvaluator(model).run(None, {"x": x, "chunk": np.array(4, np.int64)})
     assert list(run.outputs) == ["chunks.0", "chunks.1", "r"]
     _same(list(run.outputs.values()), [*chunks, r])
+
+
+def test_zant_run_shows_a_run_time_length_sequence(tmp_path, capsys):
+    """`zant run` of a Loop building a sequence (the initial one made in the graph) with
+    --sequence-capacity: the elements the run holds, each beside the reference's (onnxruntime
+    returns the sequence as a list); without the option, the compile error names it."""
+    from zant.tools.cli import main
+
+    model = _loop_model()
+    del model.graph.input[2]
+    model.graph.node.insert(0, helper.make_node("SequenceEmpty", [], ["empty"], dtype=F))
+    onnx.save(model, tmp_path / "loop.onnx")
+    np.save(tmp_path / "trip.npy", np.array(2, np.int64))
+    np.save(tmp_path / "cond.npy", np.array(True))
+    args = ["run", str(tmp_path / "loop.onnx"), "--input", f"trip={tmp_path / 'trip.npy'}", "--input", f"cond={tmp_path / 'cond.npy'}"]
+    assert main(args) == 1
+    assert "--sequence-capacity N" in capsys.readouterr().err
+    assert main([*args, "--sequence-capacity", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "output 'result.0' [1] float32" in out and "output 'result.1' [2] float32" in out
+    assert "result.2" not in out and out.count("max abs error 0") == 2

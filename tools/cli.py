@@ -426,14 +426,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             _report_made_up(result, given, feeds)
             _progress(f"run on {result.board.machine} under QEMU")
             run = compiled.run_firmware()  # the image as built, the inputs embedded
-            ours, label = list(run.outputs.values()), result.board.name
+            ours, names, label = list(run.outputs.values()), list(run.outputs), result.board.name
             _progress("time one inference (instructions, and cycles from the core's timing model)")
             cost = compiled.cost()
         else:
             feeds, _ = complete_feeds(result.inputs, given)
             _report_made_up(result, given, feeds)
             _progress("run on the host")
-            ours, label = list(compiled.predict(feeds).values()), "zant"
+            predicted = compiled.predict(feeds)
+            ours, names, label = list(predicted.values()), list(predicted), "zant"
     try:
         reference = reference_model.run({**feeds, **(options.freeze or {})})  # frozen: inputs there
     except ZantError:
@@ -445,7 +446,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     _progress(f"done in {time.perf_counter() - started:.1f} s")
     np.set_printoptions(precision=6, suppress=True, linewidth=100, threshold=40)
     width = max(len(label), len("reference"))
-    for signature, got, want in zip(caller_outputs(result.outputs), ours, reference):
+    # A sequence output is its tensors (a run-time-length one: those it holds), an empty optional none.
+    flat_reference = []
+    for value in reference:
+        flat_reference += list(value) if isinstance(value, list) else [] if value is None else [value]
+    if len(flat_reference) != len(ours):
+        print(f"{len(ours)} output tensors, the reference's {len(flat_reference)}")
+    by_name = {s.name: s for s in caller_outputs(result.outputs)}
+    for name, got, want in zip(names, ours, flat_reference):
+        signature = by_name[name]
         want = np.asarray(want)
         if got.shape != want.shape:
             error_line = f"shape differs: the reference's is {list(want.shape)}"
