@@ -86,15 +86,28 @@ def fully_connected(op) -> bool:
 
 
 MLAS_STRIDE_K = 128
-"""MLAS's SGEMM K block (MLAS_SGEMM_STRIDEK): a longer sum restarts its fused chain per block,
-at boundaries that depend on the output's width and onnxruntime's thread count."""
+MLAS_STRIDE_N = 128
+"""MLAS's SGEMM blocks (MLAS_SGEMM_STRIDEK, MLAS_SGEMM_STRIDEN): a sum longer than its K block
+restarts its fused chain per block, at boundaries that depend on the output's width and
+onnxruntime's thread count."""
+
+
+def mlas_one_k_block(depth: int, width: int) -> bool:
+    """Whether MLAS sums `depth` terms of an output `width` columns wide (a Conv's output
+    pixels, a Gemm's output features) in one K block whatever its threads do: its K block is
+    128, doubled for each halving of the 128-column N block while half of it still covers the
+    columns (down to 16 columns: up to 1024); threads only narrow the columns, which widens it."""
+    stride_n, stride_k = MLAS_STRIDE_N, MLAS_STRIDE_K
+    while stride_n > 16 and stride_n // 2 >= width:
+        stride_n, stride_k = stride_n // 2, stride_k * 2
+    return depth <= max(MLAS_STRIDE_K, stride_k)
 
 
 def mlas_float_sum(op) -> str | None:
     """How onnxruntime's CPU provider sums a 16-bit QLinearConv's float32 products (it runs
     DequantizeLinear → Conv / Gemm / MatMul → QuantizeLinear of int16 in float32: no integer
-    kernel), one of `FLOAT_SUMS`, or None where no single form reproduces it (a sum longer than
-    one K block, an average pool of more than one window). A 16-bit QLinearAdd is its float
+    kernel), one of `FLOAT_SUMS`, or None where no single form reproduces it (a sum that may
+    span K blocks, `mlas_one_k_block`; an average pool of more than one window). A 16-bit QLinearAdd is its float
     Add (`add`); a whole-input pool's window sum its global pooling kernel (`mean`). From
     MLAS's dispatch: a Gemm or MatMul of one row (`fully_connected`) takes the one-row kernels (`m1-transb` for Gemm's transB, else `m1`); a Conv with one output
     channel per group (depthwise) is a GEMM with M = 1 (`m1`); a Conv with one output pixel a
@@ -120,7 +133,8 @@ def mlas_float_sum(op) -> str | None:
         return "m1"
     elif math.prod(out_shape[2:]) == 1:
         return "m1-transb"
-    return "fma" if depth <= MLAS_STRIDE_K else None
+    width = out_channels if fully_connected(op) else math.prod(out_shape[2:])
+    return "fma" if mlas_one_k_block(depth, width) else None
 
 
 def mode_of(op, mode: str) -> str:

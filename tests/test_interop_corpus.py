@@ -299,3 +299,49 @@ def test_requantize_across_8bit_types(x_type, y_type, tmp_path):
         (got,) = load_compiled(result)(codes)
         (want,) = ReferenceEvaluator(model).run(None, {"x": codes})
         assert np.array_equal(got, want), np.flatnonzero(got != want)[:8]
+
+
+@pytest.mark.parametrize("channels, size, kernel", [(256, 4, 1), (48, 4, 3)])
+def test_qint16_long_sums_equal_onnxruntime(channels, size, kernel, tmp_path):
+    """A 16-bit QDQ Conv of 256 and 432 terms over 16 output pixels: more than MLAS's 128-term K
+    block, but on an output that narrow its block is 1,024 terms whatever onnxruntime's threads
+    (`mlas_one_k_block`), so the `fma` form still gives onnxruntime's codes, 100 random inputs
+    (the `exact` mode: 10 of the 256-term layer's 12,800 codes differ)."""
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper
+
+    rng = np.random.default_rng(channels)
+    x_scale, y_scale = np.float32(3e-4), np.float32(6e-4)
+    w_scale = rng.uniform(0.002, 0.004, 8).astype(np.float32)
+    initializers = [
+        numpy_helper.from_array(np.array(x_scale), "xs"), numpy_helper.from_array(np.array(-1000, np.int16), "xz"),
+        numpy_helper.from_array(rng.integers(-127, 128, (8, channels, kernel, kernel)).astype(np.int8), "w"),
+        numpy_helper.from_array(w_scale, "ws"), numpy_helper.from_array(np.zeros(8, np.int8), "wz"),
+        numpy_helper.from_array(rng.integers(-20000, 20000, 8).astype(np.int32), "b"),
+        numpy_helper.from_array((x_scale * w_scale).astype(np.float32), "bs"), numpy_helper.from_array(np.zeros(8, np.int32), "bz"),
+        numpy_helper.from_array(np.array(y_scale), "ys"), numpy_helper.from_array(np.array(300, np.int16), "yz"),
+    ]
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wf"], axis=0),
+        helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"], axis=0),
+        helper.make_node("Conv", ["xf", "wf", "bf"], ["c"], pads=[kernel // 2] * 4),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "long", [helper.make_tensor_value_info("x", TensorProto.INT16, [1, channels, size, size])],
+        [helper.make_tensor_value_info("y", TensorProto.INT16, [1, 8, size, size])], initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    onnx.save(model, tmp_path / "long.onnx")
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(str(tmp_path / "long.onnx"), options, providers=["CPUExecutionProvider"])
+    xs = rng.integers(-4000, 2000, (100, 1, channels, size, size)).astype(np.int16)
+    want = np.stack([session.run(None, {"x": x})[0] for x in xs])
+    result = compile_model(tmp_path / "long.onnx", tmp_path / "out", CompileOptions(name="m", optimize="ReleaseSafe", requant_rounding="onnxruntime"))
+    compiled = load_compiled(result)
+    got = np.stack([np.asarray(compiled(x)[0]).reshape(want.shape[1:]) for x in xs])
+    assert result.plan["float_scratch_bytes"] == 0
+    assert np.array_equal(got, want), f"{np.count_nonzero(got != want)} of {want.size} codes differ"
