@@ -120,7 +120,7 @@ named here, the bias added, the division by y_scale rounded to nearest even) ins
 requantizing an exact integer sum."""
 
 FLOAT_SUMS = ("fma", "m1", "m1-transb", "mean", "add")
-"""MLAS's float32 forms (x86-64): `fma`, its SGEMM kernels (AVX-512F, FMA3; NEON's too), one
+"""MLAS's float32 forms (x86-64): `fma`, its SGEMM kernels (AVX-512F, FMA3), one
 fused multiply-add per k into the output's accumulator, k in im2col order; `m1`, its one-row
 kernel (MlasSgemmKernelM1Avx: a GEMM with M = 1, a depthwise Conv or a one-row MatMul): each 4
 consecutive products summed left to right, each group then added to the running sum (a last

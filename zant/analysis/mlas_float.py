@@ -6,7 +6,7 @@ transcribe that arithmetic, operation for operation, for the interpreter's refer
 (`--check-each-pass`) and the tests; `passes/onnx_to_uop/quant_float.py` generates the same
 operations. The forms (`FLOAT_SUMS`, MLAS's x86-64 kernels):
 
-* `fma`: its SGEMM kernels (AVX-512F, FMA3; NEON's fmla alike): acc = fma(x_f, w_f, acc) for k
+* `fma`: its SGEMM kernels (AVX-512F, FMA3): acc = fma(x_f, w_f, acc) for k
   in im2col order (channel, then the kernel's taps), one rounding per step.
 * `m1`: MlasSgemmKernelM1Avx (a GEMM with one row): each 4 consecutive products (VMULPS) summed
   left to right, the group then added to the running sum; a last group of 2, then of 1.
