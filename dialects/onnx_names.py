@@ -21,7 +21,7 @@ creates are written here, and registered like the generated ops so printed IR pa
 
 ZANT_DOMAIN = "ai.zant"
 """Zant's own operators, which passes (and the control-flow unroller) make and no exporter writes
-(the importer refuses the domain in a model): `LookupTable`, `Guard`."""
+(the importer refuses the domain in a model): `LookupTable`, `Guard`, `SequenceSelect`."""
 
 _DOMAIN_PREFIXES = {"": "", "ai.onnx": "", ML_DOMAIN: "ml.", TRAINING_DOMAIN: "training."}
 """ONNX domain → the op-name prefix inside the `onnx` dialect. ONNX op types have no dots, so

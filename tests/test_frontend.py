@@ -209,10 +209,10 @@ def test_every_default_ml_and_training_domain_schema_has_an_op():
     names |= {f"onnx.ml.{s.name}" for s in schemas if s.domain == "ai.onnx.ml"}
     names |= {f"onnx.training.{s.name}" for s in schemas if s.domain == "ai.onnx.preview.training"}
     # Besides the schemas: com.microsoft's QLinear ops (QOperator models hold them, fold-qdq creates
-    # some) and Zant's LookupTable and Guard, no onnx schema; the model-local function ops.
+    # some) and Zant's LookupTable, Guard and SequenceSelect, no onnx schema; the model-local function ops.
     contrib = {"QLinearAdd", "QLinearMul", "QLinearLeakyRelu", "QLinearSoftmax", "QLinearAveragePool", "QLinearSigmoid",
                "QLinearGlobalAveragePool", "QLinearConcat", "QGemm"}
-    own = {"onnx.LookupTable", "onnx.Guard", "onnx.function", "onnx.call", "onnx.return"}
+    own = {"onnx.LookupTable", "onnx.Guard", "onnx.SequenceSelect", "onnx.function", "onnx.call", "onnx.return"}
     assert {op.name for op in ONNX.operations} == names | {f"onnx.{n}" for n in contrib} | own
     # Deprecated ml versions are skipped: the regressor keeps its opset-3 attributes.
     regressor = onnx_op_class("TreeEnsembleRegressor", "ai.onnx.ml")
