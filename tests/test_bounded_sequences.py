@@ -236,6 +236,8 @@ def test_a_run_time_split_as_cortex_m4_firmware():
     chunks, r = ReferenceEvaluator(model).run(None, {"x": x, "chunk": np.array(4, np.int64)})
     assert list(run.outputs) == ["chunks.0", "chunks.1", "r"]
     _same(list(run.outputs.values()), [*chunks, r])
+    with pytest.raises(ZantError, match="returned 4"):  # a chunk below 1: the status, no fault
+        compiled.run_firmware({"x": x, "chunk": np.array(np.iinfo(np.int64).min, np.int64)})
 
 
 def test_zant_run_shows_a_run_time_length_sequence(tmp_path, capsys):
