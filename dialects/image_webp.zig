@@ -6,7 +6,7 @@
 /// byte per macroblock for the loop filter (segment, 4x4 prediction, coded coefficients) and the
 /// contexts of the macroblock row above (4 subblock modes, 9 non-zero flags per macroblock). The
 /// probabilities, one macroblock's coefficients and its prediction buffers are locals of fixed
-/// size (about 2.5 KB of stack). Indices computed from the bytes are either bounded by
+/// size (3,540 bytes of stack measured on the Cortex-M4). Indices computed from the bytes are either bounded by
 /// construction (tree decodes, 2-bit segments, clamped quantizer indices) or checked, so no byte
 /// outside the three buffers is read or written, whatever the input.
 ///

@@ -6,7 +6,7 @@ does not own.
 
 Every op whose addresses depend on input values gets a small model in which those values are a
 graph input (`CASES`); so does a decoder of encoded bytes (ImageDecoder's JPEG: truncated and
-corrupted streams, and PNG's, TIFF's and JPEG 2000's, their expected result from
+corrupted streams, and PNG's, TIFF's, JPEG 2000's and WebP's, their expected result from
 `zant.dialects.image_reference`). Each model is built for each target and mode and called with valid values
 (the outputs must equal onnxruntime's) and with hostile ones: the extent itself, one past the
 negative range, far out, the integer type's extremes, and `--random N` more drawn from a seeded
@@ -235,6 +235,7 @@ def _cases() -> list[Case]:
         Case("ImageDecoder PNG", image_decoder("png"), "data", 0, status=Status.OUTPUT_SIZE, encoded=png_trials),
         Case("ImageDecoder TIFF", image_decoder("tiff"), "data", 0, status=Status.OUTPUT_SIZE, encoded=tiff_trials),
         Case("ImageDecoder JPEG 2000", image_decoder("jpeg2k"), "data", 0, status=Status.OUTPUT_SIZE, encoded=jp2_trials),
+        Case("ImageDecoder WebP", image_decoder("webp"), "data", 0, status=Status.OUTPUT_SIZE, encoded=webp_trials),
         Case("Gather axis 0", gather(0), "i", 4),
         Case("Gather axis 1", gather(1), "i", 3),
         Case("GatherElements", gather_elements, "i", 4),
@@ -251,8 +252,8 @@ def _cases() -> list[Case]:
 
 
 def _suite_image(kind: str) -> tuple[bytes, np.ndarray]:
-    """The node suite's JPEG (32 x 32, 4:2:0), PNG, TIFF or JPEG 2000 ("jpeg2k") (32 x 32 RGB) and
-    the RGB pixels onnx's reference decodes it to."""
+    """The node suite's JPEG (32 x 32, 4:2:0), PNG, TIFF, JPEG 2000 ("jpeg2k") or WebP (32 x 32 RGB)
+    and the RGB pixels onnx's reference decodes it to."""
     from onnx.backend.test.case.node import _image_decoder_data
 
     frozen = getattr(_image_decoder_data, f"image_decoder_decode_{kind}_rgb")
@@ -416,6 +417,47 @@ def jp2_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         "tiles of one pixel": data[:soc + 24] + struct.pack(">II", 1, 1) + data[soc + 32:],
         "a first packet said to be present with long blocks": data[:sod + 2] + b"\xff\x7f\xff\x7f" + data[sod + 6:],
         "0xFF bytes after SIZ": data[:soc + 4] + b"\xff" * (size - soc - 4),
+    }
+    trials += [trial(label, encoded) for label, encoded in hostile.items()]
+    for k in range(random):
+        corrupted = bytearray(data)
+        for at in rng.integers(0, size, int(rng.integers(1, 5))):
+            corrupted[at] = int(rng.integers(0, 256))
+        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    return trials
+
+
+def webp_trials(rng: np.random.Generator, random: int) -> list[Trial]:
+    """The suite's WebP, then hostile versions of it (same length, zero-padded): cut in the RIFF
+    header, the frame header, the first partition and the tokens with the RIFF and chunk sizes
+    rewritten to the cut, RIFF, chunk and first-partition sizes past the end, a token partition
+    starting with 0xFF bytes, all 0xFF after the frame header; and `random` with
+    bytes replaced, each expected to give what `image_reference.decode_webp` gives (some decode)."""
+    data, pixels = _suite_image("webp")
+    size = len(data)
+    first_end = 30 + (int.from_bytes(data[20:23], "little") >> 5)
+
+    def trial(label: str, encoded: bytes) -> Trial:
+        return _image_trial("webp", label, encoded, size)
+
+    def cut(length: int) -> bytes:
+        head = bytearray(data[:length])
+        head[4:8] = (length - 8).to_bytes(4, "little")
+        head[16:20] = (length - 20).to_bytes(4, "little")
+        return bytes(head)
+
+    tag = int.from_bytes(data[20:23], "little")
+    trials = [Trial("the suite's WebP", {"data": np.frombuffer(data, np.uint8).copy()}, 0, [pixels])]
+    hostile = {
+        "cut in the RIFF header": data[:10],
+        "cut in the frame header": cut(26),
+        "cut in the first partition": cut(first_end - 20),
+        "cut in the tokens": cut((first_end + size) // 2),
+        "a RIFF size past the end": data[:4] + (1 << 30).to_bytes(4, "little") + data[8:],
+        "a chunk size past the end": data[:16] + (1 << 30).to_bytes(4, "little") + data[20:],
+        "a first partition past the end": data[:20] + ((tag & 0x1F) | (0x7FFFF << 5)).to_bytes(3, "little") + data[23:],
+        "a token partition starting with 0xFF bytes": data[:first_end] + b"\xff" * 9 + data[first_end + 9:],
+        "0xFF bytes after the frame header": data[:30] + b"\xff" * (size - 30),
     }
     trials += [trial(label, encoded) for label, encoded in hostile.items()]
     for k in range(random):
