@@ -84,13 +84,13 @@ def tiff_work_bytes(height: int, width: int) -> int:
 
 def jp2_work_bytes(height: int, width: int) -> int:
     """The bytes of `%work` a height x width JPEG 2000 image needs (zant_jp2_work_bytes in Zig):
-    4 bytes of alignment slack, three i32 planes, one i32 line, the significance states of the
+    4 bytes of alignment slack, three i32 planes, one i32 line, the u16 significance states of the
     largest code block, the lengths, pass counts and zero bit planes of one precinct's code blocks
     in 3 subbands, and its 6 tag trees (u16 value and lower bound per node)."""
     blocks = ((width + 3) // 4 + 1) * ((height + 3) // 4 + 1)
     nodes = 2 * blocks + 64
     flags = min((min(width, 1024) + 2) * (min(height, 1024) + 2), 6156)
-    return 4 + 12 * height * width + 4 * max(height, width) + flags + 18 * blocks + 24 * nodes
+    return 4 + 12 * height * width + 4 * max(height, width) + 2 * flags + 18 * blocks + 24 * nodes
 
 
 def webp_work_bytes(height: int, width: int) -> int:

@@ -4,7 +4,8 @@
 ///
 /// Memory: the encoded bytes `data[0..size]` are only read; `work[0..zant_jp2_work_bytes(height,
 /// width)]` holds three i32 component planes of the image (the wavelet coefficients, then the
-/// samples), one i32 line for the inverse wavelet, the significance states of one code block, and
+/// samples), one i32 line for the inverse wavelet, the u16 states of one code block's samples (with
+/// their neighbours' significance, so a context is one load and a table), and
 /// the code blocks and tag trees of one precinct (bounded by the image size: a precinct needing
 /// more is refused). The decoder state (coding and quantization parameters, the MQ decoder) is
 /// locals of fixed size. Every index into those is checked, so no byte outside the three buffers
@@ -29,7 +30,7 @@
 fn zant_jp2_work_bytes(comptime height: usize, comptime width: usize) usize {
     const blocks = ZantJp2.maxBlocks(height, width);
     const flags = ZantJp2.flagBytes(height, width);
-    return 4 + 4 * 3 * height * width + 4 * @as(usize, @max(height, width)) + flags + 3 * blocks * 6 + 3 * 2 * ZantJp2.maxNodes(height, width) * 4;
+    return 4 + 4 * 3 * height * width + 4 * @as(usize, @max(height, width)) + 2 * flags + 3 * blocks * 6 + 3 * 2 * ZantJp2.maxNodes(height, width) * 4;
 }
 
 const ZantJp2 = struct {
@@ -411,7 +412,7 @@ const ZantJp2 = struct {
     /// The state of one decode: the work buffer's parts.
     const Work = struct {
         line: []i32,
-        flags: []u8,
+        flags: []u16,
         lens: []u32, // 3 bands x max blocks
         passes: []u8,
         zero: []u8, // zero bit planes + 1; 0 for a block not included
@@ -421,11 +422,58 @@ const ZantJp2 = struct {
         max_nodes: usize,
     };
 
-    // Flags of one code-block sample.
-    const SIG: u8 = 1;
-    const NEG: u8 = 2;
-    const REFINED: u8 = 4;
-    const VISITED: u8 = 8;
+    // Flags of one code-block sample: its state, and which of its 8 neighbours are significant
+    // (set when they become so, so that a context is one load and a table).
+    const SIG: u16 = 1;
+    const NEG: u16 = 2;
+    const REFINED: u16 = 4;
+    const VISITED: u16 = 8;
+    const N: u16 = 16;
+    const S: u16 = 32;
+    const W: u16 = 64;
+    const E: u16 = 128;
+    const NW: u16 = 256;
+    const NE: u16 = 512;
+    const SW: u16 = 1024;
+    const SE: u16 = 2048;
+    const NEIGHBOURS: u16 = 0xFF0;
+
+    /// The zero-coding context (T.800 Table D.1) of each neighbourhood (flags >> 4) for the
+    /// orientations LL/LH (0), HL (1, vertical neighbours first) and HH (2).
+    const zero_contexts: [3][256]u8 = blk: {
+        @setEvalBranchQuota(20000);
+        var t: [3][256]u8 = undefined;
+        for (0..3) |o| for (0..256) |n| {
+            const b = @as(u16, n) << 4;
+            const one = struct {
+                fn of(x: u16) u32 {
+                    return if (x != 0) 1 else 0;
+                }
+            }.of;
+            var h: u32 = one(b & W) + one(b & E);
+            var v: u32 = one(b & N) + one(b & S);
+            const d: u32 = one(b & NW) + one(b & NE) + one(b & SW) + one(b & SE);
+            if (o == 2) {
+                const hv: u32 = if (h + v > 2) 2 else h + v;
+                const cx: u32 = switch (d) {
+                    0 => hv,
+                    1 => 3 + hv,
+                    2 => if (hv == 0) 6 else 7,
+                    else => 8,
+                };
+                t[o][n] = @intCast(cx);
+                continue;
+            }
+            if (o == 1) {
+                const swap = h;
+                h = v;
+                v = swap;
+            }
+            const cx: u32 = if (h == 2) 8 else if (h == 1) (if (v > 0) 7 else if (d > 0) 6 else 5) else if (v > 0) 2 + v else if (d > 2) 2 else d;
+            t[o][n] = @intCast(cx);
+        };
+        break :blk t;
+    };
 
     /// One code block: `passes` coding passes of `bytes` into `plane` (w x h at `at`, stride),
     /// as OpenJPEG decodes them (the value of bit plane p is 2^p with a half step below, halved
@@ -438,6 +486,7 @@ const ZantJp2 = struct {
         if (w == 0 or h == 0) return;
         if ((h - 1) * stride + at + w > plane.len) return error.Bad;
         var mq = Mq.init(bytes);
+        const zero = &zero_contexts[if (orient == 3) 2 else if (orient == 1) 1 else 0];
         var bp: u32 = numbps; // bit plane + 1 of the current pass
         var kind: u32 = 2; // 0 significance, 1 refinement, 2 cleanup
         var left = passes;
@@ -449,8 +498,8 @@ const ZantJp2 = struct {
                     var y0: usize = 0;
                     while (y0 < h) : (y0 += 4) for (0..w) |x| for (y0..@min(y0 + 4, h)) |y| {
                         const f = (y + 1) * fs + x + 1;
-                        if (flags[f] & SIG != 0 or !neighbours(flags, f, fs)) continue;
-                        if (mq.decode(zeroContext(flags, f, fs, orient)) == 1) significant(&mq, flags, f, fs, plane, at + y * stride + x, one | half);
+                        if (flags[f] & (SIG | NEIGHBOURS) == 0 or flags[f] & SIG != 0) continue;
+                        if (mq.decode(zero[flags[f] >> 4 & 0xFF]) == 1) significant(&mq, flags, f, fs, plane, at + y * stride + x, one | half);
                         flags[f] |= VISITED;
                     };
                 },
@@ -459,7 +508,7 @@ const ZantJp2 = struct {
                     while (y0 < h) : (y0 += 4) for (0..w) |x| for (y0..@min(y0 + 4, h)) |y| {
                         const f = (y + 1) * fs + x + 1;
                         if (flags[f] & (SIG | VISITED) != SIG) continue;
-                        const cx: usize = if (flags[f] & REFINED != 0) ctx_refine + 2 else if (neighbours(flags, f, fs)) ctx_refine + 1 else ctx_refine;
+                        const cx: usize = if (flags[f] & REFINED != 0) ctx_refine + 2 else if (flags[f] & NEIGHBOURS != 0) ctx_refine + 1 else ctx_refine;
                         const v = mq.decode(cx);
                         const p = &plane[at + y * stride + x];
                         p.* = if ((v == 1) != (p.* < 0)) p.* +% half else p.* -% half;
@@ -474,7 +523,7 @@ const ZantJp2 = struct {
                             var quiet = true;
                             for (y0..y0 + 4) |yy| {
                                 const f = (yy + 1) * fs + x + 1;
-                                if (flags[f] & (SIG | VISITED) != 0 or neighbours(flags, f, fs)) quiet = false;
+                                if (flags[f] & (SIG | VISITED | NEIGHBOURS) != 0) quiet = false;
                             }
                             if (quiet) {
                                 if (mq.decode(ctx_run) == 0) continue;
@@ -487,7 +536,7 @@ const ZantJp2 = struct {
                         }
                         while (y < @min(y0 + 4, h)) : (y += 1) {
                             const f = (y + 1) * fs + x + 1;
-                            if (flags[f] & (SIG | VISITED) == 0 and mq.decode(zeroContext(flags, f, fs, orient)) == 1)
+                            if (flags[f] & (SIG | VISITED) == 0 and mq.decode(zero[flags[f] >> 4 & 0xFF]) == 1)
                                 significant(&mq, flags, f, fs, plane, at + y * stride + x, one | half);
                         }
                     };
@@ -509,41 +558,10 @@ const ZantJp2 = struct {
         };
     }
 
-    fn neighbours(flags: []const u8, f: usize, fs: usize) bool {
-        const any = flags[f - fs - 1] | flags[f - fs] | flags[f - fs + 1] | flags[f - 1] | flags[f + 1] | flags[f + fs - 1] | flags[f + fs] | flags[f + fs + 1];
-        return any & SIG != 0;
-    }
-
-    /// The zero-coding context (T.800 Table D.1) of the sample at flags[f].
-    fn zeroContext(flags: []const u8, f: usize, fs: usize, orient: u32) usize {
-        const s = struct {
-            fn sig(b: u8) u32 {
-                return b & SIG;
-            }
-        }.sig;
-        var h = s(flags[f - 1]) + s(flags[f + 1]);
-        var v = s(flags[f - fs]) + s(flags[f + fs]);
-        const d = s(flags[f - fs - 1]) + s(flags[f - fs + 1]) + s(flags[f + fs - 1]) + s(flags[f + fs + 1]);
-        if (orient == 3) {
-            const hv = h + v;
-            return switch (d) {
-                0 => @min(hv, 2),
-                1 => 3 + @as(usize, @min(hv, 2)),
-                2 => if (hv == 0) 6 else 7,
-                else => 8,
-            };
-        }
-        if (orient == 1) std.mem.swap(u32, &h, &v); // HL: vertical neighbours first
-        if (h == 2) return 8;
-        if (h == 1) return if (v > 0) 7 else if (d > 0) 6 else 5;
-        if (v > 0) return 2 + @as(usize, v);
-        return @min(d, 2);
-    }
-
     /// A sample becoming significant: its sign decoded (T.800 Table D.3), its value set.
-    fn significant(mq: *Mq, flags: []u8, f: usize, fs: usize, plane: []i32, at: usize, value: i32) void {
+    fn significant(mq: *Mq, flags: []u16, f: usize, fs: usize, plane: []i32, at: usize, value: i32) void {
         const c = struct {
-            fn contribution(b: u8) i32 {
+            fn contribution(b: u16) i32 {
                 if (b & SIG == 0) return 0;
                 return if (b & NEG != 0) -1 else 1;
             }
@@ -560,6 +578,14 @@ const ZantJp2 = struct {
         const negative = mq.decode(cx) ^ flip;
         plane[at] = if (negative == 1) -value else value;
         flags[f] |= SIG | (if (negative == 1) NEG else 0);
+        flags[f - fs - 1] |= SE;
+        flags[f - fs] |= S;
+        flags[f - fs + 1] |= SW;
+        flags[f - 1] |= E;
+        flags[f + 1] |= W;
+        flags[f + fs - 1] |= NE;
+        flags[f + fs] |= N;
+        flags[f + fs + 1] |= NW;
     }
 
     /// One packet: the header of precinct `p` of resolution `r` of component `tc`, then its code
@@ -764,7 +790,7 @@ const ZantJp2 = struct {
         if (tiles_x > width or tiles_y > height) return error.Bad;
 
         // The work buffer (zant_jp2_work_bytes), from its first 4-byte boundary: the planes, the
-        // line, the block lengths, the tag trees (i32, u32, u16), then the flags, the blocks'
+        // line, the block lengths, the tag trees, the flags (i32, u32, u16), then the blocks'
         // pass counts and zero bit planes (bytes).
         const max_blocks = maxBlocks(height, width);
         const max_nodes = maxNodes(height, width);
@@ -781,15 +807,17 @@ const ZantJp2 = struct {
         at_byte += 2 * 6 * max_nodes;
         const tree_low = @as([*]u16, @ptrCast(@alignCast(base + at_byte)))[0 .. 6 * max_nodes];
         at_byte += 2 * 6 * max_nodes;
+        const flags = @as([*]u16, @ptrCast(@alignCast(base + at_byte)))[0..nflags];
+        at_byte += 2 * nflags;
         const bytes = work[skip + at_byte ..];
         var wk = Work{
             .line = line,
             .lens = lens,
             .tree_value = tree_value,
             .tree_low = tree_low,
-            .flags = bytes[0..nflags],
-            .passes = bytes[nflags..][0 .. 3 * max_blocks],
-            .zero = bytes[nflags + 3 * max_blocks ..][0 .. 3 * max_blocks],
+            .flags = flags,
+            .passes = bytes[0 .. 3 * max_blocks],
+            .zero = bytes[3 * max_blocks ..][0 .. 3 * max_blocks],
             .max_blocks = max_blocks,
             .max_nodes = max_nodes,
         };

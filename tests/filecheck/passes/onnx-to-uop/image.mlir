@@ -9,7 +9,7 @@
 // written only then); PNG: image.decode_png the same way, its scratch the inflated rows
 // (3·(1 + 4·5) bytes); TIFF: image.decode_tiff (one unused scratch byte); JPEG 2000:
 // image.decode_jp2, its scratch three i32 planes (12·15), a line (4·5), the flags of a code block
-// (7·5), one precinct's blocks (18·6) and tag trees (24·76), 4 bytes of alignment: 2,171; WebP:
+// (2·7·5), one precinct's blocks (18·6) and tag trees (24·76), 4 bytes of alignment: 2,206; WebP:
 // image.decode_webp, its scratch the Y, U and V planes of one macroblock (384), its filter byte
 // and one column's 13 context bytes: 398. Then
 // one check (STATUS_OUTPUT_SIZE = 5) that one of the seven is the format, and one loop nest picks
@@ -20,7 +20,7 @@
 // CHECK:         %rgb_jpeg_work = uop.define_local "rgb_jpeg_work" : !uop.buffer<2952xui8>
 // CHECK-NEXT:    %rgb_png_work = uop.define_local "rgb_png_work" : !uop.buffer<63xui8>
 // CHECK-NEXT:    %rgb_tiff_work = uop.define_local "rgb_tiff_work" : !uop.buffer<1xui8>
-// CHECK-NEXT:    %rgb_jp2_work = uop.define_local "rgb_jp2_work" : !uop.buffer<2171xui8>
+// CHECK-NEXT:    %rgb_jp2_work = uop.define_local "rgb_jp2_work" : !uop.buffer<2206xui8>
 // CHECK-NEXT:    %rgb_webp_work = uop.define_local "rgb_webp_work" : !uop.buffer<398xui8>
 // CHECK:         [[ROOM:%.*]] = uop.const 54 : i64
 // CHECK-NEXT:    [[FITS:%.*]] = uop.cmple [[OFFSET:%.*]], [[ROOM]] : i64
