@@ -301,36 +301,50 @@ def test_requantize_across_8bit_types(x_type, y_type, tmp_path):
         assert np.array_equal(got, want), np.flatnonzero(got != want)[:8]
 
 
-@pytest.mark.parametrize("channels, size, kernel", [(256, 4, 1), (48, 4, 3)])
-def test_qint16_long_sums_equal_onnxruntime(channels, size, kernel, tmp_path):
-    """A 16-bit QDQ Conv of 256 and 432 terms over 16 output pixels: more than MLAS's 128-term K
-    block, but on an output that narrow its block is 1,024 terms whatever onnxruntime's threads
-    (`mlas_one_k_block`), so the `fma` form still gives onnxruntime's codes, 100 random inputs
-    (the `exact` mode: 10 of the 256-term layer's 12,800 codes differ)."""
+LONG_SUMS = {
+    # name: (op, x shape, W shape, attributes); the form, and the exact mode's codes off on the
+    # same inputs (so each case can fail)
+    "conv_256_terms": ("Conv", [1, 256, 4, 4], [8, 256, 1, 1], {}),  # fma, 256 > 128 terms (exact: 13 of 25,600)
+    "conv_432_terms": ("Conv", [1, 48, 4, 4], [8, 48, 3, 3], {"pads": [1] * 4}),  # fma (exact: 24 of 25,600)
+    "depthwise_81_taps": ("Conv", [1, 4, 12, 12], [4, 1, 9, 9], {"pads": [4] * 4, "group": 4}),  # m1, a loop (exact: 22 of 115,200)
+    "gemm_400_terms": ("Gemm", [1, 400], [10, 400], {"transB": 1}),  # m1-transb, a loop (exact: 10 of 10,000)
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_SUMS))
+def test_qint16_long_sums_equal_onnxruntime(name, tmp_path):
+    """16-bit QDQ layers with long sums against onnxruntime (unoptimized), 200 random inputs of
+    int16 codes (a Gemm 1,000): Convs of 256 and 432 terms over 16 output pixels (more than MLAS's 128-term K
+    block, but on an output that narrow its block is 1,024 terms whatever onnxruntime's threads,
+    `mlas_one_k_block`: the `fma` form), and the one-row forms' loops beyond `UNROLLED_TERMS` (a
+    depthwise 9x9 window, `m1`; a one-row Gemm of 400 terms, `m1-transb`)."""
     ort = pytest.importorskip("onnxruntime")
     from onnx import TensorProto, helper
 
-    rng = np.random.default_rng(channels)
-    x_scale, y_scale = np.float32(3e-4), np.float32(6e-4)
-    w_scale = rng.uniform(0.002, 0.004, 8).astype(np.float32)
+    op_type, x_shape, w_shape, attributes = LONG_SUMS[name]
+    rng = np.random.default_rng(len(name))
+    channels = w_shape[0]
+    x_scale, y_scale = np.float32(3e-4), np.float32(6e-4 if op_type == "Conv" else 4e-4)
+    w_scale = rng.uniform(0.002, 0.004, channels).astype(np.float32)
     initializers = [
         numpy_helper.from_array(np.array(x_scale), "xs"), numpy_helper.from_array(np.array(-1000, np.int16), "xz"),
-        numpy_helper.from_array(rng.integers(-127, 128, (8, channels, kernel, kernel)).astype(np.int8), "w"),
-        numpy_helper.from_array(w_scale, "ws"), numpy_helper.from_array(np.zeros(8, np.int8), "wz"),
-        numpy_helper.from_array(rng.integers(-20000, 20000, 8).astype(np.int32), "b"),
-        numpy_helper.from_array((x_scale * w_scale).astype(np.float32), "bs"), numpy_helper.from_array(np.zeros(8, np.int32), "bz"),
+        numpy_helper.from_array(rng.integers(-127, 128, w_shape).astype(np.int8), "w"),
+        numpy_helper.from_array(w_scale, "ws"), numpy_helper.from_array(np.zeros(channels, np.int8), "wz"),
+        numpy_helper.from_array(rng.integers(-20000, 20000, channels).astype(np.int32), "b"),
+        numpy_helper.from_array((x_scale * w_scale).astype(np.float32), "bs"), numpy_helper.from_array(np.zeros(channels, np.int32), "bz"),
         numpy_helper.from_array(np.array(y_scale), "ys"), numpy_helper.from_array(np.array(300, np.int16), "yz"),
     ]
     nodes = [
         helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
         helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wf"], axis=0),
         helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"], axis=0),
-        helper.make_node("Conv", ["xf", "wf", "bf"], ["c"], pads=[kernel // 2] * 4),
+        helper.make_node(op_type, ["xf", "wf", "bf"], ["c"], **attributes),
         helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["y"]),
     ]
+    y_shape = [1, channels, *x_shape[2:]] if op_type == "Conv" else [1, channels]
     graph = helper.make_graph(
-        nodes, "long", [helper.make_tensor_value_info("x", TensorProto.INT16, [1, channels, size, size])],
-        [helper.make_tensor_value_info("y", TensorProto.INT16, [1, 8, size, size])], initializers,
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.INT16, x_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.INT16, y_shape)], initializers,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     model.ir_version = 10
@@ -338,7 +352,7 @@ def test_qint16_long_sums_equal_onnxruntime(channels, size, kernel, tmp_path):
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(str(tmp_path / "long.onnx"), options, providers=["CPUExecutionProvider"])
-    xs = rng.integers(-4000, 2000, (100, 1, channels, size, size)).astype(np.int16)
+    xs = rng.integers(-4000, 2000, (200 if op_type == "Conv" else 1000, *x_shape)).astype(np.int16)
     want = np.stack([session.run(None, {"x": x})[0] for x in xs])
     result = compile_model(tmp_path / "long.onnx", tmp_path / "out", CompileOptions(name="m", optimize="ReleaseSafe", requant_rounding="onnxruntime"))
     compiled = load_compiled(result)

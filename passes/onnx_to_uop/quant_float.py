@@ -30,6 +30,10 @@ from zant.passes.onnx_to_uop.windows import load_window, sliding_windows, tap_po
 I32 = IntegerType(32)
 F32 = Float32Type()
 
+UNROLLED_TERMS = 64
+"""The one-row forms' sums of up to this many terms are unrolled (constant taps, no index
+arithmetic); longer ones loop over groups of terms."""
+
 
 Quantize = Callable[[KernelBuilder, SSAValue, SSAValue | None, Attribute], SSAValue]
 """saturate(rint(ratio) + zero_point) of an f32 ratio (`quant.quantize_f32`, handed in by the
@@ -118,28 +122,59 @@ def float_conv(op: Operation, kb: KernelBuilder, form: str, constants: Constants
         value, _ = load_window(kb, x, [n, kb.alu("add", first_channel(m), c)], windows, positions, x_zp)
         return _dequantized(kb, value, x_zero, x_s)
 
-    def product(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue], k: int) -> SSAValue:
-        """The rounded product x_f · w_f of the k-th term, k = (channel, tap) (a VMULPS)."""
-        c, tap = divmod(k, len(taps))
-        channel, tap_ivs = kb.index(c), [kb.index(t) for t in taps[tap]]
+    def product(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue], k: int | SSAValue) -> SSAValue:
+        """The rounded product x_f · w_f of the k-th term, k = (channel, tap) (a VMULPS); k a
+        constant, or an index value unravelled at run time."""
+        if isinstance(k, int):
+            c, tap = divmod(k, len(taps))
+            channel, tap_ivs = kb.index(c), [kb.index(t) for t in taps[tap]]
+        else:
+            channel, rest = kb.alu("div", k, kb.index(len(taps))), kb.alu("rem", k, kb.index(len(taps)))
+            tap_ivs = []
+            for extent in reversed(kernel):
+                tap_ivs.insert(0, kb.alu("rem", rest, kb.index(extent)))
+                rest = kb.alu("div", rest, kb.index(extent))
         return kb.alu("mul", x_tap(n, m, out_ivs, channel, tap_ivs), kb.load(w_f, [m, channel, *tap_ivs]))
+
+    def group_sum(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue], first: int | SSAValue, size: int) -> SSAValue:
+        """`size` products from the `first`-th, summed left to right."""
+        part = product(n, m, out_ivs, first)
+        for j in range(1, size):
+            k = first + j if isinstance(first, int) else kb.alu("add", first, kb.index(j))
+            part = kb.alu("add", part, product(n, m, out_ivs, k))
+        return part
 
     def one_row(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue]) -> SSAValue:
         """MlasSgemmKernelM1Avx: each 4 products summed left to right (VMULPS, VADDPS), the group
-        then added to the running sum; a last group of 2, then of 1."""
+        then added to the running sum; a last group of 2, then of 1. Unrolled for short sums
+        (a depthwise Conv's taps), a loop over the groups of 4 beyond `UNROLLED_TERMS`."""
         total, k = None, 0
-        for size in [4] * (depth // 4) + [2] * (depth % 4 // 2) + [1] * (depth % 2):
-            part = product(n, m, out_ivs, k)
-            for j in range(1, size):
-                part = kb.alu("add", part, product(n, m, out_ivs, k + j))
+        sizes = [4] * (depth // 4) + [2] * (depth % 4 // 2) + [1] * (depth % 2)
+        if depth > UNROLLED_TERMS:
+            acc = kb.define_acc(0.0, F32)
+            with kb.loop(depth // 4) as q:
+                kb.acc_set(acc, kb.alu("add", group_sum(n, m, out_ivs, kb.alu("mul", q, kb.index(4)), 4), kb.acc_get(acc)))
+            total, k, sizes = kb.acc_get(acc), depth // 4 * 4, sizes[depth // 4:]
+        for size in sizes:
+            part = group_sum(n, m, out_ivs, k, size)
             total = part if total is None else kb.alu("add", part, total)
             k += size
         return zero if total is None else total
 
     def lanes(n: SSAValue, m: SSAValue, out_ivs: list[SSAValue]) -> list[SSAValue]:
-        """MlasSgemmKernelM1TransposeBAvx's 8 lanes: lane l sums the products k ≡ l (mod 8)."""
+        """MlasSgemmKernelM1TransposeBAvx's 8 lanes: lane l sums the products k ≡ l (mod 8), in
+        order (a loop over the rows of 8 beyond `UNROLLED_TERMS`)."""
         sums: list[SSAValue | None] = [None] * 8
-        for k in range(depth):
+        start = 0
+        if depth > UNROLLED_TERMS:
+            accs = [kb.define_acc(0.0, F32) for _ in range(8)]
+            with kb.loop(depth // 8) as q:
+                row = kb.alu("mul", q, kb.index(8))
+                for lane, acc in enumerate(accs):
+                    p = product(n, m, out_ivs, kb.alu("add", row, kb.index(lane)))
+                    kb.acc_set(acc, kb.alu("add", kb.acc_get(acc), p))
+            sums, start = [kb.acc_get(acc) for acc in accs], depth // 8 * 8
+        for k in range(start, depth):
             p = product(n, m, out_ivs, k)
             sums[k % 8] = p if sums[k % 8] is None else kb.alu("add", sums[k % 8], p)
         return [zero if v is None else v for v in sums]
