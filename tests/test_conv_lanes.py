@@ -263,20 +263,21 @@ def test_wide_blocks_and_an_8_lane_rest_numerics(pipeline):
 
 
 def test_streamed_weights_take_l_lanes_and_reduction_chunks():
-    """Weights beyond the caches (ResNet-18's 512-channel 3x3 Convs, 9.4 MB) on AVX-512: one
-    16-lane block by 4x7 pixels (2 passes over the weights, full-width multiply-adds) where
-    `channel_lanes` alone took 8 lanes and two blocks by 2x7 (4 passes); AVX2's choice stays
-    `channel_lanes`'. The reduction then runs in chunks of `CHUNK_BYTES` of weights, fetched once
-    for both tiles; one tile, or weights in the caches, take no chunks."""
+    """Weights beyond the caches (ResNet-18's 512-channel 3x3 Convs, 9.4 MB): on AVX-512 two
+    16-lane blocks by 2x7 pixels (two weight streams, full-width multiply-adds) where
+    `channel_lanes` alone took 8 lanes; on AVX2, whose 16-lane vector is 2 ymm, two 8-lane
+    blocks by 2x3 (12 ymm of accumulators). The reduction then runs in chunks of `CHUNK_BYTES`
+    of weights, fetched once for all the tiles; one tile, or weights in the caches, take no
+    chunks; weights in the caches keep `channel_lanes` and `lane_tile`."""
     from zant.passes.onnx_to_uop.conv_tiling import CHUNK_BYTES, STREAMED_WEIGHTS, VectorConv
 
     big = 512 * 512 * 9 * 4
-    avx512, avx2 = VectorConv(16, 14, registers=32), VectorConv(16, 6, registers=8)
-    assert avx512.lane_plan(512, (7, 7), big) == (16, 1, (4, 7))
-    lanes, pixels = avx2.channel_lanes(512, (7, 7), big)
-    assert avx2.lane_plan(512, (7, 7), big) == (lanes, *avx2.lane_tile(512 // lanes, (7, 7), pixels))
+    avx512, avx2 = VectorConv(16, 14, registers=32), VectorConv(16, 6, registers=8, lane_registers=2)
+    assert avx512.channel_lanes(512, (7, 7), big) == (8, 28)
+    assert avx512.lane_plan(512, (7, 7), big) == (16, 2, (2, 7))
+    assert avx2.lane_plan(512, (7, 7), big) == (8, 2, (2, 3))
     assert avx512.lane_plan(256, (14, 14), 256 * 256 * 9 * 4) == (16, *avx512.lane_tile(16, (14, 14), 14))
-    assert avx512.reduction_chunk(512, 16, (7, 7), (4, 7), big) == CHUNK_BYTES // 64
+    assert avx512.reduction_chunk(512, 32, (7, 7), (2, 7), big) == CHUNK_BYTES // 128
     assert avx512.reduction_chunk(512, 16, (3, 3), (3, 3), big) == 0  # one tile
     assert avx512.reduction_chunk(512, 16, (7, 7), (4, 7), STREAMED_WEIGHTS) == 0
     assert avx512.reduction_chunk(48, 32, (7, 7), (2, 7), big) == 24  # 32 fit: the largest divisor of 48

@@ -103,6 +103,10 @@ class PassParameters:
     """Vector registers counted in `vector_lanes`-wide vectors (AVX2: 16 ymm are 8 16-lane
     vectors; AVX-512: 32): how many accumulators, weight vectors and a broadcast a channel-lane
     Conv's register tile may hold (`conv_tiling.VectorConv.lane_tile`); 0: unknown."""
+    vector_lane_registers: int = 1
+    """Hardware registers of one `vector_lanes`-wide f32 vector (AVX2: 2 ymm for 16 lanes;
+    AVX-512: 1 zmm): an 8-lane vector then takes half as many, and its multiply-add issues as
+    one of them (`conv_tiling.VectorConv.lane_plan`)."""
     conv_channel_block: int = 8
     """Output channels of a scalar Conv (float or integer) computed per pass over its window,
     one register accumulator each: 4 on a Cortex-M (13 general registers: 8 spill), 8 on the
@@ -152,6 +156,7 @@ def host_parameters(cpu: CpuDescription) -> PassParameters:
         vector_lanes=lanes,
         conv_tile=max(1, vector_tile(cpu, lanes)),
         vector_registers=cpu.vector_registers // cpu.registers_per_vector(lanes),
+        vector_lane_registers=cpu.registers_per_vector(lanes),
         conv_channel_block=min(8, cpu.vector_registers // 2),
         fma=cpu.fma,
     )

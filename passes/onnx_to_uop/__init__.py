@@ -139,7 +139,8 @@ class OnnxToUopPass(ModulePass):
     (0, the default: unknown), with which ungrouped channel-lane Convs choose tiles of several
     blocks of L output channels (`VectorConv.lane_tile`'s cost model); `conv-streamed-weights=N`:
     the weight bytes beyond which a Conv's weights stream from memory (0, the default:
-    `conv_tiling.STREAMED_WEIGHTS`), which `VectorConv.lane_plan` and `reduction_chunk` read.
+    `conv_tiling.STREAMED_WEIGHTS`), which `VectorConv.lane_plan` and `reduction_chunk` read;
+    `conv-lane-registers=R`: the hardware registers of one L-lane vector (AVX2 2, AVX-512 1).
     `conv-channel-block=B` (default 8): scalar Convs, float and integer,
     compute B output channels per pass over the window, one register accumulator each — 4 on a
     Cortex-M, whose 13 registers do not hold 8. `conv-float-registers=R` (scalar targets with R
@@ -167,6 +168,7 @@ class OnnxToUopPass(ModulePass):
     weight_cache_bytes: int = 0
     image_formats: tuple[str, ...] = ()
     conv_streamed_weights: int = 0
+    conv_lane_registers: int | None = None
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -182,7 +184,7 @@ class OnnxToUopPass(ModulePass):
             raise ZantError("onnx-to-uop: conv-channel-block must be ≥ 1")
         vector = None
         if self.conv_lanes:
-            vector = VectorConv(self.conv_lanes, self.conv_tile, self.conv_registers)
+            vector = VectorConv(self.conv_lanes, self.conv_tile, self.conv_registers, self.conv_lane_registers or 1)
             if self.conv_streamed_weights:
                 vector = replace(vector, streamed_weights=self.conv_streamed_weights)
         block = self.conv_channel_block
@@ -205,6 +207,7 @@ class OnnxToUopPass(ModulePass):
         p = target_parameters(module)
         given = {
             "conv_lanes": p.vector_lanes, "conv_tile": p.conv_tile, "conv_registers": p.vector_registers,
+            "conv_lane_registers": p.vector_lane_registers,
             "conv_channel_block": p.conv_channel_block,
             "conv_float_registers": p.float_registers, "conv_word_taps": p.conv_word_taps,
         }

@@ -51,6 +51,9 @@ class VectorConv:
     registers: int = 0
     """Vector registers of the target counted in L-lane vectors (0: unknown); with enough of
     them a channel-lane tile holds several blocks of L output channels (`lane_tile`)."""
+    lane_registers: int = 1
+    """Hardware registers of one L-lane vector (AVX2: 2 ymm; AVX-512: 1 zmm); an 8-lane vector
+    takes max(1, lane_registers * 8 / L) of them and its multiply-add issues as one of them."""
     streamed_weights: int = STREAMED_WEIGHTS
     """Weight bytes beyond which a Conv's weights are taken to stream from memory on each pass
     (`onnx-to-uop{conv-streamed-weights=N}`; default `STREAMED_WEIGHTS`)."""
@@ -125,34 +128,41 @@ class VectorConv:
     ) -> tuple[int, int, tuple[int, ...]]:
         """(lanes, blocks of lanes per tile, pixel tile) of an ungrouped channel-lane Conv (or
         part of one: `channel_spans`): `channel_lanes` then `lane_tile`; but when the weights
-        outgrow the caches (`STREAMED_WEIGHTS`) and the registers are known, that or a tile of L
-        lanes, 1 to `MAX_BLOCKS` blocks and as many pixels as the registers hold, by the
-        larger of its multiply-adds (`lane_tile_cost`) and its weight traffic (each pass over
-        the output box's tiles streams every weight once, `WEIGHT_STREAM_BYTES` per cycle), then
-        the multiply-adds. ResNet-18's 512-channel 3x3 Convs at 7x7 on AVX-512: one 16-lane
-        block by 4x7 pixels, 2 passes over 9.4 MB, where `channel_lanes`' 8 lanes and then two
-        blocks by 2x7 made 4 passes of half-width multiply-adds."""
+        outgrow the caches (`STREAMED_WEIGHTS`) and the registers are known, the tile of L or 8
+        lanes, 1 to `MAX_BLOCKS` blocks and as many pixels as the registers hold (8-lane vectors
+        counted in hardware registers: `lane_registers`) with the least of the larger of its
+        multiply-adds (`lane_tile_cost`, in hardware instructions) and its weight traffic, then
+        the multiply-adds. The traffic: the tiles read the weights from memory once (in
+        reduction chunks, `reduction_chunk`, when there are several tiles), one stream per
+        block of the tile, each at `WEIGHT_STREAM_BYTES` per cycle: more blocks per tile, more
+        weight bytes in flight. ResNet-18's 512-channel 3x3 Convs at 7x7 on AVX-512: two
+        16-lane blocks by 2x7 pixels (measured with chunks: 2.00 ms, one block by 4x7 2.53 ms),
+        where `channel_lanes` took 8 lanes (half-width multiply-adds) for fewer passes."""
         lanes, pixels = self.channel_lanes(out_channels, out_spatial, weight_bytes)
-        chosen = (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels))
-        if not self.registers or weight_bytes <= self.streamed_weights or out_channels % self.lanes:
-            return chosen
-        # Beside `channel_lanes`' choice, only L-lane tiles: an 8-lane multiply-add counts as an
-        # L-lane one here, which holds where one register has L lanes (AVX-512) and would favour
-        # L lanes unduly where an L-lane vector takes several (AVX2, Neon).
-        candidates = [chosen]
-        for b in range(1, min(out_channels // self.lanes, MAX_BLOCKS) + 1):
-            most = (self.registers - b - 2) // b  # accumulators beside b weights and a broadcast
-            if most >= 1:
-                candidates.append((self.lanes, b, best_tile(out_spatial, most)))
+        if not self.registers or weight_bytes <= self.streamed_weights:
+            return (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels))
+        hardware = self.registers * self.lane_registers
+        candidates = []
+        for lanes in sorted({self.lanes, 8}, reverse=True):
+            if out_channels % lanes:
+                continue
+            per_vector = max(1, self.lane_registers * lanes // self.lanes)
+            budget = hardware // per_vector
+            for b in range(1, min(out_channels // lanes, MAX_BLOCKS) + 1):
+                most = (budget - b - 2) // b  # accumulators beside b weights and a broadcast
+                if most >= 1:
+                    candidates.append((lanes, b, best_tile(out_spatial, most)))
 
         def cost(candidate: tuple[int, int, tuple[int, ...]]) -> tuple[float, float]:
             lanes, width, tile = candidate
-            multiply_adds = lane_tile_cost(out_channels // lanes, out_spatial, width, tile)[0]
-            passes = sum(piece.blocks for piece in tile_pieces(out_spatial, tile))
-            # per reduction step: each pass reads one f32 weight per output channel
-            traffic = out_channels * 4 * passes / WEIGHT_STREAM_BYTES
+            per_vector = max(1, self.lane_registers * lanes // self.lanes)
+            multiply_adds = lane_tile_cost(out_channels // lanes, out_spatial, width, tile)[0] * per_vector
+            # per reduction step: one f32 weight per output channel, over `width` streams
+            traffic = out_channels * 4 / (WEIGHT_STREAM_BYTES * width)
             return max(multiply_adds, traffic), multiply_adds
 
+        if not candidates:
+            return (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels))
         return min(candidates, key=cost)
 
     def reduction_chunk(
@@ -201,9 +211,11 @@ CHUNK_BYTES = 4 << 10
 """Weights per reduction chunk (`VectorConv.reduction_chunk`): half of the smallest common L1
 data cache (32 KB), leaving the rest to the input rows and the partial sums."""
 
-WEIGHT_STREAM_BYTES = 8
-"""Bytes per cycle one core streams weights that do not stay in its caches (`STREAMED_WEIGHTS`)
-from the last-level cache or memory: an estimate (about 24 GB/s at 3 GHz) for `lane_plan`."""
+WEIGHT_STREAM_BYTES = 2
+"""Bytes per cycle one stream of weights that do not stay in the caches (`STREAMED_WEIGHTS`)
+delivers from memory, for `lane_plan`: an estimate from ResNet-18's 512-channel 3x3 layer at 7x7
+on an AVX-512 host (1.73 ms with its weights confined to L1, 2.53 ms streamed by one block per
+tile, 2.00 ms by two: one stream kept about 2 bytes per cycle in flight)."""
 
 FMA_PORTS = 2
 """Vector multiply-adds a host core issues per cycle (x86-64 since Haswell, AVX-512 server cores,
