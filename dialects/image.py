@@ -20,7 +20,7 @@ Python reference (`zant.dialects.image_reference`).
   `dialects/image_jp2.zig`.
 
 * `%ok = image.decode_webp %data, %out, %work {…}` — the same for a lossy WebP (a RIFF file of
-  one 'VP8 ' key frame), `%work` holding its Y, U and V planes rounded up to whole macroblocks and
+  one 'VP8 ' key frame, possibly extended: 'VP8X', alpha dropped), `%work` holding its Y, U and V planes rounded up to whole macroblocks and
   the contexts of a macroblock row (`webp_work_bytes(H, W)`). The decoder is
   `dialects/image_webp.zig`.
 

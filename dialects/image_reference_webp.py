@@ -1,7 +1,8 @@
 """image.decode_webp's semantics in Python (the interpreter's reference): dialects/image_webp.zig's
 algorithm step for step, in Python integers, with the same refusals.
 
-A lossy WebP is a RIFF file whose first chunk is 'VP8 ', one VP8 key frame (RFC 6386): a boolean
+A lossy WebP is a RIFF file whose first chunk is 'VP8 ' (or 'VP8X', then optional chunks, then
+'VP8 '), one VP8 key frame (RFC 6386): a boolean
 entropy coder over a first partition (segments, loop filter, quantizers, probabilities, the
 macroblocks' modes) and 1-8 token partitions (the residuals), intra prediction, the inverse WHT
 and DCT, the loop filter, then libwebp's "fancy" chroma upsampling and YUV -> RGB, as PIL shows
@@ -495,12 +496,28 @@ def _decode(data: bytes, height: int, width: int, format: str) -> np.ndarray:  #
     if riff < 12 or riff > len(data) - 8:
         raise Bad
     file = data[:riff + 8]
-    if file[12:16] != b"VP8 ":
+    at = 12
+    if file[12:16] == b"VP8X":  # extended: skip the optional chunks (alpha is not decoded)
+        if len(file) < 30 or le(file[16:20]) != 10 or file[20] & 0x02:
+            raise Bad
+        if le(file[24:27]) + 1 != width or le(file[27:30]) + 1 != height:
+            raise Bad
+        at = 30
+        while len(file) - at >= 8 and file[at:at + 4] != b"VP8 ":
+            if file[at:at + 4] == b"VP8L":
+                raise Bad
+            size = le(file[at + 4:at + 8])
+            if size > len(file) - at - 8:
+                raise Bad
+            at += 8 + size + size % 2
+            if at > len(file):
+                raise Bad
+    if len(file) - at < 8 or file[at:at + 4] != b"VP8 ":
         raise Bad
-    chunk = le(file[16:20])
-    if chunk > riff - 12 or chunk > len(file) - 20:
+    chunk = le(file[at + 4:at + 8])
+    if chunk > len(file) - at - 8:
         raise Bad
-    vp8 = file[20:20 + chunk]
+    vp8 = file[at + 8:at + 8 + chunk]
     if len(vp8) < 10:
         raise Bad
     tag = le(vp8[0:3])

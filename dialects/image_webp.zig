@@ -17,9 +17,10 @@
 ///
 /// Result: true with `out` written (height x width x 3, or x 1 for .gray), or false with `out`
 /// untouched when the bytes are not such a WebP: another width or height than compiled, a lossless
-/// ('VP8L') or extended ('VP8X': alpha, animation, metadata) file, an inter frame, an invisible
-/// frame, a RIFF or chunk size past the end of the input, partitions past the end of the chunk, or
-/// a partition that runs out before the last macroblock. The pixels are libwebp's, as PIL decodes
+/// ('VP8L') or animated file (an extended 'VP8X' file's alpha and metadata chunks are skipped,
+/// its colour decoded), an inter frame, an invisible frame, a RIFF or chunk size past the end of
+/// the input, partitions past the end of the chunk, or a partition that runs out before the last
+/// macroblock. The pixels are libwebp's, as PIL decodes
 /// them: its integer transforms and filters, its "fancy" chroma upsampling and its fixed-point
 /// YUV -> RGB; Grayscale is PIL's convert("L") of that RGB.
 fn zant_webp_work_bytes(comptime height: usize, comptime width: usize) usize {
@@ -921,6 +922,37 @@ const ZantWebp = struct {
         return (((sum + 2 * (side + below)) >> 3) + n) >> 1;
     }
 
+    /// The RIFF file in `data` (its size checked against the input, bytes after it cut off) and
+    /// where its 'VP8 ' chunk starts: the first chunk, or, in an extended file ('VP8X', canvas of
+    /// the compiled size, not animated), the first after its optional chunks (ALPH, ICCP, EXIF,
+    /// XMP ..., each skipped with its pad byte; alpha is not decoded). A lossless 'VP8L' frame
+    /// is refused.
+    fn frameChunk(data: []const u8, comptime height: usize, comptime width: usize) Bad!struct { bytes: []const u8, at: usize } {
+        if (data.len < 20) return error.Bad;
+        if (!std.mem.eql(u8, data[0..4], "RIFF") or !std.mem.eql(u8, data[8..12], "WEBP")) return error.Bad;
+        const riff = le(data[4..8]);
+        if (riff < 12 or riff > data.len - 8) return error.Bad;
+        const file = data[0 .. riff + 8];
+        var at: usize = 12;
+        if (std.mem.eql(u8, file[12..16], "VP8X")) {
+            if (file.len < 30 or le(file[16..20]) != 10) return error.Bad;
+            if (file[20] & 0x02 != 0) return error.Bad; // animation
+            if (le(file[24..27]) + 1 != width or le(file[27..30]) + 1 != height) return error.Bad;
+            at = 30;
+            // Each step moves at least 8 bytes on: at most file.len / 8 chunks.
+            while (file.len - at >= 8 and !std.mem.eql(u8, file[at..][0..4], "VP8 ")) {
+                if (std.mem.eql(u8, file[at..][0..4], "VP8L")) return error.Bad;
+                const size = le(file[at + 4 ..][0..4]);
+                if (size > file.len - at - 8) return error.Bad;
+                at += 8 + size;
+                if (size % 2 == 1) at += 1; // chunks are padded to an even size
+                if (at > file.len) return error.Bad;
+            }
+        }
+        if (file.len - at < 8 or !std.mem.eql(u8, file[at..][0..4], "VP8 ")) return error.Bad;
+        return .{ .bytes = file, .at = at };
+    }
+
     fn decode(
         comptime height: usize,
         comptime width: usize,
@@ -930,16 +962,11 @@ const ZantWebp = struct {
         work: []u8,
     ) Bad!void {
         const P = Planes(height, width);
-        // The RIFF container: "RIFF", its size, "WEBP", then a 'VP8 ' chunk first.
-        if (data.len < 20) return error.Bad;
-        if (!std.mem.eql(u8, data[0..4], "RIFF") or !std.mem.eql(u8, data[8..12], "WEBP")) return error.Bad;
-        const riff = le(data[4..8]);
-        if (riff < 12 or riff > data.len - 8) return error.Bad;
-        const file = data[0 .. riff + 8];
-        if (!std.mem.eql(u8, file[12..16], "VP8 ")) return error.Bad; // 'VP8L', 'VP8X': not decoded
-        const chunk = le(file[16..20]);
-        if (chunk > riff - 12 or chunk > file.len - 20) return error.Bad;
-        const vp8 = file[20..][0..chunk];
+        // The RIFF container: "RIFF", its size, "WEBP", then the 'VP8 ' chunk.
+        const file = try frameChunk(data, height, width);
+        const chunk = le(file.bytes[file.at + 4 ..][0..4]);
+        if (chunk > file.bytes.len - file.at - 8) return error.Bad;
+        const vp8 = file.bytes[file.at + 8 ..][0..chunk];
         // The frame tag and the key frame header (RFC 6386 section 9.1).
         if (vp8.len < 10) return error.Bad;
         const tag = le(vp8[0..3]);

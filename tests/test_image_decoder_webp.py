@@ -3,8 +3,9 @@
 A 21 x 37 model of three ImageDecoder nodes (RGB, BGR, Grayscale) on one run-time input of 1,920
 bytes, compiled once for the host in ReleaseSafe (an out-of-bounds access or an integer overflow
 traps and kills the process), decodes the WebPs of tests/data/webp/webps.npz (libwebp-encoded
-with the loop filters, partitions, segments and qualities the decoder must handle) to exactly the
-pixels libwebp decodes them to, and refuses lossless and extended files and malformed ones. Cut
+with the loop filters, partitions, segments and qualities the decoder must handle, and an
+extended file with alpha) to exactly the pixels libwebp decodes them to, and an extended file
+with metadata chunks; it refuses lossless and animated files and malformed ones. Cut
 and corrupted files never trap: they are refused with the outputs untouched, or decode to what
 the Python reference (zant.dialects.image_reference_webp) gives. The node suite's 32 x 32 WebP is
 checked through the uop interpreter on the host and Cortex-M4 pipelines (its compiled form in
@@ -34,7 +35,7 @@ SIZE = 1920  # the largest file (lossless) is 1,862 bytes; the others are zero-p
 SENTINEL = 0xA5
 DECODED = (
     "default", "simple_filter", "no_filter", "sharpness_6", "one_segment", "four_partitions", "eight_partitions",
-    "quality_0", "quality_100", "strong_noise_shaping", "noise",
+    "quality_0", "quality_100", "strong_noise_shaping", "noise", "alpha",
 )
 
 
@@ -102,7 +103,9 @@ def _first_partition_end(name: str) -> int:
 
 REFUSED = {
     "lossless": lambda: webp("lossless"),
-    "extended_with_alpha": lambda: webp("alpha"),
+    "animated": lambda: _patched("alpha", 20, bytes([int(WEBPS["alpha"][20]) | 0x02])),
+    "extended_canvas_of_another_width": lambda: _patched("alpha", 24, (WIDTH - 2).to_bytes(3, "little")),
+    "extended_chunk_past_the_end": lambda: _patched("alpha", 34, (1 << 20).to_bytes(4, "little")),
     "other_width": lambda: _patched("default", 26, (WIDTH - 1).to_bytes(2, "little")),
     "other_height": lambda: _patched("default", 28, (HEIGHT + 16).to_bytes(2, "little")),
     "inter_frame": lambda: _patched("default", 20, bytes([int(WEBPS["default"][20]) | 1])),
@@ -122,6 +125,21 @@ def test_refuses_webps_without_writing(predict, name):
     status, *outputs = predict(REFUSED[name]())
     assert status == Status.OUTPUT_SIZE
     assert all(np.all(o == SENTINEL) for o in outputs)
+
+
+def _chunk(tag: bytes, body: bytes) -> bytes:
+    return tag + len(body).to_bytes(4, "little") + body + b"\0" * (len(body) % 2)
+
+
+def test_decodes_an_extended_webp_with_metadata_chunks(predict):
+    """'VP8X' (ICC and EXIF flags), an ICCP chunk of odd size (its pad byte) and an EXIF chunk,
+    then the 'VP8 ' chunk of the default file: its pixels, as libwebp gives them."""
+    canvas = bytes([0x28, 0, 0, 0]) + (WIDTH - 1).to_bytes(3, "little") + (HEIGHT - 1).to_bytes(3, "little")
+    body = b"WEBP" + _chunk(b"VP8X", canvas) + _chunk(b"ICCP", b"icc!x") + _chunk(b"EXIF", b"exif") + WEBPS["default"].tobytes()[12:]
+    status, rgb, _, gray = predict(b"RIFF" + len(body).to_bytes(4, "little") + body)
+    assert status == 0
+    np.testing.assert_array_equal(rgb, WEBPS["default_rgb"])
+    np.testing.assert_array_equal(gray, luma(WEBPS["default_rgb"]))
 
 
 def _agrees_with_the_reference(predict, data: bytes) -> bool:
@@ -169,11 +187,11 @@ def test_every_cut_of_a_webp_is_refused_or_agrees_with_the_reference(predict):
 
 
 def test_corrupted_webps_give_what_the_reference_gives(predict):
-    """300 seeded corruptions (1 to 3 bits flipped) of two files: the compiled decoder and the
+    """450 seeded corruptions (1 to 3 bits flipped) of three files: the compiled decoder and the
     Python reference agree on every status and pixel; some still decode, some are refused."""
     rng = np.random.default_rng(29)
     outcomes = []
-    for name in ("default", "eight_partitions"):
+    for name in ("default", "eight_partitions", "alpha"):
         original = WEBPS[name].tobytes()
         for _ in range(150):
             data = bytearray(original)

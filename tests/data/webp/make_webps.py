@@ -6,9 +6,10 @@ them to (WebPDecodeRGB: its fancy upsampling, what PIL shows), for tests/test_im
 One 21 x 37 image (2 x 3 macroblocks, odd sizes: partial macroblocks, an odd last chroma row and
 column), a smooth gradient with noise, saved in the ways the decoder must handle: the normal and
 the simple loop filter, no filter, sharpness, 1 and 4 segments, 4 and 8 token partitions, skipped
-macroblocks, quality 0 and 100 (large coefficients), and a noise image (4 x 4 prediction
-everywhere); then a lossless ('VP8L') and an extended file with alpha ('VP8X'), which it must
-refuse. For each name the archive holds `NAME` (the file's bytes) and `NAME_rgb` ([21, 37, 3]).
+macroblocks, quality 0 and 100 (large coefficients), a noise image (4 x 4 prediction
+everywhere) and an extended file with alpha ('VP8X', 'ALPH', then 'VP8 ': its colour decoded, the
+alpha dropped); then a lossless file ('VP8L'), which it must refuse. For each name the archive
+holds `NAME` (the file's bytes) and, for the lossy ones, `NAME_rgb` ([21, 37, 3]).
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def main() -> None:
     out["noise"], out["noise_rgb"] = np.frombuffer(data, np.uint8), libwebp_ctypes.decode(data)
     out["lossless"] = np.frombuffer(libwebp_ctypes.encode(smooth, 75, lossless=1), np.uint8)
     alpha = np.concatenate([smooth, np.full((HEIGHT, WIDTH, 1), 128, np.uint8)], -1)
-    out["alpha"] = np.frombuffer(libwebp_ctypes.encode(alpha, 75), np.uint8)
+    data = libwebp_ctypes.encode(alpha, 75)
+    out["alpha"], out["alpha_rgb"] = np.frombuffer(data, np.uint8), libwebp_ctypes.decode(data)
     assert bytes(out["alpha"][12:16]) == b"VP8X" and bytes(out["lossless"][12:16]) == b"VP8L"
     np.savez_compressed(Path(__file__).parent / "webps.npz", **out)
     for name, array in out.items():
