@@ -1,6 +1,6 @@
 """Latency of the generated code beside onnxruntime on one thread, and the MCU cost of each model.
 
-    python bench/latency.py [MODEL ...] [--models kws,resnet8] [--held-apart] [--seconds 2]
+    python bench/latency.py [MODEL ...] [--models kws,resnet8] [--held-apart] [--seconds 2] [--clock thread]
                             [--host-pipeline P] [--mcu-pipeline P] [--mcu-target cortex-m4]
                             [--compare-host-pipeline P] [--compare-mcu-pipeline P]
                             [--load-passes FILE.py] [--json] [--dry-run]
@@ -16,7 +16,8 @@ was not tuned on). For each model and each pipeline variant:
 - ort: onnxruntime, one intra-op and one inter-op thread, sequential execution, all graph
   optimizations, `run()` on the same inputs;
 - every build and ort run interleaved (ours, [ours with the compared pipelines,] ort, …) after a
-  warm-up, so machine noise hits all alike, for about `--seconds` per model; each is reported as
+  warm-up, so machine noise hits all alike, for about `--seconds` per model, each call timed by
+  the wall clock or, with `--clock thread`, by the thread's CPU time; each is reported as
   min / median / max ms per call, with ours/ort of the medians (< 1: we are faster), and the
   outputs are compared with ort's once (max abs difference);
 - the MCU build (`--mcu-target`, ReleaseSmall) with the MCU pipeline: its `.text` and its scratch
@@ -106,9 +107,19 @@ class Spread:
         return {"min": self.min * 1e3, "median": self.median * 1e3, "max": self.max * 1e3}
 
 
-def interleaved_times(calls: list[Callable[[], object]], seconds: float, min_rounds: int = 20) -> list[list[float]]:
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "thread": time.thread_time}
+"""What a call's time is read from: the wall clock, or the calling thread's CPU time (ours runs
+in it, and so does onnxruntime with one intra-op thread and sequential execution), which on a
+machine shared with other jobs leaves out the time the process waits for a core."""
+
+
+def interleaved_times(
+    calls: list[Callable[[], object]], seconds: float, min_rounds: int = 20, clock: str = "wall"
+) -> list[list[float]]:
     """Seconds of each call of `calls`, called in turn (one round: each once) for about `seconds`
-    in all and at least `min_rounds` rounds, after a warm-up."""
+    in all and at least `min_rounds` rounds, after a warm-up; each call timed by `clock`
+    (`CLOCKS`)."""
+    read = CLOCKS[clock]
     for _ in range(WARMUP):
         for call in calls:
             call()
@@ -116,15 +127,15 @@ def interleaved_times(calls: list[Callable[[], object]], seconds: float, min_rou
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(times[0]) < min_rounds:
         for call, spent in zip(calls, times):
-            start = time.perf_counter()
+            start = read()
             call()
-            spent.append(time.perf_counter() - start)
+            spent.append(read() - start)
     return times
 
 
 def measure(
     name: str, path: Path, variants: list[Variant], plugins: list[str], seconds: float, folder: Path,
-    mcu_target: str = "cortex-m4",
+    mcu_target: str = "cortex-m4", clock: str = "wall",
 ) -> list[dict]:
     """One model, every variant: the host builds timed together with ort, the MCU builds sized."""
 
@@ -153,7 +164,7 @@ def measure(
         checks.append(max(float(np.max(np.abs(o - r))) for o, r in zip(outputs, reference)))
         calls.append(predict)
     calls.append(lambda: session.run(None, feeds))  # every build has the same seeded inputs
-    *ours_times, ort_times = interleaved_times(calls, seconds)
+    *ours_times, ort_times = interleaved_times(calls, seconds, clock=clock)
     ort = Spread.of(ort_times)
 
     rows = []
@@ -174,6 +185,7 @@ def measure(
             "mcu_scratch_bytes": scratch_bytes(mcu.plan),
             "host_scratch_bytes": scratch_bytes(host.plan),
             "compile_seconds": compile_seconds,
+            "clock": clock,
         })
     return rows
 
@@ -247,6 +259,9 @@ def make_parser() -> argparse.ArgumentParser:
                         help=f"the held-apart set instead of the default models ({','.join(HELD_APART)}), "
                              "shapes the host's tiling is not tuned on")
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per model (default 2)")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="time each call by the wall clock (default) or the thread's CPU time "
+                             "(steadier on a machine shared with other jobs)")
     parser.add_argument("--host-pipeline", help="the host build's pipeline (default: pipeline_for('host'))")
     parser.add_argument("--mcu-pipeline", help="the MCU build's pipeline (default: pipeline_for(--mcu-target))")
     parser.add_argument("--pipeline", help="both pipelines of the first variant")
@@ -287,7 +302,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             rows = []
             for name, path in models:
-                rows += measure(name, path, variants, args.load_passes, args.seconds, Path(folder), args.mcu_target)
+                rows += measure(
+                    name, path, variants, args.load_passes, args.seconds, Path(folder), args.mcu_target, args.clock
+                )
         if args.json:
             print(json.dumps(rows, indent=2))
         else:

@@ -132,3 +132,19 @@ def test_latency_summary_gives_geometric_mean_and_worst():
         "variant A: ours/ort geometric mean 0.79, median 0.50, worst 2.00 over 3 models",
         "variant B: ours/ort geometric mean 1.00, median 1.00, worst 1.00 over 1 models",
     ]
+
+
+def test_latency_thread_clock_leaves_out_waiting():
+    """`--clock thread` times each call by the thread's CPU time: a call that sleeps 20 ms costs
+    about nothing, where the wall clock counts the 20 ms; a bad clock name is refused."""
+    import time
+
+    def sleeper():
+        time.sleep(0.02)
+
+    (wall,) = latency.interleaved_times([sleeper], 0.0, min_rounds=3)
+    (thread,) = latency.interleaved_times([sleeper], 0.0, min_rounds=3, clock="thread")
+    assert min(wall) >= 0.02 and max(thread) < 0.01
+    assert latency.make_parser().parse_args(["--clock", "thread"]).clock == "thread"
+    with pytest.raises(SystemExit):
+        latency.make_parser().parse_args(["--clock", "cpu"])
