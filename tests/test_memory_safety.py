@@ -143,6 +143,18 @@ def test_corrupt_jp2s_are_refused_or_decoded_as_the_reference():
     assert calls == 2 * len(made) and not failures, failures
 
 
+def test_corrupt_webps_are_refused_or_decoded_as_the_reference():
+    """ImageDecoder's WebP case: cuts (RIFF header, frame header, first partition, tokens, with the
+    sizes rewritten), RIFF, chunk and first-partition sizes past the end, a token partition of
+    0xFF bytes and 0xFF bytes after the frame header are refused; randomly corrupted files are
+    refused or decoded as image_reference.decode_webp does; both kinds occur."""
+    made = memory_safety.webp_trials(np.random.default_rng(9), 30)
+    assert {t.status for t in made[1:10]} == {Status.OUTPUT_SIZE}
+    assert {t.status for t in made[10:]} == {0, Status.OUTPUT_SIZE}
+    calls, failures = memory_safety.run(["ImageDecoder WebP"], ["ReleaseSafe"], ["host"], random=30, seed=9)
+    assert calls == 2 * len(made) and not failures, failures
+
+
 def test_a_truncated_jpeg_as_cortex_m4_firmware():
     """Three truncated JPEGs as guarded Cortex-M4 firmware return STATUS_OUTPUT_SIZE; no fault."""
     missing = qemu_missing(BOARDS["mps2-an386"])
