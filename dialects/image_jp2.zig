@@ -1,15 +1,15 @@
-/// JPEG 2000 (a JP2 file or a bare J2K codestream; Part 1, reversible 5/3 wavelet, 8-bit unsigned
-/// samples) decoded for an image of `height` x `width` known at compile time, with no heap and
-/// bounded work (image.decode_jp2).
+/// JPEG 2000 (a JP2 file or a bare J2K codestream; Part 1, the reversible 5/3 or irreversible 9/7
+/// wavelet, 8-bit unsigned samples) decoded for an image of `height` x `width` known at compile
+/// time, with no heap and bounded work (image.decode_jp2).
 ///
 /// Memory: the encoded bytes `data[0..size]` are only read; `work[0..zant_jp2_work_bytes(height,
-/// width)]` holds three i32 component planes of the image (the wavelet coefficients, then the
-/// samples), one i32 line for the inverse wavelet, the u16 states of one code block's samples (with
-/// their neighbours' significance, so a context is one load and a table), and
-/// the code blocks and tag trees of one precinct (bounded by the image size: a precinct needing
-/// more is refused). The decoder state (coding and quantization parameters, the MQ decoder) is
-/// locals of fixed size. Every index into those is checked, so no byte outside the three buffers
-/// is read or written, whatever the input.
+/// width)]` holds three 32-bit component planes of the image (the wavelet coefficients, i32 for
+/// 5/3 and f32 bits for 9/7, then the samples), one line for the inverse wavelet, the u16 states
+/// of one code block's samples (with their neighbours' significance, so a context is one load and
+/// a table), and the code blocks and tag trees of one precinct (bounded by the image size: a
+/// precinct needing more is refused). The decoder state (coding and quantization parameters, the
+/// MQ decoder) is locals of fixed size. Every index into those is checked, so no byte outside the
+/// three buffers is read or written, whatever the input.
 ///
 /// Work: the marker loops advance at least two bytes per step; every packet header bit is a byte
 /// of the tile's data; a code block decodes at most 3·30 coding passes over its samples; the
@@ -19,14 +19,15 @@
 /// Result: true with `out` written (height x width x 3, or x 1 for .gray), or false, with `out`
 /// untouched, when the bytes are not such an image: another width or height than compiled,
 /// samples other than 8-bit unsigned, 2 or more than 4 components (a 4th, alpha, is dropped; a
-/// 2nd of 2 too), subsampled components, the irreversible 9/7 wavelet or quantization, more than
-/// one quality layer, code-block styles other than reset, predictable termination and
-/// segmentation symbols (arithmetic bypass, termination on each pass, vertically causal contexts),
-/// ROI (RGN), progression changes (POC), packed headers (PPM/PPT), tiles in more than one tile-part
-/// or out of order, a palette or sYCC JP2 colour space, and any marker, box, packet header or
-/// length that runs past its end. The pixels are OpenJPEG's (what PIL decodes with): the
-/// reversible colour transform, the DC level shift, clamped to 0..255; Grayscale of a colour
-/// image is PIL's convert("L") of its RGB.
+/// 2nd of 2 too), subsampled components, more than one quality layer, code-block styles other
+/// than reset, predictable termination and segmentation symbols (arithmetic bypass, termination
+/// on each pass, vertically causal contexts), ROI (RGN), progression changes (POC), packed headers
+/// (PPM/PPT), tiles in more than one tile-part or out of order, a colour transform over components
+/// of both wavelets, a palette or sYCC JP2 colour space, and any marker, box, packet header or
+/// length that runs past its end. The pixels are OpenJPEG's (what PIL decodes with): its
+/// reconstruction of truncated code blocks, its f32 9/7 lifting, dequantization and ICT, the
+/// reversible colour transform, the DC level shift (9/7 samples rounded half to even), clamped to
+/// 0..255; Grayscale of a colour image is PIL's convert("L") of its RGB.
 fn zant_jp2_work_bytes(comptime height: usize, comptime width: usize) usize {
     const blocks = ZantJp2.maxBlocks(height, width);
     const flags = ZantJp2.flagBytes(height, width);
@@ -270,6 +271,17 @@ const ZantJp2 = struct {
         guard: u32 = 0,
         count: u32 = 0,
         expn: [97]u8 = @splat(0),
+        mant: [97]u16 = @splat(0),
+
+        /// Half the quantization step of subband `index` (the decoded values carry a half step
+        /// below their last bit plane), as OpenJPEG computes it for the 9/7 wavelet: Rb is the
+        /// 8-bit precision with no subband gain, the step rounded once from double to float.
+        fn halfStep(self: *const Quant, index: usize) f32 {
+            const e: i32 = 8 - @as(i32, self.expn[index]);
+            const scale: f64 = if (e >= 0) @floatFromInt(@as(u64, 1) << @intCast(e)) else 1.0 / @as(f64, @floatFromInt(@as(u64, 1) << @intCast(-e)));
+            const step: f32 = @floatCast((1.0 + @as(f64, @floatFromInt(self.mant[index])) / 2048.0) * scale);
+            return 0.5 * step;
+        }
     };
 
     /// The coding parameters in force: the main header's, then a tile-part header's.
@@ -299,7 +311,7 @@ const ZantJp2 = struct {
         if (c.levels > 32 or c.xcb > 10 or c.ycb > 10 or c.xcb + c.ycb > 12) return error.Bad;
         c.reversible = switch (seg[at + 4]) {
             1 => true,
-            0 => return error.Bad, // the irreversible 9/7 wavelet is not decoded
+            0 => false, // the irreversible 9/7 wavelet
             else => return error.Bad,
         };
         if (c.style & (1 | 4 | 8) != 0 or c.style > 63) return error.Bad; // bypass, termall, causal
@@ -317,10 +329,35 @@ const ZantJp2 = struct {
     fn quantFrom(seg: []const u8, at: usize) Bad!Quant {
         if (seg.len <= at) return error.Bad;
         const s = seg[at];
-        if (s & 31 != 0) return error.Bad; // scalar quantization belongs to the 9/7 wavelet
-        var q = Quant{ .guard = s >> 5, .count = @intCast(seg.len - at - 1) };
-        if (q.count == 0 or q.count > 97) return error.Bad;
-        for (0..q.count) |b| q.expn[b] = seg[at + 1 + b] >> 3;
+        var q = Quant{ .guard = s >> 5 };
+        const body = seg[at + 1 ..];
+        switch (s & 31) {
+            0 => { // no quantization: an exponent a subband
+                if (body.len == 0 or body.len > 97) return error.Bad;
+                q.count = @intCast(body.len);
+                for (0..q.count) |b| q.expn[b] = body[b] >> 3;
+            },
+            1 => { // scalar derived: the LL step, the others' exponents one less per level
+                if (body.len != 2) return error.Bad;
+                q.count = 97;
+                const e0: u32 = body[0] >> 3;
+                const m0: u16 = @intCast((@as(u32, body[0] & 7) << 8) | body[1]);
+                for (0..97) |b| {
+                    const down: u32 = if (b == 0) 0 else @intCast((b - 1) / 3);
+                    q.expn[b] = @intCast(if (e0 > down) e0 - down else 0);
+                    q.mant[b] = m0;
+                }
+            },
+            2 => { // scalar expounded: an exponent and a mantissa a subband
+                if (body.len == 0 or body.len % 2 != 0 or body.len > 2 * 97) return error.Bad;
+                q.count = @intCast(body.len / 2);
+                for (0..q.count) |b| {
+                    q.expn[b] = body[2 * b] >> 3;
+                    q.mant[b] = @intCast((@as(u32, body[2 * b] & 7) << 8) | body[2 * b + 1]);
+                }
+            },
+            else => return error.Bad,
+        }
         return q;
     }
 
@@ -478,7 +515,7 @@ const ZantJp2 = struct {
     /// One code block: `passes` coding passes of `bytes` into `plane` (w x h at `at`, stride),
     /// as OpenJPEG decodes them (the value of bit plane p is 2^p with a half step below, halved
     /// at the end for the reversible transform).
-    fn codeBlock(wk: *Work, bytes: []const u8, plane: []i32, at: usize, stride: usize, w: usize, h: usize, orient: u32, numbps: u32, passes: u32, style: u32) Bad!void {
+    fn codeBlock(wk: *Work, bytes: []const u8, plane: []i32, at: usize, stride: usize, w: usize, h: usize, orient: u32, numbps: u32, passes: u32, style: u32, half_step: ?f32) Bad!void {
         const fs = w + 2;
         if (fs * (h + 2) > wk.flags.len) return error.Bad;
         const flags = wk.flags[0 .. fs * (h + 2)];
@@ -553,8 +590,10 @@ const ZantJp2 = struct {
                 bp -= 1;
             }
         }
+        // Reversible: the value halved (towards zero); irreversible: times half the step, as a
+        // float (the plane holds its bits until the wavelet).
         for (0..h) |y| for (plane[at + y * stride ..][0..w]) |*v| {
-            v.* = @divTrunc(v.*, 2);
+            v.* = if (half_step) |q| @bitCast(@as(f32, @floatFromInt(v.*)) * q) else @divTrunc(v.*, 2);
         };
     }
 
@@ -699,7 +738,8 @@ const ZantJp2 = struct {
                 const py = cy0 - oy + tc.rect.y0 - tc.oy;
                 if (px < 0 or py < 0 or cx1 <= cx0 or cy1 <= cy0) return error.Bad;
                 const at = @as(usize, @intCast(py)) * tc.stride + @as(usize, @intCast(px));
-                try codeBlock(wk, bytes, tc.plane, at, tc.stride, @intCast(cx1 - cx0), @intCast(cy1 - cy0), b, numbps, wk.passes[k], tc.coding.style);
+                const half_step: ?f32 = if (tc.coding.reversible) null else tc.quant.halfStep(index);
+                try codeBlock(wk, bytes, tc.plane, at, tc.stride, @intCast(cx1 - cx0), @intCast(cy1 - cy0), b, numbps, wk.passes[k], tc.coding.style, half_step);
             };
         }
     }
@@ -725,6 +765,44 @@ const ZantJp2 = struct {
         while (p < n) : (p += 2) x[@intCast(p)] +%= (refl(x, p - 1) +% refl(x, p + 1)) >> 1;
     }
 
+    fn lift(line: []i32, cas: u1, reversible: bool) void {
+        if (reversible) return lift53(line, cas);
+        const floats: [*]f32 = @ptrCast(line.ptr);
+        lift97(floats[0..line.len], cas);
+    }
+
+    /// The inverse irreversible 9/7 wavelet of one line, as OpenJPEG computes it in f32 (its
+    /// decoder's scaling constants K and 2/K'; each lifting step X[k] += (X[k-1] + X[k+1]) * c,
+    /// a missing neighbour the other one, no fused multiply-add); one sample is left as it is.
+    fn lift97(x: []f32, cas: u1) void {
+        const n = x.len;
+        if (n == 1) return;
+        const low: usize = cas; // the low-pass samples: even coordinates
+        const high: usize = 1 - @as(usize, cas);
+        var k = low;
+        while (k < n) : (k += 2) x[k] *= 1.230174105;
+        k = high;
+        while (k < n) : (k += 2) x[k] *= 1.625732422;
+        const steps = [4]struct { first: usize, c: f32 }{
+            .{ .first = low, .c = -0.443506852 },
+            .{ .first = high, .c = -0.882911075 },
+            .{ .first = low, .c = 0.052980118 },
+            .{ .first = high, .c = 1.586134342 },
+        };
+        for (steps) |step| {
+            k = step.first;
+            while (k < n) : (k += 2) {
+                if (k == 0) {
+                    x[k] = x[k] + (x[1] + x[1]) * step.c;
+                } else if (k + 1 >= n) {
+                    x[k] = x[k] + x[k - 1] * (step.c + step.c);
+                } else {
+                    x[k] = x[k] + (x[k - 1] + x[k + 1]) * step.c;
+                }
+            }
+        }
+    }
+
     fn inverseWavelet(wk: *Work, tc: *const TileComp) void {
         const base: usize = @intCast((tc.rect.y0 - tc.oy) * @as(i64, @intCast(tc.stride)) + (tc.rect.x0 - tc.ox));
         for (1..tc.coding.levels + 1) |r| {
@@ -741,12 +819,12 @@ const ZantJp2 = struct {
             for (0..h) |y| {
                 const row = tc.plane[base + y * tc.stride ..][0..w];
                 for (0..w) |q| line[q] = if ((q + cx) & 1 == 0) row[q >> 1] else row[sw + (q >> 1)];
-                lift53(line[0..w], cx);
+                lift(line[0..w], cx, tc.coding.reversible);
                 @memcpy(row, line[0..w]);
             }
             for (0..w) |x| {
                 for (0..h) |q| line[q] = tc.plane[base + (if ((q + cy) & 1 == 0) q >> 1 else sh + (q >> 1)) * tc.stride + x];
-                lift53(line[0..h], cy);
+                lift(line[0..h], cy, tc.coding.reversible);
                 for (0..h) |q| tc.plane[base + q * tc.stride + x] = line[q];
             }
         }
@@ -887,9 +965,18 @@ const ZantJp2 = struct {
             for (0..@min(comps, 3)) |c| inverseWavelet(&wk, &tcs[c]);
             // Colour transform, DC level shift, clamp.
             if (p.mct == 1 and comps < 3) return error.Bad;
+            const reversible = tcs[0].coding.reversible;
+            if (p.mct == 1 and (tcs[1].coding.reversible != reversible or tcs[2].coding.reversible != reversible)) return error.Bad;
             for (0..@intCast(rect.y1 - rect.y0)) |y| for (0..@intCast(rect.x1 - rect.x0)) |x| {
                 const k = (@as(usize, @intCast(rect.y0 - yo)) + y) * width + @as(usize, @intCast(rect.x0 - xo)) + x;
-                if (p.mct == 1) {
+                if (p.mct == 1 and !reversible) { // ICT, in f32 as OpenJPEG
+                    const y0: f32 = @bitCast(planes[k]);
+                    const u: f32 = @bitCast(planes[height * width + k]);
+                    const v: f32 = @bitCast(planes[2 * height * width + k]);
+                    planes[k] = @bitCast(y0 + v * 1.402);
+                    planes[height * width + k] = @bitCast(y0 - u * 0.34413 - v * 0.71414);
+                    planes[2 * height * width + k] = @bitCast(y0 + u * 1.772);
+                } else if (p.mct == 1) {
                     const y0 = planes[k];
                     const u = planes[height * width + k];
                     const v = planes[2 * height * width + k];
@@ -900,7 +987,7 @@ const ZantJp2 = struct {
                 }
                 for (0..@min(comps, 3)) |c| {
                     const s = &planes[c * height * width + k];
-                    s.* = std.math.clamp(s.* +% 128, 0, 255);
+                    s.* = if (tcs[c].coding.reversible) std.math.clamp(s.* +% 128, 0, 255) else shifted(@bitCast(s.*));
                 }
             };
             pos = end;
@@ -916,6 +1003,17 @@ const ZantJp2 = struct {
             const gray: ?u8 = if (comps >= 3) null else @intCast(planes[k]);
             zant_image_pixel(format, out[k * channels ..][0..channels], c, gray);
         }
+    }
+
+    /// An irreversible sample: rounded to the nearest integer, ties to even (OpenJPEG's lrintf),
+    /// plus 128, clamped to 0..255.
+    fn shifted(v: f32) i32 {
+        if (!(v > -1.0e9 and v < 1.0e9)) return if (v > 0) 255 else 0; // and NaN
+        const r = @floor(v);
+        const rest = v - r;
+        var i: i64 = @intFromFloat(r);
+        if (rest > 0.5 or (rest == 0.5 and @mod(i, 2) != 0)) i += 1;
+        return @intCast(std.math.clamp(i + 128, 0, 255));
     }
 
     /// The packets of one tile in its progression order (one layer: LRCP and RLCP visit

@@ -1,6 +1,7 @@
 """JPEG 2000 for the image dialect's interpreter reference (`image_reference.decode_jp2`):
-dialects/image_jp2.zig's algorithm step for step, in Python integers, with the same refusals
-(a JP2 file or a J2K codestream, reversible 5/3, 8-bit unsigned samples, one quality layer)."""
+dialects/image_jp2.zig's algorithm step for step, in Python integers (and NumPy float32 for the
+9/7 wavelet, as the Zig's f32), with the same refusals (a JP2 file or a J2K codestream, 5/3 or 9/7,
+8-bit unsigned samples, one quality layer)."""
 
 from __future__ import annotations
 
@@ -204,8 +205,9 @@ def _coding(seg: bytes, at: int, precincts_defined: bool) -> dict:
     c = {"levels": seg[at], "xcb": seg[at + 1] + 2, "ycb": seg[at + 2] + 2, "style": seg[at + 3]}
     if c["levels"] > 32 or c["xcb"] > 10 or c["ycb"] > 10 or c["xcb"] + c["ycb"] > 12:
         raise Bad
-    if seg[at + 4] != 1:  # the irreversible 9/7 wavelet is not decoded
+    if seg[at + 4] > 1:
         raise Bad
+    c["reversible"] = seg[at + 4] == 1
     if c["style"] & (1 | 4 | 8) or c["style"] > 63:
         raise Bad
     precincts = []
@@ -224,12 +226,34 @@ def _coding(seg: bytes, at: int, precincts_defined: bool) -> dict:
 
 
 def _quant(seg: bytes, at: int) -> dict:
-    if len(seg) <= at or seg[at] & 31:
+    if len(seg) <= at:
         raise Bad
-    count = len(seg) - at - 1
-    if count == 0 or count > 97:
+    style, body = seg[at] & 31, seg[at + 1:]
+    if style == 0:
+        if not 0 < len(body) <= 97:
+            raise Bad
+        expn, mant = [b >> 3 for b in body], [0] * len(body)
+    elif style == 1:
+        if len(body) != 2:
+            raise Bad
+        e0, m0 = body[0] >> 3, (body[0] & 7) << 8 | body[1]
+        expn = [max(e0 - (0 if b == 0 else (b - 1) // 3), 0) for b in range(97)]
+        mant = [m0] * 97
+    elif style == 2:
+        if not body or len(body) % 2 or len(body) > 2 * 97:
+            raise Bad
+        expn = [body[2 * b] >> 3 for b in range(len(body) // 2)]
+        mant = [(body[2 * b] & 7) << 8 | body[2 * b + 1] for b in range(len(body) // 2)]
+    else:
         raise Bad
-    return {"guard": seg[at] >> 5, "expn": [b >> 3 for b in seg[at + 1:]]}
+    return {"guard": seg[at] >> 5, "expn": expn, "mant": mant}
+
+
+def _half_step(quant: dict, index: int) -> np.float32:
+    """Half the 9/7 quantization step of subband `index`, as OpenJPEG: (1 + mant/2048)·2^(8 - expn)
+    in double, rounded to float, halved."""
+    step = np.float32((1.0 + quant["mant"][index] / 2048.0) * 2.0 ** (8 - quant["expn"][index]))
+    return np.float32(0.5) * step
 
 
 def _marker(p: dict, m: int, seg: bytes, comps: int) -> None:
@@ -331,7 +355,7 @@ def _significant(mq, flags, f, fs, plane, at, value) -> None:
     flags[f] |= SIG | (NEG if negative else 0)
 
 
-def _code_block(flag_cap, data, plane, at, stride, w, h, orient, numbps, passes, style) -> None:
+def _code_block(flag_cap, data, plane, at, stride, w, h, orient, numbps, passes, style, half_step=None) -> None:
     fs = w + 2
     if fs * (h + 2) > flag_cap:
         raise Bad
@@ -392,7 +416,8 @@ def _code_block(flag_cap, data, plane, at, stride, w, h, orient, numbps, passes,
         left -= 1
     for y in range(h):
         for x in range(w):
-            plane[at + y * stride + x] = _trunc2(plane[at + y * stride + x])
+            v = plane[at + y * stride + x]
+            plane[at + y * stride + x] = _trunc2(v) if half_step is None else np.float32(v) * half_step
 
 
 def _packet(st, tc, r, p, data, pos, end, scod) -> int:
@@ -499,7 +524,8 @@ def _packet(st, tc, r, p, data, pos, end, scod) -> int:
                 w, h = cx1 - cx0, cy1 - cy0
                 if (h - 1) * st["width"] + at + w > len(tc.plane):
                     raise Bad
-                _code_block(st["flags"], chunk, tc.plane, at, st["width"], w, h, b, numbps, n, tc.coding["style"])
+                half_step = None if tc.coding["reversible"] else _half_step(tc.quant, index)
+                _code_block(st["flags"], chunk, tc.plane, at, st["width"], w, h, b, numbps, n, tc.coding["style"], half_step)
     return pos
 
 
@@ -519,6 +545,37 @@ def _lift53(x: list, cas: int) -> None:
         x[p] = _i32(x[p] + (_i32(refl(p - 1) + refl(p + 1)) >> 1))
 
 
+LIFT97 = ((0, np.float32(-0.443506852)), (1, np.float32(-0.882911075)), (0, np.float32(0.052980118)),
+          (1, np.float32(1.586134342)))
+"""The 9/7 lifting steps of OpenJPEG's decoder: (low 0 / high 1 samples updated, constant)."""
+
+
+def _lift97(x: list, cas: int) -> None:
+    n = len(x)
+    if n == 1:
+        return
+    first = (cas, 1 - cas)
+    for k in range(first[0], n, 2):
+        x[k] = x[k] * np.float32(1.230174105)
+    for k in range(first[1], n, 2):
+        x[k] = x[k] * np.float32(1.625732422)
+    for which, c in LIFT97:
+        for k in range(first[which], n, 2):
+            if k == 0:
+                x[k] = x[k] + (x[1] + x[1]) * c
+            elif k + 1 >= n:
+                x[k] = x[k] + x[k - 1] * (c + c)
+            else:
+                x[k] = x[k] + (x[k - 1] + x[k + 1]) * c
+
+
+def _shifted(v) -> int:
+    """A 9/7 sample rounded half to even (lrintf), plus 128, clamped to 0..255."""
+    if not -1.0e9 < v < 1.0e9:
+        return 255 if v > 0 else 0
+    return max(0, min(255, int(np.rint(v)) + 128))
+
+
 def _inverse_wavelet(st, tc) -> None:
     width = st["width"]
     base = (tc.rect[1] - st["yo"]) * width + tc.rect[0] - st["xo"]
@@ -533,11 +590,11 @@ def _inverse_wavelet(st, tc) -> None:
         for y in range(h):
             row = base + y * width
             line = [plane[row + (q >> 1)] if (q + cx) & 1 == 0 else plane[row + sw + (q >> 1)] for q in range(w)]
-            _lift53(line, cx)
+            (_lift53 if tc.coding["reversible"] else _lift97)(line, cx)
             plane[row:row + w] = line
         for x in range(w):
             line = [plane[base + ((q >> 1) if (q + cy) & 1 == 0 else sh + (q >> 1)) * width + x] for q in range(h)]
-            _lift53(line, cy)
+            (_lift53 if tc.coding["reversible"] else _lift97)(line, cy)
             for q in range(h):
                 plane[base + q * width + x] = line[q]
 
@@ -716,23 +773,35 @@ def _decode(data: bytes, height: int, width: int, format: str) -> np.ndarray:  #
             quant = p["qcc"][c] or p["qcd"] or main["qcc"][c] or main["qcd"]
             tcs.append(TileComp(rect, coding, quant, planes[c] if c < 3 else [], c < 3))
             if c < 3:
+                zero = 0 if coding["reversible"] else np.float32(0)
                 for y in range(rect[1] - yo, rect[3] - yo):
-                    planes[c][y * width + rect[0] - xo:y * width + rect[2] - xo] = [0] * (rect[2] - rect[0])
+                    planes[c][y * width + rect[0] - xo:y * width + rect[2] - xo] = [zero] * (rect[2] - rect[0])
         max_levels = max(tc.coding["levels"] for tc in tcs)
         at = _packets(st, tcs, max_levels, p["progression"], p["scod"], rect, cs, at, end)
         for tc in tcs[:3]:
             _inverse_wavelet(st, tc)
         if p["mct"] == 1 and comps < 3:
             raise Bad
+        reversible = tcs[0].coding["reversible"]
+        if p["mct"] == 1 and any(tc.coding["reversible"] != reversible for tc in tcs[1:3]):
+            raise Bad
         for y in range(rect[1] - yo, rect[3] - yo):
             for x in range(rect[0] - xo, rect[2] - xo):
                 k = y * width + x
-                if p["mct"] == 1:
+                if p["mct"] == 1 and not reversible:  # ICT in float32, as OpenJPEG
+                    y0, u, v = planes[0][k], planes[1][k], planes[2][k]
+                    planes[0][k] = y0 + v * np.float32(1.402)
+                    planes[1][k] = y0 - u * np.float32(0.34413) - v * np.float32(0.71414)
+                    planes[2][k] = y0 + u * np.float32(1.772)
+                elif p["mct"] == 1:
                     y0, u, v = planes[0][k], planes[1][k], planes[2][k]
                     g = _i32(y0 - (_i32(u + v) >> 2))
                     planes[0][k], planes[1][k], planes[2][k] = _i32(v + g), g, _i32(u + g)
                 for c in range(min(comps, 3)):
-                    planes[c][k] = max(0, min(255, _i32(planes[c][k] + 128)))
+                    if tcs[c].coding["reversible"]:
+                        planes[c][k] = max(0, min(255, _i32(planes[c][k] + 128)))
+                    else:
+                        planes[c][k] = _shifted(planes[c][k])
         pos = end
     if _be(cs, pos, 2) != 0xFFD9:
         raise Bad
@@ -749,6 +818,7 @@ def decode_jp2(data: bytes, height: int, width: int, format: str) -> np.ndarray 
     """The pixels of a JPEG 2000 image of height x width ("rgb", "bgr" or "gray"), or None when
     dialects/image_jp2.zig refuses the bytes."""
     try:
-        return _decode(data, height, width, format)
+        with np.errstate(all="ignore"):  # a corrupted 9/7 file may overflow to inf, as the Zig's f32
+            return _decode(data, height, width, format)
     except (Bad, IndexError):
         return None

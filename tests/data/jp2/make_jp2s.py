@@ -7,8 +7,9 @@ Each entry NAME holds the encoded bytes (uint8) and NAME_pixels the decoded samp
 tests/data/jpeg's) exercise what the node suite's one file does not: one component, the five
 progression orders, precincts, several code blocks, tiles, image and tile offsets, SOP/EPH
 markers, the reset and segmentation-symbol code-block styles, a bare J2K codestream, no colour
-transform (the others use the reversible one, RCT, as PIL asks for); and the 9/7 wavelet, tile-parts,
-two quality layers and arithmetic bypass, which the decoder refuses.
+transform (the others use the reversible one, RCT, as PIL asks for), the irreversible 9/7 wavelet
+with ICT (lossless-rate and at a compression ratio of 8, whose code blocks end early), a 5/3 file
+at ratio 4; and tile-parts, two quality layers and arithmetic bypass, which the decoder refuses.
 """
 
 from __future__ import annotations
@@ -166,13 +167,20 @@ IMAGES = {
     "no_levels": lambda: encode(picture(3), numresolution=1),
     "no_mct": lambda: encode(picture(3), tcp_mct=b"\0"),
     "irreversible": lambda: encode(picture(3), irreversible=1),
+    "irreversible_gray": lambda: encode(picture(1), irreversible=1),
+    "irreversible_tiles_offset": lambda: encode(picture(3), irreversible=1, offset=(5, 3), tiles=(7, 6, 2, 1), numresolution=3),
+    "irreversible_odd_offset": lambda: encode(picture(1), irreversible=1, offset=(3, 7), numresolution=2),
+    "irreversible_no_levels": lambda: encode(picture(3), irreversible=1, numresolution=1),
+    "irreversible_cprl_precincts": lambda: encode(picture(3), irreversible=1, prog_order=4, precincts=[(4, 4), (8, 8), (16, 16), (32, 32)]),
+    "irreversible_ratio_8": lambda: encode(picture(3), irreversible=1, rates=[8.0]),
+    "reversible_ratio_4": lambda: encode(picture(3), rates=[4.0]),
     "tile_parts": lambda: encode(picture(3), tp_on=b"\1", tp_flag=b"R"),
     "two_layers": lambda: encode(picture(3), rates=[20.0, 0.0]),
     "bypass": lambda: encode(picture(3), mode=1),
 }
-REFUSED = ("irreversible", "tile_parts", "two_layers", "bypass")
-"""Encodings the decoder refuses: the 9/7 wavelet, a tile in several tile-parts, two quality
-layers, arithmetic bypass."""
+REFUSED = ("tile_parts", "two_layers", "bypass")
+"""Encodings the decoder refuses: a tile in several tile-parts, two quality layers, arithmetic
+bypass."""
 
 if __name__ == "__main__":
     arrays = {}
