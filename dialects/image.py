@@ -15,7 +15,7 @@ Python reference (`zant.dialects.image_reference`).
   one unused byte. The decoder is `dialects/image_tiff.zig`.
 
 * `%ok = image.decode_jp2 %data, %out, %work {…}` — the same for a JPEG 2000 image (a JP2 file or
-  a bare codestream; reversible 5/3 wavelet, 8-bit samples), `%work` holding three i32 component
+  a bare codestream; 5/3 or 9/7 wavelet, 8-bit samples), `%work` holding three i32 component
   planes and one precinct's code-block state (`jp2_work_bytes(H, W)`). The decoder is
   `dialects/image_jp2.zig`.
 
@@ -224,7 +224,7 @@ class DecodeTiffOp(_DecodeOp):
 @irdl_op_definition
 class DecodeJp2Op(_DecodeOp):
     """`%ok = image.decode_jp2 %data, %out, %work {height = H, width = W, format = "rgb", size = N}`:
-    the `N` bytes at `%data` decoded as a JPEG 2000 image (JP2 or J2K, reversible 5/3, 8-bit) of
+    the `N` bytes at `%data` decoded as a JPEG 2000 image (JP2 or J2K, 5/3 or 9/7, 8-bit) of
     H x W into `%out`; false (and `%out` untouched) when they are not one."""
 
     name = "image.decode_jp2"

@@ -113,9 +113,9 @@ model leaves the size symbolic; ImageDecoder for the declared shape when its ima
 format it decodes, `DECODED_IMAGES`)."""
 DECODED_IMAGES = (b"BM", b"P6", b"\xff\xd8", b"\x89PNG", b"II*\x00", b"MM\x00*", b"\x00\x00\x00\x0cjP", b"\xffO\xffQ", b"RIFF")
 """How the images ImageDecoder decodes begin (24-bit BMP, binary PPM, baseline JPEG, PNG,
-uncompressed TIFF, JPEG 2000 as JP2 or J2K, lossy WebP; a compressed TIFF, a 9/7 JPEG 2000 or a
-lossless or animated WebP is refused at run time), compiled for the shape the model declares; the other formats' cases
-are out of scope (`UNDECODED_IMAGES`)."""
+uncompressed TIFF, JPEG 2000 as JP2 or J2K, lossy WebP; a compressed TIFF, a JPEG 2000 of several
+quality layers or a lossless or animated WebP is refused at run time), compiled for the shape the
+model declares; the other formats' cases are out of scope (`UNDECODED_IMAGES`)."""
 UNDECODED_IMAGES: dict[bytes, str] = {}
 """The image formats ImageDecoder does not decode, by how they begin, with the reason."""
 SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})

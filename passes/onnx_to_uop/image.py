@@ -1,5 +1,5 @@
 """ImageDecoder: 24-bit BMP (BI_RGB), binary PPM (P6, maxval 255), baseline JPEG, PNG,
-uncompressed TIFF, JPEG 2000 (reversible 5/3) and lossy WebP.
+uncompressed TIFF, JPEG 2000 (5/3 or 9/7) and lossy WebP.
 
 The encoded bytes are a run-time input, so the format is found at run time; the output is
 compiled for the shape the model declares ([H, W, 3] for RGB and BGR, [H, W, 1] for Grayscale).
