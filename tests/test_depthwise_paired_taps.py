@@ -12,12 +12,21 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import zant
-from zant.passes.onnx_to_uop.conv_depthwise import paired_span, paired_tap_weights, split_paired_interior
-from zant.passes.onnx_to_uop.windows import Window, window_regions
+from zant.passes.onnx_to_uop.conv_depthwise import (
+    border_rows,
+    padding_sums,
+    paired_span,
+    paired_tap_weights,
+    split_paired_interior,
+    takes_edges,
+    valid_rows,
+)
+from zant.passes.onnx_to_uop.windows import Region, Window, window_regions
 
-# (name, channels, H, W, strides, pads): interiors of 9 (steps of 4 and a single last output),
-# 6, 3 (KWS's rows: a pair and a single), stride 2 with TensorFlow's SAME pads (0 before, 1
-# after) and with 1 on both sides, no pads at all.
+# (name, channels, H, W, strides, pads): interiors of 9 (steps of 4 and a single last output;
+# one pad each side: the border too), 6, 3 (KWS's rows: a pair and a single), stride 2 with
+# TensorFlow's SAME pads (0 before, 1 after) and with 1 on both sides, no pads at all, and a
+# border row below only (the edges' row kinds).
 CASES = [
     ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
     ("s1_nopad", 2, 5, 8, [1, 1], [0, 0, 0, 0]),
@@ -25,6 +34,7 @@ CASES = [
     ("s2_pads", 3, 7, 13, [2, 2], [1, 1, 1, 1]),
     ("s2x1", 2, 9, 10, [2, 1], [1, 1, 1, 1]),
     ("s1_kws", 3, 6, 5, [1, 1], [1, 1, 1, 1]),
+    ("s1_edges_below", 2, 5, 7, [1, 1], [0, 1, 1, 1]),
 ]
 
 
@@ -54,15 +64,37 @@ def test_the_form_covers_the_interior_its_words_stay_in():
     assert paired_span(Window(48, 24, 3, 2, 1, 0, 1)) == (0, 23)
     # stride 2 over an odd row: output 3's word ends at 3·2 - 1 + 3 = 8 < 9, output 4's past it
     assert paired_span(Window(9, 5, 3, 2, 1, 1, 1)) == (1, 4)
-    rest, box = split_paired_interior([Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)])
-    assert box.bounds == ((1, 5), (1, 10))
+    # rows with one pad each side and a whole step: the whole output, border included
+    windows = [Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)]
+    assert takes_edges(windows)
+    assert split_paired_interior(windows) == ([], Region.whole(windows))
+    # KWS's rows (no whole step), a stride-2 row: the border stays with the rows
+    kws = [Window(6, 6, 3, 1, 1, 1, 1), Window(5, 5, 3, 1, 1, 1, 1)]
+    assert not takes_edges(kws) and not takes_edges([Window(6, 6, 3, 1, 1, 1, 1), Window(9, 5, 3, 2, 1, 1, 1)])
+    rest, box = split_paired_interior(kws)
+    assert box.bounds == ((1, 5), (1, 4))
     # the regions left (the border) and the box cover every output exactly once
-    covered = np.zeros((6, 11), int)
+    covered = np.zeros((6, 5), int)
     for region in [*rest, box]:
         (y0, y1), (x0, x1) = region.bounds
         covered[y0:y1, x0:x1] += 1
     assert (covered == 1).all()
-    assert len(rest) == len(window_regions([Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)])) - 1
+    assert len(rest) == len(window_regions(kws)) - 1
+
+
+def test_padding_sums_are_the_padded_taps_weights_times_the_zero_point():
+    w = np.arange(18, dtype=np.int8).reshape(2, 1, 3, 3) - 9
+    rows = Window(4, 4, 3, 1, 1, 1, 1)  # border rows 0 (taps rows 1, 2) and 3 (rows 0, 1)
+    assert border_rows(rows) == [0, 3] and valid_rows(rows, 0) == [1, 2] and valid_rows(rows, 3) == [0, 1]
+    sums = padding_sums(w, -5, rows)
+    assert sums.shape == (2, 9) and sums.dtype == np.int32
+    for c in range(2):
+        k = w[c, 0].astype(int)
+        assert sums[c, 1] == 0  # the interior
+        assert sums[c, 0] == -5 * k[:, 0].sum() and sums[c, 2] == -5 * k[:, 2].sum()  # a row's ends
+        assert sums[c, 3 + 1] == -5 * k[0].sum()  # the top row: its first row of taps
+        assert sums[c, 3 + 0] == -5 * (k[0].sum() + k[1:, 0].sum())  # the top-left corner
+        assert sums[c, 6 + 2] == -5 * (k[2].sum() + k[:2, 2].sum())  # the bottom-right corner
 
 
 def _model() -> onnx.ModelProto:
@@ -125,6 +157,8 @@ def test_depthwise_convs_are_the_reference_bit_for_bit(tmp_path):
     source = result.zig_path.read_text()
     for name, *_ in CASES:
         assert f"{name}_y_paired_tap_weights" in source, name
+        # the border too where the rows have one pad each side and a whole step
+        assert (f"{name}_y_padding_sums" in source) == (name in ("s1_odd", "s2x1", "s1_edges_below")), name
     run = load_compiled(result)
     for seed in (1, 2):
         feeds = _feeds(model, seed)

@@ -32,7 +32,8 @@ input, and the int32 sums wrap as the reference's do (the order of additions cha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -101,9 +102,25 @@ def applies(x: Layout, windows: Sequence[Window]) -> bool:
     return rows[0] < rows[1] and lo < hi
 
 
+def takes_edges(windows: Sequence[Window]) -> bool:
+    """Whether the form also computes the border (`depthwise_paired_taps`' edges): rows at
+    stride 1 with one pad on each side (the first and last outputs' words are the row's first
+    and last), whose interior holds a whole step, and at most one pad above and below. (KWS's
+    5-wide rows, 3 interior outputs and no step, took 26 KB more flash and more instructions
+    with their edges: LLVM's code for a row of straight-line steps.)"""
+    rows, last = windows
+    return (
+        last.stride == 1 and last.pad_begin == 1 and last.pad_end == 1 and last.in_size - 2 >= BLOCK[1]
+        and rows.pad_begin <= 1 and rows.pad_end <= 1
+    )
+
+
 def split_paired_interior(windows: Sequence[Window]) -> tuple[list[Region], Region]:
     """`window_regions(windows)` without the outputs the form computes, and the box of those
-    (the interior's rows by `paired_span` of the last dimension)."""
+    (the interior's rows by `paired_span` of the last dimension; with `takes_edges`, every
+    output: no region is left)."""
+    if takes_edges(windows):
+        return [], Region.whole(windows)
     regions = window_regions(windows)
     inside = regions[-1]
     assert inside.unchecked
@@ -118,6 +135,32 @@ def split_paired_interior(windows: Sequence[Window]) -> tuple[list[Region], Regi
     return rest, paired
 
 
+EDGE_TAPS = ((1, 2), (0, 1, 2), (0, 1))
+"""The valid taps of a row's first output, its interior's and its last (one pad each side)."""
+
+
+def valid_rows(window: Window, oy: int) -> list[int]:
+    """The rows of taps of output row `oy` inside X."""
+    return [r for r in range(window.kernel) if 0 <= oy * window.stride - window.pad_begin + r * window.dilation < window.in_size]
+
+
+def border_rows(window: Window) -> list[int]:
+    """The output rows outside the rows' interior, in order; row kind 1 + i is the i-th."""
+    lo, hi = interior(window)
+    return [*range(0, lo), *range(hi, window.out_size)]
+
+
+def padding_sums(weights: np.ndarray, fill: int, window: Window) -> np.ndarray:
+    """int32 [C, 3·kinds]: per channel, `fill` (X's zero point, what a padded tap reads) times
+    the weights of the padded taps of each kind of output, kind·3 + column: row kind 0 the
+    rows' interior, 1 + i the i-th border row (`border_rows`); column 0 a row's first output,
+    1 its interior, 2 its last (`EDGE_TAPS`). What the padding adds to that output's sum."""
+    w = weights.reshape(weights.shape[0], weights.shape[-2], TAPS).astype(np.int64)
+    kinds = [list(range(window.kernel)), *(valid_rows(window, oy) for oy in border_rows(window))]
+    sums = [fill * (w.sum(axis=(1, 2)) - w[:, r][:, :, list(k)].sum(axis=(1, 2))) for r in kinds for k in EDGE_TAPS]
+    return np.stack(sums, axis=-1).astype(np.int32)
+
+
 def depthwise_paired_taps(
     kb: KernelBuilder,
     x: Layout,
@@ -127,13 +170,29 @@ def depthwise_paired_taps(
     table: Layout,
     weights: Layout,
     epilogue: Callable[[SSAValue, SSAValue, list[SSAValue]], SSAValue],
+    edges: Layout | None = None,
 ) -> None:
     """Y[n, c, region] = epilogue(Σ over the window of X[n, c]·W[c], c, (oy, ox)) in the
     paired-tap form (module docstring); `table` is `paired_tap_weights`' words, `weights` W
-    (C, 1, rows, 3) int8, whose middle taps are read as they are."""
+    (C, 1, rows, 3) int8, whose middle taps are read as they are. With `edges`
+    (`takes_edges`; `padding_sums`), the region is the whole output and its border is computed
+    here too, with no checks: the first and last outputs of a row from the row's first and
+    last words,
+
+        acc[0]     = pad + SMLABB(E, w1) + SMLABT(O, (w0, w2))   = w1·x0 + w2·x1 + pad
+        acc[W - 1] = pad + SMLATB(E, (w0, w2)) + SMLATB(O, w1)   = w0·x[W-2] + w1·x[W-1] + pad
+
+    (E, O the halves of x[0..3], resp. x[W-4..W-1]; pad what the padded taps add), and the
+    border rows with their rows of taps inside X. The border rows above, the interior rows and
+    the border rows below each loop over the channels of their own: the code one channel runs
+    stays within a flash accelerator's instruction cache (one loop for all of it made VWW's
+    and KWS's images slower on the L4R5, in fewer instructions)."""
     batch, channels = x.shape[:2]
     rows_window, last = windows
-    (y_lo, y_hi), (x_lo, x_hi) = region.bounds
+    if edges is not None:  # the whole output: the row's interior here, its ends by `edge`
+        x_lo, x_hi = paired_span(last)
+    else:
+        (x_lo, x_hi) = region.bounds[-1]
     source = kb.view(x)
 
     def halves(n: SSAValue, c: SSAValue, iy: SSAValue, ix: SSAValue) -> tuple[SSAValue, SSAValue]:
@@ -162,13 +221,13 @@ def depthwise_paired_taps(
         offset = k * window.dilation - window.pad_begin
         return kb.alu("add", at, kb.index(offset)) if offset else at
 
-    def step(n: SSAValue, c: SSAValue, oy: SSAValue, outs: list[SSAValue], pairs: list[SSAValue], middles: list[SSAValue]) -> None:
-        """The outputs `outs` (consecutive) of row oy: at stride 1 a word per pair, and a last
-        single output as the second of the pair whose word starts one byte before its taps; at
-        stride 2 a word per output."""
+    def step(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], outs: list[SSAValue]) -> list[SSAValue]:
+        """The sums of the outputs `outs` (consecutive, in the row's interior) over `rows` (iy,
+        the (w0, w2) word, w1 of each row of taps inside X): at stride 1 a word per pair, and a
+        last single output as the second of the pair whose word starts one byte before its
+        taps; at stride 2 a word per output."""
         totals = [kb.const(0, I32) for _ in outs]
-        for r, (both, middle) in enumerate(zip(pairs, middles)):
-            iy = tap(oy, rows_window, r)
+        for iy, both, middle in rows:
             j = 0
             while j < len(outs):
                 if last.stride != 1:  # its 4th byte, O's high half, unused
@@ -184,23 +243,75 @@ def depthwise_paired_taps(
                     even, odd = halves(n, c, iy, tap(outs[j], last, -1))
                     totals[j] = mla(top(even), middle, smlad(odd, both, totals[j]))
                     j += 1
-        for total, o in zip(totals, outs):
+        return totals
+
+    def edge(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], right: bool) -> SSAValue:
+        """The sum of a row's first (or last) output over `rows`, its padded tap left out."""
+        total = kb.const(0, I32)
+        at = kb.index(last.in_size - WORD if right else 0)
+        for iy, both, middle in rows:
+            even, odd = halves(n, c, iy, at)
+            if right:
+                total = mla(top(odd), middle, mla(top(even), bottom(both), total))
+            else:
+                total = mla(bottom(odd), top(both), mla(bottom(even), middle, total))
+        return total
+
+    def row(n: SSAValue, c: SSAValue, oy: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], kind: int) -> None:
+        """Row oy of the output: its interior in steps, and with `edges` its first and last
+        outputs, plus what the padding adds to each output of a `kind` of row."""
+        def store(total: SSAValue, o: SSAValue, column: int) -> None:
+            if edges is not None and (kind or column != 1):
+                total = kb.alu("add", total, kb.load(edges, [c, kb.index(3 * kind + column)]))
             kb.store(epilogue(total, c, [oy, o]), y, [n, c, oy, o])
 
-    with kb.loop(batch) as n, kb.loop(channels) as c:
-        pairs = [kb.load(table, [c, kb.index(r)]) for r in range(rows_window.kernel)]
-        middles = [
-            kb.cast(kb.load(weights, [c, kb.index(0), kb.index(r), kb.index(1)]), I32)
-            for r in range(rows_window.kernel)
-        ]
         block = BLOCK[last.stride]
         main = x_lo + (x_hi - x_lo) // block * block
-        with kb.loop(y_hi, y_lo) as oy:
-            if main > x_lo:
-                with kb.loop(main, x_lo, block) as ox:
-                    step(n, c, oy, [ox, *(kb.alu("add", ox, kb.index(j)) for j in range(1, block))], pairs, middles)
-            if main < x_hi:  # the row's last outputs, fewer than a step
-                step(n, c, oy, [kb.index(o) for o in range(main, x_hi)], pairs, middles)
+        if edges is not None:
+            store(edge(n, c, rows, right=False), kb.index(0), 0)
+        if main > x_lo:
+            with kb.loop(main, x_lo, block) as ox:
+                outs = [ox, *(kb.alu("add", ox, kb.index(j)) for j in range(1, block))]
+                for total, o in zip(step(n, c, rows, outs), outs):
+                    store(total, o, 1)
+        if main < x_hi:  # the row's last outputs, fewer than a step
+            outs = [kb.index(o) for o in range(main, x_hi)]
+            for total, o in zip(step(n, c, rows, outs), outs):
+                store(total, o, 1)
+        if edges is not None:
+            store(edge(n, c, rows, right=True), kb.index(last.out_size - 1), 2)
+
+    @contextmanager
+    def channel_loop() -> Iterator[tuple[SSAValue, SSAValue, list[SSAValue], list[SSAValue]]]:
+        """Loops over the batch and the channels, each channel's (w0, w2) words and w1s loaded
+        once."""
+        with kb.loop(batch) as n, kb.loop(channels) as c:
+            words = [kb.load(table, [c, kb.index(r)]) for r in range(rows_window.kernel)]
+            middles = [
+                kb.cast(kb.load(weights, [c, kb.index(0), kb.index(r), kb.index(1)]), I32)
+                for r in range(rows_window.kernel)
+            ]
+            yield n, c, words, middles
+
+    def border(oys: list[int]) -> None:
+        """The border rows `oys` (with `edges`), each with its rows of taps inside X."""
+        with channel_loop() as (n, c, words, middles):
+            for oy in oys:
+                kind = 1 + border_rows(rows_window).index(oy)
+                rows = [
+                    (kb.index(oy * rows_window.stride - rows_window.pad_begin + r * rows_window.dilation), words[r], middles[r])
+                    for r in valid_rows(rows_window, oy)
+                ]
+                row(n, c, kb.index(oy), rows, kind)
+
+    inner_lo, inner_hi = interior(rows_window)
+    if edges is not None and inner_lo > 0:
+        border(list(range(0, inner_lo)))
+    with channel_loop() as (n, c, words, middles), kb.loop(inner_hi, inner_lo) as oy:
+        rows = [(tap(oy, rows_window, r), words[r], middles[r]) for r in range(rows_window.kernel)]
+        row(n, c, oy, rows, 0)
+    if edges is not None and inner_hi < rows_window.out_size:
+        border(list(range(inner_hi, rows_window.out_size)))
 
 
-__all__ = ["BLOCK", "STRIDES", "TAPS", "WORD", "applies", "depthwise_paired_taps", "paired_span", "paired_tap_weights", "split_paired_interior"]
+__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "border_rows", "depthwise_paired_taps", "padding_sums", "paired_span", "paired_tap_weights", "split_paired_interior", "takes_edges", "valid_rows"]

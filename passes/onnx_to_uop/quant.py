@@ -45,7 +45,7 @@ from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
 from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns, window_columns
 from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
 from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
-from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, paired_tap_weights, split_paired_interior
+from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, padding_sums, paired_tap_weights, split_paired_interior, takes_edges
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -1271,7 +1271,10 @@ def _integer_conv(
     if paired:
         assert weights is not None
         table = kb.constant(f"{result_name(op)}_paired_tap_weights", paired_tap_weights(weights), I32)
-        depthwise_paired_taps(kb, x, y, windows, box, table, w, epilogue)
+        edges = None
+        if takes_edges(windows):  # the border too: what its padded taps add, per channel
+            edges = kb.constant(f"{result_name(op)}_padding_sums", padding_sums(weights, fill, windows[0]), I32)
+        depthwise_paired_taps(kb, x, y, windows, box, table, w, epilogue, edges)
     return y
 
 

@@ -1,27 +1,39 @@
 // RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s --check-prefix=OFF
 
-// On DSP cores without Helium (conv-word-taps, the Cortex-M4's pipeline) the interior of an
-// int8 depthwise Conv with rows of 3 taps takes the paired-tap form (conv_depthwise.py): per
-// channel, each row's (w0, w2) word of 16-bit halves, packed at compile time (channel 0's first
-// row: 1 | 3 << 16 = 196609; channel 1's: -1 and -128 as halves), and its middle tap w1 are
-// loaded once; then per step of 4 outputs of a row (stride 1), two words of X's row, each one
+// On DSP cores without Helium (conv-word-taps, the Cortex-M4's pipeline) an int8 depthwise
+// Conv with rows of 3 taps takes the paired-tap form (conv_depthwise.py): per channel, each
+// row's (w0, w2) word of 16-bit halves, packed at compile time (channel 0's first row:
+// 1 | 3 << 16 = 196609; channel 1's: -1 and -128 as halves), and its middle tap w1 are loaded
+// once; then per step of 4 outputs of a row (stride 1), two words of X's row, each one
 // load_word and its two sxtb16 halves E, O, feed two outputs: SMLAD(E, (w0, w2)) plus O's low
-// half times w1, and SMLAD(O, (w0, w2)) plus E's high half times w1. The border keeps the
-// tap-at-a-time rows (here the 6-wide rows' interior is 1 to 5: one step; the right border
-// column 5 comes before it).
+// half times w1, and SMLAD(O, (w0, w2)) plus E's high half times w1. With one pad each side of
+// the rows (and a whole step inside), the border too: a row's first output from the row's
+// first word, its last from its last word (at 6 - 4 = 2), each plus what its padded taps add
+// (y_padding_sums, per channel and kind of output); the top row, the interior rows and the
+// bottom row each loop over the channels.
 
 // CHECK-LABEL: func.func @paired
 // CHECK:         %y_paired_tap_weights = uop.define_global "constant" {{[0-9]+}} "y_paired_tap_weights" value dense<{{\[}}[196609, 393220, 589831], [-8323073, 0, 65537]]> : tensor<2x3xi32>
+// CHECK:         %y_padding_sums = uop.define_global "constant" {{[0-9]+}} "y_padding_sums" {{.*}} : tensor<2x9xi32>
 // CHECK:         %[[T:.*]] = uop.view %y_paired_tap_weights
-// CHECK:               uop.range %{{.*}} = 5 to 6 {
-// CHECK:             %[[G0:.*]] = uop.gep %[[T]][%[[C:.*]], %{{.*}}]
+// CHECK:         %[[S:.*]] = uop.view %y_padding_sums
+// CHECK:               uop.range %{{.*}} = 1 to 5 step 4 {
+// CHECK:           uop.range %[[C:.*]] = 0 to 2 {
+// CHECK-NEXT:        %{{.*}} = uop.const 0 : index
+// CHECK-NEXT:        %[[G0:.*]] = uop.gep %[[T]][%[[C]], %{{.*}}]
 // CHECK-NEXT:        %[[P0:.*]] = uop.load %[[G0]] : i32
 // CHECK:             %[[M0:.*]] = uop.cast %{{.*}} : i8 to i32
 // CHECK:             uop.range %[[OY:.*]] = 1 to 3 {
-// CHECK-NEXT:          uop.range %[[OX:.*]] = 1 to 5 step 4 {
-// CHECK:                 %[[IY:.*]] = uop.add %[[OY]], %{{.*}} : index
-// CHECK-NEXT:            %{{.*}} = uop.const -1 : index
+// CHECK-NEXT:          %{{.*}} = uop.const -1 : index
+// CHECK-NEXT:          %[[IY:.*]] = uop.add %[[OY]], %{{.*}} : index
+// CHECK:               %[[ZERO:.*]] = uop.const 0 : index
+// CHECK-NEXT:          %[[AT0:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %[[IY]], %[[ZERO]]]
+// CHECK-NEXT:          %{{.*}} = arm_dsp.load_word %[[AT0]] : !uop.ptr<i8>
+// CHECK-COUNT-2:       arm_dsp.load_word
+// CHECK:               %{{.*}} = uop.gep %[[S]][%[[C]], %{{.*}}]
+// CHECK:               uop.range %[[OX:.*]] = 1 to 5 step 4 {
+// CHECK:                 %{{.*}} = uop.const -1 : index
 // CHECK-NEXT:            %[[IX:.*]] = uop.add %[[OX]], %{{.*}} : index
 // CHECK-NEXT:            %[[AT:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %[[IY]], %[[IX]]]
 // CHECK-NEXT:            %[[WORD:.*]] = arm_dsp.load_word %[[AT]] : !uop.ptr<i8>
@@ -38,7 +50,10 @@
 // CHECK-NEXT:            %[[B1:.*]] = uop.mul %[[EHIGH]], %[[M0]] : i32
 // CHECK-NEXT:            %{{.*}} = uop.add %[[A1]], %[[B1]] : i32
 // CHECK-COUNT-5:         arm_dsp.load_word
-// CHECK-NOT:             arm_dsp.load_word
+// CHECK:               %[[TWO:.*]] = uop.const 2 : index
+// CHECK-NEXT:          %[[AT2:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %[[IY]], %[[TWO]]]
+// CHECK-NEXT:          %{{.*}} = arm_dsp.load_word %[[AT2]] : !uop.ptr<i8>
+// CHECK:           uop.range %{{.*}} = 0 to 2 {
 // CHECK:         func.return
 
 // Elsewhere no word loads: the tap-at-a-time rows only.
@@ -84,4 +99,43 @@ func.func @stride2(%x: tensor<1x2x5x9xi8>) -> tensor<1x2x3x5xi8> {
   %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
   %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x5x9xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x5xi8>
   func.return %y : tensor<1x2x3x5xi8>
+}
+
+// -----
+
+// KWS's rows (5 wide, one pad each side): 3 interior outputs, no whole step, so the border
+// keeps the tap-at-a-time rows (the right column 4 among them) and the interior is one pair
+// (its word at the first tap of output 1) and a single output 3, the second of the pair whose
+// word starts one byte before its taps (at 3 - 1 - 1 = 1): SMLAD(O, (w0, w2)) + E.hi * w1.
+// CHECK-LABEL: func.func @kws_rows
+// CHECK-NOT:     padding_sums
+// CHECK:               uop.range %{{.*}} = 4 to 5 {
+// CHECK:             uop.range %[[OY:.*]] = 1 to 3 {
+// CHECK:               %[[THREE:.*]] = uop.const 3 : index
+// CHECK:               %{{.*}} = arm_dsp.load_word
+// CHECK:               %[[BACK:.*]] = uop.const -2 : index
+// CHECK-NEXT:          %[[IX:.*]] = uop.add %[[THREE]], %[[BACK]] : index
+// CHECK-NEXT:          %[[AT:.*]] = uop.gep %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[IX]]]
+// CHECK-NEXT:          %[[WORD:.*]] = arm_dsp.load_word %[[AT]] : !uop.ptr<i8>
+// CHECK-NEXT:          %[[E:.*]] = arm_dsp.sxtb16 %[[WORD]] : i32
+// CHECK-NEXT:          %[[O:.*]] = arm_dsp.sxtb16 %[[WORD]] ror 8 : i32
+// CHECK-NEXT:          %[[SIXTEEN:.*]] = uop.const 16 : i32
+// CHECK-NEXT:          %[[EHIGH:.*]] = uop.shr %[[E]], %[[SIXTEEN]] : i32
+// CHECK-NEXT:          %{{.*}} = arm_dsp.smlad %[[O]], %{{.*}}, %{{.*}} : i32
+// CHECK-COUNT-4:       arm_dsp.load_word
+// CHECK-NOT:           arm_dsp.load_word
+// CHECK:         func.return
+// OFF-LABEL: func.func @kws_rows
+// OFF-NOT:       arm_dsp
+// OFF:           func.return
+func.func @kws_rows(%x: tensor<1x2x4x5xi8>) -> tensor<1x2x4x5xi8> {
+  %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, 0, -128], [0, 1, 0], [1, 0, 1]]]]> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3xi8>
+  %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x5xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x5xi8>
+  func.return %y : tensor<1x2x4x5xi8>
 }
