@@ -22,9 +22,12 @@ of a pair whose word starts one byte before its taps:
     acc[q] += SMLAD(O, (w0, w2)) + SMLATB(E, w1)      (the word at q's first tap - 1)
 
 so the form covers the whole interior of the last dimension (KWS's 5-wide rows: outputs 1 to 3,
-a pair and a single), where its words stay in the row. The border takes `convolve`'s rows as
-before (`split_paired_interior`). At stride 2 each output has a word of its own (its 4th byte
-unused) and 2 outputs make a step; only outputs whose word ends inside the row are covered.
+a pair and a single), where its words stay in the row. At stride 2 each output has a word of its
+own (its 4th byte unused) and 2 outputs make a step; only outputs whose word ends inside the row
+are covered. Where the rows have one pad each side and a whole step inside (`takes_edges`: all
+of VWW's stride-1 layers), the border is computed here too, from the rows' first and last words
+plus what the padded taps add (`padding_sums`, `depthwise_paired_taps`); elsewhere it takes
+`convolve`'s rows as before (`split_paired_interior`).
 
 Exact: every product is one of the reference's, each 16-bit half a sign-extended int8 weight or
 input, and the int32 sums wrap as the reference's do (the order of additions changes nothing).
