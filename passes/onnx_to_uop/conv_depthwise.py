@@ -24,10 +24,11 @@ of a pair whose word starts one byte before its taps:
 so the form covers the whole interior of the last dimension (KWS's 5-wide rows: outputs 1 to 3,
 a pair and a single), where its words stay in the row. At stride 2 each output has a word of its
 own (its 4th byte unused) and 2 outputs make a step; only outputs whose word ends inside the row
-are covered. Where the rows have one pad each side and a whole step inside (`takes_edges`: all
-of VWW's stride-1 layers), the border is computed here too, from the rows' first and last words
-plus what the padded taps add (`padding_sums`, `depthwise_paired_taps`); elsewhere it takes
-`convolve`'s rows as before (`split_paired_interior`).
+are covered. Where a row's ends read at most the one pad beside them and the rest of the row is
+the form's, a whole step at least (`takes_edges`: every depthwise layer of VWW, stride 1 with
+one pad each side and stride 2 with TensorFlow's SAME pads), the border is computed here too,
+from the rows' first and last words plus what the padded taps add (`padding_sums`,
+`depthwise_paired_taps`); elsewhere it takes `convolve`'s rows as before (`split_paired_interior`).
 
 Exact: every product is one of the reference's, each 16-bit half a sign-extended int8 weight or
 input, and the int32 sums wrap as the reference's do (the order of additions changes nothing).
@@ -105,16 +106,30 @@ def applies(x: Layout, windows: Sequence[Window]) -> bool:
     return rows[0] < rows[1] and lo < hi
 
 
+def row_ends(window: Window) -> tuple[bool, bool]:
+    """Whether a row's first output, and its last, is a border output the edges compute: the
+    first when its taps are (-1, 0, 1) (one pad before), the last when they are (W - 2, W - 1,
+    W) (its last tap the one pad after: stride 1 with one pad each side, or TensorFlow's SAME
+    at stride 2 over an even row)."""
+    last_tap = (window.out_size - 1) * window.stride - window.pad_begin + TAPS - 1
+    return window.pad_begin == 1, window.pad_end == 1 and last_tap == window.in_size
+
+
 def takes_edges(windows: Sequence[Window]) -> bool:
-    """Whether the form also computes the border (`depthwise_paired_taps`' edges): rows at
-    stride 1 with one pad on each side (the first and last outputs' words are the row's first
-    and last), whose interior holds a whole step, and at most one pad above and below. (KWS's
-    5-wide rows, 3 interior outputs and no step, took 26 KB more flash and more instructions
-    with their edges: LLVM's code for a row of straight-line steps.)"""
+    """Whether the form also computes the border (`depthwise_paired_taps`' edges): rows whose
+    ends are border outputs of `row_ends`' kinds only (the first and last outputs' words are the
+    row's first and last) and whose other outputs are all `paired_span`'s, at least a whole step
+    of them, and at most one pad above and below. (KWS's 5-wide rows, 3 interior outputs and no
+    step, took 26 KB more flash and more instructions with their edges: LLVM's code for a row
+    of straight-line steps.)"""
     rows, last = windows
+    if last.kernel != TAPS or last.dilation != 1 or last.stride not in STRIDES or last.in_size < WORD:
+        return False
+    first, final = row_ends(last)
+    lo, hi = paired_span(last)
     return (
-        last.stride == 1 and last.pad_begin == 1 and last.pad_end == 1 and last.in_size - 2 >= BLOCK[1]
-        and rows.pad_begin <= 1 and rows.pad_end <= 1
+        (lo, hi) == (int(first), last.out_size - int(final)) and hi - lo >= BLOCK[last.stride]
+        and last.pad_begin <= 1 and last.pad_end <= 1 and rows.pad_begin <= 1 and rows.pad_end <= 1
     )
 
 
@@ -192,6 +207,7 @@ def depthwise_paired_taps(
     and KWS's images slower on the L4R5, in fewer instructions)."""
     batch, channels = x.shape[:2]
     rows_window, last = windows
+    first, final = row_ends(last)
     if edges is not None:  # the whole output: the row's interior here, its ends by `edge`
         x_lo, x_hi = paired_span(last)
     else:
@@ -270,7 +286,7 @@ def depthwise_paired_taps(
 
         block = BLOCK[last.stride]
         main = x_lo + (x_hi - x_lo) // block * block
-        if edges is not None:
+        if edges is not None and first:
             store(edge(n, c, rows, right=False), kb.index(0), 0)
         if main > x_lo:
             with kb.loop(main, x_lo, block) as ox:
@@ -281,7 +297,7 @@ def depthwise_paired_taps(
             outs = [kb.index(o) for o in range(main, x_hi)]
             for total, o in zip(step(n, c, rows, outs), outs):
                 store(total, o, 1)
-        if edges is not None:
+        if edges is not None and final:
             store(edge(n, c, rows, right=True), kb.index(last.out_size - 1), 2)
 
     @contextmanager
@@ -317,4 +333,4 @@ def depthwise_paired_taps(
         border(list(range(inner_hi, rows_window.out_size)))
 
 
-__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "border_rows", "depthwise_paired_taps", "padding_sums", "paired_span", "paired_tap_weights", "split_paired_interior", "takes_edges", "valid_rows"]
+__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "border_rows", "depthwise_paired_taps", "padding_sums", "paired_span", "paired_tap_weights", "row_ends", "split_paired_interior", "takes_edges", "valid_rows"]

@@ -75,16 +75,23 @@ func.func @paired(%x: tensor<1x2x4x6xi8>) -> tensor<1x2x4x6xi8> {
 
 // -----
 
-// Stride 2: a word per output (its 4th byte, O's high half, unused), 2 outputs per step, and
-// only outputs whose word stays in the row: the 9-wide row's interior is 1 to 4 and output 3's
-// word ends at 3·2 - 1 + 3 = 8, inside. The one interior row (1) takes a step of outputs 1 and
-// 2, then output 3 alone (its word at 5): 3 words per row of taps each.
+// Stride 2: a word per output (its 4th byte, O's high half, unused), 2 outputs per step, over
+// the outputs whose word stays in the row: the 9-wide row's interior is 1 to 4 and output 3's
+// word ends at 3·2 - 1 + 3 = 8, inside. Its ends are the edges' kinds (output 0 reads the pad
+// before, output 4's taps are 7, 8 and the pad after), so the border is the form's too: per
+// interior row (1) the first output's word at 0, a step of outputs 1 and 2, output 3 alone,
+// the last output's word at 9 - 4 = 5, three rows of taps each.
 // CHECK-LABEL: func.func @stride2
+// CHECK:         %y_padding_sums = uop.define_global
+// CHECK:             uop.range %{{.*}} = 1 to 2 {
+// CHECK-COUNT-3:       arm_dsp.load_word
 // CHECK:               uop.range %{{.*}} = 1 to 3 step 2 {
 // CHECK-COUNT-6:         arm_dsp.load_word
 // CHECK:               uop.const 3 : index
 // CHECK-COUNT-3:       arm_dsp.load_word
-// CHECK-NOT:           arm_dsp.load_word
+// CHECK:               %[[FIVE:.*]] = uop.const 5 : index
+// CHECK-NEXT:          %[[AT:.*]] = uop.gep %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[FIVE]]]
+// CHECK-NEXT:          %{{.*}} = arm_dsp.load_word %[[AT]] : !uop.ptr<i8>
 // CHECK:         func.return
 // OFF-LABEL: func.func @stride2
 // OFF-NOT:       arm_dsp
