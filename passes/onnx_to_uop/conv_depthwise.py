@@ -189,10 +189,13 @@ def depthwise_paired_taps(
     weights: Layout,
     epilogue: Callable[[SSAValue, SSAValue, list[SSAValue]], SSAValue],
     edges: Layout | None = None,
+    start: Callable[[SSAValue], SSAValue | None] = lambda c: None,
 ) -> None:
     """Y[n, c, region] = epilogue(Σ over the window of X[n, c]·W[c], c, (oy, ox)) in the
     paired-tap form (module docstring); `table` is `paired_tap_weights`' words, `weights` W
-    (C, 1, rows, 3) int8, whose middle taps are read as they are. With `edges`
+    (C, 1, rows, 3) int8, whose middle taps are read as they are; `start(c)` the sums'
+    starting value (the int32 bias, loaded once per channel: `epilogue` then adds none), or
+    None for 0. With `edges`
     (`takes_edges`; `padding_sums`), the region is the whole output and its border is computed
     here too, with no checks: the first and last outputs of a row from the row's first and
     last words,
@@ -240,12 +243,12 @@ def depthwise_paired_taps(
         offset = k * window.dilation - window.pad_begin
         return kb.alu("add", at, kb.index(offset)) if offset else at
 
-    def step(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], outs: list[SSAValue]) -> list[SSAValue]:
+    def step(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], outs: list[SSAValue], first_total: SSAValue) -> list[SSAValue]:
         """The sums of the outputs `outs` (consecutive, in the row's interior) over `rows` (iy,
         the (w0, w2) word, w1 of each row of taps inside X): at stride 1 a word per pair, and a
         last single output as the second of the pair whose word starts one byte before its
-        taps; at stride 2 a word per output."""
-        totals = [kb.const(0, I32) for _ in outs]
+        taps; at stride 2 a word per output. Each sum starts at `first_total`."""
+        totals = [first_total for _ in outs]
         for iy, both, middle in rows:
             j = 0
             while j < len(outs):
@@ -264,9 +267,10 @@ def depthwise_paired_taps(
                     j += 1
         return totals
 
-    def edge(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], right: bool) -> SSAValue:
-        """The sum of a row's first (or last) output over `rows`, its padded tap left out."""
-        total = kb.const(0, I32)
+    def edge(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], right: bool, first_total: SSAValue) -> SSAValue:
+        """The sum of a row's first (or last) output over `rows`, its padded tap left out,
+        from `first_total`."""
+        total = first_total
         at = kb.index(last.in_size - WORD if right else 0)
         for iy, both, middle in rows:
             even, odd = halves(n, c, iy, at)
@@ -276,7 +280,7 @@ def depthwise_paired_taps(
                 total = mla(bottom(odd), top(both), mla(bottom(even), middle, total))
         return total
 
-    def row(n: SSAValue, c: SSAValue, oy: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], kind: int) -> None:
+    def row(n: SSAValue, c: SSAValue, oy: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], kind: int, bias: SSAValue) -> None:
         """Row oy of the output: its interior in steps, and with `edges` its first and last
         outputs, plus what the padding adds to each output of a `kind` of row."""
         def store(total: SSAValue, o: SSAValue, column: int) -> None:
@@ -287,48 +291,49 @@ def depthwise_paired_taps(
         block = BLOCK[last.stride]
         main = x_lo + (x_hi - x_lo) // block * block
         if edges is not None and first:
-            store(edge(n, c, rows, right=False), kb.index(0), 0)
+            store(edge(n, c, rows, False, bias), kb.index(0), 0)
         if main > x_lo:
             with kb.loop(main, x_lo, block) as ox:
                 outs = [ox, *(kb.alu("add", ox, kb.index(j)) for j in range(1, block))]
-                for total, o in zip(step(n, c, rows, outs), outs):
+                for total, o in zip(step(n, c, rows, outs, bias), outs):
                     store(total, o, 1)
         if main < x_hi:  # the row's last outputs, fewer than a step
             outs = [kb.index(o) for o in range(main, x_hi)]
-            for total, o in zip(step(n, c, rows, outs), outs):
+            for total, o in zip(step(n, c, rows, outs, bias), outs):
                 store(total, o, 1)
         if edges is not None and final:
-            store(edge(n, c, rows, right=True), kb.index(last.out_size - 1), 2)
+            store(edge(n, c, rows, True, bias), kb.index(last.out_size - 1), 2)
 
     @contextmanager
-    def channel_loop() -> Iterator[tuple[SSAValue, SSAValue, list[SSAValue], list[SSAValue]]]:
-        """Loops over the batch and the channels, each channel's (w0, w2) words and w1s loaded
-        once."""
+    def channel_loop() -> Iterator[tuple[SSAValue, SSAValue, list[SSAValue], list[SSAValue], SSAValue]]:
+        """Loops over the batch and the channels, each channel's (w0, w2) words, w1s and sums'
+        start loaded once."""
         with kb.loop(batch) as n, kb.loop(channels) as c:
             words = [kb.load(table, [c, kb.index(r)]) for r in range(rows_window.kernel)]
             middles = [
                 kb.cast(kb.load(weights, [c, kb.index(0), kb.index(r), kb.index(1)]), I32)
                 for r in range(rows_window.kernel)
             ]
-            yield n, c, words, middles
+            bias = start(c)
+            yield n, c, words, middles, kb.const(0, I32) if bias is None else bias
 
     def border(oys: list[int]) -> None:
         """The border rows `oys` (with `edges`), each with its rows of taps inside X."""
-        with channel_loop() as (n, c, words, middles):
+        with channel_loop() as (n, c, words, middles, bias):
             for oy in oys:
                 kind = 1 + border_rows(rows_window).index(oy)
                 rows = [
                     (kb.index(oy * rows_window.stride - rows_window.pad_begin + r * rows_window.dilation), words[r], middles[r])
                     for r in valid_rows(rows_window, oy)
                 ]
-                row(n, c, kb.index(oy), rows, kind)
+                row(n, c, kb.index(oy), rows, kind, bias)
 
     inner_lo, inner_hi = interior(rows_window)
     if edges is not None and inner_lo > 0:
         border(list(range(0, inner_lo)))
-    with channel_loop() as (n, c, words, middles), kb.loop(inner_hi, inner_lo) as oy:
+    with channel_loop() as (n, c, words, middles, bias), kb.loop(inner_hi, inner_lo) as oy:
         rows = [(tap(oy, rows_window, r), words[r], middles[r]) for r in range(rows_window.kernel)]
-        row(n, c, oy, rows, 0)
+        row(n, c, oy, rows, 0, bias)
     if edges is not None and inner_hi < rows_window.out_size:
         border(list(range(inner_hi, rows_window.out_size)))
 

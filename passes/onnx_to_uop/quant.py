@@ -1274,7 +1274,14 @@ def _integer_conv(
         edges = None
         if takes_edges(windows):  # the border too: what its padded taps add, per channel
             edges = kb.constant(f"{result_name(op)}_padding_sums", padding_sums(weights, fill, windows[0]), I32)
-        depthwise_paired_taps(kb, x, y, windows, box, table, w, epilogue, edges)
+        # The bias is the sums' start, loaded once per channel (the epilogue adds none).
+        def start(c: SSAValue) -> SSAValue | None:
+            return kb.cast(kb.load(bias, [c]), acc_type) if bias is not None else uniform_bias
+
+        def requantize(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
+            return finish(total, [kb.index(0), m, *pixel])
+
+        depthwise_paired_taps(kb, x, y, windows, box, table, w, requantize, edges, start)
     return y
 
 
