@@ -291,3 +291,32 @@ def test_reduction_chunks_numerics():
     m.outputs.append(m.node("Relu", [first]))
     m.conv(512, [3, 3], pads=[0, 1, 1, 0], bias=False)
     check_model(m.model(), rtol=1e-3, atol=1e-3, pipeline=VECTOR_AVX512)
+
+
+def test_a_conv_read_channels_last_takes_channel_lanes_numerics():
+    """1x1 Convs whose rows would take pixel lanes, read (through Relu, Clip or a
+    BatchNormalization) by a Conv that copies its X channels-last (strided depthwise: depthwise
+    lanes; a 3x3 over 16 channels: streamed channel lanes), take channel lanes
+    (`_read_channels_last`); one read by two Convs keeps pixel lanes. Equal to the reference,
+    vectorized on AVX2 and AVX-512."""
+    m = ConvModel([1, 16, 5, 20], seed=9)
+    rng = np.random.default_rng(10)
+    a = m.node("Relu", [m.conv(32, [1, 1], output=False)])
+    m.nodes.append(helper.make_node("Conv", [a, m.const("dw", rng.standard_normal((32, 1, 3, 3)))], ["dw_out"],
+                                    group=32, pads=[1, 1, 1, 1], strides=[2, 2]))
+    m.outputs.append("dw_out")
+    bn = [m.const(f"bn{i}", v) for i, v in enumerate((rng.uniform(0.5, 2, 16), rng.standard_normal(16),
+                                                       rng.standard_normal(16), rng.uniform(0.5, 2, 16)))]
+    b = m.conv(16, [1, 1], output=False)
+    m.nodes.append(helper.make_node("BatchNormalization", [b, *bn], ["bn_out"]))
+    clipped = m.node("Clip", ["bn_out", m.const("lo", np.array(0.0)), m.const("hi", np.array(6.0))])
+    m.nodes.append(helper.make_node("Conv", [clipped, m.const("k3x3", rng.standard_normal((16, 16, 3, 3)))], ["c3"],
+                                    pads=[1, 1, 1, 1]))
+    m.outputs.append("c3")
+    shared = m.conv(16, [1, 1], output=False)
+    for k in range(2):
+        m.nodes.append(helper.make_node("Conv", [shared, m.const(f"s{k}", rng.standard_normal((16, 1, 3, 3)))],
+                                        [f"shared{k}"], group=16, strides=[2, 2]))
+        m.outputs.append(f"shared{k}")
+    for pipeline in (VECTOR, VECTOR_AVX512):
+        check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)

@@ -396,6 +396,37 @@ class LaneConv:
                     kb.store(kb.acc_get(acc), partial, [*pixel, slot, lane])
 
 
+ELEMENTWISE_FOLLOWERS = frozenset({"onnx.Relu", "onnx.Clip", "onnx.LeakyRelu", "onnx.BatchNormalization"})
+"""Ops between a Conv and the Conv that reads it that `fuse-loops` folds into the first one's
+stores (`_read_channels_last` looks through them)."""
+
+
+def _read_channels_last(vector: VectorConv, op: Operation) -> bool:
+    """Whether the result of Conv `op` (through element-wise followers, each its only reader) is
+    the X of a Conv that copies X channels-last: the depthwise-lane form, or the channel-lane
+    form of a window of several taps over at least as many channels (`ConvLowering.lower`)."""
+    value = op.results[0]
+    while True:
+        uses = list(value.uses)
+        if len(uses) != 1:
+            return False
+        reader = uses[0].operation
+        if reader.name in ELEMENTWISE_FOLLOWERS and reader.operands[0] is value:
+            value = reader.results[0]
+            continue
+        if reader.name != "onnx.Conv" or reader.operands[0] is not value or len(reader.operands) < 2:
+            return False
+        w_shape, out_shape = tensor_shape(reader.operands[1]), tensor_shape(reader.results[0])
+        group = get_attr(reader, "group") or 1
+        kernel = list(w_shape[2:])
+        strides = list(get_attr(reader, "strides") or [1] * len(kernel))
+        group_channels, taps = w_shape[1], math.prod(kernel)
+        form = vector.form(group, w_shape[0] // group, group_channels * taps, strides, out_shape[-1], taps)
+        return form == "depthwise lanes" or (
+            form == "channel lanes" and taps > 1 and _channels_innermost(group_channels, kernel)
+        )
+
+
 def _pixel_block(region: Region, most: int) -> int:
     """The depthwise block of at most `most` outputs that covers `region`'s rows in the fewest
     steps (whole blocks plus single outputs), the larger among equals: a 3-wide interior (KWS's
@@ -493,6 +524,10 @@ class ConvLowering(OnnxLowering):
             strides = [window.stride for window in windows]
             reduction = group_channels * math.prod(kernel)
             form = self.vector.form(group, out_per_group, reduction, strides, out_shape[-1], math.prod(kernel))
+        if form == "pixel lanes" and out_per_group % 8 == 0 and _read_channels_last(self.vector, op):
+            # Its reader copies it channels-last: each L-pixel vector would store as L scalars
+            # there, where an L-channel vector of the channel-lane form stores whole.
+            form = "channel lanes"
         lane_forms = ("channel lanes", "depthwise lanes")
         weights = _constant_tensor(w) if form in lane_forms else None
         if form in lane_forms and weights is None:
