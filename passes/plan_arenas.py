@@ -58,7 +58,7 @@ from zant.dialects.abi import (
     PlanStrategy,
 )
 from zant.errors import ZantError
-from zant.analysis.liveness import Lifetime, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
+from zant.analysis.liveness import Lifetime, LegalityMemo, Schedule, align_up, in_place_pairs, peak_bytes, scratch_lifetimes
 
 EXACT_SEARCH_LIMIT = 7
 """Up to this many slots, `best` tries every placement order."""
@@ -101,8 +101,10 @@ class Slot:
         return pieces
 
 
-def make_slots(lifetimes: Sequence[Lifetime], schedule: Schedule, alignment: int, in_place: bool) -> list[Slot]:
-    pairs = in_place_pairs(lifetimes, schedule) if in_place else {}
+def make_slots(
+    lifetimes: Sequence[Lifetime], schedule: Schedule, alignment: int, in_place: bool, memo: LegalityMemo | None = None,
+) -> list[Slot]:
+    pairs = in_place_pairs(lifetimes, schedule, memo) if in_place else {}
     by_buffer = {life.buffer: life for life in lifetimes}
     root: dict[DefineLocalOp, DefineLocalOp] = {}
     # By first use, not by definition: a lowering may define an output buffer before the state it

@@ -32,7 +32,10 @@ legal is restored):
    read the smallest slice of A (a pointwise conv: one pixel's C_in channels; a depthwise conv,
    channel loop outermost: one channel's H x W plane), and that slice is staged.
 
-Which nests (`schedule-in-place{every=true}`: every nest it can, for testing): the candidates by decreasing bytes (input + output), each kept only if the lower
+Which nests (`schedule-in-place{every=true}`: every nest it can, for testing): the candidates
+whose nest runs where the plan's bytes peak (adjacent one-iteration nests writing one buffer
+joined first: a DSP depthwise conv's regions), by decreasing bytes (input + output), then those
+at the new peak, each kept only if the lower
 bound of the plan (`plan-arenas`' own, unaligned) does not rise with it (buffers chained in
 place share one slot as large as the largest and as long-lived as all of them, which can cost
 more than it saves), then each undone again if the bound stays the same without it.
@@ -59,6 +62,7 @@ from xdsl.passes import ModulePass
 
 from zant.analysis.liveness import (
     IN_PLACE_ATTRIBUTE,
+    LegalityMemo,
     Lifetime,
     Schedule,
     buffer_users,
@@ -289,6 +293,53 @@ def _fuse_sibling_loops(nest: RangeOp, dying: SSAValue, born: SSAValue) -> bool:
             other.erase()
         return True
     return False
+
+
+def _stored_buffers(nest: RangeOp) -> set[SSAValue]:
+    """The buffers the stores of `nest` write (through views)."""
+    result = set()
+    for store in _stores_in(nest):
+        value = store.ptr  # type: ignore[attr-defined]
+        if isinstance(value.owner, GepOp):
+            value = value.owner.operands[0]
+        while isinstance(value.owner, ViewOp):
+            value = value.owner.operands[0]
+        result.add(value)
+    return result
+
+
+def _join_split_nests(function: func.FuncOp) -> int:
+    """Join each run of adjacent top-level nests of one iteration (`0 to 1`: the batch loop)
+    that store into one buffer into the first of them: the output regions of a DSP core's
+    depthwise convolution, when they come out as nests of their own, so that the nest where
+    the output is born is the one where the input dies (a candidate) and `_fuse_sibling_loops`
+    sees their channel loops side by side. One iteration each, one after the other: the joined
+    nest runs the same ops in the same order. The number of nests joined."""
+    joined = 0
+    ops = list(function.body.block.ops)
+    k = 0
+    while k < len(ops) - 1:
+        first, second = ops[k], ops[k + 1]
+        if (
+            isinstance(first, RangeOp) and isinstance(second, RangeOp)
+            and (first.start.data, first.end.data, first.step.data) == (0, 1, 1)
+            and (second.start.data, second.end.data, second.step.data) == (0, 1, 1)
+            and _stored_buffers(first) & _stored_buffers(second)
+        ):
+            second.induction_var.replace_all_uses_with(first.induction_var)
+            target = first.body.block
+            for op in list(second.body.block.ops):
+                if isinstance(op, EndRangeOp):
+                    continue
+                op.detach()
+                target.insert_op_before(op, target.last_op)  # type: ignore[arg-type]
+            second.detach()
+            second.erase()
+            del ops[k + 1]
+            joined += 1
+            continue
+        k += 1
+    return joined
 
 
 # ---------------------------------------------------------------------------------------------
@@ -557,46 +608,95 @@ def schedule_nest(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, bo
     return None
 
 
-def lower_bound_of(function: func.FuncOp) -> int:
+def lower_bound_of(function: func.FuncOp, memo: LegalityMemo | None = None) -> int:
     """The unaligned lower bound `plan-arenas` would report with in-place reuse."""
-    from zant.passes.plan_arenas import lower_bound, make_slots
+    return _profile(function, memo)[0]
+
+
+def _profile(function: func.FuncOp, memo: LegalityMemo | None = None) -> tuple[int, list[tuple[int, int]], Schedule]:
+    """The unaligned lower bound `plan-arenas` would report with in-place reuse, the position
+    ranges [first, last] where the bytes live reach it, and the schedule they refer to."""
+    from zant.passes.plan_arenas import make_slots
 
     schedule = Schedule.of(function)
-    return lower_bound(make_slots(scratch_lifetimes(function, schedule), schedule, 1, True))
+    slots = make_slots(scratch_lifetimes(function, schedule), schedule, 1, True, memo)
+    events: dict[int, int] = {}
+    for slot in slots:
+        for first, last, size in slot.spans():
+            events[first] = events.get(first, 0) + size
+            events[last + 1] = events.get(last + 1, 0) - size
+    live, points = 0, []
+    for position in sorted(events):
+        live += events[position]
+        points.append((position, live))
+    bound = max((live for _, live in points), default=0)
+    peaks = [
+        (position, (points[k + 1][0] - 1) if k + 1 < len(points) else position)
+        for k, (position, live) in enumerate(points) if live == bound and bound > 0
+    ]
+    return bound, peaks, schedule
+
+
+def _at_peak(nest: RangeOp, peaks: Sequence[tuple[int, int]], schedule: Schedule) -> bool:
+    first, last = schedule.position[nest], schedule.last[nest]
+    return any(lo <= last and first <= hi for lo, hi in peaks)
 
 
 def schedule_function(function: func.FuncOp, every: bool = False) -> list[Scheduled]:
-    """Schedule in place the nests that lower the function's bound and no more: candidates by
-    decreasing bytes, each kept unless it raises the bound (a slot chained through many layers
-    is as large as its largest member and lives as long as all of them); then each undone again
-    where the bound stays without it (its copy costs cycles for nothing). `every`: keep every
-    nest that can be scheduled (for testing the schedules and their check)."""
-    bound = lower_bound_of(function)
-    kept: list[tuple[Scheduled, DefineLocalOp, DefineLocalOp]] = []
+    """Schedule in place the nests that lower the function's bound and no more: the candidates
+    whose nest runs where the bytes live reach the bound (by decreasing bytes), each kept unless
+    it raises the bound (a slot chained through many layers is as large as its largest member
+    and lives as long as all of them), again at the new peak until no untried candidate runs
+    there (a nest elsewhere cannot lower the bound); then each undone again where the bound
+    stays without it (its copy costs cycles for nothing). `every`: keep every nest that can be
+    scheduled (for testing the schedules and their check).
+
+    Only the nests at the peak are tried, and `in_place_legal`'s answers are kept between the
+    bounds asked for (a nest's dropped when it changes): a stage run patch by patch holds
+    hundreds of small nests that cannot be the peak (MobileNetV2's 4x4 tiles of 21 layers:
+    the bound asked once per candidate took most of the compile)."""
+    _join_split_nests(function)
     order = sorted(
         _candidates(function),
         key=lambda c: -(c[1].result.type.byte_size + c[2].result.type.byte_size),  # type: ignore[attr-defined]
     )
-    for nest, dying, born in order:
-        done = schedule_nest(function, nest, dying, born)
-        if done is None:
-            continue
-        if every:
-            done.keep()
-            continue
-        new = lower_bound_of(function)
-        if new > bound:
-            done.undo()
-            continue
-        bound = new
-        kept.append((done, dying, born))
+    if every:
+        result = []
+        for nest, dying, born in order:
+            done = schedule_nest(function, nest, dying, born)
+            if done is not None:
+                done.keep()
+                result.append(done)
+        return result
+    memo: LegalityMemo = {}
+    bound, peaks, schedule = _profile(function, memo)
+    kept: list[tuple[Scheduled, DefineLocalOp, DefineLocalOp]] = []
+    tried: set[RangeOp] = set()
+    while True:
+        at_peak = [c for c in order if c[0] not in tried and _at_peak(c[0], peaks, schedule)]
+        if not at_peak:
+            break
+        for nest, dying, born in at_peak:
+            tried.add(nest)
+            done = schedule_nest(function, nest, dying, born)
+            if done is None:
+                continue
+            memo.pop(done.nest, None)
+            new = lower_bound_of(function, memo)
+            if new > bound:
+                done.undo()
+                continue
+            bound = new
+            kept.append((done, dying, born))
+        bound, peaks, schedule = _profile(function, memo)
     result = []
     for done, dying, born in reversed(kept):
         nest = done.undo()
-        if lower_bound_of(function) <= bound:
+        if lower_bound_of(function, memo) <= bound:
             continue
         again = schedule_nest(function, nest, dying, born)
         assert again is not None  # the same nest, the same steps
+        memo.pop(again.nest, None)
         again.keep()
         result.append(again)
     return result[::-1]

@@ -173,16 +173,17 @@ def summary(plan: PatchPlan) -> DictionaryAttr:
 
 def schedule_function(function: func.FuncOp, budget: int | None, tiles: int, max_tiles: int) -> list[PatchPlan]:
     """Patch the stages of `function` (see the module docstring); the plans applied."""
-    from zant.analysis.patches import plan_patches, prefix_ends
+    from zant.analysis.patches import after_stage, plan_patches, prefix_ends
 
     done = []
+    after = after_stage(function)
     for stage in stages(function):
         if tiles:
             ends = [k for k in prefix_ends(stage) if any(layer.window is not None for layer in stage[: k + 1])]
             stage = stage[: max(ends) + 1]
             plan: PatchPlan | None = plan_patches(stage, tiles, tiles)
         else:
-            plan = choose(stage, budget, max_tiles)
+            plan = choose(stage, budget, max_tiles, after)
         if plan is None:
             continue
         rewrite(plan)

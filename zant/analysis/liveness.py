@@ -558,16 +558,36 @@ def staged_in_place_legal(dying: Lifetime, born: Lifetime, nest: RangeOp, schedu
     return True
 
 
-def in_place_pairs(lifetimes: Sequence[Lifetime], schedule: Schedule) -> dict[DefineLocalOp, DefineLocalOp]:
+LegalityMemo = dict[Operation, dict[tuple[DefineLocalOp, DefineLocalOp], bool]]
+"""`in_place_legal`'s answers by the nest `born` starts in, then (dying, born): a pass that
+asks for the plan's bound many times while it rewrites a few nests (`schedule-in-place`) keeps
+one and drops a nest's entries when it changes that nest (the answer reads only the accesses in
+that nest and which nest each buffer starts and ends in)."""
+
+
+def in_place_pairs(
+    lifetimes: Sequence[Lifetime], schedule: Schedule, memo: LegalityMemo | None = None,
+) -> dict[DefineLocalOp, DefineLocalOp]:
     """born → dying for every buffer written in place over an input that dies there (the first
-    legal input in program order; each dying buffer is reused once)."""
+    legal input in program order; each dying buffer is reused once); `memo`: answers kept from
+    an earlier call on the same nests (`LegalityMemo`)."""
     pairs: dict[DefineLocalOp, DefineLocalOp] = {}
     taken: set[DefineLocalOp] = set()
+
+    def legal(dying: Lifetime, born: Lifetime) -> bool:
+        if memo is None:
+            return in_place_legal(dying, born, schedule) is not None
+        known = memo.setdefault(schedule.ops[born.first], {})
+        key = (dying.buffer, born.buffer)
+        if key not in known:
+            known[key] = in_place_legal(dying, born, schedule) is not None
+        return known[key]
+
     for born in lifetimes:
         for dying in lifetimes:
             if dying.buffer in taken or not dying.first < born.first <= dying.last:
                 continue
-            if in_place_legal(dying, born, schedule) is not None:
+            if legal(dying, born):
                 pairs[born.buffer] = dying.buffer
                 taken.add(dying.buffer)
                 break

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from zant.dialects.onnx import (
     AddOp,
     ClipOp,
+    ConstantOp,
     ConvIntegerOp,
     ConvOp,
     LeakyReluOp,
@@ -253,6 +254,14 @@ class PatchPlan:
     peak_bytes: int
     """Estimated bytes live at once while the stage runs (its input if it is scratch, the tiles'
     outputs kept for the Concat, the tile buffers live at one layer) and at the Concats."""
+    after_bytes: int = 0
+    """Estimated bytes live at once in the rest of the network, after the stage (`after_stage`;
+    0 when not estimated)."""
+
+    @property
+    def estimated_bytes(self) -> int:
+        """What the scratch arena needs, as estimated: the stage's peak or the rest's."""
+        return max(self.peak_bytes, self.after_bytes)
 
     @property
     def extra_macs(self) -> int:
@@ -369,14 +378,82 @@ def layer_bound(stage: Sequence[Layer]) -> int:
     ) + (0 if isinstance(stage[0].input, BlockArgument) else nbytes(stage[0].input))
 
 
-def choose(stage: Sequence[Layer], budget: int | None, max_tiles: int = 8) -> PatchPlan | None:
-    """The plan with the fewest MACs whose estimated peak is within `budget` (ties: the smaller
-    peak); without a budget or when none is within it, the smallest peak (ties: fewer MACs).
-    None when no plan's peak is below the stage's layer-by-layer bound."""
-    plans = [p for p in candidates(stage, max_tiles) if p.peak_bytes < layer_bound(stage)]
+def _in_place_savings(op: OnnxOp, value: SSAValue) -> int:
+    """Bytes an op's output may share with its input `value` (which dies there): an
+    element-wise op's or a residual Add's (`plan-arenas`' in-place rule), a pointwise or
+    depthwise convolution's of one element type (`schedule-in-place`)."""
+    layer = layer_of(op)
+    if layer is None or value not in layer.activations:
+        return 0
+    if layer.output.type.element_type != value.type.element_type:  # type: ignore[attr-defined]
+        return 0
+    if layer.window is None:
+        return min(nbytes(value), layer.output_bytes) if isinstance(op, ELEMENTWISE_OPS + BINARY_OPS) else 0
+    channels = shape_of(value)[1]
+    pointwise = all(w[0] == 1 and w[1] == 1 for w in layer.window)
+    if not pointwise and (get_attr(op, "group") or 1) != channels:
+        return 0
+    return min(nbytes(value), layer.output_bytes)
+
+
+def after_stage(function: func.FuncOp) -> dict[Operation, int]:
+    """For each op of `function`'s body, the most bytes the ops after it keep live at once,
+    estimated on the `onnx` graph: at each op, the results read there or later (not the
+    constants, the graph's inputs or the results it returns, which are the caller's) and its
+    own, less what a pointwise or depthwise convolution may write over its dying input
+    (`schedule-in-place`). A stage's plan needs at least this for the layers after it."""
+    ops = list(function.body.block.ops)
+    index = {op: k for k, op in enumerate(ops)}
+    returned = {v for op in ops if isinstance(op, func.ReturnOp) for v in op.operands}
+
+    def top(op: Operation) -> int:
+        while op.parent_op() is not function:
+            op = op.parent_op()  # type: ignore[assignment]
+        return index[op]
+
+    def counted(value: SSAValue) -> bool:
+        return (
+            isinstance(value.type, TensorType) and value not in returned
+            and not isinstance(value.owner, ConstantOp) and not isinstance(value, BlockArgument)
+        )
+
+    last = {
+        r: max((top(use.operation) for use in r.uses), default=k)
+        for k, op in enumerate(ops) for r in op.results if counted(r)
+    }
+    events = [0] * (len(ops) + 1)
+    for value, end in last.items():
+        events[index[value.owner]] += nbytes(value)  # type: ignore[index]
+        events[end + 1] -= nbytes(value)
+    live, at = 0, []
+    for k, op in enumerate(ops):
+        live += events[k]
+        saving = max(
+            (_in_place_savings(op, v) for v in op.operands if v in last and last[v] == k),  # type: ignore[arg-type]
+            default=0,
+        ) if isinstance(op, OnnxOp) else 0
+        at.append(live - saving)
+    result, peak = {}, 0
+    for k in range(len(ops) - 1, -1, -1):
+        result[ops[k]] = peak
+        peak = max(peak, at[k])
+    return result
+
+
+def choose(
+    stage: Sequence[Layer], budget: int | None, max_tiles: int = 8, after: dict[Operation, int] | None = None,
+) -> PatchPlan | None:
+    """The plan with the fewest MACs whose estimated bytes (the stage's peak, or the rest's
+    from `after`, `after_stage`'s, when larger) are within `budget` (ties: the smaller peak);
+    without a budget or when none is within it, the smallest estimate (ties: fewer MACs). None
+    when no plan's peak is below the stage's layer-by-layer bound."""
+    plans = [
+        replace(p, after_bytes=(after or {}).get(p.stage[-1].op, 0))
+        for p in candidates(stage, max_tiles) if p.peak_bytes < layer_bound(stage)
+    ]
     if not plans:
         return None
-    within = [p for p in plans if budget is not None and p.peak_bytes <= budget]
+    within = [p for p in plans if budget is not None and p.estimated_bytes <= budget]
     if within:
-        return min(within, key=lambda p: (p.macs, p.peak_bytes, p.rows))
-    return min(plans, key=lambda p: (p.peak_bytes, p.macs, p.rows))
+        return min(within, key=lambda p: (p.macs, p.estimated_bytes, p.rows))
+    return min(plans, key=lambda p: (p.estimated_bytes, p.macs, p.rows))
