@@ -270,16 +270,19 @@ const ZantJp2 = struct {
     const Quant = struct {
         guard: u32 = 0,
         count: u32 = 0,
-        expn: [97]u8 = @splat(0),
-        mant: [97]u16 = @splat(0),
+        steps: [97]u16 = @splat(0), // exponent << 11 | mantissa, a subband
+
+        fn expn(self: *const Quant, index: usize) u32 {
+            return self.steps[index] >> 11;
+        }
 
         /// Half the quantization step of subband `index` (the decoded values carry a half step
         /// below their last bit plane), as OpenJPEG computes it for the 9/7 wavelet: Rb is the
         /// 8-bit precision with no subband gain, the step rounded once from double to float.
         fn halfStep(self: *const Quant, index: usize) f32 {
-            const e: i32 = 8 - @as(i32, self.expn[index]);
+            const e: i32 = 8 - @as(i32, @intCast(self.expn(index)));
             const scale: f64 = if (e >= 0) @floatFromInt(@as(u64, 1) << @intCast(e)) else 1.0 / @as(f64, @floatFromInt(@as(u64, 1) << @intCast(-e)));
-            const step: f32 = @floatCast((1.0 + @as(f64, @floatFromInt(self.mant[index])) / 2048.0) * scale);
+            const step: f32 = @floatCast((1.0 + @as(f64, @floatFromInt(self.steps[index] & 0x7FF)) / 2048.0) * scale);
             return 0.5 * step;
         }
     };
@@ -335,7 +338,7 @@ const ZantJp2 = struct {
             0 => { // no quantization: an exponent a subband
                 if (body.len == 0 or body.len > 97) return error.Bad;
                 q.count = @intCast(body.len);
-                for (0..q.count) |b| q.expn[b] = body[b] >> 3;
+                for (0..q.count) |b| q.steps[b] = @as(u16, body[b] >> 3) << 11;
             },
             1 => { // scalar derived: the LL step, the others' exponents one less per level
                 if (body.len != 2) return error.Bad;
@@ -344,16 +347,14 @@ const ZantJp2 = struct {
                 const m0: u16 = @intCast((@as(u32, body[0] & 7) << 8) | body[1]);
                 for (0..97) |b| {
                     const down: u32 = if (b == 0) 0 else @intCast((b - 1) / 3);
-                    q.expn[b] = @intCast(if (e0 > down) e0 - down else 0);
-                    q.mant[b] = m0;
+                    q.steps[b] = @as(u16, @intCast(if (e0 > down) e0 - down else 0)) << 11 | m0;
                 }
             },
             2 => { // scalar expounded: an exponent and a mantissa a subband
                 if (body.len == 0 or body.len % 2 != 0 or body.len > 2 * 97) return error.Bad;
                 q.count = @intCast(body.len / 2);
                 for (0..q.count) |b| {
-                    q.expn[b] = body[2 * b] >> 3;
-                    q.mant[b] = @intCast((@as(u32, body[2 * b] & 7) << 8) | body[2 * b + 1]);
+                    q.steps[b] = @as(u16, body[2 * b]) << 8 | body[2 * b + 1];
                 }
             },
             else => return error.Bad,
@@ -406,8 +407,8 @@ const ZantJp2 = struct {
     /// The geometry one component of one tile needs: its rectangle and parameters.
     const TileComp = struct {
         rect: Rect,
-        coding: Coding,
-        quant: Quant,
+        coding: *const Coding,
+        quant: *const Quant,
         plane: []i32, // the component's image plane; the tile at (x0 - ox, y0 - oy)
         ox: i64,
         oy: i64,
@@ -717,7 +718,7 @@ const ZantJp2 = struct {
             }
             const index: u32 = if (r == 0) 0 else 3 * (r - 1) + b;
             if (index >= tc.quant.count) return error.Bad;
-            const mb1: u32 = tc.quant.guard + tc.quant.expn[index]; // Mb + 1 (T.800 E-2)
+            const mb1: u32 = tc.quant.guard + tc.quant.expn(index); // Mb + 1 (T.800 E-2)
             for (0..nh) |j| for (0..nw) |i| {
                 const k = bi * wk.max_blocks + j * nw + i;
                 if (wk.zero[k] == 0) continue;
@@ -951,8 +952,8 @@ const ZantJp2 = struct {
             var tcs: [4]TileComp = undefined;
             var max_levels: u32 = 0;
             for (0..comps) |c| {
-                const coding = p.coc[c] orelse p.cod orelse main.coc[c] orelse main.cod.?;
-                const quant = p.qcc[c] orelse p.qcd orelse main.qcc[c] orelse main.qcd.?;
+                const coding: *const Coding = if (p.coc[c] != null) &p.coc[c].? else if (p.cod != null) &p.cod.? else if (main.coc[c] != null) &main.coc[c].? else &main.cod.?;
+                const quant: *const Quant = if (p.qcc[c] != null) &p.qcc[c].? else if (p.qcd != null) &p.qcd.? else if (main.qcc[c] != null) &main.qcc[c].? else &main.qcd.?;
                 const plane = if (c < 3) planes[c * height * width ..][0 .. height * width] else planes[0..0];
                 tcs[c] = .{ .rect = rect, .coding = coding, .quant = quant, .plane = plane, .ox = xo, .oy = yo, .stride = width, .decoded = c < 3 };
                 max_levels = @max(max_levels, coding.levels);
