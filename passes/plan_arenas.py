@@ -152,9 +152,12 @@ def place(order: Sequence[Slot], alignment: int) -> tuple[list[int], int]:
     clear of what is live with that piece."""
     offsets: list[int] = []
     top = 0
+    staged = False  # a slot of members of different sizes placed already
     for index, slot in enumerate(order):
-        if not slot.uniform or any(not order[j].uniform for j in range(index)):
-            offset = _lowest_fit(slot, [(offsets[j], order[j]) for j in range(index)])
+        staged = staged or not slot.uniform
+        if staged:
+            # Only the slots live with it can be in its way (the same offset as checking all).
+            offset = _lowest_fit(slot, [(offsets[j], order[j]) for j in range(index) if order[j].overlaps(slot)])
             offsets.append(offset)
             top = max(top, offset + slot.size)
             continue
