@@ -452,3 +452,39 @@ def test_mlperf_ic_int8_patches_fit_the_goal(tmp_path):
     )
     assert _scratch(plan) <= 49_152
     assert [s for s in plan["schedules"] if s["schedule"] == "patches"]
+
+
+def test_the_cost_model_counts_the_network_after_the_stage(tmp_path):
+    """MobileNetV2-1.0 int8 224 (bench/models.py): the 10-layer stage to 56x56x24 leaves the
+    next block's 56x56x144 expansion beside its skip (526,848 B) after it, the 21-layer one to
+    28x28x32 only 175,616 B (the expansion 28x28x192 and the skip; the depthwise and the Clips
+    over their inputs); under 280,985 B (0.2x its 1,372 KiB layer bound) the cost model takes
+    the deeper stage, with the fewest MACs that fit (4x4 tiles), where it took 6x6 tiles of the
+    10 layers when it looked at the stage alone."""
+    from xdsl.dialects import func
+
+    from zant.analysis.patches import after_stage, choose, stages
+    from zant.driver import make_context, run_pipeline
+    from zant.frontend.onnx_importer import import_model
+    from zant.pipelines import pipeline_for, with_ram_schedules
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from models import mobilenet_v2_int8
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    path = tmp_path / "mobilenet_v2_int8.onnx"
+    onnx.save(mobilenet_v2_int8(), path)
+    module = import_model(str(path))
+    stages_before = with_ram_schedules(pipeline_for("cortex-m4")).split(",onnx-to-uop,")[0]
+    run_pipeline(module, stages_before, make_context())
+    (function,) = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    after = after_stage(function)
+    (stage,) = stages(function)
+    assert after[stage[9].op] == 451_584 + 75_264
+    assert after[stage[20].op] == 150_528 + 25_088
+    plan = choose(stage, 280_985, 8, after)
+    assert (len(plan.stage), plan.rows, plan.cols) == (21, 4, 4)
+    assert plan.estimated_bytes <= 280_985 and plan.after_bytes == 175_616
+    alone = choose(stage, 160_000, 8)
+    assert (len(alone.stage), alone.rows) == (10, 6)
