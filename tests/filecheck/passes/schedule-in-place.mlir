@@ -335,3 +335,79 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+// The same regions as top-level nests of their own (one iteration each, adjacent, both storing
+// into b), as the DSP depthwise form comes out of a patched tile: they are joined into the
+// first, then fused and staged as above.
+
+// CHECK-LABEL: func.func @depthwise_region_nests
+// CHECK:         uop.range %n = 0 to 1 attributes {in_place = ["a", "b"]} {
+// CHECK-NEXT:      %two = uop.const 2 : index
+// CHECK-NEXT:      uop.range %c = 0 to 2 {
+// CHECK-NEXT:        uop.range [[P:%.*]] = 0 to 4 {
+// CHECK:             uop.range %px = 0 to 1 {
+// CHECK:             uop.range [[PX:%.*]] = 1 to 4 {
+// CHECK-NOT:     uop.range %c
+// CHECK-NOT:     uop.range %m
+
+// PLAN-LABEL: func.func @depthwise_region_nests
+// PLAN:         uop.define_local "a" at 0
+// PLAN:         uop.define_local "b" at 0
+
+builtin.module {
+  func.func @depthwise_region_nests() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<8xi8>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<8xi8>
+    %a = uop.define_local "a" : !uop.buffer<8xi8>
+    uop.range %i = 0 to 8 {
+      %p = uop.gep %x[%i] : !uop.buffer<8xi8>
+      %v = uop.load %p : i8
+      %q = uop.gep %a[%i] : !uop.buffer<8xi8>
+      uop.store %v, %q : i8
+    }
+    %b = uop.define_local "b" : !uop.buffer<8xi8>
+    %av = uop.view %a : !uop.buffer<8xi8> -> !uop.view<2x4xi8, strides [4, 1], offset 0>
+    %bv = uop.view %b : !uop.buffer<8xi8> -> !uop.view<2x4xi8, strides [4, 1], offset 0>
+    uop.range %n = 0 to 1 {
+      uop.range %c = 0 to 2 {
+        uop.range %px = 0 to 1 {
+          %one = uop.const 1 : index
+          %r = uop.add %px, %one : index
+          %p0 = uop.gep %av[%c, %px] : !uop.view<2x4xi8, strides [4, 1], offset 0>
+          %v0 = uop.load %p0 : i8
+          %p1 = uop.gep %av[%c, %r] : !uop.view<2x4xi8, strides [4, 1], offset 0>
+          %v1 = uop.load %p1 : i8
+          %s = uop.add %v0, %v1 : i8
+          %q = uop.gep %bv[%c, %px] : !uop.view<2x4xi8, strides [4, 1], offset 0>
+          uop.store %s, %q : i8
+        }
+      }
+    }
+    uop.range %m = 0 to 1 {
+      %two = uop.const 2 : index
+      uop.range %c = 0 to 2 {
+        uop.range %px = 1 to 4 {
+          %l = uop.sub %px, %two : index
+          %one = uop.const 1 : index
+          %r = uop.add %l, %one : index
+          %p0 = uop.gep %av[%c, %r] : !uop.view<2x4xi8, strides [4, 1], offset 0>
+          %v0 = uop.load %p0 : i8
+          %p1 = uop.gep %av[%c, %px] : !uop.view<2x4xi8, strides [4, 1], offset 0>
+          %v1 = uop.load %p1 : i8
+          %s = uop.add %v0, %v1 : i8
+          %q = uop.gep %bv[%c, %px] : !uop.view<2x4xi8, strides [4, 1], offset 0>
+          uop.store %s, %q : i8
+        }
+      }
+    }
+    uop.range %i = 0 to 8 {
+      %p = uop.gep %b[%i] : !uop.buffer<8xi8>
+      %v = uop.load %p : i8
+      %q = uop.gep %y[%i] : !uop.buffer<8xi8>
+      uop.store %v, %q : i8
+    }
+    func.return
+  }
+}
