@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from functools import singledispatchmethod
 from typing import IO
@@ -949,6 +950,10 @@ class ZigPrinter:
             return
         if literal:
             index_expr = address
+        elif proven and _CONSTANT_EXPRESSION.fullmatch(address):
+            # constants alone (a staged plane's border read, `25 +% -1`): a comptime_int, which
+            # @bitCast does not take; typed first
+            index_expr = f"@as(usize, @bitCast(@as(isize, {address})))"
         elif proven:
             index_expr = f"@as(usize, @bitCast({address}))"
         else:
@@ -1199,6 +1204,10 @@ def _is_address_arithmetic(value: SSAValue) -> bool:
     if isinstance(user, uop.GepOp):
         return True
     return bool(user.results) and _is_address_arithmetic(user.results[0])
+
+
+_CONSTANT_EXPRESSION = re.compile(r"[-+*%() 0-9]+")
+"""An address printed from integer constants only."""
 
 
 def _is_literal_index(value: SSAValue) -> bool:
