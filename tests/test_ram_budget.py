@@ -488,3 +488,29 @@ def test_the_cost_model_counts_the_network_after_the_stage(tmp_path):
     assert plan.estimated_bytes <= 280_985 and plan.after_bytes == 175_616
     alone = choose(stage, 160_000, 8)
     assert (len(alone.stage), alone.rows) == (10, 6)
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_int8_patches_are_bit_identical(tmp_path):
+    """Issue 28's Done-when: MobileNetV2-1.0 int8 224 (bench/models.py) at or under 0.2x its
+    1,372 KiB layer bound (280,985 B), its outputs those of the layer-by-layer build (host
+    builds of the Cortex-M4 pipeline, the budgeted one with the schedules `fit_ram` adds)."""
+    from zant.pipelines import pipeline_for, with_patch_schedules, with_ram_schedules
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from models import mobilenet_v2_int8
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    path = tmp_path / "mobilenet_v2_int8.onnx"
+    onnx.save(mobilenet_v2_int8(), path)
+    rng = np.random.default_rng(28)
+    inputs = [rng.integers(-128, 128, size=(1, 3, 224, 224), dtype=np.int8) for _ in range(2)]
+    default = zant.compile(path, target="cortex-m4", firmware=False, output_dir=tmp_path / "default")
+    pipeline = with_patch_schedules(with_ram_schedules(pipeline_for("cortex-m4")), 280_985)
+    patched = zant.compile(path, target="cortex-m4", pipeline=pipeline, firmware=False, output_dir=tmp_path / "patched")
+    assert _scratch(patched.plan) <= 280_985 < _scratch(default.plan)
+    (patches,) = [s for s in patched.plan["schedules"] if s["schedule"] == "patches"]
+    assert patches["layers"] == 21 and patches["tiles"] == [4, 4]
+    for x in inputs:
+        assert patched.predict(input=x)["logits"].tobytes() == default.predict(input=x)["logits"].tobytes()
