@@ -74,10 +74,9 @@ def test_resize_linear_and_cubic():
     x_shape = [1, 2, 5, 6]
     cases = [
         (scales(1, 1, 1.5, 0.5), {"mode": "linear"}, [1, 2, 7, 3]),
-        # 6 x 0.5 = 3 exactly, and 5 x 1.5 = 7.5: align_corners divides by 7.5 - 1, the
-        # definition's length_resized when the scales are given (onnxruntime: by 7 - 1)
+        # 6 x 0.5 = 3 exactly: where in_size·scale is not whole, onnx.reference's align_corners
+        # differs from the definition (test_resize_every_mode_... checks it against onnxruntime)
         (scales(1, 1, 2, 0.5), {"mode": "linear", "coordinate_transformation_mode": "align_corners"}, [1, 2, 10, 3]),
-        (scales(1, 1, 1.5, 1.25), {"mode": "cubic", "coordinate_transformation_mode": "align_corners"}, [1, 2, 7, 7]),
         (sizes(1, 2, 3, 9), {"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"}, [1, 2, 3, 9]),
         (scales(1, 1, 0.7, 1.3), {"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"}, [1, 2, 3, 7]),
         (scales(1, 1, 1.6, 2), {"mode": "cubic"}, [1, 2, 8, 12]),
@@ -247,14 +246,10 @@ is 2.4999999 in f64 and 2.5 in f32, and asymmetric round_prefer_ceil picks 2 whe
 picks 3."""
 
 
-LENGTH_RESIZED_MODES = ("align_corners", "pytorch_half_pixel", "tf_crop_and_resize")
-"""The coordinate transformations that read the definition's `length_resized`: in_size·scale
-when the scales are given (as Zant and onnx.reference have it), the output's integer extent in
-onnxruntime, so they differ where in_size·scale is not whole."""
-
-
 def check_against_onnxruntime(model, feeds, pipeline=None, atol=1e-5):
-    """Compiled (with `pipeline`) against onnxruntime, output by output."""
+    """Compiled (with `pipeline`) against onnxruntime, output by output: where onnx.reference
+    reads `length_resized` as in_size·scale (align_corners, pytorch_half_pixel and
+    tf_crop_and_resize with a non-whole in_size·scale), onnxruntime follows the definition."""
     ort = pytest.importorskip("onnxruntime")
     options = ort.SessionOptions()
     options.log_severity_level = 3  # tf_half_pixel_for_nn's deprecation warning
@@ -287,64 +282,34 @@ PIPELINES = {"host": None, "cortex-m4": "cortex-m4"}
 
 @pytest.mark.parametrize("target", PIPELINES)
 def test_resize_every_mode_with_extents_of_one_and_fractional_scales(target):
-    """Every mode, nearest_mode and coordinate transformation, with extents of 1 and
-    fractional in_size·scale: against onnxruntime where the definition and it agree, against
-    onnx.reference (length_resized = in_size·scale) for align_corners, pytorch_half_pixel and
-    tf_crop_and_resize."""
+    """Issue 32: pytorch_half_pixel with an output extent of 1 reads position 0 (was -0.5's
+    neighbours: [2, 3, 4, 5] for onnxruntime's [0, 1, 2, 3]); align_corners divides by the
+    output extent - 1 (was 6·0.8 - 1: [0, 1.316, 2.632, 3.947] for [0, 1.667, 3.333, 5]);
+    tf_crop_and_resize likewise. Every mode, nearest_mode and coordinate transformation."""
     from zant.pipelines import pipeline_for
 
     pipeline = None if PIPELINES[target] is None else pipeline_for(PIPELINES[target])
     x = (np.arange(18, dtype=np.float32) ** 1.5).reshape(1, 1, 3, 6)
-    others = [m for m in COORDINATE_MODES if m not in LENGTH_RESIZED_MODES]
-    check_against_onnxruntime(resize_sweep_model(others, 19), {"x": x}, pipeline)
-    check_model(resize_sweep_model(LENGTH_RESIZED_MODES, 19), {"x": x}, rtol=1e-5, atol=1e-4, pipeline=pipeline)
-
-
-def test_length_resized_modes_differ_from_onnxruntime_where_in_scale_is_fractional():
-    """The sweep's reading is a choice: onnxruntime gives other values for these modes (so the
-    test above would fail against it), and the same where in_size·scale is whole."""
-    ort = pytest.importorskip("onnxruntime")
-    from onnx.reference import ReferenceEvaluator
-
-    x = (np.arange(18, dtype=np.float32) ** 1.5).reshape(1, 1, 3, 6)
-    model = resize_sweep_model(LENGTH_RESIZED_MODES, 19)
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    theirs = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(None, {"x": x})
-    reference = ReferenceEvaluator(model).run(None, {"x": x})
-    labels = [o.doc_string for o in model.graph.output]
-    differ = {label.split("/")[0] for label, a, b in zip(labels, theirs, reference) if not np.allclose(a, b, atol=1e-4)}
-    assert differ == set(LENGTH_RESIZED_MODES)
-    whole = [(a, b) for label, a, b in zip(labels, theirs, reference) if label.endswith("(2.0, 0.5)")]
-    assert whole and all(np.allclose(a, b, atol=1e-4) for a, b in whole)
+    check_against_onnxruntime(resize_sweep_model(COORDINATE_MODES, 19), {"x": x}, pipeline)
 
 
 def test_resize_issue_cases_exactly():
-    """Issue 32's two reproducers, value by value, as the definition reads them when the scales
-    are given (length_resized = in_size·scale; issue 32 had followed onnxruntime's output
-    extent, which the sizes input still gives)."""
+    """The issue's two reproducers, value by value."""
     cases = [
         (scales(1, 1, 0.5, 1), {"mode": mode, "coordinate_transformation_mode": "pytorch_half_pixel"}, [1, 1, 1, 4])
         for mode in ("linear", "cubic")
-    ] + [(sizes(1, 1, 1, 4), {"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"}, [1, 1, 1, 4])]
-    (a, b, c) = compile_and_run(multi_node_model("Resize", [1, 1, 3, 4], cases), {"x": np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4)})
-    # 3·0.5 = 1.5 > 1: position (0 + 0.5)/0.5 - 0.5 = 0.5, half-way between rows 0 and 1
-    np.testing.assert_allclose(a.reshape(-1), [2, 3, 4, 5])
-    # cubic (a = -0.75) at 0.5 over rows [0, 0, 1, 2]: weights -3/32, 19/32, 19/32, -3/32
-    np.testing.assert_allclose(b.reshape(-1), np.arange(4) + (19 / 32 * 4 - 3 / 32 * 8), rtol=1e-6)
-    # sizes: length_resized is the size, 1: position 0
-    np.testing.assert_allclose(c.reshape(-1), [0, 1, 2, 3])
+    ]
+    (a, b) = compile_and_run(multi_node_model("Resize", [1, 1, 3, 4], cases), {"x": np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4)})
+    np.testing.assert_allclose(a.reshape(-1), [0, 1, 2, 3])
+    np.testing.assert_allclose(b.reshape(-1), [0, 1, 2, 3])
     cases = [
         (scales(1, 1, 1, 0.8), {"mode": mode, "coordinate_transformation_mode": "align_corners"}, [1, 1, 1, 4])
         for mode in ("nearest", "linear", "cubic")
     ]
     got = compile_and_run(multi_node_model("Resize", [1, 1, 1, 6], cases), {"x": np.arange(6, dtype=np.float32).reshape(1, 1, 1, 6)})
-    # The scales are given: length_resized is 6·0.8 = 4.8, positions y·5/3.8 (onnxruntime's
-    # y·5/3 would give [0, 2, 3, 5] and [0, 5/3, 10/3, 5]).
-    positions = np.arange(4) * 5 / 3.8
-    np.testing.assert_allclose(got[0].reshape(-1), np.floor(positions + 0.5))
-    np.testing.assert_allclose(got[1].reshape(-1), positions, rtol=1e-6)
-    assert got[2].reshape(-1)[0] == 0 and got[2].reshape(-1)[3] != 5
+    np.testing.assert_allclose(got[0].reshape(-1), [0, 2, 3, 5])
+    np.testing.assert_allclose(got[1].reshape(-1), [0, 5 / 3, 10 / 3, 5], rtol=1e-6)
+    assert got[2].reshape(-1)[[0, 3]].tolist() == [0, 5]
 
 
 @pytest.mark.parametrize("target", PIPELINES)

@@ -720,15 +720,8 @@ current opset with it, so it is drawn in OPSET graphs as well (onnxruntime accep
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
-LENGTH_RESIZED_MODES = ("align_corners", "pytorch_half_pixel", "tf_crop_and_resize")
-"""Modes that read the definition's length_resized: in·scale with the scales given (Zant,
-onnx.reference), the output extent in onnxruntime, the generator's reference. They agree where
-in·scale is whole, so these modes draw only such scales."""
-
-
 def _resize_positions(mode: str, in_size: int, out_size: int, scale: float, roi: tuple[float, float]) -> np.ndarray:
-    """The source position of each output position (length_resized = out_size, which the
-    generator's scales make in_size·scale)."""
+    """The definition's source position of each output position (length_resized = out_size)."""
     y = np.arange(out_size, dtype=np.float64)
     if mode in ("half_pixel", "pytorch_half_pixel"):
         if mode == "pytorch_half_pixel" and out_size == 1:
@@ -786,9 +779,8 @@ def make_resize(d: Draft, x: Value) -> None:
             attributes["keep_aspect_ratio_policy"] = policy
     else:
         for a in axes:
-            drawn = [s for s in RESIZE_SCALES if ctm not in LENGTH_RESIZED_MODES or float(s * x.shape[a]).is_integer()]
-            one = [s for s in drawn if int(s * x.shape[a]) == 1]
-            scales[a] = d.pick(one) if one and d.chance(0.3) else d.pick(drawn)
+            one = [s for s in RESIZE_SCALES if int(s * x.shape[a]) == 1]
+            scales[a] = d.pick(one) if one and d.chance(0.3) else d.pick(RESIZE_SCALES)
             out_shape[a] = int(scales[a] * x.shape[a])
     if any(o < 1 for o in out_shape) or math.prod(out_shape) > MAX_ELEMENTS:
         raise Skip("empty or too large")
@@ -1574,8 +1566,9 @@ def _float_depth(model: onnx.ModelProto) -> int:
 ONNXRUNTIME_OPS = ("Resize", "ConvTranspose", "MaxPool", "AveragePool", "LayerNormalization", "InstanceNormalization")
 """Ops the reference runs through onnxruntime, one node at a time (onnx.reference where
 onnxruntime has no kernel for the dtype, or is not installed). onnx.reference departs from the
-definition there: Resize's pytorch_half_pixel with a length_resized of exactly 1 (position
--0.5 for 0), MaxPool with SAME_LOWER pads, AveragePool refuses ceil_mode with auto_pad, ConvTranspose slices W wrongly with groups,
+definition there: Resize's length_resized is in·scale (align_corners, pytorch_half_pixel and
+tf_crop_and_resize with an extent of 1 or a fractional in·scale), MaxPool with SAME_LOWER
+pads, AveragePool refuses ceil_mode with auto_pad, ConvTranspose slices W wrongly with groups,
 and the normalizations' Σx/n in float32 rounds a constant row's deviations off 0, which
 BERT's eps = 1e-12 magnifies (onnxruntime sums in double)."""
 

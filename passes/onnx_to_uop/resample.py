@@ -103,26 +103,22 @@ class AxisTaps:
 
 
 def source_coordinates(
-    mode: str, in_size: int, out_size: int, scale: float, roi: tuple[float, float], length: float | None = None
+    mode: str, in_size: int, out_size: int, scale: float, roi: tuple[float, float]
 ) -> np.ndarray:
     """Where each output position of an axis lies in input coordinates (float64).
 
-    `length` is the definition's `length_resized`, which it ties to the scale
-    (`scale = length_resized / length_original`): in_size·scale when the scales are given,
-    fractional where that product is (as onnx's reference evaluator has it), and the size when
-    the sizes are (None: out_size). align_corners and tf_crop_and_resize divide by
-    length - 1, and they and pytorch_half_pixel treat a length of 1 apart. onnxruntime (and
-    torch) read the output's whole extent out_size instead: for a fractional in_size·scale
-    the corners then map onto the first and last output positions, where the definition's
-    last position falls short of the input's last (docs/operators.md). half_pixel_symmetric
-    always uses the fractional in_size·scale, as it is defined.
+    `length_resized` of the definition is the output's extent (`out_size`, as onnxruntime
+    has it), not in_size·scale: align_corners and tf_crop_and_resize map the corners onto
+    the first and last output positions, and pytorch_half_pixel and tf_crop_and_resize treat
+    an extent of 1 apart. half_pixel_symmetric alone uses the fractional in_size·scale.
+    (onnx's reference evaluator divides by in_size·scale - 1 where it differs; so do the
+    expected data of two backend cases, `MISMATCH_CAUSES` in tools/conformance.py.)
     """
     y = np.arange(out_size, dtype=np.float64)
-    length = float(out_size) if length is None else length
     if mode == "half_pixel":
         return (y + 0.5) / scale - 0.5
     if mode == "pytorch_half_pixel":
-        return (y + 0.5) / scale - 0.5 if length > 1 else np.zeros(out_size)
+        return (y + 0.5) / scale - 0.5 if out_size > 1 else np.zeros(out_size)
     if mode == "half_pixel_symmetric":
         offset = in_size / 2 * (1 - out_size / (scale * in_size))
         return offset + (y + 0.5) / scale - 0.5
@@ -131,12 +127,12 @@ def source_coordinates(
     if mode == "tf_half_pixel_for_nn":  # Resize-11 to -13 (opsets 11 to 17)
         return (y + 0.5) / scale
     if mode == "align_corners":
-        return y * (in_size - 1) / (length - 1) if length > 1 else np.zeros(out_size)
+        return y * (in_size - 1) / (out_size - 1) if out_size > 1 else np.zeros(out_size)
     if mode == "tf_crop_and_resize":
         start, end = roi
-        if length <= 1:
+        if out_size == 1:
             return np.full(out_size, (end + start) * (in_size - 1) / 2)
-        return y * (end - start) * (in_size - 1) / (length - 1) + start * (in_size - 1)
+        return y * (end - start) * (in_size - 1) / (out_size - 1) + start * (in_size - 1)
     raise ValueError(f"unknown coordinate_transformation_mode '{mode}'")
 
 
@@ -174,15 +170,9 @@ _KERNELS: dict[str, tuple[Callable[[np.ndarray, float], np.ndarray], int]] = {
 
 
 def axis_taps(
-    attrs: ResizeAttributes,
-    in_size: int,
-    out_size: int,
-    scale: float,
-    roi: tuple[float, float],
-    length: float | None = None,
+    attrs: ResizeAttributes, in_size: int, out_size: int, scale: float, roi: tuple[float, float]
 ) -> AxisTaps:
-    """The taps of one axis; `length` as `source_coordinates` takes it."""
-    x = source_coordinates(attrs.coordinate_mode, in_size, out_size, scale, roi, length)
+    x = source_coordinates(attrs.coordinate_mode, in_size, out_size, scale, roi)
     outside = None
     if attrs.coordinate_mode == "tf_crop_and_resize":
         outside = (x < 0) | (x > in_size - 1)
@@ -239,14 +229,12 @@ def plan_resize(
         raise ValueError(f"{len(given)} scales or sizes for {len(axes)} axes")
     scale = [1.0] * rank
     out_shape = list(in_shape)
-    length: list[float | None] = [None] * rank  # length_resized: the size, unless scales are given
     if scales is not None:
         for axis, s in zip(axes, scales.tolist()):
             if s <= 0:
                 raise ValueError(f"scale {s} is not positive")
             scale[axis] = float(s)
             out_shape[axis] = int(s * in_shape[axis])
-            length[axis] = float(s) * in_shape[axis]
     else:
         assert sizes is not None
         for axis, size in zip(axes, sizes.tolist()):
@@ -269,7 +257,7 @@ def plan_resize(
     elif attrs.coordinate_mode == "tf_crop_and_resize":
         raise ValueError("tf_crop_and_resize needs a roi")
     taps = {
-        axis: axis_taps(attrs, in_shape[axis], out_shape[axis], scale[axis], limits[axis], length[axis])
+        axis: axis_taps(attrs, in_shape[axis], out_shape[axis], scale[axis], limits[axis])
         for axis in axes
         if not _is_identity(attrs, in_shape[axis], out_shape[axis], scale[axis], limits[axis])
     }
@@ -569,9 +557,7 @@ def _runtime_resize(kb: KernelBuilder, op: Operation, attrs: ResizeAttributes, i
     plan = ResizePlan(tuple(out_shape), {axis: None for axis in axes if out_shape[axis]})  # type: ignore[misc]
 
     def make(axis: int, weight_type: Attribute) -> _AxisTables:
-        return _runtime_tables(
-            kb, op, attrs, axis, in_shape[axis], out_shape[axis], scale[axis], limits.get(axis), weight_type, scales is not None
-        )
+        return _runtime_tables(kb, op, attrs, axis, in_shape[axis], out_shape[axis], scale[axis], limits.get(axis), weight_type)
 
     return emit_resize(kb, op, attrs, plan, make)
 
@@ -586,11 +572,9 @@ def _runtime_tables(
     scale: SSAValue,
     roi: tuple[SSAValue, SSAValue] | None,
     weight_type: Attribute,
-    by_scales: bool,
 ) -> _AxisTables:
     """`axis_taps`, computed at run time into scratch tables: one loop over the output
-    positions, f64 arithmetic, the same formulas (length_resized in_size·scale when
-    `by_scales`, else the size)."""
+    positions, f64 arithmetic, the same formulas."""
 
     def c(v: float) -> SSAValue:
         return kb.const(float(v), _F64)
@@ -616,8 +600,6 @@ def _runtime_tables(
     weight = None if nearest else kb.alloc(f"{prefix}_weight", (out_size, width), weight_type)
     outside = kb.alloc(f"{prefix}_outside", (out_size,), i1) if roi is not None else None
     length = op2("mul", scale, c(in_size))  # the fractional output extent
-    resized = length if by_scales else c(out_size)  # the definition's length_resized
-    resized_above_one = op2("cmplt", c(1.0), resized)
     with kb.loop(out_size) as o:
         y = kb.cast(kb.cast(o, I64), _F64)
         half = op2("sub", op2("div", op2("add", y, c(0.5)), scale), c(0.5))
@@ -625,7 +607,7 @@ def _runtime_tables(
         if mode == "half_pixel":
             x = half
         elif mode == "pytorch_half_pixel":
-            x = kb.where(resized_above_one, half, c(0.0))
+            x = half if out_size > 1 else c(0.0)
         elif mode == "half_pixel_symmetric":
             offset = op2("mul", c(in_size / 2), op2("sub", c(1.0), op2("div", c(out_size), length)))
             x = op2("add", offset, half)
@@ -634,18 +616,16 @@ def _runtime_tables(
         elif mode == "tf_half_pixel_for_nn":
             x = op2("div", op2("add", y, c(0.5)), scale)
         elif mode == "align_corners":
-            # A length of 1 or less makes an extent of 1 or 0: position 0 (the where keeps the
-            # division by length - 1 <= 0 out of the result).
-            divisor = kb.where(resized_above_one, op2("sub", resized, c(1.0)), c(1.0))
-            x = kb.where(resized_above_one, op2("div", op2("mul", y, c(in_size - 1)), divisor), c(0.0))
+            x = op2("div", op2("mul", y, c(in_size - 1)), c(out_size - 1)) if out_size > 1 else c(0.0)
         elif mode == "tf_crop_and_resize":
             assert roi is not None
             start, end = roi
             span = op2("mul", op2("sub", end, start), c(in_size - 1))
             first = op2("mul", start, c(in_size - 1))
-            divisor = kb.where(resized_above_one, op2("sub", resized, c(1.0)), c(1.0))
-            spread = op2("add", op2("div", op2("mul", y, span), divisor), first)
-            x = kb.where(resized_above_one, spread, op2("add", op2("div", span, c(2.0)), first))
+            if out_size > 1:
+                x = op2("add", op2("div", op2("mul", y, span), c(out_size - 1)), first)
+            else:
+                x = op2("add", op2("div", span, c(2.0)), first)
         else:
             raise ValueError(f"unknown coordinate_transformation_mode '{mode}'")
         if outside is not None:

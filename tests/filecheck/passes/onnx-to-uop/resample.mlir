@@ -30,26 +30,6 @@ func.func @main(%x: tensor<2x2xf32>) -> tensor<2x3xf32> attributes {onnx.input_n
 
 // -----
 
-// align_corners with the scales given reads the definition's length_resized = in·scale: 6·0.8
-// = 4.8, so output position y reads input y·5/3.8 (0, 1.316, 2.632, 3.947: the last short of
-// the input's last); with the sizes given (4) it is y·5/3 (0, 1.667, 3.333, 5), as onnxruntime
-// also has it for both.
-
-// CHECK-LABEL: func.func @main()
-// CHECK:         uop.define_global "constant" 0 "y_axis1_index" value dense<{{\[\[}}0, 0], [1, 2], [2, 3], [3, 4]]> : tensor<4x2xi32>
-// CHECK-NEXT:    uop.define_global "constant" 1 "y_axis1_weight" value dense<{{\[\[}}0.000000e+00, 1.000000e+00], [0.684210539, 0.315789461], [0.368421108, 0.631578922], [0.0526316538, 0.947368324]]> : tensor<4x2xf32>
-// CHECK:         uop.define_global "constant" 2 "z_axis1_index" value dense<{{\[\[}}0, 0], [1, 2], [3, 4], [4, 5]]> : tensor<4x2xi32>
-// CHECK-NEXT:    uop.define_global "constant" 3 "z_axis1_weight" value dense<{{\[\[}}0.000000e+00, 1.000000e+00], [0.333333343, 0.666666687], [0.666666687, 0.333333343], [0.000000e+00, 1.000000e+00]]> : tensor<4x2xf32>
-func.func @main(%x: tensor<1x6xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>) attributes {onnx.input_names = ["x"], onnx.output_names = ["y", "z"]} {
-  %s = onnx.Constant() {value = dense<[1.0, 0.8]> : tensor<2xf32>} : () -> tensor<2xf32>
-  %n = onnx.Constant() {value = dense<[1, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
-  %y = onnx.Resize(%x, none, %s) {mode = "linear", coordinate_transformation_mode = "align_corners"} : (tensor<1x6xf32>, none, tensor<2xf32>) -> tensor<1x4xf32>
-  %z = onnx.Resize(%x, none, none, %n) {mode = "linear", coordinate_transformation_mode = "align_corners"} : (tensor<1x6xf32>, none, none, tensor<2xi64>) -> tensor<1x4xf32>
-  func.return %y, %z : tensor<1x4xf32>, tensor<1x4xf32>
-}
-
-// -----
-
 // GridSample (nearest, border, align_corners): the grid is read at run time, so the tap of each
 // output position is computed in scalar code — coordinate y (grid[..., 1]) first, then x — once,
 // outside the channel loop, and clamped into the input before it indexes.
