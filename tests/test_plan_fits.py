@@ -46,3 +46,22 @@ def test_zant_report_shows_the_budgeted_plan(tmp_path):
     assert _scratch(report.plan) == _scratch(shipped.plan) <= 1_200
     assert report.plan["schedules"] == shipped.plan["schedules"]
     assert "--ram-budget BYTES" in run_zant("report", "--help").stdout
+
+
+def test_a_budgeted_mcu_model_predicts_on_the_host(tmp_path):
+    """`Model.predict` of a Cortex-M4 model compiled under a RAM budget runs the host build of
+    its pipeline (it refused the budget before: the host rebuild names its pipeline, so no
+    schedule could meet it) and gives the unbudgeted model's outputs."""
+    import numpy as np
+
+    import zant
+
+    path = tmp_path / "kws_shaped.onnx"
+    onnx.save(kws_shaped_int8(), path)
+    budgeted = zant.compile(path, target="cortex-m4", firmware=False, ram_budget=1_200)
+    free = zant.compile(path, target="cortex-m4", firmware=False)
+    assert _scratch(budgeted.plan) <= 1_200 < _scratch(free.plan)
+    name, shape = budgeted.inputs[0].name, budgeted.inputs[0].shape
+    x = np.random.default_rng(0).integers(-128, 128, shape).astype(np.int8)
+    got, want = budgeted.predict({name: x}), free.predict({name: x})
+    assert all(np.array_equal(g, w) for g, w in zip(got.values(), want.values(), strict=True))

@@ -266,10 +266,12 @@ class Model:
         """The MCU target's module, built for this machine (in a folder of its own)."""
         options = self.options
         pipeline = options_pipeline(options, None)  # the MCU's, its rounding stage included
+        # The RAM budget is the part's: the host build takes the default plan (a budgeted one's
+        # schedules change where bytes live, never the outputs: docs/ram-budget.md).
         host = replace(
             options, target="host", pipeline=pipeline or pipeline_for(options.target), firmware=False,
             board=None, inputs=None, build=True, float_abi=None, runtime="external",
-            requant_rounding="exact", flush_denormals=False,
+            requant_rounding="exact", flush_denormals=False, ram_budget=None,
         )
         self._host_work = tempfile.TemporaryDirectory(prefix="zant-host-")
         weakref.finalize(self, self._host_work.cleanup)
