@@ -1123,11 +1123,5 @@ fn zant_jp2_decode(
     out: *u8,
     work: *u8,
 ) bool {
-    if (comptime work_size < zant_jp2_work_bytes(height, width)) @compileError("zant_jp2_decode: work is too small");
-    const channels: usize = if (format == .gray) 1 else 3;
-    const bytes: [*]const u8 = @ptrCast(data);
-    const pixels: [*]u8 = @ptrCast(out);
-    const scratch: [*]u8 = @ptrCast(work);
-    ZantJp2.decode(height, width, format, bytes[0..size], pixels[0 .. height * width * channels], scratch[0..zant_jp2_work_bytes(height, width)]) catch return false;
-    return true;
+    return zant_image_decode(ZantJp2, zant_jp2_work_bytes(height, width), height, width, format, size, work_size, data, out, work);
 }

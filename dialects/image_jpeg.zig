@@ -537,11 +537,5 @@ fn zant_jpeg_decode(
     out: *u8,
     work: *u8,
 ) bool {
-    if (comptime work_size < zant_jpeg_work_bytes(height, width)) @compileError("zant_jpeg_decode: work is too small");
-    const channels: usize = if (format == .gray) 1 else 3;
-    const bytes: [*]const u8 = @ptrCast(data);
-    const pixels: [*]u8 = @ptrCast(out);
-    const planes: [*]u8 = @ptrCast(work);
-    ZantJpeg.decode(height, width, format, bytes[0..size], pixels[0 .. height * width * channels], planes[0..zant_jpeg_work_bytes(height, width)]) catch return false;
-    return true;
+    return zant_image_decode(ZantJpeg, zant_jpeg_work_bytes(height, width), height, width, format, size, work_size, data, out, work);
 }

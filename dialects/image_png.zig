@@ -367,11 +367,5 @@ fn zant_png_decode(
     out: *u8,
     work: *u8,
 ) bool {
-    if (comptime work_size < zant_png_work_bytes(height, width)) @compileError("zant_png_decode: work is too small");
-    const channels: usize = if (format == .gray) 1 else 3;
-    const bytes: [*]const u8 = @ptrCast(data);
-    const pixels: [*]u8 = @ptrCast(out);
-    const rows: [*]u8 = @ptrCast(work);
-    ZantPng.decode(height, width, format, bytes[0..size], pixels[0 .. height * width * channels], rows[0..zant_png_work_bytes(height, width)]) catch return false;
-    return true;
+    return zant_image_decode(ZantPng, zant_png_work_bytes(height, width), height, width, format, size, work_size, data, out, work);
 }

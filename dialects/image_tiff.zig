@@ -64,6 +64,7 @@ const ZantTiff = struct {
         comptime format: ZantImageFormat,
         data: []const u8,
         out: []u8,
+        _: []u8, // no work buffer: the pixels are copied from the input
     ) Bad!void {
         if (data.len < 8) return error.Bad;
         const big = data[0] == 'M';
@@ -156,11 +157,5 @@ fn zant_tiff_decode(
     out: *u8,
     work: *u8,
 ) bool {
-    _ = work;
-    _ = work_size;
-    const channels: usize = if (format == .gray) 1 else 3;
-    const bytes: [*]const u8 = @ptrCast(data);
-    const pixels: [*]u8 = @ptrCast(out);
-    ZantTiff.decode(height, width, format, bytes[0..size], pixels[0 .. height * width * channels]) catch return false;
-    return true;
+    return zant_image_decode(ZantTiff, 0, height, width, format, size, work_size, data, out, work);
 }
