@@ -304,13 +304,7 @@ class LaneConv:
             self.chunked(n, blocks, first_outs, pieces)
             return
         for piece in pieces:
-            with contextlib.ExitStack() as stack:
-                corner = [
-                    stack.enter_context(kb.loop(end, start, step))
-                    for (start, end), step in zip(piece.bounds, piece.tile)
-                ]
-                offsets = [_offsets(kb, iv, t) for iv, t in zip(corner, piece.tile)]
-                outputs = [list(p) for p in itertools.product(*offsets)]
+            with _piece_tiles(kb, piece) as outputs:
                 self.tile(n, blocks, first_outs, first_channel, outputs)
 
     def tile(self, n, blocks, first_outs, first_channel, outputs: list[list[SSAValue]]) -> None:
@@ -352,13 +346,7 @@ class LaneConv:
         with kb.loop_nest([w.kernel for w in self.windows]) as taps:
             with kb.loop(self.group_channels, 0, self.chunk) as first:
                 for piece in pieces:
-                    with contextlib.ExitStack() as stack:
-                        corner = [
-                            stack.enter_context(kb.loop(end, start, step))
-                            for (start, end), step in zip(piece.bounds, piece.tile)
-                        ]
-                        offsets = [_offsets(kb, iv, t) for iv, t in zip(corner, piece.tile)]
-                        outputs = [list(p) for p in itertools.product(*offsets)]
+                    with _piece_tiles(kb, piece) as outputs:
                         self.chunk_tile(n, blocks, taps, first, outputs)
         with kb.loop_nest(out_spatial) as pixel:
             with kb.loop(self.lanes) as lane:
@@ -452,6 +440,16 @@ def _block_pixels(kb: KernelBuilder, region: Region, out_ivs: list[SSAValue]) ->
         return [out_ivs]
     *outer, last = out_ivs
     return [[*outer, o] for o in _offsets(kb, last, region.pixel_block)]
+
+
+@contextmanager
+def _piece_tiles(kb: KernelBuilder, piece: TilePiece) -> Iterator[list[list[SSAValue]]]:
+    """Nested loops over `piece`'s tile corners (outermost first); yields the output positions
+    of one tile, the corner's `piece.tile` neighbours in row-major order."""
+    with contextlib.ExitStack() as stack:
+        corner = [stack.enter_context(kb.loop(end, start, step)) for (start, end), step in zip(piece.bounds, piece.tile)]
+        offsets = [_offsets(kb, iv, t) for iv, t in zip(corner, piece.tile)]
+        yield [list(p) for p in itertools.product(*offsets)]
 
 
 @contextmanager
