@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from functools import singledispatchmethod
 from typing import IO
@@ -950,7 +949,7 @@ class ZigPrinter:
             return
         if literal:
             index_expr = address
-        elif proven and _CONSTANT_EXPRESSION.fullmatch(address):
+        elif proven and address and set(address) <= _CONSTANT_EXPRESSION:
             # constants alone (a staged plane's border read, `25 +% -1`): a comptime_int, which
             # @bitCast does not take; typed first
             index_expr = f"@as(usize, @bitCast(@as(isize, {address})))"
@@ -1206,8 +1205,8 @@ def _is_address_arithmetic(value: SSAValue) -> bool:
     return bool(user.results) and _is_address_arithmetic(user.results[0])
 
 
-_CONSTANT_EXPRESSION = re.compile(r"[-+*%() 0-9]+")
-"""An address printed from integer constants only."""
+_CONSTANT_EXPRESSION = frozenset("-+*%() 0123456789")
+"""The characters of an address printed from integer constants only."""
 
 
 def _is_literal_index(value: SSAValue) -> bool:
