@@ -31,7 +31,7 @@ import mmap
 import multiprocessing
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -260,6 +260,16 @@ def _suite_image(kind: str) -> tuple[bytes, np.ndarray]:
     return np.asarray(frozen.data, np.uint8).tobytes(), np.asarray(frozen.output, np.uint8)
 
 
+def _corrupted(rng: np.random.Generator, data: bytes, count: int, first: int, end: int, most: int) -> Iterator[bytes]:
+    """`count` copies of `data`, each with 1 to `most` - 1 of its bytes in [first, end) replaced by
+    random ones (the image cases' random corruptions)."""
+    for _ in range(count):
+        corrupted = bytearray(data)
+        for at in rng.integers(first, end, int(rng.integers(1, most))):
+            corrupted[at] = int(rng.integers(0, 256))
+        yield bytes(corrupted)
+
+
 def _image_trial(kind: str, label: str, encoded: bytes, size: int) -> Trial:
     """A call on `encoded` (cut or zero-padded to `size`), expecting what the reference decoder
     of `kind` gives."""
@@ -297,11 +307,10 @@ def jpeg_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         "0xFF bytes": b"\xff\xd8" + b"\xff" * (size - 2),
     }
     trials += [trial(label, encoded) for label, encoded in hostile.items()]
-    for k in range(random):
-        corrupted = bytearray(data)
-        for at in rng.integers(2, size, int(rng.integers(1, 6))):
-            corrupted[at] = int(rng.integers(0, 256))
-        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    trials += [
+        trial(f"random corruption {k}", c)
+        for k, c in enumerate(_corrupted(rng, data, random, 2, size, 6))
+    ]
     return trials
 
 
@@ -341,11 +350,10 @@ def png_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         "a back reference before the first byte": with_stream(far),
     }
     trials += [trial(label, encoded) for label, encoded in hostile.items()]
-    for k in range(random):
-        corrupted = bytearray(stream)
-        for index in rng.integers(2, len(stream), int(rng.integers(1, 4))):
-            corrupted[index] = int(rng.integers(0, 256))
-        trials.append(trial(f"random corruption {k}", with_stream(bytes(corrupted))))
+    trials += [
+        trial(f"random corruption {k}", with_stream(c))
+        for k, c in enumerate(_corrupted(rng, stream, random, 2, len(stream), 4))
+    ]
     return trials
 
 
@@ -377,11 +385,10 @@ def tiff_trials(rng: np.random.Generator, random: int) -> list[Trial]:
     }
     trials += [trial(label, encoded) for label, encoded in hostile.items()]
     header = max(entries) + 16
-    for k in range(random):
-        corrupted = bytearray(data)
-        for index in rng.integers(0, header, int(rng.integers(1, 4))):
-            corrupted[index] = int(rng.integers(0, 256))
-        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    trials += [
+        trial(f"random corruption {k}", c)
+        for k, c in enumerate(_corrupted(rng, data, random, 0, header, 4))
+    ]
     return trials
 
 
@@ -419,11 +426,10 @@ def jp2_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         "0xFF bytes after SIZ": data[:soc + 4] + b"\xff" * (size - soc - 4),
     }
     trials += [trial(label, encoded) for label, encoded in hostile.items()]
-    for k in range(random):
-        corrupted = bytearray(data)
-        for at in rng.integers(0, size, int(rng.integers(1, 5))):
-            corrupted[at] = int(rng.integers(0, 256))
-        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    trials += [
+        trial(f"random corruption {k}", c)
+        for k, c in enumerate(_corrupted(rng, data, random, 0, size, 5))
+    ]
     return trials
 
 
@@ -460,11 +466,10 @@ def webp_trials(rng: np.random.Generator, random: int) -> list[Trial]:
         "0xFF bytes after the frame header": data[:30] + b"\xff" * (size - 30),
     }
     trials += [trial(label, encoded) for label, encoded in hostile.items()]
-    for k in range(random):
-        corrupted = bytearray(data)
-        for at in rng.integers(0, size, int(rng.integers(1, 5))):
-            corrupted[at] = int(rng.integers(0, 256))
-        trials.append(trial(f"random corruption {k}", bytes(corrupted)))
+    trials += [
+        trial(f"random corruption {k}", c)
+        for k, c in enumerate(_corrupted(rng, data, random, 0, size, 5))
+    ]
     return trials
 
 
