@@ -227,16 +227,23 @@ def test_corrupted_jpegs_give_what_the_reference_gives(predict_jpeg):
     and image_reference.decode_jpeg agree on every status and every pixel; some still decode."""
     from zant.dialects.image_reference import decode_jpeg
 
-    rng = np.random.default_rng(29)
+    files = [(jpeg(name), len(JPEGS[name].tobytes())) for name in ("420", "422_restarts")]
+    _corruptions_agree(predict_jpeg, decode_jpeg, files, (JPEG_HEIGHT, JPEG_WIDTH), seed=29, count=150, first=2, most=6)
+
+
+def _corruptions_agree(predict, decode, files, size: tuple[int, int], seed: int, count: int, first: int, most: int) -> None:
+    """`count` seeded corruptions of each (file, length) of `files`, 1 to `most` - 1 bytes in
+    [first, length) replaced (`memory_safety._corrupted`): the compiled decoder `predict` and the
+    reference `decode` agree on every status and every pixel, and over 20 decode and over 20 are
+    refused."""
+    from zant.tools.memory_safety import _corrupted
+
+    rng = np.random.default_rng(seed)
     decoded = refused = 0
-    for name in ("420", "422_restarts"):
-        original = JPEGS[name].tobytes()
-        for _ in range(150):
-            data = bytearray(jpeg(name))
-            for at in rng.integers(2, len(original), int(rng.integers(1, 6))):
-                data[at] = int(rng.integers(0, 256))
-            status, rgb, bgr, gray = predict_jpeg(bytes(data))
-            want = decode_jpeg(bytes(data), JPEG_HEIGHT, JPEG_WIDTH, "rgb")
+    for data, length in files:
+        for corrupted in _corrupted(rng, data, count, first, length, most):
+            status, rgb, _bgr, gray = predict(corrupted)
+            want = decode(corrupted, *size, "rgb")
             if want is None:
                 refused += 1
                 assert status == Status.OUTPUT_SIZE
@@ -245,7 +252,7 @@ def test_corrupted_jpegs_give_what_the_reference_gives(predict_jpeg):
                 decoded += 1
                 assert status == 0
                 np.testing.assert_array_equal(rgb, want)
-                np.testing.assert_array_equal(gray, decode_jpeg(bytes(data), JPEG_HEIGHT, JPEG_WIDTH, "gray"))
+                np.testing.assert_array_equal(gray, decode(corrupted, *size, "gray"))
     assert decoded > 20 and refused > 20, (decoded, refused)
 
 
@@ -610,26 +617,8 @@ def test_corrupted_jp2s_give_what_the_reference_gives(predict_jp2):
     decode (a corrupted code block decodes to what its bits say, as OpenJPEG's would)."""
     from zant.dialects.image_reference import decode_jp2
 
-    rng = np.random.default_rng(2000)
-    decoded = refused = 0
-    for name in ("rgb", "cprl_precincts", "irreversible_ratio_8"):
-        original = JP2S[name].tobytes()
-        for _ in range(70):
-            data = bytearray(jp2(name))
-            for at in rng.integers(0, len(original), int(rng.integers(1, 5))):
-                data[at] = int(rng.integers(0, 256))
-            status, rgb, _bgr, gray = predict_jp2(bytes(data))
-            want = decode_jp2(bytes(data), JP2_HEIGHT, JP2_WIDTH, "rgb")
-            if want is None:
-                refused += 1
-                assert status == Status.OUTPUT_SIZE
-                assert np.all(rgb == SENTINEL) and np.all(gray == SENTINEL)
-            else:
-                decoded += 1
-                assert status == 0
-                np.testing.assert_array_equal(rgb, want)
-                np.testing.assert_array_equal(gray, decode_jp2(bytes(data), JP2_HEIGHT, JP2_WIDTH, "gray"))
-    assert decoded > 20 and refused > 20, (decoded, refused)
+    files = [(jp2(name), len(JP2S[name].tobytes())) for name in ("rgb", "cprl_precincts", "irreversible_ratio_8")]
+    _corruptions_agree(predict_jp2, decode_jp2, files, (JP2_HEIGHT, JP2_WIDTH), seed=2000, count=70, first=0, most=5)
 
 
 def test_decodes_the_suites_jp2_in_every_format(tmp_path):
