@@ -42,7 +42,8 @@ from zant.dialects.onnx_attributes import FLOAT_SUM, rounding_mode
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
-from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns, window_columns
+from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns
+from zant.passes.onnx_to_uop.conv_window import window_columns
 from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
 from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
 from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, padding_sums, paired_tap_weights, split_paired_interior, takes_edges
