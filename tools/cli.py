@@ -69,6 +69,21 @@ def _add_ram_budget(parser: argparse.ArgumentParser) -> None:
     )
 
 
+IMAGE_FORMATS = ("jpeg", "png", "tiff", "jp2", "webp")
+"""The compressed formats ImageDecoder can decode (the keys of `onnx_to_uop.image.DECODERS`,
+which a test holds this to: the CLI does not import the lowering to build its help)."""
+
+
+def _image_formats(text: str) -> tuple[str, ...]:
+    formats = tuple(f.strip() for f in text.split(",") if f.strip())
+    unknown = [f for f in formats if f not in IMAGE_FORMATS]
+    if unknown or not formats:
+        raise argparse.ArgumentTypeError(
+            f"names a comma-separated list of {', '.join(IMAGE_FORMATS)}; got '{text}'"
+        )
+    return tuple(dict.fromkeys(formats))
+
+
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """The options of `zant plan` and `zant report` that change the compiled module as they
     change `zant compile`'s: the model and its shared options, the stages the default
@@ -118,6 +133,13 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         help="the most iterations a Loop that builds a sequence runs when its trip count or "
         "condition is only known at run time (more is an error status at the call; default: "
         "none, such a Loop is a compile error; docs/sequences.md)",
+    )
+    parser.add_argument(
+        "--image-formats", type=_image_formats, default=(), metavar="FORMAT,...",
+        help="the compressed formats an ImageDecoder node decodes, of "
+        f"{', '.join(IMAGE_FORMATS)}: the others' decoders stay out of the code and flash, and an image "
+        "in them is refused at run time with a status (BMP and PPM are always read; default: all; "
+        "docs/image-decoder.md)",
     )
     parser.add_argument(
         "--freeze",
@@ -271,6 +293,7 @@ def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
         cast_inputs=getattr(args, "cast_inputs", False),
         string_capacity=getattr(args, "string_capacity", DEFAULT_STRING_CAPACITY),
         sequence_capacity=getattr(args, "sequence_capacity", None),
+        image_formats=getattr(args, "image_formats", ()),
         **{**module_options, **overrides}
     )
     if args.pipeline:

@@ -101,6 +101,7 @@ def compile(
     flush_denormals: bool = False,
     string_capacity: int = DEFAULT_STRING_CAPACITY,
     sequence_capacity: int | None = None,
+    image_formats: Sequence[str] = (),
 ) -> Model:
     """Compile an ONNX model (a path, its bytes or a `ModelProto`) as `zant compile` does.
 
@@ -125,7 +126,9 @@ def compile(
     (`--flush-denormals`: the host's `NAME_predict` flushes subnormal floats to zero for the call;
     docs/measurements.md), `string_capacity` (`--string-capacity`: the bytes each element of a
     string graph input holds; docs/strings.md), `sequence_capacity` (`--sequence-capacity`: the most
-    iterations of a Loop that builds a sequence over a run-time trip count; docs/sequences.md).
+    iterations of a Loop that builds a sequence over a run-time trip count; docs/sequences.md),
+    `image_formats` (`--image-formats`: the compressed formats an ImageDecoder decodes, e.g.
+    `("jpeg",)`; default all; docs/image-decoder.md).
 
         >>> model = zant.compile("net.onnx", target="cortex-m4", optimize="ReleaseSmall")
         >>> model.paths["library"]
@@ -146,6 +149,7 @@ def compile(
         cast_inputs=cast_inputs, progress=progress, constants=constants, arena=arena, float_abi=float_abi,
         runtime=runtime, ram_budget=ram_budget, requant_rounding=requant_rounding,
         flush_denormals=flush_denormals, string_capacity=string_capacity, sequence_capacity=sequence_capacity,
+        image_formats=tuple(image_formats),
     )
     compiled = compile_with_options(model, options, output_dir)
     compiled.board = compiled.board or the_board  # without firmware: the image is linked on the first run

@@ -93,6 +93,8 @@ class CompileOptions:
     # input (`--string-capacity`; a longer string is refused at the call; zant.ir.strings)
     sequence_capacity: int | None = None  # the most iterations of a Loop that builds a sequence
     # over a run-time trip count (`--sequence-capacity`; docs/sequences.md)
+    image_formats: tuple[str, ...] = ()  # the compressed formats ImageDecoder decodes
+    # (`--image-formats`, onnx-to-uop's `image-formats`; empty: all; docs/image-decoder.md)
 
 
 @dataclass
@@ -341,12 +343,14 @@ def compile_to_module(
 def compile_pipeline(
     target: str, board: Board | None = None, constants: str | None = None,
     strategy: str | None = None, alignment: int | None = None, rounding: str = "exact",
+    image_formats: Sequence[str] = (),
 ) -> str | None:
     """The pipeline `zant compile` runs when none is given, or None where that is the target's
     default (`pipeline_for(target)`): `plan-arenas` places the constants (`constants` staged or
     external) with `strategy` and `alignment` if given, the scratch arena is split over a
-    firmware `board`'s memories, and a `rounding` mode other than `exact` is
-    `requant-rounding`'s. `zant plan` plans with the same pipeline."""
+    firmware `board`'s memories, a `rounding` mode other than `exact` is
+    `requant-rounding`'s, and `image_formats` (none: all) are the compressed formats
+    ImageDecoder decodes. `zant plan` plans with the same pipeline."""
     from zant.dialects.onnx_attributes import ROUNDING_CHOICES
 
     if rounding not in ROUNDING_CHOICES:
@@ -354,10 +358,12 @@ def compile_pipeline(
     memories = board.place_memories if board is not None else ()
     staged_or_external = constants if constants != "embedded" else None
     weight_cache = weight_cache_bytes(board) if staged_or_external is None else 0  # staged: weights in RAM
-    if memories or staged_or_external or strategy is not None or alignment is not None or rounding != "exact" or weight_cache:
+    chosen = (memories, staged_or_external, strategy is not None, alignment is not None, rounding != "exact",
+              weight_cache, image_formats)
+    if any(chosen):
         return pipeline_for(
             target, strategy=strategy, alignment=alignment, memories=memories, constants=staged_or_external,
-            rounding=rounding, weight_cache=weight_cache,
+            rounding=rounding, weight_cache=weight_cache, image_formats=image_formats,
         )
     return None
 
@@ -370,9 +376,13 @@ def weight_cache_bytes(board: Board | None) -> int:
     return 32 * timing.dcache_lines if timing is not None and timing.wait_states else 0
 
 
-STAGE_OPTIONS = {"--requant-rounding": "requant-rounding{mode=...}", "--flush-denormals": "flush-denormals"}
-"""Options that choose a stage of the default pipeline, and the stage a given --pipeline adds
-for them instead."""
+STAGE_OPTIONS = {
+    "--requant-rounding": "add requant-rounding{mode=...} to it",
+    "--flush-denormals": "add flush-denormals to it",
+    "--image-formats": "give its onnx-to-uop the option {image-formats=...}",
+}
+"""Options that choose a stage (or a stage's option) of the default pipeline, and what a given
+--pipeline does for them instead."""
 
 
 def options_pipeline(
@@ -383,15 +393,20 @@ def options_pipeline(
     gives them) with the stages `STAGE_OPTIONS` choose (`requant-rounding` after fold-qdq,
     `flush-denormals` last). Those options beside a `--pipeline` are a `ZantError` naming the
     stage to add to it."""
-    chosen = {"--requant-rounding": options.requant_rounding != "exact", "--flush-denormals": options.flush_denormals}
+    chosen = {
+        "--requant-rounding": options.requant_rounding != "exact",
+        "--flush-denormals": options.flush_denormals,
+        "--image-formats": bool(options.image_formats),
+    }
     if options.pipeline:
         for flag in (f for f, on in chosen.items() if on):
             raise ZantError(
-                f"{flag} chooses a stage of the default pipeline: with --pipeline, add {STAGE_OPTIONS[flag]} to it"
+                f"{flag} chooses a stage of the default pipeline: with --pipeline, {STAGE_OPTIONS[flag]}"
             )
         return options.pipeline
     pipeline = compile_pipeline(
-        options.target, board, options.constants, strategy, alignment, rounding=options.requant_rounding
+        options.target, board, options.constants, strategy, alignment, rounding=options.requant_rounding,
+        image_formats=options.image_formats,
     )
     if options.flush_denormals:
         pipeline = f"{pipeline or pipeline_for(options.target)},flush-denormals"

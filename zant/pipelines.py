@@ -117,15 +117,24 @@ def graph_stages(rounding: str | None = None) -> tuple[str, ...]:
     return (*GRAPH_STAGES[:at], f"requant-rounding{{mode={rounding}}}", *GRAPH_STAGES[at:])
 
 
+def lowering_stage(weight_cache: int = 0, image_formats: Sequence[str] = ()) -> str:
+    """`onnx-to-uop` with its options where given: `weight-cache-bytes` (a board's cache in front
+    of its slow weight flash) and `image-formats` (the compressed formats ImageDecoder decodes,
+    `zant compile --image-formats`; none given: all)."""
+    given = (("weight-cache-bytes", str(weight_cache) if weight_cache else ""), ("image-formats", ",".join(image_formats)))
+    options = " ".join(f"{k}={v}" for k, v in given if v)
+    return f"onnx-to-uop{{{options}}}" if options else "onnx-to-uop"
+
+
 def stages_for(
     target: str, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
     constants: str | None = None, cpu: CpuDescription | None = None, rounding: str | None = None,
-    weight_cache: int = 0,
+    weight_cache: int = 0, image_formats: Sequence[str] = (),
 ) -> tuple[str, ...]:
     """The stages of `target`'s pipeline (`strategy`, `alignment`: `plan-arenas` options;
     `memories`: `place-memories`' option, for a board with several scratch memories; `cpu`: the
     host's CPU, default this machine's; `rounding`: the requantization rounding mode,
-    `graph_stages`)."""
+    `graph_stages`; `weight_cache`, `image_formats`: `lowering_stage`'s)."""
     record = RECORDS[target]
     host_cpu_name = "" if record.is_mcu else (cpu or host_cpu()).name
     p = target_parameters(target, cpu)
@@ -134,7 +143,7 @@ def stages_for(
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
     layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
-    lowering = f"onnx-to-uop{{weight-cache-bytes={weight_cache}}}" if weight_cache else "onnx-to-uop"
+    lowering = lowering_stage(weight_cache, image_formats)
     return (set_target, *graph_stages(rounding), *layouts, lowering, *CHECK_STAGES, *vector,
             *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE)
 
@@ -142,15 +151,19 @@ def stages_for(
 def pipeline_for(
     target: str, *, strategy: str | None = None, alignment: int | None = None, memories: Sequence[str] = (),
     constants: str | None = None, cpu: CpuDescription | None = None, rounding: str | None = None,
-    weight_cache: int = 0,
+    weight_cache: int = 0, image_formats: Sequence[str] = (),
 ) -> str:
     """The pipeline a compile for `target` runs unless it names another (`zant-opt -p` syntax);
     `strategy`, `alignment` and `constants` (embedded, staged, external), when given, are
     `plan-arenas` options; `memories` (a firmware board's `place_memories`) adds `place-memories`
     after `plan-arenas`; `cpu` is the host's CPU description (default: this machine's);
     `rounding` a requantization rounding mode (`graph_stages`); `weight_cache` the bytes of a
-    board's cache in front of its slow weight flash (`onnx-to-uop{weight-cache-bytes=N}`)."""
-    return ",".join(stages_for(target, strategy, alignment, memories, constants, cpu, rounding, weight_cache))
+    board's cache in front of its slow weight flash (`onnx-to-uop{weight-cache-bytes=N}`);
+    `image_formats` the compressed formats ImageDecoder decodes (`onnx-to-uop{image-formats=…}`,
+    none given: all)."""
+    return ",".join(
+        stages_for(target, strategy, alignment, memories, constants, cpu, rounding, weight_cache, image_formats)
+    )
 
 
 RAM_SCHEDULE_STAGES: tuple[str, ...] = ("schedule-in-place",)
