@@ -215,15 +215,21 @@ def test_depthwise_regions_outermost_equal_the_host(tmp_path):
         np.testing.assert_array_equal(run_m4(x)[0], run_host(x)[0])
 
 
-def test_window_columns_equal_the_gathered_form(tmp_path):
-    """The M4's 3x3 Convs over 4+ channels copy each block of 2 pixels' windows into a column
-    (channels innermost) and reduce it in word SMLADs shared by 2 x 2 tiles: outputs equal the
-    gathered form's (X read along its channels in NCHW) bit for bit."""
+@pytest.mark.parametrize("weight_cache", [0, 64])
+def test_window_columns_equal_the_gathered_form(tmp_path, weight_cache):
+    """The M4's 3x3 Convs over 4+ channels read each window's runs of taps x channels from a
+    channels-last padded copy of X (`conv_window`), the strided 1x1 copies each block of 2
+    pixels into a column, and both reduce in word SMLADs shared by 2 x 2 tiles: outputs equal
+    the gathered form's (X read along its channels in NCHW) bit for bit, with each pair of
+    weight rows read where it is or (a cache smaller than two pairs) from a scratch copy."""
     model = window_int8(tmp_path)
-    columns = compile_model(model, tmp_path / "columns", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    pipeline = pipeline_for("cortex-m4", weight_cache=weight_cache)
+    columns = compile_model(model, tmp_path / "columns", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline))
     rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
     zig = (tmp_path / "columns" / "net.zig").read_text()
-    assert len([t for t in columns.plan["tensors"] if t["name"].endswith("_columns")]) == 3
+    names = [t["name"] for t in columns.plan["tensors"]]
+    assert len([name for name in names if name.endswith("_columns")]) == 1  # the strided 1x1's
+    assert len([name for name in names if name.endswith("_columns_weights")]) == (2 if weight_cache else 0)
     assert "zant_smlad_bytes_pair(" in zig
     assert "_columns" not in (tmp_path / "rows" / "net.zig").read_text()
     run_columns, run_rows = load_compiled(columns), load_compiled(rows)

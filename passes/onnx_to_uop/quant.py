@@ -43,6 +43,7 @@ from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
 from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns
+from zant.passes.onnx_to_uop.conv_window import channels_last_applies as window_channels_last_applies
 from zant.passes.onnx_to_uop.conv_window import window_columns
 from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
 from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
@@ -1170,8 +1171,14 @@ def _integer_conv(
         padded_size = math.prod(x.shape[:2]) * math.prod(w.in_size + w.pad_begin + w.pad_end for w in windows)
         inside = math.prod(max(0, hi - lo) for lo, hi in map(interior, windows))
         small_interior = group == 1 and 2 * inside < math.prod(w.out_size for w in windows)
+        # The window column form over a channels-last copy reads each window's runs of X in
+        # place (`conv_window`): the copy is then made channels-last, padded or not.
+        channels_last = (
+            dsp_words and dot_taps and group == 1 and not wide and _zero_or_absent(w_zp_param)
+            and out_channels % 2 == 0 and window_channels_last_applies(windows, out_shape[2:])
+        )
         if padded_size <= math.prod(out_shape) or small_interior or dot_taps or word_taps:
-            x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", fill)
+            x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", fill, channels_last)
     else:
         x_zp = _optional_reader(kb, x_zp_param, I32)
         fill = 0
@@ -1245,6 +1252,7 @@ def _integer_conv(
         window_columns(
             kb, x, windows, y, lambda m, i: kb.cast(kb.load(rows, [m, i]), I32),
             lambda total, m: epilogue(total, m, zeros), f"{result_name(op)}_columns",
+            weight_cache, rows if window_weights.element_type == IntegerType(8) else None,
         )
         return y
     # Word-tap rows (few channels) take register tiles of 2 channels x 2 pixels: each weight word

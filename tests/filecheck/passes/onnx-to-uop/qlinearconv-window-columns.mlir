@@ -1,52 +1,62 @@
 // RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
 // RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s --check-prefix=OFF
+// RUN: zant-opt %s --split-input-file -p 'onnx-to-uop{conv-word-taps=true weight-cache-bytes=64}' | filecheck %s --check-prefix=STAGED
 
 // With conv-word-taps (the Cortex-M4's pipeline), an int8 3x3 Conv over 4 or more channels with
-// constant weights takes the window's column form (conv_columns.window_columns): X padded
-// (with its zero point), then per block of 2 output pixels (H·W order) each pixel's window
-// copied into the column [2][kh][kw][C], channels innermost as the repacked weights
-// W'[m, kh, kw, c]; the 2 x 2 register tiles then reduce over K = 9·C contiguous int8 in both
-// operands (word loads for arm-dsp-dot), where NCHW reads gathered X a byte at a time.
+// constant weights takes the window's column form over a channels-last copy of X
+// (conv_window._window_channels_last): X padded (with its zero point) into a (N, H, W, C)
+// buffer, read as (N, H, W·C), where each window's row of 3 taps is one run of 3·C int8 in the
+// order of the repacked weights W'[m, kh, kw, c]. The pairs of output channels are outermost;
+// the 2 x 2 register tiles (2 pixels side by side along W) reduce each of the 3 runs in place
+// (word loads for arm-dsp-dot): no column is copied.
 // CHECK-LABEL: func.func @window
-// CHECK:         %y_columns = uop.define_local "y_columns" : !uop.buffer<72xi8>
-// CHECK:         %[[PADDED:.*]] = uop.view %y_padded : !uop.buffer<144xi8> -> !uop.view<1x4x6x6xi8, strides [144, 36, 6, 1], offset 0>
-// CHECK-NEXT:    %[[COL:.*]] = uop.view %y_columns : !uop.buffer<72xi8> -> !uop.view<2x3x3x4xi8, strides [36, 12, 4, 1], offset 0>
-// CHECK-NEXT:    %[[FLAT:.*]] = uop.view %y_columns : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
-// CHECK-NEXT:    %[[W:.*]] = uop.view %y_channels_last_weights : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
-// CHECK-NEXT:    %[[Y:.*]] = uop.view %y : !uop.buffer<32xi8> -> !uop.view<1x2x16xi8, strides [32, 16, 1], offset 0>
-// CHECK:           uop.range %[[B:.*]] = 0 to 8 {
-// CHECK-NEXT:        %{{.*}} = uop.const 2 : index
-// CHECK-NEXT:        %[[P:.*]] = uop.mul %[[B]], %{{.*}} : index
-// CHECK-NEXT:        uop.range %[[J:.*]] = 0 to 2 {
-// CHECK-NEXT:          %[[AT:.*]] = uop.add %[[P]], %[[J]] : index
-// CHECK-NEXT:          %{{.*}} = uop.const 4 : index
-// CHECK-NEXT:          %[[OH:.*]] = uop.div %[[AT]], %{{.*}} : index
-// CHECK-NEXT:          %{{.*}} = uop.const 4 : index
-// CHECK-NEXT:          %[[OW:.*]] = uop.rem %[[AT]], %{{.*}} : index
-// CHECK-NEXT:          uop.range %[[KH:.*]] = 0 to 3 {
-// CHECK-NEXT:            uop.range %[[KW:.*]] = 0 to 3 {
-// CHECK-NEXT:              uop.range %[[C:.*]] = 0 to 4 {
-// CHECK:                     %{{.*}} = uop.gep %[[PADDED]][%[[N:[0-9]+]], %[[C]], %{{.*}}, %{{.*}}]
-// CHECK-NEXT:                %[[V:.*]] = uop.load
-// CHECK-NEXT:                %[[TO:.*]] = uop.gep %[[COL]][%[[J]], %[[KH]], %[[KW]], %[[C]]]
-// CHECK-NEXT:                uop.store %[[V]], %[[TO]] : i8
-// CHECK:             uop.range %[[M:.*]] = 0 to 2 step 2 {
-// CHECK:               uop.define_acc 0 : i32
-// CHECK-NEXT:          uop.define_acc 0 : i32
-// CHECK-NEXT:          uop.define_acc 0 : i32
-// CHECK-NEXT:          uop.define_acc 0 : i32
-// CHECK-NEXT:          uop.range %[[K:.*]] = 0 to 36 {
-// CHECK:                 uop.gep %[[FLAT]][%{{.*}}, %[[K]]]
-// CHECK:                 uop.gep %[[FLAT]][%{{.*}}, %[[K]]]
-// CHECK:                 uop.gep %[[W]][%[[M]], %[[K]]]
-// CHECK:                 uop.gep %[[W]][%{{.*}}, %[[K]]]
-// CHECK:                 uop.mulacc
-// CHECK-NEXT:            uop.mulacc
-// CHECK-NEXT:            uop.mulacc
-// CHECK-NEXT:            uop.mulacc
-// CHECK-NEXT:          }
-// CHECK:               uop.gep %[[Y]][%[[N]], %[[M]], %[[P]]]
+// CHECK-NOT:     y_columns
+// CHECK:         %[[TO:.*]] = uop.view %y_padded : !uop.buffer<144xi8> -> !uop.view<1x4x4x4xi8, strides [144, 1, 24, 4], offset 28>
+// CHECK-DAG:     %[[ROWS:.*]] = uop.view %y_padded : !uop.buffer<144xi8> -> !uop.view<1x6x24xi8, strides [144, 24, 1], offset 0>
+// CHECK-DAG:     %[[W:.*]] = uop.view %y_channels_last_weights : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
+// CHECK-DAG:     %[[Y:.*]] = uop.view %y : !uop.buffer<32xi8> -> !uop.view<1x2x4x4xi8, strides [32, 16, 4, 1], offset 0>
+// CHECK:         uop.gep %[[TO]]
+// CHECK:           uop.range %[[M:.*]] = 0 to 2 step 2 {
+// CHECK:             uop.range %[[OH:.*]] = 0 to 4 {
+// CHECK-NEXT:          uop.range %[[PAIR:.*]] = 0 to 2 {
+// CHECK:                 %[[Q:.*]] = uop.mul %[[PAIR]], %{{.*}} : index
+// CHECK:                 uop.define_acc 0 : i32
+// CHECK-NEXT:            uop.define_acc 0 : i32
+// CHECK-NEXT:            uop.define_acc 0 : i32
+// CHECK-NEXT:            uop.define_acc 0 : i32
+// CHECK-NEXT:            uop.range %[[KH:.*]] = 0 to 3 {
+// CHECK:                   uop.range %[[K:.*]] = 0 to 12 {
+// CHECK:                     uop.gep %[[ROWS]][%[[N:[0-9]+]], %{{.*}}, %{{.*}}]
+// CHECK:                     uop.gep %[[ROWS]][%[[N]], %{{.*}}, %{{.*}}]
+// CHECK:                     uop.gep %[[W]][%[[M]], %{{.*}}]
+// CHECK:                     uop.gep %[[W]][%{{.*}}, %{{.*}}]
+// CHECK:                     uop.mulacc
+// CHECK-NEXT:                uop.mulacc
+// CHECK-NEXT:                uop.mulacc
+// CHECK-NEXT:                uop.mulacc
+// CHECK-NEXT:              }
+// CHECK-NEXT:            }
+// CHECK:                 uop.gep %[[Y]][%[[N]], %[[M]], %[[OH]], %[[Q]]]
 // CHECK:         func.return
+
+// With a cache in front of slow weight memory smaller than twice a pair of weight rows (2 x 36
+// bytes against 64 / 2), each pair is copied into a scratch buffer [2][36] before its pixels.
+// STAGED-LABEL: func.func @window
+// STAGED:         %y_columns_weights = uop.define_local "y_columns_weights" : !uop.buffer<72xi8>
+// STAGED:         %[[W:.*]] = uop.view %y_channels_last_weights : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
+// STAGED-NEXT:    %[[LOCAL:.*]] = uop.view %y_columns_weights : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
+// STAGED:         uop.range %{{.*}} = 0 to 2 step 2 {
+// STAGED:           uop.range %[[I:.*]] = 0 to 2 {
+// STAGED-NEXT:        uop.range %[[C:.*]] = 0 to 36 {
+// STAGED:               uop.gep %[[W]]
+// STAGED:               uop.gep %[[LOCAL]][%[[I]], %[[C]]]
+// STAGED:           uop.range %{{.*}} = 0 to 4 {
+// STAGED:             uop.range %{{.*}} = 0 to 12 {
+// STAGED-NOT:           uop.gep %[[W]]
+// STAGED:               uop.gep %[[LOCAL]]
+// STAGED:               uop.gep %[[LOCAL]]
+// STAGED:             uop.mulacc
+// STAGED:         func.return
 
 // Elsewhere the taps over the channels read X where it is (no column).
 // OFF-LABEL: func.func @window
@@ -67,7 +77,8 @@ func.func @window(%x: tensor<1x4x4x4xi8>) -> tensor<1x2x4x4xi8> {
 // -----
 
 // A strided 1x1 Conv (not the pointwise column form, which reads X's pixels in order) takes the
-// window's columns too: each pixel's 4 channels gathered from its strided position.
+// window's columns (conv_window.window_columns) over its NCHW X: each pixel's 4 channels
+// gathered from its strided position into a column [2][C].
 // CHECK-LABEL: func.func @strided_pointwise
 // CHECK:         %y_columns = uop.define_local "y_columns" : !uop.buffer<8xi8>
 // CHECK:         uop.div
