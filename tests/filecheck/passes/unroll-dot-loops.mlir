@@ -41,7 +41,15 @@
 // PAIR8-LABEL: func.func @pair_row()
 // PAIR8:         uop.range %k = 0 to 640 step 32 {
 
-// Left alone: 8 steps keep at least 4 iterations only by 2; 3 steps do not divide; a loop
+// A 48-long row of 2 x 2 tiles (12 steps: a 3x3 window's run of 3 taps x 16 channels) by 4,
+// keeping 3 iterations.
+// CHECK-LABEL: func.func @pair_run()
+// CHECK:         uop.range %k = 0 to 48 step 16 {
+// CHECK-COUNT-3:   uop.add %k
+// CHECK-NOT:       uop.add %k
+// CHECK:         }
+
+// Left alone: 8 steps keep at least 3 iterations only by 2; 3 steps do not divide; a loop
 // without SMLAD; a loop around another loop.
 // CHECK-LABEL: func.func @left_alone()
 // CHECK:         uop.range %k = 0 to 32 step 8 {
@@ -86,6 +94,24 @@ func.func @pair_row() {
   %a1 = uop.define_acc 0 : i32
   uop.range %k = 0 to 640 step 4 {
     %xp = uop.gep inbounds %x[%k] : !uop.buffer<640xi8>
+    %w = arm_dsp.load_word %xp : !uop.ptr<i8>
+    %s0 = uop.acc_get %a0 : !uop.acc<i32>, i32
+    %s1 = uop.acc_get %a1 : !uop.acc<i32>, i32
+    %r0, %r1 = arm_dsp.smlad_bytes_pair %e, %o, %o, %e, %w, %s0, %s1 : i32
+    uop.acc_set %a0, %r0 : !uop.acc<i32>, i32
+    uop.acc_set %a1, %r1 : !uop.acc<i32>, i32
+  }
+  func.return
+}
+
+func.func @pair_run() {
+  %x = uop.define_global "input" 0 "x" : !uop.buffer<48xi8>
+  %e = uop.const 1 : i32
+  %o = uop.const 2 : i32
+  %a0 = uop.define_acc 0 : i32
+  %a1 = uop.define_acc 0 : i32
+  uop.range %k = 0 to 48 step 4 {
+    %xp = uop.gep inbounds %x[%k] : !uop.buffer<48xi8>
     %w = arm_dsp.load_word %xp : !uop.ptr<i8>
     %s0 = uop.acc_get %a0 : !uop.acc<i32>, i32
     %s1 = uop.acc_get %a1 : !uop.acc<i32>, i32
