@@ -24,6 +24,10 @@ from zant.targets import CPUS, RECORDS, PassParameters, Target
 TARGET = "zant.target"
 """The module attribute holding the module's `TargetAttr`."""
 
+HOT = "zant.hot"
+"""The unit attribute of a kernel function built for speed in a build for size (set by
+`mark-hot-kernels`, read by the Zig printer)."""
+
 
 @irdl_attr_definition
 class TargetAttr(ParametrizedAttribute):

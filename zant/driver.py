@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, StringAtt
 from xdsl.passes import ModulePass
 
 from zant.backend.boards import Board, board_for
-from zant.backend.build import OPTIMIZE_MODES, ZigCompileError, library_file
+from zant.backend.build import OPTIMIZE_MODES, ZigCompileError, ZigModule, library_file, model_modules
 from zant.backend.build import TARGETS as ZIG_TARGETS
 import zant.pipelines as pipelines
 from zant.errors import ZantError
@@ -500,9 +500,13 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 "runtime": options.runtime,
             }
             from zant.backend.plan import emit_header
-            from zant.backend.zig_printer import print_files
+            from zant.backend.build import HOT_OPTIMIZE
+            from zant.backend.zig_printer import hot_file_name, print_files
 
-            printed = print_files(module, name, info, options.build, options.arena)
+            # A build for size prints the kernels mark-hot-kernels marked as a module of their
+            # own, which it builds for speed (`build.HOT_OPTIMIZE`); users get NAME.zig whole.
+            hot = options.build and options.optimize in HOT_OPTIMIZE
+            printed = print_files(module, name, info, options.build, options.arena, hot)
             sources = printed.files
             header = emit_header(module, name, info, arena=options.arena, **header_options)
         except Exception:
@@ -540,6 +544,7 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                         staging / f"{name}.zig", name, options.target, options.optimize, meanwhile=planned.check,
                         parts=[staging / part for part in parts], float_abi=options.float_abi,
                         bundle_runtime=options.runtime == "bundled",
+                        modules=model_modules(staging, name, options.optimize),
                     )
                     sizes = section_sizes(library)
                 if options.target != "host":  # the header lists what the library needs
@@ -562,6 +567,11 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                         staging, name, inputs, outputs, feeds, board, options.optimize, plan["constants"],
                         caller_arena(plan, options.arena),
                     )
+            if (staging / hot_file_name(name)).is_file():  # users get NAME.zig whole, as --no-build
+                (staging / hot_file_name(name)).unlink()
+                (staging / f"{name}.zig").write_text(
+                    print_files(module, name, info, False, options.arena).files[f"{name}.zig"], encoding="utf-8"
+                )
         except ZigCompileError as error:  # a Zant bug: keep the sources for the report
             for path in staging.iterdir():
                 if path.is_file():
@@ -728,16 +738,18 @@ def zig_and_header(
 def build_artifact(
     zig_path: Path, name: str, target: str, optimize: str, meanwhile: Callable[[], None] | None = None,
     parts: Sequence[Path] = (), float_abi: str | None = None, bundle_runtime: bool = False,
+    modules: Sequence[ZigModule] = (),
 ) -> Path:
     """Build the generated file: a shared library for the host, a static library for an MCU
-    (from `parts`, its build units, if given: `zig_files`); `meanwhile` runs while Zig does
-    (what it raises stops the build)."""
+    (from `parts`, its build units, if given: `zig_files`; or from `modules`, its hot kernels
+    apart: `build.model_modules`); `meanwhile` runs while Zig does (what it raises stops the build)."""
     from zant.backend.build import start_build
 
     out_path = zig_path.parent / library_file(name, target)
     kind = "shared" if target == "host" else "static"
     build = start_build(
-        zig_path, out_path, target, optimize, kind, parts=parts, float_abi=float_abi, bundle_runtime=bundle_runtime
+        zig_path, out_path, target, optimize, kind, parts=parts, float_abi=float_abi, bundle_runtime=bundle_runtime,
+        modules=modules,
     )
     if meanwhile is not None:
         try:

@@ -144,8 +144,9 @@ def stages_for(
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
     layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
     lowering = lowering_stage(weight_cache, image_formats)
+    hot = ("mark-hot-kernels",) if record.is_mcu else ()  # built for speed in a build for size
     return (set_target, *graph_stages(rounding), *layouts, lowering, *CHECK_STAGES, *vector,
-            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE)
+            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE, *hot)
 
 
 def pipeline_for(

@@ -42,6 +42,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from zant.errors import InternalError, ZantError
@@ -55,6 +56,37 @@ KINDS: dict[str, tuple[str, ...]] = {
     "exe": ("build-exe",),
 }
 OPTIMIZE_MODES = ("Debug", "ReleaseSafe", "ReleaseFast", "ReleaseSmall")
+
+HOT_OPTIMIZE = {"ReleaseSmall": "ReleaseFast"}
+"""The mode a model's hot module (`NAME.hot.zig`: the kernels `mark-hot-kernels` marked) is
+built in, by the build's mode: for speed in a build for size (both have no safety checks, so
+the code reads and writes what it did); any other mode builds every module alike."""
+
+PER_MODULE_FLAGS = frozenset(("-fomit-frame-pointer", "-fno-unwind-tables", "-fstrip", "-fno-strip", "-fPIC"))
+"""The flags of `extra` Zig takes per module: a build of several modules gives them to each."""
+
+
+@dataclass(frozen=True)
+class ZigModule:
+    """A Zig module of a build of several (`start_build(modules=...)`): its import name, root
+    source, optimize mode and the modules it imports."""
+
+    name: str
+    source: Path
+    optimize: str
+    deps: tuple[str, ...] = ()
+
+
+def model_modules(folder: Path, name: str, optimize: str) -> list[ZigModule]:
+    """Model `name`'s modules in `folder` when its printed files are two (`NAME.zig` and its hot
+    kernels' `NAME.hot.zig`, which import each other; `zig_printer.hot_file_name`), else none."""
+    hot = folder / f"{name}.hot.zig"
+    if not hot.is_file():
+        return []
+    return [
+        ZigModule(name, (folder / f"{name}.zig").resolve(), optimize, (f"{name}_hot",)),
+        ZigModule(f"{name}_hot", hot.resolve(), HOT_OPTIMIZE.get(optimize, optimize), (name,)),
+    ]
 
 
 _COMPILE_ERROR = re.compile(r"^(\S[^:\n]*\.zig):\d+:\d+: error: .*$", re.MULTILINE)
@@ -153,10 +185,12 @@ def build_zig(
     cache_dir: str | Path | None = None,
     extra: Sequence[str] = (),
     float_abi: str | None = None,
+    modules: Sequence[ZigModule] = (),
 ) -> Path:
-    """Compile `zig_path` into `out_path`; on failure raise `ZigCompileError` (Zig names an error
-    in a .zig file: a Zant bug) or `ZantError` with Zig's messages (see `zig_failure`)."""
-    return start_build(zig_path, out_path, target, optimize, kind, cache_dir, extra, float_abi=float_abi).wait()
+    """Compile `zig_path` into `out_path` (or `modules`, as `start_build`); on failure raise
+    `ZigCompileError` (Zig names an error in a .zig file: a Zant bug) or `ZantError` with Zig's
+    messages (see `zig_failure`)."""
+    return start_build(zig_path, out_path, target, optimize, kind, cache_dir, extra, float_abi=float_abi, modules=modules).wait()
 
 
 class ZigBuild:
@@ -241,6 +275,7 @@ def start_build(
     parts: Sequence[str | Path] = (),
     float_abi: str | None = None,
     bundle_runtime: bool = False,
+    modules: Sequence[ZigModule] = (),
 ) -> ZigBuild:
     """`build_zig`, started: Zig runs in the background until `wait` (a cached build is done).
 
@@ -250,11 +285,17 @@ def start_build(
 
     `parts` (two or more sources beside `zig_path`, `zig_printer.ZigPrinter.units`): build the
     library `zig_path` would give from them instead, each an object, all at once, then link them
-    (a shared or static library only); its cache entry covers them too (they are in the folder)."""
+    (a shared or static library only); its cache entry covers them too (they are in the folder).
+
+    `modules`: build these Zig modules (`ZigModule`; the first is the root, in place of
+    `zig_path`) in one compilation, each in its own optimize mode (`model_modules`: a model's hot
+    kernels for speed in a build for size), with `extra`'s per-module flags each."""
     if target not in TARGETS:
         raise ZantError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
     if kind not in KINDS:
         raise ZantError(f"unknown build kind '{kind}' (choose from {', '.join(KINDS)})")
+    if parts and modules:
+        raise ZantError("a build is in parts or of several modules, not both")
     if parts and (kind not in ("shared", "static") or len(parts) < 2):
         raise ZantError(
             f"a build in parts makes a shared or static library from two or more sources, "
@@ -290,6 +331,19 @@ def start_build(
     # Resolved here: Zig runs in the output folder, where a relative path would mean another place.
     global_cache = (Path(cache_dir) if cache_dir is not None else default_global_cache()).resolve()
     def command(kind_flags: Sequence[str], inputs: Sequence[str], out: Path, more: Sequence[str] = ()) -> list[str]:
+        if modules:  # each module's deps, mode and flags before its -M; the rest for the build
+            per_module = [f for f in extra if f in PER_MODULE_FLAGS]
+            sources = [
+                arg for m in modules for arg in (
+                    *(a for dep in m.deps for a in ("--dep", dep)), f"-O{m.optimize}", *target_flags, *per_module,
+                    f"-M{m.name}={m.source}",
+                )
+            ]
+            return [
+                *zig_command(), *kind_flags, *sources, f"-femit-bin={out}",
+                "--cache-dir", str(local_cache), "--global-cache-dir", str(global_cache),
+                *(() if kind == "exe" else ("-fno-emit-h",)), *(f for f in extra if f not in PER_MODULE_FLAGS), *more,
+            ]
         return [
             *zig_command(), *kind_flags, *inputs,
             f"-O{optimize}", *target_flags, f"-femit-bin={out}",
@@ -303,6 +357,7 @@ def start_build(
         # A build in parts is linked under the library's own name (see below): in the key so a
         # library linked before under its first part's name is built again.
         split = [f"parts:{Path(part).name}" for part in parts] + ([f"name:{library_name(out_path)}"] if parts else [])
+        split += [f"module:{m.name}:{m.source.name}:{m.optimize}:{','.join(m.deps)}" for m in modules]
         key = build_key(Path(zig_path).resolve(), out_path, [*KINDS[kind], optimize, *target_flags, *extra, *split, *bundle])
         store = builds, key
         if cached_output(*store, out_path):

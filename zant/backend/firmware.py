@@ -38,14 +38,14 @@ import re
 import shutil
 import subprocess
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from zant.backend import boards
-from zant.backend.build import Board, build_zig, default_global_cache
+from zant.backend.build import Board, ZigModule, build_zig, default_global_cache, model_modules
 from zant.targets import RECORDS
 from zant.errors import ZantError
 from zant.signature import valid_outputs
@@ -458,6 +458,7 @@ class ImageModel:
     constants: str = "embedded"  # external, staged: the image calls MODEL_init first
     arena: tuple[int, int] | None = None  # the caller's scratch arena (--arena caller): its size
     # and alignment; the image hands every such model one arena, `zant_arena`, as large as the largest
+    hot: bool = False  # printed as two modules, its hot kernels apart (`write_image` sees MODEL.hot.zig)
 
 
 def _print_output(name: str, outputs: Sequence[Tensor], index: int, ref: str = "&") -> str:
@@ -526,7 +527,7 @@ def _model_source(model: ImageModel, guard: bool = False) -> str:
     return "\n".join(
         [
             "// Through its C ABI entry point (analysing the file exports it).",
-            f'comptime {{ _ = @import("{name}.zig"); }}',
+            f'comptime {{ _ = @import("{name if model.hot else f"{name}.zig"}"); }}',
             f"extern fn {name}_predict({parameters}) callconv(.c) i32;",
             *declarations,
             *buffers,
@@ -684,6 +685,8 @@ def write_image(out_dir: Path, name: str, models: Sequence[ImageModel], board: B
     missing = [f"{n}.zig" for n in names if not (out_dir / f"{n}.zig").is_file()]
     if missing:
         raise ZantError(f"image '{name}': no {', '.join(missing)} in {out_dir}")
+    # A model printed with its hot kernels apart is a module of the image (`build_firmware`).
+    models = [replace(m, hot=(out_dir / f"{m.name}.hot.zig").is_file()) for m in models]
     for model in models:
         for index, (tensor, array) in enumerate(zip(model.inputs, model.feeds, strict=True)):
             if is_string_dtype(tensor.dtype):  # UTF-8 in NUL-padded fields (zant.ir.strings)
@@ -728,7 +731,12 @@ def build_firmware(root: Path, name: str, board: Board, optimize: str, guard: bo
     extra = ("-T", str(script), f"-fentry={entry_symbol(name, board)}", "--gc-sections", "-fno-ubsan-rt")
     if guard:
         extra += ("-fdata-sections",)
-    return build_zig(root, root.parent / f"{name}.elf", board.target, optimize, "exe", extra=extra)
+    # A model printed as two modules (its hot kernels apart: `build.model_modules`) is imported
+    # by its module name, and each module built in its own mode.
+    models = [m for hot in sorted(root.parent.glob("*.hot.zig"))
+              for m in model_modules(root.parent, hot.name.removesuffix(".hot.zig"), optimize)]
+    modules = [ZigModule("root", root.resolve(), optimize, tuple(m.name for m in models[::2])), *models] if models else []
+    return build_zig(root, root.parent / f"{name}.elf", board.target, optimize, "exe", extra=extra, modules=modules)
 
 
 def image_sizes(elf: Path) -> dict[str, int]:

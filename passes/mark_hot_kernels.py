@@ -1,0 +1,100 @@
+"""`mark-hot-kernels`: the kernels that do most of a model's multiplies are marked `zant.hot`, to
+be built for speed in a build for size (issue 27, item 5).
+
+A build for size (Zig's ReleaseSmall) gives every function LLVM's `minsize`: no unrolling, the
+machine outliner pulling common sequences out of the inner loops, the cheapest rather than the
+fastest instructions. On KWS int8 for the Cortex-M4 that is 9.05 M instructions against 5.11 M
+in ReleaseFast, at 43.1 KB of flash against 53.0 KB, but the speed is not spread like the size:
+the four pointwise Convs built for speed save 0.78 M instructions for 252 B more, the first Conv
+0.25 M for 98 B, where the depthwise borders (control, few multiplies) save 2.6 M for 3.6 KB.
+
+So the decision is made here, from the IR, by the multiplies each kernel (`outline-kernels`'
+private `func.func`) executes: the products of its ops (`PRODUCTS`, times a vector's lanes)
+times the trip counts of the loops around them (`kernel_products`). The fewest kernels that
+together hold `share` (default 0.8) of the module's products are marked `zant.hot`, largest
+first. The Zig printer builds them in a module of their own when the build is for size
+(`zant.backend.zig_printer`, `hot=True`), which the build compiles for speed and the rest for
+size (`zant.backend.build`); any other build ignores the mark (every function is built alike).
+
+    func.func private @kernel_y(...) attributes {zant.hot} { ... }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr, VectorType
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from zant.dialects import arm_dsp, arm_mve, uop
+from zant.dialects.zant import HOT
+
+PRODUCTS: dict[type[Operation], int] = {
+    uop.MulOp: 1,
+    uop.MulAccOp: 1,
+    arm_dsp.SmladOp: 2,
+    arm_dsp.SmladBytesOp: 4,
+    arm_dsp.SmladBytesPairOp: 8,
+    arm_mve.VmlavaOp: 1,
+}
+"""Products one op computes per lane (its operands' lanes for a vector: `VMLAVA` of 16 bytes
+is 16); a multiply of indices (an address) is none."""
+
+
+def _lanes(op: Operation) -> int:
+    for value in (*op.operands, *op.results):
+        if isinstance(value.type, VectorType):
+            return value.type.element_count()
+    return 1
+
+
+def kernel_products(kernel: func.FuncOp) -> int:
+    """The products `kernel` computes in one call: each op's (`PRODUCTS`) times the trip counts
+    of the loops around it."""
+    total = 0
+    for op in kernel.walk():
+        per_op = PRODUCTS.get(type(op))
+        if per_op is None or any(isinstance(r.type, IndexType) for r in op.results):
+            continue  # an address's multiply is no product of the model's
+        trips, parent = 1, op.parent_op()
+        while parent is not None and parent is not kernel:
+            if isinstance(parent, uop.RangeOp):
+                trips *= parent.trip_count
+            parent = parent.parent_op()
+        total += per_op * _lanes(op) * trips
+    return total
+
+
+def is_kernel(op: Operation) -> bool:
+    """Whether `op` is a kernel `outline-kernels` made (a private function with a body)."""
+    return (
+        isinstance(op, func.FuncOp)
+        and op.sym_visibility is not None
+        and op.sym_visibility.data == "private"
+        and bool(op.body.blocks)
+    )
+
+
+@dataclass(frozen=True)
+class MarkHotKernelsPass(ModulePass):
+    """Mark `zant.hot` the fewest kernels holding `share` of the module's products (the module
+    docstring)."""
+
+    name = "mark-hot-kernels"
+
+    share: float = 0.8
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = [(kernel_products(k), index, k) for index, k in enumerate(op.ops) if is_kernel(k)]
+        total = sum(products for products, _, _ in kernels)
+        if total == 0:
+            return
+        covered = 0
+        for products, _, kernel in sorted(kernels, key=lambda entry: (-entry[0], entry[1])):
+            if covered >= self.share * total or products == 0:
+                break
+            kernel.attributes[HOT] = UnitAttr()
+            covered += products
