@@ -188,3 +188,64 @@ def test_shape_subgraph_folds():
         [_const("i0", [0]), _const("m1", [-1]), _const("shape2", [2, 12])],
     )
     check_model(model)
+
+
+
+MARK_CHANNELS_LAST = """
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import UnitAttr
+from xdsl.passes import ModulePass
+
+
+@dataclass(frozen=True)
+class MarkChannelsLastPass(ModulePass):
+    name = "mark-channels-last"
+
+    def apply(self, ctx, op):
+        for o in op.walk():
+            if o.name in ("onnx.Concat", "onnx.Relu"):
+                o.attributes["zant.channels_last"] = UnitAttr()
+"""
+"""A plugin pass: every Concat and Relu stored channels-last, as `assign-host-layouts` would
+mark a Fire module's."""
+
+
+@pytest.mark.parametrize("axis", [1, 2])
+def test_concat_channels_last(tmp_path, axis):
+    """A channels-last Concat (a Fire module's 1x1 and 3x3 Convs, each followed by a channels-last
+    Relu, beside a graph input in ONNX's layout) read by a Conv: the reference's values, on the
+    host's pipeline with the Concat and the Relus marked before the lowering; along the channels
+    and along the height."""
+    from zant.driver import CompileOptions, compile_model
+    from zant.pipelines import pipeline_for
+    from zant.runtime import load_compiled, reference_outputs
+
+    rng = np.random.default_rng(axis)
+    x_shape, part = [1, 4, 6, 7], [1, 5, 6, 7]
+    third, total = list(part), list(part)
+    third[axis], total[axis] = 3, 2 * part[axis] + 3
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"]),
+        helper.make_node("Relu", ["c1"], ["e1"]),
+        helper.make_node("Conv", ["x", "w3"], ["c3"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c3"], ["e3"]),
+        helper.make_node("Concat", ["e1", "e3", "z"], ["cat"], axis=axis),
+        helper.make_node("Conv", ["cat", "wy"], ["y"]),
+    ]
+    initializers = [("w1", rng.standard_normal((5, 4, 1, 1)).astype(np.float32)),
+                    ("w3", rng.standard_normal((5, 4, 3, 3)).astype(np.float32)),
+                    ("wy", rng.standard_normal((2, total[1], 1, 1)).astype(np.float32))]
+    model = _model(nodes, [("x", F, x_shape), ("z", F, third)], [("y", F, [1, 2, *total[2:]])], initializers)
+    feeds = {"x": rng.standard_normal(x_shape).astype(np.float32), "z": rng.standard_normal(third).astype(np.float32)}
+    plugin = tmp_path / "mark.py"
+    plugin.write_text(MARK_CHANNELS_LAST)
+    stages = pipeline_for("host").split(",")
+    stages.insert(stages.index("onnx-to-uop"), "mark-channels-last")
+    path = tmp_path / "model.onnx"
+    path.write_bytes(model.SerializeToString())
+    options = CompileOptions(name="m", optimize="ReleaseSafe", pipeline=",".join(stages), plugins=(str(plugin),))
+    result = compile_model(path, tmp_path / "out", options)
+    (ours,) = load_compiled(result)(feeds["x"], feeds["z"])
+    (want,) = reference_outputs(path, feeds)
+    np.testing.assert_allclose(ours, want, rtol=1e-4, atol=1e-4)

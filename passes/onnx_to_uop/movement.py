@@ -42,9 +42,12 @@ from zant.passes.onnx_to_uop.parameters import (
     runtime_input,
 )
 from zant.passes.onnx_to_uop.kernel import (
+    CHANNELS_LAST,
     KernelBuilder,
     Layout,
+    channels_last_order,
     layout_of,
+    result_layout,
     tensor_element_type,
     tensor_shape,
 )
@@ -183,20 +186,29 @@ class IdentityLowering(OnnxLowering):
 
 
 class ConcatLowering(OnnxLowering):
-    """Concat along `axis`: each input is copied into its slice of the output buffer."""
+    """Concat along `axis`: each input is copied into its slice of the output buffer.
+
+    Marked channels-last (`CHANNELS_LAST`), the output is stored (N, spatial…, C) and each copy
+    walks its slice in that memory order, channels innermost, through the memory-order views of
+    both sides at the identity index: a channels-last input is read front to back, and
+    `fuse-loops` matches the copy with the stores of the input's producer when they go through
+    the same view, so the producer writes into its slice of the output directly (a Fire
+    module's two expand Convs into their Concat)."""
 
     op_names = frozenset({"onnx.Concat"})
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         shape = tensor_shape(op.results[0])
         axis = _normalize_axis(get_attr(op, "axis"), len(shape))
-        out = kb.alloc(result_name(op), shape, tensor_element_type(op.results[0]))
+        out = result_layout(kb, op, result_name(op), shape, tensor_element_type(op.results[0]))
+        marked = CHANNELS_LAST in op.attributes and len(shape) >= 3  # as `result_layout` stores it
+        walk = channels_last_order(len(shape)) if marked else list(range(len(shape)))
         start = 0
         for value in inputs(op):
             source = layout_of(value)
             count = source.shape[axis]
             if count:
-                copy_layout(kb, source, out.slice(axis, start, 1, count))
+                copy_layout(kb, source.permute(walk), out.slice(axis, start, 1, count).permute(walk))
             start += count
         if start != shape[axis]:
             raise ValueError(f"inputs add up to {start} along axis {axis}, the result has {shape[axis]}")

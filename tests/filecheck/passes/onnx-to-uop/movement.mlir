@@ -111,6 +111,33 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>) -> tensor<5x3xf32> att
 
 // -----
 
+// Concat marked channels-last (assign-host-layouts): the result is stored N, H, W, C (a pixel's
+// five channels one run) and each input is copied into its channel slice in that memory order,
+// channels innermost, through the memory-order views of both sides at the identity index; the
+// graph output is copied back to ONNX's layout.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         [[Y:%.*]] = uop.define_local "y" : !uop.buffer<60xf32>
+// CHECK-DAG:     [[A:%.*]] = uop.view %a : !uop.buffer<24xf32> -> !uop.view<1x3x4x2xf32, strides [24, 4, 1, 12], offset 0>
+// CHECK-DAG:     [[YA:%.*]] = uop.view [[Y]] : !uop.buffer<60xf32> -> !uop.view<1x3x4x2xf32, strides [60, 20, 5, 1], offset 0>
+// CHECK-DAG:     [[YB:%.*]] = uop.view [[Y]] : !uop.buffer<60xf32> -> !uop.view<1x3x4x3xf32, strides [60, 20, 5, 1], offset 2>
+// CHECK:         uop.range [[N:%.*]] = 0 to 1 {
+// CHECK-NEXT:      uop.range [[H:%.*]] = 0 to 3 {
+// CHECK-NEXT:        uop.range [[W:%.*]] = 0 to 4 {
+// CHECK-NEXT:          uop.range [[C:%.*]] = 0 to 2 {
+// CHECK-NEXT:            uop.gep [[A]][[[N]], [[H]], [[W]], [[C]]]
+// CHECK-NEXT:            uop.load
+// CHECK-NEXT:            uop.gep [[YA]][[[N]], [[H]], [[W]], [[C]]]
+// CHECK:               uop.range {{%.*}} = 0 to 3 {
+// CHECK:                 uop.gep [[YB]]
+// CHECK:         uop.view [[Y]] : !uop.buffer<60xf32> -> !uop.view<1x5x3x4xf32, strides [60, 1, 20, 5], offset 0>
+func.func @main(%a: tensor<1x2x3x4xf32>, %b: tensor<1x3x3x4xf32>) -> tensor<1x5x3x4xf32> attributes {onnx.input_names = ["a", "b"], onnx.output_names = ["y"]} {
+  %y = onnx.Concat(%a, %b) {axis = 1 : i64, zant.channels_last} : (tensor<1x2x3x4xf32>, tensor<1x3x3x4xf32>) -> tensor<1x5x3x4xf32>
+  func.return %y : tensor<1x5x3x4xf32>
+}
+
+// -----
+
 // Identity of a graph input: the output is a copy (an input buffer cannot become the output).
 
 // CHECK-LABEL: func.func @main()
