@@ -36,6 +36,7 @@ GRAPH_STAGES: tuple[str, ...] = (
     "fold-qdq",  # first: fold-constants would turn the int8 weights' DequantizeLinear into floats
     "fold-constants",
     "fold-pads",  # after fold-constants: a Pad's amounts and value are constants by then
+    "normalize-exports",  # the dynamo exporter's ReduceMean/Reshape heads as the legacy one's GlobalAveragePool/Flatten
     "fold-batchnorm",
     "dce",
 )
