@@ -13,6 +13,12 @@ the `arm-dsp-dot` pass from int8 dot-product loops and printed by the Zig printe
 * `%r = arm_dsp.smlad %a, %b, %c : i32` — `c + a.lo·b.lo + a.hi·b.hi` of the signed 16-bit halves,
   wrapping modulo 2^32 (`SMLAD`; the hardware sets the Q flag on overflow, which nothing reads).
 
+* `%r = arm_dsp.smla %a, %b, %c {halves = "tb"} : i32` — `c + a.t·b.b`: one signed 16-bit
+  half of each operand (`b` bottom, `t` top; `SMLABB`, `SMLABT`, `SMLATB`, `SMLATT`), wrapping.
+  The depthwise rows' products of one half of a word by one tap of a packed weight word: as
+  an instruction of its own LLVM cannot hoist the weight's half out of a loop into a register
+  of its own (a 5-wide row of KWS then spilled 6 such halves).
+
 So a dot product of 4 int8 pairs is two word loads, four `SXTB16` and two `SMLAD`:
 `smlad(sxtb16(x), sxtb16(w), smlad(sxtb16(x) ror 8, sxtb16(w) ror 8, acc))`.
 
@@ -46,13 +52,15 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import I32, IntAttr, IntegerType
+from xdsl.dialects.builtin import I32, IntAttr, IntegerType, StringAttr
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -137,6 +145,25 @@ inline fn zant_smlad(a: i32, b: i32, c: i32) i32 {{
     const a_hi: i32 = @as(i16, @truncate(a >> 16));
     const b_hi: i32 = @as(i16, @truncate(b >> 16));
     return c +% a_lo *% b_lo +% a_hi *% b_hi;
+}}""",
+    ),
+    "zant_smla": (
+        (),
+        f"""\
+/// c + one signed 16-bit half of a times one of b (xy: "bb", "bt", "tb" or "tt", b the bottom
+/// half, t the top), wrapping (SMLABB / SMLABT / SMLATB / SMLATT).
+inline fn zant_smla(comptime xy: *const [2]u8, a: i32, b: i32, c: i32) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        return asm ("smla" ++ xy ++ " %[r], %[a], %[b], %[c]"
+            : [r] "=r" (-> i32),
+            : [a] "r" (a),
+              [b] "r" (b),
+              [c] "r" (c),
+        );
+    }}
+    const x: i32 = @as(i16, @truncate(if (xy[0] == 't') a >> 16 else a));
+    const y: i32 = @as(i16, @truncate(if (xy[1] == 't') b >> 16 else b));
+    return c +% x *% y;
 }}""",
     ),
     "zant_smlad_bytes": (
@@ -364,6 +391,50 @@ class SmladOp(IRDLOperation):
         return (smlad(a, b, c),)
 
 
+HALVES = ("bb", "bt", "tb", "tt")
+"""The halves `arm_dsp.smla` multiplies: of its first operand, then of its second (b the
+bottom 16 bits, t the top)."""
+
+
+def smla(a: int, b: int, c: int, halves: str) -> int:
+    """`SMLA<x><y>`: c + one signed 16-bit half of a times one of b, wrapping."""
+    return wrap_signed(c + _half(a, 16 if halves[0] == "t" else 0) * _half(b, 16 if halves[1] == "t" else 0))
+
+
+@irdl_op_definition
+class SmlaOp(IRDLOperation):
+    """`%r = arm_dsp.smla %a, %b, %c {halves = "tb"} : i32`: c + a.t·b.b, one signed 16-bit
+    half of each operand (`HALVES`), wrapping."""
+
+    name = "arm_dsp.smla"
+
+    lhs = operand_def(I32)
+    rhs = operand_def(I32)
+    addend = operand_def(I32)
+    halves = prop_def(StringAttr)
+    result = result_def(I32)
+
+    assembly_format = "$lhs `,` $rhs `,` $addend attr-dict `:` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smla")
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, addend: SSAValue | Operation, halves: str):
+        super().__init__(operands=[lhs, rhs, addend], properties={"halves": StringAttr(halves)}, result_types=[IntegerType(32)])
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smla", (f'"{self.halves.data}"', *args))
+
+    def reference(self, a: int, b: int, c: int) -> tuple[int]:
+        return (smla(a, b, c, self.halves.data),)
+
+    def verify_(self) -> None:
+        if self.halves.data not in HALVES:
+            raise VerifyException(f"smla multiplies halves bb, bt, tb or tt, got {self.halves.data!r}")
+
+
 @irdl_op_definition
 class SmladBytesOp(IRDLOperation):
     """`%r = arm_dsp.smlad_bytes %even, %odd, %w, %c : i32`: c + even·sxtb16(w) + odd·sxtb16(w
@@ -525,4 +596,4 @@ class LoadS4x4Op(IRDLOperation):
             raise VerifyException(f"load_s4x4 reads int4 elements, got a pointer to {self.ptr.type.element_type}")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmladBytesOp, SmladBytesPairOp, LoadS4x4Op], [])
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, LoadS4x4Op], [])

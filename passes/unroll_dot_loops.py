@@ -28,7 +28,9 @@ waited for flash on every pass (vww_int8 on the NUCLEO-L4R5ZI: 25.29 M -> 22.97 
 written by each copy).
 
 Taken for innermost loops whose body multiply-accumulates with `arm_dsp.smlad` or
-`arm_dsp.smlad_bytes` (or `smlad_bytes_pair`); other loops are left as they are. Run it after `interleave-dot-rows`,
+`arm_dsp.smlad_bytes` (or `smlad_bytes_pair`) into an accumulator cell defined outside them;
+other loops are left as they are (KWS's depthwise border rows, a loop over channels of a
+straight-line 5-wide row, by 8 made 2.4 KB kernels that outgrew the flash accelerator's cache). Run it after `interleave-dot-rows`,
 which recognizes the dot loops' word addresses by their step-4 induction variable.
 """
 
@@ -52,9 +54,14 @@ def _has_pairs(loop: uop.RangeOp) -> bool:
 
 
 def _is_dot_loop(loop: uop.RangeOp) -> bool:
+    """An innermost loop that multiply-accumulates with the DSP ops into an accumulator cell
+    of the enclosing code (a reduction; not a loop of whole outputs, such as a depthwise
+    Conv's channels over a straight-line row, which would only grow)."""
     ops = list(loop.body.block.ops)
-    return not any(isinstance(op, uop.RangeOp) for op in ops) and any(
-        isinstance(op, arm_dsp.SmladOp | arm_dsp.SmladBytesOp | arm_dsp.SmladBytesPairOp) for op in ops
+    return (
+        not any(isinstance(op, uop.RangeOp) for op in ops)
+        and any(isinstance(op, arm_dsp.SmladOp | arm_dsp.SmladBytesOp | arm_dsp.SmladBytesPairOp) for op in ops)
+        and any(isinstance(op, uop.AccSetOp) and not loop.is_ancestor(op.acc.owner) for op in ops)
     )
 
 

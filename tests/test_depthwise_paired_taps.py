@@ -14,9 +14,11 @@ from onnx.reference import ReferenceEvaluator
 import zant
 from zant.passes.onnx_to_uop.conv_depthwise import (
     border_rows,
-    padding_sums,
+    padded_taps,
     paired_span,
     paired_tap_weights,
+    row_words,
+    short_row,
     split_paired_interior,
     takes_edges,
     valid_rows,
@@ -24,9 +26,9 @@ from zant.passes.onnx_to_uop.conv_depthwise import (
 from zant.passes.onnx_to_uop.windows import Region, Window, window_regions
 
 # (name, channels, H, W, strides, pads): interiors of 9 (steps of 4 and a single last output;
-# one pad each side: the border too), 6, 3 (KWS's rows: a pair and a single), stride 2 with
-# TensorFlow's SAME pads (0 before, 1 after) and with 1 on both sides, no pads at all, and a
-# border row below only (the edges' row kinds).
+# one pad each side: the border too), 6, 3 and 2 (KWS's 5-wide rows and 4-wide ones: short
+# rows, computed whole), stride 2 with TensorFlow's SAME pads (0 before, 1 after) and with 1
+# on both sides, no pads at all, and a border row below only (the edges' row kinds).
 CASES = [
     ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
     ("s1_nopad", 2, 5, 8, [1, 1], [0, 0, 0, 0]),
@@ -34,6 +36,7 @@ CASES = [
     ("s2_pads", 3, 7, 13, [2, 2], [1, 1, 1, 1]),
     ("s2x1", 2, 9, 10, [2, 1], [1, 1, 1, 1]),
     ("s1_kws", 3, 6, 5, [1, 1], [1, 1, 1, 1]),
+    ("s1_w4", 2, 5, 4, [1, 1], [1, 1, 1, 1]),
     ("s1_edges_below", 2, 5, 7, [1, 1], [0, 1, 1, 1]),
 ]
 
@@ -68,9 +71,11 @@ def test_the_form_covers_the_interior_its_words_stay_in():
     windows = [Window(6, 6, 3, 1, 1, 1, 1), Window(11, 11, 3, 1, 1, 1, 1)]
     assert takes_edges(windows)
     assert split_paired_interior(windows) == ([], Region.whole(windows))
-    # KWS's rows (no whole step), a stride-2 row: the border stays with the rows
+    # KWS's rows (no whole step, one pad each side) are short rows: the border too
     kws = [Window(6, 6, 3, 1, 1, 1, 1), Window(5, 5, 3, 1, 1, 1, 1)]
-    assert not takes_edges(kws)
+    assert short_row(kws[1]) and takes_edges(kws)
+    assert short_row(Window(4, 4, 3, 1, 1, 1, 1)) and not short_row(Window(6, 6, 3, 1, 1, 1, 1))
+    assert not short_row(Window(5, 5, 3, 2, 1, 1, 1)) and not short_row(Window(3, 3, 3, 1, 1, 1, 1))
     # stride 2: the row's ends are border outputs of the edges' kinds (TF SAME over an even row:
     # no first, the last reads the pad after; one pad each side over an odd row: both)
     assert takes_edges([Window(6, 6, 3, 1, 1, 1, 1), Window(48, 24, 3, 2, 1, 0, 1)])
@@ -78,30 +83,61 @@ def test_the_form_covers_the_interior_its_words_stay_in():
     # ... but not VALID over an odd row (the last output's word would leave the row), nor 2 pads
     assert not takes_edges([Window(6, 6, 3, 1, 1, 1, 1), Window(9, 4, 3, 2, 1, 0, 0)])
     assert not takes_edges([Window(6, 6, 3, 1, 1, 1, 1), Window(12, 12, 3, 1, 1, 2, 0)])
-    rest, box = split_paired_interior(kws)
-    assert box.bounds == ((1, 5), (1, 4))
+    # 5-wide rows without pads (no whole step, not short): the border stays with the rows
+    valid = [Window(6, 6, 3, 1, 1, 1, 1), Window(5, 3, 3, 1, 1, 0, 0)]
+    assert not takes_edges(valid)
+    rest, box = split_paired_interior(valid)
+    assert box.bounds == ((1, 5), (0, 3))
     # the regions left (the border) and the box cover every output exactly once
-    covered = np.zeros((6, 5), int)
+    covered = np.zeros((6, 3), int)
     for region in [*rest, box]:
         (y0, y1), (x0, x1) = region.bounds
         covered[y0:y1, x0:x1] += 1
     assert (covered == 1).all()
-    assert len(rest) == len(window_regions(kws)) - 1
+    assert len(rest) == len(window_regions(valid)) - 1
 
 
-def test_padding_sums_are_the_padded_taps_weights_times_the_zero_point():
-    w = np.arange(18, dtype=np.int8).reshape(2, 1, 3, 3) - 9
+def _row_products(width: int) -> list[list[tuple[int, int]]]:
+    """Per output of a `row_words` plan, its (input, tap) products."""
+    def element(held: tuple[int, int, bool]) -> int:
+        a, odd, high = held
+        return a + odd + 2 * high
+
+    products = []
+    for o, (a, odd, taps) in enumerate(row_words(width)):
+        if a < 0:
+            products.append([(element(taps[0]), 1 if o == 0 else 0), (element(taps[1]), 2 if o == 0 else 1)])
+        else:
+            assert 0 <= a <= width - 4
+            products.append([(a + odd, 0), (a + odd + 2, 2), (element(taps[0]), 1)])
+    return products
+
+
+def test_short_rows_share_their_words_halves():
+    """Every output of a short row takes its valid taps' inputs (its pads left out); the 5-wide
+    row reads 2 words and 3 halves for its 15 products, the 4-wide one 1 word and 2 halves."""
+    for width, words, halves in ((4, 1, 2), (5, 2, 3)):
+        products = _row_products(width)
+        for o, taken in enumerate(products):
+            want = sorted((o - 1 + k, k) for k in range(3) if 0 <= o - 1 + k < width)
+            assert sorted(taken) == want, (width, o)
+        plan = row_words(width)
+        held = [(a, odd) for a, odd, _ in plan if a >= 0] + [(a, odd) for *_, taps in plan for a, odd, _ in taps]
+        assert len({a for a, _ in held}) == words and len(set(held)) == halves
+
+
+def test_padded_taps_are_the_taps_each_kind_of_output_reads_from_the_pads():
     rows = Window(4, 4, 3, 1, 1, 1, 1)  # border rows 0 (taps rows 1, 2) and 3 (rows 0, 1)
     assert border_rows(rows) == [0, 3] and valid_rows(rows, 0) == [1, 2] and valid_rows(rows, 3) == [0, 1]
-    sums = padding_sums(w, -5, rows)
-    assert sums.shape == (2, 9) and sums.dtype == np.int32
-    for c in range(2):
-        k = w[c, 0].astype(int)
-        assert sums[c, 1] == 0  # the interior
-        assert sums[c, 0] == -5 * k[:, 0].sum() and sums[c, 2] == -5 * k[:, 2].sum()  # a row's ends
-        assert sums[c, 3 + 1] == -5 * k[0].sum()  # the top row: its first row of taps
-        assert sums[c, 3 + 0] == -5 * (k[0].sum() + k[1:, 0].sum())  # the top-left corner
-        assert sums[c, 6 + 2] == -5 * (k[2].sum() + k[:2, 2].sum())  # the bottom-right corner
+    assert padded_taps(rows, 0, 1) == []  # the interior
+    assert padded_taps(rows, 0, 0) == [(0, 0), (1, 0), (2, 0)]  # a row's ends
+    assert padded_taps(rows, 0, 2) == [(0, 2), (1, 2), (2, 2)]
+    assert padded_taps(rows, 1, 1) == [(0, 0), (0, 1), (0, 2)]  # the top row: its first row of taps
+    assert padded_taps(rows, 1, 0) == [(0, 0), (0, 1), (0, 2), (1, 0), (2, 0)]  # the top-left corner
+    assert padded_taps(rows, 2, 2) == [(0, 2), (1, 2), (2, 0), (2, 1), (2, 2)]  # the bottom-right corner
+    # stride 2 with TensorFlow's SAME pads (0 before, 1 after): no top border row
+    same = Window(8, 4, 3, 2, 1, 0, 1)
+    assert border_rows(same) == [3] and padded_taps(same, 1, 1) == [(2, 0), (2, 1), (2, 2)]
 
 
 def _model() -> onnx.ModelProto:
@@ -164,8 +200,7 @@ def test_depthwise_convs_are_the_reference_bit_for_bit(tmp_path):
     source = result.zig_path.read_text()
     for name, *_ in CASES:
         assert f"{name}_y_paired_tap_weights" in source, name
-        # the border too where the rows have one pad each side and a whole step
-        assert (f"{name}_y_padding_sums" in source) == (name not in ("s1_nopad", "s1_kws")), name
+    assert "zant_smla(" in source  # the border's padded taps, the short rows' single products
     run = load_compiled(result)
     for seed in (1, 2):
         feeds = _feeds(model, seed)

@@ -47,7 +47,7 @@ from zant.passes.onnx_to_uop.conv_window import channels_last_applies as window_
 from zant.passes.onnx_to_uop.conv_window import window_columns
 from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
 from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
-from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, padding_sums, paired_tap_weights, split_paired_interior, takes_edges
+from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, paired_tap_weights, split_paired_interior, takes_edges
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -1280,9 +1280,8 @@ def _integer_conv(
     if paired:
         assert weights is not None
         table = kb.constant(f"{result_name(op)}_paired_tap_weights", paired_tap_weights(weights), I32)
-        edges = None
-        if takes_edges(windows):  # the border too: what its padded taps add, per channel
-            edges = kb.constant(f"{result_name(op)}_padding_sums", padding_sums(weights, fill, windows[0]), I32)
+        # The border too where the form takes it: its padded taps read X's zero point.
+        edge_fill = fill if takes_edges(windows) else None
         # The bias is the sums' start, loaded once per channel (the epilogue adds none).
         def start(c: SSAValue) -> SSAValue | None:
             return kb.cast(kb.load(bias, [c]), acc_type) if bias is not None else uniform_bias
@@ -1290,7 +1289,7 @@ def _integer_conv(
         def requantize(total: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> SSAValue:
             return finish(total, [kb.index(0), m, *pixel])
 
-        depthwise_paired_taps(kb, x, y, windows, box, table, w, requantize, edges, start)
+        depthwise_paired_taps(kb, x, y, windows, box, table, w, requantize, edge_fill, start)
     return y
 
 

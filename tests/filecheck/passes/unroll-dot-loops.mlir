@@ -50,13 +50,17 @@
 // CHECK:         }
 
 // Left alone: 8 steps keep at least 3 iterations only by 2; 3 steps do not divide; a loop
-// without SMLAD; a loop around another loop.
+// without SMLAD; a loop around another loop; a loop of whole outputs, its sums SSA values
+// stored each iteration (a depthwise Conv's channels over a straight-line row), no
+// accumulator of the code around it.
 // CHECK-LABEL: func.func @left_alone()
 // CHECK:         uop.range %k = 0 to 32 step 8 {
 // CHECK:         uop.range %k3 = 0 to 12 step 4 {
 // CHECK:         uop.range %i = 0 to 64 step 4 {
 // CHECK:         uop.range %t = 0 to 64 step 4 {
 // CHECK-NEXT:      uop.range %u = 0 to 1 {
+// CHECK:         uop.range %c = 0 to 64 {
+// CHECK-NOT:       uop.add %c
 func.func @row() {
   %x = uop.define_global "input" 0 "x" : !uop.buffer<64xi8>
   %e = uop.const 1 : i32
@@ -155,6 +159,14 @@ func.func @left_alone() {
       %r = arm_dsp.smlad %e, %w, %s : i32
       uop.acc_set %acc, %r : !uop.acc<i32>, i32
     }
+  }
+  %y = uop.define_global "output" 0 "y" : !uop.buffer<64xi32>
+  uop.range %c = 0 to 64 {
+    %xp = uop.gep inbounds %x[%c] : !uop.buffer<64xi8>
+    %w = arm_dsp.load_word %xp : !uop.ptr<i8>
+    %r = arm_dsp.smlad %e, %w, %e : i32
+    %yp = uop.gep inbounds %y[%c] : !uop.buffer<64xi32>
+    uop.store %r, %yp : i32
   }
   func.return
 }

@@ -26,6 +26,17 @@ builtin.module {
 
 builtin.module {
   func.func @main() {
+    %c = uop.const 7 : i32
+    // expected-error@+1 {{smla multiplies halves bb, bt, tb or tt, got 'bx'}}
+    %s = arm_dsp.smla %c, %c, %c {halves = "bx"} : i32
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
     %c = uop.const 7 : i16
     // expected-error@+1 {{operand 'input' at position 0 does not verify}}
     %s = arm_dsp.sxtb16 %c : i16

@@ -10,6 +10,7 @@
 // CHECK-NEXT:    %s = arm_dsp.sxtb16 %r ror 24 : i32
 // CHECK-NEXT:    %f = arm_dsp.smlad_bytes %lo, %hi, %w, %c : i32
 // CHECK-NEXT:    %g, %h = arm_dsp.smlad_bytes_pair %lo, %hi, %hi, %lo, %w, %c, %f : i32
+// CHECK-NEXT:    %m = arm_dsp.smla %lo, %hi, %c {halves = "tb"} : i32
 
 builtin.module {
   func.func @main() {
@@ -24,6 +25,7 @@ builtin.module {
     %s = arm_dsp.sxtb16 %r ror 24 : i32
     %f = arm_dsp.smlad_bytes %lo, %hi, %w, %c : i32
     %g, %h = arm_dsp.smlad_bytes_pair %lo, %hi, %hi, %lo, %w, %c, %f : i32
+    %m = arm_dsp.smla %lo, %hi, %c {halves = "tb"} : i32
     func.return
   }
 }

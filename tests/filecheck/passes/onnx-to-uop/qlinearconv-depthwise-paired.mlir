@@ -9,15 +9,23 @@
 // load_word and its two sxtb16 halves E, O, feed two outputs: SMLAD(E, (w0, w2)) plus O's low
 // half times w1, and SMLAD(O, (w0, w2)) plus E's high half times w1. With one pad each side of
 // the rows (and a whole step inside), the border too: a row's first output from the row's
-// first word, its last from its last word (at 6 - 4 = 2), each plus what its padded taps add
-// (y_padding_sums, per channel and kind of output); the top row, the interior rows and the
-// bottom row each loop over the channels.
+// first word, its last from its last word (at 6 - 4 = 2), each from a start of its own: the
+// bias plus X's zero point (3) times each padded tap's weight, one smla per tap, made once per
+// channel and kind of output (the top row's first output: its first row of taps, w1 and the
+// (w0, w2) word's halves, then the first taps of rows 1 and 2); the top row, the interior rows
+// and the bottom row each loop over the channels.
 
 // CHECK-LABEL: func.func @paired
 // CHECK:         %y_paired_tap_weights = uop.define_global "constant" {{[0-9]+}} "y_paired_tap_weights" value dense<{{\[}}[196609, 393220, 589831], [-8323073, 0, 65537]]> : tensor<2x3xi32>
-// CHECK:         %y_padding_sums = uop.define_global "constant" {{[0-9]+}} "y_padding_sums" {{.*}} : tensor<2x9xi32>
+// CHECK-NOT:     padding_sums
 // CHECK:         %[[T:.*]] = uop.view %y_paired_tap_weights
-// CHECK:         %[[S:.*]] = uop.view %y_padding_sums
+// CHECK:           uop.range %{{.*}} = 0 to 2 {
+// CHECK:             %[[FILL:.*]] = uop.const 3 : i32
+// CHECK-NEXT:        %[[T0:.*]] = arm_dsp.smla %[[FILL]], %[[P0T:.*]], %[[BIAS:.*]] {halves = "bb"} : i32
+// CHECK-NEXT:        %[[T1:.*]] = arm_dsp.smla %[[FILL]], %[[M0T:.*]], %[[T0]] {halves = "bb"} : i32
+// CHECK-NEXT:        %[[T2:.*]] = arm_dsp.smla %[[FILL]], %[[P0T]], %[[T1]] {halves = "bt"} : i32
+// CHECK-NEXT:        %[[T3:.*]] = arm_dsp.smla %[[FILL]], %[[P1T:.*]], %[[T2]] {halves = "bb"} : i32
+// CHECK-NEXT:        %{{.*}} = arm_dsp.smla %[[FILL]], %[[P2T:.*]], %[[T3]] {halves = "bb"} : i32
 // CHECK:               uop.range %{{.*}} = 1 to 5 step 4 {
 // CHECK:           uop.range %[[C:.*]] = 0 to 2 {
 // CHECK-NEXT:        %{{.*}} = uop.const 0 : index
@@ -31,7 +39,6 @@
 // CHECK-NEXT:          %[[AT0:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %[[IY]], %[[ZERO]]]
 // CHECK-NEXT:          %{{.*}} = arm_dsp.load_word %[[AT0]] : !uop.ptr<i8>
 // CHECK-COUNT-2:       arm_dsp.load_word
-// CHECK:               %{{.*}} = uop.gep %[[S]][%[[C]], %{{.*}}]
 // CHECK:               uop.range %[[OX:.*]] = 1 to 5 step 4 {
 // CHECK:                 %{{.*}} = uop.const -1 : index
 // CHECK-NEXT:            %[[IX:.*]] = uop.add %[[OX]], %{{.*}} : index
@@ -82,7 +89,7 @@ func.func @paired(%x: tensor<1x2x4x6xi8>) -> tensor<1x2x4x6xi8> {
 // interior row (1) the first output's word at 0, a step of outputs 1 and 2, output 3 alone,
 // the last output's word at 9 - 4 = 5, three rows of taps each.
 // CHECK-LABEL: func.func @stride2
-// CHECK:         %y_padding_sums = uop.define_global
+// CHECK-NOT:     padding_sums
 // CHECK:             uop.range %{{.*}} = 1 to 2 {
 // CHECK-COUNT-3:       arm_dsp.load_word
 // CHECK:               uop.range %{{.*}} = 1 to 3 step 2 {
@@ -110,27 +117,42 @@ func.func @stride2(%x: tensor<1x2x5x9xi8>) -> tensor<1x2x3x5xi8> {
 
 // -----
 
-// KWS's rows (5 wide, one pad each side): 3 interior outputs, no whole step, so the border
-// keeps the tap-at-a-time rows (the right column 4 among them) and the interior is one pair
-// (its word at the first tap of output 1) and a single output 3, the second of the pair whose
-// word starts one byte before its taps (at 3 - 1 - 1 = 1): SMLAD(O, (w0, w2)) + E.hi * w1.
+// KWS's rows (5 wide, one pad each side): a short row (no whole step), computed whole with
+// its border: per row of taps 2 words, at 0 and 1, and 3 halves, E0 = (x0, x2), O0 = (x1, x3)
+// and O1 = (x2, x4), serve the 5 outputs' 15 products: output 0 x0.w1 + x1.w2, output 1
+// SMLAD(E0, (w0, w2)) + x1.w1, output 2 SMLAD(O0, (w0, w2)) + x2.w1, output 3 SMLAD(O1, (w0,
+// w2)) + x3.w1, output 4 x3.w0 + x4.w1, each single product one smla of a half of the data and
+// one of w1 or the (w0, w2) word; the ends' sums start with what their padded taps add. The
+// top row, the interior rows and the bottom row each loop over the channels; no tap-at-a-time
+// border is left.
 // CHECK-LABEL: func.func @kws_rows
 // CHECK-NOT:     padding_sums
-// CHECK:               uop.range %{{.*}} = 4 to 5 {
 // CHECK:             uop.range %[[OY:.*]] = 1 to 3 {
-// CHECK:               %[[THREE:.*]] = uop.const 3 : index
-// CHECK:               %{{.*}} = arm_dsp.load_word
-// CHECK:               %[[BACK:.*]] = uop.const -2 : index
-// CHECK-NEXT:          %[[IX:.*]] = uop.add %[[THREE]], %[[BACK]] : index
-// CHECK-NEXT:          %[[AT:.*]] = uop.gep %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[IX]]]
-// CHECK-NEXT:          %[[WORD:.*]] = arm_dsp.load_word %[[AT]] : !uop.ptr<i8>
-// CHECK-NEXT:          %[[E:.*]] = arm_dsp.sxtb16 %[[WORD]] : i32
-// CHECK-NEXT:          %[[O:.*]] = arm_dsp.sxtb16 %[[WORD]] ror 8 : i32
-// CHECK-NEXT:          %[[SIXTEEN:.*]] = uop.const 16 : i32
-// CHECK-NEXT:          %[[EHIGH:.*]] = uop.shr %[[E]], %[[SIXTEEN]] : i32
-// CHECK-NEXT:          %{{.*}} = arm_dsp.smlad %[[O]], %{{.*}}, %{{.*}} : i32
+// CHECK:               %[[ZERO:.*]] = uop.const 0 : index
+// CHECK-NEXT:          %[[AT0:.*]] = uop.gep %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]]]
+// CHECK-NEXT:          %[[W0:.*]] = arm_dsp.load_word %[[AT0]] : !uop.ptr<i8>
+// CHECK-NEXT:          %[[E0:.*]] = arm_dsp.sxtb16 %[[W0]] : i32
+// CHECK-NEXT:          %{{.*}} = arm_dsp.smla %[[E0]], %[[M:.*]], %{{.*}} {halves = "bb"} : i32
+// CHECK-NEXT:          %[[O0:.*]] = arm_dsp.sxtb16 %[[W0]] ror 8 : i32
+// CHECK-NEXT:          %{{.*}} = arm_dsp.smla %[[O0]], %[[P:.*]], %{{.*}} {halves = "bt"} : i32
+// CHECK-NEXT:          %[[S1:.*]] = arm_dsp.smlad %[[E0]], %[[P]], %[[B:.*]] : i32
+// CHECK-NEXT:          %{{.*}} = arm_dsp.smla %[[O0]], %[[M]], %[[S1]] {halves = "bb"} : i32
+// CHECK-NEXT:          %[[S2:.*]] = arm_dsp.smlad %[[O0]], %[[P]], %[[B]] : i32
+// CHECK-NEXT:          %{{.*}} = arm_dsp.smla %[[E0]], %[[M]], %[[S2]] {halves = "tb"} : i32
+// CHECK:               %[[ONE:.*]] = uop.const 1 : index
+// CHECK-NEXT:          %[[AT1:.*]] = uop.gep %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]]]
+// CHECK-NEXT:          %[[W1:.*]] = arm_dsp.load_word %[[AT1]] : !uop.ptr<i8>
+// CHECK-NEXT:          %[[O1:.*]] = arm_dsp.sxtb16 %[[W1]] ror 8 : i32
+// CHECK-NEXT:          %[[S3:.*]] = arm_dsp.smlad %[[O1]], %[[P]], %[[B]] : i32
+// CHECK-NEXT:          %{{.*}} = arm_dsp.smla %[[O0]], %[[M]], %[[S3]] {halves = "tb"} : i32
+// CHECK-NEXT:          %[[S4:.*]] = arm_dsp.smla %[[O0]], %[[P]], %{{.*}} {halves = "tb"} : i32
+// CHECK-NEXT:          %{{.*}} = arm_dsp.smla %[[O1]], %[[M]], %[[S4]] {halves = "tb"} : i32
+// CHECK-NOT:           arm_dsp.sxtb16 %[[W1]] :
 // CHECK-COUNT-4:       arm_dsp.load_word
 // CHECK-NOT:           arm_dsp.load_word
+// CHECK:           uop.range %{{.*}} = 0 to 2 {
+// CHECK-COUNT-4:     arm_dsp.load_word
+// CHECK-NOT:         arm_dsp.load_word
 // CHECK:         func.return
 // OFF-LABEL: func.func @kws_rows
 // OFF-NOT:       arm_dsp
