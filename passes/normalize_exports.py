@@ -9,13 +9,15 @@ compile to the same kernels:
 
 | written | becomes | when |
 |---|---|---|
-| ReduceMean(x, axes) | GlobalAveragePool(x), then Flatten(axis=1) for `keepdims=0` | float x of rank ≥ 3, constant `axes` naming every spatial axis (2 … rank−1, in any order or sign) and only those |
+| ReduceMean(x, axes) | GlobalAveragePool(x), then Flatten(axis=1) for `keepdims=0` | float x of rank ≥ 4 (an image or a volume), constant `axes` naming every spatial axis (2 … rank−1, in any order or sign) and only those |
 | Reshape(x, shape) | Flatten(x, axis=k) | a rank-2 result whose first extent is x's extents before axis k multiplied (k ≥ 1) |
 
 Each rewrite computes the same values: the mean over the spatial axes is the global average
 pool's, and a row-major Reshape to `[prod(x.shape[:k]), prod(x.shape[k:])]` is Flatten at k. A
 ReduceMean over other axes, of integers (GlobalAveragePool is float only) or with run-time
-axes, and any other Reshape, are left alone.
+axes, and any other Reshape, are left alone; so is the mean over the last axis of a rank-3
+tensor, which is a transformer's LayerNorm (`[batch, tokens, features]`) far more often than a
+1-D CNN's head.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ class GlobalPoolFromReduceMean(RewritePattern):
         operands = inputs(op)
         x, axes = operands[0], _constant(operands[1]) if len(operands) > 1 else None
         shape = _static_shape(x)
-        if axes is None or shape is None or len(shape) < 3 or numpy_dtype(x.type.get_element_type()).kind != "f":
+        if axes is None or shape is None or len(shape) < 4 or numpy_dtype(x.type.get_element_type()).kind != "f":
             return
         rank = len(shape)
         named = sorted(int(a) % rank for a in axes.reshape(-1))
