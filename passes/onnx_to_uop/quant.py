@@ -1091,7 +1091,8 @@ def _integer_conv(
     the ONNX input indices of (X, W, x_zero_point, w_zero_point, B). `bind(folded)` makes
     the step applied to each sum (`folded` bounds the sums when the weights are constants). With constant weights the x zero point is folded into the
     bias (`FoldedZeroPoint`). `word_taps` (cores whose int8 dot products are word SMLADs, the
-    DSP extension without Helium) allows rows of 3 taps to grow a 4th, of weight 0."""
+    DSP extension without Helium) allows rows of 3 taps to grow a 4th, of weight 0, and reads
+    rows of 4 as words."""
     x, w = (layout_of(input_value(op, i)) for i in operands[:2])
     out_shape = tensor_shape(op.results[0])
     if x.rank < 3 or w.rank != x.rank:
@@ -1125,19 +1126,27 @@ def _integer_conv(
     # loads are the only readers of W' (so `interleave-dot-rows` may permute it).
     uniform_weights = weights is not None and weights.size > 0 and bool(np.all(weights == weights.flat[0]))
     dot_taps = weights is not None and not uniform_weights and group_channels >= 4 and math.prod(kernel) > 1
-    # Fewer channels (a first layer's RGB input) under rows of 3 taps: a 4th tap of weight 0
-    # makes each row of taps one word of X and one of W for `arm-dsp-dot` (exact: it adds 0).
-    # The window grows by one tap, its end padding as far as its last output needs. (Helium
-    # cores run the 3-tap rows faster as LLVM vectorizes them: digits' conv1 on the M55 took
-    # 2x the instructions with a 4th tap.)
+    # Fewer channels under rows of 3 taps: a 4th tap of weight 0 makes each row of taps one
+    # word of X and one of W for `arm-dsp-dot` (exact: it adds 0). The window grows by one
+    # tap, its end padding as far as its last output needs. (Helium cores run the 3-tap rows
+    # faster as LLVM vectorizes them: digits' conv1 on the M55 took 2x the instructions with a
+    # 4th tap.) Rows of 4 taps (KWS's first Conv, 10x4 over 1 channel) are a word each as they
+    # are: the same register tiles, no tap added (kws_int8 on the L4R5: 5.84 M -> 5.72 M
+    # cycles, from tiles of 4 channels x 1 pixel).
     # An ungrouped 1x1 Conv on the same cores reads X through small column buffers instead
     # (`conv_columns`), when the zero point folds (below).
     dsp_words = word_taps
     word_taps = (
         word_taps and weights is not None and not uniform_weights and not dot_taps and group == 1
-        and kernel[-1] % 4 == 3 and windows[-1].dilation == 1 and _zero_or_absent(w_zp_param)
+        and kernel[-1] % 4 in (0, 3) and windows[-1].dilation == 1 and _zero_or_absent(w_zp_param)
     )
-    if word_taps:
+    # An RGB input's rows of 3 taps read as runs of 3·3 bytes of a channels-last copy instead
+    # (`conv_window`, below): no tap of weight 0, a quarter of the products (vww_int8's first
+    # Conv, 3x3x3 -> 8 at stride 2, on the L4R5: 1.25 M -> 1.11 M cycles; KWS's 10x4 over one
+    # channel took 82 k cycles more that way than in word taps).
+    if word_taps and group_channels == 3:
+        word_taps, dot_taps = False, True
+    if word_taps and kernel[-1] % 4 == 3:
         weights = np.pad(weights, [(0, 0)] * (weights.ndim - 1) + [(0, 1)])
         kernel = [*kernel[:-1], kernel[-1] + 1]
         last = windows[-1]
