@@ -1419,6 +1419,23 @@ def common_shift_multipliers(multipliers: Sequence[float]) -> tuple[list[int], i
     return [round(m * 2.0**shift) for m in multipliers], shift
 
 
+def narrow_sum_multipliers(multipliers: Sequence[int], shift: int, spans: Sequence[int]) -> tuple[list[int], int] | None:
+    """`multipliers` and `shift` of an exact requantized sum, (Σ x_i·m_i + 2^(s-1)) >> s, with
+    their common trailing zero bits t (< s) dropped, (Σ x_i·(m_i >> t) + 2^(s-t-1)) >> (s - t):
+    the same value, floored the same way; None unless that sum stays within int32 for every
+    |x_i| ≤ spans[i]. A float32 ratio of scales has 24 significant bits, so its Q31 multiplier
+    ends in about 7 zero bits and two int8 inputs' sum fits: one 32-bit multiply-accumulate per
+    input where the int64 form took a long multiply and a 64-bit shift (ResNet-8's residual
+    Adds on the Cortex-M4)."""
+    zeros = min(((abs(m) & -abs(m)).bit_length() - 1 for m in multipliers if m), default=0)
+    dropped = min(zeros, shift - 1)
+    if dropped < 0:
+        return None
+    narrow = [m >> dropped for m in multipliers]  # exact: each m is a multiple of 2^dropped
+    bound = ((1 << (shift - dropped)) >> 1) + sum(abs(m) * span for m, span in zip(narrow, spans))
+    return (narrow, shift - dropped) if bound < 2**31 else None
+
+
 class QLinearAddLowering(OnnxLowering):
     """`QLinearAdd` (com.microsoft's, in the onnx dialect), integer only:
     C = clamp(((A - za)·m_a + (B - zb)·m_b + 2^(s-1)) >> s + zc) in int64, with
@@ -1454,16 +1471,26 @@ class QLinearAddLowering(OnnxLowering):
         out_scale = c_s.constant_values().reshape(-1)[0].astype(scale_type)
         multipliers = [float(p.constant_values().reshape(-1)[0].astype(scale_type) / out_scale) for p in (a_s, b_s)]
         (m_a, m_b), shift = common_shift_multipliers(multipliers)
-        terms = [(a, a_zp.reader(kb, I64), kb.const(m_a, I64)), (b, b_zp.reader(kb, I64), kb.const(m_b, I64))]
-        read_c_zp = c_zp.reader(kb, I64)
-        half, by = kb.const((1 << shift) >> 1, I64), kb.const(shift, I64)
-        low, high = (kb.const(v, I64) for v in (lowest_value(out_type), highest_value(out_type)))
+        # In int32 where the sum fits (`narrow_sum_multipliers`; constant zero points bound it).
+        sum_type, narrow = I64, None
+        if all(p.is_per_tensor and constant_tensor(p.layout) is not None for p in (a_zp, b_zp)):
+            spans = []
+            for layout, p in ((a, a_zp), (b, b_zp)):
+                zero_point = int(p.constant_values().reshape(-1)[0])
+                spans.append(max(highest_value(layout.element_type) - zero_point, zero_point - lowest_value(layout.element_type)))
+            narrow = narrow_sum_multipliers([m_a, m_b], shift, spans)
+        if narrow is not None:
+            sum_type, ((m_a, m_b), shift) = I32, narrow
+        terms = [(a, a_zp.reader(kb, sum_type), kb.const(m_a, sum_type)), (b, b_zp.reader(kb, sum_type), kb.const(m_b, sum_type))]
+        read_c_zp = c_zp.reader(kb, sum_type)
+        half, by = kb.const((1 << shift) >> 1, sum_type), kb.const(shift, sum_type)
+        low, high = (kb.const(v, sum_type) for v in (lowest_value(out_type), highest_value(out_type)))
 
         y = kb.alloc(result_name(op), shape, out_type)
         with kb.loop_nest(shape) as ivs:
             total = half
             for layout, zero_point, multiplier in terms:
-                centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), I64), zero_point(ivs))
+                centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), sum_type), zero_point(ivs))
                 total = kb.alu("add", total, kb.alu("mul", centered, multiplier))
             value = kb.alu("add", kb.alu("shr", total, by), read_c_zp(ivs))
             kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)

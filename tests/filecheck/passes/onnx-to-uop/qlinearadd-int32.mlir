@@ -1,0 +1,60 @@
+// RUN: zant-opt %s --split-input-file -p onnx-to-uop | filecheck %s
+
+// QLinearAdd's exact form sums in int32 where it fits (quant.narrow_sum_multipliers): the Q31
+// multipliers of the scale ratios 0.0625 / 0.25 and 0.375 / 0.25 share trailing zero bits,
+// dropped with the shift, and 255 times each narrowed multiplier plus the rounding half stays
+// below 2^31.
+// CHECK-LABEL: func.func @int32_sum
+// CHECK:         uop.range
+// CHECK:           %[[A:.*]] = uop.cast %{{.*}} : i8 to i32
+// CHECK:           uop.sub %[[A]], %{{.*}} : i32
+// CHECK:           uop.mul %{{.*}}, %{{.*}} : i32
+// CHECK:           uop.shr %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:       i64
+// CHECK:         func.return
+func.func @int32_sum(%x: tensor<1x4x3x3xi8>, %y: tensor<1x4x3x3xi8>) -> tensor<1x4x3x3xi8> {
+  %xs = onnx.Constant() {value = dense<6.250000e-02> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<3.750000e-01> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-7> : tensor<i8>} : () -> tensor<i8>
+  %cs = onnx.Constant() {value = dense<2.500000e-01> : tensor<f32>} : () -> tensor<f32>
+  %cz = onnx.Constant() {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
+  %c = onnx.QLinearAdd(%x, %xs, %xz, %y, %ys, %yz, %cs, %cz) : (tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x4x3x3xi8>
+  func.return %c : tensor<1x4x3x3xi8>
+}
+
+// -----
+
+// Ratios whose multipliers keep 24 significant bits (0.05 / 0.07 and 0.09 / 0.07 in float32):
+// 255 times the narrowed multiplier of 1.29 passes 2^31, the sum stays int64.
+// CHECK-LABEL: func.func @wide_sum
+// CHECK:         uop.mul %{{.*}}, %{{.*}} : i64
+// CHECK:         uop.shr %{{.*}}, %{{.*}} : i64
+// CHECK:         func.return
+func.func @wide_sum(%x: tensor<1x4xi8>, %y: tensor<1x4xi8>) -> tensor<1x4xi8> {
+  %xs = onnx.Constant() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<9.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-7> : tensor<i8>} : () -> tensor<i8>
+  %cs = onnx.Constant() {value = dense<7.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %cz = onnx.Constant() {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
+  %c = onnx.QLinearAdd(%x, %xs, %xz, %y, %ys, %yz, %cs, %cz) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  func.return %c : tensor<1x4xi8>
+}
+
+// -----
+
+// A zero point given at run time bounds nothing: the sum stays int64.
+// CHECK-LABEL: func.func @run_time_zero_point
+// CHECK:         uop.mul %{{.*}}, %{{.*}} : i64
+// CHECK:         uop.shr %{{.*}}, %{{.*}} : i64
+// CHECK:         func.return
+func.func @run_time_zero_point(%x: tensor<1x4xi8>, %y: tensor<1x4xi8>, %xz: tensor<i8>) -> tensor<1x4xi8> {
+  %xs = onnx.Constant() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %ys = onnx.Constant() {value = dense<9.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-7> : tensor<i8>} : () -> tensor<i8>
+  %cs = onnx.Constant() {value = dense<7.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %cz = onnx.Constant() {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
+  %c = onnx.QLinearAdd(%x, %xs, %xz, %y, %ys, %yz, %cs, %cz) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<1x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  func.return %c : tensor<1x4xi8>
+}
