@@ -35,6 +35,11 @@ One more op is a fixed sequence of those instructions, made by `fuse-smlad-bytes
   %w, %c0)`, `%r1 = smlad_bytes(%e1, %o1, %w, %c1)`, each `SXTB16` of `%w` made once and read
   by both sums' `SMLAD` (two `SXTB16` and four `SMLAD` through one scratch register, one
   inline-assembly block: LLVM hoisted the widened words of a 2 x 2 tile and spilled).
+* `%r00, %r10, %r01, %r11 = arm_dsp.smlad_tile %pa, %pb, %c00, %c10, %c01, %c11 {steps, …}` —
+  a 2 x 2 register tile's whole reduction over words at constant strides from two pointers
+  (made by `arm-dsp-tile-loops` from a loop of two `smlad_bytes_pair`): one loop in assembly,
+  its words loaded together and each widened once, which LLVM's schedule of the same steps
+  was not.
 
 Each op declares its Zig and what it computes (`zant.ir.target_ops`): the helper functions it
 prints as (`ZIG_HELPERS`, below: on an Arm core with the DSP extension, `builtin.cpu` having the
@@ -549,6 +554,178 @@ inline fn zant_load_s4x4(bytes: [*]const u8, i: usize) [2]i32 {
 )
 
 
+ZIG_HELPER_SOURCES["zant_smlad_tile"] = ZigHelper(
+    "zant_smlad_tile",
+    f"""\
+/// A 2 x 2 register tile's whole reduction (arm_dsp.smlad_tile): for each of `steps` steps s,
+/// the words a0 = pa[s·a_step], a1 = pa[s·a_step + a_next], b0 = pb[s·b_step], b1 = pb[s·b_step
+/// + b_next] (4 int8 each), c_ij += the dot product of a_i and b_j. On a DSP core, one asm loop
+/// of 13 registers, `unroll` steps per pass (4, 2 or 1, dividing `steps`): per step 4 LDR
+/// (the first 3 pipelined; b1 loaded into b0's register once b0 is used: with 14 registers
+/// LLVM could not allocate the rest of the function in Debug and ReleaseSafe), each word
+/// widened once (8 SXTB16) and 8 SMLAD; the pointers advance by immediates. LLVM's own loop
+/// spilled the words it loaded ahead of their SMLAD and read its bound from the stack, or,
+/// unrolling it whole, outgrew a flash accelerator's instruction cache.
+inline fn zant_smlad_tile(comptime steps: usize, comptime a_step: isize, comptime a_next: isize, comptime b_step: isize, comptime b_next: isize, pa: *const i8, pb: *const i8, c00: i32, c10: i32, c01: i32, c11: i32) [4]i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const unroll: usize = comptime if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+        const body = comptime text: {{
+            var text: []const u8 = "1:\\n\\t";
+            for (0..unroll) |i| {{
+                const ia = @as(isize, @intCast(i)) * a_step;
+                const ib = @as(isize, @intCast(i)) * b_step;
+                text = text ++ std.fmt.comptimePrint(
+                    "ldr %[a0], [%[pa], #{{d}}]\\n\\tldr %[a1], [%[pa], #{{d}}]\\n\\tldr %[b], [%[pb], #{{d}}]\\n\\t",
+                    .{{ ia, ia + a_next, ib }},
+                ) ++
+                    "sxtb16 %[e0], %[a0]\\n\\tsxtb16 %[a0], %[a0], ror #8\\n\\tsxtb16 %[e1], %[a1]\\n\\tsxtb16 %[a1], %[a1], ror #8\\n\\t" ++
+                    "sxtb16 %[t], %[b]\\n\\tsmlad %[c00], %[e0], %[t], %[c00]\\n\\tsmlad %[c10], %[e1], %[t], %[c10]\\n\\t" ++
+                    "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c00], %[a0], %[b], %[c00]\\n\\tsmlad %[c10], %[a1], %[b], %[c10]\\n\\t" ++
+                    std.fmt.comptimePrint("ldr %[b], [%[pb], #{{d}}]\\n\\t", .{{ib + b_next}}) ++
+                    "sxtb16 %[t], %[b]\\n\\tsmlad %[c01], %[e0], %[t], %[c01]\\n\\tsmlad %[c11], %[e1], %[t], %[c11]\\n\\t" ++
+                    "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c01], %[a0], %[b], %[c01]\\n\\tsmlad %[c11], %[a1], %[b], %[c11]\\n\\t";
+            }}
+            break :text text ++ std.fmt.comptimePrint(
+                "add %[pa], %[pa], #{{d}}\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tcmp %[pb], %[end]\\n\\tbne 1b",
+                .{{ a_step * @as(isize, unroll), b_step * @as(isize, unroll) }},
+            );
+        }};
+        const end: *const i8 = @ptrFromInt(@intFromPtr(pb) +% @as(usize, @bitCast(b_step * @as(isize, steps))));
+        var r00: i32 = undefined;
+        var r10: i32 = undefined;
+        var r01: i32 = undefined;
+        var r11: i32 = undefined;
+        var qa: *const i8 = undefined;
+        var qb: *const i8 = undefined;
+        var a0: i32 = undefined;
+        var a1: i32 = undefined;
+        var b: i32 = undefined;
+        var e0: i32 = undefined;
+        var e1: i32 = undefined;
+        var t: i32 = undefined;
+        asm volatile (body
+            : [c00] "=&r" (r00),
+              [c10] "=&r" (r10),
+              [c01] "=&r" (r01),
+              [c11] "=&r" (r11),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [a0] "=&r" (a0),
+              [a1] "=&r" (a1),
+              [b] "=&r" (b),
+              [e0] "=&r" (e0),
+              [e1] "=&r" (e1),
+              [t] "=&r" (t),
+            : [i00] "0" (c00),
+              [i10] "1" (c10),
+              [i01] "2" (c01),
+              [i11] "3" (c11),
+              [ipa] "4" (pa),
+              [ipb] "5" (pb),
+              [end] "r" (end),
+            : .{{ .memory = true, .cpsr = true }});
+        return .{{ r00, r10, r01, r11 }};
+    }}
+    const a: [*]const i8 = @ptrCast(pa);
+    const b: [*]const i8 = @ptrCast(pb);
+    var r = [4]i32{{ c00, c10, c01, c11 }};
+    for (0..steps) |s| {{
+        const i: isize = @intCast(s);
+        const words = [4]i32{{
+            zant_load_word(&a[@intCast(i * a_step)]), zant_load_word(&a[@intCast(i * a_step + a_next)]),
+            zant_load_word(&b[@intCast(i * b_step)]), zant_load_word(&b[@intCast(i * b_step + b_next)]),
+        }};
+        for (0..2) |j| {{
+            for (0..2) |k| {{
+                r[2 * j + k] = zant_smlad_bytes(zant_sxtb16(words[k], 0), zant_sxtb16(words[k], 8), words[2 + j], r[2 * j + k]);
+            }}
+        }}
+    }}
+    return r;
+}}""",
+    ("zant_load_word", "zant_load_word", "zant_load_word", "zant_load_word", "zant_smlad_bytes", "zant_sxtb16", "zant_sxtb16"),
+)
+
+
+def _word(read: Read, offset: int) -> int:
+    return int.from_bytes(read(range(offset, offset + 4)).astype(np.int8).tobytes(), "little", signed=True)
+
+
+@irdl_op_definition
+class SmladTileOp(IRDLOperation):
+    """`%r00, %r10, %r01, %r11 = arm_dsp.smlad_tile %pa, %pb, %c00, %c10, %c01, %c11 {steps = S,
+    a_step = …, a_next = …, b_step = …, b_next = …} : !uop.ptr<i8>, !uop.ptr<i8>`: a 2 x 2
+    register tile's whole int8 reduction, `r_ij = c_ij + Σ_s dot4(a_i(s), b_j(s))` wrapping,
+    where a_0(s) is the word at `pa + s·a_step`, a_1(s) at `pa + s·a_step + a_next`, b_0(s) at
+    `pb + s·b_step`, b_1(s) at `pb + s·b_step + b_next` (offsets in elements: bytes). One loop
+    the target compiler does not schedule (`arm-dsp-tile-loops`)."""
+
+    name = "arm_dsp.smlad_tile"
+
+    pa = operand_def(PtrType)
+    pb = operand_def(PtrType)
+    addend00 = operand_def(I32)
+    addend10 = operand_def(I32)
+    addend01 = operand_def(I32)
+    addend11 = operand_def(I32)
+    steps = prop_def(IntAttr)
+    a_step = prop_def(IntAttr)
+    a_next = prop_def(IntAttr)
+    b_step = prop_def(IntAttr)
+    b_next = prop_def(IntAttr)
+    result00 = result_def(I32)
+    result10 = result_def(I32)
+    result01 = result_def(I32)
+    result11 = result_def(I32)
+
+    assembly_format = (
+        "$pa `,` $pb `,` $addend00 `,` $addend10 `,` $addend01 `,` $addend11 attr-dict `:` type($pa) `,` type($pb)"
+    )
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"))
+    irdl_options = (ParsePropInAttrDict(),)
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_smlad_tile", "zant_load_word", "zant_smlad_bytes", "zant_sxtb16", "zant_smlad"
+    )
+    ZIG_RESULTS: ClassVar[str] = "tile"
+
+    def __init__(
+        self, pa: SSAValue, pb: SSAValue, addends: Sequence[SSAValue], steps: int, a_step: int, a_next: int,
+        b_step: int, b_next: int,
+    ):
+        super().__init__(
+            operands=[pa, pb, *addends], result_types=[IntegerType(32)] * 4,
+            properties={
+                "steps": IntAttr(steps), "a_step": IntAttr(a_step), "a_next": IntAttr(a_next),
+                "b_step": IntAttr(b_step), "b_next": IntAttr(b_next),
+            },
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        constants = (self.steps, self.a_step, self.a_next, self.b_step, self.b_next)
+        return ZigCall("zant_smlad_tile", (*(str(c.data) for c in constants), *args))
+
+    def reference(self, pa: Read, pb: Read, c00: int, c10: int, c01: int, c11: int) -> tuple[int, int, int, int]:
+        sums = [c00, c10, c01, c11]
+        for s in range(self.steps.data):
+            a = [_word(pa, s * self.a_step.data), _word(pa, s * self.a_step.data + self.a_next.data)]
+            b = [_word(pb, s * self.b_step.data), _word(pb, s * self.b_step.data + self.b_next.data)]
+            for j in range(2):
+                for i in range(2):
+                    sums[2 * j + i] = smlad_bytes(sxtb16(a[i], 0), sxtb16(a[i], 8), b[j], sums[2 * j + i])
+        return tuple(sums)  # type: ignore[return-value]
+
+    def verify_(self) -> None:
+        for ptr in (self.pa, self.pb):
+            assert isinstance(ptr.type, PtrType)
+            if ptr.type.element_type != IntegerType(8):
+                raise VerifyException(f"smlad_tile reads int8 words, got a pointer to {ptr.type.element_type}")
+        if self.steps.data < 1:
+            raise VerifyException(f"smlad_tile takes at least one step, got {self.steps.data}")
+
+
+
 def _sext4(code: int) -> int:
     return code - 16 if code >= 8 else code
 
@@ -596,4 +773,4 @@ class LoadS4x4Op(IRDLOperation):
             raise VerifyException(f"load_s4x4 reads int4 elements, got a pointer to {self.ptr.type.element_type}")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, LoadS4x4Op], [])
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, LoadS4x4Op], [])

@@ -91,7 +91,21 @@ def window_int8(folder: Path) -> Path:
     return path
 
 
-DSP_STAGES = ("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops")
+def tile_int8(folder: Path) -> Path:
+    """Pointwise Convs over 64 channels, which `arm-dsp-tile-loops` makes assembly loops (16 steps
+    of 4 channels: `MIN_STEPS`), 3x3 pixels (an odd count: the last pixel pair overlaps the one
+    before), with a narrow 8 -> 64 layer between them whose 2 steps stay LLVM's."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("tile", seed=19)
+    x = g.relu(g.conv("input", 64, 8, 1))
+    x = g.relu(g.conv(x, 8, 64, 1))
+    x = g.conv(x, 64, 6, 1)
+    path = folder / "tile_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 64, 3, 3])], [(x, "out", [1, 6, 3, 3])])), path)
+    return path
+
+
+DSP_STAGES = ("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops", "unroll-dot-loops")
 
 
 def without_dsp(target: str) -> str:
@@ -115,8 +129,8 @@ def gathered(pipeline: str) -> str:
 def test_only_cores_with_the_dsp_extension_run_the_pass():
     for target in DSP_CORES:
         stages = stages_for(target)
-        assert stages[-1] == OUTLINE_STAGE  # then the DSP stages, last before the kernels are outlined
-        assert stages[-1 - len(DSP_STAGES):-1] == DSP_STAGES
+        outline = stages.index(OUTLINE_STAGE)  # the DSP stages last before the kernels are outlined
+        assert stages[outline - len(DSP_STAGES):outline] == DSP_STAGES
         assert "seed-accumulators" in stages_for(target)  # bias as each sum's first value
     for target in ("host", "cortex-m0plus", "cortex-m3", "riscv32"):
         assert "arm-dsp-dot" not in stages_for(target)
@@ -263,6 +277,65 @@ def test_firmware_runs_smlad_and_equals_the_host(tmp_path, target):
     run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
     for got, want in zip(run.outputs, expected, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_tile_loops_equal_the_gathered_form(tmp_path):
+    """The 64-channel layers' tiles as `smlad_tile` (their portable Zig on the host), the 8-channel
+    one's as LLVM's pairs: outputs equal the gathered form's bit for bit."""
+    model = tile_int8(tmp_path)
+    tiles = compile_model(model, tmp_path / "tiles", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
+    rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
+    zig = (tmp_path / "tiles" / "net.zig").read_text()
+    assert zig.count("zant_smlad_tile(16, ") == 2 and "zant_smlad_bytes_pair(" in zig
+    run_tiles, run_rows = load_compiled(tiles), load_compiled(rows)
+    rng = np.random.default_rng(3)
+    for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
+        x = (rng.standard_normal((1, 64, 3, 3)) * scale).astype(np.float32)
+        np.testing.assert_array_equal(run_tiles(x)[0], run_rows(x)[0])
+
+
+@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSafe", "ReleaseSmall", "Debug"])
+def test_firmware_tile_loops_equal_the_host(tmp_path, optimize):
+    """The tiles' assembly loops (`zant_smlad_tile`: LDR, SXTB16 and SMLAD in 13 registers) build
+    in every mode (14 registers did not in Debug and ReleaseSafe) and, run on the Cortex-M4
+    under QEMU, give the host build's outputs bit for bit."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    model = tile_int8(tmp_path)
+    host = compile_model(model, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
+    x = (np.random.default_rng(4).standard_normal((1, 64, 3, 3)) * 3.0).astype(np.float32)
+    firmware = compile_model(model, tmp_path / "m4", CompileOptions(
+        name="net", target="cortex-m4", firmware=True, optimize=optimize, inputs={host.inputs[0].name: x},
+    ))
+    text = disassembly(firmware.firmware_path)
+    assert text.count("smlad") >= 16 and "sxtb16" in text
+    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
+    expected = load_compiled(host)(firmware.feeds[host.inputs[0].name])
+    for got, want in zip(run.outputs, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_interpreter_checks_the_tile_loops(tmp_path):
+    """`--check-each-pass` through the Cortex-M4 pipeline over `tile_int8`: arm-dsp-tile-loops
+    (the interpreter's `smlad_tile` reads the words the loop read) leaves the outputs as they
+    were."""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.plugins import all_passes
+
+    module = import_model(str(tile_int8(tmp_path)))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    report = check_each_pass(module, passes, make_context(), seed=5)
+    assert "arm-dsp-tile-loops" in report.checked
+    assert sum(op.name == "arm_dsp.smlad_tile" for op in module.walk()) == 2
 
 
 def test_cortex_m3_firmware_has_no_dsp_instruction(tmp_path):

@@ -142,7 +142,7 @@ def stages_for(
     set_target = f"set-target{{target={target}" + (f" cpu={host_cpu_name}" if host_cpu_name else "") + "}"
     vector = (*EXPAND_STAGES, *LOOP_STAGES, *VECTOR_STAGES) if p.vector_lanes else LOOP_STAGES
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
-           *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "unroll-dot-loops") if p.dsp else ()))
+           *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops", "unroll-dot-loops") if p.dsp else ()))
     layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
     lowering = lowering_stage(weight_cache, image_formats)
     hot = ("mark-hot-kernels",) if record.is_mcu else ()  # built for speed in a build for size
