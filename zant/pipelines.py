@@ -144,6 +144,8 @@ def stages_for(
     dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops", "unroll-dot-loops") if p.dsp else ()))
     layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
+    if p.vector_lanes:  # the float channel-lane Conv forms: the whole graph's layouts (issue 34)
+        layouts = (*layouts, "assign-host-layouts")
     lowering = lowering_stage(weight_cache, image_formats)
     hot = ("mark-hot-kernels",) if record.is_mcu else ()  # built for speed in a build for size
     return (set_target, *graph_stages(rounding), *layouts, lowering, *CHECK_STAGES, *vector,

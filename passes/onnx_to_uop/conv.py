@@ -26,6 +26,8 @@ from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
     accumulator_type,
+    channels_last_order,
+    is_channels_last,
     layout_of,
     result_layout,
     tensor_element_type,
@@ -211,8 +213,14 @@ def padded_input(
     # zeros in the border slabs, which the copy does not touch. No per-element checks.
     offset = sum(w.pad_begin * stride for w, stride in zip(windows, padded.strides[2:]))
     interior = Layout(padded.buffer, x.shape, padded.strides, offset)
-    with kb.loop_nest(x.shape) as indices:
-        kb.store(kb.load(x, indices), interior, indices)
+    # A channels-last X (`assign-host-layouts`) into a channels-last copy is walked channels
+    # innermost: both sides are then read and written front to back.
+    # innermost: both sides are then read and written front to back, through their memory-order
+    # views at the identity index (which fuse-loops matches with X's producer's stores).
+    walk = channels_last_order(x.rank) if channels_last and is_channels_last(x) else list(range(x.rank))
+    source, target = x.permute(walk), interior.permute(walk)
+    with kb.loop_nest(source.shape) as indices:
+        kb.store(kb.load(source, indices), target, indices)
     zero = kb.const(fill, x.element_type)
     # The border slabs are filled in memory order (channels innermost in a channels-last copy).
     order = [0, *range(2, 2 + len(sizes)), 1] if channels_last else list(range(2 + len(sizes)))
@@ -332,7 +340,7 @@ class LaneConv:
                     value = kb.cast(kb.acc_get(acc), element_type)
                     if self.bias is not None:
                         value = kb.alu("add", value, kb.load(self.bias, [m]))
-                    kb.store(value, self.y, [n, m, *pixel])
+                    store_output(kb, value, self.y, n, m, pixel)
 
 
     def chunked(self, n, blocks, first_outs, pieces: list[TilePiece]) -> None:
@@ -355,7 +363,7 @@ class LaneConv:
                     value = kb.cast(kb.load(partial, [*pixel, kb.index(b), lane]), element_type)
                     if self.bias is not None:
                         value = kb.alu("add", value, kb.load(self.bias, [m]))
-                    kb.store(value, self.y, [n, m, *pixel])
+                    store_output(kb, value, self.y, n, m, pixel)
 
     def chunk_tile(self, n, blocks, taps, first, outputs: list[list[SSAValue]]) -> None:
         """One tile's sums over one chunk: from `partial`, back to `partial`."""
@@ -391,8 +399,7 @@ stores (`_read_channels_last` looks through them)."""
 
 def _read_channels_last(vector: VectorConv, op: Operation) -> bool:
     """Whether the result of Conv `op` (through element-wise followers, each its only reader) is
-    the X of a Conv that copies X channels-last: the depthwise-lane form, or the channel-lane
-    form of a window of several taps over at least as many channels (`ConvLowering.lower`)."""
+    the X of a Conv that copies X channels-last (`copies_channels_last`)."""
     value = op.results[0]
     while True:
         uses = list(value.uses)
@@ -402,17 +409,53 @@ def _read_channels_last(vector: VectorConv, op: Operation) -> bool:
         if reader.name in ELEMENTWISE_FOLLOWERS and reader.operands[0] is value:
             value = reader.results[0]
             continue
-        if reader.name != "onnx.Conv" or reader.operands[0] is not value or len(reader.operands) < 2:
-            return False
-        w_shape, out_shape = tensor_shape(reader.operands[1]), tensor_shape(reader.results[0])
-        group = get_attr(reader, "group") or 1
-        kernel = list(w_shape[2:])
-        strides = list(get_attr(reader, "strides") or [1] * len(kernel))
-        group_channels, taps = w_shape[1], math.prod(kernel)
-        form = vector.form(group, w_shape[0] // group, group_channels * taps, strides, out_shape[-1], taps)
-        return form == "depthwise lanes" or (
-            form == "channel lanes" and taps > 1 and _channels_innermost(group_channels, kernel)
-        )
+        return reader.name == "onnx.Conv" and reader.operands[0] is value and copies_channels_last(vector, reader)
+
+
+def _vector_form(vector: VectorConv, op: Operation) -> str:
+    """`VectorConv.form` of an onnx.Conv, from its operand types and attributes."""
+    w_shape, out_shape = tensor_shape(op.operands[1]), tensor_shape(op.results[0])
+    group = get_attr(op, "group") or 1
+    kernel = list(w_shape[2:])
+    strides = list(get_attr(op, "strides") or [1] * len(kernel))
+    taps = math.prod(kernel)
+    return vector.form(group, w_shape[0] // group, w_shape[1] * taps, strides, out_shape[-1], taps)
+
+
+def copies_channels_last(vector: VectorConv, op: Operation) -> bool:
+    """Whether onnx.Conv `op` copies its X channels-last before reading it: the depthwise-lane
+    form, or the channel-lane form of a window of several taps over at least as many channels
+    (`ConvLowering.lower`)."""
+    if len(op.operands) < 2:
+        return False
+    form = _vector_form(vector, op)
+    kernel = list(tensor_shape(op.operands[1])[2:])
+    return form == "depthwise lanes" or (
+        form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(tensor_shape(op.operands[1])[1], kernel)
+    )
+
+
+def conv_form(vector: VectorConv, op: Operation) -> str:
+    """The form `ConvLowering` gives onnx.Conv `op` before it looks at its weights' values
+    (`VectorConv.form`, and channel lanes for a 1x1 Conv in pixel lanes whose result a Conv
+    copies channels-last)."""
+    form = _vector_form(vector, op)
+    out_per_group = tensor_shape(op.operands[1])[0] // (get_attr(op, "group") or 1)
+    if form == "pixel lanes" and out_per_group % 8 == 0 and _read_channels_last(vector, op):
+        # Its reader copies it channels-last: each L-pixel vector would store as L scalars
+        # there, where an L-channel vector of the channel-lane form stores whole.
+        return "channel lanes"
+    return form
+
+
+def store_output(kb: KernelBuilder, value: SSAValue, y: Layout, n: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> None:
+    """Y[n, m, pixel…] = value; a Y whose channels are innermost (`assign-host-layouts`) is
+    stored through its memory-order view (N, spatial…, C), the view its element-wise readers
+    walk, so `fuse-loops` sees one index space on both sides."""
+    if y.rank >= 3 and y.shape[1] > 1 and y.strides[1] == 1:
+        kb.store(value, y.permute(channels_last_order(y.rank)), [n, *pixel, m])
+    else:
+        kb.store(value, y, [n, m, *pixel])
 
 
 def _pixel_block(region: Region, most: int) -> int:
@@ -517,15 +560,7 @@ class ConvLowering(OnnxLowering):
         windows = sliding_windows(op, x.shape[2:], kernel, out_shape[2:])
         out_per_group = out_channels // group
 
-        form = "scalar"
-        if self.vector is not None:
-            strides = [window.stride for window in windows]
-            reduction = group_channels * math.prod(kernel)
-            form = self.vector.form(group, out_per_group, reduction, strides, out_shape[-1], math.prod(kernel))
-        if form == "pixel lanes" and out_per_group % 8 == 0 and _read_channels_last(self.vector, op):
-            # Its reader copies it channels-last: each L-pixel vector would store as L scalars
-            # there, where an L-channel vector of the channel-lane form stores whole.
-            form = "channel lanes"
+        form = "scalar" if self.vector is None else conv_form(self.vector, op)
         lane_forms = ("channel lanes", "depthwise lanes")
         weights = _constant_tensor(w) if form in lane_forms else None
         if form in lane_forms and weights is None:
@@ -538,8 +573,8 @@ class ConvLowering(OnnxLowering):
         )
         if form != "scalar":
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", channels_last=channels_last)
-        if form in lane_forms:
-            y = kb.alloc(result_name(op), out_shape, tensor_element_type(op.results[0]))
+        if form in lane_forms:  # Y channels-last where `assign-host-layouts` marked the Conv
+            y = result_layout(kb, op, result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)
             bias = layout_of(bias) if bias is not None else None
             if group == 1:  # whole L-lane blocks and an 8-lane rest, where that is cheaper
@@ -653,8 +688,10 @@ __all__ = [
     "LaneConv",
     "WeightTerm",
     "check_groups",
+    "conv_form",
     "conv_group",
     "convolve",
+    "copies_channels_last",
     "padded_input",
     "plain_weights",
 ]

@@ -483,16 +483,19 @@ def lower_elementwise(op: Operation, kb: KernelBuilder, fn: ScalarFn) -> list[La
         return [out]  # no loop over nothing: it would index empty buffers
     # Arithmetic on a storage float (bfloat16) is computed in f32, rounded once on the store.
     widen = op.name not in CASTS
-    # A channels-last output is walked in its memory order (channels innermost).
+    # A channels-last output is walked in its memory order (channels innermost), every operand
+    # through the same permutation of its view, at the identity index (which fuse-loops
+    # matches with the producer's stores when they go through the same memory-order view).
     order = channels_last_order(out.rank) if CHANNELS_LAST in op.attributes and out.rank >= 3 else list(range(out.rank))
-    with kb.loop_nest([out_shape[d] for d in order]) as walked:
-        ivs = [walked[order.index(d)] for d in range(out.rank)]
+    walked_out = out.permute(order)
+    walked = [None if layout is None else layout.permute(order) for layout in operands]
+    with kb.loop_nest(walked_out.shape) as ivs:
         # Absent optional inputs stay None, so each scalar function sees ONNX input positions.
-        values = [None if layout is None else _read(kb, layout, ivs) for layout in operands]
+        values = [None if layout is None else _read(kb, layout, ivs) for layout in walked]
         if widen:
             values = [kb.cast(v, f32) if v is not None and is_storage_float(v.type) else v for v in values]
         result = fn(kb, op, values)
-        kb.store(kb.cast(result, out_type) if widen and is_storage_float(out_type) else result, out, ivs)
+        kb.store(kb.cast(result, out_type) if widen and is_storage_float(out_type) else result, walked_out, ivs)
     return [out]
 
 

@@ -32,11 +32,14 @@ from zant.passes.onnx_to_uop.windows import (
     within,
 )
 from zant.passes.onnx_to_uop.kernel import (
+    CHANNELS_LAST,
     KernelBuilder,
     Layout,
+    channels_last_order,
     contiguous_strides,
     layout_of,
     lowest_value,
+    result_layout,
     tensor_element_type,
     tensor_shape,
 )
@@ -91,8 +94,13 @@ def _lower_pool(
         w.lowest >= lo and w.highest < hi for w, lo, hi in zip(windows, low, high)
     )
 
-    y = kb.alloc(result_name(op), out_shape, element_type)
-    with kb.loop_nest(out_shape) as (n, c, *out_ivs):
+    # Marked channels-last (`assign-host-layouts`: X is then channels-last too), the outputs are
+    # walked in memory order, channels innermost: each tap of a run of channels is one run of X.
+    y = result_layout(kb, op, result_name(op), out_shape, element_type)
+    order = channels_last_order(len(out_shape)) if CHANNELS_LAST in op.attributes else list(range(len(out_shape)))
+    walked_y = y.permute(order)
+    with kb.loop_nest(walked_y.shape) as walked:
+        n, c, *out_ivs = (walked[order.index(d)] for d in range(len(out_shape)))
         acc = kb.define_acc(fill, element_type)
         skip = kind == "max" and skip_nan and isinstance(element_type, AnyFloat)
         if skip:
@@ -122,7 +130,7 @@ def _lower_pool(
             result = kb.alu("div", result, divisor)
         elif kind == "lp":
             result = _lp_root(kb, result, p)
-        kb.store(result, y, [n, c, *out_ivs])
+        kb.store(result, walked_y, walked)  # the identity index of the walked view (fuse-loops)
     return [y]
 
 

@@ -19,7 +19,7 @@
 
 // Lowered: the depthwise output is a buffer of (N, H, W, C) = 1x3x3x4 published as a view
 // indexed (N, C, H, W), strides [36, 1, 12, 4]; the Clip's result likewise, walked channels
-// innermost. The pointwise Conv reads it in place, (N, H·W, C) with channels contiguous, no
+// innermost through the memory-order views (N, H, W, C) of both at the identity index. The pointwise Conv reads it in place, (N, H·W, C) with channels contiguous, no
 // column buffer: output channel pairs outermost, then the pixel pairs (the last one overlapping,
 // min(2p, 7)), and its own output stays row-major NCHW.
 // LOWERED-LABEL: func.func @main
@@ -27,12 +27,12 @@
 // LOWERED:         %d = uop.define_local "d" : !uop.buffer<36xi8>
 // LOWERED:         uop.view %d : !uop.buffer<36xi8> -> !uop.view<1x4x3x3xi8, strides [36, 1, 12, 4], offset 0>
 // LOWERED:         %r = uop.define_local "r" : !uop.buffer<36xi8>
-// LOWERED:         %[[R:.*]] = uop.view %r : !uop.buffer<36xi8> -> !uop.view<1x4x3x3xi8, strides [36, 1, 12, 4], offset 0>
+// LOWERED:         %[[R:.*]] = uop.view %r : !uop.buffer<36xi8> -> !uop.view<1x3x3x4xi8, strides [36, 12, 4, 1], offset 0>
 // LOWERED:         uop.range %[[N:.*]] = 0 to 1 {
 // LOWERED-NEXT:      uop.range %[[H:.*]] = 0 to 3 {
 // LOWERED-NEXT:        uop.range %[[W:.*]] = 0 to 3 {
 // LOWERED-NEXT:          uop.range %[[C:.*]] = 0 to 4 {
-// LOWERED:                 uop.gep %[[R]][%[[N]], %[[C]], %[[H]], %[[W]]]
+// LOWERED:                 uop.gep %[[R]][%[[N]], %[[H]], %[[W]], %[[C]]]
 // LOWERED:         %[[ROWS:.*]] = uop.view %r : !uop.buffer<36xi8> -> !uop.view<1x9x4xi8, strides [36, 4, 1], offset 0>
 // LOWERED:         %[[Y:.*]] = uop.view %y : !uop.buffer<36xi8> -> !uop.view<1x4x9xi8, strides [36, 9, 1], offset 0>
 // LOWERED:         uop.range %{{.*}} = 0 to 1 {

@@ -1,0 +1,222 @@
+"""`assign-host-layouts`: which float activations are stored channels-last on targets with
+vector registers, chosen for the whole graph from what their writers and readers cost in each
+layout (the host's counterpart of `assign-layouts`, which decides for the int8 kernels of DSP
+cores).
+
+A marked op (`kernel.CHANNELS_LAST`) allocates its result as (N, spatial…, C) in memory and
+publishes it indexed (N, C, spatial…) (`kernel.result_layout`), so every reader stays correct
+whatever it is given; the decision only moves cost.
+
+Tensors that must share a layout form a group: an element-wise op (`LAYOUT_ELEMENTWISE`) walks
+its output in its layout's memory order, so it ties its output to each operand of the output's
+shape (a residual Add ties both branches and its result; a Relu its input and output). A group
+is channels-last when the cycles its writers and readers spend beyond their cheaper layout
+(`write_cost`, `read_cost`, per element) sum to less that way:
+
+* a Conv in a channel-lane form (`conv.conv_form`: channel lanes, depthwise lanes, constant
+  weights) computes a vector of L output channels per pixel: it stores that vector whole into a
+  channels-last result, and as L scalar stores at the stride H·W into an NCHW one
+  (`SCATTER_CYCLES` per element);
+* a Conv that copies its X channels-last before reading it (`conv.copies_channels_last`: 3x3
+  windows over many channels, depthwise lanes) gathers each pixel's channels from an NCHW X at
+  the stride H·W (`GATHER_CYCLES` per element); from a channels-last X the copy is front to back;
+* a 1x1 Conv in channel lanes reads one X element per channel and pixel, broadcast: either
+  layout alike;
+* an element-wise op inside the group reads and writes in the group's layout;
+* every other writer or reader (graph inputs and outputs, pools, Concat, Reshape, Gemm, a Conv
+  in pixel lanes, whose vectors are rows of pixels, an element-wise op that broadcasts the
+  tensor) has a kernel for NCHW only: channels-last would cost it a strided walk, so one of them
+  keeps the group NCHW (`UNSUPPORTED`).
+
+So the tensors between the Convs of a ResNet block or a MobileNet inverted residual are
+channels-last, and the graph's inputs and outputs keep ONNX's layout.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType, UnitAttr
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from zant.dialects.onnx import ConstantOp, input_value
+from zant.dialects.zant import target_parameters
+from zant.dialects.uop import is_float_type
+from zant.passes.onnx_to_uop.conv import conv_form, copies_channels_last
+from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+from zant.passes.onnx_to_uop.elementwise import BINARY, UNARY
+from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
+
+SCATTER_CYCLES = 1.0
+"""Cycles per element a channel-lane Conv spends storing its L-channel vectors into an NCHW
+result as scalars, beyond one vector store into a channels-last one."""
+
+GATHER_CYCLES = 1.0
+"""Cycles per element a Conv spends gathering its X's channels from NCHW into its channels-last
+copy, beyond copying a channels-last X front to back."""
+
+UNSUPPORTED = math.inf
+"""The cost of a layout a writer or reader has no kernel for."""
+
+LAYOUT_ELEMENTWISE = frozenset(UNARY) | frozenset(BINARY)
+"""Element-wise ops that write their result in their `CHANNELS_LAST` mark's layout, walking it
+in memory order (`elementwise.lower_elementwise`), each operand read through its own view."""
+
+LAYOUT_POOLS = frozenset({"onnx.MaxPool", "onnx.AveragePool"})
+"""Pools (without MaxPool's Indices) that walk a channels-last result channels innermost, reading
+a channels-last X (`pool._lower_pool`): the pool ties its X and its result to one layout."""
+
+GLOBAL_POOLS = frozenset({"onnx.GlobalAveragePool", "onnx.GlobalMaxPool"})
+"""Pools whose output loops are (N, C) (and a `LAYOUT_POOLS` pool with one output pixel):
+vectorized over C, each tap a run of a channels-last X, a gather at the stride H·W from an
+NCHW one."""
+
+LANE_FORMS = ("channel lanes", "depthwise lanes")
+
+
+def _shape(value: SSAValue) -> tuple[int, ...] | None:
+    return tuple(value.type.get_shape()) if isinstance(value.type, TensorType) else None
+
+
+def _is_float_activation(value: SSAValue) -> bool:
+    shape = _shape(value)
+    # One pixel or one channel: both layouts are the same bytes in the same order.
+    return (
+        shape is not None and len(shape) >= 3 and shape[1] > 1 and math.prod(shape[2:]) > 1
+        and all(d > 0 for d in shape) and is_float_type(value.type.get_element_type())  # type: ignore[attr-defined]
+    )
+
+
+def _constant_weights(conv: Operation) -> bool:
+    w = input_value(conv, 1)
+    return w is not None and isinstance(w.owner, ConstantOp) and "value" in w.owner.properties
+
+
+def _ties(op: Operation) -> list[SSAValue]:
+    """The values an op ties to its result's layout: an element-wise op's result and each
+    operand of its shape (broadcast operands, such as Clip's bounds or a per-channel scale, are
+    read through their own views); a pool's result and its X (`LAYOUT_POOLS`)."""
+    if len(op.results) != 1 or not _is_float_activation(op.results[0]):
+        return []
+    if op.name in LAYOUT_POOLS:
+        x = op.operands[0]
+        return [op.results[0], x] if _is_float_activation(x) else []
+    if op.name not in LAYOUT_ELEMENTWISE:
+        return []
+    shape = _shape(op.results[0])
+    return [op.results[0], *(v for v in op.operands if _shape(v) == shape)]
+
+
+def write_cost(vector: VectorConv, value: SSAValue, channels_last: bool) -> float:
+    """Cycles the writer of `value` (outside its group's element-wise ops) spends in that
+    layout beyond the cheaper one (module docstring)."""
+    writer = value.owner
+    if isinstance(value, BlockArgument) or not isinstance(writer, Operation):
+        return UNSUPPORTED if channels_last else 0
+    if writer.name == "onnx.Conv" and _constant_weights(writer) and conv_form(vector, writer) in LANE_FORMS:
+        return 0 if channels_last else SCATTER_CYCLES * math.prod(_shape(value) or ())
+    return UNSUPPORTED if channels_last else 0
+
+
+def read_cost(vector: VectorConv, reader: Operation, value: SSAValue, channels_last: bool) -> float:
+    """Cycles `reader` (outside the group) spends reading `value` in that layout beyond the
+    cheaper one (module docstring)."""
+    if reader.name == "onnx.Conv" and input_value(reader, 0) is value and not any(
+        v is value for v in reader.operands[1:]
+    ):
+        if copies_channels_last(vector, reader):
+            return 0 if channels_last else GATHER_CYCLES * math.prod(_shape(value) or ())
+        if conv_form(vector, reader) == "channel lanes" and _constant_weights(reader):
+            return 0
+    if reader.name in GLOBAL_POOLS or (reader.name in LAYOUT_POOLS and not _is_float_activation(reader.results[0])):
+        return 0 if channels_last else GATHER_CYCLES * math.prod(_shape(value) or ())
+    return UNSUPPORTED if channels_last else 0
+
+
+@dataclass(frozen=True)
+class LayoutGroup:
+    """Float activations that share one layout: the ops that write them (marked together), the
+    values written outside the group's element-wise ops, and the readers outside them."""
+
+    members: tuple[Operation, ...]
+    written: tuple[SSAValue, ...]
+    readers: tuple[tuple[Operation, SSAValue], ...]
+
+    def cost(self, vector: VectorConv, channels_last: bool) -> float:
+        return sum(write_cost(vector, v, channels_last) for v in self.written) + sum(
+            read_cost(vector, op, v, channels_last) for op, v in self.readers
+        )
+
+
+def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:
+    """The function's float activations (rank ≥ 3, more than one channel) in groups tied by
+    element-wise ops (`_ties`), with their writers and outside readers."""
+    parent: dict[SSAValue, SSAValue] = {}
+
+    def find(v: SSAValue) -> SSAValue:
+        while parent[v] is not v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    ops = list(function.body.walk())
+    values = [*function.body.block.args, *(r for op in ops for r in op.results)]
+    for v in values:
+        if _is_float_activation(v):
+            parent[v] = v
+    tied: set[Operation] = set()
+    for op in ops:
+        ties = _ties(op)
+        if len(ties) > 0:
+            tied.add(op)
+            for v in ties[1:]:
+                parent[find(v)] = find(ties[0])
+    groups: dict[SSAValue, list[SSAValue]] = {}
+    for v in parent:
+        groups.setdefault(find(v), []).append(v)
+    for values in groups.values():
+        inside = set(values)
+        readers = tuple(
+            (use.operation, v)
+            for v in values for use in v.uses
+            if not (use.operation in tied and use.operation.results[0] in inside)
+        )
+        yield LayoutGroup(
+            tuple(v.owner for v in values if isinstance(v.owner, Operation)),
+            tuple(v for v in values if v.owner not in tied),
+            readers,
+        )
+
+
+def host_vector_conv(module: ModuleOp) -> VectorConv | None:
+    """The Conv forms `onnx-to-uop` takes on the module's target by default (None: no vector
+    registers, no channel-lane forms)."""
+    p = target_parameters(module)
+    if not p.vector_lanes:
+        return None
+    return VectorConv(p.vector_lanes, p.conv_tile, p.vector_registers, p.vector_lane_registers or 1)
+
+
+@dataclass(frozen=True)
+class AssignHostLayoutsPass(ModulePass):
+    """Mark the float activations whose writers and readers are cheaper channels-last
+    (`zant.channels_last` on their writers), on targets with vector registers."""
+
+    name = "assign-host-layouts"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        vector = host_vector_conv(op)
+        if vector is None:
+            return
+        for function in op.walk():
+            if not isinstance(function, func.FuncOp) or function.is_declaration:
+                continue
+            for group in list(layout_groups(function)):
+                if group.cost(vector, True) < group.cost(vector, False):
+                    for member in group.members:
+                        member.attributes[CHANNELS_LAST] = UnitAttr()

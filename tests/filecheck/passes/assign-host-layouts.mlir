@@ -1,0 +1,83 @@
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-64-avx512},assign-host-layouts' | filecheck %s
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-host-layouts' | filecheck %s --check-prefix=SCALAR
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-64-avx512},assign-host-layouts,onnx-to-uop' | filecheck %s --check-prefix=LOWERED
+
+// A residual block as ResNet has it: Conv 3x3 -> Relu -> Conv 3x3, the Add of the second Conv and
+// the Relu, a MaxPool and a GlobalAveragePool. Both Convs take the channel-lane form (vectors of
+// 16 output channels) and the second copies its X channels-last; the Add and the Relu tie the
+// tensors they read and write into one group with the MaxPool (which ties its X and result) and
+// the Convs' results. Channels-last, every Conv stores its channel vectors whole and the second
+// Conv's copy reads front to back: the whole group is marked. The GlobalAveragePool reads either
+// layout; its result is the graph's output (ONNX's layout): not marked. On a target without
+// vector registers (the Cortex-M4) the pass marks nothing.
+
+// CHECK-LABEL: func.func @block
+// CHECK:         %c1 = onnx.Conv(%x, %w1) {pads = array<i64: 1, 1, 1, 1>, zant.channels_last}
+// CHECK-NEXT:    %r1 = onnx.Relu(%c1) {zant.channels_last}
+// CHECK-NEXT:    %c2 = onnx.Conv(%r1, %w2) {pads = array<i64: 1, 1, 1, 1>, zant.channels_last}
+// CHECK-NEXT:    %a = onnx.Add(%c2, %r1) {zant.channels_last}
+// CHECK-NEXT:    %p = onnx.MaxPool(%a) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, zant.channels_last}
+// CHECK-NEXT:    %g = onnx.GlobalAveragePool(%p) :
+// SCALAR-LABEL:  func.func @block
+// SCALAR-NOT:    zant.channels_last
+
+// Lowered: the first Conv's result is a buffer of (N, H, W, C) = 1x8x8x32, its channel vectors
+// stored through that memory-order view; the Relu walks the same view channels innermost at the
+// identity index (so fuse-loops can join it to the Conv's stores); the second Conv's padded copy
+// of it is channels-last and walked in memory order too; the MaxPool reads its X through the
+// (N, C, H, W)-indexed view of the channels-last buffer and walks its own result channels
+// innermost.
+// LOWERED-LABEL: func.func @block
+// LOWERED:         %c1 = uop.define_local "c1" : !uop.buffer<2048xf32>
+// LOWERED:         %[[C1:.*]] = uop.view %c1 : !uop.buffer<2048xf32> -> !uop.view<1x8x8x32xf32, strides [2048, 256, 32, 1], offset 0>
+// LOWERED:         uop.gep %[[C1]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : !uop.view<1x8x8x32xf32, strides [2048, 256, 32, 1], offset 0>
+// LOWERED:         %r1 = uop.define_local "r1" : !uop.buffer<2048xf32>
+// LOWERED-NEXT:    %[[IN:.*]] = uop.view %c1 : !uop.buffer<2048xf32> -> !uop.view<1x8x8x32xf32, strides [0, 256, 32, 1], offset 0>
+// LOWERED-NEXT:    %[[OUT:.*]] = uop.view %r1 : !uop.buffer<2048xf32> -> !uop.view<1x8x8x32xf32, strides [2048, 256, 32, 1], offset 0>
+// LOWERED-NEXT:    uop.range %[[N:.*]] = 0 to 1 {
+// LOWERED-NEXT:      uop.range %[[H:.*]] = 0 to 8 {
+// LOWERED-NEXT:        uop.range %[[W:.*]] = 0 to 8 {
+// LOWERED-NEXT:          uop.range %[[C:.*]] = 0 to 32 {
+// LOWERED-NEXT:            uop.gep %[[IN]][%[[N]], %[[H]], %[[W]], %[[C]]]
+// LOWERED:                 uop.gep %[[OUT]][%[[N]], %[[H]], %[[W]], %[[C]]]
+// LOWERED:         %c2_padded = uop.define_local "c2_padded" : !uop.buffer<3200xf32>
+// LOWERED:         %[[FROM:.*]] = uop.view %r1 : !uop.buffer<2048xf32> -> !uop.view<1x8x8x32xf32, strides [2048, 256, 32, 1], offset 0>
+// LOWERED-NEXT:    %[[TO:.*]] = uop.view %c2_padded : !uop.buffer<3200xf32> -> !uop.view<1x8x8x32xf32, strides [3200, 320, 32, 1], offset 352>
+// LOWERED:         %p = uop.define_local "p" : !uop.buffer<512xf32>
+// LOWERED-NEXT:    %[[X:.*]] = uop.view %a : !uop.buffer<2048xf32> -> !uop.view<1x32x8x8xf32, strides [2048, 1, 256, 32], offset 0>
+// LOWERED-NEXT:    %[[Y:.*]] = uop.view %p : !uop.buffer<512xf32> -> !uop.view<1x4x4x32xf32, strides [512, 128, 32, 1], offset 0>
+// LOWERED-NEXT:    uop.range %[[PN:.*]] = 0 to 1 {
+// LOWERED-NEXT:      uop.range %{{.*}} = 0 to 4 {
+// LOWERED-NEXT:        uop.range %{{.*}} = 0 to 4 {
+// LOWERED-NEXT:          uop.range %[[PC:.*]] = 0 to 32 {
+// LOWERED:                 uop.gep %[[X]][%[[PN]], %[[PC]], %{{.*}}, %{{.*}}]
+// LOWERED:         func.return
+func.func @block(%x: tensor<1x32x8x8xf32>) -> tensor<1x32x1x1xf32> {
+  %w1 = onnx.Constant() {value = dense<0.01> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
+  %w2 = onnx.Constant() {value = dense<0.02> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
+  %c1 = onnx.Conv(%x, %w1) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %r1 = onnx.Relu(%c1) : (tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %c2 = onnx.Conv(%r1, %w2) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %a = onnx.Add(%c2, %r1) : (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %p = onnx.MaxPool(%a) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x32x8x8xf32>) -> tensor<1x32x4x4xf32>
+  %g = onnx.GlobalAveragePool(%p) : (tensor<1x32x4x4xf32>) -> tensor<1x32x1x1xf32>
+  func.return %g : tensor<1x32x1x1xf32>
+}
+
+// -----
+
+// The same Conv -> Relu, whose result is also the graph's output (ONNX's layout: no kernel reads
+// it channels-last) and the X of a Conv in pixel lanes (1x1 over rows of 16: vectors of pixels):
+// the group stays NCHW. The first Conv's X is the graph's input: never marked.
+
+// CHECK-LABEL: func.func @edges
+// CHECK-NOT:     zant.channels_last
+// CHECK:         func.return
+func.func @edges(%x: tensor<1x32x16x16xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) {
+  %w1 = onnx.Constant() {value = dense<0.01> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
+  %w2 = onnx.Constant() {value = dense<0.02> : tensor<32x32x1x1xf32>} : () -> tensor<32x32x1x1xf32>
+  %c1 = onnx.Conv(%x, %w1) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x16x16xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x16x16xf32>
+  %r1 = onnx.Relu(%c1) : (tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %c2 = onnx.Conv(%r1, %w2) : (tensor<1x32x16x16xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x16x16xf32>
+  func.return %r1, %c2 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
+}

@@ -1,0 +1,90 @@
+"""`assign-host-layouts` (issue 34): the host keeps the float activations between its channel-lane
+Convs channels-last for the whole graph, through Relu, Clip, residual Adds and pools. The
+layouts move no arithmetic (each output's sum runs in the same order), so the host build is the
+build without the pass bit for bit, and both are the ONNX reference's within the float tolerance
+the other end-to-end tests use."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from e2e import check_compiled, compile_and_run, random_inputs
+from onnx import TensorProto, helper, numpy_helper
+
+from zant.driver import compile_to_module
+from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
+from zant.pipelines import pipeline_for
+
+
+def _model() -> onnx.ModelProto:
+    """A small ResNet and MobileNetV2 in one: a 7x7/2 stem, a 3x3/2 MaxPool, a residual block,
+    a strided block with a 1x1/2 shortcut, an inverted residual (1x1 expand, Clip, depthwise
+    3x3, Clip, 1x1 project, Add) at 4x4, GlobalAveragePool, Flatten, Gemm."""
+    rng = np.random.default_rng(34)
+    nodes, inits = [], []
+
+    def const(name: str, array: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.asarray(array, np.float32), name))
+        return name
+
+    def conv(x: str, cin: int, cout: int, k: int, stride: int = 1, group: int = 1) -> str:
+        out = f"conv{len(nodes)}"
+        w = rng.standard_normal((cout, cin // group, k, k)) * np.sqrt(2.0 / (cin // group * k * k))
+        inputs = [x, const(f"{out}_w", w), const(f"{out}_b", rng.standard_normal(cout) * 0.05)]
+        nodes.append(helper.make_node("Conv", inputs, [out], kernel_shape=[k, k], strides=[stride, stride],
+                                      pads=[k // 2] * 4, group=group))
+        return out
+
+    def node(op: str, inputs: list[str], **attrs) -> str:
+        out = f"{op.lower()}{len(nodes)}"
+        nodes.append(helper.make_node(op, inputs, [out], **attrs))
+        return out
+
+    def relu6(x: str) -> str:
+        return node("Clip", [x, const(f"lo{len(nodes)}", 0.0), const(f"hi{len(nodes)}", 6.0)])
+
+    x = node("Relu", [conv("x", 3, 32, 7, 2)])  # 16x16
+    x = node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])  # 8x8
+    y = conv(node("Relu", [conv(x, 32, 32, 3)]), 32, 32, 3)
+    x = node("Relu", [node("Add", [x, y])])
+    y = conv(node("Relu", [conv(x, 32, 64, 3, 2)]), 64, 64, 3)  # 4x4
+    x = node("Relu", [node("Add", [conv(x, 32, 64, 1, 2), y])])
+    y = relu6(conv(relu6(conv(x, 64, 128, 1)), 128, 128, 3, group=128))
+    x = node("Add", [x, conv(y, 128, 64, 1)])
+    x = node("Flatten", [node("GlobalAveragePool", [x])], axis=1)
+    logits = node("Gemm", [x, const("fc_w", rng.standard_normal((10, 64)) * 0.1), const("fc_b", np.zeros(10))],
+                  transB=1)
+    graph = helper.make_graph(
+        nodes, "host_layouts", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
+        [helper.make_tensor_value_info(logits, TensorProto.FLOAT, [1, 10])], inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_the_host_marks_the_whole_graph_between_its_edges():
+    """Every Conv, Relu, Clip, Add and the MaxPool are channels-last; the pool, Flatten and Gemm
+    at the end and the graph's edges are not."""
+    host = pipeline_for("host").split(",")
+    assert "assign-host-layouts" in host
+    stages = host[: host.index("assign-host-layouts") + 1]
+    module = compile_to_module(_model(), pipeline=",".join(stages), check_result=False)
+    module = getattr(module, "module", module)
+    marked = {op.name: [] for op in module.walk() if op.name.startswith("onnx.") and op.name != "onnx.Constant"}
+    for op in module.walk():
+        if op.name in marked:
+            marked[op.name].append(CHANNELS_LAST in op.attributes)
+    for name in ("onnx.Conv", "onnx.Relu", "onnx.Clip", "onnx.Add", "onnx.MaxPool"):
+        assert all(marked[name]), (name, marked[name])
+    for name in ("onnx.GlobalAveragePool", "onnx.Flatten", "onnx.Gemm"):
+        assert not any(marked[name]), (name, marked[name])
+
+
+def test_channels_last_is_the_nchw_build_bit_for_bit_and_the_reference():
+    model = _model()
+    feeds = random_inputs(model)
+    host = pipeline_for("host")
+    without = ",".join(s for s in host.split(",") if s != "assign-host-layouts")
+    _, (ours,) = check_compiled(model, feeds)  # the default (host) pipeline
+    (nchw,) = compile_and_run(model, feeds, pipeline=without)
+    assert np.array_equal(ours, nchw), np.abs(ours - nchw).max()
+    assert len(np.unique(ours)) == ours.size  # not degenerate
