@@ -45,6 +45,8 @@ from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
 from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns
 from zant.passes.onnx_to_uop.conv_window import channels_last_applies as window_channels_last_applies
 from zant.passes.onnx_to_uop.conv_window import window_columns
+from zant.passes.onnx_to_uop.fully_connected import applies as fully_connected_applies
+from zant.passes.onnx_to_uop.fully_connected import fully_connected
 from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
 from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
 from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, paired_tap_weights, split_paired_interior, takes_edges
@@ -1160,6 +1162,22 @@ def _integer_conv(
     # A 16-bit x whose sums can leave int32 (16x8 with long reductions) sums in int64.
     wide = needs_64_bit_sum(folded, x.element_type, w.element_type, group_channels * math.prod(kernel))
     acc_type = I64 if wide else I32
+    # A fully connected layer (a Gemm's 1x1 Conv over one pixel) on the same cores: each weight
+    # word read raw as two halves, one SXTB16 per word (`fully_connected`).
+    if (
+        dsp_words and folded is not None and not wide and group == 1 and not uniform_weights
+        and all(k == 1 for k in kernel) and math.prod(x.shape[2:]) == 1 and _zero_or_absent(w_zp_param)
+        and fully_connected_applies(x, w, out_channels, math.prod(out_shape[2:]))
+    ):
+        assert weights is not None
+        y = result_layout(kb, op, result_name(op), out_shape, out_type)
+        finish_fc = bind(folded)
+        pixel = [kb.index(0)] * len(kernel)
+        fully_connected(
+            kb, x, y, weights.reshape(out_channels, -1), folded.bias if folded.bias.any() else None,
+            lambda total, m: finish_fc(total, [kb.index(0), m, *pixel]), f"{result_name(op)}_fc",
+        )
+        return y
     if folded is not None:
         x_zp = None
         bias = None

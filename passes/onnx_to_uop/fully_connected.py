@@ -1,0 +1,206 @@
+"""The int8 fully connected layer (a Gemm's or MatMul's matrix times one vector) on cores whose
+dot products are word SMLADs (the DSP extension without Helium: `onnx-to-uop{conv-word-taps=true}`).
+
+fold-qdq turns a quantized Gemm (and tf2onnx's MatMul + Add) into a 1x1 `QLinearConv` over a
+single pixel: Y[m] = Σ_k W[m, k]·X[k]. Every weight is read once per inference, from flash on a
+microcontroller, so no weight can be widened once for several products (as a pointwise conv's
+register tile does): the widening of each weight word is paid in full. The word SMLAD form
+(`arm-dsp-dot`) spends two `SXTB16` and two `SMLAD` per weight word. This form spends one
+`SXTB16` and two `SMLAD`, by reading the raw weight word as two signed 16-bit halves.
+
+A weight word stored as the bytes (s0, s1, s2, s3) = (w0 + 128, w1, w2 + 128, w3) (the even
+bytes offset to unsigned at compile time, an XOR of their sign bit) reads as the halves
+H = (256·w1 + w0 + 128, 256·w3 + w2 + 128), and `SXTB16 ror 8` of it gives T = (w1, w3). With
+the activations of the same 4 positions pre-widened once per layer into two words
+
+    A = (x0, x2)                         B = (x1 - 256·x0 - 128, x3 - 256·x2 - 128)
+
+(each half within int16: x1 - 256·x0 - 128 lies in [-32768, 32767] for int8 x),
+
+    SMLAD(H, A) + SMLAD(T, B) = w0·x0 + w1·x1 + w2·x2 + w3·x3 + 128·(x0 + x2) - 128·(w1 + w3)
+
+so each row's sum is Σ_k W[m, k]·X[k] plus 128·Σ_odd W[m] (a constant, taken off the row's
+bias at compile time) minus 128·Σ_even X (one value per vector, shared by all rows, summed
+while the activations are widened). A uint8 X is widened as X - 128, and 128·Σ_k W[m, k] is
+added to the bias.
+
+The rows are taken `ROWS` at a time, their words interleaved at compile time (W'[block][k/4]
+[row][4]), so one pointer reads the block's 4·ROWS bytes of a step in order and the loads of
+one step are adjacent (the Cortex-M4 pipelines a load after a load: one cycle each after the
+first):
+
+    for n:
+      for j < K/4: xw[j] = (A, B) of X[n, 4j .. 4j + 3]  (positions past K: 0), s += x0 + x2
+      for b < ceil(M / ROWS):  m0 = min(ROWS·b, M - ROWS)  (the last block may overlap)
+        acc[r] = 0 (r < ROWS)
+        for j < K/4: a, b' = xw[j]; w[r] = W'[b][j][r] (r < ROWS)
+                     acc[r] = SMLAD(SXTB16(w[r] ror 8), b', SMLAD(w[r], a, acc[r]))
+        Y[n, m0 + r] = epilogue(acc[r] + bias'[m0 + r] - 128·s, m0 + r)
+
+Per 16 products: 2 activation words, 4 weight words, 4 `SXTB16` and 8 `SMLAD` (18
+instructions; the word SMLAD form's rows took 23: one input word and its two `SXTB16`, then per
+row a word load, two `SXTB16` and two `SMLAD`). Positions K to the next multiple of 4 are zero
+in both W' and X; a last block overlapping the one before (M not a multiple of `ROWS`) has its
+own copy of its rows in W' and stores the overlapped outputs again, with the same values.
+
+Exact: the sums wrap modulo 2^32 as the reference's int32 sums, and the final sum is the same
+integer (the corrections cancel exactly), so the requantization sees the same values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.ir import SSAValue
+
+from zant.dialects import arm_dsp, uop
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
+
+I16 = IntegerType(16)
+I32 = IntegerType(32)
+INT8 = IntegerType(8)
+UINT8 = IntegerType(8, Signedness.UNSIGNED)
+
+ROWS = 4
+"""Output rows per pass over the activations: 4 accumulators, the 2 activation words, 4 weight
+words and a scratch register beside 3 pointers fill the Cortex-M4's registers."""
+
+WORD = 4
+"""Weights per word load."""
+
+OFFSET = 128
+"""The even weight bytes' offset to unsigned (and a uint8 activation's to signed)."""
+
+MIN_WEIGHTS = 4096
+"""Fewer weights than this keep the word SMLAD form: the form saves about 0.3 cycles per product
+on the Cortex-M4 but pays about 4 cycles per input (widening X) and 30 per block of rows, so
+smaller layers got slower (AD's 128 -> 8 and 8 -> 128 layers on the L4R5: 2,927 -> 3,366 and
+4,421 -> 4,853 cycles; KWS's 64 -> 12: 2,503 -> 2,963)."""
+
+
+def applies(x: Layout, w: Layout, out_channels: int, pixels: int) -> bool:
+    """Whether a 1x1 Conv (ungrouped, constant int8 weights with zero point 0, zero point of X
+    folded, 32-bit sums: checked by the caller) over a single pixel takes this form: X int8 or
+    uint8, at least `MIN_WEIGHTS` weights."""
+    return (
+        pixels == 1 and x.element_type in (INT8, UINT8) and w.element_type == INT8 and out_channels >= 1
+        and w.size >= MIN_WEIGHTS
+    )
+
+
+def interleaved_weights(weights: np.ndarray, rows: int) -> np.ndarray:
+    """W [M, K] int8 as this form reads it: K padded with zeros to a multiple of 4, the blocks'
+    rows (`block_starts`) interleaved a word at a time, W'[block][k/4][row][4], the even bytes
+    of each word offset by 128 (their sign bit flipped)."""
+    out_channels, depth = weights.shape
+    steps = -(-depth // WORD)
+    padded = np.zeros((out_channels, steps * WORD), np.int16)
+    padded[:, :depth] = weights
+    padded[:, 0::2] += OFFSET  # s0, s2 = w0 + 128, w2 + 128 in [0, 255]
+    blocks = [padded[start:start + rows] for start in block_starts(out_channels, rows)]
+    words = np.stack([b.reshape(rows, steps, WORD).transpose(1, 0, 2) for b in blocks])
+    return words.reshape(-1).astype(np.uint8).view(np.int8)
+
+
+def block_starts(out_channels: int, rows: int) -> list[int]:
+    """The first row of each block of `rows`: the last one moved back to end at the last row."""
+    return [min(start, out_channels - rows) for start in range(0, out_channels, rows)]
+
+
+def corrected_bias(weights: np.ndarray, bias: np.ndarray | None, unsigned_x: bool) -> np.ndarray:
+    """The int32 bias plus what the form's sums lack per row: 128·Σ of the odd-position weights
+    (T's halves times B's -128), and for a uint8 X (widened as X - 128) 128·Σ of all weights;
+    wrapped to int32 as the sums are."""
+    total = np.zeros(weights.shape[0], np.int64) if bias is None else bias.astype(np.int64)
+    wide = weights.astype(np.int64)
+    total = total + OFFSET * wide[:, 1::2].sum(axis=1)
+    if unsigned_x:
+        total = total + OFFSET * wide.sum(axis=1)
+    return total.astype(np.uint64).astype(np.uint32).view(np.int32)
+
+
+def fully_connected(
+    kb: KernelBuilder,
+    x: Layout,
+    y: Layout,
+    weights: np.ndarray,
+    bias: np.ndarray | None,
+    finish: Callable[[SSAValue, SSAValue], SSAValue],
+    name: str,
+) -> None:
+    """Y[n, m, 1…] = finish(Σ_k W[m, k]·X[n, k, 1…] + bias[m], m) in this form (module
+    docstring); `weights` W as int8 [M, K], `bias` the folded int32 bias (or None), X and Y of
+    one pixel."""
+    batch, depth = x.shape[:2]
+    out_channels = y.shape[1]
+    rows = min(ROWS, out_channels)
+    steps = -(-depth // WORD)
+    unsigned_x = x.element_type == UINT8
+    starts = block_starts(out_channels, rows)
+    packed = kb.constant(f"{name}_weights", interleaved_weights(weights, rows), INT8)
+    table = kb.constant(f"{name}_bias", corrected_bias(weights, bias, unsigned_x), I32)
+    halves = kb.alloc(f"{name}_halves", [steps * WORD], I16)
+    pixel = [kb.index(0)] * (x.rank - 2)
+    source, halves_view = kb.view(packed), kb.view(halves)
+
+    def word(view: SSAValue, index: SSAValue) -> SSAValue:
+        ptr = kb.insert(uop.GepOp(view, [index])).result
+        return kb.insert(arm_dsp.LoadWordOp(ptr)).result
+
+    def activation(n: SSAValue, k: SSAValue | int) -> SSAValue:
+        """X[n, k] as a signed int32 (a uint8 less 128), 0 past K."""
+        if isinstance(k, int) and k >= depth:
+            return kb.const(0, I32)
+        value = kb.cast(kb.load(x, [n, k if isinstance(k, SSAValue) else kb.index(k), *pixel]), I32)
+        return kb.alu("sub", value, kb.const(OFFSET, I32)) if unsigned_x else value
+
+    def widen(n: SSAValue, j: SSAValue | int, even_sum: SSAValue) -> None:
+        """xw[j] = A, B of X[n, 4j .. 4j + 3]; 'even_sum' += x0 + x2."""
+        if isinstance(j, int):
+            xs = [activation(n, WORD * j + i) for i in range(WORD)]
+            base = kb.index(WORD * j)
+        else:
+            base = kb.alu("mul", j, kb.index(WORD))
+            xs = [activation(n, kb.alu("add", base, kb.index(i)) if i else base) for i in range(WORD)]
+        shift, offset = kb.const(8, I32), kb.const(OFFSET, I32)
+        a = [xs[0], xs[2]]
+        b = [kb.alu("sub", kb.alu("sub", xs[2 * h + 1], kb.alu("shl", xs[2 * h], shift)), offset) for h in range(2)]
+        for i, value in enumerate([*a, *b]):
+            at = kb.alu("add", base, kb.index(i)) if i else base
+            kb.store(kb.cast(value, I16), halves, [at])
+        kb.acc_set(even_sum, kb.alu("add", kb.acc_get(even_sum), kb.alu("add", xs[0], xs[2])))
+
+    with kb.loop(batch) as n:
+        even_sum = kb.define_acc(0, I32)
+        whole = depth // WORD
+        if whole:
+            with kb.loop(whole) as j:
+                widen(n, j, even_sum)
+        if whole < steps:
+            widen(n, whole, even_sum)
+        shared = kb.alu("mul", kb.acc_get(even_sum), kb.const(-OFFSET, I32))
+        with kb.loop(len(starts)) as block:
+            first = kb.alu("mul", block, kb.index(rows))
+            if out_channels % rows:
+                first = kb.alu("min", first, kb.index(out_channels - rows))
+            accs = [kb.define_acc(0, I32) for _ in range(rows)]
+            row_words = kb.alu("mul", block, kb.index(steps * rows * WORD))
+            with kb.loop(steps) as j:
+                at = kb.alu("mul", j, kb.index(WORD))
+                a = word(halves_view, at)
+                b = word(halves_view, kb.alu("add", at, kb.index(2)))
+                step = kb.alu("add", row_words, kb.alu("mul", j, kb.index(rows * WORD)))
+                ws = [word(source, kb.alu("add", step, kb.index(WORD * r)) if r else step) for r in range(rows)]
+                for acc, w in zip(accs, ws):
+                    high = kb.insert(arm_dsp.Sxtb16Op(w, rotate=8)).result
+                    total = kb.insert(arm_dsp.SmladOp(w, a, kb.acc_get(acc))).result
+                    kb.acc_set(acc, kb.insert(arm_dsp.SmladOp(high, b, total)).result)
+            for r, acc in enumerate(accs):
+                m = kb.alu("add", first, kb.index(r)) if r else first
+                total = kb.alu("add", kb.alu("add", kb.acc_get(acc), kb.load(table, [m])), shared)
+                kb.store(finish(total, m), y, [n, m, *pixel])
+
+
+__all__ = ["MIN_WEIGHTS", "ROWS", "applies", "block_starts", "corrected_bias", "fully_connected", "interleaved_weights"]

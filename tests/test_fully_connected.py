@@ -1,0 +1,207 @@
+"""The int8 fully connected form on DSP cores without Helium (fully_connected.py): its packed
+weights and bias, its arithmetic on the instructions' reference semantics, and whole layers
+(odd K and M, int8 and uint8 X) through the Cortex-M4 pipeline equal to the ONNX reference bit
+for bit (host build, every pass against the uop interpreter, and Cortex-M4 firmware under QEMU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import zant
+from zant.dialects.arm_dsp import smlad, sxtb16
+from zant.passes.onnx_to_uop.fully_connected import MIN_WEIGHTS, ROWS, block_starts, corrected_bias, interleaved_weights
+
+# (name, K, M, X type), each with at least MIN_WEIGHTS weights: K a multiple of 4 or not (1027,
+# 13, 4099, 1367: a last word padded), M a multiple of the rows or not (5, 333: a last block
+# overlapping the one before), fewer rows than a block (1, 3), a uint8 X, AD's first layer's K.
+CASES = [
+    ("k1027_m5", 1027, 5, TensorProto.INT8),
+    ("k13_m333_u8", 13, 333, TensorProto.UINT8),
+    ("k4099_m1", 4099, 1, TensorProto.INT8),
+    ("k1367_m3", 1367, 3, TensorProto.INT8),
+    ("k640_m8", 640, 8, TensorProto.INT8),
+]
+SMALL = [("k7_m5_small", 7, 5, TensorProto.INT8)]
+"""Fewer weights than MIN_WEIGHTS: the word SMLAD form."""
+
+
+def _word(data: np.ndarray, at: int) -> int:
+    return int.from_bytes(data[at : at + 4].astype(np.int8).tobytes(), "little", signed=True)
+
+
+def _halves(a: int, b: int) -> int:
+    return int(np.array([a, b], np.int16).view(np.int32)[0])
+
+
+def _form(weights: np.ndarray, bias: np.ndarray, x: np.ndarray, unsigned: bool) -> np.ndarray:
+    """The form's sums, as the instructions compute them (arm_dsp's reference semantics)."""
+    out_channels, depth = weights.shape
+    rows = min(ROWS, out_channels)
+    steps = -(-depth // 4)
+    packed = interleaved_weights(weights, rows)
+    table = corrected_bias(weights, bias, unsigned)
+    xs = np.zeros(steps * 4, np.int64)
+    xs[:depth] = x.astype(np.int64) - (128 if unsigned else 0)
+    shared = -128 * int(xs[0::2].sum())
+    out = np.zeros(out_channels, np.int64)
+    for block, first in enumerate(block_starts(out_channels, rows)):
+        accs = [0] * rows
+        for j in range(steps):
+            x0, x1, x2, x3 = (int(v) for v in xs[4 * j : 4 * j + 4])
+            a = _halves(x0, x2)
+            b = _halves(x1 - 256 * x0 - 128, x3 - 256 * x2 - 128)
+            for r in range(rows):
+                w = _word(packed, (block * steps + j) * rows * 4 + 4 * r)
+                accs[r] = smlad(sxtb16(w, 8), b, smlad(w, a, accs[r]))
+        for r in range(rows):
+            out[first + r] = np.int32(np.int64(accs[r]) + int(table[first + r]) + shared)
+    return out
+
+
+@pytest.mark.parametrize("unsigned", [False, True])
+def test_the_form_sums_the_products_exactly(unsigned):
+    rng = np.random.default_rng(3)
+    for depth, out_channels in [(7, 5), (13, 6), (4, 1), (9, 4), (16, 3)]:
+        weights = rng.integers(-128, 128, (out_channels, depth)).astype(np.int8)
+        weights[0, :4] = [-128, -128, 127, -128]  # the extremes of each byte
+        bias = rng.integers(-50_000, 50_000, out_channels).astype(np.int32)
+        low, high = (0, 256) if unsigned else (-128, 128)
+        for x in (rng.integers(low, high, depth), np.full(depth, low), np.full(depth, high - 1)):
+            centered = x.astype(np.int64) - (128 if unsigned else 0)
+            want = weights.astype(np.int64) @ (centered + (128 if unsigned else 0)) + bias
+            assert np.array_equal(_form(weights, bias, x, unsigned), want), (depth, out_channels)
+
+
+def test_interleaved_weights_hold_each_block_a_word_of_each_row_at_a_time():
+    weights = np.arange(5 * 7).reshape(5, 7).astype(np.int8) - 17
+    packed = interleaved_weights(weights, 4)
+    assert block_starts(5, 4) == [0, 1]  # the last block overlaps the first
+    assert packed.size == 2 * 2 * 4 * 4  # blocks x words per row x rows x 4
+    padded = np.zeros((5, 8), np.int16)
+    padded[:, :7] = weights
+    for block, first in enumerate([0, 1]):
+        for j in range(2):
+            for r in range(4):
+                got = packed[((block * 2 + j) * 4 + r) * 4 :][:4].astype(np.int16)
+                want = padded[first + r, 4 * j : 4 * j + 4].copy()
+                want[0::2] += 128  # the even bytes offset to unsigned
+                assert np.array_equal(got.astype(np.uint8), want.astype(np.uint8)), (block, j, r)
+
+
+def _model(cases=CASES) -> onnx.ModelProto:
+    rng = np.random.default_rng(11)
+    inputs, outputs, nodes, inits = [], [], [], []
+    for name, depth, out_channels, x_type in cases:
+        weights = rng.integers(-128, 128, (out_channels, depth, 1, 1)).astype(np.int8)
+        weights[0, : min(depth, 4), 0, 0] = [-128, -128, 127, -128][: min(depth, 4)]
+        zero = 131 if x_type == TensorProto.UINT8 else 3
+        inits += [
+            numpy_helper.from_array(np.array(0.05, np.float32), f"{name}_xs"),
+            numpy_helper.from_array(np.array(zero, np.uint8 if x_type == TensorProto.UINT8 else np.int8), f"{name}_xz"),
+            numpy_helper.from_array(weights, f"{name}_w"),
+            numpy_helper.from_array((0.004 * (1 + np.arange(out_channels)) / np.sqrt(depth)).astype(np.float32), f"{name}_ws"),
+            numpy_helper.from_array(np.zeros(out_channels, np.int8), f"{name}_wz"),
+            numpy_helper.from_array(np.array(0.3, np.float32), f"{name}_ys"),
+            numpy_helper.from_array(np.array(-4, np.int8), f"{name}_yz"),
+            numpy_helper.from_array(rng.integers(-3000, 3000, out_channels).astype(np.int32), f"{name}_b"),
+        ]
+        nodes.append(helper.make_node(
+            "QLinearConv", [f"{name}_{s}" if s != "x" else name for s in ("x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b")],
+            [f"{name}_y"], kernel_shape=[1, 1],
+        ))
+        inputs.append(helper.make_tensor_value_info(name, x_type, [1, depth, 1, 1]))
+        outputs.append(helper.make_tensor_value_info(f"{name}_y", TensorProto.INT8, [1, out_channels, 1, 1]))
+    graph = helper.make_graph(nodes, "fully_connected", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _feeds(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for value in model.graph.input:
+        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        if value.type.tensor_type.elem_type == TensorProto.UINT8:
+            x = rng.integers(0, 256, shape).astype(np.uint8)
+            x.flat[:4] = [0, 255, 0, 255][: x.size]
+        else:
+            x = rng.integers(-128, 128, shape).astype(np.int8)
+            x.flat[:4] = [-128, 127, -128, -128][: x.size]
+        feeds[value.name] = x
+    return feeds
+
+
+def _expect_reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
+    want = ReferenceEvaluator(model).run(None, feeds)
+    for output, expected in zip(model.graph.output, want, strict=True):
+        y = np.asarray(got[output.name]).reshape(expected.shape)
+        assert np.array_equal(y, expected), (output.name, np.argwhere(y != expected)[:5])
+
+
+def test_fully_connected_layers_are_the_reference_bit_for_bit(tmp_path):
+    """The Cortex-M4 pipeline built for the host: every case with MIN_WEIGHTS weights takes the
+    form (its packed weights are in the module), a smaller one does not, and all equal the
+    reference on three inputs."""
+    model = _model(CASES + SMALL)
+    onnx.save(model, tmp_path / "fc.onnx")
+    from e2e import load_compiled
+    from zant.driver import CompileOptions, compile_model
+    from zant.pipelines import MCU_PIPELINE
+
+    result = compile_model(tmp_path / "fc.onnx", tmp_path / "out", CompileOptions(name="fc", optimize="ReleaseSafe", pipeline=MCU_PIPELINE))
+    source = result.zig_path.read_text()
+    for name, depth, out_channels, _ in CASES + SMALL:
+        assert (f"{name}_y_fc_weights" in source) == (depth * out_channels >= MIN_WEIGHTS), name
+    run = load_compiled(result)
+    for seed in (1, 2, 3):
+        feeds = _feeds(model, seed)
+        got = run(*(feeds[v.name] for v in model.graph.input))
+        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
+
+
+def test_every_pass_keeps_the_interpreters_outputs():
+    """check_each_pass through the Cortex-M4 pipeline after onnx-to-uop: the uop interpreter's
+    outputs (arm_dsp ops by their reference semantics) stay the same through every later pass,
+    and equal the reference."""
+    import tempfile
+    from pathlib import Path
+
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.pipelines import pipeline_for
+    from zant.plugins import all_passes
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "fc.onnx"
+        onnx.save(_model(), path)
+        module = import_model(str(path))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
+    first = [p.name for p in passes].index("onnx-to-uop") + 1
+    ctx = make_context()
+    for p in passes[:first]:  # through the lowering
+        p.apply(ctx, module)
+    report = check_each_pass(module, passes[first:], ctx, seed=3)
+    assert "arm-dsp-dot" in report.checked
+    assert sum(op.name == "arm_dsp.smlad" for op in module.walk()) >= 2 * len(CASES)
+
+
+def test_fully_connected_layers_as_cortex_m4_firmware(tmp_path):
+    """The same layers as Cortex-M4 firmware under QEMU (SXTB16 and SMLAD as instructions)."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    model = _model()
+    onnx.save(model, tmp_path / "fc.onnx")
+    compiled = zant.compile(tmp_path / "fc.onnx", target="cortex-m4", firmware=True)
+    feeds = _feeds(model, 5)
+    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
