@@ -31,13 +31,14 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, StringAtt
 from xdsl.passes import ModulePass
 
 from zant.backend.boards import Board, board_for
-from zant.backend.build import OPTIMIZE_MODES, ZigCompileError, ZigModule, library_file, model_modules
+from zant.backend.build import HOT_OPTIMIZE, OPTIMIZE_MODES, ZigCompileError, ZigModule, library_file, model_modules
 from zant.backend.build import TARGETS as ZIG_TARGETS
 import zant.pipelines as pipelines
 from zant.errors import ZantError
 from zant.ir.strings import DEFAULT_STRING_CAPACITY
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, check_inputs, complete_feeds
+from zant.targets import RECORDS
 from zant.dialects.onnx_attributes import INPUT_NAMES, OUTPUT_NAMES
 
 if TYPE_CHECKING:
@@ -391,7 +392,7 @@ def options_pipeline(
     """The pipeline `options` compile with: `--pipeline` as given, else `compile_pipeline`'s
     (None: the target's default; `strategy` and `alignment`: `plan-arenas`', as `zant plan`
     gives them) with the stages `STAGE_OPTIONS` choose (`requant-rounding` after fold-qdq,
-    `flush-denormals` last). Those options beside a `--pipeline` are a `ZantError` naming the
+    `flush-denormals` last), and `share-kernels` last in a microcontroller's build for size. Those options beside a `--pipeline` are a `ZantError` naming the
     stage to add to it."""
     chosen = {
         "--requant-rounding": options.requant_rounding != "exact",
@@ -410,7 +411,18 @@ def options_pipeline(
     )
     if options.flush_denormals:
         pipeline = f"{pipeline or pipeline_for(options.target)},flush-denormals"
+    size = size_stages(options.target, options.optimize, options.arena)
+    if size:
+        pipeline = ",".join((pipeline or pipeline_for(options.target), *size))
     return pipeline
+
+
+def size_stages(target: str, optimize: str, arena: str = "library") -> tuple[str, ...]:
+    """The stages a build of `target` in `optimize` mode ends with: `share-kernels` in a
+    microcontroller's build for size (`build.HOT_OPTIMIZE`: one function for the kernels alike up
+    to their buffers and constants, passes/share_kernels.py) with the library's scratch arena
+    (a caller's is declared in each function); none otherwise."""
+    return ("share-kernels",) if optimize in HOT_OPTIMIZE and RECORDS[target].is_mcu and arena == "library" else ()
 
 
 def parse_model(data: bytes) -> onnx.ModelProto:
@@ -500,7 +512,6 @@ def compile_model(model_path: str | os.PathLike, out_dir: str | os.PathLike, opt
                 "runtime": options.runtime,
             }
             from zant.backend.plan import emit_header
-            from zant.backend.build import HOT_OPTIMIZE
             from zant.backend.zig_printer import hot_file_name, print_files
 
             # A build for size prints the kernels mark-hot-kernels marked as a module of their

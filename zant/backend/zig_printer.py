@@ -363,6 +363,11 @@ class ZigPrinter:
         self.view_lines: list[str] = []  # the constants' typed pointers into their arena
         self.pieces: tuple[list[str], list[str], list[str]] | None = None  # header, file scope, helpers
         self.functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}  # kernels by name
+        self.calls_of: dict[str, int] = {}  # calls of each kernel: more than one after share-kernels
+        for op in module.walk():
+            if isinstance(op, func.CallOp):
+                self.calls_of[op.callee.string_value()] = self.calls_of.get(op.callee.string_value(), 0) + 1
+        self.shared_kernels: dict[str, tuple[str, list[int]]] = {}  # printed: its name, the positions passed
 
     # -- output -------------------------------------------------------------------------------
 
@@ -749,7 +754,7 @@ class ZigPrinter:
         self.inline_calls = 0
         for op in function.body.block.ops:
             if isinstance(op, func.CallOp):
-                self.print_kernel(op)
+                read.update(self.print_kernel(op))
                 continue
             self.print_op(op)
             read.update(value for inner in op.walk() if _printed_use(inner) for value in inner.operands)
@@ -782,7 +787,7 @@ class ZigPrinter:
     # code ran a little faster in one piece (KWS on the M4: 1.2% fewer instructions). The
     # scratch pointers are file-scope constants, so LLVM still sees disjoint parts of one arena.
 
-    def print_kernel(self, call: func.CallOp) -> None:
+    def print_kernel(self, call: func.CallOp) -> list[SSAValue]:
         """The kernel `call` calls (`outline-kernels`) as `fn kernel_T(parameters…) void`, and
         the call through `kernel_call`. Its parameters are the arguments one of its ops prints
         (Zig rejects an unused parameter; a view prints nothing) that are not visible at file
@@ -792,16 +797,26 @@ class ZigPrinter:
         if kernel is None or not kernel.body.blocks:
             raise ZantError(f"func.call of '{call.callee.string_value()}', which is not a kernel of the module")
         block = kernel.body.block
-        name = self.namer.fresh(sanitize_zig(kernel.sym_name.data))
         inside = set(kernel.walk())
-        passed, read = [], set()
-        for argument, operand in zip(block.args, call.arguments, strict=True):
-            self.names[argument] = self.names[operand]
-            self.aliases += 1
+        shared = self.calls_of.get(kernel.sym_name.data, 0) > 1  # share-kernels: each call its buffers
+        if kernel.sym_name.data in self.shared_kernels:  # printed at its first call
+            name, positions = self.shared_kernels[kernel.sym_name.data]
+            arguments = ", ".join(self.expr(call.arguments[i]) for i in positions)
+            self.emit(f"@call(kernel_call, {name}, .{{{arguments}}});")
+            return [call.arguments[i] for i in positions]
+        name = self.namer.fresh(sanitize_zig(kernel.sym_name.data))
+        passed, read, parameters = [], set(), []
+        for position, (argument, operand) in enumerate(zip(block.args, call.arguments, strict=True)):
+            if shared:  # a parameter of its own, typed as what this call passes
+                self.names[argument] = self.namer.fresh(f"arg{position}")
+            else:
+                self.names[argument] = self.names[operand]
+                self.aliases += 1
             if _printed_in(argument, inside):
                 read.add(operand)
-                if not _file_scope(operand):
+                if shared or not _file_scope(operand):
                     passed.append(operand)
+                    parameters.append((position, argument))
         outer_lines, outer_level, outer_calls = self.lines, self.level, self.inline_calls
         self.lines, self.level, self.inline_calls = [], 1, 0
         for op in block.ops:
@@ -809,19 +824,25 @@ class ZigPrinter:
         body, calls = self.lines, self.inline_calls
         self.lines, self.level, self.inline_calls = outer_lines, outer_level, outer_calls
         record = Kernel(
-            name, passed, ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in passed),
-            node_names(call.location), [*self.quota(calls, 1), *self.constant_prologue(read, 1), *body],
+            name, passed, ", ".join(
+                f"{self.names[argument]}: {self.parameter_type(self.call_operand(call, position))}"
+                for position, argument in parameters
+            ) if shared else ", ".join(f"{self.names[v]}: {self.parameter_type(v)}" for v in passed),
+            node_names(call.location), [*self.quota(calls, 1), *self.constant_prologue(set() if shared else read, 1), *body],
         )
+        if shared:
+            self.shared_kernels[kernel.sym_name.data] = (name, [position for position, _ in parameters])
         self.kernels.append(record)
-        arguments = ", ".join(self.names[v] for v in passed)
+        arguments = ", ".join(self.expr(v) for v in passed)
         # A caller's arena or external constants are declared in each function from a pointer
         # of NAME.zig (`constant_prologue`): those kernels stay there.
         if self.hot and HOT in kernel.attributes and self.arena != "caller" and self.constants != "external":
             self.hot_kernel_lines += record.lines(visibility="pub ")
             self.emit(f"@call(hot_kernel_call, {self.name}_hot.{name}, .{{{arguments}}});")
-            return
+            return passed if shared else []
         self.kernel_lines += record.lines()
         self.emit(f"@call(kernel_call, {name}, .{{{arguments}}});")
+        return passed if shared else []  # the caller names what it passes
 
     def units(self) -> list[str] | None:
         """The printed module as Zig files built apart (as many as `unit_count` says from its
@@ -915,9 +936,18 @@ class ZigPrinter:
     def parameter_type(self, value: SSAValue) -> str:
         owner = value.owner
         if isinstance(owner, uop.DefineGlobalOp):
-            const = "const " if owner.role.data == uop.BufferRole.INPUT else ""
+            read_only = owner.role.data in (uop.BufferRole.INPUT, uop.BufferRole.CONSTANT)
+            const = "const " if read_only else ""
             return f"[*]{const}{memory_type(value.type.element_type)}"  # type: ignore[attr-defined]
+        if isinstance(owner, uop.DefineLocalOp):  # a scratch buffer passed to a shared kernel
+            return f"[*]{memory_type(value.type.element_type)}"  # type: ignore[attr-defined]
         return zig_type(value.type)
+
+    @staticmethod
+    def call_operand(call: func.CallOp, position: int) -> SSAValue:
+        """What `call` passes at `position`: a shared kernel's parameter is typed as it (every call
+        passes the same kind there: `share-kernels`)."""
+        return call.arguments[position]
 
     # -- ops ----------------------------------------------------------------------------------
 
