@@ -18,7 +18,14 @@ spilling) and the weights' flash reads per pixel pair go (ic_int8 on the L4R5: 3
 Tried and measured there (cycles of ic_int8): tiles of 4 channels x 2 pixels 29.90 M, 2 x 4
 29.67 M, 2 x 3 30.58 M (LLVM spills the accumulators); an int16 copy of X and int16 staged
 weights (SMLAD on the words as they are, 2 loads per 4 products) 25.29 M but 90,944 B of
-scratch instead of 53,664 (each 3x3 input twice its size), left out.
+scratch instead of 53,664 (each 3x3 input twice its size), left out. Later (24,803,731 cycles
+at 9590c3b): a tile's 2 pixels one above the other instead of side by side 25,161,804; the
+other axes' taps unrolled in the IR (3 copies of the run loop per tile) 31.9 M (the kernels
+outgrew the 1 KB instruction cache). What is left is mostly LLVM's: the 3x3 layers run about
+1.5 instructions per product (epilogue included) where a 2 x 2 tile's floor is 1.25 (per 16
+products 4 word loads, 8 SXTB16, 8 SMLAD), spilling a value or two per step; where the staged
+weights and X share one induction variable (conv2d_2 and conv2d_7 of ic_int8: X's offsets out
+of immediate range, a MOVW/MOVT pair per load), 0.4-0.8 M cycles more a layer.
 """
 
 from __future__ import annotations
