@@ -64,3 +64,17 @@ def test_both_exports_leave_the_graph_passes_as_the_same_ops():
 @pytest.mark.parametrize("exporter", ["legacy", "dynamo"])
 def test_both_exports_match_the_reference(exporter):
     check_compiled(_head(exporter))
+
+
+@pytest.mark.slow
+def test_the_held_apart_mobilenet_v2_exports_leave_the_graph_passes_as_the_same_ops():
+    """bench/models.py's MobileNetV2 at 224x224 as each exporter writes it (14 MB each)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from models import HELD_APART
+
+    legacy = _computing_ops(HELD_APART["mobilenet_v2_legacy"]())
+    assert legacy.count("onnx.Conv") == 52 and legacy[-3:] == ["onnx.GlobalAveragePool", "onnx.Flatten", "onnx.Gemm"]
+    assert _computing_ops(HELD_APART["mobilenet_v2_dynamo"]()) == legacy
