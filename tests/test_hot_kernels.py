@@ -19,7 +19,7 @@ from zant.backend.build import BOARDS, HOT_OPTIMIZE, model_modules
 from zant.backend.firmware import count_instructions, image_sizes, qemu_missing, run_firmware
 from zant.backend.zig_printer import hot_file_name, zig_files
 from zant.dialects.zant import HOT
-from zant.passes.mark_hot_kernels import kernel_products
+from zant.passes.mark_hot_kernels import NO_PRODUCTS, PRODUCTS, kernel_products
 from zant.driver import CompileOptions, compile_model, compile_to_module, size_stages
 from zant.pipelines import pipeline_for
 
@@ -37,8 +37,8 @@ def kws_int8(tmp_path_factory) -> Path:
 
 
 def test_the_convolutions_doing_most_multiplies_are_hot(kws_int8):
-    """KWS int8 on the Cortex-M4: the fewest kernels holding 80% of the products are hot, the
-    four pointwise Convs among them (about 20% each), no depthwise one (about 1.5% each)."""
+    """KWS int8 on the Cortex-M4: the fewest kernels holding 80% of the products the build's
+    mode compiles are hot (the pointwise Convs' are in assembly loops: none of them)."""
     module = compile_to_module(kws_int8, "cortex-m4").module
     kernels = [op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_visibility is not None]
     products = {k.sym_name.data: kernel_products(k) for k in kernels}
@@ -47,8 +47,7 @@ def test_the_convolutions_doing_most_multiplies_are_hot(kws_int8):
     assert sum(products[name] for name in hot) >= 0.8 * total
     assert sum(products[name] for name in hot) - min(products[name] for name in hot) < 0.8 * total
     assert all(products[name] >= products[other] for name in hot for other in products if other not in hot)
-    pointwise = [f"kernel_relu_{n}_QuantizeLinear_Output" for n in (27, 45, 63, 81)]
-    assert set(pointwise) <= set(hot) and not any(n.startswith(("kernel_relu_18", "kernel_relu_36")) for n in hot)
+    assert "kernel_relu_9_QuantizeLinear_Output" in hot  # the first Conv
     # Printed apart only for a build for size; otherwise NAME.zig is what it was.
     plain = zig_files(module, "net")
     split = zig_files(module, "net", hot=True)
@@ -62,6 +61,16 @@ def test_the_convolutions_doing_most_multiplies_are_hot(kws_int8):
     assert zig_files(module, "net", hot=True) == plain
     # A caller's arena is declared in each kernel from NAME.zig's pointer: nothing moves.
     assert zig_files(compile_to_module(kws_int8, "cortex-m4").module, "net", hot=True, arena="caller").keys() == plain.keys()
+
+
+def test_every_target_op_is_known_to_multiply_or_not():
+    """mark-hot-kernels counts the products of each op it knows (`PRODUCTS`): a new dot-product op
+    of a target dialect must say how many, or that it has none (`NO_PRODUCTS`)."""
+    from zant.dialects.arm_dsp import ArmDsp
+    from zant.dialects.arm_mve import ArmMve
+
+    ops = {*ArmDsp.operations, *ArmMve.operations}
+    assert ops <= set(PRODUCTS) | NO_PRODUCTS, sorted(op.name for op in ops - set(PRODUCTS) - NO_PRODUCTS)
 
 
 def test_model_modules_build_the_hot_one_for_speed_in_a_build_for_size(tmp_path):
@@ -81,9 +90,10 @@ def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_in
     builds it (hot kernels apart, the other layers' kernels shared: `size_stages`), with the
     target's pipeline as given (hot kernels apart, a kernel per layer) and without
     mark-hot-kernels either: the outputs are byte for byte the same; the hot kernels built for
-    speed run fewer instructions (9.05 M -> 8.03 M on mps2-an386 when this was written), the
-    shared kernels take less flash (43,379 -> 40,153 B, 8.32 M instructions); users get NAME.zig
-    whole, without the hot module."""
+    speed run fewer instructions, the shared kernels take less flash (at 4c0225f with the
+    products of assembly loops left out: 5.13 M instructions at 44,016 B without hot kernels;
+    4.70 M at 40,379 B as zant compile builds it); users get NAME.zig whole, without the hot
+    module."""
     board = BOARDS["mps2-an386"]
     if qemu_missing(board):
         pytest.skip(qemu_missing(board))
@@ -106,6 +116,6 @@ def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_in
     for label in ("hot", "plain"):
         for got, want in zip(outputs["shared"], outputs[label], strict=True):
             assert got.dtype == want.dtype and np.array_equal(got, want)
-    assert counts["hot"] < 0.92 * counts["plain"], counts
+    assert counts["hot"] < 0.97 * counts["plain"], counts
     assert counts["shared"] < counts["plain"] and flash["shared"] < flash["hot"] - 2500, (counts, flash)
     assert (tmp_path / "hot" / "net.zig").read_text() != (tmp_path / "shared" / "net.zig").read_text()
