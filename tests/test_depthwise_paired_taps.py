@@ -26,8 +26,8 @@ from zant.passes.onnx_to_uop.conv_depthwise import (
 from zant.passes.onnx_to_uop.windows import Region, Window, window_regions
 
 # (name, channels, H, W, strides, pads): interiors of 9 (steps of 4 and a single last output;
-# one pad each side: the border too), 6, 3 and 2 (KWS's 5-wide rows and 4-wide ones: short
-# rows, computed whole), stride 2 with TensorFlow's SAME pads (0 before, 1 after) and with 1
+# one pad each side: the border too), 6, 3, 2 and 4 (KWS's 5-wide rows, 4- and VWW's 6-wide
+# ones: short rows, computed whole), stride 2 with TensorFlow's SAME pads (0 before, 1 after) and with 1
 # on both sides, no pads at all, and a border row below only (the edges' row kinds).
 CASES = [
     ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
@@ -37,6 +37,7 @@ CASES = [
     ("s2x1", 2, 9, 10, [2, 1], [1, 1, 1, 1]),
     ("s1_kws", 3, 6, 5, [1, 1], [1, 1, 1, 1]),
     ("s1_w4", 2, 5, 4, [1, 1], [1, 1, 1, 1]),
+    ("s1_w6", 2, 6, 6, [1, 1], [1, 1, 1, 1]),
     ("s1_edges_below", 2, 5, 7, [1, 1], [0, 1, 1, 1]),
 ]
 
@@ -74,7 +75,8 @@ def test_the_form_covers_the_interior_its_words_stay_in():
     # KWS's rows (no whole step, one pad each side) are short rows: the border too
     kws = [Window(6, 6, 3, 1, 1, 1, 1), Window(5, 5, 3, 1, 1, 1, 1)]
     assert short_row(kws[1]) and takes_edges(kws)
-    assert short_row(Window(4, 4, 3, 1, 1, 1, 1)) and not short_row(Window(6, 6, 3, 1, 1, 1, 1))
+    assert short_row(Window(4, 4, 3, 1, 1, 1, 1)) and short_row(Window(6, 6, 3, 1, 1, 1, 1))
+    assert not short_row(Window(7, 7, 3, 1, 1, 1, 1))
     assert not short_row(Window(5, 5, 3, 2, 1, 1, 1)) and not short_row(Window(3, 3, 3, 1, 1, 1, 1))
     # stride 2: the row's ends are border outputs of the edges' kinds (TF SAME over an even row:
     # no first, the last reads the pad after; one pad each side over an odd row: both)
@@ -115,8 +117,9 @@ def _row_products(width: int) -> list[list[tuple[int, int]]]:
 
 def test_short_rows_share_their_words_halves():
     """Every output of a short row takes its valid taps' inputs (its pads left out); the 5-wide
-    row reads 2 words and 3 halves for its 15 products, the 4-wide one 1 word and 2 halves."""
-    for width, words, halves in ((4, 1, 2), (5, 2, 3)):
+    row reads 2 words and 3 halves for its 15 products, the 4-wide one 1 word and 2 halves, the
+    6-wide one 2 words and their 4 halves."""
+    for width, words, halves in ((4, 1, 2), (5, 2, 3), (6, 2, 4)):
         products = _row_products(width)
         for o, taken in enumerate(products):
             want = sorted((o - 1 + k, k) for k in range(3) if 0 <= o - 1 + k < width)

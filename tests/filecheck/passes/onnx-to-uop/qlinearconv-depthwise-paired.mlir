@@ -8,8 +8,9 @@
 // once; then per step of 4 outputs of a row (stride 1), two words of X's row, each one
 // load_word and its two sxtb16 halves E, O, feed two outputs: SMLAD(E, (w0, w2)) plus O's low
 // half times w1, and SMLAD(O, (w0, w2)) plus E's high half times w1. With one pad each side of
-// the rows (and a whole step inside), the border too: a row's first output from the row's
-// first word, its last from its last word (at 6 - 4 = 2), each from a start of its own: the
+// the rows (and a whole step inside: 7 wide, a step and a single output after it; a short
+// row is computed whole, @kws_rows below), the border too: a row's first output from the
+// row's first word, its last from its last word (at 7 - 4 = 3), each from a start of its own: the
 // bias plus X's zero point (3) times each padded tap's weight, one smla per tap, made once per
 // channel and kind of output (the top row's first output: its first row of taps, w1 and the
 // (w0, w2) word's halves, then the first taps of rows 1 and 2); the top row, the interior rows
@@ -57,9 +58,11 @@
 // CHECK-NEXT:            %[[B1:.*]] = uop.mul %[[EHIGH]], %[[M0]] : i32
 // CHECK-NEXT:            %{{.*}} = uop.add %[[A1]], %[[B1]] : i32
 // CHECK-COUNT-5:         arm_dsp.load_word
-// CHECK:               %[[TWO:.*]] = uop.const 2 : index
-// CHECK-NEXT:          %[[AT2:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %[[IY]], %[[TWO]]]
-// CHECK-NEXT:          %{{.*}} = arm_dsp.load_word %[[AT2]] : !uop.ptr<i8>
+// CHECK:               uop.const 5 : index
+// CHECK-COUNT-3:       arm_dsp.load_word
+// CHECK:               %[[THREE:.*]] = uop.const 3 : index
+// CHECK-NEXT:          %[[AT3:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %[[IY]], %[[THREE]]]
+// CHECK-NEXT:          %{{.*}} = arm_dsp.load_word %[[AT3]] : !uop.ptr<i8>
 // CHECK:           uop.range %{{.*}} = 0 to 2 {
 // CHECK:         func.return
 
@@ -68,7 +71,7 @@
 // OFF-NOT:       arm_dsp
 // OFF-NOT:       paired_tap_weights
 // OFF:           func.return
-func.func @paired(%x: tensor<1x2x4x6xi8>) -> tensor<1x2x4x6xi8> {
+func.func @paired(%x: tensor<1x2x4x7xi8>) -> tensor<1x2x4x7xi8> {
   %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
   %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
   %w = onnx.Constant() {value = dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, 0, -128], [0, 1, 0], [1, 0, 1]]]]> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3xi8>
@@ -76,8 +79,8 @@ func.func @paired(%x: tensor<1x2x4x6xi8>) -> tensor<1x2x4x6xi8> {
   %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
   %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
   %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
-  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x6xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x6xi8>
-  func.return %y : tensor<1x2x4x6xi8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x7xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x7xi8>
+  func.return %y : tensor<1x2x4x7xi8>
 }
 
 // -----
