@@ -68,6 +68,8 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -773,4 +775,149 @@ class LoadS4x4Op(IRDLOperation):
             raise VerifyException(f"load_s4x4 reads int4 elements, got a pointer to {self.ptr.type.element_type}")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, LoadS4x4Op], [])
+ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
+    "zant_smlad_rows",
+    f"""\
+/// A fully connected block's whole reduction (arm_dsp.smlad_rows): for each of `steps` steps
+/// s, the activation words a = pa[4s], b = pa[4s + 2] (int16 pairs) and the `rows` weight
+/// words w_r = pb[4·rows·s + 4r] (4 int8 each), c_r += SMLAD(w_r, a) + SMLAD(SXTB16(w_r ror 8),
+/// b). On a DSP core one asm loop of at most 13 registers, `unroll` steps per pass (4, 2 or 1,
+/// dividing `steps`): per step the 2 + rows loads adjacent (the core pipelines a load after a
+/// load: one cycle each after the first) and 3 instructions per row (the word's odd bytes
+/// widened into its own register once its SMLAD read it); the pointers advance by immediates.
+/// LLVM's own schedule spread the loads among the arithmetic (two cycles each, or three per
+/// LDRD) and spilled a pointer.
+inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, c0: i32, c1: i32, c2: i32, c3: i32) [4]i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const unroll: usize = comptime if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+        const names = [4][]const u8{{ "%[w0]", "%[w1]", "%[w2]", "%[w3]" }};
+        const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
+        const body = comptime text: {{
+            var text: []const u8 = "1:\\n\\t";
+            for (0..unroll) |i| {{
+                text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa], #{{d}}]\\n\\tldr %[b], [%[pa], #{{d}}]\\n\\t", .{{ 8 * i, 8 * i + 4 }});
+                for (0..rows) |r| {{
+                    text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ names[r], 4 * rows * i + 4 * r }});
+                }}
+                for (0..rows) |r| {{
+                    text = text ++ "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[a], " ++ sums[r] ++ "\\n\\t" ++
+                        "sxtb16 " ++ names[r] ++ ", " ++ names[r] ++ ", ror #8\\n\\t" ++
+                        "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[b], " ++ sums[r] ++ "\\n\\t";
+                }}
+            }}
+            break :text text ++ std.fmt.comptimePrint(
+                "add %[pa], %[pa], #{{d}}\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tcmp %[pb], %[end]\\n\\tbne 1b",
+                .{{ 8 * unroll, 4 * rows * unroll }},
+            );
+        }};
+        const end: *const i8 = @ptrFromInt(@intFromPtr(pb) +% 4 * rows * steps);
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var qa: *const i16 = undefined;
+        var qb: *const i8 = undefined;
+        var a: i32 = undefined;
+        var b: i32 = undefined;
+        var w0: i32 = undefined;
+        var w1: i32 = undefined;
+        var w2: i32 = undefined;
+        var w3: i32 = undefined;
+        asm volatile (body
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [a] "=&r" (a),
+              [b] "=&r" (b),
+              [w0] "=&r" (w0),
+              [w1] "=&r" (w1),
+              [w2] "=&r" (w2),
+              [w3] "=&r" (w3),
+            : [i0] "0" (c0),
+              [i1] "1" (c1),
+              [i2] "2" (c2),
+              [i3] "3" (c3),
+              [ipa] "4" (pa),
+              [ipb] "5" (pb),
+              [end] "r" (end),
+            : .{{ .memory = true, .cpsr = true }});
+        return .{{ r0, r1, r2, r3 }};
+    }}
+    const x: [*]const i16 = @ptrCast(pa);
+    const w: [*]const i8 = @ptrCast(pb);
+    var r = [4]i32{{ c0, c1, c2, c3 }};
+    for (0..steps) |s| {{
+        const a = zant_load_word16(&x[4 * s]);
+        const b = zant_load_word16(&x[4 * s + 2]);
+        for (0..rows) |k| {{
+            const word = zant_load_word(&w[4 * rows * s + 4 * k]);
+            r[k] = zant_smlad(zant_sxtb16(word, 8), b, zant_smlad(word, a, r[k]));
+        }}
+    }}
+    return r;
+}}""",
+    ("zant_load_word16", "zant_load_word16", "zant_load_word", "zant_smlad", "zant_sxtb16", "zant_smlad"),
+)
+
+
+@irdl_op_definition
+class SmladRowsOp(IRDLOperation):
+    """`%r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %c0, %c1, %c2, %c3 {steps = S, rows = R}
+    : !uop.ptr<i16>, !uop.ptr<i8>`: a fully connected block's whole reduction
+    (`fully_connected`), r_k = c_k + Σ_s SMLAD(w_k(s), a(s)) + SMLAD(SXTB16(w_k(s) ror 8), b(s))
+    wrapping, for k < R (the others are c_k), where a(s), b(s) are the int16 pairs at `pa + 4s`,
+    `pa + 4s + 2` and w_k(s) the int8 word at `pb + 4Rs + 4k`. One loop the target compiler does
+    not schedule."""
+
+    name = "arm_dsp.smlad_rows"
+
+    pa = operand_def(PtrType)
+    pb = operand_def(PtrType)
+    addends = var_operand_def(I32)
+    steps = prop_def(IntAttr)
+    rows = prop_def(IntAttr)
+    sums = var_result_def(I32)
+
+    assembly_format = "$pa `,` $pb `,` $addends attr-dict `:` type($pa) `,` type($pb) `->` type($sums)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"))
+    irdl_options = (ParsePropInAttrDict(),)
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_smlad_rows", "zant_load_word16", "zant_load_word", "zant_sxtb16", "zant_smlad"
+    )
+    ZIG_RESULTS: ClassVar[str] = "sums"
+
+    def __init__(self, pa: SSAValue, pb: SSAValue, addends: Sequence[SSAValue], steps: int, rows: int):
+        super().__init__(
+            operands=[pa, pb, list(addends)], result_types=[[IntegerType(32)] * 4],
+            properties={"steps": IntAttr(steps), "rows": IntAttr(rows)},
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smlad_rows", (str(self.steps.data), str(self.rows.data), *args))
+
+    def reference(self, pa: Read, pb: Read, *addends: int) -> tuple[int, ...]:
+        steps, rows = self.steps.data, self.rows.data
+        halves = pa(range(4 * steps)).astype(np.int64)
+        words = pb(range(4 * rows * steps)).astype(np.int8).tobytes()
+        sums = list(addends)
+        for s in range(steps):
+            a = wrap_signed((int(halves[4 * s]) & 0xFFFF) | ((int(halves[4 * s + 1]) & 0xFFFF) << 16))
+            b = wrap_signed((int(halves[4 * s + 2]) & 0xFFFF) | ((int(halves[4 * s + 3]) & 0xFFFF) << 16))
+            for k in range(rows):
+                w = int.from_bytes(words[4 * (rows * s + k) : 4 * (rows * s + k) + 4], "little", signed=True)
+                sums[k] = smlad(sxtb16(w, 8), b, smlad(w, a, sums[k]))
+        return tuple(sums)
+
+    def verify_(self) -> None:
+        if len(self.addends) != 4 or len(self.sums) != 4:
+            raise VerifyException("smlad_rows has 4 sums")
+        if not 1 <= self.rows.data <= 4 or self.steps.data < 1:
+            raise VerifyException("smlad_rows takes 1 to 4 rows and at least one step")
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladRowsOp, LoadS4x4Op], [])

@@ -8,10 +8,11 @@
 // (A = (x0, x2), B = (x1 - 256·x0 - 128, x3 - 256·x2 - 128)), 205 whole words in a loop, then the
 // last word from positions 820, 821 (822, 823 zero), while Σ x0 + x2 is summed (times -128: the
 // shared correction). Then per block of 4 rows (2 blocks for 5 rows,
-// the second starting at min(4, 5 - 4) = 1), per word: the two activation words and the 4 rows'
-// weight words, each row's sum SMLAD(w, A) then SMLAD(SXTB16(w ror 8), B). Each output adds
-// its corrected bias: -3·Σ w (x's zero point folded) + 128·Σ of its odd-position weights, and
-// the shared correction.
+// the second starting at min(4, 5 - 4) = 1), each row's sum starts at its corrected bias (-3·Σ w,
+// x's zero point folded, + 128·Σ of its odd-position weights) plus the shared correction, and
+// one arm_dsp.smlad_rows runs the block's reduction over the 206 words: per word the two
+// activation words and the 4 rows' weight words (at 3296 bytes per block), each row's sum
+// SMLAD(w, A) then SMLAD(SXTB16(w ror 8), B).
 
 // CHECK-LABEL: func.func @fc
 // CHECK:         %y_fc_weights = uop.define_global "constant" {{[0-9]+}} "y_fc_weights" value dense_resource<y_fc_weights> : tensor<6592xi8>
@@ -42,24 +43,16 @@
 // CHECK-NEXT:        %[[M4:.*]] = uop.mul %[[B]], %[[FOUR]] : index
 // CHECK-NEXT:        %[[LAST:.*]] = uop.const 1 : index
 // CHECK-NEXT:        %[[M:.*]] = uop.min %[[M4]], %[[LAST]] : index
-// CHECK-COUNT-4:     uop.define_acc 0 : i32
-// CHECK:             uop.range %{{.*}} = 0 to 206 {
-// CHECK:               %[[A:.*]] = arm_dsp.load_word %{{.*}} : !uop.ptr<i16>
-// CHECK:               %[[BW:.*]] = arm_dsp.load_word %{{.*}} : !uop.ptr<i16>
-// CHECK:               %[[W0:.*]] = arm_dsp.load_word %{{.*}} : !uop.ptr<i8>
-// CHECK-COUNT-3:       arm_dsp.load_word %{{.*}} : !uop.ptr<i8>
-// CHECK-NEXT:          %[[T0:.*]] = arm_dsp.sxtb16 %[[W0]] ror 8 : i32
-// CHECK-NEXT:          %[[ACC0:.*]] = uop.acc_get
-// CHECK-NEXT:          %[[S0:.*]] = arm_dsp.smlad %[[W0]], %[[A]], %[[ACC0]] : i32
-// CHECK-NEXT:          %[[S1:.*]] = arm_dsp.smlad %[[T0]], %[[BW]], %[[S0]] : i32
-// CHECK-NEXT:          uop.acc_set %{{.*}}, %[[S1]]
-// CHECK-COUNT-3:       arm_dsp.smlad %{{.*}}, %[[A]]
-// CHECK:             }
-// CHECK-NEXT:        %[[TOTAL0:.*]] = uop.acc_get
-// CHECK-NEXT:        %[[BIAS0:.*]] = uop.gep %y_fc_bias[%[[M]]]
+// CHECK:             %[[BIAS0:.*]] = uop.gep %y_fc_bias[%[[M]]]
 // CHECK-NEXT:        %[[B0:.*]] = uop.load %[[BIAS0]] : i32
-// CHECK-NEXT:        %[[T1:.*]] = uop.add %[[TOTAL0]], %[[B0]] : i32
-// CHECK-NEXT:        %{{.*}} = uop.add %[[T1]], %[[SHARED]] : i32
+// CHECK-NEXT:        %[[S0:.*]] = uop.add %[[B0]], %[[SHARED]] : i32
+// CHECK-COUNT-3:     uop.add %{{.*}}, %[[SHARED]] : i32
+// CHECK:             %[[PA:.*]] = uop.gep %y_fc_halves[%{{.*}}]
+// CHECK-NEXT:        %[[STRIDE:.*]] = uop.const 3296 : index
+// CHECK-NEXT:        %[[AT:.*]] = uop.mul %[[B]], %[[STRIDE]] : index
+// CHECK-NEXT:        %[[PB:.*]] = uop.gep %y_fc_weights[%[[AT]]]
+// CHECK-NEXT:        %[[SUM0:.*]], %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows %[[PA]], %[[PB]], %[[S0]], %{{.*}}, %{{.*}}, %{{.*}} {steps = #builtin.int<206>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+// CHECK:             uop.cast %[[SUM0]] : i32 to f64
 // CHECK:             uop.store %{{.*}}, %{{.*}} : i8
 // CHECK-COUNT-3:     uop.store %{{.*}}, %{{.*}} : i8
 // CHECK:         func.return
