@@ -44,6 +44,7 @@ PRODUCTS: dict[type[Operation], Callable[[Operation], int]] = {
     # every mode, nothing a build for speed changes (KWS's pointwise Convs: 4.70 M instructions
     # in ReleaseSmall with them shared, 5.18 M with them hot and the depthwise ones shared).
     arm_dsp.SmladTileOp: lambda op: 0,
+    arm_dsp.SmladRowsOp: lambda op: 0,  # a fully connected block's reduction, an assembly loop too
     arm_mve.VmlavaOp: lambda op: 1,
 }
 """Products one op computes per lane (its operands' lanes for a vector: `VMLAVA` of 16 bytes
