@@ -16,14 +16,17 @@ from zant.dialects.arm_dsp import smlad, sxtb16
 from zant.passes.onnx_to_uop.fully_connected import MIN_WEIGHTS, ROWS, block_starts, corrected_bias, interleaved_weights
 
 # (name, K, M, X type), each with at least MIN_WEIGHTS weights: K a multiple of 4 or not (1027,
-# 13, 4099, 1367: a last word padded), M a multiple of the rows or not (5, 333: a last block
-# overlapping the one before), fewer rows than a block (1, 3), a uint8 X, AD's first layer's K.
+# 13, 4099, 1367, 6: a last word padded), M a multiple of the rows or not (5, 333: a last block
+# overlapping the one before), fewer rows than a block (1, 3), a uint8 X, AD's first layer's K;
+# smlad_rows' loop 8 steps per pass (K 640), 4 with 1 or 2 after it (1027, 4099, 1367), 4 alone
+# (13), 2 (6).
 CASES = [
     ("k1027_m5", 1027, 5, TensorProto.INT8),
     ("k13_m333_u8", 13, 333, TensorProto.UINT8),
     ("k4099_m1", 4099, 1, TensorProto.INT8),
     ("k1367_m3", 1367, 3, TensorProto.INT8),
     ("k640_m8", 640, 8, TensorProto.INT8),
+    ("k6_m700", 6, 700, TensorProto.INT8),
 ]
 SMALL = [("k7_m5_small", 7, 5, TensorProto.INT8)]
 """Fewer weights than MIN_WEIGHTS: the word SMLAD form."""
