@@ -1490,27 +1490,34 @@ class QLinearAddLowering(OnnxLowering):
         multipliers = [float(p.constant_values().reshape(-1)[0].astype(scale_type) / out_scale) for p in (a_s, b_s)]
         (m_a, m_b), shift = common_shift_multipliers(multipliers)
         # In int32 where the sum fits (`narrow_sum_multipliers`; constant zero points bound it).
-        sum_type, narrow = I64, None
+        # Else, with the shifted sum within int32, the centered inputs and the result are int32
+        # and only the products and their sum int64: each product one SMULL/SMLAL of two
+        # 32-bit values (the inputs centered in int64 took a long multiply and a multiply-add
+        # each, and the clamp 64-bit compares).
+        centered_type = sum_type = result_type = I64
         if all(p.is_per_tensor and constant_tensor(p.layout) is not None for p in (a_zp, b_zp)):
             spans = []
             for layout, p in ((a, a_zp), (b, b_zp)):
                 zero_point = int(p.constant_values().reshape(-1)[0])
                 spans.append(max(highest_value(layout.element_type) - zero_point, zero_point - lowest_value(layout.element_type)))
             narrow = narrow_sum_multipliers([m_a, m_b], shift, spans)
-        if narrow is not None:
-            sum_type, ((m_a, m_b), shift) = I32, narrow
-        terms = [(a, a_zp.reader(kb, sum_type), kb.const(m_a, sum_type)), (b, b_zp.reader(kb, sum_type), kb.const(m_b, sum_type))]
-        read_c_zp = c_zp.reader(kb, sum_type)
+            if narrow is not None:
+                centered_type = sum_type = result_type = I32
+                (m_a, m_b), shift = narrow
+            elif (((1 << shift) >> 1) + abs(m_a) * spans[0] + abs(m_b) * spans[1]) >> shift < 2**30 and max(abs(m_a), abs(m_b)) < 2**31:
+                centered_type = result_type = I32
+        terms = [(a, a_zp.reader(kb, centered_type), kb.const(m_a, sum_type)), (b, b_zp.reader(kb, centered_type), kb.const(m_b, sum_type))]
+        read_c_zp = c_zp.reader(kb, result_type)
         half, by = kb.const((1 << shift) >> 1, sum_type), kb.const(shift, sum_type)
-        low, high = (kb.const(v, sum_type) for v in (lowest_value(out_type), highest_value(out_type)))
+        low, high = (kb.const(v, result_type) for v in (lowest_value(out_type), highest_value(out_type)))
 
         y = kb.alloc(result_name(op), shape, out_type)
         with kb.loop_nest(shape) as ivs:
             total = half
             for layout, zero_point, multiplier in terms:
-                centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), sum_type), zero_point(ivs))
-                total = kb.alu("add", total, kb.alu("mul", centered, multiplier))
-            value = kb.alu("add", kb.alu("shr", total, by), read_c_zp(ivs))
+                centered = kb.alu("sub", kb.cast(kb.load(layout, ivs), centered_type), zero_point(ivs))
+                total = kb.alu("add", total, kb.alu("mul", kb.cast(centered, sum_type), multiplier))
+            value = kb.alu("add", kb.cast(kb.alu("shr", total, by), result_type), read_c_zp(ivs))
             kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y, ivs)
         return [y]
 

@@ -26,10 +26,19 @@ func.func @int32_sum(%x: tensor<1x4x3x3xi8>, %y: tensor<1x4x3x3xi8>) -> tensor<1
 // -----
 
 // Ratios whose multipliers keep 24 significant bits (0.05 / 0.07 and 0.09 / 0.07 in float32):
-// 255 times the narrowed multiplier of 1.29 passes 2^31, the sum stays int64.
+// 255 times the narrowed multiplier of 1.29 passes 2^31, so the products and their sum are
+// int64, but of int32 centered inputs (one SMULL / SMLAL each), and the shifted sum, within
+// int32, is requantized in int32.
 // CHECK-LABEL: func.func @wide_sum
-// CHECK:         uop.mul %{{.*}}, %{{.*}} : i64
-// CHECK:         uop.shr %{{.*}}, %{{.*}} : i64
+// CHECK:         uop.range
+// CHECK:         %[[L:.*]] = uop.load %{{.*}} : i8
+// CHECK-NEXT:    %[[X:.*]] = uop.cast %[[L]] : i8 to i32
+// CHECK-NEXT:    %[[CX:.*]] = uop.sub %[[X]], %{{.*}} : i32
+// CHECK-NEXT:    %[[WX:.*]] = uop.cast %[[CX]] : i32 to i64
+// CHECK-NEXT:    uop.mul %[[WX]], %{{.*}} : i64
+// CHECK:         %[[S:.*]] = uop.shr %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    %[[V:.*]] = uop.cast %[[S]] : i64 to i32
+// CHECK-NEXT:    uop.add %[[V]], %{{.*}} : i32
 // CHECK:         func.return
 func.func @wide_sum(%x: tensor<1x4xi8>, %y: tensor<1x4xi8>) -> tensor<1x4xi8> {
   %xs = onnx.Constant() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
@@ -44,8 +53,12 @@ func.func @wide_sum(%x: tensor<1x4xi8>, %y: tensor<1x4xi8>) -> tensor<1x4xi8> {
 
 // -----
 
-// A zero point given at run time bounds nothing: the sum stays int64.
+// A zero point given at run time bounds nothing: all of it stays int64.
 // CHECK-LABEL: func.func @run_time_zero_point
+// CHECK:         uop.range
+// CHECK:         %[[L:.*]] = uop.load %{{.*}} : i8
+// CHECK-NEXT:    %[[X:.*]] = uop.cast %[[L]] : i8 to i64
+// CHECK-NEXT:    uop.sub %[[X]], %{{.*}} : i64
 // CHECK:         uop.mul %{{.*}}, %{{.*}} : i64
 // CHECK:         uop.shr %{{.*}}, %{{.*}} : i64
 // CHECK:         func.return
