@@ -556,13 +556,18 @@ inline fn zant_load_s4x4(bytes: [*]const u8, i: usize) [2]i32 {
 )
 
 
+SMLAD_TILE_STRAIGHT = 8
+"""An `arm_dsp.smlad_tile` of at most this many steps is straight-line code (no loop, no bound
+register), longer ones a loop (`zant_smlad_tile`)."""
+
 ZIG_HELPER_SOURCES["zant_smlad_tile"] = ZigHelper(
     "zant_smlad_tile",
     f"""\
 /// A 2 x 2 register tile's whole reduction (arm_dsp.smlad_tile): for each of `steps` steps s,
 /// the words a0 = pa[s·a_step], a1 = pa[s·a_step + a_next], b0 = pb[s·b_step], b1 = pb[s·b_step
-/// + b_next] (4 int8 each), c_ij += the dot product of a_i and b_j. On a DSP core, one asm loop
-/// of 13 registers, `unroll` steps per pass (4, 2 or 1, dividing `steps`): per step 4 LDR
+/// + b_next] (4 int8 each), c_ij += the dot product of a_i and b_j. On a DSP core, straight-line
+/// asm for at most SMLAD_TILE_STRAIGHT steps, else one asm loop of 13 registers, `unroll` steps
+/// per pass (4, 2 or 1, dividing `steps`): per step 4 LDR
 /// (the first 3 pipelined; b1 loaded into b0's register once b0 is used: with 14 registers
 /// LLVM could not allocate the rest of the function in Debug and ReleaseSafe), each word
 /// widened once (8 SXTB16) and 8 SMLAD; the pointers advance by immediates. LLVM's own loop
@@ -570,9 +575,10 @@ ZIG_HELPER_SOURCES["zant_smlad_tile"] = ZigHelper(
 /// unrolling it whole, outgrew a flash accelerator's instruction cache.
 inline fn zant_smlad_tile(comptime steps: usize, comptime a_step: isize, comptime a_next: isize, comptime b_step: isize, comptime b_next: isize, pa: *const i8, pb: *const i8, c00: i32, c10: i32, c01: i32, c11: i32) [4]i32 {{
     if (comptime {_HAS_DSP}) {{
-        const unroll: usize = comptime if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+        const straight = comptime steps <= {SMLAD_TILE_STRAIGHT};
+        const unroll: usize = comptime if (straight) steps else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
         const body = comptime text: {{
-            var text: []const u8 = "1:\\n\\t";
+            var text: []const u8 = if (straight) "" else "1:\\n\\t";
             for (0..unroll) |i| {{
                 const ia = @as(isize, @intCast(i)) * a_step;
                 const ib = @as(isize, @intCast(i)) * b_step;
@@ -587,12 +593,12 @@ inline fn zant_smlad_tile(comptime steps: usize, comptime a_step: isize, comptim
                     "sxtb16 %[t], %[b]\\n\\tsmlad %[c01], %[e0], %[t], %[c01]\\n\\tsmlad %[c11], %[e1], %[t], %[c11]\\n\\t" ++
                     "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c01], %[a0], %[b], %[c01]\\n\\tsmlad %[c11], %[a1], %[b], %[c11]\\n\\t";
             }}
+            if (straight) break :text text;
             break :text text ++ std.fmt.comptimePrint(
                 "add %[pa], %[pa], #{{d}}\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tcmp %[pb], %[end]\\n\\tbne 1b",
                 .{{ a_step * @as(isize, unroll), b_step * @as(isize, unroll) }},
             );
         }};
-        const end: *const i8 = @ptrFromInt(@intFromPtr(pb) +% @as(usize, @bitCast(b_step * @as(isize, steps))));
         var r00: i32 = undefined;
         var r10: i32 = undefined;
         var r01: i32 = undefined;
@@ -605,27 +611,51 @@ inline fn zant_smlad_tile(comptime steps: usize, comptime a_step: isize, comptim
         var e0: i32 = undefined;
         var e1: i32 = undefined;
         var t: i32 = undefined;
-        asm volatile (body
-            : [c00] "=&r" (r00),
-              [c10] "=&r" (r10),
-              [c01] "=&r" (r01),
-              [c11] "=&r" (r11),
-              [pa] "=&r" (qa),
-              [pb] "=&r" (qb),
-              [a0] "=&r" (a0),
-              [a1] "=&r" (a1),
-              [b] "=&r" (b),
-              [e0] "=&r" (e0),
-              [e1] "=&r" (e1),
-              [t] "=&r" (t),
-            : [i00] "0" (c00),
-              [i10] "1" (c10),
-              [i01] "2" (c01),
-              [i11] "3" (c11),
-              [ipa] "4" (pa),
-              [ipb] "5" (pb),
-              [end] "r" (end),
-            : .{{ .memory = true, .cpsr = true }});
+        if (straight) {{
+            asm volatile (body
+                : [c00] "=&r" (r00),
+                  [c10] "=&r" (r10),
+                  [c01] "=&r" (r01),
+                  [c11] "=&r" (r11),
+                  [pa] "=&r" (qa),
+                  [pb] "=&r" (qb),
+                  [a0] "=&r" (a0),
+                  [a1] "=&r" (a1),
+                  [b] "=&r" (b),
+                  [e0] "=&r" (e0),
+                  [e1] "=&r" (e1),
+                  [t] "=&r" (t),
+                : [i00] "0" (c00),
+                  [i10] "1" (c10),
+                  [i01] "2" (c01),
+                  [i11] "3" (c11),
+                  [ipa] "4" (pa),
+                  [ipb] "5" (pb),
+                : .{{ .memory = true, .cpsr = true }});
+        }} else {{
+            const end: *const i8 = @ptrFromInt(@intFromPtr(pb) +% @as(usize, @bitCast(b_step * @as(isize, steps))));
+            asm volatile (body
+                : [c00] "=&r" (r00),
+                  [c10] "=&r" (r10),
+                  [c01] "=&r" (r01),
+                  [c11] "=&r" (r11),
+                  [pa] "=&r" (qa),
+                  [pb] "=&r" (qb),
+                  [a0] "=&r" (a0),
+                  [a1] "=&r" (a1),
+                  [b] "=&r" (b),
+                  [e0] "=&r" (e0),
+                  [e1] "=&r" (e1),
+                  [t] "=&r" (t),
+                : [i00] "0" (c00),
+                  [i10] "1" (c10),
+                  [i01] "2" (c01),
+                  [i11] "3" (c11),
+                  [ipa] "4" (pa),
+                  [ipb] "5" (pb),
+                  [end] "r" (end),
+                : .{{ .memory = true, .cpsr = true }});
+        }}
         return .{{ r00, r10, r01, r11 }};
     }}
     const a: [*]const i8 = @ptrCast(pa);

@@ -25,10 +25,12 @@ the L4R5's timing model, 94 as the assembly loop); given steps it could not hois
 it unrolled the loop whole, and the 1.3 KB of a 64-channel reduction thrashed the flash
 accelerator's 1 KB instruction cache.
 
-Taken for loops of at least `MIN_STEPS` steps when a_next and b_next are constants (the same
-buffer, indices differing by a constant), the words' addresses move by a constant per step, and
-every offset the assembly uses fits a load immediate (`LOAD_OFFSETS`). Exact: the same
-products, each sum wrapping modulo 2^32 as before. Run it after `fuse-smlad-bytes` and before `unroll-dot-loops` (a loop it replaced is gone).
+Taken for loops of at most `arm_dsp.SMLAD_TILE_STRAIGHT` steps (straight-line code) or at least
+`MIN_STEPS` (a loop), when a_next and b_next are constants (the same buffer, indices differing
+by a constant), the words' addresses move by a constant per step, and every offset the assembly
+uses fits a load immediate (`LOAD_OFFSETS`). Exact: the same products, each sum wrapping modulo
+2^32 as before. Run it after `fuse-smlad-bytes` and before `unroll-dot-loops` (a loop it
+replaced is gone).
 """
 
 from __future__ import annotations
@@ -51,11 +53,18 @@ LOAD_OFFSETS = range(-255, 4096)
 assembly loop, and each pointer's advance per pass (an `ADD` immediate), must be one."""
 
 MIN_STEPS = 16
-"""Fewer steps (reductions below 64 int8) are left to LLVM, which unrolls them whole: VWW's 8-,
-16- and 32-channel pointwise layers ran 2-4% slower as assembly loops on the L4R5 (a loop's
-overhead over 2 passes or fewer), and its first conv's 1-step tiles, each an assembly loop in
-its unrolled taps, outgrew the flash accelerator's instruction cache (1.25 M -> 3.39 M cycles);
-from 16 steps on the loop is faster (VWW's 64-channel layers 1.31 M -> 1.03 M)."""
+"""The fewest steps taken as a loop. Up to `arm_dsp.SMLAD_TILE_STRAIGHT` (8) steps the op is
+straight-line code, no loop (VWW's 8-, 16- and 32-channel pointwise layers on the L4R5: 1.06 M
+-> 1.00 M, 665 K -> 614 K, 1.07 M -> 1.02 M, 537 K -> 503 K cycles against LLVM's whole
+unrolled pairs; as loops they had been 2-4% slower than LLVM's, and a first conv's 1-step tiles,
+each a loop in its unrolled taps, outgrew the flash accelerator's instruction cache); from 16
+steps a loop (VWW's 64-channel layers 1.31 M -> 1.03 M). Between them LLVM's loops stay: no
+model measured has them."""
+
+MIN_STRAIGHT = 2
+"""The fewest steps taken as straight-line code. A 1-step tile is a window's row of taps (KWS's
+first conv: 10 of them, 1 -> 64 channels): as assembly, which LLVM weighs as one cheap call, the
+loops around it were unrolled whole and outgrew the instruction cache (703 K -> 1.21 M cycles)."""
 
 UNROLL = (4, 2, 1)
 """Steps per pass of the assembly loop: the first that divides the step count (`zant_smlad_tile`
@@ -162,7 +171,7 @@ def _accumulated(sum_in: SSAValue, sum_out: SSAValue, inside: set[Operation]) ->
 
 def match_tile(loop: uop.RangeOp) -> _Match | None:
     """`loop` as a 2 x 2 tile's dot loop (module docstring), or None."""
-    if loop.step.data != LANES or loop.trip_count < MIN_STEPS:
+    if loop.step.data != LANES or loop.trip_count < MIN_STRAIGHT or arm_dsp.SMLAD_TILE_STRAIGHT < loop.trip_count < MIN_STEPS:
         return None
     ops = [op for op in loop.body.block.ops if not isinstance(op, uop.EndRangeOp)]
     inside = set(ops)
@@ -206,7 +215,7 @@ def match_tile(loop: uop.RangeOp) -> _Match | None:
         )):
             return None
     trips = loop.trip_count
-    unroll = next(u for u in UNROLL if trips % u == 0)
+    unroll = trips if trips <= arm_dsp.SMLAD_TILE_STRAIGHT else next(u for u in UNROLL if trips % u == 0)  # code per pass
     offsets = [i * steps[0] + d for i in range(unroll) for d in (0, nexts[0])]
     offsets += [i * steps[1] + d for i in range(unroll) for d in (0, nexts[1])]
     if any(o not in LOAD_OFFSETS for o in offsets) or not all(0 < s * unroll < 4096 for s in steps):

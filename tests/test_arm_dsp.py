@@ -94,7 +94,7 @@ def window_int8(folder: Path) -> Path:
 def tile_int8(folder: Path) -> Path:
     """Pointwise Convs over 64 channels, which `arm-dsp-tile-loops` makes assembly loops (16 steps
     of 4 channels: `MIN_STEPS`), 3x3 pixels (an odd count: the last pixel pair overlaps the one
-    before), with a narrow 8 -> 64 layer between them whose 2 steps stay LLVM's."""
+    before), with a narrow 8 -> 64 layer between them whose 2 steps are straight-line assembly."""
     pytest.importorskip("onnxruntime")
     g = GraphBuilder("tile", seed=19)
     x = g.relu(g.conv("input", 64, 8, 1))
@@ -187,8 +187,9 @@ def test_pointwise_columns_equal_the_gathered_form(tmp_path):
     rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
     zig = (tmp_path / "columns" / "net.zig").read_text()
     assert "_columns" in zig and "& @as(i32, 65535)" not in zig
-    # each word of the tile widened once for its two sums (fuse-smlad-bytes: smlad_bytes_pair)
-    assert zig.count("zant_smlad_bytes_pair(") >= 4 and "_columns" not in (tmp_path / "rows" / "net.zig").read_text()
+    # each 2 x 2 tile's reduction one smlad_tile (fuse-smlad-bytes' pairs, then arm-dsp-tile-loops),
+    # each word widened once for its two sums
+    assert zig.count("zant_smlad_tile(") >= 2 and "_columns" not in (tmp_path / "rows" / "net.zig").read_text()
     run_columns, run_rows = load_compiled(columns), load_compiled(rows)
     rng = np.random.default_rng(2)
     for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
@@ -244,7 +245,7 @@ def test_window_columns_equal_the_gathered_form(tmp_path, weight_cache):
     names = [t["name"] for t in columns.plan["tensors"]]
     assert len([name for name in names if name.endswith("_columns")]) == 1  # the strided 1x1's
     assert len([name for name in names if name.endswith("_columns_weights")]) == (2 if weight_cache else 0)
-    assert "zant_smlad_bytes_pair(" in zig
+    assert "zant_smlad_tile(" in zig  # the tiles' reductions (arm-dsp-tile-loops)
     assert "_columns" not in (tmp_path / "rows" / "net.zig").read_text()
     run_columns, run_rows = load_compiled(columns), load_compiled(rows)
     rng = np.random.default_rng(9)
@@ -280,13 +281,14 @@ def test_firmware_runs_smlad_and_equals_the_host(tmp_path, target):
 
 
 def test_tile_loops_equal_the_gathered_form(tmp_path):
-    """The 64-channel layers' tiles as `smlad_tile` (their portable Zig on the host), the 8-channel
-    one's as LLVM's pairs: outputs equal the gathered form's bit for bit."""
+    """The tiles as `smlad_tile` (their portable Zig on the host), a loop over the 64-channel
+    layers' 16 steps and straight-line over the 8-channel one's 2: outputs equal the gathered
+    form's bit for bit."""
     model = tile_int8(tmp_path)
     tiles = compile_model(model, tmp_path / "tiles", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
     rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
     zig = (tmp_path / "tiles" / "net.zig").read_text()
-    assert zig.count("zant_smlad_tile(16, ") == 2 and "zant_smlad_bytes_pair(" in zig
+    assert zig.count("zant_smlad_tile(16, ") == 2 and "zant_smlad_tile(2, " in zig and "zant_smlad_bytes_pair(" not in zig
     run_tiles, run_rows = load_compiled(tiles), load_compiled(rows)
     rng = np.random.default_rng(3)
     for scale in (0.5, 3.0, 50.0):  # the last saturates the int8 input: -128 and 127 everywhere
@@ -296,9 +298,9 @@ def test_tile_loops_equal_the_gathered_form(tmp_path):
 
 @pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSafe", "ReleaseSmall", "Debug"])
 def test_firmware_tile_loops_equal_the_host(tmp_path, optimize):
-    """The tiles' assembly loops (`zant_smlad_tile`: LDR, SXTB16 and SMLAD in 13 registers) build
-    in every mode (14 registers did not in Debug and ReleaseSafe) and, run on the Cortex-M4
-    under QEMU, give the host build's outputs bit for bit."""
+    """The tiles' assembly (`zant_smlad_tile`: LDR, SXTB16 and SMLAD in 13 registers, a loop or
+    straight-line) builds in every mode (14 registers did not in Debug and ReleaseSafe) and, run
+    on the Cortex-M4 under QEMU, gives the host build's outputs bit for bit."""
     from zant.backend.build import BOARDS, DEFAULT_BOARDS
     from zant.backend.firmware import qemu_missing, run_firmware
 
@@ -335,7 +337,7 @@ def test_interpreter_checks_the_tile_loops(tmp_path):
     passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
     report = check_each_pass(module, passes, make_context(), seed=5)
     assert "arm-dsp-tile-loops" in report.checked
-    assert sum(op.name == "arm_dsp.smlad_tile" for op in module.walk()) == 2
+    assert sum(op.name == "arm_dsp.smlad_tile" for op in module.walk()) == 3
 
 
 def test_cortex_m3_firmware_has_no_dsp_instruction(tmp_path):
@@ -382,7 +384,7 @@ def test_interpreter_checks_the_pointwise_columns(tmp_path):
     report = check_each_pass(module, passes, make_context(), seed=4)
     assert set(DSP_STAGES) <= set(report.checked)
     names = {op.name for op in module.walk()}
-    assert "arm_dsp.smlad_bytes_pair" in names and "uop.min" in names
+    assert "arm_dsp.smlad_tile" in names and "uop.min" in names
 
 
 def test_interpreter_checks_the_window_columns(tmp_path):
@@ -399,7 +401,7 @@ def test_interpreter_checks_the_window_columns(tmp_path):
     passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
     report = check_each_pass(module, passes, make_context(), seed=8)
     assert set(DSP_STAGES) <= set(report.checked)
-    assert any(op.name == "arm_dsp.smlad_bytes_pair" for op in module.walk())
+    assert any(op.name == "arm_dsp.smlad_tile" for op in module.walk())
 
 
 def test_interpreter_checks_the_wide_columns(tmp_path):
@@ -416,4 +418,4 @@ def test_interpreter_checks_the_wide_columns(tmp_path):
     passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
     report = check_each_pass(module, passes, make_context(), seed=6)
     assert set(DSP_STAGES) <= set(report.checked)
-    assert any(op.name == "arm_dsp.smlad_bytes_pair" for op in module.walk())
+    assert any(op.name == "arm_dsp.smlad_tile" for op in module.walk())
