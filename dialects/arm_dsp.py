@@ -566,8 +566,9 @@ ZIG_HELPER_SOURCES["zant_smlad_tile"] = ZigHelper(
 /// A 2 x 2 register tile's whole reduction (arm_dsp.smlad_tile): for each of `steps` steps s,
 /// the words a0 = pa[s·a_step], a1 = pa[s·a_step + a_next], b0 = pb[s·b_step], b1 = pb[s·b_step
 /// + b_next] (4 int8 each), c_ij += the dot product of a_i and b_j. On a DSP core, straight-line
-/// asm for at most SMLAD_TILE_STRAIGHT steps, else one asm loop of 13 registers, `unroll` steps
-/// per pass (4, 2 or 1, dividing `steps`): per step 4 LDR
+/// asm for at most SMLAD_TILE_STRAIGHT steps (its 4 loads per step back to back, b1 in the
+/// register a loop's bound takes), else one asm loop of 13 registers, `unroll` steps per pass
+/// (4, 2 or 1, dividing `steps`): per step 4 LDR
 /// (the first 3 pipelined; b1 loaded into b0's register once b0 is used: with 14 registers
 /// LLVM could not allocate the rest of the function in Debug and ReleaseSafe), each word
 /// widened once (8 SXTB16) and 8 SMLAD; the pointers advance by immediates. LLVM's own loop
@@ -582,16 +583,20 @@ inline fn zant_smlad_tile(comptime steps: usize, comptime a_step: isize, comptim
             for (0..unroll) |i| {{
                 const ia = @as(isize, @intCast(i)) * a_step;
                 const ib = @as(isize, @intCast(i)) * b_step;
+                // b1 into a register of its own, loaded with the others (straight-line: the
+                // bound's register is free), else into b0's once b0 is read.
+                const b1 = if (straight) "%[b1]" else "%[b]";
+                const b1_load = std.fmt.comptimePrint("ldr " ++ b1 ++ ", [%[pb], #{{d}}]\\n\\t", .{{ib + b_next}});
                 text = text ++ std.fmt.comptimePrint(
                     "ldr %[a0], [%[pa], #{{d}}]\\n\\tldr %[a1], [%[pa], #{{d}}]\\n\\tldr %[b], [%[pb], #{{d}}]\\n\\t",
                     .{{ ia, ia + a_next, ib }},
-                ) ++
+                ) ++ (if (straight) b1_load else "") ++
                     "sxtb16 %[e0], %[a0]\\n\\tsxtb16 %[a0], %[a0], ror #8\\n\\tsxtb16 %[e1], %[a1]\\n\\tsxtb16 %[a1], %[a1], ror #8\\n\\t" ++
                     "sxtb16 %[t], %[b]\\n\\tsmlad %[c00], %[e0], %[t], %[c00]\\n\\tsmlad %[c10], %[e1], %[t], %[c10]\\n\\t" ++
                     "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c00], %[a0], %[b], %[c00]\\n\\tsmlad %[c10], %[a1], %[b], %[c10]\\n\\t" ++
-                    std.fmt.comptimePrint("ldr %[b], [%[pb], #{{d}}]\\n\\t", .{{ib + b_next}}) ++
-                    "sxtb16 %[t], %[b]\\n\\tsmlad %[c01], %[e0], %[t], %[c01]\\n\\tsmlad %[c11], %[e1], %[t], %[c11]\\n\\t" ++
-                    "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c01], %[a0], %[b], %[c01]\\n\\tsmlad %[c11], %[a1], %[b], %[c11]\\n\\t";
+                    (if (straight) "" else b1_load) ++
+                    "sxtb16 %[t], " ++ b1 ++ "\\n\\tsmlad %[c01], %[e0], %[t], %[c01]\\n\\tsmlad %[c11], %[e1], %[t], %[c11]\\n\\t" ++
+                    "sxtb16 " ++ b1 ++ ", " ++ b1 ++ ", ror #8\\n\\tsmlad %[c01], %[a0], " ++ b1 ++ ", %[c01]\\n\\tsmlad %[c11], %[a1], " ++ b1 ++ ", %[c11]\\n\\t";
             }}
             if (straight) break :text text;
             break :text text ++ std.fmt.comptimePrint(
@@ -608,6 +613,7 @@ inline fn zant_smlad_tile(comptime steps: usize, comptime a_step: isize, comptim
         var a0: i32 = undefined;
         var a1: i32 = undefined;
         var b: i32 = undefined;
+        var b1: i32 = undefined;
         var e0: i32 = undefined;
         var e1: i32 = undefined;
         var t: i32 = undefined;
@@ -622,6 +628,7 @@ inline fn zant_smlad_tile(comptime steps: usize, comptime a_step: isize, comptim
                   [a0] "=&r" (a0),
                   [a1] "=&r" (a1),
                   [b] "=&r" (b),
+                  [b1] "=&r" (b1),
                   [e0] "=&r" (e0),
                   [e1] "=&r" (e1),
                   [t] "=&r" (t),
