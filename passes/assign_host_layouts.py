@@ -23,9 +23,11 @@ is channels-last when the cycles its writers and readers spend beyond their chea
 * a 1x1 Conv in channel lanes reads one X element per channel and pixel, broadcast: either
   layout alike;
 * an element-wise op inside the group reads and writes in the group's layout;
-* every other writer or reader (graph inputs and outputs, pools, Concat, Reshape, Gemm, a Conv
-  in pixel lanes, whose vectors are rows of pixels, an element-wise op that broadcasts the
-  tensor) has a kernel for NCHW only: channels-last would cost it a strided walk, so one of them
+* a global pool (or a pool with one output pixel) loops over (N, C), vectorized over C: a
+  run of channels per tap channels-last, a gather at the stride H·W from NCHW;
+* every other writer or reader (graph inputs and outputs, Concat, Reshape, Gemm, any other
+  Conv in pixel lanes, whose vectors are rows of pixels, an element-wise op that broadcasts
+  the tensor) has a kernel for NCHW only: channels-last would cost it a strided walk, so one of them
   keeps the group NCHW (`UNSUPPORTED`).
 
 So the tensors between the Convs of a ResNet block or a MobileNet inverted residual are
