@@ -88,7 +88,7 @@ def _flat_body(loop: uop.RangeOp) -> list[Operation] | None:
     return ops
 
 
-def _stride(value: SSAValue, k: SSAValue, inside: set[Operation], memo: dict[SSAValue, int | None]) -> int | None:
+def index_stride(value: SSAValue, k: SSAValue, inside: set[Operation], memo: dict[SSAValue, int | None]) -> int | None:
     """How much `value` (an index) grows per step of `k`; None when not affine in `k` with a
     constant coefficient or not computed by plain index arithmetic."""
     if value in memo:
@@ -102,10 +102,10 @@ def _stride(value: SSAValue, k: SSAValue, inside: set[Operation], memo: dict[SSA
     elif isinstance(owner, uop.ConstOp):
         result = 0
     elif isinstance(owner, uop.AddOp | uop.SubOp):
-        a, b = (_stride(v, k, inside, memo) for v in owner.operands)
+        a, b = (index_stride(v, k, inside, memo) for v in owner.operands)
         result = None if a is None or b is None else (a + b if isinstance(owner, uop.AddOp) else a - b)
     elif isinstance(owner, uop.MulOp):
-        a, b = (_stride(v, k, inside, memo) for v in owner.operands)
+        a, b = (index_stride(v, k, inside, memo) for v in owner.operands)
         if a is None or b is None:
             result = None
         elif a == 0 and b == 0:
@@ -196,7 +196,7 @@ def match_dot_loop(loop: uop.RangeOp, int4: bool = False) -> DotLoop | None:
                 return None
             if len(gep.indices) != 1:
                 return None
-            stride = _stride(gep.indices[0], k, inside, memo)
+            stride = index_stride(gep.indices[0], k, inside, memo)
             if not stride:  # None (not affine in k) or 0 (invariant)
                 return None
             loads[load] = stride

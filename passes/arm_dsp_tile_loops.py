@@ -46,7 +46,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
-from zant.passes.arm_dsp_dot import LANES, _stride
+from zant.passes.arm_dsp_dot import LANES, index_stride
 
 LOAD_OFFSETS = range(-255, 4096)
 """The byte offsets a Thumb-2 `LDR Rt, [Rn, #imm]` encodes (-255 to 4095): every offset of the
@@ -196,7 +196,7 @@ def match_tile(loop: uop.RangeOp) -> _Match | None:
     nexts = (_difference(ga0, ga1, memo), _difference(gb0, gb1, memo))
     k = loop.induction_var
     strides: dict = {}
-    per_k = [_stride(g.indices[0], k, inside, strides) for g in (ga0, ga1, gb0, gb1)]  # type: ignore[union-attr]
+    per_k = [index_stride(g.indices[0], k, inside, strides) for g in (ga0, ga1, gb0, gb1)]  # type: ignore[union-attr]
     if None in nexts or None in per_k or per_k[0] != per_k[1] or per_k[2] != per_k[3]:
         return None
     steps = (per_k[0] * LANES, per_k[2] * LANES)  # type: ignore[operator]

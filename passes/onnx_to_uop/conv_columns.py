@@ -110,7 +110,7 @@ def column_form_applies(x: Layout, out_channels: int, kernel: Sequence[int], str
     )
 
 
-def _last_overlapping(kb: KernelBuilder, first: SSAValue, size: int, count: int) -> SSAValue:
+def last_overlapping(kb: KernelBuilder, first: SSAValue, size: int, count: int) -> SSAValue:
     """`first`, or `count - size` for a last block that would run past `count` (it overlaps
     the one before instead: its outputs are stored again with the same values, and no
     remainder code is needed)."""
@@ -144,9 +144,9 @@ def pointwise_columns(
     yf = merge_dims(y, 2, y.rank - 1)
     assert xf is not None and yf is not None
     column = kb.alloc(name, [width, channels], x.element_type)
-    tile = _Tile(kb, column, yf, channels, weight, epilogue)
+    tile = ColumnTile(kb, column, yf, channels, weight, epilogue)
     with kb.loop(batch) as n, kb.loop(-(-pixels // width)) as block:
-        p = _last_overlapping(kb, kb.alu("mul", block, kb.index(width)), width, pixels)
+        p = last_overlapping(kb, kb.alu("mul", block, kb.index(width)), width, pixels)
         if width == PIXELS:
             positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
             # The block's pixels side by side in X's rows: read together, channel by channel.
@@ -161,7 +161,7 @@ def pointwise_columns(
             # Each pair of weight rows is read from W once per column, then from the cache for
             # each other pair of its pixels.
             with kb.loop(out_channels, 0, CHANNELS) as m, kb.loop(-(-width // PIXELS)) as pair:
-                j0 = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
+                j0 = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
                 js = [j0, *(kb.alu("add", j0, kb.index(j)) for j in range(1, PIXELS))]
                 tile.build(n, m, js.__getitem__, [kb.alu("add", p, j) for j in js])
 
@@ -204,25 +204,25 @@ def _pointwise_channels_last(
     yf = merge_dims(y, 2, y.rank - 1)
     assert xf is not None and yf is not None
     rows = xf.permute([0, 2, 1])  # (N, H·W, C), channels contiguous
-    tile = _Tile(kb, rows, yf, channels, weight, epilogue, batched=True)
+    tile = ColumnTile(kb, rows, yf, channels, weight, epilogue, batched=True)
     pairs = -(-pixels // PIXELS)
     staged = weight_rows is not None and CHANNELS * channels > weight_cache // CACHE_SHARE > 0
     if staged:
         assert weight_rows is not None
         local = kb.alloc(f"{name}_weights", [CHANNELS, channels], weight_rows.element_type)
-        tile = _Tile(kb, rows, yf, channels, lambda i, c: kb.cast(kb.load(local, [i, c]), I32), epilogue, batched=True, local_rows=True)
+        tile = ColumnTile(kb, rows, yf, channels, lambda i, c: kb.cast(kb.load(local, [i, c]), I32), epilogue, batched=True, local_rows=True)
     with kb.loop(batch) as n, kb.loop(out_channels, 0, CHANNELS) as m:
         if staged:
             with kb.loop(CHANNELS) as i, kb.loop(channels) as c:
                 kb.store(kb.load(weight_rows, [kb.alu("add", m, i), c]), local, [i, c])
         with kb.loop(pairs) as pair:
-            p = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, pixels)
+            p = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, pixels)
             positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
             tile.build(n, m, positions.__getitem__, positions)
 
 
 @dataclass(frozen=True)
-class _Tile:
+class ColumnTile:
     """One register tile: `CHANNELS` output channels from m x `PIXELS` pixels of the column."""
 
     kb: KernelBuilder

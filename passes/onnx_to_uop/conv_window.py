@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.ir import SSAValue
 
-from zant.passes.onnx_to_uop.conv_columns import CACHE_SHARE, CHANNELS, I32, PIXELS, _last_overlapping, _Tile, column_pixels
+from zant.passes.onnx_to_uop.conv_columns import CACHE_SHARE, CHANNELS, I32, PIXELS, last_overlapping, ColumnTile, column_pixels
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, channels_last_order, is_channels_last, merge_dims
 from zant.passes.onnx_to_uop.windows import Window
 
@@ -76,9 +76,9 @@ def window_columns(
     flat = kb.alloc(name, [width, depth], x.element_type)
     column = flat.reshape([width, *kernel, channels])
     assert column is not None
-    tile = _Tile(kb, flat, yf, depth, weight, epilogue)
+    tile = ColumnTile(kb, flat, yf, depth, weight, epilogue)
     with kb.loop(batch) as n, kb.loop(-(-pixels // width)) as block:
-        p = _last_overlapping(kb, kb.alu("mul", block, kb.index(width)), width, pixels)
+        p = last_overlapping(kb, kb.alu("mul", block, kb.index(width)), width, pixels)
         with kb.loop(width) as j:
             at = kb.alu("add", p, j)
             # The pixel's output position (H·W order), then its window's taps, channel by channel.
@@ -100,7 +100,7 @@ def window_columns(
                 tile.build(n, m, kb.index, positions)
         else:
             with kb.loop(out_channels, 0, CHANNELS) as m, kb.loop(-(-width // PIXELS)) as pair:
-                j0 = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
+                j0 = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
                 js = [j0, *(kb.alu("add", j0, kb.index(j)) for j in range(1, PIXELS))]
                 tile.build(n, m, js.__getitem__, [kb.alu("add", p, j) for j in js])
 
@@ -159,7 +159,7 @@ def _window_channels_last(
             with kb.loop(CHANNELS) as i, kb.loop(depth) as k:
                 kb.store(kb.load(weight_rows, [kb.alu("add", m, i), k]), local, [i, k])
         with kb.loop_nest(outer) as outs, kb.loop(-(-width // PIXELS)) as pair:
-            q = _last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
+            q = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
             lasts = [q, *(kb.alu("add", q, kb.index(j)) for j in range(1, PIXELS))]
             starts = [kb.alu("mul", kb.alu("mul", at, kb.index(last.stride)), kb.index(channels)) for at in lasts]
             accs = [kb.define_acc(0, I32) for _ in itertools.product(channel_rows, lasts)]
