@@ -121,14 +121,21 @@ def conv_loops(zig: str) -> list[str]:
     return [nest for nest in nests if re.search(r"var acc_\w+: i32", nest)]
 
 
-def test_kws_conv_loops_are_integer_only(tmp_path):
+def accumulating_kernels(zig: str) -> list[str]:
+    """The text of each kernel function that sums int32 products: an int32 accumulator, or the
+    DSP's SMLAD forms (straight-line rows and tiles keep their sums in SMLAD's operands)."""
+    kernels = re.split(r"\n(?=(?:pub )?(?:inline )?fn kernel_)", zig)[1:]
+    return [k for k in kernels if re.search(r"var acc_\w+: i32|smlad", k)]
+
+
+def test_kws_conv_kernels_are_integer_only(tmp_path):
     onnx.save(int8_model("kws_int8"), tmp_path / "kws.onnx")
     result = compile_model(
         tmp_path / "kws.onnx", tmp_path / "out", CompileOptions(name="kws", build=False, pipeline=PIPELINE)
     )
-    loops = conv_loops(result.zig_path.read_text())
-    assert len(loops) >= 11
-    assert not [loop for loop in loops if "f32" in loop or "f64" in loop]
+    kernels = accumulating_kernels(result.zig_path.read_text())
+    assert len(kernels) >= 10  # the first conv, 4 depthwise, 4 pointwise, the fully connected layer
+    assert not [k for k in kernels if "f32" in k or "f64" in k]
 
 
 # -- slow ------------------------------------------------------------------------------------------
