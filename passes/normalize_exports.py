@@ -10,7 +10,7 @@ compile to the same kernels:
 | written | becomes | when |
 |---|---|---|
 | ReduceMean(x, axes) | GlobalAveragePool(x), then Flatten(axis=1) for `keepdims=0` | float x of rank ≥ 4 (an image or a volume), constant `axes` naming every spatial axis (2 … rank−1, in any order or sign) and only those |
-| Reshape(x, shape) | Flatten(x, axis=k) | a rank-2 result whose first extent is x's extents before axis k multiplied (k ≥ 1) |
+| Reshape(x, shape) | Flatten(x, axis=k) | a constant `shape`, a rank-2 result whose first extent is x's extents before axis k multiplied (k ≥ 1) |
 
 Each rewrite computes the same values: the mean over the spatial axes is the global average
 pool's, and a row-major Reshape to `[prod(x.shape[:k]), prod(x.shape[k:])]` is Flatten at k. A
@@ -110,7 +110,8 @@ class FlattenFromReshape(RewritePattern):
             return
         x, shape = inputs(op)[:2]
         before, after = _static_shape(x), _static_shape(op.results[0])
-        if before is None or after is None or len(after) != 2 or len(before) < 2:
+        # A run-time shape stays a Reshape: its values are checked against x at the call.
+        if _constant(shape) is None or before is None or after is None or len(after) != 2 or len(before) < 2:
             return
         axis = next((k for k in range(1, len(before) + 1) if math.prod(before[:k]) == after[0]), None)
         if axis is None:
