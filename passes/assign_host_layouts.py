@@ -46,7 +46,15 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, UnitAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from zant.dialects.onnx import ConstantOp, input_value
+from zant.dialects.onnx import (
+    AveragePoolOp,
+    ConstantOp,
+    ConvOp,
+    GlobalAveragePoolOp,
+    GlobalMaxPoolOp,
+    MaxPoolOp,
+    input_value,
+)
 from zant.dialects.zant import target_parameters
 from zant.dialects.uop import is_float_type
 from zant.passes.onnx_to_uop.conv import conv_form, copies_channels_last
@@ -69,11 +77,11 @@ LAYOUT_ELEMENTWISE = frozenset(UNARY) | frozenset(BINARY)
 """Element-wise ops that write their result in their `CHANNELS_LAST` mark's layout, walking it
 in memory order (`elementwise.lower_elementwise`), each operand read through its own view."""
 
-LAYOUT_POOLS = frozenset({"onnx.MaxPool", "onnx.AveragePool"})
+LAYOUT_POOLS = (MaxPoolOp, AveragePoolOp)
 """Pools (without MaxPool's Indices) that walk a channels-last result channels innermost, reading
 a channels-last X (`pool._lower_pool`): the pool ties its X and its result to one layout."""
 
-GLOBAL_POOLS = frozenset({"onnx.GlobalAveragePool", "onnx.GlobalMaxPool"})
+GLOBAL_POOLS = (GlobalAveragePoolOp, GlobalMaxPoolOp)
 """Pools whose output loops are (N, C) (and a `LAYOUT_POOLS` pool with one output pixel):
 vectorized over C, each tap a run of a channels-last X, a gather at the stride H·W from an
 NCHW one."""
@@ -105,7 +113,7 @@ def _ties(op: Operation) -> list[SSAValue]:
     read through their own views); a pool's result and its X (`LAYOUT_POOLS`)."""
     if len(op.results) != 1 or not _is_float_activation(op.results[0]):
         return []
-    if op.name in LAYOUT_POOLS:
+    if isinstance(op, LAYOUT_POOLS):
         x = op.operands[0]
         return [op.results[0], x] if _is_float_activation(x) else []
     if op.name not in LAYOUT_ELEMENTWISE:
@@ -120,7 +128,7 @@ def write_cost(vector: VectorConv, value: SSAValue, channels_last: bool) -> floa
     writer = value.owner
     if isinstance(value, BlockArgument) or not isinstance(writer, Operation):
         return UNSUPPORTED if channels_last else 0
-    if writer.name == "onnx.Conv" and _constant_weights(writer) and conv_form(vector, writer) in LANE_FORMS:
+    if isinstance(writer, ConvOp) and _constant_weights(writer) and conv_form(vector, writer) in LANE_FORMS:
         return 0 if channels_last else SCATTER_CYCLES * math.prod(_shape(value) or ())
     return UNSUPPORTED if channels_last else 0
 
@@ -128,14 +136,14 @@ def write_cost(vector: VectorConv, value: SSAValue, channels_last: bool) -> floa
 def read_cost(vector: VectorConv, reader: Operation, value: SSAValue, channels_last: bool) -> float:
     """Cycles `reader` (outside the group) spends reading `value` in that layout beyond the
     cheaper one (module docstring)."""
-    if reader.name == "onnx.Conv" and input_value(reader, 0) is value and not any(
+    if isinstance(reader, ConvOp) and input_value(reader, 0) is value and not any(
         v is value for v in reader.operands[1:]
     ):
         if copies_channels_last(vector, reader):
             return 0 if channels_last else GATHER_CYCLES * math.prod(_shape(value) or ())
         if conv_form(vector, reader) == "channel lanes" and _constant_weights(reader):
             return 0
-    if reader.name in GLOBAL_POOLS or (reader.name in LAYOUT_POOLS and not _is_float_activation(reader.results[0])):
+    if isinstance(reader, GLOBAL_POOLS) or (isinstance(reader, LAYOUT_POOLS) and not _is_float_activation(reader.results[0])):
         return 0 if channels_last else GATHER_CYCLES * math.prod(_shape(value) or ())
     return UNSUPPORTED if channels_last else 0
 

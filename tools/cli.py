@@ -135,7 +135,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         "none, such a Loop is a compile error; docs/sequences.md)",
     )
     parser.add_argument(
-        "--image-formats", type=_image_formats, default=(), metavar="FORMAT,...",
+        "--image-formats", type=_image_formats, default=None, metavar="FORMAT,...",
         help="the compressed formats an ImageDecoder node decodes, of "
         f"{', '.join(IMAGE_FORMATS)}: the others' decoders stay out of the code and flash, and an image "
         "in them is refused at run time with a status (BMP and PPM are always read; default: all; "
@@ -293,7 +293,7 @@ def _options(args: argparse.Namespace, **overrides) -> CompileOptions:
         cast_inputs=getattr(args, "cast_inputs", False),
         string_capacity=getattr(args, "string_capacity", DEFAULT_STRING_CAPACITY),
         sequence_capacity=getattr(args, "sequence_capacity", None),
-        image_formats=getattr(args, "image_formats", ()),
+        image_formats=getattr(args, "image_formats", None) or (),
         **{**module_options, **overrides}
     )
     if args.pipeline:
