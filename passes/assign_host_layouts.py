@@ -119,7 +119,9 @@ def _ties(op: Operation) -> list[SSAValue]:
     if op.name not in LAYOUT_ELEMENTWISE:
         return []
     shape = _shape(op.results[0])
-    return [op.results[0], *(v for v in op.operands if _shape(v) == shape)]
+    # Operands of another element type (Where's condition, a Cast's input) are not activations
+    # a layout is chosen for: read through their own views, as broadcast operands are.
+    return [op.results[0], *(v for v in op.operands if _shape(v) == shape and _is_float_activation(v))]
 
 
 def write_cost(vector: VectorConv, value: SSAValue, channels_last: bool) -> float:

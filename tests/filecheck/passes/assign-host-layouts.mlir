@@ -81,3 +81,23 @@ func.func @edges(%x: tensor<1x32x16x16xf32>) -> (tensor<1x32x16x16xf32>, tensor<
   %c2 = onnx.Conv(%r1, %w2) : (tensor<1x32x16x16xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x16x16xf32>
   func.return %r1, %c2 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
 }
+
+// -----
+
+// An element-wise op whose operand is not a float activation (a Cast from int32, the graph's
+// input): the operand takes no part in the choice (it is read through its own view) and the
+// Cast's result groups with the Add that reads it, channels-last with the Conv's.
+
+// CHECK-LABEL: func.func @cast
+// CHECK:         %f = onnx.Cast(%i) {to = 1 : i64, zant.channels_last}
+// CHECK:         %a = onnx.Add(%r, %f) {zant.channels_last}
+// CHECK:         %g = onnx.GlobalAveragePool(%a) :
+func.func @cast(%i: tensor<1x32x8x8xi32>) -> tensor<1x32x1x1xf32> {
+  %w = onnx.Constant() {value = dense<0.01> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
+  %f = onnx.Cast(%i) {to = 1 : i64} : (tensor<1x32x8x8xi32>) -> tensor<1x32x8x8xf32>
+  %c = onnx.Conv(%f, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %r = onnx.Relu(%c) : (tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %a = onnx.Add(%r, %f) : (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %g = onnx.GlobalAveragePool(%a) : (tensor<1x32x8x8xf32>) -> tensor<1x32x1x1xf32>
+  func.return %g : tensor<1x32x1x1xf32>
+}
