@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from zant.driver import CompileOptions, compile_model
 from zant.runtime import load_compiled, reference_outputs
-from zant.pipelines import PRINT_PIPELINE
+from zant.pipelines import PRINT_PIPELINE, pipeline_for
 
 
 def pipeline(width: int) -> str:
@@ -225,28 +225,37 @@ def _densenet_block(kernel: int) -> onnx.ModelProto:
     )
 
 
+CONTIGUOUS_STORE = r"(addr_\d+) = &scratch_y_padded\[.*\n\s*@as\(\*align\(1\) \[16\]f32, @ptrCast\(\1\)\)\.\* = "
+
+
 @pytest.mark.parametrize(
-    ("kernel", "store"),
+    ("kernel", "layouts", "store"),
     [
-        # 16 channels under 25 taps: the 5x5 Conv reads an NCHW padded 11x11 copy, so the 1x1
-        # Conv's channel lanes are stored 121 elements apart (the call light_densenet121's
-        # 3x3 layers failed on, before they read channels-last copies).
-        (5, r"zant_vscatter\(16, f32, 121, "),
+        # 16 channels under 25 taps, the graph's layouts left NCHW: the 5x5 Conv reads an NCHW
+        # padded 11x11 copy, so the 1x1 Conv's channel lanes are stored 121 elements apart (the
+        # call light_densenet121's 3x3 layers failed on, before they read channels-last copies).
+        (5, False, r"zant_vscatter\(16, f32, 121, "),
+        # The same with assign-host-layouts (the default): the 1x1 Conv's output is channels-last,
+        # the 5x5 Conv's padded copy too, and the channel lanes land there as one contiguous store.
+        (5, True, CONTIGUOUS_STORE),
         # 16 channels over 9 taps: the 3x3 Conv reads channels innermost from a channels-last
         # padded copy, and the 1x1 Conv's channel lanes land there as one contiguous store.
-        (3, r"(addr_\d+) = &scratch_y_padded\[.*\n\s*@as\(\*align\(1\) \[16\]f32, @ptrCast\(\1\)\)\.\* = "),
+        (3, True, CONTIGUOUS_STORE),
     ],
 )
-def test_densenet_block_stores_into_the_padded_buffer(kernel, store):
-    """The block compiled with the host's default pipeline: the 1x1 Conv's channel lanes are
-    stored into the second Conv's padded copy of its input, as the regex `store` spells, and the model
-    builds and matches the reference."""
+def test_densenet_block_stores_into_the_padded_buffer(kernel, layouts, store):
+    """The block compiled with the host's default pipeline (`layouts` False: without
+    assign-host-layouts): the 1x1 Conv's channel lanes are stored into the second Conv's padded
+    copy of its input, as the regex `store` spells, and the model builds and matches the reference."""
     m = _densenet_block(kernel)
     feeds = random_inputs(m)
+    stages = pipeline_for("host").split(",")
+    pipeline = ",".join(stages if layouts else [s for s in stages if s != "assign-host-layouts"])
     with tempfile.TemporaryDirectory(prefix="zant-vec-") as folder:
         path = Path(folder) / "model.onnx"
         onnx.save(m, path)
-        result = compile_model(path, Path(folder) / "out", CompileOptions(name="m", optimize="ReleaseSafe"))
+        options = CompileOptions(name="m", optimize="ReleaseSafe", pipeline=None if layouts else pipeline)
+        result = compile_model(path, Path(folder) / "out", options)
         assert re.search(store, result.zig_path.read_text())
         (got,) = load_compiled(result)(feeds["x"])
         (want,) = reference_outputs(path, feeds)
