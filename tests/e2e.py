@@ -129,3 +129,28 @@ class StatusModel:
         outputs = [np.full(s.shape, SENTINEL, dtype=s.dtype) for s in self.outputs]
         pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*arrays, *outputs)]
         return self.predict(*pointers), outputs
+
+
+def check_passes_after_lowering(model: onnx.ModelProto, target: str = "cortex-m4", seed: int = 3):
+    """Import `model`, run `target`'s default pipeline through `onnx-to-uop`, then check every
+    later pass against the uop interpreter (`check_each_pass`, seeded inputs): the lowered
+    module and the report, whose `checked` names the passes that kept the outputs."""
+    from xdsl.passes import PassPipeline
+    from xdsl.transforms import get_all_passes
+
+    from zant.driver import make_context
+    from zant.frontend.onnx_importer import import_model
+    from zant.interpreter import check_each_pass
+    from zant.pipelines import pipeline_for
+    from zant.plugins import all_passes
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "model.onnx"
+        onnx.save(model, path)
+        module = import_model(str(path))
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for(target)).passes
+    first = [p.name for p in passes].index("onnx-to-uop") + 1
+    ctx = make_context()
+    for p in passes[:first]:  # through the lowering
+        p.apply(ctx, module)
+    return module, check_each_pass(module, passes[first:], ctx, seed=seed)

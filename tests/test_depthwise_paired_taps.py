@@ -11,6 +11,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from e2e import check_passes_after_lowering
+
 import zant
 from zant.passes.onnx_to_uop.conv_depthwise import (
     border_rows,
@@ -216,28 +218,7 @@ def test_every_pass_keeps_the_interpreters_outputs():
     outputs (arm_dsp ops by their reference semantics) stay the same through every later pass.
     (The onnx-level interpreter's QLinearConv is 1 LSB off the lowering on one of these outputs
     with or without the paired form, where the lowering equals onnx's reference: the first test.)"""
-    import tempfile
-    from pathlib import Path
-
-    from xdsl.passes import PassPipeline
-    from xdsl.transforms import get_all_passes
-
-    from zant.driver import make_context
-    from zant.frontend.onnx_importer import import_model
-    from zant.interpreter import check_each_pass
-    from zant.pipelines import pipeline_for
-    from zant.plugins import all_passes
-
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "dw.onnx"
-        onnx.save(_model(), path)
-        module = import_model(str(path))
-    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
-    first = [p.name for p in passes].index("onnx-to-uop") + 1
-    ctx = make_context()
-    for p in passes[:first]:  # through the lowering
-        p.apply(ctx, module)
-    report = check_each_pass(module, passes[first:], ctx, seed=3)
+    module, report = check_passes_after_lowering(_model())
     assert "fuse-loops" in report.checked and "arm-dsp-dot" in report.checked
     assert sum(op.name == "arm_dsp.load_word" for op in module.walk()) >= 5 * 3 * 2
 
