@@ -34,25 +34,17 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 
 from zant.dialects import uop
 from zant.dialects.zant import HOT
 from zant.ir.types import is_packed
+from zant.passes.mark_hot_kernels import is_kernel
 
 MAX_CONSTANTS = 4
 """The most constants a shared kernel takes as parameters (each is a register, or a stack slot
 past the fourth argument on Arm)."""
-
-
-def _is_kernel(op: Operation) -> bool:
-    return (
-        isinstance(op, func.FuncOp)
-        and op.sym_visibility is not None
-        and op.sym_visibility.data == "private"
-        and bool(op.body.blocks)
-    )
 
 
 def body_shape(kernel: func.FuncOp) -> tuple[tuple[Hashable, ...], list[uop.ConstOp]]:
@@ -111,7 +103,7 @@ class ShareKernelsPass(ModulePass):
             if isinstance(call, func.CallOp):
                 calls.setdefault(call.callee.string_value(), []).append(call)
         groups: dict[Hashable, list[tuple[func.FuncOp, list[uop.ConstOp]]]] = {}
-        for kernel in [k for k in op.ops if _is_kernel(k)]:
+        for kernel in [k for k in op.ops if is_kernel(k)]:
             assert isinstance(kernel, func.FuncOp)
             own = calls.get(kernel.sym_name.data, [])
             if HOT in kernel.attributes or len(own) != 1:
