@@ -41,6 +41,14 @@ One more op is a fixed sequence of those instructions, made by `fuse-smlad-bytes
   its words loaded together and each widened once, which LLVM's schedule of the same steps
   was not.
 
+Two more are a requantization's instructions, made by `arm-dsp-requant` from the epilogue of a
+fully connected block (`smlad_rows`' sums):
+
+* `%r = arm_dsp.smmla %a, %b, %c : i32` — `c + floor(a·b / 2^32)`, the high word of the signed
+  64-bit product plus `c`, wrapping (`SMMLA`).
+* `%r = arm_dsp.ssat %x {bits = 8, shift = 11} : i32` — `x >> shift` saturated to a signed
+  `bits`-bit value (`SSAT` with `ASR`).
+
 Each op declares its Zig and what it computes (`zant.ir.target_ops`): the helper functions it
 prints as (`ZIG_HELPERS`, below: on an Arm core with the DSP extension, `builtin.cpu` having the
 `dsp` feature, `zant_sxtb16` and `zant_smlad` are one `SXTB16` / `SMLAD` instruction each, as
@@ -970,4 +978,119 @@ class SmladRowsOp(IRDLOperation):
             raise VerifyException("smlad_rows takes 1 to 4 rows and at least one step")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladRowsOp, LoadS4x4Op], [])
+
+# -- requantization: the high word of a product and a saturating shift --------------------------
+
+ZIG_HELPER_SOURCES["zant_smmla"] = ZigHelper(
+    "zant_smmla",
+    f"""\
+/// c + ((a * b) >> 32): the high word of the signed 64-bit product plus c, wrapping (SMMLA).
+inline fn zant_smmla(a: i32, b: i32, c: i32) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        return asm ("smmla %[r], %[a], %[b], %[c]"
+            : [r] "=r" (-> i32),
+            : [a] "r" (a),
+              [b] "r" (b),
+              [c] "r" (c),
+        );
+    }}
+    return c +% @as(i32, @intCast((@as(i64, a) * @as(i64, b)) >> 32));
+}}""",
+)
+ZIG_HELPER_SOURCES["zant_ssat"] = ZigHelper(
+    "zant_ssat",
+    f"""\
+/// x >> shift (arithmetic) saturated to a signed `bits`-bit value (SSAT with ASR).
+inline fn zant_ssat(x: i32, comptime bits: u6, comptime shift: u5) i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
+        return asm (std.fmt.comptimePrint("ssat %[r], #{{d}}, %[x]", .{{bits}}) ++ by
+            : [r] "=r" (-> i32),
+            : [x] "r" (x),
+        );
+    }}
+    const low: i32 = -(@as(i32, 1) << @intCast(bits - 1));
+    return std.math.clamp(x >> shift, low, -(low + 1));
+}}""",
+)
+
+
+def smmla(a: int, b: int, c: int) -> int:
+    """`SMMLA`: c + the high word of the signed product a·b (floor(a·b / 2^32)), wrapping."""
+    return wrap_signed(c + ((wrap_signed(a) * wrap_signed(b)) >> 32))
+
+
+def ssat(x: int, bits: int, shift: int) -> int:
+    """`SSAT #bits, x, ASR #shift`: x >> shift saturated to [-2^(bits-1), 2^(bits-1) - 1]."""
+    low = -(1 << (bits - 1))
+    return min(max(wrap_signed(x) >> shift, low), -low - 1)
+
+
+@irdl_op_definition
+class SmmlaOp(IRDLOperation):
+    """`%r = arm_dsp.smmla %a, %b, %c : i32`: c + floor(a·b / 2^32), the high word of the
+    signed 64-bit product, wrapping (`SMMLA`): a requantization's multiply, its rounding addend
+    and zero point in `c` (`arm-dsp-requant`)."""
+
+    name = "arm_dsp.smmla"
+
+    lhs = operand_def(I32)
+    rhs = operand_def(I32)
+    addend = operand_def(I32)
+    result = result_def(I32)
+
+    assembly_format = "$lhs `,` $rhs `,` $addend attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smmla")
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, addend: SSAValue | Operation):
+        super().__init__(operands=[lhs, rhs, addend], result_types=[IntegerType(32)])
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smmla", tuple(args))
+
+    def reference(self, a: int, b: int, c: int) -> tuple[int]:
+        return (smmla(a, b, c),)
+
+
+@irdl_op_definition
+class SsatOp(IRDLOperation):
+    """`%r = arm_dsp.ssat %x {bits = 8, shift = 6} : i32`: x >> shift (arithmetic) saturated to
+    a signed `bits`-bit value, [-2^(bits-1), 2^(bits-1) - 1] (`SSAT` with `ASR`): a
+    requantization's shift and clamp in one instruction."""
+
+    name = "arm_dsp.ssat"
+
+    input = operand_def(I32)
+    bits = prop_def(IntAttr)
+    shift = prop_def(IntAttr)
+    result = result_def(I32)
+
+    assembly_format = "$input attr-dict `:` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_ssat")
+
+    def __init__(self, input: SSAValue | Operation, bits: int, shift: int):
+        super().__init__(
+            operands=[input], properties={"bits": IntAttr(bits), "shift": IntAttr(shift)}, result_types=[IntegerType(32)]
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_ssat", (args[0], str(self.bits.data), str(self.shift.data)))
+
+    def reference(self, x: int) -> tuple[int]:
+        return (ssat(x, self.bits.data, self.shift.data),)
+
+    def verify_(self) -> None:
+        if not 1 <= self.bits.data <= 32:
+            raise VerifyException(f"ssat saturates to 1 to 32 bits, got {self.bits.data}")
+        if not 0 <= self.shift.data <= 31:
+            raise VerifyException(f"ssat shifts right by 0 to 31 bits, got {self.shift.data}")
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladRowsOp, LoadS4x4Op, SmmlaOp, SsatOp], [])

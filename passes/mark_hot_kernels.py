@@ -52,7 +52,9 @@ is 16) that the build's mode compiles: a multiply of indices (an address) is non
 those of an assembly loop."""
 
 NO_PRODUCTS: frozenset[type[Operation]] = frozenset((
-    arm_dsp.LoadWordOp, arm_dsp.Sxtb16Op, arm_dsp.LoadS4x4Op, arm_mve.VldrbGatherOp, arm_mve.VldrhGatherOp,
+    arm_dsp.LoadWordOp, arm_dsp.Sxtb16Op, arm_dsp.LoadS4x4Op,
+    arm_dsp.SmmlaOp, arm_dsp.SsatOp,  # a requantization (arm-dsp-requant): it scales a sum
+    arm_mve.VldrbGatherOp, arm_mve.VldrhGatherOp,
 ))
 """The target ops that multiply nothing: every op of `arm_dsp` and `arm_mve` is in `PRODUCTS`
 or here (tests/test_hot_kernels.py), so a new dot-product op is counted."""

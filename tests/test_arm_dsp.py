@@ -105,7 +105,7 @@ def tile_int8(folder: Path) -> Path:
     return path
 
 
-DSP_STAGES = ("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops", "unroll-dot-loops")
+DSP_STAGES = ("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops", "unroll-dot-loops", "arm-dsp-requant")
 
 
 def without_dsp(target: str) -> str:

@@ -1,0 +1,121 @@
+// RUN: zant-opt %s --split-input-file -p arm-dsp-requant | filecheck %s
+
+// A fully connected block's sum requantized with a per-channel multiplier table and one shift of
+// 43 (fully_connected.py's epilogue from quant.py's common shift), zero point -4 (an i8 literal
+// widened): one smmla whose addend is 2^10 + (-4)·2^11 = -7168, then ssat to 8 bits shifting by
+// 11. The table's widening to i64 goes with the multiply.
+// CHECK-LABEL: func.func @table
+// CHECK:         %[[S:.*]], %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows
+// CHECK:         %[[M:.*]] = uop.load %{{.*}} : i32
+// CHECK-NEXT:    %[[C:.*]] = uop.const -7168 : i32
+// CHECK-NEXT:    %[[R:.*]] = arm_dsp.smmla %[[S]], %[[M]], %[[C]] : i32
+// CHECK-NEXT:    %[[Y:.*]] = arm_dsp.ssat %[[R]] {bits = #builtin.int<8>, shift = #builtin.int<11>} : i32
+// CHECK-NEXT:    %{{.*}} = uop.cast %[[Y]] : i32 to i8
+// CHECK-NOT:     uop.shr
+// CHECK-NOT:     i64
+func.func @table(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>, %mt : !uop.buffer<4xi32>, %y : !uop.buffer<4xi8>) {
+  %half = uop.const 4398046511104 : i64
+  %by = uop.const 43 : i64
+  %zp8 = uop.const -4 : i8
+  %zp = uop.cast %zp8 : i8 to i32
+  %lo = uop.const -128 : i32
+  %hi = uop.const 127 : i32
+  %zero = uop.const 0 : index
+  %c = uop.const 0 : i32
+  %pa = uop.gep %x[%zero] : !uop.buffer<16xi16>
+  %pb = uop.gep %w[%zero] : !uop.buffer<64xi8>
+  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %w0 = uop.cast %s0 : i32 to i64
+  %pm = uop.gep %mt[%zero] : !uop.buffer<4xi32>
+  %m = uop.load %pm : i32
+  %m64 = uop.cast %m : i32 to i64
+  %p = uop.mul %w0, %m64 : i64
+  %q = uop.add %p, %half : i64
+  %v = uop.shr %q, %by : i64
+  %n = uop.cast %v : i64 to i32
+  %z = uop.add %n, %zp : i32
+  %a = uop.max %z, %lo : i32
+  %b = uop.min %a, %hi : i32
+  %out = uop.cast %b : i32 to i8
+  %py = uop.gep %y[%zero] : !uop.buffer<4xi8>
+  uop.store %out, %py : i8
+  func.return
+}
+
+// -----
+
+// A constant multiplier, the sums' arithmetic left in i64 (quant.py's wide case), and a ReLU's
+// lower bound 5 above the type's minimum: the multiplier an i32 literal, the addend 2^0 + 5·2^1,
+// the ReLU's bound a max after the ssat, back to i64 for the cast that reads it.
+// CHECK-LABEL: func.func @literal
+// CHECK:         %[[S:.*]], %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows
+// CHECK-NEXT:    %[[M:.*]] = uop.const 1462485120 : i32
+// CHECK-NEXT:    %[[C:.*]] = uop.const 11 : i32
+// CHECK-NEXT:    %[[R:.*]] = arm_dsp.smmla %[[S]], %[[M]], %[[C]] : i32
+// CHECK-NEXT:    %[[Y:.*]] = arm_dsp.ssat %[[R]] {bits = #builtin.int<8>, shift = #builtin.int<1>} : i32
+// CHECK-NEXT:    %[[L:.*]] = uop.const 5 : i32
+// CHECK-NEXT:    %[[Z:.*]] = uop.max %[[Y]], %[[L]] : i32
+// CHECK-NEXT:    %[[W:.*]] = uop.cast %[[Z]] : i32 to i64
+// CHECK-NEXT:    %{{.*}} = uop.cast %[[W]] : i64 to i8
+func.func @literal(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>, %y : !uop.buffer<4xi8>) {
+  %m = uop.const 1462485120 : i64
+  %half = uop.const 4294967296 : i64
+  %by = uop.const 33 : i64
+  %zp = uop.const 5 : i64
+  %lo = uop.const 5 : i64
+  %hi = uop.const 127 : i64
+  %zero = uop.const 0 : index
+  %c = uop.const 0 : i32
+  %pa = uop.gep %x[%zero] : !uop.buffer<16xi16>
+  %pb = uop.gep %w[%zero] : !uop.buffer<64xi8>
+  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %w0 = uop.cast %s0 : i32 to i64
+  %p = uop.mul %m, %w0 : i64
+  %q = uop.add %half, %p : i64
+  %v = uop.shr %q, %by : i64
+  %z = uop.add %v, %zp : i64
+  %a = uop.max %z, %lo : i64
+  %b = uop.min %a, %hi : i64
+  %out = uop.cast %b : i64 to i8
+  %py = uop.gep %y[%zero] : !uop.buffer<4xi8>
+  uop.store %out, %py : i8
+  func.return
+}
+
+// -----
+
+// Unchanged: a shift of 32 (its addend 2^31 is not a multiple of 2^32, so SMMLA's floor of the
+// high word would round differently), and a sum that no smlad_rows made.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT:     arm_dsp.smmla
+// CHECK-NOT:     arm_dsp.ssat
+// CHECK:         func.return
+func.func @kept(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>, %s : i32) -> (i32, i32) {
+  %m = uop.const 1462485120 : i64
+  %half = uop.const 2147483648 : i64
+  %by = uop.const 32 : i64
+  %half2 = uop.const 4294967296 : i64
+  %by2 = uop.const 33 : i64
+  %lo = uop.const -128 : i32
+  %hi = uop.const 127 : i32
+  %zero = uop.const 0 : index
+  %c = uop.const 0 : i32
+  %pa = uop.gep %x[%zero] : !uop.buffer<16xi16>
+  %pb = uop.gep %w[%zero] : !uop.buffer<64xi8>
+  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %w0 = uop.cast %s0 : i32 to i64
+  %p = uop.mul %w0, %m : i64
+  %q = uop.add %p, %half : i64
+  %v = uop.shr %q, %by : i64
+  %n = uop.cast %v : i64 to i32
+  %a = uop.max %n, %lo : i32
+  %b = uop.min %a, %hi : i32
+  %w1 = uop.cast %s : i32 to i64
+  %p1 = uop.mul %w1, %m : i64
+  %q1 = uop.add %p1, %half2 : i64
+  %v1 = uop.shr %q1, %by2 : i64
+  %n1 = uop.cast %v1 : i64 to i32
+  %a1 = uop.max %n1, %lo : i32
+  %b1 = uop.min %a1, %hi : i32
+  func.return %b, %b1 : i32, i32
+}
