@@ -830,7 +830,8 @@ ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
 /// they divide `steps`, else 4, or all of fewer than 4), the last `steps % unroll` after the
 /// loop: per step the 2 + rows loads adjacent (the core pipelines a load after a load: one
 /// cycle each after the first) and 3 instructions per row (the word's odd bytes widened into
-/// its own register once its SMLAD read it); the pointers advance by immediates. LLVM's own
+/// its own register once its SMLAD read it); a pass's first loads advance the pointers
+/// (post-indexed), the others reach back from there, so a pass adds nothing. LLVM's own
 /// schedule spread the loads among the arithmetic (two cycles each, or three per LDRD) and
 /// spilled a pointer. (16 steps per pass outgrew the L4R5's 1 KB instruction cache: AD 539 K
 /// -> 973 K cycles; 8 against 4: 549 K -> 539 K.)
@@ -844,15 +845,25 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
             var text: []const u8 = "1:\\n\\t";
             for (0..unroll + rest) |i| {{
                 if (i == unroll) {{ // the loop's end, then the rest from the advanced pointers
-                    text = text ++ std.fmt.comptimePrint(
-                        "add %[pa], %[pa], #{{d}}\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tcmp %[pb], %[end]\\n\\tbne 1b\\n\\t",
-                        .{{ 8 * unroll, 4 * rows * unroll }},
-                    );
+                    text = text ++ "cmp %[pb], %[end]\\n\\tbne 1b\\n\\t";
                 }}
                 const k = if (i < unroll) i else i - unroll;
-                text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa], #{{d}}]\\n\\tldr %[b], [%[pa], #{{d}}]\\n\\t", .{{ 8 * k, 8 * k + 4 }});
+                // In the loop, the pass's first loads advance the pointers (post-indexed) and
+                // the others reach back from there: no add per pass.
+                const back_a: isize = if (i < unroll) 8 * unroll else 0;
+                const back_b: isize = if (i < unroll) 4 * rows * unroll else 0;
+                if (i == 0) {{
+                    text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa]], #{{d}}\\n\\t", .{{back_a}});
+                }} else {{
+                    text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k) - back_a}});
+                }}
+                text = text ++ std.fmt.comptimePrint("ldr %[b], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k + 4) - back_a}});
                 for (0..rows) |r| {{
-                    text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ names[r], 4 * rows * k + 4 * r }});
+                    if (i == 0 and r == 0) {{
+                        text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb]], #{{d}}\\n\\t", .{{ names[r], back_b }});
+                    }} else {{
+                        text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ names[r], @as(isize, 4 * rows * k + 4 * r) - back_b }});
+                    }}
                 }}
                 for (0..rows) |r| {{
                     text = text ++ "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[a], " ++ sums[r] ++ "\\n\\t" ++
@@ -861,10 +872,7 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
                 }}
             }}
             if (rest == 0) {{
-                text = text ++ std.fmt.comptimePrint(
-                    "add %[pa], %[pa], #{{d}}\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tcmp %[pb], %[end]\\n\\tbne 1b",
-                    .{{ 8 * unroll, 4 * rows * unroll }},
-                );
+                text = text ++ "cmp %[pb], %[end]\\n\\tbne 1b";
             }}
             break :text text;
         }};
