@@ -22,6 +22,22 @@ dot-product loops and printed by the Zig printer (the contiguous loads stay `uop
   forms it from `acc + @reduce(.Add, a·b)` in a loop, but not once such loops are unrolled
   (it merges the reductions of the unrolled iterations first), so it is an op too.
 
+`mve-requantize` adds four for the requantization epilogue, four outputs at once (each one
+instruction but `vmov_lanes`, two):
+
+* `%v = arm_mve.vmov_lanes %a, %b, %c, %d : vector<4xi32>` — four int32 scalars as the lanes
+  of a vector (two `VMOV Qd[2], Qd[0], Rt, Rt2`): the sums four `VMLAVA` left in registers.
+* `%h = arm_mve.vmulh %a, %b : vector<4xi32>` — the high word of each 64-bit product,
+  `(a·b) >> 32`, rounded down (`VMULH.S32`).
+* `%r = arm_mve.vrshr %a, 5 : vector<4xi32>` — `(a + 2^(n-1)) >> n`, rounded to nearest, ties
+  up, in 33 bits (`VRSHR.S32 #n`, 1 ≤ n ≤ 32). With `vmulh` it is exactly the scalar epilogue's
+  `(a·b + 2^(s-1)) >> s` for s = 32 + n (the low word of the product cannot carry the sum
+  across a multiple of 2^n: `mve-requantize` gives the argument).
+* `arm_mve.vstrb_scatter %v, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>` — the low
+  byte of lane k to `%p + offset[k]` (`VSTRB.32 Qd, [Rn, Qm]` with the byte offsets in Qm; contiguous offsets
+  0, 1, 2, 3 are the plain narrowing store `VSTRB.32 Qd, [Rn]`): one output pixel of four
+  channels of an NCHW tensor (stride H·W), or four pixels of a channel.
+
 Each op declares its Zig and what it computes (`zant.ir.target_ops`), which the generic printer
 and interpreter read. On a core with MVE (`builtin.cpu` has the `mve` feature: Cortex-M55, M85)
 `zant_vldrb_gather` is one `VLDRB.S16` gather and `zant_vmlava` one `VMLAVA.S8` / `VMLAVA.S16`,
@@ -183,6 +199,87 @@ inline fn zant_vmlava(comptime n: usize, comptime T: type, acc: i32, a: @Vector(
 }}""",
     ),
 }
+
+_ZIG.update({
+    "zant_vmov_lanes": (
+        (),
+        """\
+/// Four int32 as the lanes of a vector (arm_mve.vmov_lanes: two VMOV Qd[2], Qd[0], Rt, Rt2).
+inline fn zant_vmov_lanes(a: i32, b: i32, c: i32, d: i32) @Vector(4, i32) {
+    return .{ a, b, c, d };
+}""",
+    ),
+    "zant_vmulh": (
+        (),
+        f"""\
+/// The high words of the 64-bit products, (a * b) >> 32 rounded down (arm_mve.vmulh: VMULH.S32).
+inline fn zant_vmulh(a: @Vector(4, i32), b: @Vector(4, i32)) @Vector(4, i32) {{
+    if (comptime {_HAS_MVE}) {{
+        return asm ("vmulh.s32 %[r], %[a], %[b]"
+            : [r] "=w" (-> @Vector(4, i32)),
+            : [a] "w" (a),
+              [b] "w" (b),
+        );
+    }}
+    const wide = @as(@Vector(4, i64), a) * @as(@Vector(4, i64), b);
+    return @intCast(wide >> @splat(32));
+}}""",
+    ),
+    "zant_vrshr": (
+        (),
+        f"""\
+/// (a + 2^(n-1)) >> n in 33 bits, 1 <= n <= 32 (arm_mve.vrshr: VRSHR.S32 #n).
+inline fn zant_vrshr(comptime n: u6, a: @Vector(4, i32)) @Vector(4, i32) {{
+    if (comptime {_HAS_MVE}) {{
+        return asm ("vrshr.s32 %[r], %[a], #" ++ std.fmt.comptimePrint("{{d}}", .{{n}})
+            : [r] "=w" (-> @Vector(4, i32)),
+            : [a] "w" (a),
+        );
+    }}
+    const wide = @as(@Vector(4, i64), a) + @as(@Vector(4, i64), @splat(@as(i64, 1) << (n - 1)));
+    return @intCast(wide >> @splat(n));
+}}""",
+    ),
+    "zant_vstrb_scatter": (
+        (),
+        f"""\
+/// The low byte of lane k to p + offsets[k] (arm_mve.vstrb_scatter: VSTRB.32 with a vector
+/// of byte offsets).
+inline fn zant_vstrb_scatter(comptime offsets: @Vector(4, u32), p: *i8, v: @Vector(4, i32)) void {{
+    if (comptime {_HAS_MVE}) {{
+        asm volatile ("vstrb.32 %[v], [%[p], %[o]]"
+            :
+            : [v] "w" (v),
+              [p] "r" (p),
+              [o] "w" (offsets),
+            : .{{ .memory = true }});
+        return;
+    }}
+    const base: [*]i8 = @ptrCast(p);
+    const at: [4]u32 = offsets;
+    const lanes: [4]i32 = v;
+    for (at, lanes) |offset, lane| base[offset] = @truncate(lane);
+}}""",
+    ),
+    "zant_vstrb_narrow": (
+        (),
+        f"""\
+/// The low bytes of the 4 lanes to p[0..4] (arm_mve.vstrb_scatter at offsets 0, 1, 2, 3:
+/// VSTRB.32).
+inline fn zant_vstrb_narrow(p: *i8, v: @Vector(4, i32)) void {{
+    if (comptime {_HAS_MVE}) {{
+        asm volatile ("vstrb.32 %[v], [%[p]]"
+            :
+            : [v] "w" (v),
+              [p] "r" (p),
+            : .{{ .memory = true }});
+        return;
+    }}
+    const base: *align(1) [4]i8 = @ptrCast(p);
+    base.* = @as([4]i8, @as(@Vector(4, i8), @truncate(v)));
+}}""",
+    ),
+})
 
 ZIG_HELPER_SOURCES: dict[str, ZigHelper] = {
     name: ZigHelper(name, source, calls) for name, (calls, source) in _ZIG.items()
@@ -358,4 +455,222 @@ class VmlavaOp(IRDLOperation):
             raise VerifyException(f"vmlava multiplies vector<16xi8> or vector<8xi16>, got {self.lhs.type}")
 
 
-ArmMve = Dialect("arm_mve", [VldrbGatherOp, VldrhGatherOp, VmlavaOp], [])
+QUAD_TYPE = VectorType(IntegerType(32), [4])
+"""Four int32 lanes: what the requantization ops compute on."""
+
+
+def _quad(values: np.ndarray) -> np.ndarray:
+    """int64 lanes wrapped to int32 (the results the ops' ranges keep in 32 bits anyway)."""
+    return values.astype(np.int64).astype(np.uint64).astype(np.uint32).astype(np.int32)
+
+
+def high_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`vmulh`'s lanes: (a·b) >> 32, rounded down."""
+    return _quad((a.astype(np.int64) * b.astype(np.int64)) >> 32)
+
+
+def rounding_shift(a: np.ndarray, n: int) -> np.ndarray:
+    """`vrshr`'s lanes: (a + 2^(n-1)) >> n without overflow."""
+    return _quad((a.astype(np.int64) + (1 << (n - 1))) >> n)
+
+
+@irdl_op_definition
+class VmovLanesOp(IRDLOperation):
+    """`%v = arm_mve.vmov_lanes %a, %b, %c, %d : vector<4xi32>`: four int32 as the lanes of a
+    vector (two `VMOV Qd[2], Qd[0], Rt, Rt2`)."""
+
+    name = "arm_mve.vmov_lanes"
+
+    a = operand_def(I32)
+    b = operand_def(I32)
+    c = operand_def(I32)
+    d = operand_def(I32)
+    result = result_def(QUAD_TYPE)
+
+    assembly_format = "$a `,` $b `,` $c `,` $d attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vmov_lanes"],)
+
+    def __init__(self, lanes: Sequence[SSAValue | Operation]):
+        super().__init__(operands=list(lanes), result_types=[QUAD_TYPE])
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_vmov_lanes", tuple(args))
+
+    def reference(self, *lanes: int) -> tuple[np.ndarray]:
+        return (np.array(lanes, dtype=np.int32),)
+
+
+@irdl_op_definition
+class VmulhOp(IRDLOperation):
+    """`%h = arm_mve.vmulh %a, %b : vector<4xi32>`: `(a·b) >> 32` per lane, the high word of
+    the 64-bit product rounded down (`VMULH.S32`)."""
+
+    name = "arm_mve.vmulh"
+
+    lhs = operand_def(QUAD_TYPE)
+    rhs = operand_def(QUAD_TYPE)
+    result = result_def(QUAD_TYPE)
+
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vmulh"],)
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        super().__init__(operands=[lhs, rhs], result_types=[QUAD_TYPE])
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_vmulh", tuple(args))
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray]:
+        return (high_product(a, b),)
+
+
+VRSHR_SHIFTS = range(1, 33)
+"""The immediates of `VRSHR.S32`."""
+
+
+@irdl_op_definition
+class VrshrOp(IRDLOperation):
+    """`%r = arm_mve.vrshr %a, 5 : vector<4xi32>`: `(a + 2^(n-1)) >> n` per lane, computed in
+    33 bits (`VRSHR.S32 #n`, 1 ≤ n ≤ 32)."""
+
+    name = "arm_mve.vrshr"
+
+    input = operand_def(QUAD_TYPE)
+    shift = prop_def(IntAttr)
+    result = result_def(QUAD_TYPE)
+
+    traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vrshr"],)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        printer.print_string(f", {self.shift.data}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VrshrOp:
+        input = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        shift = parser.parse_integer()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(input, result_type)],
+            properties={"shift": IntAttr(shift)},
+            result_types=[result_type],
+        )
+        op.attributes.update(attributes)
+        return op
+
+    def __init__(self, input: SSAValue | Operation, shift: int):
+        super().__init__(operands=[input], properties={"shift": IntAttr(shift)}, result_types=[QUAD_TYPE])
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_vrshr", (str(self.shift.data), *args))
+
+    def reference(self, a: np.ndarray) -> tuple[np.ndarray]:
+        return (rounding_shift(a, self.shift.data),)
+
+    def verify_(self) -> None:
+        if self.shift.data not in VRSHR_SHIFTS:
+            raise VerifyException(f"vrshr shifts by 1 to 32, got {self.shift.data}")
+
+
+MAX_SCATTER_OFFSET = 2**31 - 1
+"""The largest byte offset `vstrb_scatter` takes (its offset lanes are 32-bit)."""
+
+
+@irdl_op_definition
+class VstrbScatterOp(IRDLOperation):
+    """`arm_mve.vstrb_scatter %v, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>`: the low
+    byte of lane k to `%p + offset[k]` (`VSTRB.32 Qd, [Rn, Qm]`; offsets 0, 1, 2, 3: `VSTRB.32
+    Qd, [Rn]`)."""
+
+    name = "arm_mve.vstrb_scatter"
+
+    value = operand_def(QUAD_TYPE)
+    ptr = operand_def(PtrType)
+    offsets = prop_def(ArrayAttr[IntAttr])
+
+    traits = traits_def(Accesses(MemoryEffectKind.WRITE, "ptr"))
+
+    WRITES: ClassVar[tuple[str, ...]] = ("ptr",)
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (
+        ZIG_HELPER_SOURCES["zant_vstrb_scatter"], ZIG_HELPER_SOURCES["zant_vstrb_narrow"],
+    )
+
+    def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation, offsets: Sequence[int]):
+        super().__init__(operands=[value, ptr], properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])})
+
+    @property
+    def byte_offsets(self) -> list[int]:
+        return [o.data for o in self.offsets.data]
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        value, ptr = args
+        if self.byte_offsets == [0, 1, 2, 3]:
+            return ZigCall("zant_vstrb_narrow", (ptr, value))
+        return ZigCall("zant_vstrb_scatter", (f".{{ {', '.join(str(o) for o in self.byte_offsets)} }}", ptr, value))
+
+    def reference(self, value: np.ndarray, write) -> tuple[()]:
+        write(self.byte_offsets, value.astype(np.int64).astype(np.uint8).astype(np.int8))
+        return ()
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.ptr)
+        printer.print_string(" [" + ", ".join(str(o) for o in self.byte_offsets) + "]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.ptr.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VstrbScatterOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        ptr = parser.parse_unresolved_operand()
+        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        value_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        ptr_type = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(value, value_type), parser.resolve_operand(ptr, ptr_type)],
+            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
+        )
+        op.attributes.update(attributes)
+        return op
+
+    def verify_(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        if self.ptr.type.element_type != IntegerType(8):
+            raise VerifyException(f"vstrb_scatter writes int8 elements, got a pointer to {self.ptr.type.element_type}")
+        offsets = self.byte_offsets
+        if len(offsets) != 4:
+            raise VerifyException(f"vstrb_scatter takes 4 offsets, got {len(offsets)}")
+        if not all(0 <= o <= MAX_SCATTER_OFFSET for o in offsets):
+            raise VerifyException(f"vstrb_scatter offsets are non-negative 32-bit, got {offsets}")
+        if len(set(offsets)) != len(offsets):
+            raise VerifyException(f"vstrb_scatter writes each byte once, got offsets {offsets}")
+
+
+ArmMve = Dialect(
+    "arm_mve", [VldrbGatherOp, VldrhGatherOp, VmlavaOp, VmovLanesOp, VmulhOp, VrshrOp, VstrbScatterOp], []
+)

@@ -55,6 +55,8 @@ NO_PRODUCTS: frozenset[type[Operation]] = frozenset((
     arm_dsp.LoadWordOp, arm_dsp.Sxtb16Op, arm_dsp.LoadS4x4Op,
     arm_dsp.SmmlaOp, arm_dsp.SsatOp,  # a requantization (arm-dsp-requant): it scales a sum
     arm_mve.VldrbGatherOp, arm_mve.VldrhGatherOp,
+    # the requantization epilogue (mve-requantize): its multiply scales a sum, it is no MAC
+    arm_mve.VmovLanesOp, arm_mve.VmulhOp, arm_mve.VrshrOp, arm_mve.VstrbScatterOp,
 ))
 """The target ops that multiply nothing: every op of `arm_dsp` and `arm_mve` is in `PRODUCTS`
 or here (tests/test_hot_kernels.py), so a new dot-product op is counted."""

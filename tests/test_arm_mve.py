@@ -21,7 +21,7 @@ import onnx
 import pytest
 
 from zant.driver import CompileOptions, compile_model
-from zant.pipelines import OUTLINE_STAGE, pipeline_for, stages_for
+from zant.pipelines import pipeline_for, stages_for
 from zant.runtime import load_compiled
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +72,7 @@ MODELS = {
 
 
 def without_mve(target: str) -> str:
-    return ",".join(s for s in stages_for(target) if s not in ("mve-dot", "seed-accumulators"))
+    return ",".join(s for s in stages_for(target) if s not in ("mve-dot", "mve-requantize", "seed-accumulators"))
 
 
 def disassembly(elf: Path) -> str:
@@ -83,12 +83,10 @@ def disassembly(elf: Path) -> str:
 
 def test_only_the_cortex_m55_runs_the_pass_before_arm_dsp_dot():
     stages = stages_for("cortex-m55")
-    assert stages[stages.index("seed-accumulators"):stages.index(OUTLINE_STAGE) + 1] == (
-        "seed-accumulators", "mve-dot", "arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops",
-        "unroll-dot-loops", OUTLINE_STAGE,
-    )
+    start = stages.index("seed-accumulators")
+    assert stages[start:start + 4] == ("seed-accumulators", "mve-dot", "mve-requantize", "arm-dsp-dot")
     for target in ("host", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "riscv32"):
-        assert "mve-dot" not in stages_for(target)
+        assert "mve-dot" not in stages_for(target) and "mve-requantize" not in stages_for(target)
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))
@@ -102,6 +100,7 @@ def test_portable_zig_equals_the_loops_it_replaces(tmp_path, model):
     plain = compile_model(path, tmp_path / "plain", CompileOptions(pipeline=without_mve("cortex-m55"), **options))
     zig = (tmp_path / "mve" / "net.zig").read_text()
     assert "zant_vmlava(" in zig
+    assert "zant_vmulh(" in zig and "zant_vrshr(5, " in zig  # each model requantizes 4 outputs at once
     assert ("zant_vldrb_gather16(.{ 0, 50, 100," in zig) == (model == "pointwise")  # even lanes
     assert ("zant_vldrb_gather(.{ 0, 1, 2, 10, 11, 12, 20, 21 }" in zig) == (model == "window")  # 10-wide padded rows
     run_mve, run_plain = load_compiled(mve), load_compiled(plain)
@@ -132,6 +131,8 @@ def test_firmware_runs_vmlava_and_equals_the_host(tmp_path, model):
         assert "vmlava.s16" in text and any("vldrb.s16" in line for line in gathers)
     else:  # 16 channels at once: two VLDRB.U16 gathers joined by VMOVNT
         assert "vmlava.s8" in text and "vmovnt.i16" in text and any("vldrb.u16" in line for line in gathers)
+    # the requantization, 4 outputs at once (mve-requantize)
+    assert "vmulh.s32" in text and "vrshr.s32" in text and "vstrb.32" in text
     host = compile_model(path, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
     expected = load_compiled(host)(*(firmware.feeds[s.name] for s in host.inputs))
     run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
@@ -144,3 +145,31 @@ def test_cortex_m4_image_has_no_mve_instruction(tmp_path):
     result = compile_model(path, tmp_path / "m4", CompileOptions(name="net", target="cortex-m4", firmware=True))
     text = disassembly(result.firmware_path)
     assert "vmlava" not in text and "vldrb" not in text
+
+
+def test_vmulh_then_vrshr_is_the_scalar_rounding():
+    """`mve-requantize`'s identity on the ops' own semantics: for 33 <= s <= 62,
+    vrshr(vmulh(a, m), s - 32) == (a·m + 2^(s-1)) >> s, on random int32 pairs and the extremes."""
+    from zant.dialects.arm_mve import high_product, rounding_shift
+    from zant.passes.mve_requantize import SHIFTS
+
+    rng = np.random.default_rng(1)
+    edges = np.array([-2**31, -2**31 + 1, -1, 0, 1, 2**31 - 1], dtype=np.int64)
+    a = np.concatenate([rng.integers(-2**31, 2**31, 4000), np.repeat(edges, len(edges))])
+    m = np.concatenate([rng.integers(-2**31, 2**31, 4000), np.tile(edges, len(edges))])
+    for s in SHIFTS:
+        scalar = np.array([(int(x) * int(y) + (1 << (s - 1))) >> s for x, y in zip(a, m)], dtype=np.int64)
+        vector = rounding_shift(high_product(a.astype(np.int32), m.astype(np.int32)), s - 32)
+        np.testing.assert_array_equal(vector.astype(np.int64), scalar, err_msg=f"shift {s}")
+
+
+def test_every_m55_pass_keeps_the_pointwise_outputs(tmp_path):
+    """The uop interpreter runs the pointwise model after each pass of the Cortex-M55 pipeline
+    from onnx-to-uop on (seeded inputs): mve-requantize's vector epilogues compute what the
+    scalar ones did, and it made some."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from e2e import check_passes_after_lowering
+
+    module, report = check_passes_after_lowering(onnx.load(pointwise_int8(tmp_path)), "cortex-m55")
+    assert "mve-requantize" in report.checked
+    assert any(op.name == "arm_mve.vstrb_scatter" for op in module.walk())

@@ -13,7 +13,7 @@ parameters from it (`zant.targets.PassParameters`: the vector width, the Conv re
 and channel blocks, the FPU and FMA, DSP and Helium), so no pipeline spells one, and the
 lowering and the vector passes cannot disagree on the width unless an option overrides one. Which
 stages a pipeline has is the record's too: the vector passes for a target with vector lanes,
-the `arm_dsp` passes for a core with the DSP extension, `mve-dot` for one with Helium.
+the `arm_dsp` passes for a core with the DSP extension, `mve-dot` and `mve-requantize` for one with Helium.
 
 The host's parameters come from its CPU (`zant.backend.cpus.host_cpu()`: Zig's native CPU, once
 per process; a conservative description, with a warning, if it cannot be detected; the table
@@ -141,7 +141,7 @@ def stages_for(
     p = target_parameters(target, cpu)
     set_target = f"set-target{{target={target}" + (f" cpu={host_cpu_name}" if host_cpu_name else "") + "}"
     vector = (*EXPAND_STAGES, *LOOP_STAGES, *VECTOR_STAGES) if p.vector_lanes else LOOP_STAGES
-    dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot",) if p.mve else ()),
+    dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot", "mve-requantize") if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops", "unroll-dot-loops", "arm-dsp-requant") if p.dsp else ()))
     layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
     if p.vector_lanes:  # the float channel-lane Conv forms: the whole graph's layouts (issue 34)

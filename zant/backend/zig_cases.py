@@ -62,13 +62,16 @@ def print_declared(printer, op: Operation) -> None:
     """Print an op from its declaration: its call (`ZigCall`) on its operands' expressions (a
     packed pointer's as two, `operand_expr`), the helper it calls noted (`printer.call_helper`:
     it and those it calls are emitted); several results are the call's array, named once
-    (`ZIG_RESULTS`) and indexed."""
+    (`ZIG_RESULTS`) and indexed; none, a statement."""
     multiple = len(op.results) > 1
     array = printer.namer.fresh(op.ZIG_RESULTS) if multiple else ""  # type: ignore[attr-defined]
     call = op.zig_call([printer.operand_expr(v) for v in op.operands])  # type: ignore[attr-defined]
     if call.helper not in {h.name for h in op.ZIG_HELPERS}:  # type: ignore[attr-defined]
         raise ValueError(f"{op.name} calls {call.helper}, which its ZIG_HELPERS do not declare")
     printer.call_helper(call.helper)
+    if not op.results:  # a store: a statement
+        printer.emit(f"{call};")
+        return
     if not multiple:
         printer.define(op.results[0], str(call))
         return

@@ -120,3 +120,99 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{vrshr shifts by 1 to 32, got 0}}
+    %r = arm_mve.vrshr %v, 0 : vector<4xi32>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{vrshr shifts by 1 to 32, got 33}}
+    %r = arm_mve.vrshr %v, 33 : vector<4xi32>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{operand 'lhs' at position 0 does not verify}}
+    %h = "arm_mve.vmulh"(%a, %v) : (i32, vector<4xi32>) -> vector<4xi32>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<1000xi16>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<1000xi16>
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{vstrb_scatter writes int8 elements, got a pointer to i16}}
+    arm_mve.vstrb_scatter %v, %p [0, 1, 2, 3] : vector<4xi32>, !uop.ptr<i16>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<1000xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<1000xi8>
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{vstrb_scatter takes 4 offsets, got 2}}
+    arm_mve.vstrb_scatter %v, %p [0, 1] : vector<4xi32>, !uop.ptr<i8>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<1000xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<1000xi8>
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{vstrb_scatter writes each byte once, got offsets [0, 125, 125, 250]}}
+    arm_mve.vstrb_scatter %v, %p [0, 125, 125, 250] : vector<4xi32>, !uop.ptr<i8>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<1000xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<1000xi8>
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{vstrb_scatter offsets are non-negative 32-bit, got [0, -1, 2, 3]}}
+    arm_mve.vstrb_scatter %v, %p [0, -1, 2, 3] : vector<4xi32>, !uop.ptr<i8>
+    func.return
+  }
+}

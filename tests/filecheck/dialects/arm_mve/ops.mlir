@@ -45,3 +45,29 @@ builtin.module {
     func.return
   }
 }
+
+// The requantization ops (mve-requantize): four sums into lanes, the high words of their
+// products, a rounding shift, and the low bytes scattered (or stored contiguously).
+
+// CHECK-LABEL: func.func @requantize()
+// CHECK:         %v = arm_mve.vmov_lanes %a, %b, %a, %b : vector<4xi32>
+// CHECK-NEXT:    %h = arm_mve.vmulh %v, %v : vector<4xi32>
+// CHECK-NEXT:    %r = arm_mve.vrshr %h, 5 : vector<4xi32>
+// CHECK-NEXT:    arm_mve.vstrb_scatter %r, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>
+// CHECK-NEXT:    arm_mve.vstrb_scatter %r, %p [0, 1, 2, 3] : vector<4xi32>, !uop.ptr<i8>
+
+builtin.module {
+  func.func @requantize() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<1000xi8>
+    %i = uop.const 4 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<1000xi8>
+    %a = uop.const 7 : i32
+    %b = uop.const -9 : i32
+    %v = arm_mve.vmov_lanes %a, %b, %a, %b : vector<4xi32>
+    %h = arm_mve.vmulh %v, %v : vector<4xi32>
+    %r = arm_mve.vrshr %h, 5 : vector<4xi32>
+    arm_mve.vstrb_scatter %r, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>
+    arm_mve.vstrb_scatter %r, %p [0, 1, 2, 3] : vector<4xi32>, !uop.ptr<i8>
+    func.return
+  }
+}
