@@ -76,7 +76,6 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
-    var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser
@@ -823,26 +822,44 @@ class LoadS4x4Op(IRDLOperation):
 ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
     "zant_smlad_rows",
     f"""\
-/// A fully connected block's whole reduction (arm_dsp.smlad_rows): for each of `steps` steps
-/// s, the activation words a = pa[4s], b = pa[4s + 2] (int16 pairs) and the `rows` weight
-/// words w_r = pb[4·rows·s + 4r] (4 int8 each), c_r += SMLAD(w_r, a) + SMLAD(SXTB16(w_r ror 8),
-/// b). On a DSP core one asm loop of at most 13 registers, `unroll` steps per pass (8 where
-/// they divide `steps`, else 4, or all of fewer than 4), the last `steps % unroll` after the
-/// loop: per step the 2 + rows loads adjacent (the core pipelines a load after a load: one
-/// cycle each after the first) and 3 instructions per row (the word's odd bytes widened into
-/// its own register once its SMLAD read it); a pass's first loads advance the pointers
-/// (post-indexed), the others reach back from there, so a pass adds nothing. LLVM's own
-/// schedule spread the loads among the arithmetic (two cycles each, or three per LDRD) and
-/// spilled a pointer. (16 steps per pass outgrew the L4R5's 1 KB instruction cache: AD 539 K
-/// -> 973 K cycles; 8 against 4: 549 K -> 539 K.)
-inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, c0: i32, c1: i32, c2: i32, c3: i32) [4]i32 {{
+/// A fully connected block's whole reduction (arm_dsp.smlad_rows): pb holds the block's `rows`
+/// int32 biases, then for each of `steps` steps s the `rows` weight words w_r (4 int8 each);
+/// with the activation words a = pa[4s], b = pa[4s + 2] (int16 pairs), c_r = bias_r + shared
+/// + Σ_s SMLAD(w_r, a) + SMLAD(SXTB16(w_r ror 8), b) (c_r = shared for r ≥ rows). On a DSP
+/// core one asm block of 13 registers: the biases loaded and `shared` added first (so the
+/// caller keeps no sums, bias pointer or loop end of its own across the block), then one loop,
+/// `unroll` steps per pass (8 where they divide `steps`, else 4, or all of fewer than 4), the
+/// last `steps % unroll` after the loop: per step the 2 + rows loads adjacent (the core
+/// pipelines a load after a load: one cycle each after the first) and 3 instructions per row
+/// (the word's odd bytes widened into its own register once its SMLAD read it); a pass's first
+/// loads advance the pointers (post-indexed), the others reach back from there, so a pass adds
+/// nothing. LLVM's own schedule spread the loads among the arithmetic (two cycles each, or
+/// three per LDRD) and spilled a pointer. (16 steps per pass outgrew the L4R5's 1 KB
+/// instruction cache: AD 539 K -> 973 K cycles; 8 against 4: 549 K -> 539 K.)
+inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, shared: i32) [4]i32 {{
     if (comptime {_HAS_DSP}) {{
         const unroll: usize = comptime if (steps % 8 == 0) 8 else if (steps >= 4) 4 else steps;
         const rest: usize = steps % unroll;
         const names = [4][]const u8{{ "%[w0]", "%[w1]", "%[w2]", "%[w3]" }};
         const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
         const body = comptime text: {{
-            var text: []const u8 = "1:\\n\\t";
+            // The biases (c0's load last: it moves pb to the weights), `shared` (in a) added,
+            // then the loop's end.
+            var text: []const u8 = "";
+            for (1..rows) |r| {{
+                text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ sums[r], 4 * r }});
+            }}
+            text = text ++ std.fmt.comptimePrint("ldr %[c0], [%[pb]], #{{d}}\\n\\t", .{{4 * rows}});
+            for (0..4) |r| {{
+                text = text ++ (if (r < rows) "add " ++ sums[r] ++ ", " ++ sums[r] ++ ", %[a]\\n\\t" else "mov " ++ sums[r] ++ ", %[a]\\n\\t");
+            }}
+            const span: usize = 4 * rows * (steps - rest);
+            if (span < 4096) {{
+                text = text ++ std.fmt.comptimePrint("addw %[end], %[pb], #{{d}}\\n\\t", .{{span}});
+            }} else {{
+                text = text ++ std.fmt.comptimePrint("movw %[end], #{{d}}\\n\\tmovt %[end], #{{d}}\\n\\tadd %[end], %[end], %[pb]\\n\\t", .{{ span & 0xFFFF, span >> 16 }});
+            }}
+            text = text ++ "1:\\n\\t";
             for (0..unroll + rest) |i| {{
                 if (i == unroll) {{ // the loop's end, then the rest from the advanced pointers
                     text = text ++ "cmp %[pb], %[end]\\n\\tbne 1b\\n\\t";
@@ -876,7 +893,6 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
             }}
             break :text text;
         }};
-        const end: *const i8 = @ptrFromInt(@intFromPtr(pb) +% 4 * rows * (steps - rest));
         var r0: i32 = undefined;
         var r1: i32 = undefined;
         var r2: i32 = undefined;
@@ -889,6 +905,7 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
         var w1: i32 = undefined;
         var w2: i32 = undefined;
         var w3: i32 = undefined;
+        var end: usize = undefined;
         asm volatile (body
             : [c0] "=&r" (r0),
               [c1] "=&r" (r1),
@@ -902,52 +919,53 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
               [w1] "=&r" (w1),
               [w2] "=&r" (w2),
               [w3] "=&r" (w3),
-            : [i0] "0" (c0),
-              [i1] "1" (c1),
-              [i2] "2" (c2),
-              [i3] "3" (c3),
-              [ipa] "4" (pa),
+              [end] "=&r" (end),
+            : [ipa] "4" (pa),
               [ipb] "5" (pb),
-              [end] "r" (end),
+              [shared] "6" (shared),
             : .{{ .memory = true, .cpsr = true }});
         return .{{ r0, r1, r2, r3 }};
     }}
     const x: [*]const i16 = @ptrCast(pa);
     const w: [*]const i8 = @ptrCast(pb);
-    var r = [4]i32{{ c0, c1, c2, c3 }};
+    var r = [4]i32{{ shared, shared, shared, shared }};
+    for (0..rows) |k| {{
+        r[k] +%= zant_load_word(&w[4 * k]);
+    }}
     for (0..steps) |s| {{
         const a = zant_load_word16(&x[4 * s]);
         const b = zant_load_word16(&x[4 * s + 2]);
         for (0..rows) |k| {{
-            const word = zant_load_word(&w[4 * rows * s + 4 * k]);
+            const word = zant_load_word(&w[4 * rows * (s + 1) + 4 * k]);
             r[k] = zant_smlad(zant_sxtb16(word, 8), b, zant_smlad(word, a, r[k]));
         }}
     }}
     return r;
 }}""",
-    ("zant_load_word16", "zant_load_word16", "zant_load_word", "zant_smlad", "zant_sxtb16", "zant_smlad"),
+    ("zant_load_word16", "zant_load_word16", "zant_load_word", "zant_load_word", "zant_smlad", "zant_sxtb16", "zant_smlad"),
 )
 
 
 @irdl_op_definition
 class SmladRowsOp(IRDLOperation):
-    """`%r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %c0, %c1, %c2, %c3 {steps = S, rows = R}
+    """`%r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %shared {steps = S, rows = R}
     : !uop.ptr<i16>, !uop.ptr<i8>`: a fully connected block's whole reduction
-    (`fully_connected`), r_k = c_k + Σ_s SMLAD(w_k(s), a(s)) + SMLAD(SXTB16(w_k(s) ror 8), b(s))
-    wrapping, for k < R (the others are c_k), where a(s), b(s) are the int16 pairs at `pa + 4s`,
-    `pa + 4s + 2` and w_k(s) the int8 word at `pb + 4Rs + 4k`. One loop the target compiler does
-    not schedule."""
+    (`fully_connected`) from its bias: r_k = bias_k + shared + Σ_s SMLAD(w_k(s), a(s)) +
+    SMLAD(SXTB16(w_k(s) ror 8), b(s)) wrapping, for k < R (the others are `shared`), where
+    bias_k is the little-endian int32 at `pb + 4k`, w_k(s) the int8 word at `pb + 4R(s + 1) +
+    4k` (the block's R biases, then its steps' words) and a(s), b(s) the int16 pairs at `pa +
+    4s`, `pa + 4s + 2`. One asm block the target compiler does not schedule."""
 
     name = "arm_dsp.smlad_rows"
 
     pa = operand_def(PtrType)
     pb = operand_def(PtrType)
-    addends = var_operand_def(I32)
+    shared = operand_def(I32)
     steps = prop_def(IntAttr)
     rows = prop_def(IntAttr)
     sums = var_result_def(I32)
 
-    assembly_format = "$pa `,` $pb `,` $addends attr-dict `:` type($pa) `,` type($pb) `->` type($sums)"
+    assembly_format = "$pa `,` $pb `,` $shared attr-dict `:` type($pa) `,` type($pb) `->` type($sums)"
 
     traits = traits_def(Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"))
     irdl_options = (ParsePropInAttrDict(),)
@@ -957,34 +975,37 @@ class SmladRowsOp(IRDLOperation):
     )
     ZIG_RESULTS: ClassVar[str] = "sums"
 
-    def __init__(self, pa: SSAValue, pb: SSAValue, addends: Sequence[SSAValue], steps: int, rows: int):
+    def __init__(self, pa: SSAValue, pb: SSAValue, shared: SSAValue, steps: int, rows: int):
         super().__init__(
-            operands=[pa, pb, list(addends)], result_types=[[IntegerType(32)] * 4],
+            operands=[pa, pb, shared], result_types=[[IntegerType(32)] * 4],
             properties={"steps": IntAttr(steps), "rows": IntAttr(rows)},
         )
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         return ZigCall("zant_smlad_rows", (str(self.steps.data), str(self.rows.data), *args))
 
-    def reference(self, pa: Read, pb: Read, *addends: int) -> tuple[int, ...]:
+    def reference(self, pa: Read, pb: Read, shared: int) -> tuple[int, ...]:
         steps, rows = self.steps.data, self.rows.data
         halves = pa(range(4 * steps)).astype(np.int64)
-        words = pb(range(4 * rows * steps)).astype(np.int8).tobytes()
-        sums = list(addends)
+        data = pb(range(4 * rows * (steps + 1))).astype(np.int8).tobytes()
+
+        def word(at: int) -> int:
+            return int.from_bytes(data[at : at + 4], "little", signed=True)
+
+        sums = [wrap_signed(shared + (word(4 * k) if k < rows else 0)) for k in range(4)]
         for s in range(steps):
             a = wrap_signed((int(halves[4 * s]) & 0xFFFF) | ((int(halves[4 * s + 1]) & 0xFFFF) << 16))
             b = wrap_signed((int(halves[4 * s + 2]) & 0xFFFF) | ((int(halves[4 * s + 3]) & 0xFFFF) << 16))
             for k in range(rows):
-                w = int.from_bytes(words[4 * (rows * s + k) : 4 * (rows * s + k) + 4], "little", signed=True)
+                w = word(4 * rows * (s + 1) + 4 * k)
                 sums[k] = smlad(sxtb16(w, 8), b, smlad(w, a, sums[k]))
         return tuple(sums)
 
     def verify_(self) -> None:
-        if len(self.addends) != 4 or len(self.sums) != 4:
+        if len(self.sums) != 4:
             raise VerifyException("smlad_rows has 4 sums")
         if not 1 <= self.rows.data <= 4 or self.steps.data < 1:
             raise VerifyException("smlad_rows takes 1 to 4 rows and at least one step")
-
 
 
 # -- requantization: the high word of a product and a saturating shift --------------------------

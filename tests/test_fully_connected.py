@@ -47,23 +47,23 @@ def _form(weights: np.ndarray, bias: np.ndarray, x: np.ndarray, unsigned: bool) 
     out_channels, depth = weights.shape
     rows = min(ROWS, out_channels)
     steps = -(-depth // 4)
-    packed = interleaved_weights(weights, rows)
     table = corrected_bias(weights, bias, unsigned)
+    packed = interleaved_weights(weights, table, rows)
     xs = np.zeros(steps * 4, np.int64)
     xs[:depth] = x.astype(np.int64) - (128 if unsigned else 0)
     shared = -128 * int(xs[0::2].sum())
     out = np.zeros(out_channels, np.int64)
     for block, first in enumerate(block_starts(out_channels, rows)):
-        accs = [0] * rows
+        start = block * (steps + 1) * rows * 4  # the block's biases, then its words
+        accs = [np.int32(_word(packed, start + 4 * r) + shared) for r in range(rows)]
         for j in range(steps):
             x0, x1, x2, x3 = (int(v) for v in xs[4 * j : 4 * j + 4])
             a = _halves(x0, x2)
             b = _halves(x1 - 256 * x0 - 128, x3 - 256 * x2 - 128)
             for r in range(rows):
-                w = _word(packed, (block * steps + j) * rows * 4 + 4 * r)
-                accs[r] = smlad(sxtb16(w, 8), b, smlad(w, a, accs[r]))
-        for r in range(rows):
-            out[first + r] = np.int32(np.int64(accs[r]) + int(table[first + r]) + shared)
+                w = _word(packed, start + ((j + 1) * rows + r) * 4)
+                accs[r] = smlad(sxtb16(w, 8), b, smlad(w, a, int(accs[r])))
+        out[first : first + rows] = accs
     return out
 
 
@@ -81,17 +81,21 @@ def test_the_form_sums_the_products_exactly(unsigned):
             assert np.array_equal(_form(weights, bias, x, unsigned), want), (depth, out_channels)
 
 
-def test_interleaved_weights_hold_each_block_a_word_of_each_row_at_a_time():
+def test_interleaved_weights_hold_each_block_its_biases_then_a_word_of_each_row_at_a_time():
     weights = np.arange(5 * 7).reshape(5, 7).astype(np.int8) - 17
-    packed = interleaved_weights(weights, 4)
+    bias = np.array([-(2**31), 2**31 - 1, -3, 70_000, 5], np.int32)
+    packed = interleaved_weights(weights, bias, 4)
     assert block_starts(5, 4) == [0, 1]  # the last block overlaps the first
-    assert packed.size == 2 * 2 * 4 * 4  # blocks x words per row x rows x 4
+    assert packed.size == 2 * (1 + 2) * 4 * 4  # blocks x (biases + words per row) x rows x 4
     padded = np.zeros((5, 8), np.int16)
     padded[:, :7] = weights
     for block, first in enumerate([0, 1]):
+        start = block * 3 * 4 * 4
+        for r in range(4):
+            assert _word(packed, start + 4 * r) == bias[first + r], (block, r)
         for j in range(2):
             for r in range(4):
-                got = packed[((block * 2 + j) * 4 + r) * 4 :][:4].astype(np.int16)
+                got = packed[start + ((j + 1) * 4 + r) * 4 :][:4].astype(np.int16)
                 want = padded[first + r, 4 * j : 4 * j + 4].copy()
                 want[0::2] += 128  # the even bytes offset to unsigned
                 assert np.array_equal(got.astype(np.uint8), want.astype(np.uint8)), (block, j, r)

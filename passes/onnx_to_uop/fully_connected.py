@@ -24,19 +24,26 @@ bias at compile time) minus 128·Σ_even X (one value per vector, shared by all 
 while the activations are widened). A uint8 X is widened as X - 128, and 128·Σ_k W[m, k] is
 added to the bias.
 
-The rows are taken `ROWS` at a time, their words interleaved at compile time (W'[block][k/4]
-[row][4]), so one pointer reads the block's 4·ROWS bytes of a step in order; each block's whole
-reduction is one `arm_dsp.smlad_rows`, a loop in assembly whose loads of a step are adjacent
-(the Cortex-M4 pipelines a load after a load: one cycle each after the first), each weight word
-widened in its own register once its first SMLAD read it:
+The rows are taken `ROWS` at a time, each block packed at compile time as its rows' int32
+biases (the corrected ones, below) then its words interleaved a step at a time (W'[block] =
+bias'[m0 .. m0 + ROWS - 1], then [k/4][row][4]), so one pointer reads the block's biases and
+then the 4·ROWS bytes of each step in order; each block's whole reduction is one
+`arm_dsp.smlad_rows`, assembly that starts each sum at its bias plus the shared correction and
+loops with the loads of a step adjacent (the Cortex-M4 pipelines a load after a load: one cycle
+each after the first), each weight word widened in its own register once its first SMLAD read
+it:
 
     for n:
       for j < K/4: xw[j] = (A, B) of X[n, 4j .. 4j + 3]  (positions past K: 0), s += x0 + x2
       for b < ceil(M / ROWS):  m0 = min(ROWS·b, M - ROWS)  (the last block may overlap)
-        acc[r] = bias'[m0 + r] - 128·s  (r < ROWS)
-        for j < K/4: a, b' = xw[j]; w[r] = W'[b][j][r] (r < ROWS)          (smlad_rows)
+        acc[r] = W'[b].bias[r] - 128·s  (r < ROWS)                             (smlad_rows)
+        for j < K/4: a, b' = xw[j]; w[r] = W'[b][j][r] (r < ROWS)
                      acc[r] = SMLAD(SXTB16(w[r] ror 8), b', SMLAD(w[r], a, acc[r]))
         Y[n, m0 + r] = epilogue(acc[r], m0 + r)
+
+The biases in the block's stream, not a table of their own, leave the compiled loop over blocks
+one pointer to keep (AD's 128 -> 640 layer: 4 bias loads, their adds and the spills around the
+assembly's 13 registers took about 40 cycles a block).
 
 Per 16 products: 2 activation words, 4 weight words, 4 `SXTB16` and 8 `SMLAD` (18
 instructions, 19 cycles without flash waits; the word SMLAD form's rows took 23 instructions:
@@ -95,18 +102,23 @@ def applies(x: Layout, w: Layout, out_channels: int, pixels: int) -> bool:
     )
 
 
-def interleaved_weights(weights: np.ndarray, rows: int) -> np.ndarray:
-    """W [M, K] int8 as this form reads it: K padded with zeros to a multiple of 4, the blocks'
-    rows (`block_starts`) interleaved a word at a time, W'[block][k/4][row][4], the even bytes
-    of each word offset by 128 (their sign bit flipped)."""
+def interleaved_weights(weights: np.ndarray, bias: np.ndarray, rows: int) -> np.ndarray:
+    """W [M, K] int8 and the int32 `bias` [M] (`corrected_bias`) as this form reads them, block
+    by block (`block_starts`): the block's `rows` biases (little-endian int32), then its rows'
+    words interleaved a word at a time, [k/4][row][4], K padded with zeros to a multiple of 4
+    and the even bytes of each word offset by 128 (their sign bit flipped)."""
     out_channels, depth = weights.shape
     steps = -(-depth // WORD)
     padded = np.zeros((out_channels, steps * WORD), np.int16)
     padded[:, :depth] = weights
     padded[:, 0::2] += OFFSET  # s0, s2 = w0 + 128, w2 + 128 in [0, 255]
-    blocks = [padded[start:start + rows] for start in block_starts(out_channels, rows)]
-    words = np.stack([b.reshape(rows, steps, WORD).transpose(1, 0, 2) for b in blocks])
-    return words.reshape(-1).astype(np.uint8).view(np.int8)
+    biases = np.asarray(bias, np.int32).astype("<i4").view(np.uint8).reshape(out_channels, WORD)
+    blocks = [
+        np.concatenate([biases[start:start + rows].reshape(-1),
+                        padded[start:start + rows].reshape(rows, steps, WORD).transpose(1, 0, 2).reshape(-1).astype(np.uint8)])
+        for start in block_starts(out_channels, rows)
+    ]
+    return np.concatenate(blocks).view(np.int8)
 
 
 def block_starts(out_channels: int, rows: int) -> list[int]:
@@ -144,8 +156,8 @@ def fully_connected(
     steps = -(-depth // WORD)
     unsigned_x = x.element_type == UINT8
     starts = block_starts(out_channels, rows)
-    packed = kb.constant(f"{name}_weights", interleaved_weights(weights, rows), INT8)
-    table = kb.constant(f"{name}_bias", corrected_bias(weights, bias, unsigned_x), I32)
+    table = corrected_bias(weights, bias, unsigned_x)
+    packed = kb.constant(f"{name}_weights", interleaved_weights(weights, table, rows), INT8)
     halves = kb.alloc(f"{name}_halves", [steps * WORD], I16)
     pixel = [kb.index(0)] * (x.rank - 2)
     source, halves_view = kb.view(packed), kb.view(halves)
@@ -187,13 +199,11 @@ def fully_connected(
             if out_channels % rows:
                 first = kb.alu("min", first, kb.index(out_channels - rows))
             rows_at = [kb.alu("add", first, kb.index(r)) if r else first for r in range(rows)]
-            # Each row's sum starts at its corrected bias plus the shared correction.
-            initial = [kb.alu("add", kb.load(table, [m]), shared) for m in rows_at]
-            if rows < ROWS:
-                initial += [kb.const(0, I32)] * (ROWS - rows)
+            # Each row's sum starts at its corrected bias (the block's first words) plus the
+            # shared correction.
             pa = kb.insert(uop.GepOp(halves_view, [kb.index(0)])).result
-            pb = kb.insert(uop.GepOp(source, [kb.alu("mul", block, kb.index(steps * rows * WORD))])).result
-            sums = kb.insert(arm_dsp.SmladRowsOp(pa, pb, initial, steps, rows)).results
+            pb = kb.insert(uop.GepOp(source, [kb.alu("mul", block, kb.index((steps + 1) * rows * WORD))])).result
+            sums = kb.insert(arm_dsp.SmladRowsOp(pa, pb, shared, steps, rows)).results
             for m, total in zip(rows_at, sums):
                 kb.store(finish(total, m), y, [n, m, *pixel])
 

@@ -24,7 +24,7 @@ func.func @table(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>, %mt : !uop.b
   %c = uop.const 0 : i32
   %pa = uop.gep %x[%zero] : !uop.buffer<16xi16>
   %pb = uop.gep %w[%zero] : !uop.buffer<64xi8>
-  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
   %w0 = uop.cast %s0 : i32 to i64
   %pm = uop.gep %mt[%zero] : !uop.buffer<4xi32>
   %m = uop.load %pm : i32
@@ -68,7 +68,7 @@ func.func @literal(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>, %y : !uop.
   %c = uop.const 0 : i32
   %pa = uop.gep %x[%zero] : !uop.buffer<16xi16>
   %pb = uop.gep %w[%zero] : !uop.buffer<64xi8>
-  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
   %w0 = uop.cast %s0 : i32 to i64
   %p = uop.mul %m, %w0 : i64
   %q = uop.add %half, %p : i64
@@ -102,7 +102,7 @@ func.func @kept(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>, %s : i32) -> 
   %c = uop.const 0 : i32
   %pa = uop.gep %x[%zero] : !uop.buffer<16xi16>
   %pb = uop.gep %w[%zero] : !uop.buffer<64xi8>
-  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
   %w0 = uop.cast %s0 : i32 to i64
   %p = uop.mul %w0, %m : i64
   %q = uop.add %p, %half : i64

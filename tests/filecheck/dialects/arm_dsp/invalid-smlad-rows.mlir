@@ -10,6 +10,6 @@ func.func @too_many_rows() {
   %pb = uop.gep %w[%zero] : !uop.buffer<60xi8>
   %c = uop.const 0 : i32
   // expected-error@+1 {{smlad_rows takes 1 to 4 rows and at least one step}}
-  %r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<3>, rows = #builtin.int<5>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %c {steps = #builtin.int<3>, rows = #builtin.int<5>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
   func.return
 }

@@ -3,17 +3,18 @@
 // RUN: zant-opt %s --print-op-generic | zant-opt | filecheck %s
 
 // arm_dsp.smlad_rows: a fully connected block's whole reduction (fully_connected.py), 4 sums
-// from an int16 activation pointer and an int8 weight pointer, its steps and rows as properties.
+// from an int16 activation pointer, an int8 pointer to the block's biases and weight words, and
+// the correction shared by every row; its steps and rows as properties.
 
 // CHECK-LABEL: func.func @rows
-// CHECK:         %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<3>, rows = #builtin.int<2>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+// CHECK:         %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows %pa, %pb, %c {steps = #builtin.int<3>, rows = #builtin.int<2>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
 func.func @rows() {
   %x = uop.define_local "x" : !uop.buffer<12xi16>
-  %w = uop.define_local "w" : !uop.buffer<24xi8>
+  %w = uop.define_local "w" : !uop.buffer<32xi8>
   %zero = uop.const 0 : index
   %pa = uop.gep %x[%zero] : !uop.buffer<12xi16>
-  %pb = uop.gep %w[%zero] : !uop.buffer<24xi8>
+  %pb = uop.gep %w[%zero] : !uop.buffer<32xi8>
   %c = uop.const 0 : i32
-  %r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %c, %c, %c, %c {steps = #builtin.int<3>, rows = #builtin.int<2>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %c {steps = #builtin.int<3>, rows = #builtin.int<2>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
   func.return
 }

@@ -8,15 +8,14 @@
 // (A = (x0, x2), B = (x1 - 256·x0 - 128, x3 - 256·x2 - 128)), 205 whole words in a loop, then the
 // last word from positions 820, 821 (822, 823 zero), while Σ x0 + x2 is summed (times -128: the
 // shared correction). Then per block of 4 rows (2 blocks for 5 rows,
-// the second starting at min(4, 5 - 4) = 1), each row's sum starts at its corrected bias (-3·Σ w,
-// x's zero point folded, + 128·Σ of its odd-position weights) plus the shared correction, and
-// one arm_dsp.smlad_rows runs the block's reduction over the 206 words: per word the two
-// activation words and the 4 rows' weight words (at 3296 bytes per block), each row's sum
-// SMLAD(w, A) then SMLAD(SXTB16(w ror 8), B).
+// the second starting at min(4, 5 - 4) = 1), one arm_dsp.smlad_rows runs the block's reduction
+// from the block's packed words (3312 bytes per block: the 4 rows' corrected biases, -3·Σ w with
+// x's zero point folded, + 128·Σ of the odd-position weights, 8325 ... for rows 0-3; then per word
+// of X the 4 rows' weight words) and the shared correction: each row's sum starts at its bias
+// plus the correction, then per word of X SMLAD(w, A) and SMLAD(SXTB16(w ror 8), B).
 
 // CHECK-LABEL: func.func @fc
-// CHECK:         %y_fc_weights = uop.define_global "constant" {{[0-9]+}} "y_fc_weights" value dense_resource<y_fc_weights> : tensor<6592xi8>
-// CHECK-NEXT:    %y_fc_bias = uop.define_global "constant" {{[0-9]+}} "y_fc_bias" value dense<[8325, 8415, 17199, -5892, 34767]> : tensor<5xi32>
+// CHECK:         %y_fc_weights = uop.define_global "constant" {{[0-9]+}} "y_fc_weights" value dense_resource<y_fc_weights> : tensor<6624xi8>
 // CHECK-NEXT:    %y_fc_halves = uop.define_local "y_fc_halves" : !uop.buffer<824xi16>
 // CHECK:         uop.range %[[N:.*]] = 0 to 1 {
 // CHECK-NEXT:      %[[EVEN:.*]] = uop.define_acc 0 : i32
@@ -43,19 +42,18 @@
 // CHECK-NEXT:        %[[M4:.*]] = uop.mul %[[B]], %[[FOUR]] : index
 // CHECK-NEXT:        %[[LAST:.*]] = uop.const 1 : index
 // CHECK-NEXT:        %[[M:.*]] = uop.min %[[M4]], %[[LAST]] : index
-// CHECK:             %[[BIAS0:.*]] = uop.gep %y_fc_bias[%[[M]]]
-// CHECK-NEXT:        %[[B0:.*]] = uop.load %[[BIAS0]] : i32
-// CHECK-NEXT:        %[[S0:.*]] = uop.add %[[B0]], %[[SHARED]] : i32
-// CHECK-COUNT-3:     uop.add %{{.*}}, %[[SHARED]] : i32
 // CHECK:             %[[PA:.*]] = uop.gep %y_fc_halves[%{{.*}}]
-// CHECK-NEXT:        %[[STRIDE:.*]] = uop.const 3296 : index
+// CHECK-NEXT:        %[[STRIDE:.*]] = uop.const 3312 : index
 // CHECK-NEXT:        %[[AT:.*]] = uop.mul %[[B]], %[[STRIDE]] : index
 // CHECK-NEXT:        %[[PB:.*]] = uop.gep %y_fc_weights[%[[AT]]]
-// CHECK-NEXT:        %[[SUM0:.*]], %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows %[[PA]], %[[PB]], %[[S0]], %{{.*}}, %{{.*}}, %{{.*}} {steps = #builtin.int<206>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+// CHECK-NEXT:        %[[SUM0:.*]], %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows %[[PA]], %[[PB]], %[[SHARED]] {steps = #builtin.int<206>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
 // CHECK:             uop.cast %[[SUM0]] : i32 to f64
 // CHECK:             uop.store %{{.*}}, %{{.*}} : i8
 // CHECK-COUNT-3:     uop.store %{{.*}}, %{{.*}} : i8
 // CHECK:         func.return
+// The packed blob (after its 4-byte alignment header): rows 0-3's biases 8325, 8415, 17199, -5892,
+// then the first step's words.
+// CHECK:         y_fc_weights: "0x1000000085200000DF2000002F430000FCE8FFFF
 
 // Without it (the host, the Helium cores): no such form.
 // OFF-LABEL: func.func @fc
