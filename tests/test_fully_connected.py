@@ -194,3 +194,91 @@ def test_fully_connected_layers_as_cortex_m4_firmware(tmp_path):
     compiled = zant.compile(tmp_path / "fc.onnx", target="cortex-m4", firmware=True)
     feeds = _feeds(model, 5)
     _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
+
+
+# (name, M, K, N, A type, a zero point, B type, b zero points: per-tensor int or per column,
+# QLinearMatMul or MatMulInteger). Odd K (a last word padded), N not a multiple of the rows (a
+# last block overlapping), a uint8 A with its zero point folded, a uint8 B centered at 128 per
+# tensor and per column, several rows of A.
+MATMULS = [
+    ("q_k1027_n6", 1, 1027, 6, TensorProto.INT8, 3, TensorProto.INT8, 0, True),
+    ("q_k129_n37_u8", 2, 129, 37, TensorProto.UINT8, 131, TensorProto.UINT8, 128, True),
+    ("q_k64_n70_cols", 3, 64, 70, TensorProto.UINT8, 0, TensorProto.UINT8, "columns", True),
+    ("i_k333_n13", 2, 333, 13, TensorProto.UINT8, 129, TensorProto.UINT8, 128, False),
+    ("i_k97_n45_s8", 1, 97, 45, TensorProto.INT8, -2, TensorProto.INT8, 0, False),
+]
+
+
+def _matmul_model() -> onnx.ModelProto:
+    rng = np.random.default_rng(17)
+    inputs, outputs, nodes, inits = [], [], [], []
+    for name, rows, depth, columns, a_type, a_zero, b_type, b_zero, qlinear in MATMULS:
+        a_np = np.uint8 if a_type == TensorProto.UINT8 else np.int8
+        b_np = np.uint8 if b_type == TensorProto.UINT8 else np.int8
+        if b_zero == "columns":  # each column's values within 127 of its zero point
+            zeros = rng.integers(100, 156, columns).astype(np.uint8)
+            b = (zeros.astype(np.int64) + rng.integers(-128, 128, (depth, columns))).clip(0, 255).astype(np.uint8)
+            b_zp = zeros
+        else:
+            low, high = (0, 256) if b_np == np.uint8 else (-128, 128)
+            b = rng.integers(low, high, (depth, columns)).astype(b_np)
+            b_zp = np.array(b_zero, b_np)
+        inits += [
+            numpy_helper.from_array(b, f"{name}_b"),
+            numpy_helper.from_array(np.array(a_zero, a_np), f"{name}_az"),
+            numpy_helper.from_array(b_zp, f"{name}_bz"),
+        ]
+        if qlinear:
+            inits += [
+                numpy_helper.from_array(np.array(0.02, np.float32), f"{name}_as"),
+                numpy_helper.from_array((0.003 * (1 + np.arange(columns) % 5)).astype(np.float32) if b_zero == "columns" else np.array(0.004, np.float32), f"{name}_bs"),
+                numpy_helper.from_array(np.array(0.05 * np.sqrt(depth), np.float32), f"{name}_ys"),
+                numpy_helper.from_array(np.array(7, np.int8), f"{name}_yz"),
+            ]
+            nodes.append(helper.make_node(
+                "QLinearMatMul", [name] + [f"{name}_{s}" for s in ("as", "az", "b", "bs", "bz", "ys", "yz")], [f"{name}_y"],
+            ))
+            out_type = TensorProto.INT8
+        else:
+            nodes.append(helper.make_node("MatMulInteger", [name, f"{name}_b", f"{name}_az", f"{name}_bz"], [f"{name}_y"]))
+            out_type = TensorProto.INT32
+        inputs.append(helper.make_tensor_value_info(name, a_type, [rows, depth]))
+        outputs.append(helper.make_tensor_value_info(f"{name}_y", out_type, [rows, columns]))
+    graph = helper.make_graph(nodes, "matmuls", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def test_matmuls_by_a_constant_take_the_form_and_equal_the_reference(tmp_path):
+    """QLinearMatMul and MatMulInteger by a constant B (int8 at zero point 0, uint8 at 128 per
+    tensor or per column) on the Cortex-M4 pipeline built for the host: each takes the fully
+    connected form (its packed weights in the module) and equals the reference bit for bit."""
+    model = _matmul_model()
+    onnx.save(model, tmp_path / "mm.onnx")
+    from e2e import load_compiled
+    from zant.driver import CompileOptions, compile_model
+    from zant.pipelines import MCU_PIPELINE
+
+    result = compile_model(tmp_path / "mm.onnx", tmp_path / "out", CompileOptions(name="mm", optimize="ReleaseSafe", pipeline=MCU_PIPELINE))
+    source = result.zig_path.read_text()
+    for case in MATMULS:
+        assert f"{case[0]}_y_fc_weights" in source, case[0]
+    run = load_compiled(result)
+    for seed in (1, 2):
+        feeds = _feeds(model, seed)
+        got = run(*(feeds[v.name] for v in model.graph.input))
+        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
+
+
+def test_matmuls_as_cortex_m4_firmware(tmp_path):
+    """The same MatMuls as Cortex-M4 firmware under QEMU (smlad_rows' assembly)."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    model = _matmul_model()
+    onnx.save(model, tmp_path / "mm.onnx")
+    compiled = zant.compile(tmp_path / "mm.onnx", target="cortex-m4", firmware=True)
+    feeds = _feeds(model, 4)
+    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)

@@ -176,7 +176,7 @@ class OnnxToUopPass(ModulePass):
         from zant.passes.onnx_to_uop.image import ImageDecoderLowering
         from zant.passes.onnx_to_uop.linalg import GemmLowering, MatMulLowering
         from zant.passes.onnx_to_uop.recurrent import RecurrentLowering
-        from zant.passes.onnx_to_uop.quant import ConvIntegerLowering
+        from zant.passes.onnx_to_uop.quant import ConvIntegerLowering, MatMulIntegerLowering
 
         if self.conv_lanes not in (0, 8, 16) or self.conv_tile < 1:
             raise ZantError("onnx-to-uop: conv-lanes must be 0 (off), 8 or 16, and conv-tile ≥ 1")
@@ -194,6 +194,8 @@ class OnnxToUopPass(ModulePass):
                 return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
                 return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes)
+            if isinstance(pattern, MatMulIntegerLowering):  # QLinearMatMul too
+                return type(pattern)(bool(self.conv_word_taps))
             if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
                 return type(pattern)(vector)
             if isinstance(pattern, ImageDecoderLowering):

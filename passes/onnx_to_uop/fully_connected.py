@@ -2,9 +2,12 @@
 dot products are word SMLADs (the DSP extension without Helium: `onnx-to-uop{conv-word-taps=true}`).
 
 fold-qdq turns a quantized Gemm (and tf2onnx's MatMul + Add) into a 1x1 `QLinearConv` over a
-single pixel: Y[m] = Σ_k W[m, k]·X[k]. Every weight is read once per inference, from flash on a
-microcontroller, so no weight can be widened once for several products (as a pointwise conv's
-register tile does): the widening of each weight word is paid in full. The word SMLAD form
+single pixel: Y[m] = Σ_k W[m, k]·X[k]; a QLinearMatMul or MatMulInteger by a constant B (as
+onnxruntime's quantizer writes them) takes the same form for each row of A, with W = (B - b_zp)^T
+centered at compile time where it fits int8 (`quant._fully_connected_matmul`). Every weight
+is read once per inference, from flash on a microcontroller, so no weight can be widened once
+for several products (as a pointwise conv's register tile does): the widening of each weight
+word is paid in full. The word SMLAD form
 (`arm-dsp-dot`) spends two `SXTB16` and two `SMLAD` per weight word. This form spends one
 `SXTB16` and two `SMLAD`, by reading the raw weight word as two signed 16-bit halves.
 
@@ -65,7 +68,7 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerType, Signedness
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from zant.dialects import arm_dsp, uop
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
@@ -92,14 +95,12 @@ smaller layers got slower (AD's 128 -> 8 and 8 -> 128 layers on the L4R5: 2,927 
 4,421 -> 4,853 cycles; KWS's 64 -> 12: 2,503 -> 2,963)."""
 
 
-def applies(x: Layout, w: Layout, out_channels: int, pixels: int) -> bool:
-    """Whether a 1x1 Conv (ungrouped, constant int8 weights with zero point 0, zero point of X
-    folded, 32-bit sums: checked by the caller) over a single pixel takes this form: X int8 or
-    uint8, at least `MIN_WEIGHTS` weights."""
-    return (
-        pixels == 1 and x.element_type in (INT8, UINT8) and w.element_type == INT8 and out_channels >= 1
-        and w.size >= MIN_WEIGHTS
-    )
+def applies(x_type: Attribute, w_type: Attribute, weight_count: int, pixels: int) -> bool:
+    """Whether a layer of constant weights (a 1x1 Conv ungrouped with weight zero point 0, or a
+    MatMul by a constant B centered at compile time; zero point of X folded, 32-bit sums:
+    checked by the caller) over a single pixel takes this form: X int8 or uint8, int8 weights,
+    at least `MIN_WEIGHTS` of them."""
+    return pixels == 1 and x_type in (INT8, UINT8) and w_type == INT8 and weight_count >= MIN_WEIGHTS
 
 
 def interleaved_weights(weights: np.ndarray, bias: np.ndarray, rows: int) -> np.ndarray:
@@ -144,12 +145,12 @@ def fully_connected(
     y: Layout,
     weights: np.ndarray,
     bias: np.ndarray | None,
-    finish: Callable[[SSAValue, SSAValue], SSAValue],
+    finish: Callable[[SSAValue, SSAValue, SSAValue], SSAValue],
     name: str,
 ) -> None:
-    """Y[n, m, 1…] = finish(Σ_k W[m, k]·X[n, k, 1…] + bias[m], m) in this form (module
+    """Y[n, m, 1…] = finish(Σ_k W[m, k]·X[n, k, 1…] + bias[m], n, m) in this form (module
     docstring); `weights` W as int8 [M, K], `bias` the folded int32 bias (or None), X and Y of
-    one pixel."""
+    one pixel (or of rank 2: a MatMul's rows)."""
     batch, depth = x.shape[:2]
     out_channels = y.shape[1]
     rows = min(ROWS, out_channels)
@@ -205,7 +206,7 @@ def fully_connected(
             pb = kb.insert(uop.GepOp(source, [kb.alu("mul", block, kb.index((steps + 1) * rows * WORD))])).result
             sums = kb.insert(arm_dsp.SmladRowsOp(pa, pb, shared, steps, rows)).results
             for m, total in zip(rows_at, sums):
-                kb.store(finish(total, m), y, [n, m, *pixel])
+                kb.store(finish(total, n, m), y, [n, m, *pixel])
 
 
 __all__ = ["MIN_WEIGHTS", "ROWS", "applies", "block_starts", "corrected_bias", "fully_connected", "interleaved_weights"]

@@ -958,9 +958,16 @@ def _integer_matmul(
     operands: tuple[int, int, int | None, int | None],
     out_type: Attribute,
     finish: Finish,
+    word_taps: bool = False,
 ) -> Layout:
     """Y[…, i, j] = finish(Σ_k (A[…, i, k] - a_zp) · (B[…, k, j] - b_zp[j])) for the ONNX inputs
-    `operands` = (A, B, a_zero_point, b_zero_point); batch dimensions broadcast as views."""
+    `operands` = (A, B, a_zero_point, b_zero_point); batch dimensions broadcast as views. On the
+    cores of `word_taps` (DSP without Helium), a constant B takes the fully connected form where
+    it can (`_fully_connected_matmul`)."""
+    if word_taps:
+        y = _fully_connected_matmul(op, kb, operands, out_type, finish)
+        if y is not None:
+            return y
     a, b = (layout_of(input_value(op, i)) for i in operands[:2])
     out_shape = tensor_shape(op.results[0])
     if a.rank < 2 or b.rank < 2:
@@ -983,6 +990,46 @@ def _integer_matmul(
             rhs = _centered(kb, kb.load(b, [*batch, k, j]), b_zp, [k, j])
             kb.mulacc(acc, lhs, rhs)
         kb.store(finish(kb.acc_get(acc), [*batch, i, j]), y, [*batch, i, j])
+    return y
+
+
+def _fully_connected_matmul(
+    op: Operation,
+    kb: KernelBuilder,
+    operands: tuple[int, int, int | None, int | None],
+    out_type: Attribute,
+    finish: Finish,
+) -> Layout | None:
+    """A MatMul (MatMulInteger, QLinearMatMul) of a run-time A [M, K] of int8 or uint8 with a
+    constant per-tensor zero point (or none) by a constant B [K, N] in the fully connected form
+    (`fully_connected`): each row of A a vector, the weights W = (B - b_zp)^T [N, K] centered
+    at compile time, which must fit int8 (an int8 B with zero point 0, or a uint8 B with zero
+    point 128, as onnxruntime's quantizer writes them), A's zero point folded into the bias
+    (-a_zp·Σ_k W[n, k]). Exact: the same int32 sums, wrapping as the reference's. None where it
+    does not apply (the loop form then)."""
+    a, b = (layout_of(input_value(op, i)) for i in operands[:2])
+    if a.rank != 2 or b.rank != 2 or a.shape[1] != b.shape[0]:
+        return None
+    values = constant_tensor(b)
+    b_zp = _optional_param(op, operands[3], b.shape, axis=1)
+    a_zp = _optional_param(op, operands[2], a.shape)
+    if values is None:
+        return None
+    try:
+        b_zero = 0 if b_zp is None else b_zp.constant_values().astype(np.int64).reshape(values.shape)  # B's view
+    except NotImplementedError:
+        return None
+    weights = (values.astype(np.int64) - b_zero).T  # [N, K]
+    if weights.size == 0 or weights.min() < -128 or weights.max() > 127:
+        return None
+    folded = fold_zero_point(a_zp, a.element_type, weights, None, None)
+    if folded is None or not fully_connected_applies(a.element_type, IntegerType(8), weights.size, 1):
+        return None
+    y = kb.alloc(result_name(op), tensor_shape(op.results[0]), out_type)
+    fully_connected(
+        kb, a, y, weights.astype(np.int8), folded.bias if folded.bias.any() else None,
+        lambda total, n, m: finish(total, [n, m]), f"{result_name(op)}_fc",
+    )
     return y
 
 
@@ -1167,7 +1214,7 @@ def _integer_conv(
     if (
         dsp_words and folded is not None and not wide and group == 1 and not uniform_weights
         and all(k == 1 for k in kernel) and math.prod(x.shape[2:]) == 1 and _zero_or_absent(w_zp_param)
-        and fully_connected_applies(x, w, out_channels, math.prod(out_shape[2:]))
+        and fully_connected_applies(x.element_type, w.element_type, w.size, math.prod(out_shape[2:]))
     ):
         assert weights is not None
         y = result_layout(kb, op, result_name(op), out_shape, out_type)
@@ -1175,7 +1222,7 @@ def _integer_conv(
         pixel = [kb.index(0)] * len(kernel)
         fully_connected(
             kb, x, y, weights.reshape(out_channels, -1), folded.bias if folded.bias.any() else None,
-            lambda total, m: finish_fc(total, [kb.index(0), m, *pixel]), f"{result_name(op)}_fc",
+            lambda total, n, m: finish_fc(total, [kb.index(0), m, *pixel]), f"{result_name(op)}_fc",
         )
         return y
     if folded is not None:
@@ -1326,8 +1373,12 @@ class MatMulIntegerLowering(OnnxLowering):
 
     op_names = frozenset({"onnx.MatMulInteger"})
 
+    def __init__(self, word_taps: bool = False):
+        super().__init__()
+        self.word_taps = word_taps  # DSP cores without Helium: a constant B in the fully connected form
+
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
-        return [_integer_matmul(op, kb, (0, 1, 2, 3), I32, _keep_int32)]
+        return [_integer_matmul(op, kb, (0, 1, 2, 3), I32, _keep_int32, self.word_taps)]
 
 
 class ConvIntegerLowering(OnnxLowering):
@@ -1390,7 +1441,7 @@ def _average_count(op: Operation) -> int:
     return average_count(op) or 0
 
 
-class QLinearMatMulLowering(OnnxLowering):
+class QLinearMatMulLowering(MatMulIntegerLowering):
     """`QLinearMatMul`: MatMulInteger's int32 kernel, then requantized; b's scale and zero point
     per-tensor or per column."""
 
@@ -1398,7 +1449,7 @@ class QLinearMatMulLowering(OnnxLowering):
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         requantize = _requantization(op, tensor_shape(op.results[0]), -1)
-        return [_integer_matmul(op, kb, (0, 3, 2, 5), requantize.output_type, requantize.bind(kb))]
+        return [_integer_matmul(op, kb, (0, 3, 2, 5), requantize.output_type, requantize.bind(kb), self.word_taps)]
 
 
 class QLinearConvLowering(ConvIntegerLowering):
