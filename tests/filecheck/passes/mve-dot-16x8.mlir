@@ -1,4 +1,5 @@
-// RUN: zant-opt %s -p 'set-target{target=cortex-m55},mve-dot' | filecheck %s
+// The vector loops as loops (max-unrolled-steps=0); mve-dot-unroll.mlir has them straight-line.
+// RUN: zant-opt %s -p 'set-target{target=cortex-m55},mve-dot{max-unrolled-steps=0}' | filecheck %s
 
 // 16x8 dot products on Helium: 8 lanes, every operand a vector<8xi16> (the int16 one a VLDRH
 // vload where contiguous, else a vldrh_gather at element offsets; the int8 one widened, a

@@ -1,5 +1,6 @@
-// RUN: zant-opt %s -p mve-dot | filecheck %s
-// RUN: zant-opt %s -p 'set-target{target=cortex-m55},mve-dot' | filecheck %s
+// The vector loops as loops (max-unrolled-steps=0); mve-dot-unroll.mlir has them straight-line.
+// RUN: zant-opt %s -p 'mve-dot{max-unrolled-steps=0}' | filecheck %s
+// RUN: zant-opt %s -p 'set-target{target=cortex-m55},mve-dot{max-unrolled-steps=0}' | filecheck %s
 // RUN: not zant-opt %s -p 'set-target{target=cortex-m4},mve-dot' 2>&1 | filecheck %s --check-prefix=NOMVE
 // NOMVE: zant-opt: error: pass 'mve-dot' failed: the module's target #zant.target<"cortex-m4"> has no Helium (MVE); its pipeline does not run mve-dot
 
