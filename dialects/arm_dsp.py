@@ -771,6 +771,197 @@ class SmladTileOp(IRDLOperation):
             raise VerifyException(f"smlad_tile takes at least one step, got {self.steps.data}")
 
 
+ZIG_HELPER_SOURCES["zant_smlad_window"] = ZigHelper(
+    "zant_smlad_window",
+    f"""\
+/// A 2 x 2 register tile's whole reduction over a window (arm_dsp.smlad_window): for each of
+/// `rows` rows r and `steps` steps s, the int8 words x_j = px[r·x_row + 4s + j·x_next] (two
+/// pixels) and the weights' pre-widened int16 pairs at pw[8(r·steps + s) + 4i] (bytes 0, 2 of
+/// channel i's word) and + 2 (bytes 1, 3), c_ij += SMLAD(even_i, SXTB16(x_j)) + SMLAD(odd_i,
+/// SXTB16(x_j ror 8)). On a DSP core one asm loop of 13 registers, `unroll` steps per pass:
+/// per step the two pixels' words and channel 0's pairs loaded back to back (the core
+/// pipelines a load after a load), 4 SXTB16, channel 1's pairs into the same two registers
+/// once read, 8 SMLAD (20 cycles per 16 products, 22 in smlad_tile, whose weights are
+/// widened again for every pixel pair); the rows' loop is in the asm too, its bound (the
+/// weights' end) on the stack, so a window is one copy of the loop, not one per row (LLVM
+/// unrolled the row loop around smlad_tile: ResNet-8's 3x3 kernels outgrew the L4R5's 1 KB
+/// instruction cache, a third of their cycles flash stalls).
+inline fn zant_smlad_window(comptime rows: usize, comptime steps: usize, comptime x_row: isize, comptime x_next: isize, px: *const i8, pw: *const i16, c00: i32, c10: i32, c01: i32, c11: i32) [4]i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const unroll: usize = comptime if (steps <= 4) steps else if (steps % 4 == 0) 4 else if (steps % 3 == 0) 3 else if (steps % 2 == 0) 2 else 1;
+        const skip: isize = x_row - 4 * @as(isize, steps); // from a row's end to the next row's start
+        const body = comptime text: {{
+            var text: []const u8 = if (rows > 1) "str %[wa], [sp, #-8]!\\n\\t2:\\n\\t1:\\n\\t" else "1:\\n\\t";
+            for (0..unroll) |i| {{
+                const ox = 4 * @as(isize, @intCast(i));
+                const ow = 16 * @as(isize, @intCast(i));
+                text = text ++ std.fmt.comptimePrint(
+                    "ldr %[x0], [%[px], #{{d}}]\\n\\tldr %[x1], [%[px], #{{d}}]\\n\\tldr %[wa], [%[pw], #{{d}}]\\n\\tldr %[wb], [%[pw], #{{d}}]\\n\\t",
+                    .{{ ox, ox + x_next, ow, ow + 4 }},
+                ) ++
+                    "sxtb16 %[e0], %[x0]\\n\\tsxtb16 %[x0], %[x0], ror #8\\n\\tsxtb16 %[e1], %[x1]\\n\\tsxtb16 %[x1], %[x1], ror #8\\n\\t" ++
+                    "smlad %[c00], %[wa], %[e0], %[c00]\\n\\tsmlad %[c00], %[wb], %[x0], %[c00]\\n\\t" ++
+                    "smlad %[c01], %[wa], %[e1], %[c01]\\n\\tsmlad %[c01], %[wb], %[x1], %[c01]\\n\\t" ++
+                    std.fmt.comptimePrint("ldr %[wa], [%[pw], #{{d}}]\\n\\tldr %[wb], [%[pw], #{{d}}]\\n\\t", .{{ ow + 8, ow + 12 }}) ++
+                    "smlad %[c10], %[wa], %[e0], %[c10]\\n\\tsmlad %[c10], %[wb], %[x0], %[c10]\\n\\t" ++
+                    "smlad %[c11], %[wa], %[e1], %[c11]\\n\\tsmlad %[c11], %[wb], %[x1], %[c11]\\n\\t";
+            }}
+            text = text ++ std.fmt.comptimePrint(
+                "add %[px], %[px], #{{d}}\\n\\tadd %[pw], %[pw], #{{d}}\\n\\tcmp %[pw], %[end]\\n\\tbne 1b",
+                .{{ 4 * unroll, 16 * unroll }},
+            );
+            if (rows == 1) break :text text;
+            // The next row: X's pointer over the rest of the padded row, the bound one row on;
+            // done when the weights' pointer reaches their end (kept on the stack).
+            const advance = if (skip >= 0) std.fmt.comptimePrint("add %[px], %[px], #{{d}}", .{{skip}}) else std.fmt.comptimePrint("sub %[px], %[px], #{{d}}", .{{-skip}});
+            break :text text ++ std.fmt.comptimePrint(
+                "\\n\\tldr %[wa], [sp]\\n\\tadd %[end], %[end], #{{d}}\\n\\t{{s}}\\n\\tcmp %[pw], %[wa]\\n\\tbne 2b\\n\\tadd sp, sp, #8",
+                .{{ 16 * steps, advance }},
+            );
+        }};
+        const end: *const i16 = @ptrFromInt(@intFromPtr(pw) +% 16 * steps);
+        const last: usize = @intFromPtr(pw) +% 16 * steps * rows;
+        var r00: i32 = undefined;
+        var r10: i32 = undefined;
+        var r01: i32 = undefined;
+        var r11: i32 = undefined;
+        var qx: *const i8 = undefined;
+        var qw: *const i16 = undefined;
+        var qe: *const i16 = undefined;
+        var x0: i32 = undefined;
+        var x1: i32 = undefined;
+        var e0: i32 = undefined;
+        var e1: i32 = undefined;
+        var wa: usize = undefined;
+        var wb: i32 = undefined;
+        asm volatile (body
+            : [c00] "=&r" (r00),
+              [c10] "=&r" (r10),
+              [c01] "=&r" (r01),
+              [c11] "=&r" (r11),
+              [px] "=&r" (qx),
+              [pw] "=&r" (qw),
+              [end] "=&r" (qe),
+              [x0] "=&r" (x0),
+              [x1] "=&r" (x1),
+              [e0] "=&r" (e0),
+              [e1] "=&r" (e1),
+              [wa] "=&r" (wa),
+              [wb] "=&r" (wb),
+            : [i00] "0" (c00),
+              [i10] "1" (c10),
+              [i01] "2" (c01),
+              [i11] "3" (c11),
+              [ipx] "4" (px),
+              [ipw] "5" (pw),
+              [iend] "6" (end),
+              [ilast] "11" (last),
+            : .{{ .memory = true, .cpsr = true }});
+        return .{{ r00, r10, r01, r11 }};
+    }}
+    const x: [*]const i8 = @ptrCast(px);
+    const w: [*]const i16 = @ptrCast(pw);
+    var r = [4]i32{{ c00, c10, c01, c11 }};
+    for (0..rows) |row| {{
+        for (0..steps) |s| {{
+            const at: isize = @as(isize, @intCast(row)) * x_row + 4 * @as(isize, @intCast(s));
+            const words = [2]i32{{ zant_load_word(&x[@intCast(at)]), zant_load_word(&x[@intCast(at + x_next)]) }};
+            const k = 8 * (row * steps + s);
+            for (0..2) |j| {{
+                for (0..2) |i| {{
+                    const even = zant_load_word16(&w[k + 4 * i]);
+                    const odd = zant_load_word16(&w[k + 4 * i + 2]);
+                    r[2 * j + i] = zant_smlad(odd, zant_sxtb16(words[j], 8), zant_smlad(even, zant_sxtb16(words[j], 0), r[2 * j + i]));
+                }}
+            }}
+        }}
+    }}
+    return r;
+}}""",
+    ("zant_load_word", "zant_load_word", "zant_load_word16", "zant_load_word16", "zant_smlad", "zant_sxtb16", "zant_smlad", "zant_sxtb16"),
+)
+
+
+def _pair(read: Read, offset: int) -> int:
+    """The int16 pair at `offset` (elements) as the word SMLAD reads, element 0 in the low half."""
+    low, high = (int(v) for v in read(range(offset, offset + 2)))
+    return wrap_signed((low & 0xFFFF) | ((high & 0xFFFF) << 16))
+
+
+@irdl_op_definition
+class SmladWindowOp(IRDLOperation):
+    """`%r00, %r10, %r01, %r11 = arm_dsp.smlad_window %px, %pw, %c00, %c10, %c01, %c11 {rows = R,
+    steps = S, x_row = …, x_next = …} : !uop.ptr<i8>, !uop.ptr<i16>`: a 2 x 2 register tile's
+    whole reduction over a window of R rows of S words (`conv_window`: 2 output channels i by
+    2 pixels j), `r_ij = c_ij + Σ_{r,s} SMLAD(odd_i, SXTB16(x_j ror 8), SMLAD(even_i,
+    SXTB16(x_j), ·))` wrapping, where x_j is the int8 word at `px + r·x_row + 4s + j·x_next`
+    (bytes) and even_i, odd_i the int16 pairs at `pw + 8(r·S + s) + 4i` and `+ 2` (elements):
+    the weights pre-widened, each word's bytes 0, 2 then 1, 3, the two channels' interleaved
+    per step. One loop the target compiler does not schedule, its rows' loop included."""
+
+    name = "arm_dsp.smlad_window"
+
+    px = operand_def(PtrType)
+    pw = operand_def(PtrType)
+    addend00 = operand_def(I32)
+    addend10 = operand_def(I32)
+    addend01 = operand_def(I32)
+    addend11 = operand_def(I32)
+    rows = prop_def(IntAttr)
+    steps = prop_def(IntAttr)
+    x_row = prop_def(IntAttr)
+    x_next = prop_def(IntAttr)
+    result00 = result_def(I32)
+    result10 = result_def(I32)
+    result01 = result_def(I32)
+    result11 = result_def(I32)
+
+    assembly_format = (
+        "$px `,` $pw `,` $addend00 `,` $addend10 `,` $addend01 `,` $addend11 attr-dict `:` type($px) `,` type($pw)"
+    )
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "px"), Accesses(MemoryEffectKind.READ, "pw"))
+    irdl_options = (ParsePropInAttrDict(),)
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_smlad_window", "zant_load_word", "zant_load_word16", "zant_sxtb16", "zant_smlad"
+    )
+    ZIG_RESULTS: ClassVar[str] = "window"
+
+    def __init__(
+        self, px: SSAValue, pw: SSAValue, addends: Sequence[SSAValue], rows: int, steps: int, x_row: int, x_next: int,
+    ):
+        super().__init__(
+            operands=[px, pw, *addends], result_types=[IntegerType(32)] * 4,
+            properties={"rows": IntAttr(rows), "steps": IntAttr(steps), "x_row": IntAttr(x_row), "x_next": IntAttr(x_next)},
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        constants = (self.rows, self.steps, self.x_row, self.x_next)
+        return ZigCall("zant_smlad_window", (*(str(c.data) for c in constants), *args))
+
+    def reference(self, px: Read, pw: Read, c00: int, c10: int, c01: int, c11: int) -> tuple[int, int, int, int]:
+        sums = [c00, c10, c01, c11]
+        rows, steps, x_row, x_next = self.rows.data, self.steps.data, self.x_row.data, self.x_next.data
+        for r in range(rows):
+            for s in range(steps):
+                words = [_word(px, r * x_row + 4 * s + j * x_next) for j in range(2)]
+                k = 8 * (r * steps + s)
+                for j in range(2):
+                    for i in range(2):
+                        even, odd = _pair(pw, k + 4 * i), _pair(pw, k + 4 * i + 2)
+                        sums[2 * j + i] = smlad(odd, sxtb16(words[j], 8), smlad(even, sxtb16(words[j], 0), sums[2 * j + i]))
+        return tuple(sums)  # type: ignore[return-value]
+
+    def verify_(self) -> None:
+        for ptr, element, what in ((self.px, IntegerType(8), "int8 words"), (self.pw, IntegerType(16), "int16 pairs")):
+            assert isinstance(ptr.type, PtrType)
+            if ptr.type.element_type != element:
+                raise VerifyException(f"smlad_window reads {what} at its {'first' if ptr is self.px else 'second'} pointer, got a pointer to {ptr.type.element_type}")
+        if self.rows.data < 1 or self.steps.data < 1:
+            raise VerifyException(f"smlad_window takes at least one row and one step, got {self.rows.data} and {self.steps.data}")
+
+
 
 def _sext4(code: int) -> int:
     return code - 16 if code >= 8 else code
@@ -1122,4 +1313,4 @@ class SsatOp(IRDLOperation):
             raise VerifyException(f"ssat shifts right by 0 to 31 bits, got {self.shift.data}")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladRowsOp, LoadS4x4Op, SmmlaOp, SsatOp], [])
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, LoadS4x4Op, SmmlaOp, SsatOp], [])

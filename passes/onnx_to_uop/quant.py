@@ -1323,10 +1323,12 @@ def _integer_conv(
         rows = window_weights.reshape([out_channels, window_weights.size // out_channels])
         assert rows is not None
         zeros = [kb.index(0)] * len(kernel)
+        int8_rows = window_weights.element_type == IntegerType(8)
         window_columns(
             kb, x, windows, y, lambda m, i: kb.cast(kb.load(rows, [m, i]), I32),
             lambda total, m: epilogue(total, m, zeros), f"{result_name(op)}_columns",
-            weight_cache, rows if window_weights.element_type == IntegerType(8) else None,
+            weight_cache, rows if int8_rows else None,
+            np.moveaxis(weights, 1, -1).reshape(out_channels, -1) if int8_rows else None,
         )
         return y
     # Word-tap rows (few channels) take register tiles of 2 channels x 2 pixels: each weight word

@@ -8,12 +8,13 @@
 // buffer, read as (N, H, W·C), where each window's row of 3 taps is one run of 3·C int8 in the
 // order of the repacked weights W'[m, kh, kw, c]. The pairs of output channels are outermost;
 // the 2 x 2 register tiles (2 pixels side by side along W) reduce each of the 3 runs in place
-// (word loads for arm-dsp-dot): no column is copied.
+// (word loads for arm-dsp-dot): no column is copied. (Runs of whole words, 4 | 3·C, take
+// `smlad_window` instead: qlinearconv-window-tiles.mlir; here 3·6 bytes.)
 // CHECK-LABEL: func.func @window
 // CHECK-NOT:     y_columns
-// CHECK:         %[[TO:.*]] = uop.view %y_padded : !uop.buffer<144xi8> -> !uop.view<1x4x4x4xi8, strides [144, 1, 24, 4], offset 28>
-// CHECK-DAG:     %[[ROWS:.*]] = uop.view %y_padded : !uop.buffer<144xi8> -> !uop.view<1x6x24xi8, strides [144, 24, 1], offset 0>
-// CHECK-DAG:     %[[W:.*]] = uop.view %y_channels_last_weights : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
+// CHECK:         %[[TO:.*]] = uop.view %y_padded : !uop.buffer<216xi8> -> !uop.view<1x6x4x4xi8, strides [216, 1, 36, 6], offset 42>
+// CHECK-DAG:     %[[ROWS:.*]] = uop.view %y_padded : !uop.buffer<216xi8> -> !uop.view<1x6x36xi8, strides [216, 36, 1], offset 0>
+// CHECK-DAG:     %[[W:.*]] = uop.view %y_channels_last_weights : !uop.buffer<108xi8> -> !uop.view<2x54xi8, strides [54, 1], offset 0>
 // CHECK-DAG:     %[[Y:.*]] = uop.view %y : !uop.buffer<32xi8> -> !uop.view<1x2x4x4xi8, strides [32, 16, 4, 1], offset 0>
 // CHECK:         uop.gep %[[TO]]
 // CHECK:           uop.range %[[M:.*]] = 0 to 2 step 2 {
@@ -25,7 +26,7 @@
 // CHECK-NEXT:            uop.define_acc 0 : i32
 // CHECK-NEXT:            uop.define_acc 0 : i32
 // CHECK-NEXT:            uop.range %[[KH:.*]] = 0 to 3 {
-// CHECK:                   uop.range %[[K:.*]] = 0 to 12 {
+// CHECK:                   uop.range %[[K:.*]] = 0 to 18 {
 // CHECK:                     uop.gep %[[ROWS]][%[[N:[0-9]+]], %{{.*}}, %{{.*}}]
 // CHECK:                     uop.gep %[[ROWS]][%[[N]], %{{.*}}, %{{.*}}]
 // CHECK:                     uop.gep %[[W]][%[[M]], %{{.*}}]
@@ -39,19 +40,19 @@
 // CHECK:                 uop.gep %[[Y]][%[[N]], %[[M]], %[[OH]], %[[Q]]]
 // CHECK:         func.return
 
-// With a cache in front of slow weight memory smaller than twice a pair of weight rows (2 x 36
-// bytes against 64 / 2), each pair is copied into a scratch buffer [2][36] before its pixels.
+// With a cache in front of slow weight memory smaller than twice a pair of weight rows (2 x 54
+// bytes against 64 / 2), each pair is copied into a scratch buffer [2][54] before its pixels.
 // STAGED-LABEL: func.func @window
-// STAGED:         %y_columns_weights = uop.define_local "y_columns_weights" : !uop.buffer<72xi8>
-// STAGED:         %[[W:.*]] = uop.view %y_channels_last_weights : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
-// STAGED-NEXT:    %[[LOCAL:.*]] = uop.view %y_columns_weights : !uop.buffer<72xi8> -> !uop.view<2x36xi8, strides [36, 1], offset 0>
+// STAGED:         %y_columns_weights = uop.define_local "y_columns_weights" : !uop.buffer<108xi8>
+// STAGED:         %[[W:.*]] = uop.view %y_channels_last_weights : !uop.buffer<108xi8> -> !uop.view<2x54xi8, strides [54, 1], offset 0>
+// STAGED-NEXT:    %[[LOCAL:.*]] = uop.view %y_columns_weights : !uop.buffer<108xi8> -> !uop.view<2x54xi8, strides [54, 1], offset 0>
 // STAGED:         uop.range %{{.*}} = 0 to 2 step 2 {
 // STAGED:           uop.range %[[I:.*]] = 0 to 2 {
-// STAGED-NEXT:        uop.range %[[C:.*]] = 0 to 36 {
+// STAGED-NEXT:        uop.range %[[C:.*]] = 0 to 54 {
 // STAGED:               uop.gep %[[W]]
 // STAGED:               uop.gep %[[LOCAL]][%[[I]], %[[C]]]
 // STAGED:           uop.range %{{.*}} = 0 to 4 {
-// STAGED:             uop.range %{{.*}} = 0 to 12 {
+// STAGED:             uop.range %{{.*}} = 0 to 18 {
 // STAGED-NOT:           uop.gep %[[W]]
 // STAGED:               uop.gep %[[LOCAL]]
 // STAGED:               uop.gep %[[LOCAL]]
@@ -62,15 +63,15 @@
 // OFF-LABEL: func.func @window
 // OFF-NOT:       columns
 // OFF:           func.return
-func.func @window(%x: tensor<1x4x4x4xi8>) -> tensor<1x2x4x4xi8> {
+func.func @window(%x: tensor<1x6x4x4xi8>) -> tensor<1x2x4x4xi8> {
   %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
   %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
-  %w = onnx.Constant() {value = dense<[[[[-5, -4, -3], [-3, -2, -1], [-1, 0, 1]], [[-2, -1, 0], [0, 1, 2], [2, 3, 4]], [[1, 2, 3], [3, 4, 5], [5, -5, -4]], [[4, 5, -5], [-5, -4, -3], [-3, -2, -1]]], [[[0, 1, 2], [2, 3, 4], [4, 5, -5]], [[3, 4, 5], [5, -5, -4], [-4, -3, -2]], [[-5, -4, -3], [-3, -2, -1], [-1, 0, 1]], [[-2, -1, 0], [0, 1, 2], [2, 3, 4]]]]> : tensor<2x4x3x3xi8>} : () -> tensor<2x4x3x3xi8>
+  %w = onnx.Constant() {value = dense<[[[[-5, 2, -2], [5, 1, -3], [4, 0, -4]], [[3, -1, -5], [2, -2, 5], [1, -3, 4]], [[0, -4, 3], [-1, -5, 2], [-2, 5, 1]], [[-3, 4, 0], [-4, 3, -1], [-5, 2, -2]], [[5, 1, -3], [4, 0, -4], [3, -1, -5]], [[2, -2, 5], [1, -3, 4], [0, -4, 3]]], [[[-1, -5, 2], [-2, 5, 1], [-3, 4, 0]], [[-4, 3, -1], [-5, 2, -2], [5, 1, -3]], [[4, 0, -4], [3, -1, -5], [2, -2, 5]], [[1, -3, 4], [0, -4, 3], [-1, -5, 2]], [[-2, 5, 1], [-3, 4, 0], [-4, 3, -1]], [[-5, 2, -2], [5, 1, -3], [4, 0, -4]]]]> : tensor<2x6x3x3xi8>} : () -> tensor<2x6x3x3xi8>
   %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
   %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
   %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
   %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
-  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x4xi8>, tensor<f32>, tensor<i8>, tensor<2x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x4xi8>, tensor<f32>, tensor<i8>, tensor<2x6x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
   func.return %y : tensor<1x2x4x4xi8>
 }
 
