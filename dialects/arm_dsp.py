@@ -779,11 +779,13 @@ ZIG_HELPER_SOURCES["zant_smlad_window"] = ZigHelper(
 /// pixels) and the weights' pre-widened int16 pairs at pw[8(r·steps + s) + 4i] (bytes 0, 2 of
 /// channel i's word) and + 2 (bytes 1, 3), c_ij += SMLAD(even_i, SXTB16(x_j)) + SMLAD(odd_i,
 /// SXTB16(x_j ror 8)). On a DSP core one asm loop of 13 registers, `unroll` steps per pass:
-/// per step the two pixels' words and channel 0's pairs loaded back to back (the core
-/// pipelines a load after a load), 4 SXTB16, channel 1's pairs into the same two registers
-/// once read, 8 SMLAD (20 cycles per 16 products, 22 in smlad_tile, whose weights are
-/// widened again for every pixel pair); the rows' loop is in the asm too, its bound (the
-/// weights' end) on the stack, so a window is one copy of the loop, not one per row (LLVM
+/// per step the two pixels' words and both channels' pairs loaded back to back (6 loads in 7
+/// cycles: the core pipelines a load after a load), each pixel's word widened once, its even
+/// half into the one free register and its odd half in place, 8 SMLAD: 19 cycles per 16
+/// products (22 in smlad_tile, whose weights are widened again for every pixel pair). A pass's
+/// first loads advance the pointers (post-indexed) and the others reach back from there; the
+/// row's bound and the weights' end live on the stack (the registers hold the loads), so the
+/// rows' loop is in the asm too and a window is one copy of the loop, not one per row (LLVM
 /// unrolled the row loop around smlad_tile: ResNet-8's 3x3 kernels outgrew the L4R5's 1 KB
 /// instruction cache, a third of their cycles flash stalls).
 inline fn zant_smlad_window(comptime rows: usize, comptime steps: usize, comptime x_row: isize, comptime x_next: isize, px: *const i8, pw: *const i16, c00: i32, c10: i32, c01: i32, c11: i32) [4]i32 {{
@@ -791,35 +793,36 @@ inline fn zant_smlad_window(comptime rows: usize, comptime steps: usize, comptim
         const unroll: usize = comptime if (steps <= 4) steps else if (steps % 4 == 0) 4 else if (steps % 3 == 0) 3 else if (steps % 2 == 0) 2 else 1;
         const skip: isize = x_row - 4 * @as(isize, steps); // from a row's end to the next row's start
         const body = comptime text: {{
-            var text: []const u8 = if (rows > 1) "str %[wa], [sp, #-8]!\\n\\t2:\\n\\t1:\\n\\t" else "1:\\n\\t";
+            // [sp]: the weights' end, [sp, #4]: the row's.
+            var text: []const u8 = "strd %[wa], %[f], [sp, #-8]!\\n\\t2:\\n\\t1:\\n\\t";
+            const back_x: isize = 4 * @as(isize, unroll);
+            const back_w: isize = 16 * @as(isize, unroll);
             for (0..unroll) |i| {{
-                const ox = 4 * @as(isize, @intCast(i));
-                const ow = 16 * @as(isize, @intCast(i));
-                text = text ++ std.fmt.comptimePrint(
-                    "ldr %[x0], [%[px], #{{d}}]\\n\\tldr %[x1], [%[px], #{{d}}]\\n\\tldr %[wa], [%[pw], #{{d}}]\\n\\tldr %[wb], [%[pw], #{{d}}]\\n\\t",
-                    .{{ ox, ox + x_next, ow, ow + 4 }},
-                ) ++
-                    "sxtb16 %[e0], %[x0]\\n\\tsxtb16 %[x0], %[x0], ror #8\\n\\tsxtb16 %[e1], %[x1]\\n\\tsxtb16 %[x1], %[x1], ror #8\\n\\t" ++
-                    "smlad %[c00], %[wa], %[e0], %[c00]\\n\\tsmlad %[c00], %[wb], %[x0], %[c00]\\n\\t" ++
-                    "smlad %[c01], %[wa], %[e1], %[c01]\\n\\tsmlad %[c01], %[wb], %[x1], %[c01]\\n\\t" ++
-                    std.fmt.comptimePrint("ldr %[wa], [%[pw], #{{d}}]\\n\\tldr %[wb], [%[pw], #{{d}}]\\n\\t", .{{ ow + 8, ow + 12 }}) ++
-                    "smlad %[c10], %[wa], %[e0], %[c10]\\n\\tsmlad %[c10], %[wb], %[x0], %[c10]\\n\\t" ++
-                    "smlad %[c11], %[wa], %[e1], %[c11]\\n\\tsmlad %[c11], %[wb], %[x1], %[c11]\\n\\t";
+                const ox = 4 * @as(isize, @intCast(i)) - back_x;
+                const ow = 16 * @as(isize, @intCast(i)) - back_w;
+                text = text ++ (if (i == 0)
+                    std.fmt.comptimePrint("ldr %[x0], [%[px]], #{{d}}\\n\\tldr %[x1], [%[px], #{{d}}]\\n\\tldr %[wa], [%[pw]], #{{d}}\\n\\t", .{{ back_x, x_next - back_x, back_w }})
+                else
+                    std.fmt.comptimePrint("ldr %[x0], [%[px], #{{d}}]\\n\\tldr %[x1], [%[px], #{{d}}]\\n\\tldr %[wa], [%[pw], #{{d}}]\\n\\t", .{{ ox, ox + x_next, ow }})) ++
+                    std.fmt.comptimePrint("ldr %[wb], [%[pw], #{{d}}]\\n\\tldr %[wc], [%[pw], #{{d}}]\\n\\tldr %[wd], [%[pw], #{{d}}]\\n\\t", .{{ ow + 4, ow + 8, ow + 12 }}) ++
+                    "sxtb16 %[f], %[x0]\\n\\tsmlad %[c00], %[wa], %[f], %[c00]\\n\\tsmlad %[c10], %[wc], %[f], %[c10]\\n\\t" ++
+                    "sxtb16 %[f], %[x1]\\n\\tsmlad %[c01], %[wa], %[f], %[c01]\\n\\tsmlad %[c11], %[wc], %[f], %[c11]\\n\\t" ++
+                    "sxtb16 %[x0], %[x0], ror #8\\n\\tsmlad %[c00], %[wb], %[x0], %[c00]\\n\\tsmlad %[c10], %[wd], %[x0], %[c10]\\n\\t" ++
+                    "sxtb16 %[x1], %[x1], ror #8\\n\\tsmlad %[c01], %[wb], %[x1], %[c01]\\n\\tsmlad %[c11], %[wd], %[x1], %[c11]\\n\\t";
             }}
-            text = text ++ std.fmt.comptimePrint(
-                "add %[px], %[px], #{{d}}\\n\\tadd %[pw], %[pw], #{{d}}\\n\\tcmp %[pw], %[end]\\n\\tbne 1b",
-                .{{ 4 * unroll, 16 * unroll }},
-            );
-            if (rows == 1) break :text text;
-            // The next row: X's pointer over the rest of the padded row, the bound one row on;
-            // done when the weights' pointer reaches their end (kept on the stack).
-            const advance = if (skip >= 0) std.fmt.comptimePrint("add %[px], %[px], #{{d}}", .{{skip}}) else std.fmt.comptimePrint("sub %[px], %[px], #{{d}}", .{{-skip}});
-            break :text text ++ std.fmt.comptimePrint(
-                "\\n\\tldr %[wa], [sp]\\n\\tadd %[end], %[end], #{{d}}\\n\\t{{s}}\\n\\tcmp %[pw], %[wa]\\n\\tbne 2b\\n\\tadd sp, sp, #8",
-                .{{ 16 * steps, advance }},
-            );
+            text = text ++ "ldr %[f], [sp, #4]\\n\\tcmp %[pw], %[f]\\n\\tbne 1b\\n\\t";
+            if (rows > 1) {{
+                // The next row: X's pointer over the rest of the padded row, the row's bound one
+                // row on; done when the weights' pointer reaches their end.
+                const advance = if (skip >= 0) std.fmt.comptimePrint("add %[px], %[px], #{{d}}", .{{skip}}) else std.fmt.comptimePrint("sub %[px], %[px], #{{d}}", .{{-skip}});
+                text = text ++ std.fmt.comptimePrint(
+                    "add %[f], %[f], #{{d}}\\n\\tstr %[f], [sp, #4]\\n\\t{{s}}\\n\\tldr %[f], [sp]\\n\\tcmp %[pw], %[f]\\n\\tbne 2b\\n\\t",
+                    .{{ 16 * steps, advance }},
+                );
+            }}
+            break :text text ++ "add sp, sp, #8";
         }};
-        const end: *const i16 = @ptrFromInt(@intFromPtr(pw) +% 16 * steps);
+        const end: usize = @intFromPtr(pw) +% 16 * steps;
         const last: usize = @intFromPtr(pw) +% 16 * steps * rows;
         var r00: i32 = undefined;
         var r10: i32 = undefined;
@@ -827,13 +830,13 @@ inline fn zant_smlad_window(comptime rows: usize, comptime steps: usize, comptim
         var r11: i32 = undefined;
         var qx: *const i8 = undefined;
         var qw: *const i16 = undefined;
-        var qe: *const i16 = undefined;
         var x0: i32 = undefined;
         var x1: i32 = undefined;
-        var e0: i32 = undefined;
-        var e1: i32 = undefined;
         var wa: usize = undefined;
         var wb: i32 = undefined;
+        var wc: i32 = undefined;
+        var wd: i32 = undefined;
+        var f: usize = undefined;
         asm volatile (body
             : [c00] "=&r" (r00),
               [c10] "=&r" (r10),
@@ -841,21 +844,21 @@ inline fn zant_smlad_window(comptime rows: usize, comptime steps: usize, comptim
               [c11] "=&r" (r11),
               [px] "=&r" (qx),
               [pw] "=&r" (qw),
-              [end] "=&r" (qe),
               [x0] "=&r" (x0),
               [x1] "=&r" (x1),
-              [e0] "=&r" (e0),
-              [e1] "=&r" (e1),
               [wa] "=&r" (wa),
               [wb] "=&r" (wb),
+              [wc] "=&r" (wc),
+              [wd] "=&r" (wd),
+              [f] "=&r" (f),
             : [i00] "0" (c00),
               [i10] "1" (c10),
               [i01] "2" (c01),
               [i11] "3" (c11),
               [ipx] "4" (px),
               [ipw] "5" (pw),
-              [iend] "6" (end),
-              [ilast] "11" (last),
+              [ilast] "8" (last),
+              [iend] "12" (end),
             : .{{ .memory = true, .cpsr = true }});
         return .{{ r00, r10, r01, r11 }};
     }}

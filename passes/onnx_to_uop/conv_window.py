@@ -37,7 +37,9 @@ loop of 3 rows around `smlad_tile` (3 copies of its 4-step loop), and with the e
 stalls); the 16-channel layers' runs (12 steps, too few for `smlad_tile`'s loop) were LLVM's.
 ic_int8 on the L4R5 (python bench/mlperf_tiny.py --models ic_int8): 24,629,589 -> 19,851,693
 cycles, max err 0; the six 3x3 layers 22.4 M -> 17.6 M (zant profile): 1.45-1.54 cycles per
-product, the loop 1.34 (86 cycles per 4 steps).
+product, the loop 1.34 (86 cycles per 4 steps). Then all 6 loads of a step back to back (19
+cycles: the row's bound moved to the stack to free a register) and post-indexed pointers (no
+ADD per pass): 82 cycles per 4 steps, ic_int8 19,185,933 cycles, the 3x3 layers 17.0 M.
 """
 
 from __future__ import annotations
@@ -218,10 +220,11 @@ def window_tiles_apply(x: Layout, windows: Sequence[Window]) -> bool:
     already holds): its taps over at most 2 axes (one run of X per row of taps, the rows a
     constant apart), each run whole words (4 | kernel[-1]·C: no word reads past a run, so none
     past X), and every offset the assembly adds fits an immediate (`LOAD_OFFSETS`): the second
-    pixel's run (stride·C bytes on) and the step from one run's end to the next row's start."""
+    pixel's run (stride·C bytes on), the step from one run's end to the next row's start and
+    a row's widened weights (4·run bytes)."""
     channels = x.shape[1]
     run = windows[-1].kernel * channels
-    if len(windows) > 2 or run % 4:
+    if len(windows) > 2 or run % 4 or 4 * run not in LOAD_OFFSETS:  # a row's weights: 4·run bytes
         return False
     if len(windows) == 1:
         return windows[-1].stride * channels + 12 in LOAD_OFFSETS
@@ -263,7 +266,7 @@ def _window_tiles(
             Y[n, m + i, o, q + j] = epilogue(c_ij, m + i)
 
     Each X word is widened once for both channels and each weight pair read as it is (per 16
-    products 6 loads, 4 SXTB16, 8 SMLAD: 20 cycles on the Cortex-M4 against 22 with the
+    products 6 loads, 4 SXTB16, 8 SMLAD: 19 cycles on the Cortex-M4 against 22 with the
     weights widened for every pixel pair); the staged pair is `[2·taps·C]` int16, twice the
     int8 rows `_window_channels_last` stages, read from RAM whatever the weight cache (the
     widening copy replaces the flash reads per pixel pair there). Exact: every product is the
