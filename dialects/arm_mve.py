@@ -36,7 +36,8 @@ instruction but `vmov_lanes`, two):
 * `arm_mve.vstrb_scatter %v, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>` — the low
   byte of lane k to `%p + offset[k]` (`VSTRB.32 Qd, [Rn, Qm]` with the byte offsets in Qm; contiguous offsets
   0, 1, 2, 3 are the plain narrowing store `VSTRB.32 Qd, [Rn]`): one output pixel of four
-  channels of an NCHW tensor (stride H·W), or four pixels of a channel.
+  channels of an NCHW tensor (stride H·W), or four pixels of a channel. Two lanes may name one
+  byte only when they hold the same value (the order of their writes is not defined).
 
 Each op declares its Zig and what it computes (`zant.ir.target_ops`), which the generic printer
 and interpreter read. On a core with MVE (`builtin.cpu` has the `mve` feature: Cortex-M55, M85)
@@ -625,7 +626,8 @@ class VstrbScatterOp(IRDLOperation):
         return ZigCall("zant_vstrb_scatter", (f".{{ {', '.join(str(o) for o in self.byte_offsets)} }}", ptr, value))
 
     def reference(self, value: np.ndarray, write) -> tuple[()]:
-        write(self.byte_offsets, value.astype(np.int64).astype(np.uint8).astype(np.int8))
+        for offset, lane in zip(self.byte_offsets, value.astype(np.int64).astype(np.uint8).astype(np.int8)):
+            write([offset], np.array([lane]))  # lane by lane: two lanes may name one byte
         return ()
 
     def print(self, printer: Printer):
@@ -667,8 +669,6 @@ class VstrbScatterOp(IRDLOperation):
             raise VerifyException(f"vstrb_scatter takes 4 offsets, got {len(offsets)}")
         if not all(0 <= o <= MAX_SCATTER_OFFSET for o in offsets):
             raise VerifyException(f"vstrb_scatter offsets are non-negative 32-bit, got {offsets}")
-        if len(set(offsets)) != len(offsets):
-            raise VerifyException(f"vstrb_scatter writes each byte once, got offsets {offsets}")
 
 
 ArmMve = Dialect(

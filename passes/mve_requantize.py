@@ -36,6 +36,11 @@ lowest). The vector code goes where the last chain stored: the three earlier sto
 past the later chains, so between them only loads of other buffers, accumulator reads and
 index, cast and arithmetic ops may stand (anything else: the group is not taken).
 
+Three chains of one channel (one multiplier) left at the end of a run, as the three outputs of
+a depthwise Conv's interior row block on KWS's 5-wide rows, take the same form with the fourth
+lane a copy of the third: same sum, multiplier and byte, so the scatter writes that byte twice
+with one value.
+
 Run it after `mve-dot` (whose `VMLAVA` sums it takes) on cores with MVE (`zant.pipelines`).
 """
 
@@ -197,23 +202,26 @@ _BETWEEN = (
 """What may stand between the group's first store and its last: nothing that writes memory."""
 
 
-def _group(chains: list[_Chain], block: Block) -> tuple[list[int], uop.GepOp, list[int]] | None:
-    """For four chains of `block` in order: the multiplier distances (all 0, or 0..3), the store
-    gep the scatter is based at and the lanes' byte offsets from it; None when they do not
-    share what the vector form needs."""
+def _group(chains: list[_Chain], block: Block) -> tuple[list[_Chain], list[int], uop.GepOp, list[int]] | None:
+    """For four chains of `block` in order, or three of one channel (the fourth lane a copy of
+    the third: same sum, multiplier and byte, so the scatter writes that byte twice with one
+    value): the lanes, the multiplier distances (all 0, or 0..3), the store gep the scatter is
+    based at and the lanes' byte offsets from it; None when they do not share what the vector
+    form needs."""
     if len({c.key() for c in chains}) != 1:
         return None
-    geps = [c.store_gep for c in chains]
-    multipliers = [c.multiplier_gep for c in chains]
+    lanes = chains + chains[-1:] * (LANES - len(chains))
+    geps = [c.store_gep for c in lanes]
+    multipliers = [c.multiplier_gep for c in lanes]
     if any(g is None for g in geps) or any(m is None for m in multipliers):
         return None
     first = multipliers[0]
     assert first is not None
     steps = [_distance(first, m) for m in multipliers]  # type: ignore[arg-type]
-    if steps not in ([0] * LANES, list(range(LANES))):
+    if steps != [0] * LANES and (steps != list(range(LANES)) or len(chains) != LANES):
         return None
     distances = [_distance(geps[0], g) for g in geps]  # type: ignore[arg-type]
-    if any(d is None for d in distances) or len(set(distances)) != LANES:
+    if any(d is None for d in distances) or len(set(distances)) != len(chains):
         return None
     low = min(distances)  # type: ignore[type-var]
     base = geps[distances.index(low)]
@@ -234,7 +242,7 @@ def _group(chains: list[_Chain], block: Block) -> tuple[list[int], uop.GepOp, li
             return None
         if isinstance(op, uop.LoadOp) and not isinstance(op.ptr.owner, uop.GepOp):
             return None
-    return steps, base, offsets
+    return lanes, steps, base, offsets
 
 
 def _erase_dead(op: Operation) -> None:
@@ -259,7 +267,7 @@ def _erasable(op: Operation) -> bool:
     return isinstance(op, _ERASABLE)
 
 
-def _rewrite(chains: list[_Chain], steps: list[int], base: uop.GepOp, offsets: list[int]) -> None:
+def _rewrite(chains: list[_Chain], lanes: list[_Chain], steps: list[int], base: uop.GepOp, offsets: list[int]) -> None:
     last = chains[-1].store
     at = InsertPoint.before(last)
 
@@ -269,13 +277,13 @@ def _rewrite(chains: list[_Chain], steps: list[int], base: uop.GepOp, offsets: l
         return op.results[0]
 
     quad = arm_mve.QUAD_TYPE
-    lanes = add(arm_mve.VmovLanesOp([c.acc for c in chains]))
+    sums = add(arm_mve.VmovLanesOp([c.acc for c in lanes]))
     first = chains[0]
     if steps == [0] * LANES:
         multipliers = add(uop.BroadcastOp(first.multiplier.result, quad))
     else:
         multipliers = add(uop.VLoadOp(first.multiplier.ptr, quad))
-    value = add(arm_mve.VrshrOp(add(arm_mve.VmulhOp(lanes, multipliers)), first.shift - 32))
+    value = add(arm_mve.VrshrOp(add(arm_mve.VmulhOp(sums, multipliers)), first.shift - 32))
     if first.zero_point is not None:
         value = add(uop.AddOp(value, add(uop.BroadcastOp(first.zero_point, quad))))
     lo, hi = first.bound_values
@@ -290,19 +298,23 @@ def _rewrite(chains: list[_Chain], steps: list[int], base: uop.GepOp, offsets: l
 
 
 def _requantize_block(block: Block) -> None:
-    chains: list[_Chain] = []
-    for op in list(block.ops):
+    runs: list[list[_Chain]] = [[]]
+    for op in block.ops:
         if isinstance(op, uop.StoreOp) and (chain := _match(op)) is not None:
-            chains.append(chain)
-            if len(chains) == LANES:
-                group = _group(chains, block)
-                if group is None:
-                    chains.pop(0)
-                    continue
-                _rewrite(chains, *group)
-                chains = []
+            runs[-1].append(chain)
         elif isinstance(op, uop.RangeOp | uop.StoreOp | uop.VStoreOp):
-            chains = []  # a loop or another store between chains: a group never spans it
+            runs.append([])  # a loop or another store between chains: a group never spans it
+    for run in runs:
+        i = 0
+        while i + LANES <= len(run):
+            group = _group(run[i:i + LANES], block)
+            if group is None:
+                i += 1
+                continue
+            _rewrite(run[i:i + LANES], *group)
+            i += LANES
+        if len(run) - i == LANES - 1 and (group := _group(run[i:], block)) is not None:
+            _rewrite(run[i:], *group)  # three outputs of one channel (a depthwise Conv's row)
 
 
 @dataclass(frozen=True)

@@ -64,8 +64,20 @@ def window_int8(folder: Path) -> Path:
     return path
 
 
+def depthwise_int8(folder: Path) -> Path:
+    """A depthwise 3x3 layer as KWS's on 5-wide rows: each interior row block is 3 outputs of
+    one channel (mve-requantize's 3-lane group, the fourth lane a copy)."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("depthwise", seed=11)
+    x = g.relu(g.conv("input", 8, 8, 3, pads=[1, 1, 1, 1], group=8))
+    path = folder / "depthwise_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 8, 7, 5])], [(x, "out", [1, 8, 7, 5])])), path)
+    return path
+
+
 MODELS = {
     "dense": (dense_int8, (1, 70)),
+    "depthwise": (depthwise_int8, (1, 8, 7, 5)),
     "pointwise": (pointwise_int8, (1, 20, 5, 5)),
     "window": (window_int8, (1, 1, 12, 8)),
 }
@@ -100,7 +112,7 @@ def test_portable_zig_equals_the_loops_it_replaces(tmp_path, model):
     plain = compile_model(path, tmp_path / "plain", CompileOptions(pipeline=without_mve("cortex-m55"), **options))
     zig = (tmp_path / "mve" / "net.zig").read_text()
     assert "zant_vmlava(" in zig
-    assert "zant_vmulh(" in zig and "zant_vrshr(5, " in zig  # each model requantizes 4 outputs at once
+    assert "zant_vmulh(" in zig and "zant_vrshr(" in zig  # each model requantizes 4 outputs at once
     assert ("zant_vldrb_gather16(.{ 0, 50, 100," in zig) == (model == "pointwise")  # even lanes
     assert ("zant_vldrb_gather(.{ 0, 1, 2, 10, 11, 12, 20, 21 }" in zig) == (model == "window")  # 10-wide padded rows
     run_mve, run_plain = load_compiled(mve), load_compiled(plain)
@@ -127,6 +139,8 @@ def test_firmware_runs_vmlava_and_equals_the_host(tmp_path, model):
     gathers = [line for line in text.splitlines() if "vldrb" in line and ", q" in line.split("[", 1)[-1]]
     if model == "dense":
         assert "vmlava.s8" in text and not gathers
+    elif model == "depthwise":  # 9 taps: 8 gathered (VLDRB.S16), 1 scalar
+        assert "vmlava.s16" in text and any("vldrb.s16" in line for line in gathers)
     elif model == "window":  # 12 taps: 8 gathered (VLDRB.S16), 4 scalar
         assert "vmlava.s16" in text and any("vldrb.s16" in line for line in gathers)
     else:  # 16 channels at once: two VLDRB.U16 gathers joined by VMOVNT
@@ -163,13 +177,17 @@ def test_vmulh_then_vrshr_is_the_scalar_rounding():
         np.testing.assert_array_equal(vector.astype(np.int64), scalar, err_msg=f"shift {s}")
 
 
-def test_every_m55_pass_keeps_the_pointwise_outputs(tmp_path):
-    """The uop interpreter runs the pointwise model after each pass of the Cortex-M55 pipeline
-    from onnx-to-uop on (seeded inputs): mve-requantize's vector epilogues compute what the
-    scalar ones did, and it made some."""
+@pytest.mark.parametrize("model", ["pointwise", "depthwise"])
+def test_every_m55_pass_keeps_the_outputs(tmp_path, model):
+    """The uop interpreter runs the model after each pass of the Cortex-M55 pipeline from
+    onnx-to-uop on (seeded inputs): mve-requantize's vector epilogues compute what the scalar
+    ones did, and it made some (the depthwise layer's with a copied fourth lane)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from e2e import check_passes_after_lowering
 
-    module, report = check_passes_after_lowering(onnx.load(pointwise_int8(tmp_path)), "cortex-m55")
+    module, report = check_passes_after_lowering(onnx.load(MODELS[model][0](tmp_path)), "cortex-m55")
     assert "mve-requantize" in report.checked
-    assert any(op.name == "arm_mve.vstrb_scatter" for op in module.walk())
+    scatters = [op for op in module.walk() if op.name == "arm_mve.vstrb_scatter"]
+    assert scatters
+    if model == "depthwise":
+        assert any(len(set(op.byte_offsets)) == 3 for op in scatters)

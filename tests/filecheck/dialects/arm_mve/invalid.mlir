@@ -187,20 +187,6 @@ builtin.module {
   }
 }
 
-// -----
-
-builtin.module {
-  func.func @main() {
-    %y = uop.define_global "output" 0 "y" : !uop.buffer<1000xi8>
-    %i = uop.const 0 : index
-    %p = uop.gep inbounds %y[%i] : !uop.buffer<1000xi8>
-    %a = uop.const 7 : i32
-    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
-    // expected-error@+1 {{vstrb_scatter writes each byte once, got offsets [0, 125, 125, 250]}}
-    arm_mve.vstrb_scatter %v, %p [0, 125, 125, 250] : vector<4xi32>, !uop.ptr<i8>
-    func.return
-  }
-}
 
 // -----
 
