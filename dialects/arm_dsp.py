@@ -778,7 +778,10 @@ ZIG_HELPER_SOURCES["zant_smlad_window"] = ZigHelper(
 /// `rows` rows r and `steps` steps s, the int8 words x_j = px[r·x_row + 4s + j·x_next] (two
 /// pixels) and the weights' pre-widened int16 pairs at pw[8(r·steps + s) + 4i] (bytes 0, 2 of
 /// channel i's word) and + 2 (bytes 1, 3), c_ij += SMLAD(even_i, SXTB16(x_j)) + SMLAD(odd_i,
-/// SXTB16(x_j ror 8)). On a DSP core one asm loop of 13 registers, `unroll` steps per pass:
+/// SXTB16(x_j ror 8)). On a DSP core one asm loop of 13 registers, `unroll` steps per pass (all
+/// of at most 8, else the first of 8, 6, 4, 3, 2, 1 dividing `steps`: ic_int8 on the L4R5 took
+/// 19.19 M cycles at 4, 18.87 M at 6, 18.79 M at 8, 22.66 M with its 16-channel rows as one
+/// pass of 12, which outgrew the 1 KB instruction cache):
 /// per step the two pixels' words and both channels' pairs loaded back to back (6 loads in 7
 /// cycles: the core pipelines a load after a load), each pixel's word widened once, its even
 /// half into the one free register and its odd half in place, 8 SMLAD: 19 cycles per 16
@@ -790,7 +793,7 @@ ZIG_HELPER_SOURCES["zant_smlad_window"] = ZigHelper(
 /// instruction cache, a third of their cycles flash stalls).
 inline fn zant_smlad_window(comptime rows: usize, comptime steps: usize, comptime x_row: isize, comptime x_next: isize, px: *const i8, pw: *const i16, c00: i32, c10: i32, c01: i32, c11: i32) [4]i32 {{
     if (comptime {_HAS_DSP}) {{
-        const unroll: usize = comptime if (steps <= 4) steps else if (steps % 4 == 0) 4 else if (steps % 3 == 0) 3 else if (steps % 2 == 0) 2 else 1;
+        const unroll: usize = comptime if (steps <= 8) steps else if (steps % 8 == 0) 8 else if (steps % 6 == 0) 6 else if (steps % 4 == 0) 4 else if (steps % 3 == 0) 3 else if (steps % 2 == 0) 2 else 1;
         const skip: isize = x_row - 4 * @as(isize, steps); // from a row's end to the next row's start
         const body = comptime text: {{
             // [sp]: the weights' end, [sp, #4]: the row's.

@@ -132,3 +132,29 @@ def test_firmware_window_tiles_equal_the_host(tmp_path, optimize):
     expected = load_compiled(host)(firmware.feeds[host.inputs[0].name])
     for got, want in zip(run.outputs, expected, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_firmware_window_tiles_of_8_steps_a_pass_equal_the_host(tmp_path):
+    """A 32-channel window (rows of 24 words: 3 passes of 8 steps, the loop ResNet-8's wide
+    layers run) as Cortex-M4 firmware under QEMU gives the host build's outputs."""
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing, run_firmware
+
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("wide_window", seed=29)
+    x = g.conv("input", 32, 4, 3, pads=[1, 1, 1, 1])
+    model = tmp_path / "wide_window_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 32, 3, 4])], [(x, "out", [1, 4, 3, 4])])), model)
+    host = compile_model(model, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
+    x = (np.random.default_rng(8).standard_normal((1, 32, 3, 4)) * 3.0).astype(np.float32)
+    firmware = compile_model(model, tmp_path / "m4", CompileOptions(
+        name="net", target="cortex-m4", firmware=True, inputs={host.inputs[0].name: x},
+    ))
+    assert "zant_smlad_window(3, 24, " in (tmp_path / "m4" / "net.zig").read_text()
+    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
+    expected = load_compiled(host)(firmware.feeds[host.inputs[0].name])
+    for got, want in zip(run.outputs, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
