@@ -48,6 +48,9 @@ fully connected block (`smlad_rows`' sums):
   64-bit product plus `c`, wrapping (`SMMLA`).
 * `%r = arm_dsp.ssat %x {bits = 8, shift = 11} : i32` — `x >> shift` saturated to a signed
   `bits`-bit value (`SSAT` with `ASR`).
+* `arm_dsp.smlad_layer %pa, %pb, %shared, %py {…}` — a fully connected layer's blocks of 4 rows,
+  each `smlad_rows` then those two instructions per sum and a byte store: the whole layer one
+  asm block.
 
 Each op declares its Zig and what it computes (`zant.ir.target_ops`): the helper functions it
 prints as (`ZIG_HELPERS`, below: on an Arm core with the DSP extension, `builtin.cpu` having the
@@ -1016,6 +1019,70 @@ class LoadS4x4Op(IRDLOperation):
             raise VerifyException(f"load_s4x4 reads int4 elements, got a pointer to {self.ptr.type.element_type}")
 
 
+ZIG_HELPER_SOURCES["zant_smlad_rows_text"] = ZigHelper(
+    "zant_smlad_rows_text",
+    """\
+/// The assembly of a fully connected block's reduction (zant_smlad_rows): the biases loaded and
+/// `shared` (in %[a]) added, the loop's end into register `end`, the loop and the rest.
+fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime end: []const u8) []const u8 {{
+    {{
+        const unroll: usize = if (steps % 8 == 0) 8 else if (steps >= 4) 4 else steps;
+        const rest: usize = steps % unroll;
+        const names = [4][]const u8{{ "%[w0]", "%[w1]", "%[w2]", "%[w3]" }};
+        const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
+        // The biases (c0's load last: it moves pb to the weights), `shared` (in a) added,
+        // then the loop's end.
+        comptime var text: []const u8 = "";
+        for (1..rows) |r| {{
+            text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ sums[r], 4 * r }});
+        }}
+        text = text ++ std.fmt.comptimePrint("ldr %[c0], [%[pb]], #{{d}}\\n\\t", .{{4 * rows}});
+        for (0..4) |r| {{
+            text = text ++ (if (r < rows) "add " ++ sums[r] ++ ", " ++ sums[r] ++ ", %[a]\\n\\t" else "mov " ++ sums[r] ++ ", %[a]\\n\\t");
+        }}
+        const span: usize = 4 * rows * (steps - rest);
+        if (span < 4096) {{
+            text = text ++ std.fmt.comptimePrint("addw " ++ end ++ ", %[pb], #{{d}}\\n\\t", .{{span}});
+        }} else {{
+            text = text ++ std.fmt.comptimePrint("movw " ++ end ++ ", #{{d}}\\n\\tmovt " ++ end ++ ", #{{d}}\\n\\tadd " ++ end ++ ", " ++ end ++ ", %[pb]\\n\\t", .{{ span & 0xFFFF, span >> 16 }});
+        }}
+        text = text ++ "1:\\n\\t";
+        for (0..unroll + rest) |i| {{
+            if (i == unroll) {{ // the loop's end, then the rest from the advanced pointers
+                text = text ++ "cmp %[pb], " ++ end ++ "\\n\\tbne 1b\\n\\t";
+            }}
+            const k = if (i < unroll) i else i - unroll;
+            // In the loop, the pass's first loads advance the pointers (post-indexed) and
+            // the others reach back from there: no add per pass.
+            const back_a: isize = if (i < unroll) 8 * unroll else 0;
+            const back_b: isize = if (i < unroll) 4 * rows * unroll else 0;
+            if (i == 0) {{
+                text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa]], #{{d}}\\n\\t", .{{back_a}});
+            }} else {{
+                text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k) - back_a}});
+            }}
+            text = text ++ std.fmt.comptimePrint("ldr %[b], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k + 4) - back_a}});
+            for (0..rows) |r| {{
+                if (i == 0 and r == 0) {{
+                    text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb]], #{{d}}\\n\\t", .{{ names[r], back_b }});
+                }} else {{
+                    text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ names[r], @as(isize, 4 * rows * k + 4 * r) - back_b }});
+                }}
+            }}
+            for (0..rows) |r| {{
+                text = text ++ "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[a], " ++ sums[r] ++ "\\n\\t" ++
+                    "sxtb16 " ++ names[r] ++ ", " ++ names[r] ++ ", ror #8\\n\\t" ++
+                    "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[b], " ++ sums[r] ++ "\\n\\t";
+            }}
+        }}
+        if (rest == 0) {{
+            text = text ++ "cmp %[pb], " ++ end ++ "\\n\\tbne 1b";
+        }}
+        return text;
+    }}
+}}""".format(),
+    inline=False,
+)
 ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
     "zant_smlad_rows",
     f"""\
@@ -1035,61 +1102,7 @@ ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
 /// instruction cache: AD 539 K -> 973 K cycles; 8 against 4: 549 K -> 539 K.)
 inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, shared: i32) [4]i32 {{
     if (comptime {_HAS_DSP}) {{
-        const unroll: usize = comptime if (steps % 8 == 0) 8 else if (steps >= 4) 4 else steps;
-        const rest: usize = steps % unroll;
-        const names = [4][]const u8{{ "%[w0]", "%[w1]", "%[w2]", "%[w3]" }};
-        const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
-        const body = comptime text: {{
-            // The biases (c0's load last: it moves pb to the weights), `shared` (in a) added,
-            // then the loop's end.
-            var text: []const u8 = "";
-            for (1..rows) |r| {{
-                text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ sums[r], 4 * r }});
-            }}
-            text = text ++ std.fmt.comptimePrint("ldr %[c0], [%[pb]], #{{d}}\\n\\t", .{{4 * rows}});
-            for (0..4) |r| {{
-                text = text ++ (if (r < rows) "add " ++ sums[r] ++ ", " ++ sums[r] ++ ", %[a]\\n\\t" else "mov " ++ sums[r] ++ ", %[a]\\n\\t");
-            }}
-            const span: usize = 4 * rows * (steps - rest);
-            if (span < 4096) {{
-                text = text ++ std.fmt.comptimePrint("addw %[end], %[pb], #{{d}}\\n\\t", .{{span}});
-            }} else {{
-                text = text ++ std.fmt.comptimePrint("movw %[end], #{{d}}\\n\\tmovt %[end], #{{d}}\\n\\tadd %[end], %[end], %[pb]\\n\\t", .{{ span & 0xFFFF, span >> 16 }});
-            }}
-            text = text ++ "1:\\n\\t";
-            for (0..unroll + rest) |i| {{
-                if (i == unroll) {{ // the loop's end, then the rest from the advanced pointers
-                    text = text ++ "cmp %[pb], %[end]\\n\\tbne 1b\\n\\t";
-                }}
-                const k = if (i < unroll) i else i - unroll;
-                // In the loop, the pass's first loads advance the pointers (post-indexed) and
-                // the others reach back from there: no add per pass.
-                const back_a: isize = if (i < unroll) 8 * unroll else 0;
-                const back_b: isize = if (i < unroll) 4 * rows * unroll else 0;
-                if (i == 0) {{
-                    text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa]], #{{d}}\\n\\t", .{{back_a}});
-                }} else {{
-                    text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k) - back_a}});
-                }}
-                text = text ++ std.fmt.comptimePrint("ldr %[b], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k + 4) - back_a}});
-                for (0..rows) |r| {{
-                    if (i == 0 and r == 0) {{
-                        text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb]], #{{d}}\\n\\t", .{{ names[r], back_b }});
-                    }} else {{
-                        text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ names[r], @as(isize, 4 * rows * k + 4 * r) - back_b }});
-                    }}
-                }}
-                for (0..rows) |r| {{
-                    text = text ++ "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[a], " ++ sums[r] ++ "\\n\\t" ++
-                        "sxtb16 " ++ names[r] ++ ", " ++ names[r] ++ ", ror #8\\n\\t" ++
-                        "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[b], " ++ sums[r] ++ "\\n\\t";
-                }}
-            }}
-            if (rest == 0) {{
-                text = text ++ "cmp %[pb], %[end]\\n\\tbne 1b";
-            }}
-            break :text text;
-        }};
+        const body = comptime zant_smlad_rows_text(steps, rows, "%[end]");
         var r0: i32 = undefined;
         var r1: i32 = undefined;
         var r2: i32 = undefined;
@@ -1139,8 +1152,26 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
     }}
     return r;
 }}""",
-    ("zant_load_word16", "zant_load_word16", "zant_load_word", "zant_load_word", "zant_smlad", "zant_sxtb16", "zant_smlad"),
+    ("zant_smlad_rows_text", "zant_load_word16", "zant_load_word16", "zant_load_word", "zant_load_word", "zant_smlad", "zant_sxtb16", "zant_smlad"),
 )
+
+
+def smlad_rows(pa: Read, pb: Read, shared: int, steps: int, rows: int) -> list[int]:
+    """`arm_dsp.smlad_rows`' 4 sums (its docstring) from its pointers as `reference` reads them."""
+    halves = pa(range(4 * steps)).astype(np.int64)
+    data = pb(range(4 * rows * (steps + 1))).astype(np.int8).tobytes()
+
+    def word(at: int) -> int:
+        return int.from_bytes(data[at : at + 4], "little", signed=True)
+
+    sums = [wrap_signed(shared + (word(4 * k) if k < rows else 0)) for k in range(4)]
+    for s in range(steps):
+        a = wrap_signed((int(halves[4 * s]) & 0xFFFF) | ((int(halves[4 * s + 1]) & 0xFFFF) << 16))
+        b = wrap_signed((int(halves[4 * s + 2]) & 0xFFFF) | ((int(halves[4 * s + 3]) & 0xFFFF) << 16))
+        for k in range(rows):
+            w = word(4 * rows * (s + 1) + 4 * k)
+            sums[k] = smlad(sxtb16(w, 8), b, smlad(w, a, sums[k]))
+    return sums
 
 
 @irdl_op_definition
@@ -1168,7 +1199,7 @@ class SmladRowsOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
-        "zant_smlad_rows", "zant_load_word16", "zant_load_word", "zant_sxtb16", "zant_smlad"
+        "zant_smlad_rows", "zant_smlad_rows_text", "zant_load_word16", "zant_load_word", "zant_sxtb16", "zant_smlad"
     )
     ZIG_RESULTS: ClassVar[str] = "sums"
 
@@ -1182,21 +1213,7 @@ class SmladRowsOp(IRDLOperation):
         return ZigCall("zant_smlad_rows", (str(self.steps.data), str(self.rows.data), *args))
 
     def reference(self, pa: Read, pb: Read, shared: int) -> tuple[int, ...]:
-        steps, rows = self.steps.data, self.rows.data
-        halves = pa(range(4 * steps)).astype(np.int64)
-        data = pb(range(4 * rows * (steps + 1))).astype(np.int8).tobytes()
-
-        def word(at: int) -> int:
-            return int.from_bytes(data[at : at + 4], "little", signed=True)
-
-        sums = [wrap_signed(shared + (word(4 * k) if k < rows else 0)) for k in range(4)]
-        for s in range(steps):
-            a = wrap_signed((int(halves[4 * s]) & 0xFFFF) | ((int(halves[4 * s + 1]) & 0xFFFF) << 16))
-            b = wrap_signed((int(halves[4 * s + 2]) & 0xFFFF) | ((int(halves[4 * s + 3]) & 0xFFFF) << 16))
-            for k in range(rows):
-                w = word(4 * rows * (s + 1) + 4 * k)
-                sums[k] = smlad(sxtb16(w, 8), b, smlad(w, a, sums[k]))
-        return tuple(sums)
+        return tuple(smlad_rows(pa, pb, shared, self.steps.data, self.rows.data))
 
     def verify_(self) -> None:
         if len(self.sums) != 4:
@@ -1319,4 +1336,169 @@ class SsatOp(IRDLOperation):
             raise VerifyException(f"ssat shifts right by 0 to 31 bits, got {self.shift.data}")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, LoadS4x4Op, SmmlaOp, SsatOp], [])
+
+ZIG_HELPER_SOURCES["zant_smlad_layer"] = ZigHelper(
+    "zant_smlad_layer",
+    f"""\
+/// A fully connected layer of `blocks` blocks of 4 rows (arm_dsp.smlad_layer): each block's
+/// zant_smlad_rows from pb + block·4·4·(steps + 1), its 4 sums requantized as SSAT(#8,
+/// SMMLA(c, multiplier, addend), ASR #shift) and stored at py + 4·block .. + 3. One asm block
+/// of 13 registers for the whole layer, so no compiled loop runs around each block: the
+/// output pointer, the layer's end, `shared` and the activations' start live in 16 bytes below
+/// sp, the output pointer's register holding each block's loop end meanwhile; pb runs on from
+/// block to block.
+inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, comptime multiplier: i32, comptime addend: i32, comptime shift: u5, pa: *const i16, pb: *const i8, shared: i32, py: *i8) void {{
+    const rows: usize = 4;
+    if (comptime {_HAS_DSP}) {{
+        const unroll: usize = comptime if (steps % 8 == 0) 8 else if (steps >= 4) 4 else steps;
+        const rest: usize = steps % unroll;
+        const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
+        const text = comptime t: {{
+            const total: u32 = 4 * rows * (steps + 1) * blocks;
+            const m: u32 = @bitCast(multiplier);
+            const c: u32 = @bitCast(addend);
+            var s: []const u8 = std.fmt.comptimePrint(
+                "sub sp, sp, #16\\n\\tstr %[py], [sp]\\n\\tstr %[a], [sp, #8]\\n\\tstr %[pa], [sp, #12]\\n\\t" ++
+                    "movw %[py], #{{d}}\\n\\tmovt %[py], #{{d}}\\n\\tadd %[py], %[py], %[pb]\\n\\tstr %[py], [sp, #4]\\n" ++
+                    "2:\\n\\tldr %[a], [sp, #8]\\n\\tldr %[pa], [sp, #12]\\n\\t",
+                .{{ total & 0xFFFF, total >> 16 }},
+            );
+            s = s ++ zant_smlad_rows_text(steps, rows, "%[py]");
+            if (rest != 0) {{ // the rest's loads did not advance pb: on to the next block
+                s = s ++ std.fmt.comptimePrint("\\n\\tadd %[pb], %[pb], #{{d}}", .{{4 * rows * rest}});
+            }}
+            s = s ++ std.fmt.comptimePrint(
+                "\\n\\tmovw %[w0], #{{d}}\\n\\tmovt %[w0], #{{d}}\\n\\tmovw %[w1], #{{d}}\\n\\tmovt %[w1], #{{d}}",
+                .{{ m & 0xFFFF, m >> 16, c & 0xFFFF, c >> 16 }},
+            );
+            const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
+            for (0..rows) |r| {{
+                s = s ++ "\\n\\tsmmla " ++ sums[r] ++ ", " ++ sums[r] ++ ", %[w0], %[w1]\\n\\tssat " ++ sums[r] ++ ", #8, " ++ sums[r] ++ by;
+            }}
+            s = s ++ "\\n\\tldr %[py], [sp]\\n\\tstrb %[c0], [%[py]]\\n\\tstrb %[c1], [%[py], #1]\\n\\tstrb %[c2], [%[py], #2]" ++
+                "\\n\\tstrb %[c3], [%[py], #3]\\n\\tadd %[py], %[py], #4\\n\\tstr %[py], [sp]\\n\\tldr %[a], [sp, #4]" ++
+                "\\n\\tcmp %[pb], %[a]\\n\\tbne 2b\\n\\tadd sp, sp, #16";
+            break :t s;
+        }};
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var qa: *const i16 = undefined;
+        var qb: *const i8 = undefined;
+        var a: i32 = undefined;
+        var b: i32 = undefined;
+        var w0: i32 = undefined;
+        var w1: i32 = undefined;
+        var w2: i32 = undefined;
+        var w3: i32 = undefined;
+        var qy: *i8 = undefined;
+        asm volatile (text
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [a] "=&r" (a),
+              [b] "=&r" (b),
+              [w0] "=&r" (w0),
+              [w1] "=&r" (w1),
+              [w2] "=&r" (w2),
+              [w3] "=&r" (w3),
+              [py] "=&r" (qy),
+            : [ipa] "4" (pa),
+              [ipb] "5" (pb),
+              [shared] "6" (shared),
+              [ipy] "12" (py),
+            : .{{ .memory = true, .cpsr = true }});
+        return;
+    }}
+    const w: [*]const i8 = @ptrCast(pb);
+    const y: [*]i8 = @ptrCast(py);
+    for (0..blocks) |block| {{
+        const totals = zant_smlad_rows(steps, rows, pa, &w[4 * rows * (steps + 1) * block], shared);
+        for (0..rows) |r| {{
+            y[rows * block + r] = @intCast(zant_ssat(zant_smmla(totals[r], multiplier, addend), 8, shift));
+        }}
+    }}
+}}""",
+    ("zant_smlad_rows_text", "zant_smlad_rows", "zant_smmla", "zant_ssat"),
+)
+
+
+@irdl_op_definition
+class SmladLayerOp(IRDLOperation):
+    """`arm_dsp.smlad_layer %pa, %pb, %shared, %py {steps = S, blocks = B, multiplier = M,
+    addend = C, shift = H} : !uop.ptr<i16>, !uop.ptr<i8>, !uop.ptr<i8>`: a fully connected
+    layer's B blocks of 4 rows, each `arm_dsp.smlad_rows` of 4 rows from `pb + 16(S + 1)·b`,
+    its sums s_r requantized as `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(s_r, M, C)`
+    and stored at `py + 4b + r` (int8): the loop over blocks, their epilogues and stores in one
+    asm block (`arm-dsp-requant`)."""
+
+    name = "arm_dsp.smlad_layer"
+
+    pa = operand_def(PtrType)
+    pb = operand_def(PtrType)
+    shared = operand_def(I32)
+    py = operand_def(PtrType)
+    steps = prop_def(IntAttr)
+    blocks = prop_def(IntAttr)
+    multiplier = prop_def(IntAttr)
+    addend = prop_def(IntAttr)
+    shift = prop_def(IntAttr)
+
+    assembly_format = "$pa `,` $pb `,` $shared `,` $py attr-dict `:` type($pa) `,` type($pb) `,` type($py)"
+
+    traits = traits_def(
+        Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"), Accesses(MemoryEffectKind.WRITE, "py")
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    ROWS: ClassVar[int] = 4
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_smlad_layer", "zant_smlad_rows_text", "zant_smlad_rows", "zant_load_word16", "zant_load_word",
+        "zant_sxtb16", "zant_smlad", "zant_smmla", "zant_ssat",
+    )
+
+    def __init__(
+        self, pa: SSAValue, pb: SSAValue, shared: SSAValue, py: SSAValue, steps: int, blocks: int,
+        multiplier: int, addend: int, shift: int,
+    ):
+        super().__init__(
+            operands=[pa, pb, shared, py],
+            properties={
+                "steps": IntAttr(steps), "blocks": IntAttr(blocks), "multiplier": IntAttr(multiplier),
+                "addend": IntAttr(addend), "shift": IntAttr(shift),
+            },
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        numbers = (self.steps, self.blocks, self.multiplier, self.addend, self.shift)
+        return ZigCall("zant_smlad_layer", (*(str(n.data) for n in numbers), *args))
+
+    def reference(self, pa: Read, pb: Read, shared: int, write) -> tuple[()]:
+        steps, rows = self.steps.data, self.ROWS
+        stride = 4 * rows * (steps + 1)
+        values = []
+        for block in range(self.blocks.data):
+            def at(offsets: Sequence[int], base: int = block * stride) -> np.ndarray:
+                return pb([base + o for o in offsets])
+
+            totals = smlad_rows(pa, at, shared, steps, rows)
+            values += [ssat(smmla(t, self.multiplier.data, self.addend.data), 8, self.shift.data) for t in totals]
+        write(list(range(len(values))), np.array(values, np.int64).astype(np.int8))
+        return ()
+
+    def verify_(self) -> None:
+        if self.steps.data < 1 or self.blocks.data < 1:
+            raise VerifyException("smlad_layer takes at least one step and one block")
+        if not 0 <= self.shift.data <= 31 or not all(-(2**31) <= v.data < 2**31 for v in (self.multiplier, self.addend)):
+            raise VerifyException("smlad_layer's multiplier and addend are int32 and its shift 0 to 31")
+        if 4 * self.ROWS * (self.steps.data + 1) * self.blocks.data >= 2**32:
+            raise VerifyException("smlad_layer's weights span more than 4 GB")
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp], [])

@@ -45,6 +45,7 @@ PRODUCTS: dict[type[Operation], Callable[[Operation], int]] = {
     # in ReleaseSmall with them shared, 5.18 M with them hot and the depthwise ones shared).
     arm_dsp.SmladTileOp: lambda op: 0,
     arm_dsp.SmladRowsOp: lambda op: 0,  # a fully connected block's reduction, an assembly loop too
+    arm_dsp.SmladLayerOp: lambda op: 0,  # a fully connected layer's blocks, one assembly block
     arm_dsp.SmladWindowOp: lambda op: 0,  # a 3x3 window's 2 x 2 tile (conv_window), an assembly loop too
     arm_mve.VmlavaOp: lambda op: 1,
 }

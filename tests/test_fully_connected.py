@@ -101,7 +101,10 @@ def test_interleaved_weights_hold_each_block_its_biases_then_a_word_of_each_row_
                 assert np.array_equal(got.astype(np.uint8), want.astype(np.uint8)), (block, j, r)
 
 
-def _model(cases=CASES) -> onnx.ModelProto:
+def _model(cases=CASES, per_tensor: bool = False) -> onnx.ModelProto:
+    """QLinearConv 1x1 layers over one pixel; weight scales per channel, or one per layer
+    (`per_tensor`: the requantization one multiplier, so whole layers of 4-row blocks take
+    arm_dsp.smlad_layer)."""
     rng = np.random.default_rng(11)
     inputs, outputs, nodes, inits = [], [], [], []
     for name, depth, out_channels, x_type in cases:
@@ -112,7 +115,10 @@ def _model(cases=CASES) -> onnx.ModelProto:
             numpy_helper.from_array(np.array(0.05, np.float32), f"{name}_xs"),
             numpy_helper.from_array(np.array(zero, np.uint8 if x_type == TensorProto.UINT8 else np.int8), f"{name}_xz"),
             numpy_helper.from_array(weights, f"{name}_w"),
-            numpy_helper.from_array((0.004 * (1 + np.arange(out_channels)) / np.sqrt(depth)).astype(np.float32), f"{name}_ws"),
+            numpy_helper.from_array(
+                np.array(0.004 / np.sqrt(depth), np.float32) if per_tensor
+                else (0.004 * (1 + np.arange(out_channels)) / np.sqrt(depth)).astype(np.float32), f"{name}_ws",
+            ),
             numpy_helper.from_array(np.zeros(out_channels, np.int8), f"{name}_wz"),
             numpy_helper.from_array(np.array(0.3, np.float32), f"{name}_ys"),
             numpy_helper.from_array(np.array(-4, np.int8), f"{name}_yz"),
@@ -281,4 +287,46 @@ def test_matmuls_as_cortex_m4_firmware(tmp_path):
     onnx.save(model, tmp_path / "mm.onnx")
     compiled = zant.compile(tmp_path / "mm.onnx", target="cortex-m4", firmware=True)
     feeds = _feeds(model, 4)
+    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
+
+
+# Layers of whole 4-row blocks (M a multiple of 4) with one weight scale: arm_dsp.smlad_layer
+# (8 steps per pass; 4 with 1 and 2 after the loop; 2 alone), and an overlapping last block that
+# keeps smlad_rows.
+LAYERS = [
+    ("l_k640_m8", 640, 8, TensorProto.INT8),
+    ("l_k1027_m12", 1027, 12, TensorProto.INT8),
+    ("l_k22_m400_u8", 22, 400, TensorProto.UINT8),
+    ("l_k6_m700", 6, 700, TensorProto.INT8),
+    ("l_k333_m13", 333, 13, TensorProto.INT8),
+]
+
+
+def test_whole_layers_take_smlad_layer_and_equal_the_reference(tmp_path):
+    """One weight scale per layer: every layer of whole 4-row blocks is one arm_dsp.smlad_layer
+    (its loop over blocks gone), the 13-row one keeps its blocks; built for the host (the plain
+    Zig of the ops) and as Cortex-M4 firmware under QEMU (their assembly), each equal to the
+    reference bit for bit."""
+    from e2e import load_compiled
+    from zant.backend.build import BOARDS, DEFAULT_BOARDS
+    from zant.backend.firmware import qemu_missing
+    from zant.driver import CompileOptions, compile_model
+    from zant.pipelines import MCU_PIPELINE
+
+    model = _model(LAYERS, per_tensor=True)
+    onnx.save(model, tmp_path / "layers.onnx")
+    module, _ = check_passes_after_lowering(model)
+    assert sum(op.name == "arm_dsp.smlad_layer" for op in module.walk()) == 4
+    assert sum(op.name == "arm_dsp.smlad_rows" for op in module.walk()) == 1
+    result = compile_model(tmp_path / "layers.onnx", tmp_path / "out", CompileOptions(name="layers", optimize="ReleaseSafe", pipeline=MCU_PIPELINE))
+    run = load_compiled(result)
+    for seed in (1, 2):
+        feeds = _feeds(model, seed)
+        got = run(*(feeds[v.name] for v in model.graph.input))
+        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
+    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
+    if missing:
+        pytest.skip(missing)
+    compiled = zant.compile(tmp_path / "layers.onnx", target="cortex-m4", firmware=True)
+    feeds = _feeds(model, 6)
     _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)

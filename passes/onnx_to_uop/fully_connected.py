@@ -61,18 +61,20 @@ again, with the same values.
 Exact: the sums wrap modulo 2^32 as the reference's int32 sums, and the final sum is the same
 integer (the corrections cancel exactly), so the requantization sees the same values.
 
-Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 528 K cycles: 170 K are flash
+Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 520 K cycles: 170 K are flash
 wait states (5 per 8-byte word read once: 165 K of weights, 4 K of biases; the model has no data
 prefetch, so no access pattern reads them for less), and the loop's 19 cycles per 16 products
 (2 + 4 loads at 7 cycles, a load group's first load costing 2; 4 SXTB16; 8 SMLAD) are 314 K:
 483 K before any epilogue, widening or loop end, so Plumerai's 486 K is out of reach with the
 weights in flash. More rows per pass need more than the 13 registers (4 accumulators, 2
 activation words, 4 weight words, 3 pointers); weights loaded two at a time for 8 rows (15
-registers) cost 19 per 16 too, each load group paying its first cycle. Tried and not kept: the
-requantization and stores inside the assembly (LLVM then unrolled the loop over blocks fully:
-582 K cycles from instruction fetches), the requantization alone inside it (the multiplier and
-addend immediates reloaded per block: 529 K), this form for AD's 1024-weight layers (128 -> 8
-slower, 8 -> 128 194 cycles faster). With the weights staged in RAM (`zant compile --constants
+registers) cost 19 per 16 too, each load group paying its first cycle. A layer of whole blocks
+with one multiplier runs as one asm block with its epilogues (`arm-dsp-requant`'s
+`arm_dsp.smlad_layer`: 528 K -> 520 K). Tried and not kept: the requantization and stores inside
+each block's assembly (LLVM then unrolled the loop over blocks fully: 582 K cycles from
+instruction fetches), the requantization alone inside it (the multiplier and addend immediates
+reloaded per block: 529 K), this form for AD's 1024-weight layers (128 -> 8 slower, 8 -> 128 194
+cycles faster). With the weights staged in RAM (`zant compile --constants
 staged`, 273 KB of the L4R5's 640 KB), AD takes 359 K cycles.
 """
 
