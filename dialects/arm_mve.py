@@ -269,10 +269,11 @@ inline fn zant_vstrb_scatter(comptime offsets: @Vector(4, u32), p: *i8, v: @Vect
 /// VSTRB.32).
 inline fn zant_vstrb_narrow(p: *i8, v: @Vector(4, i32)) void {{
     if (comptime {_HAS_MVE}) {{
+        // The narrowing store's base is a low register (3 bits in its encoding): "l".
         asm volatile ("vstrb.32 %[v], [%[p]]"
             :
             : [v] "w" (v),
-              [p] "r" (p),
+              [p] "l" (p),
             : .{{ .memory = true }});
         return;
     }}
