@@ -15,7 +15,7 @@ from e2e import check_passes_after_lowering
 
 import zant
 from zant.dialects.arm_dsp import smlad, sxtb16
-from zant.passes.onnx_to_uop.fully_connected import MIN_WEIGHTS, ROWS, block_starts, corrected_bias, interleaved_weights
+from zant.passes.onnx_to_uop.fully_connected import FEW_INPUTS_WEIGHTS, MIN_WEIGHTS, ROWS, block_starts, corrected_bias, interleaved_weights
 
 # (name, K, M, X type), each with at least MIN_WEIGHTS weights: K a multiple of 4 or not (1027,
 # 13, 4099, 1367, 6: a last word padded), M a multiple of the rows or not (5, 333: a last block
@@ -30,8 +30,9 @@ CASES = [
     ("k640_m8", 640, 8, TensorProto.INT8),
     ("k6_m700", 6, 700, TensorProto.INT8),
 ]
-SMALL = [("k7_m5_small", 7, 5, TensorProto.INT8)]
-"""Fewer weights than MIN_WEIGHTS: the word SMLAD form."""
+SMALL = [("k7_m5_small", 7, 5, TensorProto.INT8), ("k128_m8_small", 128, 8, TensorProto.INT8), ("k8_m128_few", 8, 128, TensorProto.INT8)]
+"""Fewer weights than MIN_WEIGHTS: the word SMLAD form, but for few inputs beside the outputs
+(FEW_INPUTS_WEIGHTS: AD's 8 -> 128 takes the form, its 128 -> 8 does not)."""
 
 
 def _word(data: np.ndarray, at: int) -> int:
@@ -169,7 +170,10 @@ def test_fully_connected_layers_are_the_reference_bit_for_bit(tmp_path):
     result = compile_model(tmp_path / "fc.onnx", tmp_path / "out", CompileOptions(name="fc", optimize="ReleaseSafe", pipeline=MCU_PIPELINE))
     source = result.zig_path.read_text()
     for name, depth, out_channels, _ in CASES + SMALL:
-        assert (f"{name}_y_fc_weights" in source) == (depth * out_channels >= MIN_WEIGHTS), name
+        count = depth * out_channels
+        expected = count >= MIN_WEIGHTS or (count >= FEW_INPUTS_WEIGHTS and 8 * depth <= out_channels)
+        assert (f"{name}_y_fc_weights" in source) == expected, name
+    assert "k8_m128_few_y_fc_weights" in source and "k128_m8_small_y_fc_weights" not in source
     run = load_compiled(result)
     for seed in (1, 2, 3):
         feeds = _feeds(model, seed)

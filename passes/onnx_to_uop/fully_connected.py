@@ -110,13 +110,23 @@ on the Cortex-M4 but pays about 4 cycles per input (widening X) and 30 per block
 smaller layers got slower (AD's 128 -> 8 and 8 -> 128 layers on the L4R5: 2,927 -> 3,366 and
 4,421 -> 4,853 cycles; KWS's 64 -> 12: 2,503 -> 2,963)."""
 
+FEW_INPUTS_WEIGHTS = 1024
+"""Fewer weights than `MIN_WEIGHTS` but at least this many take the form where the inputs are
+few beside the outputs (8·K ≤ M): X's widening, once per layer, then costs less than the word
+form's work per output (AD's 8 -> 128 layer on the L4R5, a whole `arm_dsp.smlad_layer`: 4,421
+-> 3,682 cycles; its 128 -> 8, left to the word form, took 2,918 -> 2,981 in this one)."""
 
-def applies(x_type: Attribute, w_type: Attribute, weight_count: int, pixels: int) -> bool:
+
+def applies(x_type: Attribute, w_type: Attribute, weight_count: int, out_channels: int, pixels: int) -> bool:
     """Whether a layer of constant weights (a 1x1 Conv ungrouped with weight zero point 0, or a
     MatMul by a constant B centered at compile time; zero point of X folded, 32-bit sums:
-    checked by the caller) over a single pixel takes this form: X int8 or uint8, int8 weights,
-    at least `MIN_WEIGHTS` of them."""
-    return pixels == 1 and x_type in (INT8, UINT8) and w_type == INT8 and weight_count >= MIN_WEIGHTS
+    checked by the caller) of `out_channels` outputs over a single pixel takes this form: X int8
+    or uint8, int8 weights, at least `MIN_WEIGHTS` of them (or `FEW_INPUTS_WEIGHTS` for few
+    inputs beside the outputs)."""
+    if pixels != 1 or x_type not in (INT8, UINT8) or w_type != INT8 or out_channels < 1:
+        return False
+    depth = weight_count // out_channels
+    return weight_count >= MIN_WEIGHTS or (weight_count >= FEW_INPUTS_WEIGHTS and 8 * depth <= out_channels)
 
 
 def interleaved_weights(weights: np.ndarray, bias: np.ndarray, rows: int) -> np.ndarray:
@@ -225,4 +235,4 @@ def fully_connected(
                 kb.store(finish(total, n, m), y, [n, m, *pixel])
 
 
-__all__ = ["MIN_WEIGHTS", "ROWS", "applies", "block_starts", "corrected_bias", "fully_connected", "interleaved_weights"]
+__all__ = ["FEW_INPUTS_WEIGHTS", "MIN_WEIGHTS", "ROWS", "applies", "block_starts", "corrected_bias", "fully_connected", "interleaved_weights"]

@@ -1023,7 +1023,7 @@ def _fully_connected_matmul(
     if weights.size == 0 or weights.min() < -128 or weights.max() > 127:
         return None
     folded = fold_zero_point(a_zp, a.element_type, weights, None, None)
-    if folded is None or not fully_connected_applies(a.element_type, IntegerType(8), weights.size, 1):
+    if folded is None or not fully_connected_applies(a.element_type, IntegerType(8), weights.size, weights.shape[0], 1):
         return None
     y = kb.alloc(result_name(op), tensor_shape(op.results[0]), out_type)
     fully_connected(
@@ -1214,7 +1214,7 @@ def _integer_conv(
     if (
         dsp_words and folded is not None and not wide and group == 1 and not uniform_weights
         and all(k == 1 for k in kernel) and math.prod(x.shape[2:]) == 1 and _zero_or_absent(w_zp_param)
-        and fully_connected_applies(x.element_type, w.element_type, w.size, math.prod(out_shape[2:]))
+        and fully_connected_applies(x.element_type, w.element_type, w.size, out_channels, math.prod(out_shape[2:]))
     ):
         assert weights is not None
         y = result_layout(kb, op, result_name(op), out_shape, out_type)
