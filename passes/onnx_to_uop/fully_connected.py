@@ -73,9 +73,9 @@ with one multiplier runs as one asm block with its epilogues (`arm-dsp-requant`'
 `arm_dsp.smlad_layer`: 528 K -> 520 K). Tried and not kept: the requantization and stores inside
 each block's assembly (LLVM then unrolled the loop over blocks fully: 582 K cycles from
 instruction fetches), the requantization alone inside it (the multiplier and addend immediates
-reloaded per block: 529 K), this form for AD's 1024-weight layers (128 -> 8 slower, 8 -> 128 194
-cycles faster). With the weights staged in RAM (`zant compile --constants
-staged`, 273 KB of the L4R5's 640 KB), AD takes 359 K cycles.
+reloaded per block: 529 K), this form for AD's 128 -> 8 layer (63 cycles slower: 128 inputs to
+widen for 8 outputs; `FEW_INPUTS_WEIGHTS`). With the weights staged in RAM (`zant compile
+--constants staged`, 273 KB of the L4R5's 640 KB), AD took 359 K cycles (at d25bf7f).
 """
 
 from __future__ import annotations
