@@ -147,7 +147,7 @@ class LineRecordingParser(Parser):
 
 ZANT_PASS_GROUPS: dict[str, tuple[str, ...]] = {
     "target": ("set-target",),
-    "onnx dialect": ("fold-qoperator", "recognize-quantize", "fold-qdq", "fold-constants", "fold-batchnorm"),
+    "onnx dialect": ("fold-qoperator", "recognize-quantize", "fold-qdq", "fold-constants", "fold-batchnorm", "signed-activations"),
     "lowering": ("onnx-to-uop",),
     "uop loops": ("fuse-loops", "coalesce-loops", "split-index-sets", "vectorize", "licm"),
     "arena planning": ("plan-arenas", "verify-arena-plan"),

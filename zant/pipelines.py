@@ -38,6 +38,7 @@ GRAPH_STAGES: tuple[str, ...] = (
     "fold-pads",  # after fold-constants: a Pad's amounts and value are constants by then
     "normalize-exports",  # the dynamo exporter's ReduceMean/Reshape heads as the legacy one's GlobalAveragePool/Flatten
     "fold-batchnorm",
+    "signed-activations",  # uint8 activations as int8 codes shifted by -128 (the int8 kernels), where every op allows it
     "dce",
 )
 """ONNX-level folds, before lowering."""
