@@ -141,6 +141,8 @@ class OnnxToUopPass(ModulePass):
     the weight bytes beyond which a Conv's weights stream from memory (0, the default:
     `conv_tiling.STREAMED_WEIGHTS`), which `VectorConv.lane_plan` and `reduction_chunk` read;
     `conv-lane-registers=R`: the hardware registers of one L-lane vector (AVX2 2, AVX-512 1).
+    `conv-winograd=false`: no Conv takes the Winograd form (`conv_winograd`; by default the 3x3
+    Convs `conv_winograd.takes_winograd` chooses do).
     `conv-channel-block=B` (default 8): scalar Convs, float and integer,
     compute B output channels per pass over the window, one register accumulator each — 4 on a
     Cortex-M, whose 13 registers do not hold 8. `conv-float-registers=R` (scalar targets with R
@@ -169,6 +171,7 @@ class OnnxToUopPass(ModulePass):
     image_formats: tuple[str, ...] = ()
     conv_streamed_weights: int = 0
     conv_lane_registers: int | None = None
+    conv_winograd: bool = True
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -187,6 +190,7 @@ class OnnxToUopPass(ModulePass):
             vector = VectorConv(self.conv_lanes, self.conv_tile, self.conv_registers, self.conv_lane_registers or 1)
             if self.conv_streamed_weights:
                 vector = replace(vector, streamed_weights=self.conv_streamed_weights)
+            vector = replace(vector, winograd=self.conv_winograd)
         block = self.conv_channel_block
 
         def configured(pattern: OnnxLowering) -> OnnxLowering:

@@ -1,5 +1,7 @@
 """Conv and ConvTranspose: one accumulator per output, the output channels in blocks
-(`convolve`), and on targets with vector registers the forms of `conv_tiling.VectorConv`.
+(`convolve`), and on targets with vector registers the forms of `conv_tiling.VectorConv`, and
+for the 3x3 channel-lane Convs `conv_winograd.takes_winograd` chooses, Winograd's F(2x2, 3x3)
+(`_lower_winograd`).
 
 The window arithmetic is `windows.py`'s: Conv splits its output box into regions
 (`window_regions`), the interior's loads unchecked, the border's checked.
@@ -22,6 +24,7 @@ from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv_tiling import TilePiece, VectorConv, best_tile, register_tile, tile_pieces
+from zant.passes.onnx_to_uop import conv_winograd as winograd
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -424,13 +427,13 @@ def _vector_form(vector: VectorConv, op: Operation) -> str:
 
 def copies_channels_last(vector: VectorConv, op: Operation) -> bool:
     """Whether onnx.Conv `op` copies its X channels-last before reading it: the depthwise-lane
-    form, or the channel-lane form of a window of several taps over at least as many channels
-    (`ConvLowering.lower`)."""
+    form, the Winograd form, or the channel-lane form of a window of several taps over at
+    least as many channels (`ConvLowering.lower`)."""
     if len(op.operands) < 2:
         return False
     form = _vector_form(vector, op)
     kernel = list(tensor_shape(op.operands[1])[2:])
-    return form == "depthwise lanes" or (
+    return form == "depthwise lanes" or _takes_winograd(vector, op) or (
         form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(tensor_shape(op.operands[1])[1], kernel)
     )
 
@@ -438,14 +441,70 @@ def copies_channels_last(vector: VectorConv, op: Operation) -> bool:
 def conv_form(vector: VectorConv, op: Operation) -> str:
     """The form `ConvLowering` gives onnx.Conv `op` before it looks at its weights' values
     (`VectorConv.form`, and channel lanes for a 1x1 Conv in pixel lanes whose result a Conv
-    copies channels-last)."""
+    copies channels-last, or for a Conv in pixel lanes that takes the Winograd form)."""
     form = _vector_form(vector, op)
+    if form == "pixel lanes" and _takes_winograd(vector, op):
+        # Winograd's products are a channel-lane Conv over tiles; its transforms read X
+        # channels-last and write Y by vectors of output channels, as the channel-lane form does.
+        return "channel lanes"
     out_per_group = tensor_shape(op.operands[1])[0] // (get_attr(op, "group") or 1)
     if form == "pixel lanes" and out_per_group % 8 == 0 and _read_channels_last(vector, op):
         # Its reader copies it channels-last: each L-pixel vector would store as L scalars
         # there, where an L-channel vector of the channel-lane form stores whole.
         return "channel lanes"
     return form
+
+
+def _takes_winograd(vector: VectorConv, op: Operation) -> bool:
+    """Whether onnx.Conv `op` takes the Winograd form: f32, two spatial dimensions, a 3x3
+    window at unit stride and dilation, one group, and `conv_winograd.takes_winograd`."""
+    if len(op.operands) < 2:
+        return False
+    w_shape, out_shape = tensor_shape(op.operands[1]), tensor_shape(op.results[0])
+    spatial = len(w_shape) - 2
+    return (
+        tensor_element_type(op.operands[0]) == f32
+        and tensor_element_type(op.operands[1]) == f32
+        and list(w_shape[2:]) == [3, 3]
+        and (get_attr(op, "group") or 1) == 1
+        and all(s == 1 for s in get_attr(op, "strides") or [1] * spatial)
+        and all(d == 1 for d in get_attr(op, "dilations") or [1] * spatial)
+        and winograd.takes_winograd(vector, w_shape[1], w_shape[0], out_shape[2:])
+    )
+
+
+def _lower_winograd(
+    kb: KernelBuilder, vector: VectorConv, x: Layout, y: Layout, windows: Sequence[Window],
+    weights: np.ndarray, bias: Layout | None,
+) -> None:
+    """Y = Conv(X, W) + B by F(2x2, 3x3) (`conv_winograd`) for a 2-D X (N, C, H, W) and W
+    (M, C, 3, 3) of constant `weights` at unit stride and dilation: X copied channels-last into
+    a zero-bordered buffer reaching every tile's inputs, then per band of tile rows the input
+    transform into V, the 16 products as a grouped 1x1 `LaneConv` of V into M (group ξ: the
+    transformed weights U[ξ], packed in lanes), and the output transform into Y."""
+    name = result_name(kb.op)
+    (batch, out_channels, *out_spatial), channels = y.shape, x.shape[1]
+    tile_rows, columns = winograd.tile_grid(out_spatial)
+    xp, _ = padded_input(kb, x, winograd.tile_windows(windows, out_spatial), f"{name}_padded", channels_last=True)
+    u = winograd.winograd_weights(weights).reshape(16 * out_channels, channels, 1, 1)
+    rows = winograd.band_rows(tile_rows, columns, channels, u.nbytes > vector.streamed_weights)
+    lanes, width, tile = vector.lane_plan(out_channels, [rows, columns], u.nbytes // 16)
+    if (out_channels // lanes) % width:  # a tile's blocks of lanes lie in one group
+        width, tile = 1, best_tile([rows, columns], vector.tile)
+    packed = _packed_weights(kb, u, lanes, f"{name}_winograd_weights")
+    v = kb.alloc(f"{name}_winograd_v", [rows * columns, 16, channels], y.element_type)
+    m = kb.alloc(f"{name}_winograd_m", [rows * columns, 16, out_channels], y.element_type)
+    with kb.loop(batch) as n:
+        for first, end, count, last_rows in winograd.band_pieces(out_spatial[0], rows):
+            with kb.loop(end, first, count) as band:
+                winograd.input_transform(kb, xp, v, n, band, count, columns)
+                box = [count, columns]
+                products = LaneConv(
+                    kb, *winograd.band_views(v, m, count, columns), [Window(size, size, 1) for size in box],
+                    None, packed, channels, out_channels, lanes,
+                )
+                products.build(math.prod(tile), width, tile if count == rows else best_tile(box, math.prod(tile)))
+                winograd.output_transform(kb, m, y, bias, n, band, count, last_rows, out_spatial[1], store_output)
 
 
 def store_output(kb: KernelBuilder, value: SSAValue, y: Layout, n: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> None:
@@ -533,7 +592,8 @@ class ConvLowering(OnnxLowering):
     Y[n, m, o…] = B[m] + Σ_{c, k…} X[n, g·Cg + c, o·stride + k·dilation - pad…] · W[m, c, k…]
     where g = m / (M / group) is the group of output channel m and Cg = C / group.
 
-    With `vector` (targets with vector registers), the forms of `VectorConv`. With
+    With `vector` (targets with vector registers), the forms of `VectorConv`, and Winograd's
+    for the 3x3 channel-lane Convs `conv_winograd.takes_winograd` chooses. With
     `float_registers` (scalar targets with that many float registers), an ungrouped f32 Conv
     takes the register tile `register_tile` chooses for it (channels × pixels) instead of
     `channel_block` channels, and its X padded first when the copy is no larger than the
@@ -571,6 +631,11 @@ class ConvLowering(OnnxLowering):
         channels_last = form == "depthwise lanes" or (
             form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(group_channels, kernel)
         )
+        if form == "channel lanes" and _takes_winograd(self.vector, op):
+            y = result_layout(kb, op, result_name(op), out_shape, tensor_element_type(op.results[0]))
+            bias = input_value(op, 2)
+            _lower_winograd(kb, self.vector, x, y, windows, weights, layout_of(bias) if bias is not None else None)
+            return [y]
         if form != "scalar":
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", channels_last=channels_last)
         if form in lane_forms:  # Y channels-last where `assign-host-layouts` marked the Conv

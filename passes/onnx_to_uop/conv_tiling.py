@@ -57,6 +57,9 @@ class VectorConv:
     streamed_weights: int = STREAMED_WEIGHTS
     """Weight bytes beyond which a Conv's weights are taken to stream from memory on each pass
     (`onnx-to-uop{conv-streamed-weights=N}`; default `STREAMED_WEIGHTS`)."""
+    winograd: bool = True
+    """Whether 3x3 Convs may take the Winograd form (`conv_winograd.takes_winograd`;
+    `onnx-to-uop{conv-winograd=false}`: never)."""
 
     def form(
         self, group: int, out_per_group: int, reduction: int, strides: Sequence[int], row: int, taps: int = 1

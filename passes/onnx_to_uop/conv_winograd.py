@@ -1,0 +1,228 @@
+"""The Winograd form of a float 3x3 Conv at unit stride (`takes_winograd` chooses it,
+`conv._lower_winograd` builds it from the pieces here): F(2x2, 3x3),
+each 2x2 block of outputs from a 4x4 block of inputs in 16 products per channel pair where the
+direct form takes 36.
+
+    Y tile = Aᵀ [ Σ_c (G g_{m,c} Gᵀ) ⊙ (Bᵀ d_c B) ] A
+
+with d_c the 4x4 input tile of channel c (its corner at twice the tile's index, X padded),
+g_{m,c} the 3x3 weights and ⊙ the element-wise product. Per band of tile rows (`band_rows`):
+
+1. the input transform V[t, ξ, c] = (Bᵀ d_c B)[ξ] of every tile t of the band, vectorized over
+   the channels (a channels-last padded copy of X: each of the 16 loads is a vector);
+2. the 16 products as one grouped 1x1 Conv over the band's tiles: group ξ maps the C channels
+   V[·, ξ, ·] to the M channels Mξ[t, ξ, m] with the weights U[ξ] = (G g Gᵀ)[ξ], computed at
+   compile time and packed for the channel-lane form (`LaneConv`: register tiles of lanes of
+   output channels by tiles, each V value broadcast);
+3. the output transform Y = Aᵀ Mξ A plus the bias, vectorized over the output channels, stored
+   into Y (the last tile row and column of an odd output store only their first row or column).
+
+The band's V and Mξ are scratch buffers of the bufferization, reused by every band; bands keep
+them small enough to stay in the caches between the steps (`BAND_BYTES`).
+
+F(2x2, 3x3)'s transforms add and subtract at most four terms and halve (F(4x4, 3x3)'s
+constants reach 8 and lose more): ResNet-18's 3x3 layers with weights of He's scale differ
+from onnxruntime by at most 2.6e-6 to 5.5e-6, where the direct form differs by 6.2e-6 to 1.3e-5.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
+from zant.passes.onnx_to_uop.windows import Window
+
+B_T = ((1, 0, -1, 0), (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, 0, -1))
+"""Bᵀ: the input tile's transform, applied to its rows and then its columns."""
+
+G = ((1.0, 0.0, 0.0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0.0, 0.0, 1.0))
+"""G: the weights' transform (at compile time)."""
+
+A_T = ((1, 1, 1, 0), (0, 1, -1, -1))
+"""Aᵀ: the output transform."""
+
+TILE = 2
+"""Outputs per tile and dimension (F(2x2, 3x3)); a tile reads TILE + 2 inputs per dimension."""
+
+BAND_BYTES = 256 << 10
+"""Most bytes of one band's transformed inputs V (16 values per tile and input channel): a band
+is as many tile rows as fit, so that V and the products Mξ stay in a core's L2 between the three
+steps (ResNet-18's 64-channel layer at 56x56: 28 tiles per row, 114 KB per row)."""
+
+
+WINOGRAD_CHANNELS = 32
+"""Fewest input and output channels of a Conv in the Winograd form (`takes_winograd`)."""
+
+STREAMED_BAND_BYTES = 1 << 20
+"""Most bytes of V when the transformed weights stream from memory and the whole output is
+one band (`band_rows`): V then stays in a core's L2 while the weights stream past it."""
+
+STREAMED_TILES = 16
+"""Fewest tiles of a Conv in the Winograd form whose transformed weights stream from memory:
+each weight is read once and used once per tile, and the Winograd weights are 16/9 the direct
+form's bytes. ResNet-18's 512-channel layer (16.8 MB transformed) at 7x7, 16 tiles: 2.39 ->
+2.26 ms; at 3x3, 4 tiles: 0.52 -> 0.97 ms."""
+
+
+def takes_winograd(vector: VectorConv, channels: int, out_channels: int, out_spatial: Sequence[int]) -> bool:
+    """Whether an ungrouped f32 3x3 Conv at unit stride and dilation, with constant weights, in
+    the channel-lane form takes the Winograd form instead: 16 products per tile of 2x2 outputs
+    and channel pair where the direct form does 36, at the cost of the transforms (about 8
+    vector operations per tile and input channel, as many per tile and output channel) and of
+    weights 16/9 as large. It pays where the products dominate: at least `WINOGRAD_CHANNELS`
+    channels in and out. Transformed weights beyond the caches (`streamed_weights`) are read
+    once, by a single band, whose V must then fit `STREAMED_BAND_BYTES`, and used by at least
+    `STREAMED_TILES` tiles.
+
+    Measured on a Zen 4 host (one ResNet-18 layer with its Relu, direct -> Winograd, ms, python
+    bench/latency.py --clock thread): 64 channels at 56x56 2.36 -> 1.89, 128 at 28x28 2.22 ->
+    1.57, 256 at 14x14 2.14 -> 1.48, 512 at 7x7 (16.8 MB of weights, one band) 2.39 -> 2.26."""
+    tiles = math.prod(-(-size // TILE) for size in out_spatial)
+    streamed = 16 * channels * out_channels * 4 > vector.streamed_weights
+    return (
+        vector.winograd
+        and len(out_spatial) == 2
+        and min(channels, out_channels) >= WINOGRAD_CHANNELS
+        and out_channels % 8 == 0
+        and not (streamed and (tiles < STREAMED_TILES or tiles * 16 * channels * 4 > STREAMED_BAND_BYTES))
+    )
+
+
+def winograd_weights(weights: np.ndarray) -> np.ndarray:
+    """U[ξ, m, c] = (G g_{m,c} Gᵀ)[ξ] for W[m, c, 3, 3], ξ = 4·row + column, in float64 and
+    rounded once."""
+    g = np.asarray(G)
+    u = np.einsum("ai,mcij,bj->abmc", g, weights.astype(np.float64), g)
+    return u.reshape(16, *weights.shape[:2])
+
+
+def band_rows(tile_rows: int, tile_columns: int, channels: int, streamed: bool = False) -> int:
+    """Tile rows per band: the most whose V fits `BAND_BYTES` (at least one); all of them when
+    the transformed weights stream from memory (each band reads all of them)."""
+    if streamed:
+        return tile_rows
+    per_row = tile_columns * 16 * channels * 4
+    return max(1, min(tile_rows, BAND_BYTES // per_row))
+
+
+def _combine(kb: KernelBuilder, coefficients: Sequence[int], values: Sequence[SSAValue]) -> SSAValue:
+    """Σ coefficient·value over coefficients of ±1 (the others are 0): adds and subtractions."""
+    terms = sorted(((c, v) for c, v in zip(coefficients, values) if c), key=lambda t: -t[0])
+    assert all(c in (1, -1) for c, _ in terms), "the data transforms have coefficients of ±1"
+    (first_sign, total), *rest = terms  # a positive term first where there is one: no negation
+    for sign, value in rest:
+        total = kb.alu("add" if sign == first_sign else "sub", total, value)
+    return total if first_sign == 1 else kb.alu("neg", total)
+
+
+def _transform(kb: KernelBuilder, matrix: Sequence[Sequence[int]], tile: list[list[SSAValue]]) -> list[list[SSAValue]]:
+    """matrix · tile · matrixᵀ (rows first, then columns): Bᵀ d B of an input tile, Aᵀ M A of a
+    tile's products."""
+    rows = [[_combine(kb, row, [tile[i][j] for i in range(len(tile))]) for j in range(len(tile[0]))] for row in matrix]
+    return [[_combine(kb, column, rows[a]) for column in matrix] for a in range(len(matrix))]
+
+
+def tile_grid(out_spatial: Sequence[int]) -> list[int]:
+    """Tiles per spatial dimension: ⌈out / 2⌉."""
+    return [-(-size // TILE) for size in out_spatial]
+
+
+def tile_windows(windows: Sequence[Window], out_spatial: Sequence[int]) -> list[Window]:
+    """`windows` with their pads extended to every tile's inputs (one row or column beyond the
+    pads when the output's size is odd), for `conv.padded_input`."""
+    return [
+        replace(w, pad_end=TILE * t + 2 - w.in_size - w.pad_begin) for w, t in zip(windows, tile_grid(out_spatial))
+    ]
+
+
+def band_pieces(out_rows: int, rows: int) -> list[tuple[int, int, int, int]]:
+    """(first tile row, end, tile rows per band, output rows of the band's last tile row) of
+    each loop over bands: the whole bands of `rows`, then the rest as one band. An odd output's
+    last tile row stores one output row; it ends the last band (the rest, or the last whole
+    band as a loop of its own), so a band that reads all of the weights stays one pass."""
+    tile_rows = -(-out_rows // TILE)
+    whole, rest = divmod(tile_rows, rows)
+    odd = out_rows % TILE
+    if odd and not rest:  # the last whole band is the one with the odd row
+        whole, rest = whole - 1, rows
+    pieces = [(0, whole * rows, rows, TILE), (whole * rows, tile_rows, rest, 1 if odd else TILE)]
+    return [p for p in pieces if p[0] < p[1]]
+
+
+def band_views(v: Layout, m: Layout, rows: int, columns: int) -> tuple[Layout, Layout]:
+    """The band's V[t, ξ, c] and M[t, ξ, k] as the X (1, 16·C, rows, columns) and Y (1, 16·M,
+    rows, columns) of the grouped 1x1 Conv of step 2, channels-last."""
+
+    def view(buffer: Layout) -> Layout:
+        width = 16 * buffer.shape[2]
+        return Layout(buffer.buffer, (1, width, rows, columns), (0, 1, columns * width, width))
+
+    return view(v), view(m)
+
+
+def input_transform(
+    kb: KernelBuilder, xp: Layout, v: Layout, n: SSAValue, band: SSAValue, rows: int, columns: int
+) -> None:
+    """V[r·columns + q, ξ, c] = (Bᵀ d B)[ξ] of the tile at row band + r, column q."""
+    channels = xp.shape[1]
+    top = kb.alu("mul", band, kb.index(TILE))
+    with kb.loop_nest([rows, columns, channels]) as (r, q, c):
+        row = kb.alu("add", top, kb.alu("mul", r, kb.index(TILE)))
+        column = kb.alu("mul", q, kb.index(TILE))
+        d = [
+            [
+                kb.load(xp, [n, c, kb.alu("add", row, kb.index(i)), kb.alu("add", column, kb.index(j))])
+                for j in range(TILE + 2)
+            ]
+            for i in range(TILE + 2)
+        ]
+        t = kb.alu("add", kb.alu("mul", r, kb.index(columns)), q)
+        for a, values in enumerate(_transform(kb, B_T, d)):
+            for b, value in enumerate(values):
+                kb.store(value, v, [t, kb.index(4 * a + b), c])
+
+
+def output_transform(
+    kb: KernelBuilder, m: Layout, y: Layout, bias: Layout | None, n: SSAValue, band: SSAValue,
+    rows: int, last_rows: int, out_width: int, store: Callable[..., None],
+) -> None:
+    """Y[n, k, 2·(band + r) + i, 2·q + j] = (Aᵀ Mξ A)[i, j] + B[k] for the band's tiles, box by
+    box: the whole tiles, an odd output's last column (one output column per tile), and the
+    band's last tile row when it stores `last_rows` = 1 output row; `store` is
+    `conv.store_output` (a channels-last Y through its memory-order view)."""
+    out_channels = y.shape[1]
+    columns = -(-out_width // TILE)
+    row_parts = [(0, rows, TILE)] if last_rows == TILE else [(0, rows - 1, TILE), (rows - 1, rows, last_rows)]
+    column_parts = [(0, out_width // TILE, TILE), (out_width // TILE, columns, 1)]
+    top = kb.alu("mul", band, kb.index(TILE))
+    for (r0, r1, out_rows), (q0, q1, out_columns) in itertools.product(row_parts, column_parts):
+        if r0 >= r1 or q0 >= q1:
+            continue
+        with kb.loop_nest([r1 - r0, q1 - q0, out_channels]) as (r, q, k):
+            r = kb.alu("add", r, kb.index(r0)) if r0 else r
+            q = kb.alu("add", q, kb.index(q0)) if q0 else q
+            t = kb.alu("add", kb.alu("mul", r, kb.index(columns)), q)
+            products = [[kb.load(m, [t, kb.index(4 * a + b), k]) for b in range(4)] for a in range(4)]
+            tile = _transform(kb, A_T, products)
+            row = kb.alu("add", top, kb.alu("mul", r, kb.index(TILE)))
+            column = kb.alu("mul", q, kb.index(TILE))
+            b = kb.load(bias, [k]) if bias is not None else None
+            for i in range(out_rows):
+                for j in range(out_columns):
+                    value = tile[i][j] if b is None else kb.alu("add", tile[i][j], b)
+                    pixel = [kb.alu("add", row, kb.index(i)), kb.alu("add", column, kb.index(j))]
+                    store(kb, value, y, n, k, pixel)
+
+
+__all__ = [
+    "A_T", "BAND_BYTES", "B_T", "G", "STREAMED_BAND_BYTES", "STREAMED_TILES", "TILE", "WINOGRAD_CHANNELS", "band_pieces",
+    "band_rows", "band_views", "input_transform", "output_transform", "takes_winograd", "tile_grid",
+    "tile_windows", "winograd_weights",
+]

@@ -1,0 +1,85 @@
+"""End-to-end numerics of the Winograd form of 3x3 Convs (`conv_winograd`, F(2x2, 3x3)) against
+the ONNX reference evaluator: odd and even outputs (the last tile row and column half used),
+pads of 0, 1 and asymmetric ones, channels that are not a multiple of the lanes, a batch of 2,
+several bands of tile rows, and Convs in a residual block (channels-last activations, Relu and
+the Add fused into the output transform); as scalar code and vectorized on AVX2 and AVX-512.
+The float error of F(2x2, 3x3) is within the host conv tests' tolerance (1e-4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from e2e import check_compiled, check_model
+from onnx import helper
+from test_conv_lanes import SCALAR, VECTOR, VECTOR_AVX512, ConvModel
+
+from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+from zant.passes.onnx_to_uop.conv_winograd import BAND_BYTES, band_pieces, band_rows, takes_winograd, winograd_weights
+
+
+def odd_sizes_model():
+    m = ConvModel([2, 40, 9, 11], seed=1)
+    m.conv(40, [3, 3], pads=[1, 1, 1, 1])  # 9x11 output: odd rows and columns
+    m.conv(48, [3, 3])  # no pads: 7x9
+    m.conv(32, [3, 3], pads=[0, 1, 2, 0], bias=False)  # asymmetric: 9x10
+    m.conv(32, [3, 3], pads=[1, 1, 1, 1], auto_pad="NOTSET", dilations=[1, 1], strides=[1, 1])
+    return m.model()
+
+
+@pytest.mark.parametrize("pipeline", [SCALAR, VECTOR, VECTOR_AVX512], ids=["scalar", "avx2", "avx512"])
+def test_winograd_odd_sizes(pipeline):
+    check_model(odd_sizes_model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+def test_winograd_several_bands():
+    """64 channels over 20 tile columns: 3 tile rows per band (`BAND_BYTES`). A 41x40 output
+    takes 6 whole bands, then a band of 3 whose last tile row stores one output row; a 40x39
+    output 6 whole bands and a band of the 2 remaining rows, each tile of the last column one
+    output column."""
+    assert band_rows(21, 20, 64) == 3
+    assert band_pieces(41, 3) == [(0, 18, 3, 2), (18, 21, 3, 1)]
+    assert band_pieces(40, 3) == [(0, 18, 3, 2), (18, 20, 2, 2)]
+    assert band_pieces(7, 4) == [(0, 4, 4, 1)]  # ResNet-18's 7x7: one band, one pass over U
+    m = ConvModel([1, 64, 41, 40], seed=2)
+    m.conv(64, [3, 3], pads=[1, 1, 1, 1])
+    m.conv(64, [3, 3], pads=[0, 1, 0, 1])
+    check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=VECTOR_AVX512)
+
+
+def test_winograd_residual_block_fuses_its_epilogue():
+    """A ResNet basic block with the host's whole pipeline: both 3x3 Convs in the Winograd form,
+    the intermediate channels-last (`assign-host-layouts`), the Relu and the residual Add fused
+    into the output transforms' stores (no buffer of their own)."""
+    m = ConvModel([1, 32, 13, 13], seed=3)
+    first = m.conv(32, [3, 3], pads=[1, 1, 1, 1], output=False)
+    relu = m.node("Relu", [first])
+    w = m.const("w_second", m.rng.standard_normal((32, 32, 3, 3)) * 0.1)
+    m.nodes.append(helper.make_node("Conv", [relu, w], ["second"], pads=[1, 1, 1, 1]))
+    add = m.node("Add", ["second", "x"])
+    m.outputs.append(m.node("Relu", [add]))
+    result, _ = check_compiled(m.model(), rtol=1e-4, atol=1e-4)
+    scratch = {t["name"] for t in result.plan["tensors"] if t["role"] == "scratch"}
+    assert {"y0_winograd_v", "second_winograd_v"} <= scratch, scratch
+    assert not {first, relu, "second", add} & scratch, scratch
+
+
+def test_winograd_weights_are_g_g_gt():
+    """U[ξ] = (G g Gᵀ)[ξ]: for a 3x3 of ones, the outer product of G's row sums (1, 1.5, 0.5, 1)."""
+    u = winograd_weights(np.ones((1, 1, 3, 3), np.float32))
+    sums = np.array([1.0, 1.5, 0.5, 1.0])
+    np.testing.assert_array_equal(u.reshape(4, 4), np.outer(sums, sums))
+
+
+def test_the_cost_rule():
+    """Winograd for ResNet-18's stride-1 3x3 layers (64 to 512 channels; the 512-channel
+    weights, 16 MB transformed, are read once by one band of 4x4 tiles), not for fewer than 32
+    channels, nor when streamed weights would need several bands or serve fewer than 16 tiles."""
+    vector = VectorConv(16, 14, registers=32)
+    for channels, size in ((64, 56), (128, 28), (256, 14), (512, 7)):
+        assert takes_winograd(vector, channels, channels, (size, size))
+    assert not takes_winograd(vector, 16, 32, (32, 32))
+    assert not takes_winograd(vector, 512, 512, (28, 28))  # 16 MB of weights, 6.4 MB of V
+    assert not takes_winograd(vector, 512, 512, (3, 3))  # 16 MB of weights for 4 tiles
+    assert takes_winograd(vector, 256, 256, (6, 6))  # 4 MB transformed: not streamed, 9 tiles
+    assert not takes_winograd(VectorConv(16, 14, winograd=False), 64, 64, (56, 56))
+    assert band_rows(28, 28, 64) * 28 * 16 * 64 * 4 <= BAND_BYTES
