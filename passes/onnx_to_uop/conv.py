@@ -24,7 +24,17 @@ from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv_tiling import TilePiece, VectorConv, best_tile, register_tile, tile_pieces
-from zant.passes.onnx_to_uop import conv_winograd as winograd
+from zant.passes.onnx_to_uop.conv_winograd import (
+    band_pieces,
+    band_rows,
+    band_views,
+    input_transform,
+    output_transform,
+    takes_winograd,
+    tile_grid,
+    tile_windows,
+    winograd_weights,
+)
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
     Layout,
@@ -469,7 +479,7 @@ def _takes_winograd(vector: VectorConv, op: Operation) -> bool:
         and (get_attr(op, "group") or 1) == 1
         and all(s == 1 for s in get_attr(op, "strides") or [1] * spatial)
         and all(d == 1 for d in get_attr(op, "dilations") or [1] * spatial)
-        and winograd.takes_winograd(vector, w_shape[1], w_shape[0], out_shape[2:])
+        and takes_winograd(vector, w_shape[1], w_shape[0], out_shape[2:])
     )
 
 
@@ -484,10 +494,10 @@ def _lower_winograd(
     transformed weights U[ξ], packed in lanes), and the output transform into Y."""
     name = result_name(kb.op)
     (batch, out_channels, *out_spatial), channels = y.shape, x.shape[1]
-    tile_rows, columns = winograd.tile_grid(out_spatial)
-    xp, _ = padded_input(kb, x, winograd.tile_windows(windows, out_spatial), f"{name}_padded", channels_last=True)
-    u = winograd.winograd_weights(weights).reshape(16 * out_channels, channels, 1, 1)
-    rows = winograd.band_rows(tile_rows, columns, channels, u.nbytes > vector.streamed_weights)
+    tile_rows, columns = tile_grid(out_spatial)
+    xp, _ = padded_input(kb, x, tile_windows(windows, out_spatial), f"{name}_padded", channels_last=True)
+    u = winograd_weights(weights).reshape(16 * out_channels, channels, 1, 1)
+    rows = band_rows(tile_rows, columns, channels, u.nbytes > vector.streamed_weights)
     lanes, width, tile = vector.lane_plan(out_channels, [rows, columns], u.nbytes // 16)
     if (out_channels // lanes) % width:  # a tile's blocks of lanes lie in one group
         width, tile = 1, best_tile([rows, columns], vector.tile)
@@ -495,16 +505,16 @@ def _lower_winograd(
     v = kb.alloc(f"{name}_winograd_v", [rows * columns, 16, channels], y.element_type)
     m = kb.alloc(f"{name}_winograd_m", [rows * columns, 16, out_channels], y.element_type)
     with kb.loop(batch) as n:
-        for first, end, count, last_rows in winograd.band_pieces(out_spatial[0], rows):
+        for first, end, count, last_rows in band_pieces(out_spatial[0], rows):
             with kb.loop(end, first, count) as band:
-                winograd.input_transform(kb, xp, v, n, band, count, columns)
+                input_transform(kb, xp, v, n, band, count, columns)
                 box = [count, columns]
                 products = LaneConv(
-                    kb, *winograd.band_views(v, m, count, columns), [Window(size, size, 1) for size in box],
+                    kb, *band_views(v, m, count, columns), [Window(size, size, 1) for size in box],
                     None, packed, channels, out_channels, lanes,
                 )
                 products.build(math.prod(tile), width, tile if count == rows else best_tile(box, math.prod(tile)))
-                winograd.output_transform(kb, m, y, bias, n, band, count, last_rows, out_spatial[1], store_output)
+                output_transform(kb, m, y, bias, n, band, count, last_rows, out_spatial[1], store_output)
 
 
 def store_output(kb: KernelBuilder, value: SSAValue, y: Layout, n: SSAValue, m: SSAValue, pixel: list[SSAValue]) -> None:
