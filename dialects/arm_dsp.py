@@ -79,6 +79,7 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser
@@ -1222,6 +1223,216 @@ class SmladRowsOp(IRDLOperation):
             raise VerifyException("smlad_rows takes 1 to 4 rows and at least one step")
 
 
+SMLAD_BLOCK_ROWS = 4
+"""Output channels (rows of pb) of an `arm_dsp.smlad_block`; it has 2 pixels (words of pa)."""
+
+ZIG_HELPER_SOURCES["zant_smlad_block"] = ZigHelper(
+    "zant_smlad_block",
+    f"""\
+/// A 4 x 2 register block's whole reduction over words of two int16 (arm_dsp.smlad_block): for
+/// each of `steps` steps s, x_j = pa[j·a_next + s] (j < 2), w_i = pb[i·b_next + s] (i < 4),
+/// c_ij += SMLAD(x_j, w_i); results row-major (c00, c01, c10 …).
+/// No SXTB16: both operands were widened before (`conv_columns._pointwise_wide`). On a DSP core
+/// one asm block, `unroll` steps per pass (8, 4, 2 or 1, dividing `steps`), straight-line code
+/// for at most 8 steps; per step 6 LDR and 8 SMLAD. Built for speed (ReleaseFast, ReleaseSmall:
+/// no frame pointer) it takes 14 registers (8 sums, 2 pointers, x0, x1, two w): x0, x1 and two
+/// w loaded back to back, then the other two w (the core pipelines a load after a load), 16
+/// cycles per step; else 13 (one w, each loaded once the SMLADs read the one before: 18 cycles;
+/// with r7 the frame pointer LLVM has no 14th register). A loop's bound has no register of its
+/// own: it enters in w's, is pushed, and is read back into w (dead there) at each pass's end.
+inline fn zant_smlad_block(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, pa: *const i32, pb: *const i32, c: [8]i32) [8]i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const mode = @import("builtin").mode;
+        if (comptime mode == .fast or mode == .small) return zant_smlad_block_asm(steps, a_next, b_next, true, pa, pb, c);
+        return zant_smlad_block_asm(steps, a_next, b_next, false, pa, pb, c);
+    }}
+    const a: [*]const i32 = @ptrCast(pa);
+    const b: [*]const i32 = @ptrCast(pb);
+    var r = c;
+    for (0..steps) |s| {{
+        for (0..4) |i| {{
+            const w = b[@intCast(@as(isize, @intCast(i)) * b_next + @as(isize, @intCast(s)))];
+            for (0..2) |j| {{
+                r[2 * i + j] = zant_smlad(a[@intCast(@as(isize, @intCast(j)) * a_next + @as(isize, @intCast(s)))], w, r[2 * i + j]);
+            }}
+        }}
+    }}
+    return r;
+}}
+
+inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, comptime two_w: bool, pa: *const i32, pb: *const i32, c: [8]i32) [8]i32 {{
+    const straight = comptime steps <= 8;
+    const unroll: usize = comptime if (straight) steps else if (steps % 8 == 0) 8 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+    const sums = [4][2][]const u8{{ .{{ "%[c00]", "%[c01]" }}, .{{ "%[c10]", "%[c11]" }}, .{{ "%[c20]", "%[c21]" }}, .{{ "%[c30]", "%[c31]" }} }};
+    const body = comptime text: {{
+        var text: []const u8 = if (straight) "" else "str %[w], [sp, #-8]!\\n1:\\n\\t";
+        for (0..unroll) |k| {{
+            const at: isize = 4 * @as(isize, @intCast(k));
+            text = text ++ std.fmt.comptimePrint(
+                "ldr %[x0], [%[pa], #{{d}}]\\n\\tldr %[x1], [%[pa], #{{d}}]\\n\\t",
+                .{{ at, at + 4 * a_next }},
+            );
+            if (two_w) {{
+                for (0..2) |h| {{
+                    const r0 = 2 * h;
+                    text = text ++ std.fmt.comptimePrint(
+                        "ldr %[w], [%[pb], #{{d}}]\\n\\tldr %[v], [%[pb], #{{d}}]\\n\\t",
+                        .{{ at + 4 * b_next * @as(isize, @intCast(r0)), at + 4 * b_next * @as(isize, @intCast(r0 + 1)) }},
+                    ) ++ "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
+                }}
+            }} else {{
+                for (0..4) |i| {{
+                    text = text ++ std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{at + 4 * b_next * @as(isize, @intCast(i))}}) ++
+                        "smlad " ++ sums[i][0] ++ ", %[x0], %[w], " ++ sums[i][0] ++ "\\n\\t" ++
+                        "smlad " ++ sums[i][1] ++ ", %[x1], %[w], " ++ sums[i][1] ++ "\\n\\t";
+                }}
+            }}
+        }}
+        if (straight) break :text text;
+        break :text text ++ std.fmt.comptimePrint(
+            "add %[pa], %[pa], #{{d}}\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tldr %[w], [sp]\\n\\tcmp %[pb], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #8",
+            .{{ 4 * unroll, 4 * unroll }},
+        );
+    }};
+    const end: i32 = @bitCast(@as(u32, @truncate(@intFromPtr(pb) +% 4 * steps)));
+    var r00: i32 = undefined;
+    var r01: i32 = undefined;
+    var r10: i32 = undefined;
+    var r11: i32 = undefined;
+    var r20: i32 = undefined;
+    var r21: i32 = undefined;
+    var r30: i32 = undefined;
+    var r31: i32 = undefined;
+    var qa: *const i32 = undefined;
+    var qb: *const i32 = undefined;
+    var x0: i32 = undefined;
+    var x1: i32 = undefined;
+    var w: i32 = undefined;
+    if (two_w) {{
+        var v: i32 = undefined;
+        asm volatile (body
+            : [c00] "=&r" (r00),
+              [c01] "=&r" (r01),
+              [c10] "=&r" (r10),
+              [c11] "=&r" (r11),
+              [c20] "=&r" (r20),
+              [c21] "=&r" (r21),
+              [c30] "=&r" (r30),
+              [c31] "=&r" (r31),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [x0] "=&r" (x0),
+              [x1] "=&r" (x1),
+              [w] "=&r" (w),
+              [v] "=&r" (v),
+            : [i00] "0" (c[0]),
+              [i01] "1" (c[1]),
+              [i10] "2" (c[2]),
+              [i11] "3" (c[3]),
+              [i20] "4" (c[4]),
+              [i21] "5" (c[5]),
+              [i30] "6" (c[6]),
+              [i31] "7" (c[7]),
+              [ipa] "8" (pa),
+              [ipb] "9" (pb),
+              [end] "12" (end),
+            : .{{ .memory = true, .cpsr = true }});
+    }} else {{
+        asm volatile (body
+            : [c00] "=&r" (r00),
+              [c01] "=&r" (r01),
+              [c10] "=&r" (r10),
+              [c11] "=&r" (r11),
+              [c20] "=&r" (r20),
+              [c21] "=&r" (r21),
+              [c30] "=&r" (r30),
+              [c31] "=&r" (r31),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [x0] "=&r" (x0),
+              [x1] "=&r" (x1),
+              [w] "=&r" (w),
+            : [i00] "0" (c[0]),
+              [i01] "1" (c[1]),
+              [i10] "2" (c[2]),
+              [i11] "3" (c[3]),
+              [i20] "4" (c[4]),
+              [i21] "5" (c[5]),
+              [i30] "6" (c[6]),
+              [i31] "7" (c[7]),
+              [ipa] "8" (pa),
+              [ipb] "9" (pb),
+              [end] "12" (end),
+            : .{{ .memory = true, .cpsr = true }});
+    }}
+    return .{{ r00, r01, r10, r11, r20, r21, r30, r31 }};
+}}""",
+    ("zant_smlad",),
+)
+
+
+@irdl_op_definition
+class SmladBlockOp(IRDLOperation):
+    """`%r00, %r01, %r10 … %r31 = arm_dsp.smlad_block %pa, %pb, %c00 … %c31 {steps = S, a_next,
+    b_next} : !uop.ptr<i32>, !uop.ptr<i32>`: a register block of 4 rows (output channels) x 2
+    pixels over operands already widened into words of two int16 (`SXTB16`'s halves), r_ij =
+    c_ij + Σ_s SMLAD(x_j(s), w_i(s)) wrapping, where x_j(s) is the word at `pa + j·a_next + s`
+    and w_i(s) the word at `pb + i·b_next + s` (offsets in words); sums and results row-major.
+    One assembly loop the target compiler does not schedule (`conv_columns._pointwise_wide`)."""
+
+    name = "arm_dsp.smlad_block"
+
+    pa = operand_def(PtrType)
+    pb = operand_def(PtrType)
+    addends = var_operand_def(I32)
+    steps = prop_def(IntAttr)
+    a_next = prop_def(IntAttr)
+    b_next = prop_def(IntAttr)
+    sums = var_result_def(I32)
+
+    assembly_format = "$pa `,` $pb `,` $addends attr-dict `:` type($pa) `,` type($pb) `->` type($sums)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"))
+    irdl_options = (ParsePropInAttrDict(),)
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_block", "zant_smlad")
+    ZIG_RESULTS: ClassVar[str] = "block"
+
+    def __init__(self, pa: SSAValue, pb: SSAValue, addends: Sequence[SSAValue], steps: int, a_next: int, b_next: int):
+        super().__init__(
+            operands=[pa, pb, list(addends)], result_types=[[IntegerType(32)] * (2 * SMLAD_BLOCK_ROWS)],
+            properties={"steps": IntAttr(steps), "a_next": IntAttr(a_next), "b_next": IntAttr(b_next)},
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        constants = (self.steps, self.a_next, self.b_next)
+        return ZigCall("zant_smlad_block", (*(str(c.data) for c in constants), args[0], args[1], "." + "{ " + ", ".join(args[2:]) + " }"))
+
+    def reference(self, pa: Read, pb: Read, *addends: int) -> tuple[int, ...]:
+        steps, a_next, b_next = self.steps.data, self.a_next.data, self.b_next.data
+        x = pa(range(a_next + steps))
+        w = pb(range((SMLAD_BLOCK_ROWS - 1) * b_next + steps))
+        sums = list(addends)
+        for i in range(SMLAD_BLOCK_ROWS):
+            for j in range(2):
+                for s in range(steps):
+                    sums[2 * i + j] = smlad(int(x[j * a_next + s]), int(w[i * b_next + s]), sums[2 * i + j])
+        return tuple(sums)
+
+    def verify_(self) -> None:
+        for ptr in (self.pa, self.pb):
+            assert isinstance(ptr.type, PtrType)
+            if ptr.type.element_type != IntegerType(32):
+                raise VerifyException(f"smlad_block reads words of two int16, got a pointer to {ptr.type.element_type}")
+        if len(self.addends) != 2 * SMLAD_BLOCK_ROWS or len(self.sums) != 2 * SMLAD_BLOCK_ROWS:
+            raise VerifyException(f"smlad_block has {2 * SMLAD_BLOCK_ROWS} sums")
+        if self.steps.data < 1:
+            raise VerifyException(f"smlad_block takes at least one step, got {self.steps.data}")
+
+
 # -- requantization: the high word of a product and a saturating shift --------------------------
 
 ZIG_HELPER_SOURCES["zant_smmla"] = ZigHelper(
@@ -1501,4 +1712,4 @@ class SmladLayerOp(IRDLOperation):
             raise VerifyException("smlad_layer's weights span more than 4 GB")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp], [])
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp], [])

@@ -33,6 +33,12 @@ so the weights are read from flash once per column instead of once per 2 pixels 
 64 -> 64 layers on the L4R5: 181,440 -> 23,040 flash-stall cycles each, for 1 KB of column
 instead of 128 B).
 
+A channels-last X of at least `WIDE_MIN_CHANNELS` channels takes the widened form instead
+(`_pointwise_wide`): X and each block of 4 weight rows widened once into words of two int16,
+then per pair of pixels one `arm_dsp.smlad_block` of 4 output channels x 2 pixels, 6 word loads
+and 8 SMLAD per 16 products, no SXTB16 (VWW's 128-channel layers on the L4R5: 987 K -> 790 K
+cycles each), for a widened copy of X in scratch (`WIDE_MAX_BYTES`).
+
 Exact: every output sums the same products in the same order; only where the input is read
 from changes. Taken for ungrouped 1x1 Convs with unit strides, no pads, constant weights (the
 zero point folded into the bias), an even number of output channels, at least 4 input
@@ -49,6 +55,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
+from zant.dialects import arm_dsp, uop
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, is_channels_last, merge_dims
 
 PIXELS = 2
@@ -78,6 +85,27 @@ CACHED_WEIGHT_BYTES = 256
 channel layer): the narrow column then reads them as cheaply."""
 
 I32 = IntegerType(32)
+
+WIDE_ROWS = arm_dsp.SMLAD_BLOCK_ROWS
+"""Output channels per register block of the widened form (`_pointwise_wide`)."""
+
+WIDE_MIN_CHANNELS = 64
+"""The fewest input channels a layer takes the widened form with: below, the requantization of
+each output (about 12 cycles, as in the 2 x 2 tile) outweighs what the block saves on its few
+products, and the copies cost more than it saves (VWW's 16- and 32-channel layers: 605 K -> 623 K
+and 496 K -> 528 K cycles on the L4R5)."""
+
+WIDE_MIN_PIXELS = 8
+"""The fewest pixels a layer takes the widened form with: staging a block's weight rows costs
+about 3 cycles per weight (its one read from flash, widened and stored), shared by the image's
+pixel pairs, where the 2 x 2 tiles read the weights in place. VWW's 3x3 layers (5 pairs, the
+last overlapping) gain: 128 -> 256 channels 648 K -> 531 K cycles, 256 -> 256 1.20 M -> 977 K
+on the L4R5."""
+
+WIDE_MAX_BYTES = 20480
+"""The largest widened copy of X (2 bytes per element) the widened form allocates: it lives over
+the whole layer beside X and Y (VWW's 64-channel 12x12 layer: 18,432 bytes, below the 48x48
+stage's peak; its 32-channel 24x24 layers would have raised the plan's peak by 36 KB)."""
 
 
 def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
@@ -136,6 +164,10 @@ def pointwise_columns(
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
+    if is_channels_last(x) and wide_form_applies(x, out_channels, weight_rows):
+        assert weight_rows is not None
+        _pointwise_wide(kb, x, y, weight_rows, epilogue, name)
+        return
     if is_channels_last(x):
         _pointwise_channels_last(kb, x, y, weight, epilogue, name, weight_cache, weight_rows)
         return
@@ -221,6 +253,89 @@ def _pointwise_channels_last(
             tile.build(n, m, positions.__getitem__, positions)
 
 
+def wide_form_applies(x: Layout, out_channels: int, weight_rows: Layout | None) -> bool:
+    """Whether a channels-last pointwise Conv takes the widened form (`_pointwise_wide`): int8
+    weight rows as stored (zero point 0), a multiple of 4 input channels (whole word steps), at
+    least `WIDE_MIN_CHANNELS` of them, and
+    of `WIDE_ROWS` output channels, at least `WIDE_MIN_PIXELS` pixels, and a widened copy of X
+    of at most `WIDE_MAX_BYTES`."""
+    channels, pixels = x.shape[1], math.prod(x.shape[2:])
+    return (
+        weight_rows is not None and weight_rows.element_type == IntegerType(8) and channels % 4 == 0
+        and channels >= WIDE_MIN_CHANNELS and out_channels % WIDE_ROWS == 0 and pixels >= WIDE_MIN_PIXELS and 2 * pixels * channels <= WIDE_MAX_BYTES
+    )
+
+
+def _pointwise_wide(
+    kb: KernelBuilder,
+    x: Layout,
+    y: Layout,
+    weight_rows: Layout,
+    epilogue: Callable[[SSAValue, SSAValue], SSAValue],
+    name: str,
+) -> None:
+    """`pointwise_columns` over a channels-last X with both operands widened to int16 first, so
+    the reduction is SMLADs of words as loaded (no `SXTB16` in it) and the registers the widened
+    halves took hold a block of `WIDE_ROWS` output channels x 2 pixels:
+
+        for n: xw[p] = widened(X[n, :, p])                        (the whole image)
+          for m = 0, 4 … < M: ww[i] = widened(W[m + i, :])       (the block's 4 rows)
+            for p = 0, 2 … < H·W (the last pair min(p, H·W - 2)):
+              acc[i][j] = Σ_s SMLAD(xw[p + j][s], ww[i][s]); Y[n, m + i, p + j] = epilogue(…)
+
+    widened(v)[2q], widened(v)[2q + 1] are the `SXTB16` halves of v's word q, elements (4q,
+    4q + 2) and (4q + 1, 4q + 3): one word load, two `SXTB16` and two word stores per 4
+    elements, the same order in both operands, so the SMLADs pair the same products. Per 2 input
+    channels of a block: 2 + 4 word loads and 8 SMLAD for 16 products, against (per 4 channels
+    of the 2 x 2 tile) 4 loads, 8 SXTB16 and 8 SMLAD for 16 (the block's reduction is one
+    `arm_dsp.smlad_block`, a loop in assembly). The copies are made once per layer (X's, shared
+    by the M output channels; the weights', by the pixel pairs); they add 2·H·W·C + 8·C bytes of
+    scratch (`WIDE_MAX_BYTES`). Exact: the same products, each sum wrapping modulo 2^32."""
+    batch, channels = x.shape[:2]
+    out_channels = y.shape[1]
+    pixels = math.prod(x.shape[2:])
+    words = channels // 2
+    xf = merge_dims(x, 2, x.rank - 1)
+    yf = merge_dims(y, 2, y.rank - 1)
+    assert xf is not None and yf is not None
+    rows = xf.permute([0, 2, 1])  # (N, H·W, C), channels contiguous
+    wide_x = kb.alloc(f"{name}_wide", [pixels, words], I32)
+    wide_w = kb.alloc(f"{name}_wide_weights", [WIDE_ROWS, words], I32)
+
+    # Two words per iteration where they divide the row: their loads back to back (the core
+    # pipelines a load after a load) and half the loop's overhead (VWW's 256-channel layer:
+    # 12.4 cycles per word, one word an iteration).
+    unroll = 2 if channels % (2 * 4) == 0 else 1
+
+    def widen(source: Layout, at: list[SSAValue], target: Layout, row: SSAValue) -> None:
+        """target[row][2q], [2q + 1] = the SXTB16 halves of the word at source[*at, 4q]."""
+        with kb.loop(channels // 4, 0, unroll) as first:
+            qs = [first, *(kb.alu("add", first, kb.index(u)) for u in range(1, unroll))]
+            ptrs = [kb.insert(uop.GepOp(kb.view(source), [*at, kb.alu("mul", q, kb.index(4))])).result for q in qs]
+            loaded = [kb.insert(arm_dsp.LoadWordOp(ptr)).results[0] for ptr in ptrs]
+            for q, word in zip(qs, loaded):
+                even = kb.alu("mul", q, kb.index(2))
+                kb.store(kb.insert(arm_dsp.Sxtb16Op(word)).results[0], target, [row, even])
+                kb.store(kb.insert(arm_dsp.Sxtb16Op(word, rotate=8)).results[0], target, [row, kb.alu("add", even, kb.index(1))])
+
+    with kb.loop(batch) as n:
+        with kb.loop(pixels) as p:
+            widen(rows, [n, p], wide_x, p)
+        with kb.loop(out_channels, 0, WIDE_ROWS) as m:
+            block = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, WIDE_ROWS))]
+            with kb.loop(WIDE_ROWS) as i:
+                widen(weight_rows, [kb.alu("add", m, i)], wide_w, i)
+            with kb.loop(-(-pixels // PIXELS)) as pair:
+                p = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, pixels)
+                positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
+                pa = kb.insert(uop.GepOp(kb.view(wide_x), [p, kb.index(0)])).result
+                pb = kb.insert(uop.GepOp(kb.view(wide_w), [kb.index(0), kb.index(0)])).result
+                zero = kb.const(0, I32)
+                sums = kb.insert(arm_dsp.SmladBlockOp(pa, pb, [zero] * (WIDE_ROWS * PIXELS), words, words, words)).results
+                for total, (row, position) in zip(sums, itertools.product(block, positions)):
+                    kb.store(epilogue(total, row), yf, [n, row, position])
+
+
 @dataclass(frozen=True)
 class ColumnTile:
     """One register tile: `CHANNELS` output channels from m x `PIXELS` pixels of the column."""
@@ -251,4 +366,4 @@ class ColumnTile:
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "column_form_applies", "column_pixels", "pointwise_columns"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_BYTES", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "pointwise_columns", "wide_form_applies"]
