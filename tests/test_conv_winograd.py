@@ -40,6 +40,7 @@ def test_winograd_several_bands():
     assert band_pieces(41, 3) == [(0, 18, 3, 2), (18, 21, 3, 1)]
     assert band_pieces(40, 3) == [(0, 18, 3, 2), (18, 20, 2, 2)]
     assert band_pieces(7, 4) == [(0, 4, 4, 1)]  # ResNet-18's 7x7: one band, one pass over U
+    assert band_rows(12, 12, 64) == 4  # at most 5 rows: 3 bands of 4, not 2 of 5 and one of 2
     m = ConvModel([1, 64, 41, 40], seed=2)
     m.conv(64, [3, 3], pads=[1, 1, 1, 1])
     m.conv(64, [3, 3], pads=[0, 1, 0, 1])

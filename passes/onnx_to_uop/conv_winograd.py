@@ -104,12 +104,14 @@ def winograd_weights(weights: np.ndarray) -> np.ndarray:
 
 
 def band_rows(tile_rows: int, tile_columns: int, channels: int, streamed: bool = False) -> int:
-    """Tile rows per band: the most whose V fits `BAND_BYTES` (at least one); all of them when
-    the transformed weights stream from memory (each band reads all of them)."""
+    """Tile rows per band: as few bands as V's `BAND_BYTES` allow (at least one row each), their
+    rows evened out (12 tile rows of at most 5: 3 bands of 4, no band of the 2 left over, whose
+    code would be a copy of the whole form's); all of them when the transformed weights stream
+    from memory (each band reads all of them)."""
     if streamed:
         return tile_rows
-    per_row = tile_columns * 16 * channels * 4
-    return max(1, min(tile_rows, BAND_BYTES // per_row))
+    most = max(1, min(tile_rows, BAND_BYTES // (tile_columns * 16 * channels * 4)))
+    return -(-tile_rows // -(-tile_rows // most))
 
 
 def _combine(kb: KernelBuilder, coefficients: Sequence[int], values: Sequence[SSAValue]) -> SSAValue:
