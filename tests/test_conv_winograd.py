@@ -84,3 +84,17 @@ def test_the_cost_rule():
     assert takes_winograd(vector, 256, 256, (6, 6))  # 4 MB transformed: not streamed, 9 tiles
     assert not takes_winograd(VectorConv(16, 14, winograd=False), 64, 64, (56, 56))
     assert band_rows(28, 28, 64) * 28 * 16 * 64 * 4 <= BAND_BYTES
+
+
+def test_every_host_pass_keeps_the_winograd_outputs():
+    """The uop interpreter runs a Winograd Conv (odd output, fused Relu) after each host pass
+    from onnx-to-uop on (seeded inputs): fuse-loops, split-index-sets and vectorize keep what
+    the transforms and the grouped products compute."""
+    from e2e import check_passes_after_lowering
+
+    m = ConvModel([1, 32, 7, 5], seed=5)
+    first = m.conv(32, [3, 3], pads=[1, 1, 1, 1], output=False)
+    m.outputs.append(m.node("Relu", [first]))
+    module, report = check_passes_after_lowering(m.model(), "host")
+    assert {"fuse-loops", "split-index-sets", "vectorize", "plan-arenas"} <= set(report.checked), report.unchecked
+    assert "y0_winograd_v" in str(module)
