@@ -1266,36 +1266,37 @@ inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, co
     const sums = [4][2][]const u8{{ .{{ "%[c00]", "%[c01]" }}, .{{ "%[c10]", "%[c11]" }}, .{{ "%[c20]", "%[c21]" }}, .{{ "%[c30]", "%[c31]" }} }};
     const body = comptime text: {{
         var text: []const u8 = if (straight) "" else "str %[w], [sp, #-8]!\\n1:\\n\\t";
+        // In a loop, each pointer's first load of a pass advances it by the pass (post-indexed)
+        // and its other loads reach back from there: no ADD per pointer and pass.
+        const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
         for (0..unroll) |k| {{
-            const at: isize = 4 * @as(isize, @intCast(k));
-            text = text ++ std.fmt.comptimePrint(
-                "ldr %[x0], [%[pa], #{{d}}]\\n\\tldr %[x1], [%[pa], #{{d}}]\\n\\t",
-                .{{ at, at + 4 * a_next }},
-            );
+            const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
+            const first = !straight and k == 0;
+            text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{{d}}]\\n\\t", .{{at}})) ++
+                std.fmt.comptimePrint("ldr %[x1], [%[pa], #{{d}}]\\n\\t", .{{(if (first) at - pass else at) + 4 * a_next}});
             if (two_w) {{
                 for (0..2) |h| {{
                     const r0 = 2 * h;
-                    text = text ++ std.fmt.comptimePrint(
-                        "ldr %[w], [%[pb], #{{d}}]\\n\\tldr %[v], [%[pb], #{{d}}]\\n\\t",
-                        .{{ at + 4 * b_next * @as(isize, @intCast(r0)), at + 4 * b_next * @as(isize, @intCast(r0 + 1)) }},
-                    ) ++ "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
+                    const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
+                    const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{w_at}});
+                    const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
+                    text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{{d}}]\\n\\t", .{{v_at}}) ++
+                        "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
                         "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
                         "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
                         "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
                 }}
             }} else {{
                 for (0..4) |i| {{
-                    text = text ++ std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{at + 4 * b_next * @as(isize, @intCast(i))}}) ++
+                    const w_load = if (first and i == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{(if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(i))}});
+                    text = text ++ w_load ++
                         "smlad " ++ sums[i][0] ++ ", %[x0], %[w], " ++ sums[i][0] ++ "\\n\\t" ++
                         "smlad " ++ sums[i][1] ++ ", %[x1], %[w], " ++ sums[i][1] ++ "\\n\\t";
                 }}
             }}
         }}
         if (straight) break :text text;
-        break :text text ++ std.fmt.comptimePrint(
-            "add %[pa], %[pa], #{{d}}\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tldr %[w], [sp]\\n\\tcmp %[pb], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #8",
-            .{{ 4 * unroll, 4 * unroll }},
-        );
+        break :text text ++ "ldr %[w], [sp]\\n\\tcmp %[pb], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #8";
     }};
     const end: i32 = @bitCast(@as(u32, @truncate(@intFromPtr(pb) +% 4 * steps)));
     var r00: i32 = undefined;

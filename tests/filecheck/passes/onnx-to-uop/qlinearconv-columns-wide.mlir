@@ -3,7 +3,7 @@
 // With conv-word-taps (the Cortex-M4's pipeline), a pointwise Conv over a channels-last int8 X
 // of at least 64 channels and 8 pixels takes the widened form (conv_columns._pointwise_wide):
 // X's words widened once into int16 halves (one load_word and its two sxtb16 per 4 channels,
-// stored as two words; two words an iteration), then per block of 4 output channels their
+// stored as two words; four words an iteration), then per block of 4 output channels their
 // weight rows widened the same way, then per pair of pixels one arm_dsp.smlad_block over both
 // (32 steps of a word, the pixels and the rows 32 words apart), whose 8 sums are requantized and
 // stored row-major: rows m … m + 3, pixels p, p + 1.
@@ -13,7 +13,7 @@
 // CHECK:         %y_columns_wide_weights = uop.define_local "y_columns_wide_weights" : !uop.buffer<128xi32>
 // CHECK:         uop.range %[[N:.*]] = 0 to 1 {
 // CHECK-NEXT:      uop.range %[[P:.*]] = 0 to 16 {
-// CHECK-NEXT:        uop.range %[[Q:.*]] = 0 to 16 step 2 {
+// CHECK-NEXT:        uop.range %[[Q:.*]] = 0 to 16 step 4 {
 // CHECK:               %[[WORD:.*]] = arm_dsp.load_word %{{.*}} : !uop.ptr<i8>
 // CHECK-NEXT:          %[[NEXT:.*]] = arm_dsp.load_word %{{.*}} : !uop.ptr<i8>
 // CHECK:               %[[EVEN:.*]] = arm_dsp.sxtb16 %[[WORD]] : i32
@@ -24,7 +24,7 @@
 // CHECK:               arm_dsp.sxtb16 %[[NEXT]] ror 8 : i32
 // CHECK:           uop.range %[[M:.*]] = 0 to 8 step 4 {
 // CHECK:             uop.range %[[I:.*]] = 0 to 4 {
-// CHECK:               uop.range %{{.*}} = 0 to 16 step 2 {
+// CHECK:               uop.range %{{.*}} = 0 to 16 step 4 {
 // CHECK:                 arm_dsp.load_word %{{.*}} : !uop.ptr<i8>
 // CHECK:             uop.range %[[PAIR:.*]] = 0 to 8 {
 // CHECK:               %[[PA:.*]] = uop.gep %{{.*}}[%{{.*}}, %{{.*}}] : !uop.view<16x32xi32
