@@ -1262,7 +1262,9 @@ inline fn zant_smlad_block(comptime steps: usize, comptime a_next: isize, compti
 
 inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, comptime two_w: bool, pa: *const i32, pb: *const i32, c: [8]i32) [8]i32 {{
     const straight = comptime steps <= 8;
-    const unroll: usize = comptime if (straight) steps else if (steps % 8 == 0) 8 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+    // Built for size, at most 4 steps a pass (KWS in ReleaseSmall: 8 outgrew 40 KB of flash).
+    const most: usize = comptime if (@import("builtin").mode == .small) 4 else 8;
+    const unroll: usize = comptime if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
     const sums = [4][2][]const u8{{ .{{ "%[c00]", "%[c01]" }}, .{{ "%[c10]", "%[c11]" }}, .{{ "%[c20]", "%[c21]" }}, .{{ "%[c30]", "%[c31]" }} }};
     const body = comptime text: {{
         var text: []const u8 = if (straight) "" else "str %[w], [sp, #-8]!\\n1:\\n\\t";
