@@ -24,12 +24,14 @@ from zant.passes.onnx_to_uop.conv_depthwise import (
     split_paired_interior,
     takes_edges,
     valid_rows,
+    word_starts,
 )
 from zant.passes.onnx_to_uop.windows import Region, Window, window_regions
 
 # (name, channels, H, W, strides, pads): interiors of 9 (steps of 4 and a single last output;
 # one pad each side: the border too), 6, 3, 2 and 4 (KWS's 5-wide rows, 4- and VWW's 6-wide
-# ones: short rows, computed whole), stride 2 with TensorFlow's SAME pads (0 before, 1 after) and with 1
+# ones: short rows, computed whole; 3 wide, VWW's last layer, whose words reach a byte into the
+# row before or after), stride 2 with TensorFlow's SAME pads (0 before, 1 after) and with 1
 # on both sides, no pads at all, and a border row below only (the edges' row kinds).
 CASES = [
     ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
@@ -41,6 +43,8 @@ CASES = [
     ("s1_w4", 2, 5, 4, [1, 1], [1, 1, 1, 1]),
     ("s1_w6", 2, 6, 6, [1, 1], [1, 1, 1, 1]),
     ("s1_edges_below", 2, 5, 7, [1, 1], [0, 1, 1, 1]),
+    ("s1_w3", 4, 3, 3, [1, 1], [1, 1, 1, 1]),
+    ("s1_w3_tall", 3, 6, 3, [1, 1], [1, 1, 1, 1]),
 ]
 
 
@@ -79,7 +83,11 @@ def test_the_form_covers_the_interior_its_words_stay_in():
     assert short_row(kws[1]) and takes_edges(kws)
     assert short_row(Window(4, 4, 3, 1, 1, 1, 1)) and short_row(Window(6, 6, 3, 1, 1, 1, 1))
     assert not short_row(Window(7, 7, 3, 1, 1, 1, 1))
-    assert not short_row(Window(5, 5, 3, 2, 1, 1, 1)) and not short_row(Window(3, 3, 3, 1, 1, 1, 1))
+    assert not short_row(Window(5, 5, 3, 2, 1, 1, 1)) and not short_row(Window(2, 2, 3, 1, 1, 1, 1))
+    # 3-wide rows (VWW's 3x3x256 layer): short rows, when there is a second row to reach into
+    vww = [Window(3, 3, 3, 1, 1, 1, 1), Window(3, 3, 3, 1, 1, 1, 1)]
+    assert short_row(vww[1]) and takes_edges(vww)
+    assert not takes_edges([Window(1, 1, 3, 1, 1, 1, 1), Window(3, 3, 3, 1, 1, 1, 1)])
     # stride 2: the row's ends are border outputs of the edges' kinds (TF SAME over an even row:
     # no first, the last reads the pad after; one pad each side over an odd row: both)
     assert takes_edges([Window(6, 6, 3, 1, 1, 1, 1), Window(48, 24, 3, 2, 1, 0, 1)])
@@ -101,18 +109,18 @@ def test_the_form_covers_the_interior_its_words_stay_in():
     assert len(rest) == len(window_regions(valid)) - 1
 
 
-def _row_products(width: int) -> list[list[tuple[int, int]]]:
+def _row_products(width: int, starts: range | None = None) -> list[list[tuple[int, int]]]:
     """Per output of a `row_words` plan, its (input, tap) products."""
     def element(held: tuple[int, int, bool]) -> int:
         a, odd, high = held
         return a + odd + 2 * high
 
     products = []
-    for o, (a, odd, taps) in enumerate(row_words(width)):
-        if a < 0:
+    for o, (a, odd, taps) in enumerate(row_words(width, starts)):
+        if a is None:
             products.append([(element(taps[0]), 1 if o == 0 else 0), (element(taps[1]), 2 if o == 0 else 1)])
         else:
-            assert 0 <= a <= width - 4
+            assert a in (starts if starts is not None else range(width - 3))
             products.append([(a + odd, 0), (a + odd + 2, 2), (element(taps[0]), 1)])
     return products
 
@@ -127,8 +135,26 @@ def test_short_rows_share_their_words_halves():
             want = sorted((o - 1 + k, k) for k in range(3) if 0 <= o - 1 + k < width)
             assert sorted(taken) == want, (width, o)
         plan = row_words(width)
-        held = [(a, odd) for a, odd, _ in plan if a >= 0] + [(a, odd) for *_, taps in plan for a, odd, _ in taps]
+        held = [(a, odd) for a, odd, _ in plan if a is not None] + [(a, odd) for *_, taps in plan for a, odd, _ in taps]
         assert len({a for a, _ in held}) == words and len(set(held)) == halves
+
+
+def test_3_wide_rows_read_one_word_reaching_into_a_row_beside_them():
+    """A 3-wide row's word starts a byte before it where the row is never a channel's first
+    (its halves E = (x-1, x1), O = (x0, x2)), else at it where the row is never the last (the
+    next row's first byte unread), else nowhere; the 7 products of its 3 outputs take both
+    halves of the one word."""
+    assert word_starts(3, 3, (1, 2)) == range(-1, 0)
+    assert word_starts(3, 3, (0, 1)) == range(0, 1)
+    assert word_starts(3, 3, (0, 2)) == range(0)
+    assert word_starts(6, 6, (0, 5)) == range(0, 3)
+    for starts in (range(-1, 0), range(0, 1)):
+        products = _row_products(3, starts)
+        for o, taken in enumerate(products):
+            assert sorted(taken) == sorted((o - 1 + k, k) for k in range(3) if 0 <= o - 1 + k < 3), (starts, o)
+        plan = row_words(3, starts)
+        held = [(a, odd) for a, odd, _ in plan if a is not None] + [(a, odd) for *_, taps in plan for a, odd, _ in taps]
+        assert {a for a, _ in held} == set(starts) and len(set(held)) == 2
 
 
 def test_padded_taps_are_the_taps_each_kind_of_output_reads_from_the_pads():

@@ -35,6 +35,19 @@ side: a `short_row`) is computed whole, border included, in straight-line code w
 halves (`row_words`): 2 words and 3 `SXTB16` per row of taps for 5 outputs, 3 `SMLAD` and 6
 single products (`arm_dsp.smla`, a half of the data times a half of a weight word). In steps
 with the tap-at-a-time border it took 300 k cycles per KWS layer on the L4R5, 204 k this way.
+A row of 3 (VWW's last depthwise layer, 3x3 over 256 channels, which took `convolve`'s checked
+rows, 36 instructions an output) is one word reaching a byte into the row before it, or after
+it in a channel's first row (`word_starts`): 1 load, 2 `SXTB16`, 1 `SMLAD` and 5 single
+products for its 7 products (that layer 116.7 k -> 83.5 k cycles in `zant profile`).
+
+Where the cycles stay (VWW on the L4R5, `zant profile` at f81ae52, cycles per output of 9
+products): 48x48x8 22.8, 24x24x32 23.3, 12x12x64 27.6, 6x6x128 28.7 (short rows), stride 2
+31.4 to 36.6, 3x3x256 50.6 before the rows of 3. A 4-output step at stride 1 is 42 instructions
+of products (6 loads, 12 SXTB16, 12 SMLAD, 12 SMLAxB) and 5 an output of requantization and
+store; LLVM adds 7 or so of spills and reloads (15 registers wanted). That floor, about 15
+instructions an output (1.7 a product), leaves this form little room under 2 cycles a product;
+a channels-last form does worse (SMLAD cannot pair a word's 4 channels, whose sums are apart:
+about 2.25 instructions a product with pre-widened weights).
 
 Exact: every product is one of the reference's, each 16-bit half a sign-extended int8 weight or
 input, and the int32 sums wrap as the reference's do (the order of additions changes nothing).
@@ -51,7 +64,7 @@ from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
 from zant.dialects import arm_dsp, uop
-from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, merge_dims
 from zant.passes.onnx_to_uop.windows import Region, Window, interior, window_regions
 
 I16 = IntegerType(16)
@@ -101,15 +114,19 @@ def applies(x: Layout, windows: Sequence[Window]) -> bool:
     """Whether a depthwise Conv over X (already known to have constant int8 weights with a zero
     weight zero point, the input's folded) takes the form: X int8 with 2 spatial dimensions and
     contiguous rows, rows of `TAPS` taps at stride 1 without dilation, and at least one step of
-    interior outputs."""
+    interior outputs or rows the form computes whole (`takes_edges`). Rows narrower than a
+    word also need each channel's rows back to back: their words reach into the next or the
+    previous row (`word_starts`)."""
     if x.rank != 4 or len(windows) != 2 or x.element_type != IntegerType(8) or x.strides[-1] != 1:
         return False
     last = windows[-1]
     if last.kernel != TAPS or last.dilation != 1 or last.stride not in STRIDES:
         return False
+    if last.in_size < WORD and x.strides[-2] != last.in_size:
+        return False
     rows = interior(windows[0])
     lo, hi = paired_span(last)
-    return rows[0] < rows[1] and lo < hi
+    return rows[0] < rows[1] and (lo < hi or takes_edges(windows))
 
 
 def row_ends(window: Window) -> tuple[bool, bool]:
@@ -125,11 +142,29 @@ def short_row(window: Window) -> bool:
     """Whether a row (the last dimension, stride 1, one pad each side) is at most a step plus
     its two ends: `depthwise_paired_taps` then computes it whole in straight-line code whose
     words' halves its outputs share (`row_words`). (VWW's 6-wide rows: 152 k -> 133 k cycles
-    per 128-channel layer on the L4R5, from one step between the ends' words.)"""
+    per 128-channel layer on the L4R5, from one step between the ends' words.) A row of 3
+    (VWW's last depthwise layer, 3x3 over 256 channels) is one word reaching a byte into the
+    row before it or after it (`word_starts`)."""
     return (
         window.kernel == TAPS and window.dilation == 1 and window.stride == 1 and window.pad_begin == 1
-        and window.pad_end == 1 and WORD <= window.in_size <= BLOCK[1] + 2
+        and window.pad_end == 1 and WORD - 1 <= window.in_size <= BLOCK[1] + 2
     )
+
+
+def word_starts(width: int, height: int, rows: tuple[int, int]) -> range:
+    """Where, from a row's first byte, the words a `short_row` reads may start, for a row of taps
+    whose input row lies in `rows` (inclusive bounds) of a channel's `height` rows (stored
+    back to back): inside the row, and for a row narrower than a word also one byte before it
+    (the previous row's last) when the row is never the first, else one byte after it (the
+    next row's first) when it is never the last; empty when neither holds. The bytes from
+    outside the row are in halves no product reads."""
+    if width >= WORD:
+        return range(0, width - WORD + 1)
+    if rows[0] >= 1:
+        return range(width - WORD, 0)
+    if rows[1] <= height - 2:
+        return range(0, 1)
+    return range(0)
 
 
 def takes_edges(windows: Sequence[Window]) -> bool:
@@ -141,8 +176,10 @@ def takes_edges(windows: Sequence[Window]) -> bool:
     more instructions with their edges: LLVM's code for a row of straight-line steps; as a
     `short_row` 2 words serve the row.)"""
     rows, last = windows
-    if last.kernel != TAPS or last.dilation != 1 or last.stride not in STRIDES or last.in_size < WORD:
+    if last.kernel != TAPS or last.dilation != 1 or last.stride not in STRIDES:
         return False
+    if last.in_size < WORD:  # a row of 3: its words reach into a row beside it
+        return short_row(last) and rows.in_size >= 2 and rows.pad_begin <= 1 and rows.pad_end <= 1
     first, final = row_ends(last)
     lo, hi = paired_span(last)
     return (
@@ -151,20 +188,23 @@ def takes_edges(windows: Sequence[Window]) -> bool:
     )
 
 
-def row_words(width: int) -> list[tuple[int, int, tuple[tuple[int, int, bool], ...]]]:
+def row_words(width: int, starts: range | None = None) -> list[tuple[int | None, int, tuple[tuple[int, int, bool], ...]]]:
     """A `short_row` of `width` inputs (and outputs) as word halves: per output o, (word, half,
     taps), the word's start and its SXTB16 half (0: E, 1: O) holding the pair o's `SMLAD` reads
-    with (w0, w2) (an interior output; -1 at a row's ends, which have none), and its other taps
-    (input, word start, half-is-high) read one product at a time: w1's (an end's two). Each half
-    is taken from a word already read where one holds it, so the row reads few words (5 wide:
-    the words at 0 and 1, halves E0, O0 and O1, for 15 products; 6 wide: the words at 0 and 2
-    and their 4 halves, for 18)."""
+    with (w0, w2) (an interior output; None at a row's ends, which have none), and its other
+    taps (word start, half, half-is-high) read one product at a time: w1's (an end's two). The
+    words start in `starts` (`word_starts`; by default those inside the row). Each half is
+    taken from a word already read where one holds it, so the row reads few words (5 wide: the
+    words at 0 and 1, halves E0, O0 and O1, for 15 products; 6 wide: the words at 0 and 2 and
+    their 4 halves, for 18; 3 wide: one word and its 2 halves, for 7)."""
+    if starts is None:
+        starts = range(0, width - WORD + 1)
     words: list[int] = []
     halves: set[tuple[int, int]] = set()
 
     def holder(j: int) -> tuple[int, int, bool]:
         """A (word, half, high) holding input j: one already computed, else a word's."""
-        options = [(a, (j - a) % 2, j - a >= 2) for a in range(max(0, j - 3), min(j, width - WORD) + 1)]
+        options = [(a, (j - a) % 2, j - a >= 2) for a in starts if 0 <= j - a < WORD]
         a, half, high = min(options, key=lambda h: ((h[0], h[1]) not in halves, h[0] not in words))
         if a not in words:
             words.append(a)
@@ -174,12 +214,12 @@ def row_words(width: int) -> list[tuple[int, int, tuple[tuple[int, int, bool], .
     out = []
     for o in range(width):
         if o == 0:
-            out.append((-1, -1, (holder(0), holder(1))))
+            out.append((None, -1, (holder(0), holder(1))))
             continue
         if o == width - 1:
-            out.append((-1, -1, (holder(o - 1), holder(o))))
+            out.append((None, -1, (holder(o - 1), holder(o))))
             continue
-        pairs = [(a, (o - 1 - a)) for a in (o - 1, o - 2) if 0 <= a <= width - WORD]
+        pairs = [(a, (o - 1 - a)) for a in (o - 1, o - 2) if a in starts]
         a, half = min(pairs, key=lambda p: ((p[0], p[1]) not in halves, p[0] not in words))
         if a not in words:
             words.append(a)
@@ -335,19 +375,32 @@ def depthwise_paired_taps(
                 total = mla(bottom(odd), top(both), mla(bottom(even), middle, total))
         return total
 
-    def whole_row(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], starts: list[SSAValue]) -> list[SSAValue]:
+    def word_at(n: SSAValue, c: SSAValue, iy: SSAValue, a: int) -> SSAValue:
+        """The word of X[n, c] from byte `a` of row iy: in the row's view where it stays inside
+        the row, else in the channel's rows as one (a row of 3, `word_starts`)."""
+        if 0 <= a <= last.in_size - WORD:
+            return kb.insert(uop.GepOp(source, [n, c, iy, kb.index(a)])).result
+        plane = merge_dims(x, 2, 3)
+        assert plane is not None
+        at = kb.alu("add", kb.alu("mul", iy, kb.index(last.in_size)), kb.index(a))
+        return kb.insert(uop.GepOp(kb.view(plane), [n, c, at])).result
+
+    def whole_row(
+        n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], starts: list[SSAValue], reach: list[tuple[int, int]],
+    ) -> list[SSAValue]:
         """The sums of a `short_row`'s outputs over `rows` (`row_words`: each word loaded and
         each half taken once per row of taps), its padded taps left out, from `starts` (the
-        row's first output's, its interior's, its last's)."""
-        plan = row_words(last.in_size)
-        totals = [starts[0], *(starts[1] for _ in plan[2:]), starts[2]]
-        for iy, both, middle in rows:
+        row's first output's, its interior's, its last's); `reach` bounds each row of taps'
+        input row (`word_starts`)."""
+        totals = [starts[0], *(starts[1] for _ in range(last.in_size - 2)), starts[2]]
+        for (iy, both, middle), bounds in zip(rows, reach, strict=True):
+            plan = row_words(last.in_size, word_starts(last.in_size, rows_window.in_size, bounds))
             words: dict[int, SSAValue] = {}
             taken: dict[tuple[int, int], SSAValue] = {}
 
             def half(a: int, odd: int) -> SSAValue:
                 if a not in words:
-                    words[a] = kb.insert(arm_dsp.LoadWordOp(kb.insert(uop.GepOp(source, [n, c, iy, kb.index(a)])).result)).result
+                    words[a] = kb.insert(arm_dsp.LoadWordOp(word_at(n, c, iy, a))).result
                 if (a, odd) not in taken:
                     taken[a, odd] = kb.insert(arm_dsp.Sxtb16Op(words[a], rotate=8 * odd)).result
                 return taken[a, odd]
@@ -359,23 +412,26 @@ def depthwise_paired_taps(
                 return kb.insert(arm_dsp.SmlaOp(half(a, odd), w, total, halves)).result
 
             for o, (a, odd, taps) in enumerate(plan):
-                if a < 0 and o == 0:  # x0·w1 + x1·w2
+                if a is None and o == 0:  # x0·w1 + x1·w2
                     totals[o] = product(taps[1], both, True, product(taps[0], middle, False, totals[o]))
-                elif a < 0:  # x[W-2]·w0 + x[W-1]·w1
+                elif a is None:  # x[W-2]·w0 + x[W-1]·w1
                     totals[o] = product(taps[1], middle, False, product(taps[0], both, False, totals[o]))
                 else:
                     totals[o] = product(taps[0], middle, False, smlad(half(a, odd), both, totals[o]))
         return totals
 
-    def row(n: SSAValue, c: SSAValue, oy: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], starts: list[SSAValue]) -> None:
+    def row(
+        n: SSAValue, c: SSAValue, oy: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], starts: list[SSAValue],
+        reach: list[tuple[int, int]],
+    ) -> None:
         """Row oy of the output: its interior in steps, and with `edges` its first and last
         outputs, their sums from `starts` (the row's first output's, its interior's, its
-        last's: `sums_start`)."""
+        last's: `sums_start`); `reach` as for `whole_row`."""
         def store(total: SSAValue, o: SSAValue) -> None:
             kb.store(epilogue(total, c, [oy, o]), y, [n, c, oy, o])
 
         if edges and short_row(last):
-            for o, total in enumerate(whole_row(n, c, rows, starts)):
+            for o, total in enumerate(whole_row(n, c, rows, starts, reach)):
                 store(total, kb.index(o))
             return
         block = BLOCK[last.stride]
@@ -428,11 +484,9 @@ def depthwise_paired_taps(
         with channel_loop() as (n, c, words, middles, bias):
             for oy in oys:
                 kind = 1 + border_rows(rows_window).index(oy)
-                rows = [
-                    (kb.index(oy * rows_window.stride - rows_window.pad_begin + r * rows_window.dilation), words[r], middles[r])
-                    for r in valid_rows(rows_window, oy)
-                ]
-                row(n, c, kb.index(oy), rows, sums_start(kind, words, middles, bias))
+                taps = [oy * rows_window.stride - rows_window.pad_begin + r * rows_window.dilation for r in valid_rows(rows_window, oy)]
+                rows = [(kb.index(iy), words[r], middles[r]) for iy, r in zip(taps, valid_rows(rows_window, oy))]
+                row(n, c, kb.index(oy), rows, sums_start(kind, words, middles, bias), [(iy, iy) for iy in taps])
 
     inner_lo, inner_hi = interior(rows_window)
     if edges and inner_lo > 0:
@@ -441,9 +495,13 @@ def depthwise_paired_taps(
         starts = sums_start(0, words, middles, bias)
         with kb.loop(inner_hi, inner_lo) as oy:
             rows = [(tap(oy, rows_window, r), words[r], middles[r]) for r in range(rows_window.kernel)]
-            row(n, c, oy, rows, starts)
+            reach = [
+                tuple(o * rows_window.stride - rows_window.pad_begin + r * rows_window.dilation for o in (inner_lo, inner_hi - 1))
+                for r in range(rows_window.kernel)
+            ]
+            row(n, c, oy, rows, starts, reach)  # type: ignore[arg-type]
     if edges and inner_hi < rows_window.out_size:
         border(list(range(inner_hi, rows_window.out_size)))
 
 
-__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "border_rows", "depthwise_paired_taps", "padded_taps", "paired_span", "paired_tap_weights", "row_ends", "split_paired_interior", "takes_edges", "valid_rows"]
+__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "border_rows", "depthwise_paired_taps", "padded_taps", "paired_span", "paired_tap_weights", "row_ends", "split_paired_interior", "takes_edges", "valid_rows", "word_starts"]
