@@ -20,6 +20,17 @@ from zant.passes.onnx_to_uop.conv_columns import WIDE_MIN_CHANNELS
 from zant.pipelines import MCU_PIPELINE, pipeline_for
 
 
+def roomy(pipeline: str) -> str:
+    """`pipeline` with onnx-to-uop's layer bound lifted: the test model's pointwise Conv is its
+    own peak, within which the default bound keeps the form from growing the plan
+    (`test_the_layer_bound_keeps_the_tiles`)."""
+    def stage(s: str) -> str:
+        if s == "onnx-to-uop":
+            return "onnx-to-uop{layer-bound=1048576}"
+        return s[:-1] + " layer-bound=1048576}" if s.startswith("onnx-to-uop{") else s
+    return ",".join(map(stage, pipeline.split(",")))
+
+
 @pytest.fixture
 def eight_outputs(monkeypatch):
     # 8 output channels: two blocks of 4 rows (the test model's 6 take the 2 x 2 tiles).
@@ -31,9 +42,9 @@ def test_wide_blocks_are_the_reference_bit_for_bit(tmp_path, eight_outputs, chan
     """64 channels (32 steps: a loop of 8 per pass), 96 (48 steps); 35 pixels (the last pair
     overlaps the one before). Without assign-layouts X is NCHW: the column form, no block."""
     without = ",".join(s for s in MCU_PIPELINE.split(",") if s != "assign-layouts")
-    staged = pipeline_for("cortex-m4", weight_cache=256)
+    staged = roomy(pipeline_for("cortex-m4", weight_cache=256))
     expected, outputs, sources = _compile_and_run(
-        tmp_path, _model(channels), {"wide": MCU_PIPELINE, "staged": staged, "nchw": without}
+        tmp_path, _model(channels), {"wide": roomy(MCU_PIPELINE), "staged": staged, "nchw": roomy(without)}
     )
     assert "zant_smlad_block(" in sources["wide"] and "zant_smlad_block(" in sources["staged"]
     assert "zant_smlad_block(" not in sources["nchw"]
@@ -44,9 +55,25 @@ def test_wide_blocks_are_the_reference_bit_for_bit(tmp_path, eight_outputs, chan
 def test_few_channels_keep_the_tiles(tmp_path, eight_outputs):
     """Below `WIDE_MIN_CHANNELS` input channels the 2 x 2 tiles stay (their requantization
     outweighs what a block saves on few products)."""
-    expected, outputs, sources = _compile_and_run(tmp_path, _model(WIDE_MIN_CHANNELS // 2), {"cl": MCU_PIPELINE})
+    expected, outputs, sources = _compile_and_run(tmp_path, _model(WIDE_MIN_CHANNELS // 2), {"cl": roomy(MCU_PIPELINE)})
     assert "zant_smlad_block(" not in sources["cl"] and "zant_smlad_tile(" in sources["cl"]
     assert np.array_equal(outputs["cl"], expected)
+
+
+def test_the_layer_bound_keeps_the_tiles(tmp_path, eight_outputs):
+    """With the graph's own layer bound (the default), a layer that is the graph's peak keeps
+    the 2 x 2 tiles: the widened copy would raise the plan above the layer-by-layer peak (KWS's
+    64-channel layers); the scratch stays at its lower bound."""
+    onnx.save(_model(WIDE_MIN_CHANNELS), tmp_path / "m.onnx")
+    scratch = {}
+    for pipeline, wide in ((MCU_PIPELINE, False), (roomy(MCU_PIPELINE), True)):
+        built = compile_model(tmp_path / "m.onnx", tmp_path / str(wide), CompileOptions(
+            name="net", target="cortex-m4", pipeline=pipeline, build=False,
+        ))
+        assert ("zant_smlad_block(" in built.zig_path.read_text()) == wide
+        scratch[wide] = built.plan["ram_arena_bytes"]
+    # The widened copy of X (2 bytes per element) is what the bound kept out of the plan.
+    assert scratch[True] - scratch[False] >= 2 * WIDE_MIN_CHANNELS * H * W, scratch
 
 
 @pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSmall", "ReleaseSafe", "Debug"])
@@ -64,6 +91,7 @@ def test_firmware_wide_blocks_equal_the_host(tmp_path, eight_outputs, optimize):
     x = np.random.default_rng(5).integers(-128, 128, (1, WIDE_MIN_CHANNELS, H, W)).astype(np.int8)
     firmware = compile_model(tmp_path / "m.onnx", tmp_path / "m4", CompileOptions(
         name="net", target="cortex-m4", firmware=True, optimize=optimize, inputs={host.inputs[0].name: x},
+        pipeline=roomy(MCU_PIPELINE),
     ))
     assert "zant_smlad_block(" in firmware.zig_path.read_text()
     assert disassembly(firmware.firmware_path).count("smlad") >= 8
@@ -87,7 +115,7 @@ def test_interpreter_checks_the_wide_blocks(tmp_path, eight_outputs):
 
     onnx.save(_model(WIDE_MIN_CHANNELS), tmp_path / "m.onnx")
     module = import_model(str(tmp_path / "m.onnx"))
-    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, MCU_PIPELINE).passes
+    passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, roomy(MCU_PIPELINE)).passes
     report = check_each_pass(module, passes, make_context(), seed=7)
     assert "onnx-to-uop" in report.checked
     assert sum(op.name == "arm_dsp.smlad_block" for op in module.walk()) == 1

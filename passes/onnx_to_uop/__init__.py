@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from zant.analysis.layer_bound import graph_layer_bound
 from zant.dialects import uop
 from zant.dialects.onnx import INPUT_NAMES, NODE_NAME, OUTPUT_NAMES, OnnxOp
 from zant.dialects.zant import target_parameters
@@ -154,6 +155,10 @@ class OnnxToUopPass(ModulePass):
     flash through a cache of N bytes, STM32's ART: `zant.driver.compile_pipeline`; 0, the
     default: none): pointwise Convs over channels-last inputs whose pairs of weight rows would
     overflow half of it copy each pair to RAM before reading it (`conv_columns.CACHE_SHARE`).
+    `layer-bound=N` (0, the default: the graph's own, `zant.analysis.layer_bound`): the bytes an
+    op's activations and the scratch its kernel allocates beside them may take at once; forms
+    that copy an operand (`conv_columns`' widened pointwise form) are taken only within it, so a
+    kernel's choice never raises the plan's peak above the layer-by-layer one.
     `image-formats=jpeg,png,…` (default: all): the compressed formats ImageDecoder decodes
     (`image.DECODERS`: jpeg, png, tiff, jp2, webp; each one's decoder is code in every model with
     an ImageDecoder, so naming only the formats a model meets keeps the others out of its flash).
@@ -172,6 +177,7 @@ class OnnxToUopPass(ModulePass):
     conv_streamed_weights: int = 0
     conv_lane_registers: int | None = None
     conv_winograd: bool = True
+    layer_bound: int = 0
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -197,7 +203,7 @@ class OnnxToUopPass(ModulePass):
             if isinstance(pattern, ConvLowering):
                 return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
-                return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes)
+                return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes, self.layer_bound)
             if isinstance(pattern, MatMulIntegerLowering):  # QLinearMatMul too
                 return type(pattern)(bool(self.conv_word_taps))
             if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
@@ -209,7 +215,8 @@ class OnnxToUopPass(ModulePass):
         return [configured(p) for p in all_patterns()]
 
     def for_module(self, module: ModuleOp) -> OnnxToUopPass:
-        """This pass with every option it was not given taken from the module's target."""
+        """This pass with every option it was not given taken from the module's target (and the
+        layer bound from its graph)."""
         p = target_parameters(module)
         given = {
             "conv_lanes": p.vector_lanes, "conv_tile": p.conv_tile, "conv_registers": p.vector_registers,
@@ -217,7 +224,11 @@ class OnnxToUopPass(ModulePass):
             "conv_channel_block": p.conv_channel_block,
             "conv_float_registers": p.float_registers, "conv_word_taps": p.conv_word_taps,
         }
-        return replace(self, **{k: v for k, v in given.items() if getattr(self, k) is None})
+        taken = {k: v for k, v in given.items() if getattr(self, k) is None}
+        if not self.layer_bound:
+            functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and not f.is_declaration]
+            taken["layer_bound"] = max(map(graph_layer_bound, functions), default=0)
+        return replace(self, **taken)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lowering = self.for_module(op)

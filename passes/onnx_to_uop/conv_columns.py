@@ -37,7 +37,8 @@ A channels-last X of at least `WIDE_MIN_CHANNELS` channels takes the widened for
 (`_pointwise_wide`): X and each block of 4 weight rows widened once into words of two int16,
 then per pair of pixels one `arm_dsp.smlad_block` of 4 output channels x 2 pixels, 6 word loads
 and 8 SMLAD per 16 products, no SXTB16 (VWW's 128-channel layers on the L4R5: 987 K -> 790 K
-cycles each), for a widened copy of X in scratch (`WIDE_MAX_BYTES`).
+cycles each), for a widened copy of X in scratch: only where X, Y and the copies fit within the
+graph's layer-by-layer peak (`wide_form_applies`), so the plan's peak never grows.
 
 Exact: every output sums the same products in the same order; only where the input is read
 from changes. Taken for ungrouped 1x1 Convs with unit strides, no pads, constant weights (the
@@ -102,12 +103,6 @@ pixel pairs, where the 2 x 2 tiles read the weights in place. VWW's 3x3 layers (
 last overlapping) gain: 128 -> 256 channels 648 K -> 531 K cycles, 256 -> 256 1.20 M -> 977 K
 on the L4R5."""
 
-WIDE_MAX_BYTES = 20480
-"""The largest widened copy of X (2 bytes per element) the widened form allocates: it lives over
-the whole layer beside X and Y (VWW's 64-channel 12x12 layer: 18,432 bytes, below the 48x48
-stage's peak; its 32-channel 24x24 layers would have raised the plan's peak by 36 KB)."""
-
-
 def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
     """How many pixels one column holds: `PIXELS` (one register tile) unless the weights are
     re-read from slow memory once per column and their rows stay cached between the tiles
@@ -154,17 +149,19 @@ def pointwise_columns(
     name: str,
     weight_cache: int = 0,
     weight_rows: Layout | None = None,
+    layer_bound: int = 0,
 ) -> None:
     """Y = the Conv of X (N, C, spatial…) by a 1x1 window in the column form (module docstring);
     `weight(m, c)` is W[m, c] as an int32 factor, `epilogue(sum, m)` the value stored for the
     int32 sum of output channel m (its scales and zero points do not vary over the pixels);
     `weight_cache`: the bytes of the cache in front of slow weight memory (0: none), which a
     channels-last X's tiles keep their weight rows within (`_pointwise_channels_last`), copying
-    them from `weight_rows` (W as int8 [M, C], when its zero point is 0) where they would not."""
+    them from `weight_rows` (W as int8 [M, C], when its zero point is 0) where they would not;
+    `layer_bound`: the bytes X, Y and the form's own scratch may take at once (`wide_form_applies`)."""
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
-    if is_channels_last(x) and wide_form_applies(x, out_channels, weight_rows):
+    if is_channels_last(x) and wide_form_applies(x, y, weight_rows, layer_bound):
         assert weight_rows is not None
         _pointwise_wide(kb, x, y, weight_rows, epilogue, name)
         return
@@ -253,16 +250,26 @@ def _pointwise_channels_last(
             tile.build(n, m, positions.__getitem__, positions)
 
 
-def wide_form_applies(x: Layout, out_channels: int, weight_rows: Layout | None) -> bool:
+def wide_scratch_bytes(x: Layout) -> int:
+    """The scratch `_pointwise_wide` allocates beside X and Y: X widened (2 bytes per element)
+    and one block of `WIDE_ROWS` weight rows widened."""
+    channels, pixels = x.shape[1], math.prod(x.shape[2:])
+    return 2 * pixels * channels + 2 * WIDE_ROWS * channels
+
+
+def wide_form_applies(x: Layout, y: Layout, weight_rows: Layout | None, layer_bound: int) -> bool:
     """Whether a channels-last pointwise Conv takes the widened form (`_pointwise_wide`): int8
     weight rows as stored (zero point 0), a multiple of 4 input channels (whole word steps), at
-    least `WIDE_MIN_CHANNELS` of them, and
-    of `WIDE_ROWS` output channels, at least `WIDE_MIN_PIXELS` pixels, and a widened copy of X
-    of at most `WIDE_MAX_BYTES`."""
+    least `WIDE_MIN_CHANNELS` of them, a multiple of `WIDE_ROWS` output channels, at least
+    `WIDE_MIN_PIXELS` pixels, and X, Y and the widened copies together within `layer_bound`
+    (the graph's layer-by-layer peak: the form never raises the plan's; KWS's 64-channel layers,
+    its peak, keep the 2 x 2 tiles, VWW's 64- to 256-channel ones are far below its 48x48
+    stage's peak)."""
     channels, pixels = x.shape[1], math.prod(x.shape[2:])
     return (
         weight_rows is not None and weight_rows.element_type == IntegerType(8) and channels % 4 == 0
-        and channels >= WIDE_MIN_CHANNELS and out_channels % WIDE_ROWS == 0 and pixels >= WIDE_MIN_PIXELS and 2 * pixels * channels <= WIDE_MAX_BYTES
+        and channels >= WIDE_MIN_CHANNELS and y.shape[1] % WIDE_ROWS == 0 and pixels >= WIDE_MIN_PIXELS
+        and math.prod(x.shape) + math.prod(y.shape) + wide_scratch_bytes(x) <= layer_bound
     )
 
 
@@ -290,7 +297,7 @@ def _pointwise_wide(
     of the 2 x 2 tile) 4 loads, 8 SXTB16 and 8 SMLAD for 16 (the block's reduction is one
     `arm_dsp.smlad_block`, a loop in assembly). The copies are made once per layer (X's, shared
     by the M output channels; the weights', by the pixel pairs); they add 2·H·W·C + 8·C bytes of
-    scratch (`WIDE_MAX_BYTES`). Exact: the same products, each sum wrapping modulo 2^32."""
+    scratch (`wide_scratch_bytes`). Exact: the same products, each sum wrapping modulo 2^32."""
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
@@ -367,4 +374,4 @@ class ColumnTile:
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_BYTES", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "pointwise_columns", "wide_form_applies"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "pointwise_columns", "wide_form_applies", "wide_scratch_bytes"]

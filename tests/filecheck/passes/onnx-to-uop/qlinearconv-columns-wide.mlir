@@ -1,4 +1,5 @@
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=4096}' | filecheck %s
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s --check-prefix=BOUND
 
 // With conv-word-taps (the Cortex-M4's pipeline), a pointwise Conv over a channels-last int8 X
 // of at least 64 channels and 8 pixels takes the widened form (conv_columns._pointwise_wide):
@@ -7,6 +8,14 @@
 // weight rows widened the same way, then per pair of pixels one arm_dsp.smlad_block over both
 // (32 steps of a word, the pixels and the rows 32 words apart), whose 8 sums are requantized and
 // stored row-major: rows m … m + 3, pixels p, p + 1.
+
+// The form's scratch (X widened: 2,048 B, a block of rows: 512 B) beside X (1,024 B) and Y
+// (128 B) is 3,712 B: within layer-bound=4096, but not within this graph's own layer bound (the
+// Clip's 2,048 B), which keeps the plan's peak where the layer-by-layer plan has it.
+// BOUND-LABEL: func.func @wide
+// BOUND-NOT:     arm_dsp.smlad_block
+// BOUND-NOT:     y_columns_wide
+// BOUND:         func.return
 
 // CHECK-LABEL: func.func @wide
 // CHECK:         %y_columns_wide = uop.define_local "y_columns_wide" : !uop.buffer<512xi32>
