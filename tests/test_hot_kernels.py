@@ -119,3 +119,25 @@ def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_in
     assert counts["hot"] < 0.97 * counts["plain"], counts
     assert counts["shared"] < counts["plain"] and flash["shared"] < flash["hot"] - 2500, (counts, flash)
     assert (tmp_path / "hot" / "net.zig").read_text() != (tmp_path / "shared" / "net.zig").read_text()
+
+
+def test_a_model_whose_every_kernel_is_hot_builds_for_size(tmp_path):
+    """A Conv and its Relu fused into one kernel, that kernel hot: the main module calls no kernel
+    of its own, yet `hot_kernel_call` defaults to `kernel_call` (declared all the same; it was
+    not, and Zig refused the build)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    weights = numpy_helper.from_array(np.random.default_rng(0).standard_normal((64, 64, 3, 3)).astype(np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Relu", ["c"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64, 5, 5])], [weights],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "m.onnx")
+    planned = compile_to_module(tmp_path / "m.onnx", "cortex-m4")
+    printed = zig_files(planned.module, "net", hot=True)
+    assert hot_file_name("net") in printed and "@call(kernel_call" not in printed["net.zig"]
+    result = compile_model(tmp_path / "m.onnx", tmp_path / "out", CompileOptions(
+        name="net", target="cortex-m4", optimize="ReleaseSmall",
+    ))
+    assert result.library_path.exists()

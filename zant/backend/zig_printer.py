@@ -448,7 +448,7 @@ class ZigPrinter:
         self.print_function(function)
         if self.scratch_lines:
             file_scope += self.scratch_lines + [""]
-        if self.kernel_lines:
+        if self.kernel_lines or self.hot_kernel_lines:  # hot_kernel_call defaults to kernel_call
             file_scope += KERNEL_CALL
         if "zant.flush_denormals" in function.attributes:
             file_scope += FLUSH_DENORMALS
