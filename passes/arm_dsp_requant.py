@@ -19,8 +19,9 @@ instructions an output for AD's layers).
 
 Exact: for S ≥ 33 the addend 2^(S-1) is a multiple of 2^32, so floor((x·m + 2^(S-1)) / 2^S) =
 floor((floor(x·m / 2^32) + 2^(S-33)) / 2^(S-32)), and adding zp·2^(S-32) before the shift adds
-zp after it; |floor(x·m / 2^32)| < 2^31 for |m| ≤ 2^31, and c is required to keep the sum in
-int32. `SSAT` saturates to [-2^(b-1), 2^(b-1) - 1] with b given by the clamp's upper bound; a
+zp after it; |floor(x·m / 2^32)| ≤ 2^30 for |x|, |m| ≤ 2^31, so c is required in [-2^30, 2^30)
+to keep SMMLA's sum in int32 (a c merely in int32 wraps: S = 57 and zp = 40 give c ≈ 1.36·2^30,
+and a saturating output came out -128 instead of 127). `SSAT` saturates to [-2^(b-1), 2^(b-1) - 1] with b given by the clamp's upper bound; a
 larger lower bound (a fused ReLU with zp above the type's minimum) stays a `max` after it.
 
 Taken for the sums of `arm_dsp.smlad_rows` (fully connected blocks, `fully_connected.py`), the
@@ -133,7 +134,8 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
     bits = (high + 1).bit_length()  # high = 2^(bits-1) - 1
     right = shift - 32
     addend = (1 << (right - 1)) + (zero_point << right)
-    if low > high or low < -(1 << (bits - 1)) or not -(2**31) <= addend < 2**31 or bits > 32:
+    # |floor(x·m / 2^32)| ≤ 2^30: the addend within ±2^30 keeps SMMLA's sum from wrapping.
+    if low > high or low < -(1 << (bits - 1)) or not -(2**30) <= addend < 2**30 or bits > 32:
         return False
     chain += [low_op, high_op]
     made: list[Operation] = []

@@ -206,3 +206,34 @@ func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<240xi8>, %y : !uop.b
   }
   func.return
 }
+
+// -----
+
+// Unchanged: a shift of 57 with zero point 40, whose addend 2^24 + 40·2^25 fits int32 but not
+// [-2^30, 2^30): SMMLA's high word (up to 2^30) plus it would wrap, and an output that saturates
+// at 127 would come out -128.
+// CHECK-LABEL: func.func @wraps
+// CHECK-NOT:     arm_dsp.smmla
+// CHECK:         func.return
+func.func @wraps(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>) -> i32 {
+  %m = uop.const 1462485120 : i64
+  %half = uop.const 72057594037927936 : i64
+  %by = uop.const 57 : i64
+  %zp = uop.const 40 : i32
+  %lo = uop.const -128 : i32
+  %hi = uop.const 127 : i32
+  %zero = uop.const 0 : index
+  %c = uop.const 0 : i32
+  %pa = uop.gep %x[%zero] : !uop.buffer<16xi16>
+  %pb = uop.gep %w[%zero] : !uop.buffer<64xi8>
+  %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %c {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+  %w0 = uop.cast %s0 : i32 to i64
+  %p = uop.mul %w0, %m : i64
+  %q = uop.add %p, %half : i64
+  %v = uop.shr %q, %by : i64
+  %n = uop.cast %v : i64 to i32
+  %z = uop.add %n, %zp : i32
+  %a = uop.max %z, %lo : i32
+  %b = uop.min %a, %hi : i32
+  func.return %b : i32
+}
