@@ -64,7 +64,7 @@ def _only_use(value: SSAValue, kind: type[Operation]) -> Operation | None:
     return user if isinstance(user, kind) else None
 
 
-def _integer(value: SSAValue) -> int | None:
+def integer_literal(value: SSAValue) -> int | None:
     """The integer literal `value` is (or an exact cast of one: the zero point, an i8 literal
     widened), or None."""
     owner = value.owner
@@ -84,7 +84,7 @@ def _other(op: Operation, value: SSAValue) -> SSAValue:
 def _multiplier(value: SSAValue) -> SSAValue | int | None:
     """The int32 multiplier behind an i64 operand: a constant in int32's range, or the i32 that
     a cast widened; None otherwise."""
-    literal = _integer(value)
+    literal = integer_literal(value)
     if literal is not None:
         return literal if -(2**31) <= literal < 2**31 else None
     owner = value.owner
@@ -107,7 +107,7 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
     shr = None if rounding is None else _only_use(rounding.result, uop.ShrOp)
     if m is None or rounding is None or shr is None or shr.lhs is not rounding.result:
         return False
-    shift, half = _integer(shr.rhs), _integer(_other(rounding, mul.result))
+    shift, half = integer_literal(shr.rhs), integer_literal(_other(rounding, mul.result))
     if shift is None or not 33 <= shift <= 63 or half != 1 << (shift - 1):
         return False
     chain: list[Operation] = [widen, mul, rounding, shr]
@@ -119,7 +119,7 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
     zero_point = 0
     add = _only_use(value, uop.AddOp)
     if add is not None:
-        zero_point = _integer(_other(add, value))
+        zero_point = integer_literal(_other(add, value))
         if zero_point is None:
             return False
         chain.append(add)
@@ -128,7 +128,7 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
     high_op = None if low_op is None else _only_use(low_op.result, uop.MinOp)
     if low_op is None or high_op is None:
         return False
-    low, high = _integer(_other(low_op, value)), _integer(_other(high_op, low_op.result))
+    low, high = integer_literal(_other(low_op, value)), integer_literal(_other(high_op, low_op.result))
     if low is None or high is None or high < 0 or (high + 1) & high:
         return False
     bits = (high + 1).bit_length()  # high = 2^(bits-1) - 1
@@ -164,7 +164,7 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
 def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
     """`value` as Σ coefficient·atom + constant over index additions and multiplications by
     literals (any other value an atom)."""
-    literal = _integer(value)
+    literal = integer_literal(value)
     if literal is not None:
         return {}, literal
     owner = value.owner
@@ -176,7 +176,7 @@ def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
         return {atom: k for atom, k in terms.items() if k}, a + b
     if isinstance(owner, uop.MulOp):
         for factor, other in ((owner.rhs, owner.lhs), (owner.lhs, owner.rhs)):
-            k = _integer(factor)
+            k = integer_literal(factor)
             if k is not None:
                 terms, c = _linear(other)
                 return {atom: k * v for atom, v in terms.items() if k * v}, k * c
@@ -226,7 +226,7 @@ def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
             return False
         value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
         if relu is not None:  # a ReLU of the int8 value at its zero point -128: nothing to do
-            bound = _integer(_other(relu, value))
+            bound = integer_literal(_other(relu, value))
             if bound is None or bound > -128:
                 return False
             value = relu.result
@@ -236,7 +236,7 @@ def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
             return False
         if len(gep.indices) != 1 or not _outside(gep.source, loop):
             return False
-        params.add((_integer(smmla.rhs), _integer(smmla.addend), sat.bits.data, sat.shift.data, gep.source))
+        params.add((integer_literal(smmla.rhs), integer_literal(smmla.addend), sat.bits.data, sat.shift.data, gep.source))
         terms, constant = _linear(gep.indices[0])
         if terms.get(iv) != arm_dsp.SmladLayerOp.ROWS or not all(_outside(atom, loop) for atom in terms if atom is not iv):
             return False

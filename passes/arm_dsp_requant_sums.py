@@ -38,9 +38,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
 from zant.dialects.zant import HOT
-from zant.dialects.uop.alu import constant_of, fold_cast
+from zant.dialects.uop.alu import constant_of
 from zant.ir.walk import ops_of
-from zant.passes.arm_dsp_requant import rewrite_requant
+from zant.passes.arm_dsp_requant import integer_literal, rewrite_requant
 from zant.passes.mark_hot_kernels import is_kernel
 from zant.passes.share_kernels import body_shape
 
@@ -87,17 +87,6 @@ def rewrite_sums(root: Operation) -> None:
     _one_literal_each(root)
 
 
-def _literal(value: SSAValue) -> int | None:
-    """The integer literal `value` is, or an exact cast of one (an i8 zero point widened)."""
-    owner = value.owner
-    if isinstance(owner, uop.CastOp):
-        inner = constant_of(owner.input)
-        attr = None if inner is None else fold_cast(inner, value.type)
-    else:
-        attr = constant_of(value)
-    return attr.value.data if isinstance(attr, IntegerAttr) else None
-
-
 def _zero_points_inside(kernel: func.FuncOp, calls: list[func.CallOp]) -> list[tuple[uop.ConstOp, SSAValue]]:
     """The kernel's zero point arguments as literals in its body, where its one call passes a
     literal: outlining made each value computed ahead of the loop nest an argument, and the
@@ -108,7 +97,7 @@ def _zero_points_inside(kernel: func.FuncOp, calls: list[func.CallOp]) -> list[t
         return made
     block = kernel.body.block
     for argument, given in zip(block.args, calls[0].arguments, strict=True):
-        value = _literal(given)
+        value = integer_literal(given)
         chains = [use.operation for use in argument.uses if isinstance(use.operation, uop.AddOp)]
         if value is None or not chains or not isinstance(argument.type, IntegerType):
             continue
