@@ -48,6 +48,7 @@ from zant.analysis.patches import PatchPlan, Span, choose, shape_of, stages
 from zant.dialects.onnx import OnnxOp, inputs, onnx_op_class
 from zant.dialects.onnx_nodes import constant_op
 from zant.ir.walk import ops_of
+from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
 
 PATCH_ATTRIBUTE = "zant.patch"
 """On each op of a tile: which tile ("r,c of RxC")."""
@@ -171,12 +172,22 @@ def summary(plan: PatchPlan) -> DictionaryAttr:
     })
 
 
+def _nchw(conv: OnnxOp, value: SSAValue) -> bool:
+    """Whether `conv` reads `value` and writes its output in ONNX's layout: `assign-layouts`
+    marks channels-last producers, whose convolutions `schedule-in-place` cannot write over
+    their inputs, so the cost model keeps both whole beside the stage (VWW under 22,118 B with
+    the channels-last kernels: a longer stage, docs/ram-budget.md)."""
+    return CHANNELS_LAST not in conv.attributes and not (
+        isinstance(value.owner, Operation) and CHANNELS_LAST in value.owner.attributes
+    )
+
+
 def schedule_function(function: func.FuncOp, budget: int | None, tiles: int, max_tiles: int) -> list[PatchPlan]:
     """Patch the stages of `function` (see the module docstring); the plans applied."""
     from zant.analysis.patches import after_stage, plan_patches, prefix_ends
 
     done = []
-    after = after_stage(function)
+    after = after_stage(function, _nchw)
     for stage in stages(function):
         if tiles:
             ends = [k for k in prefix_ends(stage) if any(layer.window is not None for layer in stage[: k + 1])]

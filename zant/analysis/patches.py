@@ -17,7 +17,7 @@ stage runs, and it ranks the choices (`choose`). The pass does the rewrite.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -378,10 +378,11 @@ def layer_bound(stage: Sequence[Layer]) -> int:
     ) + (0 if isinstance(stage[0].input, BlockArgument) else nbytes(stage[0].input))
 
 
-def _in_place_savings(op: OnnxOp, value: SSAValue) -> int:
+def _in_place_savings(op: OnnxOp, value: SSAValue, nchw: Callable[[OnnxOp, SSAValue], bool]) -> int:
     """Bytes an op's output may share with its input `value` (which dies there): an
     element-wise op's or a residual Add's (`plan-arenas`' in-place rule), a pointwise or
-    depthwise convolution's of one element type (`schedule-in-place`)."""
+    depthwise convolution's of one element type where `nchw` says its input and output keep
+    ONNX's layout (`schedule-in-place` rewrites those nests, not the channels-last forms)."""
     layer = layer_of(op)
     if layer is None or value not in layer.activations:
         return 0
@@ -391,17 +392,20 @@ def _in_place_savings(op: OnnxOp, value: SSAValue) -> int:
         return min(nbytes(value), layer.output_bytes) if isinstance(op, ELEMENTWISE_OPS + BINARY_OPS) else 0
     channels = shape_of(value)[1]
     pointwise = all(w[0] == 1 and w[1] == 1 for w in layer.window)
-    if not pointwise and (get_attr(op, "group") or 1) != channels:
+    if not pointwise and (get_attr(op, "group") or 1) != channels or not nchw(op, value):
         return 0
     return min(nbytes(value), layer.output_bytes)
 
 
-def after_stage(function: func.FuncOp) -> dict[Operation, int]:
+def after_stage(
+    function: func.FuncOp, nchw: Callable[[OnnxOp, SSAValue], bool] = lambda op, value: True,
+) -> dict[Operation, int]:
     """For each op of `function`'s body, the most bytes the ops after it keep live at once,
     estimated on the `onnx` graph: at each op, the results read there or later (not the
     constants, the graph's inputs or the results it returns, which are the caller's) and its
     own, less what a pointwise or depthwise convolution may write over its dying input
-    (`schedule-in-place`). A stage's plan needs at least this for the layers after it."""
+    (`schedule-in-place`, where `nchw(conv, input)`: both in ONNX's layout). A stage's plan
+    needs at least this for the layers after it."""
     ops = list(function.body.block.ops)
     index = {op: k for k, op in enumerate(ops)}
     returned = {v for op in ops if isinstance(op, func.ReturnOp) for v in op.operands}
@@ -429,7 +433,7 @@ def after_stage(function: func.FuncOp) -> dict[Operation, int]:
     for k, op in enumerate(ops):
         live += events[k]
         saving = max(
-            (_in_place_savings(op, v) for v in op.operands if v in last and last[v] == k),  # type: ignore[arg-type]
+            (_in_place_savings(op, v, nchw) for v in op.operands if v in last and last[v] == k),  # type: ignore[arg-type]
             default=0,
         ) if isinstance(op, OnnxOp) else 0
         at.append(live - saving)
