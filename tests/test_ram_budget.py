@@ -385,6 +385,33 @@ def test_a_budget_below_the_in_place_plans_runs_the_stage_patch_by_patch(tmp_pat
     assert smallest < 1_800 and str(error.value).endswith(f"does not fit the RAM budget of 600 B: {smallest - 600:,} B over")
 
 
+def test_patches_keep_the_channels_last_kernels_where_they_fit(tmp_path):
+    """`fit_ram` tries the early stage patch by patch over the default pipeline first, its
+    `assign-layouts` kept: under 1,800 or 2,400 B the stage fits that way (1,520 B), so the
+    budgeted build runs the channels-last kernels, without `schedule-in-place`'s NCHW nests (its
+    outputs: `test_patches_as_cortex_m4_firmware`). The DS-CNN shaped model, whose peak no
+    stage lowers, still takes the in-place schedules (without `assign-layouts`) under 1,200 B."""
+    from zant.driver import fitted_module
+
+    def stages(model: onnx.ModelProto, budget: int) -> list[str]:
+        path = tmp_path / f"{model.graph.name}.onnx"
+        onnx.save(model, path)
+        planned = fitted_module(path, CompileOptions(target="cortex-m4", build=False, ram_budget=budget), None)
+        assert _scratch(describe(planned)) <= budget
+        names = [stage.split("{")[0] for stage in planned.pipeline.split(",")]
+        return [n for n in names if n in ("assign-layouts", "schedule-patches", "schedule-in-place")]
+
+    assert stages(mobilenet_stage_int8(), 1_800) == ["assign-layouts", "schedule-patches"]
+    assert stages(mobilenet_stage_int8(), 2_400) == ["assign-layouts", "schedule-patches"]
+    assert stages(kws_shaped_int8(), 1_200) == ["schedule-in-place"]
+
+
+def describe(planned) -> dict:
+    from zant.backend.plan import emit_plan_json
+
+    return emit_plan_json(planned.module, "net")
+
+
 def test_patches_outputs_are_bit_identical(tmp_path):
     """Host builds of the Cortex-M4 pipeline, layer by layer and patch by patch (2x2 and 3x3
     tiles), on seeded inputs: the same bytes."""
