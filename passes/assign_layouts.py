@@ -135,6 +135,23 @@ class LayoutGroup:
     def cost(self, channels_last: bool) -> float:
         return sum(read_cost(op, value, channels_last) for op, value in self.readers)
 
+    def convs(self) -> Iterator[QLinearConvOp]:
+        """The QLinearConvs writing or reading the group's tensor."""
+        yield self.ops[0]  # type: ignore[misc]
+        yield from (op for op, _ in self.readers if isinstance(op, QLinearConvOp))
+
+
+def _over(conv: QLinearConvOp, budget: int) -> bool:
+    """Whether `conv`'s input and output take more than `budget` bytes together."""
+    return sum(_bytes(v) for v in (input_value(conv, 0), conv.results[0])) > budget
+
+
+def _bytes(value: SSAValue | None) -> int:
+    shape = _shape(value) if value is not None else None
+    if shape is None:
+        return 0
+    return math.prod(shape) * value.type.get_element_type().width.data // 8  # type: ignore[union-attr]
+
 
 def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:
     """Each integer QLinearConv's group (`LayoutGroup`)."""
@@ -162,6 +179,11 @@ class AssignLayoutsPass(ModulePass):
 
     name = "assign-layouts"
 
+    budget: int = 0
+    """Bytes of RAM a budgeted build's scratch may take (0: none): a QLinearConv whose input and
+    output together take more must write one over the other (`schedule-in-place`), which only
+    its NCHW nests can, so its input and output keep ONNX's layout."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not target_parameters(op).conv_word_taps:
             return
@@ -169,6 +191,8 @@ class AssignLayoutsPass(ModulePass):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
             for group in list(layout_groups(function)):
+                if self.budget and any(_over(conv, self.budget) for conv in group.convs()):
+                    continue
                 if group.readers and group.cost(True) < group.cost(False):
                     for member in group.ops:
                         member.attributes[CHANNELS_LAST] = UnitAttr()

@@ -385,12 +385,12 @@ def test_a_budget_below_the_in_place_plans_runs_the_stage_patch_by_patch(tmp_pat
     assert smallest < 1_800 and str(error.value).endswith(f"does not fit the RAM budget of 600 B: {smallest - 600:,} B over")
 
 
-def test_patches_keep_the_channels_last_kernels_where_they_fit(tmp_path):
-    """`fit_ram` tries the early stage patch by patch over the default pipeline first, its
-    `assign-layouts` kept: under 1,800 or 2,400 B the stage fits that way (1,520 B), so the
-    budgeted build runs the channels-last kernels, without `schedule-in-place`'s NCHW nests (its
-    outputs: `test_patches_as_cortex_m4_firmware`). The DS-CNN shaped model, whose peak no
-    stage lowers, still takes the in-place schedules (without `assign-layouts`) under 1,200 B."""
+def test_budgeted_builds_keep_the_channels_last_kernels_where_they_fit(tmp_path):
+    """`fit_ram` tries the default pipeline's channels-last kernels first, NCHW only where a
+    convolution's input and output exceed the budget together (`with_in_place_layouts`): the
+    MobileNet stage under 1,800 and 2,400 B, the DS-CNN shaped model under 1,200 B keep
+    `assign-layouts` (its outputs: `test_patches_as_cortex_m4_firmware`,
+    `test_in_place_schedule_as_micro_bit_firmware`); before, a budget dropped it."""
     from zant.driver import fitted_module
 
     def stages(model: onnx.ModelProto, budget: int) -> list[str]:
@@ -401,9 +401,33 @@ def test_patches_keep_the_channels_last_kernels_where_they_fit(tmp_path):
         names = [stage.split("{")[0] for stage in planned.pipeline.split(",")]
         return [n for n in names if n in ("assign-layouts", "schedule-patches", "schedule-in-place")]
 
-    assert stages(mobilenet_stage_int8(), 1_800) == ["assign-layouts", "schedule-patches"]
-    assert stages(mobilenet_stage_int8(), 2_400) == ["assign-layouts", "schedule-patches"]
-    assert stages(kws_shaped_int8(), 1_200) == ["schedule-in-place"]
+    kept = ["schedule-patches", "assign-layouts", "schedule-in-place"]
+    assert stages(mobilenet_stage_int8(), 1_800) == kept
+    assert stages(mobilenet_stage_int8(), 2_400) == kept
+    assert stages(kws_shaped_int8(), 1_200) == kept
+
+
+def test_in_place_layouts_as_cortex_m4_firmware(tmp_path):
+    """The DS-CNN shaped model under 1,200 B on the Cortex-M4 (channels-last kernels where the
+    budget allows, the rest written in place) as firmware under QEMU: the layer-by-layer outputs."""
+    path = tmp_path / "kws_shaped.onnx"
+    onnx.save(kws_shaped_int8(), path)
+    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=1_200, target="cortex-m4", board="mps2-an386")
+    assert _scratch(plan) <= 1_200 and [s for s in plan["schedules"] if s["schedule"] == "in-place"]
+
+
+def test_in_place_layouts_pipeline():
+    from zant.pipelines import pipeline_for, with_in_place_layouts, with_ram_schedules
+
+    default = pipeline_for("cortex-m4")
+    budgeted = with_in_place_layouts(default, 100)
+    stages = budgeted.split(",")
+    at = stages.index("assign-layouts{budget=100}")
+    assert stages[at - 1] == "schedule-patches{budget=100}" and "assign-layouts" not in stages
+    assert stages.index("schedule-in-place") == stages.index("plan-arenas") - 2  # before dce, plan-arenas
+    assert with_in_place_layouts(budgeted, 100) == budgeted  # once
+    assert with_in_place_layouts(with_ram_schedules(default), 100) == with_ram_schedules(default)  # no layouts
+    assert with_in_place_layouts(pipeline_for("cortex-m0plus"), 100) == pipeline_for("cortex-m0plus")
 
 
 def describe(planned) -> dict:

@@ -650,13 +650,14 @@ def fit_ram(
     board: Board | None, timings: dict[str, float], check_result: bool = True,
 ) -> PlannedModule:
     """The fastest plan that fits the RAM budget and `board`'s RAM: `planned` (the default
-    pipeline's) if it fits; else the first that fits of the same pipeline with the early stage
+    pipeline's) if it fits; else the first that fits of the same pipeline with its channels-last
+    kernels where the budget allows (`pipelines.with_in_place_layouts`), with the early stage
     patch by patch (`pipelines.with_patch_schedules`), with the slower schedules below the layer
     bound (`pipelines.with_ram_schedules`), then with both; else the smallest of them, so that a
     miss names the smallest scratch arena Zant reaches (docs/ram-budget.md). `check_result`: as
     `compile_to_module`'s, for each module compiled here."""
     from zant.backend.plan import describe_plan
-    from zant.pipelines import with_patch_schedules, with_ram_schedules
+    from zant.pipelines import with_in_place_layouts, with_patch_schedules, with_ram_schedules
 
     def scratch_if_missed(candidate: PlannedModule) -> int | None:
         info = describe_plan(candidate.module)
@@ -688,15 +689,17 @@ def fit_ram(
             best, smallest = candidate, reached
         return candidate, reached is None
 
-    # First the early stage patch by patch over the default kernels: the patches are onnx ops,
-    # which the channels-last forms `assign-layouts` chooses compile as any layer, whereas
-    # `with_ram_schedules` drops those forms for the NCHW nests its line and plane buffers
-    # rewrite (docs/ram-budget.md: ResNet-8 under 49,152 B).
-    patched = with_patch_schedules(pipeline, scratch_allowance(planned.module, options, board))
-    if patched != pipeline:
-        candidate, fits = fitting(patched)
-        if fits:
-            return candidate
+    # First the channels-last kernels `assign-layouts` chooses, kept where the allowance lets
+    # them (NCHW only where a convolution must write over its input), then everywhere with the
+    # early stage patch by patch; `with_ram_schedules` drops them all for the NCHW nests its
+    # line and plane buffers rewrite (docs/ram-budget.md: VWW under 22,118 B).
+    allowance = scratch_allowance(planned.module, options, board)
+    in_place = with_in_place_layouts(pipeline, allowance) if allowance else pipeline
+    for kept in dict.fromkeys((in_place, with_patch_schedules(pipeline, allowance))):
+        if kept != pipeline:
+            candidate, fits = fitting(kept)
+            if fits:
+                return candidate
     scheduled = with_ram_schedules(pipeline)
     if scheduled == pipeline:
         return best

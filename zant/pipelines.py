@@ -179,17 +179,18 @@ copy of each convolution's input through a line or plane buffer): run just befor
 stages only when a RAM budget needs them (`zant compile --ram-budget`, a firmware board)."""
 
 
-def with_ram_schedules(pipeline: str) -> str:
+def with_ram_schedules(pipeline: str, keep_layouts: bool = False) -> str:
     """`pipeline` with `RAM_SCHEDULE_STAGES` before its planning stages (the `dce` ahead of
     `plan-arenas`) and without `assign-layouts`: the line and plane buffers of
     `schedule-in-place` rewrite the NCHW convolution nests, not the channels-last forms that
-    pass chooses, so a budgeted build trades those cycles for the bytes. Unchanged if it has no
-    `plan-arenas` or already has the schedules."""
+    pass chooses, so a budgeted build trades those cycles for the bytes (`keep_layouts`: kept,
+    for `with_in_place_layouts`). Unchanged if it has no `plan-arenas` or already has the
+    schedules."""
     stages = pipeline.split(",")
     names = [stage.split("{")[0] for stage in stages]
     if "plan-arenas" not in names or any(s in names for s in RAM_SCHEDULE_STAGES):
         return pipeline
-    stages = [stage for stage, name in zip(stages, names, strict=True) if name != "assign-layouts"]
+    stages = [stage for stage, name in zip(stages, names, strict=True) if keep_layouts or name != "assign-layouts"]
     names = [stage.split("{")[0] for stage in stages]
     at = names.index("plan-arenas")
     at -= at > 0 and names[at - 1] == "dce"
@@ -208,6 +209,24 @@ def with_patch_schedules(pipeline: str, budget: int | None = None) -> str:
     at = names.index("onnx-to-uop")
     patches = f"schedule-patches{{budget={budget}}}" if budget else "schedule-patches"
     return ",".join((*stages[:at], patches, *stages[at:]))
+
+
+def with_in_place_layouts(pipeline: str, budget: int) -> str:
+    """`pipeline` under a RAM budget of `budget` bytes keeping its channels-last kernels where
+    the budget allows: the early stage patch by patch first (`schedule-patches{budget=B}`, on
+    the graph as ONNX lays it out, so its tiles take the layouts of their size), then
+    `assign-layouts{budget=B}` (the convolutions whose input and output exceed the budget
+    together keep NCHW), and `schedule-in-place` before the planning stages to write those over
+    their inputs. Unchanged without `assign-layouts` or `plan-arenas`, or with schedules already."""
+    stages = pipeline.split(",")
+    names = [stage.split("{")[0] for stage in stages]
+    if "assign-layouts" not in names or "plan-arenas" not in names or any(
+        s in names for s in (*RAM_SCHEDULE_STAGES, "schedule-patches")
+    ):
+        return pipeline
+    at = names.index("assign-layouts")
+    stages[at:at + 1] = [f"schedule-patches{{budget={budget}}}", f"assign-layouts{{budget={budget}}}"]
+    return with_ram_schedules(",".join(stages), keep_layouts=True)
 
 
 MCU_PIPELINE = pipeline_for("cortex-m4")

@@ -2,6 +2,8 @@
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m55},assign-layouts' | filecheck %s --check-prefix=HELIUM
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-layouts,onnx-to-uop' | filecheck %s --check-prefix=LOWERED
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-layouts,onnx-to-uop{weight-cache-bytes=8}' | filecheck %s --check-prefix=STAGED
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-layouts{budget=72}' | filecheck %s --check-prefix=ROOM
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-layouts{budget=71}' | filecheck %s --check-prefix=TIGHT
 
 // A depthwise Conv, its Relu (an int8 Clip), then a pointwise Conv, as in MobileNet. The
 // depthwise output's only reader is the pointwise Conv, whose column form reads channels-last in
@@ -16,6 +18,16 @@
 // CHECK:         %y = onnx.QLinearConv(%r, {{.*}}) : (
 // HELIUM-LABEL:  func.func @main
 // HELIUM-NOT:    zant.channels_last
+
+// Under a RAM budget (`assign-layouts{budget=B}`, `with_in_place_layouts`): each Conv's input
+// and output take 72 B together. Within 72 B the layouts are as without a budget; under 71 B
+// both Convs must write over their inputs (`schedule-in-place`, NCHW nests only), so the
+// depthwise output stays NCHW.
+// ROOM-LABEL:    func.func @main
+// ROOM:          %r = onnx.Clip(%d, %xz) {zant.channels_last}
+// TIGHT-LABEL:   func.func @main
+// TIGHT-NOT:     zant.channels_last
+// TIGHT-LABEL:   func.func @shared
 
 // Lowered: the depthwise output is a buffer of (N, H, W, C) = 1x3x3x4 published as a view
 // indexed (N, C, H, W), strides [36, 1, 12, 4]; the Clip's result likewise, walked channels
