@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.dialects import arm_dsp, uop
 from zant.dialects.zant import HOT
 from zant.dialects.uop.alu import constant_of
+from zant.ir.locations import locate
 from zant.ir.walk import ops_of
 from zant.passes.arm_dsp_requant import integer_literal, rewrite_requant
 from zant.passes.mark_hot_kernels import is_kernel
@@ -150,6 +151,7 @@ def shift_apart(root: Operation) -> None:
         by = uop.ConstOp(sat.shift.data, I32)
         shifted = uop.ShrOp(sat.input, by.result)
         plain = arm_dsp.SsatOp(shifted.result, sat.bits.data, 0)
+        locate([by, shifted, plain], sat.location)  # the profile's node names
         Rewriter.insert_op([by, shifted, plain], InsertPoint.before(sat))
         sat.result.replace_all_uses_with(plain.result)
         Rewriter.erase_op(sat)

@@ -99,7 +99,9 @@ def test_takes_the_int8_kernels_of_its_qdq_twin(tmp_path):
 
     int8 = dsp_ops(quantize(kws_dscnn()), "kws_int8")
     assert int8 and dsp_ops(uint8_model("kws"), "kws_uint8") == int8
-    assert not dsp_ops(uint8_model("kws"), "kws_uint8_without", WITHOUT)
+    # arm-dsp-requant-sums rewrites any kernel's requantization (SMMLA, SSAT), uint8 or not.
+    without = dsp_ops(uint8_model("kws"), "kws_uint8_without", WITHOUT)
+    assert not {name for name in without if name not in ("arm_dsp.smmla", "arm_dsp.ssat")}, without
 
 
 @pytest.mark.parametrize("name", list(MODELS))
