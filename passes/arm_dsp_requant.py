@@ -48,6 +48,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.dialects import arm_dsp, uop
+from zant.analysis.linear_index import affine_terms, atom
 from zant.dialects.uop.alu import constant_of, fold_cast
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
@@ -162,25 +163,9 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
 
 
 def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
-    """`value` as Σ coefficient·atom + constant over index additions and multiplications by
-    literals (any other value an atom)."""
-    literal = integer_literal(value)
-    if literal is not None:
-        return {}, literal
-    owner = value.owner
-    if isinstance(owner, uop.AddOp):
-        (left, a), (right, b) = _linear(owner.lhs), _linear(owner.rhs)
-        terms = dict(left)
-        for atom, k in right.items():
-            terms[atom] = terms.get(atom, 0) + k
-        return {atom: k for atom, k in terms.items() if k}, a + b
-    if isinstance(owner, uop.MulOp):
-        for factor, other in ((owner.rhs, owner.lhs), (owner.lhs, owner.rhs)):
-            k = integer_literal(factor)
-            if k is not None:
-                terms, c = _linear(other)
-                return {atom: k * v for atom, v in terms.items() if k * v}, k * c
-    return {value: 1}, 0
+    """`value` as Σ coefficient·atom + constant, integer literals (and their exact casts)
+    constants."""
+    return affine_terms(value, lambda v: atom(v) if (k := integer_literal(v)) is None else {None: k})
 
 
 def _outside(value: SSAValue, loop: Operation) -> bool:

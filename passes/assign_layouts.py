@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from zant.analysis.layer_bound import value_bytes
 from zant.dialects.onnx import ClipOp, ConstantOp, OnnxOp, QLinearConvOp, ReluOp, get_attr, input_value
 from zant.dialects.zant import target_parameters
 from zant.ir.resources import constant_array
@@ -143,14 +144,7 @@ class LayoutGroup:
 
 def _over(conv: QLinearConvOp, budget: int) -> bool:
     """Whether `conv`'s input and output take more than `budget` bytes together."""
-    return sum(_bytes(v) for v in (input_value(conv, 0), conv.results[0])) > budget
-
-
-def _bytes(value: SSAValue | None) -> int:
-    shape = _shape(value) if value is not None else None
-    if shape is None:
-        return 0
-    return math.prod(shape) * value.type.get_element_type().width.data // 8  # type: ignore[union-attr]
+    return sum(value_bytes(v) for v in (input_value(conv, 0), conv.results[0]) if v is not None) > budget
 
 
 def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:

@@ -54,6 +54,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from zant.analysis.linear_index import affine_terms
 from zant.dialects import arm_mve, uop
 from zant.dialects.zant import require_feature
 
@@ -81,41 +82,12 @@ def _cast(value: SSAValue, source: IntegerType, result: IntegerType) -> SSAValue
     return None
 
 
-Linear = tuple[frozenset[tuple[SSAValue, int]], int]
-"""An index as Σ coefficient·leaf + constant."""
-
-
-def _linear(value: SSAValue) -> Linear:
-    """`value` (an index) as a linear form over the values it is built from by add, sub and
-    multiplication by a constant (the rest are leaves)."""
-    terms: dict[SSAValue, int] = {}
-    constant = 0
-
-    def walk(v: SSAValue, factor: int) -> None:
-        nonlocal constant
-        owner = v.owner
-        if (c := _const(v)) is not None:
-            constant += factor * c
-        elif isinstance(owner, uop.AddOp | uop.SubOp):
-            walk(owner.lhs, factor)
-            walk(owner.rhs, factor if isinstance(owner, uop.AddOp) else -factor)
-        elif isinstance(owner, uop.MulOp) and (c := _const(owner.rhs)) is not None:
-            walk(owner.lhs, factor * c)
-        elif isinstance(owner, uop.MulOp) and (c := _const(owner.lhs)) is not None:
-            walk(owner.rhs, factor * c)
-        else:
-            terms[v] = terms.get(v, 0) + factor
-
-    walk(value, 1)
-    return frozenset((k, c) for k, c in terms.items() if c), constant
-
-
 def _distance(a: uop.GepOp, b: uop.GepOp) -> int | None:
     """How many elements `b` addresses after `a` when both index one buffer at a constant
     distance (single, linearized indices); None otherwise."""
     if a.source != b.source or len(a.indices) != 1 or len(b.indices) != 1:
         return None
-    (terms_a, const_a), (terms_b, const_b) = _linear(a.indices[0]), _linear(b.indices[0])
+    (terms_a, const_a), (terms_b, const_b) = affine_terms(a.indices[0]), affine_terms(b.indices[0])
     return const_b - const_a if terms_a == terms_b else None
 
 

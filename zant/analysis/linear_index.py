@@ -38,3 +38,18 @@ def linear_form(value: SSAValue, opaque: Callable[[SSAValue], Linear | None]) ->
         return {k: c * constant.get(None, 0) for k, c in other.items()}
     sign = 1 if short == "add" else -1
     return {k: lhs.get(k, 0) + sign * rhs.get(k, 0) for k in lhs.keys() | rhs.keys()}
+
+
+def atom(value: SSAValue) -> Linear:
+    """`value` as an atom of its own (the `opaque` of a form that never gives up)."""
+    return {value: 1}
+
+
+def affine_terms(value: SSAValue, opaque: Callable[[SSAValue], Linear] = atom) -> tuple[dict[SSAValue, int], int]:
+    """`value` as (the non-zero coefficient of each atom, the constant): `linear_form` with
+    every other value an atom (or what `opaque` makes of it), so the terms of two indices
+    compare equal exactly when they differ by a constant."""
+    form = linear_form(value, opaque)
+    assert form is not None, "an opaque that never gives up gives a form"
+    constant = form.pop(None, 0)
+    return {a: k for a, k in form.items() if k}, constant
