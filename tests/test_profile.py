@@ -130,6 +130,20 @@ def test_zant_profile_command(tmp_path, capsys):
     assert ElementTree.parse(svg).getroot().tag == "{http://www.w3.org/2000/svg}svg"
 
 
+def test_zant_profile_ram_budget_profiles_the_budgeted_plan(tmp_path, capsys):
+    """`--ram-budget` profiles the image `zant compile --ram-budget` ships: digits' default plan
+    takes 2,560 B of scratch, the budgeted one 2,448 B; a budget no plan meets is one error."""
+    require_qemu("cortex-m4")
+    from zant.tools.cli import main
+
+    assert main(["profile", str(DIGITS), "--ram-budget", "2500", "-o", str(tmp_path / "b")]) == 0
+    assert "cycles per inference" in capsys.readouterr().out
+    plan = json.loads((tmp_path / "b" / "model.plan.json").read_text())
+    assert plan["float_scratch_bytes"] == 2448
+    assert main(["profile", str(DIGITS), "--ram-budget", "2000"]) != 0
+    assert "does not fit the RAM budget of 2,000 B" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m55"])
 @pytest.mark.parametrize("model", ["digits", "kws_int8"])
 def test_every_pass_keeps_the_node_locations(tmp_path, model, target):

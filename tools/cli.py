@@ -267,7 +267,7 @@ def make_parser() -> argparse.ArgumentParser:
     from zant.tools.report import add_report_command
 
     add_plan_command(commands, _add_model_options)
-    add_profile_command(commands)
+    _add_ram_budget(add_profile_command(commands))
     add_report_command(commands, _add_model_options)
     add_conformance_command(commands)
     add_lit_config_command(commands)
@@ -505,7 +505,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     board = None if args.board is None else find_board(args.board)
     target = args.target or (board.target if board else "cortex-m4")
-    options = {"inputs": _read_inputs(args), "input_shapes": _input_shapes(args), "cast_inputs": args.cast_inputs}
+    options = {
+        "inputs": _read_inputs(args), "input_shapes": _input_shapes(args), "cast_inputs": args.cast_inputs,
+        "ram_budget": args.ram_budget,
+    }
     profile = profile_model(args.model, target, board, args.optimize, options, args.output_dir, _progress)
     print(format_profile(profile))
     if args.svg:

@@ -1,6 +1,6 @@
 """`zant profile`: instructions and cycles per ONNX node of a model's firmware image, under QEMU.
 
-    zant profile MODEL.onnx [--target cortex-m4] [--board B] [-O MODE] [--svg FILE]
+    zant profile MODEL.onnx [--target cortex-m4] [--board B] [-O MODE] [--ram-budget BYTES] [--svg FILE]
 
 The image is built as `zant compile --firmware` builds it, with one difference: its root declares
 `zant_profile_kernels`, so every kernel (one Zig function per top-level loop nest, see
