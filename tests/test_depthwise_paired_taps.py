@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import pytest
-from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 from e2e import check_passes_after_lowering
-
-import zant
+from int8_layers import QConv, expect_reference_as_firmware, expect_reference_on_host, qlinear_conv_model
 from zant.passes.onnx_to_uop.conv_depthwise import (
     border_rows,
     padded_taps,
@@ -172,71 +168,20 @@ def test_padded_taps_are_the_taps_each_kind_of_output_reads_from_the_pads():
 
 
 def _model() -> onnx.ModelProto:
-    rng = np.random.default_rng(7)
-    inputs, outputs, nodes, inits = [], [], [], []
-    for name, channels, h, w, strides, pads in CASES:
-        weights = rng.integers(-128, 128, (channels, 1, 3, 3)).astype(np.int8)
-        weights[0, 0, 0] = [-128, 127, -128]  # the extremes of a half
-        out_h = (h + pads[0] + pads[2] - 3) // strides[0] + 1
-        out_w = (w + pads[1] + pads[3] - 3) // strides[1] + 1
-        inits += [
-            numpy_helper.from_array(np.array(0.05, np.float32), f"{name}_xs"),
-            numpy_helper.from_array(np.array(-9, np.int8), f"{name}_xz"),
-            numpy_helper.from_array(weights, f"{name}_w"),
-            numpy_helper.from_array((0.004 * (1 + np.arange(channels))).astype(np.float32), f"{name}_ws"),
-            numpy_helper.from_array(np.zeros(channels, np.int8), f"{name}_wz"),
-            numpy_helper.from_array(np.array(0.3, np.float32), f"{name}_ys"),
-            numpy_helper.from_array(np.array(4, np.int8), f"{name}_yz"),
-            numpy_helper.from_array(rng.integers(-3000, 3000, channels).astype(np.int32), f"{name}_b"),
-        ]
-        nodes.append(helper.make_node(
-            "QLinearConv", [f"{name}_{s}" if s != "x" else name for s in ("x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b")],
-            [f"{name}_y"], group=channels, kernel_shape=[3, 3], strides=strides, pads=pads,
-        ))
-        inputs.append(helper.make_tensor_value_info(name, TensorProto.INT8, [1, channels, h, w]))
-        outputs.append(helper.make_tensor_value_info(f"{name}_y", TensorProto.INT8, [1, channels, out_h, out_w]))
-    graph = helper.make_graph(nodes, "depthwise", inputs, outputs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-
-
-def _feeds(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    feeds = {}
-    for value in model.graph.input:
-        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
-        x = rng.integers(-128, 128, shape).astype(np.int8)
-        x.flat[:4] = [-128, 127, -128, 127]
-        feeds[value.name] = x
-    return feeds
-
-
-def _expect_reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
-    want = ReferenceEvaluator(model).run(None, feeds)
-    for output, expected in zip(model.graph.output, want, strict=True):
-        y = np.asarray(got[output.name]).reshape(expected.shape)
-        assert len(np.unique(expected)) > 20, output.name  # not saturated
-        assert np.array_equal(y, expected), (output.name, np.argwhere(y != expected)[:5])
+    layers = (
+        QConv(name, channels, channels, h, w, (3, 3), tuple(strides), tuple(pads), group=channels, x_zero=-9, y_zero=4)
+        for name, channels, h, w, strides, pads in CASES
+    )
+    return qlinear_conv_model("depthwise", layers, seed=7)
 
 
 def test_depthwise_convs_are_the_reference_bit_for_bit(tmp_path):
     """The Cortex-M4 pipeline built for the host: every case takes the paired form (its packed
-    words are in the module) and equals the reference on two inputs."""
-    model = _model()
-    onnx.save(model, tmp_path / "dw.onnx")
-    from e2e import load_compiled
-    from zant.driver import CompileOptions, compile_model
-    from zant.pipelines import MCU_PIPELINE
-
-    result = compile_model(tmp_path / "dw.onnx", tmp_path / "out", CompileOptions(name="dw", optimize="ReleaseFast", pipeline=MCU_PIPELINE))
-    source = result.zig_path.read_text()
+    words are in the module) and equals the reference on two inputs (none saturated)."""
+    source = expect_reference_on_host(_model(), tmp_path, seeds=(1, 2), optimize="ReleaseFast", min_distinct=20)
     for name, *_ in CASES:
         assert f"{name}_y_paired_tap_weights" in source, name
     assert "zant_smla(" in source  # the border's padded taps, the short rows' single products
-    run = load_compiled(result)
-    for seed in (1, 2):
-        feeds = _feeds(model, seed)
-        got = run(*(feeds[v.name] for v in model.graph.input))
-        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
 
 
 def test_every_pass_keeps_the_interpreters_outputs():
@@ -251,14 +196,4 @@ def test_every_pass_keeps_the_interpreters_outputs():
 
 def test_depthwise_convs_as_cortex_m4_firmware(tmp_path):
     """The same Convs as Cortex-M4 firmware under QEMU (unaligned word loads included)."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
-    model = _model()
-    onnx.save(model, tmp_path / "dw.onnx")
-    compiled = zant.compile(tmp_path / "dw.onnx", target="cortex-m4", firmware=True)
-    feeds = _feeds(model, 5)
-    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
+    expect_reference_as_firmware(_model(), tmp_path, seed=5, min_distinct=20)

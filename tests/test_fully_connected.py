@@ -9,11 +9,10 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 from e2e import check_passes_after_lowering
+from int8_layers import QConv, expect_reference_as_firmware, expect_reference_on_host, qlinear_conv_model
 
-import zant
 from zant.dialects.arm_dsp import smlad, sxtb16
 from zant.passes.onnx_to_uop.fully_connected import FEW_INPUTS_WEIGHTS, MIN_WEIGHTS, ROWS, block_starts, corrected_bias, interleaved_weights
 
@@ -106,79 +105,24 @@ def _model(cases=CASES, per_tensor: bool = False) -> onnx.ModelProto:
     """QLinearConv 1x1 layers over one pixel; weight scales per channel, or one per layer
     (`per_tensor`: the requantization one multiplier, so whole layers of 4-row blocks take
     arm_dsp.smlad_layer)."""
-    rng = np.random.default_rng(11)
-    inputs, outputs, nodes, inits = [], [], [], []
-    for name, depth, out_channels, x_type in cases:
-        weights = rng.integers(-128, 128, (out_channels, depth, 1, 1)).astype(np.int8)
-        weights[0, : min(depth, 4), 0, 0] = [-128, -128, 127, -128][: min(depth, 4)]
-        zero = 131 if x_type == TensorProto.UINT8 else 3
-        inits += [
-            numpy_helper.from_array(np.array(0.05, np.float32), f"{name}_xs"),
-            numpy_helper.from_array(np.array(zero, np.uint8 if x_type == TensorProto.UINT8 else np.int8), f"{name}_xz"),
-            numpy_helper.from_array(weights, f"{name}_w"),
-            numpy_helper.from_array(
-                np.array(0.004 / np.sqrt(depth), np.float32) if per_tensor
-                else (0.004 * (1 + np.arange(out_channels)) / np.sqrt(depth)).astype(np.float32), f"{name}_ws",
-            ),
-            numpy_helper.from_array(np.zeros(out_channels, np.int8), f"{name}_wz"),
-            numpy_helper.from_array(np.array(0.3, np.float32), f"{name}_ys"),
-            numpy_helper.from_array(np.array(-4, np.int8), f"{name}_yz"),
-            numpy_helper.from_array(rng.integers(-3000, 3000, out_channels).astype(np.int32), f"{name}_b"),
-        ]
-        nodes.append(helper.make_node(
-            "QLinearConv", [f"{name}_{s}" if s != "x" else name for s in ("x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b")],
-            [f"{name}_y"], kernel_shape=[1, 1],
-        ))
-        inputs.append(helper.make_tensor_value_info(name, x_type, [1, depth, 1, 1]))
-        outputs.append(helper.make_tensor_value_info(f"{name}_y", TensorProto.INT8, [1, out_channels, 1, 1]))
-    graph = helper.make_graph(nodes, "fully_connected", inputs, outputs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-
-
-def _feeds(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    feeds = {}
-    for value in model.graph.input:
-        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
-        if value.type.tensor_type.elem_type == TensorProto.UINT8:
-            x = rng.integers(0, 256, shape).astype(np.uint8)
-            x.flat[:4] = [0, 255, 0, 255][: x.size]
-        else:
-            x = rng.integers(-128, 128, shape).astype(np.int8)
-            x.flat[:4] = [-128, 127, -128, -128][: x.size]
-        feeds[value.name] = x
-    return feeds
-
-
-def _expect_reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
-    want = ReferenceEvaluator(model).run(None, feeds)
-    for output, expected in zip(model.graph.output, want, strict=True):
-        y = np.asarray(got[output.name]).reshape(expected.shape)
-        assert np.array_equal(y, expected), (output.name, np.argwhere(y != expected)[:5])
+    layers = (
+        QConv(name, depth, out_channels, x_type=x_type, x_zero=131 if x_type == TensorProto.UINT8 else 3,
+              w_scale=0.004 / np.sqrt(depth), per_channel=not per_tensor, y_zero=-4)
+        for name, depth, out_channels, x_type in cases
+    )
+    return qlinear_conv_model("fully_connected", layers, seed=11, first_weights=(-128, -128, 127, -128))
 
 
 def test_fully_connected_layers_are_the_reference_bit_for_bit(tmp_path):
     """The Cortex-M4 pipeline built for the host: every case with MIN_WEIGHTS weights takes the
     form (its packed weights are in the module), a smaller one does not, and all equal the
     reference on three inputs."""
-    model = _model(CASES + SMALL)
-    onnx.save(model, tmp_path / "fc.onnx")
-    from e2e import load_compiled
-    from zant.driver import CompileOptions, compile_model
-    from zant.pipelines import MCU_PIPELINE
-
-    result = compile_model(tmp_path / "fc.onnx", tmp_path / "out", CompileOptions(name="fc", optimize="ReleaseSafe", pipeline=MCU_PIPELINE))
-    source = result.zig_path.read_text()
+    source = expect_reference_on_host(_model(CASES + SMALL), tmp_path, seeds=(1, 2, 3))
     for name, depth, out_channels, _ in CASES + SMALL:
         count = depth * out_channels
         expected = count >= MIN_WEIGHTS or (count >= FEW_INPUTS_WEIGHTS and 8 * depth <= out_channels)
         assert (f"{name}_y_fc_weights" in source) == expected, name
     assert "k8_m128_few_y_fc_weights" in source and "k128_m8_small_y_fc_weights" not in source
-    run = load_compiled(result)
-    for seed in (1, 2, 3):
-        feeds = _feeds(model, seed)
-        got = run(*(feeds[v.name] for v in model.graph.input))
-        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
 
 
 def test_every_pass_keeps_the_interpreters_outputs():
@@ -193,17 +137,7 @@ def test_every_pass_keeps_the_interpreters_outputs():
 def test_fully_connected_layers_as_cortex_m4_firmware(tmp_path):
     """The same layers as Cortex-M4 firmware under QEMU (smlad_rows as its assembly loop: 4, 2
     and 1 steps per pass, 1 to 4 rows)."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
-    model = _model()
-    onnx.save(model, tmp_path / "fc.onnx")
-    compiled = zant.compile(tmp_path / "fc.onnx", target="cortex-m4", firmware=True)
-    feeds = _feeds(model, 5)
-    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
+    expect_reference_as_firmware(_model(), tmp_path, seed=5)
 
 
 # (name, M, K, N, A type, a zero point, B type, b zero points: per-tensor int or per column,
@@ -262,36 +196,14 @@ def test_matmuls_by_a_constant_take_the_form_and_equal_the_reference(tmp_path):
     """QLinearMatMul and MatMulInteger by a constant B (int8 at zero point 0, uint8 at 128 per
     tensor or per column) on the Cortex-M4 pipeline built for the host: each takes the fully
     connected form (its packed weights in the module) and equals the reference bit for bit."""
-    model = _matmul_model()
-    onnx.save(model, tmp_path / "mm.onnx")
-    from e2e import load_compiled
-    from zant.driver import CompileOptions, compile_model
-    from zant.pipelines import MCU_PIPELINE
-
-    result = compile_model(tmp_path / "mm.onnx", tmp_path / "out", CompileOptions(name="mm", optimize="ReleaseSafe", pipeline=MCU_PIPELINE))
-    source = result.zig_path.read_text()
+    source = expect_reference_on_host(_matmul_model(), tmp_path, seeds=(1, 2))
     for case in MATMULS:
         assert f"{case[0]}_y_fc_weights" in source, case[0]
-    run = load_compiled(result)
-    for seed in (1, 2):
-        feeds = _feeds(model, seed)
-        got = run(*(feeds[v.name] for v in model.graph.input))
-        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
 
 
 def test_matmuls_as_cortex_m4_firmware(tmp_path):
     """The same MatMuls as Cortex-M4 firmware under QEMU (smlad_rows' assembly)."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
-    model = _matmul_model()
-    onnx.save(model, tmp_path / "mm.onnx")
-    compiled = zant.compile(tmp_path / "mm.onnx", target="cortex-m4", firmware=True)
-    feeds = _feeds(model, 4)
-    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
+    expect_reference_as_firmware(_matmul_model(), tmp_path, seed=4)
 
 
 # Layers of whole 4-row blocks (M a multiple of 4) with one weight scale: arm_dsp.smlad_layer
@@ -311,26 +223,9 @@ def test_whole_layers_take_smlad_layer_and_equal_the_reference(tmp_path):
     (its loop over blocks gone), the 13-row one keeps its blocks; built for the host (the plain
     Zig of the ops) and as Cortex-M4 firmware under QEMU (their assembly), each equal to the
     reference bit for bit."""
-    from e2e import load_compiled
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing
-    from zant.driver import CompileOptions, compile_model
-    from zant.pipelines import MCU_PIPELINE
-
     model = _model(LAYERS, per_tensor=True)
-    onnx.save(model, tmp_path / "layers.onnx")
     module, _ = check_passes_after_lowering(model)
     assert sum(op.name == "arm_dsp.smlad_layer" for op in module.walk()) == 4
     assert sum(op.name == "arm_dsp.smlad_rows" for op in module.walk()) == 1
-    result = compile_model(tmp_path / "layers.onnx", tmp_path / "out", CompileOptions(name="layers", optimize="ReleaseSafe", pipeline=MCU_PIPELINE))
-    run = load_compiled(result)
-    for seed in (1, 2):
-        feeds = _feeds(model, seed)
-        got = run(*(feeds[v.name] for v in model.graph.input))
-        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
-    compiled = zant.compile(tmp_path / "layers.onnx", target="cortex-m4", firmware=True)
-    feeds = _feeds(model, 6)
-    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
+    expect_reference_on_host(model, tmp_path, seeds=(1, 2))
+    expect_reference_as_firmware(model, tmp_path, seed=6)
