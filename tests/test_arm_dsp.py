@@ -23,6 +23,7 @@ from zant.runtime import load_compiled
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+from int8_layers import firmware_equals_host, firmware_modes  # noqa: E402
 from models import GraphBuilder, quantize  # noqa: E402
 
 OBJDUMP = shutil.which("llvm-objdump") or "/usr/bin/llvm-objdump"
@@ -300,29 +301,15 @@ def test_tile_loops_equal_the_gathered_form(tmp_path):
         np.testing.assert_array_equal(run_tiles(x)[0], run_rows(x)[0])
 
 
-@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSafe", "ReleaseSmall", "Debug"])
+@pytest.mark.parametrize("optimize", firmware_modes())
 def test_firmware_tile_loops_equal_the_host(tmp_path, optimize):
     """The tiles' assembly (`zant_smlad_tile`: LDR, SXTB16 and SMLAD in 13 registers, a loop or
     straight-line) builds in every mode (14 registers did not in Debug and ReleaseSafe) and, run
     on the Cortex-M4 under QEMU, gives the host build's outputs bit for bit."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing, run_firmware
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
-    model = tile_int8(tmp_path)
-    host = compile_model(model, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
     x = (np.random.default_rng(4).standard_normal((1, 64, 3, 3)) * 3.0).astype(np.float32)
-    firmware = compile_model(model, tmp_path / "m4", CompileOptions(
-        name="net", target="cortex-m4", firmware=True, optimize=optimize, inputs={host.inputs[0].name: x},
-    ))
+    firmware = firmware_equals_host(tile_int8(tmp_path), tmp_path, x, optimize)
     text = disassembly(firmware.firmware_path)
     assert text.count("smlad") >= 16 and "sxtb16" in text
-    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
-    expected = load_compiled(host)(firmware.feeds[host.inputs[0].name])
-    for got, want in zip(run.outputs, expected, strict=True):
-        np.testing.assert_array_equal(got, want)
 
 
 def test_interpreter_checks_the_tile_loops(tmp_path):

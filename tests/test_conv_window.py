@@ -1,7 +1,8 @@
 """`conv_window`'s tiles as `arm_dsp.smlad_window` (3x3 int8 Convs over a channels-last padded
 copy whose runs of taps are whole words): the widened weights' order, the op's semantics, and
 whole models against the gathered form on the host, under the interpreter after every pass,
-and as Cortex-M4 firmware under QEMU (the assembly loop) in every build mode."""
+and as Cortex-M4 firmware under QEMU (the assembly loop) in every build mode (the shipped one
+in the default run, `int8_layers.firmware_modes`)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,15 @@ from zant.runtime import load_compiled
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+from int8_layers import firmware_equals_host, firmware_modes  # noqa: E402
 from models import GraphBuilder, quantize  # noqa: E402
 from test_arm_dsp import disassembly, gathered  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def odd_windows(tmp_path_factory) -> Path:
+    """`odd_windows_int8`, quantized once for the module's tests."""
+    return odd_windows_int8(tmp_path_factory.mktemp("odd_windows"))
 
 
 def odd_windows_int8(folder: Path) -> Path:
@@ -77,8 +85,8 @@ def test_smlad_window_reference_is_the_tiles_dot_products():
             assert got[2 * j + i] == ((total + 2**31) % 2**32) - 2**31
 
 
-def test_window_tiles_equal_the_gathered_form(tmp_path):
-    model = odd_windows_int8(tmp_path)
+def test_window_tiles_equal_the_gathered_form(tmp_path, odd_windows):
+    model = odd_windows
     tiles = compile_model(model, tmp_path / "tiles", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=pipeline_for("cortex-m4")))
     rows = compile_model(model, tmp_path / "rows", CompileOptions(name="net", optimize="ReleaseSafe", pipeline=gathered(pipeline_for("cortex-m4"))))
     zig = (tmp_path / "tiles" / "net.zig").read_text()
@@ -92,7 +100,7 @@ def test_window_tiles_equal_the_gathered_form(tmp_path):
         np.testing.assert_array_equal(run_tiles(x)[0], run_rows(x)[0])
 
 
-def test_interpreter_checks_the_window_tiles(tmp_path):
+def test_interpreter_checks_the_window_tiles(odd_windows):
     """`--check-each-pass` through the Cortex-M4 pipeline: onnx-to-uop's `smlad_window` (the
     interpreter runs its `reference`) and every later pass leave the outputs as they were."""
     from xdsl.passes import PassPipeline
@@ -103,58 +111,31 @@ def test_interpreter_checks_the_window_tiles(tmp_path):
     from zant.interpreter import check_each_pass
     from zant.plugins import all_passes
 
-    module = import_model(str(odd_windows_int8(tmp_path)))
+    module = import_model(str(odd_windows))
     passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline_for("cortex-m4")).passes
     report = check_each_pass(module, passes, make_context(), seed=6)
     assert "onnx-to-uop" in report.checked
     assert sum(op.name == "arm_dsp.smlad_window" for op in module.walk()) == 2
 
 
-@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSafe", "ReleaseSmall", "Debug"])
-def test_firmware_window_tiles_equal_the_host(tmp_path, optimize):
+@pytest.mark.parametrize("optimize", firmware_modes())
+def test_firmware_window_tiles_equal_the_host(tmp_path, odd_windows, optimize):
     """The assembly loop (`zant_smlad_window`: 13 registers, the rows' bound on the stack)
     builds in every mode and, on the Cortex-M4 under QEMU, gives the host build's outputs."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing, run_firmware
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
-    model = odd_windows_int8(tmp_path)
-    host = compile_model(model, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
     x = (np.random.default_rng(7).standard_normal((1, 12, 5, 7)) * 3.0).astype(np.float32)
-    firmware = compile_model(model, tmp_path / "m4", CompileOptions(
-        name="net", target="cortex-m4", firmware=True, optimize=optimize, inputs={host.inputs[0].name: x},
-    ))
+    firmware = firmware_equals_host(odd_windows, tmp_path, x, optimize)
     text = disassembly(firmware.firmware_path)
     assert text.count("smlad") >= 8 and "sxtb16" in text
-    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
-    expected = load_compiled(host)(firmware.feeds[host.inputs[0].name])
-    for got, want in zip(run.outputs, expected, strict=True):
-        np.testing.assert_array_equal(got, want)
 
 
 def test_firmware_window_tiles_of_8_steps_a_pass_equal_the_host(tmp_path):
     """A 32-channel window (rows of 24 words: 3 passes of 8 steps, the loop ResNet-8's wide
     layers run) as Cortex-M4 firmware under QEMU gives the host build's outputs."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing, run_firmware
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
     pytest.importorskip("onnxruntime")
     g = GraphBuilder("wide_window", seed=29)
     x = g.conv("input", 32, 4, 3, pads=[1, 1, 1, 1])
     model = tmp_path / "wide_window_int8.onnx"
     onnx.save(quantize(g.build([("input", [1, 32, 3, 4])], [(x, "out", [1, 4, 3, 4])])), model)
-    host = compile_model(model, tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
     x = (np.random.default_rng(8).standard_normal((1, 32, 3, 4)) * 3.0).astype(np.float32)
-    firmware = compile_model(model, tmp_path / "m4", CompileOptions(
-        name="net", target="cortex-m4", firmware=True, inputs={host.inputs[0].name: x},
-    ))
-    assert "zant_smlad_window(3, 24, " in (tmp_path / "m4" / "net.zig").read_text()
-    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
-    expected = load_compiled(host)(firmware.feeds[host.inputs[0].name])
-    for got, want in zip(run.outputs, expected, strict=True):
-        np.testing.assert_array_equal(got, want)
+    firmware = firmware_equals_host(model, tmp_path, x)
+    assert "zant_smlad_window(3, 24, " in firmware.zig_path.read_text()

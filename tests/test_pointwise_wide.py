@@ -2,15 +2,16 @@
 (`conv_columns._pointwise_wide`, `arm_dsp.smlad_block`): X and each block of 4 weight rows
 widened into words of two int16, 4 output channels x 2 pixels per register block. Its outputs
 must be the ONNX reference's bit for bit on the host (the op's portable Zig), under QEMU in every
-build mode (its assembly: 14 registers when built for speed, 13 otherwise) and through the uop
-interpreter (the op's reference semantics)."""
+build mode (its assembly: 14 registers when built for speed, 13 otherwise; the shipped mode in
+the default run, `int8_layers.firmware_modes`) and through the uop interpreter (the op's
+reference semantics)."""
 
 from __future__ import annotations
 
 import numpy as np
 import onnx
 import pytest
-from e2e import load_compiled
+from int8_layers import firmware_equals_host, firmware_modes
 from test_assign_layouts import H, W, _compile_and_run, _model
 from test_arm_dsp import disassembly
 
@@ -76,29 +77,15 @@ def test_the_layer_bound_keeps_the_tiles(tmp_path, eight_outputs):
     assert scratch[True] - scratch[False] >= 2 * WIDE_MIN_CHANNELS * H * W, scratch
 
 
-@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSmall", "ReleaseSafe", "Debug"])
+@pytest.mark.parametrize("optimize", firmware_modes())
 def test_firmware_wide_blocks_equal_the_host(tmp_path, eight_outputs, optimize):
     """The block's assembly builds in every mode (14 registers where there is no frame pointer)
     and, run on the Cortex-M4 under QEMU, gives the host build's outputs bit for bit."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing, run_firmware
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
     onnx.save(_model(WIDE_MIN_CHANNELS), tmp_path / "m.onnx")
-    host = compile_model(tmp_path / "m.onnx", tmp_path / "host", CompileOptions(name="net", optimize="ReleaseSafe"))
     x = np.random.default_rng(5).integers(-128, 128, (1, WIDE_MIN_CHANNELS, H, W)).astype(np.int8)
-    firmware = compile_model(tmp_path / "m.onnx", tmp_path / "m4", CompileOptions(
-        name="net", target="cortex-m4", firmware=True, optimize=optimize, inputs={host.inputs[0].name: x},
-        pipeline=roomy(MCU_PIPELINE),
-    ))
+    firmware = firmware_equals_host(tmp_path / "m.onnx", tmp_path, x, optimize, pipeline=roomy(MCU_PIPELINE))
     assert "zant_smlad_block(" in firmware.zig_path.read_text()
     assert disassembly(firmware.firmware_path).count("smlad") >= 8
-    run = run_firmware(firmware.firmware_path, firmware.board, firmware.outputs)
-    expected = load_compiled(host)(firmware.feeds[host.inputs[0].name])
-    for got, want in zip(run.outputs, expected, strict=True):
-        np.testing.assert_array_equal(got, want)
 
 
 def test_interpreter_checks_the_wide_blocks(tmp_path, eight_outputs):
