@@ -51,6 +51,9 @@ fully connected block (`smlad_rows`' sums):
 * `arm_dsp.smlad_layer %pa, %pb, %shared, %py {…}` — a fully connected layer's blocks of 4 rows,
   each `smlad_rows` then those two instructions per sum and a byte store: the whole layer one
   asm block.
+* `arm_dsp.smlad_tile_row %pa, %pb, %py, %c0, %c1, %m0, %m1 {…}` — a row of `smlad_tile`s over
+  pixel pairs (a pointwise Conv's two output channels), each sum from its channel's bias, then
+  those two instructions per sum and a byte store: the row one asm block (`arm-dsp-tile-rows`).
 
 Each op declares its Zig and what it computes (`zant.ir.target_ops`): the helper functions it
 prints as (`ZIG_HELPERS`, below: on an Arm core with the DSP extension, `builtin.cpu` having the
@@ -701,6 +704,18 @@ def _word(read: Read, offset: int) -> int:
     return int.from_bytes(read(range(offset, offset + 4)).astype(np.int8).tobytes(), "little", signed=True)
 
 
+def smlad_tile(pa: Read, pb: Read, sums: list[int], steps: int, a_step: int, a_next: int, b_step: int, b_next: int) -> tuple[int, int, int, int]:
+    """`arm_dsp.smlad_tile`'s sums r00, r10, r01, r11 from the addends `sums` (same order)."""
+    sums = list(sums)
+    for s in range(steps):
+        a = [_word(pa, s * a_step), _word(pa, s * a_step + a_next)]
+        b = [_word(pb, s * b_step), _word(pb, s * b_step + b_next)]
+        for j in range(2):
+            for i in range(2):
+                sums[2 * j + i] = smlad_bytes(sxtb16(a[i], 0), sxtb16(a[i], 8), b[j], sums[2 * j + i])
+    return tuple(sums)  # type: ignore[return-value]
+
+
 @irdl_op_definition
 class SmladTileOp(IRDLOperation):
     """`%r00, %r10, %r01, %r11 = arm_dsp.smlad_tile %pa, %pb, %c00, %c10, %c01, %c11 {steps = S,
@@ -757,14 +772,8 @@ class SmladTileOp(IRDLOperation):
         return ZigCall("zant_smlad_tile", (*(str(c.data) for c in constants), *args))
 
     def reference(self, pa: Read, pb: Read, c00: int, c10: int, c01: int, c11: int) -> tuple[int, int, int, int]:
-        sums = [c00, c10, c01, c11]
-        for s in range(self.steps.data):
-            a = [_word(pa, s * self.a_step.data), _word(pa, s * self.a_step.data + self.a_next.data)]
-            b = [_word(pb, s * self.b_step.data), _word(pb, s * self.b_step.data + self.b_next.data)]
-            for j in range(2):
-                for i in range(2):
-                    sums[2 * j + i] = smlad_bytes(sxtb16(a[i], 0), sxtb16(a[i], 8), b[j], sums[2 * j + i])
-        return tuple(sums)  # type: ignore[return-value]
+        steps = (self.steps, self.a_step, self.a_next, self.b_step, self.b_next)
+        return smlad_tile(pa, pb, [c00, c10, c01, c11], *(n.data for n in steps))
 
     def verify_(self) -> None:
         for ptr in (self.pa, self.pb):
@@ -1715,4 +1724,216 @@ class SmladLayerOp(IRDLOperation):
             raise VerifyException("smlad_layer's weights span more than 4 GB")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp], [])
+ZIG_HELPER_SOURCES["zant_smlad_tile_row"] = ZigHelper(
+    "zant_smlad_tile_row",
+    f"""\
+/// A row of 2 x 2 register tiles, each requantized and stored (arm_dsp.smlad_tile_row): for
+/// each of `pairs` pairs q, the sums r_ij = c_i + zant_smlad_tile's reduction from pa and
+/// pb + q·b_pair (i: a's rows, two output channels; j: b's, two pixels), each stored as
+/// SSAT(#8, SMMLA(r_ij, m_i, addend), ASR #shift) at py + q·y_pair + i·y_next + j·y_pixel. On a
+/// DSP core one asm block of 13 registers for the whole row, so no compiled loop spills and
+/// reloads around each tile: the biases, multipliers, Y's pointer, pb's end and the addend live
+/// in 28 bytes below sp. Per tile: the biases into c00, c10 (LDRD), the first step's second
+/// pixel summed from them into c01, c11 before the first pixel's sums move on (no copies),
+/// zant_smlad_tile's straight-line steps (at most SMLAD_TILE_STRAIGHT), the multipliers, the
+/// addend and Y's pointer loaded back to back, 4 SMMLA, 4 SSAT, 4 STRB. Two tiles a pass where
+/// `pairs` is even and their steps few (at most 4: ~0.4 KB of code), halving the pass's
+/// bookkeeping (Y's pointer stored back, pb's end reloaded, the branch). Not inlined: LLVM
+/// weighed the asm as one instruction and unrolled the loop over channel pairs around it, a copy
+/// of the asm per pair (vww_int8: +20 KB of flash).
+noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, comptime a_next: isize, comptime b_step: isize, comptime b_next: isize, comptime pairs: usize, comptime b_pair: isize, comptime y_pair: isize, comptime y_next: isize, comptime y_pixel: isize, comptime addend: i32, comptime shift: u5, pa: *const i8, pb: *const i8, py: *i8, c0: i32, c1: i32, m0: i32, m1: i32) void {{
+    if (comptime {_HAS_DSP} and steps <= {SMLAD_TILE_STRAIGHT}) {{
+        // (the second tile's loads and stores reach b_pair, y_pair further: within the immediates)
+        const unroll: usize = comptime if (pairs % 2 == 0 and steps <= 4 and b_pair + (@as(isize, steps) - 1) * b_step + b_next < 4096 and
+            y_pair + y_next + y_pixel < 4096 and 2 * b_pair < 4096 and 2 * y_pair < 4096) 2 else 1;
+        const body = comptime text: {{
+            const c: u32 = @bitCast(addend);
+            const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
+            // [sp]: c0, c1; [sp, #8]: m0, m1; [sp, #16]: Y's pointer; [sp, #20]: pb's end; [sp, #24]: the addend.
+            var text: []const u8 = std.fmt.comptimePrint(
+                "sub sp, sp, #32\\n\\tstrd %[c00], %[c10], [sp]\\n\\tstrd %[a0], %[a1], [sp, #8]\\n\\tstrd %[b], %[b1], [sp, #16]\\n\\t" ++
+                    "movw %[t], #{{d}}\\n\\tmovt %[t], #{{d}}\\n\\tstr %[t], [sp, #24]\\n\\t1:\\n\\t",
+                .{{ c & 0xFFFF, c >> 16 }},
+            );
+            for (0..unroll) |u| {{
+                const off = @as(isize, @intCast(u)) * b_pair;
+                const at = @as(isize, @intCast(u)) * y_pair;
+                text = text ++ "ldrd %[c00], %[c10], [sp]\\n\\t";
+                for (0..steps) |i| {{
+                    const ia = @as(isize, @intCast(i)) * a_step;
+                    const ib = off + @as(isize, @intCast(i)) * b_step;
+                    text = text ++ std.fmt.comptimePrint(
+                        "ldr %[a0], [%[pa], #{{d}}]\\n\\tldr %[a1], [%[pa], #{{d}}]\\n\\tldr %[b], [%[pb], #{{d}}]\\n\\tldr %[b1], [%[pb], #{{d}}]\\n\\t",
+                        .{{ ia, ia + a_next, ib, ib + b_next }},
+                    ) ++ "sxtb16 %[e0], %[a0]\\n\\tsxtb16 %[a0], %[a0], ror #8\\n\\tsxtb16 %[e1], %[a1]\\n\\tsxtb16 %[a1], %[a1], ror #8\\n\\t";
+                    const first = "sxtb16 %[t], %[b]\\n\\tsmlad %[c00], %[e0], %[t], %[c00]\\n\\tsmlad %[c10], %[e1], %[t], %[c10]\\n\\t" ++
+                        "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c00], %[a0], %[b], %[c00]\\n\\tsmlad %[c10], %[a1], %[b], %[c10]\\n\\t";
+                    // The second pixel's sums start from the biases (in c00, c10 until the first's move on).
+                    const from = if (i == 0) [2][]const u8{{ "%[c00]", "%[c10]" }} else [2][]const u8{{ "%[c01]", "%[c11]" }};
+                    const second = "sxtb16 %[t], %[b1]\\n\\tsmlad %[c01], %[e0], %[t], " ++ from[0] ++ "\\n\\tsmlad %[c11], %[e1], %[t], " ++ from[1] ++ "\\n\\t" ++
+                        "sxtb16 %[b1], %[b1], ror #8\\n\\tsmlad %[c01], %[a0], %[b1], %[c01]\\n\\tsmlad %[c11], %[a1], %[b1], %[c11]\\n\\t";
+                    text = text ++ (if (i == 0) second ++ first else first ++ second);
+                }}
+                text = text ++ std.fmt.comptimePrint(
+                    "ldr %[a0], [sp, #8]\\n\\tldr %[a1], [sp, #12]\\n\\tldr %[t], [sp, #24]\\n\\tldr %[b], [sp, #16]\\n\\t" ++
+                        "smmla %[c00], %[c00], %[a0], %[t]\\n\\tsmmla %[c01], %[c01], %[a0], %[t]\\n\\t" ++
+                        "smmla %[c10], %[c10], %[a1], %[t]\\n\\tsmmla %[c11], %[c11], %[a1], %[t]\\n\\t" ++
+                        "ssat %[c00], #8, %[c00]{{s}}\\n\\tssat %[c01], #8, %[c01]{{s}}\\n\\tssat %[c10], #8, %[c10]{{s}}\\n\\tssat %[c11], #8, %[c11]{{s}}\\n\\t" ++
+                        "strb %[c00], [%[b], #{{d}}]\\n\\tstrb %[c01], [%[b], #{{d}}]\\n\\tstrb %[c10], [%[b], #{{d}}]\\n\\tstrb %[c11], [%[b], #{{d}}]\\n\\t",
+                    .{{ by, by, by, by, at, at + y_pixel, at + y_next, at + y_next + y_pixel }},
+                );
+            }}
+            const span = @as(isize, @intCast(unroll));
+            text = text ++ std.fmt.comptimePrint(
+                "add %[b], %[b], #{{d}}\\n\\tstr %[b], [sp, #16]\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tldr %[b], [sp, #20]\\n\\tcmp %[pb], %[b]\\n\\tbne 1b\\n\\tadd sp, sp, #32",
+                .{{ span * y_pair, span * b_pair }},
+            );
+            break :text text;
+        }};
+        const end: usize = @intFromPtr(pb) +% @as(usize, @bitCast(b_pair * @as(isize, pairs)));
+        var r00: i32 = undefined;
+        var r10: i32 = undefined;
+        var r01: i32 = undefined;
+        var r11: i32 = undefined;
+        var qa: *const i8 = undefined;
+        var qb: *const i8 = undefined;
+        var a0: i32 = undefined;
+        var a1: i32 = undefined;
+        var b: usize = undefined;
+        var b1: usize = undefined;
+        var e0: i32 = undefined;
+        var e1: i32 = undefined;
+        var t: i32 = undefined;
+        asm volatile (body
+            : [c00] "=&r" (r00),
+              [c10] "=&r" (r10),
+              [c01] "=&r" (r01),
+              [c11] "=&r" (r11),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [a0] "=&r" (a0),
+              [a1] "=&r" (a1),
+              [b] "=&r" (b),
+              [b1] "=&r" (b1),
+              [e0] "=&r" (e0),
+              [e1] "=&r" (e1),
+              [t] "=&r" (t),
+            : [i0] "0" (c0),
+              [i1] "1" (c1),
+              [ipa] "4" (pa),
+              [ipb] "5" (pb),
+              [im0] "6" (m0),
+              [im1] "7" (m1),
+              [ipy] "8" (@intFromPtr(py)),
+              [iend] "9" (end),
+            : .{{ .memory = true, .cpsr = true }});
+        return;
+    }}
+    const b: [*]const i8 = @ptrCast(pb);
+    const y: [*]i8 = @ptrCast(py);
+    const multiplier = [2]i32{{ m0, m1 }};
+    for (0..pairs) |q| {{
+        const at: isize = @as(isize, @intCast(q));
+        const r = zant_smlad_tile(steps, a_step, a_next, b_step, b_next, pa, &b[@intCast(at * b_pair)], c0, c1, c0, c1);
+        for (0..2) |j| {{
+            for (0..2) |i| {{
+                const value = zant_ssat(zant_smmla(r[2 * j + i], multiplier[i], addend), 8, shift);
+                y[@intCast(at * y_pair + @as(isize, @intCast(i)) * y_next + @as(isize, @intCast(j)) * y_pixel)] = @intCast(value);
+            }}
+        }}
+    }}
+}}""",
+    ("zant_smlad_tile", "zant_smmla", "zant_ssat"),
+    inline=False,
+)
+
+
+@irdl_op_definition
+class SmladTileRowOp(IRDLOperation):
+    """`arm_dsp.smlad_tile_row %pa, %pb, %py, %c0, %c1, %m0, %m1 {steps, a_step, a_next, b_step,
+    b_next, pairs = Q, b_pair, y_pair, y_next, y_pixel, addend = C, shift = H} : !uop.ptr<i8>,
+    !uop.ptr<i8>, !uop.ptr<i8>`: Q 2 x 2 register tiles along a row of pixel pairs, each tile q
+    the `arm_dsp.smlad_tile` of `pa` and `pb + q·b_pair` from the addends c_i (a's row i: one
+    output channel's bias, for both of b's pixels j), each sum requantized as `arm_dsp.ssat`
+    (8 bits, shift H) of `arm_dsp.smmla(r_ij, m_i, C)` and stored (int8) at `py + q·y_pair +
+    i·y_next + j·y_pixel`: the loop, the epilogues and the stores in one asm block
+    (`arm-dsp-tile-rows`)."""
+
+    name = "arm_dsp.smlad_tile_row"
+
+    pa = operand_def(PtrType)
+    pb = operand_def(PtrType)
+    py = operand_def(PtrType)
+    addend0 = operand_def(I32)
+    addend1 = operand_def(I32)
+    multiplier0 = operand_def(I32)
+    multiplier1 = operand_def(I32)
+    steps = prop_def(IntAttr)
+    a_step = prop_def(IntAttr)
+    a_next = prop_def(IntAttr)
+    b_step = prop_def(IntAttr)
+    b_next = prop_def(IntAttr)
+    pairs = prop_def(IntAttr)
+    b_pair = prop_def(IntAttr)
+    y_pair = prop_def(IntAttr)
+    y_next = prop_def(IntAttr)
+    y_pixel = prop_def(IntAttr)
+    addend = prop_def(IntAttr)
+    shift = prop_def(IntAttr)
+
+    assembly_format = (
+        "$pa `,` $pb `,` $py `,` $addend0 `,` $addend1 `,` $multiplier0 `,` $multiplier1 attr-dict `:` "
+        "type($pa) `,` type($pb) `,` type($py)"
+    )
+
+    traits = traits_def(
+        Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"), Accesses(MemoryEffectKind.WRITE, "py")
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    LAYOUT: ClassVar[tuple[str, ...]] = ("steps", "a_step", "a_next", "b_step", "b_next", "pairs", "b_pair", "y_pair", "y_next", "y_pixel", "addend", "shift")
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_smlad_tile_row", "zant_smlad_tile", "zant_load_word", "zant_smlad_bytes", "zant_sxtb16", "zant_smlad",
+        "zant_smmla", "zant_ssat",
+    )
+
+    def __init__(
+        self, pa: SSAValue, pb: SSAValue, py: SSAValue, addends: Sequence[SSAValue], multipliers: Sequence[SSAValue],
+        **layout: int,
+    ):
+        super().__init__(
+            operands=[pa, pb, py, *addends, *multipliers],
+            properties={name: IntAttr(layout[name]) for name in self.LAYOUT},
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smlad_tile_row", (*(str(getattr(self, n).data) for n in self.LAYOUT), *args))
+
+    def reference(self, pa: Read, pb: Read, py, c0: int, c1: int, m0: int, m1: int) -> tuple[()]:
+        p = {n: getattr(self, n).data for n in self.LAYOUT}
+        offsets, values = [], []
+        for q in range(p["pairs"]):
+            def at(offsets: Sequence[int], base: int = q * p["b_pair"]) -> np.ndarray:
+                return pb([base + o for o in offsets])
+
+            tile = smlad_tile(pa, at, [c0, c1, c0, c1], *(p[n] for n in ("steps", "a_step", "a_next", "b_step", "b_next")))
+            for (i, j), total in zip(((0, 0), (1, 0), (0, 1), (1, 1)), tile):
+                offsets.append(q * p["y_pair"] + i * p["y_next"] + j * p["y_pixel"])
+                values.append(ssat(smmla(total, (m0, m1)[i], p["addend"]), 8, p["shift"]))
+        py(offsets, np.array(values, np.int64).astype(np.int8))
+        return ()
+
+    def verify_(self) -> None:
+        for ptr in (self.pa, self.pb, self.py):
+            assert isinstance(ptr.type, PtrType)
+            if ptr.type.element_type != IntegerType(8):
+                raise VerifyException(f"smlad_tile_row reads and writes int8, got a pointer to {ptr.type.element_type}")
+        if self.steps.data < 1 or self.pairs.data < 1:
+            raise VerifyException("smlad_tile_row takes at least one step and one pair")
+        if not 0 <= self.shift.data <= 31 or not -(2**31) <= self.addend.data < 2**31:
+            raise VerifyException("smlad_tile_row's addend is int32 and its shift 0 to 31")
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp], [])

@@ -225,6 +225,12 @@ def match_tile(loop: uop.RangeOp) -> _Match | None:
 
 def _address_before(gep: uop.GepOp, loop: uop.RangeOp) -> SSAValue:
     """The address `gep` takes at the loop's first iteration, computed before the loop."""
+    return value_before(gep.result, loop)
+
+
+def value_before(value: SSAValue, loop: uop.RangeOp) -> SSAValue:
+    """`value` as the loop's first iteration computes it, computed before the loop (the ops of
+    the body it depends on cloned there, at the same location as the op that made it)."""
     k = loop.induction_var
     start = uop.ConstOp(loop.start.data, IndexType())
     mapping: dict[SSAValue, SSAValue] = {k: start.result}
@@ -245,11 +251,12 @@ def _address_before(gep: uop.GepOp, loop: uop.RangeOp) -> SSAValue:
             mapping[old] = cloned
         return mapping[value]
 
-    address = clone(gep.result)
-    locate(new, gep.location)
+    result = clone(value)
+    owner = value.owner
+    locate(new, owner.location if isinstance(owner, Operation) else loop.location)
     for op in new:
         Rewriter.insert_op(op, InsertPoint.before(loop))
-    return address
+    return result
 
 
 def _rewrite(match: _Match) -> None:

@@ -48,6 +48,7 @@ PRODUCTS: dict[type[Operation], Callable[[Operation], int]] = {
     arm_dsp.SmladLayerOp: lambda op: 0,  # a fully connected layer's blocks, one assembly block
     arm_dsp.SmladWindowOp: lambda op: 0,  # a 3x3 window's 2 x 2 tile (conv_window), an assembly loop too
     arm_dsp.SmladBlockOp: lambda op: 0,  # a pointwise block over widened operands, an assembly loop too
+    arm_dsp.SmladTileRowOp: lambda op: 0,  # a row of requantized tiles (arm-dsp-tile-rows, run after), one assembly block
     arm_mve.VmlavaOp: lambda op: 1,
 }
 """Products one op computes per lane (its operands' lanes for a vector: `VMLAVA` of 16 bytes
