@@ -1732,15 +1732,17 @@ ZIG_HELPER_SOURCES["zant_smlad_tile_row"] = ZigHelper(
 /// pb + q·b_pair (i: a's rows, two output channels; j: b's, two pixels), each stored as
 /// SSAT(#8, SMMLA(r_ij, m_i, addend), ASR #shift) at py + q·y_pair + i·y_next + j·y_pixel. On a
 /// DSP core one asm block of 13 registers for the whole row, so no compiled loop spills and
-/// reloads around each tile: the biases, multipliers, Y's pointer, pb's end and the addend live
-/// in 28 bytes below sp. Per tile: the biases into c00, c10 (LDRD), the first step's second
-/// pixel summed from them into c01, c11 before the first pixel's sums move on (no copies),
-/// zant_smlad_tile's straight-line steps (at most SMLAD_TILE_STRAIGHT), the multipliers, the
-/// addend and Y's pointer loaded back to back, 4 SMMLA, 4 SSAT, 4 STRB. Two tiles a pass where
-/// `pairs` is even and their steps few (at most 4: ~0.4 KB of code), halving the pass's
-/// bookkeeping (Y's pointer stored back, pb's end reloaded, the branch). Not inlined: LLVM
-/// weighed the asm as one instruction and unrolled the loop over channel pairs around it, a copy
-/// of the asm per pair (vww_int8: +20 KB of flash).
+/// reloads around each tile. a's words are the same for every tile: widened once, at the row's
+/// start, into 16 bytes of stack per step (even and odd halves of each row), below the biases,
+/// multipliers, Y's pointer and the addend; pa's register then holds pb's end. Per tile: the
+/// biases into c00, c10 (LDRD), then per step b's two words and a's four halves loaded back to
+/// back (6 loads in 7 cycles), each b word widened once (4 SXTB16), 8 SMLAD: 19 cycles per 16
+/// products where widening a's words again for every tile took 21; the first step's second
+/// pixel summed from the biases before the first pixel's sums move on (no copies); then the
+/// multipliers, the addend and Y's pointer back to back, 4 SMMLA, 4 SSAT, 4 STRB. Two tiles a
+/// pass where `pairs` is even and their steps few (at most 4: ~0.4 KB of code), halving the
+/// pass's bookkeeping. Not inlined: LLVM weighed the asm as one instruction and unrolled the loop
+/// over channel pairs around it, a copy of the asm per pair (vww_int8: +20 KB of flash).
 noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, comptime a_next: isize, comptime b_step: isize, comptime b_next: isize, comptime pairs: usize, comptime b_pair: isize, comptime y_pair: isize, comptime y_next: isize, comptime y_pixel: isize, comptime addend: i32, comptime shift: u5, pa: *const i8, pb: *const i8, py: *i8, c0: i32, c1: i32, m0: i32, m1: i32) void {{
     if (comptime {_HAS_DSP} and steps <= {SMLAD_TILE_STRAIGHT}) {{
         // (the second tile's loads and stores reach b_pair, y_pair further: within the immediates)
@@ -1749,44 +1751,54 @@ noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, c
         const body = comptime text: {{
             const c: u32 = @bitCast(addend);
             const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
-            // [sp]: c0, c1; [sp, #8]: m0, m1; [sp, #16]: Y's pointer; [sp, #20]: pb's end; [sp, #24]: the addend.
+            // [sp, #16s]: step s's halves e0, o0, e1, o1; past them (at w), c0, c1, m0, m1, Y's pointer, the addend.
+            const w: usize = 16 * steps;
             var text: []const u8 = std.fmt.comptimePrint(
-                "sub sp, sp, #32\\n\\tstrd %[c00], %[c10], [sp]\\n\\tstrd %[a0], %[a1], [sp, #8]\\n\\tstrd %[b], %[b1], [sp, #16]\\n\\t" ++
-                    "movw %[t], #{{d}}\\n\\tmovt %[t], #{{d}}\\n\\tstr %[t], [sp, #24]\\n\\t1:\\n\\t",
-                .{{ c & 0xFFFF, c >> 16 }},
+                "sub sp, sp, #{{d}}\\n\\tstrd %[c00], %[c10], [sp, #{{d}}]\\n\\tstrd %[a0], %[a1], [sp, #{{d}}]\\n\\tstr %[b], [sp, #{{d}}]\\n\\t" ++
+                    "movw %[t], #{{d}}\\n\\tmovt %[t], #{{d}}\\n\\tstr %[t], [sp, #{{d}}]\\n\\t",
+                .{{ w + 32, w, w + 8, w + 16, c & 0xFFFF, c >> 16, w + 24 }},
             );
+            for (0..steps) |i| {{
+                const ia = @as(isize, @intCast(i)) * a_step;
+                text = text ++ std.fmt.comptimePrint(
+                    "ldr %[a0], [%[pa], #{{d}}]\\n\\tldr %[a1], [%[pa], #{{d}}]\\n\\tsxtb16 %[e0], %[a0]\\n\\tsxtb16 %[a0], %[a0], ror #8\\n\\t" ++
+                        "sxtb16 %[e1], %[a1]\\n\\tsxtb16 %[a1], %[a1], ror #8\\n\\tstrd %[e0], %[a0], [sp, #{{d}}]\\n\\tstrd %[e1], %[a1], [sp, #{{d}}]\\n\\t",
+                    .{{ ia, ia + a_next, 16 * i, 16 * i + 8 }},
+                );
+            }}
+            text = text ++ "mov %[pa], %[b1]\\n\\t1:\\n\\t";
             for (0..unroll) |u| {{
                 const off = @as(isize, @intCast(u)) * b_pair;
                 const at = @as(isize, @intCast(u)) * y_pair;
-                text = text ++ "ldrd %[c00], %[c10], [sp]\\n\\t";
+                text = text ++ std.fmt.comptimePrint("ldrd %[c00], %[c10], [sp, #{{d}}]\\n\\t", .{{w}});
                 for (0..steps) |i| {{
-                    const ia = @as(isize, @intCast(i)) * a_step;
                     const ib = off + @as(isize, @intCast(i)) * b_step;
                     text = text ++ std.fmt.comptimePrint(
-                        "ldr %[a0], [%[pa], #{{d}}]\\n\\tldr %[a1], [%[pa], #{{d}}]\\n\\tldr %[b], [%[pb], #{{d}}]\\n\\tldr %[b1], [%[pb], #{{d}}]\\n\\t",
-                        .{{ ia, ia + a_next, ib, ib + b_next }},
-                    ) ++ "sxtb16 %[e0], %[a0]\\n\\tsxtb16 %[a0], %[a0], ror #8\\n\\tsxtb16 %[e1], %[a1]\\n\\tsxtb16 %[a1], %[a1], ror #8\\n\\t";
-                    const first = "sxtb16 %[t], %[b]\\n\\tsmlad %[c00], %[e0], %[t], %[c00]\\n\\tsmlad %[c10], %[e1], %[t], %[c10]\\n\\t" ++
-                        "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c00], %[a0], %[b], %[c00]\\n\\tsmlad %[c10], %[a1], %[b], %[c10]\\n\\t";
+                        "ldr %[b], [%[pb], #{{d}}]\\n\\tldr %[b1], [%[pb], #{{d}}]\\n\\tldr %[e0], [sp, #{{d}}]\\n\\tldr %[e1], [sp, #{{d}}]\\n\\t" ++
+                            "ldr %[a0], [sp, #{{d}}]\\n\\tldr %[a1], [sp, #{{d}}]\\n\\t",
+                        .{{ ib, ib + b_next, 16 * i, 16 * i + 8, 16 * i + 4, 16 * i + 12 }},
+                    );
+                    const first = "sxtb16 %[t], %[b]\\n\\tsmlad %[c00], %[e0], %[t], %[c00]\\n\\tsmlad %[c10], %[e1], %[t], %[c10]\\n\\t";
                     // The second pixel's sums start from the biases (in c00, c10 until the first's move on).
                     const from = if (i == 0) [2][]const u8{{ "%[c00]", "%[c10]" }} else [2][]const u8{{ "%[c01]", "%[c11]" }};
-                    const second = "sxtb16 %[t], %[b1]\\n\\tsmlad %[c01], %[e0], %[t], " ++ from[0] ++ "\\n\\tsmlad %[c11], %[e1], %[t], " ++ from[1] ++ "\\n\\t" ++
+                    const second = "sxtb16 %[t], %[b1]\\n\\tsmlad %[c01], %[e0], %[t], " ++ from[0] ++ "\\n\\tsmlad %[c11], %[e1], %[t], " ++ from[1] ++ "\\n\\t";
+                    text = text ++ (if (i == 0) second ++ first else first ++ second) ++
+                        "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c00], %[a0], %[b], %[c00]\\n\\tsmlad %[c10], %[a1], %[b], %[c10]\\n\\t" ++
                         "sxtb16 %[b1], %[b1], ror #8\\n\\tsmlad %[c01], %[a0], %[b1], %[c01]\\n\\tsmlad %[c11], %[a1], %[b1], %[c11]\\n\\t";
-                    text = text ++ (if (i == 0) second ++ first else first ++ second);
                 }}
                 text = text ++ std.fmt.comptimePrint(
-                    "ldr %[a0], [sp, #8]\\n\\tldr %[a1], [sp, #12]\\n\\tldr %[t], [sp, #24]\\n\\tldr %[b], [sp, #16]\\n\\t" ++
+                    "ldr %[a0], [sp, #{{d}}]\\n\\tldr %[a1], [sp, #{{d}}]\\n\\tldr %[t], [sp, #{{d}}]\\n\\tldr %[b], [sp, #{{d}}]\\n\\t" ++
                         "smmla %[c00], %[c00], %[a0], %[t]\\n\\tsmmla %[c01], %[c01], %[a0], %[t]\\n\\t" ++
                         "smmla %[c10], %[c10], %[a1], %[t]\\n\\tsmmla %[c11], %[c11], %[a1], %[t]\\n\\t" ++
                         "ssat %[c00], #8, %[c00]{{s}}\\n\\tssat %[c01], #8, %[c01]{{s}}\\n\\tssat %[c10], #8, %[c10]{{s}}\\n\\tssat %[c11], #8, %[c11]{{s}}\\n\\t" ++
                         "strb %[c00], [%[b], #{{d}}]\\n\\tstrb %[c01], [%[b], #{{d}}]\\n\\tstrb %[c10], [%[b], #{{d}}]\\n\\tstrb %[c11], [%[b], #{{d}}]\\n\\t",
-                    .{{ by, by, by, by, at, at + y_pixel, at + y_next, at + y_next + y_pixel }},
+                    .{{ w + 8, w + 12, w + 24, w + 16, by, by, by, by, at, at + y_pixel, at + y_next, at + y_next + y_pixel }},
                 );
             }}
             const span = @as(isize, @intCast(unroll));
             text = text ++ std.fmt.comptimePrint(
-                "add %[b], %[b], #{{d}}\\n\\tstr %[b], [sp, #16]\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tldr %[b], [sp, #20]\\n\\tcmp %[pb], %[b]\\n\\tbne 1b\\n\\tadd sp, sp, #32",
-                .{{ span * y_pair, span * b_pair }},
+                "add %[b], %[b], #{{d}}\\n\\tstr %[b], [sp, #{{d}}]\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tcmp %[pb], %[pa]\\n\\tbne 1b\\n\\tadd sp, sp, #{{d}}",
+                .{{ span * y_pair, w + 16, span * b_pair, w + 32 }},
             );
             break :text text;
         }};
