@@ -12,9 +12,22 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 
 from zant.driver import CompileOptions, CompileResult, compile_model
 from zant.runtime import load_compiled, reference_outputs
+
+SHIPPED_MODE = CompileOptions.optimize
+"""The build mode `zant compile --firmware` links images in unless told (`-O`)."""
+
+
+def firmware_modes() -> list:
+    """A firmware test's build modes as parameters: the shipped one in the default run, the
+    others (each its own register budget, step counts and checks) under the `slow` marker
+    (`pytest -m slow`; CI runs them, .ci/run)."""
+    from zant.backend.build import OPTIMIZE_MODES
+
+    return [pytest.param(mode, marks=() if mode == SHIPPED_MODE else pytest.mark.slow) for mode in OPTIMIZE_MODES]
 
 
 def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:

@@ -2,8 +2,7 @@
 QLinearConv layers each over its own input (`qlinear_conv_model`), int8 or uint8 inputs
 reaching the extremes (`int8_feeds`), and their outputs against the ONNX reference evaluator
 bit for bit, built for the host or as Cortex-M4 firmware under QEMU; a firmware image against
-the host build of the same model (`firmware_equals_host`), in the build modes `firmware_modes`
-says."""
+the host build of the same model (`firmware_equals_host`)."""
 
 from __future__ import annotations
 
@@ -22,18 +21,6 @@ from zant.pipelines import MCU_PIPELINE
 from zant.runtime import load_compiled
 
 FIRMWARE_TARGET = "cortex-m4"
-
-SHIPPED_MODE = CompileOptions.optimize
-"""The build mode `zant compile --firmware` links images in unless told (`-O`)."""
-
-
-def firmware_modes() -> list:
-    """A firmware test's build modes as parameters: the shipped one in the default run, the
-    others (each its own register budget, step counts and checks) under the `slow` marker
-    (`pytest -m slow`; CI runs them, .ci/run)."""
-    from zant.backend.build import OPTIMIZE_MODES
-
-    return [pytest.param(mode, marks=() if mode == SHIPPED_MODE else pytest.mark.slow) for mode in OPTIMIZE_MODES]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from zant.runtime import load_compiled
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from int8_layers import firmware_equals_host, firmware_modes  # noqa: E402
+from e2e import firmware_modes  # noqa: E402
+from int8_layers import firmware_equals_host  # noqa: E402
 from models import GraphBuilder, quantize  # noqa: E402
 
 OBJDUMP = shutil.which("llvm-objdump") or "/usr/bin/llvm-objdump"

@@ -2,7 +2,7 @@
 copy whose runs of taps are whole words): the widened weights' order, the op's semantics, and
 whole models against the gathered form on the host, under the interpreter after every pass,
 and as Cortex-M4 firmware under QEMU (the assembly loop) in every build mode (the shipped one
-in the default run, `int8_layers.firmware_modes`)."""
+in the default run, `e2e.firmware_modes`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from zant.runtime import load_compiled
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from int8_layers import firmware_equals_host, firmware_modes  # noqa: E402
+from e2e import firmware_modes  # noqa: E402
+from int8_layers import firmware_equals_host  # noqa: E402
 from models import GraphBuilder, quantize  # noqa: E402
 from test_arm_dsp import disassembly, gathered  # noqa: E402
 

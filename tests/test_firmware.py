@@ -2,9 +2,9 @@
 
 Each image prints its outputs through semihosting; they must equal the host build's on the same
 inputs. Tests that run QEMU skip (saying how to install it) where it is missing. The default run
-covers the Cortex-M4 and Cortex-M55 boards in every `-O` mode; every other board runs under
-`-m slow` (these tests skip otherwise, so a plain `pytest` stays fast even without a
-`-m 'not slow'` default).
+covers the Cortex-M4 and Cortex-M55 boards in the shipped `-O` mode (`e2e.firmware_modes`), the
+other modes under `-m slow`; every other board runs under `-m slow` (these tests skip otherwise,
+so a plain `pytest` stays fast even without a `-m 'not slow'` default).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DIGITS = ROOT / "examples" / "digits" / "digits_cnn.onnx"
 sys.path.insert(0, str(ROOT / "bench"))
 
+from e2e import firmware_modes  # noqa: E402
 from models import INT8_PIPELINE, MODELS, QUANTIZED  # noqa: E402
 
 
@@ -360,9 +361,10 @@ def check_image_in_mode(models: ModeModels, model: str, target: str, optimize: s
     assert run.model_stack_bytes is not None and 0 < run.model_stack_bytes <= run.stack_bytes - 128
 
 
-# 16 images in ~35 s on two loaded cores; the slowest, KWS (MLPerf-Tiny's float DS-CNN) in
-# ReleaseSafe, links in ~7 s, and its Debug image runs in ~1 s under QEMU.
-@pytest.mark.parametrize("optimize", OPTIMIZE_MODES)
+# 16 images in ~35 s on two loaded cores (4 in the default run, the shipped mode's); the slowest,
+# KWS (MLPerf-Tiny's float DS-CNN) in ReleaseSafe, links in ~7 s, and its Debug image runs in
+# ~1 s under QEMU.
+@pytest.mark.parametrize("optimize", firmware_modes())
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
 @pytest.mark.parametrize("model", ["digits", "kws"])
 def test_image_runs_in_every_mode(mode_models, model, target, optimize):

@@ -3,7 +3,7 @@
 widened into words of two int16, 4 output channels x 2 pixels per register block. Its outputs
 must be the ONNX reference's bit for bit on the host (the op's portable Zig), under QEMU in every
 build mode (its assembly: 14 registers when built for speed, 13 otherwise; the shipped mode in
-the default run, `int8_layers.firmware_modes`) and through the uop interpreter (the op's
+the default run, `e2e.firmware_modes`) and through the uop interpreter (the op's
 reference semantics)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from int8_layers import firmware_equals_host, firmware_modes
+from e2e import firmware_modes
+from int8_layers import firmware_equals_host
 from test_assign_layouts import H, W, _compile_and_run, _model
 from test_arm_dsp import disassembly
 
