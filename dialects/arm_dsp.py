@@ -574,6 +574,12 @@ SMLAD_TILE_STRAIGHT = 8
 """An `arm_dsp.smlad_tile` of at most this many steps is straight-line code (no loop, no bound
 register), longer ones a loop (`zant_smlad_tile`)."""
 
+ROW_TRIPLE_STEPS = 4
+"""The fewest steps a `zant_smlad_tile_row` takes in tiles of three pixels (where its pixels are
+evenly spaced and come in threes): 27 cycles per step for 24 products against 19 for 16, and
+one epilogue's bookkeeping per 6 outputs, where two tiles of two pixels a pass do as well on
+the fewest steps."""
+
 ZIG_HELPER_SOURCES["zant_smlad_tile"] = ZigHelper(
     "zant_smlad_tile",
     f"""\
@@ -1748,7 +1754,60 @@ noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, c
         // (the second tile's loads and stores reach b_pair, y_pair further: within the immediates)
         const unroll: usize = comptime if (pairs % 2 == 0 and steps <= 4 and b_pair + (@as(isize, steps) - 1) * b_step + b_next < 4096 and
             y_pair + y_next + y_pixel < 4096 and 2 * b_pair < 4096 and 2 * y_pair < 4096) 2 else 1;
-        const body = comptime text: {{
+        // Tiles of three pixels where the pixels are evenly spaced and come in threes (b's third
+        // word in pa's register, the third pixel's sums in e0, e1; pb's end on the stack).
+        const triples = comptime b_pair == 2 * b_next and y_pair == 2 * y_pixel and (2 * pairs) % 3 == 0 and steps >= {ROW_TRIPLE_STEPS} and
+            (@as(isize, steps) - 1) * b_step + 2 * b_next < 4096 and y_next + 2 * y_pixel < 4096 and 3 * b_next < 4096 and 3 * y_pixel < 4096;
+        const body = comptime if (triples) text: {{
+            const c: u32 = @bitCast(addend);
+            const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
+            const w: usize = 16 * steps;
+            var text: []const u8 = std.fmt.comptimePrint(
+                "sub sp, sp, #{{d}}\\n\\tstrd %[c00], %[c10], [sp, #{{d}}]\\n\\tstrd %[a0], %[a1], [sp, #{{d}}]\\n\\tstrd %[b], %[b1], [sp, #{{d}}]\\n\\t" ++
+                    "movw %[t], #{{d}}\\n\\tmovt %[t], #{{d}}\\n\\tstr %[t], [sp, #{{d}}]\\n\\t",
+                .{{ w + 32, w, w + 8, w + 16, c & 0xFFFF, c >> 16, w + 24 }},
+            );
+            for (0..steps) |i| {{
+                const ia = @as(isize, @intCast(i)) * a_step;
+                text = text ++ std.fmt.comptimePrint(
+                    "ldr %[a0], [%[pa], #{{d}}]\\n\\tldr %[a1], [%[pa], #{{d}}]\\n\\tsxtb16 %[e0], %[a0]\\n\\tsxtb16 %[a0], %[a0], ror #8\\n\\t" ++
+                        "sxtb16 %[e1], %[a1]\\n\\tsxtb16 %[a1], %[a1], ror #8\\n\\tstrd %[e0], %[a0], [sp, #{{d}}]\\n\\tstrd %[e1], %[a1], [sp, #{{d}}]\\n\\t",
+                    .{{ ia, ia + a_next, 16 * i, 16 * i + 8 }},
+                );
+            }}
+            text = text ++ std.fmt.comptimePrint("1:\\n\\tldrd %[c00], %[c10], [sp, #{{d}}]\\n\\t", .{{w}});
+            for (0..steps) |i| {{
+                const ib = @as(isize, @intCast(i)) * b_step;
+                // The third and second pixels' sums start from the biases (c00, c10 until the first's move on).
+                const f0 = if (i == 0) "%[c00]" else "%[e0]";
+                const f1 = if (i == 0) "%[c10]" else "%[e1]";
+                const g0 = if (i == 0) "%[c00]" else "%[c01]";
+                const g1 = if (i == 0) "%[c10]" else "%[c11]";
+                text = text ++ std.fmt.comptimePrint(
+                    "ldr %[b], [%[pb], #{{d}}]\\n\\tldr %[b1], [%[pb], #{{d}}]\\n\\tldr %[pa], [%[pb], #{{d}}]\\n\\tldr %[a0], [sp, #{{d}}]\\n\\tldr %[a1], [sp, #{{d}}]\\n\\t",
+                    .{{ ib, ib + b_next, ib + 2 * b_next, 16 * i, 16 * i + 8 }},
+                ) ++
+                    "sxtb16 %[t], %[pa]\\n\\tsmlad %[e0], %[a0], %[t], " ++ f0 ++ "\\n\\tsmlad %[e1], %[a1], %[t], " ++ f1 ++ "\\n\\t" ++
+                    "sxtb16 %[t], %[b1]\\n\\tsmlad %[c01], %[a0], %[t], " ++ g0 ++ "\\n\\tsmlad %[c11], %[a1], %[t], " ++ g1 ++ "\\n\\t" ++
+                    "sxtb16 %[t], %[b]\\n\\tsmlad %[c00], %[a0], %[t], %[c00]\\n\\tsmlad %[c10], %[a1], %[t], %[c10]\\n\\t" ++
+                    std.fmt.comptimePrint("ldr %[a0], [sp, #{{d}}]\\n\\tldr %[a1], [sp, #{{d}}]\\n\\t", .{{ 16 * i + 4, 16 * i + 12 }}) ++
+                    "sxtb16 %[b], %[b], ror #8\\n\\tsmlad %[c00], %[a0], %[b], %[c00]\\n\\tsmlad %[c10], %[a1], %[b], %[c10]\\n\\t" ++
+                    "sxtb16 %[b1], %[b1], ror #8\\n\\tsmlad %[c01], %[a0], %[b1], %[c01]\\n\\tsmlad %[c11], %[a1], %[b1], %[c11]\\n\\t" ++
+                    "sxtb16 %[pa], %[pa], ror #8\\n\\tsmlad %[e0], %[a0], %[pa], %[e0]\\n\\tsmlad %[e1], %[a1], %[pa], %[e1]\\n\\t";
+            }}
+            break :text text ++ std.fmt.comptimePrint(
+                "ldr %[a0], [sp, #{{d}}]\\n\\tldr %[a1], [sp, #{{d}}]\\n\\tldr %[t], [sp, #{{d}}]\\n\\tldr %[b], [sp, #{{d}}]\\n\\t" ++
+                    "smmla %[c00], %[c00], %[a0], %[t]\\n\\tsmmla %[c01], %[c01], %[a0], %[t]\\n\\tsmmla %[e0], %[e0], %[a0], %[t]\\n\\t" ++
+                    "smmla %[c10], %[c10], %[a1], %[t]\\n\\tsmmla %[c11], %[c11], %[a1], %[t]\\n\\tsmmla %[e1], %[e1], %[a1], %[t]\\n\\t" ++
+                    "ssat %[c00], #8, %[c00]{{s}}\\n\\tssat %[c01], #8, %[c01]{{s}}\\n\\tssat %[e0], #8, %[e0]{{s}}\\n\\t" ++
+                    "ssat %[c10], #8, %[c10]{{s}}\\n\\tssat %[c11], #8, %[c11]{{s}}\\n\\tssat %[e1], #8, %[e1]{{s}}\\n\\t" ++
+                    "strb %[c00], [%[b]]\\n\\tstrb %[c01], [%[b], #{{d}}]\\n\\tstrb %[e0], [%[b], #{{d}}]\\n\\t" ++
+                    "strb %[c10], [%[b], #{{d}}]\\n\\tstrb %[c11], [%[b], #{{d}}]\\n\\tstrb %[e1], [%[b], #{{d}}]\\n\\t" ++
+                    "add %[b], %[b], #{{d}}\\n\\tstr %[b], [sp, #{{d}}]\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tldr %[b1], [sp, #{{d}}]\\n\\tcmp %[pb], %[b1]\\n\\tbne 1b\\n\\tadd sp, sp, #{{d}}",
+                .{{ w + 8, w + 12, w + 24, w + 16, by, by, by, by, by, by, y_pixel, 2 * y_pixel, y_next, y_next + y_pixel, y_next + 2 * y_pixel,
+                   3 * y_pixel, w + 16, 3 * b_next, w + 20, w + 32 }},
+            );
+        }} else text: {{
             const c: u32 = @bitCast(addend);
             const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
             // [sp, #16s]: step s's halves e0, o0, e1, o1; past them (at w), c0, c1, m0, m1, Y's pointer, the addend.
