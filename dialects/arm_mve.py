@@ -37,7 +37,16 @@ instruction but `vmov_lanes`, two):
   byte of lane k to `%p + offset[k]` (`VSTRB.32 Qd, [Rn, Qm]` with the byte offsets in Qm; contiguous offsets
   0, 1, 2, 3 are the plain narrowing store `VSTRB.32 Qd, [Rn]`): one output pixel of four
   channels of an NCHW tensor (stride H·W), or four pixels of a channel. Two lanes may name one
-  byte only when they hold the same value (the order of their writes is not defined).
+  byte only when they hold the same value (the order of their writes is not defined). Of a
+  `vector<8xi16>`, 8 offsets (`VSTRB.16`; offsets 0 to 7: `VSTRB.16 Qd, [Rn]`): the bytes an
+  8-lane `vldrb_gather` read (`mve-gather`).
+
+The depthwise form of `onnx-to-uop{conv-mve=true}` (`conv_depthwise_mve`) sums four outputs
+in one `vector<4xi32>` and takes each out for its requantization:
+
+* `%s = arm_mve.vmov_lane %v, 2 : vector<4xi32>` — lane k of `%v` as an int32 (`VMOV.32 Rt,
+  Qn[k]`); `mve-requantize` takes four of them, lanes 0 to 3 of one vector in order, as that
+  vector again (no `vmov_lanes`).
 
 Each op declares its Zig and what it computes (`zant.ir.target_ops`), which the generic printer
 and interpreter read. On a core with MVE (`builtin.cpu` has the `mve` feature: Cortex-M55, M85)
@@ -283,6 +292,58 @@ inline fn zant_vstrb_narrow(p: *i8, v: @Vector(4, i32)) void {{
     ),
 })
 
+_ZIG.update({
+    "zant_vstrb_scatter16": (
+        (),
+        f"""\
+/// The low byte of lane k to p + offsets[k] (arm_mve.vstrb_scatter of 8 16-bit lanes: VSTRB.16
+/// with a vector of byte offsets).
+inline fn zant_vstrb_scatter16(comptime offsets: @Vector(8, u16), p: *i8, v: @Vector(8, i16)) void {{
+    if (comptime {_HAS_MVE}) {{
+        asm volatile ("vstrb.16 %[v], [%[p], %[o]]"
+            :
+            : [v] "w" (v),
+              [p] "r" (p),
+              [o] "w" (offsets),
+            : .{{ .memory = true }});
+        return;
+    }}
+    const base: [*]i8 = @ptrCast(p);
+    const at: [8]u16 = offsets;
+    const lanes: [8]i16 = v;
+    for (at, lanes) |offset, lane| base[offset] = @truncate(lane);
+}}""",
+    ),
+    "zant_vstrb_narrow16": (
+        (),
+        f"""\
+/// The low bytes of the 8 16-bit lanes to p[0..8] (arm_mve.vstrb_scatter at offsets 0 to 7:
+/// VSTRB.16).
+inline fn zant_vstrb_narrow16(p: *i8, v: @Vector(8, i16)) void {{
+    if (comptime {_HAS_MVE}) {{
+        // The narrowing store's base is a low register (3 bits in its encoding): "l".
+        asm volatile ("vstrb.16 %[v], [%[p]]"
+            :
+            : [v] "w" (v),
+              [p] "l" (p),
+            : .{{ .memory = true }});
+        return;
+    }}
+    const base: *align(1) [8]i8 = @ptrCast(p);
+    base.* = @as([8]i8, @as(@Vector(8, i8), @truncate(v)));
+}}""",
+    ),
+})
+
+_ZIG["zant_vmov_lane"] = (
+    (),
+    """\
+/// Lane k of v (arm_mve.vmov_lane: VMOV.32 Rt, Qn[k]).
+inline fn zant_vmov_lane(v: @Vector(4, i32), comptime k: u2) i32 {
+    return v[k];
+}""",
+)
+
 ZIG_HELPER_SOURCES: dict[str, ZigHelper] = {
     name: ZigHelper(name, source, calls) for name, (calls, source) in _ZIG.items()
 }
@@ -505,6 +566,66 @@ class VmovLanesOp(IRDLOperation):
         return (np.array(lanes, dtype=np.int32),)
 
 
+LANES_OF_QUAD = 4
+"""The lanes of `QUAD_TYPE`."""
+
+QUAD_LANES = range(LANES_OF_QUAD)
+"""The lanes `vmov_lane` names."""
+
+
+@irdl_op_definition
+class VmovLaneOp(IRDLOperation):
+    """`%s = arm_mve.vmov_lane %v, 2 : vector<4xi32>`: lane k of a vector of four int32 as a
+    scalar (`VMOV.32 Rt, Qn[k]`)."""
+
+    name = "arm_mve.vmov_lane"
+
+    input = operand_def(QUAD_TYPE)
+    lane = prop_def(IntAttr)
+    result = result_def(I32)
+
+    traits = traits_def(Pure())
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vmov_lane"],)
+
+    def __init__(self, input: SSAValue | Operation, lane: int):
+        super().__init__(operands=[input], properties={"lane": IntAttr(lane)}, result_types=[IntegerType(32)])
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        printer.print_string(f", {self.lane.data}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VmovLaneOp:
+        input = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        lane = parser.parse_integer()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        input_type = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(input, input_type)],
+            properties={"lane": IntAttr(lane)},
+            result_types=[IntegerType(32)],
+        )
+        op.attributes.update(attributes)
+        return op
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_vmov_lane", (*args, str(self.lane.data)))
+
+    def reference(self, v: np.ndarray) -> tuple[int]:
+        return (int(v[self.lane.data]),)
+
+    def verify_(self) -> None:
+        if self.lane.data not in QUAD_LANES:
+            raise VerifyException(f"vmov_lane takes lane 0 to 3, got {self.lane.data}")
+
+
 @irdl_op_definition
 class VmulhOp(IRDLOperation):
     """`%h = arm_mve.vmulh %a, %b : vector<4xi32>`: `(a·b) >> 32` per lane, the high word of
@@ -593,15 +714,20 @@ MAX_SCATTER_OFFSET = 2**31 - 1
 """The largest byte offset `vstrb_scatter` takes (its offset lanes are 32-bit)."""
 
 
+SCATTER_TYPES = (QUAD_TYPE, GATHER_TYPE)
+"""What `vstrb_scatter` stores the low bytes of: 4 int32 lanes or 8 int16 ones."""
+
+
 @irdl_op_definition
 class VstrbScatterOp(IRDLOperation):
     """`arm_mve.vstrb_scatter %v, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>`: the low
     byte of lane k to `%p + offset[k]` (`VSTRB.32 Qd, [Rn, Qm]`; offsets 0, 1, 2, 3: `VSTRB.32
-    Qd, [Rn]`)."""
+    Qd, [Rn]`); of 8 int16 lanes, `vector<8xi16>` with 8 offsets (`VSTRB.16`, 16-bit offsets: a
+    `vldrb_gather`'s bytes stored as they were read, `mve-gather`)."""
 
     name = "arm_mve.vstrb_scatter"
 
-    value = operand_def(QUAD_TYPE)
+    value = operand_def(VectorType)
     ptr = operand_def(PtrType)
     offsets = prop_def(ArrayAttr[IntAttr])
 
@@ -609,8 +735,9 @@ class VstrbScatterOp(IRDLOperation):
 
     WRITES: ClassVar[tuple[str, ...]] = ("ptr",)
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (
-        ZIG_HELPER_SOURCES["zant_vstrb_scatter"], ZIG_HELPER_SOURCES["zant_vstrb_narrow"],
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = tuple(
+        ZIG_HELPER_SOURCES[n]
+        for n in ("zant_vstrb_scatter", "zant_vstrb_narrow", "zant_vstrb_scatter16", "zant_vstrb_narrow16")
     )
 
     def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation, offsets: Sequence[int]):
@@ -622,9 +749,10 @@ class VstrbScatterOp(IRDLOperation):
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         value, ptr = args
-        if self.byte_offsets == [0, 1, 2, 3]:
-            return ZigCall("zant_vstrb_narrow", (ptr, value))
-        return ZigCall("zant_vstrb_scatter", (f".{{ {', '.join(str(o) for o in self.byte_offsets)} }}", ptr, value))
+        suffix = "16" if self.value.type == GATHER_TYPE else ""
+        if self.byte_offsets == list(range(len(self.byte_offsets))):
+            return ZigCall(f"zant_vstrb_narrow{suffix}", (ptr, value))
+        return ZigCall(f"zant_vstrb_scatter{suffix}", (f".{{ {', '.join(str(o) for o in self.byte_offsets)} }}", ptr, value))
 
     def reference(self, value: np.ndarray, write) -> tuple[()]:
         for offset, lane in zip(self.byte_offsets, value.astype(np.int64).astype(np.uint8).astype(np.int8)):
@@ -665,13 +793,18 @@ class VstrbScatterOp(IRDLOperation):
         assert isinstance(self.ptr.type, PtrType)
         if self.ptr.type.element_type != IntegerType(8):
             raise VerifyException(f"vstrb_scatter writes int8 elements, got a pointer to {self.ptr.type.element_type}")
+        if self.value.type not in SCATTER_TYPES:
+            raise VerifyException(f"vstrb_scatter stores {QUAD_TYPE} or {GATHER_TYPE}, got {self.value.type}")
         offsets = self.byte_offsets
-        if len(offsets) != 4:
-            raise VerifyException(f"vstrb_scatter takes 4 offsets, got {len(offsets)}")
-        if not all(0 <= o <= MAX_SCATTER_OFFSET for o in offsets):
+        lanes = self.value.type.get_shape()[0]
+        if len(offsets) != lanes:
+            raise VerifyException(f"vstrb_scatter of {self.value.type} takes {lanes} offsets, got {len(offsets)}")
+        if lanes == LANES_OF_QUAD and not all(0 <= o <= MAX_SCATTER_OFFSET for o in offsets):
             raise VerifyException(f"vstrb_scatter offsets are non-negative 32-bit, got {offsets}")
+        if lanes != LANES_OF_QUAD and not all(0 <= o <= MAX_OFFSET for o in offsets):
+            raise VerifyException(f"vstrb_scatter offsets of 16-bit lanes are 16-bit unsigned, got {offsets}")
 
 
 ArmMve = Dialect(
-    "arm_mve", [VldrbGatherOp, VldrhGatherOp, VmlavaOp, VmovLanesOp, VmulhOp, VrshrOp, VstrbScatterOp], []
+    "arm_mve", [VldrbGatherOp, VldrhGatherOp, VmlavaOp, VmovLanesOp, VmovLaneOp, VmulhOp, VrshrOp, VstrbScatterOp], []
 )

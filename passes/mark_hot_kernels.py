@@ -61,6 +61,7 @@ NO_PRODUCTS: frozenset[type[Operation]] = frozenset((
     arm_mve.VldrbGatherOp, arm_mve.VldrhGatherOp,
     # the requantization epilogue (mve-requantize): its multiply scales a sum, it is no MAC
     arm_mve.VmovLanesOp, arm_mve.VmulhOp, arm_mve.VrshrOp, arm_mve.VstrbScatterOp,
+    arm_mve.VmovLaneOp,  # a depthwise sum out of its vector (conv_depthwise_mve), into the epilogue
 ))
 """The target ops that multiply nothing: every op of `arm_dsp` and `arm_mve` is in `PRODUCTS`
 or here (tests/test_hot_kernels.py), so a new dot-product op is counted."""

@@ -36,6 +36,9 @@ lowest). The vector code goes where the last chain stored: the three earlier sto
 past the later chains, so between them only loads of other buffers, accumulator reads and
 index, cast and arithmetic ops may stand (anything else: the group is not taken).
 
+Four sums that are lanes 0 to 3 of one vector, in order (`arm_mve.vmov_lane`: the outputs of
+`conv_depthwise_mve`), are that vector: no `vmov_lanes`.
+
 Three chains of one channel (one multiplier) left at the end of a run, as the three outputs of
 a depthwise Conv's interior row block on KWS's 5-wide rows, take the same form with the fourth
 lane a copy of the third: same sum, multiplier and byte, so the scatter writes that byte twice
@@ -169,7 +172,7 @@ def _match(store: uop.StoreOp) -> _Chain | None:
 
 _BETWEEN = (
     uop.ConstOp, uop.AddOp, uop.SubOp, uop.MulOp, uop.ShrOp, uop.MaxOp, uop.MinOp, uop.CastOp, uop.GepOp,
-    uop.AccGetOp, uop.LoadOp,
+    uop.AccGetOp, uop.LoadOp, arm_mve.VmovLaneOp,
 )
 """What may stand between the group's first store and its last: nothing that writes memory."""
 
@@ -229,14 +232,27 @@ def _erase_dead(op: Operation) -> None:
         work += [f for f in feeding if not isinstance(f, uop.RangeOp) and _erasable(f)]
 
 
-_ERASABLE = (uop.CastOp, uop.MulOp, uop.AddOp, uop.ShrOp, uop.MaxOp, uop.MinOp, uop.LoadOp, uop.GepOp)
-"""What a scalar chain is made of: pure ops, and loads through inbounds geps (the multipliers)."""
+_ERASABLE = (uop.CastOp, uop.MulOp, uop.AddOp, uop.ShrOp, uop.MaxOp, uop.MinOp, uop.LoadOp, uop.GepOp, arm_mve.VmovLaneOp)
+"""What a scalar chain is made of: pure ops, and loads through inbounds geps (the multipliers);
+its sum may be a lane taken out of a vector (`arm_mve.vmov_lane`)."""
 
 
 def _erasable(op: Operation) -> bool:
     if isinstance(op, uop.LoadOp):  # a checked load's trap is kept
         return isinstance(gep := op.ptr.owner, uop.GepOp) and gep.inbounds is not None
     return isinstance(op, _ERASABLE)
+
+
+def _vector_of(lanes: list[_Chain]) -> SSAValue | None:
+    """The vector whose lanes 0 to 3 the sums are, in order (four `arm_mve.vmov_lane` of it:
+    `conv_depthwise_mve`'s outputs), else None."""
+    owners = [c.acc.owner for c in lanes]
+    if not all(isinstance(o, arm_mve.VmovLaneOp) for o in owners):
+        return None
+    vectors = {o.input for o in owners}  # type: ignore[union-attr]
+    if len(vectors) != 1 or [o.lane.data for o in owners] != list(range(LANES)):  # type: ignore[union-attr]
+        return None
+    return vectors.pop()
 
 
 def _rewrite(chains: list[_Chain], lanes: list[_Chain], steps: list[int], base: uop.GepOp, offsets: list[int]) -> None:
@@ -249,7 +265,7 @@ def _rewrite(chains: list[_Chain], lanes: list[_Chain], steps: list[int], base: 
         return op.results[0]
 
     quad = arm_mve.QUAD_TYPE
-    sums = add(arm_mve.VmovLanesOp([c.acc for c in lanes]))
+    sums = _vector_of(lanes) or add(arm_mve.VmovLanesOp([c.acc for c in lanes]))
     first = chains[0]
     if steps == [0] * LANES:
         multipliers = add(uop.BroadcastOp(first.multiplier.result, quad))

@@ -1,6 +1,9 @@
 """`mve-dot` end to end: int8 dot products become Helium (MVE) vector loads and `VMLAVA` on the
 Cortex-M55, and compute exactly what the loops they replace computed.
 
+Depthwise Convs take `conv_depthwise_mve`'s form on the M55 (four outputs of a channel a vector,
+VMLA by a scalar per tap), checked against the generic nest they replace (`without_mve`).
+
 Two models: quantized Gemms (fold-qdq makes them 1x1 integer Convs whose reductions run over
 contiguous int8 in both operands: 16 lanes, `VMLAVA.S8`; 70 = 64 + 6 leaves a remainder that
 `arm-dsp-dot` takes), pointwise Convs over NCHW activations (the reduction over input channels
@@ -65,8 +68,8 @@ def window_int8(folder: Path) -> Path:
 
 
 def depthwise_int8(folder: Path) -> Path:
-    """A depthwise 3x3 layer as KWS's on 5-wide rows: each interior row block is 3 outputs of
-    one channel (mve-requantize's 3-lane group, the fourth lane a copy)."""
+    """A depthwise 3x3 layer as KWS's on 5-wide rows: conv_depthwise_mve's form down the 7-row
+    columns (vectors at rows 0 and 3), the columns copied into the plane a byte at a time."""
     pytest.importorskip("onnxruntime")
     g = GraphBuilder("depthwise", seed=11)
     x = g.relu(g.conv("input", 8, 8, 3, pads=[1, 1, 1, 1], group=8))
@@ -75,16 +78,43 @@ def depthwise_int8(folder: Path) -> Path:
     return path
 
 
+def depthwise_tall_int8(folder: Path) -> Path:
+    """KWS's depthwise layer on 16 channels (25x5): the 25-row columns copied into the plane in
+    8-byte gathers (mve-gather), at 0, 8, 16 and 17, and 7 vectors per column."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("depthwise_tall", seed=13)
+    x = g.relu(g.conv("input", 16, 16, 3, pads=[1, 1, 1, 1], group=16))
+    path = folder / "depthwise_tall_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 16, 25, 5])], [(x, "out", [1, 16, 25, 5])])), path)
+    return path
+
+
+def depthwise_wide_int8(folder: Path) -> Path:
+    """A 3x5 depthwise window over 20-wide rows, 2 pads each side of a row: the vectors run
+    along the rows, which are copied 16 bytes at a time (at 0 and 4)."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("depthwise_wide", seed=17)
+    x = g.relu(g.conv("input", 8, 8, (3, 5), pads=[1, 2, 1, 2], group=8))
+    path = folder / "depthwise_wide_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 8, 6, 20])], [(x, "out", [1, 8, 6, 20])])), path)
+    return path
+
+
 MODELS = {
     "dense": (dense_int8, (1, 70)),
     "depthwise": (depthwise_int8, (1, 8, 7, 5)),
+    "depthwise_tall": (depthwise_tall_int8, (1, 16, 25, 5)),
+    "depthwise_wide": (depthwise_wide_int8, (1, 8, 6, 20)),
     "pointwise": (pointwise_int8, (1, 20, 5, 5)),
     "window": (window_int8, (1, 1, 12, 8)),
 }
 
 
 def without_mve(target: str) -> str:
-    return ",".join(s for s in stages_for(target) if s not in ("mve-dot", "mve-requantize", "seed-accumulators"))
+    """`target`'s pipeline without the Helium passes and with the generic depthwise nest."""
+    stages = stages_for(target)
+    skipped = ("mve-gather", "mve-dot", "mve-requantize", "seed-accumulators")
+    return ",".join("onnx-to-uop{conv-mve=false}" if s == "onnx-to-uop" else s for s in stages if s not in skipped)
 
 
 def disassembly(elf: Path) -> str:
@@ -96,9 +126,9 @@ def disassembly(elf: Path) -> str:
 def test_only_the_cortex_m55_runs_the_pass_before_arm_dsp_dot():
     stages = stages_for("cortex-m55")
     start = stages.index("seed-accumulators")
-    assert stages[start:start + 4] == ("seed-accumulators", "mve-dot", "mve-requantize", "arm-dsp-dot")
+    assert stages[start:start + 5] == ("seed-accumulators", "mve-gather", "mve-dot", "mve-requantize", "arm-dsp-dot")
     for target in ("host", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "riscv32"):
-        assert "mve-dot" not in stages_for(target) and "mve-requantize" not in stages_for(target)
+        assert not {"mve-gather", "mve-dot", "mve-requantize"} & set(stages_for(target))
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))
@@ -111,7 +141,9 @@ def test_portable_zig_equals_the_loops_it_replaces(tmp_path, model):
     mve = compile_model(path, tmp_path / "mve", CompileOptions(pipeline=pipeline_for("cortex-m55"), **options))
     plain = compile_model(path, tmp_path / "plain", CompileOptions(pipeline=without_mve("cortex-m55"), **options))
     zig = (tmp_path / "mve" / "net.zig").read_text()
-    assert "zant_vmlava(" in zig
+    assert ("zant_vmlava(" in zig) == (not model.startswith("depthwise"))  # depthwise: VMLA by a scalar
+    assert ("_plane" in zig) == model.startswith("depthwise")
+    assert ("zant_vstrb_narrow16(" in zig) == (model == "depthwise_tall")  # 8-byte gathers copied
     assert "zant_vmulh(" in zig and "zant_vrshr(" in zig  # each model requantizes 4 outputs at once
     assert ("zant_vldrb_gather16(.{ 0, 50, 100," in zig) == (model == "pointwise")  # even lanes
     assert ("zant_vldrb_gather(.{ 0, 1, 2, 10, 11, 12, 20, 21 }" in zig) == (model == "window")  # 10-wide padded rows
@@ -139,8 +171,10 @@ def test_firmware_runs_vmlava_and_equals_the_host(tmp_path, model):
     gathers = [line for line in text.splitlines() if "vldrb" in line and ", q" in line.split("[", 1)[-1]]
     if model == "dense":
         assert "vmlava.s8" in text and not gathers
-    elif model == "depthwise":  # 9 taps: 8 gathered (VLDRB.S16), 1 scalar
-        assert "vmlava.s16" in text and any("vldrb.s16" in line for line in gathers)
+    elif model.startswith("depthwise"):  # 4 outputs a vector: per tap VLDRB.S32 and VMLA.S32 by a scalar
+        assert "vmla.s32" in text and "vldrb.s32" in text and "vmlava." not in text
+        if model == "depthwise_tall":  # the columns copied 8 bytes at a time
+            assert any("vldrb.s16" in line for line in gathers) and "vstrb.16" in text
     elif model == "window":  # 12 taps: 8 gathered (VLDRB.S16), 4 scalar
         assert "vmlava.s16" in text and any("vldrb.s16" in line for line in gathers)
     else:  # 16 channels at once: two VLDRB.U16 gathers joined by VMOVNT
@@ -177,11 +211,12 @@ def test_vmulh_then_vrshr_is_the_scalar_rounding():
         np.testing.assert_array_equal(vector.astype(np.int64), scalar, err_msg=f"shift {s}")
 
 
-@pytest.mark.parametrize("model", ["pointwise", "depthwise"])
+@pytest.mark.parametrize("model", ["pointwise", "depthwise", "depthwise_tall", "depthwise_wide"])
 def test_every_m55_pass_keeps_the_outputs(tmp_path, model):
     """The uop interpreter runs the model after each pass of the Cortex-M55 pipeline from
     onnx-to-uop on (seeded inputs): mve-requantize's vector epilogues compute what the scalar
-    ones did, and it made some (the depthwise layer's with a copied fourth lane)."""
+    ones did, and it made some (the depthwise layers' down a column of 5-wide rows, or along a
+    row); mve-gather's copies copy."""
     sys.path.insert(0, str(ROOT / "tests"))
     from e2e import check_passes_after_lowering
 
@@ -189,5 +224,11 @@ def test_every_m55_pass_keeps_the_outputs(tmp_path, model):
     assert "mve-requantize" in report.checked
     scatters = [op for op in module.walk() if op.name == "arm_mve.vstrb_scatter"]
     assert scatters
-    if model == "depthwise":
-        assert any(len(set(op.byte_offsets)) == 3 for op in scatters)
+    if model in ("depthwise", "depthwise_tall"):  # 4 outputs down a column, no vmov_lane left
+        assert any(op.byte_offsets == [0, 5, 10, 15] for op in scatters)
+        assert not [op for op in module.walk() if op.name in ("arm_mve.vmov_lane", "arm_mve.vmov_lanes")]
+    if model == "depthwise_wide":
+        assert any(op.byte_offsets == [0, 1, 2, 3] for op in scatters)
+    if model == "depthwise_tall":
+        assert "mve-gather" in report.checked
+        assert any(op.byte_offsets == list(range(8)) for op in scatters)

@@ -154,7 +154,7 @@ ZANT_PASS_GROUPS: dict[str, tuple[str, ...]] = {
     "after planning": (
         "fold-constant-loads", "mark-inbounds", "contract-mulacc", "expand-float-minmax", "linearize-geps",
     ),
-    "target instructions": ("arm-dsp-dot", "mve-dot", "mve-requantize"),
+    "target instructions": ("arm-dsp-dot", "mve-gather", "mve-dot", "mve-requantize"),
 }
 """How `--list-passes` groups Zant's passes (in pipeline order); a pass not named here is listed
 under "other Zant passes"."""

@@ -142,7 +142,7 @@ def stages_for(
     p = target_parameters(target, cpu)
     set_target = f"set-target{{target={target}" + (f" cpu={host_cpu_name}" if host_cpu_name else "") + "}"
     vector = (*EXPAND_STAGES, *LOOP_STAGES, *VECTOR_STAGES) if p.vector_lanes else LOOP_STAGES
-    dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-dot", "mve-requantize") if p.mve else ()),
+    dsp = (*(("seed-accumulators",) if p.dsp else ()), *(("mve-gather", "mve-dot", "mve-requantize") if p.mve else ()),
            *(("arm-dsp-dot", "interleave-dot-rows", "fuse-smlad-bytes", "arm-dsp-tile-loops", "unroll-dot-loops", "arm-dsp-requant") if p.dsp else ()))
     layouts = ("assign-layouts",) if p.conv_word_taps else ()  # the cores with channels-last int8 kernels
     if p.vector_lanes:  # the float channel-lane Conv forms: the whole graph's layouts (issue 34)

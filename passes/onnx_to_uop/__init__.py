@@ -151,7 +151,8 @@ class OnnxToUopPass(ModulePass):
     channels × pixels chosen per layer for R registers (`conv_tiling.register_tile`) instead of
     B channels. `conv-word-taps=true` (cores with the DSP extension and no Helium): integer
     Convs over fewer than 4 channels with rows of 3 taps get a 4th tap of weight 0, each row one
-    word for `arm-dsp-dot`. `weight-cache-bytes=N` (a board whose weights are read from slow
+    word for `arm-dsp-dot`. `conv-mve=true` (cores with Helium): int8 depthwise Convs at stride 1
+    take `conv_depthwise_mve`'s form, four outputs of a channel a vector. `weight-cache-bytes=N` (a board whose weights are read from slow
     flash through a cache of N bytes, STM32's ART: `zant.driver.compile_pipeline`; 0, the
     default: none): pointwise Convs over channels-last inputs whose pairs of weight rows would
     overflow half of it copy each pair to RAM before reading it (`conv_columns.CACHE_SHARE`).
@@ -172,6 +173,7 @@ class OnnxToUopPass(ModulePass):
     conv_channel_block: int | None = None
     conv_float_registers: int | None = None
     conv_word_taps: bool | None = None
+    conv_mve: bool | None = None
     weight_cache_bytes: int = 0
     image_formats: tuple[str, ...] = ()
     conv_streamed_weights: int = 0
@@ -203,7 +205,7 @@ class OnnxToUopPass(ModulePass):
             if isinstance(pattern, ConvLowering):
                 return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
-                return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes, self.layer_bound)
+                return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes, self.layer_bound, bool(self.conv_mve))
             if isinstance(pattern, MatMulIntegerLowering):  # QLinearMatMul too
                 return type(pattern)(bool(self.conv_word_taps))
             if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
@@ -222,7 +224,7 @@ class OnnxToUopPass(ModulePass):
             "conv_lanes": p.vector_lanes, "conv_tile": p.conv_tile, "conv_registers": p.vector_registers,
             "conv_lane_registers": p.vector_lane_registers,
             "conv_channel_block": p.conv_channel_block,
-            "conv_float_registers": p.float_registers, "conv_word_taps": p.conv_word_taps,
+            "conv_float_registers": p.float_registers, "conv_word_taps": p.conv_word_taps, "conv_mve": p.mve,
         }
         taken = {k: v for k, v in given.items() if getattr(self, k) is None}
         if not self.layer_bound:

@@ -50,6 +50,8 @@ from zant.passes.onnx_to_uop.fully_connected import fully_connected
 from zant.passes.onnx_to_uop.quant_float import float_add, float_conv, float_global_pool
 from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
 from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, paired_tap_weights, split_paired_interior, takes_edges
+from zant.passes.onnx_to_uop.conv_depthwise_mve import applies as depthwise_mve_applies
+from zant.passes.onnx_to_uop.conv_depthwise_mve import depthwise_mve
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -1135,6 +1137,7 @@ def _integer_conv(
     word_taps: bool = False,
     weight_cache: int = 0,
     layer_bound: int = 0,
+    mve: bool = False,
 ) -> Layout:
     """Conv's loop nest (groups, pads, strides, dilations, auto_pad via windows.py)
     over int32 products (X - x_zp) · (W[m] - w_zp[m]), plus an int32 bias B[m]; `operands` are
@@ -1346,6 +1349,19 @@ def _integer_conv(
         and not uniform_weights and folded is not None and not wide and uniform is None
         and _zero_or_absent(w_zp_param) and w.element_type == IntegerType(8) and depthwise_applies(x, windows)
     )
+    # Depthwise at stride 1 on Helium cores: four outputs of a channel a vector (`conv_depthwise_mve`).
+    if (
+        mve and group > 1 and group_channels == 1 and out_per_group == 1 and weights is not None
+        and not uniform_weights and folded is not None and not wide and uniform is None
+        and _zero_or_absent(w_zp_param) and w.element_type == IntegerType(8) and depthwise_mve_applies(x, windows)
+    ):
+        y = result_layout(kb, op, result_name(op), out_shape, out_type)
+        depthwise_mve(
+            kb, x, y, windows, w, fill,
+            lambda c: kb.cast(kb.load(bias, [c]), acc_type) if bias is not None else uniform_bias,
+            lambda total, m, pixel: finish(total, [kb.index(0), m, *pixel]), result_name(op),
+        )
+        return y
     regions = window_regions(windows)
     if paired:
         regions, box = split_paired_interior(windows)
@@ -1391,10 +1407,11 @@ class ConvIntegerLowering(OnnxLowering):
 
     op_names = frozenset({"onnx.ConvInteger"})
 
-    def __init__(self, channel_block: int = CHANNEL_BLOCK, word_taps: bool = False, weight_cache: int = 0, layer_bound: int = 0):
+    def __init__(self, channel_block: int = CHANNEL_BLOCK, word_taps: bool = False, weight_cache: int = 0, layer_bound: int = 0, mve: bool = False):
         super().__init__()
         self.channel_block = channel_block
         self.word_taps = word_taps
+        self.mve = mve  # Helium cores: depthwise Convs in `conv_depthwise_mve`'s form
         self.weight_cache = weight_cache  # bytes of the cache in front of slow weight memory (0: none)
         self.layer_bound = layer_bound  # bytes an op and its kernel's own scratch may take at once (0: unknown)
 
@@ -1478,7 +1495,7 @@ class QLinearConvLowering(ConvIntegerLowering):
                 return requantize.bind(kb)
             return requantize.bind(kb, folded.sum_bound, folded.sum_range)
 
-        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block, self.word_taps, self.weight_cache, self.layer_bound)]
+        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block, self.word_taps, self.weight_cache, self.layer_bound, self.mve)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -181,7 +181,7 @@ builtin.module {
     %p = uop.gep inbounds %y[%i] : !uop.buffer<1000xi8>
     %a = uop.const 7 : i32
     %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
-    // expected-error@+1 {{vstrb_scatter takes 4 offsets, got 2}}
+    // expected-error@+1 {{vstrb_scatter of vector<4xi32> takes 4 offsets, got 2}}
     arm_mve.vstrb_scatter %v, %p [0, 1] : vector<4xi32>, !uop.ptr<i8>
     func.return
   }
@@ -199,6 +199,60 @@ builtin.module {
     %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
     // expected-error@+1 {{vstrb_scatter offsets are non-negative 32-bit, got [0, -1, 2, 3]}}
     arm_mve.vstrb_scatter %v, %p [0, -1, 2, 3] : vector<4xi32>, !uop.ptr<i8>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %a = uop.const 7 : i32
+    %v = arm_mve.vmov_lanes %a, %a, %a, %a : vector<4xi32>
+    // expected-error@+1 {{vmov_lane takes lane 0 to 3, got 4}}
+    %l = arm_mve.vmov_lane %v, 4 : vector<4xi32>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<100000xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<100000xi8>
+    %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 7] : !uop.ptr<i8> -> vector<8xi16>
+    // expected-error@+1 {{vstrb_scatter offsets of 16-bit lanes are 16-bit unsigned, got [0, 1, 2, 3, 4, 5, 6, 65536]}}
+    arm_mve.vstrb_scatter %g, %p [0, 1, 2, 3, 4, 5, 6, 65536] : vector<8xi16>, !uop.ptr<i8>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<100xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<100xi8>
+    %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 7] : !uop.ptr<i8> -> vector<8xi16>
+    // expected-error@+1 {{vstrb_scatter of vector<8xi16> takes 8 offsets, got 4}}
+    arm_mve.vstrb_scatter %g, %p [0, 1, 2, 3] : vector<8xi16>, !uop.ptr<i8>
+    func.return
+  }
+}
+
+// -----
+
+builtin.module {
+  func.func @main() {
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<100xi8>
+    %i = uop.const 0 : index
+    %p = uop.gep inbounds %y[%i] : !uop.buffer<100xi8>
+    %g = arm_mve.vldrb_gather %p [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] : !uop.ptr<i8> -> vector<16xi8>
+    // expected-error@+1 {{vstrb_scatter stores vector<4xi32> or vector<8xi16>, got vector<16xi8>}}
+    arm_mve.vstrb_scatter %g, %p [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] : vector<16xi8>, !uop.ptr<i8>
     func.return
   }
 }

@@ -53,8 +53,11 @@ builtin.module {
 // CHECK:         %v = arm_mve.vmov_lanes %a, %b, %a, %b : vector<4xi32>
 // CHECK-NEXT:    %h = arm_mve.vmulh %v, %v : vector<4xi32>
 // CHECK-NEXT:    %r = arm_mve.vrshr %h, 5 : vector<4xi32>
+// CHECK-NEXT:    %l = arm_mve.vmov_lane %r, 3 : vector<4xi32>
 // CHECK-NEXT:    arm_mve.vstrb_scatter %r, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>
 // CHECK-NEXT:    arm_mve.vstrb_scatter %r, %p [0, 1, 2, 3] : vector<4xi32>, !uop.ptr<i8>
+// CHECK-NEXT:    %g = arm_mve.vldrb_gather %p [0, 5, 10, 15, 20, 25, 30, 35] : !uop.ptr<i8> -> vector<8xi16>
+// CHECK-NEXT:    arm_mve.vstrb_scatter %g, %p [0, 1, 2, 3, 4, 5, 6, 7] : vector<8xi16>, !uop.ptr<i8>
 
 builtin.module {
   func.func @requantize() {
@@ -66,8 +69,11 @@ builtin.module {
     %v = arm_mve.vmov_lanes %a, %b, %a, %b : vector<4xi32>
     %h = arm_mve.vmulh %v, %v : vector<4xi32>
     %r = arm_mve.vrshr %h, 5 : vector<4xi32>
+    %l = arm_mve.vmov_lane %r, 3 : vector<4xi32>
     arm_mve.vstrb_scatter %r, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>
     arm_mve.vstrb_scatter %r, %p [0, 1, 2, 3] : vector<4xi32>, !uop.ptr<i8>
+    %g = arm_mve.vldrb_gather %p [0, 5, 10, 15, 20, 25, 30, 35] : !uop.ptr<i8> -> vector<8xi16>
+    arm_mve.vstrb_scatter %g, %p [0, 1, 2, 3, 4, 5, 6, 7] : vector<8xi16>, !uop.ptr<i8>
     func.return
   }
 }
