@@ -574,11 +574,10 @@ SMLAD_TILE_STRAIGHT = 8
 """An `arm_dsp.smlad_tile` of at most this many steps is straight-line code (no loop, no bound
 register), longer ones a loop (`zant_smlad_tile`)."""
 
-ROW_TRIPLE_STEPS = 4
+ROW_TRIPLE_STEPS = 2
 """The fewest steps a `zant_smlad_tile_row` takes in tiles of three pixels (where its pixels are
 evenly spaced and come in threes): 27 cycles per step for 24 products against 19 for 16, and
-one epilogue's bookkeeping per 6 outputs, where two tiles of two pixels a pass do as well on
-the fewest steps."""
+one epilogue's bookkeeping per 6 outputs."""
 
 ZIG_HELPER_SOURCES["zant_smlad_tile"] = ZigHelper(
     "zant_smlad_tile",
@@ -1248,8 +1247,9 @@ ZIG_HELPER_SOURCES["zant_smlad_block"] = ZigHelper(
 /// each of `steps` steps s, x_j = pa[j·a_next + s] (j < 2), w_i = pb[i·b_next + s] (i < 4),
 /// c_ij += SMLAD(x_j, w_i); results row-major (c00, c01, c10 …).
 /// No SXTB16: both operands were widened before (`conv_columns._pointwise_wide`). On a DSP core
-/// one asm block, `unroll` steps per pass (8, 4, 2 or 1, dividing `steps`), straight-line code
-/// for at most 8 steps; per step 6 LDR and 8 SMLAD. Built for speed (ReleaseFast, ReleaseSmall:
+/// one asm block, `unroll` steps per pass (8, 7, 4, 2 or 1, dividing `steps`: the first convs'
+/// 14 took 2, whose loop overhead was 6 of 38 cycles a pass), straight-line code for at most 8
+/// steps; per step 6 LDR and 8 SMLAD. Built for speed (ReleaseFast, ReleaseSmall:
 /// no frame pointer) it takes 14 registers (8 sums, 2 pointers, x0, x1, two w): x0, x1 and two
 /// w loaded back to back, then the other two w (the core pipelines a load after a load), 16
 /// cycles per step; else 13 (one w, each loaded once the SMLADs read the one before: 18 cycles;
@@ -1279,7 +1279,7 @@ inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, co
     const straight = comptime steps <= 8;
     // Built for size, at most 4 steps a pass (KWS in ReleaseSmall: 8 outgrew 40 KB of flash).
     const most: usize = comptime if (@import("builtin").mode == .small) 4 else 8;
-    const unroll: usize = comptime if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+    const unroll: usize = comptime if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 7 == 0 and most == 8) 7 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
     const sums = [4][2][]const u8{{ .{{ "%[c00]", "%[c01]" }}, .{{ "%[c10]", "%[c11]" }}, .{{ "%[c20]", "%[c21]" }}, .{{ "%[c30]", "%[c31]" }} }};
     const body = comptime text: {{
         var text: []const u8 = if (straight) "" else "str %[w], [sp, #-8]!\\n1:\\n\\t";
@@ -1758,6 +1758,9 @@ noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, c
         // word in pa's register, the third pixel's sums in e0, e1; pb's end on the stack).
         const triples = comptime b_pair == 2 * b_next and y_pair == 2 * y_pixel and (2 * pairs) % 3 == 0 and steps >= {ROW_TRIPLE_STEPS} and
             (@as(isize, steps) - 1) * b_step + 2 * b_next < 4096 and y_next + 2 * y_pixel < 4096 and 3 * b_next < 4096 and 3 * y_pixel < 4096;
+        // Two tiles of three a pass where their steps are few, as for two-pixel tiles.
+        const unroll3: usize = comptime if (triples and (2 * pairs / 3) % 2 == 0 and steps <= 4 and 3 * b_next + (@as(isize, steps) - 1) * b_step + 2 * b_next < 4096 and
+            3 * y_pixel + y_next + 2 * y_pixel < 4096 and 6 * b_next < 4096 and 6 * y_pixel < 4096) 2 else 1;
         const body = comptime if (triples) text: {{
             const c: u32 = @bitCast(addend);
             const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
@@ -1775,9 +1778,13 @@ noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, c
                     .{{ ia, ia + a_next, 16 * i, 16 * i + 8 }},
                 );
             }}
-            text = text ++ std.fmt.comptimePrint("1:\\n\\tldrd %[c00], %[c10], [sp, #{{d}}]\\n\\t", .{{w}});
+            text = text ++ "1:\\n\\t";
+            for (0..unroll3) |u| {{
+            const off = @as(isize, @intCast(u)) * 3 * b_next;
+            const at = @as(isize, @intCast(u)) * 3 * y_pixel;
+            text = text ++ std.fmt.comptimePrint("ldrd %[c00], %[c10], [sp, #{{d}}]\\n\\t", .{{w}});
             for (0..steps) |i| {{
-                const ib = @as(isize, @intCast(i)) * b_step;
+                const ib = off + @as(isize, @intCast(i)) * b_step;
                 // The third and second pixels' sums start from the biases (c00, c10 until the first's move on).
                 const f0 = if (i == 0) "%[c00]" else "%[e0]";
                 const f1 = if (i == 0) "%[c10]" else "%[e1]";
@@ -1795,17 +1802,22 @@ noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, c
                     "sxtb16 %[b1], %[b1], ror #8\\n\\tsmlad %[c01], %[a0], %[b1], %[c01]\\n\\tsmlad %[c11], %[a1], %[b1], %[c11]\\n\\t" ++
                     "sxtb16 %[pa], %[pa], ror #8\\n\\tsmlad %[e0], %[a0], %[pa], %[e0]\\n\\tsmlad %[e1], %[a1], %[pa], %[e1]\\n\\t";
             }}
-            break :text text ++ std.fmt.comptimePrint(
+            text = text ++ std.fmt.comptimePrint(
                 "ldr %[a0], [sp, #{{d}}]\\n\\tldr %[a1], [sp, #{{d}}]\\n\\tldr %[t], [sp, #{{d}}]\\n\\tldr %[b], [sp, #{{d}}]\\n\\t" ++
                     "smmla %[c00], %[c00], %[a0], %[t]\\n\\tsmmla %[c01], %[c01], %[a0], %[t]\\n\\tsmmla %[e0], %[e0], %[a0], %[t]\\n\\t" ++
                     "smmla %[c10], %[c10], %[a1], %[t]\\n\\tsmmla %[c11], %[c11], %[a1], %[t]\\n\\tsmmla %[e1], %[e1], %[a1], %[t]\\n\\t" ++
                     "ssat %[c00], #8, %[c00]{{s}}\\n\\tssat %[c01], #8, %[c01]{{s}}\\n\\tssat %[e0], #8, %[e0]{{s}}\\n\\t" ++
                     "ssat %[c10], #8, %[c10]{{s}}\\n\\tssat %[c11], #8, %[c11]{{s}}\\n\\tssat %[e1], #8, %[e1]{{s}}\\n\\t" ++
-                    "strb %[c00], [%[b]]\\n\\tstrb %[c01], [%[b], #{{d}}]\\n\\tstrb %[e0], [%[b], #{{d}}]\\n\\t" ++
-                    "strb %[c10], [%[b], #{{d}}]\\n\\tstrb %[c11], [%[b], #{{d}}]\\n\\tstrb %[e1], [%[b], #{{d}}]\\n\\t" ++
-                    "add %[b], %[b], #{{d}}\\n\\tstr %[b], [sp, #{{d}}]\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tldr %[b1], [sp, #{{d}}]\\n\\tcmp %[pb], %[b1]\\n\\tbne 1b\\n\\tadd sp, sp, #{{d}}",
-                .{{ w + 8, w + 12, w + 24, w + 16, by, by, by, by, by, by, y_pixel, 2 * y_pixel, y_next, y_next + y_pixel, y_next + 2 * y_pixel,
-                   3 * y_pixel, w + 16, 3 * b_next, w + 20, w + 32 }},
+                    "strb %[c00], [%[b], #{{d}}]\\n\\tstrb %[c01], [%[b], #{{d}}]\\n\\tstrb %[e0], [%[b], #{{d}}]\\n\\t" ++
+                    "strb %[c10], [%[b], #{{d}}]\\n\\tstrb %[c11], [%[b], #{{d}}]\\n\\tstrb %[e1], [%[b], #{{d}}]\\n\\t",
+                .{{ w + 8, w + 12, w + 24, w + 16, by, by, by, by, by, by, at, at + y_pixel, at + 2 * y_pixel, at + y_next, at + y_next + y_pixel,
+                   at + y_next + 2 * y_pixel }},
+            );
+            }}
+            const span = @as(isize, @intCast(unroll3)) * 3;
+            break :text text ++ std.fmt.comptimePrint(
+                "add %[b], %[b], #{{d}}\\n\\tstr %[b], [sp, #{{d}}]\\n\\tadd %[pb], %[pb], #{{d}}\\n\\tldr %[b1], [sp, #{{d}}]\\n\\tcmp %[pb], %[b1]\\n\\tbne 1b\\n\\tadd sp, sp, #{{d}}",
+                .{{ span * y_pixel, w + 16, span * b_next, w + 20, w + 32 }},
             );
         }} else text: {{
             const c: u32 = @bitCast(addend);

@@ -90,16 +90,20 @@ def test_rows_are_the_reference_bit_for_bit(tmp_path, channels, out_channels, h,
 @pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSmall", "ReleaseSafe", "Debug"])
 def test_firmware_rows_equal_the_reference(tmp_path, optimize):
     """The row's assembly builds in every mode and, run on the Cortex-M4 under QEMU, gives the
-    reference's outputs bit for bit: 8 -> 16 channels over 4x6 pixels (tiles of two pixels, two
-    a pass), 32 -> 6 over 2x3 without the ReLU (tiles of three pixels, 8 steps), 16 -> 4 over 3x4
-    (three pixels, 4 steps)."""
+    reference's outputs bit for bit: tiles of three pixels (8 -> 16 channels over 4x6: 2 steps,
+    two tiles a pass; 16 -> 4 over 3x4: 4 steps, two a pass; 32 -> 6 over 2x3 without the ReLU: 8
+    steps, one a pass) and of two (8 -> 4 over 2x4: 8 pixels, two tiles a pass; 32 -> 4 over 2x5:
+    5 pairs, one a pass)."""
     from zant.backend.build import BOARDS, DEFAULT_BOARDS
     from zant.backend.firmware import qemu_missing, run_firmware
 
     missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
     if missing:
         pytest.skip(missing)
-    models = (("relu", _model(8, 16, 4, 6)), ("plain", _model(32, 6, 2, 3, relu=False)), ("sixteen", _model(16, 4, 3, 4)))
+    models = (
+        ("relu", _model(8, 16, 4, 6)), ("plain", _model(32, 6, 2, 3, relu=False)), ("sixteen", _model(16, 4, 3, 4)),
+        ("pairs", _model(8, 4, 2, 4)), ("odd_pairs", _model(32, 4, 2, 5)),
+    )
     for name, model in models:
         onnx.save(model, tmp_path / f"{name}.onnx")
         x = _input(model)
