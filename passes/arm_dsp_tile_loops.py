@@ -30,7 +30,8 @@ Taken for loops of at most `arm_dsp.SMLAD_TILE_STRAIGHT` steps (straight-line co
 by a constant), the words' addresses move by a constant per step, and every offset the assembly
 uses fits a load immediate (`LOAD_OFFSETS`). Exact: the same products, each sum wrapping modulo
 2^32 as before. Run it after `fuse-smlad-bytes` and before `unroll-dot-loops` (a loop it
-replaced is gone).
+replaced is gone). A straight-line tile in a loop over pixel pairs, once its epilogue is SMMLA
+and SSAT, becomes part of one `arm_dsp.smlad_tile_row` later (`arm-dsp-tile-rows`).
 """
 
 from __future__ import annotations
