@@ -2,16 +2,17 @@
 `arm_dsp.smlad_tile_row`): a channels-last pointwise int8 Conv of at most 32 input channels,
 its pixel pairs' tiles, their SMMLA/SSAT epilogues and stores in one loop of assembly. Its
 outputs must be the ONNX reference's bit for bit on the host (the op's portable Zig), under QEMU
-in every build mode (its assembly: 13 registers and 24 bytes below sp), and through the uop
-interpreter (its reference semantics); shapes it does not take (an odd number of pixels,
-channels not a multiple of 4, odd output channels) keep their forms and their outputs."""
+in every build mode (its assembly: 13 registers and its frame below sp; the shipped mode in the
+default run, `e2e.firmware_modes`), and through the uop interpreter (its reference semantics);
+shapes it does not take (an odd number of pixels, channels not a multiple of 4, odd output
+channels) keep their forms and their outputs."""
 
 from __future__ import annotations
 
 import numpy as np
 import onnx
 import pytest
-from e2e import load_compiled
+from e2e import firmware_modes, load_compiled
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
@@ -87,7 +88,7 @@ def test_rows_are_the_reference_bit_for_bit(tmp_path, channels, out_channels, h,
     np.testing.assert_array_equal(y, expected)
 
 
-@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSmall", "ReleaseSafe", "Debug"])
+@pytest.mark.parametrize("optimize", firmware_modes())
 def test_firmware_rows_equal_the_reference(tmp_path, optimize):
     """The row's assembly builds in every mode and, run on the Cortex-M4 under QEMU, gives the
     reference's outputs bit for bit: tiles of three pixels (8 -> 16 channels over 4x6: 2 steps,
