@@ -14,7 +14,14 @@ from onnx import helper
 from test_conv_lanes import SCALAR, VECTOR, VECTOR_AVX512, ConvModel
 
 from zant.passes.onnx_to_uop.conv_tiling import VectorConv
-from zant.passes.onnx_to_uop.conv_winograd import BAND_BYTES, band_pieces, band_rows, takes_winograd, winograd_weights
+from zant.passes.onnx_to_uop.conv_winograd import (
+    BAND_BYTES,
+    band_pieces,
+    band_rows,
+    takes_winograd,
+    winograd_share,
+    winograd_weights,
+)
 
 
 def odd_sizes_model():
@@ -29,6 +36,19 @@ def odd_sizes_model():
 @pytest.mark.parametrize("pipeline", [SCALAR, VECTOR, VECTOR_AVX512], ids=["scalar", "avx2", "avx512"])
 def test_winograd_odd_sizes(pipeline):
     check_model(odd_sizes_model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+def test_winograd_few_channels():
+    """16 input channels (ResNet-8's, SqueezeNet's first expands) take the form too
+    (`winograd_share`): one input vector per tile and ξ, 16 and 24 output channels (an 8-lane
+    rest), odd outputs; the host's pipeline and AVX2's."""
+    m = ConvModel([1, 16, 9, 11], seed=4)
+    m.conv(16, [3, 3], pads=[1, 1, 1, 1])
+    m.conv(24, [3, 3])
+    result, _ = check_compiled(m.model(), rtol=1e-4, atol=1e-4)
+    scratch = {t["name"] for t in result.plan["tensors"] if t["role"] == "scratch"}
+    assert {"y0_winograd_v", "y1_winograd_v"} <= scratch, scratch
+    check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=VECTOR)
 
 
 def test_winograd_several_bands():
@@ -73,12 +93,23 @@ def test_winograd_weights_are_g_g_gt():
 
 def test_the_cost_rule():
     """Winograd for ResNet-18's stride-1 3x3 layers (64 to 512 channels; the 512-channel
-    weights, 16 MB transformed, are read once by one band of 4x4 tiles), not for fewer than 32
-    channels, nor when streamed weights would need several bands or serve fewer than 16 tiles."""
+    weights, 16 MB transformed, are read once by one band of 4x4 tiles), ResNet-8's 16-channel
+    ones and SqueezeNet's 16 -> 64 expands; not where the transforms outweigh the products saved
+    (an image's 3 channels, 8 -> 8, a 3x3 output's 4 tiles of 9 outputs), nor where the direct
+    form stores rows of pixels and Y's 4 KB planes would put the channel vectors in one L1 set
+    (ResNet-8's 32x32), nor when streamed weights would need several bands or serve fewer than
+    16 tiles."""
     vector = VectorConv(16, 14, registers=32)
     for channels, size in ((64, 56), (128, 28), (256, 14), (512, 7)):
         assert takes_winograd(vector, channels, channels, (size, size))
-    assert not takes_winograd(vector, 16, 32, (32, 32))
+    assert takes_winograd(vector, 16, 16, (32, 32))
+    assert not takes_winograd(vector, 16, 16, (32, 32), pixel_lanes=True)
+    assert takes_winograd(vector, 16, 16, (28, 28), pixel_lanes=True)
+    assert takes_winograd(vector, 16, 64, (55, 55))
+    assert not takes_winograd(vector, 3, 16, (32, 32))
+    assert not takes_winograd(vector, 8, 8, (32, 32))
+    assert not takes_winograd(vector, 16, 16, (3, 3))
+    assert winograd_share(64, 64, (56, 56)) < winograd_share(16, 16, (56, 56)) < winograd_share(8, 16, (56, 56))
     assert not takes_winograd(vector, 512, 512, (28, 28))  # 16 MB of weights, 6.4 MB of V
     assert not takes_winograd(vector, 512, 512, (3, 3))  # 16 MB of weights for 4 tiles
     assert takes_winograd(vector, 256, 256, (6, 6))  # 4 MB transformed: not streamed, 9 tiles

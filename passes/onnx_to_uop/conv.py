@@ -467,7 +467,8 @@ def conv_form(vector: VectorConv, op: Operation) -> str:
 
 def _takes_winograd(vector: VectorConv, op: Operation) -> bool:
     """Whether onnx.Conv `op` takes the Winograd form: f32, two spatial dimensions, a 3x3
-    window at unit stride and dilation, one group, and `conv_winograd.takes_winograd`."""
+    window at unit stride and dilation, one group, and `conv_winograd.takes_winograd` (told
+    whether the direct form would take pixel lanes)."""
     if len(op.operands) < 2:
         return False
     w_shape, out_shape = tensor_shape(op.operands[1]), tensor_shape(op.results[0])
@@ -479,7 +480,7 @@ def _takes_winograd(vector: VectorConv, op: Operation) -> bool:
         and (get_attr(op, "group") or 1) == 1
         and all(s == 1 for s in get_attr(op, "strides") or [1] * spatial)
         and all(d == 1 for d in get_attr(op, "dilations") or [1] * spatial)
-        and takes_winograd(vector, w_shape[1], w_shape[0], out_shape[2:])
+        and takes_winograd(vector, w_shape[1], w_shape[0], out_shape[2:], _vector_form(vector, op) == "pixel lanes")
     )
 
 

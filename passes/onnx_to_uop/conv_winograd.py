@@ -54,11 +54,35 @@ TILE = 2
 BAND_BYTES = 256 << 10
 """Most bytes of one band's transformed inputs V (16 values per tile and input channel): a band
 is as many tile rows as fit, so that V and the products Mξ stay in a core's L2 between the three
-steps (ResNet-18's 64-channel layer at 56x56: 28 tiles per row, 114 KB per row)."""
+steps (ResNet-18's 64-channel layer at 56x56: 28 tiles per row, 114 KB per row). Counting Mξ
+too (4x V in SqueezeNet's expands) looked faster on one-layer models (16 -> 64 channels at
+55x55: 0.56 -> 0.47 ms) but was slower in the models (why is not known; more bands read the
+transformed weights more often): squeezenet1_1 0.95 -> 0.96x onnxruntime, the bench's
+resnet18 0.59 -> 0.61x (both builds interleaved, thread CPU time, load 13)."""
 
+PLANE_SETS = 4096
+"""Bytes between addresses that share an L1 set (64 sets of 64-byte lines on x86 cores): 16
+channel lanes stored into an NCHW Y whose plane is a multiple of it fall into one set
+(`takes_winograd`)."""
 
-WINOGRAD_CHANNELS = 32
-"""Fewest input and output channels of a Conv in the Winograd form (`takes_winograd`)."""
+OUTPUT_TRANSFORM_COST = 85
+"""The cost of one tile's products Mξ per output channel beyond the products themselves (their
+stores, the output transform's 16 loads and 24 additions, the bias and the stores into Y), in
+multiply-adds of one channel pair (`winograd_share`); fitted with `INPUT_TRANSFORM_COST` to 48
+one-layer models (3x3 Conv, pads 1, Relu, a global average pool to keep Y channels-last: 8, 16
+and 32 input channels x 16 to 128 output channels x 8x8 to 56x56 outputs; Winograd's time over
+the direct form's, measured 0.53 to 1.02, estimated 0.53 to 0.85, residuals within ±0.1 but
+for 8 input channels at 56x56 with 64 or 128 outputs, 0.95 and 1.02 measured)."""
+
+INPUT_TRANSFORM_COST = 62
+"""The cost of one tile's input transform per input channel (16 loads, 32 additions, the
+stores of V), in multiply-adds of one channel pair (`winograd_share`)."""
+
+WINOGRAD_SHARE = 0.9
+"""Most estimated time of the Winograd form over the direct form's (`winograd_share`) for a Conv
+to take it: the estimate's own error on the fitted layers (±0.1) and what it leaves out (the
+transformed weights 16/9 the direct form's bytes, a copy of the form's code, the scratch of V
+and Mξ) keep the layers estimated at no better than 0.9 direct."""
 
 STREAMED_BAND_BYTES = 1 << 20
 """Most bytes of V when the transformed weights stream from memory and the whole output is
@@ -71,26 +95,50 @@ form's bytes. ResNet-18's 512-channel layer (16.8 MB transformed) at 7x7, 16 til
 2.26 ms; at 3x3, 4 tiles: 0.52 -> 0.97 ms."""
 
 
-def takes_winograd(vector: VectorConv, channels: int, out_channels: int, out_spatial: Sequence[int]) -> bool:
+def winograd_share(channels: int, out_channels: int, out_spatial: Sequence[int]) -> float:
+    """Estimated time of the Winograd form of a 3x3 Conv over the direct form's: per tile of up
+    to 2x2 outputs, 16 products per channel pair and the transforms (`OUTPUT_TRANSFORM_COST` per
+    output channel, `INPUT_TRANSFORM_COST` per input channel) where the direct form does 9
+    multiply-adds per output and channel pair (a tile of an odd output's last row or column
+    computes 4 outputs and stores 2 or 1). The transforms make it dear for few channels: 3 input
+    channels (an image's) 1.34, 8 -> 16 0.85, 16 -> 16 0.70, 16 -> 64 0.62, 64 -> 64 0.50."""
+    tiles = math.prod(tile_grid(out_spatial))
+    winograd = tiles * (
+        16 * channels * out_channels + OUTPUT_TRANSFORM_COST * out_channels + INPUT_TRANSFORM_COST * channels
+    )
+    return winograd / (9 * channels * out_channels * math.prod(out_spatial))
+
+
+def takes_winograd(
+    vector: VectorConv, channels: int, out_channels: int, out_spatial: Sequence[int], pixel_lanes: bool = False
+) -> bool:
     """Whether an ungrouped f32 3x3 Conv at unit stride and dilation, with constant weights, in
     the channel-lane form takes the Winograd form instead: 16 products per tile of 2x2 outputs
-    and channel pair where the direct form does 36, at the cost of the transforms (about 8
-    vector operations per tile and input channel, as many per tile and output channel) and of
-    weights 16/9 as large. It pays where the products dominate: at least `WINOGRAD_CHANNELS`
-    channels in and out. Transformed weights beyond the caches (`streamed_weights`) are read
-    once, by a single band, whose V must then fit `STREAMED_BAND_BYTES`, and used by at least
-    `STREAMED_TILES` tiles.
+    and channel pair where the direct form does 36, at the cost of the transforms and of
+    weights 16/9 as large. It pays where `winograd_share` estimates it at most `WINOGRAD_SHARE`
+    of the direct form's time (output channels in 8s, the lanes' blocks), except where the
+    direct form takes `pixel_lanes` (rows of pixels stored whole) and Y's plane is a multiple of
+    `PLANE_SETS` bytes: the output transform's channel vectors, stored into an NCHW Y (the
+    layout unless every writer and reader of Y's group has a channels-last kernel), then fall
+    into one L1 set, 1.0-2.1x the direct form's time (ResNet-8's 16-channel layers at 32x32,
+    behind a stem Conv in pixel lanes: resnet8_tf 0.83 -> 0.95x onnxruntime). Transformed weights
+    beyond the caches (`streamed_weights`) are read once, by a single band, whose V must then
+    fit `STREAMED_BAND_BYTES`, and used by at least `STREAMED_TILES` tiles.
 
-    Measured on a Zen 4 host (one ResNet-18 layer with its Relu, direct -> Winograd, ms, python
-    bench/latency.py --clock thread): 64 channels at 56x56 2.36 -> 1.89, 128 at 28x28 2.22 ->
-    1.57, 256 at 14x14 2.14 -> 1.48, 512 at 7x7 (16.8 MB of weights, one band) 2.39 -> 2.26."""
-    tiles = math.prod(-(-size // TILE) for size in out_spatial)
+    Measured on a Zen 4 host (one layer with its Relu, direct -> Winograd, ms, python
+    bench/latency.py --clock thread): ResNet-18's 64 channels at 56x56 2.36 -> 1.89, 128 at
+    28x28 2.22 -> 1.57, 256 at 14x14 2.14 -> 1.48, 512 at 7x7 (16.8 MB of weights, one band)
+    2.39 -> 2.26; with Y channels-last (a global pool after the Relu, Winograd forced, both
+    forms interleaved in one process), 16 channels at 32x32 0.058 -> 0.039, SqueezeNet's 16 -> 64
+    at 55x55 0.57 -> 0.44."""
+    tiles = math.prod(tile_grid(out_spatial))
     streamed = 16 * channels * out_channels * 4 > vector.streamed_weights
     return (
         vector.winograd
         and len(out_spatial) == 2
-        and min(channels, out_channels) >= WINOGRAD_CHANNELS
         and out_channels % 8 == 0
+        and winograd_share(channels, out_channels, out_spatial) <= WINOGRAD_SHARE
+        and not (pixel_lanes and math.prod(out_spatial) * 4 % PLANE_SETS == 0)
         and not (streamed and (tiles < STREAMED_TILES or tiles * 16 * channels * 4 > STREAMED_BAND_BYTES))
     )
 
@@ -224,7 +272,7 @@ def output_transform(
 
 
 __all__ = [
-    "A_T", "BAND_BYTES", "B_T", "G", "STREAMED_BAND_BYTES", "STREAMED_TILES", "TILE", "WINOGRAD_CHANNELS", "band_pieces",
-    "band_rows", "band_views", "input_transform", "output_transform", "takes_winograd", "tile_grid",
-    "tile_windows", "winograd_weights",
+    "A_T", "BAND_BYTES", "B_T", "G", "INPUT_TRANSFORM_COST", "OUTPUT_TRANSFORM_COST", "PLANE_SETS", "STREAMED_BAND_BYTES",
+    "STREAMED_TILES", "TILE", "WINOGRAD_SHARE", "band_pieces", "band_rows", "band_views", "input_transform",
+    "output_transform", "takes_winograd", "tile_grid", "tile_windows", "winograd_share", "winograd_weights",
 ]

@@ -1,12 +1,13 @@
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-lanes=16 conv-tile=14 conv-registers=32 conv-streamed-weights=1024}' | filecheck %s
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-lanes=16 conv-tile=14 conv-registers=32}' | filecheck %s --check-prefix=CACHED
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-lanes=16 conv-tile=14 conv-registers=32 conv-streamed-weights=1024 conv-winograd=false}' | filecheck %s
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-lanes=16 conv-tile=14 conv-registers=32 conv-winograd=false}' | filecheck %s --check-prefix=CACHED
 
 // Weights beyond the caches (here: beyond conv-streamed-weights=1024 bytes) on a 32-register
 // target: `VectorConv.lane_plan` takes one 16-lane block by 4x7 pixels (two tiles over the 7x7
 // outputs), and `reduction_chunk` splits the reduction (taps outermost, then the 128 channels)
 // into chunks of 64 channels (4 KB of weights): both tiles run each chunk, their sums kept in
 // y_partial between chunks (zeroed first, loaded into the accumulators, stored back), then Y
-// from the sums. Weights in the caches (CACHED): no chunks, the accumulators start at 0.
+// from the sums. Weights in the caches (CACHED): no chunks, the accumulators start at 0. The
+// direct form throughout (conv-winograd=false: 128 -> 16 channels would take Winograd).
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         %y_partial = uop.define_local "y_partial" : !uop.buffer<784xf32>

@@ -65,16 +65,34 @@ func.func @main(%x: tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32> attributes {on
 
 // -----
 
-// Fewer than 32 input channels (`WINOGRAD_CHANNELS`), a stride of 2: the direct form.
-// (ResNet-8's 16-channel layer at 32x32 measured 0.048 -> 0.050 ms in the Winograd form.)
+// The direct form: an image's 3 channels (the transforms cost more than the products saved,
+// `winograd_share` 1.34), 16 channels at 32x32 whose direct form stores rows of 32 pixels
+// (ResNet-8's: Y's 4 KB planes would put the output transform's channel vectors in one L1
+// set, `PLANE_SETS`), a stride of 2.
 
 // CHECK-LABEL: func.func @main()
 // CHECK-NOT:     winograd
 // CHECK:         func.return
-func.func @main(%x: tensor<1x16x9x9xf32>, %x2: tensor<1x32x9x9xf32>) -> (tensor<1x32x9x9xf32>, tensor<1x32x5x5xf32>) attributes {onnx.input_names = ["x", "x2"], onnx.output_names = ["y", "y2"]} {
-  %w = onnx.Constant() {value = dense<0.5> : tensor<32x16x3x3xf32>} : () -> tensor<32x16x3x3xf32>
-  %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x9x9xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x9x9xf32>
+func.func @main(%x: tensor<1x3x9x9xf32>, %x2: tensor<1x32x9x9xf32>, %x3: tensor<1x16x32x32xf32>) -> (tensor<1x32x9x9xf32>, tensor<1x32x5x5xf32>, tensor<1x16x32x32xf32>) attributes {onnx.input_names = ["x", "x2", "x3"], onnx.output_names = ["y", "y2", "y3"]} {
+  %w = onnx.Constant() {value = dense<0.5> : tensor<32x3x3x3xf32>} : () -> tensor<32x3x3x3xf32>
+  %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x9x9xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x9x9xf32>
   %w2 = onnx.Constant() {value = dense<0.5> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
   %y2 = onnx.Conv(%x2, %w2) {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x9x9xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x5x5xf32>
-  func.return %y, %y2 : tensor<1x32x9x9xf32>, tensor<1x32x5x5xf32>
+  %w3 = onnx.Constant() {value = dense<0.5> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
+  %y3 = onnx.Conv(%x3, %w3) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x32x32xf32>
+  func.return %y, %y2, %y3 : tensor<1x32x9x9xf32>, tensor<1x32x5x5xf32>, tensor<1x16x32x32xf32>
+}
+
+// -----
+
+// 16 input channels over a 9x9 output (`winograd_share` 0.80): the Winograd form, one 16-lane
+// vector of V per tile and ξ.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         %y_winograd_weights = uop.define_global "constant" {{.*}} : tensor<32x16x1x1x16xf32>
+// CHECK-NEXT:    %y_winograd_v = uop.define_local "y_winograd_v" : !uop.buffer<6400xf32>
+func.func @main(%x: tensor<1x16x9x9xf32>) -> tensor<1x32x9x9xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
+  %w = onnx.Constant() {value = dense<0.5> : tensor<32x16x3x3xf32>} : () -> tensor<32x16x3x3xf32>
+  %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x9x9xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x9x9xf32>
+  func.return %y : tensor<1x32x9x9xf32>
 }
