@@ -43,6 +43,8 @@ from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
 from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns
+from zant.passes.onnx_to_uop.conv_first import applies as first_applies
+from zant.passes.onnx_to_uop.conv_first import first_conv, padded_rows
 from zant.passes.onnx_to_uop.conv_window import channels_last_applies as window_channels_last_applies
 from zant.passes.onnx_to_uop.conv_window import window_columns
 from zant.passes.onnx_to_uop.fully_connected import applies as fully_connected_applies
@@ -1189,8 +1191,20 @@ def _integer_conv(
     # An ungrouped 1x1 Conv on the same cores reads X through small column buffers instead
     # (`conv_columns`), when the zero point folds (below).
     dsp_words = word_taps
+    # Fewer input channels than a word (an image's first Conv): each pixel's window widened
+    # once into an int16 column shared by the output channels (`conv_first`).
+    first = (
+        dsp_words and weights is not None and not uniform_weights and group == 1 and _zero_or_absent(w_zp_param)
+        and (bias is None or bias_values is not None)
+        and fold_zero_point(x_zp_param, x.element_type, weights, w_zp_param, bias_values) is not None
+        and first_applies(
+            x.element_type, w.element_type, group_channels, out_channels, windows, out_shape[2:], layer_bound,
+            math.prod(x.shape[:2]) * math.prod(w.in_size + w.pad_begin + w.pad_end for w in windows),
+            math.prod(out_shape),
+        )
+    )
     word_taps = (
-        word_taps and weights is not None and not uniform_weights and not dot_taps and group == 1
+        word_taps and weights is not None and not uniform_weights and not dot_taps and group == 1 and not first
         and kernel[-1] % 4 in (0, 3) and windows[-1].dilation == 1 and _zero_or_absent(w_zp_param)
     )
     # An RGB input's rows of 3 taps read as runs of 3·3 bytes of a channels-last copy instead
@@ -1255,6 +1269,18 @@ def _integer_conv(
             dsp_words and dot_taps and group == 1 and not wide and _zero_or_absent(w_zp_param)
             and out_channels % 2 == 0 and window_channels_last_applies(windows, out_shape[2:])
         )
+        if first:
+            assert weights is not None
+            x, windows = padded_rows(kb, x, windows, f"{result_name(op)}_padded", fill)
+            y = result_layout(kb, op, result_name(op), out_shape, out_type)
+            finish_first = bind(folded)
+            first_conv(
+                kb, x, windows, y, w,
+                lambda c: kb.cast(kb.load(bias, [c]), acc_type) if bias is not None else uniform_bias,
+                lambda total, m: finish_first(total, [kb.index(0), m, kb.index(0), kb.index(0)]),
+                result_name(op),
+            )
+            return y
         if padded_size <= math.prod(out_shape) or small_interior or dot_taps or word_taps:
             x, windows = padded_input(kb, x, windows, f"{result_name(op)}_padded", fill, channels_last)
     else:
