@@ -2,7 +2,8 @@
 Cortex-M55, and compute exactly what the loops they replace computed.
 
 Depthwise Convs take `conv_depthwise_mve`'s form on the M55 (four outputs of a channel a vector,
-VMLA by a scalar per tap), checked against the generic nest they replace (`without_mve`).
+VMLA by a scalar per tap) and pointwise ones over 16 or more channels `conv_pointwise_mve`'s
+(rows of X copied channels-last), checked against the generic nests they replace (`without_mve`).
 
 Two models: quantized Gemms (fold-qdq makes them 1x1 integer Convs whose reductions run over
 contiguous int8 in both operands: 16 lanes, `VMLAVA.S8`; 70 = 64 + 6 leaves a remainder that
@@ -78,6 +79,17 @@ def depthwise_int8(folder: Path) -> Path:
     return path
 
 
+def pointwise_rows_int8(folder: Path) -> Path:
+    """A 1x1 layer as KWS's over 32 channels of 10x5: conv_pointwise_mve's form (each row of X
+    copied channels-last in 8-byte gathers, 3 blocks of 4 output channels, 16-byte VMLAVA)."""
+    pytest.importorskip("onnxruntime")
+    g = GraphBuilder("pointwise_rows", seed=19)
+    x = g.relu(g.conv("input", 32, 12, 1))
+    path = folder / "pointwise_rows_int8.onnx"
+    onnx.save(quantize(g.build([("input", [1, 32, 10, 5])], [(x, "out", [1, 12, 10, 5])])), path)
+    return path
+
+
 def depthwise_tall_int8(folder: Path) -> Path:
     """KWS's depthwise layer on 16 channels (25x5): the 25-row columns copied into the plane in
     8-byte gathers (mve-gather), at 0, 8, 16 and 17, and 7 vectors per column."""
@@ -106,6 +118,7 @@ MODELS = {
     "depthwise_tall": (depthwise_tall_int8, (1, 16, 25, 5)),
     "depthwise_wide": (depthwise_wide_int8, (1, 8, 6, 20)),
     "pointwise": (pointwise_int8, (1, 20, 5, 5)),
+    "pointwise_rows": (pointwise_rows_int8, (1, 32, 10, 5)),
     "window": (window_int8, (1, 1, 12, 8)),
 }
 
@@ -143,7 +156,8 @@ def test_portable_zig_equals_the_loops_it_replaces(tmp_path, model):
     zig = (tmp_path / "mve" / "net.zig").read_text()
     assert ("zant_vmlava(" in zig) == (not model.startswith("depthwise"))  # depthwise: VMLA by a scalar
     assert ("_plane" in zig) == model.startswith("depthwise")
-    assert ("zant_vstrb_narrow16(" in zig) == (model == "depthwise_tall")  # 8-byte gathers copied
+    assert ("_row: [*]i8" in zig) == model.startswith("pointwise")  # the second layer's 16 channels, or 32
+    assert ("zant_vstrb_narrow16(" in zig) == (model in ("depthwise_tall", "pointwise", "pointwise_rows"))  # 8-byte gathers copied
     assert "zant_vmulh(" in zig and "zant_vrshr(" in zig  # each model requantizes 4 outputs at once
     assert ("zant_vldrb_gather16(.{ 0, 50, 100," in zig) == (model == "pointwise")  # even lanes
     assert ("zant_vldrb_gather(.{ 0, 1, 2, 10, 11, 12, 20, 21 }" in zig) == (model == "window")  # 10-wide padded rows
@@ -177,6 +191,9 @@ def test_firmware_runs_vmlava_and_equals_the_host(tmp_path, model):
             assert any("vldrb.s16" in line for line in gathers) and "vstrb.16" in text
     elif model == "window":  # 12 taps: 8 gathered (VLDRB.S16), 4 scalar
         assert "vmlava.s16" in text and any("vldrb.s16" in line for line in gathers)
+    elif model == "pointwise_rows":  # X's rows copied channels-last by gathers: contiguous VMLAVA.S8
+        assert "vmlava.s8" in text and "vstrb.16" in text and any("vldrb.s16" in line for line in gathers)
+        assert "vmovnt.i16" not in text
     else:  # 16 channels at once: two VLDRB.U16 gathers joined by VMOVNT
         assert "vmlava.s8" in text and "vmovnt.i16" in text and any("vldrb.u16" in line for line in gathers)
     # the requantization, 4 outputs at once (mve-requantize)
@@ -211,7 +228,7 @@ def test_vmulh_then_vrshr_is_the_scalar_rounding():
         np.testing.assert_array_equal(vector.astype(np.int64), scalar, err_msg=f"shift {s}")
 
 
-@pytest.mark.parametrize("model", ["pointwise", "depthwise", "depthwise_tall", "depthwise_wide"])
+@pytest.mark.parametrize("model", ["pointwise", "pointwise_rows", "depthwise", "depthwise_tall", "depthwise_wide"])
 def test_every_m55_pass_keeps_the_outputs(tmp_path, model):
     """The uop interpreter runs the model after each pass of the Cortex-M55 pipeline from
     onnx-to-uop on (seeded inputs): mve-requantize's vector epilogues compute what the scalar
@@ -229,6 +246,9 @@ def test_every_m55_pass_keeps_the_outputs(tmp_path, model):
         assert not [op for op in module.walk() if op.name in ("arm_mve.vmov_lane", "arm_mve.vmov_lanes")]
     if model == "depthwise_wide":
         assert any(op.byte_offsets == [0, 1, 2, 3] for op in scatters)
+    if model == "pointwise_rows":  # 4 channels of a pixel, 50 apart; the rows copied by gathers
+        assert any(op.byte_offsets == [0, 50, 100, 150] for op in scatters)
+        assert any(op.byte_offsets == list(range(8)) for op in scatters)
     if model == "depthwise_tall":
         assert "mve-gather" in report.checked
         assert any(op.byte_offsets == list(range(8)) for op in scatters)

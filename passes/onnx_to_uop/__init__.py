@@ -152,8 +152,9 @@ class OnnxToUopPass(ModulePass):
     B channels. `conv-word-taps=true` (cores with the DSP extension and no Helium): integer
     Convs over fewer than 4 channels with rows of 3 taps get a 4th tap of weight 0, each row one
     word for `arm-dsp-dot`. `conv-mve=true` (cores with Helium): int8 depthwise Convs at stride 1
-    take `conv_depthwise_mve`'s form, four outputs of a channel a vector. `weight-cache-bytes=N` (a board whose weights are read from slow
-    flash through a cache of N bytes, STM32's ART: `zant.driver.compile_pipeline`; 0, the
+    take `conv_depthwise_mve`'s form, four outputs of a channel a vector, and pointwise ones over
+    NCHW `conv_pointwise_mve`'s, each row of X copied channels-last. `weight-cache-bytes=N` (a
+    board whose weights are read from slow flash through a cache of N bytes, STM32's ART: `zant.driver.compile_pipeline`; 0, the
     default: none): pointwise Convs over channels-last inputs whose pairs of weight rows would
     overflow half of it copy each pair to RAM before reading it (`conv_columns.CACHE_SHARE`).
     `layer-bound=N` (0, the default: the graph's own, `zant.analysis.layer_bound`): the bytes an

@@ -10,9 +10,10 @@ interior took about 12 (150 k instructions a layer, the M55's largest share of K
 Here every output takes one form. Per channel, X's plane is copied into a small buffer P
 bordered with X's zero point (the pads made real: the border written once per layer, the plane
 per channel, a line at a time in vectors of 16 or 8 bytes, 8 strided ones where the line runs
-down X's columns: `mve-gather` makes those Helium gathers), its vector axis innermost: the output's rows when it has at least as many
-columns as rows (P as X, padded), else its columns (P transposed: KWS's 5 columns of 25 outputs
-take 7 vectors each, where its rows of 5 would take 2 each, 50 in all). Four outputs of a line
+down X's columns: `mve-gather` makes those Helium gathers), its vector axis innermost: the
+output's rows when it has at least as many columns as rows (P as X, padded), else its columns
+(P transposed: KWS's 5 columns of 25 outputs take 7 vectors each, where its rows of 5 would
+take 2 each, 50 in all). Four outputs of a line
 along that axis then read, per tap, 4 contiguous bytes of P at a constant offset:
 
     acc = broadcast(bias[c])
@@ -123,14 +124,16 @@ def depthwise_mve(
     with kb.loop_nest(plane.shape) as indices:
         kb.store(fill_value, plane, indices)
 
-    def copy_line(n: SSAValue, c: SSAValue, line: int | SSAValue) -> None:
+    def copy_line(n: SSAValue, c: SSAValue, line: SSAValue) -> None:
         """X's line (a row of X, or a column: the one P's line `line` holds) into P."""
-        if lines_along_rows:
-            count, stride, inner = x.shape[3], 1, columns_window.pad_begin
-            at = lambda i: ([n, c, line, i], [kb.alu("add", line, kb.index(rows_window.pad_begin)), kb.alu("add", i, kb.index(inner))])
-        else:
-            count, stride, inner = x.shape[2], x.strides[2], rows_window.pad_begin
-            at = lambda i: ([n, c, i, line], [kb.alu("add", line, kb.index(columns_window.pad_begin)), kb.alu("add", i, kb.index(inner))])
+        across, along = (rows_window, columns_window) if lines_along_rows else (columns_window, rows_window)
+        count, stride = (x.shape[3], 1) if lines_along_rows else (x.shape[2], x.strides[2])
+
+        def at(i: SSAValue) -> tuple[list[SSAValue], list[SSAValue]]:
+            """X's index of the line's element i and P's."""
+            within = kb.alu("add", line, kb.index(across.pad_begin)), kb.alu("add", i, kb.index(along.pad_begin))
+            return ([n, c, line, i] if lines_along_rows else [n, c, i, line]), list(within)
+
         lanes = next((lanes for lanes in COPY_LANES[stride == 1] if count >= lanes), None)
         if lanes is None:
             for i in range(count):

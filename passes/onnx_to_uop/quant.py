@@ -54,6 +54,8 @@ from zant.passes.onnx_to_uop.conv_depthwise import applies as depthwise_applies
 from zant.passes.onnx_to_uop.conv_depthwise import depthwise_paired_taps, paired_tap_weights, split_paired_interior, takes_edges
 from zant.passes.onnx_to_uop.conv_depthwise_mve import applies as depthwise_mve_applies
 from zant.passes.onnx_to_uop.conv_depthwise_mve import depthwise_mve
+from zant.passes.onnx_to_uop.conv_pointwise_mve import applies as pointwise_mve_applies
+from zant.passes.onnx_to_uop.conv_pointwise_mve import pointwise_mve
 from zant.passes.onnx_to_uop.windows import interior, load_window, sliding_windows, tap_positions, window_regions, within
 from zant.passes.onnx_to_uop.kernel import (
     KernelBuilder,
@@ -1375,6 +1377,19 @@ def _integer_conv(
         and not uniform_weights and folded is not None and not wide and uniform is None
         and _zero_or_absent(w_zp_param) and w.element_type == IntegerType(8) and depthwise_applies(x, windows)
     )
+    # Pointwise on Helium cores: a row of X copied channels-last, contiguous reductions (`conv_pointwise_mve`).
+    if (
+        mve and group == 1 and weights is not None and not uniform_weights and folded is not None and not wide
+        and uniform is None and _zero_or_absent(w_zp_param) and w.element_type == IntegerType(8)
+        and pointwise_mve_applies(x, windows)
+    ):
+        y = result_layout(kb, op, result_name(op), out_shape, out_type)
+        pointwise_mve(
+            kb, x, y, w,
+            lambda m: kb.cast(kb.load(bias, [m]), acc_type) if bias is not None else uniform_bias,
+            lambda total, m, pixel: finish(total, [kb.index(0), m, *pixel]), result_name(op),
+        )
+        return y
     # Depthwise at stride 1 on Helium cores: four outputs of a channel a vector (`conv_depthwise_mve`).
     if (
         mve and group > 1 and group_channels == 1 and out_per_group == 1 and weights is not None
