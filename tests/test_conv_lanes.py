@@ -320,3 +320,47 @@ def test_a_conv_read_channels_last_takes_channel_lanes_numerics():
         m.outputs.append(f"shared{k}")
     for pipeline in (VECTOR, VECTOR_AVX512):
         check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=pipeline)
+
+
+def test_pixel_lane_tiles_by_cost():
+    """The pixel-lane form's channels per tile from `pixel_tile_cost` (`VectorConv.pixel_tile`):
+    on AVX-512 (32 zmm) MobileNetV2's 16 channels take one tile of 16 where the fixed tile of 14
+    left a tile of 2 (two multiply-add chains waiting on their latency), 96 take 6 of 16 and 144
+    9 of 16 (at most `MAX_PIXEL_TILE`); AVX2's 8 16-lane vectors and unknown registers keep the
+    target's tile of 6, or even tiles where a rest would wait on its latency."""
+    from zant.passes.onnx_to_uop.conv_tiling import MAX_PIXEL_TILE, VectorConv, pixel_tile_cost
+
+    avx512 = VectorConv(16, 14, registers=32)
+    avx2 = VectorConv(16, 6, registers=8, lane_registers=2)
+    assert [avx512.pixel_tile(m) for m in (16, 96, 144, 8, 3)] == [16, 16, 16, 8, 3]
+    assert max(avx512.pixel_tile(m) for m in range(1, 300)) == MAX_PIXEL_TILE
+    assert pixel_tile_cost(16, 16) < pixel_tile_cost(16, 14)
+    assert [avx2.pixel_tile(m) for m in (6, 12, 96)] == [6, 6, 6]
+    assert avx2.pixel_tile(16) in (4, 6) and VectorConv(16, 6).pixel_tile(96) == 6
+
+
+def test_depthwise_rows_take_row_blocks_by_whole_vectors():
+    """Depthwise rows of one whole 16-lane vector (28 pixels) take 4 rows per step, of 3 (56)
+    2, of 7 (112) 1: `FMA_LATENCY` independent sums per step (`VectorConv.row_block`)."""
+    from zant.passes.onnx_to_uop.conv_tiling import VectorConv
+
+    vector = VectorConv(16, 14, registers=32)
+    assert [vector.row_block(w) for w in (28, 56, 112, 20, 12)] == [4, 2, 1, 4, 1]
+
+
+@pytest.mark.parametrize("pipeline", [VECTOR, VECTOR_AVX512], ids=["avx2", "avx512"])
+def test_row_blocks_and_pixel_tiles_numerics(pipeline):
+    """Depthwise rows in blocks of rows with a rest of rows (30 rows of 20 outputs in 4s, 2
+    left; 15 rows of 36 in 2s, 1 left), dilated and without bias, with a Clip epilogue; pixel-lane
+    Convs of 16, 24 and 40 output channels (tiles of 16 and rests): equal to the reference."""
+    m = ConvModel([1, 16, 30, 20], seed=9)
+    first = m.conv(16, [3, 3], group=16, pads=[1, 1, 1, 1], output=False)
+    m.outputs.append(m.node("Relu", [first]))
+    m.conv(16, [3, 3], group=16, pads=[2, 2, 2, 2], dilations=[2, 2], bias=False)
+    m.conv(16, [1, 1])
+    m.conv(24, [1, 1])
+    m.conv(40, [1, 1], bias=False)
+    wide = ConvModel([1, 16, 15, 36], seed=10)
+    wide.conv(16, [3, 3], group=16, pads=[1, 1, 1, 1])
+    for model in (m.model(), wide.model()):
+        check_model(model, rtol=1e-4, atol=1e-4, pipeline=pipeline)

@@ -51,6 +51,7 @@ from zant.passes.onnx_to_uop.windows import (
     Window,
     load_window,
     pixel_blocked,
+    row_blocked,
     sliding_windows,
     tap_positions,
     transposed_positions,
@@ -103,6 +104,7 @@ def convolve(
     pixel_tile: int = 1,
     channels_innermost: bool = False,
     regions_outermost: bool = False,
+    row_block: int = 1,
 ) -> Layout:
     """Y[n, m, o…] = B[m] + Σ_{c < group_channels, k…} x·w with x from `input_term`, w from
     `weight_term` and B the optional input `bias_input`; output channel m belongs to group
@@ -115,6 +117,8 @@ def convolve(
     With `pixel_tile` (ungrouped convs), the unchecked regions also in blocks of that many
     outputs of the last dimension: a register tile of channels × pixels accumulators, each
     weight and input loaded once per step (depthwise convs take `pixel_block` instead).
+    With `row_block`, the unchecked regions also in blocks of that many outputs of the
+    dimension before the last: independent sums whose windows overlap (rows of taps shared).
     """
     bias_value = input_value(op, bias_input) if epilogue is None else None
     bias = layout_of(bias_value) if bias_value is not None else None
@@ -135,6 +139,8 @@ def convolve(
                 if region.unchecked else [region]
             )
         ]
+    if row_block > 1:
+        regions = [part for region in regions for part in (row_blocked(region, row_block) if region.unchecked else [region])]
     # Output channels in blocks (a block never straddles two groups, so its first channel's
     # group is everyone's); with `channel_tile` (never grouped), tiles of that many, then one
     # of the rest.
@@ -548,11 +554,18 @@ def plain_weights(kb: KernelBuilder, w: Layout) -> WeightTerm:
 
 
 def _block_pixels(kb: KernelBuilder, region: Region, out_ivs: list[SSAValue]) -> list[list[SSAValue]]:
-    """The output positions of one iteration of `region`'s loops: its pixel block."""
-    if region.pixel_block == 1:
-        return [out_ivs]
-    *outer, last = out_ivs
-    return [[*outer, o] for o in _offsets(kb, last, region.pixel_block)]
+    """The output positions of one iteration of `region`'s loops: its block of rows by pixels."""
+    if region.row_block == 1:
+        if region.pixel_block == 1:
+            return [out_ivs]
+        *outer, last = out_ivs
+        return [[*outer, o] for o in _offsets(kb, last, region.pixel_block)]
+    *outer, row, last = out_ivs
+    return [
+        [*outer, r, o]
+        for r in _offsets(kb, row, region.row_block)
+        for o in _offsets(kb, last, region.pixel_block)
+    ]
 
 
 @contextmanager
@@ -568,7 +581,7 @@ def _piece_tiles(kb: KernelBuilder, piece: TilePiece) -> Iterator[list[list[SSAV
 @contextmanager
 def _region_loops(kb: KernelBuilder, region: Region) -> Iterator[list[SSAValue]]:
     """Nested loops over the box of `region` (outermost first), the last by its pixel block."""
-    steps = [1] * (len(region.bounds) - 1) + [region.pixel_block]
+    steps = [1] * (len(region.bounds) - 2) + [region.row_block, region.pixel_block][-len(region.bounds):]
     with contextlib.ExitStack() as stack:
         yield [
             stack.enter_context(kb.loop(end, start, step))
@@ -694,8 +707,10 @@ class ConvLowering(OnnxLowering):
 
         # Padded rows are single unchecked loops: no pixel blocks (vectorize takes the row).
         pixel_block = PIXEL_BLOCK if form == "scalar" else 1
-        channel_tile = self.vector.tile if form == "pixel lanes" else None
-        channel_block, pixel_tile = self.channel_block, 1
+        channel_tile = self.vector.pixel_tile(out_per_group) if form == "pixel lanes" else None
+        channel_block, pixel_tile, row_block = self.channel_block, 1, 1
+        if form == "depthwise rows" and len(out_shape) == 4:  # several rows' independent sums per step
+            row_block = self.vector.row_block(out_shape[-1])
         if form == "scalar" and group == 1 and self.float_registers and x.element_type == f32:
             padded = math.prod(x.shape[:2]) * math.prod(v.in_size + v.pad_begin + v.pad_end for v in windows)
             if padded <= math.prod(out_shape):
@@ -708,6 +723,7 @@ class ConvLowering(OnnxLowering):
                 op, kb, group_channels, out_per_group, kernel, window_regions(windows), input_term,
                 plain_weights(kb, w), pixel_block=pixel_block, channel_tile=channel_tile,
                 channel_block=channel_block, pixel_tile=pixel_tile,
+                row_block=row_block,
             )
         ]
 

@@ -185,6 +185,38 @@ class VectorConv:
         chunk = max(d for d in range(1, min(most, channels) + 1) if channels % d == 0)
         return chunk if chunk < channels else 0
 
+    def pixel_tile(self, out_channels: int) -> int:
+        """Output channels per register tile of the pixel-lane form (one accumulator vector of L
+        pixels each, the row vector loaded once per reduction step and each weight broadcast):
+        the cheapest by `pixel_tile_cost` among the tiles whose accumulators, the row vector and
+        a broadcast fit the registers (`tile` when they are unknown), at most
+        `MAX_PIXEL_TILE`; among equals the larger. A tile of `tile` channels and a rest left the
+        rest's few accumulators waiting on the FMA latency: MobileNetV2's 16 -> 96 1x1 Conv at
+        112x112 took 6 tiles of 14 and one of 12, now 6 of 16; its 32 -> 16 ones one of 14 and
+        one of 2, now one of 16."""
+        most = self.tile
+        if self.registers:
+            hardware, per_vector = self.registers * self.lane_registers, self.lane_registers
+            most = (hardware - per_vector - 2) // per_vector
+        most = max(1, min(most, MAX_PIXEL_TILE, out_channels))
+        return min(
+            range(1, most + 1), key=lambda t: (pixel_tile_cost(out_channels, t, self.lane_registers), -t)
+        )
+
+    def row_block(self, row: int) -> int:
+        """Output rows per step of the depthwise-row form (`convolve`'s `row_block`) for output
+        rows of `row` pixels: each whole L-lane vector of a row is one chain of multiply-adds
+        over the taps, independent of the others, and the row's rest is a loop of its own; the
+        least number of rows, at most `MAX_ROW_BLOCK`, whose whole vectors give `FMA_LATENCY`
+        chains per row step. MobileNetV2's 3x3 depthwise layers (one-layer models behind a 1x1
+        Conv, ms by rows per step 1 / 2 / 4): 192 channels at 28x28 (1 whole vector a row)
+        0.086 / 0.073 / 0.068, 144 at 56x56 (3) 0.292 / 0.276 / 0.280, 32 at 112x112 (7)
+        0.215 / 0.229 / -."""
+        whole = row // self.lanes
+        if whole == 0:
+            return 1
+        return min(MAX_ROW_BLOCK, -(-FMA_LATENCY // whole))
+
     def lane_tile(self, blocks: int, out_spatial: Sequence[int], pixels: int) -> tuple[int, tuple[int, ...]]:
         """(blocks of L output channels, pixel tile) of an ungrouped channel-lane Conv's register
         tile: `blocks` blocks of lanes, at most `pixels` outputs per tile when it holds one block
@@ -209,6 +241,16 @@ chose them): SqueezeNet's 16->64 3x3 at 55x55 0.83 / 0.75 / 0.87, its 512->1000 
 14x14 1.28 / 1.00 / 1.17, MobileNetV2's 320->1280 1x1 at 7x7 0.84 / 0.68 / 0.69, its 96->576
 at 14x14 0.52 / 0.53 / 0.67: more blocks mean tiles of 4-6 pixels, whose stores into the NCHW
 output and per-tile overhead the model does not count."""
+
+MAX_PIXEL_TILE = 16
+"""Most output channels per pixel-lane register tile (`VectorConv.pixel_tile`). One-layer 1x1
+Convs + Clip on an AVX-512 host (Zen 4), ms by channels per tile 12 / 16 / 18 / 20 / 24: 24 -> 144
+at 56x56 0.211 / 0.206 / 0.222 / 0.232 / 0.239, 16 -> 96 at 112x112 0.426 / 0.394 / 0.462 /
+0.458 / 0.492, 32 -> 192 at 28x28 0.088 / 0.087 / 0.093 / 0.093 / 0.092: the model counts
+fewer loads per multiply-add for the larger tiles, but they run slower."""
+
+MAX_ROW_BLOCK = 4
+"""Most output rows per step of the depthwise-row form (`VectorConv.row_block`)."""
 
 CHUNK_BYTES = 4 << 10
 """Weights per reduction chunk (`VectorConv.reduction_chunk`): half of the smallest common L1
@@ -249,6 +291,21 @@ def lane_tile_cost(blocks: int, out_spatial: Sequence[int], width: int, tile: Se
             loads += count * (b + k)
             fmas += count * b * k
     return cycles, loads / fmas
+
+
+def pixel_tile_cost(out_channels: int, channels: int, lane_registers: int = 1) -> float:
+    """Estimated cycles per reduction step of a pixel-lane Conv's tiles over its `out_channels`
+    in tiles of `channels` (whole tiles, then one of the rest): a tile of k channels does k
+    multiply-adds of L lanes (each `lane_registers` hardware instructions) and loads the row
+    vector and k broadcasts, and takes the longest of the multiply-adds over `FMA_PORTS`, the
+    loads over `LOAD_PORTS` and `FMA_LATENCY`."""
+    cycles = 0.0
+    for piece in tile_pieces([out_channels], [channels]):
+        k = piece.tile[0]
+        cycles += piece.blocks * max(
+            k * lane_registers / FMA_PORTS, (lane_registers + k) / LOAD_PORTS, FMA_LATENCY
+        )
+    return cycles
 
 
 @dataclass(frozen=True)
@@ -334,4 +391,4 @@ def register_tile(out_per_group: int, width: int, registers: int) -> tuple[int, 
     return min(candidates, key=cost) if candidates else (1, 1)
 
 
-__all__ = ["CHUNK_BYTES", "FMA_LATENCY", "FMA_PORTS", "LOAD_PORTS", "MAX_BLOCKS", "MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "WEIGHT_STREAM_BYTES", "TilePiece", "VectorConv", "best_tile", "lane_tile_cost", "register_tile", "tile_pieces"]
+__all__ = ["CHUNK_BYTES", "FMA_LATENCY", "FMA_PORTS", "LOAD_PORTS", "MAX_BLOCKS", "MAX_PIXEL_TILE", "MAX_ROW_BLOCK", "MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "WEIGHT_STREAM_BYTES", "TilePiece", "VectorConv", "best_tile", "lane_tile_cost", "pixel_tile_cost", "register_tile", "tile_pieces"]

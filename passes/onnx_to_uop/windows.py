@@ -220,6 +220,8 @@ class Region:
     windows: tuple[Window, ...]
     pixel_block: int = 1
     """Outputs of the last dimension computed per iteration (that loop steps by it)."""
+    row_block: int = 1
+    """Outputs of the dimension before the last computed per iteration (that loop steps by it)."""
 
     @property
     def unchecked(self) -> bool:
@@ -274,6 +276,22 @@ def pixel_blocked(region: Region, block: int) -> list[Region]:
             window = replace(region.windows[-1], first_out=first, out_size=last)
             bounds = (*region.bounds[:-1], (first, last))
             parts.append(Region(bounds, (*region.windows[:-1], window), step))
+    return parts
+
+
+def row_blocked(region: Region, block: int) -> list[Region]:
+    """`region` with the dimension before its last in steps of `block` outputs, and the
+    remainder (as `pixel_blocked` does for the last dimension)."""
+    if block == 1 or len(region.bounds) < 2:
+        return [region]
+    start, end = region.bounds[-2]
+    split = start + (end - start) // block * block
+    parts = []
+    for first, last, step in ((start, split, block), (split, end, 1)):
+        if first < last:
+            window = replace(region.windows[-2], first_out=first, out_size=last)
+            bounds = (*region.bounds[:-2], (first, last), region.bounds[-1])
+            parts.append(replace(region, bounds=bounds, windows=(*region.windows[:-2], window, region.windows[-1]), row_block=step))
     return parts
 
 
@@ -381,6 +399,7 @@ __all__ = [
     "interior",
     "load_window",
     "pixel_blocked",
+    "row_blocked",
     "sliding_windows",
     "tap_positions",
     "transposed_positions",
