@@ -2019,4 +2019,471 @@ class SmladTileRowOp(IRDLOperation):
             raise VerifyException("smlad_tile_row's addend is int32 and its shift 0 to 31")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp], [])
+DEPTHWISE_OUTPUTS = 4
+"""Outputs of a row an `arm_dsp.depthwise_step` computes."""
+
+DEPTHWISE_TAPS = 3
+"""Taps per row of a depthwise window an `arm_dsp.depthwise_step` reads."""
+
+ZIG_HELPER_SOURCES["zant_depthwise_step_text"] = ZigHelper(
+    "zant_depthwise_step_text",
+    """\
+/// The assembly of a depthwise step's products (zant_depthwise_step), the sums' start in c0:
+/// per row of taps its two weight words (LDRD) and its words loaded back to back, then their
+/// halves' products; the first row's products start c1, c2 and c3 from c0 (no moves).
+fn zant_depthwise_step_text(comptime stride: usize, comptime rows: usize, comptime x_row: isize) []const u8 {{
+    var text: []const u8 = "";
+    for (0..rows) |r| {{
+        const o: isize = @as(isize, @intCast(r)) * x_row;
+        const from = [4][]const u8{{ "%[c0]", if (r == 0) "%[c0]" else "%[c1]", if (r == 0) "%[c0]" else "%[c2]", if (r == 0) "%[c0]" else "%[c3]" }};
+        text = text ++ std.fmt.comptimePrint("ldrd %[w], %[m], [%[pw], #{{d}}]\\n\\tldr %[a], [%[px], #{{d}}]\\n\\tldr %[b], [%[px], #{{d}}]\\n\\t", .{{ 8 * r, o, o + 2 * @as(isize, stride) }}) ++
+            "sxtb16 %[e], %[a]\\n\\tsxtb16 %[a], %[a], ror #8\\n\\tsxtb16 %[f], %[b]\\n\\tsxtb16 %[b], %[b], ror #8\\n\\t";
+        if (stride == 1) {{
+            // words x[0..3] = (e, a), x[2..5] = (f, b)
+            text = text ++ "smlad %[c1], %[a], %[w], " ++ from[1] ++ "\\n\\tsmlad %[c2], %[f], %[w], " ++ from[2] ++ "\\n\\t" ++
+                "smlad %[c3], %[b], %[w], " ++ from[3] ++ "\\n\\tsmlad %[c0], %[e], %[w], %[c0]\\n\\t" ++
+                "smlabb %[c0], %[a], %[m], %[c0]\\n\\tsmlatb %[c1], %[e], %[m], %[c1]\\n\\t" ++
+                "smlabb %[c2], %[b], %[m], %[c2]\\n\\tsmlatb %[c3], %[f], %[m], %[c3]\\n\\t";
+        }} else {{
+            // words x[0..3] = (e, a), x[4..7] = (f, b), then the byte x[8] in a
+            text = text ++ "smlatb %[c1], %[a], %[m], " ++ from[1] ++ "\\n\\tsmlabb %[c2], %[b], %[m], " ++ from[2] ++ "\\n\\t" ++
+                "smlatb %[c3], %[f], %[w], " ++ from[3] ++ "\\n\\tsmlad %[c0], %[e], %[w], %[c0]\\n\\tsmlabb %[c0], %[a], %[m], %[c0]\\n\\t" ++
+                std.fmt.comptimePrint("ldrsb %[a], [%[px], #{{d}}]\\n\\t", .{{o + 8}}) ++
+                "pkhbt %[e], %[f], %[e]\\n\\tsmladx %[c1], %[e], %[w], %[c1]\\n\\tsmlad %[c2], %[f], %[w], %[c2]\\n\\t" ++
+                "smlatb %[c3], %[b], %[m], %[c3]\\n\\tsmlabt %[c3], %[a], %[w], %[c3]\\n\\t";
+        }}
+    }}
+    return text;
+}}""".format(),
+    inline=False,
+)
+
+
+ZIG_HELPER_SOURCES["zant_depthwise_step"] = ZigHelper(
+    "zant_depthwise_step",
+    f"""\
+/// 4 consecutive outputs of a depthwise row (arm_dsp.depthwise_step): for each of `rows` rows
+/// of taps r, with x = px + r·x_row, (w0, w2) = pw[2r] (int16 halves) and w1 = pw[2r + 1],
+/// c_j += w0·x[stride·j] + w1·x[stride·j + 1] + w2·x[stride·j + 2], each c_j from c. On a DSP
+/// core one asm block of 12 registers (4 sums, 2 pointers, a row's two weight words, 4
+/// scratch), a row's weights (LDRD) and words loaded back to back. Stride 1, words x[0..3] =
+/// (E, O) and x[2..5] = (E', O'): c0 += SMLAD(E, w02) + O.b·w1, c1 += SMLAD(O, w02) + E.t·w1,
+/// the same for c2, c3 from E', O' (14 instructions a row for 12 products). Stride 2, words
+/// x[0..3], x[4..7] and the byte x[8]: c0 as above, c1 += SMLADX(PKHBT(E', E), w02) + O.t·w1
+/// (x4·w2 + x2·w0: the pair packed from both words), c2 += SMLAD(E', w02) + O'.b·w1, c3 +=
+/// E'.t·w0 + O'.t·w1 + x8·w2 (18 instructions for 12 products, where a word per output took
+/// 20). Reads the taps' bytes only.
+inline fn zant_depthwise_step(comptime stride: usize, comptime rows: usize, comptime x_row: isize, px: *const i8, pw: *const i32, c: i32) [4]i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const body = comptime zant_depthwise_step_text(stride, rows, x_row);
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var w: i32 = undefined;
+        var m: i32 = undefined;
+        var a: i32 = undefined;
+        var b: i32 = undefined;
+        var e: i32 = undefined;
+        var f: i32 = undefined;
+        asm volatile (body
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [w] "=&r" (w),
+              [m] "=&r" (m),
+              [a] "=&r" (a),
+              [b] "=&r" (b),
+              [e] "=&r" (e),
+              [f] "=&r" (f),
+            : [ic] "0" (c),
+              [px] "r" (px),
+              [pw] "r" (pw),
+            : .{{ .memory = true, .cpsr = true }});
+        return .{{ r0, r1, r2, r3 }};
+    }}
+    const x: [*]const i8 = @ptrCast(px);
+    const t: [*]const i32 = @ptrCast(pw);
+    var sums = [4]i32{{ c, c, c, c }};
+    for (0..rows) |r| {{
+        const both = t[2 * r];
+        const taps = [3]i32{{ @as(i16, @truncate(both)), t[2 * r + 1], @as(i16, @truncate(both >> 16)) }};
+        for (0..4) |j| {{
+            for (0..3) |k| {{
+                const at: isize = @as(isize, @intCast(r)) * x_row + @as(isize, @intCast(stride * j + k));
+                sums[j] +%= @as(i32, x[@intCast(at)]) *% taps[k];
+            }}
+        }}
+    }}
+    return sums;
+}}""",
+    ("zant_depthwise_step_text",),
+)
+
+
+def depthwise_step(px: Read, pw: Read, c: int, stride: int, rows: int, x_row: int) -> tuple[int, ...]:
+    """`arm_dsp.depthwise_step`'s sums: per row of taps r, (w0, w2) the halves of pw[2r] and w1
+    the low half of pw[2r + 1] (a sign-extended int8 in both), c_j + Σ_k w_k·x[r·x_row +
+    stride·j + k], wrapping."""
+    sums = [c] * DEPTHWISE_OUTPUTS
+    for r in range(rows):
+        both, middle = (int(v) for v in pw([2 * r, 2 * r + 1]))
+        taps = (_half(both, 0), _half(middle, 0), _half(both, 16))
+        x = px([r * x_row + k for k in range(stride * (DEPTHWISE_OUTPUTS - 1) + DEPTHWISE_TAPS)])
+        for j in range(DEPTHWISE_OUTPUTS):
+            for k in range(DEPTHWISE_TAPS):
+                sums[j] = wrap_signed(sums[j] + int(x[stride * j + k]) * taps[k])
+    return tuple(sums)
+
+
+@irdl_op_definition
+class DepthwiseStepOp(IRDLOperation):
+    """`%r0, %r1, %r2, %r3 = arm_dsp.depthwise_step %px, %pw, %c {stride = S, rows = R, x_row
+    = …} : !uop.ptr<i8>, !uop.ptr<i32>`: 4 consecutive outputs of a depthwise row with 3 taps a
+    row (`conv_depthwise`), `r_j = c + Σ_{r<R, k<3} w_rk·x[r·x_row + S·j + k]` wrapping, where x
+    is the int8 row at `px` (the first output's first tap, rows x_row bytes apart) and w_r0,
+    w_r2 the 16-bit halves of the int32 at `pw + 2r`, w_r1 the low half of the one at `pw + 2r
+    + 1` (`conv_depthwise.paired_tap_weights`' rows). One asm block the target compiler does
+    not schedule, reading only the taps' bytes."""
+
+    name = "arm_dsp.depthwise_step"
+
+    px = operand_def(PtrType)
+    pw = operand_def(PtrType)
+    addend = operand_def(I32)
+    stride = prop_def(IntAttr)
+    rows = prop_def(IntAttr)
+    x_row = prop_def(IntAttr)
+    sums = var_result_def(I32)
+
+    assembly_format = "$px `,` $pw `,` $addend attr-dict `:` type($px) `,` type($pw) `->` type($sums)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "px"), Accesses(MemoryEffectKind.READ, "pw"))
+    irdl_options = (ParsePropInAttrDict(),)
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_depthwise_step", "zant_depthwise_step_text")
+    ZIG_RESULTS: ClassVar[str] = "step"
+
+    def __init__(self, px: SSAValue, pw: SSAValue, addend: SSAValue, stride: int, rows: int, x_row: int):
+        super().__init__(
+            operands=[px, pw, addend], result_types=[[IntegerType(32)] * DEPTHWISE_OUTPUTS],
+            properties={"stride": IntAttr(stride), "rows": IntAttr(rows), "x_row": IntAttr(x_row)},
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_depthwise_step", (str(self.stride.data), str(self.rows.data), str(self.x_row.data), *args))
+
+    def reference(self, px: Read, pw: Read, c: int) -> tuple[int, ...]:
+        return depthwise_step(px, pw, c, self.stride.data, self.rows.data, self.x_row.data)
+
+    def verify_(self) -> None:
+        if len(self.sums) != DEPTHWISE_OUTPUTS:
+            raise VerifyException(f"depthwise_step has {DEPTHWISE_OUTPUTS} sums, got {len(self.sums)}")
+        _verify_depthwise(self, self.px, self.pw, self.stride.data, self.rows.data, self.x_row.data)
+
+
+DEPTHWISE_STRIDES = (1, 2)
+"""Strides of a row `arm_dsp.depthwise_step` reads."""
+
+DEPTHWISE_REACH = 4095
+"""The largest byte offset from px a depthwise step reaches (an `LDR` immediate)."""
+
+
+def _verify_depthwise(op: Operation, px: SSAValue, pw: SSAValue, stride: int, rows: int, x_row: int) -> None:
+    """What `arm_dsp.depthwise_step` and `arm_dsp.depthwise_row` require of their operands and
+    properties."""
+    for ptr, element, what, which in ((px, IntegerType(8), "int8 taps", "first"), (pw, IntegerType(32), "int32 weight words", "second")):
+        assert isinstance(ptr.type, PtrType)
+        if ptr.type.element_type != element:
+            raise VerifyException(f"{op.name} reads {what} at its {which} pointer, got a pointer to {ptr.type.element_type}")
+    if stride not in DEPTHWISE_STRIDES:
+        raise VerifyException(f"{op.name} reads rows at stride 1 or 2, got {stride}")
+    if not 1 <= rows <= DEPTHWISE_TAPS:
+        raise VerifyException(f"{op.name} takes 1 to 3 rows of taps, got {rows}")
+    reach = (rows - 1) * x_row + stride * (DEPTHWISE_OUTPUTS - 1) + DEPTHWISE_TAPS - 1
+    if x_row < 1 or reach > DEPTHWISE_REACH:
+        raise VerifyException(f"{op.name}'s taps lie within {DEPTHWISE_REACH} bytes of px, rows at least 1 byte apart, got x_row = {x_row}")
+
+
+
+ZIG_HELPER_SOURCES["zant_depthwise_row_s1_text"] = ZigHelper(
+    "zant_depthwise_row_s1_text",
+    """\
+/// The assembly of a stride-1 depthwise row (zant_depthwise_row): the rows' weights loaded once
+/// into 5 registers (w0..w2 the (w0, w2) words, m01 the first two rows' w1 as halves, m2 the
+/// third's; pw arrives in m2's register), then per step and row of taps each word x[0..3],
+/// x[2..5] loaded and widened into (e, a) and its 4 products taken before the next (2 scratch
+/// registers), the first row's starting c1..c3 from c0 (its second word first); the multiplier
+/// (arriving in a), px's end and the addend below sp beside the sums' start.
+fn zant_depthwise_row_s1_text(comptime rows: usize, comptime x_row: isize, comptime steps: usize, comptime y_step: usize, comptime addend: i32, comptime shift: u5) []const u8 {{
+    const span: u32 = 4 * steps;
+    const add: u32 = @bitCast(addend);
+    var text: []const u8 = std.fmt.comptimePrint(
+        "sub sp, sp, #16\\n\\tstr %[c0], [sp]\\n\\tstr %[a], [sp, #4]\\n\\t" ++
+            "movw %[a], #{{d}}\\n\\tmovt %[a], #{{d}}\\n\\tadd %[a], %[a], %[px]\\n\\tstr %[a], [sp, #8]\\n\\t" ++
+            "movw %[a], #{{d}}\\n\\tmovt %[a], #{{d}}\\n\\tstr %[a], [sp, #12]\\n\\t",
+        .{{ span & 0xFFFF, span >> 16, add & 0xFFFF, add >> 16 }},
+    );
+    const words = [3][]const u8{{ "%[w0]", "%[w1]", "%[w2]" }};
+    const middles = [3][]const u8{{ "%[m01]", "%[m01]", "%[m2]" }};
+    const halves = [3][]const u8{{ "b", "t", "b" }};
+    // the w1 of rows 0 and 1 first into a and e (packed into m01), the last load overwrites pw
+    const firsts = [3][]const u8{{ "%[a]", "%[e]", "%[m2]" }};
+    for (0..rows) |r| {{
+        text = text ++ std.fmt.comptimePrint("ldr " ++ words[r] ++ ", [%[m2], #{{d}}]\\n\\t", .{{8 * r}});
+    }}
+    for (0..rows) |r| {{
+        const into = if (r + 1 == rows) "%[m2]" else firsts[r];
+        text = text ++ std.fmt.comptimePrint("ldr " ++ into ++ ", [%[m2], #{{d}}]\\n\\t", .{{8 * r + 4}});
+    }}
+    if (rows == 2) text = text ++ "pkhbt %[m01], %[a], %[m2], lsl #16\\n\\t";
+    if (rows == 3) text = text ++ "pkhbt %[m01], %[a], %[e], lsl #16\\n\\t";
+    // rows 1: m2 holds row 0's w1 (its bottom half); 2: m01 both; 3: m01 and m2
+    text = text ++ "1:\\n\\tldr %[c0], [sp]\\n\\t";
+    for (0..rows) |r| {{
+        const o: isize = @as(isize, @intCast(r)) * x_row;
+        const w = words[r];
+        const m = if (rows == 1) "%[m2]" else middles[r];
+        const h = if (rows == 1) "b" else halves[r];
+        const first = r == 0;
+        const word_a = std.fmt.comptimePrint("ldr %[a], [%[px], #{{d}}]\\n\\t", .{{o}}) ++
+            "sxtb16 %[e], %[a]\\n\\tsxtb16 %[a], %[a], ror #8\\n\\t" ++
+            "smlad %[c1], %[a], " ++ w ++ ", " ++ (if (first) "%[c0]" else "%[c1]") ++ "\\n\\t" ++
+            "smlad %[c0], %[e], " ++ w ++ ", %[c0]\\n\\t" ++
+            "smlab" ++ h ++ " %[c0], %[a], " ++ m ++ ", %[c0]\\n\\t" ++
+            "smlat" ++ h ++ " %[c1], %[e], " ++ m ++ ", %[c1]\\n\\t";
+        const word_b = std.fmt.comptimePrint("ldr %[a], [%[px], #{{d}}]\\n\\t", .{{o + 2}}) ++
+            "sxtb16 %[e], %[a]\\n\\tsxtb16 %[a], %[a], ror #8\\n\\t" ++
+            "smlad %[c3], %[a], " ++ w ++ ", " ++ (if (first) "%[c0]" else "%[c3]") ++ "\\n\\t" ++
+            "smlad %[c2], %[e], " ++ w ++ ", " ++ (if (first) "%[c0]" else "%[c2]") ++ "\\n\\t" ++
+            "smlab" ++ h ++ " %[c2], %[a], " ++ m ++ ", %[c2]\\n\\t" ++
+            "smlat" ++ h ++ " %[c3], %[e], " ++ m ++ ", %[c3]\\n\\t";
+        text = text ++ (if (first) word_b ++ word_a else word_a ++ word_b);
+    }}
+    const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
+    text = text ++ "ldr %[a], [sp, #4]\\n\\tldr %[e], [sp, #12]\\n\\t";
+    const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
+    for (sums, 0..) |sum, j| {{
+        text = text ++ "smmla " ++ sum ++ ", " ++ sum ++ ", %[a], %[e]\\n\\tssat " ++ sum ++ ", #8, " ++ sum ++ by ++
+            std.fmt.comptimePrint("\\n\\tstrb " ++ sum ++ ", [%[py], #{{d}}]\\n\\t", .{{j * y_step}});
+    }}
+    return text ++ std.fmt.comptimePrint(
+        "add %[px], %[px], #4\\n\\tadd %[py], %[py], #{{d}}\\n\\tldr %[a], [sp, #8]\\n\\tcmp %[px], %[a]\\n\\tbne 1b\\n\\tadd sp, sp, #16",
+        .{{4 * y_step}},
+    );
+}}""".format(),
+    inline=False,
+)
+
+
+ZIG_HELPER_SOURCES["zant_depthwise_row"] = ZigHelper(
+    "zant_depthwise_row",
+    f"""\
+/// `steps` zant_depthwise_step's along a row (arm_dsp.depthwise_row), the s-th from px +
+/// 4·stride·s, each sum requantized as SSAT(#8, SMMLA(c, multiplier, addend), ASR #shift) and
+/// stored at py + (4s + j)·y_step. On a DSP core one asm loop of 13 registers (the step's 12
+/// and py): the sums' start, the multiplier, px's end and the addend live in 16 bytes below sp,
+/// the weight words' registers take the multiplier and the addend for the epilogue. A step at stride 1 is
+/// 3 LDRD + 6 LDR, 12 SXTB16, 24 products and 4 x (SMMLA, SSAT, STRB) for 4 outputs; no
+/// compiled loop runs around it (LLVM unrolled one around each zant_depthwise_step: VWW's
+/// 24x24x32 layer's kernel grew to 1.9 KB, past the L4R5's 1 KB instruction cache, and took
+/// 921 k cycles where the row form took 415 k).
+inline fn zant_depthwise_row(comptime stride: usize, comptime rows: usize, comptime x_row: isize, comptime steps: usize, comptime y_step: usize, comptime addend: i32, comptime shift: u5, px: *const i8, pw: *const i32, c: i32, multiplier: i32, py: *i8) void {{
+    if (comptime {_HAS_DSP} and stride == 1) {{
+        const body = comptime zant_depthwise_row_s1_text(rows, x_row, steps, y_step, addend, shift);
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var qx: *const i8 = undefined;
+        var qy: *i8 = undefined;
+        var w0: i32 = undefined;
+        var w1: i32 = undefined;
+        var w2: i32 = undefined;
+        var m01: i32 = undefined;
+        var m2: usize = undefined;
+        var a: i32 = undefined;
+        var e: i32 = undefined;
+        asm volatile (body
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [px] "=&r" (qx),
+              [py] "=&r" (qy),
+              [w0] "=&r" (w0),
+              [w1] "=&r" (w1),
+              [w2] "=&r" (w2),
+              [m01] "=&r" (m01),
+              [m2] "=&r" (m2),
+              [a] "=&r" (a),
+              [e] "=&r" (e),
+            : [ic] "0" (c),
+              [ipx] "4" (px),
+              [ipy] "5" (py),
+              [ipw] "10" (pw),
+              [imul] "11" (multiplier),
+            : .{{ .memory = true, .cpsr = true }});
+        return;
+    }}
+    if (comptime {_HAS_DSP}) {{
+        const body = comptime text: {{
+            const span: u32 = 4 * stride * steps;
+            const add: u32 = @bitCast(addend);
+            var text: []const u8 = std.fmt.comptimePrint(
+                "sub sp, sp, #16\\n\\tstr %[c0], [sp]\\n\\tstr %[w], [sp, #4]\\n\\t" ++
+                    "movw %[a], #{{d}}\\n\\tmovt %[a], #{{d}}\\n\\tadd %[a], %[a], %[px]\\n\\tstr %[a], [sp, #8]\\n\\t" ++
+                    "movw %[a], #{{d}}\\n\\tmovt %[a], #{{d}}\\n\\tstr %[a], [sp, #12]\\n" ++
+                    "1:\\n\\tldr %[c0], [sp]\\n\\t",
+                .{{ span & 0xFFFF, span >> 16, add & 0xFFFF, add >> 16 }},
+            );
+            text = text ++ zant_depthwise_step_text(stride, rows, x_row);
+            const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
+            text = text ++ "ldr %[w], [sp, #4]\\n\\tldr %[m], [sp, #12]\\n\\t";
+            const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
+            for (sums, 0..) |sum, j| {{
+                text = text ++ "smmla " ++ sum ++ ", " ++ sum ++ ", %[w], %[m]\\n\\tssat " ++ sum ++ ", #8, " ++ sum ++ by ++
+                    std.fmt.comptimePrint("\\n\\tstrb " ++ sum ++ ", [%[py], #{{d}}]\\n\\t", .{{j * y_step}});
+            }}
+            break :text text ++ std.fmt.comptimePrint(
+                "add %[px], %[px], #{{d}}\\n\\tadd %[py], %[py], #{{d}}\\n\\tldr %[a], [sp, #8]\\n\\tcmp %[px], %[a]\\n\\tbne 1b\\n\\tadd sp, sp, #16",
+                .{{ 4 * stride, 4 * y_step }},
+            );
+        }};
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var qx: *const i8 = undefined;
+        var qw: *const i32 = undefined;
+        var qy: *i8 = undefined;
+        var w: i32 = undefined;
+        var m: i32 = undefined;
+        var a: i32 = undefined;
+        var b: i32 = undefined;
+        var e: i32 = undefined;
+        var f: i32 = undefined;
+        asm volatile (body
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [px] "=&r" (qx),
+              [pw] "=&r" (qw),
+              [py] "=&r" (qy),
+              [w] "=&r" (w),
+              [m] "=&r" (m),
+              [a] "=&r" (a),
+              [b] "=&r" (b),
+              [e] "=&r" (e),
+              [f] "=&r" (f),
+            : [ic] "0" (c),
+              [ipx] "4" (px),
+              [ipw] "5" (pw),
+              [ipy] "6" (py),
+              [imul] "7" (multiplier),
+            : .{{ .memory = true, .cpsr = true }});
+        return;
+    }}
+    const x: [*]const i8 = @ptrCast(px);
+    const y: [*]i8 = @ptrCast(py);
+    for (0..steps) |s| {{
+        const sums = zant_depthwise_step(stride, rows, x_row, &x[4 * stride * s], pw, c);
+        for (sums, 0..) |sum, j| {{
+            y[(4 * s + j) * y_step] = @intCast(zant_ssat(zant_smmla(sum, multiplier, addend), 8, shift));
+        }}
+    }}
+}}""",
+    ("zant_depthwise_row_s1_text", "zant_depthwise_step_text", "zant_depthwise_step", "zant_smmla", "zant_ssat"),
+)
+
+
+def depthwise_row(px: Read, pw: Read, c: int, multiplier: int, stride: int, rows: int, x_row: int, steps: int, addend: int, shift: int) -> list[int]:
+    """`arm_dsp.depthwise_row`'s outputs in order (the step's 4, step after step)."""
+    values = []
+    for s in range(steps):
+        def at(offsets: Sequence[int], base: int = DEPTHWISE_OUTPUTS * stride * s) -> np.ndarray:
+            return px([base + o for o in offsets])
+
+        values += [ssat(smmla(t, multiplier, addend), 8, shift) for t in depthwise_step(at, pw, c, stride, rows, x_row)]
+    return values
+
+
+@irdl_op_definition
+class DepthwiseRowOp(IRDLOperation):
+    """`arm_dsp.depthwise_row %px, %pw, %c, %multiplier, %py {stride = S, rows = R, x_row = …,
+    steps = N, y_step = …, addend = A, shift = H} : !uop.ptr<i8>, !uop.ptr<i32>, !uop.ptr<i8>`:
+    N `arm_dsp.depthwise_step`s along a row (the s-th from `px + 4·S·s`), each sum r requantized
+    as `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(r, multiplier, A)` and stored at `py
+    + (4s + j)·y_step` (int8): the loop over a row's steps, their epilogues and stores in one
+    asm block (`arm-dsp-depthwise-rows`)."""
+
+    name = "arm_dsp.depthwise_row"
+
+    px = operand_def(PtrType)
+    pw = operand_def(PtrType)
+    start = operand_def(I32)
+    multiplier = operand_def(I32)
+    py = operand_def(PtrType)
+    stride = prop_def(IntAttr)
+    rows = prop_def(IntAttr)
+    x_row = prop_def(IntAttr)
+    steps = prop_def(IntAttr)
+    y_step = prop_def(IntAttr)
+    addend = prop_def(IntAttr)
+    shift = prop_def(IntAttr)
+
+    assembly_format = "$px `,` $pw `,` $start `,` $multiplier `,` $py attr-dict `:` type($px) `,` type($pw) `,` type($py)"
+
+    traits = traits_def(
+        Accesses(MemoryEffectKind.READ, "px"), Accesses(MemoryEffectKind.READ, "pw"), Accesses(MemoryEffectKind.WRITE, "py")
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    MAX_Y_STEP: ClassVar[int] = 1023
+    """The largest y_step: the asm advances py by 4·y_step, an `ADD` immediate below 4096."""
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_depthwise_row", "zant_depthwise_row_s1_text", "zant_depthwise_step_text", "zant_depthwise_step",
+        "zant_smmla", "zant_ssat",
+    )
+
+    def __init__(
+        self, px: SSAValue, pw: SSAValue, start: SSAValue, multiplier: SSAValue, py: SSAValue, stride: int, rows: int,
+        x_row: int, steps: int, y_step: int, addend: int, shift: int,
+    ):
+        super().__init__(
+            operands=[px, pw, start, multiplier, py],
+            properties={
+                "stride": IntAttr(stride), "rows": IntAttr(rows), "x_row": IntAttr(x_row), "steps": IntAttr(steps),
+                "y_step": IntAttr(y_step), "addend": IntAttr(addend), "shift": IntAttr(shift),
+            },
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        numbers = (self.stride, self.rows, self.x_row, self.steps, self.y_step, self.addend, self.shift)
+        return ZigCall("zant_depthwise_row", (*(str(n.data) for n in numbers), *args))
+
+    def reference(self, px: Read, pw: Read, start: int, multiplier: int, write) -> tuple[()]:
+        values = depthwise_row(
+            px, pw, start, multiplier, self.stride.data, self.rows.data, self.x_row.data, self.steps.data,
+            self.addend.data, self.shift.data,
+        )
+        write([o * self.y_step.data for o in range(len(values))], np.array(values, np.int64).astype(np.int8))
+        return ()
+
+    def verify_(self) -> None:
+        _verify_depthwise(self, self.px, self.pw, self.stride.data, self.rows.data, self.x_row.data)
+        if self.steps.data < 1:
+            raise VerifyException(f"depthwise_row takes at least one step, got {self.steps.data}")
+        if not 1 <= self.y_step.data <= self.MAX_Y_STEP:
+            raise VerifyException(f"depthwise_row's outputs are 1 to {self.MAX_Y_STEP} bytes apart, got {self.y_step.data}")
+        if not 0 <= self.shift.data <= 31 or not -(2**31) <= self.addend.data < 2**31:
+            raise VerifyException("depthwise_row's addend is an int32 and its shift 0 to 31")
+        if DEPTHWISE_OUTPUTS * self.stride.data * self.steps.data >= 2**32:
+            raise VerifyException("depthwise_row's input spans more than 4 GB")
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp], [])

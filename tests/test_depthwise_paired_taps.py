@@ -11,6 +11,7 @@ import onnx
 from e2e import check_passes_after_lowering
 from int8_layers import QConv, expect_reference_as_firmware, expect_reference_on_host, qlinear_conv_model
 from zant.passes.onnx_to_uop.conv_depthwise import (
+    asm_steps,
     border_rows,
     padded_taps,
     paired_span,
@@ -28,7 +29,9 @@ from zant.passes.onnx_to_uop.windows import Region, Window, window_regions
 # one pad each side: the border too), 6, 3, 2 and 4 (KWS's 5-wide rows, 4- and VWW's 6-wide
 # ones: short rows, computed whole; 3 wide, VWW's last layer, whose words reach a byte into the
 # row before or after), stride 2 with TensorFlow's SAME pads (0 before, 1 after) and with 1
-# on both sides, no pads at all, and a border row below only (the edges' row kinds).
+# on both sides, no pads at all, a border row below only (the edges' row kinds), and a 16-wide
+# row at stride 1 and a 20-wide one at stride 2 whose whole steps (3 and 2) are asm rows
+# (`asm_steps`; 2 rows of taps in the border rows, 3 inside).
 CASES = [
     ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
     ("s1_nopad", 2, 5, 8, [1, 1], [0, 0, 0, 0]),
@@ -41,6 +44,8 @@ CASES = [
     ("s1_edges_below", 2, 5, 7, [1, 1], [0, 1, 1, 1]),
     ("s1_w3", 4, 3, 3, [1, 1], [1, 1, 1, 1]),
     ("s1_w3_tall", 3, 6, 3, [1, 1], [1, 1, 1, 1]),
+    ("s1_asm", 3, 5, 16, [1, 1], [1, 1, 1, 1]),
+    ("s2_asm", 3, 6, 20, [2, 2], [0, 0, 1, 1]),
 ]
 
 
@@ -57,6 +62,15 @@ def test_paired_tap_weights_hold_the_outer_taps_as_halves():
     for c in range(2):
         for r in range(3):
             assert _halves(int(words[c, r])) == (w[c, 0, r, 0], w[c, 0, r, 2])
+    # rows read in asm steps (2 at stride 2, 3 at stride 1): w1 beside each row's word (one
+    # LDRD loads both)
+    rows8 = Window(8, 8, 3, 1, 1, 1, 1)
+    stride2 = [rows8, Window(20, 10, 3, 2, 1, 0, 1)]
+    assert asm_steps(stride2) and asm_steps([rows8, Window(14, 14, 3, 1, 1, 1, 1)])
+    assert not asm_steps([rows8, rows8]) and not asm_steps([rows8, Window(12, 6, 3, 2, 1, 0, 1)])
+    rows = paired_tap_weights(w, stride2)
+    assert rows.shape == (2, 3, 2) and rows.dtype == np.int32
+    assert (rows[..., 0] == words).all() and (rows[..., 1] == w[:, 0, :, 1]).all()
 
 
 def test_the_form_covers_the_interior_its_words_stay_in():

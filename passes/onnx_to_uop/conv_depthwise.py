@@ -15,7 +15,9 @@ makes of a sign-extended low or arithmetically shifted high half times a sign-ex
 The (w0, w2) word of each row is packed once at compile time (`paired_tap_weights`, 4 bytes per
 row and channel); it and w1 are loaded once per channel, outside its pixel loops.
 
-A step computes `BLOCK` outputs of a row (two words); the interior's last outputs, fewer than
+A step computes `BLOCK` outputs of a row (two words); in rows of enough steps (`asm_steps`) it
+is one `arm_dsp.depthwise_step`, the same products in asm (at stride 2 from two words and a byte
+a row, the second output's pair packed from both words); the interior's last outputs, fewer than
 a step, are one more step of their own, a last single output at stride 1 computed as the second
 of a pair whose word starts one byte before its taps:
 
@@ -70,26 +72,58 @@ from zant.passes.onnx_to_uop.windows import Region, Window, interior, window_reg
 I16 = IntegerType(16)
 I32 = IntegerType(32)
 
+Row = tuple[SSAValue, SSAValue, SSAValue, int]
+"""A row of taps inside X as `depthwise_paired_taps` reads it: its input row iy, its (w0, w2)
+word and w1 (loaded once per channel), and its row of the window (of the weights' table)."""
+
 TAPS = 3
 """Taps per row of the window (its last dimension) the form pairs."""
 
 WORD = 4
 """Bytes one word load reads from a row."""
 
-BLOCK = {1: 4, 2: 2}
-"""Outputs of a row computed per step, by stride (two words of the row either way): each step
-reloads the weight words LLVM could not keep in registers and the requantization's per-channel
-values. At stride 1, 2 outputs per step were slower than the tap-at-a-time rows on VWW's 48x48
-layer (27 instructions per output against 24), 4 take 21; at stride 2, 2 per step made VWW
-14 k cycles faster than 4."""
+BLOCK = {1: arm_dsp.DEPTHWISE_OUTPUTS, 2: arm_dsp.DEPTHWISE_OUTPUTS}
+"""Outputs of a row computed per step, by stride (two words of the row at stride 1): each of
+LLVM's steps reloads the weight words it could not keep in registers and the requantization's
+per-channel values. At stride 1, 2 outputs per step were slower than the tap-at-a-time rows on
+VWW's 48x48 layer (27 instructions per output against 24), 4 take 21. Where `asm_steps`, a
+step is one `arm_dsp.depthwise_step`."""
+
+ASM_STEPS = {1: 3, 2: 2}
+"""The fewest whole steps in a row, by stride, for its steps to be `arm_dsp.depthwise_step`s,
+a row's loop of them one `arm_dsp.depthwise_row` (`arm-dsp-depthwise-rows`): an asm loop with
+a set-up of its own per row (about 20 cycles). On the L4R5 LLVM's steps took 62.8 cycles per 2
+outputs at stride 2 (a word each; VWW's 48 -> 24 layer) where the asm row takes 94.5 per 4,
+and 78 to 83 cycles per 4 outputs at stride 1 (by the registers it found in the one function
+the kernels are inlined into) where the asm row, its weights held in registers, takes 73. In
+shorter rows the set-up costs more than the steps save: VWW's 12x12x64 layer (2 steps at
+stride 1) was 20 k cycles slower in asm, its 12 -> 6 layer (1 step at stride 2) 3 k."""
 
 
-def paired_tap_weights(weights: np.ndarray) -> np.ndarray:
+EDGE_INTERIOR = {1: 4, 2: 2}
+"""The fewest interior outputs, by stride, of a row whose border the form computes too
+(`takes_edges`; fewer than a step are the per-word products of `depthwise_paired_taps`):
+VWW's 6 -> 3 stride-2 layer has 2."""
+
+
+def asm_steps(windows: Sequence[Window]) -> bool:
+    """Whether the rows' steps are `arm_dsp.depthwise_step`s (`ASM_STEPS`): their weights'
+    table then holds each row's w1 beside its (w0, w2) word (`paired_tap_weights`)."""
+    last = windows[-1]
+    lo, hi = paired_span(last)
+    return last.stride in ASM_STEPS and (hi - lo) // BLOCK[last.stride] >= ASM_STEPS[last.stride]
+
+
+def paired_tap_weights(weights: np.ndarray, windows: Sequence[Window] | None = None) -> np.ndarray:
     """W (C, 1, rows, 3) int8 as int32 words [C, rows]: per row (w0, w2), each a 16-bit half
-    (w0 the low one), the pair one `SMLAD` reads."""
+    (w0 the low one), the pair one `SMLAD` reads. Where `asm_steps(windows)`, [C, rows, 2]:
+    each row's word then w1 (sign-extended), the two words one `LDRD` of
+    `arm_dsp.depthwise_step` loads."""
     w = weights.reshape(weights.shape[0], weights.shape[-2], TAPS).astype(np.int64)
-    words = (w[..., 0] & 0xFFFF) | ((w[..., 2] & 0xFFFF) << 16)
-    return words.astype(np.uint32).view(np.int32)
+    words = ((w[..., 0] & 0xFFFF) | ((w[..., 2] & 0xFFFF) << 16)).astype(np.uint32).view(np.int32)
+    if windows is None or not asm_steps(windows):
+        return words
+    return np.stack([words, w[..., 1].astype(np.int32)], axis=-1)
 
 
 STRIDES = (1, 2)
@@ -171,7 +205,7 @@ def takes_edges(windows: Sequence[Window]) -> bool:
     """Whether the form also computes the border (`depthwise_paired_taps`' edges): rows whose
     ends are border outputs of `row_ends`' kinds only (the first and last outputs' words are the
     row's first and last) and whose other outputs are all `paired_span`'s, at least a whole step
-    of them or the whole row a `short_row`, and at most one pad above and below. (KWS's 5-wide
+    of them (`EDGE_INTERIOR`) or the whole row a `short_row`, and at most one pad above and below. (KWS's 5-wide
     rows in steps, a pair and a single, each with words of its own, took 26 KB more flash and
     more instructions with their edges: LLVM's code for a row of straight-line steps; as a
     `short_row` 2 words serve the row.)"""
@@ -183,7 +217,7 @@ def takes_edges(windows: Sequence[Window]) -> bool:
     first, final = row_ends(last)
     lo, hi = paired_span(last)
     return (
-        (lo, hi) == (int(first), last.out_size - int(final)) and (hi - lo >= BLOCK[last.stride] or short_row(last))
+        (lo, hi) == (int(first), last.out_size - int(final)) and (hi - lo >= EDGE_INTERIOR[last.stride] or short_row(last))
         and last.pad_begin <= 1 and last.pad_end <= 1 and rows.pad_begin <= 1 and rows.pad_end <= 1
     )
 
@@ -285,8 +319,8 @@ def depthwise_paired_taps(
     start: Callable[[SSAValue], SSAValue | None] = lambda c: None,
 ) -> None:
     """Y[n, c, region] = epilogue(Σ over the window of X[n, c]·W[c], c, (oy, ox)) in the
-    paired-tap form (module docstring); `table` is `paired_tap_weights`' words, `weights` W
-    (C, 1, rows, 3) int8, whose middle taps are read as they are; `start(c)` the sums'
+    paired-tap form (module docstring); `table` is `paired_tap_weights(W, windows)`, `weights`
+    W (C, 1, rows, 3) int8, whose middle taps are read as they are; `start(c)` the sums'
     starting value (the int32 bias, loaded once per channel: `epilogue` then adds none), or
     None for 0. With `fill`, X's zero point (`takes_edges`), the region is the whole output and
     its border is computed here too, with no checks: the first and last outputs of a row from
@@ -311,6 +345,7 @@ def depthwise_paired_taps(
     else:
         (x_lo, x_hi) = region.bounds[-1]
     source = kb.view(x)
+    word = [kb.index(0)] if table.rank == 3 else []  # a row's (w0, w2) word in the table's row (`asm_steps`)
 
     def halves(n: SSAValue, c: SSAValue, iy: SSAValue, ix: SSAValue) -> tuple[SSAValue, SSAValue]:
         """E and O of the word X[n, c, iy, ix .. ix + 3]."""
@@ -338,13 +373,20 @@ def depthwise_paired_taps(
         offset = k * window.dilation - window.pad_begin
         return kb.alu("add", at, kb.index(offset)) if offset else at
 
-    def step(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], outs: list[SSAValue], first_total: SSAValue) -> list[SSAValue]:
+    def step(n: SSAValue, c: SSAValue, rows: list[Row], outs: list[SSAValue], first_total: SSAValue) -> list[SSAValue]:
         """The sums of the outputs `outs` (consecutive, in the row's interior) over `rows` (iy,
-        the (w0, w2) word, w1 of each row of taps inside X): at stride 1 a word per pair, and a
-        last single output as the second of the pair whose word starts one byte before its
-        taps; at stride 2 a word per output. Each sum starts at `first_total`."""
+        the (w0, w2) word, w1 and the table's row of each row of taps inside X): with
+        `asm_steps` a whole step one `arm_dsp.depthwise_step`; else at stride 1 a word per
+        pair, and a last single output as the second of the pair whose word starts one byte
+        before its taps; at stride 2 a word per output. Each sum starts at `first_total`."""
+        if asm_steps(windows) and len(outs) == arm_dsp.DEPTHWISE_OUTPUTS:
+            iy, *_, r = rows[0]
+            px = kb.insert(uop.GepOp(source, [n, c, iy, tap(outs[0], last, 0)])).result
+            pw = kb.insert(uop.GepOp(kb.view(table), [c, kb.index(r), kb.index(0)])).result
+            x_row = rows_window.dilation * x.strides[-2]
+            return list(kb.insert(arm_dsp.DepthwiseStepOp(px, pw, first_total, last.stride, len(rows), x_row)).sums)
         totals = [first_total for _ in outs]
-        for iy, both, middle in rows:
+        for iy, both, middle, _ in rows:
             j = 0
             while j < len(outs):
                 if last.stride != 1:  # its 4th byte, O's high half, unused
@@ -362,12 +404,12 @@ def depthwise_paired_taps(
                     j += 1
         return totals
 
-    def edge(n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], right: bool, first_total: SSAValue) -> SSAValue:
+    def edge(n: SSAValue, c: SSAValue, rows: list[Row], right: bool, first_total: SSAValue) -> SSAValue:
         """The sum of a row's first (or last) output over `rows`, its padded tap left out,
         from `first_total`."""
         total = first_total
         at = kb.index(last.in_size - WORD if right else 0)
-        for iy, both, middle in rows:
+        for iy, both, middle, _ in rows:
             even, odd = halves(n, c, iy, at)
             if right:
                 total = mla(top(odd), middle, mla(top(even), bottom(both), total))
@@ -386,14 +428,14 @@ def depthwise_paired_taps(
         return kb.insert(uop.GepOp(kb.view(plane), [n, c, at])).result
 
     def whole_row(
-        n: SSAValue, c: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], starts: list[SSAValue], reach: list[tuple[int, int]],
+        n: SSAValue, c: SSAValue, rows: list[Row], starts: list[SSAValue], reach: list[tuple[int, int]],
     ) -> list[SSAValue]:
         """The sums of a `short_row`'s outputs over `rows` (`row_words`: each word loaded and
         each half taken once per row of taps), its padded taps left out, from `starts` (the
         row's first output's, its interior's, its last's); `reach` bounds each row of taps'
         input row (`word_starts`)."""
         totals = [starts[0], *(starts[1] for _ in range(last.in_size - 2)), starts[2]]
-        for (iy, both, middle), bounds in zip(rows, reach, strict=True):
+        for (iy, both, middle, _), bounds in zip(rows, reach, strict=True):
             plan = row_words(last.in_size, word_starts(last.in_size, rows_window.in_size, bounds))
             words: dict[int, SSAValue] = {}
             taken: dict[tuple[int, int], SSAValue] = {}
@@ -421,7 +463,7 @@ def depthwise_paired_taps(
         return totals
 
     def row(
-        n: SSAValue, c: SSAValue, oy: SSAValue, rows: list[tuple[SSAValue, SSAValue, SSAValue]], starts: list[SSAValue],
+        n: SSAValue, c: SSAValue, oy: SSAValue, rows: list[Row], starts: list[SSAValue],
         reach: list[tuple[int, int]],
     ) -> None:
         """Row oy of the output: its interior in steps, and with `edges` its first and last
@@ -471,7 +513,7 @@ def depthwise_paired_taps(
         """Loops over the batch and the channels, each channel's (w0, w2) words, w1s and sums'
         start loaded once."""
         with kb.loop(batch) as n, kb.loop(channels) as c:
-            words = [kb.load(table, [c, kb.index(r)]) for r in range(rows_window.kernel)]
+            words = [kb.load(table, [c, kb.index(r), *word]) for r in range(rows_window.kernel)]
             middles = [
                 kb.cast(kb.load(weights, [c, kb.index(0), kb.index(r), kb.index(1)]), I32)
                 for r in range(rows_window.kernel)
@@ -485,7 +527,7 @@ def depthwise_paired_taps(
             for oy in oys:
                 kind = 1 + border_rows(rows_window).index(oy)
                 taps = [oy * rows_window.stride - rows_window.pad_begin + r * rows_window.dilation for r in valid_rows(rows_window, oy)]
-                rows = [(kb.index(iy), words[r], middles[r]) for iy, r in zip(taps, valid_rows(rows_window, oy))]
+                rows = [(kb.index(iy), words[r], middles[r], r) for iy, r in zip(taps, valid_rows(rows_window, oy))]
                 row(n, c, kb.index(oy), rows, sums_start(kind, words, middles, bias), [(iy, iy) for iy in taps])
 
     inner_lo, inner_hi = interior(rows_window)
@@ -494,7 +536,7 @@ def depthwise_paired_taps(
     with channel_loop() as (n, c, words, middles, bias):
         starts = sums_start(0, words, middles, bias)
         with kb.loop(inner_hi, inner_lo) as oy:
-            rows = [(tap(oy, rows_window, r), words[r], middles[r]) for r in range(rows_window.kernel)]
+            rows = [(tap(oy, rows_window, r), words[r], middles[r], r) for r in range(rows_window.kernel)]
             reach = [
                 tuple(o * rows_window.stride - rows_window.pad_begin + r * rows_window.dilation for o in (inner_lo, inner_hi - 1))
                 for r in range(rows_window.kernel)
@@ -504,4 +546,4 @@ def depthwise_paired_taps(
         border(list(range(inner_hi, rows_window.out_size)))
 
 
-__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "border_rows", "depthwise_paired_taps", "padded_taps", "paired_span", "paired_tap_weights", "row_ends", "split_paired_interior", "takes_edges", "valid_rows", "word_starts"]
+__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "asm_steps", "border_rows", "depthwise_paired_taps", "padded_taps", "paired_span", "paired_tap_weights", "row_ends", "split_paired_interior", "takes_edges", "valid_rows", "word_starts"]

@@ -1414,7 +1414,7 @@ def _integer_conv(
     )
     if paired:
         assert weights is not None
-        table = kb.constant(f"{result_name(op)}_paired_tap_weights", paired_tap_weights(weights), I32)
+        table = kb.constant(f"{result_name(op)}_paired_tap_weights", paired_tap_weights(weights, windows), I32)
         # The border too where the form takes it: its padded taps read X's zero point.
         edge_fill = fill if takes_edges(windows) else None
         # The bias is the sums' start, loaded once per channel (the epilogue adds none).

@@ -85,28 +85,37 @@ func.func @paired(%x: tensor<1x2x4x7xi8>) -> tensor<1x2x4x7xi8> {
 
 // -----
 
-// Stride 2: a word per output (its 4th byte, O's high half, unused), 2 outputs per step, over
-// the outputs whose word stays in the row: the 9-wide row's interior is 1 to 4 and output 3's
-// word ends at 3·2 - 1 + 3 = 8, inside. Its ends are the edges' kinds (output 0 reads the pad
-// before, output 4's taps are 7, 8 and the pad after), so the border is the form's too: per
-// interior row (1) the first output's word at 0, a step of outputs 1 and 2, output 3 alone,
-// the last output's word at 9 - 4 = 5, three rows of taps each.
+// Stride 2 (TensorFlow's SAME pads: none before, one after): the 20-wide row's interior is 0
+// to 8 (output 9's last tap is the pad after). Its 2 steps of 4 outputs are each one
+// arm_dsp.depthwise_step (two words and a byte of each row of taps, from the first output's
+// first tap; arm-dsp-depthwise-rows then makes a row's loop of them one asm loop), whose
+// weights' table holds each row's w1 beside its (w0, w2) word (one LDRD: channel 0's rows
+// (196609, 2), (393220, 5), (589831, 8)); the last interior output alone (a word per output,
+// its 4th byte unused), and the row's last output from its last word (at 20 - 4 = 16).
 // CHECK-LABEL: func.func @stride2
-// CHECK-NOT:     padding_sums
-// CHECK:             uop.range %{{.*}} = 1 to 2 {
+// CHECK:         %y_paired_tap_weights = uop.define_global "constant" {{[0-9]+}} "y_paired_tap_weights" value dense<{{\[}}{{\[}}[196609, 2], [393220, 5], [589831, 8]], {{\[}}[-8323073, 0], [0, 1], [65537, 0]]]> : tensor<2x3x2xi32>
+// CHECK:         %[[T:.*]] = uop.view %y_paired_tap_weights
+// CHECK:           uop.range %[[C:.*]] = 0 to 2 {
+// CHECK:             uop.range %[[OY:.*]] = 0 to 2 {
+// CHECK:               uop.range %[[OX:.*]] = 0 to 8 step 4 {
+// CHECK:                 %[[IX:.*]] = uop.mul %[[OX]], %{{.*}} : index
+// CHECK-NEXT:            %[[PX:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %{{.*}}, %[[IX]]] : !uop.view<1x2x6x20xi8, strides [240, 120, 20, 1], offset 0>
+// CHECK-NEXT:            %[[R0:.*]] = uop.const 0 : index
+// CHECK-NEXT:            %[[W:.*]] = uop.const 0 : index
+// CHECK-NEXT:            %[[PW:.*]] = uop.gep %[[T]][%[[C]], %[[R0]], %[[W]]] : !uop.view<2x3x2xi32, strides [6, 2, 1], offset 0>
+// CHECK-NEXT:            %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.depthwise_step %[[PX]], %[[PW]], %{{.*}} {stride = #builtin.int<2>, rows = #builtin.int<3>, x_row = #builtin.int<20>} : !uop.ptr<i8>, !uop.ptr<i32> -> i32, i32, i32, i32
+// CHECK-COUNT-4:         uop.store
+// CHECK-NEXT:          }
+// CHECK-NEXT:          %[[LAST:.*]] = uop.const 8 : index
 // CHECK-COUNT-3:       arm_dsp.load_word
-// CHECK:               uop.range %{{.*}} = 1 to 3 step 2 {
-// CHECK-COUNT-6:         arm_dsp.load_word
-// CHECK:               uop.const 3 : index
-// CHECK-COUNT-3:       arm_dsp.load_word
-// CHECK:               %[[FIVE:.*]] = uop.const 5 : index
-// CHECK-NEXT:          %[[AT:.*]] = uop.gep %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[FIVE]]]
+// CHECK:               %[[SIXTEEN:.*]] = uop.const 16 : index
+// CHECK-NEXT:          %[[AT:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C]], %{{.*}}, %[[SIXTEEN]]]
 // CHECK-NEXT:          %{{.*}} = arm_dsp.load_word %[[AT]] : !uop.ptr<i8>
 // CHECK:         func.return
 // OFF-LABEL: func.func @stride2
 // OFF-NOT:       arm_dsp
 // OFF:           func.return
-func.func @stride2(%x: tensor<1x2x5x9xi8>) -> tensor<1x2x3x5xi8> {
+func.func @stride2(%x: tensor<1x2x6x20xi8>) -> tensor<1x2x3x10xi8> {
   %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
   %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
   %w = onnx.Constant() {value = dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, 0, -128], [0, 1, 0], [1, 0, 1]]]]> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3xi8>
@@ -114,8 +123,8 @@ func.func @stride2(%x: tensor<1x2x5x9xi8>) -> tensor<1x2x3x5xi8> {
   %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
   %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
   %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
-  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x5x9xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x5xi8>
-  func.return %y : tensor<1x2x3x5xi8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) {group = 2 : i64, pads = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x6x20xi8>, tensor<f32>, tensor<i8>, tensor<2x1x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x10xi8>
+  func.return %y : tensor<1x2x3x10xi8>
 }
 
 // -----

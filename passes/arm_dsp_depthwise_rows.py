@@ -1,0 +1,196 @@
+"""`arm-dsp-depthwise-rows`: a depthwise row's loop of `arm_dsp.depthwise_step`s and their
+requantizations as one `arm_dsp.depthwise_row`.
+
+`conv_depthwise` computes a row's interior in steps of 4 outputs, each step one
+`arm_dsp.depthwise_step` (an asm block of 12 registers) whose sums `arm-dsp-requant-sums` then
+requantizes as SMMLA and SSAT, each stored as int8:
+
+    uop.range %o = lo to hi step 4 {                     %px0 = uop.gep %x[… + S·lo]
+      %px = uop.gep %x[… + S·%o]                          %py0 = uop.gep %y[… + K·lo]
+      %r0, %r1, %r2, %r3 = arm_dsp.depthwise_step         %m = uop.load %multiplier[…]
+          %px, %pw, %c                             →     arm_dsp.depthwise_row %px0, %pw, %c,
+      per sum j: smmla(%rj, %m, A), ssat(8, H),               %m, %py0 {steps = (hi - lo) / 4,
+        cast to i8, stored at %y[… + K·(%o + j)]               y_step = K, addend = A, shift = H}
+    }
+
+one asm loop the target compiler does not schedule. Compiled as a loop, LLVM unrolled it (a
+step's asm block looks small to it): VWW's 24x24x32 layer's kernel grew to 1.9 KB, past the
+L4R5's 1 KB instruction cache, and took 921 k cycles where the row form had taken 415 k.
+The multiplier (a per-channel table's element, or a literal) and the sums' start are the same in
+every step; the addend and shift are literals. Anything else in the loop, or chains of another
+shape (another shift form, a ReLU above -128), keep it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from zant.analysis.linear_index import linear_form
+from zant.dialects import arm_dsp, uop
+from zant.ir.locations import locate
+from zant.ir.walk import ops_of
+from zant.passes.arm_dsp_requant import integer_literal
+
+I8 = IntegerType(8)
+
+_INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.MulOp, uop.GepOp)
+"""Ops a fused loop may hold besides the step and its chains (addresses and their indices)."""
+
+
+def _only_use(value: SSAValue, kind: type[Operation]) -> Operation | None:
+    """The op of `kind` that alone reads `value`, or None."""
+    if value.uses.get_length() != 1:
+        return None
+    user = next(iter(value.uses)).operation
+    return user if isinstance(user, kind) else None
+
+
+def _outside(value: SSAValue, loop: Operation) -> bool:
+    """Whether `value` is defined outside `loop` (the same in every iteration)."""
+    owner = value.owner
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    while op is not None:
+        if op is loop:
+            return False
+        op = op.parent_op()
+    return True
+
+
+def _terms(index: SSAValue) -> tuple[dict[SSAValue, int], int]:
+    """`index` as (coefficient per atom, constant)."""
+    form = linear_form(index, lambda v: {v: 1})
+    assert form is not None
+    constant = form.pop(None, 0)
+    return {a: k for a, k in form.items() if k}, constant
+
+
+def _address(gep: Operation, loop: uop.RangeOp) -> tuple[SSAValue, dict[SSAValue, int], int, int] | None:
+    """A one-index gep's (source, terms outside `loop`, constant, coefficient of the loop's
+    variable), or None where its source or another atom varies in the loop."""
+    if not isinstance(gep, uop.GepOp) or len(gep.indices) != 1 or not _outside(gep.source, loop):
+        return None
+    terms, constant = _terms(gep.indices[0])
+    iv = loop.induction_var
+    scale = terms.pop(iv, 0)
+    if not all(_outside(atom, loop) for atom in terms):
+        return None
+    return gep.source, terms, constant, scale
+
+
+def _same_load(value: SSAValue, loop: uop.RangeOp) -> tuple[SSAValue, tuple[SSAValue, ...]] | None:
+    """A load's (source, indices) where both are the same in every iteration, or None."""
+    load = value.owner
+    gep = load.ptr.owner if isinstance(load, uop.LoadOp) else None
+    if not isinstance(gep, uop.GepOp) or not _outside(gep.source, loop) or not all(_outside(i, loop) for i in gep.indices):
+        return None
+    return gep.source, tuple(gep.indices)
+
+
+def fuse_row(step: arm_dsp.DepthwiseStepOp) -> bool:
+    """The loop around `step` (module docstring) → one `arm_dsp.depthwise_row` before it, the
+    loop gone; False, unchanged, where the loop holds anything else."""
+    loop = step.parent_op()
+    outputs = arm_dsp.DEPTHWISE_OUTPUTS
+    if not isinstance(loop, uop.RangeOp) or loop.step.data != outputs or loop.trip_count < 1:
+        return False
+    stride = step.stride.data
+    px, pw = _address(step.px.owner, loop), _address(step.pw.owner, loop)  # type: ignore[arg-type]
+    if px is None or pw is None or px[3] != stride or pw[3] != 0 or not _outside(step.addend, loop):
+        return False
+    matched: list[Operation] = [step]
+    params, multipliers, places = set(), set(), []
+    for j, total in enumerate(step.sums):
+        smmla = _only_use(total, arm_dsp.SmmlaOp)
+        sat = None if smmla is None else _only_use(smmla.result, arm_dsp.SsatOp)
+        narrow = None if sat is None else _only_use(sat.result, uop.CastOp)
+        if smmla is None or sat is None or narrow is None or smmla.lhs is not total or narrow.result.type != I8:
+            return False
+        value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
+        if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
+            other = relu.rhs if relu.lhs is value else relu.lhs
+            bound = integer_literal(other)
+            if bound is None or bound > -128:
+                return False
+            value = relu.result
+        store = _only_use(value, uop.StoreOp)
+        if store is None or store.value is not value or not isinstance(store.ptr.owner, uop.GepOp) or store.ptr.owner.inbounds is None:
+            return False
+        place = _address(store.ptr.owner, loop)
+        if place is None:
+            return False
+        target, terms, constant, scale = place
+        multiplier = integer_literal(smmla.rhs)
+        if multiplier is None:
+            loaded = _same_load(smmla.rhs, loop)
+            if loaded is None:
+                return False
+            multipliers.add(loaded)
+            matched += [smmla.rhs.owner, smmla.rhs.owner.ptr.owner]  # type: ignore[union-attr]
+        else:
+            multipliers.add(multiplier)
+        params.add((integer_literal(smmla.addend), sat.bits.data, sat.shift.data, target, scale))
+        places.append((frozenset(terms.items()), constant - j * scale))
+        matched += [op for op in (smmla, sat, narrow, relu, store, store.ptr.owner) if op is not None]
+    if len(params) != 1 or len(multipliers) != 1 or len(set(places)) != 1:
+        return False
+    addend, bits, shift, target, y_step = params.pop()
+    if addend is None or bits != 8 or not 1 <= y_step <= arm_dsp.DepthwiseRowOp.MAX_Y_STEP:
+        return False
+    if any(op not in matched and not isinstance(op, (*_INDEX_OPS, uop.EndRangeOp)) for op in loop.body.block.ops):
+        return False
+    used = {op for op in matched} | {step.px.owner, step.pw.owner}
+    if any(isinstance(op, uop.GepOp) and op not in used for op in loop.body.block.ops):
+        return False
+
+    made: list[Operation] = []
+
+    def emit(op: Operation) -> SSAValue:
+        made.append(op)
+        return op.results[0]
+
+    def index(terms: dict[SSAValue, int], constant: int) -> SSAValue:
+        at = emit(uop.ConstOp(constant, IndexType()))
+        for atom, k in terms.items():
+            at = emit(uop.AddOp(at, emit(uop.MulOp(atom, emit(uop.ConstOp(k, IndexType())))) if k != 1 else atom))
+        return at
+
+    def pointer(address: tuple[SSAValue, dict[SSAValue, int], int, int], old: Operation, constant: int) -> SSAValue:
+        source, terms, _, _ = address
+        return emit(uop.GepOp(source, [index(terms, constant)], inbounds=old.inbounds is not None))  # type: ignore[attr-defined]
+
+    first = loop.start.data
+    px0 = pointer(px, step.px.owner, px[2] + stride * first)  # type: ignore[arg-type]
+    pw0 = pointer(pw, step.pw.owner, pw[2])  # type: ignore[arg-type]
+    terms, constant = places[0]
+    py0 = emit(uop.GepOp(target, [index(dict(terms), constant + y_step * first)], inbounds=True))
+    multiplier = multipliers.pop()
+    if isinstance(multiplier, int):
+        m = emit(uop.ConstOp(multiplier, IntegerType(32)))
+    else:
+        source, indices = multiplier
+        m = emit(uop.LoadOp(emit(uop.GepOp(source, list(indices), inbounds=True))))  # as the loop's loads
+    made.append(arm_dsp.DepthwiseRowOp(
+        px0, pw0, step.addend, m, py0, stride, step.rows.data, step.x_row.data, loop.trip_count, y_step, addend, shift,
+    ))
+    locate(made, loop.location)
+    Rewriter.insert_op(made, InsertPoint.before(loop))
+    Rewriter.erase_op(loop, safe_erase=False)
+    return True
+
+
+@dataclass(frozen=True)
+class ArmDspDepthwiseRowsPass(ModulePass):
+    """Each loop of depthwise steps and their SMMLA/SSAT requantizations (a depthwise row's
+    interior) as one `arm_dsp.depthwise_row`."""
+
+    name = "arm-dsp-depthwise-rows"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for step in list(ops_of(op, arm_dsp.DepthwiseStepOp)):
+            fuse_row(step)
