@@ -26,8 +26,8 @@ FIRMWARE_TARGET = "cortex-m4"
 @dataclass(frozen=True)
 class QConv:
     """One QLinearConv over its own graph input `name` (output `name_y`, int8), weights and
-    int32 bias seeded; channel k's weight scale is `w_scale`·(k + 1), or `w_scale` for all
-    (`per_channel` false), weight zero points 0. `strides`, `pads` and `group` are left out of
+    int32 bias seeded; channel k's weight scale is `w_scales[k]` where given, else
+    `w_scale`·(k + 1), or `w_scale` for all (`per_channel` false); weight zero points 0. `strides`, `pads` and `group` are left out of
     the node where not given (ONNX's defaults)."""
 
     name: str
@@ -44,6 +44,7 @@ class QConv:
     x_zero: int = 0
     w_scale: float = 0.004
     per_channel: bool = True
+    w_scales: tuple[float, ...] | None = None
     y_scale: float = 0.3
     y_zero: int = 0
 
@@ -66,7 +67,10 @@ def qlinear_conv_model(name: str, layers: Iterable[QConv], seed: int, first_weig
         head = min(len(first_weights), weights[0].size)
         weights[0].flat[:head] = first_weights[:head]
         x_np = np.uint8 if layer.x_type == TensorProto.UINT8 else np.int8
-        w_scales = layer.w_scale * (1 + np.arange(m)) if layer.per_channel else layer.w_scale
+        if layer.w_scales is not None:
+            w_scales = layer.w_scales
+        else:
+            w_scales = layer.w_scale * (1 + np.arange(m)) if layer.per_channel else layer.w_scale
         inits += [
             numpy_helper.from_array(np.array(layer.x_scale, np.float32), f"{n}_xs"),
             numpy_helper.from_array(np.array(layer.x_zero, x_np), f"{n}_xz"),
@@ -139,15 +143,17 @@ def require_firmware_qemu() -> None:
         pytest.skip(missing)
 
 
-def expect_reference_as_firmware(model: onnx.ModelProto, folder: Path, seed: int, min_distinct: int = 0) -> None:
-    """`model` as Cortex-M4 firmware (`zant compile --firmware`'s build) with `int8_feeds` of
-    `seed` embedded, run under QEMU, equals the reference."""
+def expect_reference_as_firmware(model: onnx.ModelProto, folder: Path, seed: int, min_distinct: int = 0, **options):
+    """`model` as Cortex-M4 firmware (`zant compile --firmware`'s build, or with `zant.compile`'s
+    `options`) with `int8_feeds` of `seed` embedded, run under QEMU, equals the reference; the
+    compiled `zant.Model`."""
     import zant
 
     require_firmware_qemu()
     feeds = int8_feeds(model, seed)
-    compiled = zant.compile(model, target=FIRMWARE_TARGET, firmware=True, inputs=feeds, output_dir=folder / "firmware")
+    compiled = zant.compile(model, target=FIRMWARE_TARGET, firmware=True, inputs=feeds, output_dir=folder / "firmware", **options)
     expect_reference(model, feeds, compiled.run_firmware().outputs, min_distinct)
+    return compiled
 
 
 def firmware_equals_host(model: Path, folder: Path, x: np.ndarray, optimize: str = "ReleaseFast", pipeline: str | None = None) -> CompileResult:

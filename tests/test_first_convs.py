@@ -10,11 +10,9 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+from int8_layers import QConv, expect_reference_as_firmware, expect_reference_on_host, qlinear_conv_model
 from test_pointwise_wide import roomy
 
-import zant
 from zant.passes.onnx_to_uop.conv_first import ColumnWord, Tap, column_words, first_weights
 from zant.pipelines import MCU_PIPELINE
 
@@ -37,50 +35,12 @@ FIRST = [case[0] for case in CASES if case[0] != "kws"]
 
 
 def _model(cases=CASES) -> onnx.ModelProto:
-    rng = np.random.default_rng(11)
-    inputs, outputs, nodes, inits = [], [], [], []
-    for name, c, m, h, w, kernel, strides, pads in cases:
-        weights = rng.integers(-128, 128, (m, c, *kernel)).astype(np.int8)
-        weights[0].flat[:3] = [-128, 127, -128]
-        out_h = (h + pads[0] + pads[2] - kernel[0]) // strides[0] + 1
-        out_w = (w + pads[1] + pads[3] - kernel[1]) // strides[1] + 1
-        inits += [
-            numpy_helper.from_array(np.array(0.05, np.float32), f"{name}_xs"),
-            numpy_helper.from_array(np.array(-7, np.int8), f"{name}_xz"),
-            numpy_helper.from_array(weights, f"{name}_w"),
-            numpy_helper.from_array((0.006 * (1 + np.arange(m) % 8) / np.sqrt(c * np.prod(kernel) / 3)).astype(np.float32), f"{name}_ws"),
-            numpy_helper.from_array(np.zeros(m, np.int8), f"{name}_wz"),
-            numpy_helper.from_array(np.array(0.9, np.float32), f"{name}_ys"),
-            numpy_helper.from_array(np.array(-3, np.int8), f"{name}_yz"),
-            numpy_helper.from_array(rng.integers(-3000, 3000, m).astype(np.int32), f"{name}_b"),
-        ]
-        nodes.append(helper.make_node(
-            "QLinearConv", [f"{name}_{s}" if s != "x" else name for s in ("x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b")],
-            [f"{name}_y"], kernel_shape=kernel, strides=strides, pads=pads,
-        ))
-        inputs.append(helper.make_tensor_value_info(name, TensorProto.INT8, [1, c, h, w]))
-        outputs.append(helper.make_tensor_value_info(f"{name}_y", TensorProto.INT8, [1, m, out_h, out_w]))
-    graph = helper.make_graph(nodes, "first_convs", inputs, outputs, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-
-
-def _feeds(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    feeds = {}
-    for value in model.graph.input:
-        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
-        x = rng.integers(-128, 128, shape).astype(np.int8)
-        x.flat[:4] = [-128, 127, -128, 127]
-        feeds[value.name] = x
-    return feeds
-
-
-def _expect_reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
-    want = ReferenceEvaluator(model).run(None, feeds)
-    for output, expected in zip(model.graph.output, want, strict=True):
-        y = np.asarray(got[output.name]).reshape(expected.shape)
-        assert len(np.unique(expected)) > 20, output.name  # not saturated
-        assert np.array_equal(y, expected), (output.name, np.argwhere(y != expected)[:5])
+    layers = (
+        QConv(name, c, m, h, w, tuple(kernel), tuple(strides), tuple(pads), x_zero=-7, y_scale=0.9, y_zero=-3,
+              w_scales=tuple(0.006 * (1 + np.arange(m) % 8) / np.sqrt(c * np.prod(kernel) / 3)))
+        for name, c, m, h, w, kernel, strides, pads in cases
+    )
+    return qlinear_conv_model("first_convs", layers, seed=11)
 
 
 def test_column_words_widen_whole_words_then_pair_the_bytes_left():
@@ -112,25 +72,14 @@ def test_first_weights_pair_the_taps_as_the_column_does():
 def test_first_convs_are_the_reference_bit_for_bit(tmp_path):
     """The Cortex-M4 pipeline built for the host: every case but KWS's takes the form (its
     widened weights and `smlad_block` in the source), KWS's its word taps; outputs equal the
-    reference on two inputs spanning the int8 range."""
-    from e2e import load_compiled
-    from zant.driver import CompileOptions, compile_model
-
-    model = _model()
-    onnx.save(model, tmp_path / "first.onnx")
-    result = compile_model(
-        tmp_path / "first.onnx", tmp_path / "out", CompileOptions(name="first", optimize="ReleaseFast", pipeline=roomy(MCU_PIPELINE))
+    reference on two inputs spanning the int8 range (none saturated)."""
+    source = expect_reference_on_host(
+        _model(), tmp_path, seeds=(1, 2), pipeline=roomy(MCU_PIPELINE), optimize="ReleaseFast", min_distinct=20
     )
-    source = result.zig_path.read_text()
     for name in FIRST:
         assert f"{name}_y_first_weights" in source, name
     assert "zant_smlad_block(" in source and "rgb_y_channels_last_weights" not in source
     assert "kws_y_word_tap_weights" in source and "kws_y_first_weights" not in source
-    run = load_compiled(result)
-    for seed in (1, 2):
-        feeds = _feeds(model, seed)
-        got = run(*(feeds[v.name] for v in model.graph.input))
-        _expect_reference(model, feeds, dict(zip((o.name for o in model.graph.output), got, strict=True)))
 
 
 def test_the_layer_bound_keeps_the_form_from_raising_the_peak(tmp_path):
@@ -174,17 +123,5 @@ def test_every_pass_keeps_the_interpreters_outputs():
 def test_first_convs_as_cortex_m4_firmware(tmp_path, optimize):
     """The same Convs as Cortex-M4 firmware under QEMU (unaligned word loads of the runs; the
     block's assembly in 14 registers, 14 steps in 2 passes of 7, and in 13 registers)."""
-    from zant.backend.build import BOARDS, DEFAULT_BOARDS
-    from zant.backend.firmware import qemu_missing
-
-    missing = qemu_missing(BOARDS[DEFAULT_BOARDS["cortex-m4"]])
-    if missing:
-        pytest.skip(missing)
-    model = _model()
-    onnx.save(model, tmp_path / "first.onnx")
-    compiled = zant.compile(
-        tmp_path / "first.onnx", target="cortex-m4", firmware=True, pipeline=roomy(MCU_PIPELINE), optimize=optimize
-    )
+    compiled = expect_reference_as_firmware(_model(), tmp_path, seed=5, min_distinct=20, pipeline=roomy(MCU_PIPELINE), optimize=optimize)
     assert "zant_smlad_block(" in compiled.result.zig_path.read_text()
-    feeds = _feeds(model, 5)
-    _expect_reference(model, feeds, compiled.run_firmware(feeds).outputs)
