@@ -2207,17 +2207,18 @@ def _verify_depthwise(op: Operation, px: SSAValue, pw: SSAValue, stride: int, ro
 
 
 
-ZIG_HELPER_SOURCES["zant_depthwise_row_s1_text"] = ZigHelper(
-    "zant_depthwise_row_s1_text",
+ZIG_HELPER_SOURCES["zant_depthwise_row_held_text"] = ZigHelper(
+    "zant_depthwise_row_held_text",
     """\
 /// The assembly of a stride-1 depthwise row (zant_depthwise_row): the rows' weights loaded once
 /// into 5 registers (w0..w2 the (w0, w2) words, m01 the first two rows' w1 as halves, m2 the
 /// third's; pw arrives in m2's register), then per step and row of taps each word x[0..3],
 /// x[2..5] loaded and widened into (e, a) and its 4 products taken before the next (2 scratch
 /// registers), the first row's starting c1..c3 from c0 (its second word first); the multiplier
-/// (arriving in a), px's end and the addend below sp beside the sums' start.
-fn zant_depthwise_row_s1_text(comptime rows: usize, comptime x_row: isize, comptime steps: usize, comptime y_step: usize, comptime addend: i32, comptime shift: u5) []const u8 {{
-    const span: u32 = 4 * steps;
+/// (arriving in a), px's end and the addend below sp beside the sums' start. At stride 2 (a
+/// 14th register, f) the words x[0..3] and x[4..7] are loaded together, x[8] after them.
+fn zant_depthwise_row_held_text(comptime stride: usize, comptime rows: usize, comptime x_row: isize, comptime steps: usize, comptime y_step: usize, comptime addend: i32, comptime shift: u5) []const u8 {{
+    const span: u32 = 4 * stride * steps;
     const add: u32 = @bitCast(addend);
     var text: []const u8 = std.fmt.comptimePrint(
         "sub sp, sp, #16\\n\\tstr %[c0], [sp]\\n\\tstr %[a], [sp, #4]\\n\\t" ++
@@ -2247,6 +2248,25 @@ fn zant_depthwise_row_s1_text(comptime rows: usize, comptime x_row: isize, compt
         const m = if (rows == 1) "%[m2]" else middles[r];
         const h = if (rows == 1) "b" else halves[r];
         const first = r == 0;
+        if (stride == 2) {{
+            // A = x[0..3] in a, B = x[4..7] in f; B's halves first (c2, c3 from the start in
+            // row 0), then A's, then the byte x[8]; c0 last (it holds the start in row 0)
+            text = text ++ std.fmt.comptimePrint("ldr %[a], [%[px], #{{d}}]\\n\\tldr %[f], [%[px], #{{d}}]\\n\\t", .{{ o, o + 4 }}) ++
+                "sxtb16 %[e], %[f]\\n\\t" ++
+                "smlad %[c2], %[e], " ++ w ++ ", " ++ (if (first) "%[c0]" else "%[c2]") ++ "\\n\\t" ++
+                "smlatb %[c3], %[e], " ++ w ++ ", " ++ (if (first) "%[c0]" else "%[c3]") ++ "\\n\\t" ++
+                "sxtb16 %[f], %[f], ror #8\\n\\t" ++
+                "smlab" ++ h ++ " %[c2], %[f], " ++ m ++ ", %[c2]\\n\\t" ++
+                "smlat" ++ h ++ " %[c3], %[f], " ++ m ++ ", %[c3]\\n\\t" ++
+                "sxtb16 %[f], %[a]\\n\\tsxtb16 %[a], %[a], ror #8\\n\\t" ++
+                "smlat" ++ h ++ " %[c1], %[a], " ++ m ++ ", " ++ (if (first) "%[c0]" else "%[c1]") ++ "\\n\\t" ++
+                "pkhbt %[e], %[e], %[f]\\n\\tsmladx %[c1], %[e], " ++ w ++ ", %[c1]\\n\\t" ++
+                "smlad %[c0], %[f], " ++ w ++ ", %[c0]\\n\\t" ++
+                "smlab" ++ h ++ " %[c0], %[a], " ++ m ++ ", %[c0]\\n\\t" ++
+                std.fmt.comptimePrint("ldrsb %[a], [%[px], #{{d}}]\\n\\t", .{{o + 8}}) ++
+                "smlabt %[c3], %[a], " ++ w ++ ", %[c3]\\n\\t";
+            continue;
+        }}
         const word_a = std.fmt.comptimePrint("ldr %[a], [%[px], #{{d}}]\\n\\t", .{{o}}) ++
             "sxtb16 %[e], %[a]\\n\\tsxtb16 %[a], %[a], ror #8\\n\\t" ++
             "smlad %[c1], %[a], " ++ w ++ ", " ++ (if (first) "%[c0]" else "%[c1]") ++ "\\n\\t" ++
@@ -2269,8 +2289,8 @@ fn zant_depthwise_row_s1_text(comptime rows: usize, comptime x_row: isize, compt
             std.fmt.comptimePrint("\\n\\tstrb " ++ sum ++ ", [%[py], #{{d}}]\\n\\t", .{{j * y_step}});
     }}
     return text ++ std.fmt.comptimePrint(
-        "add %[px], %[px], #4\\n\\tadd %[py], %[py], #{{d}}\\n\\tldr %[a], [sp, #8]\\n\\tcmp %[px], %[a]\\n\\tbne 1b\\n\\tadd sp, sp, #16",
-        .{{4 * y_step}},
+        "add %[px], %[px], #{{d}}\\n\\tadd %[py], %[py], #{{d}}\\n\\tldr %[a], [sp, #8]\\n\\tcmp %[px], %[a]\\n\\tbne 1b\\n\\tadd sp, sp, #16",
+        .{{ 4 * stride, 4 * y_step }},
     );
 }}""".format(),
     inline=False,
@@ -2282,16 +2302,20 @@ ZIG_HELPER_SOURCES["zant_depthwise_row"] = ZigHelper(
     f"""\
 /// `steps` zant_depthwise_step's along a row (arm_dsp.depthwise_row), the s-th from px +
 /// 4·stride·s, each sum requantized as SSAT(#8, SMMLA(c, multiplier, addend), ASR #shift) and
-/// stored at py + (4s + j)·y_step. On a DSP core one asm loop of 13 registers (the step's 12
-/// and py): the sums' start, the multiplier, px's end and the addend live in 16 bytes below sp,
-/// the weight words' registers take the multiplier and the addend for the epilogue. A step at stride 1 is
-/// 3 LDRD + 6 LDR, 12 SXTB16, 24 products and 4 x (SMMLA, SSAT, STRB) for 4 outputs; no
+/// stored at py + (4s + j)·y_step. On a DSP core one asm loop, the sums' start, the multiplier,
+/// px's end and the addend in 16 bytes below sp. At stride 1, and at stride 2 where the build
+/// keeps no frame pointer (ReleaseFast, ReleaseSmall: 14 registers), the rows' weights are held
+/// in registers for the whole row (zant_depthwise_row_held_text; VWW's 48 -> 24 layer on the
+/// L4R5 235.0 k -> 219.5 k cycles); else 13 registers (the step's 12 and py), each step loading
+/// its rows' weight words (LDRD) into the registers that then take the multiplier and the
+/// addend for the epilogue. A step at stride 1 is 6 LDR, 12 SXTB16, 24 products and 4 x
+/// (SMMLA, SSAT, STRB) for 4 outputs; no
 /// compiled loop runs around it (LLVM unrolled one around each zant_depthwise_step: VWW's
 /// 24x24x32 layer's kernel grew to 1.9 KB, past the L4R5's 1 KB instruction cache, and took
 /// 921 k cycles where the row form took 415 k).
 inline fn zant_depthwise_row(comptime stride: usize, comptime rows: usize, comptime x_row: isize, comptime steps: usize, comptime y_step: usize, comptime addend: i32, comptime shift: u5, px: *const i8, pw: *const i32, c: i32, multiplier: i32, py: *i8) void {{
     if (comptime {_HAS_DSP} and stride == 1) {{
-        const body = comptime zant_depthwise_row_s1_text(rows, x_row, steps, y_step, addend, shift);
+        const body = comptime zant_depthwise_row_held_text(stride, rows, x_row, steps, y_step, addend, shift);
         var r0: i32 = undefined;
         var r1: i32 = undefined;
         var r2: i32 = undefined;
@@ -2319,6 +2343,46 @@ inline fn zant_depthwise_row(comptime stride: usize, comptime rows: usize, compt
               [m2] "=&r" (m2),
               [a] "=&r" (a),
               [e] "=&r" (e),
+            : [ic] "0" (c),
+              [ipx] "4" (px),
+              [ipy] "5" (py),
+              [ipw] "10" (pw),
+              [imul] "11" (multiplier),
+            : .{{ .memory = true, .cpsr = true }});
+        return;
+    }}
+    const mode = @import("builtin").mode;
+    if (comptime {_HAS_DSP} and stride == 2 and (mode == .fast or mode == .small)) {{
+        const body = comptime zant_depthwise_row_held_text(stride, rows, x_row, steps, y_step, addend, shift);
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var qx: *const i8 = undefined;
+        var qy: *i8 = undefined;
+        var w0: i32 = undefined;
+        var w1: i32 = undefined;
+        var w2: i32 = undefined;
+        var m01: i32 = undefined;
+        var m2: usize = undefined;
+        var a: i32 = undefined;
+        var e: i32 = undefined;
+        var f: i32 = undefined;
+        asm volatile (body
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [px] "=&r" (qx),
+              [py] "=&r" (qy),
+              [w0] "=&r" (w0),
+              [w1] "=&r" (w1),
+              [w2] "=&r" (w2),
+              [m01] "=&r" (m01),
+              [m2] "=&r" (m2),
+              [a] "=&r" (a),
+              [e] "=&r" (e),
+              [f] "=&r" (f),
             : [ic] "0" (c),
               [ipx] "4" (px),
               [ipy] "5" (py),
@@ -2395,7 +2459,7 @@ inline fn zant_depthwise_row(comptime stride: usize, comptime rows: usize, compt
         }}
     }}
 }}""",
-    ("zant_depthwise_row_s1_text", "zant_depthwise_step_text", "zant_depthwise_step", "zant_smmla", "zant_ssat"),
+    ("zant_depthwise_row_held_text", "zant_depthwise_step_text", "zant_depthwise_step", "zant_smmla", "zant_ssat"),
 )
 
 
@@ -2446,7 +2510,7 @@ class DepthwiseRowOp(IRDLOperation):
     """The largest y_step: the asm advances py by 4·y_step, an `ADD` immediate below 4096."""
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
-        "zant_depthwise_row", "zant_depthwise_row_s1_text", "zant_depthwise_step_text", "zant_depthwise_step",
+        "zant_depthwise_row", "zant_depthwise_row_held_text", "zant_depthwise_step_text", "zant_depthwise_step",
         "zant_smmla", "zant_ssat",
     )
 
