@@ -42,14 +42,21 @@ rows, 36 instructions an output) is one word reaching a byte into the row before
 it in a channel's first row (`word_starts`): 1 load, 2 `SXTB16`, 1 `SMLAD` and 5 single
 products for its 7 products (that layer 116.7 k -> 83.5 k cycles in `zant profile`).
 
-Where the cycles stay (VWW on the L4R5, `zant profile` at f81ae52, cycles per output of 9
-products): 48x48x8 22.8, 24x24x32 23.3, 12x12x64 27.6, 6x6x128 28.7 (short rows), stride 2
-31.4 to 36.6, 3x3x256 50.6 before the rows of 3. A 4-output step at stride 1 is 42 instructions
-of products (6 loads, 12 SXTB16, 12 SMLAD, 12 SMLAxB) and 5 an output of requantization and
-store; LLVM adds 7 or so of spills and reloads (15 registers wanted). That floor, about 15
-instructions an output (1.7 a product), leaves this form little room under 2 cycles a product;
-a channels-last form does worse (SMLAD cannot pair a word's 4 channels, whose sums are apart:
-about 2.25 instructions a product with pre-widened weights).
+Where the cycles stay (VWW on the L4R5, `zant profile` at e05029b, cycles per product; 2.22 M
+cycles for 798 k products, 2.79 a product): 48x48x8 2.22, 48 -> 24 2.65, 24x24x32 2.47 (asm
+rows), 24 -> 12 3.09 (asm rows, then 3 outputs a word each and the last from the row's last
+word: 140 cycles a row for those 4), 12x12x64 2.87 (2 steps a row, LLVM's), 12 -> 6 3.95,
+6x6x128 2.95 each (five layers, 611 k: short rows, 126 cycles per interior row of 6 outputs in
+LLVM's straight-line code, 169 per border row), 6 -> 3 6.39, 3x3x256 3.93. An asm row step at
+stride 1 takes 71 cycles for 4 outputs (12 products each) with its weights held in registers,
+at stride 2 about 82; LLVM's steps took 78 to 83 and 125. What is left is the short rows and
+the rows' ends: a short row in asm (per row of taps 2 words, 4 halves, 4 SMLAD and 8 single
+products for 6 outputs, about 85 cycles a row with the epilogue) would take about 230 k off
+the 6x6 layers. (Tried and not kept: the 3 outputs after a stride-2 row's steps as the end of
+one more, overlapping step, stored where new: 12 k cycles slower on VWW, the step's asm and
+LLVM's epilogue around it costing more than the 3 words.) A channels-last form does worse on
+products (SMLAD cannot pair a word's 4 channels, whose sums are apart: about 2.25 instructions
+a product with pre-widened weights).
 
 Exact: every product is one of the reference's, each 16-bit half a sign-extended int8 weight or
 input, and the int32 sums wrap as the reference's do (the order of additions changes nothing).
