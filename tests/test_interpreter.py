@@ -682,6 +682,30 @@ def test_check_each_pass_names_the_seeded_bug_through_the_python_api():
     assert found.value.pass_name == "buggy-fuse-loops"
 
 
+def test_a_pass_that_leaves_the_module_as_it_was_is_checked_without_a_run(monkeypatch):
+    """check_each_pass interprets the module again only after a pass that changed it: here
+    fuse-loops finds nothing to fuse (before and after plan-arenas) and is checked by the last
+    run (the same IR computes the same results); plan-arenas changes the module and runs; a
+    seeded bug after an unchanged module is still run and named."""
+    from zant.interpreter import check
+    from zant.passes.fuse_loops import FuseLoopsPass
+    from zant.passes.plan_arenas import PlanArenasPass
+    from zant.plugins import load_module, passes_in
+
+    runs = []
+    interpret = check.PassChecker._interpret
+    monkeypatch.setattr(check.PassChecker, "_interpret", lambda self, stage: runs.append(stage) or interpret(self, stage))
+    text = (SUITE / "passes" / "check-each-pass.mlir").read_text()
+    passes = [FuseLoopsPass(), PlanArenasPass(), FuseLoopsPass()]
+    report = check_each_pass(parse(text), passes, make_context(), seed=7)
+    assert report.checked == ["fuse-loops", "plan-arenas", "fuse-loops"] and len(report.levels) == 4
+    assert runs == [None, "plan-arenas"]
+    (buggy,) = passes_in(load_module(str(INPUTS / "buggy_fuse_loops.py")))
+    with pytest.raises(PassChangedResult, match="pass 'buggy-fuse-loops' changed output 0"):
+        check_each_pass(parse(text), [FuseLoopsPass(), buggy()], make_context(), seed=7)
+    assert runs[-2:] == [None, "buggy-fuse-loops"]
+
+
 def test_every_pass_is_checked_from_the_first():
     """The onnx-level passes run on the ONNX reference, onnx-to-uop is the first uop module."""
     from xdsl.passes import PassPipeline
