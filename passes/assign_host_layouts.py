@@ -30,6 +30,11 @@ is channels-last when the cycles its writers and readers spend beyond their chea
   the tensor) has a kernel for NCHW only: channels-last would cost it a strided walk, so one of them
   keeps the group NCHW (`UNSUPPORTED`).
 
+A Conv is weighed in the form it takes for the layout weighed (`conv_form` told the layout of
+its Y): into a channels-last Y a 3x3 Conv whose direct form is pixel lanes may take the Winograd
+form (`conv_winograd.PLANE_SETS` keeps it direct into an NCHW Y), and an image's stem over
+`FEW_CHANNELS` input channels takes channel lanes; `onnx-to-uop` then reads the marks.
+
 So the tensors between the Convs of a ResNet block or a MobileNet inverted residual are
 channels-last, and the graph's inputs and outputs keep ONNX's layout.
 """
@@ -124,24 +129,29 @@ def _ties(op: Operation) -> list[SSAValue]:
     return [op.results[0], *(v for v in op.operands if _shape(v) == shape and _is_float_activation(v))]
 
 
-def write_cost(vector: VectorConv, value: SSAValue, channels_last: bool) -> float:
+def write_cost(vector: VectorConv, value: SSAValue, channels_last: bool, by_layout: bool = True) -> float:
     """Cycles the writer of `value` (outside its group's element-wise ops) spends in that
-    layout beyond the cheaper one (module docstring)."""
+    layout beyond the cheaper one (module docstring); a Conv in the form it takes for that
+    layout of its Y (`conv_form`; `by_layout` False: in its form as the Conv stands)."""
     writer = value.owner
     if isinstance(value, BlockArgument) or not isinstance(writer, Operation):
         return UNSUPPORTED if channels_last else 0
-    if isinstance(writer, ConvOp) and _constant_weights(writer) and conv_form(vector, writer) in LANE_FORMS:
+    form_layout = channels_last if by_layout else None
+    if isinstance(writer, ConvOp) and _constant_weights(writer) and conv_form(vector, writer, form_layout) in LANE_FORMS:
         return 0 if channels_last else SCATTER_CYCLES * math.prod(_shape(value) or ())
     return UNSUPPORTED if channels_last else 0
 
 
-def read_cost(vector: VectorConv, reader: Operation, value: SSAValue, channels_last: bool) -> float:
+def read_cost(vector: VectorConv, reader: Operation, value: SSAValue, channels_last: bool, by_layout: bool = True) -> float:
     """Cycles `reader` (outside the group) spends reading `value` in that layout beyond the
-    cheaper one (module docstring)."""
+    cheaper one (module docstring). A Conv reader is weighed in the form it takes with its own
+    Y channels-last (`by_layout`; False: as it stands): its Y's group is weighed apart, and
+    should that group stay NCHW, the reader's direct form still copies X into a padded buffer
+    first, from a channels-last X at about the gather this saves."""
     if isinstance(reader, ConvOp) and input_value(reader, 0) is value and not any(
         v is value for v in reader.operands[1:]
     ):
-        if copies_channels_last(vector, reader):
+        if copies_channels_last(vector, reader, True if by_layout else None):
             return 0 if channels_last else GATHER_CYCLES * math.prod(_shape(value) or ())
         if conv_form(vector, reader) == "channel lanes" and _constant_weights(reader):
             return 0
@@ -159,9 +169,9 @@ class LayoutGroup:
     written: tuple[SSAValue, ...]
     readers: tuple[tuple[Operation, SSAValue], ...]
 
-    def cost(self, vector: VectorConv, channels_last: bool) -> float:
-        return sum(write_cost(vector, v, channels_last) for v in self.written) + sum(
-            read_cost(vector, op, v, channels_last) for op, v in self.readers
+    def cost(self, vector: VectorConv, channels_last: bool, by_layout: bool = True) -> float:
+        return sum(write_cost(vector, v, channels_last, by_layout) for v in self.written) + sum(
+            read_cost(vector, op, v, channels_last, by_layout) for op, v in self.readers
         )
 
 
@@ -217,9 +227,16 @@ def host_vector_conv(module: ModuleOp) -> VectorConv | None:
 @dataclass(frozen=True)
 class AssignHostLayoutsPass(ModulePass):
     """Mark the float activations whose writers and readers are cheaper channels-last
-    (`zant.channels_last` on their writers), on targets with vector registers."""
+    (`zant.channels_last` on their writers), on targets with vector registers.
+
+    `forms-by-layout` (default true) weighs each Conv in the form it takes for the layout
+    weighed (`conv_form`: the Winograd form into a channels-last Y, channel lanes for an
+    image's stem); false weighs the Conv's form as it stands without marks (the rule before,
+    for measuring the difference)."""
 
     name = "assign-host-layouts"
+
+    forms_by_layout: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         vector = host_vector_conv(op)
@@ -229,6 +246,6 @@ class AssignHostLayoutsPass(ModulePass):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
             for group in list(layout_groups(function)):
-                if group.cost(vector, True) < group.cost(vector, False):
+                if group.cost(vector, True, self.forms_by_layout) < group.cost(vector, False, self.forms_by_layout):
                     for member in group.members:
                         member.attributes[CHANNELS_LAST] = UnitAttr()

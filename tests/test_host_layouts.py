@@ -88,3 +88,60 @@ def test_channels_last_is_the_nchw_build_bit_for_bit_and_the_reference():
     (nchw,) = compile_and_run(model, feeds, pipeline=without)
     assert np.array_equal(ours, nchw), np.abs(ours - nchw).max()
     assert len(np.unique(ours)) == ours.size  # not degenerate
+
+
+def _stem_model() -> onnx.ModelProto:
+    """ResNet-8's first stage at 32x32: an image's stem Conv 3 -> 16, its Relu read by a residual
+    block of two 16 -> 16 3x3 Convs and by the block's Add, Relu, GlobalAveragePool."""
+    rng = np.random.default_rng(8)
+    inits = []
+
+    def conv(x: str, cin: int, out: str) -> onnx.NodeProto:
+        w = rng.standard_normal((16, cin, 3, 3)) * np.sqrt(2.0 / (cin * 9))
+        inits.append(numpy_helper.from_array(w.astype(np.float32), f"{out}_w"))
+        inits.append(numpy_helper.from_array((rng.standard_normal(16) * 0.05).astype(np.float32), f"{out}_b"))
+        return helper.make_node("Conv", [x, f"{out}_w", f"{out}_b"], [out], kernel_shape=[3, 3], pads=[1] * 4)
+
+    nodes = [
+        conv("x", 3, "s"), helper.make_node("Relu", ["s"], ["r0"]),
+        conv("r0", 16, "c1"), helper.make_node("Relu", ["c1"], ["r1"]), conv("r1", 16, "c2"),
+        helper.make_node("Add", ["c2", "r0"], ["a"]), helper.make_node("Relu", ["a"], ["r2"]),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "stem_stage", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
+        [helper.make_tensor_value_info("g", TensorProto.FLOAT, [1, 16, 1, 1])], inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _host_with(**options: str) -> str:
+    """The host pipeline with `{key=value}` options on the passes named by the keys."""
+    stages = pipeline_for("host").split(",")
+    for name, option in options.items():
+        name = name.replace("_", "-")
+        stages = [f"{s}{{{option}}}" if s == name else s for s in stages]
+    return ",".join(stages)
+
+
+def test_an_image_stem_takes_channel_lanes_into_a_channels_last_stage():
+    """The stem (3 input channels, rows of 32: pixel lanes as it stands) and the stage behind it
+    are channels-last, the stem in channel lanes: with the Winograd form off on both sides only
+    the layouts and the stem's lanes change, and each output's sum runs in the same order, so
+    the build is the one weighing the Convs as they stand (`forms-by-layout=false`, all NCHW)
+    bit for bit. With the Winograd form (the default), the stage's 16-channel Convs take it and
+    the outputs are the reference's."""
+    model, host = _stem_model(), pipeline_for("host").split(",")
+    stages = host[: host.index("assign-host-layouts") + 1]
+    module = compile_to_module(model, pipeline=",".join(stages), check_result=False)
+    module = getattr(module, "module", module)
+    assert all(CHANNELS_LAST in op.attributes for op in module.walk() if op.name in ("onnx.Conv", "onnx.Relu", "onnx.Add"))
+    feeds = random_inputs(model)
+    (ours,) = compile_and_run(model, feeds, pipeline=_host_with(onnx_to_uop="conv-winograd=false"))
+    (as_is,) = compile_and_run(
+        model, feeds,
+        pipeline=_host_with(assign_host_layouts="forms-by-layout=false", onnx_to_uop="conv-winograd=false"),
+    )
+    assert np.array_equal(ours, as_is), np.abs(ours - as_is).max()
+    assert len(np.unique(ours)) == ours.size
+    check_compiled(model, feeds)

@@ -36,6 +36,7 @@ from zant.passes.onnx_to_uop.conv_winograd import (
     winograd_weights,
 )
 from zant.passes.onnx_to_uop.kernel import (
+    CHANNELS_LAST,
     KernelBuilder,
     Layout,
     accumulator_type,
@@ -441,29 +442,51 @@ def _vector_form(vector: VectorConv, op: Operation) -> str:
     return vector.form(group, w_shape[0] // group, w_shape[1] * taps, strides, out_shape[-1], taps)
 
 
-def copies_channels_last(vector: VectorConv, op: Operation) -> bool:
+def copies_channels_last(vector: VectorConv, op: Operation, channels_last: bool | None = None) -> bool:
     """Whether onnx.Conv `op` copies its X channels-last before reading it: the depthwise-lane
     form, the Winograd form, or the channel-lane form of a window of several taps over at
-    least as many channels (`ConvLowering.lower`)."""
+    least as many channels (`ConvLowering.lower`); with Y channels-last or not (`conv_form`)."""
     if len(op.operands) < 2:
         return False
     form = _vector_form(vector, op)
     kernel = list(tensor_shape(op.operands[1])[2:])
-    return form == "depthwise lanes" or _takes_winograd(vector, op) or (
+    return form == "depthwise lanes" or _takes_winograd(vector, op, channels_last) or (
         form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(tensor_shape(op.operands[1])[1], kernel)
     )
 
 
-def conv_form(vector: VectorConv, op: Operation) -> str:
+FEW_CHANNELS = 4
+"""Input channels per group up to which a Conv in pixel lanes (an image's stem: 3) takes channel
+lanes when its result is channels-last (`conv_form`): its reduction is a few taps' worth either
+way, and a pixel-lane vector would store as L scalars a channel apart."""
+
+
+def _y_channels_last(op: Operation, channels_last: bool | None) -> bool:
+    """Whether Conv `op`'s Y is channels-last: as told (`assign-host-layouts` weighing both
+    layouts), else as that pass marked it."""
+    return CHANNELS_LAST in op.attributes if channels_last is None else channels_last
+
+
+def conv_form(vector: VectorConv, op: Operation, channels_last: bool | None = None) -> str:
     """The form `ConvLowering` gives onnx.Conv `op` before it looks at its weights' values
     (`VectorConv.form`, and channel lanes for a 1x1 Conv in pixel lanes whose result a Conv
-    copies channels-last, or for a Conv in pixel lanes that takes the Winograd form)."""
+    copies channels-last, for a Conv in pixel lanes that takes the Winograd form, or for an
+    f32 Conv in pixel lanes over `FEW_CHANNELS` or fewer input channels per group whose Y is
+    channels-last), with Y channels-last or not (`channels_last`; None: as marked)."""
     form = _vector_form(vector, op)
-    if form == "pixel lanes" and _takes_winograd(vector, op):
+    if form == "pixel lanes" and _takes_winograd(vector, op, channels_last):
         # Winograd's products are a channel-lane Conv over tiles; its transforms read X
         # channels-last and write Y by vectors of output channels, as the channel-lane form does.
         return "channel lanes"
-    out_per_group = tensor_shape(op.operands[1])[0] // (get_attr(op, "group") or 1)
+    w_shape = tensor_shape(op.operands[1])
+    out_per_group = w_shape[0] // (get_attr(op, "group") or 1)
+    if (
+        form == "pixel lanes" and out_per_group % 8 == 0 and w_shape[1] <= FEW_CHANNELS
+        and tensor_element_type(op.results[0]) == f32 and _y_channels_last(op, channels_last)
+    ):
+        # A channels-last Y takes its L-channel vectors whole; the pixel-lane form's vectors
+        # would scatter. So the stage behind an image's stem can be channels-last.
+        return "channel lanes"
     if form == "pixel lanes" and out_per_group % 8 == 0 and _read_channels_last(vector, op):
         # Its reader copies it channels-last: each L-pixel vector would store as L scalars
         # there, where an L-channel vector of the channel-lane form stores whole.
@@ -471,10 +494,11 @@ def conv_form(vector: VectorConv, op: Operation) -> str:
     return form
 
 
-def _takes_winograd(vector: VectorConv, op: Operation) -> bool:
+def _takes_winograd(vector: VectorConv, op: Operation, channels_last: bool | None = None) -> bool:
     """Whether onnx.Conv `op` takes the Winograd form: f32, two spatial dimensions, a 3x3
     window at unit stride and dilation, one group, and `conv_winograd.takes_winograd` (told
-    whether the direct form would take pixel lanes)."""
+    whether the direct form would take pixel lanes into an NCHW Y: `channels_last` as in
+    `conv_form`)."""
     if len(op.operands) < 2:
         return False
     w_shape, out_shape = tensor_shape(op.operands[1]), tensor_shape(op.results[0])
@@ -486,7 +510,10 @@ def _takes_winograd(vector: VectorConv, op: Operation) -> bool:
         and (get_attr(op, "group") or 1) == 1
         and all(s == 1 for s in get_attr(op, "strides") or [1] * spatial)
         and all(d == 1 for d in get_attr(op, "dilations") or [1] * spatial)
-        and takes_winograd(vector, w_shape[1], w_shape[0], out_shape[2:], _vector_form(vector, op) == "pixel lanes")
+        and takes_winograd(
+            vector, w_shape[1], w_shape[0], out_shape[2:],
+            _vector_form(vector, op) == "pixel lanes" and not _y_channels_last(op, channels_last),
+        )
     )
 
 

@@ -117,11 +117,13 @@ def takes_winograd(
     and channel pair where the direct form does 36, at the cost of the transforms and of
     weights 16/9 as large. It pays where `winograd_share` estimates it at most `WINOGRAD_SHARE`
     of the direct form's time (output channels in 8s, the lanes' blocks), except where the
-    direct form takes `pixel_lanes` (rows of pixels stored whole) and Y's plane is a multiple of
-    `PLANE_SETS` bytes: the output transform's channel vectors, stored into an NCHW Y (the
-    layout unless every writer and reader of Y's group has a channels-last kernel), then fall
-    into one L1 set, 1.0-2.1x the direct form's time (ResNet-8's 16-channel layers at 32x32,
-    behind a stem Conv in pixel lanes: resnet8_tf 0.83 -> 0.95x onnxruntime). Transformed weights
+    direct form takes `pixel_lanes` (rows of pixels stored whole) into an NCHW Y whose plane is
+    a multiple of `PLANE_SETS` bytes: the output transform's channel vectors then fall into one
+    L1 set, 1.0-2.1x the direct form's time (ResNet-8's 16-channel layers at 32x32 with their
+    stage NCHW: resnet8_tf 0.83 -> 0.95x onnxruntime). A channels-last Y (`assign-host-layouts`
+    weighs each Conv in the form it takes for the layout weighed) is stored a vector at a time:
+    there ResNet-8's stage, its stem in channel lanes, takes the form (resnet8_tf 0.199 -> 0.165
+    ms, 0.81 -> 0.67x). Transformed weights
     beyond the caches (`streamed_weights`) are read once, by a single band, whose V must then
     fit `STREAMED_BAND_BYTES`, and used by at least `STREAMED_TILES` tiles.
 

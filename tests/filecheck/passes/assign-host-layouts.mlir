@@ -1,6 +1,7 @@
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-64-avx512},assign-host-layouts' | filecheck %s
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=cortex-m4},assign-host-layouts' | filecheck %s --check-prefix=SCALAR
 // RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-64-avx512},assign-host-layouts,onnx-to-uop' | filecheck %s --check-prefix=LOWERED
+// RUN: zant-opt %s --split-input-file -p 'set-target{target=host cpu=x86-64-avx512},assign-host-layouts{forms-by-layout=false}' | filecheck %s --check-prefix=ASIS
 
 // A residual block as ResNet has it: Conv 3x3 -> Relu -> Conv 3x3, the Add of the second Conv and
 // the Relu, a MaxPool and a GlobalAveragePool. Both Convs take the channel-lane form (vectors of
@@ -100,4 +101,51 @@ func.func @cast(%i: tensor<1x32x8x8xi32>) -> tensor<1x32x1x1xf32> {
   %a = onnx.Add(%r, %f) : (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
   %g = onnx.GlobalAveragePool(%a) : (tensor<1x32x8x8xf32>) -> tensor<1x32x1x1xf32>
   func.return %g : tensor<1x32x1x1xf32>
+}
+
+// -----
+
+// ResNet-8's first stage: an image's stem Conv (3 -> 16 over 32x32), then a residual block of
+// two 16 -> 16 3x3 Convs whose first reads the stem's Relu beside the Add. As they stand the
+// stem's rows of 32 take pixel lanes and so do the 16-channel Convs (the Winograd form is kept
+// from an NCHW Y whose 4 KB planes put a channel vector's stores in one L1 set): nothing is
+// marked (ASIS, `forms-by-layout=false`). Weighed in the form each Conv takes for the layout
+// weighed, channels-last the stem takes channel lanes (3 input channels) and the 16-channel
+// Convs the Winograd form, which copies X channels-last: the whole stage is marked, the Relu
+// read by both the block's first Conv and the Add included.
+
+// CHECK-LABEL: func.func @stem
+// CHECK:         %s = onnx.Conv(%x, %w0) {pads = array<i64: 1, 1, 1, 1>, zant.channels_last}
+// CHECK-NEXT:    %r0 = onnx.Relu(%s) {zant.channels_last}
+// CHECK-NEXT:    %c1 = onnx.Conv(%r0, %w1) {pads = array<i64: 1, 1, 1, 1>, zant.channels_last}
+// CHECK-NEXT:    %r1 = onnx.Relu(%c1) {zant.channels_last}
+// CHECK-NEXT:    %c2 = onnx.Conv(%r1, %w2) {pads = array<i64: 1, 1, 1, 1>, zant.channels_last}
+// CHECK-NEXT:    %a = onnx.Add(%c2, %r0) {zant.channels_last}
+// CHECK-NEXT:    %r2 = onnx.Relu(%a) {zant.channels_last}
+// CHECK-NEXT:    %g = onnx.GlobalAveragePool(%r2) :
+// ASIS-LABEL:    func.func @stem
+// ASIS-NOT:      zant.channels_last
+// ASIS:          func.return
+
+// Lowered: the stem's channel vectors are stored through the (N, H, W, C) view of its result, and
+// both 16-channel Convs take the Winograd form (their transformed inputs V).
+// LOWERED-LABEL: func.func @stem
+// LOWERED:         %s = uop.define_local "s" : !uop.buffer<16384xf32>
+// LOWERED:         uop.view %s : !uop.buffer<16384xf32> -> !uop.view<1x32x32x16xf32, strides [16384, 512, 16, 1], offset 0>
+// LOWERED:         %c1_winograd_v = uop.define_local "c1_winograd_v"
+// LOWERED:         %c2_winograd_v = uop.define_local "c2_winograd_v"
+// LOWERED:         func.return
+func.func @stem(%x: tensor<1x3x32x32xf32>) -> tensor<1x16x1x1xf32> {
+  %w0 = onnx.Constant() {value = dense<0.01> : tensor<16x3x3x3xf32>} : () -> tensor<16x3x3x3xf32>
+  %w1 = onnx.Constant() {value = dense<0.02> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
+  %w2 = onnx.Constant() {value = dense<0.03> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
+  %s = onnx.Conv(%x, %w0) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x32x32xf32>
+  %r0 = onnx.Relu(%s) : (tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
+  %c1 = onnx.Conv(%r0, %w1) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x32x32xf32>
+  %r1 = onnx.Relu(%c1) : (tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
+  %c2 = onnx.Conv(%r1, %w2) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x32x32xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x32x32xf32>
+  %a = onnx.Add(%c2, %r0) : (tensor<1x16x32x32xf32>, tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
+  %r2 = onnx.Relu(%a) : (tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
+  %g = onnx.GlobalAveragePool(%r2) : (tensor<1x16x32x32xf32>) -> tensor<1x16x1x1xf32>
+  func.return %g : tensor<1x16x1x1xf32>
 }
