@@ -54,6 +54,9 @@ fully connected block (`smlad_rows`' sums):
 * `arm_dsp.smlad_tile_row %pa, %pb, %py, %c0, %c1, %m0, %m1 {…}` — a row of `smlad_tile`s over
   pixel pairs (a pointwise Conv's two output channels), each sum from its channel's bias, then
   those two instructions per sum and a byte store: the row one asm block (`arm-dsp-tile-rows`).
+* `arm_dsp.smlad_block_row %pa, %pb, %py, %c0 … %c3, %m0 … %m3 {…}` — the same for a row of
+  `smlad_block`s (4 output channels x a pixel pair, the first convs' `conv_first`):
+  `arm-dsp-block-rows`.
 
 Each op declares its Zig and what it computes (`zant.ir.target_ops`): the helper functions it
 prints as (`ZIG_HELPERS`, below: on an Arm core with the DSP extension, `builtin.cpu` having the
@@ -2550,4 +2553,241 @@ class DepthwiseRowOp(IRDLOperation):
             raise VerifyException("depthwise_row's input spans more than 4 GB")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp], [])
+ZIG_HELPER_SOURCES["zant_smlad_block_row"] = ZigHelper(
+    "zant_smlad_block_row",
+    """\
+/// A row of 4 x 2 register blocks, each requantized and stored (arm_dsp.smlad_block_row): for
+/// each of `pairs` pixel pairs q, the sums r_ij = c_i + zant_smlad_block's reduction of
+/// pa + q·a_pair and pb (i: 4 output channels, b's rows; j: 2 pixels, a's; offsets in words),
+/// each stored as SSAT(#8, SMMLA(r_ij, m_i, addend), ASR #shift) at py + q·y_pair + i·y_next +
+/// j·y_pixel. Built for speed or size, one asm block of 14 registers for the whole row: the
+/// biases, multipliers, addend, Y's pointer and the two ends live on the stack (48 bytes), so
+/// no compiled loop spills and reloads the block's registers around each block (the first
+/// convs' blocks took ~130 cycles a pixel pair of that). Per block: the biases into the sums (2
+/// LDRD, 4 MOV), the reduction as zant_smlad_block's (16 cycles a step; passes of 8, 7, 4, 2
+/// or 1 steps past 8, pb put back after), then 2 LDRD of the multipliers, the addend and Y's
+/// pointer, 8 SMMLA, 8 SSAT, 8 STRB. Not inlined (as zant_smlad_tile_row: LLVM would unroll
+/// the loop over blocks around copies of it). Other modes (a frame pointer leaves 13
+/// registers): the same sums in plain Zig, each product a zant_smlad.
+noinline fn zant_smlad_block_row(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, comptime pairs: usize, comptime a_pair: isize, comptime y_pair: isize, comptime y_next: isize, comptime y_pixel: isize, comptime addend: i32, comptime shift: u5, pa: *const i32, pb: *const i32, py: *i8, c0: i32, c1: i32, c2: i32, c3: i32, m0: i32, m1: i32, m2: i32, m3: i32) void {
+    const mode = @import("builtin").mode;
+    if (comptime HAS_DSP and (mode == .fast or mode == .small)) {
+        const body = comptime text: {
+            const straight = steps <= 8;
+            const most: usize = if (mode == .small) 4 else 8;
+            const unroll: usize = if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 7 == 0 and most == 8) 7 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+            const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
+            const c: u32 = @bitCast(addend);
+            const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{d}", .{shift});
+            const sums = [4][2][]const u8{ .{ "%[c00]", "%[c01]" }, .{ "%[c10]", "%[c11]" }, .{ "%[c20]", "%[c21]" }, .{ "%[c30]", "%[c31]" } };
+            // [sp]: c0..c3, m0..m3, the addend, Y's pointer, pa's end, pb's end of a reduction.
+            var text: []const u8 = std.fmt.comptimePrint(
+                "sub sp, sp, #48\\n\\tstrd %[c00], %[c01], [sp, #0]\\n\\tstrd %[c10], %[c11], [sp, #8]\\n\\tstrd %[c20], %[c21], [sp, #16]\\n\\t" ++
+                    "strd %[c30], %[c31], [sp, #24]\\n\\tmovw %[w], #{d}\\n\\tmovt %[w], #{d}\\n\\tstrd %[w], %[x0], [sp, #32]\\n\\t" ++
+                    "str %[x1], [sp, #40]\\n\\tadd %[w], %[pb], #{d}\\n\\tstr %[w], [sp, #44]\\n\\t1:\\n\\t" ++
+                    "ldrd %[c00], %[c10], [sp, #0]\\n\\tldrd %[c20], %[c30], [sp, #8]\\n\\t" ++
+                    "mov %[c01], %[c00]\\n\\tmov %[c11], %[c10]\\n\\tmov %[c21], %[c20]\\n\\tmov %[c31], %[c30]\\n\\t",
+                .{ c & 0xFFFF, c >> 16, 4 * steps },
+            );
+            if (!straight) text = text ++ "2:\\n\\t";
+            // In a loop, each pointer's first load of a pass advances it by the pass
+            // (post-indexed) and its other loads reach back from there (zant_smlad_block's).
+            for (0..unroll) |k| {
+                const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
+                const first = !straight and k == 0;
+                text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{d}]\\n\\t", .{at})) ++
+                    std.fmt.comptimePrint("ldr %[x1], [%[pa], #{d}]\\n\\t", .{(if (first) at - pass else at) + 4 * a_next});
+                for (0..2) |h| {
+                    const r0 = 2 * h;
+                    const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
+                    const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{d}]\\n\\t", .{w_at});
+                    const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
+                    text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{d}]\\n\\t", .{v_at}) ++
+                        "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
+                }
+            }
+            if (!straight) text = text ++ std.fmt.comptimePrint("ldr %[w], [sp, #44]\\n\\tcmp %[pb], %[w]\\n\\tbne 2b\\n\\tsub %[pb], %[pb], #{d}\\n\\t", .{4 * steps});
+            text = text ++ "ldrd %[x0], %[x1], [sp, #16]\\n\\tldrd %[w], %[v], [sp, #32]\\n\\t" ++
+                "smmla %[c00], %[c00], %[x0], %[w]\\n\\tsmmla %[c01], %[c01], %[x0], %[w]\\n\\tsmmla %[c10], %[c10], %[x1], %[w]\\n\\tsmmla %[c11], %[c11], %[x1], %[w]\\n\\t" ++
+                "ldrd %[x0], %[x1], [sp, #24]\\n\\t" ++
+                "smmla %[c20], %[c20], %[x0], %[w]\\n\\tsmmla %[c21], %[c21], %[x0], %[w]\\n\\tsmmla %[c30], %[c30], %[x1], %[w]\\n\\tsmmla %[c31], %[c31], %[x1], %[w]\\n\\t";
+            for (sums) |row| {
+                for (row) |s| text = text ++ "ssat " ++ s ++ ", #8, " ++ s ++ by ++ "\\n\\t";
+            }
+            // Rows 0 and 1 from Y's pointer, rows 2 and 3 from it plus 2·y_next (x0).
+            const far: u32 = @bitCast(@as(i32, @intCast(2 * y_next)));
+            text = text ++ std.fmt.comptimePrint("movw %[x0], #{d}\\n\\tmovt %[x0], #{d}\\n\\tadd %[x0], %[v], %[x0]\\n\\t", .{ far & 0xFFFF, far >> 16 });
+            for (0..4) |i| {
+                const base = if (i < 2) "%[v]" else "%[x0]";
+                const row_at = @as(isize, @intCast(i % 2)) * y_next;
+                text = text ++ std.fmt.comptimePrint("strb {s}, [{s}, #{d}]\\n\\tstrb {s}, [{s}, #{d}]\\n\\t", .{ sums[i][0], base, row_at, sums[i][1], base, row_at + y_pixel });
+            }
+            // The next pair's column: pa moved on by the reduction's passes already.
+            const moved: isize = 4 * a_pair - (if (straight) 0 else 4 * @as(isize, @intCast(steps)));
+            const next = if (moved > 0) std.fmt.comptimePrint("add %[pa], %[pa], #{d}\\n\\t", .{moved}) else if (moved < 0) std.fmt.comptimePrint("sub %[pa], %[pa], #{d}\\n\\t", .{-moved}) else "";
+            break :text text ++ std.fmt.comptimePrint("add %[v], %[v], #{d}\\n\\tstr %[v], [sp, #36]\\n\\t", .{y_pair}) ++ next ++
+                "ldr %[w], [sp, #40]\\n\\tcmp %[pa], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #48";
+        };
+        const end: usize = @intFromPtr(pa) +% @as(usize, @bitCast(4 * a_pair * @as(isize, pairs)));
+        var r00: i32 = undefined;
+        var r01: i32 = undefined;
+        var r10: i32 = undefined;
+        var r11: i32 = undefined;
+        var r20: i32 = undefined;
+        var r21: i32 = undefined;
+        var r30: i32 = undefined;
+        var r31: i32 = undefined;
+        var qa: usize = undefined;
+        var qb: usize = undefined;
+        var x0: usize = undefined;
+        var x1: usize = undefined;
+        var w: i32 = undefined;
+        var v: i32 = undefined;
+        asm volatile (body
+            : [c00] "=&r" (r00),
+              [c01] "=&r" (r01),
+              [c10] "=&r" (r10),
+              [c11] "=&r" (r11),
+              [c20] "=&r" (r20),
+              [c21] "=&r" (r21),
+              [c30] "=&r" (r30),
+              [c31] "=&r" (r31),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [x0] "=&r" (x0),
+              [x1] "=&r" (x1),
+              [w] "=&r" (w),
+              [v] "=&r" (v),
+            : [i0] "0" (c0),
+              [i1] "1" (c1),
+              [i2] "2" (c2),
+              [i3] "3" (c3),
+              [im0] "4" (m0),
+              [im1] "5" (m1),
+              [im2] "6" (m2),
+              [im3] "7" (m3),
+              [ipa] "8" (@intFromPtr(pa)),
+              [ipb] "9" (@intFromPtr(pb)),
+              [ipy] "10" (@intFromPtr(py)),
+              [iend] "11" (end),
+            : .{ .memory = true, .cpsr = true });
+        return;
+    }
+    const a: [*]const i32 = @ptrCast(pa);
+    const y: [*]i8 = @ptrCast(py);
+    const multiplier = [4]i32{ m0, m1, m2, m3 };
+    for (0..pairs) |q| {
+        const at: isize = @as(isize, @intCast(q));
+        // zant_smlad_block's plain form: its 13-register asm in this loop found too few registers
+        // with a frame pointer (ReleaseSafe: LLVM's error).
+        const x = a + @as(usize, @intCast(at * a_pair));
+        const b: [*]const i32 = @ptrCast(pb);
+        var s = [8]i32{ c0, c0, c1, c1, c2, c2, c3, c3 };
+        for (0..steps) |k| {
+            for (0..4) |i| {
+                const wi = b[@intCast(@as(isize, @intCast(i)) * b_next + @as(isize, @intCast(k)))];
+                for (0..2) |j| s[2 * i + j] = zant_smlad(x[@intCast(@as(isize, @intCast(j)) * a_next + @as(isize, @intCast(k)))], wi, s[2 * i + j]);
+            }
+        }
+        for (0..4) |i| {
+            for (0..2) |j| {
+                const value = zant_ssat(zant_smmla(s[2 * i + j], multiplier[i], addend), 8, shift);
+                y[@intCast(at * y_pair + @as(isize, @intCast(i)) * y_next + @as(isize, @intCast(j)) * y_pixel)] = @intCast(value);
+            }
+        }
+    }
+}""".replace("HAS_DSP", _HAS_DSP),
+    ("zant_smlad", "zant_smmla", "zant_ssat"),
+    inline=False,
+)
+
+
+@irdl_op_definition
+class SmladBlockRowOp(IRDLOperation):
+    """`arm_dsp.smlad_block_row %pa, %pb, %py, %c0, %c1, %c2, %c3, %m0, %m1, %m2, %m3 {steps,
+    a_next, b_next, pairs = Q, a_pair, y_pair, y_next, y_pixel, addend = C, shift = H} :
+    !uop.ptr<i32>, !uop.ptr<i32>, !uop.ptr<i8>`: Q 4 x 2 register blocks along a row of pixel
+    pairs, block q the `arm_dsp.smlad_block` of `pa + q·a_pair` and `pb` (offsets in words)
+    from the addends c_i (output channel i's bias, for both pixels j), each sum requantized as
+    `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(r_ij, m_i, C)` and stored (int8) at
+    `py + q·y_pair + i·y_next + j·y_pixel`: the loop, the epilogues and the stores in one asm
+    block (`arm-dsp-block-rows`)."""
+
+    name = "arm_dsp.smlad_block_row"
+
+    pa = operand_def(PtrType)
+    pb = operand_def(PtrType)
+    py = operand_def(PtrType)
+    values = var_operand_def(I32)  # the 4 channels' biases c_i, then their multipliers m_i
+    steps = prop_def(IntAttr)
+    a_next = prop_def(IntAttr)
+    b_next = prop_def(IntAttr)
+    pairs = prop_def(IntAttr)
+    a_pair = prop_def(IntAttr)
+    y_pair = prop_def(IntAttr)
+    y_next = prop_def(IntAttr)
+    y_pixel = prop_def(IntAttr)
+    addend = prop_def(IntAttr)
+    shift = prop_def(IntAttr)
+
+    assembly_format = (
+        "$pa `,` $pb `,` $py `,` $values attr-dict `:` "
+        "type($pa) `,` type($pb) `,` type($py)"
+    )
+
+    traits = traits_def(
+        Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"), Accesses(MemoryEffectKind.WRITE, "py")
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    LAYOUT: ClassVar[tuple[str, ...]] = ("steps", "a_next", "b_next", "pairs", "a_pair", "y_pair", "y_next", "y_pixel", "addend", "shift")
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_block_row", "zant_smlad", "zant_smmla", "zant_ssat")
+
+    def __init__(
+        self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
+    ):
+        super().__init__(
+            operands=[pa, pb, py, [*biases, *multipliers]],
+            properties={name: IntAttr(layout[name]) for name in self.LAYOUT},
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_smlad_block_row", (*(str(getattr(self, n).data) for n in self.LAYOUT), *args))
+
+    def reference(self, pa: Read, pb: Read, py, *values: int) -> tuple[()]:
+        p = {n: getattr(self, n).data for n in self.LAYOUT}
+        biases, multipliers = values[:SMLAD_BLOCK_ROWS], values[SMLAD_BLOCK_ROWS:]
+        steps, a_next, b_next = p["steps"], p["a_next"], p["b_next"]
+        w = pb(range((SMLAD_BLOCK_ROWS - 1) * b_next + steps))
+        offsets, out = [], []
+        for q in range(p["pairs"]):
+            x = pa([q * p["a_pair"] + o for o in range(a_next + steps)])
+            for i in range(SMLAD_BLOCK_ROWS):
+                for j in range(2):
+                    total = biases[i]
+                    for s in range(steps):
+                        total = smlad(int(x[j * a_next + s]), int(w[i * b_next + s]), total)
+                    offsets.append(q * p["y_pair"] + i * p["y_next"] + j * p["y_pixel"])
+                    out.append(ssat(smmla(total, multipliers[i], p["addend"]), 8, p["shift"]))
+        py(offsets, np.array(out, np.int64).astype(np.int8))
+        return ()
+
+    def verify_(self) -> None:
+        for ptr, element in ((self.pa, IntegerType(32)), (self.pb, IntegerType(32)), (self.py, IntegerType(8))):
+            assert isinstance(ptr.type, PtrType)
+            if ptr.type.element_type != element:
+                raise VerifyException(f"smlad_block_row reads words of two int16 and writes int8, got a pointer to {ptr.type.element_type}")
+        if len(self.values) != 2 * SMLAD_BLOCK_ROWS:
+            raise VerifyException(f"smlad_block_row takes {SMLAD_BLOCK_ROWS} biases and {SMLAD_BLOCK_ROWS} multipliers")
+        if self.steps.data < 1 or self.pairs.data < 1:
+            raise VerifyException("smlad_block_row takes at least one step and one pair")
+        if not 0 <= self.shift.data <= 31 or not -(2**31) <= self.addend.data < 2**31:
+            raise VerifyException("smlad_block_row's addend is int32 and its shift 0 to 31")
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp, SmladBlockRowOp], [])

@@ -1,9 +1,10 @@
 """The first Convs of the MLPerf Tiny models on DSP cores without Helium (quant.py's dispatch):
 fewer than 4 input channels under a 2-D window take `conv_first` (each pixel's window widened
-once into an int16 column, 4 output channels x 2 pixels per `arm_dsp.smlad_block`), where the
-form's widened weights fit (KWS's 10x4 over one channel into 64 channels keeps its word taps in
-2 x 2 tiles). Whole Convs through the Cortex-M4 pipeline equal the ONNX reference bit for bit:
-built for the host, through the uop interpreter after every pass, and as firmware under QEMU."""
+once into an int16 column, 4 output channels x 2 pixels per `arm_dsp.smlad_block`, a row of
+them one `arm_dsp.smlad_block_row`), where the form's widened weights fit (KWS's 10x4 over one
+channel into 64 channels keeps its word taps in 2 x 2 tiles). Whole Convs through the Cortex-M4
+pipeline equal the ONNX reference bit for bit: built for the host, through the uop interpreter
+after every pass, and as firmware under QEMU."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from zant.pipelines import MCU_PIPELINE
 # channel into 3 (one block, a row past M) at strides 2 x 1 over an odd width (the last pixel
 # pair overlaps); 5x5 windows (runs of 15 bytes: 3 words and a byte left per row); KWS's first
 # Conv (10x4 over 1 channel into 64, stride 2, SAME pads 4/5 and 1/2), whose widened weights
-# would take 5 KB: word taps.
+# would take 5 KB: word taps; VWW's again over an even width (its rows' pairs all whole: one
+# smlad_block_row per row and block, as on VWW's 48 columns).
 CASES = [
     ("rgb", 3, 8, 12, 10, [3, 3], [2, 2], [0, 0, 1, 1]),
     ("ic", 3, 6, 7, 9, [3, 3], [1, 1], [1, 1, 1, 1]),
@@ -30,6 +32,7 @@ CASES = [
     ("one", 1, 3, 8, 7, [3, 3], [2, 1], [1, 0, 1, 2]),
     ("five", 3, 5, 9, 11, [5, 5], [2, 2], [2, 2, 2, 2]),
     ("kws", 1, 64, 13, 10, [10, 4], [2, 2], [4, 1, 5, 2]),
+    ("even", 3, 8, 9, 16, [3, 3], [2, 2], [0, 0, 1, 1]),
 ]
 FIRST = [case[0] for case in CASES if case[0] != "kws"]
 
@@ -78,7 +81,7 @@ def test_first_convs_are_the_reference_bit_for_bit(tmp_path):
     )
     for name in FIRST:
         assert f"{name}_y_first_weights" in source, name
-    assert "zant_smlad_block(" in source and "rgb_y_channels_last_weights" not in source
+    assert "zant_smlad_block_row(" in source and "zant_smlad_block(" in source and "rgb_y_channels_last_weights" not in source
     assert "kws_y_word_tap_weights" in source and "kws_y_first_weights" not in source
 
 
@@ -116,12 +119,19 @@ def test_every_pass_keeps_the_interpreters_outputs():
     passes = PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, roomy(MCU_PIPELINE)).passes
     report = check_each_pass(module, passes, make_context(), seed=3)
     assert "onnx-to-uop" in report.checked and "fuse-loops" in report.checked
-    assert sum(op.name == "arm_dsp.smlad_block" for op in module.walk()) == len(FIRST)
+    # arm-dsp-block-rows: a row of blocks per loop, two loops where the width is odd (rgb, ic,
+    # two: the last pair apart), one where it is even (five, even); "one" keeps its 2 blocks
+    # (3 output channels: its block's fourth row stores nothing).
+    assert "arm-dsp-block-rows" in report.checked
+    assert sum(op.name == "arm_dsp.smlad_block_row" for op in module.walk()) == 8
+    assert sum(op.name == "arm_dsp.smlad_block" for op in module.walk()) == 2
 
 
-@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSafe"])
+@pytest.mark.parametrize("optimize", ["ReleaseFast", "ReleaseSafe", "ReleaseSmall"])
 def test_first_convs_as_cortex_m4_firmware(tmp_path, optimize):
     """The same Convs as Cortex-M4 firmware under QEMU (unaligned word loads of the runs; the
-    block's assembly in 14 registers, 14 steps in 2 passes of 7, and in 13 registers)."""
+    rows of blocks one asm block of 14 registers, 14 steps in 2 passes of 7 for speed, 7 of 2
+    for size, 5 straight, 9 and 33 one a pass; in ReleaseSafe plain Zig; "one"'s blocks in 13
+    registers)."""
     compiled = expect_reference_as_firmware(_model(), tmp_path, seed=5, min_distinct=20, pipeline=roomy(MCU_PIPELINE), optimize=optimize)
-    assert "zant_smlad_block(" in compiled.result.zig_path.read_text()
+    assert "zant_smlad_block_row(" in compiled.result.zig_path.read_text()

@@ -152,6 +152,7 @@ def stages_for(
     if p.dsp and not p.mve:  # the kernels' epilogues, knowing which kernels a build for size shares
         hot = (*hot, "arm-dsp-requant-sums", "arm-dsp-tile-rows")  # (on the M55: 11 k fewer instructions, 4 k more cycles on KWS)
         hot = (*hot, "arm-dsp-depthwise-rows")  # the depthwise steps' loops with the epilogues just made
+        hot = (*hot, "arm-dsp-block-rows")  # the first convs' blocks with the epilogues just made
     return (set_target, *graph_stages(rounding), *layouts, lowering, *CHECK_STAGES, *vector,
             *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE, *hot)
 

@@ -24,6 +24,14 @@ x 2 pixels takes 6 word loads and 8 `SMLAD` per 16 products, no `SXTB16`; the co
 widening (about 3 instructions per pair of taps) is shared by every output channel. X's copy
 (`padded_rows`) moves its rows' bytes four at a time.
 
+Each loop over a row's pixel pairs (whole pairs, then an odd width's last pair apart: both
+move by a constant) becomes one `arm_dsp.smlad_block_row` once the epilogues are SMMLA and SSAT
+(`arm-dsp-block-rows`): the block's 14 registers are all LLVM has, and around the compiled loop
+it spilled and reloaded the biases, multipliers and Y's addresses, ~130 cycles a pixel pair
+(VWW's first conv on the L4R5, `zant profile`: 930 K -> 768 K cycles beside its 45 K copy).
+IC's first conv keeps the compiled loop: each output is also stored into the next conv's padded
+copy (`fuse-loops`), two stores the row op does not make.
+
 Where VWW's first conv's cycles go (L4R5, `zant profile`, 2,304 outputs of 8 channels over 27
 taps, 497,664 products): per pixel pair and block of 4 channels, the block's 14 steps in 2
 passes of 7 (`smlad_block`; 38 cycles a pass of 2 steps before it took 7 a pass), the 8
@@ -260,15 +268,21 @@ def first_conv(
             kept = min(ROWS, out_channels)  # fewer than a block: its rows past M are zeros
             biases = [start(row) if i < kept else None for i, row in enumerate(channel_rows)]
             pb = kb.insert(uop.GepOp(kb.view(staged), [m, kb.index(0)])).result
-            with kb.loop(-(-width // PIXELS)) as pair:
-                q = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, width)
-                lasts = [q, *(kb.alu("add", q, kb.index(j)) for j in range(1, PIXELS))]
-                pa = kb.insert(uop.GepOp(kb.view(column), [q, kb.index(0)])).result
-                sums = kb.insert(arm_dsp.SmladBlockOp(pa, pb, [zero] * (ROWS * PIXELS), steps, steps, steps)).results
-                for total, ((i, row), (j, at)) in zip(sums, itertools.product(enumerate(channel_rows), enumerate(lasts))):
-                    if i < kept:
-                        bias = biases[i]
-                        kb.store(requantize(total if bias is None else kb.alu("add", total, bias), row), y, [n, row, o, at])
+            # The whole pairs, then where the width is odd a last pair overlapping the one before
+            # (its first output stored again, the same value): each loop's pixels move by a
+            # constant, which arm-dsp-block-rows makes one asm block of.
+            for count, first in ((width // PIXELS, 0), (width % PIXELS, width - PIXELS)):
+                if not count:
+                    continue
+                with kb.loop(count) as pair:
+                    q = kb.alu("add", kb.alu("mul", pair, kb.index(PIXELS)), kb.index(first)) if first else kb.alu("mul", pair, kb.index(PIXELS))
+                    lasts = [q, *(kb.alu("add", q, kb.index(j)) for j in range(1, PIXELS))]
+                    pa = kb.insert(uop.GepOp(kb.view(column), [q, kb.index(0)])).result
+                    sums = kb.insert(arm_dsp.SmladBlockOp(pa, pb, [zero] * (ROWS * PIXELS), steps, steps, steps)).results
+                    for total, ((i, row), (j, at)) in zip(sums, itertools.product(enumerate(channel_rows), enumerate(lasts))):
+                        if i < kept:
+                            bias = biases[i]
+                            kb.store(requantize(total if bias is None else kb.alu("add", total, bias), row), y, [n, row, o, at])
 
 
 def _pair(kb: KernelBuilder, low: SSAValue, high: SSAValue | None) -> SSAValue:

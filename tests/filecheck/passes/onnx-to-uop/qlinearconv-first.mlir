@@ -7,9 +7,10 @@
 // 6·3 bytes four at a time, the border with X's zero point 3), W's taps paired into words once
 // (4 rows x 14 words, in the column's order, from W as stored), then per output row each pixel's window gathered into the column (per
 // row of taps two load_words and their sxtb16 halves, then the rows' last bytes two to a word,
-// the third alone), and per block of 4 output channels and pair of pixels (the last pair
-// overlapping: min(2q, 1)) one arm_dsp.smlad_block of 14 steps from the biases, whose 8 sums
-// are requantized and stored row-major.
+// the third alone), and per block of 4 output channels and pair of pixels one
+// arm_dsp.smlad_block of 14 steps from the biases, whose 8 sums are requantized and stored
+// row-major: the whole pairs (one here) in one loop, the odd width's last pair (pixels 1, 2,
+// overlapping the one before) in another, each pair's pixels a constant step on.
 
 // The form's scratch (the padded copy: 126 B, the staged weights: 224 B, the column: 168 B)
 // beside Y (24 B) exceeds this graph's own layer bound (the Clip's 180 B): the window form.
@@ -78,10 +79,18 @@
 // CHECK:               uop.store %[[LONE32]], %{{.*}} : i32
 // CHECK:             uop.range %[[B:.*]] = 0 to 1 {
 // CHECK:               %[[PB:.*]] = uop.gep %[[STAGED]][%{{.*}}, %{{.*}}] : !uop.view<4x14xi32, strides [14, 1], offset 0>
-// CHECK-NEXT:          uop.range %[[Q:.*]] = 0 to 2 {
-// CHECK:                 %[[LAST:.*]] = uop.min %{{.*}}, %{{.*}} : index
-// CHECK:                 %[[PA:.*]] = uop.gep %[[COLUMN]][%[[LAST]], %{{.*}}] : !uop.view<3x14xi32, strides [14, 1], offset 0>
+// CHECK-NEXT:          uop.range %[[Q:.*]] = 0 to 1 {
+// CHECK-NOT:               uop.min
+// CHECK:                 %[[PA:.*]] = uop.gep %[[COLUMN]][%{{.*}}, %{{.*}}] : !uop.view<3x14xi32, strides [14, 1], offset 0>
 // CHECK-NEXT:            %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_block %[[PA]], %[[PB]], %[[B0:.*]], %[[B0]], %[[B1:.*]], %[[B1]], %[[B2:.*]], %[[B2]], %[[B3:.*]], %[[B3]] {steps = #builtin.int<14>, a_next = #builtin.int<14>, b_next = #builtin.int<14>} : !uop.ptr<i32>, !uop.ptr<i32> -> i32, i32, i32, i32, i32, i32, i32, i32
+// CHECK-COUNT-8:         uop.store %{{.*}}, %{{.*}} : i8
+// CHECK:               uop.range %[[R:.*]] = 0 to 1 {
+// CHECK:                 %[[TWO:.*]] = uop.const 2 : index
+// CHECK-NEXT:            %[[EVEN:.*]] = uop.mul %[[R]], %[[TWO]] : index
+// CHECK-NEXT:            %[[ONE:.*]] = uop.const 1 : index
+// CHECK-NEXT:            %[[LAST:.*]] = uop.add %[[EVEN]], %[[ONE]] : index
+// CHECK:                 %[[PA2:.*]] = uop.gep %[[COLUMN]][%[[LAST]], %{{.*}}] : !uop.view<3x14xi32, strides [14, 1], offset 0>
+// CHECK-NEXT:            %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_block %[[PA2]], %[[PB]],
 // CHECK-COUNT-8:         uop.store %{{.*}}, %{{.*}} : i8
 // CHECK:         func.return
 func.func @first(%x: tensor<1x3x5x6xi8>) -> tensor<1x4x2x3xi8> {

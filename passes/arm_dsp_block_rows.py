@@ -1,0 +1,230 @@
+"""`arm-dsp-block-rows`: a row of requantized 4 x 2 register blocks as one `arm_dsp.smlad_block_row`.
+
+The first convs' blocks (`conv_first`: 4 output channels x a pixel pair over a column of int16
+pairs), once `arm-dsp-requant-sums` made each epilogue one SMMLA and one SSAT, are a loop over
+the pixel pairs of one block of output channels:
+
+    uop.range %q = 0 to Q {
+      %r00, %r01 … %r31 = arm_dsp.smlad_block &col[q·a_pair], &W''[m], 0, … 0
+      Y[… + q·y_pair + i·y_next + j·y_pixel] = int8(ssat(smmla(r_ij + bias[m + i], mult[m + i], C), 8, H))
+    }
+        →
+    arm_dsp.smlad_block_row &col[0], &W''[m], &Y[…], bias[m] … bias[m + 3], mult[m] … mult[m + 3] {…}
+
+The op is the whole loop in one asm block (`zant_smlad_block_row`). The block's assembly takes
+14 registers, every one LLVM has: around it the compiled loop spilled and reloaded the sums'
+biases, the multipliers and Y's addresses, ~130 cycles a pixel pair on VWW's first conv beside
+the block's ~230. In the asm they live on the stack, read once a block.
+
+Taken where the block's addends are 0 and each sum's only use is the add of its channel's
+bias (a value the loop does not change, the same for both pixels), then SMMLA by the channel's
+multiplier (likewise) and a literal addend, SSAT to 8 bits by a literal shift (the addend and
+shift one for all 8), an int8 cast (a ReLU at -128 after it is nothing) and a store at one affine
+address plus constants; the column's pointer moves by a constant per pair, the weights' does
+not, and the loop holds nothing else. Exact: int32 sums wrap, so a sum started at the bias is
+the sum with the bias added after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from zant.analysis.linear_index import linear_form
+from zant.dialects import arm_dsp, uop
+from zant.ir.walk import ops_of
+from zant.passes.arm_dsp_requant import integer_literal
+from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, value_before
+from zant.passes.arm_dsp_tile_rows import IMMEDIATE, STORE_OFFSETS
+
+ROWS = arm_dsp.SMLAD_BLOCK_ROWS
+
+# The loop's addresses and invariants as arm-dsp-tile-rows reads them (its private helpers, the
+# same code: to share once that pass's owner makes them public).
+_INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.SubOp, uop.MulOp)
+
+
+def _inside(op: Operation, loop: Operation) -> bool:
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()  # type: ignore[assignment]
+    return False
+
+
+def _defined_inside(value: SSAValue, loop: Operation) -> bool:
+    owner = value.owner
+    op = owner if isinstance(owner, Operation) else owner.parent_op()
+    return op is not None and _inside(op, loop)
+
+
+def _linear(value: SSAValue, loop: uop.RangeOp) -> tuple[int, frozenset, int] | None:
+    """`value` (an index) as (its coefficient of the loop's induction variable, the other terms,
+    the constant), every other atom defined outside the loop; None otherwise."""
+    def opaque(v: SSAValue):
+        k = integer_literal(v)
+        return {None: k} if k is not None else {v: 1}
+
+    form = linear_form(value, opaque)
+    if form is None:
+        return None
+    constant = form.pop(None, 0)
+    iv = loop.induction_var
+    step = form.pop(iv, 0)
+    if any(_defined_inside(a, loop) for a, k in form.items() if k):
+        return None
+    return step, frozenset((a, k) for a, k in form.items() if k), constant
+
+
+def _only_use(value: SSAValue, kind: type[Operation]) -> Operation | None:
+    if value.uses.get_length() != 1:
+        return None
+    user = next(iter(value.uses)).operation
+    return user if isinstance(user, kind) else None
+
+
+def _address(value: SSAValue, loop: uop.RangeOp) -> tuple[SSAValue, tuple[int, frozenset, int]] | None:
+    """(buffer, linear index) of an int8 pointer from a one-index gep of a buffer defined outside
+    the loop."""
+    gep = value.owner
+    if not isinstance(gep, uop.GepOp) or len(gep.indices) != 1 or _defined_inside(gep.source, loop):
+        return None
+    index = _linear(gep.indices[0], loop)
+    return None if index is None else (gep.source, index)
+
+
+def _invariant(value: SSAValue, loop: uop.RangeOp) -> tuple | None:
+    """A key for `value` when the loop does not change it (defined outside, a literal, or a load
+    of an address the loop does not move): two values with one key are equal."""
+    if not _defined_inside(value, loop):
+        return ("value", value)
+    literal = integer_literal(value)
+    if literal is not None:
+        return ("literal", literal)
+    load = value.owner
+    if isinstance(load, uop.LoadOp):
+        address = _address(load.ptr, loop)
+        if address is not None and address[1][0] == 0:
+            return ("load", address)
+    return None
+
+
+
+
+@dataclass
+class _Sum:
+    """One of the block's 8 sums, from its bias add to its store."""
+
+    bias: SSAValue
+    multiplier: SSAValue
+    addend: int
+    shift: int
+    store: uop.StoreOp
+    ops: list[Operation]  # the ops of the body it alone takes
+
+
+def _follow(result: SSAValue) -> _Sum | None:
+    add = _only_use(result, uop.AddOp)
+    if add is None:
+        return None
+    bias = add.operands[1] if add.operands[0] is result else add.operands[0]
+    smmla = _only_use(add.result, arm_dsp.SmmlaOp)
+    sat = None if smmla is None else _only_use(smmla.result, arm_dsp.SsatOp)
+    narrow = None if sat is None else _only_use(sat.result, uop.CastOp)
+    if smmla is None or sat is None or narrow is None or smmla.lhs is not add.result:
+        return None
+    addend = integer_literal(smmla.addend)
+    if addend is None or sat.bits.data != 8 or narrow.result.type != IntegerType(8):
+        return None
+    value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
+    if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
+        bound = integer_literal(relu.operands[1] if relu.operands[0] is value else relu.operands[0])
+        if bound is None or bound > -128:
+            return None
+        value = relu.result
+    store = _only_use(value, uop.StoreOp)
+    if store is None or store.value is not value:
+        return None
+    return _Sum(bias, smmla.rhs, addend, sat.shift.data, store, [add, smmla, sat, narrow, *([relu] if relu else []), store])
+
+
+def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
+    """The op that replaces the loop around `block` (module docstring), its operands computed
+    before the loop and the loop erased; None, unchanged, where the loop is not such a row."""
+    loop = block.parent_op()
+    if not isinstance(loop, uop.RangeOp) or loop.start.data != 0 or loop.step.data != 1 or loop.end.data < 1:
+        return None
+    if any(integer_literal(a) != 0 for a in block.addends):
+        return None
+    sums = [_follow(r) for r in block.sums]  # row-major: (i, j) = divmod(k, 2)
+    if any(s is None for s in sums):
+        return None
+    a, b = _address(block.pa, loop), _address(block.pb, loop)
+    if a is None or b is None or b[1][0] != 0:
+        return None
+    a_pair = a[1][0]
+    biases = [_invariant(s.bias, loop) for s in sums]  # type: ignore[union-attr]
+    mults = [_invariant(s.multiplier, loop) for s in sums]  # type: ignore[union-attr]
+    if None in biases or None in mults or any(biases[2 * i] != biases[2 * i + 1] or mults[2 * i] != mults[2 * i + 1] for i in range(ROWS)):
+        return None
+    if len({(s.addend, s.shift) for s in sums}) != 1:  # type: ignore[union-attr]
+        return None
+    places = [_address(s.store.ptr, loop) for s in sums]  # type: ignore[union-attr]
+    if any(p is None for p in places) or len({(p[0], p[1][0], p[1][1]) for p in places}) != 1:  # type: ignore[index]
+        return None
+    target, (y_pair, _, _) = places[0]  # type: ignore[index, misc]
+    c = [p[1][2] for p in places]  # type: ignore[index]
+    y_next, y_pixel = c[2] - c[0], c[1] - c[0]
+    if any(c[2 * i + j] - c[0] != i * y_next + j * y_pixel for i in range(ROWS) for j in range(2)):
+        return None
+    # The hoisted loads read what the loop does not write; the asm's immediates fit.
+    hoisted = [v.owner for s in sums for v in (s.bias, s.multiplier) if isinstance(v.owner, uop.LoadOp)]  # type: ignore[union-attr]
+    if any(isinstance(l.ptr.owner, uop.GepOp) and l.ptr.owner.source is target for l in hoisted):  # type: ignore[union-attr]
+        return None
+    steps, a_next, b_next = block.steps.data, block.a_next.data, block.b_next.data
+    moved = 4 * a_pair - (0 if steps <= arm_dsp.SMLAD_TILE_STRAIGHT else 4 * steps)
+    reach = 4 * (max(a_next, (ROWS - 1) * b_next) + steps)
+    if not (
+        y_pair in IMMEDIATE and a_pair > 0 and abs(moved) < 4096 and 4 * steps < 4096 and reach in LOAD_OFFSETS
+        and all(o in STORE_OFFSETS for o in (y_pixel, y_next, y_next + y_pixel))
+    ):
+        return None
+    # Every other op of the body is index arithmetic, or a gep or load only the matched ops read.
+    matched = {block, *(op for s in sums for op in s.ops)}  # type: ignore[union-attr]
+    for op in loop.body.block.ops:
+        if op in matched or isinstance(op, (*_INDEX_OPS, uop.GepOp, uop.EndRangeOp)):
+            continue
+        if isinstance(op, uop.LoadOp) and op in hoisted:
+            continue
+        return None
+    pa, pb, py = (value_before(v, loop) for v in (block.pa, block.pb, sums[0].store.ptr))  # type: ignore[union-attr]
+    values = [value_before(v, loop) for v in (*(sums[2 * i].bias for i in range(ROWS)), *(sums[2 * i].multiplier for i in range(ROWS)))]  # type: ignore[union-attr]
+    row = arm_dsp.SmladBlockRowOp(
+        pa, pb, py, values[:ROWS], values[ROWS:], steps=steps, a_next=a_next, b_next=b_next, pairs=loop.end.data,
+        a_pair=a_pair, y_pair=y_pair, y_next=y_next, y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
+    )
+    row.location = loop.location
+    Rewriter.insert_op(row, InsertPoint.before(loop))
+    Rewriter.erase_op(loop, safe_erase=False)
+    return row
+
+
+@dataclass(frozen=True)
+class ArmDspBlockRowsPass(ModulePass):
+    """Each loop of requantized 4 x 2 blocks along a row of pixel pairs as one
+    `arm_dsp.smlad_block_row`."""
+
+    name = "arm-dsp-block-rows"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for block in ops_of(op, arm_dsp.SmladBlockOp):
+            if block.parent is not None:
+                match_row(block)
+
+
+__all__ = ["ArmDspBlockRowsPass", "match_row"]
