@@ -84,14 +84,38 @@ builtin.module {
 // -----
 
 // A depthwise conv (2 channels, 4 pixels, 3 taps clamped to the row) with its channel loop
-// outermost: each channel's plane (4 bytes) is copied first, the taps read the copy.
+// outermost: each channel's plane (4 bytes) is copied first, the taps read the copy. The plane
+// is contiguous in a, so the copy moves 4 bytes an iteration, every load before any store (one
+// word load and store on the DSP cores).
 
 // CHECK-LABEL: func.func @depthwise
 // CHECK:         %staged = uop.define_local "b_staged" : !uop.buffer<4xi8>
 // CHECK-NEXT:    [[PLANE:%.*]] = uop.view %staged : !uop.buffer<4xi8> -> !uop.view<2x4xi8, strides [0, 1], offset 0>
 // CHECK-NEXT:    uop.range %c = 0 to 2 attributes {in_place = ["a", "b"]} {
-// CHECK-NEXT:      uop.range [[P:%.*]] = 0 to 4 {
-// CHECK-NEXT:        uop.gep %av[%c, [[P]]]
+// CHECK-NEXT:      uop.range [[P:%.*]] = 0 to 4 step 4 {
+// CHECK-NEXT:        [[ONE:%.*]] = uop.const 1 : index
+// CHECK-NEXT:        [[P1:%.*]] = uop.add [[P]], [[ONE]] : index
+// CHECK-NEXT:        [[TWO:%.*]] = uop.const 2 : index
+// CHECK-NEXT:        [[P2:%.*]] = uop.add [[P]], [[TWO]] : index
+// CHECK-NEXT:        [[THREE:%.*]] = uop.const 3 : index
+// CHECK-NEXT:        [[P3:%.*]] = uop.add [[P]], [[THREE]] : index
+// CHECK-NEXT:        [[G0:%.*]] = uop.gep %av[%c, [[P]]]
+// CHECK-NEXT:        [[V0:%.*]] = uop.load [[G0]] : i8
+// CHECK-NEXT:        [[G1:%.*]] = uop.gep %av[%c, [[P1]]]
+// CHECK-NEXT:        [[V1:%.*]] = uop.load [[G1]] : i8
+// CHECK-NEXT:        [[G2:%.*]] = uop.gep %av[%c, [[P2]]]
+// CHECK-NEXT:        [[V2:%.*]] = uop.load [[G2]] : i8
+// CHECK-NEXT:        [[G3:%.*]] = uop.gep %av[%c, [[P3]]]
+// CHECK-NEXT:        [[V3:%.*]] = uop.load [[G3]] : i8
+// CHECK-NEXT:        [[S0:%.*]] = uop.gep [[PLANE]][%c, [[P]]]
+// CHECK-NEXT:        uop.store [[V0]], [[S0]] : i8
+// CHECK-NEXT:        [[S1:%.*]] = uop.gep [[PLANE]][%c, [[P1]]]
+// CHECK-NEXT:        uop.store [[V1]], [[S1]] : i8
+// CHECK-NEXT:        [[S2:%.*]] = uop.gep [[PLANE]][%c, [[P2]]]
+// CHECK-NEXT:        uop.store [[V2]], [[S2]] : i8
+// CHECK-NEXT:        [[S3:%.*]] = uop.gep [[PLANE]][%c, [[P3]]]
+// CHECK-NEXT:        uop.store [[V3]], [[S3]] : i8
+// CHECK-NEXT:      }
 // CHECK:           uop.range %px = 0 to 4 {
 // CHECK:             %ap = uop.gep [[PLANE]][%c, %k]
 
@@ -273,7 +297,7 @@ builtin.module {
 // CHECK:         uop.range %n = 0 to 1 attributes {in_place = ["a", "b"]} {
 // CHECK-NEXT:      %two = uop.const 2 : index
 // CHECK-NEXT:      uop.range %c = 0 to 2 {
-// CHECK-NEXT:        uop.range [[P:%.*]] = 0 to 4 {
+// CHECK-NEXT:        uop.range [[P:%.*]] = 0 to 4 step 4 {
 // CHECK:             uop.range %px = 0 to 1 {
 // CHECK:             uop.range [[PX:%.*]] = 1 to 4 {
 // CHECK-NOT:     uop.range %c
@@ -346,7 +370,7 @@ builtin.module {
 // CHECK:         uop.range %n = 0 to 1 attributes {in_place = ["a", "b"]} {
 // CHECK-NEXT:      %two = uop.const 2 : index
 // CHECK-NEXT:      uop.range %c = 0 to 2 {
-// CHECK-NEXT:        uop.range [[P:%.*]] = 0 to 4 {
+// CHECK-NEXT:        uop.range [[P:%.*]] = 0 to 4 step 4 {
 // CHECK:             uop.range %px = 0 to 1 {
 // CHECK:             uop.range [[PX:%.*]] = 1 to 4 {
 // CHECK-NOT:     uop.range %c
