@@ -35,85 +35,13 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.linear_index import linear_form
+from zant.analysis.loop_values import INDEX_OPS, integer_literal, loop_address, loop_invariant, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
-from zant.passes.arm_dsp_requant import integer_literal
 from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, value_before
 from zant.passes.arm_dsp_tile_rows import IMMEDIATE, STORE_OFFSETS
 
 ROWS = arm_dsp.SMLAD_BLOCK_ROWS
-
-# The loop's addresses and invariants as arm-dsp-tile-rows reads them (its private helpers, the
-# same code: to share once that pass's owner makes them public).
-_INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.SubOp, uop.MulOp)
-
-
-def _inside(op: Operation, loop: Operation) -> bool:
-    while op is not None:
-        if op is loop:
-            return True
-        op = op.parent_op()  # type: ignore[assignment]
-    return False
-
-
-def _defined_inside(value: SSAValue, loop: Operation) -> bool:
-    owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    return op is not None and _inside(op, loop)
-
-
-def _linear(value: SSAValue, loop: uop.RangeOp) -> tuple[int, frozenset, int] | None:
-    """`value` (an index) as (its coefficient of the loop's induction variable, the other terms,
-    the constant), every other atom defined outside the loop; None otherwise."""
-    def opaque(v: SSAValue):
-        k = integer_literal(v)
-        return {None: k} if k is not None else {v: 1}
-
-    form = linear_form(value, opaque)
-    if form is None:
-        return None
-    constant = form.pop(None, 0)
-    iv = loop.induction_var
-    step = form.pop(iv, 0)
-    if any(_defined_inside(a, loop) for a, k in form.items() if k):
-        return None
-    return step, frozenset((a, k) for a, k in form.items() if k), constant
-
-
-def _only_use(value: SSAValue, kind: type[Operation]) -> Operation | None:
-    if value.uses.get_length() != 1:
-        return None
-    user = next(iter(value.uses)).operation
-    return user if isinstance(user, kind) else None
-
-
-def _address(value: SSAValue, loop: uop.RangeOp) -> tuple[SSAValue, tuple[int, frozenset, int]] | None:
-    """(buffer, linear index) of an int8 pointer from a one-index gep of a buffer defined outside
-    the loop."""
-    gep = value.owner
-    if not isinstance(gep, uop.GepOp) or len(gep.indices) != 1 or _defined_inside(gep.source, loop):
-        return None
-    index = _linear(gep.indices[0], loop)
-    return None if index is None else (gep.source, index)
-
-
-def _invariant(value: SSAValue, loop: uop.RangeOp) -> tuple | None:
-    """A key for `value` when the loop does not change it (defined outside, a literal, or a load
-    of an address the loop does not move): two values with one key are equal."""
-    if not _defined_inside(value, loop):
-        return ("value", value)
-    literal = integer_literal(value)
-    if literal is not None:
-        return ("literal", literal)
-    load = value.owner
-    if isinstance(load, uop.LoadOp):
-        address = _address(load.ptr, loop)
-        if address is not None and address[1][0] == 0:
-            return ("load", address)
-    return None
-
-
 
 
 @dataclass
@@ -129,25 +57,25 @@ class _Sum:
 
 
 def _follow(result: SSAValue) -> _Sum | None:
-    add = _only_use(result, uop.AddOp)
+    add = only_use(result, uop.AddOp)
     if add is None:
         return None
     bias = add.operands[1] if add.operands[0] is result else add.operands[0]
-    smmla = _only_use(add.result, arm_dsp.SmmlaOp)
-    sat = None if smmla is None else _only_use(smmla.result, arm_dsp.SsatOp)
-    narrow = None if sat is None else _only_use(sat.result, uop.CastOp)
+    smmla = only_use(add.result, arm_dsp.SmmlaOp)
+    sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
+    narrow = None if sat is None else only_use(sat.result, uop.CastOp)
     if smmla is None or sat is None or narrow is None or smmla.lhs is not add.result:
         return None
     addend = integer_literal(smmla.addend)
     if addend is None or sat.bits.data != 8 or narrow.result.type != IntegerType(8):
         return None
-    value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
+    value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
     if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
         bound = integer_literal(relu.operands[1] if relu.operands[0] is value else relu.operands[0])
         if bound is None or bound > -128:
             return None
         value = relu.result
-    store = _only_use(value, uop.StoreOp)
+    store = only_use(value, uop.StoreOp)
     if store is None or store.value is not value:
         return None
     return _Sum(bias, smmla.rhs, addend, sat.shift.data, store, [add, smmla, sat, narrow, *([relu] if relu else []), store])
@@ -164,17 +92,17 @@ def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
     sums = [_follow(r) for r in block.sums]  # row-major: (i, j) = divmod(k, 2)
     if any(s is None for s in sums):
         return None
-    a, b = _address(block.pa, loop), _address(block.pb, loop)
+    a, b = loop_address(block.pa, loop), loop_address(block.pb, loop)
     if a is None or b is None or b[1][0] != 0:
         return None
     a_pair = a[1][0]
-    biases = [_invariant(s.bias, loop) for s in sums]  # type: ignore[union-attr]
-    mults = [_invariant(s.multiplier, loop) for s in sums]  # type: ignore[union-attr]
+    biases = [loop_invariant(s.bias, loop) for s in sums]  # type: ignore[union-attr]
+    mults = [loop_invariant(s.multiplier, loop) for s in sums]  # type: ignore[union-attr]
     if None in biases or None in mults or any(biases[2 * i] != biases[2 * i + 1] or mults[2 * i] != mults[2 * i + 1] for i in range(ROWS)):
         return None
     if len({(s.addend, s.shift) for s in sums}) != 1:  # type: ignore[union-attr]
         return None
-    places = [_address(s.store.ptr, loop) for s in sums]  # type: ignore[union-attr]
+    places = [loop_address(s.store.ptr, loop) for s in sums]  # type: ignore[union-attr]
     if any(p is None for p in places) or len({(p[0], p[1][0], p[1][1]) for p in places}) != 1:  # type: ignore[index]
         return None
     target, (y_pair, _, _) = places[0]  # type: ignore[index, misc]
@@ -197,7 +125,7 @@ def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
     # Every other op of the body is index arithmetic, or a gep or load only the matched ops read.
     matched = {block, *(op for s in sums for op in s.ops)}  # type: ignore[union-attr]
     for op in loop.body.block.ops:
-        if op in matched or isinstance(op, (*_INDEX_OPS, uop.GepOp, uop.EndRangeOp)):
+        if op in matched or isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)):
             continue
         if isinstance(op, uop.LoadOp) and op in hoisted:
             continue

@@ -42,39 +42,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from zant.analysis.linear_index import affine_terms
+from zant.analysis.loop_values import defined_inside, integer_literal, literal_or_atom, only_use
 from zant.dialects import arm_dsp, uop
-from zant.analysis.linear_index import affine_terms, atom
-from zant.dialects.uop.alu import constant_of, fold_cast
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)
-
-
-def _only_use(value: SSAValue, kind: type[Operation]) -> Operation | None:
-    """The op of `kind` that alone reads `value`, or None."""
-    if value.uses.get_length() != 1:
-        return None
-    user = next(iter(value.uses)).operation
-    return user if isinstance(user, kind) else None
-
-
-def integer_literal(value: SSAValue) -> int | None:
-    """The integer literal `value` is (or an exact cast of one: the zero point, an i8 literal
-    widened), or None."""
-    owner = value.owner
-    if isinstance(owner, uop.CastOp):
-        inner = constant_of(owner.input)
-        attr = None if inner is None else fold_cast(inner, value.type)
-    else:
-        attr = constant_of(value)
-    return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
 def _other(op: Operation, value: SSAValue) -> SSAValue:
@@ -97,15 +77,15 @@ def _multiplier(value: SSAValue) -> SSAValue | int | None:
 def rewrite_requant(sum_value: SSAValue) -> bool:
     """The chain from the int32 `sum_value` to its clamp as SMMLA, SSAT (module docstring);
     False, unchanged, where the chain is not that."""
-    widen = _only_use(sum_value, uop.CastOp)
+    widen = only_use(sum_value, uop.CastOp)
     if widen is None or widen.result.type != I64:
         return False
-    mul = _only_use(widen.result, uop.MulOp)
+    mul = only_use(widen.result, uop.MulOp)
     if mul is None:
         return False
     m = _multiplier(_other(mul, widen.result))
-    rounding = _only_use(mul.result, uop.AddOp)
-    shr = None if rounding is None else _only_use(rounding.result, uop.ShrOp)
+    rounding = only_use(mul.result, uop.AddOp)
+    shr = None if rounding is None else only_use(rounding.result, uop.ShrOp)
     if m is None or rounding is None or shr is None or shr.lhs is not rounding.result:
         return False
     shift, half = integer_literal(shr.rhs), integer_literal(_other(rounding, mul.result))
@@ -113,20 +93,20 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
         return False
     chain: list[Operation] = [widen, mul, rounding, shr]
     value = shr.result
-    narrow = _only_use(value, uop.CastOp)
+    narrow = only_use(value, uop.CastOp)
     if narrow is not None and narrow.result.type == I32:
         chain.append(narrow)
         value = narrow.result
     zero_point = 0
-    add = _only_use(value, uop.AddOp)
+    add = only_use(value, uop.AddOp)
     if add is not None:
         zero_point = integer_literal(_other(add, value))
         if zero_point is None:
             return False
         chain.append(add)
         value = add.result
-    low_op = _only_use(value, uop.MaxOp)
-    high_op = None if low_op is None else _only_use(low_op.result, uop.MinOp)
+    low_op = only_use(value, uop.MaxOp)
+    high_op = None if low_op is None else only_use(low_op.result, uop.MinOp)
     if low_op is None or high_op is None:
         return False
     low, high = integer_literal(_other(low_op, value)), integer_literal(_other(high_op, low_op.result))
@@ -165,18 +145,7 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
 def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
     """`value` as Σ coefficient·atom + constant, integer literals (and their exact casts)
     constants."""
-    return affine_terms(value, lambda v: atom(v) if (k := integer_literal(v)) is None else {None: k})
-
-
-def _outside(value: SSAValue, loop: Operation) -> bool:
-    """Whether `value` is defined outside `loop` (so it is the same in every iteration)."""
-    owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is loop:
-            return False
-        op = op.parent_op()
-    return True
+    return affine_terms(value, literal_or_atom)
 
 
 _INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.MulOp, uop.GepOp)
@@ -197,33 +166,33 @@ def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
     pa, pb = rows.pa.owner, rows.pb.owner
     if not (isinstance(pa, uop.GepOp) and isinstance(pb, uop.GepOp) and len(pa.indices) == 1 and len(pb.indices) == 1):
         return False
-    if _linear(pa.indices[0]) != ({}, 0) or _linear(pb.indices[0]) != ({iv: stride}, 0) or not _outside(rows.shared, loop):
+    if _linear(pa.indices[0]) != ({}, 0) or _linear(pb.indices[0]) != ({iv: stride}, 0) or defined_inside(rows.shared, loop):
         return False
-    if not (_outside(pa.source, loop) and _outside(pb.source, loop)):
+    if defined_inside(pa.source, loop) or defined_inside(pb.source, loop):
         return False
     matched: list[Operation] = [rows]
     params, places = set(), []
     for r, total in enumerate(rows.sums):
-        smmla = _only_use(total, arm_dsp.SmmlaOp)
-        sat = None if smmla is None else _only_use(smmla.result, arm_dsp.SsatOp)
-        narrow = None if sat is None else _only_use(sat.result, uop.CastOp)
+        smmla = only_use(total, arm_dsp.SmmlaOp)
+        sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
+        narrow = None if sat is None else only_use(sat.result, uop.CastOp)
         if smmla is None or sat is None or narrow is None or smmla.lhs is not total or narrow.result.type != IntegerType(8):
             return False
-        value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
+        value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
         if relu is not None:  # a ReLU of the int8 value at its zero point -128: nothing to do
             bound = integer_literal(_other(relu, value))
             if bound is None or bound > -128:
                 return False
             value = relu.result
-        store = _only_use(value, uop.StoreOp)
+        store = only_use(value, uop.StoreOp)
         gep = None if store is None else store.ptr.owner
         if store is None or store.value is not value or not isinstance(gep, uop.GepOp) or gep.inbounds is None:
             return False
-        if len(gep.indices) != 1 or not _outside(gep.source, loop):
+        if len(gep.indices) != 1 or defined_inside(gep.source, loop):
             return False
         params.add((integer_literal(smmla.rhs), integer_literal(smmla.addend), sat.bits.data, sat.shift.data, gep.source))
         terms, constant = _linear(gep.indices[0])
-        if terms.get(iv) != arm_dsp.SmladLayerOp.ROWS or not all(_outside(atom, loop) for atom in terms if atom is not iv):
+        if terms.get(iv) != arm_dsp.SmladLayerOp.ROWS or any(defined_inside(atom, loop) for atom in terms if atom is not iv):
             return False
         places.append((frozenset((a, k) for a, k in terms.items() if a is not iv), constant - r))
         matched += [op for op in (smmla, sat, narrow, relu, store) if op is not None]

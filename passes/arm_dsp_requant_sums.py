@@ -36,12 +36,13 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from zant.analysis.loop_values import integer_literal
 from zant.dialects import arm_dsp, uop
 from zant.dialects.zant import HOT
 from zant.dialects.uop.alu import constant_of
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
-from zant.passes.arm_dsp_requant import integer_literal, rewrite_requant
+from zant.passes.arm_dsp_requant import rewrite_requant
 from zant.passes.mark_hot_kernels import is_kernel
 from zant.passes.share_kernels import body_shape
 

@@ -37,10 +37,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.linear_index import linear_form
+from zant.analysis.loop_values import INDEX_OPS, integer_literal, loop_address, loop_invariant, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
-from zant.passes.arm_dsp_requant import integer_literal
 from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, value_before
 
 IMMEDIATE = range(1, 4096)
@@ -48,73 +47,6 @@ IMMEDIATE = range(1, 4096)
 
 STORE_OFFSETS = range(-255, 4096)
 """The byte offsets a Thumb-2 `STRB Rt, [Rn, #imm]` encodes."""
-
-_INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.SubOp, uop.MulOp)
-
-
-def _inside(op: Operation, loop: Operation) -> bool:
-    while op is not None:
-        if op is loop:
-            return True
-        op = op.parent_op()  # type: ignore[assignment]
-    return False
-
-
-def _defined_inside(value: SSAValue, loop: Operation) -> bool:
-    owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    return op is not None and _inside(op, loop)
-
-
-def _linear(value: SSAValue, loop: uop.RangeOp) -> tuple[int, frozenset, int] | None:
-    """`value` (an index) as (its coefficient of the loop's induction variable, the other terms,
-    the constant), every other atom defined outside the loop; None otherwise."""
-    def opaque(v: SSAValue):
-        k = integer_literal(v)
-        return {None: k} if k is not None else {v: 1}
-
-    form = linear_form(value, opaque)
-    if form is None:
-        return None
-    constant = form.pop(None, 0)
-    iv = loop.induction_var
-    step = form.pop(iv, 0)
-    if any(_defined_inside(a, loop) for a, k in form.items() if k):
-        return None
-    return step, frozenset((a, k) for a, k in form.items() if k), constant
-
-
-def _only_use(value: SSAValue, kind: type[Operation]) -> Operation | None:
-    if value.uses.get_length() != 1:
-        return None
-    user = next(iter(value.uses)).operation
-    return user if isinstance(user, kind) else None
-
-
-def _address(value: SSAValue, loop: uop.RangeOp) -> tuple[SSAValue, tuple[int, frozenset, int]] | None:
-    """(buffer, linear index) of an int8 pointer from a one-index gep of a buffer defined outside
-    the loop."""
-    gep = value.owner
-    if not isinstance(gep, uop.GepOp) or len(gep.indices) != 1 or _defined_inside(gep.source, loop):
-        return None
-    index = _linear(gep.indices[0], loop)
-    return None if index is None else (gep.source, index)
-
-
-def _invariant(value: SSAValue, loop: uop.RangeOp) -> tuple | None:
-    """A key for `value` when the loop does not change it (defined outside, a literal, or a load
-    of an address the loop does not move): two values with one key are equal."""
-    if not _defined_inside(value, loop):
-        return ("value", value)
-    literal = integer_literal(value)
-    if literal is not None:
-        return ("literal", literal)
-    load = value.owner
-    if isinstance(load, uop.LoadOp):
-        address = _address(load.ptr, loop)
-        if address is not None and address[1][0] == 0:
-            return ("load", address)
-    return None
 
 
 @dataclass
@@ -148,21 +80,21 @@ def _follow(tile: arm_dsp.SmladTileOp, k: int, body: list[Operation], loop: uop.
         return None
     if final.value is not result or result.uses.get_length() != 1:
         return None
-    smmla = _only_use(after.result, arm_dsp.SmmlaOp)
-    sat = None if smmla is None else _only_use(smmla.result, arm_dsp.SsatOp)
-    narrow = None if sat is None else _only_use(sat.result, uop.CastOp)
+    smmla = only_use(after.result, arm_dsp.SmmlaOp)
+    sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
+    narrow = None if sat is None else only_use(sat.result, uop.CastOp)
     if smmla is None or sat is None or narrow is None or smmla.lhs is not after.result:
         return None
     addend = integer_literal(smmla.addend)
     if addend is None or sat.bits.data != 8 or narrow.result.type != IntegerType(8):
         return None
-    value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
+    value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
     if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
         bound = integer_literal(relu.operands[1] if relu.operands[0] is value else relu.operands[0])
         if bound is None or bound > -128:
             return None
         value = relu.result
-    store = _only_use(value, uop.StoreOp)
+    store = only_use(value, uop.StoreOp)
     if store is None or store.value is not value:
         return None
     ops = [define, init, get, final, after, smmla, sat, narrow, *([relu] if relu else []), store]
@@ -181,7 +113,7 @@ def match_row(tile: arm_dsp.SmladTileOp) -> arm_dsp.SmladTileRowOp | None:
     sums = [_follow(tile, k, body, loop) for k in range(4)]
     if any(s is None for s in sums):
         return None
-    operands = [_address(tile.pa, loop), _address(tile.pb, loop)]
+    operands = [loop_address(tile.pa, loop), loop_address(tile.pb, loop)]
     if any(a is None for a in operands):
         return None
     (a_source, (a_moves, _, _)), (b_source, (b_moves, _, _)) = operands  # type: ignore[misc]
@@ -195,13 +127,13 @@ def match_row(tile: arm_dsp.SmladTileOp) -> arm_dsp.SmladTileRowOp | None:
     elif a_moves or not b_moves:
         return None
     s00, s10, s01, s11 = (sums[k] for k in order)  # type: ignore[misc]
-    inits = [_invariant(s.init, loop) for s in (s00, s10, s01, s11)]  # type: ignore[union-attr]
-    mults = [_invariant(s.multiplier, loop) for s in (s00, s10, s01, s11)]  # type: ignore[union-attr]
+    inits = [loop_invariant(s.init, loop) for s in (s00, s10, s01, s11)]  # type: ignore[union-attr]
+    mults = [loop_invariant(s.multiplier, loop) for s in (s00, s10, s01, s11)]  # type: ignore[union-attr]
     if None in inits or None in mults or inits[0] != inits[2] or inits[1] != inits[3] or mults[0] != mults[2] or mults[1] != mults[3]:
         return None
     if len({(s.addend, s.shift) for s in sums}) != 1:  # type: ignore[union-attr]
         return None
-    places = [_address(s.store.ptr, loop) for s in (s00, s10, s01, s11)]  # type: ignore[union-attr]
+    places = [loop_address(s.store.ptr, loop) for s in (s00, s10, s01, s11)]  # type: ignore[union-attr]
     if any(p is None for p in places) or len({(p[0], p[1][0], p[1][1]) for p in places}) != 1:  # type: ignore[index]
         return None
     target = places[0][0]  # type: ignore[index]
@@ -224,7 +156,7 @@ def match_row(tile: arm_dsp.SmladTileOp) -> arm_dsp.SmladTileRowOp | None:
     # Every other op of the body is index arithmetic, or a gep or load only the matched ops read.
     matched = {tile, *(op for s in sums for op in s.ops)}  # type: ignore[union-attr]
     for op in body:
-        if op in matched or isinstance(op, (*_INDEX_OPS, uop.GepOp)):
+        if op in matched or isinstance(op, (*INDEX_OPS, uop.GepOp)):
             continue
         if isinstance(op, uop.LoadOp) and op in hoisted + [s.init.owner for s in sums] + [s.multiplier.owner for s in sums]:  # type: ignore[union-attr]
             continue
