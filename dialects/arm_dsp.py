@@ -2462,7 +2462,7 @@ inline fn zant_depthwise_row(comptime stride: usize, comptime rows: usize, compt
         }}
     }}
 }}""",
-    ("zant_depthwise_row_held_text", "zant_depthwise_step_text", "zant_depthwise_step", "zant_smmla", "zant_ssat"),
+    ("zant_depthwise_row_held_text", "zant_depthwise_row_held_text", "zant_depthwise_step_text", "zant_depthwise_step", "zant_smmla", "zant_ssat"),
 )
 
 
@@ -2551,6 +2551,353 @@ class DepthwiseRowOp(IRDLOperation):
             raise VerifyException("depthwise_row's addend is an int32 and its shift 0 to 31")
         if DEPTHWISE_OUTPUTS * self.stride.data * self.steps.data >= 2**32:
             raise VerifyException("depthwise_row's input spans more than 4 GB")
+
+
+DEPTHWISE_SHORT_WIDTH = 6
+"""Inputs (and outputs) of the row an `arm_dsp.depthwise_short_row` computes whole: VWW's
+6x6x128 layers' rows, one pad each side."""
+
+ZIG_HELPER_SOURCES["zant_depthwise_short_row_text"] = ZigHelper(
+    "zant_depthwise_short_row_text",
+    """\
+/// The assembly of a 6-wide depthwise row's sums (zant_depthwise_short_row): per row of taps
+/// its weight words (LDRD), then the words x[2..5] and x[0..3] one after the other into two
+/// scratch registers, each word's 6 products taken before the next is loaded; in the first
+/// row x[2..5]'s come first, c3 and c4 starting from the interior's start in c1, then c2
+/// from it before c1's own products.
+fn zant_depthwise_short_row_text(comptime rows: usize, comptime x_row: isize) []const u8 {{
+    var text: []const u8 = "";
+    for (0..rows) |r| {{
+        const o: isize = @as(isize, @intCast(r)) * x_row;
+        const from = if (r == 0) "%[c1]" else "";
+        text = text ++ std.fmt.comptimePrint("ldrd %[w], %[m], [%[pw], #{{d}}]\\n\\tldr %[a], [%[px], #{{d}}]\\n\\t", .{{ 8 * r, o + 2 }}) ++
+            // E = (x2, x4), O = (x3, x5)
+            "sxtb16 %[e], %[a]\\n\\tsxtb16 %[a], %[a], ror #8\\n\\t" ++
+            "smlad %[c3], %[e], %[w], " ++ (if (r == 0) from else "%[c3]") ++ "\\n\\tsmlabb %[c3], %[a], %[m], %[c3]\\n\\t" ++
+            "smlad %[c4], %[a], %[w], " ++ (if (r == 0) from else "%[c4]") ++ "\\n\\tsmlatb %[c4], %[e], %[m], %[c4]\\n\\t" ++
+            "smlatb %[c5], %[e], %[w], %[c5]\\n\\tsmlatb %[c5], %[a], %[m], %[c5]\\n\\t" ++
+            std.fmt.comptimePrint("ldr %[a], [%[px], #{{d}}]\\n\\t", .{{o}}) ++
+            // E = (x0, x2), O = (x1, x3)
+            "sxtb16 %[e], %[a]\\n\\tsxtb16 %[a], %[a], ror #8\\n\\t" ++
+            "smlad %[c2], %[a], %[w], " ++ (if (r == 0) from else "%[c2]") ++ "\\n\\tsmlatb %[c2], %[e], %[m], %[c2]\\n\\t" ++
+            "smlad %[c1], %[e], %[w], %[c1]\\n\\tsmlabb %[c1], %[a], %[m], %[c1]\\n\\t" ++
+            "smlabb %[c0], %[e], %[m], %[c0]\\n\\tsmlabt %[c0], %[a], %[w], %[c0]\\n\\t";
+    }}
+    return text;
+}}""".format(),
+    inline=False,
+)
+
+
+ZIG_HELPER_SOURCES["zant_depthwise_short_row"] = ZigHelper(
+    "zant_depthwise_short_row",
+    f"""\
+/// The 6 sums of a 6-wide depthwise row with one pad each side (arm_dsp.depthwise_short_row):
+/// for each of `rows` rows of taps r, with x = px + r·x_row, (w0, w2) = pw[2r] (int16 halves)
+/// and w1 = pw[2r + 1], c0 = s0 + w1·x0 + w2·x1, c_j = s1 + w0·x[j-1] + w1·x[j] + w2·x[j+1]
+/// (j = 1..4), c5 = s2 + w0·x4 + w1·x5. On a DSP core one asm block of 12 registers (6 sums, 2
+/// pointers, a row's two weight words, 2 scratch): per row of taps 1 LDRD, 2 LDR, 4 SXTB16, 4
+/// SMLAD and 8 SMLAxy for 16 products, where LLVM's straight-line code took about 126 cycles
+/// a row of 3 rows of taps with its epilogue on the L4R5. Reads the row's 6 bytes only.
+inline fn zant_depthwise_short_row(comptime rows: usize, comptime x_row: isize, px: *const i8, pw: *const i32, s0: i32, s1: i32, s2: i32) [6]i32 {{
+    if (comptime {_HAS_DSP}) {{
+        const body = comptime zant_depthwise_short_row_text(rows, x_row);
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var r4: i32 = undefined;
+        var r5: i32 = undefined;
+        var w: i32 = undefined;
+        var m: i32 = undefined;
+        var a: i32 = undefined;
+        var e: i32 = undefined;
+        asm volatile (body
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [c4] "=&r" (r4),
+              [c5] "=&r" (r5),
+              [w] "=&r" (w),
+              [m] "=&r" (m),
+              [a] "=&r" (a),
+              [e] "=&r" (e),
+            : [is0] "0" (s0),
+              [is1] "1" (s1),
+              [is2] "5" (s2),
+              [px] "r" (px),
+              [pw] "r" (pw),
+            : .{{ .memory = true, .cpsr = true }});
+        return .{{ r0, r1, r2, r3, r4, r5 }};
+    }}
+    const x: [*]const i8 = @ptrCast(px);
+    const t: [*]const i32 = @ptrCast(pw);
+    var sums = [6]i32{{ s0, s1, s1, s1, s1, s2 }};
+    for (0..rows) |r| {{
+        const both = t[2 * r];
+        const taps = [3]i32{{ @as(i16, @truncate(both)), t[2 * r + 1], @as(i16, @truncate(both >> 16)) }};
+        for (0..6) |j| {{
+            for (0..3) |k| {{
+                if (j + k == 0 or j + k == 7) continue; // the pads
+                const at: isize = @as(isize, @intCast(r)) * x_row + @as(isize, @intCast(j + k)) - 1;
+                sums[j] +%= @as(i32, x[@intCast(at)]) *% taps[k];
+            }}
+        }}
+    }}
+    return sums;
+}}""",
+    ("zant_depthwise_short_row_text",),
+)
+
+
+def depthwise_short_row(px: Read, pw: Read, starts: Sequence[int], rows: int, x_row: int) -> tuple[int, ...]:
+    """`arm_dsp.depthwise_short_row`'s sums: per row of taps r, (w0, w2) the halves of pw[2r] and
+    w1 the low half of pw[2r + 1], output j from its start (starts[0] the first, starts[1] the
+    interior's, starts[2] the last) plus Σ_k w_k·x[r·x_row + j + k - 1] over the taps inside
+    the row, wrapping."""
+    width = DEPTHWISE_SHORT_WIDTH
+    sums = [starts[0], *([starts[1]] * (width - 2)), starts[2]]
+    for r in range(rows):
+        both, middle = (int(v) for v in pw([2 * r, 2 * r + 1]))
+        taps = (_half(both, 0), _half(middle, 0), _half(both, 16))
+        x = px([r * x_row + i for i in range(width)])
+        for j in range(width):
+            for k in range(DEPTHWISE_TAPS):
+                if 0 <= j + k - 1 < width:
+                    sums[j] = wrap_signed(sums[j] + int(x[j + k - 1]) * taps[k])
+    return tuple(sums)
+
+
+@irdl_op_definition
+class DepthwiseShortRowOp(IRDLOperation):
+    """`%r0, …, %r5 = arm_dsp.depthwise_short_row %px, %pw, %s0, %s1, %s2 {rows = R, x_row = …}
+    : !uop.ptr<i8>, !uop.ptr<i32>`: the sums of a 6-wide depthwise row with 3 taps a row and
+    one pad each side (`conv_depthwise.short_row`), its padded taps left out: `r_j = s + Σ_{r<R,
+    k<3, 0 <= j+k-1 < 6} w_rk·x[r·x_row + j + k - 1]` wrapping, s being s0 for the first output,
+    s2 for the last and s1 between, x the int8 row at `px` (rows x_row bytes apart) and w_r0,
+    w_r2 the 16-bit halves of the int32 at `pw + 2r`, w_r1 the low half of the one at `pw + 2r
+    + 1` (`conv_depthwise.paired_tap_weights`' rows). One asm block the target compiler does
+    not schedule, reading only the rows' 6 bytes."""
+
+    name = "arm_dsp.depthwise_short_row"
+
+    px = operand_def(PtrType)
+    pw = operand_def(PtrType)
+    starts = var_operand_def(I32)
+    rows = prop_def(IntAttr)
+    x_row = prop_def(IntAttr)
+    sums = var_result_def(I32)
+
+    assembly_format = "$px `,` $pw `,` $starts attr-dict `:` type($px) `,` type($pw) `->` type($sums)"
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "px"), Accesses(MemoryEffectKind.READ, "pw"))
+    irdl_options = (ParsePropInAttrDict(),)
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_depthwise_short_row", "zant_depthwise_short_row_text")
+    ZIG_RESULTS: ClassVar[str] = "short"
+
+    def __init__(self, px: SSAValue, pw: SSAValue, starts: Sequence[SSAValue], rows: int, x_row: int):
+        super().__init__(
+            operands=[px, pw, list(starts)], result_types=[[IntegerType(32)] * DEPTHWISE_SHORT_WIDTH],
+            properties={"rows": IntAttr(rows), "x_row": IntAttr(x_row)},
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        return ZigCall("zant_depthwise_short_row", (str(self.rows.data), str(self.x_row.data), *args))
+
+    def reference(self, px: Read, pw: Read, *starts: int) -> tuple[int, ...]:
+        return depthwise_short_row(px, pw, starts, self.rows.data, self.x_row.data)
+
+    def verify_(self) -> None:
+        if len(self.starts) != 3 or len(self.sums) != DEPTHWISE_SHORT_WIDTH:
+            raise VerifyException(f"depthwise_short_row takes 3 starts and has {DEPTHWISE_SHORT_WIDTH} sums")
+        for ptr, element, what in ((self.px, IntegerType(8), "int8 taps"), (self.pw, IntegerType(32), "int32 weight words")):
+            assert isinstance(ptr.type, PtrType)
+            if ptr.type.element_type != element:
+                raise VerifyException(f"depthwise_short_row reads {what}, got a pointer to {ptr.type.element_type}")
+        if not 1 <= self.rows.data <= DEPTHWISE_TAPS:
+            raise VerifyException(f"depthwise_short_row takes 1 to 3 rows of taps, got {self.rows.data}")
+        reach = (self.rows.data - 1) * self.x_row.data + DEPTHWISE_SHORT_WIDTH - 1
+        if self.x_row.data < 1 or reach > DEPTHWISE_REACH:
+            raise VerifyException(
+                f"depthwise_short_row's taps lie within {DEPTHWISE_REACH} bytes of px, rows at least 1 byte apart, got x_row = {self.x_row.data}"
+            )
+
+
+ZIG_HELPER_SOURCES["zant_depthwise_short_rows"] = ZigHelper(
+    "zant_depthwise_short_rows",
+    f"""\
+/// `count` zant_depthwise_short_row's (arm_dsp.depthwise_short_rows), the i-th from px +
+/// i·x_next, each sum requantized as SSAT(#8, SMMLA(c, multiplier, addend), ASR #shift) and
+/// stored at py + i·y_next + j·y_step. On a DSP core one asm loop of 13 registers, the sums'
+/// starts, the multiplier, the addend and px's end in 24 bytes below sp: LLVM fully unrolled a
+/// compiled loop of 4 rows around the asm block of zant_depthwise_short_row (VWW's 6x6x128
+/// interior kernel 1.7 KB, past the L4R5's 1 KB instruction cache: 122 k -> 195 k cycles).
+inline fn zant_depthwise_short_rows(comptime rows: usize, comptime x_row: isize, comptime count: usize, comptime x_next: usize, comptime y_step: usize, comptime y_next: usize, comptime shift: u5, px: *const i8, pw: *const i32, s0: i32, s1: i32, s2: i32, multiplier: i32, addend: i32, py: *i8) void {{
+    if (comptime {_HAS_DSP}) {{
+        const body = comptime text: {{
+            const span: u32 = count * x_next;
+            var text: []const u8 = std.fmt.comptimePrint(
+                "sub sp, sp, #24\\n\\tstr %[c0], [sp]\\n\\tstr %[c1], [sp, #4]\\n\\tstr %[c5], [sp, #8]\\n\\t" ++
+                    "str %[a], [sp, #12]\\n\\tstr %[e], [sp, #16]\\n\\t" ++
+                    "movw %[a], #{{d}}\\n\\tmovt %[a], #{{d}}\\n\\tadd %[a], %[a], %[px]\\n\\tstr %[a], [sp, #20]\\n" ++
+                    "1:\\n\\tldr %[c0], [sp]\\n\\tldr %[c1], [sp, #4]\\n\\tldr %[c5], [sp, #8]\\n\\t",
+                .{{ span & 0xFFFF, span >> 16 }},
+            );
+            text = text ++ zant_depthwise_short_row_text(rows, x_row);
+            const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
+            text = text ++ "ldr %[w], [sp, #12]\\n\\tldr %[m], [sp, #16]\\n\\t";
+            const sums = [6][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]", "%[c4]", "%[c5]" }};
+            for (sums, 0..) |sum, j| {{
+                text = text ++ "smmla " ++ sum ++ ", " ++ sum ++ ", %[w], %[m]\\n\\tssat " ++ sum ++ ", #8, " ++ sum ++ by ++
+                    std.fmt.comptimePrint("\\n\\tstrb " ++ sum ++ ", [%[py], #{{d}}]\\n\\t", .{{j * y_step}});
+            }}
+            break :text text ++ std.fmt.comptimePrint(
+                "add %[px], %[px], #{{d}}\\n\\tadd %[py], %[py], #{{d}}\\n\\tldr %[a], [sp, #20]\\n\\tcmp %[px], %[a]\\n\\tbne 1b\\n\\tadd sp, sp, #24",
+                .{{ x_next, y_next }},
+            );
+        }};
+        var r0: i32 = undefined;
+        var r1: i32 = undefined;
+        var r2: i32 = undefined;
+        var r3: i32 = undefined;
+        var r4: i32 = undefined;
+        var r5: i32 = undefined;
+        var qx: *const i8 = undefined;
+        var qw: *const i32 = undefined;
+        var qy: *i8 = undefined;
+        var w: i32 = undefined;
+        var m: i32 = undefined;
+        var a: i32 = undefined;
+        var e: i32 = undefined;
+        asm volatile (body
+            : [c0] "=&r" (r0),
+              [c1] "=&r" (r1),
+              [c2] "=&r" (r2),
+              [c3] "=&r" (r3),
+              [c4] "=&r" (r4),
+              [c5] "=&r" (r5),
+              [px] "=&r" (qx),
+              [pw] "=&r" (qw),
+              [py] "=&r" (qy),
+              [w] "=&r" (w),
+              [m] "=&r" (m),
+              [a] "=&r" (a),
+              [e] "=&r" (e),
+            : [is0] "0" (s0),
+              [is1] "1" (s1),
+              [is2] "5" (s2),
+              [ipx] "6" (px),
+              [ipw] "7" (pw),
+              [ipy] "8" (py),
+              [imul] "11" (multiplier),
+              [iadd] "12" (addend),
+            : .{{ .memory = true, .cpsr = true }});
+        return;
+    }}
+    const x: [*]const i8 = @ptrCast(px);
+    const y: [*]i8 = @ptrCast(py);
+    for (0..count) |i| {{
+        const sums = zant_depthwise_short_row(rows, x_row, &x[i * x_next], pw, s0, s1, s2);
+        for (sums, 0..) |sum, j| {{
+            y[i * y_next + j * y_step] = @intCast(zant_ssat(zant_smmla(sum, multiplier, addend), 8, shift));
+        }}
+    }}
+}}""",
+    ("zant_depthwise_short_row_text", "zant_depthwise_short_row", "zant_smmla", "zant_ssat"),
+)
+
+
+@irdl_op_definition
+class DepthwiseShortRowsOp(IRDLOperation):
+    """`arm_dsp.depthwise_short_rows %px, %pw, %s0, %s1, %s2, %multiplier, %addend, %py {rows =
+    R, x_row = …, count = N, x_next = …, y_step = …, y_next = …, shift = H} : !uop.ptr<i8>,
+    !uop.ptr<i32>, !uop.ptr<i8>`: N `arm_dsp.depthwise_short_row`s (the i-th from `px +
+    i·x_next`), each sum j requantized as `arm_dsp.ssat` (8 bits, shift H) of
+    `arm_dsp.smmla(sum, multiplier, addend)` and stored at `py + i·y_next + j·y_step` (int8):
+    a loop over a channel's rows, their epilogues and stores in one asm block
+    (`arm-dsp-depthwise-rows`)."""
+
+    name = "arm_dsp.depthwise_short_rows"
+
+    px = operand_def(PtrType)
+    pw = operand_def(PtrType)
+    starts = var_operand_def(I32)
+    multiplier = operand_def(I32)
+    addend = operand_def(I32)
+    py = operand_def(PtrType)
+    rows = prop_def(IntAttr)
+    x_row = prop_def(IntAttr)
+    count = prop_def(IntAttr)
+    x_next = prop_def(IntAttr)
+    y_step = prop_def(IntAttr)
+    y_next = prop_def(IntAttr)
+    shift = prop_def(IntAttr)
+
+    assembly_format = (
+        "$px `,` $pw `,` `[` $starts `]` `,` $multiplier `,` $addend `,` $py attr-dict `:` type($px) `,` type($pw) `,` type($py)"
+    )
+
+    traits = traits_def(
+        Accesses(MemoryEffectKind.READ, "px"), Accesses(MemoryEffectKind.READ, "pw"), Accesses(MemoryEffectKind.WRITE, "py")
+    )
+    irdl_options = (ParsePropInAttrDict(),)
+
+    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    MAX_OFFSET: ClassVar[int] = 4095
+    """The largest x_next, y_next and 5·y_step: `ADD` and `STRB` immediates."""
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
+        "zant_depthwise_short_rows", "zant_depthwise_short_row", "zant_depthwise_short_row_text", "zant_smmla", "zant_ssat",
+    )
+
+    def __init__(
+        self, px: SSAValue, pw: SSAValue, starts: Sequence[SSAValue], multiplier: SSAValue, addend: SSAValue, py: SSAValue,
+        rows: int, x_row: int, count: int, x_next: int, y_step: int, y_next: int, shift: int,
+    ):
+        super().__init__(
+            operands=[px, pw, list(starts), multiplier, addend, py],
+            properties={
+                "rows": IntAttr(rows), "x_row": IntAttr(x_row), "count": IntAttr(count), "x_next": IntAttr(x_next),
+                "y_step": IntAttr(y_step), "y_next": IntAttr(y_next), "shift": IntAttr(shift),
+            },
+        )
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        numbers = (self.rows, self.x_row, self.count, self.x_next, self.y_step, self.y_next, self.shift)
+        return ZigCall("zant_depthwise_short_rows", (*(str(n.data) for n in numbers), *args))
+
+    def reference(self, px: Read, pw: Read, s0: int, s1: int, s2: int, multiplier: int, addend: int, write) -> tuple[()]:
+        for i in range(self.count.data):
+            def at(offsets: Sequence[int], base: int = i * self.x_next.data) -> np.ndarray:
+                return px([base + o for o in offsets])
+
+            sums = depthwise_short_row(at, pw, (s0, s1, s2), self.rows.data, self.x_row.data)
+            values = [ssat(smmla(t, multiplier, addend), 8, self.shift.data) for t in sums]
+            places = [i * self.y_next.data + j * self.y_step.data for j in range(len(values))]
+            write(places, np.array(values, np.int64).astype(np.int8))
+        return ()
+
+    def verify_(self) -> None:
+        if len(self.starts) != 3:
+            raise VerifyException("depthwise_short_rows takes 3 starts")
+        for ptr, element in ((self.px, IntegerType(8)), (self.pw, IntegerType(32)), (self.py, IntegerType(8))):
+            assert isinstance(ptr.type, PtrType)
+            if ptr.type.element_type != element:
+                raise VerifyException(f"depthwise_short_rows takes pointers to i8, i32 and i8, got one to {ptr.type.element_type}")
+        if not 1 <= self.rows.data <= DEPTHWISE_TAPS or self.x_row.data < 1:
+            raise VerifyException("depthwise_short_rows takes 1 to 3 rows of taps at least 1 byte apart")
+        if (self.rows.data - 1) * self.x_row.data + DEPTHWISE_SHORT_WIDTH - 1 > DEPTHWISE_REACH:
+            raise VerifyException(f"depthwise_short_rows' taps lie within {DEPTHWISE_REACH} bytes of px")
+        if self.count.data < 1 or not 1 <= self.x_next.data <= self.MAX_OFFSET or not 1 <= self.y_next.data <= self.MAX_OFFSET:
+            raise VerifyException(f"depthwise_short_rows takes at least one row, its rows 1 to {self.MAX_OFFSET} bytes apart")
+        if not 1 <= self.y_step.data or (DEPTHWISE_SHORT_WIDTH - 1) * self.y_step.data > self.MAX_OFFSET:
+            raise VerifyException(f"depthwise_short_rows' outputs lie within {self.MAX_OFFSET} bytes of py")
+        if not 0 <= self.shift.data <= 31:
+            raise VerifyException("depthwise_short_rows' shift is 0 to 31")
+        if self.count.data * self.x_next.data >= 2**32:
+            raise VerifyException("depthwise_short_rows' input spans more than 4 GB")
 
 
 ZIG_HELPER_SOURCES["zant_smlad_block_row"] = ZigHelper(
@@ -2790,4 +3137,4 @@ class SmladBlockRowOp(IRDLOperation):
             raise VerifyException("smlad_block_row's addend is int32 and its shift 0 to 31")
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp, SmladBlockRowOp], [])
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp, DepthwiseShortRowOp, DepthwiseShortRowsOp, SmladBlockRowOp], [])

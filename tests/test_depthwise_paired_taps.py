@@ -11,6 +11,7 @@ import onnx
 from e2e import check_passes_after_lowering
 from int8_layers import QConv, expect_reference_as_firmware, expect_reference_on_host, qlinear_conv_model
 from zant.passes.onnx_to_uop.conv_depthwise import (
+    asm_short_rows,
     asm_steps,
     border_rows,
     padded_taps,
@@ -31,7 +32,8 @@ from zant.passes.onnx_to_uop.windows import Region, Window, window_regions
 # row before or after), stride 2 with TensorFlow's SAME pads (0 before, 1 after) and with 1
 # on both sides, no pads at all, a border row below only (the edges' row kinds), and a 16-wide
 # row at stride 1 and a 20-wide one at stride 2 whose whole steps (3 and 2) are asm rows
-# (`asm_steps`; 2 rows of taps in the border rows, 3 inside).
+# (`asm_steps`; 2 rows of taps in the border rows, 3 inside), and VWW's 6x6 over 16 channels,
+# whose interior rows are one arm_dsp.depthwise_short_rows a channel (`asm_short_rows`).
 CASES = [
     ("s1_odd", 3, 6, 11, [1, 1], [1, 1, 1, 1]),
     ("s1_nopad", 2, 5, 8, [1, 1], [0, 0, 0, 0]),
@@ -46,6 +48,7 @@ CASES = [
     ("s1_w3_tall", 3, 6, 3, [1, 1], [1, 1, 1, 1]),
     ("s1_asm", 3, 5, 16, [1, 1], [1, 1, 1, 1]),
     ("s2_asm", 3, 6, 20, [2, 2], [0, 0, 1, 1]),
+    ("s1_w6_asm", 16, 6, 6, [1, 1], [1, 1, 1, 1]),
 ]
 
 
@@ -71,6 +74,10 @@ def test_paired_tap_weights_hold_the_outer_taps_as_halves():
     rows = paired_tap_weights(w, stride2)
     assert rows.shape == (2, 3, 2) and rows.dtype == np.int32
     assert (rows[..., 0] == words).all() and (rows[..., 1] == w[:, 0, :, 1]).all()
+    # VWW's 6-wide rows (one pad each side) in asm short rows: w1 beside each word too
+    six = [Window(6, 6, 3, 1, 1, 1, 1)] * 2
+    assert asm_short_rows(six) and paired_tap_weights(w, six).shape == (2, 3, 2)
+    assert not asm_short_rows([Window(6, 6, 3, 1, 1, 1, 1), Window(5, 5, 3, 1, 1, 1, 1)])
 
 
 def test_the_form_covers_the_interior_its_words_stay_in():
@@ -196,6 +203,7 @@ def test_depthwise_convs_are_the_reference_bit_for_bit(tmp_path):
     for name, *_ in CASES:
         assert f"{name}_y_paired_tap_weights" in source, name
     assert "zant_smla(" in source  # the border's padded taps, the short rows' single products
+    assert "zant_depthwise_short_rows(" in source  # the 6-wide rows' interior rows in asm
 
 
 def test_every_pass_keeps_the_interpreters_outputs():
@@ -206,6 +214,7 @@ def test_every_pass_keeps_the_interpreters_outputs():
     module, report = check_passes_after_lowering(_model())
     assert "fuse-loops" in report.checked and "arm-dsp-dot" in report.checked
     assert sum(op.name == "arm_dsp.load_word" for op in module.walk()) >= 5 * 3 * 2
+    assert any(op.name == "arm_dsp.depthwise_short_rows" for op in module.walk())
 
 
 def test_depthwise_convs_as_cortex_m4_firmware(tmp_path):

@@ -50,10 +50,15 @@ word: 140 cycles a row for those 4), 12x12x64 2.87 (2 steps a row, LLVM's), 12 -
 LLVM's straight-line code, 169 per border row), 6 -> 3 6.39, 3x3x256 3.93. An asm row step at
 stride 1 takes 71 cycles for 4 outputs (12 products each) with its weights held in registers,
 at stride 2 about 82; LLVM's steps took 78 to 83 and 125. What is left is the short rows and
-the rows' ends: a short row in asm (per row of taps 2 words, 4 halves, 4 SMLAD and 8 single
-products for 6 outputs, about 85 cycles a row with the epilogue) would take about 230 k off
-the 6x6 layers. (Tried and not kept: the 3 outputs after a stride-2 row's steps as the end of
-one more, overlapping step, stored where new: 12 k cycles slower on VWW, the step's asm and
+the rows' ends. The 6x6 layers' interior rows are now in asm (`asm_short_rows`: per row of
+taps 1 LDRD, 2 words, 4 halves, 4 SMLAD and 8 single products for 6 outputs, one
+`arm_dsp.depthwise_short_row`, a channel's 4 rows with their epilogues one
+`arm_dsp.depthwise_short_rows`): 164 -> 125 cycles a row, 83.8 k -> 64.2 k cycles per layer's
+interior kernel (four of the five; the fifth's per-channel shifts keep LLVM's epilogue). Its
+border rows (2 rows of taps) stay LLVM's: the asm sums took 87 cycles a row there against
+84, and as a loop of 4 compiled rows LLVM unrolled the asm block (1.7 KB, past the 1 KB
+instruction cache: 122 k -> 195 k cycles a layer). (Tried and not kept: the 3 outputs after
+a stride-2 row's steps as the end of one more, overlapping step, stored where new: 12 k cycles slower on VWW, the step's asm and
 LLVM's epilogue around it costing more than the 3 words.) A channels-last form does worse on
 products (SMLAD cannot pair a word's 4 channels, whose sums are apart: about 2.25 instructions
 a product with pre-widened weights).
@@ -121,14 +126,25 @@ def asm_steps(windows: Sequence[Window]) -> bool:
     return last.stride in ASM_STEPS and (hi - lo) // BLOCK[last.stride] >= ASM_STEPS[last.stride]
 
 
+def asm_short_rows(windows: Sequence[Window]) -> bool:
+    """Whether the rows are `short_row`s of `arm_dsp.DEPTHWISE_SHORT_WIDTH` computed whole, border
+    included (`takes_edges`), each one `arm_dsp.depthwise_short_row` (VWW's 6x6x128 layers):
+    their weights' table then holds each row's w1 beside its (w0, w2) word, as for
+    `asm_steps`. (LLVM's straight-line code of `row_words` took 126 cycles per interior row
+    of 6 outputs on the L4R5, 169 per border row; its words' halves shared as here, but with
+    its own register allocation over the channel's loop.)"""
+    last = windows[-1]
+    return last.in_size == arm_dsp.DEPTHWISE_SHORT_WIDTH and short_row(last) and takes_edges(windows)
+
+
 def paired_tap_weights(weights: np.ndarray, windows: Sequence[Window] | None = None) -> np.ndarray:
     """W (C, 1, rows, 3) int8 as int32 words [C, rows]: per row (w0, w2), each a 16-bit half
-    (w0 the low one), the pair one `SMLAD` reads. Where `asm_steps(windows)`, [C, rows, 2]:
-    each row's word then w1 (sign-extended), the two words one `LDRD` of
-    `arm_dsp.depthwise_step` loads."""
+    (w0 the low one), the pair one `SMLAD` reads. Where `asm_steps(windows)` or
+    `asm_short_rows(windows)`, [C, rows, 2]: each row's word then w1 (sign-extended), the two
+    words one `LDRD` of `arm_dsp.depthwise_step` (or `depthwise_short_row`) loads."""
     w = weights.reshape(weights.shape[0], weights.shape[-2], TAPS).astype(np.int64)
     words = ((w[..., 0] & 0xFFFF) | ((w[..., 2] & 0xFFFF) << 16)).astype(np.uint32).view(np.int32)
-    if windows is None or not asm_steps(windows):
+    if windows is None or not (asm_steps(windows) or asm_short_rows(windows)):
         return words
     return np.stack([words, w[..., 1].astype(np.int32)], axis=-1)
 
@@ -479,6 +495,15 @@ def depthwise_paired_taps(
         def store(total: SSAValue, o: SSAValue) -> None:
             kb.store(epilogue(total, c, [oy, o]), y, [n, c, oy, o])
 
+        if edges and asm_short_rows(windows) and len(rows) == rows_window.kernel:  # (a border row's is LLVM's)
+            iy, *_, r = rows[0]
+            px = kb.insert(uop.GepOp(source, [n, c, iy, kb.index(0)])).result
+            pw = kb.insert(uop.GepOp(kb.view(table), [c, kb.index(r), kb.index(0)])).result
+            x_row = rows_window.dilation * x.strides[-2]
+            sums = kb.insert(arm_dsp.DepthwiseShortRowOp(px, pw, starts, len(rows), x_row)).sums
+            for o, total in enumerate(sums):
+                store(total, kb.index(o))
+            return
         if edges and short_row(last):
             for o, total in enumerate(whole_row(n, c, rows, starts, reach)):
                 store(total, kb.index(o))
@@ -553,4 +578,4 @@ def depthwise_paired_taps(
         border(list(range(inner_hi, rows_window.out_size)))
 
 
-__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "asm_steps", "border_rows", "depthwise_paired_taps", "padded_taps", "paired_span", "paired_tap_weights", "row_ends", "split_paired_interior", "takes_edges", "valid_rows", "word_starts"]
+__all__ = ["BLOCK", "EDGE_TAPS", "STRIDES", "TAPS", "WORD", "applies", "asm_short_rows", "asm_steps", "border_rows", "depthwise_paired_taps", "padded_taps", "paired_span", "paired_tap_weights", "row_ends", "split_paired_interior", "takes_edges", "valid_rows", "word_starts"]

@@ -127,3 +127,37 @@ func.func @wide_shift() {
   arm_dsp.depthwise_row %px, %pw, %c, %c, %py {stride = #builtin.int<2>, rows = #builtin.int<3>, x_row = #builtin.int<12>, steps = #builtin.int<1>, y_step = #builtin.int<16>, addend = #builtin.int<0>, shift = #builtin.int<32>} : !uop.ptr<i8>, !uop.ptr<i32>, !uop.ptr<i8>
   func.return
 }
+
+// -----
+
+// arm_dsp.depthwise_short_row takes 3 starts (the first output's, the interior's, the last's).
+
+func.func @short_row_two_starts() {
+  %x = uop.define_local "x" : !uop.buffer<36xi8>
+  %w = uop.define_local "w" : !uop.buffer<6xi32>
+  %zero = uop.const 0 : index
+  %px = uop.gep %x[%zero] : !uop.buffer<36xi8>
+  %pw = uop.gep %w[%zero] : !uop.buffer<6xi32>
+  %a = uop.const 1 : i32
+  // expected-error@+1 {{depthwise_short_row takes 3 starts and has 6 sums}}
+  %r0, %r1, %r2, %r3, %r4, %r5 = arm_dsp.depthwise_short_row %px, %pw, %a, %a {rows = #builtin.int<3>, x_row = #builtin.int<6>} : !uop.ptr<i8>, !uop.ptr<i32> -> i32, i32, i32, i32, i32, i32
+  func.return
+}
+
+// -----
+
+// Its outputs' offsets from py are STRB immediates.
+
+func.func @short_rows_far_outputs() {
+  %x = uop.define_local "x" : !uop.buffer<36xi8>
+  %w = uop.define_local "w" : !uop.buffer<6xi32>
+  %y = uop.define_local "y" : !uop.buffer<8192xi8>
+  %zero = uop.const 0 : index
+  %px = uop.gep %x[%zero] : !uop.buffer<36xi8>
+  %pw = uop.gep %w[%zero] : !uop.buffer<6xi32>
+  %py = uop.gep %y[%zero] : !uop.buffer<8192xi8>
+  %a = uop.const 1 : i32
+  // expected-error@+1 {{depthwise_short_rows' outputs lie within 4095 bytes of py}}
+  arm_dsp.depthwise_short_rows %px, %pw, [%a, %a, %a], %a, %a, %py {rows = #builtin.int<3>, x_row = #builtin.int<6>, count = #builtin.int<4>, x_next = #builtin.int<6>, y_step = #builtin.int<1024>, y_next = #builtin.int<768>, shift = #builtin.int<2>} : !uop.ptr<i8>, !uop.ptr<i32>, !uop.ptr<i8>
+  func.return
+}
