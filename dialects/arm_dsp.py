@@ -1258,7 +1258,7 @@ ZIG_HELPER_SOURCES["zant_smlad_block"] = ZigHelper(
 /// cycles per step; else 13 (one w, each loaded once the SMLADs read the one before: 18 cycles;
 /// with r7 the frame pointer LLVM has no 14th register). A loop's bound has no register of its
 /// own: it enters in w's, is pushed, and is read back into w (dead there) at each pass's end.
-inline fn zant_smlad_block(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, pa: *const i32, pb: *const i32, c: [8]i32) [8]i32 {{
+inline fn zant_smlad_block(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, pa: *const i32, pb: *const i32, c: anytype) [8]i32 {{
     if (comptime {_HAS_DSP}) {{
         const mode = @import("builtin").mode;
         if (comptime mode == .fast or mode == .small) return zant_smlad_block_asm(steps, a_next, b_next, true, pa, pb, c);
@@ -1266,7 +1266,7 @@ inline fn zant_smlad_block(comptime steps: usize, comptime a_next: isize, compti
     }}
     const a: [*]const i32 = @ptrCast(pa);
     const b: [*]const i32 = @ptrCast(pb);
-    var r = c;
+    var r: [8]i32 = if (@TypeOf(c) == @TypeOf(null)) .{{ 0, 0, 0, 0, 0, 0, 0, 0 }} else c;
     for (0..steps) |s| {{
         for (0..4) |i| {{
             const w = b[@intCast(@as(isize, @intCast(i)) * b_next + @as(isize, @intCast(s)))];
@@ -1278,46 +1278,65 @@ inline fn zant_smlad_block(comptime steps: usize, comptime a_next: isize, compti
     return r;
 }}
 
-inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, comptime two_w: bool, pa: *const i32, pb: *const i32, c: [8]i32) [8]i32 {{
+/// One pass of `unroll` steps of zant_smlad_block_asm's text: in a loop (not `straight`), each
+/// pointer's first load advances it by the pass (post-indexed) and its other loads reach back
+/// from there (no ADD per pointer and pass); `zero`: the pass's first step starts the sums
+/// (SMUAD: no addends to set to 0 before the block).
+fn zant_smlad_block_pass(comptime unroll: usize, comptime straight: bool, comptime two_w: bool, comptime zero: bool, comptime a_next: isize, comptime b_next: isize) []const u8 {{
+    const sums = [4][2][]const u8{{ .{{ "%[c00]", "%[c01]" }}, .{{ "%[c10]", "%[c11]" }}, .{{ "%[c20]", "%[c21]" }}, .{{ "%[c30]", "%[c31]" }} }};
+    comptime var text: []const u8 = "";
+    const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
+    inline for (0..unroll) |k| {{
+        const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
+        const first = !straight and k == 0;
+        const start = zero and k == 0;
+        text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{{d}}]\\n\\t", .{{at}})) ++
+            std.fmt.comptimePrint("ldr %[x1], [%[pa], #{{d}}]\\n\\t", .{{(if (first) at - pass else at) + 4 * a_next}});
+        if (two_w) {{
+            inline for (0..2) |h| {{
+                const r0 = 2 * h;
+                const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
+                const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{w_at}});
+                const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
+                text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{{d}}]\\n\\t", .{{v_at}}) ++
+                    zant_smlad_block_step(start, sums[r0][0], "%[x0]", "%[w]") ++
+                    zant_smlad_block_step(start, sums[r0][1], "%[x1]", "%[w]") ++
+                    zant_smlad_block_step(start, sums[r0 + 1][0], "%[x0]", "%[v]") ++
+                    zant_smlad_block_step(start, sums[r0 + 1][1], "%[x1]", "%[v]");
+            }}
+        }} else {{
+            inline for (0..4) |i| {{
+                const w_load = if (first and i == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{(if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(i))}});
+                text = text ++ w_load ++
+                    zant_smlad_block_step(start, sums[i][0], "%[x0]", "%[w]") ++
+                    zant_smlad_block_step(start, sums[i][1], "%[x1]", "%[w]");
+            }}
+        }}
+    }}
+    return text;
+}}
+
+/// `sum` += SMLAD(x, w), or `sum` = SMUAD(x, w) where the step starts the sum.
+fn zant_smlad_block_step(comptime start: bool, comptime sum: []const u8, comptime x: []const u8, comptime w: []const u8) []const u8 {{
+    if (start) return "smuad " ++ sum ++ ", " ++ x ++ ", " ++ w ++ "\\n\\t";
+    return "smlad " ++ sum ++ ", " ++ x ++ ", " ++ w ++ ", " ++ sum ++ "\\n\\t";
+}}
+
+/// `c`: the 8 addends, or null for sums that start at 0 (the first step an SMUAD; in a loop,
+/// the first pass peeled ahead of it).
+inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, comptime two_w: bool, pa: *const i32, pb: *const i32, c: anytype) [8]i32 {{
+    const zero = comptime @TypeOf(c) == @TypeOf(null);
     const straight = comptime steps <= 8;
     // Built for size, at most 4 steps a pass (KWS in ReleaseSmall: 8 outgrew 40 KB of flash).
     const most: usize = comptime if (@import("builtin").mode == .small) 4 else 8;
     const unroll: usize = comptime if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 7 == 0 and most == 8) 7 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
-    const sums = [4][2][]const u8{{ .{{ "%[c00]", "%[c01]" }}, .{{ "%[c10]", "%[c11]" }}, .{{ "%[c20]", "%[c21]" }}, .{{ "%[c30]", "%[c31]" }} }};
     const body = comptime text: {{
-        var text: []const u8 = if (straight) "" else "str %[w], [sp, #-8]!\\n1:\\n\\t";
-        // In a loop, each pointer's first load of a pass advances it by the pass (post-indexed)
-        // and its other loads reach back from there: no ADD per pointer and pass.
-        const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
-        for (0..unroll) |k| {{
-            const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
-            const first = !straight and k == 0;
-            text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{{d}}]\\n\\t", .{{at}})) ++
-                std.fmt.comptimePrint("ldr %[x1], [%[pa], #{{d}}]\\n\\t", .{{(if (first) at - pass else at) + 4 * a_next}});
-            if (two_w) {{
-                for (0..2) |h| {{
-                    const r0 = 2 * h;
-                    const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
-                    const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{w_at}});
-                    const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
-                    text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{{d}}]\\n\\t", .{{v_at}}) ++
-                        "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
-                }}
-            }} else {{
-                for (0..4) |i| {{
-                    const w_load = if (first and i == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{{d}}\\n\\t", .{{pass}}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{{d}}]\\n\\t", .{{(if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(i))}});
-                    text = text ++ w_load ++
-                        "smlad " ++ sums[i][0] ++ ", %[x0], %[w], " ++ sums[i][0] ++ "\\n\\t" ++
-                        "smlad " ++ sums[i][1] ++ ", %[x1], %[w], " ++ sums[i][1] ++ "\\n\\t";
-                }}
-            }}
-        }}
-        if (straight) break :text text;
-        break :text text ++ "ldr %[w], [sp]\\n\\tcmp %[pb], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #8";
+        if (straight) break :text zant_smlad_block_pass(unroll, true, two_w, zero, a_next, b_next);
+        const peeled = if (zero) zant_smlad_block_pass(unroll, false, two_w, true, a_next, b_next) else "";
+        break :text "str %[w], [sp, #-8]!\\n\\t" ++ peeled ++ "1:\\n\\t" ++ zant_smlad_block_pass(unroll, false, two_w, false, a_next, b_next) ++
+            "ldr %[w], [sp]\\n\\tcmp %[pb], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #8";
     }};
+    const in: [8]i32 = if (zero) undefined else c;
     const end: i32 = @bitCast(@as(u32, @truncate(@intFromPtr(pb) +% 4 * steps)));
     var r00: i32 = undefined;
     var r01: i32 = undefined;
@@ -1349,14 +1368,14 @@ inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, co
               [x1] "=&r" (x1),
               [w] "=&r" (w),
               [v] "=&r" (v),
-            : [i00] "0" (c[0]),
-              [i01] "1" (c[1]),
-              [i10] "2" (c[2]),
-              [i11] "3" (c[3]),
-              [i20] "4" (c[4]),
-              [i21] "5" (c[5]),
-              [i30] "6" (c[6]),
-              [i31] "7" (c[7]),
+            : [i00] "0" (in[0]),
+              [i01] "1" (in[1]),
+              [i10] "2" (in[2]),
+              [i11] "3" (in[3]),
+              [i20] "4" (in[4]),
+              [i21] "5" (in[5]),
+              [i30] "6" (in[6]),
+              [i31] "7" (in[7]),
               [ipa] "8" (pa),
               [ipb] "9" (pb),
               [end] "12" (end),
@@ -1376,14 +1395,14 @@ inline fn zant_smlad_block_asm(comptime steps: usize, comptime a_next: isize, co
               [x0] "=&r" (x0),
               [x1] "=&r" (x1),
               [w] "=&r" (w),
-            : [i00] "0" (c[0]),
-              [i01] "1" (c[1]),
-              [i10] "2" (c[2]),
-              [i11] "3" (c[3]),
-              [i20] "4" (c[4]),
-              [i21] "5" (c[5]),
-              [i30] "6" (c[6]),
-              [i31] "7" (c[7]),
+            : [i00] "0" (in[0]),
+              [i01] "1" (in[1]),
+              [i10] "2" (in[2]),
+              [i11] "3" (in[3]),
+              [i20] "4" (in[4]),
+              [i21] "5" (in[5]),
+              [i30] "6" (in[6]),
+              [i31] "7" (in[7]),
               [ipa] "8" (pa),
               [ipb] "9" (pb),
               [end] "12" (end),
@@ -1402,6 +1421,8 @@ class SmladBlockOp(IRDLOperation):
     pixels over operands already widened into words of two int16 (`SXTB16`'s halves), r_ij =
     c_ij + Σ_s SMLAD(x_j(s), w_i(s)) wrapping, where x_j(s) is the word at `pa + j·a_next + s`
     and w_i(s) the word at `pb + i·b_next + s` (offsets in words); sums and results row-major.
+    Without addends (`arm_dsp.smlad_block %pa, %pb {…}`) every c_ij is 0: the first step is an
+    SMUAD, and no register is set to 0 ahead of the block (8 instructions a block).
     One assembly loop the target compiler does not schedule (`conv_columns._pointwise_wide`)."""
 
     name = "arm_dsp.smlad_block"
@@ -1414,7 +1435,7 @@ class SmladBlockOp(IRDLOperation):
     b_next = prop_def(IntAttr)
     sums = var_result_def(I32)
 
-    assembly_format = "$pa `,` $pb `,` $addends attr-dict `:` type($pa) `,` type($pb) `->` type($sums)"
+    assembly_format = "$pa `,` $pb (`,` $addends^)? attr-dict `:` type($pa) `,` type($pb) `->` type($sums)"
 
     traits = traits_def(Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"))
     irdl_options = (ParsePropInAttrDict(),)
@@ -1423,6 +1444,7 @@ class SmladBlockOp(IRDLOperation):
     ZIG_RESULTS: ClassVar[str] = "block"
 
     def __init__(self, pa: SSAValue, pb: SSAValue, addends: Sequence[SSAValue], steps: int, a_next: int, b_next: int):
+        """`addends`: the 8 c_ij, or none for sums that start at 0."""
         super().__init__(
             operands=[pa, pb, list(addends)], result_types=[[IntegerType(32)] * (2 * SMLAD_BLOCK_ROWS)],
             properties={"steps": IntAttr(steps), "a_next": IntAttr(a_next), "b_next": IntAttr(b_next)},
@@ -1430,13 +1452,14 @@ class SmladBlockOp(IRDLOperation):
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         constants = (self.steps, self.a_next, self.b_next)
-        return ZigCall("zant_smlad_block", (*(str(c.data) for c in constants), args[0], args[1], "." + "{ " + ", ".join(args[2:]) + " }"))
+        addends = "." + "{ " + ", ".join(args[2:]) + " }" if self.addends else "null"
+        return ZigCall("zant_smlad_block", (*(str(c.data) for c in constants), args[0], args[1], addends))
 
     def reference(self, pa: Read, pb: Read, *addends: int) -> tuple[int, ...]:
         steps, a_next, b_next = self.steps.data, self.a_next.data, self.b_next.data
         x = pa(range(a_next + steps))
         w = pb(range((SMLAD_BLOCK_ROWS - 1) * b_next + steps))
-        sums = list(addends)
+        sums = list(addends) or [0] * (2 * SMLAD_BLOCK_ROWS)
         for i in range(SMLAD_BLOCK_ROWS):
             for j in range(2):
                 for s in range(steps):
@@ -1448,8 +1471,8 @@ class SmladBlockOp(IRDLOperation):
             assert isinstance(ptr.type, PtrType)
             if ptr.type.element_type != IntegerType(32):
                 raise VerifyException(f"smlad_block reads words of two int16, got a pointer to {ptr.type.element_type}")
-        if len(self.addends) != 2 * SMLAD_BLOCK_ROWS or len(self.sums) != 2 * SMLAD_BLOCK_ROWS:
-            raise VerifyException(f"smlad_block has {2 * SMLAD_BLOCK_ROWS} sums")
+        if len(self.addends) not in (0, 2 * SMLAD_BLOCK_ROWS) or len(self.sums) != 2 * SMLAD_BLOCK_ROWS:
+            raise VerifyException(f"smlad_block has {2 * SMLAD_BLOCK_ROWS} sums (and as many addends, or none)")
         if self.steps.data < 1:
             raise VerifyException(f"smlad_block takes at least one step, got {self.steps.data}")
 

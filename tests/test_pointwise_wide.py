@@ -22,15 +22,29 @@ from zant.passes.onnx_to_uop.conv_columns import WIDE_MIN_CHANNELS
 from zant.pipelines import MCU_PIPELINE, pipeline_for
 
 
-def roomy(pipeline: str) -> str:
-    """`pipeline` with onnx-to-uop's layer bound lifted: the test model's pointwise Conv is its
-    own peak, within which the default bound keeps the form from growing the plan
-    (`test_the_layer_bound_keeps_the_tiles`)."""
+def bounded(pipeline: str, bound: int) -> str:
+    """`pipeline` with onnx-to-uop's layer bound set to `bound` bytes."""
     def stage(s: str) -> str:
         if s == "onnx-to-uop":
-            return "onnx-to-uop{layer-bound=1048576}"
-        return s[:-1] + " layer-bound=1048576}" if s.startswith("onnx-to-uop{") else s
+            return f"onnx-to-uop{{layer-bound={bound}}}"
+        return s[:-1] + f" layer-bound={bound}}}" if s.startswith("onnx-to-uop{") else s
     return ",".join(map(stage, pipeline.split(",")))
+
+
+def widened(source: str) -> bool:
+    """Whether a model's Zig calls the widened form's blocks (`arm-dsp-block-rows` may have made
+    a loop of them one row op)."""
+    return "zant_smlad_block(" in source or "zant_smlad_block_row(" in source
+
+
+def roomy(pipeline: str) -> str:
+    """`pipeline` with onnx-to-uop's layer bound lifted: the whole image widened at once."""
+    return bounded(pipeline, 1048576)
+
+
+# The test model at 64 channels: its depthwise Conv and Clip take 2 x 64 x 35 = 4,480 B (the
+# graph's layer bound); the pointwise Conv's X and Y 2,240 + 280 B, a block of weight rows 512 B.
+LAYER_BOUND = 2 * WIDE_MIN_CHANNELS * H * W
 
 
 @pytest.fixture
@@ -48,8 +62,8 @@ def test_wide_blocks_are_the_reference_bit_for_bit(tmp_path, eight_outputs, chan
     expected, outputs, sources = _compile_and_run(
         tmp_path, _model(channels), {"wide": roomy(MCU_PIPELINE), "staged": staged, "nchw": roomy(without)}
     )
-    assert "zant_smlad_block(" in sources["wide"] and "zant_smlad_block(" in sources["staged"]
-    assert "zant_smlad_block(" not in sources["nchw"]
+    assert widened(sources["wide"]) and widened(sources["staged"])
+    assert not widened(sources["nchw"])
     for name, y in outputs.items():
         assert np.array_equal(y, expected), (name, np.argwhere(y != expected))
 
@@ -58,24 +72,53 @@ def test_few_channels_keep_the_tiles(tmp_path, eight_outputs):
     """Below `WIDE_MIN_CHANNELS` input channels the 2 x 2 tiles stay (their requantization
     outweighs what a block saves on few products)."""
     expected, outputs, sources = _compile_and_run(tmp_path, _model(WIDE_MIN_CHANNELS // 2), {"cl": roomy(MCU_PIPELINE)})
-    assert "zant_smlad_block(" not in sources["cl"] and "zant_smlad_tile(" in sources["cl"]
+    assert not widened(sources["cl"]) and "zant_smlad_tile(" in sources["cl"]
     assert np.array_equal(outputs["cl"], expected)
 
 
-def test_the_layer_bound_keeps_the_tiles(tmp_path, eight_outputs):
-    """With the graph's own layer bound (the default), a layer that is the graph's peak keeps
-    the 2 x 2 tiles: the widened copy would raise the plan above the layer-by-layer peak (KWS's
-    64-channel layers); the scratch stays at its lower bound."""
-    onnx.save(_model(WIDE_MIN_CHANNELS), tmp_path / "m.onnx")
+def test_blocks_keep_the_plan_within_the_layer_bound(tmp_path, eight_outputs):
+    """Within the graph's own layer bound the pointwise Conv widens X in blocks of pixels (here 4
+    blocks of 10 of the 35 pixels, the last moved back over the one before) and its plan stays
+    within that bound; a bound without room for a block keeps the 2 x 2 tiles; by default (the
+    layer bound and `kernel-scratch` more) the whole image is widened here, at most
+    `KERNEL_SCRATCH_BYTES` above the layer bound. Every output is the reference's."""
+    from zant.analysis.layer_bound import KERNEL_SCRATCH_BYTES
+    from zant.passes.onnx_to_uop.conv_columns import wide_block
+    from zant.passes.onnx_to_uop.kernel import Layout
+
+    x = Layout.contiguous(None, [1, WIDE_MIN_CHANNELS, H, W])  # type: ignore[arg-type]
+    y = Layout.contiguous(None, [1, 8, H, W])  # type: ignore[arg-type]
+    assert wide_block(x, y, LAYER_BOUND) == 10 and wide_block(x, y, 1 << 20) == H * W
+    tight = LAYER_BOUND - 1024  # room for 2 pixels' copy: fewer than WIDE_MIN_PIXELS
+    assert wide_block(x, y, tight) < 8
+    pipelines = {"blocks": bounded(MCU_PIPELINE, LAYER_BOUND), "tiles": bounded(MCU_PIPELINE, tight), "whole": MCU_PIPELINE}
+    expected, outputs, sources = _compile_and_run(tmp_path, _model(WIDE_MIN_CHANNELS), pipelines)
+    for name, y_out in outputs.items():
+        assert np.array_equal(y_out, expected), (name, np.argwhere(y_out != expected))
+    assert not widened(sources["tiles"])
+    assert widened(sources["blocks"]) and widened(sources["whole"])
     scratch = {}
-    for pipeline, wide in ((MCU_PIPELINE, False), (roomy(MCU_PIPELINE), True)):
-        built = compile_model(tmp_path / "m.onnx", tmp_path / str(wide), CompileOptions(
+    for name, pipeline in pipelines.items():
+        built = compile_model(tmp_path / "m.onnx", tmp_path / f"plan_{name}", CompileOptions(
             name="net", target="cortex-m4", pipeline=pipeline, build=False,
         ))
-        assert ("zant_smlad_block(" in built.zig_path.read_text()) == wide
-        scratch[wide] = built.plan["ram_arena_bytes"]
-    # The widened copy of X (2 bytes per element) is what the bound kept out of the plan.
-    assert scratch[True] - scratch[False] >= 2 * WIDE_MIN_CHANNELS * H * W, scratch
+        scratch[name] = built.plan["ram_arena_bytes"]
+    # The copies are what the plans add to the tiles' (whose Clip works in place): a block's
+    # within the layer bound, the whole image's within the default allowance above it.
+    assert scratch["tiles"] < scratch["blocks"] <= LAYER_BOUND < scratch["whole"] <= LAYER_BOUND + KERNEL_SCRATCH_BYTES, scratch
+
+
+@pytest.mark.parametrize("channels", [WIDE_MIN_CHANNELS, 96])
+def test_blocks_of_pixels_are_the_reference_bit_for_bit(tmp_path, eight_outputs, channels):
+    """Blocks of pixels that do not divide the image (35 pixels: 4 blocks of 10 at 64 channels, 3
+    of 12 at 96, the last moved back over the one before), the weight rows widened again for
+    each block, with the flash-cache board's pipeline too."""
+    bound = LAYER_BOUND * channels // WIDE_MIN_CHANNELS
+    pipelines = {"blocks": bounded(MCU_PIPELINE, bound), "staged": bounded(pipeline_for("cortex-m4", weight_cache=256), bound)}
+    expected, outputs, sources = _compile_and_run(tmp_path, _model(channels), pipelines)
+    assert all(map(widened, sources.values()))
+    for name, y in outputs.items():
+        assert np.array_equal(y, expected), (name, np.argwhere(y != expected))
 
 
 @pytest.mark.parametrize("optimize", firmware_modes())
@@ -85,7 +128,7 @@ def test_firmware_wide_blocks_equal_the_host(tmp_path, eight_outputs, optimize):
     onnx.save(_model(WIDE_MIN_CHANNELS), tmp_path / "m.onnx")
     x = np.random.default_rng(5).integers(-128, 128, (1, WIDE_MIN_CHANNELS, H, W)).astype(np.int8)
     firmware = firmware_equals_host(tmp_path / "m.onnx", tmp_path, x, optimize, pipeline=roomy(MCU_PIPELINE))
-    assert "zant_smlad_block(" in firmware.zig_path.read_text()
+    assert widened(firmware.zig_path.read_text())
     assert disassembly(firmware.firmware_path).count("smlad") >= 8
 
 

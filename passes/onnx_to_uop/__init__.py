@@ -33,7 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.layer_bound import graph_layer_bound
+from zant.analysis.layer_bound import KERNEL_SCRATCH_BYTES, graph_layer_bound
 from zant.dialects import uop
 from zant.dialects.onnx import INPUT_NAMES, NODE_NAME, OUTPUT_NAMES, OnnxOp
 from zant.dialects.zant import target_parameters
@@ -159,8 +159,11 @@ class OnnxToUopPass(ModulePass):
     overflow half of it copy each pair to RAM before reading it (`conv_columns.CACHE_SHARE`).
     `layer-bound=N` (0, the default: the graph's own, `zant.analysis.layer_bound`): the bytes an
     op's activations and the scratch its kernel allocates beside them may take at once; forms
-    that copy an operand (`conv_columns`' widened pointwise form) are taken only within it, so a
-    kernel's choice never raises the plan's peak above the layer-by-layer one.
+    that copy an operand (`conv_columns`' widened pointwise form, in blocks of pixels where the
+    whole copy would not fit; `conv_first`'s padded copy) are taken only within it.
+    `kernel-scratch=N` (default `layer_bound.KERNEL_SCRATCH_BYTES`; none with a layer-bound
+    given, a RAM budget's): the bytes the widened pointwise form's copies may add to the
+    default bound.
     `image-formats=jpeg,png,…` (default: all): the compressed formats ImageDecoder decodes
     (`image.DECODERS`: jpeg, png, tiff, jp2, webp; each one's decoder is code in every model with
     an ImageDecoder, so naming only the formats a model meets keeps the others out of its flash).
@@ -181,6 +184,7 @@ class OnnxToUopPass(ModulePass):
     conv_lane_registers: int | None = None
     conv_winograd: bool = True
     layer_bound: int = 0
+    kernel_scratch: int = KERNEL_SCRATCH_BYTES
 
     def patterns(self) -> list[OnnxLowering]:
         from zant.passes.onnx_to_uop.conv import ConvLowering
@@ -206,7 +210,7 @@ class OnnxToUopPass(ModulePass):
             if isinstance(pattern, ConvLowering):
                 return ConvLowering(vector, block, self.conv_float_registers)
             if isinstance(pattern, ConvIntegerLowering):  # QLinearConv too
-                return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes, self.layer_bound, bool(self.conv_mve))
+                return type(pattern)(block, self.conv_word_taps, self.weight_cache_bytes, self.layer_bound, bool(self.conv_mve), self.kernel_scratch)
             if isinstance(pattern, MatMulIntegerLowering):  # QLinearMatMul too
                 return type(pattern)(bool(self.conv_word_taps))
             if isinstance(pattern, MatMulLowering | GemmLowering | RecurrentLowering):
@@ -231,6 +235,8 @@ class OnnxToUopPass(ModulePass):
         if not self.layer_bound:
             functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and not f.is_declaration]
             taken["layer_bound"] = max(map(graph_layer_bound, functions), default=0)
+        else:  # a bound given (a RAM budget's) holds the copies too
+            taken["kernel_scratch"] = 0
         return replace(self, **taken)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -37,8 +37,10 @@ A channels-last X of at least `WIDE_MIN_CHANNELS` channels takes the widened for
 (`_pointwise_wide`): X and each block of 4 weight rows widened once into words of two int16,
 then per pair of pixels one `arm_dsp.smlad_block` of 4 output channels x 2 pixels, 6 word loads
 and 8 SMLAD per 16 products, no SXTB16 (VWW's 128-channel layers on the L4R5: 987 K -> 790 K
-cycles each), for a widened copy of X in scratch: only where X, Y and the copies fit within the
-graph's layer-by-layer peak (`wide_form_applies`), so the plan's peak never grows.
+cycles each; the bench KWS int8's 64-channel layers on the M4: 759 K -> 577 K instructions),
+for a widened copy of X in scratch: the whole image, or blocks of its pixels, as X, Y and the
+copies fit within `layer_bound` (`wide_block`: by default the layer-by-layer bound and
+`zant.analysis.layer_bound.KERNEL_SCRATCH_BYTES` more, a RAM budget's own under one).
 
 Below that, a channels-last X's tiles of up to 32 channels (straight-line reductions) end as one
 asm block per pair of output channels: `arm-dsp-tile-rows` makes each loop over the pixel pairs,
@@ -171,7 +173,7 @@ def pointwise_columns(
     pixels = math.prod(x.shape[2:])
     if is_channels_last(x) and wide_form_applies(x, y, weight_rows, layer_bound):
         assert weight_rows is not None
-        _pointwise_wide(kb, x, y, weight_rows, epilogue, name)
+        _pointwise_wide(kb, x, y, weight_rows, epilogue, name, layer_bound, weight_cache)
         return
     if is_channels_last(x):
         _pointwise_channels_last(kb, x, y, weight, epilogue, name, weight_cache, weight_rows)
@@ -258,27 +260,45 @@ def _pointwise_channels_last(
             tile.build(n, m, positions.__getitem__, positions)
 
 
-def wide_scratch_bytes(x: Layout) -> int:
-    """The scratch `_pointwise_wide` allocates beside X and Y: X widened (2 bytes per element)
-    and one block of `WIDE_ROWS` weight rows widened."""
+def wide_scratch_bytes(x: Layout, block: int | None = None) -> int:
+    """The scratch `_pointwise_wide` allocates beside X and Y: `block` pixels of X widened (2
+    bytes per element; None: all of them) and one block of `WIDE_ROWS` weight rows widened."""
     channels, pixels = x.shape[1], math.prod(x.shape[2:])
-    return 2 * pixels * channels + 2 * WIDE_ROWS * channels
+    return 2 * (pixels if block is None else block) * channels + 2 * WIDE_ROWS * channels
 
 
 def wide_form_applies(x: Layout, y: Layout, weight_rows: Layout | None, layer_bound: int) -> bool:
     """Whether a channels-last pointwise Conv takes the widened form (`_pointwise_wide`): int8
     weight rows as stored (zero point 0), a multiple of 4 input channels (whole word steps), at
     least `WIDE_MIN_CHANNELS` of them, a multiple of `WIDE_ROWS` output channels, at least
-    `WIDE_MIN_PIXELS` pixels, and X, Y and the widened copies together within `layer_bound`
-    (the graph's layer-by-layer peak: the form never raises the plan's; KWS's 64-channel layers,
-    its peak, keep the 2 x 2 tiles, VWW's 64- to 256-channel ones are far below its 48x48
-    stage's peak)."""
+    `WIDE_MIN_PIXELS` pixels, and a block of at least as many pixels whose widened copy fits
+    within `layer_bound` beside X and Y (`wide_block`)."""
     channels, pixels = x.shape[1], math.prod(x.shape[2:])
     return (
         weight_rows is not None and weight_rows.element_type == IntegerType(8) and channels % 4 == 0
         and channels >= WIDE_MIN_CHANNELS and y.shape[1] % WIDE_ROWS == 0 and pixels >= WIDE_MIN_PIXELS
-        and math.prod(x.shape) + math.prod(y.shape) + wide_scratch_bytes(x) <= layer_bound
+        and wide_block(x, y, layer_bound) >= WIDE_MIN_PIXELS
     )
+
+
+def wide_block(x: Layout, y: Layout, layer_bound: int) -> int:
+    """How many pixels of X `_pointwise_wide` widens at once within `layer_bound` (the bytes X, Y
+    and its copies may take together, `onnx-to-uop{layer-bound}`): the whole image where it fits
+    (VWW's 64- to 256-channel layers, far below its 48x48 stage's peak), else as few blocks as
+    fit, as even as can be, an even number of pixels each (whole pairs); 0 if not one pair fits.
+    KWS's 64-channel layers (X and Y 16,000 B, its peak): 3 blocks of 42 pixels (5,376 B) within
+    the default allowance above the layer bound (`onnx-to-uop{kernel-scratch}`)."""
+    channels, pixels = x.shape[1], math.prod(x.shape[2:])
+    room = layer_bound - x.size - y.size - wide_scratch_bytes(x, 0)
+    most = min(room // (2 * channels), pixels)
+    if most >= pixels:
+        return pixels
+    most -= most % PIXELS
+    if most < PIXELS:
+        return 0
+    blocks = -(-pixels // most)
+    block = -(-pixels // blocks)
+    return block + block % PIXELS
 
 
 def _pointwise_wide(
@@ -288,34 +308,48 @@ def _pointwise_wide(
     weight_rows: Layout,
     epilogue: Callable[[SSAValue, SSAValue], SSAValue],
     name: str,
+    layer_bound: int,
+    weight_cache: int = 0,
 ) -> None:
     """`pointwise_columns` over a channels-last X with both operands widened to int16 first, so
     the reduction is SMLADs of words as loaded (no `SXTB16` in it) and the registers the widened
-    halves took hold a block of `WIDE_ROWS` output channels x 2 pixels:
+    halves took hold a block of `WIDE_ROWS` output channels x 2 pixels, over blocks of B pixels
+    of X (`wide_block`: the whole image where it fits within `layer_bound`):
 
-        for n: xw[p] = widened(X[n, :, p])                        (the whole image)
+        for n, for b = 0, B … < H·W (the last block min(b, H·W - B)):
+          xw[j] = widened(X[n, :, b + j])                        (j < B)
           for m = 0, 4 … < M: ww[i] = widened(W[m + i, :])       (the block's 4 rows)
-            for p = 0, 2 … < H·W (the last pair min(p, H·W - 2)):
-              acc[i][j] = Σ_s SMLAD(xw[p + j][s], ww[i][s]); Y[n, m + i, p + j] = epilogue(…)
+            for q = 0, 2 … < B (the last pair min(q, B - 2)):
+              acc[i][j] = Σ_s SMLAD(xw[q + j][s], ww[i][s]); Y[n, m + i, b + q + j] = epilogue(…)
 
     widened(v)[2q], widened(v)[2q + 1] are the `SXTB16` halves of v's word q, elements (4q,
     4q + 2) and (4q + 1, 4q + 3): one word load, two `SXTB16` and two word stores per 4
     elements, the same order in both operands, so the SMLADs pair the same products. Per 2 input
     channels of a block: 2 + 4 word loads and 8 SMLAD for 16 products, against (per 4 channels
     of the 2 x 2 tile) 4 loads, 8 SXTB16 and 8 SMLAD for 16 (the block's reduction is one
-    `arm_dsp.smlad_block`, a loop in assembly). The copies are made once per layer (X's, shared
-    by the M output channels; the weights', by the pixel pairs); they add 2·H·W·C + 8·C bytes of
-    scratch (`wide_scratch_bytes`). Exact: the same products, each sum wrapping modulo 2^32."""
+    `arm_dsp.smlad_block`, a loop in assembly). X's copy is made once
+    per block (shared by the M output channels), the weights' once per block of pixels (shared
+    by its pairs: about 1.25 instructions per weight and block); they add 2·B·C + 8·C bytes of
+    scratch (`wide_scratch_bytes`). Exact: the same products, each sum wrapping modulo 2^32.
+
+    The blocks' sums start at 0 (no addends: the first step an SMUAD, its pass peeled ahead of
+    the loop, instead of 8 registers set to 0 a block: bench KWS int8 on the M4 -24 k
+    instructions), except on a board whose code runs from flash through a small cache
+    (`weight_cache`, nonzero on such a board: the L4R5's instruction cache is 1 KB), where the
+    peeled pass took the pair loop past it (MLPerf Tiny VWW int8 on the L4R5: 13.08 M -> 15.33
+    M cycles)."""
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
+    block_pixels = wide_block(x, y, layer_bound)
     words = channels // 2
     xf = merge_dims(x, 2, x.rank - 1)
     yf = merge_dims(y, 2, y.rank - 1)
-    assert xf is not None and yf is not None
+    assert xf is not None and yf is not None and block_pixels >= PIXELS
     rows = xf.permute([0, 2, 1])  # (N, H·W, C), channels contiguous
-    wide_x = kb.alloc(f"{name}_wide", [pixels, words], I32)
+    wide_x = kb.alloc(f"{name}_wide", [block_pixels, words], I32)
     wide_w = kb.alloc(f"{name}_wide_weights", [WIDE_ROWS, words], I32)
+    blocks = -(-pixels // block_pixels)
 
     # Four words per iteration where they divide the row (else two, else one): their loads back
     # to back (the core pipelines a load after a load) and a quarter of the loop's overhead
@@ -334,20 +368,22 @@ def _pointwise_wide(
                 kb.store(kb.insert(arm_dsp.Sxtb16Op(word)).results[0], target, [row, even])
                 kb.store(kb.insert(arm_dsp.Sxtb16Op(word, rotate=8)).results[0], target, [row, kb.alu("add", even, kb.index(1))])
 
-    with kb.loop(batch) as n:
-        with kb.loop(pixels) as p:
-            widen(rows, [n, p], wide_x, p)
+    with kb.loop(batch) as n, kb.loop(blocks) as b:
+        first = last_overlapping(kb, kb.alu("mul", b, kb.index(block_pixels)), block_pixels, pixels)
+        with kb.loop(block_pixels) as j:
+            widen(rows, [n, kb.alu("add", first, j)], wide_x, j)
         with kb.loop(out_channels, 0, WIDE_ROWS) as m:
             block = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, WIDE_ROWS))]
             with kb.loop(WIDE_ROWS) as i:
                 widen(weight_rows, [kb.alu("add", m, i)], wide_w, i)
-            with kb.loop(-(-pixels // PIXELS)) as pair:
-                p = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, pixels)
+            with kb.loop(-(-block_pixels // PIXELS)) as pair:
+                q = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, block_pixels)
+                p = kb.alu("add", first, q)
                 positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
-                pa = kb.insert(uop.GepOp(kb.view(wide_x), [p, kb.index(0)])).result
+                pa = kb.insert(uop.GepOp(kb.view(wide_x), [q, kb.index(0)])).result
                 pb = kb.insert(uop.GepOp(kb.view(wide_w), [kb.index(0), kb.index(0)])).result
-                zero = kb.const(0, I32)
-                sums = kb.insert(arm_dsp.SmladBlockOp(pa, pb, [zero] * (WIDE_ROWS * PIXELS), words, words, words)).results
+                addends = [kb.const(0, I32)] * (WIDE_ROWS * PIXELS) if weight_cache else []
+                sums = kb.insert(arm_dsp.SmladBlockOp(pa, pb, addends, words, words, words)).results
                 for total, (row, position) in zip(sums, itertools.product(block, positions)):
                     kb.store(epilogue(total, row), yf, [n, row, position])
 
@@ -382,4 +418,4 @@ class ColumnTile:
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "pointwise_columns", "wide_form_applies", "wide_scratch_bytes"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "pointwise_columns", "wide_block", "wide_form_applies", "wide_scratch_bytes"]

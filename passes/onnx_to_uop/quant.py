@@ -1142,6 +1142,7 @@ def _integer_conv(
     weight_cache: int = 0,
     layer_bound: int = 0,
     mve: bool = False,
+    kernel_scratch: int = 0,
 ) -> Layout:
     """Conv's loop nest (groups, pads, strides, dilations, auto_pad via windows.py)
     over int32 products (X - x_zp) · (W[m] - w_zp[m]), plus an int32 bias B[m]; `operands` are
@@ -1339,7 +1340,7 @@ def _integer_conv(
             f"{result_name(op)}_columns", weight_cache,
             # W as stored (int8 rows, zero point 0): what a staged copy of a pair of rows reads
             w.reshape([out_channels, w.size // out_channels]) if _zero_or_absent(w_zp_param) and w.element_type == IntegerType(8) else None,
-            layer_bound,
+            layer_bound + kernel_scratch,  # the widened form's copies may add `kernel_scratch`
         )
         return y
     # Taps over 4 or more channels on the same cores (or a strided 1x1 window over as many), at
@@ -1448,13 +1449,14 @@ class ConvIntegerLowering(OnnxLowering):
 
     op_names = frozenset({"onnx.ConvInteger"})
 
-    def __init__(self, channel_block: int = CHANNEL_BLOCK, word_taps: bool = False, weight_cache: int = 0, layer_bound: int = 0, mve: bool = False):
+    def __init__(self, channel_block: int = CHANNEL_BLOCK, word_taps: bool = False, weight_cache: int = 0, layer_bound: int = 0, mve: bool = False, kernel_scratch: int = 0):
         super().__init__()
         self.channel_block = channel_block
         self.word_taps = word_taps
         self.mve = mve  # Helium cores: depthwise Convs in `conv_depthwise_mve`'s form
         self.weight_cache = weight_cache  # bytes of the cache in front of slow weight memory (0: none)
         self.layer_bound = layer_bound  # bytes an op and its kernel's own scratch may take at once (0: unknown)
+        self.kernel_scratch = kernel_scratch  # bytes the widened pointwise form's copies may add to it
 
     def lower(self, op: Operation, kb: KernelBuilder) -> list[Layout]:
         return [_integer_conv(op, kb, (0, 1, 2, 3, None), I32, lambda folded: _keep_int32, self.channel_block, self.word_taps)]
@@ -1536,7 +1538,7 @@ class QLinearConvLowering(ConvIntegerLowering):
                 return requantize.bind(kb)
             return requantize.bind(kb, folded.sum_bound, folded.sum_range)
 
-        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block, self.word_taps, self.weight_cache, self.layer_bound, self.mve)]
+        return [_integer_conv(op, kb, (0, 3, 2, 5, 8), requantize.output_type, bind, self.channel_block, self.word_taps, self.weight_cache, self.layer_bound, self.mve, self.kernel_scratch)]
 
 
 # ---------------------------------------------------------------------------------------------

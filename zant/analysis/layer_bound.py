@@ -2,9 +2,13 @@
 
 Run layer by layer, a graph needs at least, at its largest op, that op's activations (its inputs
 that are not constants) beside its results: issue 28's "layer bound", the peak a layer-by-layer
-plan reaches (VWW int8: 55,296 B, its first pointwise Conv; KWS int8: 16,000 B). A lowering that
-allocates scratch of its own beside an op's input and output (`conv_columns`' widened copy of
-X) keeps the op within this bound, so the choice of kernel never raises the plan's peak.
+plan reaches (VWW int8: 55,296 B, its first pointwise Conv; KWS int8: 16,000 B).
+
+A lowering that allocates scratch of its own beside an op's input and output (`conv_first`'s
+padded copy) keeps the op within this bound; the widened pointwise form (`conv_columns`' copies
+of X in blocks of pixels) within it and at most `KERNEL_SCRATCH_BYTES` more
+(`onnx-to-uop{kernel-scratch}`), unless told a bound (`onnx-to-uop{layer-bound=N}`, a RAM
+budget's: then within it).
 """
 
 from __future__ import annotations
@@ -39,4 +43,13 @@ def graph_layer_bound(function: func.FuncOp) -> int:
     return best
 
 
-__all__ = ["graph_layer_bound", "value_bytes"]
+KERNEL_SCRATCH_BYTES = 6144
+"""The most bytes a kernel's own copies may add to the layer-by-layer bound by default: KWS
+int8's 64-channel pointwise layers (its peak, X and Y 16,000 B) widen X in 3 blocks of 42 pixels
+(5,888 B with a block of weight rows; the plan 16,000 -> 21,888 B). Measured on the bench
+KWS int8 (`python bench/mcu.py --models kws_int8 --boards mps2-an386`, M4 instructions) against
+the block's size: 4 blocks of 32 pixels (4,608 B) +60 k, 8 of 16 (2,560 B) +240 k, the whole
+image (16,512 B) -100 k."""
+
+
+__all__ = ["KERNEL_SCRATCH_BYTES", "graph_layer_bound", "value_bytes"]
