@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import IndexType, ModuleOp, i1
+from xdsl.dialects.builtin import IndexType, ModuleOp, VectorType, i1
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
@@ -122,6 +122,10 @@ class LoopAnalysis:
             self._check(op)
 
     def _check(self, op: Operation) -> None:
+        if any(isinstance(v.type, VectorType) for v in (*op.operands, *op.results)):
+            # Its lanes are not the loop's: vectorizing the loop would leave the op as it is
+            # and run it for one iteration in `width`.
+            raise Refused(f"{op.name} already works on vectors")
         operands_vary = any(self.is_varying(v) for v in op.operands)
         if isinstance(op, uop.RangeOp):
             self._check_block(op.body.block)

@@ -3,7 +3,7 @@
 // RUN: not zant-opt %s -p 'set-target{target=cortex-m4},mve-gather' 2>&1 | filecheck %s --check-prefix=NOMVE
 // NOMVE: zant-opt: error: pass 'mve-gather' failed: the module's target #zant.target<"cortex-m4"> has no Helium (MVE); its pipeline does not run mve-gather
 
-// A column of a 25x5 plane copied into a row of a buffer (conv_depthwise_mve's transposed
+// Each column of a 25x5 plane copied into a row of a buffer (conv_depthwise_mve's transposed
 // copy): 8 bytes 5 apart, stored contiguously, become one VLDRB.S16 gather at offsets 0, 5,
 // …, 35 and one VSTRB.16 of its low bytes.
 
@@ -11,17 +11,20 @@ builtin.module {
   // CHECK-LABEL: func.func @copy
   // CHECK:         uop.range %[[I:.*]] = 0 to 5 {
   // CHECK-NEXT:      %[[FROM:.*]] = uop.gep inbounds %x[%[[I]]] : !uop.buffer<125xi8>
-  // CHECK-NEXT:      %[[TO:.*]] = uop.gep inbounds %p[%[[I]]] : !uop.buffer<16xi8>
+  // CHECK-NEXT:      %[[ROW:.*]] = uop.mul %[[I]], %{{.*}} : index
+  // CHECK-NEXT:      %[[TO:.*]] = uop.gep inbounds %p[%[[ROW]]] : !uop.buffer<40xi8>
   // CHECK-NEXT:      %[[G:.*]] = arm_mve.vldrb_gather %[[FROM]] [0, 5, 10, 15, 20, 25, 30, 35] : !uop.ptr<i8> -> vector<8xi16>
   // CHECK-NEXT:      arm_mve.vstrb_scatter %[[G]], %[[TO]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<8xi16>, !uop.ptr<i8>
   // CHECK-NEXT:    }
   // CHECK-NOT:     uop.vload
   func.func @copy() {
     %x = uop.define_global "input" 0 "x" : !uop.buffer<125xi8>
-    %p = uop.define_global "output" 0 "p" : !uop.buffer<16xi8>
+    %p = uop.define_global "output" 0 "p" : !uop.buffer<40xi8>
+    %eight = uop.const 8 : index
     uop.range %i = 0 to 5 {
       %from = uop.gep inbounds %x[%i] : !uop.buffer<125xi8>
-      %to = uop.gep inbounds %p[%i] : !uop.buffer<16xi8>
+      %row = uop.mul %i, %eight : index
+      %to = uop.gep inbounds %p[%row] : !uop.buffer<40xi8>
       %v = uop.vload %from stride 5 : vector<8xi8>
       uop.vstore %v, %to : vector<8xi8>
     }
