@@ -49,6 +49,7 @@ PRODUCTS: dict[type[Operation], Callable[[Operation], int]] = {
     arm_dsp.SmladWindowOp: lambda op: 0,  # a 3x3 window's 2 x 2 tile (conv_window), an assembly loop too
     arm_dsp.SmladBlockOp: lambda op: 0,  # a pointwise block over widened operands, an assembly loop too
     arm_dsp.SmladTileRowOp: lambda op: 0,  # a row of requantized tiles (arm-dsp-tile-rows, run after), one assembly block
+    arm_dsp.SmladBlockRowOp: lambda op: 0,  # a first conv's row of requantized blocks (arm-dsp-block-rows, run after)
     # a depthwise row's 4 outputs (conv_depthwise), a 6-wide row's 6, their loops with epilogues
     # (arm-dsp-depthwise-rows, run after): assembly blocks
     arm_dsp.DepthwiseStepOp: lambda op: 0,
