@@ -430,6 +430,20 @@ def test_in_place_layouts_pipeline():
     assert with_in_place_layouts(pipeline_for("cortex-m0plus"), 100) == pipeline_for("cortex-m0plus")
 
 
+def test_layer_bound_pipeline():
+    """`fit_ram`'s candidates lower with the kernels' own scratch bounded by the budget
+    (`with_layer_bound`): the first convs' padded copies and the widened pointwise form are
+    chosen against the graph's layer bound otherwise, which a budgeted plan is below (VWW
+    under 22,118 B: 37,376 B at 8ffb9f5 without it; the DS-CNN shaped model under 1,200 B)."""
+    from zant.pipelines import with_layer_bound
+
+    assert with_layer_bound("a,onnx-to-uop,b", 7) == "a,onnx-to-uop{layer-bound=7},b"
+    assert with_layer_bound("onnx-to-uop{weight-cache-bytes=8}", 7) == "onnx-to-uop{layer-bound=7 weight-cache-bytes=8}"
+    assert with_layer_bound("onnx-to-uop{image-formats=jpeg,png},b", 7) == "onnx-to-uop{layer-bound=7 image-formats=jpeg,png},b"
+    assert with_layer_bound("onnx-to-uop{layer-bound=3}", 7) == "onnx-to-uop{layer-bound=3}"
+    assert with_layer_bound("a,b", 7) == "a,b"
+
+
 def describe(planned) -> dict:
     from zant.backend.plan import emit_plan_json
 

@@ -657,7 +657,7 @@ def fit_ram(
     miss names the smallest scratch arena Zant reaches (docs/ram-budget.md). `check_result`: as
     `compile_to_module`'s, for each module compiled here."""
     from zant.backend.plan import describe_plan
-    from zant.pipelines import with_in_place_layouts, with_patch_schedules, with_ram_schedules
+    from zant.pipelines import with_in_place_layouts, with_layer_bound, with_patch_schedules, with_ram_schedules
 
     def scratch_if_missed(candidate: PlannedModule) -> int | None:
         info = describe_plan(candidate.module)
@@ -668,6 +668,9 @@ def fit_ram(
         return None
 
     def compiled(with_pipeline: str) -> PlannedModule:
+        # Each kernel's own scratch within the budget (`with_layer_bound`), not the layer bound.
+        if allowance:
+            with_pipeline = with_layer_bound(with_pipeline, allowance)
         return compile_to_module(
             model_path, options.target, pipeline=with_pipeline, input_shapes=options.input_shapes,
             freeze=options.freeze, plugins=options.plugins, timings=timings, progress=options.progress,
@@ -679,6 +682,7 @@ def fit_ram(
     if smallest is None:
         return planned
     best = planned
+    allowance = scratch_allowance(planned.module, options, board)
 
     def fitting(with_pipeline: str) -> tuple[PlannedModule, bool]:
         """The module of `with_pipeline` and whether it fits; kept as `best` if the smallest."""
@@ -693,7 +697,6 @@ def fit_ram(
     # them (NCHW only where a convolution must write over its input), then everywhere with the
     # early stage patch by patch; `with_ram_schedules` drops them all for the NCHW nests its
     # line and plane buffers rewrite (docs/ram-budget.md: VWW under 22,118 B).
-    allowance = scratch_allowance(planned.module, options, board)
     in_place = with_in_place_layouts(pipeline, allowance) if allowance else pipeline
     for kept in dict.fromkeys((in_place, with_patch_schedules(pipeline, allowance))):
         if kept != pipeline:

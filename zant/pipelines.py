@@ -213,6 +213,22 @@ def with_patch_schedules(pipeline: str, budget: int | None = None) -> str:
     return ",".join((*stages[:at], patches, *stages[at:]))
 
 
+def with_layer_bound(pipeline: str, bound: int) -> str:
+    """`pipeline` with `onnx-to-uop{layer-bound=bound}` (its other options kept): under a RAM
+    budget the kernels that allocate scratch beside their operands (the first convs' padded
+    copies and columns, the widened pointwise form) take it only where it fits the budget, not
+    the graph's layer bound the default plan already exceeds. Unchanged without `onnx-to-uop`
+    or with a bound given."""
+    stages = pipeline.split(",")
+    for at, stage in enumerate(stages):
+        name, _, options = stage.partition("{")
+        if name != "onnx-to-uop" or "layer-bound=" in options:
+            continue
+        # First among the options: one of them may hold commas (image-formats=jpeg,png).
+        stages[at] = f"onnx-to-uop{{layer-bound={bound} {options}" if options else f"onnx-to-uop{{layer-bound={bound}}}"
+    return ",".join(stages)
+
+
 def with_in_place_layouts(pipeline: str, budget: int) -> str:
     """`pipeline` under a RAM budget of `budget` bytes keeping its channels-last kernels where
     the budget allows: the early stage patch by patch first (`schedule-patches{budget=B}`, on
