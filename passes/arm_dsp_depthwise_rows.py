@@ -34,59 +34,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.linear_index import linear_form
+from zant.analysis.linear_index import affine_terms, index_ops
+from zant.analysis.loop_values import INDEX_OPS, defined_inside, integer_literal, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
-from zant.passes.arm_dsp_requant import integer_literal
 
 I8 = IntegerType(8)
-
-_INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.MulOp, uop.GepOp)
-"""Ops a fused loop may hold besides the step and its chains (addresses and their indices)."""
-
-
-def _only_use(value: SSAValue, kind: type[Operation]) -> Operation | None:
-    """The op of `kind` that alone reads `value`, or None."""
-    if value.uses.get_length() != 1:
-        return None
-    user = next(iter(value.uses)).operation
-    return user if isinstance(user, kind) else None
-
-
-def _outside(value: SSAValue, loop: Operation) -> bool:
-    """Whether `value` is defined outside `loop` (the same in every iteration)."""
-    owner = value.owner
-    op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is loop:
-            return False
-        op = op.parent_op()
-    return True
-
-
-def _terms(index: SSAValue) -> tuple[dict[SSAValue, int], int]:
-    """`index` as (coefficient per atom, constant)."""
-    form = linear_form(index, lambda v: {v: 1})
-    assert form is not None
-    constant = form.pop(None, 0)
-    return {a: k for a, k in form.items() if k}, constant
 
 
 def _address(gep: Operation, loop: uop.RangeOp) -> tuple[SSAValue, dict[SSAValue, int], int, int] | None:
     """A one-index gep's (source, terms outside `loop`, constant, coefficient of the loop's
     variable), or None where its source or another atom varies in the loop."""
-    if not isinstance(gep, uop.GepOp) or len(gep.indices) != 1 or not _outside(gep.source, loop):
+    if not isinstance(gep, uop.GepOp) or len(gep.indices) != 1 or defined_inside(gep.source, loop):
         return None
-    terms, constant = _terms(gep.indices[0])
+    terms, constant = affine_terms(gep.indices[0])
     iv = loop.induction_var
     scale = terms.pop(iv, 0)
-    if not all(_outside(atom, loop) for atom in terms):
+    if any(defined_inside(atom, loop) for atom in terms):
         return None
     return gep.source, terms, constant, scale
 
@@ -95,7 +65,7 @@ def _same_load(value: SSAValue, loop: uop.RangeOp) -> tuple[SSAValue, tuple[SSAV
     """A load's (source, indices) where both are the same in every iteration, or None."""
     load = value.owner
     gep = load.ptr.owner if isinstance(load, uop.LoadOp) else None
-    if not isinstance(gep, uop.GepOp) or not _outside(gep.source, loop) or not all(_outside(i, loop) for i in gep.indices):
+    if not isinstance(gep, uop.GepOp) or defined_inside(gep.source, loop) or any(defined_inside(i, loop) for i in gep.indices):
         return None
     return gep.source, tuple(gep.indices)
 
@@ -109,24 +79,24 @@ def fuse_row(step: arm_dsp.DepthwiseStepOp) -> bool:
         return False
     stride = step.stride.data
     px, pw = _address(step.px.owner, loop), _address(step.pw.owner, loop)  # type: ignore[arg-type]
-    if px is None or pw is None or px[3] != stride or pw[3] != 0 or not _outside(step.addend, loop):
+    if px is None or pw is None or px[3] != stride or pw[3] != 0 or defined_inside(step.addend, loop):
         return False
     matched: list[Operation] = [step]
     params, multipliers, places = set(), set(), []
     for j, total in enumerate(step.sums):
-        smmla = _only_use(total, arm_dsp.SmmlaOp)
-        sat = None if smmla is None else _only_use(smmla.result, arm_dsp.SsatOp)
-        narrow = None if sat is None else _only_use(sat.result, uop.CastOp)
+        smmla = only_use(total, arm_dsp.SmmlaOp)
+        sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
+        narrow = None if sat is None else only_use(sat.result, uop.CastOp)
         if smmla is None or sat is None or narrow is None or smmla.lhs is not total or narrow.result.type != I8:
             return False
-        value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
+        value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
         if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
             other = relu.rhs if relu.lhs is value else relu.lhs
             bound = integer_literal(other)
             if bound is None or bound > -128:
                 return False
             value = relu.result
-        store = _only_use(value, uop.StoreOp)
+        store = only_use(value, uop.StoreOp)
         if store is None or store.value is not value or not isinstance(store.ptr.owner, uop.GepOp) or store.ptr.owner.inbounds is None:
             return False
         place = _address(store.ptr.owner, loop)
@@ -143,14 +113,16 @@ def fuse_row(step: arm_dsp.DepthwiseStepOp) -> bool:
         else:
             multipliers.add(multiplier)
         params.add((integer_literal(smmla.addend), sat.bits.data, sat.shift.data, target, scale))
-        places.append((frozenset(terms.items()), constant - j * scale))
+        places.append((tuple(terms.items()), constant - j * scale))
         matched += [op for op in (smmla, sat, narrow, relu, store, store.ptr.owner) if op is not None]
-    if len(params) != 1 or len(multipliers) != 1 or len(set(places)) != 1:
+    # Compared as sets, built in the order the first store's index names them (a set's order
+    # follows the values' ids, so the generated code would differ from one run to the next).
+    if len(params) != 1 or len(multipliers) != 1 or len({(frozenset(t), c) for t, c in places}) != 1:
         return False
     addend, bits, shift, target, y_step = params.pop()
     if addend is None or bits != 8 or not 1 <= y_step <= arm_dsp.DepthwiseRowOp.MAX_Y_STEP:
         return False
-    if any(op not in matched and not isinstance(op, (*_INDEX_OPS, uop.EndRangeOp)) for op in loop.body.block.ops):
+    if any(op not in matched and not isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)) for op in loop.body.block.ops):
         return False
     used = {op for op in matched} | {step.px.owner, step.pw.owner}
     if any(isinstance(op, uop.GepOp) and op not in used for op in loop.body.block.ops):
@@ -163,10 +135,8 @@ def fuse_row(step: arm_dsp.DepthwiseStepOp) -> bool:
         return op.results[0]
 
     def index(terms: dict[SSAValue, int], constant: int) -> SSAValue:
-        at = emit(uop.ConstOp(constant, IndexType()))
-        for atom, k in terms.items():
-            at = emit(uop.AddOp(at, emit(uop.MulOp(atom, emit(uop.ConstOp(k, IndexType())))) if k != 1 else atom))
-        return at
+        made.extend(index_ops(terms.items(), constant))
+        return made[-1].results[0]
 
     def pointer(address: tuple[SSAValue, dict[SSAValue, int], int, int], old: Operation, constant: int) -> SSAValue:
         source, terms, _, _ = address
@@ -197,29 +167,29 @@ def _requantized_store(total: SSAValue, loop: uop.RangeOp) -> tuple[list[Operati
     shift in it, or a `uop.shr` by a literal before it), a ReLU at -128 or none, the store:
     (its ops, the multiplier (a literal or a load the same in every iteration, its ops among
     the chain's), the addend, the shift, the store's `_address`), or None."""
-    smmla = _only_use(total, arm_dsp.SmmlaOp)
-    if smmla is None or smmla.lhs is not total or not _outside(smmla.addend, loop):
+    smmla = only_use(total, arm_dsp.SmmlaOp)
+    if smmla is None or smmla.lhs is not total or defined_inside(smmla.addend, loop):
         return None
     value, shift, chain = smmla.result, 0, [smmla]
-    shr = _only_use(value, uop.ShrOp)
+    shr = only_use(value, uop.ShrOp)
     if shr is not None:
         by = integer_literal(shr.rhs)
         if shr.lhs is not value or by is None or not 0 <= by <= 31:
             return None
         value, shift, chain = shr.result, by, [*chain, shr]
-    sat = _only_use(value, arm_dsp.SsatOp)
-    narrow = None if sat is None else _only_use(sat.result, uop.CastOp)
+    sat = only_use(value, arm_dsp.SsatOp)
+    narrow = None if sat is None else only_use(sat.result, uop.CastOp)
     if sat is None or narrow is None or sat.bits.data != 8 or narrow.result.type != I8 or (shr is not None and sat.shift.data):
         return None
     shift += sat.shift.data
-    value, relu = narrow.result, _only_use(narrow.result, uop.MaxOp)
+    value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
     chain += [sat, narrow]
     if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
         bound = integer_literal(relu.rhs if relu.lhs is value else relu.lhs)
         if bound is None or bound > -128:
             return None
         value, chain = relu.result, [*chain, relu]
-    store = _only_use(value, uop.StoreOp)
+    store = only_use(value, uop.StoreOp)
     if store is None or store.value is not value or not isinstance(store.ptr.owner, uop.GepOp) or store.ptr.owner.inbounds is None:
         return None
     place = _address(store.ptr.owner, loop)
@@ -244,7 +214,7 @@ def fuse_short_rows(row: arm_dsp.DepthwiseShortRowOp) -> bool:
     if not isinstance(loop, uop.RangeOp) or loop.step.data != 1 or loop.trip_count < 1:
         return False
     px, pw = _address(row.px.owner, loop), _address(row.pw.owner, loop)  # type: ignore[arg-type]
-    if px is None or pw is None or px[3] < 1 or pw[3] != 0 or not all(_outside(s, loop) for s in row.starts):
+    if px is None or pw is None or px[3] < 1 or pw[3] != 0 or any(defined_inside(s, loop) for s in row.starts):
         return False
     chains = [_requantized_store(total, loop) for total in row.sums]
     if any(c is None for c in chains):
@@ -270,7 +240,7 @@ def fuse_short_rows(row: arm_dsp.DepthwiseShortRowOp) -> bool:
     high = arm_dsp.DepthwiseShortRowsOp.MAX_OFFSET
     if not (1 <= y_step and (len(places) - 1) * y_step <= high and 1 <= y_next <= high and px[3] <= high):
         return False
-    if any(op not in matched and not isinstance(op, (*_INDEX_OPS, uop.EndRangeOp)) for op in loop.body.block.ops):
+    if any(op not in matched and not isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)) for op in loop.body.block.ops):
         return False
     used = set(matched) | {row.px.owner, row.pw.owner}
     if any(isinstance(op, uop.GepOp) and op not in used for op in loop.body.block.ops):
@@ -283,10 +253,8 @@ def fuse_short_rows(row: arm_dsp.DepthwiseShortRowOp) -> bool:
         return op.results[0]
 
     def index(terms: dict[SSAValue, int], constant: int) -> SSAValue:
-        at = emit(uop.ConstOp(constant, IndexType()))
-        for atom, k in terms.items():
-            at = emit(uop.AddOp(at, emit(uop.MulOp(atom, emit(uop.ConstOp(k, IndexType())))) if k != 1 else atom))
-        return at
+        made.extend(index_ops(terms.items(), constant))
+        return made[-1].results[0]
 
     first = loop.start.data
     px0 = emit(uop.GepOp(px[0], [index(px[1], px[2] + px[3] * first)], inbounds=row.px.owner.inbounds is not None))  # type: ignore[union-attr]

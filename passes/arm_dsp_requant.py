@@ -47,8 +47,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.linear_index import affine_terms
-from zant.analysis.loop_values import defined_inside, integer_literal, literal_or_atom, only_use
+from zant.analysis.linear_index import affine_terms, index_ops
+from zant.analysis.loop_values import INDEX_OPS, defined_inside, integer_literal, literal_or_atom, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
@@ -148,9 +148,6 @@ def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
     return affine_terms(value, literal_or_atom)
 
 
-_INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.MulOp, uop.GepOp)
-
-
 def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
     """The loop over a layer's blocks of 4 rows, each `smlad_rows` then per sum an smmla and an
     ssat (8 bits) of literals shared by the layer, a cast to int8 (and a ReLU at -128, nothing)
@@ -194,15 +191,17 @@ def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
         terms, constant = _linear(gep.indices[0])
         if terms.get(iv) != arm_dsp.SmladLayerOp.ROWS or any(defined_inside(atom, loop) for atom in terms if atom is not iv):
             return False
-        places.append((frozenset((a, k) for a, k in terms.items() if a is not iv), constant - r))
+        places.append((tuple((a, k) for a, k in terms.items() if a is not iv), constant - r))
         matched += [op for op in (smmla, sat, narrow, relu, store) if op is not None]
-    if len(params) != 1 or len(set(places)) != 1:
+    # Compared as sets, built in the order the first store's index names them (a set's order
+    # follows the values' ids, so the generated code would differ from one run to the next).
+    if len(params) != 1 or len({(frozenset(t), c) for t, c in places}) != 1:
         return False
     multiplier, addend, bits, shift, target = params.pop()
     if multiplier is None or addend is None or bits != 8:
         return False
     body = loop.body.block
-    if any(op not in matched and not isinstance(op, (*_INDEX_OPS, uop.EndRangeOp)) for op in body.ops):
+    if any(op not in matched and not isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)) for op in body.ops):
         return False
     if any(isinstance(op, uop.GepOp) and op not in (pa, pb) and not any(
             isinstance(use.operation, uop.StoreOp) and use.operation in matched for use in op.result.uses) for op in body.ops):
@@ -215,10 +214,8 @@ def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
         made.append(op)
         return op.results[0]
 
-    index = emit(uop.ConstOp(constant, IndexType()))
-    for atom, k in terms:
-        index = emit(uop.AddOp(index, emit(uop.MulOp(atom, emit(uop.ConstOp(k, IndexType())))) if k != 1 else atom))
-    py = emit(uop.GepOp(target, [index], inbounds=True))
+    made += index_ops(terms, constant)
+    py = emit(uop.GepOp(target, [made[-1].results[0]], inbounds=True))
     zero = emit(uop.ConstOp(0, IndexType()))
     first_pa = emit(uop.GepOp(pa.source, [zero], inbounds=pa.inbounds is not None))
     first_pb = emit(uop.GepOp(pb.source, [zero], inbounds=pb.inbounds is not None))

@@ -145,3 +145,30 @@ def test_compiled_output_is_deterministic(tmp_path, model_maker):
     assert first.zig_path.read_text() == second.zig_path.read_text()
     assert first.plan["plan_hash"] == second.plan["plan_hash"]
     assert first.plan["tensor_layout_hash"] == second.plan["tensor_layout_hash"]
+
+
+def test_dsp_kernels_compile_to_the_same_bytes(tmp_path):
+    """The Cortex-M4 passes that rebuild an index from its linear form (`linear_form`,
+    arm-dsp-requant's layers, arm-dsp-depthwise-rows' rows) build it in one order: the bench
+    MobileNet int8 gives the same Zig in two processes, whose values' ids (and so any set's
+    order) differ. (Before: different index orders in 2 runs of 2.)"""
+    pytest.importorskip("onnxruntime")  # bench/models.py quantizes with it
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from models import QUANTIZED
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    path = tmp_path / "mobilenet_int8.onnx"
+    onnx.save(QUANTIZED["mobilenet_int8"](), path)
+    zig = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        result = subprocess.run(
+            [sys.executable, "-m", "zant.tools.cli", "compile", str(path), "--target", "cortex-m4", "--no-build",
+             "-o", str(out)],
+            capture_output=True, text=True,
+        )
+        assert result.returncode == 0, result.stderr
+        zig.append((out / "model.zig").read_text())
+    assert "zant_smmla" in zig[0]
+    assert zig[0] == zig[1]

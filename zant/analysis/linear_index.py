@@ -4,7 +4,7 @@ addresses (`fuse-loops`, `vectorize`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
@@ -37,7 +37,11 @@ def linear_form(value: SSAValue, opaque: Callable[[SSAValue], Linear | None]) ->
         other = rhs if constant is lhs else lhs
         return {k: c * constant.get(None, 0) for k, c in other.items()}
     sign = 1 if short == "add" else -1
-    return {k: lhs.get(k, 0) + sign * rhs.get(k, 0) for k in lhs.keys() | rhs.keys()}
+    # The atoms in the order they first appear (a set's order follows the values' ids, which
+    # differ from one run to the next: the index a pass rebuilds from the form, and the
+    # generated code, would too).
+    atoms = [*lhs, *(k for k in rhs if k not in lhs)]
+    return {k: lhs.get(k, 0) + sign * rhs.get(k, 0) for k in atoms}
 
 
 def atom(value: SSAValue) -> Linear:
@@ -53,3 +57,19 @@ def affine_terms(value: SSAValue, opaque: Callable[[SSAValue], Linear] = atom) -
     assert form is not None, "an opaque that never gives up gives a form"
     constant = form.pop(None, 0)
     return {a: k for a, k in form.items() if k}, constant
+
+
+def index_ops(terms: Iterable[tuple[SSAValue, int]], constant: int) -> list[Operation]:
+    """The `uop` ops computing Σ k·atom + constant over `terms` (atom, k), in order (the inverse
+    of `affine_terms`); the last one's result is the index."""
+    ops: list[Operation] = [uop.ConstOp(constant, IndexType())]
+    at = ops[0].results[0]
+    for atom, k in terms:
+        term = atom
+        if k != 1:
+            ops += [uop.ConstOp(k, IndexType())]
+            ops += [uop.MulOp(atom, ops[-1].results[0])]
+            term = ops[-1].results[0]
+        ops.append(uop.AddOp(at, term))
+        at = ops[-1].results[0]
+    return ops
