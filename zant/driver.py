@@ -685,10 +685,17 @@ def fit_ram(
     allowance = scratch_allowance(planned.module, options, board)
 
     def fitting(with_pipeline: str) -> tuple[PlannedModule, bool]:
-        """The module of `with_pipeline` and whether it fits; kept as `best` if the smallest."""
+        """The module of `with_pipeline` and whether it fits; kept as `best` if the smallest.
+        A miss is tried again without the kernels' own copies (`KERNEL_COPIES_OFF`): each
+        fits the budget alone, but not always beside what a schedule keeps live with it (a
+        patch's finished strips)."""
         nonlocal best, smallest
         candidate = compiled(with_pipeline)
         reached = scratch_if_missed(candidate)
+        if reached is not None and allowance:
+            bare = compiled(with_layer_bound(with_pipeline, KERNEL_COPIES_OFF))
+            if (bare_reached := scratch_if_missed(bare)) is None or bare_reached < reached:
+                candidate, reached = bare, bare_reached
         if reached is not None and reached < smallest:
             best, smallest = candidate, reached
         return candidate, reached is None
@@ -719,6 +726,11 @@ def fit_ram(
         if fits:
             return candidate
     return best
+
+
+KERNEL_COPIES_OFF = 1
+"""The `onnx-to-uop{layer-bound}` under which no kernel copies an operand beside it (the first
+convs' columns, the widened pointwise form): `fit_ram`'s last resort for a plan they overflow."""
 
 
 def scratch_allowance(module: ModuleOp, options: CompileOptions, board: Board | None) -> int | None:
