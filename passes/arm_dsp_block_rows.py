@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -38,6 +38,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.analysis.loop_values import INDEX_OPS, integer_literal, loop_address, loop_invariant, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
+from zant.passes.arm_dsp_requant import int8_store_of
 from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, value_before
 from zant.passes.arm_dsp_tile_rows import IMMEDIATE, STORE_OFFSETS
 
@@ -61,24 +62,10 @@ def _follow(result: SSAValue) -> _Sum | None:
     if add is None:
         return None
     bias = add.operands[1] if add.operands[0] is result else add.operands[0]
-    smmla = only_use(add.result, arm_dsp.SmmlaOp)
-    sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
-    narrow = None if sat is None else only_use(sat.result, uop.CastOp)
-    if smmla is None or sat is None or narrow is None or smmla.lhs is not add.result:
+    chain = int8_store_of(add.result)
+    if chain is None:
         return None
-    addend = integer_literal(smmla.addend)
-    if addend is None or sat.bits.data != 8 or narrow.result.type != IntegerType(8):
-        return None
-    value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
-    if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
-        bound = integer_literal(relu.operands[1] if relu.operands[0] is value else relu.operands[0])
-        if bound is None or bound > -128:
-            return None
-        value = relu.result
-    store = only_use(value, uop.StoreOp)
-    if store is None or store.value is not value:
-        return None
-    return _Sum(bias, smmla.rhs, addend, sat.shift.data, store, [add, smmla, sat, narrow, *([relu] if relu else []), store])
+    return _Sum(bias, chain.multiplier, chain.addend, chain.shift, chain.store, [add, *chain.ops])
 
 
 def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:

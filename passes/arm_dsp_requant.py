@@ -142,6 +142,42 @@ def rewrite_requant(sum_value: SSAValue) -> bool:
     return True
 
 
+@dataclass
+class Int8Store:
+    """A sum requantized into an int8 store as `arm-dsp-requant-sums` writes it: an SMMLA by a
+    multiplier with a literal addend, an SSAT to 8 bits, a cast to int8 (a ReLU at its zero
+    point -128 on the way is nothing), the store."""
+
+    multiplier: SSAValue
+    addend: int
+    shift: int
+    store: uop.StoreOp
+    ops: list[Operation]
+    """From the SMMLA to the store."""
+
+
+def int8_store_of(total: SSAValue) -> Int8Store | None:
+    """The requantized int8 store `total` alone feeds (`Int8Store`), else None."""
+    smmla = only_use(total, arm_dsp.SmmlaOp)
+    sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
+    narrow = None if sat is None else only_use(sat.result, uop.CastOp)
+    if smmla is None or sat is None or narrow is None or smmla.lhs is not total:
+        return None
+    addend = integer_literal(smmla.addend)
+    if addend is None or sat.bits.data != 8 or narrow.result.type != IntegerType(8):
+        return None
+    value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
+    if relu is not None:
+        bound = integer_literal(_other(relu, value))
+        if bound is None or bound > -128:
+            return None
+        value = relu.result
+    store = only_use(value, uop.StoreOp)
+    if store is None or store.value is not value:
+        return None
+    return Int8Store(smmla.rhs, addend, sat.shift.data, store, [smmla, sat, narrow, *([relu] if relu else []), store])
+
+
 def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
     """`value` as Σ coefficient·atom + constant, integer literals (and their exact casts)
     constants."""

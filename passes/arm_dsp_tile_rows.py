@@ -32,14 +32,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.loop_values import INDEX_OPS, integer_literal, loop_address, loop_invariant, only_use
+from zant.analysis.loop_values import INDEX_OPS, loop_address, loop_invariant
 from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
+from zant.passes.arm_dsp_requant import int8_store_of
 from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, value_before
 
 IMMEDIATE = range(1, 4096)
@@ -80,25 +81,10 @@ def _follow(tile: arm_dsp.SmladTileOp, k: int, body: list[Operation], loop: uop.
         return None
     if final.value is not result or result.uses.get_length() != 1:
         return None
-    smmla = only_use(after.result, arm_dsp.SmmlaOp)
-    sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
-    narrow = None if sat is None else only_use(sat.result, uop.CastOp)
-    if smmla is None or sat is None or narrow is None or smmla.lhs is not after.result:
+    chain = int8_store_of(after.result)
+    if chain is None:
         return None
-    addend = integer_literal(smmla.addend)
-    if addend is None or sat.bits.data != 8 or narrow.result.type != IntegerType(8):
-        return None
-    value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
-    if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
-        bound = integer_literal(relu.operands[1] if relu.operands[0] is value else relu.operands[0])
-        if bound is None or bound > -128:
-            return None
-        value = relu.result
-    store = only_use(value, uop.StoreOp)
-    if store is None or store.value is not value:
-        return None
-    ops = [define, init, get, final, after, smmla, sat, narrow, *([relu] if relu else []), store]
-    return _Sum(init.value, smmla.rhs, addend, sat.shift.data, store, ops)
+    return _Sum(init.value, chain.multiplier, chain.addend, chain.shift, chain.store, [define, init, get, final, after, *chain.ops])
 
 
 def match_row(tile: arm_dsp.SmladTileOp) -> arm_dsp.SmladTileRowOp | None:
