@@ -80,8 +80,9 @@ def test_blocks_keep_the_plan_within_the_layer_bound(tmp_path, eight_outputs):
     """Within the graph's own layer bound the pointwise Conv widens X in blocks of pixels (here 4
     blocks of 10 of the 35 pixels, the last moved back over the one before) and its plan stays
     within that bound; a bound without room for a block keeps the 2 x 2 tiles; by default (the
-    layer bound and `kernel-scratch` more) the whole image is widened here, at most
-    `KERNEL_SCRATCH_BYTES` above the layer bound. Every output is the reference's."""
+    layer bound: `KERNEL_SCRATCH_BYTES`, none) the plan stays within it too, and with room above
+    it (`onnx-to-uop{kernel-scratch=N}`) the whole image is widened, at most N above the layer
+    bound. Every output is the reference's."""
     from zant.analysis.layer_bound import KERNEL_SCRATCH_BYTES
     from zant.passes.onnx_to_uop.conv_columns import wide_block
     from zant.passes.onnx_to_uop.kernel import Layout
@@ -91,7 +92,12 @@ def test_blocks_keep_the_plan_within_the_layer_bound(tmp_path, eight_outputs):
     assert wide_block(x, y, LAYER_BOUND) == 10 and wide_block(x, y, 1 << 20) == H * W
     tight = LAYER_BOUND - 1024  # room for 2 pixels' copy: fewer than WIDE_MIN_PIXELS
     assert wide_block(x, y, tight) < 8
-    pipelines = {"blocks": bounded(MCU_PIPELINE, LAYER_BOUND), "tiles": bounded(MCU_PIPELINE, tight), "whole": MCU_PIPELINE}
+    room = 6144
+    whole = MCU_PIPELINE.replace(",onnx-to-uop,", f",onnx-to-uop{{kernel-scratch={room}}},")
+    pipelines = {
+        "blocks": bounded(MCU_PIPELINE, LAYER_BOUND), "tiles": bounded(MCU_PIPELINE, tight), "whole": whole,
+        "defaults": MCU_PIPELINE,
+    }
     expected, outputs, sources = _compile_and_run(tmp_path, _model(WIDE_MIN_CHANNELS), pipelines)
     for name, y_out in outputs.items():
         assert np.array_equal(y_out, expected), (name, np.argwhere(y_out != expected))
@@ -104,8 +110,9 @@ def test_blocks_keep_the_plan_within_the_layer_bound(tmp_path, eight_outputs):
         ))
         scratch[name] = built.plan["ram_arena_bytes"]
     # The copies are what the plans add to the tiles' (whose Clip works in place): a block's
-    # within the layer bound, the whole image's within the default allowance above it.
-    assert scratch["tiles"] < scratch["blocks"] <= LAYER_BOUND < scratch["whole"] <= LAYER_BOUND + KERNEL_SCRATCH_BYTES, scratch
+    # within the layer bound, the whole image's within the allowance above it.
+    assert scratch["tiles"] < scratch["blocks"] <= LAYER_BOUND < scratch["whole"] <= LAYER_BOUND + room, scratch
+    assert KERNEL_SCRATCH_BYTES == 0 and scratch["defaults"] <= LAYER_BOUND, scratch
 
 
 @pytest.mark.parametrize("channels", [WIDE_MIN_CHANNELS, 96])

@@ -1,7 +1,8 @@
 // RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=4096}' | filecheck %s
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true kernel-scratch=6144}' | filecheck %s
 // RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=2944}' | filecheck %s --check-prefix=BLOCKS
 // RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=2048}' | filecheck %s --check-prefix=BOUND
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true}' | filecheck %s --check-prefix=BOUND
 
 // With conv-word-taps (the Cortex-M4's pipeline), a pointwise Conv over a channels-last int8 X
 // of at least 64 channels and 8 pixels takes the widened form (conv_columns._pointwise_wide):
@@ -12,8 +13,9 @@
 // are requantized and stored row-major: rows m … m + 3, pixels p, p + 1.
 
 // The form's scratch (X widened: 2,048 B, a block of rows: 512 B) beside X (1,024 B) and Y
-// (128 B) is 3,712 B: within layer-bound=4096 and within the default (this graph's own layer
-// bound, the Clip's 2,048 B, and 6,144 B for a kernel's copies): the whole image at once.
+// (128 B) is 3,712 B: within layer-bound=4096 and within this graph's own layer bound (the Clip's
+// 2,048 B) and kernel-scratch=6144 more: the whole image at once. By default (the graph's own
+// bound, no kernel scratch above it) the Conv keeps its 2 x 2 tiles, as under layer-bound=2048.
 // CHECK-LABEL: func.func @wide
 // CHECK:         %y_columns_wide = uop.define_local "y_columns_wide" : !uop.buffer<512xi32>
 // CHECK:         %y_columns_wide_weights = uop.define_local "y_columns_wide_weights" : !uop.buffer<128xi32>
