@@ -268,14 +268,15 @@ def wide_scratch_bytes(x: Layout, block: int | None = None) -> int:
 
 
 def wide_form_applies(x: Layout, y: Layout, weight_rows: Layout | None, layer_bound: int) -> bool:
-    """Whether a channels-last pointwise Conv takes the widened form (`_pointwise_wide`): int8
-    weight rows as stored (zero point 0), a multiple of 4 input channels (whole word steps), at
+    """Whether a channels-last pointwise Conv takes the widened form (`_pointwise_wide`): int8 X
+    (it widens bytes), int8 weight rows as stored (zero point 0), a multiple of 4 input channels (whole word steps), at
     least `WIDE_MIN_CHANNELS` of them, a multiple of `WIDE_ROWS` output channels, at least
     `WIDE_MIN_PIXELS` pixels, and a block of at least as many pixels whose widened copy fits
     within `layer_bound` beside X and Y (`wide_block`)."""
     channels, pixels = x.shape[1], math.prod(x.shape[2:])
     return (
-        weight_rows is not None and weight_rows.element_type == IntegerType(8) and channels % 4 == 0
+        x.element_type == IntegerType(8) and weight_rows is not None and weight_rows.element_type == IntegerType(8)
+        and channels % 4 == 0
         and channels >= WIDE_MIN_CHANNELS and y.shape[1] % WIDE_ROWS == 0 and pixels >= WIDE_MIN_PIXELS
         and wide_block(x, y, layer_bound) >= WIDE_MIN_PIXELS
     )
