@@ -196,6 +196,27 @@ def fully_connected(
         value = kb.cast(kb.load(x, [n, k if isinstance(k, SSAValue) else kb.index(k), *pixel]), I32)
         return kb.alu("sub", value, kb.const(OFFSET, I32)) if unsigned_x else value
 
+    def widen_word(n: SSAValue, j: SSAValue, even_sum: SSAValue) -> None:
+        """xw[j] = A, B of an int8 X[n, 4j .. 4j + 3] from one word load of its 4 bytes (X's
+        positions contiguous); 'even_sum' += x0 + x2. A = SXTB16(X) = (x0, x2); B's halves x1 -
+        256·x0 - 128 = 256·(-x0 - 1) + (x1 + 128) are the bytes (x1 ^ 0x80, ~x0), (x3 ^ 0x80,
+        ~x2): REV16(X) ^ 0xFF80FF80. 10 instructions per 4 inputs where `widen`'s byte loads
+        took 16 (AD on the L4R5: 519,089 -> 516,767 cycles in zant profile's image)."""
+        base = kb.alu("mul", j, kb.index(WORD))
+        ptr = kb.insert(uop.GepOp(kb.view(x), [n, base, *pixel])).result
+        word = kb.insert(arm_dsp.LoadWordOp(ptr)).result
+        a = kb.insert(arm_dsp.Sxtb16Op(word)).result
+        byte, eight = kb.const(0x00FF00FF, I32), kb.const(8, I32)
+        rev16 = kb.alu("or", kb.alu("and", kb.alu("shr", word, eight), byte),
+                       kb.alu("shl", kb.alu("and", word, byte), eight))
+        b = kb.alu("xor", rev16, kb.const(-0x007F0080, I32))  # 0xFF80FF80
+        sixteen = kb.const(16, I32)
+        for i, value in enumerate([a, kb.alu("shr", a, sixteen), b, kb.alu("shr", b, sixteen)]):
+            at = kb.alu("add", base, kb.index(i)) if i else base
+            kb.store(kb.cast(value, I16), halves, [at])
+        ones = kb.const(0x00010001, I32)
+        kb.acc_set(even_sum, kb.insert(arm_dsp.SmladOp(a, ones, kb.acc_get(even_sum))).result)
+
     def widen(n: SSAValue, j: SSAValue | int, even_sum: SSAValue) -> None:
         """xw[j] = A, B of X[n, 4j .. 4j + 3]; 'even_sum' += x0 + x2."""
         if isinstance(j, int):
@@ -217,7 +238,7 @@ def fully_connected(
         whole = depth // WORD
         if whole:
             with kb.loop(whole) as j:
-                widen(n, j, even_sum)
+                (widen_word if x.element_type == INT8 and x.strides[1] == 1 else widen)(n, j, even_sum)
         if whole < steps:
             widen(n, whole, even_sum)
         shared = kb.alu("mul", kb.acc_get(even_sum), kb.const(-OFFSET, I32))

@@ -5,8 +5,8 @@
 // one pixel (a Gemm after fold-qdq) with at least 4096 weights (here 5 x 822, w[m, k] =
 // (7m + 13k) % 255 - 127, row 0 starting -128, 127, -128, 1) takes the fully connected form
 // (fully_connected.py). X's 822 values are widened once into halves, 4 per word of 4 positions
-// (A = (x0, x2), B = (x1 - 256·x0 - 128, x3 - 256·x2 - 128)), 205 whole words in a loop, then the
-// last word from positions 820, 821 (822, 823 zero), while Σ x0 + x2 is summed (times -128: the
+// (A = (x0, x2), B = (x1 - 256·x0 - 128, x3 - 256·x2 - 128)), 205 whole words in a loop (one word
+// load each), then the last word from positions 820, 821 (822, 823 zero), while Σ x0 + x2 is summed (times -128: the
 // shared correction). Then per block of 4 rows (2 blocks for 5 rows,
 // the second starting at min(4, 5 - 4) = 1), one arm_dsp.smlad_rows runs the block's reduction
 // from the block's packed words (3312 bytes per block: the 4 rows' corrected biases, -3·Σ w with
@@ -20,14 +20,25 @@
 // CHECK:         uop.range %[[N:.*]] = 0 to 1 {
 // CHECK-NEXT:      %[[EVEN:.*]] = uop.define_acc 0 : i32
 // CHECK-NEXT:      uop.range %{{.*}} = 0 to 205 {
-// CHECK-COUNT-4:     uop.load %{{.*}} : i8
-// CHECK:             %[[SHIFT:.*]] = uop.const 8 : i32
-// CHECK-NEXT:        %[[OFFSET:.*]] = uop.const 128 : i32
-// CHECK-NEXT:        %[[X0:.*]] = uop.shl %{{.*}}, %[[SHIFT]] : i32
-// CHECK-NEXT:        %[[X1:.*]] = uop.sub %{{.*}}, %[[X0]] : i32
-// CHECK-NEXT:        %{{.*}} = uop.sub %[[X1]], %[[OFFSET]] : i32
+// A whole word of int8 X from one load: A = SXTB16(X), B = REV16(X) ^ 0xFF80FF80 (B's halves
+// x1 - 256·x0 - 128 are the bytes x1 ^ 0x80, ~x0), Σ x0 + x2 = SMLAD(A, 0x00010001).
+// CHECK-NOT:         uop.load
+// CHECK:             %[[WORD:.*]] = arm_dsp.load_word %{{.*}} : !uop.ptr<i8>
+// CHECK-NEXT:        %[[A:.*]] = arm_dsp.sxtb16 %[[WORD]] : i32
+// CHECK-NEXT:        %[[BYTES:.*]] = uop.const 16711935 : i32
+// CHECK-NEXT:        %[[EIGHT:.*]] = uop.const 8 : i32
+// CHECK-NEXT:        %[[HI:.*]] = uop.shr %[[WORD]], %[[EIGHT]] : i32
+// CHECK-NEXT:        %[[HIB:.*]] = uop.and %[[HI]], %[[BYTES]] : i32
+// CHECK-NEXT:        %[[LOB:.*]] = uop.and %[[WORD]], %[[BYTES]] : i32
+// CHECK-NEXT:        %[[LO:.*]] = uop.shl %[[LOB]], %[[EIGHT]] : i32
+// CHECK-NEXT:        %[[REV:.*]] = uop.or %[[HIB]], %[[LO]] : i32
+// CHECK-NEXT:        %[[FLIP:.*]] = uop.const -8323200 : i32
+// CHECK-NEXT:        %[[B:.*]] = uop.xor %[[REV]], %[[FLIP]] : i32
 // CHECK-COUNT-4:     uop.store %{{.*}}, %{{.*}} : i16
-// CHECK:             uop.acc_set %[[EVEN]]
+// CHECK:             %[[ONES:.*]] = uop.const 65537 : i32
+// CHECK-NEXT:        %[[GOT:.*]] = uop.acc_get %[[EVEN]]
+// CHECK-NEXT:        %[[ADDED:.*]] = arm_dsp.smlad %[[A]], %[[ONES]], %[[GOT]] : i32
+// CHECK-NEXT:        uop.acc_set %[[EVEN]], %[[ADDED]]
 // CHECK-NEXT:      }
 // The last word: positions 820 and 821 of X, 822 and 823 zero.
 // CHECK-COUNT-2:   uop.load %{{.*}} : i8
