@@ -61,14 +61,32 @@ again, with the same values.
 Exact: the sums wrap modulo 2^32 as the reference's int32 sums, and the final sum is the same
 integer (the corrections cancel exactly), so the requantization sees the same values.
 
-Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 520 K cycles: 170 K are flash
-wait states (5 per 8-byte word read once: 165 K of weights, 4 K of biases; the model has no data
-prefetch, so no access pattern reads them for less), and the loop's 19 cycles per 16 products
-(2 + 4 loads at 7 cycles, a load group's first load costing 2; 4 SXTB16; 8 SMLAD) are 314 K:
-483 K before any epilogue, widening or loop end, so Plumerai's 486 K is out of reach with the
-weights in flash. More rows per pass need more than the 13 registers (4 accumulators, 2
-activation words, 4 weight words, 3 pointers); weights loaded two at a time for 8 rows (15
-registers) cost 19 per 16 too, each load group paying its first cycle. A layer of whole blocks
+Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 517 K cycles (zant profile, at
+the word widening): 169 K are flash wait states (5 per 8-byte word read once: 165 K of weights,
+4 K of biases; the plugin charges each 64-bit word once however it is read, LDR, LDRD or LDM, and
+the ART's prefetch is the instruction bus's only, so no access pattern reads them for less), and
+the loop's 19 cycles per 16 products (2 + 4 loads at 7 cycles, a load group's first load costing
+2; 4 SXTB16; 8 SMLAD) are 314 K; the rest is per row (bias load, shared add, SMMLA, SSAT, store:
+about 5 cycles, 8 K), per block (about 20 cycles of pointers, immediates and loop, 8 K), the
+pass's loop end (4 cycles per 8 steps, 8 K: 16 steps a pass outgrow the 1 KB I-cache) and the
+widening (3 K). The floor under the same model: every weight word needs its load, one SXTB16
+and two SMLAD (1 cycle per product, 264 K) beside the 169 K of flash, 433 K; what is above it
+is the activation loads and each load group's first cycle (3 per 16 products here, 50 K), which
+more rows per activation load would cut, but 14 registers hold no more than 4 rows of this
+form (4 accumulators, 2 activation words, 4 weight words, 3 pointers; weights loaded two at a
+time for 8 rows cost 19 per 16 too, each load group paying its first cycle). Not built, the
+best the register file allows, as far as we found: rows in pairs sharing each weight word, the
+bytes (w_r0[k] + 128, w_r1[k], w_r0[k'] + 128, w_r1[k']) read raw as halves 256·w_r1 + w_r0 +
+128 against one activation word (x_k, x_k') into E, SXTB16 ror 8 of the same word into S1 (so
+row 0 is E - 256·S1 - 128·Σx: one activation word per step, not two, and biases without the
+odd-weight correction); 8 rows then take 8 accumulators, 2 pointers and 4 registers for the 5
+loads of each step (3 load groups per 2 steps: 18.5 cycles per 16 products, against 19) with
+the loop's end read from the stack (+2 cycles per pass): about 4 K off the loops and 4 K off
+the halved blocks' fixed costs, about 509 K. So Plumerai's 486 K stays out of reach with the
+weights in flash. What would change that: weights in RAM (below; the six 128x128 layers' 96 KB
+alone are 61 K of wait states), or fewer flash bytes (0.625 cycles each): AD's dense_1 ..
+dense_3 hold 95-98 % of their weights within ±7 and dense_6 72 %, int4 with the outliers apart
+(not tried: their unpacking costs instructions the raw-halves trick saves). A layer of whole blocks
 with one multiplier runs as one asm block with its epilogues (`arm-dsp-requant`'s
 `arm_dsp.smlad_layer`: 528 K -> 520 K). Tried and not kept: the requantization and stores inside
 each block's assembly (LLVM then unrolled the loop over blocks fully: 582 K cycles from
