@@ -83,10 +83,11 @@ odd-weight correction); 8 rows then take 8 accumulators, 2 pointers and 4 regist
 loads of each step (3 load groups per 2 steps: 18.5 cycles per 16 products, against 19) with
 the loop's end read from the stack (+2 cycles per pass): about 4 K off the loops and 4 K off
 the halved blocks' fixed costs, about 509 K. So Plumerai's 486 K stays out of reach with the
-weights in flash. What would change that: weights in RAM (below; the six 128x128 layers' 96 KB
-alone are 61 K of wait states), or fewer flash bytes (0.625 cycles each): AD's dense_1 ..
-dense_3 hold 95-98 % of their weights within ±7 and dense_6 72 %, int4 with the outliers apart
-(not tried: their unpacking costs instructions the raw-halves trick saves). A layer of whole blocks
+weights in flash, short of weights in RAM (below; the six 128x128 layers' 96 KB alone are 61 K
+of wait states). Fewer flash bytes (0.625 cycles each) looked no better on paper: AD's dense_1
+.. dense_3 hold 95-98 % of their weights within ±7, but int4 planes (AND, AND of the word
+shifted 4, a UXTB16 each: 9 cycles per 8 products against 8) would save their 15 K of wait
+states less 6 K of unpacking, and their 1,785 outliers at about 6 cycles each take the rest. A layer of whole blocks
 with one multiplier runs as one asm block with its epilogues (`arm-dsp-requant`'s
 `arm_dsp.smlad_layer`: 528 K -> 520 K). Tried and not kept: the requantization and stores inside
 each block's assembly (LLVM then unrolled the loop over blocks fully: 582 K cycles from
