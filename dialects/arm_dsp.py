@@ -70,14 +70,16 @@ the generic printer and interpreter read: adding an op here touches no other mod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from abc import ABC
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import I32, IntAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import I32, IntAttr, IntegerType, StringAttr, i8, i16, i32
 from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    OpTraits,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -314,7 +316,7 @@ class LoadWordOp(IRDLOperation):
     def halves(self) -> bool:
         """Whether the word holds 2 int16 (an i16 pointer) rather than 4 int8."""
         assert isinstance(self.ptr.type, PtrType)
-        return self.ptr.type.element_type == IntegerType(16)
+        return self.ptr.type.element_type == i16
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         return ZigCall("zant_load_word16" if self.halves else "zant_load_word", (args[0],))
@@ -326,7 +328,7 @@ class LoadWordOp(IRDLOperation):
 
     def verify_(self) -> None:
         assert isinstance(self.ptr.type, PtrType)
-        if self.ptr.type.element_type not in (IntegerType(8), IntegerType(16)):
+        if self.ptr.type.element_type not in (i8, i16):
             raise VerifyException(f"load_word reads int8 or int16 elements, got a pointer to {self.ptr.type.element_type}")
 
 
@@ -1524,6 +1526,76 @@ def ssat(x: int, bits: int, shift: int) -> int:
     return min(max(wrap_signed(x) >> shift, low), -low - 1)
 
 
+def _verify_pointers(op: Operation, pointers: Sequence[tuple[str, IntegerType]]) -> None:
+    """Each named pointer operand of `op` points to its element type (the asm's loads and
+    stores are of that width)."""
+    for name, element in pointers:
+        ptr = getattr(op, name)
+        assert isinstance(ptr.type, PtrType)
+        if ptr.type.element_type != element:
+            raise VerifyException(f"{op.name}'s {name} points to {element}, got a pointer to {ptr.type.element_type}")
+
+
+def _row_traits(*reads: str) -> OpTraits:
+    """The traits of a `RequantRowOp` that reads the memory at the operands `reads`: those
+    reads, then its write through `py` (in this order: the order of an op's effects decides
+    the order of what the passes after it see, and so the generated code's)."""
+    return traits_def(*(Accesses(MemoryEffectKind.READ, name) for name in reads), Accesses(MemoryEffectKind.WRITE, "py"))
+
+
+class RequantRowOp(IRDLOperation, ABC):
+    """A row of sums, each requantized as `arm_dsp.ssat` (8 bits, shift `shift`) of an
+    `arm_dsp.smmla` and stored as an int8 through `py`, in one asm block: the `shift`, the
+    pointer operands' element types (`POINTERS`) and the Zig call `zant_<op>(<LAYOUT's
+    properties>, <operands>)` every such op has. A subclass declares its operands (their order
+    is its own), its other properties and its traits (`_row_traits`)."""
+
+    shift = prop_def(IntAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    LAYOUT: ClassVar[tuple[str, ...]]
+    """Its integer properties, in the order of its Zig helper's comptime parameters."""
+    POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]]
+    """Its pointer operands and the element type each points to."""
+    COUNTS: ClassVar[tuple[str, ...]] = ()
+    """Its properties that count iterations of the asm's loops (steps, pairs …): at least 1."""
+    INT32: ClassVar[tuple[str, ...]] = ()
+    """Its properties the asm takes as an int32 immediate (`MOVW`/`MOVT`)."""
+
+    def __init__(self, operands: Sequence[SSAValue | Sequence[SSAValue]], layout: Mapping[str, int]):
+        super().__init__(operands=operands, properties={name: IntAttr(layout[name]) for name in self.LAYOUT})
+
+    def layout(self) -> dict[str, int]:
+        """`LAYOUT`'s properties by name."""
+        return {name: getattr(self, name).data for name in self.LAYOUT}
+
+    def zig_call(self, args: Sequence[str]) -> ZigCall:
+        helper = "zant_" + self.name.removeprefix("arm_dsp.")
+        return ZigCall(helper, (*(str(value) for value in self.layout().values()), *args))
+
+    def verify_(self) -> None:
+        _verify_pointers(self, self.POINTERS)
+        for name in self.COUNTS:
+            if getattr(self, name).data < 1:
+                raise VerifyException(f"{self.name}'s {name} is at least 1, got {getattr(self, name).data}")
+        if not 0 <= self.shift.data <= 31:
+            raise VerifyException(f"{self.name}'s SSAT shifts right by 0 to 31 bits, got {self.shift.data}")
+        for name in self.INT32:
+            if not -(2**31) <= getattr(self, name).data < 2**31:
+                raise VerifyException(f"{self.name}'s {name} is an int32, got {getattr(self, name).data}")
+
+
+class RequantAddendRowOp(RequantRowOp, ABC):
+    """A `RequantRowOp` whose SMMLA addend (the requantization's rounding and output zero point)
+    is one constant for the whole row: a property, an int32."""
+
+    addend = prop_def(IntAttr)
+
+    INT32: ClassVar[tuple[str, ...]] = ("addend",)
+
+
 @irdl_op_definition
 class SmmlaOp(IRDLOperation):
     """`%r = arm_dsp.smmla %a, %b, %c : i32`: c + floor(a·b / 2^32), the high word of the
@@ -1683,7 +1755,7 @@ inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, compti
 
 
 @irdl_op_definition
-class SmladLayerOp(IRDLOperation):
+class SmladLayerOp(RequantAddendRowOp):
     """`arm_dsp.smlad_layer %pa, %pb, %shared, %py {steps = S, blocks = B, multiplier = M,
     addend = C, shift = H} : !uop.ptr<i16>, !uop.ptr<i8>, !uop.ptr<i8>`: a fully connected
     layer's B blocks of 4 rows, each `arm_dsp.smlad_rows` of 4 rows from `pb + 16(S + 1)·b`,
@@ -1700,17 +1772,15 @@ class SmladLayerOp(IRDLOperation):
     steps = prop_def(IntAttr)
     blocks = prop_def(IntAttr)
     multiplier = prop_def(IntAttr)
-    addend = prop_def(IntAttr)
-    shift = prop_def(IntAttr)
 
     assembly_format = "$pa `,` $pb `,` $shared `,` $py attr-dict `:` type($pa) `,` type($pb) `,` type($py)"
 
-    traits = traits_def(
-        Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"), Accesses(MemoryEffectKind.WRITE, "py")
-    )
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = _row_traits("pa", "pb")
 
-    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    LAYOUT: ClassVar[tuple[str, ...]] = ("steps", "blocks", "multiplier", "addend", "shift")
+    POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i16), ("pb", i8), ("py", i8))
+    COUNTS: ClassVar[tuple[str, ...]] = ("steps", "blocks")
+    INT32: ClassVar[tuple[str, ...]] = ("multiplier", "addend")
     ROWS: ClassVar[int] = 4
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
@@ -1723,16 +1793,8 @@ class SmladLayerOp(IRDLOperation):
         multiplier: int, addend: int, shift: int,
     ):
         super().__init__(
-            operands=[pa, pb, shared, py],
-            properties={
-                "steps": IntAttr(steps), "blocks": IntAttr(blocks), "multiplier": IntAttr(multiplier),
-                "addend": IntAttr(addend), "shift": IntAttr(shift),
-            },
+            [pa, pb, shared, py], dict(steps=steps, blocks=blocks, multiplier=multiplier, addend=addend, shift=shift)
         )
-
-    def zig_call(self, args: Sequence[str]) -> ZigCall:
-        numbers = (self.steps, self.blocks, self.multiplier, self.addend, self.shift)
-        return ZigCall("zant_smlad_layer", (*(str(n.data) for n in numbers), *args))
 
     def reference(self, pa: Read, pb: Read, shared: int, write) -> tuple[()]:
         steps, rows = self.steps.data, self.ROWS
@@ -1748,10 +1810,7 @@ class SmladLayerOp(IRDLOperation):
         return ()
 
     def verify_(self) -> None:
-        if self.steps.data < 1 or self.blocks.data < 1:
-            raise VerifyException("smlad_layer takes at least one step and one block")
-        if not 0 <= self.shift.data <= 31 or not all(-(2**31) <= v.data < 2**31 for v in (self.multiplier, self.addend)):
-            raise VerifyException("smlad_layer's multiplier and addend are int32 and its shift 0 to 31")
+        super().verify_()
         if 4 * self.ROWS * (self.steps.data + 1) * self.blocks.data >= 2**32:
             raise VerifyException("smlad_layer's weights span more than 4 GB")
 
@@ -1958,7 +2017,7 @@ noinline fn zant_smlad_tile_row(comptime steps: usize, comptime a_step: isize, c
 
 
 @irdl_op_definition
-class SmladTileRowOp(IRDLOperation):
+class SmladTileRowOp(RequantAddendRowOp):
     """`arm_dsp.smlad_tile_row %pa, %pb, %py, %c0, %c1, %m0, %m1 {steps, a_step, a_next, b_step,
     b_next, pairs = Q, b_pair, y_pair, y_next, y_pixel, addend = C, shift = H} : !uop.ptr<i8>,
     !uop.ptr<i8>, !uop.ptr<i8>`: Q 2 x 2 register tiles along a row of pixel pairs, each tile q
@@ -1987,21 +2046,17 @@ class SmladTileRowOp(IRDLOperation):
     y_pair = prop_def(IntAttr)
     y_next = prop_def(IntAttr)
     y_pixel = prop_def(IntAttr)
-    addend = prop_def(IntAttr)
-    shift = prop_def(IntAttr)
 
     assembly_format = (
         "$pa `,` $pb `,` $py `,` $addend0 `,` $addend1 `,` $multiplier0 `,` $multiplier1 attr-dict `:` "
         "type($pa) `,` type($pb) `,` type($py)"
     )
 
-    traits = traits_def(
-        Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"), Accesses(MemoryEffectKind.WRITE, "py")
-    )
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = _row_traits("pa", "pb")
 
-    WRITES: ClassVar[tuple[str, ...]] = ("py",)
     LAYOUT: ClassVar[tuple[str, ...]] = ("steps", "a_step", "a_next", "b_step", "b_next", "pairs", "b_pair", "y_pair", "y_next", "y_pixel", "addend", "shift")
+    POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i8), ("pb", i8), ("py", i8))
+    COUNTS: ClassVar[tuple[str, ...]] = ("steps", "pairs")
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
         "zant_smlad_tile_row", "zant_smlad_tile", "zant_load_word", "zant_smlad_bytes", "zant_sxtb16", "zant_smlad",
@@ -2012,16 +2067,10 @@ class SmladTileRowOp(IRDLOperation):
         self, pa: SSAValue, pb: SSAValue, py: SSAValue, addends: Sequence[SSAValue], multipliers: Sequence[SSAValue],
         **layout: int,
     ):
-        super().__init__(
-            operands=[pa, pb, py, *addends, *multipliers],
-            properties={name: IntAttr(layout[name]) for name in self.LAYOUT},
-        )
-
-    def zig_call(self, args: Sequence[str]) -> ZigCall:
-        return ZigCall("zant_smlad_tile_row", (*(str(getattr(self, n).data) for n in self.LAYOUT), *args))
+        super().__init__([pa, pb, py, *addends, *multipliers], layout)
 
     def reference(self, pa: Read, pb: Read, py, c0: int, c1: int, m0: int, m1: int) -> tuple[()]:
-        p = {n: getattr(self, n).data for n in self.LAYOUT}
+        p = self.layout()
         offsets, values = [], []
         for q in range(p["pairs"]):
             def at(offsets: Sequence[int], base: int = q * p["b_pair"]) -> np.ndarray:
@@ -2033,16 +2082,6 @@ class SmladTileRowOp(IRDLOperation):
                 values.append(ssat(smmla(total, (m0, m1)[i], p["addend"]), 8, p["shift"]))
         py(offsets, np.array(values, np.int64).astype(np.int8))
         return ()
-
-    def verify_(self) -> None:
-        for ptr in (self.pa, self.pb, self.py):
-            assert isinstance(ptr.type, PtrType)
-            if ptr.type.element_type != IntegerType(8):
-                raise VerifyException(f"smlad_tile_row reads and writes int8, got a pointer to {ptr.type.element_type}")
-        if self.steps.data < 1 or self.pairs.data < 1:
-            raise VerifyException("smlad_tile_row takes at least one step and one pair")
-        if not 0 <= self.shift.data <= 31 or not -(2**31) <= self.addend.data < 2**31:
-            raise VerifyException("smlad_tile_row's addend is int32 and its shift 0 to 31")
 
 
 DEPTHWISE_OUTPUTS = 4
@@ -2206,7 +2245,8 @@ class DepthwiseStepOp(IRDLOperation):
     def verify_(self) -> None:
         if len(self.sums) != DEPTHWISE_OUTPUTS:
             raise VerifyException(f"depthwise_step has {DEPTHWISE_OUTPUTS} sums, got {len(self.sums)}")
-        _verify_depthwise(self, self.px, self.pw, self.stride.data, self.rows.data, self.x_row.data)
+        _verify_pointers(self, DEPTHWISE_POINTERS)
+        _verify_depthwise(self, self.stride.data, self.rows.data, self.x_row.data)
 
 
 DEPTHWISE_STRIDES = (1, 2)
@@ -2216,13 +2256,12 @@ DEPTHWISE_REACH = 4095
 """The largest byte offset from px a depthwise step reaches (an `LDR` immediate)."""
 
 
-def _verify_depthwise(op: Operation, px: SSAValue, pw: SSAValue, stride: int, rows: int, x_row: int) -> None:
-    """What `arm_dsp.depthwise_step` and `arm_dsp.depthwise_row` require of their operands and
-    properties."""
-    for ptr, element, what, which in ((px, IntegerType(8), "int8 taps", "first"), (pw, IntegerType(32), "int32 weight words", "second")):
-        assert isinstance(ptr.type, PtrType)
-        if ptr.type.element_type != element:
-            raise VerifyException(f"{op.name} reads {what} at its {which} pointer, got a pointer to {ptr.type.element_type}")
+DEPTHWISE_POINTERS: tuple[tuple[str, IntegerType], ...] = (("px", i8), ("pw", i32))
+"""The pointers a depthwise step reads: int8 taps, int32 weight words."""
+
+
+def _verify_depthwise(op: Operation, stride: int, rows: int, x_row: int) -> None:
+    """What `arm_dsp.depthwise_step` and `arm_dsp.depthwise_row` require of their properties."""
     if stride not in DEPTHWISE_STRIDES:
         raise VerifyException(f"{op.name} reads rows at stride 1 or 2, got {stride}")
     if not 1 <= rows <= DEPTHWISE_TAPS:
@@ -2501,7 +2540,7 @@ def depthwise_row(px: Read, pw: Read, c: int, multiplier: int, stride: int, rows
 
 
 @irdl_op_definition
-class DepthwiseRowOp(IRDLOperation):
+class DepthwiseRowOp(RequantAddendRowOp):
     """`arm_dsp.depthwise_row %px, %pw, %c, %multiplier, %py {stride = S, rows = R, x_row = …,
     steps = N, y_step = …, addend = A, shift = H} : !uop.ptr<i8>, !uop.ptr<i32>, !uop.ptr<i8>`:
     N `arm_dsp.depthwise_step`s along a row (the s-th from `px + 4·S·s`), each sum r requantized
@@ -2521,17 +2560,14 @@ class DepthwiseRowOp(IRDLOperation):
     x_row = prop_def(IntAttr)
     steps = prop_def(IntAttr)
     y_step = prop_def(IntAttr)
-    addend = prop_def(IntAttr)
-    shift = prop_def(IntAttr)
 
     assembly_format = "$px `,` $pw `,` $start `,` $multiplier `,` $py attr-dict `:` type($px) `,` type($pw) `,` type($py)"
 
-    traits = traits_def(
-        Accesses(MemoryEffectKind.READ, "px"), Accesses(MemoryEffectKind.READ, "pw"), Accesses(MemoryEffectKind.WRITE, "py")
-    )
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = _row_traits("px", "pw")
 
-    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    LAYOUT: ClassVar[tuple[str, ...]] = ("stride", "rows", "x_row", "steps", "y_step", "addend", "shift")
+    POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (*DEPTHWISE_POINTERS, ("py", i8))
+    COUNTS: ClassVar[tuple[str, ...]] = ("steps",)
     MAX_Y_STEP: ClassVar[int] = 1023
     """The largest y_step: the asm advances py by 4·y_step, an `ADD` immediate below 4096."""
 
@@ -2545,16 +2581,9 @@ class DepthwiseRowOp(IRDLOperation):
         x_row: int, steps: int, y_step: int, addend: int, shift: int,
     ):
         super().__init__(
-            operands=[px, pw, start, multiplier, py],
-            properties={
-                "stride": IntAttr(stride), "rows": IntAttr(rows), "x_row": IntAttr(x_row), "steps": IntAttr(steps),
-                "y_step": IntAttr(y_step), "addend": IntAttr(addend), "shift": IntAttr(shift),
-            },
+            [px, pw, start, multiplier, py],
+            dict(stride=stride, rows=rows, x_row=x_row, steps=steps, y_step=y_step, addend=addend, shift=shift),
         )
-
-    def zig_call(self, args: Sequence[str]) -> ZigCall:
-        numbers = (self.stride, self.rows, self.x_row, self.steps, self.y_step, self.addend, self.shift)
-        return ZigCall("zant_depthwise_row", (*(str(n.data) for n in numbers), *args))
 
     def reference(self, px: Read, pw: Read, start: int, multiplier: int, write) -> tuple[()]:
         values = depthwise_row(
@@ -2565,13 +2594,10 @@ class DepthwiseRowOp(IRDLOperation):
         return ()
 
     def verify_(self) -> None:
-        _verify_depthwise(self, self.px, self.pw, self.stride.data, self.rows.data, self.x_row.data)
-        if self.steps.data < 1:
-            raise VerifyException(f"depthwise_row takes at least one step, got {self.steps.data}")
+        super().verify_()
+        _verify_depthwise(self, self.stride.data, self.rows.data, self.x_row.data)
         if not 1 <= self.y_step.data <= self.MAX_Y_STEP:
             raise VerifyException(f"depthwise_row's outputs are 1 to {self.MAX_Y_STEP} bytes apart, got {self.y_step.data}")
-        if not 0 <= self.shift.data <= 31 or not -(2**31) <= self.addend.data < 2**31:
-            raise VerifyException("depthwise_row's addend is an int32 and its shift 0 to 31")
         if DEPTHWISE_OUTPUTS * self.stride.data * self.steps.data >= 2**32:
             raise VerifyException("depthwise_row's input spans more than 4 GB")
 
@@ -2833,7 +2859,7 @@ inline fn zant_depthwise_short_rows(comptime rows: usize, comptime x_row: isize,
 
 
 @irdl_op_definition
-class DepthwiseShortRowsOp(IRDLOperation):
+class DepthwiseShortRowsOp(RequantRowOp):
     """`arm_dsp.depthwise_short_rows %px, %pw, %s0, %s1, %s2, %multiplier, %addend, %py {rows =
     R, x_row = …, count = N, x_next = …, y_step = …, y_next = …, shift = H} : !uop.ptr<i8>,
     !uop.ptr<i32>, !uop.ptr<i8>`: N `arm_dsp.depthwise_short_row`s (the i-th from `px +
@@ -2856,18 +2882,16 @@ class DepthwiseShortRowsOp(IRDLOperation):
     x_next = prop_def(IntAttr)
     y_step = prop_def(IntAttr)
     y_next = prop_def(IntAttr)
-    shift = prop_def(IntAttr)
 
     assembly_format = (
         "$px `,` $pw `,` `[` $starts `]` `,` $multiplier `,` $addend `,` $py attr-dict `:` type($px) `,` type($pw) `,` type($py)"
     )
 
-    traits = traits_def(
-        Accesses(MemoryEffectKind.READ, "px"), Accesses(MemoryEffectKind.READ, "pw"), Accesses(MemoryEffectKind.WRITE, "py")
-    )
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = _row_traits("px", "pw")
 
-    WRITES: ClassVar[tuple[str, ...]] = ("py",)
+    LAYOUT: ClassVar[tuple[str, ...]] = ("rows", "x_row", "count", "x_next", "y_step", "y_next", "shift")
+    POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (*DEPTHWISE_POINTERS, ("py", i8))
+    COUNTS: ClassVar[tuple[str, ...]] = ("count",)
     MAX_OFFSET: ClassVar[int] = 4095
     """The largest x_next, y_next and 5·y_step: `ADD` and `STRB` immediates."""
 
@@ -2880,16 +2904,9 @@ class DepthwiseShortRowsOp(IRDLOperation):
         rows: int, x_row: int, count: int, x_next: int, y_step: int, y_next: int, shift: int,
     ):
         super().__init__(
-            operands=[px, pw, list(starts), multiplier, addend, py],
-            properties={
-                "rows": IntAttr(rows), "x_row": IntAttr(x_row), "count": IntAttr(count), "x_next": IntAttr(x_next),
-                "y_step": IntAttr(y_step), "y_next": IntAttr(y_next), "shift": IntAttr(shift),
-            },
+            [px, pw, list(starts), multiplier, addend, py],
+            dict(rows=rows, x_row=x_row, count=count, x_next=x_next, y_step=y_step, y_next=y_next, shift=shift),
         )
-
-    def zig_call(self, args: Sequence[str]) -> ZigCall:
-        numbers = (self.rows, self.x_row, self.count, self.x_next, self.y_step, self.y_next, self.shift)
-        return ZigCall("zant_depthwise_short_rows", (*(str(n.data) for n in numbers), *args))
 
     def reference(self, px: Read, pw: Read, s0: int, s1: int, s2: int, multiplier: int, addend: int, write) -> tuple[()]:
         for i in range(self.count.data):
@@ -2903,22 +2920,17 @@ class DepthwiseShortRowsOp(IRDLOperation):
         return ()
 
     def verify_(self) -> None:
+        super().verify_()
         if len(self.starts) != 3:
             raise VerifyException("depthwise_short_rows takes 3 starts")
-        for ptr, element in ((self.px, IntegerType(8)), (self.pw, IntegerType(32)), (self.py, IntegerType(8))):
-            assert isinstance(ptr.type, PtrType)
-            if ptr.type.element_type != element:
-                raise VerifyException(f"depthwise_short_rows takes pointers to i8, i32 and i8, got one to {ptr.type.element_type}")
         if not 1 <= self.rows.data <= DEPTHWISE_TAPS or self.x_row.data < 1:
             raise VerifyException("depthwise_short_rows takes 1 to 3 rows of taps at least 1 byte apart")
         if (self.rows.data - 1) * self.x_row.data + DEPTHWISE_SHORT_WIDTH - 1 > DEPTHWISE_REACH:
             raise VerifyException(f"depthwise_short_rows' taps lie within {DEPTHWISE_REACH} bytes of px")
-        if self.count.data < 1 or not 1 <= self.x_next.data <= self.MAX_OFFSET or not 1 <= self.y_next.data <= self.MAX_OFFSET:
-            raise VerifyException(f"depthwise_short_rows takes at least one row, its rows 1 to {self.MAX_OFFSET} bytes apart")
+        if not 1 <= self.x_next.data <= self.MAX_OFFSET or not 1 <= self.y_next.data <= self.MAX_OFFSET:
+            raise VerifyException(f"depthwise_short_rows' rows are 1 to {self.MAX_OFFSET} bytes apart")
         if not 1 <= self.y_step.data or (DEPTHWISE_SHORT_WIDTH - 1) * self.y_step.data > self.MAX_OFFSET:
             raise VerifyException(f"depthwise_short_rows' outputs lie within {self.MAX_OFFSET} bytes of py")
-        if not 0 <= self.shift.data <= 31:
-            raise VerifyException("depthwise_short_rows' shift is 0 to 31")
         if self.count.data * self.x_next.data >= 2**32:
             raise VerifyException("depthwise_short_rows' input spans more than 4 GB")
 
@@ -3076,7 +3088,7 @@ noinline fn zant_smlad_block_row(comptime steps: usize, comptime a_next: isize, 
 
 
 @irdl_op_definition
-class SmladBlockRowOp(IRDLOperation):
+class SmladBlockRowOp(RequantAddendRowOp):
     """`arm_dsp.smlad_block_row %pa, %pb, %py, %c0, %c1, %c2, %c3, %m0, %m1, %m2, %m3 {steps,
     a_next, b_next, pairs = Q, a_pair, y_pair, y_next, y_pixel, addend = C, shift = H} :
     !uop.ptr<i32>, !uop.ptr<i32>, !uop.ptr<i8>`: Q 4 x 2 register blocks along a row of pixel
@@ -3100,37 +3112,27 @@ class SmladBlockRowOp(IRDLOperation):
     y_pair = prop_def(IntAttr)
     y_next = prop_def(IntAttr)
     y_pixel = prop_def(IntAttr)
-    addend = prop_def(IntAttr)
-    shift = prop_def(IntAttr)
 
     assembly_format = (
         "$pa `,` $pb `,` $py `,` $values attr-dict `:` "
         "type($pa) `,` type($pb) `,` type($py)"
     )
 
-    traits = traits_def(
-        Accesses(MemoryEffectKind.READ, "pa"), Accesses(MemoryEffectKind.READ, "pb"), Accesses(MemoryEffectKind.WRITE, "py")
-    )
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = _row_traits("pa", "pb")
 
-    WRITES: ClassVar[tuple[str, ...]] = ("py",)
     LAYOUT: ClassVar[tuple[str, ...]] = ("steps", "a_next", "b_next", "pairs", "a_pair", "y_pair", "y_next", "y_pixel", "addend", "shift")
+    POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i32), ("pb", i32), ("py", i8))
+    COUNTS: ClassVar[tuple[str, ...]] = ("steps", "pairs")
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_block_row", "zant_smlad", "zant_smmla", "zant_ssat")
 
     def __init__(
         self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
     ):
-        super().__init__(
-            operands=[pa, pb, py, [*biases, *multipliers]],
-            properties={name: IntAttr(layout[name]) for name in self.LAYOUT},
-        )
-
-    def zig_call(self, args: Sequence[str]) -> ZigCall:
-        return ZigCall("zant_smlad_block_row", (*(str(getattr(self, n).data) for n in self.LAYOUT), *args))
+        super().__init__([pa, pb, py, [*biases, *multipliers]], layout)
 
     def reference(self, pa: Read, pb: Read, py, *values: int) -> tuple[()]:
-        p = {n: getattr(self, n).data for n in self.LAYOUT}
+        p = self.layout()
         biases, multipliers = values[:SMLAD_BLOCK_ROWS], values[SMLAD_BLOCK_ROWS:]
         steps, a_next, b_next = p["steps"], p["a_next"], p["b_next"]
         w = pb(range((SMLAD_BLOCK_ROWS - 1) * b_next + steps))
@@ -3148,16 +3150,9 @@ class SmladBlockRowOp(IRDLOperation):
         return ()
 
     def verify_(self) -> None:
-        for ptr, element in ((self.pa, IntegerType(32)), (self.pb, IntegerType(32)), (self.py, IntegerType(8))):
-            assert isinstance(ptr.type, PtrType)
-            if ptr.type.element_type != element:
-                raise VerifyException(f"smlad_block_row reads words of two int16 and writes int8, got a pointer to {ptr.type.element_type}")
+        super().verify_()
         if len(self.values) != 2 * SMLAD_BLOCK_ROWS:
             raise VerifyException(f"smlad_block_row takes {SMLAD_BLOCK_ROWS} biases and {SMLAD_BLOCK_ROWS} multipliers")
-        if self.steps.data < 1 or self.pairs.data < 1:
-            raise VerifyException("smlad_block_row takes at least one step and one pair")
-        if not 0 <= self.shift.data <= 31 or not -(2**31) <= self.addend.data < 2**31:
-            raise VerifyException("smlad_block_row's addend is int32 and its shift 0 to 31")
 
 
 ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp, DepthwiseShortRowOp, DepthwiseShortRowsOp, SmladBlockRowOp], [])

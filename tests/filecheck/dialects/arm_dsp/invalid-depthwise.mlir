@@ -9,7 +9,7 @@ func.func @int8_weights() {
   %px = uop.gep %x[%zero] : !uop.buffer<144xi8>
   %pw = uop.gep %w[%zero] : !uop.buffer<24xi8>
   %c = uop.const 0 : i32
-  // expected-error@+1 {{arm_dsp.depthwise_step reads int32 weight words at its second pointer, got a pointer to i8}}
+  // expected-error@+1 {{arm_dsp.depthwise_step's pw points to i32, got a pointer to i8}}
   %r0, %r1, %r2, %r3 = arm_dsp.depthwise_step %px, %pw, %c {stride = #builtin.int<1>, rows = #builtin.int<3>, x_row = #builtin.int<12>} : !uop.ptr<i8>, !uop.ptr<i8> -> i32, i32, i32, i32
   func.return
 }
@@ -91,7 +91,7 @@ func.func @no_steps() {
   %pw = uop.gep %w[%zero] : !uop.buffer<6xi32>
   %py = uop.gep %y[%zero] : !uop.buffer<128xi8>
   %c = uop.const 0 : i32
-  // expected-error@+1 {{depthwise_row takes at least one step, got 0}}
+  // expected-error@+1 {{arm_dsp.depthwise_row's steps is at least 1, got 0}}
   arm_dsp.depthwise_row %px, %pw, %c, %c, %py {stride = #builtin.int<2>, rows = #builtin.int<3>, x_row = #builtin.int<12>, steps = #builtin.int<0>, y_step = #builtin.int<16>, addend = #builtin.int<0>, shift = #builtin.int<4>} : !uop.ptr<i8>, !uop.ptr<i32>, !uop.ptr<i8>
   func.return
 }
@@ -123,7 +123,7 @@ func.func @wide_shift() {
   %pw = uop.gep %w[%zero] : !uop.buffer<6xi32>
   %py = uop.gep %y[%zero] : !uop.buffer<128xi8>
   %c = uop.const 0 : i32
-  // expected-error@+1 {{depthwise_row's addend is an int32 and its shift 0 to 31}}
+  // expected-error@+1 {{arm_dsp.depthwise_row's SSAT shifts right by 0 to 31 bits, got 32}}
   arm_dsp.depthwise_row %px, %pw, %c, %c, %py {stride = #builtin.int<2>, rows = #builtin.int<3>, x_row = #builtin.int<12>, steps = #builtin.int<1>, y_step = #builtin.int<16>, addend = #builtin.int<0>, shift = #builtin.int<32>} : !uop.ptr<i8>, !uop.ptr<i32>, !uop.ptr<i8>
   func.return
 }
