@@ -600,28 +600,48 @@ def check_firmware(case: Case, mode: str, folder: Path, target: str, calls: Sequ
     under QEMU; on a core with an MPU the image is guarded (`write_image(..., guard=True)`: each
     input and output, the scratch and constant arenas between no-access regions), so an access
     past them faults. The images run and the failures."""
-    from zant.backend.boards import board_for
-    from zant.backend.firmware import GUARD_TARGETS, ImageModel, build_firmware, run_models, write_image
     from zant.driver import CompileOptions, compile_model
 
     model, path = _saved(case, folder)
-    board = board_for(target)
-    guard = target in GUARD_TARGETS
     out = folder / f"{target}-{mode}-{path.stem}"
     result = compile_model(path, out, CompileOptions(name="model", target=target, optimize=mode, build=False))
     failures = []
     for trial in calls:
-        image = ImageModel("model", result.inputs, result.outputs, [trial.feeds[s.name] for s in result.inputs])
-        root = write_image(out, "model", [image], board, guard=guard)
-        elf = build_firmware(root, "model", board, mode, guard=guard)
-        if guard:
-            failures += [Failure(case.name, target, mode, problem) for problem in _unguarded(elf)]
-        run = run_models(elf, board, [image])
-        error = run.errors.get("model")
+        run = guarded_firmware(result, target, [trial.feeds[s.name] for s in result.inputs], mode)
+        failures += [Failure(case.name, target, mode, problem) for problem in run.unguarded]
         expected = f"returned {trial.status}" if trial.status else None
-        if error != expected:
-            failures.append(Failure(case.name, target, mode, f"{trial.label}: {error or 'status 0'}, expected {expected or 'status 0'}"))
+        if run.error != expected:
+            failures.append(Failure(case.name, target, mode, f"{trial.label}: {run.error or 'status 0'}, expected {expected or 'status 0'}"))
     return len(calls), failures
+
+
+@dataclass
+class FirmwareOutcome:
+    """One guarded firmware run: its outputs (status 0), or `error` (a fault, a panic, `returned
+    N`), and why the image's arenas were not between their guards (`unguarded`: none, they were)."""
+
+    outputs: list[np.ndarray]
+    error: str | None
+    unguarded: list[str]
+
+
+def guarded_firmware(result, target: str, feeds: Sequence[np.ndarray], mode: str) -> FirmwareOutcome:
+    """`result` (a `compile_model` of NAME "model" for MCU `target`, `build=False`) linked into an
+    image with `feeds` embedded, built in `mode` and run under QEMU; on a core with a PMSAv7 MPU
+    (`GUARD_TARGETS`) each input and output, the scratch and the constant arena lie between
+    no-access regions (as many as the MPU has, `firmware.guard_regions`), so an access past them
+    faults; elsewhere (the M55's PMSAv8) the image runs unguarded and only its outputs tell."""
+    from zant.backend.boards import board_for
+    from zant.backend.firmware import GUARD_TARGETS, ImageModel, build_firmware, run_models, write_image
+
+    board = board_for(target)
+    guard = target in GUARD_TARGETS
+    out = Path(result.zig_path).parent
+    image = ImageModel("model", result.inputs, result.outputs, list(feeds))
+    root = write_image(out, "model", [image], board, guard=guard)
+    elf = build_firmware(root, "model", board, mode, guard=guard)
+    run = run_models(elf, board, [image])
+    return FirmwareOutcome(list(run.outputs.get("model", [])), run.errors.get("model"), _unguarded(elf) if guard else [])
 
 
 def _unguarded(elf: Path) -> list[str]:

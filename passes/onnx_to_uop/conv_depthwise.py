@@ -126,6 +126,14 @@ def asm_steps(windows: Sequence[Window]) -> bool:
     return last.stride in ASM_STEPS and (hi - lo) // BLOCK[last.stride] >= ASM_STEPS[last.stride]
 
 
+def taps_within_reach(rows: int, x_row: int, span: int) -> bool:
+    """Whether `rows` rows of taps `x_row` bytes apart, each reaching `span` bytes past its
+    first, lie within `arm_dsp.DEPTHWISE_REACH` bytes of the first row's (the asm steps' `LDR`
+    immediates; their verifiers hold them to it): a 3-row window over rows of 2,046 bytes or
+    more keeps the compiled steps (its module failed to verify)."""
+    return x_row >= 1 and (rows - 1) * x_row + span <= arm_dsp.DEPTHWISE_REACH
+
+
 def asm_short_rows(windows: Sequence[Window]) -> bool:
     """Whether the rows are `short_row`s of `arm_dsp.DEPTHWISE_SHORT_WIDTH` computed whole, border
     included (`takes_edges`), each one `arm_dsp.depthwise_short_row` (VWW's 6x6x128 layers):
@@ -402,11 +410,12 @@ def depthwise_paired_taps(
         `asm_steps` a whole step one `arm_dsp.depthwise_step`; else at stride 1 a word per
         pair, and a last single output as the second of the pair whose word starts one byte
         before its taps; at stride 2 a word per output. Each sum starts at `first_total`."""
-        if asm_steps(windows) and len(outs) == arm_dsp.DEPTHWISE_OUTPUTS:
+        x_row = rows_window.dilation * x.strides[-2]
+        span = last.stride * (arm_dsp.DEPTHWISE_OUTPUTS - 1) + TAPS - 1
+        if asm_steps(windows) and len(outs) == arm_dsp.DEPTHWISE_OUTPUTS and taps_within_reach(len(rows), x_row, span):
             iy, *_, r = rows[0]
             px = kb.insert(uop.GepOp(source, [n, c, iy, tap(outs[0], last, 0)])).result
             pw = kb.insert(uop.GepOp(kb.view(table), [c, kb.index(r), kb.index(0)])).result
-            x_row = rows_window.dilation * x.strides[-2]
             return list(kb.insert(arm_dsp.DepthwiseStepOp(px, pw, first_total, last.stride, len(rows), x_row)).sums)
         totals = [first_total for _ in outs]
         for iy, both, middle, _ in rows:
@@ -495,11 +504,14 @@ def depthwise_paired_taps(
         def store(total: SSAValue, o: SSAValue) -> None:
             kb.store(epilogue(total, c, [oy, o]), y, [n, c, oy, o])
 
-        if edges and asm_short_rows(windows) and len(rows) == rows_window.kernel:  # (a border row's is LLVM's)
+        x_row = rows_window.dilation * x.strides[-2]
+        if (
+            edges and asm_short_rows(windows) and len(rows) == rows_window.kernel  # (a border row's is LLVM's)
+            and taps_within_reach(len(rows), x_row, arm_dsp.DEPTHWISE_SHORT_WIDTH - 1)
+        ):
             iy, *_, r = rows[0]
             px = kb.insert(uop.GepOp(source, [n, c, iy, kb.index(0)])).result
             pw = kb.insert(uop.GepOp(kb.view(table), [c, kb.index(r), kb.index(0)])).result
-            x_row = rows_window.dilation * x.strides[-2]
             sums = kb.insert(arm_dsp.DepthwiseShortRowOp(px, pw, starts, len(rows), x_row)).sums
             for o, total in enumerate(sums):
                 store(total, kb.index(o))

@@ -111,8 +111,9 @@ def window_columns(
             for d, size in enumerate(out_shape):
                 below = math.prod(out_shape[d + 1:])
                 outs.append(kb.alu("div", rest, kb.index(below)) if below > 1 else rest)
-                if below > 1:
-                    rest = kb.alu("rem", rest, kb.index(below))
+                # Where the later axes are all 1 wide (an output one pixel wide) nothing is left
+                # for them: index 0, not the pixel's row again (which read past the padded rows).
+                rest = kb.alu("rem", rest, kb.index(below)) if below > 1 else kb.index(0)
             with kb.loop_nest([*kernel, channels]) as (*taps, c):
                 positions = [
                     kb.alu("add", kb.alu("mul", o, kb.index(w.stride)), kb.alu("mul", k, kb.index(w.dilation)))
