@@ -1671,9 +1671,9 @@ ZIG_HELPER_SOURCES["zant_smlad_layer"] = ZigHelper(
 /// zant_smlad_rows from pb + block·4·4·(steps + 1), its 4 sums requantized as SSAT(#8,
 /// SMMLA(c, multiplier, addend), ASR #shift) and stored at py + 4·block .. + 3. One asm block
 /// of 13 registers for the whole layer, so no compiled loop runs around each block: the
-/// output pointer, the layer's end, `shared` and the activations' start live in 16 bytes below
-/// sp, the output pointer's register holding each block's loop end meanwhile; pb runs on from
-/// block to block.
+/// output pointer, the layer's end, `shared`, the activations' start, the multiplier and the
+/// addend live in 24 bytes below sp, the output pointer's register holding each block's loop
+/// end meanwhile; pb runs on from block to block.
 inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, comptime multiplier: i32, comptime addend: i32, comptime shift: u5, pa: *const i16, pb: *const i8, shared: i32, py: *i8) void {{
     const rows: usize = 4;
     if (comptime {_HAS_DSP}) {{
@@ -1685,26 +1685,26 @@ inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, compti
             const m: u32 = @bitCast(multiplier);
             const c: u32 = @bitCast(addend);
             var s: []const u8 = std.fmt.comptimePrint(
-                "sub sp, sp, #16\\n\\tstr %[py], [sp]\\n\\tstr %[a], [sp, #8]\\n\\tstr %[pa], [sp, #12]\\n\\t" ++
-                    "movw %[py], #{{d}}\\n\\tmovt %[py], #{{d}}\\n\\tadd %[py], %[py], %[pb]\\n\\tstr %[py], [sp, #4]\\n" ++
+                "sub sp, sp, #24\\n\\tstr %[py], [sp]\\n\\tstr %[a], [sp, #8]\\n\\tstr %[pa], [sp, #12]\\n\\t" ++
+                    "movw %[py], #{{d}}\\n\\tmovt %[py], #{{d}}\\n\\tadd %[py], %[py], %[pb]\\n\\tstr %[py], [sp, #4]\\n\\t" ++
+                    "movw %[w0], #{{d}}\\n\\tmovt %[w0], #{{d}}\\n\\tmovw %[w1], #{{d}}\\n\\tmovt %[w1], #{{d}}\\n\\tstrd %[w0], %[w1], [sp, #16]\\n" ++
                     "2:\\n\\tldr %[a], [sp, #8]\\n\\tldr %[pa], [sp, #12]\\n\\t",
-                .{{ total & 0xFFFF, total >> 16 }},
+                .{{ total & 0xFFFF, total >> 16, m & 0xFFFF, m >> 16, c & 0xFFFF, c >> 16 }},
             );
             s = s ++ zant_smlad_rows_text(steps, rows, "%[py]");
             if (rest != 0) {{ // the rest's loads did not advance pb: on to the next block
                 s = s ++ std.fmt.comptimePrint("\\n\\tadd %[pb], %[pb], #{{d}}", .{{4 * rows * rest}});
             }}
-            s = s ++ std.fmt.comptimePrint(
-                "\\n\\tmovw %[w0], #{{d}}\\n\\tmovt %[w0], #{{d}}\\n\\tmovw %[w1], #{{d}}\\n\\tmovt %[w1], #{{d}}",
-                .{{ m & 0xFFFF, m >> 16, c & 0xFFFF, c >> 16 }},
-            );
+            // The multiplier and addend from the stack beside the output pointer and the layer's
+            // end: one group of 4 loads (5 cycles) where their movw/movt took 4 more.
+            s = s ++ "\\n\\tldr %[w0], [sp, #16]\\n\\tldr %[w1], [sp, #20]\\n\\tldr %[py], [sp]\\n\\tldr %[a], [sp, #4]";
             const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
             for (0..rows) |r| {{
                 s = s ++ "\\n\\tsmmla " ++ sums[r] ++ ", " ++ sums[r] ++ ", %[w0], %[w1]\\n\\tssat " ++ sums[r] ++ ", #8, " ++ sums[r] ++ by;
             }}
-            s = s ++ "\\n\\tldr %[py], [sp]\\n\\tstrb %[c0], [%[py]]\\n\\tstrb %[c1], [%[py], #1]\\n\\tstrb %[c2], [%[py], #2]" ++
-                "\\n\\tstrb %[c3], [%[py], #3]\\n\\tadd %[py], %[py], #4\\n\\tstr %[py], [sp]\\n\\tldr %[a], [sp, #4]" ++
-                "\\n\\tcmp %[pb], %[a]\\n\\tbne 2b\\n\\tadd sp, sp, #16";
+            s = s ++ "\\n\\tstrb %[c0], [%[py]]\\n\\tstrb %[c1], [%[py], #1]\\n\\tstrb %[c2], [%[py], #2]" ++
+                "\\n\\tstrb %[c3], [%[py], #3]\\n\\tadd %[py], %[py], #4\\n\\tstr %[py], [sp]" ++
+                "\\n\\tcmp %[pb], %[a]\\n\\tbne 2b\\n\\tadd sp, sp, #24";
             break :t s;
         }};
         var r0: i32 = undefined;
