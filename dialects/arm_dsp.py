@@ -1202,7 +1202,9 @@ class SmladRowsOp(IRDLOperation):
     SMLAD(SXTB16(w_k(s) ror 8), b(s)) wrapping, for k < R (the others are `shared`), where
     bias_k is the little-endian int32 at `pb + 4k`, w_k(s) the int8 word at `pb + 4R(s + 1) +
     4k` (the block's R biases, then its steps' words) and a(s), b(s) the int16 pairs at `pa +
-    4s`, `pa + 4s + 2`. One asm block the target compiler does not schedule."""
+    4s`, `pa + 4s + 2`. One asm block the target compiler does not schedule.
+    Reach (its asm, as `reference`): pa's int16 [0, 4S), pb's bytes [0, 4R(S + 1)); the loop's
+    span 4R(S - rest) from pb, the rest after it."""
 
     name = "arm_dsp.smlad_rows"
 
@@ -1425,7 +1427,9 @@ class SmladBlockOp(IRDLOperation):
     and w_i(s) the word at `pb + i·b_next + s` (offsets in words); sums and results row-major.
     Without addends (`arm_dsp.smlad_block %pa, %pb {…}`) every c_ij is 0: the first step is an
     SMUAD, and no register is set to 0 ahead of the block (8 instructions a block).
-    One assembly loop the target compiler does not schedule (`conv_columns._pointwise_wide`)."""
+    One assembly loop the target compiler does not schedule (`conv_columns._pointwise_wide`).
+    Reach (its asm, as `reference`): pa's words j·a_next + s, pb's i·b_next + s (s < S); its
+    passes divide S, the loop ending at pb + 4S bytes exactly."""
 
     name = "arm_dsp.smlad_block"
 
@@ -1761,7 +1765,9 @@ class SmladLayerOp(RequantAddendRowOp):
     layer's B blocks of 4 rows, each `arm_dsp.smlad_rows` of 4 rows from `pb + 16(S + 1)·b`,
     its sums s_r requantized as `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(s_r, M, C)`
     and stored at `py + 4b + r` (int8): the loop over blocks, their epilogues and stores in one
-    asm block (`arm-dsp-requant`)."""
+    asm block (`arm-dsp-requant`).
+    Reach (its asm, as `reference`): pb's bytes
+    [0, 16(S + 1)·B) (pb runs on to the layer's end exactly), pa's as `smlad_rows`', py's [0, 4B)."""
 
     name = "arm_dsp.smlad_layer"
 
@@ -2025,7 +2031,10 @@ class SmladTileRowOp(RequantAddendRowOp):
     output channel's bias, for both of b's pixels j), each sum requantized as `arm_dsp.ssat`
     (8 bits, shift H) of `arm_dsp.smmla(r_ij, m_i, C)` and stored (int8) at `py + q·y_pair +
     i·y_next + j·y_pixel`: the loop, the epilogues and the stores in one asm block
-    (`arm-dsp-tile-rows`)."""
+    (`arm-dsp-tile-rows`).
+    Reach (its asm, as `reference`): pa's bytes s·a_step + {0, a_next} + [0, 3], pb's
+    q·b_pair + s·b_step + {0, b_next} + [0, 3], py's q·y_pair + {0, y_next} + {0, y_pixel} (s < steps, q < Q;
+    two tiles or three pixels a pass only where they divide Q)."""
 
     name = "arm_dsp.smlad_tile_row"
 
@@ -2210,7 +2219,9 @@ class DepthwiseStepOp(IRDLOperation):
     is the int8 row at `px` (the first output's first tap, rows x_row bytes apart) and w_r0,
     w_r2 the 16-bit halves of the int32 at `pw + 2r`, w_r1 the low half of the one at `pw + 2r
     + 1` (`conv_depthwise.paired_tap_weights`' rows). One asm block the target compiler does
-    not schedule, reading only the taps' bytes."""
+    not schedule, reading only the taps' bytes.
+    Reach: px's bytes r·x_row + [0, 3S + 2] (words at 0 and 2, or 0, 4 and the byte
+    8), pw's [0, 8R); within `DEPTHWISE_REACH` of px."""
 
     name = "arm_dsp.depthwise_step"
 
@@ -2546,7 +2557,9 @@ class DepthwiseRowOp(RequantAddendRowOp):
     N `arm_dsp.depthwise_step`s along a row (the s-th from `px + 4·S·s`), each sum r requantized
     as `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(r, multiplier, A)` and stored at `py
     + (4s + j)·y_step` (int8): the loop over a row's steps, their epilogues and stores in one
-    asm block (`arm-dsp-depthwise-rows`)."""
+    asm block (`arm-dsp-depthwise-rows`).
+    Reach (its asm, as `reference`): px's bytes 4S·s + `depthwise_step`'s (s < N, the loop
+    ending at px + 4S·N exactly), pw's [0, 8R), py's (4s + j)·y_step (j < 4)."""
 
     name = "arm_dsp.depthwise_row"
 
@@ -2727,7 +2740,9 @@ class DepthwiseShortRowOp(IRDLOperation):
     s2 for the last and s1 between, x the int8 row at `px` (rows x_row bytes apart) and w_r0,
     w_r2 the 16-bit halves of the int32 at `pw + 2r`, w_r1 the low half of the one at `pw + 2r
     + 1` (`conv_depthwise.paired_tap_weights`' rows). One asm block the target compiler does
-    not schedule, reading only the rows' 6 bytes."""
+    not schedule, reading only the rows' 6 bytes.
+    Reach: px's bytes r·x_row + [0, 5] (words at 2 and 0), pw's [0,
+    8R); within `DEPTHWISE_REACH` of px."""
 
     name = "arm_dsp.depthwise_short_row"
 
@@ -2866,7 +2881,9 @@ class DepthwiseShortRowsOp(RequantRowOp):
     i·x_next`), each sum j requantized as `arm_dsp.ssat` (8 bits, shift H) of
     `arm_dsp.smmla(sum, multiplier, addend)` and stored at `py + i·y_next + j·y_step` (int8):
     a loop over a channel's rows, their epilogues and stores in one asm block
-    (`arm-dsp-depthwise-rows`)."""
+    (`arm-dsp-depthwise-rows`).
+    Reach (its asm, as `reference`): px's bytes i·x_next + `depthwise_short_row`'s (i <
+    N, the loop ending at px + N·x_next exactly), pw's [0, 8R), py's i·y_next + j·y_step (j < 6)."""
 
     name = "arm_dsp.depthwise_short_rows"
 
@@ -3096,7 +3113,10 @@ class SmladBlockRowOp(RequantAddendRowOp):
     from the addends c_i (output channel i's bias, for both pixels j), each sum requantized as
     `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(r_ij, m_i, C)` and stored (int8) at
     `py + q·y_pair + i·y_next + j·y_pixel`: the loop, the epilogues and the stores in one asm
-    block (`arm-dsp-block-rows`)."""
+    block (`arm-dsp-block-rows`).
+    Reach (its asm, as `reference`): pa's words q·a_pair + `smlad_block`'s (q < pairs, the
+    loop ending at pa + 4·a_pair·pairs bytes exactly), pb's as `smlad_block`'s, py's q·y_pair + i·y_next +
+    j·y_pixel (i < 4, j < 2)."""
 
     name = "arm_dsp.smlad_block_row"
 
