@@ -9,9 +9,13 @@ whatever it is given; the decision only moves cost.
 
 Tensors that must share a layout form a group: an element-wise op (`LAYOUT_ELEMENTWISE`) walks
 its output in its layout's memory order, so it ties its output to each operand of the output's
-shape (a residual Add ties both branches and its result; a Relu its input and output). A group
-is channels-last when the cycles its writers and readers spend beyond their cheaper layout
-(`write_cost`, `read_cost`, per element) sum to less that way:
+shape (a residual Add ties both branches and its result; a Relu its input and output); a pool
+ties its X and result, a Concat its inputs and result (each input's writer stores into its slice
+of the result), and a 1x1 Conv in pixel lanes (`conv.pointwise_pixel_lanes`) its X and Y: it
+takes pixel lanes from NCHW to NCHW and channel lanes from channels-last to channels-last, at the
+difference of the two forms' estimated cycles (`switch_cycles`). A group is channels-last when
+the cycles its writers and readers spend beyond their cheaper layout (`write_cost`, `read_cost`,
+per element) and its 1x1 Convs' switches sum to less that way:
 
 * a Conv in a channel-lane form (`conv.conv_form`: channel lanes, depthwise lanes, constant
   weights) computes a vector of L output channels per pixel: it stores that vector whole into a
@@ -25,8 +29,8 @@ is channels-last when the cycles its writers and readers spend beyond their chea
 * an element-wise op inside the group reads and writes in the group's layout;
 * a global pool (or a pool with one output pixel) loops over (N, C), vectorized over C: a
   run of channels per tap channels-last, a gather at the stride H·W from NCHW;
-* every other writer or reader (graph inputs and outputs, Concat, Reshape, Gemm, any other
-  Conv in pixel lanes, whose vectors are rows of pixels, an element-wise op that broadcasts
+* every other writer or reader (graph inputs and outputs, Reshape, Gemm, any other Conv in
+  pixel lanes, whose vectors are rows of pixels, an element-wise op that broadcasts
   the tensor) has a kernel for NCHW only: channels-last would cost it a strided walk, so one of them
   keeps the group NCHW (`UNSUPPORTED`).
 
@@ -62,7 +66,7 @@ from zant.dialects.onnx import (
 )
 from zant.dialects.zant import target_parameters
 from zant.dialects.uop import is_float_type
-from zant.passes.onnx_to_uop.conv import conv_form, copies_channels_last
+from zant.passes.onnx_to_uop.conv import conv_form, copies_channels_last, pointwise_pixel_lanes
 from zant.passes.onnx_to_uop.conv_tiling import VectorConv
 from zant.passes.onnx_to_uop.elementwise import BINARY, UNARY
 from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
@@ -112,15 +116,35 @@ def _constant_weights(conv: Operation) -> bool:
     return w is not None and isinstance(w.owner, ConstantOp) and "value" in w.owner.properties
 
 
-def _ties(op: Operation) -> list[SSAValue]:
+def _switches(vector: VectorConv, op: Operation) -> bool:
+    """Whether `op` is a Conv whose form follows its layout (`conv.pointwise_pixel_lanes`, constant
+    weights): pixel lanes from an NCHW X into an NCHW Y, channel lanes from a channels-last X into
+    a channels-last Y."""
+    return isinstance(op, ConvOp) and _constant_weights(op) and pointwise_pixel_lanes(vector, op)
+
+
+def switch_cycles(vector: VectorConv, conv: Operation) -> float:
+    """Cycles a `_switches` Conv's channel-lane form takes beyond its pixel-lane form
+    (`VectorConv.pointwise_cycles`; negative where it is estimated cheaper)."""
+    (batch, out_channels, *spatial), channels = _shape(conv.results[0]), _shape(conv.operands[1])[1]
+    lanes, pixels = (vector.pointwise_cycles(channels, out_channels, spatial, f) for f in (True, False))
+    return batch * (lanes - pixels)
+
+
+def _ties(op: Operation, vector: VectorConv | None = None) -> list[SSAValue]:
     """The values an op ties to its result's layout: an element-wise op's result and each
     operand of its shape (broadcast operands, such as Clip's bounds or a per-channel scale, are
-    read through their own views); a pool's result and its X (`LAYOUT_POOLS`)."""
+    read through their own views); a pool's result and its X (`LAYOUT_POOLS`); a Concat's result
+    and its inputs; with `vector`, a `_switches` Conv's result and its X."""
     if len(op.results) != 1 or not _is_float_activation(op.results[0]):
         return []
-    if isinstance(op, LAYOUT_POOLS):
+    if isinstance(op, LAYOUT_POOLS) or (vector is not None and _switches(vector, op)):
         x = op.operands[0]
         return [op.results[0], x] if _is_float_activation(x) else []
+    if op.name == "onnx.Concat":
+        # Each input is copied into its slice in the result's memory order, where its writer then
+        # stores directly (`ConcatLowering`, `fuse-loops`): a Fire module's two expand Convs.
+        return [op.results[0], *(v for v in op.operands if _is_float_activation(v))]
     if op.name not in LAYOUT_ELEMENTWISE:
         return []
     shape = _shape(op.results[0])
@@ -170,14 +194,16 @@ class LayoutGroup:
     readers: tuple[tuple[Operation, SSAValue], ...]
 
     def cost(self, vector: VectorConv, channels_last: bool, by_layout: bool = True) -> float:
-        return sum(write_cost(vector, v, channels_last, by_layout) for v in self.written) + sum(
-            read_cost(vector, op, v, channels_last, by_layout) for op, v in self.readers
-        )
+        switched = sum(switch_cycles(vector, op) for op in self.members if by_layout and _switches(vector, op))
+        return (switched if channels_last else 0) + sum(
+            write_cost(vector, v, channels_last, by_layout) for v in self.written
+        ) + sum(read_cost(vector, op, v, channels_last, by_layout) for op, v in self.readers)
 
 
-def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:
+def layout_groups(function: func.FuncOp, vector: VectorConv | None = None) -> Iterator[LayoutGroup]:
     """The function's float activations (rank ≥ 3, more than one channel) in groups tied by
-    element-wise ops (`_ties`), with their writers and outside readers."""
+    element-wise ops, pools, Concats and, with `vector`, the Convs whose form follows their
+    layout (`_ties`), with their writers and outside readers."""
     parent: dict[SSAValue, SSAValue] = {}
 
     def find(v: SSAValue) -> SSAValue:
@@ -193,7 +219,7 @@ def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:
             parent[v] = v
     tied: set[Operation] = set()
     for op in ops:
-        ties = _ties(op)
+        ties = _ties(op, vector)
         if len(ties) > 0:
             tied.add(op)
             for v in ties[1:]:
@@ -231,8 +257,8 @@ class AssignHostLayoutsPass(ModulePass):
 
     `forms-by-layout` (default true) weighs each Conv in the form it takes for the layout
     weighed (`conv_form`: the Winograd form into a channels-last Y, channel lanes for an
-    image's stem); false weighs the Conv's form as it stands without marks (the rule before,
-    for measuring the difference)."""
+    image's stem, and a 1x1 Conv in pixel lanes ties its X and Y); false weighs the Conv's form
+    as it stands without marks (the rule before, for measuring the difference)."""
 
     name = "assign-host-layouts"
 
@@ -245,7 +271,7 @@ class AssignHostLayoutsPass(ModulePass):
         for function in op.walk():
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
-            for group in list(layout_groups(function)):
+            for group in list(layout_groups(function, vector if self.forms_by_layout else None)):
                 if group.cost(vector, True, self.forms_by_layout) < group.cost(vector, False, self.forms_by_layout):
                     for member in group.members:
                         member.attributes[CHANNELS_LAST] = UnitAttr()

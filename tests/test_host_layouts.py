@@ -145,3 +145,50 @@ def test_an_image_stem_takes_channel_lanes_into_a_channels_last_stage():
     assert np.array_equal(ours, as_is), np.abs(ours - as_is).max()
     assert len(np.unique(ours)) == ours.size
     check_compiled(model, feeds)
+
+
+def _fire_model() -> onnx.ModelProto:
+    """SqueezeNet 1.1's first stage at a small size: the stem Conv 3 -> 32 (3x3/2) and Relu, a
+    ceil-mode 3x3/2 MaxPool, then a Fire module (1x1 squeeze 32 -> 16 and Relu, 1x1 and 3x3
+    expands 16 -> 32 each with their Relus, Concat), GlobalAveragePool."""
+    rng = np.random.default_rng(11)
+    inits, nodes = [], []
+
+    def conv(x: str, cin: int, cout: int, k: int, out: str, **attrs) -> None:
+        w = rng.standard_normal((cout, cin, k, k)) * np.sqrt(2.0 / (cin * k * k))
+        inits.append(numpy_helper.from_array(w.astype(np.float32), f"{out}_w"))
+        inits.append(numpy_helper.from_array((rng.standard_normal(cout) * 0.05).astype(np.float32), f"{out}_b"))
+        nodes.append(helper.make_node("Conv", [x, f"{out}_w", f"{out}_b"], [out], kernel_shape=[k, k], **attrs))
+        nodes.append(helper.make_node("Relu", [out], [f"{out}_r"]))
+
+    conv("x", 3, 32, 3, "s", strides=[2, 2])  # 39x39
+    nodes.append(helper.make_node("MaxPool", ["s_r"], ["p"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1))
+    conv("p", 32, 16, 1, "q")  # 19x19
+    conv("q_r", 16, 32, 1, "e1")
+    conv("q_r", 16, 32, 3, "e3", pads=[1] * 4)
+    nodes.append(helper.make_node("Concat", ["e1_r", "e3_r"], ["c"], axis=1))
+    nodes.append(helper.make_node("GlobalAveragePool", ["c"], ["g"]))
+    graph = helper.make_graph(
+        nodes, "fire", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 79, 79])],
+        [helper.make_tensor_value_info("g", TensorProto.FLOAT, [1, 64, 1, 1])], inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_a_fire_module_is_channels_last_through_its_1x1_convs_and_concat():
+    """The 1x1 Convs (pixel lanes over rows of 19 as they stand) take channel lanes and tie their
+    X and Y channels-last, the Concat its inputs: stem, pool, squeeze, expands and Concat are all
+    marked. The 1x1 Convs' sums run in the same order in both forms, so the build is the one
+    that weighs the Convs as they stand (`forms-by-layout=false`) bit for bit, and the
+    reference's within the float tolerance."""
+    model, host = _fire_model(), pipeline_for("host").split(",")
+    stages = host[: host.index("assign-host-layouts") + 1]
+    module = compile_to_module(model, pipeline=",".join(stages), check_result=False)
+    module = getattr(module, "module", module)
+    ops = [op for op in module.walk() if op.name in ("onnx.Conv", "onnx.Relu", "onnx.MaxPool", "onnx.Concat")]
+    assert len(ops) == 10 and all(CHANNELS_LAST in op.attributes for op in ops)
+    feeds = random_inputs(model)
+    _, (ours,) = check_compiled(model, feeds)
+    (as_is,) = compile_and_run(model, feeds, pipeline=_host_with(assign_host_layouts="forms-by-layout=false"))
+    assert np.array_equal(ours, as_is), np.abs(ours - as_is).max()
+    assert np.count_nonzero(ours) > ours.size // 2  # not degenerate

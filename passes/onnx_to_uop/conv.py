@@ -472,7 +472,8 @@ def conv_form(vector: VectorConv, op: Operation, channels_last: bool | None = No
     (`VectorConv.form`, and channel lanes for a 1x1 Conv in pixel lanes whose result a Conv
     copies channels-last, for a Conv in pixel lanes that takes the Winograd form, or for an
     f32 Conv in pixel lanes over `FEW_CHANNELS` or fewer input channels per group whose Y is
-    channels-last), with Y channels-last or not (`channels_last`; None: as marked)."""
+    channels-last, and for a 1x1 Conv in pixel lanes whose X or Y is channels-last,
+    `pointwise_pixel_lanes`), with Y channels-last or not (`channels_last`; None: as marked)."""
     form = _vector_form(vector, op)
     if form == "pixel lanes" and _takes_winograd(vector, op, channels_last):
         # Winograd's products are a channel-lane Conv over tiles; its transforms read X
@@ -491,7 +492,32 @@ def conv_form(vector: VectorConv, op: Operation, channels_last: bool | None = No
         # Its reader copies it channels-last: each L-pixel vector would store as L scalars
         # there, where an L-channel vector of the channel-lane form stores whole.
         return "channel lanes"
+    if pointwise_pixel_lanes(vector, op) and (_y_channels_last(op, channels_last) or x_channels_last(op)):
+        # Rows of pixels would scatter into a channels-last Y or gather from a channels-last X;
+        # L-channel vectors store whole, and each X element is one broadcast load either way.
+        return "channel lanes"
     return form
+
+
+def pointwise_pixel_lanes(vector: VectorConv, op: Operation) -> bool:
+    """Whether onnx.Conv `op` is an ungrouped f32 1x1 Conv in pixel lanes whose output channels
+    split into 8-lane vectors (and that no other rule of `conv_form` puts in channel lanes): it
+    takes channel lanes where its X or its Y is channels-last (`conv_form`), at the cost
+    `VectorConv.pointwise_cycles` estimates for each form."""
+    if len(op.operands) < 2:
+        return False
+    w_shape = tensor_shape(op.operands[1])
+    return (
+        math.prod(w_shape[2:]) == 1 and (get_attr(op, "group") or 1) == 1 and w_shape[0] % 8 == 0
+        and tensor_element_type(op.results[0]) == f32 and _vector_form(vector, op) == "pixel lanes"
+        and not _read_channels_last(vector, op)
+    )
+
+
+def x_channels_last(op: Operation) -> bool:
+    """Whether the X of `op` is stored channels-last (its writer marked by `assign-host-layouts`)."""
+    writer = op.operands[0].owner
+    return isinstance(writer, Operation) and CHANNELS_LAST in writer.attributes
 
 
 def _takes_winograd(vector: VectorConv, op: Operation, channels_last: bool | None = None) -> bool:

@@ -203,6 +203,24 @@ class VectorConv:
             range(1, most + 1), key=lambda t: (pixel_tile_cost(out_channels, t, self.lane_registers), -t)
         )
 
+    def pointwise_cycles(self, channels: int, out_channels: int, out_spatial: Sequence[int], lanes: bool) -> float:
+        """Estimated cycles of an ungrouped 1x1 Conv's multiply-adds and loads over its whole
+        output in the channel-lane form (`lanes`: `channel_spans`, each part's `lane_plan` by
+        `lane_tile_cost`) or the pixel-lane form (`pixel_tile` channels per tile by
+        `pixel_tile_cost`, per vector of L pixels of the flattened output), `channels` reduction
+        steps each: what `assign-host-layouts` weighs when a layout decides the form."""
+        if not lanes:
+            vectors = -(-math.prod(out_spatial) // self.lanes)
+            return channels * vectors * pixel_tile_cost(
+                out_channels, self.pixel_tile(out_channels), self.lane_registers
+            )
+        total = 0.0
+        for _, count in self.channel_spans(out_channels, out_spatial):
+            part_lanes, width, tile = self.lane_plan(count, out_spatial)
+            per_vector = max(1, self.lane_registers * part_lanes // self.lanes)
+            total += lane_tile_cost(count // part_lanes, out_spatial, width, tile)[0] * per_vector
+        return channels * total
+
     def row_block(self, row: int) -> int:
         """Output rows per step of the depthwise-row form (`convolve`'s `row_block`) for output
         rows of `row` pixels: each whole L-lane vector of a row is one chain of multiply-adds

@@ -149,3 +149,54 @@ func.func @stem(%x: tensor<1x3x32x32xf32>) -> tensor<1x16x1x1xf32> {
   %g = onnx.GlobalAveragePool(%r2) : (tensor<1x16x32x32xf32>) -> tensor<1x16x1x1xf32>
   func.return %g : tensor<1x16x1x1xf32>
 }
+
+// -----
+
+// A SqueezeNet Fire module behind an image's stem: the stem Conv (3 -> 64, 3x3/2, channel lanes),
+// its Relu, a 1x1 squeeze Conv (64 -> 16) and Relu read by a 1x1 expand (16 -> 32) and a 3x3
+// expand (Winograd), joined by a Concat. As they stand the 1x1 Convs take pixel lanes over rows of
+// 32, which would gather from a channels-last X: nothing is marked (ASIS). A 1x1 Conv in pixel
+// lanes ties its X and Y to one layout (pixel lanes NCHW, channel lanes channels-last), weighed
+// by the estimated cycles of its two forms (`VectorConv.pointwise_cycles`: about the same here),
+// and a Concat ties its inputs to its result: channels-last, the stem stores its channel vectors
+// whole, the Winograd form's copy of X reads front to back and the expands store into their
+// slices of the Concat, so the whole module is marked.
+
+// CHECK-LABEL: func.func @fire
+// CHECK:         %s = onnx.Conv(%x, %w0) {strides = array<i64: 2, 2>, zant.channels_last}
+// CHECK-NEXT:    %r = onnx.Relu(%s) {zant.channels_last}
+// CHECK-NEXT:    %q = onnx.Conv(%r, %ws) {zant.channels_last}
+// CHECK-NEXT:    %rq = onnx.Relu(%q) {zant.channels_last}
+// CHECK-NEXT:    %e1 = onnx.Conv(%rq, %we1) {zant.channels_last}
+// CHECK-NEXT:    %e3 = onnx.Conv(%rq, %we3) {pads = array<i64: 1, 1, 1, 1>, zant.channels_last}
+// CHECK-NEXT:    %c = onnx.Concat(%e1, %e3) {axis = 1 : i64, zant.channels_last}
+// CHECK-NEXT:    %g = onnx.GlobalAveragePool(%c) :
+// ASIS-LABEL:    func.func @fire
+// ASIS-NOT:      zant.channels_last
+// ASIS:          func.return
+
+// Lowered: the 1x1 Convs take channel lanes (their weights packed by blocks of 16 output
+// channels), and the Concat's two halves are the channels 0-31 and 32-63 of each pixel.
+// LOWERED-LABEL: func.func @fire
+// LOWERED:         %q_packed_weights = uop.define_global "constant" {{[0-9]+}} "q_packed_weights"
+// LOWERED:         %e1_packed_weights = uop.define_global "constant" {{[0-9]+}} "e1_packed_weights"
+// LOWERED:         %e3_winograd_v = uop.define_local "e3_winograd_v"
+// LOWERED:         %c = uop.define_local "c" : !uop.buffer<65536xf32>
+// LOWERED:         uop.view %c : !uop.buffer<65536xf32> -> !uop.view<1x32x32x32xf32, strides [65536, 2048, 64, 1], offset 0>
+// LOWERED:         uop.view %c : !uop.buffer<65536xf32> -> !uop.view<1x32x32x32xf32, strides [65536, 2048, 64, 1], offset 32>
+// LOWERED:         func.return
+func.func @fire(%x: tensor<1x3x66x66xf32>) -> tensor<1x64x1x1xf32> {
+  %w0 = onnx.Constant() {value = dense<0.01> : tensor<64x3x3x3xf32>} : () -> tensor<64x3x3x3xf32>
+  %ws = onnx.Constant() {value = dense<0.02> : tensor<16x64x1x1xf32>} : () -> tensor<16x64x1x1xf32>
+  %we1 = onnx.Constant() {value = dense<0.03> : tensor<32x16x1x1xf32>} : () -> tensor<32x16x1x1xf32>
+  %we3 = onnx.Constant() {value = dense<0.04> : tensor<32x16x3x3xf32>} : () -> tensor<32x16x3x3xf32>
+  %s = onnx.Conv(%x, %w0) {strides = array<i64: 2, 2>} : (tensor<1x3x66x66xf32>, tensor<64x3x3x3xf32>) -> tensor<1x64x32x32xf32>
+  %r = onnx.Relu(%s) : (tensor<1x64x32x32xf32>) -> tensor<1x64x32x32xf32>
+  %q = onnx.Conv(%r, %ws) : (tensor<1x64x32x32xf32>, tensor<16x64x1x1xf32>) -> tensor<1x16x32x32xf32>
+  %rq = onnx.Relu(%q) : (tensor<1x16x32x32xf32>) -> tensor<1x16x32x32xf32>
+  %e1 = onnx.Conv(%rq, %we1) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
+  %e3 = onnx.Conv(%rq, %we3) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x32x32xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x32x32xf32>
+  %c = onnx.Concat(%e1, %e3) {axis = 1 : i64} : (tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>) -> tensor<1x64x32x32xf32>
+  %g = onnx.GlobalAveragePool(%c) : (tensor<1x64x32x32xf32>) -> tensor<1x64x1x1xf32>
+  func.return %g : tensor<1x64x1x1xf32>
+}
