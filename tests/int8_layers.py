@@ -1,6 +1,7 @@
 """Quantized layers the DSP-kernel tests build, and the checks they share: a graph of
 QLinearConv layers each over its own input (`qlinear_conv_model`), int8 or uint8 inputs
-reaching the extremes (`int8_feeds`), and their outputs against the ONNX reference evaluator
+reaching the extremes (`int8_feeds`), a depthwise -> ReLU -> pointwise chain
+(`depthwise_pointwise_model`), and their outputs against the ONNX reference evaluator
 bit for bit, built for the host or as Cortex-M4 firmware under QEMU; a firmware image against
 the host build of the same model (`firmware_equals_host`)."""
 
@@ -89,6 +90,43 @@ def qlinear_conv_model(name: str, layers: Iterable[QConv], seed: int, first_weig
         inputs.append(helper.make_tensor_value_info(n, layer.x_type, [1, layer.in_channels, layer.height, layer.width]))
         outputs.append(helper.make_tensor_value_info(f"{n}_y", TensorProto.INT8, layer.output_shape))
     graph = helper.make_graph(nodes, name, inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def depthwise_pointwise_model(
+    channels: int, out_channels: int, h: int, w: int, seed: int, pointwise_scales: Sequence[float] | np.ndarray,
+    relu: bool = True,
+) -> onnx.ModelProto:
+    """A depthwise 3x3 QLinearConv (so assign-layouts stores its output channels-last), an int8
+    ReLU (a Clip at the zero point -128; with `relu` false the zero point is 3, so the Clip
+    keeps values) and a pointwise QLinearConv reading it: per-channel weight scales
+    (`pointwise_scales` the pointwise Conv's), a bias, input (1, channels, h, w)."""
+    rng = np.random.default_rng(seed)
+    inits = [
+        numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
+        numpy_helper.from_array(np.array(-7, np.int8), "xz"),
+        numpy_helper.from_array(rng.integers(-128, 128, (channels, 1, 3, 3)).astype(np.int8), "dw"),
+        numpy_helper.from_array((0.01 * (1 + np.arange(channels))).astype(np.float32), "dws"),
+        numpy_helper.from_array(np.zeros(channels, np.int8), "dwz"),
+        numpy_helper.from_array(np.array(0.4, np.float32), "ds"),
+        numpy_helper.from_array(np.array(-128 if relu else 3, np.int8), "dz"),
+        numpy_helper.from_array(rng.integers(-128, 128, (out_channels, channels, 1, 1)).astype(np.int8), "pw"),
+        numpy_helper.from_array(np.asarray(pointwise_scales).astype(np.float32), "pws"),
+        numpy_helper.from_array(np.zeros(out_channels, np.int8), "pwz"),
+        numpy_helper.from_array(np.array(0.3, np.float32), "ys"),
+        numpy_helper.from_array(np.array(5, np.int8), "yz"),
+        numpy_helper.from_array(rng.integers(-2000, 2000, out_channels).astype(np.int32), "bias"),
+    ]
+    nodes = [
+        helper.make_node("QLinearConv", ["x", "xs", "xz", "dw", "dws", "dwz", "ds", "dz"], ["d"],
+                         group=channels, pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("Clip", ["d", "dz"], ["r"]),
+        helper.make_node("QLinearConv", ["r", "ds", "dz", "pw", "pws", "pwz", "ys", "yz", "bias"], ["y"], kernel_shape=[1, 1]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, channels, h, w])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, out_channels, h, w])], inits,
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 from e2e import load_compiled
-from onnx import TensorProto, helper, numpy_helper
+from int8_layers import depthwise_pointwise_model
 from onnx.reference import ReferenceEvaluator
 
 from zant.driver import CompileOptions, compile_model
@@ -18,35 +18,7 @@ CHANNELS, OUT_CHANNELS, H, W = 8, 6, 5, 7  # 35 pixels: the last pixel pair over
 
 
 def _model(channels: int = CHANNELS) -> onnx.ModelProto:
-    rng = np.random.default_rng(3)
-    dw = rng.integers(-128, 128, (channels, 1, 3, 3)).astype(np.int8)
-    pw = rng.integers(-128, 128, (OUT_CHANNELS, channels, 1, 1)).astype(np.int8)
-    inits = [
-        numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
-        numpy_helper.from_array(np.array(-7, np.int8), "xz"),
-        numpy_helper.from_array(dw, "dw"),
-        numpy_helper.from_array((np.full(channels, 0.01) * (1 + np.arange(channels))).astype(np.float32), "dws"),
-        numpy_helper.from_array(np.zeros(channels, np.int8), "dwz"),
-        numpy_helper.from_array(np.array(0.4, np.float32), "ds"),
-        numpy_helper.from_array(np.array(-128, np.int8), "dz"),
-        numpy_helper.from_array(pw, "pw"),
-        numpy_helper.from_array((np.full(OUT_CHANNELS, 0.002) * (1 + np.arange(OUT_CHANNELS))).astype(np.float32), "pws"),
-        numpy_helper.from_array(np.zeros(OUT_CHANNELS, np.int8), "pwz"),
-        numpy_helper.from_array(np.array(0.3, np.float32), "ys"),
-        numpy_helper.from_array(np.array(5, np.int8), "yz"),
-        numpy_helper.from_array(rng.integers(-2000, 2000, OUT_CHANNELS).astype(np.int32), "bias"),
-    ]
-    nodes = [
-        helper.make_node("QLinearConv", ["x", "xs", "xz", "dw", "dws", "dwz", "ds", "dz"], ["d"],
-                         group=channels, pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
-        helper.make_node("Clip", ["d", "dz"], ["r"]),
-        helper.make_node("QLinearConv", ["r", "ds", "dz", "pw", "pws", "pwz", "ys", "yz", "bias"], ["y"], kernel_shape=[1, 1]),
-    ]
-    graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, channels, H, W])],
-        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, OUT_CHANNELS, H, W])], inits,
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return depthwise_pointwise_model(channels, OUT_CHANNELS, H, W, 3, 0.002 * (1 + np.arange(OUT_CHANNELS)))
 
 
 def _compile_and_run(tmp_path, model: onnx.ModelProto, pipelines: dict[str, str]) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, str]]:

@@ -13,7 +13,7 @@ import numpy as np
 import onnx
 import pytest
 from e2e import firmware_modes, load_compiled
-from onnx import TensorProto, helper, numpy_helper
+from int8_layers import depthwise_pointwise_model
 from onnx.reference import ReferenceEvaluator
 
 from zant.driver import CompileOptions, compile_model
@@ -23,36 +23,10 @@ ROW = "zant_smlad_tile_row("
 
 
 def _model(channels: int, out_channels: int, h: int, w: int, relu: bool = True) -> onnx.ModelProto:
-    """A depthwise 3x3 QLinearConv (so assign-layouts stores its output channels-last), an int8
-    ReLU (a Clip at the zero point) and the pointwise QLinearConv under test, per-channel
-    weight scales and a bias."""
-    rng = np.random.default_rng(channels * 100 + out_channels)
-    inits = [
-        numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
-        numpy_helper.from_array(np.array(-7, np.int8), "xz"),
-        numpy_helper.from_array(rng.integers(-128, 128, (channels, 1, 3, 3)).astype(np.int8), "dw"),
-        numpy_helper.from_array((0.01 * (1 + np.arange(channels))).astype(np.float32), "dws"),
-        numpy_helper.from_array(np.zeros(channels, np.int8), "dwz"),
-        numpy_helper.from_array(np.array(0.4, np.float32), "ds"),
-        numpy_helper.from_array(np.array(-128 if relu else 3, np.int8), "dz"),
-        numpy_helper.from_array(rng.integers(-128, 128, (out_channels, channels, 1, 1)).astype(np.int8), "pw"),
-        numpy_helper.from_array((0.03 / channels * (1 + np.arange(out_channels)) ** 0.5).astype(np.float32), "pws"),
-        numpy_helper.from_array(np.zeros(out_channels, np.int8), "pwz"),
-        numpy_helper.from_array(np.array(0.3, np.float32), "ys"),
-        numpy_helper.from_array(np.array(5, np.int8), "yz"),
-        numpy_helper.from_array(rng.integers(-2000, 2000, out_channels).astype(np.int32), "bias"),
-    ]
-    nodes = [
-        helper.make_node("QLinearConv", ["x", "xs", "xz", "dw", "dws", "dwz", "ds", "dz"], ["d"],
-                         group=channels, pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
-        helper.make_node("Clip", ["d", "dz"], ["r"]),
-        helper.make_node("QLinearConv", ["r", "ds", "dz", "pw", "pws", "pwz", "ys", "yz", "bias"], ["y"], kernel_shape=[1, 1]),
-    ]
-    graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.INT8, [1, channels, h, w])],
-        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, out_channels, h, w])], inits,
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    """The depthwise -> ReLU -> pointwise chain (`depthwise_pointwise_model`), the pointwise
+    QLinearConv under test."""
+    scales = 0.03 / channels * (1 + np.arange(out_channels)) ** 0.5
+    return depthwise_pointwise_model(channels, out_channels, h, w, channels * 100 + out_channels, scales, relu)
 
 
 def _input(model: onnx.ModelProto) -> np.ndarray:
