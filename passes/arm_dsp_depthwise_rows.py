@@ -37,13 +37,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.linear_index import affine_terms, index_ops
-from zant.analysis.loop_values import INDEX_OPS, defined_inside, integer_literal, only_use
+from zant.analysis.linear_index import affine_terms
+from zant.analysis.loop_values import defined_inside, holds_only, integer_literal, only_use
 from zant.dialects import arm_dsp, uop
-from zant.ir.locations import locate
 from zant.ir.walk import ops_of
+from zant.passes.arm_dsp_tile_loops import BeforeLoop
 
 I8 = IntegerType(8)
 
@@ -68,6 +67,22 @@ def _same_load(value: SSAValue, loop: uop.RangeOp) -> tuple[SSAValue, tuple[SSAV
     if not isinstance(gep, uop.GepOp) or defined_inside(gep.source, loop) or any(defined_inside(i, loop) for i in gep.indices):
         return None
     return gep.source, tuple(gep.indices)
+
+
+def _pointer(before: BeforeLoop, address: tuple[SSAValue, dict[SSAValue, int], int, int], old: Operation, constant: int) -> SSAValue:
+    """A gep of `address`'s source at its terms + `constant`, built before the loop (in bounds
+    where the gep `old` it replaces was)."""
+    source, terms, _, _ = address
+    return before.emit(uop.GepOp(source, [before.index(terms.items(), constant)], inbounds=old.inbounds is not None))  # type: ignore[attr-defined]
+
+
+def _multiplier(before: BeforeLoop, multiplier: int | tuple[SSAValue, tuple[SSAValue, ...]]) -> SSAValue:
+    """The rows' multiplier built before the loop: a literal, or a load of the (source,
+    indices) `_same_load` gave, as the loop's loads."""
+    if isinstance(multiplier, int):
+        return before.emit(uop.ConstOp(multiplier, IntegerType(32)))
+    source, indices = multiplier
+    return before.emit(uop.LoadOp(before.emit(uop.GepOp(source, list(indices), inbounds=True))))
 
 
 def fuse_row(step: arm_dsp.DepthwiseStepOp) -> bool:
@@ -122,43 +137,18 @@ def fuse_row(step: arm_dsp.DepthwiseStepOp) -> bool:
     addend, bits, shift, target, y_step = params.pop()
     if addend is None or bits != 8 or not 1 <= y_step <= arm_dsp.DepthwiseRowOp.MAX_Y_STEP:
         return False
-    if any(op not in matched and not isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)) for op in loop.body.block.ops):
-        return False
-    used = {op for op in matched} | {step.px.owner, step.pw.owner}
-    if any(isinstance(op, uop.GepOp) and op not in used for op in loop.body.block.ops):
+    if not holds_only(loop, [*matched, step.px.owner, step.pw.owner]):  # type: ignore[list-item]
         return False
 
-    made: list[Operation] = []
-
-    def emit(op: Operation) -> SSAValue:
-        made.append(op)
-        return op.results[0]
-
-    def index(terms: dict[SSAValue, int], constant: int) -> SSAValue:
-        made.extend(index_ops(terms.items(), constant))
-        return made[-1].results[0]
-
-    def pointer(address: tuple[SSAValue, dict[SSAValue, int], int, int], old: Operation, constant: int) -> SSAValue:
-        source, terms, _, _ = address
-        return emit(uop.GepOp(source, [index(terms, constant)], inbounds=old.inbounds is not None))  # type: ignore[attr-defined]
-
-    first = loop.start.data
-    px0 = pointer(px, step.px.owner, px[2] + stride * first)  # type: ignore[arg-type]
-    pw0 = pointer(pw, step.pw.owner, pw[2])  # type: ignore[arg-type]
+    before, first = BeforeLoop(loop), loop.start.data
+    px0 = _pointer(before, px, step.px.owner, px[2] + stride * first)  # type: ignore[arg-type]
+    pw0 = _pointer(before, pw, step.pw.owner, pw[2])  # type: ignore[arg-type]
     terms, constant = places[0]
-    py0 = emit(uop.GepOp(target, [index(dict(terms), constant + y_step * first)], inbounds=True))
-    multiplier = multipliers.pop()
-    if isinstance(multiplier, int):
-        m = emit(uop.ConstOp(multiplier, IntegerType(32)))
-    else:
-        source, indices = multiplier
-        m = emit(uop.LoadOp(emit(uop.GepOp(source, list(indices), inbounds=True))))  # as the loop's loads
-    made.append(arm_dsp.DepthwiseRowOp(
+    py0 = before.emit(uop.GepOp(target, [before.index(terms, constant + y_step * first)], inbounds=True))
+    m = _multiplier(before, multipliers.pop())
+    before.replace(arm_dsp.DepthwiseRowOp(
         px0, pw0, step.addend, m, py0, stride, step.rows.data, step.x_row.data, loop.trip_count, y_step, addend, shift,
     ))
-    locate(made, loop.location)
-    Rewriter.insert_op(made, InsertPoint.before(loop))
-    Rewriter.erase_op(loop, safe_erase=False)
     return True
 
 
@@ -240,40 +230,19 @@ def fuse_short_rows(row: arm_dsp.DepthwiseShortRowOp) -> bool:
     high = arm_dsp.DepthwiseShortRowsOp.MAX_OFFSET
     if not (1 <= y_step and (len(places) - 1) * y_step <= high and 1 <= y_next <= high and px[3] <= high):
         return False
-    if any(op not in matched and not isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)) for op in loop.body.block.ops):
-        return False
-    used = set(matched) | {row.px.owner, row.pw.owner}
-    if any(isinstance(op, uop.GepOp) and op not in used for op in loop.body.block.ops):
+    if not holds_only(loop, [*matched, row.px.owner, row.pw.owner]):  # type: ignore[list-item]
         return False
 
-    made: list[Operation] = []
-
-    def emit(op: Operation) -> SSAValue:
-        made.append(op)
-        return op.results[0]
-
-    def index(terms: dict[SSAValue, int], constant: int) -> SSAValue:
-        made.extend(index_ops(terms.items(), constant))
-        return made[-1].results[0]
-
-    first = loop.start.data
-    px0 = emit(uop.GepOp(px[0], [index(px[1], px[2] + px[3] * first)], inbounds=row.px.owner.inbounds is not None))  # type: ignore[union-attr]
-    pw0 = emit(uop.GepOp(pw[0], [index(pw[1], pw[2])], inbounds=row.pw.owner.inbounds is not None))  # type: ignore[union-attr]
-    py0 = emit(uop.GepOp(target, [index(terms, constant + y_next * first)], inbounds=True))
-    multiplier = multipliers.pop()
-    if isinstance(multiplier, int):
-        m = emit(uop.ConstOp(multiplier, IntegerType(32)))
-    else:
-        source, indices = multiplier
-        m = emit(uop.LoadOp(emit(uop.GepOp(source, list(indices), inbounds=True))))
+    before, first = BeforeLoop(loop), loop.start.data
+    px0 = _pointer(before, px, row.px.owner, px[2] + px[3] * first)  # type: ignore[arg-type]
+    pw0 = _pointer(before, pw, row.pw.owner, pw[2])  # type: ignore[arg-type]
+    py0 = before.emit(uop.GepOp(target, [before.index(terms.items(), constant + y_next * first)], inbounds=True))
+    m = _multiplier(before, multipliers.pop())
     addend = chains[0][2]  # type: ignore[index]
-    made.append(arm_dsp.DepthwiseShortRowsOp(
+    before.replace(arm_dsp.DepthwiseShortRowsOp(
         px0, pw0, list(row.starts), m, addend, py0, row.rows.data, row.x_row.data, loop.trip_count, px[3], y_step,
         y_next, shifts.pop(),
     ))
-    locate(made, loop.location)
-    Rewriter.insert_op(made, InsertPoint.before(loop))
-    Rewriter.erase_op(loop, safe_erase=False)
     return True
 
 

@@ -47,11 +47,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.linear_index import affine_terms, index_ops
-from zant.analysis.loop_values import INDEX_OPS, defined_inside, integer_literal, literal_or_atom, only_use
+from zant.analysis.linear_index import affine_terms
+from zant.analysis.loop_values import defined_inside, holds_only, integer_literal, literal_or_atom, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
+from zant.passes.arm_dsp_tile_loops import BeforeLoop
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)
@@ -228,7 +229,7 @@ def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
         if terms.get(iv) != arm_dsp.SmladLayerOp.ROWS or any(defined_inside(atom, loop) for atom in terms if atom is not iv):
             return False
         places.append((tuple((a, k) for a, k in terms.items() if a is not iv), constant - r))
-        matched += [op for op in (smmla, sat, narrow, relu, store) if op is not None]
+        matched += [op for op in (smmla, sat, narrow, relu, store, gep) if op is not None]
     # Compared as sets, built in the order the first store's index names them (a set's order
     # follows the values' ids, so the generated code would differ from one run to the next).
     if len(params) != 1 or len({(frozenset(t), c) for t, c in places}) != 1:
@@ -236,29 +237,16 @@ def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
     multiplier, addend, bits, shift, target = params.pop()
     if multiplier is None or addend is None or bits != 8:
         return False
-    body = loop.body.block
-    if any(op not in matched and not isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)) for op in body.ops):
-        return False
-    if any(isinstance(op, uop.GepOp) and op not in (pa, pb) and not any(
-            isinstance(use.operation, uop.StoreOp) and use.operation in matched for use in op.result.uses) for op in body.ops):
+    if not holds_only(loop, [*matched, pa, pb]):
         return False
     # The layer's first output, pointers to the blocks' starts: built before the loop.
     terms, constant = places[0]
-    made: list[Operation] = []
-
-    def emit(op: Operation) -> SSAValue:
-        made.append(op)
-        return op.results[0]
-
-    made += index_ops(terms, constant)
-    py = emit(uop.GepOp(target, [made[-1].results[0]], inbounds=True))
-    zero = emit(uop.ConstOp(0, IndexType()))
-    first_pa = emit(uop.GepOp(pa.source, [zero], inbounds=pa.inbounds is not None))
-    first_pb = emit(uop.GepOp(pb.source, [zero], inbounds=pb.inbounds is not None))
-    made.append(arm_dsp.SmladLayerOp(first_pa, first_pb, rows.shared, py, steps, loop.end.data, multiplier, addend, shift))
-    locate(made, loop.location)
-    Rewriter.insert_op(made, InsertPoint.before(loop))
-    Rewriter.erase_op(loop, safe_erase=False)
+    before = BeforeLoop(loop)
+    py = before.emit(uop.GepOp(target, [before.index(terms, constant)], inbounds=True))
+    zero = before.emit(uop.ConstOp(0, IndexType()))
+    first_pa = before.emit(uop.GepOp(pa.source, [zero], inbounds=pa.inbounds is not None))
+    first_pb = before.emit(uop.GepOp(pb.source, [zero], inbounds=pb.inbounds is not None))
+    before.replace(arm_dsp.SmladLayerOp(first_pa, first_pb, rows.shared, py, steps, loop.end.data, multiplier, addend, shift))
     return True
 
 

@@ -36,7 +36,8 @@ and SSAT, becomes part of one `arm_dsp.smlad_tile_row` later (`arm-dsp-tile-rows
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
@@ -44,6 +45,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from zant.analysis.linear_index import index_ops
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
@@ -258,6 +260,35 @@ def value_before(value: SSAValue, loop: uop.RangeOp) -> SSAValue:
     for op in new:
         Rewriter.insert_op(op, InsertPoint.before(loop))
     return result
+
+
+@dataclass
+class BeforeLoop:
+    """The ops a pass builds before a loop it folds into one op, in order: `emit` one, `index`
+    an affine index; `replace` then puts them and the op before the loop (located at it) and
+    erases the loop. What `arm-dsp-requant`, `arm-dsp-depthwise-rows`, `arm-dsp-tile-rows` and
+    `arm-dsp-block-rows` each did with closures of their own."""
+
+    loop: uop.RangeOp
+    ops: list[Operation] = field(default_factory=list[Operation])
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def index(self, terms: Iterable[tuple[SSAValue, int]], constant: int) -> SSAValue:
+        """Σ k·atom over `terms` (atom, k) + `constant` (`index_ops`)."""
+        self.ops += index_ops(terms, constant)
+        return self.ops[-1].results[0]
+
+    def replace(self, op: Operation) -> Operation:
+        """`op` after the ops emitted, in place of the loop."""
+        self.ops.append(op)
+        locate(self.ops, self.loop.location)
+        Rewriter.insert_op(self.ops, InsertPoint.before(self.loop))
+        Rewriter.erase_op(self.loop, safe_erase=False)
+        return op
+
 
 
 def _rewrite(match: _Match) -> None:

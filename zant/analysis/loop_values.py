@@ -5,6 +5,8 @@ does not move. Shared by the passes that turn a loop of DSP steps into one asm o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
@@ -102,3 +104,13 @@ def loop_invariant(value: SSAValue, loop: uop.RangeOp) -> tuple | None:
 
 INDEX_OPS = (uop.ConstOp, uop.AddOp, uop.SubOp, uop.MulOp)
 """The ops an index is computed with (what a loop body holds beside its steps)."""
+
+
+def holds_only(loop: uop.RangeOp, taken: Iterable[Operation], any_gep: bool = False) -> bool:
+    """Whether the body of `loop` holds nothing but the ops in `taken` (those a pass folds into
+    one op: its steps, their epilogues and stores, the geps it reads through), index arithmetic
+    (`INDEX_OPS`) and, with `any_gep`, geps of any address (ones the folded op recomputes from
+    its own strides); so that erasing the loop loses nothing else."""
+    taken = set(taken)
+    kinds = (*INDEX_OPS, uop.EndRangeOp, *((uop.GepOp,) if any_gep else ()))
+    return all(op in taken or isinstance(op, kinds) for op in loop.body.block.ops)
