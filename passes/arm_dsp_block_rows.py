@@ -33,13 +33,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.loop_values import INDEX_OPS, integer_literal, loop_address, loop_invariant, only_use
+from zant.analysis.loop_values import holds_only, integer_literal, loop_address, loop_invariant, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
 from zant.passes.arm_dsp_requant import int8_store_of
-from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, value_before
+from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, fold_row
 from zant.passes.arm_dsp_tile_rows import IMMEDIATE, STORE_OFFSETS
 
 ROWS = arm_dsp.SMLAD_BLOCK_ROWS
@@ -109,24 +108,15 @@ def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
         and all(o in STORE_OFFSETS for o in (y_pixel, y_next, y_next + y_pixel))
     ):
         return None
-    # Every other op of the body is index arithmetic, or a gep or load only the matched ops read.
-    matched = {block, *(op for s in sums for op in s.ops)}  # type: ignore[union-attr]
-    for op in loop.body.block.ops:
-        if op in matched or isinstance(op, (*INDEX_OPS, uop.GepOp, uop.EndRangeOp)):
-            continue
-        if isinstance(op, uop.LoadOp) and op in hoisted:
-            continue
+    # Every other op of the body is index arithmetic, a gep, or a load only the matched ops read.
+    if not holds_only(loop, [block, *(op for s in sums for op in s.ops), *hoisted], any_gep=True):  # type: ignore[union-attr]
         return None
-    pa, pb, py = (value_before(v, loop) for v in (block.pa, block.pb, sums[0].store.ptr))  # type: ignore[union-attr]
-    values = [value_before(v, loop) for v in (*(sums[2 * i].bias for i in range(ROWS)), *(sums[2 * i].multiplier for i in range(ROWS)))]  # type: ignore[union-attr]
-    row = arm_dsp.SmladBlockRowOp(
-        pa, pb, py, values[:ROWS], values[ROWS:], steps=steps, a_next=a_next, b_next=b_next, pairs=loop.end.data,
-        a_pair=a_pair, y_pair=y_pair, y_next=y_next, y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
+    return fold_row(
+        loop, arm_dsp.SmladBlockRowOp, (block.pa, block.pb, sums[0].store.ptr),  # type: ignore[union-attr]
+        [sums[2 * i].bias for i in range(ROWS)], [sums[2 * i].multiplier for i in range(ROWS)],  # type: ignore[union-attr]
+        steps=steps, a_next=a_next, b_next=b_next, pairs=loop.end.data, a_pair=a_pair, y_pair=y_pair, y_next=y_next,
+        y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
     )
-    row.location = loop.location
-    Rewriter.insert_op(row, InsertPoint.before(loop))
-    Rewriter.erase_op(loop, safe_erase=False)
-    return row
 
 
 @dataclass(frozen=True)

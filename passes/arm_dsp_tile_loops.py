@@ -36,8 +36,9 @@ and SSAT, becomes part of one `arm_dsp.smlad_tile_row` later (`arm-dsp-tile-rows
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
@@ -289,6 +290,20 @@ class BeforeLoop:
         Rewriter.erase_op(self.loop, safe_erase=False)
         return op
 
+
+RowT = TypeVar("RowT", bound=arm_dsp.RequantRowOp)
+
+
+def fold_row(
+    loop: uop.RangeOp, kind: type[RowT], pointers: Sequence[SSAValue], addends: Sequence[SSAValue],
+    multipliers: Sequence[SSAValue], **layout: int,
+) -> RowT:
+    """`kind(pa, pb, py, addends, multipliers, **layout)` in place of `loop`: an
+    `arm_dsp.smlad_tile_row` or `arm_dsp.smlad_block_row`, each operand the value the loop's
+    first iteration reads, computed before it (`value_before`: the invariant loads hoisted,
+    the pointers built)."""
+    pa, pb, py, *values = (value_before(v, loop) for v in (*pointers, *addends, *multipliers))
+    return BeforeLoop(loop).replace(kind(pa, pb, py, values[: len(addends)], values[len(addends):], **layout))  # type: ignore[return-value]
 
 
 def _rewrite(match: _Match) -> None:

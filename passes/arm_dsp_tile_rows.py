@@ -35,13 +35,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
-from zant.analysis.loop_values import INDEX_OPS, loop_address, loop_invariant
+from zant.analysis.loop_values import holds_only, loop_address, loop_invariant
 from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
 from zant.passes.arm_dsp_requant import int8_store_of
-from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, value_before
+from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, fold_row
 
 IMMEDIATE = range(1, 4096)
 """The advances per tile the asm adds as immediates (`ADDW`)."""
@@ -139,25 +138,15 @@ def match_row(tile: arm_dsp.SmladTileOp) -> arm_dsp.SmladTileRowOp | None:
     offsets += [i * b_props[0] + d for i in range(steps) for d in (0, b_props[1])]
     if any(o not in LOAD_OFFSETS for o in offsets):
         return None
-    # Every other op of the body is index arithmetic, or a gep or load only the matched ops read.
-    matched = {tile, *(op for s in sums for op in s.ops)}  # type: ignore[union-attr]
-    for op in body:
-        if op in matched or isinstance(op, (*INDEX_OPS, uop.GepOp)):
-            continue
-        if isinstance(op, uop.LoadOp) and op in hoisted + [s.init.owner for s in sums] + [s.multiplier.owner for s in sums]:  # type: ignore[union-attr]
-            continue
+    # Every other op of the body is index arithmetic, a gep, or a load only the matched ops read.
+    loads = [v.owner for s in sums for v in (s.init, s.multiplier) if isinstance(v.owner, uop.LoadOp)]  # type: ignore[union-attr]
+    if not holds_only(loop, [tile, *(op for s in sums for op in s.ops), *loads], any_gep=True):  # type: ignore[union-attr]
         return None
-    pa, pb, py = (value_before(v, loop) for v in (fixed, moving, s00.store.ptr))  # type: ignore[union-attr]
-    values = [value_before(v, loop) for v in (s00.init, s10.init, s00.multiplier, s10.multiplier)]  # type: ignore[union-attr]
-    row = arm_dsp.SmladTileRowOp(
-        pa, pb, py, values[:2], values[2:], steps=steps, a_step=a_props[0], a_next=a_props[1], b_step=b_props[0],
-        b_next=b_props[1], pairs=loop.end.data, b_pair=b_moves, y_pair=y_pair, y_next=y_next, y_pixel=y_pixel,
-        addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
+    return fold_row(
+        loop, arm_dsp.SmladTileRowOp, (fixed, moving, s00.store.ptr), (s00.init, s10.init), (s00.multiplier, s10.multiplier),  # type: ignore[union-attr]
+        steps=steps, a_step=a_props[0], a_next=a_props[1], b_step=b_props[0], b_next=b_props[1], pairs=loop.end.data,
+        b_pair=b_moves, y_pair=y_pair, y_next=y_next, y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
     )
-    row.location = loop.location
-    Rewriter.insert_op(row, InsertPoint.before(loop))
-    Rewriter.erase_op(loop, safe_erase=False)
-    return row
 
 
 @dataclass(frozen=True)
