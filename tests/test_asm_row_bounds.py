@@ -50,6 +50,8 @@ ASM_REACH = {
     "py: q·y_pair + i·y_next + j·y_pixel, i < 4, j < 2",
     "arm_dsp.smlad_rows": "pa (int16): [0, 4·steps); pb: [0, 4·rows·(steps + 1)) (biases, then per step a word a row; "
     "the loop's span 4·rows·(steps - rest), the rest after it)",
+    "arm_dsp.smlad_layer": "pa (int16): smlad_rows'; pb: [0, 16·(steps + 1)·blocks) (pb runs on from block to block, "
+    "the layer's end reached exactly); py: [0, 4·blocks)",
     "arm_mve.vldrb_gather / vldrh_gather": "ptr + offsets[k] (elements), one lane each",
     "arm_mve.vstrb_scatter": "ptr + offsets[k], one byte each",
     "arm_mve.vmov_lane(s), vmlava, vmulh, vrshr": "registers only",
@@ -77,10 +79,10 @@ def _tiles(channels: int, out_channels: int, h: int, w: int) -> Callable[[], onn
     return build
 
 
-def _fully_connected(cases) -> onnx.ModelProto:
+def _fully_connected(cases, per_tensor: bool = False) -> onnx.ModelProto:
     import test_fully_connected
 
-    return test_fully_connected._model(cases)
+    return test_fully_connected._model(cases, per_tensor)
 
 
 def _roomy(pipeline: str) -> str:
@@ -133,6 +135,13 @@ FULLY_CONNECTED = [
     ("k1027_m5", 1027, 5, TensorProto.INT8),  # 4 steps a pass and 3 after the loop
 ]
 
+LAYERS = [  # whole layers of 4-row blocks (arm_dsp.smlad_layer): one step, 2 and a rest, 4 and 3 after the loop
+    ("k1_m4", 1, 4, TensorProto.INT8),
+    ("k22_m8", 22, 8, TensorProto.INT8),
+    ("k1027_m4", 1027, 4, TensorProto.INT8),
+    ("k6_m12", 6, 12, TensorProto.INT8),
+]
+
 EDGES = {
     "depthwise": Edge(
         lambda: _depthwise(DEPTHWISE),
@@ -150,6 +159,10 @@ EDGES = {
     "tile_odd_pixels": Edge(_tiles(16, 4, 3, 5), {"cortex-m4": set(), "cortex-m55": {"arm_mve.vmlava"}}),
     "fully_connected": Edge(
         lambda: _fully_connected(FULLY_CONNECTED), {"cortex-m4": {"arm_dsp.smlad_rows"}, "cortex-m55": {"arm_mve.vmlava"}}
+    ),
+    "fully_connected_layer": Edge(  # one multiplier a layer: whole layers of 4-row blocks
+        lambda: _fully_connected(LAYERS, per_tensor=True),
+        {"cortex-m4": {"arm_dsp.smlad_layer"}, "cortex-m55": {"arm_mve.vmlava"}},
     ),
 }
 
@@ -175,7 +188,7 @@ def _lowered(model: onnx.ModelProto, target: str, pipeline: str):
 
 ASM_OPS = (
     "arm_dsp.depthwise_step", "arm_dsp.depthwise_row", "arm_dsp.depthwise_short_row", "arm_dsp.depthwise_short_rows",
-    "arm_dsp.smlad_tile_row", "arm_dsp.smlad_block", "arm_dsp.smlad_block_row", "arm_dsp.smlad_rows",
+    "arm_dsp.smlad_tile_row", "arm_dsp.smlad_block", "arm_dsp.smlad_block_row", "arm_dsp.smlad_rows", "arm_dsp.smlad_layer",
     "arm_mve.vldrb_gather", "arm_mve.vldrh_gather", "arm_mve.vstrb_scatter",
 )
 """The ops whose addresses are the assembly's (or a vector of offsets the core adds)."""
