@@ -62,12 +62,13 @@ Zig, so a module `mve-dot` rewrote still builds and computes the same values on 
 """
 from __future__ import annotations
 
+from abc import ABC
 from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import I32, ArrayAttr, IntAttr, IntegerType, VectorType
-from xdsl.ir import Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
@@ -78,7 +79,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -350,20 +351,64 @@ ZIG_HELPER_SOURCES: dict[str, ZigHelper] = {
 """The helpers of the `arm_mve` ops by name."""
 
 
-class OffsetGatherOp(IRDLOperation):
-    """A gather of `len(offsets)` elements at `%ptr + offset[k]` (16-bit unsigned offsets, in
-    elements), written `%v = NAME %p [0, 125, …] : PTR -> VECTOR`: what `vldrb_gather` and
-    `vldrh_gather` share."""
+def _offsets_attr(offsets: Sequence[int]) -> ArrayAttr[IntAttr]:
+    return ArrayAttr([IntAttr(o) for o in offsets])
+
+
+class OffsetsOp(IRDLOperation, ABC):
+    """An op on the elements at `%ptr + offset[k]` (a vector of offsets, a property), printed
+    `%ptr [0, 125, …]` and checked for `ELEMENT` pointers: what the gathers (`vldrb_gather`,
+    `vldrh_gather`) and the scatter (`vstrb_scatter`) share. A subclass's operands come before
+    `ptr`."""
 
     ptr = operand_def(PtrType)
     offsets = prop_def(ArrayAttr[IntAttr])
-    result = result_def(VectorType)
 
-    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+    ELEMENT: ClassVar[IntegerType]
+    """What `ptr` points to."""
+    ACCESS: ClassVar[str]
+    """What the op does to the elements, for its messages: "reads" or "writes"."""
 
     @property
     def offset_list(self) -> list[int]:
         return [o.data for o in self.offsets.data]
+
+    def _verify_ptr(self) -> None:
+        assert isinstance(self.ptr.type, PtrType)
+        if self.ptr.type.element_type != self.ELEMENT:
+            short = self.name.removeprefix("arm_mve.")
+            raise VerifyException(
+                f"{short} {self.ACCESS} int{self.ELEMENT.width.data} elements, got a pointer to {self.ptr.type.element_type}"
+            )
+
+    def _print_offsets(self, printer: Printer) -> None:
+        """` %ptr [offsets] {attributes} : `."""
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(" [" + ", ".join(str(o) for o in self.offset_list) + "]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+
+    @staticmethod
+    def _parse_offsets(parser: Parser) -> tuple[UnresolvedOperand, list[int], dict[str, Attribute]]:
+        """`%ptr [offsets] {attributes} :`, the pointer unresolved."""
+        ptr = parser.parse_unresolved_operand()
+        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return ptr, offsets, attributes
+
+
+class OffsetGatherOp(OffsetsOp):
+    """A gather of `len(offsets)` elements at `%ptr + offset[k]` (16-bit unsigned offsets, in
+    elements), written `%v = NAME %p [0, 125, …] : PTR -> VECTOR`: what `vldrb_gather` and
+    `vldrh_gather` share."""
+
+    result = result_def(VectorType)
+
+    traits = traits_def(Accesses(MemoryEffectKind.READ, "ptr"))
+
+    ACCESS: ClassVar[str] = "reads"
 
     def _verify_offsets(self, lanes: int) -> None:
         offsets = self.offset_list
@@ -374,27 +419,19 @@ class OffsetGatherOp(IRDLOperation):
             raise VerifyException(f"{short} offsets are 16-bit unsigned, got {offsets}")
 
     def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string(" [" + ", ".join(str(o) for o in self.offset_list) + "]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
+        self._print_offsets(printer)
         printer.print_attribute(self.ptr.type)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> OffsetGatherOp:
-        ptr = parser.parse_unresolved_operand()
-        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        ptr, offsets, attributes = cls._parse_offsets(parser)
         ptr_type = parser.parse_type()
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         op = cls.create(
-            operands=[parser.resolve_operand(ptr, ptr_type)],
-            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
+            operands=[parser.resolve_operand(ptr, ptr_type)], properties={"offsets": _offsets_attr(offsets)},
             result_types=[result_type],
         )
         op.attributes.update(attributes)
@@ -411,12 +448,14 @@ class VldrbGatherOp(OffsetGatherOp):
 
     name = "arm_mve.vldrb_gather"
 
+    ELEMENT: ClassVar[IntegerType] = IntegerType(8)
+
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = tuple(
         ZIG_HELPER_SOURCES[n] for n in ("zant_vldrb_gather", "zant_vldrb_gather16", "zant_vldrb_gather_u16")
     )
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
-        offsets = self.byte_offsets
+        offsets = self.offset_list
         if len(offsets) == 16:  # even and odd lanes
             even, odd = (", ".join(str(o) for o in offsets[i::2]) for i in (0, 1))
             return ZigCall("zant_vldrb_gather16", (f".{{ {even} }}", f".{{ {odd} }}", args[0]))
@@ -424,24 +463,17 @@ class VldrbGatherOp(OffsetGatherOp):
         return ZigCall("zant_vldrb_gather", (f".{{ {listed} }}", args[0]))
 
     def reference(self, read: Read) -> tuple[np.ndarray]:
-        lanes = read(self.byte_offsets)
+        lanes = read(self.offset_list)
         return (lanes.astype(np.int16) if len(lanes) == GATHER_LANES else lanes.astype(np.int8),)
 
     def __init__(self, ptr: SSAValue | Operation, offsets: Sequence[int]):
         super().__init__(
-            operands=[ptr],
-            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
+            operands=[ptr], properties={"offsets": _offsets_attr(offsets)},
             result_types=[BYTE_TYPE if len(offsets) == BYTE_TYPE.get_shape()[0] else GATHER_TYPE],
         )
 
-    @property
-    def byte_offsets(self) -> list[int]:
-        return [o.data for o in self.offsets.data]
-
     def verify_(self) -> None:
-        assert isinstance(self.ptr.type, PtrType)
-        if self.ptr.type.element_type != IntegerType(8):
-            raise VerifyException(f"vldrb_gather reads int8 elements, got a pointer to {self.ptr.type.element_type}")
+        self._verify_ptr()
         if self.result.type not in (GATHER_TYPE, BYTE_TYPE):
             raise VerifyException(f"vldrb_gather gives {GATHER_TYPE} or {BYTE_TYPE}, got {self.result.type}")
         self._verify_offsets(self.result.type.get_shape()[0])
@@ -455,27 +487,21 @@ class VldrhGatherOp(OffsetGatherOp):
 
     name = "arm_mve.vldrh_gather"
 
+    ELEMENT: ClassVar[IntegerType] = IntegerType(16)
+
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = (ZIG_HELPER_SOURCES["zant_vldrh_gather"],)
 
     def __init__(self, ptr: SSAValue | Operation, offsets: Sequence[int]):
-        super().__init__(
-            operands=[ptr], properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])}, result_types=[GATHER_TYPE]
-        )
-
-    @property
-    def element_offsets(self) -> list[int]:
-        return [o.data for o in self.offsets.data]
+        super().__init__(operands=[ptr], properties={"offsets": _offsets_attr(offsets)}, result_types=[GATHER_TYPE])
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
-        return ZigCall("zant_vldrh_gather", (f".{{ {', '.join(str(o) for o in self.element_offsets)} }}", args[0]))
+        return ZigCall("zant_vldrh_gather", (f".{{ {', '.join(str(o) for o in self.offset_list)} }}", args[0]))
 
     def reference(self, read: Read) -> tuple[np.ndarray]:
-        return (read(self.element_offsets).astype(np.int16),)
+        return (read(self.offset_list).astype(np.int16),)
 
     def verify_(self) -> None:
-        assert isinstance(self.ptr.type, PtrType)
-        if self.ptr.type.element_type != IntegerType(16):
-            raise VerifyException(f"vldrh_gather reads int16 elements, got a pointer to {self.ptr.type.element_type}")
+        self._verify_ptr()
         if self.result.type != GATHER_TYPE:
             raise VerifyException(f"vldrh_gather gives {GATHER_TYPE}, got {self.result.type}")
         self._verify_offsets(GATHER_LANES)
@@ -719,7 +745,7 @@ SCATTER_TYPES = (QUAD_TYPE, GATHER_TYPE)
 
 
 @irdl_op_definition
-class VstrbScatterOp(IRDLOperation):
+class VstrbScatterOp(OffsetsOp):
     """`arm_mve.vstrb_scatter %v, %p [0, 125, 250, 375] : vector<4xi32>, !uop.ptr<i8>`: the low
     byte of lane k to `%p + offset[k]` (`VSTRB.32 Qd, [Rn, Qm]`; offsets 0, 1, 2, 3: `VSTRB.32
     Qd, [Rn]`); of 8 int16 lanes, `vector<8xi16>` with 8 offsets (`VSTRB.16`, 16-bit offsets: a
@@ -728,12 +754,12 @@ class VstrbScatterOp(IRDLOperation):
     name = "arm_mve.vstrb_scatter"
 
     value = operand_def(VectorType)
-    ptr = operand_def(PtrType)
-    offsets = prop_def(ArrayAttr[IntAttr])
 
     traits = traits_def(Accesses(MemoryEffectKind.WRITE, "ptr"))
 
     WRITES: ClassVar[tuple[str, ...]] = ("ptr",)
+    ELEMENT: ClassVar[IntegerType] = IntegerType(8)
+    ACCESS: ClassVar[str] = "writes"
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = tuple(
         ZIG_HELPER_SOURCES[n]
@@ -741,11 +767,12 @@ class VstrbScatterOp(IRDLOperation):
     )
 
     def __init__(self, value: SSAValue | Operation, ptr: SSAValue | Operation, offsets: Sequence[int]):
-        super().__init__(operands=[value, ptr], properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])})
+        super().__init__(operands=[value, ptr], properties={"offsets": _offsets_attr(offsets)})
 
     @property
     def byte_offsets(self) -> list[int]:
-        return [o.data for o in self.offsets.data]
+        """The offsets, in bytes (the scatter's elements)."""
+        return self.offset_list
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         value, ptr = args
@@ -762,11 +789,8 @@ class VstrbScatterOp(IRDLOperation):
     def print(self, printer: Printer):
         printer.print_string(" ")
         printer.print_operand(self.value)
-        printer.print_string(", ")
-        printer.print_operand(self.ptr)
-        printer.print_string(" [" + ", ".join(str(o) for o in self.byte_offsets) + "]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
+        printer.print_string(",")
+        self._print_offsets(printer)
         printer.print_attribute(self.value.type)
         printer.print_string(", ")
         printer.print_attribute(self.ptr.type)
@@ -775,24 +799,19 @@ class VstrbScatterOp(IRDLOperation):
     def parse(cls, parser: Parser) -> VstrbScatterOp:
         value = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        ptr = parser.parse_unresolved_operand()
-        offsets = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        ptr, offsets, attributes = cls._parse_offsets(parser)
         value_type = parser.parse_type()
         parser.parse_punctuation(",")
         ptr_type = parser.parse_type()
         op = cls.create(
             operands=[parser.resolve_operand(value, value_type), parser.resolve_operand(ptr, ptr_type)],
-            properties={"offsets": ArrayAttr([IntAttr(o) for o in offsets])},
+            properties={"offsets": _offsets_attr(offsets)},
         )
         op.attributes.update(attributes)
         return op
 
     def verify_(self) -> None:
-        assert isinstance(self.ptr.type, PtrType)
-        if self.ptr.type.element_type != IntegerType(8):
-            raise VerifyException(f"vstrb_scatter writes int8 elements, got a pointer to {self.ptr.type.element_type}")
+        self._verify_ptr()
         if self.value.type not in SCATTER_TYPES:
             raise VerifyException(f"vstrb_scatter stores {QUAD_TYPE} or {GATHER_TYPE}, got {self.value.type}")
         offsets = self.byte_offsets
