@@ -109,6 +109,48 @@ _HAS_MVE = (
     'std.Target.arm.featureSetHas(@import("builtin").cpu.features, .mve)'
 )
 
+
+def _vstrb_sources(width: int, suffix: str, scatter_doc: str, narrow_doc: str) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The two helpers `vstrb_scatter` of `width`-bit lanes (128 / width of them) prints as, named
+    with `suffix`: the scatter to a vector of byte offsets (`VSTRB.<width>` with offsets as wide
+    as the lanes) and the narrowing store to p[0 .. lanes] (offsets 0, 1, …: `VSTRB.<width>`
+    with no offsets), each after its doc comment."""
+    n = 128 // width
+    lanes, offsets = f"@Vector({n}, i{width})", f"@Vector({n}, u{width})"
+    scatter = f"""\
+{scatter_doc}
+inline fn zant_vstrb_scatter{suffix}(comptime offsets: {offsets}, p: *i8, v: {lanes}) void {{
+    if (comptime {_HAS_MVE}) {{
+        asm volatile ("vstrb.{width} %[v], [%[p], %[o]]"
+            :
+            : [v] "w" (v),
+              [p] "r" (p),
+              [o] "w" (offsets),
+            : .{{ .memory = true }});
+        return;
+    }}
+    const base: [*]i8 = @ptrCast(p);
+    const at: [{n}]u{width} = offsets;
+    const lanes: [{n}]i{width} = v;
+    for (at, lanes) |offset, lane| base[offset] = @truncate(lane);
+}}"""
+    narrow = f"""\
+{narrow_doc}
+inline fn zant_vstrb_narrow{suffix}(p: *i8, v: {lanes}) void {{
+    if (comptime {_HAS_MVE}) {{
+        // The narrowing store's base is a low register (3 bits in its encoding): "l".
+        asm volatile ("vstrb.{width} %[v], [%[p]]"
+            :
+            : [v] "w" (v),
+              [p] "l" (p),
+            : .{{ .memory = true }});
+        return;
+    }}
+    const base: *align(1) [{n}]i8 = @ptrCast(p);
+    base.* = @as([{n}]i8, @as(@Vector({n}, i8), @truncate(v)));
+}}"""
+    return {f"zant_vstrb_scatter{suffix}": ((), scatter), f"zant_vstrb_narrow{suffix}": ((), narrow)}
+
 _ZIG: dict[str, tuple[tuple[str, ...], str]] = {
     # name: (helpers it calls, once per call, source), as zant.backend.zig_helpers.HELPERS
     "zant_vldrb_gather": (
@@ -251,90 +293,18 @@ inline fn zant_vrshr(comptime n: u6, a: @Vector(4, i32)) @Vector(4, i32) {{
     return @intCast(wide >> @splat(n));
 }}""",
     ),
-    "zant_vstrb_scatter": (
-        (),
-        f"""\
-/// The low byte of lane k to p + offsets[k] (arm_mve.vstrb_scatter: VSTRB.32 with a vector
-/// of byte offsets).
-inline fn zant_vstrb_scatter(comptime offsets: @Vector(4, u32), p: *i8, v: @Vector(4, i32)) void {{
-    if (comptime {_HAS_MVE}) {{
-        asm volatile ("vstrb.32 %[v], [%[p], %[o]]"
-            :
-            : [v] "w" (v),
-              [p] "r" (p),
-              [o] "w" (offsets),
-            : .{{ .memory = true }});
-        return;
-    }}
-    const base: [*]i8 = @ptrCast(p);
-    const at: [4]u32 = offsets;
-    const lanes: [4]i32 = v;
-    for (at, lanes) |offset, lane| base[offset] = @truncate(lane);
-}}""",
-    ),
-    "zant_vstrb_narrow": (
-        (),
-        f"""\
-/// The low bytes of the 4 lanes to p[0..4] (arm_mve.vstrb_scatter at offsets 0, 1, 2, 3:
-/// VSTRB.32).
-inline fn zant_vstrb_narrow(p: *i8, v: @Vector(4, i32)) void {{
-    if (comptime {_HAS_MVE}) {{
-        // The narrowing store's base is a low register (3 bits in its encoding): "l".
-        asm volatile ("vstrb.32 %[v], [%[p]]"
-            :
-            : [v] "w" (v),
-              [p] "l" (p),
-            : .{{ .memory = true }});
-        return;
-    }}
-    const base: *align(1) [4]i8 = @ptrCast(p);
-    base.* = @as([4]i8, @as(@Vector(4, i8), @truncate(v)));
-}}""",
+    **_vstrb_sources(
+        32, "",
+        "/// The low byte of lane k to p + offsets[k] (arm_mve.vstrb_scatter: VSTRB.32 with a vector\n/// of byte offsets).",
+        "/// The low bytes of the 4 lanes to p[0..4] (arm_mve.vstrb_scatter at offsets 0, 1, 2, 3:\n/// VSTRB.32).",
     ),
 })
 
-_ZIG.update({
-    "zant_vstrb_scatter16": (
-        (),
-        f"""\
-/// The low byte of lane k to p + offsets[k] (arm_mve.vstrb_scatter of 8 16-bit lanes: VSTRB.16
-/// with a vector of byte offsets).
-inline fn zant_vstrb_scatter16(comptime offsets: @Vector(8, u16), p: *i8, v: @Vector(8, i16)) void {{
-    if (comptime {_HAS_MVE}) {{
-        asm volatile ("vstrb.16 %[v], [%[p], %[o]]"
-            :
-            : [v] "w" (v),
-              [p] "r" (p),
-              [o] "w" (offsets),
-            : .{{ .memory = true }});
-        return;
-    }}
-    const base: [*]i8 = @ptrCast(p);
-    const at: [8]u16 = offsets;
-    const lanes: [8]i16 = v;
-    for (at, lanes) |offset, lane| base[offset] = @truncate(lane);
-}}""",
-    ),
-    "zant_vstrb_narrow16": (
-        (),
-        f"""\
-/// The low bytes of the 8 16-bit lanes to p[0..8] (arm_mve.vstrb_scatter at offsets 0 to 7:
-/// VSTRB.16).
-inline fn zant_vstrb_narrow16(p: *i8, v: @Vector(8, i16)) void {{
-    if (comptime {_HAS_MVE}) {{
-        // The narrowing store's base is a low register (3 bits in its encoding): "l".
-        asm volatile ("vstrb.16 %[v], [%[p]]"
-            :
-            : [v] "w" (v),
-              [p] "l" (p),
-            : .{{ .memory = true }});
-        return;
-    }}
-    const base: *align(1) [8]i8 = @ptrCast(p);
-    base.* = @as([8]i8, @as(@Vector(8, i8), @truncate(v)));
-}}""",
-    ),
-})
+_ZIG.update(_vstrb_sources(
+    16, "16",
+    "/// The low byte of lane k to p + offsets[k] (arm_mve.vstrb_scatter of 8 16-bit lanes: VSTRB.16\n/// with a vector of byte offsets).",
+    "/// The low bytes of the 8 16-bit lanes to p[0..8] (arm_mve.vstrb_scatter at offsets 0 to 7:\n/// VSTRB.16).",
+))
 
 _ZIG["zant_vmov_lane"] = (
     (),
