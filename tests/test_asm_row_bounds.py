@@ -85,6 +85,15 @@ def _fully_connected(cases, per_tensor: bool = False) -> onnx.ModelProto:
     return test_fully_connected._model(cases, per_tensor)
 
 
+def _pointwise_wide(h: int, w: int) -> Callable[[], onnx.ModelProto]:
+    def build() -> onnx.ModelProto:
+        from int8_layers import depthwise_pointwise_model
+
+        return depthwise_pointwise_model(64, 8, h, w, 3, 0.002 * (1 + np.arange(8)))
+
+    return build
+
+
 def _roomy(pipeline: str) -> str:
     from test_pointwise_wide import roomy
 
@@ -157,6 +166,10 @@ EDGES = {
     "tile_triples": Edge(_tiles(12, 4, 2, 3), {"cortex-m4": {"arm_dsp.smlad_tile_row"}, "cortex-m55": {"arm_mve.vmlava"}}),
     "tile_7_steps": Edge(_tiles(28, 2, 1, 4), {"cortex-m4": {"arm_dsp.smlad_tile_row"}, "cortex-m55": {"arm_mve.vmlava"}}),
     "tile_odd_pixels": Edge(_tiles(16, 4, 3, 5), {"cortex-m4": set(), "cortex-m55": {"arm_mve.vmlava"}}),
+    # the widened pointwise form (64 channels: 32 steps, a loop of 8 a pass), the whole image
+    # widened at once: 35 and 9 pixels (odd: the last pair overlapping the one before)
+    "wide_35": Edge(_pointwise_wide(5, 7), {"cortex-m4": {"arm_dsp.smlad_block"}, "cortex-m55": {"arm_mve.vmlava"}}, _roomy),
+    "wide_9": Edge(_pointwise_wide(3, 3), {"cortex-m4": {"arm_dsp.smlad_block"}, "cortex-m55": {"arm_mve.vmlava"}}, _roomy),
     "fully_connected": Edge(
         lambda: _fully_connected(FULLY_CONNECTED), {"cortex-m4": {"arm_dsp.smlad_rows"}, "cortex-m55": {"arm_mve.vmlava"}}
     ),
