@@ -126,6 +126,29 @@ def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
     return max(PIXELS, -(-pixels // blocks))
 
 
+def written_over_column(x: Layout, y: Layout, layer_bound: int) -> int:
+    """The pixels of a column as wide as fits a bound (a RAM budget's) that X and Y exceed
+    together, 0 otherwise or where a column of more than one tile is not taken
+    (`column_pixels`). Such a layer is written over its input (`schedule-in-place`: the column
+    is its line buffer), so only the larger of X and Y is beside the column; past
+    `MAX_COLUMN_PIXELS` each block still costs its copy loop and one call per pair of weight
+    rows, widened again each time (VWW's 16- and 32-channel NCHW layers 4 and 6 under 22,118 B on
+    the L4R5: 625 K -> 555 K and 1,114 K -> 961 K cycles at 192 and 96 pixels). A column less
+    than twice as wide is not worth its bytes: KWS's 64-channel layers under 9,600 B took 22
+    pixels for 16, 3 to 6 K cycles slower each (the last block's overlap grew) for 384 B more.
+    As even blocks as can be, whole pairs each."""
+    channels, out_channels, pixels = x.shape[1], y.shape[1], math.prod(x.shape[2:])
+    if x.size + y.size <= layer_bound or column_pixels(channels, out_channels, pixels) == PIXELS:
+        return 0
+    most = min((layer_bound - max(x.size, y.size)) // channels, pixels)
+    most -= most % PIXELS
+    if most < 2 * MAX_COLUMN_PIXELS:
+        return 0
+    blocks = -(-pixels // most)
+    block = -(-pixels // blocks)
+    return block + block % PIXELS
+
+
 CACHE_SHARE = 2
 """A pair of weight rows read from slow memory by every pixel pair may take 1/CACHE_SHARE of the
 cache in front of it (the rest holds the lines a row's misalignment adds and the
@@ -178,7 +201,7 @@ def pointwise_columns(
     if is_channels_last(x):
         _pointwise_channels_last(kb, x, y, weight, epilogue, name, weight_cache, weight_rows)
         return
-    width = column_pixels(channels, out_channels, pixels)
+    width = max(column_pixels(channels, out_channels, pixels), written_over_column(x, y, layer_bound))
     xf = x.reshape([batch, channels, pixels])
     yf = merge_dims(y, 2, y.rank - 1)
     assert xf is not None and yf is not None
