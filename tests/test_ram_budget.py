@@ -416,6 +416,20 @@ def test_in_place_layouts_as_cortex_m4_firmware(tmp_path):
     assert _scratch(plan) <= 1_200 and [s for s in plan["schedules"] if s["schedule"] == "in-place"]
 
 
+def test_budgeted_columns_as_wide_as_the_budget_leaves_as_cortex_m4_firmware(tmp_path):
+    """24 channels x 10 x 7 under 2,600 B on the Cortex-M4: each pointwise conv, written over its
+    NCHW input, takes a column of 36 pixels (864 B beside its 1,680 B output) for 16
+    (`conv_columns.written_over_column`), the second of its two blocks clamped back over the
+    first; as firmware under QEMU, the layer-by-layer outputs."""
+    path = tmp_path / "kws_shaped.onnx"
+    onnx.save(kws_shaped_int8(channels=24, height=10, width=7), path)
+    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=2_600, target="cortex-m4", board="mps2-an386")
+    assert _scratch(plan) <= 2_600
+    columns = {t["name"]: t["size"] for t in plan["tensors"] if t["name"].endswith("_columns")}
+    assert columns == {"pw0_columns": 36 * 24, "pw1_columns": 36 * 24}
+    assert {s["output"] for s in plan["schedules"] if s["schedule"] == "in-place"} >= {"pw0", "pw1"}
+
+
 def test_in_place_layouts_pipeline():
     from zant.pipelines import pipeline_for, with_in_place_layouts, with_ram_schedules
 
