@@ -42,6 +42,7 @@ from zant.analysis.linear_index import affine_terms
 from zant.analysis.loop_values import defined_inside, holds_only, integer_literal, only_use
 from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
+from zant.passes.arm_dsp_requant import int8_store_of
 from zant.passes.arm_dsp_tile_loops import BeforeLoop
 
 I8 = IntegerType(8)
@@ -99,43 +100,32 @@ def fuse_row(step: arm_dsp.DepthwiseStepOp) -> bool:
     matched: list[Operation] = [step]
     params, multipliers, places = set(), set(), []
     for j, total in enumerate(step.sums):
-        smmla = only_use(total, arm_dsp.SmmlaOp)
-        sat = None if smmla is None else only_use(smmla.result, arm_dsp.SsatOp)
-        narrow = None if sat is None else only_use(sat.result, uop.CastOp)
-        if smmla is None or sat is None or narrow is None or smmla.lhs is not total or narrow.result.type != I8:
+        chain = int8_store_of(total)
+        gep = None if chain is None else chain.store.ptr.owner
+        if chain is None or not isinstance(gep, uop.GepOp) or gep.inbounds is None:
             return False
-        value, relu = narrow.result, only_use(narrow.result, uop.MaxOp)
-        if relu is not None:  # a ReLU of the int8 value at -128: nothing to do
-            other = relu.rhs if relu.lhs is value else relu.lhs
-            bound = integer_literal(other)
-            if bound is None or bound > -128:
-                return False
-            value = relu.result
-        store = only_use(value, uop.StoreOp)
-        if store is None or store.value is not value or not isinstance(store.ptr.owner, uop.GepOp) or store.ptr.owner.inbounds is None:
-            return False
-        place = _address(store.ptr.owner, loop)
+        place = _address(gep, loop)
         if place is None:
             return False
         target, terms, constant, scale = place
-        multiplier = integer_literal(smmla.rhs)
+        multiplier = integer_literal(chain.multiplier)
         if multiplier is None:
-            loaded = _same_load(smmla.rhs, loop)
+            loaded = _same_load(chain.multiplier, loop)
             if loaded is None:
                 return False
             multipliers.add(loaded)
-            matched += [smmla.rhs.owner, smmla.rhs.owner.ptr.owner]  # type: ignore[union-attr]
+            matched += [chain.multiplier.owner, chain.multiplier.owner.ptr.owner]  # type: ignore[union-attr]
         else:
             multipliers.add(multiplier)
-        params.add((integer_literal(smmla.addend), sat.bits.data, sat.shift.data, target, scale))
+        params.add((chain.addend, chain.shift, target, scale))
         places.append((tuple(terms.items()), constant - j * scale))
-        matched += [op for op in (smmla, sat, narrow, relu, store, store.ptr.owner) if op is not None]
+        matched += [*chain.ops, gep]
     # Compared as sets, built in the order the first store's index names them (a set's order
     # follows the values' ids, so the generated code would differ from one run to the next).
     if len(params) != 1 or len(multipliers) != 1 or len({(frozenset(t), c) for t, c in places}) != 1:
         return False
-    addend, bits, shift, target, y_step = params.pop()
-    if addend is None or bits != 8 or not 1 <= y_step <= arm_dsp.DepthwiseRowOp.MAX_Y_STEP:
+    addend, shift, target, y_step = params.pop()
+    if not 1 <= y_step <= arm_dsp.DepthwiseRowOp.MAX_Y_STEP:
         return False
     if not holds_only(loop, [*matched, step.px.owner, step.pw.owner]):  # type: ignore[list-item]
         return False
