@@ -47,6 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.analysis.linear_index import index_ops
+from zant.analysis.loop_values import INDEX_OPS
 from zant.dialects import arm_dsp, uop
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
@@ -73,8 +74,6 @@ loops around it were unrolled whole and outgrew the instruction cache (703 K -> 
 UNROLL = (4, 2, 1)
 """Steps per pass of the assembly loop: the first that divides the step count (`zant_smlad_tile`
 does the same; 4 steps are ~330 bytes of code, a fraction of a 1 KB flash cache)."""
-
-_INDEX_OPS = (uop.AddOp, uop.SubOp, uop.MulOp, uop.ConstOp)
 
 
 def _affine(value: SSAValue, memo: dict[SSAValue, dict | None]) -> dict | None:
@@ -179,7 +178,7 @@ def match_tile(loop: uop.RangeOp) -> _Match | None:
         return None
     ops = [op for op in loop.body.block.ops if not isinstance(op, uop.EndRangeOp)]
     inside = set(ops)
-    allowed = (*_INDEX_OPS, uop.GepOp, arm_dsp.LoadWordOp, arm_dsp.Sxtb16Op, uop.AccGetOp, uop.AccSetOp, arm_dsp.SmladBytesPairOp)
+    allowed = (*INDEX_OPS, uop.GepOp, arm_dsp.LoadWordOp, arm_dsp.Sxtb16Op, uop.AccGetOp, uop.AccSetOp, arm_dsp.SmladBytesPairOp)
     if not all(isinstance(op, allowed) for op in ops):
         return None
     pairs = [op for op in ops if isinstance(op, arm_dsp.SmladBytesPairOp)]
@@ -214,8 +213,8 @@ def match_tile(loop: uop.RangeOp) -> _Match | None:
     used = {*(a[0] for a in accumulated), *(a[1] for a in accumulated), *pairs}  # type: ignore[index]
     used |= {h.owner for h in halves} | {v.owner for v in (*words, first.word, second.word)} | set(geps)  # type: ignore[arg-type]
     for op in ops:
-        if op not in used and not (isinstance(op, _INDEX_OPS) and all(
-            u.operation in inside and (u.operation in used or isinstance(u.operation, _INDEX_OPS)) for r in op.results for u in r.uses
+        if op not in used and not (isinstance(op, INDEX_OPS) and all(
+            u.operation in inside and (u.operation in used or isinstance(u.operation, INDEX_OPS)) for r in op.results for u in r.uses
         )):
             return None
     trips = loop.trip_count
