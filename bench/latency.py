@@ -1,7 +1,7 @@
 """Latency of the generated code beside onnxruntime on one thread, and the MCU cost of each model.
 
     python bench/latency.py [MODEL ...] [--models kws,resnet8] [--held-apart] [--seconds 2] [--clock thread]
-                            [--host-pipeline P] [--mcu-pipeline P] [--mcu-target cortex-m4]
+                            [--copies N] [--host-pipeline P] [--mcu-pipeline P] [--mcu-target cortex-m4]
                             [--compare-host-pipeline P] [--compare-mcu-pipeline P]
                             [--load-passes FILE.py] [--json] [--dry-run]
 
@@ -20,6 +20,12 @@ was not tuned on). For each model and each pipeline variant:
   the wall clock or, with `--clock thread`, by the thread's CPU time; each is reported as
   min / median / max ms per call, with ours/ort of the medians (< 1: we are faster), and the
   outputs are compared with ort's once (max abs difference);
+- with `--copies N`, each build is loaded from N copies of its library and ort runs N sessions,
+  all interleaved, each build's times pooled over its copies: a loaded library's scratch and
+  constants land on physical pages of their own, and where they land moves one copy's time by
+  up to 3% (two byte-identical copies of mobilenet_v2_legacy in one process: 6.67 and 6.48 ms,
+  the same in a second run), as much as many changes being measured; the row gives each copy's
+  median (`copy_ms`);
 - the MCU build (`--mcu-target`, ReleaseSmall) with the MCU pipeline: its `.text` and its scratch
   arena; the host build's scratch arena beside it (the host pipeline pads Conv inputs: more
   scratch); the host compile time (import + passes + emit + Zig build).
@@ -37,6 +43,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -59,9 +66,10 @@ BENCH_MODELS = ("kws", "resnet8", "autoencoder", "mobilenet")
 WARMUP = 5
 
 
-def bound_predict(result) -> tuple[callable, list[np.ndarray], list[np.ndarray]]:
-    """`NAME_predict` with its argument pointers fixed: calling it runs one inference."""
-    library = ctypes.CDLL(str(result.library_path))
+def bound_predict(result, library_path: Path | None = None) -> tuple[callable, list[np.ndarray], list[np.ndarray]]:
+    """`NAME_predict` with its argument pointers fixed: calling it runs one inference; from
+    `library_path` (a copy of the build's library, loaded as a library of its own) if given."""
+    library = ctypes.CDLL(str(library_path or result.library_path))
     predict = getattr(library, f"{result.zig_path.stem}_predict")
     predict.restype = ctypes.c_int32
     rng = np.random.default_rng(0)
@@ -133,11 +141,27 @@ def interleaved_times(
     return times
 
 
+def library_copies(result, copies: int, folder: Path) -> list[Path]:
+    """The build's library and `copies - 1` byte-identical copies of it in `folder` (ctypes
+    loads each path as a library of its own: its own scratch and constant pages)."""
+    paths = [Path(result.library_path)]
+    if copies > 1:
+        folder.mkdir(parents=True, exist_ok=True)
+    for index in range(1, copies):
+        paths.append(folder / f"{paths[0].stem}-copy{index}{paths[0].suffix}")
+        shutil.copyfile(paths[0], paths[-1])
+    return paths
+
+
 def measure(
     name: str, path: Path, variants: list[Variant], plugins: list[str], seconds: float, folder: Path,
-    mcu_target: str = "cortex-m4", clock: str = "wall",
+    mcu_target: str = "cortex-m4", clock: str = "wall", copies: int = 1,
 ) -> list[dict]:
-    """One model, every variant: the host builds timed together with ort, the MCU builds sized."""
+    """One model, every variant: the host builds timed together with ort, the MCU builds sized;
+    each build from `copies` loaded copies of its library, beside as many ort sessions, its
+    times pooled over them."""
+    if copies < 1:
+        raise ValueError(f"copies is a number of loaded libraries (1 or more), got {copies}")
 
     def compile_for(variant: Variant, target: str, optimize: str):
         pipeline = variant.host_pipeline if target == "host" else variant.mcu_pipeline
@@ -151,24 +175,30 @@ def measure(
         compile_seconds = time.perf_counter() - start
         builds.append((variant, host, compile_for(variant, mcu_target, "ReleaseSmall"), compile_seconds))
 
-    session = ort_session(path)
+    sessions = [ort_session(path) for _ in range(copies)]
     calls, checks, buffers = [], [], []
     for variant, host, _, _ in builds:
-        predict, inputs, outputs = bound_predict(host)
-        buffers.append((inputs, outputs))  # each bound call writes through its own arrays: keep them alive
-        feeds = {s.name: a for s, a in zip(host.inputs, inputs)}
-        status = predict()
-        if status != 0:
-            raise RuntimeError(f"{name}_predict ({variant.label}) returned {status}")
-        reference = session.run(None, feeds)
-        checks.append(max(float(np.max(np.abs(o - r))) for o, r in zip(outputs, reference)))
-        calls.append(predict)
-    calls.append(lambda: session.run(None, feeds))  # every build has the same seeded inputs
-    *ours_times, ort_times = interleaved_times(calls, seconds, clock=clock)
-    ort = Spread.of(ort_times)
+        errors = []
+        for library in library_copies(host, copies, folder / f"{name}-{variant.label}-copies"):
+            predict, inputs, outputs = bound_predict(host, library)
+            buffers.append((inputs, outputs))  # each bound call writes through its own arrays: keep them alive
+            feeds = {s.name: a for s, a in zip(host.inputs, inputs)}
+            status = predict()
+            if status != 0:
+                raise RuntimeError(f"{name}_predict ({variant.label}) returned {status}")
+            reference = sessions[0].run(None, feeds)
+            errors.append(max(float(np.max(np.abs(o - r))) for o, r in zip(outputs, reference)))
+            calls.append(predict)
+        checks.append(max(errors))
+    # every build has the same seeded inputs
+    calls += [lambda session=session: session.run(None, feeds) for session in sessions]
+    times = interleaved_times(calls, seconds, clock=clock)
+    ours_times = [times[i * copies : (i + 1) * copies] for i in range(len(builds))]
+    ort = Spread.of([t for per_copy in times[len(builds) * copies :] for t in per_copy])
 
     rows = []
-    for (variant, host, mcu, compile_seconds), times, max_error in zip(builds, ours_times, checks):
+    for (variant, host, mcu, compile_seconds), per_copy, max_error in zip(builds, ours_times, checks):
+        times = [t for copy_times in per_copy for t in copy_times]
         ours = Spread.of(times)
         rows.append({
             "model": name,
@@ -178,7 +208,9 @@ def measure(
             "ours_ms": ours.ms(),
             "ort_ms": ort.ms(),
             "ratio": ours.median / ort.median,
-            "rounds": len(times),
+            "rounds": len(per_copy[0]),
+            "copies": copies,
+            "copy_ms": [statistics.median(t) * 1e3 for t in per_copy],
             "max_abs_error": max_error,
             "mcu_target": mcu_target,
             "mcu_text_bytes": mcu.sizes.get(".text", 0) if mcu.sizes else None,
@@ -259,6 +291,9 @@ def make_parser() -> argparse.ArgumentParser:
                         help=f"the held-apart set instead of the default models ({','.join(HELD_APART)}), "
                              "shapes the host's tiling is not tuned on")
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per model (default 2)")
+    parser.add_argument("--copies", type=int, default=1,
+                        help="load each build from N copies of its library beside N ort sessions, "
+                             "times pooled over them (default 1; see the module's docstring)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="time each call by the wall clock (default) or the thread's CPU time "
                              "(steadier on a machine shared with other jobs)")
@@ -303,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             rows = []
             for name, path in models:
                 rows += measure(
-                    name, path, variants, args.load_passes, args.seconds, Path(folder), args.mcu_target, args.clock
+                    name, path, variants, args.load_passes, args.seconds, Path(folder), args.mcu_target, args.clock,
+                    args.copies,
                 )
         if args.json:
             print(json.dumps(rows, indent=2))

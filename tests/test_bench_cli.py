@@ -87,6 +87,21 @@ def test_latency_measures_two_pipelines_side_by_side(tmp_path):
     assert rows[0]["ort_ms"] == rows[1]["ort_ms"]  # one ort, timed in the same rounds as both builds
 
 
+def test_latency_copies_time_each_build_from_libraries_of_their_own(tmp_path):
+    """`--copies 2`: the build's library and a copy of it are both loaded (each its own mapping,
+    so its own scratch pages) and timed; the row pools them and gives each copy's median."""
+    model = tiny_model(tmp_path / "net.onnx")
+    variants = [latency.Variant("A", pipeline_for("host"), pipeline_for("cortex-m4"))]
+    (row,) = latency.measure("net", model, variants, [], 0.0, tmp_path, copies=2)
+    assert row["copies"] == 2 and len(row["copy_ms"]) == 2 and all(ms > 0 for ms in row["copy_ms"])
+    assert row["rounds"] >= 20 and row["max_abs_error"] == 0.0
+    mapped = Path("/proc/self/maps").read_text()
+    copy = tmp_path / "net-A-copies" / "libnet-copy1.so"
+    assert copy.exists() and str(copy) in mapped and str(tmp_path / "net-A-host" / "libnet.so") in mapped
+    with pytest.raises(ValueError, match="copies"):
+        latency.measure("net", model, variants, [], 0.0, tmp_path, copies=0)
+
+
 def test_mcu_dry_run_and_pipelines(capsys, tmp_path):
     model = tiny_model(tmp_path / "net.onnx")
     status = mcu.main([str(model), "--boards", "mps2-an386,virt", "--compare-mcu-pipeline", FUSION_OFF, "--dry-run"])
