@@ -24,6 +24,13 @@ over its readers on the module's target:
   word holds 4 channels, whose products `SMLAD` cannot pair (2 instructions per product or
   more, against about 1.2 for the rows).
 
+* a pointwise `QLinearConv` whose widened form (`conv_columns._pointwise_wide`) fits within the
+  graph's layer bound only with its output written over X, both NCHW (its output read by a
+  depthwise Conv, X by it alone: `widened_over_nchw`), reads NCHW at no cost and forgoes that
+  form channels-last (`WIDE_GAIN` per product): a DS-CNN's 64-channel blocks, whose pointwise
+  X and Y are the graph's peak (the bench KWS int8 on the M4: 4,235,477 -> 3,323,432
+  instructions, the plan at 16,000 B).
+
 So on MobileNet-like graphs each depthwise output (read by a pointwise Conv) is channels-last
 and each pointwise output (read by a depthwise Conv, whose 3-tap rows are words in NCHW) stays
 NCHW: no transposes anywhere, and the graph's inputs and outputs keep ONNX's layout. The decision
@@ -39,17 +46,18 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from zant.analysis.layer_bound import value_bytes
+from zant.analysis.layer_bound import graph_layer_bound, value_bytes
 from zant.dialects.onnx import ClipOp, ConcatOp, ConstantOp, OnnxOp, QLinearConvOp, ReluOp, get_attr, input_value
 from zant.dialects.zant import target_parameters
 from zant.ir.resources import constant_array
-from zant.passes.onnx_to_uop.conv_columns import CHANNELS, MIN_CHANNELS, PIXELS
+from zant.passes.onnx_to_uop.conv_columns import CHANNELS, MIN_CHANNELS, PIXELS, wide_in_place_only
 from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
 
 COPY_CYCLES = 2
@@ -117,12 +125,40 @@ def pointwise_column_conv(op: Operation, value: SSAValue) -> bool:
     )
 
 
-def read_cost(reader: Operation, value: SSAValue, channels_last: bool) -> float:
+WIDE_GAIN = 0.3
+"""Cycles per product the widened pointwise form saves over the 2 x 2 tiles (VWW's 128-channel
+layers on the L4R5: 987 K -> 790 K cycles for 590 K products; the bench KWS int8's 64-channel
+layers on the M4: 759 K -> 577 K instructions for 512 K)."""
+
+
+def read_cost(reader: Operation, value: SSAValue, channels_last: bool, layer_bound: int = 0) -> float:
     """Cycles `reader` spends on reading `value` in that layout, beyond what it spends in the
-    cheaper one (module docstring)."""
+    cheaper one (module docstring); `layer_bound`: the graph's, where a pointwise reader whose
+    widened form fits only written over its NCHW input (`widened_over_nchw`) forgoes it
+    channels-last."""
     if pointwise_column_conv(reader, value):
+        if layer_bound and widened_over_nchw(reader, value, layer_bound):
+            w_shape = _shape(input_value(reader, 3)) or ()
+            return WIDE_GAIN * math.prod(w_shape) * math.prod((_shape(value) or ())[2:]) if channels_last else 0
         return 0 if channels_last else COPY_CYCLES * math.prod(_shape(value) or ())
     return UNSUPPORTED if channels_last else 0
+
+
+def widened_over_nchw(reader: Operation, value: SSAValue, layer_bound: int) -> bool:
+    """Whether the pointwise Conv `reader` takes the widened form only with its output written
+    over `value`, its int8 X, both NCHW (`conv_columns.wide_in_place_applies`): X read by it
+    alone, its output kept NCHW by a reader without a channels-last kernel (a depthwise Conv),
+    and the form's copies within `layer_bound` only so. Channels-last, X would go to the 2 x 2
+    tiles (an NCHW Y over a channels-last X reaches pixels not yet read)."""
+    x_shape, w = _shape(value), input_value(reader, 3)
+    if x_shape is None or len(list(value.uses)) != 1 or value.type.get_element_type() != IntegerType(8):  # type: ignore[attr-defined]
+        return False
+    if constant_array(w.owner).dtype != np.int8:  # type: ignore[arg-type, union-attr]
+        return False
+    outputs = [g for g in layout_groups_of(reader)]
+    if not outputs or not math.isinf(outputs[0].cost(True)):
+        return False
+    return wide_in_place_only(x_shape, (_shape(w) or (0,))[0], layer_bound)
 
 
 @dataclass(frozen=True)
@@ -133,8 +169,8 @@ class LayoutGroup:
     ops: tuple[Operation, ...]
     readers: tuple[tuple[Operation, SSAValue], ...]
 
-    def cost(self, channels_last: bool) -> float:
-        return sum(read_cost(op, value, channels_last) for op, value in self.readers)
+    def cost(self, channels_last: bool, layer_bound: int = 0) -> float:
+        return sum(read_cost(op, value, channels_last, layer_bound) for op, value in self.readers)
 
     def convs(self) -> Iterator[QLinearConvOp]:
         """The QLinearConvs writing or reading the group's tensor."""
@@ -177,8 +213,12 @@ def channels_last_copy(group: LayoutGroup, budget: int) -> ConcatOp | None:
 def layout_groups(function: func.FuncOp) -> Iterator[LayoutGroup]:
     """Each integer QLinearConv's group (`LayoutGroup`)."""
     for op in function.body.walk():
-        if not isinstance(op, QLinearConvOp) or not _is_integer_activation(op.results[0]):
-            continue
+        yield from layout_groups_of(op)
+
+
+def layout_groups_of(op: Operation) -> Iterator[LayoutGroup]:
+    """`op`'s group, if it is an integer QLinearConv."""
+    if isinstance(op, QLinearConvOp) and _is_integer_activation(op.results[0]):
         ops, readers, frontier = [op], [], [op.results[0]]
         while frontier:
             value = frontier.pop()
@@ -213,10 +253,12 @@ class AssignLayoutsPass(ModulePass):
         for function in op.walk():
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
+            # A budget's Convs over it keep NCHW anyway (below); its bound is not the graph's.
+            bound = 0 if self.budget else graph_layer_bound(function)
             for group in list(layout_groups(function)):
                 if self.budget and any(_over(conv, self.budget) for conv in group.convs()):
                     channels_last_copy(group, self.budget)
                     continue
-                if group.readers and group.cost(True) < group.cost(False):
+                if group.readers and group.cost(True, bound) < group.cost(False, bound):
                     for member in group.ops:
                         member.attributes[CHANNELS_LAST] = UnitAttr()

@@ -157,3 +157,99 @@ def test_interpreter_checks_the_wide_blocks(tmp_path, eight_outputs):
     report = check_each_pass(module, passes, make_context(), seed=7)
     assert "onnx-to-uop" in report.checked
     assert sum(op.name == "arm_dsp.smlad_block" for op in module.walk()) == 1
+
+
+def _chain_model() -> onnx.ModelProto:
+    """`test_assign_layouts._model` at 64 channels with a 64 -> 64 pointwise Conv (and its Clip)
+    before the last one: `assign-layouts` makes its output channels-last (a pointwise Conv reads
+    it), and its X and Y (2,240 B each) are the graph's layer bound with the depthwise Conv's."""
+    from onnx import helper, numpy_helper
+
+    model = _model(WIDE_MIN_CHANNELS)
+    graph = model.graph
+    rng = np.random.default_rng(8)
+    w = rng.integers(-128, 128, (WIDE_MIN_CHANNELS, WIDE_MIN_CHANNELS, 1, 1)).astype(np.int8)
+    graph.initializer.extend([
+        numpy_helper.from_array(w, "mid_w"),
+        numpy_helper.from_array((np.full(WIDE_MIN_CHANNELS, 0.003) * (1 + np.arange(WIDE_MIN_CHANNELS) % 5)).astype(np.float32), "mid_ws"),
+        numpy_helper.from_array(np.zeros(WIDE_MIN_CHANNELS, np.int8), "mid_wz"),
+        numpy_helper.from_array(rng.integers(-3000, 3000, WIDE_MIN_CHANNELS).astype(np.int32), "mid_bias"),
+    ])
+    last = graph.node[-1]
+    mid = helper.make_node("QLinearConv", ["r", "ds", "dz", "mid_w", "mid_ws", "mid_wz", "ds", "dz", "mid_bias"], ["m"], kernel_shape=[1, 1])
+    clip = helper.make_node("Clip", ["m", "dz"], ["mr"])
+    last.input[0] = "mr"
+    graph.node.insert(len(graph.node) - 1, mid)
+    graph.node.insert(len(graph.node) - 1, clip)
+    onnx.checker.check_model(model)
+    return model
+
+
+def test_in_place_blocks_keep_the_default_plan_at_the_layer_bound(tmp_path, eight_outputs):
+    """Where X and Y are the layer bound, the widened form's copies fit only with Y written over
+    X (its nest marked in place, its blocks never overlapping, the last odd: 35 pixels in 12, 12
+    and 11): the default plan takes the form and stays within the layer bound, Y in X's bytes;
+    the outputs are the reference's."""
+    model = _chain_model()
+    expected, outputs, sources = _compile_and_run(tmp_path, model, {"defaults": MCU_PIPELINE})
+    assert np.array_equal(outputs["defaults"], expected), np.argwhere(outputs["defaults"] != expected)
+    assert widened(sources["defaults"])
+    built = compile_model(tmp_path / "m.onnx", tmp_path / "plan", CompileOptions(name="net", target="cortex-m4", pipeline=MCU_PIPELINE, build=False))
+    pairs = [(s["input"], s["output"]) for s in built.plan["schedules"]]
+    assert pairs == [("r", "m")], pairs
+    assert built.plan["ram_arena_bytes"] <= LAYER_BOUND, built.plan["ram_arena_bytes"]
+
+
+@pytest.mark.parametrize("optimize", firmware_modes())
+def test_firmware_in_place_blocks_equal_the_host(tmp_path, eight_outputs, optimize):
+    """The in-place blocks (Y over X, in the default plan) run on the Cortex-M4 under QEMU
+    give the host build's outputs bit for bit."""
+    onnx.save(_chain_model(), tmp_path / "m.onnx")
+    x = np.random.default_rng(6).integers(-128, 128, (1, WIDE_MIN_CHANNELS, H, W)).astype(np.int8)
+    firmware = firmware_equals_host(tmp_path / "m.onnx", tmp_path, x, optimize, pipeline=MCU_PIPELINE)
+    assert widened(firmware.zig_path.read_text())
+
+
+def _nchw_chain_model() -> onnx.ModelProto:
+    """`_chain_model` with a second depthwise Conv (and its Clip) between the 64 -> 64 pointwise
+    Conv and the last one: a DS-CNN's blocks, whose pointwise outputs stay NCHW for the
+    depthwise rows."""
+    from onnx import helper, numpy_helper
+
+    model = _chain_model()
+    graph = model.graph
+    rng = np.random.default_rng(9)
+    graph.initializer.extend([
+        numpy_helper.from_array(rng.integers(-128, 128, (WIDE_MIN_CHANNELS, 1, 3, 3)).astype(np.int8), "dw2"),
+    ])
+    last = graph.node[-1]
+    dw = helper.make_node("QLinearConv", ["mr", "ds", "dz", "dw2", "dws", "dwz", "ds", "dz"], ["d2"],
+                          group=WIDE_MIN_CHANNELS, pads=[1, 1, 1, 1], kernel_shape=[3, 3])
+    clip = helper.make_node("Clip", ["d2", "dz"], ["r2"])
+    last.input[0] = "r2"
+    graph.node.insert(len(graph.node) - 1, dw)
+    graph.node.insert(len(graph.node) - 1, clip)
+    onnx.checker.check_model(model)
+    return model
+
+
+def test_nchw_in_place_blocks_keep_the_default_plan_at_the_layer_bound(tmp_path, eight_outputs):
+    """A pointwise Conv whose Y a depthwise Conv reads (NCHW) and whose X and Y are the layer
+    bound: `assign-layouts` keeps its X NCHW too (`widened_over_nchw`), and the widened form
+    gathers each block of X's pixels from NCHW and writes Y over X in the default plan, within
+    the layer bound; the outputs are the reference's."""
+    expected, outputs, sources = _compile_and_run(tmp_path, _nchw_chain_model(), {"defaults": MCU_PIPELINE})
+    assert np.array_equal(outputs["defaults"], expected), np.argwhere(outputs["defaults"] != expected)
+    assert widened(sources["defaults"])
+    built = compile_model(tmp_path / "m.onnx", tmp_path / "plan", CompileOptions(name="net", target="cortex-m4", pipeline=MCU_PIPELINE, build=False))
+    assert [(s["input"], s["output"]) for s in built.plan["schedules"]] == [("r", "m")], built.plan["schedules"]
+    assert built.plan["ram_arena_bytes"] <= LAYER_BOUND, built.plan["ram_arena_bytes"]
+
+
+@pytest.mark.parametrize("optimize", firmware_modes())
+def test_firmware_nchw_in_place_blocks_equal_the_host(tmp_path, eight_outputs, optimize):
+    """The NCHW in-place blocks under QEMU on the Cortex-M4: the host build's outputs bit for bit."""
+    onnx.save(_nchw_chain_model(), tmp_path / "m.onnx")
+    x = np.random.default_rng(7).integers(-128, 128, (1, WIDE_MIN_CHANNELS, H, W)).astype(np.int8)
+    firmware = firmware_equals_host(tmp_path / "m.onnx", tmp_path, x, optimize, pipeline=MCU_PIPELINE)
+    assert widened(firmware.zig_path.read_text())

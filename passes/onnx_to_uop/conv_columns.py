@@ -40,7 +40,9 @@ and 8 SMLAD per 16 products, no SXTB16 (VWW's 128-channel layers on the L4R5: 98
 cycles each; the bench KWS int8's 64-channel layers on the M4: 759 K -> 577 K instructions),
 for a widened copy of X in scratch: the whole image, or blocks of its pixels, as X, Y and the
 copies fit within `layer_bound` (`wide_block`: by default the layer-by-layer bound and
-`zant.analysis.layer_bound.KERNEL_SCRATCH_BYTES` more, a RAM budget's own under one).
+`zant.analysis.layer_bound.KERNEL_SCRATCH_BYTES` more, a RAM budget's own under one), or as
+the copies fit beside X with Y written over it, where X dies in the Conv (its nest marked
+`in_place`; X and Y both channels-last, or both NCHW with X gathered: KWS's 64-channel layers).
 
 Below that, a channels-last X's tiles of up to 32 channels (straight-line reductions) end as one
 asm block per pair of output channels: `arm-dsp-tile-rows` makes each loop over the pixel pairs,
@@ -64,8 +66,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerType
-from xdsl.ir import SSAValue
+from xdsl.dialects import func
+from xdsl.dialects.builtin import UnrealizedConversionCastOp
+from xdsl.ir import Operation, SSAValue
 
+from zant.analysis.liveness import IN_PLACE_ATTRIBUTE, in_place_mark
 from zant.dialects import arm_dsp, uop
 from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, is_channels_last, merge_dims
 
@@ -183,6 +188,7 @@ def pointwise_columns(
     weight_cache: int = 0,
     weight_rows: Layout | None = None,
     layer_bound: int = 0,
+    over_x: tuple[str, str] | None = None,
 ) -> None:
     """Y = the Conv of X (N, C, spatial…) by a 1x1 window in the column form (module docstring);
     `weight(m, c)` is W[m, c] as an int32 factor, `epilogue(sum, m)` the value stored for the
@@ -190,13 +196,21 @@ def pointwise_columns(
     `weight_cache`: the bytes of the cache in front of slow weight memory (0: none), which a
     channels-last X's tiles keep their weight rows within (`_pointwise_channels_last`), copying
     them from `weight_rows` (W as int8 [M, C], when its zero point is 0) where they would not;
-    `layer_bound`: the bytes X, Y and the form's own scratch may take at once (`wide_form_applies`)."""
+    `layer_bound`: the bytes X, Y and the form's own scratch may take at once (`wide_form_applies`);
+    `over_x`: the names of X and Y where X dies in this Conv and Y may be written over it (the
+    widened form takes that where its copies fit only so)."""
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
     if is_channels_last(x) and wide_form_applies(x, y, weight_rows, layer_bound):
         assert weight_rows is not None
         _pointwise_wide(kb, x, y, weight_rows, epilogue, name, layer_bound, weight_cache)
+        return
+    if over_x is not None and wide_form_applies(x, y, weight_rows, layer_bound, in_place=True):
+        # The copies fit within the bound only with Y written over X: a kernel's choice never
+        # raises the plan's peak (`zant.analysis.layer_bound`).
+        assert weight_rows is not None
+        _pointwise_wide(kb, x, y, weight_rows, epilogue, name, layer_bound, weight_cache, over_x)
         return
     if is_channels_last(x):
         _pointwise_channels_last(kb, x, y, weight, epilogue, name, weight_cache, weight_rows)
@@ -290,30 +304,88 @@ def wide_scratch_bytes(x: Layout, block: int | None = None) -> int:
     return 2 * (pixels if block is None else block) * channels + 2 * WIDE_ROWS * channels
 
 
-def wide_form_applies(x: Layout, y: Layout, weight_rows: Layout | None, layer_bound: int) -> bool:
+def wide_form_applies(x: Layout, y: Layout, weight_rows: Layout | None, layer_bound: int, in_place: bool = False) -> bool:
     """Whether a channels-last pointwise Conv takes the widened form (`_pointwise_wide`): int8 X
     (it widens bytes), int8 weight rows as stored (zero point 0), a multiple of 4 input channels (whole word steps), at
     least `WIDE_MIN_CHANNELS` of them, a multiple of `WIDE_ROWS` output channels, at least
     `WIDE_MIN_PIXELS` pixels, and a block of at least as many pixels whose widened copy fits
-    within `layer_bound` beside X and Y (`wide_block`)."""
-    channels, pixels = x.shape[1], math.prod(x.shape[2:])
+    within `layer_bound` beside X and Y (`wide_block`; `in_place`: beside X with Y written over
+    it, `wide_in_place_applies`)."""
     return (
         x.element_type == IntegerType(8) and weight_rows is not None and weight_rows.element_type == IntegerType(8)
-        and channels % 4 == 0
-        and channels >= WIDE_MIN_CHANNELS and y.shape[1] % WIDE_ROWS == 0 and pixels >= WIDE_MIN_PIXELS
-        and wide_block(x, y, layer_bound) >= WIDE_MIN_PIXELS
+        and _wide_shapes(x.shape, y.shape[1]) and (not in_place or wide_in_place_applies(x, y))
+        and wide_block(x, y, layer_bound, in_place) >= WIDE_MIN_PIXELS
     )
 
 
-def wide_block(x: Layout, y: Layout, layer_bound: int) -> int:
+def _wide_shapes(x_shape: Sequence[int], out_channels: int) -> bool:
+    channels, pixels = x_shape[1], math.prod(x_shape[2:])
+    return (
+        channels % 4 == 0 and channels >= WIDE_MIN_CHANNELS and out_channels % WIDE_ROWS == 0
+        and pixels >= WIDE_MIN_PIXELS
+    )
+
+
+def wide_in_place_only(x_shape: Sequence[int], out_channels: int, layer_bound: int) -> bool:
+    """Whether a pointwise Conv over an int8 X of `x_shape` with int8 weights takes the widened
+    form within `layer_bound` only with Y (`out_channels`, no more than X's) written over X, both
+    in one layout (`assign-layouts` keeps such an X NCHW where Y is)."""
+    x = Layout.contiguous(None, x_shape)  # type: ignore[arg-type]
+    y = Layout.contiguous(None, [x_shape[0], out_channels, *x_shape[2:]])  # type: ignore[arg-type]
+    return (
+        _wide_shapes(x_shape, out_channels) and out_channels <= x_shape[1]
+        and wide_block(x, y, layer_bound) < WIDE_MIN_PIXELS <= wide_block(x, y, layer_bound, in_place=True)
+    )
+
+
+def wide_in_place_applies(x: Layout, y: Layout) -> bool:
+    """Whether `_pointwise_wide` may write Y over X (the caller knows X dies in the Conv): Y no
+    wider than X per pixel and of its element type, both channels-last over the same pixels, so
+    output pixel p (bytes M·p …) reaches no input pixel after p, and a block's outputs, written
+    after its copy, overwrite only pixels already copied (`staged_in_place_legal` checks it)."""
+    nchw = [layout.reshape([layout.size]) is not None for layout in (x, y)]
+    return (
+        y.element_type == x.element_type and y.shape[1] <= x.shape[1] and y.shape[2:] == x.shape[2:]
+        and (is_channels_last(x) and is_channels_last(y) or all(nchw))
+    )
+
+
+def over_input(op: Operation, x: Layout, y: Layout) -> tuple[str, str] | None:
+    """(X's, Y's tensor names) where `op`'s output Y may be written over its input X as far as
+    their lifetimes go: X and Y whole scratch buffers (`uop.define_local`), and `op` the last
+    reader of X (every tensor on X's bytes, through views, read by no op still to be lowered
+    but `op`, nor returned), Y not returned (a graph output is no scratch to pair); None
+    otherwise."""
+    buffers = [layout.buffer.owner for layout in (x, y)]
+    if not all(isinstance(b, uop.DefineLocalOp) and b.result.type.size.data == layout.size for b, layout in zip(buffers, (x, y))):
+        return None
+    if any(isinstance(use.operation, func.ReturnOp) for result in op.results for use in result.uses):
+        return None
+    pending = [x.buffer]
+    while pending:
+        for use in pending.pop().uses:
+            user = use.operation
+            if isinstance(user, uop.ViewOp):
+                pending.append(user.result)
+            elif isinstance(user, UnrealizedConversionCastOp):
+                if any(u.operation is not op for result in user.results for u in result.uses):
+                    return None
+    return buffers[0].tensor_name.data, buffers[1].tensor_name.data  # type: ignore[union-attr]
+
+
+def wide_block(x: Layout, y: Layout, layer_bound: int, in_place: bool = False) -> int:
     """How many pixels of X `_pointwise_wide` widens at once within `layer_bound` (the bytes X, Y
-    and its copies may take together, `onnx-to-uop{layer-bound}`): the whole image where it fits
-    (VWW's 64- to 256-channel layers, far below its 48x48 stage's peak), else as few blocks as
-    fit, as even as can be, an even number of pixels each (whole pairs); 0 if not one pair fits.
-    KWS's 64-channel layers (X and Y 16,000 B, its peak): 3 blocks of 42 pixels (5,376 B) within
-    the default allowance above the layer bound (`onnx-to-uop{kernel-scratch}`)."""
+    and its copies may take together, `onnx-to-uop{layer-bound}`; `in_place`: Y over X, the
+    larger of them and the copies): the whole image where it fits (VWW's 64- to 256-channel
+    layers, far below its 48x48 stage's peak), else as few blocks as fit, as even as can be, an
+    even number of pixels each (whole pairs; in place the last block the rest, never one pixel
+    alone); 0 if not one pair fits. KWS's 64 -> 64 layers (125 pixels, X and Y 8,000 B each, the
+    graph's layer bound 16,000 B): 3 blocks of 42 pixels within `onnx-to-uop{kernel-scratch=6144}`
+    (5,376 B, with a block of weight rows 5,888 B beside X and Y); in place (were Y channels-last)
+    3 blocks of 42, 42 and 41 within the layer bound itself."""
     channels, pixels = x.shape[1], math.prod(x.shape[2:])
-    room = layer_bound - x.size - y.size - wide_scratch_bytes(x, 0)
+    taken = max(x.size, y.size) if in_place else x.size + y.size
+    room = layer_bound - taken - wide_scratch_bytes(x, 0)
     most = min(room // (2 * channels), pixels)
     if most >= pixels:
         return pixels
@@ -322,7 +394,10 @@ def wide_block(x: Layout, y: Layout, layer_bound: int) -> int:
         return 0
     blocks = -(-pixels // most)
     block = -(-pixels // blocks)
-    return block + block % PIXELS
+    block += block % PIXELS
+    while in_place and block >= PIXELS and pixels % block == 1:  # no block of 1 pixel after the others
+        block -= PIXELS
+    return block if block >= PIXELS else 0
 
 
 def _pointwise_wide(
@@ -334,17 +409,28 @@ def _pointwise_wide(
     name: str,
     layer_bound: int,
     weight_cache: int = 0,
+    in_place: tuple[str, str] | None = None,
 ) -> None:
     """`pointwise_columns` over a channels-last X with both operands widened to int16 first, so
     the reduction is SMLADs of words as loaded (no `SXTB16` in it) and the registers the widened
     halves took hold a block of `WIDE_ROWS` output channels x 2 pixels, over blocks of B pixels
     of X (`wide_block`: the whole image where it fits within `layer_bound`):
 
-        for n, for b = 0, B … < H·W (the last block min(b, H·W - B)):
+        for n, for b = 0, B … < H·W (the last block min(b, H·W - B); in place: the rest):
           xw[j] = widened(X[n, :, b + j])                        (j < B)
           for m = 0, 4 … < M: ww[i] = widened(W[m + i, :])       (the block's 4 rows)
-            for q = 0, 2 … < B (the last pair min(q, B - 2)):
+            for q = 0, 2 … < B (an odd block's last pair B - 2, B - 1):
               acc[i][j] = Σ_s SMLAD(xw[q + j][s], ww[i][s]); Y[n, m + i, b + q + j] = epilogue(…)
+
+    In place the blocks never overlap (the last one holds the rest of the pixels; moved back over
+    the one before, it would read pixels of X already written over): each pixel of X is read
+    once, into its block's copy, before any output over it is written. So Y may take X's bytes (`in_place`: the names of X and Y, the
+    nest marked `in_place`, when the caller knows X dies here and `wide_in_place_applies`): the
+    layer then needs max(X, Y) and the copies instead of X + Y and the copies, which is how the
+    form fits within a graph's layer bound where X and Y are its peak (`plan-arenas` gives Y X's
+    slot, `verify-arena-plan` checks the pair by `staged_in_place_legal`). Only a channels-last
+    Y can be written so: an NCHW Y's first block reaches every channel's plane of X (KWS's
+    64-channel layers, whose Y the depthwise Convs read in NCHW, stay at the 2 x 2 tiles).
 
     widened(v)[2q], widened(v)[2q + 1] are the `SXTB16` halves of v's word q, elements (4q,
     4q + 2) and (4q + 1, 4q + 3): one word load, two `SXTB16` and two word stores per 4
@@ -365,7 +451,7 @@ def _pointwise_wide(
     batch, channels = x.shape[:2]
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
-    block_pixels = wide_block(x, y, layer_bound)
+    block_pixels = wide_block(x, y, layer_bound, in_place is not None)
     words = channels // 2
     xf = merge_dims(x, 2, x.rank - 1)
     yf = merge_dims(y, 2, y.rank - 1)
@@ -373,7 +459,6 @@ def _pointwise_wide(
     rows = xf.permute([0, 2, 1])  # (N, H·W, C), channels contiguous
     wide_x = kb.alloc(f"{name}_wide", [block_pixels, words], I32)
     wide_w = kb.alloc(f"{name}_wide_weights", [WIDE_ROWS, words], I32)
-    blocks = -(-pixels // block_pixels)
 
     # Four words per iteration where they divide the row (else two, else one): their loads back
     # to back (the core pipelines a load after a load) and a quarter of the loop's overhead
@@ -392,16 +477,32 @@ def _pointwise_wide(
                 kb.store(kb.insert(arm_dsp.Sxtb16Op(word)).results[0], target, [row, even])
                 kb.store(kb.insert(arm_dsp.Sxtb16Op(word, rotate=8)).results[0], target, [row, kb.alu("add", even, kb.index(1))])
 
-    with kb.loop(batch) as n, kb.loop(blocks) as b:
-        first = last_overlapping(kb, kb.alu("mul", b, kb.index(block_pixels)), block_pixels, pixels)
-        with kb.loop(block_pixels) as j:
-            widen(rows, [n, kb.alu("add", first, j)], wide_x, j)
+    def gather(at: list[SSAValue], row: SSAValue) -> None:
+        """wide_x[row] as `widen` makes it, from an NCHW X: each pixel's channels a byte apart
+        by H·W, two of them packed into a word of int16 halves."""
+        with kb.loop(channels // 4) as q:
+            c = kb.alu("mul", q, kb.index(4))
+            xs = [kb.cast(kb.load(rows, [*at, kb.alu("add", c, kb.index(k))]), I32) for k in range(4)]
+            low = kb.const(0xFFFF, I32)
+            sixteen = kb.const(16, I32)
+            even = kb.alu("mul", q, kb.index(2))
+            for k, column in ((0, even), (1, kb.alu("add", even, kb.index(1)))):
+                word = kb.alu("or", kb.alu("and", xs[k], low), kb.alu("shl", xs[k + 2], sixteen))
+                kb.store(word, wide_x, [row, column])
+
+    def block_of(n: SSAValue, first: SSAValue, count: int) -> None:
+        """Pixels first … first + count - 1: widened, then their outputs, 4 rows by 4."""
+        with kb.loop(count) as j:
+            if is_channels_last(x):
+                widen(rows, [n, kb.alu("add", first, j)], wide_x, j)
+            else:
+                gather([n, kb.alu("add", first, j)], j)
         with kb.loop(out_channels, 0, WIDE_ROWS) as m:
             block = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, WIDE_ROWS))]
             with kb.loop(WIDE_ROWS) as i:
                 widen(weight_rows, [kb.alu("add", m, i)], wide_w, i)
-            with kb.loop(-(-block_pixels // PIXELS)) as pair:
-                q = last_overlapping(kb, kb.alu("mul", pair, kb.index(PIXELS)), PIXELS, block_pixels)
+
+            def pair(q: SSAValue) -> None:
                 p = kb.alu("add", first, q)
                 positions = [p, *(kb.alu("add", p, kb.index(j)) for j in range(1, PIXELS))]
                 pa = kb.insert(uop.GepOp(kb.view(wide_x), [q, kb.index(0)])).result
@@ -410,6 +511,36 @@ def _pointwise_wide(
                 sums = kb.insert(arm_dsp.SmladBlockOp(pa, pb, addends, words, words, words)).results
                 for total, (row, position) in zip(sums, itertools.product(block, positions)):
                     kb.store(epilogue(total, row), yf, [n, row, position])
+
+            if count == pixels:  # the whole image: its last pair moved back over the one before
+                with kb.loop(-(-count // PIXELS)) as q:
+                    pair(last_overlapping(kb, kb.alu("mul", q, kb.index(PIXELS)), PIXELS, count))
+                return
+            # A block's pairs in a row (`arm-dsp-block-rows` makes the loop one asm row); an
+            # odd block's last pixel in a pair of its own, over the pixel before it (read from
+            # the copy, so computed again from X as it was).
+            with kb.loop(count // PIXELS) as q:
+                pair(kb.alu("mul", q, kb.index(PIXELS)))
+            if count % PIXELS:
+                pair(kb.index(count - PIXELS))
+
+    with kb.loop(batch) as n:
+        if in_place is None:
+            # The last block moved back over the one before: its pixels there computed again.
+            with kb.loop(-(-pixels // block_pixels)) as b:
+                first = kb.alu("mul", b, kb.index(block_pixels))
+                block_of(n, last_overlapping(kb, first, block_pixels, pixels), block_pixels)
+        else:
+            # Y over X: blocks that never overlap (X's pixels each copied once, before any
+            # output over them is written), the last one the rest of the pixels.
+            full, rest = divmod(pixels, block_pixels)
+            with kb.loop(full) as b:
+                block_of(n, kb.alu("mul", b, kb.index(block_pixels)), block_pixels)
+            if rest:
+                block_of(n, kb.index(full * block_pixels), rest)
+    if in_place is not None:
+        nest = n.owner.parent_op()  # type: ignore[union-attr]
+        nest.attributes[IN_PLACE_ATTRIBUTE] = in_place_mark(*in_place)
 
 
 @dataclass(frozen=True)
@@ -442,4 +573,4 @@ class ColumnTile:
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "pointwise_columns", "wide_block", "wide_form_applies", "wide_scratch_bytes"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "over_input", "pointwise_columns", "wide_block", "wide_form_applies", "wide_in_place_applies", "wide_in_place_only", "wide_scratch_bytes"]

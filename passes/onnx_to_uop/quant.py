@@ -42,7 +42,7 @@ from zant.dialects.onnx_attributes import FLOAT_SUM, rounding_mode
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
 from zant.passes.onnx_to_uop.conv import CHANNEL_BLOCK, convolve, padded_input
-from zant.passes.onnx_to_uop.conv_columns import column_form_applies, pointwise_columns
+from zant.passes.onnx_to_uop.conv_columns import column_form_applies, over_input, pointwise_columns
 from zant.passes.onnx_to_uop.conv_first import applies as first_applies
 from zant.passes.onnx_to_uop.conv_first import first_conv, padded_rows
 from zant.passes.onnx_to_uop.conv_window import channels_last_applies as window_channels_last_applies
@@ -1341,6 +1341,7 @@ def _integer_conv(
             # W as stored (int8 rows, zero point 0): what a staged copy of a pair of rows reads
             w.reshape([out_channels, w.size // out_channels]) if _zero_or_absent(w_zp_param) and w.element_type == IntegerType(8) else None,
             layer_bound + kernel_scratch,  # the widened form's copies may add `kernel_scratch`
+            over_input(op, x, y),
         )
         return y
     # Taps over 4 or more channels on the same cores (or a strided 1x1 window over as many), at

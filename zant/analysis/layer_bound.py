@@ -8,7 +8,9 @@ A lowering that allocates scratch of its own beside an op's input and output (`c
 padded copy) keeps the op within this bound; the widened pointwise form (`conv_columns`' copies
 of X in blocks of pixels) within it and at most `KERNEL_SCRATCH_BYTES` more
 (`onnx-to-uop{kernel-scratch}`), unless told a bound (`onnx-to-uop{layer-bound=N}`, a RAM
-budget's: then within it).
+budget's: then within it). Where its copies fit only with its output written over its input (X
+dying in the Conv, Y channels-last and no wider), the form takes that, its nest marked in place:
+the op then takes the larger of the two and the copies, within the bound without any allowance.
 """
 
 from __future__ import annotations

@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerType, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import MemoryEffectKind
 from zant.dialects.uop import (
     ALU_OPS,
+    Accesses,
     BufferType,
     ConstOp,
     DefineLocalOp,
@@ -242,13 +244,31 @@ _LOADS = (LoadOp, VLoadOp)
 _STORES = (StoreOp, VStoreOp)
 
 
+def _word_read(op: Operation) -> bool:
+    """Whether `op` reads only through its `ptr` operand, one integer result as wide as a run of
+    the pointer's elements (a target's word load, `arm_dsp.load_word`: 4 int8 as one i32)."""
+    trait = op.get_trait(Accesses)
+    ptr = getattr(op, "ptr", None)
+    if trait is None or trait.kind != MemoryEffectKind.READ or trait.value != "ptr" or not isinstance(ptr, SSAValue):
+        return False
+    element = getattr(ptr.type, "element_type", None)
+    return (
+        len(op.results) == 1 and isinstance(op.results[0].type, IntegerType) and isinstance(element, IntegerType)
+        and op.results[0].type.width.data % element.width.data == 0
+    )
+
+
 def _lane_pattern(access: Operation) -> tuple[int, int]:
     """(lane count, element stride) of a load or store: (1, 1) for a scalar one, (8, S) for a
-    `vector<8xT>` access of the elements p, p + S … p + 7·S."""
+    `vector<8xT>` access of the elements p, p + S … p + 7·S, (4, 1) for a word read of 4 int8
+    (`_word_read`)."""
     if isinstance(access, VLoadOp):
         return lanes(access.result.type), access.element_stride
     if isinstance(access, VStoreOp):
         return lanes(access.value.type), access.element_stride
+    if not isinstance(access, LoadOp) and _word_read(access):
+        element = access.ptr.type.element_type  # type: ignore[attr-defined]
+        return access.results[0].type.width.data // element.width.data, 1  # type: ignore[attr-defined]
     return 1, 1
 
 
@@ -260,7 +280,7 @@ def _users_in(gep: GepOp, nest: RangeOp, kinds: tuple[type[Operation], ...]) -> 
     if kinds is _STORES:
         ok = all(isinstance(u, kinds) and u.ptr is gep.result and u.value is not gep.result for u in users)
     else:
-        ok = all(isinstance(u, kinds) for u in users)
+        ok = all(isinstance(u, kinds) or _word_read(u) for u in users)
     return users if ok else None
 
 
@@ -379,6 +399,12 @@ STAGED_POINT_LIMIT = 4_000_000
 """Most iteration points the staged rule enumerates for one access (else: not legal)."""
 
 
+def in_place_mark(dying: str, born: str) -> ArrayAttr:
+    """The `IN_PLACE_ATTRIBUTE` value naming the tensor written over (`dying`) and the one
+    written over it (`born`)."""
+    return ArrayAttr([StringAttr(dying), StringAttr(born)])
+
+
 def scheduled_in_place(nest: Operation) -> tuple[str, str] | None:
     """The (dying, born) tensor names `schedule-in-place` marked `nest` with, or None."""
     attr = nest.attributes.get(IN_PLACE_ATTRIBUTE)
@@ -475,32 +501,66 @@ def touched_elements(
     return order, element
 
 
-def _common_loop(ops: Sequence[Operation], nest: RangeOp) -> RangeOp | None:
-    """The innermost loop of `nest` holding every op of `ops`."""
-    chains = [loops_around(op, nest) for op in ops]
-    if not chains or any(chain is None for chain in chains):
+def program_order_elements(
+    access: Operation, gep: GepOp, view: ViewType | None, nest: RangeOp
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(when, element) of every element `access` (through `gep`) touches in `nest`: `when` a row
+    of (iteration, op) pairs, one per loop from `nest` down to the access (the loop's iteration
+    number, then the index in its body of the op holding the access), so two rows compare
+    lexicographically (over the columns both have) as the program runs them."""
+    loops = loops_around(access, nest)
+    if loops is None:
         return None
-    common: RangeOp | None = None
-    for level in zip(*chains):  # type: ignore[misc]
-        if all(loop is level[0] for loop in level):
-            common = level[0]
-        else:
-            break
-    return common
+    touched = touched_elements(access, gep, view, nest, loops[-1])
+    if touched is None:
+        return None
+    grid = tuple(loop.trip_count for loop in loops)
+    count = _lane_pattern(access)[0]
+    columns = []
+    for axis, loop in enumerate(loops):
+        shape = [1] * len(loops)
+        shape[axis] = loop.trip_count
+        iteration = np.broadcast_to(np.arange(loop.trip_count, dtype=np.int64).reshape(shape), grid)
+        child = access
+        while child.parent_op() is not loop:
+            child = child.parent_op()  # type: ignore[assignment]
+        body = loop.body.block
+        columns += [iteration.reshape(-1).repeat(count), np.full(iteration.size * count, body.get_operation_index(child), dtype=np.int64)]
+    return np.stack(columns, axis=1), touched[1]
+
+
+def _program_ranks(rows: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each array of `program_order_elements` rows as one integer per row, ordered as the rows
+    (lexicographically, the shorter rows padded with 0: two rows of different accesses differ
+    at the op column where their paths part, before any padding)."""
+    width = max(r.shape[1] for r in rows)
+    padded = [np.pad(r, ((0, 0), (0, width - r.shape[1]))) for r in rows]
+    stacked = np.concatenate(padded)
+    radices = stacked.max(axis=0) + 1 if len(stacked) else np.ones(width, dtype=np.int64)
+    if float(np.prod(radices.astype(np.float64))) < 2.0**62:
+        key = np.zeros(len(stacked), dtype=np.int64)
+        for column, radix in zip(stacked.T, radices):
+            key = key * int(radix) + column
+    else:
+        key = np.unique(stacked, axis=0, return_inverse=True)[1].reshape(-1)
+    bounds = np.cumsum([0, *(len(r) for r in rows)])
+    return [key[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 def staged_in_place_legal(dying: Lifetime, born: Lifetime, nest: RangeOp, schedule: Schedule) -> bool:
     """Whether `born` may be written over `dying` in `nest` under a staged schedule (a line or
-    plane buffer copied per group): the rule `verify-arena-plan` checks for `schedule-in-place`.
+    plane buffer copied per group, a kernel's block of X copied before its outputs are written):
+    the rule `verify-arena-plan` checks for a nest marked `in_place`.
 
     Both buffers hold the same element type (element i of each is the same bytes). Inside the
-    nest `dying` is only loaded and `born` only stored; the group loop is the innermost loop
-    holding all of those loads and stores. Enumerating every iteration of the loops around each
-    access (indices built from constants, induction variables, add, sub, mul, min and max; vector
-    lanes included), each element of `born` is first written in a group iteration no earlier
-    than the last one that reads the same element of `dying`; where it is the same iteration,
-    every load of `dying` precedes every store of `born` in the group's body. Then no element of
-    `dying` is overwritten before its last read."""
+    nest `dying` is only read (scalar, vector or word loads) and `born` only stored. Enumerating
+    every iteration of the loops around each access (indices built from constants, induction
+    variables, add, sub, mul, min and max; vector and word lanes included) with its place in the
+    program's order (`program_order_elements`), each element of `born` is first written after
+    the last read of the same element of `dying`. Then no element of `dying` is overwritten
+    before its last read. (In program order rather than by the iterations of one group loop: the
+    widened pointwise form's last block, peeled after the loop of the others, is read and
+    written outside that loop.)"""
     a_type, b_type = dying.buffer.result.type, born.buffer.result.type
     assert isinstance(a_type, BufferType) and isinstance(b_type, BufferType)
     if a_type.element_type != b_type.element_type:
@@ -518,20 +578,17 @@ def staged_in_place_legal(dying: Lifetime, born: Lifetime, nest: RangeOp, schedu
             found += [(user, gep, view) for user in users]
     if not loads or not stores:
         return False
-    group = _common_loop([op for op, _, _ in loads + stores], nest)
-    if group is None:
-        return False
-    touched = {}
+    parts = {}
     for name, accesses in (("read", loads), ("written", stores)):
-        parts = [touched_elements(op, gep, view, nest, group) for op, gep, view in accesses]
-        if any(part is None for part in parts):
+        found = [program_order_elements(op, gep, view, nest) for op, gep, view in accesses]
+        if any(part is None for part in found):
             return False
-        touched[name] = (
-            np.concatenate([p[0] for p in parts]),  # type: ignore[index]
-            np.concatenate([p[1] for p in parts]),  # type: ignore[index]
-        )
-    read_at, read = touched["read"]
-    write_at, written = touched["written"]
+        parts[name] = found
+    ranks = _program_ranks([p[0] for p in parts["read"] + parts["written"]])  # type: ignore[index]
+    reads = len(parts["read"])
+    read_at, write_at = np.concatenate(ranks[:reads]), np.concatenate(ranks[reads:])
+    read = np.concatenate([p[1] for p in parts["read"]])  # type: ignore[index]
+    written = np.concatenate([p[1] for p in parts["written"]])  # type: ignore[index]
     count = b_type.size.data
     if written.min() < 0 or written.max() >= count or read.min() < 0 or read.max() >= a_type.size.data:
         return False
@@ -540,22 +597,9 @@ def staged_in_place_legal(dying: Lifetime, born: Lifetime, nest: RangeOp, schedu
     shared = read < count
     if not shared.any():
         return True
-    read, read_at = read[shared], read_at[shared]
     last_read = np.full(count, -1, dtype=np.int64)
-    np.maximum.at(last_read, read, read_at)
-    if (first_write < last_read).any():
-        return False
-    if (first_write == last_read).any():
-        # In one iteration of the group, the op of its body holding each access runs whole in
-        # block order: every load's must come before every store's.
-        def step(op: Operation) -> int:
-            while op.parent_op() is not group:
-                op = op.parent_op()  # type: ignore[assignment]
-            return schedule.position[op]
-
-        if max(step(op) for op, _, _ in loads) >= min(step(op) for op, _, _ in stores):
-            return False
-    return True
+    np.maximum.at(last_read, read[shared], read_at[shared])
+    return not (first_write <= last_read).any()
 
 
 LegalityMemo = dict[Operation, dict[tuple[DefineLocalOp, DefineLocalOp], bool]]
