@@ -49,7 +49,8 @@ def add_plan_command(
         help="plan-arenas strategy (default: best; not with --pipeline, which states its own)",
     )
     parser.add_argument(
-        "--alignment", type=int, help="plan-arenas alignment in bytes (default: 16; not with --pipeline)"
+        "--alignment", type=int,
+        help="plan-arenas alignment in bytes (default: the target's, 64 on the host, 16 on the MCUs; not with --pipeline)",
     )
     parser.add_argument(
         "--constants", choices=CONSTANT_MODES,

@@ -3,6 +3,11 @@
 // RUN: zant-opt %s -p plan-arenas | filecheck %s --check-prefix=BEST
 // RUN: zant-opt %s -p plan-arenas,plan-arenas,verify-arena-plan | filecheck %s --check-prefix=BEST
 // RUN: zant-opt %s -p 'plan-arenas{alignment=64},verify-arena-plan' | filecheck %s --check-prefix=ALIGN64
+// Not given, the alignment is the target's: its vectors' bytes where wider than 16 (the host's
+// 16-lane f32 vectors: 64), else 16.
+// RUN: zant-opt %s -p 'set-target{target=host cpu=x86-64-avx512},plan-arenas,verify-arena-plan' | filecheck %s --check-prefix=ALIGN64
+// RUN: zant-opt %s -p 'set-target{target=host cpu=x86-64-sse},plan-arenas' | filecheck %s --check-prefix=ALIGN32
+// RUN: zant-opt %s -p 'set-target{target=cortex-m4},plan-arenas' | filecheck %s --check-prefix=BEST
 
 // %a is filled, then read element-wise into %b where it dies (so %b is written in place over
 // %a); %c is live with %b; %d is born after %a/%b died and may take their bytes. The plan is
@@ -37,6 +42,10 @@
 
 // ALIGN64:        abi.arena "scratch" size 128 align 64 lower_bound 128 strategy "best"
 // ALIGN64:        uop.define_local "c" at 64
+
+// ALIGN32:        abi.arena "scratch" size 64 align 32 lower_bound 64 strategy "best"
+// ALIGN32-NEXT:   abi.arena "constant" size 0 align 32
+// ALIGN32:        uop.define_local "c" at 32
 
 builtin.module {
   func.func @main() {
