@@ -1247,6 +1247,20 @@ class SmladRowsOp(IRDLOperation):
 SMLAD_BLOCK_ROWS = 4
 """Output channels (rows of pb) of an `arm_dsp.smlad_block`; it has 2 pixels (words of pa)."""
 
+LOAD_OFFSETS = range(-255, 4096)
+"""The offsets a Thumb-2 LDR/STRB reaches from its base register by an immediate (T4's 8 bits
+back, T3's 12 bits forward): an asm block's fixed offsets must lie within them, or it does not
+assemble."""
+
+
+def smlad_block_in_reach(steps: int, a_next: int, b_next: int) -> bool:
+    """Whether `zant_smlad_block`'s loads reach every word by an immediate: pb's fourth row at
+    4·(3·b_next + s) and pa's second pixel at 4·(a_next + s) bytes, s below the steps of one
+    straight pass (at most 8; a loop's passes reach back from the pointers they advance, no
+    further). MobileNetV2's 960-channel projection (b_next 480: 5,760 bytes) is past it."""
+    last = min(steps, 8) - 1
+    return 4 * (max(a_next, (SMLAD_BLOCK_ROWS - 1) * b_next) + last) < LOAD_OFFSETS.stop
+
 ZIG_HELPER_SOURCES["zant_smlad_block"] = ZigHelper(
     "zant_smlad_block",
     f"""\
@@ -1481,6 +1495,11 @@ class SmladBlockOp(IRDLOperation):
             raise VerifyException(f"smlad_block has {2 * SMLAD_BLOCK_ROWS} sums (and as many addends, or none)")
         if self.steps.data < 1:
             raise VerifyException(f"smlad_block takes at least one step, got {self.steps.data}")
+        if not smlad_block_in_reach(self.steps.data, self.a_next.data, self.b_next.data):
+            raise VerifyException(
+                f"smlad_block's words lie within {LOAD_OFFSETS.stop - 1} bytes of pa and pb (LDR immediates), "
+                f"got a_next = {self.a_next.data}, b_next = {self.b_next.data}"
+            )
 
 
 # -- requantization: the high word of a product and a saturating shift --------------------------
@@ -1538,6 +1557,17 @@ def _verify_pointers(op: Operation, pointers: Sequence[tuple[str, IntegerType]])
         assert isinstance(ptr.type, PtrType)
         if ptr.type.element_type != element:
             raise VerifyException(f"{op.name}'s {name} points to {element}, got a pointer to {ptr.type.element_type}")
+
+
+def _verify_store_offsets(op: Operation) -> None:
+    """A row op's stores of a pixel pair's outputs reach them from Y's pointer (or from it plus
+    whole rows) by STRB immediates: y_pixel, y_next and their sum lie in `LOAD_OFFSETS`."""
+    y_next, y_pixel = op.y_next.data, op.y_pixel.data
+    if any(o not in LOAD_OFFSETS for o in (y_pixel, y_next, y_next + y_pixel)):
+        raise VerifyException(
+            f"{op.name}'s outputs lie within -{-LOAD_OFFSETS.start} to {LOAD_OFFSETS.stop - 1} bytes of py (STRB immediates), "
+            f"got y_next = {y_next}, y_pixel = {y_pixel}"
+        )
 
 
 def _row_traits(*reads: str) -> OpTraits:
@@ -2091,6 +2121,10 @@ class SmladTileRowOp(RequantAddendRowOp):
                 values.append(ssat(smmla(total, (m0, m1)[i], p["addend"]), 8, p["shift"]))
         py(offsets, np.array(values, np.int64).astype(np.int8))
         return ()
+
+    def verify_(self) -> None:
+        super().verify_()
+        _verify_store_offsets(self)
 
 
 DEPTHWISE_OUTPUTS = 4
@@ -3173,6 +3207,12 @@ class SmladBlockRowOp(RequantAddendRowOp):
         super().verify_()
         if len(self.values) != 2 * SMLAD_BLOCK_ROWS:
             raise VerifyException(f"smlad_block_row takes {SMLAD_BLOCK_ROWS} biases and {SMLAD_BLOCK_ROWS} multipliers")
+        if not smlad_block_in_reach(self.steps.data, self.a_next.data, self.b_next.data):
+            raise VerifyException(
+                f"smlad_block_row's words lie within {LOAD_OFFSETS.stop - 1} bytes of pa and pb (LDR immediates), "
+                f"got a_next = {self.a_next.data}, b_next = {self.b_next.data}"
+            )
+        _verify_store_offsets(self)
 
 
 ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp, DepthwiseShortRowOp, DepthwiseShortRowsOp, SmladBlockRowOp], [])

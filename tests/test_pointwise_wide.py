@@ -253,3 +253,16 @@ def test_firmware_nchw_in_place_blocks_equal_the_host(tmp_path, eight_outputs, o
     x = np.random.default_rng(7).integers(-128, 128, (1, WIDE_MIN_CHANNELS, H, W)).astype(np.int8)
     firmware = firmware_equals_host(tmp_path / "m.onnx", tmp_path, x, optimize, pipeline=MCU_PIPELINE)
     assert widened(firmware.zig_path.read_text())
+
+
+@pytest.mark.parametrize("channels, takes_blocks", [(676, True), (680, False)])
+def test_firmware_blocks_within_the_loads_reach(tmp_path, eight_outputs, channels, takes_blocks):
+    """`smlad_block` reaches its fourth weight row by an LDR immediate, 4·(3·C/2 + 7) bytes at
+    most 4,095 (`arm_dsp.smlad_block_in_reach`): 676 input channels take the blocks, 680 the
+    column form. Before the check a 960-channel projection (MobileNetV2) built blocks that LLVM
+    refused to assemble ("invalid operand for instruction"); both now build as firmware and
+    give the host build's outputs."""
+    onnx.save(_model(channels), tmp_path / "m.onnx")
+    x = np.random.default_rng(5).integers(-128, 128, (1, channels, H, W)).astype(np.int8)
+    firmware = firmware_equals_host(tmp_path / "m.onnx", tmp_path, x, "ReleaseFast", pipeline=roomy(MCU_PIPELINE))
+    assert widened(firmware.zig_path.read_text()) == takes_blocks

@@ -323,6 +323,8 @@ def _wide_shapes(x_shape: Sequence[int], out_channels: int) -> bool:
     return (
         channels % 4 == 0 and channels >= WIDE_MIN_CHANNELS and out_channels % WIDE_ROWS == 0
         and pixels >= WIDE_MIN_PIXELS
+        # Each step a word of two channels: X's pixels and W's rows channels / 2 words apart.
+        and arm_dsp.smlad_block_in_reach(channels // 2, channels // 2, channels // 2)
     )
 
 

@@ -147,7 +147,10 @@ def applies(
         return False
     steps = len(column_words(windows[0].kernel, windows[-1].kernel * channels))
     staged = 4 * max(out_channels, ROWS) * steps
-    return staged <= MAX_STAGED_BYTES and padded_bytes + y_bytes + staged + 4 * PIXELS * steps <= scratch_bound
+    return (
+        staged <= MAX_STAGED_BYTES and arm_dsp.smlad_block_in_reach(steps, steps, steps)
+        and padded_bytes + y_bytes + staged + 4 * PIXELS * steps <= scratch_bound
+    )
 
 
 def padded_rows(kb: KernelBuilder, x: Layout, windows: Sequence[Window], name: str, fill: int) -> tuple[Layout, list[Window]]:

@@ -1,12 +1,9 @@
 // RUN: zant-opt %s --split-input-file --verify-diagnostics
-// XFAIL: *
 
-// Offsets past a Thumb-2 immediate that these ops' verifiers do not refuse yet: their asm then
-// fails to assemble (LLVM: "invalid operand for instruction"), a build error rather than a
-// wrong address. The passes that make them check the same bounds (arm_dsp_tile_rows.IMMEDIATE,
-// STORE_OFFSETS, arm_dsp_tile_loops.LOAD_OFFSETS; arm-dsp-block-rows' reach), so no module of
-// theirs holds one. Expected to fail until each verifier checks its immediates (then XPASS:
-// drop the XFAIL line).
+// Offsets past a Thumb-2 immediate (arm_dsp.LOAD_OFFSETS): the verifiers refuse them, since
+// their asm would not assemble (LLVM: "invalid operand for instruction"). The passes that make
+// these ops check the same bounds (arm_dsp_tile_rows.IMMEDIATE, STORE_OFFSETS,
+// arm_dsp_tile_loops.LOAD_OFFSETS; smlad_block_in_reach for the widened pointwise form).
 
 // smlad_tile_row (steps <= 8: the asm form): its stores at y_next + y_pixel, an STRB immediate
 // of at most 4095.
