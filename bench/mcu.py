@@ -63,7 +63,7 @@ from models import MODELS, QUANTIZED, count_macs, resolve_model  # noqa: E402
 
 from zant.backend.build import BOARDS, OPTIMIZE_MODES  # noqa: E402
 from zant.backend.firmware import measure_cost, qemu_missing, run_firmware  # noqa: E402
-from zant.driver import CompileOptions, compile_model, parse_pipeline, size_stages  # noqa: E402
+from zant.driver import CompileOptions, compile_model, mode_pipeline, parse_pipeline  # noqa: E402
 from zant.pipelines import MCU_PIPELINE, pipeline_for  # noqa: E402
 from zant.errors import ZantError, run_cli  # noqa: E402
 from zant.progress import Progress  # noqa: E402
@@ -88,10 +88,8 @@ def options(model: str, target: str = "host", pipeline: str | None = None, **kwa
     `pipeline`); the host reference takes the microcontrollers' pipeline too, so the comparison
     isolates the target's code (the DSP cores' `arm-dsp-dot` is exact, so every MCU pipeline
     computes the same)."""
-    if pipeline is None:  # a build for size ends as zant compile's (`size_stages`)
-        pipeline = MCU_PIPELINE if target == "host" else ",".join(
-            (pipeline_for(target), *size_stages(target, kwargs.get("optimize", "ReleaseFast")))
-        )
+    if pipeline is None:  # a build for size runs as zant compile's (`mode_pipeline`)
+        pipeline = MCU_PIPELINE if target == "host" else mode_pipeline(pipeline_for(target), target, kwargs.get("optimize", "ReleaseFast"))
     return CompileOptions(name=model, target=target, pipeline=pipeline, **kwargs)
 
 

@@ -20,8 +20,8 @@ from zant.backend.firmware import count_instructions, image_sizes, qemu_missing,
 from zant.backend.zig_printer import hot_file_name, zig_files
 from zant.dialects.zant import HOT
 from zant.passes.mark_hot_kernels import NO_PRODUCTS, PRODUCTS, kernel_products
-from zant.driver import CompileOptions, compile_model, compile_to_module, size_stages
-from zant.pipelines import pipeline_for
+from zant.driver import CompileOptions, compile_model, compile_to_module, mode_pipeline, size_stages
+from zant.pipelines import for_size, pipeline_for
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -88,7 +88,7 @@ def test_model_modules_build_the_hot_one_for_speed_in_a_build_for_size(tmp_path)
 def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_int8, tmp_path):
     """`zant compile -O ReleaseSmall --firmware` of KWS int8 for the Cortex-M4: as zant compile
     builds it (hot kernels apart, the other layers' kernels shared: `size_stages`), with the
-    target's pipeline as given (hot kernels apart, a kernel per layer) and without
+    target's pipeline for size (`for_size`: hot kernels apart, a kernel per layer) and without
     mark-hot-kernels either: the outputs are byte for byte the same; the hot kernels built for
     speed run fewer instructions, the shared kernels take less flash (at 4c0225f with the
     products of assembly loops left out: 5.13 M instructions at 44,016 B without hot kernels;
@@ -100,9 +100,11 @@ def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_in
     assert size_stages("cortex-m4", "ReleaseSmall") == ("share-kernels",)
     assert size_stages("cortex-m4", "ReleaseFast") == () == size_stages("host", "ReleaseSmall")
     assert size_stages("cortex-m4", "ReleaseSmall", arena="caller") == ()
-    plain_pipeline = ",".join(s for s in pipeline_for("cortex-m4").split(",") if s != "mark-hot-kernels")
+    # The layouts of a build for size in all three (`for_size`), so only the kernels differ.
+    hot_pipeline = for_size(pipeline_for("cortex-m4"))
+    plain_pipeline = ",".join(s for s in hot_pipeline.split(",") if s != "mark-hot-kernels")
     counts, outputs, flash = {}, {}, {}
-    for label, pipeline in (("shared", None), ("hot", pipeline_for("cortex-m4")), ("plain", plain_pipeline)):
+    for label, pipeline in (("shared", None), ("hot", hot_pipeline), ("plain", plain_pipeline)):
         passes = {} if pipeline is None else {"pipeline": pipeline}
         result = compile_model(kws_int8, tmp_path / label, CompileOptions(
             name="net", target="cortex-m4", board="mps2-an386", optimize="ReleaseSmall", firmware=True, **passes
@@ -141,3 +143,17 @@ def test_a_model_whose_every_kernel_is_hot_builds_for_size(tmp_path):
         name="net", target="cortex-m4", optimize="ReleaseSmall",
     ))
     assert result.library_path.exists()
+
+
+def test_build_for_size_pipeline():
+    """What a microcontroller's build for size runs (`zant.driver.mode_pipeline`): the target's
+    pipeline with `assign-layouts{for-size=true}` (an option given is kept) and `share-kernels`
+    last with the library's arena; any other mode or target runs it as given."""
+    small = mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSmall").split(",")
+    assert "assign-layouts{for-size=true}" in small and small[-1] == "share-kernels"
+    assert mode_pipeline("assign-layouts{for-size=false},dce", "cortex-m4", "ReleaseSmall") == "assign-layouts{for-size=false},dce,share-kernels"
+    assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseFast") == pipeline_for("cortex-m4")
+    assert mode_pipeline("dce", "host", "ReleaseSmall") == "dce"
+    assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSmall", arena="caller").split(",") == [
+        "assign-layouts{for-size=true}" if s == "assign-layouts" else s for s in pipeline_for("cortex-m4").split(",")
+    ]

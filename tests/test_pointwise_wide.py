@@ -266,3 +266,21 @@ def test_firmware_blocks_within_the_loads_reach(tmp_path, eight_outputs, channel
     x = np.random.default_rng(5).integers(-128, 128, (1, channels, H, W)).astype(np.int8)
     firmware = firmware_equals_host(tmp_path / "m.onnx", tmp_path, x, "ReleaseFast", pipeline=roomy(MCU_PIPELINE))
     assert widened(firmware.zig_path.read_text()) == takes_blocks
+
+
+def test_build_for_size_forgoes_the_in_place_blocks(tmp_path, eight_outputs):
+    """A microcontroller's build for size runs `assign-layouts{for-size=true}`
+    (`zant.driver.mode_pipeline`): the layouts chosen only for the widened form written over
+    its NCHW input, whose per-layer block loops cost flash, are not chosen (the bench KWS int8
+    in ReleaseSmall: 40,037 B of flash instead of 45,615 B); ReleaseFast keeps them. Same plan
+    size: the pointwise Conv writes beside its input instead, within the layer bound."""
+    onnx.save(_nchw_chain_model(), tmp_path / "m.onnx")
+    plans = {
+        optimize: compile_model(
+            tmp_path / "m.onnx", tmp_path / optimize, CompileOptions(name="net", target="cortex-m4", optimize=optimize, build=False)
+        ).plan
+        for optimize in ("ReleaseFast", "ReleaseSmall")
+    }
+    assert [(s["input"], s["output"]) for s in plans["ReleaseFast"].get("schedules", [])] == [("r", "m")]
+    assert not plans["ReleaseSmall"].get("schedules")
+    assert plans["ReleaseSmall"]["ram_arena_bytes"] <= LAYER_BOUND

@@ -213,6 +213,18 @@ def with_patch_schedules(pipeline: str, budget: int | None = None) -> str:
     return ",".join((*stages[:at], patches, *stages[at:]))
 
 
+def for_size(pipeline: str) -> str:
+    """`pipeline` for a microcontroller's build for size: `assign-layouts{for-size=true}` (its
+    other options kept), which forgoes layouts chosen for forms that trade flash for speed.
+    Unchanged without `assign-layouts` or with the option given."""
+    stages = pipeline.split(",")
+    for at, stage in enumerate(stages):
+        name, _, options = stage.partition("{")
+        if name == "assign-layouts" and "for-size=" not in options:
+            stages[at] = f"assign-layouts{{for-size=true {options}" if options else "assign-layouts{for-size=true}"
+    return ",".join(stages)
+
+
 def with_layer_bound(pipeline: str, bound: int) -> str:
     """`pipeline` with `onnx-to-uop{layer-bound=bound}` (its other options kept): under a RAM
     budget the kernels that allocate scratch beside their operands (the first convs' padded
