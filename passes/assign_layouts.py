@@ -247,12 +247,14 @@ class AssignLayoutsPass(ModulePass):
     tensor within the budget read a channels-last copy of it where one fits
     (`channels_last_copy`)."""
 
-    for_size: bool = False
-    """A build for size (`zant.driver.options_pipeline` in ReleaseSmall on a microcontroller):
-    no layout is chosen for the widened form written over its NCHW input (`widened_over_nchw`),
-    whose per-layer block loops, tail block and pixel pair cost flash: the bench KWS int8 on the
-    M4 in ReleaseSmall 40,037 B at 4,477,247 instructions without it, 45,615 B at 3,706,462
-    with it."""
+    in_place_blocks: bool = True
+    """Whether to choose layouts for the widened form written over its NCHW input
+    (`widened_over_nchw`), whose row asm runs only in ReleaseFast: `zant.driver.mode_pipeline`
+    sets it false in a microcontroller's other modes. The bench KWS int8 on the M4:
+    ReleaseFast 4,235,477 -> 3,323,432 instructions with it; ReleaseSafe 4,346,686 -> 6,311,174
+    (its blocks' products in plain Zig: a frame pointer leaves the row's asm too few
+    registers), ReleaseSmall 40,037 -> 45,615 B of flash (each layer's block loop, tail block
+    and pair)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not target_parameters(op).conv_word_taps:
@@ -261,7 +263,7 @@ class AssignLayoutsPass(ModulePass):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
             # A budget's Convs over it keep NCHW anyway (below); its bound is not the graph's.
-            bound = 0 if self.budget or self.for_size else graph_layer_bound(function)
+            bound = graph_layer_bound(function) if self.in_place_blocks and not self.budget else 0
             for group in list(layout_groups(function)):
                 if self.budget and any(_over(conv, self.budget) for conv in group.convs()):
                     channels_last_copy(group, self.budget)

@@ -21,7 +21,7 @@ from zant.backend.zig_printer import hot_file_name, zig_files
 from zant.dialects.zant import HOT
 from zant.passes.mark_hot_kernels import NO_PRODUCTS, PRODUCTS, kernel_products
 from zant.driver import CompileOptions, compile_model, compile_to_module, mode_pipeline, size_stages
-from zant.pipelines import for_size, pipeline_for
+from zant.pipelines import pipeline_for, without_in_place_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -88,7 +88,7 @@ def test_model_modules_build_the_hot_one_for_speed_in_a_build_for_size(tmp_path)
 def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_int8, tmp_path):
     """`zant compile -O ReleaseSmall --firmware` of KWS int8 for the Cortex-M4: as zant compile
     builds it (hot kernels apart, the other layers' kernels shared: `size_stages`), with the
-    target's pipeline for size (`for_size`: hot kernels apart, a kernel per layer) and without
+    target's pipeline for size (`without_in_place_blocks`: hot kernels apart, a kernel per layer) and without
     mark-hot-kernels either: the outputs are byte for byte the same; the hot kernels built for
     speed run fewer instructions, the shared kernels take less flash (at 4c0225f with the
     products of assembly loops left out: 5.13 M instructions at 44,016 B without hot kernels;
@@ -100,8 +100,8 @@ def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_in
     assert size_stages("cortex-m4", "ReleaseSmall") == ("share-kernels",)
     assert size_stages("cortex-m4", "ReleaseFast") == () == size_stages("host", "ReleaseSmall")
     assert size_stages("cortex-m4", "ReleaseSmall", arena="caller") == ()
-    # The layouts of a build for size in all three (`for_size`), so only the kernels differ.
-    hot_pipeline = for_size(pipeline_for("cortex-m4"))
+    # The layouts of a build for size in all three (`mode_pipeline`), so only the kernels differ.
+    hot_pipeline = without_in_place_blocks(pipeline_for("cortex-m4"))
     plain_pipeline = ",".join(s for s in hot_pipeline.split(",") if s != "mark-hot-kernels")
     counts, outputs, flash = {}, {}, {}
     for label, pipeline in (("shared", None), ("hot", hot_pipeline), ("plain", plain_pipeline)):
@@ -145,15 +145,18 @@ def test_a_model_whose_every_kernel_is_hot_builds_for_size(tmp_path):
     assert result.library_path.exists()
 
 
-def test_build_for_size_pipeline():
-    """What a microcontroller's build for size runs (`zant.driver.mode_pipeline`): the target's
-    pipeline with `assign-layouts{for-size=true}` (an option given is kept) and `share-kernels`
-    last with the library's arena; any other mode or target runs it as given."""
+def test_build_modes_pipeline():
+    """What a microcontroller's build runs in each mode (`zant.driver.mode_pipeline`): in
+    ReleaseFast the target's pipeline; in the other modes with `assign-layouts{in-place-blocks=false}`
+    (an option given is kept), in ReleaseSmall with `share-kernels` last too (the library's
+    arena only); a host build as given."""
+    off = "assign-layouts{in-place-blocks=false}"
     small = mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSmall").split(",")
-    assert "assign-layouts{for-size=true}" in small and small[-1] == "share-kernels"
-    assert mode_pipeline("assign-layouts{for-size=false},dce", "cortex-m4", "ReleaseSmall") == "assign-layouts{for-size=false},dce,share-kernels"
+    assert off in small and small[-1] == "share-kernels"
+    safe = mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSafe").split(",")
+    assert safe == [off if s == "assign-layouts" else s for s in pipeline_for("cortex-m4").split(",")]
+    assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "Debug").split(",") == safe
+    assert mode_pipeline("assign-layouts{in-place-blocks=true},dce", "cortex-m4", "ReleaseSmall") == "assign-layouts{in-place-blocks=true},dce,share-kernels"
     assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseFast") == pipeline_for("cortex-m4")
     assert mode_pipeline("dce", "host", "ReleaseSmall") == "dce"
-    assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSmall", arena="caller").split(",") == [
-        "assign-layouts{for-size=true}" if s == "assign-layouts" else s for s in pipeline_for("cortex-m4").split(",")
-    ]
+    assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSmall", arena="caller").split(",") == safe

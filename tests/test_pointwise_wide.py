@@ -268,19 +268,21 @@ def test_firmware_blocks_within_the_loads_reach(tmp_path, eight_outputs, channel
     assert widened(firmware.zig_path.read_text()) == takes_blocks
 
 
-def test_build_for_size_forgoes_the_in_place_blocks(tmp_path, eight_outputs):
-    """A microcontroller's build for size runs `assign-layouts{for-size=true}`
-    (`zant.driver.mode_pipeline`): the layouts chosen only for the widened form written over
-    its NCHW input, whose per-layer block loops cost flash, are not chosen (the bench KWS int8
-    in ReleaseSmall: 40,037 B of flash instead of 45,615 B); ReleaseFast keeps them. Same plan
-    size: the pointwise Conv writes beside its input instead, within the layer bound."""
+@pytest.mark.parametrize("optimize", ["ReleaseSafe", "ReleaseSmall"])
+def test_other_modes_forgo_the_in_place_blocks(tmp_path, eight_outputs, optimize):
+    """A microcontroller's build in another mode than ReleaseFast runs
+    `assign-layouts{in-place-blocks=false}` (`zant.driver.mode_pipeline`): the layouts chosen
+    only for the widened form written over its NCHW input are not chosen (its row asm is
+    ReleaseFast's; the bench KWS int8 in ReleaseSafe 4.35 M instructions instead of 6.31 M, in
+    ReleaseSmall 40,037 B of flash instead of 45,615 B); ReleaseFast keeps them. Both plans
+    within the layer bound."""
     onnx.save(_nchw_chain_model(), tmp_path / "m.onnx")
     plans = {
-        optimize: compile_model(
-            tmp_path / "m.onnx", tmp_path / optimize, CompileOptions(name="net", target="cortex-m4", optimize=optimize, build=False)
+        mode: compile_model(
+            tmp_path / "m.onnx", tmp_path / mode, CompileOptions(name="net", target="cortex-m4", optimize=mode, build=False)
         ).plan
-        for optimize in ("ReleaseFast", "ReleaseSmall")
+        for mode in ("ReleaseFast", optimize)
     }
     assert [(s["input"], s["output"]) for s in plans["ReleaseFast"].get("schedules", [])] == [("r", "m")]
-    assert not plans["ReleaseSmall"].get("schedules")
-    assert plans["ReleaseSmall"]["ram_arena_bytes"] <= LAYER_BOUND
+    assert not plans[optimize].get("schedules")
+    assert plans[optimize]["ram_arena_bytes"] <= LAYER_BOUND

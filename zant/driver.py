@@ -36,7 +36,7 @@ from zant.backend.build import TARGETS as ZIG_TARGETS
 import zant.pipelines as pipelines
 from zant.errors import ZantError
 from zant.ir.strings import DEFAULT_STRING_CAPACITY
-from zant.pipelines import MCU_PIPELINE, for_size, pipeline_for  # noqa: F401 (re-exported)
+from zant.pipelines import MCU_PIPELINE, pipeline_for, without_in_place_blocks  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, check_inputs, complete_feeds
 from zant.targets import RECORDS
 from zant.dialects.onnx_attributes import INPUT_NAMES, OUTPUT_NAMES
@@ -392,7 +392,7 @@ def options_pipeline(
     """The pipeline `options` compile with: `--pipeline` as given, else `compile_pipeline`'s
     (None: the target's default; `strategy` and `alignment`: `plan-arenas`', as `zant plan`
     gives them) with the stages `STAGE_OPTIONS` choose (`requant-rounding` after fold-qdq,
-    `flush-denormals` last), and in a microcontroller's build for size `assign-layouts{for-size=true}` (`pipelines.for_size`) and `share-kernels` last. Those options beside a `--pipeline` are a `ZantError` naming the
+    `flush-denormals` last), and a microcontroller's build in another mode than ReleaseFast as `mode_pipeline` says. Those options beside a `--pipeline` are a `ZantError` naming the
     stage to add to it."""
     chosen = {
         "--requant-rounding": options.requant_rounding != "exact",
@@ -411,18 +411,23 @@ def options_pipeline(
     )
     if options.flush_denormals:
         pipeline = f"{pipeline or pipeline_for(options.target)},flush-denormals"
-    if options.optimize in HOT_OPTIMIZE and RECORDS[options.target].is_mcu:
+    if options.optimize != FAST_OPTIMIZE and RECORDS[options.target].is_mcu:
         pipeline = mode_pipeline(pipeline or pipeline_for(options.target), options.target, options.optimize, options.arena)
     return pipeline
 
 
+FAST_OPTIMIZE = "ReleaseFast"
+"""The mode a microcontroller's row asm is built for in full (14 registers: no frame pointer)."""
+
+
 def mode_pipeline(pipeline: str, target: str, optimize: str, arena: str = "library") -> str:
-    """`pipeline` as a build of `target` in `optimize` mode runs it: a microcontroller's build
-    for size with `assign-layouts{for-size=true}` (`pipelines.for_size`) and `size_stages` last;
-    any other build as given."""
-    if optimize not in HOT_OPTIMIZE or not RECORDS[target].is_mcu:
+    """`pipeline` as a build of `target` in `optimize` mode runs it: a microcontroller's build in
+    another mode than `FAST_OPTIMIZE` with `assign-layouts{in-place-blocks=false}`
+    (`pipelines.without_in_place_blocks`: the widened form written over its input is fast only
+    there, and costs flash), a build for size with `size_stages` last; any other as given."""
+    if optimize == FAST_OPTIMIZE or not RECORDS[target].is_mcu:
         return pipeline
-    return ",".join((for_size(pipeline), *size_stages(target, optimize, arena)))
+    return ",".join((without_in_place_blocks(pipeline), *size_stages(target, optimize, arena)))
 
 
 def size_stages(target: str, optimize: str, arena: str = "library") -> tuple[str, ...]:

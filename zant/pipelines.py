@@ -213,15 +213,16 @@ def with_patch_schedules(pipeline: str, budget: int | None = None) -> str:
     return ",".join((*stages[:at], patches, *stages[at:]))
 
 
-def for_size(pipeline: str) -> str:
-    """`pipeline` for a microcontroller's build for size: `assign-layouts{for-size=true}` (its
-    other options kept), which forgoes layouts chosen for forms that trade flash for speed.
-    Unchanged without `assign-layouts` or with the option given."""
+def without_in_place_blocks(pipeline: str) -> str:
+    """`pipeline` with `assign-layouts{in-place-blocks=false}` (its other options kept): for a
+    microcontroller's build in a mode whose row asm is not the fast one or whose flash counts
+    (`zant.driver.mode_pipeline`). Unchanged without `assign-layouts` or with the option given."""
     stages = pipeline.split(",")
     for at, stage in enumerate(stages):
         name, _, options = stage.partition("{")
-        if name == "assign-layouts" and "for-size=" not in options:
-            stages[at] = f"assign-layouts{{for-size=true {options}" if options else "assign-layouts{for-size=true}"
+        if name == "assign-layouts" and "in-place-blocks=" not in options:
+            option = "in-place-blocks=false"
+            stages[at] = f"assign-layouts{{{option} {options}" if options else f"assign-layouts{{{option}}}"
     return ",".join(stages)
 
 
