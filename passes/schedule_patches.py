@@ -9,7 +9,8 @@ covers (`zant.analysis.patches`): each layer's tile is the part of its output th
 tile reads, its halo recomputed by the neighbouring tiles, and each tile's convolutions pad only
 at the tensor's borders (`pads` per tile). So no intermediate tensor of the stage exists whole:
 the tiles' buffers live one tile long, and the stage output is assembled by one Concat per row
-of tiles and one of the rows.
+of tiles and one of the rows, marked `CONCAT_DESTINATION`: each tile's last layer stores
+straight into its slice of the stage output (`onnx-to-uop`), so the Concats copy nothing.
 
 It runs on the `onnx` dialect, before `onnx-to-uop`, because that is where the stage is a chain
 of named layers with their windows and pads: each tile is then ordinary Slice (a view of the
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -47,8 +48,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.analysis.patches import PatchPlan, Span, choose, shape_of, stages
 from zant.dialects.onnx import OnnxOp, inputs, onnx_op_class
 from zant.dialects.onnx_nodes import constant_op
+from zant.ir.resources import constant_array
 from zant.ir.walk import ops_of
-from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
+from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST, CONCAT_DESTINATION
 
 PATCH_ATTRIBUTE = "zant.patch"
 """On each op of a tile: which tile ("r,c of RxC")."""
@@ -119,6 +121,9 @@ def rewrite(plan: PatchPlan) -> SSAValue:
         mark = f"{r},{c} of {grid}"
         tiles: dict[SSAValue, tuple[SSAValue, tuple[Span, ...]]] = {}
         for layer, tile in zip(stage, per_layer):
+            if layer is stage[-1] and _is_identity_clip(layer.op) and inputs(layer.op)[0] in tiles:
+                value = tiles[inputs(layer.op)[0]][0]  # its input's tile stores into the stage output
+                break
             operands = inputs(layer.op)
             for k, activation in zip(layer.sources, layer.activations):
                 operands[k] = _read(activation, tile.in_spans, layer.in_axes, tiles, anchor, mark)
@@ -147,6 +152,27 @@ def rewrite(plan: PatchPlan) -> SSAValue:
     return result
 
 
+def _is_identity_clip(op: Operation) -> bool:
+    """A Clip of integers whose constant bounds span its type (an int8 ReLU whose zero point is
+    -128): the identity. Left in a tile it would be the layer that stores into the stage output
+    (`CONCAT_DESTINATION`), a copy of the convolution's output; dropped, the convolution stores
+    there itself, where layer by layer `fuse-loops` folds it into the convolution's stores."""
+    element = op.results[0].type.element_type if isinstance(op.results[0].type, TensorType) else None
+    if op.name != "onnx.Clip" or not isinstance(element, IntegerType):
+        return False
+    info = np.iinfo(f"{'u' if element.signedness.data.name == 'UNSIGNED' else ''}int{element.width.data}")
+    bounds = inputs(op)[1:] + [None] * (3 - len(inputs(op)))
+    for value, limit, holds in ((bounds[0], info.min, np.less_equal), (bounds[1], info.max, np.greater_equal)):
+        if value is None:
+            continue
+        owner = value.owner
+        if not (isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties):
+            return False
+        if not np.all(holds(constant_array(owner).astype(np.int64), limit)):
+            return False
+    return True
+
+
 def _concat(values: list[SSAValue], axis: int, before: Operation, mark: str | None) -> SSAValue:
     if len(values) == 1:
         return values[0]
@@ -155,6 +181,7 @@ def _concat(values: list[SSAValue], axis: int, before: Operation, mark: str | No
     op = onnx_op_class("Concat").from_onnx(
         values, [TensorType(values[0].type.element_type, shape)], {"axis": IntegerAttr(axis, 64)}  # type: ignore[attr-defined]
     )
+    op.attributes[CONCAT_DESTINATION] = UnitAttr()  # the tiles store into the stage output: no copies
     return _insert(op, before, mark)
 
 

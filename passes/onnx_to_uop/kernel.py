@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 from zant.dialects import uop
+from zant.dialects.onnx import get_attr
 
 from zant.errors import ZantError
 from zant.ir.resources import make_constant_attr
@@ -135,9 +136,78 @@ def channels_last_order(rank: int) -> list[int]:
     return [0, *range(2, rank), 1]
 
 
+CONCAT_DESTINATION = "zant.concat_destination"
+"""The unit attribute `schedule-patches` puts on the Concats that join its tiles: each input
+whose producer is lowered row-major with no other reader is stored straight into its slice of
+the Concat's output (`concat_slot`), and the Concat copies only the others. A marked Concat whose
+only reader is another marked Concat is itself that one's slice, so a grid of tiles lands in
+the stage output with no copy."""
+
+
+def _destination_reader(value: SSAValue) -> tuple[Operation, int] | None:
+    """The marked Concat that alone reads `value` and where along its axis `value` starts."""
+    uses = list(value.uses)
+    if len(uses) != 1:
+        return None
+    concat = uses[0].operation
+    if concat.name != "onnx.Concat" or CONCAT_DESTINATION not in concat.attributes or CHANNELS_LAST in concat.attributes:
+        return None
+    axis = _concat_axis(concat)
+    start = sum(tensor_shape(v)[axis] for v in concat.operands[: uses[0].index])
+    return concat, start
+
+
+def _concat_axis(concat: Operation) -> int:
+    return get_attr(concat, "axis") % len(tensor_shape(concat.results[0]))
+
+
+def concat_destination(kb: KernelBuilder, concat: Operation) -> Layout:
+    """The output of a marked Concat (`CONCAT_DESTINATION`): its slice of the marked Concat
+    that alone reads it, else the buffer an input lowered before stores into (the one named
+    after `concat`: a producer may have kept a buffer of its own), else a fresh buffer declared
+    ahead of this kernel (it dominates the kernels of the later inputs and the Concat's)."""
+    outer = _destination_reader(concat.results[0])
+    if outer is not None:
+        return concat_slot(kb, concat.results[0], *outer)
+    from zant.passes.onnx_to_uop.base import result_name  # base builds on this module
+
+    name, shape = result_name(concat), tensor_shape(concat.results[0])
+    for source in _lowered_inputs(concat):
+        while isinstance(source.owner, uop.ViewOp):
+            source = source.owner.source
+        if isinstance(source.owner, uop.DefineLocalOp) and source.owner.tensor_name.data == name:
+            return Layout.contiguous(source, shape)
+    return kb.alloc(name, shape, tensor_element_type(concat.results[0]))
+
+
+def _lowered_inputs(concat: Operation) -> Iterator[SSAValue]:
+    """The buffers or views of `concat`'s inputs lowered so far, those of the marked Concats
+    among them not yet lowered included (the tiles of a row before the row's Concat)."""
+    for value in concat.operands:
+        source = _cast_source(value)
+        if source is not None:
+            yield source
+        elif isinstance(value.owner, Operation) and value.owner.name == "onnx.Concat" and CONCAT_DESTINATION in value.owner.attributes:
+            yield from _lowered_inputs(value.owner)
+
+
+def concat_slot(kb: KernelBuilder, value: SSAValue, concat: Operation, start: int) -> Layout:
+    """The slice of marked `concat`'s output that input `value` (starting at `start`) fills."""
+    axis = _concat_axis(concat)
+    return concat_destination(kb, concat).slice(axis, start, 1, tensor_shape(value)[axis])
+
+
 def result_layout(kb: KernelBuilder, op: Operation, name: str, shape: Sequence[int], element_type: Attribute) -> Layout:
     """A fresh buffer `name` for `op`'s first result: row-major, or channels-last where `assign-layouts`
-    marked the op (`CHANNELS_LAST`): a buffer of (N, spatial…, C) read as (N, C, spatial…)."""
+    marked the op (`CHANNELS_LAST`): a buffer of (N, spatial…, C) read as (N, C, spatial…).
+    Row-major and read only by a marked Concat (`CONCAT_DESTINATION`): its slice of the Concat's
+    output instead."""
+    if CHANNELS_LAST not in op.attributes and op.results and tuple(shape) == tensor_shape(op.results[0]):
+        reader = _destination_reader(op.results[0])
+        if reader is not None:
+            return concat_slot(kb, op.results[0], *reader)
+        if op.name == "onnx.Concat" and CONCAT_DESTINATION in op.attributes:
+            return concat_destination(kb, op)
     if CHANNELS_LAST not in op.attributes or len(shape) < 3:
         return kb.alloc(name, shape, element_type)
     order = channels_last_order(len(shape))

@@ -193,7 +193,10 @@ class ConcatLowering(OnnxLowering):
     both sides at the identity index: a channels-last input is read front to back, and
     `fuse-loops` matches the copy with the stores of the input's producer when they go through
     the same view, so the producer writes into its slice of the output directly (a Fire
-    module's two expand Convs into their Concat)."""
+    module's two expand Convs into their Concat).
+
+    Marked `CONCAT_DESTINATION` (the tiles of `schedule-patches`), an input already stored in
+    its slice of the output by its producer (`result_layout`) is not copied."""
 
     op_names = frozenset({"onnx.Concat"})
 
@@ -207,8 +210,9 @@ class ConcatLowering(OnnxLowering):
         for value in inputs(op):
             source = layout_of(value)
             count = source.shape[axis]
-            if count:
-                copy_layout(kb, source.permute(walk), out.slice(axis, start, 1, count).permute(walk))
+            slot = out.slice(axis, start, 1, count)
+            if count and source != slot:  # else its producer stored it there (`concat_slot`)
+                copy_layout(kb, source.permute(walk), slot.permute(walk))
             start += count
         if start != shape[axis]:
             raise ValueError(f"inputs add up to {start} along axis {axis}, the result has {shape[axis]}")
