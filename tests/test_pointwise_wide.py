@@ -175,12 +175,19 @@ def _chain_model() -> onnx.ModelProto:
         numpy_helper.from_array(np.zeros(WIDE_MIN_CHANNELS, np.int8), "mid_wz"),
         numpy_helper.from_array(rng.integers(-3000, 3000, WIDE_MIN_CHANNELS).astype(np.int32), "mid_bias"),
     ])
-    last = graph.node[-1]
     mid = helper.make_node("QLinearConv", ["r", "ds", "dz", "mid_w", "mid_ws", "mid_wz", "ds", "dz", "mid_bias"], ["m"], kernel_shape=[1, 1])
-    clip = helper.make_node("Clip", ["m", "dz"], ["mr"])
-    last.input[0] = "mr"
-    graph.node.insert(len(graph.node) - 1, mid)
-    graph.node.insert(len(graph.node) - 1, clip)
+    return _before_last(model, mid, "mr")
+
+
+def _before_last(model: onnx.ModelProto, conv: onnx.NodeProto, relu: str) -> onnx.ModelProto:
+    """`model` with `conv` and its Clip at the zero point (its fused ReLU, output `relu`) before
+    the graph's last node, which reads `relu`."""
+    from onnx import helper
+
+    graph = model.graph
+    graph.node[-1].input[0] = relu
+    graph.node.insert(len(graph.node) - 1, conv)
+    graph.node.insert(len(graph.node) - 1, helper.make_node("Clip", [conv.output[0], "dz"], [relu]))
     onnx.checker.check_model(model)
     return model
 
@@ -222,15 +229,9 @@ def _nchw_chain_model() -> onnx.ModelProto:
     graph.initializer.extend([
         numpy_helper.from_array(rng.integers(-128, 128, (WIDE_MIN_CHANNELS, 1, 3, 3)).astype(np.int8), "dw2"),
     ])
-    last = graph.node[-1]
     dw = helper.make_node("QLinearConv", ["mr", "ds", "dz", "dw2", "dws", "dwz", "ds", "dz"], ["d2"],
                           group=WIDE_MIN_CHANNELS, pads=[1, 1, 1, 1], kernel_shape=[3, 3])
-    clip = helper.make_node("Clip", ["d2", "dz"], ["r2"])
-    last.input[0] = "r2"
-    graph.node.insert(len(graph.node) - 1, dw)
-    graph.node.insert(len(graph.node) - 1, clip)
-    onnx.checker.check_model(model)
-    return model
+    return _before_last(model, dw, "r2")
 
 
 def test_nchw_in_place_blocks_keep_the_default_plan_at_the_layer_bound(tmp_path, eight_outputs):
