@@ -49,6 +49,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from zant.analysis.loop_values import INDEX_OPS
 from zant.dialects import arm_dsp, uop
 from zant.dialects.zant import require_feature
 from zant.ir.locations import locate
@@ -64,8 +65,6 @@ DOT_ELEMENTS = (IntegerType(8), IntegerType(16))
 def element_type(load: uop.LoadOp):
     """The element type `load` reads (i8 or i16 in a matched dot loop)."""
     return load.results[0].type
-
-_INDEX_OPS = (uop.AddOp, uop.SubOp, uop.MulOp, uop.ConstOp)
 
 
 def _flat_body(loop: uop.RangeOp) -> list[Operation] | None:
@@ -180,7 +179,7 @@ def match_dot_loop(loop: uop.RangeOp, int4: bool = False) -> DotLoop | None:
     for op in ops:
         if isinstance(op, uop.RangeOp | uop.GepOp | uop.LoadOp | uop.CastOp):
             continue  # checked through the multiply-accumulates that use them
-        if isinstance(op, _INDEX_OPS) and isinstance(op.results[0].type, IndexType):
+        if isinstance(op, INDEX_OPS) and isinstance(op.results[0].type, IndexType):
             continue
         if not isinstance(op, uop.MulAccOp) or op.acc.type != uop.AccType(i32):
             return None

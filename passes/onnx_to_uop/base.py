@@ -13,7 +13,7 @@ from xdsl.rewriter import InsertPoint
 from zant.dialects import uop
 from zant.errors import ZantError
 from zant.ir.locations import locate
-from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, result_name  # noqa: F401 (re-exported)
 from zant.dialects.onnx import NODE_NAME
 
 
@@ -23,16 +23,6 @@ def node_label(op: Operation) -> str:
     if isinstance(name, StringAttr) and name.data:
         return f"node '{name.data}' ({op.name})"
     return f"an unnamed {op.name} node"
-
-
-def result_name(op: Operation, index: int = 0) -> str:
-    """A readable name for a result buffer: the value's name hint, else the node name."""
-    hint = op.results[index].name_hint
-    if hint:
-        return hint
-    node = op.attributes.get(NODE_NAME)
-    base = node.data if isinstance(node, StringAttr) and node.data else op.name.split(".")[-1]
-    return f"{base}_out{index}" if len(op.results) > 1 else f"{base}_out"
 
 
 class LoweringError(ZantError):

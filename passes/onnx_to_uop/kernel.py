@@ -22,13 +22,14 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     Signedness,
+    StringAttr,
     TensorType,
     UnrealizedConversionCastOp,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 from zant.dialects import uop
-from zant.dialects.onnx import get_attr
+from zant.dialects.onnx import NODE_NAME, get_attr
 
 from zant.errors import ZantError
 from zant.ir.resources import make_constant_attr
@@ -157,6 +158,16 @@ def _destination_reader(value: SSAValue) -> tuple[Operation, int] | None:
     return concat, start
 
 
+def result_name(op: Operation, index: int = 0) -> str:
+    """A readable name for a result buffer: the value's name hint, else the node name."""
+    hint = op.results[index].name_hint
+    if hint:
+        return hint
+    node = op.attributes.get(NODE_NAME)
+    base = node.data if isinstance(node, StringAttr) and node.data else op.name.split(".")[-1]
+    return f"{base}_out{index}" if len(op.results) > 1 else f"{base}_out"
+
+
 def _concat_axis(concat: Operation) -> int:
     return get_attr(concat, "axis") % len(tensor_shape(concat.results[0]))
 
@@ -169,8 +180,6 @@ def concat_destination(kb: KernelBuilder, concat: Operation) -> Layout:
     outer = _destination_reader(concat.results[0])
     if outer is not None:
         return concat_slot(kb, concat.results[0], *outer)
-    from zant.passes.onnx_to_uop.base import result_name  # base builds on this module
-
     name, shape = result_name(concat), tensor_shape(concat.results[0])
     for source in _lowered_inputs(concat):
         while isinstance(source.owner, uop.ViewOp):
