@@ -430,6 +430,23 @@ def test_budgeted_columns_as_wide_as_the_budget_leaves_as_cortex_m4_firmware(tmp
     assert {s["output"] for s in plan["schedules"] if s["schedule"] == "in-place"} >= {"pw0", "pw1"}
 
 
+def test_budgeted_columns_copied_by_words_with_remainders_as_cortex_m4_firmware(tmp_path):
+    """18 channels x 4 x 23 under 2,800 B on the Cortex-M4: each pointwise conv's column written
+    over its input holds 46 pixels, two blocks of the 92 (`conv_columns.written_over_column`),
+    copied 4 channels x 4 pixels a word at a time (`_copy_column_by_words`: word loads at
+    pixel 46, off a word boundary) but for its last 2 pixels and last 2 channels, which take the
+    byte copy. As firmware under QEMU, the layer-by-layer outputs."""
+    path = tmp_path / "kws_shaped.onnx"
+    onnx.save(kws_shaped_int8(channels=18, height=4, width=23), path)
+    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=2_800, target="cortex-m4", board="mps2-an386")
+    assert _scratch(plan) <= 2_800
+    columns = {t["name"]: t["size"] for t in plan["tensors"] if t["name"].endswith("_columns")}
+    assert columns == {"pw0_columns": 46 * 18, "pw1_columns": 46 * 18}
+    assert {s["output"] for s in plan["schedules"] if s["schedule"] == "in-place"} >= {"pw0", "pw1"}
+    # Byte 3 of each of the 4 words, a shift by 24, in each of the two copies (none before).
+    assert (tmp_path / "mps2-an386" / "net.zig").read_text().count("@as(i32, 24))") == 8
+
+
 def test_in_place_layouts_pipeline():
     from zant.pipelines import pipeline_for, with_in_place_layouts, with_ram_schedules
 

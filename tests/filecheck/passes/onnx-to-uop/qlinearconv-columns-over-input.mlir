@@ -9,12 +9,32 @@
 // each block copied in fewer, longer runs (conv_columns.written_over_column).
 // CHECK-LABEL: func.func @over_input
 // CHECK:         %y_columns = uop.define_local "y_columns" : !uop.buffer<512xi8>
+// CHECK:         %[[COL:.*]] = uop.view %y_columns
 // CHECK:         uop.range %{{.*}} = 0 to 1 {
 // CHECK-NEXT:      uop.range %[[B:.*]] = 0 to 2 {
 // CHECK-NEXT:        %[[W:.*]] = uop.const 32 : index
 // CHECK-NEXT:        %{{.*}} = uop.mul %[[B]], %[[W]] : index
-// CHECK-NEXT:        uop.range %{{.*}} = 0 to 16 {
-// CHECK-NEXT:          uop.range %{{.*}} = 0 to 32 {
+// The column is copied 4 channels x 4 pixels at a time (conv_columns._copy_column_by_words):
+// a word of 4 pixels from each of 4 channel planes, byte i of it (a shift) to the column's
+// row j + i; no byte load is left (16 channels, 32 pixels).
+// CHECK-NEXT:        uop.range %[[C:.*]] = 0 to 16 step 4 {
+// CHECK-NEXT:          uop.range %[[J:.*]] = 0 to 32 step 4 {
+// CHECK-NEXT:            %[[AT:.*]] = uop.add %{{.*}}, %[[J]] : index
+// CHECK:                 %[[P:.*]] = uop.gep %{{.*}}[%{{.*}}, %[[C0:.*]], %[[AT]]]
+// CHECK-NEXT:            %[[W:.*]] = arm_dsp.load_word %[[P]] : !uop.ptr<i8>
+// CHECK-NEXT:            %[[B0:.*]] = uop.cast %[[W]] : i32 to i8
+// CHECK:                 uop.store %[[B0]]
+// CHECK:                 %[[S1:.*]] = uop.shr %[[W]], %{{.*}} : i32
+// CHECK-NEXT:            %[[B1:.*]] = uop.cast %[[S1]] : i32 to i8
+// CHECK-NEXT:            %[[I1:.*]] = uop.const 1 : index
+// CHECK-NEXT:            %[[R1:.*]] = uop.add %[[J]], %[[I1]] : index
+// CHECK-NEXT:            %[[Q1:.*]] = uop.gep %[[COL]][%[[R1]], %[[C0]]]
+// CHECK-NEXT:            uop.store %[[B1]], %[[Q1]] : i8
+// CHECK-COUNT-3:         arm_dsp.load_word
+// CHECK-NOT:             uop.load
+// CHECK:               }
+// CHECK-NEXT:        }
+// CHECK-NOT:         uop.load %{{.*}} : i8
 // CHECK:             uop.range %{{.*}} = 0 to 32 step 2 {
 // CHECK-NEXT:          uop.range %{{.*}} = 0 to 16 {
 // CHECK:         func.return
@@ -36,4 +56,53 @@ func.func @over_input(%x: tensor<1x16x1x64xi8>) -> tensor<1x32x1x64xi8> {
   %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
   %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) : (tensor<1x16x1x64xi8>, tensor<f32>, tensor<i8>, tensor<32x16x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x32x1x64xi8>
   func.return %y : tensor<1x32x1x64xi8>
+}
+
+// 18 channels x 92 pixels: a column of 46 pixels (2 blocks); the words cover 16 channels x 44
+// pixels, the byte copy the last 2 pixels of those channels, then the last 2 channels whole.
+// CHECK-LABEL: func.func @over_input_remainders
+// CHECK:         %y_columns = uop.define_local "y_columns" : !uop.buffer<828xi8>
+// CHECK:           uop.range %{{.*}} = 0 to 2 {
+// CHECK:             uop.range %{{.*}} = 0 to 16 step 4 {
+// CHECK-NEXT:          uop.range %{{.*}} = 0 to 44 step 4 {
+// CHECK-COUNT-4:         arm_dsp.load_word
+// CHECK:             uop.range %{{.*}} = 0 to 16 {
+// CHECK-NEXT:          uop.range %{{.*}} = 44 to 46 {
+// CHECK:             uop.range %{{.*}} = 16 to 18 {
+// CHECK-NEXT:          uop.range %{{.*}} = 0 to 46 {
+// CHECK:             uop.range %{{.*}} = 0 to 18 step 2 {
+// CHECK-NEXT:          uop.range %{{.*}} = 0 to 23 {
+func.func @over_input_remainders(%x: tensor<1x18x1x92xi8>) -> tensor<1x18x1x92xi8> {
+  %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]]], [[[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]]], [[[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]]], [[[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]]], [[[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]]], [[[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]]], [[[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]]], [[[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]]], [[[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]]], [[[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]]], [[[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]]], [[[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]]], [[[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]]], [[[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]]], [[[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]]], [[[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]]], [[[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]]], [[[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]]]]> : tensor<18x18x1x1xi8>} : () -> tensor<18x18x1x1xi8>
+  %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) : (tensor<1x18x1x92xi8>, tensor<f32>, tensor<i8>, tensor<18x18x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x18x1x92xi8>
+  func.return %y : tensor<1x18x1x92xi8>
+}
+
+// 18 channels x 90 pixels: a column of 46 pixels whose second block is clamped back over the
+// first (pixel 44), which `schedule-in-place` may clamp pixel by pixel: the byte copy.
+// CHECK-LABEL: func.func @over_input_overlapping
+// CHECK:         %y_columns = uop.define_local "y_columns" : !uop.buffer<828xi8>
+// CHECK:           uop.range %{{.*}} = 0 to 2 {
+// CHECK:             uop.min
+// CHECK-NEXT:        uop.range %{{.*}} = 0 to 18 {
+// CHECK-NEXT:          uop.range %{{.*}} = 0 to 46 {
+// CHECK-NOT:           arm_dsp.load_word
+// CHECK:             uop.range %{{.*}} = 0 to 18 step 2 {
+// CHECK-NEXT:          uop.range %{{.*}} = 0 to 23 {
+func.func @over_input_overlapping(%x: tensor<1x18x1x90xi8>) -> tensor<1x18x1x90xi8> {
+  %xs = onnx.Constant() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %xz = onnx.Constant() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = onnx.Constant() {value = dense<[[[[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]]], [[[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]]], [[[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]]], [[[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]]], [[[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]]], [[[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]]], [[[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]]], [[[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]]], [[[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]]], [[[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]]], [[[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]]], [[[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]]], [[[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]]], [[[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]]], [[[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]]], [[[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]]], [[[9]], [[-11]], [[-8]], [[-5]], [[-2]], [[1]], [[4]], [[7]], [[10]], [[-10]], [[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]]], [[[-7]], [[-4]], [[-1]], [[2]], [[5]], [[8]], [[11]], [[-9]], [[-6]], [[-3]], [[0]], [[3]], [[6]], [[9]], [[-11]], [[-8]], [[-5]], [[-2]]]]> : tensor<18x18x1x1xi8>} : () -> tensor<18x18x1x1xi8>
+  %ws = onnx.Constant() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %wz = onnx.Constant() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %ys = onnx.Constant() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %yz = onnx.Constant() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %y = onnx.QLinearConv(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz) : (tensor<1x18x1x90xi8>, tensor<f32>, tensor<i8>, tensor<18x18x1x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x18x1x90xi8>
+  func.return %y : tensor<1x18x1x90xi8>
 }
