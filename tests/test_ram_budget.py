@@ -416,35 +416,30 @@ def test_in_place_layouts_as_cortex_m4_firmware(tmp_path):
     assert _scratch(plan) <= 1_200 and [s for s in plan["schedules"] if s["schedule"] == "in-place"]
 
 
-def test_budgeted_columns_as_wide_as_the_budget_leaves_as_cortex_m4_firmware(tmp_path):
-    """24 channels x 10 x 7 under 2,600 B on the Cortex-M4: each pointwise conv, written over its
-    NCHW input, takes a column of 36 pixels (864 B beside its 1,680 B output) for 16
-    (`conv_columns.written_over_column`), the second of its two blocks clamped back over the
-    first; as firmware under QEMU, the layer-by-layer outputs."""
+@pytest.mark.parametrize(
+    "channels, height, width, budget, pixels, word_shifts",
+    [(24, 10, 7, 2_600, 36, None), (18, 4, 23, 2_800, 46, 8)],
+    ids=["wide-columns", "word-copy"],
+)
+def test_budgeted_columns_as_cortex_m4_firmware(tmp_path, channels, height, width, budget, pixels, word_shifts):
+    """A DS-CNN shaped model under a budget on the Cortex-M4, each pointwise conv written over
+    its NCHW input through a column as wide as the budget leaves (`conv_columns.written_over_column`),
+    as firmware under QEMU: the layer-by-layer outputs.
+    wide-columns: 24 channels x 10 x 7 under 2,600 B, a column of 36 pixels (864 B beside its
+    1,680 B output) for 16, the second of its two blocks clamped back over the first.
+    word-copy: 18 channels x 4 x 23 under 2,800 B, two blocks of 46 of the 92 pixels, copied 4
+    channels x 4 pixels a word at a time (`_copy_column_by_words`: word loads at pixel 46, off a
+    word boundary) but for the last 2 pixels and 2 channels, which take the byte copy: byte 3 of
+    each of the 4 words a shift by 24, in each of the two copies (none before)."""
     path = tmp_path / "kws_shaped.onnx"
-    onnx.save(kws_shaped_int8(channels=24, height=10, width=7), path)
-    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=2_600, target="cortex-m4", board="mps2-an386")
-    assert _scratch(plan) <= 2_600
+    onnx.save(kws_shaped_int8(channels=channels, height=height, width=width), path)
+    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=budget, target="cortex-m4", board="mps2-an386")
+    assert _scratch(plan) <= budget
     columns = {t["name"]: t["size"] for t in plan["tensors"] if t["name"].endswith("_columns")}
-    assert columns == {"pw0_columns": 36 * 24, "pw1_columns": 36 * 24}
+    assert columns == {"pw0_columns": pixels * channels, "pw1_columns": pixels * channels}
     assert {s["output"] for s in plan["schedules"] if s["schedule"] == "in-place"} >= {"pw0", "pw1"}
-
-
-def test_budgeted_columns_copied_by_words_with_remainders_as_cortex_m4_firmware(tmp_path):
-    """18 channels x 4 x 23 under 2,800 B on the Cortex-M4: each pointwise conv's column written
-    over its input holds 46 pixels, two blocks of the 92 (`conv_columns.written_over_column`),
-    copied 4 channels x 4 pixels a word at a time (`_copy_column_by_words`: word loads at
-    pixel 46, off a word boundary) but for its last 2 pixels and last 2 channels, which take the
-    byte copy. As firmware under QEMU, the layer-by-layer outputs."""
-    path = tmp_path / "kws_shaped.onnx"
-    onnx.save(kws_shaped_int8(channels=18, height=4, width=23), path)
-    plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=2_800, target="cortex-m4", board="mps2-an386")
-    assert _scratch(plan) <= 2_800
-    columns = {t["name"]: t["size"] for t in plan["tensors"] if t["name"].endswith("_columns")}
-    assert columns == {"pw0_columns": 46 * 18, "pw1_columns": 46 * 18}
-    assert {s["output"] for s in plan["schedules"] if s["schedule"] == "in-place"} >= {"pw0", "pw1"}
-    # Byte 3 of each of the 4 words, a shift by 24, in each of the two copies (none before).
-    assert (tmp_path / "mps2-an386" / "net.zig").read_text().count("@as(i32, 24))") == 8
+    if word_shifts is not None:
+        assert (tmp_path / "mps2-an386" / "net.zig").read_text().count("@as(i32, 24))") == word_shifts
 
 
 def test_in_place_layouts_pipeline():
