@@ -233,8 +233,9 @@ def test_caller_arena_is_bit_identical_and_shared(host):
     size = ctypes.c_size_t.in_dll(first._library, "first_arena_size").value
     assert size > 0 and f"#define first_ARENA_SIZE {size}u" in header and "#define first_ARENA_CALLER 1" in header
     assert not hasattr_symbol(first._library, "first_scratch")  # no .bss arena of its own
-    shared = np.zeros(size + 64, np.uint8)
-    start = (-shared.ctypes.data) % 16
+    align = ctypes.c_size_t.in_dll(first._library, "first_arena_align").value  # the target's: 64 on the host
+    shared = np.zeros(size + align, np.uint8)
+    start = (-shared.ctypes.data) % align
     arena = shared[start : start + size]
     assert first.set_arena(arena) == 0 and second.set_arena(arena) == 0
     for image in images(8):  # the two models run in turn over the same bytes
@@ -249,8 +250,9 @@ def test_a_bad_arena_is_refused_with_its_status(host):
     predict = library.first_predict
     predict.restype = ctypes.c_int32
     size = ctypes.c_size_t.in_dll(library, "first_arena_size").value
-    buffer = np.zeros(size + 64, np.uint8)
-    start = (-buffer.ctypes.data) % 16
+    align = ctypes.c_size_t.in_dll(library, "first_arena_align").value
+    buffer = np.zeros(size + align, np.uint8)
+    start = (-buffer.ctypes.data) % align
     image, out = images(1)[0], np.full(10, 7.0, np.float32)
 
     def call() -> int:
