@@ -57,6 +57,7 @@ from xdsl.passes import ModulePass
 
 from zant.dialects.onnx import (
     AveragePoolOp,
+    ConcatOp,
     ConstantOp,
     ConvOp,
     GlobalAveragePoolOp,
@@ -141,7 +142,7 @@ def _ties(op: Operation, vector: VectorConv | None = None) -> list[SSAValue]:
     if isinstance(op, LAYOUT_POOLS) or (vector is not None and _switches(vector, op)):
         x = op.operands[0]
         return [op.results[0], x] if _is_float_activation(x) else []
-    if op.name == "onnx.Concat":
+    if isinstance(op, ConcatOp):
         # Each input is copied into its slice in the result's memory order, where its writer then
         # stores directly (`ConcatLowering`, `fuse-loops`): a Fire module's two expand Convs.
         return [op.results[0], *(v for v in op.operands if _is_float_activation(v))]

@@ -46,7 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from zant.analysis.patches import PatchPlan, Span, choose, shape_of, stages
-from zant.dialects.onnx import OnnxOp, inputs, onnx_op_class
+from zant.dialects.onnx import ClipOp, ConstantOp, OnnxOp, inputs, onnx_op_class
 from zant.dialects.onnx_nodes import constant_op
 from zant.ir.resources import constant_array
 from zant.ir.walk import ops_of
@@ -158,7 +158,7 @@ def _is_identity_clip(op: Operation) -> bool:
     (`CONCAT_DESTINATION`), a copy of the convolution's output; dropped, the convolution stores
     there itself, where layer by layer `fuse-loops` folds it into the convolution's stores."""
     element = op.results[0].type.element_type if isinstance(op.results[0].type, TensorType) else None
-    if op.name != "onnx.Clip" or not isinstance(element, IntegerType):
+    if not isinstance(op, ClipOp) or not isinstance(element, IntegerType):
         return False
     info = np.iinfo(f"{'u' if element.signedness.data.name == 'UNSIGNED' else ''}int{element.width.data}")
     bounds = inputs(op)[1:] + [None] * (3 - len(inputs(op)))
@@ -166,7 +166,7 @@ def _is_identity_clip(op: Operation) -> bool:
         if value is None:
             continue
         owner = value.owner
-        if not (isinstance(owner, Operation) and owner.name == "onnx.Constant" and "value" in owner.properties):
+        if not (isinstance(owner, ConstantOp) and "value" in owner.properties):
             return False
         if not np.all(holds(constant_array(owner).astype(np.int64), limit)):
             return False

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 from zant.dialects import uop
-from zant.dialects.onnx import NODE_NAME, get_attr
+from zant.dialects.onnx import NODE_NAME, ConcatOp, get_attr
 
 from zant.errors import ZantError
 from zant.ir.resources import make_constant_attr
@@ -151,7 +151,7 @@ def _destination_reader(value: SSAValue) -> tuple[Operation, int] | None:
     if len(uses) != 1:
         return None
     concat = uses[0].operation
-    if concat.name != "onnx.Concat" or CONCAT_DESTINATION not in concat.attributes or CHANNELS_LAST in concat.attributes:
+    if not isinstance(concat, ConcatOp) or CONCAT_DESTINATION not in concat.attributes or CHANNELS_LAST in concat.attributes:
         return None
     axis = _concat_axis(concat)
     start = sum(tensor_shape(v)[axis] for v in concat.operands[: uses[0].index])
@@ -196,7 +196,7 @@ def _lowered_inputs(concat: Operation) -> Iterator[SSAValue]:
         source = _cast_source(value)
         if source is not None:
             yield source
-        elif isinstance(value.owner, Operation) and value.owner.name == "onnx.Concat" and CONCAT_DESTINATION in value.owner.attributes:
+        elif isinstance(value.owner, ConcatOp) and CONCAT_DESTINATION in value.owner.attributes:
             yield from _lowered_inputs(value.owner)
 
 
@@ -215,7 +215,7 @@ def result_layout(kb: KernelBuilder, op: Operation, name: str, shape: Sequence[i
         reader = _destination_reader(op.results[0])
         if reader is not None:
             return concat_slot(kb, op.results[0], *reader)
-        if op.name == "onnx.Concat" and CONCAT_DESTINATION in op.attributes:
+        if isinstance(op, ConcatOp) and CONCAT_DESTINATION in op.attributes:
             return concat_destination(kb, op)
     if CHANNELS_LAST not in op.attributes or len(shape) < 3:
         return kb.alloc(name, shape, element_type)
