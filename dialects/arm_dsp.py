@@ -1559,11 +1559,16 @@ def _verify_pointers(op: Operation, pointers: Sequence[tuple[str, IntegerType]])
             raise VerifyException(f"{op.name}'s {name} points to {element}, got a pointer to {ptr.type.element_type}")
 
 
+def stores_in_reach(y_next: int, y_pixel: int) -> bool:
+    """Whether a row op's stores of a pixel pair's outputs reach them from Y's pointer (or from
+    it plus whole rows) by STRB immediates: y_pixel, y_next and their sum in `LOAD_OFFSETS`."""
+    return all(o in LOAD_OFFSETS for o in (y_pixel, y_next, y_next + y_pixel))
+
+
 def _verify_store_offsets(op: Operation) -> None:
-    """A row op's stores of a pixel pair's outputs reach them from Y's pointer (or from it plus
-    whole rows) by STRB immediates: y_pixel, y_next and their sum lie in `LOAD_OFFSETS`."""
+    """`stores_in_reach` for a row op's `y_next` and `y_pixel`."""
     y_next, y_pixel = op.y_next.data, op.y_pixel.data
-    if any(o not in LOAD_OFFSETS for o in (y_pixel, y_next, y_next + y_pixel)):
+    if not stores_in_reach(y_next, y_pixel):
         raise VerifyException(
             f"{op.name}'s outputs lie within -{-LOAD_OFFSETS.start} to {LOAD_OFFSETS.stop - 1} bytes of py (STRB immediates), "
             f"got y_next = {y_next}, y_pixel = {y_pixel}"

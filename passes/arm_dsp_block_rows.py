@@ -39,7 +39,7 @@ from zant.dialects import arm_dsp, uop
 from zant.ir.walk import ops_of
 from zant.passes.arm_dsp_requant import int8_store_of
 from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, fold_row
-from zant.passes.arm_dsp_tile_rows import IMMEDIATE, STORE_OFFSETS
+from zant.passes.arm_dsp_tile_rows import IMMEDIATE
 
 ROWS = arm_dsp.SMLAD_BLOCK_ROWS
 
@@ -105,7 +105,7 @@ def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
     reach = 4 * (max(a_next, (ROWS - 1) * b_next) + steps)
     if not (
         y_pair in IMMEDIATE and a_pair > 0 and abs(moved) < 4096 and 4 * steps < 4096 and reach in LOAD_OFFSETS
-        and all(o in STORE_OFFSETS for o in (y_pixel, y_next, y_next + y_pixel))
+        and arm_dsp.stores_in_reach(y_next, y_pixel)
     ):
         return None
     # Every other op of the body is index arithmetic, a gep, or a load only the matched ops read.

@@ -49,13 +49,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from zant.analysis.linear_index import index_ops
 from zant.analysis.loop_values import INDEX_OPS
 from zant.dialects import arm_dsp, uop
+from zant.dialects.arm_dsp import LOAD_OFFSETS  # every offset of the loop and each pointer's advance per pass
 from zant.ir.locations import locate
 from zant.ir.walk import ops_of
 from zant.passes.arm_dsp_dot import LANES, index_stride
-
-LOAD_OFFSETS = range(-255, 4096)
-"""The byte offsets a Thumb-2 `LDR Rt, [Rn, #imm]` encodes (-255 to 4095): every offset of the
-assembly loop, and each pointer's advance per pass (an `ADD` immediate), must be one."""
 
 MIN_STEPS = 16
 """The fewest steps taken as a loop. Up to `arm_dsp.SMLAD_TILE_STRAIGHT` (8) steps the op is

@@ -45,9 +45,6 @@ from zant.passes.arm_dsp_tile_loops import LOAD_OFFSETS, fold_row
 IMMEDIATE = range(1, 4096)
 """The advances per tile the asm adds as immediates (`ADDW`)."""
 
-STORE_OFFSETS = range(-255, 4096)
-"""The byte offsets a Thumb-2 `STRB Rt, [Rn, #imm]` encodes."""
-
 
 @dataclass
 class _Sum:
@@ -131,7 +128,7 @@ def match_row(tile: arm_dsp.SmladTileOp) -> arm_dsp.SmladTileRowOp | None:
     hoisted = [v.owner for s in (s00, s10) for v in (s.init, s.multiplier) if isinstance(v.owner, uop.LoadOp)]  # type: ignore[union-attr]
     if any(isinstance(l.ptr.owner, uop.GepOp) and l.ptr.owner.source is target for l in hoisted):  # type: ignore[union-attr]
         return None
-    if not (b_moves in IMMEDIATE and y_pair in IMMEDIATE and all(o in STORE_OFFSETS for o in (y_pixel, y_next, y_next + y_pixel))):
+    if not (b_moves in IMMEDIATE and y_pair in IMMEDIATE and arm_dsp.stores_in_reach(y_next, y_pixel)):
         return None
     steps = tile.steps.data
     offsets = [i * a_props[0] + d for i in range(steps) for d in (0, a_props[1])]
@@ -162,4 +159,4 @@ class ArmDspTileRowsPass(ModulePass):
                 match_row(tile)
 
 
-__all__ = ["ArmDspTileRowsPass", "IMMEDIATE", "STORE_OFFSETS", "match_row"]
+__all__ = ["ArmDspTileRowsPass", "IMMEDIATE", "match_row"]

@@ -213,17 +213,23 @@ def with_patch_schedules(pipeline: str, budget: int | None = None) -> str:
     return ",".join((*stages[:at], patches, *stages[at:]))
 
 
+def with_stage_option(pipeline: str, stage: str, key: str, value: object) -> str:
+    """`pipeline` with `key=value` among `stage`'s options (its others kept), unless `key` is
+    given already. First among them: one of them may hold commas (image-formats=jpeg,png), which
+    the split on commas cuts and the join puts back. Unchanged without `stage`."""
+    stages = pipeline.split(",")
+    for at, text in enumerate(stages):
+        name, _, options = text.partition("{")
+        if name == stage and f"{key}=" not in options:
+            stages[at] = f"{stage}{{{key}={value} {options}" if options else f"{stage}{{{key}={value}}}"
+    return ",".join(stages)
+
+
 def without_in_place_blocks(pipeline: str) -> str:
     """`pipeline` with `assign-layouts{in-place-blocks=false}` (its other options kept): for a
     microcontroller's build in a mode whose row asm is not the fast one or whose flash counts
     (`zant.driver.mode_pipeline`). Unchanged without `assign-layouts` or with the option given."""
-    stages = pipeline.split(",")
-    for at, stage in enumerate(stages):
-        name, _, options = stage.partition("{")
-        if name == "assign-layouts" and "in-place-blocks=" not in options:
-            option = "in-place-blocks=false"
-            stages[at] = f"assign-layouts{{{option} {options}" if options else f"assign-layouts{{{option}}}"
-    return ",".join(stages)
+    return with_stage_option(pipeline, "assign-layouts", "in-place-blocks", "false")
 
 
 def with_layer_bound(pipeline: str, bound: int) -> str:
@@ -232,14 +238,7 @@ def with_layer_bound(pipeline: str, bound: int) -> str:
     copies and columns, the widened pointwise form) take it only where it fits the budget, not
     the graph's layer bound the default plan already exceeds. Unchanged without `onnx-to-uop`
     or with a bound given."""
-    stages = pipeline.split(",")
-    for at, stage in enumerate(stages):
-        name, _, options = stage.partition("{")
-        if name != "onnx-to-uop" or "layer-bound=" in options:
-            continue
-        # First among the options: one of them may hold commas (image-formats=jpeg,png).
-        stages[at] = f"onnx-to-uop{{layer-bound={bound} {options}" if options else f"onnx-to-uop{{layer-bound={bound}}}"
-    return ",".join(stages)
+    return with_stage_option(pipeline, "onnx-to-uop", "layer-bound", bound)
 
 
 def with_in_place_layouts(pipeline: str, budget: int) -> str:

@@ -2,8 +2,8 @@
 
 // Offsets past a Thumb-2 immediate (arm_dsp.LOAD_OFFSETS): the verifiers refuse them, since
 // their asm would not assemble (LLVM: "invalid operand for instruction"). The passes that make
-// these ops check the same bounds (arm_dsp_tile_rows.IMMEDIATE, STORE_OFFSETS,
-// arm_dsp_tile_loops.LOAD_OFFSETS; smlad_block_in_reach for the widened pointwise form).
+// these ops check the same bounds (arm_dsp.LOAD_OFFSETS, stores_in_reach, smlad_block_in_reach;
+// arm_dsp_tile_rows.IMMEDIATE).
 
 // smlad_tile_row (steps <= 8: the asm form): its stores at y_next + y_pixel, an STRB immediate
 // of at most 4095.
