@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, IndexType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -69,6 +69,7 @@ from zant.analysis.liveness import (
     buffer_users,
     gep_accesses,
     in_place_legal,
+    in_place_mark,
     index_values,
     loops_around,
     scratch_lifetimes,
@@ -609,7 +610,7 @@ def schedule_nest(function: func.FuncOp, nest: RangeOp, dying: DefineLocalOp, bo
     """Make `born` legal to write over `dying` in `nest` and mark it (steps of the module
     docstring: "as is", "pair clamp", "staged"); None, with the nest as it was, if no step does.
     The caller keeps or undoes the result."""
-    mark = ArrayAttr([StringAttr(dying.tensor_name.data), StringAttr(born.tensor_name.data)])
+    mark = in_place_mark(dying.tensor_name.data, born.tensor_name.data)
     backup = nest.clone()
     if _legal(function, nest, dying, born):
         nest.attributes[IN_PLACE_ATTRIBUTE] = mark
