@@ -400,6 +400,38 @@ def test_softmax_within_one_lsb_of_onnxruntime(tmp_path):
     assert max(lsb_differences(softmax_model(), "softmax", tmp_path, feeds)) <= 1.0 + 1e-3
 
 
+def test_softmax_int32_division_equals_the_int64_one(tmp_path, monkeypatch):
+    """Rows whose sums fit int32 divide in int32 (`softmax_fits_int32`: floor(t / S) with
+    t = (e · R + S · 2^15) >> 16): the same outputs, bit for bit, as the int64 division of
+    e · R + S · 2^15 by S · 2^16, over logits from flat to far apart (every table entry), and
+    no 64-bit division in the generated code (a library call on 32-bit cores)."""
+    from zant.passes.onnx_to_uop import quant
+
+    assert quant.softmax_fits_int32(10, 2**24) and not quant.softmax_fits_int32(2048, 2**16)
+    assert not quant.softmax_fits_int32(10, 2**27)  # an output scale finer than 2^-11
+    model = softmax_model()
+    onnx.save(model, tmp_path / "softmax.onnx")
+    rng = np.random.default_rng(11)
+    feeds = [{f"x_{k}": rng.normal(0, s, (2, 3, 10)).astype(np.float32) for k in TYPES} for s in (0.05, 1, 3, 8, 30)]
+
+    def build(folder: str):
+        result = compile_model(
+            tmp_path / "softmax.onnx", tmp_path / folder, CompileOptions(name="softmax", optimize="ReleaseSafe", pipeline=PIPELINE)
+        )
+        return result, load_compiled(result)
+
+    narrow, narrow_run = build("int32")
+    monkeypatch.setattr(quant, "softmax_fits_int32", lambda n, reciprocal: False)
+    wide, wide_run = build("int64")
+    assert "@divTrunc(" in wide.zig_path.read_text() and not any(
+        "@divTrunc(" in line and "i64" in line for line in narrow.zig_path.read_text().splitlines()
+    )
+    for feed in feeds:
+        inputs = [feed[s.name] for s in narrow.inputs]
+        for got, want in zip(narrow_run(*inputs), wide_run(*inputs), strict=True):
+            assert np.array_equal(got, want), np.argwhere(got != want)
+
+
 def test_lookup_tables_run_as_firmware_on_cortex_m4(tmp_path):
     """The quantize_static SiLU/Tanh CNN (its LUTs, Concat, Resize, Transpose on int8) as a
     Cortex-M4 firmware image under QEMU: within 1 LSB of onnxruntime on the embedded input."""
