@@ -55,7 +55,8 @@ def test_winograd_several_bands():
     """64 channels over 20 tile columns: 3 tile rows per band (`BAND_BYTES`). A 41x40 output
     takes 6 whole bands, then a band of 3 whose last tile row stores one output row; a 40x39
     output 6 whole bands and a band of the 2 remaining rows, each tile of the last column one
-    output column."""
+    output column. V and M hold each tile's 16x64 values 1,040 apart (`tile_buffer`: a 4 KB
+    stride would share the L1 sets)."""
     assert band_rows(21, 20, 64) == 3
     assert band_pieces(41, 3) == [(0, 18, 3, 2), (18, 21, 3, 1)]
     assert band_pieces(40, 3) == [(0, 18, 3, 2), (18, 20, 2, 2)]
@@ -64,7 +65,9 @@ def test_winograd_several_bands():
     m = ConvModel([1, 64, 41, 40], seed=2)
     m.conv(64, [3, 3], pads=[1, 1, 1, 1])
     m.conv(64, [3, 3], pads=[0, 1, 0, 1])
-    check_model(m.model(), rtol=1e-4, atol=1e-4, pipeline=VECTOR_AVX512)
+    result, _ = check_compiled(m.model(), rtol=1e-4, atol=1e-4, pipeline=VECTOR_AVX512)
+    sizes = {t["name"]: t["size"] for t in result.plan["tensors"]}
+    assert sizes["y0_winograd_v"] == sizes["y0_winograd_m"] == 3 * 20 * 1040 * 4, sizes
 
 
 def test_winograd_residual_block_fuses_its_epilogue():

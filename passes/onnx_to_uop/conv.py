@@ -31,6 +31,7 @@ from zant.passes.onnx_to_uop.conv_winograd import (
     input_transform,
     output_transform,
     takes_winograd,
+    tile_buffer,
     tile_grid,
     tile_windows,
     winograd_weights,
@@ -562,8 +563,8 @@ def _lower_winograd(
     if (out_channels // lanes) % width:  # a tile's blocks of lanes lie in one group
         width, tile = 1, best_tile([rows, columns], vector.tile)
     packed = _packed_weights(kb, u, lanes, f"{name}_winograd_weights")
-    v = kb.alloc(f"{name}_winograd_v", [rows * columns, 16, channels], y.element_type)
-    m = kb.alloc(f"{name}_winograd_m", [rows * columns, 16, out_channels], y.element_type)
+    v = tile_buffer(kb, f"{name}_winograd_v", rows * columns, channels, y.element_type)
+    m = tile_buffer(kb, f"{name}_winograd_m", rows * columns, out_channels, y.element_type)
     with kb.loop(batch) as n:
         for first, end, count, last_rows in band_pieces(out_spatial[0], rows):
             with kb.loop(end, first, count) as band:

@@ -65,6 +65,28 @@ func.func @main(%x: tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32> attributes {on
 
 // -----
 
+// 64 channels in and out: a tile's 16x64 values of V (and of M) are 4 KB, so one tile's and
+// the next's would share their L1 sets, and the products' register tile reads one broadcast
+// from V and stores one vector into M per tile; the tiles lie 1040 values apart instead
+// (`tile_buffer`: one 64-byte line between them), in the buffers and in the grouped 1x1
+// Conv's views.
+
+// CHECK-LABEL: func.func @main()
+// CHECK:         %y_winograd_v = uop.define_local "y_winograd_v" : !uop.buffer<4160xf32>
+// CHECK-NEXT:    %y_winograd_m = uop.define_local "y_winograd_m" : !uop.buffer<4160xf32>
+// CHECK:         uop.view %y_winograd_v : !uop.buffer<4160xf32> -> !uop.view<4x16x64xf32, strides [1040, 64, 1], offset 0>
+// CHECK:         uop.view %y_winograd_v : !uop.buffer<4160xf32> -> !uop.view<1x1024x2x2xf32, strides [0, 1, 2080, 1040], offset 0>
+// CHECK-NEXT:    uop.view %y_winograd_m : !uop.buffer<4160xf32> -> !uop.view<1x2x2x1024xf32, strides [0, 2080, 1040, 1], offset 0>
+// CHECK-NEXT:    uop.view %y_winograd_m : !uop.buffer<4160xf32> -> !uop.view<4x16x64xf32, strides [1040, 64, 1], offset 0>
+// CHECK:         func.return
+func.func @main(%x: tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
+  %w = onnx.Constant() {value = dense<0.5> : tensor<64x64x3x3xf32>} : () -> tensor<64x64x3x3xf32>
+  %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x64x4x4xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x4x4xf32>
+  func.return %y : tensor<1x64x4x4xf32>
+}
+
+// -----
+
 // The direct form: an image's 3 channels (the transforms cost more than the products saved,
 // `winograd_share` 1.34), 16 channels at 32x32 whose direct form stores rows of 32 pixels
 // (ResNet-8's: Y's 4 KB planes would put the output transform's channel vectors in one L1
