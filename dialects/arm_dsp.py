@@ -65,7 +65,10 @@ inline assembly, since LLVM has no int8 pattern it turns into `SXTB16` and its A
 pass only forms `SMLAD` from pairs of adjacent 16-bit loads; elsewhere, the host for tests, the
 same functions in plain Zig, so a module `arm-dsp-dot` rewrote builds and computes the same values
 on any target), its call (`zig_call`) and its `reference` semantics in Python integers, which
-the generic printer and interpreter read: adding an op here touches no other module.
+the generic printer and interpreter read: adding an op here touches no other module. An op
+with a pointer operand also declares its `reach()`: the bytes each pointer's asm (or unaligned
+load) touches, as its `reference` does, which `verify-arena-plan` proves inside the pointer's
+buffer (`zant.ir.target_ops.Reach`).
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ from xdsl.traits import MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects.uop import Accesses, PtrType
-from zant.ir.target_ops import Read, ZigCall, ZigHelper, wrap_signed
+from zant.ir.target_ops import Reach, Read, ZigCall, ZigHelper, wrap_signed
 
 ROTATIONS = (0, 8, 16, 24)
 """The rotations `SXTB16` can apply to its operand first (`ror #8`, `#16`, `#24`)."""
@@ -320,6 +323,9 @@ class LoadWordOp(IRDLOperation):
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         return ZigCall("zant_load_word16" if self.halves else "zant_load_word", (args[0],))
+
+    def reach(self) -> dict[str, Reach]:
+        return {"ptr": Reach(0, 4)}  # one unaligned LDR: 4 int8 or 2 int16
 
     def reference(self, read: Read) -> tuple[int]:
         if self.halves:
@@ -714,6 +720,17 @@ def _word(read: Read, offset: int) -> int:
     return int.from_bytes(read(range(offset, offset + 4)).astype(np.int8).tobytes(), "little", signed=True)
 
 
+def smlad_tile_reach(
+    steps: int, a_step: int, a_next: int, b_step: int, b_next: int, *pb_axes: tuple[int, int]
+) -> dict[str, Reach]:
+    """The bytes `arm_dsp.smlad_tile`'s words cover from pa and pb (`pb_axes`: pb's further
+    offsets, a row's tiles)."""
+    return {
+        "pa": Reach.span(4, (steps, a_step), (2, a_next)),
+        "pb": Reach.span(4, (steps, b_step), (2, b_next), *pb_axes),
+    }
+
+
 def smlad_tile(pa: Read, pb: Read, sums: list[int], steps: int, a_step: int, a_next: int, b_step: int, b_next: int) -> tuple[int, int, int, int]:
     """`arm_dsp.smlad_tile`'s sums r00, r10, r01, r11 from the addends `sums` (same order)."""
     sums = list(sums)
@@ -780,6 +797,9 @@ class SmladTileOp(IRDLOperation):
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         constants = (self.steps, self.a_step, self.a_next, self.b_step, self.b_next)
         return ZigCall("zant_smlad_tile", (*(str(c.data) for c in constants), *args))
+
+    def reach(self) -> dict[str, Reach]:
+        return smlad_tile_reach(*(n.data for n in (self.steps, self.a_step, self.a_next, self.b_step, self.b_next)))
 
     def reference(self, pa: Read, pb: Read, c00: int, c10: int, c01: int, c11: int) -> tuple[int, int, int, int]:
         steps = (self.steps, self.a_step, self.a_next, self.b_step, self.b_next)
@@ -969,6 +989,13 @@ class SmladWindowOp(IRDLOperation):
         constants = (self.rows, self.steps, self.x_row, self.x_next)
         return ZigCall("zant_smlad_window", (*(str(c.data) for c in constants), *args))
 
+    def reach(self) -> dict[str, Reach]:
+        rows, steps = self.rows.data, self.steps.data
+        return {
+            "px": Reach.span(4, (rows, self.x_row.data), (steps, 4), (2, self.x_next.data)),
+            "pw": Reach.span(4, (rows * steps, 16), (2, 8), (2, 4)),  # per step 2 channels' even and odd pairs
+        }
+
     def reference(self, px: Read, pw: Read, c00: int, c10: int, c01: int, c11: int) -> tuple[int, int, int, int]:
         sums = [c00, c10, c01, c11]
         rows, steps, x_row, x_next = self.rows.data, self.steps.data, self.x_row.data, self.x_next.data
@@ -1024,6 +1051,9 @@ class LoadS4x4Op(IRDLOperation):
 
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         return ZigCall("zant_load_s4x4", (args[0],))
+
+    def reach(self) -> dict[str, Reach]:
+        return {"ptr": Reach(0, 2)}  # one LDRH: 4 int4 from an even element
 
     def reference(self, read: Read) -> tuple[int, int]:
         values = [_sext4(int(v) & 0xF) for v in read(range(4))]
@@ -1176,6 +1206,12 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
 )
 
 
+def smlad_rows_reach(steps: int, rows: int, blocks: int = 1) -> dict[str, Reach]:
+    """The bytes `blocks` consecutive `arm_dsp.smlad_rows` of `rows` rows cover: pa's int16
+    pairs (the same for every block), pb's biases and words (block after block)."""
+    return {"pa": Reach(0, 2 * 4 * steps), "pb": Reach.span(4 * rows * (steps + 1), (blocks, 4 * rows * (steps + 1)))}
+
+
 def smlad_rows(pa: Read, pb: Read, shared: int, steps: int, rows: int) -> list[int]:
     """`arm_dsp.smlad_rows`' 4 sums (its docstring) from its pointers as `reference` reads them."""
     halves = pa(range(4 * steps)).astype(np.int64)
@@ -1234,6 +1270,9 @@ class SmladRowsOp(IRDLOperation):
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         return ZigCall("zant_smlad_rows", (str(self.steps.data), str(self.rows.data), *args))
 
+    def reach(self) -> dict[str, Reach]:
+        return smlad_rows_reach(self.steps.data, self.rows.data)
+
     def reference(self, pa: Read, pb: Read, shared: int) -> tuple[int, ...]:
         return tuple(smlad_rows(pa, pb, shared, self.steps.data, self.rows.data))
 
@@ -1251,6 +1290,15 @@ LOAD_OFFSETS = range(-255, 4096)
 """The offsets a Thumb-2 LDR/STRB reaches from its base register by an immediate (T4's 8 bits
 back, T3's 12 bits forward): an asm block's fixed offsets must lie within them, or it does not
 assemble."""
+
+
+def smlad_block_reach(steps: int, a_next: int, b_next: int, *pa_axes: tuple[int, int]) -> dict[str, Reach]:
+    """The bytes `arm_dsp.smlad_block`'s words cover from pa and pb (`pa_axes`: pa's further
+    offsets in bytes, a row's blocks)."""
+    return {
+        "pa": Reach.span(4, (2, 4 * a_next), (steps, 4), *pa_axes),
+        "pb": Reach.span(4, (SMLAD_BLOCK_ROWS, 4 * b_next), (steps, 4)),
+    }
 
 
 def smlad_block_in_reach(steps: int, a_next: int, b_next: int) -> bool:
@@ -1474,6 +1522,9 @@ class SmladBlockOp(IRDLOperation):
         constants = (self.steps, self.a_next, self.b_next)
         addends = "." + "{ " + ", ".join(args[2:]) + " }" if self.addends else "null"
         return ZigCall("zant_smlad_block", (*(str(c.data) for c in constants), args[0], args[1], addends))
+
+    def reach(self) -> dict[str, Reach]:
+        return smlad_block_reach(self.steps.data, self.a_next.data, self.b_next.data)
 
     def reference(self, pa: Read, pb: Read, *addends: int) -> tuple[int, ...]:
         steps, a_next, b_next = self.steps.data, self.a_next.data, self.b_next.data
@@ -1837,6 +1888,10 @@ class SmladLayerOp(RequantAddendRowOp):
             [pa, pb, shared, py], dict(steps=steps, blocks=blocks, multiplier=multiplier, addend=addend, shift=shift)
         )
 
+    def reach(self) -> dict[str, Reach]:
+        blocks = self.blocks.data
+        return {**smlad_rows_reach(self.steps.data, self.ROWS, blocks), "py": Reach(0, self.ROWS * blocks)}
+
     def reference(self, pa: Read, pb: Read, shared: int, write) -> tuple[()]:
         steps, rows = self.steps.data, self.ROWS
         stride = 4 * rows * (steps + 1)
@@ -2113,6 +2168,14 @@ class SmladTileRowOp(RequantAddendRowOp):
     ):
         super().__init__([pa, pb, py, *addends, *multipliers], layout)
 
+    def reach(self) -> dict[str, Reach]:
+        p = self.layout()
+        tile = (p[n] for n in ("steps", "a_step", "a_next", "b_step", "b_next"))
+        return {
+            **smlad_tile_reach(*tile, (p["pairs"], p["b_pair"])),
+            "py": Reach.span(1, (p["pairs"], p["y_pair"]), (2, p["y_next"]), (2, p["y_pixel"])),
+        }
+
     def reference(self, pa: Read, pb: Read, py, c0: int, c1: int, m0: int, m1: int) -> tuple[()]:
         p = self.layout()
         offsets, values = [], []
@@ -2235,6 +2298,13 @@ inline fn zant_depthwise_step(comptime stride: usize, comptime rows: usize, comp
 )
 
 
+def depthwise_step_reach(stride: int, rows: int, x_row: int, *px_axes: tuple[int, int]) -> dict[str, Reach]:
+    """The bytes an `arm_dsp.depthwise_step`'s taps cover from px (`px_axes`: px's further
+    offsets, a row's steps) and its weight words from pw."""
+    taps = stride * (DEPTHWISE_OUTPUTS - 1) + DEPTHWISE_TAPS
+    return {"px": Reach.span(taps, (rows, x_row), *px_axes), "pw": Reach.span(8, (rows, 8))}
+
+
 def depthwise_step(px: Read, pw: Read, c: int, stride: int, rows: int, x_row: int) -> tuple[int, ...]:
     """`arm_dsp.depthwise_step`'s sums: per row of taps r, (w0, w2) the halves of pw[2r] and w1
     the low half of pw[2r + 1] (a sign-extended int8 in both), c_j + Σ_k w_k·x[r·x_row +
@@ -2289,6 +2359,9 @@ class DepthwiseStepOp(IRDLOperation):
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         return ZigCall("zant_depthwise_step", (str(self.stride.data), str(self.rows.data), str(self.x_row.data), *args))
 
+    def reach(self) -> dict[str, Reach]:
+        return depthwise_step_reach(self.stride.data, self.rows.data, self.x_row.data)
+
     def reference(self, px: Read, pw: Read, c: int) -> tuple[int, ...]:
         return depthwise_step(px, pw, c, self.stride.data, self.rows.data, self.x_row.data)
 
@@ -2316,7 +2389,7 @@ def _verify_depthwise(op: Operation, stride: int, rows: int, x_row: int) -> None
         raise VerifyException(f"{op.name} reads rows at stride 1 or 2, got {stride}")
     if not 1 <= rows <= DEPTHWISE_TAPS:
         raise VerifyException(f"{op.name} takes 1 to 3 rows of taps, got {rows}")
-    reach = (rows - 1) * x_row + stride * (DEPTHWISE_OUTPUTS - 1) + DEPTHWISE_TAPS - 1
+    reach = depthwise_step_reach(stride, rows, x_row)["px"].hi - 1
     if x_row < 1 or reach > DEPTHWISE_REACH:
         raise VerifyException(f"{op.name}'s taps lie within {DEPTHWISE_REACH} bytes of px, rows at least 1 byte apart, got x_row = {x_row}")
 
@@ -2637,6 +2710,13 @@ class DepthwiseRowOp(RequantAddendRowOp):
             dict(stride=stride, rows=rows, x_row=x_row, steps=steps, y_step=y_step, addend=addend, shift=shift),
         )
 
+    def reach(self) -> dict[str, Reach]:
+        stride, steps = self.stride.data, self.steps.data
+        return {
+            **depthwise_step_reach(stride, self.rows.data, self.x_row.data, (steps, DEPTHWISE_OUTPUTS * stride)),
+            "py": Reach.span(1, (DEPTHWISE_OUTPUTS * steps, self.y_step.data)),
+        }
+
     def reference(self, px: Read, pw: Read, start: int, multiplier: int, write) -> tuple[()]:
         values = depthwise_row(
             px, pw, start, multiplier, self.stride.data, self.rows.data, self.x_row.data, self.steps.data,
@@ -2752,6 +2832,12 @@ inline fn zant_depthwise_short_row(comptime rows: usize, comptime x_row: isize, 
 )
 
 
+def depthwise_short_row_reach(rows: int, x_row: int, *px_axes: tuple[int, int]) -> dict[str, Reach]:
+    """The bytes an `arm_dsp.depthwise_short_row`'s rows cover from px (`px_axes`: px's further
+    offsets, a channel's rows) and its weight words from pw."""
+    return {"px": Reach.span(DEPTHWISE_SHORT_WIDTH, (rows, x_row), *px_axes), "pw": Reach.span(8, (rows, 8))}
+
+
 def depthwise_short_row(px: Read, pw: Read, starts: Sequence[int], rows: int, x_row: int) -> tuple[int, ...]:
     """`arm_dsp.depthwise_short_row`'s sums: per row of taps r, (w0, w2) the halves of pw[2r] and
     w1 the low half of pw[2r + 1], output j from its start (starts[0] the first, starts[1] the
@@ -2809,6 +2895,9 @@ class DepthwiseShortRowOp(IRDLOperation):
     def zig_call(self, args: Sequence[str]) -> ZigCall:
         return ZigCall("zant_depthwise_short_row", (str(self.rows.data), str(self.x_row.data), *args))
 
+    def reach(self) -> dict[str, Reach]:
+        return depthwise_short_row_reach(self.rows.data, self.x_row.data)
+
     def reference(self, px: Read, pw: Read, *starts: int) -> tuple[int, ...]:
         return depthwise_short_row(px, pw, starts, self.rows.data, self.x_row.data)
 
@@ -2821,7 +2910,7 @@ class DepthwiseShortRowOp(IRDLOperation):
                 raise VerifyException(f"depthwise_short_row reads {what}, got a pointer to {ptr.type.element_type}")
         if not 1 <= self.rows.data <= DEPTHWISE_TAPS:
             raise VerifyException(f"depthwise_short_row takes 1 to 3 rows of taps, got {self.rows.data}")
-        reach = (self.rows.data - 1) * self.x_row.data + DEPTHWISE_SHORT_WIDTH - 1
+        reach = depthwise_short_row_reach(self.rows.data, self.x_row.data)["px"].hi - 1
         if self.x_row.data < 1 or reach > DEPTHWISE_REACH:
             raise VerifyException(
                 f"depthwise_short_row's taps lie within {DEPTHWISE_REACH} bytes of px, rows at least 1 byte apart, got x_row = {self.x_row.data}"
@@ -2964,6 +3053,13 @@ class DepthwiseShortRowsOp(RequantRowOp):
             dict(rows=rows, x_row=x_row, count=count, x_next=x_next, y_step=y_step, y_next=y_next, shift=shift),
         )
 
+    def reach(self) -> dict[str, Reach]:
+        count = self.count.data
+        return {
+            **depthwise_short_row_reach(self.rows.data, self.x_row.data, (count, self.x_next.data)),
+            "py": Reach.span(1, (count, self.y_next.data), (DEPTHWISE_SHORT_WIDTH, self.y_step.data)),
+        }
+
     def reference(self, px: Read, pw: Read, s0: int, s1: int, s2: int, multiplier: int, addend: int, write) -> tuple[()]:
         for i in range(self.count.data):
             def at(offsets: Sequence[int], base: int = i * self.x_next.data) -> np.ndarray:
@@ -2981,7 +3077,7 @@ class DepthwiseShortRowsOp(RequantRowOp):
             raise VerifyException("depthwise_short_rows takes 3 starts")
         if not 1 <= self.rows.data <= DEPTHWISE_TAPS or self.x_row.data < 1:
             raise VerifyException("depthwise_short_rows takes 1 to 3 rows of taps at least 1 byte apart")
-        if (self.rows.data - 1) * self.x_row.data + DEPTHWISE_SHORT_WIDTH - 1 > DEPTHWISE_REACH:
+        if depthwise_short_row_reach(self.rows.data, self.x_row.data)["px"].hi - 1 > DEPTHWISE_REACH:
             raise VerifyException(f"depthwise_short_rows' taps lie within {DEPTHWISE_REACH} bytes of px")
         if not 1 <= self.x_next.data <= self.MAX_OFFSET or not 1 <= self.y_next.data <= self.MAX_OFFSET:
             raise VerifyException(f"depthwise_short_rows' rows are 1 to {self.MAX_OFFSET} bytes apart")
@@ -3189,6 +3285,13 @@ class SmladBlockRowOp(RequantAddendRowOp):
         self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
     ):
         super().__init__([pa, pb, py, [*biases, *multipliers]], layout)
+
+    def reach(self) -> dict[str, Reach]:
+        p = self.layout()
+        return {
+            **smlad_block_reach(p["steps"], p["a_next"], p["b_next"], (p["pairs"], 4 * p["a_pair"])),
+            "py": Reach.span(1, (p["pairs"], p["y_pair"]), (SMLAD_BLOCK_ROWS, p["y_next"]), (2, p["y_pixel"])),
+        }
 
     def reference(self, pa: Read, pb: Read, py, *values: int) -> tuple[()]:
         p = self.layout()

@@ -85,7 +85,7 @@ from xdsl.traits import MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects.uop import Accesses, PtrType
-from zant.ir.target_ops import Read, ZigCall, ZigHelper, wrap_signed
+from zant.ir.target_ops import Reach, Read, ZigCall, ZigHelper, wrap_signed
 
 GATHER_LANES = 8
 """Lanes of a `VLDRB.S16` gather: 8 bytes into 16-bit lanes."""
@@ -342,6 +342,10 @@ class OffsetsOp(IRDLOperation, ABC):
     @property
     def offset_list(self) -> list[int]:
         return [o.data for o in self.offsets.data]
+
+    def reach(self) -> dict[str, Reach]:
+        size = self.ELEMENT.width.data // 8
+        return {"ptr": Reach.at([size * o for o in self.offset_list], size)}
 
     def _verify_ptr(self) -> None:
         assert isinstance(self.ptr.type, PtrType)

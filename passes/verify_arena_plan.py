@@ -11,7 +11,18 @@ Fails (naming the buffers or the op) unless, in every function:
   marked, by the staged rule, which enumerates every access of the nest);
 * every `uop.gep` into a scratch buffer stays inside it, from static bounds of its indices (loop
   ranges, constants, index arithmetic) and the view's strides and offset. An index with no static
-  bound (one loaded from memory) is not checked.
+  bound (one loaded from memory) is not checked;
+* every op that declares its reach (`zant.ir.target_ops.declared_reach`: the asm ops of `arm_dsp`
+  and `arm_mve`, whose addresses no Zig check sees) touches only bytes of the buffer each of its
+  pointers addresses, in any function (an outlined kernel's buffers are its arguments, of the
+  caller's buffer types): the bytes its pointer can start at (the gep's static bounds, as above)
+  widened by its reach. A pointer with no static bound is not checked but counted: the module's
+  `zant.asm_reach` attribute records `{checked, unresolved}` pointers (the plan JSON's
+  `asm_reach`).
+
+`verify-arena-plan{reach-only=true}` checks the last point only: the pipelines of the cores with
+asm ops end with it, after `outline-kernels` (whose calls hide the accesses the liveness of the
+other checks reads) and the passes that make the row ops.
 """
 
 from __future__ import annotations
@@ -20,14 +31,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects import abi, uop
-from zant.analysis.bounds import gep_element_range
+from zant.analysis.bounds import ASM_REACH_ATTRIBUTE, gep_element_range, pointer_bytes
 from zant.analysis.liveness import Schedule, in_place_legal, scratch_lifetimes
+from zant.ir.target_ops import Reach, declared_reach
 from zant.ir.walk import ops_of
 
 
@@ -105,12 +117,79 @@ def verify_function(function: func.FuncOp) -> None:
                 )
 
 
+def _bytes(count: int) -> str:
+    return f"{count} byte" + ("" if count == 1 else "s")
+
+
+def _buffer_name(buffer: SSAValue, callers: dict[str, list[func.CallOp]]) -> str:
+    """A buffer's tensor name, its size and a scratch buffer's place in its arena; an outlined
+    kernel's argument by its callers' buffers."""
+    owner, size = buffer.owner, buffer.type.byte_size  # type: ignore[attr-defined]
+    if isinstance(owner, uop.DefineLocalOp | uop.DefineGlobalOp):
+        where = ""
+        if isinstance(owner, uop.DefineLocalOp) and owner.offset is not None:
+            start = owner.offset.value.data
+            where = f", at [{start}, {start + size}) in its scratch arena"
+        return f"'{owner.tensor_name.data}' ({_bytes(size)}{where})"
+    if isinstance(buffer, BlockArgument) and isinstance(function := buffer.owner.parent_op(), func.FuncOp):
+        calls = callers.get(function.sym_name.data, ())
+        return " or ".join(sorted({_buffer_name(call.arguments[buffer.index], callers) for call in calls})) or (
+            f"argument {buffer.index} of @{function.sym_name.data} ({_bytes(size)})"
+        )
+    return f"a buffer of {_bytes(size)}"
+
+
+def _over(touched: Reach, size: int) -> str | None:
+    """How far `touched` lies outside [0, size), or None if inside."""
+    if touched.lo < 0:
+        return f"{_bytes(-touched.lo)} before its start"
+    if touched.hi > size:
+        return f"{_bytes(touched.hi - size)} past its end"
+    return None
+
+
+def verify_reach(module: ModuleOp) -> tuple[int, int]:
+    """Check every pointer, with static bounds, of every op that declares its reach; return how
+    many pointers were checked and how many had no static bound. Raises naming the op, the
+    pointer, the buffer and the bytes over."""
+    callers: dict[str, list[func.CallOp]] = {}
+    for call in ops_of(module, func.CallOp):
+        callers.setdefault(call.callee.root_reference.data, []).append(call)
+    cache: dict = {}
+    checked = unresolved = 0
+    for op in module.walk():
+        for name, reach in (declared_reach(op) or {}).items():
+            start = pointer_bytes(getattr(op, name), cache)
+            if start is None:
+                unresolved += 1
+                continue
+            checked += 1
+            buffer, low, high = start
+            size = buffer.type.byte_size  # type: ignore[attr-defined]
+            touched = Reach(low + reach.lo, high + reach.hi)
+            over = _over(touched, size)
+            if over is not None:
+                raise VerifyException(
+                    f"verify-arena-plan: {op.name}'s {name} reaches bytes {touched} of {_buffer_name(buffer, callers)}: "
+                    f"{over} (its reach {reach} from a start at bytes {low}..{high})"
+                )
+    return checked, unresolved
+
+
 @dataclass(frozen=True)
 class VerifyArenaPlanPass(ModulePass):
     """Fail unless the arena plan of every function is sound (see the module docstring)."""
 
     name = "verify-arena-plan"
 
+    reach_only: bool = False
+    """Check only the reach of the ops that declare one (after `outline-kernels`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in ops_of(op, func.FuncOp):
-            verify_function(function)
+        if not self.reach_only:
+            for function in ops_of(op, func.FuncOp):
+                verify_function(function)
+        checked, unresolved = verify_reach(op)
+        if checked or unresolved:
+            counts = {"checked": IntegerAttr(checked, 64), "unresolved": IntegerAttr(unresolved, 64)}
+            op.attributes[ASM_REACH_ATTRIBUTE] = DictionaryAttr(counts)

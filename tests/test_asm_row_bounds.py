@@ -12,6 +12,13 @@ element a `reference` touches against its own buffer (each scratch buffer apart,
 arena), proves a compiled module in bounds for the shapes it runs; nothing here reads an index
 from the data (these ops take only static shapes and constant offsets).
 
+Statically, for every shape: each such op declares its reach (`reach()`, bytes per pointer
+operand, `zant.ir.target_ops.Reach`), which `verify-arena-plan` checks against the buffer each
+pointer addresses (the pipelines' last stage, `pipelines.REACH_STAGE`). Below: the declared
+reach is exactly the hull of what `reference` touches (every op of the edge models, and the
+ops of verify-arena-plan-reach.mlir under random properties), and the MLPerf and bench int8
+models verify clean on both cores, every pointer bounded.
+
 Default run: each edge model through the M4's and the M55's pipelines, the expected asm ops in
 the module, interpreted (a trap is an access outside a buffer) and equal to the ONNX reference.
 Slow (`.ci/run`): the same as ReleaseFast firmware under QEMU, guarded by the MPU on the M4
@@ -57,6 +64,43 @@ ASM_REACH = {
     "arm_mve.vmov_lane(s), vmlava, vmulh, vrshr": "registers only",
 }
 """The reach of each asm op (the audit's record; the tests below check it through `reference`)."""
+
+
+def reference_reach(op) -> dict[str, "Reach"]:
+    """The hull of the bytes `op`'s `reference` reads and writes through each pointer operand
+    (by operand name, as `reach()` names them), run on zeros."""
+    from zant.dialects import uop
+    from zant.ir.target_ops import Reach, declared_reach
+    from zant.ir.types import element_bits
+
+    names = {getattr(op, name): name for name in declared_reach(op) or {}}
+    written = {getattr(op, name) for name in getattr(op, "WRITES", ())}
+    touched: dict[str, Reach] = {}
+
+    def recorder(value):
+        bits = element_bits(value.type.element_type)
+
+        def access(offsets, values=None):
+            offsets = list(offsets)
+            if offsets:
+                lo = min(o * bits // 8 for o in offsets)
+                hi = max(((o + 1) * bits + 7) // 8 for o in offsets)
+                old = touched.get(names[value], Reach(lo, hi))
+                touched[names[value]] = Reach(min(old.lo, lo), max(old.hi, hi))
+            return None if values is not None or value in written else np.zeros(len(offsets), np.int64)
+
+        return access
+
+    arguments = []
+    for value in op.operands:
+        if isinstance(value.type, uop.PtrType):
+            arguments.append(recorder(value))
+        elif hasattr(value.type, "get_shape"):
+            arguments.append(np.zeros(value.type.get_shape(), np.int64))
+        else:
+            arguments.append(0)
+    op.reference(*arguments)
+    return touched
 
 
 def _depthwise(cases) -> onnx.ModelProto:
@@ -180,7 +224,7 @@ EDGES = {
 }
 
 
-def _lowered(model: onnx.ModelProto, target: str, pipeline: str):
+def _lowered(model: onnx.ModelProto, target: str, pipeline: str, shapes: dict | None = None):
     from xdsl.passes import PassPipeline
     from xdsl.transforms import get_all_passes
 
@@ -191,7 +235,7 @@ def _lowered(model: onnx.ModelProto, target: str, pipeline: str):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.onnx"
         onnx.save(model, path)
-        module = import_model(str(path))
+        module = import_model(str(path), shapes)
     ctx = make_context()
     for p in PassPipeline.parse_spec({**get_all_passes(), **all_passes()}, pipeline).passes:
         p.apply(ctx, module)
@@ -258,12 +302,92 @@ def test_row_kernels_stay_in_their_buffers(name, target):
     assert edge.ops[target] <= present, edge.ops[target] - present
     from zant.dialects import uop
 
+    from zant.ir.target_ops import declared_reach
+
     for op in module.walk():
         if op.name in ASM_OPS:
             for pointer in (v for v in op.operands if isinstance(v.type, uop.PtrType)):
                 assert _loaded_index(pointer) is None, (op.name, _loaded_index(pointer))
+        if declared_reach(op):
+            assert declared_reach(op) == reference_reach(op), op
+    counted = module.attributes.get("zant.asm_reach")  # the pipeline's last check: none unbounded
+    assert counted is None or counted.data["unresolved"].value.data == 0, counted  # type: ignore[attr-defined]
     feeds = int8_feeds(model, 1)
     _expect_reference(model, feeds, run_module(module, [feeds[i.name] for i in model.graph.input]))
+
+
+def _dialect_ops():
+    from zant.dialects.arm_dsp import ArmDsp
+    from zant.dialects.arm_mve import ArmMve
+
+    return [op for dialect in (ArmDsp, ArmMve) for op in dialect.operations]
+
+
+def test_every_pointer_of_an_asm_op_has_a_declared_reach():
+    """Each op of `arm_dsp` and `arm_mve` with a pointer operand declares `reach()` (its
+    addresses are the asm's, or an unaligned load's: no Zig check sees them), and no other
+    does; every op of verify-arena-plan-reach.mlir names exactly its pointer operands."""
+    for op in _dialect_ops():
+        assert bool(_pointers(op)) == callable(getattr(op, "reach", None)), op.name
+    for op in _reach_cases():
+        assert set(op.reach()) == set(_pointers(type(op))), op.name
+
+
+def _pointers(op_class) -> list[str]:
+    """The names of an op class's pointer operands."""
+    return [name for name, definition in op_class.get_irdl_definition().operands if "PtrType" in str(definition.constr)]
+
+
+REACH_CASES = Path(__file__).parent / "filecheck" / "passes" / "verify-arena-plan-reach.mlir"
+
+
+def _reach_cases(text: str | None = None):
+    """The asm ops of verify-arena-plan-reach.mlir's passing cases (one of each op)."""
+    from xdsl.parser import Parser
+
+    from zant.driver import make_context
+    from zant.ir.target_ops import declared_reach
+
+    found = []
+    for case in (text or REACH_CASES.read_text()).split("// -----"):
+        if "_at_the_end" not in case:
+            continue
+        module = Parser(make_context(), case).parse_module()
+        found += [op for op in module.walk() if declared_reach(op)]
+    return found
+
+
+def test_declared_reach_is_the_hull_of_what_the_reference_touches():
+    """Each asm op's `reach()` is exactly the hull of the bytes its `reference` reads and writes
+    (so the check `verify-arena-plan` makes is the interpreter's, for every shape): the ops of
+    verify-arena-plan-reach.mlir as written and under random properties (each integer property
+    drawn from 1 to twice its value plus 3, kept where the op verifies)."""
+    import random
+    import re
+
+    from xdsl.utils.exceptions import VerifyException
+
+    ops = _reach_cases()
+    assert {op.name for op in ops} == {op.name for op in _dialect_ops() if callable(getattr(op, "reach", None))}
+    rng = random.Random(5)
+    text = REACH_CASES.read_text()
+    tried = 0
+    for _ in range(12):
+        varied = re.sub(r"#builtin\.int<(\d+)>", lambda m: f"#builtin.int<{rng.randint(1, 2 * int(m.group(1)) + 3)}>", text)
+        varied = re.sub(r"\[(\d+(?:, \d+)*)\] :", lambda m: "[" + ", ".join(str(rng.randint(0, 900)) for _ in m.group(1).split(",")) + "] :", varied)
+        for case in varied.split("// -----"):
+            try:
+                ops += _reach_cases(case)
+            except VerifyException:
+                continue
+    for op in ops:
+        try:
+            op.verify()
+        except VerifyException:
+            continue
+        tried += 1
+        assert op.reach() == reference_reach(op), op
+    assert tried > 100, tried
 
 
 LOADED_INDEX = """
@@ -310,7 +434,7 @@ def test_depthwise_steps_stop_at_the_reach_of_an_ldr():
         rows = [op for op in module.walk() if isinstance(op, arm_dsp.DepthwiseRowOp) and op.rows.data == 3]
         assert bool(rows) == taken, width
         for op in rows:
-            assert (op.rows.data - 1) * op.x_row.data + 3 * op.stride.data + 2 <= arm_dsp.DEPTHWISE_REACH
+            assert arm_dsp.depthwise_step_reach(op.stride.data, op.rows.data, op.x_row.data)["px"].hi - 1 <= arm_dsp.DEPTHWISE_REACH
 
 
 @pytest.mark.slow
@@ -337,3 +461,49 @@ def test_row_kernels_as_guarded_release_fast_firmware(tmp_path, name, target):
     run = guarded_firmware(result, target, [feeds[i.name] for i in model.graph.input], "ReleaseFast")
     assert not run.unguarded and run.error is None, (run.unguarded, run.error)
     _expect_reference(model, feeds, run.outputs)
+
+
+MLPERF = Path("/work/shared/mlperf_tiny/onnx")
+MLPERF_SHAPES = {"kws": [1, 49, 10, 1], "vww": [1, 96, 96, 3], "ic": [1, 32, 32, 3], "ad": [1, 640]}
+
+
+def _int8_model(name: str) -> tuple[onnx.ModelProto, dict | None]:
+    """An int8 model and its input shapes: MLPerf Tiny's `name`_int8.onnx, or a bench model
+    (`bench_kws`, `bench_mobilenet_v2`: bench/models.py's QDQ quantization)."""
+    if name.startswith("bench_"):
+        import sys
+
+        pytest.importorskip("onnxruntime")
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+        import models
+
+        return models.quantize({"bench_kws": models.kws_dscnn, "bench_mobilenet_v2": models.mobilenet_v2}[name]()), None
+    path = MLPERF / f"{name}_int8.onnx"
+    if not path.is_file():
+        pytest.skip(f"MLPerf Tiny's {path.name} is not on this machine")
+    model = onnx.load(path)
+    return model, {model.graph.input[0].name: MLPERF_SHAPES[name]}
+
+
+def _slow(*names: str) -> list:
+    return [pytest.param(n, marks=pytest.mark.slow) for n in names]
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
+@pytest.mark.parametrize("name", ["kws", "ad", "bench_kws", *_slow("vww", "ic", "bench_mobilenet_v2")])
+def test_int8_models_verify_every_asm_pointer(name, target):
+    """The MLPerf Tiny and bench int8 models through `target`'s pipeline: its last stage,
+    `verify-arena-plan{reach-only=true}`, finds every pointer of their asm ops inside its buffer
+    and bounds each one (none unresolved)."""
+    from zant.pipelines import REACH_STAGE, pipeline_for
+
+    pipeline = pipeline_for(target)
+    assert pipeline.endswith(REACH_STAGE)
+    model, shapes = _int8_model(name)
+    module = _lowered(model, target, pipeline, shapes)
+    counted = module.attributes.get("zant.asm_reach")
+    if target == "cortex-m55" and name == "ad":  # its fully connected layers: vmlava only
+        assert counted is None
+        return
+    assert counted is not None and counted.data["checked"].value.data > 0, counted  # type: ignore[attr-defined]
+    assert counted.data["unresolved"].value.data == 0, counted  # type: ignore[attr-defined]

@@ -66,6 +66,10 @@ PRINT_STAGES: tuple[str, ...] = (
 addresses need no run-time check, which multiply-adds are fused, which float max/min are a
 compare and a select, and each address as one index into its flat buffer."""
 
+REACH_STAGE = "verify-arena-plan{reach-only=true}"
+"""Last of a pipeline that makes asm ops (`arm_dsp`, `arm_mve`): each op's declared reach inside
+the buffers its pointers address, checked statically (`verify-arena-plan`)."""
+
 OUTLINE_STAGE = "outline-kernels"
 """Last of every pipeline: each top-level loop nest a function (the printer's kernel unit)."""
 
@@ -153,8 +157,9 @@ def stages_for(
         hot = (*hot, "arm-dsp-requant-sums", "arm-dsp-tile-rows")  # (on the M55: 11 k fewer instructions, 4 k more cycles on KWS)
         hot = (*hot, "arm-dsp-depthwise-rows")  # the depthwise steps' loops with the epilogues just made
         hot = (*hot, "arm-dsp-block-rows")  # the first convs' blocks with the epilogues just made
+    reach = (REACH_STAGE,) if p.dsp or p.mve else ()  # the asm ops' reach, once they are all made
     return (set_target, *graph_stages(rounding), *layouts, lowering, *CHECK_STAGES, *vector,
-            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE, *hot)
+            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE, *hot, *reach)
 
 
 def pipeline_for(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from xdsl.ir import Block, SSAValue
 
 from zant.dialects import uop
+from zant.ir.types import element_bits
 
 
 def index_bounds(value: SSAValue, cache: dict[SSAValue, tuple[int, int] | None]) -> tuple[int, int] | None:
@@ -67,6 +68,28 @@ def gep_element_range(gep: uop.GepOp, cache) -> tuple[int, int] | None:
         ends = (bounds[0] * stride, bounds[1] * stride)
         low, high = low + min(ends), high + max(ends)
     return low, high
+
+
+ASM_REACH_ATTRIBUTE = "zant.asm_reach"
+"""The module attribute in which `verify-arena-plan` counts the pointers of the ops that declare
+their reach: `{checked = N, unresolved = M}` (those with static bounds, proved inside their
+buffers, and those without); the plan JSON's `asm_reach`."""
+
+
+def pointer_bytes(pointer: SSAValue, cache) -> tuple[SSAValue, int, int] | None:
+    """The buffer a pointer addresses and the lowest and highest byte of it the pointer can
+    start at, for every index value its loops give (a `uop.gep` of the buffer or of a view of
+    it), or None: not a gep, or an index with no static bound (one loaded from memory, or an
+    argument of the function). Bytes of packed elements (int4) count from the byte holding
+    the element."""
+    gep = pointer.owner
+    if not isinstance(gep, uop.GepOp):
+        return None
+    reach = gep_element_range(gep, cache)
+    if reach is None:
+        return None
+    bits = element_bits(uop.memory_element_type(gep.buffer.type))
+    return gep.buffer, reach[0] * bits // 8, reach[1] * bits // 8
 
 
 def access_span(access) -> int:

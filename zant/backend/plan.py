@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -438,7 +439,21 @@ def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) ->
         # only for plans below the layer bound (schedule-in-place, schedule-patches): the nests
         # written in place, the stages run patch by patch
         **({"schedules": schedules} if (schedules := in_place_schedules(module) + patch_schedules(module)) else {}),
+        # only for modules with asm ops: their pointers verify-arena-plan proved inside their
+        # buffers (checked) and those it could not bound (unresolved)
+        **({"asm_reach": reach} if (reach := asm_reach(module)) else {}),
     }
+
+
+def asm_reach(module: ModuleOp) -> dict[str, int] | None:
+    """`verify-arena-plan`'s count of the asm ops' pointers (its `zant.asm_reach` module
+    attribute): {"checked", "unresolved"}, or None."""
+    from zant.analysis.bounds import ASM_REACH_ATTRIBUTE
+
+    recorded = module.attributes.get(ASM_REACH_ATTRIBUTE)
+    if not isinstance(recorded, DictionaryAttr):
+        return None
+    return {key: value.value.data for key, value in recorded.data.items()}  # type: ignore[attr-defined]
 
 
 def in_place_schedules(module: ModuleOp) -> list[dict]:

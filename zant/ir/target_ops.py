@@ -16,6 +16,10 @@ An op class of a target dialect (`arm_dsp`, `arm_mve`) that carries
 * `WRITES: ClassVar[tuple[str, ...]]` (an op that writes memory only): the names of the pointer
   operands it writes through, each given to `reference` as a function `write(offsets, values)`
   instead (`image.decode_jpeg` writes its decoded pixels so);
+* `reach(self) -> dict[str, Reach]` (an op whose pointer arithmetic is its own: inline
+  assembly, an unaligned word load): per pointer operand (by name), the bytes it reads or
+  writes relative to that pointer, from its properties, which `verify-arena-plan` proves inside
+  the pointer's buffer; exactly the hull of what its `reference` touches (tested);
 
 is printed by the one declared-op case of `zant.backend.zig_cases` and run by the one declared-op
 `@impl` of `zant.interpreter.functions`: neither names the op. `TargetOp` spells the protocol;
@@ -59,6 +63,32 @@ class ZigCall:
         return f"{self.helper}({', '.join(self.arguments)})"
 
 
+@dataclass(frozen=True)
+class Reach:
+    """The bytes [lo, hi) an op touches through one pointer operand, relative to the pointer
+    (a hull: bytes between its accesses count as touched)."""
+
+    lo: int
+    hi: int
+
+    @staticmethod
+    def span(width: int, *axes: tuple[int, int]) -> Reach:
+        """The hull of `width`-byte accesses at Σ k·stride over k < count for each `(count,
+        stride)` axis (bytes): `span(4, (steps, a_step), (2, a_next))` is a word at s·a_step and
+        one a_next further, s < steps. A set {0, d} is the axis (2, d)."""
+        lo = sum(min(0, (count - 1) * stride) for count, stride in axes)
+        hi = sum(max(0, (count - 1) * stride) for count, stride in axes)
+        return Reach(lo, hi + width)
+
+    @staticmethod
+    def at(offsets: Sequence[int], width: int) -> Reach:
+        """The hull of `width`-byte accesses at these byte offsets (at least one)."""
+        return Reach(min(offsets), max(offsets) + width)
+
+    def __str__(self) -> str:
+        return f"[{self.lo}, {self.hi})"
+
+
 Read = Callable[[Sequence[int]], np.ndarray]
 """A pointer operand in `reference`: the elements at these offsets from the pointer."""
 
@@ -72,6 +102,13 @@ class TargetOp(Protocol):
     def zig_call(self, args: Sequence[str]) -> ZigCall: ...
 
     def reference(self, *operands: Any) -> tuple[Any, ...]: ...
+
+
+def declared_reach(op: object) -> dict[str, Reach] | None:
+    """The bytes `op` touches through each of its pointer operands (its `reach()`), or None when
+    it declares none."""
+    reach = getattr(type(op), "reach", None)
+    return reach(op) if callable(reach) else None
 
 
 def declares_target_semantics(op_class: type) -> bool:
