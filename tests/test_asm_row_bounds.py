@@ -21,8 +21,9 @@ models verify clean on both cores, every pointer bounded.
 
 Default run: each edge model through the M4's and the M55's pipelines, the expected asm ops in
 the module, interpreted (a trap is an access outside a buffer) and equal to the ONNX reference.
-Slow (`.ci/run`): the same as ReleaseFast firmware under QEMU, guarded by the MPU on the M4
-(`memory_safety.guarded_firmware`), compared with the reference."""
+Slow (`.ci/run`): the same as ReleaseFast firmware under QEMU, guarded by the MPU on both
+cores (`memory_safety.guarded_firmware`: the M4's PMSAv7, the M55's PMSAv8), compared with the
+reference."""
 
 from __future__ import annotations
 
@@ -441,14 +442,15 @@ def test_depthwise_steps_stop_at_the_reach_of_an_ldr():
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m55"])
 @pytest.mark.parametrize("name", list(EDGES))
 def test_row_kernels_as_guarded_release_fast_firmware(tmp_path, name, target):
-    """The edge model as `target` firmware built ReleaseFast (the asm forms), run under QEMU: on
-    the M4 every input, output and arena between MPU guard regions (no fault), on both cores the
-    outputs the ONNX reference's bit for bit."""
+    """The edge model as `target` firmware built ReleaseFast (the asm forms), run under QEMU with
+    every input, output and arena between MPU guard regions (no fault; both cores have an MPU),
+    the outputs the ONNX reference's bit for bit."""
     from zant.backend.boards import board_for
-    from zant.backend.firmware import qemu_missing
+    from zant.backend.firmware import GUARD_TARGETS, qemu_missing
     from zant.driver import CompileOptions, compile_model
     from zant.tools.memory_safety import guarded_firmware
 
+    assert target in GUARD_TARGETS  # guarded_firmware guards it
     missing = qemu_missing(board_for(target))
     if missing:
         pytest.skip(missing)

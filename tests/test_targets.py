@@ -52,7 +52,7 @@ def test_derived_tables_read_the_records():
     assert backend_targets.TARGETS == {n: r.zig_flags for n, r in targets.RECORDS.items()}
     assert targets.RECORDS["host"].zig_flags == ()
     assert boards.DEFAULT_BOARDS == {n: r.default_board for n, r in targets.RECORDS.items() if r.is_mcu}
-    assert set(GUARD_TARGETS) == {"cortex-m3", "cortex-m4", "cortex-m7"}
+    assert set(GUARD_TARGETS) == {"cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55"}
     for name, record in targets.RECORDS.items():
         if record.is_mcu:
             p = target_parameters(name)

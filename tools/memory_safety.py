@@ -627,10 +627,10 @@ class FirmwareOutcome:
 
 def guarded_firmware(result, target: str, feeds: Sequence[np.ndarray], mode: str) -> FirmwareOutcome:
     """`result` (a `compile_model` of NAME "model" for MCU `target`, `build=False`) linked into an
-    image with `feeds` embedded, built in `mode` and run under QEMU; on a core with a PMSAv7 MPU
-    (`GUARD_TARGETS`) each input and output, the scratch and the constant arena lie between
-    no-access regions (as many as the MPU has, `firmware.guard_regions`), so an access past them
-    faults; elsewhere (the M55's PMSAv8) the image runs unguarded and only its outputs tell."""
+    image with `feeds` embedded, built in `mode` and run under QEMU; on a core with an MPU
+    (`GUARD_TARGETS`: PMSAv7 or PMSAv8) each input and output, the scratch and the constant arena
+    lie between no-access regions (as many as the MPU has, `firmware.guard_regions`), so an
+    access past them faults; elsewhere the image runs unguarded and only its outputs tell."""
     from zant.backend.boards import board_for
     from zant.backend.firmware import GUARD_TARGETS, ImageModel, build_firmware, run_models, write_image
 

@@ -354,10 +354,12 @@ fn run() u32 {{
 '''
 
 GUARD_REGION = 32
-"""Bytes of each no-access region of a guarded image: the PMSAv7 MPU's smallest region."""
+"""Bytes of each no-access region of a guarded image: the smallest region of a PMSAv7 MPU, the
+granule of a PMSAv8 one."""
 
 MPU_REGIONS = 8
-"""Regions of the Cortex-M3/M4/M7's MPU (PMSAv7) as QEMU's machines have it."""
+"""Guard regions an image's MPU protects: the Cortex-M3/M4/M7's MPU (PMSAv7) has 8 regions as
+QEMU's machines have it; the Cortex-M33's and M55's (PMSAv8) 16, two a guard (`_GUARD_MEMORY`)."""
 
 _GUARDED = '''\
 /// A buffer of `n` bytes between two {size}-byte regions nothing may touch: `after` begins where
@@ -376,6 +378,12 @@ extern var __zant_guard_constants_after: u8;
 extern var __zant_guard_scratch_before: u8;
 extern var __zant_guard_scratch_after: u8;
 
+{guard_memory}
+'''
+
+
+_GUARD_MEMORY = {
+    "pmsav7": '''\
 /// The MPU (PMSAv7): the default memory map for privileged code, and no access at all to each
 /// guard region (a read or write there is a MemManage fault, which prints FAULT). After start-up,
 /// which zeroes the guards in .bss.
@@ -394,8 +402,36 @@ fn guardMemory() void {{
     const ctrl: *volatile u32 = @ptrFromInt(0xE000_ED94);
     ctrl.* = 0b101; // the default map for privileged code, MPU on
     asm volatile ("dsb\\nisb" ::: .{{ .memory = true }});
-}}
-'''
+}}''',
+    "pmsav8": '''\
+/// The MPU (PMSAv8, Armv8-M): the default memory map for privileged code, and each guard region
+/// covered by two enabled regions alike. PMSAv8's permissions have no "no access" for privileged
+/// code, but an access that two regions match is a MemManage fault (which prints FAULT), read or
+/// write: two regions a guard, as many guards as MPU_TYPE's regions allow. After start-up,
+/// which zeroes the guards in .bss.
+fn guardMemory() void {{
+    const regions = [_]usize{{ {regions} }};
+    const mpu_type: *volatile u32 = @ptrFromInt(0xE000_ED90);
+    const rnr: *volatile u32 = @ptrFromInt(0xE000_ED98);
+    const rbar: *volatile u32 = @ptrFromInt(0xE000_ED9C);
+    const rlar: *volatile u32 = @ptrFromInt(0xE000_EDA0);
+    const count = @min(regions.len, ((mpu_type.* >> 8) & 0xFF) / 2);
+    for (regions[0..count], 0..) |address, i| {{
+        for (0..2) |copy| {{
+            rnr.* = @intCast(2 * i + copy);
+            rbar.* = @intCast(address | 1); // base, execute never
+            rlar.* = @intCast(address | 1); // limit: the {size}-byte block at the base; on
+        }}
+    }}
+    const shcsr: *volatile u32 = @ptrFromInt(0xE000_ED24);
+    shcsr.* |= 1 << 16; // MemManage faults enabled
+    const ctrl: *volatile u32 = @ptrFromInt(0xE000_ED94);
+    ctrl.* = 0b101; // the default map for privileged code, MPU on
+    asm volatile ("dsb\\nisb" ::: .{{ .memory = true }});
+}}''',
+}
+"""How a guarded image programs its core's MPU (`Target.mpu`): a Zig `guardMemory` (a format
+string of `regions`, the guard regions' addresses, and the region `size`, `size_field`)."""
 
 
 def guard_regions(models: Sequence[ImageModel]) -> list[str]:
@@ -560,21 +596,26 @@ def _constants_source(model: ImageModel) -> tuple[str, list[str]]:
     return "", []
 
 
-GUARD_TARGETS = tuple(name for name, t in RECORDS.items() if t.mpu == "pmsav7")
-"""The cores whose MPU (PMSAv7) a guarded image programs (`Target.mpu`)."""
+GUARD_TARGETS = tuple(name for name, t in RECORDS.items() if t.mpu in _GUARD_MEMORY)
+"""The cores whose MPU (PMSAv7 or PMSAv8) a guarded image programs (`Target.mpu`)."""
 
 
 def firmware_source(name: str, models: Sequence[ImageModel], board: Board, guard: bool = False) -> str:
-    """The Zig root of image `name`, which runs `models` in turn; with `guard` (a PMSAv7 core:
-    `GUARD_TARGETS`), each input and output, the scratch arena and the constant arena between
+    """The Zig root of image `name`, which runs `models` in turn; with `guard` (a core with an
+    MPU: `GUARD_TARGETS`), each input and output, the scratch arena and the constant arena between
     regions the MPU lets nothing touch (`guard_regions`: as many as it has)."""
     if guard and board.target not in GUARD_TARGETS:
-        raise ZantError(f"a guarded image needs a core with a PMSAv7 MPU ({', '.join(GUARD_TARGETS)}), not {board.target}")
+        raise ZantError(f"a guarded image needs a core with an MPU ({', '.join(GUARD_TARGETS)}), not {board.target}")
     fpu = "true" if board.fpu else "false"
     run_models = "".join(f"    if (run_{m.name}(repeat) != 0) status = EXIT_PREDICT;\n" for m in models)
     guarded = [
-        _GUARDED.format(size=GUARD_REGION, slack=GUARD_REGION - 1, size_field=GUARD_REGION.bit_length() - 2,
-                        regions=", ".join(f"@intFromPtr({r})" for r in guard_regions(models))),
+        _GUARDED.format(
+            size=GUARD_REGION, slack=GUARD_REGION - 1,
+            guard_memory=_GUARD_MEMORY[RECORDS[board.target].mpu].format(  # type: ignore[index]
+                size=GUARD_REGION, size_field=GUARD_REGION.bit_length() - 2,
+                regions=", ".join(f"@intFromPtr({r})" for r in guard_regions(models)),
+            ),
+        ),
         "",
     ] if guard else []
     if guard:
