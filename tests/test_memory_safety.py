@@ -262,10 +262,10 @@ export fn model_predict(input: [*]const u8, output: [*]u8) callconv(.c) i32 {
 """
 
 
-@pytest.mark.parametrize("board_name", ["mps2-an386", "mps3-an547"])
+@pytest.mark.parametrize("board_name", ["mps2-an386", "mps3-an547", "mps2-an505"])
 @pytest.mark.parametrize("case, fault", [(0, True), (1, True), (2, True), (3, True), (4, True), (5, False)])
 def test_the_mpu_guards_a_firmware_image(tmp_path, case, fault, board_name):
-    """A guarded Cortex-M4 (PMSAv7) or M55 (PMSAv8) image: one byte past (or before) an input,
+    """A guarded Cortex-M4 (PMSAv7), M55 or M33 (PMSAv8) image: one byte past (or before) an input,
     an output, the scratch or the constant arena is a MemManage fault; accesses inside them are
     not."""
     from dataclasses import dataclass
