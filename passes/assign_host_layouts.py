@@ -13,9 +13,10 @@ shape (a residual Add ties both branches and its result; a Relu its input and ou
 ties its X and result, a Concat its inputs and result (each input's writer stores into its slice
 of the result), and a 1x1 Conv in pixel lanes (`conv.pointwise_pixel_lanes`) its X and Y: it
 takes pixel lanes from NCHW to NCHW and channel lanes from channels-last to channels-last, at the
-difference of the two forms' estimated cycles (`switch_cycles`). A group is channels-last when
-the cycles its writers and readers spend beyond their cheaper layout (`write_cost`, `read_cost`,
-per element) and its 1x1 Convs' switches sum to less that way:
+difference of the two forms' estimated cycles (`switch_cycles`); so does a depthwise Conv in
+depthwise rows (`conv.depthwise_row_lanes`), which takes depthwise lanes channels-last. A group
+is channels-last when the cycles its writers and readers spend beyond their cheaper layout
+(`write_cost`, `read_cost`, per element) and its Convs' switches sum to less that way:
 
 * a Conv in a channel-lane form (`conv.conv_form`: channel lanes, depthwise lanes, constant
   weights) computes a vector of L output channels per pixel: it stores that vector whole into a
@@ -67,7 +68,7 @@ from zant.dialects.onnx import (
 )
 from zant.dialects.zant import target_parameters
 from zant.dialects.uop import is_float_type
-from zant.passes.onnx_to_uop.conv import conv_form, copies_channels_last, pointwise_pixel_lanes
+from zant.passes.onnx_to_uop.conv import conv_form, copies_channels_last, depthwise_row_lanes, pointwise_pixel_lanes
 from zant.passes.onnx_to_uop.conv_tiling import VectorConv
 from zant.passes.onnx_to_uop.elementwise import BINARY, UNARY
 from zant.passes.onnx_to_uop.kernel import CHANNELS_LAST
@@ -79,6 +80,14 @@ result as scalars, beyond one vector store into a channels-last one."""
 GATHER_CYCLES = 1.0
 """Cycles per element a Conv spends gathering its X's channels from NCHW into its channels-last
 copy, beyond copying a channels-last X front to back."""
+
+DEPTHWISE_LANE_CYCLES = 0.25
+"""Cycles per output element a depthwise Conv at unit stride spends in depthwise lanes beyond
+depthwise rows (`conv.depthwise_row_lanes`). Measured in MobileNetV2 224 (mobilenet_v2_legacy,
+both builds and onnxruntime interleaved in one process, each build from two copies of its
+library, thread CPU time): its 112x112, 56x56 and 28x28 stages channels-last with their 3x3
+depthwise Convs in lanes against NCHW with them in rows: 6.390 -> 6.277 ms; the 56x56 stage
+kept NCHW (what 0.5 chooses): 6.331. Every one of those stages switches at up to 0.3."""
 
 UNSUPPORTED = math.inf
 """The cost of a layout a writer or reader has no kernel for."""
@@ -118,16 +127,22 @@ def _constant_weights(conv: Operation) -> bool:
 
 
 def _switches(vector: VectorConv, op: Operation) -> bool:
-    """Whether `op` is a Conv whose form follows its layout (`conv.pointwise_pixel_lanes`, constant
-    weights): pixel lanes from an NCHW X into an NCHW Y, channel lanes from a channels-last X into
-    a channels-last Y."""
-    return isinstance(op, ConvOp) and _constant_weights(op) and pointwise_pixel_lanes(vector, op)
+    """Whether `op` is a Conv whose form follows its layout (constant weights): a 1x1 Conv
+    (`conv.pointwise_pixel_lanes`) takes pixel lanes from an NCHW X into an NCHW Y, channel lanes
+    from a channels-last X into a channels-last Y; a depthwise Conv (`conv.depthwise_row_lanes`)
+    depthwise rows NCHW to NCHW, depthwise lanes channels-last to channels-last."""
+    return isinstance(op, ConvOp) and _constant_weights(op) and (
+        pointwise_pixel_lanes(vector, op) or depthwise_row_lanes(vector, op)
+    )
 
 
 def switch_cycles(vector: VectorConv, conv: Operation) -> float:
     """Cycles a `_switches` Conv's channel-lane form takes beyond its pixel-lane form
-    (`VectorConv.pointwise_cycles`; negative where it is estimated cheaper)."""
+    (`VectorConv.pointwise_cycles`; negative where it is estimated cheaper), a depthwise Conv's
+    lanes beyond its rows (`DEPTHWISE_LANE_CYCLES` per output element)."""
     (batch, out_channels, *spatial), channels = _shape(conv.results[0]), _shape(conv.operands[1])[1]
+    if depthwise_row_lanes(vector, conv):
+        return batch * out_channels * math.prod(spatial) * DEPTHWISE_LANE_CYCLES
     lanes, pixels = (vector.pointwise_cycles(channels, out_channels, spatial, f) for f in (True, False))
     return batch * (lanes - pixels)
 

@@ -192,3 +192,57 @@ def test_a_fire_module_is_channels_last_through_its_1x1_convs_and_concat():
     (as_is,) = compile_and_run(model, feeds, pipeline=_host_with(assign_host_layouts="forms-by-layout=false"))
     assert np.array_equal(ours, as_is), np.abs(ours - as_is).max()
     assert np.count_nonzero(ours) > ours.size // 2  # not degenerate
+
+
+def _inverted_model() -> onnx.ModelProto:
+    """MobileNetV2's first stages at a small size: the stem Conv 3 -> 32 (3x3/2) and Clip(0, 6), a
+    3x3 depthwise Conv at unit stride over rows of 32 and Clip, a 1x1 projection 32 -> 16, a 1x1
+    expansion 16 -> 96 and Clip, a 3x3/2 depthwise Conv and Clip, a 1x1 projection 96 -> 24,
+    GlobalAveragePool."""
+    rng = np.random.default_rng(2)
+    inits, nodes = [], []
+    inits += [numpy_helper.from_array(np.float32(0.0), "lo"), numpy_helper.from_array(np.float32(6.0), "hi")]
+
+    def conv(x: str, cin: int, cout: int, k: int, out: str, relu6: bool = True, group: int = 1, stride: int = 1) -> str:
+        w = rng.standard_normal((cout, cin // group, k, k)) * np.sqrt(2.0 / (cin // group * k * k))
+        inits.append(numpy_helper.from_array(w.astype(np.float32), f"{out}_w"))
+        inits.append(numpy_helper.from_array((rng.standard_normal(cout) * 0.05).astype(np.float32), f"{out}_b"))
+        nodes.append(helper.make_node("Conv", [x, f"{out}_w", f"{out}_b"], [out], kernel_shape=[k, k],
+                                      pads=[k // 2] * 4, strides=[stride] * 2, group=group))
+        if not relu6:
+            return out
+        nodes.append(helper.make_node("Clip", [out, "lo", "hi"], [f"{out}_r"]))
+        return f"{out}_r"
+
+    x = conv("x", 3, 32, 3, "s", stride=2)  # 32x32
+    x = conv(x, 32, 32, 3, "d1", group=32)
+    x = conv(x, 32, 16, 1, "p1", relu6=False)
+    x = conv(x, 16, 96, 1, "e2")
+    x = conv(x, 96, 96, 3, "d2", group=96, stride=2)  # 16x16
+    x = conv(x, 96, 24, 1, "p2", relu6=False)
+    nodes.append(helper.make_node("GlobalAveragePool", [x], ["g"]))
+    graph = helper.make_graph(
+        nodes, "inverted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 64, 64])],
+        [helper.make_tensor_value_info("g", TensorProto.FLOAT, [1, 24, 1, 1])], inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_a_depthwise_conv_in_rows_takes_lanes_in_a_channels_last_stage():
+    """The unit-stride depthwise Conv (depthwise rows over rows of 32 as it stands, NCHW to NCHW)
+    ties its X and Y and takes depthwise lanes channels-last (`conv.depthwise_row_lanes`), so the
+    stem stores its channel vectors whole and the whole stage is channels-last: every Conv and
+    Clip is marked. Both depthwise forms sum each output's taps in the same order, so the build
+    is the one weighing the Convs as they stand (`forms-by-layout=false`: the depthwise rows,
+    the stage NCHW) bit for bit, and the reference's within the float tolerance."""
+    model, host = _inverted_model(), pipeline_for("host").split(",")
+    stages = host[: host.index("assign-host-layouts") + 1]
+    module = compile_to_module(model, pipeline=",".join(stages), check_result=False)
+    module = getattr(module, "module", module)
+    ops = [op for op in module.walk() if op.name in ("onnx.Conv", "onnx.Clip")]
+    assert len(ops) == 10 and all(CHANNELS_LAST in op.attributes for op in ops)
+    feeds = random_inputs(model)
+    _, (ours,) = check_compiled(model, feeds)
+    (as_is,) = compile_and_run(model, feeds, pipeline=_host_with(assign_host_layouts="forms-by-layout=false"))
+    assert np.array_equal(ours, as_is), np.abs(ours - as_is).max()
+    assert np.count_nonzero(ours) > ours.size // 2  # not degenerate

@@ -451,7 +451,10 @@ def copies_channels_last(vector: VectorConv, op: Operation, channels_last: bool 
         return False
     form = _vector_form(vector, op)
     kernel = list(tensor_shape(op.operands[1])[2:])
-    return form == "depthwise lanes" or _takes_winograd(vector, op, channels_last) or (
+    lanes = form == "depthwise lanes" or (
+        depthwise_row_lanes(vector, op) and (_y_channels_last(op, channels_last) or x_channels_last(op))
+    )
+    return lanes or _takes_winograd(vector, op, channels_last) or (
         form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(tensor_shape(op.operands[1])[1], kernel)
     )
 
@@ -474,7 +477,9 @@ def conv_form(vector: VectorConv, op: Operation, channels_last: bool | None = No
     copies channels-last, for a Conv in pixel lanes that takes the Winograd form, or for an
     f32 Conv in pixel lanes over `FEW_CHANNELS` or fewer input channels per group whose Y is
     channels-last, and for a 1x1 Conv in pixel lanes whose X or Y is channels-last,
-    `pointwise_pixel_lanes`), with Y channels-last or not (`channels_last`; None: as marked)."""
+    `pointwise_pixel_lanes`; depthwise lanes for a depthwise Conv in rows whose X or Y is
+    channels-last, `depthwise_row_lanes`), with Y channels-last or not (`channels_last`; None:
+    as marked)."""
     form = _vector_form(vector, op)
     if form == "pixel lanes" and _takes_winograd(vector, op, channels_last):
         # Winograd's products are a channel-lane Conv over tiles; its transforms read X
@@ -493,6 +498,10 @@ def conv_form(vector: VectorConv, op: Operation, channels_last: bool | None = No
         # Its reader copies it channels-last: each L-pixel vector would store as L scalars
         # there, where an L-channel vector of the channel-lane form stores whole.
         return "channel lanes"
+    if depthwise_row_lanes(vector, op) and (_y_channels_last(op, channels_last) or x_channels_last(op)):
+        # The rows would gather from a channels-last X and scatter into a channels-last Y; the
+        # depthwise lanes copy X channels-last and store L-channel vectors whole.
+        return "depthwise lanes"
     if pointwise_pixel_lanes(vector, op) and (_y_channels_last(op, channels_last) or x_channels_last(op)):
         # Rows of pixels would scatter into a channels-last Y or gather from a channels-last X;
         # L-channel vectors store whole, and each X element is one broadcast load either way.
@@ -512,6 +521,20 @@ def pointwise_pixel_lanes(vector: VectorConv, op: Operation) -> bool:
         math.prod(w_shape[2:]) == 1 and (get_attr(op, "group") or 1) == 1 and w_shape[0] % 8 == 0
         and tensor_element_type(op.results[0]) == f32 and _vector_form(vector, op) == "pixel lanes"
         and not _read_channels_last(vector, op)
+    )
+
+
+def depthwise_row_lanes(vector: VectorConv, op: Operation) -> bool:
+    """Whether onnx.Conv `op` is an f32 depthwise Conv (one input channel per group, groups in
+    8s) in depthwise rows: it takes depthwise lanes where its X or its Y is channels-last
+    (`conv_form`), at the cost `assign_host_layouts.DEPTHWISE_LANE_CYCLES` beyond the rows."""
+    if len(op.operands) < 2:
+        return False
+    w_shape = tensor_shape(op.operands[1])
+    group = get_attr(op, "group") or 1
+    return (
+        w_shape[1] == 1 and w_shape[0] == group and group % 8 == 0
+        and tensor_element_type(op.results[0]) == f32 and _vector_form(vector, op) == "depthwise rows"
     )
 
 

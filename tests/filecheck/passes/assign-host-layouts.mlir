@@ -200,3 +200,45 @@ func.func @fire(%x: tensor<1x3x66x66xf32>) -> tensor<1x64x1x1xf32> {
   %g = onnx.GlobalAveragePool(%c) : (tensor<1x64x32x32xf32>) -> tensor<1x64x1x1xf32>
   func.return %g : tensor<1x64x1x1xf32>
 }
+
+// -----
+
+// MobileNetV2's first stage: an image's stem Conv (3 -> 32, 3x3/2, channel lanes), a 3x3
+// depthwise Conv at unit stride over rows of 16 (depthwise rows, as it stands) and a 1x1
+// projection (32 -> 16, pixel lanes). As they stand the depthwise rows read and write NCHW, so
+// the stem scatters its channel vectors into an NCHW result: nothing is marked (ASIS). A
+// depthwise Conv in rows ties its X and Y as a 1x1 Conv in pixel lanes does (rows NCHW to NCHW,
+// depthwise lanes channels-last to channels-last), weighed at `DEPTHWISE_LANE_CYCLES` per output
+// beyond the rows: channels-last, the stem stores its vectors whole and the whole stage is marked.
+
+// CHECK-LABEL: func.func @inverted
+// CHECK:         %s = onnx.Conv(%x, %w0) {strides = array<i64: 2, 2>, zant.channels_last}
+// CHECK-NEXT:    %r0 = onnx.Relu(%s) {zant.channels_last}
+// CHECK-NEXT:    %d = onnx.Conv(%r0, %wd) {group = 32 : i64, pads = array<i64: 1, 1, 1, 1>, zant.channels_last}
+// CHECK-NEXT:    %r1 = onnx.Relu(%d) {zant.channels_last}
+// CHECK-NEXT:    %p = onnx.Conv(%r1, %wp) {zant.channels_last}
+// CHECK-NEXT:    %g = onnx.GlobalAveragePool(%p) :
+// ASIS-LABEL:    func.func @inverted
+// ASIS-NOT:      zant.channels_last
+// ASIS:          func.return
+
+// Lowered: the depthwise Conv takes depthwise lanes (its weights packed by blocks of 16
+// channels) over a channels-last padded copy of its X, 18x18 pixels of 32 channels.
+// LOWERED-LABEL: func.func @inverted
+// LOWERED:         %d_padded = uop.define_local "d_padded" : !uop.buffer<10368xf32>
+// LOWERED:         uop.view %d_padded : !uop.buffer<10368xf32> -> !uop.view<1x16x16x32xf32, strides [10368, 576, 32, 1], offset 608>
+// LOWERED:         %d_packed_weights = uop.define_global "constant" {{[0-9]+}} "d_packed_weights"
+// LOWERED:         %p_packed_weights = uop.define_global "constant" {{[0-9]+}} "p_packed_weights"
+// LOWERED:         func.return
+func.func @inverted(%x: tensor<1x3x33x33xf32>) -> tensor<1x16x1x1xf32> {
+  %w0 = onnx.Constant() {value = dense<0.01> : tensor<32x3x3x3xf32>} : () -> tensor<32x3x3x3xf32>
+  %wd = onnx.Constant() {value = dense<0.02> : tensor<32x1x3x3xf32>} : () -> tensor<32x1x3x3xf32>
+  %wp = onnx.Constant() {value = dense<0.03> : tensor<16x32x1x1xf32>} : () -> tensor<16x32x1x1xf32>
+  %s = onnx.Conv(%x, %w0) {strides = array<i64: 2, 2>} : (tensor<1x3x33x33xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x16x16xf32>
+  %r0 = onnx.Relu(%s) : (tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %d = onnx.Conv(%r0, %wd) {group = 32 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x16x16xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x16x16xf32>
+  %r1 = onnx.Relu(%d) : (tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %p = onnx.Conv(%r1, %wp) : (tensor<1x32x16x16xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x16x16xf32>
+  %g = onnx.GlobalAveragePool(%p) : (tensor<1x16x16x16xf32>) -> tensor<1x16x1x1xf32>
+  func.return %g : tensor<1x16x1x1xf32>
+}
