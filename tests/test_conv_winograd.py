@@ -52,22 +52,22 @@ def test_winograd_few_channels():
 
 
 def test_winograd_several_bands():
-    """64 channels over 20 tile columns: 3 tile rows per band (`BAND_BYTES`). A 41x40 output
-    takes 6 whole bands, then a band of 3 whose last tile row stores one output row; a 40x39
-    output 6 whole bands and a band of the 2 remaining rows, each tile of the last column one
-    output column. V and M hold each tile's 16x64 values 1,040 apart (`tile_buffer`: a 4 KB
-    stride would share the L1 sets)."""
-    assert band_rows(21, 20, 64) == 3
+    """64 channels in and out over 10 tile columns: 3 tile rows per band (`BAND_BYTES`, V and M
+    together). A 41x20 output takes 6 whole bands, then a band of 3 whose last tile row stores
+    one output row; a 39x20 output (the columns padded) 6 whole bands and a band of the 2
+    remaining tile rows (`band_pieces(40, 3)`: the same for an even output). V and M hold each
+    tile's 16x64 values 1,040 apart (`tile_buffer`: a 4 KB stride would share the L1 sets)."""
+    assert band_rows(21, 10, 64, 64) == 3
     assert band_pieces(41, 3) == [(0, 18, 3, 2), (18, 21, 3, 1)]
     assert band_pieces(40, 3) == [(0, 18, 3, 2), (18, 20, 2, 2)]
     assert band_pieces(7, 4) == [(0, 4, 4, 1)]  # ResNet-18's 7x7: one band, one pass over U
-    assert band_rows(12, 12, 64) == 4  # at most 5 rows: 3 bands of 4, not 2 of 5 and one of 2
-    m = ConvModel([1, 64, 41, 40], seed=2)
+    assert band_rows(12, 12, 32, 32) == 4  # at most 5 rows: 3 bands of 4, not 2 of 5 and one of 2
+    m = ConvModel([1, 64, 41, 20], seed=2)
     m.conv(64, [3, 3], pads=[1, 1, 1, 1])
     m.conv(64, [3, 3], pads=[0, 1, 0, 1])
     result, _ = check_compiled(m.model(), rtol=1e-4, atol=1e-4, pipeline=VECTOR_AVX512)
     sizes = {t["name"]: t["size"] for t in result.plan["tensors"]}
-    assert sizes["y0_winograd_v"] == sizes["y0_winograd_m"] == 3 * 20 * 1040 * 4, sizes
+    assert sizes["y0_winograd_v"] == sizes["y0_winograd_m"] == 3 * 10 * 1040 * 4, sizes
 
 
 def test_winograd_residual_block_fuses_its_epilogue():
@@ -117,7 +117,7 @@ def test_the_cost_rule():
     assert not takes_winograd(vector, 512, 512, (3, 3))  # 16 MB of weights for 4 tiles
     assert takes_winograd(vector, 256, 256, (6, 6))  # 4 MB transformed: not streamed, 9 tiles
     assert not takes_winograd(VectorConv(16, 14, winograd=False), 64, 64, (56, 56))
-    assert band_rows(28, 28, 64) * 28 * 16 * 64 * 4 <= BAND_BYTES
+    assert band_rows(28, 28, 64, 64) * 28 * 16 * 128 * 4 <= BAND_BYTES
 
 
 def test_every_host_pass_keeps_the_winograd_outputs():

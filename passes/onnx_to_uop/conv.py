@@ -581,7 +581,7 @@ def _lower_winograd(
     tile_rows, columns = tile_grid(out_spatial)
     xp, _ = padded_input(kb, x, tile_windows(windows, out_spatial), f"{name}_padded", channels_last=True)
     u = winograd_weights(weights).reshape(16 * out_channels, channels, 1, 1)
-    rows = band_rows(tile_rows, columns, channels, u.nbytes > vector.streamed_weights)
+    rows = band_rows(tile_rows, columns, channels, out_channels, u.nbytes > vector.streamed_weights)
     lanes, width, tile = vector.lane_plan(out_channels, [rows, columns], u.nbytes // 16)
     if (out_channels // lanes) % width:  # a tile's blocks of lanes lie in one group
         width, tile = 1, best_tile([rows, columns], vector.tile)

@@ -53,13 +53,15 @@ TILE = 2
 """Outputs per tile and dimension (F(2x2, 3x3)); a tile reads TILE + 2 inputs per dimension."""
 
 BAND_BYTES = 256 << 10
-"""Most bytes of one band's transformed inputs V (16 values per tile and input channel): a band
-is as many tile rows as fit, so that V and the products Mξ stay in a core's L2 between the three
-steps (ResNet-18's 64-channel layer at 56x56: 28 tiles per row, 114 KB per row). Counting Mξ
-too (4x V in SqueezeNet's expands) looked faster on one-layer models (16 -> 64 channels at
-55x55: 0.56 -> 0.47 ms) but was slower in the models (why is not known; more bands read the
-transformed weights more often): squeezenet1_1 0.95 -> 0.96x onnxruntime, the bench's
-resnet18 0.59 -> 0.61x (both builds interleaved, thread CPU time, load 13)."""
+"""Most bytes of one band's transformed inputs V and products Mξ (16 values per tile and input
+channel, 16 per tile and output channel): a band is as many tile rows as fit, so that both
+stay in a core's L2 between the three steps (ResNet-18's 64-channel layer at 56x56: 28 tiles
+per row, 229 KB per row). Counting V alone (SqueezeNet's 16 -> 64 expands at 55x55: Mξ 4x
+V) took bands of 7 tile rows where this takes 1; both builds interleaved, each from 2 copies:
+squeezenet1_1 5.443 -> 5.376 ms, resnet18_224 21.43 -> 21.30 (load 4-6). Before
+`tile_buffer` spread the tiles of Mξ over the L1 sets, the same change was slower in the
+models (squeezenet1_1 0.95 -> 0.96x onnxruntime) though faster on one-layer models (16 -> 64
+channels at 55x55: 0.56 -> 0.47 ms); 512 KB instead measured no better (5.398 ms, 21.54)."""
 
 PLANE_SETS = 4096
 """Bytes between addresses that share an L1 set (64 sets of 64-byte lines on x86 cores): 16
@@ -159,14 +161,14 @@ def winograd_weights(weights: np.ndarray) -> np.ndarray:
     return u.reshape(16, *weights.shape[:2])
 
 
-def band_rows(tile_rows: int, tile_columns: int, channels: int, streamed: bool = False) -> int:
-    """Tile rows per band: as few bands as V's `BAND_BYTES` allow (at least one row each), their
-    rows evened out (12 tile rows of at most 5: 3 bands of 4, no band of the 2 left over, whose
-    code would be a copy of the whole form's); all of them when the transformed weights stream
-    from memory (each band reads all of them)."""
+def band_rows(tile_rows: int, tile_columns: int, channels: int, out_channels: int, streamed: bool = False) -> int:
+    """Tile rows per band: as few bands as `BAND_BYTES` of V and Mξ allow (at least one row
+    each), their rows evened out (12 tile rows of at most 5: 3 bands of 4, no band of the 2 left
+    over, whose code would be a copy of the whole form's); all of them when the transformed
+    weights stream from memory (each band reads all of them)."""
     if streamed:
         return tile_rows
-    most = max(1, min(tile_rows, BAND_BYTES // (tile_columns * 16 * channels * 4)))
+    most = max(1, min(tile_rows, BAND_BYTES // (tile_columns * 16 * (channels + out_channels) * 4)))
     return -(-tile_rows // -(-tile_rows // most))
 
 
