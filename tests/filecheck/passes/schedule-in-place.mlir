@@ -435,3 +435,105 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+// A depthwise conv over planes of rows of 3 (2 channels, 2 x 3 pixels; taps along a row and
+// the row above, clamped to the plane): the innermost run, 3 bytes, is no word, but the plane (6 bytes) runs
+// contiguous in a and in its copy, so the copy moves the merged run through views of both
+// with the plane's dimensions merged (`_merged_run`): one pass of 4 bytes, all loaded before
+// any is stored (one word on the DSP cores), then the other 2 (KWS's 25 x 5 planes: 31 words
+// and a byte, where each row of 5 was copied a byte at a time).
+
+// CHECK-LABEL: func.func @depthwise_odd_rows
+// CHECK:         %av = uop.view %a : !uop.buffer<12xi8> -> !uop.view<2x2x3xi8, strides [6, 3, 1], offset 0>
+// CHECK-NEXT:    [[FLAT:%.*]] = uop.view %a : !uop.buffer<12xi8> -> !uop.view<2x6xi8, strides [6, 1], offset 0>
+// CHECK:         %staged = uop.define_local "b_staged" : !uop.buffer<6xi8>
+// CHECK-NEXT:    [[PLANE:%.*]] = uop.view %staged : !uop.buffer<6xi8> -> !uop.view<2x2x3xi8, strides [0, 3, 1], offset 0>
+// CHECK-NEXT:    [[COPY:%.*]] = uop.view %staged : !uop.buffer<6xi8> -> !uop.view<2x6xi8, strides [0, 1], offset 0>
+// CHECK-NEXT:    uop.range %c = 0 to 2 attributes {in_place = ["a", "b"]} {
+// CHECK-NEXT:      uop.range [[P:%.*]] = 0 to 4 step 4 {
+// CHECK-NEXT:        [[ONE:%.*]] = uop.const 1 : index
+// CHECK-NEXT:        [[P1:%.*]] = uop.add [[P]], [[ONE]] : index
+// CHECK-NEXT:        [[TWO:%.*]] = uop.const 2 : index
+// CHECK-NEXT:        [[P2:%.*]] = uop.add [[P]], [[TWO]] : index
+// CHECK-NEXT:        [[THREE:%.*]] = uop.const 3 : index
+// CHECK-NEXT:        [[P3:%.*]] = uop.add [[P]], [[THREE]] : index
+// CHECK-NEXT:        [[G0:%.*]] = uop.gep [[FLAT]][%c, [[P]]]
+// CHECK-NEXT:        [[V0:%.*]] = uop.load [[G0]] : i8
+// CHECK-NEXT:        [[G1:%.*]] = uop.gep [[FLAT]][%c, [[P1]]]
+// CHECK-NEXT:        [[V1:%.*]] = uop.load [[G1]] : i8
+// CHECK-NEXT:        [[G2:%.*]] = uop.gep [[FLAT]][%c, [[P2]]]
+// CHECK-NEXT:        [[V2:%.*]] = uop.load [[G2]] : i8
+// CHECK-NEXT:        [[G3:%.*]] = uop.gep [[FLAT]][%c, [[P3]]]
+// CHECK-NEXT:        [[V3:%.*]] = uop.load [[G3]] : i8
+// CHECK-NEXT:        [[S0:%.*]] = uop.gep [[COPY]][%c, [[P]]]
+// CHECK-NEXT:        uop.store [[V0]], [[S0]] : i8
+// CHECK:             uop.store [[V3]], %{{.*}} : i8
+// CHECK-NEXT:      }
+// CHECK-NEXT:      [[FOUR:%.*]] = uop.const 4 : index
+// CHECK-NEXT:      [[FIVE:%.*]] = uop.const 5 : index
+// CHECK-NEXT:      [[G4:%.*]] = uop.gep [[FLAT]][%c, [[FOUR]]]
+// CHECK-NEXT:      [[V4:%.*]] = uop.load [[G4]] : i8
+// CHECK-NEXT:      [[G5:%.*]] = uop.gep [[FLAT]][%c, [[FIVE]]]
+// CHECK-NEXT:      [[V5:%.*]] = uop.load [[G5]] : i8
+// CHECK-NEXT:      [[S4:%.*]] = uop.gep [[COPY]][%c, [[FOUR]]]
+// CHECK-NEXT:      uop.store [[V4]], [[S4]] : i8
+// CHECK-NEXT:      [[S5:%.*]] = uop.gep [[COPY]][%c, [[FIVE]]]
+// CHECK-NEXT:      uop.store [[V5]], [[S5]] : i8
+// CHECK-NEXT:      uop.range %h = 0 to 2 {
+// CHECK:               %ap = uop.gep [[PLANE]][%c, %h, %k]
+
+// PLAN-LABEL: func.func @depthwise_odd_rows
+// PLAN:         uop.define_local "a" at 0
+// PLAN:         uop.define_local "b" at 0
+
+builtin.module {
+  func.func @depthwise_odd_rows() {
+    %x = uop.define_global "input" 0 "x" : !uop.buffer<12xi8>
+    %y = uop.define_global "output" 0 "y" : !uop.buffer<12xi8>
+    %a = uop.define_local "a" : !uop.buffer<12xi8>
+    uop.range %i = 0 to 12 {
+      %p = uop.gep %x[%i] : !uop.buffer<12xi8>
+      %v = uop.load %p : i8
+      %q = uop.gep %a[%i] : !uop.buffer<12xi8>
+      uop.store %v, %q : i8
+    }
+    %b = uop.define_local "b" : !uop.buffer<12xi8>
+    %av = uop.view %a : !uop.buffer<12xi8> -> !uop.view<2x2x3xi8, strides [6, 3, 1], offset 0>
+    %bv = uop.view %b : !uop.buffer<12xi8> -> !uop.view<2x2x3xi8, strides [6, 3, 1], offset 0>
+    uop.range %c = 0 to 2 {
+      uop.range %h = 0 to 2 {
+        uop.range %px = 0 to 3 {
+          %s = uop.define_acc 0 : i8
+          uop.range %t = 0 to 3 {
+            %at = uop.add %px, %t : index
+            %one = uop.const 1 : index
+            %q = uop.sub %at, %one : index
+            %zero = uop.const 0 : index
+            %two = uop.const 2 : index
+            %lo = uop.max %q, %zero : index
+            %k = uop.min %lo, %two : index
+            %ap = uop.gep %av[%c, %h, %k] : !uop.view<2x2x3xi8, strides [6, 3, 1], offset 0>
+            %xv = uop.load %ap : i8
+            %hq = uop.sub %h, %one : index
+            %above = uop.max %hq, %zero : index
+            %up = uop.gep %av[%c, %above, %k] : !uop.view<2x2x3xi8, strides [6, 3, 1], offset 0>
+            %uv = uop.load %up : i8
+            uop.mulacc %s, %xv, %uv : !uop.acc<i8>, i8
+          }
+          %r = uop.acc_get %s : !uop.acc<i8>, i8
+          %bp = uop.gep %bv[%c, %h, %px] : !uop.view<2x2x3xi8, strides [6, 3, 1], offset 0>
+          uop.store %r, %bp : i8
+        }
+      }
+    }
+    uop.range %i = 0 to 12 {
+      %p = uop.gep %b[%i] : !uop.buffer<12xi8>
+      %v = uop.load %p : i8
+      %q = uop.gep %y[%i] : !uop.buffer<12xi8>
+      uop.store %v, %q : i8
+    }
+    func.return
+  }
+}
