@@ -118,6 +118,24 @@ pixel pairs, where the 2 x 2 tiles read the weights in place. VWW's 3x3 layers (
 last overlapping) gain: 128 -> 256 channels 648 K -> 531 K cycles, 256 -> 256 1.20 M -> 977 K
 on the L4R5."""
 
+FLAT_WIDENING_BLOCKS = 4
+"""The fewest blocks of pixels at which `_pointwise_wide` written over its input widens each
+block of weight rows in one loop over their words (`FLAT_WIDENING_UNROLL` a pass) instead of a
+loop over the rows around one over a row's words: LLVM unrolls the latter whole (KWS's 4 rows
+of 64 channels: 370 bytes of code), which with the call and the row asm's 670 bytes outgrew the
+L4R5's 1 KB instruction cache, so each block of rows fetched both from flash again. It runs
+once per block of pixels and block of rows: a RAM budget's small blocks (MLPerf KWS under
+9,600 B: 16 blocks of 8 pixels, 256 times a layer) pay it most. The default plan's 3 blocks of
+KWS keep the nested loops (its generated code held unchanged; measured, it would gain too:
+4,153,754 -> 4,088,569 cycles on the L4R5 at 4 words a pass), and so do blocks not written
+over their input (VWW's layer 10 under 22,118 B, 6 blocks: 12,953,025 -> 12,959,404 cycles
+with it)."""
+
+FLAT_WIDENING_UNROLL = 8
+"""Words a pass of the flat widening loop: KWS under 9,600 B on the L4R5 took 5,052,337 cycles
+at 4, 4,948,844 at 8, 5,272,109 at 16 (the 16 words' code outgrew the cache again)."""
+
+
 def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
     """How many pixels one column holds: `PIXELS` (one register tile) unless the weights are
     re-read from slow memory once per column and their rows stay cached between the tiles
@@ -502,16 +520,33 @@ def _pointwise_wide(
     # took 12.4 cycles per word of its 256-channel layer's weights).
     unroll = 4 if channels % (4 * 4) == 0 else 2 if channels % (2 * 4) == 0 else 1
 
-    def widen(source: Layout, at: list[SSAValue], target: Layout, row: SSAValue) -> None:
-        """target[row][2q], [2q + 1] = the SXTB16 halves of the word at source[*at, 4q]."""
-        with kb.loop(channels // 4, 0, unroll) as first:
-            qs = [first, *(kb.alu("add", first, kb.index(u)) for u in range(1, unroll))]
-            ptrs = [kb.insert(uop.GepOp(kb.view(source), [*at, kb.alu("mul", q, kb.index(4))])).result for q in qs]
+    def widen(
+        source: Layout, at: list[SSAValue], target: Layout, row: list[SSAValue],
+        words: int = channels // 4, step: int = unroll, start: SSAValue | None = None,
+    ) -> None:
+        """target[*row, 2q], [*row, 2q + 1] = the SXTB16 halves of the word at source[*at,
+        start + 4q] (q < `words`, `step` words a pass; `start` None: 0)."""
+
+        def offset(q: SSAValue) -> SSAValue:
+            return kb.alu("mul", q, kb.index(4)) if start is None else kb.alu("add", start, kb.alu("mul", q, kb.index(4)))
+
+        with kb.loop(words, 0, step) as first:
+            qs = [first, *(kb.alu("add", first, kb.index(u)) for u in range(1, step))]
+            ptrs = [kb.insert(uop.GepOp(kb.view(source), [*at, offset(q)])).result for q in qs]
             loaded = [kb.insert(arm_dsp.LoadWordOp(ptr)).results[0] for ptr in ptrs]
             for q, word in zip(qs, loaded):
                 even = kb.alu("mul", q, kb.index(2))
-                kb.store(kb.insert(arm_dsp.Sxtb16Op(word)).results[0], target, [row, even])
-                kb.store(kb.insert(arm_dsp.Sxtb16Op(word, rotate=8)).results[0], target, [row, kb.alu("add", even, kb.index(1))])
+                kb.store(kb.insert(arm_dsp.Sxtb16Op(word)).results[0], target, [*row, even])
+                kb.store(kb.insert(arm_dsp.Sxtb16Op(word, rotate=8)).results[0], target, [*row, kb.alu("add", even, kb.index(1))])
+
+    # Written over X in many blocks, a block of rows is widened as one run of their words (the
+    # rows contiguous in W and in wide_w), FLAT_WIDENING_UNROLL a pass (FLAT_WIDENING_BLOCKS).
+    flat_widening = (
+        in_place is not None and -(-pixels // block_pixels) >= FLAT_WIDENING_BLOCKS
+        and (WIDE_ROWS * channels // 4) % FLAT_WIDENING_UNROLL == 0
+    )
+    flat_w, flat_wide_w = weight_rows.reshape([weight_rows.size]), wide_w.reshape([WIDE_ROWS * words])
+    assert flat_w is not None and flat_wide_w is not None
 
     def gather(at: list[SSAValue], row: SSAValue) -> None:
         """wide_x[row] as `widen` makes it, from an NCHW X: each pixel's channels a byte apart
@@ -530,13 +565,16 @@ def _pointwise_wide(
         """Pixels first … first + count - 1: widened, then their outputs, 4 rows by 4."""
         with kb.loop(count) as j:
             if is_channels_last(x):
-                widen(rows, [n, kb.alu("add", first, j)], wide_x, j)
+                widen(rows, [n, kb.alu("add", first, j)], wide_x, [j])
             else:
                 gather([n, kb.alu("add", first, j)], j)
         with kb.loop(out_channels, 0, WIDE_ROWS) as m:
             block = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, WIDE_ROWS))]
-            with kb.loop(WIDE_ROWS) as i:
-                widen(weight_rows, [kb.alu("add", m, i)], wide_w, i)
+            if flat_widening:
+                widen(flat_w, [], flat_wide_w, [], WIDE_ROWS * channels // 4, FLAT_WIDENING_UNROLL, kb.alu("mul", m, kb.index(channels)))
+            else:
+                with kb.loop(WIDE_ROWS) as i:
+                    widen(weight_rows, [kb.alu("add", m, i)], wide_w, [i])
 
             def pair(q: SSAValue) -> None:
                 p = kb.alu("add", first, q)
@@ -609,4 +647,4 @@ class ColumnTile:
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "over_input", "pointwise_columns", "wide_block", "wide_form_applies", "wide_in_place_applies", "wide_in_place_only", "wide_scratch_bytes"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "FLAT_WIDENING_BLOCKS", "FLAT_WIDENING_UNROLL", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "over_input", "pointwise_columns", "wide_block", "wide_form_applies", "wide_in_place_applies", "wide_in_place_only", "wide_scratch_bytes"]
