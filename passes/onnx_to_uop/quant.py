@@ -1902,7 +1902,7 @@ class QLinearSoftmaxLowering(OnnxLowering):
             def exp(k: SSAValue) -> SSAValue:
                 distance = kb.alu("sub", kb.acc_get(maximum), kb.cast(kb.load(x_rows, [*outer, k]), I32))
                 if coarse is None:
-                    return kb.cast(kb.load(table, [kb.cast(distance, IndexType())]), I64)
+                    return kb.load(table, [kb.cast(distance, IndexType())])
                 high = kb.load(coarse, [kb.cast(kb.alu("shr", distance, eight), IndexType())])
                 low = kb.load(table, [kb.cast(kb.alu("and", distance, low_byte), IndexType())])
                 product = kb.alu("mul", kb.cast(high, I64), kb.cast(low, I64))
@@ -1914,11 +1914,11 @@ class QLinearSoftmaxLowering(OnnxLowering):
             with kb.loop(n) as k:
                 if wide == I32:
                     half = kb.alu("shl", kb.cast(kb.acc_get(total), I64), kb.const(SOFTMAX_SCALE_BITS - 1, I64))
-                    numerator = kb.alu("shr", kb.alu("add", kb.alu("mul", exp(k), reciprocal), half), by)
+                    numerator = kb.alu("shr", kb.alu("add", kb.alu("mul", kb.cast(exp(k), I64), reciprocal), half), by)
                     quotient = kb.alu("div", kb.cast(numerator, I32), kb.acc_get(total))
                 else:
                     denominator = kb.alu("shl", kb.acc_get(total), by)
-                    numerator = kb.alu("add", kb.alu("mul", exp(k), reciprocal), kb.alu("shr", denominator, kb.const(1, I64)))
+                    numerator = kb.alu("add", kb.alu("mul", kb.cast(exp(k), I64), reciprocal), kb.alu("shr", denominator, kb.const(1, I64)))
                     quotient = kb.alu("div", numerator, denominator)
                 value = kb.alu("add", quotient, read_zp([*outer, k]))
                 kb.store(kb.cast(kb.alu("min", kb.alu("max", value, low), high), out_type), y_rows, [*outer, k])

@@ -25,8 +25,10 @@ func.func @main(%x: tensor<2x3xi8>) -> tensor<2x3xui8> attributes {onnx.input_na
 // -----
 
 // QLinearSoftmax, integer only, per row: the maximum in i32, exp values from an int32 table
-// indexed by max - x, their sum in i64, then round(e · R / (S · 2^16)) + zero point with
-// R = round(2^16 / y_scale) = 2^24 for y_scale 1/256, clamped to int8.
+// indexed by max - x, their sum S, then round(e · R / (S · 2^16)) + zero point with
+// R = round(2^16 / y_scale) = 2^24 for y_scale 1/256, clamped to int8. A row of 5 fits int32
+// (`softmax_fits_int32`): S in i32, the quotient floor(((e · R + S · 2^15) >> 16) / S) an i32
+// division of an i64 numerator narrowed (no 64-bit division).
 
 // CHECK-LABEL: func.func @main()
 // CHECK:         uop.define_global "constant" {{.*}} : !uop.buffer<256xi32>
@@ -36,14 +38,22 @@ func.func @main(%x: tensor<2x3xi8>) -> tensor<2x3xui8> attributes {onnx.input_na
 // CHECK:           [[MAX:%.*]] = uop.define_acc
 // CHECK:           uop.range {{%.*}} = 1 to 5 {
 // CHECK:             uop.max
-// CHECK:           [[SUM:%.*]] = uop.define_acc 0 : i64
+// CHECK:           [[SUM:%.*]] = uop.define_acc 0 : i32
 // CHECK:           uop.range {{%.*}} = 0 to 5 {
 // CHECK:             uop.sub
 // CHECK:             uop.cast {{%.*}} : i32 to index
+// CHECK:             [[E:%.*]] = uop.load {{%.*}} : i32
+// CHECK-NEXT:        [[S:%.*]] = uop.add {{%.*}}, [[E]] : i32
+// CHECK-NEXT:        uop.acc_set [[SUM]], [[S]]
 // CHECK:           uop.range {{%.*}} = 0 to 5 {
-// CHECK:             uop.shl {{%.*}}, [[BITS]] : i64
-// CHECK:             uop.mul {{%.*}}, [[R]] : i64
-// CHECK:             uop.div {{%.*}} : i64
+// CHECK:             [[HALF:%.*]] = uop.shl {{%.*}}, {{%.*}} : i64
+// CHECK:             [[P:%.*]] = uop.mul {{%.*}}, [[R]] : i64
+// CHECK-NEXT:        [[N:%.*]] = uop.add [[P]], [[HALF]] : i64
+// CHECK-NEXT:        [[T:%.*]] = uop.shr [[N]], [[BITS]] : i64
+// CHECK-NEXT:        [[T32:%.*]] = uop.cast [[T]] : i64 to i32
+// CHECK-NEXT:        [[D:%.*]] = uop.acc_get [[SUM]]
+// CHECK-NEXT:        uop.div [[T32]], [[D]] : i32
+// CHECK-NOT:         uop.div {{.*}} : i64
 // CHECK-NOT:     f32
 func.func @main(%x: tensor<2x5xi8>) -> tensor<2x5xi8> attributes {onnx.input_names = ["x"], onnx.output_names = ["y"]} {
   %xs = onnx.Constant() {value = dense<0.08> : tensor<f32>} : () -> tensor<f32>
