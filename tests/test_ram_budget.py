@@ -448,7 +448,7 @@ def test_budgeted_wide_blocks_as_cortex_m4_firmware(tmp_path):
     under 9,600 B in small): each pointwise conv takes the widened form written over its NCHW
     input in 5 blocks of 8 pixels (1,024 B beside its 2,240 B output and a block of weight rows),
     each block of weight rows widened by one flat loop of 8 words a pass
-    (`conv_columns.FLAT_WIDENING_BLOCKS`), and each depthwise conv written over its input copies
+    (`conv_columns.FLAT_WIDENING_UNROLL`), and each depthwise conv written over its input copies
     its 5 x 7 planes as one run of 35 bytes, 8 words and 3 bytes (`schedule_in_place._merged_run`),
     as firmware under QEMU: the layer-by-layer outputs."""
     path = tmp_path / "kws_shaped.onnx"

@@ -118,21 +118,18 @@ pixel pairs, where the 2 x 2 tiles read the weights in place. VWW's 3x3 layers (
 last overlapping) gain: 128 -> 256 channels 648 K -> 531 K cycles, 256 -> 256 1.20 M -> 977 K
 on the L4R5."""
 
-FLAT_WIDENING_BLOCKS = 4
-"""The fewest blocks of pixels at which `_pointwise_wide` written over its input widens each
-block of weight rows in one loop over their words (`FLAT_WIDENING_UNROLL` a pass) instead of a
-loop over the rows around one over a row's words: LLVM unrolls the latter whole (KWS's 4 rows
-of 64 channels: 370 bytes of code), which with the call and the row asm's 670 bytes outgrew the
-L4R5's 1 KB instruction cache, so each block of rows fetched both from flash again. It runs
-once per block of pixels and block of rows: a RAM budget's small blocks (MLPerf KWS under
-9,600 B: 16 blocks of 8 pixels, 256 times a layer) pay it most. The default plan's 3 blocks of
-KWS keep the nested loops (its generated code held unchanged; measured, it would gain too:
-4,153,754 -> 4,088,569 cycles on the L4R5 at 4 words a pass), and so do blocks not written
-over their input (VWW's layer 10 under 22,118 B, 6 blocks: 12,953,025 -> 12,959,404 cycles
-with it)."""
-
 FLAT_WIDENING_UNROLL = 8
-"""Words a pass of the flat widening loop: KWS under 9,600 B on the L4R5 took 5,052,337 cycles
+"""Words a pass of the loop by which `_pointwise_wide` written over its input widens each block
+of weight rows (one loop over the block's words, the rows contiguous in W and in its widened
+copy), where a loop over the rows around one over a row's words was unrolled whole by LLVM
+(KWS's 4 rows of 64 channels: 370 bytes of code), which with the call and the row asm's 670
+bytes outgrew the L4R5's 1 KB instruction cache, so each block of rows fetched both from flash
+again. It runs once per block of pixels and block of rows: a RAM budget's small blocks (MLPerf
+KWS under 9,600 B: 16 blocks of 8 pixels, 256 times a layer) pay it most, the default plan's 3
+blocks too (MLPerf KWS 4,137,601 -> 4,070,540 cycles on the L4R5, flash 57,791 -> 55,975 B; on
+mps2-an386, without flash wait states, 3,321,989 -> 3,326,531 instructions). Blocks not
+written over their input keep the nested loops (VWW's layer 10 under 22,118 B, 6 blocks:
+12,953,025 -> 12,959,404 cycles with the flat one). Words a pass: KWS under 9,600 B on the L4R5 took 5,052,337 cycles
 at 4, 4,948,844 at 8, 5,272,109 at 16 (the 16 words' code outgrew the cache again)."""
 
 
@@ -539,12 +536,9 @@ def _pointwise_wide(
                 kb.store(kb.insert(arm_dsp.Sxtb16Op(word)).results[0], target, [*row, even])
                 kb.store(kb.insert(arm_dsp.Sxtb16Op(word, rotate=8)).results[0], target, [*row, kb.alu("add", even, kb.index(1))])
 
-    # Written over X in many blocks, a block of rows is widened as one run of their words (the
-    # rows contiguous in W and in wide_w), FLAT_WIDENING_UNROLL a pass (FLAT_WIDENING_BLOCKS).
-    flat_widening = (
-        in_place is not None and -(-pixels // block_pixels) >= FLAT_WIDENING_BLOCKS
-        and (WIDE_ROWS * channels // 4) % FLAT_WIDENING_UNROLL == 0
-    )
+    # Written over X, a block of rows is widened as one run of their words (the rows contiguous
+    # in W and in wide_w), FLAT_WIDENING_UNROLL a pass.
+    flat_widening = in_place is not None and (WIDE_ROWS * channels // 4) % FLAT_WIDENING_UNROLL == 0
     flat_w, flat_wide_w = weight_rows.reshape([weight_rows.size]), wide_w.reshape([WIDE_ROWS * words])
     assert flat_w is not None and flat_wide_w is not None
 
@@ -647,4 +641,4 @@ class ColumnTile:
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "FLAT_WIDENING_BLOCKS", "FLAT_WIDENING_UNROLL", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "over_input", "pointwise_columns", "wide_block", "wide_form_applies", "wide_in_place_applies", "wide_in_place_only", "wide_scratch_bytes"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "FLAT_WIDENING_UNROLL", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "over_input", "pointwise_columns", "wide_block", "wide_form_applies", "wide_in_place_applies", "wide_in_place_only", "wide_scratch_bytes"]
