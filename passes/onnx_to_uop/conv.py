@@ -23,7 +23,9 @@ from zant.dialects import uop
 from zant.dialects.onnx import get_attr, input_value
 from zant.ir.resources import attr_to_array
 from zant.passes.onnx_to_uop.base import OnnxLowering, result_name
-from zant.passes.onnx_to_uop.conv_tiling import TilePiece, VectorConv, best_tile, register_tile, tile_pieces
+from zant.passes.onnx_to_uop.conv_tiling import (
+    MAX_BLOCKS, MAX_WHOLE_BLOCKS, TilePiece, VectorConv, best_tile, register_tile, tile_pieces,
+)
 from zant.passes.onnx_to_uop.conv_winograd import (
     band_pieces,
     band_rows,
@@ -743,14 +745,16 @@ class ConvLowering(OnnxLowering):
             y = result_layout(kb, op, result_name(op), out_shape, tensor_element_type(op.results[0]))
             bias = input_value(op, 2)
             bias = layout_of(bias) if bias is not None else None
+            # into a channels-last Y the tile's vectors store whole: more blocks per tile
+            most_blocks = MAX_WHOLE_BLOCKS if is_channels_last(y) else MAX_BLOCKS
             if group == 1:  # whole L-lane blocks and an 8-lane rest, where that is cheaper
-                spans = self.vector.channel_spans(out_channels, out_shape[2:], weights.nbytes)
+                spans = self.vector.channel_spans(out_channels, out_shape[2:], weights.nbytes, most_blocks)
             else:
                 spans = [(0, out_channels)]
             for first, count in spans:
                 part = weights[first : first + count]
                 if group == 1:  # several blocks of lanes per tile where the registers hold them
-                    lanes, width, tile = self.vector.lane_plan(count, out_shape[2:], part.nbytes)
+                    lanes, width, tile = self.vector.lane_plan(count, out_shape[2:], part.nbytes, most_blocks)
                 else:
                     lanes, pixels = self.vector.channel_lanes(
                         count if form == "depthwise lanes" else out_per_group, out_shape[2:], part.nbytes

@@ -104,7 +104,7 @@ class VectorConv:
 
 
     def channel_spans(
-        self, out_channels: int, out_spatial: Sequence[int], weight_bytes: int = 0
+        self, out_channels: int, out_spatial: Sequence[int], weight_bytes: int = 0, most_blocks: int = 0
     ) -> list[tuple[int, int]]:
         """(first, count) of the parts of an ungrouped channel-lane Conv's output channels that
         each take their own lane width (`channel_lanes`): all of them, or, when they do not
@@ -120,14 +120,14 @@ class VectorConv:
         def cost(spans: list[tuple[int, int]]) -> float:
             total = 0.0
             for _, count in spans:
-                lanes, width, tile = self.lane_plan(count, out_spatial, weight_bytes * count // out_channels)
+                lanes, width, tile = self.lane_plan(count, out_spatial, weight_bytes * count // out_channels, most_blocks)
                 total += lane_tile_cost(count // lanes, out_spatial, width, tile)[0]
             return total
 
         return min([[(0, out_channels)], [(0, whole), (whole, out_channels - whole)]], key=cost)
 
     def lane_plan(
-        self, out_channels: int, out_spatial: Sequence[int], weight_bytes: int = 0
+        self, out_channels: int, out_spatial: Sequence[int], weight_bytes: int = 0, most_blocks: int = 0
     ) -> tuple[int, int, tuple[int, ...]]:
         """(lanes, blocks of lanes per tile, pixel tile) of an ungrouped channel-lane Conv (or
         part of one: `channel_spans`): `channel_lanes` then `lane_tile`; but when the weights
@@ -143,7 +143,7 @@ class VectorConv:
         where `channel_lanes` took 8 lanes (half-width multiply-adds) for fewer passes."""
         lanes, pixels = self.channel_lanes(out_channels, out_spatial, weight_bytes)
         if not self.registers or weight_bytes <= self.streamed_weights:
-            return (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels))
+            return (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels, most_blocks))
         hardware = self.registers * self.lane_registers
         candidates = []
         for lanes in sorted({self.lanes, 8}, reverse=True):
@@ -165,7 +165,7 @@ class VectorConv:
             return max(multiply_adds, traffic), multiply_adds
 
         if not candidates:
-            return (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels))
+            return (lanes, *self.lane_tile(out_channels // lanes, out_spatial, pixels, most_blocks))
         return min(candidates, key=cost)
 
     def reduction_chunk(
@@ -235,16 +235,18 @@ class VectorConv:
             return 1
         return min(MAX_ROW_BLOCK, -(-FMA_LATENCY // whole))
 
-    def lane_tile(self, blocks: int, out_spatial: Sequence[int], pixels: int) -> tuple[int, tuple[int, ...]]:
+    def lane_tile(
+        self, blocks: int, out_spatial: Sequence[int], pixels: int, most_blocks: int = 0
+    ) -> tuple[int, tuple[int, ...]]:
         """(blocks of L output channels, pixel tile) of an ungrouped channel-lane Conv's register
         tile: `blocks` blocks of lanes, at most `pixels` outputs per tile when it holds one block
         (`channel_lanes`). The cheapest by `lane_tile_cost` among the tiles of at most
         `MAX_BLOCKS` blocks whose accumulators, weight vectors and a broadcast fit `registers`
         (one block when they are unknown; AVX2's 8 16-lane vectors: one block by 6 pixels;
         AVX-512's 32: two blocks by 14 pixels, 16 loads for 28 multiply-adds where one block
-        loads 15 for 14)."""
+        loads 15 for 14); at most `most_blocks` blocks where given (`MAX_WHOLE_BLOCKS` into a channels-last Y)."""
         candidates = [(1, best_tile(out_spatial, pixels))]
-        for b in range(2, min(blocks, MAX_BLOCKS) + 1):
+        for b in range(2, min(blocks, most_blocks or MAX_BLOCKS) + 1):
             most = (self.registers - b - 2) // b
             if most >= 1:
                 candidates.append((b, best_tile(out_spatial, most)))
@@ -259,6 +261,15 @@ chose them): SqueezeNet's 16->64 3x3 at 55x55 0.83 / 0.75 / 0.87, its 512->1000 
 14x14 1.28 / 1.00 / 1.17, MobileNetV2's 320->1280 1x1 at 7x7 0.84 / 0.68 / 0.69, its 96->576
 at 14x14 0.52 / 0.53 / 0.67: more blocks mean tiles of 4-6 pixels, whose stores into the NCHW
 output and per-tile overhead the model does not count."""
+
+MAX_WHOLE_BLOCKS = 6
+"""Most blocks of L output channels per register tile of a channel-lane Conv whose vectors store
+whole into a channels-last Y (`ConvLowering`; `MAX_BLOCKS` counted the stores of scatters into an
+NCHW output). mobilenet_v2_legacy with every stage channels-last (each build from two copies,
+interleaved with onnxruntime, thread CPU time), at most 2 -> 6 blocks in the tiles of every
+channel-lane Conv at 14x14 and larger / at every size: 6.341 -> 6.266 / 6.265 ms, 6.312 -> 6.243
+ms at every size in another run (the 16 -> 96 expansion at 112x112 one pass over X instead of
+three); 3 blocks: 6.298."""
 
 MAX_PIXEL_TILE = 16
 """Most output channels per pixel-lane register tile (`VectorConv.pixel_tile`). One-layer 1x1
@@ -409,4 +420,4 @@ def register_tile(out_per_group: int, width: int, registers: int) -> tuple[int, 
     return min(candidates, key=cost) if candidates else (1, 1)
 
 
-__all__ = ["CHUNK_BYTES", "FMA_LATENCY", "FMA_PORTS", "LOAD_PORTS", "MAX_BLOCKS", "MAX_PIXEL_TILE", "MAX_ROW_BLOCK", "MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "WEIGHT_STREAM_BYTES", "TilePiece", "VectorConv", "best_tile", "lane_tile_cost", "pixel_tile_cost", "register_tile", "tile_pieces"]
+__all__ = ["CHUNK_BYTES", "FMA_LATENCY", "FMA_PORTS", "LOAD_PORTS", "MAX_BLOCKS", "MAX_PIXEL_TILE", "MAX_WHOLE_BLOCKS", "MAX_ROW_BLOCK", "MIN_REDUCTION", "STREAMED_WEIGHTS", "STEP_OVERHEAD", "WEIGHT_STREAM_BYTES", "TilePiece", "VectorConv", "best_tile", "lane_tile_cost", "pixel_tile_cost", "register_tile", "tile_pieces"]
