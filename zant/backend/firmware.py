@@ -382,38 +382,40 @@ extern var __zant_guard_scratch_after: u8;
 '''
 
 
-_GUARD_MEMORY = {
-    "pmsav7": '''\
-/// The MPU (PMSAv7): the default memory map for privileged code, and no access at all to each
-/// guard region (a read or write there is a MemManage fault, which prints FAULT). After start-up,
-/// which zeroes the guards in .bss.
-fn guardMemory() void {{
-    const regions = [_]usize{{ {regions} }};
+_GUARD_FRAME = '''\
+/// The MPU ({mpu}): the default memory map for privileged code, {guards}
+/// After start-up, which zeroes the guards in .bss.
+fn guardMemory() void {{{{
+    const regions = [_]usize{{{{ {{regions}} }}}};
     const rnr: *volatile u32 = @ptrFromInt(0xE000_ED98);
     const rbar: *volatile u32 = @ptrFromInt(0xE000_ED9C);
+{program}
+    const shcsr: *volatile u32 = @ptrFromInt(0xE000_ED24);
+    shcsr.* |= 1 << 16; // MemManage faults enabled
+    const ctrl: *volatile u32 = @ptrFromInt(0xE000_ED94);
+    ctrl.* = 0b101; // the default map for privileged code, MPU on
+    asm volatile ("dsb\\nisb" ::: .{{{{ .memory = true }}}});
+}}}}'''
+"""`guardMemory` around one MPU kind's region programming (`_GUARD_MEMORY`): the registers both
+kinds share (RNR, RBAR, SHCSR, CTRL at the same addresses) and the MPU's enabling."""
+
+_GUARD_MEMORY = {
+    "pmsav7": _GUARD_FRAME.format(
+        mpu="PMSAv7",
+        guards="and no access at all to each\n/// guard region (a read or write there is a MemManage fault, which prints FAULT).",
+        program='''\
     const rasr: *volatile u32 = @ptrFromInt(0xE000_EDA0);
     for (regions, 0..) |address, i| {{
         rnr.* = @intCast(i);
         rbar.* = @intCast(address);
         rasr.* = (1 << 28) | ({size_field} << 1) | 1; // execute never, AP no access, {size} B, on
-    }}
-    const shcsr: *volatile u32 = @ptrFromInt(0xE000_ED24);
-    shcsr.* |= 1 << 16; // MemManage faults enabled
-    const ctrl: *volatile u32 = @ptrFromInt(0xE000_ED94);
-    ctrl.* = 0b101; // the default map for privileged code, MPU on
-    asm volatile ("dsb\\nisb" ::: .{{ .memory = true }});
-}}''',
-    "pmsav8": '''\
-/// The MPU (PMSAv8, Armv8-M): the default memory map for privileged code, and each guard region
-/// covered by two enabled regions alike. PMSAv8's permissions have no "no access" for privileged
-/// code, but an access that two regions match is a MemManage fault (which prints FAULT), read or
-/// write: two regions a guard, as many guards as MPU_TYPE's regions allow. After start-up,
-/// which zeroes the guards in .bss.
-fn guardMemory() void {{
-    const regions = [_]usize{{ {regions} }};
+    }}''',
+    ),
+    "pmsav8": _GUARD_FRAME.format(
+        mpu="PMSAv8, Armv8-M",
+        guards="and each guard region\n/// covered by two enabled regions alike. PMSAv8's permissions have no \"no access\" for privileged\n/// code, but an access that two regions match is a MemManage fault (which prints FAULT), read or\n/// write: two regions a guard, as many guards as MPU_TYPE's regions allow.",
+        program='''\
     const mpu_type: *volatile u32 = @ptrFromInt(0xE000_ED90);
-    const rnr: *volatile u32 = @ptrFromInt(0xE000_ED98);
-    const rbar: *volatile u32 = @ptrFromInt(0xE000_ED9C);
     const rlar: *volatile u32 = @ptrFromInt(0xE000_EDA0);
     const count = @min(regions.len, ((mpu_type.* >> 8) & 0xFF) / 2);
     for (regions[0..count], 0..) |address, i| {{
@@ -422,13 +424,8 @@ fn guardMemory() void {{
             rbar.* = @intCast(address | 1); // base, execute never
             rlar.* = @intCast(address | 1); // limit: the {size}-byte block at the base; on
         }}
-    }}
-    const shcsr: *volatile u32 = @ptrFromInt(0xE000_ED24);
-    shcsr.* |= 1 << 16; // MemManage faults enabled
-    const ctrl: *volatile u32 = @ptrFromInt(0xE000_ED94);
-    ctrl.* = 0b101; // the default map for privileged code, MPU on
-    asm volatile ("dsb\\nisb" ::: .{{ .memory = true }});
-}}''',
+    }}''',
+    ),
 }
 """How a guarded image programs its core's MPU (`Target.mpu`): a Zig `guardMemory` (a format
 string of `regions`, the guard regions' addresses, and the region `size`, `size_field`)."""
