@@ -453,9 +453,7 @@ def copies_channels_last(vector: VectorConv, op: Operation, channels_last: bool 
         return False
     form = _vector_form(vector, op)
     kernel = list(tensor_shape(op.operands[1])[2:])
-    lanes = form == "depthwise lanes" or (
-        depthwise_row_lanes(vector, op) and (_y_channels_last(op, channels_last) or x_channels_last(op))
-    )
+    lanes = form == "depthwise lanes" or (depthwise_row_lanes(vector, op) and _meets_channels_last(op, channels_last))
     return lanes or _takes_winograd(vector, op, channels_last) or (
         form == "channel lanes" and math.prod(kernel) > 1 and _channels_innermost(tensor_shape(op.operands[1])[1], kernel)
     )
@@ -471,6 +469,12 @@ def _y_channels_last(op: Operation, channels_last: bool | None) -> bool:
     """Whether Conv `op`'s Y is channels-last: as told (`assign-host-layouts` weighing both
     layouts), else as that pass marked it."""
     return CHANNELS_LAST in op.attributes if channels_last is None else channels_last
+
+
+def _meets_channels_last(op: Operation, channels_last: bool | None) -> bool:
+    """Whether Conv `op`'s Y (`_y_channels_last`) or X (`x_channels_last`) is channels-last: a
+    row or pixel-lane form would scatter into the one or gather from the other."""
+    return _y_channels_last(op, channels_last) or x_channels_last(op)
 
 
 def conv_form(vector: VectorConv, op: Operation, channels_last: bool | None = None) -> str:
@@ -500,11 +504,11 @@ def conv_form(vector: VectorConv, op: Operation, channels_last: bool | None = No
         # Its reader copies it channels-last: each L-pixel vector would store as L scalars
         # there, where an L-channel vector of the channel-lane form stores whole.
         return "channel lanes"
-    if depthwise_row_lanes(vector, op) and (_y_channels_last(op, channels_last) or x_channels_last(op)):
+    if depthwise_row_lanes(vector, op) and _meets_channels_last(op, channels_last):
         # The rows would gather from a channels-last X and scatter into a channels-last Y; the
         # depthwise lanes copy X channels-last and store L-channel vectors whole.
         return "depthwise lanes"
-    if pointwise_pixel_lanes(vector, op) and (_y_channels_last(op, channels_last) or x_channels_last(op)):
+    if pointwise_pixel_lanes(vector, op) and _meets_channels_last(op, channels_last):
         # Rows of pixels would scatter into a channels-last Y or gather from a channels-last X;
         # L-channel vectors store whole, and each X element is one broadcast load either way.
         return "channel lanes"

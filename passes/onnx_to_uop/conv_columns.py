@@ -129,8 +129,9 @@ KWS under 9,600 B: 16 blocks of 8 pixels, 256 times a layer) pay it most, the de
 blocks too (MLPerf KWS 4,137,601 -> 4,070,540 cycles on the L4R5, flash 57,791 -> 55,975 B; on
 mps2-an386, without flash wait states, 3,321,989 -> 3,326,531 instructions). Blocks not
 written over their input keep the nested loops (VWW's layer 10 under 22,118 B, 6 blocks:
-12,953,025 -> 12,959,404 cycles with the flat one). Words a pass: KWS under 9,600 B on the L4R5 took 5,052,337 cycles
-at 4, 4,948,844 at 8, 5,272,109 at 16 (the 16 words' code outgrew the cache again)."""
+12,953,025 -> 12,959,404 cycles with the flat one). Words a pass: KWS under 9,600 B on the
+L4R5 took 5,052,337 cycles at 4, 4,948,844 at 8, 5,272,109 at 16 (the 16 words' code outgrew
+the cache again)."""
 
 
 def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
