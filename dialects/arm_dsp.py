@@ -48,7 +48,7 @@ fully connected block (`smlad_rows`' sums):
   64-bit product plus `c`, wrapping (`SMMLA`).
 * `%r = arm_dsp.ssat %x {bits = 8, shift = 11} : i32` — `x >> shift` saturated to a signed
   `bits`-bit value (`SSAT` with `ASR`).
-* `arm_dsp.smlad_layer %pa, %pb, %shared, %py {…}` — a fully connected layer's blocks of 4 rows,
+* `arm_dsp.smlad_layer %pa, %pb, %shared, %py {…}` — a fully connected layer's blocks of 5 rows,
   each `smlad_rows` then those two instructions per sum and a byte store: the whole layer one
   asm block.
 * `arm_dsp.smlad_tile_row %pa, %pb, %py, %c0, %c1, %m0, %m1 {…}` — a row of `smlad_tile`s over
@@ -1069,17 +1069,32 @@ class LoadS4x4Op(IRDLOperation):
             raise VerifyException(f"load_s4x4 reads int4 elements, got a pointer to {self.ptr.type.element_type}")
 
 
+SMLAD_ROWS = 5
+"""The most rows an `arm_dsp.smlad_rows` takes, and the rows of each `arm_dsp.smlad_layer` block:
+5 sums, 5 weight words, the 2 activation words and 2 pointers are the Cortex-M4's 14 registers
+(r0-r12, lr) without a frame pointer; the loop's end then lives in a stack slot."""
+
 ZIG_HELPER_SOURCES["zant_smlad_rows_text"] = ZigHelper(
     "zant_smlad_rows_text",
     """\
 /// The assembly of a fully connected block's reduction (zant_smlad_rows): the biases loaded and
-/// `shared` (in %[a]) added, the loop's end into register `end`, the loop and the rest.
-fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime end: []const u8) []const u8 {{
+/// `shared` (in %[a]) added, the loop's end into `end`, the loop and the rest. `end` is a
+/// register, or a stack slot ("[sp, #n]": written through %[b], read back into %[a], dead at a
+/// pass's end: 2 cycles a pass where a register of its own would take a fifth row's). `wregs`
+/// weight registers (%[w0] ...): a row past them loads its word into the register of the row
+/// `wregs` before once that row's SMLADs read it (a load of its own: one cycle more a step).
+fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime wregs: usize, comptime end: []const u8) []const u8 {{
     {{
+        // Formatting 8 steps of 5 rows takes more of the comptime branch quota than a kernel
+        // of several blocks (a loop's and the rows left) would otherwise be given.
+        @setEvalBranchQuota(100000);
         const unroll: usize = if (steps % 8 == 0) 8 else if (steps >= 4) 4 else steps;
         const rest: usize = steps % unroll;
-        const names = [4][]const u8{{ "%[w0]", "%[w1]", "%[w2]", "%[w3]" }};
-        const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
+        const names = [5][]const u8{{ "%[w0]", "%[w1]", "%[w2]", "%[w3]", "%[w4]" }};
+        const sums = [5][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]", "%[c4]" }};
+        const slot = end[0] == '[';
+        const check = (if (slot) "ldr %[a], " ++ end ++ "\\n\\tcmp %[pb], %[a]" else "cmp %[pb], " ++ end) ++ "\\n\\tbne 1b";
+        const into = if (slot) "%[b]" else end;
         // The biases (c0's load last: it moves pb to the weights), `shared` (in a) added,
         // then the loop's end.
         comptime var text: []const u8 = "";
@@ -1087,19 +1102,20 @@ fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime en
             text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ sums[r], 4 * r }});
         }}
         text = text ++ std.fmt.comptimePrint("ldr %[c0], [%[pb]], #{{d}}\\n\\t", .{{4 * rows}});
-        for (0..4) |r| {{
+        for (0..@max(4, rows)) |r| {{
             text = text ++ (if (r < rows) "add " ++ sums[r] ++ ", " ++ sums[r] ++ ", %[a]\\n\\t" else "mov " ++ sums[r] ++ ", %[a]\\n\\t");
         }}
         const span: usize = 4 * rows * (steps - rest);
         if (span < 4096) {{
-            text = text ++ std.fmt.comptimePrint("addw " ++ end ++ ", %[pb], #{{d}}\\n\\t", .{{span}});
+            text = text ++ std.fmt.comptimePrint("addw " ++ into ++ ", %[pb], #{{d}}\\n\\t", .{{span}});
         }} else {{
-            text = text ++ std.fmt.comptimePrint("movw " ++ end ++ ", #{{d}}\\n\\tmovt " ++ end ++ ", #{{d}}\\n\\tadd " ++ end ++ ", " ++ end ++ ", %[pb]\\n\\t", .{{ span & 0xFFFF, span >> 16 }});
+            text = text ++ std.fmt.comptimePrint("movw " ++ into ++ ", #{{d}}\\n\\tmovt " ++ into ++ ", #{{d}}\\n\\tadd " ++ into ++ ", " ++ into ++ ", %[pb]\\n\\t", .{{ span & 0xFFFF, span >> 16 }});
         }}
+        if (slot) text = text ++ "str %[b], " ++ end ++ "\\n\\t";
         text = text ++ "1:\\n\\t";
         for (0..unroll + rest) |i| {{
             if (i == unroll) {{ // the loop's end, then the rest from the advanced pointers
-                text = text ++ "cmp %[pb], " ++ end ++ "\\n\\tbne 1b\\n\\t";
+                text = text ++ check ++ "\\n\\t";
             }}
             const k = if (i < unroll) i else i - unroll;
             // In the loop, the pass's first loads advance the pointers (post-indexed) and
@@ -1112,7 +1128,7 @@ fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime en
                 text = text ++ std.fmt.comptimePrint("ldr %[a], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k) - back_a}});
             }}
             text = text ++ std.fmt.comptimePrint("ldr %[b], [%[pa], #{{d}}]\\n\\t", .{{@as(isize, 8 * k + 4) - back_a}});
-            for (0..rows) |r| {{
+            for (0..@min(rows, wregs)) |r| {{
                 if (i == 0 and r == 0) {{
                     text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb]], #{{d}}\\n\\t", .{{ names[r], back_b }});
                 }} else {{
@@ -1120,13 +1136,17 @@ fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime en
                 }}
             }}
             for (0..rows) |r| {{
-                text = text ++ "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[a], " ++ sums[r] ++ "\\n\\t" ++
-                    "sxtb16 " ++ names[r] ++ ", " ++ names[r] ++ ", ror #8\\n\\t" ++
-                    "smlad " ++ sums[r] ++ ", " ++ names[r] ++ ", %[b], " ++ sums[r] ++ "\\n\\t";
+                const w = names[r % wregs];
+                text = text ++ "smlad " ++ sums[r] ++ ", " ++ w ++ ", %[a], " ++ sums[r] ++ "\\n\\t" ++
+                    "sxtb16 " ++ w ++ ", " ++ w ++ ", ror #8\\n\\t" ++
+                    "smlad " ++ sums[r] ++ ", " ++ w ++ ", %[b], " ++ sums[r] ++ "\\n\\t";
+                if (r + wregs < rows) {{
+                    text = text ++ std.fmt.comptimePrint("ldr {{s}}, [%[pb], #{{d}}]\\n\\t", .{{ w, @as(isize, 4 * rows * k + 4 * (r + wregs)) - back_b }});
+                }}
             }}
         }}
         if (rest == 0) {{
-            text = text ++ "cmp %[pb], " ++ end ++ "\\n\\tbne 1b";
+            text = text ++ check;
         }}
         return text;
     }}
@@ -1139,7 +1159,7 @@ ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
 /// A fully connected block's whole reduction (arm_dsp.smlad_rows): pb holds the block's `rows`
 /// int32 biases, then for each of `steps` steps s the `rows` weight words w_r (4 int8 each);
 /// with the activation words a = pa[4s], b = pa[4s + 2] (int16 pairs), c_r = bias_r + shared
-/// + Σ_s SMLAD(w_r, a) + SMLAD(SXTB16(w_r ror 8), b) (c_r = shared for r ≥ rows). On a DSP
+/// + Σ_s SMLAD(w_r, a) + SMLAD(SXTB16(w_r ror 8), b) (c_r = shared for rows ≤ r < 4). On a DSP
 /// core one asm block of 13 registers: the biases loaded and `shared` added first (so the
 /// caller keeps no sums, bias pointer or loop end of its own across the block), then one loop,
 /// `unroll` steps per pass (8 where they divide `steps`, else 4, or all of fewer than 4), the
@@ -1149,10 +1169,11 @@ ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
 /// loads advance the pointers (post-indexed), the others reach back from there, so a pass adds
 /// nothing. LLVM's own schedule spread the loads among the arithmetic (two cycles each, or
 /// three per LDRD) and spilled a pointer. (16 steps per pass outgrew the L4R5's 1 KB
-/// instruction cache: AD 539 K -> 973 K cycles; 8 against 4: 549 K -> 539 K.)
-inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, shared: i32) [4]i32 {{
+/// instruction cache: AD 539 K -> 973 K cycles; 8 against 4: 549 K -> 539 K.) Five rows take
+/// 4 weight registers, the fifth row's word loaded once the first row's SMLADs read theirs,
+/// and the loop's end in a stack slot (zant_smlad_rows_text).
+inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, shared: i32) [@max(4, rows)]i32 {{
     if (comptime {_HAS_DSP}) {{
-        const body = comptime zant_smlad_rows_text(steps, rows, "%[end]");
         var r0: i32 = undefined;
         var r1: i32 = undefined;
         var r2: i32 = undefined;
@@ -1165,30 +1186,55 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
         var w1: i32 = undefined;
         var w2: i32 = undefined;
         var w3: i32 = undefined;
-        var end: usize = undefined;
-        asm volatile (body
-            : [c0] "=&r" (r0),
-              [c1] "=&r" (r1),
-              [c2] "=&r" (r2),
-              [c3] "=&r" (r3),
-              [pa] "=&r" (qa),
-              [pb] "=&r" (qb),
-              [a] "=&r" (a),
-              [b] "=&r" (b),
-              [w0] "=&r" (w0),
-              [w1] "=&r" (w1),
-              [w2] "=&r" (w2),
-              [w3] "=&r" (w3),
-              [end] "=&r" (end),
-            : [ipa] "4" (pa),
-              [ipb] "5" (pb),
-              [shared] "6" (shared),
-            : .{{ .memory = true, .cpsr = true }});
-        return .{{ r0, r1, r2, r3 }};
+        if (comptime rows <= 4) {{
+            const body = comptime zant_smlad_rows_text(steps, rows, rows, "%[end]");
+            var end: usize = undefined;
+            asm volatile (body
+                : [c0] "=&r" (r0),
+                  [c1] "=&r" (r1),
+                  [c2] "=&r" (r2),
+                  [c3] "=&r" (r3),
+                  [pa] "=&r" (qa),
+                  [pb] "=&r" (qb),
+                  [a] "=&r" (a),
+                  [b] "=&r" (b),
+                  [w0] "=&r" (w0),
+                  [w1] "=&r" (w1),
+                  [w2] "=&r" (w2),
+                  [w3] "=&r" (w3),
+                  [end] "=&r" (end),
+                : [ipa] "4" (pa),
+                  [ipb] "5" (pb),
+                  [shared] "6" (shared),
+                : .{{ .memory = true, .cpsr = true }});
+            return .{{ r0, r1, r2, r3 }};
+        }} else {{
+            const body = comptime "sub sp, sp, #8\\n\\t" ++ zant_smlad_rows_text(steps, rows, 4, "[sp]") ++ "\\n\\tadd sp, sp, #8";
+            var r4: i32 = undefined;
+            asm volatile (body
+                : [c0] "=&r" (r0),
+                  [c1] "=&r" (r1),
+                  [c2] "=&r" (r2),
+                  [c3] "=&r" (r3),
+                  [c4] "=&r" (r4),
+                  [pa] "=&r" (qa),
+                  [pb] "=&r" (qb),
+                  [a] "=&r" (a),
+                  [b] "=&r" (b),
+                  [w0] "=&r" (w0),
+                  [w1] "=&r" (w1),
+                  [w2] "=&r" (w2),
+                  [w3] "=&r" (w3),
+                : [ipa] "5" (pa),
+                  [ipb] "6" (pb),
+                  [shared] "7" (shared),
+                : .{{ .memory = true, .cpsr = true }});
+            return .{{ r0, r1, r2, r3, r4 }};
+        }}
     }}
     const x: [*]const i16 = @ptrCast(pa);
     const w: [*]const i8 = @ptrCast(pb);
-    var r = [4]i32{{ shared, shared, shared, shared }};
+    var r: [@max(4, rows)]i32 = @splat(shared);
     for (0..rows) |k| {{
         r[k] +%= zant_load_word(&w[4 * k]);
     }}
@@ -1213,14 +1259,15 @@ def smlad_rows_reach(steps: int, rows: int, blocks: int = 1) -> dict[str, Reach]
 
 
 def smlad_rows(pa: Read, pb: Read, shared: int, steps: int, rows: int) -> list[int]:
-    """`arm_dsp.smlad_rows`' 4 sums (its docstring) from its pointers as `reference` reads them."""
+    """`arm_dsp.smlad_rows`' max(4, rows) sums (its docstring) from its pointers as `reference`
+    reads them."""
     halves = pa(range(4 * steps)).astype(np.int64)
     data = pb(range(4 * rows * (steps + 1))).astype(np.int8).tobytes()
 
     def word(at: int) -> int:
         return int.from_bytes(data[at : at + 4], "little", signed=True)
 
-    sums = [wrap_signed(shared + (word(4 * k) if k < rows else 0)) for k in range(4)]
+    sums = [wrap_signed(shared + (word(4 * k) if k < rows else 0)) for k in range(max(4, rows))]
     for s in range(steps):
         a = wrap_signed((int(halves[4 * s]) & 0xFFFF) | ((int(halves[4 * s + 1]) & 0xFFFF) << 16))
         b = wrap_signed((int(halves[4 * s + 2]) & 0xFFFF) | ((int(halves[4 * s + 3]) & 0xFFFF) << 16))
@@ -1234,8 +1281,9 @@ def smlad_rows(pa: Read, pb: Read, shared: int, steps: int, rows: int) -> list[i
 class SmladRowsOp(IRDLOperation):
     """`%r0, %r1, %r2, %r3 = arm_dsp.smlad_rows %pa, %pb, %shared {steps = S, rows = R}
     : !uop.ptr<i16>, !uop.ptr<i8>`: a fully connected block's whole reduction
-    (`fully_connected`) from its bias: r_k = bias_k + shared + Σ_s SMLAD(w_k(s), a(s)) +
-    SMLAD(SXTB16(w_k(s) ror 8), b(s)) wrapping, for k < R (the others are `shared`), where
+    (`fully_connected`) from its bias, max(4, R) sums for R ≤ `SMLAD_ROWS` rows: r_k = bias_k +
+    shared + Σ_s SMLAD(w_k(s), a(s)) + SMLAD(SXTB16(w_k(s) ror 8), b(s)) wrapping, for k < R
+    (the others are `shared`), where
     bias_k is the little-endian int32 at `pb + 4k`, w_k(s) the int8 word at `pb + 4R(s + 1) +
     4k` (the block's R biases, then its steps' words) and a(s), b(s) the int16 pairs at `pa +
     4s`, `pa + 4s + 2`. One asm block the target compiler does not schedule.
@@ -1263,7 +1311,7 @@ class SmladRowsOp(IRDLOperation):
 
     def __init__(self, pa: SSAValue, pb: SSAValue, shared: SSAValue, steps: int, rows: int):
         super().__init__(
-            operands=[pa, pb, shared], result_types=[[IntegerType(32)] * 4],
+            operands=[pa, pb, shared], result_types=[[IntegerType(32)] * max(4, rows)],
             properties={"steps": IntAttr(steps), "rows": IntAttr(rows)},
         )
 
@@ -1277,10 +1325,10 @@ class SmladRowsOp(IRDLOperation):
         return tuple(smlad_rows(pa, pb, shared, self.steps.data, self.rows.data))
 
     def verify_(self) -> None:
-        if len(self.sums) != 4:
-            raise VerifyException("smlad_rows has 4 sums")
-        if not 1 <= self.rows.data <= 4 or self.steps.data < 1:
-            raise VerifyException("smlad_rows takes 1 to 4 rows and at least one step")
+        if not 1 <= self.rows.data <= SMLAD_ROWS or self.steps.data < 1:
+            raise VerifyException(f"smlad_rows takes 1 to {SMLAD_ROWS} rows and at least one step")
+        if len(self.sums) != max(4, self.rows.data):
+            raise VerifyException(f"smlad_rows of {self.rows.data} rows has {max(4, self.rows.data)} sums")
 
 
 SMLAD_BLOCK_ROWS = 4
@@ -1757,78 +1805,109 @@ class SsatOp(IRDLOperation):
 ZIG_HELPER_SOURCES["zant_smlad_layer"] = ZigHelper(
     "zant_smlad_layer",
     f"""\
-/// A fully connected layer of `blocks` blocks of 4 rows (arm_dsp.smlad_layer): each block's
-/// zant_smlad_rows from pb + block·4·4·(steps + 1), its 4 sums requantized as SSAT(#8,
-/// SMMLA(c, multiplier, addend), ASR #shift) and stored at py + 4·block .. + 3. One asm block
-/// of 13 registers for the whole layer, so no compiled loop runs around each block: the
-/// output pointer, the layer's end, `shared`, the activations' start, the multiplier and the
-/// addend live in 24 bytes below sp, the output pointer's register holding each block's loop
-/// end meanwhile; pb runs on from block to block.
+/// A fully connected layer of `blocks` blocks of {SMLAD_ROWS} rows (arm_dsp.smlad_layer): each block's
+/// zant_smlad_rows from pb + block·4·rows·(steps + 1), its sums requantized as SSAT(#8,
+/// SMMLA(c, multiplier, addend), ASR #shift) and stored at py + rows·block .. + rows - 1. One
+/// asm block for the whole layer, so no compiled loop runs around each block: the output
+/// pointer, the layer's end, `shared`, the activations' start, the multiplier, the addend and
+/// the block's loop end live in 28 bytes below sp; pb runs on from block to block. Built for
+/// speed (ReleaseFast, ReleaseSmall: no frame pointer) it takes 14 registers, a weight
+/// register a row; else 13 (with r7 the frame pointer LLVM has no 14th), the fifth row's word
+/// loaded apart (zant_smlad_rows_text's `wregs`).
 inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, comptime multiplier: i32, comptime addend: i32, comptime shift: u5, pa: *const i16, pb: *const i8, shared: i32, py: *i8) void {{
-    const rows: usize = 4;
+    const rows: usize = {SMLAD_ROWS};
     if (comptime {_HAS_DSP}) {{
+        const mode = @import("builtin").mode;
+        const wregs: usize = comptime if (mode == .fast or mode == .small) rows else rows - 1;
         const unroll: usize = comptime if (steps % 8 == 0) 8 else if (steps >= 4) 4 else steps;
         const rest: usize = steps % unroll;
-        const sums = [4][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]" }};
+        const sums = [5][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]", "%[c4]" }};
         const text = comptime t: {{
             const total: u32 = 4 * rows * (steps + 1) * blocks;
             const m: u32 = @bitCast(multiplier);
             const c: u32 = @bitCast(addend);
+            // py enters in b.
             var s: []const u8 = std.fmt.comptimePrint(
-                "sub sp, sp, #24\\n\\tstr %[py], [sp]\\n\\tstr %[a], [sp, #8]\\n\\tstr %[pa], [sp, #12]\\n\\t" ++
-                    "movw %[py], #{{d}}\\n\\tmovt %[py], #{{d}}\\n\\tadd %[py], %[py], %[pb]\\n\\tstr %[py], [sp, #4]\\n\\t" ++
+                "sub sp, sp, #32\\n\\tstr %[b], [sp]\\n\\tstr %[a], [sp, #8]\\n\\tstr %[pa], [sp, #12]\\n\\t" ++
+                    "movw %[b], #{{d}}\\n\\tmovt %[b], #{{d}}\\n\\tadd %[b], %[b], %[pb]\\n\\tstr %[b], [sp, #4]\\n\\t" ++
                     "movw %[w0], #{{d}}\\n\\tmovt %[w0], #{{d}}\\n\\tmovw %[w1], #{{d}}\\n\\tmovt %[w1], #{{d}}\\n\\tstrd %[w0], %[w1], [sp, #16]\\n" ++
                     "2:\\n\\tldr %[a], [sp, #8]\\n\\tldr %[pa], [sp, #12]\\n\\t",
                 .{{ total & 0xFFFF, total >> 16, m & 0xFFFF, m >> 16, c & 0xFFFF, c >> 16 }},
             );
-            s = s ++ zant_smlad_rows_text(steps, rows, "%[py]");
+            s = s ++ zant_smlad_rows_text(steps, rows, wregs, "[sp, #24]");
             if (rest != 0) {{ // the rest's loads did not advance pb: on to the next block
                 s = s ++ std.fmt.comptimePrint("\\n\\tadd %[pb], %[pb], #{{d}}", .{{4 * rows * rest}});
             }}
             // The multiplier and addend from the stack beside the output pointer and the layer's
             // end: one group of 4 loads (5 cycles) where their movw/movt took 4 more.
-            s = s ++ "\\n\\tldr %[w0], [sp, #16]\\n\\tldr %[w1], [sp, #20]\\n\\tldr %[py], [sp]\\n\\tldr %[a], [sp, #4]";
+            s = s ++ "\\n\\tldr %[w0], [sp, #16]\\n\\tldr %[w1], [sp, #20]\\n\\tldr %[b], [sp]\\n\\tldr %[a], [sp, #4]";
             const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{{d}}", .{{shift}});
             for (0..rows) |r| {{
                 s = s ++ "\\n\\tsmmla " ++ sums[r] ++ ", " ++ sums[r] ++ ", %[w0], %[w1]\\n\\tssat " ++ sums[r] ++ ", #8, " ++ sums[r] ++ by;
             }}
-            s = s ++ "\\n\\tstrb %[c0], [%[py]]\\n\\tstrb %[c1], [%[py], #1]\\n\\tstrb %[c2], [%[py], #2]" ++
-                "\\n\\tstrb %[c3], [%[py], #3]\\n\\tadd %[py], %[py], #4\\n\\tstr %[py], [sp]" ++
-                "\\n\\tcmp %[pb], %[a]\\n\\tbne 2b\\n\\tadd sp, sp, #24";
+            for (0..rows) |r| {{
+                s = s ++ std.fmt.comptimePrint("\\n\\tstrb {{s}}, [%[b], #{{d}}]", .{{ sums[r], r }});
+            }}
+            s = s ++ std.fmt.comptimePrint("\\n\\tadd %[b], %[b], #{{d}}\\n\\tstr %[b], [sp]", .{{rows}}) ++
+                "\\n\\tcmp %[pb], %[a]\\n\\tbne 2b\\n\\tadd sp, sp, #32";
             break :t s;
         }};
         var r0: i32 = undefined;
         var r1: i32 = undefined;
         var r2: i32 = undefined;
         var r3: i32 = undefined;
+        var r4: i32 = undefined;
         var qa: *const i16 = undefined;
         var qb: *const i8 = undefined;
         var a: i32 = undefined;
-        var b: i32 = undefined;
+        var qy: *i8 = undefined;
         var w0: i32 = undefined;
         var w1: i32 = undefined;
         var w2: i32 = undefined;
         var w3: i32 = undefined;
-        var qy: *i8 = undefined;
-        asm volatile (text
-            : [c0] "=&r" (r0),
-              [c1] "=&r" (r1),
-              [c2] "=&r" (r2),
-              [c3] "=&r" (r3),
-              [pa] "=&r" (qa),
-              [pb] "=&r" (qb),
-              [a] "=&r" (a),
-              [b] "=&r" (b),
-              [w0] "=&r" (w0),
-              [w1] "=&r" (w1),
-              [w2] "=&r" (w2),
-              [w3] "=&r" (w3),
-              [py] "=&r" (qy),
-            : [ipa] "4" (pa),
-              [ipb] "5" (pb),
-              [shared] "6" (shared),
-              [ipy] "12" (py),
-            : .{{ .memory = true, .cpsr = true }});
+        if (comptime wregs == rows) {{
+            var w4: i32 = undefined;
+            asm volatile (text
+                : [c0] "=&r" (r0),
+                  [c1] "=&r" (r1),
+                  [c2] "=&r" (r2),
+                  [c3] "=&r" (r3),
+                  [c4] "=&r" (r4),
+                  [pa] "=&r" (qa),
+                  [pb] "=&r" (qb),
+                  [a] "=&r" (a),
+                  [b] "=&r" (qy),
+                  [w0] "=&r" (w0),
+                  [w1] "=&r" (w1),
+                  [w2] "=&r" (w2),
+                  [w3] "=&r" (w3),
+                  [w4] "=&r" (w4),
+                : [ipa] "5" (pa),
+                  [ipb] "6" (pb),
+                  [shared] "7" (shared),
+                  [ipy] "8" (py),
+                : .{{ .memory = true, .cpsr = true }});
+        }} else {{
+            asm volatile (text
+                : [c0] "=&r" (r0),
+                  [c1] "=&r" (r1),
+                  [c2] "=&r" (r2),
+                  [c3] "=&r" (r3),
+                  [c4] "=&r" (r4),
+                  [pa] "=&r" (qa),
+                  [pb] "=&r" (qb),
+                  [a] "=&r" (a),
+                  [b] "=&r" (qy),
+                  [w0] "=&r" (w0),
+                  [w1] "=&r" (w1),
+                  [w2] "=&r" (w2),
+                  [w3] "=&r" (w3),
+                : [ipa] "5" (pa),
+                  [ipb] "6" (pb),
+                  [shared] "7" (shared),
+                  [ipy] "8" (py),
+                : .{{ .memory = true, .cpsr = true }});
+        }}
         return;
     }}
     const w: [*]const i8 = @ptrCast(pb);
@@ -1848,12 +1927,12 @@ inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, compti
 class SmladLayerOp(RequantAddendRowOp):
     """`arm_dsp.smlad_layer %pa, %pb, %shared, %py {steps = S, blocks = B, multiplier = M,
     addend = C, shift = H} : !uop.ptr<i16>, !uop.ptr<i8>, !uop.ptr<i8>`: a fully connected
-    layer's B blocks of 4 rows, each `arm_dsp.smlad_rows` of 4 rows from `pb + 16(S + 1)·b`,
-    its sums s_r requantized as `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(s_r, M, C)`
-    and stored at `py + 4b + r` (int8): the loop over blocks, their epilogues and stores in one
-    asm block (`arm-dsp-requant`).
-    Reach (its asm, as `reference`): pb's bytes
-    [0, 16(S + 1)·B) (pb runs on to the layer's end exactly), pa's as `smlad_rows`', py's [0, 4B)."""
+    layer's B blocks of R = `SMLAD_ROWS` (5) rows, each `arm_dsp.smlad_rows` of R rows from
+    `pb + 4R(S + 1)·b`, its sums s_r requantized as `arm_dsp.ssat` (8 bits, shift H) of
+    `arm_dsp.smmla(s_r, M, C)` and stored at `py + Rb + r` (int8): the loop over blocks, their
+    epilogues and stores in one asm block (`arm-dsp-requant`).
+    Reach (its asm, as `reference`): pb's bytes [0, 4R(S + 1)·B) (pb runs on to the layer's end
+    exactly), pa's as `smlad_rows`', py's [0, RB)."""
 
     name = "arm_dsp.smlad_layer"
 
@@ -1873,7 +1952,7 @@ class SmladLayerOp(RequantAddendRowOp):
     POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i16), ("pb", i8), ("py", i8))
     COUNTS: ClassVar[tuple[str, ...]] = ("steps", "blocks")
     INT32: ClassVar[tuple[str, ...]] = ("multiplier", "addend")
-    ROWS: ClassVar[int] = 4
+    ROWS: ClassVar[int] = SMLAD_ROWS
 
     ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers(
         "zant_smlad_layer", "zant_smlad_rows_text", "zant_smlad_rows", "zant_load_word16", "zant_load_word",

@@ -27,12 +27,13 @@ larger lower bound (a fused ReLU with zp above the type's minimum) stays a `max`
 Taken for the sums of `arm_dsp.smlad_rows` (fully connected blocks, `fully_connected.py`), the
 only kernels it has been measured on; other kernels' epilogues have the same chain.
 
-Then a layer's whole loop over its blocks of 4 rows, where each block's 4 sums take one literal
-multiplier and addend and go to y[i + 4·block + r] (int8, in bounds; a ReLU at -128 on the way
-is nothing), becomes one `arm_dsp.smlad_layer`: the blocks, their requantization and stores in
-one asm block, so no compiled loop spills and reloads around each block's 13-register assembly
-(AD on the L4R5: 528,303 -> 519,615 cycles). Per-channel multipliers (a table), a last block
-overlapping the one before (M not a multiple of 4) or anything else in the loop keep the blocks.
+Then a layer's whole loop over its blocks of 5 rows (`arm_dsp.SMLAD_ROWS`), where each block's
+5 sums take one literal multiplier and addend and go to y[i + 5·block + r] (int8, in bounds; a
+ReLU at -128 on the way is nothing), becomes one `arm_dsp.smlad_layer`: the blocks, their
+requantization and stores in one asm block, so no compiled loop spills and reloads around each
+block's assembly of 13 or 14 registers (AD on the L4R5, at 4 rows: 528,303 -> 519,615 cycles).
+The rows left after the loop (M not a multiple of 5: a block of its own) keep their
+`smlad_rows`; per-channel multipliers (a table) or anything else in the loop keep the blocks.
 (The same per block, the loop compiled around it, was slower: LLVM unrolled the 32 blocks of
 AD's layers, whose code then missed the 1 KB instruction cache: 582 K cycles.)
 """
@@ -186,9 +187,9 @@ def _linear(value: SSAValue) -> tuple[dict[SSAValue, int], int]:
 
 
 def fuse_layer(rows: arm_dsp.SmladRowsOp) -> bool:
-    """The loop over a layer's blocks of 4 rows, each `smlad_rows` then per sum an smmla and an
-    ssat (8 bits) of literals shared by the layer, a cast to int8 (and a ReLU at -128, nothing)
-    stored at y[i + 4·block + r] (in bounds) → one `arm_dsp.smlad_layer` before the loop, the
+    """The loop over a layer's blocks of `SmladLayerOp.ROWS` rows, each `smlad_rows` then per sum
+    an smmla and an ssat (8 bits) of literals shared by the layer, a cast to int8 (and a ReLU at
+    -128, nothing) stored at y[i + ROWS·block + r] (in bounds) → one `arm_dsp.smlad_layer` before the loop, the
     loop gone; False, unchanged, where the loop holds anything else."""
     loop = rows.parent_op()
     if rows.rows.data != arm_dsp.SmladLayerOp.ROWS or not isinstance(loop, uop.RangeOp):

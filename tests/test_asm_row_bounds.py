@@ -58,8 +58,8 @@ ASM_REACH = {
     "py: q·y_pair + i·y_next + j·y_pixel, i < 4, j < 2",
     "arm_dsp.smlad_rows": "pa (int16): [0, 4·steps); pb: [0, 4·rows·(steps + 1)) (biases, then per step a word a row; "
     "the loop's span 4·rows·(steps - rest), the rest after it)",
-    "arm_dsp.smlad_layer": "pa (int16): smlad_rows'; pb: [0, 16·(steps + 1)·blocks) (pb runs on from block to block, "
-    "the layer's end reached exactly); py: [0, 4·blocks)",
+    "arm_dsp.smlad_layer": "pa (int16): smlad_rows'; pb: [0, 20·(steps + 1)·blocks) (5-row blocks; pb runs on from "
+    "block to block, the layer's end reached exactly); py: [0, 5·blocks)",
     "arm_mve.vldrb_gather / vldrh_gather": "ptr + offsets[k] (elements), one lane each",
     "arm_mve.vstrb_scatter": "ptr + offsets[k], one byte each",
     "arm_mve.vmov_lane(s), vmlava, vmulh, vrshr": "registers only",
@@ -184,16 +184,16 @@ FIRST = [
 FULLY_CONNECTED = [
     ("k1_m1", 1, 1, TensorProto.INT8),  # one input, one output: a word padded
     ("k5_m4", 5, 4, TensorProto.INT8),
-    ("k4_m7", 4, 7, TensorProto.INT8),  # a last block overlapping the one before
+    ("k4_m7", 4, 7, TensorProto.INT8),  # a last block of the 2 rows left
     ("k9_m2", 9, 2, TensorProto.INT8),
-    ("k1027_m5", 1027, 5, TensorProto.INT8),  # 4 steps a pass and 3 after the loop
+    ("k1027_m5", 1027, 5, TensorProto.INT8),  # 5 rows (the loop's end on the stack): 4 steps a pass and 3 after the loop
 ]
 
-LAYERS = [  # whole layers of 4-row blocks (arm_dsp.smlad_layer): one step, 2 and a rest, 4 and 3 after the loop
-    ("k1_m4", 1, 4, TensorProto.INT8),
-    ("k22_m8", 22, 8, TensorProto.INT8),
-    ("k1027_m4", 1027, 4, TensorProto.INT8),
-    ("k6_m12", 6, 12, TensorProto.INT8),
+LAYERS = [  # whole layers of 5-row blocks (arm_dsp.smlad_layer): one step, 2 and a rest, 4 and 3 after the loop
+    ("k1_m5", 1, 5, TensorProto.INT8),
+    ("k22_m10", 22, 10, TensorProto.INT8),
+    ("k1027_m5", 1027, 5, TensorProto.INT8),
+    ("k6_m15", 6, 15, TensorProto.INT8),
 ]
 
 EDGES = {
@@ -218,7 +218,7 @@ EDGES = {
     "fully_connected": Edge(
         lambda: _fully_connected(FULLY_CONNECTED), {"cortex-m4": {"arm_dsp.smlad_rows"}, "cortex-m55": {"arm_mve.vmlava"}}
     ),
-    "fully_connected_layer": Edge(  # one multiplier a layer: whole layers of 4-row blocks
+    "fully_connected_layer": Edge(  # one multiplier a layer: whole layers of 5-row blocks
         lambda: _fully_connected(LAYERS, per_tensor=True),
         {"cortex-m4": {"arm_dsp.smlad_layer"}, "cortex-m55": {"arm_mve.vmlava"}},
     ),

@@ -17,8 +17,8 @@ from zant.dialects.arm_dsp import smlad, sxtb16
 from zant.passes.onnx_to_uop.fully_connected import FEW_INPUTS_WEIGHTS, MIN_WEIGHTS, ROWS, block_starts, corrected_bias, interleaved_weights
 
 # (name, K, M, X type), each with at least MIN_WEIGHTS weights: K a multiple of 4 or not (1027,
-# 13, 4099, 1367, 6: a last word padded), M a multiple of the rows or not (5, 333: a last block
-# overlapping the one before), fewer rows than a block (1, 3), a uint8 X, AD's first layer's K;
+# 13, 4099, 1367, 6: a last word padded), M a multiple of the rows or not (5, 700; 333, 8: a last
+# block of the 3 rows left), fewer rows than a block (1, 3), a uint8 X, AD's first layer's K;
 # smlad_rows' loop 8 steps per pass (K 640), 4 with 1 or 2 after it (1027, 4099, 1367), 4 alone
 # (13), 2 (6).
 CASES = [
@@ -54,23 +54,24 @@ def _form(weights: np.ndarray, bias: np.ndarray, x: np.ndarray, unsigned: bool) 
     shared = -128 * int(xs[0::2].sum())
     out = np.zeros(out_channels, np.int64)
     for block, first in enumerate(block_starts(out_channels, rows)):
+        count = min(rows, out_channels - first)  # the last block: the rows left
         start = block * (steps + 1) * rows * 4  # the block's biases, then its words
-        accs = [np.int32(_word(packed, start + 4 * r) + shared) for r in range(rows)]
+        accs = [np.int32(_word(packed, start + 4 * r) + shared) for r in range(count)]
         for j in range(steps):
             x0, x1, x2, x3 = (int(v) for v in xs[4 * j : 4 * j + 4])
             a = _halves(x0, x2)
             b = _halves(x1 - 256 * x0 - 128, x3 - 256 * x2 - 128)
-            for r in range(rows):
-                w = _word(packed, start + ((j + 1) * rows + r) * 4)
+            for r in range(count):
+                w = _word(packed, start + ((j + 1) * count + r) * 4)
                 accs[r] = smlad(sxtb16(w, 8), b, smlad(w, a, int(accs[r])))
-        out[first : first + rows] = accs
+        out[first : first + count] = accs
     return out
 
 
 @pytest.mark.parametrize("unsigned", [False, True])
 def test_the_form_sums_the_products_exactly(unsigned):
     rng = np.random.default_rng(3)
-    for depth, out_channels in [(7, 5), (13, 6), (4, 1), (9, 4), (16, 3)]:
+    for depth, out_channels in [(7, 5), (13, 6), (4, 1), (9, 4), (16, 3), (10, 13)]:
         weights = rng.integers(-128, 128, (out_channels, depth)).astype(np.int8)
         weights[0, :4] = [-128, -128, 127, -128]  # the extremes of each byte
         bias = rng.integers(-50_000, 50_000, out_channels).astype(np.int32)
@@ -82,20 +83,20 @@ def test_the_form_sums_the_products_exactly(unsigned):
 
 
 def test_interleaved_weights_hold_each_block_its_biases_then_a_word_of_each_row_at_a_time():
-    weights = np.arange(5 * 7).reshape(5, 7).astype(np.int8) - 17
-    bias = np.array([-(2**31), 2**31 - 1, -3, 70_000, 5], np.int32)
-    packed = interleaved_weights(weights, bias, 4)
-    assert block_starts(5, 4) == [0, 1]  # the last block overlaps the first
-    assert packed.size == 2 * (1 + 2) * 4 * 4  # blocks x (biases + words per row) x rows x 4
-    padded = np.zeros((5, 8), np.int16)
+    weights = np.arange(7 * 7).reshape(7, 7).astype(np.int8) - 17
+    bias = np.array([-(2**31), 2**31 - 1, -3, 70_000, 5, 6, -7], np.int32)
+    packed = interleaved_weights(weights, bias, 5)
+    assert block_starts(7, 5) == [0, 5]  # the last block holds the 2 rows left
+    assert packed.size == (1 + 2) * (5 + 2) * 4  # (biases + words per row) x rows x 4
+    padded = np.zeros((7, 8), np.int16)
     padded[:, :7] = weights
-    for block, first in enumerate([0, 1]):
-        start = block * 3 * 4 * 4
-        for r in range(4):
+    for block, (first, count) in enumerate([(0, 5), (5, 2)]):
+        start = block * 3 * 5 * 4
+        for r in range(count):
             assert _word(packed, start + 4 * r) == bias[first + r], (block, r)
         for j in range(2):
-            for r in range(4):
-                got = packed[start + ((j + 1) * 4 + r) * 4 :][:4].astype(np.int16)
+            for r in range(count):
+                got = packed[start + ((j + 1) * count + r) * 4 :][:4].astype(np.int16)
                 want = padded[first + r, 4 * j : 4 * j + 4].copy()
                 want[0::2] += 128  # the even bytes offset to unsigned
                 assert np.array_equal(got.astype(np.uint8), want.astype(np.uint8)), (block, j, r)
@@ -103,8 +104,8 @@ def test_interleaved_weights_hold_each_block_its_biases_then_a_word_of_each_row_
 
 def _model(cases=CASES, per_tensor: bool = False) -> onnx.ModelProto:
     """QLinearConv 1x1 layers over one pixel; weight scales per channel, or one per layer
-    (`per_tensor`: the requantization one multiplier, so whole layers of 4-row blocks take
-    arm_dsp.smlad_layer)."""
+    (`per_tensor`: the requantization one multiplier, so a layer's whole blocks of `ROWS` rows
+    take arm_dsp.smlad_layer)."""
     layers = (
         QConv(name, depth, out_channels, x_type=x_type, x_zero=131 if x_type == TensorProto.UINT8 else 3,
               w_scale=0.004 / np.sqrt(depth), per_channel=not per_tensor, y_zero=-4)
@@ -131,18 +132,20 @@ def test_every_pass_keeps_the_interpreters_outputs():
     through every later pass."""
     module, report = check_passes_after_lowering(_model())
     assert "arm-dsp-dot" in report.checked
-    assert sum(op.name == "arm_dsp.smlad_rows" for op in module.walk()) == len(CASES)
+    # a loop's block and, where M is more than a block and no multiple of it, one for the rows left
+    blocks = sum(1 + (m > ROWS and m % ROWS != 0) for _, _, m, _ in CASES)
+    assert sum(op.name == "arm_dsp.smlad_rows" for op in module.walk()) == blocks
 
 
 def test_fully_connected_layers_as_cortex_m4_firmware(tmp_path):
     """The same layers as Cortex-M4 firmware under QEMU (smlad_rows as its assembly loop: 4, 2
-    and 1 steps per pass, 1 to 4 rows)."""
+    and 1 steps per pass, 1 to 5 rows: 5 with its loop's end on the stack)."""
     expect_reference_as_firmware(_model(), tmp_path, seed=5)
 
 
 # (name, M, K, N, A type, a zero point, B type, b zero points: per-tensor int or per column,
 # QLinearMatMul or MatMulInteger). Odd K (a last word padded), N not a multiple of the rows (a
-# last block overlapping), a uint8 A with its zero point folded, a uint8 B centered at 128 per
+# last block of fewer rows), a uint8 A with its zero point folded, a uint8 B centered at 128 per
 # tensor and per column, several rows of A.
 MATMULS = [
     ("q_k1027_n6", 1, 1027, 6, TensorProto.INT8, 3, TensorProto.INT8, 0, True),
@@ -206,9 +209,9 @@ def test_matmuls_as_cortex_m4_firmware(tmp_path):
     expect_reference_as_firmware(_matmul_model(), tmp_path, seed=4)
 
 
-# Layers of whole 4-row blocks (M a multiple of 4) with one weight scale: arm_dsp.smlad_layer
-# (8 steps per pass; 4 with 1 and 2 after the loop; 2 alone), and an overlapping last block that
-# keeps smlad_rows.
+# Layers with one weight scale: their whole 5-row blocks one arm_dsp.smlad_layer (8 steps per
+# pass; 4 with 1 and 2 after the loop; 2 alone), the rows left (M not a multiple of 5: 8, 12, 13)
+# one smlad_rows after it.
 LAYERS = [
     ("l_k640_m8", 640, 8, TensorProto.INT8),
     ("l_k1027_m12", 1027, 12, TensorProto.INT8),
@@ -219,13 +222,19 @@ LAYERS = [
 
 
 def test_whole_layers_take_smlad_layer_and_equal_the_reference(tmp_path):
-    """One weight scale per layer: every layer of whole 4-row blocks is one arm_dsp.smlad_layer
-    (its loop over blocks gone), the 13-row one keeps its blocks; built for the host (the plain
-    Zig of the ops) and as Cortex-M4 firmware under QEMU (their assembly), each equal to the
-    reference bit for bit."""
+    """One weight scale per layer: each layer's whole 5-row blocks are one arm_dsp.smlad_layer
+    (its loop over blocks gone), the rows left of 8, 12 and 13 one smlad_rows each; built for
+    the host (the plain Zig of the ops) and as Cortex-M4 firmware under QEMU (their assembly,
+    14 registers in ReleaseFast), each equal to the reference bit for bit."""
     model = _model(LAYERS, per_tensor=True)
     module, _ = check_passes_after_lowering(model)
-    assert sum(op.name == "arm_dsp.smlad_layer" for op in module.walk()) == 4
-    assert sum(op.name == "arm_dsp.smlad_rows" for op in module.walk()) == 1
+    assert sum(op.name == "arm_dsp.smlad_layer" for op in module.walk()) == len(LAYERS)
+    assert sum(op.name == "arm_dsp.smlad_rows" for op in module.walk()) == 3
     expect_reference_on_host(model, tmp_path, seeds=(1, 2))
     expect_reference_as_firmware(model, tmp_path, seed=6)
+
+
+def test_whole_layers_as_release_safe_firmware(tmp_path):
+    """The same layers in ReleaseSafe, whose frame pointer leaves smlad_layer 13 registers (the
+    fifth row's word loaded apart, into the first row's register): equal to the reference."""
+    expect_reference_as_firmware(_model(LAYERS, per_tensor=True), tmp_path, seed=7, optimize="ReleaseSafe")

@@ -27,20 +27,20 @@ bias at compile time) minus 128·Σ_even X (one value per vector, shared by all 
 while the activations are widened). A uint8 X is widened as X - 128, and 128·Σ_k W[m, k] is
 added to the bias.
 
-The rows are taken `ROWS` at a time, each block packed at compile time as its rows' int32
-biases (the corrected ones, below) then its words interleaved a step at a time (W'[block] =
-bias'[m0 .. m0 + ROWS - 1], then [k/4][row][4]), so one pointer reads the block's biases and
-then the 4·ROWS bytes of each step in order; each block's whole reduction is one
-`arm_dsp.smlad_rows`, assembly that starts each sum at its bias plus the shared correction and
-loops with the loads of a step adjacent (the Cortex-M4 pipelines a load after a load: one cycle
-each after the first), each weight word widened in its own register once its first SMLAD read
-it:
+The rows are taken `ROWS` (5) at a time, the last block the rows left (M not a multiple of 5:
+fewer rows), each block packed at compile time as its rows' int32 biases (the corrected ones,
+below) then its words interleaved a step at a time (W'[block] = bias'[m0 .. m0 + rows - 1],
+then [k/4][row][4]), so one pointer reads the block's biases and then the 4·rows bytes of each
+step in order; each block's whole reduction is one `arm_dsp.smlad_rows`, assembly that starts
+each sum at its bias plus the shared correction and loops with the loads of a step adjacent
+(the Cortex-M4 pipelines a load after a load: one cycle each after the first), each weight
+word widened in its own register once its first SMLAD read it:
 
     for n:
       for j < K/4: xw[j] = (A, B) of X[n, 4j .. 4j + 3]  (positions past K: 0), s += x0 + x2
-      for b < ceil(M / ROWS):  m0 = min(ROWS·b, M - ROWS)  (the last block may overlap)
-        acc[r] = W'[b].bias[r] - 128·s  (r < ROWS)                             (smlad_rows)
-        for j < K/4: a, b' = xw[j]; w[r] = W'[b][j][r] (r < ROWS)
+      for b < ceil(M / ROWS):  m0 = ROWS·b, rows = min(ROWS, M - m0)  (the last: a block of its own)
+        acc[r] = W'[b].bias[r] - 128·s  (r < rows)                             (smlad_rows)
+        for j < K/4: a, b' = xw[j]; w[r] = W'[b][j][r] (r < rows)
                      acc[r] = SMLAD(SXTB16(w[r] ror 8), b', SMLAD(w[r], a, acc[r]))
         Y[n, m0 + r] = epilogue(acc[r], m0 + r)
 
@@ -48,53 +48,48 @@ The biases in the block's stream, not a table of their own, leave the compiled l
 one pointer to keep (AD's 128 -> 640 layer: 4 bias loads, their adds and the spills around the
 assembly's 13 registers took about 40 cycles a block).
 
-Per 16 products: 2 activation words, 4 weight words, 4 `SXTB16` and 8 `SMLAD` (18
-instructions, 19 cycles without flash waits; the word SMLAD form's rows took 23 instructions:
-one input word and its two `SXTB16`, then per row a word load, two `SXTB16` and two `SMLAD`).
-Left to LLVM (single SMLAD and SXTB16 ops), the same instructions cost about 25 cycles per 16
-products: its schedule spread the loads among the arithmetic (two cycles each, three per LDRD)
-and spilled a pointer; AD on the L4R5 612,459 cycles against 554,338 with the loop. Positions K
-to the next multiple of 4 are zero in both W' and X; a last block overlapping the one before (M
-not a multiple of `ROWS`) has its own copy of its rows in W' and stores the overlapped outputs
-again, with the same values.
+Per step of 4 inputs by 5 rows: 2 activation words and 5 weight words (one group of 7 loads, 8
+cycles), 5 `SXTB16` and 10 `SMLAD`: 23 cycles per 20 products (18.4 per 16; 4 rows took 19 per
+16, 5 rows a second load group 19.2). The 14 registers (5 sums, 5 words, 2 activation words, 2
+pointers; ReleaseFast and ReleaseSmall, without a frame pointer) leave the loop's end none: it
+is read back from the stack at each pass's end (2 cycles more per 8 steps). Left to LLVM
+(single SMLAD and SXTB16 ops), the same instructions cost about 25 cycles per 16 products: its
+schedule spread the loads among the arithmetic (two cycles each, three per LDRD) and spilled a
+pointer; AD on the L4R5 612,459 cycles against 554,338 with the loop (at 4 rows). Positions K
+to the next multiple of 4 are zero in both W' and X.
 
 Exact: the sums wrap modulo 2^32 as the reference's int32 sums, and the final sum is the same
 integer (the corrections cancel exactly), so the requantization sees the same values.
 
-Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 517 K cycles (zant profile, at
-the word widening): 169 K are flash wait states (5 per 8-byte word read once: 165 K of weights,
-4 K of biases; the plugin charges each 64-bit word once however it is read, LDR, LDRD or LDM, and
-the ART's prefetch is the instruction bus's only, so no access pattern reads them for less), and
-the loop's 19 cycles per 16 products (2 + 4 loads at 7 cycles, a load group's first load costing
-2; 4 SXTB16; 8 SMLAD) are 314 K; the rest is per row (bias load, shared add, SMMLA, SSAT, store:
-about 5 cycles, 8 K), per block (about 20 cycles of pointers, immediates and loop, 8 K), the
-pass's loop end (4 cycles per 8 steps, 8 K: 16 steps a pass outgrow the 1 KB I-cache) and the
-widening (3 K). The floor under the same model: every weight word needs its load, one SXTB16
-and two SMLAD (1 cycle per product, 264 K) beside the 169 K of flash, 433 K; what is above it
-is the activation loads and each load group's first cycle (3 per 16 products here, 50 K), which
-more rows per activation load would cut, but 14 registers hold no more than 4 rows of this
-form (4 accumulators, 2 activation words, 4 weight words, 3 pointers; weights loaded two at a
-time for 8 rows cost 19 per 16 too, each load group paying its first cycle). Not built, the
-best the register file allows, as far as we found: rows in pairs sharing each weight word, the
+Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 508 K cycles (zant profile's
+firmware image; 515 K with blocks of 4 rows): about 169 K are flash wait states (5 per 8-byte
+word read once: 165 K of weights, 4 K of biases; the plugin charges each 64-bit word once however
+it is read, LDR, LDRD or LDM, and the ART's prefetch is the instruction bus's only, so no access
+pattern reads them for less), about 304 K the loops' steps (23 cycles per 20 products) and 10 K
+their passes' ends (6 cycles per 8 steps), the rest per row (bias load, shared add, SMMLA, SSAT, store: about 5 cycles), per block
+and the widening (3 K). A 128x128 layer: 32,338 -> 32,106 cycles (25 blocks of 5 rows and one
+of 3, whose requantization is compiled code, against 32 of 4). The floor under the same model:
+every weight word needs its load, one SXTB16 and two SMLAD (1 cycle per product, 264 K) beside
+the 169 K of flash, 433 K; what is above it is the activation loads and each load group's first
+cycle (2.4 per 16 products here, 40 K). Not built: rows in pairs sharing each weight word, the
 bytes (w_r0[k] + 128, w_r1[k], w_r0[k'] + 128, w_r1[k']) read raw as halves 256·w_r1 + w_r0 +
 128 against one activation word (x_k, x_k') into E, SXTB16 ror 8 of the same word into S1 (so
-row 0 is E - 256·S1 - 128·Σx: one activation word per step, not two, and biases without the
-odd-weight correction); 8 rows then take 8 accumulators, 2 pointers and 4 registers for the 5
-loads of each step (3 load groups per 2 steps: 18.5 cycles per 16 products, against 19) with
-the loop's end read from the stack (+2 cycles per pass): about 4 K off the loops and 4 K off
-the halved blocks' fixed costs, about 509 K. So Plumerai's 486 K stays out of reach with the
-weights in flash, short of weights in RAM (below; the six 128x128 layers' 96 KB alone are 61 K
-of wait states). Fewer flash bytes (0.625 cycles each) looked no better on paper: AD's dense_1
-.. dense_3 hold 95-98 % of their weights within ±7, but int4 planes (AND, AND of the word
-shifted 4, a UXTB16 each: 9 cycles per 8 products against 8) would save their 15 K of wait
-states less 6 K of unpacking, and their 1,785 outliers at about 6 cycles each take the rest. A layer of whole blocks
-with one multiplier runs as one asm block with its epilogues (`arm-dsp-requant`'s
-`arm_dsp.smlad_layer`: 528 K -> 520 K). Tried and not kept: the requantization and stores inside
-each block's assembly (LLVM then unrolled the loop over blocks fully: 582 K cycles from
-instruction fetches), the requantization alone inside it (the multiplier and addend immediates
-reloaded per block: 529 K), this form for AD's 128 -> 8 layer (63 cycles slower: 128 inputs to
-widen for 8 outputs; `FEW_INPUTS_WEIGHTS`). With the weights staged in RAM (`zant compile
---constants staged`, 273 KB of the L4R5's 640 KB), AD took 359 K cycles (at d25bf7f).
+row 0 is E - 256·S1 - 128·Σx): per row as few activation loads as this form, but 2 sums and half
+a weight register a row, 6 rows (3 words, 1 activation word) at 14 cycles per 12 products (18.7
+per 16) with the loop's end in a register: no better than 5 rows here. So Plumerai's 486 K stays
+out of reach with the weights in flash, short of weights in RAM (below; the six 128x128 layers'
+96 KB alone are 61 K of wait states). Fewer flash bytes (0.625 cycles each) looked no better on
+paper: AD's dense_1 .. dense_3 hold 95-98 % of their weights within ±7, but int4 planes (AND,
+AND of the word shifted 4, a UXTB16 each: 9 cycles per 8 products against 8) would save their
+15 K of wait states less 6 K of unpacking, and their 1,785 outliers at about 6 cycles each take
+the rest. A layer's whole blocks with one multiplier run as one asm block with their epilogues
+(`arm-dsp-requant`'s `arm_dsp.smlad_layer`: 528 K -> 520 K at 4 rows). Tried and not kept: the
+requantization and stores inside each block's assembly (LLVM then unrolled the loop over blocks
+fully: 582 K cycles from instruction fetches), the requantization alone inside it (the
+multiplier and addend immediates reloaded per block: 529 K), this form for AD's 128 -> 8 layer
+(63 cycles slower: 128 inputs to widen for 8 outputs; `FEW_INPUTS_WEIGHTS`). With the weights
+staged in RAM (`zant compile --constants staged`, 273 KB of the L4R5's 640 KB), AD took 359 K
+cycles (at d25bf7f).
 """
 
 from __future__ import annotations
@@ -113,9 +108,10 @@ I32 = IntegerType(32)
 INT8 = IntegerType(8)
 UINT8 = IntegerType(8, Signedness.UNSIGNED)
 
-ROWS = 4
-"""Output rows per pass over the activations: 4 accumulators, the 2 activation words, 4 weight
-words and a scratch register beside 3 pointers fill the Cortex-M4's registers."""
+ROWS = arm_dsp.SMLAD_ROWS
+"""Output rows per pass over the activations (5: 5 accumulators, 5 weight words, the 2
+activation words and 2 pointers fill the Cortex-M4's 14 registers, the loop's end on the
+stack); the last block of a layer takes the rows left, fewer."""
 
 WORD = 4
 """Weights per word load."""
@@ -150,9 +146,10 @@ def applies(x_type: Attribute, w_type: Attribute, weight_count: int, out_channel
 
 def interleaved_weights(weights: np.ndarray, bias: np.ndarray, rows: int) -> np.ndarray:
     """W [M, K] int8 and the int32 `bias` [M] (`corrected_bias`) as this form reads them, block
-    by block (`block_starts`): the block's `rows` biases (little-endian int32), then its rows'
-    words interleaved a word at a time, [k/4][row][4], K padded with zeros to a multiple of 4
-    and the even bytes of each word offset by 128 (their sign bit flipped)."""
+    by block (`block_starts`): the block's biases (`rows`, the last block's the rows left;
+    little-endian int32), then its rows' words interleaved a word at a time, [k/4][row][4], K
+    padded with zeros to a multiple of 4 and the even bytes of each word offset by 128 (their
+    sign bit flipped)."""
     out_channels, depth = weights.shape
     steps = -(-depth // WORD)
     padded = np.zeros((out_channels, steps * WORD), np.int16)
@@ -161,15 +158,15 @@ def interleaved_weights(weights: np.ndarray, bias: np.ndarray, rows: int) -> np.
     biases = np.asarray(bias, np.int32).astype("<i4").view(np.uint8).reshape(out_channels, WORD)
     blocks = [
         np.concatenate([biases[start:start + rows].reshape(-1),
-                        padded[start:start + rows].reshape(rows, steps, WORD).transpose(1, 0, 2).reshape(-1).astype(np.uint8)])
+                        padded[start:start + rows].reshape(-1, steps, WORD).transpose(1, 0, 2).reshape(-1).astype(np.uint8)])
         for start in block_starts(out_channels, rows)
     ]
     return np.concatenate(blocks).view(np.int8)
 
 
 def block_starts(out_channels: int, rows: int) -> list[int]:
-    """The first row of each block of `rows`: the last one moved back to end at the last row."""
-    return [min(start, out_channels - rows) for start in range(0, out_channels, rows)]
+    """The first row of each block of `rows` (the last one holds the rows left, fewer)."""
+    return list(range(0, out_channels, rows))
 
 
 def corrected_bias(weights: np.ndarray, bias: np.ndarray | None, unsigned_x: bool) -> np.ndarray:
@@ -201,7 +198,8 @@ def fully_connected(
     rows = min(ROWS, out_channels)
     steps = -(-depth // WORD)
     unsigned_x = x.element_type == UINT8
-    starts = block_starts(out_channels, rows)
+    blocks, tail = divmod(out_channels, rows)
+    stride = (steps + 1) * rows * WORD  # a whole block's biases and words
     table = corrected_bias(weights, bias, unsigned_x)
     packed = kb.constant(f"{name}_weights", interleaved_weights(weights, table, rows), INT8)
     halves = kb.alloc(f"{name}_halves", [steps * WORD], I16)
@@ -261,18 +259,21 @@ def fully_connected(
         if whole < steps:
             widen(n, whole, even_sum)
         shared = kb.alu("mul", kb.acc_get(even_sum), kb.const(-OFFSET, I32))
-        with kb.loop(len(starts)) as block:
-            first = kb.alu("mul", block, kb.index(rows))
-            if out_channels % rows:
-                first = kb.alu("min", first, kb.index(out_channels - rows))
-            rows_at = [kb.alu("add", first, kb.index(r)) if r else first for r in range(rows)]
-            # Each row's sum starts at its corrected bias (the block's first words) plus the
-            # shared correction.
+
+        def block_rows(first: SSAValue, start: SSAValue, count: int) -> None:
+            """Rows first .. first + count - 1 from the block at `start` in W'. Each row's sum
+            starts at its corrected bias (the block's first words) plus the shared correction."""
             pa = kb.insert(uop.GepOp(halves_view, [kb.index(0)])).result
-            pb = kb.insert(uop.GepOp(source, [kb.alu("mul", block, kb.index((steps + 1) * rows * WORD))])).result
-            sums = kb.insert(arm_dsp.SmladRowsOp(pa, pb, shared, steps, rows)).results
-            for m, total in zip(rows_at, sums):
-                kb.store(finish(total, n, m), y, [n, m, *pixel])
+            pb = kb.insert(uop.GepOp(source, [start])).result
+            sums = kb.insert(arm_dsp.SmladRowsOp(pa, pb, shared, steps, count)).results
+            for r in range(count):
+                m = kb.alu("add", first, kb.index(r)) if r else first
+                kb.store(finish(sums[r], n, m), y, [n, m, *pixel])
+
+        with kb.loop(blocks) as block:
+            block_rows(kb.alu("mul", block, kb.index(rows)), kb.alu("mul", block, kb.index(stride)), rows)
+        if tail:
+            block_rows(kb.index(blocks * rows), kb.index(blocks * stride), tail)
 
 
 __all__ = ["FEW_INPUTS_WEIGHTS", "MIN_WEIGHTS", "ROWS", "applies", "block_starts", "corrected_bias", "fully_connected", "interleaved_weights"]

@@ -122,19 +122,19 @@ func.func @kept(%x : !uop.buffer<16xi16>, %w : !uop.buffer<64xi8>, %s : i32) -> 
 
 // -----
 
-// A layer's loop over its 3 blocks of 4 rows, each block's sums requantized with one literal
-// multiplier and addend and stored at y[4·block + r] (a ReLU at -128 on the way, nothing to
+// A layer's loop over its 3 blocks of 5 rows, each block's sums requantized with one literal
+// multiplier and addend and stored at y[5·block + r] (a ReLU at -128 on the way, nothing to
 // do): one arm_dsp.smlad_layer before the loop, from the blocks' first pointers and the layer's
 // first output; the loop gone.
 // CHECK-LABEL: func.func @layer
-// CHECK:         %[[Y:.*]] = uop.gep inbounds %y[%{{.*}}] : !uop.buffer<12xi8>
+// CHECK:         %[[Y:.*]] = uop.gep inbounds %y[%{{.*}}] : !uop.buffer<15xi8>
 // CHECK:         %[[PA:.*]] = uop.gep inbounds %x[%{{.*}}] : !uop.buffer<16xi16>
-// CHECK-NEXT:    %[[PB:.*]] = uop.gep inbounds %w[%{{.*}}] : !uop.buffer<240xi8>
+// CHECK-NEXT:    %[[PB:.*]] = uop.gep inbounds %w[%{{.*}}] : !uop.buffer<300xi8>
 // CHECK-NEXT:    arm_dsp.smlad_layer %[[PA]], %[[PB]], %shared, %[[Y]] {steps = #builtin.int<4>, blocks = #builtin.int<3>, multiplier = #builtin.int<1462485120>, addend = #builtin.int<-7168>, shift = #builtin.int<11>} : !uop.ptr<i16>, !uop.ptr<i8>, !uop.ptr<i8>
 // CHECK-NOT:     uop.range
 // CHECK-NOT:     arm_dsp.smlad_rows
 // CHECK:         func.return
-func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<240xi8>, %y : !uop.buffer<12xi8>, %shared : i32) {
+func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<300xi8>, %y : !uop.buffer<15xi8>, %shared : i32) {
   %m = uop.const 1462485120 : i64
   %half = uop.const 4398046511104 : i64
   %by = uop.const 43 : i64
@@ -144,14 +144,14 @@ func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<240xi8>, %y : !uop.b
   %hi = uop.const 127 : i32
   %relu = uop.const -128 : i8
   uop.range %b = 0 to 3 {
-    %four = uop.const 4 : index
-    %first = uop.mul %b, %four : index
+    %five = uop.const 5 : index
+    %first = uop.mul %b, %five : index
     %zero = uop.const 0 : index
     %pa = uop.gep inbounds %x[%zero] : !uop.buffer<16xi16>
-    %stride = uop.const 80 : index
+    %stride = uop.const 100 : index
     %at = uop.mul %b, %stride : index
-    %pb = uop.gep inbounds %w[%at] : !uop.buffer<240xi8>
-    %s0, %s1, %s2, %s3 = arm_dsp.smlad_rows %pa, %pb, %shared {steps = #builtin.int<4>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+    %pb = uop.gep inbounds %w[%at] : !uop.buffer<300xi8>
+    %s0, %s1, %s2, %s3, %s4 = arm_dsp.smlad_rows %pa, %pb, %shared {steps = #builtin.int<4>, rows = #builtin.int<5>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32, i32
     %w0 = uop.cast %s0 : i32 to i64
     %p0 = uop.mul %w0, %m : i64
     %q0 = uop.add %p0, %half : i64
@@ -162,7 +162,7 @@ func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<240xi8>, %y : !uop.b
     %c0 = uop.min %a0, %hi : i32
     %o0 = uop.cast %c0 : i32 to i8
     %r0 = uop.max %o0, %relu : i8
-    %g0 = uop.gep inbounds %y[%first] : !uop.buffer<12xi8>
+    %g0 = uop.gep inbounds %y[%first] : !uop.buffer<15xi8>
     uop.store %r0, %g0 : i8
     %w1 = uop.cast %s1 : i32 to i64
     %p1 = uop.mul %w1, %m : i64
@@ -175,7 +175,7 @@ func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<240xi8>, %y : !uop.b
     %o1 = uop.cast %c1 : i32 to i8
     %one = uop.const 1 : index
     %i1 = uop.add %first, %one : index
-    %g1 = uop.gep inbounds %y[%i1] : !uop.buffer<12xi8>
+    %g1 = uop.gep inbounds %y[%i1] : !uop.buffer<15xi8>
     uop.store %o1, %g1 : i8
     %w2 = uop.cast %s2 : i32 to i64
     %p2 = uop.mul %w2, %m : i64
@@ -188,7 +188,7 @@ func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<240xi8>, %y : !uop.b
     %o2 = uop.cast %c2 : i32 to i8
     %two = uop.const 2 : index
     %i2 = uop.add %first, %two : index
-    %g2 = uop.gep inbounds %y[%i2] : !uop.buffer<12xi8>
+    %g2 = uop.gep inbounds %y[%i2] : !uop.buffer<15xi8>
     uop.store %o2, %g2 : i8
     %w3 = uop.cast %s3 : i32 to i64
     %p3 = uop.mul %w3, %m : i64
@@ -201,8 +201,21 @@ func.func @layer(%x : !uop.buffer<16xi16>, %w : !uop.buffer<240xi8>, %y : !uop.b
     %o3 = uop.cast %c3 : i32 to i8
     %three = uop.const 3 : index
     %i3 = uop.add %first, %three : index
-    %g3 = uop.gep inbounds %y[%i3] : !uop.buffer<12xi8>
+    %g3 = uop.gep inbounds %y[%i3] : !uop.buffer<15xi8>
     uop.store %o3, %g3 : i8
+    %w4 = uop.cast %s4 : i32 to i64
+    %p4 = uop.mul %w4, %m : i64
+    %q4 = uop.add %p4, %half : i64
+    %v4 = uop.shr %q4, %by : i64
+    %n4 = uop.cast %v4 : i64 to i32
+    %z4 = uop.add %n4, %zp : i32
+    %a4 = uop.max %z4, %lo : i32
+    %c4 = uop.min %a4, %hi : i32
+    %o4 = uop.cast %c4 : i32 to i8
+    %four = uop.const 4 : index
+    %i4 = uop.add %first, %four : index
+    %g4 = uop.gep inbounds %y[%i4] : !uop.buffer<15xi8>
+    uop.store %o4, %g4 : i8
   }
   func.return
 }

@@ -233,20 +233,20 @@ builtin.module {
 
 // -----
 
-// smlad_layer at the end of its buffers: pa [0, 16), pb [0, 144), py [0, 12)
+// smlad_layer at the end of its buffers: pa [0, 16), pb [0, 180), py [0, 15)
 
 // CHECK: zant.asm_reach = {checked = 3 : i64, unresolved = 0 : i64}
 // CHECK-LABEL: func.func @smlad_layer_at_the_end
 builtin.module {
   func.func @smlad_layer_at_the_end() {
-    abi.arena "scratch" size 208 align 16
+    abi.arena "scratch" size 256 align 16
     %pa_buffer = uop.define_local "pa" at 0 : !uop.buffer<10xi16>
-    %pb_buffer = uop.define_local "pb" at 32 : !uop.buffer<146xi8>
-    %py_buffer = uop.define_local "py" at 192 : !uop.buffer<14xi8>
+    %pb_buffer = uop.define_local "pb" at 32 : !uop.buffer<182xi8>
+    %py_buffer = uop.define_local "py" at 224 : !uop.buffer<17xi8>
     %start = uop.const 2 : index
     %pa = uop.gep %pa_buffer[%start] : !uop.buffer<10xi16>
-    %pb = uop.gep %pb_buffer[%start] : !uop.buffer<146xi8>
-    %py = uop.gep %py_buffer[%start] : !uop.buffer<14xi8>
+    %pb = uop.gep %pb_buffer[%start] : !uop.buffer<182xi8>
+    %py = uop.gep %py_buffer[%start] : !uop.buffer<17xi8>
     %c = uop.const 0 : i32
     arm_dsp.smlad_layer %pa, %pb, %c, %py {steps = #builtin.int<2>, blocks = #builtin.int<3>, multiplier = #builtin.int<1462485120>, addend = #builtin.int<-7168>, shift = #builtin.int<11>} : !uop.ptr<i16>, !uop.ptr<i8>, !uop.ptr<i8>
     func.return
@@ -255,25 +255,25 @@ builtin.module {
 
 // -----
 
-// smlad_layer, py's buffer one element short (4 outputs a block)
+// smlad_layer, py's buffer one element short (5 outputs a block)
 
 builtin.module {
   func.func @smlad_layer_one_past() {
-    abi.arena "scratch" size 208 align 16
+    abi.arena "scratch" size 256 align 16
     %pa_buffer = uop.define_local "pa" at 0 : !uop.buffer<10xi16>
-    %pb_buffer = uop.define_local "pb" at 32 : !uop.buffer<146xi8>
-    %py_buffer = uop.define_local "py" at 192 : !uop.buffer<13xi8>
+    %pb_buffer = uop.define_local "pb" at 32 : !uop.buffer<182xi8>
+    %py_buffer = uop.define_local "py" at 224 : !uop.buffer<16xi8>
     %start = uop.const 2 : index
     %pa = uop.gep %pa_buffer[%start] : !uop.buffer<10xi16>
-    %pb = uop.gep %pb_buffer[%start] : !uop.buffer<146xi8>
-    %py = uop.gep %py_buffer[%start] : !uop.buffer<13xi8>
+    %pb = uop.gep %pb_buffer[%start] : !uop.buffer<182xi8>
+    %py = uop.gep %py_buffer[%start] : !uop.buffer<16xi8>
     %c = uop.const 0 : i32
     arm_dsp.smlad_layer %pa, %pb, %c, %py {steps = #builtin.int<2>, blocks = #builtin.int<3>, multiplier = #builtin.int<1462485120>, addend = #builtin.int<-7168>, shift = #builtin.int<11>} : !uop.ptr<i16>, !uop.ptr<i8>, !uop.ptr<i8>
     func.return
   }
 }
 
-// expected-error@unknown {{pass 'verify-arena-plan' failed: arm_dsp.smlad_layer's py reaches bytes [2, 14) of 'py' (13 bytes, at [192, 205) in its scratch arena): 1 byte past its end (its reach [0, 12) from a start at bytes 2..2)}}
+// expected-error@unknown {{pass 'verify-arena-plan' failed: arm_dsp.smlad_layer's py reaches bytes [2, 17) of 'py' (16 bytes, at [224, 240) in its scratch arena): 1 byte past its end (its reach [0, 15) from a start at bytes 2..2)}}
 
 // -----
 

@@ -7,15 +7,15 @@
 // (fully_connected.py). X's 822 values are widened once into halves, 4 per word of 4 positions
 // (A = (x0, x2), B = (x1 - 256·x0 - 128, x3 - 256·x2 - 128)), 205 whole words in a loop (one word
 // load each), then the last word from positions 820, 821 (822, 823 zero), while Σ x0 + x2 is summed (times -128: the
-// shared correction). Then per block of 4 rows (2 blocks for 5 rows,
-// the second starting at min(4, 5 - 4) = 1), one arm_dsp.smlad_rows runs the block's reduction
-// from the block's packed words (3312 bytes per block: the 4 rows' corrected biases, -3·Σ w with
-// x's zero point folded, + 128·Σ of the odd-position weights, 8325 ... for rows 0-3; then per word
-// of X the 4 rows' weight words) and the shared correction: each row's sum starts at its bias
+// shared correction). Then per block of 5 rows (one block here; a last block of fewer rows
+// follows the loop), one arm_dsp.smlad_rows runs the block's reduction
+// from the block's packed words (4140 bytes per block: the 5 rows' corrected biases, -3·Σ w with
+// x's zero point folded, + 128·Σ of the odd-position weights, 8325 ... for rows 0-4; then per word
+// of X the 5 rows' weight words) and the shared correction: each row's sum starts at its bias
 // plus the correction, then per word of X SMLAD(w, A) and SMLAD(SXTB16(w ror 8), B).
 
 // CHECK-LABEL: func.func @fc
-// CHECK:         %y_fc_weights = uop.define_global "constant" {{[0-9]+}} "y_fc_weights" value dense_resource<y_fc_weights> : tensor<6624xi8>
+// CHECK:         %y_fc_weights = uop.define_global "constant" {{[0-9]+}} "y_fc_weights" value dense_resource<y_fc_weights> : tensor<4140xi8>
 // CHECK-NEXT:    %y_fc_halves = uop.define_local "y_fc_halves" : !uop.buffer<824xi16>
 // CHECK:         uop.range %[[N:.*]] = 0 to 1 {
 // CHECK-NEXT:      %[[EVEN:.*]] = uop.define_acc 0 : i32
@@ -48,23 +48,23 @@
 // CHECK-NEXT:      %[[SUM:.*]] = uop.acc_get %[[EVEN]]
 // CHECK-NEXT:      %[[M128:.*]] = uop.const -128 : i32
 // CHECK-NEXT:      %[[SHARED:.*]] = uop.mul %[[SUM]], %[[M128]] : i32
-// CHECK-NEXT:      uop.range %[[B:.*]] = 0 to 2 {
-// CHECK-NEXT:        %[[FOUR:.*]] = uop.const 4 : index
-// CHECK-NEXT:        %[[M4:.*]] = uop.mul %[[B]], %[[FOUR]] : index
-// CHECK-NEXT:        %[[LAST:.*]] = uop.const 1 : index
-// CHECK-NEXT:        %[[M:.*]] = uop.min %[[M4]], %[[LAST]] : index
-// CHECK:             %[[PA:.*]] = uop.gep %y_fc_halves[%{{.*}}]
-// CHECK-NEXT:        %[[STRIDE:.*]] = uop.const 3312 : index
+// CHECK-NEXT:      uop.range %[[B:.*]] = 0 to 1 {
+// CHECK-NEXT:        %[[FIVE:.*]] = uop.const 5 : index
+// CHECK-NEXT:        %[[M:.*]] = uop.mul %[[B]], %[[FIVE]] : index
+// CHECK-NEXT:        %[[STRIDE:.*]] = uop.const 4140 : index
 // CHECK-NEXT:        %[[AT:.*]] = uop.mul %[[B]], %[[STRIDE]] : index
+// CHECK:             %[[PA:.*]] = uop.gep %y_fc_halves[%{{.*}}]
 // CHECK-NEXT:        %[[PB:.*]] = uop.gep %y_fc_weights[%[[AT]]]
-// CHECK-NEXT:        %[[SUM0:.*]], %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows %[[PA]], %[[PB]], %[[SHARED]] {steps = #builtin.int<206>, rows = #builtin.int<4>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32
+// CHECK-NEXT:        %[[SUM0:.*]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = arm_dsp.smlad_rows %[[PA]], %[[PB]], %[[SHARED]] {steps = #builtin.int<206>, rows = #builtin.int<5>} : !uop.ptr<i16>, !uop.ptr<i8> -> i32, i32, i32, i32, i32
 // CHECK:             uop.cast %[[SUM0]] : i32 to f64
 // CHECK:             uop.store %{{.*}}, %{{.*}} : i8
-// CHECK-COUNT-3:     uop.store %{{.*}}, %{{.*}} : i8
-// CHECK:         func.return
-// The packed blob (after its 4-byte alignment header): rows 0-3's biases 8325, 8415, 17199, -5892,
-// then the first step's words.
-// CHECK:         y_fc_weights: "0x1000000085200000DF2000002F430000FCE8FFFF
+// CHECK-COUNT-4:     uop.store %{{.*}}, %{{.*}} : i8
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// The packed blob (after its 4-byte alignment header): rows 0-4's biases 8325, 8415, 17199, -5892,
+// 34767, then the first step's words.
+// CHECK:         y_fc_weights: "0x1000000085200000DF2000002F430000FCE8FFFFCF870000
 
 // Without it (the host, the Helium cores): no such form.
 // OFF-LABEL: func.func @fc

@@ -4,14 +4,14 @@
 // On DSP cores without Helium (conv-word-taps, the Cortex-M4's pipeline) a QLinearMatMul or
 // MatMulInteger of a run-time A by a constant B whose centered values fit int8 (here a uint8 B
 // at zero point 128, 64 x 70 = 4480 weights) takes the fully connected form (fully_connected.py):
-// each of A's 2 rows widened into halves, then 18 blocks of 4 of B's 70 columns (the last
-// overlapping), each one arm_dsp.smlad_rows.
+// each of A's 2 rows widened into halves, then 14 blocks of 5 of B's 70 columns, each one
+// arm_dsp.smlad_rows.
 
 // CHECK-LABEL: func.func @qlinear
-// CHECK:         %y_fc_weights = uop.define_global "constant" {{[0-9]+}} "y_fc_weights" value dense_resource<y_fc_weights> : tensor<4896xi8>
+// CHECK:         %y_fc_weights = uop.define_global "constant" {{[0-9]+}} "y_fc_weights" value dense_resource<y_fc_weights> : tensor<4760xi8>
 // CHECK:         uop.range %{{.*}} = 0 to 2 {
-// CHECK:           uop.range %{{.*}} = 0 to 18 {
-// CHECK:             arm_dsp.smlad_rows %{{.*}}, %{{.*}}, %{{.*}} {steps = #builtin.int<16>, rows = #builtin.int<4>}
+// CHECK:           uop.range %{{.*}} = 0 to 14 {
+// CHECK:             arm_dsp.smlad_rows %{{.*}}, %{{.*}}, %{{.*}} {steps = #builtin.int<16>, rows = #builtin.int<5>}
 // CHECK:         func.return
 
 // OFF-LABEL: func.func @qlinear
