@@ -13,9 +13,10 @@ Each is compiled as `zant compile --target T --firmware` compiles it: the target
 unless `-O`/`--modes` says otherwise, the default mode of `zant compile` (ReleaseFast).
 `--compare-mcu-pipeline` adds a second pipeline (rows `A` and `B` side by side; instruction counts
 are exact, so one run of each is the whole story). Each firmware image per board and mode (seeded
-inputs) runs under QEMU and is compared with the host build of `--host-pipeline` (default: the
-MCU pipeline, so the comparison isolates the target's code) on the same inputs. `--dry-run`
-prints the models and pipelines without building. Everything is measured:
+inputs) runs under QEMU and its outputs are compared with onnxruntime's on the same inputs (the
+reference), and with the host build of `--host-pipeline` (default: the MCU pipeline, so that
+comparison isolates the target's code). `--dry-run` prints the models and pipelines without
+building. Everything is measured:
 
 - flash:  .text + .rodata + .data of the linked image (model, runtime, embedded inputs)
 - RAM:    .data + .bss + the stack the model's own calls used (`NAME_init`, `NAME_predict`),
@@ -33,7 +34,10 @@ prints the models and pipelines without building. Everything is measured:
           same layer stack (-Os, measured with the same counting plugin; the figures of the
           MCU-kernels issue): below 1 is fewer than CMSIS-NN. That baseline was counted in
           instructions, so this ratio stays on instructions, not cycles
-- err:    max |image - host build| over the outputs
+- err vs ORT: max |image - onnxruntime| over the outputs (the ONNX file as given, onnxruntime's CPU
+          provider, the image's inputs)
+- err vs host: max |image - host build| over the outputs (the same pipeline built for the host:
+          what the target's code changes, 0 where the pipeline's arithmetic is exact integers)
 - scratch: the planned scratch arena (activations), beside TVM/USMP's published workspace for
           the int8 MLPerf Tiny models
 
@@ -99,6 +103,23 @@ def does_not_fit(error: ZantError) -> bool:
     return "do not fit" in text or "will not fit in region" in text or "stack on" in text or "overflowed by" in text
 
 
+def max_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
+    """max |got - want| over every element of the outputs (each flattened), 0 for none."""
+    return max(
+        (float(np.max(np.abs(g.astype(np.float64).reshape(-1) - w.astype(np.float64).reshape(-1))))
+         for g, w in zip(got, want, strict=True) if g.size),
+        default=0.0,
+    )
+
+
+def onnxruntime_outputs(path: Path, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The model's outputs by onnxruntime (CPU provider) on `feeds`: the reference."""
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, {i.name: feeds[i.name] for i in session.get_inputs()})
+
+
 def measure(
     model: str, path: Path, board_name: str, optimize: str, host, folder: Path,
     pipeline: str | None = None, plugins: tuple[str, ...] = (), variant: str | None = None,
@@ -120,11 +141,9 @@ def measure(
         raise
     assert result.firmware_path is not None and result.firmware_sizes is not None and result.feeds is not None
     run = run_firmware(result.firmware_path, board, result.outputs)
-    expected = host(*(result.feeds[s.name] for s in result.inputs))
-    error = max(
-        (float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) for got, want in zip(run.outputs, expected) if got.size),
-        default=0.0,
-    )
+    feeds = [result.feeds[s.name] for s in result.inputs]
+    error_vs_host = max_error(run.outputs, host(*feeds))
+    error_vs_onnxruntime = max_error(run.outputs, onnxruntime_outputs(path, dict(zip((s.name for s in result.inputs), feeds))))
     sizes = result.firmware_sizes
     cost = measure_cost(board, result.firmware_path)
     return {
@@ -138,7 +157,8 @@ def measure(
         "cycles": cost.cycles,
         "ms": cost.milliseconds,
         "macs": count_macs(onnx.load(path)),
-        "max_error_vs_host": error,
+        "max_error_vs_onnxruntime": error_vs_onnxruntime,
+        "max_error_vs_host": error_vs_host,
         "scratch_bytes": next(a["size"] for a in result.plan["arenas"] if a["role"] == "scratch"),
         "lower_bound_bytes": result.plan["lower_bound_bytes"],
     }
@@ -146,7 +166,7 @@ def measure(
 
 HEADERS = [
     "model", "board", "core", "mode", "flash B", "RAM B", "stack B", "instructions", "instr/MAC", "cycles",
-    "cycles/MAC", "ms", "CMSIS-NN", "max err", "scratch B", "TVM/USMP B",
+    "cycles/MAC", "ms", "CMSIS-NN", "err vs ORT", "err vs host", "scratch B", "TVM/USMP B",
 ]
 
 
@@ -192,7 +212,8 @@ def _cells(rows: list[dict]) -> list[list[str]]:
             f"{row['stack_bytes']:,}", f"{row['instructions']:,}", f"{row['instructions'] / row['macs']:.2f}",
             f"{row['cycles']:,}", f"{row['cycles'] / row['macs']:.2f}", "" if row["ms"] is None else f"{row['ms']:.2f}",
             "" if cmsis is None else f"{row['instructions'] / cmsis:.2f}×",
-            f"{row['max_error_vs_host']:.1e}", f"{row['scratch_bytes']:,}", "" if tvm is None else f"{tvm:,}",
+            f"{row['max_error_vs_onnxruntime']:.1e}", f"{row['max_error_vs_host']:.1e}",
+            f"{row['scratch_bytes']:,}", "" if tvm is None else f"{tvm:,}",
         ])
     return cells
 
@@ -232,7 +253,9 @@ def format_markdown(rows: list[dict], modes: list[str]) -> str:
         build_line(modes),
         "",
         "Each model runs as a firmware image (`zant compile --firmware`) on the board's emulated core,",
-        "on seeded inputs, and its outputs are compared with the host build's (`max err`).",
+        "on seeded inputs. `err vs ORT` is max |image - onnxruntime| over its outputs on the same inputs",
+        "(the reference); `err vs host` max |image - host build of the same pipeline| (what the",
+        "target's code changes: 0 where the pipeline's arithmetic is exact integers).",
         "Flash is `.text + .rodata + .data` of the whole image (model, startup, semihosting output and",
         "the embedded inputs); RAM is `.data + .bss` plus the stack the model's calls used, measured by",
         "painting the free stack just before them (not the harness's printing buffers); instructions",

@@ -120,10 +120,23 @@ def test_mcu_dry_run_and_pipelines(capsys, tmp_path):
     assert "unknown pass 'fuse-loop' (did you mean 'fuse-loops'?" in capsys.readouterr().err
 
 
+def test_mcu_error_is_against_onnxruntime(tmp_path):
+    """`err vs ORT` compares the image with onnxruntime on the model file as given (the
+    reference), each output flattened: a firmware output is a flat array."""
+    model = tiny_model(tmp_path / "net.onnx")
+    x = np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8)
+    (y,) = mcu.onnxruntime_outputs(model, {"x": x})
+    want = np.maximum(x + np.linspace(-1, 1, 8, dtype=np.float32), 0)
+    np.testing.assert_array_equal(y, want)
+    image = want.reshape(-1).copy()
+    image[5] += 0.25
+    assert mcu.max_error([image], [y]) == 0.25 and mcu.max_error([want.reshape(-1)], [y]) == 0.0
+
+
 def test_mcu_table_labels_variants_only_when_compared():
     row = {"model": "m", "board": "b", "core": "c", "mode": "ReleaseFast", "flash_bytes": 1, "ram_bytes": 2,
-           "stack_bytes": 3, "instructions": 40, "cycles": 60, "ms": 0.5, "macs": 10, "max_error_vs_host": 0.0,
-           "scratch_bytes": 64}
+           "stack_bytes": 3, "instructions": 40, "cycles": 60, "ms": 0.5, "macs": 10,
+           "max_error_vs_onnxruntime": 0.0, "max_error_vs_host": 0.0, "scratch_bytes": 64}
     assert mcu.markdown_table([row])[0].startswith("| model | board |")
     (a, b) = mcu.parse_markdown_rows("\n".join(mcu.markdown_table([{**row, "variant": "A"}, {**row, "variant": "B", "cycles": 80}])))
     assert (a["variant"], b["variant"], a["instr/MAC"], a["board"]) == ("A", "B", "4.00", "b")
