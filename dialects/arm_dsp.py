@@ -1072,15 +1072,17 @@ class LoadS4x4Op(IRDLOperation):
 SMLAD_ROWS = 5
 """The most rows an `arm_dsp.smlad_rows` takes, and the rows of each `arm_dsp.smlad_layer` block:
 5 sums, 5 weight words, the 2 activation words and 2 pointers are the Cortex-M4's 14 registers
-(r0-r12, lr) without a frame pointer; the loop's end then lives in a stack slot."""
+(r0-r12, lr) without a frame pointer; the loop's end then lives in an FPU register (s0, a VMOV
+each way) or, without an FPU, a stack slot."""
 
 ZIG_HELPER_SOURCES["zant_smlad_rows_text"] = ZigHelper(
     "zant_smlad_rows_text",
     """\
 /// The assembly of a fully connected block's reduction (zant_smlad_rows): the biases loaded and
 /// `shared` (in %[a]) added, the loop's end into `end`, the loop and the rest. `end` is a
-/// register, or a stack slot ("[sp, #n]": written through %[b], read back into %[a], dead at a
-/// pass's end: 2 cycles a pass where a register of its own would take a fifth row's). `wregs`
+/// register, or kept apart, written through %[b] and read back into %[a] (dead at a pass's end)
+/// where a register of its own would take a fifth row's: an FPU register ("s0": VMOV, 1 cycle
+/// a pass) or a stack slot ("[sp, #n]": LDR, 2 cycles: after the SMLADs no load pipelines). `wregs`
 /// weight registers (%[w0] ...): a row past them loads its word into the register of the row
 /// `wregs` before once that row's SMLADs read it (a load of its own: one cycle more a step).
 fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime wregs: usize, comptime end: []const u8) []const u8 {{
@@ -1093,8 +1095,10 @@ fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime wr
         const names = [5][]const u8{{ "%[w0]", "%[w1]", "%[w2]", "%[w3]", "%[w4]" }};
         const sums = [5][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]", "%[c4]" }};
         const slot = end[0] == '[';
-        const check = (if (slot) "ldr %[a], " ++ end ++ "\\n\\tcmp %[pb], %[a]" else "cmp %[pb], " ++ end) ++ "\\n\\tbne 1b";
-        const into = if (slot) "%[b]" else end;
+        const apart = slot or end[0] == 's';
+        const read = if (slot) "ldr %[a], " ++ end else "vmov %[a], " ++ end;
+        const check = (if (apart) read ++ "\\n\\tcmp %[pb], %[a]" else "cmp %[pb], " ++ end) ++ "\\n\\tbne 1b";
+        const into = if (apart) "%[b]" else end;
         // The biases (c0's load last: it moves pb to the weights), `shared` (in a) added,
         // then the loop's end.
         comptime var text: []const u8 = "";
@@ -1111,7 +1115,7 @@ fn zant_smlad_rows_text(comptime steps: usize, comptime rows: usize, comptime wr
         }} else {{
             text = text ++ std.fmt.comptimePrint("movw " ++ into ++ ", #{{d}}\\n\\tmovt " ++ into ++ ", #{{d}}\\n\\tadd " ++ into ++ ", " ++ into ++ ", %[pb]\\n\\t", .{{ span & 0xFFFF, span >> 16 }});
         }}
-        if (slot) text = text ++ "str %[b], " ++ end ++ "\\n\\t";
+        if (apart) text = text ++ (if (slot) "str %[b], " ++ end else "vmov " ++ end ++ ", %[b]") ++ "\\n\\t";
         text = text ++ "1:\\n\\t";
         for (0..unroll + rest) |i| {{
             if (i == unroll) {{ // the loop's end, then the rest from the advanced pointers
@@ -1171,7 +1175,7 @@ ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
 /// three per LDRD) and spilled a pointer. (16 steps per pass outgrew the L4R5's 1 KB
 /// instruction cache: AD 539 K -> 973 K cycles; 8 against 4: 549 K -> 539 K.) Five rows take
 /// 4 weight registers, the fifth row's word loaded once the first row's SMLADs read theirs,
-/// and the loop's end in a stack slot (zant_smlad_rows_text).
+/// and the loop's end in s0 (without an FPU on the stack: zant_smlad_rows_text).
 inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, shared: i32) [@max(4, rows)]i32 {{
     if (comptime {_HAS_DSP}) {{
         var r0: i32 = undefined;
@@ -1209,7 +1213,8 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
                 : .{{ .memory = true, .cpsr = true }});
             return .{{ r0, r1, r2, r3 }};
         }} else {{
-            const body = comptime "sub sp, sp, #8\\n\\t" ++ zant_smlad_rows_text(steps, rows, 4, "[sp]") ++ "\\n\\tadd sp, sp, #8";
+            const fp = comptime std.Target.arm.featureSetHas(@import("builtin").cpu.features, .fpregs);
+            const body = comptime if (fp) zant_smlad_rows_text(steps, rows, 4, "s0") else "sub sp, sp, #8\\n\\t" ++ zant_smlad_rows_text(steps, rows, 4, "[sp]") ++ "\\n\\tadd sp, sp, #8";
             var r4: i32 = undefined;
             asm volatile (body
                 : [c0] "=&r" (r0),
@@ -1228,7 +1233,7 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
                 : [ipa] "5" (pa),
                   [ipb] "6" (pb),
                   [shared] "7" (shared),
-                : .{{ .memory = true, .cpsr = true }});
+                : .{{ .memory = true, .cpsr = true, .s0 = fp }});
             return .{{ r0, r1, r2, r3, r4 }};
         }}
     }}
@@ -1809,8 +1814,9 @@ ZIG_HELPER_SOURCES["zant_smlad_layer"] = ZigHelper(
 /// zant_smlad_rows from pb + block·4·rows·(steps + 1), its sums requantized as SSAT(#8,
 /// SMMLA(c, multiplier, addend), ASR #shift) and stored at py + rows·block .. + rows - 1. One
 /// asm block for the whole layer, so no compiled loop runs around each block: the output
-/// pointer, the layer's end, `shared`, the activations' start, the multiplier, the addend and
-/// the block's loop end live in 28 bytes below sp; pb runs on from block to block. Built for
+/// pointer, the layer's end, `shared`, the activations' start, the multiplier and the addend
+/// live in 24 bytes below sp, the block's loop end in s0 (a core without an FPU: a stack slot
+/// beside them); pb runs on from block to block. Built for
 /// speed (ReleaseFast, ReleaseSmall: no frame pointer) it takes 14 registers, a weight
 /// register a row; else 13 (with r7 the frame pointer LLVM has no 14th), the fifth row's word
 /// loaded apart (zant_smlad_rows_text's `wregs`).
@@ -1819,6 +1825,7 @@ inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, compti
     if (comptime {_HAS_DSP}) {{
         const mode = @import("builtin").mode;
         const wregs: usize = comptime if (mode == .fast or mode == .small) rows else rows - 1;
+        const fp = comptime std.Target.arm.featureSetHas(@import("builtin").cpu.features, .fpregs);
         const unroll: usize = comptime if (steps % 8 == 0) 8 else if (steps >= 4) 4 else steps;
         const rest: usize = steps % unroll;
         const sums = [5][]const u8{{ "%[c0]", "%[c1]", "%[c2]", "%[c3]", "%[c4]" }};
@@ -1834,7 +1841,7 @@ inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, compti
                     "2:\\n\\tldr %[a], [sp, #8]\\n\\tldr %[pa], [sp, #12]\\n\\t",
                 .{{ total & 0xFFFF, total >> 16, m & 0xFFFF, m >> 16, c & 0xFFFF, c >> 16 }},
             );
-            s = s ++ zant_smlad_rows_text(steps, rows, wregs, "[sp, #24]");
+            s = s ++ zant_smlad_rows_text(steps, rows, wregs, if (fp) "s0" else "[sp, #24]");
             if (rest != 0) {{ // the rest's loads did not advance pb: on to the next block
                 s = s ++ std.fmt.comptimePrint("\\n\\tadd %[pb], %[pb], #{{d}}", .{{4 * rows * rest}});
             }}
@@ -1886,7 +1893,7 @@ inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, compti
                   [ipb] "6" (pb),
                   [shared] "7" (shared),
                   [ipy] "8" (py),
-                : .{{ .memory = true, .cpsr = true }});
+                : .{{ .memory = true, .cpsr = true, .s0 = fp }});
         }} else {{
             asm volatile (text
                 : [c0] "=&r" (r0),
@@ -1906,7 +1913,7 @@ inline fn zant_smlad_layer(comptime steps: usize, comptime blocks: usize, compti
                   [ipb] "6" (pb),
                   [shared] "7" (shared),
                   [ipy] "8" (py),
-                : .{{ .memory = true, .cpsr = true }});
+                : .{{ .memory = true, .cpsr = true, .s0 = fp }});
         }}
         return;
     }}

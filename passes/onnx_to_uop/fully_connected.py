@@ -52,7 +52,8 @@ Per step of 4 inputs by 5 rows: 2 activation words and 5 weight words (one group
 cycles), 5 `SXTB16` and 10 `SMLAD`: 23 cycles per 20 products (18.4 per 16; 4 rows took 19 per
 16, 5 rows a second load group 19.2). The 14 registers (5 sums, 5 words, 2 activation words, 2
 pointers; ReleaseFast and ReleaseSmall, without a frame pointer) leave the loop's end none: it
-is read back from the stack at each pass's end (2 cycles more per 8 steps). Left to LLVM
+waits in an FPU register, s0, read back at each pass's end (1 cycle more per 8 steps; from the
+stack 2: AD 508,021 -> 506,295 cycles). Left to LLVM
 (single SMLAD and SXTB16 ops), the same instructions cost about 25 cycles per 16 products: its
 schedule spread the loads among the arithmetic (two cycles each, three per LDRD) and spilled a
 pointer; AD on the L4R5 612,459 cycles against 554,338 with the loop (at 4 rows). Positions K
@@ -61,13 +62,13 @@ to the next multiple of 4 are zero in both W' and X.
 Exact: the sums wrap modulo 2^32 as the reference's int32 sums, and the final sum is the same
 integer (the corrections cancel exactly), so the requantization sees the same values.
 
-Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 508 K cycles (zant profile's
+Where AD (ad_int8, 264 K MACs) stands on the L4R5's timing model, 506 K cycles (zant profile's
 firmware image; 515 K with blocks of 4 rows): about 169 K are flash wait states (5 per 8-byte
 word read once: 165 K of weights, 4 K of biases; the plugin charges each 64-bit word once however
 it is read, LDR, LDRD or LDM, and the ART's prefetch is the instruction bus's only, so no access
-pattern reads them for less), about 304 K the loops' steps (23 cycles per 20 products) and 10 K
-their passes' ends (6 cycles per 8 steps), the rest per row (bias load, shared add, SMMLA, SSAT, store: about 5 cycles), per block
-and the widening (3 K). A 128x128 layer: 32,338 -> 32,106 cycles (25 blocks of 5 rows and one
+pattern reads them for less), about 304 K the loops' steps (23 cycles per 20 products) and 8 K
+their passes' ends (5 cycles per 8 steps), the rest per row (bias load, shared add, SMMLA, SSAT, store: about 5 cycles), per block
+and the widening (3 K). A 128x128 layer: 32,338 -> 32,008 cycles (25 blocks of 5 rows and one
 of 3, whose requantization is compiled code, against 32 of 4). The floor under the same model:
 every weight word needs its load, one SXTB16 and two SMLAD (1 cycle per product, 264 K) beside
 the 169 K of flash, 433 K; what is above it is the activation loads and each load group's first
