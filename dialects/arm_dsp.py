@@ -3409,4 +3409,238 @@ class SmladBlockRowOp(RequantAddendRowOp):
         _verify_store_offsets(self)
 
 
-ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp, DepthwiseShortRowOp, DepthwiseShortRowsOp, SmladBlockRowOp], [])
+ZIG_HELPER_SOURCES["zant_smlad_quad_row"] = ZigHelper(
+    "zant_smlad_quad_row",
+    """\
+/// A row of `quads` register blocks of 2 output channels x 4 pixels (arm_dsp.smlad_quad_row): the
+/// pair of weight rows at pa (words of two int16, rows a_next words apart: widened at compile time,
+/// read in place from flash) is fixed, quad q's 4 pixels are pb + q·b_quad + r·b_next (r < 4); sum
+/// (r, k) starts at the bias c_k, takes zant_smlad_block's reduction (pa its 2 words, pb its 4),
+/// and is stored as SSAT(#8, SMMLA(sum, m_k, addend), ASR #shift) at py + q·y_quad + r·y_pixel +
+/// k·y_next. One asm block of 14 registers as zant_smlad_block_row (the 4 x 2 block with the roles
+/// of pa and pb exchanged: a channel's bias and multiplier per column, not per row), so the pair's
+/// 256 bytes (64 channels) are read from flash by the first quad and from the data cache by the
+/// others (`conv_columns._pointwise_quads`). [sp]: c0, c1, m0, m1, the addend, Y's pointer, pb's
+/// end, pa's end of a reduction. Not inlined (as zant_smlad_block_row). Other modes (a frame
+/// pointer leaves 13 registers): the same sums in plain Zig, each product a zant_smlad.
+noinline fn zant_smlad_quad_row(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, comptime quads: usize, comptime b_quad: isize, comptime y_quad: isize, comptime y_next: isize, comptime y_pixel: isize, comptime addend: i32, comptime shift: u5, pa: *const i32, pb: *const i32, py: *i8, c0: i32, c1: i32, m0: i32, m1: i32) void {
+    const mode = @import("builtin").mode;
+    if (comptime HAS_DSP and (mode == .fast or mode == .small)) {
+        const body = comptime text: {
+            const straight = steps <= 8;
+            const most: usize = if (mode == .small) 4 else 8;
+            const unroll: usize = if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 7 == 0 and most == 8) 7 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+            const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
+            const c: u32 = @bitCast(addend);
+            const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{d}", .{shift});
+            // sums[r][k]: pixel r (pb's word rows), channel k (pa's words).
+            const sums = [4][2][]const u8{ .{ "%[c00]", "%[c01]" }, .{ "%[c10]", "%[c11]" }, .{ "%[c20]", "%[c21]" }, .{ "%[c30]", "%[c31]" } };
+            var text: []const u8 = std.fmt.comptimePrint(
+                "sub sp, sp, #32\\n\\tstrd %[c00], %[c01], [sp, #0]\\n\\tstrd %[c10], %[c11], [sp, #8]\\n\\t" ++
+                    "movw %[w], #{d}\\n\\tmovt %[w], #{d}\\n\\tstrd %[w], %[x0], [sp, #16]\\n\\t" ++
+                    "str %[x1], [sp, #24]\\n\\tadd %[w], %[pa], #{d}\\n\\tstr %[w], [sp, #28]\\n\\t1:\\n\\t" ++
+                    "ldrd %[c00], %[c01], [sp, #0]\\n\\t" ++
+                    "mov %[c10], %[c00]\\n\\tmov %[c11], %[c01]\\n\\tmov %[c20], %[c00]\\n\\tmov %[c21], %[c01]\\n\\tmov %[c30], %[c00]\\n\\tmov %[c31], %[c01]\\n\\t",
+                .{ c & 0xFFFF, c >> 16, 4 * steps },
+            );
+            if (!straight) text = text ++ "2:\\n\\t";
+            // zant_smlad_block_row's reduction: each pointer's first load of a pass advances it
+            // by the pass (post-indexed), its other loads reach back from there.
+            for (0..unroll) |k| {
+                const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
+                const first = !straight and k == 0;
+                text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{d}]\\n\\t", .{at})) ++
+                    std.fmt.comptimePrint("ldr %[x1], [%[pa], #{d}]\\n\\t", .{(if (first) at - pass else at) + 4 * a_next});
+                for (0..2) |h| {
+                    const r0 = 2 * h;
+                    const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
+                    const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{d}]\\n\\t", .{w_at});
+                    const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
+                    text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{d}]\\n\\t", .{v_at}) ++
+                        "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
+                        "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
+                }
+            }
+            // pa (the pair of weight rows) back to its start for the next quad.
+            if (!straight) text = text ++ std.fmt.comptimePrint("ldr %[w], [sp, #28]\\n\\tcmp %[pa], %[w]\\n\\tbne 2b\\n\\tsub %[pa], %[pa], #{d}\\n\\t", .{4 * steps});
+            text = text ++ "ldrd %[x0], %[x1], [sp, #8]\\n\\tldrd %[w], %[v], [sp, #16]\\n\\t";
+            for (sums) |row| {
+                text = text ++ "smmla " ++ row[0] ++ ", " ++ row[0] ++ ", %[x0], %[w]\\n\\tsmmla " ++ row[1] ++ ", " ++ row[1] ++ ", %[x1], %[w]\\n\\t";
+            }
+            for (sums) |row| {
+                for (row) |s| text = text ++ "ssat " ++ s ++ ", #8, " ++ s ++ by ++ "\\n\\t";
+            }
+            // Channel 0 from Y's pointer, channel 1 from it plus y_next (x0).
+            const far: u32 = @bitCast(@as(i32, @intCast(y_next)));
+            text = text ++ std.fmt.comptimePrint("movw %[x0], #{d}\\n\\tmovt %[x0], #{d}\\n\\tadd %[x0], %[v], %[x0]\\n\\t", .{ far & 0xFFFF, far >> 16 });
+            for (0..4) |r| {
+                const at = @as(isize, @intCast(r)) * y_pixel;
+                text = text ++ std.fmt.comptimePrint("strb {s}, [%[v], #{d}]\\n\\tstrb {s}, [%[x0], #{d}]\\n\\t", .{ sums[r][0], at, sums[r][1], at });
+            }
+            // The next quad: pb moved on by the reduction's passes already.
+            const moved: isize = 4 * b_quad - (if (straight) 0 else 4 * @as(isize, @intCast(steps)));
+            const next = if (moved > 0) std.fmt.comptimePrint("add %[pb], %[pb], #{d}\\n\\t", .{moved}) else if (moved < 0) std.fmt.comptimePrint("sub %[pb], %[pb], #{d}\\n\\t", .{-moved}) else "";
+            break :text text ++ std.fmt.comptimePrint("add %[v], %[v], #{d}\\n\\tstr %[v], [sp, #20]\\n\\t", .{y_quad}) ++ next ++
+                "ldr %[w], [sp, #24]\\n\\tcmp %[pb], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #32";
+        };
+        const end: usize = @intFromPtr(pb) +% @as(usize, @bitCast(4 * b_quad * @as(isize, quads)));
+        var r00: i32 = undefined;
+        var r01: i32 = undefined;
+        var r10: i32 = undefined;
+        var r11: i32 = undefined;
+        var r20: i32 = undefined;
+        var r21: i32 = undefined;
+        var r30: i32 = undefined;
+        var r31: i32 = undefined;
+        var qa: usize = undefined;
+        var qb: usize = undefined;
+        var x0: usize = undefined;
+        var x1: usize = undefined;
+        var w: i32 = undefined;
+        var v: i32 = undefined;
+        asm volatile (body
+            : [c00] "=&r" (r00),
+              [c01] "=&r" (r01),
+              [c10] "=&r" (r10),
+              [c11] "=&r" (r11),
+              [c20] "=&r" (r20),
+              [c21] "=&r" (r21),
+              [c30] "=&r" (r30),
+              [c31] "=&r" (r31),
+              [pa] "=&r" (qa),
+              [pb] "=&r" (qb),
+              [x0] "=&r" (x0),
+              [x1] "=&r" (x1),
+              [w] "=&r" (w),
+              [v] "=&r" (v),
+            : [i0] "0" (c0),
+              [i1] "1" (c1),
+              [im0] "2" (m0),
+              [im1] "3" (m1),
+              [ipa] "8" (@intFromPtr(pa)),
+              [ipb] "9" (@intFromPtr(pb)),
+              [ipy] "10" (@intFromPtr(py)),
+              [iend] "11" (end),
+            : .{ .memory = true, .cpsr = true });
+        return;
+    }
+    const a: [*]const i32 = @ptrCast(pa);
+    const y: [*]i8 = @ptrCast(py);
+    const multiplier = [2]i32{ m0, m1 };
+    for (0..quads) |q| {
+        const at: isize = @as(isize, @intCast(q));
+        const b: [*]const i32 = @ptrCast(@as([*]const i32, @ptrCast(pb)) + @as(usize, @intCast(at * b_quad)));
+        var s = [8]i32{ c0, c1, c0, c1, c0, c1, c0, c1 };
+        for (0..steps) |t| {
+            for (0..4) |r| {
+                const x = b[@intCast(@as(isize, @intCast(r)) * b_next + @as(isize, @intCast(t)))];
+                for (0..2) |k| s[2 * r + k] = zant_smlad(a[@intCast(@as(isize, @intCast(k)) * a_next + @as(isize, @intCast(t)))], x, s[2 * r + k]);
+            }
+        }
+        for (0..4) |r| {
+            for (0..2) |k| {
+                const value = zant_ssat(zant_smmla(s[2 * r + k], multiplier[k], addend), 8, shift);
+                y[@intCast(at * y_quad + @as(isize, @intCast(r)) * y_pixel + @as(isize, @intCast(k)) * y_next)] = @intCast(value);
+            }
+        }
+    }
+}""".replace("HAS_DSP", _HAS_DSP),
+    ("zant_smlad", "zant_smmla", "zant_ssat"),
+    inline=False,
+)
+
+SMLAD_QUAD_PIXELS = 4
+"""Pixels (words of pb) of an `arm_dsp.smlad_quad_row`'s block; it has 2 output channels."""
+
+
+@irdl_op_definition
+class SmladQuadRowOp(RequantAddendRowOp):
+    """`arm_dsp.smlad_quad_row %pa, %pb, %py, %c0, %c1, %m0, %m1 {steps, a_next, b_next, quads = Q,
+    b_quad, y_quad, y_next, y_pixel, addend = C, shift = H} : !uop.ptr<i32>, !uop.ptr<i32>,
+    !uop.ptr<i8>`: Q register blocks of 2 output channels x 4 pixels along a row of pixel quads,
+    over words of two int16: block q's sum (r, k) = c_k + Σ_s SMLAD(pa[k·a_next + s],
+    pb[q·b_quad + r·b_next + s]) (s < S, r < 4, k < 2; offsets in words), requantized as
+    `arm_dsp.ssat` (8 bits, shift H) of `arm_dsp.smmla(sum, m_k, C)` and stored (int8) at
+    `py + q·y_quad + r·y_pixel + k·y_next`. An `arm_dsp.smlad_block_row` with the roles of pa and
+    pb exchanged: pa, one pair of weight rows, is read by every quad (256 bytes at 64 channels,
+    which a flash accelerator's data cache of 8 lines holds), pb moves (`arm-dsp-block-rows`).
+    Reach (its asm, as `reference`): pa's words k·a_next + s; pb's q·b_quad + r·b_next + s (the
+    loop ending at pb + 4·b_quad·Q bytes exactly); py's q·y_quad + r·y_pixel + k·y_next."""
+
+    name = "arm_dsp.smlad_quad_row"
+
+    pa = operand_def(PtrType)
+    pb = operand_def(PtrType)
+    py = operand_def(PtrType)
+    values = var_operand_def(I32)  # the 2 channels' biases c_k, then their multipliers m_k
+    steps = prop_def(IntAttr)
+    a_next = prop_def(IntAttr)
+    b_next = prop_def(IntAttr)
+    quads = prop_def(IntAttr)
+    b_quad = prop_def(IntAttr)
+    y_quad = prop_def(IntAttr)
+    y_next = prop_def(IntAttr)
+    y_pixel = prop_def(IntAttr)
+
+    assembly_format = "$pa `,` $pb `,` $py `,` $values attr-dict `:` type($pa) `,` type($pb) `,` type($py)"
+
+    traits = _row_traits("pa", "pb")
+
+    LAYOUT: ClassVar[tuple[str, ...]] = ("steps", "a_next", "b_next", "quads", "b_quad", "y_quad", "y_next", "y_pixel", "addend", "shift")
+    POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i32), ("pb", i32), ("py", i8))
+    COUNTS: ClassVar[tuple[str, ...]] = ("steps", "quads")
+
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_quad_row", "zant_smlad", "zant_smmla", "zant_ssat")
+
+    def __init__(
+        self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
+    ):
+        super().__init__([pa, pb, py, [*biases, *multipliers]], layout)
+
+    def reach(self) -> dict[str, Reach]:
+        p = self.layout()
+        return {
+            "pa": Reach.span(4, (2, 4 * p["a_next"]), (p["steps"], 4)),
+            "pb": Reach.span(4, (p["quads"], 4 * p["b_quad"]), (SMLAD_QUAD_PIXELS, 4 * p["b_next"]), (p["steps"], 4)),
+            "py": Reach.span(1, (p["quads"], p["y_quad"]), (SMLAD_QUAD_PIXELS, p["y_pixel"]), (2, p["y_next"])),
+        }
+
+    def reference(self, pa: Read, pb: Read, py, *values: int) -> tuple[()]:
+        p = self.layout()
+        biases, multipliers = values[:2], values[2:]
+        steps, a_next, b_next = p["steps"], p["a_next"], p["b_next"]
+        w = pa(range(a_next + steps))
+        offsets, out = [], []
+        for q in range(p["quads"]):
+            x = pb([q * p["b_quad"] + o for o in range((SMLAD_QUAD_PIXELS - 1) * b_next + steps)])
+            for r in range(SMLAD_QUAD_PIXELS):
+                for k in range(2):
+                    total = biases[k]
+                    for s in range(steps):
+                        total = smlad(int(w[k * a_next + s]), int(x[r * b_next + s]), total)
+                    offsets.append(q * p["y_quad"] + r * p["y_pixel"] + k * p["y_next"])
+                    out.append(ssat(smmla(total, multipliers[k], p["addend"]), 8, p["shift"]))
+        py(offsets, np.array(out, np.int64).astype(np.int8))
+        return ()
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.values) != 4:
+            raise VerifyException("smlad_quad_row takes 2 biases and 2 multipliers")
+        # pa's second row and pb's fourth pixel by LDR immediates (smlad_block's with the roles
+        # exchanged: 2 words of pa, 4 of pb).
+        if not smlad_block_in_reach(self.steps.data, self.a_next.data, self.b_next.data):
+            raise VerifyException(
+                f"smlad_quad_row's words lie within {LOAD_OFFSETS.stop - 1} bytes of pa and pb (LDR immediates), "
+                f"got a_next = {self.a_next.data}, b_next = {self.b_next.data}"
+            )
+        if not all(o in LOAD_OFFSETS for o in (3 * self.y_pixel.data, 0)) or not 0 < self.y_quad.data < LOAD_OFFSETS.stop:
+            raise VerifyException(
+                f"smlad_quad_row's outputs lie within {LOAD_OFFSETS.stop - 1} bytes of py and py + y_next (STRB, ADD immediates), "
+                f"got y_pixel = {self.y_pixel.data}, y_quad = {self.y_quad.data}"
+            )
+
+
+ArmDsp = Dialect("arm_dsp", [LoadWordOp, Sxtb16Op, SmladOp, SmlaOp, SmladBytesOp, SmladBytesPairOp, SmladTileOp, SmladWindowOp, SmladRowsOp, SmladBlockOp, LoadS4x4Op, SmmlaOp, SsatOp, SmladLayerOp, SmladTileRowOp, DepthwiseStepOp, DepthwiseRowOp, DepthwiseShortRowOp, DepthwiseShortRowsOp, SmladBlockRowOp, SmladQuadRowOp], [])

@@ -1,4 +1,5 @@
-"""`arm-dsp-block-rows`: a row of requantized 4 x 2 register blocks as one `arm_dsp.smlad_block_row`.
+"""`arm-dsp-block-rows`: a row of requantized 4 x 2 register blocks as one `arm_dsp.smlad_block_row`
+(or, the block's operands exchanged, as one `arm_dsp.smlad_quad_row`: `match_quad_row`).
 
 The first convs' blocks (`conv_first`: 4 output channels x a pixel pair over a column of int16
 pairs), once `arm-dsp-requant-sums` made each epilogue one SMMLA and one SSAT, are a loop over
@@ -119,6 +120,59 @@ def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
     )
 
 
+def match_quad_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladQuadRowOp | None:
+    """The `arm_dsp.smlad_quad_row` that replaces the loop around `block` where its operands'
+    roles are exchanged (`conv_columns._quads_of`: pa one pair of output channels' weight rows,
+    fixed, pb a quad of pixels moving by a constant per iteration): as `match_row`, but each
+    sum's bias and multiplier are its column's (the channel, pa's word j), the same for the 4
+    rows (pixels); None, unchanged, where the loop is not such a row."""
+    loop = block.parent_op()
+    if not isinstance(loop, uop.RangeOp) or loop.start.data != 0 or loop.step.data != 1 or loop.end.data < 1:
+        return None
+    if any(integer_literal(a) != 0 for a in block.addends):
+        return None
+    sums = [_follow(r) for r in block.sums]  # row-major: (pixel r, channel k) = divmod(i, 2)
+    if any(s is None for s in sums):
+        return None
+    a, b = loop_address(block.pa, loop), loop_address(block.pb, loop)
+    if a is None or b is None or a[1][0] != 0 or b[1][0] <= 0:
+        return None
+    b_quad = b[1][0]
+    biases = [loop_invariant(s.bias, loop) for s in sums]  # type: ignore[union-attr]
+    mults = [loop_invariant(s.multiplier, loop) for s in sums]  # type: ignore[union-attr]
+    if None in biases or None in mults or any(biases[i] != biases[i % 2] or mults[i] != mults[i % 2] for i in range(2 * ROWS)):
+        return None
+    if len({(s.addend, s.shift) for s in sums}) != 1:  # type: ignore[union-attr]
+        return None
+    places = [loop_address(s.store.ptr, loop) for s in sums]  # type: ignore[union-attr]
+    if any(p is None for p in places) or len({(p[0], p[1][0], p[1][1]) for p in places}) != 1:  # type: ignore[index]
+        return None
+    target, (y_quad, _, _) = places[0]  # type: ignore[index, misc]
+    c = [p[1][2] for p in places]  # type: ignore[index]
+    y_pixel, y_next = c[2] - c[0], c[1] - c[0]
+    if any(c[2 * r + k] - c[0] != r * y_pixel + k * y_next for r in range(ROWS) for k in range(2)):
+        return None
+    hoisted = [v.owner for s in sums for v in (s.bias, s.multiplier) if isinstance(v.owner, uop.LoadOp)]  # type: ignore[union-attr]
+    if any(isinstance(l.ptr.owner, uop.GepOp) and l.ptr.owner.source is target for l in hoisted):  # type: ignore[union-attr]
+        return None
+    steps, a_next, b_next = block.steps.data, block.a_next.data, block.b_next.data
+    moved = 4 * b_quad - (0 if steps <= arm_dsp.SMLAD_TILE_STRAIGHT else 4 * steps)
+    reach = 4 * (max(a_next, (ROWS - 1) * b_next) + steps)
+    if not (
+        y_quad in IMMEDIATE and abs(moved) < 4096 and 4 * steps < 4096 and reach in LOAD_OFFSETS
+        and all(o in LOAD_OFFSETS for o in ((ROWS - 1) * y_pixel, y_next))
+    ):
+        return None
+    if not holds_only(loop, [block, *(op for s in sums for op in s.ops), *hoisted], any_gep=True):  # type: ignore[union-attr]
+        return None
+    return fold_row(
+        loop, arm_dsp.SmladQuadRowOp, (block.pa, block.pb, sums[0].store.ptr),  # type: ignore[union-attr]
+        [sums[k].bias for k in range(2)], [sums[k].multiplier for k in range(2)],  # type: ignore[union-attr]
+        steps=steps, a_next=a_next, b_next=b_next, quads=loop.end.data, b_quad=b_quad, y_quad=y_quad, y_next=y_next,
+        y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
+    )
+
+
 @dataclass(frozen=True)
 class ArmDspBlockRowsPass(ModulePass):
     """Each loop of requantized 4 x 2 blocks along a row of pixel pairs as one
@@ -128,8 +182,8 @@ class ArmDspBlockRowsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for block in ops_of(op, arm_dsp.SmladBlockOp):
-            if block.parent is not None:
-                match_row(block)
+            if block.parent is not None and match_row(block) is None:
+                match_quad_row(block)
 
 
-__all__ = ["ArmDspBlockRowsPass", "match_row"]
+__all__ = ["ArmDspBlockRowsPass", "match_quad_row", "match_row"]

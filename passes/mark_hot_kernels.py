@@ -50,6 +50,7 @@ PRODUCTS: dict[type[Operation], Callable[[Operation], int]] = {
     arm_dsp.SmladBlockOp: lambda op: 0,  # a pointwise block over widened operands, an assembly loop too
     arm_dsp.SmladTileRowOp: lambda op: 0,  # a row of requantized tiles (arm-dsp-tile-rows, run after), one assembly block
     arm_dsp.SmladBlockRowOp: lambda op: 0,  # a first conv's row of requantized blocks (arm-dsp-block-rows, run after)
+    arm_dsp.SmladQuadRowOp: lambda op: 0,  # a budget's pointwise row of 2 x 4 blocks (arm-dsp-block-rows, run after)
     # a depthwise row's 4 outputs (conv_depthwise), a 6-wide row's 6, their loops with epilogues
     # (arm-dsp-depthwise-rows, run after): assembly blocks
     arm_dsp.DepthwiseStepOp: lambda op: 0,

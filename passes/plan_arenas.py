@@ -280,21 +280,39 @@ def constant_bytes(op: DefineGlobalOp) -> bytes:
     return pack(attr_to_array(op.value), op.result.type.element_type)
 
 
-def plan_constants(function: func.FuncOp, alignment: int) -> int:
-    """Pack the constants in index order, aligned, identical bytes stored once; the arena size."""
-    constants = sorted(
+CONSTANT_ALIGNMENT = "zant.alignment"
+"""A constant's own alignment in bytes where it needs more than the arena's (an integer
+attribute on its `uop.define_global`): a table read through a flash cache's lines, line by line
+(`conv_columns._pointwise_wide`'s compile-time widened weight pairs). The constant arena is
+then aligned to the largest such."""
+
+
+def constant_alignment(function: func.FuncOp, alignment: int) -> int:
+    """The constant arena's alignment: `alignment`, or the largest `CONSTANT_ALIGNMENT` asked."""
+    asked = [op.attributes[CONSTANT_ALIGNMENT].value.data for op in _constants(function) if CONSTANT_ALIGNMENT in op.attributes]  # type: ignore[attr-defined]
+    return max([alignment, *asked])
+
+
+def _constants(function: func.FuncOp) -> list[DefineGlobalOp]:
+    return sorted(
         (op for op in function.walk() if isinstance(op, DefineGlobalOp) and op.role.data == BufferRole.CONSTANT),
         key=lambda op: op.index.value.data,
     )
+
+
+def plan_constants(function: func.FuncOp, alignment: int) -> int:
+    """Pack the constants in index order, aligned (each to its `CONSTANT_ALIGNMENT` where it
+    asks more), identical bytes stored once; the arena size."""
     seen: dict[bytes, int] = {}
     cursor = 0
-    for op in constants:
+    for op in _constants(function):
         data = constant_bytes(op)
         if data not in seen:
-            seen[data] = align_up(cursor, alignment)
+            own = op.attributes[CONSTANT_ALIGNMENT].value.data if CONSTANT_ALIGNMENT in op.attributes else alignment  # type: ignore[attr-defined]
+            seen[data] = align_up(cursor, max(alignment, own))
             cursor = seen[data] + len(data)
         op.offset = IntegerAttr(seen[data], 64)
-    return align_up(cursor, alignment)
+    return align_up(cursor, constant_alignment(function, alignment))
 
 
 def plan_function(
@@ -325,7 +343,7 @@ def plan_function(
     arenas = [
         scratch_op,
         ArenaOp(
-            ArenaRole.CONSTANT, constant_size, alignment, link_section=link_section or None,
+            ArenaRole.CONSTANT, constant_size, constant_alignment(function, alignment), link_section=link_section or None,
             memory=memory, source=source,
         ),
         ArenaOp(ArenaRole.PERSISTENT, 0, alignment),

@@ -56,6 +56,9 @@ ASM_REACH = {
     "(unroll divides steps; the loop ends at pb + 4·steps bytes)",
     "arm_dsp.smlad_block_row": "pa (words): q·a_pair + smlad_block's, q < pairs; pb: smlad_block's; "
     "py: q·y_pair + i·y_next + j·y_pixel, i < 4, j < 2",
+    "arm_dsp.smlad_quad_row": "pa (words): k·a_next + s, k < 2, s < steps (pa put back after each quad); pb (words): "
+    "q·b_quad + r·b_next + s, q < quads, r < 4 (the loop ends at pb + 4·b_quad·quads bytes); py: q·y_quad + r·y_pixel + "
+    "k·y_next",
     "arm_dsp.smlad_rows": "pa (int16): [0, 4·steps); pb: [0, 4·rows·(steps + 1)) (biases, then per step a word a row; "
     "the loop's span 4·rows·(steps - rest), the rest after it)",
     "arm_dsp.smlad_layer": "pa (int16): smlad_rows'; pb: [0, 20·(steps + 1)·blocks) (5-row blocks; pb runs on from "
@@ -139,6 +142,20 @@ def _pointwise_wide(h: int, w: int) -> Callable[[], onnx.ModelProto]:
     return build
 
 
+def _kws_shaped_64() -> onnx.ModelProto:
+    from test_ram_budget import kws_shaped_int8
+
+    return kws_shaped_int8(channels=64, height=5, width=7)
+
+
+def _budget_3776(pipeline: str) -> str:
+    """The pipeline `fit_ram` takes for `_kws_shaped_64` under 3,776 B: its pointwise Convs
+    written over their inputs in the widened form's pair form (`conv_columns.quad_block`)."""
+    from zant.pipelines import with_in_place_layouts, with_layer_bound
+
+    return with_layer_bound(with_in_place_layouts(pipeline, 3_776), 3_776)
+
+
 def _roomy(pipeline: str) -> str:
     from test_pointwise_wide import roomy
 
@@ -215,6 +232,9 @@ EDGES = {
     # widened at once: 35 and 9 pixels (odd: the last pair overlapping the one before)
     "wide_35": Edge(_pointwise_wide(5, 7), {"cortex-m4": {"arm_dsp.smlad_block"}, "cortex-m55": {"arm_mve.vmlava"}}, _roomy),
     "wide_9": Edge(_pointwise_wide(3, 3), {"cortex-m4": {"arm_dsp.smlad_block"}, "cortex-m55": {"arm_mve.vmlava"}}, _roomy),
+    # the widened form written over its input under a budget, in pairs of output channels by
+    # quads of pixels (blocks of 12 of 35 pixels: 3 quads, then 2 and one over the pixels before)
+    "wide_quads": Edge(_kws_shaped_64, {"cortex-m4": {"arm_dsp.smlad_quad_row"}, "cortex-m55": {"arm_mve.vmlava"}}, _budget_3776),
     "fully_connected": Edge(
         lambda: _fully_connected(FULLY_CONNECTED), {"cortex-m4": {"arm_dsp.smlad_rows"}, "cortex-m55": {"arm_mve.vmlava"}}
     ),
@@ -246,8 +266,8 @@ def _lowered(model: onnx.ModelProto, target: str, pipeline: str, shapes: dict | 
 
 ASM_OPS = (
     "arm_dsp.depthwise_step", "arm_dsp.depthwise_row", "arm_dsp.depthwise_short_row", "arm_dsp.depthwise_short_rows",
-    "arm_dsp.smlad_tile_row", "arm_dsp.smlad_block", "arm_dsp.smlad_block_row", "arm_dsp.smlad_rows", "arm_dsp.smlad_layer",
-    "arm_mve.vldrb_gather", "arm_mve.vldrh_gather", "arm_mve.vstrb_scatter",
+    "arm_dsp.smlad_tile_row", "arm_dsp.smlad_block", "arm_dsp.smlad_block_row", "arm_dsp.smlad_quad_row", "arm_dsp.smlad_rows",
+    "arm_dsp.smlad_layer", "arm_mve.vldrb_gather", "arm_mve.vldrh_gather", "arm_mve.vstrb_scatter",
 )
 """The ops whose addresses are the assembly's (or a vector of offsets the core adds)."""
 

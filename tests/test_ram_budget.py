@@ -446,21 +446,27 @@ def test_budgeted_columns_as_cortex_m4_firmware(tmp_path, channels, height, widt
 def test_budgeted_wide_blocks_as_cortex_m4_firmware(tmp_path):
     """A DS-CNN shaped model of 64 channels x 5 x 7 under 3,776 B on the Cortex-M4 (MLPerf KWS
     under 9,600 B in small): each pointwise conv takes the widened form written over its NCHW
-    input in 5 blocks of 8 pixels (1,024 B beside its 2,240 B output and a block of weight rows),
-    each block of weight rows widened by one flat loop of 8 words a pass
-    (`conv_columns.FLAT_WIDENING_UNROLL`), and each depthwise conv written over its input copies
-    its 5 x 7 planes as one run of 35 bytes, 8 words and 3 bytes (`schedule_in_place._merged_run`),
-    as firmware under QEMU: the layer-by-layer outputs."""
+    input in its pair form (`conv_columns.quad_block`): the weights widened at compile time, so
+    blocks of 12 pixels (1,536 B beside its 2,240 B output, where widened weight rows in scratch
+    left 8), each loop of quads of a pair of output channels one `arm_dsp.smlad_quad_row`
+    (3 quads in a block of 12; in the last, of 11, 2 and a quad over the pixels before them), and
+    each depthwise conv written over its input copies its 5 x 7 planes as one run of 35 bytes,
+    8 words and 3 bytes (`schedule_in_place._merged_run`), as firmware under QEMU: the
+    layer-by-layer outputs."""
     path = tmp_path / "kws_shaped.onnx"
     onnx.save(kws_shaped_int8(channels=64, height=5, width=7), path)
     plan = _firmware_equals_layer_by_layer(path, tmp_path, budget=3_776, target="cortex-m4", board="mps2-an386")
     assert _scratch(plan) <= 3_776
     sizes = {t["name"]: t["size"] for t in plan["tensors"]}
-    assert sizes["pw0_columns_wide"] == sizes["pw1_columns_wide"] == 8 * 64 * 2
+    assert sizes["pw0_columns_wide"] == sizes["pw1_columns_wide"] == 12 * 64 * 2
+    roles = {t["name"]: t["role"] for t in plan["tensors"]}
+    assert roles["pw0_columns_wide_weights"] == roles["pw1_columns_wide_weights"] == "constant"  # widened at compile time
+    assert sizes["pw0_columns_wide_weights"] == 64 * 64 * 2
     assert sizes["dw0_staged"] == sizes["dw1_staged"] == 35
     assert {s["output"] for s in plan["schedules"] if s["schedule"] == "in-place"} >= {"dw0", "pw0", "dw1", "pw1"}
     zig = (tmp_path / "mps2-an386" / "net.zig").read_text()
-    assert len(re.findall(r"< 64\) : \(idx_\d+ \+= 8\)", zig)) == 4  # each layer's blocks and its last
+    rows = re.findall(r"zant_smlad_quad_row\((\d+), (\d+), (\d+), (\d+),", zig)
+    assert sorted(rows) == sorted([("32", "32", "32", "3"), ("32", "32", "32", "2"), ("32", "32", "32", "1")] * 2)
     assert len(re.findall(r"< 32\) : \(idx_\d+ \+= 4\)", zig)) == 2  # each plane's 8 words
 
 

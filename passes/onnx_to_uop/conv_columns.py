@@ -65,14 +65,17 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerType
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, IntegerType
 from xdsl.dialects import func
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
 from xdsl.ir import Operation, SSAValue
 
 from zant.analysis.liveness import IN_PLACE_ATTRIBUTE, in_place_mark
 from zant.dialects import arm_dsp, uop
-from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, is_channels_last, merge_dims
+from zant.ir.resources import attr_to_array
+from zant.passes.plan_arenas import CONSTANT_ALIGNMENT
+from zant.passes.onnx_to_uop.kernel import KernelBuilder, Layout, constant_table, is_channels_last, merge_dims
 
 PIXELS = 2
 """Pixels per register tile."""
@@ -132,6 +135,48 @@ written over their input keep the nested loops (VWW's layer 10 under 22,118 B, 6
 12,953,025 -> 12,959,404 cycles with the flat one). Words a pass: KWS under 9,600 B on the
 L4R5 took 5,052,337 cycles at 4, 4,948,844 at 8, 5,272,109 at 16 (the 16 words' code outgrew
 the cache again)."""
+
+
+CACHE_LINE_BYTES = 32
+"""The bytes of a line of the data cache in front of flash (`zant.backend.boards.FlashTiming`: the
+STM32 ART's lines of four 64-bit words)."""
+
+QUADS_BELOW = 16
+"""Blocks of fewer pixels than this (a RAM budget's, `wide_block` written over X) take the pair
+form of `_pointwise_wide` instead (`quad_block`): each block of 4 weight rows widened again per
+block of pixels cost about 560 cycles (its 256 bytes read from flash, 64 words widened), 256
+times a layer for MLPerf KWS's 64 -> 64 layers under 9,600 B (blocks of 8 pixels). The pair form
+widens the weights at compile time (int16 in flash, twice their bytes), which frees the widened
+rows' scratch for more pixels a block (12), and reads each pair of rows once per block of pixels
+from flash, then from the data cache for the block's other quads."""
+
+
+def quad_block(x: Layout, y: Layout, layer_bound: int, weight_cache: int) -> int:
+    """The pixels a block of the pair form (`_pointwise_wide` with `arm_dsp.smlad_quad_row`) widens
+    at once with Y written over X within `layer_bound`, 0 where it is not taken: where the form
+    with widened weight rows would take blocks of fewer than `QUADS_BELOW` pixels and this one
+    more and fewer blocks, a pair of int16 weight rows (4·C bytes) fits `weight_cache` (the data
+    cache in front of flash; 0: none, every read as cheap), and the blocks, whole quads each as
+    even as can be, leave a last block of no fewer than 4 pixels (blocks never overlap written
+    over X). MLPerf KWS's 64 -> 64 layers under 9,600 B: 12 pixels a block (10 and the rest, 5)
+    where the widened rows left 8 (16 blocks)."""
+    channels, pixels = x.shape[1], math.prod(x.shape[2:])
+    quad = arm_dsp.SMLAD_QUAD_PIXELS
+    if weight_cache and 4 * channels > weight_cache:
+        return 0
+    runtime = wide_block(x, y, layer_bound, in_place=True)
+    if runtime >= QUADS_BELOW:
+        return 0
+    most = min((layer_bound - max(x.size, y.size)) // (2 * channels), pixels)
+    most -= most % quad
+    if most <= runtime or most < quad:
+        return 0
+    blocks = -(-pixels // most)
+    block = min(most, -(-(-(-pixels // blocks)) // quad) * quad)
+    while block >= quad and 0 < pixels % block < quad:
+        block -= quad
+    # Only for fewer blocks (each pass over the weights reads twice their bytes from flash).
+    return block if block >= quad and -(-pixels // block) < -(-pixels // runtime) else 0
 
 
 def column_pixels(channels: int, out_channels: int, pixels: int) -> int:
@@ -504,13 +549,26 @@ def _pointwise_wide(
     out_channels = y.shape[1]
     pixels = math.prod(x.shape[2:])
     block_pixels = wide_block(x, y, layer_bound, in_place is not None)
+    stored = _stored_weights(weight_rows)
+    quads = quad_block(x, y, layer_bound, weight_cache) if in_place is not None and stored is not None else 0
+    block_pixels = quads or block_pixels
     words = channels // 2
     xf = merge_dims(x, 2, x.rank - 1)
     yf = merge_dims(y, 2, y.rank - 1)
     assert xf is not None and yf is not None and block_pixels >= PIXELS
     rows = xf.permute([0, 2, 1])  # (N, H·W, C), channels contiguous
     wide_x = kb.alloc(f"{name}_wide", [block_pixels, words], I32)
-    wide_w = kb.alloc(f"{name}_wide_weights", [WIDE_ROWS, words], I32)
+    if quads:
+        # The weights widened at compile time as `widen` widens X (word q's SXTB16 halves:
+        # channels 4q, 4q + 2 and 4q + 1, 4q + 3), rows of C / 2 words: no widened copy in scratch.
+        # Beside W itself among the constants (which it replaces: W is read no more), so the
+        # other constants keep their order.
+        assert stored is not None
+        wide_w = constant_table(weight_rows.buffer.owner, f"{name}_wide_weights", _widened(stored), I32)
+        if weight_cache:  # each pair of rows on whole lines of the cache (a pair is 8 lines at 64 channels)
+            wide_w.buffer.owner.attributes[CONSTANT_ALIGNMENT] = IntegerAttr(CACHE_LINE_BYTES, 64)
+    else:
+        wide_w = kb.alloc(f"{name}_wide_weights", [WIDE_ROWS, words], I32)
 
     # Four words per iteration where they divide the row (else two, else one): their loads back
     # to back (the core pipelines a load after a load) and a quarter of the loop's overhead
@@ -540,7 +598,7 @@ def _pointwise_wide(
     # Written over X, a block of rows is widened as one run of their words (the rows contiguous
     # in W and in wide_w), FLAT_WIDENING_UNROLL a pass.
     flat_widening = in_place is not None and (WIDE_ROWS * channels // 4) % FLAT_WIDENING_UNROLL == 0
-    flat_w, flat_wide_w = weight_rows.reshape([weight_rows.size]), wide_w.reshape([WIDE_ROWS * words])
+    flat_w, flat_wide_w = weight_rows.reshape([weight_rows.size]), wide_w.reshape([wide_w.size])
     assert flat_w is not None and flat_wide_w is not None
 
     def gather(at: list[SSAValue], row: SSAValue) -> None:
@@ -563,6 +621,9 @@ def _pointwise_wide(
                 widen(rows, [n, kb.alu("add", first, j)], wide_x, [j])
             else:
                 gather([n, kb.alu("add", first, j)], j)
+        if quads:
+            _quads_of(kb, wide_x, wide_w, yf, epilogue, n, first, count, out_channels, words, weight_cache)
+            return
         with kb.loop(out_channels, 0, WIDE_ROWS) as m:
             block = [m, *(kb.alu("add", m, kb.index(i)) for i in range(1, WIDE_ROWS))]
             if flat_widening:
@@ -612,6 +673,54 @@ def _pointwise_wide(
         nest.attributes[IN_PLACE_ATTRIBUTE] = in_place_mark(*in_place)
 
 
+def _stored_weights(weight_rows: Layout) -> np.ndarray | None:
+    """W as int8 [M, C] where `weight_rows` is a whole constant buffer (its values known)."""
+    owner = weight_rows.buffer.owner
+    if not isinstance(owner, uop.DefineGlobalOp) or owner.value is None or not weight_rows.covers_buffer():
+        return None
+    return attr_to_array(owner.value).reshape(weight_rows.shape).astype(np.int8)
+
+
+def _widened(weights: np.ndarray) -> np.ndarray:
+    """[M, C / 2] int32 words: row m's word 2q holds channels 4q (low half) and 4q + 2, word
+    2q + 1 channels 4q + 1 and 4q + 3, each an int16 (what `SXTB16` and its rotation by 8 make
+    of the int8 word of channels 4q … 4q + 3)."""
+    w = weights.astype(np.int64).reshape(weights.shape[0], -1, 4)
+    low = np.stack([w[:, :, 0], w[:, :, 1]], axis=2) & 0xFFFF
+    high = (np.stack([w[:, :, 2], w[:, :, 3]], axis=2) & 0xFFFF) << 16
+    return (low | high).reshape(weights.shape[0], -1).astype(np.uint32).view(np.int32)
+
+
+def _quads_of(
+    kb: KernelBuilder, wide_x: Layout, wide_w: Layout, yf: Layout, epilogue: Callable[[SSAValue, SSAValue], SSAValue],
+    n: SSAValue, first: SSAValue, count: int, out_channels: int, words: int, weight_cache: int,
+) -> None:
+    """The outputs of a block of `count` pixels (widened in `wide_x`, the first at pixel `first`)
+    in the pair form: per pair of output channels, one `arm_dsp.smlad_block` per quad of pixels
+    with the roles of its operands exchanged (pa the pair's two widened rows in flash, pb the
+    quad's 4 pixels), `arm-dsp-block-rows` making each loop one `arm_dsp.smlad_quad_row`; a
+    block's last pixels past its whole quads in a quad of their own over the pixels before them
+    (read from the copy, so computed again from X as it was)."""
+    quad = arm_dsp.SMLAD_QUAD_PIXELS
+
+    def block(m: SSAValue, at: SSAValue) -> None:
+        channels = [m, kb.alu("add", m, kb.index(1))]
+        positions = [at, *(kb.alu("add", at, kb.index(i)) for i in range(1, quad))]
+        pa = kb.insert(uop.GepOp(kb.view(wide_w), [m, kb.index(0)])).result
+        pb = kb.insert(uop.GepOp(kb.view(wide_x), [at, kb.index(0)])).result
+        addends = [kb.const(0, I32)] * (2 * quad) if weight_cache else []
+        sums = kb.insert(arm_dsp.SmladBlockOp(pa, pb, addends, words, words, words)).results
+        for total, (position, channel) in zip(sums, itertools.product(positions, channels)):
+            kb.store(epilogue(total, channel), yf, [n, channel, kb.alu("add", first, position)])
+
+    with kb.loop(out_channels, 0, CHANNELS) as m:
+        with kb.loop(count // quad) as q:
+            block(m, kb.alu("mul", q, kb.index(quad)))
+        if count % quad:
+            with kb.loop(1) as q:
+                block(m, kb.alu("add", q, kb.index(count - quad)))
+
+
 @dataclass(frozen=True)
 class ColumnTile:
     """One register tile: `CHANNELS` output channels from m x `PIXELS` pixels of the column."""
@@ -642,4 +751,4 @@ class ColumnTile:
         for acc, (row, position) in zip(accs, itertools.product(rows, positions)):
             kb.store(self.epilogue(kb.acc_get(acc), row), self.yf, [n, row, position])
 
-__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "FLAT_WIDENING_UNROLL", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "over_input", "pointwise_columns", "wide_block", "wide_form_applies", "wide_in_place_applies", "wide_in_place_only", "wide_scratch_bytes"]
+__all__ = ["CACHED_WEIGHT_BYTES", "CACHE_SHARE", "CHANNELS", "FLAT_WIDENING_UNROLL", "MAX_COLUMN_PIXELS", "MIN_CHANNELS", "PIXELS", "QUADS_BELOW", "WIDE_MAX_CHANNELS", "WIDE_MIN_CHANNELS", "WIDE_MIN_PIXELS", "WIDE_ROWS", "column_form_applies", "column_pixels", "over_input", "pointwise_columns", "quad_block", "wide_block", "wide_form_applies", "wide_in_place_applies", "wide_in_place_only", "wide_scratch_bytes"]

@@ -361,6 +361,50 @@ builtin.module {
 
 // -----
 
+// smlad_quad_row at the end of its buffers: pa [0, 32), pb [0, 128), py [0, 17)
+
+// CHECK: zant.asm_reach = {checked = 3 : i64, unresolved = 0 : i64}
+// CHECK-LABEL: func.func @smlad_quad_row_at_the_end
+builtin.module {
+  func.func @smlad_quad_row_at_the_end() {
+    abi.arena "scratch" size 224 align 16
+    %pa_buffer = uop.define_local "pa" at 0 : !uop.buffer<10xi32>
+    %pb_buffer = uop.define_local "pb" at 48 : !uop.buffer<34xi32>
+    %py_buffer = uop.define_local "py" at 192 : !uop.buffer<19xi8>
+    %start = uop.const 2 : index
+    %pa = uop.gep %pa_buffer[%start] : !uop.buffer<10xi32>
+    %pb = uop.gep %pb_buffer[%start] : !uop.buffer<34xi32>
+    %py = uop.gep %py_buffer[%start] : !uop.buffer<19xi8>
+    %c = uop.const 0 : i32
+    arm_dsp.smlad_quad_row %pa, %pb, %py, %c, %c, %c, %c {steps = #builtin.int<4>, a_next = #builtin.int<4>, b_next = #builtin.int<4>, quads = #builtin.int<2>, b_quad = #builtin.int<16>, y_quad = #builtin.int<4>, y_next = #builtin.int<9>, y_pixel = #builtin.int<1>, addend = #builtin.int<-1280>, shift = #builtin.int<6>} : !uop.ptr<i32>, !uop.ptr<i32>, !uop.ptr<i8>
+    func.return
+  }
+}
+
+// -----
+
+// smlad_quad_row, py's buffer one element short (outputs q·y_quad + r·y_pixel + k·y_next)
+
+builtin.module {
+  func.func @smlad_quad_row_one_past() {
+    abi.arena "scratch" size 224 align 16
+    %pa_buffer = uop.define_local "pa" at 0 : !uop.buffer<10xi32>
+    %pb_buffer = uop.define_local "pb" at 48 : !uop.buffer<34xi32>
+    %py_buffer = uop.define_local "py" at 192 : !uop.buffer<18xi8>
+    %start = uop.const 2 : index
+    %pa = uop.gep %pa_buffer[%start] : !uop.buffer<10xi32>
+    %pb = uop.gep %pb_buffer[%start] : !uop.buffer<34xi32>
+    %py = uop.gep %py_buffer[%start] : !uop.buffer<18xi8>
+    %c = uop.const 0 : i32
+    arm_dsp.smlad_quad_row %pa, %pb, %py, %c, %c, %c, %c {steps = #builtin.int<4>, a_next = #builtin.int<4>, b_next = #builtin.int<4>, quads = #builtin.int<2>, b_quad = #builtin.int<16>, y_quad = #builtin.int<4>, y_next = #builtin.int<9>, y_pixel = #builtin.int<1>, addend = #builtin.int<-1280>, shift = #builtin.int<6>} : !uop.ptr<i32>, !uop.ptr<i32>, !uop.ptr<i8>
+    func.return
+  }
+}
+
+// expected-error@unknown {{pass 'verify-arena-plan' failed: arm_dsp.smlad_quad_row's py reaches bytes [2, 19) of 'py' (18 bytes, at [192, 210) in its scratch arena): 1 byte past its end (its reach [0, 17) from a start at bytes 2..2)}}
+
+// -----
+
 // smlad_tile_row at the end of its buffers: pa [0, 16), pb [0, 48), py [0, 12)
 
 // CHECK: zant.asm_reach = {checked = 3 : i64, unresolved = 0 : i64}

@@ -1,11 +1,14 @@
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=3776}' | filecheck %s
-// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=3776},plan-arenas,verify-arena-plan' | filecheck %s --check-prefix=PLAN
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=3776 weight-cache-bytes=128}' | filecheck %s
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=3776 weight-cache-bytes=128},plan-arenas,verify-arena-plan' | filecheck %s --check-prefix=PLAN
 // RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=4288}' | filecheck %s --check-prefix=FEW
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=3776 weight-cache-bytes=256}' | filecheck %s --check-prefix=QUADS
+// RUN: zant-opt %s -p 'onnx-to-uop{conv-word-taps=true layer-bound=3776 weight-cache-bytes=256},plan-arenas,verify-arena-plan' | filecheck %s --check-prefix=QPLAN
 
 // A 64 -> 64 pointwise Conv over an NCHW X that dies in it, Y NCHW too (KWS's layers under a
 // RAM budget): X and Y take 2,240 B each, so within layer-bound=3776 the widened form fits only
 // with Y written over X, in blocks of 8 of the 35 pixels (1,024 B beside the 512 B of one
-// block of weight rows): 4 blocks of 8 and the rest, 3. Written over X, each block of 4
+// block of weight rows): 4 blocks of 8 and the rest, 3 (where a data cache of 128 B in front
+// of flash holds no pair of int16 weight rows: no pair form, below). Written over X, each block of 4
 // weight rows is widened by one loop over their 64 words, 8 a pass
 // (conv_columns.FLAT_WIDENING_UNROLL), from W's flat rows into the flat copy: in
 // the nested loops (a loop over the 4 rows around one over a row's 16 words) LLVM unrolls the
@@ -37,6 +40,40 @@
 // PLAN-LABEL: func.func @over_x
 // PLAN-DAG:     %{{.*}} = uop.define_local "r" at [[AT:[0-9]+]]
 // PLAN-DAG:     %{{.*}} = uop.define_local "y" at [[AT]]
+
+// The pair form (conv_columns.quad_block) where the data cache holds a pair of int16 weight
+// rows (256 B) or there is none: the weights widened at compile time into a constant of
+// 64 rows of 32 words, each pair of rows on whole 32-byte lines of that cache
+// (`zant.alignment`), no widened rows in scratch, so blocks of 12 pixels (1,536 B) where the
+// rows' copy left 8: 2 blocks and the rest, 11. Per pair of output channels, a smlad_block per
+// quad of the block's pixels, pa the pair's rows and pb the quad; a block's last pixels past its
+// whole quads in a quad over the pixels before them (11: quads at 0, 4 and 7).
+// QUADS-LABEL: func.func @over_x
+// QUADS:         %y_columns_wide_weights = uop.define_global "constant" {{[0-9]+}} "y_columns_wide_weights" value dense_resource<y_columns_wide_weights> : tensor<64x32xi32> {zant.alignment = 32 : i64} : !uop.buffer<2048xi32>
+// QUADS-NOT:     uop.define_local "y_columns_wide_weights"
+// QUADS:         %y_columns_wide = uop.define_local "y_columns_wide" : !uop.buffer<384xi32>
+// QUADS:         uop.range %{{.*}} = 0 to 1 attributes {in_place = ["r", "y"]} {
+// QUADS-NEXT:      uop.range %{{.*}} = 0 to 2 {
+// QUADS:             uop.range %{{.*}} = 0 to 12 {
+// QUADS:             uop.range %[[M:.*]] = 0 to 64 step 2 {
+// QUADS-NEXT:          uop.range %[[Q:.*]] = 0 to 3 {
+// QUADS:                 %[[PA:.*]] = uop.gep %{{.*}}[%[[M]], %{{.*}}] : !uop.view<64x32xi32, strides [32, 1], offset 0>
+// QUADS:                 arm_dsp.smlad_block %[[PA]], %{{.*}}, %{{.*}} {steps = #builtin.int<32>, a_next = #builtin.int<32>, b_next = #builtin.int<32>}
+// QUADS:           uop.range %{{.*}} = 0 to 11 {
+// QUADS:           uop.range %{{.*}} = 0 to 64 step 2 {
+// QUADS-NEXT:        uop.range %{{.*}} = 0 to 2 {
+// QUADS:             arm_dsp.smlad_block
+// QUADS:             uop.range %{{.*}} = 0 to 1 {
+// QUADS:             arm_dsp.smlad_block
+// QUADS:         func.return
+
+// plan-arenas gives Y X's slot and the widened weights a 32-byte line of their own (the
+// constant arena aligned to it); verify-arena-plan accepts the pair by the staged rule.
+// QPLAN-LABEL: func.func @over_x
+// QPLAN:         abi.arena "constant" size {{[0-9]+}} align 32
+// QPLAN-DAG:     %{{.*}} = uop.define_local "r" at [[AT:[0-9]+]]
+// QPLAN-DAG:     %{{.*}} = uop.define_local "y" at [[AT]]
+// QPLAN-DAG:     %y_columns_wide_weights = uop.define_global "constant" {{[0-9]+}} "y_columns_wide_weights" at {{0|32|64|96|128|160|192|224|256|288|320}} value
 
 // Within layer-bound=4288: blocks of 12, 12 and 11 (as few as the default plan of MLPerf KWS
 // takes), the same flat loop (KWS on the L4R5: 4,137,601 -> 4,070,540 cycles).
