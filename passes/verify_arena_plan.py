@@ -20,9 +20,17 @@ Fails (naming the buffers or the op) unless, in every function:
   `zant.asm_reach` attribute records `{checked, unresolved}` pointers (the plan JSON's
   `asm_reach`).
 
-`verify-arena-plan{reach-only=true}` checks the last point only: the pipelines of the cores with
+* every vector `uop.vload` / `uop.vstore`, in any function, touches only bytes of the buffer its
+  pointer addresses: the bytes its gep can start at (as above) widened by its lanes
+  (`zant.analysis.bounds.vector_reach`: lanes x element size, with the access's stride), where a
+  gep's index check alone sees its first lane only. A pointer with no static bound is counted
+  as the asm ops' are: the module's `zant.vector_reach` attribute (the plan JSON's
+  `vector_reach`).
+
+`verify-arena-plan{reach-only=true}` checks the last two points only: the pipelines of the cores with
 asm ops end with it, after `outline-kernels` (whose calls hide the accesses the liveness of the
-other checks reads) and the passes that make the row ops.
+other checks reads) and the passes that make the row ops and the Helium vector forms (`mve-dot`,
+`mve-gather`, `mve-requantize`).
 """
 
 from __future__ import annotations
@@ -37,9 +45,12 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects import abi, uop
-from zant.analysis.bounds import ASM_REACH_ATTRIBUTE, gep_element_range, pointer_bytes
+from zant.analysis.bounds import (
+    ASM_REACH_ATTRIBUTE, VECTOR_REACH_ATTRIBUTE, gep_element_range, pointer_bytes, pointer_elements, vector_reach,
+)
 from zant.analysis.liveness import Schedule, in_place_legal, scratch_lifetimes
 from zant.ir.target_ops import Reach, declared_reach
+from zant.ir.types import element_bits
 from zant.ir.walk import ops_of
 
 
@@ -139,6 +150,14 @@ def _buffer_name(buffer: SSAValue, callers: dict[str, list[func.CallOp]]) -> str
     return f"a buffer of {_bytes(size)}"
 
 
+def _callers(module: ModuleOp) -> dict[str, list[func.CallOp]]:
+    """The calls of each function, by name (to name an outlined kernel's buffers)."""
+    callers: dict[str, list[func.CallOp]] = {}
+    for call in ops_of(module, func.CallOp):
+        callers.setdefault(call.callee.root_reference.data, []).append(call)
+    return callers
+
+
 def _over(touched: Reach, size: int) -> str | None:
     """How far `touched` lies outside [0, size), or None if inside."""
     if touched.lo < 0:
@@ -152,9 +171,7 @@ def verify_reach(module: ModuleOp) -> tuple[int, int]:
     """Check every pointer, with static bounds, of every op that declares its reach; return how
     many pointers were checked and how many had no static bound. Raises naming the op, the
     pointer, the buffer and the bytes over."""
-    callers: dict[str, list[func.CallOp]] = {}
-    for call in ops_of(module, func.CallOp):
-        callers.setdefault(call.callee.root_reference.data, []).append(call)
+    callers = _callers(module)
     cache: dict = {}
     checked = unresolved = 0
     for op in module.walk():
@@ -176,6 +193,34 @@ def verify_reach(module: ModuleOp) -> tuple[int, int]:
     return checked, unresolved
 
 
+def verify_vector_reach(module: ModuleOp) -> tuple[int, int]:
+    """Check every vector load and store whose pointer has static bounds: its lanes, from every
+    start its gep can take, inside the pointer's buffer; return how many were checked and how
+    many had no static bound. Raises as `verify_reach` does, in bytes (a vector of packed
+    elements: from the byte holding its first lane to the one holding its last)."""
+    callers = _callers(module)
+    cache: dict = {}
+    checked = unresolved = 0
+    for op in ops_of(module, (uop.VLoadOp, uop.VStoreOp)):
+        start = pointer_elements(op.ptr, cache)
+        if start is None:
+            unresolved += 1
+            continue
+        checked += 1
+        buffer, first, last = start
+        bits = element_bits(op.ptr.type.element_type)  # type: ignore[attr-defined]
+        low, high = first * bits // 8, last * bits // 8
+        reach = vector_reach(op, last)  # the furthest its lanes go: from the last start
+        touched = Reach(low + reach.lo, high + reach.hi)
+        over = _over(touched, buffer.type.byte_size)  # type: ignore[attr-defined]
+        if over is not None:
+            raise VerifyException(
+                f"verify-arena-plan: {op.name}'s ptr reaches bytes {touched} of {_buffer_name(buffer, callers)}: "
+                f"{over} (its reach {reach} from a start at bytes {low}..{high})"
+            )
+    return checked, unresolved
+
+
 @dataclass(frozen=True)
 class VerifyArenaPlanPass(ModulePass):
     """Fail unless the arena plan of every function is sound (see the module docstring)."""
@@ -183,13 +228,16 @@ class VerifyArenaPlanPass(ModulePass):
     name = "verify-arena-plan"
 
     reach_only: bool = False
-    """Check only the reach of the ops that declare one (after `outline-kernels`)."""
+    """Check only the reach of the ops that declare one and of the vector accesses (after
+    `outline-kernels`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.reach_only:
             for function in ops_of(op, func.FuncOp):
                 verify_function(function)
-        checked, unresolved = verify_reach(op)
-        if checked or unresolved:
-            counts = {"checked": IntegerAttr(checked, 64), "unresolved": IntegerAttr(unresolved, 64)}
-            op.attributes[ASM_REACH_ATTRIBUTE] = DictionaryAttr(counts)
+        for attribute, (checked, unresolved) in (
+            (ASM_REACH_ATTRIBUTE, verify_reach(op)), (VECTOR_REACH_ATTRIBUTE, verify_vector_reach(op)),
+        ):
+            if checked or unresolved:
+                counts = {"checked": IntegerAttr(checked, 64), "unresolved": IntegerAttr(unresolved, 64)}
+                op.attributes[attribute] = DictionaryAttr(counts)

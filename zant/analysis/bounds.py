@@ -10,6 +10,7 @@ from __future__ import annotations
 from xdsl.ir import Block, SSAValue
 
 from zant.dialects import uop
+from zant.ir.target_ops import Reach
 from zant.ir.types import element_bits
 
 
@@ -76,20 +77,27 @@ their reach: `{checked = N, unresolved = M}` (those with static bounds, proved i
 buffers, and those without); the plan JSON's `asm_reach`."""
 
 
-def pointer_bytes(pointer: SSAValue, cache) -> tuple[SSAValue, int, int] | None:
-    """The buffer a pointer addresses and the lowest and highest byte of it the pointer can
+def pointer_elements(pointer: SSAValue, cache) -> tuple[SSAValue, int, int] | None:
+    """The buffer a pointer addresses and the lowest and highest element of it the pointer can
     start at, for every index value its loops give (a `uop.gep` of the buffer or of a view of
     it), or None: not a gep, or an index with no static bound (one loaded from memory, or an
-    argument of the function). Bytes of packed elements (int4) count from the byte holding
-    the element."""
+    argument of the function)."""
     gep = pointer.owner
     if not isinstance(gep, uop.GepOp):
         return None
     reach = gep_element_range(gep, cache)
-    if reach is None:
+    return None if reach is None else (gep.buffer, *reach)
+
+
+def pointer_bytes(pointer: SSAValue, cache) -> tuple[SSAValue, int, int] | None:
+    """`pointer_elements` in bytes: the lowest and highest byte the pointer can start at. Bytes
+    of packed elements (int4) count from the byte holding the element."""
+    found = pointer_elements(pointer, cache)
+    if found is None:
         return None
-    bits = element_bits(uop.memory_element_type(gep.buffer.type))
-    return gep.buffer, reach[0] * bits // 8, reach[1] * bits // 8
+    buffer, low, high = found
+    bits = element_bits(uop.memory_element_type(buffer.type))
+    return buffer, low * bits // 8, high * bits // 8
 
 
 def access_span(access) -> int:
@@ -100,6 +108,24 @@ def access_span(access) -> int:
     if isinstance(access, uop.VStoreOp):
         return (uop.lanes(access.value.type) - 1) * access.element_stride
     return 0
+
+
+VECTOR_REACH_ATTRIBUTE = "zant.vector_reach"
+"""The module attribute in which `verify-arena-plan` counts the vector loads and stores:
+`{checked = N, unresolved = M}`, as `ASM_REACH_ATTRIBUTE` counts the asm ops' pointers; the plan
+JSON's `vector_reach`."""
+
+REACH_ATTRIBUTES = {"asm_reach": ASM_REACH_ATTRIBUTE, "vector_reach": VECTOR_REACH_ATTRIBUTE}
+"""Each count's key in the plan JSON, and its module attribute."""
+
+
+def vector_reach(access: uop.VLoadOp | uop.VStoreOp, start: int = 0) -> Reach:
+    """The bytes a vector access touches relative to its pointer's byte (`pointer_bytes`), its
+    pointer at element `start` of its buffer: its lanes' hull, `access_span` elements on and the
+    last lane whole. Lanes of packed elements (int4) end in a byte that depends on where in its
+    byte the first starts (`start`); whole-byte lanes do not."""
+    bits = element_bits(access.ptr.type.element_type)  # type: ignore[attr-defined]
+    return Reach(0, -(-(start + access_span(access) + 1) * bits // 8) - start * bits // 8)
 
 
 SMALLEST_ISIZE_LIMIT = 2**31 - 1

@@ -439,21 +439,24 @@ def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) ->
         # only for plans below the layer bound (schedule-in-place, schedule-patches): the nests
         # written in place, the stages run patch by patch
         **({"schedules": schedules} if (schedules := in_place_schedules(module) + patch_schedules(module)) else {}),
-        # only for modules with asm ops: their pointers verify-arena-plan proved inside their
-        # buffers (checked) and those it could not bound (unresolved)
-        **({"asm_reach": reach} if (reach := asm_reach(module)) else {}),
+        # only for modules with asm ops (asm_reach) or vector loads and stores (vector_reach):
+        # the pointers verify-arena-plan proved inside their buffers (checked) and those it
+        # could not bound (unresolved)
+        **reach_counts(module),
     }
 
 
-def asm_reach(module: ModuleOp) -> dict[str, int] | None:
-    """`verify-arena-plan`'s count of the asm ops' pointers (its `zant.asm_reach` module
-    attribute): {"checked", "unresolved"}, or None."""
-    from zant.analysis.bounds import ASM_REACH_ATTRIBUTE
+def reach_counts(module: ModuleOp) -> dict[str, dict[str, int]]:
+    """`verify-arena-plan`'s counts of checked and unresolved pointers, by plan JSON key, from
+    the module attributes it recorded them in (`zant.analysis.bounds.REACH_ATTRIBUTES`)."""
+    from zant.analysis.bounds import REACH_ATTRIBUTES
 
-    recorded = module.attributes.get(ASM_REACH_ATTRIBUTE)
-    if not isinstance(recorded, DictionaryAttr):
-        return None
-    return {key: value.value.data for key, value in recorded.data.items()}  # type: ignore[attr-defined]
+    found = {}
+    for key, attribute in REACH_ATTRIBUTES.items():
+        recorded = module.attributes.get(attribute)
+        if isinstance(recorded, DictionaryAttr):
+            found[key] = {name: value.value.data for name, value in recorded.data.items()}  # type: ignore[attr-defined]
+    return found
 
 
 def in_place_schedules(module: ModuleOp) -> list[dict]:
