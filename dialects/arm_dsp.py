@@ -1174,8 +1174,9 @@ ZIG_HELPER_SOURCES["zant_smlad_rows"] = ZigHelper(
 /// nothing. LLVM's own schedule spread the loads among the arithmetic (two cycles each, or
 /// three per LDRD) and spilled a pointer. (16 steps per pass outgrew the L4R5's 1 KB
 /// instruction cache: AD 539 K -> 973 K cycles; 8 against 4: 549 K -> 539 K.) Five rows take
-/// 4 weight registers, the fifth row's word loaded once the first row's SMLADs read theirs,
-/// and the loop's end in s0 (without an FPU on the stack: zant_smlad_rows_text).
+/// 14 registers built for speed (ReleaseFast, ReleaseSmall: no frame pointer), else 4 weight
+/// registers, the fifth row's word loaded once the first row's SMLADs read theirs; the loop's
+/// end in s0 (without an FPU on the stack: zant_smlad_rows_text).
 inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *const i16, pb: *const i8, shared: i32) [@max(4, rows)]i32 {{
     if (comptime {_HAS_DSP}) {{
         var r0: i32 = undefined;
@@ -1213,27 +1214,52 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
                 : .{{ .memory = true, .cpsr = true }});
             return .{{ r0, r1, r2, r3 }};
         }} else {{
+            const mode = @import("builtin").mode;
+            const wregs: usize = comptime if (mode == .fast or mode == .small) rows else rows - 1;
             const fp = comptime std.Target.arm.featureSetHas(@import("builtin").cpu.features, .fpregs);
-            const body = comptime if (fp) zant_smlad_rows_text(steps, rows, 4, "s0") else "sub sp, sp, #8\\n\\t" ++ zant_smlad_rows_text(steps, rows, 4, "[sp]") ++ "\\n\\tadd sp, sp, #8";
+            const body = comptime if (fp) zant_smlad_rows_text(steps, rows, wregs, "s0") else "sub sp, sp, #8\\n\\t" ++ zant_smlad_rows_text(steps, rows, wregs, "[sp]") ++ "\\n\\tadd sp, sp, #8";
             var r4: i32 = undefined;
-            asm volatile (body
-                : [c0] "=&r" (r0),
-                  [c1] "=&r" (r1),
-                  [c2] "=&r" (r2),
-                  [c3] "=&r" (r3),
-                  [c4] "=&r" (r4),
-                  [pa] "=&r" (qa),
-                  [pb] "=&r" (qb),
-                  [a] "=&r" (a),
-                  [b] "=&r" (b),
-                  [w0] "=&r" (w0),
-                  [w1] "=&r" (w1),
-                  [w2] "=&r" (w2),
-                  [w3] "=&r" (w3),
-                : [ipa] "5" (pa),
-                  [ipb] "6" (pb),
-                  [shared] "7" (shared),
-                : .{{ .memory = true, .cpsr = true, .s0 = fp }});
+            if (comptime wregs == rows) {{
+                var w4: i32 = undefined;
+                asm volatile (body
+                    : [c0] "=&r" (r0),
+                      [c1] "=&r" (r1),
+                      [c2] "=&r" (r2),
+                      [c3] "=&r" (r3),
+                      [c4] "=&r" (r4),
+                      [pa] "=&r" (qa),
+                      [pb] "=&r" (qb),
+                      [a] "=&r" (a),
+                      [b] "=&r" (b),
+                      [w0] "=&r" (w0),
+                      [w1] "=&r" (w1),
+                      [w2] "=&r" (w2),
+                      [w3] "=&r" (w3),
+                      [w4] "=&r" (w4),
+                    : [ipa] "5" (pa),
+                      [ipb] "6" (pb),
+                      [shared] "7" (shared),
+                    : .{{ .memory = true, .cpsr = true, .s0 = fp }});
+            }} else {{
+                asm volatile (body
+                    : [c0] "=&r" (r0),
+                      [c1] "=&r" (r1),
+                      [c2] "=&r" (r2),
+                      [c3] "=&r" (r3),
+                      [c4] "=&r" (r4),
+                      [pa] "=&r" (qa),
+                      [pb] "=&r" (qb),
+                      [a] "=&r" (a),
+                      [b] "=&r" (b),
+                      [w0] "=&r" (w0),
+                      [w1] "=&r" (w1),
+                      [w2] "=&r" (w2),
+                      [w3] "=&r" (w3),
+                    : [ipa] "5" (pa),
+                      [ipb] "6" (pb),
+                      [shared] "7" (shared),
+                    : .{{ .memory = true, .cpsr = true, .s0 = fp }});
+            }}
             return .{{ r0, r1, r2, r3, r4 }};
         }}
     }}

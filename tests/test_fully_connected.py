@@ -234,7 +234,9 @@ def test_whole_layers_take_smlad_layer_and_equal_the_reference(tmp_path):
     expect_reference_as_firmware(model, tmp_path, seed=6)
 
 
-def test_whole_layers_as_release_safe_firmware(tmp_path):
-    """The same layers in ReleaseSafe, whose frame pointer leaves smlad_layer 13 registers (the
-    fifth row's word loaded apart, into the first row's register): equal to the reference."""
-    expect_reference_as_firmware(_model(LAYERS, per_tensor=True), tmp_path, seed=7, optimize="ReleaseSafe")
+def test_release_safe_firmware(tmp_path):
+    """The layers with one multiplier (smlad_layer) and with one a channel (smlad_rows' blocks)
+    in ReleaseSafe, whose frame pointer leaves the 5-row asm 13 registers (the fifth row's word
+    loaded apart, into the first row's register): equal to the reference."""
+    expect_reference_as_firmware(_model(LAYERS, per_tensor=True), tmp_path / "layers", seed=7, optimize="ReleaseSafe")
+    expect_reference_as_firmware(_model(), tmp_path / "channels", seed=8, optimize="ReleaseSafe")
