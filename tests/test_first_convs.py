@@ -97,10 +97,13 @@ def test_the_layer_bound_keeps_the_form_from_raising_the_peak(tmp_path):
     assert "_first_weights" not in source and "rgb_y_channels_last_weights" in source
 
 
+@pytest.mark.slow
 def test_every_pass_keeps_the_interpreters_outputs():
     """check_each_pass through the Cortex-M4 pipeline (the bound lifted) from onnx-to-uop on:
     the uop interpreter runs the column's SXTB16 and the blocks by their reference semantics,
-    and every later pass keeps the outputs."""
+    and every later pass keeps the outputs. Slow (about 28 s: every case interpreted after every
+    pass); the default run checks the same Convs' outputs built for the host and as firmware, and
+    CI runs this one (`.ci/run`)."""
     from xdsl.passes import PassPipeline
     from xdsl.transforms import get_all_passes
 
