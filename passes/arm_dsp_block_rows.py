@@ -28,6 +28,7 @@ the sum with the bias added after.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -68,39 +69,71 @@ def _follow(result: SSAValue) -> _Sum | None:
     return _Sum(bias, chain.multiplier, chain.addend, chain.shift, chain.store, [add, *chain.ops])
 
 
-def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
-    """The op that replaces the loop around `block` (module docstring), its operands computed
-    before the loop and the loop erased; None, unchanged, where the loop is not such a row."""
+@dataclass
+class _Row:
+    """What both row forms take from the loop around one block: its 8 sums (row-major, k = 2i +
+    j), pa's and pb's addresses per iteration (`loop_address`), Y's, and the sums' stores as a
+    grid: sum 2i + j stored at i·row_step + j·column_step from sum 0's."""
+
+    loop: uop.RangeOp
+    sums: list[_Sum]
+    pa: tuple
+    pb: tuple
+    y_step: int
+    row_step: int
+    column_step: int
+
+
+def _row_of(block: arm_dsp.SmladBlockOp, owner: Callable[[int], int]) -> _Row | None:
+    """The loop around `block` as a row of requantized blocks (module docstring), where sum k's
+    bias and multiplier are sum `owner(k)`'s (a row's for smlad_block_row, a column's for
+    smlad_quad_row): values the loop does not change, one addend and shift for all 8, the stores
+    a grid on one base, the hoisted loads reading nothing the loop writes, and the loop holding
+    nothing else; None where it is not."""
     loop = block.parent_op()
     if not isinstance(loop, uop.RangeOp) or loop.start.data != 0 or loop.step.data != 1 or loop.end.data < 1:
         return None
     if any(integer_literal(a) != 0 for a in block.addends):
         return None
-    sums = [_follow(r) for r in block.sums]  # row-major: (i, j) = divmod(k, 2)
-    if any(s is None for s in sums):
+    followed = [_follow(r) for r in block.sums]
+    if any(s is None for s in followed):
         return None
+    sums: list[_Sum] = followed  # type: ignore[assignment]
     a, b = loop_address(block.pa, loop), loop_address(block.pb, loop)
-    if a is None or b is None or b[1][0] != 0:
+    if a is None or b is None:
         return None
-    a_pair = a[1][0]
-    biases = [loop_invariant(s.bias, loop) for s in sums]  # type: ignore[union-attr]
-    mults = [loop_invariant(s.multiplier, loop) for s in sums]  # type: ignore[union-attr]
-    if None in biases or None in mults or any(biases[2 * i] != biases[2 * i + 1] or mults[2 * i] != mults[2 * i + 1] for i in range(ROWS)):
+    biases = [loop_invariant(s.bias, loop) for s in sums]
+    mults = [loop_invariant(s.multiplier, loop) for s in sums]
+    if None in biases or None in mults or any(
+        biases[k] != biases[owner(k)] or mults[k] != mults[owner(k)] for k in range(2 * ROWS)
+    ):
         return None
-    if len({(s.addend, s.shift) for s in sums}) != 1:  # type: ignore[union-attr]
+    if len({(s.addend, s.shift) for s in sums}) != 1:
         return None
-    places = [loop_address(s.store.ptr, loop) for s in sums]  # type: ignore[union-attr]
+    places = [loop_address(s.store.ptr, loop) for s in sums]
     if any(p is None for p in places) or len({(p[0], p[1][0], p[1][1]) for p in places}) != 1:  # type: ignore[index]
         return None
-    target, (y_pair, _, _) = places[0]  # type: ignore[index, misc]
-    c = [p[1][2] for p in places]  # type: ignore[index]
-    y_next, y_pixel = c[2] - c[0], c[1] - c[0]
-    if any(c[2 * i + j] - c[0] != i * y_next + j * y_pixel for i in range(ROWS) for j in range(2)):
+    target, (y_step, _, first) = places[0]  # type: ignore[misc]
+    offsets = [p[1][2] - first for p in places]  # type: ignore[index]
+    if any(offsets[2 * i + j] != i * offsets[2] + j * offsets[1] for i in range(ROWS) for j in range(2)):
         return None
-    # The hoisted loads read what the loop does not write; the asm's immediates fit.
-    hoisted = [v.owner for s in sums for v in (s.bias, s.multiplier) if isinstance(v.owner, uop.LoadOp)]  # type: ignore[union-attr]
-    if any(isinstance(l.ptr.owner, uop.GepOp) and l.ptr.owner.source is target for l in hoisted):  # type: ignore[union-attr]
+    # The hoisted loads read what the loop does not write; every other op of the body is index
+    # arithmetic, a gep, or a load only the matched ops read.
+    hoisted = [v.owner for s in sums for v in (s.bias, s.multiplier) if isinstance(v.owner, uop.LoadOp)]
+    if any(isinstance(l.ptr.owner, uop.GepOp) and l.ptr.owner.source is target for l in hoisted):
         return None
+    if not holds_only(loop, [block, *(op for s in sums for op in s.ops), *hoisted], any_gep=True):
+        return None
+    return _Row(loop, sums, a, b, y_step, offsets[2], offsets[1])
+
+
+def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
+    """The op that replaces the loop around `block` (module docstring), its operands computed
+    before the loop and the loop erased; None, unchanged, where the loop is not such a row."""
+    row = _row_of(block, lambda k: k - k % 2)  # (i, j) = divmod(k, 2): channel i's bias
+    if row is None or row.pb[1][0] != 0:
+        return None
+    a_pair, y_pair, y_next, y_pixel = row.pa[1][0], row.y_step, row.row_step, row.column_step
     steps, a_next, b_next = block.steps.data, block.a_next.data, block.b_next.data
     moved = 4 * a_pair - (0 if steps <= arm_dsp.SMLAD_TILE_STRAIGHT else 4 * steps)
     reach = 4 * (max(a_next, (ROWS - 1) * b_next) + steps)
@@ -109,14 +142,12 @@ def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
         and arm_dsp.stores_in_reach(y_next, y_pixel)
     ):
         return None
-    # Every other op of the body is index arithmetic, a gep, or a load only the matched ops read.
-    if not holds_only(loop, [block, *(op for s in sums for op in s.ops), *hoisted], any_gep=True):  # type: ignore[union-attr]
-        return None
+    sums = row.sums
     return fold_row(
-        loop, arm_dsp.SmladBlockRowOp, (block.pa, block.pb, sums[0].store.ptr),  # type: ignore[union-attr]
-        [sums[2 * i].bias for i in range(ROWS)], [sums[2 * i].multiplier for i in range(ROWS)],  # type: ignore[union-attr]
-        steps=steps, a_next=a_next, b_next=b_next, pairs=loop.end.data, a_pair=a_pair, y_pair=y_pair, y_next=y_next,
-        y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
+        row.loop, arm_dsp.SmladBlockRowOp, (block.pa, block.pb, sums[0].store.ptr),
+        [sums[2 * i].bias for i in range(ROWS)], [sums[2 * i].multiplier for i in range(ROWS)],
+        steps=steps, a_next=a_next, b_next=b_next, pairs=row.loop.end.data, a_pair=a_pair, y_pair=y_pair, y_next=y_next,
+        y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,
     )
 
 
@@ -126,35 +157,10 @@ def match_quad_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladQuadRowOp | None
     fixed, pb a quad of pixels moving by a constant per iteration): as `match_row`, but each
     sum's bias and multiplier are its column's (the channel, pa's word j), the same for the 4
     rows (pixels); None, unchanged, where the loop is not such a row."""
-    loop = block.parent_op()
-    if not isinstance(loop, uop.RangeOp) or loop.start.data != 0 or loop.step.data != 1 or loop.end.data < 1:
+    row = _row_of(block, lambda k: k % 2)  # (pixel r, channel k) = divmod(i, 2): channel k's bias
+    if row is None or row.pa[1][0] != 0 or row.pb[1][0] <= 0:
         return None
-    if any(integer_literal(a) != 0 for a in block.addends):
-        return None
-    sums = [_follow(r) for r in block.sums]  # row-major: (pixel r, channel k) = divmod(i, 2)
-    if any(s is None for s in sums):
-        return None
-    a, b = loop_address(block.pa, loop), loop_address(block.pb, loop)
-    if a is None or b is None or a[1][0] != 0 or b[1][0] <= 0:
-        return None
-    b_quad = b[1][0]
-    biases = [loop_invariant(s.bias, loop) for s in sums]  # type: ignore[union-attr]
-    mults = [loop_invariant(s.multiplier, loop) for s in sums]  # type: ignore[union-attr]
-    if None in biases or None in mults or any(biases[i] != biases[i % 2] or mults[i] != mults[i % 2] for i in range(2 * ROWS)):
-        return None
-    if len({(s.addend, s.shift) for s in sums}) != 1:  # type: ignore[union-attr]
-        return None
-    places = [loop_address(s.store.ptr, loop) for s in sums]  # type: ignore[union-attr]
-    if any(p is None for p in places) or len({(p[0], p[1][0], p[1][1]) for p in places}) != 1:  # type: ignore[index]
-        return None
-    target, (y_quad, _, _) = places[0]  # type: ignore[index, misc]
-    c = [p[1][2] for p in places]  # type: ignore[index]
-    y_pixel, y_next = c[2] - c[0], c[1] - c[0]
-    if any(c[2 * r + k] - c[0] != r * y_pixel + k * y_next for r in range(ROWS) for k in range(2)):
-        return None
-    hoisted = [v.owner for s in sums for v in (s.bias, s.multiplier) if isinstance(v.owner, uop.LoadOp)]  # type: ignore[union-attr]
-    if any(isinstance(l.ptr.owner, uop.GepOp) and l.ptr.owner.source is target for l in hoisted):  # type: ignore[union-attr]
-        return None
+    b_quad, y_quad, y_pixel, y_next = row.pb[1][0], row.y_step, row.row_step, row.column_step
     steps, a_next, b_next = block.steps.data, block.a_next.data, block.b_next.data
     moved = 4 * b_quad - (0 if steps <= arm_dsp.SMLAD_TILE_STRAIGHT else 4 * steps)
     reach = 4 * (max(a_next, (ROWS - 1) * b_next) + steps)
@@ -163,13 +169,12 @@ def match_quad_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladQuadRowOp | None
         and all(o in LOAD_OFFSETS for o in ((ROWS - 1) * y_pixel, y_next))
     ):
         return None
-    if not holds_only(loop, [block, *(op for s in sums for op in s.ops), *hoisted], any_gep=True):  # type: ignore[union-attr]
-        return None
+    sums = row.sums
     return fold_row(
-        loop, arm_dsp.SmladQuadRowOp, (block.pa, block.pb, sums[0].store.ptr),  # type: ignore[union-attr]
-        [sums[k].bias for k in range(2)], [sums[k].multiplier for k in range(2)],  # type: ignore[union-attr]
-        steps=steps, a_next=a_next, b_next=b_next, quads=loop.end.data, b_quad=b_quad, y_quad=y_quad, y_next=y_next,
-        y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,  # type: ignore[union-attr]
+        row.loop, arm_dsp.SmladQuadRowOp, (block.pa, block.pb, sums[0].store.ptr),
+        [sums[k].bias for k in range(2)], [sums[k].multiplier for k in range(2)],
+        steps=steps, a_next=a_next, b_next=b_next, quads=row.loop.end.data, b_quad=b_quad, y_quad=y_quad, y_next=y_next,
+        y_pixel=y_pixel, addend=sums[0].addend, shift=sums[0].shift,
     )
 
 
