@@ -1279,7 +1279,7 @@ inline fn zant_smlad_rows(comptime steps: usize, comptime rows: usize, pa: *cons
     }}
     return r;
 }}""",
-    ("zant_smlad_rows_text", "zant_load_word16", "zant_load_word16", "zant_load_word", "zant_load_word", "zant_smlad", "zant_sxtb16", "zant_smlad"),
+    ("zant_smlad_rows_text", "zant_smlad_rows_text", "zant_smlad_rows_text", "zant_load_word16", "zant_load_word16", "zant_load_word", "zant_load_word", "zant_smlad", "zant_sxtb16", "zant_smlad"),
 )
 
 
@@ -3199,6 +3199,46 @@ class DepthwiseShortRowsOp(RequantRowOp):
             raise VerifyException("depthwise_short_rows' input spans more than 4 GB")
 
 
+ZIG_HELPER_SOURCES["zant_smlad_block_steps_text"] = ZigHelper(
+    "zant_smlad_block_steps_text",
+    """\
+/// The assembly of a 4 x 2 register block's reduction over `steps` steps, as zant_smlad_block's,
+/// for the asm of the row ops (zant_smlad_block_row, zant_smlad_quad_row): x0, x1 the words of
+/// pa's two rows (a_next words apart), w, v those of pb's rows 2h and 2h + 1 (b_next words
+/// apart), into the sums c<row of pb><row of pa>. Straight for 8 steps or fewer; else a loop
+/// from label 2 (the caller closes it) of passes of 8, 7, 4, 2 or 1 steps (4 at most for size),
+/// each pointer's first load of a pass advancing it by the pass (post-indexed) and its other
+/// loads reaching back from there, so a pass adds nothing; the caller puts the pointers back.
+fn zant_smlad_block_steps_text(comptime steps: usize, comptime a_next: isize, comptime b_next: isize, comptime small: bool) []const u8 {
+    const straight = steps <= 8;
+    const most: usize = if (small) 4 else 8;
+    const unroll: usize = if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 7 == 0 and most == 8) 7 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
+    const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
+    const sums = [4][2][]const u8{ .{ "%[c00]", "%[c01]" }, .{ "%[c10]", "%[c11]" }, .{ "%[c20]", "%[c21]" }, .{ "%[c30]", "%[c31]" } };
+    var text: []const u8 = if (straight) "" else "2:\\n\\t";
+    for (0..unroll) |k| {
+        const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
+        const first = !straight and k == 0;
+        text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{d}]\\n\\t", .{at})) ++
+            std.fmt.comptimePrint("ldr %[x1], [%[pa], #{d}]\\n\\t", .{(if (first) at - pass else at) + 4 * a_next});
+        for (0..2) |h| {
+            const r0 = 2 * h;
+            const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
+            const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{d}]\\n\\t", .{w_at});
+            const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
+            text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{d}]\\n\\t", .{v_at}) ++
+                "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
+                "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
+                "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
+                "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
+        }
+    }
+    return text;
+}""",
+    inline=False,
+)
+
+
 ZIG_HELPER_SOURCES["zant_smlad_block_row"] = ZigHelper(
     "zant_smlad_block_row",
     """\
@@ -3220,9 +3260,6 @@ noinline fn zant_smlad_block_row(comptime steps: usize, comptime a_next: isize, 
     if (comptime HAS_DSP and (mode == .fast or mode == .small)) {
         const body = comptime text: {
             const straight = steps <= 8;
-            const most: usize = if (mode == .small) 4 else 8;
-            const unroll: usize = if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 7 == 0 and most == 8) 7 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
-            const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
             const c: u32 = @bitCast(addend);
             const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{d}", .{shift});
             const sums = [4][2][]const u8{ .{ "%[c00]", "%[c01]" }, .{ "%[c10]", "%[c11]" }, .{ "%[c20]", "%[c21]" }, .{ "%[c30]", "%[c31]" } };
@@ -3235,26 +3272,7 @@ noinline fn zant_smlad_block_row(comptime steps: usize, comptime a_next: isize, 
                     "mov %[c01], %[c00]\\n\\tmov %[c11], %[c10]\\n\\tmov %[c21], %[c20]\\n\\tmov %[c31], %[c30]\\n\\t",
                 .{ c & 0xFFFF, c >> 16, 4 * steps },
             );
-            if (!straight) text = text ++ "2:\\n\\t";
-            // In a loop, each pointer's first load of a pass advances it by the pass
-            // (post-indexed) and its other loads reach back from there (zant_smlad_block's).
-            for (0..unroll) |k| {
-                const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
-                const first = !straight and k == 0;
-                text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{d}]\\n\\t", .{at})) ++
-                    std.fmt.comptimePrint("ldr %[x1], [%[pa], #{d}]\\n\\t", .{(if (first) at - pass else at) + 4 * a_next});
-                for (0..2) |h| {
-                    const r0 = 2 * h;
-                    const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
-                    const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{d}]\\n\\t", .{w_at});
-                    const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
-                    text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{d}]\\n\\t", .{v_at}) ++
-                        "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
-                }
-            }
+            text = text ++ zant_smlad_block_steps_text(steps, a_next, b_next, mode == .small);
             if (!straight) text = text ++ std.fmt.comptimePrint("ldr %[w], [sp, #44]\\n\\tcmp %[pb], %[w]\\n\\tbne 2b\\n\\tsub %[pb], %[pb], #{d}\\n\\t", .{4 * steps});
             text = text ++ "ldrd %[x0], %[x1], [sp, #16]\\n\\tldrd %[w], %[v], [sp, #32]\\n\\t" ++
                 "smmla %[c00], %[c00], %[x0], %[w]\\n\\tsmmla %[c01], %[c01], %[x0], %[w]\\n\\tsmmla %[c10], %[c10], %[x1], %[w]\\n\\tsmmla %[c11], %[c11], %[x1], %[w]\\n\\t" ++
@@ -3346,7 +3364,7 @@ noinline fn zant_smlad_block_row(comptime steps: usize, comptime a_next: isize, 
         }
     }
 }""".replace("HAS_DSP", _HAS_DSP),
-    ("zant_smlad", "zant_smmla", "zant_ssat"),
+    ("zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat"),
     inline=False,
 )
 
@@ -3391,7 +3409,7 @@ class SmladBlockRowOp(RequantAddendRowOp):
     POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i32), ("pb", i32), ("py", i8))
     COUNTS: ClassVar[tuple[str, ...]] = ("steps", "pairs")
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_block_row", "zant_smlad", "zant_smmla", "zant_ssat")
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_block_row", "zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat")
 
     def __init__(
         self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
@@ -3454,9 +3472,6 @@ noinline fn zant_smlad_quad_row(comptime steps: usize, comptime a_next: isize, c
     if (comptime HAS_DSP and (mode == .fast or mode == .small)) {
         const body = comptime text: {
             const straight = steps <= 8;
-            const most: usize = if (mode == .small) 4 else 8;
-            const unroll: usize = if (straight) steps else if (steps % 8 == 0 and most == 8) 8 else if (steps % 7 == 0 and most == 8) 7 else if (steps % 4 == 0) 4 else if (steps % 2 == 0) 2 else 1;
-            const pass: isize = if (straight) 0 else 4 * @as(isize, @intCast(unroll));
             const c: u32 = @bitCast(addend);
             const by = if (shift == 0) "" else std.fmt.comptimePrint(", asr #{d}", .{shift});
             // sums[r][k]: pixel r (pb's word rows), channel k (pa's words).
@@ -3469,26 +3484,7 @@ noinline fn zant_smlad_quad_row(comptime steps: usize, comptime a_next: isize, c
                     "mov %[c10], %[c00]\\n\\tmov %[c11], %[c01]\\n\\tmov %[c20], %[c00]\\n\\tmov %[c21], %[c01]\\n\\tmov %[c30], %[c00]\\n\\tmov %[c31], %[c01]\\n\\t",
                 .{ c & 0xFFFF, c >> 16, 4 * steps },
             );
-            if (!straight) text = text ++ "2:\\n\\t";
-            // zant_smlad_block_row's reduction: each pointer's first load of a pass advances it
-            // by the pass (post-indexed), its other loads reach back from there.
-            for (0..unroll) |k| {
-                const at: isize = 4 * @as(isize, @intCast(k)) - (if (k == 0) 0 else pass);
-                const first = !straight and k == 0;
-                text = text ++ (if (first) std.fmt.comptimePrint("ldr %[x0], [%[pa]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[x0], [%[pa], #{d}]\\n\\t", .{at})) ++
-                    std.fmt.comptimePrint("ldr %[x1], [%[pa], #{d}]\\n\\t", .{(if (first) at - pass else at) + 4 * a_next});
-                for (0..2) |h| {
-                    const r0 = 2 * h;
-                    const w_at = (if (first and h > 0) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0));
-                    const w_load = if (first and h == 0) std.fmt.comptimePrint("ldr %[w], [%[pb]], #{d}\\n\\t", .{pass}) else std.fmt.comptimePrint("ldr %[w], [%[pb], #{d}]\\n\\t", .{w_at});
-                    const v_at = (if (first) at - pass else at) + 4 * b_next * @as(isize, @intCast(r0 + 1));
-                    text = text ++ w_load ++ std.fmt.comptimePrint("ldr %[v], [%[pb], #{d}]\\n\\t", .{v_at}) ++
-                        "smlad " ++ sums[r0][0] ++ ", %[x0], %[w], " ++ sums[r0][0] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0][1] ++ ", %[x1], %[w], " ++ sums[r0][1] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0 + 1][0] ++ ", %[x0], %[v], " ++ sums[r0 + 1][0] ++ "\\n\\t" ++
-                        "smlad " ++ sums[r0 + 1][1] ++ ", %[x1], %[v], " ++ sums[r0 + 1][1] ++ "\\n\\t";
-                }
-            }
+            text = text ++ zant_smlad_block_steps_text(steps, a_next, b_next, mode == .small);
             // pa (the pair of weight rows) back to its start for the next quad.
             if (!straight) text = text ++ std.fmt.comptimePrint("ldr %[w], [sp, #28]\\n\\tcmp %[pa], %[w]\\n\\tbne 2b\\n\\tsub %[pa], %[pa], #{d}\\n\\t", .{4 * steps});
             text = text ++ "ldrd %[x0], %[x1], [sp, #8]\\n\\tldrd %[w], %[v], [sp, #16]\\n\\t";
@@ -3573,7 +3569,7 @@ noinline fn zant_smlad_quad_row(comptime steps: usize, comptime a_next: isize, c
         }
     }
 }""".replace("HAS_DSP", _HAS_DSP),
-    ("zant_smlad", "zant_smmla", "zant_ssat"),
+    ("zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat"),
     inline=False,
 )
 
@@ -3618,7 +3614,7 @@ class SmladQuadRowOp(RequantAddendRowOp):
     POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i32), ("pb", i32), ("py", i8))
     COUNTS: ClassVar[tuple[str, ...]] = ("steps", "quads")
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_quad_row", "zant_smlad", "zant_smmla", "zant_ssat")
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_quad_row", "zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat")
 
     def __init__(
         self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
