@@ -27,10 +27,18 @@ Fails (naming the buffers or the op) unless, in every function:
   as the asm ops' are: the module's `zant.vector_reach` attribute (the plan JSON's
   `vector_reach`).
 
-`verify-arena-plan{reach-only=true}` checks the last two points only: the pipelines of the cores with
-asm ops end with it, after `outline-kernels` (whose calls hide the accesses the liveness of the
-other checks reads) and the passes that make the row ops and the Helium vector forms (`mve-dot`,
-`mve-gather`, `mve-requantize`).
+* every `uop.gep` marked `inbounds` (which the Zig printer emits with no run-time check), in any
+  function and into any buffer, stays inside its buffer with the accesses through it
+  (`zant.analysis.bounds.gep_access_range`: its elements, and a vector load's or store's lanes
+  past them), whichever pass marked it: `mark-inbounds` from its proof, or a pass that made the
+  gep `inbounds` from the proof of the geps it replaced (`arm-dsp-dot`, `arm-dsp-requant`,
+  `arm-dsp-depthwise-rows` …). One with no static bound is a proof this check cannot redo: it
+  is counted, the module's `zant.inbounds_reach` attribute (the plan JSON's `inbounds_reach`).
+
+`verify-arena-plan{reach-only=true}` checks the last three points only: every pipeline ends
+with it (`zant.pipelines.REACH_STAGE`), after `mark-inbounds`, `outline-kernels` (whose calls
+hide the accesses the liveness of the other checks reads) and the passes that make the row ops,
+their inbounds geps and the Helium vector forms (`mve-dot`, `mve-gather`, `mve-requantize`).
 """
 
 from __future__ import annotations
@@ -46,7 +54,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from zant.dialects import abi, uop
 from zant.analysis.bounds import (
-    ASM_REACH_ATTRIBUTE, VECTOR_REACH_ATTRIBUTE, gep_element_range, pointer_bytes, pointer_elements, vector_reach,
+    ASM_REACH_ATTRIBUTE, INBOUNDS_REACH_ATTRIBUTE, VECTOR_REACH_ATTRIBUTE, gep_access_range, gep_element_range,
+    pointer_bytes, pointer_elements, vector_reach,
 )
 from zant.analysis.liveness import Schedule, in_place_legal, scratch_lifetimes
 from zant.ir.target_ops import Reach, declared_reach
@@ -132,6 +141,10 @@ def _bytes(count: int) -> str:
     return f"{count} byte" + ("" if count == 1 else "s")
 
 
+def _elements(count: int) -> str:
+    return f"{count} element" + ("" if count == 1 else "s")
+
+
 def _buffer_name(buffer: SSAValue, callers: dict[str, list[func.CallOp]]) -> str:
     """A buffer's tensor name, its size and a scratch buffer's place in its arena; an outlined
     kernel's argument by its callers' buffers."""
@@ -158,12 +171,12 @@ def _callers(module: ModuleOp) -> dict[str, list[func.CallOp]]:
     return callers
 
 
-def _over(touched: Reach, size: int) -> str | None:
-    """How far `touched` lies outside [0, size), or None if inside."""
+def _over(touched: Reach, size: int, unit=_bytes) -> str | None:
+    """How far `touched` lies outside [0, size), or None if inside (in `unit`s)."""
     if touched.lo < 0:
-        return f"{_bytes(-touched.lo)} before its start"
+        return f"{unit(-touched.lo)} before its start"
     if touched.hi > size:
-        return f"{_bytes(touched.hi - size)} past its end"
+        return f"{unit(touched.hi - size)} past its end"
     return None
 
 
@@ -221,6 +234,35 @@ def verify_vector_reach(module: ModuleOp) -> tuple[int, int]:
     return checked, unresolved
 
 
+def verify_inbounds_reach(module: ModuleOp) -> tuple[int, int]:
+    """Check every `inbounds` gep whose indices have static bounds: every element it and the
+    accesses through it reach, from every start its indices give, inside its buffer; return how
+    many were checked and how many had no static bound. Raises as `verify_reach` does, in
+    elements."""
+    callers = _callers(module)
+    cache: dict = {}
+    checked = unresolved = 0
+    for gep in ops_of(module, uop.GepOp):
+        if gep.inbounds is None:
+            continue
+        reach = gep_access_range(gep, cache)
+        if reach is None:
+            unresolved += 1
+            continue
+        checked += 1
+        count = gep.buffer.type.size.data  # type: ignore[attr-defined]
+        touched = Reach(reach[0], reach[1] + 1)
+        over = _over(touched, count, _elements)
+        if over is not None:
+            first, last = gep_element_range(gep, cache)  # type: ignore[misc]  (known: reach is)
+            raise VerifyException(
+                f"verify-arena-plan: an inbounds uop.gep reaches elements {touched} of the {count} of "
+                f"{_buffer_name(gep.buffer, callers)}: {over} (its accesses {_elements(reach[1] - last)} "
+                f"on from a start at elements {first}..{last})"
+            )
+    return checked, unresolved
+
+
 @dataclass(frozen=True)
 class VerifyArenaPlanPass(ModulePass):
     """Fail unless the arena plan of every function is sound (see the module docstring)."""
@@ -228,15 +270,18 @@ class VerifyArenaPlanPass(ModulePass):
     name = "verify-arena-plan"
 
     reach_only: bool = False
-    """Check only the reach of the ops that declare one and of the vector accesses (after
-    `outline-kernels`)."""
+    """Check only the reach of the ops that declare one, of the vector accesses and of the
+    `inbounds` geps (after `outline-kernels`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.reach_only:
             for function in ops_of(op, func.FuncOp):
                 verify_function(function)
         for attribute, (checked, unresolved) in (
-            (ASM_REACH_ATTRIBUTE, verify_reach(op)), (VECTOR_REACH_ATTRIBUTE, verify_vector_reach(op)),
+            # the inbounds geps before the vector accesses: a vector's lanes through an inbounds
+            # gep past its buffer are the gep's proof gone wrong, said in its elements
+            (ASM_REACH_ATTRIBUTE, verify_reach(op)), (INBOUNDS_REACH_ATTRIBUTE, verify_inbounds_reach(op)),
+            (VECTOR_REACH_ATTRIBUTE, verify_vector_reach(op)),
         ):
             if checked or unresolved:
                 counts = {"checked": IntegerAttr(checked, 64), "unresolved": IntegerAttr(unresolved, 64)}

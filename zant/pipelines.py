@@ -5,7 +5,8 @@ the random graphs and the benchmarks run unless given another pipeline. A pipeli
 stages (each a `zant-opt -p` pass spelling) joined by commas:
 
     set-target → graph folds → lowering → loop passes → vector passes (vector targets) →
-    arena planning → print preparation → DSP / Helium passes (cores that have them)
+    arena planning → print preparation → DSP / Helium passes (cores that have them) →
+    outline-kernels (→ the DSP cores' kernel passes) → the unchecked addresses' check
 
 The first stage, `set-target{target=T}` (the host's with its CPU: `set-target{target=host
 cpu=x86-64-avx2}`), writes the module's `#zant.target`; the passes after it read their
@@ -67,11 +68,14 @@ addresses need no run-time check, which multiply-adds are fused, which float max
 compare and a select, and each address as one index into its flat buffer."""
 
 REACH_STAGE = "verify-arena-plan{reach-only=true}"
-"""Last of a pipeline that makes asm ops (`arm_dsp`, `arm_mve`): each op's declared reach inside
-the buffers its pointers address, checked statically (`verify-arena-plan`)."""
+"""Last of every pipeline, once every pass that makes an address the printer leaves unchecked
+has run: each `inbounds` gep (`mark-inbounds`' and those the DSP passes make), each vector
+access's lanes and each asm op's declared reach (`arm_dsp`, `arm_mve`) inside the buffers their
+pointers address, checked statically (`verify-arena-plan`)."""
 
 OUTLINE_STAGE = "outline-kernels"
-"""Last of every pipeline: each top-level loop nest a function (the printer's kernel unit)."""
+"""Each top-level loop nest a function (the printer's kernel unit): every pipeline's last pass but
+its microcontroller's kernel passes and `REACH_STAGE`."""
 
 PRINT_PIPELINE = ",".join((*PRINT_STAGES, OUTLINE_STAGE))
 """`PRINT_STAGES` and `OUTLINE_STAGE` as a pipeline, to end a hand-written one with: the Zig
@@ -157,9 +161,8 @@ def stages_for(
         hot = (*hot, "arm-dsp-requant-sums", "arm-dsp-tile-rows")  # (on the M55: 11 k fewer instructions, 4 k more cycles on KWS)
         hot = (*hot, "arm-dsp-depthwise-rows")  # the depthwise steps' loops with the epilogues just made
         hot = (*hot, "arm-dsp-block-rows")  # the first convs' blocks with the epilogues just made
-    reach = (REACH_STAGE,) if p.dsp or p.mve else ()  # the asm ops' reach, once they are all made
     return (set_target, *graph_stages(rounding), *layouts, lowering, *CHECK_STAGES, *vector,
-            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE, *hot, *reach)
+            *plan_stages(strategy, alignment, memories, constants), *PRINT_STAGES, *dsp, OUTLINE_STAGE, *hot, REACH_STAGE)
 
 
 def pipeline_for(

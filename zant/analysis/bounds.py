@@ -1,8 +1,9 @@
 """Static bounds of index values and of the elements a `uop.gep` can address.
 
 Bounds come from loop ranges, constants and index arithmetic; an index loaded from memory has
-none. `verify-arena-plan` uses them to prove every scratch access in bounds; `mark-inbounds` to
-mark the geps proven in bounds (`uop.gep inbounds`), whose addresses the printer leaves unchecked.
+none. `verify-arena-plan` uses them to prove every scratch access in bounds, and every gep
+marked `inbounds` (`uop.gep inbounds`, whose address the printer leaves unchecked) whichever pass
+marked it; `mark-inbounds` to mark the geps proven in bounds.
 """
 
 from __future__ import annotations
@@ -115,7 +116,14 @@ VECTOR_REACH_ATTRIBUTE = "zant.vector_reach"
 `{checked = N, unresolved = M}`, as `ASM_REACH_ATTRIBUTE` counts the asm ops' pointers; the plan
 JSON's `vector_reach`."""
 
-REACH_ATTRIBUTES = {"asm_reach": ASM_REACH_ATTRIBUTE, "vector_reach": VECTOR_REACH_ATTRIBUTE}
+INBOUNDS_REACH_ATTRIBUTE = "zant.inbounds_reach"
+"""The module attribute in which `verify-arena-plan` counts the `inbounds` geps (whose addresses
+the printer leaves unchecked): `{checked = N, unresolved = M}`, as `ASM_REACH_ATTRIBUTE` counts
+the asm ops' pointers; the plan JSON's `inbounds_reach`."""
+
+REACH_ATTRIBUTES = {
+    "asm_reach": ASM_REACH_ATTRIBUTE, "vector_reach": VECTOR_REACH_ATTRIBUTE, "inbounds_reach": INBOUNDS_REACH_ATTRIBUTE,
+}
 """Each count's key in the plan JSON, and its module attribute."""
 
 
@@ -145,16 +153,23 @@ def _arithmetic_fits(value: SSAValue, cache) -> bool:
     return bounds is not None and _fits(*bounds) and all(_arithmetic_fits(o, cache) for o in owner.operands)
 
 
-def proven_in_bounds(gep: uop.GepOp, cache) -> bool:
-    """Whether every element the gep and the (vector) accesses through it reach lies inside its
-    buffer, for every index value its loops give, and no part of its address overflows: each
-    index's arithmetic, each product by a stride and each partial sum (in index order, the
-    offset last: as `linearize-geps` computes it) fits a 32-bit `isize`."""
+def gep_access_range(gep: uop.GepOp, cache) -> tuple[int, int] | None:
+    """The lowest and highest buffer element the gep and the accesses through it reach (a vector
+    load's or store's lanes: `access_span` elements past the gep's last), for every index value
+    its loops give, or None if unknown (`gep_element_range`)."""
     reach = gep_element_range(gep, cache)
     if reach is None:
-        return False
-    last = reach[1] + max((access_span(use.operation) for use in gep.result.uses), default=0)
-    if reach[0] < 0 or last >= gep.buffer.type.size.data:  # type: ignore[attr-defined]
+        return None
+    return reach[0], reach[1] + max((access_span(use.operation) for use in gep.result.uses), default=0)
+
+
+def proven_in_bounds(gep: uop.GepOp, cache) -> bool:
+    """Whether every element the gep and the (vector) accesses through it reach lies inside its
+    buffer (`gep_access_range`), for every index value its loops give, and no part of its
+    address overflows: each index's arithmetic, each product by a stride and each partial sum
+    (in index order, the offset last: as `linearize-geps` computes it) fits a 32-bit `isize`."""
+    reach = gep_access_range(gep, cache)
+    if reach is None or reach[0] < 0 or reach[1] >= gep.buffer.type.size.data:  # type: ignore[attr-defined]
         return False
     strides, offset = gep.layout
     low = high = 0

@@ -439,9 +439,9 @@ def emit_plan_json(module: ModuleOp, name: str, info: PlanInfo | None = None) ->
         # only for plans below the layer bound (schedule-in-place, schedule-patches): the nests
         # written in place, the stages run patch by patch
         **({"schedules": schedules} if (schedules := in_place_schedules(module) + patch_schedules(module)) else {}),
-        # only for modules with asm ops (asm_reach) or vector loads and stores (vector_reach):
-        # the pointers verify-arena-plan proved inside their buffers (checked) and those it
-        # could not bound (unresolved)
+        # only for modules with asm ops (asm_reach), vector loads and stores (vector_reach) or
+        # inbounds geps (inbounds_reach): the pointers verify-arena-plan proved inside their
+        # buffers (checked) and those it could not bound (unresolved)
         **reach_counts(module),
     }
 
