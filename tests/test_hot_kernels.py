@@ -21,6 +21,7 @@ from zant.backend.zig_printer import hot_file_name, zig_files
 from zant.dialects.zant import HOT
 from zant.passes.mark_hot_kernels import NO_PRODUCTS, PRODUCTS, kernel_products
 from zant.driver import CompileOptions, compile_model, compile_to_module, mode_pipeline, size_stages
+from zant.pipelines import REACH_STAGE
 from zant.pipelines import pipeline_for, without_in_place_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,7 +98,7 @@ def test_a_build_for_size_runs_its_hot_kernels_fast_with_the_same_outputs(kws_in
     board = BOARDS["mps2-an386"]
     if qemu_missing(board):
         pytest.skip(qemu_missing(board))
-    assert size_stages("cortex-m4", "ReleaseSmall") == ("share-kernels",)
+    assert size_stages("cortex-m4", "ReleaseSmall") == ("share-kernels", REACH_STAGE)
     assert size_stages("cortex-m4", "ReleaseFast") == () == size_stages("host", "ReleaseSmall")
     assert size_stages("cortex-m4", "ReleaseSmall", arena="caller") == ()
     # The layouts of a build for size in all three (`mode_pipeline`), so only the kernels differ.
@@ -148,15 +149,15 @@ def test_a_model_whose_every_kernel_is_hot_builds_for_size(tmp_path):
 def test_build_modes_pipeline():
     """What a microcontroller's build runs in each mode (`zant.driver.mode_pipeline`): in
     ReleaseFast the target's pipeline; in the other modes with `assign-layouts{in-place-blocks=false}`
-    (an option given is kept), in ReleaseSmall with `share-kernels` last too (the library's
-    arena only); a host build as given."""
+    (an option given is kept), in ReleaseSmall with `share-kernels` and the reach check after it
+    last too (the library's arena only); a host build as given."""
     off = "assign-layouts{in-place-blocks=false}"
     small = mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSmall").split(",")
-    assert off in small and small[-1] == "share-kernels"
+    assert off in small and small[-2:] == ["share-kernels", REACH_STAGE]
     safe = mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSafe").split(",")
     assert safe == [off if s == "assign-layouts" else s for s in pipeline_for("cortex-m4").split(",")]
     assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "Debug").split(",") == safe
-    assert mode_pipeline("assign-layouts{in-place-blocks=true},dce", "cortex-m4", "ReleaseSmall") == "assign-layouts{in-place-blocks=true},dce,share-kernels"
+    assert mode_pipeline("assign-layouts{in-place-blocks=true},dce", "cortex-m4", "ReleaseSmall") == f"assign-layouts{{in-place-blocks=true}},dce,share-kernels,{REACH_STAGE}"
     assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseFast") == pipeline_for("cortex-m4")
     assert mode_pipeline("dce", "host", "ReleaseSmall") == "dce"
     assert mode_pipeline(pipeline_for("cortex-m4"), "cortex-m4", "ReleaseSmall", arena="caller").split(",") == safe

@@ -36,7 +36,7 @@ from zant.backend.build import TARGETS as ZIG_TARGETS
 import zant.pipelines as pipelines
 from zant.errors import ZantError
 from zant.ir.strings import DEFAULT_STRING_CAPACITY
-from zant.pipelines import MCU_PIPELINE, pipeline_for, without_in_place_blocks  # noqa: F401 (re-exported)
+from zant.pipelines import MCU_PIPELINE, REACH_STAGE, pipeline_for, without_in_place_blocks  # noqa: F401 (re-exported)
 from zant.signature import TensorSignature, check_inputs, complete_feeds
 from zant.targets import RECORDS
 from zant.dialects.onnx_attributes import INPUT_NAMES, OUTPUT_NAMES
@@ -434,8 +434,11 @@ def size_stages(target: str, optimize: str, arena: str = "library") -> tuple[str
     """The stages a build of `target` in `optimize` mode ends with: `share-kernels` in a
     microcontroller's build for size (`build.HOT_OPTIMIZE`: one function for the kernels alike up
     to their buffers and constants, passes/share_kernels.py) with the library's scratch arena
-    (a caller's is declared in each function); none otherwise."""
-    return ("share-kernels",) if optimize in HOT_OPTIMIZE and RECORDS[target].is_mcu and arena == "library" else ()
+    (a caller's is declared in each function), then `REACH_STAGE` again, so the shared kernels'
+    asm ops, vector accesses and `inbounds` geps are checked as they are printed; none otherwise."""
+    if optimize in HOT_OPTIMIZE and RECORDS[target].is_mcu and arena == "library":
+        return ("share-kernels", REACH_STAGE)
+    return ()
 
 
 def parse_model(data: bytes) -> onnx.ModelProto:
