@@ -3239,6 +3239,59 @@ fn zant_smlad_block_steps_text(comptime steps: usize, comptime a_next: isize, co
 )
 
 
+ZIG_HELPER_SOURCES["zant_smlad_grid_asm"] = ZigHelper(
+    "zant_smlad_grid_asm",
+    """\
+/// The asm statement of a row of 4 x 2 register blocks (zant_smlad_block_row, zant_smlad_quad_row):
+/// `body` over 14 registers, the 8 sums c00 .. c31 and pa, pb, x0, x1, w, v, the first 12
+/// starting as `in` (the row's biases and multipliers, then pa, pb, py and the loop's end).
+inline fn zant_smlad_grid_asm(comptime body: []const u8, in: [12]usize) void {
+    var c00: usize = undefined;
+    var c01: usize = undefined;
+    var c10: usize = undefined;
+    var c11: usize = undefined;
+    var c20: usize = undefined;
+    var c21: usize = undefined;
+    var c30: usize = undefined;
+    var c31: usize = undefined;
+    var pa: usize = undefined;
+    var pb: usize = undefined;
+    var x0: usize = undefined;
+    var x1: usize = undefined;
+    var w: usize = undefined;
+    var v: usize = undefined;
+    asm volatile (body
+        : [c00] "=&r" (c00),
+          [c01] "=&r" (c01),
+          [c10] "=&r" (c10),
+          [c11] "=&r" (c11),
+          [c20] "=&r" (c20),
+          [c21] "=&r" (c21),
+          [c30] "=&r" (c30),
+          [c31] "=&r" (c31),
+          [pa] "=&r" (pa),
+          [pb] "=&r" (pb),
+          [x0] "=&r" (x0),
+          [x1] "=&r" (x1),
+          [w] "=&r" (w),
+          [v] "=&r" (v),
+        : [i0] "0" (in[0]),
+          [i1] "1" (in[1]),
+          [i2] "2" (in[2]),
+          [i3] "3" (in[3]),
+          [i4] "4" (in[4]),
+          [i5] "5" (in[5]),
+          [i6] "6" (in[6]),
+          [i7] "7" (in[7]),
+          [i8] "8" (in[8]),
+          [i9] "9" (in[9]),
+          [i10] "10" (in[10]),
+          [i11] "11" (in[11]),
+        : .{ .memory = true, .cpsr = true });
+}""",
+)
+
+
 ZIG_HELPER_SOURCES["zant_smlad_block_row"] = ZigHelper(
     "zant_smlad_block_row",
     """\
@@ -3296,48 +3349,7 @@ noinline fn zant_smlad_block_row(comptime steps: usize, comptime a_next: isize, 
                 "ldr %[w], [sp, #40]\\n\\tcmp %[pa], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #48";
         };
         const end: usize = @intFromPtr(pa) +% @as(usize, @bitCast(4 * a_pair * @as(isize, pairs)));
-        var r00: i32 = undefined;
-        var r01: i32 = undefined;
-        var r10: i32 = undefined;
-        var r11: i32 = undefined;
-        var r20: i32 = undefined;
-        var r21: i32 = undefined;
-        var r30: i32 = undefined;
-        var r31: i32 = undefined;
-        var qa: usize = undefined;
-        var qb: usize = undefined;
-        var x0: usize = undefined;
-        var x1: usize = undefined;
-        var w: i32 = undefined;
-        var v: i32 = undefined;
-        asm volatile (body
-            : [c00] "=&r" (r00),
-              [c01] "=&r" (r01),
-              [c10] "=&r" (r10),
-              [c11] "=&r" (r11),
-              [c20] "=&r" (r20),
-              [c21] "=&r" (r21),
-              [c30] "=&r" (r30),
-              [c31] "=&r" (r31),
-              [pa] "=&r" (qa),
-              [pb] "=&r" (qb),
-              [x0] "=&r" (x0),
-              [x1] "=&r" (x1),
-              [w] "=&r" (w),
-              [v] "=&r" (v),
-            : [i0] "0" (c0),
-              [i1] "1" (c1),
-              [i2] "2" (c2),
-              [i3] "3" (c3),
-              [im0] "4" (m0),
-              [im1] "5" (m1),
-              [im2] "6" (m2),
-              [im3] "7" (m3),
-              [ipa] "8" (@intFromPtr(pa)),
-              [ipb] "9" (@intFromPtr(pb)),
-              [ipy] "10" (@intFromPtr(py)),
-              [iend] "11" (end),
-            : .{ .memory = true, .cpsr = true });
+        zant_smlad_grid_asm(body, .{ @as(u32, @bitCast(c0)), @as(u32, @bitCast(c1)), @as(u32, @bitCast(c2)), @as(u32, @bitCast(c3)), @as(u32, @bitCast(m0)), @as(u32, @bitCast(m1)), @as(u32, @bitCast(m2)), @as(u32, @bitCast(m3)), @intFromPtr(pa), @intFromPtr(pb), @intFromPtr(py), end });
         return;
     }
     const a: [*]const i32 = @ptrCast(pa);
@@ -3364,7 +3376,7 @@ noinline fn zant_smlad_block_row(comptime steps: usize, comptime a_next: isize, 
         }
     }
 }""".replace("HAS_DSP", _HAS_DSP),
-    ("zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat"),
+    ("zant_smlad_block_steps_text", "zant_smlad_grid_asm", "zant_smlad", "zant_smmla", "zant_ssat"),
     inline=False,
 )
 
@@ -3409,7 +3421,7 @@ class SmladBlockRowOp(RequantAddendRowOp):
     POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i32), ("pb", i32), ("py", i8))
     COUNTS: ClassVar[tuple[str, ...]] = ("steps", "pairs")
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_block_row", "zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat")
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_block_row", "zant_smlad_block_steps_text", "zant_smlad_grid_asm", "zant_smlad", "zant_smmla", "zant_ssat")
 
     def __init__(
         self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
@@ -3508,44 +3520,8 @@ noinline fn zant_smlad_quad_row(comptime steps: usize, comptime a_next: isize, c
                 "ldr %[w], [sp, #24]\\n\\tcmp %[pb], %[w]\\n\\tbne 1b\\n\\tadd sp, sp, #32";
         };
         const end: usize = @intFromPtr(pb) +% @as(usize, @bitCast(4 * b_quad * @as(isize, quads)));
-        var r00: i32 = undefined;
-        var r01: i32 = undefined;
-        var r10: i32 = undefined;
-        var r11: i32 = undefined;
-        var r20: i32 = undefined;
-        var r21: i32 = undefined;
-        var r30: i32 = undefined;
-        var r31: i32 = undefined;
-        var qa: usize = undefined;
-        var qb: usize = undefined;
-        var x0: usize = undefined;
-        var x1: usize = undefined;
-        var w: i32 = undefined;
-        var v: i32 = undefined;
-        asm volatile (body
-            : [c00] "=&r" (r00),
-              [c01] "=&r" (r01),
-              [c10] "=&r" (r10),
-              [c11] "=&r" (r11),
-              [c20] "=&r" (r20),
-              [c21] "=&r" (r21),
-              [c30] "=&r" (r30),
-              [c31] "=&r" (r31),
-              [pa] "=&r" (qa),
-              [pb] "=&r" (qb),
-              [x0] "=&r" (x0),
-              [x1] "=&r" (x1),
-              [w] "=&r" (w),
-              [v] "=&r" (v),
-            : [i0] "0" (c0),
-              [i1] "1" (c1),
-              [im0] "2" (m0),
-              [im1] "3" (m1),
-              [ipa] "8" (@intFromPtr(pa)),
-              [ipb] "9" (@intFromPtr(pb)),
-              [ipy] "10" (@intFromPtr(py)),
-              [iend] "11" (end),
-            : .{ .memory = true, .cpsr = true });
+        // c20 .. c31 are only written (each quad's sums start from the biases saved on the stack).
+        zant_smlad_grid_asm(body, .{ @as(u32, @bitCast(c0)), @as(u32, @bitCast(c1)), @as(u32, @bitCast(m0)), @as(u32, @bitCast(m1)), undefined, undefined, undefined, undefined, @intFromPtr(pa), @intFromPtr(pb), @intFromPtr(py), end });
         return;
     }
     const a: [*]const i32 = @ptrCast(pa);
@@ -3569,7 +3545,7 @@ noinline fn zant_smlad_quad_row(comptime steps: usize, comptime a_next: isize, c
         }
     }
 }""".replace("HAS_DSP", _HAS_DSP),
-    ("zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat"),
+    ("zant_smlad_block_steps_text", "zant_smlad_grid_asm", "zant_smlad", "zant_smmla", "zant_ssat"),
     inline=False,
 )
 
@@ -3614,7 +3590,7 @@ class SmladQuadRowOp(RequantAddendRowOp):
     POINTERS: ClassVar[tuple[tuple[str, IntegerType], ...]] = (("pa", i32), ("pb", i32), ("py", i8))
     COUNTS: ClassVar[tuple[str, ...]] = ("steps", "quads")
 
-    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_quad_row", "zant_smlad_block_steps_text", "zant_smlad", "zant_smmla", "zant_ssat")
+    ZIG_HELPERS: ClassVar[tuple[ZigHelper, ...]] = _helpers("zant_smlad_quad_row", "zant_smlad_block_steps_text", "zant_smlad_grid_asm", "zant_smlad", "zant_smmla", "zant_ssat")
 
     def __init__(
         self, pa: SSAValue, pb: SSAValue, py: SSAValue, biases: Sequence[SSAValue], multipliers: Sequence[SSAValue], **layout: int,
