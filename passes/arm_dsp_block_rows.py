@@ -127,6 +127,17 @@ def _row_of(block: arm_dsp.SmladBlockOp, owner: Callable[[int], int]) -> _Row | 
     return _Row(loop, sums, a, b, y_step, offsets[2], offsets[1])
 
 
+def _passes_fit(block: arm_dsp.SmladBlockOp, advance: int) -> bool:
+    """Whether the row asm of `block` (`zant_smlad_block_steps_text`) reaches its words and moves
+    its pointers by immediates: the moving pointer on by `advance` words a block (less the passes'
+    own advance, which a loop of passes has made), the passes' advance and every load's offset
+    within an LDR's reach."""
+    steps = block.steps.data
+    moved = 4 * advance - (0 if steps <= arm_dsp.SMLAD_TILE_STRAIGHT else 4 * steps)
+    reach = 4 * (max(block.a_next.data, (ROWS - 1) * block.b_next.data) + steps)
+    return abs(moved) < 4096 and 4 * steps < 4096 and reach in LOAD_OFFSETS
+
+
 def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
     """The op that replaces the loop around `block` (module docstring), its operands computed
     before the loop and the loop erased; None, unchanged, where the loop is not such a row."""
@@ -135,12 +146,7 @@ def match_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladBlockRowOp | None:
         return None
     a_pair, y_pair, y_next, y_pixel = row.pa[1][0], row.y_step, row.row_step, row.column_step
     steps, a_next, b_next = block.steps.data, block.a_next.data, block.b_next.data
-    moved = 4 * a_pair - (0 if steps <= arm_dsp.SMLAD_TILE_STRAIGHT else 4 * steps)
-    reach = 4 * (max(a_next, (ROWS - 1) * b_next) + steps)
-    if not (
-        y_pair in IMMEDIATE and a_pair > 0 and abs(moved) < 4096 and 4 * steps < 4096 and reach in LOAD_OFFSETS
-        and arm_dsp.stores_in_reach(y_next, y_pixel)
-    ):
+    if not (y_pair in IMMEDIATE and a_pair > 0 and _passes_fit(block, a_pair) and arm_dsp.stores_in_reach(y_next, y_pixel)):
         return None
     sums = row.sums
     return fold_row(
@@ -162,10 +168,8 @@ def match_quad_row(block: arm_dsp.SmladBlockOp) -> arm_dsp.SmladQuadRowOp | None
         return None
     b_quad, y_quad, y_pixel, y_next = row.pb[1][0], row.y_step, row.row_step, row.column_step
     steps, a_next, b_next = block.steps.data, block.a_next.data, block.b_next.data
-    moved = 4 * b_quad - (0 if steps <= arm_dsp.SMLAD_TILE_STRAIGHT else 4 * steps)
-    reach = 4 * (max(a_next, (ROWS - 1) * b_next) + steps)
     if not (
-        y_quad in IMMEDIATE and abs(moved) < 4096 and 4 * steps < 4096 and reach in LOAD_OFFSETS
+        y_quad in IMMEDIATE and _passes_fit(block, b_quad)
         and all(o in LOAD_OFFSETS for o in ((ROWS - 1) * y_pixel, y_next))
     ):
         return None
