@@ -287,10 +287,15 @@ attribute on its `uop.define_global`): a table read through a flash cache's line
 then aligned to the largest such."""
 
 
+def _alignment_of(op: DefineGlobalOp, alignment: int) -> int:
+    """A constant's alignment: `alignment`, or its `CONSTANT_ALIGNMENT` where it asks more."""
+    asked = op.attributes.get(CONSTANT_ALIGNMENT)
+    return alignment if asked is None else max(alignment, asked.value.data)  # type: ignore[attr-defined]
+
+
 def constant_alignment(function: func.FuncOp, alignment: int) -> int:
     """The constant arena's alignment: `alignment`, or the largest `CONSTANT_ALIGNMENT` asked."""
-    asked = [op.attributes[CONSTANT_ALIGNMENT].value.data for op in _constants(function) if CONSTANT_ALIGNMENT in op.attributes]  # type: ignore[attr-defined]
-    return max([alignment, *asked])
+    return max((_alignment_of(op, alignment) for op in _constants(function)), default=alignment)
 
 
 def _constants(function: func.FuncOp) -> list[DefineGlobalOp]:
@@ -308,8 +313,7 @@ def plan_constants(function: func.FuncOp, alignment: int) -> int:
     for op in _constants(function):
         data = constant_bytes(op)
         if data not in seen:
-            own = op.attributes[CONSTANT_ALIGNMENT].value.data if CONSTANT_ALIGNMENT in op.attributes else alignment  # type: ignore[attr-defined]
-            seen[data] = align_up(cursor, max(alignment, own))
+            seen[data] = align_up(cursor, _alignment_of(op, alignment))
             cursor = seen[data] + len(data)
         op.offset = IntegerAttr(seen[data], 64)
     return align_up(cursor, constant_alignment(function, alignment))
