@@ -273,6 +273,14 @@ def _half(word: int, shift: int) -> int:
     return half - 0x10000 if half >= 0x8000 else half
 
 
+def halves_words(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """int32 words of two 16-bit halves, elementwise: `low` in bits 0-15, `high` in bits 16-31
+    (each modulo 2^16), the words an `SMLAD` multiplies half by half (weights packed at compile
+    time)."""
+    low, high = np.asarray(low, np.int64), np.asarray(high, np.int64)
+    return wrap_signed((low & 0xFFFF) | ((high & 0xFFFF) << 16)).astype(np.int32)
+
+
 def sxtb16(word: int, rotation: int = 0) -> int:
     """`SXTB16`: bytes 0 and 2 of `word` rotated right by `rotation`, sign-extended to halves."""
     word &= 0xFFFFFFFF

@@ -685,10 +685,9 @@ def _widened(weights: np.ndarray) -> np.ndarray:
     """[M, C / 2] int32 words: row m's word 2q holds channels 4q (low half) and 4q + 2, word
     2q + 1 channels 4q + 1 and 4q + 3, each an int16 (what `SXTB16` and its rotation by 8 make
     of the int8 word of channels 4q … 4q + 3)."""
-    w = weights.astype(np.int64).reshape(weights.shape[0], -1, 4)
-    low = np.stack([w[:, :, 0], w[:, :, 1]], axis=2) & 0xFFFF
-    high = (np.stack([w[:, :, 2], w[:, :, 3]], axis=2) & 0xFFFF) << 16
-    return (low | high).reshape(weights.shape[0], -1).astype(np.uint32).view(np.int32)
+    w = weights.reshape(weights.shape[0], -1, 4)
+    low, high = np.stack([w[:, :, 0], w[:, :, 1]], axis=2), np.stack([w[:, :, 2], w[:, :, 3]], axis=2)
+    return arm_dsp.halves_words(low, high).reshape(weights.shape[0], -1)
 
 
 def _quads_of(

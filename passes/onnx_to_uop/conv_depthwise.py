@@ -151,7 +151,7 @@ def paired_tap_weights(weights: np.ndarray, windows: Sequence[Window] | None = N
     `asm_short_rows(windows)`, [C, rows, 2]: each row's word then w1 (sign-extended), the two
     words one `LDRD` of `arm_dsp.depthwise_step` (or `depthwise_short_row`) loads."""
     w = weights.reshape(weights.shape[0], weights.shape[-2], TAPS).astype(np.int64)
-    words = ((w[..., 0] & 0xFFFF) | ((w[..., 2] & 0xFFFF) << 16)).astype(np.uint32).view(np.int32)
+    words = arm_dsp.halves_words(w[..., 0], w[..., 2])
     if windows is None or not (asm_steps(windows) or asm_short_rows(windows)):
         return words
     return np.stack([words, w[..., 1].astype(np.int32)], axis=-1)

@@ -126,8 +126,7 @@ def first_weights(values: np.ndarray, words: Sequence[ColumnWord], rows: int) ->
         for h, tap in enumerate((word.low, word.high)):
             if tap is not None:
                 halves[:out_channels, s, h] = values[:, tap.byte % channels, tap.row, tap.byte // channels]
-    packed = (halves[..., 0] & 0xFFFF) | ((halves[..., 1] & 0xFFFF) << 16)
-    return np.where(packed >= 2**31, packed - 2**32, packed).astype(np.int32)
+    return arm_dsp.halves_words(halves[..., 0], halves[..., 1])
 
 
 def applies(
